@@ -1,0 +1,57 @@
+"""Stage 1: PDF bytes -> glyph table -> page text.
+
+Entry points::
+
+    from ragprep.extract import extract_document, open_document
+
+    result = extract_document("paper.pdf", mode="stream", pages="1-3")
+    for page in result.pages:
+        print(page.page, page.mode, page.text)
+
+    with open_document("paper.pdf") as doc:      # page by page, glyph tables too
+        glyphs = doc.page_glyphs(1)               # GlyphTable + the joins behind the text
+
+Errors are importable from ``ragprep.extract.errors``.
+"""
+
+from ragprep.extract.config import ExtractConfig
+from ragprep.extract.document import (
+    AVAILABLE_MODES,
+    Document,
+    DocumentResult,
+    Mode,
+    PageGlyphs,
+    PageResult,
+    extract_document,
+    open_document,
+    parse_page_selection,
+)
+from ragprep.extract.errors import (
+    ConfigError,
+    EncryptedPDFError,
+    ModeNotAvailableError,
+    PageRangeError,
+    PDFReadError,
+    RagprepError,
+)
+from ragprep.extract.glyphs import GlyphTable
+
+__all__ = [
+    "AVAILABLE_MODES",
+    "ConfigError",
+    "Document",
+    "DocumentResult",
+    "EncryptedPDFError",
+    "ExtractConfig",
+    "GlyphTable",
+    "Mode",
+    "ModeNotAvailableError",
+    "PDFReadError",
+    "PageGlyphs",
+    "PageRangeError",
+    "PageResult",
+    "RagprepError",
+    "extract_document",
+    "open_document",
+    "parse_page_selection",
+]

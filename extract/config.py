@@ -1,0 +1,73 @@
+"""Extraction settings: the geometric thresholds and the resource limits.
+
+The defaults here are the documented defaults of ``configs/default.toml``
+(a test keeps the two equal). A TOML file's ``[extract]`` table overrides them;
+an unknown key or a value of the wrong type is a ``ConfigError`` naming the key.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import tomllib
+from dataclasses import dataclass, fields
+from pathlib import Path
+from typing import Any, Mapping
+
+from ragprep.extract.errors import ConfigError
+
+MIB = 1024 * 1024
+
+
+@dataclass(frozen=True)
+class ExtractConfig:
+    # A space goes in when the gap from the previous glyph's own end to this
+    # glyph's origin exceeds word_space_ratio x this glyph's height.
+    word_space_ratio: float = 0.15
+    # A line break goes in when the move across the writing direction exceeds
+    # line_break_ratio x the larger height of the two glyphs.
+    line_break_ratio: float = 0.5
+    # Decompressed bytes allowed per content stream (page, form XObject); the
+    # cap is enforced while inflating so a flate bomb never reaches memory.
+    max_stream_bytes: int = 256 * MIB
+    # Nesting depth of form XObjects, on top of cycle detection.
+    max_form_depth: int = 32
+    # Operators interpreted per page (page stream and its forms together).
+    max_operators_per_page: int = 5_000_000
+
+    def __post_init__(self) -> None:
+        for f in fields(self):
+            value = getattr(self, f.name)
+            if isinstance(value, bool) or not isinstance(value, (int, float)):
+                raise ConfigError(f"extract.{f.name} must be a number, got {value!r}")
+            if value <= 0:
+                raise ConfigError(f"extract.{f.name} must be positive, got {value!r}")
+            if f.type == "int" and not isinstance(value, int):
+                raise ConfigError(f"extract.{f.name} must be a whole number, got {value!r}")
+
+    def replace(self, **changes: Any) -> "ExtractConfig":
+        return self.from_mapping({**dataclasses.asdict(self), **changes})
+
+    @classmethod
+    def from_mapping(cls, table: Mapping[str, Any]) -> "ExtractConfig":
+        known = {f.name for f in fields(cls)}
+        for key in table:
+            if key not in known:
+                raise ConfigError(
+                    f"unknown setting extract.{key}; known: {', '.join(sorted(known))}"
+                )
+        return cls(**dict(table))
+
+    @classmethod
+    def from_toml(cls, path: str | Path) -> "ExtractConfig":
+        """Read the ``[extract]`` table of a TOML file (other tables are ignored)."""
+        try:
+            with open(path, "rb") as fh:
+                data = tomllib.load(fh)
+        except OSError as exc:
+            raise ConfigError(f"cannot read config {path}: {exc.strerror}") from exc
+        except tomllib.TOMLDecodeError as exc:
+            raise ConfigError(f"config {path} is not valid TOML: {exc}") from exc
+        table = data.get("extract", {})
+        if not isinstance(table, dict):
+            raise ConfigError(f"config {path}: [extract] must be a table")
+        return cls.from_mapping(table)

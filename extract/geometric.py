@@ -1,0 +1,183 @@
+"""The geometric rules that turn an ordered run of glyphs into text.
+
+Every extraction mode orders glyphs its own way and then joins them here, so
+spaces and line breaks follow one set of rules (DESIGN.md, "Page text"):
+
+- Word space: along the previous glyph's direction, measure from its
+  ``own_end`` (its width without Tc/Tw, §9.4.4) to the current ``origin``; a
+  space goes in when that gap exceeds ``word_space_ratio`` x the current glyph's
+  height — never next to an existing blank, never between two CJK characters.
+  A jump backwards along the line by more than a glyph height is a word break
+  too: the text continues elsewhere, not in the same word.
+- Line break: project the move from the previous origin to the current one on
+  the normal of the previous direction; a new line starts when it exceeds
+  ``line_break_ratio`` x the larger height of the two glyphs, or when the
+  writing direction turns.
+- Vertical writing (WMode 1, §9.7.4.3): the same rules make one line per
+  column; ``stream_order`` reads the columns of a vertical run right to left.
+
+All rules are evaluated column-wise over consecutive pairs with numpy.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ragprep.extract.config import ExtractConfig
+from ragprep.extract.glyphs import GlyphTable
+
+NO_BREAK, SPACE, LINE_BREAK = 0, 1, 2
+_SEPARATOR_TEXT = ("", " ", "\n")
+# Writing directions closer than this cosine count as the same line direction.
+_SAME_DIRECTION = 0.95
+# A backward jump along the line larger than this share of the glyph height
+# is a word break (overlaid accents and kerning move back far less).
+_BACKWARD_JUMP = 1.0
+
+# Scripts written without spaces between words: Han, kana, CJK punctuation and
+# fullwidth forms. Hangul is left out on purpose: Korean separates words.
+_CJK_RANGES = np.array(
+    [
+        (0x2E80, 0x2FFF),  # radicals, Kangxi, ideographic description
+        (0x3000, 0x303F),  # CJK symbols and punctuation
+        (0x3040, 0x30FF),  # hiragana, katakana
+        (0x3100, 0x312F),  # bopomofo
+        (0x31A0, 0x31FF),  # bopomofo extended, CJK strokes, katakana ext.
+        (0x3200, 0x33FF),  # enclosed CJK, compatibility
+        (0x3400, 0x4DBF),  # extension A
+        (0x4E00, 0x9FFF),  # unified ideographs
+        (0xF900, 0xFAFF),  # compatibility ideographs
+        (0xFE30, 0xFE4F),  # compatibility forms (vertical punctuation)
+        (0xFF00, 0xFFEF),  # half- and fullwidth forms
+        (0x20000, 0x3FFFF),  # extensions B and later
+    ]
+)
+
+
+def is_cjk(codepoints: np.ndarray) -> np.ndarray:
+    lo, hi = _CJK_RANGES[:, 0], _CJK_RANGES[:, 1]
+    cp = codepoints[:, None]
+    return ((cp >= lo) & (cp <= hi)).any(axis=1)
+
+
+@dataclass(frozen=True, eq=False)
+class JoinedText:
+    """Text of an ordered glyph run, with the decision behind every separator.
+
+    Arrays have one entry per emitted glyph, in emitted order; entry 0 has no
+    predecessor (its gap and move are NaN, its separator NO_BREAK).
+    """
+
+    text: str
+    order: np.ndarray  # glyph table indices, in emitted order
+    separator: np.ndarray  # NO_BREAK, SPACE or LINE_BREAK before the glyph
+    gap: np.ndarray  # previous own_end -> origin, along the previous direction
+    space_threshold: np.ndarray  # word_space_ratio x height
+    move_across: np.ndarray  # previous origin -> origin, across the previous direction
+    line_threshold: np.ndarray  # line_break_ratio x larger height
+    char_start: np.ndarray  # offset of the glyph's text in `text`
+    char_end: np.ndarray
+
+
+def _pair_rules(
+    table: GlyphTable, order: np.ndarray, config: ExtractConfig
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Separator before each glyph of `order`, and the measurements behind it."""
+    n = len(order)
+    separator = np.zeros(n, dtype=np.int8)
+    gap = np.full(n, np.nan)
+    space_threshold = np.full(n, np.nan)
+    move_across = np.full(n, np.nan)
+    line_threshold = np.full(n, np.nan)
+    if n < 2:
+        return separator, gap, space_threshold, move_across, line_threshold
+    prev, cur = order[:-1], order[1:]
+    direction = table.direction[prev]
+    normal = np.stack([-direction[:, 1], direction[:, 0]], axis=1)
+    height_cur = table.height[cur]
+    height_max = np.maximum(table.height[prev], height_cur)
+
+    move = table.origin[cur] - table.origin[prev]
+    across = np.einsum("ij,ij->i", move, normal)
+    line_limit = config.line_break_ratio * height_max
+    turned = np.einsum("ij,ij->i", direction, table.direction[cur]) < _SAME_DIRECTION
+    line_break = (np.abs(across) > line_limit) | turned
+
+    along_gap = np.einsum("ij,ij->i", table.origin[cur] - table.own_end[prev], direction)
+    space_limit = config.word_space_ratio * height_cur
+    texts = table.text[order]
+    first_cp = np.fromiter((ord(t[0]) for t in texts), dtype=np.int64, count=n)
+    last_cp = np.fromiter((ord(t[-1]) for t in texts), dtype=np.int64, count=n)
+    first_blank = np.fromiter((t[0].isspace() for t in texts), dtype=bool, count=n)
+    last_blank = np.fromiter((t[-1].isspace() for t in texts), dtype=bool, count=n)
+    cjk_pair = is_cjk(last_cp[:-1]) & is_cjk(first_cp[1:])
+    blank_next_to = last_blank[:-1] | first_blank[1:]
+    word_break = (along_gap > space_limit) | (along_gap < -_BACKWARD_JUMP * height_cur)
+    space = word_break & ~blank_next_to & ~cjk_pair & ~line_break
+
+    separator[1:] = np.where(line_break, LINE_BREAK, np.where(space, SPACE, NO_BREAK))
+    gap[1:] = along_gap
+    space_threshold[1:] = space_limit
+    move_across[1:] = across
+    line_threshold[1:] = line_limit
+    return separator, gap, space_threshold, move_across, line_threshold
+
+
+def join(table: GlyphTable, order: np.ndarray, config: ExtractConfig) -> JoinedText:
+    """Join the glyphs at `order` (each with non-empty text) into text."""
+    order = np.asarray(order, dtype=np.int64)
+    separator, gap, space_threshold, move_across, line_threshold = _pair_rules(table, order, config)
+    texts = table.text[order]
+    pieces = [_SEPARATOR_TEXT[s] + t for s, t in zip(separator.tolist(), texts)]
+    lengths = np.fromiter((len(p) for p in pieces), dtype=np.int64, count=len(pieces))
+    ends = np.cumsum(lengths)
+    text_lengths = np.fromiter((len(t) for t in texts), dtype=np.int64, count=len(texts))
+    return JoinedText(
+        text="".join(pieces),
+        order=order,
+        separator=separator,
+        gap=gap,
+        space_threshold=space_threshold,
+        move_across=move_across,
+        line_threshold=line_threshold,
+        char_start=ends - text_lengths,
+        char_end=ends,
+    )
+
+
+def text_glyphs(table: GlyphTable) -> np.ndarray:
+    """Indices, in content-stream order, of the glyphs that can be page text:
+    visible, and with text (glyphs an /ActualText replaced carry none)."""
+    has_text = np.fromiter((bool(t) for t in table.text), dtype=bool, count=len(table))
+    return np.flatnonzero(table.visible & has_text)
+
+
+def stream_order(table: GlyphTable, config: ExtractConfig) -> np.ndarray:
+    """Content-stream order, except that the columns of each run of vertical
+    glyphs are read right to left (top to bottom within a column)."""
+    order = text_glyphs(table)
+    vertical = table.wmode[order] == 1
+    if not vertical.any():
+        return order
+    separator = _pair_rules(table, order, config)[0]
+    # Runs of consecutive vertical glyphs; within each, columns start at a line break.
+    edges = np.flatnonzero(np.diff(np.concatenate([[False], vertical, [False]]).astype(np.int8)))
+    result = order.copy()
+    for start, end in zip(edges[::2], edges[1::2]):
+        run = order[start:end]
+        column = np.cumsum(separator[start:end] == LINE_BREAK)
+        column -= column[0]
+        # Rightward position of each column: its first glyph's origin projected
+        # on the normal of the writing direction (x for upright vertical text).
+        firsts = np.flatnonzero(np.diff(np.concatenate([[-1], column])) != 0)
+        direction = table.direction[run[firsts]]
+        normal = np.stack([-direction[:, 1], direction[:, 0]], axis=1)
+        position = np.einsum("ij,ij->i", table.origin[run[firsts]], normal)
+        # Stable: columns right to left, glyphs inside a column in stream order.
+        rank = np.argsort(-position, kind="stable")
+        column_rank = np.empty_like(rank)
+        column_rank[rank] = np.arange(len(rank))
+        result[start:end] = run[np.argsort(column_rank[column], kind="stable")]
+    return result

@@ -1,0 +1,106 @@
+"""The glyph table: one row per shown glyph, stored column-wise.
+
+Every glyph the page and its form XObjects paint is a row, visible or not;
+page text is computed from the table, never from Python objects per glyph.
+Coordinates are PDF user space of the page (before /Rotate).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+# `stream` value of glyphs painted by the page's own content stream; form
+# XObjects are identified by their object number (always > 0).
+PAGE_STREAM = 0
+# `mcid` value of glyphs outside any marked-content sequence with an /MCID.
+NO_MCID = -1
+
+
+@dataclass(frozen=True, eq=False)
+class GlyphTable:
+    # Unicode per glyph (object array of str); "" for glyphs whose text an
+    # enclosing /ActualText replaced (the span's first glyph carries it).
+    text: np.ndarray
+    # Baseline start of the glyph (n, 2).
+    origin: np.ndarray
+    # origin + font advance x size x Tz along the writing direction: the end of
+    # the glyph's own width, without Tc/Tw (n, 2).
+    own_end: np.ndarray
+    # Where the pen goes after the glyph: advance plus Tc, Tw, all x Tz
+    # (§9.4.4) (n, 2).
+    pen_end: np.ndarray
+    # Unit vector of the writing direction after Tm x CTM (n, 2).
+    direction: np.ndarray
+    # Corners of the glyph box (n, 4, 2): origin-descent, end-descent,
+    # end-ascent, origin-ascent.
+    quad: np.ndarray
+    # Length of the box's ascent-descent side (n,).
+    height: np.ndarray
+    # Innermost open marked-content MCID, NO_MCID when none (§14.7.4.2).
+    mcid: np.ndarray
+    # Stream whose BDC opened that MCID (PAGE_STREAM or the form's object number):
+    # MCIDs are scoped to the stream that carries them (§14.7.4.3, /Stm).
+    mcid_stream: np.ndarray
+    # Stream that painted the glyph: PAGE_STREAM or the form XObject's object number.
+    stream: np.ndarray
+    # Index of the show operator among the page stream's interpreted operators
+    # (stream order); -1 for glyphs painted by forms.
+    token_index: np.ndarray
+    # Text rendering mode Tr at show time (§9.3.6); 3 is invisible (OCR layers).
+    render_mode: np.ndarray
+    # 0 horizontal, 1 vertical writing mode of the font (§9.7.4.3).
+    wmode: np.ndarray
+    # Inside an /Artifact marked-content sequence (§14.8.2.2).
+    artifact: np.ndarray
+    # True where nothing mapped the character code to Unicode (text is U+FFFD).
+    undecodable: np.ndarray
+    # Box centre inside the visible box (CropBox clipped to MediaBox, §14.11.2)
+    # and inside the /BBox of every form that painted it (§8.10.1).
+    visible: np.ndarray
+    # Index into `fonts` of the font that showed the glyph.
+    font: np.ndarray
+    # Font names (/BaseFont) referenced by `font`.
+    fonts: tuple[str, ...]
+    # Font size in user space (Tfs scaled by Tm x CTM, across the writing direction).
+    font_size: np.ndarray
+
+    def __len__(self) -> int:
+        return len(self.text)
+
+    def select(self, index: np.ndarray) -> "GlyphTable":
+        """Rows at `index` (a boolean mask or integer indices), same fonts."""
+        return GlyphTable(
+            **{
+                name: (value if name == "fonts" else value[index])
+                for name, value in self.__dict__.items()
+            }
+        )
+
+    @classmethod
+    def empty(cls, fonts: tuple[str, ...] = ()) -> "GlyphTable":
+        def column(dtype: type, *shape: int) -> np.ndarray:
+            return np.zeros((0, *shape), dtype=dtype)
+
+        return cls(
+            text=column(object),
+            origin=column(np.float64, 2),
+            own_end=column(np.float64, 2),
+            pen_end=column(np.float64, 2),
+            direction=column(np.float64, 2),
+            quad=column(np.float64, 4, 2),
+            height=column(np.float64),
+            mcid=column(np.int64),
+            mcid_stream=column(np.int64),
+            stream=column(np.int64),
+            token_index=column(np.int64),
+            render_mode=column(np.int8),
+            wmode=column(np.int8),
+            artifact=column(bool),
+            undecodable=column(bool),
+            visible=column(bool),
+            font=column(np.int32),
+            fonts=fonts,
+            font_size=column(np.float64),
+        )

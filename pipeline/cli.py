@@ -1,0 +1,279 @@
+"""The ``ragprep`` command line.
+
+Exit codes: 0 success; 1 the input could not be read (not a PDF, needs a
+password, damaged beyond repair); 2 bad usage (unknown option, bad page
+selection, a mode that is not built yet, a bad configuration file).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from enum import Enum
+from pathlib import Path
+from typing import Annotated, Optional
+
+import numpy as np
+import typer
+
+from ragprep.extract import (
+    AVAILABLE_MODES,
+    ConfigError,
+    ExtractConfig,
+    Mode,
+    ModeNotAvailableError,
+    PageRangeError,
+    PDFReadError,
+    RagprepError,
+    open_document,
+    parse_page_selection,
+)
+from ragprep.extract.geometric import LINE_BREAK, SPACE
+
+EXIT_OK, EXIT_INPUT, EXIT_USAGE = 0, 1, 2
+
+app = typer.Typer(
+    name="ragprep",
+    help="Turn PDFs into retrieval-ready text and chunks, in the order their authors declared.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+
+
+class TextFormat(str, Enum):
+    text = "text"
+    json = "json"
+
+
+class TableFormat(str, Enum):
+    table = "table"
+    json = "json"
+
+
+def _fail(message: str, code: int) -> typer.Exit:
+    typer.echo(f"ragprep: {message}", err=True)
+    return typer.Exit(code)
+
+
+def _load_config(path: Path | None) -> ExtractConfig:
+    try:
+        return ExtractConfig.from_toml(path) if path else ExtractConfig()
+    except ConfigError as exc:
+        raise _fail(str(exc), EXIT_USAGE) from None
+
+
+FileArgument = Annotated[
+    Path, typer.Argument(help="The PDF file to read.", show_default=False, dir_okay=False)
+]
+PasswordOption = Annotated[
+    Optional[str], typer.Option("--password", help="User password of an encrypted PDF.", show_default=False)
+]
+ConfigOption = Annotated[
+    Optional[Path],
+    typer.Option("--config", help="TOML configuration; its [extract] table overrides the defaults.", show_default=False),
+]
+
+
+@app.command()
+def extract(
+    file: FileArgument,
+    pages: Annotated[
+        Optional[str], typer.Option("--pages", help="Pages to read, 1-based: 1,3-5 or 4- (default: all).")
+    ] = None,
+    mode: Annotated[
+        Mode,
+        typer.Option(
+            "--mode",
+            help="Reading order: stream (content-stream order), structure (tagged-PDF order), "
+            "layout (column-aware geometry), auto (structure where usable, else geometry).",
+        ),
+    ] = Mode.STREAM,
+    output_format: Annotated[TextFormat, typer.Option("--format", help="text, or json with per-page counts.")] = TextFormat.text,
+    password: PasswordOption = None,
+    separator: Annotated[
+        str, typer.Option("--separator", help="Text between pages in text format (default: form feed).")
+    ] = "\f",
+    output: Annotated[
+        Optional[Path], typer.Option("--output", "-o", help="Write to this file instead of standard output.")
+    ] = None,
+    bom: Annotated[bool, typer.Option("--bom", help="Start the text output with a UTF-8 byte-order mark.")] = False,
+    config: ConfigOption = None,
+) -> None:
+    """Extract the text of a PDF, page by page.
+
+    Text format writes the pages separated by a form feed; json writes, per page,
+    the mode used, the text and the glyph counts (glyphs, untagged_glyphs,
+    artifact_glyphs, undecodable_glyphs) with any warnings.
+    """
+    extract_config = _load_config(config)
+    if mode not in AVAILABLE_MODES:
+        built = ", ".join(sorted(m.value for m in AVAILABLE_MODES))
+        raise _fail(f"mode '{mode.value}' is not built yet (available: {built})", EXIT_USAGE)
+    try:
+        with open_document(file, password=password, config=extract_config) as document:
+            numbers = parse_page_selection(pages, document.page_count)
+            results = [document.extract_page(n, mode) for n in numbers]
+    except (PageRangeError, ModeNotAvailableError) as exc:
+        raise _fail(str(exc), EXIT_USAGE) from None
+    except RagprepError as exc:
+        raise _fail(str(exc), EXIT_INPUT) from None
+
+    if output_format is TextFormat.json:
+        payload = {
+            "file": str(file),
+            "pages": [
+                {
+                    "page": r.page,
+                    "mode": r.mode,
+                    "text": r.text,
+                    "glyphs": r.glyphs,
+                    "untagged_glyphs": r.untagged_glyphs,
+                    "artifact_glyphs": r.artifact_glyphs,
+                    "undecodable_glyphs": r.undecodable_glyphs,
+                    "warnings": list(r.warnings),
+                    **({"reason": r.reason} if r.reason else {}),
+                }
+                for r in results
+            ],
+        }
+        data = (json.dumps(payload, ensure_ascii=False, indent=2) + "\n").encode("utf-8")
+    else:
+        data = (("\ufeff" if bom else "") + separator.join(r.text for r in results)).encode("utf-8")
+    _write(data, output)
+
+
+def _write(data: bytes, output: Path | None) -> None:
+    if output is None:
+        sys.stdout.buffer.write(data)
+        sys.stdout.flush()
+        return
+    try:
+        output.write_bytes(data)
+    except OSError as exc:
+        raise _fail(f"cannot write {output}: {exc.strerror}", EXIT_INPUT) from None
+
+
+def _point(value: np.ndarray) -> list[float]:
+    return [round(float(value[0]), 3), round(float(value[1]), 3)]
+
+
+_DECISIONS = {SPACE: "space", LINE_BREAK: "line"}
+
+
+@app.command()
+def glyphs(
+    file: FileArgument,
+    page: Annotated[int, typer.Option("--page", help="Page number, 1-based.", min=1)] = 1,
+    why: Annotated[
+        bool,
+        typer.Option(
+            "--why",
+            help="Add, per glyph, the gap to the previous glyph and the move across its line, the "
+            "thresholds they were compared with, and whether a space or line break went in.",
+        ),
+    ] = False,
+    output_format: Annotated[TableFormat, typer.Option("--format", help="table or json.")] = TableFormat.table,
+    password: PasswordOption = None,
+    config: ConfigOption = None,
+) -> None:
+    """Show the glyph table of one page: where every glyph sits and why the text reads as it does.
+
+    Rows are in content-stream order: text, origin, own_end (end of the glyph's own
+    width), pen_end (where the pen went, with Tc/Tw), height, mcid, token_index,
+    stream (0 = page, else the form XObject's object number) and whether the glyph
+    is visible. Invisible glyphs (outside the CropBox or a form's BBox) are listed
+    but are not page text.
+    """
+    extract_config = _load_config(config)
+    try:
+        with open_document(file, password=password, config=extract_config) as document:
+            result = document.page_glyphs(page)
+    except PageRangeError as exc:
+        raise _fail(str(exc), EXIT_USAGE) from None
+    except RagprepError as exc:
+        raise _fail(str(exc), EXIT_INPUT) from None
+
+    table, joined = result.table, result.joined
+    position = {int(g): i for i, g in enumerate(joined.order)}
+    rows = []
+    for index in range(len(table)):
+        row: dict[str, object] = {
+            "index": index,
+            "text": table.text[index],
+            "origin": _point(table.origin[index]),
+            "own_end": _point(table.own_end[index]),
+            "pen_end": _point(table.pen_end[index]),
+            "height": round(float(table.height[index]), 3),
+            "mcid": int(table.mcid[index]),
+            "token_index": int(table.token_index[index]),
+            "stream": int(table.stream[index]),
+            "visible": bool(table.visible[index]),
+        }
+        if why:
+            at = position.get(index)
+            if at is None:
+                row.update(gap=None, space_threshold=None, move_across=None, line_threshold=None, decision="not text")
+            else:
+                def number(values: np.ndarray) -> float | None:
+                    value = float(values[at])
+                    return None if np.isnan(value) else round(value, 3)
+
+                row.update(
+                    gap=number(joined.gap),
+                    space_threshold=number(joined.space_threshold),
+                    move_across=number(joined.move_across),
+                    line_threshold=number(joined.line_threshold),
+                    decision=_DECISIONS.get(int(joined.separator[at]), "-") if at else "first",
+                )
+        rows.append(row)
+
+    if output_format is TableFormat.json:
+        payload = {"file": str(file), "page": page, "warnings": list(result.warnings), "glyphs": rows}
+        _write((json.dumps(payload, ensure_ascii=False, indent=2) + "\n").encode("utf-8"), None)
+        return
+    _print_table(rows, result.warnings)
+
+
+def _cell(key: str, value: object) -> str:
+    if value is None:
+        return ""
+    if key == "text":
+        return repr(value)
+    if isinstance(value, list):
+        return ",".join(f"{v:g}" for v in value)
+    return str(value)
+
+
+def _print_table(rows: list[dict[str, object]], warnings: tuple[str, ...]) -> None:
+    """A rich table on a terminal; tab-separated lines when piped (for grep, cut)."""
+    from rich.console import Console
+    from rich.table import Table
+
+    console = Console()
+    if not console.is_terminal:
+        if rows:
+            lines = ["\t".join(rows[0].keys())]
+            lines += ["\t".join(_cell(k, v) for k, v in row.items()) for row in rows]
+            sys.stdout.write("\n".join(lines) + "\n")
+        for warning in warnings:
+            sys.stderr.write(f"warning: {warning}\n")
+        return
+    if not rows:
+        console.print("no glyphs on this page")
+    else:
+        table = Table(*rows[0].keys(), show_lines=False)
+        for row in rows:
+            table.add_row(*(_cell(k, v) for k, v in row.items()))
+        console.print(table)
+    for warning in warnings:
+        console.print(f"warning: {warning}", style="yellow", markup=False)
+
+
+def main() -> None:
+    """Console-script entry: never a traceback for bad input or usage."""
+    try:
+        app()
+    except KeyboardInterrupt:
+        typer.echo("ragprep: interrupted", err=True)
+        sys.exit(130)

@@ -1,0 +1,175 @@
+"""The `ragprep extract` and `ragprep glyphs` command-line contract."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from pdfbuilder import PdfBuilder
+from typer.testing import CliRunner
+
+from ragprep.pipeline.cli import app
+
+runner = CliRunner()
+
+
+def two_page_pdf(tmp_path: Path) -> Path:
+    b = PdfBuilder()
+    f = b.add_standard_font("Helvetica", widths=True)
+    b.add_page(f"BT /{f} 12 Tf 72 700 Td (First page) Tj ET")
+    b.add_page(f"BT /{f} 12 Tf 72 700 Td (Second page) Tj ET BT /{f} 12 Tf 72 686 Td (caf\\351) Tj ET")
+    b.add_page(f"BT /{f} 12 Tf 72 700 Td (Third page) Tj ET")
+    path = tmp_path / "doc.pdf"
+    b.save(path)
+    return path
+
+
+def invoke(*args: str):
+    result = runner.invoke(app, [str(a) for a in args])
+    # Exit codes are the contract; an uncaught exception would be a traceback.
+    assert result.exception is None or isinstance(result.exception, SystemExit), result.exception
+    return result
+
+
+def test_extract_text_separates_pages_with_form_feed(tmp_path):
+    result = invoke("extract", two_page_pdf(tmp_path))
+    assert result.exit_code == 0
+    assert result.stdout == "First page\fSecond page\ncafé\fThird page"
+
+
+def test_extract_page_selection_and_separator(tmp_path):
+    result = invoke("extract", two_page_pdf(tmp_path), "--pages", "3,1", "--separator", "\n---\n")
+    assert result.stdout == "Third page\n---\nFirst page"
+
+
+def test_extract_json_shape(tmp_path):
+    result = invoke("extract", two_page_pdf(tmp_path), "--pages", "2-", "--format", "json")
+    assert result.exit_code == 0
+    payload = json.loads(result.stdout)
+    assert payload["file"].endswith("doc.pdf")
+    assert [p["page"] for p in payload["pages"]] == [2, 3]
+    second = payload["pages"][0]
+    assert second == {
+        "page": 2,
+        "mode": "stream",
+        "text": "Second page\ncafé",
+        "glyphs": 15,
+        "untagged_glyphs": 15,
+        "artifact_glyphs": 0,
+        "undecodable_glyphs": 0,
+        "warnings": [],
+    }
+
+
+def test_extract_output_file_with_bom(tmp_path):
+    out = tmp_path / "out.txt"
+    result = invoke("extract", two_page_pdf(tmp_path), "--pages", "2", "--output", out, "--bom")
+    assert result.exit_code == 0 and result.stdout == ""
+    assert out.read_bytes() == "\ufeffSecond page\ncafé".encode("utf-8")
+
+
+@pytest.mark.parametrize("mode", ["structure", "layout", "auto"])
+def test_mode_not_built_yet_exits_2_with_one_line(tmp_path, mode):
+    result = invoke("extract", two_page_pdf(tmp_path), "--mode", mode)
+    assert result.exit_code == 2
+    assert result.stderr.strip().count("\n") == 0
+    assert "not built yet" in result.stderr
+
+
+def test_bad_page_selection_exits_2(tmp_path):
+    result = invoke("extract", two_page_pdf(tmp_path), "--pages", "2-x")
+    assert result.exit_code == 2
+    assert "bad page selection" in result.stderr
+    result = invoke("extract", two_page_pdf(tmp_path), "--pages", "9")
+    assert result.exit_code == 2
+    assert "has 3 pages" in result.stderr
+
+
+def test_encrypted_without_password_exits_1(tmp_path):
+    b = PdfBuilder()
+    f = b.add_standard_font("Helvetica", widths=True)
+    b.add_page(f"BT /{f} 12 Tf 72 700 Td (Secret) Tj ET")
+    path = tmp_path / "locked.pdf"
+    path.write_bytes(b.encrypted_bytes(user_password="pw"))
+    result = invoke("extract", path)
+    assert result.exit_code == 1
+    assert "needs a password" in result.stderr
+    result = invoke("extract", path, "--password", "pw")
+    assert (result.exit_code, result.stdout) == (0, "Secret")
+
+
+@pytest.mark.parametrize(
+    "content",
+    [b"", b"%PDF-1.7\n%%EOF\n", b"this is not a pdf at all", b"%PDF-1.4\n1 0 obj << /Type /Catalog"],
+)
+def test_unparseable_file_exits_1_with_reason(tmp_path, content):
+    path = tmp_path / "bad.pdf"
+    path.write_bytes(content)
+    result = invoke("extract", path)
+    assert result.exit_code == 1
+    assert result.stderr.startswith("ragprep: ") and str(path) in result.stderr
+
+
+def test_missing_file_exits_1(tmp_path):
+    result = invoke("extract", tmp_path / "nope.pdf")
+    assert result.exit_code == 1
+    assert "no such file" in result.stderr
+
+
+def test_bad_config_key_exits_2(tmp_path):
+    config = tmp_path / "c.toml"
+    config.write_text("[extract]\nword_spcae_ratio = 0.2\n")
+    result = invoke("extract", two_page_pdf(tmp_path), "--config", config)
+    assert result.exit_code == 2
+    assert "extract.word_spcae_ratio" in result.stderr
+
+
+def test_config_changes_the_word_space_threshold(tmp_path):
+    b = PdfBuilder()
+    f = b.add_standard_font("Helvetica", widths=True)
+    # A 2.4 pt gap: a space at the default 0.15 x 12 pt = 1.8 pt, none at 0.25.
+    b.add_page(f"BT /{f} 12 Tf 72 700 Td [(gap)-200(here)] TJ ET")
+    path = tmp_path / "gap.pdf"
+    b.save(path)
+    config = tmp_path / "c.toml"
+    config.write_text("[extract]\nword_space_ratio = 0.25\n")
+    assert invoke("extract", path).stdout == "gap here"
+    assert invoke("extract", path, "--config", config).stdout == "gaphere"
+
+
+def test_glyphs_json_with_why(tmp_path):
+    result = invoke("glyphs", two_page_pdf(tmp_path), "--page", "2", "--why", "--format", "json")
+    assert result.exit_code == 0
+    payload = json.loads(result.stdout)
+    rows = payload["glyphs"]
+    assert "".join(r["text"] for r in rows) == "Second pagecafé"
+    assert rows[0]["decision"] == "first"
+    assert rows[6]["text"] == " " and rows[6]["decision"] == "-"
+    assert rows[11]["text"] == "c" and rows[11]["decision"] == "line"
+    assert rows[11]["move_across"] == pytest.approx(-14.0)
+    assert rows[11]["line_threshold"] > 0
+    for key in ("origin", "own_end", "pen_end", "height", "mcid", "token_index", "stream", "gap", "space_threshold"):
+        assert key in rows[1]
+
+
+def test_glyphs_table_is_tab_separated_when_piped(tmp_path):
+    result = invoke("glyphs", two_page_pdf(tmp_path), "--page", "1", "--why")
+    assert result.exit_code == 0
+    lines = result.stdout.splitlines()
+    header = lines[0].split("\t")
+    assert header[:4] == ["index", "text", "origin", "own_end"] and header[-1] == "decision"
+    first = dict(zip(header, lines[1].split("\t")))
+    assert (first["text"], first["origin"], first["decision"]) == ("'F'", "72,700", "first")
+    assert len(lines) == 1 + len("First page")
+
+
+def test_glyphs_page_out_of_range_exits_2(tmp_path):
+    result = invoke("glyphs", two_page_pdf(tmp_path), "--page", "7")
+    assert result.exit_code == 2
+
+
+def test_help_explains_commands():
+    result = invoke("--help")
+    assert result.exit_code == 0
+    assert "extract" in result.stdout and "glyphs" in result.stdout

@@ -1,0 +1,43 @@
+"""The project installs as ragprep.extract / ragprep.chunk / ragprep.pipeline."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_wheel_maps_stage_folders_to_ragprep_subpackages(tmp_path):
+    # A non-editable build: what `pip install .` installs.
+    subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q", "-w", str(tmp_path), str(ROOT)],
+        check=True,
+        capture_output=True,
+    )
+    (wheel,) = tmp_path.glob("ragprep-*.whl")
+    names = set(zipfile.ZipFile(wheel).namelist())
+    for module in (
+        "ragprep/extract/__init__.py",
+        "ragprep/extract/interpreter.py",
+        "ragprep/extract/fonts/__init__.py",
+        "ragprep/chunk/__init__.py",
+        "ragprep/pipeline/cli.py",
+    ):
+        assert module in names
+    # Implicit namespace package: no ragprep/__init__.py, no top-level `chunk`.
+    assert "ragprep/__init__.py" not in names
+    assert not any(n.startswith(("chunk/", "extract/", "pipeline/")) for n in names)
+    assert any(n.startswith("ragprep/pipeline/samples/") and n.endswith(".pdf") for n in names)
+
+
+def test_importing_extract_keeps_heavy_dependencies_lazy():
+    code = (
+        "import sys, ragprep.extract, ragprep.pipeline.cli; "
+        "heavy = [m for m in ('pdfminer', 'fontTools.ttLib', 'pyarrow', 'tiktoken') if m in sys.modules]; "
+        "print(','.join(heavy))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True).stdout
+    assert out.strip() == ""
