@@ -29,7 +29,7 @@ from ragprep.extract.config import ExtractConfig
 from ragprep.extract.glyphs import GlyphTable
 
 NO_BREAK, SPACE, LINE_BREAK = 0, 1, 2
-_SEPARATOR_TEXT = ("", " ", "\n")
+_SEPARATORS = np.array(["", " ", "\n"], dtype=object)
 # Writing directions closer than this cosine count as the same line direction.
 _SAME_DIRECTION = 0.95
 # A backward jump along the line larger than this share of the glyph height
@@ -60,6 +60,27 @@ def is_cjk(codepoints: np.ndarray) -> np.ndarray:
     lo, hi = _CJK_RANGES[:, 0], _CJK_RANGES[:, 1]
     cp = codepoints[:, None]
     return ((cp >= lo) & (cp <= hi)).any(axis=1)
+
+
+# Code points for which str.isspace() is true.
+_BLANKS = np.array([c for c in range(0x3001) if chr(c).isspace()], dtype=np.int64)
+
+
+def _is_blank(codepoints: np.ndarray) -> np.ndarray:
+    return np.isin(codepoints, _BLANKS)
+
+
+def _text_lengths(texts: np.ndarray) -> np.ndarray:
+    return np.fromiter(map(len, texts), dtype=np.int64, count=len(texts))
+
+
+def _edge_codepoints(texts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """First and last code point of every (non-empty) text, without a Python
+    loop per glyph: one UTF-32 buffer of all texts, indexed at the edges."""
+    lengths = _text_lengths(texts)
+    codepoints = np.frombuffer("".join(texts).encode("utf-32-le", "surrogatepass"), dtype=np.uint32).astype(np.int64)
+    ends = np.cumsum(lengths)
+    return codepoints[ends - lengths], codepoints[ends - 1]
 
 
 @dataclass(frozen=True, eq=False)
@@ -107,11 +128,8 @@ def _pair_rules(
 
     along_gap = np.einsum("ij,ij->i", table.origin[cur] - table.own_end[prev], direction)
     space_limit = config.word_space_ratio * height_cur
-    texts = table.text[order]
-    first_cp = np.fromiter((ord(t[0]) for t in texts), dtype=np.int64, count=n)
-    last_cp = np.fromiter((ord(t[-1]) for t in texts), dtype=np.int64, count=n)
-    first_blank = np.fromiter((t[0].isspace() for t in texts), dtype=bool, count=n)
-    last_blank = np.fromiter((t[-1].isspace() for t in texts), dtype=bool, count=n)
+    first_cp, last_cp = _edge_codepoints(table.text[order])
+    first_blank, last_blank = _is_blank(first_cp), _is_blank(last_cp)
     cjk_pair = is_cjk(last_cp[:-1]) & is_cjk(first_cp[1:])
     blank_next_to = last_blank[:-1] | first_blank[1:]
     word_break = (along_gap > space_limit) | (along_gap < -_BACKWARD_JUMP * height_cur)
@@ -130,12 +148,14 @@ def join(table: GlyphTable, order: np.ndarray, config: ExtractConfig) -> JoinedT
     order = np.asarray(order, dtype=np.int64)
     separator, gap, space_threshold, move_across, line_threshold = _pair_rules(table, order, config)
     texts = table.text[order]
-    pieces = [_SEPARATOR_TEXT[s] + t for s, t in zip(separator.tolist(), texts)]
-    lengths = np.fromiter((len(p) for p in pieces), dtype=np.int64, count=len(pieces))
-    ends = np.cumsum(lengths)
-    text_lengths = np.fromiter((len(t) for t in texts), dtype=np.int64, count=len(texts))
+    # Interleave separator strings and glyph texts, then join once.
+    pieces = np.empty(2 * len(order), dtype=object)
+    pieces[0::2] = _SEPARATORS[separator]
+    pieces[1::2] = texts
+    text_lengths = _text_lengths(texts)
+    ends = np.cumsum(text_lengths + (separator != NO_BREAK))
     return JoinedText(
-        text="".join(pieces),
+        text="".join(pieces.tolist()),
         order=order,
         separator=separator,
         gap=gap,
@@ -150,8 +170,7 @@ def join(table: GlyphTable, order: np.ndarray, config: ExtractConfig) -> JoinedT
 def text_glyphs(table: GlyphTable) -> np.ndarray:
     """Indices, in content-stream order, of the glyphs that can be page text:
     visible, and with text (glyphs an /ActualText replaced carry none)."""
-    has_text = np.fromiter((bool(t) for t in table.text), dtype=bool, count=len(table))
-    return np.flatnonzero(table.visible & has_text)
+    return np.flatnonzero(table.visible & (_text_lengths(table.text) > 0))
 
 
 def stream_order(table: GlyphTable, config: ExtractConfig) -> np.ndarray:

@@ -21,7 +21,8 @@ once per page, column-wise, in ``_GlyphAccumulator.finish``.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
+from itertools import chain
 from typing import Callable
 
 import numpy as np
@@ -29,6 +30,7 @@ import pikepdf
 
 from ragprep.extract.config import ExtractConfig
 from ragprep.extract.fonts import Font, FontLoader
+from ragprep.extract.fonts.base import DecodedString
 from ragprep.extract.glyphs import NO_MCID, PAGE_STREAM, GlyphTable
 from ragprep.extract.streams import StreamDecodeError, StreamLimitError, read_stream
 
@@ -61,7 +63,7 @@ def _translate(tx: float, ty: float, m: Matrix) -> Matrix:
 
 
 def _matrix(operands: list) -> Matrix:
-    values = tuple(float(v) for v in operands[:6])
+    values = tuple(map(float, operands[:6]))
     if len(values) != 6:
         raise ValueError("a matrix needs six numbers")
     return values  # type: ignore[return-value]
@@ -108,6 +110,13 @@ class _GraphicsState:
     render_mode: int = 0  # Tr
     rise: float = 0.0  # Ts
 
+    def copy(self) -> "_GraphicsState":
+        # Hand-written: dataclasses.replace is several times slower, and q is frequent.
+        return _GraphicsState(
+            self.ctm, self.font, self.font_index, self.size, self.char_spacing,
+            self.word_spacing, self.scale, self.leading, self.render_mode, self.rise,
+        )  # fmt: skip
+
 
 @dataclass(slots=True, frozen=True)
 class _MarkedContent:
@@ -125,6 +134,7 @@ class _StreamContext:
     """Where operators come from: the page or a form XObject, with its resources."""
 
     resources: pikepdf.Object | None
+    resources_key: object  # identifies `resources` for caches (objgen, or id of a direct object)
     stream_id: int  # PAGE_STREAM or the form's object number
     clip: tuple[float, float, float, float]
     marked_depth: int  # marked-content stack depth when the stream started
@@ -134,67 +144,76 @@ class _OperatorLimitReached(Exception):
     pass
 
 
-# Columns of the per-operator frame record (see _GlyphAccumulator.add).
+# Columns of the per-operator frame record (see PageInterpreter._record).
 _OX, _OY, _AX, _AY, _BX, _BY, _LO, _HI = range(8)
 _WMODE, _MCID, _MCID_STREAM, _STREAM, _TOKEN, _RENDER, _ARTIFACT = range(8, 15)
 _CX0, _CY0, _CX1, _CY1, _FONT, _COUNT = range(15, 21)
+_SIZE, _CHAR_SPACING, _WORD_SPACING, _SCALE = range(21, 25)
 
 
 class _GlyphAccumulator:
-    """Collects glyphs per show operator; builds the column-wise table once."""
+    """Collects decoded strings per show operator and positions every glyph of
+    the page at once.
+
+    Per show operator only references are stored: the operator's frame (text
+    state and the user-space axes of its text line) and the decoded strings,
+    plus the TJ adjustments before pieces. ``finish`` computes each glyph's
+    offset along its line with one cumulative sum over the page (§9.4.4)::
+
+        horizontal  advance = (w0 * Tfs + Tc + Tw) * Th     own = w0 * Tfs * Th
+        vertical    advance = -(w1 * Tfs + Tc + Tw)         own = -w1 * Tfs
+
+    ("along" grows downward for vertical text, so w1 < 0 gives a positive advance).
+    """
 
     def __init__(self) -> None:
         self.frames: list[tuple[float, ...]] = []
-        self.texts: list[str] = []
-        self.starts: list[np.ndarray] = []
-        self.own_ends: list[np.ndarray] = []
-        self.pen_ends: list[np.ndarray] = []
-        self.undecodable: list[np.ndarray] = []
+        self.strings: list[DecodedString] = []
+        # (glyph index, along-offset) of each TJ adjustment before a piece.
+        self.adjustments: list[tuple[int, float]] = []
         self.count = 0
         # (first glyph, end glyph, text) per /ActualText span (§14.9.4).
         self.actual_text_spans: list[tuple[int, int, str]] = []
 
-    def add(
-        self,
-        frame: tuple[float, ...],
-        texts: tuple[str, ...],
-        starts: np.ndarray,
-        own_ends: np.ndarray,
-        pen_ends: np.ndarray,
-        undecodable: np.ndarray,
-    ) -> None:
-        self.frames.append(frame)
-        self.texts.extend(texts)
-        self.starts.append(starts)
-        self.own_ends.append(own_ends)
-        self.pen_ends.append(pen_ends)
-        self.undecodable.append(undecodable)
-        self.count += len(texts)
-
     def finish(self, visible_box: tuple[float, float, float, float], fonts: tuple[str, ...]) -> GlyphTable:
-        n = self.count
         if not self.frames:
             return GlyphTable.empty(fonts)
         frames = np.array(self.frames, dtype=np.float64)
         counts = frames[:, _COUNT].astype(np.int64)
+        per_glyph = np.repeat(frames, counts, axis=0)
 
         def column(col: int) -> np.ndarray:
-            return np.repeat(frames[:, col], counts)
+            return per_glyph[:, col]
 
-        starts = np.concatenate(self.starts)
-        own = np.concatenate(self.own_ends)
-        pen = np.concatenate(self.pen_ends)
-        texts = np.array(self.texts + [None], dtype=object)[:-1]  # keep 1-D even for tuples
-        undecodable = np.concatenate(self.undecodable)
+        strings = self.strings
+        widths = np.concatenate([d.widths for d in strings])
+        vertical_widths = np.concatenate([d.vertical_widths for d in strings])
+        word_space = np.concatenate([d.word_space for d in strings])
+        undecodable = np.concatenate([d.undecodable for d in strings]).astype(bool)
+        texts = np.empty(self.count, dtype=object)
+        texts[:] = list(chain.from_iterable(d.texts for d in strings))
 
-        origin0 = np.stack([column(_OX), column(_OY)], axis=1)
-        axis_a = np.stack([column(_AX), column(_AY)], axis=1)
-        axis_b = np.stack([column(_BX), column(_BY)], axis=1)
+        size, scale = column(_SIZE), column(_SCALE)
+        vertical = column(_WMODE) == 1
+        spacing = column(_CHAR_SPACING) + column(_WORD_SPACING) * word_space
+        own_length = np.where(vertical, -vertical_widths * size, widths * size * scale)
+        advance = np.where(vertical, own_length - spacing, (widths * size + spacing) * scale)
+        before = np.zeros(self.count)
+        if self.adjustments:
+            index, offset = zip(*self.adjustments)
+            np.add.at(before, np.array(index, dtype=np.int64), np.array(offset))
+        run = np.cumsum(before + advance)
+        first_of_op = np.cumsum(counts) - counts
+        run_before_op = np.where(first_of_op > 0, run[np.maximum(first_of_op - 1, 0)], 0.0)
+        start = run - advance - np.repeat(run_before_op, counts)
+
+        origin0 = per_glyph[:, _OX : _OY + 1]
+        axis_a = per_glyph[:, _AX : _AY + 1]
+        axis_b = per_glyph[:, _BX : _BY + 1]
         lo, hi = column(_LO), column(_HI)
-
-        origin = origin0 + starts[:, None] * axis_a
-        own_end = origin0 + own[:, None] * axis_a
-        pen_end = origin0 + pen[:, None] * axis_a
+        origin = origin0 + start[:, None] * axis_a
+        own_end = origin0 + (start + own_length)[:, None] * axis_a
+        pen_end = origin0 + (start + advance)[:, None] * axis_a
         # /ActualText: the span's first glyph carries the replacement and
         # stretches to the span's end; the other glyphs keep their geometry
         # but no text. Inner spans close first, so outer spans win (§14.9.4).
@@ -223,7 +242,6 @@ class _GlyphAccumulator:
             & (centre[:, 1] >= np.maximum(y0, column(_CY0)))
             & (centre[:, 1] <= np.minimum(y1, column(_CY1)))
         )
-        assert len(texts) == n
         return GlyphTable(
             text=texts,
             origin=origin,
@@ -239,11 +257,11 @@ class _GlyphAccumulator:
             render_mode=column(_RENDER).astype(np.int8),
             wmode=column(_WMODE).astype(np.int8),
             artifact=column(_ARTIFACT).astype(bool),
-            undecodable=undecodable.astype(bool),
+            undecodable=undecodable,
             visible=visible,
             font=column(_FONT).astype(np.int32),
             fonts=fonts,
-            font_size=np.abs(hi - lo) * b_len,
+            font_size=np.abs(size) * b_len,
         )
 
 
@@ -275,9 +293,12 @@ class PageInterpreter:
         self._glyphs = _GlyphAccumulator()
         self._font_names: list[str] = []
         self._font_index: dict[int, int] = {}
+        # (resources, resource name) -> (font, index): Tf repeats constantly.
+        self._fonts_by_name: dict[tuple[object, str], tuple[Font, int]] = {}
+        self._keep_alive: list[pikepdf.Object] = []
         self._warnings: dict[str, int] = {}
         self._operators = 0
-        self._context = _StreamContext(None, PAGE_STREAM, NO_CLIP, 0)
+        self._context = _StreamContext(None, None, PAGE_STREAM, NO_CLIP, 0)
         self._token_index = -1
         self._handlers: dict[str, Callable[[list], None]] = {
             "TJ": self._op_TJ,
@@ -315,7 +336,7 @@ class PageInterpreter:
         cropbox = normalized_box(_inherited(page_obj, "/CropBox")) or mediabox
         visible_box = _intersect(cropbox, mediabox)
 
-        self._context = _StreamContext(resources, PAGE_STREAM, NO_CLIP, 0)
+        self._context = _StreamContext(resources, self._object_key(resources), PAGE_STREAM, NO_CLIP, 0)
         contents = page_obj.get("/Contents")
         if contents is not None:
             data = self._read_page_contents(contents)
@@ -331,6 +352,16 @@ class PageInterpreter:
         return InterpretedPage(table, warnings, self._operators)
 
     # -- streams -------------------------------------------------------------
+
+    def _object_key(self, obj: pikepdf.Object | None) -> object:
+        """A cache key for a resources dictionary. Direct objects are kept
+        alive for the page so their id() cannot be reused by another."""
+        if obj is None:
+            return None
+        if obj.is_indirect:
+            return obj.objgen
+        self._keep_alive.append(obj)
+        return ("direct", id(obj))
 
     def _warn(self, message: str) -> None:
         self._warnings[message] = self._warnings.get(message, 0) + 1
@@ -364,7 +395,9 @@ class PageInterpreter:
             return
         handlers = self._handlers
         limit = self._config.max_operators_per_page
-        for index, (operands, operator) in enumerate(instructions):
+        # Attribute access, not tuple unpacking: unpacking a pikepdf
+        # instruction costs several times more, on every operator.
+        for index, instruction in enumerate(instructions):
             self._operators += 1
             if self._operators > limit:
                 self._warn(
@@ -374,12 +407,12 @@ class PageInterpreter:
                 raise _OperatorLimitReached
             if is_page:
                 self._token_index = index
-            name = str(operator)
+            name = str(instruction.operator)
             handler = handlers.get(name)
             if handler is None:
                 continue
             try:
-                handler(operands)
+                handler(instruction.operands)
             except (_OperatorLimitReached, RecursionError):
                 raise
             except Exception as exc:  # one malformed operator must not lose the page
@@ -393,62 +426,48 @@ class PageInterpreter:
         if font is None:
             self._warn("text shown before any font was selected (Tf); decoded with a fallback font")
             font = self._select_font(None)
-        size = gs.size
+        size, scale = gs.size, gs.scale
         vertical = font.wmode == 1
-        decoded = []
-        shifts: list[float] = []
+        glyphs = self._glyphs
+        first = glyphs.count
+        count = 0
+        widths = vertical_widths = 0.0
+        word_spaces = 0
+        along = 0.0
         pending = 0.0
+        strings = glyphs.strings
         for piece in pieces:
             if isinstance(piece, bytes):
-                d = font.decode(piece)
-                if len(d):
-                    decoded.append(d)
-                    shifts.append(pending)
+                decoded = font.decode(piece)
+                n = len(decoded)
+                if not n:
+                    continue
+                if pending:
+                    offset = self._adjustment(pending, size, vertical)
+                    glyphs.adjustments.append((first + count, offset))
+                    along += offset
                     pending = 0.0
+                strings.append(decoded)
+                w, vw, ws = decoded.advance_sums
+                widths += w
+                vertical_widths += vw
+                word_spaces += ws
+                count += n
             else:
                 pending += piece
-        if not decoded:
-            if pending:
-                self._advance(self._adjustment(pending, size, vertical), vertical)
-            return
-
-        if len(decoded) == 1:
-            d = decoded[0]
-            widths, vwidths, word_space, undecodable = d.widths, d.vertical_widths, d.word_space, d.undecodable
-            texts = d.texts
-        else:
-            widths = np.concatenate([d.widths for d in decoded])
-            vwidths = np.concatenate([d.vertical_widths for d in decoded])
-            word_space = np.concatenate([d.word_space for d in decoded])
-            undecodable = np.concatenate([d.undecodable for d in decoded])
-            texts = tuple(t for d in decoded for t in d.texts)
-
-        # Glyph displacement along the writing direction in text space (§9.4.4):
-        # horizontal tx = (w0 * Tfs + Tc + Tw) * Th, vertical ty = w1 * Tfs + Tc + Tw
-        # (w1 < 0 moves down; "along" is measured downward, so it is negated).
-        spacing = gs.char_spacing + gs.word_spacing * word_space
-        if vertical:
-            own = -vwidths * size
-            advance = own - spacing
-        else:
-            own = widths * (size * gs.scale)
-            advance = (widths * size + spacing) * gs.scale
-        run = np.cumsum(advance)
-        starts = run - advance
-        if any(shifts):
-            shift = np.zeros(len(texts))
-            position = 0
-            for d, s in zip(decoded, shifts):
-                shift[position] = self._adjustment(s, size, vertical)
-                position += len(d)
-            starts = starts + np.cumsum(shift)
-            total = float(run[-1] + shift.sum())
-        else:
-            total = float(run[-1])
-        total += self._adjustment(pending, size, vertical)
-
-        self._record(font, vertical, texts, starts, starts + own, starts + advance, undecodable)
-        self._advance(total, vertical)
+        if count:
+            # The string's total displacement: the sum of the per-glyph
+            # advances that _GlyphAccumulator.finish computes (§9.4.4).
+            spacing = gs.char_spacing * count + gs.word_spacing * word_spaces
+            if vertical:
+                along += -vertical_widths * size - spacing
+            else:
+                along += (widths * size + spacing) * scale
+            self._record(font, vertical, count)
+        if pending:
+            along += self._adjustment(pending, size, vertical)
+        if along:
+            self._advance(along, vertical)
 
     def _adjustment(self, number: float, size: float, vertical: bool) -> float:
         """Along-direction move of a TJ number: it is subtracted from the
@@ -460,16 +479,9 @@ class PageInterpreter:
     def _advance(self, along: float, vertical: bool) -> None:
         self._tm = _translate(0.0, -along, self._tm) if vertical else _translate(along, 0.0, self._tm)
 
-    def _record(
-        self,
-        font: Font,
-        vertical: bool,
-        texts: tuple[str, ...],
-        starts: np.ndarray,
-        own_ends: np.ndarray,
-        pen_ends: np.ndarray,
-        undecodable: np.ndarray,
-    ) -> None:
+    def _record(self, font: Font, vertical: bool, count: int) -> None:
+        """The frame of one show operator: its text line's origin and axes in
+        user space, and the state all its glyphs share."""
         gs = self._gs
         a, b, c, d, e, f = multiply(self._tm, gs.ctm)
         size = gs.size
@@ -497,21 +509,17 @@ class PageInterpreter:
             1.0 if marked and marked.artifact else 0.0,
             clip[0], clip[1], clip[2], clip[3],
             gs.font_index,
-            len(texts),
+            count,
+            size, gs.char_spacing, gs.word_spacing, gs.scale,
         )  # fmt: skip
-        self._glyphs.add(frame, texts, starts, own_ends, pen_ends, undecodable)
+        self._glyphs.frames.append(frame)
+        self._glyphs.count += count
 
     def _op_Tj(self, operands: list) -> None:
         self._show([bytes(operands[0])])
 
     def _op_TJ(self, operands: list) -> None:
-        pieces = []
-        for item in operands[0]:
-            if isinstance(item, pikepdf.String):
-                pieces.append(bytes(item))
-            else:
-                pieces.append(float(item))
-        self._show(pieces)
+        self._show([bytes(item) if isinstance(item, pikepdf.String) else float(item) for item in operands[0]])
 
     def _op_quote(self, operands: list) -> None:
         self._op_T_star([])
@@ -546,14 +554,19 @@ class PageInterpreter:
         self._tm = self._tlm
 
     def _op_Tf(self, operands: list) -> None:
-        name, size = operands[0], float(operands[1])
-        font_obj = None
-        fonts = self._context.resources.get("/Font") if self._context.resources is not None else None
-        if fonts is not None:
-            font_obj = fonts.get(str(name))
-        if font_obj is None:
-            self._warn(f"font {name} is not in the resources; decoded with a fallback font")
-        self._select_font(font_obj)
+        name, size = str(operands[0]), float(operands[1])
+        key = (self._context.resources_key, name)
+        selected = self._fonts_by_name.get(key)
+        if selected is None:
+            font_obj = None
+            resources = self._context.resources
+            fonts = resources.get("/Font") if resources is not None else None
+            if fonts is not None:
+                font_obj = fonts.get(name)
+            if font_obj is None:
+                self._warn(f"font {name} is not in the resources; decoded with a fallback font")
+            selected = self._fonts_by_name[key] = self._select_font(font_obj), self._gs.font_index
+        self._gs.font, self._gs.font_index = selected
         self._gs.size = size
 
     def _select_font(self, font_obj: pikepdf.Object | None) -> Font:
@@ -593,7 +606,7 @@ class PageInterpreter:
         self._gs.ctm = multiply(_matrix(operands), self._gs.ctm)
 
     def _op_q(self, operands: list) -> None:
-        self._gs_stack.append(replace(self._gs))
+        self._gs_stack.append(self._gs.copy())
 
     def _op_Q(self, operands: list) -> None:
         # An unbalanced Q (common in damaged files) leaves the state alone.
@@ -626,7 +639,8 @@ class PageInterpreter:
         form_matrix = _matrix(list(matrix_obj)) if matrix_obj is not None else IDENTITY
         saved_gs, saved_stack_depth = self._gs, len(self._gs_stack)
         saved_tm, saved_tlm, saved_context = self._tm, self._tlm, self._context
-        self._gs = replace(self._gs, ctm=multiply(form_matrix, self._gs.ctm))
+        self._gs = self._gs.copy()
+        self._gs.ctm = multiply(form_matrix, self._gs.ctm)
         clip = self._context.clip
         bbox = normalized_box(xobject.get("/BBox"))
         if bbox is not None:
@@ -634,8 +648,11 @@ class PageInterpreter:
         # A form without /Resources uses the resources of the stream that
         # paints it (§7.8.3).
         form_resources = xobject.get("/Resources")
+        if form_resources is None:
+            form_resources = resources
         self._context = _StreamContext(
-            form_resources if form_resources is not None else resources,
+            form_resources,
+            self._object_key(form_resources),
             key[0],
             clip,
             len(self._marked),

@@ -8,6 +8,7 @@ arrays returned here (ISO 32000-1 §9.4.4).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
@@ -40,3 +41,11 @@ class DecodedString:
 
     def __len__(self) -> int:
         return len(self.texts)
+
+    @cached_property
+    def advance_sums(self) -> tuple[float, float, int]:
+        """(sum of widths, sum of vertical widths, number of word-space codes):
+        enough to move the text matrix past the whole string without per-glyph
+        work (§9.4.4). Cached with the string, which fonts cache per bytes."""
+        # Python sums over lists beat numpy reductions on strings this short.
+        return sum(self.widths.tolist()), sum(self.vertical_widths.tolist()), sum(self.word_space.tolist())
