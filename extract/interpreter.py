@@ -296,6 +296,7 @@ class PageInterpreter:
         # (resources, resource name) -> (font, index): Tf repeats constantly.
         self._fonts_by_name: dict[tuple[object, str], tuple[Font, int]] = {}
         self._keep_alive: list[pikepdf.Object] = []
+        self._fonts_used: list[Font] = []
         self._warnings: dict[str, int] = {}
         self._operators = 0
         self._context = _StreamContext(None, None, PAGE_STREAM, NO_CLIP, 0)
@@ -346,6 +347,10 @@ class PageInterpreter:
                 except _OperatorLimitReached:
                     pass
         table = self._glyphs.finish(visible_box, tuple(self._font_names))
+        # Read at the end: a font's warnings grow when its program loads lazily.
+        for font in self._fonts_used:
+            for warning in font.warnings:
+                self._warn(f"font {font.name or '(unnamed)'}: {warning}")
         warnings = tuple(
             message if count == 1 else f"{message} (x{count})" for message, count in self._warnings.items()
         )
@@ -576,8 +581,7 @@ class PageInterpreter:
         if index is None:
             index = self._font_index[key] = len(self._font_names)
             self._font_names.append(font.name)
-            for warning in font.warnings:
-                self._warn(f"font {font.name or '(unnamed)'}: {warning}")
+            self._fonts_used.append(font)
         self._gs.font = font
         self._gs.font_index = index
         return font

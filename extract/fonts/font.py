@@ -1,0 +1,118 @@
+"""The font interface the interpreter uses, and the fallback for unusable fonts.
+
+A ``Font`` decodes the bytes of a show-text operand into a ``DecodedString``.
+The same words repeat throughout a document, so results are cached per byte
+string (LRU-bounded); the cached arrays are read-only, because every caller
+receives the same objects.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ragprep.extract.fonts.base import REPLACEMENT, DecodedString
+from ragprep.extract.fonts.metrics import DEFAULT_ASCENT, DEFAULT_DESCENT, FALLBACK_WIDTH
+
+DEFAULT_DECODE_CACHE = 1024  # per font; a cached DecodedString is about 1 kB
+
+
+def frozen(array: np.ndarray) -> np.ndarray:
+    array.flags.writeable = False
+    return array
+
+
+class Font:
+    """One loaded font dictionary (§9.6 simple fonts, §9.7 composite fonts)."""
+
+    def __init__(
+        self,
+        *,
+        name: str,
+        subtype: str,
+        wmode: int = 0,
+        ascent: float = DEFAULT_ASCENT,
+        descent: float = DEFAULT_DESCENT,
+        warnings: list[str] | None = None,
+        cache_size: int = DEFAULT_DECODE_CACHE,
+    ) -> None:
+        # /BaseFont (or /Name for Type3), "" when absent.
+        self.name = name
+        # "Type1", "MMType1", "TrueType", "Type3" or "Type0"; "" for a dictionary
+        # that names no usable subtype.
+        self.subtype = subtype
+        # 0 horizontal, 1 vertical (from the Type0 encoding CMap, §9.7.4.3).
+        self.wmode = wmode
+        # Per unit font size; ascent > 0 > descent (see metrics.vertical_extent).
+        self.ascent = ascent
+        self.descent = descent
+        self._warnings: list[str] = list(dict.fromkeys(warnings or []))
+        self._cache: dict[bytes, DecodedString] = {}
+        self._cache_size = max(1, cache_size)
+
+    @property
+    def warnings(self) -> tuple[str, ...]:
+        """Things a user should know about this font (may grow when a font program loads late)."""
+        return tuple(self._warnings)
+
+    def _warn(self, message: str) -> None:
+        if message not in self._warnings:
+            self._warnings.append(message)
+
+    def decode(self, data: bytes) -> DecodedString:
+        """Split a show string into codes and decode them (cached per byte string)."""
+        if not isinstance(data, bytes):
+            data = bytes(data)
+        cache = self._cache
+        hit = cache.pop(data, None)
+        if hit is not None:
+            cache[data] = hit  # most recently used goes last
+            return hit
+        try:
+            result = self._decode(data)
+        except Exception as exc:  # a font defect found late must cost this string only
+            self._warn(f"decoding failed ({type(exc).__name__}: {exc}); shown as U+FFFD")
+            result = replacement_string(data, FALLBACK_WIDTH)
+        cache[data] = result
+        if len(cache) > self._cache_size:
+            del cache[next(iter(cache))]
+        return result
+
+    def _decode(self, data: bytes) -> DecodedString:
+        raise NotImplementedError
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} {self.subtype or '?'} {self.name!r}>"
+
+
+class FallbackFont(Font):
+    """A font for dictionaries that cannot be read: one byte per code, every
+    code U+FFFD (undecodable), every advance ``width``."""
+
+    def __init__(
+        self,
+        *,
+        name: str = "",
+        subtype: str = "",
+        width: float = FALLBACK_WIDTH,
+        warnings: list[str] | None = None,
+        cache_size: int = DEFAULT_DECODE_CACHE,
+    ) -> None:
+        super().__init__(name=name, subtype=subtype, warnings=warnings, cache_size=cache_size)
+        self._width = width
+
+    def _decode(self, data: bytes) -> DecodedString:
+        return replacement_string(data, self._width)
+
+
+def replacement_string(data: bytes, width: float) -> DecodedString:
+    """One undecodable U+FFFD per byte, each advancing ``width``."""
+    codes = np.frombuffer(data, dtype=np.uint8)
+    n = len(codes)
+    return DecodedString(
+        texts=(REPLACEMENT,) * n,
+        widths=frozen(np.full(n, width)),
+        vertical_widths=frozen(np.zeros(n)),
+        word_space=frozen(codes == 32),
+        undecodable=frozen(np.ones(n, dtype=bool)),
+        codes=frozen(codes.astype(np.int64)),
+    )

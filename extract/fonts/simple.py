@@ -1,0 +1,214 @@
+"""Simple fonts: Type1, MMType1, TrueType and Type3 (ISO 32000-1 §9.6).
+
+One byte is one code. Everything per code is resolved into 256-entry tables
+when the font loads, so decoding a string is a few numpy fancy-indexing
+operations. The text of a code comes from, in order (§9.10.2):
+
+1. the ToUnicode CMap;
+2. the encoding's glyph name through the Adobe Glyph List;
+3. the embedded font program (read lazily, the first time a decoded string
+   holds a code still unmapped): its built-in encoding where the dictionary
+   names no base encoding, its cmap, its glyph names.
+
+Codes nothing maps are U+FFFD and marked undecodable.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import numpy as np
+
+from ragprep.extract.fonts import encodings
+from ragprep.extract.fonts import pdfvalues as pv
+from ragprep.extract.fonts.base import REPLACEMENT, DecodedString
+from ragprep.extract.fonts.embedded import FontProgram, load_program
+from ragprep.extract.fonts.encoding_tables import STANDARD
+from ragprep.extract.fonts.font import DEFAULT_DECODE_CACHE, Font, frozen
+from ragprep.extract.fonts.metrics import FALLBACK_WIDTH, extent_candidates, simple_widths, vertical_extent
+from ragprep.extract.fonts.resources import SharedResources
+from ragprep.extract.fonts.standard14 import StandardMetrics, standard_font_name, standard_metrics
+
+_FONT_FILES = ("/FontFile", "/FontFile2", "/FontFile3")
+_SYMBOLIC = 1 << 2  # Flags bit 3 (§9.8.2, Table 123)
+_DEFAULT_FONT_MATRIX = (0.001, 0.0, 0.0, 0.001, 0.0, 0.0)
+
+
+class SimpleFont(Font):
+    """A Type1, MMType1, TrueType or Type3 font dictionary."""
+
+    def __init__(
+        self,
+        font: Any,
+        subtype: str,
+        shared: SharedResources,
+        cache_size: int = DEFAULT_DECODE_CACHE,
+        notes: tuple[str, ...] = (),
+    ) -> None:
+        warnings: list[str] = list(notes)  # what the loader already found wrong
+        type3 = subtype == "Type3"
+        name = pv.name(pv.get(font, "/BaseFont")) or (pv.name(pv.get(font, "/Name")) if type3 else None) or ""
+        descriptor = pv.dictionary(pv.get(font, "/FontDescriptor"))
+        flags = pv.integer(pv.get(descriptor, "/Flags"), 0) or 0
+        self._symbolic = bool(flags & _SYMBOLIC)
+        self._embedded = any(pv.get(descriptor, key) is not None for key in _FONT_FILES)
+        self._descriptor = descriptor
+        self._shared = shared
+        self._truetype = subtype == "TrueType"
+        standard = None if type3 else standard_font_name(name)
+        self._zapf = standard == "ZapfDingbats"
+        self._symbol_font = standard == "Symbol"
+
+        # Glyph names per code (§9.6.6). When the base encoding is the font
+        # program's built-in one, codes outside /Differences wait for it.
+        self._differences: dict[int, str] = {}
+        base, self._builtin_pending = self._base_encoding(font, standard, type3, warnings)
+        self._names = encodings.glyph_names(base, self._differences)
+
+        # Text per code, None while unmapped: ToUnicode first, then glyph names.
+        self._mapped: list[str | None] = [None] * 256
+        self._tounicode = shared.tounicode(font, warnings)
+        if self._tounicode is not None:
+            self._mapped = [self._tounicode.lookup_unicode(code) for code in range(256)]
+        self._fill_from_names(range(256))
+
+        # Advances and vertical extent; Type3 glyph space is FontMatrix's (§9.6.5).
+        matrix = _font_matrix(font, warnings) if type3 else _DEFAULT_FONT_MATRIX
+        metrics = standard_metrics(standard) if standard else None
+        fallback = 0.6 if metrics is not None and metrics.fixed_pitch else FALLBACK_WIDTH
+        standard_width = self._standard_width_function(metrics)
+        self._widths = simple_widths(font, descriptor, matrix[0], standard_width, fallback, warnings)
+        candidates = extent_candidates(descriptor, matrix[3], font if type3 else descriptor)
+        if metrics is not None:
+            candidates.append((metrics.ascent / 1000.0, metrics.descent / 1000.0))
+        ascent, descent = vertical_extent(candidates)
+
+        self._texts: list[str] = []
+        self._undecodable = np.zeros(256, dtype=bool)
+        self._pending: np.ndarray | None = None
+        self._finish_tables()
+        super().__init__(
+            name=name, subtype=subtype, wmode=0, ascent=ascent, descent=descent,
+            warnings=warnings, cache_size=cache_size,
+        )
+
+    def _standard_width_function(self, metrics: StandardMetrics | None) -> Callable[[int], float | None] | None:
+        """Width by code for a standard-14 font (by glyph name), or None."""
+        if metrics is None:
+            return None
+        names = self._names
+
+        def width(code: int) -> float | None:
+            glyph = names[code]
+            return metrics.width(glyph) if glyph is not None else None
+
+        return width
+
+    # -- encoding -------------------------------------------------------------
+
+    def _base_encoding(
+        self, font: Any, standard: str | None, type3: bool, warnings: list[str]
+    ) -> tuple[Mapping[int, str] | None, bool]:
+        """The base encoding, and whether it is the (not yet read) font program's own."""
+        value = pv.get(font, "/Encoding")
+        base_name: str | None = None
+        if pv.name(value) is not None:
+            base_name = pv.name(value)
+        elif pv.dictionary(value) is not None:
+            base_name = pv.name(pv.get(value, "/BaseEncoding"))
+            differences = pv.get(value, "/Differences")
+            if differences is not None:
+                self._differences, problems = encodings.parse_differences(differences)
+                warnings.extend(problems)
+        elif value is not None:
+            warnings.append("/Encoding is neither a name nor a dictionary; ignored")
+        if base_name is not None:
+            base = encodings.BASE_ENCODINGS.get(base_name)
+            if base is not None:
+                return base, False
+            warnings.append(f"unknown encoding /{base_name}; the font's built-in encoding is used")
+        # No usable base encoding: the implicit one (§9.6.6.1, §9.6.6.2).
+        if type3:
+            return None, False  # a Type3 font has no built-in encoding
+        if standard is not None and standard in encodings.BUILTIN_ENCODINGS:
+            return encodings.BUILTIN_ENCODINGS[standard], False
+        if self._embedded and not self._truetype:
+            return None, True  # the embedded Type 1 / CFF program's built-in encoding
+        if self._symbolic:
+            # A symbolic font's built-in encoding is unknown without its
+            # program; a TrueType program is consulted by code (§9.6.6.4).
+            return None, False
+        return STANDARD, False
+
+    def _fill_from_names(self, codes: Any) -> None:
+        mapped, names, lookup = self._mapped, self._names, self._shared.glyph_text
+        for code in codes:
+            glyph = names[code]
+            if mapped[code] is None and glyph is not None:
+                mapped[code] = lookup(glyph, self._zapf, self._symbol_font)
+
+    def _finish_tables(self) -> None:
+        self._texts = [REPLACEMENT if text is None else text for text in self._mapped]
+        self._undecodable = np.array([text == REPLACEMENT for text in self._texts], dtype=bool)
+        if self._embedded:
+            missing = np.array([text is None for text in self._mapped], dtype=bool)
+            self._pending = missing if missing.any() else None
+
+    # -- lazy font program ----------------------------------------------------
+
+    def _resolve_with_program(self) -> None:
+        """Map the still-unmapped codes through the embedded font program (once)."""
+        self._pending = None
+        program, problems = load_program(self._descriptor, self._shared.max_stream_bytes)
+        for problem in problems:
+            self._warn(problem)
+        mapped = self._mapped
+        unmapped = [code for code in range(256) if mapped[code] is None]
+        if self._builtin_pending:
+            builtin = program.builtin_encoding if program is not None and program.builtin_encoding else None
+            if builtin is None and not self._symbolic:
+                builtin = STANDARD  # the program said nothing: nonsymbolic fonts use StandardEncoding
+            if builtin is not None:
+                encodings.apply_names(self._names, builtin, [c for c in unmapped if c not in self._differences])
+                self._fill_from_names(unmapped)
+        if program is not None:
+            for code in unmapped:
+                if mapped[code] is None:
+                    mapped[code] = _program_text(program, self._names[code], code, self._truetype)
+        self._finish_tables()
+        self._pending = None
+
+    # -- decoding -------------------------------------------------------------
+
+    def _decode(self, data: bytes) -> DecodedString:
+        codes = np.frombuffer(data, dtype=np.uint8)
+        if self._pending is not None and self._pending[codes].any():
+            self._resolve_with_program()
+        n = len(codes)
+        return DecodedString(
+            texts=tuple(map(self._texts.__getitem__, data)),
+            widths=frozen(self._widths[codes]),
+            vertical_widths=frozen(np.zeros(n)),
+            word_space=frozen(codes == 32),
+            undecodable=frozen(self._undecodable[codes]),
+            codes=frozen(codes.astype(np.int64)),
+        )
+
+
+def _font_matrix(font: Any, warnings: list[str]) -> tuple[float, ...]:
+    matrix = pv.numbers(pv.get(font, "/FontMatrix"))
+    if matrix is not None and len(matrix) == 6 and matrix[0] != 0 and matrix[3] != 0:
+        return tuple(matrix)
+    warnings.append("/FontMatrix missing or degenerate; [0.001 0 0 0.001 0 0] used")
+    return _DEFAULT_FONT_MATRIX
+
+
+def _program_text(program: FontProgram, glyph: str | None, code: int, truetype: bool) -> str | None:
+    if glyph is not None and program.has_glyph(glyph):
+        text = program.text_for_glyph(glyph)
+        if text is not None:
+            return text
+    if truetype or program.cmaps:
+        return program.text_for_glyph(program.glyph_for_simple_code(code))
+    return None
