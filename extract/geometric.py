@@ -25,6 +25,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ragprep.extract.bidi import is_rtl, logical_order, mirror
 from ragprep.extract.config import ExtractConfig
 from ragprep.extract.glyphs import GlyphTable
 
@@ -147,7 +148,21 @@ def join(table: GlyphTable, order: np.ndarray, config: ExtractConfig) -> JoinedT
     """Join the glyphs at `order` (each with non-empty text) into text."""
     order = np.asarray(order, dtype=np.int64)
     separator, gap, space_threshold, move_across, line_threshold = _pair_rules(table, order, config)
+    visual = _visual_order_of_rtl_lines(table, order, separator)
+    if visual is not None:
+        order = visual
+        separator, gap, space_threshold, move_across, line_threshold = _pair_rules(table, order, config)
     texts = table.text[order]
+    if visual is not None:
+        reordering = logical_order(_edge_codepoints(texts)[0], separator, separator == LINE_BREAK)
+        if reordering is not None:
+            p = reordering.permutation
+            order, texts = order[p], texts[p].copy()
+            gap, space_threshold = gap[p], space_threshold[p]
+            move_across, line_threshold = move_across[p], line_threshold[p]
+            separator = reordering.separator
+            for position in reordering.mirrored.tolist():
+                texts[position] = mirror(texts[position])
     # Interleave separator strings and glyph texts, then join once.
     pieces = np.empty(2 * len(order), dtype=object)
     pieces[0::2] = _SEPARATORS[separator]
@@ -165,6 +180,30 @@ def join(table: GlyphTable, order: np.ndarray, config: ExtractConfig) -> JoinedT
         char_start=ends - text_lengths,
         char_end=ends,
     )
+
+
+def _visual_order_of_rtl_lines(
+    table: GlyphTable, order: np.ndarray, separator: np.ndarray
+) -> np.ndarray | None:
+    """`order` with the glyphs of every line that holds RTL text sorted along
+    the writing direction (visual order), or None when no line does.
+
+    Producers paint RTL lines in visual order, in logical order (pen moving
+    backwards), or in chunks of either; sorting first gives bidi.logical_order
+    one well-defined input."""
+    if len(order) < 2:
+        return None
+    rtl = is_rtl(_edge_codepoints(table.text[order])[0])
+    if not rtl.any():
+        return None
+    line = np.cumsum(separator == LINE_BREAK)
+    in_rtl_line = np.isin(line, np.unique(line[rtl]))
+    # Glyph centres, not origins: a trailing space is often painted over the
+    # edge of the line's last (leftmost) letter.
+    centre = (table.origin[order] + table.own_end[order]) / 2
+    along = np.einsum("ij,ij->i", centre, table.direction[order])
+    key = np.where(in_rtl_line, along, np.arange(len(order), dtype=np.float64))
+    return order[np.lexsort((key, line))]
 
 
 def text_glyphs(table: GlyphTable) -> np.ndarray:
