@@ -113,3 +113,22 @@ def _lowercase_hex_name(glyph: str) -> str | None:
     if any(0xD800 <= v <= 0xDFFF or v > 0x10FFFF for v in values):
         return None
     return "".join(map(chr, values))
+
+
+# Bitmap Type3 fonts from dvips and some PDF libraries name glyphs after their
+# own code ("/a65" at code 65). pdf.js and poppler read such names as the code
+# itself; we do so only when the number equals the code it is mapped at, which
+# rules out glyph-index names like "g123" in subset TrueType fonts.
+_NUMBERED_NAME = re.compile(r"[A-Za-z]{1,2}(\d{1,3})")
+# Codes 11-15 of TeX's text fonts (OT1, T1 share them) are the f-ligatures.
+_TEX_LIGATURES = {11: "ff", 12: "fi", 13: "fl", 14: "ffi", 15: "ffl"}
+
+
+def numbered_glyph_text(glyph: str, code: int) -> str | None:
+    """Text of a glyph named after its own code, or None."""
+    match = _NUMBERED_NAME.fullmatch(glyph)
+    if match is None or int(match.group(1)) != code:
+        return None
+    if 32 <= code < 127:
+        return chr(code)
+    return _TEX_LIGATURES.get(code)

@@ -26,6 +26,7 @@ from ragprep.extract.fonts.base import REPLACEMENT, DecodedString
 from ragprep.extract.fonts.embedded import FontProgram, load_program
 from ragprep.extract.fonts.encoding_tables import STANDARD
 from ragprep.extract.fonts.font import DEFAULT_DECODE_CACHE, Font, frozen
+from ragprep.extract.fonts.names import numbered_glyph_text
 from ragprep.extract.fonts.metrics import FALLBACK_WIDTH, extent_candidates, simple_widths, vertical_extent
 from ragprep.extract.fonts.resources import SharedResources
 from ragprep.extract.fonts.standard14 import StandardMetrics, standard_font_name, standard_metrics
@@ -146,7 +147,7 @@ class SimpleFont(Font):
         for code in codes:
             glyph = names[code]
             if mapped[code] is None and glyph is not None:
-                mapped[code] = lookup(glyph, self._zapf, self._symbol_font)
+                mapped[code] = lookup(glyph, self._zapf, self._symbol_font) or numbered_glyph_text(glyph, code)
 
     def _finish_tables(self) -> None:
         self._texts = [REPLACEMENT if text is None else text for text in self._mapped]

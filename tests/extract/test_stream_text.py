@@ -372,3 +372,12 @@ def test_form_depth_limit():
     result = extract_document(b.to_bytes(), config=config).pages[0]
     assert result.text == "middle"
     assert any("max_form_depth" in w for w in result.warnings)
+
+
+def test_type3_glyphs_named_after_their_code_are_read_as_that_code():
+    # dvips bitmap fonts: /a65 at code 65 is "A"; /a12 at 12 is TeX's fi ligature.
+    b = PdfBuilder()
+    t3 = b.add_type3_font({"a84": 84, "a101": 101, "a88": 88, "a12": 12, "g50": 51})
+    b.add_page(f"BT /{t3} 12 Tf 72 700 Td (TeX\\014\\063) Tj ET")
+    # "g50" sits at code 51: the number is not the code, so nothing maps it.
+    assert page_text(b) == "TeXfi\ufffd"
