@@ -19,7 +19,8 @@ REPLACEMENT = "\ufffd"
 class DecodedString:
     """One show-text string split into glyphs (one entry per character code).
 
-    All arrays have one element per glyph.
+    All arrays have one element per glyph. Fonts cache decoded strings and
+    hand the same arrays to every caller: treat them as read-only.
     """
 
     # Unicode per glyph: ToUnicode, else encoding + glyph name, else the

@@ -186,15 +186,23 @@ class SimpleFont(Font):
         codes = np.frombuffer(data, dtype=np.uint8)
         if self._pending is not None and self._pending[codes].any():
             self._resolve_with_program()
+        # The hot path of simple fonts: fancy indexing into 256-entry tables.
+        # The arrays are shared through the cache, so they are made read-only
+        # (the _ZEROS slice already is).
         n = len(codes)
         return DecodedString(
             texts=tuple(map(self._texts.__getitem__, data)),
             widths=frozen(self._widths[codes]),
-            vertical_widths=frozen(np.zeros(n)),
+            vertical_widths=_ZEROS[:n] if n <= len(_ZEROS) else frozen(np.zeros(n)),
             word_space=frozen(codes == 32),
             undecodable=frozen(self._undecodable[codes]),
             codes=frozen(codes.astype(np.int64)),
         )
+
+
+# Vertical advances of horizontal glyphs, shared read-only (sliced per string).
+_ZEROS = np.zeros(4096)
+_ZEROS.flags.writeable = False
 
 
 def _font_matrix(font: Any, warnings: list[str]) -> tuple[float, ...]:
