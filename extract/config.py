@@ -33,10 +33,25 @@ class ExtractConfig:
     max_form_depth: int = 32
     # Operators interpreted per page (page stream and its forms together).
     max_operators_per_page: int = 5_000_000
+    # Structure tree: nesting depth walked before a branch is cut (§14.7.2),
+    # on top of cycle detection.
+    max_struct_depth: int = 128
+    # auto mode reads a page by its structure when at most this share of its
+    # glyphs lies outside the tagged content (untagged_glyphs <= share x glyphs).
+    auto_max_untagged_share: float = 0.25
+    # Text inside /Artifact sequences (running heads, page numbers, §14.8.2.2)
+    # is left out of structure-mode text; it is always counted.
+    include_artifacts: bool = False
+    # A Figure's /Alt text (§14.9.3) enters the page text where the figure is.
+    figure_alt_in_text: bool = False
 
     def __post_init__(self) -> None:
         for f in fields(self):
             value = getattr(self, f.name)
+            if f.type == "bool":
+                if not isinstance(value, bool):
+                    raise ConfigError(f"extract.{f.name} must be true or false, got {value!r}")
+                continue
             if isinstance(value, bool) or not isinstance(value, (int, float)):
                 raise ConfigError(f"extract.{f.name} must be a number, got {value!r}")
             if value <= 0:

@@ -7,6 +7,7 @@ goes wrong inside one page becomes a warning on that page, never a lost document
 
 from __future__ import annotations
 
+import dataclasses
 import io
 import re
 from dataclasses import dataclass
@@ -14,15 +15,16 @@ from enum import Enum
 from pathlib import Path
 from types import TracebackType
 
-import numpy as np
 import pikepdf
 
 from ragprep.extract.config import ExtractConfig
 from ragprep.extract.errors import EncryptedPDFError, ModeNotAvailableError, PageRangeError, PDFReadError
 from ragprep.extract.fonts import FontLoader
-from ragprep.extract.geometric import JoinedText, join, stream_order
+from ragprep.extract.blocks import Block
 from ragprep.extract.glyphs import NO_MCID, GlyphTable
 from ragprep.extract.interpreter import interpret_page
+from ragprep.extract.reading import PageReading, Unavailable, read_stream, read_structure
+from ragprep.extract.structure import StructTree, page_struct_parents, read_struct_tree
 
 
 class Mode(str, Enum):
@@ -32,8 +34,9 @@ class Mode(str, Enum):
     AUTO = "auto"
 
 
-# Modes this version implements; the others are planned (issues 3 and 4).
-AVAILABLE_MODES = frozenset({Mode.STREAM})
+# Modes this version implements; layout is planned (issue 4).
+AVAILABLE_MODES = frozenset({Mode.STREAM, Mode.STRUCTURE, Mode.AUTO})
+UNAVAILABLE = "unavailable"
 
 
 @dataclass(frozen=True)
@@ -49,6 +52,9 @@ class PageResult:
     undecodable_glyphs: int  # visible glyphs nothing mapped to Unicode
     warnings: tuple[str, ...] = ()
     reason: str | None = None  # why the requested mode was unavailable
+    # auto mode: why the page was read geometrically instead of by structure.
+    fallback: str | None = None
+    blocks: tuple[Block, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -60,11 +66,10 @@ class DocumentResult:
 
 @dataclass(frozen=True)
 class PageGlyphs:
-    """A page's glyph table, the stream-mode join of it, and the warnings."""
+    """A page's glyph table and the warnings met while interpreting it."""
 
     page: int
     table: GlyphTable
-    joined: JoinedText
     warnings: tuple[str, ...]
 
 
@@ -129,7 +134,11 @@ class Document:
         self._pdf = pdf
         self.name = name
         self.config = config
-        self._fonts = FontLoader()
+        self._fonts = FontLoader(max_stream_bytes=config.max_stream_bytes)
+        self._struct_tree: StructTree | None = None
+        self._struct_tree_read = False
+        # Tree-level warnings go on the first page read by structure.
+        self._struct_warnings: tuple[str, ...] = ()
         try:
             self.page_count = len(pdf.pages)
         except (pikepdf.PdfError, RecursionError) as exc:
@@ -157,7 +166,7 @@ class Document:
         return self._pdf.pages[number - 1]
 
     def page_glyphs(self, number: int) -> PageGlyphs:
-        """The glyph table of page `number` (1-based) and its stream-order join."""
+        """The glyph table of page `number` (1-based)."""
         try:
             interpreted = interpret_page(self._pdf, self._page(number), self._fonts, self.config)
         except PageRangeError:
@@ -165,33 +174,89 @@ class Document:
         except (pikepdf.PdfError, RecursionError, ValueError, TypeError, KeyError) as exc:
             # A page whose objects are damaged beyond the interpreter's own
             # recovery: report it on the page, keep the document going.
-            table = GlyphTable.empty()
             warning = f"page could not be read: {type(exc).__name__}: {_first_line(exc)}"
-            return PageGlyphs(number, table, join(table, np.zeros(0, np.int64), self.config), (warning,))
-        table = interpreted.glyphs
-        joined = join(table, stream_order(table, self.config), self.config)
-        return PageGlyphs(number, table, joined, interpreted.warnings)
+            return PageGlyphs(number, GlyphTable.empty(), (warning,))
+        return PageGlyphs(number, interpreted.glyphs, interpreted.warnings)
+
+    @property
+    def struct_tree(self) -> StructTree | None:
+        """The structure tree, read once per document on first use (None when untagged)."""
+        if not self._struct_tree_read:
+            self._struct_tree_read = True
+            try:
+                self._struct_tree = read_struct_tree(self._pdf, max_depth=self.config.max_struct_depth)
+            except (pikepdf.PdfError, RecursionError, ValueError, TypeError) as exc:
+                self._struct_warnings = (f"structure tree unreadable: {_first_line(exc)}",)
+            else:
+                self._struct_warnings = self._struct_tree.warnings if self._struct_tree else ()
+        return self._struct_tree
 
     def extract_page(self, number: int, mode: Mode | str = Mode.STREAM) -> PageResult:
         mode = Mode(mode)
         if mode not in AVAILABLE_MODES:
-            raise ModeNotAvailableError(f"mode '{mode.value}' is not built yet; available: stream")
+            built = ", ".join(sorted(m.value for m in AVAILABLE_MODES))
+            raise ModeNotAvailableError(f"mode '{mode.value}' is not built yet (available: {built})")
         glyphs = self.page_glyphs(number)
-        return _page_result(glyphs, mode.value)
+        table = glyphs.table
+        if mode is Mode.STREAM:
+            return _page_result(glyphs, Mode.STREAM.value, read_stream(table, self.config))
+        page = self._page(number)
+        tree = self.struct_tree
+        structure = read_structure(
+            table, tree, page.obj.objgen, page_struct_parents(page) is not None, self.config
+        )
+        if self._struct_warnings:
+            glyphs = dataclasses.replace(glyphs, warnings=glyphs.warnings + self._struct_warnings)
+            self._struct_warnings = ()
+        if mode is Mode.STRUCTURE:
+            if isinstance(structure, Unavailable):
+                return _unavailable(glyphs, structure.reason)
+            return _page_result(glyphs, Mode.STRUCTURE.value, structure)
+        # auto: structure when it covers enough of the page (DESIGN.md, Modes).
+        if isinstance(structure, Unavailable):
+            fallback = structure.reason
+        else:
+            visible = int(table.visible.sum())
+            share = self.config.auto_max_untagged_share
+            if structure.untagged_glyphs <= share * visible:
+                return _page_result(glyphs, Mode.STRUCTURE.value, structure)
+            fallback = f"untagged {structure.untagged_glyphs / visible:.0%} > {share:.0%}"
+        result = _page_result(glyphs, Mode.STREAM.value, read_stream(table, self.config))
+        return dataclasses.replace(result, fallback=fallback)
 
 
-def _page_result(glyphs: PageGlyphs, mode: str) -> PageResult:
-    table = glyphs.table
+def _counts(table: GlyphTable) -> dict[str, int]:
     visible = table.visible
+    return {
+        "glyphs": int(visible.sum()),
+        "artifact_glyphs": int((visible & table.artifact).sum()),
+        "undecodable_glyphs": int((visible & table.undecodable).sum()),
+    }
+
+
+def _page_result(glyphs: PageGlyphs, mode: str, reading: PageReading) -> PageResult:
     return PageResult(
         page=glyphs.page,
         mode=mode,
-        text=glyphs.joined.text,
-        glyphs=int(visible.sum()),
-        untagged_glyphs=int((visible & ~table.artifact & (table.mcid == NO_MCID)).sum()),
-        artifact_glyphs=int((visible & table.artifact).sum()),
-        undecodable_glyphs=int((visible & table.undecodable).sum()),
+        text=reading.joined.text,
+        untagged_glyphs=reading.untagged_glyphs,
         warnings=glyphs.warnings,
+        blocks=reading.blocks,
+        **_counts(glyphs.table),
+    )
+
+
+def _unavailable(glyphs: PageGlyphs, reason: str) -> PageResult:
+    table = glyphs.table
+    untagged = int((table.visible & ~table.artifact & (table.mcid == NO_MCID)).sum())
+    return PageResult(
+        page=glyphs.page,
+        mode=UNAVAILABLE,
+        text="",
+        untagged_glyphs=untagged,
+        warnings=glyphs.warnings,
+        reason=reason,
+        **_counts(table),
     )
 
 
@@ -216,9 +281,6 @@ def extract_document(
     config: ExtractConfig | None = None,
 ) -> DocumentResult:
     """Text of the selected pages (all by default) in the given mode."""
-    mode = Mode(mode)
-    if mode not in AVAILABLE_MODES:
-        raise ModeNotAvailableError(f"mode '{mode.value}' is not built yet; available: stream")
     with open_document(source, password=password, config=config) as document:
         numbers = parse_page_selection(pages, document.page_count)
         results = tuple(document.extract_page(n, mode) for n in numbers)

@@ -144,14 +144,30 @@ def _pair_rules(
     return separator, gap, space_threshold, move_across, line_threshold
 
 
-def join(table: GlyphTable, order: np.ndarray, config: ExtractConfig) -> JoinedText:
-    """Join the glyphs at `order` (each with non-empty text) into text."""
+def join(
+    table: GlyphTable, order: np.ndarray, config: ExtractConfig, break_before: np.ndarray | None = None
+) -> JoinedText:
+    """Join the glyphs at `order` (each with non-empty text) into text.
+
+    `break_before` (one flag per position of `order`) forces a line break
+    before a glyph whatever the geometry says: structure mode starts every
+    block element on a new line.
+    """
     order = np.asarray(order, dtype=np.int64)
-    separator, gap, space_threshold, move_across, line_threshold = _pair_rules(table, order, config)
+    forced = np.flatnonzero(break_before[1:]) + 1 if break_before is not None else None
+
+    def rules(order: np.ndarray) -> tuple[np.ndarray, ...]:
+        measured = _pair_rules(table, order, config)
+        if forced is not None:
+            measured[0][forced] = LINE_BREAK
+        return measured
+
+    separator, gap, space_threshold, move_across, line_threshold = rules(order)
     visual = _visual_order_of_rtl_lines(table, order, separator)
     if visual is not None:
+        # Sorting stays within lines, so forced breaks keep their positions.
         order = visual
-        separator, gap, space_threshold, move_across, line_threshold = _pair_rules(table, order, config)
+        separator, gap, space_threshold, move_across, line_threshold = rules(order)
     texts = table.text[order]
     if visual is not None:
         reordering = logical_order(_edge_codepoints(texts)[0], separator, separator == LINE_BREAK)

@@ -28,7 +28,9 @@ from ragprep.extract import (
     open_document,
     parse_page_selection,
 )
+from ragprep.extract.blocks import Block
 from ragprep.extract.geometric import LINE_BREAK, SPACE
+from ragprep.extract.reading import read_stream
 
 EXIT_OK, EXIT_INPUT, EXIT_USAGE = 0, 1, 2
 
@@ -103,8 +105,11 @@ def extract(
     """Extract the text of a PDF, page by page.
 
     Text format writes the pages separated by a form feed; json writes, per page,
-    the mode used, the text and the glyph counts (glyphs, untagged_glyphs,
-    artifact_glyphs, undecodable_glyphs) with any warnings.
+    the mode used, the text, the glyph counts (glyphs, untagged_glyphs,
+    artifact_glyphs, undecodable_glyphs), warnings, and the blocks (type, struct
+    path, text, character span, bbox, MCIDs) the chunker keeps whole. A page
+    the requested mode cannot read has mode "unavailable" and a reason; in auto
+    mode, "fallback" says why a page was read by geometry instead of structure.
     """
     extract_config = _load_config(config)
     if mode not in AVAILABLE_MODES:
@@ -133,6 +138,8 @@ def extract(
                     "undecodable_glyphs": r.undecodable_glyphs,
                     "warnings": list(r.warnings),
                     **({"reason": r.reason} if r.reason else {}),
+                    **({"fallback": r.fallback} if r.fallback else {}),
+                    "blocks": [_block_json(b) for b in r.blocks],
                 }
                 for r in results
             ],
@@ -141,6 +148,22 @@ def extract(
     else:
         data = (("\ufeff" if bom else "") + separator.join(r.text for r in results)).encode("utf-8")
     _write(data, output)
+
+
+def _block_json(block: Block) -> dict[str, object]:
+    return {
+        "type": block.struct_type,
+        "path": "/".join(block.struct_path),
+        "heading_level": block.heading_level,
+        "text": block.text,
+        "char_start": block.char_start,
+        "char_end": block.char_end,
+        "bbox": list(block.bbox),
+        "mcids": list(block.mcids),
+        **({"lang": block.lang} if block.lang else {}),
+        **({"header_cell": True} if block.header_cell else {}),
+        **({"alt": block.alt} if block.alt else {}),
+    }
 
 
 def _write(data: bytes, output: Path | None) -> None:
@@ -189,12 +212,13 @@ def glyphs(
     try:
         with open_document(file, password=password, config=extract_config) as document:
             result = document.page_glyphs(page)
+            joined = read_stream(result.table, extract_config).joined
     except PageRangeError as exc:
         raise _fail(str(exc), EXIT_USAGE) from None
     except RagprepError as exc:
         raise _fail(str(exc), EXIT_INPUT) from None
 
-    table, joined = result.table, result.joined
+    table = result.table
     position = {int(g): i for i, g in enumerate(joined.order)}
     rows = []
     for index in range(len(table)):

@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
-from pdfbuilder import PdfBuilder
+from pdfbuilder import PdfBuilder, text_width
 from typer.testing import CliRunner
 
 from ragprep.pipeline.cli import app
@@ -59,7 +59,23 @@ def test_extract_json_shape(tmp_path):
         "artifact_glyphs": 0,
         "undecodable_glyphs": 0,
         "warnings": [],
+        "blocks": [
+            {
+                "type": "P",
+                "path": "P",
+                "heading_level": None,
+                "text": "Second page\ncafé",
+                "char_start": 0,
+                "char_end": 16,
+                "bbox": second["blocks"][0]["bbox"],
+                "mcids": [],
+            }
+        ],
     }
+    # Glyph boxes run from the Helvetica descent (-207) to ascent (718) at 12 pt.
+    assert second["blocks"][0]["bbox"] == pytest.approx(
+        [72, 686 - 0.207 * 12, 72 + text_width("Second page"), 700 + 0.718 * 12]
+    )
 
 
 def test_extract_output_file_with_bom(tmp_path):
@@ -69,12 +85,26 @@ def test_extract_output_file_with_bom(tmp_path):
     assert out.read_bytes() == "\ufeffSecond page\ncafé".encode("utf-8")
 
 
-@pytest.mark.parametrize("mode", ["structure", "layout", "auto"])
-def test_mode_not_built_yet_exits_2_with_one_line(tmp_path, mode):
-    result = invoke("extract", two_page_pdf(tmp_path), "--mode", mode)
+def test_mode_not_built_yet_exits_2_with_one_line(tmp_path):
+    result = invoke("extract", two_page_pdf(tmp_path), "--mode", "layout")
     assert result.exit_code == 2
     assert result.stderr.strip().count("\n") == 0
     assert "not built yet" in result.stderr
+
+
+def test_structure_mode_on_untagged_file_is_unavailable_with_reason(tmp_path):
+    result = invoke("extract", two_page_pdf(tmp_path), "--mode", "structure", "--format", "json", "--pages", "1")
+    assert result.exit_code == 0
+    (page,) = json.loads(result.stdout)["pages"]
+    assert (page["mode"], page["text"]) == ("unavailable", "")
+    assert "no structure tree" in page["reason"]
+
+
+def test_auto_mode_falls_back_and_says_why(tmp_path):
+    result = invoke("extract", two_page_pdf(tmp_path), "--mode", "auto", "--format", "json", "--pages", "1")
+    (page,) = json.loads(result.stdout)["pages"]
+    assert (page["mode"], page["text"]) == ("stream", "First page")
+    assert "no structure tree" in page["fallback"]
 
 
 def test_bad_page_selection_exits_2(tmp_path):

@@ -1,0 +1,124 @@
+"""Blocks: the units of page text that the chunker keeps whole.
+
+Every mode hands blocks to the chunker. Structure mode makes one block per
+element that owns content directly (a P, an H2, a TD); stream mode, which knows
+no elements, makes one per run of lines that geometry holds together (no
+paragraph-sized vertical gap, no change of font size, no jump back up the page).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from ragprep.extract.geometric import LINE_BREAK, JoinedText
+from ragprep.extract.glyphs import NO_MCID, GlyphTable
+
+# A gap between lines larger than this many glyph heights separates paragraphs
+# (single-spaced lines sit about 1.2 heights apart).
+PARAGRAPH_GAP = 1.6
+# Lines whose font sizes differ by more than this factor belong to different
+# blocks (a heading above its paragraph).
+FONT_SIZE_CHANGE = 1.15
+
+
+@dataclass(frozen=True)
+class BlockLabel:
+    """What a block is, independent of where its text landed."""
+
+    struct_type: str = "P"  # standard structure type: P, H1..H6, LI, TD, TH, Caption...
+    struct_path: tuple[str, ...] = ("P",)  # standard types from the top: Document/Sect/P
+    heading_level: int | None = None
+    lang: str | None = None  # /Lang (§14.9.2)
+    header_cell: bool = False  # a table header cell (TH)
+    alt: str | None = None  # /Alt of a Figure (§14.9.3)
+
+
+@dataclass(frozen=True)
+class Block:
+    text: str
+    struct_type: str
+    struct_path: tuple[str, ...]
+    heading_level: int | None
+    mcids: tuple[int, ...]
+    bbox: tuple[float, float, float, float]  # x0, y0, x1, y1 in the page's user space
+    char_start: int  # span in the page text: text == page_text[char_start:char_end]
+    char_end: int
+    lang: str | None = None
+    header_cell: bool = False
+    alt: str | None = None
+
+
+def build_blocks(
+    table: GlyphTable,
+    joined: JoinedText,
+    new_block: np.ndarray,
+    label_index: np.ndarray,
+    labels: Sequence[BlockLabel],
+) -> tuple[Block, ...]:
+    """One block per run of emitted glyphs; `new_block` marks the glyphs that
+    start a run, `label_index` says (per glyph) which label a run carries."""
+    n = len(joined.order)
+    if n == 0:
+        return ()
+    new_block = new_block.copy()
+    new_block[0] = True
+    starts = np.flatnonzero(new_block)
+    ends = np.concatenate([starts[1:], [n]])
+    corners = table.quad[joined.order]  # (n, 4, 2)
+    low = corners.min(axis=1)
+    high = corners.max(axis=1)
+    mcids = table.mcid[joined.order]
+    blocks = []
+    for start, end in zip(starts.tolist(), ends.tolist()):
+        label = labels[int(label_index[start])]
+        char_start, char_end = int(joined.char_start[start]), int(joined.char_end[end - 1])
+        run_mcids = mcids[start:end]
+        run_mcids = run_mcids[run_mcids != NO_MCID]
+        x0, y0 = low[start:end].min(axis=0)
+        x1, y1 = high[start:end].max(axis=0)
+        blocks.append(
+            Block(
+                text=joined.text[char_start:char_end],
+                struct_type=label.struct_type,
+                struct_path=label.struct_path,
+                heading_level=label.heading_level,
+                mcids=tuple(dict.fromkeys(run_mcids.tolist())),
+                bbox=(round(float(x0), 3), round(float(y0), 3), round(float(x1), 3), round(float(y1), 3)),
+                char_start=char_start,
+                char_end=char_end,
+                lang=label.lang,
+                header_cell=label.header_cell,
+                alt=label.alt,
+            )
+        )
+    return tuple(blocks)
+
+
+def geometric_block_starts(table: GlyphTable, joined: JoinedText) -> np.ndarray:
+    """Per emitted glyph: does a new geometric block start here? At a line
+    break with a paragraph-sized gap, a font-size change, or a move back up."""
+    n = len(joined.order)
+    new_block = np.zeros(n, dtype=bool)
+    if n > 1:
+        order = joined.order
+        prev, cur = order[:-1], order[1:]
+        height = np.maximum(table.height[prev], table.height[cur])
+        # move_across is negative when the next line lies below (y grows upwards).
+        across = joined.move_across[1:]
+        small = np.maximum(np.minimum(table.font_size[prev], table.font_size[cur]), 1e-9)
+        size_ratio = np.maximum(table.font_size[prev], table.font_size[cur]) / small
+        new_block[1:] = (joined.separator[1:] == LINE_BREAK) & (
+            (-across > PARAGRAPH_GAP * height) | (across > 0) | (size_ratio > FONT_SIZE_CHANGE)
+        )
+    return new_block
+
+
+def geometric_blocks(table: GlyphTable, joined: JoinedText) -> tuple[Block, ...]:
+    """Blocks from geometry alone; every one is a P (layout mode will tell
+    headings apart)."""
+    n = len(joined.order)
+    starts = geometric_block_starts(table, joined)
+    return build_blocks(table, joined, starts, np.zeros(n, dtype=np.int64), (BlockLabel(),))

@@ -1,0 +1,168 @@
+"""Reading orders: which glyphs of a page become text, in which order, in which blocks.
+
+- ``read_stream``: visible glyphs in content-stream order (vertical columns
+  right to left), geometric blocks.
+- ``read_structure``: the tagged-PDF reading (ISO 32000-1 §14.8.2.3): the
+  page's glyphs bucketed by (stream, MCID) and emitted in the order the
+  structure tree references them; one block per element that owns content; a
+  new block element starts a new line. Glyphs the tree does not cover (no
+  MCID, or an MCID it never references) follow as a geometric tail: their count
+  is ``untagged_glyphs``. Artifacts (§14.8.2.2) are left out unless configured.
+
+Both produce a ``PageReading``; ``document.py`` picks between them (auto mode).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+
+import numpy as np
+
+from ragprep.extract.blocks import Block, BlockLabel, build_blocks, geometric_block_starts, geometric_blocks
+from ragprep.extract.config import ExtractConfig
+from ragprep.extract.geometric import JoinedText, join, stream_order, text_glyphs
+from ragprep.extract.glyphs import NO_MCID, GlyphTable
+from ragprep.extract.structure import StructTree
+
+
+@dataclass(frozen=True)
+class PageReading:
+    """Text of one page in one reading order."""
+
+    joined: JoinedText
+    blocks: tuple[Block, ...]
+    # Visible, non-artifact glyphs the reading did not place by structure.
+    untagged_glyphs: int
+
+
+@dataclass(frozen=True)
+class Unavailable:
+    """The reading does not apply to this page, and why."""
+
+    reason: str
+
+
+def read_stream(table: GlyphTable, config: ExtractConfig) -> PageReading:
+    joined = join(table, stream_order(table, config), config)
+    untagged = int((table.visible & ~table.artifact & (table.mcid == NO_MCID)).sum())
+    return PageReading(joined, geometric_blocks(table, joined), untagged)
+
+
+# Tail glyphs (outside the structure) form blocks of their own.
+_UNTAGGED_LABEL = BlockLabel(struct_type="P", struct_path=())
+
+
+def read_structure(
+    table: GlyphTable,
+    tree: StructTree | None,
+    page_key: tuple[int, int],
+    has_struct_parents: bool,
+    config: ExtractConfig,
+) -> PageReading | Unavailable:
+    if tree is None:
+        return Unavailable("the document has no structure tree (/StructTreeRoot)")
+    candidates = text_glyphs(table)
+    marked = table.mcid[candidates] != NO_MCID
+    refs = tree.page_refs(page_key)
+    if not refs:
+        if marked.any() and not has_struct_parents:
+            return Unavailable(
+                "the page's marked content has no /StructParents and the structure tree never references it"
+            )
+        if len(candidates):
+            return Unavailable("the structure tree references no content on this page")
+    if not config.include_artifacts:
+        keep = ~table.artifact[candidates]
+        candidates, marked = candidates[keep], marked[keep]
+
+    # Rank of each glyph's (stream, MCID) in the tree's order; -1 when the
+    # tree does not reference it on this page.
+    ref_keys = np.array([(r.stream << 32) | r.mcid for r in refs], dtype=np.int64)
+    glyph_keys = (table.mcid_stream[candidates] << 32) | np.where(marked, table.mcid[candidates], 0)
+    rank = np.full(len(candidates), -1, dtype=np.int64)
+    if len(ref_keys):
+        sorter = np.argsort(ref_keys, kind="stable")
+        position = np.searchsorted(ref_keys, glyph_keys, sorter=sorter)
+        position = np.minimum(position, len(ref_keys) - 1)
+        found = marked & (ref_keys[sorter[position]] == glyph_keys)
+        rank[found] = sorter[position[found]]
+    tagged = rank >= 0
+    # Stable sort: glyphs of one marked-content sequence keep stream order.
+    by_rank = np.argsort(rank[tagged], kind="stable")
+    tagged_glyphs = candidates[tagged][by_rank]
+    tagged_rank = rank[tagged][by_rank]
+    tail = candidates[~tagged]
+    untagged_count = int((~table.artifact[tail]).sum())
+
+    element_of_ref = np.array([r.element for r in refs], dtype=np.int64)
+    element = element_of_ref[tagged_rank] if len(tagged_rank) else np.zeros(0, dtype=np.int64)
+    table, tagged_glyphs, element = _apply_actual_text(table, tree, tagged_glyphs, element)
+
+    # Owner per glyph: the nearest block-level element; -1 for the tail.
+    owner_of_glyph = np.full(len(table), -1, dtype=np.int64)
+    owner_of_glyph[tagged_glyphs] = _block_owners(tree)[element]
+    order = np.concatenate([tagged_glyphs, tail])
+    owner = owner_of_glyph[order]
+    element_starts = np.concatenate([[False], owner[1:] != owner[:-1]])
+    joined = join(table, order, config, break_before=element_starts)
+
+    # join() may reorder glyphs inside right-to-left lines: read owners again.
+    owner = owner_of_glyph[joined.order]
+    new_block = np.concatenate([[True], owner[1:] != owner[:-1]])
+    new_block |= (owner == -1) & geometric_block_starts(table, joined)
+    owners = np.unique(owner)
+    labels = [_label(tree, int(o)) if o >= 0 else _UNTAGGED_LABEL for o in owners]
+    label_index = np.searchsorted(owners, owner)
+    blocks = build_blocks(table, joined, new_block, label_index, labels)
+    return PageReading(joined, blocks, untagged_count)
+
+
+def _block_owners(tree: StructTree) -> np.ndarray:
+    """Per element, the nearest block-level element at or above it; itself
+    when none is. Parents come before children in ``tree.elements``."""
+    owner = np.arange(len(tree.elements), dtype=np.int64)
+    for element in tree.elements:
+        if not element.block and element.parent >= 0:
+            parent_owner = owner[element.parent]
+            if tree.elements[parent_owner].block:
+                owner[element.index] = parent_owner
+    return owner
+
+
+def _label(tree: StructTree, index: int) -> BlockLabel:
+    element = tree.elements[index]
+    return BlockLabel(
+        struct_type=element.type,
+        struct_path=element.path,
+        heading_level=element.heading_level,
+        lang=element.lang,
+        header_cell=element.header_cell,
+        alt=element.alt,
+    )
+
+
+def _apply_actual_text(
+    table: GlyphTable, tree: StructTree, glyphs: np.ndarray, element: np.ndarray
+) -> tuple[GlyphTable, np.ndarray, np.ndarray]:
+    """/ActualText on an element replaces the text of all its content (§14.9.4):
+    its first glyph carries the replacement, the others drop out."""
+    if not len(glyphs):
+        return table, glyphs, element
+    owners = np.array([e.actual_text_owner for e in tree.elements], dtype=np.int64)[element]
+    if (owners < 0).all():
+        return table, glyphs, element
+    text = table.text.copy()
+    keep = np.ones(len(glyphs), dtype=bool)
+    seen: set[int] = set()
+    for i, owner in enumerate(owners.tolist()):
+        if owner < 0:
+            continue
+        if owner in seen:
+            keep[i] = False
+            continue
+        seen.add(owner)
+        replacement = tree.elements[owner].actual_text or ""
+        text[glyphs[i]] = replacement
+        keep[i] = bool(replacement)
+    return dataclasses.replace(table, text=text), glyphs[keep], element[keep]
