@@ -23,7 +23,9 @@ from ragprep.extract.blocks import Block, BlockLabel, build_blocks, geometric_bl
 from ragprep.extract.config import ExtractConfig
 from ragprep.extract.geometric import JoinedText, join, stream_order, text_glyphs
 from ragprep.extract.glyphs import NO_MCID, GlyphTable
-from ragprep.extract.structure import StructTree
+from ragprep.extract.structure import PDF17_STANDARD_TYPES, PDF20_STANDARD_TYPES, StructElement, StructTree
+
+_STANDARD_TYPES = PDF17_STANDARD_TYPES | PDF20_STANDARD_TYPES
 
 
 @dataclass(frozen=True)
@@ -118,14 +120,20 @@ def read_structure(
     return PageReading(joined, blocks, untagged_count)
 
 
+def _is_block(element: StructElement) -> bool:
+    # A type no role map resolved means nothing standard: treat it as a block
+    # of its own rather than melt its text into whatever encloses it.
+    return element.block or element.type not in _STANDARD_TYPES
+
+
 def _block_owners(tree: StructTree) -> np.ndarray:
     """Per element, the nearest block-level element at or above it; itself
     when none is. Parents come before children in ``tree.elements``."""
     owner = np.arange(len(tree.elements), dtype=np.int64)
     for element in tree.elements:
-        if not element.block and element.parent >= 0:
+        if not _is_block(element) and element.parent >= 0:
             parent_owner = owner[element.parent]
-            if tree.elements[parent_owner].block:
+            if _is_block(tree.elements[parent_owner]):
                 owner[element.index] = parent_owner
     return owner
 
