@@ -72,7 +72,7 @@ def read_structure(
             return Unavailable(
                 "the page's marked content has no /StructParents and the structure tree never references it"
             )
-        if len(candidates):
+        if (~table.artifact[candidates]).any():
             return Unavailable("the structure tree references no content on this page")
     if not config.include_artifacts:
         keep = ~table.artifact[candidates]
@@ -111,7 +111,8 @@ def read_structure(
 
     # join() may reorder glyphs inside right-to-left lines: read owners again.
     owner = owner_of_glyph[joined.order]
-    new_block = np.concatenate([[True], owner[1:] != owner[:-1]])
+    new_block = np.ones(len(owner), dtype=bool)
+    new_block[1:] = owner[1:] != owner[:-1]
     new_block |= (owner == -1) & geometric_block_starts(table, joined)
     owners = np.unique(owner)
     labels = [_label(tree, int(o)) if o >= 0 else _UNTAGGED_LABEL for o in owners]

@@ -235,3 +235,14 @@ def test_auto_falls_back_to_geometry_above_a_quarter_untagged():
     result = read(_page_with_untagged_share(29, 11), mode="auto")
     assert result.mode == "stream"
     assert result.fallback == "untagged 28% > 25%"
+
+
+def test_tagged_page_whose_only_text_is_artifacts_reads_as_empty():
+    b = PdfBuilder()
+    f = b.add_standard_font("Helvetica", widths=True)
+    page = b.add_page(f"/Artifact BMC {line(f, 72, 760, 'Running head')} EMC")
+    other = b.add_page(line(f, 72, 700, "Body", 0))
+    b.set_struct_tree([b.struct_element("P", [0], page=other)])
+    result = read(b)
+    assert (result.mode, result.text, result.blocks) == ("structure", "", ())
+    assert (result.glyphs, result.artifact_glyphs) == (12, 12)

@@ -1,0 +1,895 @@
+"""The tagged-PDF structure tree (ISO 32000-1 §14.7, §14.8), read once per document.
+
+``read_struct_tree(pdf)`` walks /StructTreeRoot /K a single time and returns
+plain data: every structure element (standard type after the role map, struct
+path, heading level, /ActualText, /Alt, /Lang) and, per page, the marked content
+the tree assigns to it in author order. Structure-mode page text is built on
+top of this (one dictionary lookup per page), so a 500-page document costs one
+pass over its tree, not one per page.
+
+The walk
+--------
+Depth first, in the order of /K (§14.7.2: the order of the kids is the logical
+reading order), with an explicit stack instead of recursion so that a tree
+thousands of levels deep cannot raise RecursionError. Each stack item is one of
+
+* an element to visit (a dictionary with /S; /Type /StructElem is optional);
+* a piece of marked content to record: an integer MCID kid (§14.7.4.2) or a
+  marked-content reference dictionary (/Type /MCR, §14.7.4.3). Its page is the
+  MCR's own /Pg, else the nearest /Pg on the element or its ancestors (Table
+  323); its stream is the page (``PAGE_STREAM``) or, for an MCR with /Stm, the
+  object number of that form XObject. /StmOwn (annotation appearances) is
+  ignored: ragprep never paints appearance streams;
+* an "exit" marker that takes an element off the current path once its kids
+  are done, which is how cycles are told apart from shared subtrees.
+
+Object references (/Type /OBJR, §14.7.4.3: annotations, form fields) carry no
+page content; they are only counted per page. /K arrays nested in /K arrays are
+not allowed by the spec but are flattened in place.
+
+A kid dictionary with /S is an element; otherwise /Type /MCR or an /MCID key
+makes an MCR and /Type /OBJR or an /Obj key an OBJR (producers omit /Type);
+/Type /StructElem without /S is an element of no type, read as NonStruct.
+An element's kids are classified and their types resolved when the element is
+expanded, so the element already knows whether it has a heading kid; that is
+what the nesting rule for plain H needs (see ``StructElement.heading_level``).
+Content kids of an element without kid elements are recorded right away (in
+depth-first order they follow the element itself), which keeps leaves cheap.
+
+Defences (each becomes a warning on ``StructTree.warnings``, never an
+exception):
+
+* depth: an element deeper than ``max_depth`` (root kids are depth 1) is
+  dropped with its subtree;
+* cycles: a kid that is an indirect object already on the current path (an
+  ancestor, or the root itself) ends that branch;
+* shared subtrees: an indirect element, MCR or /K array reached a second time
+  from another parent is skipped: each object is visited once, so the walk is
+  O(size of the tree) and always terminates;
+* content whose /Pg is missing everywhere is placed through the /ParentTree
+  (§14.7.4.4: the page whose /StructParents array lists the element at index
+  MCID) or, when the /ParentTree places nothing at all, on the only page of a
+  one-page document; otherwise it is dropped, as is content on an object that
+  is not a page of the document, or a (stream, MCID) already assigned on
+  that page (the first assignment in author order wins);
+* malformed kids (strings, names, reals, null, negative MCIDs, dictionaries
+  with neither /S nor /MCID nor /Obj) are skipped.
+
+Role map
+--------
+§14.7.3 and §14.8.4: /RoleMap maps non-standard structure types to standard
+ones, possibly through a chain (A -> B -> P). Chains are followed until a
+standard type; a cycle (A -> B -> A) or a chain that ends on a non-standard
+type leaves the raw type. Choices, documented because the spec leaves room:
+
+* In the default namespace an entry of /RoleMap is always followed, even for
+  a standard type: ISO 32000-1 §14.7.3 says an element name "shall always be
+  mapped to its corresponding name in the role map, if there is one, even if
+  the original name is one of the standard types". PDF/UA-1 §7.1 forbids
+  remapping the PDF 1.7 standard types, so doing it is a warning; an identity
+  entry (/Document /Document, written by LibreOffice) is silent.
+* A type without an entry is standard when it is a PDF 1.7 type or one of
+  PDF 2.0's additions (Title, FENote, Sub, Em, Strong, Aside,
+  DocumentFragment, Artifact). Writers map the 2.0 names for 1.7 readers
+  (Word maps /Title to /H1, LibreOffice to /P) and that mapping wins, as
+  above; unmapped, they keep their PDF 2.0 meaning.
+* Namespaces (ISO 32000-2 §14.8.6): an element whose /NS is the PDF 2.0
+  standard namespace keeps its 2.0 type (Title, Aside, H7...); one in another
+  namespace follows that namespace's /RoleMapNS (a name value lands in the
+  default namespace, an array [type namespace] in the given one), falling back
+  to /RoleMap when /RoleMapNS has no entry. MathML types are kept as written.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from types import MappingProxyType
+from typing import Any, NamedTuple
+
+import pikepdf
+from pikepdf import ObjectType
+
+from ragprep.extract.glyphs import PAGE_STREAM
+
+__all__ = [
+    "BLOCK_TYPES",
+    "MarkedContentRef",
+    "PDF17_STANDARD_TYPES",
+    "PDF20_STANDARD_TYPES",
+    "PageKey",
+    "StructElement",
+    "StructTree",
+    "page_struct_parents",
+    "read_struct_tree",
+]
+
+# A page is identified by its object's (object number, generation).
+PageKey = tuple[int, int]
+
+# §14.8.4, Tables 333-338 (grouping, block-level, list, table, inline-level,
+# illustration elements): the PDF 1.7 standard structure types.
+PDF17_STANDARD_TYPES = frozenset(
+    {
+        # grouping elements §14.8.4.2
+        "Document", "Part", "Art", "Sect", "Div", "BlockQuote", "Caption",
+        "TOC", "TOCI", "Index", "NonStruct", "Private",
+        # paragraphlike elements §14.8.4.3.2
+        "H", "H1", "H2", "H3", "H4", "H5", "H6", "P",
+        # list elements §14.8.4.3.3
+        "L", "LI", "Lbl", "LBody",
+        # table elements §14.8.4.3.4
+        "Table", "TR", "TH", "TD", "THead", "TBody", "TFoot",
+        # inline-level elements §14.8.4.4
+        "Span", "Quote", "Note", "Reference", "BibEntry", "Code", "Link",
+        "Annot", "Ruby", "RB", "RT", "RP", "Warichu", "WT", "WP",
+        # illustration elements §14.8.4.5
+        "Figure", "Formula", "Form",
+    }
+)  # fmt: skip
+
+# ISO 32000-2 §14.8.4: types added by the PDF 2.0 standard structure namespace.
+PDF20_STANDARD_TYPES = frozenset(
+    {"DocumentFragment", "Aside", "Title", "FENote", "Sub", "Em", "Strong", "Artifact"}
+)
+
+# Where a new block starts on a new line: grouping elements (§14.8.4.2) except
+# the transparent NonStruct/Private, paragraphlike, list items, table parts
+# (§14.8.4.3), Note (footnotes are set apart in practice although §14.8.4.4
+# lists Note as inline), Figure and Formula (§14.8.4.5), and PDF 2.0's
+# DocumentFragment, Aside, Title, FENote and Sub (a line of a poem or of code).
+# Lbl and LBody are not blocks: LI already starts the line and "1. Text" stays
+# one line; block elements inside LBody (P, L) still break.
+BLOCK_TYPES = frozenset(
+    {
+        "Document", "Part", "Art", "Sect", "Div", "BlockQuote", "Caption",
+        "TOC", "TOCI", "Index",
+        "H", "H1", "H2", "H3", "H4", "H5", "H6", "P",
+        "L", "LI",
+        "Table", "TR", "TH", "TD", "THead", "TBody", "TFoot",
+        "Note", "Figure", "Formula",
+        "DocumentFragment", "Aside", "Title", "FENote", "Sub",
+    }
+)  # fmt: skip
+
+# Elements whose heading kid (H, Hn) makes them a level of the outline, for the
+# nesting rule of plain H (§14.8.4.3.2: "H ... should be the first child of the
+# division that it heads").
+_SECTIONING_TYPES = frozenset({"Part", "Art", "Sect", "Div"})
+
+_NUMBERED_HEADING = re.compile(r"H([1-9][0-9]*)")
+
+# ISO 32000-2 §14.8.6: namespace URIs with a fixed meaning.
+_NS_PDF17 = "http://iso.org/pdf/ssn"
+_NS_PDF20 = "http://iso.org/pdf2/ssn"
+_NS_MATHML = "http://www.w3.org/1998/Math/MathML"
+
+_WARN_PREFIX = "structure tree: "
+
+
+# --------------------------------------------------------------------------- public types
+
+
+@dataclass(frozen=True)
+class StructElement:
+    """One structure element (§14.7.2, Table 323), in document order."""
+
+    # Position in StructTree.elements: depth-first order of first visit.
+    index: int
+    # Standard structure type after the role map (§14.7.3, §14.8.4); the raw
+    # type when it maps to nothing standard; "NonStruct" for an element whose
+    # /S is missing or not a name (a grouping with no meaning of its own, §14.8.4.2).
+    type: str
+    # /S as written, without the slash ("" when /S is missing).
+    raw_type: str
+    # Index of the parent element; -1 for kids of /StructTreeRoot.
+    parent: int
+    # Standard types from the top down to this element: ("Document", "Sect", "P").
+    path: tuple[str, ...]
+    # H1-H6 (and PDF 2.0's Hn): n. Plain H: 1 + the number of its ancestors,
+    # other than its own parent, that are Part/Art/Sect/Div elements with a
+    # heading kid (H or Hn). So Sect/H is 1, Sect(H)/Sect/H is 2, Sect(H)/P/H
+    # is 2. None for anything else.
+    heading_level: int | None
+    # Text of a new block element starts on a new line (BLOCK_TYPES).
+    block: bool
+    # /ActualText (§14.9.4): replaces the text of all content of this element.
+    actual_text: str | None
+    # /Alt (§14.9.3): alternate description, typically of a Figure.
+    alt: str | None
+    # /Lang (§14.9.2), inherited from the nearest ancestor that has one, else
+    # the catalog's /Lang; None when none applies or the tag is "" (unknown).
+    lang: str | None
+    # A header cell: type "TH" (§14.8.4.3.4).
+    header_cell: bool
+    # --- additions to the contract ---
+    # (object number, generation) of the element; None for a direct object.
+    ref: tuple[int, int] | None
+    # The page in effect for this element: its /Pg, else the nearest ancestor's.
+    page: PageKey | None
+    # Index of the outermost element, this one or an ancestor, with /ActualText:
+    # its text replaces all content beneath it (§14.9.4). -1 when none.
+    actual_text_owner: int
+
+
+@dataclass(frozen=True)
+class MarkedContentRef:
+    """A marked-content sequence the tree assigns to a page (§14.7.4.2-3)."""
+
+    mcid: int
+    # PAGE_STREAM, or the object number of the form XObject named by the MCR's /Stm.
+    stream: int
+    # Index of the StructElement that owns this content directly.
+    element: int
+
+
+@dataclass(frozen=True)
+class StructTree:
+    """The whole structure tree of a document, as plain data."""
+
+    elements: tuple[StructElement, ...]
+    # Per page (its objgen), the marked content assigned to it in author order
+    # (depth-first order of /K, §14.7.2); each (stream, MCID) at most once.
+    page_content: Mapping[PageKey, tuple[MarkedContentRef, ...]]
+    # Per page, the number of /OBJR kids (annotations, form fields) skipped.
+    object_refs: Mapping[PageKey, int]
+    # What was wrong with the tree, deduplicated, with counts.
+    warnings: tuple[str, ...]
+
+    def page_refs(
+        self, page: PageKey | pikepdf.Page | pikepdf.Object
+    ) -> tuple[MarkedContentRef, ...]:
+        """The page's marked content in author order; () when the tree has none."""
+        return self.page_content.get(_page_key(page), ())
+
+
+def page_struct_parents(page: pikepdf.Page | pikepdf.Object) -> int | None:
+    """The page's /StructParents key into the /ParentTree (§14.7.4.4), if valid.
+
+    /StructParents is required on a page with structural content items (Table
+    30): a page whose content has MCIDs but no /StructParents has marked
+    content that the structure tree cannot own.
+    """
+    obj = page.obj if isinstance(page, pikepdf.Page) else page
+    try:
+        value = obj.get("/StructParents")
+    except (pikepdf.PdfError, AttributeError, TypeError, ValueError):
+        return None
+    if type(value) is int and value >= 0:
+        return value
+    return None
+
+
+def read_struct_tree(pdf: pikepdf.Pdf, *, max_depth: int = 128) -> StructTree | None:
+    """Read the document's structure tree in one pass.
+
+    None when the catalog has no /StructTreeRoot, or it is not a dictionary.
+    Broken objects inside the tree become warnings, never exceptions.
+    """
+    try:
+        root = pdf.Root.get("/StructTreeRoot")
+    except (pikepdf.PdfError, AttributeError, TypeError, ValueError):
+        return None
+    if not _is(root, ObjectType.dictionary):
+        return None
+    return _Walker(pdf, root, max_depth).run()
+
+
+# --------------------------------------------------------------------------- helpers
+
+
+def _page_key(page: PageKey | pikepdf.Page | pikepdf.Object) -> PageKey:
+    if isinstance(page, tuple):
+        return page
+    obj = page.obj if isinstance(page, pikepdf.Page) else page
+    return obj.objgen
+
+
+def _is(obj: Any, code: ObjectType) -> bool:
+    """``obj`` is a pikepdf object of this type (cheaper than isinstance checks)."""
+    return type(obj) is pikepdf.Object and obj._type_code is code
+
+
+def _name(obj: Any) -> str | None:
+    """A name without its slash, or None."""
+    if _is(obj, ObjectType.name_):
+        return str(obj)[1:]
+    return None
+
+
+class _Warnings:
+    """Warnings counted by message; rendered once each with the count."""
+
+    def __init__(self) -> None:
+        self._counts: Counter[str] = Counter()
+
+    def add(self, message: str) -> None:
+        self._counts[message] += 1
+
+    def render(self) -> tuple[str, ...]:
+        return tuple(
+            _WARN_PREFIX + (msg if n == 1 else f"{msg} ({n} times)") for msg, n in self._counts.items()
+        )
+
+
+# --------------------------------------------------------------------------- role map
+
+
+class _Namespace(NamedTuple):
+    key: object  # identifies the namespace in caches (see _Roles.namespace)
+    uri: str | None
+    # RoleMapNS: type -> (target type, target namespace object or None = default)
+    role_map: Mapping[str, tuple[str, pikepdf.Object | None]]
+
+
+class _Roles:
+    """Resolves raw structure types to standard ones (§14.7.3, ISO 32000-2 §14.8.6)."""
+
+    def __init__(self, root: pikepdf.Object, warnings: _Warnings) -> None:
+        self._warnings = warnings
+        self._role_map: dict[str, str] = {}
+        role_map = root.get("/RoleMap")
+        if _is(role_map, ObjectType.dictionary):
+            for key, value in role_map.items():
+                target = _name(value)
+                if target is None:
+                    warnings.add(f"/RoleMap entry {key} is not a name; ignored")
+                else:
+                    self._role_map[key[1:]] = target
+        self._namespaces: dict[object, _Namespace] = {}
+
+    def namespace(self, obj: Any) -> _Namespace | None:
+        """The parsed namespace dictionary (ISO 32000-2 §14.8.6.2), or None."""
+        if not _is(obj, ObjectType.dictionary):
+            return None
+        objgen = obj.objgen
+        cached = self._namespaces.get(objgen) if objgen != (0, 0) else None
+        if cached is not None:
+            return cached
+        keys = obj.keys()
+        uri_obj = obj["/NS"] if "/NS" in keys else None
+        uri = str(uri_obj) if _is(uri_obj, ObjectType.string) else None
+        role_map: dict[str, tuple[str, pikepdf.Object | None]] = {}
+        rmns = obj["/RoleMapNS"] if "/RoleMapNS" in keys else None
+        if _is(rmns, ObjectType.dictionary):
+            for key, value in rmns.items():
+                target = _name(value)
+                first = _name(value[0]) if _is(value, ObjectType.array) and len(value) >= 2 else None
+                if target is not None:
+                    role_map[key[1:]] = (target, None)  # a name: the default namespace
+                elif first is not None:
+                    role_map[key[1:]] = (first, value[1])
+                else:
+                    self._warnings.add(f"/RoleMapNS entry {key} is malformed; ignored")
+        # The cache key of the namespace: its object, or for a direct dictionary
+        # (the spec wants an indirect one) its URI, unless it has its own role map.
+        key: object = objgen if objgen != (0, 0) else (uri if not role_map else object())
+        ns = _Namespace(key, uri, MappingProxyType(role_map))
+        if objgen != (0, 0):
+            self._namespaces[objgen] = ns
+        return ns
+
+    def resolve(self, raw: str, ns: _Namespace | None) -> tuple[str, str | None]:
+        """(standard type, warning or None) for ``raw`` in namespace ``ns``.
+
+        The walker caches the answer per (type, namespace).
+        """
+        current, cur_ns = raw, ns
+        chain = [raw]
+        visited: set[tuple[str, object]] = set()
+        problem: str | None = None
+        while True:
+            step = (current, cur_ns.key if cur_ns is not None else None)
+            if step in visited:
+                # §14.7.3: "circular chains of association shall not be permitted".
+                return raw, f"/RoleMap cycle {' -> '.join(chain)}; raw type /{raw} kept"
+            visited.add(step)
+            uri = cur_ns.uri if cur_ns is not None else None
+            target: tuple[str, pikepdf.Object | None] | None = None
+            if uri is None or uri == _NS_PDF17:
+                # The default namespace is PDF 1.7's (ISO 32000-2 §14.8.6.1).
+                if cur_ns is not None:
+                    target = cur_ns.role_map.get(current)
+                mapped = self._role_map.get(current)
+                if target is None and mapped is not None and mapped != current:
+                    # §14.7.3: mapped "even if the original name is one of the standard types".
+                    if current in PDF17_STANDARD_TYPES:
+                        problem = (
+                            f"/RoleMap remaps standard type /{current} to /{mapped}; followed (§14.7.3)"
+                        )
+                    target = (mapped, None)
+                if target is None:
+                    standard = current in PDF17_STANDARD_TYPES or current in PDF20_STANDARD_TYPES
+                    return (current if standard else raw), problem
+            elif uri == _NS_PDF20:
+                if (
+                    current in PDF17_STANDARD_TYPES
+                    or current in PDF20_STANDARD_TYPES
+                    or _NUMBERED_HEADING.fullmatch(current)
+                ):
+                    return current, problem
+                target = cur_ns.role_map.get(current) if cur_ns is not None else None
+                if target is None:
+                    return raw, problem
+            elif uri == _NS_MATHML:
+                return current, problem  # MathML's own vocabulary (ISO 32000-2 §14.8.6.3)
+            else:
+                if cur_ns is not None:
+                    target = cur_ns.role_map.get(current)
+                if target is None and current in self._role_map:
+                    target = (self._role_map[current], None)  # lenient: the 1.7 role map
+                if target is None:
+                    return raw, problem
+            current = target[0]
+            cur_ns = self.namespace(target[1]) if target[1] is not None else None
+            chain.append(current)
+
+
+# --------------------------------------------------------------------------- the walk
+
+
+class _Ctx(NamedTuple):
+    """What an element hands down to its kid elements."""
+
+    index: int  # the element whose kids these are; -1 for the root
+    page: PageKey | None  # /Pg in effect (Table 323: inherited from ancestors)
+    lang: str | None  # /Lang in effect (§14.9.2.1)
+    path: tuple[str, ...]
+    depth: int  # depth of that element: 0 for the root, 1 for the root's kids
+    headed_incl: int  # headed sectioning elements among that element and its ancestors
+    headed_excl: int  # the same among its ancestors only
+    actual_text_owner: int
+
+
+class _TypeInfo(NamedTuple):
+    """What a standard type implies, computed once per type."""
+
+    block: bool
+    heading: bool  # H or Hn: makes a sectioning parent "headed"
+    numbered_level: int | None  # n for Hn
+    sectioning: bool
+
+
+def _type_info(std: str) -> _TypeInfo:
+    numbered = _NUMBERED_HEADING.fullmatch(std)
+    level = int(numbered.group(1)) if numbered else None
+    heading = std == "H" or level is not None
+    return _TypeInfo(std in BLOCK_TYPES or heading, heading, level, std in _SECTIONING_TYPES)
+
+
+# Stack items: (_ELEMENT, obj, keys, raw type, standard type, _TypeInfo, ctx),
+# (_CONTENT, mcid, stream, page, element index), (_EXIT, objgen).
+_ELEMENT, _CONTENT, _EXIT = 0, 1, 2
+
+_NO_OBJGEN = (0, 0)  # objgen of a direct object
+_OBJECT = pikepdf.Object
+_DICT, _ARRAY = ObjectType.dictionary, ObjectType.array
+_NULL, _NAME = ObjectType.null, ObjectType.name_
+
+_CYCLE = "cycle: a /K points back to an ancestor; that branch ends there"
+_DIRECT_UNDER_ROOT = "marked content directly under /StructTreeRoot; dropped"
+
+
+class _Walker:
+    def __init__(self, pdf: pikepdf.Pdf, root: pikepdf.Object, max_depth: int) -> None:
+        self._pdf = pdf
+        self._root = root
+        self._max_depth = max_depth
+        self._warnings = _Warnings()
+        self._roles = _Roles(root, self._warnings)
+        self._type_infos: dict[str, _TypeInfo] = {}
+        # (/S as written, namespace key) -> (raw, standard, info, role-map warning)
+        self._resolved: dict[tuple[str, object], tuple[str, str, _TypeInfo, str | None]] = {}
+        self._elements: list[StructElement] = []
+        self._content: dict[PageKey, list[MarkedContentRef]] = {}
+        self._claimed: dict[PageKey, set[tuple[int, int]]] = {}
+        self._object_refs: Counter[PageKey] = Counter()
+        # Indirect objects visited (elements, MCRs, OBJRs, /K arrays) and those
+        # on the current path (the root and the open elements).
+        self._seen: set[tuple[int, int]] = set()
+        self._on_path: set[tuple[int, int]] = {root.objgen}
+        self._stack: list[tuple] = []
+        self._pages = _page_list(pdf)
+        self._page_set = frozenset(self._pages) if self._pages is not None else None
+        # (element objgen, MCID) -> page, from /ParentTree; built only when
+        # some content has no /Pg (see _page_of_orphan).
+        self._parent_tree_pages: dict[tuple[tuple[int, int], int], PageKey] | None = None
+
+    # ---------------------------------------------------------------- driver
+
+    def run(self) -> StructTree:
+        warn = self._warnings.add
+        lang = None
+        try:
+            lang_obj = self._pdf.Root.get("/Lang")  # the document default (§14.9.2.1)
+            lang = str(lang_obj) if _is(lang_obj, ObjectType.string) else None
+        except (pikepdf.PdfError, ValueError, TypeError):
+            pass
+        root_ctx = _Ctx(-1, None, lang, (), 0, 0, 0, -1)
+        try:
+            if "/K" in self._root.keys():
+                self._expand(self._root["/K"], root_ctx, sectioning=False)
+        except (pikepdf.PdfError, RecursionError, ValueError, TypeError, KeyError) as exc:
+            warn(f"/StructTreeRoot /K unreadable ({type(exc).__name__})")
+
+        stack = self._stack
+        while stack:
+            item = stack.pop()
+            try:
+                tag = item[0]
+                if tag == _ELEMENT:
+                    self._visit(item)
+                elif tag == _CONTENT:
+                    self._record(item)
+                else:
+                    self._on_path.discard(item[1])
+            except (pikepdf.PdfError, RecursionError, ValueError, TypeError, KeyError) as exc:
+                warn(f"unreadable structure object skipped ({type(exc).__name__})")
+
+        page_content = {page: tuple(refs) for page, refs in self._content.items()}
+        return StructTree(
+            elements=tuple(self._elements),
+            page_content=MappingProxyType(page_content),
+            object_refs=MappingProxyType(dict(self._object_refs)),
+            warnings=self._warnings.render(),
+        )
+
+    # ---------------------------------------------------------------- elements
+
+    def _visit(self, item: tuple) -> None:
+        _, obj, keys, raw, std, info, ctx = item
+        warn = self._warnings.add
+        objgen = obj.objgen
+        indirect = objgen != _NO_OBJGEN
+        if indirect:
+            # A direct object cannot close a cycle or have two parents on its
+            # own: a loop or a shared subtree always goes through an indirect one.
+            if objgen in self._on_path:
+                warn(_CYCLE)
+                return
+            if objgen in self._seen:
+                warn("element reached a second time (two parents, or listed twice); visited once")
+                return
+            self._seen.add(objgen)
+        depth = ctx.depth + 1
+        if depth > self._max_depth:
+            warn(f"tree deeper than {self._max_depth} levels; deeper elements and their content dropped")
+            return
+
+        page = ctx.page
+        if "/Pg" in keys:
+            pg = obj["/Pg"]
+            if type(pg) is _OBJECT and pg._type_code is _DICT:
+                page = pg.objgen
+            elif pg is not None:
+                warn("element /Pg is not a page dictionary; inherited page used")
+        lang = self._text(obj["/Lang"], "/Lang", ctx.lang) if "/Lang" in keys else ctx.lang
+        actual_text = alt = None
+        if "/ActualText" in keys:
+            actual_text = self._text(obj["/ActualText"], "/ActualText", None)
+        if "/Alt" in keys:
+            alt = self._text(obj["/Alt"], "/Alt", None)
+
+        index = len(self._elements)
+        owner = ctx.actual_text_owner
+        if owner < 0 and actual_text is not None:
+            owner = index
+        # Plain H: its level is its nesting depth among headed sections (see
+        # StructElement.heading_level); Hn says its level itself.
+        heading_level = 1 + ctx.headed_excl if std == "H" else info.numbered_level
+        path = ctx.path + (std,)
+        self._elements.append(
+            StructElement(
+                index=index,
+                type=std,
+                raw_type=raw,
+                parent=ctx.index,
+                path=path,
+                heading_level=heading_level,
+                block=info.block,
+                actual_text=actual_text,
+                alt=alt,
+                lang=lang or None,
+                header_cell=std == "TH",
+                ref=objgen if indirect else None,
+                page=page,
+                actual_text_owner=owner,
+            )
+        )
+        if "/K" not in keys:
+            return
+        if indirect:
+            self._on_path.add(objgen)
+            self._stack.append((_EXIT, objgen))
+        # headed_incl is completed in _expand, once the kids are known.
+        kid_ctx = _Ctx(index, page, lang, path, depth, ctx.headed_incl, ctx.headed_incl, owner)
+        self._expand(obj["/K"], kid_ctx, sectioning=info.sectioning)
+
+    def _info(self, std: str) -> _TypeInfo:
+        info = self._type_infos.get(std)
+        if info is None:
+            info = self._type_infos[std] = _type_info(std)
+        return info
+
+    def _text(self, value: Any, key: str, default: str | None) -> str | None:
+        """A PDF text string (§7.9.2.2) decoded by pikepdf (PDFDocEncoding, UTF-16BE, UTF-8)."""
+        if type(value) is _OBJECT and value._type_code is ObjectType.string:
+            return str(value)
+        if value is not None:
+            self._warnings.add(f"{key} is not a text string; ignored")
+        return default
+
+    # ---------------------------------------------------------------- kids
+
+    def _expand(self, k: Any, ctx: _Ctx, *, sectioning: bool) -> None:
+        """Classify the kids of /K (§14.7.2 Table 323) and schedule them in order.
+
+        Content kids of an element with no kid elements are recorded at once:
+        in depth-first order they come right after the element itself. Otherwise
+        every kid is pushed, the first one on top of the stack.
+        """
+        warn = self._warnings.add
+        index = ctx.index
+        kids: list[Any]
+        if type(k) is _OBJECT and k._type_code is _ARRAY:
+            kids = self._array_items(k)
+        else:
+            kids = [k]
+        items: list[tuple] = []
+        elements = False
+        headed = False
+        i = 0
+        while i < len(kids):
+            kid = kids[i]
+            i += 1
+            kind = type(kid)
+            if kind is int:  # an MCID on the page in effect (§14.7.4.2); bool is not int here
+                if index < 0:
+                    warn(_DIRECT_UNDER_ROOT)
+                elif kid < 0:
+                    warn("negative MCID; dropped")
+                else:
+                    items.append((_CONTENT, kid, PAGE_STREAM, ctx.page, index))
+                continue
+            code = kid._type_code if kind is _OBJECT else None
+            if code is _DICT:
+                keys = kid.keys()
+                if "/S" in keys:  # an element; /Type /StructElem is optional
+                    raw, std, info = self._element_type(kid, keys)
+                    elements = True
+                    headed = headed or info.heading
+                    items.append((_ELEMENT, kid, keys, raw, std, info, ctx))
+                    continue
+                kid_type = _name(kid["/Type"]) if "/Type" in keys else None
+                if kid_type == "MCR" or (kid_type is None and "/MCID" in keys):
+                    content = self._mcr(kid, keys, ctx)
+                    if content is not None:
+                        items.append(content)
+                elif kid_type == "OBJR" or (kid_type is None and "/Obj" in keys):
+                    self._objr(kid, keys, ctx)
+                elif kid_type == "StructElem":
+                    warn("element without a /S name; treated as NonStruct")
+                    elements = True
+                    items.append((_ELEMENT, kid, keys, "", "NonStruct", self._info("NonStruct"), ctx))
+                elif kid.objgen in self._on_path:  # e.g. the /StructTreeRoot itself
+                    warn(_CYCLE)
+                else:
+                    warn("/K kid dictionary is neither an element, an MCR nor an OBJR; ignored")
+            elif code is _ARRAY:
+                # Arrays inside /K are not in the spec but occur: inline them.
+                kids[i:i] = self._array_items(kid)
+            elif kid is None or code is _NULL:
+                warn("null kid in /K; ignored")
+            else:
+                warn(f"/K kid of unexpected kind ({_kind(kid)}); ignored")
+
+        if not elements:
+            for content in items:
+                self._record(content)
+            return
+        if sectioning and headed:
+            # This element heads a level of the outline: its kids and their
+            # descendants see one more headed ancestor.
+            ctx = ctx._replace(headed_incl=ctx.headed_incl + 1)
+            items = [(*it[:6], ctx) if it[0] == _ELEMENT else it for it in items]
+        items.reverse()
+        self._stack.extend(items)
+
+    def _array_items(self, array: pikepdf.Object) -> list[Any]:
+        """The items of a /K array; [] for an indirect array met before."""
+        objgen = array.objgen
+        if objgen != _NO_OBJGEN:
+            if objgen in self._seen:
+                self._warnings.add("/K array reached a second time; visited once")
+                return []
+            self._seen.add(objgen)
+        return list(array)
+
+    def _element_type(self, kid: pikepdf.Object, keys: set[str]) -> tuple[str, str, _TypeInfo]:
+        """(raw type, standard type, what it implies) of a kid element, via the role map."""
+        s = kid["/S"]
+        if type(s) is not _OBJECT or s._type_code is not _NAME:
+            self._warnings.add("element /S is not a name; treated as NonStruct")
+            return "", "NonStruct", self._info("NonStruct")
+        ns = self._roles.namespace(kid["/NS"]) if "/NS" in keys else None
+        key = (str(s), ns.key if ns is not None else None)
+        resolved = self._resolved.get(key)
+        if resolved is None:
+            raw = key[0][1:]
+            std, problem = self._roles.resolve(raw, ns)
+            resolved = self._resolved[key] = (raw, std, self._info(std), problem)
+        if resolved[3] is not None:
+            self._warnings.add(resolved[3])
+        return resolved[0], resolved[1], resolved[2]
+
+    def _mcr(self, kid: pikepdf.Object, keys: set[str], ctx: _Ctx) -> tuple | None:
+        """A marked-content reference (§14.7.4.3, Table 324) as a content item, or None."""
+        warn = self._warnings.add
+        objgen = kid.objgen
+        if objgen != _NO_OBJGEN:
+            if objgen in self._seen:
+                warn("MCR reached a second time; visited once")
+                return None
+            self._seen.add(objgen)
+        if ctx.index < 0:
+            warn(_DIRECT_UNDER_ROOT)
+            return None
+        mcid = kid["/MCID"] if "/MCID" in keys else None
+        if type(mcid) is not int or mcid < 0:
+            warn("MCR without a valid /MCID; dropped")
+            return None
+        page = ctx.page
+        if "/Pg" in keys:
+            pg = kid["/Pg"]
+            if _is(pg, _DICT):
+                page = pg.objgen  # overrides the element's /Pg (Table 324)
+            elif pg is not None:
+                warn("MCR /Pg is not a page dictionary; inherited page used")
+        stream = PAGE_STREAM
+        if "/Stm" in keys:
+            stm = kid["/Stm"]
+            if _is(stm, ObjectType.stream) and stm.objgen[0] > 0:
+                stream = stm.objgen[0]
+            elif stm is not None:  # null is the same as absent (§7.3.9)
+                warn("MCR /Stm is not a content stream; dropped")
+                return None
+        return (_CONTENT, mcid, stream, page, ctx.index)
+
+    def _objr(self, kid: pikepdf.Object, keys: set[str], ctx: _Ctx) -> None:
+        """An object reference (§14.7.4.3, Table 325): no page content, only counted."""
+        objgen = kid.objgen
+        if objgen != _NO_OBJGEN:
+            if objgen in self._seen:
+                return
+            self._seen.add(objgen)
+        page = ctx.page
+        if "/Pg" in keys:
+            pg = kid["/Pg"]
+            if _is(pg, _DICT):
+                page = pg.objgen
+        if page is None and self._pages is not None and len(self._pages) == 1:
+            page = self._pages[0]
+        if page is None:
+            self._warnings.add("object reference (OBJR) with no page; not counted")
+        else:
+            self._object_refs[page] += 1
+
+    # ---------------------------------------------------------------- content
+
+    def _record(self, item: tuple) -> None:
+        _, mcid, stream, page, element = item
+        if page is None:
+            page = self._page_of_orphan(mcid, stream, element)
+            if page is None:
+                return
+        elif self._page_set is not None and page not in self._page_set:
+            self._warnings.add("marked content on an object that is not a page of the document; dropped")
+            return
+        claimed = self._claimed.get(page)
+        if claimed is None:
+            claimed = self._claimed[page] = set()
+            self._content[page] = []
+        if (stream, mcid) in claimed:
+            self._warnings.add("marked content assigned twice on a page; first assignment kept")
+            return
+        claimed.add((stream, mcid))
+        self._content[page].append(MarkedContentRef(mcid, stream, element))
+
+    def _page_of_orphan(self, mcid: int, stream: int, element: int) -> PageKey | None:
+        """The page of content with no /Pg on its MCR, element or ancestors.
+
+        Table 323 makes /Pg optional only when the content's page is given some
+        other way, yet Word and Distiller leave it out. Lenient recovery, with
+        a warning: the page whose /StructParents array in /ParentTree
+        (§14.7.4.4) lists this element at index MCID; when the /ParentTree
+        places no element at all, the only page of a one-page document.
+        A /ParentTree that places other elements but not this one wins over the
+        one-page guess: a page extracted from a longer document keeps the whole
+        tree, and the other pages' content must not land on the survivor.
+        """
+        warn = self._warnings.add
+        if self._parent_tree_pages is None:
+            self._parent_tree_pages = self._read_parent_tree_pages()
+        ref = self._elements[element].ref
+        if self._parent_tree_pages:
+            page = self._parent_tree_pages.get((ref, mcid)) if stream == PAGE_STREAM else None
+            if page is not None:
+                warn("marked content with no /Pg; page found through /ParentTree")
+                return page
+        elif self._pages is not None and len(self._pages) == 1:
+            warn("marked content with no /Pg; the document's only page assumed")
+            return self._pages[0]
+        warn("marked content with no /Pg on its MCR, element or ancestors, nor in /ParentTree; dropped")
+        return None
+
+    def _read_parent_tree_pages(self) -> dict[tuple[tuple[int, int], int], PageKey]:
+        """(element objgen, MCID) -> page for the page content listed in /ParentTree."""
+        out: dict[tuple[tuple[int, int], int], PageKey] = {}
+        try:
+            numbers = _number_tree(self._root.get("/ParentTree"), self._max_depth, self._warnings)
+            if not numbers:
+                return out
+            for page in self._pdf.pages:
+                key = page_struct_parents(page)
+                owners = numbers.get(key) if key is not None else None
+                if not _is(owners, _ARRAY):
+                    continue
+                page_key = page.obj.objgen
+                # §14.7.4.4: for a page, the value is an array indexed by MCID
+                # of the elements owning that marked content.
+                for mcid, owner in enumerate(owners):
+                    if _is(owner, _DICT) and owner.objgen != _NO_OBJGEN:
+                        out.setdefault((owner.objgen, mcid), page_key)
+        except (pikepdf.PdfError, RecursionError, ValueError, TypeError) as exc:
+            self._warnings.add(f"/ParentTree unreadable ({type(exc).__name__})")
+        return out
+
+
+def _page_list(pdf: pikepdf.Pdf) -> tuple[PageKey, ...] | None:
+    """The document's pages in order; None when the page tree cannot be read."""
+    try:
+        return tuple(page.obj.objgen for page in pdf.pages)
+    except (pikepdf.PdfError, RecursionError, ValueError, TypeError):
+        return None
+
+
+def _number_tree(node: Any, max_depth: int, warnings: _Warnings) -> dict[int, Any]:
+    """All entries of a number tree (§7.9.7: /Nums pairs, /Kids subtrees), iteratively.
+
+    /Limits are not trusted (they only speed up lookups); a node met twice or
+    nested deeper than ``max_depth`` is skipped.
+    """
+    out: dict[int, Any] = {}
+    seen: set[tuple[int, int]] = set()
+    stack: list[tuple[Any, int]] = [(node, 0)]
+    while stack:
+        node, depth = stack.pop()
+        if not _is(node, _DICT):
+            continue
+        objgen = node.objgen
+        if objgen != _NO_OBJGEN:
+            if objgen in seen:
+                warnings.add("/ParentTree node reached twice; visited once")
+                continue
+            seen.add(objgen)
+        if depth > max_depth:
+            warnings.add("/ParentTree nested too deep; deeper nodes ignored")
+            continue
+        nums = node.get("/Nums")
+        if _is(nums, _ARRAY):
+            items = list(nums)
+            for key, value in zip(items[0::2], items[1::2]):
+                if type(key) is int:
+                    out.setdefault(key, value)
+        kids = node.get("/Kids")
+        if _is(kids, _ARRAY):
+            stack.extend((kid, depth + 1) for kid in reversed(list(kids)))
+    return out
+
+
+def _kind(obj: Any) -> str:
+    if type(obj) is pikepdf.Object:
+        return obj._type_code.name.rstrip("_")
+    return type(obj).__name__
