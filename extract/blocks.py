@@ -67,28 +67,34 @@ def build_blocks(
     new_block[0] = True
     starts = np.flatnonzero(new_block)
     ends = np.concatenate([starts[1:], [n]])
+    # Bounding boxes of all runs at once: min/max of the glyph quads per run.
     corners = table.quad[joined.order]  # (n, 4, 2)
-    low = corners.min(axis=1)
-    high = corners.max(axis=1)
+    x0 = np.minimum.reduceat(corners[:, :, 0].min(axis=1), starts)
+    y0 = np.minimum.reduceat(corners[:, :, 1].min(axis=1), starts)
+    x1 = np.maximum.reduceat(corners[:, :, 0].max(axis=1), starts)
+    y1 = np.maximum.reduceat(corners[:, :, 1].max(axis=1), starts)
+    boxes = np.round(np.stack([x0, y0, x1, y1], axis=1), 3).tolist()
     mcids = table.mcid[joined.order]
+    any_mcid = bool((mcids != NO_MCID).any())
+    char_starts = joined.char_start[starts].tolist()
+    char_ends = joined.char_end[ends - 1].tolist()
     blocks = []
-    for start, end in zip(starts.tolist(), ends.tolist()):
+    for i, (start, end) in enumerate(zip(starts.tolist(), ends.tolist())):
         label = labels[int(label_index[start])]
-        char_start, char_end = int(joined.char_start[start]), int(joined.char_end[end - 1])
-        run_mcids = mcids[start:end]
-        run_mcids = run_mcids[run_mcids != NO_MCID]
-        x0, y0 = low[start:end].min(axis=0)
-        x1, y1 = high[start:end].max(axis=0)
+        run_mcids: tuple[int, ...] = ()
+        if any_mcid:
+            run = mcids[start:end]
+            run_mcids = tuple(dict.fromkeys(run[run != NO_MCID].tolist()))
         blocks.append(
             Block(
-                text=joined.text[char_start:char_end],
+                text=joined.text[char_starts[i] : char_ends[i]],
                 struct_type=label.struct_type,
                 struct_path=label.struct_path,
                 heading_level=label.heading_level,
-                mcids=tuple(dict.fromkeys(run_mcids.tolist())),
-                bbox=(round(float(x0), 3), round(float(y0), 3), round(float(x1), 3), round(float(y1), 3)),
-                char_start=char_start,
-                char_end=char_end,
+                mcids=run_mcids,
+                bbox=tuple(boxes[i]),
+                char_start=char_starts[i],
+                char_end=char_ends[i],
                 lang=label.lang,
                 header_cell=label.header_cell,
                 alt=label.alt,

@@ -22,6 +22,7 @@ once per page, column-wise, in ``_GlyphAccumulator.finish``.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from decimal import Decimal
 from itertools import chain
 from typing import Callable
 
@@ -39,6 +40,8 @@ TEXT_OPERATORS = "BT ET Tf Tc Tw Tz TL Ts Tr Td TD Tm T* Tj TJ ' \" cm q Q Do BD
 # (a, b, c, d, e, f): row-vector affine matrices, [x y 1] x M (§8.3.3).
 Matrix = tuple[float, float, float, float, float, float]
 IDENTITY: Matrix = (1.0, 0.0, 0.0, 1.0, 0.0, 0.0)
+# How pikepdf hands over numeric operands (integers, and reals as Decimal).
+_NUMBER_TYPES = (int, Decimal)
 NO_CLIP = (-np.inf, -np.inf, np.inf, np.inf)
 
 
@@ -425,7 +428,7 @@ class PageInterpreter:
 
     # -- text showing (§9.4.3) -----------------------------------------------
 
-    def _show(self, pieces: list) -> None:
+    def _show(self, pieces: list | tuple) -> None:
         gs = self._gs
         font = gs.font
         if font is None:
@@ -521,14 +524,17 @@ class PageInterpreter:
         self._glyphs.count += count
 
     def _op_Tj(self, operands: list) -> None:
-        self._show([bytes(operands[0])])
+        self._show((bytes(operands[0]),))
 
     def _op_TJ(self, operands: list) -> None:
-        self._show([bytes(item) if isinstance(item, pikepdf.String) else float(item) for item in operands[0]])
+        # type() against the number types, not isinstance(pikepdf.String):
+        # pikepdf's isinstance goes through a metaclass hook and TJ arrays
+        # are the most frequent operands there are.
+        self._show([float(item) if type(item) in _NUMBER_TYPES else bytes(item) for item in operands[0]])
 
     def _op_quote(self, operands: list) -> None:
         self._op_T_star([])
-        self._show([bytes(operands[0])])
+        self._show((bytes(operands[0]),))
 
     def _op_double_quote(self, operands: list) -> None:
         self._gs.word_spacing = float(operands[0])

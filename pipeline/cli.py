@@ -87,10 +87,11 @@ def extract(
         Mode,
         typer.Option(
             "--mode",
-            help="Reading order: stream (content-stream order), structure (tagged-PDF order), "
-            "layout (column-aware geometry), auto (structure where usable, else geometry).",
+            help="Reading order: auto (structure where the page's tags cover it, else geometry), "
+            "structure (tagged-PDF order), stream (content-stream order), layout (column-aware "
+            "geometry; not built yet).",
         ),
-    ] = Mode.STREAM,
+    ] = Mode.AUTO,
     output_format: Annotated[TextFormat, typer.Option("--format", help="text, or json with per-page counts.")] = TextFormat.text,
     password: PasswordOption = None,
     separator: Annotated[

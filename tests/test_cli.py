@@ -53,6 +53,7 @@ def test_extract_json_shape(tmp_path):
     assert second == {
         "page": 2,
         "mode": "stream",
+        "fallback": "the document has no structure tree (/StructTreeRoot)",
         "text": "Second page\ncafé",
         "glyphs": 15,
         "untagged_glyphs": 15,
@@ -203,3 +204,20 @@ def test_help_explains_commands():
     result = invoke("--help")
     assert result.exit_code == 0
     assert "extract" in result.stdout and "glyphs" in result.stdout
+
+
+def test_default_mode_reads_the_bundled_tagged_sample_in_author_order():
+    # The README's demo command: the sample paints its two columns interleaved.
+    from make_samples import ARTICLE_PAGES, ARTICLE_TITLE, DEFAULT_OUTDIR
+
+    result = invoke("extract", DEFAULT_OUTDIR / "tagged-two-column-article.pdf", "--format", "json")
+    assert result.exit_code == 0
+    pages = json.loads(result.stdout)["pages"]
+    assert [p["mode"] for p in pages] == ["structure", "structure"]
+    for page, (left, right) in zip(pages, ARTICLE_PAGES):
+        # Blocks carry the authored elements, left column then right column.
+        expected = [(kind, text) for kind, text in left + right]
+        got = [(b["type"], " ".join(b["text"].split())) for b in page["blocks"] if b["type"] in ("H2", "P")]
+        assert got[-len(expected):] == expected
+        assert page["untagged_glyphs"] == 0 and page["artifact_glyphs"] > 0
+    assert pages[0]["blocks"][0] == {**pages[0]["blocks"][0], "type": "H1", "text": ARTICLE_TITLE}
