@@ -437,6 +437,17 @@ class PageInterpreter:
         size, scale = gs.size, gs.scale
         vertical = font.wmode == 1
         glyphs = self._glyphs
+        if len(pieces) == 1 and not vertical and type(pieces[0]) is bytes:
+            # Tj, ' and one-string TJ: the common case, without the piece loop.
+            decoded = font.decode(pieces[0])
+            count = len(decoded.texts)
+            if count:
+                glyphs.strings.append(decoded)
+                widths, _, word_spaces = decoded.advance_sums
+                spacing = gs.char_spacing * count + gs.word_spacing * word_spaces
+                self._record(font, False, count)
+                self._tm = _translate((widths * size + spacing) * scale, 0.0, self._tm)
+            return
         first = glyphs.count
         count = 0
         widths = vertical_widths = 0.0
@@ -447,7 +458,7 @@ class PageInterpreter:
         for piece in pieces:
             if isinstance(piece, bytes):
                 decoded = font.decode(piece)
-                n = len(decoded)
+                n = len(decoded.texts)
                 if not n:
                     continue
                 if pending:

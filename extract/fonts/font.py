@@ -13,7 +13,9 @@ import numpy as np
 from ragprep.extract.fonts.base import REPLACEMENT, DecodedString
 from ragprep.extract.fonts.metrics import DEFAULT_ASCENT, DEFAULT_DESCENT, FALLBACK_WIDTH
 
-DEFAULT_DECODE_CACHE = 1024  # per font; a cached DecodedString is about 1 kB
+# Per font; a cached DecodedString is about 1 kB. Books repeat a few thousand
+# distinct words per font: 4096 keeps the corpus' miss rate near 10%.
+DEFAULT_DECODE_CACHE = 4096
 
 
 def frozen(array: np.ndarray) -> np.ndarray:

@@ -381,3 +381,14 @@ def test_type3_glyphs_named_after_their_code_are_read_as_that_code():
     b.add_page(f"BT /{t3} 12 Tf 72 700 Td (TeX\\014\\063) Tj ET")
     # "g50" sits at code 51: the number is not the code, so nothing maps it.
     assert page_text(b) == "TeXfi\ufffd"
+
+
+def test_tj_with_only_a_number_moves_the_pen():
+    b = PdfBuilder()
+    f = b.add_standard_font("Helvetica", widths=True)
+    # [-2000] moves 24 pt right at 12 pt: "far" is a separate word.
+    b.add_page(f"BT /{f} 12 Tf 72 700 Td (near) Tj [-2000] TJ (far) Tj ET")
+    assert page_text(b) == "near far"
+    with open_document(b.to_bytes()) as doc:
+        table = doc.page_glyphs(1).table
+    assert table.origin[4][0] == pytest.approx(72 + text_width("near") + 24)
