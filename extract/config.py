@@ -42,6 +42,9 @@ class ExtractConfig:
     # Text inside /Artifact sequences (running heads, page numbers, §14.8.2.2)
     # is left out of structure-mode text; it is always counted.
     include_artifacts: bool = False
+    # A Figure's /Alt text (§14.9.3) enters structure-mode text where the
+    # figure's image is, as a block of its own; it is always kept on the block.
+    figure_alt_in_text: bool = False
 
     def __post_init__(self) -> None:
         for f in fields(self):

@@ -22,7 +22,7 @@ from ragprep.extract.errors import EncryptedPDFError, ModeNotAvailableError, Pag
 from ragprep.extract.fonts import FontLoader
 from ragprep.extract.blocks import Block
 from ragprep.extract.glyphs import NO_MCID, GlyphTable
-from ragprep.extract.interpreter import interpret_page
+from ragprep.extract.interpreter import ImagePlacement, interpret_page
 from ragprep.extract.reading import PageReading, Unavailable, read_stream, read_structure
 from ragprep.extract.structure import StructTree, page_struct_parents, read_struct_tree
 
@@ -71,6 +71,8 @@ class PageGlyphs:
     page: int
     table: GlyphTable
     warnings: tuple[str, ...]
+    # Images painted inside marked content (for Figure /Alt text).
+    images: tuple[ImagePlacement, ...] = ()
 
 
 def _source_name(source: str | Path | bytes) -> str:
@@ -176,7 +178,7 @@ class Document:
             # recovery: report it on the page, keep the document going.
             warning = f"page could not be read: {type(exc).__name__}: {_first_line(exc)}"
             return PageGlyphs(number, GlyphTable.empty(), (warning,))
-        return PageGlyphs(number, interpreted.glyphs, interpreted.warnings)
+        return PageGlyphs(number, interpreted.glyphs, interpreted.warnings, interpreted.images)
 
     @property
     def struct_tree(self) -> StructTree | None:
@@ -203,7 +205,7 @@ class Document:
         page = self._page(number)
         tree = self.struct_tree
         structure = read_structure(
-            table, tree, page.obj.objgen, page_struct_parents(page) is not None, self.config
+            table, tree, page.obj.objgen, page_struct_parents(page) is not None, self.config, glyphs.images
         )
         if self._struct_warnings:
             glyphs = dataclasses.replace(glyphs, warnings=glyphs.warnings + self._struct_warnings)

@@ -104,3 +104,48 @@ class GlyphTable:
             fonts=fonts,
             font_size=column(np.float64),
         )
+
+    def with_text_rows(
+        self,
+        texts: list[str],
+        boxes: list[tuple[float, float, float, float]],
+        mcids: list[int],
+        mcid_streams: list[int],
+    ) -> "GlyphTable":
+        """The table plus one row per text that no glyph carries (a Figure's
+        /Alt, §14.9.3): the row spans its box left to right along its bottom
+        edge, is visible, and belongs to no font."""
+        n = len(texts)
+        box = np.array(boxes, dtype=np.float64).reshape(n, 4)
+        x0, y0, x1, y1 = box.T
+        origin = np.stack([x0, y0], axis=1)
+        end = np.stack([x1, y0], axis=1)
+        quad = np.stack([origin, end, np.stack([x1, y1], axis=1), np.stack([x0, y1], axis=1)], axis=1)
+        text = np.empty(n, dtype=object)
+        text[:] = texts
+        new = {
+            "text": text,
+            "origin": origin,
+            "own_end": end,
+            "pen_end": end,
+            "direction": np.tile([1.0, 0.0], (n, 1)),
+            "quad": quad,
+            "height": y1 - y0,
+            "mcid": np.array(mcids, dtype=np.int64),
+            "mcid_stream": np.array(mcid_streams, dtype=np.int64),
+            "stream": np.array(mcid_streams, dtype=np.int64),
+            "token_index": np.full(n, -1, dtype=np.int64),
+            "render_mode": np.zeros(n, dtype=np.int8),
+            "wmode": np.zeros(n, dtype=np.int8),
+            "artifact": np.zeros(n, dtype=bool),
+            "undecodable": np.zeros(n, dtype=bool),
+            "visible": np.ones(n, dtype=bool),
+            "font": np.full(n, -1, dtype=np.int32),
+            "font_size": np.zeros(n),
+        }
+        return GlyphTable(
+            **{
+                name: (value if name == "fonts" else np.concatenate([value, new[name]]))
+                for name, value in self.__dict__.items()
+            }
+        )

@@ -273,6 +273,18 @@ class InterpretedPage:
     glyphs: GlyphTable
     warnings: tuple[str, ...]
     operators: int
+    images: tuple[ImagePlacement, ...] = ()
+
+
+@dataclass(frozen=True)
+class ImagePlacement:
+    """Where an image XObject was painted (its unit square under the CTM,
+    §8.9.4) and the marked content around it: a tagged Figure's /Alt text
+    has no glyphs, so this is where its text belongs."""
+
+    bbox: tuple[float, float, float, float]
+    mcid: int
+    mcid_stream: int
 
 
 class PageInterpreter:
@@ -300,6 +312,7 @@ class PageInterpreter:
         self._fonts_by_name: dict[tuple[object, str], tuple[Font, int]] = {}
         self._keep_alive: list[pikepdf.Object] = []
         self._fonts_used: list[Font] = []
+        self._images: list[ImagePlacement] = []
         self._warnings: dict[str, int] = {}
         self._operators = 0
         self._context = _StreamContext(None, None, PAGE_STREAM, NO_CLIP, 0)
@@ -357,7 +370,7 @@ class PageInterpreter:
         warnings = tuple(
             message if count == 1 else f"{message} (x{count})" for message, count in self._warnings.items()
         )
-        return InterpretedPage(table, warnings, self._operators)
+        return InterpretedPage(table, warnings, self._operators, tuple(self._images))
 
     # -- streams -------------------------------------------------------------
 
@@ -641,8 +654,17 @@ class PageInterpreter:
         resources = self._context.resources
         xobjects = resources.get("/XObject") if resources is not None else None
         xobject = xobjects.get(name) if xobjects is not None else None
-        if xobject is None or xobject.get("/Subtype") != "/Form":
-            return  # images and missing XObjects paint no text
+        if xobject is None:
+            return
+        subtype = xobject.get("/Subtype")
+        if subtype == "/Image":
+            marked = self._marked[-1] if self._marked else None
+            if marked is not None and marked.mcid != NO_MCID:
+                box = _transform_box((0.0, 0.0, 1.0, 1.0), self._gs.ctm)
+                self._images.append(ImagePlacement(box, marked.mcid, marked.mcid_stream))
+            return
+        if subtype != "/Form":
+            return
         key = xobject.objgen
         if key in self._forms_open:
             self._warn(f"form XObject {name} paints itself (cycle); painted once")

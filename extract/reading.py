@@ -23,7 +23,8 @@ from ragprep.extract.blocks import Block, BlockLabel, build_blocks, geometric_bl
 from ragprep.extract.config import ExtractConfig
 from ragprep.extract.geometric import JoinedText, join, stream_order, text_glyphs
 from ragprep.extract.glyphs import NO_MCID, GlyphTable
-from ragprep.extract.structure import PDF17_STANDARD_TYPES, PDF20_STANDARD_TYPES, StructElement, StructTree
+from ragprep.extract.interpreter import ImagePlacement
+from ragprep.extract.structure import PDF17_STANDARD_TYPES, PDF20_STANDARD_TYPES, MarkedContentRef, StructElement, StructTree
 
 _STANDARD_TYPES = PDF17_STANDARD_TYPES | PDF20_STANDARD_TYPES
 
@@ -61,6 +62,7 @@ def read_structure(
     page_key: tuple[int, int],
     has_struct_parents: bool,
     config: ExtractConfig,
+    images: tuple[ImagePlacement, ...] = (),
 ) -> PageReading | Unavailable:
     if tree is None:
         return Unavailable("the document has no structure tree (/StructTreeRoot)")
@@ -99,6 +101,10 @@ def read_structure(
 
     element_of_ref = np.array([r.element for r in refs], dtype=np.int64)
     element = element_of_ref[tagged_rank] if len(tagged_rank) else np.zeros(0, dtype=np.int64)
+    if config.figure_alt_in_text and images:
+        table, tagged_glyphs, tagged_rank, element = _add_figure_alt_rows(
+            table, tree, refs, images, tagged_glyphs, tagged_rank, element
+        )
     table, tagged_glyphs, element = _apply_actual_text(table, tree, tagged_glyphs, element)
 
     # Owner per glyph: the nearest block-level element; -1 for the tail.
@@ -125,6 +131,49 @@ def _is_block(element: StructElement) -> bool:
     # A type no role map resolved means nothing standard: treat it as a block
     # of its own rather than melt its text into whatever encloses it.
     return element.block or element.type not in _STANDARD_TYPES
+
+
+def _add_figure_alt_rows(
+    table: GlyphTable,
+    tree: StructTree,
+    refs: tuple[MarkedContentRef, ...],
+    images: tuple[ImagePlacement, ...],
+    glyphs: np.ndarray,
+    rank: np.ndarray,
+    element: np.ndarray,
+) -> tuple[GlyphTable, np.ndarray, np.ndarray, np.ndarray]:
+    """A row carrying the /Alt text of every Figure on the page that shows no
+    text of its own, placed where its image was painted, in tree order."""
+    figure_of = np.full(len(tree.elements), -1, dtype=np.int64)
+    for e in tree.elements:
+        if e.type == "Figure" and e.alt:
+            figure_of[e.index] = e.index
+        elif e.parent >= 0:
+            figure_of[e.index] = figure_of[e.parent]
+    has_text = {int(f) for f in figure_of[element]} if len(element) else set()
+    placed = {(image.mcid_stream, image.mcid): image.bbox for image in images}
+    texts, boxes, mcids, streams, ranks, elements = [], [], [], [], [], []
+    for position, ref in enumerate(refs):
+        figure = int(figure_of[ref.element])
+        box = placed.get((ref.stream, ref.mcid))
+        if figure < 0 or figure in has_text or box is None:
+            continue
+        has_text.add(figure)  # one row per figure
+        texts.append(tree.elements[figure].alt or "")
+        boxes.append(box)
+        mcids.append(ref.mcid)
+        streams.append(ref.stream)
+        ranks.append(position)
+        elements.append(ref.element)
+    if not texts:
+        return table, glyphs, rank, element
+    first_new = len(table)
+    table = table.with_text_rows(texts, boxes, mcids, streams)
+    glyphs = np.concatenate([glyphs, np.arange(first_new, first_new + len(texts))])
+    rank = np.concatenate([rank, ranks])
+    element = np.concatenate([element, elements])
+    by_rank = np.argsort(rank, kind="stable")
+    return table, glyphs[by_rank], rank[by_rank], element[by_rank]
 
 
 def _block_owners(tree: StructTree) -> np.ndarray:

@@ -246,3 +246,37 @@ def test_tagged_page_whose_only_text_is_artifacts_reads_as_empty():
     result = read(b)
     assert (result.mode, result.text, result.blocks) == ("structure", "", ())
     assert (result.glyphs, result.artifact_glyphs) == (12, 12)
+
+
+def _page_with_figure() -> PdfBuilder:
+    b = PdfBuilder()
+    f = b.add_standard_font("Helvetica", widths=True)
+    image = b.pdf.make_stream(b"\x80")
+    image.Type, image.Subtype = pikepdf.Name.XObject, pikepdf.Name.Image
+    image.Width = image.Height = image.BitsPerComponent = 1
+    image.ColorSpace = pikepdf.Name.DeviceGray
+    image.BitsPerComponent = 8
+    page = b.add_page(
+        line(f, 72, 700, "Before the chart", 0)
+        + " /Figure <</MCID 1>> BDC q 200 0 0 100 72 550 cm /Im1 Do Q EMC "
+        + line(f, 72, 500, "After the chart", 2),
+        xobjects={"Im1": image},
+    )
+    figure = b.struct_element("Figure", [1], page=page, alt="Bar chart of sales by year")
+    b.set_struct_tree([b.struct_element("P", [0], page=page), figure, b.struct_element("P", [2], page=page)])
+    return b
+
+
+def test_figure_alt_text_enters_the_text_where_the_image_is_when_configured():
+    from ragprep.extract import ExtractConfig
+
+    result = read(_page_with_figure(), config=ExtractConfig(figure_alt_in_text=True))
+    assert result.text == "Before the chart\nBar chart of sales by year\nAfter the chart"
+    figure = result.blocks[1]
+    assert (figure.struct_type, figure.alt, figure.text) == ("Figure", "Bar chart of sales by year", figure.alt)
+    assert figure.bbox == (72.0, 550.0, 272.0, 650.0)
+
+
+def test_figure_alt_text_stays_out_of_the_text_by_default():
+    result = read(_page_with_figure())
+    assert result.text == "Before the chart\nAfter the chart"
