@@ -19,8 +19,8 @@ import pikepdf
 
 from ragprep.extract.config import ExtractConfig
 from ragprep.extract.errors import EncryptedPDFError, ModeNotAvailableError, PageRangeError, PDFReadError
-from ragprep.extract.fonts import FontLoader
 from ragprep.extract.blocks import Block
+from ragprep.extract.fonts import FontLoader
 from ragprep.extract.glyphs import NO_MCID, GlyphTable
 from ragprep.extract.interpreter import ImagePlacement, interpret_page
 from ragprep.extract.reading import PageReading, Unavailable, read_stream, read_structure
@@ -193,7 +193,8 @@ class Document:
                 self._struct_warnings = self._struct_tree.warnings if self._struct_tree else ()
         return self._struct_tree
 
-    def extract_page(self, number: int, mode: Mode | str = Mode.STREAM) -> PageResult:
+    def extract_page(self, number: int, mode: Mode | str = Mode.AUTO) -> PageResult:
+        """Text, counts and blocks of page `number` (1-based) in `mode`."""
         mode = Mode(mode)
         if mode not in AVAILABLE_MODES:
             built = ", ".join(sorted(m.value for m in AVAILABLE_MODES))
@@ -277,7 +278,7 @@ def open_document(
 def extract_document(
     source: str | Path | bytes,
     *,
-    mode: Mode | str = Mode.STREAM,
+    mode: Mode | str = Mode.AUTO,
     pages: str | None = None,
     password: str | None = None,
     config: ExtractConfig | None = None,
