@@ -1,5 +1,40 @@
 """Stage 2: page text + blocks -> token-sized chunks with provenance.
 
-Not built yet: the chunking stage is issue 5 (it needs the blocks of issue 3).
-Nothing in ragprep imports this package until then.
+Entry points::
+
+    from ragprep.chunk import ChunkConfig, chunk_document, chunk_file, document_id
+
+    chunks = chunk_file("paper.pdf", mode="auto")          # extract + chunk
+    chunks = chunk_document(result, doc_id=document_id(data), source="paper.pdf",
+                            config=ChunkConfig.from_toml("configs/default.toml"),
+                            extract_config=extract_config)
+
+The document text is the page texts joined with ``"\\f"``; every chunk's
+``char_start``/``char_end`` are offsets in it and
+``chunk.text == chunk.header_prefix + normalise(document_text[char_start:char_end])``
+(see ``ragprep.chunk.normalise``). Packing rules: ``ragprep.chunk.packing``.
 """
+
+from ragprep.chunk.blocks import PAGE_SEPARATOR, document_text
+from ragprep.chunk.chunker import chunk_document, chunk_file, chunk_id, document_id
+from ragprep.chunk.config import ChunkConfig, config_hash
+from ragprep.chunk.model import Chunk, PageBox
+from ragprep.chunk.normalise import boilerplate_key, normalise
+from ragprep.chunk.tokens import Tokenizer, load_encoding
+
+__all__ = [
+    "PAGE_SEPARATOR",
+    "Chunk",
+    "ChunkConfig",
+    "PageBox",
+    "Tokenizer",
+    "boilerplate_key",
+    "chunk_document",
+    "chunk_file",
+    "chunk_id",
+    "config_hash",
+    "document_id",
+    "document_text",
+    "load_encoding",
+    "normalise",
+]

@@ -65,25 +65,34 @@ class ExtractConfig:
 
     @classmethod
     def from_mapping(cls, table: Mapping[str, Any]) -> "ExtractConfig":
-        known = {f.name for f in fields(cls)}
-        for key in table:
-            if key not in known:
-                raise ConfigError(
-                    f"unknown setting extract.{key}; known: {', '.join(sorted(known))}"
-                )
+        check_known_keys(cls, table, "extract")
         return cls(**dict(table))
 
     @classmethod
     def from_toml(cls, path: str | Path) -> "ExtractConfig":
         """Read the ``[extract]`` table of a TOML file (other tables are ignored)."""
-        try:
-            with open(path, "rb") as fh:
-                data = tomllib.load(fh)
-        except OSError as exc:
-            raise ConfigError(f"cannot read config {path}: {exc.strerror}") from exc
-        except tomllib.TOMLDecodeError as exc:
-            raise ConfigError(f"config {path} is not valid TOML: {exc}") from exc
-        table = data.get("extract", {})
-        if not isinstance(table, dict):
-            raise ConfigError(f"config {path}: [extract] must be a table")
-        return cls.from_mapping(table)
+        return cls.from_mapping(read_toml_table(path, "extract"))
+
+
+def check_known_keys(config_class: type, table: Mapping[str, Any], prefix: str) -> None:
+    """ConfigError naming the first key that is not a field of `config_class`."""
+    known = {f.name for f in fields(config_class)}
+    for key in table:
+        if key not in known:
+            raise ConfigError(f"unknown setting {prefix}.{key}; known: {', '.join(sorted(known))}")
+
+
+def read_toml_table(path: str | Path, name: str) -> dict[str, Any]:
+    """The `[name]` table of a TOML file ({} when absent), or a ConfigError
+    saying what is wrong with the file."""
+    try:
+        with open(path, "rb") as fh:
+            data = tomllib.load(fh)
+    except OSError as exc:
+        raise ConfigError(f"cannot read config {path}: {exc.strerror}") from exc
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"config {path} is not valid TOML: {exc}") from exc
+    table = data.get(name, {})
+    if not isinstance(table, dict):
+        raise ConfigError(f"config {path}: [{name}] must be a table")
+    return table

