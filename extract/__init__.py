@@ -16,7 +16,6 @@ Errors are importable from ``ragprep.extract.errors``.
 
 from ragprep.extract.config import ExtractConfig
 from ragprep.extract.document import (
-    AVAILABLE_MODES,
     Document,
     DocumentResult,
     Mode,
@@ -29,7 +28,6 @@ from ragprep.extract.document import (
 from ragprep.extract.errors import (
     ConfigError,
     EncryptedPDFError,
-    ModeNotAvailableError,
     PageRangeError,
     PDFReadError,
     RagprepError,
@@ -37,7 +35,6 @@ from ragprep.extract.errors import (
 from ragprep.extract.glyphs import GlyphTable
 
 __all__ = [
-    "AVAILABLE_MODES",
     "ConfigError",
     "Document",
     "DocumentResult",
@@ -45,7 +42,6 @@ __all__ = [
     "ExtractConfig",
     "GlyphTable",
     "Mode",
-    "ModeNotAvailableError",
     "PDFReadError",
     "PageGlyphs",
     "PageRangeError",

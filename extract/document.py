@@ -18,11 +18,12 @@ from types import TracebackType
 import pikepdf
 
 from ragprep.extract.config import ExtractConfig
-from ragprep.extract.errors import EncryptedPDFError, ModeNotAvailableError, PageRangeError, PDFReadError
+from ragprep.extract.errors import EncryptedPDFError, PageRangeError, PDFReadError
 from ragprep.extract.blocks import Block
 from ragprep.extract.fonts import FontLoader
 from ragprep.extract.glyphs import NO_MCID, GlyphTable
 from ragprep.extract.interpreter import ImagePlacement, interpret_page
+from ragprep.extract.layout import read_layout
 from ragprep.extract.reading import PageReading, Unavailable, read_stream, read_structure
 from ragprep.extract.structure import StructTree, page_struct_parents, read_struct_tree
 
@@ -34,8 +35,6 @@ class Mode(str, Enum):
     AUTO = "auto"
 
 
-# Modes this version implements; layout is planned (issue 4).
-AVAILABLE_MODES = frozenset({Mode.STREAM, Mode.STRUCTURE, Mode.AUTO})
 UNAVAILABLE = "unavailable"
 
 
@@ -196,13 +195,12 @@ class Document:
     def extract_page(self, number: int, mode: Mode | str = Mode.AUTO) -> PageResult:
         """Text, counts and blocks of page `number` (1-based) in `mode`."""
         mode = Mode(mode)
-        if mode not in AVAILABLE_MODES:
-            built = ", ".join(sorted(m.value for m in AVAILABLE_MODES))
-            raise ModeNotAvailableError(f"mode '{mode.value}' is not built yet (available: {built})")
         glyphs = self.page_glyphs(number)
         table = glyphs.table
         if mode is Mode.STREAM:
             return _page_result(glyphs, Mode.STREAM.value, read_stream(table, self.config))
+        if mode is Mode.LAYOUT:
+            return _page_result(glyphs, Mode.LAYOUT.value, read_layout(table, self.config))
         page = self._page(number)
         tree = self.struct_tree
         structure = read_structure(
@@ -215,7 +213,8 @@ class Document:
             if isinstance(structure, Unavailable):
                 return _unavailable(glyphs, structure.reason)
             return _page_result(glyphs, Mode.STRUCTURE.value, structure)
-        # auto: structure when it covers enough of the page (DESIGN.md, Modes).
+        # auto: structure when it covers enough of the page, else the
+        # column-aware geometric reading (DESIGN.md, Modes).
         if isinstance(structure, Unavailable):
             fallback = structure.reason
         else:
@@ -224,7 +223,7 @@ class Document:
             if structure.untagged_glyphs <= share * visible:
                 return _page_result(glyphs, Mode.STRUCTURE.value, structure)
             fallback = f"untagged {structure.untagged_glyphs / visible:.0%} > {share:.0%}"
-        result = _page_result(glyphs, Mode.STREAM.value, read_stream(table, self.config))
+        result = _page_result(glyphs, Mode.LAYOUT.value, read_layout(table, self.config))
         return dataclasses.replace(result, fallback=fallback)
 
 

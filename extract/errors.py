@@ -26,6 +26,3 @@ class EncryptedPDFError(PDFReadError):
 class PageRangeError(RagprepError, ValueError):
     """A page selection such as ``1,3-5`` is malformed or outside the document."""
 
-
-class ModeNotAvailableError(RagprepError):
-    """An extraction mode was requested that this version does not implement."""

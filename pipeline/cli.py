@@ -2,7 +2,7 @@
 
 Exit codes: 0 success; 1 the input could not be read (not a PDF, needs a
 password, damaged beyond repair); 2 bad usage (unknown option, bad page
-selection, a mode that is not built yet, a bad configuration file).
+selection, a bad configuration file).
 """
 
 from __future__ import annotations
@@ -17,11 +17,9 @@ import numpy as np
 import typer
 
 from ragprep.extract import (
-    AVAILABLE_MODES,
     ConfigError,
     ExtractConfig,
     Mode,
-    ModeNotAvailableError,
     PageRangeError,
     PDFReadError,
     RagprepError,
@@ -88,8 +86,8 @@ def extract(
         typer.Option(
             "--mode",
             help="Reading order: auto (structure where the page's tags cover it, else geometry), "
-            "structure (tagged-PDF order), stream (content-stream order), layout (column-aware "
-            "geometry; not built yet).",
+            "structure (tagged-PDF order), layout (column-aware geometry, never interleaving "
+            "columns), stream (content-stream order).",
         ),
     ] = Mode.AUTO,
     output_format: Annotated[TextFormat, typer.Option("--format", help="text, or json with per-page counts.")] = TextFormat.text,
@@ -113,14 +111,11 @@ def extract(
     mode, "fallback" says why a page was read by geometry instead of structure.
     """
     extract_config = _load_config(config)
-    if mode not in AVAILABLE_MODES:
-        built = ", ".join(sorted(m.value for m in AVAILABLE_MODES))
-        raise _fail(f"mode '{mode.value}' is not built yet (available: {built})", EXIT_USAGE)
     try:
         with open_document(file, password=password, config=extract_config) as document:
             numbers = parse_page_selection(pages, document.page_count)
             results = [document.extract_page(n, mode) for n in numbers]
-    except (PageRangeError, ModeNotAvailableError) as exc:
+    except PageRangeError as exc:
         raise _fail(str(exc), EXIT_USAGE) from None
     except RagprepError as exc:
         raise _fail(str(exc), EXIT_INPUT) from None

@@ -52,7 +52,7 @@ def test_extract_json_shape(tmp_path):
     second = payload["pages"][0]
     assert second == {
         "page": 2,
-        "mode": "stream",
+        "mode": "layout",
         "fallback": "the document has no structure tree (/StructTreeRoot)",
         "text": "Second page\ncafé",
         "glyphs": 15,
@@ -86,11 +86,10 @@ def test_extract_output_file_with_bom(tmp_path):
     assert out.read_bytes() == "\ufeffSecond page\ncafé".encode("utf-8")
 
 
-def test_mode_not_built_yet_exits_2_with_one_line(tmp_path):
-    result = invoke("extract", two_page_pdf(tmp_path), "--mode", "layout")
+def test_unknown_mode_exits_2(tmp_path):
+    result = invoke("extract", two_page_pdf(tmp_path), "--mode", "magic")
     assert result.exit_code == 2
-    assert result.stderr.strip().count("\n") == 0
-    assert "not built yet" in result.stderr
+    assert "magic" in result.stderr
 
 
 def test_structure_mode_on_untagged_file_is_unavailable_with_reason(tmp_path):
@@ -104,7 +103,7 @@ def test_structure_mode_on_untagged_file_is_unavailable_with_reason(tmp_path):
 def test_auto_mode_falls_back_and_says_why(tmp_path):
     result = invoke("extract", two_page_pdf(tmp_path), "--mode", "auto", "--format", "json", "--pages", "1")
     (page,) = json.loads(result.stdout)["pages"]
-    assert (page["mode"], page["text"]) == ("stream", "First page")
+    assert (page["mode"], page["text"]) == ("layout", "First page")
     assert "no structure tree" in page["fallback"]
 
 

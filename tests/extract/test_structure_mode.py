@@ -233,7 +233,7 @@ def test_auto_uses_structure_at_exactly_a_quarter_untagged():
 
 def test_auto_falls_back_to_geometry_above_a_quarter_untagged():
     result = read(_page_with_untagged_share(29, 11), mode="auto")
-    assert result.mode == "stream"
+    assert result.mode == "layout"
     assert result.fallback == "untagged 28% > 25%"
 
 

@@ -1,0 +1,377 @@
+"""Layout mode: column-aware reading order for untagged pages.
+
+Fixture pages paint their columns in an order the eye does not read (lines
+of two columns interleaved, the footer first, columns right to left) and
+the tests assert the exact text layout mode reads. Pages whose stream order
+is already right, and single-column pages of any shape, must read exactly
+as in stream mode.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+import pytest
+from pdfbuilder import PdfBuilder, hexstr, text_width
+
+from ragprep.extract import ExtractConfig, GlyphTable, open_document
+from ragprep.extract.geometric import text_glyphs
+from ragprep.extract.layout import layout_order, read_layout
+from ragprep.extract.reading import PageReading, read_stream
+
+CONFIG = ExtractConfig()
+SIZE = 10
+LEADING = 12
+
+
+def wrap(words: list[str], width: float, size: float = SIZE) -> list[str]:
+    """Lines of at most `width` points in Helvetica at `size`."""
+    lines: list[str] = []
+    line: list[str] = []
+    for word in words:
+        if line and text_width(" ".join([*line, word]), size=size) > width:
+            lines.append(" ".join(line))
+            line = []
+        line.append(word)
+    return [*lines, " ".join(line)] if line else lines
+
+
+def prose(tag: str, count: int) -> list[str]:
+    """`count` distinct words, so that every word's position is checkable."""
+    stems = ["river", "stone", "maple", "cloud", "amber", "quiet", "lantern", "harbor", "meadow"]
+    return [f"{stems[i % len(stems)]}{tag}{i}" for i in range(count)]
+
+
+def show(font: str, x: float, y: float, text: str, size: float = SIZE) -> str:
+    return f"BT /{font} {size} Tf {x:.2f} {y:.2f} Td ({text}) Tj ET"
+
+
+def interleave(*columns: list[str]) -> list[tuple[int, int]]:
+    """(column, line) pairs in row order: line 0 of every column, then line 1..."""
+    rows = itertools.zip_longest(*[range(len(c)) for c in columns])
+    return [(c, i) for row in rows for c, i in enumerate(row) if i is not None]
+
+
+def one_after_another(*columns: list[str]) -> list[tuple[int, int]]:
+    """(column, line) pairs column by column."""
+    return [(c, i) for c, column in enumerate(columns) for i in range(len(column))]
+
+
+def paint(
+    font: str, columns: list[list[str]], x: tuple[float, ...], top: float, painted: list[tuple[int, int]]
+) -> str:
+    """Show line i of column c at (x[c], top - i x LEADING), in `painted` order."""
+    return " ".join(show(font, x[c], top - LEADING * i, columns[c][i]) for c, i in painted)
+
+
+def table_of(b: PdfBuilder, page: int = 1) -> GlyphTable:
+    with open_document(b.to_bytes()) as doc:
+        return doc.page_glyphs(page).table
+
+
+def layout(b: PdfBuilder, page: int = 1) -> PageReading:
+    return read_layout(table_of(b, page), CONFIG)
+
+
+def stream_text(b: PdfBuilder, page: int = 1) -> str:
+    return read_stream(table_of(b, page), CONFIG).joined.text
+
+
+# --------------------------------------------------------------------------- fixtures
+
+
+def two_columns(
+    order: Callable[..., list[tuple[int, int]]] = interleave,
+) -> tuple[PdfBuilder, list[str], list[str]]:
+    b = PdfBuilder()
+    f = b.add_standard_font("Helvetica", widths=True)
+    left, right = wrap(prose("a", 40), 220), wrap(prose("b", 40), 220)
+    b.add_page(paint(f, [left, right], (72, 320), 700, order(left, right)))
+    return b, left, right
+
+
+def test_interleaved_two_columns_read_column_after_column():
+    b, left, right = two_columns()
+    reading = layout(b)
+    assert reading.joined.text == "\n".join(left + right)
+    # Stream mode reads across the gutter, one row at a time.
+    assert stream_text(b).startswith(f"{left[0]} {right[0]}\n{left[1]} {right[1]}")
+    assert [block.text for block in reading.blocks] == ["\n".join(left), "\n".join(right)]
+    assert [block.struct_type for block in reading.blocks] == ["P", "P"]
+
+
+def test_blocks_carry_boxes_and_spans_in_the_page_text():
+    b, left, right = two_columns()
+    reading = layout(b)
+    text = reading.joined.text
+    for block in reading.blocks:
+        assert text[block.char_start : block.char_end] == block.text
+    first, second = reading.blocks
+    assert first.bbox[0] == pytest.approx(72, abs=0.01) and first.bbox[2] < 300
+    assert second.bbox[0] == pytest.approx(320, abs=0.01)
+    assert first.bbox[3] == pytest.approx(second.bbox[3])
+
+
+def test_layout_order_is_a_permutation_of_the_text_glyphs_with_block_starts():
+    b, left, right = two_columns()
+    table = table_of(b)
+    order, block_start = layout_order(table, CONFIG)
+    assert sorted(order.tolist()) == text_glyphs(table).tolist()
+    assert block_start.dtype == bool and block_start.shape == order.shape
+    # Two blocks: one per column, the second starting at the right column's first glyph.
+    starts = np.flatnonzero(block_start)
+    assert len(starts) == 2 and starts[0] == 0
+    assert table.origin[order[starts[1]]] == pytest.approx([320, 700])
+
+
+def test_two_columns_with_full_width_title_and_footer_painted_first():
+    b = PdfBuilder()
+    f = b.add_standard_font("Helvetica", widths=True)
+    left, right = wrap(prose("a", 36), 220), wrap(prose("b", 36), 220)
+    title = "Reading Order Across Two Columns And A Footer"
+    footer = "Proceedings of the fixture workshop, page one of one"
+    columns = paint(f, [left, right], (72, 320), 680, interleave(left, right))
+    b.add_page(" ".join([show(f, 150, 60, footer, 8), show(f, 100, 730, title, 16), columns]))
+    assert layout(b).joined.text == "\n".join([title, *left, *right, footer])
+
+
+def test_three_columns():
+    b = PdfBuilder()
+    f = b.add_standard_font("Helvetica", widths=True)
+    columns = [wrap(prose(tag, 30), 150) for tag in "abc"]
+    b.add_page(paint(f, columns, (50, 230, 410), 700, interleave(*columns)))
+    assert layout(b).joined.text == "\n".join(columns[0] + columns[1] + columns[2])
+
+
+def test_columns_painted_right_column_first_are_read_left_to_right():
+    b = PdfBuilder()
+    f = b.add_standard_font("Helvetica", widths=True)
+    left, right = wrap(prose("a", 30), 220), wrap(prose("b", 30), 220)
+    painted = [(1 - c, i) for c, i in one_after_another(right, left)]
+    b.add_page(paint(f, [left, right], (72, 320), 700, painted))
+    assert layout(b).joined.text == "\n".join(left + right)
+
+
+HEBREW_WORDS = ["שלום", "עולם", "ספר", "בית", "מים", "אור", "לחם", "ילד", "יום", "לילה", "שמש", "ירח"]
+
+
+def test_right_to_left_two_columns_read_right_column_first():
+    b = PdfBuilder()
+    font, encode = b.add_cid_font(" " + "".join(HEBREW_WORDS), widths=500)
+    # Logical lines of 7 words (about 150 pt at 10 pt and 0.5 em per glyph).
+    words = [HEBREW_WORDS[(3 * i + 5 * j) % 12] for i in range(6) for j in range(7)]
+    first = [" ".join(words[7 * i : 7 * i + 7]) for i in range(6)]  # the right column: read first
+    words = [HEBREW_WORDS[(7 * i + j) % 12] for i in range(6) for j in range(7)]
+    second = [" ".join(words[7 * i : 7 * i + 7]) for i in range(6)]
+    ops = []
+    for i in range(6):
+        # Row by row, left column first, each line painted in visual order as
+        # Word does (test_bidi.py).
+        for x, line in ((72, second[i]), (330, first[i])):
+            ops.append(f"BT /{font} {SIZE} Tf {x} {700 - LEADING * i} Td {hexstr(encode(line[::-1]))} Tj ET")
+    b.add_page(" ".join(ops))
+    assert layout(b).joined.text == "\n".join(first + second)
+    # Stream mode reads each row as one right-to-left line across the gutter.
+    assert stream_text(b).split("\n")[0] == f"{first[0]} {second[0]}"
+
+
+def test_rotated_page_with_two_columns_of_text_drawn_at_90_degrees():
+    b = PdfBuilder()
+    f = b.add_standard_font("Helvetica", widths=True)
+    first, second = wrap(prose("a", 36), 220), wrap(prose("b", 36), 220)
+    # /Rotate 90 shows the page landscape; text runs up the page in user
+    # space (Tm 0 1 -1 0), lines advance to the right, and the second column
+    # starts higher up the page. The stream interleaves the two columns.
+    ops = [
+        f"BT /{f} {SIZE} Tf 0 1 -1 0 {100 + LEADING * i} {(72, 330)[c]} Tm ({(first, second)[c][i]}) Tj ET"
+        for c, i in interleave(first, second)
+    ]
+    b.add_page(" ".join(ops), rotate=90)
+    assert layout(b).joined.text == "\n".join(first + second)
+    assert stream_text(b).startswith(f"{first[0]} {second[0]}\n")
+
+
+def test_heading_larger_than_body_text_is_an_h_block_with_its_level():
+    b = PdfBuilder()
+    f = b.add_standard_font("Helvetica", widths=True)
+    body = wrap(prose("a", 40), 400)
+    more = wrap(prose("b", 20), 400)
+    ops = [show(f, 72, 720, "A Document Title", 20), show(f, 72, 690, "First section", 14)]
+    ops += [show(f, 72, 670 - LEADING * i, line) for i, line in enumerate(body)]
+    y = 670 - LEADING * len(body) - 20
+    ops.append(show(f, 72, y, "Second section", 14))
+    ops += [show(f, 72, y - 20 - LEADING * i, line) for i, line in enumerate(more)]
+    b.add_page(" ".join(ops))
+    reading = layout(b)
+    labels = [(block.text, block.struct_type, block.heading_level) for block in reading.blocks]
+    assert labels == [
+        ("A Document Title", "H", 1),
+        ("First section", "H", 2),
+        ("\n".join(body), "P", None),
+        ("Second section", "H", 2),
+        ("\n".join(more), "P", None),
+    ]
+    assert reading.joined.text == stream_text(b)
+
+
+def test_footnotes_painted_first_follow_the_text_of_their_column():
+    b = PdfBuilder()
+    f = b.add_standard_font("Helvetica", widths=True)
+    left, right = wrap(prose("a", 40), 220), wrap(prose("b", 40), 220)
+    notes = [wrap(prose(f"n{c}", 10), 220) for c in range(2)]
+    # Footnotes in small print under each column, painted before any text.
+    ops = [show(f, x, 200 - 9 * i, line, 7) for x, note in zip((72, 320), notes) for i, line in enumerate(note)]
+    b.add_page(" ".join([*ops, paint(f, [left, right], (72, 320), 700, one_after_another(left, right))]))
+    assert layout(b).joined.text == "\n".join(left + notes[0] + right + notes[1])
+
+
+def test_rotated_stamp_in_the_margin_stays_where_it_was_painted():
+    b = PdfBuilder()
+    f = b.add_standard_font("Helvetica", widths=True)
+    left, right = wrap(prose("a", 40), 220), wrap(prose("b", 40), 220)
+    stamp = "arXiv:0000.00000v1 [cs.CL] 1 Jan 2024"
+    # Drawn up the left margin, as tall as the columns: in the page's frame it
+    # would cross every row; it keeps its place after what precedes it.
+    stamp_op = f"BT /{f} 20 Tf 0 1 -1 0 40 300 Tm ({stamp}) Tj ET"
+    b.add_page(" ".join([stamp_op, paint(f, [left, right], (72, 320), 700, interleave(left, right))]))
+    reading = layout(b)
+    assert reading.joined.text == "\n".join([stamp, *left, *right])
+    assert {block.struct_type for block in reading.blocks} == {"P"}
+
+
+def test_first_line_indent_starts_a_new_block():
+    b = PdfBuilder()
+    f = b.add_standard_font("Helvetica", widths=True)
+    first, second = wrap(prose("a", 24), 300), wrap(prose("b", 24), 300)
+    lines = [(72, first[0]), *((72, line) for line in first[1:])]
+    lines += [(84, second[0]), *((72, line) for line in second[1:])]
+    b.add_page(" ".join(show(f, x, 700 - LEADING * i, text) for i, (x, text) in enumerate(lines)))
+    reading = layout(b)
+    assert [block.text for block in reading.blocks] == ["\n".join(first), "\n".join(second)]
+    assert reading.joined.text == stream_text(b)
+
+
+# --------------------------------------------------------------------------- stream order kept
+
+
+def columns_already_in_order() -> PdfBuilder:
+    b, _, _ = two_columns(one_after_another)
+    return b
+
+
+def single_column_page() -> PdfBuilder:
+    b = PdfBuilder()
+    f = b.add_standard_font("Helvetica", widths=True)
+    lines = wrap(prose("a", 80), 460)
+    b.add_page(" ".join(show(f, 72, 700 - LEADING * i, line) for i, line in enumerate(lines)))
+    return b
+
+
+def table_painted_row_by_row() -> PdfBuilder:
+    # Reading a table column by column would be wrong; stream order is right.
+    b = PdfBuilder()
+    f = b.add_standard_font("Helvetica", widths=True)
+    rows = [("Name", "Quantity", "Remarks")] + [
+        (f"Item number {i}", f"{i * 7} units", f"stored in warehouse {i % 3}") for i in range(12)
+    ]
+    intro = wrap(prose("t", 30), 460)
+    ops = [show(f, 72, 720 - LEADING * i, line) for i, line in enumerate(intro)]
+    top = 720 - LEADING * len(intro) - 20
+    columns = [list(column) for column in zip(*rows)]
+    ops.append(paint(f, columns, (72, 230, 330), top, interleave(*columns)))
+    b.add_page(" ".join(ops))
+    return b
+
+
+def table_of_prose_cells() -> PdfBuilder:
+    # Two wide columns of text cells: a definition list painted row by row.
+    b = PdfBuilder()
+    f = b.add_standard_font("Helvetica", widths=True)
+    ops = []
+    for r in range(8):
+        ops.append(show(f, 72, 700 - 30 * r, f"Term {r}"))
+        for i, line in enumerate(wrap(prose(f"d{r}", 12), 300)):
+            ops.append(show(f, 200, 700 - 30 * r - LEADING * i, line))
+    b.add_page(" ".join(ops))
+    return b
+
+
+def footer_painted_first() -> PdfBuilder:
+    b = PdfBuilder()
+    f = b.add_standard_font("Helvetica", widths=True)
+    lines = wrap(prose("a", 60), 460)
+    b.add_page(" ".join([show(f, 280, 40, "Page 7", 8), paint(f, [lines], (72,), 700, interleave(lines))]))
+    return b
+
+
+def numbered_list() -> PdfBuilder:
+    b = PdfBuilder()
+    f = b.add_standard_font("Helvetica", widths=True)
+    ops = []
+    for i in range(10):
+        ops.append(show(f, 72, 700 - 2 * LEADING * i, f"{i + 1}."))
+        for j, line in enumerate(wrap(prose(f"n{i}", 10), 380)):
+            ops.append(show(f, 100, 700 - 2 * LEADING * i - LEADING * j, line))
+    b.add_page(" ".join(ops))
+    return b
+
+
+def vertical_cjk_columns() -> PdfBuilder:
+    b = PdfBuilder()
+    cid, encode = b.add_cid_font("縦書きの右列左", vertical=True)
+    b.add_page(
+        f"BT /{cid} 12 Tf 1 0 0 1 300 700 Tm {hexstr(encode('左列'))} Tj "
+        f"1 0 0 1 320 700 Tm {hexstr(encode('縦書きの右列'))} Tj ET"
+    )
+    return b
+
+
+@pytest.mark.parametrize(
+    "build",
+    [
+        columns_already_in_order,
+        single_column_page,
+        table_painted_row_by_row,
+        table_of_prose_cells,
+        footer_painted_first,
+        numbered_list,
+        vertical_cjk_columns,
+    ],
+)
+def test_page_whose_stream_order_stands_reads_exactly_as_stream_mode(build):
+    b = build()
+    assert layout(b).joined.text == stream_text(b)
+
+
+def test_empty_page_and_single_glyph():
+    b = PdfBuilder()
+    f = b.add_standard_font("Helvetica", widths=True)
+    b.add_page("")
+    b.add_page(show(f, 72, 700, "x"))
+    assert layout(b, 1).joined.text == "" and layout(b, 1).blocks == ()
+    assert layout(b, 2).joined.text == "x"
+
+
+# --------------------------------------------------------------------------- corpus
+
+# Single-column pages of the real-world corpus (../shared/corpus): layout mode
+# must not change a character of their stream-mode text.
+SINGLE_COLUMN = [
+    "tagged/libreoffice64-lorem-2p.pdf",
+    "tagged/word365-fr-municipal-bylaw-11p.pdf",
+    "misc/word-processor-history-5p.pdf",
+    "misc/latex-code-and-formula-2p.pdf",
+    "misc/lncs-table-page.pdf",
+    "tagged/pdfmaker11-word-grobid-guidelines-11p.pdf",
+]
+
+
+@pytest.mark.parametrize("relpath", SINGLE_COLUMN)
+def test_single_column_corpus_file_reads_exactly_as_stream_mode(corpus: Path, relpath: str):
+    with open_document(corpus / relpath) as doc:
+        for page in range(1, doc.page_count + 1):
+            table = doc.page_glyphs(page).table
+            assert read_layout(table, CONFIG).joined.text == read_stream(table, CONFIG).joined.text, page
