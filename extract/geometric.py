@@ -32,7 +32,7 @@ from ragprep.extract.glyphs import GlyphTable
 NO_BREAK, SPACE, LINE_BREAK = 0, 1, 2
 _SEPARATORS = np.array(["", " ", "\n"], dtype=object)
 # Writing directions closer than this cosine count as the same line direction.
-_SAME_DIRECTION = 0.95
+SAME_DIRECTION = 0.95
 # A backward jump along the line larger than this share of the glyph height
 # is a word break (overlaid accents and kerning move back far less).
 _BACKWARD_JUMP = 1.0
@@ -103,6 +103,27 @@ class JoinedText:
     char_end: np.ndarray
 
 
+def line_break_rule(
+    direction: np.ndarray,
+    next_direction: np.ndarray,
+    origin: np.ndarray,
+    next_origin: np.ndarray,
+    height: np.ndarray,
+    next_height: np.ndarray,
+    config: ExtractConfig,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The line rule for pairs of a glyph and the next: a new line starts when
+    the move between their origins, across the first one's direction,
+    exceeds line_break_ratio x the larger height, or when the direction turns.
+    Returns (line break, move across, threshold). Layout mode cuts lines with
+    this same function, so it never breaks a line join() would not."""
+    normal = np.stack([-direction[:, 1], direction[:, 0]], axis=1)
+    across = np.einsum("ij,ij->i", next_origin - origin, normal)
+    line_limit = config.line_break_ratio * np.maximum(height, next_height)
+    turned = np.einsum("ij,ij->i", direction, next_direction) < SAME_DIRECTION
+    return (np.abs(across) > line_limit) | turned, across, line_limit
+
+
 def _pair_rules(
     table: GlyphTable, order: np.ndarray, config: ExtractConfig
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -117,15 +138,11 @@ def _pair_rules(
         return separator, gap, space_threshold, move_across, line_threshold
     prev, cur = order[:-1], order[1:]
     direction = table.direction[prev]
-    normal = np.stack([-direction[:, 1], direction[:, 0]], axis=1)
     height_cur = table.height[cur]
-    height_max = np.maximum(table.height[prev], height_cur)
-
-    move = table.origin[cur] - table.origin[prev]
-    across = np.einsum("ij,ij->i", move, normal)
-    line_limit = config.line_break_ratio * height_max
-    turned = np.einsum("ij,ij->i", direction, table.direction[cur]) < _SAME_DIRECTION
-    line_break = (np.abs(across) > line_limit) | turned
+    line_break, across, line_limit = line_break_rule(
+        direction, table.direction[cur], table.origin[prev], table.origin[cur],
+        table.height[prev], height_cur, config,
+    )  # fmt: skip
 
     along_gap = np.einsum("ij,ij->i", table.origin[cur] - table.own_end[prev], direction)
     space_limit = config.word_space_ratio * height_cur

@@ -83,10 +83,10 @@ from ragprep.extract.bidi import is_rtl
 from ragprep.extract.blocks import FONT_SIZE_CHANGE, PARAGRAPH_GAP, BlockLabel, build_blocks
 from ragprep.extract.config import ExtractConfig
 
-# _pair_moves must apply join()'s line rule exactly (same formula, same
-# direction tolerance): a block start is a forced break, and one where join()
-# sees no line break would change the text of a page stream mode reads.
-from ragprep.extract.geometric import _SAME_DIRECTION, join, stream_order
+# _pair_moves applies join()'s own line rule (geometric.line_break_rule): a
+# block start is a forced break, and one where join() sees no line break
+# would change the text of a page stream mode reads.
+from ragprep.extract.geometric import SAME_DIRECTION, join, line_break_rule, stream_order
 from ragprep.extract.glyphs import NO_MCID, GlyphTable
 from ragprep.extract.reading import PageReading
 
@@ -254,18 +254,13 @@ def _pair_moves(
     next_height: np.ndarray,
     config: ExtractConfig,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """geometric.join's line rule, computed the same way, for pairs of a
-    glyph and the next one: a new line starts where the move across the
-    glyph's direction exceeds line_break_ratio x the larger height of the
-    two, or where the direction turns. Also the move, the gap along the line
-    (from the glyph's own end) and the larger height."""
-    normal = np.stack([-direction[:, 1], direction[:, 0]], axis=1)
-    height_max = np.maximum(height, next_height)
-    across = np.einsum("ij,ij->i", next_origin - origin, normal)
-    turned = np.einsum("ij,ij->i", direction, next_direction) < _SAME_DIRECTION
-    line_break = (np.abs(across) > config.line_break_ratio * height_max) | turned
+    """geometric.line_break_rule for pairs of a glyph and the next one, with
+    the gap along the line (from the glyph's own end) and the larger height."""
+    line_break, across, _ = line_break_rule(
+        direction, next_direction, origin, next_origin, height, next_height, config
+    )
     gap = np.einsum("ij,ij->i", next_origin - own_end, direction)
-    return line_break, across, gap, height_max
+    return line_break, across, gap, np.maximum(height, next_height)
 
 
 def _reordered_moves(
@@ -340,7 +335,7 @@ class _Page:
         # than the page (a rotated stamp, axis labels) would span rows and
         # gutters in this frame; a unit of blanks has no place at all. Both
         # follow the unit painted before them instead (see _emit).
-        self.placed = (glyphs.direction[unit_start] @ along >= _SAME_DIRECTION) & (self.inked > 0)
+        self.placed = (glyphs.direction[unit_start] @ along >= SAME_DIRECTION) & (self.inked > 0)
         self.body = _most_common(glyphs.height, 10) or 1.0
         self.gutter = _GUTTER * self.body
         self._rtl: bool | None = None
@@ -780,7 +775,7 @@ def _block_labels(table: GlyphTable, ordering: _Ordering) -> tuple[np.ndarray, l
         # Text across the page's direction (an arXiv stamp up the margin) is
         # no heading, however large.
         along = _reading_direction(table, order) if ordering.along is None else ordering.along
-        heading[heading] = table.direction[order[starts[heading]]] @ along >= _SAME_DIRECTION
+        heading[heading] = table.direction[order[starts[heading]]] @ along >= SAME_DIRECTION
     if not heading.any():
         return paragraphs
     sizes = np.unique(block_size[heading])[::-1]  # largest first
