@@ -359,7 +359,7 @@ class PageInterpreter:
             data = self._read_page_contents(contents)
             if data:
                 try:
-                    self._run_stream(data, is_page=True)
+                    self._run_stream(data)
                 except _OperatorLimitReached:
                     pass
         table = self._glyphs.finish(visible_box, tuple(self._font_names))
@@ -408,26 +408,26 @@ class PageInterpreter:
             return b"\n".join(p for p in parts if p)
         return self._read(contents, "content stream")
 
-    def _run_stream(self, data: bytes, *, is_page: bool) -> None:
+    def _run_stream(self, data: bytes) -> None:
         try:
             instructions = pikepdf.parse_content_stream(pikepdf.Stream(self._pdf, data), TEXT_OPERATORS)
         except pikepdf.PdfError as exc:
             self._warn(f"content stream cannot be tokenized: {exc}")
             return
         handlers = self._handlers
+        # The page and its forms share one operator budget; a stream takes
+        # its operators from it up front, so the loop below counts nothing.
         limit = self._config.max_operators_per_page
+        remaining = max(limit - self._operators, 0)
+        truncated = len(instructions) > remaining
+        if truncated:
+            instructions = instructions[:remaining]
+        self._operators += len(instructions)
         # Attribute access, not tuple unpacking: unpacking a pikepdf
         # instruction costs several times more, on every operator.
         for index, instruction in enumerate(instructions):
-            self._operators += 1
-            if self._operators > limit:
-                self._warn(
-                    f"limit: more than {limit} operators on this page; text after that is skipped "
-                    "(extract.max_operators_per_page)"
-                )
-                raise _OperatorLimitReached
-            if is_page:
-                self._token_index = index
+            # Forms overwrite it too, harmlessly: their glyphs record -1.
+            self._token_index = index
             name = str(instruction.operator)
             handler = handlers.get(name)
             if handler is None:
@@ -438,6 +438,12 @@ class PageInterpreter:
                 raise
             except Exception as exc:  # one malformed operator must not lose the page
                 self._warn(f"operator {name} skipped: {type(exc).__name__}: {exc}")
+        if truncated:
+            self._warn(
+                f"limit: more than {limit} operators on this page; text after that is skipped "
+                "(extract.max_operators_per_page)"
+            )
+            raise _OperatorLimitReached
 
     # -- text showing (§9.4.3) -----------------------------------------------
 
@@ -702,7 +708,7 @@ class PageInterpreter:
         )
         self._forms_open.append(key)
         try:
-            self._run_stream(data, is_page=False)
+            self._run_stream(data)
         finally:
             self._forms_open.pop()
             # Marked content must balance within a stream (§14.6); close what
