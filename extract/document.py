@@ -21,10 +21,10 @@ from ragprep.extract.config import ExtractConfig
 from ragprep.extract.errors import EncryptedPDFError, PageRangeError, PDFReadError
 from ragprep.extract.blocks import Block
 from ragprep.extract.fonts import FontLoader
-from ragprep.extract.glyphs import NO_MCID, GlyphTable
+from ragprep.extract.glyphs import GlyphTable
 from ragprep.extract.interpreter import ImagePlacement, interpret_page
 from ragprep.extract.layout import read_layout
-from ragprep.extract.reading import PageReading, Unavailable, read_stream, read_structure
+from ragprep.extract.reading import PageReading, Unavailable, read_stream, read_structure, unmarked_glyphs
 from ragprep.extract.structure import StructTree, page_struct_parents, read_struct_tree
 
 
@@ -249,16 +249,14 @@ def _page_result(glyphs: PageGlyphs, mode: str, reading: PageReading) -> PageRes
 
 
 def _unavailable(glyphs: PageGlyphs, reason: str) -> PageResult:
-    table = glyphs.table
-    untagged = int((table.visible & ~table.artifact & (table.mcid == NO_MCID)).sum())
     return PageResult(
         page=glyphs.page,
         mode=UNAVAILABLE,
         text="",
-        untagged_glyphs=untagged,
+        untagged_glyphs=unmarked_glyphs(glyphs.table),
         warnings=glyphs.warnings,
         reason=reason,
-        **_counts(table),
+        **_counts(glyphs.table),
     )
 
 

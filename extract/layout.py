@@ -87,8 +87,8 @@ from ragprep.extract.config import ExtractConfig
 # block start is a forced break, and one where join() sees no line break
 # would change the text of a page stream mode reads.
 from ragprep.extract.geometric import SAME_DIRECTION, join, line_break_rule, stream_order
-from ragprep.extract.glyphs import NO_MCID, GlyphTable
-from ragprep.extract.reading import PageReading
+from ragprep.extract.glyphs import GlyphTable
+from ragprep.extract.reading import PageReading, unmarked_glyphs
 
 # A jump along the line wider than this many glyph heights (the larger of
 # the two glyphs) starts a new unit: wider than any word space, narrower than
@@ -176,8 +176,7 @@ def read_layout(table: GlyphTable, config: ExtractConfig) -> PageReading:
     # starts a line, so block starts and labels keep their positions.
     label_index, labels = _block_labels(table, ordering)
     blocks = build_blocks(table, joined, ordering.block_start, label_index, labels)
-    untagged = int((table.visible & ~table.artifact & (table.mcid == NO_MCID)).sum())
-    return PageReading(joined, blocks, untagged)
+    return PageReading(joined, blocks, unmarked_glyphs(table))
 
 
 # --------------------------------------------------------------------------- order

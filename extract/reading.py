@@ -46,10 +46,15 @@ class Unavailable:
     reason: str
 
 
+def unmarked_glyphs(table: GlyphTable) -> int:
+    """Visible, non-artifact glyphs outside any marked-content MCID: the
+    untagged count of every reading that does not consult the structure."""
+    return int((table.visible & ~table.artifact & (table.mcid == NO_MCID)).sum())
+
+
 def read_stream(table: GlyphTable, config: ExtractConfig) -> PageReading:
     joined = join(table, stream_order(table, config), config)
-    untagged = int((table.visible & ~table.artifact & (table.mcid == NO_MCID)).sum())
-    return PageReading(joined, geometric_blocks(table, joined), untagged)
+    return PageReading(joined, geometric_blocks(table, joined), unmarked_glyphs(table))
 
 
 # Tail glyphs (outside the structure) form blocks of their own.

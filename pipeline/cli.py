@@ -21,7 +21,6 @@ from ragprep.extract import (
     ExtractConfig,
     Mode,
     PageRangeError,
-    PDFReadError,
     RagprepError,
     open_document,
     parse_page_selection,
