@@ -14,6 +14,7 @@ Entry points::
 Errors are importable from ``ragprep.extract.errors``.
 """
 
+from ragprep.extract.blocks import Block, TextLine
 from ragprep.extract.config import ExtractConfig
 from ragprep.extract.document import (
     Document,
@@ -35,6 +36,7 @@ from ragprep.extract.errors import (
 from ragprep.extract.glyphs import GlyphTable
 
 __all__ = [
+    "Block",
     "ConfigError",
     "Document",
     "DocumentResult",
@@ -47,6 +49,7 @@ __all__ = [
     "PageRangeError",
     "PageResult",
     "RagprepError",
+    "TextLine",
     "extract_document",
     "open_document",
     "parse_page_selection",

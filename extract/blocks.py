@@ -67,13 +67,7 @@ def build_blocks(
     new_block[0] = True
     starts = np.flatnonzero(new_block)
     ends = np.concatenate([starts[1:], [n]])
-    # Bounding boxes of all runs at once: min/max of the glyph quads per run.
-    corners = table.quad[joined.order]  # (n, 4, 2)
-    x0 = np.minimum.reduceat(corners[:, :, 0].min(axis=1), starts)
-    y0 = np.minimum.reduceat(corners[:, :, 1].min(axis=1), starts)
-    x1 = np.maximum.reduceat(corners[:, :, 0].max(axis=1), starts)
-    y1 = np.maximum.reduceat(corners[:, :, 1].max(axis=1), starts)
-    boxes = np.round(np.stack([x0, y0, x1, y1], axis=1), 3).tolist()
+    boxes = _run_boxes(table, joined, starts)
     mcids = table.mcid[joined.order]
     any_mcid = bool((mcids != NO_MCID).any())
     char_starts = joined.char_start[starts].tolist()
@@ -101,6 +95,46 @@ def build_blocks(
             )
         )
     return tuple(blocks)
+
+
+def _run_boxes(table: GlyphTable, joined: JoinedText, starts: np.ndarray) -> list[list[float]]:
+    """Bounding box (x0, y0, x1, y1) of each run of emitted glyphs beginning at
+    `starts`, all runs at once: min/max of the glyph quads per run."""
+    corners = table.quad[joined.order]  # (n, 4, 2)
+    x0 = np.minimum.reduceat(corners[:, :, 0].min(axis=1), starts)
+    y0 = np.minimum.reduceat(corners[:, :, 1].min(axis=1), starts)
+    x1 = np.maximum.reduceat(corners[:, :, 0].max(axis=1), starts)
+    y1 = np.maximum.reduceat(corners[:, :, 1].max(axis=1), starts)
+    return np.round(np.stack([x0, y0, x1, y1], axis=1), 3).tolist()
+
+
+@dataclass(frozen=True)
+class TextLine:
+    """One line of the page text as emitted: its span in the page text (line
+    break excluded) and the box of its glyphs. Downstream checks of reading
+    order (column jumps) need line geometry, not just block geometry."""
+
+    char_start: int
+    char_end: int
+    bbox: tuple[float, float, float, float]
+
+
+def text_lines(table: GlyphTable, joined: JoinedText) -> tuple[TextLine, ...]:
+    """The emitted lines: runs of glyphs between line-break separators."""
+    n = len(joined.order)
+    if n == 0:
+        return ()
+    starts = np.flatnonzero(joined.separator == LINE_BREAK)
+    if len(starts) == 0 or starts[0] != 0:
+        starts = np.concatenate([[0], starts])
+    ends = np.concatenate([starts[1:], [n]])
+    boxes = _run_boxes(table, joined, starts)
+    char_starts = joined.char_start[starts].tolist()
+    char_ends = joined.char_end[ends - 1].tolist()
+    return tuple(
+        TextLine(char_start=s, char_end=e, bbox=tuple(box))  # type: ignore[arg-type]
+        for s, e, box in zip(char_starts, char_ends, boxes)
+    )
 
 
 def geometric_block_starts(table: GlyphTable, joined: JoinedText) -> np.ndarray:

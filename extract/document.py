@@ -19,7 +19,7 @@ import pikepdf
 
 from ragprep.extract.config import ExtractConfig
 from ragprep.extract.errors import EncryptedPDFError, PageRangeError, PDFReadError
-from ragprep.extract.blocks import Block
+from ragprep.extract.blocks import Block, TextLine
 from ragprep.extract.fonts import FontLoader
 from ragprep.extract.glyphs import GlyphTable
 from ragprep.extract.interpreter import ImagePlacement, interpret_page
@@ -54,6 +54,7 @@ class PageResult:
     # auto mode: why the page was read geometrically instead of by structure.
     fallback: str | None = None
     blocks: tuple[Block, ...] = ()
+    lines: tuple[TextLine, ...] = ()  # emitted lines, in reading order
 
 
 @dataclass(frozen=True)
@@ -244,6 +245,7 @@ def _page_result(glyphs: PageGlyphs, mode: str, reading: PageReading) -> PageRes
         untagged_glyphs=reading.untagged_glyphs,
         warnings=glyphs.warnings,
         blocks=reading.blocks,
+        lines=reading.lines,
         **_counts(glyphs.table),
     )
 

@@ -80,7 +80,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ragprep.extract.bidi import is_rtl
-from ragprep.extract.blocks import FONT_SIZE_CHANGE, PARAGRAPH_GAP, BlockLabel, build_blocks
+from ragprep.extract.blocks import FONT_SIZE_CHANGE, PARAGRAPH_GAP, BlockLabel, build_blocks, text_lines
 from ragprep.extract.config import ExtractConfig
 
 # _pair_moves applies join()'s own line rule (geometric.line_break_rule): a
@@ -176,7 +176,7 @@ def read_layout(table: GlyphTable, config: ExtractConfig) -> PageReading:
     # starts a line, so block starts and labels keep their positions.
     label_index, labels = _block_labels(table, ordering)
     blocks = build_blocks(table, joined, ordering.block_start, label_index, labels)
-    return PageReading(joined, blocks, unmarked_glyphs(table))
+    return PageReading(joined, blocks, unmarked_glyphs(table), text_lines(table, joined))
 
 
 # --------------------------------------------------------------------------- order

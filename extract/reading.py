@@ -19,7 +19,15 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ragprep.extract.blocks import Block, BlockLabel, build_blocks, geometric_block_starts, geometric_blocks
+from ragprep.extract.blocks import (
+    Block,
+    BlockLabel,
+    TextLine,
+    build_blocks,
+    geometric_block_starts,
+    geometric_blocks,
+    text_lines,
+)
 from ragprep.extract.config import ExtractConfig
 from ragprep.extract.geometric import JoinedText, join, stream_order, text_glyphs
 from ragprep.extract.glyphs import NO_MCID, GlyphTable
@@ -37,6 +45,7 @@ class PageReading:
     blocks: tuple[Block, ...]
     # Visible, non-artifact glyphs the reading did not place by structure.
     untagged_glyphs: int
+    lines: tuple[TextLine, ...]
 
 
 @dataclass(frozen=True)
@@ -54,7 +63,9 @@ def unmarked_glyphs(table: GlyphTable) -> int:
 
 def read_stream(table: GlyphTable, config: ExtractConfig) -> PageReading:
     joined = join(table, stream_order(table, config), config)
-    return PageReading(joined, geometric_blocks(table, joined), unmarked_glyphs(table))
+    return PageReading(
+        joined, geometric_blocks(table, joined), unmarked_glyphs(table), text_lines(table, joined)
+    )
 
 
 # Tail glyphs (outside the structure) form blocks of their own.
@@ -129,7 +140,7 @@ def read_structure(
     labels = [_label(tree, int(o)) if o >= 0 else _UNTAGGED_LABEL for o in owners]
     label_index = np.searchsorted(owners, owner)
     blocks = build_blocks(table, joined, new_block, label_index, labels)
-    return PageReading(joined, blocks, untagged_count)
+    return PageReading(joined, blocks, untagged_count, text_lines(table, joined))
 
 
 def _is_block(element: StructElement) -> bool:

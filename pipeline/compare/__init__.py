@@ -1,0 +1,1 @@
+"""`ragprep compare`: chunk quality across extraction modes (issue 7)."""
