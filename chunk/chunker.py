@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from ragprep.extract.config import ExtractConfig
-from ragprep.extract.document import DocumentResult, extract_document
+from ragprep.extract.document import DocumentResult, Mode, extract_document
 
 from ragprep.chunk.blocks import DocBlock, document_text, flatten, heading_paths
 from ragprep.chunk.config import ChunkConfig, config_hash
@@ -34,18 +34,20 @@ def chunk_document(
     config: ChunkConfig | None = None,
     extract_config: ExtractConfig | None = None,
     tokenizer: Tokenizer | None = None,
+    mode: str | None = None,
 ) -> tuple[Chunk, ...]:
     """Chunks of one extracted document, in document order.
 
-    ``extract_config`` only enters the config hash (and so the chunk ids); pass
-    the one the result was extracted with. ``tokenizer`` may be given to reuse a
-    loaded encoding across documents; it must match ``config.encoding``.
+    ``extract_config`` and ``mode`` (the reading mode the result was requested
+    in) only enter the config hash, and so the chunk ids; pass the ones the
+    result was extracted with. ``tokenizer`` may be given to reuse a loaded
+    encoding across documents; it must match ``config.encoding``.
     """
     config = config or ChunkConfig()
     tok = tokenizer or Tokenizer.load(config.encoding)
     if tok.name != config.encoding:
         raise ValueError(f"tokenizer {tok.name!r} does not match chunk.encoding {config.encoding!r}")
-    cfg_hash = config_hash(config, extract_config)
+    cfg_hash = config_hash(config, extract_config, mode)
     pages = result.pages
     text, bases = document_text(pages)
     blocks = flatten(pages, bases, config.boilerplate_min_share)
@@ -103,7 +105,7 @@ def chunk_document(
 def chunk_file(
     path: str | Path,
     *,
-    mode: str = "auto",
+    mode: Mode | str = Mode.AUTO,
     config: ChunkConfig | None = None,
     extract_config: ExtractConfig | None = None,
     tokenizer: Tokenizer | None = None,
@@ -118,6 +120,7 @@ def chunk_file(
         config=config,
         extract_config=extract_config,
         tokenizer=tokenizer,
+        mode=Mode(mode).value,
     )
 
 

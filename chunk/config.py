@@ -76,12 +76,15 @@ class ChunkConfig:
         return cls.from_mapping(read_toml_table(path, "chunk"))
 
 
-def config_hash(chunk: ChunkConfig, extract: ExtractConfig | None = None) -> str:
-    """SHA-256 of the canonical JSON of both stages' settings: any setting that
-    can change a chunk's text or span changes its id."""
-    payload = {
+def config_hash(chunk: ChunkConfig, extract: ExtractConfig | None = None, mode: str | None = None) -> str:
+    """SHA-256 of the canonical JSON of both stages' settings and, when given,
+    the requested reading mode: any setting that can change a chunk's text or
+    span changes its id."""
+    payload: dict[str, object] = {
         "extract": dataclasses.asdict(extract or ExtractConfig()),
         "chunk": dataclasses.asdict(chunk),
     }
+    if mode is not None:
+        payload["mode"] = mode
     canonical = json.dumps(payload, sort_keys=True, separators=(",", ":"))
     return hashlib.sha256(canonical.encode("utf-8")).hexdigest()

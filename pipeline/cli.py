@@ -1,8 +1,7 @@
-"""The ``ragprep`` command line.
+"""The ``ragprep`` command line: ``extract`` and ``glyphs`` here (one file);
+``run``, ``export`` and ``config`` in ``ragprep.pipeline.commands`` (a corpus).
 
-Exit codes: 0 success; 1 the input could not be read (not a PDF, needs a
-password, damaged beyond repair); 2 bad usage (unknown option, bad page
-selection, a bad configuration file).
+Exit codes: ``ragprep.pipeline.exits``.
 """
 
 from __future__ import annotations
@@ -29,7 +28,8 @@ from ragprep.extract.blocks import Block
 from ragprep.extract.geometric import LINE_BREAK, SPACE
 from ragprep.extract.reading import read_stream
 
-EXIT_OK, EXIT_INPUT, EXIT_USAGE = 0, 1, 2
+from ragprep.pipeline import commands
+from ragprep.pipeline.exits import EXIT_INPUT, EXIT_USAGE, fail
 
 app = typer.Typer(
     name="ragprep",
@@ -50,16 +50,11 @@ class TableFormat(str, Enum):
     json = "json"
 
 
-def _fail(message: str, code: int) -> typer.Exit:
-    typer.echo(f"ragprep: {message}", err=True)
-    return typer.Exit(code)
-
-
 def _load_config(path: Path | None) -> ExtractConfig:
     try:
         return ExtractConfig.from_toml(path) if path else ExtractConfig()
     except ConfigError as exc:
-        raise _fail(str(exc), EXIT_USAGE) from None
+        raise fail(str(exc), EXIT_USAGE) from None
 
 
 FileArgument = Annotated[
@@ -115,9 +110,9 @@ def extract(
             numbers = parse_page_selection(pages, document.page_count)
             results = [document.extract_page(n, mode) for n in numbers]
     except PageRangeError as exc:
-        raise _fail(str(exc), EXIT_USAGE) from None
+        raise fail(str(exc), EXIT_USAGE) from None
     except RagprepError as exc:
-        raise _fail(str(exc), EXIT_INPUT) from None
+        raise fail(str(exc), EXIT_INPUT) from None
 
     if output_format is TextFormat.json:
         payload = {
@@ -169,7 +164,7 @@ def _write(data: bytes, output: Path | None) -> None:
     try:
         output.write_bytes(data)
     except OSError as exc:
-        raise _fail(f"cannot write {output}: {exc.strerror}", EXIT_INPUT) from None
+        raise fail(f"cannot write {output}: {exc.strerror}", EXIT_INPUT) from None
 
 
 def _point(value: np.ndarray) -> list[float]:
@@ -209,9 +204,9 @@ def glyphs(
             result = document.page_glyphs(page)
             joined = read_stream(result.table, extract_config).joined
     except PageRangeError as exc:
-        raise _fail(str(exc), EXIT_USAGE) from None
+        raise fail(str(exc), EXIT_USAGE) from None
     except RagprepError as exc:
-        raise _fail(str(exc), EXIT_INPUT) from None
+        raise fail(str(exc), EXIT_INPUT) from None
 
     table = result.table
     position = {int(g): i for i, g in enumerate(joined.order)}
@@ -287,6 +282,11 @@ def _print_table(rows: list[dict[str, object]], warnings: tuple[str, ...]) -> No
         console.print(table)
     for warning in warnings:
         console.print(f"warning: {warning}", style="yellow", markup=False)
+
+
+app.command("run")(commands.run_command)
+app.command("export")(commands.export_command)
+app.add_typer(commands.config_app, name="config")
 
 
 def main() -> None:

@@ -41,7 +41,9 @@ def column(bbox) -> int:
 
 def chunks_of(data: bytes, **cfg):
     result = extract_document(data, mode="structure")
-    chunks = chunk_document(result, doc_id=document_id(data), source="two.pdf", config=ChunkConfig(**cfg))
+    chunks = chunk_document(
+        result, doc_id=document_id(data), source="two.pdf", config=ChunkConfig(**cfg), mode="structure"
+    )
     return result, chunks
 
 

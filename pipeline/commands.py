@@ -1,0 +1,168 @@
+"""Corpus commands of the ``ragprep`` CLI: ``run``, ``export``, ``config show``."""
+
+from __future__ import annotations
+
+import json
+import sys
+from enum import Enum
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+
+from ragprep.extract.document import Mode
+from ragprep.extract.errors import ConfigError, RagprepError
+from ragprep.pipeline.exits import EXIT_USAGE, fail
+
+ConfigOption = Annotated[
+    Optional[Path],
+    typer.Option(
+        "--config",
+        help="TOML file with [extract], [chunk] and [pipeline] tables overriding the defaults "
+        "(see `ragprep config show`).",
+        show_default=False,
+    ),
+]
+ModeOption = Annotated[
+    Mode,
+    typer.Option(
+        "--mode",
+        help="Reading order: auto (structure where tags cover the page, else layout), structure, layout, stream.",
+    ),
+]
+
+
+class LogFormat(str, Enum):
+    auto = "auto"
+    rich = "rich"
+    json = "json"
+
+
+class SummaryFormat(str, Enum):
+    text = "text"
+    json = "json"
+
+
+class ExportFormat(str, Enum):
+    jsonl = "jsonl"
+
+
+class ConfigFormat(str, Enum):
+    toml = "toml"
+    json = "json"
+
+
+def _settings(config: Path | None, mode: Mode, workers: int | None = None):  # -> Settings
+    from ragprep.pipeline.config import PipelineConfig, Settings
+
+    try:
+        settings = Settings.load(config, mode=mode)
+        if workers is not None:
+            values = {**settings.pipeline.__dict__, "workers": workers}
+            settings = Settings(settings.extract, settings.chunk, PipelineConfig.from_mapping(values), settings.mode)
+    except ConfigError as exc:
+        raise fail(str(exc), EXIT_USAGE) from None
+    return settings
+
+
+def run_command(
+    inputs: Annotated[
+        Optional[list[str]],
+        typer.Argument(
+            help="PDF files, folders (searched recursively for *.pdf), globs ('corpus/**/*.pdf') or @list.txt "
+            "(one per line). None: the bundled sample PDFs.",
+            show_default=False,
+        ),
+    ] = None,
+    out: Annotated[Path, typer.Option("--out", "-o", help="Dataset folder to create or bring up to date.")] = ...,  # type: ignore[assignment]
+    config: ConfigOption = None,
+    mode: ModeOption = Mode.AUTO,
+    workers: Annotated[
+        Optional[int], typer.Option("--workers", "-j", min=1, help="Worker processes (default: pipeline.workers, 0 = one per core).", show_default=False)
+    ] = None,
+    keep_missing: Annotated[
+        bool, typer.Option("--keep-missing", help="Keep the chunks of documents whose source is no longer among the inputs.")
+    ] = False,
+    retry_errors: Annotated[
+        bool, typer.Option("--retry-errors", help="Reprocess every document that failed before, not only transient failures.")
+    ] = False,
+    log_format: Annotated[
+        LogFormat,
+        typer.Option("--log-format", help="Progress on standard error: rich bar, JSON lines, or auto (bar on a terminal, JSON otherwise)."),
+    ] = LogFormat.auto,
+    output_format: Annotated[
+        SummaryFormat, typer.Option("--format", help="Summary on standard output: text, or json for scripts.")
+    ] = SummaryFormat.text,
+) -> None:
+    """Extract and chunk PDFs in parallel into a Parquet dataset; reruns are incremental.
+
+    The dataset folder gets the tables chunks, pages, documents, runs and changes
+    (Parquet, zstd), readable by pyarrow, pandas, DuckDB and Polars. A rerun skips
+    documents whose bytes and settings are unchanged, replaces changed ones, deletes
+    those whose source is gone (unless --keep-missing), and records in `changes`
+    which chunk ids were added, removed or updated. A document that fails becomes an
+    error row and the run goes on.
+
+    Exit codes: 0 every document ok; 3 some documents failed (see the documents
+    table); 2 bad usage (missing input, bad config, output busy or not a dataset).
+    """
+    from ragprep.pipeline.inputs import InputError
+    from ragprep.pipeline.dataset import DatasetError
+    from ragprep.pipeline.progress import JsonLogReporter, RichReporter, summary_fields, summary_text
+    from ragprep.pipeline.run import run
+
+    settings = _settings(config, mode, workers)
+    use_rich = log_format is LogFormat.rich or (log_format is LogFormat.auto and sys.stderr.isatty())
+    reporter = RichReporter() if use_rich else JsonLogReporter()
+    try:
+        summary = run(inputs or [], out, settings, reporter, keep_missing=keep_missing, retry_errors=retry_errors)
+    except (InputError, DatasetError) as exc:
+        raise fail(str(exc), EXIT_USAGE) from None
+    if output_format is SummaryFormat.json:
+        typer.echo(json.dumps(summary_fields(summary), ensure_ascii=False))
+    elif not use_rich:
+        typer.echo(summary_text(summary))
+    raise typer.Exit(summary.exit_code)
+
+
+def export_command(
+    dataset: Annotated[Path, typer.Argument(help="Dataset folder written by `ragprep run`.", show_default=False)],
+    output_format: Annotated[
+        ExportFormat, typer.Option("--format", help="jsonl: one {page_content, metadata} object per chunk.")
+    ] = ExportFormat.jsonl,
+    output: Annotated[
+        Optional[Path], typer.Option("--output", "-o", help="Write to this file instead of standard output.", show_default=False)
+    ] = None,
+) -> None:
+    """Stream a dataset's chunks as JSON lines (page_content + metadata), the shape
+    LangChain and LlamaIndex loaders take."""
+    from ragprep.pipeline.export import write_jsonl
+
+    try:
+        if output is None:
+            write_jsonl(dataset, sys.stdout)
+        else:
+            with open(output, "w", encoding="utf-8") as fh:
+                write_jsonl(dataset, fh)
+    except RagprepError as exc:
+        raise fail(str(exc), EXIT_USAGE) from None
+    except OSError as exc:
+        raise fail(f"cannot write {output}: {exc.strerror}", EXIT_USAGE) from None
+
+
+config_app = typer.Typer(help="Inspect the configuration.", no_args_is_help=True, add_completion=False)
+
+
+@config_app.command("show")
+def config_show(
+    config: ConfigOption = None,
+    mode: ModeOption = Mode.AUTO,
+    output_format: Annotated[ConfigFormat, typer.Option("--format", help="toml (loadable with --config) or json.")] = ConfigFormat.toml,
+) -> None:
+    """Print the effective configuration: the defaults overridden by --config.
+    An unknown table or key, or a bad value, is an error naming it (exit 2)."""
+    settings = _settings(config, mode)
+    if output_format is ConfigFormat.json:
+        typer.echo(json.dumps({"mode": settings.mode.value, **settings.as_mapping()}, indent=2))
+    else:
+        typer.echo(settings.to_toml(), nl=False)

@@ -1,0 +1,374 @@
+"""The Parquet dataset on disk, and how it changes atomically.
+
+Layout of a dataset folder ``DATASET``::
+
+    DATASET/chunks     -> current/chunks       one folder per table, each a
+    DATASET/pages      -> current/pages        plain folder of Parquet files
+    DATASET/documents  -> current/documents    (readable by pyarrow.dataset,
+    DATASET/runs       -> current/runs         pandas, DuckDB, Polars)
+    DATASET/changes    -> current/changes
+    DATASET/current    -> .ragprep/versions/v000012
+    DATASET/.ragprep/versions/v000012/<table>/part-*.parquet
+    DATASET/.ragprep/lock
+
+A commit builds the next version beside the current one (hard links for the
+Parquet files it keeps, new files for what changed), renames it into place,
+then swaps the ``current`` symlink with ``rename(2)``, which is atomic. A
+process killed at any instant therefore leaves ``current`` pointing at a
+complete version: either the previous one or the new one, never a mix. What a
+killed commit left half-built is removed by the next commit. The version the
+current one replaced is kept too, so a reader that listed files just before a
+swap can still open them.
+
+Parts are immutable. Replacing or deleting a document rewrites only the parts
+that hold its rows; the documents and runs tables are small and rewritten
+whole at every commit; the changes table only grows.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import uuid
+from collections import defaultdict
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.dataset as pads
+import pyarrow.parquet as pq
+
+from ragprep.extract.errors import RagprepError
+from ragprep.pipeline.model import DocumentOutput, DocumentRow
+from ragprep.pipeline.records import document_batch
+from ragprep.pipeline.schema import CHANGES, CHUNKS, DOCUMENTS, PAGES, RUNS, TABLES
+
+STATE_DIR = ".ragprep"
+CURRENT = "current"
+_VERSION = re.compile(r"^v(\d{6,})$")
+# Tables whose rows belong to a document and are rewritten part by part.
+DOCUMENT_TABLES = {"chunks": CHUNKS, "pages": PAGES}
+
+
+class DatasetError(RagprepError):
+    """The output folder is not a ragprep dataset, or cannot be written."""
+
+
+class DatasetBusyError(DatasetError):
+    """Another run holds the dataset's lock."""
+
+
+@dataclass(frozen=True)
+class ChangeSet:
+    """One commit's worth of changes to the dataset."""
+
+    run_id: str
+    commit: int  # 1-based within the run
+    # Documents (re)processed in this commit; they replace any rows of the same doc_id.
+    outputs: tuple[DocumentOutput, ...] = ()
+    # Documents whose source is gone: every row of theirs goes.
+    removed_doc_ids: frozenset[str] = frozenset()
+    # Same bytes at a new path: doc_id -> (source, duplicate sources).
+    moves: Mapping[str, tuple[str, tuple[str, ...]]] = field(default_factory=dict)
+    # Error rows without a doc_id (unreadable sources) to drop, by source.
+    dropped_unreadable: frozenset[str] = frozenset()
+    # The runs table after this commit, given the commit's chunk counts
+    # (added, removed, updated), so this run's row carries them.
+    runs: Callable[[int, int, int], pa.Table] | None = None
+
+
+@dataclass(frozen=True)
+class CommitResult:
+    version: int
+    added: int
+    removed: int
+    updated: int
+
+
+def _fsync(path: Path) -> None:
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def write_parquet(table: pa.Table, path: Path) -> None:
+    """zstd Parquet, fsynced: a committed version must survive a power cut too."""
+    pq.write_table(table, path, compression="zstd")
+    _fsync(path)
+
+
+def read_table(folder: Path, schema: pa.Schema) -> pa.Table:
+    """All Parquet files of one table folder (empty table when there are none)."""
+    if not folder.is_dir() or not any(folder.glob("*.parquet")):
+        return schema.empty_table()
+    return pads.dataset(folder, format="parquet", schema=schema).to_table()
+
+
+class Dataset:
+    """A dataset folder opened for one run: holds its lock until ``close``."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.state = root / STATE_DIR
+        self.versions = self.state / "versions"
+        self._lock_fd: int | None = None
+
+    @classmethod
+    def open(cls, root: str | Path) -> "Dataset":
+        root = Path(root)
+        if root.exists() and not root.is_dir():
+            raise DatasetError(f"{root}: the output must be a folder")
+        if root.is_dir() and any(root.iterdir()) and not (root / STATE_DIR).is_dir():
+            raise DatasetError(f"{root}: the folder is not empty and is not a ragprep dataset; choose another --out")
+        dataset = cls(root)
+        try:
+            dataset.versions.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise DatasetError(f"{root}: cannot create the dataset folder: {exc.strerror}") from exc
+        dataset._lock()
+        return dataset
+
+    def _lock(self) -> None:
+        try:
+            import fcntl
+        except ImportError:  # not POSIX: no advisory locks; one run at a time is on the user
+            return
+        fd = os.open(self.state / "lock", os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            os.close(fd)
+            raise DatasetBusyError(f"{self.root}: another ragprep run is writing this dataset") from None
+        self._lock_fd = fd
+
+    def close(self) -> None:
+        if self._lock_fd is not None:
+            os.close(self._lock_fd)  # releases the flock
+            self._lock_fd = None
+
+    def __enter__(self) -> "Dataset":
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    # -- reading the current version -------------------------------------
+
+    @property
+    def version(self) -> int:
+        link = self.root / CURRENT
+        if not link.is_symlink():
+            return 0
+        match = _VERSION.match(Path(os.readlink(link)).name)
+        return int(match.group(1)) if match else 0
+
+    def _version_dir(self, version: int) -> Path:
+        return self.versions / f"v{version:06d}"
+
+    def table(self, name: str) -> pa.Table:
+        version = self.version
+        if not version:
+            return TABLES[name].empty_table()
+        return read_table(self._version_dir(version) / name, TABLES[name])
+
+    # -- committing -------------------------------------------------------
+
+    def commit(self, change: ChangeSet) -> CommitResult:
+        current = self.version
+        new = max([current, *self._existing_versions()]) + 1
+        building = self.versions / f"v{new:06d}.building"
+        if building.exists():
+            shutil.rmtree(building)
+        building.mkdir()
+        old = self._version_dir(current) if current else None
+        tag = f"{change.run_id}-{change.commit:04d}"
+
+        replaced = {o.row.doc_id for o in change.outputs if o.row.doc_id is not None}
+        # A document reprocessed in this commit gets fresh rows; it is not also moved.
+        moves = {d: where for d, where in change.moves.items() if d not in replaced and d not in change.removed_doc_ids}
+        touched = replaced | set(change.removed_doc_ids) | set(moves)
+        old_ids: dict[str, set[str]] = defaultdict(set)
+        for name, schema in DOCUMENT_TABLES.items():
+            (building / name).mkdir()
+            self._carry_parts(old, building, name, schema, touched, moves, tag, old_ids)
+            batches = [getattr(o, name) for o in change.outputs if getattr(o, name) is not None]
+            if any(b.num_rows for b in batches):
+                write_parquet(pa.Table.from_batches(batches, schema), building / name / f"part-{tag}.parquet")
+
+        documents = self._documents_after(old, change, touched, moves)
+        (building / "documents").mkdir()
+        write_parquet(documents, building / "documents" / f"part-{tag}.parquet")
+
+        (building / "changes").mkdir()
+        if old is not None:
+            for part in sorted((old / "changes").glob("*.parquet")):
+                _link(part, building / "changes" / part.name)
+        changes, counts = _changes(change, moves, old_ids)
+        if changes.num_rows:
+            write_parquet(changes, building / "changes" / f"part-{tag}.parquet")
+
+        (building / "runs").mkdir()
+        if change.runs is not None:
+            runs = change.runs(*counts)
+        else:
+            runs = read_table(old / "runs", RUNS) if old else RUNS.empty_table()
+        write_parquet(runs, building / "runs" / f"part-{tag}.parquet")
+
+        for sub in building.iterdir():
+            _fsync(sub)
+        _fsync(building)
+        final = self._version_dir(new)
+        os.rename(building, final)
+        self._point_current_at(final)
+        self._collect_garbage(keep={new, current})
+        return CommitResult(new, *counts)
+
+    def _existing_versions(self) -> list[int]:
+        found = []
+        for entry in self.versions.iterdir():
+            match = _VERSION.match(entry.name.split(".")[0])
+            if match:
+                found.append(int(match.group(1)))
+        return found
+
+    def _carry_parts(
+        self,
+        old: Path | None,
+        building: Path,
+        name: str,
+        schema: pa.Schema,
+        touched: set[str],
+        moves: Mapping[str, tuple[str, tuple[str, ...]]],
+        tag: str,
+        old_ids: dict[str, set[str]],
+    ) -> None:
+        """Link the parts that hold no touched document; rewrite the others
+        without the replaced and removed documents' rows (and with the moved
+        documents' new source)."""
+        if old is None:
+            return
+        touched_array = pa.array(sorted(touched), pa.string())
+        for index, part in enumerate(sorted((old / name).glob("*.parquet"))):
+            doc_ids = pq.read_table(part, columns=["doc_id"]).column("doc_id")
+            if not touched or not pc.any(pc.is_in(doc_ids, value_set=touched_array)).as_py():
+                _link(part, building / name / part.name)
+                continue
+            rows = pq.read_table(part, schema=schema)
+            hit = pc.is_in(rows.column("doc_id"), value_set=touched_array)
+            if name == "chunks":
+                gone = rows.filter(hit)
+                for doc_id, chunk_id in zip(gone.column("doc_id").to_pylist(), gone.column("chunk_id").to_pylist()):
+                    old_ids[doc_id].add(chunk_id)
+            kept = rows.filter(pc.invert(hit))
+            if moves:
+                moved = rows.filter(pc.is_in(rows.column("doc_id"), value_set=pa.array(sorted(moves), pa.string())))
+                if moved.num_rows:
+                    sources = [moves[d][0] for d in moved.column("doc_id").to_pylist()]
+                    moved = moved.set_column(
+                        moved.schema.get_field_index("source"), schema.field("source"), pa.array(sources, pa.string())
+                    )
+                    kept = pa.concat_tables([kept, moved])
+            if kept.num_rows:
+                write_parquet(kept, building / name / f"part-{tag}-r{index:04d}.parquet")
+
+    def _documents_after(
+        self, old: Path | None, change: ChangeSet, touched: set[str], moves: Mapping[str, tuple[str, tuple[str, ...]]]
+    ) -> pa.Table:
+        previous = read_table(old / "documents", DOCUMENTS) if old else DOCUMENTS.empty_table()
+        rows: list[dict[str, object]] = []
+        new_sources = {o.row.source for o in change.outputs if o.row.doc_id is None}
+        for row in previous.to_pylist():
+            doc_id = row["doc_id"]
+            if doc_id is None:
+                if row["source"] in change.dropped_unreadable or row["source"] in new_sources:
+                    continue
+            elif doc_id in moves:
+                source, duplicates = moves[doc_id]
+                row = {**row, "source": source, "duplicate_sources": list(duplicates)}
+            elif doc_id in touched:
+                continue
+            rows.append(row)
+        kept = pa.Table.from_pylist(rows, schema=DOCUMENTS)
+        added = pa.Table.from_batches([document_batch([o.row for o in change.outputs])], DOCUMENTS)
+        return pa.concat_tables([kept, added]).sort_by([("source", "ascending")])
+
+    def _point_current_at(self, version_dir: Path) -> None:
+        target = os.path.relpath(version_dir, self.root)
+        staging = self.root / f".{CURRENT}.{uuid.uuid4().hex}"
+        os.symlink(target, staging)
+        os.replace(staging, self.root / CURRENT)  # rename(2): atomic
+        for name in TABLES:
+            link = self.root / name
+            if not link.is_symlink():
+                staging = self.root / f".{name}.{uuid.uuid4().hex}"
+                os.symlink(os.path.join(CURRENT, name), staging)
+                os.replace(staging, link)
+        _fsync(self.root)
+
+    def _collect_garbage(self, keep: set[int]) -> None:
+        for entry in self.versions.iterdir():
+            match = _VERSION.match(entry.name)
+            if match and int(match.group(1)) in keep:
+                continue
+            shutil.rmtree(entry, ignore_errors=True)
+        for stale in self.root.glob(f".{CURRENT}.*"):
+            stale.unlink(missing_ok=True)
+
+
+def _link(source: Path, target: Path) -> None:
+    try:
+        os.link(source, target)
+    except OSError:
+        # A filesystem without hard links: a copy is slower but just as safe.
+        shutil.copy2(source, target)
+
+
+def _changes(
+    change: ChangeSet, moves: Mapping[str, object], old_ids: Mapping[str, set[str]]
+) -> tuple[pa.Table, tuple[int, int, int]]:
+    ops: list[str] = []
+    chunk_ids: list[str] = []
+    doc_ids: list[str] = []
+
+    def emit(op: str, doc_id: str, ids: Iterable[str]) -> None:
+        for chunk_id in sorted(ids):
+            ops.append(op)
+            chunk_ids.append(chunk_id)
+            doc_ids.append(doc_id)
+
+    processed = set()
+    for output in change.outputs:
+        doc_id = output.row.doc_id
+        if doc_id is None:
+            continue
+        processed.add(doc_id)
+        new = set(output.chunks.column("chunk_id").to_pylist()) if output.chunks is not None else set()
+        old = old_ids.get(doc_id, set())
+        emit("add", doc_id, new - old)
+        emit("remove", doc_id, old - new)
+        emit("update", doc_id, new & old)
+    for doc_id in sorted(change.removed_doc_ids - processed):
+        emit("remove", doc_id, old_ids.get(doc_id, ()))
+    for doc_id in sorted(moves):
+        emit("update", doc_id, old_ids.get(doc_id, ()))
+    n = len(ops)
+    table = pa.table(
+        {
+            "run_id": [change.run_id] * n,
+            "commit": [change.commit] * n,
+            "op": ops,
+            "chunk_id": chunk_ids,
+            "doc_id": doc_ids,
+        },
+        schema=CHANGES,
+    )
+    return table, (ops.count("add"), ops.count("remove"), ops.count("update"))
+
+
+def document_rows(table: pa.Table) -> list[DocumentRow]:
+    return [DocumentRow(**row) for row in table.to_pylist()]

@@ -1,0 +1,102 @@
+"""Stage results -> Arrow record batches of the dataset's schemas.
+
+Runs in the worker process, so the parent receives column data (cheap to
+pickle, ready to write) rather than thousands of small Python objects.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+
+import pyarrow as pa
+
+from ragprep.chunk.model import Chunk
+from ragprep.extract.document import PageResult
+from ragprep.pipeline.model import DocumentRow
+from ragprep.pipeline.schema import CHUNKS, DOCUMENTS, PAGES
+
+
+def chunk_batch(chunks: Sequence[Chunk]) -> pa.RecordBatch:
+    return pa.RecordBatch.from_pydict(
+        {
+            "chunk_id": [c.chunk_id for c in chunks],
+            "doc_id": [c.doc_id for c in chunks],
+            "source": [c.source for c in chunks],
+            "index": [c.index for c in chunks],
+            "text": [c.text for c in chunks],
+            "n_tokens": [c.n_tokens for c in chunks],
+            "tokenizer": [c.tokenizer for c in chunks],
+            "page_start": [c.page_start for c in chunks],
+            "page_end": [c.page_end for c in chunks],
+            "char_start": [c.char_start for c in chunks],
+            "char_end": [c.char_end for c in chunks],
+            "core_char_start": [c.core_char_start for c in chunks],
+            "header_prefix": [c.header_prefix for c in chunks],
+            "bboxes": [
+                [{"page": b.page, "x0": b.x0, "y0": b.y0, "x1": b.x1, "y1": b.y1} for b in c.bboxes] for c in chunks
+            ],
+            "struct_types": [list(c.struct_types) for c in chunks],
+            "heading_path": [list(c.heading_path) for c in chunks],
+            "mcids": [[{"page": p, "mcids": list(m)} for p, m in c.mcids] for c in chunks],
+            "modes": [[{"page": p, "mode": m} for p, m in c.modes] for c in chunks],
+            "untagged_share": [c.untagged_share for c in chunks],
+            "is_boilerplate": [c.is_boilerplate for c in chunks],
+            "config_hash": [c.config_hash for c in chunks],
+        },
+        schema=CHUNKS,
+    )
+
+
+def page_batch(doc_id: str, source: str, pages: Sequence[PageResult]) -> pa.RecordBatch:
+    return pa.RecordBatch.from_pydict(
+        {
+            "doc_id": [doc_id] * len(pages),
+            "source": [source] * len(pages),
+            "page": [p.page for p in pages],
+            "mode": [p.mode for p in pages],
+            "fallback": [p.fallback for p in pages],
+            "reason": [p.reason for p in pages],
+            "glyphs": [p.glyphs for p in pages],
+            "untagged_glyphs": [p.untagged_glyphs for p in pages],
+            "artifact_glyphs": [p.artifact_glyphs for p in pages],
+            "undecodable_glyphs": [p.undecodable_glyphs for p in pages],
+            "warnings": [list(p.warnings) for p in pages],
+            "text": [p.text for p in pages],
+            "blocks": [
+                [
+                    {
+                        "struct_type": b.struct_type,
+                        "heading_level": b.heading_level,
+                        "x0": b.bbox[0],
+                        "y0": b.bbox[1],
+                        "x1": b.bbox[2],
+                        "y1": b.bbox[3],
+                        "char_start": b.char_start,
+                        "char_end": b.char_end,
+                    }
+                    for b in p.blocks
+                ]
+                for p in pages
+            ],
+            "lines": [
+                [
+                    {
+                        "char_start": line.char_start,
+                        "char_end": line.char_end,
+                        "x0": line.bbox[0],
+                        "y0": line.bbox[1],
+                        "x1": line.bbox[2],
+                        "y1": line.bbox[3],
+                    }
+                    for line in p.lines
+                ]
+                for p in pages
+            ],
+        },
+        schema=PAGES,
+    )
+
+
+def document_batch(rows: Sequence[DocumentRow]) -> pa.RecordBatch:
+    return pa.RecordBatch.from_pylist([dataclasses.asdict(row) for row in rows], schema=DOCUMENTS)

@@ -1,0 +1,333 @@
+"""A corpus run: plan what changed, process it in workers, commit as it goes.
+
+A document is keyed by its SHA-256 (``doc_id``) plus the key hash of the
+settings (extract and chunk settings, reading mode) and the pipeline version.
+Against the dataset's documents table, each input is:
+
+- new, or stored under another key        -> processed; its old rows replaced
+- stored with the same key                -> skipped
+- stored with the same key at another path -> moved: rows keep their chunks,
+  get the new path, no extraction
+- stored with an error                    -> retried when the error type is
+  transient (``pipeline.retry_error_types``) or with ``retry_errors``
+
+and every stored document no input holds any more is removed (unless
+``keep_missing``). Identical bytes at several paths are one document: the
+first path (in input order) is its source, the others ``duplicate_sources``.
+
+Work is committed every ``commit_every_documents`` documents or
+``commit_every_seconds``; a killed run keeps what it committed and the next
+run skips it, so every run makes progress.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+import time
+from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from importlib import metadata
+from pathlib import Path
+from typing import Protocol
+
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from ragprep.pipeline.config import Settings
+from ragprep.pipeline.dataset import ChangeSet, CommitResult, Dataset
+from ragprep.pipeline.inputs import collect_inputs
+from ragprep.pipeline.model import DocumentOutput, DocumentTask
+from ragprep.pipeline.schema import RUNS
+from ragprep.pipeline.worker import Handler, RunContext, WorkerPool, process_document
+
+EXIT_OK, EXIT_USAGE, EXIT_FAILURES = 0, 2, 3
+_HASH_BLOCK = 1 << 20
+
+
+def pipeline_version() -> str:
+    try:
+        return metadata.version("ragprep")
+    except metadata.PackageNotFoundError:
+        return "0+unknown"
+
+
+def new_run_id(now: datetime) -> str:
+    return f"{now:%Y%m%dT%H%M%SZ}-{secrets.token_hex(3)}"
+
+
+def file_sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as fh:
+        while block := fh.read(_HASH_BLOCK):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def hash_files(paths: Sequence[Path], threads: int = 4) -> list[str | OSError]:
+    """SHA-256 of each file, or the OSError that prevented reading it.
+    hashlib releases the GIL on large buffers, so threads overlap the I/O."""
+
+    def one(path: Path) -> str | OSError:
+        try:
+            return file_sha256(path)
+        except OSError as exc:
+            return exc
+
+    with ThreadPoolExecutor(max_workers=threads) as pool:
+        return list(pool.map(one, paths))
+
+
+@dataclass(frozen=True)
+class Plan:
+    inputs: int
+    tasks: tuple[DocumentTask, ...]
+    skipped: int
+    moves: dict[str, tuple[str, tuple[str, ...]]]
+    removed: frozenset[str]  # documents whose source is gone
+    superseded: frozenset[str]  # documents whose source now holds other bytes
+    unreadable: tuple[DocumentOutput, ...]
+    dropped_unreadable: frozenset[str]
+
+
+def plan_run(
+    paths: Sequence[Path],
+    hashes: Sequence[str | OSError],
+    documents: pa.Table,
+    context: RunContext,
+    *,
+    keep_missing: bool = False,
+    retry_errors: bool = False,
+) -> Plan:
+    settings = context.settings
+    sources_by_doc: dict[str, list[str]] = {}
+    unreadable = []
+    for path, digest in zip(paths, hashes):
+        if isinstance(digest, OSError):
+            message = f"{path}: cannot read: {digest.strerror}"
+            unreadable.append(context.error(DocumentTask(str(path), ""), "OSError", message, doc_id=None))
+            continue
+        sources_by_doc.setdefault(digest, []).append(str(path))
+
+    stored = {row["doc_id"]: row for row in documents.to_pylist() if row["doc_id"] is not None}
+    retry_types = set(settings.pipeline.retry_error_types)
+    tasks, moves, skipped = [], {}, 0
+    for doc_id, sources in sources_by_doc.items():
+        source, duplicates = sources[0], tuple(sources[1:])
+        row = stored.get(doc_id)
+        stale = (
+            row is None
+            or row["config_hash"] != settings.key_hash
+            or row["pipeline_version"] != context.pipeline_version
+            or (row["status"] != "ok" and (retry_errors or row["error_type"] in retry_types))
+        )
+        if stale:
+            tasks.append(DocumentTask(source, doc_id, duplicates))
+        elif (row["source"], tuple(row["duplicate_sources"])) != (source, duplicates):
+            moves[doc_id] = (source, duplicates)
+        else:
+            skipped += 1
+    gone = set(stored) - set(sources_by_doc)
+    # Old bytes of a path that now holds new bytes: replaced, whatever keep_missing says.
+    input_paths = {str(p) for p in paths}
+    superseded = frozenset(d for d in gone if stored[d]["source"] in input_paths)
+    removed = frozenset() if keep_missing else frozenset(gone - superseded)
+    # Unreadable sources are re-examined every run: last run's rows go, this run's come back.
+    dropped = frozenset(row["source"] for row in documents.to_pylist() if row["doc_id"] is None)
+    # Largest first: a big file started last would leave one worker busy while the others idle.
+    sizes = {t.path: Path(t.path).stat().st_size if Path(t.path).exists() else 0 for t in tasks}
+    tasks.sort(key=lambda t: -sizes[t.path])
+    return Plan(len(paths), tuple(tasks), skipped, moves, removed, superseded, tuple(unreadable), dropped)
+
+
+class Reporter(Protocol):
+    """Where a run tells what it is doing (progress bar, JSON log lines, nothing)."""
+
+    def start(self, run_id: str, plan: Plan, workers: int) -> None: ...
+    def document(self, output: DocumentOutput) -> None: ...
+    def commit(self, result: CommitResult) -> None: ...
+    def finish(self, summary: "RunSummary") -> None: ...
+
+
+@dataclass(frozen=True)
+class DocumentError:
+    source: str
+    error_type: str
+    message: str
+    page: int | None
+
+
+@dataclass(frozen=True)
+class RunSummary:
+    run_id: str
+    dataset: str
+    version: int
+    inputs: int
+    processed: int
+    skipped: int
+    moved: int
+    removed: int
+    failed: int
+    pages: int
+    chunks: int
+    chunks_added: int
+    chunks_removed: int
+    chunks_updated: int
+    seconds: float
+    errors: tuple[DocumentError, ...] = field(default=())
+
+    @property
+    def exit_code(self) -> int:
+        return EXIT_FAILURES if self.failed else EXIT_OK
+
+
+@dataclass
+class _Tally:
+    processed: int = 0
+    failed: int = 0
+    pages: int = 0
+    chunks: int = 0
+    added: int = 0
+    removed: int = 0
+    updated: int = 0
+    commits: int = 0
+    errors: list[DocumentError] = field(default_factory=list)
+
+    def count(self, output: DocumentOutput) -> None:
+        row = output.row
+        if row.doc_id is not None:
+            self.processed += 1
+        if not row.ok:
+            self.failed += 1
+            self.errors.append(DocumentError(row.source, row.error_type or "", row.error_message or "", row.error_page))
+        self.pages += output.page_count
+        self.chunks += output.chunk_count
+
+
+def _runs_table(previous: pa.Table, run_id: str, record: dict[str, object]) -> pa.Table:
+    """The runs table with this run's row in place, and any earlier run that
+    never finished marked interrupted (it was killed; its commits stand)."""
+    status = previous.column("status")
+    unfinished = pc.and_(pc.equal(status, "running"), pc.not_equal(previous.column("run_id"), run_id))
+    previous = previous.set_column(
+        previous.schema.get_field_index("status"), RUNS.field("status"), pc.if_else(unfinished, "interrupted", status)
+    )
+    others = previous.filter(pc.not_equal(previous.column("run_id"), run_id))
+    return pa.concat_tables([others, pa.Table.from_pylist([record], schema=RUNS)])
+
+
+def run(
+    inputs: Sequence[str],
+    out: str | Path,
+    settings: Settings,
+    reporter: Reporter,
+    *,
+    keep_missing: bool = False,
+    retry_errors: bool = False,
+    handler: Handler = process_document,
+) -> RunSummary:
+    """Bring the dataset at `out` up to date with `inputs` (see the module docstring).
+    `handler` is what a worker does with one document (tests replace it)."""
+    started_at = datetime.now(timezone.utc)
+    started = time.monotonic()
+    paths = collect_inputs(inputs)
+    context = RunContext(new_run_id(started_at), pipeline_version(), settings)
+    workers = settings.pipeline.worker_count
+    with Dataset.open(out) as dataset:
+        plan = plan_run(
+            paths,
+            hash_files(paths),
+            dataset.table("documents"),
+            context,
+            keep_missing=keep_missing,
+            retry_errors=retry_errors,
+        )
+        runs_before = dataset.table("runs")
+        tally = _Tally()
+        for output in plan.unreadable:
+            tally.count(output)
+        reporter.start(context.run_id, plan, workers)
+
+        pending: list[DocumentOutput] = list(plan.unreadable)
+        last_commit = time.monotonic()
+        version = dataset.version
+
+        def runs_table(final: bool, added: int, removed: int, updated: int) -> pa.Table:
+            record = {
+                "run_id": context.run_id,
+                "started": started_at,
+                "finished": datetime.now(timezone.utc) if final else None,
+                "status": "complete" if final else "running",
+                "commits": tally.commits,
+                "inputs": plan.inputs,
+                "processed": tally.processed,
+                "skipped": plan.skipped,
+                "moved": len(plan.moves),
+                "removed": len(plan.removed),
+                "failed": tally.failed,
+                "chunks_added": tally.added + added,
+                "chunks_removed": tally.removed + removed,
+                "chunks_updated": tally.updated + updated,
+                "mode": settings.mode.value,
+                "pipeline_version": context.pipeline_version,
+                "config_hash": settings.key_hash,
+            }
+            return _runs_table(runs_before, context.run_id, record)
+
+        def commit(final: bool) -> None:
+            nonlocal pending, last_commit, version
+            first = tally.commits == 0
+            tally.commits += 1
+            change = ChangeSet(
+                run_id=context.run_id,
+                commit=tally.commits,
+                outputs=tuple(pending),
+                # Removals and moves go in with the first commit: they need no work.
+                removed_doc_ids=plan.removed | plan.superseded if first else frozenset(),
+                moves=plan.moves if first else {},
+                dropped_unreadable=plan.dropped_unreadable if first else frozenset(),
+                runs=lambda added, removed, updated: runs_table(final, added, removed, updated),
+            )
+            result = dataset.commit(change)
+            tally.added += result.added
+            tally.removed += result.removed
+            tally.updated += result.updated
+            version = result.version
+            pending = []
+            last_commit = time.monotonic()
+            reporter.commit(result)
+
+        every_documents = settings.pipeline.commit_every_documents
+        every_seconds = settings.pipeline.commit_every_seconds
+        if plan.tasks:
+            with WorkerPool(context, min(workers, len(plan.tasks)), handler) as pool:
+                for output in pool.imap(plan.tasks):
+                    tally.count(output)
+                    pending.append(output)
+                    reporter.document(output)
+                    if len(pending) >= every_documents or time.monotonic() - last_commit >= every_seconds:
+                        commit(final=False)
+        commit(final=True)
+
+    summary = RunSummary(
+        run_id=context.run_id,
+        dataset=str(out),
+        version=version,
+        inputs=plan.inputs,
+        processed=tally.processed,
+        skipped=plan.skipped,
+        moved=len(plan.moves),
+        removed=len(plan.removed),
+        failed=tally.failed,
+        pages=tally.pages,
+        chunks=tally.chunks,
+        chunks_added=tally.added,
+        chunks_removed=tally.removed,
+        chunks_updated=tally.updated,
+        seconds=time.monotonic() - started,
+        errors=tuple(tally.errors),
+    )
+    reporter.finish(summary)
+    return summary

@@ -1,0 +1,329 @@
+"""Worker processes: one document at a time, under a time and memory limit.
+
+All multiprocessing of a run lives here. Each worker is a process with a pipe;
+the parent hands it one ``DocumentTask`` and waits for its ``DocumentOutput``.
+A worker that overruns ``timeout_seconds`` is killed; one that dies (a crash
+in a C library, the kernel's OOM killer) is noticed through its sentinel. In
+both cases the document becomes an error row and a fresh worker takes the
+slot, so one bad PDF never costs the run more than its own time.
+
+The memory limit is the worker's address space (``RLIMIT_AS``): allocations
+beyond it fail inside the worker as ``MemoryError``, which becomes a
+``MemoryLimitError`` row; the worker then retires, since a heap that ran out
+mid-allocation is not worth trusting for the next document.
+
+``concurrent.futures.ProcessPoolExecutor`` cannot kill one hung task and
+treats a dead worker as a broken pool, which is why this is a small pool of
+its own rather than an executor.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import multiprocessing
+import multiprocessing.connection
+import os
+import time
+import traceback
+from collections import deque
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from multiprocessing.context import BaseContext
+
+import pikepdf
+
+from ragprep.chunk.chunker import chunk_document
+from ragprep.chunk.tokens import Tokenizer
+from ragprep.extract.document import DocumentResult, open_document
+from ragprep.extract.errors import RagprepError
+from ragprep.pipeline.config import Settings
+from ragprep.pipeline.model import DocumentOutput, DocumentRow, DocumentTask
+from ragprep.pipeline.records import chunk_batch, page_batch
+
+MIB = 1024 * 1024
+
+# Error types of the documents table that the pool itself produces.
+TIMEOUT_ERROR = "TimeoutError"
+MEMORY_LIMIT_ERROR = "MemoryLimitError"
+WORKER_DIED_ERROR = "WorkerDiedError"
+
+
+@dataclass(frozen=True)
+class RunContext:
+    """What every document row of a run shares."""
+
+    run_id: str
+    pipeline_version: str
+    settings: Settings
+
+    def row(self, task: DocumentTask, **values: object) -> DocumentRow:
+        base: dict[str, object] = {
+            "doc_id": task.doc_id,
+            "source": task.path,
+            "duplicate_sources": list(task.duplicate_sources),
+            "bytes": None,
+            "pages": None,
+            "producer": None,
+            "tagged": None,
+            "status": "ok",
+            "error_type": None,
+            "error_message": None,
+            "error_page": None,
+            "chunks": 0,
+            "seconds": 0.0,
+            "mode": self.settings.mode.value,
+            "pipeline_version": self.pipeline_version,
+            "config_hash": self.settings.key_hash,
+            "run_id": self.run_id,
+            "processed_at": datetime.now(timezone.utc),
+        }
+        base.update(values)
+        return DocumentRow(**base)  # type: ignore[arg-type]
+
+    def error(self, task: DocumentTask, error_type: str, message: str, **values: object) -> DocumentOutput:
+        row = self.row(task, status="error", error_type=error_type, error_message=message, **values)
+        return DocumentOutput(row)
+
+
+def _metadata(pdf: pikepdf.Pdf) -> tuple[str | None, bool]:
+    """/Producer from the document information dictionary (§14.3.3) and
+    whether the document declares itself tagged (/MarkInfo /Marked, §14.7.1)
+    or at least carries a structure tree."""
+    producer = None
+    try:
+        value = pdf.docinfo.get("/Producer")
+        if value is not None:
+            producer = str(value)
+    except (pikepdf.PdfError, ValueError, TypeError, UnicodeDecodeError):
+        pass
+    try:
+        root = pdf.Root
+        mark_info = root.get("/MarkInfo")
+        marked = bool(mark_info.get("/Marked", False)) if isinstance(mark_info, pikepdf.Dictionary) else False
+        tagged = marked or "/StructTreeRoot" in root
+    except (pikepdf.PdfError, ValueError, TypeError):
+        tagged = False
+    return producer, tagged
+
+
+def process_document(task: DocumentTask, context: RunContext, tokenizer: Tokenizer) -> DocumentOutput:
+    """Extract and chunk one document; any failure becomes an error row."""
+    settings = context.settings
+    started = time.perf_counter()
+    try:
+        with open(task.path, "rb") as fh:
+            data = fh.read()
+    except OSError as exc:
+        return context.error(task, "OSError", f"{task.path}: cannot read: {exc.strerror}")
+    # The bytes read now are the document, even if the file changed since planning.
+    doc_id = hashlib.sha256(data).hexdigest()
+    task = DocumentTask(task.path, doc_id, task.duplicate_sources)
+    page = None
+    try:
+        with open_document(data, config=settings.extract) as document:
+            document.name = task.path
+            producer, tagged = _metadata(document.pdf)
+            results = []
+            for page in range(1, document.page_count + 1):
+                results.append(document.extract_page(page, settings.mode))
+            page = None
+            result = DocumentResult(task.path, document.page_count, tuple(results))
+        chunks = chunk_document(
+            result,
+            doc_id=doc_id,
+            source=task.path,
+            config=settings.chunk,
+            extract_config=settings.extract,
+            tokenizer=tokenizer,
+            mode=settings.mode.value,
+        )
+        chunk_rows = chunk_batch(chunks)
+        page_rows = page_batch(doc_id, task.path, result.pages)
+    except MemoryError:
+        limit = settings.pipeline.max_memory_mb
+        return DocumentOutput(
+            context.row(
+                task,
+                status="error",
+                error_type=MEMORY_LIMIT_ERROR,
+                error_message=f"needed more than the worker's {limit} MiB (pipeline.max_memory_mb)",
+                error_page=page,
+                bytes=len(data),
+                seconds=time.perf_counter() - started,
+            ),
+            retire_worker=True,
+        )
+    except RagprepError as exc:
+        return context.error(
+            task, type(exc).__name__, str(exc), error_page=page, bytes=len(data), seconds=time.perf_counter() - started
+        )
+    except Exception as exc:  # noqa: BLE001 - a bug on one document must not stop the run
+        where = traceback.extract_tb(exc.__traceback__)[-1]
+        message = f"{exc} (at {os.path.basename(where.filename)}:{where.lineno}; please report this file)"
+        return context.error(
+            task, type(exc).__name__, message, error_page=page, bytes=len(data), seconds=time.perf_counter() - started
+        )
+    row = context.row(
+        task,
+        bytes=len(data),
+        pages=result.page_count,
+        producer=producer,
+        tagged=tagged,
+        chunks=len(chunks),
+        seconds=time.perf_counter() - started,
+    )
+    return DocumentOutput(row, chunk_rows, page_rows)
+
+
+def _limit_memory(max_memory_mb: int) -> None:
+    if max_memory_mb <= 0:
+        return
+    try:
+        import resource
+    except ImportError:  # not on POSIX: no address-space limit to set
+        return
+    limit = max_memory_mb * MIB
+    resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+
+
+# What a worker does with a task; replaceable so tests can make a worker hang or die.
+Handler = Callable[[DocumentTask, RunContext, Tokenizer], DocumentOutput]
+
+
+def _worker_main(connection: multiprocessing.connection.Connection, context: RunContext, handler: Handler) -> None:
+    tokenizer = Tokenizer.load(context.settings.chunk.encoding)
+    _limit_memory(context.settings.pipeline.max_memory_mb)
+    while True:
+        try:
+            task = connection.recv()
+        except EOFError:
+            return
+        if task is None:
+            return
+        output = handler(task, context, tokenizer)
+        connection.send(output)
+        if output.retire_worker:
+            return
+
+
+def _context() -> BaseContext:
+    # forkserver: fast respawns without forking a parent that runs threads
+    # (the progress display); spawn where forkserver does not exist.
+    if "forkserver" not in multiprocessing.get_all_start_methods():
+        return multiprocessing.get_context("spawn")
+    context = multiprocessing.get_context("forkserver")
+    # The server imports the stages once; each worker forked from it starts warm.
+    context.set_forkserver_preload([__name__])
+    return context
+
+
+@dataclass
+class _Slot:
+    process: multiprocessing.process.BaseProcess
+    connection: multiprocessing.connection.Connection
+    task: DocumentTask | None = None
+    deadline: float = 0.0
+    started: float = 0.0
+
+
+class WorkerPool:
+    """``workers`` processes working through tasks; results in completion order."""
+
+    def __init__(self, context: RunContext, workers: int, handler: Handler = process_document) -> None:
+        self._context = context
+        self._handler = handler
+        self._mp = _context()
+        self._workers = max(1, workers)
+        self._timeout = context.settings.pipeline.timeout_seconds
+        self._slots: list[_Slot] = []
+
+    def __enter__(self) -> "WorkerPool":
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    def _spawn(self) -> _Slot:
+        parent, child = self._mp.Pipe()
+        process = self._mp.Process(target=_worker_main, args=(child, self._context, self._handler), daemon=True)
+        process.start()
+        child.close()
+        return _Slot(process, parent)
+
+    def _replace(self, slot: _Slot) -> None:
+        if slot.process.is_alive():
+            slot.process.kill()
+        slot.process.join(timeout=5)
+        slot.connection.close()
+        self._slots[self._slots.index(slot)] = self._spawn()
+
+    def imap(self, tasks: Iterable[DocumentTask]) -> Iterator[DocumentOutput]:
+        """Run every task; yield each output as soon as it is ready."""
+        pending = deque(tasks)
+        while len(self._slots) < min(self._workers, max(1, len(pending))):
+            self._slots.append(self._spawn())
+        while True:
+            for slot in self._slots:
+                if slot.task is None and pending:
+                    slot.task = pending.popleft()
+                    slot.started = time.monotonic()
+                    slot.deadline = slot.started + self._timeout
+                    slot.connection.send(slot.task)
+            busy = [s for s in self._slots if s.task is not None]
+            if not busy:
+                return
+            wait_for = max(0.0, min(s.deadline for s in busy) - time.monotonic())
+            handles = [s.connection for s in busy] + [s.process.sentinel for s in busy]
+            ready = set(multiprocessing.connection.wait(handles, timeout=wait_for))
+            now = time.monotonic()
+            for slot in busy:
+                task = slot.task
+                assert task is not None
+                if slot.connection in ready:
+                    try:
+                        output: DocumentOutput = slot.connection.recv()
+                    except (EOFError, OSError):
+                        output = self._died(slot, task, now)
+                    slot.task = None
+                    if output.retire_worker:
+                        self._replace(slot)
+                    yield output
+                elif slot.process.sentinel in ready:
+                    slot.task = None
+                    output = self._died(slot, task, now)
+                    self._replace(slot)
+                    yield output
+                elif now >= slot.deadline:
+                    slot.task = None
+                    self._replace(slot)
+                    yield self._context.error(
+                        task,
+                        TIMEOUT_ERROR,
+                        f"took longer than {self._timeout:g} s (pipeline.timeout_seconds); the worker was stopped",
+                        seconds=now - slot.started,
+                    )
+
+    def _died(self, slot: _Slot, task: DocumentTask, now: float) -> DocumentOutput:
+        slot.process.join(timeout=5)
+        code = slot.process.exitcode
+        how = f"killed by signal {-code}" if code is not None and code < 0 else f"exited with status {code}"
+        hint = " (out of memory?)" if code == -9 else ""
+        return self._context.error(
+            task, WORKER_DIED_ERROR, f"the worker process {how}{hint} while reading this document", seconds=now - slot.started
+        )
+
+    def close(self) -> None:
+        for slot in self._slots:
+            try:
+                slot.connection.send(None)
+            except (OSError, ValueError):
+                pass
+        deadline = time.monotonic() + 5
+        for slot in self._slots:
+            slot.process.join(timeout=max(0.0, deadline - time.monotonic()))
+            if slot.process.is_alive():
+                slot.process.kill()
+                slot.process.join()
+            slot.connection.close()
+        self._slots.clear()

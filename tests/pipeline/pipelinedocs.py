@@ -1,0 +1,86 @@
+"""Small generated PDFs for pipeline tests, and worker handlers that misbehave.
+
+The handlers live here (not in a test module) because worker processes import
+them by module name.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+
+from pdfbuilder import PdfBuilder, literal
+
+from ragprep.pipeline.model import DocumentOutput, DocumentTask
+from ragprep.pipeline.worker import RunContext, process_document
+
+WORDS = (
+    "retrieval structure column glyph parquet worker chunk token page stream order heading table "
+    "figure caption section summary method result dataset version commit"
+).split()
+
+
+def report_pdf(title: str, pages: int = 2, lines_per_page: int = 12) -> bytes:
+    """An untagged report: `title` on top of every page, then numbered lines
+    whose words depend on the title (different titles, different chunks)."""
+    b = PdfBuilder()
+    font = b.add_standard_font("Helvetica", widths=True)
+    seed = sum(map(ord, title))
+    for page in range(pages):
+        ops = [f"BT /{font} 16 Tf 72 740 Td {literal(title)} Tj ET"]
+        for line in range(lines_per_page):
+            words = " ".join(WORDS[(seed + page * 7 + line * 3 + k) % len(WORDS)] for k in range(9))
+            text = f"{title} {page + 1}.{line + 1}: {words}."
+            ops.append(f"BT /{font} 10 Tf 72 {700 - 14 * line} Td {literal(text)} Tj ET")
+        b.add_page(" ".join(ops))
+    b.set_info({"Title": title, "Producer": "pipelinedocs"})
+    return b.to_bytes()
+
+
+def write_corpus(folder: Path, count: int, *, prefix: str = "doc") -> list[Path]:
+    folder.mkdir(parents=True, exist_ok=True)
+    paths = []
+    for i in range(count):
+        path = folder / f"{prefix}-{i:02d}.pdf"
+        path.write_bytes(report_pdf(f"{prefix.title()} {i}"))
+        paths.append(path)
+    return paths
+
+
+BROKEN_PDF = b"%PDF-1.7\nthis file was cut off before its first object"
+
+
+def hang_on_slow(task: DocumentTask, context: RunContext, tokenizer) -> DocumentOutput:
+    """Hangs on files named *slow*; reads the others normally."""
+    if "slow" in Path(task.path).name:
+        time.sleep(3600)
+    return process_document(task, context, tokenizer)
+
+
+def die_on_crash(task: DocumentTask, context: RunContext, tokenizer) -> DocumentOutput:
+    """Kills its own worker on files named *crash* (as a segfault in a C library would)."""
+    if "crash" in Path(task.path).name:
+        os._exit(70)
+    return process_document(task, context, tokenizer)
+
+
+BIG_ALLOCATION = 1536 * 1024 * 1024
+
+
+def allocate_on_big(task: DocumentTask, context: RunContext, tokenizer) -> DocumentOutput:
+    """Allocates 1.5 GiB on files named *big*: fine without a memory limit,
+    a MemoryError under a 2 GiB address-space limit."""
+    if "big" in Path(task.path).name:
+        hog = bytearray(BIG_ALLOCATION)
+        hog[-1] = 1
+        del hog
+    return process_document(task, context, tokenizer)
+
+
+def address_space_mib(task: DocumentTask, context: RunContext, tokenizer) -> DocumentOutput:
+    """Reports the worker's virtual memory size (VmSize) in the error message."""
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmSize:"):
+            return context.error(task, "Probe", str(int(line.split()[1]) // 1024))
+    return context.error(task, "Probe", "unknown")

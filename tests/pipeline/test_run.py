@@ -1,0 +1,251 @@
+"""`ragprep run`: the dataset, incremental reruns, error rows, export."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.dataset as pads
+import pyarrow.parquet as pq
+import pytest
+from pipelinedocs import BROKEN_PDF, report_pdf, write_corpus
+from typer.testing import CliRunner
+
+from ragprep.chunk import ChunkConfig, chunk_file
+from ragprep.pipeline.cli import app
+from ragprep.pipeline.config import PipelineConfig, Settings
+from ragprep.pipeline.progress import QuietReporter
+from ragprep.pipeline.run import run
+from ragprep.pipeline.schema import TABLES
+
+runner = CliRunner()
+FAST = Settings(pipeline=PipelineConfig(workers=2))
+
+
+def table(dataset: Path, name: str) -> pa.Table:
+    """A table read with plain pyarrow, as a user with no ragprep would."""
+    return pads.dataset(dataset / name, format="parquet").to_table()
+
+
+def chunk_ids(dataset: Path) -> set[str]:
+    return set(table(dataset, "chunks").column("chunk_id").to_pylist())
+
+
+def changes(dataset: Path, run_id: str) -> dict[str, set[str]]:
+    rows = table(dataset, "changes").to_pylist()
+    out: dict[str, set[str]] = {"add": set(), "remove": set(), "update": set()}
+    for row in rows:
+        if row["run_id"] == run_id:
+            out[row["op"]].add(row["chunk_id"])
+    return out
+
+
+def do_run(inputs: list[Path | str], out: Path, settings: Settings = FAST, **kwargs):
+    return run([str(i) for i in inputs], out, settings, QuietReporter(), **kwargs)
+
+
+def test_first_run_writes_every_table_with_its_schema_and_the_chunks_chunk_file_gives(tmp_path):
+    corpus = tmp_path / "in"
+    paths = write_corpus(corpus, 3)
+    out = tmp_path / "ds"
+    summary = do_run([corpus], out)
+    assert (summary.processed, summary.failed, summary.exit_code) == (3, 0, 0)
+    for name, schema in TABLES.items():
+        read = pq.read_table(out / name)
+        assert read.schema.remove_metadata().equals(schema.remove_metadata()), name
+    # The dataset's chunks are exactly what the library gives, file by file.
+    stored = table(out, "chunks")
+    for path in paths:
+        expected = chunk_file(path, mode="auto", config=ChunkConfig())
+        rows = sorted((r for r in stored.to_pylist() if r["source"] == str(path)), key=lambda r: r["index"])
+        assert [r["chunk_id"] for r in rows] == [c.chunk_id for c in expected]
+        assert [r["text"] for r in rows] == [c.text for c in expected]
+    docs = table(out, "documents").to_pylist()
+    assert {d["source"] for d in docs} == {str(p) for p in paths}
+    assert all(d["status"] == "ok" and d["pages"] == 2 and d["tagged"] is False for d in docs)
+    assert all(d["producer"] == "pipelinedocs" for d in docs)
+    pages = table(out, "pages")
+    assert pages.num_rows == 6 and set(pages.column("mode").to_pylist()) == {"layout"}
+    assert changes(out, summary.run_id)["add"] == chunk_ids(out)
+    [record] = table(out, "runs").to_pylist()
+    assert (record["status"], record["processed"], record["chunks_added"]) == ("complete", 3, len(chunk_ids(out)))
+
+
+def test_rerun_skips_unchanged_documents_and_changes_nothing(tmp_path):
+    corpus = tmp_path / "in"
+    write_corpus(corpus, 3)
+    out = tmp_path / "ds"
+    do_run([corpus], out)
+    before = table(out, "chunks").sort_by("chunk_id")
+    again = do_run([corpus], out)
+    assert (again.processed, again.skipped) == (0, 3)
+    assert table(out, "chunks").sort_by("chunk_id").equals(before)
+    assert changes(out, again.run_id) == {"add": set(), "remove": set(), "update": set()}
+    assert [r["status"] for r in table(out, "runs").to_pylist()] == ["complete", "complete"]
+
+
+def test_added_modified_removed_and_moved_documents(tmp_path):
+    corpus = tmp_path / "in"
+    a, b, c = write_corpus(corpus, 3)
+    out = tmp_path / "ds"
+    do_run([corpus], out)
+    by_source = lambda: {  # noqa: E731
+        s: {r["chunk_id"] for r in table(out, "chunks").to_pylist() if r["source"] == s}
+        for s in {r["source"] for r in table(out, "chunks").to_pylist()}
+    }
+    old = by_source()
+
+    b.write_bytes(report_pdf("Brand new text for b"))  # modified
+    c.unlink()  # removed
+    moved = corpus / "sub" / "a-renamed.pdf"
+    moved.parent.mkdir()
+    os.rename(a, moved)  # same bytes, new path
+    d = corpus / "d.pdf"
+    d.write_bytes(report_pdf("A fourth document"))  # added
+
+    summary = do_run([corpus], out)
+    assert (summary.processed, summary.moved, summary.removed, summary.skipped) == (2, 1, 1, 0)
+    new = by_source()
+    assert set(new) == {str(moved), str(b), str(d)}
+    assert new[str(moved)] == old[str(a)]  # moved: same chunks, new path
+    docs = {r["source"]: r for r in table(out, "documents").to_pylist()}
+    assert set(docs) == {str(moved), str(b), str(d)}
+    log = changes(out, summary.run_id)
+    assert log["add"] == new[str(b)] | new[str(d)]
+    assert log["remove"] == old[str(b)] | old[str(c)]
+    assert log["update"] == old[str(a)]
+    # Replaying the log over the previous ids gives the current ids.
+    assert (set().union(*old.values()) - log["remove"]) | log["add"] == chunk_ids(out)
+
+
+def test_keep_missing_keeps_the_chunks_of_a_vanished_source(tmp_path):
+    corpus = tmp_path / "in"
+    a, b = write_corpus(corpus, 2)
+    out = tmp_path / "ds"
+    do_run([corpus], out)
+    before = chunk_ids(out)
+    b.unlink()
+    summary = do_run([corpus], out, keep_missing=True)
+    assert summary.removed == 0 and chunk_ids(out) == before
+
+
+def test_identical_bytes_at_two_paths_are_one_document(tmp_path):
+    corpus = tmp_path / "in"
+    [a] = write_corpus(corpus, 1)
+    copy = corpus / "z-copy.pdf"  # folders are read in name order: doc-00 comes first
+    shutil.copy(a, copy)
+    out = tmp_path / "ds"
+    summary = do_run([corpus], out)
+    assert summary.processed == 1
+    [doc] = table(out, "documents").to_pylist()
+    assert (doc["source"], doc["duplicate_sources"]) == (str(a), [str(copy)])
+    ids = table(out, "chunks").column("chunk_id").to_pylist()
+    assert len(ids) == len(set(ids))
+
+
+def test_a_new_chunk_setting_or_mode_reprocesses_every_document(tmp_path):
+    corpus = tmp_path / "in"
+    write_corpus(corpus, 2)
+    out = tmp_path / "ds"
+    do_run([corpus], out)
+    first = chunk_ids(out)
+    smaller = Settings(chunk=ChunkConfig(max_tokens=64, overlap_tokens=8), pipeline=FAST.pipeline)
+    summary = do_run([corpus], out, smaller)
+    assert summary.processed == 2 and chunk_ids(out).isdisjoint(first)
+    stream = Settings(chunk=smaller.chunk, pipeline=FAST.pipeline, mode="stream")
+    summary = do_run([corpus], out, stream)
+    assert summary.processed == 2
+    assert set(table(out, "pages").column("mode").to_pylist()) == {"stream"}
+
+
+def test_broken_and_unreadable_files_become_error_rows_and_the_run_goes_on(tmp_path):
+    corpus = tmp_path / "in"
+    write_corpus(corpus, 2)
+    (corpus / "broken.pdf").write_bytes(BROKEN_PDF)
+    (corpus / "empty.pdf").write_bytes(b"")
+    out = tmp_path / "ds"
+    summary = do_run([corpus], out)
+    assert (summary.processed, summary.failed, summary.exit_code) == (4, 2, 3)
+    docs = {Path(r["source"]).name: r for r in table(out, "documents").to_pylist()}
+    for name in ("broken.pdf", "empty.pdf"):
+        assert docs[name]["status"] == "error"
+        assert docs[name]["error_type"] == "PDFReadError" and docs[name]["error_message"]
+    assert {Path(s).name for s in table(out, "chunks").column("source").to_pylist()} == {"doc-00.pdf", "doc-01.pdf"}
+    # A deterministic failure is not retried on the next run; --retry-errors does.
+    assert do_run([corpus], out).processed == 0
+    assert do_run([corpus], out, retry_errors=True).processed == 2
+
+
+def test_cli_run_json_summary_exit_codes_and_export_round_trip(tmp_path):
+    corpus = tmp_path / "in"
+    write_corpus(corpus, 2)
+    out = tmp_path / "ds"
+    result = runner.invoke(app, ["run", str(corpus), "--out", str(out), "--format", "json", "--log-format", "json"])
+    assert result.exit_code == 0, result.output
+    summary = json.loads(result.stdout.strip().splitlines()[-1])
+    assert summary["processed"] == 2 and summary["exit_code"] == 0
+
+    exported = runner.invoke(app, ["export", str(out), "--format", "jsonl"])
+    assert exported.exit_code == 0
+    records = [json.loads(line) for line in exported.stdout.splitlines()]
+    stored = {r["chunk_id"]: r for r in table(out, "chunks").to_pylist()}
+    assert len(records) == len(stored)
+    for record in records:
+        row = stored[record["metadata"]["chunk_id"]]
+        assert record["page_content"] == row["text"]
+        assert record["metadata"] == {k: v for k, v in row.items() if k != "text"}
+
+    (corpus / "broken.pdf").write_bytes(BROKEN_PDF)
+    result = runner.invoke(app, ["run", str(corpus), "--out", str(out), "--log-format", "json"])
+    assert result.exit_code == 3
+    assert "broken.pdf: PDFReadError" in result.stdout
+
+
+def test_cli_usage_errors_exit_2_with_one_line(tmp_path):
+    out = tmp_path / "ds"
+    missing = runner.invoke(app, ["run", str(tmp_path / "nowhere"), "--out", str(out)])
+    assert missing.exit_code == 2 and "no such file or folder" in missing.output
+    assert not out.exists() or not (out / "chunks").exists()
+    bad = tmp_path / "bad.toml"
+    bad.write_text("[pipeline]\nworkerz = 2\n")
+    result = runner.invoke(app, ["run", "--out", str(out), "--config", str(bad)])
+    assert result.exit_code == 2 and "unknown setting pipeline.workerz" in result.output
+    foreign = tmp_path / "foreign"
+    foreign.mkdir()
+    (foreign / "notes.txt").write_text("mine")
+    result = runner.invoke(app, ["run", "--out", str(foreign)])
+    assert result.exit_code == 2 and "not a ragprep dataset" in result.output
+    assert runner.invoke(app, ["export", str(foreign)]).exit_code == 2
+
+
+def test_config_show_prints_the_effective_configuration_it_can_read_back(tmp_path):
+    custom = tmp_path / "custom.toml"
+    custom.write_text("[chunk]\nmax_tokens = 300\n[pipeline]\nworkers = 3\n")
+    result = runner.invoke(app, ["config", "show", "--config", str(custom)])
+    assert result.exit_code == 0
+    assert "max_tokens = 300" in result.stdout and "workers = 3" in result.stdout
+    echoed = tmp_path / "echoed.toml"
+    echoed.write_text(result.stdout)
+    assert Settings.load(echoed) == Settings.load(custom)
+    as_json = json.loads(runner.invoke(app, ["config", "show", "--format", "json"]).stdout)
+    assert as_json["chunk"]["max_tokens"] == 512 and as_json["mode"] == "auto"
+    bad = tmp_path / "bad.toml"
+    bad.write_text("[pipelin]\nworkers = 3\n")
+    result = runner.invoke(app, ["config", "show", "--config", str(bad)])
+    assert result.exit_code == 2 and "unknown table [pipelin]" in result.output
+    bad.write_text("[pipeline]\ntimeout_seconds = -1\n")
+    result = runner.invoke(app, ["config", "show", "--config", str(bad)])
+    assert result.exit_code == 2 and "pipeline.timeout_seconds must be positive" in result.output
+
+
+def test_no_input_runs_the_bundled_samples(tmp_path):
+    summary = do_run([], tmp_path / "ds")
+    assert summary.processed == 3 and summary.failed == 0
+    assert {Path(s).name for s in table(tmp_path / "ds", "documents").column("source").to_pylist()} == {
+        "cjk-page.pdf",
+        "tagged-two-column-article.pdf",
+        "untagged-report.pdf",
+    }
