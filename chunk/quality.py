@@ -5,15 +5,13 @@
 Per extraction mode of the chunk's pages ("mixed" when they differ): chunks,
 mean/max tokens, share ending mid-sentence, share flagged boilerplate, and the
 block-integrity rate (blocks no larger than the budget that land whole inside
-one chunk's span). Mid-sentence: the chunk text does not end with . ! ? : ;
-(or their CJK forms), optionally followed by a closing quote or bracket.
+one chunk's span). Mid-sentence and block integrity are defined (and
+computed) in ``ragprep.pipeline.compare.metrics``, shared with ``ragprep compare``.
 """
 
 from __future__ import annotations
 
 import argparse
-import bisect
-import re
 import sys
 from collections import defaultdict
 from concurrent.futures import ProcessPoolExecutor, TimeoutError as FutureTimeout
@@ -24,8 +22,7 @@ from ragprep.chunk.blocks import document_text
 from ragprep.chunk.config import ChunkConfig
 from ragprep.chunk.normalise import normalise
 from ragprep.chunk.tokens import Tokenizer
-
-_SENTENCE_END = re.compile(r"[.!?…:;。！？][\"'”’)\]]*(\[\d+\])*$")
+from ragprep.pipeline.compare.metrics import block_kept_whole, ends_mid_sentence
 
 
 def file_stats(path: str, mode: str) -> dict:
@@ -44,7 +41,7 @@ def file_stats(path: str, mode: str) -> dict:
         s["chunks"] += 1
         s["tokens"] += c.n_tokens
         s["max_tokens"] = max(s["max_tokens"], c.n_tokens)
-        mid = not _SENTENCE_END.search(c.text.rstrip())
+        mid = ends_mid_sentence(c.text)
         s["mid_sentence"] += mid
         s["boilerplate"] += c.is_boilerplate
         # Boilerplate chunks (page numbers, running heads) end mid-sentence by nature.
@@ -52,14 +49,12 @@ def file_stats(path: str, mode: str) -> dict:
         s["body_mid_sentence"] += mid and not c.is_boilerplate
     text, bases = document_text(result.pages)
     starts = [c.char_start for c in chunks]
+    ends = [c.char_end for c in chunks]
     for i, page in enumerate(result.pages):
         for b in page.blocks:
             if tok.count(normalise(b.text)) > cfg.max_tokens or not b.text.strip():
                 continue
-            s, e = bases[i] + b.char_start, bases[i] + b.char_end
-            # Candidate chunks: those starting at or before the block.
-            k = bisect.bisect_right(starts, s)
-            whole = any(chunks[j].char_end >= e for j in range(max(0, k - 3), k))
+            whole = block_kept_whole(starts, ends, bases[i] + b.char_start, bases[i] + b.char_end)
             st = out[page.mode]
             st["blocks"] += 1
             st["blocks_whole"] += whole

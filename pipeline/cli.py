@@ -29,6 +29,7 @@ from ragprep.extract.geometric import LINE_BREAK, SPACE
 from ragprep.extract.reading import read_stream
 
 from ragprep.pipeline import commands
+from ragprep.pipeline.compare.cli import compare
 from ragprep.pipeline.exits import EXIT_INPUT, EXIT_USAGE, fail
 
 app = typer.Typer(
@@ -285,6 +286,7 @@ def _print_table(rows: list[dict[str, object]], warnings: tuple[str, ...]) -> No
 
 
 app.command("run")(commands.run_command)
+app.command("compare")(compare)
 app.command("export")(commands.export_command)
 app.add_typer(commands.config_app, name="config")
 

@@ -48,6 +48,8 @@ from ragprep.pipeline.schema import CHANGES, CHUNKS, DOCUMENTS, PAGES, RUNS, TAB
 
 STATE_DIR = ".ragprep"
 CURRENT = "current"
+# Zero-row parts that only carry a table's schema; never carried to the next version.
+EMPTY_PART_PREFIX = "part-empty-"
 _VERSION = re.compile(r"^v(\d{6,})$")
 # Tables whose rows belong to a document and are rewritten part by part.
 DOCUMENT_TABLES = {"chunks": CHUNKS, "pages": PAGES}
@@ -199,6 +201,7 @@ class Dataset:
             batches = [getattr(o, name) for o in change.outputs if getattr(o, name) is not None]
             if any(b.num_rows for b in batches):
                 write_parquet(pa.Table.from_batches(batches, schema), building / name / f"part-{tag}.parquet")
+            _ensure_schema_part(building / name, schema, tag)
 
         documents = self._documents_after(old, change, touched, moves)
         (building / "documents").mkdir()
@@ -207,10 +210,12 @@ class Dataset:
         (building / "changes").mkdir()
         if old is not None:
             for part in sorted((old / "changes").glob("*.parquet")):
-                _link(part, building / "changes" / part.name)
+                if not _is_placeholder(part):
+                    _link(part, building / "changes" / part.name)
         changes, counts = _changes(change, moves, old_ids)
         if changes.num_rows:
             write_parquet(changes, building / "changes" / f"part-{tag}.parquet")
+        _ensure_schema_part(building / "changes", CHANGES, tag)
 
         (building / "runs").mkdir()
         if change.runs is not None:
@@ -254,6 +259,8 @@ class Dataset:
             return
         touched_array = pa.array(sorted(touched), pa.string())
         for index, part in enumerate(sorted((old / name).glob("*.parquet"))):
+            if _is_placeholder(part):
+                continue
             doc_ids = pq.read_table(part, columns=["doc_id"]).column("doc_id")
             if not touched or not pc.any(pc.is_in(doc_ids, value_set=touched_array)).as_py():
                 _link(part, building / name / part.name)
@@ -318,6 +325,17 @@ class Dataset:
             shutil.rmtree(entry, ignore_errors=True)
         for stale in self.root.glob(f".{CURRENT}.*"):
             stale.unlink(missing_ok=True)
+
+
+def _is_placeholder(part: Path) -> bool:
+    return part.name.startswith(EMPTY_PART_PREFIX)
+
+
+def _ensure_schema_part(folder: Path, schema: pa.Schema, tag: str) -> None:
+    """A table with no rows still gets one zero-row file, so readers see its
+    columns (a folder with no Parquet file has no schema for pandas or DuckDB)."""
+    if not any(folder.glob("*.parquet")):
+        write_parquet(schema.empty_table(), folder / f"{EMPTY_PART_PREFIX}{tag}.parquet")
 
 
 def _link(source: Path, target: Path) -> None:

@@ -67,6 +67,7 @@ def page_batch(doc_id: str, source: str, pages: Sequence[PageResult]) -> pa.Reco
                 [
                     {
                         "struct_type": b.struct_type,
+                        "struct_path": list(b.struct_path),
                         "heading_level": b.heading_level,
                         "x0": b.bbox[0],
                         "y0": b.bbox[1],

@@ -284,7 +284,7 @@ def run(
                 run_id=context.run_id,
                 commit=tally.commits,
                 outputs=tuple(pending),
-                # Removals and moves go in with the first commit: they need no work.
+                # Removals and moves go in with the first commit.
                 removed_doc_ids=plan.removed | plan.superseded if first else frozenset(),
                 moves=plan.moves if first else {},
                 dropped_unreadable=plan.dropped_unreadable if first else frozenset(),
@@ -302,6 +302,9 @@ def run(
         every_documents = settings.pipeline.commit_every_documents
         every_seconds = settings.pipeline.commit_every_seconds
         if plan.tasks:
+            # Record the run and apply what needs no work (removals, moves)
+            # before the first document: a run killed later is still on record.
+            commit(final=False)
             with WorkerPool(context, min(workers, len(plan.tasks)), handler) as pool:
                 for output in pool.imap(plan.tasks):
                     tally.count(output)

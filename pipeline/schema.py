@@ -70,6 +70,8 @@ CHUNKS = pa.schema(
 BLOCK = pa.struct(
     [
         pa.field("struct_type", pa.string(), nullable=False),
+        # Structure types from the root down to the block (["Document", "Table", "TR", "TD"]).
+        pa.field("struct_path", pa.list_(pa.string()), nullable=False),
         pa.field("heading_level", pa.int32()),
         *_BBOX_FIELDS,
         pa.field("char_start", pa.int64(), nullable=False),

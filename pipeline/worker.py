@@ -121,8 +121,8 @@ def process_document(task: DocumentTask, context: RunContext, tokenizer: Tokeniz
     task = DocumentTask(task.path, doc_id, task.duplicate_sources)
     page = None
     try:
-        with open_document(data, config=settings.extract) as document:
-            document.name = task.path
+        # Opened by path so that errors name the file; `data` gave the doc_id.
+        with open_document(task.path, config=settings.extract) as document:
             producer, tagged = _metadata(document.pdf)
             results = []
             for page in range(1, document.page_count + 1):
@@ -141,19 +141,7 @@ def process_document(task: DocumentTask, context: RunContext, tokenizer: Tokeniz
         chunk_rows = chunk_batch(chunks)
         page_rows = page_batch(doc_id, task.path, result.pages)
     except MemoryError:
-        limit = settings.pipeline.max_memory_mb
-        return DocumentOutput(
-            context.row(
-                task,
-                status="error",
-                error_type=MEMORY_LIMIT_ERROR,
-                error_message=f"needed more than the worker's {limit} MiB (pipeline.max_memory_mb)",
-                error_page=page,
-                bytes=len(data),
-                seconds=time.perf_counter() - started,
-            ),
-            retire_worker=True,
-        )
+        return memory_limit_output(task, context, page=page, size=len(data), seconds=time.perf_counter() - started)
     except RagprepError as exc:
         return context.error(
             task, type(exc).__name__, str(exc), error_page=page, bytes=len(data), seconds=time.perf_counter() - started
@@ -174,6 +162,22 @@ def process_document(task: DocumentTask, context: RunContext, tokenizer: Tokeniz
         seconds=time.perf_counter() - started,
     )
     return DocumentOutput(row, chunk_rows, page_rows)
+
+
+def memory_limit_output(
+    task: DocumentTask, context: RunContext, *, page: int | None = None, size: int | None = None, seconds: float = 0.0
+) -> DocumentOutput:
+    limit = context.settings.pipeline.max_memory_mb
+    row = context.row(
+        task,
+        status="error",
+        error_type=MEMORY_LIMIT_ERROR,
+        error_message=f"needed more than the worker's {limit} MiB (pipeline.max_memory_mb)",
+        error_page=page,
+        bytes=size,
+        seconds=seconds,
+    )
+    return DocumentOutput(row, retire_worker=True)
 
 
 def _limit_memory(max_memory_mb: int) -> None:
@@ -201,7 +205,11 @@ def _worker_main(connection: multiprocessing.connection.Connection, context: Run
             return
         if task is None:
             return
-        output = handler(task, context, tokenizer)
+        started = time.perf_counter()
+        try:
+            output = handler(task, context, tokenizer)
+        except MemoryError:
+            output = memory_limit_output(task, context, seconds=time.perf_counter() - started)
         connection.send(output)
         if output.retire_worker:
             return
@@ -283,10 +291,12 @@ class WorkerPool:
                 if slot.connection in ready:
                     try:
                         output: DocumentOutput = slot.connection.recv()
+                        retire = output.retire_worker
                     except (EOFError, OSError):
-                        output = self._died(slot, task, now)
+                        # The pipe closed before an answer: the worker died.
+                        output, retire = self._died(slot, task, now), True
                     slot.task = None
-                    if output.retire_worker:
+                    if retire:
                         self._replace(slot)
                     yield output
                 elif slot.process.sentinel in ready:

@@ -1,0 +1,180 @@
+"""The ``ragprep compare`` command: a typer command function, registered by the main CLI.
+
+    app.command()(compare)
+
+Exit codes: 0 every document compared; 1 an input cannot be read at all (a path that does
+not exist, no PDF found, a document no mode could open: the report still covers the
+others); 2 bad usage (unknown mode, bad --dataset or --config, missing --gold folder).
+Only typer is imported here: the heavy stages load when the command runs.
+"""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass
+from enum import Enum
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Optional
+
+import typer
+
+from ragprep.pipeline.exits import EXIT_INPUT, EXIT_USAGE, fail
+
+if TYPE_CHECKING:
+    from ragprep.pipeline.compare.run import ReusedReadings
+    from ragprep.pipeline.config import Settings
+
+DEFAULT_MODES = "structure,layout,stream"
+
+
+class ReportFormat(str, Enum):
+    text = "text"
+    json = "json"
+
+
+@dataclass(frozen=True)
+class DatasetSpec:
+    """``--dataset MODE=PATH``: readings of MODE already written by ``ragprep run``."""
+
+    mode: str
+    path: Path
+
+
+def parse_modes(text: str, known: tuple[str, ...]) -> tuple[str, ...]:
+    modes = tuple(dict.fromkeys(m.strip() for m in text.split(",") if m.strip()))
+    unknown = [m for m in modes if m not in known]
+    if not modes or unknown:
+        raise fail(f"--modes {text!r}: use a comma-separated list of {', '.join(known)}", EXIT_USAGE)
+    return modes
+
+
+def parse_dataset(spec: str, modes: tuple[str, ...]) -> DatasetSpec:
+    mode, sep, path = spec.partition("=")
+    if not sep or not mode.strip() or not path.strip():
+        raise fail(f"--dataset {spec!r}: use MODE=PATH, e.g. structure=out/structure", EXIT_USAGE)
+    if mode.strip() not in modes:
+        raise fail(f"--dataset {spec!r}: mode {mode.strip()!r} is not among --modes {','.join(modes)}", EXIT_USAGE)
+    return DatasetSpec(mode.strip(), Path(path.strip()))
+
+
+def reused_readings(specs: tuple[DatasetSpec, ...], settings: Settings) -> ReusedReadings:
+    """The readings the ``--dataset`` folders hold, per mode and doc_id; documents made
+    with other settings are left out (and extracted again), with a note on stderr."""
+    import dataclasses
+
+    from ragprep.extract import Mode
+    from ragprep.pipeline.compare.dataset import DatasetReadError, load_dataset_readings
+
+    out = {}
+    for spec in specs:
+        key_hash = dataclasses.replace(settings, mode=Mode(spec.mode)).key_hash
+        try:
+            loaded = load_dataset_readings(spec.path, spec.mode, key_hash)
+        except DatasetReadError as exc:
+            raise fail(str(exc), EXIT_USAGE) from None
+        if loaded.stale:
+            typer.echo(
+                f"ragprep: --dataset {spec.mode}={spec.path}: {loaded.stale} documents were made with other "
+                "settings and are extracted again",
+                err=True,
+            )
+        out[spec.mode] = loaded.readings
+    return out
+
+
+def compare(
+    inputs: Annotated[
+        list[Path],
+        typer.Argument(help="PDF files and folders (every *.pdf below a folder).", show_default=False),
+    ],
+    modes: Annotated[
+        str, typer.Option("--modes", help="Comma-separated modes to compare: structure, layout, stream, auto.")
+    ] = DEFAULT_MODES,
+    config: Annotated[
+        Optional[Path],
+        typer.Option("--config", help="TOML configuration ([extract], [chunk], [pipeline] tables).", show_default=False),
+    ] = None,
+    out: Annotated[
+        Optional[Path],
+        typer.Option(
+            "--out",
+            help="Write report.md, metrics.parquet, agreement.parquet and PNG plots into this folder.",
+            show_default=False,
+        ),
+    ] = None,
+    dataset: Annotated[
+        Optional[list[str]],
+        typer.Option("--dataset", help="MODE=PATH: reuse a `ragprep run` dataset for MODE (repeatable).", show_default=False),
+    ] = None,
+    gold: Annotated[
+        Optional[Path],
+        typer.Option(
+            "--gold",
+            help="Folder of gold reading-order text: <stem>.txt per document or <stem>/<page>.txt per page.",
+            show_default=False,
+        ),
+    ] = None,
+    output_format: Annotated[
+        ReportFormat, typer.Option("--format", help="text: a table on the terminal; json: every metric, for scripts.")
+    ] = ReportFormat.text,
+    workers: Annotated[
+        Optional[int],
+        typer.Option("--workers", min=1, help="Worker processes (default: [pipeline] workers, else one per core).", show_default=False),
+    ] = None,
+) -> None:
+    """Compare chunk quality across extraction modes on your own documents.
+
+    Per mode: coverage (glyphs, untagged/artifact/undecodable shares, unavailable pages),
+    order agreement with structure (order score, column jumps), chunk quality (token
+    distribution, block integrity, mid-sentence and boilerplate shares, interleaved
+    chunks), word agreement between modes and the documents where they disagree most.
+    """
+    from ragprep.extract import ConfigError
+    from ragprep.pipeline.compare.gold import GoldError, load_gold
+    from ragprep.pipeline.compare.report import print_summary, to_json, write_report
+    from ragprep.pipeline.compare.run import MODES, CompareSettings, compare_documents
+    from ragprep.pipeline.config import Settings
+    from ragprep.pipeline.inputs import InputError, collect_inputs
+
+    chosen = parse_modes(modes, MODES)
+    specs = tuple(parse_dataset(s, chosen) for s in dataset or ())
+    try:
+        settings = Settings.load(config)
+    except ConfigError as exc:
+        raise fail(str(exc), EXIT_USAGE) from None
+    try:
+        gold_set = load_gold(gold) if gold is not None else None
+    except GoldError as exc:
+        raise fail(str(exc), EXIT_USAGE) from None
+    try:
+        paths = collect_inputs([str(i) for i in inputs])
+    except InputError as exc:
+        raise fail(str(exc), EXIT_INPUT) from None
+    if not paths:
+        raise fail(f"no PDF files in {', '.join(str(i) for i in inputs)}", EXIT_INPUT)
+    readings = reused_readings(specs, settings)
+
+    result = compare_documents(
+        paths,
+        CompareSettings(modes=chosen, extract=settings.extract, chunk=settings.chunk),
+        datasets=readings,
+        gold=gold_set,
+        workers=workers or settings.pipeline.worker_count,
+    )
+    if out is not None:
+        try:
+            write_report(result, out)
+        except OSError as exc:
+            raise fail(f"cannot write the report to {out}: {exc.strerror or exc}", EXIT_INPUT) from None
+    if output_format is ReportFormat.json:
+        sys.stdout.write(to_json(result))
+        sys.stdout.flush()
+    else:
+        from rich.console import Console
+
+        console = Console()
+        print_summary(result, console)
+        if out is not None:
+            console.print(f"report written to {out}", markup=False)
+    if result.errors:
+        raise typer.Exit(EXIT_INPUT)

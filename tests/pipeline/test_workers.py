@@ -1,0 +1,68 @@
+"""Workers under limits: a hung, crashed or memory-hungry document is one error
+row, its worker is replaced, and the rest of the run is unaffected."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pyarrow.dataset as pads
+import pytest
+from pipelinedocs import allocate_on_big, die_on_crash, hang_on_slow, write_corpus
+
+from ragprep.pipeline.config import PipelineConfig, Settings
+from ragprep.pipeline.progress import QuietReporter
+from ragprep.pipeline.run import run
+
+
+def documents(dataset: Path) -> dict[str, dict]:
+    rows = pads.dataset(dataset / "documents", format="parquet").to_table().to_pylist()
+    return {Path(r["source"]).name: r for r in rows}
+
+
+def corpus_with(tmp_path: Path, odd_name: str) -> Path:
+    folder = tmp_path / "in"
+    write_corpus(folder, 3)
+    (folder / odd_name).write_bytes((folder / "doc-00.pdf").read_bytes() + b"\n% a different document\n")
+    return folder
+
+
+def test_a_hung_document_times_out_and_the_others_finish(tmp_path):
+    folder = corpus_with(tmp_path, "slow.pdf")
+    settings = Settings(pipeline=PipelineConfig(workers=2, timeout_seconds=4))
+    summary = run([str(folder)], tmp_path / "ds", settings, QuietReporter(), handler=hang_on_slow)
+    assert (summary.processed, summary.failed, summary.exit_code) == (4, 1, 3)
+    docs = documents(tmp_path / "ds")
+    assert docs["slow.pdf"]["error_type"] == "TimeoutError"
+    assert "pipeline.timeout_seconds" in docs["slow.pdf"]["error_message"]
+    assert all(docs[f"doc-0{i}.pdf"]["status"] == "ok" for i in range(3))
+
+
+def test_a_worker_that_dies_is_replaced_and_the_document_is_an_error_row(tmp_path):
+    folder = corpus_with(tmp_path, "crash.pdf")
+    settings = Settings(pipeline=PipelineConfig(workers=1))
+    summary = run([str(folder)], tmp_path / "ds", settings, QuietReporter(), handler=die_on_crash)
+    assert (summary.processed, summary.failed) == (4, 1)
+    docs = documents(tmp_path / "ds")
+    assert docs["crash.pdf"]["error_type"] == "WorkerDiedError"
+    assert "exited with status 70" in docs["crash.pdf"]["error_message"]
+    # One worker: the documents after the crash ran in its replacement.
+    assert all(docs[f"doc-0{i}.pdf"]["status"] == "ok" for i in range(3))
+    # A dead worker is transient: the next run retries that document only.
+    assert run([str(folder)], tmp_path / "ds", settings, QuietReporter(), handler=die_on_crash).processed == 1
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="RLIMIT_AS is enforced this way on Linux only")
+def test_a_document_past_the_memory_limit_is_an_error_row(tmp_path):
+    folder = corpus_with(tmp_path, "big.pdf")
+    # A worker starts at about 0.4 GiB of address space; 1.5 GiB more only fits without the limit.
+    unlimited = Settings(pipeline=PipelineConfig(workers=1, max_memory_mb=0))
+    summary = run([str(folder)], tmp_path / "free", unlimited, QuietReporter(), handler=allocate_on_big)
+    assert summary.failed == 0
+    limited = Settings(pipeline=PipelineConfig(workers=1, max_memory_mb=1024))
+    summary = run([str(folder)], tmp_path / "ds", limited, QuietReporter(), handler=allocate_on_big)
+    assert (summary.processed, summary.failed) == (4, 1)
+    docs = documents(tmp_path / "ds")
+    assert docs["big.pdf"]["error_type"] == "MemoryLimitError"
+    assert "pipeline.max_memory_mb" in docs["big.pdf"]["error_message"]
+    assert all(docs[f"doc-0{i}.pdf"]["status"] == "ok" for i in range(3))
