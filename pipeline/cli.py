@@ -38,6 +38,8 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    # Markdown help: paragraphs reflow to the terminal and "[extract]" stays literal text.
+    rich_markup_mode="markdown",
 )
 
 

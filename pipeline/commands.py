@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import sys
 from enum import Enum
@@ -53,13 +54,13 @@ class ConfigFormat(str, Enum):
 
 
 def _settings(config: Path | None, mode: Mode, workers: int | None = None):  # -> Settings
-    from ragprep.pipeline.config import PipelineConfig, Settings
+    from ragprep.pipeline.config import Settings
 
     try:
         settings = Settings.load(config, mode=mode)
         if workers is not None:
-            values = {**settings.pipeline.__dict__, "workers": workers}
-            settings = Settings(settings.extract, settings.chunk, PipelineConfig.from_mapping(values), settings.mode)
+            pipeline = dataclasses.replace(settings.pipeline, workers=workers)
+            settings = dataclasses.replace(settings, pipeline=pipeline)
     except ConfigError as exc:
         raise fail(str(exc), EXIT_USAGE) from None
     return settings
@@ -69,7 +70,7 @@ def run_command(
     inputs: Annotated[
         Optional[list[str]],
         typer.Argument(
-            help="PDF files, folders (searched recursively for *.pdf), globs ('corpus/**/*.pdf') or @list.txt "
+            help="PDF files, folders (searched recursively for `*.pdf`), globs (`'corpus/**/*.pdf'`) or `@list.txt` "
             "(one per line). None: the bundled sample PDFs.",
             show_default=False,
         ),

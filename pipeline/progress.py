@@ -117,7 +117,7 @@ class RichReporter:
                 advance=1,
                 pages=self._pages,
                 rate=f"{self._chunks / elapsed:.1f}",
-                errors=f"{self._errors} errors" if self._errors else "no errors",
+                errors={0: "no errors", 1: "1 error"}.get(self._errors, f"{self._errors} errors"),
             )
 
     def commit(self, result: CommitResult) -> None:

@@ -85,7 +85,7 @@ def reused_readings(specs: tuple[DatasetSpec, ...], settings: Settings) -> Reuse
 def compare(
     inputs: Annotated[
         list[Path],
-        typer.Argument(help="PDF files and folders (every *.pdf below a folder).", show_default=False),
+        typer.Argument(help="PDF files and folders (every `*.pdf` below a folder).", show_default=False),
     ],
     modes: Annotated[
         str, typer.Option("--modes", help="Comma-separated modes to compare: structure, layout, stream, auto.")

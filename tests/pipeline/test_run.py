@@ -249,3 +249,19 @@ def test_no_input_runs_the_bundled_samples(tmp_path):
         "tagged-two-column-article.pdf",
         "untagged-report.pdf",
     }
+
+
+def test_json_log_lines_and_the_rich_progress_display(tmp_path):
+    corpus = tmp_path / "in"
+    write_corpus(corpus, 2)
+    (corpus / "broken.pdf").write_bytes(BROKEN_PDF)
+    result = runner.invoke(app, ["run", str(corpus), "--out", str(tmp_path / "a"), "--log-format", "json"])
+    events = [json.loads(line) for line in result.stderr.splitlines()]
+    assert [e["event"] for e in events][0] == "run_started" and events[-1]["event"] == "run_finished"
+    documents = [e for e in events if e["event"] == "document"]
+    assert len(documents) == 3 and len({e["run_id"] for e in events}) == 1
+    [failed] = [e for e in documents if e["status"] == "error"]
+    assert failed["error_type"] == "PDFReadError" and failed["source"].endswith("broken.pdf")
+    rich = runner.invoke(app, ["run", str(corpus), "--out", str(tmp_path / "b"), "--log-format", "rich"])
+    assert rich.exit_code == 3
+    assert "extracting" in rich.stderr and "3/3" in rich.stderr and "1 error" in rich.stderr
