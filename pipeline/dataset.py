@@ -51,6 +51,8 @@ CURRENT = "current"
 # Zero-row parts that only carry a table's schema; never carried to the next version.
 EMPTY_PART_PREFIX = "part-empty-"
 _VERSION = re.compile(r"^v(\d{6,})$")
+# Parts per table beyond which the smallest are merged (see _compact).
+MAX_PARTS = 64
 # Tables whose rows belong to a document and are rewritten part by part.
 DOCUMENT_TABLES = {"chunks": CHUNKS, "pages": PAGES}
 
@@ -201,6 +203,7 @@ class Dataset:
             batches = [getattr(o, name) for o in change.outputs if getattr(o, name) is not None]
             if any(b.num_rows for b in batches):
                 write_parquet(pa.Table.from_batches(batches, schema), building / name / f"part-{tag}.parquet")
+            _compact(building / name, schema, tag)
             _ensure_schema_part(building / name, schema, tag)
 
         documents = self._documents_after(old, change, touched, moves)
@@ -215,6 +218,7 @@ class Dataset:
         changes, counts = _changes(change, moves, old_ids)
         if changes.num_rows:
             write_parquet(changes, building / "changes" / f"part-{tag}.parquet")
+        _compact(building / "changes", CHANGES, tag)
         _ensure_schema_part(building / "changes", CHANGES, tag)
 
         (building / "runs").mkdir()
@@ -325,6 +329,22 @@ class Dataset:
             shutil.rmtree(entry, ignore_errors=True)
         for stale in self.root.glob(f".{CURRENT}.*"):
             stale.unlink(missing_ok=True)
+
+
+def _compact(folder: Path, schema: pa.Schema, tag: str) -> None:
+    """Merge the smallest parts into one when a table has more than
+    `max_parts`: every commit adds a part, and a year of nightly runs must not
+    leave readers opening thousands of small files."""
+    max_parts = MAX_PARTS
+    parts = sorted(folder.glob("*.parquet"), key=lambda p: p.stat().st_size)
+    if len(parts) <= max_parts:
+        return
+    # Merge down to half the limit, so compaction is rare rather than every commit.
+    merge = parts[: len(parts) - max_parts // 2 + 1]
+    merged = pa.concat_tables([pq.read_table(p, schema=schema) for p in merge])
+    write_parquet(merged, folder / f"part-{tag}-compacted.parquet")
+    for part in merge:
+        part.unlink()  # a link or a file of this version only: older versions keep theirs
 
 
 def _is_placeholder(part: Path) -> bool:

@@ -265,3 +265,32 @@ def test_json_log_lines_and_the_rich_progress_display(tmp_path):
     rich = runner.invoke(app, ["run", str(corpus), "--out", str(tmp_path / "b"), "--log-format", "rich"])
     assert rich.exit_code == 3
     assert "extracting" in rich.stderr and "3/3" in rich.stderr and "1 error" in rich.stderr
+
+
+def test_many_commits_are_compacted_and_no_row_is_lost(tmp_path, monkeypatch):
+    import ragprep.pipeline.dataset as dataset_module
+
+    monkeypatch.setattr(dataset_module, "MAX_PARTS", 4)
+    corpus = tmp_path / "in"
+    write_corpus(corpus, 9)
+    every_document = Settings(pipeline=PipelineConfig(workers=1, commit_every_documents=1))
+    summary = do_run([corpus], tmp_path / "ds", every_document)
+    assert summary.processed == 9
+    current = (tmp_path / "ds" / "chunks").resolve()
+    assert len(list(current.glob("*.parquet"))) <= 4
+    docs = table(tmp_path / "ds", "documents").to_pylist()
+    assert sum(d["chunks"] for d in docs) == table(tmp_path / "ds", "chunks").num_rows
+    assert len(chunk_ids(tmp_path / "ds")) == table(tmp_path / "ds", "chunks").num_rows
+
+
+def test_a_new_ragprep_version_reprocesses_every_document(tmp_path, monkeypatch):
+    import ragprep.pipeline.run as run_module
+
+    corpus = tmp_path / "in"
+    write_corpus(corpus, 2)
+    do_run([corpus], tmp_path / "ds")
+    monkeypatch.setattr(run_module, "pipeline_version", lambda: "99.0")
+    summary = do_run([corpus], tmp_path / "ds")
+    assert summary.processed == 2
+    assert {d["pipeline_version"] for d in table(tmp_path / "ds", "documents").to_pylist()} == {"99.0"}
+    assert do_run([corpus], tmp_path / "ds").processed == 0
