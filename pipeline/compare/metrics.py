@@ -1,6 +1,6 @@
 """The measures behind ``ragprep compare``: pure functions over words, spans and boxes.
 
-Standard library only, so that ``bench/`` and ``ragprep.chunk.quality`` reuse them without
+Standard library only, so that ``bench/`` and ``bench/chunk_quality.py`` reuse them without
 pulling in any dependency (``bench/_metrics.py`` re-exports the word measures from here).
 
 Words

@@ -1,6 +1,9 @@
-"""Chunk quality over a folder of PDFs (the issue's closing-note numbers).
+"""Chunk quality over a folder of PDFs (issue 5's closing-note numbers).
 
-    python -m ragprep.chunk.quality ../shared/corpus [--mode auto] [--max-files N]
+    python bench/chunk_quality.py ../shared/corpus [--mode auto] [--max-files N]
+
+(``ragprep compare`` reports the same measures per mode and per document; this
+script is the quick per-mode total.)
 
 Per extraction mode of the chunk's pages ("mixed" when they differ): chunks,
 mean/max tokens, share ending mid-sentence, share flagged boilerplate, and the
