@@ -45,6 +45,19 @@ class ExtractConfig:
     # A Figure's /Alt text (§14.9.3) enters structure-mode text where the
     # figure's image is, as a block of its own; it is always kept on the block.
     figure_alt_in_text: bool = False
+    # Running headers and footers (extract/running.py): a line in the top or
+    # bottom band of the page that repeats, digits masked, on at least
+    # running_min_share of the pages read together (or of their odd or their
+    # even pages: recto and verso heads) and on at least running_min_pages of
+    # them is marked as an artifact (§14.8.2.2), counted in artifact_glyphs and
+    # left out of layout-mode text (auto's fallback included). Needs the
+    # document: Document.extract_pages and extract_document apply it,
+    # Document.extract_page (one page alone) cannot.
+    running_artifacts: bool = True
+    # Height of each band, top and bottom, as a share of the visible page height.
+    running_band: float = 0.1
+    running_min_share: float = 0.5
+    running_min_pages: int = 3
 
     def __post_init__(self) -> None:
         for f in fields(self):
@@ -59,6 +72,9 @@ class ExtractConfig:
                 raise ConfigError(f"extract.{f.name} must be positive, got {value!r}")
             if f.type == "int" and not isinstance(value, int):
                 raise ConfigError(f"extract.{f.name} must be a whole number, got {value!r}")
+            limit = _SHARE_LIMITS.get(f.name)
+            if limit is not None and value > limit:
+                raise ConfigError(f"extract.{f.name} must be at most {limit}, got {value!r}")
 
     def replace(self, **changes: Any) -> "ExtractConfig":
         return self.from_mapping({**dataclasses.asdict(self), **changes})
@@ -72,6 +88,11 @@ class ExtractConfig:
     def from_toml(cls, path: str | Path) -> "ExtractConfig":
         """Read the ``[extract]`` table of a TOML file (other tables are ignored)."""
         return cls.from_mapping(read_toml_table(path, "extract"))
+
+
+# Settings that are shares of something, with their upper bound: two bands of
+# more than half the page would overlap.
+_SHARE_LIMITS = {"running_band": 0.5, "running_min_share": 1.0}
 
 
 def check_known_keys(config_class: type, table: Mapping[str, Any], prefix: str) -> None:

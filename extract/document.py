@@ -3,6 +3,13 @@
 Errors a user can act on (not a PDF, needs a password, bad page selection) are
 raised here as typed exceptions from ``ragprep.extract.errors``; anything that
 goes wrong inside one page becomes a warning on that page, never a lost document.
+
+Pages are read one by one (``Document.extract_page``) or together
+(``Document.extract_pages``, ``extract_document``). Only pages read together
+can have their running headers and footers found (running.py): that rule
+counts lines across the document. The pass over the pages keeps at most
+``KEEP_GLYPHS`` glyphs' worth of glyph tables while it waits for the counts;
+pages beyond that are interpreted again at the end (see ``extract_pages``).
 """
 
 from __future__ import annotations
@@ -10,11 +17,14 @@ from __future__ import annotations
 import dataclasses
 import io
 import re
+from collections import deque
+from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path
 from types import TracebackType
 
+import numpy as np
 import pikepdf
 
 from ragprep.extract.config import ExtractConfig
@@ -22,9 +32,10 @@ from ragprep.extract.errors import EncryptedPDFError, PageRangeError, PDFReadErr
 from ragprep.extract.blocks import Block, TextLine
 from ragprep.extract.fonts import FontLoader
 from ragprep.extract.glyphs import GlyphTable
-from ragprep.extract.interpreter import ImagePlacement, interpret_page
+from ragprep.extract.interpreter import ImagePlacement, interpret_page, normalized_box
 from ragprep.extract.layout import read_layout
 from ragprep.extract.reading import PageReading, Unavailable, read_stream, read_structure, unmarked_glyphs
+from ragprep.extract.running import BandLines, Box, KeyTally, band_lines
 from ragprep.extract.structure import StructTree, page_struct_parents, read_struct_tree
 
 
@@ -73,6 +84,32 @@ class PageGlyphs:
     warnings: tuple[str, ...]
     # Images painted inside marked content (for Figure /Alt text).
     images: tuple[ImagePlacement, ...] = ()
+
+
+@dataclass(frozen=True)
+class _Geometric:
+    """A page to be read by layout (its glyphs, with the warnings so far),
+    and auto's reason for reading it so."""
+
+    glyphs: PageGlyphs
+    fallback: str | None = None
+
+
+@dataclass(frozen=True)
+class _Waiting:
+    """A page whose band lines wait for the document's counts (extract_pages)."""
+
+    index: int  # position in the result
+    page: _Geometric  # its table is empty when it was not kept
+    lines: BandLines
+    kept: bool
+
+
+# Glyph tables extract_pages keeps while it waits for the running-line counts:
+# a glyph costs 200-400 bytes, so about 100-200 MB. Beyond it, waiting pages
+# are interpreted again at the end instead of held.
+KEEP_GLYPHS = 500_000
+_LETTER = (0.0, 0.0, 612.0, 792.0)  # a page without a usable MediaBox (§7.7.3.3 makes it required)
 
 
 def _source_name(source: str | Path | bytes) -> str:
@@ -194,15 +231,85 @@ class Document:
         return self._struct_tree
 
     def extract_page(self, number: int, mode: Mode | str = Mode.AUTO) -> PageResult:
-        """Text, counts and blocks of page `number` (1-based) in `mode`."""
+        """Text, counts and blocks of page `number` (1-based) in `mode`, the
+        page read alone. Running headers and footers are a property of the
+        document, not of one page: this never looks for them (extract_pages
+        and extract_document do)."""
+        read = self._classify(self.page_glyphs(number), Mode(mode))
+        return read if isinstance(read, PageResult) else self._layout_result(read, None)
+
+    def extract_pages(
+        self, numbers: Sequence[int], mode: Mode | str = Mode.AUTO, *, keep_glyphs: int = KEEP_GLYPHS
+    ) -> tuple[PageResult, ...]:
+        """Pages `numbers` (1-based) in `mode`, read together: in layout mode,
+        and where auto falls back to layout, lines repeated in the top or
+        bottom band of these pages (running headers and footers, running.py;
+        config ``running_artifacts``) are marked as artifacts, counted in
+        ``artifact_glyphs`` and left out of the text. Stream mode (raw
+        content-stream order) and structure mode (which leaves out tagged
+        artifacts itself) read every page as ``extract_page`` does.
+
+        One pass interprets each page once and counts its band lines. A page
+        is read at once when the counts already decide every one of its lines
+        (running, or unable to reach the threshold on the pages left);
+        otherwise it waits for the end of the pass, holding its glyph table
+        while the waiting tables total at most `keep_glyphs` glyphs, and is
+        interpreted again at the end when over it. So memory stays bounded on
+        long documents, and a page is interpreted twice only past that bound.
+        """
         mode = Mode(mode)
-        glyphs = self.page_glyphs(number)
+        config = self.config
+        if mode in (Mode.STREAM, Mode.STRUCTURE) or not config.running_artifacts:
+            return tuple(self.extract_page(n, mode) for n in numbers)
+        tally = KeyTally(numbers, config)
+        results: list[PageResult | None] = []
+        waiting: deque[_Waiting] = deque()
+        held = 0
+        for number in numbers:
+            glyphs = self.page_glyphs(number)
+            read = self._classify(glyphs, mode)
+            table = glyphs.table
+            # Every page counts, also those structure reads (their heads are
+            # usually tagged artifacts already): the share is of the document.
+            lines = band_lines(table, self._visible_box(number), config)
+            tally.add(lines.keys, number)
+            if isinstance(read, PageResult):
+                results.append(read)
+            elif tally.decided(lines.keys):
+                results.append(self._layout_result(read, lines.mask(tally.running(lines.keys), len(table))))
+            else:
+                kept = held + len(table) <= keep_glyphs
+                if kept:
+                    held += len(table)
+                else:
+                    # Not held: only the warnings and the fallback reason stay.
+                    empty = dataclasses.replace(read.glyphs, table=GlyphTable.empty())
+                    read = _Geometric(empty, read.fallback)
+                waiting.append(_Waiting(len(results), read, lines, kept))
+                results.append(None)
+        while waiting:
+            # Popped, so that each held table goes once its page is read.
+            wait = waiting.popleft()
+            read, lines = wait.page, wait.lines
+            if not wait.kept:
+                # Interpretation is deterministic: the same table as before,
+                # and the same lines; warnings are those of the first time.
+                table = self.page_glyphs(read.glyphs.page).table
+                read = _Geometric(dataclasses.replace(read.glyphs, table=table), read.fallback)
+                lines = band_lines(table, self._visible_box(read.glyphs.page), config)
+            size = len(read.glyphs.table)
+            results[wait.index] = self._layout_result(read, lines.mask(tally.running(lines.keys), size))
+        return tuple(r for r in results if r is not None)
+
+    def _classify(self, glyphs: PageGlyphs, mode: Mode) -> PageResult | _Geometric:
+        """The page's result, or the page to be read by layout (layout mode,
+        or auto's fallback with its reason)."""
         table = glyphs.table
         if mode is Mode.STREAM:
             return _page_result(glyphs, Mode.STREAM.value, read_stream(table, self.config))
         if mode is Mode.LAYOUT:
-            return _page_result(glyphs, Mode.LAYOUT.value, read_layout(table, self.config))
-        page = self._page(number)
+            return _Geometric(glyphs)
+        page = self._page(glyphs.page)
         tree = self.struct_tree
         structure = read_structure(
             table, tree, page.obj.objgen, page_struct_parents(page) is not None, self.config, glyphs.images
@@ -224,8 +331,31 @@ class Document:
             if structure.untagged_glyphs <= share * visible:
                 return _page_result(glyphs, Mode.STRUCTURE.value, structure)
             fallback = f"untagged {structure.untagged_glyphs / visible:.0%} > {share:.0%}"
-        result = _page_result(glyphs, Mode.LAYOUT.value, read_layout(table, self.config))
-        return dataclasses.replace(result, fallback=fallback)
+        return _Geometric(glyphs, fallback)
+
+    def _layout_result(self, read: _Geometric, running: np.ndarray | None) -> PageResult:
+        """The page read by layout; glyphs flagged in `running` (running
+        headers and footers) become artifacts: counted, not read."""
+        glyphs = read.glyphs
+        if running is not None and running.any():
+            table = dataclasses.replace(glyphs.table, artifact=glyphs.table.artifact | running)
+            glyphs = dataclasses.replace(glyphs, table=table)
+        else:
+            running = None
+        result = _page_result(glyphs, Mode.LAYOUT.value, read_layout(glyphs.table, self.config, running))
+        return dataclasses.replace(result, fallback=read.fallback) if read.fallback else result
+
+    def _visible_box(self, number: int) -> Box:
+        """CropBox clipped to MediaBox (§14.11.2), inherited from the page
+        tree as needed; the US letter box when the page has none usable."""
+        page = self._page(number)
+        try:
+            media = normalized_box(page.mediabox) or _LETTER
+            crop = normalized_box(page.cropbox) or media
+        except (pikepdf.PdfError, RecursionError, ValueError, TypeError):
+            return _LETTER
+        box = (max(media[0], crop[0]), max(media[1], crop[1]), min(media[2], crop[2]), min(media[3], crop[3]))
+        return box if box[0] < box[2] and box[1] < box[3] else media
 
 
 def _counts(table: GlyphTable) -> dict[str, int]:
@@ -282,8 +412,10 @@ def extract_document(
     password: str | None = None,
     config: ExtractConfig | None = None,
 ) -> DocumentResult:
-    """Text of the selected pages (all by default) in the given mode."""
+    """Text of the selected pages (all by default) in the given mode, read
+    together (``Document.extract_pages``): running headers and footers are
+    found across the selected pages."""
     with open_document(source, password=password, config=config) as document:
         numbers = parse_page_selection(pages, document.page_count)
-        results = tuple(document.extract_page(n, mode) for n in numbers)
+        results = document.extract_pages(numbers, mode)
         return DocumentResult(document.name, document.page_count, results)

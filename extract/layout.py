@@ -23,16 +23,20 @@ stream order and changes it only where the page demonstrably has text columns
 3. Recursive XY-cut on whitespace. A region is cut vertically into columns at
    strips of whitespace at least a glyph height wide that cross it from top
    to bottom, or horizontally into bands at whitespace gaps across its whole
-   width (_SECTION_GAP). When both cuts exist (sections laid out in columns,
-   or columns whose paragraph gaps happen to line up), the one that leaves
-   fewer units out of stream order wins: the stream is the tie-breaker
-   geometry cannot provide. When neither exists because full-width units
-   cross the gutter (a title, a wide caption, a footer, a centred page
-   number), the best supported gutter candidate is found and each run of rows
-   crossing it becomes a band, leaving the column rows between them as bands
-   of their own. Bands read top to bottom; columns left to right, or right to
-   left when the page's text is predominantly RTL; the parts of a column that
-   wide whitespace sets apart (footnotes, a title above it) top to bottom.
+   width (_SECTION_GAP). When both cuts exist (columns whose paragraph gaps
+   happen to line up, or sections laid out in columns), the full-height
+   gutter wins: columns first, unless the stream reads the region band after
+   band (each band column by column) with at most a few strays and the
+   columns worse. The stream is the tie-breaker geometry cannot provide, but
+   only where it is consistent: a stream that interleaves the columns line by
+   line reads neither order and leaves the gutter to decide. When neither
+   cut exists because full-width units cross the gutter (a title, a wide
+   caption, a footer, a centred page number), the best supported gutter
+   candidate is found and each run of rows crossing it becomes a band,
+   leaving the column rows between them as bands of their own. Bands read
+   top to bottom; columns left to right, or right to left when the page's
+   text is predominantly RTL; the parts of a column that wide whitespace
+   sets apart (footnotes, a title above it) top to bottom.
 4. Only text columns count. A vertical cut is accepted only between two
    groups of units that look like running text (_is_text_column: at least
    two rows, _COLUMN_WIDTH glyph heights wide, rows that fill the width and
@@ -93,11 +97,11 @@ from ragprep.extract.reading import PageReading, unmarked_glyphs
 # A jump along the line wider than this many glyph heights (the larger of
 # the two glyphs) starts a new unit: wider than any word space, narrower than
 # a column gutter.
-_SEGMENT_GAP = 1.0
+SEGMENT_GAP = 1.0
 # A jump backwards along the line longer than this many heights starts a new
 # unit (the pen going back to another column); right-to-left text painted in
 # logical order moves back about two glyph widths per glyph and stays whole.
-_SEGMENT_BACK = 4.0
+SEGMENT_BACK = 4.0
 # A gutter is a strip of whitespace at least this many body heights wide.
 _GUTTER = 1.0
 # Two rows of units may overlap by this many body heights (tall ascenders
@@ -121,6 +125,10 @@ _COLUMN_SPLIT_ROWS = 0.25
 _COLUMN_GLYPHS = 10
 # ... of which at least this share are letters.
 _COLUMN_LETTERS = 0.5
+# When a region can be cut into columns and into bands, the stream decides
+# for the bands only when at most this share of its units is out of their
+# order (see _read).
+_STRAYS = 0.1
 # Deeper cuts than this keep stream order (a guard, not a layout limit).
 _MAX_DEPTH = 24
 # Share of a glyph's height below the baseline (Latin fonts: about 0.2).
@@ -160,17 +168,23 @@ class _Ordering:
     along: np.ndarray | None  # the page's writing direction, when known
 
 
-def layout_order(table: GlyphTable, config: ExtractConfig) -> tuple[np.ndarray, np.ndarray]:
+def layout_order(
+    table: GlyphTable, config: ExtractConfig, exclude: np.ndarray | None = None
+) -> tuple[np.ndarray, np.ndarray]:
     """Glyph indices in column-aware reading order (a permutation of
-    ``text_glyphs(table)``) and, per position, whether a new block starts there."""
-    ordering = _layout(table, config)
+    ``text_glyphs(table)``, less the glyphs `exclude` flags) and, per
+    position, whether a new block starts there."""
+    ordering = _layout(table, config, exclude)
     return ordering.order, ordering.block_start
 
 
-def read_layout(table: GlyphTable, config: ExtractConfig) -> PageReading:
+def read_layout(table: GlyphTable, config: ExtractConfig, exclude: np.ndarray | None = None) -> PageReading:
     """The page in layout order: text joined by the geometric rules, a forced
-    line break at every block start, blocks labelled P or H."""
-    ordering = _layout(table, config)
+    line break at every block start, blocks labelled P or H. Glyphs flagged
+    in `exclude` (one flag per table row: the running headers and footers
+    the document pass marked, see running.py) take no part at all, as if the
+    page had not painted them."""
+    ordering = _layout(table, config, exclude)
     joined = join(table, ordering.order, config, break_before=ordering.block_start)
     # join() sorts glyphs only inside right-to-left lines and every block
     # starts a line, so block starts and labels keep their positions.
@@ -182,10 +196,12 @@ def read_layout(table: GlyphTable, config: ExtractConfig) -> PageReading:
 # --------------------------------------------------------------------------- order
 
 
-def _layout(table: GlyphTable, config: ExtractConfig) -> _Ordering:
+def _layout(table: GlyphTable, config: ExtractConfig, exclude: np.ndarray | None = None) -> _Ordering:
     """Stream order cut into units, the units cut into leaves, the leaves
     emitted in reading order; stream order itself when nothing was cut."""
     stream = stream_order(table, config)
+    if exclude is not None and exclude.any():
+        stream = stream[~exclude[stream]]
     if len(stream) < 2 or (table.wmode.any() and (table.wmode[stream] == 1).any()):
         # Vertical writing: stream_order already reads its columns (§9.7.4.3).
         return _with_blocks(table, config, stream, None, None)
@@ -193,8 +209,8 @@ def _layout(table: GlyphTable, config: ExtractConfig) -> _Ordering:
     moves = _line_moves(table, stream, config, glyphs)
     cut = (
         moves.line_break[1:]
-        | (moves.gap > _SEGMENT_GAP * moves.height)
-        | (moves.gap < -_SEGMENT_BACK * moves.height)
+        | (moves.gap > SEGMENT_GAP * moves.height)
+        | (moves.gap < -SEGMENT_BACK * moves.height)
     )
     page = _Page(table, stream, glyphs, np.concatenate([[0], np.flatnonzero(cut) + 1]))
     leaves, split = _read(page, np.flatnonzero(page.placed), 0)
@@ -303,7 +319,7 @@ class _Page:
         self.stream = stream
         self.start = unit_start
         self.end = np.concatenate([unit_start[1:], [len(stream)]])
-        self.along = along = _reading_direction(table, stream, glyphs.direction)
+        self.along = along = reading_direction(table, stream, glyphs.direction)
         # Glyph boxes in the frame: along the line from the origin to the own
         # end, across it the glyph height, split at the baseline in a typical
         # descent-to-ascent proportion (the quads would say exactly, at the
@@ -392,7 +408,7 @@ def _reads_rtl(table: GlyphTable, order: np.ndarray) -> bool:
     return int(rtl.sum()) > int((latin | other).sum())
 
 
-def _reading_direction(
+def reading_direction(
     table: GlyphTable, order: np.ndarray, direction: np.ndarray | None = None
 ) -> np.ndarray:
     """Unit vector of the dominant writing direction of the glyphs `order`
@@ -447,10 +463,19 @@ def _read(page: _Page, ids: np.ndarray, depth: int) -> tuple[list[np.ndarray], b
     rows = _rows(page, ids)
     bands = _gap_bands(page, *rows)
     if columns is not None and bands is not None:
-        # Both cuts are possible (columns whose paragraph gaps line up, or
-        # sections laid out in columns): keep the one the stream agrees with,
-        # columns when it agrees with both or neither.
-        if _stream_disorder(bands) < _stream_disorder(columns):
+        # Both cuts are possible: columns whose paragraph gaps line up, or
+        # sections laid out in columns. They cut the region into the same
+        # cells (a column's part within a band) and differ only in the order
+        # of the cells. The gutter runs the whole height of the region, so
+        # the columns come first, unless the stream reads band after band,
+        # but for a few strays (a page number painted last), and reads the
+        # columns worse. A stream that interleaves the columns line by line
+        # is far from both orders and leaves the columns; one that paints
+        # section after section, each column by column, reads the bands.
+        band_first = _stream_disorder(_cells(page, bands, columns, band_first=True))
+        if band_first <= _STRAYS * len(ids) and band_first < _stream_disorder(
+            _cells(page, bands, columns, band_first=False)
+        ):
             columns = None
     if columns is not None:
         leaves: list[np.ndarray] = []
@@ -502,6 +527,29 @@ def _stream_disorder(parts: list[np.ndarray]) -> int:
         else:
             tails[i] = value
     return len(in_stream) - len(tails)
+
+
+def _cells(
+    page: _Page, bands: list[np.ndarray], columns: list[np.ndarray], band_first: bool
+) -> list[np.ndarray]:
+    """The units of a region cut both into `bands` and into `columns` (two
+    partitions of the same units, each in reading order), grouped by cell:
+    band by band, each left to right (`band_first`), or column by column,
+    each top to bottom. Empty cells are left out."""
+    band_of = np.empty(len(page.start), dtype=np.int64)
+    column_of = np.empty(len(page.start), dtype=np.int64)
+    for k, band in enumerate(bands):
+        band_of[band] = k
+    for k, column in enumerate(columns):
+        column_of[column] = k
+    ids = np.concatenate(columns)
+    if band_first:
+        cell = band_of[ids] * len(columns) + column_of[ids]
+    else:
+        cell = column_of[ids] * len(bands) + band_of[ids]
+    ids = ids[np.argsort(cell, kind="stable")]
+    cell = np.sort(cell)
+    return _split(ids, np.flatnonzero(np.diff(cell)) + 1)
 
 
 def _columns(page: _Page, ids: np.ndarray) -> list[np.ndarray] | None:
@@ -773,7 +821,7 @@ def _block_labels(table: GlyphTable, ordering: _Ordering) -> tuple[np.ndarray, l
     if heading.any():
         # Text across the page's direction (an arXiv stamp up the margin) is
         # no heading, however large.
-        along = _reading_direction(table, order) if ordering.along is None else ordering.along
+        along = reading_direction(table, order) if ordering.along is None else ordering.along
         heading[heading] = table.direction[order[starts[heading]]] @ along >= SAME_DIRECTION
     if not heading.any():
         return paragraphs

@@ -85,6 +85,19 @@ def text_width(text: str, base_font: str = "Helvetica", size: float = 12.0) -> f
     return sum(metrics[ch] for ch in text) * size / 1000.0
 
 
+def wrap(words: list[str], width: float, size: float = 10.0, base_font: str = "Helvetica") -> list[str]:
+    """``words`` set in lines of at most ``width`` points (a longer word
+    stands alone), measured with :func:`text_width`."""
+    lines: list[str] = []
+    line: list[str] = []
+    for word in words:
+        if line and text_width(" ".join([*line, word]), base_font, size) > width:
+            lines.append(" ".join(line))
+            line = []
+        line.append(word)
+    return [*lines, " ".join(line)] if line else lines
+
+
 def pdf_object(value: Any) -> Any:
     """Convert a plain Python value to a pikepdf object.
 

@@ -1,6 +1,10 @@
 from __future__ import annotations
 
+import re
+
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from ragprep.chunk import boilerplate_key, normalise
 
@@ -29,3 +33,23 @@ def test_dehyphenation_can_be_turned_off():
 
 def test_boilerplate_key_masks_digits_and_case():
     assert boilerplate_key("Page 3 of 10") == boilerplate_key("page 12  of 10")
+
+
+_REF_HYPHEN = re.compile(r"(?<=[^\W\d_])-[ \t]*[\n\f][ \t]*(?=[^\W\d_])")
+
+
+def reference_normalise(text: str, dehyphenate: bool) -> str:
+    """The module docstring's rules, written the plain (slow) way."""
+    text = text.replace("\u00ad", "")
+    if dehyphenate:
+        text = _REF_HYPHEN.sub(lambda m: "" if m.string[m.end()].islower() else m.group(0), text)
+    text = text.replace("\f", "\n")
+    text = re.sub(r"[ \t]+", " ", text)
+    text = re.sub(r" ?\n ?", "\n", text)
+    text = re.sub(r"\n{3,}", "\n\n", text)
+    return text.strip()
+
+
+@given(st.text(alphabet="ab A1_-\t\n\f é\u00ad", max_size=30), st.booleans())
+def test_fast_normalise_equals_the_plain_rules(text: str, dehyphenate: bool):
+    assert normalise(text, dehyphenate=dehyphenate) == reference_normalise(text, dehyphenate)

@@ -1,9 +1,11 @@
-"""End to end: a tagged two-column page painted interleaved, chunked through
-structure mode. Each chunk's blocks come from one column, or from the left
-column then the right one, never back and forth."""
+"""End to end: a two-column page painted interleaved, chunked through
+structure mode (tagged) and through layout mode (untagged, also as auto's
+fallback). Each chunk's blocks come from one column, or from the left column
+then the right one, never back and forth."""
 
 from __future__ import annotations
 
+import pytest
 from pdfbuilder import PdfBuilder
 
 from ragprep.chunk import ChunkConfig, chunk_document, document_id, document_text
@@ -12,21 +14,26 @@ from ragprep.extract import extract_document
 MID = 300.0  # the gutter between the columns
 
 
-def two_column_pdf() -> bytes:
+def two_column_pdf(tagged: bool = True) -> bytes:
+    """Three paragraphs per column, two lines each, the paragraph gaps at the
+    same height in both columns; lines painted left, right, left, right...
+    Untagged: the same page without marked content or structure tree."""
     b = PdfBuilder()
     f = b.add_standard_font("Helvetica", widths=True)
     ops, left, right = [], [], []
     mcid = 0
-    # Three paragraphs per column, two lines each; lines painted left, right, left, right...
     for para in range(3):
         for ln in range(2):
             y = 700 - para * 40 - ln * 12
             for x, col, side in ((72, left, "left"), (320, right, "right")):
                 words = f"{side} para {para} line {ln} words here"
-                ops.append(f"/P <</MCID {mcid}>> BDC BT /{f} 10 Tf {x} {y} Td ({words}) Tj ET EMC")
+                show = f"BT /{f} 10 Tf {x} {y} Td ({words}) Tj ET"
+                ops.append(f"/P <</MCID {mcid}>> BDC {show} EMC" if tagged else show)
                 col.append((para, mcid))
                 mcid += 1
     page = b.add_page(" ".join(ops))
+    if not tagged:
+        return b.to_bytes()
 
     def paras(col):
         return [b.struct_element("P", [m for p, m in col if p == para], page=page) for para in range(3)]
@@ -39,20 +46,27 @@ def column(bbox) -> int:
     return 0 if bbox[2] < MID else 1
 
 
-def chunks_of(data: bytes, **cfg):
-    result = extract_document(data, mode="structure")
+def chunks_of(data: bytes, mode: str = "structure", **cfg):
+    result = extract_document(data, mode=mode)
     chunks = chunk_document(
-        result, doc_id=document_id(data), source="two.pdf", config=ChunkConfig(**cfg), mode="structure"
+        result, doc_id=document_id(data), source="two.pdf", config=ChunkConfig(**cfg), mode=mode
     )
     return result, chunks
 
 
-def test_chunks_follow_column_order():
-    data = two_column_pdf()
+# Untagged, the stream reads across the gutter row by row and the paragraph
+# gaps line up: only layout mode's column order keeps the chunks apart.
+@pytest.mark.parametrize(("tagged", "mode"), [(True, "structure"), (False, "layout"), (False, "auto")])
+def test_chunks_follow_column_order(tagged: bool, mode: str):
+    data = two_column_pdf(tagged)
     for max_tokens, overlap in ((12, 0), (20, 0), (30, 6), (60, 10), (512, 64)):
-        result, chunks = chunks_of(data, max_tokens=max_tokens, overlap_tokens=overlap)
+        result, chunks = chunks_of(data, mode, max_tokens=max_tokens, overlap_tokens=overlap)
         page = result.pages[0]
-        assert page.mode == "structure" and len(page.blocks) == 6
+        assert page.mode == ("structure" if tagged else "layout") and len(page.blocks) == 6
+        # The left column's three paragraphs, then the right column's.
+        assert [(column(b.bbox), b.text.split()[2]) for b in page.blocks] == [
+            (c, str(p)) for c in (0, 1) for p in range(3)
+        ]
         text, _ = document_text(result.pages)
         for c in chunks:
             blocks = [b for b in page.blocks if b.char_start < c.char_end and b.char_end > c.char_start]

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from pdfbuilder import PdfBuilder, hexstr, text_width
+from pdfbuilder import PdfBuilder, hexstr, wrap
 
 from ragprep.extract import ExtractConfig, GlyphTable, open_document
 from ragprep.extract.geometric import text_glyphs
@@ -25,18 +25,6 @@ from ragprep.extract.reading import PageReading, read_stream
 CONFIG = ExtractConfig()
 SIZE = 10
 LEADING = 12
-
-
-def wrap(words: list[str], width: float, size: float = SIZE) -> list[str]:
-    """Lines of at most `width` points in Helvetica at `size`."""
-    lines: list[str] = []
-    line: list[str] = []
-    for word in words:
-        if line and text_width(" ".join([*line, word]), size=size) > width:
-            lines.append(" ".join(line))
-            line = []
-        line.append(word)
-    return [*lines, " ".join(line)] if line else lines
 
 
 def prose(tag: str, count: int) -> list[str]:
@@ -153,6 +141,42 @@ def test_columns_painted_right_column_first_are_read_left_to_right():
     painted = [(1 - c, i) for c, i in one_after_another(right, left)]
     b.add_page(paint(f, [left, right], (72, 320), 700, painted))
     assert layout(b).joined.text == "\n".join(left + right)
+
+
+def aligned_paragraphs(painted: Callable[..., list[tuple[int, int]]]) -> tuple[PdfBuilder, list[list[str]]]:
+    """Two columns of two paragraphs each, the paragraph gaps at the same
+    height in both columns (a gap wide enough to cut the page into bands);
+    each paragraph's lines painted in `painted` order with its neighbour's."""
+    b = PdfBuilder()
+    f = b.add_standard_font("Helvetica", widths=True)
+    paragraphs = [[wrap(prose(f"{c}{p}", 24), 220) for p in range(2)] for c in "ab"]
+    ops = []
+    top = 700
+    for p in range(2):
+        left, right = paragraphs[0][p], paragraphs[1][p]
+        ops.append(paint(f, [left, right], (72, 320), top, painted(left, right)))
+        top -= LEADING * len(left) + 2 * LEADING
+    b.add_page(" ".join(ops))
+    return b, paragraphs
+
+
+def test_columns_whose_paragraph_gaps_line_up_read_column_after_column():
+    # The stream interleaves the columns line by line: a horizontal cut
+    # through the aligned gaps would read the page band by band (left
+    # paragraph 1, right paragraph 1, left paragraph 2...). The gutter runs
+    # the full height of the page: column 1 entirely, then column 2.
+    b, ((a0, a1), (b0, b1)) = aligned_paragraphs(interleave)
+    reading = layout(b)
+    assert reading.joined.text == "\n".join(a0 + a1 + b0 + b1)
+    assert [block.text for block in reading.blocks] == ["\n".join(p) for p in (a0, a1, b0, b1)]
+    assert stream_text(b).startswith(f"{a0[0]} {b0[0]}\n")
+
+
+def test_sections_laid_out_in_columns_painted_section_by_section_keep_their_order():
+    # The same geometry, painted section after section, each column by
+    # column: the stream reads the bands, and layout keeps it.
+    b, ((a0, a1), (b0, b1)) = aligned_paragraphs(one_after_another)
+    assert layout(b).joined.text == "\n".join(a0 + b0 + a1 + b1) == stream_text(b)
 
 
 HEBREW_WORDS = ["שלום", "עולם", "ספר", "בית", "מים", "אור", "לחם", "ילד", "יום", "לילה", "שמש", "ירח"]

@@ -1,0 +1,230 @@
+"""Running headers and footers: text that repeats in the top or bottom band of a document's pages.
+
+Rule (issue 4): a line of text in the top or bottom band of a page whose key
+(the text with whitespace collapsed, digits masked and case folded, so that
+"Page 3" and "page 12" agree) recurs on at least ``running_min_share`` of the
+pages read together (or of their odd or their even pages: heads set recto
+and verso, see KeyTally), and on at least ``running_min_pages`` of them, is a
+running header or footer. These are the pagination artifacts of ISO 32000-1
+§14.8.2.2 ("running heads", "page numbers") that an untagged producer did not
+mark: their glyphs are marked as artifacts, counted in ``artifact_glyphs``,
+and left out of the geometric readings (layout mode, and auto when it falls
+back to layout), as tagged artifacts are left out of structure mode.
+
+How, and why so:
+- Bands. A glyph is in the top (bottom) band when its box centre lies within
+  ``running_band`` of the visible box's height (CropBox clipped to MediaBox,
+  §14.11.2) from that edge. A line elsewhere that happens to repeat (a
+  recurring "Continued on next page") is content: running heads live at the
+  page edge. "Top" is across the page's dominant writing direction
+  (``layout.reading_direction``), so pages drawn at 90° find their heads where
+  layout mode finds their first line; glyphs in another direction (a stamp up
+  the margin) and vertical writing take no part.
+- Lines and segments. The band glyphs, in content-stream order, are cut into
+  lines by join()'s line rule (``geometric.line_break_rule``) and further at
+  a gap along the line wider than a glyph height, as layout mode cuts its
+  units: "3    Journal of Things" gives the keys "#" and "journal of things",
+  so the page number runs even where the title beside it changes. Spaces go
+  where join() would put a word space, less its finer points (blanks, CJK,
+  right-to-left lines): the key only needs to come out the same on every
+  page, and a full join() of the band costs more than all the rest.
+- What is content after all. Digit masking makes table cells alike ("#/#/#"
+  in every row) and a table filling the page reaches into the bands. So a key
+  met twice in one band of a page is no candidate there (cells of one column,
+  footnote marks beside the page number), and a running key is marked only in
+  a row (segments side by side) of at most three parts, a header's left,
+  centre and right slots, or of more parts when at least half of them run (a
+  printer's slug line): "Closure Permanent" in a row of dates, names and
+  places stays. Checked on the corpus (bench numbers in the issue 4 notes).
+- Per page, a set of keys. The decision needs the whole document, but the
+  document is not to be held in memory as glyph tables: a page reduces to
+  the keys of its band lines, counted across pages (KeyTally), and
+  ``Document.extract_pages`` reads a page as soon as the counts decide all its
+  keys, holding a bounded number of glyph tables for the others.
+
+Per-glyph work is column-wise numpy over the page's text glyphs; Python loops
+run over the band lines only (a handful per page).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from ragprep.extract.config import ExtractConfig
+from ragprep.extract.geometric import SAME_DIRECTION, line_break_rule
+from ragprep.extract.glyphs import GlyphTable
+from ragprep.extract.layout import SEGMENT_BACK, SEGMENT_GAP, reading_direction
+
+Box = tuple[float, float, float, float]
+
+# Segments of a row that is a running head whatever its other parts are: a
+# chapter title beside the page number changes, the page number still runs.
+_HEAD_PARTS = 3
+_DIGITS = re.compile(r"\d+")
+_WHITESPACE = re.compile(r"\s+")
+
+
+def masked_key(text: str) -> str:
+    """Text compared across pages: digits masked (page numbers, dates),
+    whitespace collapsed, case folded. ``chunk.normalise.boilerplate_key``
+    is this key of the chunk-normalised text."""
+    return _WHITESPACE.sub(" ", _DIGITS.sub("#", text)).strip().casefold()
+
+
+@dataclass(frozen=True, eq=False)
+class BandLines:
+    """The candidate lines of one page: line segments in the top or bottom band."""
+
+    keys: tuple[str, ...]  # per line, its masked_key; a key appears once per band
+    glyphs: np.ndarray  # glyph table indices of the lines' glyphs
+    line: np.ndarray  # per entry of `glyphs`, the index of its line in `keys`
+    row: np.ndarray  # per line, the index of its row (lines side by side)
+    row_size: np.ndarray  # per row, its segments, candidates or not
+
+    def mask(self, running: frozenset[str], size: int) -> np.ndarray:
+        """Per glyph of a table of `size` rows: does it belong to a running
+        line? A line is running when its key is, and its row is a running
+        head's: at most _HEAD_PARTS segments (the left, centre and right slots
+        of a header), or more of which at least half run (a printer's slug
+        line). A table row whose status column happens to repeat ("Closure
+        Permanent" beside dates, names and places) is none."""
+        mask = np.zeros(size, dtype=bool)
+        hit = np.fromiter((key in running for key in self.keys), dtype=bool, count=len(self.keys))
+        if hit.any():
+            running_in_row = np.bincount(self.row[hit], minlength=len(self.row_size))
+            size_of_row = self.row_size[self.row]
+            hit &= (size_of_row <= _HEAD_PARTS) | (2 * running_in_row[self.row] >= size_of_row)
+            mask[self.glyphs[hit[self.line]]] = True
+        return mask
+
+
+_NONE = np.zeros(0, dtype=np.int64)
+_NONE.flags.writeable = False  # shared by every page without candidates
+NO_LINES = BandLines((), _NONE, _NONE, _NONE, _NONE)
+
+
+def band_lines(table: GlyphTable, box: Box, config: ExtractConfig) -> BandLines:
+    """The line segments of the page whose glyphs lie in its top or bottom
+    band (``running_band`` of the visible box's height each), keyed."""
+    visible = np.flatnonzero(table.visible)
+    if not len(visible):
+        return NO_LINES
+    along = reading_direction(table, visible)
+    up = np.array([-along[1], along[0]])
+    # Glyph box centres across the writing direction: the middle of two
+    # opposite corners of the quad.
+    centre = (table.quad[visible, 0] + table.quad[visible, 2]) @ (up / 2)
+    corners = np.array([[box[0], box[1]], [box[2], box[1]], [box[2], box[3]], [box[0], box[3]]]) @ up
+    low, high = float(corners.min()), float(corners.max())
+    band = config.running_band * (high - low)
+    glyphs = visible[(centre >= high - band) | (centre <= low + band)]
+    glyphs = glyphs[(table.direction[glyphs] @ along >= SAME_DIRECTION) & (table.wmode[glyphs] == 0)]
+    texts = table.text[glyphs].tolist()
+    # Glyphs whose text an /ActualText replaced carry none (geometric.text_glyphs).
+    inked_glyph = np.fromiter(map(bool, texts), dtype=bool, count=len(texts))
+    if not inked_glyph.all():
+        glyphs = glyphs[inked_glyph]
+        texts = [t for t in texts if t]
+    if not len(glyphs):
+        return NO_LINES
+    # In stream order, the geometric rules of join() in their simplest form:
+    # the line rule, and a space where the gap along the line is a word's.
+    # The text only needs to be the same on every page, not the page text.
+    direction, origin, height = table.direction[glyphs], table.origin[glyphs], table.height[glyphs]
+    line_break, _, _ = line_break_rule(
+        direction[:-1], direction[1:], origin[:-1], origin[1:], height[:-1], height[1:], config
+    )
+    gap = np.einsum("ij,ij->i", origin[1:] - table.own_end[glyphs[:-1]], direction[:-1])
+    larger = np.maximum(height[:-1], height[1:])
+    # A line starts at a line break, or at a jump along the line wider than
+    # a glyph height (forwards) or far back: layout mode's unit boundaries.
+    start = np.ones(len(glyphs), dtype=bool)
+    start[1:] = line_break | (gap > SEGMENT_GAP * larger) | (gap < -SEGMENT_BACK * larger)
+    space = np.zeros(len(glyphs), dtype=bool)
+    space[1:] = gap > config.word_space_ratio * height[1:]
+    pieces = [" " + t if s else t for t, s in zip(texts, space.tolist())]
+    starts = np.flatnonzero(start)
+    bounds = [*starts.tolist(), len(glyphs)]
+    keys = [masked_key("".join(pieces[a:b])) for a, b in zip(bounds[:-1], bounds[1:])]
+    inked = np.array([bool(key) for key in keys])
+    # Rows: segments whose first glyphs sit within half a glyph height of
+    # each other across the line, in the top band or the bottom one.
+    first = glyphs[starts]
+    position = (table.quad[first, 0] + table.quad[first, 2]) @ (up / 2)
+    by_position = np.argsort(position, kind="stable")
+    new_row = np.diff(position[by_position]) > 0.5 * height[starts][by_position][1:]
+    row = np.empty(len(starts), dtype=np.int64)
+    row[by_position] = np.concatenate([[0], np.cumsum(new_row)])
+    row_size = np.bincount(row, weights=inked).astype(np.int64)
+    # A key met twice in one band of the page is content, not a running
+    # head: table cells whose digits mask alike ("#/#/#" in every row),
+    # footnote marks beside the page number. Such lines, and blank segments
+    # (spaces between two parts of a line), are no candidates on this page.
+    in_top = (position > (low + high) / 2).tolist()
+    seen = Counter(zip(in_top, keys))
+    keep = inked & np.array([seen[band_key] == 1 for band_key in zip(in_top, keys)])
+    if not keep.any():
+        return NO_LINES
+    line = np.cumsum(start) - 1
+    glyph_keep = keep[line]
+    renumber = np.cumsum(keep) - 1
+    return BandLines(
+        keys=tuple(key for key, k in zip(keys, keep.tolist()) if k),
+        glyphs=glyphs[glyph_keep],
+        line=renumber[line[glyph_keep]],
+        row=row[keep],
+        row_size=row_size,
+    )
+
+
+def _threshold(pages: int, config: ExtractConfig) -> int:
+    """Pages a key must appear on, of `pages`, to be running."""
+    return max(config.running_min_pages, math.ceil(config.running_min_share * pages - 1e-9))
+
+
+class KeyTally:
+    """Pages per key over the pages of one pass, counted as they come.
+
+    A key is running when it appears on at least the threshold share of the
+    pages, or of the odd pages, or of the even pages: books and journals set
+    their heads recto and verso ("4 FREE CULTURE" on the left-hand pages,
+    the chapter on the right-hand ones), and each side's head is on half the
+    pages, or a page short of it. Knowing how many pages of each side are
+    still to come, a key is decided before the end: running once a count
+    reaches its threshold, not running once none can any more. A page whose
+    keys are all decided can be read at once; only the others wait for the
+    end of the pass. Local to one call of ``Document.extract_pages``.
+    """
+
+    def __init__(self, numbers: Sequence[int], config: ExtractConfig) -> None:
+        # Groups: 0 the even pages, 1 the odd ones, 2 all of them.
+        odd = sum(n % 2 for n in numbers)
+        pages = (len(numbers) - odd, odd, len(numbers))
+        self.threshold = tuple(_threshold(p, config) for p in pages)
+        self.remaining = list(pages)
+        self.counts: tuple[Counter[str], Counter[str], Counter[str]] = (Counter(), Counter(), Counter())
+
+    def add(self, keys: Iterable[str], number: int) -> None:
+        """Count the keys of page `number` (each once)."""
+        keys = set(keys)
+        for group in (number % 2, 2):
+            self.counts[group].update(keys)
+            self.remaining[group] -= 1
+
+    def is_running(self, key: str) -> bool:
+        return any(c[key] >= t for c, t in zip(self.counts, self.threshold))
+
+    def decided(self, keys: Iterable[str]) -> bool:
+        groups = tuple(zip(self.counts, self.threshold, self.remaining))
+        return all(
+            self.is_running(key) or all(c[key] + left < t for c, t, left in groups) for key in keys
+        )
+
+    def running(self, keys: Iterable[str]) -> frozenset[str]:
+        return frozenset(k for k in keys if self.is_running(k))
