@@ -111,7 +111,8 @@ def extract(
     try:
         with open_document(file, password=password, config=extract_config) as document:
             numbers = parse_page_selection(pages, document.page_count)
-            results = [document.extract_page(n, mode) for n in numbers]
+            # Read together, so running headers and footers are found across the selection.
+            results = document.extract_pages(numbers, mode)
     except PageRangeError as exc:
         raise fail(str(exc), EXIT_USAGE) from None
     except RagprepError as exc:

@@ -119,16 +119,13 @@ def process_document(task: DocumentTask, context: RunContext, tokenizer: Tokeniz
     # The bytes read now are the document, even if the file changed since planning.
     doc_id = hashlib.sha256(data).hexdigest()
     task = DocumentTask(task.path, doc_id, task.duplicate_sources)
-    page = None
     try:
         # Opened by path so that errors name the file; `data` gave the doc_id.
         with open_document(task.path, config=settings.extract) as document:
             producer, tagged = _metadata(document.pdf)
-            results = []
-            for page in range(1, document.page_count + 1):
-                results.append(document.extract_page(page, settings.mode))
-            page = None
-            result = DocumentResult(task.path, document.page_count, tuple(results))
+            # All pages together: running headers and footers are a document-level finding.
+            pages = document.extract_pages(range(1, document.page_count + 1), settings.mode)
+            result = DocumentResult(task.path, document.page_count, pages)
         chunks = chunk_document(
             result,
             doc_id=doc_id,
@@ -141,17 +138,9 @@ def process_document(task: DocumentTask, context: RunContext, tokenizer: Tokeniz
         chunk_rows = chunk_batch(chunks)
         page_rows = page_batch(doc_id, task.path, result.pages)
     except MemoryError:
-        return memory_limit_output(task, context, page=page, size=len(data), seconds=time.perf_counter() - started)
-    except RagprepError as exc:
-        return context.error(
-            task, type(exc).__name__, str(exc), error_page=page, bytes=len(data), seconds=time.perf_counter() - started
-        )
+        return memory_limit_output(task, context, size=len(data), seconds=time.perf_counter() - started)
     except Exception as exc:  # noqa: BLE001 - a bug on one document must not stop the run
-        where = traceback.extract_tb(exc.__traceback__)[-1]
-        message = f"{exc} (at {os.path.basename(where.filename)}:{where.lineno}; please report this file)"
-        return context.error(
-            task, type(exc).__name__, message, error_page=page, bytes=len(data), seconds=time.perf_counter() - started
-        )
+        return _error_output(task, context, exc, size=len(data), seconds=time.perf_counter() - started)
     row = context.row(
         task,
         bytes=len(data),
@@ -164,8 +153,20 @@ def process_document(task: DocumentTask, context: RunContext, tokenizer: Tokeniz
     return DocumentOutput(row, chunk_rows, page_rows)
 
 
+def _error_output(task: DocumentTask, context: RunContext, exc: Exception, *, size: int, seconds: float) -> DocumentOutput:
+    """A typed error row. Our own errors (RagprepError) carry a message a user
+    can act on; anything else is a bug met on this file, reported with where."""
+    message = str(exc)
+    if not isinstance(exc, RagprepError):
+        where = traceback.extract_tb(exc.__traceback__)[-1]
+        message = f"{exc} (at {os.path.basename(where.filename)}:{where.lineno}; please report this file)"
+    # An exception that knows the page it met may say so in a `page` attribute.
+    page = getattr(exc, "page", None)
+    return context.error(task, type(exc).__name__, message, error_page=page, bytes=size, seconds=seconds)
+
+
 def memory_limit_output(
-    task: DocumentTask, context: RunContext, *, page: int | None = None, size: int | None = None, seconds: float = 0.0
+    task: DocumentTask, context: RunContext, *, size: int | None = None, seconds: float = 0.0
 ) -> DocumentOutput:
     limit = context.settings.pipeline.max_memory_mb
     row = context.row(
@@ -173,7 +174,6 @@ def memory_limit_output(
         status="error",
         error_type=MEMORY_LIMIT_ERROR,
         error_message=f"needed more than the worker's {limit} MiB (pipeline.max_memory_mb)",
-        error_page=page,
         bytes=size,
         seconds=seconds,
     )
