@@ -103,16 +103,21 @@ def check_known_keys(config_class: type, table: Mapping[str, Any], prefix: str) 
             raise ConfigError(f"unknown setting {prefix}.{key}; known: {', '.join(sorted(known))}")
 
 
-def read_toml_table(path: str | Path, name: str) -> dict[str, Any]:
-    """The `[name]` table of a TOML file ({} when absent), or a ConfigError
-    saying what is wrong with the file."""
+def read_toml(path: str | Path) -> dict[str, Any]:
+    """A TOML file's content, or a ConfigError saying what is wrong with it."""
     try:
         with open(path, "rb") as fh:
-            data = tomllib.load(fh)
+            return tomllib.load(fh)
     except OSError as exc:
         raise ConfigError(f"cannot read config {path}: {exc.strerror}") from exc
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"config {path} is not valid TOML: {exc}") from exc
+
+
+def read_toml_table(path: str | Path, name: str) -> dict[str, Any]:
+    """The `[name]` table of a TOML file ({} when absent), or a ConfigError
+    saying what is wrong with the file."""
+    data = read_toml(path)
     table = data.get(name, {})
     if not isinstance(table, dict):
         raise ConfigError(f"config {path}: [{name}] must be a table")

@@ -13,16 +13,14 @@ or how long they were allowed does not make a document stale.
 from __future__ import annotations
 
 import dataclasses
-import hashlib
 import json
 import os
-import tomllib
 from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any, Mapping
 
 from ragprep.chunk.config import ChunkConfig, config_hash
-from ragprep.extract.config import ExtractConfig, check_known_keys
+from ragprep.extract.config import ExtractConfig, check_known_keys, read_toml
 from ragprep.extract.document import Mode
 from ragprep.extract.errors import ConfigError
 
@@ -90,15 +88,7 @@ class Settings:
     @classmethod
     def load(cls, path: str | Path | None = None, *, mode: Mode | str | None = None) -> "Settings":
         """Defaults, overridden by the TOML file at `path` when given."""
-        data: dict[str, Any] = {}
-        if path is not None:
-            try:
-                with open(path, "rb") as fh:
-                    data = tomllib.load(fh)
-            except OSError as exc:
-                raise ConfigError(f"cannot read config {path}: {exc.strerror}") from exc
-            except tomllib.TOMLDecodeError as exc:
-                raise ConfigError(f"config {path} is not valid TOML: {exc}") from exc
+        data = read_toml(path) if path is not None else {}
         for name, table in data.items():
             if name not in TABLES:
                 raise ConfigError(f"config {path}: unknown table [{name}]; known: {', '.join(TABLES)}")
@@ -142,8 +132,3 @@ def _toml_value(value: Any) -> str:
     # TOML basic strings and arrays of them share JSON's escaping.
     return json.dumps(value, ensure_ascii=False)
 
-
-def settings_digest(settings: Settings) -> str:
-    """Short hash of the whole effective configuration, for run records."""
-    canonical = json.dumps(settings.as_mapping(), sort_keys=True, separators=(",", ":"))
-    return hashlib.sha256(canonical.encode("utf-8")).hexdigest()[:16]

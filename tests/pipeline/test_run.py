@@ -10,7 +10,6 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.dataset as pads
 import pyarrow.parquet as pq
-import pytest
 from pipelinedocs import BROKEN_PDF, report_pdf, write_corpus
 from typer.testing import CliRunner
 
