@@ -12,15 +12,28 @@ Only the operators that can move, select or mark text are tokenized
     Do                        form XObjects: /Matrix x CTM, /BBox clip    §8.10.1
     BDC BMC EMC               marked content: MCID, /Artifact, /ActualText §14.6
 
-Per show operator the interpreter does a handful of Python steps: the font
-decodes the string (cached), the glyph advances are summed with numpy along the
-writing direction in text space, and the operator's frame (origin and the two
-axis vectors in user space) is recorded. All per-glyph geometry is computed
-once per page, column-wise, in ``_GlyphAccumulator.finish``.
+Each handler receives the pikepdf instruction and reads only what it needs
+(``instruction.operands`` converts every operand, reals to Decimal; cm and Tm
+parse their numbers from the unparsed instruction instead, see
+``_instruction_matrix``).
+
+Per show operator the interpreter does a handful of Python steps and records
+the operator's frame (origin and the two axis vectors in user space, the text
+state) plus its strings:
+
+- simple fonts (one byte per code, ``SingleByteFont``): the bytes themselves;
+  the string's advance comes from a per-font cache, and texts and widths are
+  looked up for the whole page at once in ``_GlyphAccumulator.finish``;
+- other fonts: ``Font.decode`` (cached), which splits the codes and maps them.
+
+All per-glyph geometry is computed once per page, column-wise, in
+``_GlyphAccumulator.finish``.
 """
 
 from __future__ import annotations
 
+import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 from itertools import chain
@@ -30,13 +43,15 @@ import numpy as np
 import pikepdf
 
 from ragprep.extract.config import ExtractConfig
-from ragprep.extract.fonts import Font, FontLoader
+from ragprep.extract.fonts import Font, FontLoader, SingleByteFont
 from ragprep.extract.fonts.base import DecodedString
 from ragprep.extract.glyphs import NO_MCID, PAGE_STREAM, GlyphTable
 from ragprep.extract.streams import StreamDecodeError, StreamLimitError, read_stream
 
 TEXT_OPERATORS = "BT ET Tf Tc Tw Tz TL Ts Tr Td TD Tm T* Tj TJ ' \" cm q Q Do BDC BMC EMC"
 
+# One operator with its operands, as pikepdf's tokenizer hands it over.
+Instruction = pikepdf.ContentStreamInstruction
 # (a, b, c, d, e, f): row-vector affine matrices, [x y 1] x M (§8.3.3).
 Matrix = tuple[float, float, float, float, float, float]
 IDENTITY: Matrix = (1.0, 0.0, 0.0, 1.0, 0.0, 0.0)
@@ -65,11 +80,36 @@ def _translate(tx: float, ty: float, m: Matrix) -> Matrix:
     return (a, b, c, d, tx * a + ty * c + e, tx * b + ty * d + f)
 
 
-def _matrix(operands: list) -> Matrix:
+def _matrix(operands: Sequence) -> Matrix:
     values = tuple(map(float, operands[:6]))
     if len(values) != 6:
         raise ValueError("a matrix needs six numbers")
     return values  # type: ignore[return-value]
+
+
+def _instruction_matrix(instruction: Instruction) -> Matrix:
+    """The six numbers of a cm or Tm instruction.
+
+    Read from the instruction's text: pikepdf hands numeric operands over one
+    by one as Decimal (reals), and six of them cost four times more than
+    unparsing the instruction and parsing six floats, on two of the most
+    frequent operators. Both routes give the same floats (the same decimal
+    text, correctly rounded); anything but six finite numbers takes the
+    operand route, which raises what it always raised.
+    """
+    tokens = pikepdf.unparse_content_stream((instruction,)).split()
+    if len(tokens) == 7:
+        try:
+            a, b, c, d, e, f = (
+                float(tokens[0]), float(tokens[1]), float(tokens[2]),
+                float(tokens[3]), float(tokens[4]), float(tokens[5]),
+            )  # fmt: skip
+        except ValueError:  # a name, string or array among the operands
+            pass
+        else:
+            if math.isfinite(a + b + c + d + e + f):
+                return a, b, c, d, e, f
+    return _matrix(instruction.operands)
 
 
 def _transform_box(box: tuple[float, float, float, float], m: Matrix) -> tuple[float, float, float, float]:
@@ -152,15 +192,20 @@ _OX, _OY, _AX, _AY, _BX, _BY, _LO, _HI = range(8)
 _WMODE, _MCID, _MCID_STREAM, _STREAM, _TOKEN, _RENDER, _ARTIFACT = range(8, 15)
 _CX0, _CY0, _CX1, _CY1, _FONT, _COUNT = range(15, 21)
 _SIZE, _CHAR_SPACING, _WORD_SPACING, _SCALE = range(21, 25)
+# 1.0 when the operator's glyphs are bytes of a single-byte font (decoded in
+# finish from the font's code tables), 0.0 when they are DecodedStrings.
+_BY_CODE = 25
 
 
 class _GlyphAccumulator:
-    """Collects decoded strings per show operator and positions every glyph of
+    """Collects the strings of every show operator and positions every glyph of
     the page at once.
 
     Per show operator only references are stored: the operator's frame (text
-    state and the user-space axes of its text line) and the decoded strings,
-    plus the TJ adjustments before pieces. ``finish`` computes each glyph's
+    state and the user-space axes of its text line) and its strings, plus the
+    TJ adjustments before pieces. Strings of single-byte fonts are kept as
+    bytes and decoded for the whole page at once from the fonts' code tables;
+    other fonts' strings arrive decoded. ``finish`` computes each glyph's
     offset along its line with one cumulative sum over the page (§9.4.4)::
 
         horizontal  advance = (w0 * Tfs + Tc + Tw) * Th     own = w0 * Tfs * Th
@@ -171,6 +216,9 @@ class _GlyphAccumulator:
 
     def __init__(self) -> None:
         self.frames: list[tuple[float, ...]] = []
+        # Glyphs of frames with _BY_CODE 1.0, one per byte, in show order.
+        self.byte_strings: list[bytes] = []
+        # Glyphs of the other frames, in show order.
         self.strings: list[DecodedString] = []
         # (glyph index, along-offset) of each TJ adjustment before a piece.
         self.adjustments: list[tuple[int, float]] = []
@@ -178,27 +226,26 @@ class _GlyphAccumulator:
         # (first glyph, end glyph, text) per /ActualText span (§14.9.4).
         self.actual_text_spans: list[tuple[int, int, str]] = []
 
-    def finish(self, visible_box: tuple[float, float, float, float], fonts: tuple[str, ...]) -> GlyphTable:
+    def finish(self, visible_box: tuple[float, float, float, float], fonts: list[Font]) -> GlyphTable:
+        """The page's glyph table; `fonts` are the page's fonts by frame _FONT index."""
+        names = tuple(font.name for font in fonts)
         if not self.frames:
-            return GlyphTable.empty(fonts)
-        frames = np.array(self.frames, dtype=np.float64)
-        counts = frames[:, _COUNT].astype(np.int64)
-        per_glyph = np.repeat(frames, counts, axis=0)
+            return GlyphTable.empty(names)
+        # Frame fields as rows, each repeated once per glyph: every per-glyph
+        # quantity below is a contiguous 1-D array (x and y apart), which numpy
+        # handles faster than strided columns of an (n, fields) table.
+        frames = np.array(self.frames, dtype=np.float64).T
+        counts = frames[_COUNT].astype(np.int64)
+        per_glyph = np.repeat(frames, counts, axis=1)
+        ox, oy, ax, ay, bx, by = per_glyph[_OX : _BY + 1]
+        lo, hi = per_glyph[_LO], per_glyph[_HI]
+        size, scale = per_glyph[_SIZE], per_glyph[_SCALE]
 
-        def column(col: int) -> np.ndarray:
-            return per_glyph[:, col]
-
-        strings = self.strings
-        widths = np.concatenate([d.widths for d in strings])
-        vertical_widths = np.concatenate([d.vertical_widths for d in strings])
-        word_space = np.concatenate([d.word_space for d in strings])
-        undecodable = np.concatenate([d.undecodable for d in strings]).astype(bool)
-        texts = np.empty(self.count, dtype=object)
-        texts[:] = list(chain.from_iterable(d.texts for d in strings))
-
-        size, scale = column(_SIZE), column(_SCALE)
-        vertical = column(_WMODE) == 1
-        spacing = column(_CHAR_SPACING) + column(_WORD_SPACING) * word_space
+        widths, vertical_widths, word_space, undecodable, texts = self._decode(
+            per_glyph[_BY_CODE] == 1.0, per_glyph[_FONT], fonts
+        )
+        vertical = per_glyph[_WMODE] == 1
+        spacing = per_glyph[_CHAR_SPACING] + per_glyph[_WORD_SPACING] * word_space
         own_length = np.where(vertical, -vertical_widths * size, widths * size * scale)
         advance = np.where(vertical, own_length - spacing, (widths * size + spacing) * scale)
         before = np.zeros(self.count)
@@ -210,13 +257,11 @@ class _GlyphAccumulator:
         run_before_op = np.where(first_of_op > 0, run[np.maximum(first_of_op - 1, 0)], 0.0)
         start = run - advance - np.repeat(run_before_op, counts)
 
-        origin0 = per_glyph[:, _OX : _OY + 1]
-        axis_a = per_glyph[:, _AX : _AY + 1]
-        axis_b = per_glyph[:, _BX : _BY + 1]
-        lo, hi = column(_LO), column(_HI)
-        origin = origin0 + start[:, None] * axis_a
-        own_end = origin0 + (start + own_length)[:, None] * axis_a
-        pen_end = origin0 + (start + advance)[:, None] * axis_a
+        # Points along the text line: frame origin + offset x axis a.
+        origin_x, origin_y = ox + start * ax, oy + start * ay
+        own_along, pen_along = start + own_length, start + advance
+        own_end_x, own_end_y = ox + own_along * ax, oy + own_along * ay
+        pen_end_x, pen_end_y = ox + pen_along * ax, oy + pen_along * ay
         # /ActualText: the span's first glyph carries the replacement and
         # stretches to the span's end; the other glyphs keep their geometry
         # but no text. Inner spans close first, so outer spans win (§14.9.4).
@@ -224,48 +269,92 @@ class _GlyphAccumulator:
             texts[first] = replacement
             texts[first + 1 : end] = ""
             undecodable[first:end] = False
-            own_end[first] = own_end[end - 1]
-            pen_end[first] = pen_end[end - 1]
+            for column in (own_end_x, own_end_y, pen_end_x, pen_end_y):
+                column[first] = column[end - 1]
 
-        across_lo = lo[:, None] * axis_b
-        across_hi = hi[:, None] * axis_b
-        quad = np.stack(
-            [origin + across_lo, own_end + across_lo, own_end + across_hi, origin + across_hi], axis=1
-        )
-        a_len = np.hypot(axis_a[:, 0], axis_a[:, 1])
-        b_len = np.hypot(axis_b[:, 0], axis_b[:, 1])
-        direction = np.where(a_len[:, None] > 0, axis_a / np.maximum(a_len, 1e-300)[:, None], [1.0, 0.0])
+        # Box corners: origin-descent, end-descent, end-ascent, origin-ascent.
+        lo_x, lo_y, hi_x, hi_y = lo * bx, lo * by, hi * bx, hi * by
+        corners_x = (origin_x + lo_x, own_end_x + lo_x, own_end_x + hi_x, origin_x + hi_x)
+        corners_y = (origin_y + lo_y, own_end_y + lo_y, own_end_y + hi_y, origin_y + hi_y)
+        quad = np.stack([np.stack(corners_x, axis=1), np.stack(corners_y, axis=1)], axis=2)
+        a_len = np.hypot(ax, ay)
+        b_len = np.hypot(bx, by)
+        a_safe = np.maximum(a_len, 1e-300)
+        direction_x = np.where(a_len > 0, ax / a_safe, 1.0)
+        direction_y = np.where(a_len > 0, ay / a_safe, 0.0)
         height = np.abs(hi - lo) * b_len
 
-        centre = quad.mean(axis=1)
+        # The box centre, summed in the order of quad.mean(axis=1).
+        centre_x = (((corners_x[0] + corners_x[1]) + corners_x[2]) + corners_x[3]) / 4.0
+        centre_y = (((corners_y[0] + corners_y[1]) + corners_y[2]) + corners_y[3]) / 4.0
         x0, y0, x1, y1 = visible_box
         visible = (
-            (centre[:, 0] >= np.maximum(x0, column(_CX0)))
-            & (centre[:, 0] <= np.minimum(x1, column(_CX1)))
-            & (centre[:, 1] >= np.maximum(y0, column(_CY0)))
-            & (centre[:, 1] <= np.minimum(y1, column(_CY1)))
+            (centre_x >= np.maximum(x0, per_glyph[_CX0]))
+            & (centre_x <= np.minimum(x1, per_glyph[_CX1]))
+            & (centre_y >= np.maximum(y0, per_glyph[_CY0]))
+            & (centre_y <= np.minimum(y1, per_glyph[_CY1]))
         )
+
+        def points(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+            return np.stack([x, y], axis=1)
+
         return GlyphTable(
             text=texts,
-            origin=origin,
-            own_end=own_end,
-            pen_end=pen_end,
-            direction=direction,
+            origin=points(origin_x, origin_y),
+            own_end=points(own_end_x, own_end_y),
+            pen_end=points(pen_end_x, pen_end_y),
+            direction=points(direction_x, direction_y),
             quad=quad,
             height=height,
-            mcid=column(_MCID).astype(np.int64),
-            mcid_stream=column(_MCID_STREAM).astype(np.int64),
-            stream=column(_STREAM).astype(np.int64),
-            token_index=column(_TOKEN).astype(np.int64),
-            render_mode=column(_RENDER).astype(np.int8),
-            wmode=column(_WMODE).astype(np.int8),
-            artifact=column(_ARTIFACT).astype(bool),
+            mcid=per_glyph[_MCID].astype(np.int64),
+            mcid_stream=per_glyph[_MCID_STREAM].astype(np.int64),
+            stream=per_glyph[_STREAM].astype(np.int64),
+            token_index=per_glyph[_TOKEN].astype(np.int64),
+            render_mode=per_glyph[_RENDER].astype(np.int8),
+            wmode=per_glyph[_WMODE].astype(np.int8),
+            artifact=per_glyph[_ARTIFACT].astype(bool),
             undecodable=undecodable,
             visible=visible,
-            font=column(_FONT).astype(np.int32),
-            fonts=fonts,
+            font=per_glyph[_FONT].astype(np.int32),
+            fonts=names,
             font_size=np.abs(size) * b_len,
         )
+
+    def _decode(
+        self, by_code: np.ndarray, font_index: np.ndarray, fonts: list[Font]
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """Per glyph: w0, w1, word-space flag, undecodable flag and text.
+
+        Bytes of single-byte fonts are looked up in one fancy-indexing step
+        per column, in tables stacked over the page's fonts (row = font index);
+        decoded strings are concatenated. Each kind fills its own rows.
+        """
+        count = self.count
+        widths = np.zeros(count)
+        vertical_widths = np.zeros(count)
+        word_space = np.zeros(count, dtype=bool)
+        undecodable = np.zeros(count, dtype=bool)
+        texts = np.empty(count, dtype=object)
+        if self.byte_strings:
+            codes = np.frombuffer(b"".join(self.byte_strings), dtype=np.uint8)
+            rows = font_index[by_code].astype(np.intp)
+            # Rows of the other fonts fill the stack; no by-code glyph points at them.
+            unused = (np.zeros(256), np.full(256, "", dtype=object), np.zeros(256, dtype=bool))
+            tables = [font.code_tables() if isinstance(font, SingleByteFont) else unused for font in fonts]
+            width_table, text_table, undecodable_table = (np.stack(column) for column in zip(*tables))
+            widths[by_code] = width_table[rows, codes]
+            word_space[by_code] = codes == 32
+            undecodable[by_code] = undecodable_table[rows, codes]
+            texts[by_code] = text_table[rows, codes]
+        strings = self.strings
+        if strings:
+            decoded = ~by_code
+            widths[decoded] = np.concatenate([d.widths for d in strings])
+            vertical_widths[decoded] = np.concatenate([d.vertical_widths for d in strings])
+            word_space[decoded] = np.concatenate([d.word_space for d in strings])
+            undecodable[decoded] = np.concatenate([d.undecodable for d in strings])
+            texts[decoded] = list(chain.from_iterable(d.texts for d in strings))
+        return widths, vertical_widths, word_space, undecodable, texts
 
 
 @dataclass(frozen=True)
@@ -306,7 +395,6 @@ class PageInterpreter:
         self._marked: list[_MarkedContent] = []
         self._forms_open: list[tuple[int, int]] = []
         self._glyphs = _GlyphAccumulator()
-        self._font_names: list[str] = []
         self._font_index: dict[int, int] = {}
         # (resources, resource name) -> (font, index): Tf repeats constantly.
         self._fonts_by_name: dict[tuple[object, str], tuple[Font, int]] = {}
@@ -317,7 +405,7 @@ class PageInterpreter:
         self._operators = 0
         self._context = _StreamContext(None, None, PAGE_STREAM, NO_CLIP, 0)
         self._token_index = -1
-        self._handlers: dict[str, Callable[[list], None]] = {
+        self._handlers: dict[str, Callable[[Instruction], None]] = {
             "TJ": self._op_TJ,
             "Tj": self._op_Tj,
             "'": self._op_quote,
@@ -362,7 +450,7 @@ class PageInterpreter:
                     self._run_stream(data)
                 except _OperatorLimitReached:
                     pass
-        table = self._glyphs.finish(visible_box, tuple(self._font_names))
+        table = self._glyphs.finish(visible_box, self._fonts_used)
         # Read at the end: a font's warnings grow when its program loads lazily.
         for font in self._fonts_used:
             for warning in font.warnings:
@@ -433,7 +521,7 @@ class PageInterpreter:
             if handler is None:
                 continue
             try:
-                handler(instruction.operands)
+                handler(instruction)
             except (_OperatorLimitReached, RecursionError):
                 raise
             except Exception as exc:  # one malformed operator must not lose the page
@@ -448,11 +536,81 @@ class PageInterpreter:
     # -- text showing (§9.4.3) -----------------------------------------------
 
     def _show(self, pieces: list | tuple) -> None:
-        gs = self._gs
-        font = gs.font
+        """Show strings (bytes) with TJ adjustments (numbers) between them."""
+        font = self._gs.font
         if font is None:
             self._warn("text shown before any font was selected (Tf); decoded with a fallback font")
             font = self._select_font(None)
+        if isinstance(font, SingleByteFont):
+            self._show_bytes(font, pieces)
+        else:
+            self._show_decoded(font, pieces)
+
+    def _show_bytes(self, font: SingleByteFont, pieces: list | tuple) -> None:
+        """Show strings of a single-byte font: one glyph per byte, decoded in
+        ``_GlyphAccumulator.finish``. The arithmetic of _show_decoded for
+        horizontal text, with the string sums taken from the bytes."""
+        gs = self._gs
+        size, scale = gs.size, gs.scale
+        glyphs = self._glyphs
+        if len(pieces) == 1 and type(pieces[0]) is bytes:
+            # Tj, ' and one-string TJ: the common case, without the piece loop.
+            data = pieces[0]
+            count = len(data)
+            if count:
+                widths = font.advance(data)
+                if widths is None:  # waits for the font program
+                    self._show_decoded(font, pieces)
+                    return
+                glyphs.byte_strings.append(data)
+                spacing = gs.char_spacing * count + gs.word_spacing * data.count(32)
+                self._record(font, False, count, 1.0)
+                self._tm = _translate((widths * size + spacing) * scale, 0.0, self._tm)
+            return
+        first = glyphs.count
+        count = 0
+        widths = 0.0
+        word_spaces = 0
+        along = 0.0
+        pending = 0.0
+        byte_strings, adjustments = glyphs.byte_strings, glyphs.adjustments
+        strings_before, adjustments_before = len(byte_strings), len(adjustments)
+        advance = font.advance
+        for piece in pieces:
+            if type(piece) is bytes:
+                n = len(piece)
+                if not n:
+                    continue
+                w = advance(piece)
+                if w is None:
+                    # A code waits for the font program: undo, and decode() all.
+                    del byte_strings[strings_before:], adjustments[adjustments_before:]
+                    self._show_decoded(font, pieces)
+                    return
+                if pending:
+                    offset = -pending / 1000.0 * size * scale  # _adjustment, horizontal
+                    adjustments.append((first + count, offset))
+                    along += offset
+                    pending = 0.0
+                byte_strings.append(piece)
+                widths += w
+                word_spaces += piece.count(32)  # §9.3.3: Tw applies to byte 32
+                count += n
+            else:
+                pending += piece
+        if count:
+            spacing = gs.char_spacing * count + gs.word_spacing * word_spaces
+            along += (widths * size + spacing) * scale
+            self._record(font, False, count, 1.0)
+        if pending:
+            along += self._adjustment(pending, size, False)
+        if along:
+            self._advance(along, False)
+
+    def _show_decoded(self, font: Font, pieces: list | tuple) -> None:
+        """Show strings of any font through Font.decode (composite fonts, and
+        single-byte ones whose strings need their font program read)."""
+        gs = self._gs
         size, scale = gs.size, gs.scale
         vertical = font.wmode == 1
         glyphs = self._glyphs
@@ -464,7 +622,7 @@ class PageInterpreter:
                 glyphs.strings.append(decoded)
                 widths, _, word_spaces = decoded.advance_sums
                 spacing = gs.char_spacing * count + gs.word_spacing * word_spaces
-                self._record(font, False, count)
+                self._record(font, False, count, 0.0)
                 self._tm = _translate((widths * size + spacing) * scale, 0.0, self._tm)
             return
         first = glyphs.count
@@ -501,7 +659,7 @@ class PageInterpreter:
                 along += -vertical_widths * size - spacing
             else:
                 along += (widths * size + spacing) * scale
-            self._record(font, vertical, count)
+            self._record(font, vertical, count, 0.0)
         if pending:
             along += self._adjustment(pending, size, vertical)
         if along:
@@ -517,7 +675,7 @@ class PageInterpreter:
     def _advance(self, along: float, vertical: bool) -> None:
         self._tm = _translate(0.0, -along, self._tm) if vertical else _translate(along, 0.0, self._tm)
 
-    def _record(self, font: Font, vertical: bool, count: int) -> None:
+    def _record(self, font: Font, vertical: bool, count: int, by_code: float) -> None:
         """The frame of one show operator: its text line's origin and axes in
         user space, and the state all its glyphs share."""
         gs = self._gs
@@ -549,52 +707,65 @@ class PageInterpreter:
             gs.font_index,
             count,
             size, gs.char_spacing, gs.word_spacing, gs.scale,
+            by_code,
         )  # fmt: skip
         self._glyphs.frames.append(frame)
         self._glyphs.count += count
 
-    def _op_Tj(self, operands: list) -> None:
-        self._show((bytes(operands[0]),))
+    def _op_Tj(self, instruction: Instruction) -> None:
+        self._show((bytes(instruction.operands[0]),))
 
-    def _op_TJ(self, operands: list) -> None:
+    def _op_TJ(self, instruction: Instruction) -> None:
         # type() against the number types, not isinstance(pikepdf.String):
         # pikepdf's isinstance goes through a metaclass hook and TJ arrays
         # are the most frequent operands there are.
-        self._show([float(item) if type(item) in _NUMBER_TYPES else bytes(item) for item in operands[0]])
+        self._show(
+            [float(item) if type(item) in _NUMBER_TYPES else bytes(item) for item in instruction.operands[0]]
+        )
 
-    def _op_quote(self, operands: list) -> None:
-        self._op_T_star([])
-        self._show((bytes(operands[0]),))
+    def _op_quote(self, instruction: Instruction) -> None:
+        self._next_line()
+        self._show((bytes(instruction.operands[0]),))
 
-    def _op_double_quote(self, operands: list) -> None:
+    def _op_double_quote(self, instruction: Instruction) -> None:
+        operands = instruction.operands
         self._gs.word_spacing = float(operands[0])
         self._gs.char_spacing = float(operands[1])
-        self._op_quote(operands[2:])
+        self._next_line()
+        self._show((bytes(operands[2]),))
 
     # -- text positioning (§9.4.2) and state (§9.3) --------------------------
 
-    def _op_BT(self, operands: list) -> None:
+    def _op_BT(self, instruction: Instruction) -> None:
         self._tm = self._tlm = IDENTITY
 
-    def _op_ET(self, operands: list) -> None:
+    def _op_ET(self, instruction: Instruction) -> None:
         pass
 
-    def _op_Td(self, operands: list) -> None:
+    def _op_Td(self, instruction: Instruction) -> None:
+        self._move_line(instruction.operands)
+
+    def _op_TD(self, instruction: Instruction) -> None:
+        operands = instruction.operands
+        self._gs.leading = -float(operands[1])
+        self._move_line(operands)
+
+    def _move_line(self, operands: Sequence) -> None:
         self._tlm = _translate(float(operands[0]), float(operands[1]), self._tlm)
         self._tm = self._tlm
 
-    def _op_TD(self, operands: list) -> None:
-        self._gs.leading = -float(operands[1])
-        self._op_Td(operands)
+    def _op_Tm(self, instruction: Instruction) -> None:
+        self._tm = self._tlm = _instruction_matrix(instruction)
 
-    def _op_Tm(self, operands: list) -> None:
-        self._tm = self._tlm = _matrix(operands)
+    def _op_T_star(self, instruction: Instruction) -> None:
+        self._next_line()
 
-    def _op_T_star(self, operands: list) -> None:
+    def _next_line(self) -> None:
         self._tlm = _translate(0.0, -self._gs.leading, self._tlm)
         self._tm = self._tlm
 
-    def _op_Tf(self, operands: list) -> None:
+    def _op_Tf(self, instruction: Instruction) -> None:
+        operands = instruction.operands
         name, size = str(operands[0]), float(operands[1])
         key = (self._context.resources_key, name)
         selected = self._fonts_by_name.get(key)
@@ -615,48 +786,47 @@ class PageInterpreter:
         key = id(font)
         index = self._font_index.get(key)
         if index is None:
-            index = self._font_index[key] = len(self._font_names)
-            self._font_names.append(font.name)
+            index = self._font_index[key] = len(self._fonts_used)
             self._fonts_used.append(font)
         self._gs.font = font
         self._gs.font_index = index
         return font
 
-    def _op_Tc(self, operands: list) -> None:
-        self._gs.char_spacing = float(operands[0])
+    def _op_Tc(self, instruction: Instruction) -> None:
+        self._gs.char_spacing = float(instruction.operands[0])
 
-    def _op_Tw(self, operands: list) -> None:
-        self._gs.word_spacing = float(operands[0])
+    def _op_Tw(self, instruction: Instruction) -> None:
+        self._gs.word_spacing = float(instruction.operands[0])
 
-    def _op_Tz(self, operands: list) -> None:
-        self._gs.scale = float(operands[0]) / 100.0
+    def _op_Tz(self, instruction: Instruction) -> None:
+        self._gs.scale = float(instruction.operands[0]) / 100.0
 
-    def _op_TL(self, operands: list) -> None:
-        self._gs.leading = float(operands[0])
+    def _op_TL(self, instruction: Instruction) -> None:
+        self._gs.leading = float(instruction.operands[0])
 
-    def _op_Ts(self, operands: list) -> None:
-        self._gs.rise = float(operands[0])
+    def _op_Ts(self, instruction: Instruction) -> None:
+        self._gs.rise = float(instruction.operands[0])
 
-    def _op_Tr(self, operands: list) -> None:
-        self._gs.render_mode = int(operands[0])
+    def _op_Tr(self, instruction: Instruction) -> None:
+        self._gs.render_mode = int(instruction.operands[0])
 
     # -- graphics state (§8.4) -----------------------------------------------
 
-    def _op_cm(self, operands: list) -> None:
-        self._gs.ctm = multiply(_matrix(operands), self._gs.ctm)
+    def _op_cm(self, instruction: Instruction) -> None:
+        self._gs.ctm = multiply(_instruction_matrix(instruction), self._gs.ctm)
 
-    def _op_q(self, operands: list) -> None:
+    def _op_q(self, instruction: Instruction) -> None:
         self._gs_stack.append(self._gs.copy())
 
-    def _op_Q(self, operands: list) -> None:
+    def _op_Q(self, instruction: Instruction) -> None:
         # An unbalanced Q (common in damaged files) leaves the state alone.
         if self._gs_stack:
             self._gs = self._gs_stack.pop()
 
     # -- form XObjects (§8.10) -----------------------------------------------
 
-    def _op_Do(self, operands: list) -> None:
-        name = str(operands[0])
+    def _op_Do(self, instruction: Instruction) -> None:
+        name = str(instruction.operands[0])
         resources = self._context.resources
         xobjects = resources.get("/XObject") if resources is not None else None
         xobject = xobjects.get(name) if xobjects is not None else None
@@ -722,10 +892,11 @@ class PageInterpreter:
 
     # -- marked content (§14.6) ----------------------------------------------
 
-    def _op_BMC(self, operands: list) -> None:
-        self._open_marked(str(operands[0]), None)
+    def _op_BMC(self, instruction: Instruction) -> None:
+        self._open_marked(str(instruction.operands[0]), None)
 
-    def _op_BDC(self, operands: list) -> None:
+    def _op_BDC(self, instruction: Instruction) -> None:
+        operands = instruction.operands
         properties = operands[1] if len(operands) > 1 else None
         if isinstance(properties, pikepdf.Name):
             resources = self._context.resources
@@ -751,7 +922,7 @@ class PageInterpreter:
         artifact = tag == "/Artifact" or (outer is not None and outer.artifact)
         self._marked.append(_MarkedContent(mcid, mcid_stream, artifact, actual_text, self._glyphs.count))
 
-    def _op_EMC(self, operands: list) -> None:
+    def _op_EMC(self, instruction: Instruction) -> None:
         if len(self._marked) > self._context.marked_depth:
             self._close_marked()
 

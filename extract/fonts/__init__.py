@@ -8,10 +8,14 @@ The interpreter calls fonts only through this interface::
 
 ``Font`` attributes: ``name``, ``subtype``, ``wmode``, ``ascent``,
 ``descent`` (per unit font size) and ``warnings``.
+
+Simple fonts are also ``SingleByteFont``: one glyph per byte, so the
+interpreter skips ``decode`` for them and uses ``advance(bytes)`` per string
+and ``code_tables()`` once per page (see ``SingleByteFont``).
 """
 
 from ragprep.extract.fonts.base import REPLACEMENT, DecodedString
-from ragprep.extract.fonts.font import Font
+from ragprep.extract.fonts.font import Font, SingleByteFont
 from ragprep.extract.fonts.loader import FontLoader
 
-__all__ = ["REPLACEMENT", "DecodedString", "Font", "FontLoader"]
+__all__ = ["REPLACEMENT", "DecodedString", "Font", "FontLoader", "SingleByteFont"]

@@ -8,6 +8,8 @@ receives the same objects.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from ragprep.extract.fonts.base import REPLACEMENT, DecodedString
@@ -84,6 +86,56 @@ class Font:
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.subtype or '?'} {self.name!r}>"
+
+
+class SingleByteFont(Font):
+    """A font whose codes are single bytes decoded by lookups in 256-entry
+    tables: the simple fonts (§9.6.6, §9.10.2).
+
+    Besides ``decode``, the interpreter has a cheaper path for these fonts,
+    because decoding every show string into its own arrays costs more than all
+    the arithmetic on them: per string it needs only the glyph count (one per
+    byte), the advance (``advance``) and the word-space count (bytes 32), and
+    it looks the widths and texts of all glyphs of a page up in
+    ``code_tables`` at once. The text tables still change while codes wait for
+    a lazily read font program, so a string holding such a code has no
+    ``advance``: it goes through ``decode``, which reads the program.
+    """
+
+    # Per font: the distinct show strings of a long document, cleared when full.
+    ADVANCE_CACHE = 8192
+
+    def __init__(self, *, widths: np.ndarray, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        # w0 per code (the `widths` column of DecodedString), as Python floats:
+        # summing them per string beats numpy on strings this short.
+        self._width_list: list[float] = widths.tolist()
+        # Only strings that wait for nothing: codes stop waiting, never start.
+        self._advances: dict[bytes, float] = {}
+
+    def advance(self, data: bytes) -> float | None:
+        """Sum of w0 over the codes of `data`, added left to right exactly as
+        ``DecodedString.advance_sums`` adds them, so both paths move the text
+        matrix by the same float; None when a code of `data` waits for the
+        font program (decode `data` instead)."""
+        advances = self._advances
+        total = advances.get(data)
+        if total is None:
+            if self._waits_for_program(data):
+                return None
+            if len(advances) >= self.ADVANCE_CACHE:
+                advances.clear()
+            total = advances[data] = sum(map(self._width_list.__getitem__, data))
+        return total
+
+    def _waits_for_program(self, data: bytes) -> bool:
+        """Whether `data` holds a code whose text waits for the font program."""
+        return False
+
+    def code_tables(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(w0, text, undecodable) per code, 256 entries each (float64, object,
+        bool), read-only. Exact for every string ``advance`` has accepted."""
+        raise NotImplementedError
 
 
 class FallbackFont(Font):

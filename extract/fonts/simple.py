@@ -25,7 +25,7 @@ from ragprep.extract.fonts import pdfvalues as pv
 from ragprep.extract.fonts.base import REPLACEMENT, DecodedString
 from ragprep.extract.fonts.embedded import FontProgram, load_program
 from ragprep.extract.fonts.encoding_tables import STANDARD
-from ragprep.extract.fonts.font import DEFAULT_DECODE_CACHE, Font, frozen
+from ragprep.extract.fonts.font import DEFAULT_DECODE_CACHE, SingleByteFont, frozen
 from ragprep.extract.fonts.names import numbered_glyph_text
 from ragprep.extract.fonts.metrics import FALLBACK_WIDTH, extent_candidates, simple_widths, vertical_extent
 from ragprep.extract.fonts.resources import SharedResources
@@ -36,7 +36,7 @@ _SYMBOLIC = 1 << 2  # Flags bit 3 (§9.8.2, Table 123)
 _DEFAULT_FONT_MATRIX = (0.001, 0.0, 0.0, 0.001, 0.0, 0.0)
 
 
-class SimpleFont(Font):
+class SimpleFont(SingleByteFont):
     """A Type1, MMType1, TrueType or Type3 font dictionary."""
 
     def __init__(
@@ -79,18 +79,22 @@ class SimpleFont(Font):
         metrics = standard_metrics(standard) if standard else None
         fallback = 0.6 if metrics is not None and metrics.fixed_pitch else FALLBACK_WIDTH
         standard_width = self._standard_width_function(metrics)
-        self._widths = simple_widths(font, descriptor, matrix[0], standard_width, fallback, warnings)
+        self._widths = frozen(simple_widths(font, descriptor, matrix[0], standard_width, fallback, warnings))
         candidates = extent_candidates(descriptor, matrix[3], font if type3 else descriptor)
         if metrics is not None:
             candidates.append((metrics.ascent / 1000.0, metrics.descent / 1000.0))
         ascent, descent = vertical_extent(candidates)
 
         self._texts: list[str] = []
+        self._text_table = np.empty(256, dtype=object)
         self._undecodable = np.zeros(256, dtype=bool)
         self._pending: np.ndarray | None = None
+        # The codes that wait for nothing, as bytes: deleting them from a
+        # string (bytes.translate) leaves the codes that wait for the program.
+        self._settled_codes = bytes(range(256))
         self._finish_tables()
         super().__init__(
-            name=name, subtype=subtype, wmode=0, ascent=ascent, descent=descent,
+            widths=self._widths, name=name, subtype=subtype, wmode=0, ascent=ascent, descent=descent,
             warnings=warnings, cache_size=cache_size,
         )
 
@@ -151,10 +155,15 @@ class SimpleFont(Font):
 
     def _finish_tables(self) -> None:
         self._texts = [REPLACEMENT if text is None else text for text in self._mapped]
-        self._undecodable = np.array([text == REPLACEMENT for text in self._texts], dtype=bool)
+        # New arrays, not updates in place: tables handed out stay as they were.
+        text_table = np.empty(256, dtype=object)
+        text_table[:] = self._texts
+        self._text_table = frozen(text_table)
+        self._undecodable = frozen(np.array([text == REPLACEMENT for text in self._texts], dtype=bool))
         if self._embedded:
             missing = np.array([text is None for text in self._mapped], dtype=bool)
             self._pending = missing if missing.any() else None
+            self._settled_codes = bytes(np.flatnonzero(~missing).tolist())
 
     # -- lazy font program ----------------------------------------------------
 
@@ -181,6 +190,12 @@ class SimpleFont(Font):
         self._pending = None
 
     # -- decoding -------------------------------------------------------------
+
+    def _waits_for_program(self, data: bytes) -> bool:
+        return self._pending is not None and bool(data.translate(None, self._settled_codes))
+
+    def code_tables(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        return self._widths, self._text_table, self._undecodable
 
     def _decode(self, data: bytes) -> DecodedString:
         codes = np.frombuffer(data, dtype=np.uint8)

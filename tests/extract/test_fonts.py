@@ -15,7 +15,7 @@ import pikepdf
 import pytest
 from pikepdf import Array, Dictionary, Name, String
 
-from ragprep.extract.fonts import REPLACEMENT, DecodedString, Font, FontLoader
+from ragprep.extract.fonts import REPLACEMENT, DecodedString, Font, FontLoader, SingleByteFont
 
 TOUNICODE_HEADER = b"/CIDInit /ProcSet findresource begin 12 dict begin begincmap\n"
 TOUNICODE_FOOTER = b"endcmap CMapName currentdict /CMap defineresource pop end end\n"
@@ -322,6 +322,27 @@ def test_decoded_string_shapes_and_types(pdf):
     assert d.vertical_widths.tolist() == [0.0, 0.0]
     _, empty = decode(f, b"")
     assert len(empty) == 0 and empty.widths.shape == (0,)
+
+
+def test_single_byte_fast_path_agrees_with_decode(pdf):
+    # The interpreter positions simple-font strings from advance() and decodes
+    # them from code_tables(); both must give exactly what decode() gives, to
+    # the last bit of the advance (the text matrix moves by it).
+    widths = Array([(code * 37) % 997 + 0.123 for code in range(256)])
+    f = font(pdf, Subtype=Name.Type1, BaseFont=Name.Helvetica, Encoding=Name.WinAnsiEncoding,
+             FirstChar=0, Widths=widths)
+    loaded = FontLoader().get(f)
+    assert isinstance(loaded, SingleByteFont)
+    width_table, text_table, undecodable_table = loaded.code_tables()
+    for data in (b"Hello, world", bytes(range(256)), b"\x00 \x81 ", b"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"):
+        d = loaded.decode(data)
+        codes = np.frombuffer(data, dtype=np.uint8)
+        assert loaded.advance(data) == d.advance_sums[0]
+        assert width_table[codes].tolist() == d.widths.tolist()
+        assert tuple(text_table[codes]) == d.texts
+        assert undecodable_table[codes].tolist() == d.undecodable.tolist()
+    with pytest.raises(ValueError):
+        width_table[0] = 1.0  # shared with the font: read-only
 
 
 def test_heavy_font_libraries_load_only_when_a_document_needs_them():

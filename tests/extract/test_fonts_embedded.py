@@ -19,6 +19,7 @@ from fontTools.pens.ttGlyphPen import TTGlyphPen
 from fontTools.ttLib.tables._c_m_a_p import cmap_format_4
 from pikepdf import Array, Dictionary, Name, String
 
+from ragprep.extract import open_document
 from ragprep.extract.fonts import REPLACEMENT, FontLoader
 from ragprep.extract.fonts.embedded import reverse_unicode_cmap
 
@@ -152,6 +153,43 @@ def test_program_loads_only_when_a_code_is_unmapped(pdf):
     d = f.decode(b"AB")
     assert d.texts == ("A", REPLACEMENT)
     assert any("embedded font program" in w for w in f.warnings)
+
+
+def test_string_with_a_code_waiting_for_the_program_has_no_advance_until_decoded(pdf):
+    # advance() is the interpreter's shortcut past decode(); a code only the
+    # program can map must go through decode(), which reads the program.
+    program = pikepdf.Stream(pdf, truetype_program({0xF021: "star"}))
+    tu = pikepdf.Stream(pdf, b"1 beginbfchar <41> <0041> endbfchar")
+    f = FontLoader().get(simple_font(pdf, Name.TrueType, "/FontFile2", program, ToUnicode=tu))
+    assert f.advance(b"AA") == 1.0
+    assert f.advance(b"A!") is None
+    assert f.code_tables()[1][0x21] == REPLACEMENT  # not read yet
+    assert f.decode(b"A!").texts == ("A", "\u2605")
+    assert f.advance(b"A!") == 1.0
+    assert f.code_tables()[1][0x21] == "\u2605"
+
+
+def test_tj_piece_waiting_for_the_program_is_placed_like_the_fast_path(pdf):
+    # Page 1 meets code 21 in the second piece of a TJ: the show is undone and
+    # redone through decode(), which reads the program. Page 2 repeats it with
+    # the program read (the font is cached per document): same glyphs.
+    program = pikepdf.Stream(pdf, truetype_program({0xF021: "star"}))
+    tu = pikepdf.Stream(pdf, b"1 beginbfchar <41> <0041> endbfchar")
+    font = simple_font(pdf, Name.TrueType, "/FontFile2", program, ToUnicode=tu)
+    content = b"BT /F1 10 Tf 72 700 Td 0.5 Tc [(AA) -700 (A!) 120 (A)] TJ (A) Tj ET"
+    for _ in range(2):
+        page = Dictionary(Type=Name.Page, MediaBox=Array([0, 0, 612, 792]),
+                          Resources=Dictionary(Font=Dictionary(F1=font)), Contents=pikepdf.Stream(pdf, content))
+        pdf.pages.append(pikepdf.Page(pdf.make_indirect(page)))
+    out = io.BytesIO()
+    pdf.save(out)
+    with open_document(out.getvalue()) as doc:
+        first, second = doc.page_glyphs(1).table, doc.page_glyphs(2).table
+    assert "".join(first.text) == "AAA\u2605AA"
+    for name in ("text", "origin", "own_end", "pen_end", "quad", "undecodable", "visible"):
+        np.testing.assert_array_equal(getattr(first, name), getattr(second, name))
+    # AA (2 x (5 + 0.5)) + 7 from -700, then A!: the third glyph starts at 72 + 18.
+    assert first.origin[2].tolist() == [90.0, 700.0]
 
 
 def test_damaged_font_programs_never_raise(pdf):

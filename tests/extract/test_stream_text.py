@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+import pikepdf
 import pytest
 from pdfbuilder import PdfBuilder, hexstr, text_width
 
@@ -392,3 +393,37 @@ def test_tj_with_only_a_number_moves_the_pen():
     with open_document(b.to_bytes()) as doc:
         table = doc.page_glyphs(1).table
     assert table.origin[4][0] == pytest.approx(72 + text_width("near") + 24)
+
+
+@pytest.mark.parametrize(
+    "operands",
+    [
+        "0.1 0 0 0.1 72.5 700.25",
+        "-.5 0 0 .5 10. -0",
+        "12345678901234567890 0 0 1 0 0",  # an integer past float precision
+        "1 0 0 1 5 6 7",  # extra operands: the first six count
+        "1 0 0 1 5",  # too few
+        "1 0 0 1 /X 0",  # a name
+        "1 0 0 1 (5) 0",
+        "[1 0 0 1 0 0]",
+        "",
+    ],
+)
+def test_cm_and_tm_numbers_read_from_the_instruction_text_equal_the_operands(operands):
+    # cm and Tm read their six numbers from the unparsed instruction (cheaper
+    # than pikepdf's Decimal operands); the result, or the error, must be the
+    # one the operands give.
+    from ragprep.extract.interpreter import _instruction_matrix, _matrix
+
+    pdf = pikepdf.new()
+    for operator in ("cm", "Tm"):
+        (instruction,) = pikepdf.parse_content_stream(pikepdf.Stream(pdf, f"{operands} {operator}".encode()))
+        try:
+            expected: object = _matrix(instruction.operands)
+        except Exception as exc:
+            expected = (type(exc), str(exc))
+        try:
+            got: object = _instruction_matrix(instruction)
+        except Exception as exc:
+            got = (type(exc), str(exc))
+        assert got == expected
