@@ -1,5 +1,14 @@
-"""Stage 3: corpus runs, Parquet, incremental refresh, and the ``ragprep`` CLI.
+"""Stage 3: corpus runs into a Parquet dataset, incremental refresh, and the ``ragprep`` CLI.
 
-The CLI (``ragprep.pipeline.cli``) exposes the extract stage
-(``ragprep extract``, ``ragprep glyphs``); corpus runs are issue 6.
+Entry points::
+
+    from ragprep.pipeline.run import run              # ragprep run: plan, workers, commits
+    from ragprep.pipeline.config import Settings      # [extract] + [chunk] + [pipeline] + mode
+    from ragprep.pipeline.export import chunk_records # ragprep export: chunks as loader records
+
+Where things are: ``inputs`` (which files), ``worker`` (the process pool, limits,
+``process_document``), ``records`` and ``schema`` (Arrow tables), ``dataset``
+(versions on disk, atomic commits), ``progress`` (bar and JSON log lines),
+``commands`` and ``cli`` (the command line), ``compare/`` (``ragprep compare``).
+Kept free of heavy imports: the CLI loads a stage when a command needs it.
 """
