@@ -51,6 +51,17 @@ stream order and changes it only where the page demonstrably has text columns
    emitted leaf by leaf, in stream order inside a leaf. Where the stream
    already reads column after column nothing moves; where it interleaves the
    columns or paints the footer first, the leaves put it right.
+6. Non-text keeps stream order. A part that fails the text-column test of
+   step 4 (figure labels, a caption line, a form or page number) carries no
+   text flow for geometry to follow, so consecutive such leaves merge into
+   one, read in stream order (_merge_fragments): sorting a figure's labels
+   top to bottom reads the picture, not the author's order. And such a part
+   under a column's text that the stream paints after every other column of
+   the region (a form number under the first of three footer columns,
+   beside the last lines of the third) is read after the columns rather
+   than ahead of the next one: geometry leaves its place open, and the
+   stream's choice is consistent with it. A footnote of running text, or
+   one painted before the other columns, still follows its column.
 
 Why XY-cut rather than projection profiles or a topological sort of blocks:
 the pages this mode is for (papers, reports, newsletters, forms) are
@@ -216,6 +227,7 @@ def _layout(table: GlyphTable, config: ExtractConfig, exclude: np.ndarray | None
     leaves, split = _read(page, np.flatnonzero(page.placed), 0)
     if not split:
         return _with_blocks(table, config, stream, None, moves, along=page.along)
+    leaves = _merge_fragments(page, leaves)
     positions, new_leaf = _emit(page, leaves)
     moves = _reordered_moves(table, stream, moves, positions, config)
     return _with_blocks(table, config, stream[positions], new_leaf, moves, page.rtl, page.along)
@@ -479,14 +491,25 @@ def _read(page: _Page, ids: np.ndarray, depth: int) -> tuple[list[np.ndarray], b
             columns = None
     if columns is not None:
         leaves: list[np.ndarray] = []
-        for column in columns:
+        below: list[np.ndarray] = []  # parts read after every column
+        for k, column in enumerate(columns):
             inner, inner_split = _read(page, column, depth + 1)
             if not inner_split:
                 # A column reads top to bottom: its parts set apart by wide
                 # whitespace (footnotes under a rule, a title above) follow
-                # their place rather than the order they were painted in.
-                inner = _gap_bands(page, *_rows(page, column)) or inner
+                # their place rather than the order they were painted in ...
+                inner = _merge_fragments(page, _gap_bands(page, *_rows(page, column))) or inner
+                # ... but a part under its text that is not running text and
+                # that the stream paints after every other column (a form
+                # number under the first of three footer columns) is read
+                # after the columns: geometry has no order for it, the
+                # stream's is consistent with it.
+                others = max(int(c.max()) for j, c in enumerate(columns) if j != k)
+                if len(inner) > 1 and inner[-1].min() > others and not _is_text_column(page, inner[-1]):
+                    below.append(inner.pop())
             leaves.extend(inner)
+        # Unit numbers follow stream order: several such parts keep it.
+        leaves.extend(sorted(below, key=lambda part: int(part.min())))
         return leaves, True
     if bands is None:
         bands = _spanning_bands(page, *rows)
@@ -619,6 +642,27 @@ def _is_text_column(page: _Page, ids: np.ndarray) -> bool:
     if _median(np.add.reduceat(page.inked[ids], starts)) < _COLUMN_GLYPHS:
         return False
     return page.letter_share(ids) >= _COLUMN_LETTERS
+
+
+def _merge_fragments(page: _Page, parts: list[np.ndarray] | None) -> list[np.ndarray] | None:
+    """`parts` (leaves in reading order) with every run of consecutive parts
+    that are not running text (_is_text_column fails: figure labels, a
+    caption line, a form number, a page number) merged into one part, which
+    reads in stream order. Between two pieces of non-text there is no text
+    flow for geometry to follow: sorting the labels of a figure top to bottom
+    reads the picture, not the text, and the stream's order is the author's."""
+    if parts is None:
+        return None
+    merged: list[np.ndarray] = []
+    run = False  # is merged[-1] a run of non-text parts?
+    for part in parts:
+        fragment = not _is_text_column(page, part)
+        if fragment and run:
+            merged[-1] = np.concatenate([merged[-1], part])
+        else:
+            merged.append(part)
+        run = fragment
+    return merged
 
 
 def _split(ids: np.ndarray, cuts: np.ndarray) -> list[np.ndarray]:

@@ -252,6 +252,32 @@ def test_footnotes_painted_first_follow_the_text_of_their_column():
     assert layout(b).joined.text == "\n".join(left + notes[0] + right + notes[1])
 
 
+def test_figure_labels_in_a_column_keep_their_stream_order():
+    b = PdfBuilder()
+    f = b.add_standard_font("Helvetica", widths=True)
+    left, right = wrap(prose("a", 80), 220), wrap(prose("b", 24), 220)
+    # A figure under the right column's text, beside the left column: its
+    # labels are set apart by whitespace wider than a paragraph gap, and
+    # painted after the text in the author's order, not top to bottom.
+    labels = [(560, "Keyway"), (620, "Nut case"), (590, "Locking shoulder")]
+    label_ops = [show(f, 340, y, text, 8) for y, text in labels]
+    b.add_page(" ".join([paint(f, [left, right], (72, 320), 700, interleave(left, right)), *label_ops]))
+    assert layout(b).joined.text == "\n".join([*left, *right, *(text for _, text in labels)])
+
+
+def test_fragment_under_a_column_painted_after_the_columns_is_read_after_them():
+    b = PdfBuilder()
+    f = b.add_standard_font("Helvetica", widths=True)
+    left, right = wrap(prose("a", 60), 220), wrap(prose("b", 90), 220)
+    # A form number under the left column, beside the longer right column,
+    # painted last: not running text, it keeps its place after the columns
+    # rather than joining the left column ahead of the right one.
+    bottom = 700 - LEADING * (len(left) - 1)
+    form = [show(f, 72, bottom - 30, "Form No. 2021-08", 8), show(f, 72, bottom - 40, "Replaces 2018-06", 8)]
+    b.add_page(" ".join([paint(f, [left, right], (72, 320), 700, interleave(left, right)), *form]))
+    assert layout(b).joined.text == "\n".join([*left, *right, "Form No. 2021-08", "Replaces 2018-06"])
+
+
 def test_rotated_stamp_in_the_margin_stays_where_it_was_painted():
     b = PdfBuilder()
     f = b.add_standard_font("Helvetica", widths=True)
