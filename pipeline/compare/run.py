@@ -59,10 +59,11 @@ def read_modes(
     with open_document(path, config=settings.extract) as document:
         numbers = range(1, document.page_count + 1)
         for mode in modes:
-            result = DocumentResult(source, document.page_count, tuple(document.extract_page(n, mode) for n in numbers))
+            # All pages together, as `ragprep run` reads them: running heads are found across pages.
+            result = DocumentResult(source, document.page_count, document.extract_pages(numbers, mode))
             chunks = chunk_document(
                 result, doc_id=doc_id, source=source, config=settings.chunk,
-                extract_config=settings.extract, tokenizer=tokenizer,
+                extract_config=settings.extract, tokenizer=tokenizer, mode=mode,
             )
             readings.append(ModeDocument.from_result(result, chunks, mode=mode, doc_id=doc_id, source=source))
     return tuple(readings)
