@@ -13,7 +13,7 @@ import typer
 
 from ragprep.extract.document import Mode
 from ragprep.extract.errors import ConfigError, RagprepError
-from ragprep.pipeline.exits import EXIT_USAGE, fail
+from ragprep.pipeline.exits import EXIT_INPUT, EXIT_USAGE, fail
 
 ConfigOption = Annotated[
     Optional[Path],
@@ -111,6 +111,7 @@ def run_command(
     from ragprep.pipeline.dataset import DatasetError
     from ragprep.pipeline.progress import JsonLogReporter, RichReporter, summary_fields, summary_text
     from ragprep.pipeline.run import run
+    from ragprep.pipeline.worker import WorkerStartError
 
     settings = _settings(config, mode, workers)
     use_rich = log_format is LogFormat.rich or (log_format is LogFormat.auto and sys.stderr.isatty())
@@ -119,6 +120,8 @@ def run_command(
         summary = run(inputs or [], out, settings, reporter, keep_missing=keep_missing, retry_errors=retry_errors)
     except (InputError, DatasetError) as exc:
         raise fail(str(exc), EXIT_USAGE) from None
+    except WorkerStartError as exc:
+        raise fail(str(exc), EXIT_INPUT) from None
     if output_format is SummaryFormat.json:
         typer.echo(json.dumps(summary_fields(summary), ensure_ascii=False))
     elif not use_rich:

@@ -43,6 +43,16 @@ from ragprep.pipeline.records import chunk_batch, page_batch
 
 MIB = 1024 * 1024
 
+# A worker says this once it is ready for documents.
+READY = "ready"
+# How long a worker may take to start (imports, tokenizer) before the run gives up.
+STARTUP_SECONDS = 120.0
+
+
+class WorkerStartError(RagprepError):
+    """Worker processes cannot start, so no document can be read."""
+
+
 # Error types of the documents table that the pool itself produces.
 TIMEOUT_ERROR = "TimeoutError"
 MEMORY_LIMIT_ERROR = "MemoryLimitError"
@@ -198,6 +208,7 @@ Handler = Callable[[DocumentTask, RunContext, Tokenizer], DocumentOutput]
 def _worker_main(connection: multiprocessing.connection.Connection, context: RunContext, handler: Handler) -> None:
     tokenizer = Tokenizer.load(context.settings.chunk.encoding)
     _limit_memory(context.settings.pipeline.max_memory_mb)
+    connection.send(READY)
     while True:
         try:
             task = connection.recv()
@@ -259,18 +270,42 @@ class WorkerPool:
         child.close()
         return _Slot(process, parent)
 
+    def _await_ready(self, slot: _Slot) -> None:
+        """A worker that dies before it is ready cannot read any document:
+        stop the run with why, rather than turn every document into an error row."""
+        ready = slot.connection.poll(STARTUP_SECONDS)
+        try:
+            message = slot.connection.recv() if ready else None
+        except (EOFError, OSError):
+            message = None
+        if message != READY:
+            slot.process.kill()
+            slot.process.join(timeout=5)
+            raise WorkerStartError(
+                f"a worker process could not start (exit code {slot.process.exitcode}); "
+                "run `ragprep run` from the installed command, or see the messages above"
+            )
+
+    def _start(self) -> _Slot:
+        slot = self._spawn()
+        self._await_ready(slot)
+        return slot
+
     def _replace(self, slot: _Slot) -> None:
         if slot.process.is_alive():
             slot.process.kill()
         slot.process.join(timeout=5)
         slot.connection.close()
-        self._slots[self._slots.index(slot)] = self._spawn()
+        self._slots[self._slots.index(slot)] = self._start()
 
     def imap(self, tasks: Iterable[DocumentTask]) -> Iterator[DocumentOutput]:
         """Run every task; yield each output as soon as it is ready."""
         pending = deque(tasks)
+        # Start them all, then wait: they load the tokenizer side by side.
         while len(self._slots) < min(self._workers, max(1, len(pending))):
             self._slots.append(self._spawn())
+        for slot in self._slots:
+            self._await_ready(slot)
         while True:
             for slot in self._slots:
                 if slot.task is None and pending:

@@ -66,3 +66,18 @@ def test_a_document_past_the_memory_limit_is_an_error_row(tmp_path):
     assert docs["big.pdf"]["error_type"] == "MemoryLimitError"
     assert "pipeline.max_memory_mb" in docs["big.pdf"]["error_message"]
     assert all(docs[f"doc-0{i}.pdf"]["status"] == "ok" for i in range(3))
+
+
+def test_workers_that_cannot_start_stop_the_run_instead_of_failing_every_document(tmp_path):
+    from ragprep.chunk import ChunkConfig
+    from ragprep.pipeline.worker import WorkerStartError
+
+    folder = tmp_path / "in"
+    write_corpus(folder, 2)
+    # The worker loads the tokenizer before it says it is ready; this one cannot.
+    broken = Settings(chunk=ChunkConfig(encoding="no_such_encoding"), pipeline=PipelineConfig(workers=2))
+    with pytest.raises(WorkerStartError, match="could not start"):
+        run([str(folder)], tmp_path / "ds", broken, QuietReporter())
+    # Nothing was written as if those documents had failed.
+    rows = pads.dataset(tmp_path / "ds" / "documents", format="parquet").to_table()
+    assert rows.num_rows == 0
