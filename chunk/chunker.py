@@ -58,6 +58,8 @@ def chunk_document(
     spans = packer.pack(atoms)
     paths = heading_paths(blocks)
     block_ends = [b.end for b in blocks]
+    block_starts = [b.start for b in blocks]
+    page_numbers = [p.page for p in pages]
     chunks = []
     for span in spans:
         body = packer.norm(span.start, span.end)
@@ -67,12 +69,12 @@ def chunk_document(
         n = len(chunks)
         # Blocks touched by the span (overlap included): bisect on ends, blocks are ordered.
         lo = bisect.bisect_right(block_ends, span.start)
-        touched = [b for b in blocks[lo:] if b.start < span.end]
-        touched = [b for b in touched if b.end > span.start] or [blocks[atoms[span.first_atom].first_block]]
+        hi = bisect.bisect_left(block_starts, span.end, lo)
+        touched = [b for b in blocks[lo:hi] if b.end > span.start] or [blocks[atoms[span.first_atom].first_block]]
         core = blocks[atoms[span.first_atom].first_block : atoms[span.last_atom].last_block + 1]
         page_start = _page_at(bases, span.start, pages)
         page_end = _page_at(bases, max(span.start, span.end - 1), pages)
-        spanned = [p for p in pages if page_start <= p.page <= page_end]
+        spanned = pages[bisect.bisect_left(page_numbers, page_start) : bisect.bisect_right(page_numbers, page_end)]
         glyphs = sum(p.glyphs for p in spanned)
         chunks.append(
             Chunk(
@@ -81,7 +83,7 @@ def chunk_document(
                 source=source,
                 index=n,
                 text=chunk_text,
-                n_tokens=tok.count(chunk_text),
+                n_tokens=packer.count(span.prefix, span.start, span.end),  # == tokens of chunk_text
                 tokenizer=config.encoding,
                 page_start=page_start,
                 page_end=page_end,

@@ -79,12 +79,20 @@ class Packer:
         self.text = text
         self.tok = tokenizer
         self.cfg = config
+        # Packing measures the same spans more than once (the budget check,
+        # the overlap search, the chunk's own count): tokenizing is the cost.
+        self._counts: dict[tuple[str, int, int], int] = {}
 
     def norm(self, start: int, end: int) -> str:
         return normalise(self.text[start:end], dehyphenate=self.cfg.dehyphenate)
 
     def count(self, prefix: str, start: int, end: int) -> int:
-        return self.tok.count(prefix + self.norm(start, end))
+        """Tokens of ``prefix + norm(start, end)``."""
+        key = (prefix, start, end)
+        counted = self._counts.get(key)
+        if counted is None:
+            counted = self._counts[key] = self.tok.count(prefix + self.norm(start, end))
+        return counted
 
     # -- atoms -----------------------------------------------------------------
 
