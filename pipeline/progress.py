@@ -7,6 +7,7 @@ what a log shipper or ``jq`` wants at 2 a.m.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import sys
 import time
@@ -143,28 +144,11 @@ class QuietReporter:
 
 
 def summary_fields(summary: RunSummary) -> dict[str, Any]:
-    return {
-        "run_id": summary.run_id,
-        "dataset": summary.dataset,
-        "version": summary.version,
-        "inputs": summary.inputs,
-        "processed": summary.processed,
-        "skipped": summary.skipped,
-        "moved": summary.moved,
-        "removed": summary.removed,
-        "failed": summary.failed,
-        "pages": summary.pages,
-        "chunks": summary.chunks,
-        "chunks_added": summary.chunks_added,
-        "chunks_removed": summary.chunks_removed,
-        "chunks_updated": summary.chunks_updated,
-        "seconds": round(summary.seconds, 3),
-        "errors": [
-            {"source": e.source, "error_type": e.error_type, "message": e.message, "page": e.page}
-            for e in summary.errors
-        ],
-        "exit_code": summary.exit_code,
-    }
+    """The summary as JSON-ready fields (errors as objects, the exit code included)."""
+    fields = dataclasses.asdict(summary)
+    fields["seconds"] = round(summary.seconds, 3)
+    fields["exit_code"] = summary.exit_code
+    return fields
 
 
 def summary_text(summary: RunSummary) -> str:
