@@ -132,9 +132,11 @@ def _open_pdf(source: str | Path | bytes, password: str | None) -> pikepdf.Pdf:
     except pikepdf.PasswordError as exc:
         if password:
             raise EncryptedPDFError(f"{name}: wrong password") from exc
-        raise EncryptedPDFError(f"{name} needs a password (give it with --password)") from exc
+        raise EncryptedPDFError(f"{name} needs a password") from exc
     except (pikepdf.PdfError, ValueError, RecursionError) as exc:
-        raise PDFReadError(f"{name}: cannot be read as a PDF: {_first_line(exc)}") from exc
+        # qpdf starts its messages with the file name, which ours already gives.
+        reason = _first_line(exc).removeprefix(f"{name}: ").removeprefix(f"{name} ")
+        raise PDFReadError(f"{name}: cannot be read as a PDF: {reason}") from exc
     except OSError as exc:
         raise PDFReadError(f"{name}: cannot be read: {exc.strerror or exc}") from exc
 

@@ -17,6 +17,7 @@ import typer
 
 from ragprep.extract import (
     ConfigError,
+    EncryptedPDFError,
     ExtractConfig,
     Mode,
     PageRangeError,
@@ -115,6 +116,9 @@ def extract(
             results = document.extract_pages(numbers, mode)
     except PageRangeError as exc:
         raise fail(str(exc), EXIT_USAGE) from None
+    except EncryptedPDFError as exc:
+        hint = "" if password else " (give it with --password)"
+        raise fail(f"{exc}{hint}", EXIT_INPUT) from None
     except RagprepError as exc:
         raise fail(str(exc), EXIT_INPUT) from None
 
