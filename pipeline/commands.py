@@ -7,13 +7,16 @@ import json
 import sys
 from enum import Enum
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import TYPE_CHECKING, Annotated, Optional
 
 import typer
 
 from ragprep.extract.document import Mode
 from ragprep.extract.errors import ConfigError, RagprepError
 from ragprep.pipeline.exits import EXIT_INPUT, EXIT_USAGE, fail
+
+if TYPE_CHECKING:  # the CLI imports each stage only when a command needs it
+    from ragprep.pipeline.config import Settings
 
 ConfigOption = Annotated[
     Optional[Path],
@@ -53,7 +56,7 @@ class ConfigFormat(str, Enum):
     json = "json"
 
 
-def _settings(config: Path | None, mode: Mode, workers: int | None = None):  # -> Settings
+def _settings(config: Path | None, mode: Mode, workers: int | None = None) -> Settings:
     from ragprep.pipeline.config import Settings
 
     try:

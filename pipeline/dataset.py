@@ -196,17 +196,22 @@ class Dataset:
         # A document reprocessed in this commit gets fresh rows; it is not also moved.
         moves = {d: where for d, where in change.moves.items() if d not in replaced and d not in change.removed_doc_ids}
         touched = replaced | set(change.removed_doc_ids) | set(moves)
+        previous = read_table(old / "documents", DOCUMENTS) if old else DOCUMENTS.empty_table()
+        # Chunk and page rows exist only for documents the documents table
+        # holds (they are committed together): a batch of new documents
+        # touches no part, and no part needs reading.
+        stored = set(pc.drop_null(previous.column("doc_id")).to_pylist())
         old_ids: dict[str, set[str]] = defaultdict(set)
         for name, schema in DOCUMENT_TABLES.items():
             (building / name).mkdir()
-            self._carry_parts(old, building, name, schema, touched, moves, tag, old_ids)
+            self._carry_parts(old, building, name, schema, touched & stored, moves, tag, old_ids)
             batches = [getattr(o, name) for o in change.outputs if getattr(o, name) is not None]
             if any(b.num_rows for b in batches):
                 write_parquet(pa.Table.from_batches(batches, schema), building / name / f"part-{tag}.parquet")
             _compact(building / name, schema, tag)
             _ensure_schema_part(building / name, schema, tag)
 
-        documents = self._documents_after(old, change, touched, moves)
+        documents = self._documents_after(previous, change, touched, moves)
         (building / "documents").mkdir()
         write_parquet(documents, building / "documents" / f"part-{tag}.parquet")
 
@@ -265,8 +270,7 @@ class Dataset:
         for index, part in enumerate(sorted((old / name).glob("*.parquet"))):
             if _is_placeholder(part):
                 continue
-            doc_ids = pq.read_table(part, columns=["doc_id"]).column("doc_id")
-            if not touched or not pc.any(pc.is_in(doc_ids, value_set=touched_array)).as_py():
+            if not touched or not _holds_any(part, touched_array):
                 _link(part, building / name / part.name)
                 continue
             rows = pq.read_table(part, schema=schema)
@@ -288,9 +292,8 @@ class Dataset:
                 write_parquet(kept, building / name / f"part-{tag}-r{index:04d}.parquet")
 
     def _documents_after(
-        self, old: Path | None, change: ChangeSet, touched: set[str], moves: Mapping[str, tuple[str, tuple[str, ...]]]
+        self, previous: pa.Table, change: ChangeSet, touched: set[str], moves: Mapping[str, tuple[str, tuple[str, ...]]]
     ) -> pa.Table:
-        previous = read_table(old / "documents", DOCUMENTS) if old else DOCUMENTS.empty_table()
         rows: list[dict[str, object]] = []
         new_sources = {o.row.source for o in change.outputs if o.row.doc_id is None}
         for row in previous.to_pylist():
@@ -345,6 +348,12 @@ def _compact(folder: Path, schema: pa.Schema, tag: str) -> None:
     write_parquet(merged, folder / f"part-{tag}-compacted.parquet")
     for part in merge:
         part.unlink()  # a link or a file of this version only: older versions keep theirs
+
+
+def _holds_any(part: Path, doc_ids: pa.Array) -> bool:
+    """Does the part hold a row of one of `doc_ids`? (Reads one column.)"""
+    column = pq.read_table(part, columns=["doc_id"]).column("doc_id")
+    return bool(pc.any(pc.is_in(column, value_set=doc_ids)).as_py())
 
 
 def _is_placeholder(part: Path) -> bool:

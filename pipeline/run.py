@@ -66,13 +66,13 @@ def file_sha256(path: Path) -> str:
     return digest.hexdigest()
 
 
-def hash_files(paths: Sequence[Path], threads: int = 4) -> list[str | OSError]:
-    """SHA-256 of each file, or the OSError that prevented reading it.
+def hash_files(paths: Sequence[Path], threads: int = 4) -> list[tuple[str, int] | OSError]:
+    """SHA-256 and size of each file, or the OSError that prevented reading it.
     hashlib releases the GIL on large buffers, so threads overlap the I/O."""
 
-    def one(path: Path) -> str | OSError:
+    def one(path: Path) -> tuple[str, int] | OSError:
         try:
-            return file_sha256(path)
+            return file_sha256(path), path.stat().st_size
         except OSError as exc:
             return exc
 
@@ -94,7 +94,7 @@ class Plan:
 
 def plan_run(
     paths: Sequence[Path],
-    hashes: Sequence[str | OSError],
+    hashes: Sequence[tuple[str, int] | OSError],
     documents: pa.Table,
     context: RunContext,
     *,
@@ -103,15 +103,18 @@ def plan_run(
 ) -> Plan:
     settings = context.settings
     sources_by_doc: dict[str, list[str]] = {}
+    sizes: dict[str, int] = {}
     unreadable = []
-    for path, digest in zip(paths, hashes):
-        if isinstance(digest, OSError):
-            message = f"{path}: cannot read: {digest.strerror}"
+    for path, hashed in zip(paths, hashes):
+        if isinstance(hashed, OSError):
+            message = f"{path}: cannot read: {hashed.strerror}"
             unreadable.append(context.error(DocumentTask(str(path), ""), "OSError", message, doc_id=None))
             continue
+        digest, sizes[str(path)] = hashed
         sources_by_doc.setdefault(digest, []).append(str(path))
 
-    stored = {row["doc_id"]: row for row in documents.to_pylist() if row["doc_id"] is not None}
+    rows = documents.to_pylist()
+    stored = {row["doc_id"]: row for row in rows if row["doc_id"] is not None}
     retry_types = set(settings.pipeline.retry_error_types)
     tasks, moves, skipped = [], {}, 0
     for doc_id, sources in sources_by_doc.items():
@@ -135,9 +138,8 @@ def plan_run(
     superseded = frozenset(d for d in gone if stored[d]["source"] in input_paths)
     removed = frozenset() if keep_missing else frozenset(gone - superseded)
     # Unreadable sources are re-examined every run: last run's rows go, this run's come back.
-    dropped = frozenset(row["source"] for row in documents.to_pylist() if row["doc_id"] is None)
+    dropped = frozenset(row["source"] for row in rows if row["doc_id"] is None)
     # Largest first: a big file started last would leave one worker busy while the others idle.
-    sizes = {t.path: Path(t.path).stat().st_size if Path(t.path).exists() else 0 for t in tasks}
     tasks.sort(key=lambda t: -sizes[t.path])
     return Plan(len(paths), tuple(tasks), skipped, moves, removed, superseded, tuple(unreadable), dropped)
 
