@@ -54,8 +54,14 @@ def heading_level(block: Block) -> int | None:
     return int(match.group(1)) if match else None
 
 
+def in_table(struct_type: str, struct_path: Sequence[str] | None) -> bool:
+    """A block of a table: a row or cell, or anything whose path runs through
+    a Table (a cell's content is often a P inside TD)."""
+    return struct_type in ("TD", "TH", "TR") or "Table" in (struct_path or ())
+
+
 def _in_table(block: Block) -> bool:
-    return "Table" in block.struct_path or block.struct_type in ("TD", "TH", "TR")
+    return in_table(block.struct_type, block.struct_path)
 
 
 def _new_row(prev: Block, cur: Block) -> bool:

@@ -20,7 +20,8 @@ import pyarrow.compute as pc
 from ragprep.extract.errors import RagprepError
 from ragprep.pipeline.dataset import read_table
 from ragprep.pipeline.schema import CHUNKS, DOCUMENTS, PAGES
-from ragprep.pipeline.compare.model import BlockSpan, LineSpan, ModeChunk, ModeDocument, ModePage, in_table
+from ragprep.chunk.blocks import in_table
+from ragprep.pipeline.compare.model import BlockSpan, LineSpan, ModeChunk, ModeDocument, ModePage
 
 _CHUNK_COLUMNS = ["doc_id", "index", "char_start", "char_end", "n_tokens", "text", "is_boilerplate"]
 

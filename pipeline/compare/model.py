@@ -14,7 +14,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:  # the live constructors only; importing ragprep.chunk loads tiktoken
+from ragprep.chunk.blocks import in_table
+
+if TYPE_CHECKING:  # types of the live constructors' arguments
     from ragprep.chunk import Chunk
     from ragprep.extract import DocumentResult, PageResult
 
@@ -22,15 +24,6 @@ BBox = tuple[float, float, float, float]  # x0, y0, x1, y1 in the page's user sp
 
 UNAVAILABLE = "unavailable"  # ModePage.mode of a page the requested mode could not read
 PAGE_SEPARATOR = "\f"  # between page texts in the document text (ragprep.chunk.PAGE_SEPARATOR)
-
-
-TABLE_TYPES = ("TD", "TH", "TR")
-
-
-def in_table(struct_type: str, struct_path: tuple[str, ...] | None) -> bool:
-    """A block of a table: the chunker's rule (``ragprep.chunk.blocks``), where a cell's
-    content is often a P whose path runs through Table/TR/TD."""
-    return struct_type in TABLE_TYPES or "Table" in (struct_path or ())
 
 
 @dataclass(frozen=True)
