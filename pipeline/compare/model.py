@@ -14,7 +14,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from ragprep.chunk.blocks import in_table
+from ragprep.chunk.blocks import PAGE_SEPARATOR, in_table
 
 if TYPE_CHECKING:  # types of the live constructors' arguments
     from ragprep.chunk import Chunk
@@ -23,7 +23,6 @@ if TYPE_CHECKING:  # types of the live constructors' arguments
 BBox = tuple[float, float, float, float]  # x0, y0, x1, y1 in the page's user space
 
 UNAVAILABLE = "unavailable"  # ModePage.mode of a page the requested mode could not read
-PAGE_SEPARATOR = "\f"  # between page texts in the document text (ragprep.chunk.PAGE_SEPARATOR)
 
 
 @dataclass(frozen=True)
