@@ -232,13 +232,44 @@ class Document:
                 self._struct_warnings = self._struct_tree.warnings if self._struct_tree else ()
         return self._struct_tree
 
-    def extract_page(self, number: int, mode: Mode | str = Mode.AUTO) -> PageResult:
+    def extract_page(
+        self, number: int, mode: Mode | str = Mode.AUTO, *, running: np.ndarray | None = None
+    ) -> PageResult:
         """Text, counts and blocks of page `number` (1-based) in `mode`, the
         page read alone. Running headers and footers are a property of the
         document, not of one page: this never looks for them (extract_pages
-        and extract_document do)."""
-        read = self._classify(self.page_glyphs(number), Mode(mode))
-        return read if isinstance(read, PageResult) else self._layout_result(read, None)
+        and extract_document do).
+
+        `running`, one flag per glyph of the page's table (``running_glyphs``),
+        marks glyphs as running headers and footers found elsewhere: they
+        become artifacts, left out of the layout and structure readings as
+        ``extract_pages`` leaves them out of layout's. This lets a tool read a
+        page in structure mode without the pagination its author tagged as
+        content, to score layout against it like for like."""
+        glyphs = self.page_glyphs(number)
+        if running is not None:
+            if len(running) != len(glyphs.table):
+                raise ValueError(f"running has {len(running)} flags; page {number} has {len(glyphs.table)} glyphs")
+            table = dataclasses.replace(glyphs.table, artifact=glyphs.table.artifact | running)
+            glyphs = dataclasses.replace(glyphs, table=table)
+        read = self._classify(glyphs, Mode(mode))
+        return read if isinstance(read, PageResult) else self._layout_result(read, running)
+
+    def running_glyphs(self, numbers: Sequence[int]) -> dict[int, np.ndarray]:
+        """Per page of `numbers`, one flag per row of its glyph table: is the
+        glyph part of a running header or footer (running.py) when these
+        pages are read together? These are the glyphs ``extract_pages``
+        leaves out in layout mode. The masks are what is held, not the glyph
+        tables, so this is one interpretation of each page in bounded memory."""
+        config = self.config
+        tally = KeyTally(numbers, config)
+        found: dict[int, tuple[BandLines, int]] = {}
+        for number in numbers:
+            table = self.page_glyphs(number).table
+            lines = band_lines(table, self._visible_box(number), config)
+            tally.add(lines.keys, number)
+            found[number] = (lines, len(table))
+        return {n: lines.mask(tally.running(lines.keys), size) for n, (lines, size) in found.items()}
 
     def extract_pages(
         self, numbers: Sequence[int], mode: Mode | str = Mode.AUTO, *, keep_glyphs: int = KEEP_GLYPHS

@@ -191,7 +191,8 @@ def glyphs(
         typer.Option(
             "--why",
             help="Add, per glyph, the gap to the previous glyph and the move across its line, the "
-            "thresholds they were compared with, and whether a space or line break went in.",
+            "thresholds they were compared with, whether a space or line break went in, and whether "
+            "the glyph is part of a running header or footer (this reads every page of the document).",
         ),
     ] = False,
     output_format: Annotated[TableFormat, typer.Option("--format", help="table or json.")] = TableFormat.table,
@@ -202,15 +203,18 @@ def glyphs(
 
     Rows are in content-stream order: text, origin, own_end (end of the glyph's own
     width), pen_end (where the pen went, with Tc/Tw), height, mcid, token_index,
-    stream (0 = page, else the form XObject's object number) and whether the glyph
-    is visible. Invisible glyphs (outside the CropBox or a form's BBox) are listed
-    but are not page text.
+    stream (0 = page, else the form XObject's object number), whether the glyph
+    is visible and whether it is inside an /Artifact sequence. Invisible glyphs
+    (outside the CropBox or a form's BBox) are listed but are not page text;
+    artifacts are left out of structure and layout text.
     """
     extract_config = _load_config(config)
     try:
         with open_document(file, password=password, config=extract_config) as document:
             result = document.page_glyphs(page)
             joined = read_stream(result.table, extract_config).joined
+            # Running heads are a property of the whole document: only --why pays for reading it.
+            running = document.running_glyphs(range(1, document.page_count + 1))[page] if why else None
     except PageRangeError as exc:
         raise fail(str(exc), EXIT_USAGE) from None
     except RagprepError as exc:
@@ -231,6 +235,7 @@ def glyphs(
             "token_index": int(table.token_index[index]),
             "stream": int(table.stream[index]),
             "visible": bool(table.visible[index]),
+            "artifact": bool(table.artifact[index]),
         }
         if why:
             at = position.get(index)
@@ -248,6 +253,7 @@ def glyphs(
                     line_threshold=number(joined.line_threshold),
                     decision=_DECISIONS.get(int(joined.separator[at]), "-") if at else "first",
                 )
+            row["running"] = bool(running[index]) if running is not None else None
         rows.append(row)
 
     if output_format is TableFormat.json:

@@ -188,9 +188,10 @@ def test_glyphs_table_is_tab_separated_when_piped(tmp_path):
     assert result.exit_code == 0
     lines = result.stdout.splitlines()
     header = lines[0].split("\t")
-    assert header[:4] == ["index", "text", "origin", "own_end"] and header[-1] == "decision"
+    assert header[:4] == ["index", "text", "origin", "own_end"] and header[-2:] == ["decision", "running"]
     first = dict(zip(header, lines[1].split("\t")))
     assert (first["text"], first["origin"], first["decision"]) == ("'F'", "72,700", "first")
+    assert (first["artifact"], first["running"]) == ("False", "False")
     assert len(lines) == 1 + len("First page")
 
 
@@ -220,3 +221,18 @@ def test_default_mode_reads_the_bundled_tagged_sample_in_author_order():
         assert got[-len(expected):] == expected
         assert page["untagged_glyphs"] == 0 and page["artifact_glyphs"] > 0
     assert pages[0]["blocks"][0] == {**pages[0]["blocks"][0], "type": "H1", "text": ARTICLE_TITLE}
+
+
+def test_glyphs_why_says_which_glyphs_are_running_heads(tmp_path):
+    b = PdfBuilder()
+    f = b.add_standard_font("Helvetica", widths=True)
+    for n in range(1, 4):
+        b.add_page(f"BT /{f} 10 Tf 72 700 Td (Body {n}) Tj ET BT /{f} 10 Tf 280 40 Td (Page {n}) Tj ET")
+    path = tmp_path / "heads.pdf"
+    b.save(path)
+    rows = json.loads(invoke("glyphs", path, "--page", "2", "--why", "--format", "json").stdout)["glyphs"]
+    assert "".join(r["text"] for r in rows if r["running"]) == "Page 2"
+    assert "".join(r["text"] for r in rows if not r["running"]) == "Body 2"
+    # Without --why the document is not read beyond the page: no running column.
+    rows = json.loads(invoke("glyphs", path, "--page", "2", "--format", "json").stdout)["glyphs"]
+    assert "running" not in rows[0] and rows[0]["artifact"] is False
