@@ -232,28 +232,13 @@ class Document:
                 self._struct_warnings = self._struct_tree.warnings if self._struct_tree else ()
         return self._struct_tree
 
-    def extract_page(
-        self, number: int, mode: Mode | str = Mode.AUTO, *, running: np.ndarray | None = None
-    ) -> PageResult:
+    def extract_page(self, number: int, mode: Mode | str = Mode.AUTO) -> PageResult:
         """Text, counts and blocks of page `number` (1-based) in `mode`, the
         page read alone. Running headers and footers are a property of the
         document, not of one page: this never looks for them (extract_pages
-        and extract_document do).
-
-        `running`, one flag per glyph of the page's table (``running_glyphs``),
-        marks glyphs as running headers and footers found elsewhere: they
-        become artifacts, left out of the layout and structure readings as
-        ``extract_pages`` leaves them out of layout's. This lets a tool read a
-        page in structure mode without the pagination its author tagged as
-        content, to score layout against it like for like."""
-        glyphs = self.page_glyphs(number)
-        if running is not None:
-            if len(running) != len(glyphs.table):
-                raise ValueError(f"running has {len(running)} flags; page {number} has {len(glyphs.table)} glyphs")
-            table = dataclasses.replace(glyphs.table, artifact=glyphs.table.artifact | running)
-            glyphs = dataclasses.replace(glyphs, table=table)
-        read = self._classify(glyphs, Mode(mode))
-        return read if isinstance(read, PageResult) else self._layout_result(read, running)
+        and extract_document do)."""
+        read = self._classify(self.page_glyphs(number), Mode(mode))
+        return read if isinstance(read, PageResult) else self._layout_result(read, None)
 
     def running_glyphs(self, numbers: Sequence[int]) -> dict[int, np.ndarray]:
         """Per page of `numbers`, one flag per row of its glyph table: is the
