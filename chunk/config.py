@@ -81,7 +81,7 @@ def config_hash(chunk: ChunkConfig, extract: ExtractConfig | None = None, mode: 
     the requested reading mode: any setting that can change a chunk's text or
     span changes its id."""
     payload: dict[str, object] = {
-        "extract": dataclasses.asdict(extract or ExtractConfig()),
+        "extract": (extract or ExtractConfig()).output_settings(),
         "chunk": dataclasses.asdict(chunk),
     }
     if mode is not None:

@@ -58,6 +58,11 @@ class ExtractConfig:
     running_band: float = 0.1
     running_min_share: float = 0.5
     running_min_pages: int = 3
+    # Memory bound of that pass: glyphs of the glyph tables held while pages
+    # wait for the document's counts (a glyph costs 200-400 bytes, so the
+    # default is about 100-200 MB). Pages beyond it are interpreted again
+    # instead of held: slower, same output. 0 holds none.
+    running_hold_glyphs: int = 500_000
 
     def __post_init__(self) -> None:
         for f in fields(self):
@@ -68,13 +73,18 @@ class ExtractConfig:
                 continue
             if isinstance(value, bool) or not isinstance(value, (int, float)):
                 raise ConfigError(f"extract.{f.name} must be a number, got {value!r}")
-            if value <= 0:
+            if value < 0 or (value == 0 and f.name not in _ZERO_ALLOWED):
                 raise ConfigError(f"extract.{f.name} must be positive, got {value!r}")
             if f.type == "int" and not isinstance(value, int):
                 raise ConfigError(f"extract.{f.name} must be a whole number, got {value!r}")
             limit = _SHARE_LIMITS.get(f.name)
             if limit is not None and value > limit:
                 raise ConfigError(f"extract.{f.name} must be at most {limit}, got {value!r}")
+
+    def output_settings(self) -> dict[str, Any]:
+        """The settings that can change what is extracted (for content hashes):
+        all but those that only trade memory for time."""
+        return {k: v for k, v in dataclasses.asdict(self).items() if k not in _OUTPUT_NEUTRAL}
 
     def replace(self, **changes: Any) -> "ExtractConfig":
         return self.from_mapping({**dataclasses.asdict(self), **changes})
@@ -93,6 +103,10 @@ class ExtractConfig:
 # Settings that are shares of something, with their upper bound: two bands of
 # more than half the page would overlap.
 _SHARE_LIMITS = {"running_band": 0.5, "running_min_share": 1.0}
+_ZERO_ALLOWED = frozenset({"running_hold_glyphs"})
+# Same output whatever their value: left out of content hashes, so that
+# tuning memory never changes a chunk id.
+_OUTPUT_NEUTRAL = frozenset({"running_hold_glyphs"})
 
 
 def check_known_keys(config_class: type, table: Mapping[str, Any], prefix: str) -> None:

@@ -8,8 +8,9 @@ Pages are read one by one (``Document.extract_page``) or together
 (``Document.extract_pages``, ``extract_document``). Only pages read together
 can have their running headers and footers found (running.py): that rule
 counts lines across the document. The pass over the pages keeps at most
-``KEEP_GLYPHS`` glyphs' worth of glyph tables while it waits for the counts;
-pages beyond that are interpreted again at the end (see ``extract_pages``).
+``running_hold_glyphs`` (config) glyphs' worth of glyph tables while it waits
+for the counts; pages beyond that are interpreted again at the end (see
+``extract_pages``).
 """
 
 from __future__ import annotations
@@ -105,10 +106,6 @@ class _Waiting:
     kept: bool
 
 
-# Glyph tables extract_pages keeps while it waits for the running-line counts:
-# a glyph costs 200-400 bytes, so about 100-200 MB. Beyond it, waiting pages
-# are interpreted again at the end instead of held.
-KEEP_GLYPHS = 500_000
 _LETTER = (0.0, 0.0, 612.0, 792.0)  # a page without a usable MediaBox (§7.7.3.3 makes it required)
 
 
@@ -257,7 +254,7 @@ class Document:
         return {n: lines.mask(tally.running(lines.keys), size) for n, (lines, size) in found.items()}
 
     def extract_pages(
-        self, numbers: Sequence[int], mode: Mode | str = Mode.AUTO, *, keep_glyphs: int = KEEP_GLYPHS
+        self, numbers: Sequence[int], mode: Mode | str = Mode.AUTO
     ) -> tuple[PageResult, ...]:
         """Pages `numbers` (1-based) in `mode`, read together: in layout mode,
         and where auto falls back to layout, lines repeated in the top or
@@ -271,7 +268,7 @@ class Document:
         is read at once when the counts already decide every one of its lines
         (running, or unable to reach the threshold on the pages left);
         otherwise it waits for the end of the pass, holding its glyph table
-        while the waiting tables total at most `keep_glyphs` glyphs, and is
+        while the waiting tables total at most ``running_hold_glyphs`` glyphs, and is
         interpreted again at the end when over it. So memory stays bounded on
         long documents, and a page is interpreted twice only past that bound.
         """
@@ -296,7 +293,7 @@ class Document:
             elif tally.decided(lines.keys):
                 results.append(self._layout_result(read, lines.mask(tally.running(lines.keys), len(table))))
             else:
-                kept = held + len(table) <= keep_glyphs
+                kept = held + len(table) <= config.running_hold_glyphs
                 if kept:
                     held += len(table)
                 else:

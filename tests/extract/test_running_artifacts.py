@@ -135,7 +135,8 @@ def test_pages_not_held_are_interpreted_again_with_the_same_result():
     data, _ = document(pages=6, header=every(6, HEADER), footer=page_numbers(6))
     with open_document(data) as doc:
         held = doc.extract_pages(range(1, 7), "layout")
-        again = doc.extract_pages(range(1, 7), "layout", keep_glyphs=0)
+    with open_document(data, config=ExtractConfig(running_hold_glyphs=0)) as doc:
+        again = doc.extract_pages(range(1, 7), "layout")
     assert held == again
     assert all(page.artifact_glyphs > 0 for page in again)
 

@@ -43,3 +43,5 @@ def test_the_key_hash_follows_what_changes_chunks_and_nothing_else():
     assert Settings(mode="stream").key_hash != base.key_hash
     assert Settings(chunk=base.chunk.replace(max_tokens=100)).key_hash != base.key_hash
     assert Settings(extract=base.extract.replace(word_space_ratio=0.2)).key_hash != base.key_hash
+    # A memory bound with the same output at any value: tuning it keeps every chunk id.
+    assert Settings(extract=base.extract.replace(running_hold_glyphs=0)).key_hash == base.key_hash
