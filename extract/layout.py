@@ -29,14 +29,21 @@ stream order and changes it only where the page demonstrably has text columns
    band (each band column by column) with at most a few strays and the
    columns worse. The stream is the tie-breaker geometry cannot provide, but
    only where it is consistent: a stream that interleaves the columns line by
-   line reads neither order and leaves the gutter to decide. When neither
+   line reads neither order and leaves the gutter to decide. When only the
+   bands exist because something crosses the gutter (a centred page number,
+   a float spanning both columns), the stream is asked the same question
+   about the best gutter candidate: if it reads that candidate's sides one
+   after the other rather than band after band, the gaps merely line up
+   across the columns and the region keeps stream order. When neither
    cut exists because full-width units cross the gutter (a title, a wide
    caption, a footer, a centred page number), the best supported gutter
    candidate is found and each run of rows crossing it becomes a band,
    leaving the column rows between them as bands of their own. Bands read
    top to bottom; columns left to right, or right to left when the page's
    text is predominantly RTL; the parts of a column that wide whitespace
-   sets apart (footnotes, a title above it) top to bottom.
+   sets apart (footnotes, a title above it), or that the stream paints on
+   separate visits to the column (a title block painted last), top to
+   bottom.
 4. Only text columns count. A vertical cut is accepted only between two
    groups of units that look like running text (_is_text_column: at least
    two rows, _COLUMN_WIDTH glyph heights wide, rows that fill the width and
@@ -56,12 +63,13 @@ stream order and changes it only where the page demonstrably has text columns
    text flow for geometry to follow, so consecutive such leaves merge into
    one, read in stream order (_merge_fragments): sorting a figure's labels
    top to bottom reads the picture, not the author's order. And such a part
-   under a column's text that the stream paints after every other column of
-   the region (a form number under the first of three footer columns,
-   beside the last lines of the third) is read after the columns rather
-   than ahead of the next one: geometry leaves its place open, and the
-   stream's choice is consistent with it. A footnote of running text, or
-   one painted before the other columns, still follows its column.
+   under a column's text that the stream paints after the other columns'
+   text above it (a form number under the first of three footer columns,
+   beside the last lines of the third; a footer's left piece, whatever is
+   painted beside it on its row) is read after the columns rather than
+   ahead of the next one: geometry leaves its place open, and the stream's
+   choice is consistent with it. A footnote of running text, or one painted
+   before the other columns, still follows its column.
 
 Why XY-cut rather than projection profiles or a topological sort of blocks:
 the pages this mode is for (papers, reports, newsletters, forms) are
@@ -489,24 +497,42 @@ def _read(page: _Page, ids: np.ndarray, depth: int) -> tuple[list[np.ndarray], b
             _cells(page, bands, columns, band_first=False)
         ):
             columns = None
+    elif bands is not None and _stream_reads_columns(page, ids, rows, bands):
+        # Whitespace gaps cut the region, but something crosses the gutter
+        # (a centred page number, a float spanning both columns), so no
+        # full-height gutter exists to weigh against them. Gaps that happen
+        # to line up across the columns are no section break: where the
+        # stream reads the gutter's sides one after the other rather than
+        # band after band, it keeps its order.
+        return [ids], False
     if columns is not None:
+        region = np.sort(ids)
         leaves: list[np.ndarray] = []
         below: list[np.ndarray] = []  # parts read after every column
         for k, column in enumerate(columns):
             inner, inner_split = _read(page, column, depth + 1)
             if not inner_split:
                 # A column reads top to bottom: its parts set apart by wide
-                # whitespace (footnotes under a rule, a title above) follow
-                # their place rather than the order they were painted in ...
-                inner = _merge_fragments(page, _gap_bands(page, *_rows(page, column))) or inner
+                # whitespace (footnotes under a rule, a title above), or
+                # painted on separate visits of the stream to the column (a
+                # title block painted last), follow their place rather than
+                # the order they were painted in ...
+                parts = _gap_bands(page, *_rows(page, column)) or [column]
+                visited = [visit for part in parts for visit in _visits_top_down(page, region, part)]
+                if len(visited) > 1:
+                    inner = _merge_fragments(page, visited) or inner
                 # ... but a part under its text that is not running text and
-                # that the stream paints after every other column (a form
-                # number under the first of three footer columns) is read
+                # that the stream paints after the other columns' text above
+                # it (a form number under the first of three footer columns;
+                # what sits beside it on its own row does not count) is read
                 # after the columns: geometry has no order for it, the
                 # stream's is consistent with it.
-                others = max(int(c.max()) for j, c in enumerate(columns) if j != k)
-                if len(inner) > 1 and inner[-1].min() > others and not _is_text_column(page, inner[-1]):
-                    below.append(inner.pop())
+                if len(inner) > 1 and not _is_text_column(page, inner[-1]):
+                    top = page.y1[inner[-1]].max() - _ROW_OVERLAP * page.body
+                    above = [c[page.y0[c] >= top] for j, c in enumerate(columns) if j != k]
+                    others = max((int(a.max()) for a in above if len(a)), default=-1)
+                    if inner[-1].min() > others:
+                        below.append(inner.pop())
             leaves.extend(inner)
         # Unit numbers follow stream order: several such parts keep it.
         leaves.extend(sorted(below, key=lambda part: int(part.min())))
@@ -533,6 +559,48 @@ def _read(page: _Page, ids: np.ndarray, depth: int) -> tuple[list[np.ndarray], b
     if pending:
         leaves.append(np.concatenate(pending))
     return leaves, True
+
+
+def _stream_reads_columns(
+    page: _Page, ids: np.ndarray, rows: tuple[np.ndarray, np.ndarray], bands: list[np.ndarray]
+) -> bool:
+    """Does the stream read the two sides of the region's best gutter
+    candidate (see _gutter_core) one after the other, across `bands`, closer
+    than band after band? Units crossing the gutter count with its left side."""
+    core = _gutter_core(page, *rows)
+    if core is None:
+        return False
+    middle = (core[0] + core[1]) / 2
+    right = page.x0[ids] >= middle
+    if right.all() or not right.any():
+        return False
+    sides = [ids[~right], ids[right]]
+    if page.rtl:
+        sides.reverse()
+    column_first = _stream_disorder(_cells(page, bands, sides, band_first=False))
+    return column_first < _stream_disorder(_cells(page, bands, sides, band_first=True))
+
+
+def _visits_top_down(page: _Page, region: np.ndarray, part: np.ndarray) -> list[np.ndarray]:
+    """`part` (units of one column of `region`, sorted in stream order) as
+    the stream's visits to it: the runs of its units that no other unit of
+    the region interrupts. When the visits lie one above the other but the
+    stream painted them in another order (a title block painted after its
+    column), they come back top to bottom; otherwise `part` is one piece."""
+    part = np.sort(part)
+    position = np.searchsorted(region, part)
+    cuts = np.flatnonzero(np.diff(position) > 1) + 1
+    if not len(cuts):
+        return [part]
+    visits = _split(part, cuts)
+    top = np.array([page.y1[v].max() for v in visits])
+    bottom = np.array([page.y0[v].min() for v in visits])
+    order = np.argsort(-top, kind="stable")
+    if (order == np.arange(len(visits))).all():
+        return [part]
+    if not (bottom[order[:-1]] >= top[order[1:]] - _ROW_OVERLAP * page.body).all():
+        return [part]  # visits side by side or overlapping: no top-to-bottom order to restore
+    return [visits[k] for k in order.tolist()]
 
 
 def _stream_disorder(parts: list[np.ndarray]) -> int:
@@ -693,6 +761,38 @@ def _gap_bands(page: _Page, ids: np.ndarray, starts: np.ndarray) -> list[np.ndar
 def _spanning_bands(page: _Page, ids: np.ndarray, starts: np.ndarray) -> list[np.ndarray] | None:
     """The region cut into horizontal bands at the rows that cross its best
     supported gutter candidate, top to bottom; None when there is none."""
+    found = _gutter_cells(page, ids, starts)
+    if found is None:
+        return None
+    covered, core = found
+    crossing = covered[:, core]
+    if not crossing.any():
+        return None
+    # Runs of rows with the same crossing flag form the bands.
+    change = np.flatnonzero(crossing[1:] != crossing[:-1]) + 1
+    if not len(change):
+        return None
+    band_starts = starts[np.concatenate([[0], change])]
+    return _split(ids, band_starts[1:])
+
+
+def _gutter_core(page: _Page, ids: np.ndarray, starts: np.ndarray) -> tuple[float, float] | None:
+    """Left and right edge of the core of the region's best supported gutter
+    candidate (see _gutter_cells); None when there is none."""
+    found = _gutter_cells(page, ids, starts)
+    if found is None:
+        return None
+    edges = np.unique(np.concatenate([page.x0[ids], page.x1[ids]]))
+    return float(edges[found[1]]), float(edges[found[1] + 1])
+
+
+def _gutter_cells(page: _Page, ids: np.ndarray, starts: np.ndarray) -> tuple[np.ndarray, int] | None:
+    """The region (units `ids` in rows starting at `starts`) on a grid of
+    rows by cells between the units' left and right edges: which cells each
+    row's units cover, and the core of the best supported gutter candidate
+    (a run of cells, at least a gutter wide, with content on both sides in
+    rows making up _GUTTER_SUPPORT of the height): its cell that the fewest
+    rows cross. None when there is no candidate."""
     n_rows = len(starts)
     if n_rows < 2:
         return None
@@ -740,16 +840,7 @@ def _spanning_bands(page: _Page, ids: np.ndarray, starts: np.ndarray) -> list[np
     first, last = best
     blocked = row_height @ covered[:, first:last]
     least = np.flatnonzero(blocked == blocked.min())
-    core = first + int(least[np.argmax(width[first + least])])
-    crossing = covered[:, core]
-    if not crossing.any():
-        return None
-    # Runs of rows with the same crossing flag form the bands.
-    change = np.flatnonzero(crossing[1:] != crossing[:-1]) + 1
-    if not len(change):
-        return None
-    band_starts = starts[np.concatenate([[0], change])]
-    return _split(ids, band_starts[1:])
+    return covered, first + int(least[np.argmax(width[first + least])])
 
 
 def _emit(page: _Page, leaves: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:

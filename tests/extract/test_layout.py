@@ -278,6 +278,48 @@ def test_fragment_under_a_column_painted_after_the_columns_is_read_after_them():
     assert layout(b).joined.text == "\n".join([*left, *right, "Form No. 2021-08", "Replaces 2018-06"])
 
 
+def test_aligned_gaps_without_a_full_height_gutter_keep_a_column_by_column_stream():
+    # A centred page number crosses the gutter, so no gutter runs the full
+    # height; the paragraph gaps line up across the columns and would cut
+    # the page into bands (left 1, right 1, left 2, right 2). The stream
+    # reads column after column: that order stands.
+    b = PdfBuilder()
+    f = b.add_standard_font("Helvetica", widths=True)
+    (a0, a1), (b0, b1) = [[wrap(prose(f"{c}{p}", 24), 220) for p in range(2)] for c in "ab"]
+    ops, top = [[], []], 700
+    for left, right in ((a0, b0), (a1, b1)):
+        ops[0].append(paint(f, [left], (72,), top, one_after_another(left)))
+        ops[1].append(paint(f, [right], (320,), top, one_after_another(right)))
+        top -= LEADING * len(left) + 2 * LEADING
+    b.add_page(" ".join([*ops[0], *ops[1], show(f, 280, top - 20, "Page 7 of 9")]))
+    assert layout(b).joined.text == "\n".join([*a0, *a1, *b0, *b1, "Page 7 of 9"]) == stream_text(b)
+
+
+def test_title_above_a_column_painted_after_it_is_read_first():
+    b = PdfBuilder()
+    f = b.add_standard_font("Helvetica", widths=True)
+    left, right = wrap(prose("a", 60), 220), wrap(prose("b", 60), 220)
+    # A title block over the left column only, as close above it as a
+    # paragraph gap (no whitespace band sets it apart), painted last.
+    title = ["Threats Highlight the Importance", "of Leadership in Fixtures"]
+    title_ops = [show(f, 72, 700 + 2 * LEADING - LEADING * i, line, 11) for i, line in enumerate(title)]
+    b.add_page(" ".join([paint(f, [left, right], (72, 320), 700, interleave(left, right)), *title_ops]))
+    assert layout(b).joined.text == "\n".join([*title, *left, *right])
+
+
+def test_footer_row_under_both_columns_painted_last_is_read_after_them():
+    b = PdfBuilder()
+    f = b.add_standard_font("Helvetica", widths=True)
+    left, right = wrap(prose("a", 60), 220), wrap(prose("b", 60), 220)
+    # The footer row's two pieces fall one under each column; the page
+    # number beside the left piece is painted after it, which must not make
+    # the left piece "text of the left column".
+    bottom = 700 - LEADING * (len(left) - 1)
+    footer = [show(f, 72, bottom - 40, "www.fixture.org/reports", 8), show(f, 500, bottom - 40, "2", 8)]
+    b.add_page(" ".join([paint(f, [left, right], (72, 320), 700, interleave(left, right)), *footer]))
+    assert layout(b).joined.text == "\n".join([*left, *right, "www.fixture.org/reports 2"])
+
+
 def test_rotated_stamp_in_the_margin_stays_where_it_was_painted():
     b = PdfBuilder()
     f = b.add_standard_font("Helvetica", widths=True)
