@@ -1,7 +1,7 @@
 """Exit codes of the ``ragprep`` command, and the one way to fail with one.
 
 0 success; 1 an input could not be read (``extract``, ``glyphs``, ``compare``), or
-``run`` could not start its worker processes; 2 bad usage
+``run`` or ``compare`` could not start its worker processes; 2 bad usage
 (unknown option, bad page selection, bad configuration, missing input, a busy
 or foreign output folder); 3 a run finished but some documents failed (their
 error rows are in the documents table).

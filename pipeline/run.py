@@ -41,7 +41,7 @@ from ragprep.pipeline.dataset import ChangeSet, CommitResult, Dataset
 from ragprep.pipeline.inputs import collect_inputs
 from ragprep.pipeline.model import DocumentOutput, DocumentTask
 from ragprep.pipeline.schema import RUNS
-from ragprep.pipeline.worker import Handler, RunContext, WorkerPool, process_document
+from ragprep.pipeline.worker import DocumentJob, Handler, RunContext, WorkerPool, process_document
 
 EXIT_OK, EXIT_USAGE, EXIT_FAILURES = 0, 2, 3
 _HASH_BLOCK = 1 << 20
@@ -307,7 +307,7 @@ def run(
             # Record the run and apply what needs no work (removals, moves)
             # before the first document: a run killed later is still on record.
             commit(final=False)
-            with WorkerPool(context, min(workers, len(plan.tasks)), handler) as pool:
+            with WorkerPool(DocumentJob(context, handler), min(workers, len(plan.tasks))) as pool:
                 for output in pool.imap(plan.tasks):
                     tally.count(output)
                     pending.append(output)

@@ -1,16 +1,19 @@
-"""Worker processes: one document at a time, under a time and memory limit.
+"""Worker processes: one task at a time, under a time and memory limit.
 
-All multiprocessing of a run lives here. Each worker is a process with a pipe;
-the parent hands it one ``DocumentTask`` and waits for its ``DocumentOutput``.
-A worker that overruns ``timeout_seconds`` is killed; one that dies (a crash
-in a C library, the kernel's OOM killer) is noticed through its sentinel. In
-both cases the document becomes an error row and a fresh worker takes the
-slot, so one bad PDF never costs the run more than its own time.
+All multiprocessing of ragprep lives here. ``WorkerPool`` runs any ``Job``:
+``ragprep run``'s ``DocumentJob`` (extract and chunk a document into dataset
+rows) and ``ragprep compare``'s job (read a document in several modes and
+measure it). Each worker is a process with a pipe; the parent hands it one
+task and waits for its answer. A worker that overruns ``timeout_seconds`` is
+killed; one that dies (a crash in a C library, the kernel's OOM killer) is
+noticed through its sentinel. In both cases the job turns the task into a
+failure answer (an error row) and a fresh worker takes the slot, so one bad
+PDF never costs the run more than its own time.
 
 The memory limit is the worker's address space (``RLIMIT_AS``): allocations
 beyond it fail inside the worker as ``MemoryError``, which becomes a
-``MemoryLimitError`` row; the worker then retires, since a heap that ran out
-mid-allocation is not worth trusting for the next document.
+``MemoryLimitError`` answer; the worker then retires, since a heap that ran
+out mid-allocation is not worth trusting for the next task.
 
 ``concurrent.futures.ProcessPoolExecutor`` cannot kill one hung task and
 treats a dead worker as a broken pool, which is why this is a small pool of
@@ -30,6 +33,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from multiprocessing.context import BaseContext
+from typing import Generic, Protocol, TypeVar
 
 import pikepdf
 
@@ -43,7 +47,7 @@ from ragprep.pipeline.records import chunk_batch, page_batch
 
 MIB = 1024 * 1024
 
-# A worker says this once it is ready for documents.
+# A worker says this once it is ready for tasks.
 READY = "ready"
 # How long a worker may take to start (imports, tokenizer) before the run gives up.
 STARTUP_SECONDS = 120.0
@@ -53,10 +57,55 @@ class WorkerStartError(RagprepError):
     """Worker processes cannot start, so no document can be read."""
 
 
-# Error types of the documents table that the pool itself produces.
+# Error types of the answers the pool itself makes a job produce.
 TIMEOUT_ERROR = "TimeoutError"
 MEMORY_LIMIT_ERROR = "MemoryLimitError"
 WORKER_DIED_ERROR = "WorkerDiedError"
+
+
+def memory_limit_message(max_memory_mb: int) -> str:
+    return f"needed more than the worker's {max_memory_mb} MiB (pipeline.max_memory_mb)"
+
+
+TaskT = TypeVar("TaskT")
+AnswerT = TypeVar("AnswerT")
+_TaskIn = TypeVar("_TaskIn", contravariant=True)
+
+
+class Job(Protocol[_TaskIn, AnswerT]):
+    """What a pool's workers do, and under which limits.
+
+    A job is pickled into every worker it starts: make it a frozen dataclass
+    whose callables are module-level functions (a worker imports them by name).
+    """
+
+    @property
+    def timeout_seconds(self) -> float:
+        """Wall-clock seconds one task may take before its worker is killed."""
+        ...
+
+    @property
+    def max_memory_mb(self) -> int:
+        """Address-space limit of a worker in MiB; 0: none."""
+        ...
+
+    def prepare(self) -> Callable[[_TaskIn], AnswerT]:
+        """Runs once in each new worker, before its memory limit applies: load what
+        every task needs (the tokenizer) and return what answers one task."""
+        ...
+
+    def failure(self, task: _TaskIn, error_type: str, message: str, seconds: float) -> AnswerT:
+        """The answer for a task its worker could not answer: ``error_type`` is
+        TIMEOUT_ERROR, MEMORY_LIMIT_ERROR or WORKER_DIED_ERROR, ``message`` says what
+        happened and which setting to change, ``seconds`` how long the task ran."""
+        ...
+
+    def retires_worker(self, answer: AnswerT) -> bool:
+        """Whether the worker must stop after giving ``answer`` (its heap is suspect)."""
+        ...
+
+
+# --------------------------------------------------------------------------- ragprep run's job
 
 
 @dataclass(frozen=True)
@@ -183,11 +232,48 @@ def memory_limit_output(
         task,
         status="error",
         error_type=MEMORY_LIMIT_ERROR,
-        error_message=f"needed more than the worker's {limit} MiB (pipeline.max_memory_mb)",
+        error_message=memory_limit_message(limit),
         bytes=size,
         seconds=seconds,
     )
     return DocumentOutput(row, retire_worker=True)
+
+
+# What a worker of `ragprep run` does with a task; replaceable so tests can make a worker hang or die.
+Handler = Callable[[DocumentTask, RunContext, Tokenizer], DocumentOutput]
+
+
+@dataclass(frozen=True)
+class DocumentJob:
+    """``ragprep run``'s job: extract and chunk one document into its dataset rows."""
+
+    context: RunContext
+    handler: Handler = process_document
+
+    @property
+    def timeout_seconds(self) -> float:
+        return self.context.settings.pipeline.timeout_seconds
+
+    @property
+    def max_memory_mb(self) -> int:
+        return self.context.settings.pipeline.max_memory_mb
+
+    def prepare(self) -> Callable[[DocumentTask], DocumentOutput]:
+        tokenizer = Tokenizer.load(self.context.settings.chunk.encoding)
+
+        def handle(task: DocumentTask) -> DocumentOutput:
+            return self.handler(task, self.context, tokenizer)
+
+        return handle
+
+    def failure(self, task: DocumentTask, error_type: str, message: str, seconds: float) -> DocumentOutput:
+        return self.context.error(task, error_type, message, seconds=seconds)
+
+    def retires_worker(self, answer: DocumentOutput) -> bool:
+        return answer.retire_worker
+
+
+# --------------------------------------------------------------------------- the pool
 
 
 def _limit_memory(max_memory_mb: int) -> None:
@@ -201,13 +287,17 @@ def _limit_memory(max_memory_mb: int) -> None:
     resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
 
 
-# What a worker does with a task; replaceable so tests can make a worker hang or die.
-Handler = Callable[[DocumentTask, RunContext, Tokenizer], DocumentOutput]
+@dataclass(frozen=True)
+class _Reply(Generic[AnswerT]):
+    """A worker's answer, and whether the worker stops after it."""
+
+    answer: AnswerT
+    retired: bool
 
 
-def _worker_main(connection: multiprocessing.connection.Connection, context: RunContext, handler: Handler) -> None:
-    tokenizer = Tokenizer.load(context.settings.chunk.encoding)
-    _limit_memory(context.settings.pipeline.max_memory_mb)
+def _worker_main(connection: multiprocessing.connection.Connection, job: Job[TaskT, AnswerT]) -> None:
+    handle = job.prepare()
+    _limit_memory(job.max_memory_mb)
     connection.send(READY)
     while True:
         try:
@@ -218,59 +308,62 @@ def _worker_main(connection: multiprocessing.connection.Connection, context: Run
             return
         started = time.perf_counter()
         try:
-            output = handler(task, context, tokenizer)
+            answer = handle(task)
+            retired = job.retires_worker(answer)
         except MemoryError:
-            output = memory_limit_output(task, context, seconds=time.perf_counter() - started)
-        connection.send(output)
-        if output.retire_worker:
+            message = memory_limit_message(job.max_memory_mb)
+            answer, retired = job.failure(task, MEMORY_LIMIT_ERROR, message, time.perf_counter() - started), True
+        connection.send(_Reply(answer, retired))
+        if retired:
             return
 
 
-def _context() -> BaseContext:
+def _context(job_module: str) -> BaseContext:
     # forkserver: fast respawns without forking a parent that runs threads
     # (the progress display); spawn where forkserver does not exist.
     if "forkserver" not in multiprocessing.get_all_start_methods():
         return multiprocessing.get_context("spawn")
     context = multiprocessing.get_context("forkserver")
-    # The server imports the stages once; each worker forked from it starts warm.
-    context.set_forkserver_preload([__name__])
+    # The server imports the stages and the job's module once; each worker
+    # forked from it starts warm. (Only the first pool of a process starts the server.)
+    context.set_forkserver_preload(list(dict.fromkeys([__name__, job_module])))
     return context
 
 
 @dataclass
-class _Slot:
+class _Slot(Generic[TaskT]):
     process: multiprocessing.process.BaseProcess
     connection: multiprocessing.connection.Connection
-    task: DocumentTask | None = None
+    task: TaskT | None = None
+    index: int = 0  # of the task, in the order tasks were given
     deadline: float = 0.0
     started: float = 0.0
 
 
-class WorkerPool:
-    """``workers`` processes working through tasks; results in completion order."""
+class WorkerPool(Generic[TaskT, AnswerT]):
+    """``workers`` processes answering ``job``'s tasks, each under the job's limits."""
 
-    def __init__(self, context: RunContext, workers: int, handler: Handler = process_document) -> None:
-        self._context = context
-        self._handler = handler
-        self._mp = _context()
+    def __init__(self, job: Job[TaskT, AnswerT], workers: int) -> None:
+        self._job = job
+        self._mp = _context(type(job).__module__)
         self._workers = max(1, workers)
-        self._timeout = context.settings.pipeline.timeout_seconds
-        self._slots: list[_Slot] = []
+        self._timeout = job.timeout_seconds
+        self._slots: list[_Slot[TaskT]] = []
 
-    def __enter__(self) -> "WorkerPool":
+    def __enter__(self) -> "WorkerPool[TaskT, AnswerT]":
         return self
 
     def __exit__(self, *exc_info: object) -> None:
         self.close()
 
-    def _spawn(self) -> _Slot:
+    def _spawn(self) -> _Slot[TaskT]:
         parent, child = self._mp.Pipe()
-        process = self._mp.Process(target=_worker_main, args=(child, self._context, self._handler), daemon=True)
+        process = self._mp.Process(target=_worker_main, args=(child, self._job), daemon=True)
         process.start()
         child.close()
         return _Slot(process, parent)
 
-    def _await_ready(self, slot: _Slot) -> None:
+    def _await_ready(self, slot: _Slot[TaskT]) -> None:
         """A worker that dies before it is ready cannot read any document:
         stop the run with why, rather than turn every document into an error row."""
         ready = slot.connection.poll(STARTUP_SECONDS)
@@ -283,24 +376,34 @@ class WorkerPool:
             slot.process.join(timeout=5)
             raise WorkerStartError(
                 f"a worker process could not start (exit code {slot.process.exitcode}); "
-                "run `ragprep run` from the installed command, or see the messages above"
+                "run `ragprep` from the installed command, or see the messages above"
             )
 
-    def _start(self) -> _Slot:
+    def _start(self) -> _Slot[TaskT]:
         slot = self._spawn()
         self._await_ready(slot)
         return slot
 
-    def _replace(self, slot: _Slot) -> None:
+    def _replace(self, slot: _Slot[TaskT]) -> None:
         if slot.process.is_alive():
             slot.process.kill()
         slot.process.join(timeout=5)
         slot.connection.close()
         self._slots[self._slots.index(slot)] = self._start()
 
-    def imap(self, tasks: Iterable[DocumentTask]) -> Iterator[DocumentOutput]:
-        """Run every task; yield each output as soon as it is ready."""
-        pending = deque(tasks)
+    def imap(self, tasks: Iterable[TaskT]) -> Iterator[AnswerT]:
+        """Run every task; yield each answer as soon as it is ready."""
+        for _, answer in self._answers(tasks):
+            yield answer
+
+    def map(self, tasks: Iterable[TaskT]) -> list[AnswerT]:
+        """Run every task; the answers in the order of the tasks."""
+        numbered = sorted(self._answers(tasks), key=lambda pair: pair[0])
+        return [answer for _, answer in numbered]
+
+    def _answers(self, tasks: Iterable[TaskT]) -> Iterator[tuple[int, AnswerT]]:
+        """(position of the task, its answer) for every task, in completion order."""
+        pending = deque(enumerate(tasks))
         # Start them all, then wait: they load the tokenizer side by side.
         while len(self._slots) < min(self._workers, max(1, len(pending))):
             self._slots.append(self._spawn())
@@ -309,7 +412,7 @@ class WorkerPool:
         while True:
             for slot in self._slots:
                 if slot.task is None and pending:
-                    slot.task = pending.popleft()
+                    slot.index, slot.task = pending.popleft()
                     slot.started = time.monotonic()
                     slot.deadline = slot.started + self._timeout
                     slot.connection.send(slot.task)
@@ -321,42 +424,37 @@ class WorkerPool:
             ready = set(multiprocessing.connection.wait(handles, timeout=wait_for))
             now = time.monotonic()
             for slot in busy:
-                task = slot.task
+                task, index = slot.task, slot.index
                 assert task is not None
                 if slot.connection in ready:
                     try:
-                        output: DocumentOutput = slot.connection.recv()
-                        retire = output.retire_worker
+                        reply: _Reply[AnswerT] = slot.connection.recv()
+                        answer, retired = reply.answer, reply.retired
                     except (EOFError, OSError):
                         # The pipe closed before an answer: the worker died.
-                        output, retire = self._died(slot, task, now), True
+                        answer, retired = self._died(slot, task, now), True
                     slot.task = None
-                    if retire:
+                    if retired:
                         self._replace(slot)
-                    yield output
+                    yield index, answer
                 elif slot.process.sentinel in ready:
                     slot.task = None
-                    output = self._died(slot, task, now)
+                    answer = self._died(slot, task, now)
                     self._replace(slot)
-                    yield output
+                    yield index, answer
                 elif now >= slot.deadline:
                     slot.task = None
                     self._replace(slot)
-                    yield self._context.error(
-                        task,
-                        TIMEOUT_ERROR,
-                        f"took longer than {self._timeout:g} s (pipeline.timeout_seconds); the worker was stopped",
-                        seconds=now - slot.started,
-                    )
+                    message = f"took longer than {self._timeout:g} s (pipeline.timeout_seconds); the worker was stopped"
+                    yield index, self._job.failure(task, TIMEOUT_ERROR, message, now - slot.started)
 
-    def _died(self, slot: _Slot, task: DocumentTask, now: float) -> DocumentOutput:
+    def _died(self, slot: _Slot[TaskT], task: TaskT, now: float) -> AnswerT:
         slot.process.join(timeout=5)
         code = slot.process.exitcode
         how = f"killed by signal {-code}" if code is not None and code < 0 else f"exited with status {code}"
         hint = " (out of memory?)" if code == -9 else ""
-        return self._context.error(
-            task, WORKER_DIED_ERROR, f"the worker process {how}{hint} while reading this document", seconds=now - slot.started
-        )
+        message = f"the worker process {how}{hint} while reading this document"
+        return self._job.failure(task, WORKER_DIED_ERROR, message, now - slot.started)
 
     def close(self) -> None:
         for slot in self._slots:

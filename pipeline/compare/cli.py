@@ -3,8 +3,9 @@
     app.command()(compare)
 
 Exit codes: 0 every document compared; 1 an input cannot be read at all (a path that does
-not exist, no PDF found, a document no mode could open: the report still covers the
-others); 2 bad usage (unknown mode, bad --dataset or --config, missing --gold folder).
+not exist, no PDF found, a document no mode could open or that ran past the worker limits:
+the report still covers the others), or no worker process could start; 2 bad usage
+(unknown mode, bad --dataset or --config, missing --gold folder).
 Only typer is imported here: the heavy stages load when the command runs.
 """
 
@@ -92,7 +93,12 @@ def compare(
     ] = DEFAULT_MODES,
     config: Annotated[
         Optional[Path],
-        typer.Option("--config", help="TOML configuration ([extract], [chunk], [pipeline] tables).", show_default=False),
+        typer.Option(
+            "--config",
+            help="TOML file with [extract], [chunk] and [pipeline] tables overriding the defaults "
+            "(see `ragprep config show`); [pipeline] sets workers, timeout_seconds and max_memory_mb.",
+            show_default=False,
+        ),
     ] = None,
     out: Annotated[
         Optional[Path],
@@ -110,7 +116,7 @@ def compare(
         Optional[Path],
         typer.Option(
             "--gold",
-            help="Folder of gold reading-order text: <stem>.txt per document or <stem>/<page>.txt per page.",
+            help="Folder of gold reading-order text: `<stem>.txt` per document or `<stem>/<page>.txt` per page.",
             show_default=False,
         ),
     ] = None,
@@ -119,7 +125,7 @@ def compare(
     ] = ReportFormat.text,
     workers: Annotated[
         Optional[int],
-        typer.Option("--workers", min=1, help="Worker processes (default: [pipeline] workers, else one per core).", show_default=False),
+        typer.Option("--workers", "-j", min=1, help="Worker processes (default: pipeline.workers, 0 = one per core).", show_default=False),
     ] = None,
 ) -> None:
     """Compare chunk quality across extraction modes on your own documents.
@@ -128,6 +134,10 @@ def compare(
     order agreement with structure (order score, column jumps), chunk quality (token
     distribution, block integrity, mid-sentence and boilerplate shares, interleaved
     chunks), word agreement between modes and the documents where they disagree most.
+
+    Documents run in worker processes under the limits of `ragprep run`
+    (pipeline.timeout_seconds, pipeline.max_memory_mb): a document past them, or one
+    that crashes its worker, is reported as unreadable and the others go on.
     """
     from ragprep.extract import ConfigError
     from ragprep.pipeline.compare.gold import GoldError, load_gold
@@ -135,6 +145,7 @@ def compare(
     from ragprep.pipeline.compare.run import MODES, CompareSettings, compare_documents
     from ragprep.pipeline.config import Settings
     from ragprep.pipeline.inputs import InputError, collect_inputs
+    from ragprep.pipeline.worker import WorkerStartError
 
     chosen = parse_modes(modes, MODES)
     specs = tuple(parse_dataset(s, chosen) for s in dataset or ())
@@ -154,13 +165,15 @@ def compare(
         raise fail(f"no PDF files in {', '.join(str(i) for i in inputs)}", EXIT_INPUT)
     readings = reused_readings(specs, settings)
 
-    result = compare_documents(
-        paths,
-        CompareSettings(modes=chosen, extract=settings.extract, chunk=settings.chunk),
-        datasets=readings,
-        gold=gold_set,
-        workers=workers or settings.pipeline.worker_count,
+    compare_settings = CompareSettings(
+        modes=chosen, extract=settings.extract, chunk=settings.chunk, pipeline=settings.pipeline
     )
+    try:
+        result = compare_documents(
+            paths, compare_settings, datasets=readings, gold=gold_set, workers=workers or settings.pipeline.worker_count
+        )
+    except WorkerStartError as exc:
+        raise fail(str(exc), EXIT_INPUT) from None
     if out is not None:
         try:
             write_report(result, out)

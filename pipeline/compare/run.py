@@ -2,16 +2,18 @@
 
 Each document is opened once; every mode that no dataset supplies is extracted from that one
 open document (fonts and the structure tree are read once) and chunked with the same chunk
-settings, so the modes differ in reading order only. Documents run in worker processes when
-more than one worker is configured; a document that cannot be read becomes a
+settings, so the modes differ in reading order only. A document that cannot be read becomes a
 ``DocumentError`` and the others go on.
+
+Documents run in worker processes (``ragprep.pipeline.worker``) under the ``[pipeline]``
+limits ``ragprep run`` uses: a document past ``timeout_seconds`` or ``max_memory_mb``, or one
+that kills its worker, is a ``DocumentError`` saying so, and a fresh worker takes the next.
 """
 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping, Sequence
-from concurrent.futures import ProcessPoolExecutor
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -26,6 +28,8 @@ from ragprep.pipeline.compare.measure import (
     measure_document,
 )
 from ragprep.pipeline.compare.model import ModeDocument
+from ragprep.pipeline.config import PipelineConfig
+from ragprep.pipeline.worker import WORKER_DIED_ERROR, WorkerPool
 
 MODES = tuple(m.value for m in Mode)  # what --modes accepts
 
@@ -33,19 +37,30 @@ MODES = tuple(m.value for m in Mode)  # what --modes accepts
 ReusedReadings = Mapping[str, Mapping[str, ModeDocument]]
 
 
+# compare_documents(workers=IN_PROCESS) reads every document in the calling process, so a
+# debugger can step in; nothing limits time or memory there.
+IN_PROCESS = 0
+
+
 @dataclass(frozen=True)
 class CompareSettings:
     modes: tuple[str, ...]
     extract: ExtractConfig = ExtractConfig()
     chunk: ChunkConfig = ChunkConfig()
+    # Only the worker limits (timeout_seconds, max_memory_mb) apply here.
+    pipeline: PipelineConfig = PipelineConfig()
 
 
 @dataclass(frozen=True)
-class _Task:
+class CompareTask:
+    """One document to read in every mode and measure."""
+
     path: Path
-    settings: CompareSettings
     reused: tuple[ModeDocument, ...]  # readings some datasets already hold
     gold: GoldText | None
+
+
+DocumentOutcome = DocumentComparison | DocumentError
 
 
 def read_modes(
@@ -69,11 +84,11 @@ def read_modes(
     return tuple(readings)
 
 
-def _compare_one(task: _Task) -> DocumentComparison | DocumentError:
+def compare_one(task: CompareTask, settings: CompareSettings, tokenizer: Tokenizer) -> DocumentOutcome:
+    """Read one document in every mode and measure it; any failure but running out of
+    memory becomes a ``DocumentError`` (the worker reports that one, and retires)."""
     source = str(task.path)
     try:
-        settings = task.settings
-        tokenizer = Tokenizer.load(settings.chunk.encoding)  # tiktoken caches the encoding per process
         reused = {d.mode: dataclasses.replace(d, source=source) for d in task.reused}
         live = [m for m in settings.modes if m not in reused]
         fresh = {d.mode: d for d in read_modes(task.path, live, settings, tokenizer)} if live else {}
@@ -87,8 +102,51 @@ def _compare_one(task: _Task) -> DocumentComparison | DocumentError:
         return DocumentError(source, str(exc))
     except OSError as exc:
         return DocumentError(source, f"{source}: cannot be read: {exc.strerror or exc}")
+    except MemoryError:
+        raise  # past pipeline.max_memory_mb: the worker says so and retires (its heap is suspect)
     except Exception as exc:  # noqa: BLE001 - one document's failure is one error row, never a lost run
         return DocumentError(source, f"{source}: {type(exc).__name__}: {exc}")
+
+
+# What a worker does with one document; replaceable so tests can make a worker hang or die.
+CompareHandler = Callable[[CompareTask, CompareSettings, Tokenizer], DocumentOutcome]
+
+
+@dataclass(frozen=True)
+class CompareJob:
+    """``ragprep compare``'s job for ``WorkerPool``: one document in, its measures out."""
+
+    settings: CompareSettings
+    handler: CompareHandler = compare_one
+
+    @property
+    def timeout_seconds(self) -> float:
+        return self.settings.pipeline.timeout_seconds
+
+    @property
+    def max_memory_mb(self) -> int:
+        return self.settings.pipeline.max_memory_mb
+
+    def prepare(self) -> Callable[[CompareTask], DocumentOutcome]:
+        tokenizer = Tokenizer.load(self.settings.chunk.encoding)
+
+        def handle(task: CompareTask) -> DocumentOutcome:
+            return self.handler(task, self.settings, tokenizer)
+
+        return handle
+
+    def failure(self, task: CompareTask, error_type: str, message: str, seconds: float) -> DocumentOutcome:
+        # The pool's message names the setting for a timeout and a memory limit; a
+        # dead worker is a crash in a C library or the system's out-of-memory killer.
+        hint = (
+            "; if the system ran out of memory, lower pipeline.max_memory_mb or --workers"
+            if error_type == WORKER_DIED_ERROR
+            else ""
+        )
+        return DocumentError(str(task.path), f"{task.path}: {error_type}: {message}{hint}")
+
+    def retires_worker(self, answer: DocumentOutcome) -> bool:
+        return False  # a MemoryError reaches the pool, which retires the worker itself
 
 
 def _doc_id(path: Path) -> str | None:
@@ -105,11 +163,17 @@ def compare_documents(
     datasets: ReusedReadings | None = None,
     gold: GoldSet | None = None,
     workers: int = 1,
+    handler: CompareHandler = compare_one,
 ) -> CompareResult:
     """Run ``settings.modes`` over ``paths`` and measure every document.
 
     ``datasets`` supplies readings already made (``--dataset MODE=PATH``), matched by
     doc_id (the SHA-256 of the file's bytes); modes and documents it lacks are extracted.
+    Documents run in up to ``workers`` worker processes, each under ``settings.pipeline``'s
+    ``timeout_seconds`` and ``max_memory_mb`` (``WorkerStartError`` when none can start);
+    ``workers=IN_PROCESS`` reads them here instead, without limits, for a debugger.
+    ``handler`` is what is done with one document (tests replace it). Results keep the
+    order of ``paths``.
     """
     datasets = datasets or {}
     tasks = []
@@ -118,12 +182,15 @@ def compare_documents(
         reused = tuple(
             datasets[m][doc_id] for m in settings.modes if doc_id and m in datasets and doc_id in datasets[m]
         )
-        tasks.append(_Task(path, settings, reused, gold.for_source(str(path)) if gold else None))
-    if workers > 1 and len(tasks) > 1:
-        with ProcessPoolExecutor(max_workers=min(workers, len(tasks))) as pool:
-            outcomes = list(pool.map(_compare_one, tasks, chunksize=1))
-    else:
-        outcomes = [_compare_one(task) for task in tasks]
+        tasks.append(CompareTask(path, reused, gold.for_source(str(path)) if gold else None))
+    job = CompareJob(settings, handler)
+    outcomes: list[DocumentOutcome] = []
+    if tasks and workers == IN_PROCESS:
+        handle = job.prepare()
+        outcomes = [handle(task) for task in tasks]
+    elif tasks:
+        with WorkerPool(job, min(workers, len(tasks))) as pool:
+            outcomes = pool.map(tasks)
     return CompareResult(
         modes=settings.modes,
         documents=tuple(o for o in outcomes if isinstance(o, DocumentComparison)),
