@@ -31,7 +31,7 @@ if __package__ in (None, ""):  # run as `python bench/structure.py`: make `bench
 
 from bench._corpus import DEFAULT_CORPUS, BenchError, run_cli, select_files  # noqa: E402
 from bench._metrics import f1, word_counts  # noqa: E402
-from ragprep.extract import ExtractConfig, Mode, RagprepError, open_document  # noqa: E402
+from ragprep.extract import Mode, RagprepError, open_document  # noqa: E402
 
 
 _PLAYA_ELEMENT_CAP = 100_000

@@ -240,7 +240,7 @@ def test_auto_falls_back_to_geometry_above_a_quarter_untagged():
 def test_tagged_page_whose_only_text_is_artifacts_reads_as_empty():
     b = PdfBuilder()
     f = b.add_standard_font("Helvetica", widths=True)
-    page = b.add_page(f"/Artifact BMC {line(f, 72, 760, 'Running head')} EMC")
+    b.add_page(f"/Artifact BMC {line(f, 72, 760, 'Running head')} EMC")
     other = b.add_page(line(f, 72, 700, "Body", 0))
     b.set_struct_tree([b.struct_element("P", [0], page=other)])
     result = read(b)
