@@ -90,6 +90,16 @@ def run_command(
     retry_errors: Annotated[
         bool, typer.Option("--retry-errors", help="Reprocess every document that failed before, not only transient failures.")
     ] = False,
+    password_file: Annotated[
+        Optional[Path],
+        typer.Option(
+            "--password-file",
+            help="File of passwords, one per line (blank lines and lines starting with # skipped), tried in "
+            "turn on documents that need one; documents that failed for want of a password are retried. "
+            "The passwords are written nowhere.",
+            show_default=False,
+        ),
+    ] = None,
     log_format: Annotated[
         LogFormat,
         typer.Option("--log-format", help="Progress on standard error: rich bar, JSON lines, or auto (bar on a terminal, JSON otherwise)."),
@@ -117,10 +127,14 @@ def run_command(
     from ragprep.pipeline.worker import WorkerStartError
 
     settings = _settings(config, mode, workers)
+    passwords = read_passwords(password_file) if password_file is not None else ()
     use_rich = log_format is LogFormat.rich or (log_format is LogFormat.auto and sys.stderr.isatty())
     reporter = RichReporter() if use_rich else JsonLogReporter()
     try:
-        summary = run(inputs or [], out, settings, reporter, keep_missing=keep_missing, retry_errors=retry_errors)
+        summary = run(
+            inputs or [], out, settings, reporter,
+            keep_missing=keep_missing, retry_errors=retry_errors, passwords=passwords,
+        )  # fmt: skip
     except (InputError, DatasetError) as exc:
         raise fail(str(exc), EXIT_USAGE) from None
     except WorkerStartError as exc:
@@ -130,6 +144,22 @@ def run_command(
     elif not use_rich:
         typer.echo(summary_text(summary))
     raise typer.Exit(summary.exit_code)
+
+
+def read_passwords(path: Path) -> tuple[str, ...]:
+    """The passwords of a --password-file: one per line, as written (a
+    password may hold spaces), blank lines and # comments skipped."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise fail(f"cannot read --password-file {path}: {exc.strerror}", EXIT_USAGE) from None
+    except UnicodeDecodeError:
+        raise fail(f"--password-file {path} is not UTF-8 text", EXIT_USAGE) from None
+    lines = (line.rstrip("\r") for line in text.split("\n"))
+    passwords = tuple(dict.fromkeys(line for line in lines if line and not line.startswith("#")))
+    if not passwords:
+        raise fail(f"--password-file {path} holds no password", EXIT_USAGE)
+    return passwords
 
 
 def export_command(

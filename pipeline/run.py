@@ -116,6 +116,9 @@ def plan_run(
     rows = documents.to_pylist()
     stored = {row["doc_id"]: row for row in rows if row["doc_id"] is not None}
     retry_types = set(settings.pipeline.retry_error_types)
+    if context.passwords:
+        # Passwords given this time: the documents that needed one get their chance.
+        retry_types.add("EncryptedPDFError")
     tasks, moves, skipped = [], {}, 0
     for doc_id, sources in sources_by_doc.items():
         source, duplicates = sources[0], tuple(sources[1:])
@@ -228,14 +231,17 @@ def run(
     *,
     keep_missing: bool = False,
     retry_errors: bool = False,
+    passwords: Sequence[str] = (),
     handler: Handler = process_document,
 ) -> RunSummary:
     """Bring the dataset at `out` up to date with `inputs` (see the module docstring).
+    `passwords` are tried in turn on documents that need one (and documents
+    that failed for want of one are retried); they are stored nowhere.
     `handler` is what a worker does with one document (tests replace it)."""
     started_at = datetime.now(timezone.utc)
     started = time.monotonic()
     paths = collect_inputs(inputs)
-    context = RunContext(new_run_id(started_at), pipeline_version(), settings)
+    context = RunContext(new_run_id(started_at), pipeline_version(), settings, tuple(passwords))
     workers = settings.pipeline.worker_count
     with Dataset.open(out) as dataset:
         plan = plan_run(

@@ -30,7 +30,7 @@ import time
 import traceback
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from multiprocessing.context import BaseContext
 from typing import Generic, Protocol, TypeVar
@@ -39,8 +39,8 @@ import pikepdf
 
 from ragprep.chunk.chunker import chunk_document
 from ragprep.chunk.tokens import Tokenizer
-from ragprep.extract.document import DocumentResult, open_document
-from ragprep.extract.errors import RagprepError
+from ragprep.extract.document import Document, DocumentResult, open_document
+from ragprep.extract.errors import EncryptedPDFError, RagprepError
 from ragprep.pipeline.config import Settings
 from ragprep.pipeline.model import DocumentOutput, DocumentRow, DocumentTask
 from ragprep.pipeline.records import chunk_batch, page_batch
@@ -115,6 +115,9 @@ class RunContext:
     run_id: str
     pipeline_version: str
     settings: Settings
+    # Tried in turn on documents that need a password (--password-file). Kept
+    # in memory only: no table, log line or repr ever shows them.
+    passwords: tuple[str, ...] = field(default=(), repr=False)
 
     def row(self, task: DocumentTask, **values: object) -> DocumentRow:
         base: dict[str, object] = {
@@ -180,7 +183,7 @@ def process_document(task: DocumentTask, context: RunContext, tokenizer: Tokeniz
     task = DocumentTask(task.path, doc_id, task.duplicate_sources)
     try:
         # Opened by path so that errors name the file; `data` gave the doc_id.
-        with open_document(task.path, config=settings.extract) as document:
+        with _open(task.path, context) as document:
             producer, tagged = _metadata(document.pdf)
             # All pages together: running headers and footers are a document-level finding.
             pages = document.extract_pages(range(1, document.page_count + 1), settings.mode)
@@ -210,6 +213,26 @@ def process_document(task: DocumentTask, context: RunContext, tokenizer: Tokeniz
         seconds=time.perf_counter() - started,
     )
     return DocumentOutput(row, chunk_rows, page_rows)
+
+
+def _open(path: str, context: RunContext) -> Document:
+    """The document, opened without a password or with the first of the
+    run's passwords that opens it (§7.6.4.3: a wrong user password is
+    rejected on open, so trying is cheap)."""
+    config = context.settings.extract
+    try:
+        return open_document(path, config=config)
+    except EncryptedPDFError:
+        if not context.passwords:
+            raise
+    for password in context.passwords:
+        try:
+            return open_document(path, password=password, config=config)
+        except EncryptedPDFError:
+            continue
+    count = len(context.passwords)
+    tried = "the password of --password-file does not" if count == 1 else f"none of the {count} passwords of --password-file"
+    raise EncryptedPDFError(f"{path} needs a password: {tried} open it")
 
 
 def _error_output(task: DocumentTask, context: RunContext, exc: Exception, *, size: int, seconds: float) -> DocumentOutput:

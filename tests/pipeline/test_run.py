@@ -10,6 +10,7 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.dataset as pads
 import pyarrow.parquet as pq
+from pdfbuilder import PdfBuilder
 from pipelinedocs import BROKEN_PDF, report_pdf, write_corpus
 from typer.testing import CliRunner
 
@@ -293,3 +294,56 @@ def test_a_new_ragprep_version_reprocesses_every_document(tmp_path, monkeypatch)
     assert summary.processed == 2
     assert {d["pipeline_version"] for d in table(tmp_path / "ds", "documents").to_pylist()} == {"99.0"}
     assert do_run([corpus], tmp_path / "ds").processed == 0
+
+
+def encrypted_report(title: str, password: str) -> bytes:
+    b = PdfBuilder()
+    font = b.add_standard_font("Helvetica", widths=True)
+    b.add_page(f"BT /{font} 12 Tf 72 700 Td ({title} behind a password) Tj ET")
+    return b.encrypted_bytes(user_password=password)
+
+
+def test_password_file_opens_encrypted_documents_and_is_stored_nowhere(tmp_path):
+    corpus = tmp_path / "in"
+    write_corpus(corpus, 1)
+    (corpus / "locked.pdf").write_bytes(encrypted_report("Quarterly numbers", "s3cret-Pa55"))
+    (corpus / "other.pdf").write_bytes(encrypted_report("Other numbers", "not-in-the-file"))
+    out = tmp_path / "ds"
+    first = do_run([corpus], out)
+    docs = {Path(r["source"]).name: r for r in table(out, "documents").to_pylist()}
+    assert docs["locked.pdf"]["error_type"] == "EncryptedPDFError"
+    assert docs["locked.pdf"]["error_message"].endswith("locked.pdf needs a password")
+    assert (first.processed, first.failed) == (3, 2)
+
+    # A rerun with passwords retries exactly the documents that needed one.
+    summary = do_run([corpus], out, passwords=("wrong", "s3cret-Pa55"))
+    assert (summary.processed, summary.failed) == (2, 1)
+    docs = {Path(r["source"]).name: r for r in table(out, "documents").to_pylist()}
+    assert docs["locked.pdf"]["status"] == "ok"
+    assert docs["other.pdf"]["error_message"].endswith(
+        "other.pdf needs a password: none of the 2 passwords of --password-file open it"
+    )
+    texts = [r["text"] for r in table(out, "chunks").to_pylist() if r["source"].endswith("locked.pdf")]
+    assert texts == ["Quarterly numbers behind a password"]
+    for path in out.rglob("*"):
+        if path.is_file():
+            assert b"s3cret-Pa55" not in path.read_bytes(), path
+
+
+def test_cli_password_file(tmp_path):
+    corpus = tmp_path / "in"
+    corpus.mkdir()
+    (corpus / "locked.pdf").write_bytes(encrypted_report("Minutes", "pa ss"))
+    passwords = tmp_path / "passwords.txt"
+    passwords.write_text("# known passwords\n\nnope\npa ss\n")
+    out = tmp_path / "ds"
+    result = runner.invoke(
+        app, ["run", str(corpus), "--out", str(out), "--password-file", str(passwords), "--log-format", "json"]
+    )
+    assert result.exit_code == 0, result.output
+    assert "pa ss" not in result.output and "nope" not in result.output
+    empty = tmp_path / "empty.txt"
+    empty.write_text("# nothing yet\n")
+    for path, message in ((empty, "holds no password"), (tmp_path / "absent.txt", "cannot read --password-file")):
+        result = runner.invoke(app, ["run", str(corpus), "--out", str(out), "--password-file", str(path)])
+        assert result.exit_code == 2 and message in result.output
