@@ -41,7 +41,7 @@ from ragprep.chunk.chunker import chunk_document
 from ragprep.chunk.tokens import Tokenizer
 from ragprep.extract.document import Document, DocumentResult, open_document
 from ragprep.extract.errors import EncryptedPDFError, RagprepError
-from ragprep.pipeline.config import Settings
+from ragprep.pipeline.config import PipelineConfig, Settings
 from ragprep.pipeline.model import DocumentOutput, DocumentRow, DocumentTask
 from ragprep.pipeline.records import chunk_batch, page_batch
 
@@ -80,13 +80,9 @@ class Job(Protocol[_TaskIn, AnswerT]):
     """
 
     @property
-    def timeout_seconds(self) -> float:
-        """Wall-clock seconds one task may take before its worker is killed."""
-        ...
-
-    @property
-    def max_memory_mb(self) -> int:
-        """Address-space limit of a worker in MiB; 0: none."""
+    def limits(self) -> PipelineConfig:
+        """Its ``timeout_seconds`` (wall-clock seconds one task may take before its
+        worker is killed) and ``max_memory_mb`` (a worker's address space; 0: none)."""
         ...
 
     def prepare(self) -> Callable[[_TaskIn], AnswerT]:
@@ -274,12 +270,8 @@ class DocumentJob:
     handler: Handler = process_document
 
     @property
-    def timeout_seconds(self) -> float:
-        return self.context.settings.pipeline.timeout_seconds
-
-    @property
-    def max_memory_mb(self) -> int:
-        return self.context.settings.pipeline.max_memory_mb
+    def limits(self) -> PipelineConfig:
+        return self.context.settings.pipeline
 
     def prepare(self) -> Callable[[DocumentTask], DocumentOutput]:
         tokenizer = Tokenizer.load(self.context.settings.chunk.encoding)
@@ -320,7 +312,7 @@ class _Reply(Generic[AnswerT]):
 
 def _worker_main(connection: multiprocessing.connection.Connection, job: Job[TaskT, AnswerT]) -> None:
     handle = job.prepare()
-    _limit_memory(job.max_memory_mb)
+    _limit_memory(job.limits.max_memory_mb)
     connection.send(READY)
     while True:
         try:
@@ -334,7 +326,7 @@ def _worker_main(connection: multiprocessing.connection.Connection, job: Job[Tas
             answer = handle(task)
             retired = job.retires_worker(answer)
         except MemoryError:
-            message = memory_limit_message(job.max_memory_mb)
+            message = memory_limit_message(job.limits.max_memory_mb)
             answer, retired = job.failure(task, MEMORY_LIMIT_ERROR, message, time.perf_counter() - started), True
         connection.send(_Reply(answer, retired))
         if retired:
@@ -370,7 +362,7 @@ class WorkerPool(Generic[TaskT, AnswerT]):
         self._job = job
         self._mp = _context(type(job).__module__)
         self._workers = max(1, workers)
-        self._timeout = job.timeout_seconds
+        self._timeout = job.limits.timeout_seconds
         self._slots: list[_Slot[TaskT]] = []
 
     def __enter__(self) -> "WorkerPool[TaskT, AnswerT]":

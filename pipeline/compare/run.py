@@ -120,12 +120,8 @@ class CompareJob:
     handler: CompareHandler = compare_one
 
     @property
-    def timeout_seconds(self) -> float:
-        return self.settings.pipeline.timeout_seconds
-
-    @property
-    def max_memory_mb(self) -> int:
-        return self.settings.pipeline.max_memory_mb
+    def limits(self) -> PipelineConfig:
+        return self.settings.pipeline
 
     def prepare(self) -> Callable[[CompareTask], DocumentOutcome]:
         tokenizer = Tokenizer.load(self.settings.chunk.encoding)
