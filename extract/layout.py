@@ -34,7 +34,17 @@ stream order and changes it only where the page demonstrably has text columns
    a float spanning both columns), the stream is asked the same question
    about the best gutter candidate: if it reads that candidate's sides one
    after the other rather than band after band, the gaps merely line up
-   across the columns and the region keeps stream order. When neither
+   across the columns and the region keeps stream order. A band of running
+   text that lies under one text column of the band above it (the last
+   reference of a column that runs lower than its neighbour, whose gap only
+   spans the page because the neighbour has ended) joins that band, whose
+   own cut then reads it with its column (_ragged_ends). When only the
+   gutter exists, a line of whitespace across the region through a wide
+   gap of one column, next to its running text (an author grid above the
+   columns: the right column's authors set apart from its text, the left
+   one's only by the space between lines; the rows of a table of prose
+   cells), is a band cut too, each such cut kept only where the stream
+   reads its two bands one after the other (_column_gap_bands). When neither
    cut exists because full-width units cross the gutter (a title, a wide
    caption, a footer, a centred page number), the best supported gutter
    candidate is found and each run of rows crossing it becomes a band,
@@ -68,8 +78,19 @@ stream order and changes it only where the page demonstrably has text columns
    beside the last lines of the third; a footer's left piece, whatever is
    painted beside it on its row) is read after the columns rather than
    ahead of the next one: geometry leaves its place open, and the stream's
-   choice is consistent with it. A footnote of running text, or one painted
-   before the other columns, still follows its column.
+   choice is consistent with it. So is the stream's second and last visit
+   to a column it otherwise paints in one visit, when it is such a part
+   under every column, a paragraph gap below its own (a table's title
+   centred under the columns, painted after them, too close for a band of
+   its own). A footnote of running text, or one painted before the other
+   columns, still follows its column. Mirrored, a non-text part over a
+   column's text, above every other column and painted before all of them
+   (a page number over the last column) is read before the columns. Non-text
+   leaves on either side of a gap between bands merge only where the stream
+   interleaves them (a figure whose labels the gap crosses); one painted
+   wholly before the leaf above it (a page number painted first, under
+   notes at the foot of the last column) keeps the bands' order
+   (_append_band).
 
 Why XY-cut rather than projection profiles or a topological sort of blocks:
 the pages this mode is for (papers, reports, newsletters, forms) are
@@ -235,7 +256,6 @@ def _layout(table: GlyphTable, config: ExtractConfig, exclude: np.ndarray | None
     leaves, split = _read(page, np.flatnonzero(page.placed), 0)
     if not split:
         return _with_blocks(table, config, stream, None, moves, along=page.along)
-    leaves = _merge_fragments(page, leaves)
     positions, new_leaf = _emit(page, leaves)
     moves = _reordered_moves(table, stream, moves, positions, config)
     return _with_blocks(table, config, stream[positions], new_leaf, moves, page.rtl, page.along)
@@ -492,10 +512,16 @@ def _read(page: _Page, ids: np.ndarray, depth: int) -> tuple[list[np.ndarray], b
         # columns worse. A stream that interleaves the columns line by line
         # is far from both orders and leaves the columns; one that paints
         # section after section, each column by column, reads the bands.
-        band_first = _stream_disorder(_cells(page, bands, columns, band_first=True))
-        if band_first <= _STRAYS * len(ids) and band_first < _stream_disorder(
-            _cells(page, bands, columns, band_first=False)
-        ):
+        if _stream_reads_bands(page, ids, bands, columns):
+            columns = None
+    elif columns is not None:
+        # No gap crosses the region, but one column may be set apart by a
+        # wide one where its neighbour has only the space between lines (an
+        # author grid above the columns, its right column set apart from its
+        # column's text, the left one not): the same question is put to the
+        # stream about each such cut on its own.
+        bands = _column_gap_bands(page, ids, rows, columns)
+        if bands is not None:
             columns = None
     elif bands is not None and _stream_reads_columns(page, ids, rows, bands):
         # Whitespace gaps cut the region, but something crosses the gutter
@@ -508,6 +534,7 @@ def _read(page: _Page, ids: np.ndarray, depth: int) -> tuple[list[np.ndarray], b
     if columns is not None:
         region = np.sort(ids)
         leaves: list[np.ndarray] = []
+        ahead: list[np.ndarray] = []  # parts read before every column
         below: list[np.ndarray] = []  # parts read after every column
         for k, column in enumerate(columns):
             inner, inner_split = _read(page, column, depth + 1)
@@ -533,16 +560,40 @@ def _read(page: _Page, ids: np.ndarray, depth: int) -> tuple[list[np.ndarray], b
                     others = max((int(a.max()) for a in above if len(a)), default=-1)
                     if inner[-1].min() > others:
                         below.append(inner.pop())
+                else:
+                    # The same holds for the stream's last visit to the
+                    # column when no gap wide enough for a part of its own
+                    # sets it apart (a table's title centred under the
+                    # columns, painted after them).
+                    trailing = _trailing_visit(page, region, columns, k)
+                    if trailing is not None:
+                        # Under the rest of its column, it lies in the last part.
+                        kept = ~np.isin(inner[-1], trailing)
+                        if kept.any() and len(kept) - np.count_nonzero(kept) == len(trailing):
+                            inner[-1] = inner[-1][kept]
+                            below.append(trailing)
+                # Likewise, a part over its text that is not running text,
+                # above every other column and painted before all of them (a
+                # page number over the last column) is read before the
+                # columns rather than between them.
+                if len(inner) > 1 and not _is_text_column(page, inner[0]):
+                    bottom = page.y0[inner[0]].min() + _ROW_OVERLAP * page.body
+                    beside = [c for j, c in enumerate(columns) if j != k]
+                    if all(page.y1[c].max() <= bottom and inner[0].max() < c.min() for c in beside):
+                        ahead.append(inner.pop(0))
             leaves.extend(inner)
         # Unit numbers follow stream order: several such parts keep it.
+        leaves[:0] = sorted(ahead, key=lambda part: int(part.min()))
         leaves.extend(sorted(below, key=lambda part: int(part.min())))
-        return leaves, True
+        # Non-text leaves merge here, inside the region; across the bands
+        # of a parent region, see _append_band.
+        return _merge_fragments(page, leaves), True
     if bands is None:
         bands = _spanning_bands(page, *rows)
     if bands is None:
         return [ids], False
     leaves, pending, split = [], [], False
-    for band in bands:
+    for band in _ragged_ends(page, bands):
         inner, inner_split = _read(page, band, depth + 1)
         if not inner_split:
             # Column-free bands next to each other form one leaf, read in
@@ -550,15 +601,120 @@ def _read(page: _Page, ids: np.ndarray, depth: int) -> tuple[list[np.ndarray], b
             pending.append(band)
             continue
         if pending:
-            leaves.append(np.concatenate(pending))
+            _append_band(page, leaves, [np.concatenate(pending)])
             pending = []
-        leaves.extend(inner)
+        _append_band(page, leaves, inner)
         split = True
     if not split:
         return [ids], False
     if pending:
-        leaves.append(np.concatenate(pending))
+        _append_band(page, leaves, [np.concatenate(pending)])
     return leaves, True
+
+
+def _append_band(page: _Page, leaves: list[np.ndarray], inner: list[np.ndarray]) -> None:
+    """Append the leaves `inner` of a band to `leaves`, those of the bands
+    above it. A non-text leaf on each side of the gap between them merge
+    (see _merge_fragments) where the stream interleaves them: a figure
+    whose labels the gap happens to cross. Where the stream paints the
+    lower one wholly before the upper one (a page number painted first,
+    under a heading and footnotes at the foot of the last column), they are
+    two things, and the gap orders them as it orders text."""
+    if (
+        leaves
+        and inner
+        and int(inner[0].max()) > int(leaves[-1].min())
+        and not _is_text_column(page, leaves[-1])
+        and not _is_text_column(page, inner[0])
+    ):
+        leaves[-1] = np.concatenate([leaves[-1], inner[0]])
+        inner = inner[1:]
+    leaves.extend(inner)
+
+
+def _ragged_ends(page: _Page, bands: list[np.ndarray]) -> list[np.ndarray]:
+    """`bands` (top to bottom) with every band of running text that lies
+    under a single text column of the band above it merged into that band.
+    A column that runs lower than its neighbour (the last reference of a
+    paper's last page) may be parted from its own text by a gap that only
+    looks full-width because the neighbour has ended; merged back, the
+    region's own cut (its gutter against its gaps, the stream deciding)
+    reads it with its column, as it would if the neighbour went on."""
+    merged = [bands[0]]
+    for band in bands[1:]:
+        if _is_text_column(page, band) and _continues_a_column(page, merged[-1], band):
+            merged[-1] = np.concatenate([merged[-1], band])
+        else:
+            merged.append(band)
+    # Merged into one, the bands are the region itself, which has chosen
+    # them over its columns already.
+    return bands if len(merged) == 1 else merged
+
+
+def _continues_a_column(page: _Page, above: np.ndarray, band: np.ndarray) -> bool:
+    """Does `band` lie between the gutters of one text column of the region
+    `above`, crossing none of them, and leave that column running text?"""
+    columns = _columns(page, above) if len(above) >= 4 else None
+    if columns is None:
+        return False
+    left, right = float(page.x0[band].min()), float(page.x1[band].max())
+    # Column edges left to right (_columns reverses them on RTL pages).
+    edges = sorted((float(page.x0[c].min()), float(page.x1[c].max())) for c in columns)
+    ends = [-np.inf] + [x1 for _, x1 in edges[:-1]]
+    starts = [x0 for x0, _ in edges[1:]] + [np.inf]
+    if not any(end <= left and right <= start for end, start in zip(ends, starts)):
+        return False
+    together = _columns(page, np.concatenate([above, band]))
+    return together is not None and len(together) == len(columns)
+
+
+def _stream_reads_bands(
+    page: _Page, ids: np.ndarray, bands: list[np.ndarray], columns: list[np.ndarray]
+) -> bool:
+    """Does the stream read the region `ids` band after band (each band
+    column by column) but for _STRAYS of its units, and the columns worse?"""
+    band_first = _stream_disorder(_cells(page, bands, columns, band_first=True))
+    return band_first <= _STRAYS * len(ids) and band_first < _stream_disorder(
+        _cells(page, bands, columns, band_first=False)
+    )
+
+
+def _column_gap_bands(
+    page: _Page, ids: np.ndarray, rows: tuple[np.ndarray, np.ndarray], columns: list[np.ndarray]
+) -> list[np.ndarray] | None:
+    """The region cut into bands at the whitespace lines across it that pass
+    through a gap of one of its `columns` (a _gap_bands cut of the column
+    next to running text: a gap between two form labels says nothing about
+    sections), the widest such line per gap; each cut is kept only where
+    the stream reads the two bands it makes one after the other
+    (_stream_reads_bands). None when no cut is kept."""
+    ordered, starts = rows
+    if len(starts) < 2:
+        return None
+    breaks = starts[1:]
+    floor = np.minimum.accumulate(page.y0[ordered])
+    # The whitespace between each row and the rows above it.
+    low, high = page.y1[ordered][breaks], floor[breaks - 1]
+    candidates: set[int] = set()
+    for column in columns:
+        parts = _gap_bands(page, *_rows(page, column))
+        if parts is None:
+            continue
+        text = [_is_text_column(page, part) for part in parts]
+        for k in range(1, len(parts)):
+            if not (text[k - 1] or text[k]):
+                continue
+            top = min(float(page.y0[part].min()) for part in parts[:k])
+            bottom = float(page.y1[parts[k]].max())
+            through = np.flatnonzero((low < top) & (high > bottom) & (high > low))
+            if len(through):
+                candidates.add(int(through[np.argmax((high - low)[through])]))
+    kept = [
+        cut
+        for cut in sorted(candidates)
+        if _stream_reads_bands(page, ids, _split(ordered, breaks[cut : cut + 1]), columns)
+    ]
+    return _split(ordered, breaks[kept]) if kept else None
 
 
 def _stream_reads_columns(
@@ -579,6 +735,33 @@ def _stream_reads_columns(
         sides.reverse()
     column_first = _stream_disorder(_cells(page, bands, sides, band_first=False))
     return column_first < _stream_disorder(_cells(page, bands, sides, band_first=True))
+
+
+def _trailing_visit(
+    page: _Page, region: np.ndarray, columns: list[np.ndarray], k: int
+) -> np.ndarray | None:
+    """The stream's second and last visit to column k of `region`, when it
+    paints the rest of the column in one visit, and the piece it comes back
+    for after every other column is not running text and lies under the
+    rest of the column by a paragraph gap or more and under every other
+    column (a table's title centred under the columns, too close to them
+    for a band of its own); None otherwise. A stream that interleaves the
+    columns visits each of them line by line, and says nothing of the kind."""
+    column = np.sort(columns[k])
+    position = np.searchsorted(region, column)
+    cuts = np.flatnonzero(np.diff(position) > 1) + 1
+    if len(cuts) != 1:
+        return None
+    visit, rest = column[cuts[0] :], column[: cuts[0]]
+    if _is_text_column(page, visit):
+        return None
+    top = float(page.y1[visit].max())
+    if page.y0[rest].min() - top < (PARAGRAPH_GAP - 1.0) * page.body:
+        return None
+    others = [c for j, c in enumerate(columns) if j != k]
+    if not all(page.y0[c].min() >= top - _ROW_OVERLAP * page.body and c.max() < visit.min() for c in others):
+        return None
+    return visit
 
 
 def _visits_top_down(page: _Page, region: np.ndarray, part: np.ndarray) -> list[np.ndarray]:

@@ -320,6 +320,142 @@ def test_footer_row_under_both_columns_painted_last_is_read_after_them():
     assert layout(b).joined.text == "\n".join([*left, *right, "www.fixture.org/reports 2"])
 
 
+def test_column_running_lower_than_its_neighbour_keeps_its_last_paragraph():
+    # The left column runs below the end of the right one, and its last
+    # paragraph starts after a gap that, with the right column ended, spans
+    # the page. A full-width title crosses the gutter, so only the gaps cut
+    # the page: without the rule the last paragraph becomes a band of its
+    # own and is read after the right column.
+    b = PdfBuilder()
+    f = b.add_standard_font("Helvetica", widths=True)
+    left, right = wrap(prose("a", 80), 220), wrap(prose("b", 60), 220)
+    last = wrap(prose("c", 16), 220)
+    title = "Reading Order Across Two Columns Of Unequal Length"
+    bottom = 680 - LEADING * len(left) - LEADING
+    ops = [
+        show(f, 100, 730, title, 16),
+        paint(f, [left, right], (72, 320), 680, interleave(left, right)),
+        paint(f, [last], (72,), bottom, interleave(last)),
+    ]
+    assert 680 - LEADING * len(right) > bottom + LEADING  # the right column ends above the gap
+    b.add_page(" ".join(ops))
+    assert layout(b).joined.text == "\n".join([title, *left, *last, *right])
+
+
+def test_author_grid_over_two_columns_is_read_row_by_row_before_them():
+    # Four author blocks in two rows above two columns, each block under
+    # the gutter's side of its column. The right column's text starts after
+    # a wide gap, the left one's right under its authors: no gap crosses
+    # the page, and the gutter runs from the authors to the bottom. The
+    # stream paints the grid row by row, then column by column: the cut
+    # under the grid is a band the stream reads first, not the top of each
+    # column.
+    b = PdfBuilder()
+    f = b.add_standard_font("Helvetica", widths=True)
+    authors = [
+        ["Ada Lovelace", "ada@example.org", "Analytical Society"],
+        ["Charles Babbage", "charles@example.org", "Difference Works"],
+        ["Mary Somerville", "mary@example.org", "Royal Institution"],
+        ["John Herschel", "john@example.org", "Cape Observatory"],
+    ]
+    left, right = wrap(prose("a", 60), 220), wrap(prose("b", 50), 220)
+    # Two rows of two blocks, each row painted block by block.
+    grid = " ".join(
+        paint(f, authors[r : r + 2], (120, 370), top, one_after_another(*authors[r : r + 2]))
+        for r, top in ((0, 700), (2, 656))
+    )
+    text = paint(f, [left], (72,), 620, one_after_another(left)) + " "
+    text += paint(f, [right], (320,), 596, one_after_another(right))
+    b.add_page(grid + " " + text)
+    reading = layout(b)
+    assert reading.joined.text == "\n".join([*(line for block in authors for line in block), *left, *right])
+    assert reading.joined.text == stream_text(b)
+
+
+def test_page_number_painted_first_stays_after_notes_at_the_foot_of_the_last_column():
+    # Notes at the foot of the right column (marker and address apart on
+    # each row: not running text) and a centred page number under both
+    # columns, across a full-width gap, painted first. Both are non-text,
+    # but the gap orders them: the stream paints the page number wholly
+    # before the notes, so they are two things, not one figure's labels.
+    b = PdfBuilder()
+    f = b.add_standard_font("Helvetica", widths=True)
+    left, right = wrap(prose("a", 60), 220), wrap(prose("b", 50), 220)
+    notes_top = 700 - LEADING * len(right) - 20
+    notes = [(f"{i + 1}", f"https://example.org/note/{i + 1}") for i in range(3)]
+    note_ops = [
+        f"{show(f, 320, notes_top - 9 * i, marker, 7)} {show(f, 340, notes_top - 9 * i, url, 7)}"
+        for i, (marker, url) in enumerate(notes)
+    ]
+    page_number = show(f, 280, 700 - LEADING * len(left) - 30, "Page 7 of 9")
+    body = paint(f, [left, right], (72, 320), 700, interleave(left, right))
+    b.add_page(" ".join([page_number, body, *note_ops]))
+    note_lines = [f"{marker} {url}" for marker, url in notes]
+    assert layout(b).joined.text == "\n".join([*left, *right, *note_lines, "Page 7 of 9"])
+
+
+def test_page_number_over_the_right_column_painted_first_is_read_first():
+    # A page number at the top right, over the right column only and above
+    # both, painted before them: it falls into the right column, but is
+    # read before the columns, not between them.
+    b = PdfBuilder()
+    f = b.add_standard_font("Helvetica", widths=True)
+    left, right = wrap(prose("a", 60), 220), wrap(prose("b", 60), 220)
+    page_number = show(f, 530, 740, "7")
+    b.add_page(" ".join([page_number, paint(f, [left, right], (72, 320), 700, interleave(left, right))]))
+    assert layout(b).joined.text == "\n".join(["7", *left, *right])
+
+
+def test_title_under_the_middle_column_painted_last_is_read_after_the_columns():
+    # A table's title centred under three columns of equal length, within
+    # the middle column's width, closer to it than a band's gap but further
+    # than a paragraph's, painted after every column: it is the stream's
+    # last visit to the middle column, and read after the last column.
+    b = PdfBuilder()
+    f = b.add_standard_font("Helvetica", widths=True)
+    columns = [wrap(prose(tag, 40), 150)[:8] for tag in "abc"]
+    title_y = 700 - LEADING * 7 - 18
+    text = paint(f, columns, (50, 230, 410), 700, one_after_another(*columns))
+    b.add_page(f"{text} {show(f, 250, title_y, 'ESTIMATED COSTS')}")
+    assert layout(b).joined.text == "\n".join([*columns[0], *columns[1], *columns[2], "ESTIMATED COSTS"])
+
+
+def test_table_of_passages_painted_row_by_row_is_read_row_by_row():
+    # A table whose cells are running text (a question beside two
+    # passages), painted row by row: each cell column passes for a text
+    # column. The rows are no farther apart than lines, but the question
+    # column has a wide gap between its cells, and the stream reads the
+    # rows one after the other: row after row, not column after column.
+    b = PdfBuilder()
+    f = b.add_standard_font("Helvetica", widths=True)
+    x = (40, 200, 390)
+    header = ["Question", "Passage one", "Passage two"]
+    rows = [
+        [wrap(prose(f"q{r}", 10), 140), *(wrap(prose(f"p{r}{c}", 40), 180) for c in "ab")] for r in range(2)
+    ]
+    ops, top = [paint(f, [[h] for h in header], x, 700, interleave([0], [0], [0]))], 684
+    for cells in rows:
+        ops.append(paint(f, cells, x, top, one_after_another(*cells)))
+        top -= LEADING * max(map(len, cells)) + 4
+    b.add_page(" ".join(ops))
+    (q0, a0, b0), (q1, a1, b1) = rows
+    expected = ["Question", *q0, "Passage one", *a0, "Passage two", *b0, *q1, *a1, *b1]
+    assert layout(b).joined.text == "\n".join(expected)
+
+
+def test_last_line_of_an_interleaved_column_after_a_paragraph_gap_stays_in_its_column():
+    # The left column ends one line below the right one, after a paragraph
+    # gap, painted last: a stream that interleaves the columns line by line
+    # visits the left column once per line, so that last visit is no piece
+    # painted apart from its column (unlike the table title above).
+    b = PdfBuilder()
+    f = b.add_standard_font("Helvetica", widths=True)
+    left, right = wrap(prose("a", 60), 220)[:12], wrap(prose("b", 60), 220)[:11]
+    body = paint(f, [left[:11], right], (72, 320), 700, interleave(left[:11], right))
+    b.add_page(f"{body} {show(f, 72, 700 - LEADING * 11 - 8, left[11])}")
+    assert layout(b).joined.text == "\n".join(left + right)
+
+
 def test_rotated_stamp_in_the_margin_stays_where_it_was_painted():
     b = PdfBuilder()
     f = b.add_standard_font("Helvetica", widths=True)
