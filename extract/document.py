@@ -36,7 +36,7 @@ from ragprep.extract.glyphs import GlyphTable
 from ragprep.extract.interpreter import ImagePlacement, interpret_page, normalized_box
 from ragprep.extract.layout import read_layout
 from ragprep.extract.reading import PageReading, Unavailable, read_stream, read_structure, unmarked_glyphs
-from ragprep.extract.running import BandLines, Box, KeyTally, band_lines
+from ragprep.extract.running import BandLines, Box, KeyTally, band_lines, leaves_text
 from ragprep.extract.structure import StructTree, page_struct_parents, read_struct_tree
 
 
@@ -242,7 +242,8 @@ class Document:
         glyph part of a running header or footer (running.py) when these
         pages are read together? These are the glyphs ``extract_pages``
         leaves out in layout mode. The masks are what is held, not the glyph
-        tables, so this is one interpretation of each page in bounded memory."""
+        tables, so memory stays bounded: pages with running lines are
+        interpreted a second time, to check they keep other text."""
         config = self.config
         tally = KeyTally(numbers, config)
         found: dict[int, tuple[BandLines, int]] = {}
@@ -251,7 +252,14 @@ class Document:
             lines = band_lines(table, self._visible_box(number), config)
             tally.add(lines.keys, number)
             found[number] = (lines, len(table))
-        return {n: lines.mask(tally.running(lines.keys), size) for n, (lines, size) in found.items()}
+        masks = {}
+        for number, (lines, size) in found.items():
+            mask = lines.mask(tally.running(lines.keys), size)
+            # Whether anything else is left needs the page again (leaves_text).
+            if mask.any() and not leaves_text(self.page_glyphs(number).table, mask):
+                mask[:] = False
+            masks[number] = mask
+        return masks
 
     def extract_pages(
         self, numbers: Sequence[int], mode: Mode | str = Mode.AUTO
@@ -352,7 +360,7 @@ class Document:
         """The page read by layout; glyphs flagged in `running` (running
         headers and footers) become artifacts: counted, not read."""
         glyphs = read.glyphs
-        if running is not None and running.any():
+        if running is not None and running.any() and leaves_text(glyphs.table, running):
             table = dataclasses.replace(glyphs.table, artifact=glyphs.table.artifact | running)
             glyphs = dataclasses.replace(glyphs, table=table)
         else:

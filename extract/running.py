@@ -57,7 +57,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ragprep.extract.config import ExtractConfig
-from ragprep.extract.geometric import SAME_DIRECTION, line_break_rule
+from ragprep.extract.geometric import SAME_DIRECTION, line_break_rule, text_glyphs
 from ragprep.extract.glyphs import GlyphTable
 from ragprep.extract.layout import SEGMENT_BACK, SEGMENT_GAP, reading_direction
 
@@ -181,6 +181,18 @@ def band_lines(table: GlyphTable, box: Box, config: ExtractConfig) -> BandLines:
         row=row[keep],
         row_size=row_size,
     )
+
+
+def leaves_text(table: GlyphTable, running: np.ndarray) -> bool:
+    """Would the page keep any text without the glyphs flagged `running`?
+    A page whose whole text is the line it repeats (a slide deck's title on
+    otherwise empty slides, a plan sheet's title block) keeps it: the rule
+    removes furniture around content, and removing the only text would leave
+    the document with nothing to find it by."""
+    rest = text_glyphs(table)
+    rest = rest[~running[rest]]
+    # The first inked glyph answers; a page's text starts with one almost always.
+    return any(not text.isspace() for text in table.text[rest].tolist())
 
 
 def _threshold(pages: int, config: ExtractConfig) -> int:

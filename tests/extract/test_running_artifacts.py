@@ -246,3 +246,25 @@ def test_running_glyphs_flag_what_extract_pages_leaves_out():
             assert page.artifact_glyphs == len(flagged)
             kept = "".join(t for t, hit in zip(table.text, masks[page.page]) if not hit)
             assert kept.replace(" ", "") == "".join(lines).replace(" ", "")
+
+
+def test_a_page_whose_only_text_is_the_repeated_line_keeps_it():
+    # A plan set: every sheet carries the same title block in the bottom band
+    # and no other text on some sheets. Removing it would leave those pages,
+    # or the whole document, with nothing to find them by.
+    title = "Solar farm plan - Commune of Fixture - 20 December 2022"
+    extra = {1: [(72, 400, "Sheet legend and notes")]}
+    b = PdfBuilder()
+    f = b.add_standard_font("Helvetica", widths=True)
+    for n in range(1, 5):
+        ops = [show(f, 72, 40, title)] + [show(f, x, y, t) for x, y, t in extra.get(n, [])]
+        b.add_page(" ".join(ops))
+    with open_document(b.to_bytes()) as doc:
+        pages = doc.extract_pages(range(1, 5), "layout")
+        masks = doc.running_glyphs(range(1, 5))
+    # Sheet 1 has other text: its title block is furniture there.
+    assert (pages[0].text, pages[0].artifact_glyphs) == ("Sheet legend and notes", len(title))
+    assert masks[1].sum() == len(title)
+    for page in pages[1:]:
+        assert (page.text, page.artifact_glyphs) == (title, 0)
+        assert not masks[page.page].any()
