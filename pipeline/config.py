@@ -46,6 +46,9 @@ class PipelineConfig:
     # (transient by nature); other failures are retried only when their
     # bytes or the configuration change, or with --retry-errors.
     retry_error_types: tuple[str, ...] = ("TimeoutError", "MemoryLimitError", "WorkerDiedError")
+    # ... up to this many attempts in all, so that a PDF that times out every
+    # time does not cost every nightly run its timeout again.
+    max_attempts: int = 3
 
     def __post_init__(self) -> None:
         for f in fields(self):

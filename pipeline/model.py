@@ -15,6 +15,7 @@ class DocumentTask:
     path: str  # the source to read
     doc_id: str  # SHA-256 the parent saw when planning
     duplicate_sources: tuple[str, ...] = ()
+    attempt: int = 1  # of these bytes under these settings (documents.attempts)
 
 
 @dataclass(frozen=True)
@@ -32,6 +33,7 @@ class DocumentRow:
     error_type: str | None
     error_message: str | None
     error_page: int | None
+    attempts: int | None
     chunks: int
     seconds: float
     mode: str

@@ -31,12 +31,12 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from importlib import metadata
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol
 
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ragprep.pipeline.config import Settings
+from ragprep.pipeline.config import PipelineConfig, Settings
 from ragprep.pipeline.dataset import ChangeSet, CommitResult, Dataset
 from ragprep.pipeline.inputs import collect_inputs
 from ragprep.pipeline.model import DocumentOutput, DocumentTask
@@ -115,22 +115,14 @@ def plan_run(
 
     rows = documents.to_pylist()
     stored = {row["doc_id"]: row for row in rows if row["doc_id"] is not None}
-    retry_types = set(settings.pipeline.retry_error_types)
-    if context.passwords:
-        # Passwords given this time: the documents that needed one get their chance.
-        retry_types.add("EncryptedPDFError")
     tasks, moves, skipped = [], {}, 0
     for doc_id, sources in sources_by_doc.items():
         source, duplicates = sources[0], tuple(sources[1:])
         row = stored.get(doc_id)
-        stale = (
-            row is None
-            or row["config_hash"] != settings.key_hash
-            or row["pipeline_version"] != context.pipeline_version
-            or (row["status"] != "ok" and (retry_errors or row["error_type"] in retry_types))
-        )
-        if stale:
+        if row is None or row["config_hash"] != settings.key_hash or row["pipeline_version"] != context.pipeline_version:
             tasks.append(DocumentTask(source, doc_id, duplicates))
+        elif row["status"] != "ok" and _retry(row, settings.pipeline, retry_errors, bool(context.passwords)):
+            tasks.append(DocumentTask(source, doc_id, duplicates, attempt=(row["attempts"] or 1) + 1))
         elif (row["source"], tuple(row["duplicate_sources"])) != (source, duplicates):
             moves[doc_id] = (source, duplicates)
         else:
@@ -145,6 +137,16 @@ def plan_run(
     # Largest first: a big file started last would leave one worker busy while the others idle.
     tasks.sort(key=lambda t: -sizes[t.path])
     return Plan(len(paths), tuple(tasks), skipped, moves, removed, superseded, tuple(unreadable), dropped)
+
+
+def _retry(row: dict[str, Any], pipeline: PipelineConfig, retry_errors: bool, passwords: bool) -> bool:
+    """Is a failed document, same bytes and settings, to be tried again?
+    Transient failures (pipeline.retry_error_types) up to max_attempts in
+    all; one that needed a password when passwords are given; any with
+    --retry-errors."""
+    if retry_errors or (passwords and row["error_type"] == "EncryptedPDFError"):
+        return True
+    return row["error_type"] in pipeline.retry_error_types and (row["attempts"] or 1) < pipeline.max_attempts
 
 
 class Reporter(Protocol):

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import pyarrow as pa
 
-SCHEMA_VERSION = "1"
+SCHEMA_VERSION = "2"  # 2: documents.attempts
 
 _BBOX_FIELDS = [pa.field(n, pa.float64(), nullable=False) for n in ("x0", "y0", "x1", "y1")]
 
@@ -123,6 +123,10 @@ DOCUMENTS = pa.schema(
         pa.field("error_type", pa.string()),
         pa.field("error_message", pa.string()),
         pa.field("error_page", pa.int32()),
+        # Runs that have read these bytes under these settings, this one
+        # included (retries of transient failures count up). Null in rows
+        # written before the column existed: read as 1.
+        pa.field("attempts", pa.int32()),
         pa.field("chunks", pa.int32(), nullable=False),
         pa.field("seconds", pa.float64(), nullable=False),
         pa.field("mode", pa.string(), nullable=False),

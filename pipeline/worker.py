@@ -128,6 +128,7 @@ class RunContext:
             "error_type": None,
             "error_message": None,
             "error_page": None,
+            "attempts": task.attempt,
             "chunks": 0,
             "seconds": 0.0,
             "mode": self.settings.mode.value,
@@ -176,7 +177,9 @@ def process_document(task: DocumentTask, context: RunContext, tokenizer: Tokeniz
         return context.error(task, "OSError", f"{task.path}: cannot read: {exc.strerror}")
     # The bytes read now are the document, even if the file changed since planning.
     doc_id = hashlib.sha256(data).hexdigest()
-    task = DocumentTask(task.path, doc_id, task.duplicate_sources)
+    if doc_id != task.doc_id:
+        # Other bytes than planned: a new document, at its first attempt.
+        task = DocumentTask(task.path, doc_id, task.duplicate_sources)
     try:
         # Opened by path so that errors name the file; `data` gave the doc_id.
         with _open(task.path, context) as document:

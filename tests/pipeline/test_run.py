@@ -11,7 +11,7 @@ import pyarrow as pa
 import pyarrow.dataset as pads
 import pyarrow.parquet as pq
 from pdfbuilder import PdfBuilder
-from pipelinedocs import BROKEN_PDF, report_pdf, write_corpus
+from pipelinedocs import BROKEN_PDF, report_pdf, time_out_on_stuck, write_corpus
 from typer.testing import CliRunner
 
 from ragprep.chunk import ChunkConfig, chunk_file
@@ -177,6 +177,32 @@ def test_broken_and_unreadable_files_become_error_rows_and_the_run_goes_on(tmp_p
     # A deterministic failure is not retried on the next run; --retry-errors does.
     assert do_run([corpus], out).processed == 0
     assert do_run([corpus], out, retry_errors=True).processed == 2
+
+
+def test_transient_failures_are_retried_up_to_max_attempts(tmp_path):
+    corpus = tmp_path / "in"
+    write_corpus(corpus, 1)
+    (corpus / "stuck.pdf").write_bytes(report_pdf("Stuck"))
+    out = tmp_path / "ds"
+
+    def attempts_after_run(**kwargs) -> tuple[int, dict[str, tuple[str, int]]]:
+        summary = do_run([corpus], out, handler=time_out_on_stuck, **kwargs)
+        rows = table(out, "documents").to_pylist()
+        return summary.processed, {Path(r["source"]).name: (r["status"], r["attempts"]) for r in rows}
+
+    assert attempts_after_run() == (2, {"doc-00.pdf": ("ok", 1), "stuck.pdf": ("error", 1)})
+    # The next runs try it again (pipeline.max_attempts = 3 in all), then leave it.
+    assert attempts_after_run() == (1, {"doc-00.pdf": ("ok", 1), "stuck.pdf": ("error", 2)})
+    assert attempts_after_run() == (1, {"doc-00.pdf": ("ok", 1), "stuck.pdf": ("error", 3)})
+    assert attempts_after_run()[0] == 0
+    # Asked for, it is tried again; read fine at last, it keeps its count.
+    summary = do_run([corpus], out, retry_errors=True)
+    assert summary.processed == 1
+    stuck = [r for r in table(out, "documents").to_pylist() if r["source"].endswith("stuck.pdf")]
+    assert [(r["status"], r["attempts"]) for r in stuck] == [("ok", 4)]
+    # New bytes at the path are a new document: a first attempt.
+    (corpus / "stuck.pdf").write_bytes(report_pdf("Stuck again"))
+    assert attempts_after_run() == (1, {"doc-00.pdf": ("ok", 1), "stuck.pdf": ("error", 1)})
 
 
 def test_cli_run_json_summary_exit_codes_and_export_round_trip(tmp_path):
