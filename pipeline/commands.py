@@ -88,7 +88,11 @@ def run_command(
         bool, typer.Option("--keep-missing", help="Keep the chunks of documents whose source is no longer among the inputs.")
     ] = False,
     retry_errors: Annotated[
-        bool, typer.Option("--retry-errors", help="Reprocess every document that failed before, not only transient failures.")
+        bool, typer.Option(
+            "--retry-errors",
+            help="Reprocess every document that failed before, not only transient failures "
+            "within pipeline.max_attempts.",
+        )
     ] = False,
     password_file: Annotated[
         Optional[Path],
