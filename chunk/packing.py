@@ -7,9 +7,10 @@ Rules, in order of precedence:
   (``prefix + normalise(span)``) is at most ``max_tokens`` tokens, except a
   chunk made of one atom that cannot be split further (a run with no
   paragraph, sentence or word boundary);
-* atoms: a block, a table row, or a paragraph continued across a page break
-  (block ending without a sentence end, next page's first block starting
-  lowercase) are each one atom, split only when larger than the budget;
+* atoms: a block, a table row, or a paragraph continued across a column or
+  page break (block ending without a sentence end, the next block, on the
+  same page or the next, starting lowercase) are each one atom, split only
+  when larger than the budget;
 * a heading starts a new chunk (consecutive headings stay together);
 * boilerplate blocks form chunks of their own, so the flag means something;
 * overlap: a new chunk repeats up to ``overlap_tokens`` tokens from the end
@@ -63,9 +64,12 @@ _SENTENCE_END = re.compile(r"[.!?:;…。！？][\"'”’)\]]*\s*$")
 
 
 def continues(prev: DocBlock, cur: DocBlock) -> bool:
-    """`cur` carries on the paragraph `prev` left unfinished at a page end: the
-    next page, plain text both, no sentence end before, lowercase after."""
-    if cur.page_index != prev.page_index + 1:
+    """`cur` carries on the paragraph `prev` left unfinished at a column or
+    page end: the same page or the next, plain text both, no sentence end
+    before, lowercase after. (In reading order the two are neighbours; a
+    column break, a figure set inside the paragraph, or the page end parted
+    them into two blocks.)"""
+    if cur.page_index not in (prev.page_index, prev.page_index + 1):
         return False
     for b in (prev, cur):
         if b.heading_level is not None or b.table is not None or b.boilerplate:
@@ -108,14 +112,14 @@ class Packer:
             if b.row is not None:  # a table row is one unit
                 while last + 1 < len(blocks) and blocks[last + 1].row == b.row:
                     last += 1
-            else:  # a paragraph continued on the next page is one unit
+            else:  # a paragraph continued in the next column or on the next page is one unit
                 while last + 1 < len(blocks) and continues(blocks[last], blocks[last + 1]):
                     last += 1
             start, end = b.start, blocks[last].end
             tokens = self.count("", start, end)
             if b.row is None and last > k and tokens > self.cfg.max_tokens:
                 # A continued paragraph too large for one chunk: cut it at the
-                # page break rather than inside a block.
+                # column or page break rather than inside a block.
                 last, end = k, b.end
                 tokens = self.count("", start, end)
             common = dict(

@@ -246,3 +246,20 @@ def test_paragraph_continued_on_the_next_page_stays_together():
     (owner,) = [c for c in chunks if "runs over" in c.text]
     assert owner.text.startswith(first + "\n" + rest)
     assert (owner.page_start, owner.page_end) == (1, 2)
+
+
+def test_paragraph_continued_in_the_next_column_stays_together():
+    # Layout mode ends a block at a column break: the paragraph's halves are
+    # neighbours on one page, the first without a sentence end.
+    first, rest = "This paragraph runs to the foot of the column", "and on at the top of the next one."
+    n = max(k for k in range(1, 60) if TOK.count(sentence(k, "f") + "\n" + first) <= 60)
+    assert TOK.count(sentence(n, "f") + "\n" + first + "\n" + rest) > 60
+    result = doc([B(sentence(n, "f")), B(first), B(rest), B("Next one.")])
+    chunks = run(result, max_tokens=60, overlap_tokens=0)
+    check_slices(result, chunks)
+    (owner,) = [c for c in chunks if "runs to the foot" in c.text]
+    assert owner.text.startswith(first + "\n" + rest)
+    # A block that starts a sentence does not continue the one before.
+    result = doc([B(sentence(n, "f")), B(first), B("Capital start of another paragraph.")])
+    chunks = run(result, max_tokens=60, overlap_tokens=0)
+    assert [c.text for c in chunks if "runs to the foot" in c.text] == [sentence(n, "f") + "\n" + first]
