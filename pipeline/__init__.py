@@ -5,6 +5,7 @@ Entry points::
     from ragprep.pipeline.run import run              # ragprep run: plan, workers, commits
     from ragprep.pipeline.config import Settings      # [extract] + [chunk] + [pipeline] + mode
     from ragprep.pipeline.export import chunk_records # ragprep export: chunks as loader records
+    from ragprep.pipeline.stage import read_document  # one document as Arrow, for Spark/Ray/Dask
 
 Where things are: ``inputs`` (which files), ``worker`` (the process pool, limits,
 ``process_document``), ``records`` and ``schema`` (Arrow tables), ``dataset``
