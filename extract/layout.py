@@ -947,7 +947,7 @@ def _spanning_bands(page: _Page, ids: np.ndarray, starts: np.ndarray) -> list[np
     found = _gutter_cells(page, ids, starts)
     if found is None:
         return None
-    covered, core = found
+    covered, core, _ = found
     crossing = covered[:, core]
     if not crossing.any():
         return None
@@ -965,17 +965,19 @@ def _gutter_core(page: _Page, ids: np.ndarray, starts: np.ndarray) -> tuple[floa
     found = _gutter_cells(page, ids, starts)
     if found is None:
         return None
-    edges = np.unique(np.concatenate([page.x0[ids], page.x1[ids]]))
-    return float(edges[found[1]]), float(edges[found[1] + 1])
+    _, core, edges = found
+    return float(edges[core]), float(edges[core + 1])
 
 
-def _gutter_cells(page: _Page, ids: np.ndarray, starts: np.ndarray) -> tuple[np.ndarray, int] | None:
+def _gutter_cells(
+    page: _Page, ids: np.ndarray, starts: np.ndarray
+) -> tuple[np.ndarray, int, np.ndarray] | None:
     """The region (units `ids` in rows starting at `starts`) on a grid of
     rows by cells between the units' left and right edges: which cells each
     row's units cover, and the core of the best supported gutter candidate
     (a run of cells, at least a gutter wide, with content on both sides in
     rows making up _GUTTER_SUPPORT of the height): its cell that the fewest
-    rows cross. None when there is no candidate."""
+    rows cross, and the cells' edges. None when there is no candidate."""
     n_rows = len(starts)
     if n_rows < 2:
         return None
@@ -1023,7 +1025,7 @@ def _gutter_cells(page: _Page, ids: np.ndarray, starts: np.ndarray) -> tuple[np.
     first, last = best
     blocked = row_height @ covered[:, first:last]
     least = np.flatnonzero(blocked == blocked.min())
-    return covered, first + int(least[np.argmax(width[first + least])])
+    return covered, first + int(least[np.argmax(width[first + least])]), edges
 
 
 def _emit(page: _Page, leaves: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
