@@ -36,6 +36,10 @@ How, and why so:
   centre and right slots, or of more parts when at least half of them run (a
   printer's slug line): "Closure Permanent" in a row of dates, names and
   places stays. Checked on the corpus (bench numbers in the issue 4 notes).
+  And a page whose only text is its running line keeps it (leaves_text):
+  a deck of slides that all repeat one title, a plan sheet that carries
+  nothing but its title block; removed, the page (or the whole document)
+  would have no text to be found by.
 - Per page, a set of keys. The decision needs the whole document, but the
   document is not to be held in memory as glyph tables: a page reduces to
   the keys of its band lines, counted across pages (KeyTally), and
