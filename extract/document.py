@@ -416,15 +416,38 @@ def _unavailable(glyphs: PageGlyphs, reason: str) -> PageResult:
 
 
 def open_document(
-    source: str | Path | bytes, *, password: str | None = None, config: ExtractConfig | None = None
+    source: str | Path | bytes,
+    *,
+    password: str | None = None,
+    passwords: Sequence[str] = (),
+    config: ExtractConfig | None = None,
 ) -> Document:
     """Open a PDF file (or its bytes) for extraction.
 
+    `password` is the document's password; `passwords` are candidates (a
+    corpus's password file) tried in turn when the document needs one.
     Raises PDFReadError when the file cannot be parsed, EncryptedPDFError when
     it needs a password that was not given or is wrong.
     """
-    pdf = _open_pdf(source, password)
+    try:
+        pdf = _open_pdf(source, password)
+    except EncryptedPDFError:
+        if password or not passwords:
+            raise
+        pdf = _open_with_candidates(source, passwords)
     return Document(pdf, _source_name(source), config or ExtractConfig())
+
+
+def _open_with_candidates(source: str | Path | bytes, passwords: Sequence[str]) -> pikepdf.Pdf:
+    """The PDF opened with the first of `passwords` that opens it (a wrong
+    user password is rejected on open, §7.6.4.3, so trying is cheap)."""
+    for candidate in passwords:
+        try:
+            return _open_pdf(source, candidate)
+        except EncryptedPDFError:
+            continue
+    tried = "the password tried does not" if len(passwords) == 1 else f"none of the {len(passwords)} passwords tried"
+    raise EncryptedPDFError(f"{_source_name(source)} needs a password: {tried} open it")
 
 
 def extract_document(

@@ -39,8 +39,8 @@ import pikepdf
 
 from ragprep.chunk.chunker import chunk_document
 from ragprep.chunk.tokens import Tokenizer
-from ragprep.extract.document import Document, DocumentResult, open_document
-from ragprep.extract.errors import EncryptedPDFError, RagprepError
+from ragprep.extract.document import DocumentResult, open_document
+from ragprep.extract.errors import RagprepError
 from ragprep.pipeline.config import PipelineConfig, Settings
 from ragprep.pipeline.model import DocumentOutput, DocumentRow, DocumentTask
 from ragprep.pipeline.records import chunk_batch, page_batch
@@ -182,7 +182,7 @@ def process_document(task: DocumentTask, context: RunContext, tokenizer: Tokeniz
         task = DocumentTask(task.path, doc_id, task.duplicate_sources)
     try:
         # Opened by path so that errors name the file; `data` gave the doc_id.
-        with _open(task.path, context) as document:
+        with open_document(task.path, passwords=context.passwords, config=settings.extract) as document:
             producer, tagged = _metadata(document.pdf)
             # All pages together: running headers and footers are a document-level finding.
             pages = document.extract_pages(range(1, document.page_count + 1), settings.mode)
@@ -212,26 +212,6 @@ def process_document(task: DocumentTask, context: RunContext, tokenizer: Tokeniz
         seconds=time.perf_counter() - started,
     )
     return DocumentOutput(row, chunk_rows, page_rows)
-
-
-def _open(path: str, context: RunContext) -> Document:
-    """The document, opened without a password or with the first of the
-    run's passwords that opens it (§7.6.4.3: a wrong user password is
-    rejected on open, so trying is cheap)."""
-    config = context.settings.extract
-    try:
-        return open_document(path, config=config)
-    except EncryptedPDFError:
-        if not context.passwords:
-            raise
-    for password in context.passwords:
-        try:
-            return open_document(path, password=password, config=config)
-        except EncryptedPDFError:
-            continue
-    count = len(context.passwords)
-    tried = "the password of --password-file does not" if count == 1 else f"none of the {count} passwords of --password-file"
-    raise EncryptedPDFError(f"{path} needs a password: {tried} open it")
 
 
 def _error_output(task: DocumentTask, context: RunContext, exc: Exception, *, size: int, seconds: float) -> DocumentOutput:

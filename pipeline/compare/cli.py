@@ -127,6 +127,15 @@ def compare(
         Optional[int],
         typer.Option("--workers", "-j", min=1, help="Worker processes (default: pipeline.workers, 0 = one per core).", show_default=False),
     ] = None,
+    password_file: Annotated[
+        Optional[Path],
+        typer.Option(
+            "--password-file",
+            help="File of passwords, one per line (# comments), tried in turn on documents that need one "
+            "(as `ragprep run --password-file`).",
+            show_default=False,
+        ),
+    ] = None,
 ) -> None:
     """Compare chunk quality across extraction modes on your own documents.
 
@@ -165,8 +174,14 @@ def compare(
         raise fail(f"no PDF files in {', '.join(str(i) for i in inputs)}", EXIT_INPUT)
     readings = reused_readings(specs, settings)
 
+    from ragprep.pipeline.commands import read_passwords
+
     compare_settings = CompareSettings(
-        modes=chosen, extract=settings.extract, chunk=settings.chunk, pipeline=settings.pipeline
+        modes=chosen,
+        extract=settings.extract,
+        chunk=settings.chunk,
+        pipeline=settings.pipeline,
+        passwords=read_passwords(password_file) if password_file is not None else (),
     )
     try:
         result = compare_documents(

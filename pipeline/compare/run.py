@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from ragprep.chunk import ChunkConfig, Tokenizer, chunk_document, document_id, normalise
@@ -49,6 +49,8 @@ class CompareSettings:
     chunk: ChunkConfig = ChunkConfig()
     # Only the worker limits (timeout_seconds, max_memory_mb) apply here.
     pipeline: PipelineConfig = PipelineConfig()
+    # Tried in turn on documents that need a password; shown nowhere.
+    passwords: tuple[str, ...] = field(default=(), repr=False)
 
 
 @dataclass(frozen=True)
@@ -71,7 +73,7 @@ def read_modes(
     doc_id = document_id(path.read_bytes())
     readings = []
     # Opened by path, not from the bytes, so that errors name the file.
-    with open_document(path, config=settings.extract) as document:
+    with open_document(path, passwords=settings.passwords, config=settings.extract) as document:
         numbers = range(1, document.page_count + 1)
         for mode in modes:
             # All pages together, as `ragprep run` reads them: running heads are found across pages.

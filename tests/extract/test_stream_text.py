@@ -305,6 +305,24 @@ def test_encrypted_with_user_password_needs_it():
     assert extract_document(data, password="pw").pages[0].text == "Secret"
 
 
+def test_candidate_passwords_are_tried_in_turn():
+    b = PdfBuilder()
+    f = b.add_standard_font("Helvetica", widths=True)
+    b.add_page(f"BT /{f} 12 Tf 72 700 Td (Secret) Tj ET")
+    data = b.encrypted_bytes(user_password="pw")
+    with open_document(data, passwords=("a", "pw", "b")) as doc:
+        assert doc.extract_page(1).text == "Secret"
+    with pytest.raises(EncryptedPDFError, match="needs a password: none of the 2 passwords tried open it"):
+        open_document(data, passwords=("a", "b"))
+    with pytest.raises(EncryptedPDFError, match="needs a password: the password tried does not open it"):
+        open_document(data, passwords=("a",))
+    # A document that opens without one never tries them.
+    plain = PdfBuilder()
+    plain.add_page(f"BT /{plain.add_standard_font('Helvetica', widths=True)} 12 Tf 72 700 Td (Open) Tj ET")
+    with open_document(plain.to_bytes(), passwords=("a",)) as doc:
+        assert doc.extract_page(1).text == "Open"
+
+
 def test_marked_content_mcid_and_artifact_columns():
     b = PdfBuilder()
     f = b.add_standard_font("Helvetica", widths=True)

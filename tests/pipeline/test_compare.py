@@ -265,3 +265,19 @@ def test_unreadable_inputs_exit_1(corpus_dir, tmp_path):
     assert payload["documents"] == 1
     (error,) = payload["errors"]
     assert error["source"].endswith("junk.pdf") and "junk.pdf" in error["message"]
+
+
+def test_password_file_opens_encrypted_documents(tmp_path):
+    b = PdfBuilder()
+    f = b.add_standard_font("Helvetica", widths=True)
+    b.add_page(f"BT /{f} 10 Tf 72 700 Td (Locked words here.) Tj ET")
+    folder = tmp_path / "in"
+    folder.mkdir()
+    (folder / "locked.pdf").write_bytes(b.encrypted_bytes(user_password="open sesame"))
+    locked = invoke(folder, "--modes", "stream", "--format", "json", "--workers", 1)
+    assert locked.exit_code == 1 and "locked.pdf needs a password" in locked.stdout
+    passwords = tmp_path / "passwords.txt"
+    passwords.write_text("# team passwords\nwrong\nopen sesame\n")
+    opened = invoke(folder, "--modes", "stream", "--format", "json", "--workers", 1, "--password-file", passwords)
+    assert opened.exit_code == 0, opened.output
+    assert json.loads(opened.stdout)["documents"] == 1 and "open sesame" not in opened.stdout

@@ -347,7 +347,7 @@ def test_password_file_opens_encrypted_documents_and_is_stored_nowhere(tmp_path)
     docs = {Path(r["source"]).name: r for r in table(out, "documents").to_pylist()}
     assert docs["locked.pdf"]["status"] == "ok"
     assert docs["other.pdf"]["error_message"].endswith(
-        "other.pdf needs a password: none of the 2 passwords of --password-file open it"
+        "other.pdf needs a password: none of the 2 passwords tried open it"
     )
     texts = [r["text"] for r in table(out, "chunks").to_pylist() if r["source"].endswith("locked.pdf")]
     assert texts == ["Quarterly numbers behind a password"]
