@@ -7,7 +7,9 @@ stream order and changes it only where the page demonstrably has text columns
 
 1. Units. Stream order (``geometric.stream_order``) is cut into line
    segments: a new unit starts wherever join()'s line rule starts a line, and
-   inside a line at a jump along it wider than a glyph height (or far back).
+   inside a line at a jump along it wider than a glyph height (the smaller
+   of the two glyphs: a bullet whose font has a deep box must not bridge a
+   narrow gutter) or far back.
    A producer that paints "left column line, right column line" on one
    baseline thus gives two units. A unit keeps its glyphs in stream order;
    nothing below reorders glyphs inside a unit.
@@ -57,9 +59,15 @@ stream order and changes it only where the page demonstrably has text columns
 4. Only text columns count. A vertical cut is accepted only between two
    groups of units that look like running text (_is_text_column: at least
    two rows, _COLUMN_WIDTH glyph heights wide, rows that fill the width and
-   are single lines rather than several cells, enough glyphs per row, mostly
-   letters). Table columns, list numbers beside their items, labels beside
-   values fail, and a region without an accepted cut stays in stream order:
+   are single lines rather than several cells side by side, enough glyphs
+   per row, mostly letters; lines stacked in one row because a tall bullet
+   reaches into the line above are no cells). Table columns, list numbers
+   beside their items, labels beside values fail. A group that fails but
+   is itself a region of columns (its own cut accepted: two text columns
+   over a worksheet spanning them) counts beside a text column that runs
+   along its whole height (_COMPOUND_COVER): the gutter between them is
+   proven by that running text. A region without an accepted cut stays in
+   stream order:
    when in doubt, stream order wins. A page with no accepted cut anywhere is
    returned in stream order itself, so single-column pages, tables and odd
    layouts read exactly as in stream mode.
@@ -165,6 +173,9 @@ _COLUMN_SPLIT_ROWS = 0.25
 _COLUMN_GLYPHS = 10
 # ... of which at least this share are letters.
 _COLUMN_LETTERS = 0.5
+# A region of columns (not a text column itself) counts as a column beside
+# a text column that runs along at least this share of its height.
+_COMPOUND_COVER = 0.9
 # When a region can be cut into columns and into bands, the stream decides
 # for the bands only when at most this share of its units is out of their
 # order (see _read).
@@ -247,18 +258,29 @@ def _layout(table: GlyphTable, config: ExtractConfig, exclude: np.ndarray | None
         return _with_blocks(table, config, stream, None, None)
     glyphs = _Gathered.of(table, stream)
     moves = _line_moves(table, stream, config, glyphs)
-    cut = (
-        moves.line_break[1:]
-        | (moves.gap > SEGMENT_GAP * moves.height)
-        | (moves.gap < -SEGMENT_BACK * moves.height)
-    )
-    page = _Page(table, stream, glyphs, np.concatenate([[0], np.flatnonzero(cut) + 1]))
+    page = _Page(table, stream, glyphs, _unit_starts(moves, glyphs))
     leaves, split = _read(page, np.flatnonzero(page.placed), 0)
     if not split:
         return _with_blocks(table, config, stream, None, moves, along=page.along)
     positions, new_leaf = _emit(page, leaves)
     moves = _reordered_moves(table, stream, moves, positions, config)
     return _with_blocks(table, config, stream[positions], new_leaf, moves, page.rtl, page.along)
+
+
+def _unit_starts(moves: _Moves, glyphs: _Gathered) -> np.ndarray:
+    """Positions in stream order where a unit starts: a line break, a jump
+    forward along the line wider than SEGMENT_GAP heights, or back by more
+    than SEGMENT_BACK. The jump forward is measured against the smaller of
+    the two glyphs: a bullet whose font has a deep box (half again the
+    text's height) starting the next column's line must not bridge a
+    gutter narrower than itself."""
+    smaller = np.minimum(glyphs.height[:-1], glyphs.height[1:])
+    cut = (
+        moves.line_break[1:]
+        | (moves.gap > SEGMENT_GAP * smaller)
+        | (moves.gap < -SEGMENT_BACK * moves.height)
+    )
+    return np.concatenate([[0], np.flatnonzero(cut) + 1])
 
 
 @dataclass(frozen=True)
@@ -395,6 +417,7 @@ class _Page:
         self.gutter = _GUTTER * self.body
         self._rtl: bool | None = None
         self.rows: dict[bytes, tuple[np.ndarray, np.ndarray]] = {}  # see _rows
+        self.reads: dict[bytes, tuple[list[np.ndarray], bool]] = {}  # see _read
 
     def letter_share(self, ids: np.ndarray) -> float:
         """Share of letters (any script, str.isalpha) among the glyphs of
@@ -492,14 +515,26 @@ def _lines_side_by_side(page: _Page, ids: np.ndarray) -> bool:
 
 def _read(page: _Page, ids: np.ndarray, depth: int) -> tuple[list[np.ndarray], bool]:
     """Leaves of the region made of units `ids`, in reading order, and whether
-    any text-column cut was accepted inside it (else: one leaf, `ids`)."""
+    any text-column cut was accepted inside it (else: one leaf, `ids`).
+    Kept per region: _columns reads a region of columns beside a text
+    column to accept the gutter, then _read reads it again as a column."""
+    key = ids.tobytes()
+    found = page.reads.get(key)
+    if found is None:
+        found = page.reads[key] = _cut(page, ids, depth)
+    leaves, split = found
+    return list(leaves), split  # callers edit their list of leaves
+
+
+def _cut(page: _Page, ids: np.ndarray, depth: int) -> tuple[list[np.ndarray], bool]:
+    """_read, uncached."""
     if len(ids) < 4 or depth > _MAX_DEPTH:
         return [ids], False
     if page.x1[ids].max() - page.x0[ids].min() < 2 * _COLUMN_WIDTH * page.body + page.gutter:
         return [ids], False  # too narrow for two text columns
     if not _lines_side_by_side(page, ids):
         return [ids], False
-    columns = _columns(page, ids)
+    columns = _columns(page, ids, depth)
     rows = _rows(page, ids)
     bands = _gap_bands(page, *rows)
     if columns is not None and bands is not None:
@@ -826,9 +861,10 @@ def _cells(
     return _split(ids, np.flatnonzero(np.diff(cell)) + 1)
 
 
-def _columns(page: _Page, ids: np.ndarray) -> list[np.ndarray] | None:
-    """The region cut at its full-height gutters into text columns, in
-    reading order; None when it has no gutter between two text columns."""
+def _columns(page: _Page, ids: np.ndarray, depth: int = 0) -> list[np.ndarray] | None:
+    """The region cut at its full-height gutters into text columns (or a
+    region of columns beside one, see beside_text), in reading order; None
+    when it has no gutter between two text columns."""
     sorter = np.argsort(page.x0[ids], kind="stable")
     ids = ids[sorter]
     x0 = page.x0[ids]
@@ -837,18 +873,29 @@ def _columns(page: _Page, ids: np.ndarray) -> list[np.ndarray] | None:
     if not len(cuts):
         return None
     groups = _split(ids, cuts)
-    text: dict[int, bool] = {}
+    text = [_is_text_column(page, group) for group in groups]
+    compound: dict[int, bool] = {}
 
-    def is_text(i: int) -> bool:
-        if i not in text:
-            text[i] = _is_text_column(page, groups[i])
-        return text[i]
+    def beside_text(k: int, j: int) -> bool:
+        """Is group k, not a text column, a region of columns of its own
+        (its own cut accepted: two text columns over a float that spans
+        them) running beside the text column j along its whole height?"""
+        if text[k] or not text[j]:
+            return False
+        top, bottom = page.y1[groups[k]].max(), page.y0[groups[k]].min()
+        beside = min(top, page.y1[groups[j]].max()) - max(bottom, page.y0[groups[j]].min())
+        if beside < _COMPOUND_COVER * (top - bottom):
+            return False
+        if k not in compound:
+            compound[k] = _read(page, groups[k], depth + 1)[1]
+        return compound[k]
 
-    # Keep a gutter only between two text columns; merge across the others
-    # (a table's inner gaps, a margin note beside its column).
+    # Keep a gutter only between two text columns, or between a text column
+    # and a region of columns beside it (see beside_text); merge across the
+    # others (a table's inner gaps, a margin note beside its column).
     columns = [groups[0]]
     for i in range(1, len(groups)):
-        if is_text(i - 1) and is_text(i):
+        if (text[i - 1] and text[i]) or beside_text(i - 1, i) or beside_text(i, i - 1):
             columns.append(groups[i])
         else:
             columns[-1] = np.concatenate([columns[-1], groups[i]])
@@ -887,12 +934,30 @@ def _is_text_column(page: _Page, ids: np.ndarray) -> bool:
     extent = np.maximum.reduceat(page.x1[ids], starts) - np.minimum.reduceat(page.x0[ids], starts)
     if _median(extent) < _COLUMN_FILL * width:
         return False
-    # A line of running text is one unit; a table row is several cells.
-    if np.count_nonzero(np.diff(np.concatenate([starts, [len(ids)]])) > 1) > _COLUMN_SPLIT_ROWS * len(starts):
+    # A line of running text is one unit; a table row is several cells side
+    # by side. Units stacked in one row are lines that a tall glyph (a
+    # bullet whose font has a deep box) makes overlap: no cells.
+    if _side_by_side_rows(page, ids, starts) > _COLUMN_SPLIT_ROWS * len(starts):
         return False
     if _median(np.add.reduceat(page.inked[ids], starts)) < _COLUMN_GLYPHS:
         return False
     return page.letter_share(ids) >= _COLUMN_LETTERS
+
+
+def _side_by_side_rows(page: _Page, ids: np.ndarray, starts: np.ndarray) -> int:
+    """How many rows (units `ids` in rows starting at `starts`, see _rows)
+    hold units side by side: two of them with no horizontal overlap."""
+    several = np.flatnonzero(np.diff(np.concatenate([starts, [len(ids)]])) > 1)
+    if not len(several):
+        return 0
+    count = 0
+    ends = np.concatenate([starts[1:], [len(ids)]])
+    for row in several.tolist():
+        units = ids[starts[row] : ends[row]]
+        # Some unit starts right of another's end: whitespace between them.
+        if page.x0[units].max() >= page.x1[units].min():
+            count += 1
+    return count
 
 
 def _merge_fragments(page: _Page, parts: list[np.ndarray] | None) -> list[np.ndarray] | None:

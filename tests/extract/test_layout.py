@@ -15,7 +15,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from pdfbuilder import PdfBuilder, hexstr, wrap
+from pdfbuilder import PdfBuilder, hexstr, text_width, wrap
 
 from ragprep.extract import ExtractConfig, GlyphTable, open_document
 from ragprep.extract.geometric import text_glyphs
@@ -603,3 +603,74 @@ def test_single_column_corpus_file_reads_exactly_as_stream_mode(corpus: Path, re
         for page in range(1, doc.page_count + 1):
             table = doc.page_glyphs(page).table
             assert read_layout(table, CONFIG).joined.text == read_stream(table, CONFIG).joined.text, page
+
+
+def test_bullets_whose_deep_boxes_overlap_the_line_above_leave_a_text_column():
+    # Every other line of the left column starts with a bullet set larger
+    # than the text: its box reaches into the line above, so the two lines
+    # make one row of two units. Stacked, not side by side, they are no
+    # table cells, and the column is still running text.
+    b = PdfBuilder()
+    f = b.add_standard_font("Helvetica", widths=True)
+    left, right = wrap(prose("a", 40), 200), wrap(prose("b", 40), 220)
+
+    def line(c: int, i: int) -> str:
+        y = 700 - LEADING * i
+        if c == 1:
+            return show(f, 320, y, right[i])
+        if i % 2:
+            return show(f, 72, y, left[i])
+        return f"{show(f, 72, y, '*', 20)} {show(f, 84, y, left[i])}"
+
+    b.add_page(" ".join(line(c, i) for c, i in interleave(left, right)))
+    bulleted = [f"* {text}" if i % 2 == 0 else text for i, text in enumerate(left)]
+    assert layout(b).joined.text == "\n".join([*bulleted, *right])
+
+
+def test_large_bullet_after_a_narrow_gutter_starts_a_unit_of_its_own():
+    # The right column's bullet is painted right after the left column's
+    # longest line, on its baseline, 13 points on: less than the bullet's
+    # height, more than the text's. Measured against the smaller glyph the
+    # jump starts a new unit, and the gutter runs the full height.
+    b = PdfBuilder()
+    f = b.add_standard_font("Helvetica", widths=True)
+    left, right = wrap(prose("a", 40), 220), wrap(prose("b", 40), 220)
+    widest = max(range(len(left)), key=lambda i: text_width(left[i], size=SIZE))
+    x = 72 + text_width(left[widest], size=SIZE) + 13
+
+    def line(c: int, i: int) -> str:
+        y = 700 - LEADING * i
+        if c == 0:
+            return show(f, 72, y, left[i])
+        if i == widest:
+            return f"{show(f, x, y, '*', 20)} {show(f, x + 12, y, right[i])}"
+        return show(f, x, y, right[i])
+
+    b.add_page(" ".join(line(c, i) for c, i in interleave(left, right)))
+    marked = [f"* {text}" if i == widest else text for i, text in enumerate(right)]
+    assert layout(b).joined.text == "\n".join([*left, *marked])
+
+
+def test_two_columns_over_a_worksheet_beside_a_full_height_column():
+    # Three columns at the top; under the first two, a worksheet spanning
+    # both; the third runs the full height beside it (a tax form's
+    # instructions). The first two and the worksheet are no text column
+    # (rows of two lines side by side), but the gutter beside the third
+    # column runs the whole height: they are read as a region of columns
+    # of their own, then the third column, whatever the stream's order.
+    b = PdfBuilder()
+    f = b.add_standard_font("Helvetica", widths=True)
+    first, second = wrap(prose("a", 40), 150), wrap(prose("b", 40), 150)
+    worksheet = wrap(prose("w", 30), 320)
+    below = len(first) + 2  # the worksheet's first line, in lines from the top
+    third = wrap(prose("c", 8 * (below + len(worksheet))), 150)[: below + len(worksheet)]
+    rows = []
+    for i in range(len(third)):
+        y = 700 - LEADING * i
+        if i < len(first):
+            rows += [show(f, 50, y, first[i]), show(f, 230, y, second[i])]
+        elif i >= below:
+            rows.append(show(f, 50, y, worksheet[i - below]))
+        rows.append(show(f, 410, y, third[i]))
+    b.add_page(" ".join(rows))
+    assert layout(b).joined.text == "\n".join([*first, *second, *worksheet, *third])
