@@ -146,10 +146,12 @@ def band_lines(table: GlyphTable, box: Box, config: ExtractConfig) -> BandLines:
     )
     gap = np.einsum("ij,ij->i", origin[1:] - table.own_end[glyphs[:-1]], direction[:-1])
     larger = np.maximum(height[:-1], height[1:])
+    smaller = np.minimum(height[:-1], height[1:])
     # A line starts at a line break, or at a jump along the line wider than
-    # a glyph height (forwards) or far back: layout mode's unit boundaries.
+    # the smaller glyph's height (forwards) or far back: layout mode's unit
+    # boundaries (layout._unit_starts).
     start = np.ones(len(glyphs), dtype=bool)
-    start[1:] = line_break | (gap > SEGMENT_GAP * larger) | (gap < -SEGMENT_BACK * larger)
+    start[1:] = line_break | (gap > SEGMENT_GAP * smaller) | (gap < -SEGMENT_BACK * larger)
     space = np.zeros(len(glyphs), dtype=bool)
     space[1:] = gap > config.word_space_ratio * height[1:]
     pieces = [" " + t if s else t for t, s in zip(texts, space.tolist())]
