@@ -782,12 +782,10 @@ def _trailing_visit(
     column (a table's title centred under the columns, too close to them
     for a band of its own); None otherwise. A stream that interleaves the
     columns visits each of them line by line, and says nothing of the kind."""
-    column = np.sort(columns[k])
-    position = np.searchsorted(region, column)
-    cuts = np.flatnonzero(np.diff(position) > 1) + 1
-    if len(cuts) != 1:
+    visits = _stream_visits(region, columns[k])
+    if len(visits) != 2:
         return None
-    visit, rest = column[cuts[0] :], column[: cuts[0]]
+    rest, visit = visits
     if _is_text_column(page, visit):
         return None
     top = float(page.y1[visit].max())
@@ -799,18 +797,25 @@ def _trailing_visit(
     return visit
 
 
+def _stream_visits(region: np.ndarray, part: np.ndarray) -> list[np.ndarray]:
+    """`part` (units of `region`, which is sorted) in stream order, cut into
+    the stream's visits to it: the runs of its units that no other unit of
+    the region interrupts."""
+    part = np.sort(part)
+    position = np.searchsorted(region, part)
+    return _split(part, np.flatnonzero(np.diff(position) > 1) + 1)
+
+
 def _visits_top_down(page: _Page, region: np.ndarray, part: np.ndarray) -> list[np.ndarray]:
     """`part` (units of one column of `region`, sorted in stream order) as
     the stream's visits to it: the runs of its units that no other unit of
     the region interrupts. When the visits lie one above the other but the
     stream painted them in another order (a title block painted after its
     column), they come back top to bottom; otherwise `part` is one piece."""
-    part = np.sort(part)
-    position = np.searchsorted(region, part)
-    cuts = np.flatnonzero(np.diff(position) > 1) + 1
-    if not len(cuts):
+    visits = _stream_visits(region, part)
+    part = np.concatenate(visits)
+    if len(visits) == 1:
         return [part]
-    visits = _split(part, cuts)
     top = np.array([page.y1[v].max() for v in visits])
     bottom = np.array([page.y0[v].min() for v in visits])
     order = np.argsort(-top, kind="stable")
