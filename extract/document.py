@@ -242,21 +242,23 @@ class Document:
         glyph part of a running header or footer (running.py) when these
         pages are read together? These are the glyphs ``extract_pages``
         leaves out in layout mode. The masks are what is held, not the glyph
-        tables, so memory stays bounded: pages with running lines are
-        interpreted a second time, to check they keep other text."""
+        tables, so memory stays bounded: only a page whose text lies all in
+        its band lines is interpreted again, to see whether it keeps any."""
         config = self.config
         tally = KeyTally(numbers, config)
-        found: dict[int, tuple[BandLines, int]] = {}
+        found: dict[int, tuple[BandLines, int, bool]] = {}
         for number in numbers:
             table = self.page_glyphs(number).table
             lines = band_lines(table, self._visible_box(number), config)
             tally.add(lines.keys, number)
-            found[number] = (lines, len(table))
+            in_bands = np.zeros(len(table), dtype=bool)
+            in_bands[lines.glyphs] = True
+            # Text outside every band line is left whatever runs (leaves_text).
+            found[number] = (lines, len(table), leaves_text(table, in_bands))
         masks = {}
-        for number, (lines, size) in found.items():
+        for number, (lines, size, text_elsewhere) in found.items():
             mask = lines.mask(tally.running(lines.keys), size)
-            # Whether anything else is left needs the page again (leaves_text).
-            if mask.any() and not leaves_text(self.page_glyphs(number).table, mask):
+            if mask.any() and not text_elsewhere and not leaves_text(self.page_glyphs(number).table, mask):
                 mask[:] = False
             masks[number] = mask
         return masks
