@@ -36,6 +36,7 @@ from typing import Any, Protocol
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from ragprep.extract.errors import EncryptedPDFError
 from ragprep.pipeline.config import PipelineConfig, Settings
 from ragprep.pipeline.dataset import ChangeSet, CommitResult, Dataset
 from ragprep.pipeline.inputs import collect_inputs
@@ -144,7 +145,7 @@ def _retry(row: dict[str, Any], pipeline: PipelineConfig, retry_errors: bool, pa
     Transient failures (pipeline.retry_error_types) up to max_attempts in
     all; one that needed a password when passwords are given; any with
     --retry-errors."""
-    if retry_errors or (passwords and row["error_type"] == "EncryptedPDFError"):
+    if retry_errors or (passwords and row["error_type"] == EncryptedPDFError.__name__):
         return True
     return row["error_type"] in pipeline.retry_error_types and (row["attempts"] or 1) < pipeline.max_attempts
 
