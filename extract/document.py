@@ -38,6 +38,7 @@ from ragprep.extract.layout import read_layout
 from ragprep.extract.reading import PageReading, Unavailable, read_stream, read_structure, unmarked_glyphs
 from ragprep.extract.running import BandLines, Box, KeyTally, band_lines, leaves_text
 from ragprep.extract.structure import StructTree, page_struct_parents, read_struct_tree
+from ragprep.extract.tables import Table, TableGrids, merge_tables, page_pieces, structure_tables, table_grids
 
 
 class Mode(str, Enum):
@@ -67,6 +68,10 @@ class PageResult:
     fallback: str | None = None
     blocks: tuple[Block, ...] = ()
     lines: tuple[TextLine, ...] = ()  # emitted lines, in reading order
+    # The tables this page shows: each the cells on this page, in whole-table
+    # coordinates (extract/tables.py); a table over several pages has one
+    # table_id on each.
+    tables: tuple[Table, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -74,6 +79,11 @@ class DocumentResult:
     file: str
     page_count: int
     pages: tuple[PageResult, ...]
+
+    @property
+    def tables(self) -> tuple[Table, ...]:
+        """The document's tables: the pages' pieces joined by table_id."""
+        return merge_tables((t for page in self.pages for t in page.tables), relabel=False)
 
 
 @dataclass(frozen=True)
@@ -175,6 +185,7 @@ class Document:
         self._fonts = FontLoader(max_stream_bytes=config.max_stream_bytes)
         self._struct_tree: StructTree | None = None
         self._struct_tree_read = False
+        self._table_grids: TableGrids | None = None
         # Tree-level warnings go on the first page read by structure.
         self._struct_warnings: tuple[str, ...] = ()
         try:
@@ -228,6 +239,16 @@ class Document:
             else:
                 self._struct_warnings = self._struct_tree.warnings if self._struct_tree else ()
         return self._struct_tree
+
+    @property
+    def table_grids(self) -> TableGrids | None:
+        """The grids of the tagged tables (extract/tables.py), laid out once per document."""
+        tree = self.struct_tree
+        if tree is None:
+            return None
+        if self._table_grids is None:
+            self._table_grids = table_grids(tree)
+        return self._table_grids
 
     def extract_page(self, number: int, mode: Mode | str = Mode.AUTO) -> PageResult:
         """Text, counts and blocks of page `number` (1-based) in `mode`, the
@@ -285,7 +306,7 @@ class Document:
         mode = Mode(mode)
         config = self.config
         if mode in (Mode.STREAM, Mode.STRUCTURE) or not config.running_artifacts:
-            return tuple(self.extract_page(n, mode) for n in numbers)
+            return self._with_whole_tables(tuple(self.extract_page(n, mode) for n in numbers))
         tally = KeyTally(numbers, config)
         results: list[PageResult | None] = []
         waiting: deque[_Waiting] = deque()
@@ -324,7 +345,19 @@ class Document:
                 lines = band_lines(table, self._visible_box(read.glyphs.page), config)
             size = len(read.glyphs.table)
             results[wait.index] = self._layout_result(read, lines.mask(tally.running(lines.keys), size))
-        return tuple(r for r in results if r is not None)
+        return self._with_whole_tables(tuple(r for r in results if r is not None))
+
+    def _with_whole_tables(self, results: tuple[PageResult, ...]) -> tuple[PageResult, ...]:
+        """Pages read together see whole tables: a table's pieces are joined
+        across pages and labelled as one grid (a header row on one page labels
+        the cells on the next), then handed back page by page."""
+        pieces = [t for r in results for t in r.tables]
+        if not any(len(r.tables) for r in results):
+            return results
+        whole = merge_tables(pieces, self.table_grids)
+        return tuple(
+            dataclasses.replace(r, tables=page_pieces(whole, r.page)) if r.tables else r for r in results
+        )
 
     def _classify(self, glyphs: PageGlyphs, mode: Mode) -> PageResult | _Geometric:
         """The page's result, or the page to be read by layout (layout mode,
@@ -337,7 +370,13 @@ class Document:
         page = self._page(glyphs.page)
         tree = self.struct_tree
         structure = read_structure(
-            table, tree, page.obj.objgen, page_struct_parents(page) is not None, self.config, glyphs.images
+            table,
+            tree,
+            page.obj.objgen,
+            page_struct_parents(page) is not None,
+            self.config,
+            glyphs.images,
+            grids=self.table_grids,
         )
         if self._struct_warnings:
             glyphs = dataclasses.replace(glyphs, warnings=glyphs.warnings + self._struct_warnings)
@@ -345,7 +384,7 @@ class Document:
         if mode is Mode.STRUCTURE:
             if isinstance(structure, Unavailable):
                 return _unavailable(glyphs, structure.reason)
-            return _page_result(glyphs, Mode.STRUCTURE.value, structure)
+            return self._structure_result(glyphs, structure)
         # auto: structure when it covers enough of the page, else the
         # column-aware geometric reading (DESIGN.md, Modes).
         if isinstance(structure, Unavailable):
@@ -354,9 +393,17 @@ class Document:
             visible = int(table.visible.sum())
             share = self.config.auto_max_untagged_share
             if structure.untagged_glyphs <= share * visible:
-                return _page_result(glyphs, Mode.STRUCTURE.value, structure)
+                return self._structure_result(glyphs, structure)
             fallback = f"untagged {structure.untagged_glyphs / visible:.0%} > {share:.0%}"
         return _Geometric(glyphs, fallback)
+
+    def _structure_result(self, glyphs: PageGlyphs, structure: PageReading) -> PageResult:
+        result = _page_result(glyphs, Mode.STRUCTURE.value, structure)
+        grids = self.table_grids
+        if grids is None or not structure.cells:
+            return result
+        tables = structure_tables(grids, structure.cells, glyphs.page, result.text)
+        return dataclasses.replace(result, tables=tables)
 
     def _layout_result(self, read: _Geometric, running: np.ndarray | None) -> PageResult:
         """The page read by layout; glyphs flagged in `running` (running

@@ -33,6 +33,7 @@ from ragprep.extract.geometric import JoinedText, join, stream_order, text_glyph
 from ragprep.extract.glyphs import NO_MCID, GlyphTable
 from ragprep.extract.interpreter import ImagePlacement
 from ragprep.extract.structure import PDF17_STANDARD_TYPES, PDF20_STANDARD_TYPES, MarkedContentRef, StructElement, StructTree
+from ragprep.extract.tables import CellContent, TableGrids
 
 _STANDARD_TYPES = PDF17_STANDARD_TYPES | PDF20_STANDARD_TYPES
 
@@ -46,6 +47,8 @@ class PageReading:
     # Visible, non-artifact glyphs the reading did not place by structure.
     untagged_glyphs: int
     lines: tuple[TextLine, ...]
+    # Table cells (TH/TD) the page shows, with their spans in `joined.text`.
+    cells: tuple[CellContent, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -79,6 +82,7 @@ def read_structure(
     has_struct_parents: bool,
     config: ExtractConfig,
     images: tuple[ImagePlacement, ...] = (),
+    grids: TableGrids | None = None,
 ) -> PageReading | Unavailable:
     if tree is None:
         return Unavailable("the document has no structure tree (/StructTreeRoot)")
@@ -140,7 +144,51 @@ def read_structure(
     labels = [_label(tree, int(o)) if o >= 0 else _UNTAGGED_LABEL for o in owners]
     label_index = np.searchsorted(owners, owner)
     blocks = build_blocks(table, joined, new_block, label_index, labels)
-    return PageReading(joined, blocks, untagged_count, text_lines(table, joined))
+    cells = _cell_contents(table, joined, tagged_glyphs, element, grids) if grids and grids.slots else ()
+    return PageReading(joined, blocks, untagged_count, text_lines(table, joined), cells)
+
+
+def _cell_contents(
+    table: GlyphTable, joined: JoinedText, glyphs: np.ndarray, element: np.ndarray, grids: TableGrids
+) -> tuple[CellContent, ...]:
+    """Per TH/TD the page shows: the span of its glyphs in the page text,
+    their box and MCIDs. A cell's content is one run of the structure order
+    (depth first), so its span holds its text and nothing else."""
+    cell_of_glyph = np.full(len(table), -1, dtype=np.int64)
+    cell_of_glyph[glyphs] = grids.cell_of[element]
+    cell = cell_of_glyph[joined.order]
+    positions = np.flatnonzero(cell >= 0)
+    if not len(positions):
+        return ()
+    positions = positions[np.argsort(cell[positions], kind="stable")]
+    keys, firsts = np.unique(cell[positions], return_index=True)
+    starts = np.minimum.reduceat(joined.char_start[positions], firsts).tolist()
+    ends = np.maximum.reduceat(joined.char_end[positions], firsts).tolist()
+    emitted = joined.order[positions]
+    corners = table.quad[emitted]
+    boxes = np.round(
+        np.stack(
+            [
+                np.minimum.reduceat(corners[:, :, 0].min(axis=1), firsts),
+                np.minimum.reduceat(corners[:, :, 1].min(axis=1), firsts),
+                np.maximum.reduceat(corners[:, :, 0].max(axis=1), firsts),
+                np.maximum.reduceat(corners[:, :, 1].max(axis=1), firsts),
+            ],
+            axis=1,
+        ),
+        3,
+    ).tolist()
+    mcid_runs = np.split(table.mcid[emitted], firsts[1:])
+    return tuple(
+        CellContent(
+            key=int(key),
+            char_start=start,
+            char_end=end,
+            bbox=tuple(box),  # type: ignore[arg-type]
+            mcids=tuple(dict.fromkeys(m[m != NO_MCID].tolist())),
+        )
+        for key, start, end, box, m in zip(keys.tolist(), starts, ends, boxes, mcid_runs)
+    )
 
 
 def _is_block(element: StructElement) -> bool:

@@ -212,6 +212,15 @@ class StructElement:
     # Index of the outermost element, this one or an ancestor, with /ActualText:
     # its text replaces all content beneath it (§14.9.4). -1 when none.
     actual_text_owner: int
+    # Table attributes of a TH/TD (§14.8.5.7, Table 349), from /A or /C
+    # (§14.7.5.2): spans of at least 1, /Scope (Row, Column, Both) and the
+    # /ID strings of the header cells /Headers names. Defaults elsewhere.
+    row_span: int = 1
+    col_span: int = 1
+    scope: str | None = None
+    headers: tuple[str, ...] = ()
+    # /ID (§14.7.2, Table 323) of a TH/TD, what another cell's /Headers names.
+    element_id: str | None = None
 
 
 @dataclass(frozen=True)
@@ -496,6 +505,8 @@ class _Walker:
         # (element objgen, MCID) -> page, from /ParentTree; built only when
         # some content has no /Pg (see _page_of_orphan).
         self._parent_tree_pages: dict[tuple[tuple[int, int], int], PageKey] | None = None
+        class_map = root.get("/ClassMap")
+        self._class_map = class_map if _is(class_map, _DICT) else None
 
     # ---------------------------------------------------------------- driver
 
@@ -572,6 +583,8 @@ class _Walker:
         if "/Alt" in keys:
             alt = self._text(obj["/Alt"], "/Alt", None)
 
+        cell = _table_cell_attributes(obj, keys, self._class_map, self._warnings) if std in _CELL_TYPES else _NO_CELL
+
         index = len(self._elements)
         owner = ctx.actual_text_owner
         if owner < 0 and actual_text is not None:
@@ -596,6 +609,11 @@ class _Walker:
                 ref=objgen if indirect else None,
                 page=page,
                 actual_text_owner=owner,
+                row_span=cell.row_span,
+                col_span=cell.col_span,
+                scope=cell.scope,
+                headers=cell.headers,
+                element_id=cell.element_id,
             )
         )
         if "/K" not in keys:
@@ -845,6 +863,78 @@ class _Walker:
         except (pikepdf.PdfError, RecursionError, ValueError, TypeError) as exc:
             self._warnings.add(f"/ParentTree unreadable ({type(exc).__name__})")
         return out
+
+
+# --------------------------------------------------------------------------- table attributes
+
+_CELL_TYPES = frozenset({"TH", "TD"})
+_SCOPES = frozenset({"Row", "Column", "Both"})
+
+
+class _CellAttributes(NamedTuple):
+    row_span: int = 1
+    col_span: int = 1
+    scope: str | None = None
+    headers: tuple[str, ...] = ()
+    element_id: str | None = None
+
+
+_NO_CELL = _CellAttributes()
+
+
+def _string_key(value: Any) -> str | None:
+    """A byte string (/ID, an entry of /Headers) as a comparable key."""
+    if _is(value, ObjectType.string):
+        return bytes(value).decode("latin-1")
+    return None
+
+
+def _attribute_objects(obj: pikepdf.Object, keys: set[str], class_map: pikepdf.Object | None) -> list[Any]:
+    """The element's attribute objects, lowest precedence first: those of its
+    classes (/C through /ClassMap), then /A (§14.7.5.2). Revision numbers
+    between the objects of an array are skipped."""
+    found: list[Any] = []
+    if "/C" in keys and class_map is not None:
+        classes = obj["/C"]
+        for name in classes if _is(classes, _ARRAY) else [classes]:
+            entry = class_map.get(str(name)) if _is(name, _NAME) else None
+            found.extend(entry if _is(entry, _ARRAY) else [entry])
+    if "/A" in keys:
+        a = obj["/A"]
+        found.extend(a if _is(a, _ARRAY) else [a])
+    return [o for o in found if _is(o, _DICT)]
+
+
+def _span(value: Any, key: str, warnings: "_Warnings") -> int | None:
+    if type(value) is int and value >= 1:
+        return value
+    warnings.add(f"table cell {key} is not a positive integer; 1 used")
+    return None
+
+
+def _table_cell_attributes(
+    obj: pikepdf.Object, keys: set[str], class_map: pikepdf.Object | None, warnings: "_Warnings"
+) -> _CellAttributes:
+    """/RowSpan, /ColSpan, /Scope, /Headers of a TH/TD (§14.8.5.7: attribute
+    objects owned by /Table) and its /ID; later objects override earlier ones."""
+    row_span = col_span = 1
+    scope: str | None = None
+    headers: tuple[str, ...] = ()
+    for attrs in _attribute_objects(obj, keys, class_map):
+        if _name(attrs.get("/O")) != "Table":
+            continue
+        if "/RowSpan" in attrs:
+            row_span = _span(attrs["/RowSpan"], "/RowSpan", warnings) or row_span
+        if "/ColSpan" in attrs:
+            col_span = _span(attrs["/ColSpan"], "/ColSpan", warnings) or col_span
+        named = _name(attrs.get("/Scope"))
+        if named in _SCOPES:
+            scope = named
+        listed = attrs.get("/Headers")
+        if _is(listed, _ARRAY):
+            headers = tuple(k for k in (_string_key(v) for v in listed) if k is not None)
+    element_id = _string_key(obj["/ID"]) if "/ID" in keys else None
+    return _CellAttributes(row_span, col_span, scope, headers, element_id)
 
 
 def _page_list(pdf: pikepdf.Pdf) -> tuple[PageKey, ...] | None:

@@ -1,0 +1,334 @@
+"""Tables as data: grids of typed cells, from the structure tree or from geometry.
+
+A ``Table`` is a grid of ``TableCell``s (row, column, spans, header flag, the
+labels of the header cells that label it, text, box, MCIDs, and the cell's
+span in its page text). Two sources make them:
+
+* tagged tables (``table_grids`` + ``structure_tables``): ISO 32000-1
+  §14.8.4.3.4 (Table, THead, TBody, TFoot, TR, TH, TD) and §14.8.5.7
+  (/RowSpan, /ColSpan, /Scope, /Headers). The grid is laid out once per
+  document from the tree; each page's reading fills in the cells it shows;
+* detected tables on untagged pages (``ragprep.extract.gridfind``).
+
+A table whose cells sit on several pages is one table: each page result
+carries its piece (the cells on that page, in whole-table coordinates), and
+``merge_tables`` joins the pieces of a document by ``table_id``.
+
+Grid rules (the HTML table model, which §14.8.5.7 follows): rows are the TR
+elements of the table in tree order, whether inside THead/TBody/TFoot or not;
+cells are the TH/TD elements of a row in tree order; each cell takes the
+first free slot of its row and occupies ``row_span`` x ``col_span`` slots; a
+row span reaching past the last row is cut there.
+
+Header labels (§14.8.5.7): a cell's /Headers names header cells by /ID; else
+header cells label by /Scope (Column: the cells below, Row: the cells to the
+right, Both: both); a TH without /Scope labels its column when it sits in a
+header row (THead, or a leading row of TH cells only), else its row.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, replace
+from types import MappingProxyType
+
+import numpy as np
+
+from ragprep.extract.structure import StructTree
+
+Box = tuple[float, float, float, float]
+
+STRUCTURE, RULES, ALIGNMENT = "structure", "rules", "alignment"
+
+
+@dataclass(frozen=True)
+class TableCell:
+    """One cell of a table grid (§14.8.4.3.4 TH/TD)."""
+
+    row: int  # 0-based, whole-table coordinates
+    col: int
+    row_span: int  # slots it occupies downwards (§14.8.5.7 /RowSpan)
+    col_span: int  # and to the right (/ColSpan)
+    is_header: bool  # TH, or a detected header row
+    header_labels: tuple[str, ...]  # texts of the header cells that label it, columns first
+    text: str  # its page text, lines joined by one space
+    page: int  # 1-based page its content is on (first page for a split cell)
+    bbox: Box | None  # user space of `page`; None for an empty cell
+    mcids: tuple[int, ...]
+    char_start: int  # span in the page text of `page`; -1 for an empty cell
+    char_end: int
+
+
+@dataclass(frozen=True)
+class Table:
+    """A grid of cells; on a page result, only the cells of that page."""
+
+    table_id: str  # "s<element>" for a tagged table, "d<page>.<k>" for a detected one
+    source: str  # STRUCTURE, RULES or ALIGNMENT
+    n_rows: int
+    n_cols: int
+    header_rows: int  # leading rows made of header cells only
+    pages: tuple[int, ...]
+    cells: tuple[TableCell, ...]  # row by row, left to right
+
+    def rows(self) -> tuple[tuple[TableCell, ...], ...]:
+        """Cells grouped by the row they start in (rows with no cell here are skipped)."""
+        grouped: dict[int, list[TableCell]] = defaultdict(list)
+        for cell in self.cells:
+            grouped[cell.row].append(cell)
+        return tuple(tuple(grouped[r]) for r in sorted(grouped))
+
+
+# --------------------------------------------------------------------------- the tagged grid
+
+
+@dataclass(frozen=True)
+class GridSlot:
+    """Where a TH/TD element sits in its table (computed from the tree alone)."""
+
+    table: int  # element index of the Table
+    row: int
+    col: int
+    row_span: int
+    col_span: int
+    header: bool  # TH
+    in_thead: bool
+    scope: str | None
+    headers: tuple[str, ...]
+    element_id: str | None
+
+
+@dataclass(frozen=True)
+class TableGrids:
+    """Every tagged table of a document, laid out once."""
+
+    slots: Mapping[int, GridSlot]  # cell element index -> slot
+    shapes: Mapping[int, tuple[int, int]]  # table element index -> (rows, cols)
+    by_position: Mapping[int, Mapping[tuple[int, int], GridSlot]]  # table -> (row, col) -> slot
+    # Per element, the TH/TD at or above it (-1 when none): which cell owns content.
+    cell_of: np.ndarray
+
+
+def table_grids(tree: StructTree) -> TableGrids:
+    """Lay out all tables of the tree (one pass over its elements)."""
+    n = len(tree.elements)
+    table_of = np.full(n, -1, dtype=np.int64)  # nearest Table at or above
+    row_of = np.full(n, -1, dtype=np.int64)  # nearest TR at or above
+    cell_of = np.full(n, -1, dtype=np.int64)
+    in_thead = np.zeros(n, dtype=bool)
+    rows: dict[int, list[int]] = defaultdict(list)
+    cells: dict[int, list[int]] = defaultdict(list)
+    # Parents come before children in tree.elements (depth-first order).
+    for e in tree.elements:
+        p = e.parent
+        if p >= 0:
+            table_of[e.index], row_of[e.index], cell_of[e.index] = table_of[p], row_of[p], cell_of[p]
+            in_thead[e.index] = in_thead[p]
+        if e.type == "Table":
+            table_of[e.index], row_of[e.index], cell_of[e.index] = e.index, -1, -1
+            in_thead[e.index] = False
+        elif e.type == "THead":
+            in_thead[e.index] = True
+        elif e.type in ("TBody", "TFoot"):
+            in_thead[e.index] = False
+        elif e.type == "TR" and table_of[e.index] >= 0:
+            row_of[e.index] = e.index
+            rows[int(table_of[e.index])].append(e.index)
+        elif e.type in ("TH", "TD") and row_of[e.index] >= 0:
+            cell_of[e.index] = e.index
+            cells[int(row_of[e.index])].append(e.index)
+    slots: dict[int, GridSlot] = {}
+    shapes: dict[int, tuple[int, int]] = {}
+    by_position: dict[int, Mapping[tuple[int, int], GridSlot]] = {}
+    for table, table_rows in rows.items():
+        placed = _place(tree, table, [cells[r] for r in table_rows], in_thead)
+        slots.update(placed)
+        n_cols = max((s.col + s.col_span for s in placed.values()), default=0)
+        shapes[table] = (len(table_rows), n_cols)
+        by_position[table] = MappingProxyType({(s.row, s.col): s for s in placed.values()})
+    return TableGrids(MappingProxyType(slots), MappingProxyType(shapes), MappingProxyType(by_position), cell_of)
+
+
+def _place(tree: StructTree, table: int, rows: list[list[int]], in_thead: np.ndarray) -> dict[int, GridSlot]:
+    """Slots of the cells of one table: each cell takes the first free slot of
+    its row; spans occupy theirs; a row span is cut at the last row."""
+    taken: set[tuple[int, int]] = set()
+    out: dict[int, GridSlot] = {}
+    for r, row in enumerate(rows):
+        col = 0
+        for index in row:
+            e = tree.elements[index]
+            while (r, col) in taken:
+                col += 1
+            row_span = min(e.row_span, len(rows) - r)
+            for dr in range(row_span):
+                for dc in range(e.col_span):
+                    taken.add((r + dr, col + dc))
+            out[index] = GridSlot(
+                table, r, col, row_span, e.col_span, e.header_cell, bool(in_thead[index]),
+                e.scope, e.headers, e.element_id,
+            )  # fmt: skip
+            col += e.col_span
+    return out
+
+
+# --------------------------------------------------------------------------- one page's cells
+
+
+@dataclass(frozen=True)
+class CellContent:
+    """What a page shows of one cell: its span in the page text and its glyphs' extent."""
+
+    key: int  # the cell element (tagged) or the cell's position (detected)
+    char_start: int
+    char_end: int
+    bbox: Box
+    mcids: tuple[int, ...]
+
+
+_BLANK_RUN = re.compile(r"\s+")
+
+
+def cell_text(page_text: str, start: int, end: int) -> str:
+    """A cell's text: its page text with its lines joined by one space."""
+    return _BLANK_RUN.sub(" ", page_text[start:end]).strip()
+
+
+def structure_tables(grids: TableGrids, contents: Sequence[CellContent], page: int, page_text: str) -> tuple[Table, ...]:
+    """The pieces of the tagged tables that page `page` shows. Cells the page
+    shows no content of are left to the pages that do; labels are those this
+    page can see (``merge_tables`` labels across pages)."""
+    by_table: dict[int, list[TableCell]] = defaultdict(list)
+    for content in contents:
+        slot = grids.slots.get(content.key)
+        if slot is None:
+            continue
+        by_table[slot.table].append(
+            TableCell(
+                row=slot.row, col=slot.col, row_span=slot.row_span, col_span=slot.col_span,
+                is_header=slot.header, header_labels=(),
+                text=cell_text(page_text, content.char_start, content.char_end),
+                page=page, bbox=content.bbox, mcids=content.mcids,
+                char_start=content.char_start, char_end=content.char_end,
+            )  # fmt: skip
+        )
+    tables = []
+    for table, cells in by_table.items():
+        n_rows, n_cols = grids.shapes[table]
+        tables.append(
+            _finish(Table(f"s{table}", STRUCTURE, n_rows, n_cols, 0, (page,), tuple(cells)), grids, table)
+        )
+    return tuple(sorted(tables, key=lambda t: min(c.char_start for c in t.cells)))
+
+
+def _finish(table: Table, grids: TableGrids | None = None, element: int = -1, relabel: bool = True) -> Table:
+    """Cells sorted row by row, header rows counted, labels attached."""
+    cells = sorted(table.cells, key=lambda c: (c.row, c.col))
+    header_rows = _header_rows(cells)
+    labelled = _labels(cells, header_rows, grids, element) if relabel else cells
+    pages = tuple(sorted({c.page for c in cells}))
+    return replace(table, cells=tuple(labelled), header_rows=header_rows, pages=pages)
+
+
+def _header_rows(cells: Sequence[TableCell]) -> int:
+    """Leading rows whose every cell present is a header cell."""
+    by_row: dict[int, list[TableCell]] = defaultdict(list)
+    for c in cells:
+        by_row[c.row].append(c)
+    count = 0
+    while count in by_row and all(c.is_header for c in by_row[count]):
+        count += 1
+    return count
+
+
+def _slot_info(grids: TableGrids | None, element: int) -> Mapping[tuple[int, int], GridSlot]:
+    if grids is None:
+        return {}
+    return grids.by_position.get(element, {})
+
+
+def _labels(
+    cells: Sequence[TableCell], header_rows: int, grids: TableGrids | None, element: int
+) -> list[TableCell]:
+    """Attach header labels (module docstring: /Headers, else /Scope, else position)."""
+    slots = _slot_info(grids, element)
+    by_id = {s.element_id: (s.row, s.col) for s in slots.values() if s.element_id}
+    text_at = {(c.row, c.col): c.text for c in cells}
+    column_heads: list[TableCell] = []
+    row_heads: list[TableCell] = []
+    for c in cells:
+        if not c.is_header or not c.text:
+            continue
+        slot = slots.get((c.row, c.col))
+        scope = slot.scope if slot is not None else None
+        if scope is None:
+            # No /Scope: a header row's cells (THead, leading TH rows, the
+            # first row) label columns; other header cells label their row.
+            in_head = c.row < header_rows or c.row == 0 or (slot is not None and slot.in_thead)
+            scope = "Column" if in_head and not (c.col == 0 and c.row >= header_rows) else "Row"
+        if scope in ("Column", "Both"):
+            column_heads.append(c)
+        if scope in ("Row", "Both"):
+            row_heads.append(c)
+    out = []
+    for c in cells:
+        slot = slots.get((c.row, c.col))
+        if slot is not None and slot.headers:
+            labels = tuple(text_at.get(by_id.get(h, (-1, -1)), "") for h in slot.headers)
+            labels = tuple(t for t in labels if t)
+        else:
+            labels = tuple(
+                h.text for h in column_heads if h is not c and _overlap(h.col, h.col_span, c.col, c.col_span) and h.row < c.row
+            ) + tuple(
+                h.text for h in row_heads if h is not c and _overlap(h.row, h.row_span, c.row, c.row_span) and h.col < c.col
+            )
+        out.append(replace(c, header_labels=labels))
+    return out
+
+
+def _overlap(a: int, a_span: int, b: int, b_span: int) -> bool:
+    return a < b + b_span and b < a + a_span
+
+
+# --------------------------------------------------------------------------- across pages
+
+
+def merge_tables(
+    pieces: Iterable[Table], grids: TableGrids | None = None, *, relabel: bool = True
+) -> tuple[Table, ...]:
+    """The document's tables from the page pieces: pieces with one table_id
+    are one table; a cell shown on two pages keeps its first page and takes
+    the text of both. `relabel` attaches header labels over the whole grid
+    (pieces already labelled that way keep theirs without it)."""
+    grouped: dict[str, list[Table]] = {}
+    for piece in pieces:
+        grouped.setdefault(piece.table_id, []).append(piece)
+    merged = []
+    for table_id, parts in grouped.items():
+        cells: dict[tuple[int, int], TableCell] = {}
+        for part in parts:
+            for c in part.cells:
+                seen = cells.get((c.row, c.col))
+                cells[(c.row, c.col)] = c if seen is None else replace(seen, text=f"{seen.text} {c.text}".strip())
+        first = parts[0]
+        element = int(table_id[1:]) if first.source == STRUCTURE else -1
+        table = replace(
+            first,
+            n_rows=max(p.n_rows for p in parts),
+            n_cols=max(p.n_cols for p in parts),
+            cells=tuple(cells.values()),
+        )
+        merged.append(_finish(table, grids if first.source == STRUCTURE else None, element, relabel))
+    return tuple(merged)
+
+
+def page_pieces(tables: Sequence[Table], page: int) -> tuple[Table, ...]:
+    """The pieces of whole tables that page `page` shows (labels kept)."""
+    out = []
+    for t in tables:
+        cells = tuple(c for c in t.cells if c.page == page)
+        if cells:
+            out.append(replace(t, cells=cells))
+    return tuple(out)

@@ -1,0 +1,185 @@
+"""Typed tables from the structure tree (§14.8.4.3.4, §14.8.5.7): grids, spans,
+header labels, cell spans in the page text, tables across pages."""
+
+from __future__ import annotations
+
+import pytest
+from pdfbuilder import PdfBuilder
+from pikepdf import Array, Dictionary, Name, String
+
+from ragprep.extract import extract_document
+
+
+def cell_line(font: str, x: float, y: float, text: str, mcid: int) -> str:
+    return f"/TD <</MCID {mcid}>> BDC BT /{font} 10 Tf {x} {y} Td ({text}) Tj ET EMC"
+
+
+def build_table(
+    rows: list[list[tuple[str, str, dict | None]]],
+    *,
+    page_rows: list[int] | None = None,
+    thead: int = 0,
+    role_map: dict[str, str] | None = None,
+    ids: dict[tuple[int, int], str] | None = None,
+    types: dict[str, str] | None = None,
+) -> bytes:
+    """A tagged table: rows of (type, text, attributes) painted column by column
+    (the stream order is not the reading order); ``page_rows`` rows per page
+    (one page by default); the first ``thead`` rows under THead, the rest under TBody."""
+    types = types or {}
+    b = PdfBuilder()
+    f = b.add_standard_font("Helvetica", widths=True)
+    page_rows = page_rows or [len(rows)]
+    pages, row_page = [], []
+    first = 0
+    for count in page_rows:
+        pieces = []
+        for c in range(max(len(r) for r in rows)):
+            for r in range(first, first + count):
+                if c < len(rows[r]):
+                    pieces.append(cell_line(f, 72 + 120 * c, 700 - 20 * (r - first), rows[r][c][1], r * 10 + c))
+        pages.append(b.add_page(" ".join(pieces)))
+        row_page += [pages[-1]] * count
+        first += count
+    tr_elements = []
+    for r, row in enumerate(rows):
+        cells = []
+        for c, (kind, _, attrs) in enumerate(row):
+            elem = b.struct_element(types.get(kind, kind), [r * 10 + c], page=row_page[r], attrs=attrs)
+            if ids and (r, c) in ids:
+                elem.ID = String(ids[r, c])
+            cells.append(elem)
+        tr_elements.append(b.struct_element(types.get("TR", "TR"), cells, page=row_page[r]))
+    groups = tr_elements
+    if thead:
+        groups = [
+            b.struct_element("THead", tr_elements[:thead], page=pages[0]),
+            b.struct_element("TBody", tr_elements[thead:], page=pages[0]),
+        ]
+    table = b.struct_element(types.get("Table", "Table"), groups, page=pages[0])
+    b.set_struct_tree([b.struct_element("Document", [table], page=pages[0])], role_map=role_map)
+    return b.to_bytes()
+
+
+def grid(table) -> dict[tuple[int, int], tuple[str, int, int, bool]]:
+    return {(c.row, c.col): (c.text, c.row_span, c.col_span, c.is_header) for c in table.cells}
+
+
+TH, TD = "TH", "TD"
+
+
+def test_cells_read_row_by_row_with_header_labels_by_position():
+    pdf = build_table([[(TH, "Station", None), (TH, "Flow", None)], [(TD, "North", None), (TD, "312", None)]])
+    result = extract_document(pdf, mode="structure")
+    (table,) = result.tables
+    assert (table.n_rows, table.n_cols, table.header_rows, table.pages) == (2, 2, 1, (1,))
+    assert [(c.row, c.col, c.text) for c in table.cells] == [
+        (0, 0, "Station"), (0, 1, "Flow"), (1, 0, "North"), (1, 1, "312"),
+    ]  # fmt: skip
+    assert [c.header_labels for c in table.cells[2:]] == [("Station",), ("Flow",)]
+    page = result.pages[0]
+    for c in table.cells:
+        # The cell's span is exact in its page text; its MCID is its own.
+        assert page.text[c.char_start : c.char_end] == c.text
+        assert c.mcids == (c.row * 10 + c.col,)
+        x0, y0, x1, y1 = c.bbox
+        assert x0 == pytest.approx(72 + 120 * c.col, abs=0.01) and x1 > x0 and y1 > y0
+
+
+def test_row_and_column_spans_occupy_their_slots():
+    rows = [
+        [(TH, "Region", {"O": Name.Table, "RowSpan": 2}), (TH, "Rates", {"O": Name.Table, "ColSpan": 2})],
+        [(TH, "Fixed", None), (TH, "Variable", None)],
+        [(TD, "North", None), (TD, "5.1", None), (TD, "6.2", None)],
+    ]
+    (table,) = extract_document(build_table(rows), mode="structure").tables
+    assert grid(table) == {
+        (0, 0): ("Region", 2, 1, True),
+        (0, 1): ("Rates", 1, 2, True),
+        (1, 1): ("Fixed", 1, 1, True),
+        (1, 2): ("Variable", 1, 1, True),
+        (2, 0): ("North", 1, 1, False),
+        (2, 1): ("5.1", 1, 1, False),
+        (2, 2): ("6.2", 1, 1, False),
+    }
+    assert (table.n_rows, table.n_cols, table.header_rows) == (3, 3, 2)
+    labels = {(c.row, c.col): c.header_labels for c in table.cells}
+    assert labels[2, 1] == ("Rates", "Fixed")
+    assert labels[2, 0] == ("Region",)
+
+
+def test_scope_row_headers_label_their_row():
+    row_scope = {"O": Name.Table, "Scope": Name.Row}
+    col_scope = {"O": Name.Table, "Scope": Name.Column}
+    rows = [
+        [(TD, "", None), (TH, "Q1", col_scope), (TH, "Q2", col_scope)],
+        [(TH, "Sales", row_scope), (TD, "10", None), (TD, "12", None)],
+    ]
+    (table,) = extract_document(build_table(rows), mode="structure").tables
+    labels = {(c.row, c.col): c.header_labels for c in table.cells}
+    assert labels[1, 1] == ("Q1", "Sales")
+    assert labels[1, 2] == ("Q2", "Sales")
+
+
+def test_headers_attribute_names_header_cells_by_id():
+    rows = [
+        [(TH, "Name", None), (TH, "Score", None)],
+        [(TD, "Ada", None), (TD, "9", {"O": Name.Table, "Headers": Array([String("h-name")])})],
+    ]
+    pdf = build_table(rows, ids={(0, 0): "h-name", (0, 1): "h-score"})
+    (table,) = extract_document(pdf, mode="structure").tables
+    labels = {(c.row, c.col): c.header_labels for c in table.cells}
+    assert labels[1, 1] == ("Name",)  # /Headers wins over the column position
+    assert labels[1, 0] == ("Name",)
+
+
+def test_role_mapped_table_types_are_tables():
+    rows = [[("MyHead", "A", None), ("MyHead", "B", None)], [("MyCell", "1", None), ("MyCell", "2", None)]]
+    pdf = build_table(
+        rows,
+        role_map={"MyTable": "Table", "MyRow": "TR", "MyHead": "TH", "MyCell": "TD"},
+        types={"Table": "MyTable", "TR": "MyRow"},
+    )
+    (table,) = extract_document(pdf, mode="structure").tables
+    assert grid(table) == {
+        (0, 0): ("A", 1, 1, True), (0, 1): ("B", 1, 1, True),
+        (1, 0): ("1", 1, 1, False), (1, 1): ("2", 1, 1, False),
+    }  # fmt: skip
+
+
+def test_a_table_over_two_pages_is_one_table_labelled_from_its_first_page():
+    rows = [[(TH, "Item", None), (TH, "Qty", None)]] + [[(TD, f"item {i}", None), (TD, str(i), None)] for i in range(4)]
+    result = extract_document(build_table(rows, page_rows=[3, 2], thead=1), mode="structure")
+    (table,) = result.tables
+    assert table.pages == (1, 2) and table.n_rows == 5
+    assert [c.text for c in table.cells] == ["Item", "Qty"] + [t for i in range(4) for t in (f"item {i}", str(i))]
+    second = [c for c in table.cells if c.page == 2]
+    assert [c.row for c in second] == [3, 3, 4, 4]
+    # The header on page 1 labels the cells on page 2.
+    assert [c.header_labels for c in second] == [("Item",), ("Qty",)] * 2
+    # Each page result carries its piece of the one table, same id.
+    assert [t.table_id for t in result.pages[1].tables] == [table.table_id]
+    assert [c.row for c in result.pages[1].tables[0].cells] == [3, 3, 4, 4]
+    assert result.pages[1].tables[0].cells[0].header_labels == ("Item",)
+
+
+def test_invalid_span_is_one_and_warned():
+    rows = [[(TD, "a", {"O": Name.Table, "ColSpan": 0}), (TD, "b", None)]]
+    result = extract_document(build_table(rows), mode="structure")
+    assert grid(result.tables[0]) == {(0, 0): ("a", 1, 1, False), (0, 1): ("b", 1, 1, False)}
+    assert any("/ColSpan is not a positive integer" in w for w in result.pages[0].warnings)
+
+
+def test_class_map_attributes_apply():
+    b = PdfBuilder()
+    f = b.add_standard_font("Helvetica", widths=True)
+    page = b.add_page(cell_line(f, 72, 700, "Wide", 0) + " " + cell_line(f, 72, 680, "x", 1) + " " + cell_line(f, 192, 680, "y", 2))
+    wide = b.struct_element("TD", [0], page=page)
+    wide.C = Name("/wide")
+    rows = [b.struct_element("TR", [wide], page=page),
+            b.struct_element("TR", [b.struct_element("TD", [1], page=page), b.struct_element("TD", [2], page=page)], page=page)]  # fmt: skip
+    b.set_struct_tree([b.struct_element("Table", rows, page=page)])
+    b.pdf.Root.StructTreeRoot.ClassMap = Dictionary(wide=Dictionary(O=Name.Table, ColSpan=2))
+    (table,) = extract_document(b.to_bytes(), mode="structure").tables
+    assert grid(table)[0, 0] == ("Wide", 1, 2, False)
+    assert table.n_cols == 2
