@@ -8,6 +8,9 @@ Entry points::
     for page in result.pages:
         print(page.page, page.mode, page.text)
 
+    for table in result.tables:                   # typed tables (extract/tables.py)
+        print(table.table_id, table.n_rows, table.n_cols, render_table(table))
+
     with open_document("paper.pdf") as doc:      # page by page, glyph tables too
         glyphs = doc.page_glyphs(1)               # GlyphTable + the joins behind the text
 
@@ -34,6 +37,8 @@ from ragprep.extract.errors import (
     RagprepError,
 )
 from ragprep.extract.glyphs import GlyphTable
+from ragprep.extract.tables import Table, TableCell
+from ragprep.extract.tabletext import TABLE_FORMATS, grid_texts, header_row_count, render_rows, render_table
 
 __all__ = [
     "Block",
@@ -49,8 +54,15 @@ __all__ = [
     "PageRangeError",
     "PageResult",
     "RagprepError",
+    "TABLE_FORMATS",
+    "Table",
+    "TableCell",
     "TextLine",
     "extract_document",
+    "grid_texts",
+    "header_row_count",
     "open_document",
     "parse_page_selection",
+    "render_rows",
+    "render_table",
 ]

@@ -17,6 +17,7 @@ import typer
 
 from ragprep.extract import (
     ConfigError,
+    DocumentResult,
     EncryptedPDFError,
     ExtractConfig,
     Mode,
@@ -26,6 +27,8 @@ from ragprep.extract import (
     parse_page_selection,
 )
 from ragprep.extract.blocks import Block
+from ragprep.extract.tables import Table
+from ragprep.extract.tabletext import render_table
 from ragprep.extract.geometric import LINE_BREAK, SPACE
 from ragprep.extract.reading import read_stream
 
@@ -47,6 +50,8 @@ app = typer.Typer(
 class TextFormat(str, Enum):
     text = "text"
     json = "json"
+    csv = "csv"  # --tables only
+    markdown = "markdown"  # --tables only
 
 
 class TableFormat(str, Enum):
@@ -88,7 +93,22 @@ def extract(
             "columns), stream (content-stream order).",
         ),
     ] = Mode.AUTO,
-    output_format: Annotated[TextFormat, typer.Option("--format", help="text, or json with per-page counts.")] = TextFormat.text,
+    output_format: Annotated[
+        TextFormat,
+        typer.Option(
+            "--format",
+            help="text, or json with per-page counts. With --tables: markdown (the default), "
+            "json, or csv (one row per cell).",
+        ),
+    ] = TextFormat.text,
+    tables: Annotated[
+        bool,
+        typer.Option(
+            "--tables",
+            help="Write the tables instead of the text: tagged tables (Table/TR/TH/TD) and grids "
+            "detected on untagged pages, one table over all the pages it covers.",
+        ),
+    ] = False,
     password: PasswordOption = None,
     separator: Annotated[
         str, typer.Option("--separator", help="Text between pages in text format (default: form feed).")
@@ -107,7 +127,14 @@ def extract(
     path, text, character span, bbox, MCIDs) the chunker keeps whole. A page
     the requested mode cannot read has mode "unavailable" and a reason; in auto
     mode, "fallback" says why a page was read by geometry instead of structure.
+
+    With --tables the output is the tables of the selected pages: Markdown pipe
+    tables (header first), json (per table its id, method, shape, pages and
+    cells: row, col, spans, header flag and labels, text, page, bbox, MCIDs), or
+    csv with one row per cell. Exit code 0 also when no table is found.
     """
+    if output_format in (TextFormat.csv, TextFormat.markdown) and not tables:
+        raise fail(f"--format {output_format.value} needs --tables", EXIT_USAGE)
     extract_config = _load_config(config)
     try:
         with open_document(file, password=password, config=extract_config) as document:
@@ -122,6 +149,9 @@ def extract(
     except RagprepError as exc:
         raise fail(str(exc), EXIT_INPUT) from None
 
+    if tables:
+        _write(_tables_output(DocumentResult(str(file), 0, results).tables, output_format, file), output)
+        return
     if output_format is TextFormat.json:
         payload = {
             "file": str(file),
@@ -146,6 +176,73 @@ def extract(
     else:
         data = (("\ufeff" if bom else "") + separator.join(r.text for r in results)).encode("utf-8")
     _write(data, output)
+
+
+_CELL_COLUMNS = (
+    "table_id", "method", "page", "row", "col", "row_span", "col_span", "is_header", "header_labels",
+    "text", "x0", "y0", "x1", "y1", "mcids",
+)  # fmt: skip
+
+
+def _cell_record(table: Table, cell) -> dict[str, object]:
+    box = cell.bbox or (None, None, None, None)
+    return {
+        "table_id": table.table_id,
+        "method": table.source,
+        "page": cell.page,
+        "row": cell.row,
+        "col": cell.col,
+        "row_span": cell.row_span,
+        "col_span": cell.col_span,
+        "is_header": cell.is_header,
+        "header_labels": list(cell.header_labels),
+        "text": cell.text,
+        "x0": box[0],
+        "y0": box[1],
+        "x1": box[2],
+        "y1": box[3],
+        "mcids": list(cell.mcids),
+    }
+
+
+def _tables_output(found: tuple[Table, ...], output_format: TextFormat, file: Path) -> bytes:
+    if output_format is TextFormat.json:
+        payload = {
+            "file": str(file),
+            "tables": [
+                {
+                    "table_id": t.table_id,
+                    "method": t.source,
+                    "rows": t.n_rows,
+                    "cols": t.n_cols,
+                    "header_rows": t.header_rows,
+                    "pages": list(t.pages),
+                    "cells": [{k: v for k, v in _cell_record(t, c).items() if k not in ("table_id", "method")} for c in t.cells],
+                }
+                for t in found
+            ],
+        }
+        return (json.dumps(payload, ensure_ascii=False, indent=2) + "\n").encode("utf-8")
+    if output_format is TextFormat.csv:
+        import csv
+        import io
+
+        buffer = io.StringIO()
+        writer = csv.DictWriter(buffer, fieldnames=_CELL_COLUMNS, lineterminator="\n")
+        writer.writeheader()
+        for t in found:
+            for c in t.cells:
+                record = _cell_record(t, c)
+                record["header_labels"] = "; ".join(c.header_labels)
+                record["mcids"] = " ".join(map(str, c.mcids))
+                writer.writerow(record)
+        return buffer.getvalue().encode("utf-8")
+    parts = [
+        f"Table {t.table_id} ({t.source}, {t.n_rows} x {t.n_cols}, "
+        f"page{'s' if len(t.pages) > 1 else ''} {', '.join(map(str, t.pages))})\n\n{render_table(t)}\n"
+        for t in found
+    ]
+    return "\n".join(parts).encode("utf-8")
 
 
 def _block_json(block: Block) -> dict[str, object]:

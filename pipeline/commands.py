@@ -114,7 +114,8 @@ def run_command(
 ) -> None:
     """Extract and chunk PDFs in parallel into a Parquet dataset; reruns are incremental.
 
-    The dataset folder gets the tables chunks, pages, documents, runs and changes
+    The dataset folder gets the tables chunks, pages, tables (one row per table cell),
+    documents, runs and changes
     (Parquet, zstd), readable by pyarrow, pandas, DuckDB and Polars. A rerun skips
     documents whose bytes and settings are unchanged, replaces changed ones, deletes
     those whose source is gone (unless --keep-missing), and records in `changes`

@@ -44,7 +44,7 @@ import pyarrow.parquet as pq
 from ragprep.extract.errors import RagprepError
 from ragprep.pipeline.model import DocumentOutput, DocumentRow
 from ragprep.pipeline.records import document_batch
-from ragprep.pipeline.schema import CHANGES, CHUNKS, DOCUMENTS, PAGES, RUNS, TABLES
+from ragprep.pipeline.schema import CHANGES, CHUNKS, DOCUMENTS, PAGES, RUNS, TABLE_CELLS, TABLES
 
 STATE_DIR = ".ragprep"
 CURRENT = "current"
@@ -54,7 +54,7 @@ _VERSION = re.compile(r"^v(\d{6,})$")
 # Parts per table beyond which the smallest are merged (see _compact).
 MAX_PARTS = 64
 # Tables whose rows belong to a document and are rewritten part by part.
-DOCUMENT_TABLES = {"chunks": CHUNKS, "pages": PAGES}
+DOCUMENT_TABLES = {"chunks": CHUNKS, "pages": PAGES, "tables": TABLE_CELLS}
 
 
 class DatasetError(RagprepError):

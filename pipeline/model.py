@@ -50,11 +50,12 @@ class DocumentRow:
 @dataclass(frozen=True)
 class DocumentOutput:
     """A worker's answer: the document row and, when it succeeded, its
-    chunk and page rows as record batches of the dataset schemas."""
+    chunk, page and table-cell rows as record batches of the dataset schemas."""
 
     row: DocumentRow
     chunks: pa.RecordBatch | None = None
     pages: pa.RecordBatch | None = None
+    tables: pa.RecordBatch | None = None  # one row per table cell
     # The worker must be replaced after this answer (its heap is suspect).
     retire_worker: bool = field(default=False, compare=False)
 

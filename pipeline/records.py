@@ -11,10 +11,11 @@ from collections.abc import Sequence
 
 import pyarrow as pa
 
+from ragprep.chunk import document_text
 from ragprep.chunk.model import Chunk
 from ragprep.extract.document import PageResult
 from ragprep.pipeline.model import DocumentRow
-from ragprep.pipeline.schema import CHUNKS, DOCUMENTS, PAGES
+from ragprep.pipeline.schema import CHUNKS, DOCUMENTS, PAGES, TABLE_CELLS
 
 
 def chunk_batch(chunks: Sequence[Chunk]) -> pa.RecordBatch:
@@ -97,6 +98,42 @@ def page_batch(doc_id: str, source: str, pages: Sequence[PageResult]) -> pa.Reco
         },
         schema=PAGES,
     )
+
+
+def table_batch(doc_id: str, source: str, pages: Sequence[PageResult]) -> pa.RecordBatch:
+    """One row per table cell; spans moved from the page text to the document text."""
+    _, bases = document_text(pages)
+    base_of = {p.page: base for p, base in zip(pages, bases)}
+    rows: list[dict[str, object]] = []
+    for page in pages:
+        for table in page.tables:
+            for c in table.cells:
+                empty = c.char_start < 0
+                box = c.bbox if c.bbox is not None else (None, None, None, None)
+                rows.append(
+                    {
+                        "doc_id": doc_id,
+                        "source": source,
+                        "table_id": table.table_id,
+                        "method": table.source,
+                        "page": c.page,
+                        "row": c.row,
+                        "col": c.col,
+                        "row_span": c.row_span,
+                        "col_span": c.col_span,
+                        "is_header": c.is_header,
+                        "header_labels": list(c.header_labels),
+                        "text": c.text,
+                        "x0": box[0],
+                        "y0": box[1],
+                        "x1": box[2],
+                        "y1": box[3],
+                        "mcids": list(c.mcids),
+                        "char_start": None if empty else base_of[c.page] + c.char_start,
+                        "char_end": None if empty else base_of[c.page] + c.char_end,
+                    }
+                )
+    return pa.RecordBatch.from_pylist(rows, schema=TABLE_CELLS)
 
 
 def document_batch(rows: Sequence[DocumentRow]) -> pa.RecordBatch:

@@ -1,9 +1,11 @@
 """The dataset's tables, as explicit Arrow schemas (README: "Dataset schema").
 
-Five tables, each a folder of Parquet files under the dataset folder:
+Six tables, each a folder of Parquet files under the dataset folder:
 
 - ``chunks``    one row per chunk: the text and its provenance (``ragprep.chunk.Chunk``).
 - ``pages``     one row per page of every readable document: mode, counts, text, blocks, lines.
+- ``tables``    one row per table cell (``ragprep.extract.TableCell``): grid slot, spans,
+                header labels, text, box, MCIDs, span in the document text.
 - ``documents`` one row per document: bytes, status, error, timing, config.
 - ``runs``      one row per run: when, what it saw, what it changed.
 - ``changes``   one row per chunk id a run added, removed or updated, for
@@ -18,7 +20,7 @@ from __future__ import annotations
 
 import pyarrow as pa
 
-SCHEMA_VERSION = "2"  # 2: documents.attempts
+SCHEMA_VERSION = "3"  # 2: documents.attempts; 3: the tables table
 
 _BBOX_FIELDS = [pa.field(n, pa.float64(), nullable=False) for n in ("x0", "y0", "x1", "y1")]
 
@@ -106,6 +108,31 @@ PAGES = pa.schema(
     metadata={"ragprep.table": "pages", "ragprep.schema_version": SCHEMA_VERSION},
 )
 
+TABLE_CELLS = pa.schema(
+    [
+        pa.field("doc_id", pa.string(), nullable=False),
+        pa.field("source", pa.string(), nullable=False),
+        # "s<element>" (tagged) or "d<page>.<k>" (detected); one id over all pages of a table.
+        pa.field("table_id", pa.string(), nullable=False),
+        pa.field("method", pa.string(), nullable=False),  # structure, rules or alignment
+        pa.field("page", pa.int32(), nullable=False),
+        pa.field("row", pa.int32(), nullable=False),
+        pa.field("col", pa.int32(), nullable=False),
+        pa.field("row_span", pa.int32(), nullable=False),
+        pa.field("col_span", pa.int32(), nullable=False),
+        pa.field("is_header", pa.bool_(), nullable=False),
+        pa.field("header_labels", pa.list_(pa.string()), nullable=False),
+        pa.field("text", pa.string(), nullable=False),
+        # Null for a cell with no content.
+        *[pa.field(n, pa.float64()) for n in ("x0", "y0", "x1", "y1")],
+        pa.field("mcids", pa.list_(pa.int32()), nullable=False),
+        # Span in the document text (the page texts joined with "\f"); null when empty.
+        pa.field("char_start", pa.int64()),
+        pa.field("char_end", pa.int64()),
+    ],
+    metadata={"ragprep.table": "tables", "ragprep.schema_version": SCHEMA_VERSION},
+)
+
 TIMESTAMP = pa.timestamp("us", tz="UTC")
 
 DOCUMENTS = pa.schema(
@@ -179,6 +206,7 @@ CHANGES = pa.schema(
 TABLES: dict[str, pa.Schema] = {
     "chunks": CHUNKS,
     "pages": PAGES,
+    "tables": TABLE_CELLS,
     "documents": DOCUMENTS,
     "runs": RUNS,
     "changes": CHANGES,

@@ -12,6 +12,7 @@ Dask) runs the same function on its executors instead of a home-made scheduler::
     output.row        # DocumentRow: a row of schema.DOCUMENTS (status, error, counts)
     output.chunks     # pa.RecordBatch of schema.CHUNKS, None when the document failed
     output.pages      # pa.RecordBatch of schema.PAGES
+    output.tables     # pa.RecordBatch of schema.TABLE_CELLS
 
 The output is exactly what a worker of ``ragprep run`` sends its parent: the same chunk
 ids, rows and error rows (a document that cannot be read is an error row, never an

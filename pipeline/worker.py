@@ -43,7 +43,7 @@ from ragprep.extract.document import DocumentResult, open_document
 from ragprep.extract.errors import RagprepError
 from ragprep.pipeline.config import PipelineConfig, Settings
 from ragprep.pipeline.model import DocumentOutput, DocumentRow, DocumentTask
-from ragprep.pipeline.records import chunk_batch, page_batch
+from ragprep.pipeline.records import chunk_batch, page_batch, table_batch
 
 MIB = 1024 * 1024
 
@@ -198,6 +198,7 @@ def process_document(task: DocumentTask, context: RunContext, tokenizer: Tokeniz
         )
         chunk_rows = chunk_batch(chunks)
         page_rows = page_batch(doc_id, task.path, result.pages)
+        table_rows = table_batch(doc_id, task.path, result.pages)
     except MemoryError:
         return memory_limit_output(task, context, size=len(data), seconds=time.perf_counter() - started)
     except Exception as exc:  # noqa: BLE001 - a bug on one document must not stop the run
@@ -211,7 +212,7 @@ def process_document(task: DocumentTask, context: RunContext, tokenizer: Tokeniz
         chunks=len(chunks),
         seconds=time.perf_counter() - started,
     )
-    return DocumentOutput(row, chunk_rows, page_rows)
+    return DocumentOutput(row, chunk_rows, page_rows, table_rows)
 
 
 def _error_output(task: DocumentTask, context: RunContext, exc: Exception, *, size: int, seconds: float) -> DocumentOutput:

@@ -236,3 +236,34 @@ def test_glyphs_why_says_which_glyphs_are_running_heads(tmp_path):
     # Without --why the document is not read beyond the page: no running column.
     rows = json.loads(invoke("glyphs", path, "--page", "2", "--format", "json").stdout)["glyphs"]
     assert "running" not in rows[0] and rows[0]["artifact"] is False
+
+
+def _table_pdf(tmp_path: Path) -> Path:
+    from tabledocs import build_table
+
+    rows = [[("TH", "Station", None), ("TH", "Flow", None)], [("TD", "North | Gate", None), ("TD", "312", None)]]
+    path = tmp_path / "table.pdf"
+    path.write_bytes(build_table(rows))
+    return path
+
+
+def test_extract_tables_markdown_json_and_csv(tmp_path):
+    path = _table_pdf(tmp_path)
+    markdown = invoke("extract", str(path), "--tables")
+    assert markdown.exit_code == 0
+    assert markdown.stdout.endswith("| Station | Flow |\n| --- | --- |\n| North \\| Gate | 312 |\n")
+    as_json = json.loads(invoke("extract", str(path), "--tables", "--format", "json").stdout)
+    (table,) = as_json["tables"]
+    assert (table["rows"], table["cols"], table["header_rows"], table["method"]) == (2, 2, 1, "structure")
+    assert [(c["row"], c["col"], c["text"], c["header_labels"]) for c in table["cells"]][2:] == [
+        (1, 0, "North | Gate", ["Station"]),
+        (1, 1, "312", ["Flow"]),
+    ]
+    csv_lines = invoke("extract", str(path), "--tables", "--format", "csv").stdout.splitlines()
+    assert csv_lines[0].startswith("table_id,method,page,row,col,row_span,col_span,is_header,header_labels,text")
+    assert len(csv_lines) == 5 and ",False,Station,North | Gate,72.0," in csv_lines[3]
+
+
+def test_extract_csv_without_tables_is_a_usage_error(tmp_path):
+    result = invoke("extract", str(_table_pdf(tmp_path)), "--format", "csv")
+    assert result.exit_code == 2

@@ -1,0 +1,57 @@
+"""Fixture PDFs with tables, shared by the extract, chunk and pipeline tests."""
+
+from __future__ import annotations
+
+from pdfbuilder import PdfBuilder
+from pikepdf import String
+
+
+def cell_line(font: str, x: float, y: float, text: str, mcid: int) -> str:
+    return f"/TD <</MCID {mcid}>> BDC BT /{font} 10 Tf {x} {y} Td ({text}) Tj ET EMC"
+
+
+def build_table(
+    rows: list[list[tuple[str, str, dict | None]]],
+    *,
+    page_rows: list[int] | None = None,
+    thead: int = 0,
+    role_map: dict[str, str] | None = None,
+    ids: dict[tuple[int, int], str] | None = None,
+    types: dict[str, str] | None = None,
+) -> bytes:
+    """A tagged table: rows of (type, text, attributes) painted column by column
+    (the stream order is not the reading order); ``page_rows`` rows per page
+    (one page by default); the first ``thead`` rows under THead, the rest under TBody."""
+    types = types or {}
+    b = PdfBuilder()
+    f = b.add_standard_font("Helvetica", widths=True)
+    page_rows = page_rows or [len(rows)]
+    pages, row_page = [], []
+    first = 0
+    for count in page_rows:
+        pieces = []
+        for c in range(max(len(r) for r in rows)):
+            for r in range(first, first + count):
+                if c < len(rows[r]):
+                    pieces.append(cell_line(f, 72 + 120 * c, 700 - 20 * (r - first), rows[r][c][1], r * 10 + c))
+        pages.append(b.add_page(" ".join(pieces)))
+        row_page += [pages[-1]] * count
+        first += count
+    tr_elements = []
+    for r, row in enumerate(rows):
+        cells = []
+        for c, (kind, _, attrs) in enumerate(row):
+            elem = b.struct_element(types.get(kind, kind), [r * 10 + c], page=row_page[r], attrs=attrs)
+            if ids and (r, c) in ids:
+                elem.ID = String(ids[r, c])
+            cells.append(elem)
+        tr_elements.append(b.struct_element(types.get("TR", "TR"), cells, page=row_page[r]))
+    groups = tr_elements
+    if thead:
+        groups = [
+            b.struct_element("THead", tr_elements[:thead], page=pages[0]),
+            b.struct_element("TBody", tr_elements[thead:], page=pages[0]),
+        ]
+    table = b.struct_element(types.get("Table", "Table"), groups, page=pages[0])
+    b.set_struct_tree([b.struct_element("Document", [table], page=pages[0])], role_map=role_map)
+    return b.to_bytes()
