@@ -31,6 +31,7 @@ BROKEN = [r for r in ROWS if r["path"].startswith("broken/")]
 _PASSWORD = re.compile(r"(?:user|open) password '([^']*)'")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("relpath", READABLE or ["<corpus absent>"])
 def test_readable_corpus_file_extracts_in_stream_and_auto_mode(corpus: Path, relpath: str):
     # auto covers structure and layout: every tagged page goes through one, every other through layout.

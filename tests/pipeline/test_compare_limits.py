@@ -97,6 +97,7 @@ def assert_measured(result: CompareResult, paths: list[Path]) -> None:
         assert words["structure"] == 0 and words["layout"] == words["stream"] > 0
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("workers", [1, 2])
 def test_a_hung_document_times_out_and_the_others_are_measured(tmp_path, workers):
     a, slow, c = three_documents(tmp_path, "slow.pdf")
@@ -128,6 +129,7 @@ def test_a_document_that_kills_its_worker_is_an_error_and_the_others_are_measure
     )
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="RLIMIT_AS is enforced this way on Linux only")
 def test_a_document_past_the_memory_limit_is_an_error_and_the_others_are_measured(tmp_path):
     a, big, c = three_documents(tmp_path, "big.pdf")

@@ -103,6 +103,7 @@ def reference(tmp_path_factory):
     return corpus, config, content(root / "reference")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seed", SEEDS)
 def test_killed_run_leaves_a_readable_dataset_and_the_next_run_completes_it(reference, tmp_path, seed):
     corpus, config, expected = reference

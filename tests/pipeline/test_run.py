@@ -10,6 +10,7 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.dataset as pads
 import pyarrow.parquet as pq
+import pytest
 from pdfbuilder import PdfBuilder
 from pipelinedocs import BROKEN_PDF, report_pdf, time_out_on_stuck, write_corpus
 from typer.testing import CliRunner
@@ -179,6 +180,7 @@ def test_broken_and_unreadable_files_become_error_rows_and_the_run_goes_on(tmp_p
     assert do_run([corpus], out, retry_errors=True).processed == 2
 
 
+@pytest.mark.slow
 def test_transient_failures_are_retried_up_to_max_attempts(tmp_path):
     corpus = tmp_path / "in"
     write_corpus(corpus, 1)

@@ -8,6 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pyarrow.dataset as pads
+import pytest
 from typer.testing import CliRunner
 
 from ragprep.pipeline.cli import app
@@ -18,6 +19,7 @@ GOOD = (
 )
 
 
+@pytest.mark.slow
 def test_broken_files_become_error_rows_and_the_run_completes_with_exit_3(corpus: Path, tmp_path):
     broken = sorted((corpus / "broken").glob("*.pdf"))
     good = [corpus / g for g in GOOD]

@@ -27,6 +27,7 @@ def corpus_with(tmp_path: Path, odd_name: str) -> Path:
     return folder
 
 
+@pytest.mark.slow
 def test_a_hung_document_times_out_and_the_others_finish(tmp_path):
     folder = corpus_with(tmp_path, "slow.pdf")
     settings = Settings(pipeline=PipelineConfig(workers=2, timeout_seconds=4))
@@ -52,6 +53,7 @@ def test_a_worker_that_dies_is_replaced_and_the_document_is_an_error_row(tmp_pat
     assert run([str(folder)], tmp_path / "ds", settings, QuietReporter(), handler=die_on_crash).processed == 1
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="RLIMIT_AS is enforced this way on Linux only")
 def test_a_document_past_the_memory_limit_is_an_error_row(tmp_path):
     folder = corpus_with(tmp_path, "big.pdf")
