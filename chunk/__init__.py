@@ -16,7 +16,7 @@ The document text is the page texts joined with ``"\\f"``; every chunk's
 """
 
 from ragprep.chunk.blocks import PAGE_SEPARATOR, document_text
-from ragprep.chunk.chunker import chunk_document, chunk_file, chunk_id, document_id
+from ragprep.chunk.chunker import chunk_document, chunk_file, chunk_id, chunk_ids, document_id
 from ragprep.chunk.config import ChunkConfig, config_hash
 from ragprep.chunk.model import Chunk, PageBox
 from ragprep.chunk.normalise import boilerplate_key, normalise
@@ -32,6 +32,7 @@ __all__ = [
     "chunk_document",
     "chunk_file",
     "chunk_id",
+    "chunk_ids",
     "config_hash",
     "document_id",
     "document_text",

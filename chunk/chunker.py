@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import bisect
+import dataclasses
 import hashlib
 from collections.abc import Sequence
 from pathlib import Path
@@ -22,8 +23,29 @@ def document_id(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-def chunk_id(doc_id: str, start: int, end: int, cfg_hash: str) -> str:
-    return hashlib.sha256(f"{doc_id}:{start}:{end}:{cfg_hash}".encode()).hexdigest()
+# Bumped when the rule below changes, so ids of two rules never collide.
+CHUNK_ID_RULE = "ragprep-chunk-id/2"
+
+
+def chunk_id(source: str, cfg_hash: str, text: str, occurrence: int = 0) -> str:
+    """Content-stable id: SHA-256 of the source key, the settings hash, the
+    chunk's text (header prefix included) and its occurrence (how many earlier
+    chunks of the document have the same text). Offsets, pages and boxes are
+    left out, so a chunk whose text is unchanged keeps its id when other parts
+    of its document change; the occurrence keeps duplicates distinct."""
+    payload = "\x00".join((CHUNK_ID_RULE, source, cfg_hash, str(occurrence), text))
+    return hashlib.sha256(payload.encode("utf-8")).hexdigest()
+
+
+def chunk_ids(source: str, cfg_hash: str, texts: Sequence[str]) -> list[str]:
+    """The ids of one document's chunk texts, in document order (see ``chunk_id``)."""
+    seen: dict[str, int] = {}
+    ids = []
+    for text in texts:
+        occurrence = seen.get(text, 0)
+        seen[text] = occurrence + 1
+        ids.append(chunk_id(source, cfg_hash, text, occurrence))
+    return ids
 
 
 def chunk_document(
@@ -78,7 +100,7 @@ def chunk_document(
         glyphs = sum(p.glyphs for p in spanned)
         chunks.append(
             Chunk(
-                chunk_id=chunk_id(doc_id, span.start, span.end, cfg_hash),
+                chunk_id="",  # set below, from the final texts
                 doc_id=doc_id,
                 source=source,
                 index=n,
@@ -101,7 +123,8 @@ def chunk_document(
                 config_hash=cfg_hash,
             )
         )
-    return tuple(chunks)
+    ids = chunk_ids(source, cfg_hash, [c.text for c in chunks])
+    return tuple(dataclasses.replace(c, chunk_id=i) for c, i in zip(chunks, ids))
 
 
 def chunk_file(
@@ -111,14 +134,16 @@ def chunk_file(
     config: ChunkConfig | None = None,
     extract_config: ExtractConfig | None = None,
     tokenizer: Tokenizer | None = None,
+    source: str | None = None,
 ) -> tuple[Chunk, ...]:
-    """Extract and chunk one PDF file."""
+    """Extract and chunk one PDF file. `source` is the key its chunks (and
+    their ids) carry; default: the path as given."""
     data = Path(path).read_bytes()
     result = extract_document(data, mode=mode, config=extract_config)
     return chunk_document(
         result,
         doc_id=document_id(data),
-        source=str(path),
+        source=str(path) if source is None else source,
         config=config,
         extract_config=extract_config,
         tokenizer=tokenizer,

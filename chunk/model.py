@@ -21,9 +21,9 @@ class PageBox:
 
 @dataclass(frozen=True)
 class Chunk:
-    chunk_id: str  # sha256(doc_id, char_start, char_end, config_hash)
+    chunk_id: str  # sha256(source, config_hash, occurrence, text): chunker.chunk_id
     doc_id: str  # sha256 of the file bytes
-    source: str  # path as given
+    source: str  # source key: resolved path, or relative to pipeline.source_root
     index: int  # position in the document's chunk sequence
     text: str  # header_prefix + normalise(document_text[char_start:char_end])
     n_tokens: int  # tokens of `text`

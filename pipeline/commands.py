@@ -56,13 +56,19 @@ class ConfigFormat(str, Enum):
     json = "json"
 
 
-def _settings(config: Path | None, mode: Mode, workers: int | None = None) -> Settings:
+def _settings(
+    config: Path | None, mode: Mode, workers: int | None = None, source_root: Path | None = None
+) -> Settings:
     from ragprep.pipeline.config import Settings
+    from ragprep.pipeline.sources import resolve_root
 
     try:
         settings = Settings.load(config, mode=mode)
         if workers is not None:
             pipeline = dataclasses.replace(settings.pipeline, workers=workers)
+            settings = dataclasses.replace(settings, pipeline=pipeline)
+        if source_root is not None:
+            pipeline = dataclasses.replace(settings.pipeline, source_root=resolve_root(str(source_root)))
             settings = dataclasses.replace(settings, pipeline=pipeline)
     except ConfigError as exc:
         raise fail(str(exc), EXIT_USAGE) from None
@@ -104,6 +110,15 @@ def run_command(
             show_default=False,
         ),
     ] = None,
+    source_root: Annotated[
+        Optional[Path],
+        typer.Option(
+            "--source-root",
+            help="Key sources (and chunk ids) by their path relative to this folder, so a corpus that moves "
+            "to another mount keeps its keys (default: pipeline.source_root; none: resolved absolute paths).",
+            show_default=False,
+        ),
+    ] = None,
     log_format: Annotated[
         LogFormat,
         typer.Option("--log-format", help="Progress on standard error: rich bar, JSON lines, or auto (bar on a terminal, JSON otherwise)."),
@@ -131,7 +146,7 @@ def run_command(
     from ragprep.pipeline.run import run
     from ragprep.pipeline.worker import WorkerStartError
 
-    settings = _settings(config, mode, workers)
+    settings = _settings(config, mode, workers, source_root)
     passwords = read_passwords(password_file) if password_file is not None else ()
     use_rich = log_format is LogFormat.rich or (log_format is LogFormat.auto and sys.stderr.isatty())
     reporter = RichReporter() if use_rich else JsonLogReporter()

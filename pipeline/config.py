@@ -23,8 +23,9 @@ from ragprep.chunk.config import ChunkConfig, config_hash
 from ragprep.extract.config import ExtractConfig, check_known_keys, read_toml
 from ragprep.extract.document import Mode
 from ragprep.extract.errors import ConfigError
+from ragprep.pipeline.sources import resolve_root
 
-TABLES = ("extract", "chunk", "pipeline")
+TABLES = ("extract", "chunk", "pipeline", "sync")
 
 
 @dataclass(frozen=True)
@@ -49,10 +50,18 @@ class PipelineConfig:
     # ... up to this many attempts in all, so that a PDF that times out every
     # time does not cost every nightly run its timeout again.
     max_attempts: int = 3
+    # Sources are keyed relative to this folder when set (else by resolved
+    # path), so a corpus that moves to another mount keeps its source keys and
+    # chunk ids. A relative value is relative to the config file's folder.
+    source_root: str = ""
 
     def __post_init__(self) -> None:
         for f in fields(self):
             value = getattr(self, f.name)
+            if f.name == "source_root":
+                if not isinstance(value, str):
+                    raise ConfigError(f"pipeline.{f.name} must be a folder path (a string), got {value!r}")
+                continue
             if f.name == "retry_error_types":
                 if not isinstance(value, (list, tuple)) or not all(isinstance(v, str) for v in value):
                     raise ConfigError(f"pipeline.{f.name} must be a list of error type names, got {value!r}")
@@ -77,6 +86,49 @@ class PipelineConfig:
 
 
 @dataclass(frozen=True)
+class SyncConfig:
+    """``ragprep sync``: which chunks go to the vector store, and how they are embedded."""
+
+    # Leave out chunks flagged is_boilerplate (running text recurring on most pages).
+    skip_boilerplate: bool = True
+    # Leave out chunks with fewer tokens than this (0 keeps all).
+    min_tokens: int = 0
+    # Keep only chunks whose every page was read in one of these modes (empty: all).
+    modes: tuple[str, ...] = ()
+    # Texts per embedder call.
+    batch_size: int = 64
+    # Embedding cache (SQLite, by embedder and text hash); "" = DATASET/.ragprep/embeddings.sqlite.
+    cache: str = ""
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.skip_boilerplate, bool):
+            raise ConfigError(f"sync.skip_boilerplate must be true or false, got {self.skip_boilerplate!r}")
+        for name, floor in (("min_tokens", 0), ("batch_size", 1)):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < floor:
+                raise ConfigError(f"sync.{name} must be a whole number >= {floor}, got {value!r}")
+        if not isinstance(self.modes, (list, tuple)) or not all(isinstance(m, str) for m in self.modes):
+            raise ConfigError(f"sync.modes must be a list of mode names, got {self.modes!r}")
+        unknown = [m for m in self.modes if m not in ("structure", "layout", "stream")]
+        if unknown:
+            raise ConfigError(f"sync.modes: unknown mode {unknown[0]!r}; known: structure, layout, stream")
+        object.__setattr__(self, "modes", tuple(self.modes))
+        if not isinstance(self.cache, str):
+            raise ConfigError(f"sync.cache must be a file path (a string), got {self.cache!r}")
+
+    @property
+    def filter_key(self) -> str:
+        """What decides which chunks a store holds: a store synced under
+        another filter is reconciled in full."""
+        return json.dumps([self.skip_boilerplate, self.min_tokens, sorted(self.modes)])
+
+    @classmethod
+    def from_mapping(cls, table: Mapping[str, Any]) -> "SyncConfig":
+        check_known_keys(cls, table, "sync")
+        return cls(**dict(table))
+
+
+@dataclass(frozen=True)
 class Settings:
     """Everything a run needs to know: the three stages' settings and the mode."""
 
@@ -84,6 +136,7 @@ class Settings:
     chunk: ChunkConfig = ChunkConfig()
     pipeline: PipelineConfig = PipelineConfig()
     mode: Mode = Mode.AUTO
+    sync: SyncConfig = SyncConfig()
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "mode", Mode(self.mode))
@@ -100,8 +153,9 @@ class Settings:
         return cls(
             extract=ExtractConfig.from_mapping(data.get("extract", {})),
             chunk=ChunkConfig.from_mapping(data.get("chunk", {})),
-            pipeline=PipelineConfig.from_mapping(data.get("pipeline", {})),
+            pipeline=_rooted(PipelineConfig.from_mapping(data.get("pipeline", {})), path),
             mode=Mode(mode) if mode is not None else Mode.AUTO,
+            sync=SyncConfig.from_mapping(data.get("sync", {})),
         )
 
     @property
@@ -125,6 +179,12 @@ class Settings:
             lines.append(f"\n[{name}]")
             lines.extend(f"{key} = {_toml_value(value)}" for key, value in table.items())
         return "\n".join(lines) + "\n"
+
+
+def _rooted(pipeline: PipelineConfig, config_path: str | Path | None) -> PipelineConfig:
+    """`pipeline.source_root` made absolute against the config file's folder."""
+    base = Path(config_path).resolve().parent if config_path is not None else None
+    return dataclasses.replace(pipeline, source_root=resolve_root(pipeline.source_root, base))
 
 
 def _toml_value(value: Any) -> str:

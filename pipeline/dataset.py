@@ -32,7 +32,7 @@ import re
 import shutil
 import uuid
 from collections import defaultdict
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -41,6 +41,7 @@ import pyarrow.compute as pc
 import pyarrow.dataset as pads
 import pyarrow.parquet as pq
 
+from ragprep.chunk import chunk_ids
 from ragprep.extract.errors import RagprepError
 from ragprep.pipeline.model import DocumentOutput, DocumentRow
 from ragprep.pipeline.records import document_batch
@@ -202,9 +203,10 @@ class Dataset:
         # touches no part, and no part needs reading.
         stored = set(pc.drop_null(previous.column("doc_id")).to_pylist())
         old_ids: dict[str, set[str]] = defaultdict(set)
+        new_ids: dict[str, set[str]] = defaultdict(set)  # of moved documents (new source, new ids)
         for name, schema in DOCUMENT_TABLES.items():
             (building / name).mkdir()
-            self._carry_parts(old, building, name, schema, touched & stored, moves, tag, old_ids)
+            self._carry_parts(old, building, name, schema, touched & stored, moves, tag, old_ids, new_ids)
             batches = [getattr(o, name) for o in change.outputs if getattr(o, name) is not None]
             if any(b.num_rows for b in batches):
                 write_parquet(pa.Table.from_batches(batches, schema), building / name / f"part-{tag}.parquet")
@@ -220,7 +222,7 @@ class Dataset:
             for part in sorted((old / "changes").glob("*.parquet")):
                 if not _is_placeholder(part):
                     _link(part, building / "changes" / part.name)
-        changes, counts = _changes(change, moves, old_ids)
+        changes, counts = _changes(change, new, old_ids, new_ids)
         if changes.num_rows:
             write_parquet(changes, building / "changes" / f"part-{tag}.parquet")
         _compact(building / "changes", CHANGES, tag)
@@ -260,6 +262,7 @@ class Dataset:
         moves: Mapping[str, tuple[str, tuple[str, ...]]],
         tag: str,
         old_ids: dict[str, set[str]],
+        new_ids: dict[str, set[str]],
     ) -> None:
         """Link the parts that hold no touched document; rewrite the others
         without the replaced and removed documents' rows (and with the moved
@@ -287,6 +290,8 @@ class Dataset:
                     moved = moved.set_column(
                         moved.schema.get_field_index("source"), schema.field("source"), pa.array(sources, pa.string())
                     )
+                    if name == "chunks":
+                        moved = _rekeyed(moved, new_ids)
                     kept = pa.concat_tables([kept, moved])
             if kept.num_rows:
                 write_parquet(kept, building / name / f"part-{tag}-r{index:04d}.parquet")
@@ -375,45 +380,58 @@ def _link(source: Path, target: Path) -> None:
         shutil.copy2(source, target)
 
 
+def _rekeyed(moved: pa.Table, new_ids: dict[str, set[str]]) -> pa.Table:
+    """Moved documents' chunks under the ids of their new source: the id rule
+    hashes the source key (``ragprep.chunk.chunk_id``), and the same text
+    keeps its embedding in a store's cache whatever its id."""
+    moved = moved.sort_by([("doc_id", "ascending"), ("index", "ascending")])
+    ids: list[str] = []
+    columns = moved.select(["doc_id", "source", "config_hash", "text"]).to_pydict()
+    start = 0
+    doc_ids = columns["doc_id"]
+    for end in range(1, len(doc_ids) + 1):
+        if end == len(doc_ids) or doc_ids[end] != doc_ids[start]:
+            fresh = chunk_ids(columns["source"][start], columns["config_hash"][start], columns["text"][start:end])
+            new_ids[doc_ids[start]].update(fresh)
+            ids.extend(fresh)
+            start = end
+    index = moved.schema.get_field_index("chunk_id")
+    return moved.set_column(index, moved.schema.field("chunk_id"), pa.array(ids, pa.string()))
+
+
 def _changes(
-    change: ChangeSet, moves: Mapping[str, object], old_ids: Mapping[str, set[str]]
+    change: ChangeSet, version: int, old_ids: Mapping[str, set[str]], moved_ids: Mapping[str, set[str]]
 ) -> tuple[pa.Table, tuple[int, int, int]]:
-    ops: list[str] = []
-    chunk_ids: list[str] = []
-    doc_ids: list[str] = []
-
-    def emit(op: str, doc_id: str, ids: Iterable[str]) -> None:
-        for chunk_id in sorted(ids):
-            ops.append(op)
-            chunk_ids.append(chunk_id)
-            doc_ids.append(doc_id)
-
-    processed = set()
+    """The commit's change log. Ids are matched across the commit's documents,
+    not per doc_id: an edited file is a new doc_id at the same source, and its
+    unchanged chunk texts keep their ids (``ragprep.chunk.chunk_id``), so they
+    are updates (metadata only), not a remove and an add."""
+    new_ids: dict[str, set[str]] = {d: set(ids) for d, ids in moved_ids.items()}
     for output in change.outputs:
         doc_id = output.row.doc_id
-        if doc_id is None:
-            continue
-        processed.add(doc_id)
-        new = set(output.chunks.column("chunk_id").to_pylist()) if output.chunks is not None else set()
-        old = old_ids.get(doc_id, set())
-        emit("add", doc_id, new - old)
-        emit("remove", doc_id, old - new)
-        emit("update", doc_id, new & old)
-    for doc_id in sorted(change.removed_doc_ids - processed):
-        emit("remove", doc_id, old_ids.get(doc_id, ()))
-    for doc_id in sorted(moves):
-        emit("update", doc_id, old_ids.get(doc_id, ()))
-    n = len(ops)
+        if doc_id is not None and output.chunks is not None:
+            new_ids.setdefault(doc_id, set()).update(output.chunks.column("chunk_id").to_pylist())
+    all_old = set().union(*old_ids.values()) if old_ids else set()
+    all_new = set().union(*new_ids.values()) if new_ids else set()
+    rows: list[tuple[str, str, str]] = []  # (op, chunk_id, doc_id)
+    for doc_id in sorted(new_ids):
+        rows.extend(("add", c, doc_id) for c in sorted(new_ids[doc_id] - all_old))
+        rows.extend(("update", c, doc_id) for c in sorted(new_ids[doc_id] & all_old))
+    for doc_id in sorted(old_ids):
+        rows.extend(("remove", c, doc_id) for c in sorted(old_ids[doc_id] - all_new))
+    n = len(rows)
     table = pa.table(
         {
             "run_id": [change.run_id] * n,
             "commit": [change.commit] * n,
-            "op": ops,
-            "chunk_id": chunk_ids,
-            "doc_id": doc_ids,
+            "version": [version] * n,
+            "op": [r[0] for r in rows],
+            "chunk_id": [r[1] for r in rows],
+            "doc_id": [r[2] for r in rows],
         },
         schema=CHANGES,
     )
+    ops = [r[0] for r in rows]
     return table, (ops.count("add"), ops.count("remove"), ops.count("update"))
 
 

@@ -12,10 +12,16 @@ import pyarrow as pa
 class DocumentTask:
     """One document to extract and chunk."""
 
-    path: str  # the source to read
+    path: str  # the file to read
     doc_id: str  # SHA-256 the parent saw when planning
-    duplicate_sources: tuple[str, ...] = ()
+    duplicate_sources: tuple[str, ...] = ()  # source keys
     attempt: int = 1  # of these bytes under these settings (documents.attempts)
+    # Source key (``ragprep.pipeline.sources``) the rows carry; "" = the path.
+    source: str = ""
+
+    @property
+    def key(self) -> str:
+        return self.source or self.path
 
 
 @dataclass(frozen=True)

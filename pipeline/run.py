@@ -25,7 +25,7 @@ from __future__ import annotations
 import hashlib
 import secrets
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
@@ -42,6 +42,7 @@ from ragprep.pipeline.dataset import ChangeSet, CommitResult, Dataset
 from ragprep.pipeline.inputs import collect_inputs
 from ragprep.pipeline.model import DocumentOutput, DocumentTask
 from ragprep.pipeline.schema import RUNS
+from ragprep.pipeline.sources import source_key
 from ragprep.pipeline.worker import DocumentJob, Handler, RunContext, WorkerPool, process_document
 
 EXIT_OK, EXIT_USAGE, EXIT_FAILURES = 0, 2, 3
@@ -91,6 +92,20 @@ class Plan:
     superseded: frozenset[str]  # documents whose source now holds other bytes
     unreadable: tuple[DocumentOutput, ...]
     dropped_unreadable: frozenset[str]
+    # Superseded documents whose source is reprocessed in this run, by that
+    # source key: they leave in the commit that brings their replacement, so
+    # the change log matches unchanged chunk texts as updates, not remove + add.
+    replaced_at: Mapping[str, frozenset[str]] = field(default_factory=dict)
+
+    def removed_in(self, commit: int, outputs: Sequence[DocumentOutput], final: bool) -> frozenset[str]:
+        """Documents the given commit (1-based) removes: the vanished and the
+        superseded ones not waiting for a replacement in the first, each
+        replaced one with its replacement (the rest, if any, in the last)."""
+        waiting = frozenset().union(*self.replaced_at.values()) if self.replaced_at else frozenset()
+        gone = (self.removed | (self.superseded - waiting)) if commit == 1 else frozenset()
+        if final:
+            return gone | waiting
+        return gone.union(*(self.replaced_at.get(o.row.source, frozenset()) for o in outputs))
 
 
 def plan_run(
@@ -103,16 +118,19 @@ def plan_run(
     retry_errors: bool = False,
 ) -> Plan:
     settings = context.settings
+    # Documents are keyed by source key, not by the path as spelled (sources.py).
+    keys = [source_key(path, settings.pipeline.source_root) for path in paths]
+    path_of = dict(zip(keys, map(str, paths)))
     sources_by_doc: dict[str, list[str]] = {}
     sizes: dict[str, int] = {}
     unreadable = []
-    for path, hashed in zip(paths, hashes):
+    for path, key, hashed in zip(paths, keys, hashes):
         if isinstance(hashed, OSError):
             message = f"{path}: cannot read: {hashed.strerror}"
-            unreadable.append(context.error(DocumentTask(str(path), ""), "OSError", message, doc_id=None))
+            unreadable.append(context.error(DocumentTask(str(path), "", source=key), "OSError", message, doc_id=None))
             continue
-        digest, sizes[str(path)] = hashed
-        sources_by_doc.setdefault(digest, []).append(str(path))
+        digest, sizes[key] = hashed
+        sources_by_doc.setdefault(digest, []).append(key)
 
     rows = documents.to_pylist()
     stored = {row["doc_id"]: row for row in rows if row["doc_id"] is not None}
@@ -121,23 +139,30 @@ def plan_run(
         source, duplicates = sources[0], tuple(sources[1:])
         row = stored.get(doc_id)
         if row is None or row["config_hash"] != settings.key_hash or row["pipeline_version"] != context.pipeline_version:
-            tasks.append(DocumentTask(source, doc_id, duplicates))
+            tasks.append(DocumentTask(path_of[source], doc_id, duplicates, source=source))
         elif row["status"] != "ok" and _retry(row, settings.pipeline, retry_errors, bool(context.passwords)):
-            tasks.append(DocumentTask(source, doc_id, duplicates, attempt=(row["attempts"] or 1) + 1))
+            attempt = (row["attempts"] or 1) + 1
+            tasks.append(DocumentTask(path_of[source], doc_id, duplicates, attempt=attempt, source=source))
         elif (row["source"], tuple(row["duplicate_sources"])) != (source, duplicates):
             moves[doc_id] = (source, duplicates)
         else:
             skipped += 1
     gone = set(stored) - set(sources_by_doc)
     # Old bytes of a path that now holds new bytes: replaced, whatever keep_missing says.
-    input_paths = {str(p) for p in paths}
-    superseded = frozenset(d for d in gone if stored[d]["source"] in input_paths)
+    input_keys = set(keys)
+    superseded = frozenset(d for d in gone if stored[d]["source"] in input_keys)
     removed = frozenset() if keep_missing else frozenset(gone - superseded)
     # Unreadable sources are re-examined every run: last run's rows go, this run's come back.
     dropped = frozenset(row["source"] for row in rows if row["doc_id"] is None)
     # Largest first: a big file started last would leave one worker busy while the others idle.
-    tasks.sort(key=lambda t: -sizes[t.path])
-    return Plan(len(paths), tuple(tasks), skipped, moves, removed, superseded, tuple(unreadable), dropped)
+    tasks.sort(key=lambda t: -sizes[t.key])
+    replaced_at: dict[str, set[str]] = {}
+    task_keys = {t.key for t in tasks}
+    for doc_id in superseded:
+        if stored[doc_id]["source"] in task_keys:
+            replaced_at.setdefault(stored[doc_id]["source"], set()).add(doc_id)
+    frozen = {key: frozenset(ids) for key, ids in replaced_at.items()}
+    return Plan(len(paths), tuple(tasks), skipped, moves, removed, superseded, tuple(unreadable), dropped, frozen)
 
 
 def _retry(row: dict[str, Any], pipeline: PipelineConfig, retry_errors: bool, passwords: bool) -> bool:
@@ -295,8 +320,8 @@ def run(
                 run_id=context.run_id,
                 commit=tally.commits,
                 outputs=tuple(pending),
-                # Removals and moves go in with the first commit.
-                removed_doc_ids=plan.removed | plan.superseded if first else frozenset(),
+                # Removals and moves go in with the first commit; replaced documents with their replacement.
+                removed_doc_ids=plan.removed_in(tally.commits, pending, final),
                 moves=plan.moves if first else {},
                 dropped_unreadable=plan.dropped_unreadable if first else frozenset(),
                 runs=lambda added, removed, updated: runs_table(final, added, removed, updated),

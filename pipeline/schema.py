@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import pyarrow as pa
 
-SCHEMA_VERSION = "3"  # 2: documents.attempts; 3: the tables table
+SCHEMA_VERSION = "4"  # 2: documents.attempts; 3: the tables table; 4: changes.version, content-stable chunk ids
 
 _BBOX_FIELDS = [pa.field(n, pa.float64(), nullable=False) for n in ("x0", "y0", "x1", "y1")]
 
@@ -196,6 +196,9 @@ CHANGES = pa.schema(
     [
         pa.field("run_id", pa.string(), nullable=False),
         pa.field("commit", pa.int32(), nullable=False),
+        # Dataset version the commit created (null in datasets of schema < 4):
+        # a store that applied version V applies the rows with version > V.
+        pa.field("version", pa.int64()),
         pa.field("op", pa.string(), nullable=False),
         pa.field("chunk_id", pa.string(), nullable=False),
         pa.field("doc_id", pa.string(), nullable=False),

@@ -31,6 +31,7 @@ from ragprep.chunk.tokens import Tokenizer
 from ragprep.pipeline.config import Settings
 from ragprep.pipeline.model import DocumentOutput, DocumentTask
 from ragprep.pipeline.run import pipeline_version
+from ragprep.pipeline.sources import source_key
 from ragprep.pipeline.worker import RunContext, process_document
 
 
@@ -49,7 +50,8 @@ def read_document(
     context = RunContext(run_id, pipeline_version(), settings, tuple(passwords))
     tokenizer = tokenizer or Tokenizer.load(settings.chunk.encoding)
     # The worker hashes the bytes it reads and keys the rows by that hash ...
-    output = process_document(DocumentTask(os.fspath(path), doc_id=_UNREAD), context, tokenizer)
+    source = source_key(path, settings.pipeline.source_root)
+    output = process_document(DocumentTask(os.fspath(path), doc_id=_UNREAD, source=source), context, tokenizer)
     if output.row.doc_id == _UNREAD:
         # ... but a file it could not read has none: null, as in the documents table.
         output = dataclasses.replace(output, row=dataclasses.replace(output.row, doc_id=None))

@@ -118,7 +118,7 @@ class RunContext:
     def row(self, task: DocumentTask, **values: object) -> DocumentRow:
         base: dict[str, object] = {
             "doc_id": task.doc_id,
-            "source": task.path,
+            "source": task.key,
             "duplicate_sources": list(task.duplicate_sources),
             "bytes": None,
             "pages": None,
@@ -179,7 +179,7 @@ def process_document(task: DocumentTask, context: RunContext, tokenizer: Tokeniz
     doc_id = hashlib.sha256(data).hexdigest()
     if doc_id != task.doc_id:
         # Other bytes than planned: a new document, at its first attempt.
-        task = DocumentTask(task.path, doc_id, task.duplicate_sources)
+        task = DocumentTask(task.path, doc_id, task.duplicate_sources, source=task.source)
     try:
         # Opened by path so that errors name the file; `data` gave the doc_id.
         with open_document(task.path, passwords=context.passwords, config=settings.extract) as document:
@@ -190,15 +190,15 @@ def process_document(task: DocumentTask, context: RunContext, tokenizer: Tokeniz
         chunks = chunk_document(
             result,
             doc_id=doc_id,
-            source=task.path,
+            source=task.key,
             config=settings.chunk,
             extract_config=settings.extract,
             tokenizer=tokenizer,
             mode=settings.mode.value,
         )
         chunk_rows = chunk_batch(chunks)
-        page_rows = page_batch(doc_id, task.path, result.pages)
-        table_rows = table_batch(doc_id, task.path, result.pages)
+        page_rows = page_batch(doc_id, task.key, result.pages)
+        table_rows = table_batch(doc_id, task.key, result.pages)
     except MemoryError:
         return memory_limit_output(task, context, size=len(data), seconds=time.perf_counter() - started)
     except Exception as exc:  # noqa: BLE001 - a bug on one document must not stop the run
