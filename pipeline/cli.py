@@ -34,6 +34,7 @@ from ragprep.extract.reading import read_stream
 
 from ragprep.pipeline import commands
 from ragprep.pipeline.compare.cli import compare
+from ragprep.pipeline.sync import cli as sync_cli
 from ragprep.pipeline.exits import EXIT_INPUT, EXIT_USAGE, fail
 
 app = typer.Typer(
@@ -398,6 +399,7 @@ def _print_table(rows: list[dict[str, object]], warnings: tuple[str, ...]) -> No
 app.command("run")(commands.run_command)
 app.command("compare")(compare)
 app.command("export")(commands.export_command)
+app.command("sync")(sync_cli.sync_command)
 app.add_typer(commands.config_app, name="config")
 
 

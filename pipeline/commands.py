@@ -185,22 +185,31 @@ def read_passwords(path: Path) -> tuple[str, ...]:
 def export_command(
     dataset: Annotated[Path, typer.Argument(help="Dataset folder written by `ragprep run`.", show_default=False)],
     output_format: Annotated[
-        ExportFormat, typer.Option("--format", help="jsonl: one {page_content, metadata} object per chunk.")
+        ExportFormat, typer.Option("--format", help="jsonl: one {id, page_content, metadata} object per chunk.")
     ] = ExportFormat.jsonl,
     output: Annotated[
         Optional[Path], typer.Option("--output", "-o", help="Write to this file instead of standard output.", show_default=False)
     ] = None,
+    flat_metadata: Annotated[
+        bool,
+        typer.Option(
+            "--flat-metadata",
+            help="Scalars only in metadata: lists and structs (bboxes, heading_path, mcids, modes, struct_types) "
+            "as JSON strings, for stores such as Chroma that take no nested values.",
+        ),
+    ] = False,
 ) -> None:
-    """Stream a dataset's chunks as JSON lines (page_content + metadata), the shape
-    LangChain and LlamaIndex loaders take."""
+    """Stream a dataset's chunks as JSON lines {"id", "page_content", "metadata"},
+    ordered by (source, index): LangChain's Document(**record) takes one as is;
+    for LlamaIndex nodes use ragprep.integrations.llamaindex."""
     from ragprep.pipeline.export import write_jsonl
 
     try:
         if output is None:
-            write_jsonl(dataset, sys.stdout)
+            write_jsonl(dataset, sys.stdout, flat=flat_metadata)
         else:
             with open(output, "w", encoding="utf-8") as fh:
-                write_jsonl(dataset, fh)
+                write_jsonl(dataset, fh, flat=flat_metadata)
     except RagprepError as exc:
         raise fail(str(exc), EXIT_USAGE) from None
     except OSError as exc:

@@ -97,13 +97,15 @@ class SyncConfig:
     modes: tuple[str, ...] = ()
     # Texts per embedder call.
     batch_size: int = 64
+    # Rows per store write (one merge_insert / upsert): bounds memory and the work a kill loses.
+    write_batch: int = 1024
     # Embedding cache (SQLite, by embedder and text hash); "" = DATASET/.ragprep/embeddings.sqlite.
     cache: str = ""
 
     def __post_init__(self) -> None:
         if not isinstance(self.skip_boilerplate, bool):
             raise ConfigError(f"sync.skip_boilerplate must be true or false, got {self.skip_boilerplate!r}")
-        for name, floor in (("min_tokens", 0), ("batch_size", 1)):
+        for name, floor in (("min_tokens", 0), ("batch_size", 1), ("write_batch", 1)):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < floor:
                 raise ConfigError(f"sync.{name} must be a whole number >= {floor}, got {value!r}")

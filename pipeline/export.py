@@ -1,42 +1,59 @@
-"""Chunks out of a dataset as JSON lines, in the shape document loaders take.
+"""Chunks out of a dataset, in the shape document loaders and vector stores take.
 
-Each line is ``{"page_content": text, "metadata": {...every other chunk
-column...}}``: LangChain's ``Document`` and LlamaIndex's ``TextNode`` both
-build from that. Streamed batch by batch, so a million-chunk dataset never
-sits in memory.
+Each record is ``{"id": chunk_id, "page_content": text, "metadata": {...every
+other chunk column...}}``, in document order: by ``(source, index)``. LangChain's
+``Document(id=..., page_content=..., metadata=...)`` takes it as is; LlamaIndex
+nodes come from ``ragprep.integrations.llamaindex``. With ``flat`` the metadata
+holds scalars only (lists and structs JSON-encoded), as Chroma, Pinecone and
+other scalar-only stores require.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from pathlib import Path
-from typing import IO
+from typing import IO, Any
 
+import pyarrow as pa
 import pyarrow.dataset as pads
 
 from ragprep.pipeline.dataset import CURRENT, STATE_DIR, DatasetError
 from ragprep.pipeline.schema import CHUNKS
 
+ORDER = [("source", "ascending"), ("index", "ascending")]
 
-def chunk_records(dataset: str | Path, batch_size: int = 4096) -> Iterator[dict[str, object]]:
+
+def flat_metadata(row: Mapping[str, Any], schema: pa.Schema) -> dict[str, Any]:
+    """`row` with every list or struct value JSON-encoded: scalar-only metadata."""
+    return {
+        k: json.dumps(v, ensure_ascii=False) if pa.types.is_nested(schema.field(k).type) else v for k, v in row.items()
+    }
+
+
+def chunk_table(dataset: str | Path) -> pa.Table:
+    """The current version's chunks, ordered by (source, index)."""
     root = Path(dataset)
     folder = root / "chunks"
     if not (root / STATE_DIR).is_dir() or not (root / CURRENT).exists():
         raise DatasetError(f"{root}: not a ragprep dataset (run `ragprep run ... --out {root}` first)")
     if not any(folder.glob("*.parquet")):
-        return
+        return CHUNKS.empty_table()
     # Resolve `current` once so a commit during the export cannot mix versions.
-    source = pads.dataset(folder.resolve(), format="parquet", schema=CHUNKS)
-    for batch in source.to_batches(batch_size=batch_size):
+    return pads.dataset(folder.resolve(), format="parquet", schema=CHUNKS).to_table().sort_by(ORDER)
+
+
+def chunk_records(dataset: str | Path, *, flat: bool = False, batch_size: int = 4096) -> Iterator[dict[str, Any]]:
+    table = chunk_table(dataset)
+    for batch in table.to_batches(max_chunksize=batch_size):
         for row in batch.to_pylist():
-            text = row.pop("text")
-            yield {"page_content": text, "metadata": row}
+            chunk_id, text = row.pop("chunk_id"), row.pop("text")
+            yield {"id": chunk_id, "page_content": text, "metadata": flat_metadata(row, CHUNKS) if flat else row}
 
 
-def write_jsonl(dataset: str | Path, out: IO[str]) -> int:
+def write_jsonl(dataset: str | Path, out: IO[str], *, flat: bool = False) -> int:
     count = 0
-    for record in chunk_records(dataset):
+    for record in chunk_records(dataset, flat=flat):
         out.write(json.dumps(record, ensure_ascii=False) + "\n")
         count += 1
     return count

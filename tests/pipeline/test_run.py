@@ -223,9 +223,16 @@ def test_cli_run_json_summary_exit_codes_and_export_round_trip(tmp_path):
     stored = {r["chunk_id"]: r for r in table(out, "chunks").to_pylist()}
     assert len(records) == len(stored)
     for record in records:
-        row = stored[record["metadata"]["chunk_id"]]
+        row = stored[record["id"]]
         assert record["page_content"] == row["text"]
-        assert record["metadata"] == {k: v for k, v in row.items() if k != "text"}
+        assert record["metadata"] == {k: v for k, v in row.items() if k not in ("text", "chunk_id")}
+    order = [(r["metadata"]["source"], r["metadata"]["index"]) for r in records]
+    assert order == sorted(order)
+    flat = runner.invoke(app, ["export", str(out), "--flat-metadata"])
+    assert flat.exit_code == 0
+    for record in map(json.loads, flat.stdout.splitlines()):
+        assert all(isinstance(v, (str, int, float, bool)) for v in record["metadata"].values())
+        assert json.loads(record["metadata"]["bboxes"]) == stored[record["id"]]["bboxes"]
 
     (corpus / "broken.pdf").write_bytes(BROKEN_PDF)
     result = runner.invoke(app, ["run", str(corpus), "--out", str(out), "--log-format", "json"])
