@@ -171,8 +171,12 @@ def test_ids_are_stable_and_depend_on_settings():
     c = run(result, max_tokens=100, dehyphenate=False)  # same spans, other setting
     assert [x.char_start for x in c] == [x.char_start for x in a]
     assert not {x.chunk_id for x in c} & {x.chunk_id for x in a}
-    other_doc = chunk_document(result, doc_id="0" * 64, source="t.pdf", config=ChunkConfig(max_tokens=100), tokenizer=TOK)
-    assert not {x.chunk_id for x in other_doc} & {x.chunk_id for x in a}
+    # Ids follow the source and the text, not the bytes: other bytes at the same
+    # source keep the ids of unchanged texts; another source shares none.
+    new_bytes = chunk_document(result, doc_id="0" * 64, source="t.pdf", config=ChunkConfig(max_tokens=100), tokenizer=TOK)
+    assert [x.chunk_id for x in new_bytes] == [x.chunk_id for x in a]
+    other_source = chunk_document(result, doc_id=DOC_ID, source="u.pdf", config=ChunkConfig(max_tokens=100), tokenizer=TOK)
+    assert not {x.chunk_id for x in other_source} & {x.chunk_id for x in a}
 
 
 def test_boilerplate_is_flagged_not_dropped():

@@ -103,7 +103,7 @@ def test_ids_are_the_same_in_another_process(tmp_path):
     path.write_bytes(data)
     script = (
         "import sys\nfrom ragprep.chunk import ChunkConfig, chunk_file\n"
-        "print(' '.join(c.chunk_id for c in chunk_file(sys.argv[1], mode='structure', config=ChunkConfig(max_tokens=20, overlap_tokens=4))))"
+        "print(' '.join(c.chunk_id for c in chunk_file(sys.argv[1], mode='structure', config=ChunkConfig(max_tokens=20, overlap_tokens=4), source='two.pdf')))"
     )
     runs = [
         subprocess.run([sys.executable, "-c", script, str(path)], capture_output=True, text=True,
@@ -112,5 +112,5 @@ def test_ids_are_the_same_in_another_process(tmp_path):
     ]
     assert runs[0] == runs[1] and len(runs[0]) > 1
     _, here = chunks_of(data, max_tokens=20, overlap_tokens=4)
-    # chunk_file and chunk_document agree once the source path is the same (the id ignores it).
+    # chunk_file and chunk_document agree under the same source key (the id hashes it).
     assert [c.chunk_id for c in here] == runs[0]
