@@ -15,6 +15,7 @@ for the counts; pages beyond that are interpreted again at the end (see
 
 from __future__ import annotations
 
+import contextvars
 import dataclasses
 import io
 import re
@@ -29,12 +30,14 @@ import numpy as np
 import pikepdf
 
 from ragprep.extract.config import ExtractConfig
-from ragprep.extract.errors import EncryptedPDFError, PageRangeError, PDFReadError
+from ragprep.extract.diagnostics import capture, release, summarize
+from ragprep.extract.errors import EncryptedPDFError, PageRangeError, PDFReadError, describe
 from ragprep.extract.blocks import Block, TextLine
 from ragprep.extract.fonts import FontLoader
 from ragprep.extract.glyphs import GlyphTable
 from ragprep.extract.interpreter import ImagePlacement, interpret_page, normalized_box
 from ragprep.extract.layout import read_layout
+from ragprep.extract.recovery import adopt_pages, scan_pages, with_page_tree
 from ragprep.extract.reading import PageReading, Unavailable, read_stream, read_structure, unmarked_glyphs
 from ragprep.extract.running import BandLines, Box, KeyTally, band_lines, leaves_text
 from ragprep.extract.structure import StructTree, page_struct_parents, read_struct_tree
@@ -123,7 +126,9 @@ def _source_name(source: str | Path | bytes) -> str:
     return "<bytes>" if isinstance(source, bytes) else str(source)
 
 
-def _open_pdf(source: str | Path | bytes, password: str | None) -> pikepdf.Pdf:
+def _open_pdf(source: str | Path | bytes, password: str | None, max_stream_bytes: int) -> tuple[pikepdf.Pdf, tuple[str, ...]]:
+    """The opened PDF and warnings about how it was opened: qpdf's repairs,
+    and pages recovered by scanning (recovery.py) where qpdf's repair gives up."""
     name = _source_name(source)
     if not isinstance(source, bytes):
         path = Path(source)
@@ -135,7 +140,7 @@ def _open_pdf(source: str | Path | bytes, password: str | None) -> pikepdf.Pdf:
             raise PDFReadError(f"{name}: empty file (0 bytes), not a PDF")
     stream = io.BytesIO(source) if isinstance(source, bytes) else source
     try:
-        return pikepdf.open(stream, password=password or "")
+        pdf = pikepdf.open(stream, password=password or "")
     except pikepdf.PasswordError as exc:
         if password:
             raise EncryptedPDFError(f"{name}: wrong password") from exc
@@ -143,9 +148,50 @@ def _open_pdf(source: str | Path | bytes, password: str | None) -> pikepdf.Pdf:
     except (pikepdf.PdfError, ValueError, RecursionError) as exc:
         # qpdf starts its messages with the file name, which ours already gives.
         reason = _first_line(exc).removeprefix(f"{name}: ").removeprefix(f"{name} ")
-        raise PDFReadError(f"{name}: cannot be read as a PDF: {reason}") from exc
+        recovered = _recover(source, password, max_stream_bytes, reason)
+        if recovered is None:
+            raise PDFReadError(f"{name}: cannot be read as a PDF: {reason}") from exc
+        return recovered
     except OSError as exc:
         raise PDFReadError(f"{name}: cannot be read: {exc.strerror or exc}") from exc
+    warnings = summarize(pdf.get_warnings())
+    try:
+        len(pdf.pages)
+    except (pikepdf.PdfError, RecursionError, ValueError) as exc:
+        pdf.close()
+        recovered = _recover(source, password, max_stream_bytes, _first_line(exc))
+        if recovered is None:
+            raise PDFReadError(f"{name}: the page tree cannot be read: {_first_line(exc)}") from exc
+        return recovered
+    return pdf, warnings
+
+
+def _recover(
+    source: str | Path | bytes, password: str | None, max_stream_bytes: int, reason: str
+) -> tuple[pikepdf.Pdf, tuple[str, ...]] | None:
+    """The PDF with the pages a scan of its objects finds hung under a new
+    page tree, or None when there are none (recovery.py)."""
+    try:
+        data = source if isinstance(source, bytes) else Path(source).read_bytes()
+    except OSError:
+        return None
+    # Offsets count from the header (§7.5.2); junk before it is dropped.
+    header = data.find(b"%PDF-")
+    data = data[header:] if header > 0 else data
+    found = scan_pages(data, max_stream_bytes)
+    if not found.pages:
+        return None
+    try:
+        pdf = pikepdf.open(io.BytesIO(with_page_tree(data, found)), password=password or "")
+        adopt_pages(pdf, found)
+        count = len(pdf.pages)
+    except (pikepdf.PdfError, ValueError, RecursionError, TypeError):
+        return None
+    if not count:
+        pdf.close()
+        return None
+    warning = f"recovered {count} pages by scanning the file's objects, the page tree was unreadable ({reason})"
+    return pdf, (warning,)
 
 
 def _first_line(exc: BaseException) -> str:
@@ -178,8 +224,20 @@ def parse_page_selection(selection: str | None, page_count: int) -> tuple[int, .
 class Document:
     """An open PDF. Use as a context manager, or call ``close``."""
 
-    def __init__(self, pdf: pikepdf.Pdf, name: str, config: ExtractConfig) -> None:
+    def __init__(
+        self,
+        pdf: pikepdf.Pdf,
+        name: str,
+        config: ExtractConfig,
+        warnings: Sequence[str] = (),
+        qpdf_messages: tuple[list[str], contextvars.Token[list[str] | None]] | None = None,
+    ) -> None:
         self._pdf = pdf
+        # How the file was opened (repairs, recovered pages): on the first page read.
+        self.warnings = tuple(warnings)
+        self._open_warnings = self.warnings
+        # qpdf's messages while the document is open (diagnostics.py): on the page being read.
+        self._qpdf_messages, self._qpdf_token = qpdf_messages or capture()
         self.name = name
         self.config = config
         self._fonts = FontLoader(max_stream_bytes=config.max_stream_bytes)
@@ -204,6 +262,9 @@ class Document:
 
     def close(self) -> None:
         self._pdf.close()
+        if self._qpdf_token is not None:
+            release(self._qpdf_token)
+            self._qpdf_token = None
 
     @property
     def pdf(self) -> pikepdf.Pdf:
@@ -223,9 +284,18 @@ class Document:
         except (pikepdf.PdfError, RecursionError, ValueError, TypeError, KeyError) as exc:
             # A page whose objects are damaged beyond the interpreter's own
             # recovery: report it on the page, keep the document going.
-            warning = f"page could not be read: {type(exc).__name__}: {_first_line(exc)}"
-            return PageGlyphs(number, GlyphTable.empty(), (warning,))
-        return PageGlyphs(number, interpreted.glyphs, interpreted.warnings, interpreted.images)
+            warning = f"page could not be read: {describe(exc)}"
+            return PageGlyphs(number, GlyphTable.empty(), self._document_warnings() + (warning,))
+        warnings = self._document_warnings() + interpreted.warnings
+        return PageGlyphs(number, interpreted.glyphs, warnings, interpreted.images)
+
+    def _document_warnings(self) -> tuple[str, ...]:
+        """Warnings that arose outside any page's own reading: how the file
+        was opened (once, on the first page read) and qpdf's messages since."""
+        warnings = self._open_warnings + summarize(self._qpdf_messages)
+        self._open_warnings = ()
+        self._qpdf_messages.clear()
+        return warnings
 
     @property
     def struct_tree(self) -> StructTree | None:
@@ -478,21 +548,29 @@ def open_document(
     Raises PDFReadError when the file cannot be parsed, EncryptedPDFError when
     it needs a password that was not given or is wrong.
     """
+    config = config or ExtractConfig()
+    messages = capture()
     try:
-        pdf = _open_pdf(source, password)
-    except EncryptedPDFError:
-        if password or not passwords:
-            raise
-        pdf = _open_with_candidates(source, passwords)
-    return Document(pdf, _source_name(source), config or ExtractConfig())
+        try:
+            pdf, warnings = _open_pdf(source, password, config.max_stream_bytes)
+        except EncryptedPDFError:
+            if password or not passwords:
+                raise
+            pdf, warnings = _open_with_candidates(source, passwords, config.max_stream_bytes)
+        return Document(pdf, _source_name(source), config, warnings, messages)
+    except BaseException:
+        release(messages[1])
+        raise
 
 
-def _open_with_candidates(source: str | Path | bytes, passwords: Sequence[str]) -> pikepdf.Pdf:
+def _open_with_candidates(
+    source: str | Path | bytes, passwords: Sequence[str], max_stream_bytes: int
+) -> tuple[pikepdf.Pdf, tuple[str, ...]]:
     """The PDF opened with the first of `passwords` that opens it (a wrong
     user password is rejected on open, §7.6.4.3, so trying is cheap)."""
     for candidate in passwords:
         try:
-            return _open_pdf(source, candidate)
+            return _open_pdf(source, candidate, max_stream_bytes)
         except EncryptedPDFError:
             continue
     tried = "the password tried does not" if len(passwords) == 1 else f"none of the {len(passwords)} passwords tried"

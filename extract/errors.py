@@ -26,3 +26,12 @@ class EncryptedPDFError(PDFReadError):
 class PageRangeError(RagprepError, ValueError):
     """A page selection such as ``1,3-5`` is malformed or outside the document."""
 
+
+
+def describe(exc: BaseException) -> str:
+    """An exception as a warning or message part: its type and the first line
+    of its message, or what it is when it carries none (``IndexError`` alone
+    tells a user nothing)."""
+    lines = str(exc).strip().splitlines()
+    kind = type(exc).__name__
+    return f"{kind}: {lines[0]}" if lines else f"{kind} without a message"

@@ -33,6 +33,7 @@ All per-glyph geometry is computed once per page, column-wise, in
 from __future__ import annotations
 
 import math
+import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
 from decimal import Decimal
@@ -43,12 +44,20 @@ import numpy as np
 import pikepdf
 
 from ragprep.extract.config import ExtractConfig
+from ragprep.extract.errors import describe
 from ragprep.extract.fonts import Font, FontLoader, SingleByteFont
 from ragprep.extract.fonts.base import DecodedString
 from ragprep.extract.glyphs import NO_MCID, PAGE_STREAM, GlyphTable
+from ragprep.extract.operators import SLICE_OPERATORS, Slice, slices
 from ragprep.extract.streams import StreamDecodeError, StreamLimitError, read_stream
 
 TEXT_OPERATORS = "BT ET Tf Tc Tw Tz TL Ts Tr Td TD Tm T* Tj TJ ' \" cm q Q Do BDC BMC EMC"
+# Operands each of them takes (§8.2 Table 50 and the sections above).
+_ARITY = {
+    "BT": 0, "ET": 0, "Tf": 2, "Tc": 1, "Tw": 1, "Tz": 1, "TL": 1, "Ts": 1, "Tr": 1,
+    "Td": 2, "TD": 2, "Tm": 6, "T*": 0, "Tj": 1, "TJ": 1, "'": 1, '"': 3,
+    "cm": 6, "q": 0, "Q": 0, "Do": 1, "BDC": 2, "BMC": 1, "EMC": 0,
+}  # fmt: skip
 
 # One operator with its operands, as pikepdf's tokenizer hands it over.
 Instruction = pikepdf.ContentStreamInstruction
@@ -497,41 +506,96 @@ class PageInterpreter:
         return self._read(contents, "content stream")
 
     def _run_stream(self, data: bytes) -> None:
-        try:
-            instructions = pikepdf.parse_content_stream(pikepdf.Stream(self._pdf, data), TEXT_OPERATORS)
-        except pikepdf.PdfError as exc:
-            self._warn(f"content stream cannot be tokenized: {exc}")
-            return
-        handlers = self._handlers
-        # The page and its forms share one operator budget; a stream takes
-        # its operators from it up front, so the loop below counts nothing.
+        """Interpret decoded content bytes, at most SLICE_OPERATORS operators
+        per pikepdf parse, within the page's operator budget.
+
+        The page and its forms share one budget (extract.max_operators_per_page)
+        that counts every operator (operators.py), not only the text ones the
+        interpreter handles; the slice that crosses it is cut at the budget,
+        and nothing beyond it is parsed."""
         limit = self._config.max_operators_per_page
-        remaining = max(limit - self._operators, 0)
-        truncated = len(instructions) > remaining
-        if truncated:
-            instructions = instructions[:remaining]
-        self._operators += len(instructions)
+        index = 0
+        for piece in slices(data, SLICE_OPERATORS):
+            remaining = limit - self._operators
+            if piece.operators > remaining:
+                if remaining > 0:
+                    cut = next(slices(data, remaining, piece.start, piece.end))
+                    self._operators += cut.operators
+                    self._interpret(data, cut, index)
+                self._warn(
+                    f"limit: more than {limit} operators on this page; text after that is skipped "
+                    "(extract.max_operators_per_page)"
+                )
+                raise _OperatorLimitReached
+            self._operators += piece.operators
+            index = self._interpret(data, piece, index)
+
+    def _interpret(self, data: bytes, piece: Slice, index: int) -> int:
+        """Interpret one slice; `index` is the token index of its first text
+        operator, and the next slice's is returned."""
+        try:
+            # pikepdf reports some damage (an unterminated string) as a Python
+            # warning: it belongs to the page, not on stderr.
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                instructions = pikepdf.parse_content_stream(
+                    pikepdf.Stream(self._pdf, data[piece.start : piece.end]), TEXT_OPERATORS
+                )
+        except (pikepdf.PdfError, TypeError, ValueError) as exc:
+            return self._interpret_damaged(data, piece, index, exc)
+        for warning in caught:
+            self._warn(f"content stream: {warning.message}")
+        handlers = self._handlers
         # Attribute access, not tuple unpacking: unpacking a pikepdf
         # instruction costs several times more, on every operator.
-        for index, instruction in enumerate(instructions):
+        for offset, instruction in enumerate(instructions):
             # Forms overwrite it too, harmlessly: their glyphs record -1.
-            self._token_index = index
+            self._token_index = index + offset
             name = str(instruction.operator)
             handler = handlers.get(name)
             if handler is None:
                 continue
             try:
                 handler(instruction)
-            except (_OperatorLimitReached, RecursionError):
+            except (_OperatorLimitReached, RecursionError, MemoryError):
                 raise
             except Exception as exc:  # one malformed operator must not lose the page
-                self._warn(f"operator {name} skipped: {type(exc).__name__}: {exc}")
-        if truncated:
-            self._warn(
-                f"limit: more than {limit} operators on this page; text after that is skipped "
-                "(extract.max_operators_per_page)"
-            )
-            raise _OperatorLimitReached
+                self._recover(handler, name, instruction, exc)
+        return index + len(instructions)
+
+    def _interpret_damaged(self, data: bytes, piece: Slice, index: int, exc: Exception) -> int:
+        """A slice pikepdf cannot tokenize (an indirect reference among the
+        operands, §7.8.2 allows only direct objects; a damaged token): halve
+        it until the bad operator stands alone, skip that one, keep the rest."""
+        if piece.operators <= 1:
+            shown = data[piece.start : piece.end].strip()[:40].decode("latin-1")
+            self._warn(f"content stream: skipped {shown!r}, which cannot be tokenized ({describe(exc)})")
+            return index
+        for half in slices(data, (piece.operators + 1) // 2, piece.start, piece.end):
+            index = self._interpret(data, half, index)
+        return index
+
+    def _recover(
+        self, handler: Callable[[Instruction], None], name: str, instruction: Instruction, exc: Exception
+    ) -> None:
+        """An operator whose handler failed: retried on its last operands
+        when it has too many (a lost ')' leaves a null operand before the real
+        ones, §7.8.2), else skipped with a warning saying why."""
+        operands = list(instruction.operands)
+        arity = _ARITY[name]
+        if len(operands) > arity:
+            retry = pikepdf.ContentStreamInstruction(operands[len(operands) - arity :], instruction.operator)
+            try:
+                handler(retry)
+                return
+            except (_OperatorLimitReached, RecursionError, MemoryError):
+                raise
+            except Exception as retry_exc:  # the trailing operands are bad too
+                exc = retry_exc
+        if len(operands) < arity:
+            self._warn(f"operator {name} skipped: it needs {arity} operands, got {len(operands)}")
+        else:
+            self._warn(f"operator {name} skipped: {describe(exc)}")
 
     # -- text showing (§9.4.3) -----------------------------------------------
 

@@ -8,6 +8,8 @@ Other filter chains go through qpdf and are checked after decoding.
 
 from __future__ import annotations
 
+import base64
+import binascii
 import zlib
 
 import pikepdf
@@ -21,6 +23,15 @@ class StreamLimitError(Exception):
 
 class StreamDecodeError(Exception):
     """A stream's filters cannot be applied (unknown filter, corrupt data)."""
+
+
+_INPUT_STEP = 64 * 1024
+# Filters that never expand their input (§7.4.2, §7.4.3), decoded here in
+# full before the capped inflate.
+_SHRINKING = frozenset({"/ASCIIHexDecode", "/AHx", "/ASCII85Decode", "/A85"})
+_FLATE = frozenset({"/FlateDecode", "/Fl"})
+# zlib's Z_MEM_ERROR: its own allocation failed, as a MemoryError would.
+_Z_MEM_ERROR = "Error -4 "
 
 
 def _filter_names(stream: pikepdf.Stream) -> tuple[list[str], bool]:
@@ -38,44 +49,83 @@ def _filter_names(stream: pikepdf.Stream) -> tuple[list[str], bool]:
     return names, has_parms
 
 
-def _inflate(raw: bytes, limit: int) -> tuple[bytes, str | None]:
+def _feed(inflater: "zlib._Decompress", data: bytes, out: bytearray, limit: int) -> None:
+    """Inflate `data` into `out`, one output step at a time, up to `limit`."""
+    pending = data
+    while pending and not inflater.eof:
+        out += inflater.decompress(pending, _INFLATE_STEP)
+        if len(out) > limit:
+            raise StreamLimitError(f"content stream inflates past {limit} bytes")
+        pending = inflater.unconsumed_tail
+
+
+def inflate(raw: bytes, limit: int) -> tuple[bytes, str | None]:
     """Inflate zlib data, never holding more than `limit` + one step of output.
 
-    Returns the data and a warning when the data was damaged (what inflated
-    before the damage is kept: a truncated page still has its first lines).
+    The input goes in slices, each after a checkpoint of the inflater: when
+    zlib reports damage (most often a bad checksum after the last byte), the
+    slice is fed again byte by byte from its checkpoint, so everything that
+    inflated before the damage is kept, with a warning. Data that simply ends
+    early (a truncated stream) keeps what inflated too.
     """
     inflater = zlib.decompressobj()
     out = bytearray()
-    pending = raw
     try:
-        while pending:
-            out += inflater.decompress(pending, _INFLATE_STEP)
-            if len(out) > limit:
-                raise StreamLimitError(f"content stream inflates past {limit} bytes")
-            pending = inflater.unconsumed_tail
+        for start in range(0, len(raw), _INPUT_STEP):
+            piece = raw[start : start + _INPUT_STEP]
+            checkpoint, kept = inflater.copy(), len(out)
+            try:
+                _feed(inflater, piece, out, limit)
+            except zlib.error:
+                inflater = checkpoint
+                del out[kept:]
+                for byte in range(len(piece)):
+                    _feed(inflater, piece[byte : byte + 1], out, limit)
             if inflater.eof:
                 break
         out += inflater.flush()
     except zlib.error as exc:
+        if str(exc).startswith(_Z_MEM_ERROR):
+            raise MemoryError(str(exc)) from exc
         return bytes(out), f"damaged FlateDecode data, kept the first {len(out)} bytes ({exc})"
     if len(out) > limit:
         raise StreamLimitError(f"content stream inflates past {limit} bytes")
+    if not inflater.eof and raw:
+        return bytes(out), f"FlateDecode data ends early, kept the {len(out)} bytes it has"
     return bytes(out), None
 
 
+def _capped_chain(names: list[str], has_parms: bool) -> int | None:
+    """How many leading filters qpdf applies before the capped inflate takes
+    the rest, or None when the chain is not shrinking filters then Flate."""
+    if has_parms or not names or names[-1] not in _FLATE:
+        return None
+    flate_from = next(i for i, n in enumerate(names) if n in _FLATE)
+    if not all(n in _SHRINKING for n in names[:flate_from]) or not all(n in _FLATE for n in names[flate_from:]):
+        return None
+    return flate_from
+
+
 def read_stream(stream: pikepdf.Object, limit: int) -> tuple[bytes, str | None]:
-    """Decoded bytes of a content stream and a warning, if any (§7.4 filters)."""
+    """Decoded bytes of a content stream and a warning, if any (§7.4 filters).
+
+    Flate is inflated here under the cap, after any ASCII filters before it
+    (the common [/ASCII85Decode /FlateDecode] chain); other chains (LZW,
+    RunLength, predictors) are decoded by qpdf and checked after decoding.
+    """
     if not isinstance(stream, pikepdf.Stream):
         raise StreamDecodeError("content is not a stream")
     names, has_parms = _filter_names(stream)
+    warning = None
+    flate_from = _capped_chain(names, has_parms)
     if not names:
         data = stream.read_raw_bytes()
-        warning = None
-    elif all(n in ("/FlateDecode", "/Fl") for n in names) and not has_parms:
+    elif flate_from is not None:
         data = stream.read_raw_bytes()
-        warning = None
-        for _ in names:
-            data, warning = _inflate(data, limit)
+        if flate_from:
+            data = _decode_ascii(data, names[:flate_from])
+        for _ in names[flate_from:]:
+            data, warning = inflate(data, limit)
             if warning:
                 break
     else:
@@ -83,7 +133,34 @@ def read_stream(stream: pikepdf.Object, limit: int) -> tuple[bytes, str | None]:
             data = stream.read_bytes()
         except pikepdf.PdfError as exc:
             raise StreamDecodeError(f"cannot decode stream with filters {' '.join(names)}: {exc}") from exc
-        warning = None
     if len(data) > limit:
         raise StreamLimitError(f"content stream decodes to {len(data)} bytes, over the {limit} cap")
     return data, warning
+
+
+def _ascii_hex(data: bytes) -> bytes:
+    """ASCIIHexDecode (§7.4.2): hex digits up to '>', white space ignored,
+    an odd last digit followed by 0."""
+    digits = bytes(data.split(b">", 1)[0].translate(None, _WHITESPACE))
+    if len(digits) % 2:
+        digits += b"0"
+    return binascii.unhexlify(digits)
+
+
+def _ascii85(data: bytes) -> bytes:
+    """ASCII85Decode (§7.4.3): base-85 groups up to '~>', white space ignored."""
+    return base64.a85decode(data.split(b"~>", 1)[0].translate(None, _WHITESPACE), adobe=False)
+
+
+_WHITESPACE = b"\x00\t\n\x0c\r "
+_ASCII_DECODERS = {"/ASCIIHexDecode": _ascii_hex, "/AHx": _ascii_hex, "/ASCII85Decode": _ascii85, "/A85": _ascii85}
+
+
+def _decode_ascii(data: bytes, names: list[str]) -> bytes:
+    """`data` through the ASCII filters `names`, in order."""
+    for name in names:
+        try:
+            data = _ASCII_DECODERS[name](data)
+        except ValueError as exc:  # binascii.Error is a ValueError
+            raise StreamDecodeError(f"cannot decode stream with filter {name}: {exc}") from exc
+    return data

@@ -92,6 +92,7 @@ from typing import Any, NamedTuple
 import pikepdf
 from pikepdf import ObjectType
 
+from ragprep.extract.errors import describe
 from ragprep.extract.glyphs import PAGE_STREAM
 
 __all__ = [
@@ -523,7 +524,7 @@ class _Walker:
             if "/K" in self._root.keys():
                 self._expand(self._root["/K"], root_ctx, sectioning=False)
         except (pikepdf.PdfError, RecursionError, ValueError, TypeError, KeyError) as exc:
-            warn(f"/StructTreeRoot /K unreadable ({type(exc).__name__})")
+            warn(f"/StructTreeRoot /K unreadable ({describe(exc)})")
 
         stack = self._stack
         while stack:
@@ -537,7 +538,7 @@ class _Walker:
                 else:
                     self._on_path.discard(item[1])
             except (pikepdf.PdfError, RecursionError, ValueError, TypeError, KeyError) as exc:
-                warn(f"unreadable structure object skipped ({type(exc).__name__})")
+                warn(f"unreadable structure object skipped ({describe(exc)})")
 
         page_content = {page: tuple(refs) for page, refs in self._content.items()}
         return StructTree(
@@ -861,7 +862,7 @@ class _Walker:
                     if _is(owner, _DICT) and owner.objgen != _NO_OBJGEN:
                         out.setdefault((owner.objgen, mcid), page_key)
         except (pikepdf.PdfError, RecursionError, ValueError, TypeError) as exc:
-            self._warnings.add(f"/ParentTree unreadable ({type(exc).__name__})")
+            self._warnings.add(f"/ParentTree unreadable ({describe(exc)})")
         return out
 
 

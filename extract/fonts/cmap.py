@@ -23,6 +23,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from ragprep.extract.errors import describe
 from ragprep.extract.fonts.names import glyph_name_to_unicode
 
 # Ranges up to this many codes are expanded into dictionaries for fast lookups.
@@ -379,8 +380,10 @@ def parse_cmap(data: bytes) -> CMap:
     builder = _Builder()
     try:
         _run(data, builder)
+    except MemoryError:
+        raise  # the document fails (MemoryLimitError), never a warning
     except Exception as exc:  # anything unforeseen: keep what parsed so far
-        builder.warn(f"CMap parsing stopped early ({type(exc).__name__}: {exc})")
+        builder.warn(f"CMap parsing stopped early ({describe(exc)})")
     cmap = builder.cmap
     if not (cmap.codespace or cmap.unicode or cmap.unicode_ranges or cmap.cids or cmap.cid_ranges):
         builder.warn("CMap defines no codespace and no mappings")

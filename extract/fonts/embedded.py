@@ -30,6 +30,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from ragprep.extract.errors import describe
 from ragprep.extract.fonts import pdfvalues as pv
 from ragprep.extract.fonts.encoding_tables import STANDARD
 from ragprep.extract.fonts.names import glyph_name_to_unicode
@@ -140,8 +141,10 @@ def load_program(descriptor: Any, max_bytes: int) -> tuple[FontProgram | None, l
                 program = _type1(data, pv.integer(pv.get(stream, "/Length1")))
         program.glyph_set = frozenset(program.glyph_order)
         return program, warnings
+    except MemoryError:
+        raise  # the document fails (MemoryLimitError), never a warning
     except Exception as exc:  # damaged or unsupported program: every fontTools error lands here
-        return None, [*warnings, f"embedded font program unreadable ({type(exc).__name__}: {exc})"]
+        return None, [*warnings, f"embedded font program unreadable ({describe(exc)})"]
 
 
 def _sniff(data: bytes) -> str | None:
@@ -182,6 +185,8 @@ def _sfnt(data: bytes) -> FontProgram:
             if key is not None and key in subtables:
                 try:
                     program.cmaps[key] = subtables[key].cmap
+                except MemoryError:
+                    raise  # the document fails (MemoryLimitError), never a warning
                 except Exception:  # one damaged subtable must not hide the others
                     continue
         if unicode_key in program.cmaps:
@@ -194,6 +199,8 @@ def _has_glyph_names(font: Any) -> bool:
         return False
     try:
         return float(font["post"].formatType) in (1.0, 2.0)
+    except MemoryError:
+        raise  # the document fails (MemoryLimitError), never a warning
     except Exception:
         return False
 

@@ -12,6 +12,7 @@ from typing import Any
 
 import numpy as np
 
+from ragprep.extract.errors import describe
 from ragprep.extract.fonts.base import REPLACEMENT, DecodedString
 from ragprep.extract.fonts.metrics import DEFAULT_ASCENT, DEFAULT_DESCENT, FALLBACK_WIDTH
 
@@ -73,8 +74,10 @@ class Font:
             return hit
         try:
             result = self._decode(data)
+        except MemoryError:
+            raise  # the document fails (MemoryLimitError), never a warning
         except Exception as exc:  # a font defect found late must cost this string only
-            self._warn(f"decoding failed ({type(exc).__name__}: {exc}); shown as U+FFFD")
+            self._warn(f"decoding failed ({describe(exc)}); shown as U+FFFD")
             result = replacement_string(data, FALLBACK_WIDTH)
         cache[data] = result
         if len(cache) > self._cache_size:

@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from ragprep.extract.config import ExtractConfig
+from ragprep.extract.errors import describe
 from ragprep.extract.fonts import pdfvalues as pv
 from ragprep.extract.fonts.composite import CompositeFont
 from ragprep.extract.fonts.font import DEFAULT_DECODE_CACHE, FallbackFont, Font
@@ -72,8 +73,10 @@ class FontLoader:
                 return SimpleFont(font, "Type1", self._shared, self._cache_size, notes=("no /Subtype; read as Type1",))
             problem = f"unsupported font subtype /{subtype}" if subtype else "font dictionary without /Subtype"
             return self._fallback(font, name, subtype, problem)
+        except MemoryError:
+            raise  # the document fails (MemoryLimitError), never a warning
         except Exception as exc:  # a damaged dictionary must not cost the page
-            return self._fallback(font_obj, name, subtype, f"font unreadable ({type(exc).__name__}: {exc})")
+            return self._fallback(font_obj, name, subtype, f"font unreadable ({describe(exc)})")
 
     def _fallback(self, font: Any, name: str, subtype: str, problem: str) -> Font:
         width = FALLBACK_WIDTH
@@ -81,6 +84,8 @@ class FontLoader:
             missing = pv.number(pv.get(pv.get(font, "/FontDescriptor"), "/MissingWidth"))
             if missing is not None and missing > 0:
                 width = missing / 1000.0
+        except MemoryError:
+            raise  # the document fails (MemoryLimitError), never a warning
         except Exception:
             pass
         return FallbackFont(name=name, subtype=subtype, width=width, warnings=[problem], cache_size=self._cache_size)
@@ -92,5 +97,7 @@ def _cache_key(font_obj: Any) -> object:
         return key
     try:
         return ("direct", font_obj.unparse())
+    except MemoryError:
+        raise  # the document fails (MemoryLimitError), never a warning
     except Exception:
         return None

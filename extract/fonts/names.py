@@ -87,6 +87,8 @@ def glyph_name_to_unicode(
         return SYMBOL_FONT_GREEK[glyph]
     try:
         text = str(agl.toUnicode(glyph, isZapfDingbats=zapf_dingbats))
+    except MemoryError:
+        raise  # the document fails (MemoryLimitError), never a warning
     except Exception:  # fontTools rejects odd input with assorted exceptions
         return None
     if text:

@@ -13,6 +13,7 @@ from typing import Any
 
 import pikepdf
 
+from ragprep.extract.errors import describe
 from ragprep.extract.streams import read_stream as read_capped
 
 # Python types pikepdf converts PDF numbers to (integers -> int, reals -> Decimal).
@@ -29,6 +30,8 @@ def get(container: Any, key: str) -> Any:
         return None
     try:
         return container.get(key)
+    except MemoryError:
+        raise  # the document fails (MemoryLimitError), never a warning
     except Exception:  # not a dictionary, or a reference that cannot be resolved
         return None
 
@@ -62,6 +65,8 @@ def array(value: Any) -> list[Any] | None:
     if isinstance(value, pikepdf.Array):
         try:
             return list(value)
+        except MemoryError:
+            raise  # the document fails (MemoryLimitError), never a warning
         except Exception:
             return None
     return None
@@ -97,6 +102,8 @@ def object_key(value: Any) -> tuple[int, int] | None:
         if value.is_indirect:
             objgen: tuple[int, int] = value.objgen
             return objgen
+    except MemoryError:
+        raise  # the document fails (MemoryLimitError), never a warning
     except Exception:
         pass
     return None
@@ -113,5 +120,7 @@ def read_stream(stream: Any, max_bytes: int) -> tuple[bytes | None, str | None]:
         return None, "not a stream"
     try:
         return read_capped(stream, max_bytes)
+    except MemoryError:
+        raise  # the document fails (MemoryLimitError), never a warning
     except Exception as exc:  # StreamLimitError, StreamDecodeError, qpdf errors
-        return None, f"{type(exc).__name__}: {exc}"
+        return None, describe(exc)

@@ -51,6 +51,8 @@ def load_predefined(name: str) -> CMap | None:
 
     try:
         source: Any = CMapDB.get_cmap(name)
+    except MemoryError:
+        raise  # the document fails (MemoryLimitError), never a warning
     except Exception:  # CMapNotFound, or a damaged data file
         return None
     trie = getattr(source, "code2cid", None)
@@ -90,6 +92,8 @@ def collection_unicode(ordering: str, vertical: bool) -> dict[int, str] | None:
 
     try:
         umap: Any = CMapDB.get_unicode_map(f"Adobe-{ordering}", vertical)
+    except MemoryError:
+        raise  # the document fails (MemoryLimitError), never a warning
     except Exception:
         return None
     table = getattr(umap, "cid2unichr", None)

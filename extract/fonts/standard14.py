@@ -93,6 +93,8 @@ class StandardMetrics:
         """Advance width of a glyph by name, or None when the font has no such glyph."""
         try:
             found = self._widths.get(self._key(glyph))
+        except MemoryError:
+            raise  # the document fails (MemoryLimitError), never a warning
         except Exception:  # pdfminer raises KeyError subclasses for unknown names
             return None
         return None if found is None else float(found)
