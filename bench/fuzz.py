@@ -17,7 +17,8 @@ an address-space limit, and the child's fate is classified:
 Text recovery is compared with PyMuPDF: of the mutants PyMuPDF gets text
 from, the share ragprep (and each peer) gets text from too.
 
-    python bench/fuzz.py --mutants 1500 --out /tmp/fuzz.json      # ~1 h on 2 busy cores
+    python bench/fuzz.py --mutants 1500 --out /tmp/fuzz.jsonl     # ~1-2 h on 2 busy cores
+    python bench/fuzz.py --merge /tmp/a.jsonl /tmp/b.jsonl          # one table of several runs
     python bench/fuzz.py --mutants 60 --peers ragprep --seed 7      # quick look
     python bench/fuzz.py --keep /tmp/fuzz-failures                  # keep ragprep's failures
 
@@ -420,14 +421,24 @@ def choose_seeds(corpus: Path, count: int, max_bytes: int, rng_seed: int) -> lis
 
 
 def campaign(
-    mutants: Iterable[Mutant], readers: Readers, timeout: float, memory_mb: int, progress: bool = False
+    mutants: Iterable[Mutant],
+    readers: Readers,
+    timeout: float,
+    memory_mb: int,
+    progress: bool = False,
+    out: Path | None = None,
 ) -> list[dict[str, object]]:
+    """Every library on every mutant; each record is also appended to `out`
+    (JSON lines) as it is made, so a stopped campaign keeps what it ran."""
     records = []
     for i, mutant in enumerate(mutants):
         record: dict[str, object] = {"mutant": mutant.name, "seed": mutant.seed, "mutator": mutant.mutator}
         for library in readers.libraries:
             record[library] = asdict(run_one(readers, library, mutant.path, timeout, memory_mb))
         records.append(record)
+        if out is not None:
+            with out.open("a") as fh:
+                fh.write(json.dumps(record) + "\n")
         if progress and (i + 1) % 25 == 0:
             print(f"  {i + 1} mutants", file=sys.stderr, flush=True)
     return records
@@ -473,14 +484,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--peers", default=",".join(LIBRARIES), help="libraries to run, comma-separated")
     parser.add_argument("--timeout", type=float, default=30.0, help="seconds per library and mutant")
     parser.add_argument("--memory-mb", type=int, default=2048, help="address space per child beyond the parent's")
-    parser.add_argument("--out", type=Path, help="write every record as JSON here")
+    parser.add_argument("--out", type=Path, help="write every record here, one JSON line per mutant")
     parser.add_argument("--shard", default="1/1", help="K/N: run every N-th mutant from the K-th (parallel runs)")
     parser.add_argument("--merge", type=Path, nargs="*", default=[], help="summarize these --out files together and exit")
     parser.add_argument("--keep", type=Path, help="copy mutants ragprep fails on (or gets no text from) here")
     args = parser.parse_args(argv)
     libraries = [name.strip() for name in args.peers.split(",") if name.strip()]
     if args.merge:
-        merged = _merge([json.loads(path.read_text()) for path in args.merge])
+        merged = _merge([_read_records(path) for path in args.merge])
         print(summarize(merged, [lib for lib in LIBRARIES if all(lib in r for r in merged)]))
         return 0
     shard, shards = (int(part) for part in args.shard.split("/"))
@@ -492,13 +503,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     readers = Readers(libraries)
     with tempfile.TemporaryDirectory(prefix="ragprep-fuzz-") as tmp:
         mutants = make_mutants(seeds, args.mutants, args.seed, Path(tmp))[shard - 1 :: shards]
-        records = campaign(mutants, readers, args.timeout, args.memory_mb, progress=True)
+        if args.out:
+            args.out.write_text("")
+        records = campaign(mutants, readers, args.timeout, args.memory_mb, progress=True, out=args.out)
         if args.keep:
             _keep(records, mutants, args.keep)
     print(summarize(records, libraries))
-    if args.out:
-        args.out.write_text(json.dumps(records, indent=1))
     return 0
+
+
+def _read_records(path: Path) -> list[dict]:
+    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
 
 
 def _merge(runs: Sequence[list[dict]]) -> list[dict]:
