@@ -253,16 +253,24 @@ def normalize(data: bytes) -> bytes:
         return data
 
 
-def make_mutants(seeds: Sequence[tuple[str, bytes]], count: int, rng_seed: int, folder: Path) -> list[Mutant]:
-    """`count` mutants, mutators and seeds in turn, reproducible from `rng_seed`."""
+def make_mutants(
+    seeds: Sequence[tuple[str, bytes]], count: int, rng_seed: int, folder: Path, shard: tuple[int, int] = (1, 1)
+) -> list[Mutant]:
+    """`count` mutants, mutators and seeds in turn, reproducible from
+    `rng_seed`; of them, every shard[1]-th from the shard[0]-th (the same
+    mutant has the same name and bytes in every shard layout)."""
     rng = random.Random(rng_seed)
     names = list(MUTATORS)
     normalized = [(label, normalize(data)) for label, data in seeds]
     mutants = []
+    first, step = shard
     for i in range(count):
+        mutant_rng = random.Random(rng.getrandbits(64))
+        if i % step != first - 1:
+            continue
         label, data = normalized[i % len(normalized)]
         mutator = names[(i // len(normalized) + i) % len(names)]
-        mutated = MUTATORS[mutator](data, random.Random(rng.getrandbits(64)), folder)
+        mutated = MUTATORS[mutator](data, mutant_rng, folder)
         path = folder / f"m{i:05d}.pdf"
         path.write_bytes(mutated)
         mutants.append(Mutant(path.name, label, mutator, path))
@@ -502,7 +510,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     seeds = choose_seeds(args.corpus, args.seeds, args.max_seed_kb * 1024, args.seed)
     readers = Readers(libraries)
     with tempfile.TemporaryDirectory(prefix="ragprep-fuzz-") as tmp:
-        mutants = make_mutants(seeds, args.mutants, args.seed, Path(tmp))[shard - 1 :: shards]
+        mutants = make_mutants(seeds, args.mutants, args.seed, Path(tmp), (shard, shards))
         if args.out:
             args.out.write_text("")
         records = campaign(mutants, readers, args.timeout, args.memory_mb, progress=True, out=args.out)

@@ -26,6 +26,25 @@ from ragprep.extract.streams import inflate
 CORPUS = Path(os.environ.get("RAGPREP_CORPUS", Path(__file__).resolve().parents[3] / "shared" / "corpus"))
 
 
+def flate_zeros(chunks: int) -> bytes:
+    """Deflate data of `chunks` x 16 MiB of zeros, without its end: a
+    compressor in steady state emits the same bytes for each further chunk,
+    so a bomb of any size costs two compressions (the reader stops at its cap
+    or runs out of memory before it would miss the end)."""
+    deflater = zlib.compressobj(9)
+    chunk = bytes(16 * 1024 * 1024)
+    first, steady = deflater.compress(chunk), deflater.compress(chunk)
+    return first + steady * (chunks - 1)
+
+
+def as_written(b: PdfBuilder) -> bytes:
+    """The builder's PDF saved with every stream as it is: a default save
+    would decode (and so inflate) the bombs these tests build."""
+    out = io.BytesIO()
+    b.pdf.save(out, deterministic_id=True, stream_decode_level=pikepdf.StreamDecodeLevel.none, compress_streams=False)
+    return out.getvalue()
+
+
 def one_page(content: bytes | str, **config: object) -> tuple[str, tuple[str, ...]]:
     b = PdfBuilder()
     b.add_standard_font("Helvetica", widths=True)
@@ -125,7 +144,7 @@ def test_operator_limit_stops_before_pikepdf_builds_the_rest(tmp_path):
     stream.Filter = pikepdf.Name.FlateDecode
     page.obj.Contents = stream
     path = tmp_path / "flood.pdf"
-    b.save(path)
+    path.write_bytes(as_written(b))
     done = _run_limited(
         f"""
         from ragprep.extract import ExtractConfig, extract_document
@@ -176,7 +195,7 @@ def _flate_page(compressed: bytes, filters: object = pikepdf.Name.FlateDecode) -
     stream = b.pdf.make_stream(compressed)
     stream.Filter = filters
     page.obj.Contents = stream
-    return b.to_bytes()
+    return as_written(b)
 
 
 def test_a_checksum_error_at_the_end_of_a_stream_keeps_what_inflated():
@@ -212,10 +231,7 @@ def test_inflate_keeps_everything_before_damage_in_the_middle():
 def test_the_size_cap_holds_while_decoding_an_ascii85_flate_chain(tmp_path):
     # 2 GiB of zeros behind [/ASCII85Decode /FlateDecode]: qpdf would decode all
     # of it before the cap was checked; within 600 MB it must stop at the cap.
-    deflater = zlib.compressobj(9)
-    chunk = bytes(16 * 1024 * 1024)
-    compressed = b"".join(deflater.compress(chunk) for _ in range(128)) + deflater.flush()
-    encoded = base64.a85encode(compressed) + b"~>"
+    encoded = base64.a85encode(flate_zeros(128)) + b"~>"
     path = tmp_path / "bomb.pdf"
     path.write_bytes(_flate_page(encoded, pikepdf.Array([pikepdf.Name.ASCII85Decode, pikepdf.Name.FlateDecode])))
     done = _run_limited(
@@ -248,13 +264,11 @@ def test_memory_error_inside_a_form_fails_the_document_instead_of_a_warning(tmp_
     # raised past it: the MemoryError met inside `Do` must leave the document.
     b = PdfBuilder()
     f = b.add_standard_font("Helvetica", widths=True)
-    deflater = zlib.compressobj(9)
-    chunk = bytes(16 * 1024 * 1024)
     form = b.add_form("")
-    form.write(b"".join(deflater.compress(chunk) for _ in range(64)) + deflater.flush(), filter=pikepdf.Name.FlateDecode)
+    form.write(flate_zeros(64), filter=pikepdf.Name.FlateDecode)
     b.add_page(f"BT /{f} 12 Tf 72 700 Td (text) Tj ET /X Do", xobjects={"X": form})
     path = tmp_path / "hungry.pdf"
-    b.save(path)
+    path.write_bytes(as_written(b))
     done = _run_limited(
         f"""
         from ragprep.extract import ExtractConfig, extract_document
