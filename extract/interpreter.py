@@ -48,10 +48,12 @@ from ragprep.extract.errors import describe
 from ragprep.extract.fonts import Font, FontLoader, SingleByteFont
 from ragprep.extract.fonts.base import DecodedString
 from ragprep.extract.glyphs import NO_MCID, PAGE_STREAM, GlyphTable
-from ragprep.extract.operators import SLICE_OPERATORS, Slice, slices
+from ragprep.extract.operators import SLICE_OPERATORS, Slice, count_operators, slices
 from ragprep.extract.streams import StreamDecodeError, StreamLimitError, read_stream
 
 TEXT_OPERATORS = "BT ET Tf Tc Tw Tz TL Ts Tr Td TD Tm T* Tj TJ ' \" cm q Q Do BDC BMC EMC"
+# Bytes of streams held back uncounted per page, at most (see _run_stream).
+_DEFERRED_BYTES = 16 * 1024 * 1024
 # Operands each of them takes (§8.2 Table 50 and the sections above).
 _ARITY = {
     "BT": 0, "ET": 0, "Tf": 2, "Tc": 1, "Tw": 1, "Tz": 1, "TL": 1, "Ts": 1, "Tr": 1,
@@ -370,6 +372,8 @@ class _GlyphAccumulator:
 class InterpretedPage:
     glyphs: GlyphTable
     warnings: tuple[str, ...]
+    # Operators counted against the budget: streams the budget never needed
+    # counted are not in it (PageInterpreter._run_stream).
     operators: int
     images: tuple[ImagePlacement, ...] = ()
 
@@ -411,7 +415,12 @@ class PageInterpreter:
         self._fonts_used: list[Font] = []
         self._images: list[ImagePlacement] = []
         self._warnings: dict[str, int] = {}
+        # Operators counted on this page, and streams interpreted but not yet
+        # counted (see _run_stream) with their size and most operators.
         self._operators = 0
+        self._deferred: list[bytes] = []
+        self._deferred_bytes = 0
+        self._deferred_most = 0
         self._context = _StreamContext(None, None, PAGE_STREAM, NO_CLIP, 0)
         self._token_index = -1
         self._handlers: dict[str, Callable[[Instruction], None]] = {
@@ -512,7 +521,15 @@ class PageInterpreter:
         The page and its forms share one budget (extract.max_operators_per_page)
         that counts every operator (operators.py), not only the text ones the
         interpreter handles; the slice that crosses it is cut at the budget,
-        and nothing beyond it is parsed."""
+        and nothing beyond it is parsed. Counting costs about as much as
+        pikepdf's tokenizer, so a stream too short to need cutting is left
+        uncounted while the page cannot reach its budget even if every two
+        bytes were an operator; the first stream that could reach it counts
+        those held back first, so the budget ends where a full count ends it."""
+        if self._defer_count(data):
+            self._interpret(data, Slice(0, len(data), 0), 0)
+            return
+        self._count_deferred()
         limit = self._config.max_operators_per_page
         index = 0
         for piece in slices(data, SLICE_OPERATORS):
@@ -529,6 +546,24 @@ class PageInterpreter:
                 raise _OperatorLimitReached
             self._operators += piece.operators
             index = self._interpret(data, piece, index)
+
+    def _defer_count(self, data: bytes) -> bool:
+        """Hold `data` back uncounted, when one parse of it stays within a
+        slice's bound and the page cannot reach its budget with it."""
+        most = len(data) // 2 + 1  # an operator takes two bytes at least
+        if most > SLICE_OPERATORS or len(data) + self._deferred_bytes > _DEFERRED_BYTES:
+            return False
+        if self._operators + self._deferred_most + most > self._config.max_operators_per_page:
+            return False
+        self._deferred.append(data)
+        self._deferred_bytes += len(data)
+        self._deferred_most += most
+        return True
+
+    def _count_deferred(self) -> None:
+        self._operators += sum(count_operators(data) for data in self._deferred)
+        self._deferred.clear()
+        self._deferred_bytes = self._deferred_most = 0
 
     def _interpret(self, data: bytes, piece: Slice, index: int) -> int:
         """Interpret one slice; `index` is the token index of its first text
@@ -567,11 +602,12 @@ class PageInterpreter:
         """A slice pikepdf cannot tokenize (an indirect reference among the
         operands, §7.8.2 allows only direct objects; a damaged token): halve
         it until the bad operator stands alone, skip that one, keep the rest."""
-        if piece.operators <= 1:
+        operators = sum(p.operators for p in slices(data, SLICE_OPERATORS, piece.start, piece.end))
+        if operators <= 1:
             shown = data[piece.start : piece.end].strip()[:40].decode("latin-1")
             self._warn(f"content stream: skipped {shown!r}, which cannot be tokenized ({describe(exc)})")
             return index
-        for half in slices(data, (piece.operators + 1) // 2, piece.start, piece.end):
+        for half in slices(data, (operators + 1) // 2, piece.start, piece.end):
             index = self._interpret(data, half, index)
         return index
 

@@ -28,7 +28,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 # Operators handed to pikepdf per parse: bounds the instructions alive at once.
-SLICE_OPERATORS = 20_000
+SLICE_OPERATORS = 50_000
 
 _WS = rb"\x00\t\n\x0c\r "
 _REGULAR = rb"[^" + _WS + rb"()<>\[\]{}/%]"
