@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import json
 import sys
+from contextlib import AbstractContextManager
 from enum import Enum
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Optional
@@ -17,6 +19,7 @@ from ragprep.pipeline.exits import EXIT_INPUT, EXIT_USAGE, fail
 
 if TYPE_CHECKING:  # the CLI imports each stage only when a command needs it
     from ragprep.pipeline.config import Settings
+    from ragprep.pipeline.engine import Engine
 
 ConfigOption = Annotated[
     Optional[Path],
@@ -40,6 +43,11 @@ class LogFormat(str, Enum):
     auto = "auto"
     rich = "rich"
     json = "json"
+
+
+class EngineName(str, Enum):
+    local = "local"
+    ray = "ray"
 
 
 class SummaryFormat(str, Enum):
@@ -126,6 +134,24 @@ def run_command(
     output_format: Annotated[
         SummaryFormat, typer.Option("--format", help="Summary on standard output: text, or json for scripts.")
     ] = SummaryFormat.text,
+    engine: Annotated[
+        EngineName,
+        typer.Option(
+            "--engine",
+            help="Where documents are read: local (worker processes on this machine) or ray (actors of a Ray "
+            "cluster, `pip install 'ragprep[ray]'`; this process stays the one driver that plans and commits, "
+            "inputs and dataset must be at the same paths on every node). Same rows, limits and exit codes.",
+        ),
+    ] = EngineName.local,
+    ray_address: Annotated[
+        Optional[str],
+        typer.Option(
+            "--ray-address",
+            help="With --engine ray: the cluster to use (`auto`, or HOST:PORT of its head); "
+            "default: start a Ray on this machine for the run.",
+            show_default=False,
+        ),
+    ] = None,
 ) -> None:
     """Extract and chunk PDFs in parallel into a Parquet dataset; reruns are incremental.
 
@@ -138,7 +164,9 @@ def run_command(
     error row and the run goes on.
 
     Exit codes: 0 every document ok; 3 some documents failed (see the documents
-    table); 2 bad usage (missing input, bad config, output busy or not a dataset).
+    table); 2 bad usage (missing input, bad config, output busy or not a dataset,
+    --engine ray without Ray installed); 1 the workers could not start (Ray
+    cluster unreachable included).
     """
     from ragprep.pipeline.inputs import InputError
     from ragprep.pipeline.dataset import DatasetError
@@ -148,13 +176,15 @@ def run_command(
 
     settings = _settings(config, mode, workers, source_root)
     passwords = read_passwords(password_file) if password_file is not None else ()
+    chosen_engine = _engine(engine, ray_address)
     use_rich = log_format is LogFormat.rich or (log_format is LogFormat.auto and sys.stderr.isatty())
     reporter = RichReporter() if use_rich else JsonLogReporter()
     try:
-        summary = run(
-            inputs or [], out, settings, reporter,
-            keep_missing=keep_missing, retry_errors=retry_errors, passwords=passwords,
-        )  # fmt: skip
+        with chosen_engine as where:
+            summary = run(
+                inputs or [], out, settings, reporter,
+                keep_missing=keep_missing, retry_errors=retry_errors, passwords=passwords, engine=where,
+            )  # fmt: skip
     except (InputError, DatasetError) as exc:
         raise fail(str(exc), EXIT_USAGE) from None
     except WorkerStartError as exc:
@@ -164,6 +194,21 @@ def run_command(
     elif not use_rich:
         typer.echo(summary_text(summary))
     raise typer.Exit(summary.exit_code)
+
+
+def _engine(name: EngineName, ray_address: str | None) -> AbstractContextManager[Engine]:
+    """The engine a run's options name, as a context manager (a Ray started for the run stops with it)."""
+    if name is EngineName.local:
+        if ray_address is not None:
+            raise fail("--ray-address needs --engine ray", EXIT_USAGE)
+        from ragprep.pipeline.engine import LocalEngine
+
+        return contextlib.nullcontext(LocalEngine())
+    from ragprep.pipeline.ray_engine import INSTALL_HINT, RayEngine, ray_available
+
+    if not ray_available():
+        raise fail(INSTALL_HINT, EXIT_USAGE)
+    return RayEngine(ray_address)
 
 
 def read_passwords(path: Path) -> tuple[str, ...]:

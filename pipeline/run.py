@@ -39,11 +39,12 @@ import pyarrow.compute as pc
 from ragprep.extract.errors import EncryptedPDFError
 from ragprep.pipeline.config import PipelineConfig, Settings
 from ragprep.pipeline.dataset import ChangeSet, CommitResult, Dataset
+from ragprep.pipeline.engine import Engine, LocalEngine
 from ragprep.pipeline.inputs import collect_inputs
 from ragprep.pipeline.model import DocumentOutput, DocumentTask
 from ragprep.pipeline.schema import RUNS
 from ragprep.pipeline.sources import source_key
-from ragprep.pipeline.worker import DocumentJob, Handler, RunContext, WorkerPool, process_document
+from ragprep.pipeline.worker import DocumentJob, Handler, RunContext, process_document
 
 EXIT_OK, EXIT_USAGE, EXIT_FAILURES = 0, 2, 3
 _HASH_BLOCK = 1 << 20
@@ -261,16 +262,17 @@ def run(
     retry_errors: bool = False,
     passwords: Sequence[str] = (),
     handler: Handler = process_document,
+    engine: Engine = LocalEngine(),
 ) -> RunSummary:
     """Bring the dataset at `out` up to date with `inputs` (see the module docstring).
     `passwords` are tried in turn on documents that need one (and documents
     that failed for want of one are retried); they are stored nowhere.
-    `handler` is what a worker does with one document (tests replace it)."""
+    `handler` is what a worker does with one document (tests replace it);
+    `engine` is where the workers run (this machine's pool, or Ray)."""
     started_at = datetime.now(timezone.utc)
     started = time.monotonic()
     paths = collect_inputs(inputs)
     context = RunContext(new_run_id(started_at), pipeline_version(), settings, tuple(passwords))
-    workers = settings.pipeline.worker_count
     with Dataset.open(out) as dataset:
         plan = plan_run(
             paths,
@@ -284,6 +286,8 @@ def run(
         tally = _Tally()
         for output in plan.unreadable:
             tally.count(output)
+        # Only a run with work asks the engine (a cluster engine connects to ask).
+        workers = engine.workers(settings.pipeline) if plan.tasks else 0
         reporter.start(context.run_id, plan, workers)
 
         pending: list[DocumentOutput] = list(plan.unreadable)
@@ -341,7 +345,7 @@ def run(
             # Record the run and apply what needs no work (removals, moves)
             # before the first document: a run killed later is still on record.
             commit(final=False)
-            with WorkerPool(DocumentJob(context, handler), min(workers, len(plan.tasks))) as pool:
+            with engine.pool(DocumentJob(context, handler), min(workers, len(plan.tasks))) as pool:
                 for output in pool.imap(plan.tasks):
                     tally.count(output)
                     pending.append(output)

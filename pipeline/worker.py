@@ -337,6 +337,7 @@ class _Slot(Generic[TaskT]):
     index: int = 0  # of the task, in the order tasks were given
     deadline: float = 0.0
     started: float = 0.0
+    ready: bool = False  # it said READY (it says so once)
 
 
 class WorkerPool(Generic[TaskT, AnswerT]):
@@ -365,6 +366,8 @@ class WorkerPool(Generic[TaskT, AnswerT]):
     def _await_ready(self, slot: _Slot[TaskT]) -> None:
         """A worker that dies before it is ready cannot read any document:
         stop the run with why, rather than turn every document into an error row."""
+        if slot.ready:
+            return
         ready = slot.connection.poll(STARTUP_SECONDS)
         try:
             message = slot.connection.recv() if ready else None
@@ -377,6 +380,7 @@ class WorkerPool(Generic[TaskT, AnswerT]):
                 f"a worker process could not start (exit code {slot.process.exitcode}); "
                 "run `ragprep` from the installed command, or see the messages above"
             )
+        slot.ready = True
 
     def _start(self) -> _Slot[TaskT]:
         slot = self._spawn()
@@ -400,14 +404,20 @@ class WorkerPool(Generic[TaskT, AnswerT]):
         numbered = sorted(self._answers(tasks), key=lambda pair: pair[0])
         return [answer for _, answer in numbered]
 
-    def _answers(self, tasks: Iterable[TaskT]) -> Iterator[tuple[int, AnswerT]]:
-        """(position of the task, its answer) for every task, in completion order."""
-        pending = deque(enumerate(tasks))
+    def start(self, tasks: int | None = None) -> None:
+        """Have the workers ready (as many as `tasks` needs, all by default);
+        raises WorkerStartError when they cannot start. The workers stay for
+        later calls of ``imap`` and ``map``: a pool answers many batches warm."""
         # Start them all, then wait: they load the tokenizer side by side.
-        while len(self._slots) < min(self._workers, max(1, len(pending))):
+        while len(self._slots) < min(self._workers, max(1, self._workers if tasks is None else tasks)):
             self._slots.append(self._spawn())
         for slot in self._slots:
             self._await_ready(slot)
+
+    def _answers(self, tasks: Iterable[TaskT]) -> Iterator[tuple[int, AnswerT]]:
+        """(position of the task, its answer) for every task, in completion order."""
+        pending = deque(enumerate(tasks))
+        self.start(len(pending))
         while True:
             for slot in self._slots:
                 if slot.task is None and pending:
