@@ -1,8 +1,8 @@
 """One document through extract and chunk, as Arrow: the run's stage function for other engines.
 
-``ragprep run`` is one machine: its own worker pool, its plan, its commits. Where one
-machine is not enough (DESIGN.md, Stage 3), an existing distributed engine (Spark, Ray,
-Dask) runs the same function on its executors instead of a home-made scheduler::
+``ragprep run`` plans and commits in one driver and reads the documents on an engine: its
+own worker pool, or Ray (``--engine ray``, ``ragprep.pipeline.ray_engine``). For another
+distributed engine (Spark, Dask), that engine runs this function on its executors::
 
     from ragprep.pipeline.config import Settings
     from ragprep.pipeline.stage import read_document

@@ -92,3 +92,26 @@ def address_space_mib(task: DocumentTask, context: RunContext, tokenizer) -> Doc
         if line.startswith("VmSize:"):
             return context.error(task, "Probe", str(int(line.split()[1]) // 1024))
     return context.error(task, "Probe", "unknown")
+
+
+def _parent_pid(pid: int) -> int:
+    # /proc/PID/stat: "pid (comm) state ppid ..."; comm may hold spaces, so split after its ")".
+    return int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
+
+
+def misbehave(task: DocumentTask, context: RunContext, tokenizer) -> DocumentOutput:
+    """Every way a document can go wrong in a worker, by file name: *slow* hangs,
+    *big* allocates 1.5 GiB, *crash* kills its worker, *lost* kills the Ray actor
+    that hosts its worker (the parent of the worker's forkserver) as a lost node
+    would; the others are read normally."""
+    name = Path(task.path).name
+    if "lost" in name:
+        actor = _parent_pid(os.getppid())
+        # Ray names an actor's process after it ("ray::_Host..."): never kill anything else.
+        if b"ray::" in Path(f"/proc/{actor}/cmdline").read_bytes():
+            os.kill(actor, 9)
+        os._exit(71)
+    for marker, handler in (("slow", hang_on_slow), ("big", allocate_on_big), ("crash", die_on_crash)):
+        if marker in name:
+            return handler(task, context, tokenizer)
+    return process_document(task, context, tokenizer)
