@@ -1,8 +1,9 @@
-"""`ragprep run` throughput against extract-only, with 1 and 2 workers.
+"""`ragprep run` throughput against extract-only, with 1 and 2 workers; the Ray engine against the local pool.
 
     python bench/pipeline.py                       # every readable corpus file
     python bench/pipeline.py --files 'multicolumn/*' --workers 1,2,4
     python bench/pipeline.py --format json --out /tmp/pipeline.json
+    python bench/pipeline.py --only engines        # just the Ray-vs-local part (needs ragprep[ray])
 
 Measured in one invocation, on the same files, in this order:
 
@@ -14,16 +15,31 @@ Measured in one invocation, on the same files, in this order:
 3. the peak resident memory of one worker processing the largest file
    (by pages), measured in a fresh process so nothing else inflates it.
 
-Ratios are what to read: run(1 worker) / extract-only (target >= 0.70) and
-run(2 workers) / run(1 worker) (target >= 1.7 on two free cores). Absolute
-pages/s depend on the machine and on whatever else runs on it.
+4. engines: pages per CPU-second of ``ragprep run`` on the local pool and on
+   Ray (``--engine ray``, a Ray started on this machine), both with
+   ``--engine-workers`` workers (default 2), alternating ``--repeat`` times.
+   Each run is a fresh child process and this process is its subreaper, so
+   the CPU time counted (``RUSAGE_CHILDREN``) is that of the whole process
+   tree: the driver, the local workers and their forkserver, or Ray's
+   daemons, actors and their worker processes. A child that only imports
+   ragprep is subtracted from both; a child that only starts and stops Ray
+   gives Ray's start-up cost, stated on its own and subtracted from the Ray
+   run (actor start-up stays in the run, as local worker start-up does).
+
+Ratios are what to read: run(1 worker) / extract-only (target >= 0.70),
+run(2 workers) / run(1 worker) (target >= 1.7 on two free cores) and Ray's
+pages per CPU-second / the local pool's (target >= 0.85). Absolute pages/s
+depend on the machine and on whatever else runs on it.
 """
 
 from __future__ import annotations
 
 import argparse
+import ctypes
 import json
 import os
+import resource
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -32,7 +48,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _corpus import DEFAULT_CORPUS, CorpusFile, run_cli, select_files  # noqa: E402
+from _corpus import DEFAULT_CORPUS, BenchError, CorpusFile, run_cli, select_files  # noqa: E402
 
 _PEAK_SCRIPT = """
 import resource, sys
@@ -50,6 +66,38 @@ output = process_document(DocumentTask(sys.argv[1], file_sha256(sys.argv[1])), c
 after = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 print(before, after, output.row.status, output.page_count)
 """
+
+
+# One engine measurement in a fresh process: imports, then (phase "ray-start")
+# Ray started and stopped, or (phases "local", "ray") a whole run. Prints JSON.
+_ENGINE_SCRIPT = """
+import json, sys, time
+phase, listing, out, workers, mode = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4]), sys.argv[5]
+from ragprep.pipeline.config import PipelineConfig, Settings
+from ragprep.pipeline.engine import LocalEngine
+from ragprep.pipeline.progress import QuietReporter
+from ragprep.pipeline.run import run
+result = {"phase": phase}
+if phase != "imports":
+    settings = Settings(pipeline=PipelineConfig(workers=workers), mode=mode)
+    engine = LocalEngine()
+    if phase != "local":
+        from ragprep.pipeline.ray_engine import RayEngine
+        engine = RayEngine().__enter__()
+        started = time.perf_counter()
+        engine.workers(settings.pipeline)  # starts Ray
+        result["ray_start_wall"] = time.perf_counter() - started
+    if phase != "ray-start":
+        started = time.perf_counter()
+        summary = run(["@" + listing], out, settings, QuietReporter(), engine=engine)
+        result.update(run_wall=time.perf_counter() - started, pages=summary.pages, failed=summary.failed)
+    if phase != "local":
+        started = time.perf_counter()
+        engine.__exit__(None, None, None)
+        result["ray_stop_wall"] = time.perf_counter() - started
+print(json.dumps(result))
+"""
+_PR_SET_CHILD_SUBREAPER = 36  # prctl(2), Linux
 
 
 @dataclass(frozen=True)
@@ -108,6 +156,89 @@ def worker_peak(largest: CorpusFile, mode: str) -> dict[str, object]:
     }
 
 
+def _children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def _reap_orphans(limit_seconds: float = 60.0) -> None:
+    """Wait for every process of the measured tree that outlived its parent
+    (this process is their subreaper), so their CPU time is counted."""
+    deadline = time.monotonic() + limit_seconds
+    while time.monotonic() < deadline:
+        try:
+            pid, _ = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            return
+        if pid == 0:
+            time.sleep(0.1)
+    raise SystemExit("bench: processes of a measured run did not exit within a minute")
+
+
+def engine_phase(phase: str, listing: Path, workers: int, mode: str) -> dict[str, float]:
+    """One measurement child: its JSON result plus the CPU seconds of its whole process tree."""
+    with tempfile.TemporaryDirectory(prefix="ragprep-bench-") as tmp:
+        before = _children_cpu()
+        done = subprocess.run(
+            [sys.executable, "-c", _ENGINE_SCRIPT, phase, str(listing), str(Path(tmp) / "ds"), str(workers), mode],
+            capture_output=True, text=True, check=True,
+        )  # fmt: skip
+        _reap_orphans()
+        return {**json.loads(done.stdout.splitlines()[-1]), "cpu": _children_cpu() - before}
+
+
+def compare_engines(files: list[CorpusFile], mode: str, workers: int, repeat: int) -> dict[str, object]:
+    """Pages per CPU-second, Ray against the local pool (see the module docstring, 4.)."""
+    if not sys.platform.startswith("linux"):
+        raise BenchError("the engine comparison counts a process tree's CPU with prctl(2): Linux only")
+    if ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) != 0:
+        raise BenchError("prctl(PR_SET_CHILD_SUBREAPER) failed")
+    with tempfile.TemporaryDirectory(prefix="ragprep-bench-") as tmp:
+        listing = Path(tmp) / "inputs.txt"
+        listing.write_text("\n".join(str(f.path) for f in files) + "\n")
+        samples: dict[str, list[dict[str, float]]] = {"imports": [], "ray-start": [], "local": [], "ray": []}
+        for _ in range(repeat):
+            for phase in samples:  # alternated, so a change in the machine's load hits both engines
+                samples[phase].append(engine_phase(phase, listing, workers, mode))
+    cpu = {phase: statistics.median(s["cpu"] for s in runs) for phase, runs in samples.items()}
+    pages = samples["local"][0]["pages"]
+    if any(s["pages"] != pages for s in samples["local"] + samples["ray"]):
+        raise BenchError("the local and Ray runs read different page counts")
+    local_cpu = cpu["local"] - cpu["imports"]
+    ray_cpu = cpu["ray"] - cpu["ray-start"]
+    startup_cpu = cpu["ray-start"] - cpu["imports"]
+    return {
+        "workers": workers,
+        "repeat": repeat,
+        "pages": pages,
+        "failed": samples["local"][0]["failed"],
+        "local_cpu_seconds": round(local_cpu, 2),
+        "ray_cpu_seconds": round(ray_cpu, 2),
+        "local_pages_per_cpu_second": round(pages / local_cpu, 2),
+        "ray_pages_per_cpu_second": round(pages / ray_cpu, 2),
+        "ray_vs_local": round(local_cpu / ray_cpu, 3),
+        "ray_vs_local_with_startup": round(local_cpu / (ray_cpu + startup_cpu), 3),
+        "local_run_wall_seconds": round(statistics.median(s["run_wall"] for s in samples["local"]), 2),
+        "ray_run_wall_seconds": round(statistics.median(s["run_wall"] for s in samples["ray"]), 2),
+        "ray_startup_cpu_seconds": round(startup_cpu, 2),
+        "ray_startup_wall_seconds": round(statistics.median(s["ray_start_wall"] for s in samples["ray-start"]), 2),
+        "ray_shutdown_wall_seconds": round(statistics.median(s["ray_stop_wall"] for s in samples["ray-start"]), 2),
+    }
+
+
+def engines_text(e: dict[str, object]) -> list[str]:
+    return [
+        f"engines, {e['workers']} workers each, median of {e['repeat']}: {e['pages']} pages",
+        f"{'':30} {'CPU s':>8} {'pages/CPU-s':>12} {'wall s':>8}",
+        f"{'local pool':30} {e['local_cpu_seconds']:8.1f} {e['local_pages_per_cpu_second']:12.2f} {e['local_run_wall_seconds']:8.1f}",
+        f"{'ray (started on this machine)':30} {e['ray_cpu_seconds']:8.1f} {e['ray_pages_per_cpu_second']:12.2f} {e['ray_run_wall_seconds']:8.1f}",
+        f"ray / local pages per CPU-second: {e['ray_vs_local']:.3f} (target >= 0.85); "
+        f"{e['ray_vs_local_with_startup']:.3f} counting Ray's start-up",
+        f"Ray start-up: {e['ray_startup_cpu_seconds']:.1f} CPU s, {e['ray_startup_wall_seconds']:.1f} s wall "
+        f"(shutdown {e['ray_shutdown_wall_seconds']:.1f} s wall)",
+    ]
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--corpus", type=Path, default=DEFAULT_CORPUS)
@@ -115,6 +246,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--limit", type=int)
     parser.add_argument("--mode", default="auto", choices=["auto", "structure", "layout", "stream"])
     parser.add_argument("--workers", default="1,2", help="worker counts to run, comma-separated (default 1,2)")
+    parser.add_argument("--only", choices=["all", "throughput", "engines"], default="all",
+                        help="throughput: parts 1-3; engines: part 4, Ray against the local pool")
+    parser.add_argument("--engine-workers", type=int, default=2, help="workers of each engine in part 4 (default 2)")
+    parser.add_argument("--repeat", type=int, default=1, help="runs of each engine in part 4, alternated (median)")
     parser.add_argument("--format", choices=["text", "json"], default="text")
     parser.add_argument("--out", type=Path)
     args = parser.parse_args(argv)
@@ -122,47 +257,51 @@ def main(argv: list[str] | None = None) -> int:
     files = select_files(args.corpus, args.files, args.limit)
     for f in files:  # warm the page cache so no measurement pays for the disk
         f.path.read_bytes()
-    counts = [int(w) for w in args.workers.split(",")]
-    measures = [extract_only(files, args.mode), *(pipeline_run(files, args.mode, w) for w in counts)]
-    largest = max(files, key=lambda f: f.pages or 0)
-    peak = worker_peak(largest, args.mode)
-
-    base = measures[0].pages_per_second
-    one = next((m for m in measures[1:] if m.label.endswith(" 1 worker")), None)
-    report = {
-        "files": len(files),
-        "mode": args.mode,
-        "cpus": os.cpu_count(),
-        "load_average": os.getloadavg()[0],
-        "measures": [
-            {**asdict(m), "pages_per_second": round(m.pages_per_second, 2), "vs_extract_only": round(m.pages_per_second / base, 3)}
-            for m in measures
-        ],
-        "speedup_vs_1_worker": {
-            m.label: round(m.pages_per_second / one.pages_per_second, 3) for m in measures[1:] if one is not None
-        },
-        "worker_peak_memory": peak,
-    }
-    if args.format == "json":
-        text = json.dumps(report, indent=2)
-    else:
-        lines = [f"{len(files)} files, mode {args.mode}, {os.cpu_count()} CPUs, load {report['load_average']:.2f}"]
-        lines.append(f"{'':30} {'pages':>7} {'seconds':>8} {'pages/s':>8} {'vs extract':>10} {'vs 1 worker':>11}")
-        for m in measures:
-            speedup = report["speedup_vs_1_worker"].get(m.label)
-            lines.append(
-                f"{m.label:30} {m.pages:7d} {m.seconds:8.1f} {m.pages_per_second:8.1f} "
-                f"{m.pages_per_second / base:10.2f} {'' if speedup is None else f'{speedup:11.2f}'}"
-            )
-        lines.append(
-            f"worker peak RSS on the largest file ({peak['file']}, {peak['pages']} pages, {peak['status']}): "
-            f"{peak['peak_worker_mib']} MiB (a ready worker holds {peak['idle_worker_mib']} MiB)"
-        )
-        text = "\n".join(lines)
+    report: dict[str, object] = {"files": len(files), "mode": args.mode, "cpus": os.cpu_count()}
+    lines = [f"{len(files)} files, mode {args.mode}, {os.cpu_count()} CPUs, load {os.getloadavg()[0]:.2f}"]
+    if args.only in ("all", "throughput"):
+        part, part_lines = throughput(files, args.mode, [int(w) for w in args.workers.split(",")])
+        report.update(part)
+        lines += part_lines
+    if args.only in ("all", "engines"):
+        report["engines"] = compare_engines(files, args.mode, args.engine_workers, args.repeat)
+        lines += engines_text(report["engines"])  # type: ignore[arg-type]
+    report["load_average"] = os.getloadavg()[0]
+    text = json.dumps(report, indent=2) if args.format == "json" else "\n".join(lines)
     if args.out:
         args.out.write_text(text + "\n")
     print(text)
     return 0
+
+
+def throughput(files: list[CorpusFile], mode: str, counts: list[int]) -> tuple[dict[str, object], list[str]]:
+    """Parts 1-3 of the module docstring: measures, speed-ups, a worker's peak memory."""
+    measures = [extract_only(files, mode), *(pipeline_run(files, mode, w) for w in counts)]
+    largest = max(files, key=lambda f: f.pages or 0)
+    peak = worker_peak(largest, mode)
+    base = measures[0].pages_per_second
+    one = next((m for m in measures[1:] if m.label.endswith(" 1 worker")), None)
+    speedups = {m.label: round(m.pages_per_second / one.pages_per_second, 3) for m in measures[1:] if one is not None}
+    report = {
+        "measures": [
+            {**asdict(m), "pages_per_second": round(m.pages_per_second, 2), "vs_extract_only": round(m.pages_per_second / base, 3)}
+            for m in measures
+        ],
+        "speedup_vs_1_worker": speedups,
+        "worker_peak_memory": peak,
+    }
+    lines = [f"{'':30} {'pages':>7} {'seconds':>8} {'pages/s':>8} {'vs extract':>10} {'vs 1 worker':>11}"]
+    for m in measures:
+        speedup = speedups.get(m.label)
+        lines.append(
+            f"{m.label:30} {m.pages:7d} {m.seconds:8.1f} {m.pages_per_second:8.1f} "
+            f"{m.pages_per_second / base:10.2f} {'' if speedup is None else f'{speedup:11.2f}'}"
+        )
+    lines.append(
+        f"worker peak RSS on the largest file ({peak['file']}, {peak['pages']} pages, {peak['status']}): "
+        f"{peak['peak_worker_mib']} MiB (a ready worker holds {peak['idle_worker_mib']} MiB)"
+    )
+    return report, lines
 
 
 if __name__ == "__main__":

@@ -39,8 +39,6 @@ class Pool(Protocol[_TaskIn, _AnswerOut]):
 
 
 class Engine(Protocol):
-    name: str
-
     def workers(self, pipeline: PipelineConfig) -> int:
         """How many tasks run at once: ``pipeline.workers``, or the engine's count when 0."""
         ...
@@ -53,8 +51,6 @@ class Engine(Protocol):
 @dataclass(frozen=True)
 class LocalEngine:
     """Worker processes on this machine (``ragprep.pipeline.worker``)."""
-
-    name: str = "local"
 
     def workers(self, pipeline: PipelineConfig) -> int:
         return pipeline.worker_count

@@ -187,7 +187,6 @@ class RayEngine:
     it started."""
 
     address: str | None = None
-    name: str = "ray"
     _started: bool = field(default=False, init=False, repr=False)
 
     def __enter__(self) -> "RayEngine":
