@@ -93,7 +93,7 @@ class RayPool(Generic[TaskT, AnswerT]):
 
     def __enter__(self) -> "RayPool[TaskT, AnswerT]":
         try:
-            self._hosts = self._start(self._workers)
+            self._start(self._workers)
         except BaseException:
             self.close()
             raise
@@ -103,7 +103,7 @@ class RayPool(Generic[TaskT, AnswerT]):
         self.close()
 
     def _start(self, count: int) -> list[Any]:
-        """`count` new actors with their process ready, or WorkerStartError."""
+        """`count` new actors, in the pool and with their process ready, or WorkerStartError."""
         hosts = [self._actor_class.remote(self._job) for _ in range(count)]
         self._hosts.extend(hosts)  # closed with the pool even if they never get ready
         ray = self._ray
