@@ -11,15 +11,16 @@ Entry points::
 
 The document text is the page texts joined with ``"\\f"``; every chunk's
 ``char_start``/``char_end`` are offsets in it and
-``chunk.text == chunk.header_prefix + normalise(document_text[char_start:char_end])``
-(see ``ragprep.chunk.normalise``). Packing rules: ``ragprep.chunk.packing``.
+``chunk.text == chunk.header_prefix + normaliser(config)(document_text[char_start:char_end])``
+(see ``ragprep.chunk.normalise``): offsets are exact in the document text
+whatever the normalisation expands or removes. Packing rules: ``ragprep.chunk.packing``.
 """
 
 from ragprep.chunk.blocks import PAGE_SEPARATOR, document_text
 from ragprep.chunk.chunker import chunk_document, chunk_file, chunk_id, chunk_ids, document_id
 from ragprep.chunk.config import ChunkConfig, config_hash
 from ragprep.chunk.model import Chunk, PageBox
-from ragprep.chunk.normalise import boilerplate_key, normalise
+from ragprep.chunk.normalise import boilerplate_key, count_undecodable, normalise, normaliser
 from ragprep.chunk.tokens import Tokenizer, load_encoding
 
 __all__ = [
@@ -34,8 +35,10 @@ __all__ = [
     "chunk_id",
     "chunk_ids",
     "config_hash",
+    "count_undecodable",
     "document_id",
     "document_text",
     "load_encoding",
     "normalise",
+    "normaliser",
 ]

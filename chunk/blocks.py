@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from ragprep.extract.blocks import Block
@@ -141,7 +141,7 @@ def _demote_partial_headers(blocks: list[DocBlock]) -> None:
                     blocks[k] = DocBlock(**{**b.__dict__, "header_row": False})
 
 
-def heading_paths(blocks: Sequence[DocBlock]) -> list[tuple[str, ...]]:
+def heading_paths(blocks: Sequence[DocBlock], norm: Callable[[str], str] = normalise) -> list[tuple[str, ...]]:
     """Per block: the headings in effect there, outermost first (a heading is
     in its own path)."""
     stack: list[tuple[int, str]] = []
@@ -150,6 +150,6 @@ def heading_paths(blocks: Sequence[DocBlock]) -> list[tuple[str, ...]]:
         if b.heading_level is not None:
             while stack and stack[-1][0] >= b.heading_level:
                 stack.pop()
-            stack.append((b.heading_level, " ".join(normalise(b.block.text).split())))
+            stack.append((b.heading_level, " ".join(norm(b.block.text).split())))
         paths.append(tuple(t for _, t in stack))
     return paths

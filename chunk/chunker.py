@@ -14,6 +14,7 @@ from ragprep.extract.document import DocumentResult, Mode, extract_document
 from ragprep.chunk.blocks import DocBlock, document_text, flatten, heading_paths
 from ragprep.chunk.config import ChunkConfig, config_hash
 from ragprep.chunk.model import Chunk, PageBox
+from ragprep.chunk.normalise import count_undecodable, normaliser
 from ragprep.chunk.packing import Packer
 from ragprep.chunk.tokens import Tokenizer
 
@@ -78,7 +79,7 @@ def chunk_document(
     packer = Packer(text, tok, config)
     atoms = packer.atoms(blocks)
     spans = packer.pack(atoms)
-    paths = heading_paths(blocks)
+    paths = heading_paths(blocks, normaliser(config))
     block_ends = [b.end for b in blocks]
     block_starts = [b.start for b in blocks]
     page_numbers = [p.page for p in pages]
@@ -120,6 +121,7 @@ def chunk_document(
                 modes=tuple((p.page, p.mode) for p in spanned),
                 untagged_share=sum(p.untagged_glyphs for p in spanned) / glyphs if glyphs else 0.0,
                 is_boilerplate=all(b.boilerplate for b in core),
+                undecodable=count_undecodable(chunk_text),
                 config_hash=cfg_hash,
             )
         )

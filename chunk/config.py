@@ -17,6 +17,9 @@ from typing import Any, Mapping
 from ragprep.extract.config import ExtractConfig, check_known_keys, read_toml_table
 from ragprep.extract.errors import ConfigError
 
+# The values of chunk.unicode_form, in ragprep.chunk.normalise's order of strength.
+UNICODE_FORMS = ("ligatures", "nfkc", "none")
+
 
 @dataclass(frozen=True)
 class ChunkConfig:
@@ -31,6 +34,9 @@ class ChunkConfig:
     repeat_table_header: bool = True
     # Join "infor-\nmation" when the next line starts lowercase.
     dehyphenate: bool = True
+    # Compatibility characters in chunk text (ragprep.chunk.normalise): "ligatures"
+    # expands ligatures and compatibility spaces, "nfkc" applies all of NFKC, "none" keeps them.
+    unicode_form: str = "ligatures"
     # A block whose digit-masked text recurs on at least this share of the
     # document's pages (and on two pages at least) is boilerplate.
     boilerplate_min_share: float = 0.5
@@ -49,6 +55,8 @@ class ChunkConfig:
                     raise ConfigError(f"chunk.{f.name} must be a whole number, got {value!r}")
             elif isinstance(value, bool) or not isinstance(value, (int, float)):
                 raise ConfigError(f"chunk.{f.name} must be a number, got {value!r}")
+        if self.unicode_form not in UNICODE_FORMS:
+            raise ConfigError(f"chunk.unicode_form must be one of {', '.join(UNICODE_FORMS)}, got {self.unicode_form!r}")
         if self.max_tokens < 1:
             raise ConfigError(f"chunk.max_tokens must be positive, got {self.max_tokens!r}")
         # Overlap must leave room for new text, or packing could not advance.

@@ -43,6 +43,7 @@ class Chunk:
     modes: tuple[tuple[int, str], ...]  # (page, extraction mode) per page spanned
     untagged_share: float  # untagged glyphs / glyphs over the pages spanned
     is_boilerplate: bool
+    undecodable: int  # U+FFFD in `text`: characters no font information mapped to Unicode
     config_hash: str
 
     def to_dict(self) -> dict[str, Any]:

@@ -1,22 +1,37 @@
 """The one normalisation between document text and chunk text.
 
-``chunk.text == chunk.header_prefix + normalise(document_text[char_start:char_end])``.
-In order:
+``chunk.text == chunk.header_prefix + normalise(document_text[char_start:char_end], ...)``
+with the chunk settings (``normaliser(config)``). Offsets stay those of the
+document text; only the chunk text is normalised. In order:
 
 1. soft hyphens (U+00AD) are removed;
-2. with ``dehyphenate``, a hyphen ending a line (or a page: ``\\f``) after a
+2. compatibility characters, by ``unicode_form``: ``"ligatures"`` (the
+   default) expands the Latin and Armenian ligatures (U+FB00-FB06, U+FB13-FB17,
+   U+0132/0133: ``ﬁ`` -> ``fi``) and turns compatibility spaces (no-break, en,
+   em, thin, narrow, ideographic...) into a space, so embedding tokenizers see
+   the words (``ﬁxed``, not ``ﬁ`` + ``##xed``); ``"nfkc"`` applies all of NFKC
+   (Unicode UAX #15), superscripts and full-width forms too; ``"none"`` keeps
+   the characters as extracted;
+3. with ``dehyphenate``, a hyphen ending a line (or a page: ``\\f``) after a
    letter is joined with the next line when that line starts with a lowercase
    letter: ``infor-\\nmation`` -> ``information``;
-3. the page separator ``\\f`` becomes a newline;
-4. runs of spaces/tabs become one space, spaces around newlines go, more than
+4. the page separator ``\\f`` becomes a newline;
+5. runs of spaces/tabs become one space, spaces around newlines go, more than
    two newlines in a row become two, and the ends are stripped.
 """
 
 from __future__ import annotations
 
 import re
+import unicodedata
+from collections.abc import Callable
+from functools import partial
+from typing import TYPE_CHECKING
 
 from ragprep.extract.running import masked_key
+
+if TYPE_CHECKING:
+    from ragprep.chunk.config import ChunkConfig
 
 SOFT_HYPHEN = "\u00ad"
 # Patterns start with a literal or match only what must change: a pattern
@@ -28,14 +43,28 @@ _SPACES = re.compile(r"\t[ \t]*| [ \t]+")  # a tab, or two or more blanks; a sin
 _MANY_NL = re.compile(r"\n{3,}")
 
 
+def _compatibility_table() -> dict[int, str]:
+    """Ligatures to their letters, compatibility spaces to a space (their NFKC forms)."""
+    ligatures = [*range(0xFB00, 0xFB07), *range(0xFB13, 0xFB18), 0x0132, 0x0133]
+    spaces = [0x00A0, *range(0x2000, 0x200B), 0x202F, 0x205F, 0x3000]
+    return {cp: unicodedata.normalize("NFKC", chr(cp)) for cp in ligatures + spaces}
+
+
+_COMPATIBILITY = _compatibility_table()
+
+
 def _join_hyphen(match: re.Match[str]) -> str:
     text, start = match.string, match.start()
     after_letter = start > 0 and _LETTER.match(text, start - 1) is not None
     return "" if after_letter and text[match.end()].islower() else match.group(0)
 
 
-def normalise(text: str, *, dehyphenate: bool = True) -> str:
+def normalise(text: str, *, dehyphenate: bool = True, unicode_form: str = "ligatures") -> str:
     text = text.replace(SOFT_HYPHEN, "")
+    if unicode_form == "ligatures":
+        text = text.translate(_COMPATIBILITY)
+    elif unicode_form == "nfkc":
+        text = unicodedata.normalize("NFKC", text)
     if dehyphenate:
         text = _HYPHEN_BREAK.sub(_join_hyphen, text)
     text = text.replace("\f", "\n")
@@ -43,6 +72,16 @@ def normalise(text: str, *, dehyphenate: bool = True) -> str:
     text = text.replace(" \n", "\n").replace("\n ", "\n")
     text = _MANY_NL.sub("\n\n", text)
     return text.strip()
+
+
+def normaliser(config: ChunkConfig) -> Callable[[str], str]:
+    """``normalise`` with the settings of ``config`` (the one way chunk text is made)."""
+    return partial(normalise, dehyphenate=config.dehyphenate, unicode_form=config.unicode_form)
+
+
+def count_undecodable(text: str) -> int:
+    """U+FFFD in a chunk's text: glyphs no font information mapped to Unicode."""
+    return text.count("\ufffd")
 
 
 def boilerplate_key(text: str) -> str:

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 
 from ragprep.chunk.blocks import DocBlock
 from ragprep.chunk.config import ChunkConfig
-from ragprep.chunk.normalise import normalise
+from ragprep.chunk.normalise import normaliser
 from ragprep.chunk.splitting import split_offsets, splitter
 from ragprep.chunk.tokens import Tokenizer
 
@@ -83,12 +83,13 @@ class Packer:
         self.text = text
         self.tok = tokenizer
         self.cfg = config
+        self._normalise = normaliser(config)
         # Packing measures the same spans more than once (the budget check,
         # the overlap search, the chunk's own count): tokenizing is the cost.
         self._counts: dict[tuple[str, int, int], int] = {}
 
     def norm(self, start: int, end: int) -> str:
-        return normalise(self.text[start:end], dehyphenate=self.cfg.dehyphenate)
+        return self._normalise(self.text[start:end])
 
     def count(self, prefix: str, start: int, end: int) -> int:
         """Tokens of ``prefix + norm(start, end)``."""

@@ -17,28 +17,49 @@ Entry points::
 Errors are importable from ``ragprep.extract.errors``.
 """
 
-from ragprep.extract.blocks import Block, TextLine
-from ragprep.extract.config import ExtractConfig
-from ragprep.extract.document import (
-    Document,
-    DocumentResult,
-    Mode,
-    PageGlyphs,
-    PageResult,
-    extract_document,
-    open_document,
-    parse_page_selection,
-)
-from ragprep.extract.errors import (
-    ConfigError,
-    EncryptedPDFError,
-    PageRangeError,
-    PDFReadError,
-    RagprepError,
-)
-from ragprep.extract.glyphs import GlyphTable
-from ragprep.extract.tables import Table, TableCell
-from ragprep.extract.tabletext import TABLE_FORMATS, grid_texts, header_row_count, render_rows, render_table
+from typing import TYPE_CHECKING, Any
+
+# Names resolve on first use (PEP 562), so importing a light part of this
+# stage (errors, config, Mode) costs no numpy, pikepdf or fontTools: the CLI's
+# `--help` and a small extract start fast. A test keeps it so.
+_EXPORTS = {
+    "ragprep.extract.blocks": ("Block", "TextLine"),
+    "ragprep.extract.config": ("ExtractConfig",),
+    "ragprep.extract.document": (
+        "Document", "DocumentResult", "PageGlyphs", "PageResult", "extract_document", "open_document",
+        "parse_page_selection",
+    ),
+    "ragprep.extract.errors": ("ConfigError", "EncryptedPDFError", "PageRangeError", "PDFReadError", "RagprepError"),
+    "ragprep.extract.glyphs": ("GlyphTable",),
+    "ragprep.extract.modes": ("Mode",),
+    "ragprep.extract.tables": ("Table", "TableCell"),
+    "ragprep.extract.tabletext": ("TABLE_FORMATS", "grid_texts", "header_row_count", "render_rows", "render_table"),
+}  # fmt: skip
+_MODULE_OF = {name: module for module, names in _EXPORTS.items() for name in names}
+
+if TYPE_CHECKING:
+    from ragprep.extract.blocks import Block, TextLine
+    from ragprep.extract.config import ExtractConfig
+    from ragprep.extract.document import (
+        Document,
+        DocumentResult,
+        PageGlyphs,
+        PageResult,
+        extract_document,
+        open_document,
+        parse_page_selection,
+    )
+    from ragprep.extract.errors import (
+        ConfigError,
+        EncryptedPDFError,
+        PageRangeError,
+        PDFReadError,
+        RagprepError,
+    )
+    from ragprep.extract.glyphs import GlyphTable
+    from ragprep.extract.modes import Mode
+    from ragprep.extract.tables import Table, TableCell
+    from ragprep.extract.tabletext import TABLE_FORMATS, grid_texts, header_row_count, render_rows, render_table
 
 __all__ = [
     "Block",
@@ -66,3 +87,14 @@ __all__ = [
     "render_rows",
     "render_table",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    module = _MODULE_OF.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value  # resolved once
+    return value

@@ -22,7 +22,6 @@ import re
 from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass
-from enum import Enum
 from pathlib import Path
 from types import TracebackType
 
@@ -32,6 +31,7 @@ import pikepdf
 from ragprep.extract.config import ExtractConfig
 from ragprep.extract.diagnostics import capture, release, summarize
 from ragprep.extract.errors import EncryptedPDFError, PageRangeError, PDFReadError, describe
+from ragprep.extract.modes import Mode
 from ragprep.extract.blocks import Block, TextLine
 from ragprep.extract.fonts import FontLoader
 from ragprep.extract.glyphs import GlyphTable
@@ -42,13 +42,6 @@ from ragprep.extract.reading import PageReading, Unavailable, read_stream, read_
 from ragprep.extract.running import BandLines, Box, KeyTally, band_lines, leaves_text
 from ragprep.extract.structure import StructTree, page_struct_parents, read_struct_tree
 from ragprep.extract.tables import Table, TableGrids, merge_tables, page_pieces, structure_tables, table_grids
-
-
-class Mode(str, Enum):
-    STREAM = "stream"
-    STRUCTURE = "structure"
-    LAYOUT = "layout"
-    AUTO = "auto"
 
 
 UNAVAILABLE = "unavailable"

@@ -10,35 +10,30 @@ import json
 import sys
 from enum import Enum
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import TYPE_CHECKING, Annotated, Optional
 
-import numpy as np
 import typer
 
-from ragprep.extract import (
-    ConfigError,
-    DocumentResult,
-    EncryptedPDFError,
-    ExtractConfig,
-    Mode,
-    PageRangeError,
-    RagprepError,
-    open_document,
-    parse_page_selection,
-)
-from ragprep.extract.blocks import Block
-from ragprep.extract.tables import Table
-from ragprep.extract.tabletext import render_table
-from ragprep.extract.geometric import LINE_BREAK, SPACE
-from ragprep.extract.reading import read_stream
-
+# Only typer and the light parts of the stages load here, so `--help` and a
+# small extract start fast; each command imports what it needs when it runs.
+from ragprep.extract import Mode
 from ragprep.pipeline import commands
 from ragprep.pipeline.compare.cli import compare
 from ragprep.pipeline.sync import cli as sync_cli
-from ragprep.pipeline.exits import EXIT_INPUT, EXIT_USAGE, fail
+from ragprep.pipeline.exits import EXIT_INPUT, EXIT_OK, EXIT_USAGE, fail
+from ragprep.pipeline.options import Command, Group, exit_on_closed_pipe
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from collections.abc import Sequence
+
+    from ragprep.extract import ExtractConfig, PageResult, Table
+    from ragprep.extract.blocks import Block
 
 app = typer.Typer(
     name="ragprep",
+    cls=Group,
     help="Turn PDFs into retrieval-ready text and chunks, in the order their authors declared.",
     no_args_is_help=True,
     add_completion=False,
@@ -46,6 +41,25 @@ app = typer.Typer(
     # Markdown help: paragraphs reflow to the terminal and "[extract]" stays literal text.
     rich_markup_mode="markdown",
 )
+
+
+def _print_version(value: bool) -> None:
+    if value:
+        from ragprep.pipeline.version import pipeline_version
+
+        typer.echo(f"ragprep {pipeline_version()}")
+        raise typer.Exit(EXIT_OK)
+
+
+@app.callback()
+def _root(
+    version: Annotated[
+        bool,
+        typer.Option("--version", help="Print the ragprep version (part of every document key) and exit.",
+                     is_eager=True, callback=_print_version),
+    ] = False,
+) -> None:
+    """Turn PDFs into retrieval-ready text and chunks, in the order their authors declared."""
 
 
 class TextFormat(str, Enum):
@@ -61,6 +75,8 @@ class TableFormat(str, Enum):
 
 
 def _load_config(path: Path | None) -> ExtractConfig:
+    from ragprep.extract import ConfigError, ExtractConfig
+
     try:
         return ExtractConfig.from_toml(path) if path else ExtractConfig()
     except ConfigError as exc:
@@ -79,7 +95,7 @@ ConfigOption = Annotated[
 ]
 
 
-@app.command()
+@app.command(cls=Command)
 def extract(
     file: FileArgument,
     pages: Annotated[
@@ -112,7 +128,8 @@ def extract(
     ] = False,
     password: PasswordOption = None,
     separator: Annotated[
-        str, typer.Option("--separator", help="Text between pages in text format (default: form feed).")
+        str,
+        typer.Option("--separator", help="Text between pages in text format (default: a form feed).", show_default="\\f"),
     ] = "\f",
     output: Annotated[
         Optional[Path], typer.Option("--output", "-o", help="Write to this file instead of standard output.")
@@ -134,6 +151,15 @@ def extract(
     cells: row, col, spans, header flag and labels, text, page, bbox, MCIDs), or
     csv with one row per cell. Exit code 0 also when no table is found.
     """
+    from ragprep.extract import (
+        DocumentResult,
+        EncryptedPDFError,
+        PageRangeError,
+        RagprepError,
+        open_document,
+        parse_page_selection,
+    )
+
     if output_format in (TextFormat.csv, TextFormat.markdown) and not tables:
         raise fail(f"--format {output_format.value} needs --tables", EXIT_USAGE)
     extract_config = _load_config(config)
@@ -176,7 +202,20 @@ def extract(
         data = (json.dumps(payload, ensure_ascii=False, indent=2) + "\n").encode("utf-8")
     else:
         data = (("\ufeff" if bom else "") + separator.join(r.text for r in results)).encode("utf-8")
+        _explain_unavailable(results)
     _write(data, output)
+
+
+def _explain_unavailable(results: Sequence[PageResult]) -> None:
+    """Text format has no room for a page's reason: an empty output with exit 0
+    would leave the user guessing, so say on stderr why pages have no text."""
+    missing = [r for r in results if r.mode == "unavailable"]
+    by_reason: dict[str, list[int]] = {}
+    for r in missing:
+        by_reason.setdefault(r.reason or "no reason given", []).append(r.page)
+    for reason, numbers in by_reason.items():
+        pages = ", ".join(map(str, numbers[:10])) + (f", … ({len(numbers)} pages)" if len(numbers) > 10 else "")
+        typer.echo(f"ragprep: page{'s' if len(numbers) > 1 else ''} {pages} unavailable: {reason}", err=True)
 
 
 _CELL_COLUMNS = (
@@ -207,6 +246,8 @@ def _cell_record(table: Table, cell) -> dict[str, object]:
 
 
 def _tables_output(found: tuple[Table, ...], output_format: TextFormat, file: Path) -> bytes:
+    from ragprep.extract import render_table
+
     if output_format is TextFormat.json:
         payload = {
             "file": str(file),
@@ -277,10 +318,14 @@ def _point(value: np.ndarray) -> list[float]:
     return [round(float(value[0]), 3), round(float(value[1]), 3)]
 
 
-_DECISIONS = {SPACE: "space", LINE_BREAK: "line"}
+def _decision(separator: int) -> str:
+    """What went in before a glyph of the stream join: a space, a line break, or nothing."""
+    from ragprep.extract.geometric import LINE_BREAK, SPACE
+
+    return {SPACE: "space", LINE_BREAK: "line"}.get(separator, "-")
 
 
-@app.command()
+@app.command(cls=Command)
 def glyphs(
     file: FileArgument,
     page: Annotated[int, typer.Option("--page", help="Page number, 1-based.", min=1)] = 1,
@@ -306,6 +351,11 @@ def glyphs(
     (outside the CropBox or a form's BBox) are listed but are not page text;
     artifacts are left out of structure and layout text.
     """
+    import numpy as np
+
+    from ragprep.extract import PageRangeError, RagprepError, open_document
+    from ragprep.extract.reading import read_stream
+
     extract_config = _load_config(config)
     try:
         with open_document(file, password=password, config=extract_config) as document:
@@ -349,7 +399,7 @@ def glyphs(
                     space_threshold=number(joined.space_threshold),
                     move_across=number(joined.move_across),
                     line_threshold=number(joined.line_threshold),
-                    decision=_DECISIONS.get(int(joined.separator[at]), "-") if at else "first",
+                    decision=_decision(int(joined.separator[at])) if at else "first",
                 )
             row["running"] = bool(running[index]) if running is not None else None
         rows.append(row)
@@ -396,10 +446,9 @@ def _print_table(rows: list[dict[str, object]], warnings: tuple[str, ...]) -> No
         console.print(f"warning: {warning}", style="yellow", markup=False)
 
 
-app.command("run")(commands.run_command)
-app.command("compare")(compare)
-app.command("export")(commands.export_command)
-app.command("sync")(sync_cli.sync_command)
+app.command("run", cls=Command)(commands.run_command)
+app.command("compare", cls=Command)(compare)
+app.command("export", cls=Command)(commands.export_command)
 app.add_typer(commands.config_app, name="config")
 
 
@@ -407,6 +456,8 @@ def main() -> None:
     """Console-script entry: never a traceback for bad input or usage."""
     try:
         app()
+    except BrokenPipeError:
+        exit_on_closed_pipe()
     except KeyboardInterrupt:
         typer.echo("ragprep: interrupted", err=True)
         sys.exit(130)

@@ -13,9 +13,10 @@ from typing import TYPE_CHECKING, Annotated, Optional
 
 import typer
 
-from ragprep.extract.document import Mode
+from ragprep.extract import Mode
 from ragprep.extract.errors import ConfigError, RagprepError
 from ragprep.pipeline.exits import EXIT_INPUT, EXIT_USAGE, fail
+from ragprep.pipeline.options import Command, Group, WorkersOption
 
 if TYPE_CHECKING:  # the CLI imports each stage only when a command needs it
     from ragprep.pipeline.config import Settings
@@ -71,10 +72,7 @@ def _settings(
     from ragprep.pipeline.sources import resolve_root
 
     try:
-        settings = Settings.load(config, mode=mode)
-        if workers is not None:
-            pipeline = dataclasses.replace(settings.pipeline, workers=workers)
-            settings = dataclasses.replace(settings, pipeline=pipeline)
+        settings = Settings.load(config, mode=mode).with_workers(workers)
         if source_root is not None:
             pipeline = dataclasses.replace(settings.pipeline, source_root=resolve_root(str(source_root)))
             settings = dataclasses.replace(settings, pipeline=pipeline)
@@ -95,9 +93,7 @@ def run_command(
     out: Annotated[Path, typer.Option("--out", "-o", help="Dataset folder to create or bring up to date.")] = ...,  # type: ignore[assignment]
     config: ConfigOption = None,
     mode: ModeOption = Mode.AUTO,
-    workers: Annotated[
-        Optional[int], typer.Option("--workers", "-j", min=1, help="Worker processes (default: pipeline.workers, 0 = one per core).", show_default=False)
-    ] = None,
+    workers: WorkersOption = None,
     keep_missing: Annotated[
         bool, typer.Option("--keep-missing", help="Keep the chunks of documents whose source is no longer among the inputs.")
     ] = False,
@@ -257,16 +253,29 @@ def export_command(
                 write_jsonl(dataset, fh, flat=flat_metadata)
     except RagprepError as exc:
         raise fail(str(exc), EXIT_USAGE) from None
+    except BrokenPipeError:
+        raise  # the reader closed standard output: the CLI ends quietly
     except OSError as exc:
         raise fail(f"cannot write {output}: {exc.strerror}", EXIT_USAGE) from None
 
 
-config_app = typer.Typer(help="Inspect the configuration.", no_args_is_help=True, add_completion=False)
+config_app = typer.Typer(help="Inspect the configuration.", no_args_is_help=True, add_completion=False, cls=Group)
 
 
-@config_app.command("show")
+ShownConfigOption = Annotated[
+    Optional[Path],
+    typer.Option(
+        "--config",
+        help="TOML file to apply: its [extract], [chunk] and [pipeline] tables override the defaults "
+        "(the file `ragprep run --config` would read).",
+        show_default=False,
+    ),
+]
+
+
+@config_app.command("show", cls=Command)
 def config_show(
-    config: ConfigOption = None,
+    config: ShownConfigOption = None,
     mode: ModeOption = Mode.AUTO,
     output_format: Annotated[ConfigFormat, typer.Option("--format", help="toml (loadable with --config) or json.")] = ConfigFormat.toml,
 ) -> None:

@@ -21,7 +21,7 @@ from typing import Any, Mapping
 
 from ragprep.chunk.config import ChunkConfig, config_hash
 from ragprep.extract.config import ExtractConfig, check_known_keys, read_toml
-from ragprep.extract.document import Mode
+from ragprep.extract import Mode
 from ragprep.extract.errors import ConfigError
 from ragprep.pipeline.sources import resolve_root
 
@@ -159,6 +159,12 @@ class Settings:
             mode=Mode(mode) if mode is not None else Mode.AUTO,
             sync=SyncConfig.from_mapping(data.get("sync", {})),
         )
+
+    def with_workers(self, workers: int | None) -> "Settings":
+        """These settings with ``--workers`` applied (None: as configured; 0: one per core)."""
+        if workers is None:
+            return self
+        return dataclasses.replace(self, pipeline=dataclasses.replace(self.pipeline, workers=workers))
 
     @property
     def key_hash(self) -> str:

@@ -43,6 +43,7 @@ def chunk_batch(chunks: Sequence[Chunk]) -> pa.RecordBatch:
             "modes": [[{"page": p, "mode": m} for p, m in c.modes] for c in chunks],
             "untagged_share": [c.untagged_share for c in chunks],
             "is_boilerplate": [c.is_boilerplate for c in chunks],
+            "undecodable": [c.undecodable for c in chunks],
             "config_hash": [c.config_hash for c in chunks],
         },
         schema=CHUNKS,

@@ -29,7 +29,6 @@ from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
-from importlib import metadata
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -44,17 +43,11 @@ from ragprep.pipeline.inputs import collect_inputs
 from ragprep.pipeline.model import DocumentOutput, DocumentTask
 from ragprep.pipeline.schema import RUNS
 from ragprep.pipeline.sources import source_key
+from ragprep.pipeline.version import pipeline_version
 from ragprep.pipeline.worker import DocumentJob, Handler, RunContext, process_document
 
 EXIT_OK, EXIT_USAGE, EXIT_FAILURES = 0, 2, 3
 _HASH_BLOCK = 1 << 20
-
-
-def pipeline_version() -> str:
-    try:
-        return metadata.version("ragprep")
-    except metadata.PackageNotFoundError:
-        return "0+unknown"
 
 
 def new_run_id(now: datetime) -> str:

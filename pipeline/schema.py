@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import pyarrow as pa
 
-SCHEMA_VERSION = "4"  # 2: documents.attempts; 3: the tables table; 4: changes.version, content-stable chunk ids
+SCHEMA_VERSION = "5"  # 2: documents.attempts; 3: the tables table; 4: changes.version, content-stable chunk ids; 5: chunks.undecodable
 
 _BBOX_FIELDS = [pa.field(n, pa.float64(), nullable=False) for n in ("x0", "y0", "x1", "y1")]
 
@@ -64,6 +64,7 @@ CHUNKS = pa.schema(
         ),
         pa.field("untagged_share", pa.float64(), nullable=False),
         pa.field("is_boilerplate", pa.bool_(), nullable=False),
+        pa.field("undecodable", pa.int32(), nullable=False),
         pa.field("config_hash", pa.string(), nullable=False),
     ],
     metadata={"ragprep.table": "chunks", "ragprep.schema_version": SCHEMA_VERSION},

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Annotated, Optional
 import typer
 
 from ragprep.pipeline.exits import EXIT_INPUT, EXIT_USAGE, fail
+from ragprep.pipeline.options import WorkersOption
 
 if TYPE_CHECKING:
     from ragprep.pipeline.compare.run import ReusedReadings
@@ -123,10 +124,7 @@ def compare(
     output_format: Annotated[
         ReportFormat, typer.Option("--format", help="text: a table on the terminal; json: every metric, for scripts.")
     ] = ReportFormat.text,
-    workers: Annotated[
-        Optional[int],
-        typer.Option("--workers", "-j", min=1, help="Worker processes (default: pipeline.workers, 0 = one per core).", show_default=False),
-    ] = None,
+    workers: WorkersOption = None,
     password_file: Annotated[
         Optional[Path],
         typer.Option(
@@ -185,7 +183,7 @@ def compare(
     )
     try:
         result = compare_documents(
-            paths, compare_settings, datasets=readings, gold=gold_set, workers=workers or settings.pipeline.worker_count
+            paths, compare_settings, datasets=readings, gold=gold_set, workers=settings.with_workers(workers).pipeline.worker_count
         )
     except WorkerStartError as exc:
         raise fail(str(exc), EXIT_INPUT) from None

@@ -17,7 +17,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ragprep.chunk import ChunkConfig, Tokenizer, chunk_document, document_id, normalise
+from ragprep.chunk import ChunkConfig, Tokenizer, chunk_document, document_id, normaliser
 from ragprep.extract import DocumentResult, ExtractConfig, Mode, RagprepError, open_document
 from ragprep.pipeline.compare.gold import GoldSet, GoldText
 from ragprep.pipeline.compare.measure import (
@@ -96,7 +96,7 @@ def compare_one(task: CompareTask, settings: CompareSettings, tokenizer: Tokeniz
         fresh = {d.mode: d for d in read_modes(task.path, live, settings, tokenizer)} if live else {}
         readings = [reused.get(m) or fresh[m] for m in settings.modes]
         budget = BlockBudget(
-            count_tokens=lambda text: tokenizer.count(normalise(text, dehyphenate=settings.chunk.dehyphenate)),
+            count_tokens=lambda text: tokenizer.count(normaliser(settings.chunk)(text)),
             max_tokens=settings.chunk.max_tokens,
         )
         return measure_document(readings, budget, task.gold)
