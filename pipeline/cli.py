@@ -449,6 +449,7 @@ def _print_table(rows: list[dict[str, object]], warnings: tuple[str, ...]) -> No
 app.command("run", cls=Command)(commands.run_command)
 app.command("compare", cls=Command)(compare)
 app.command("export", cls=Command)(commands.export_command)
+app.command("sync", cls=Command)(sync_cli.sync_command)
 app.add_typer(commands.config_app, name="config")
 
 
