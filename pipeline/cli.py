@@ -61,8 +61,12 @@ class TableFormat(str, Enum):
 
 
 def _load_config(path: Path | None) -> ExtractConfig:
+    """The [extract] settings of `path`; the whole file is checked, so a bad
+    [chunk] or [pipeline] value is an error here too, as in `ragprep run`."""
+    from ragprep.pipeline.config import Settings
+
     try:
-        return ExtractConfig.from_toml(path) if path else ExtractConfig()
+        return Settings.load(path).extract if path else ExtractConfig()
     except ConfigError as exc:
         raise fail(str(exc), EXIT_USAGE) from None
 
@@ -75,7 +79,11 @@ PasswordOption = Annotated[
 ]
 ConfigOption = Annotated[
     Optional[Path],
-    typer.Option("--config", help="TOML configuration; its [extract] table overrides the defaults.", show_default=False),
+    typer.Option(
+        "--config",
+        help="TOML configuration; its [extract] table overrides the defaults (every table is checked).",
+        show_default=False,
+    ),
 ]
 
 
