@@ -16,9 +16,17 @@ Parquet files it keeps, new files for what changed), renames it into place,
 then swaps the ``current`` symlink with ``rename(2)``, which is atomic. A
 process killed at any instant therefore leaves ``current`` pointing at a
 complete version: either the previous one or the new one, never a mix. What a
-killed commit left half-built is removed by the next commit. The version the
-current one replaced is kept too, so a reader that listed files just before a
-swap can still open them.
+killed commit left half-built is removed by the next commit. A new dataset
+appears whole: its first version (every table empty) is built in a sibling
+folder renamed onto the dataset's path, so there is never a dataset folder
+pyarrow cannot open.
+
+Readers pin a version: ``os.path.realpath("DATASET/current")`` is a version
+folder whose files never change (``snapshot``). A version stays on disk until
+``version_grace_seconds`` have passed since a commit replaced it, so a reader
+that pinned it (or listed files through the links just before a swap) can
+finish reading. Paths through ``DATASET/chunks`` re-resolve the link at every
+open, so a long read through them can mix two versions.
 
 Parts are immutable. Replacing or deleting a document rewrites only the parts
 that hold its rows; the documents and runs tables are small and rewritten
@@ -30,6 +38,8 @@ from __future__ import annotations
 import os
 import re
 import shutil
+import tempfile
+import time
 import uuid
 from collections import defaultdict
 from collections.abc import Callable, Mapping
@@ -114,29 +124,73 @@ def read_table(folder: Path, schema: pa.Schema) -> pa.Table:
     return pads.dataset(folder, format="parquet", schema=schema).to_table()
 
 
+def snapshot(root: str | Path) -> Path:
+    """The version folder ``DATASET/current`` points at now: its tables
+    (``<snapshot>/chunks`` ...) are one whole version for as long as a reader
+    needs them (``pipeline.version_grace_seconds`` after a commit replaces it)."""
+    return Path(os.path.realpath(Path(root) / CURRENT))
+
+
+@dataclass(frozen=True)
+class DatasetHealth:
+    """What the dataset holds that a user should hear about after a run."""
+
+    documents: int
+    errors: int  # error rows, whichever run wrote them
+    empty_documents: int  # read fine, yet no chunk (scans without text, blank pages)
+    warned_pages: int  # pages with at least one warning
+
+
 class Dataset:
     """A dataset folder opened for one run: holds its lock until ``close``."""
 
-    def __init__(self, root: Path) -> None:
+    def __init__(self, root: Path, *, version_grace_seconds: float = 3600.0) -> None:
         self.root = root
         self.state = root / STATE_DIR
         self.versions = self.state / "versions"
+        self.version_grace_seconds = version_grace_seconds
         self._lock_fd: int | None = None
 
     @classmethod
-    def open(cls, root: str | Path) -> "Dataset":
+    def open(cls, root: str | Path, *, version_grace_seconds: float = 3600.0) -> "Dataset":
         root = Path(root)
         if root.exists() and not root.is_dir():
             raise DatasetError(f"{root}: the output must be a folder")
         if root.is_dir() and any(root.iterdir()) and not (root / STATE_DIR).is_dir():
             raise DatasetError(f"{root}: the folder is not empty and is not a ragprep dataset; choose another --out")
-        dataset = cls(root)
+        if not (root / STATE_DIR).is_dir():
+            cls._create(root)
+        dataset = cls(root, version_grace_seconds=version_grace_seconds)
         try:
             dataset.versions.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
             raise DatasetError(f"{root}: cannot create the dataset folder: {exc.strerror}") from exc
         dataset._lock()
         return dataset
+
+    @classmethod
+    def _create(cls, root: Path) -> None:
+        """Build version 1 (every table, no rows) in a sibling folder and rename
+        it onto `root` (absent or an empty folder): killed at any instant, this
+        leaves no dataset or one every reader opens."""
+        try:
+            root.parent.mkdir(parents=True, exist_ok=True)
+            staging = Path(tempfile.mkdtemp(prefix=f".{root.name}.ragprep-new-", dir=root.parent))
+        except OSError as exc:
+            raise DatasetError(f"{root}: cannot create the dataset folder: {exc.strerror}") from exc
+        try:
+            fresh = cls(staging)
+            fresh.versions.mkdir(parents=True)
+            fresh.commit(ChangeSet(run_id="new", commit=0))
+            try:
+                os.rename(staging, root)
+            except OSError:
+                if not (root / STATE_DIR).is_dir():  # else another run created it first: use that one
+                    raise
+        except OSError as exc:
+            raise DatasetError(f"{root}: cannot create the dataset: {exc.strerror}") from exc
+        finally:
+            shutil.rmtree(staging, ignore_errors=True)
 
     def _lock(self) -> None:
         try:
@@ -175,11 +229,27 @@ class Dataset:
     def _version_dir(self, version: int) -> Path:
         return self.versions / f"v{version:06d}"
 
-    def table(self, name: str) -> pa.Table:
+    def table(self, name: str, columns: list[str] | None = None) -> pa.Table:
         version = self.version
+        schema = TABLES[name]
+        if columns is not None:
+            schema = pa.schema([schema.field(c) for c in columns])
         if not version:
-            return TABLES[name].empty_table()
-        return read_table(self._version_dir(version) / name, TABLES[name])
+            return schema.empty_table()
+        return read_table(self._version_dir(version) / name, schema)
+
+    def health(self) -> DatasetHealth:
+        documents = self.table("documents", ["status", "chunks"])
+        ok = pc.equal(documents.column("status"), "ok")
+        empty = pc.and_(ok, pc.equal(documents.column("chunks"), 0))
+        warnings = self.table("pages", ["warnings"]).column("warnings")
+        warned = pc.greater(pc.fill_null(pc.list_value_length(warnings), 0), 0)
+        return DatasetHealth(
+            documents=documents.num_rows,
+            errors=documents.num_rows - _count(ok),
+            empty_documents=_count(empty),
+            warned_pages=_count(warned),
+        )
 
     # -- committing -------------------------------------------------------
 
@@ -240,8 +310,9 @@ class Dataset:
         _fsync(building)
         final = self._version_dir(new)
         os.rename(building, final)
+        os.utime(final)  # its mtime is when it replaced the previous version (see _collect_garbage)
         self._point_current_at(final)
-        self._collect_garbage(keep={new, current})
+        self._collect_garbage(new)
         return CommitResult(new, *counts)
 
     def _existing_versions(self) -> list[int]:
@@ -329,12 +400,25 @@ class Dataset:
                 os.replace(staging, link)
         _fsync(self.root)
 
-    def _collect_garbage(self, keep: set[int]) -> None:
+    def _collect_garbage(self, current: int) -> None:
+        """Remove half-built folders, and each version that a commit replaced
+        more than ``version_grace_seconds`` ago (readers may have pinned it).
+        A version was replaced when the next one was committed: that one's mtime."""
+        committed: dict[int, float] = {}
         for entry in self.versions.iterdir():
             match = _VERSION.match(entry.name)
-            if match and int(match.group(1)) in keep:
+            if match is None:
+                shutil.rmtree(entry, ignore_errors=True)  # a killed commit's .building folder
                 continue
-            shutil.rmtree(entry, ignore_errors=True)
+            try:
+                committed[int(match.group(1))] = entry.stat().st_mtime
+            except FileNotFoundError:
+                continue
+        order = sorted(committed)
+        now = time.time()
+        for older, newer in zip(order, order[1:]):
+            if older != current and now - committed[newer] >= self.version_grace_seconds:
+                shutil.rmtree(self._version_dir(older), ignore_errors=True)
         for stale in self.root.glob(f".{CURRENT}.*"):
             stale.unlink(missing_ok=True)
 
@@ -353,6 +437,10 @@ def _compact(folder: Path, schema: pa.Schema, tag: str) -> None:
     write_parquet(merged, folder / f"part-{tag}-compacted.parquet")
     for part in merge:
         part.unlink()  # a link or a file of this version only: older versions keep theirs
+
+
+def _count(mask: pa.ChunkedArray) -> int:
+    return int(pc.sum(pc.cast(mask, pa.int64())).as_py() or 0)
 
 
 def _holds_any(part: Path, doc_ids: pa.Array) -> bool:
