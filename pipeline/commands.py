@@ -138,6 +138,14 @@ def run_command(
         bool,
         typer.Option("--strict", help="Exit 3 while the dataset holds error rows, also those of earlier runs."),
     ] = False,
+    rehash: Annotated[
+        bool,
+        typer.Option(
+            "--rehash",
+            help="Read and hash every input, also those whose size, mtime and inode match the last run's "
+            "(which are otherwise taken as unchanged without reading them).",
+        ),
+    ] = False,
 ) -> None:
     """Extract and chunk PDFs in parallel into a Parquet dataset; reruns are incremental.
 
@@ -171,7 +179,7 @@ def run_command(
         summary = run(
             inputs or [], out, settings, reporter,
             keep_missing=keep_missing, retry_errors=retry_errors, passwords=passwords,
-            allow_mass_removal=allow_mass_removal, strict=strict,
+            allow_mass_removal=allow_mass_removal, strict=strict, rehash=rehash,
         )  # fmt: skip
     except (InputError, DatasetError) as exc:
         raise fail(str(exc), EXIT_USAGE) from None

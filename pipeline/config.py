@@ -72,7 +72,11 @@ class PipelineConfig:
     # A dataset version replaced by a commit stays readable this long, so a
     # reader that resolved DATASET/current to it can finish (README: reading
     # a consistent snapshot).
-    version_grace_seconds: float = setting(3600.0, ge=0)
+    version_grace_seconds: float = setting(900.0, ge=0)
+    # Documents per Parquet part of the documents, chunks and pages tables. A
+    # commit rewrites the parts of the documents it replaces, removes or
+    # moves: smaller parts make that cheaper, larger ones mean fewer files.
+    documents_per_part: int = setting(16, gt=0)
 
     def __post_init__(self) -> None:
         check_settings(self, "pipeline")

@@ -54,6 +54,8 @@ class Fingerprint:
     stat: FileStat
     # The stat may stand for the hash on the next run (it was not racy).
     reusable: bool = True
+    # The bytes were read this run (False: the stat matched the last run's).
+    hashed: bool = True
 
     @property
     def size(self) -> int:
@@ -91,7 +93,7 @@ def _fingerprint(path: Path, known: Mapping[str, tuple[FileStat, str]]) -> Finge
     if seen is not None:
         now = FileStat.of(os.stat(path))
         if now == seen[0]:
-            return Fingerprint(seen[1], now)
+            return Fingerprint(seen[1], now, hashed=False)
     started = time.time_ns()
     digest, file_stat = _hash_open(path)
     return Fingerprint(digest, file_stat, reusable=file_stat.mtime_ns < started - RACY_NANOSECONDS)

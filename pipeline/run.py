@@ -41,7 +41,7 @@ from ragprep.pipeline.dataset import ChangeSet, CommitResult, Dataset, DatasetHe
 from ragprep.pipeline.hashing import Fingerprint, NotRegularFileError, ReadTimeoutError, fingerprint_files
 from ragprep.pipeline.inputs import InputError, SkippedInput, resolve_inputs
 from ragprep.pipeline.model import DocumentOutput, DocumentTask
-from ragprep.pipeline.schema import RUNS
+from ragprep.pipeline.schema import RUNS, SOURCES
 from ragprep.pipeline.sources import source_key
 from ragprep.pipeline.worker import DocumentJob, Handler, RunContext, WorkerPool, process_document
 
@@ -85,6 +85,22 @@ class Plan:
         if final:
             return gone | waiting
         return gone.union(*(self.replaced_at.get(o.row.source, frozenset()) for o in outputs))
+
+
+def hashed_sources(keys: Sequence[str], fingerprints: Sequence[Fingerprint | OSError]) -> pa.Table:
+    """The files this run read anew, by source key, as rows of schema.SOURCES
+    for the next run's stat check."""
+    rows = [(k, f) for k, f in zip(keys, fingerprints) if isinstance(f, Fingerprint) and f.hashed and f.reusable]
+    return pa.table(
+        {
+            "source": [p for p, _ in rows],
+            "size": [f.stat.size for _, f in rows],
+            "mtime_ns": [f.stat.mtime_ns for _, f in rows],
+            "inode": [f.stat.inode for _, f in rows],
+            "sha256": [f.sha256 for _, f in rows],
+        },
+        schema=SOURCES,
+    )
 
 
 class MassRemovalError(InputError):
@@ -269,6 +285,7 @@ def run(
     passwords: Sequence[str] = (),
     allow_mass_removal: bool = False,
     strict: bool = False,
+    rehash: bool = False,
     handler: Handler = process_document,
 ) -> RunSummary:
     """Bring the dataset at `out` up to date with `inputs` (see the module docstring).
@@ -277,6 +294,8 @@ def run(
     A run that would remove more than ``pipeline.max_removal_share`` of the
     stored documents raises ``MassRemovalError`` first, unless
     `allow_mass_removal`. `strict`: the exit code counts standing error rows too.
+    An input whose (size, mtime_ns, inode) match the last run's is not read
+    again; `rehash` reads every input.
     `handler` is what a worker does with one document (tests replace it)."""
     started_at = datetime.now(timezone.utc)
     started = time.monotonic()
@@ -284,10 +303,19 @@ def run(
     paths = found.paths
     context = RunContext(new_run_id(started_at), pipeline_version(), settings, tuple(passwords))
     workers = settings.pipeline.worker_count
-    with Dataset.open(out, version_grace_seconds=settings.pipeline.version_grace_seconds) as dataset:
+    with Dataset.open(
+        out,
+        version_grace_seconds=settings.pipeline.version_grace_seconds,
+        documents_per_part=settings.pipeline.documents_per_part,
+    ) as dataset:
+        # The stat cache is kept by source key, as the documents are.
+        keys = [source_key(path, settings.pipeline.source_root) for path in paths]
+        seen = {} if rehash else dataset.sources()
+        known = {str(path): seen[key] for path, key in zip(paths, keys) if key in seen}
+        fingerprints = fingerprint_files(paths, timeout_seconds=settings.pipeline.read_timeout_seconds, known=known)
         plan = plan_run(
             paths,
-            fingerprint_files(paths, timeout_seconds=settings.pipeline.read_timeout_seconds),
+            fingerprints,
             dataset.table("documents"),
             context,
             keep_missing=keep_missing,
@@ -341,6 +369,7 @@ def run(
                 moves=plan.moves if first else {},
                 dropped_unreadable=plan.dropped_unreadable if first else frozenset(),
                 runs=lambda added, removed, updated: runs_table(final, added, removed, updated),
+                sources=hashed_sources(keys, fingerprints) if first else None,
             )
             result = dataset.commit(change)
             tally.added += result.added
