@@ -147,6 +147,7 @@ def test_a_fifo_named_as_an_input_is_a_usage_error_and_one_met_while_hashing_an_
 # -- 2. readers during commits --------------------------------------------------
 
 
+@pytest.mark.slow
 def test_readers_of_a_pinned_snapshot_never_fail_while_a_run_commits(tmp_path):
     corpus = tmp_path / "in"
     paths = write_corpus(corpus, 24)
