@@ -96,7 +96,7 @@ class _Collector:
             return self.read_list(Path(spec[1:]))
         path = Path(spec).expanduser()
         if path.is_dir():
-            return _named_something(self.folder_pdfs(path), f"{spec}{where}: the folder holds no PDF file")
+            return _named_something(self.folder_pdfs(path), f"{spec}{where}: the folder holds no PDF files")
         if path.exists():
             reason = not_regular(path)
             if reason is not None:
@@ -124,7 +124,7 @@ class _Collector:
                 # Relative entries are relative to the list, so a list travels with its corpus.
                 resolved = entry if Path(entry).is_absolute() else str(list_file.parent / entry)
                 paths.extend(self.expand(resolved, from_list=list_file))
-        return _named_something(paths, f"@{list_file}: the list names no PDF file")
+        return _named_something(paths, f"@{list_file}: the list names no PDF files")
 
 
 def _named_something(paths: list[Path], message: str) -> list[Path]:

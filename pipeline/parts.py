@@ -246,6 +246,8 @@ def _pack(tables: Mapping[str, pa.Table], building: Path, tag: str, per_part: in
         if name == "documents":
             numbers = np.arange(documents.num_rows, dtype=np.int64) // per_part
         else:
+            # Rows of no stored document (none should exist) would have no part: they go.
+            table = table.filter(pc.is_in(table.column("doc_id"), value_set=pa.array(list(group), pa.string())))
             numbers = np.fromiter((group[d] for d in table.column("doc_id").to_pylist()), np.int64, table.num_rows)
         # A stable sort by part number keeps each document's rows in their order.
         order = np.argsort(numbers, kind="stable")
