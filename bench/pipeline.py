@@ -55,7 +55,8 @@ import resource, sys
 from ragprep.chunk.tokens import Tokenizer
 from ragprep.pipeline.config import PipelineConfig, Settings
 from ragprep.pipeline.model import DocumentTask
-from ragprep.pipeline.run import file_sha256, pipeline_version
+from ragprep.pipeline.hashing import file_sha256
+from ragprep.pipeline.run import pipeline_version
 from ragprep.pipeline.worker import RunContext, process_document
 settings = Settings(mode=sys.argv[2])
 context = RunContext("bench", pipeline_version(), settings)

@@ -10,12 +10,21 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping
 
-from ragprep.extract.config import ExtractConfig, check_known_keys, read_toml_table
+from ragprep.extract.config import ExtractConfig
 from ragprep.extract.errors import ConfigError
+from ragprep.extract.settings import check_known_keys, check_settings, read_toml_table, setting
+
+
+def _loadable_encoding(name: str) -> str | None:
+    """Why tiktoken cannot give encoding `name` offline, or None: checked at
+    load, so a typo is a usage error, not a failure in every worker."""
+    from ragprep.chunk.tokens import encoding_problem  # tiktoken: imported only to check
+
+    return encoding_problem(name)
 
 # The values of chunk.unicode_form, in ragprep.chunk.normalise's order of strength.
 UNICODE_FORMS = ("ligatures", "nfkc", "none")
@@ -24,12 +33,12 @@ UNICODE_FORMS = ("ligatures", "nfkc", "none")
 @dataclass(frozen=True)
 class ChunkConfig:
     # Token budget of one chunk, overlap and header prefix included.
-    max_tokens: int = 512
+    max_tokens: int = setting(512, gt=0)
     # Tokens repeated from the end of the previous chunk (whole blocks where
     # they fit, else a word-boundary tail of the last block).
-    overlap_tokens: int = 64
+    overlap_tokens: int = setting(64, ge=0)
     # tiktoken encoding; cl100k_base is served from the bundled offline copy.
-    encoding: str = "cl100k_base"
+    encoding: str = setting("cl100k_base", check=_loadable_encoding)
     # A table split across chunks gets its header row (TH cells) on top of each part.
     repeat_table_header: bool = True
     # Join "infor-\nmation" when the next line starts lowercase.
@@ -39,35 +48,19 @@ class ChunkConfig:
     unicode_form: str = "ligatures"
     # A block whose digit-masked text recurs on at least this share of the
     # document's pages (and on two pages at least) is boilerplate.
-    boilerplate_min_share: float = 0.5
+    boilerplate_min_share: float = setting(0.5, gt=0, le=1.0)
 
     def __post_init__(self) -> None:
-        for f in fields(self):
-            value = getattr(self, f.name)
-            if f.type == "bool":
-                if not isinstance(value, bool):
-                    raise ConfigError(f"chunk.{f.name} must be true or false, got {value!r}")
-            elif f.type == "str":
-                if not isinstance(value, str) or not value:
-                    raise ConfigError(f"chunk.{f.name} must be a non-empty string, got {value!r}")
-            elif f.type == "int":
-                if isinstance(value, bool) or not isinstance(value, int):
-                    raise ConfigError(f"chunk.{f.name} must be a whole number, got {value!r}")
-            elif isinstance(value, bool) or not isinstance(value, (int, float)):
-                raise ConfigError(f"chunk.{f.name} must be a number, got {value!r}")
+        check_settings(self, "chunk")
         if self.unicode_form not in UNICODE_FORMS:
             raise ConfigError(f"chunk.unicode_form must be one of {', '.join(UNICODE_FORMS)}, got {self.unicode_form!r}")
         if self.max_tokens < 1:
             raise ConfigError(f"chunk.max_tokens must be positive, got {self.max_tokens!r}")
         # Overlap must leave room for new text, or packing could not advance.
-        if not 0 <= self.overlap_tokens < self.max_tokens:
+        if self.overlap_tokens >= self.max_tokens:
             raise ConfigError(
                 f"chunk.overlap_tokens must be >= 0 and < max_tokens ({self.max_tokens}), "
                 f"got {self.overlap_tokens!r}"
-            )
-        if not 0 < self.boilerplate_min_share <= 1:
-            raise ConfigError(
-                f"chunk.boilerplate_min_share must be in (0, 1], got {self.boilerplate_min_share!r}"
             )
 
     def replace(self, **changes: Any) -> "ChunkConfig":

@@ -29,19 +29,41 @@ def resolve_encoding_name(name: str) -> str:
 
 
 def load_encoding(name: str) -> tiktoken.Encoding:
+    try:
+        return _get_encoding(name)
+    except _EncodingError as exc:
+        raise ConfigError(f"chunk.encoding {exc}") from exc.__cause__
+
+
+def encoding_problem(name: str) -> str | None:
+    """Why encoding `name` cannot be used here, or None. The bundled encoding
+    is known without loading its ranks; any other is loaded (tiktoken keeps it
+    for the tokenizer that follows)."""
+    if resolve_encoding_name(name) in OFFLINE_ALIASES.values():
+        return None
+    try:
+        _get_encoding(name)
+    except _EncodingError as exc:
+        return str(exc)
+    return None
+
+
+class _EncodingError(Exception):
+    """Why tiktoken could not give an encoding (worded to follow its setting's name)."""
+
+
+def _get_encoding(name: str) -> tiktoken.Encoding:
     resolved = resolve_encoding_name(name)
     try:
         return tiktoken.get_encoding(resolved)
     except ValueError as exc:
         if resolved not in tiktoken.list_encoding_names():
             known = ", ".join(sorted(tiktoken.list_encoding_names()))
-            raise ConfigError(
-                f"chunk.encoding {name!r} is not a tiktoken encoding (known: {known})"
-            ) from exc
-        raise ConfigError(f"chunk.encoding {name!r} could not be loaded: {exc}") from exc
+            raise _EncodingError(f"{name!r} is not a tiktoken encoding (known: {known})") from exc
+        raise _EncodingError(f"{name!r} could not be loaded: {exc}") from exc
     except Exception as exc:  # tiktoken downloads with requests: network or cache failures
-        raise ConfigError(
-            f"chunk.encoding {name!r} could not be loaded: it is not bundled for offline use "
+        raise _EncodingError(
+            f"{name!r} could not be loaded: it is not bundled for offline use "
             f"and fetching its rank file failed ({type(exc).__name__}: {exc}); "
             f"use cl100k_base (bundled) or pre-fill TIKTOKEN_CACHE_DIR"
         ) from exc

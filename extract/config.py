@@ -8,12 +8,13 @@ an unknown key or a value of the wrong type is a ``ConfigError`` naming the key.
 from __future__ import annotations
 
 import dataclasses
-import tomllib
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping
 
-from ragprep.extract.errors import ConfigError
+from ragprep.extract.settings import check_known_keys, check_settings, read_toml, read_toml_table, setting
+
+__all__ = ["ExtractConfig", "check_known_keys", "read_toml", "read_toml_table"]
 
 MIB = 1024 * 1024
 
@@ -22,23 +23,23 @@ MIB = 1024 * 1024
 class ExtractConfig:
     # A space goes in when the gap from the previous glyph's own end to this
     # glyph's origin exceeds word_space_ratio x this glyph's height.
-    word_space_ratio: float = 0.15
+    word_space_ratio: float = setting(0.15, gt=0)
     # A line break goes in when the move across the writing direction exceeds
     # line_break_ratio x the larger height of the two glyphs.
-    line_break_ratio: float = 0.5
+    line_break_ratio: float = setting(0.5, gt=0)
     # Decompressed bytes allowed per content stream (page, form XObject); the
     # cap is enforced while inflating so a flate bomb never reaches memory.
-    max_stream_bytes: int = 256 * MIB
+    max_stream_bytes: int = setting(256 * MIB, gt=0)
     # Nesting depth of form XObjects, on top of cycle detection.
-    max_form_depth: int = 32
+    max_form_depth: int = setting(32, gt=0)
     # Operators interpreted per page (page stream and its forms together).
-    max_operators_per_page: int = 5_000_000
+    max_operators_per_page: int = setting(5_000_000, gt=0)
     # Structure tree: nesting depth walked before a branch is cut (§14.7.2),
     # on top of cycle detection.
-    max_struct_depth: int = 128
+    max_struct_depth: int = setting(128, gt=0)
     # auto mode reads a page by its structure when at most this share of its
     # glyphs lies outside the tagged content (untagged_glyphs <= share x glyphs).
-    auto_max_untagged_share: float = 0.25
+    auto_max_untagged_share: float = setting(0.25, gt=0, le=1.0)
     # Text inside /Artifact sequences (running heads, page numbers, §14.8.2.2)
     # is left out of structure-mode text; it is always counted.
     include_artifacts: bool = False
@@ -55,31 +56,18 @@ class ExtractConfig:
     # Document.extract_page (one page alone) cannot.
     running_artifacts: bool = True
     # Height of each band, top and bottom, as a share of the visible page height.
-    running_band: float = 0.1
-    running_min_share: float = 0.5
-    running_min_pages: int = 3
+    # Two bands of more than half the page would overlap.
+    running_band: float = setting(0.1, gt=0, le=0.5)
+    running_min_share: float = setting(0.5, gt=0, le=1.0)
+    running_min_pages: int = setting(3, gt=0)
     # Memory bound of that pass: glyphs of the glyph tables held while pages
     # wait for the document's counts (a glyph costs 200-400 bytes, so the
     # default is about 100-200 MB). Pages beyond it are interpreted again
     # instead of held: slower, same output. 0 holds none.
-    running_hold_glyphs: int = 500_000
+    running_hold_glyphs: int = setting(500_000, ge=0)
 
     def __post_init__(self) -> None:
-        for f in fields(self):
-            value = getattr(self, f.name)
-            if f.type == "bool":
-                if not isinstance(value, bool):
-                    raise ConfigError(f"extract.{f.name} must be true or false, got {value!r}")
-                continue
-            if isinstance(value, bool) or not isinstance(value, (int, float)):
-                raise ConfigError(f"extract.{f.name} must be a number, got {value!r}")
-            if value < 0 or (value == 0 and f.name not in _ZERO_ALLOWED):
-                raise ConfigError(f"extract.{f.name} must be positive, got {value!r}")
-            if f.type == "int" and not isinstance(value, int):
-                raise ConfigError(f"extract.{f.name} must be a whole number, got {value!r}")
-            limit = _SHARE_LIMITS.get(f.name)
-            if limit is not None and value > limit:
-                raise ConfigError(f"extract.{f.name} must be at most {limit}, got {value!r}")
+        check_settings(self, "extract")
 
     def output_settings(self) -> dict[str, Any]:
         """The settings that can change what is extracted (for content hashes):
@@ -100,39 +88,6 @@ class ExtractConfig:
         return cls.from_mapping(read_toml_table(path, "extract"))
 
 
-# Settings that are shares of something, with their upper bound: two bands of
-# more than half the page would overlap.
-_SHARE_LIMITS = {"running_band": 0.5, "running_min_share": 1.0}
-_ZERO_ALLOWED = frozenset({"running_hold_glyphs"})
 # Same output whatever their value: left out of content hashes, so that
 # tuning memory never changes a chunk id.
 _OUTPUT_NEUTRAL = frozenset({"running_hold_glyphs"})
-
-
-def check_known_keys(config_class: type, table: Mapping[str, Any], prefix: str) -> None:
-    """ConfigError naming the first key that is not a field of `config_class`."""
-    known = {f.name for f in fields(config_class)}
-    for key in table:
-        if key not in known:
-            raise ConfigError(f"unknown setting {prefix}.{key}; known: {', '.join(sorted(known))}")
-
-
-def read_toml(path: str | Path) -> dict[str, Any]:
-    """A TOML file's content, or a ConfigError saying what is wrong with it."""
-    try:
-        with open(path, "rb") as fh:
-            return tomllib.load(fh)
-    except OSError as exc:
-        raise ConfigError(f"cannot read config {path}: {exc.strerror}") from exc
-    except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"config {path} is not valid TOML: {exc}") from exc
-
-
-def read_toml_table(path: str | Path, name: str) -> dict[str, Any]:
-    """The `[name]` table of a TOML file ({} when absent), or a ConfigError
-    saying what is wrong with the file."""
-    data = read_toml(path)
-    table = data.get(name, {})
-    if not isinstance(table, dict):
-        raise ConfigError(f"config {path}: [{name}] must be a table")
-    return table

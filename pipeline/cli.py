@@ -75,10 +75,13 @@ class TableFormat(str, Enum):
 
 
 def _load_config(path: Path | None) -> ExtractConfig:
+    """The [extract] settings of `path`; the whole file is checked, so a bad
+    [chunk] or [pipeline] value is an error here too, as in `ragprep run`."""
+    from ragprep.pipeline.config import Settings
     from ragprep.extract import ConfigError, ExtractConfig
 
     try:
-        return ExtractConfig.from_toml(path) if path else ExtractConfig()
+        return Settings.load(path).extract if path else ExtractConfig()
     except ConfigError as exc:
         raise fail(str(exc), EXIT_USAGE) from None
 
@@ -91,7 +94,11 @@ PasswordOption = Annotated[
 ]
 ConfigOption = Annotated[
     Optional[Path],
-    typer.Option("--config", help="TOML configuration; its [extract] table overrides the defaults.", show_default=False),
+    typer.Option(
+        "--config",
+        help="TOML configuration; its [extract] table overrides the defaults (every table is checked).",
+        show_default=False,
+    ),
 ]
 
 

@@ -148,6 +148,26 @@ def run_command(
             show_default=False,
         ),
     ] = None,
+    allow_mass_removal: Annotated[
+        bool,
+        typer.Option(
+            "--allow-mass-removal",
+            help="Remove the stored documents the inputs no longer hold even when they are more than "
+            "pipeline.max_removal_share of the dataset (without it such a run stops before removing anything).",
+        ),
+    ] = False,
+    strict: Annotated[
+        bool,
+        typer.Option("--strict", help="Exit 3 while the dataset holds error rows, also those of earlier runs."),
+    ] = False,
+    rehash: Annotated[
+        bool,
+        typer.Option(
+            "--rehash",
+            help="Read and hash every input, also those whose size, mtime and inode match the last run's "
+            "(which are otherwise taken as unchanged without reading them).",
+        ),
+    ] = False,
 ) -> None:
     """Extract and chunk PDFs in parallel into a Parquet dataset; reruns are incremental.
 
@@ -159,8 +179,13 @@ def run_command(
     which chunk ids were added, removed or updated. A document that fails becomes an
     error row and the run goes on.
 
-    Exit codes: 0 every document ok; 3 some documents failed (see the documents
-    table); 2 bad usage (missing input, bad config, output busy or not a dataset,
+    An input that names no PDF (a missing or empty folder, a glob or @list that
+    matches none), or inputs that lost more than pipeline.max_removal_share of
+    the stored documents, stop the run before anything is touched.
+
+    Exit codes: 0 every document ok; 3 some documents failed in this run (with
+    --strict: the dataset holds error rows); 2 bad usage (missing input, an
+    input with no PDF, a mass removal, bad config, output busy or not a dataset,
     --engine ray without Ray installed); 1 the workers could not start (Ray
     cluster unreachable included).
     """
@@ -179,7 +204,8 @@ def run_command(
         with chosen_engine as where:
             summary = run(
                 inputs or [], out, settings, reporter,
-                keep_missing=keep_missing, retry_errors=retry_errors, passwords=passwords, engine=where,
+                keep_missing=keep_missing, retry_errors=retry_errors, passwords=passwords,
+                allow_mass_removal=allow_mass_removal, strict=strict, rehash=rehash, engine=where,
             )  # fmt: skip
     except (InputError, DatasetError) as exc:
         raise fail(str(exc), EXIT_USAGE) from None

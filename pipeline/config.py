@@ -15,65 +15,70 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping
 
 from ragprep.chunk.config import ChunkConfig, config_hash
-from ragprep.extract.config import ExtractConfig, check_known_keys, read_toml
-from ragprep.extract import Mode
+from ragprep.extract import ExtractConfig, Mode
 from ragprep.extract.errors import ConfigError
+from ragprep.extract.settings import check_known_keys, check_settings, read_toml, setting
+from ragprep.pipeline.failures import POOL_FAILURES, error_type_problem
 from ragprep.pipeline.sources import resolve_root
 
 TABLES = ("extract", "chunk", "pipeline", "sync")
 
 
+def _error_types_problem(names: tuple[str, ...]) -> str | None:
+    problems = [p for p in map(error_type_problem, names) if p is not None]
+    return problems[0] if problems else None
+
+
 @dataclass(frozen=True)
 class PipelineConfig:
     # Worker processes; 0 means one per CPU core.
-    workers: int = 0
+    workers: int = setting(0, ge=0)
     # Wall-clock seconds one document may take (extract + chunk) before its
     # worker is killed and the document becomes an error row.
-    timeout_seconds: float = 600.0
+    timeout_seconds: float = setting(600.0, gt=0)
     # Address-space limit per worker (RLIMIT_AS), in MiB; 0 disables it. A
     # document that needs more becomes an error row, the worker is replaced.
-    max_memory_mb: int = 4096
+    max_memory_mb: int = setting(4096, ge=0)
     # Commit a new dataset version after this many processed documents or
     # this many seconds, whichever comes first: a killed run loses at most
     # the work since the last commit.
-    commit_every_documents: int = 200
-    commit_every_seconds: float = 300.0
+    commit_every_documents: int = setting(200, gt=0)
+    commit_every_seconds: float = setting(300.0, gt=0)
     # A later run retries documents that failed with these error types
     # (transient by nature); other failures are retried only when their
     # bytes or the configuration change, or with --retry-errors.
-    retry_error_types: tuple[str, ...] = ("TimeoutError", "MemoryLimitError", "WorkerDiedError")
+    retry_error_types: tuple[str, ...] = setting(POOL_FAILURES, check=_error_types_problem)
     # ... up to this many attempts in all, so that a PDF that times out every
     # time does not cost every nightly run its timeout again.
-    max_attempts: int = 3
+    max_attempts: int = setting(3, gt=0)
     # Sources are keyed relative to this folder when set (else by resolved
     # path), so a corpus that moves to another mount keeps its source keys and
     # chunk ids. A relative value is relative to the config file's folder.
     source_root: str = ""
+    # Seconds the parent may spend reading one input's bytes (to hash it)
+    # before the file becomes an error row: a hung network share must not
+    # hold the dataset's lock forever.
+    read_timeout_seconds: float = setting(120.0, gt=0)
+    # A run whose inputs no longer hold more than this share of the stored
+    # documents stops before removing any (a share half unmounted, a wrong
+    # glob) unless --allow-mass-removal is given.
+    max_removal_share: float = setting(0.5, ge=0, le=1.0)
+    # A dataset version replaced by a commit stays readable this long, so a
+    # reader that resolved DATASET/current to it can finish (README: reading
+    # a consistent snapshot).
+    version_grace_seconds: float = setting(900.0, ge=0)
+    # Documents per Parquet part of the documents, chunks and pages tables. A
+    # commit rewrites the parts of the documents it replaces, removes or
+    # moves: smaller parts make that cheaper, larger ones mean fewer files.
+    documents_per_part: int = setting(16, gt=0)
 
     def __post_init__(self) -> None:
-        for f in fields(self):
-            value = getattr(self, f.name)
-            if f.name == "source_root":
-                if not isinstance(value, str):
-                    raise ConfigError(f"pipeline.{f.name} must be a folder path (a string), got {value!r}")
-                continue
-            if f.name == "retry_error_types":
-                if not isinstance(value, (list, tuple)) or not all(isinstance(v, str) for v in value):
-                    raise ConfigError(f"pipeline.{f.name} must be a list of error type names, got {value!r}")
-                object.__setattr__(self, f.name, tuple(value))
-                continue
-            if isinstance(value, bool) or not isinstance(value, (int, float)):
-                raise ConfigError(f"pipeline.{f.name} must be a number, got {value!r}")
-            if f.type == "int" and not isinstance(value, int):
-                raise ConfigError(f"pipeline.{f.name} must be a whole number, got {value!r}")
-            floor = 0 if f.name in ("workers", "max_memory_mb") else 1e-9
-            if value < floor:
-                raise ConfigError(f"pipeline.{f.name} must be {'>= 0' if floor == 0 else 'positive'}, got {value!r}")
+        check_settings(self, "pipeline")
 
     @property
     def worker_count(self) -> int:
@@ -85,6 +90,14 @@ class PipelineConfig:
         return cls(**dict(table))
 
 
+_PAGE_MODES = ("structure", "layout", "stream")
+
+
+def _modes_problem(modes: tuple[str, ...]) -> str | None:
+    unknown = [m for m in modes if m not in _PAGE_MODES]
+    return f"has an unknown mode {unknown[0]!r}; known: {', '.join(_PAGE_MODES)}" if unknown else None
+
+
 @dataclass(frozen=True)
 class SyncConfig:
     """``ragprep sync``: which chunks go to the vector store, and how they are embedded."""
@@ -92,31 +105,18 @@ class SyncConfig:
     # Leave out chunks flagged is_boilerplate (running text recurring on most pages).
     skip_boilerplate: bool = True
     # Leave out chunks with fewer tokens than this (0 keeps all).
-    min_tokens: int = 0
+    min_tokens: int = setting(0, ge=0)
     # Keep only chunks whose every page was read in one of these modes (empty: all).
-    modes: tuple[str, ...] = ()
+    modes: tuple[str, ...] = setting((), check=_modes_problem)
     # Texts per embedder call.
-    batch_size: int = 64
+    batch_size: int = setting(64, ge=1)
     # Rows per store write (one merge_insert / upsert): bounds memory and the work a kill loses.
-    write_batch: int = 1024
+    write_batch: int = setting(1024, ge=1)
     # Embedding cache (SQLite, by embedder and text hash); "" = DATASET/.ragprep/embeddings.sqlite.
     cache: str = ""
 
     def __post_init__(self) -> None:
-        if not isinstance(self.skip_boilerplate, bool):
-            raise ConfigError(f"sync.skip_boilerplate must be true or false, got {self.skip_boilerplate!r}")
-        for name, floor in (("min_tokens", 0), ("batch_size", 1), ("write_batch", 1)):
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, int) or value < floor:
-                raise ConfigError(f"sync.{name} must be a whole number >= {floor}, got {value!r}")
-        if not isinstance(self.modes, (list, tuple)) or not all(isinstance(m, str) for m in self.modes):
-            raise ConfigError(f"sync.modes must be a list of mode names, got {self.modes!r}")
-        unknown = [m for m in self.modes if m not in ("structure", "layout", "stream")]
-        if unknown:
-            raise ConfigError(f"sync.modes: unknown mode {unknown[0]!r}; known: structure, layout, stream")
-        object.__setattr__(self, "modes", tuple(self.modes))
-        if not isinstance(self.cache, str):
-            raise ConfigError(f"sync.cache must be a file path (a string), got {self.cache!r}")
+        check_settings(self, "sync")
 
     @property
     def filter_key(self) -> str:

@@ -16,9 +16,17 @@ Parquet files it keeps, new files for what changed), renames it into place,
 then swaps the ``current`` symlink with ``rename(2)``, which is atomic. A
 process killed at any instant therefore leaves ``current`` pointing at a
 complete version: either the previous one or the new one, never a mix. What a
-killed commit left half-built is removed by the next commit. The version the
-current one replaced is kept too, so a reader that listed files just before a
-swap can still open them.
+killed commit left half-built is removed by the next commit. A new dataset
+appears whole: its first version (every table empty) is built in a sibling
+folder renamed onto the dataset's path, so there is never a dataset folder
+pyarrow cannot open.
+
+Readers pin a version: ``os.path.realpath("DATASET/current")`` is a version
+folder whose files never change (``snapshot``). A version stays on disk until
+``version_grace_seconds`` have passed since a commit replaced it, so a reader
+that pinned it (or listed files through the links just before a swap) can
+finish reading. Paths through ``DATASET/chunks`` re-resolve the link at every
+open, so a long read through them can mix two versions.
 
 Parts are immutable. Replacing or deleting a document rewrites only the parts
 that hold its rows; the documents and runs tables are small and rewritten
@@ -30,9 +38,10 @@ from __future__ import annotations
 import os
 import re
 import shutil
+import tempfile
+import time
 import uuid
-from collections import defaultdict
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -41,21 +50,31 @@ import pyarrow.compute as pc
 import pyarrow.dataset as pads
 import pyarrow.parquet as pq
 
-from ragprep.chunk import chunk_ids
 from ragprep.extract.errors import RagprepError
+from ragprep.pipeline.hashing import FileStat
 from ragprep.pipeline.model import DocumentOutput, DocumentRow
+from ragprep.pipeline.parts import (
+    EMPTY_PART_PREFIX,
+    PART_TABLES,
+    Edit,
+    PartIndex,
+    fsync,
+    data_parts,
+    link,
+    rewrite_parts,
+    unreadable_key,
+    write_parquet,
+)
 from ragprep.pipeline.records import document_batch
-from ragprep.pipeline.schema import CHANGES, CHUNKS, DOCUMENTS, PAGES, RUNS, TABLE_CELLS, TABLES
+from ragprep.pipeline.schema import CHANGES, DOCUMENTS, RUNS, SOURCES, TABLES
 
 STATE_DIR = ".ragprep"
 CURRENT = "current"
-# Zero-row parts that only carry a table's schema; never carried to the next version.
-EMPTY_PART_PREFIX = "part-empty-"
 _VERSION = re.compile(r"^v(\d{6,})$")
-# Parts per table beyond which the smallest are merged (see _compact).
+# Parts of an append-only table beyond which the smallest are merged (see _compact).
 MAX_PARTS = 64
-# Tables whose rows belong to a document and are rewritten part by part.
-DOCUMENT_TABLES = {"chunks": CHUNKS, "pages": PAGES, "tables": TABLE_CELLS}
+# The inputs' stat and hash, for the next run (not a public table: no link at the top).
+SOURCES_TABLE = "sources"
 
 
 class DatasetError(RagprepError):
@@ -83,6 +102,9 @@ class ChangeSet:
     # The runs table after this commit, given the commit's chunk counts
     # (added, removed, updated), so this run's row carries them.
     runs: Callable[[int, int, int], pa.Table] | None = None
+    # Input paths hashed anew, with their stat (schema.SOURCES): the next run
+    # skips hashing a file whose stat still matches.
+    sources: pa.Table | None = None
 
 
 @dataclass(frozen=True)
@@ -91,20 +113,7 @@ class CommitResult:
     added: int
     removed: int
     updated: int
-
-
-def _fsync(path: Path) -> None:
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-
-
-def write_parquet(table: pa.Table, path: Path) -> None:
-    """zstd Parquet, fsynced: a committed version must survive a power cut too."""
-    pq.write_table(table, path, compression="zstd")
-    _fsync(path)
+    bytes_written: int = 0  # Parquet bytes the commit wrote (hard links cost none)
 
 
 def read_table(folder: Path, schema: pa.Schema) -> pa.Table:
@@ -114,29 +123,78 @@ def read_table(folder: Path, schema: pa.Schema) -> pa.Table:
     return pads.dataset(folder, format="parquet", schema=schema).to_table()
 
 
+def snapshot(root: str | Path) -> Path:
+    """The version folder ``DATASET/current`` points at now: its tables
+    (``<snapshot>/chunks`` ...) are one whole version for as long as a reader
+    needs them (``pipeline.version_grace_seconds`` after a commit replaces it)."""
+    return Path(os.path.realpath(Path(root) / CURRENT))
+
+
+@dataclass(frozen=True)
+class DatasetHealth:
+    """What the dataset holds that a user should hear about after a run."""
+
+    documents: int
+    errors: int  # error rows, whichever run wrote them
+    empty_documents: int  # read fine, yet no chunk (scans without text, blank pages)
+    warned_pages: int  # pages with at least one warning
+
+
 class Dataset:
     """A dataset folder opened for one run: holds its lock until ``close``."""
 
-    def __init__(self, root: Path) -> None:
+    def __init__(self, root: Path, *, version_grace_seconds: float = 900.0, documents_per_part: int = 16) -> None:
         self.root = root
         self.state = root / STATE_DIR
         self.versions = self.state / "versions"
+        self.version_grace_seconds = version_grace_seconds
+        self.documents_per_part = documents_per_part
         self._lock_fd: int | None = None
+        # (version, index of its document parts), kept across this process's commits.
+        self._index: tuple[int, PartIndex] | None = None
 
     @classmethod
-    def open(cls, root: str | Path) -> "Dataset":
+    def open(
+        cls, root: str | Path, *, version_grace_seconds: float = 900.0, documents_per_part: int = 16
+    ) -> "Dataset":
         root = Path(root)
         if root.exists() and not root.is_dir():
             raise DatasetError(f"{root}: the output must be a folder")
         if root.is_dir() and any(root.iterdir()) and not (root / STATE_DIR).is_dir():
             raise DatasetError(f"{root}: the folder is not empty and is not a ragprep dataset; choose another --out")
-        dataset = cls(root)
+        if not (root / STATE_DIR).is_dir():
+            cls._create(root)
+        dataset = cls(root, version_grace_seconds=version_grace_seconds, documents_per_part=documents_per_part)
         try:
             dataset.versions.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
             raise DatasetError(f"{root}: cannot create the dataset folder: {exc.strerror}") from exc
         dataset._lock()
         return dataset
+
+    @classmethod
+    def _create(cls, root: Path) -> None:
+        """Build version 1 (every table, no rows) in a sibling folder and rename
+        it onto `root` (absent or an empty folder): killed at any instant, this
+        leaves no dataset or one every reader opens."""
+        try:
+            root.parent.mkdir(parents=True, exist_ok=True)
+            staging = Path(tempfile.mkdtemp(prefix=f".{root.name}.ragprep-new-", dir=root.parent))
+        except OSError as exc:
+            raise DatasetError(f"{root}: cannot create the dataset folder: {exc.strerror}") from exc
+        try:
+            fresh = cls(staging)
+            fresh.versions.mkdir(parents=True)
+            fresh.commit(ChangeSet(run_id="new", commit=0))
+            try:
+                os.rename(staging, root)
+            except OSError:
+                if not (root / STATE_DIR).is_dir():  # else another run created it first: use that one
+                    raise
+        except OSError as exc:
+            raise DatasetError(f"{root}: cannot create the dataset: {exc.strerror}") from exc
+        finally:
+            shutil.rmtree(staging, ignore_errors=True)
 
     def _lock(self) -> None:
         try:
@@ -175,11 +233,27 @@ class Dataset:
     def _version_dir(self, version: int) -> Path:
         return self.versions / f"v{version:06d}"
 
-    def table(self, name: str) -> pa.Table:
+    def table(self, name: str, columns: list[str] | None = None) -> pa.Table:
         version = self.version
+        schema = TABLES[name]
+        if columns is not None:
+            schema = pa.schema([schema.field(c) for c in columns])
         if not version:
-            return TABLES[name].empty_table()
-        return read_table(self._version_dir(version) / name, TABLES[name])
+            return schema.empty_table()
+        return read_table(self._version_dir(version) / name, schema)
+
+    def health(self) -> DatasetHealth:
+        documents = self.table("documents", ["status", "chunks"])
+        ok = pc.equal(documents.column("status"), "ok")
+        empty = pc.and_(ok, pc.equal(documents.column("chunks"), 0))
+        warnings = self.table("pages", ["warnings"]).column("warnings")
+        warned = pc.greater(pc.fill_null(pc.list_value_length(warnings), 0), 0)
+        return DatasetHealth(
+            documents=documents.num_rows,
+            errors=documents.num_rows - _count(ok),
+            empty_documents=_count(empty),
+            warned_pages=_count(warned),
+        )
 
     # -- committing -------------------------------------------------------
 
@@ -196,53 +270,87 @@ class Dataset:
         replaced = {o.row.doc_id for o in change.outputs if o.row.doc_id is not None}
         # A document reprocessed in this commit gets fresh rows; it is not also moved.
         moves = {d: where for d, where in change.moves.items() if d not in replaced and d not in change.removed_doc_ids}
-        touched = replaced | set(change.removed_doc_ids) | set(moves)
-        previous = read_table(old / "documents", DOCUMENTS) if old else DOCUMENTS.empty_table()
-        # Chunk and page rows exist only for documents the documents table
-        # holds (they are committed together): a batch of new documents
-        # touches no part, and no part needs reading.
-        stored = set(pc.drop_null(previous.column("doc_id")).to_pylist())
-        old_ids: dict[str, set[str]] = defaultdict(set)
-        new_ids: dict[str, set[str]] = defaultdict(set)  # of moved documents (new source, new ids)
-        for name, schema in DOCUMENT_TABLES.items():
-            (building / name).mkdir()
-            self._carry_parts(old, building, name, schema, touched & stored, moves, tag, old_ids, new_ids)
-            batches = [getattr(o, name) for o in change.outputs if getattr(o, name) is not None]
-            if any(b.num_rows for b in batches):
-                write_parquet(pa.Table.from_batches(batches, schema), building / name / f"part-{tag}.parquet")
-            _compact(building / name, schema, tag)
+        unreadable = {o.row.source for o in change.outputs if o.row.doc_id is None} | change.dropped_unreadable
+        documents = pa.Table.from_batches([document_batch([o.row for o in change.outputs])], DOCUMENTS)
+        edit = Edit(
+            drop=frozenset(replaced | change.removed_doc_ids | {unreadable_key(s) for s in unreadable}),
+            moves=moves,
+            rows={
+                name: documents if name == "documents" else _rows(change.outputs, name, schema)
+                for name, schema in PART_TABLES.items()
+            },
+        )
+        index = self._part_index(current, old, edit)
+        parts = rewrite_parts(old, building, edit, index or PartIndex(), tag, self.documents_per_part)
+        written = parts.bytes_written
+        for name, schema in PART_TABLES.items():
             _ensure_schema_part(building / name, schema, tag)
 
-        documents = self._documents_after(previous, change, touched, moves)
-        (building / "documents").mkdir()
-        write_parquet(documents, building / "documents" / f"part-{tag}.parquet")
-
-        (building / "changes").mkdir()
-        if old is not None:
-            for part in sorted((old / "changes").glob("*.parquet")):
-                if not _is_placeholder(part):
-                    _link(part, building / "changes" / part.name)
-        changes, counts = _changes(change, new, old_ids, new_ids)
-        if changes.num_rows:
-            write_parquet(changes, building / "changes" / f"part-{tag}.parquet")
-        _compact(building / "changes", CHANGES, tag)
-        _ensure_schema_part(building / "changes", CHANGES, tag)
+        changes, counts = _changes(change, new, parts.old_chunk_ids, parts.moved_chunk_ids)
+        written += self._append(old, building, "changes", CHANGES, changes, tag)
+        written += self._append(old, building, SOURCES_TABLE, SOURCES, change.sources, tag)
 
         (building / "runs").mkdir()
         if change.runs is not None:
             runs = change.runs(*counts)
         else:
             runs = read_table(old / "runs", RUNS) if old else RUNS.empty_table()
-        write_parquet(runs, building / "runs" / f"part-{tag}.parquet")
+        written += write_parquet(runs, building / "runs" / f"part-{tag}.parquet")
 
         for sub in building.iterdir():
-            _fsync(sub)
-        _fsync(building)
+            fsync(sub)
+        fsync(building)
         final = self._version_dir(new)
         os.rename(building, final)
+        os.utime(final)  # its mtime is when it replaced the previous version (see _collect_garbage)
         self._point_current_at(final)
-        self._collect_garbage(keep={new, current})
-        return CommitResult(new, *counts)
+        # Without a scan (nothing to find) the new index is unknown: the next commit that needs it scans.
+        self._index = (new, parts.index) if index is not None else None
+        self._collect_garbage(new)
+        return CommitResult(new, *counts, bytes_written=written)
+
+    def _part_index(self, current: int, old: Path | None, edit: Edit) -> PartIndex | None:
+        """The current version's part index: scanned once per open dataset (the
+        lock makes this process the only writer), then kept by each commit.
+        None when the commit has nothing to find or repack (no scan then)."""
+        if self._index is not None and self._index[0] == current:
+            return self._index[1]
+        if not edit.drop and not edit.moves and not edit.rows["documents"].num_rows:
+            return None
+        index = PartIndex.scan(old)
+        self._index = (current, index)
+        return index
+
+    def _append(
+        self, old: Path | None, building: Path, name: str, schema: pa.Schema, rows: pa.Table | None, tag: str
+    ) -> int:
+        """An append-only table: the old parts linked, the new rows one more part."""
+        (building / name).mkdir()
+        if old is not None and (old / name).is_dir():
+            for part in data_parts(old / name):
+                link(part, building / name / part.name)
+        written = 0
+        if rows is not None and rows.num_rows:
+            written = write_parquet(rows, building / name / f"part-{tag}.parquet")
+        written += _compact(building / name, schema, tag)
+        _ensure_schema_part(building / name, schema, tag)
+        return written
+
+    def sources(self) -> dict[str, tuple[FileStat, str]]:
+        """What the runs saw of each input, by source key: its stat and SHA-256
+        (the latest entry per source), for skipping the hashing of unchanged files."""
+        version = self.version
+        if not version:
+            return {}
+        folder = self._version_dir(version) / SOURCES_TABLE
+        known: dict[str, tuple[FileStat, str]] = {}
+        # Parts in name order are in commit order (tags start with the run's time): later entries win.
+        for part in data_parts(folder) if folder.is_dir() else []:
+            table = pq.read_table(part, schema=SOURCES)
+            columns = [table.column(c).to_pylist() for c in ("source", "size", "mtime_ns", "inode", "sha256")]
+            for source, size, mtime_ns, inode, sha256 in zip(*columns):
+                known[source] = (FileStat(size, mtime_ns, inode), sha256)
+        return known
 
     def _existing_versions(self) -> list[int]:
         found = []
@@ -251,70 +359,6 @@ class Dataset:
             if match:
                 found.append(int(match.group(1)))
         return found
-
-    def _carry_parts(
-        self,
-        old: Path | None,
-        building: Path,
-        name: str,
-        schema: pa.Schema,
-        touched: set[str],
-        moves: Mapping[str, tuple[str, tuple[str, ...]]],
-        tag: str,
-        old_ids: dict[str, set[str]],
-        new_ids: dict[str, set[str]],
-    ) -> None:
-        """Link the parts that hold no touched document; rewrite the others
-        without the replaced and removed documents' rows (and with the moved
-        documents' new source)."""
-        if old is None:
-            return
-        touched_array = pa.array(sorted(touched), pa.string())
-        for index, part in enumerate(sorted((old / name).glob("*.parquet"))):
-            if _is_placeholder(part):
-                continue
-            if not touched or not _holds_any(part, touched_array):
-                _link(part, building / name / part.name)
-                continue
-            rows = pq.read_table(part, schema=schema)
-            hit = pc.is_in(rows.column("doc_id"), value_set=touched_array)
-            if name == "chunks":
-                gone = rows.filter(hit)
-                for doc_id, chunk_id in zip(gone.column("doc_id").to_pylist(), gone.column("chunk_id").to_pylist()):
-                    old_ids[doc_id].add(chunk_id)
-            kept = rows.filter(pc.invert(hit))
-            if moves:
-                moved = rows.filter(pc.is_in(rows.column("doc_id"), value_set=pa.array(sorted(moves), pa.string())))
-                if moved.num_rows:
-                    sources = [moves[d][0] for d in moved.column("doc_id").to_pylist()]
-                    moved = moved.set_column(
-                        moved.schema.get_field_index("source"), schema.field("source"), pa.array(sources, pa.string())
-                    )
-                    if name == "chunks":
-                        moved = _rekeyed(moved, new_ids)
-                    kept = pa.concat_tables([kept, moved])
-            if kept.num_rows:
-                write_parquet(kept, building / name / f"part-{tag}-r{index:04d}.parquet")
-
-    def _documents_after(
-        self, previous: pa.Table, change: ChangeSet, touched: set[str], moves: Mapping[str, tuple[str, tuple[str, ...]]]
-    ) -> pa.Table:
-        rows: list[dict[str, object]] = []
-        new_sources = {o.row.source for o in change.outputs if o.row.doc_id is None}
-        for row in previous.to_pylist():
-            doc_id = row["doc_id"]
-            if doc_id is None:
-                if row["source"] in change.dropped_unreadable or row["source"] in new_sources:
-                    continue
-            elif doc_id in moves:
-                source, duplicates = moves[doc_id]
-                row = {**row, "source": source, "duplicate_sources": list(duplicates)}
-            elif doc_id in touched:
-                continue
-            rows.append(row)
-        kept = pa.Table.from_pylist(rows, schema=DOCUMENTS)
-        added = pa.Table.from_batches([document_batch([o.row for o in change.outputs])], DOCUMENTS)
-        return pa.concat_tables([kept, added]).sort_by([("source", "ascending")])
 
     def _point_current_at(self, version_dir: Path) -> None:
         target = os.path.relpath(version_dir, self.root)
@@ -327,42 +371,55 @@ class Dataset:
                 staging = self.root / f".{name}.{uuid.uuid4().hex}"
                 os.symlink(os.path.join(CURRENT, name), staging)
                 os.replace(staging, link)
-        _fsync(self.root)
+        fsync(self.root)
 
-    def _collect_garbage(self, keep: set[int]) -> None:
+    def _collect_garbage(self, current: int) -> None:
+        """Remove half-built folders, and each version that a commit replaced
+        more than ``version_grace_seconds`` ago (readers may have pinned it).
+        A version was replaced when the next one was committed: that one's mtime."""
+        committed: dict[int, float] = {}
         for entry in self.versions.iterdir():
             match = _VERSION.match(entry.name)
-            if match and int(match.group(1)) in keep:
+            if match is None:
+                shutil.rmtree(entry, ignore_errors=True)  # a killed commit's .building folder
                 continue
-            shutil.rmtree(entry, ignore_errors=True)
+            try:
+                committed[int(match.group(1))] = entry.stat().st_mtime
+            except FileNotFoundError:
+                continue
+        order = sorted(committed)
+        now = time.time()
+        for older, newer in zip(order, order[1:]):
+            if older != current and now - committed[newer] >= self.version_grace_seconds:
+                shutil.rmtree(self._version_dir(older), ignore_errors=True)
         for stale in self.root.glob(f".{CURRENT}.*"):
             stale.unlink(missing_ok=True)
 
 
-def _compact(folder: Path, schema: pa.Schema, tag: str) -> None:
-    """Merge the smallest parts into one when a table has more than
-    `max_parts`: every commit adds a part, and a year of nightly runs must not
-    leave readers opening thousands of small files."""
-    max_parts = MAX_PARTS
-    parts = sorted(folder.glob("*.parquet"), key=lambda p: p.stat().st_size)
-    if len(parts) <= max_parts:
-        return
-    # Merge down to half the limit, so compaction is rare rather than every commit.
-    merge = parts[: len(parts) - max_parts // 2 + 1]
+def _compact(folder: Path, schema: pa.Schema, tag: str) -> int:
+    """Merge the smallest parts of an append-only table into one when it has
+    more than MAX_PARTS: every commit adds a part, and a year of nightly runs
+    must not leave readers opening thousands of small files. Merging down to
+    half the limit makes compaction rare rather than every commit. Returns
+    the bytes written."""
+    parts = sorted(data_parts(folder), key=lambda p: p.stat().st_size)
+    if len(parts) <= MAX_PARTS:
+        return 0
+    merge = sorted(parts[: len(parts) - MAX_PARTS // 2 + 1])  # in name (commit) order: later entries last
     merged = pa.concat_tables([pq.read_table(p, schema=schema) for p in merge])
-    write_parquet(merged, folder / f"part-{tag}-compacted.parquet")
+    written = write_parquet(merged, folder / f"part-{tag}-compacted.parquet")
     for part in merge:
         part.unlink()  # a link or a file of this version only: older versions keep theirs
+    return written
 
 
-def _holds_any(part: Path, doc_ids: pa.Array) -> bool:
-    """Does the part hold a row of one of `doc_ids`? (Reads one column.)"""
-    column = pq.read_table(part, columns=["doc_id"]).column("doc_id")
-    return bool(pc.any(pc.is_in(column, value_set=doc_ids)).as_py())
+def _rows(outputs: Iterable[DocumentOutput], name: str, schema: pa.Schema) -> pa.Table:
+    batches = [getattr(o, name) for o in outputs if getattr(o, name) is not None]
+    return pa.Table.from_batches(batches, schema) if batches else schema.empty_table()
 
 
-def _is_placeholder(part: Path) -> bool:
-    return part.name.startswith(EMPTY_PART_PREFIX)
+def _count(mask: pa.ChunkedArray) -> int:
+    return int(pc.sum(pc.cast(mask, pa.int64())).as_py() or 0)
 
 
 def _ensure_schema_part(folder: Path, schema: pa.Schema, tag: str) -> None:
@@ -370,33 +427,6 @@ def _ensure_schema_part(folder: Path, schema: pa.Schema, tag: str) -> None:
     columns (a folder with no Parquet file has no schema for pandas or DuckDB)."""
     if not any(folder.glob("*.parquet")):
         write_parquet(schema.empty_table(), folder / f"{EMPTY_PART_PREFIX}{tag}.parquet")
-
-
-def _link(source: Path, target: Path) -> None:
-    try:
-        os.link(source, target)
-    except OSError:
-        # A filesystem without hard links: a copy is slower but just as safe.
-        shutil.copy2(source, target)
-
-
-def _rekeyed(moved: pa.Table, new_ids: dict[str, set[str]]) -> pa.Table:
-    """Moved documents' chunks under the ids of their new source: the id rule
-    hashes the source key (``ragprep.chunk.chunk_id``), and the same text
-    keeps its embedding in a store's cache whatever its id."""
-    moved = moved.sort_by([("doc_id", "ascending"), ("index", "ascending")])
-    ids: list[str] = []
-    columns = moved.select(["doc_id", "source", "config_hash", "text"]).to_pydict()
-    start = 0
-    doc_ids = columns["doc_id"]
-    for end in range(1, len(doc_ids) + 1):
-        if end == len(doc_ids) or doc_ids[end] != doc_ids[start]:
-            fresh = chunk_ids(columns["source"][start], columns["config_hash"][start], columns["text"][start:end])
-            new_ids[doc_ids[start]].update(fresh)
-            ids.extend(fresh)
-            start = end
-    index = moved.schema.get_field_index("chunk_id")
-    return moved.set_column(index, moved.schema.field("chunk_id"), pa.array(ids, pa.string()))
 
 
 def _changes(

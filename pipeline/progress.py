@@ -17,7 +17,7 @@ from typing import IO, Any
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
-from ragprep.pipeline.dataset import CommitResult
+from ragprep.pipeline.dataset import CommitResult, DatasetHealth
 from ragprep.pipeline.model import DocumentOutput
 from ragprep.pipeline.run import Plan, RunSummary
 
@@ -47,6 +47,8 @@ class JsonLogReporter:
             unreadable=len(plan.unreadable),
             workers=workers,
         )
+        for skipped in plan.not_read:
+            self._emit("input_skipped", path=str(skipped.path), reason=skipped.reason)
 
     def document(self, output: DocumentOutput) -> None:
         if not self._per_document:
@@ -98,6 +100,8 @@ class RichReporter:
             f"run {run_id}: {plan.inputs} files; {len(plan.tasks)} to process, {plan.skipped} unchanged, "
             f"{len(plan.moves)} moved, {len(plan.removed)} removed; {workers} workers"
         )
+        for skipped in plan.not_read:
+            self._console.print(f"warning: not read: {skipped.path}: {skipped.reason}", style="yellow", markup=False)
         self._progress.start()
         self._task = self._progress.add_task("extracting", total=len(plan.tasks), pages=0, rate="0.0", errors="no errors")
 
@@ -147,6 +151,7 @@ def summary_fields(summary: RunSummary) -> dict[str, Any]:
     """The summary as JSON-ready fields (errors as objects, the exit code included)."""
     fields = dataclasses.asdict(summary)
     fields["seconds"] = round(summary.seconds, 3)
+    fields["not_read"] = [{"path": str(s.path), "reason": s.reason} for s in summary.not_read]
     fields["exit_code"] = summary.exit_code
     return fields
 
@@ -160,4 +165,17 @@ def summary_text(summary: RunSummary) -> str:
         f"~{summary.chunks_updated} updated (table 'changes', run {summary.run_id})",
     ]
     lines.extend(f"  failed: {e.source}: {e.error_type}: {e.message}" for e in summary.errors)
+    lines.extend(f"  not read: {s.path}: {s.reason}" for s in summary.not_read)
+    if summary.standing is not None:
+        lines.append(standing_text(summary.standing))
     return "\n".join(lines)
+
+
+def standing_text(health: DatasetHealth) -> str:
+    """What the dataset holds now, earlier runs' failures included: a rerun
+    that processed nothing must not read as if every document were fine."""
+    return (
+        f"dataset: {health.documents} documents, {health.errors} with errors "
+        f"(status = 'error' in table 'documents'{'; retry with --retry-errors' if health.errors else ''}), "
+        f"{health.empty_documents} read with no chunk, {health.warned_pages} pages with warnings"
+    )

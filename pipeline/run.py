@@ -22,11 +22,10 @@ run skips it, so every run makes progress.
 
 from __future__ import annotations
 
-import hashlib
+import dataclasses
 import secrets
 import time
 from collections.abc import Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
@@ -37,43 +36,21 @@ import pyarrow.compute as pc
 
 from ragprep.extract.errors import EncryptedPDFError
 from ragprep.pipeline.config import PipelineConfig, Settings
-from ragprep.pipeline.dataset import ChangeSet, CommitResult, Dataset
+from ragprep.pipeline.dataset import ChangeSet, CommitResult, Dataset, DatasetHealth
 from ragprep.pipeline.engine import Engine, LocalEngine
-from ragprep.pipeline.inputs import collect_inputs
+from ragprep.pipeline.hashing import Fingerprint, NotRegularFileError, ReadTimeoutError, fingerprint_files
+from ragprep.pipeline.inputs import InputError, SkippedInput, resolve_inputs
 from ragprep.pipeline.model import DocumentOutput, DocumentTask
-from ragprep.pipeline.schema import RUNS
+from ragprep.pipeline.schema import RUNS, SOURCES
 from ragprep.pipeline.sources import source_key
 from ragprep.pipeline.version import pipeline_version
 from ragprep.pipeline.worker import DocumentJob, Handler, RunContext, process_document
 
 EXIT_OK, EXIT_USAGE, EXIT_FAILURES = 0, 2, 3
-_HASH_BLOCK = 1 << 20
 
 
 def new_run_id(now: datetime) -> str:
     return f"{now:%Y%m%dT%H%M%SZ}-{secrets.token_hex(3)}"
-
-
-def file_sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as fh:
-        while block := fh.read(_HASH_BLOCK):
-            digest.update(block)
-    return digest.hexdigest()
-
-
-def hash_files(paths: Sequence[Path], threads: int = 4) -> list[tuple[str, int] | OSError]:
-    """SHA-256 and size of each file, or the OSError that prevented reading it.
-    hashlib releases the GIL on large buffers, so threads overlap the I/O."""
-
-    def one(path: Path) -> tuple[str, int] | OSError:
-        try:
-            return file_sha256(path), path.stat().st_size
-        except OSError as exc:
-            return exc
-
-    with ThreadPoolExecutor(max_workers=threads) as pool:
-        return list(pool.map(one, paths))
 
 
 @dataclass(frozen=True)
@@ -90,6 +67,8 @@ class Plan:
     # source key: they leave in the commit that brings their replacement, so
     # the change log matches unchanged chunk texts as updates, not remove + add.
     replaced_at: Mapping[str, frozenset[str]] = field(default_factory=dict)
+    stored: int = 0  # documents (with bytes) the dataset held before the run
+    not_read: tuple[SkippedInput, ...] = ()  # folder/glob matches that are not regular files
 
     def removed_in(self, commit: int, outputs: Sequence[DocumentOutput], final: bool) -> frozenset[str]:
         """Documents the given commit (1-based) removes: the vanished and the
@@ -102,9 +81,42 @@ class Plan:
         return gone.union(*(self.replaced_at.get(o.row.source, frozenset()) for o in outputs))
 
 
+def hashed_sources(keys: Sequence[str], fingerprints: Sequence[Fingerprint | OSError]) -> pa.Table:
+    """The files this run read anew, by source key, as rows of schema.SOURCES
+    for the next run's stat check."""
+    rows = [(k, f) for k, f in zip(keys, fingerprints) if isinstance(f, Fingerprint) and f.hashed and f.reusable]
+    return pa.table(
+        {
+            "source": [p for p, _ in rows],
+            "size": [f.stat.size for _, f in rows],
+            "mtime_ns": [f.stat.mtime_ns for _, f in rows],
+            "inode": [f.stat.inode for _, f in rows],
+            "sha256": [f.sha256 for _, f in rows],
+        },
+        schema=SOURCES,
+    )
+
+
+class MassRemovalError(InputError):
+    """The run would remove more of the stored documents than
+    ``pipeline.max_removal_share`` allows (and --allow-mass-removal was not given)."""
+
+
+def check_removals(plan: Plan, pipeline: PipelineConfig) -> None:
+    """Stop before anything is removed when the inputs lost more than
+    `max_removal_share` of the stored documents: a share half mounted or a
+    glob gone wrong must not empty a vector store overnight."""
+    if plan.stored and len(plan.removed) / plan.stored > pipeline.max_removal_share:
+        raise MassRemovalError(
+            f"the inputs no longer hold {len(plan.removed)} of the {plan.stored} stored documents "
+            f"(more than pipeline.max_removal_share = {pipeline.max_removal_share:.0%}); nothing was removed. "
+            "Check that every input is there (an unmounted share?), or pass --allow-mass-removal"
+        )
+
+
 def plan_run(
     paths: Sequence[Path],
-    hashes: Sequence[tuple[str, int] | OSError],
+    hashes: Sequence[Fingerprint | OSError],
     documents: pa.Table,
     context: RunContext,
     *,
@@ -121,10 +133,11 @@ def plan_run(
     for path, key, hashed in zip(paths, keys, hashes):
         if isinstance(hashed, OSError):
             message = f"{path}: cannot read: {hashed.strerror}"
-            unreadable.append(context.error(DocumentTask(str(path), "", source=key), "OSError", message, doc_id=None))
+            kind = type(hashed).__name__ if isinstance(hashed, (NotRegularFileError, ReadTimeoutError)) else "OSError"
+            unreadable.append(context.error(DocumentTask(str(path), "", source=key), kind, message, doc_id=None))
             continue
-        digest, sizes[key] = hashed
-        sources_by_doc.setdefault(digest, []).append(key)
+        sizes[key] = hashed.size
+        sources_by_doc.setdefault(hashed.sha256, []).append(key)
 
     rows = documents.to_pylist()
     stored = {row["doc_id"]: row for row in rows if row["doc_id"] is not None}
@@ -156,7 +169,9 @@ def plan_run(
         if stored[doc_id]["source"] in task_keys:
             replaced_at.setdefault(stored[doc_id]["source"], set()).add(doc_id)
     frozen = {key: frozenset(ids) for key, ids in replaced_at.items()}
-    return Plan(len(paths), tuple(tasks), skipped, moves, removed, superseded, tuple(unreadable), dropped, frozen)
+    return Plan(
+        len(paths), tuple(tasks), skipped, moves, removed, superseded, tuple(unreadable), dropped, frozen, len(stored)
+    )
 
 
 def _retry(row: dict[str, Any], pipeline: PipelineConfig, retry_errors: bool, passwords: bool) -> bool:
@@ -204,10 +219,18 @@ class RunSummary:
     chunks_updated: int
     seconds: float
     errors: tuple[DocumentError, ...] = field(default=())
+    # What the dataset holds after the run, whichever run wrote it.
+    standing: "DatasetHealth | None" = None
+    # Folder and glob matches that were not read (FIFOs, sockets, devices).
+    not_read: tuple[SkippedInput, ...] = ()
+
+    # --strict: error rows standing from earlier runs fail the run too.
+    strict: bool = False
 
     @property
     def exit_code(self) -> int:
-        return EXIT_FAILURES if self.failed else EXIT_OK
+        standing = self.standing.errors if self.standing is not None and self.strict else 0
+        return EXIT_FAILURES if self.failed or standing else EXIT_OK
 
 
 @dataclass
@@ -254,27 +277,48 @@ def run(
     keep_missing: bool = False,
     retry_errors: bool = False,
     passwords: Sequence[str] = (),
+    allow_mass_removal: bool = False,
+    strict: bool = False,
+    rehash: bool = False,
     handler: Handler = process_document,
     engine: Engine = LocalEngine(),
 ) -> RunSummary:
     """Bring the dataset at `out` up to date with `inputs` (see the module docstring).
     `passwords` are tried in turn on documents that need one (and documents
     that failed for want of one are retried); they are stored nowhere.
+    A run that would remove more than ``pipeline.max_removal_share`` of the
+    stored documents raises ``MassRemovalError`` first, unless
+    `allow_mass_removal`. `strict`: the exit code counts standing error rows too.
+    An input whose (size, mtime_ns, inode) match the last run's is not read
+    again; `rehash` reads every input.
     `handler` is what a worker does with one document (tests replace it);
     `engine` is where the workers run (this machine's pool, or Ray)."""
     started_at = datetime.now(timezone.utc)
     started = time.monotonic()
-    paths = collect_inputs(inputs)
+    found = resolve_inputs(inputs)
+    paths = found.paths
     context = RunContext(new_run_id(started_at), pipeline_version(), settings, tuple(passwords))
-    with Dataset.open(out) as dataset:
+    with Dataset.open(
+        out,
+        version_grace_seconds=settings.pipeline.version_grace_seconds,
+        documents_per_part=settings.pipeline.documents_per_part,
+    ) as dataset:
+        # The stat cache is kept by source key, as the documents are.
+        keys = [source_key(path, settings.pipeline.source_root) for path in paths]
+        seen = {} if rehash else dataset.sources()
+        known = {str(path): seen[key] for path, key in zip(paths, keys) if key in seen}
+        fingerprints = fingerprint_files(paths, timeout_seconds=settings.pipeline.read_timeout_seconds, known=known)
         plan = plan_run(
             paths,
-            hash_files(paths),
+            fingerprints,
             dataset.table("documents"),
             context,
             keep_missing=keep_missing,
             retry_errors=retry_errors,
         )
+        plan = dataclasses.replace(plan, not_read=found.skipped)
+        if not allow_mass_removal:
+            check_removals(plan, settings.pipeline)
         runs_before = dataset.table("runs")
         tally = _Tally()
         for output in plan.unreadable:
@@ -322,6 +366,7 @@ def run(
                 moves=plan.moves if first else {},
                 dropped_unreadable=plan.dropped_unreadable if first else frozenset(),
                 runs=lambda added, removed, updated: runs_table(final, added, removed, updated),
+                sources=hashed_sources(keys, fingerprints) if first else None,
             )
             result = dataset.commit(change)
             tally.added += result.added
@@ -346,6 +391,7 @@ def run(
                     if len(pending) >= every_documents or time.monotonic() - last_commit >= every_seconds:
                         commit(final=False)
         commit(final=True)
+        standing = dataset.health()
 
     summary = RunSummary(
         run_id=context.run_id,
@@ -364,6 +410,9 @@ def run(
         chunks_updated=tally.updated,
         seconds=time.monotonic() - started,
         errors=tuple(tally.errors),
+        standing=standing,
+        not_read=found.skipped,
+        strict=strict,
     )
     reporter.finish(summary)
     return summary

@@ -207,6 +207,20 @@ CHANGES = pa.schema(
     metadata={"ragprep.table": "changes", "ragprep.schema_version": SCHEMA_VERSION},
 )
 
+# Not a public table: what the runs saw of each input path, so a rerun need
+# not hash a file whose (size, mtime_ns, inode) are unchanged. Append-only;
+# the latest entry of a path wins.
+SOURCES = pa.schema(
+    [
+        pa.field("source", pa.string(), nullable=False),
+        pa.field("size", pa.int64(), nullable=False),
+        pa.field("mtime_ns", pa.int64(), nullable=False),
+        pa.field("inode", pa.uint64(), nullable=False),
+        pa.field("sha256", pa.string(), nullable=False),
+    ],
+    metadata={"ragprep.table": "sources", "ragprep.schema_version": SCHEMA_VERSION},
+)
+
 TABLES: dict[str, pa.Schema] = {
     "chunks": CHUNKS,
     "pages": PAGES,

@@ -42,6 +42,8 @@ from ragprep.chunk.tokens import Tokenizer
 from ragprep.extract.document import DocumentResult, open_document
 from ragprep.extract.errors import RagprepError
 from ragprep.pipeline.config import PipelineConfig, Settings
+# Error types of the answers the pool itself makes a job produce.
+from ragprep.pipeline.failures import MEMORY_LIMIT_ERROR, TIMEOUT_ERROR, WORKER_DIED_ERROR
 from ragprep.pipeline.model import DocumentOutput, DocumentRow, DocumentTask
 from ragprep.pipeline.records import chunk_batch, page_batch, table_batch
 
@@ -57,10 +59,6 @@ class WorkerStartError(RagprepError):
     """Worker processes cannot start, so no document can be read."""
 
 
-# Error types of the answers the pool itself makes a job produce.
-TIMEOUT_ERROR = "TimeoutError"
-MEMORY_LIMIT_ERROR = "MemoryLimitError"
-WORKER_DIED_ERROR = "WorkerDiedError"
 
 
 def memory_limit_message(max_memory_mb: int) -> str:

@@ -6,13 +6,17 @@ them by module name.
 
 from __future__ import annotations
 
+import hashlib
 import os
 import time
+from datetime import datetime, timezone
 from pathlib import Path
 
+import pyarrow as pa
 from pdfbuilder import PdfBuilder, literal
 
-from ragprep.pipeline.model import DocumentOutput, DocumentTask
+from ragprep.pipeline.model import DocumentOutput, DocumentRow, DocumentTask
+from ragprep.pipeline.schema import CHUNKS, PAGES
 from ragprep.pipeline.worker import RunContext, process_document
 
 WORDS = (
@@ -115,3 +119,73 @@ def misbehave(task: DocumentTask, context: RunContext, tokenizer) -> DocumentOut
         if marker in name:
             return handler(task, context, tokenizer)
     return process_document(task, context, tokenizer)
+
+
+# --------------------------------------------------------------------------- synthetic outputs for the commit layer
+
+
+def _filler(field: pa.Field, count: int) -> pa.Array:
+    """`count` plain values of a column no synthetic document sets: zeros, empty text, empty lists."""
+    kind = field.type
+    if pa.types.is_list(kind):
+        return pa.array([[] for _ in range(count)], kind)
+    if pa.types.is_string(kind):
+        return pa.array([""] * count, kind)
+    if pa.types.is_boolean(kind):
+        return pa.array([False] * count, kind)
+    if pa.types.is_timestamp(kind):
+        return pa.array([datetime(2026, 1, 1, tzinfo=timezone.utc)] * count, kind)
+    return pa.array([0] * count, kind)
+
+
+def _batch(schema: pa.Schema, columns: dict[str, list]) -> pa.RecordBatch:
+    count = len(next(iter(columns.values())))
+    arrays = [pa.array(columns[f.name], f.type) if f.name in columns else _filler(f, count) for f in schema]
+    return pa.RecordBatch.from_arrays(arrays, schema=schema)
+
+
+def synthetic_bytes(number: int, version: int = 0) -> bytes:
+    """The made-up file content whose SHA-256 is synthetic document `number`'s doc_id."""
+    return f"%PDF-synthetic {number}:{version}\n".encode()
+
+
+def synthetic_output(
+    number: int,
+    *,
+    version: int = 0,
+    chunks: int = 3,
+    run_id: str = "synthetic",
+    source: str | None = None,
+    config_hash: str = "synthetic",
+    pipeline_version: str = "0",
+) -> DocumentOutput:
+    """A worker's answer for a made-up one-page document `number` (its bytes,
+    ``synthetic_bytes``, change with `version`): rows of the real schemas, no
+    PDF read. For exercising the commit layer at corpus scale without extracting."""
+    source = source or f"corpus/doc-{number:06d}.pdf"
+    doc_id = hashlib.sha256(synthetic_bytes(number, version)).hexdigest()
+    words = " ".join(WORDS[(number * 7 + version + k) % len(WORDS)] for k in range(60))
+    chunk_ids = [hashlib.sha256(f"{doc_id}:{i}".encode()).hexdigest() for i in range(chunks)]
+    chunk_rows = _batch(
+        CHUNKS,
+        {
+            "chunk_id": chunk_ids,
+            "doc_id": [doc_id] * chunks,
+            "source": [source] * chunks,
+            "index": list(range(chunks)),
+            "text": [f"{i}: {words}" for i in range(chunks)],
+            "n_tokens": [60] * chunks,
+            "tokenizer": ["cl100k_base"] * chunks,
+            "page_start": [1] * chunks,
+            "page_end": [1] * chunks,
+        },
+    )
+    page_rows = _batch(PAGES, {"doc_id": [doc_id], "source": [source], "page": [1], "text": [words * chunks]})
+    row = DocumentRow(
+        doc_id=doc_id, source=source, duplicate_sources=[], bytes=4096 + number, pages=1, producer="synthetic",
+        tagged=False, status="ok", error_type=None, error_message=None, error_page=None, attempts=1,
+        chunks=chunks, seconds=0.01, mode="auto", pipeline_version=pipeline_version, config_hash=config_hash,
+        run_id=run_id,
+        processed_at=datetime(2026, 1, 1, tzinfo=timezone.utc),
+    )  # fmt: skip
+    return DocumentOutput(row, chunk_rows, page_rows)

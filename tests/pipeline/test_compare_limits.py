@@ -195,10 +195,13 @@ def test_the_cli_takes_the_limits_from_the_pipeline_table(tmp_path, monkeypatch)
     assert calls == [(len(paths), limits, 3), (len(paths), limits, 2)]
 
 
-def test_workers_that_cannot_start_exit_1_with_why(tmp_path):
+def test_workers_that_cannot_start_exit_1_with_why(tmp_path, monkeypatch):
     three_documents(tmp_path / "in", "doc-b.pdf")
     config = tmp_path / "broken.toml"
     # A worker loads the tokenizer before it says it is ready; this one cannot.
+    # The configuration check at load would stop it first: here the parent
+    # accepts the encoding (as with a tokenizer cache only the parent sees).
+    monkeypatch.setattr("ragprep.chunk.tokens.encoding_problem", lambda name: None)
     config.write_text('[chunk]\nencoding = "no_such_encoding"\n', encoding="utf-8")
     result = runner.invoke(app, [str(tmp_path / "in"), "--config", str(config), "--workers", "1"])
     assert result.exit_code == 1

@@ -70,13 +70,16 @@ def test_a_document_past_the_memory_limit_is_an_error_row(tmp_path):
     assert all(docs[f"doc-0{i}.pdf"]["status"] == "ok" for i in range(3))
 
 
-def test_workers_that_cannot_start_stop_the_run_instead_of_failing_every_document(tmp_path):
+def test_workers_that_cannot_start_stop_the_run_instead_of_failing_every_document(tmp_path, monkeypatch):
     from ragprep.chunk import ChunkConfig
     from ragprep.pipeline.worker import WorkerStartError
 
     folder = tmp_path / "in"
     write_corpus(folder, 2)
     # The worker loads the tokenizer before it says it is ready; this one cannot.
+    # The configuration check at load would stop it first: here the parent
+    # accepts the encoding (as with a tokenizer cache only the parent sees).
+    monkeypatch.setattr("ragprep.chunk.tokens.encoding_problem", lambda name: None)
     broken = Settings(chunk=ChunkConfig(encoding="no_such_encoding"), pipeline=PipelineConfig(workers=2))
     with pytest.raises(WorkerStartError, match="could not start"):
         run([str(folder)], tmp_path / "ds", broken, QuietReporter())
