@@ -77,11 +77,14 @@ class TableFormat(str, Enum):
 def _load_config(path: Path | None) -> ExtractConfig:
     """The [extract] settings of `path`; the whole file is checked, so a bad
     [chunk] or [pipeline] value is an error here too, as in `ragprep run`."""
-    from ragprep.pipeline.config import Settings
     from ragprep.extract import ConfigError, ExtractConfig
 
+    if path is None:
+        return ExtractConfig()  # no config: nothing of chunk or pipeline needs loading
+    from ragprep.pipeline.config import Settings
+
     try:
-        return Settings.load(path).extract if path else ExtractConfig()
+        return Settings.load(path).extract
     except ConfigError as exc:
         raise fail(str(exc), EXIT_USAGE) from None
 

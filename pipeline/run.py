@@ -298,13 +298,14 @@ def run(
     found = resolve_inputs(inputs)
     paths = found.paths
     context = RunContext(new_run_id(started_at), pipeline_version(), settings, tuple(passwords))
+    # The stat cache is kept by source key, as the documents are; keyed before the
+    # dataset is opened, so an input outside the source root touches nothing.
+    keys = [source_key(path, settings.pipeline.source_root) for path in paths]
     with Dataset.open(
         out,
         version_grace_seconds=settings.pipeline.version_grace_seconds,
         documents_per_part=settings.pipeline.documents_per_part,
     ) as dataset:
-        # The stat cache is kept by source key, as the documents are.
-        keys = [source_key(path, settings.pipeline.source_root) for path in paths]
         seen = {} if rehash else dataset.sources()
         known = {str(path): seen[key] for path, key in zip(paths, keys) if key in seen}
         fingerprints = fingerprint_files(paths, timeout_seconds=settings.pipeline.read_timeout_seconds, known=known)
