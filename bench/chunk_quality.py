@@ -34,7 +34,7 @@ def file_stats(path: str, mode: str) -> dict:
     data = Path(path).read_bytes()
     result = extract_document(data, mode=mode)
     cfg = ChunkConfig()
-    tok = Tokenizer.load(cfg.encoding)
+    tok = Tokenizer.load(cfg.tokenizer_name)
     chunks = chunk_document(result, doc_id=document_id(data), source=path, config=cfg, tokenizer=tok)
     out: dict = defaultdict(lambda: defaultdict(float))
     for c in chunks:

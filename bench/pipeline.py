@@ -60,7 +60,7 @@ from ragprep.pipeline.run import pipeline_version
 from ragprep.pipeline.worker import RunContext, process_document
 settings = Settings(mode=sys.argv[2])
 context = RunContext("bench", pipeline_version(), settings)
-tokenizer = Tokenizer.load(settings.chunk.encoding)
+tokenizer = Tokenizer.load(settings.chunk.tokenizer_name)
 # Resident now (KiB): the worker ready for work, tokenizer loaded.
 before = next(int(l.split()[1]) for l in open("/proc/self/status") if l.startswith("VmRSS:"))
 output = process_document(DocumentTask(sys.argv[1], file_sha256(sys.argv[1])), context, tokenizer)

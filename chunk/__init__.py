@@ -20,6 +20,7 @@ from ragprep.chunk.blocks import PAGE_SEPARATOR, document_text
 from ragprep.chunk.chunker import chunk_document, chunk_file, chunk_id, chunk_ids, document_id
 from ragprep.chunk.config import ChunkConfig, config_hash
 from ragprep.chunk.model import Chunk, PageBox
+from ragprep.chunk.model_tokens import model_folder
 from ragprep.chunk.normalise import boilerplate_key, count_undecodable, normalise, normaliser
 from ragprep.chunk.tokens import Tokenizer, load_encoding
 
@@ -39,6 +40,7 @@ __all__ = [
     "document_id",
     "document_text",
     "load_encoding",
+    "model_folder",
     "normalise",
     "normaliser",
 ]

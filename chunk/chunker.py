@@ -64,12 +64,12 @@ def chunk_document(
     ``extract_config`` and ``mode`` (the reading mode the result was requested
     in) only enter the config hash, and so the chunk ids; pass the ones the
     result was extracted with. ``tokenizer`` may be given to reuse a loaded
-    encoding across documents; it must match ``config.encoding``.
+    encoding across documents; it must match ``config.tokenizer_name``.
     """
     config = config or ChunkConfig()
-    tok = tokenizer or Tokenizer.load(config.encoding)
-    if tok.name != config.encoding:
-        raise ValueError(f"tokenizer {tok.name!r} does not match chunk.encoding {config.encoding!r}")
+    tok = tokenizer or Tokenizer.load(config.tokenizer_name)
+    if tok.name != config.tokenizer_name:
+        raise ValueError(f"tokenizer {tok.name!r} does not match the chunk settings' {config.tokenizer_name!r}")
     cfg_hash = config_hash(config, extract_config, mode)
     pages = result.pages
     text, bases = document_text(pages)
@@ -107,7 +107,7 @@ def chunk_document(
                 index=n,
                 text=chunk_text,
                 n_tokens=packer.count(span.prefix, span.start, span.end),  # == tokens of chunk_text
-                tokenizer=config.encoding,
+                tokenizer=config.tokenizer_name,
                 page_start=page_start,
                 page_end=page_end,
                 char_start=span.start,

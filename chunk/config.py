@@ -39,6 +39,10 @@ class ChunkConfig:
     overlap_tokens: int = setting(64, ge=0)
     # tiktoken encoding; cl100k_base is served from the bundled offline copy.
     encoding: str = setting("cl100k_base", check=_loadable_encoding)
+    # Count tokens with this instead of `encoding` when set: an embedding model's
+    # own tokenizer ("sentence-transformers:all-MiniLM-L6-v2", "tokenizers:PATH")
+    # so max_tokens is its window, or "tiktoken:NAME".
+    tokenizer: str = ""
     # A table split across chunks gets its header row (TH cells) on top of each part.
     repeat_table_header: bool = True
     # Join "infor-\nmation" when the next line starts lowercase.
@@ -62,6 +66,11 @@ class ChunkConfig:
                 f"chunk.overlap_tokens must be >= 0 and < max_tokens ({self.max_tokens}), "
                 f"got {self.overlap_tokens!r}"
             )
+
+    @property
+    def tokenizer_name(self) -> str:
+        """What token counts use (and chunks record): `tokenizer`, else `encoding`."""
+        return self.tokenizer or self.encoding
 
     def replace(self, **changes: Any) -> "ChunkConfig":
         return self.from_mapping({**dataclasses.asdict(self), **changes})

@@ -20,11 +20,11 @@ SEPARATORS = [r"\n[ \t]*\n", r"(?<=[.!?])\s+", r"\n", r"(?<=[;:])\s+", r"\s+"]
 
 
 def splitter(tokenizer: Tokenizer, piece_tokens: int) -> RecursiveCharacterTextSplitter:
-    return RecursiveCharacterTextSplitter.from_tiktoken_encoder(
-        encoding_name=tokenizer.registry_name,
+    # Measured with the chunk's own tokenizer (tiktoken or a model's), as the packer measures.
+    return RecursiveCharacterTextSplitter(
         chunk_size=piece_tokens,
         chunk_overlap=0,
-        disallowed_special=(),
+        length_function=tokenizer.count,
         separators=SEPARATORS,
         is_separator_regex=True,
         keep_separator="end",

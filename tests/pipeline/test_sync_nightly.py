@@ -138,3 +138,29 @@ def test_nightly_build_sync_edit_rerun_sync_on_real_pdfs(tmp_path, corpus, model
     assert kept_ids and all(i in before for i in kept_ids)
     assert any(r["source"] == edited for r in chunk_table(out).to_pylist() if r["chunk_id"] in before)
     cache.close()
+
+
+def test_sync_counts_chunks_over_the_model_window_and_model_sized_chunks_have_none(tmp_path, corpus, model):
+    from transformers import AutoTokenizer
+
+    from ragprep.chunk import ChunkConfig, model_folder
+
+    reference = AutoTokenizer.from_pretrained(model_folder("all-MiniLM-L6-v2"))
+    inputs = tmp_path / "corpus"
+    inputs.mkdir()
+    for name in FIRST[:2]:
+        shutil.copy(corpus / name, inputs / Path(name).name)
+    sized = ChunkConfig(tokenizer="sentence-transformers:all-MiniLM-L6-v2", max_tokens=256, overlap_tokens=32)
+    for label, chunk in (("default", ChunkConfig()), ("sized", sized)):
+        out = tmp_path / label
+        run([str(inputs)], out, Settings(chunk=chunk, pipeline=PipelineConfig(workers=2)), QuietReporter())
+        cache = EmbeddingCache(tmp_path / f"{label}.sqlite")
+        summary = sync(out, open_store(f"lancedb:{tmp_path / label}-store"), model, SyncConfig(), cache)
+        cache.close()
+        texts = {r["text"] for r in kept(chunk_table(out), SyncConfig()).to_pylist()}
+        over = sum(len(reference(t)["input_ids"]) > 256 for t in texts)
+        assert summary.embedded == len(texts) and summary.truncated == over
+        if label == "default":
+            assert over > len(texts) // 2  # 512 cl100k tokens overflow most windows
+        else:
+            assert over == 0

@@ -1,0 +1,60 @@
+"""chunk.tokenizer: chunks sized in an embedding model's own word pieces, so they
+fit its window (all-MiniLM-L6-v2 reads 256, special tokens included)."""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+import pytest
+from chunkdocs import B, check_slices, doc
+from transformers import AutoTokenizer
+
+from ragprep.chunk import ChunkConfig, Tokenizer, chunk_document, config_hash, model_folder
+from ragprep.extract.errors import ConfigError
+
+MODEL = "sentence-transformers:all-MiniLM-L6-v2"
+DOC_ID = hashlib.sha256(b"model tokenizer").hexdigest()
+# Long words cost a model several word pieces each where cl100k needs few.
+WORDS = "electroencephalography photosynthesis Zwischenstaatlichkeit 3.14159 anti-disestablishmentarianism".split()
+
+
+def paragraphs() -> list[B]:
+    return [B(" ".join(f"{WORDS[(k + i) % len(WORDS)]}{k}" for i in range(60)) + ".") for k in range(12)]
+
+
+@pytest.fixture(scope="module")
+def reference():
+    """The model's tokenizer as transformers loads it: the count the model sees."""
+    return AutoTokenizer.from_pretrained(model_folder("all-MiniLM-L6-v2"))
+
+
+def test_chunks_counted_with_the_model_tokenizer_fit_its_window(reference):
+    result = doc(paragraphs())
+    config = ChunkConfig(tokenizer=MODEL, max_tokens=256, overlap_tokens=32)
+    chunks = chunk_document(result, doc_id=DOC_ID, source="m.pdf", config=config)
+    check_slices(result, chunks)
+    assert len(chunks) > 3
+    for c in chunks:
+        seen = len(reference(c.text)["input_ids"])  # [CLS] ... [SEP]
+        assert c.n_tokens == seen <= 256
+        assert c.tokenizer == MODEL
+    # The default budget in cl100k tokens overflows the model's window.
+    default = chunk_document(result, doc_id=DOC_ID, source="m.pdf", config=ChunkConfig())
+    assert any(len(reference(c.text)["input_ids"]) > 256 for c in default)
+
+
+def test_a_tokenizer_json_path_counts_as_the_model_and_the_setting_enters_the_ids():
+    path = Path(model_folder("all-MiniLM-L6-v2")) / "tokenizer.json"
+    by_file = Tokenizer.load(f"tokenizers:{path}")
+    by_model = Tokenizer.load(MODEL)
+    text = "Zwischenstaatlichkeit of photosynthesis, 3.14159."
+    assert by_file.count(text) == by_model.count(text) > len(text.split()) + 2
+    assert config_hash(ChunkConfig(tokenizer=MODEL)) != config_hash(ChunkConfig())
+    assert Tokenizer.load("tiktoken:cl100k_base").count(text) == Tokenizer.load("cl100k_base").count(text)
+
+
+@pytest.mark.parametrize("spec", ["sentence-transformers:no-such-model", "tokenizers:/no/such/tokenizer.json"])
+def test_a_tokenizer_that_cannot_be_loaded_is_a_config_error_naming_the_key(spec):
+    with pytest.raises(ConfigError, match="chunk.tokenizer"):
+        Tokenizer.load(spec)
