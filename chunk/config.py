@@ -30,6 +30,12 @@ def _loadable_encoding(name: str) -> str | None:
 UNICODE_FORMS = ("ligatures", "nfkc", "none")
 
 
+def _known_unicode_form(value: str) -> str | None:
+    if value in UNICODE_FORMS:
+        return None
+    return f"must be one of {', '.join(UNICODE_FORMS)}, got {value!r}"
+
+
 @dataclass(frozen=True)
 class ChunkConfig:
     # Token budget of one chunk, overlap and header prefix included.
@@ -49,17 +55,13 @@ class ChunkConfig:
     dehyphenate: bool = True
     # Compatibility characters in chunk text (ragprep.chunk.normalise): "ligatures"
     # expands ligatures and compatibility spaces, "nfkc" applies all of NFKC, "none" keeps them.
-    unicode_form: str = "ligatures"
+    unicode_form: str = setting("ligatures", check=_known_unicode_form)
     # A block whose digit-masked text recurs on at least this share of the
     # document's pages (and on two pages at least) is boilerplate.
     boilerplate_min_share: float = setting(0.5, gt=0, le=1.0)
 
     def __post_init__(self) -> None:
         check_settings(self, "chunk")
-        if self.unicode_form not in UNICODE_FORMS:
-            raise ConfigError(f"chunk.unicode_form must be one of {', '.join(UNICODE_FORMS)}, got {self.unicode_form!r}")
-        if self.max_tokens < 1:
-            raise ConfigError(f"chunk.max_tokens must be positive, got {self.max_tokens!r}")
         # Overlap must leave room for new text, or packing could not advance.
         if self.overlap_tokens >= self.max_tokens:
             raise ConfigError(
