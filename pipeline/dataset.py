@@ -336,20 +336,28 @@ class Dataset:
         _ensure_schema_part(building / name, schema, tag)
         return written
 
-    def sources(self) -> dict[str, tuple[FileStat, str]]:
-        """What the runs saw of each input, by source key: its stat and SHA-256
-        (the latest entry per source), for skipping the hashing of unchanged files."""
+    def sources(self) -> dict[str, dict[FileStat, str]]:
+        """What the runs saw of each input, by source key: each stat it was seen
+        with and the SHA-256 read at that stat, for skipping the hashing of
+        unchanged files. Part names do not give commit order once compaction
+        has merged parts of several commits, so no entry is taken as the
+        latest: a stat seen with two different hashes is left out (the file
+        is read again)."""
         version = self.version
         if not version:
             return {}
         folder = self._version_dir(version) / SOURCES_TABLE
-        known: dict[str, tuple[FileStat, str]] = {}
-        # Parts in name order are in commit order (tags start with the run's time): later entries win.
+        known: dict[str, dict[FileStat, str]] = {}
+        ambiguous: set[tuple[str, FileStat]] = set()
         for part in data_parts(folder) if folder.is_dir() else []:
             table = pq.read_table(part, schema=SOURCES)
             columns = [table.column(c).to_pylist() for c in ("source", "size", "mtime_ns", "inode", "sha256")]
             for source, size, mtime_ns, inode, sha256 in zip(*columns):
-                known[source] = (FileStat(size, mtime_ns, inode), sha256)
+                stat = FileStat(size, mtime_ns, inode)
+                if known.setdefault(source, {}).setdefault(stat, sha256) != sha256:
+                    ambiguous.add((source, stat))
+        for source, stat in ambiguous:
+            del known[source][stat]
         return known
 
     def _existing_versions(self) -> list[int]:

@@ -88,12 +88,12 @@ def _hash_open(path: str | Path) -> tuple[str, FileStat]:
         return digest.hexdigest(), FileStat.of(before)
 
 
-def _fingerprint(path: Path, known: Mapping[str, tuple[FileStat, str]]) -> Fingerprint:
+def _fingerprint(path: Path, known: Mapping[str, Mapping[FileStat, str]]) -> Fingerprint:
     seen = known.get(str(path))
-    if seen is not None:
+    if seen:
         now = FileStat.of(os.stat(path))
-        if now == seen[0]:
-            return Fingerprint(seen[1], now, hashed=False)
+        if now in seen:
+            return Fingerprint(seen[now], now, hashed=False)
     started = time.time_ns()
     digest, file_stat = _hash_open(path)
     return Fingerprint(digest, file_stat, reusable=file_stat.mtime_ns < started - RACY_NANOSECONDS)
@@ -103,13 +103,13 @@ def fingerprint_files(
     paths: Sequence[Path],
     *,
     timeout_seconds: float,
-    known: Mapping[str, tuple[FileStat, str]] | None = None,
+    known: Mapping[str, Mapping[FileStat, str]] | None = None,
     threads: int = 4,
 ) -> list[Fingerprint | OSError]:
     """A fingerprint of each file, or the OSError that prevented reading it
     (``ReadTimeoutError`` past `timeout_seconds` for one file).
-    `known`: source -> (stat, sha256) from the last run; a file whose stat is
-    unchanged is not read. hashlib releases the GIL on large buffers, so the
+    `known`: source -> {stat: sha256} from earlier runs; a file whose stat is
+    one of those is not read. hashlib releases the GIL on large buffers, so the
     threads overlap the I/O."""
     known = known or {}
     results: list[Fingerprint | OSError | None] = [None] * len(paths)

@@ -8,12 +8,14 @@ import os
 from pathlib import Path
 
 import pyarrow as pa
+import pytest
 import pyarrow.dataset as pads
 from pipelinedocs import report_pdf, synthetic_output, write_corpus
 
 from ragprep.pipeline.config import PipelineConfig, Settings
 from ragprep.pipeline.dataset import ChangeSet, Dataset, snapshot
 from ragprep.pipeline.progress import QuietReporter
+from ragprep.pipeline import run as run_module
 from ragprep.pipeline.run import run
 
 PER_PART = 4
@@ -127,7 +129,18 @@ def test_a_dataset_with_parts_not_keyed_by_document_is_rewritten_once_and_stays_
     dataset.close()
 
 
-def test_a_rerun_trusts_an_unchanged_stat_and_rehash_reads_every_file(tmp_path):
+# Run ids of runs started in the same second sort by their random suffix, so a
+# later run's parts may sort before an earlier run's (and compaction mixes commits).
+RUN_IDS = {
+    "ascending": ["20261201T000000Z-000001", "20261201T000000Z-000002", "20261201T000000Z-000003", "20261201T000000Z-000004"],
+    "descending": ["20261201T000000Z-ffffff", "20261201T000000Z-fffffe", "20261201T000000Z-fffffd", "20261201T000000Z-fffffc"],
+}
+
+
+@pytest.mark.parametrize("order", RUN_IDS)
+def test_a_rerun_trusts_an_unchanged_stat_and_rehash_reads_every_file(tmp_path, monkeypatch, order):
+    ids = iter(RUN_IDS[order])
+    monkeypatch.setattr(run_module, "new_run_id", lambda now: next(ids))
     corpus = tmp_path / "in"
     a, b = write_corpus(corpus, 2)
     for path in (a, b):  # written a while ago: a stat taken just after a write is not trusted (racy)
