@@ -8,26 +8,27 @@ the same words as ``ragprep compare``); a file's score is the sum of its pages' 
 sum of their reference lengths. Pages structure mode cannot read, or with under 10 words,
 are not scored.
 
-Candidates:
-- ``stream`` and ``layout`` as shipped (``extract_pages``): the issue's comparison.
-- ``stream_content``: stream order over the glyphs layout reads, i.e. without the running
-  headers and footers layout leaves out (``Document.running_glyphs``);
-- ``layout_order``: layout with running-head removal off, over the glyphs stream reads;
-- ``pymupdf``: PyMuPDF ``get_text(sort=True)`` when installed (its "natural reading order").
+Files. Every scored file is read as it is (``original``: layout never consults the tree) and as
+its scrambled twins (``bench/twins.py``: structure removed, the text repainted reversed, with
+the columns interleaved line by line, shuffled, furniture first, x position first), built in a
+temporary folder. A twin whose render differs from its original's is reported and not scored.
+The reference of every variant is the original's structure text.
 
-Why the two same-glyph pairs: LCS over the reference's length rewards extra words that
-happen to match elsewhere in the reference. A running footer "1 of 4" kept by stream mode
-matches a "1", an "of", a "4" of the body somewhere, so dropping it can lower a score by a
-few words even where the author's tree marks it as an artifact. Order is compared on the
-same glyphs: layout against ``stream_content``, and ``layout_order`` against ``stream``.
+Candidates, on every variant:
+- ``stream`` and ``layout`` as shipped (``extract_pages``; layout leaves running heads out);
+- ``layout_order``: layout with running-head removal off, over the glyphs stream reads;
+- peers, where installed: ``pdftotext`` (poppler-utils, its default reading order),
+  ``pymupdf`` (``get_text(sort=True)``), ``pymupdf4llm`` (``to_markdown``, page chunks) and
+  ``pdfminer`` (pdfminer.six ``extract_text``, default LAParams).
 
 Speed. Stream and layout mode over whole documents (``extract_pages``, so layout includes
-its running-head pass), file by file alternately, best of ``--repeat``; reported as layout's
-speed relative to stream (target ≥ 0.7x), on the scored files and on ``multicolumn/*``.
+its running-head pass), file by file alternately, best of ``--repeat``, on the originals and
+their twins; reported as layout's speed relative to stream (target >= 0.7x).
 
-    python bench/layout.py                         # scores + speed (~1 min)
+    python bench/layout.py                         # scores + speed (several minutes)
     python bench/layout.py --no-speed --format json
     python bench/layout.py --files 'tagged/lualatex-*' --pages   # per-page scores too
+    python bench/layout.py --variants original,shuffled --peers none
 
 Not part of CI; see bench/README.md.
 """
@@ -35,20 +36,25 @@ Not part of CI; see bench/README.md.
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
+import shutil
 import statistics
+import subprocess
 import sys
+import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 if __package__ in (None, ""):  # run as `python bench/layout.py`: make `bench` importable
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench._corpus import DEFAULT_CORPUS, BenchError, CorpusFile, quiet_peers, run_cli, select_files  # noqa: E402
+from bench._corpus import DEFAULT_CORPUS, PEERS, BenchError, CorpusFile, quiet_peers, run_cli, select_files  # noqa: E402
 from bench._metrics import tokenize  # noqa: E402
+from bench.twins import SCRAMBLES, make_twin, pixel_difference, render  # noqa: E402
 from ragprep.extract import ExtractConfig, RagprepError, open_document  # noqa: E402
-from ragprep.extract.reading import read_stream  # noqa: E402
 from ragprep.pipeline.compare.metrics import lcs_length  # noqa: E402
 
 # The tagged files whose pages set text in columns or beside sidebars (MANIFEST notes), with
@@ -70,15 +76,16 @@ SCORED_FILES = ",".join(
 )
 SPEED_FILES = "multicolumn/*"
 MIN_REFERENCE_WORDS = 10
-CANDIDATES = ("stream", "stream_content", "layout_order", "layout", "pymupdf")
-# (candidate, compared with, on what) for the target lines.
-COMPARISONS = (
-    ("layout", "stream", "as shipped"),
-    ("layout", "stream_content", "same glyphs, running heads left out"),
-    ("layout_order", "stream", "same glyphs, running heads kept"),
-)
-TARGET_MEAN = 0.95
+VARIANTS = ("original", *SCRAMBLES)
+OURS = ("stream", "layout_order", "layout")
+PEER_NAMES = ("pdftotext", "pymupdf", "pymupdf4llm", "pdfminer")
+# A twin whose render differs from its original's on more than this share of pixels does
+# not show the same page, and is not scored.
+RENDER_TOLERANCE = 0.001
+TARGET_SCRAMBLED = 0.97
 TARGET_SPEED = 0.7
+
+PageTexts = Callable[[Path], list[str]]
 
 
 @dataclass
@@ -89,9 +96,11 @@ class PageScore:
 
 
 @dataclass
-class FileScore:
+class VariantScore:
     file: str
+    variant: str
     pages: list[PageScore] = field(default_factory=list)
+    render: float = 0.0  # worst page's share of differing pixels against the original
     error: str | None = None
 
     @property
@@ -105,47 +114,166 @@ class FileScore:
         return sum(v for v in lcs if v is not None) / self.words
 
 
-def _pymupdf_pages(path: Path) -> list[str] | None:
-    try:
-        import pymupdf
-    except ImportError:
-        return None
-    pymupdf.TOOLS.mupdf_display_errors(False)
+# --------------------------------------------------------------------------- peers
+
+
+def _pdftotext(path: Path) -> list[str]:
+    out = subprocess.run(["pdftotext", "-enc", "UTF-8", str(path), "-"], capture_output=True, check=True)
+    return out.stdout.decode("utf-8", "replace").split("\f")
+
+
+def _pymupdf_sorted(path: Path) -> list[str]:
+    import pymupdf
+
     with pymupdf.open(path) as doc:
         return [page.get_text(sort=True) for page in doc]
 
 
-def score_file(corpus_file: CorpusFile) -> FileScore:
-    report = FileScore(corpus_file.rel)
-    path = corpus_file.path
+def _pymupdf4llm(path: Path) -> list[str]:
+    import pymupdf4llm
+
+    return [chunk["text"] for chunk in pymupdf4llm.to_markdown(str(path), page_chunks=True, show_progress=False)]
+
+
+def available_peers(names: tuple[str, ...]) -> dict[str, PageTexts]:
+    """The peers of `names` that are installed here."""
+    found: dict[str, PageTexts] = {}
+    for name in names:
+        try:
+            if name == "pdftotext":
+                if shutil.which("pdftotext"):
+                    found[name] = _pdftotext
+            elif name == "pymupdf":
+                import pymupdf
+
+                pymupdf.TOOLS.mupdf_display_errors(False)
+                found[name] = _pymupdf_sorted
+            elif name == "pymupdf4llm":
+                import pymupdf4llm  # noqa: F401
+
+                found[name] = _pymupdf4llm
+            elif name == "pdfminer":
+                found[name] = PEERS["pdfminer"][1]()
+        except ImportError:
+            print(f"  {name} is not installed: left out", file=sys.stderr)
+    return found
+
+
+class PeerCache:
+    """Peer texts by file content: the peers do not change between runs of this bench."""
+
+    def __init__(self, folder: Path | None) -> None:
+        self.folder = folder
+        if folder is not None:
+            folder.mkdir(parents=True, exist_ok=True)
+
+    def pages(self, name: str, run: PageTexts, path: Path) -> list[str] | None:
+        target = None
+        if self.folder is not None:
+            digest = hashlib.sha256(path.read_bytes()).hexdigest()[:24]
+            target = self.folder / f"{digest}.{name}.json"
+            if target.is_file():
+                return json.loads(target.read_text(encoding="utf-8"))
+        try:
+            pages = run(path)
+        except Exception as exc:  # a peer failing on a file says nothing about layout
+            print(f"  {name} failed on {path.name}: {exc}", file=sys.stderr)
+            return None
+        if target is not None:
+            target.write_text(json.dumps(pages, ensure_ascii=False), encoding="utf-8")
+        return pages
+
+
+# --------------------------------------------------------------------------- scoring
+
+
+def references(path: Path, max_pages: int | None) -> dict[int, list[str]]:
+    """Structure text (the author's order) of the pages structure mode reads, as words;
+    the first `max_pages` of them when given."""
+    found: dict[int, list[str]] = {}
+    with open_document(path) as doc:
+        for n in range(1, doc.page_count + 1):
+            if max_pages is not None and len(found) >= max_pages:
+                break
+            page = doc.extract_page(n, "structure")
+            if page.mode == "structure":
+                words = tokenize(page.text)
+                if len(words) >= MIN_REFERENCE_WORDS:
+                    found[n] = words
+    return found
+
+
+def _ours(path: Path, numbers: list[int]) -> dict[str, dict[int, str]]:
+    """Stream, layout without running-head removal, and layout as shipped (its running
+    heads decided over the whole document) on pages `numbers`."""
     order_only = ExtractConfig(running_artifacts=False)
+    with open_document(path) as doc, open_document(path, config=order_only) as plain:
+        return {
+            "stream": {p.page: p.text for p in plain.extract_pages(numbers, "stream")},
+            "layout_order": {p.page: p.text for p in plain.extract_pages(numbers, "layout")},
+            # Running heads are decided over the whole document, as shipped.
+            "layout": {
+                p.page: p.text for p in doc.extract_pages(range(1, doc.page_count + 1), "layout") if p.page in numbers
+            },
+        }
+
+
+def score_variant(
+    rel: str, variant: str, path: Path, refs: dict[int, list[str]], peers: dict[str, PageTexts], cache: PeerCache
+) -> VariantScore:
+    report = VariantScore(rel, variant)
     try:
-        pymupdf_pages = _pymupdf_pages(path)
-        with open_document(path) as doc, open_document(path, config=order_only) as plain:
-            numbers = range(1, doc.page_count + 1)
-            shipped = doc.extract_pages(numbers, "layout")
-            running = doc.running_glyphs(numbers)
-            for n in numbers:
-                as_tagged = doc.extract_page(n, "structure")
-                if as_tagged.mode != "structure":
-                    continue
-                reference = tokenize(as_tagged.text)
-                if len(reference) < MIN_REFERENCE_WORDS:
-                    continue
-                table = plain.page_glyphs(n).table
-                candidates = {
-                    "stream": plain.extract_page(n, "stream").text,
-                    "stream_content": read_stream(table.select(~running[n]), order_only).joined.text,
-                    "layout_order": plain.extract_page(n, "layout").text,
-                    "layout": shipped[n - 1].text,
-                }
-                if pymupdf_pages is not None:
-                    candidates["pymupdf"] = pymupdf_pages[n - 1]
-                words = {name: tokenize(text) for name, text in candidates.items()}
-                report.pages.append(PageScore(n, len(reference), {c: lcs_length(w, reference) for c, w in words.items()}))
+        texts = _ours(path, sorted(refs))
     except RagprepError as exc:
         report.error = str(exc)
+        return report
+    for name, run in peers.items():
+        pages = cache.pages(name, run, path)
+        if pages is not None:
+            texts[name] = dict(enumerate(pages, start=1))
+    for n, reference in refs.items():
+        lcs = {name: lcs_length(tokenize(pages[n]), reference) for name, pages in texts.items() if n in pages}
+        report.pages.append(PageScore(n, len(reference), lcs))
     return report
+
+
+def score_file(
+    corpus_file: CorpusFile,
+    variants: tuple[str, ...],
+    peers: dict[str, PageTexts],
+    cache: PeerCache,
+    folder: Path,
+    max_pages: int | None,
+) -> list[VariantScore]:
+    """The file and its twins, each against the original's structure text."""
+    try:
+        refs = references(corpus_file.path, max_pages)
+    except RagprepError as exc:
+        return [VariantScore(corpus_file.rel, "original", error=str(exc))]
+    original = corpus_file.path.read_bytes()
+    renders: dict[int, object] = {}
+    reports = []
+    for variant in variants:
+        path = corpus_file.path
+        difference = 0.0
+        if variant != "original":
+            twin = make_twin(original, variant)
+            path = folder / f"{corpus_file.path.stem}.{variant}.pdf"
+            path.write_bytes(twin)
+            for n in refs:
+                if n not in renders:
+                    renders[n] = render(original, n)
+                difference = max(difference, pixel_difference(renders[n], render(twin, n)))  # type: ignore[arg-type]
+        if difference > RENDER_TOLERANCE:
+            reports.append(VariantScore(corpus_file.rel, variant, render=difference, error="renders differently"))
+            continue
+        report = score_variant(corpus_file.rel, variant, path, refs, peers, cache)
+        report.render = difference
+        reports.append(report)
+    return reports
+
+
+# --------------------------------------------------------------------------- speed
 
 
 @dataclass
@@ -161,23 +289,23 @@ class Speed:
 
 
 def _read_seconds(path: Path, mode: str) -> tuple[float, int]:
-    started = time.perf_counter()
+    started = time.process_time()
     with open_document(path) as doc:
         pages = doc.extract_pages(range(1, doc.page_count + 1), mode)
-    return time.perf_counter() - started, len(pages)
+    return time.process_time() - started, len(pages)
 
 
-def measure_speed(label: str, files: list[CorpusFile], repeat: int) -> Speed:
-    """Best of `repeat` per file and mode, the modes alternating file by file so that a
-    change in machine load hits both alike."""
+def measure_speed(label: str, paths: list[Path], repeat: int) -> Speed:
+    """CPU time, best of `repeat` per file and mode, the modes alternating file by file so
+    that a change in machine load hits both alike."""
     totals = {"stream": 0.0, "layout": 0.0}
     pages = 0
-    for corpus_file in files:
+    for path in paths:
         best = {"stream": float("inf"), "layout": float("inf")}
         try:
             for _ in range(repeat):
                 for mode in best:
-                    seconds, count = _read_seconds(corpus_file.path, mode)
+                    seconds, count = _read_seconds(path, mode)
                     best[mode] = min(best[mode], seconds)
         except RagprepError:
             continue  # unreadable files say nothing about speed
@@ -187,95 +315,146 @@ def measure_speed(label: str, files: list[CorpusFile], repeat: int) -> Speed:
     return Speed(label, pages, totals["stream"], totals["layout"])
 
 
+# --------------------------------------------------------------------------- report
+
+
 def _fmt(value: float | None) -> str:
     return f"{value:.4f}" if value is not None else "  -   "
 
 
-def _print(reports: list[FileScore], speeds: list[Speed], show_pages: bool) -> None:
-    names = [c for c in CANDIDATES if any(r.score(c) is not None for r in reports)]
-    print("order score, reference = structure text (author order)")
-    print(f"{'file':52} {'words':>6} " + " ".join(f"{c:>14}" for c in names))
+def _mean(values: list[float | None]) -> float | None:
+    kept = [v for v in values if v is not None]
+    return statistics.mean(kept) if kept else None
+
+
+def summary(reports: list[VariantScore], names: list[str]) -> dict[str, dict[str, float | None]]:
+    """Mean score per variant (and over all scrambles) per candidate, over the files."""
+    scored = [r for r in reports if r.pages and not r.error]
+    means: dict[str, dict[str, float | None]] = {}
+    for variant in [*VARIANTS, "scrambles"]:
+        group = [r for r in scored if (r.variant == variant or (variant == "scrambles" and r.variant != "original"))]
+        if group:
+            means[variant] = {c: _mean([r.score(c) for r in group]) for c in names}
+    return means
+
+
+def _print(reports: list[VariantScore], speeds: list[Speed], show_pages: bool, baseline: dict | None) -> None:
+    names = [c for c in (*OURS, *PEER_NAMES) if any(r.score(c) is not None for r in reports)]
+    print("order score, reference = the original's structure text (author order)")
+    print(f"{'file':46} {'variant':16} {'words':>6} " + " ".join(f"{c:>12}" for c in names))
     for r in reports:
+        label = f"{r.file[-46:]:46} {r.variant:16}"
         if r.error:
-            print(f"{r.file:52} error: {r.error}")
+            print(f"{label} error: {r.error}" + (f" ({r.render:.2%} of pixels)" if r.render else ""))
             continue
         if not r.pages:
-            print(f"{r.file:52} no page read by structure")
+            print(f"{label} no page read by structure")
             continue
-        print(f"{r.file:52} {r.words:6} " + " ".join(f"{_fmt(r.score(c)):>14}" for c in names))
+        print(f"{label} {r.words:6} " + " ".join(f"{_fmt(r.score(c)):>12}" for c in names))
         if show_pages:
             for p in r.pages:
-                cells = " ".join(f"{p.lcs[c] / p.words:14.4f}" for c in names if c in p.lcs)
-                print(f"{'  page ' + str(p.page):52} {p.words:6} {cells}")
-    scored = [r for r in reports if r.pages and not r.error]
-    if not scored:
-        print("no file has pages structure mode reads: nothing to score (untagged files give speed only)")
-        names = []
-    means = {c: statistics.mean(s for r in scored if (s := r.score(c)) is not None) for c in names}
-    if scored:
-        print(f"{'mean over ' + str(len(scored)) + ' files':52} {'':6} " + " ".join(f"{_fmt(means[c]):>14}" for c in names))
-        _print_targets(scored, means)
+                cells = " ".join(f"{p.lcs[c] / p.words:12.4f}" if c in p.lcs else f"{'-':>12}" for c in names)
+                print(f"{'  page ' + str(p.page):63} {p.words:6} {cells}")
+    means = summary(reports, names)
+    print()
+    for variant, values in means.items():
+        print(f"{'mean, ' + variant:63} {'':6} " + " ".join(f"{_fmt(values[c]):>12}" for c in names))
+    _print_targets(reports, means, names, baseline)
     for speed in speeds:
         verdict = "met" if speed.layout_vs_stream >= TARGET_SPEED else "NOT met"
         print(
-            f"\nspeed on {speed.files} ({speed.pages} pages): stream {speed.seconds_stream:.2f} s, "
+            f"\nspeed on {speed.files} ({speed.pages} pages, CPU): stream {speed.seconds_stream:.2f} s, "
             f"layout {speed.seconds_layout:.2f} s -> layout runs at {speed.layout_vs_stream:.2f}x stream "
             f"(target >= {TARGET_SPEED}x: {verdict})"
         )
 
 
-def _print_targets(scored: list[FileScore], means: dict[str, float]) -> None:
-    print(f"\ntarget: mean layout >= {TARGET_MEAN}: {'met' if means['layout'] >= TARGET_MEAN else 'NOT met'} ({means['layout']:.4f})")
-    for candidate, other, what in COMPARISONS:
-        below = [
-            f"{r.file} ({(r.score(candidate) or 0) - (r.score(other) or 0):+.4f})"
-            for r in scored
-            if (r.score(candidate) or 0) < (r.score(other) or 0)
+def _print_targets(
+    reports: list[VariantScore], means: dict[str, dict[str, float | None]], names: list[str], baseline: dict | None
+) -> None:
+    scrambled = means.get("scrambles", {})
+    layout = scrambled.get("layout")
+    if layout is None:
+        return
+    peers = {c: v for c, v in scrambled.items() if c in PEER_NAMES and v is not None}
+    best = max(peers.items(), key=lambda kv: kv[1], default=None)
+    print(f"\ntarget: mean layout on the scrambles >= {TARGET_SCRAMBLED}: {'met' if layout >= TARGET_SCRAMBLED else 'NOT met'} ({layout:.4f})")
+    if best is not None:
+        verdict = "met" if layout >= best[1] else "NOT met"
+        print(f"target: mean layout on the scrambles >= the best peer ({best[0]} {best[1]:.4f}): {verdict}")
+    if baseline is not None:
+        before = {f["file"]: f["scores"].get("layout") for f in baseline["files"] if f["variant"] == "original"}
+        worse = [
+            f"{r.file} ({(r.score('layout') or 0) - (before[r.file] or 0):+.4f})"
+            for r in reports
+            if r.variant == "original" and r.file in before and (r.score("layout") or 0) < (before[r.file] or 0) - 1e-9
         ]
-        verdict = "met" if not below else "NOT met: " + ", ".join(below)
-        print(f"target: {candidate} >= {other} on every file ({what}): {verdict}")
+        print(f"target: no original worse than the baseline: {'met' if not worse else 'NOT met: ' + ', '.join(worse)}")
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--corpus", type=Path, default=DEFAULT_CORPUS)
     parser.add_argument("--files", default=SCORED_FILES, help="manifest path glob(s) to score, comma-separated")
-    parser.add_argument("--speed-files", default=SPEED_FILES, help="further glob(s) to time (besides the scored files)")
+    parser.add_argument("--variants", default=",".join(VARIANTS), help="original and/or twin orders, comma-separated")
+    parser.add_argument("--peers", default=",".join(PEER_NAMES), help="peers to score beside ragprep ('none': no peer)")
+    parser.add_argument("--cache", type=Path, default=None, help="folder caching peer texts by file content")
+    parser.add_argument("--baseline", type=Path, default=None, help="an earlier --format json output to compare the originals with")
+    parser.add_argument("--speed-files", default=SPEED_FILES, help="further glob(s) to time (besides the scored files and twins)")
     parser.add_argument("--repeat", type=int, default=3, help="timing repeats per file and mode (best kept)")
     parser.add_argument("--no-speed", action="store_true", help="scores only")
     parser.add_argument("--pages", action="store_true", help="print per-page scores")
+    parser.add_argument("--max-pages", type=int, default=None, help="score the first N scored pages of each file")
     parser.add_argument("--format", choices=("text", "json"), default="text")
     args = parser.parse_args()
     if args.repeat < 1:
         raise BenchError("--repeat must be at least 1")
+    variants = tuple(v for v in args.variants.split(",") if v)
+    unknown = [v for v in variants if v not in VARIANTS]
+    if unknown:
+        raise BenchError(f"unknown variant(s) {', '.join(unknown)}; known: {', '.join(VARIANTS)}")
+    wanted = () if args.peers == "none" else tuple(p for p in args.peers.split(",") if p)
+    if any(p not in PEER_NAMES for p in wanted):
+        raise BenchError(f"--peers takes some of {', '.join(PEER_NAMES)}, or none")
+    baseline = json.loads(args.baseline.read_text(encoding="utf-8")) if args.baseline else None
     quiet_peers()
+    peers = available_peers(wanted)
+    cache = PeerCache(args.cache)
     files = select_files(args.corpus, args.files)
-    reports = []
-    for corpus_file in files:
-        print(f"  scoring {corpus_file.rel}", file=sys.stderr, flush=True)
-        reports.append(score_file(corpus_file))
+    reports: list[VariantScore] = []
     speeds = []
-    if not args.no_speed:
-        print("  timing stream and layout", file=sys.stderr, flush=True)
-        speeds.append(measure_speed("the scored files", files, args.repeat))
-        if args.speed_files:
-            speeds.append(measure_speed(args.speed_files, select_files(args.corpus, args.speed_files), args.repeat))
+    with tempfile.TemporaryDirectory(prefix="ragprep-twins-") as tmp:
+        folder = Path(tmp)
+        for corpus_file in files:
+            print(f"  scoring {corpus_file.rel}", file=sys.stderr, flush=True)
+            reports += score_file(corpus_file, variants, peers, cache, folder, args.max_pages)
+        if not args.no_speed:
+            print("  timing stream and layout", file=sys.stderr, flush=True)
+            speeds.append(measure_speed("the scored files", [f.path for f in files], args.repeat))
+            speeds.append(measure_speed("their twins", sorted(folder.glob("*.pdf")), args.repeat))
+            if args.speed_files:
+                extra = [f.path for f in select_files(args.corpus, args.speed_files)]
+                speeds.append(measure_speed(args.speed_files, extra, args.repeat))
     if args.format == "json":
+        names = [*OURS, *peers]
         payload = {
             "files": [
                 {
                     "file": r.file,
+                    "variant": r.variant,
                     "error": r.error,
-                    "scores": {c: r.score(c) for c in CANDIDATES},
+                    "render": r.render,
+                    "scores": {c: r.score(c) for c in names},
                     "pages": [asdict(p) for p in r.pages],
                 }
                 for r in reports
             ],
+            "means": summary(reports, names),
             "speed": [asdict(s) | {"layout_vs_stream": s.layout_vs_stream} for s in speeds],
         }
         print(json.dumps(payload, indent=2, ensure_ascii=False))
         return 0
-    _print(reports, speeds, args.pages)
+    _print(reports, speeds, args.pages, baseline)
     return 0
 
 

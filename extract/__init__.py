@@ -31,6 +31,7 @@ _EXPORTS = {
     ),
     "ragprep.extract.errors": ("ConfigError", "EncryptedPDFError", "PageRangeError", "PDFReadError", "RagprepError"),
     "ragprep.extract.glyphs": ("GlyphTable",),
+    "ragprep.extract.layout": ("LayoutPicture", "layout_picture"),
     "ragprep.extract.modes": ("Mode",),
     "ragprep.extract.tables": ("Table", "TableCell"),
     "ragprep.extract.tabletext": ("TABLE_FORMATS", "grid_texts", "header_row_count", "render_rows", "render_table"),
@@ -57,6 +58,7 @@ if TYPE_CHECKING:
         RagprepError,
     )
     from ragprep.extract.glyphs import GlyphTable
+    from ragprep.extract.layout import LayoutPicture, layout_picture
     from ragprep.extract.modes import Mode
     from ragprep.extract.tables import Table, TableCell
     from ragprep.extract.tabletext import TABLE_FORMATS, grid_texts, header_row_count, render_rows, render_table
@@ -69,6 +71,7 @@ __all__ = [
     "EncryptedPDFError",
     "ExtractConfig",
     "GlyphTable",
+    "LayoutPicture",
     "Mode",
     "PDFReadError",
     "PageGlyphs",
@@ -82,6 +85,7 @@ __all__ = [
     "extract_document",
     "grid_texts",
     "header_row_count",
+    "layout_picture",
     "open_document",
     "parse_page_selection",
     "render_rows",

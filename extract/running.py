@@ -23,7 +23,8 @@ How, and why so:
 - Lines and segments. The band glyphs, in content-stream order, are cut into
   lines by join()'s line rule (``geometric.line_break_rule``) and further at
   a gap along the line wider than a glyph height, as layout mode cuts its
-  units: "3    Journal of Things" gives the keys "#" and "journal of things",
+  units (``layout.unit_breaks``, the one definition): "3    Journal of
+  Things" gives the keys "#" and "journal of things",
   so the page number runs even where the title beside it changes. Spaces go
   where join() would put a word space, less its finer points (blanks, CJK,
   right-to-left lines): the key only needs to come out the same on every
@@ -63,7 +64,7 @@ import numpy as np
 from ragprep.extract.config import ExtractConfig
 from ragprep.extract.geometric import SAME_DIRECTION, line_break_rule, text_glyphs
 from ragprep.extract.glyphs import GlyphTable
-from ragprep.extract.layout import SEGMENT_BACK, SEGMENT_GAP, reading_direction
+from ragprep.extract.layout import reading_direction, unit_breaks
 
 Box = tuple[float, float, float, float]
 
@@ -145,13 +146,10 @@ def band_lines(table: GlyphTable, box: Box, config: ExtractConfig) -> BandLines:
         direction[:-1], direction[1:], origin[:-1], origin[1:], height[:-1], height[1:], config
     )
     gap = np.einsum("ij,ij->i", origin[1:] - table.own_end[glyphs[:-1]], direction[:-1])
-    larger = np.maximum(height[:-1], height[1:])
-    smaller = np.minimum(height[:-1], height[1:])
-    # A line starts at a line break, or at a jump along the line wider than
-    # the smaller glyph's height (forwards) or far back: layout mode's unit
-    # boundaries (layout._unit_starts).
+    # A line starts where layout mode starts a unit: at a line break, or at
+    # a jump along the line wider than a glyph height or far back.
     start = np.ones(len(glyphs), dtype=bool)
-    start[1:] = line_break | (gap > SEGMENT_GAP * smaller) | (gap < -SEGMENT_BACK * larger)
+    start[1:] = unit_breaks(line_break, gap, height[:-1], height[1:])
     space = np.zeros(len(glyphs), dtype=bool)
     space[1:] = gap > config.word_space_ratio * height[1:]
     pieces = [" " + t if s else t for t, s in zip(texts, space.tolist())]

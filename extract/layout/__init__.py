@@ -1,0 +1,54 @@
+"""Layout mode: a geometric reading order for pages without usable tags.
+
+A geometric extractor that follows the content stream returns sentences that
+were never written wherever a producer paints out of reading order (a footer
+first, a table column by column, two columns line by line). Layout mode reads
+the page from its geometry, so the same page reads the same whatever order it
+was painted in, and the stream only breaks the ties geometry leaves open
+(DESIGN.md, "Modes"). The rules run in this sequence (``page._layout``), each
+a named function in the module that says why:
+
+1. Units (``units``): stream order cut into line segments at line breaks and
+   at jumps along the line (``unit_breaks``, shared with running.py), in the
+   page's reading frame (its dominant writing direction). Vertical writing
+   keeps ``stream_order``, which reads its columns right to left (§9.7.4.3).
+2. Lines (``lines.line_order``): the units side by side on one baseline, with
+   no gap wider than a word space's bound, are one line, read along the line,
+   however the stream painted its pieces.
+3. Columns and the cut (``cut.read_region``): a recursive XY-cut of the lines
+   at gutters between text columns (``regions.is_text_column``) and at
+   whitespace bands; a title or spanning block is a band above its columns,
+   a ragged column end (a footnote at the foot of its column) joins its
+   column. The leaves are columns, parts of columns and column-free bands.
+4. Stream-order tie-breaks (``tiebreaks``): where both cuts fit the same
+   region (columns whose gaps line up, sections laid out in columns) or a
+   part has no place of its own (a page number beside the last lines), the
+   stream decides, and only where it reads one of the orders consistently.
+5. Inside a leaf (``leaves.leaf_order``): lines top to bottom; runs of lines
+   the stream painted out of order merge and read by rows; a table's columns
+   (runs sharing baselines) read row by row; a run above or below every
+   other (a running head, a page number) reads first or last; only blocks
+   side by side that no cut separated (a sidebar, a pull quote) keep paint
+   order.
+6. Blocks and labels (``labels``): block starts where geometry starts a
+   paragraph and at every leaf change; H with a level where the glyphs are
+   clearly larger than the body text.
+
+Thresholds live in ``params``, in body heights (the page's most common glyph
+height) unless said otherwise.
+"""
+
+from ragprep.extract.layout.page import LayoutPicture, layout_order, layout_picture, read_layout
+from ragprep.extract.layout.params import SEGMENT_BACK, SEGMENT_GAP
+from ragprep.extract.layout.units import reading_direction, unit_breaks
+
+__all__ = [
+    "SEGMENT_BACK",
+    "SEGMENT_GAP",
+    "LayoutPicture",
+    "layout_order",
+    "layout_picture",
+    "read_layout",
+    "reading_direction",
+    "unit_breaks",
+]

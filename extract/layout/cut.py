@@ -1,0 +1,274 @@
+"""Columns and the cut: a recursive XY-cut of a page's lines into leaves.
+
+A region is cut vertically into columns at strips of whitespace at least a
+gutter wide that cross it from top to bottom, between text columns (or a
+region of columns beside one, COMPOUND_COVER), or horizontally into bands at
+whitespace gaps across its whole width (SECTION_GAP). When both cuts exist
+the full-height gutter wins unless the stream reads the region band after
+band (``tiebreaks.stream_reads_bands``); when only the bands exist because
+something crosses the gutter, the stream is asked about the best gutter
+candidate (``tiebreaks.stream_reads_columns``). A band of running text under
+one text column of the band above it (a footnote at the foot of its column,
+the last reference of a column that runs lower than its neighbour) joins
+that band, which then reads by its columns (``_ragged_ends``). When neither
+cut exists because full-width units cross the gutter (a title, a wide
+caption, a footer), each run of rows crossing the best supported gutter
+candidate becomes a band. Bands read top to bottom; columns left to right,
+or right to left when the page's text is predominantly RTL.
+
+Why XY-cut rather than projection profiles or a topological sort of blocks:
+the pages this mode is for (papers, reports, newsletters, forms) are
+Manhattan layouts, where a recursive cut is exact, explains every reordering
+by a gutter or a gap one can point at, and costs a few sorts per region on
+tens to hundreds of lines. A profile alone cannot tell a title crossing the
+gutter from text in it, and a partial order over all pairs of blocks (Breuel
+2003) is quadratic and must be taught the same exceptions. The cut's known
+limit, non-Manhattan regions (L shapes, text flowing around a figure), falls
+to the order inside one leaf (leaves.py).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ragprep.extract.layout.params import COLUMN_WIDTH, COMPOUND_COVER, MAX_DEPTH, ROW_OVERLAP
+from ragprep.extract.layout.regions import gap_bands, is_text_column, lines_side_by_side, merge_fragments, rows_of, spanning_bands, split_at
+from ragprep.extract.layout.tiebreaks import column_gap_bands, stream_reads_bands, stream_reads_columns, trailing_visit, visits_top_down
+from ragprep.extract.layout.units import Page
+
+
+def read_region(page: Page, ids: np.ndarray, depth: int) -> tuple[list[np.ndarray], bool]:
+    """Leaves of the region made of units `ids`, in reading order, and whether
+    any text-column cut was accepted inside it (else: one leaf, `ids`).
+    Kept per region: text_columns reads a region of columns beside a text
+    column to accept the gutter, then read_region reads it again as a column."""
+    key = ids.tobytes()
+    found = page.reads.get(key)
+    if found is None:
+        found = page.reads[key] = _cut(page, ids, depth)
+    leaves, split = found
+    return list(leaves), split  # callers edit their list of leaves
+
+
+def _cut(page: Page, ids: np.ndarray, depth: int) -> tuple[list[np.ndarray], bool]:
+    """read_region, uncached."""
+    if len(ids) < 4 or depth > MAX_DEPTH:
+        return [ids], False
+    if page.x1[ids].max() - page.x0[ids].min() < 2 * COLUMN_WIDTH * page.body + page.gutter:
+        return [ids], False  # too narrow for two text columns
+    if not lines_side_by_side(page, ids):
+        return [ids], False
+    columns = text_columns(page, ids, depth)
+    rows = rows_of(page, ids)
+    bands = gap_bands(page, *rows)
+    if columns is not None and bands is not None:
+        # Both cuts are possible: columns whose paragraph gaps line up, or
+        # sections laid out in columns. They cut the region into the same
+        # cells (a column's part within a band) and differ only in the order
+        # of the cells. The gutter runs the whole height of the region, so
+        # the columns come first, unless the stream reads band after band,
+        # but for a few strays (a page number painted last), and reads the
+        # columns worse. A stream that interleaves the columns line by line
+        # is far from both orders and leaves the columns; one that paints
+        # section after section, each column by column, reads the bands.
+        # A region that a ragged column end joined reads by its columns:
+        # geometry put that end under its column (a footnote at the foot
+        # of its column), whatever the stream painted last.
+        if ids.tobytes() not in page.continued and stream_reads_bands(page, ids, bands, columns):
+            columns = None
+    elif columns is not None:
+        # No gap crosses the region, but one column may be set apart by a
+        # wide one where its neighbour has only the space between lines (an
+        # author grid above the columns, its right column set apart from its
+        # column's text, the left one not): the same question is put to the
+        # stream about each such cut on its own.
+        bands = column_gap_bands(page, ids, rows, columns)
+        if bands is not None:
+            columns = None
+    elif bands is not None and stream_reads_columns(page, ids, rows, bands):
+        # Whitespace gaps cut the region, but something crosses the gutter
+        # (a centred page number, a float spanning both columns), so no
+        # full-height gutter exists to weigh against them. Gaps that happen
+        # to line up across the columns are no section break: where the
+        # stream reads the gutter's sides one after the other rather than
+        # band after band, it keeps its order.
+        return [ids], False
+    if columns is not None:
+        region = np.sort(ids)
+        leaves: list[np.ndarray] = []
+        ahead: list[np.ndarray] = []  # parts read before every column
+        below: list[np.ndarray] = []  # parts read after every column
+        for k, column in enumerate(columns):
+            inner, inner_split = read_region(page, column, depth + 1)
+            if not inner_split:
+                # A column reads top to bottom: its parts set apart by wide
+                # whitespace (footnotes under a rule, a title above), or
+                # painted on separate visits of the stream to the column (a
+                # title block painted last), follow their place rather than
+                # the order they were painted in ...
+                parts = gap_bands(page, *rows_of(page, column)) or [column]
+                visited = [visit for part in parts for visit in visits_top_down(page, region, part)]
+                if len(visited) > 1:
+                    inner = merge_fragments(page, visited) or inner
+                # ... but a part under its text that is not running text and
+                # that the stream paints after the other columns' text above
+                # it (a form number under the first of three footer columns;
+                # what sits beside it on its own row does not count) is read
+                # after the columns: geometry has no order for it, the
+                # stream's is consistent with it.
+                if len(inner) > 1 and not is_text_column(page, inner[-1]):
+                    top = page.y1[inner[-1]].max() - ROW_OVERLAP * page.body
+                    above = [c[page.y0[c] >= top] for j, c in enumerate(columns) if j != k]
+                    others = max((int(a.max()) for a in above if len(a)), default=-1)
+                    if inner[-1].min() > others:
+                        below.append(inner.pop())
+                else:
+                    # The same holds for the stream's last visit to the
+                    # column when no gap wide enough for a part of its own
+                    # sets it apart (a table's title centred under the
+                    # columns, painted after them).
+                    trailing = trailing_visit(page, region, columns, k)
+                    if trailing is not None:
+                        # Under the rest of its column, it lies in the last part.
+                        kept = ~np.isin(inner[-1], trailing)
+                        if kept.any() and len(kept) - np.count_nonzero(kept) == len(trailing):
+                            inner[-1] = inner[-1][kept]
+                            below.append(trailing)
+                # Likewise, a part over its text that is not running text,
+                # above every other column and painted before all of them (a
+                # page number over the last column) is read before the
+                # columns rather than between them.
+                if len(inner) > 1 and not is_text_column(page, inner[0]):
+                    bottom = page.y0[inner[0]].min() + ROW_OVERLAP * page.body
+                    beside = [c for j, c in enumerate(columns) if j != k]
+                    if all(page.y1[c].max() <= bottom and inner[0].max() < c.min() for c in beside):
+                        ahead.append(inner.pop(0))
+            leaves.extend(inner)
+        # Unit numbers follow stream order: several such parts keep it.
+        leaves[:0] = sorted(ahead, key=lambda part: int(part.min()))
+        leaves.extend(sorted(below, key=lambda part: int(part.min())))
+        # Non-text leaves merge here, inside the region; across the bands
+        # of a parent region, see _append_band.
+        return merge_fragments(page, leaves), True
+    if bands is None:
+        bands = spanning_bands(page, *rows)
+    if bands is None:
+        return [ids], False
+    leaves, pending, split = [], [], False
+    for band in _ragged_ends(page, bands):
+        inner, inner_split = read_region(page, band, depth + 1)
+        if not inner_split:
+            # Column-free bands next to each other form one leaf, read in
+            # stream order: top-to-bottom sorting is no safer there.
+            pending.append(band)
+            continue
+        if pending:
+            _append_band(page, leaves, [np.concatenate(pending)])
+            pending = []
+        _append_band(page, leaves, inner)
+        split = True
+    if not split:
+        return [ids], False
+    if pending:
+        _append_band(page, leaves, [np.concatenate(pending)])
+    return leaves, True
+
+
+def _append_band(page: Page, leaves: list[np.ndarray], inner: list[np.ndarray]) -> None:
+    """Append the leaves `inner` of a band to `leaves`, those of the bands
+    above it. A non-text leaf on each side of the gap between them merge
+    (see merge_fragments) where the stream interleaves them: a figure
+    whose labels the gap happens to cross. Where the stream paints the
+    lower one wholly before the upper one (a page number painted first,
+    under a heading and footnotes at the foot of the last column), they are
+    two things, and the gap orders them as it orders text."""
+    if (
+        leaves
+        and inner
+        and int(inner[0].max()) > int(leaves[-1].min())
+        and not is_text_column(page, leaves[-1])
+        and not is_text_column(page, inner[0])
+    ):
+        leaves[-1] = np.concatenate([leaves[-1], inner[0]])
+        inner = inner[1:]
+    leaves.extend(inner)
+
+
+def _ragged_ends(page: Page, bands: list[np.ndarray]) -> list[np.ndarray]:
+    """`bands` (top to bottom) with every band of running text that lies
+    under a single text column of the band above it merged into that band.
+    A column that runs lower than its neighbour (the last reference of a
+    paper's last page) may be parted from its own text by a gap that only
+    looks full-width because the neighbour has ended; merged back, the
+    region's own cut (its gutter against its gaps, the stream deciding)
+    reads it with its column, as it would if the neighbour went on."""
+    merged = [bands[0]]
+    for band in bands[1:]:
+        if is_text_column(page, band) and _continues_a_column(page, merged[-1], band):
+            merged[-1] = np.concatenate([merged[-1], band])
+            page.continued.add(merged[-1].tobytes())
+        else:
+            merged.append(band)
+    # Merged into one, the bands are the region itself, which has chosen
+    # them over its columns already.
+    return bands if len(merged) == 1 else merged
+
+
+def _continues_a_column(page: Page, above: np.ndarray, band: np.ndarray) -> bool:
+    """Does `band` lie between the gutters of one text column of the region
+    `above`, crossing none of them, and leave that column running text?"""
+    columns = text_columns(page, above) if len(above) >= 4 else None
+    if columns is None:
+        return False
+    left, right = float(page.x0[band].min()), float(page.x1[band].max())
+    # Column edges left to right (text_columns reverses them on RTL pages).
+    edges = sorted((float(page.x0[c].min()), float(page.x1[c].max())) for c in columns)
+    ends = [-np.inf] + [x1 for _, x1 in edges[:-1]]
+    starts = [x0 for x0, _ in edges[1:]] + [np.inf]
+    if not any(end <= left and right <= start for end, start in zip(ends, starts)):
+        return False
+    together = text_columns(page, np.concatenate([above, band]))
+    return together is not None and len(together) == len(columns)
+
+
+def text_columns(page: Page, ids: np.ndarray, depth: int = 0) -> list[np.ndarray] | None:
+    """The region cut at its full-height gutters into text columns (or a
+    region of columns beside one, see beside_text), in reading order; None
+    when it has no gutter between two text columns."""
+    sorter = np.argsort(page.x0[ids], kind="stable")
+    ids = ids[sorter]
+    x0 = page.x0[ids]
+    reach = np.maximum.accumulate(page.x1[ids])
+    cuts = np.flatnonzero(x0[1:] - reach[:-1] >= page.gutter) + 1
+    if not len(cuts):
+        return None
+    groups = split_at(ids, cuts)
+    text = [is_text_column(page, group) for group in groups]
+    compound: dict[int, bool] = {}
+
+    def beside_text(k: int, j: int) -> bool:
+        """Is group k, not a text column, a region of columns of its own
+        (its own cut accepted: two text columns over a float that spans
+        them) running beside the text column j along its whole height?"""
+        if text[k] or not text[j]:
+            return False
+        top, bottom = page.y1[groups[k]].max(), page.y0[groups[k]].min()
+        beside = min(top, page.y1[groups[j]].max()) - max(bottom, page.y0[groups[j]].min())
+        if beside < COMPOUND_COVER * (top - bottom):
+            return False
+        if k not in compound:
+            compound[k] = read_region(page, groups[k], depth + 1)[1]
+        return compound[k]
+
+    # Keep a gutter only between two text columns, or between a text column
+    # and a region of columns beside it (see beside_text); merge across the
+    # others (a table's inner gaps, a margin note beside its column).
+    columns = [groups[0]]
+    for i in range(1, len(groups)):
+        if (text[i - 1] and text[i]) or beside_text(i - 1, i) or beside_text(i, i - 1):
+            columns.append(groups[i])
+        else:
+            columns[-1] = np.concatenate([columns[-1], groups[i]])
+    if len(columns) < 2:
+        return None
+    return columns[::-1] if page.rtl else columns

@@ -1,0 +1,250 @@
+"""The order inside a leaf: lines top to bottom, table rows, furniture, and paint order for ties.
+
+A leaf is a column, a part of one, or a column-free region the cut did not
+split (a page of one column, a table, a figure's labels). Its lines are cut
+into the stream's runs down the leaf (``_paint_runs``), and geometry orders
+them in this sequence:
+
+1. Runs that interleave (boxes overlapping both across and along the line:
+   lines painted reversed, shuffled, a heading painted after its paragraph)
+   merge and read by rows (``_merge_interleaved``).
+2. Runs side by side on one another's baselines that are not running text
+   (a table painted column by column) merge and read row by row
+   (``_merge_grids``).
+3. Runs one above the other in one block read top to bottom; a run above
+   every other reads first, one below every other last (a running head, a
+   page number: the top and bottom bands); runs side by side that nothing
+   else orders (a sidebar beside the text, a pull quote, columns a cut kept
+   together) keep paint order (``_order_runs``).
+
+A leaf whose stream runs down it in one run reads as painted: that is the
+top-to-bottom order already. ``emit`` turns the leaves into glyph positions.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ragprep.extract.layout.params import (
+    COLUMN_WIDTH,
+    DESCENT,
+    GRID_ROWS,
+    MAX_RUNS,
+    ROW_OVERLAP,
+    RUN_GAP,
+    SAME_BASELINE,
+    STACKED,
+)
+from ragprep.extract.layout.regions import is_text_column, split_at
+from ragprep.extract.layout.units import Page
+
+
+def leaf_order(page: Page, ids: np.ndarray) -> np.ndarray:
+    """The lines `ids` of one leaf in reading order. Geometry decides where
+    it can: the stream's runs down the leaf (_paint_runs) that interleave
+    (lines painted out of order, reversed, shuffled) or that share rows (a
+    table painted column by column) merge and read by rows (_row_major);
+    then runs one above the other read top to bottom, and only runs side
+    by side, which geometry cannot order (a sidebar beside the text, a
+    pull quote), keep paint order (_order_runs)."""
+    ids = np.sort(ids)
+    if len(ids) < 2:
+        return ids
+    runs = _paint_runs(page, ids)
+    if len(runs) == 1:
+        return ids
+    if len(runs) > MAX_RUNS:
+        return _row_major(page, ids)
+    runs = _merge_grids(page, _merge_interleaved(page, runs))
+    ordered = _order_runs(page, _merge_interleaved(page, runs))
+    return _row_major(page, ids) if ordered is None else np.concatenate(ordered)
+
+
+def _paint_runs(page: Page, ids: np.ndarray) -> list[np.ndarray]:
+    """The lines `ids` (in stream order) cut where the stream leaves a
+    block: each run goes down one block, a line below the one before (no
+    further than RUN_GAP) and overlapping the run so far along the line,
+    or beside the line before on its row, further along (a table row by
+    row, cell by cell). A jump up, or down to another block, starts a run."""
+    tol = ROW_OVERLAP * page.body
+    x0, x1, y0, y1 = (v[ids].tolist() for v in (page.x0, page.x1, page.y0, page.y1))
+    base = _baseline(page, ids).tolist()
+    forward = (lambda k: x1[k] <= x0[k - 1] + tol) if page.rtl else (lambda k: x0[k] >= x1[k - 1] - tol)
+    cuts = []
+    left, right = x0[0], x1[0]
+    for k in range(1, len(ids)):
+        # The next line down: its baseline under the line before's by half a
+        # body height or more (boxes of tall fonts overlap between lines).
+        below = base[k] <= base[k - 1] - 0.5 * page.body and y0[k - 1] - y1[k] <= RUN_GAP * page.body
+        below = below and min(right, x1[k]) > max(left, x0[k])
+        same_row = min(y1[k], y1[k - 1]) - max(y0[k], y0[k - 1]) > tol and forward(k)
+        if below or same_row:
+            left, right = min(left, x0[k]), max(right, x1[k])
+        else:
+            cuts.append(k)
+            left, right = x0[k], x1[k]
+    return split_at(ids, np.array(cuts, dtype=np.int64))
+
+
+def _boxes(page: Page, runs: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+    """Per pair of runs: does run i lie above run j, and are they apart
+    along the line (no overlap in x, within ROW_OVERLAP)?"""
+    tol = ROW_OVERLAP * page.body
+    box = np.array([[page.x0[r].min(), page.y0[r].min(), page.x1[r].max(), page.y1[r].max()] for r in runs])
+    x0, y0, x1, y1 = box.T
+    # Stacked: the boxes overlap by less than STACKED body heights (tall
+    # glyph boxes of consecutive lines overlap that much).
+    above = y0[:, None] >= y1[None, :] - STACKED * page.body
+    apart = (x1[:, None] <= x0[None, :] + tol) | (x1[None, :] <= x0[:, None] + tol)
+    return above, apart
+
+
+def _merge_interleaved(page: Page, runs: list[np.ndarray]) -> list[np.ndarray]:
+    """`runs` with every two runs that interleave (their boxes overlap both
+    across and along the line) merged into one read by rows, until none
+    do. The merged run takes the place of the first painted one."""
+    runs = list(runs)
+    while len(runs) > 1:
+        above, apart = _boxes(page, runs)
+        tangled = ~(above | above.T | apart)
+        np.fill_diagonal(tangled, False)
+        if not tangled.any():
+            break
+        i, j = (int(v) for v in np.argwhere(tangled)[0])
+        runs[i] = _row_major(page, np.concatenate([runs[i], runs[j]]))
+        del runs[j]
+    return runs
+
+
+def _merge_grids(page: Page, runs: list[np.ndarray]) -> list[np.ndarray]:
+    """`runs` with the columns of a grid merged into one run read by rows:
+    runs side by side, not running text, on one another's baselines (most
+    lines of the shorter run on the baseline of a line of the other),
+    three or more of them linked so, or two sharing GRID_ROWS rows or more.
+    A table painted column by column is such a grid; blocks side by side on
+    a common leading (an author grid of two names a row, a sidebar) are
+    not, and keep paint order."""
+    if len(runs) < 2:
+        return runs
+    _, apart = _boxes(page, runs)
+    text = [is_text_column(page, r) for r in runs]
+    link = list(range(len(runs)))  # union-find over runs sharing rows
+
+    def root(k: int) -> int:
+        while link[k] != k:
+            k = link[k]
+        return k
+
+    strong = set()
+    narrow = [float(page.x1[r].max() - page.x0[r].min()) < COLUMN_WIDTH * page.body for r in runs]
+    for i, j in zip(*np.nonzero(np.triu(apart, 1))):
+        # A table's columns are narrower than a text column, and no running text.
+        if text[i] or text[j] or not (narrow[i] and narrow[j]):
+            continue
+        short, other = (runs[i], runs[j]) if len(runs[i]) <= len(runs[j]) else (runs[j], runs[i])
+        if len(short) < 2:
+            continue
+        distance = np.abs(_baseline(page, short)[:, None] - _baseline(page, other)[None, :]).min(axis=1)
+        shared = int(np.count_nonzero(distance <= SAME_BASELINE * page.body))
+        if shared * 2 > len(short):
+            link[root(int(j))] = root(int(i))
+            if shared >= GRID_ROWS:
+                strong.add(int(i))
+    groups: dict[int, list[int]] = {}
+    for k in range(len(runs)):
+        groups.setdefault(root(k), []).append(k)
+    merged: list[np.ndarray] = []
+    for members in groups.values():
+        if len(members) >= 3 or (len(members) == 2 and strong & set(members)):
+            merged.append(_row_major(page, np.concatenate([runs[k] for k in members])))
+        else:
+            merged.extend(runs[k] for k in members)
+    # Keep paint order among the runs: each where its first line was painted.
+    return sorted(merged, key=lambda run: int(run.min()))
+
+
+def _order_runs(page: Page, runs: list[np.ndarray]) -> list[np.ndarray] | None:
+    """Runs in reading order. Runs one above the other in one block (they
+    overlap along the line) read top to bottom: geometry decides. Runs
+    apart along the line (columns a cut kept together, a sidebar beside
+    the text) read in paint order: the stream breaks the tie. A run above
+    every other reads first, one below every other last. None when the
+    rules contradict one another."""
+    n = len(runs)
+    if n < 2:
+        return runs
+    above, apart = _boxes(page, runs)
+    other = ~np.eye(n, dtype=bool)
+    # before[i, j]: run i reads before run j.
+    before = (above & ~apart) | (apart & (np.arange(n)[:, None] < np.arange(n)[None, :]))
+    before &= other
+    # A run above every other one (a running head, a title) reads first, one
+    # below every other (a page number, a footer) last: the top and bottom
+    # bands are geometry's, wherever they lie along the line.
+    for k in np.flatnonzero((above | ~other).all(axis=1)).tolist():
+        before[k, :], before[:, k] = other[k], False
+    for k in np.flatnonzero((above | ~other).all(axis=0)).tolist():
+        before[:, k], before[k, :] = other[:, k], False
+    # Kahn's algorithm, ties by paint order.
+    indegree = before.sum(axis=0)
+    done = np.zeros(n, dtype=bool)
+    result = []
+    for _ in range(n):
+        ready = np.flatnonzero(~done & (indegree == 0))
+        if not len(ready):
+            return None
+        k = int(ready[0])
+        done[k] = True
+        indegree -= before[k]
+        result.append(runs[k])
+    return result
+
+
+def _baseline(page: Page, ids: np.ndarray) -> np.ndarray:
+    """The baseline of lines `ids` across the frame (their boxes put it
+    DESCENT of the height above the bottom)."""
+    return page.y0[ids] + DESCENT * (page.y1[ids] - page.y0[ids])
+
+
+def _row_major(page: Page, ids: np.ndarray) -> np.ndarray:
+    """Lines `ids` by rows top to bottom, each row along the line (left to
+    right, right to left on a right-to-left page). A row is a run of lines
+    whose baselines lie within SAME_BASELINE body heights of the one
+    before, top down: a cell centred across two rows is a row between them,
+    rather than the two rows chained into one."""
+    base = _baseline(page, ids)
+    ids, base = ids[np.argsort(-base, kind="stable")], np.sort(base)[::-1]
+    row = np.concatenate([[0], np.cumsum(base[:-1] - base[1:] > SAME_BASELINE * page.body)])
+    along = -page.x1[ids] if page.rtl else page.x0[ids]
+    return ids[np.lexsort((along, row))]
+
+
+def emit(page: Page, leaves: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+    """Reading order from leaves (each its units in reading order), as
+    positions in the stream order, and the positions where a new leaf starts."""
+    n_units = len(page.start)
+    leaf = np.full(n_units, -1, dtype=np.int64)
+    rank = np.zeros(n_units, dtype=np.float64)
+    done = 0
+    for k, ids in enumerate(leaves):
+        leaf[ids] = k
+        rank[ids] = done + np.arange(len(ids))
+        done += len(ids)
+    # Units left out of the cut go right after the unit painted before them
+    # (before the first placed unit when none was).
+    placed = np.flatnonzero(leaf >= 0)
+    if not len(placed):
+        return np.arange(len(page.stream)), np.zeros(len(page.stream), dtype=bool)
+    if len(placed) < n_units:
+        out = np.flatnonzero(leaf < 0)
+        before = np.searchsorted(placed, out, side="right") - 1
+        anchor = placed[np.maximum(before, 0)]
+        leaf[out] = leaf[anchor]
+        rank[out] = rank[anchor] + np.where(before >= 0, 0.5, -0.5)
+    units = np.lexsort((np.arange(n_units), rank))
+    length = page.end[units] - page.start[units]
+    offset = np.cumsum(length) - length
+    positions = np.repeat(page.start[units] - offset, length) + np.arange(int(length.sum()))
+    new_leaf = np.zeros(len(positions), dtype=bool)
+    new_leaf[offset[1:][leaf[units][1:] != leaf[units][:-1]]] = True
+    return positions, new_leaf

@@ -1,0 +1,71 @@
+"""Pieces of one line, read along the line whatever order they were painted in.
+
+Producers paint a line in one piece, word by word, or in pieces on separate
+visits (a bold word, a footnote mark, a line of a table painted cell by cell
+in any order). The units of the cut are lines: every placed unit joins the
+units beside it on its baseline (``line_order``), so that what comes after
+the lines (the cut, the order inside a leaf) never sees a line in pieces.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ragprep.extract.layout.params import DESCENT, LINE_BASELINE, LINE_JOIN_GAP
+from ragprep.extract.layout.units import Page
+
+
+def line_order(page: Page) -> tuple[np.ndarray, np.ndarray] | None:
+    """Stream positions with the units of each line together, along the line,
+    and where each line starts; None when every line is one unit already.
+
+    A line is a run of placed units side by side on one baseline: baselines
+    within LINE_BASELINE of the smaller height of each other and, along the
+    line, no gap wider than LINE_JOIN_GAP x the smaller height. That is a
+    word space, even a justified one, and narrower than the unit cut's
+    SEGMENT_GAP: two units the stream painted apart join only where nothing
+    but a word space could part them, never across a gutter as narrow as a
+    glyph height, nor with a heading of the next column on a baseline near
+    a line's. Lines keep the place of their first painted unit; their units
+    go along the line (left to right in the frame: join() puts right-to-left
+    lines in logical order itself). A producer that paints a line word by
+    word, in any order, or a line's pieces on separate visits, gives one
+    line."""
+    ids = np.flatnonzero(page.placed)
+    if len(ids) < 2:
+        return None
+    height = page.y1[ids] - page.y0[ids]
+    base = page.y0[ids] + DESCENT * height
+    by_base = np.argsort(-base, kind="stable")
+    ids, base, height = ids[by_base], base[by_base], height[by_base]
+    smaller = np.minimum(height[:-1], height[1:])
+    row = np.concatenate([[0], np.cumsum(base[:-1] - base[1:] > LINE_BASELINE * smaller)])
+    along = np.lexsort((page.x0[ids], row))
+    ids, row = ids[along], row[along]
+    # Running right edge within each row: offset every row past the last.
+    span = float(page.x1[ids].max() - page.x0[ids].min()) + 1.0
+    x0, x1 = page.x0[ids] + row * span, page.x1[ids] + row * span
+    reach = np.maximum.accumulate(x1)
+    height = page.y1[ids] - page.y0[ids]
+    smaller = np.minimum(height[:-1], height[1:])
+    new_line = (row[1:] != row[:-1]) | (x0[1:] - reach[:-1] > LINE_JOIN_GAP * smaller)
+    if new_line.all():
+        return None
+    line = np.empty(len(page.start), dtype=np.int64)
+    line[:] = -1
+    line_of_placed = np.concatenate([[0], np.cumsum(new_line)])
+    line[ids] = line_of_placed
+    # Unplaced units are lines of their own.
+    unplaced = np.flatnonzero(line < 0)
+    line[unplaced] = line_of_placed[-1] + 1 + np.arange(len(unplaced))
+    rank_along = np.empty(len(page.start), dtype=np.int64)
+    rank_along[ids] = np.arange(len(ids))
+    rank_along[unplaced] = 0
+    first_unit = np.full(int(line.max()) + 1, len(page.start), dtype=np.int64)
+    np.minimum.at(first_unit, line, np.arange(len(page.start)))
+    units = np.lexsort((rank_along, first_unit[line]))
+    length = page.end[units] - page.start[units]
+    offset = np.cumsum(length) - length
+    positions = np.repeat(page.start[units] - offset, length) + np.arange(int(length.sum()))
+    starts_line = np.concatenate([[True], line[units][1:] != line[units][:-1]])
+    return positions, offset[starts_line]

@@ -1,0 +1,126 @@
+"""The sequence of layout mode's rules for one page (see the package docstring)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ragprep.extract.blocks import build_blocks, text_lines
+from ragprep.extract.config import ExtractConfig
+from ragprep.extract.geometric import join, stream_order
+from ragprep.extract.glyphs import GlyphTable
+from ragprep.extract.reading import PageReading, unmarked_glyphs
+from ragprep.extract.layout.cut import read_region
+from ragprep.extract.layout.labels import Ordering, block_labels, with_blocks
+from ragprep.extract.layout.leaves import emit, leaf_order
+from ragprep.extract.layout.lines import line_order
+from ragprep.extract.layout.units import Gathered, Moves, Page, line_moves, reordered_moves, unit_starts
+
+
+def layout_order(
+    table: GlyphTable, config: ExtractConfig, exclude: np.ndarray | None = None
+) -> tuple[np.ndarray, np.ndarray]:
+    """Glyph indices in column-aware reading order (a permutation of
+    ``text_glyphs(table)``, less the glyphs `exclude` flags) and, per
+    position, whether a new block starts there."""
+    ordering = _layout(table, config, exclude)
+    return ordering.order, ordering.block_start
+
+
+def read_layout(table: GlyphTable, config: ExtractConfig, exclude: np.ndarray | None = None) -> PageReading:
+    """The page in layout order: text joined by the geometric rules, a forced
+    line break at every block start, blocks labelled P or H. Glyphs flagged
+    in `exclude` (one flag per table row: the running headers and footers
+    the document pass marked, see running.py) take no part at all, as if the
+    page had not painted them."""
+    ordering = _layout(table, config, exclude)
+    joined = join(table, ordering.order, config, break_before=ordering.block_start)
+    # join() sorts glyphs only inside right-to-left lines and every block
+    # starts a line, so block starts and labels keep their positions.
+    label_index, labels = block_labels(table, ordering)
+    blocks = build_blocks(table, joined, ordering.block_start, label_index, labels)
+    return PageReading(joined, blocks, unmarked_glyphs(table), text_lines(table, joined))
+
+
+@dataclass(frozen=True)
+class LayoutPicture:
+    """What layout mode saw on a page, for drawing it (``ragprep layout --draw``).
+
+    Boxes are in the page's reading frame (``along`` and its normal, which is
+    user space on an upright page): x0, y0, x1, y1 per row."""
+
+    along: np.ndarray  # the page's writing direction
+    line_box: np.ndarray  # per line, in reading order
+    line_leaf: np.ndarray  # per line, the index of its leaf
+    line_text: tuple[str, ...]  # per line, its glyphs' text along the line
+    split: bool  # was a cut accepted (else the page is one leaf)
+
+    def to_page(self, box: np.ndarray) -> np.ndarray:
+        """Corners (n, 4, 2) in user space of frame boxes (n, 4)."""
+        x0, y0, x1, y1 = box.T
+        corners = np.stack([np.stack([x, y], axis=1) for x, y in ((x0, y0), (x1, y0), (x1, y1), (x0, y1))], axis=1)
+        normal = np.array([-self.along[1], self.along[0]])
+        return corners[..., :1] * self.along + corners[..., 1:] * normal
+
+
+def layout_picture(table: GlyphTable, config: ExtractConfig, exclude: np.ndarray | None = None) -> LayoutPicture | None:
+    """The lines and leaves of the page in reading order; None on pages the
+    rules do not read (fewer than two glyphs, vertical writing)."""
+    found = _leaves(table, config, exclude)
+    if found is None:
+        return None
+    _, _, page, leaves, split = found
+    order = np.concatenate(leaves) if leaves else np.zeros(0, dtype=np.int64)
+    leaf = np.repeat(np.arange(len(leaves)), [len(part) for part in leaves])
+    box = np.column_stack([page.x0[order], page.y0[order], page.x1[order], page.y1[order]])
+    texts = table.text[page.stream].tolist()
+    line_text = tuple("".join(texts[page.start[u] : page.end[u]]) for u in order.tolist())
+    return LayoutPicture(page.along, box, leaf, line_text, split)
+
+
+def _leaves(
+    table: GlyphTable, config: ExtractConfig, exclude: np.ndarray | None
+) -> tuple[np.ndarray, Moves, Page, list[np.ndarray], bool] | None:
+    """Rules 1 to 5 of the package docstring: the stream in line order, its
+    moves, the page of lines, its leaves each in reading order, and whether
+    a cut was accepted. None where layout keeps stream order outright:
+    fewer than two glyphs, or vertical writing (stream_order already reads
+    its columns, §9.7.4.3)."""
+    stream = stream_order(table, config)
+    if exclude is not None and exclude.any():
+        stream = stream[~exclude[stream]]
+    if len(stream) < 2 or (table.wmode.any() and (table.wmode[stream] == 1).any()):
+        return None
+    glyphs = Gathered.of(table, stream)
+    moves = line_moves(table, stream, config, glyphs)
+    page = Page(table, stream, glyphs, unit_starts(moves, glyphs))
+    # Pieces of one line, wherever the stream painted them, become one unit
+    # read along the line; the page's units are its lines from here on.
+    lines = line_order(page)
+    if lines is not None:
+        canonical, line_start = lines
+        moves = reordered_moves(table, stream, moves, canonical, config)
+        stream = stream[canonical]
+        page = Page(table, stream, Gathered.of(table, stream), line_start)
+    leaves, split = read_region(page, np.flatnonzero(page.placed), 0)
+    if not split:
+        leaves = [np.flatnonzero(page.placed)]
+    return stream, moves, page, [leaf_order(page, leaf) for leaf in leaves], split
+
+
+def _layout(table: GlyphTable, config: ExtractConfig, exclude: np.ndarray | None = None) -> Ordering:
+    """The page's leaves emitted in reading order, with its blocks; stream
+    order itself where nothing moved."""
+    found = _leaves(table, config, exclude)
+    if found is None:
+        stream = stream_order(table, config)
+        if exclude is not None and exclude.any():
+            stream = stream[~exclude[stream]]
+        return with_blocks(table, config, stream, None, None)
+    stream, moves, page, leaves, split = found
+    positions, new_leaf = emit(page, leaves)
+    if not split and (positions == np.arange(len(positions))).all():
+        return with_blocks(table, config, stream, None, moves, along=page.along)
+    moves = reordered_moves(table, stream, moves, positions, config)
+    return with_blocks(table, config, stream[positions], new_leaf if split else None, moves, page.rtl, page.along)

@@ -1,0 +1,93 @@
+"""Every threshold of layout mode, in one place.
+
+Lengths are in body heights (the page's most common glyph height) unless
+said otherwise; the module of each rule says why it is what it is.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+# A jump along the line wider than this many glyph heights (the larger of
+# the two glyphs) starts a new unit: wider than any word space, narrower than
+# a column gutter.
+SEGMENT_GAP = 1.0
+# A jump backwards along the line longer than this many heights starts a new
+# unit (the pen going back to another column); right-to-left text painted in
+# logical order moves back about two glyph widths per glyph and stays whole.
+SEGMENT_BACK = 4.0
+# Units the stream painted apart are one line where their baselines lie
+# within this share of the smaller height of each other ...
+LINE_BASELINE = 0.3
+# ... and no more than this many (smaller) heights of whitespace part them
+# along the line: a word space, even a justified one; less than SEGMENT_GAP.
+LINE_JOIN_GAP = 0.6
+# A gutter is a strip of whitespace at least this many body heights wide.
+GUTTER = 1.0
+# Two rows of units may overlap by this many body heights (tall ascenders
+# over deep descenders) and still be separate rows.
+ROW_OVERLAP = 0.2
+# A horizontal whitespace gap of this many body heights across a whole region
+# may separate bands (sections, a title block); wider than the space between
+# lines and paragraphs.
+SECTION_GAP = 1.2
+# A gutter candidate for banding has content on both sides in rows that make
+# up at least this share of the region's height.
+GUTTER_SUPPORT = 0.2
+# A text column is at least this many body heights wide ...
+COLUMN_WIDTH = 12.0
+# ... and its rows fill, in the median, at least this share of its width.
+COLUMN_FILL = 0.6
+# ... with at most this share of rows made of several units (cells) ...
+COLUMN_SPLIT_ROWS = 0.25
+# ... with at least this many glyphs per row (median; a CJK line as wide as
+# COLUMN_WIDTH holds about that many), ...
+COLUMN_GLYPHS = 10
+# ... of which at least this share are letters.
+COLUMN_LETTERS = 0.5
+# A region of columns (not a text column itself) counts as a column beside
+# a text column that runs along at least this share of its height.
+COMPOUND_COVER = 0.9
+# When a region can be cut into columns and into bands, the stream decides
+# for the bands only when at most this share of its units is out of their
+# order (see read_region).
+STRAYS = 0.1
+# A leaf whose stream runs down the page more often than this (a shuffled
+# page: a run per line or two) is read by rows without weighing its runs.
+MAX_RUNS = 48
+# A run goes on down its block across whitespace up to this many body
+# heights (a paragraph gap); a wider jump down starts a run.
+RUN_GAP = 2.0
+# Two runs of lines whose boxes overlap across the line by less than this
+# many body heights lie one above the other (tall glyph boxes of
+# consecutive lines overlap by a third of a line or so).
+STACKED = 0.5
+# Two runs side by side sharing this many rows are a table's columns.
+GRID_ROWS = 4
+# Two lines whose baselines lie this many body heights apart or less share a row.
+SAME_BASELINE = 0.25
+# Deeper cuts than this keep stream order (a guard, not a layout limit).
+MAX_DEPTH = 24
+# Share of a glyph's height below the baseline (Latin fonts: about 0.2).
+DESCENT = 0.22
+# Directions within half a degree of the x axis: an upright page.
+UPRIGHT = float(np.cos(np.radians(0.5)))
+# Font sizes and heights above this many points are not text (histogram bound).
+MAX_VALUE = 2000
+# Sample of glyphs on which a column's share of letters is estimated.
+LETTER_SAMPLE = 100
+# No code point below this one is right-to-left (U+0590, the Hebrew block).
+FIRST_RTL = 0x0590
+# Sample of glyphs used to decide whether the page reads right to left.
+RTL_SAMPLE = 100
+# First-line indent: the line starts this many heights right of the line
+# before it, while the line after it is flush with the line before.
+INDENT_MIN, INDENT_MAX, FLUSH = 0.8, 6.0, 0.3
+# A heading's glyphs are at least this much larger than the body text ...
+HEADING_SIZE = 1.2
+# ... on most of its glyphs, and it spans at most this many lines.
+HEADING_SHARE = 0.75
+HEADING_LINES = 4
+# ... and glyphs of its size make up at most this share of the page.
+HEADING_PAGE_SHARE = 0.2
+MAX_HEADING_LEVEL = 6

@@ -1,0 +1,223 @@
+"""Rows, whitespace gaps, gutters and the text-column test: the geometry the cut measures.
+
+Only text columns count. A vertical cut is accepted only between two groups
+of units that look like running text (``is_text_column``: at least two rows,
+COLUMN_WIDTH body heights wide, rows that fill the width and are single
+lines rather than several cells side by side, enough glyphs per row, mostly
+letters; lines stacked in one row because a tall bullet reaches into the
+line above are no cells). Table columns, list numbers beside their items,
+labels beside values fail, and a region without an accepted cut is one leaf.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ragprep.extract.layout.params import COLUMN_FILL, COLUMN_GLYPHS, COLUMN_LETTERS, COLUMN_SPLIT_ROWS, COLUMN_WIDTH, GUTTER_SUPPORT, ROW_OVERLAP, SECTION_GAP
+from ragprep.extract.layout.units import Page
+
+
+def lines_side_by_side(page: Page, ids: np.ndarray) -> bool:
+    """Are there, among units `ids`, at least two pairs of lines as long as a
+    text column's next to each other across a gutter? Without them no cut
+    can find two text columns, and the region is not cut at all. Neighbours
+    in top-to-bottom order are enough to look at: lines of two columns
+    alternate in that order (or tie, on aligned baselines, and then keep
+    stream order next to each other)."""
+    long = ids[page.x1[ids] - page.x0[ids] >= COLUMN_FILL * COLUMN_WIDTH * page.body]
+    if len(long) < 4:
+        return False
+    long = long[np.argsort(page.y0[long] + page.y1[long], kind="stable")]
+    x0, x1, y0, y1 = page.x0[long], page.x1[long], page.y0[long], page.y1[long]
+    overlap = np.minimum(y1[:-1], y1[1:]) > np.maximum(y0[:-1], y0[1:])
+    apart = (x0[1:] - x1[:-1] >= page.gutter) | (x0[:-1] - x1[1:] >= page.gutter)
+    return int(np.count_nonzero(overlap & apart)) >= 2
+
+
+def rows_of(page: Page, ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Units `ids` sorted top to bottom, and the positions where a new row
+    starts: a row ends where a horizontal line crosses none of its units.
+    Kept per region: a column is looked at by its parent and by itself."""
+    key = ids.tobytes()
+    rows = page.rows.get(key)
+    if rows is None:
+        ids = ids[np.argsort(-page.y1[ids], kind="stable")]
+        floor = np.minimum.accumulate(page.y0[ids])
+        breaks = np.flatnonzero(floor[:-1] >= page.y1[ids][1:] - ROW_OVERLAP * page.body) + 1
+        rows = page.rows[key] = (ids, np.concatenate([[0], breaks]))
+    return rows
+
+
+def is_text_column(page: Page, ids: np.ndarray) -> bool:
+    """Running text: two rows or more, wide enough, rows filling the width,
+    rows that are single lines rather than several cells, enough glyphs per
+    row, mostly letters. Table columns of dates, amounts or short labels, and
+    groups of table columns, fail at least one of these."""
+    if len(ids) < 2:
+        return False
+    width = page.x1[ids].max() - page.x0[ids].min()
+    if width < COLUMN_WIDTH * page.body:
+        return False
+    ids, starts = rows_of(page, ids)
+    if len(starts) < 2:
+        return False
+    extent = np.maximum.reduceat(page.x1[ids], starts) - np.minimum.reduceat(page.x0[ids], starts)
+    if median(extent) < COLUMN_FILL * width:
+        return False
+    # A line of running text is one unit; a table row is several cells side
+    # by side. Units stacked in one row are lines that a tall glyph (a
+    # bullet whose font has a deep box) makes overlap: no cells.
+    if _side_by_side_rows(page, ids, starts) > COLUMN_SPLIT_ROWS * len(starts):
+        return False
+    if median(np.add.reduceat(page.inked[ids], starts)) < COLUMN_GLYPHS:
+        return False
+    return page.letter_share(ids) >= COLUMN_LETTERS
+
+
+def _side_by_side_rows(page: Page, ids: np.ndarray, starts: np.ndarray) -> int:
+    """How many rows (units `ids` in rows starting at `starts`, see rows_of)
+    hold units side by side: two of them with no horizontal overlap."""
+    several = np.flatnonzero(np.diff(np.concatenate([starts, [len(ids)]])) > 1)
+    if not len(several):
+        return 0
+    count = 0
+    ends = np.concatenate([starts[1:], [len(ids)]])
+    for row in several.tolist():
+        units = ids[starts[row] : ends[row]]
+        # Some unit starts right of another's end: whitespace between them.
+        if page.x0[units].max() >= page.x1[units].min():
+            count += 1
+    return count
+
+
+def merge_fragments(page: Page, parts: list[np.ndarray] | None) -> list[np.ndarray] | None:
+    """`parts` (leaves in reading order) with every run of consecutive parts
+    that are not running text (is_text_column fails: figure labels, a
+    caption line, a form number, a page number) merged into one part, which
+    reads in stream order. Between two pieces of non-text there is no text
+    flow for geometry to follow: sorting the labels of a figure top to bottom
+    reads the picture, not the text, and the stream's order is the author's."""
+    if parts is None:
+        return None
+    merged: list[np.ndarray] = []
+    run = False  # is merged[-1] a run of non-text parts?
+    for part in parts:
+        fragment = not is_text_column(page, part)
+        if fragment and run:
+            merged[-1] = np.concatenate([merged[-1], part])
+        else:
+            merged.append(part)
+        run = fragment
+    return merged
+
+
+def split_at(ids: np.ndarray, cuts: np.ndarray) -> list[np.ndarray]:
+    """`ids` cut before each position of `cuts` (np.split, without its overhead)."""
+    bounds = [0, *cuts.tolist(), len(ids)]
+    return [ids[a:b] for a, b in zip(bounds[:-1], bounds[1:])]
+
+
+def median(values: np.ndarray) -> float:
+    """The upper median; np.median costs more than the sort on short arrays."""
+    return float(np.sort(values)[len(values) // 2])
+
+
+def gap_bands(page: Page, ids: np.ndarray, starts: np.ndarray) -> list[np.ndarray] | None:
+    """The region (units `ids` in rows starting at `starts`, see rows_of) cut
+    into horizontal bands at full-width whitespace gaps of at least
+    SECTION_GAP body heights, top to bottom; None when it has none."""
+    if len(starts) < 2:
+        return None
+    floor = np.minimum.accumulate(page.y0[ids])
+    breaks = starts[1:]
+    wide = floor[breaks - 1] - page.y1[ids][breaks] >= SECTION_GAP * page.body
+    if not wide.any():
+        return None
+    return split_at(ids, breaks[wide])
+
+
+def spanning_bands(page: Page, ids: np.ndarray, starts: np.ndarray) -> list[np.ndarray] | None:
+    """The region cut into horizontal bands at the rows that cross its best
+    supported gutter candidate, top to bottom; None when there is none."""
+    found = _gutter_cells(page, ids, starts)
+    if found is None:
+        return None
+    covered, core, _ = found
+    crossing = covered[:, core]
+    if not crossing.any():
+        return None
+    # Runs of rows with the same crossing flag form the bands.
+    change = np.flatnonzero(crossing[1:] != crossing[:-1]) + 1
+    if not len(change):
+        return None
+    band_starts = starts[np.concatenate([[0], change])]
+    return split_at(ids, band_starts[1:])
+
+
+def gutter_core(page: Page, ids: np.ndarray, starts: np.ndarray) -> tuple[float, float] | None:
+    """Left and right edge of the core of the region's best supported gutter
+    candidate (see _gutter_cells); None when there is none."""
+    found = _gutter_cells(page, ids, starts)
+    if found is None:
+        return None
+    _, core, edges = found
+    return float(edges[core]), float(edges[core + 1])
+
+
+def _gutter_cells(
+    page: Page, ids: np.ndarray, starts: np.ndarray
+) -> tuple[np.ndarray, int, np.ndarray] | None:
+    """The region (units `ids` in rows starting at `starts`) on a grid of
+    rows by cells between the units' left and right edges: which cells each
+    row's units cover, and the core of the best supported gutter candidate
+    (a run of cells, at least a gutter wide, with content on both sides in
+    rows making up GUTTER_SUPPORT of the height): its cell that the fewest
+    rows cross, and the cells' edges. None when there is no candidate."""
+    n_rows = len(starts)
+    if n_rows < 2:
+        return None
+    row_height = np.maximum.reduceat(page.y1[ids], starts) - np.minimum.reduceat(page.y0[ids], starts)
+    # Only rows of several units have whitespace between content; when they
+    # are too few for any support, stop before building the row x cell grid.
+    several = np.diff(np.concatenate([starts, [len(ids)]])) > 1
+    if row_height[several].sum() < GUTTER_SUPPORT * row_height.sum():
+        return None
+    x0, x1 = page.x0[ids], page.x1[ids]
+    edges = np.unique(np.concatenate([x0, x1]))
+    n_cells = len(edges) - 1
+    if n_cells < 1:
+        return None
+    # covered[r, e]: does a unit of row r cover the cell edges[e]..edges[e+1]?
+    row = np.repeat(np.arange(n_rows), np.diff(np.concatenate([starts, [len(ids)]])))
+    first_cell, end_cell = np.searchsorted(edges, x0), np.searchsorted(edges, x1)
+    stride = n_cells + 1
+    cover = np.bincount(row * stride + first_cell, minlength=n_rows * stride) - np.bincount(
+        row * stride + end_cell, minlength=n_rows * stride
+    )
+    covered = np.cumsum(cover.reshape(n_rows, stride), axis=1)[:, :n_cells] > 0
+    # Whitespace with content on both sides in the same row.
+    cell = np.arange(n_cells)
+    inside = (
+        ~covered
+        & (cell >= np.minimum.reduceat(first_cell, starts)[:, None])
+        & (cell < np.maximum.reduceat(end_cell, starts)[:, None])
+    )
+    support = row_height @ inside
+    candidate = support >= GUTTER_SUPPORT * row_height.sum()
+    if not candidate.any():
+        return None
+    # Runs of candidate cells at least a gutter wide; the best is the one
+    # with the strongest support.
+    width = np.diff(edges)
+    bounds = np.flatnonzero(np.diff(np.concatenate([[0], candidate.astype(np.int8), [0]])))
+    best, best_support = None, 0.0
+    for first, last in zip(bounds[::2].tolist(), bounds[1::2].tolist()):
+        if width[first:last].sum() >= page.gutter and support[first:last].max() > best_support:
+            best, best_support = (first, last), float(support[first:last].max())
+    if best is None:
+        return None
+    # Its core: the cell the fewest rows cross (the widest such cell).
+    first, last = best
+    blocked = row_height @ covered[:, first:last]
+    least = np.flatnonzero(blocked == blocked.min())
+    return covered, first + int(least[np.argmax(width[first + least])]), edges

@@ -1,0 +1,186 @@
+"""Stream-order tie-breaks: the decisions geometry leaves open, and where the stream breaks them.
+
+Geometry cannot tell a page of columns whose paragraph gaps happen to line up
+from sections laid out in columns, nor where a part with no text flow of its
+own (a form number under the first of three footer columns, a table's title
+centred under the columns) belongs among columns. There the stream is asked,
+and only its consistent answers count: a stream that reads band after band
+but for a few strays (STRAYS), or one visit of a column after all the
+others. A stream painted out of order (interleaved, reversed, shuffled) is
+consistent with neither reading, and geometry's default stands: the
+full-height gutter, columns first.
+"""
+
+from __future__ import annotations
+
+import bisect
+
+import numpy as np
+
+from ragprep.extract.blocks import PARAGRAPH_GAP
+from ragprep.extract.layout.params import ROW_OVERLAP, STRAYS
+from ragprep.extract.layout.regions import gap_bands, gutter_core, is_text_column, rows_of, split_at
+from ragprep.extract.layout.units import Page
+
+
+def stream_reads_bands(
+    page: Page, ids: np.ndarray, bands: list[np.ndarray], columns: list[np.ndarray]
+) -> bool:
+    """Does the stream read the region `ids` band after band (each band
+    column by column) but for STRAYS of its units, and the columns worse?"""
+    band_first = _stream_disorder(_cells(page, bands, columns, band_first=True))
+    return band_first <= STRAYS * len(ids) and band_first < _stream_disorder(
+        _cells(page, bands, columns, band_first=False)
+    )
+
+
+def column_gap_bands(
+    page: Page, ids: np.ndarray, rows: tuple[np.ndarray, np.ndarray], columns: list[np.ndarray]
+) -> list[np.ndarray] | None:
+    """The region cut into bands at the whitespace lines across it that pass
+    through a gap of one of its `columns` (a gap_bands cut of the column
+    next to running text: a gap between two form labels says nothing about
+    sections), the widest such line per gap; each cut is kept only where
+    the stream reads the two bands it makes one after the other
+    (stream_reads_bands). None when no cut is kept."""
+    ordered, starts = rows
+    if len(starts) < 2:
+        return None
+    breaks = starts[1:]
+    floor = np.minimum.accumulate(page.y0[ordered])
+    # The whitespace between each row and the rows above it.
+    low, high = page.y1[ordered][breaks], floor[breaks - 1]
+    candidates: set[int] = set()
+    for column in columns:
+        parts = gap_bands(page, *rows_of(page, column))
+        if parts is None:
+            continue
+        text = [is_text_column(page, part) for part in parts]
+        for k in range(1, len(parts)):
+            if not (text[k - 1] or text[k]):
+                continue
+            top = min(float(page.y0[part].min()) for part in parts[:k])
+            bottom = float(page.y1[parts[k]].max())
+            through = np.flatnonzero((low < top) & (high > bottom) & (high > low))
+            if len(through):
+                candidates.add(int(through[np.argmax((high - low)[through])]))
+    kept = [
+        cut
+        for cut in sorted(candidates)
+        if stream_reads_bands(page, ids, split_at(ordered, breaks[cut : cut + 1]), columns)
+    ]
+    return split_at(ordered, breaks[kept]) if kept else None
+
+
+def stream_reads_columns(
+    page: Page, ids: np.ndarray, rows: tuple[np.ndarray, np.ndarray], bands: list[np.ndarray]
+) -> bool:
+    """Does the stream read the two sides of the region's best gutter
+    candidate (see gutter_core) one after the other, across `bands`, closer
+    than band after band? Units crossing the gutter count with its left side."""
+    core = gutter_core(page, *rows)
+    if core is None:
+        return False
+    middle = (core[0] + core[1]) / 2
+    right = page.x0[ids] >= middle
+    if right.all() or not right.any():
+        return False
+    sides = [ids[~right], ids[right]]
+    if page.rtl:
+        sides.reverse()
+    column_first = _stream_disorder(_cells(page, bands, sides, band_first=False))
+    return column_first < _stream_disorder(_cells(page, bands, sides, band_first=True))
+
+
+def trailing_visit(
+    page: Page, region: np.ndarray, columns: list[np.ndarray], k: int
+) -> np.ndarray | None:
+    """The stream's second and last visit to column k of `region`, when it
+    paints the rest of the column in one visit, and the piece it comes back
+    for after every other column is not running text and lies under the
+    rest of the column by a paragraph gap or more and under every other
+    column (a table's title centred under the columns, too close to them
+    for a band of its own); None otherwise. A stream that interleaves the
+    columns visits each of them line by line, and says nothing of the kind."""
+    visits = _stream_visits(region, columns[k])
+    if len(visits) != 2:
+        return None
+    rest, visit = visits
+    if is_text_column(page, visit):
+        return None
+    top = float(page.y1[visit].max())
+    if page.y0[rest].min() - top < (PARAGRAPH_GAP - 1.0) * page.body:
+        return None
+    others = [c for j, c in enumerate(columns) if j != k]
+    if not all(page.y0[c].min() >= top - ROW_OVERLAP * page.body and c.max() < visit.min() for c in others):
+        return None
+    return visit
+
+
+def _stream_visits(region: np.ndarray, part: np.ndarray) -> list[np.ndarray]:
+    """`part` (units of `region`, which is sorted) in stream order, cut into
+    the stream's visits to it: the runs of its units that no other unit of
+    the region interrupts."""
+    part = np.sort(part)
+    position = np.searchsorted(region, part)
+    return split_at(part, np.flatnonzero(np.diff(position) > 1) + 1)
+
+
+def visits_top_down(page: Page, region: np.ndarray, part: np.ndarray) -> list[np.ndarray]:
+    """`part` (units of one column of `region`, sorted in stream order) as
+    the stream's visits to it: the runs of its units that no other unit of
+    the region interrupts. When the visits lie one above the other but the
+    stream painted them in another order (a title block painted after its
+    column), they come back top to bottom; otherwise `part` is one piece."""
+    visits = _stream_visits(region, part)
+    part = np.concatenate(visits)
+    if len(visits) == 1:
+        return [part]
+    top = np.array([page.y1[v].max() for v in visits])
+    bottom = np.array([page.y0[v].min() for v in visits])
+    order = np.argsort(-top, kind="stable")
+    if (order == np.arange(len(visits))).all():
+        return [part]
+    if not (bottom[order[:-1]] >= top[order[1:]] - ROW_OVERLAP * page.body).all():
+        return [part]  # visits side by side or overlapping: no top-to-bottom order to restore
+    return [visits[k] for k in order.tolist()]
+
+
+def _stream_disorder(parts: list[np.ndarray]) -> int:
+    """How many units the stream paints out of the reading order of `parts`:
+    all units minus the longest run of them, in stream order, whose parts
+    never go back (0 when the stream reads the parts one after the other)."""
+    label = np.concatenate([np.full(len(part), k) for k, part in enumerate(parts)])
+    # Unit numbers follow stream order.
+    in_stream = label[np.argsort(np.concatenate(parts), kind="stable")].tolist()
+    tails: list[int] = []  # patience sorting: longest non-decreasing subsequence
+    for value in in_stream:
+        i = bisect.bisect_right(tails, value)
+        if i == len(tails):
+            tails.append(value)
+        else:
+            tails[i] = value
+    return len(in_stream) - len(tails)
+
+
+def _cells(
+    page: Page, bands: list[np.ndarray], columns: list[np.ndarray], band_first: bool
+) -> list[np.ndarray]:
+    """The units of a region cut both into `bands` and into `columns` (two
+    partitions of the same units, each in reading order), grouped by cell:
+    band by band, each left to right (`band_first`), or column by column,
+    each top to bottom. Empty cells are left out."""
+    band_of = np.empty(len(page.start), dtype=np.int64)
+    column_of = np.empty(len(page.start), dtype=np.int64)
+    for k, band in enumerate(bands):
+        band_of[band] = k
+    for k, column in enumerate(columns):
+        column_of[column] = k
+    ids = np.concatenate(columns)
+    if band_first:
+        cell = band_of[ids] * len(columns) + column_of[ids]
+    else:
+        cell = column_of[ids] * len(bands) + band_of[ids]
+    ids = ids[np.argsort(cell, kind="stable")]
+    cell = np.sort(cell)
+    return split_at(ids, np.flatnonzero(np.diff(cell)) + 1)

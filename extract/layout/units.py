@@ -1,0 +1,267 @@
+"""Units and the reading frame: what the cut works on.
+
+Units. Stream order (``geometric.stream_order``) is cut into line segments: a
+new unit starts wherever join()'s line rule starts a line, and inside a line
+at a jump along it wider than a glyph height (the smaller of the two glyphs:
+a bullet whose font has a deep box must not bridge a narrow gutter) or far
+back (``unit_breaks``, which running.py's band lines use too). A producer
+that paints "left column line, right column line" on one baseline thus gives
+two units. A unit keeps its glyphs in stream order.
+
+Reading frame. Coordinates are projected on the page's dominant writing
+direction (the most common glyph direction, to the degree) and its normal,
+so text drawn at 90° (a landscape page shown through /Rotate, which leaves
+user space as it is, or a rotated region) is cut in its own frame: "left" is
+where its lines start, "top" where its first line is. Units in another
+direction (an arXiv stamp up the margin, axis labels) and units of blanks take
+no part in the cut: they follow the unit painted before them.
+
+Per-glyph work is column-wise numpy, done once per page.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ragprep.extract.bidi import is_rtl
+from ragprep.extract.config import ExtractConfig
+from ragprep.extract.geometric import SAME_DIRECTION, line_break_rule
+from ragprep.extract.glyphs import GlyphTable
+from ragprep.extract.layout.params import DESCENT, FIRST_RTL, GUTTER, LETTER_SAMPLE, MAX_VALUE, RTL_SAMPLE, SEGMENT_BACK, SEGMENT_GAP, UPRIGHT
+
+
+def unit_breaks(line_break: np.ndarray, gap: np.ndarray, height: np.ndarray, next_height: np.ndarray) -> np.ndarray:
+    """Per pair of consecutive glyphs (join()'s line rule `line_break`, the
+    `gap` along the line from the first's own end to the second's origin,
+    and their heights): does a new unit start at the second? At a line
+    break, a jump forward wider than SEGMENT_GAP heights, or back by more
+    than SEGMENT_BACK. The jump forward is measured against the smaller of
+    the two glyphs: a bullet whose font has a deep box (half again the
+    text's height) starting the next column's line must not bridge a
+    gutter narrower than itself; the jump back against the larger. The one
+    definition of a unit: layout cuts its units with it, running.py its
+    band lines."""
+    smaller, larger = np.minimum(height, next_height), np.maximum(height, next_height)
+    return line_break | (gap > SEGMENT_GAP * smaller) | (gap < -SEGMENT_BACK * larger)
+
+
+def unit_starts(moves: Moves, glyphs: Gathered) -> np.ndarray:
+    """Positions in stream order where a unit starts (see unit_breaks)."""
+    cut = unit_breaks(moves.line_break[1:], moves.gap, glyphs.height[:-1], glyphs.height[1:])
+    return np.concatenate([[0], np.flatnonzero(cut) + 1])
+
+
+@dataclass(frozen=True)
+class Moves:
+    """Measurements between consecutive glyphs of an order (n - 1 pairs)."""
+
+    line_break: np.ndarray  # per position (n): a new line starts here
+    across: np.ndarray  # previous origin -> origin, across the previous direction
+    gap: np.ndarray  # previous own end -> origin, along the previous direction
+    height: np.ndarray  # the larger height of the two glyphs
+
+
+@dataclass(frozen=True)
+class Gathered:
+    """Per-glyph columns of the glyph table in one order, gathered once."""
+
+    direction: np.ndarray
+    origin: np.ndarray
+    own_end: np.ndarray
+    height: np.ndarray
+
+    @classmethod
+    def of(cls, table: GlyphTable, order: np.ndarray) -> "Gathered":
+        return cls(table.direction[order], table.origin[order], table.own_end[order], table.height[order])
+
+
+def line_moves(
+    table: GlyphTable, order: np.ndarray, config: ExtractConfig, glyphs: Gathered | None = None
+) -> Moves:
+    line_break = np.zeros(len(order), dtype=bool)
+    # Gathered once, paired as views: the gathers are most of the cost.
+    glyphs = glyphs or Gathered.of(table, order)
+    direction, origin, height = glyphs.direction, glyphs.origin, glyphs.height
+    line_break[1:], across, gap, height_max = _pair_moves(
+        direction[:-1], direction[1:], origin[:-1], origin[1:], glyphs.own_end[:-1],
+        height[:-1], height[1:], config,
+    )  # fmt: skip
+    return Moves(line_break, across, gap, height_max)
+
+
+def _pair_moves(
+    direction: np.ndarray,
+    next_direction: np.ndarray,
+    origin: np.ndarray,
+    next_origin: np.ndarray,
+    own_end: np.ndarray,
+    height: np.ndarray,
+    next_height: np.ndarray,
+    config: ExtractConfig,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """geometric.line_break_rule for pairs of a glyph and the next one, with
+    the gap along the line (from the glyph's own end) and the larger height."""
+    line_break, across, _ = line_break_rule(
+        direction, next_direction, origin, next_origin, height, next_height, config
+    )
+    gap = np.einsum("ij,ij->i", next_origin - own_end, direction)
+    return line_break, across, gap, np.maximum(height, next_height)
+
+
+def reordered_moves(
+    table: GlyphTable, stream: np.ndarray, moves: Moves, positions: np.ndarray, config: ExtractConfig
+) -> Moves:
+    """The moves of stream[positions], reusing those of the stream: pairs
+    that were neighbours in the stream keep their measurements, only the
+    pairs at unit boundaries are measured anew."""
+    n = len(positions)
+    line_break = np.zeros(n, dtype=bool)
+    if n < 2:
+        return Moves(line_break, np.zeros(0), np.zeros(0), np.zeros(0))
+    pair = positions[1:] - 1  # index of the stream pair ending at each position
+    fresh = np.flatnonzero(positions[1:] != positions[:-1] + 1)
+    pair = np.maximum(pair, 0)
+    breaks, across, gap, height = (
+        moves.line_break[1:][pair],
+        moves.across[pair],
+        moves.gap[pair],
+        moves.height[pair],
+    )
+    if len(fresh):
+        prev, cur = stream[positions[fresh]], stream[positions[fresh + 1]]
+        measured = _pair_moves(
+            table.direction[prev], table.direction[cur], table.origin[prev], table.origin[cur],
+            table.own_end[prev], table.height[prev], table.height[cur], config,
+        )  # fmt: skip
+        for column, values in zip((breaks, across, gap, height), measured):
+            column[fresh] = values
+    line_break[1:] = breaks
+    return Moves(line_break, across, gap, height)
+
+
+class Page:
+    """The units of one page in its reading frame; built per call, never shared."""
+
+    def __init__(
+        self, table: GlyphTable, stream: np.ndarray, glyphs: Gathered, unit_start: np.ndarray
+    ) -> None:
+        self.table = table
+        self.stream = stream
+        self.start = unit_start
+        self.end = np.concatenate([unit_start[1:], [len(stream)]])
+        self.along = along = reading_direction(table, stream, glyphs.direction)
+        # Glyph boxes in the frame: along the line from the origin to the own
+        # end, across it the glyph height, split at the baseline in a typical
+        # descent-to-ascent proportion (the quads would say exactly, at the
+        # price of gathering them; rows and gutters do not need it).
+        if along[0] == 1.0:
+            ax, bx, base = glyphs.origin[:, 0], glyphs.own_end[:, 0], glyphs.origin[:, 1]
+        else:
+            ax, bx = glyphs.origin @ along, glyphs.own_end @ along
+            base = glyphs.origin[:, 1] * along[0] - glyphs.origin[:, 0] * along[1]
+        low_x, high_x = np.minimum(ax, bx), np.maximum(ax, bx)
+        low_y = base - DESCENT * glyphs.height
+        high_y = low_y + glyphs.height
+        # Blanks have no ink: a run of trailing spaces must not make a table
+        # cell as wide as a line of text, nor a lone tab span a gutter.
+        blank = _blank_edges(table.text[stream], unit_start, self.end)
+        if len(blank):
+            low_x[blank], low_y[blank] = np.inf, np.inf
+            high_x[blank], high_y[blank] = -np.inf, -np.inf
+        self.x0 = np.minimum.reduceat(low_x, unit_start)
+        self.x1 = np.maximum.reduceat(high_x, unit_start)
+        self.y0 = np.minimum.reduceat(low_y, unit_start)
+        self.y1 = np.maximum.reduceat(high_y, unit_start)
+        # Glyphs per unit, leading and trailing blanks not counted.
+        is_blank = np.zeros(len(stream), dtype=bool)
+        is_blank[blank] = True
+        self.inked = self.end - unit_start - np.add.reduceat(is_blank, unit_start)
+        # Units that take part in the cut. A unit written in another direction
+        # than the page (a rotated stamp, axis labels) would span rows and
+        # gutters in this frame; a unit of blanks has no place at all. Both
+        # follow the unit painted before them instead (see emit).
+        self.placed = (glyphs.direction[unit_start] @ along >= SAME_DIRECTION) & (self.inked > 0)
+        self.body = most_common(glyphs.height, 10) or 1.0
+        self.gutter = GUTTER * self.body
+        self._rtl: bool | None = None
+        self.rows: dict[bytes, tuple[np.ndarray, np.ndarray]] = {}  # see rows_of
+        self.reads: dict[bytes, tuple[list[np.ndarray], bool]] = {}  # see read_region
+        self.continued: set[bytes] = set()  # regions a ragged column end joined (_ragged_ends)
+
+    def letter_share(self, ids: np.ndarray) -> float:
+        """Share of letters (any script, str.isalpha) among the glyphs of
+        units `ids`, estimated on an even sample of them."""
+        length = self.end[ids] - self.start[ids]
+        offset = np.cumsum(length) - length
+        total = int(length.sum())
+        picked = np.arange(0, total, max(1, total // LETTER_SAMPLE))
+        unit = np.searchsorted(offset, picked, side="right") - 1
+        texts = self.table.text[self.stream[self.start[ids][unit] + picked - offset[unit]]].tolist()
+        inked = len(texts) - sum(map(str.isspace, texts))
+        return sum(map(str.isalpha, texts)) / inked if inked else 0.0
+
+    @property
+    def rtl(self) -> bool:
+        if self._rtl is None:
+            self._rtl = reads_rtl(self.table, self.stream)
+        return self._rtl
+
+
+def _blank_edges(texts: np.ndarray, start: np.ndarray, end: np.ndarray) -> np.ndarray:
+    """Positions of the blank glyphs (str.isspace) that lead or trail each
+    unit start[i]:end[i] of `texts`. Only unit edges are looked at, one glyph
+    per unit and step, so the cost follows the units, not the glyphs."""
+    found: list[np.ndarray] = []
+    for edge, step, stop in ((start, 1, end), (end - 1, -1, start - 1)):
+        position, limit = edge.copy(), stop
+        active = np.arange(len(start))
+        while len(active):
+            at = position[active]
+            blank = np.fromiter(map(str.isspace, texts[at]), dtype=bool, count=len(active))
+            found.append(at[blank])
+            active = active[blank]
+            position[active] += step
+            active = active[position[active] != limit[active]]
+    return np.concatenate(found) if found else np.zeros(0, dtype=np.int64)
+
+
+def reads_rtl(table: GlyphTable, order: np.ndarray) -> bool:
+    """Does the text read predominantly right to left? Decided on an even
+    sample of the glyphs: only the proportion matters."""
+    sample = order[:: max(1, len(order) // RTL_SAMPLE)]
+    first = np.array([ord(t[0]) for t in table.text[sample].tolist()], dtype=np.int64)
+    if not len(first) or first.max() < FIRST_RTL:
+        return False
+    rtl = is_rtl(first)
+    latin = ((first | 0x20) >= ord("a")) & ((first | 0x20) <= ord("z"))
+    # Letters of other left-to-right scripts; punctuation, symbols and CJK
+    # marks (U+2000-U+303F) have no direction of their own.
+    other = (first >= 0xC0) & ~rtl & ~((first >= 0x2000) & (first <= 0x303F))
+    return int(rtl.sum()) > int((latin | other).sum())
+
+
+def reading_direction(
+    table: GlyphTable, order: np.ndarray, direction: np.ndarray | None = None
+) -> np.ndarray:
+    """Unit vector of the dominant writing direction of the glyphs `order`
+    (their directions when already gathered): the most common glyph
+    direction, to the degree."""
+    if (table.direction[:, 0] > UPRIGHT).all():
+        return np.array([1.0, 0.0])  # every glyph of the page is upright
+    direction = table.direction[order] if direction is None else direction
+    degrees = np.rint(np.degrees(np.arctan2(direction[:, 1], direction[:, 0]))) % 360
+    angle = np.radians(most_common(degrees, 1))
+    # Rounded so that right angles give exact 0 and 1.
+    return np.array([round(float(np.cos(angle)), 12), round(float(np.sin(angle)), 12)])
+
+
+def most_common(values: np.ndarray, steps_per_unit: int) -> float:
+    """The most common value, rounded to 1/steps_per_unit (0.0 when there is
+    none): a histogram, not a sort. Values outside [0, MAX_VALUE] are ignored."""
+    steps = np.rint(values * steps_per_unit)
+    steps = steps[(steps >= 0) & (steps <= MAX_VALUE * steps_per_unit)].astype(np.int64)
+    if not len(steps):
+        return 0.0
+    return float(np.argmax(np.bincount(steps))) / steps_per_unit
