@@ -74,7 +74,8 @@ def _cut(page: Page, ids: np.ndarray, depth: int) -> tuple[list[np.ndarray], boo
         # A region that a ragged column end joined reads by its columns:
         # geometry put that end under its column (a footnote at the foot
         # of its column), whatever the stream painted last.
-        if ids.tobytes() not in page.continued and stream_reads_bands(page, ids, bands, columns):
+        continued = ids.tobytes() in page.continued or len(_ragged_merge(page, bands)) == 1
+        if not continued and stream_reads_bands(page, ids, bands, columns):
             columns = None
     elif columns is not None:
         # No gap crosses the region, but one column may be set apart by a
@@ -196,12 +197,20 @@ def _append_band(page: Page, leaves: list[np.ndarray], inner: list[np.ndarray]) 
 
 def _ragged_ends(page: Page, bands: list[np.ndarray]) -> list[np.ndarray]:
     """`bands` (top to bottom) with every band of running text that lies
-    under a single text column of the band above it merged into that band.
-    A column that runs lower than its neighbour (the last reference of a
-    paper's last page) may be parted from its own text by a gap that only
-    looks full-width because the neighbour has ended; merged back, the
-    region's own cut (its gutter against its gaps, the stream deciding)
-    reads it with its column, as it would if the neighbour went on."""
+    under a single text column of the band above it merged into that band
+    (_ragged_merge). Merged into one, the bands are the region itself,
+    which has weighed them against its columns already."""
+    merged = _ragged_merge(page, bands)
+    return bands if len(merged) == 1 else merged
+
+
+def _ragged_merge(page: Page, bands: list[np.ndarray]) -> list[np.ndarray]:
+    """A column that runs lower than its neighbour (the last reference of a
+    paper's last page, a footnote at the foot of its column) may be parted
+    from its own text by a gap that only looks full-width because the
+    neighbour has ended; merged back, the region reads it with its column,
+    whatever the stream painted last (see _cut). Fixture:
+    test_footnote_painted_last_reads_at_the_foot_of_its_column."""
     merged = [bands[0]]
     for band in bands[1:]:
         if is_text_column(page, band) and _continues_a_column(page, merged[-1], band):
@@ -209,9 +218,7 @@ def _ragged_ends(page: Page, bands: list[np.ndarray]) -> list[np.ndarray]:
             page.continued.add(merged[-1].tobytes())
         else:
             merged.append(band)
-    # Merged into one, the bands are the region itself, which has chosen
-    # them over its columns already.
-    return bands if len(merged) == 1 else merged
+    return merged
 
 
 def _continues_a_column(page: Page, above: np.ndarray, band: np.ndarray) -> bool:

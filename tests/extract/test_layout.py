@@ -699,3 +699,90 @@ def test_two_columns_over_a_worksheet_beside_a_full_height_column():
         rows.append(show(f, 410, y, third[i]))
     b.add_page(" ".join(rows))
     assert layout(b).joined.text == "\n".join([*first, *second, *worksheet, *third])
+
+
+# --------------------------------------------------------------------------- paint order
+# Each rule that makes the reading order independent of the paint order
+# (extract/layout/lines.py, leaves.py, cut.py's ragged ends), on a page that
+# paints against it.
+
+
+def test_line_painted_right_half_first_reads_along_the_line():
+    # lines.line_order: the pieces of one line join along the line.
+    b = PdfBuilder()
+    f = b.add_standard_font("Helvetica", widths=True)
+    first, second = "Rivers run", "to the sea"
+    x = 72 + text_width(first + " ", "Helvetica", SIZE)
+    b.add_page(" ".join([show(f, x, 700, second), show(f, 72, 700, first), show(f, 72, 688, "and back again")]))
+    assert layout(b).joined.text == "Rivers run to the sea\nand back again"
+
+
+def test_two_columns_that_share_their_baselines_are_no_table():
+    # leaves._merge_grids: running text side by side on one leading, which
+    # no cut separated (too narrow a gutter for one), keeps paint order
+    # column by column rather than reading rows across both.
+    b = PdfBuilder()
+    f = b.add_standard_font("Helvetica", widths=True)
+    left, right = wrap(prose("a", 40), 220), wrap(prose("b", 40), 220)
+    columns = paint(f, [left, right], (72, 299), 700, one_after_another(left, right))
+    b.add_page(columns)
+    assert layout(b).joined.text == "\n".join([*left, *right])
+
+
+def test_table_painted_column_by_column_reads_row_by_row():
+    # leaves._merge_grids: narrow runs on one another's baselines are a
+    # table's columns.
+    b = PdfBuilder()
+    f = b.add_standard_font("Helvetica", widths=True)
+    rows = [["Name", "Depth", "Flow"], ["Avon", "3 m", "40"], ["Tees", "5 m", "52"], ["Wear", "4 m", "47"], ["Tyne", "6 m", "61"]]
+    cells = [show(f, 72 + 120 * c, 700 - 16 * r, rows[r][c]) for c in range(3) for r in range(len(rows))]
+    b.add_page(" ".join(cells))
+    assert layout(b).joined.text == "\n".join(" ".join(row) for row in rows)
+
+
+def test_column_painted_bottom_up_reads_top_to_bottom():
+    # leaves._merge_interleaved, then _order_runs: runs that are single
+    # lines going up the page, one above the other, read down.
+    b = PdfBuilder()
+    f = b.add_standard_font("Helvetica", widths=True)
+    lines = wrap(prose("a", 50), 400)
+    b.add_page(" ".join(show(f, 72, 700 - LEADING * i, line) for i, line in reversed(list(enumerate(lines)))))
+    assert layout(b).joined.text == "\n".join(lines)
+
+
+def test_running_head_painted_last_reads_first():
+    # leaves._order_runs: a run above every other reads first.
+    b = PdfBuilder()
+    f = b.add_standard_font("Helvetica", widths=True)
+    lines = wrap(prose("a", 50), 400)
+    b.add_page(" ".join([paint(f, [lines], (72,), 700, one_after_another(lines)), show(f, 400, 760, "Journal 7", 8)]))
+    assert layout(b).joined.text == "\n".join(["Journal 7", *lines])
+
+
+@pytest.mark.parametrize("sidebar_first", [False, True])
+def test_sidebar_beside_the_text_keeps_its_place_in_the_stream(sidebar_first: bool):
+    # leaves._order_runs: a narrow box beside the text (no text column, so
+    # no cut) that lies along it: geometry leaves the tie, the stream breaks it.
+    b = PdfBuilder()
+    f = b.add_standard_font("Helvetica", widths=True)
+    text = wrap(prose("a", 90), 330)
+    sidebar = ["Key facts", "founded 1902", "members 40", "rivers 12"]
+    body = paint(f, [text], (72,), 700, one_after_another(text))
+    box = " ".join(show(f, 440, 690 - 14 * i, line, 8) for i, line in enumerate(sidebar))
+    b.add_page(" ".join([box, body] if sidebar_first else [body, box]))
+    expected = [*sidebar, *text] if sidebar_first else [*text, *sidebar]
+    assert layout(b).joined.text == "\n".join(expected)
+
+
+def test_footnote_painted_last_reads_at_the_foot_of_its_column():
+    # cut._ragged_ends: a band of running text under one column joins it,
+    # and that region reads by its columns whatever was painted last.
+    b = PdfBuilder()
+    f = b.add_standard_font("Helvetica", widths=True)
+    left, right = wrap(prose("a", 70), 220), wrap(prose("b", 50), 220)
+    note = wrap(prose("n", 14), 220, size=7)
+    note_top = 700 - LEADING * len(left) - 30
+    columns = paint(f, [left, right], (72, 320), 700, one_after_another(left, right))
+    notes = " ".join(show(f, 72, note_top - 8 * i, line, 7) for i, line in enumerate(note))
+    b.add_page(columns + " " + notes)
+    assert layout(b).joined.text == "\n".join([*left, *note, *right])
