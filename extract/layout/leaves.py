@@ -26,6 +26,7 @@ from __future__ import annotations
 import numpy as np
 
 from ragprep.extract.layout.params import (
+    COHERENT,
     COLUMN_WIDTH,
     DESCENT,
     GRID_ROWS,
@@ -40,19 +41,26 @@ from ragprep.extract.layout.units import Page
 
 
 def leaf_order(page: Page, ids: np.ndarray) -> np.ndarray:
-    """The lines `ids` of one leaf in reading order. Geometry decides where
-    it can: the stream's runs down the leaf (_paint_runs) that interleave
-    (lines painted out of order, reversed, shuffled) or that share rows (a
-    table painted column by column) merge and read by rows (_row_major);
-    then runs one above the other read top to bottom, and only runs side
-    by side, which geometry cannot order (a sidebar beside the text, a
-    pull quote), keep paint order (_order_runs)."""
+    """The lines `ids` of one leaf in reading order. Where the stream reads
+    the leaf coherently (_reads_down: it goes down the page or along a
+    row, but for a few jumps back up, as a producer that paints in reading
+    order does) and paints no table column by column (_column_grid), its
+    order stands: within a leaf the author's stream is the best witness of
+    which block comes first. Otherwise geometry decides: the stream's runs
+    down the leaf (_paint_runs) that interleave or share rows (a table's
+    columns) merge and read by rows (_row_major); runs one above the other
+    read top to bottom, text columns left to right, and only what geometry
+    cannot order (a sidebar, a pull quote) keeps paint order (_order_runs).
+    Fixtures: test_column_painted_bottom_up_reads_top_to_bottom,
+    test_table_painted_column_by_column_reads_row_by_row."""
     ids = np.sort(ids)
     if len(ids) < 2:
         return ids
     runs = _paint_runs(page, ids)
     if len(runs) == 1:
         return ids
+    if _reads_down(page, ids) and not _column_grid(page, runs):
+        return np.concatenate(_stacked_in_place(page, runs))
     if len(runs) > MAX_RUNS:
         return _row_major(page, ids)
     runs = _merge_grids(page, _merge_interleaved(page, runs))
@@ -60,16 +68,60 @@ def leaf_order(page: Page, ids: np.ndarray) -> np.ndarray:
     return _row_major(page, ids) if ordered is None else np.concatenate(ordered)
 
 
+def _stacked_in_place(page: Page, runs: list[np.ndarray]) -> list[np.ndarray]:
+    """`runs` in paint order, but for what geometry orders itself: a run
+    above another that it overlaps along the line reads first (a title
+    above its columns, a heading painted after its paragraph), a run above
+    every other first and one below every other last (see _with_bands: a
+    running head painted last, a page number painted first). Fixtures:
+    test_footer_painted_first_reads_at_the_foot_of_the_page,
+    test_running_head_painted_last_reads_first,
+    test_title_above_a_column_painted_after_it_is_read_first."""
+    n = len(runs)
+    above, apart = _boxes(page, runs)
+    other = ~np.eye(n, dtype=bool)
+    order = _kahn(_with_bands(above & ~apart & other, above, other))
+    if order is None:
+        order = _kahn(_with_bands(np.zeros((n, n), dtype=bool), above, other))
+    return runs if order is None else [runs[k] for k in order]
+
+
+def _reads_down(page: Page, ids: np.ndarray) -> bool:
+    """Does the stream (lines `ids` in paint order) go down the page, or on
+    along a row, from at least COHERENT of its lines to the next? A stream
+    painted reversed goes up from every line, a shuffled one from half."""
+    base = _baseline(page, ids)
+    down = base[1:] <= base[:-1] - 0.5 * page.body
+    row = np.abs(base[1:] - base[:-1]) <= SAME_BASELINE * page.body
+    forward = page.x1[ids][1:] <= page.x0[ids][:-1] if page.rtl else page.x0[ids][1:] >= page.x1[ids][:-1]
+    return np.count_nonzero(down | (row & forward)) >= COHERENT * (len(ids) - 1)
+
+
+def _column_grid(page: Page, runs: list[np.ndarray]) -> bool:
+    """Does the stream paint a table column by column: two runs side by side,
+    narrow, not running text, sharing GRID_ROWS rows or more?"""
+    big = [r for r in runs if len(r) >= GRID_ROWS]
+    return len(big) >= 2 and len(_merge_grids(page, big)) < len(big)
+
+
 def _paint_runs(page: Page, ids: np.ndarray) -> list[np.ndarray]:
     """The lines `ids` (in stream order) cut where the stream leaves a
     block: each run goes down one block, a line below the one before (no
     further than RUN_GAP) and overlapping the run so far along the line,
-    or beside the line before on its row, further along (a table row by
-    row, cell by cell). A jump up, or down to another block, starts a run."""
+    or beside the line before on its row, further along by less than a
+    gutter. A jump up, across a gutter, or down to another block, starts a
+    run: a table painted row by row gives a run per cell, which
+    _merge_grids reads by rows again."""
     tol = ROW_OVERLAP * page.body
     x0, x1, y0, y1 = (v[ids].tolist() for v in (page.x0, page.x1, page.y0, page.y1))
     base = _baseline(page, ids).tolist()
-    forward = (lambda k: x1[k] <= x0[k - 1] + tol) if page.rtl else (lambda k: x0[k] >= x1[k - 1] - tol)
+    # Further along its row, by less than a gutter: the next piece of a line
+    # (a gutter's width away is the next column, or the next cell).
+    gutter = page.gutter
+    if page.rtl:
+        forward = lambda k: -tol <= x0[k - 1] - x1[k] < gutter  # noqa: E731
+    else:
+        forward = lambda k: -tol <= x0[k] - x1[k - 1] < gutter  # noqa: E731
     cuts = []
     left, right = x0[0], x1[0]
     for k in range(1, len(ids)):
@@ -142,8 +194,6 @@ def _merge_grids(page: Page, runs: list[np.ndarray]) -> list[np.ndarray]:
         if text[i] or text[j] or not (narrow[i] and narrow[j]):
             continue
         short, other = (runs[i], runs[j]) if len(runs[i]) <= len(runs[j]) else (runs[j], runs[i])
-        if len(short) < 2:
-            continue
         distance = np.abs(_baseline(page, short)[:, None] - _baseline(page, other)[None, :]).min(axis=1)
         shared = int(np.count_nonzero(distance <= SAME_BASELINE * page.body))
         if shared * 2 > len(short):
@@ -164,28 +214,57 @@ def _merge_grids(page: Page, runs: list[np.ndarray]) -> list[np.ndarray]:
 
 
 def _order_runs(page: Page, runs: list[np.ndarray]) -> list[np.ndarray] | None:
-    """Runs in reading order. Runs one above the other in one block (they
-    overlap along the line) read top to bottom: geometry decides. Runs
-    apart along the line (columns a cut kept together, a sidebar beside
-    the text) read in paint order: the stream breaks the tie. A run above
-    every other reads first, one below every other last. None when the
-    rules contradict one another."""
+    """Runs in reading order, under these constraints, ties broken by paint
+    order (Kahn's algorithm, the first painted of the runs free to go):
+    - runs one above the other in one block (they overlap along the line)
+      read top to bottom;
+    - runs apart along the line that are both as wide as a text column's
+      lines (columns that no cut separated, a gutter too narrow or crossed
+      by a page number) read left to right, right to left on an RTL page;
+    - a run above every other reads first, one below every other last.
+    Runs apart that are not both so wide (a sidebar beside the text, a pull
+    quote, labels) have no constraint between them: the stream breaks the
+    tie. None when the constraints contradict one another. Fixtures:
+    test_sidebar_beside_the_text_keeps_its_place_in_the_stream,
+    test_running_head_painted_last_reads_first,
+    test_scrambled_twin_reads_as_its_original."""
     n = len(runs)
     if n < 2:
         return runs
     above, apart = _boxes(page, runs)
     other = ~np.eye(n, dtype=bool)
-    # before[i, j]: run i reads before run j.
-    before = (above & ~apart) | (apart & (np.arange(n)[:, None] < np.arange(n)[None, :]))
-    before &= other
-    # A run above every other one (a running head, a title) reads first, one
-    # below every other (a page number, a footer) last: the top and bottom
-    # bands are geometry's, wherever they lie along the line.
+    x0 = np.array([page.x0[r].min() for r in runs])
+    x1 = np.array([page.x1[r].max() for r in runs])
+    wide = x1 - x0 >= COLUMN_WIDTH * page.body
+    leftward = (x1[None, :] <= x0[:, None] + ROW_OVERLAP * page.body) if page.rtl else (x1[:, None] <= x0[None, :] + ROW_OVERLAP * page.body)
+    stacked = above & ~apart & other
+    columns = apart & leftward & wide[:, None] & wide[None, :]
+    # The constraints in order of trust; where together they contradict one
+    # another (a run crossing columns, stacked under one and beside another),
+    # the weakest goes first.
+    for before in (stacked | columns, stacked):
+        order = _kahn(_with_bands(before, above, other))
+        if order is not None:
+            return [runs[k] for k in order]
+    return None
+
+
+def _with_bands(before: np.ndarray, above: np.ndarray, other: np.ndarray) -> np.ndarray:
+    """`before` with a run above every other one (a running head, a title)
+    first and one below every other (a page number, a footer) last: the top
+    and bottom bands are geometry's, wherever they lie along the line."""
+    before = before.copy()
     for k in np.flatnonzero((above | ~other).all(axis=1)).tolist():
         before[k, :], before[:, k] = other[k], False
     for k in np.flatnonzero((above | ~other).all(axis=0)).tolist():
         before[:, k], before[k, :] = other[:, k], False
-    # Kahn's algorithm, ties by paint order.
+    return before
+
+
+def _kahn(before: np.ndarray) -> list[int] | None:
+    """A topological order of the relation `before` (before[i, j]: i reads
+    before j), the first painted of the free nodes first; None on a cycle."""
+    n = len(before)
     indegree = before.sum(axis=0)
     done = np.zeros(n, dtype=bool)
     result = []
@@ -196,7 +275,7 @@ def _order_runs(page: Page, runs: list[np.ndarray]) -> list[np.ndarray] | None:
         k = int(ready[0])
         done[k] = True
         indegree -= before[k]
-        result.append(runs[k])
+        result.append(k)
     return result
 
 

@@ -11,7 +11,7 @@ import numpy as np
 # A jump along the line wider than this many glyph heights (the larger of
 # the two glyphs) starts a new unit: wider than any word space, narrower than
 # a column gutter.
-SEGMENT_GAP = 1.0
+SEGMENT_GAP = 0.7
 # A jump backwards along the line longer than this many heights starts a new
 # unit (the pen going back to another column); right-to-left text painted in
 # logical order moves back about two glyph widths per glyph and stays whole.
@@ -23,7 +23,7 @@ LINE_BASELINE = 0.3
 # along the line: a word space, even a justified one; less than SEGMENT_GAP.
 LINE_JOIN_GAP = 0.6
 # A gutter is a strip of whitespace at least this many body heights wide.
-GUTTER = 1.0
+GUTTER = 0.7
 # Two rows of units may overlap by this many body heights (tall ascenders
 # over deep descenders) and still be separate rows.
 ROW_OVERLAP = 0.2
@@ -52,9 +52,18 @@ COMPOUND_COVER = 0.9
 # for the bands only when at most this share of its units is out of their
 # order (see read_region).
 STRAYS = 0.1
-# A leaf whose stream runs down the page more often than this (a shuffled
-# page: a run per line or two) is read by rows without weighing its runs.
-MAX_RUNS = 48
+# Where only bands cut a region, the stream's column-by-column reading stands
+# only with at most this share of its units out of that order: a stream
+# painted out of order is no witness.
+CONSISTENT = 0.25
+# A leaf whose stream goes down the page (or along a row) from at least this
+# share of its lines to the next reads in paint order, the order of a
+# producer that paints in reading order; a reversed stream goes down from
+# none, a shuffled one from about half.
+COHERENT = 0.8
+# A leaf of more runs than this is read by rows without weighing its runs
+# (a bound on the quadratic work of ordering them, not a layout limit).
+MAX_RUNS = 400
 # A run goes on down its block across whitespace up to this many body
 # heights (a paragraph gap); a wider jump down starts a run.
 RUN_GAP = 2.0

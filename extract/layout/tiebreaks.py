@@ -18,7 +18,7 @@ import bisect
 import numpy as np
 
 from ragprep.extract.blocks import PARAGRAPH_GAP
-from ragprep.extract.layout.params import ROW_OVERLAP, STRAYS
+from ragprep.extract.layout.params import CONSISTENT, ROW_OVERLAP, STRAYS
 from ragprep.extract.layout.regions import gap_bands, gutter_core, is_text_column, rows_of, split_at
 from ragprep.extract.layout.units import Page
 
@@ -77,7 +77,11 @@ def stream_reads_columns(
 ) -> bool:
     """Does the stream read the two sides of the region's best gutter
     candidate (see gutter_core) one after the other, across `bands`, closer
-    than band after band? Units crossing the gutter count with its left side."""
+    than band after band, and with at most CONSISTENT of its units out of
+    that order? Units crossing the gutter count with its left side. A
+    stream painted out of order (shuffled, lines interleaved) reads neither
+    order, and the bands stand: each is cut on its own geometry. Fixture:
+    test_aligned_gaps_without_a_full_height_gutter_keep_a_column_by_column_stream."""
     core = gutter_core(page, *rows)
     if core is None:
         return False
@@ -89,6 +93,8 @@ def stream_reads_columns(
     if page.rtl:
         sides.reverse()
     column_first = _stream_disorder(_cells(page, bands, sides, band_first=False))
+    if column_first > CONSISTENT * len(ids):
+        return False
     return column_first < _stream_disorder(_cells(page, bands, sides, band_first=True))
 
 
