@@ -51,8 +51,11 @@ def leaf_order(page: Page, ids: np.ndarray) -> np.ndarray:
     columns) merge and read by rows (_row_major); runs one above the other
     read top to bottom, text columns left to right, and only what geometry
     cannot order (a sidebar, a pull quote) keeps paint order (_order_runs).
+    A leaf that is neither running text nor a grid (a figure's labels)
+    keeps paint order: there is no text flow for geometry to follow.
     Fixtures: test_column_painted_bottom_up_reads_top_to_bottom,
-    test_table_painted_column_by_column_reads_row_by_row."""
+    test_table_painted_column_by_column_reads_row_by_row,
+    test_figure_labels_in_a_column_keep_their_stream_order."""
     ids = np.sort(ids)
     if len(ids) < 2:
         return ids
@@ -61,6 +64,10 @@ def leaf_order(page: Page, ids: np.ndarray) -> np.ndarray:
         return ids
     if _reads_down(page, ids) and not _column_grid(page, runs):
         return np.concatenate(_stacked_in_place(page, runs))
+    if not is_text_column(page, ids) and len(_merge_grids(page, runs)) == len(runs):
+        # No text flow and no grid (a figure's labels): nothing for geometry
+        # to follow, and the stream's order is the author's.
+        return ids
     if len(runs) > MAX_RUNS:
         return _row_major(page, ids)
     runs = _merge_grids(page, _merge_interleaved(page, runs))
@@ -178,7 +185,7 @@ def _merge_grids(page: Page, runs: list[np.ndarray]) -> list[np.ndarray]:
     not, and keep paint order."""
     if len(runs) < 2:
         return runs
-    _, apart = _boxes(page, runs)
+    above, apart = _boxes(page, runs)
     text = [is_text_column(page, r) for r in runs]
     link = list(range(len(runs)))  # union-find over runs sharing rows
 
@@ -187,7 +194,8 @@ def _merge_grids(page: Page, runs: list[np.ndarray]) -> list[np.ndarray]:
             k = link[k]
         return k
 
-    strong = set()
+    strong: set[int] = set()
+    in_row: set[int] = set()  # runs that share rows with another
     narrow = [float(page.x1[r].max() - page.x0[r].min()) < COLUMN_WIDTH * page.body for r in runs]
     for i, j in zip(*np.nonzero(np.triu(apart, 1))):
         # A table's columns are narrower than a text column, and no running text.
@@ -200,12 +208,19 @@ def _merge_grids(page: Page, runs: list[np.ndarray]) -> list[np.ndarray]:
             link[root(int(j))] = root(int(i))
             if shared >= GRID_ROWS:
                 strong.add(int(i))
+            in_row.update((int(i), int(j)))
+    # Cells of one grid column, one above the other (a table painted
+    # backwards, a cell at a time), belong to its grid too.
+    for i, j in zip(*np.nonzero(np.triu((above | above.T) & ~apart, 1))):
+        if int(i) in in_row and int(j) in in_row:
+            link[root(int(j))] = root(int(i))
     groups: dict[int, list[int]] = {}
     for k in range(len(runs)):
         groups.setdefault(root(k), []).append(k)
     merged: list[np.ndarray] = []
     for members in groups.values():
-        if len(members) >= 3 or (len(members) == 2 and strong & set(members)):
+        rows = _distinct_rows(page, np.concatenate([runs[k] for k in members]))
+        if (len(members) >= 3 and rows >= 3) or (len(members) == 2 and strong & set(members)):
             merged.append(_row_major(page, np.concatenate([runs[k] for k in members])))
         else:
             merged.extend(runs[k] for k in members)
@@ -277,6 +292,12 @@ def _kahn(before: np.ndarray) -> list[int] | None:
         indegree -= before[k]
         result.append(k)
     return result
+
+
+def _distinct_rows(page: Page, ids: np.ndarray) -> int:
+    """How many rows (baselines SAME_BASELINE apart or more) lines `ids` are on."""
+    base = np.sort(_baseline(page, ids))
+    return 1 + int(np.count_nonzero(np.diff(base) > SAME_BASELINE * page.body))
 
 
 def _baseline(page: Page, ids: np.ndarray) -> np.ndarray:

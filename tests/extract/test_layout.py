@@ -253,18 +253,17 @@ def test_footnotes_painted_first_follow_the_text_of_their_column():
     assert layout(b).joined.text == "\n".join(left + notes[0] + right + notes[1])
 
 
-def test_figure_labels_in_a_column_read_top_to_bottom_after_its_text():
+def test_figure_labels_in_a_column_keep_their_stream_order():
     b = PdfBuilder()
     f = b.add_standard_font("Helvetica", widths=True)
     left, right = wrap(prose("a", 80), 220), wrap(prose("b", 24), 220)
     # A figure under the right column's text, beside the left column: its
     # labels are set apart by whitespace wider than a paragraph gap, and
-    # painted after the text, not top to bottom. Stacked one above the
-    # other, they read top to bottom, whatever order they were painted in.
+    # painted after the text in the author's order, not top to bottom.
     labels = [(560, "Keyway"), (620, "Nut case"), (590, "Locking shoulder")]
     label_ops = [show(f, 340, y, text, 8) for y, text in labels]
     b.add_page(" ".join([paint(f, [left, right], (72, 320), 700, interleave(left, right)), *label_ops]))
-    assert layout(b).joined.text == "\n".join([*left, *right, "Nut case", "Locking shoulder", "Keyway"])
+    assert layout(b).joined.text == "\n".join([*left, *right, *(text for _, text in labels)])
 
 
 def test_fragment_under_a_column_painted_after_the_columns_is_read_after_them():
