@@ -322,14 +322,16 @@ def make_twin(source: Path | bytes, order: str) -> bytes:
         for page in pdf.pages:
             background, pieces = page_pieces(page)
             box = tuple(float(v) for v in page.mediabox)
-            instructions: list[object] = list(background)
+            # The background in a q ... Q of its own: a cm it sets at the outer level
+            # must not act on the pieces, which replay their own.
+            instructions: list[object] = [_op("q"), *background]
             # The background may end inside q levels it never closes; text goes outside them.
             depth = sum(
                 1 if str(i.operator) == "q" else -1 if str(i.operator) == "Q" else 0
                 for i in background
                 if isinstance(i, ContentStreamInstruction)
             )
-            instructions += [_op("Q")] * max(depth, 0)
+            instructions += [_op("Q")] * (max(depth, 0) + 1)
             for piece in arrange(pieces, box):  # type: ignore[arg-type]
                 instructions += piece.instructions()
             page.obj.Contents = pdf.make_stream(pikepdf.unparse_content_stream(instructions))

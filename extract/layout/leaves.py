@@ -87,21 +87,26 @@ def _stacked_in_place(page: Page, runs: list[np.ndarray]) -> list[np.ndarray]:
     n = len(runs)
     above, apart = _boxes(page, runs)
     other = ~np.eye(n, dtype=bool)
-    order = _kahn(_with_bands(above & ~apart & other, above, other))
-    if order is None:
-        order = _kahn(_with_bands(np.zeros((n, n), dtype=bool), above, other))
+    order = _kahn(_with_bands(np.zeros((n, n), dtype=bool), above, other))
     return runs if order is None else [runs[k] for k in order]
 
 
 def _reads_down(page: Page, ids: np.ndarray) -> bool:
-    """Does the stream (lines `ids` in paint order) go down the page, or on
-    along a row, from at least COHERENT of its lines to the next? A stream
-    painted reversed goes up from every line, a shuffled one from half."""
+    """Does the stream (lines `ids` in paint order) read the leaf down the
+    page: from at most 1 - COHERENT of its lines back up to a line above
+    that overlaps it along the line (the same column, or the same cell),
+    or back along its row?
+    A producer painting in reading order goes back up so only where a
+    block starts beside or above the last (a column's top, a table row's
+    next cell); a reversed stream goes back up from every line, a shuffled
+    one from about half of them."""
     base = _baseline(page, ids)
-    down = base[1:] <= base[:-1] - 0.5 * page.body
+    a, b = ids[:-1], ids[1:]
+    up = base[1:] >= base[:-1] + 0.5 * page.body
+    over = np.minimum(page.x1[a], page.x1[b]) > np.maximum(page.x0[a], page.x0[b])
     row = np.abs(base[1:] - base[:-1]) <= SAME_BASELINE * page.body
-    forward = page.x1[ids][1:] <= page.x0[ids][:-1] if page.rtl else page.x0[ids][1:] >= page.x1[ids][:-1]
-    return np.count_nonzero(down | (row & forward)) >= COHERENT * (len(ids) - 1)
+    back = page.x0[b] >= page.x1[a] if page.rtl else page.x1[b] <= page.x0[a]
+    return bool(np.count_nonzero((up & over) | (row & back)) <= (1 - COHERENT) * (len(ids) - 1))
 
 
 def _column_grid(page: Page, runs: list[np.ndarray]) -> bool:

@@ -11,7 +11,7 @@ import numpy as np
 # A jump along the line wider than this many glyph heights (the larger of
 # the two glyphs) starts a new unit: wider than any word space, narrower than
 # a column gutter.
-SEGMENT_GAP = 0.7
+SEGMENT_GAP = 1.0
 # A jump backwards along the line longer than this many heights starts a new
 # unit (the pen going back to another column); right-to-left text painted in
 # logical order moves back about two glyph widths per glyph and stays whole.
@@ -23,7 +23,7 @@ LINE_BASELINE = 0.3
 # along the line: a word space, even a justified one; less than SEGMENT_GAP.
 LINE_JOIN_GAP = 0.6
 # A gutter is a strip of whitespace at least this many body heights wide.
-GUTTER = 0.7
+GUTTER = 1.0
 # Two rows of units may overlap by this many body heights (tall ascenders
 # over deep descenders) and still be separate rows.
 ROW_OVERLAP = 0.2
