@@ -87,7 +87,7 @@ def _stacked_in_place(page: Page, runs: list[np.ndarray]) -> list[np.ndarray]:
     n = len(runs)
     above, apart = _boxes(page, runs)
     other = ~np.eye(n, dtype=bool)
-    order = _kahn(_with_bands(np.zeros((n, n), dtype=bool), above, other))
+    order = _kahn(_with_bands(page, runs, np.zeros((n, n), dtype=bool), above, other))
     return runs if order is None else [runs[k] for k in order]
 
 
@@ -263,20 +263,29 @@ def _order_runs(page: Page, runs: list[np.ndarray]) -> list[np.ndarray] | None:
     # another (a run crossing columns, stacked under one and beside another),
     # the weakest goes first.
     for before in (stacked | columns, stacked):
-        order = _kahn(_with_bands(before, above, other))
+        order = _kahn(_with_bands(page, runs, before, above, other))
         if order is not None:
             return [runs[k] for k in order]
     return None
 
 
-def _with_bands(before: np.ndarray, above: np.ndarray, other: np.ndarray) -> np.ndarray:
+def _with_bands(
+    page: Page, runs: list[np.ndarray], before: np.ndarray, above: np.ndarray, other: np.ndarray
+) -> np.ndarray:
     """`before` with a run above every other one (a running head, a title)
     first and one below every other (a page number, a footer) last: the top
-    and bottom bands are geometry's, wherever they lie along the line."""
+    and bottom bands are geometry's, wherever they lie along the line. Only
+    furniture goes to a band, runs that are no running text: the last
+    paragraphs of a column under a boxed callout the stream paints after
+    them are text, and where they go is the callout's question (a tie the
+    stream breaks), not the bottom band's. Fixtures:
+    test_footer_painted_first_reads_at_the_foot_of_the_page,
+    test_callout_painted_after_the_text_under_it_keeps_its_place_in_the_stream."""
     before = before.copy()
-    for k in np.flatnonzero((above | ~other).all(axis=1)).tolist():
+    furniture = np.array([not is_text_column(page, run) for run in runs])
+    for k in np.flatnonzero((above | ~other).all(axis=1) & furniture).tolist():
         before[k, :], before[:, k] = other[k], False
-    for k in np.flatnonzero((above | ~other).all(axis=0)).tolist():
+    for k in np.flatnonzero((above | ~other).all(axis=0) & furniture).tolist():
         before[:, k], before[k, :] = other[:, k], False
     return before
 

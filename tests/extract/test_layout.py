@@ -773,6 +773,28 @@ def test_sidebar_beside_the_text_keeps_its_place_in_the_stream(sidebar_first: bo
     assert layout(b).joined.text == "\n".join(expected)
 
 
+def test_callout_painted_after_the_text_under_it_keeps_its_place_in_the_stream():
+    # leaves._with_bands: only furniture goes to the top or bottom band. The
+    # paragraph under a boxed callout lies below every other run, but it is
+    # running text: where the callout reads is a tie the stream breaks (the
+    # author painted it after the text), not a footer to move last.
+    b = PdfBuilder()
+    f = b.add_standard_font("Helvetica", widths=True)
+    above, under = wrap(prose("a", 40), 400), wrap(prose("c", 40), 400)
+    callout = wrap(prose("q", 24), 260, size=8)
+    under_top = 700 - LEADING * len(above) - 40 - 10 * len(callout) - 30
+    b.add_page(
+        " ".join(
+            [
+                paint(f, [above], (72,), 700, one_after_another(above)),
+                paint(f, [under], (72,), under_top, one_after_another(under)),
+                " ".join(show(f, 100, 700 - LEADING * len(above) - 40 - 10 * i, line, 8) for i, line in enumerate(callout)),
+            ]
+        )
+    )
+    assert layout(b).joined.text == "\n".join([*above, *under, *callout])
+
+
 def test_footnote_painted_last_reads_at_the_foot_of_its_column():
     # cut._ragged_ends: a band of running text under one column joins it,
     # and that region reads by its columns whatever was painted last.
