@@ -14,6 +14,10 @@ The document text is the page texts joined with ``"\\f"``; every chunk's
 ``chunk.text == chunk.header_prefix + normaliser(config)(document_text[char_start:char_end])``
 (see ``ragprep.chunk.normalise``): offsets are exact in the document text
 whatever the normalisation expands or removes. Packing rules: ``ragprep.chunk.packing``.
+Tables (``DocumentResult.tables``) make chunks of their own, whole rows rendered
+in ``table_format`` with the header repeated: for those (``table_id`` set) the
+text is ``header_prefix`` + the rows ``table_row_start..table_row_end``
+rendered from their cells' normalised spans (``ragprep.chunk.tables``).
 """
 
 from ragprep.chunk.blocks import PAGE_SEPARATOR, document_text

@@ -5,17 +5,19 @@ from __future__ import annotations
 import bisect
 import dataclasses
 import hashlib
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 from ragprep.extract.config import ExtractConfig
-from ragprep.extract.document import DocumentResult, Mode, extract_document
+from ragprep.extract.document import DocumentResult, Mode, PageResult, extract_document
 
 from ragprep.chunk.blocks import DocBlock, document_text, flatten, heading_paths
 from ragprep.chunk.config import ChunkConfig, config_hash
 from ragprep.chunk.model import Chunk, PageBox
 from ragprep.chunk.normalise import count_undecodable, normaliser
 from ragprep.chunk.packing import Packer
+from ragprep.chunk.tables import DocTable, TableChunk, TableRenderer, document_tables
 from ragprep.chunk.tokens import Tokenizer
 
 
@@ -77,56 +79,146 @@ def chunk_document(
     if not blocks:
         return ()
     packer = Packer(text, tok, config)
+    renderer = TableRenderer(text, tok, config)
+    paths = heading_paths(blocks, normaliser(config))
+    context = _Context(doc_id, source, config, cfg_hash, pages, bases, paths)
+    chunks: list[Chunk] = []
+    for segment in _segments(blocks, document_tables(pages, bases, result.tables, blocks)):
+        if isinstance(segment, DocTable):
+            for part in renderer.chunks(segment):
+                chunks.append(_table_chunk(part, blocks, context, len(chunks)))
+        else:
+            chunks.extend(_prose_chunks(segment, packer, context, len(chunks)))
+    ids = chunk_ids(source, cfg_hash, [c.text for c in chunks])
+    return tuple(dataclasses.replace(c, chunk_id=i) for c, i in zip(chunks, ids))
+
+
+@dataclass(frozen=True)
+class _Context:
+    """What every chunk of one document is made with."""
+
+    doc_id: str
+    source: str
+    config: ChunkConfig
+    cfg_hash: str
+    pages: Sequence[PageResult]
+    bases: Sequence[int]
+    paths: Sequence[tuple[str, ...]]  # heading path per DocBlock.index
+
+
+def _segments(blocks: Sequence[DocBlock], tables: Sequence[DocTable]) -> list[list[DocBlock] | DocTable]:
+    """Runs of prose blocks and the tables between them: a table stands where
+    its first block stood, and its blocks leave the prose."""
+    first_of = {t.blocks[0]: t for t in tables}
+    covered = {k for t in tables for k in t.blocks}
+    out: list[list[DocBlock] | DocTable] = []
+    prose: list[DocBlock] = []
+    for b in blocks:
+        table = first_of.get(b.index)
+        if table is not None:
+            if prose:
+                out.append(prose)
+                prose = []
+            out.append(table)
+        elif b.index not in covered:
+            prose.append(b)
+    if prose:
+        out.append(prose)
+    return out
+
+
+def _prose_chunks(blocks: Sequence[DocBlock], packer: Packer, ctx: _Context, first_index: int) -> list[Chunk]:
     atoms = packer.atoms(blocks)
     spans = packer.pack(atoms)
-    paths = heading_paths(blocks, normaliser(config))
     block_ends = [b.end for b in blocks]
     block_starts = [b.start for b in blocks]
-    page_numbers = [p.page for p in pages]
     chunks = []
     for span in spans:
         body = packer.norm(span.start, span.end)
         if not body:
             continue  # only characters the normalisation removes (soft hyphens)
-        chunk_text = span.prefix + body
-        n = len(chunks)
         # Blocks touched by the span (overlap included): bisect on ends, blocks are ordered.
         lo = bisect.bisect_right(block_ends, span.start)
         hi = bisect.bisect_left(block_starts, span.end, lo)
         touched = [b for b in blocks[lo:hi] if b.end > span.start] or [blocks[atoms[span.first_atom].first_block]]
         core = blocks[atoms[span.first_atom].first_block : atoms[span.last_atom].last_block + 1]
-        page_start = _page_at(bases, span.start, pages)
-        page_end = _page_at(bases, max(span.start, span.end - 1), pages)
-        spanned = pages[bisect.bisect_left(page_numbers, page_start) : bisect.bisect_right(page_numbers, page_end)]
-        glyphs = sum(p.glyphs for p in spanned)
         chunks.append(
-            Chunk(
-                chunk_id="",  # set below, from the final texts
-                doc_id=doc_id,
-                source=source,
-                index=n,
-                text=chunk_text,
-                n_tokens=packer.count(span.prefix, span.start, span.end),  # == tokens of chunk_text
-                tokenizer=config.tokenizer_name,
-                page_start=page_start,
-                page_end=page_end,
-                char_start=span.start,
-                char_end=span.end,
-                core_char_start=span.core_start,
-                header_prefix=span.prefix,
-                bboxes=_boxes(touched),
+            _chunk(
+                ctx,
+                first_index + len(chunks),
+                text=span.prefix + body,
+                n_tokens=packer.count(span.prefix, span.start, span.end),  # == tokens of the text
+                start=span.start,
+                end=span.end,
+                core_start=span.core_start,
+                prefix=span.prefix,
+                bboxes=_boxes((b.page, b.block.bbox) for b in touched),
                 struct_types=tuple(dict.fromkeys(b.block.struct_type for b in touched)),
-                heading_path=_heading_path(core, paths),
-                mcids=_mcids(touched),
-                modes=tuple((p.page, p.mode) for p in spanned),
-                untagged_share=sum(p.untagged_glyphs for p in spanned) / glyphs if glyphs else 0.0,
+                heading_path=_heading_path(core, ctx.paths),
+                mcids=_mcids((b.page, b.block.mcids) for b in touched),
                 is_boilerplate=all(b.boilerplate for b in core),
-                undecodable=count_undecodable(chunk_text),
-                config_hash=cfg_hash,
             )
         )
-    ids = chunk_ids(source, cfg_hash, [c.text for c in chunks])
-    return tuple(dataclasses.replace(c, chunk_id=i) for c, i in zip(chunks, ids))
+    return chunks
+
+
+def _table_chunk(part: TableChunk, blocks: Sequence[DocBlock], ctx: _Context, index: int) -> Chunk:
+    rows = part.table.rows[part.first : part.last + 1]
+    cells = [c for r in rows for c in r.cells]
+    start, end = min(c.start for c in cells), max(c.end for c in cells)
+    covered = [blocks[k] for k in part.table.blocks if start <= blocks[k].start and blocks[k].end <= end]
+    return _chunk(
+        ctx,
+        index,
+        text=part.text,
+        n_tokens=part.tokens,
+        start=start,
+        end=end,
+        core_start=start,
+        prefix=part.prefix,
+        bboxes=_boxes((c.page, c.bbox) for c in cells if c.bbox is not None),
+        struct_types=tuple(dict.fromkeys(["Table", *(b.block.struct_type for b in covered)])),
+        heading_path=ctx.paths[blocks[part.table.blocks[0]].index],
+        mcids=_mcids((c.page, c.mcids) for c in cells),
+        is_boilerplate=False,
+        table_id=part.table.table_id,
+        table_row_start=rows[0].row,
+        table_row_end=rows[-1].row,
+    )
+
+
+def _chunk(
+    ctx: _Context, index: int, *, text: str, n_tokens: int, start: int, end: int, core_start: int, prefix: str,
+    **provenance: object,
+) -> Chunk:
+    """A chunk with the fields every chunk computes the same way: pages, modes,
+    untagged share, undecodable count (the id is set once all texts are known)."""
+    pages = ctx.pages
+    page_numbers = [p.page for p in pages]
+    page_start = _page_at(ctx.bases, start, pages)
+    page_end = _page_at(ctx.bases, max(start, end - 1), pages)
+    spanned = pages[bisect.bisect_left(page_numbers, page_start) : bisect.bisect_right(page_numbers, page_end)]
+    glyphs = sum(p.glyphs for p in spanned)
+    return Chunk(
+        chunk_id="",  # set by chunk_document, from the final texts
+        doc_id=ctx.doc_id,
+        source=ctx.source,
+        index=index,
+        text=text,
+        n_tokens=n_tokens,
+        tokenizer=ctx.config.tokenizer_name,
+        page_start=page_start,
+        page_end=page_end,
+        char_start=start,
+        char_end=end,
+        core_char_start=core_start,
+        header_prefix=prefix,
+        modes=tuple((p.page, p.mode) for p in spanned),
+        untagged_share=sum(p.untagged_glyphs for p in spanned) / glyphs if glyphs else 0.0,
+        undecodable=count_undecodable(text),
+        config_hash=ctx.cfg_hash,
+        **provenance,  # type: ignore[arg-type]
+    )
 
 
 def chunk_file(
@@ -166,20 +258,20 @@ def _heading_path(core: Sequence[DocBlock], paths: Sequence[tuple[str, ...]]) ->
     return paths[core[-1].index]
 
 
-def _boxes(blocks: Sequence[DocBlock]) -> tuple[PageBox, ...]:
+def _boxes(boxes: Iterable[tuple[int, tuple[float, float, float, float]]]) -> tuple[PageBox, ...]:
+    """Per page, the union of the (page, box) pairs."""
     per_page: dict[int, list[float]] = {}
-    for b in blocks:
-        x0, y0, x1, y1 = b.block.bbox
-        box = per_page.get(b.page)
-        per_page[b.page] = (
+    for page, (x0, y0, x1, y1) in boxes:
+        box = per_page.get(page)
+        per_page[page] = (
             [x0, y0, x1, y1] if box is None
             else [min(box[0], x0), min(box[1], y0), max(box[2], x1), max(box[3], y1)]
         )
     return tuple(PageBox(p, *box) for p, box in per_page.items())
 
 
-def _mcids(blocks: Sequence[DocBlock]) -> tuple[tuple[int, tuple[int, ...]], ...]:
+def _mcids(found: Iterable[tuple[int, tuple[int, ...]]]) -> tuple[tuple[int, tuple[int, ...]], ...]:
     per_page: dict[int, dict[int, None]] = {}
-    for b in blocks:
-        per_page.setdefault(b.page, {}).update(dict.fromkeys(b.block.mcids))
+    for page, mcids in found:
+        per_page.setdefault(page, {}).update(dict.fromkeys(mcids))
     return tuple((p, tuple(m)) for p, m in per_page.items())

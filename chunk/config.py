@@ -14,9 +14,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping
 
+from ragprep.extract import TABLE_FORMATS
 from ragprep.extract.config import ExtractConfig
 from ragprep.extract.errors import ConfigError
-from ragprep.extract.settings import check_known_keys, check_settings, read_toml_table, setting
+from ragprep.extract.settings import Check, check_known_keys, check_settings, read_toml_table, setting
 
 
 def _loadable_encoding(name: str) -> str | None:
@@ -30,10 +31,13 @@ def _loadable_encoding(name: str) -> str | None:
 UNICODE_FORMS = ("ligatures", "nfkc", "none")
 
 
-def _known_unicode_form(value: str) -> str | None:
-    if value in UNICODE_FORMS:
-        return None
-    return f"must be one of {', '.join(UNICODE_FORMS)}, got {value!r}"
+def _one_of(choices: tuple[str, ...]) -> Check:
+    """A check that a string setting names one of `choices`."""
+
+    def check(value: str) -> str | None:
+        return None if value in choices else f"must be one of {', '.join(choices)}, got {value!r}"
+
+    return check
 
 
 @dataclass(frozen=True)
@@ -51,11 +55,13 @@ class ChunkConfig:
     tokenizer: str = ""
     # A table split across chunks gets its header row (TH cells) on top of each part.
     repeat_table_header: bool = True
+    # How table rows read in chunks: markdown (pipe rows, header first), tsv, or lines.
+    table_format: str = setting("markdown", check=_one_of(TABLE_FORMATS))
     # Join "infor-\nmation" when the next line starts lowercase.
     dehyphenate: bool = True
     # Compatibility characters in chunk text (ragprep.chunk.normalise): "ligatures"
     # expands ligatures and compatibility spaces, "nfkc" applies all of NFKC, "none" keeps them.
-    unicode_form: str = setting("ligatures", check=_known_unicode_form)
+    unicode_form: str = setting("ligatures", check=_one_of(UNICODE_FORMS))
     # A block whose digit-masked text recurs on at least this share of the
     # document's pages (and on two pages at least) is boilerplate.
     boilerplate_min_share: float = setting(0.5, gt=0, le=1.0)

@@ -25,7 +25,9 @@ class Chunk:
     doc_id: str  # sha256 of the file bytes
     source: str  # source key: resolved path, or relative to pipeline.source_root
     index: int  # position in the document's chunk sequence
-    text: str  # header_prefix + normalise(document_text[char_start:char_end])
+    # header_prefix + normalise(document_text[char_start:char_end]); for table
+    # rows, header_prefix + the rows rendered (chunk/tables.py).
+    text: str
     n_tokens: int  # tokens of `text`
     tokenizer: str  # encoding name as configured
     page_start: int  # 1-based
@@ -45,6 +47,11 @@ class Chunk:
     is_boilerplate: bool
     undecodable: int  # U+FFFD in `text`: characters no font information mapped to Unicode
     config_hash: str
+    # A chunk of table rows (chunk/tables.py): the table (the `tables` table's
+    # table_id) and its rows table_row_start..table_row_end; None for prose.
+    table_id: str | None = None
+    table_row_start: int | None = None
+    table_row_end: int | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON-ready values (tuples as lists)."""

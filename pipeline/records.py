@@ -45,6 +45,9 @@ def chunk_batch(chunks: Sequence[Chunk]) -> pa.RecordBatch:
             "is_boilerplate": [c.is_boilerplate for c in chunks],
             "undecodable": [c.undecodable for c in chunks],
             "config_hash": [c.config_hash for c in chunks],
+            "table_id": [c.table_id for c in chunks],
+            "table_row_start": [c.table_row_start for c in chunks],
+            "table_row_end": [c.table_row_end for c in chunks],
         },
         schema=CHUNKS,
     )

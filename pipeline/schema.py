@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import pyarrow as pa
 
-SCHEMA_VERSION = "5"  # 2: documents.attempts; 3: the tables table; 4: changes.version, content-stable chunk ids; 5: chunks.undecodable
+SCHEMA_VERSION = "6"  # 2: documents.attempts; 3: the tables table; 4: changes.version, content-stable chunk ids; 5: chunks.undecodable; 6: chunks.table_*
 
 _BBOX_FIELDS = [pa.field(n, pa.float64(), nullable=False) for n in ("x0", "y0", "x1", "y1")]
 
@@ -66,6 +66,10 @@ CHUNKS = pa.schema(
         pa.field("is_boilerplate", pa.bool_(), nullable=False),
         pa.field("undecodable", pa.int32(), nullable=False),
         pa.field("config_hash", pa.string(), nullable=False),
+        # Table rows: the table (tables.table_id) and its rows; null for prose.
+        pa.field("table_id", pa.string()),
+        pa.field("table_row_start", pa.int32()),
+        pa.field("table_row_end", pa.int32()),
     ],
     metadata={"ragprep.table": "chunks", "ragprep.schema_version": SCHEMA_VERSION},
 )

@@ -18,10 +18,12 @@ def build_table(
     role_map: dict[str, str] | None = None,
     ids: dict[tuple[int, int], str] | None = None,
     types: dict[str, str] | None = None,
+    prose: tuple[str, str] | None = None,
 ) -> bytes:
     """A tagged table: rows of (type, text, attributes) painted column by column
     (the stream order is not the reading order); ``page_rows`` rows per page
-    (one page by default); the first ``thead`` rows under THead, the rest under TBody."""
+    (one page by default); the first ``thead`` rows under THead, the rest under
+    TBody; ``prose``: a paragraph above the table and one below it."""
     types = types or {}
     b = PdfBuilder()
     f = b.add_standard_font("Helvetica", widths=True)
@@ -34,6 +36,10 @@ def build_table(
             for r in range(first, first + count):
                 if c < len(rows[r]):
                     pieces.append(cell_line(f, 72 + 120 * c, 700 - 20 * (r - first), rows[r][c][1], r * 10 + c))
+        if prose and not pages:
+            pieces.append(f"/P <</MCID 9000>> BDC BT /{f} 10 Tf 72 740 Td ({prose[0]}) Tj ET EMC")
+        if prose and first + count == len(rows):
+            pieces.append(f"/P <</MCID 9001>> BDC BT /{f} 10 Tf 72 {670 - 20 * count} Td ({prose[1]}) Tj ET EMC")
         pages.append(b.add_page(" ".join(pieces)))
         row_page += [pages[-1]] * count
         first += count
@@ -53,5 +59,8 @@ def build_table(
             b.struct_element("TBody", tr_elements[thead:], page=pages[0]),
         ]
     table = b.struct_element(types.get("Table", "Table"), groups, page=pages[0])
-    b.set_struct_tree([b.struct_element("Document", [table], page=pages[0])], role_map=role_map)
+    kids = [table]
+    if prose:
+        kids = [b.struct_element("P", [9000], page=pages[0]), table, b.struct_element("P", [9001], page=pages[-1])]
+    b.set_struct_tree([b.struct_element("Document", kids, page=pages[0])], role_map=role_map)
     return b.to_bytes()

@@ -1,0 +1,158 @@
+"""Tables in chunks: a table's rows become chunks of their own, rendered row by row.
+
+The typed tables of the extract stage (``DocumentResult.tables``, tagged and
+detected) replace the blocks their cells cover: where the first of those
+blocks stood, the table's chunks come, made of whole rows; prose packing goes
+on after the table's last block. Rules:
+
+* a row is never split; a chunk holds consecutive rows of one table and no
+  prose, and stays within ``max_tokens`` unless one row (with the header
+  repeated, or the header rows with the first row) is larger; the header rows
+  never make a chunk of their own;
+* a chunk that starts after the table's header rows (its TH rows, else its
+  first row) repeats them in ``header_prefix`` (``repeat_table_header``), so
+  in Markdown every chunk of a table is a valid table with its header (a
+  header of more than half the budget is not repeated);
+* rows are rendered in ``chunk.table_format`` (``extract.tabletext``);
+* the text is exact: a cell's text is its span of the document text,
+  normalised (``normalise``) with its blanks collapsed to single spaces, and
+  ``chunk.text == header_prefix + render_rows(cell texts of rows
+  table_row_start..table_row_end)``; ``char_start``/``char_end`` are the first
+  and last character of those rows' cells.
+"""
+
+from __future__ import annotations
+
+import bisect
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from ragprep.extract import Table, header_row_count, render_rows
+from ragprep.extract.document import PageResult
+
+from ragprep.chunk.blocks import DocBlock
+from ragprep.chunk.config import ChunkConfig
+from ragprep.chunk.normalise import normaliser
+from ragprep.chunk.tokens import Tokenizer
+
+
+@dataclass(frozen=True)
+class CellSpan:
+    col: int
+    start: int  # span in the document text
+    end: int
+    page: int
+    bbox: tuple[float, float, float, float] | None
+    mcids: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class TableRow:
+    row: int  # row index in its table
+    cells: tuple[CellSpan, ...]  # cells that start in this row and have content
+
+
+@dataclass(frozen=True)
+class DocTable:
+    table_id: str
+    n_cols: int
+    header_count: int  # rows repeated as the header (tabletext.header_row_count)
+    rows: tuple[TableRow, ...]  # rows with content, in order
+    blocks: tuple[int, ...]  # DocBlock indices its cells cover
+
+
+@dataclass(frozen=True)
+class TableChunk:
+    """One chunk's worth of a table: rows first..last (positions in DocTable.rows)."""
+
+    table: DocTable
+    first: int
+    last: int
+    prefix: str
+    text: str  # prefix + rendered rows
+    tokens: int
+
+
+def document_tables(pages: Sequence[PageResult], bases: Sequence[int], tables: Sequence[Table], blocks: Sequence[DocBlock]) -> list[DocTable]:
+    """The tables with their cells' spans on the document text and the blocks
+    they cover (a block covered by a cell: its span lies inside the cell's)."""
+    base_of = {p.page: base for p, base in zip(pages, bases)}
+    out = []
+    # Cell spans per page, sorted, for the block lookup.
+    spans: list[tuple[int, int, int]] = []  # (start, end, table position)
+    for position, table in enumerate(tables):
+        rows: dict[int, list[CellSpan]] = defaultdict(list)
+        for cell in table.cells:
+            if cell.char_start < 0 or cell.page not in base_of:
+                continue
+            start, end = base_of[cell.page] + cell.char_start, base_of[cell.page] + cell.char_end
+            rows[cell.row].append(CellSpan(cell.col, start, end, cell.page, cell.bbox, cell.mcids))
+            spans.append((start, end, position))
+        doc_rows = tuple(TableRow(r, tuple(sorted(rows[r], key=lambda c: c.col))) for r in sorted(rows))
+        out.append(DocTable(table.table_id, table.n_cols, header_row_count(table), doc_rows, ()))
+    spans.sort()
+    starts = [s[0] for s in spans]
+    covered: dict[int, list[int]] = defaultdict(list)
+    for b in blocks:
+        k = bisect.bisect_right(starts, b.start) - 1
+        if k >= 0 and spans[k][0] <= b.start and b.end <= spans[k][1]:
+            covered[spans[k][2]].append(b.index)
+    return [
+        DocTable(t.table_id, t.n_cols, t.header_count, t.rows, tuple(covered[i]))
+        for i, t in enumerate(out)
+        if covered[i] and t.rows
+    ]
+
+
+class TableRenderer:
+    """Rows of one document's tables as chunk text."""
+
+    def __init__(self, text: str, tokenizer: Tokenizer, config: ChunkConfig) -> None:
+        self.text = text
+        self.tok = tokenizer
+        self.cfg = config
+        self.normalise = normaliser(config)
+
+    def cell_text(self, cell: CellSpan) -> str:
+        return " ".join(self.normalise(self.text[cell.start : cell.end]).split())
+
+    def row_texts(self, table: DocTable, row: TableRow) -> list[str]:
+        slots = [""] * table.n_cols
+        for cell in row.cells:
+            if cell.col < len(slots):
+                slots[cell.col] = self.cell_text(cell)
+        return slots
+
+    def render(self, table: DocTable, first: int, last: int) -> str:
+        rows = [self.row_texts(table, r) for r in table.rows[first : last + 1]]
+        return render_rows(rows, self.cfg.table_format, opens_header=table.rows[first].row == 0)
+
+    def header_prefix(self, table: DocTable, first: int) -> str:
+        """The header rows for a chunk starting at row position `first` ("" at or inside the header)."""
+        header = [k for k, r in enumerate(table.rows) if r.row < table.header_count]
+        if not self.cfg.repeat_table_header or not header or table.rows[first].row < table.header_count:
+            return ""
+        return self.render(table, header[0], header[-1]) + "\n"
+
+    def chunks(self, table: DocTable) -> list[TableChunk]:
+        """Whole rows packed greedily under the budget, header repeated."""
+        budget = self.cfg.max_tokens
+        out: list[TableChunk] = []
+        first, n = 0, len(table.rows)
+        header_end = sum(1 for r in table.rows if r.row < table.header_count)  # rows positions of the header
+        while first < n:
+            prefix = self.header_prefix(table, first)
+            if prefix and self.tok.count(prefix) > budget // 2:
+                prefix = ""  # a header too large to repeat is left out, not the budget broken
+            last = first
+            # The header rows never make a chunk of their own: the first body row joins them.
+            while last + 1 < n and (last + 1 <= header_end or self._fits(table, prefix, first, last + 1)):
+                last += 1
+            text = prefix + self.render(table, first, last)
+            out.append(TableChunk(table, first, last, prefix, text, self.tok.count(text)))
+            first = last + 1
+        return out
+
+    def _fits(self, table: DocTable, prefix: str, first: int, last: int) -> bool:
+        return self.tok.count(prefix + self.render(table, first, last)) <= self.cfg.max_tokens

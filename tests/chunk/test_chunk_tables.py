@@ -1,0 +1,92 @@
+"""Tables in chunks (chunk/tables.py): rows rendered, never split, the header
+repeated, exact spans; the 3-page table scenario."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from tabledocs import build_table
+
+from ragprep.chunk import ChunkConfig, chunk_document, document_text, normalise
+from ragprep.extract import extract_document
+
+HEADER = "| Station | River | Flow |\n| --- | --- | --- |"
+
+
+def station_rows(n: int) -> list[list[tuple[str, str, None]]]:
+    head = [("TH", "Station", None), ("TH", "River", None), ("TH", "Flow", None)]
+    return [head] + [[("TD", f"Gate {i}", None), ("TD", f"River {i % 7}", None), ("TD", str(300 + i), None)] for i in range(n)]
+
+
+def chunks_of(pdf: bytes, **config):
+    result = extract_document(pdf, mode="structure")
+    cfg = ChunkConfig().replace(**config)
+    return result, chunk_document(result, doc_id="d", source="t.pdf", config=cfg)
+
+
+def expected_row(i: int) -> str:
+    return f"| Gate {i} | River {i % 7} | {300 + i} |"
+
+
+def test_three_page_table_every_chunk_a_markdown_table_with_its_header():
+    pdf = build_table(station_rows(90), page_rows=[31, 30, 30], thead=1, prose=("Flows measured in May.", "End of report."))
+    result, chunks = chunks_of(pdf, max_tokens=120, overlap_tokens=0)
+    text, _ = document_text(result.pages)
+    table_chunks = [c for c in chunks if c.table_id is not None]
+    assert [c.text for c in chunks if c.table_id is None] == ["Flows measured in May.", "End of report."]
+    assert chunks[0].table_id is None and chunks[-1].table_id is None  # the table stands where it was read
+    assert len(table_chunks) > 3 and {c.table_id for c in table_chunks} == {result.tables[0].table_id}
+    assert {c.page_start for c in table_chunks} == {1, 2, 3}
+    seen: list[str] = []
+    for c in table_chunks:
+        assert c.n_tokens <= 120
+        # A valid Markdown table: the header line, its separator, then pipe rows of three cells.
+        lines = c.text.split("\n")
+        assert "\n".join(lines[:2]) == HEADER
+        body = lines[2:]
+        assert all(re.fullmatch(r"\| Gate \d+ \| River \d \| \d+ \|", line) for line in body)
+        assert c.header_prefix == ("" if c.table_row_start == 0 else HEADER + "\n")
+        # Rows table_row_start..end, whole, in order: the documented table equivalent of the offset rule.
+        first = max(c.table_row_start, 1)
+        assert body == [expected_row(r - 1) for r in range(first, c.table_row_end + 1)]
+        span_words = normalise(text[c.char_start : c.char_end]).split()
+        cell_words = " ".join(line.strip("| ").replace(" | ", " ") for line in lines[2 if c.table_row_start else 0 :]).split()
+        if c.table_row_start == 0:
+            cell_words = [w for w in cell_words if w != "---"]
+        assert span_words == cell_words
+        seen += body
+    assert seen == [expected_row(i) for i in range(90)]  # no row lost, none twice
+
+
+@pytest.mark.parametrize(
+    "table_format, first_chunk",
+    [
+        ("tsv", "Station\tRiver\tFlow\nGate 0\tRiver 0\t300"),
+        ("lines", "Station\nRiver\nFlow\n\nGate 0\nRiver 0\n300"),
+    ],
+)
+def test_table_format_tsv_and_lines(table_format, first_chunk):
+    _, chunks = chunks_of(build_table(station_rows(2)), table_format=table_format)
+    (chunk,) = chunks
+    assert chunk.text.startswith(first_chunk)
+
+
+def test_a_row_over_the_budget_is_one_chunk_not_split():
+    long = " ".join(["ab"] * 24)
+    rows = [[("TH", "K", None), ("TH", "V", None)], [("TD", "a", None), ("TD", long, None)], [("TD", "b", None), ("TD", "short", None)]]
+    _, chunks = chunks_of(build_table(rows), max_tokens=20, overlap_tokens=0)
+    # The header joins the first row although together they are over the budget.
+    assert [c.text for c in chunks] == [
+        f"| K | V |\n| --- | --- |\n| a | {long} |",
+        "| K | V |\n| --- | --- |\n| b | short |",
+    ]
+    assert [(c.table_row_start, c.table_row_end) for c in chunks] == [(0, 1), (2, 2)]
+    assert chunks[0].n_tokens > 20 and chunks[1].n_tokens <= 20
+
+
+def test_table_without_header_cells_repeats_its_first_row():
+    rows = [[("TD", "Name", None), ("TD", "Qty", None)]] + [[("TD", f"n{i}", None), ("TD", str(i), None)] for i in range(40)]
+    _, chunks = chunks_of(build_table(rows), max_tokens=60, overlap_tokens=0)
+    assert len(chunks) > 1
+    assert all(c.text.startswith("| Name | Qty |\n| --- | --- |\n") for c in chunks)
