@@ -17,7 +17,7 @@ whatever the normalisation expands or removes. Packing rules: ``ragprep.chunk.pa
 Tables (``DocumentResult.tables``) make chunks of their own, whole rows rendered
 in ``table_format`` with the header repeated: for those (``table_id`` set) the
 text is ``header_prefix`` + the rows ``table_row_start..table_row_end``
-rendered from their cells' normalised spans (``ragprep.chunk.tables``).
+rendered from their cells' normalised texts (``ragprep.chunk.tables``).
 """
 
 from ragprep.chunk.blocks import PAGE_SEPARATOR, document_text

@@ -14,11 +14,15 @@ on after the table's last block. Rules:
   in Markdown every chunk of a table is a valid table with its header (a
   header of more than half the budget is not repeated);
 * rows are rendered in ``chunk.table_format`` (``extract.tabletext``);
-* the text is exact: a cell's text is its span of the document text,
-  normalised (``normalise``) with its blanks collapsed to single spaces, and
-  ``chunk.text == header_prefix + render_rows(cell texts of rows
-  table_row_start..table_row_end)``; ``char_start``/``char_end`` are the first
-  and last character of those rows' cells.
+* the text is exact: ``chunk.text == header_prefix + render_rows(cell texts
+  of rows table_row_start..table_row_end)``, a cell's text being its
+  ``TableCell.text`` (the ``tables`` table's ``text``) normalised
+  (``normalise``) with its blanks collapsed to single spaces;
+  ``char_start``/``char_end`` run from the first to the last character of those
+  rows' cells in the document text. A tagged cell's text is its span of the
+  page text with its blanks collapsed; a detected cell's, its own glyphs joined.
+* a block belongs to a table when at least half of its characters lie in the
+  table's cells (a line of a detected table may run over several cells).
 """
 
 from __future__ import annotations
@@ -40,6 +44,7 @@ from ragprep.chunk.tokens import Tokenizer
 @dataclass(frozen=True)
 class CellSpan:
     col: int
+    text: str  # TableCell.text
     start: int  # span in the document text
     end: int
     page: int
@@ -87,17 +92,29 @@ def document_tables(pages: Sequence[PageResult], bases: Sequence[int], tables: S
             if cell.char_start < 0 or cell.page not in base_of:
                 continue
             start, end = base_of[cell.page] + cell.char_start, base_of[cell.page] + cell.char_end
-            rows[cell.row].append(CellSpan(cell.col, start, end, cell.page, cell.bbox, cell.mcids))
+            rows[cell.row].append(CellSpan(cell.col, cell.text, start, end, cell.page, cell.bbox, cell.mcids))
             spans.append((start, end, position))
+        for cell in table.repeats:  # a header repeated on a continuation page: covered, not rendered again
+            if cell.char_start >= 0 and cell.page in base_of:
+                base = base_of[cell.page]
+                spans.append((base + cell.char_start, base + cell.char_end, position))
         doc_rows = tuple(TableRow(r, tuple(sorted(rows[r], key=lambda c: c.col))) for r in sorted(rows))
         out.append(DocTable(table.table_id, table.n_cols, header_row_count(table), doc_rows, ()))
     spans.sort()
     starts = [s[0] for s in spans]
+    longest = max((e - s for s, e, _ in spans), default=0)
     covered: dict[int, list[int]] = defaultdict(list)
     for b in blocks:
-        k = bisect.bisect_right(starts, b.start) - 1
-        if k >= 0 and spans[k][0] <= b.start and b.end <= spans[k][1]:
-            covered[spans[k][2]].append(b.index)
+        inside: dict[int, int] = defaultdict(int)
+        k = bisect.bisect_left(starts, b.start - longest)
+        while k < len(spans) and spans[k][0] < b.end:
+            start, end, position = spans[k]
+            inside[position] += max(0, min(end, b.end) - max(start, b.start))
+            k += 1
+        if inside:
+            position, share = max(inside.items(), key=lambda item: item[1])
+            if 2 * share >= b.end - b.start:
+                covered[position].append(b.index)
     return [
         DocTable(t.table_id, t.n_cols, t.header_count, t.rows, tuple(covered[i]))
         for i, t in enumerate(out)
@@ -115,7 +132,7 @@ class TableRenderer:
         self.normalise = normaliser(config)
 
     def cell_text(self, cell: CellSpan) -> str:
-        return " ".join(self.normalise(self.text[cell.start : cell.end]).split())
+        return " ".join(self.normalise(cell.text).split())
 
     def row_texts(self, table: DocTable, row: TableRow) -> list[str]:
         slots = [""] * table.n_cols

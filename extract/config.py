@@ -34,6 +34,9 @@ class ExtractConfig:
     max_form_depth: int = setting(32, gt=0)
     # Operators interpreted per page (page stream and its forms together).
     max_operators_per_page: int = setting(5_000_000, gt=0)
+    # Straight painted path pieces (lines, rectangles) recorded per page for
+    # table rules (extract/paths.py); past it a page records no more.
+    max_path_pieces_per_page: int = setting(200_000, gt=0)
     # Structure tree: nesting depth walked before a branch is cut (§14.7.2),
     # on top of cycle detection.
     max_struct_depth: int = setting(128, gt=0)
@@ -65,6 +68,9 @@ class ExtractConfig:
     # default is about 100-200 MB). Pages beyond it are interpreted again
     # instead of held: slower, same output. 0 holds none.
     running_hold_glyphs: int = setting(500_000, ge=0)
+    # Tables on pages read by geometry (layout, auto's fallback): grids of
+    # ruling lines and rectangles, or aligned text columns (extract/gridfind.py).
+    detect_tables: bool = True
 
     def __post_init__(self) -> None:
         check_settings(self, "extract")

@@ -35,13 +35,24 @@ from ragprep.extract.modes import Mode
 from ragprep.extract.blocks import Block, TextLine
 from ragprep.extract.fonts import FontLoader
 from ragprep.extract.glyphs import GlyphTable
+from ragprep.extract.gridfind import detect_tables
 from ragprep.extract.interpreter import ImagePlacement, interpret_page, normalized_box
 from ragprep.extract.layout import read_layout
 from ragprep.extract.recovery import adopt_pages, scan_pages, with_page_tree
+from ragprep.extract.paths import PathTable
 from ragprep.extract.reading import PageReading, Unavailable, read_stream, read_structure, unmarked_glyphs
 from ragprep.extract.running import BandLines, Box, KeyTally, band_lines, leaves_text
 from ragprep.extract.structure import StructTree, page_struct_parents, read_struct_tree
-from ragprep.extract.tables import Table, TableGrids, merge_tables, page_pieces, structure_tables, table_grids
+from ragprep.extract.tables import (
+    PageTables,
+    Table,
+    TableGrids,
+    join_continued,
+    merge_tables,
+    page_pieces,
+    structure_tables,
+    table_grids,
+)
 
 
 UNAVAILABLE = "unavailable"
@@ -91,6 +102,8 @@ class PageGlyphs:
     warnings: tuple[str, ...]
     # Images painted inside marked content (for Figure /Alt text).
     images: tuple[ImagePlacement, ...] = ()
+    # Straight painted path pieces: table rules (extract/paths.py).
+    paths: PathTable = dataclasses.field(default_factory=PathTable.empty)
 
 
 @dataclass(frozen=True)
@@ -280,7 +293,7 @@ class Document:
             warning = f"page could not be read: {describe(exc)}"
             return PageGlyphs(number, GlyphTable.empty(), self._document_warnings() + (warning,))
         warnings = self._document_warnings() + interpreted.warnings
-        return PageGlyphs(number, interpreted.glyphs, warnings, interpreted.images)
+        return PageGlyphs(number, interpreted.glyphs, warnings, interpreted.images, interpreted.paths)
 
     def _document_warnings(self) -> tuple[str, ...]:
         """Warnings that arose outside any page's own reading: how the file
@@ -392,7 +405,7 @@ class Document:
                     held += len(table)
                 else:
                     # Not held: only the warnings and the fallback reason stay.
-                    empty = dataclasses.replace(read.glyphs, table=GlyphTable.empty())
+                    empty = dataclasses.replace(read.glyphs, table=GlyphTable.empty(), paths=PathTable.empty())
                     read = _Geometric(empty, read.fallback)
                 waiting.append(_Waiting(len(results), read, lines, kept))
                 results.append(None)
@@ -403,8 +416,9 @@ class Document:
             if not wait.kept:
                 # Interpretation is deterministic: the same table as before,
                 # and the same lines; warnings are those of the first time.
-                table = self.page_glyphs(read.glyphs.page).table
-                read = _Geometric(dataclasses.replace(read.glyphs, table=table), read.fallback)
+                again = self.page_glyphs(read.glyphs.page)
+                table = again.table
+                read = _Geometric(dataclasses.replace(read.glyphs, table=table, paths=again.paths), read.fallback)
                 lines = band_lines(table, self._visible_box(read.glyphs.page), config)
             size = len(read.glyphs.table)
             results[wait.index] = self._layout_result(read, lines.mask(tally.running(lines.keys), size))
@@ -414,9 +428,10 @@ class Document:
         """Pages read together see whole tables: a table's pieces are joined
         across pages and labelled as one grid (a header row on one page labels
         the cells on the next), then handed back page by page."""
-        pieces = [t for r in results for t in r.tables]
         if not any(len(r.tables) for r in results):
             return results
+        joined = join_continued([PageTables(r.page, r.tables, tuple(line.bbox for line in r.lines)) for r in results])
+        pieces = [t for tables in joined for t in tables]
         whole = merge_tables(pieces, self.table_grids)
         return tuple(
             dataclasses.replace(r, tables=page_pieces(whole, r.page)) if r.tables else r for r in results
@@ -477,7 +492,11 @@ class Document:
             glyphs = dataclasses.replace(glyphs, table=table)
         else:
             running = None
-        result = _page_result(glyphs, Mode.LAYOUT.value, read_layout(glyphs.table, self.config, running))
+        reading = read_layout(glyphs.table, self.config, running)
+        result = _page_result(glyphs, Mode.LAYOUT.value, reading)
+        if self.config.detect_tables:
+            tables = detect_tables(glyphs.table, glyphs.paths, reading.joined, self.config, glyphs.page)
+            result = dataclasses.replace(result, tables=tables)
         return dataclasses.replace(result, fallback=read.fallback) if read.fallback else result
 
     def _visible_box(self, number: int) -> Box:

@@ -35,7 +35,7 @@ from __future__ import annotations
 import math
 import warnings
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from decimal import Decimal
 from itertools import chain
 from typing import Callable
@@ -48,10 +48,14 @@ from ragprep.extract.errors import describe
 from ragprep.extract.fonts import Font, FontLoader, SingleByteFont
 from ragprep.extract.fonts.base import DecodedString
 from ragprep.extract.glyphs import NO_MCID, PAGE_STREAM, GlyphTable
+from ragprep.extract.paths import FILL, STROKE, PathRecorder, PathTable
 from ragprep.extract.operators import SLICE_OPERATORS, Slice, count_operators, slices
 from ragprep.extract.streams import StreamDecodeError, StreamLimitError, read_stream
 
 TEXT_OPERATORS = "BT ET Tf Tc Tw Tz TL Ts Tr Td TD Tm T* Tj TJ ' \" cm q Q Do BDC BMC EMC"
+# Path construction and painting (§8.5.2-3): recorded for table rules (extract/paths.py).
+PATH_OPERATORS = "m l c v y h re S s f F f* B B* b b* n"
+_INTERPRETED_OPERATORS = f"{TEXT_OPERATORS} {PATH_OPERATORS}"
 # Bytes of streams held back uncounted per page, at most (see _run_stream).
 _DEFERRED_BYTES = 16 * 1024 * 1024
 # Operands each of them takes (§8.2 Table 50 and the sections above).
@@ -59,6 +63,8 @@ _ARITY = {
     "BT": 0, "ET": 0, "Tf": 2, "Tc": 1, "Tw": 1, "Tz": 1, "TL": 1, "Ts": 1, "Tr": 1,
     "Td": 2, "TD": 2, "Tm": 6, "T*": 0, "Tj": 1, "TJ": 1, "'": 1, '"': 3,
     "cm": 6, "q": 0, "Q": 0, "Do": 1, "BDC": 2, "BMC": 1, "EMC": 0,
+    "m": 2, "l": 2, "c": 6, "v": 4, "y": 4, "h": 0, "re": 4,
+    "S": 0, "s": 0, "f": 0, "F": 0, "f*": 0, "B": 0, "B*": 0, "b": 0, "b*": 0, "n": 0,
 }  # fmt: skip
 
 # One operator with its operands, as pikepdf's tokenizer hands it over.
@@ -376,6 +382,7 @@ class InterpretedPage:
     # counted are not in it (PageInterpreter._run_stream).
     operators: int
     images: tuple[ImagePlacement, ...] = ()
+    paths: PathTable = field(default_factory=PathTable.empty)
 
 
 @dataclass(frozen=True)
@@ -449,6 +456,9 @@ class PageInterpreter:
             "BMC": self._op_BMC,
             "EMC": self._op_EMC,
         }
+        # Paths (extract/paths.py): a separate recorder, positions only.
+        self._paths = PathRecorder(config.max_path_pieces_per_page)
+        self._path_ops = self._path_handlers()
 
     # -- entry point ---------------------------------------------------------
 
@@ -469,6 +479,12 @@ class PageInterpreter:
                 except _OperatorLimitReached:
                     pass
         table = self._glyphs.finish(visible_box, self._fonts_used)
+        paths = self._paths.finish()
+        if self._paths.overflow:
+            self._warn(
+                f"limit: more than {self._config.max_path_pieces_per_page} path pieces on this page; "
+                "later ones are not recorded (extract.max_path_pieces_per_page)"
+            )
         # Read at the end: a font's warnings grow when its program loads lazily.
         for font in self._fonts_used:
             for warning in font.warnings:
@@ -476,7 +492,40 @@ class PageInterpreter:
         warnings = tuple(
             message if count == 1 else f"{message} (x{count})" for message, count in self._warnings.items()
         )
-        return InterpretedPage(table, warnings, self._operators, tuple(self._images))
+        return InterpretedPage(table, warnings, self._operators, tuple(self._images), paths)
+
+    # -- paths (§8.5) ----------------------------------------------------------
+
+    def _path_handlers(self) -> dict[str, Callable[[Instruction], None]]:
+        """Path operators -> the recorder; painting maps the pieces by the CTM."""
+        rec = self._paths
+
+        def numbers(instruction: Instruction) -> list[float]:
+            return [float(x) for x in instruction.operands]
+
+        def paint(kind: int, close: bool = False) -> Callable[[Instruction], None]:
+            return lambda _: rec.paint(self._gs.ctm, kind, close)
+
+        both = STROKE | FILL
+        return {
+            "m": lambda i: rec.move(*numbers(i)[:2]),
+            "l": lambda i: rec.line(*numbers(i)[:2]),
+            "c": lambda i: rec.curve(*numbers(i)[4:6]),
+            "v": lambda i: rec.curve(*numbers(i)[2:4]),
+            "y": lambda i: rec.curve(*numbers(i)[2:4]),
+            "h": lambda _: rec.close(),
+            "re": lambda i: rec.rect(*numbers(i)[:4]),
+            "S": paint(STROKE),
+            "s": paint(STROKE, close=True),
+            "f": paint(FILL),
+            "F": paint(FILL),
+            "f*": paint(FILL),
+            "B": paint(both),
+            "B*": paint(both),
+            "b": paint(both, close=True),
+            "b*": paint(both, close=True),
+            "n": lambda _: rec.discard(),
+        }
 
     # -- streams -------------------------------------------------------------
 
@@ -567,36 +616,44 @@ class PageInterpreter:
 
     def _interpret(self, data: bytes, piece: Slice, index: int) -> int:
         """Interpret one slice; `index` is the token index of its first text
-        operator, and the next slice's is returned."""
+        operator, and the next slice's is returned. Path operators are
+        interpreted too (table rules) but take no token index: the glyph
+        table's token_index counts text operators, whether or not paths are
+        recorded."""
         try:
             # pikepdf reports some damage (an unterminated string) as a Python
             # warning: it belongs to the page, not on stderr.
             with warnings.catch_warnings(record=True) as caught:
                 warnings.simplefilter("always")
                 instructions = pikepdf.parse_content_stream(
-                    pikepdf.Stream(self._pdf, data[piece.start : piece.end]), TEXT_OPERATORS
+                    pikepdf.Stream(self._pdf, data[piece.start : piece.end]), _INTERPRETED_OPERATORS
                 )
         except (pikepdf.PdfError, TypeError, ValueError) as exc:
             return self._interpret_damaged(data, piece, index, exc)
         for warning in caught:
             self._warn(f"content stream: {warning.message}")
         handlers = self._handlers
+        path_handlers = self._path_ops
         # Attribute access, not tuple unpacking: unpacking a pikepdf
         # instruction costs several times more, on every operator.
-        for offset, instruction in enumerate(instructions):
-            # Forms overwrite it too, harmlessly: their glyphs record -1.
-            self._token_index = index + offset
+        for instruction in instructions:
             name = str(instruction.operator)
             handler = handlers.get(name)
             if handler is None:
-                continue
+                handler = path_handlers.get(name)
+                if handler is None:
+                    continue
+            else:
+                # Forms overwrite it too, harmlessly: their glyphs record -1.
+                self._token_index = index
+                index += 1
             try:
                 handler(instruction)
             except (_OperatorLimitReached, RecursionError, MemoryError):
                 raise
             except Exception as exc:  # one malformed operator must not lose the page
                 self._recover(handler, name, instruction, exc)
-        return index + len(instructions)
+        return index
 
     def _interpret_damaged(self, data: bytes, piece: Slice, index: int, exc: Exception) -> int:
         """A slice pikepdf cannot tokenize (an indirect reference among the

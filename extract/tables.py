@@ -72,6 +72,9 @@ class Table:
     header_rows: int  # leading rows made of header cells only
     pages: tuple[int, ...]
     cells: tuple[TableCell, ...]  # row by row, left to right
+    # A detected table's header row repeated at the top of a continuation
+    # page: its cells (not part of the grid; their text is the header's).
+    repeats: tuple[TableCell, ...] = ()
 
     def rows(self) -> tuple[tuple[TableCell, ...], ...]:
         """Cells grouped by the row they start in (rows with no cell here are skipped)."""
@@ -319,6 +322,7 @@ def merge_tables(
             n_rows=max(p.n_rows for p in parts),
             n_cols=max(p.n_cols for p in parts),
             cells=tuple(cells.values()),
+            repeats=tuple(c for p in parts for c in p.repeats),
         )
         merged.append(_finish(table, grids if first.source == STRUCTURE else None, element, relabel))
     return tuple(merged)
@@ -330,5 +334,101 @@ def page_pieces(tables: Sequence[Table], page: int) -> tuple[Table, ...]:
     for t in tables:
         cells = tuple(c for c in t.cells if c.page == page)
         if cells:
-            out.append(replace(t, cells=cells))
+            out.append(replace(t, cells=cells, repeats=tuple(c for c in t.repeats if c.page == page)))
     return tuple(out)
+
+
+# --------------------------------------------------------------------------- detected tables over pages
+
+# A continued table's columns start within this distance (points) of the first part's.
+COLUMN_MATCH = 8.0
+# Lines of text allowed between a table part and the page edge it runs into
+# (a page number, a "(continued)" caption).
+EDGE_LINES = 2
+
+
+@dataclass(frozen=True)
+class PageTables:
+    """One page's table pieces and the boxes of its text lines."""
+
+    page: int
+    tables: tuple[Table, ...]
+    lines: tuple[Box, ...]
+
+
+def join_continued(pages: Sequence[PageTables]) -> list[tuple[Table, ...]]:
+    """Detected tables that run on over a page break: the top table of a page
+    continues the bottom table of the page before when it has the same number
+    of columns starting at the same x, and no more than EDGE_LINES lines of
+    text lie below the one and above the other. It takes the first part's id
+    and row numbers after its rows; a first row that repeats the first part's
+    first row is its header repeated (kept in ``repeats``, and that row of the
+    first part becomes a header row)."""
+    out: list[tuple[Table, ...]] = []
+    previous: tuple[int, Table] | None = None  # (position in out, bottom detected table)
+    for page in pages:
+        pieces = list(page.tables)
+        detected = [i for i, t in enumerate(pieces) if t.source != STRUCTURE]
+        if previous is not None and detected:
+            top = max(detected, key=lambda i: _extent(pieces[i])[3])
+            head = _continuation(previous[1], pieces[top], page.lines)
+            if head is not None:
+                first, continued = head
+                pieces[top] = continued
+                earlier = list(out[previous[0]])
+                earlier[earlier.index(previous[1])] = first
+                out[previous[0]] = tuple(earlier)
+        out.append(tuple(pieces))
+        previous = None
+        if detected:
+            bottom = min(detected, key=lambda i: _extent(pieces[i])[1])
+            if _lines_beyond(pieces[bottom], page.lines, below=True) <= EDGE_LINES:
+                previous = (len(out) - 1, pieces[bottom])
+    return out
+
+
+def _extent(table: Table) -> Box:
+    boxes = [c.bbox for c in table.cells if c.bbox is not None]
+    return (min(b[0] for b in boxes), min(b[1] for b in boxes), max(b[2] for b in boxes), max(b[3] for b in boxes))
+
+
+def _lines_beyond(table: Table, lines: Sequence[Box], *, below: bool) -> int:
+    x0, y0, x1, y1 = _extent(table)
+    if below:
+        return sum(1 for b in lines if b[3] < y0 - 1)
+    return sum(1 for b in lines if b[1] > y1 + 1)
+
+
+def _column_starts(table: Table) -> list[float | None]:
+    starts: list[float | None] = [None] * table.n_cols
+    for c in table.cells:
+        if c.col_span == 1 and c.bbox is not None:
+            seen = starts[c.col]
+            starts[c.col] = c.bbox[0] if seen is None else min(seen, c.bbox[0])
+    return starts
+
+
+def _continuation(first: Table, second: Table, lines: Sequence[Box]) -> tuple[Table, Table] | None:
+    """(first part, second part renumbered) when `second` continues `first`."""
+    if first.n_cols != second.n_cols or _lines_beyond(second, lines, below=False) > EDGE_LINES:
+        return None
+    pairs = [(a, b) for a, b in zip(_column_starts(first), _column_starts(second)) if a is not None and b is not None]
+    if len(pairs) < 2 or any(abs(a - b) > COLUMN_MATCH for a, b in pairs):
+        return None
+    first_row = min(c.row for c in first.cells)
+    head = [c.text for c in first.cells if c.row == first_row]
+    top = [c for c in second.cells if c.row == 0]
+    repeated = [c.text for c in top] == head
+    offset = max(c.row + c.row_span for c in first.cells)
+    drop = 1 if repeated else 0
+    cells = tuple(replace(c, row=c.row - drop + offset) for c in second.cells if not (repeated and c.row == 0))
+    continued = replace(
+        second,
+        table_id=first.table_id,
+        n_rows=offset + second.n_rows - drop,
+        cells=cells,
+        repeats=tuple(top) if repeated else (),
+    )
+    if repeated:
+        first = replace(first, cells=tuple(replace(c, is_header=True) if c.row == first_row else c for c in first.cells))
+    return first, continued

@@ -64,3 +64,24 @@ def build_table(
         kids = [b.struct_element("P", [9000], page=pages[0]), table, b.struct_element("P", [9001], page=pages[-1])]
     b.set_struct_tree([b.struct_element("Document", kids, page=pages[0])], role_map=role_map)
     return b.to_bytes()
+
+
+def text_at(font: str, x: float, y: float, text: str, size: float = 10) -> str:
+    return f"BT /{font} {size} Tf {x} {y} Td ({text}) Tj ET"
+
+
+def ruled_grid(xs: list[float], ys: list[float]) -> str:
+    """Stroked rules: a horizontal line at every y across xs, a vertical one at every x across ys."""
+    lines = [f"{xs[0]} {y} m {xs[-1]} {y} l S" for y in ys] + [f"{x} {ys[0]} m {x} {ys[-1]} l S" for x in xs]
+    return "0.5 w " + " ".join(lines)
+
+
+def cells_by_column(font: str, rows: list[list[str]], xs: list[float], top: float, pitch: float = 20) -> str:
+    """Cell texts painted column by column (the stream is not in reading order):
+    row r on the baseline top - 14 - r * pitch, column c at xs[c] + 4."""
+    return " ".join(
+        text_at(font, xs[c] + 4, top - 14 - r * pitch, rows[r][c])
+        for c in range(len(rows[0]))
+        for r in range(len(rows))
+        if rows[r][c]
+    )

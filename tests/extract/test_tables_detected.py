@@ -1,0 +1,144 @@
+"""Tables on untagged pages (extract/gridfind.py): ruled grids and aligned
+columns, read row by row; a table continued on the next page is one table;
+prose stays prose."""
+
+from __future__ import annotations
+
+from pdfbuilder import PdfBuilder
+from tabledocs import cells_by_column, ruled_grid, text_at
+
+from ragprep.extract import extract_document
+
+ROWS = [
+    ["Station", "River", "Flow"],
+    ["North Gate", "Alder", "312"],
+    ["Mill Bridge", "Brook", "87"],
+    ["Weir End", "Alder", "1045"],
+]
+XS = [320.0, 400.0, 470.0, 540.0]
+
+
+def texts(table) -> list[list[str]]:
+    return [[c.text for c in row] for row in table.rows()]
+
+
+def layout(pdf: bytes):
+    return extract_document(pdf, mode="layout")
+
+
+def ruled_page(b: PdfBuilder, f: str, rows: list[list[str]], top: float, xs: list[float] = XS) -> str:
+    ys = [top - 20 * r for r in range(len(rows) + 1)]
+    return ruled_grid(xs, ys) + " " + cells_by_column(f, rows, xs, top)
+
+
+def test_ruled_table_painted_column_by_column_reads_row_by_row():
+    b = PdfBuilder()
+    f = b.add_standard_font("Helvetica", widths=True)
+    b.add_page(ruled_page(b, f, ROWS, 700, XS))
+    result = layout(b.to_bytes())
+    (table,) = result.tables
+    assert (table.source, table.n_rows, table.n_cols) == ("rules", 4, 3)
+    assert texts(table) == ROWS
+    page = result.pages[0]
+    for c in table.cells:
+        assert c.bbox[0] >= XS[c.col] and c.bbox[2] <= XS[c.col + 1]
+        assert c.text in page.text[c.char_start : c.char_end]
+
+
+def test_missing_rule_between_slots_is_a_span():
+    b = PdfBuilder()
+    f = b.add_standard_font("Helvetica", widths=True)
+    ys = [700, 680, 660, 640]
+    rules = (
+        "0.5 w "
+        + " ".join(f"{XS[0]} {y} m {XS[-1]} {y} l S" for y in ys)
+        + f" {XS[0]} 700 m {XS[0]} 640 l S {XS[-1]} 700 m {XS[-1]} 640 l S"
+        # The inner verticals start below the first row: it is one cell over three columns.
+        + " ".join(f" {x} 680 m {x} 640 l S" for x in XS[1:-1])
+    )
+    content = rules + " " + text_at(f, 324, 686, "Flows in May") + " " + cells_by_column(f, [["", "", ""], *ROWS[1:3]], XS, 700)
+    b.add_page(content)
+    (table,) = layout(b.to_bytes()).tables
+    spans = {(c.row, c.col): (c.text, c.row_span, c.col_span) for c in table.cells}
+    assert spans[0, 0] == ("Flows in May", 1, 3)
+    assert texts(table) == [["Flows in May"], ROWS[1], ROWS[2]]
+
+
+def test_rule_less_aligned_table_reads_row_by_row_and_prose_stays_prose():
+    b = PdfBuilder()
+    f = b.add_standard_font("Helvetica", widths=True)
+    prose = [
+        "The gauges were read every morning at seven and the figures below are the means",
+        "of the daily readings over the whole month, rounded to the nearest cubic metre.",
+    ]
+    xs = [72.0, 200.0, 330.0, 400.0]
+    content = " ".join(text_at(f, 72, 740 - 14 * i, line) for i, line in enumerate(prose))
+    content += " " + cells_by_column(f, ROWS, xs, 700, pitch=16)
+    content += " " + text_at(f, 72, 600, "Readings after the flood of the ninth were left out.")
+    b.add_page(content)
+    result = layout(b.to_bytes())
+    (table,) = result.tables
+    assert table.source == "alignment"
+    assert texts(table) == ROWS
+    assert not any("gauges" in c.text or "flood" in c.text for c in table.cells)
+
+
+def test_two_column_prose_is_not_a_table():
+    b = PdfBuilder()
+    f = b.add_standard_font("Helvetica", widths=True)
+    left = "the river rose slowly through the night and by morning the lower"
+    right = "fields beside the mill were under water, as they had been in"
+    content = " ".join(
+        text_at(f, 72, 700 - 14 * i, left) + " " + text_at(f, 330, 700 - 14 * i, right) for i in range(12)
+    )
+    b.add_page(content)
+    assert layout(b.to_bytes()).tables == ()
+
+
+def test_table_beside_prose():
+    b = PdfBuilder()
+    f = b.add_standard_font("Helvetica", widths=True)
+    prose = " ".join(text_at(f, 72, 700 - 14 * i, f"Line {i} of the report runs beside the table") for i in range(10))
+    b.add_page(prose + " " + ruled_page(b, f, ROWS, 700, XS))
+    result = layout(b.to_bytes())
+    (table,) = result.tables
+    assert texts(table) == ROWS
+    assert all("report" not in c.text for c in table.cells)
+    assert "Line 3 of the report runs beside the table" in result.pages[0].text
+
+
+def continued(repeat_header: bool) -> bytes:
+    b = PdfBuilder()
+    f = b.add_standard_font("Helvetica", widths=True)
+    first = [ROWS[0]] + [[f"Gate {i}", "Alder", str(100 + i)] for i in range(6)]
+    second = ([ROWS[0]] if repeat_header else []) + [[f"Gate {i}", "Brook", str(200 + i)] for i in range(6, 10)]
+    intro = text_at(f, 72, 740, "Flows at the gates, continued overleaf.")
+    b.add_page(intro + " " + ruled_page(b, f, first, 200, XS))
+    b.add_page(ruled_page(b, f, second, 760, XS) + " " + text_at(f, 72, 500, "End of the flow table."))
+    return b.to_bytes()
+
+
+def test_table_continued_on_the_next_page_with_its_header_repeated_is_one_table():
+    result = layout(continued(repeat_header=True))
+    (table,) = result.tables
+    assert table.pages == (1, 2) and table.n_rows == 11 and table.header_rows == 1
+    assert texts(table)[0] == ROWS[0]
+    assert texts(table)[1:] == [[f"Gate {i}", "Alder" if i < 6 else "Brook", str((100 if i < 6 else 200) + i)] for i in range(10)]
+    assert [c.row for c in table.cells if c.page == 2][:3] == [7, 7, 7]
+    assert [c.text for c in table.repeats] == ROWS[0]  # the repeated header, not a second header row
+    assert table.cells[-1].header_labels == ("Flow",)
+
+
+def test_table_continued_on_the_next_page_without_a_header_is_one_table():
+    result = layout(continued(repeat_header=False))
+    (table,) = result.tables
+    assert table.pages == (1, 2) and table.n_rows == 11 and table.repeats == ()
+    assert texts(table)[7] == ["Gate 6", "Brook", "206"]
+
+
+def test_a_different_table_on_the_next_page_is_another_table():
+    b = PdfBuilder()
+    f = b.add_standard_font("Helvetica", widths=True)
+    b.add_page(ruled_page(b, f, ROWS, 200, XS))
+    b.add_page(ruled_page(b, f, [["A", "B"], ["1", "2"], ["3", "4"]], 760, [72.0, 150.0, 230.0]))
+    assert len(layout(b.to_bytes()).tables) == 2
