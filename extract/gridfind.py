@@ -14,7 +14,8 @@ Two named rules, each conservative (a page region that does not pass stays prose
   lines split by wide gaps (``TABLE_COLUMN_GAP`` x the glyph height, far more
   than a word space) into pieces whose x extents line up in the same columns
   across at least three lines. Prose in two columns lines up too, so cells must
-  be short (``TABLE_MAX_CELL_WORDS`` words on average).
+  be short (``TABLE_MAX_CELL_WORDS`` words on average, ``TWO_COLUMN_MAX_CELL_WORDS``
+  with two columns only).
 
 A cell's text is its own glyphs joined by the page-text rules (geometric.join)
 in content-stream order; its span in the page text runs from its first to its
@@ -47,6 +48,8 @@ MAX_RULE_PAIRS = 4_000_000
 TABLE_COLUMN_GAP = 1.2
 TABLE_MIN_ROWS = 3
 TABLE_MAX_CELL_WORDS = 5.0
+# Two columns of short lines are as often prose in two columns: shorter cells still.
+TWO_COLUMN_MAX_CELL_WORDS = 3.0
 # Lines of one aligned table sit at most this many heights apart.
 TABLE_MAX_ROW_GAP = 2.6
 
@@ -58,6 +61,20 @@ class _Cell:
     row_span: int
     col_span: int
     glyphs: np.ndarray  # glyph table indices
+
+
+# Ruled grids: cells averaging more words than this are boxes around prose.
+RULED_MAX_CELL_WORDS = 20.0
+
+
+def _word_count(table: GlyphTable, glyphs: np.ndarray) -> int:
+    """Words of a cell: one more than the wide gaps (> 0.25 height) between its glyphs in x order."""
+    if len(glyphs) < 2:
+        return len(glyphs)
+    ordered = glyphs[np.lexsort((table.origin[glyphs, 0], -np.round(table.origin[glyphs, 1])))]
+    gap = table.origin[ordered[1:], 0] - table.own_end[ordered[:-1], 0]
+    blank = np.array([not str(t).strip() for t in table.text[ordered]])
+    return 1 + int(((gap > 0.25 * table.height[ordered[1:]]) | (gap < -1) | blank[1:]).sum())
 
 
 # --------------------------------------------------------------------------- rules
@@ -91,6 +108,30 @@ def _rules(paths: PathTable) -> tuple[np.ndarray, np.ndarray]:
     return horizontal, vertical
 
 
+def _merge_collinear(segments: np.ndarray) -> np.ndarray:
+    """Rules (position, from, to) on one line that touch or overlap joined into one:
+    a border drawn cell by cell is one rule."""
+    if len(segments) < 2:
+        return segments
+    t = EDGE_TOLERANCE
+    order = np.lexsort((segments[:, 1], segments[:, 0]))
+    out: list[list[float]] = []
+    group_start = 0
+    for seg in segments[order].tolist():
+        merged = False
+        for k in range(group_start, len(out)):
+            cur = out[k]
+            if abs(cur[0] - seg[0]) <= t and seg[1] <= cur[2] + t:
+                cur[2] = max(cur[2], seg[2])
+                merged = True
+                break
+        if not merged:
+            if out and abs(out[-1][0] - seg[0]) > t:
+                group_start = len(out)
+            out.append(list(seg))
+    return np.array(out)
+
+
 def _find(parent: list[int], i: int) -> int:
     while parent[i] != i:
         parent[i] = parent[parent[i]]
@@ -110,6 +151,7 @@ def ruled_grids(table: GlyphTable, paths: PathTable, glyphs: np.ndarray) -> list
     if not len(paths):
         return []
     horizontal, vertical = _rules(paths)
+    horizontal, vertical = _merge_collinear(horizontal), _merge_collinear(vertical)
     if not len(horizontal) or not len(vertical) or len(horizontal) * len(vertical) > MAX_RULE_PAIRS:
         return []
     t = EDGE_TOLERANCE
@@ -129,15 +171,19 @@ def ruled_grids(table: GlyphTable, paths: PathTable, glyphs: np.ndarray) -> list
         vs = vertical[roots[n_h:] == root]
         if len(hs) < 2 or len(vs) < 2:
             continue
-        cells = _grid_cells(hs, vs, glyphs, centres)
+        cells = _grid_cells(table, hs, vs, glyphs, centres)
         if cells:
             grids.append(cells)
     return grids
 
 
-def _grid_cells(hs: np.ndarray, vs: np.ndarray, glyphs: np.ndarray, centres: np.ndarray) -> list[_Cell]:
-    xs = _edges(vs[:, 0])
-    ys = _edges(hs[:, 0])[::-1]  # top first
+def _grid_cells(
+    table: GlyphTable, hs: np.ndarray, vs: np.ndarray, glyphs: np.ndarray, centres: np.ndarray
+) -> list[_Cell]:
+    # The grid's outer edges are where its rules end: a table open at the
+    # sides (horizontal rules only there) still has its first and last column.
+    xs = _edges(np.concatenate([vs[:, 0], [hs[:, 1].min(), hs[:, 2].max()]]))
+    ys = _edges(np.concatenate([hs[:, 0], [vs[:, 1].min(), vs[:, 2].max()]]))[::-1]  # top first
     n_rows, n_cols = len(ys) - 1, len(xs) - 1
     if n_rows < 1 or n_cols < 1:
         return []
@@ -173,10 +219,10 @@ def _grid_cells(hs: np.ndarray, vs: np.ndarray, glyphs: np.ndarray, centres: np.
         cols = [s % n_cols for s in members]
         held = glyphs[np.isin(slot_of, members)]
         cells.append(_Cell(min(rows), min(cols), max(rows) - min(rows) + 1, max(cols) - min(cols) + 1, held))
-    return _compress(cells)
+    return _compress(table, cells)
 
 
-def _compress(cells: list[_Cell]) -> list[_Cell]:
+def _compress(table: GlyphTable, cells: list[_Cell]) -> list[_Cell]:
     """Rows and columns without text dropped, the rest renumbered; [] unless
     two rows and two columns keep text."""
     filled = [c for c in cells if len(c.glyphs)]
@@ -194,6 +240,8 @@ def _compress(cells: list[_Cell]) -> list[_Cell]:
         cols = [col_at[k] for k in range(c.col, c.col + c.col_span) if k in col_at]
         if rows and cols:
             out.append(_Cell(rows[0], cols[0], len(rows), len(cols), c.glyphs))
+    if float(np.mean([_word_count(table, c.glyphs) for c in filled])) > RULED_MAX_CELL_WORDS:
+        return []  # boxes around prose (a frame, a sidebar), not a table
     return sorted(out, key=lambda c: (c.row, c.col))
 
 
@@ -285,8 +333,9 @@ def _aligned_cells(table: GlyphTable, lines: list[list[_Piece]]) -> list[_Cell]:
         for c, parts in by_col.items():
             held = np.concatenate(parts)
             cells.append(_Cell(r, c, 1, 1, held))
-            words.append(1 + sum(str(t).isspace() for t in table.text[held]))
-    if float(np.mean(words)) > TABLE_MAX_CELL_WORDS:
+            words.append(_word_count(table, held))
+    limit = TWO_COLUMN_MAX_CELL_WORDS if len(columns) == 2 else TABLE_MAX_CELL_WORDS
+    if float(np.mean(words)) > limit:
         return []
     # Every column used by at least half of the rows: not a stray wide gap.
     use = np.bincount([c.col for c in cells], minlength=len(columns))

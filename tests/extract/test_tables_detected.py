@@ -4,6 +4,7 @@ prose stays prose."""
 
 from __future__ import annotations
 
+import pytest
 from pdfbuilder import PdfBuilder
 from tabledocs import cells_by_column, ruled_grid, text_at
 
@@ -83,11 +84,17 @@ def test_rule_less_aligned_table_reads_row_by_row_and_prose_stays_prose():
     assert not any("gauges" in c.text or "flood" in c.text for c in table.cells)
 
 
-def test_two_column_prose_is_not_a_table():
+@pytest.mark.parametrize(
+    "left, right",
+    [
+        ("the river rose slowly through the night and by morning the lower",
+         "fields beside the mill were under water, as they had been in"),
+        ("river stone maple cloud amber", "lantern harbor meadow willow copper"),  # short lines
+    ],
+)  # fmt: skip
+def test_two_column_prose_is_not_a_table(left, right):
     b = PdfBuilder()
     f = b.add_standard_font("Helvetica", widths=True)
-    left = "the river rose slowly through the night and by morning the lower"
-    right = "fields beside the mill were under water, as they had been in"
     content = " ".join(
         text_at(f, 72, 700 - 14 * i, left) + " " + text_at(f, 330, 700 - 14 * i, right) for i in range(12)
     )
