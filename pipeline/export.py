@@ -4,8 +4,9 @@ Each record is ``{"id": chunk_id, "page_content": text, "metadata": {...every
 other chunk column...}}``, in document order: by ``(source, index)``. LangChain's
 ``Document(id=..., page_content=..., metadata=...)`` takes it as is; LlamaIndex
 nodes come from ``ragprep.integrations.llamaindex``. With ``flat`` the metadata
-holds scalars only (lists and structs JSON-encoded), as Chroma, Pinecone and
-other scalar-only stores require.
+holds scalars only (lists and structs JSON-encoded, nulls left out: a prose
+chunk has no ``table_id`` key), as Chroma, Pinecone and other scalar-only
+stores require.
 """
 
 from __future__ import annotations
@@ -25,9 +26,12 @@ ORDER = [("source", "ascending"), ("index", "ascending")]
 
 
 def flat_metadata(row: Mapping[str, Any], schema: pa.Schema) -> dict[str, Any]:
-    """`row` with every list or struct value JSON-encoded: scalar-only metadata."""
+    """`row` with every list or struct value JSON-encoded and every null left
+    out: scalar-only metadata."""
     return {
-        k: json.dumps(v, ensure_ascii=False) if pa.types.is_nested(schema.field(k).type) else v for k, v in row.items()
+        k: json.dumps(v, ensure_ascii=False) if pa.types.is_nested(schema.field(k).type) else v
+        for k, v in row.items()
+        if v is not None
     }
 
 

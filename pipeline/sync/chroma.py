@@ -3,7 +3,7 @@
 
 Chroma metadata holds scalars only: lists and structs (``bboxes``,
 ``heading_path``, ``mcids``, ``modes``, ``struct_types``) are JSON-encoded
-strings; numbers, strings and booleans stay as they are. The sync state lives
+strings; numbers, strings and booleans stay as they are, nulls are left out. The sync state lives
 in the collection's own metadata (``ragprep:*`` keys), written last.
 """
 
