@@ -10,7 +10,11 @@ Files: the untagged corpus files whose docling ground-truth JSON
   and (cell, next non-empty cell below) text pairs — it checks the grid, not just the texts;
 * CPU seconds for the whole file.
 
-The summary is the mean over files of each score. Systems: ``ragprep`` (auto mode, whose
+The summary is the mean over files of each score, over the files whose ground truth
+lists tables. Conservative detection is measured on the other pages: every page of
+those files and of the untagged text files whose ground truth lists no table
+(scanned pages left out) is a prose page, and a system that reports a table on one
+has a false-positive page. Systems: ``ragprep`` (auto mode, whose
 untagged pages are read by layout with table detection), ``pdfplumber``
 (``page.extract_tables()``, default settings), ``pymupdf`` (``page.find_tables()``,
 default strategy). Not part of CI; see bench/README.md.
@@ -120,16 +124,29 @@ def prf(found: Counter, truth: Counter) -> tuple[float, float, float]:
 
 
 def bench_files(corpus: Path) -> list[tuple[str, Path, Path]]:
+    """Untagged text files with a docling ground truth, with or without tables."""
     out = []
+    rows = (corpus / "MANIFEST.tsv").read_text().split("\n")
     for f in read_manifest(corpus):
-        if f.tagged or f.rel.startswith("broken/"):
+        if f.tagged or f.rel.startswith(("broken/", "scanned-ocr/")):
             continue
-        row = (corpus / "MANIFEST.tsv").read_text().split("\n")
-        notes = next((line for line in row if line.startswith(f.rel + "\t")), "")
+        notes = next((line for line in rows if line.startswith(f.rel + "\t")), "")
         match = _GROUND_TRUTH.search(notes)
-        if match and truth_grids(corpus / match.group(0)):
+        if match:
             out.append((f.rel, f.path, corpus / match.group(0)))
     return out
+
+
+def truth_pages(path: Path) -> int:
+    return len(json.loads(path.read_text()).get("pages", {})) or 1
+
+
+def prose_pages(found: list[Grid], truth: list[Grid], pages: int) -> tuple[int, int]:
+    """(prose pages, those of them a table was reported on)."""
+    with_tables = {page for page, _ in truth}
+    prose = [p for p in range(1, pages + 1) if p not in with_tables]
+    reported = {page for page, _ in found}
+    return len(prose), sum(1 for p in prose if p in reported)
 
 
 def main() -> int:
@@ -140,9 +157,10 @@ def main() -> int:
     corpus = require_corpus(args.corpus)
     quiet_peers()
     files = bench_files(corpus)
-    if not files:
+    if not any(truth_grids(t) for _, _, t in files):
         raise BenchError("no untagged file with docling table ground truth in the corpus")
     results = []
+    prose: dict[str, list[int]] = {name: [0, 0] for name in SYSTEMS}  # prose pages, false-positive pages
     for rel, pdf, truth_path in files:
         truth = truth_grids(truth_path)
         for name, system in SYSTEMS.items():
@@ -153,6 +171,11 @@ def main() -> int:
             except Exception as exc:  # noqa: BLE001 - a peer failing on a file is a result
                 found, error = [], f"{type(exc).__name__}: {exc}"[:120]
             seconds = time.process_time() - started
+            n_prose, false_positive = prose_pages(found, truth, truth_pages(truth_path))
+            prose[name][0] += n_prose
+            prose[name][1] += false_positive
+            if not truth:
+                continue
             cp, cr, cf = prf(cells(found), cells(truth))
             ap, ar, af = prf(adjacency(found), adjacency(truth))
             results.append(
@@ -170,6 +193,9 @@ def main() -> int:
         }
         for name in SYSTEMS
     }
+    for name, (n_prose, false_positive) in prose.items():
+        summary[name]["prose_pages"] = n_prose
+        summary[name]["false_positive_pages"] = false_positive
     if args.format == "json":
         print(json.dumps({"files": results, "mean": summary}, indent=2))
         return 0
@@ -186,6 +212,7 @@ def main() -> int:
         print(
             f"  {name:10} cell P {s['cell_precision']:.3f} R {s['cell_recall']:.3f} F1 {s['cell_f1']:.3f}"
             f"  adjacency F1 {s['adjacency_f1']:.3f}  cpu {s['cpu_seconds']:.2f} s"
+            f"  tables on prose pages {s['false_positive_pages']}/{s['prose_pages']}"
         )
     return 0
 

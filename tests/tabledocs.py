@@ -85,3 +85,10 @@ def cells_by_column(font: str, rows: list[list[str]], xs: list[float], top: floa
         for r in range(len(rows))
         if rows[r][c]
     )
+
+
+def ruled_table(font: str, rows: list[list[str]], top: float, xs: list[float], pitch: float = 20) -> str:
+    """A ruled table painted column by column: rules around every cell, row r's
+    texts on the baseline top - 14 - r * pitch."""
+    ys = [top - pitch * r for r in range(len(rows) + 1)]
+    return ruled_grid(xs, ys) + " " + cells_by_column(font, rows, xs, top, pitch)

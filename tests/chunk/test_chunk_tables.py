@@ -6,7 +6,8 @@ from __future__ import annotations
 import re
 
 import pytest
-from tabledocs import build_table
+from pdfbuilder import PdfBuilder
+from tabledocs import build_table, ruled_table, text_at
 
 from ragprep.chunk import ChunkConfig, chunk_document, document_text, normalise
 from ragprep.extract import extract_document
@@ -90,3 +91,47 @@ def test_table_without_header_cells_repeats_its_first_row():
     _, chunks = chunks_of(build_table(rows), max_tokens=60, overlap_tokens=0)
     assert len(chunks) > 1
     assert all(c.text.startswith("| Name | Qty |\n| --- | --- |\n") for c in chunks)
+
+
+def test_detected_table_over_three_pages_chunks_as_markdown_tables_with_its_header():
+    """An untagged ruled table continued over three pages (its header repeated
+    on page 2, not on page 3) is one detected table, chunked like a tagged one."""
+    b = PdfBuilder()
+    f = b.add_standard_font("Helvetica", widths=True)
+    xs = [72.0, 200.0, 330.0, 420.0]
+    head = ["Station", "River", "Flow"]
+    rows = [[f"Gate {i}", f"River {i % 7}", str(300 + i)] for i in range(85)]
+    b.add_page(text_at(f, 72, 760, "Flows measured in May.") + " " + ruled_table(f, [head, *rows[:34]], 740, xs))
+    b.add_page(ruled_table(f, [head, *rows[34:68]], 760, xs))
+    b.add_page(ruled_table(f, rows[68:], 760, xs) + " " + text_at(f, 72, 380, "End of report."))
+    result = extract_document(b.to_bytes(), mode="layout")
+    (table,) = result.tables
+    assert table.pages == (1, 2, 3) and table.n_rows == 86 and table.header_rows == 1
+    chunks = chunk_document(result, doc_id="d", source="t.pdf", config=ChunkConfig().replace(max_tokens=120, overlap_tokens=0))
+    text, bases = document_text(result.pages)
+    page_index = {p.page: k for k, p in enumerate(result.pages)}
+    assert [c.text for c in chunks if c.table_id is None] == ["Flows measured in May.", "End of report."]
+    table_chunks = [c for c in chunks if c.table_id is not None]
+    assert len(table_chunks) > 3 and {c.page_start for c in table_chunks} == {1, 2, 3}
+    seen: list[str] = []
+    for c in table_chunks:
+        assert c.n_tokens <= 120
+        lines = c.text.split("\n")
+        assert "\n".join(lines[:2]) == HEADER
+        body = lines[2:]
+        assert all(re.fullmatch(r"\| Gate \d+ \| River \d \| \d+ \|", line) for line in body)
+        assert c.header_prefix == ("" if c.table_row_start == 0 else HEADER + "\n")
+        first = max(c.table_row_start, 1)
+        assert body == [expected_row(r - 1) for r in range(first, c.table_row_end + 1)]
+        # The documented table equivalent of the offset rule: each cell of the
+        # rows is its own span of the document text, and the chunk runs from the
+        # first to the last character of those spans.
+        spans = [
+            (bases[page_index[cell.page]] + cell.char_start, bases[page_index[cell.page]] + cell.char_end, cell.text)
+            for cell in table.cells
+            if c.table_row_start <= cell.row <= c.table_row_end
+        ]
+        assert all(" ".join(normalise(text[s:e]).split()) == t for s, e, t in spans)
+        assert (c.char_start, c.char_end) == (min(s for s, _, _ in spans), max(e for _, e, _ in spans))
+        seen += body
+    assert seen == [expected_row(i) for i in range(85)]  # no row lost, none twice, the repeat not a row

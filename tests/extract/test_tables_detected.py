@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 from pdfbuilder import PdfBuilder
-from tabledocs import cells_by_column, ruled_grid, text_at
+from tabledocs import cells_by_column, ruled_table, text_at
 
 from ragprep.extract import extract_document
 
@@ -28,8 +28,7 @@ def layout(pdf: bytes):
 
 
 def ruled_page(b: PdfBuilder, f: str, rows: list[list[str]], top: float, xs: list[float] = XS) -> str:
-    ys = [top - 20 * r for r in range(len(rows) + 1)]
-    return ruled_grid(xs, ys) + " " + cells_by_column(f, rows, xs, top)
+    return ruled_table(f, rows, top, xs)
 
 
 def test_ruled_table_painted_column_by_column_reads_row_by_row():
