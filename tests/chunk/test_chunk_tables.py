@@ -30,6 +30,22 @@ def expected_row(i: int) -> str:
     return f"| Gate {i} | River {i % 7} | {300 + i} |"
 
 
+def markdown_rows(c, max_tokens: int) -> list[str]:
+    """The body rows of a table chunk, checked: within the budget, a valid
+    Markdown table (the header line, its separator, pipe rows of three cells),
+    the header repeated only after the first chunk, rows table_row_start..end
+    whole and in order (row 0 being the header)."""
+    assert c.n_tokens <= max_tokens
+    lines = c.text.split("\n")
+    assert "\n".join(lines[:2]) == HEADER
+    body = lines[2:]
+    assert all(re.fullmatch(r"\| Gate \d+ \| River \d \| \d+ \|", line) for line in body)
+    assert c.header_prefix == ("" if c.table_row_start == 0 else HEADER + "\n")
+    first = max(c.table_row_start, 1)
+    assert body == [expected_row(r - 1) for r in range(first, c.table_row_end + 1)]
+    return body
+
+
 def test_three_page_table_every_chunk_a_markdown_table_with_its_header():
     pdf = build_table(station_rows(90), page_rows=[31, 30, 30], thead=1, prose=("Flows measured in May.", "End of report."))
     result, chunks = chunks_of(pdf, max_tokens=120, overlap_tokens=0)
@@ -41,16 +57,8 @@ def test_three_page_table_every_chunk_a_markdown_table_with_its_header():
     assert {c.page_start for c in table_chunks} == {1, 2, 3}
     seen: list[str] = []
     for c in table_chunks:
-        assert c.n_tokens <= 120
-        # A valid Markdown table: the header line, its separator, then pipe rows of three cells.
+        body = markdown_rows(c, 120)
         lines = c.text.split("\n")
-        assert "\n".join(lines[:2]) == HEADER
-        body = lines[2:]
-        assert all(re.fullmatch(r"\| Gate \d+ \| River \d \| \d+ \|", line) for line in body)
-        assert c.header_prefix == ("" if c.table_row_start == 0 else HEADER + "\n")
-        # Rows table_row_start..end, whole, in order: the documented table equivalent of the offset rule.
-        first = max(c.table_row_start, 1)
-        assert body == [expected_row(r - 1) for r in range(first, c.table_row_end + 1)]
         span_words = normalise(text[c.char_start : c.char_end]).split()
         cell_words = " ".join(line.strip("| ").replace(" | ", " ") for line in lines[2 if c.table_row_start else 0 :]).split()
         if c.table_row_start == 0:
@@ -115,14 +123,7 @@ def test_detected_table_over_three_pages_chunks_as_markdown_tables_with_its_head
     assert len(table_chunks) > 3 and {c.page_start for c in table_chunks} == {1, 2, 3}
     seen: list[str] = []
     for c in table_chunks:
-        assert c.n_tokens <= 120
-        lines = c.text.split("\n")
-        assert "\n".join(lines[:2]) == HEADER
-        body = lines[2:]
-        assert all(re.fullmatch(r"\| Gate \d+ \| River \d \| \d+ \|", line) for line in body)
-        assert c.header_prefix == ("" if c.table_row_start == 0 else HEADER + "\n")
-        first = max(c.table_row_start, 1)
-        assert body == [expected_row(r - 1) for r in range(first, c.table_row_end + 1)]
+        body = markdown_rows(c, 120)
         # The documented table equivalent of the offset rule: each cell of the
         # rows is its own span of the document text, and the chunk runs from the
         # first to the last character of those spans.
