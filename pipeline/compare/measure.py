@@ -190,6 +190,24 @@ class DocumentComparison:
     metrics: tuple[ModeMetrics, ...]  # one per mode, in the order of the modes
     agreements: tuple[PairAgreement, ...]  # one per pair of modes
     worst: Disagreement | None  # None when all modes agree on every page
+    # Per pair of modes that disagree somewhere, its worst page (``worst`` is the least of these).
+    pair_worst: tuple[Disagreement, ...] = ()
+
+    def metrics_of(self, mode: str) -> ModeMetrics | None:
+        return next((m for m in self.metrics if m.mode == mode), None)
+
+    def agreement(self, mode_a: str, mode_b: str) -> PairAgreement | None:
+        """The agreement of two modes, in either order."""
+        return next((a for a in self.agreements if {a.mode_a, a.mode_b} == {mode_a, mode_b}), None)
+
+    def disagreement(self, mode_a: str, mode_b: str) -> Disagreement | None:
+        """Where two modes (either order) agree least, None when they agree everywhere."""
+        return next((w for w in self.pair_worst if {w.mode_a, w.mode_b} == {mode_a, mode_b}), None)
+
+    @property
+    def tagged(self) -> bool:
+        """Some page has structure to score order against."""
+        return any(m.order_pages for m in self.metrics)
 
 
 @dataclass(frozen=True)
@@ -204,6 +222,7 @@ class CompareResult:
     documents: tuple[DocumentComparison, ...]
     errors: tuple[DocumentError, ...] = ()
     gold: bool = False  # --gold was given
+    max_tokens: int | None = None  # the chunk budget the readings were chunked to
 
     @property
     def totals(self) -> tuple[ModeMetrics, ...]:
@@ -344,11 +363,13 @@ def measure_document(
     }
     # LCS once per pair of modes and page: it gives both the order score against
     # structure and the pairwise sequence agreement.
-    agreements, worst = [], None
+    agreements: list[PairAgreement] = []
+    worst_pages: list[tuple[float, int, str, str]] = []  # per pair: (agreement, page, a, b)
     lcs: dict[tuple[str, str, int], int] = {}
     for a, b in itertools.combinations([d.mode for d in readings], 2):
         pages = sorted(words[a].keys() & words[b].keys())
         shared = common = 0
+        pair_worst: tuple[float, int, str, str] | None = None
         for page in pages:
             wa, wb = words[a][page], words[b][page]
             lcs[a, b, page] = lcs[b, a, page] = common_page = lcs_length(wa, wb)
@@ -356,8 +377,10 @@ def measure_document(
             shared += (Counter(wa) & Counter(wb)).total()
             longest = max(len(wa), len(wb))
             agreement = common_page / longest if longest else 1.0
-            if agreement < 1.0 and (worst is None or agreement < worst[0]):
-                worst = (agreement, page, a, b)
+            if agreement < 1.0 and (pair_worst is None or agreement < pair_worst[0]):
+                pair_worst = (agreement, page, a, b)
+        if pair_worst is not None:
+            worst_pages.append(pair_worst)
         agreements.append(
             PairAgreement(
                 first.doc_id, first.source, a, b, len(pages),
@@ -396,10 +419,13 @@ def measure_document(
                 **(_gold_metrics([p.page for p in doc.pages], mine, gold) if gold else {}),
             )
         )
-    disagreement = None
-    if worst is not None:
-        agreement, page, a, b = worst
-        page_words = [(d.mode, words[d.mode][page]) for d in readings if page in words[d.mode]]
-        disagreement = Disagreement(first.doc_id, first.source, page, a, b, agreement, _excerpts(page_words))
-    return DocumentComparison(first.doc_id, first.source, tuple(metrics), tuple(agreements), disagreement)
+    pair_worst = tuple(
+        Disagreement(first.doc_id, first.source, page, a, b, agreement, _excerpts(
+            [(d.mode, words[d.mode][page]) for d in readings if page in words[d.mode]]
+        ))
+        for agreement, page, a, b in worst_pages
+    )
+    # The first of the least agreeing pairs, in the order of the modes.
+    worst = min(pair_worst, key=lambda w: w.sequence_agreement, default=None)
+    return DocumentComparison(first.doc_id, first.source, tuple(metrics), tuple(agreements), worst, pair_worst)
 

@@ -32,10 +32,14 @@ Order score
 Column jump
     Lines are taken in emitted order, page by page; blank lines are left out. A line is a
     *column line* when it is narrower than ``max_width_share`` (0.6) of the page's text width
-    (the x-extent of all the page's lines). A wider line (a title, a full-width paragraph)
-    ends the current column context, and so does a line inside a table (a TD/TH/TR block, or
-    one whose structure path runs through a Table): cells read row by row are the table's
-    order, not an interleaving. Consecutive column lines belong to one *run* when their
+    (the x-extent of all the page's lines) and at least ``min_width_share`` (0.15) of it. A
+    wider line (a title, a full-width paragraph) ends the current column context, and so does
+    a line inside a table (a TD/TH/TR block, or one whose structure path runs through a
+    Table): cells read row by row are the table's order, not an interleaving. A narrower line
+    is a *fragment* and is passed over: the pieces of a display equation (a sum sign, its
+    limits above and below, a fraction's numerator and denominator), a figure label, a page
+    number, a paragraph's short last line are not columns, and a reading that goes between
+    them is not a column splice. Consecutive column lines belong to one *run* when their
     x-ranges overlap (the run's x-range grows with each line), or when the line continues the
     previous one on its row (half the height shared, less than one line height apart:
     structure mode emits an inline formula or link as a line of its own). Any other column
@@ -43,19 +47,22 @@ Column jump
 
     A column jump is a switch *back*: into an earlier run of the context (A) that is
     horizontally disjoint from the run just left (B, so A and B are different columns, which
-    a centred title above both is not), resuming A where the reading left it (starting at
-    most ``RESUME_HEIGHTS`` (3) line heights below A's last line, or above it). Reading
-    columns one after the other (A A A B B B) has no jump; interleaving them (A A B B A A B B)
-    has two: the signature A→B→A, counted at each return. A page read band by band (two
-    columns of text, then two columns of references well below) resumes no column and has
-    none. Limitations: a table that only geometry knows (stream and layout modes have no
-    table blocks), with each cell on a line of its own, has the signature too; columns
-    interleaved on shared baselines are joined into one full-width line by the line rule and
-    are not counted.
+    a centred title above both is not), resuming A where the reading left it: the line starts
+    below A's last line (its top no higher than the middle of that line) and at most
+    ``RESUME_HEIGHTS`` (3) line heights below it. Reading columns one after the other
+    (A A A B B B) has no jump; interleaving them (A A B B A A B B) has two: the signature
+    A→B→A, counted at each return. A page read band by band (two columns of text, then two
+    columns of references well below) resumes no column and has none, and neither does a
+    reading that goes back up (a limit above a sum sign). Limitations: a table that only
+    geometry knows (stream and layout modes have no table blocks), with each cell on a line
+    of its own, has the signature too; columns narrower than ``min_width_share`` of the text
+    width (five or more columns) are fragments; columns interleaved on shared baselines are
+    joined into one full-width line by the line rule and are not counted.
 
 Interleaved chunk
     A chunk whose own lines (those overlapping its span) contain a column jump: text from one
-    column, then another, then the first again, inside one chunk.
+    column, then another, then the first again, inside one chunk -- a column splice. A display
+    equation read piece by piece is not one (its pieces are fragments, see Column jump).
 
 Mid-sentence
     The chunk text does not end with . ! ? : ; … (or their CJK forms), optionally followed by
@@ -268,11 +275,20 @@ class _Run:
 
 
 def _resumes(last: BBox, box: BBox) -> bool:
+    """``box`` continues down the column whose last line read is ``last``: below it
+    (y grows upwards), by at most ``RESUME_HEIGHTS`` line heights."""
     height = max(last[3] - last[1], box[3] - box[1])
-    return last[1] - box[3] <= RESUME_HEIGHTS * height  # y grows upwards
+    below = box[3] <= (last[1] + last[3]) / 2
+    return below and last[1] - box[3] <= RESUME_HEIGHTS * height
 
 
-def column_jumps(boxes: Sequence[BBox | None], *, text_width: float, max_width_share: float = 0.6) -> int:
+def column_jumps(
+    boxes: Sequence[BBox | None],
+    *,
+    text_width: float,
+    max_width_share: float = 0.6,
+    min_width_share: float = 0.15,
+) -> int:
     """Column jumps among lines given by their boxes, in emitted order.
 
     See the module docstring for the definition. ``None`` stands for a line that ends the
@@ -280,6 +296,7 @@ def column_jumps(boxes: Sequence[BBox | None], *, text_width: float, max_width_s
     page's lines, so that a chunk's lines are judged against the page they come from.
     """
     limit = max_width_share * text_width
+    fragment = min_width_share * text_width
     jumps = 0
     left: list[_Run] = []  # runs the reading has left, in this context
     run: _Run | None = None
@@ -288,6 +305,8 @@ def column_jumps(boxes: Sequence[BBox | None], *, text_width: float, max_width_s
             left.clear()  # whatever follows starts a new context
             run = None
             continue
+        if box[2] - box[0] < fragment:
+            continue  # an equation piece, a label: neither a column nor the end of one
         x0, x1 = box[0], box[2]
         if run is None:
             run = _Run(x0, x1, box)

@@ -2,13 +2,15 @@
 
 Files written to the report folder:
 
-- ``report.md``: the corpus table per mode, word agreement between modes, one row per
-  document, the documents where modes disagree most (page and excerpts), errors, the plots;
+- ``report.md``: the corpus table per mode, word agreement between modes, the order score
+  per tagged document, layout against stream per untagged document (with what differs),
+  the documents with column jumps or interleaved chunks, the documents where modes
+  disagree most (page and excerpts), errors, the plots. Tables stay a few columns wide:
+  every measure per document is in ``metrics.parquet``;
 - ``metrics.parquet``: one row per (document, mode) with ``scope = "document"`` and one per
   mode with ``scope = "corpus"`` (doc_id and source null); schema ``METRICS_SCHEMA``;
 - ``agreement.parquet``: one row per (document, pair of modes) and per pair over the corpus;
-- ``tokens.png``: chunk-size histograms, one panel per mode;
-- ``order_score.png``: order score against structure per document and mode.
+- ``tokens.png`` and ``order_score.png``: see ``ragprep.pipeline.compare.plots``.
 
 pyarrow, rich and matplotlib are imported inside the functions that need them.
 """
@@ -22,7 +24,21 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ragprep.pipeline.compare.measure import CompareResult, Disagreement, ModeMetrics, PairAgreement
+from ragprep.pipeline.compare.measure import (
+    CompareResult,
+    DocumentComparison,
+    Disagreement,
+    ModeMetrics,
+    PairAgreement,
+)
+from ragprep.pipeline.compare.plots import (
+    UNTAGGED_PAIR,
+    order_rows,
+    plot_order,
+    plot_tokens,
+    short_names,
+    untagged_documents,
+)
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -269,6 +285,82 @@ def _md_table(header: Sequence[str], rows: Sequence[Sequence[str]], right_from: 
     return out
 
 
+def _order_section(result: CompareResult, names: dict[str, str]) -> list[str]:
+    """Order score per tagged document and mode, in the plot's order (widest gap first)."""
+    series, rows = order_rows(result, names)
+    if not rows or not series:
+        return []
+    pages = {names[d.source]: d.metrics[0].order_pages for d in result.documents}
+    table = [[r.name, _int(pages[r.name]), *(_num(v) for v in r.values)] for r in rows]
+    return [
+        "", "## Order score per document (tagged pages)", "",
+        "Against structure on the pages where structure is available (structure scores 1 by "
+        "definition); widest gap between modes first.", "",
+        *_md_table(["document", "pages with structure", *series], table),
+    ]
+
+
+def _untagged_section(result: CompareResult, names: dict[str, str]) -> list[str]:
+    """Untagged documents have no reference order: compare layout with stream there."""
+    untagged = [d for d in result.documents if not d.tagged]
+    if not untagged:
+        return []
+    head = ["", "## Untagged documents: layout against stream", ""]
+    compared = untagged_documents(result)
+    if not compared:
+        return head + [f"{len(untagged)} documents have no page where structure is available; add "
+                       f"{' and '.join(UNTAGGED_PAIR)} to --modes to compare their readings here."]
+    a, b = UNTAGGED_PAIR
+
+    def agreement(d: DocumentComparison) -> PairAgreement:
+        pair = d.agreement(a, b)
+        assert pair is not None
+        return pair
+
+    compared.sort(key=lambda d: (agreement(d).sequence_agreement or 0.0, names[d.source]))
+    table = []
+    for d in compared:
+        pair, ma, mb = agreement(d), d.metrics_of(a), d.metrics_of(b)
+        assert ma is not None and mb is not None
+        table.append([names[d.source], _int(pair.pages), _num(pair.word_f1), _num(pair.sequence_agreement),
+                      _int(ma.column_jumps), _int(mb.column_jumps)])
+    same = sum(agreement(d).sequence_agreement == 1.0 for d in compared)
+    lines = head + [
+        f"{len(untagged)} documents have no page where structure is available, so no order to score "
+        f"against. {a.capitalize()} and {b} read {same} of the {len(compared)} compared the same, word for word. "
+        "Word F1 below 1: the modes read different words (text one of them drops or garbles); sequence "
+        "agreement below a word F1 of 1: the same words in another order (columns, boxes, running heads "
+        "placed differently). Column jumps: returns to a column left earlier (layout should have none).",
+        "",
+        *_md_table(["document", "pages", "word F1", "sequence agreement", f"{a} jumps", f"{b} jumps"], table),
+    ]
+    differing = [w for d in compared if (w := d.disagreement(a, b)) is not None][:5]
+    for w in differing:
+        lines += ["", f"### {_md_escape(names[w.source])}, page {w.page}", "",
+                  f"{a} / {b} sequence agreement {w.sequence_agreement:.3f}; each reading from just before "
+                  "the first word where they part:", ""]
+        lines += [f"- **{mode}**: {_md_escape(text)}" for mode, text in w.excerpts if mode in UNTAGGED_PAIR]
+    return lines
+
+
+def _jumps_section(result: CompareResult, names: dict[str, str]) -> list[str]:
+    """One row per (document, mode) with a column jump or an interleaved chunk."""
+    rows = sorted(
+        ((names[d.source], m) for d in result.documents for m in d.metrics if m.column_jumps or m.interleaved_chunks),
+        key=lambda r: (-r[1].interleaved_chunks, -r[1].column_jumps, r[0], result.modes.index(r[1].mode)),
+    )
+    lines = ["", "## Column jumps and interleaved chunks per document", ""]
+    if not rows:
+        return lines + ["No mode returns to a column it left on any page, so no chunk interleaves columns."]
+    table = [[name, m.mode, _int(m.column_jumps), _int(m.interleaved_chunks), _int(len(m.chunk_tokens))]
+             for name, m in rows]
+    return lines + [
+        "Only the (document, mode) pairs that have some; every other measure per document is in "
+        "`metrics.parquet` (`scope = 'document'`).", "",
+        *_md_table(["document", "mode", "column jumps", "interleaved chunks", "chunks"], table, right_from=2),
+    ]
+
+
 def report_markdown(result: CompareResult, *, plots: bool = True) -> str:
     modes = list(result.modes)
     lines = [
@@ -297,19 +389,13 @@ def report_markdown(result: CompareResult, *, plots: bool = True) -> str:
                  for a in result.pair_totals],
             ),
         ]
-    per_doc_header = ["document", "pages"]
-    for mode in modes:
-        per_doc_header += [f"{mode} order", f"{mode} jumps", f"{mode} chunks", f"{mode} interleaved"]
-    per_doc_rows = []
-    for d in result.documents:
-        row = [d.source, _int(d.metrics[0].pages)]
-        for m in d.metrics:
-            row += [_num(m.order_score), _int(m.column_jumps), _int(len(m.chunk_tokens)), _int(m.interleaved_chunks)]
-        per_doc_rows.append(row)
-    lines += ["", "## Per document", "", *_md_table(per_doc_header, per_doc_rows, right_from=1)]
+    names = short_names([d.source for d in result.documents])
+    lines += _order_section(result, names)
+    lines += _untagged_section(result, names)
+    lines += _jumps_section(result, names)
     if result.gold:
         gold_rows = [
-            [d.source, *[f"{_num(m.gold_order_score)} / {_num(m.gold_f1)}" for m in d.metrics]]
+            [names[d.source], *[f"{_num(m.gold_order_score)} / {_num(m.gold_f1)}" for m in d.metrics]]
             for d in result.documents
             if any(m.gold_reference_words for m in d.metrics)
         ]
@@ -319,7 +405,7 @@ def report_markdown(result: CompareResult, *, plots: bool = True) -> str:
         lines += ["", "## Where modes disagree most", "",
                   "Normalised words of each mode, from just before the first word where the readings differ."]
         for d in worst:
-            lines += ["", f"### {_md_escape(d.source)}, page {d.page}",
+            lines += ["", f"### {_md_escape(names.get(d.source, d.source))}, page {d.page}",
                       "", f"{d.mode_a} / {d.mode_b} sequence agreement {d.sequence_agreement:.3f}", ""]
             lines += [f"- **{mode}**: {_md_escape(text)}" for mode, text in d.excerpts]
     if result.errors:
@@ -327,55 +413,8 @@ def report_markdown(result: CompareResult, *, plots: bool = True) -> str:
         lines += [f"- {_md_escape(e.message)}" for e in result.errors]
     if plots:
         lines += ["", "## Plots", "", "![chunk sizes per mode](tokens.png)", "",
-                  "![order score per document](order_score.png)"]
+                  "![order score per tagged document; layout against stream per untagged document](order_score.png)"]
     return "\n".join(lines) + "\n"
-
-
-# --------------------------------------------------------------------------- plots
-
-
-def plot_tokens(result: CompareResult, path: Path) -> None:
-    """Histogram of chunk sizes in tokens, one panel per mode on a shared axis."""
-    from matplotlib.figure import Figure  # no pyplot: no global figure state, no GUI backend
-
-    totals = result.totals
-    fig = Figure(figsize=(7, 1.8 * max(1, len(totals)) + 0.6), layout="constrained")
-    axes = fig.subplots(len(totals), 1, sharex=True, squeeze=False)[:, 0]
-    top = max((m.tokens.max for m in totals), default=0)
-    bins = list(range(0, max(top, 1) + 17, 16))
-    for ax, m in zip(axes, totals):
-        ax.hist(m.chunk_tokens, bins=bins, color="#4c72b0")
-        ax.set_ylabel("chunks")
-        ax.set_title(f"{m.mode}: {len(m.chunk_tokens)} chunks, p50 {_num(m.tokens.p50, 0)}", fontsize=9, loc="left")
-    axes[-1].set_xlabel("tokens per chunk")
-    fig.savefig(path, dpi=100)
-
-
-def plot_order(result: CompareResult, path: Path) -> None:
-    """Order score against structure per document (documents with structure only), worst first."""
-    from matplotlib.figure import Figure
-
-    docs = [d for d in result.documents if any(m.order_score is not None for m in d.metrics)]
-    others = [i for i, mode in enumerate(result.modes) if mode != "structure"]
-
-    def worst(d: Any) -> float:
-        return min((d.metrics[i].order_score or 0.0 for i in others), default=1.0)
-
-    docs.sort(key=worst)
-    fig = Figure(figsize=(max(6.0, 0.25 * len(docs) + 2), 4), layout="constrained")
-    ax = fig.subplots()
-    if not docs:
-        ax.text(0.5, 0.5, "no page where structure is available", ha="center", va="center")
-        ax.set_axis_off()
-    else:
-        xs = list(range(len(docs)))
-        for i, mode in enumerate(result.modes):
-            ax.plot(xs, [d.metrics[i].order_score for d in docs], "o", label=mode, alpha=0.8)
-        ax.set_ylim(-0.02, 1.05)
-        ax.set_ylabel("order score vs structure")
-        ax.set_xticks(xs, [Path(d.source).stem[:24] for d in docs], rotation=90, fontsize=6)
-        ax.legend(loc="lower right", fontsize=8)
-    fig.savefig(path, dpi=100)
 
 
 def write_report(result: CompareResult, folder: Path) -> tuple[Path, ...]:

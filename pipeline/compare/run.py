@@ -194,4 +194,5 @@ def compare_documents(
         documents=tuple(o for o in outcomes if isinstance(o, DocumentComparison)),
         errors=tuple(o for o in outcomes if isinstance(o, DocumentError)),
         gold=gold is not None,
+        max_tokens=settings.chunk.max_tokens,
     )

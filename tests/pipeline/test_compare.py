@@ -281,3 +281,69 @@ def test_password_file_opens_encrypted_documents(tmp_path):
     opened = invoke(folder, "--modes", "stream", "--format", "json", "--workers", 1, "--password-file", passwords)
     assert opened.exit_code == 0, opened.output
     assert json.loads(opened.stdout)["documents"] == 1 and "open sesame" not in opened.stdout
+
+
+# --------------------------------------------------------------------------- report and plots
+
+
+def test_order_plot_has_a_row_per_tagged_document_named_in_full_without_structure(result):
+    from ragprep.pipeline.compare.plots import order_figure
+
+    fig = order_figure(result)
+    tagged, untagged = fig.axes
+    # columns.pdf is tagged: a row named in full; structure (1.0 by definition) is not drawn.
+    assert [t.get_text() for t in tagged.get_yticklabels()] == ["columns.pdf"]
+    assert [t.get_text() for t in tagged.get_legend().get_texts()] == ["layout", "stream"]
+    # The axis spans the data (0.75 and 1.0), not 0 to 1.
+    low, high = tagged.get_xlim()
+    assert 0.65 <= low <= 0.75 and 1.0 <= high < 1.05
+    assert tagged.get_title(loc="left") == "Order score against structure, per document (1 document)"
+    # plain.pdf has no structure: it is compared layout against stream, in a panel of its own.
+    assert [t.get_text() for t in untagged.get_yticklabels()] == ["plain.pdf"]
+    assert untagged.get_title(loc="left") == "Untagged documents: layout against stream (1 document)"
+
+
+def test_order_rows_sort_by_the_gap_between_modes():
+    from ragprep.pipeline.compare.plots import Row, _by_gap, short_names
+
+    rows = [Row("same", (0.8, 0.8)), Row("apart", (0.7, 1.0)), Row("close", (0.95, 1.0)), Row("perfect", (1.0, 1.0))]
+    assert [r.name for r in _by_gap(rows)] == ["apart", "close", "same", "perfect"]
+    assert short_names(["/c/tagged/a.pdf", "/c/multicolumn/b.pdf"]) == {
+        "/c/tagged/a.pdf": "tagged/a.pdf", "/c/multicolumn/b.pdf": "multicolumn/b.pdf"
+    }
+    assert short_names(["/c/tagged/a-very-long-file-name-kept-whole.pdf"]) == {
+        "/c/tagged/a-very-long-file-name-kept-whole.pdf": "a-very-long-file-name-kept-whole.pdf"
+    }
+
+
+def test_tokens_plot_draws_the_chunk_budget(result):
+    from ragprep.pipeline.compare.plots import tokens_figure
+
+    assert result.max_tokens == 512
+    fig = tokens_figure(result)
+    assert len(fig.axes) == len(MODES)
+    for ax in fig.axes:
+        budget = [ln for ln in ax.get_lines() if list(ln.get_xdata()) == [512, 512]]
+        assert budget, "no line at max_tokens"
+        assert any("max_tokens = 512" in t.get_text() for t in ax.texts)
+
+
+def test_report_tables_are_narrow_and_untagged_documents_compare_layout_with_stream(corpus_dir, tmp_path):
+    from ragprep.pipeline.compare.report import report_markdown
+
+    md = report_markdown(compare_documents(collect_inputs([str(corpus_dir)]), CompareSettings(modes=MODES)))
+    header_rows = [ln for ln in md.splitlines() if ln.startswith("| ") and not ln.startswith("| ---")]
+    assert max(ln.count(" | ") + 1 for ln in header_rows) <= 6
+    assert "## Order score per document (tagged pages)" in md
+    assert "| columns.pdf | 1 | 1.000 | 0.750 |" in md
+    untagged = md[md.index("## Untagged documents: layout against stream") :]
+    # Layout and stream read the untagged file the same: its row says so, and no excerpt follows.
+    assert "| plain.pdf | 2 | 1.000 | 1.000 | 0 | 0 |" in untagged
+    assert "read 1 of the 1 compared the same" in untagged
+    jumps = md[md.index("## Column jumps and interleaved chunks per document") :]
+    assert "| columns.pdf | stream | 2 | 1 | 1 |" in jumps
+    # Without layout or stream among the modes, the section says how to get the comparison.
+    only_structure = report_markdown(
+        compare_documents(collect_inputs([str(corpus_dir)]), CompareSettings(modes=("structure", "stream")))
+    )
+    assert "add layout and stream to --modes" in only_structure

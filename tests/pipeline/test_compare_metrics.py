@@ -169,6 +169,36 @@ def test_lines_wider_than_the_share_are_not_column_lines():
     assert column_jumps(narrow, text_width=140.0) == 1
 
 
+# A display equation in a one-column page, as Word 365 paints "6 ∑_{n=1}^{∞} 1/n² = π²"
+# (boxes from the corpus's tagged/word365-math-formula.pdf): the sentence before it is
+# full width, then the sum sign, the fraction's numerator and denominator, the upper
+# limit (above the sum sign), the lower limit and the right-hand side, each a line.
+EQUATION_WIDTH = 342.9 - 72.0
+EQUATION = [
+    (72.0, 705.2, 342.1, 716.0),
+    (271.6, 668.4, 296.6, 680.0),
+    (301.9, 677.5, 308.6, 686.0),
+    (299.1, 660.4, 311.1, 669.0),
+    (284.7, 687.0, 292.6, 694.0),
+    (280.3, 653.9, 297.1, 661.0),
+    (314.9, 667.7, 342.9, 679.0),
+]
+
+
+def test_the_pieces_of_a_display_equation_are_not_columns():
+    assert column_jumps(EQUATION, text_width=EQUATION_WIDTH) == 0
+    # Pieces as wide as column lines would still be no splice: the reading goes back up
+    # to the limit above the sum sign, it does not resume a column below where it left it.
+    wide = [EQUATION[0], box((72.0, 150.0), 3), box((300.0, 380.0), 3), box((72.0, 150.0), 2)]
+    assert column_jumps(wide, text_width=EQUATION_WIDTH) == 0
+
+
+def test_fragments_between_two_spliced_columns_do_not_hide_the_splice():
+    # A, a page number and a label (fragments), B, then A again below where it was left.
+    label, number = box((240.0, 250.0), 0), box((300.0, 306.0), 9)
+    assert column_jumps([box(A, 0), label, box(B, 0), number, box(A, 1)], text_width=TWO_COLUMN_WIDTH) == 1
+
+
 # --------------------------------------------------------------------------- chunk measures
 
 
@@ -220,9 +250,11 @@ def reading(mode: str, names: list[str], chunk_lines: list[list[str]], struct_ty
     for name in names:
         spans[name] = (pos, pos + len(name))
         pos += len(name) + 1
-    lines = tuple(LineSpan(*spans[n], (LINES[n][0], 700.0, LINES[n][1], 710.0)) for n in names)
+    # Line n of a column sits on row n: a column's lines go down the page.
+    boxes = {n: box(LINES[n], int(n[1:]) - 1) for n in names}
+    lines = tuple(LineSpan(*spans[n], boxes[n]) for n in names)
     blocks = tuple(
-        BlockSpan(struct_type, None, (LINES[n][0], 700.0, LINES[n][1], 710.0), *spans[n], in_table=struct_type == "TD")
+        BlockSpan(struct_type, None, boxes[n], *spans[n], in_table=struct_type == "TD")
         for n in names
     )
     chunks = tuple(
