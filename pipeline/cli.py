@@ -431,8 +431,41 @@ def _cell(key: str, value: object) -> str:
     return str(value)
 
 
+# Terminal headers (the JSON keys and the piped header line keep the full names), and the
+# order columns are given up in when the terminal is too narrow: geometry the --why
+# columns already explain goes first, the glyph and its decision last.
+SHORT_HEADERS = {
+    "index": "#", "height": "h", "token_index": "tok", "visible": "vis", "artifact": "art",
+    "space_threshold": "space at", "move_across": "across", "line_threshold": "line at", "running": "run",
+}
+GIVEN_UP_FIRST = (
+    "pen_end", "own_end", "token_index", "stream", "artifact", "visible", "mcid", "height",
+    "running", "line_threshold", "move_across", "space_threshold", "gap", "origin",
+)  # never the glyph (index, text) nor its decision; rich wraps what still does not fit
+
+
+def _fit_columns(rows: list[dict[str, object]], width: int) -> tuple[list[str], list[str]]:
+    """The columns that fit ``width`` whole (none cut to "…"), and those left out."""
+    keys = list(rows[0].keys())
+
+    def need(key: str) -> int:  # the widest cell or header, its padding and one border
+        return max(len(SHORT_HEADERS.get(key, key)), *(len(_cell(key, row[key])) for row in rows)) + 3
+
+    total = 1 + sum(need(k) for k in keys)
+    dropped = []
+    for key in GIVEN_UP_FIRST:
+        if total <= width:
+            break
+        if key in keys:
+            keys.remove(key)
+            dropped.append(key)
+            total -= need(key)
+    return keys, dropped
+
+
 def _print_table(rows: list[dict[str, object]], warnings: tuple[str, ...]) -> None:
-    """A rich table on a terminal; tab-separated lines when piped (for grep, cut)."""
+    """A rich table on a terminal, of the columns that fit its width; tab-separated
+    lines when piped (for grep, cut), every column."""
     from rich.console import Console
     from rich.table import Table
 
@@ -448,12 +481,25 @@ def _print_table(rows: list[dict[str, object]], warnings: tuple[str, ...]) -> No
     if not rows:
         console.print("no glyphs on this page")
     else:
-        table = Table(*rows[0].keys(), show_lines=False)
+        keys, dropped = _fit_columns(rows, console.width)
+        table = Table(*(SHORT_HEADERS.get(k, k) for k in keys), show_lines=False, box=box_style())
         for row in rows:
-            table.add_row(*(_cell(k, v) for k, v in row.items()))
+            table.add_row(*(_cell(k, row[k]) for k in keys))
         console.print(table)
+        if dropped:
+            console.print(
+                f"not shown at {console.width} columns: {', '.join(dropped)} (every column: --format json, "
+                "or pipe the output for tab-separated lines)",
+                style="dim", markup=False, highlight=False,
+            )
     for warning in warnings:
         console.print(f"warning: {warning}", style="yellow", markup=False)
+
+
+def box_style() -> object:
+    from rich import box
+
+    return box.SIMPLE_HEAD  # one rule under the header, no side borders: columns get the width
 
 
 @app.command("layout", cls=Command)

@@ -9,17 +9,80 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import os
 import sys
 import time
+from collections.abc import Sequence
 from datetime import datetime, timezone
+from pathlib import PurePath
 from typing import IO, Any
 
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+from rich.progress import BarColumn, Progress, ProgressColumn, Task, TextColumn
+from rich.text import Text
 
 from ragprep.pipeline.dataset import CommitResult, DatasetHealth
-from ragprep.pipeline.model import DocumentOutput
-from ragprep.pipeline.run import Plan, RunSummary
+from ragprep.pipeline.model import DocumentOutput, DocumentTask
+from ragprep.pipeline.run import DocumentError, Plan, RunSummary
+
+
+def without_path(message: str, source: str) -> str:
+    """``message`` without the path it starts with when that path names ``source``
+    (as the input spelled it, or as the source key does): error messages begin with
+    the file they are about, and the line that shows one names the source already."""
+    name = PurePath(source).name
+    at = message.find(name) if name else -1
+    if at < 0:
+        return message
+    head = message[: at + len(name)]
+    if not (source.endswith(head) or head.endswith(source)):
+        return message
+    return message[len(head) :].lstrip(":").strip() or message
+
+
+def failure_text(source: str, error_type: str | None, message: str | None) -> str:
+    """One failed document on one line, its path named once: ``SOURCE: TYPE: what went wrong``."""
+    return f"{source}: {error_type}: {without_path(message or '', source)}"
+
+
+def _clock(seconds: float) -> str:
+    seconds = int(round(seconds))
+    return f"{seconds // 3600}:{seconds // 60 % 60:02d}:{seconds % 60:02d}"
+
+
+def remaining_seconds(elapsed: float, done: int, total: int) -> float | None:
+    """Time left at the run's average rate so far, in whatever unit ``done`` and
+    ``total`` count (bytes here: a run reads the largest files first, so counting
+    documents would promise the small ones take as long); None before anything is done."""
+    if done <= 0 or elapsed <= 0:
+        return None
+    return max(0.0, elapsed * (total - done) / done)
+
+
+class _Elapsed(ProgressColumn):
+    def render(self, task: Task) -> Text:
+        return Text(f"elapsed {_clock(task.elapsed or 0.0)}", style="progress.elapsed")
+
+
+class _Remaining(ProgressColumn):
+    """Remaining time by the bytes read so far (see ``remaining_seconds``)."""
+
+    def render(self, task: Task) -> Text:
+        if task.finished:
+            return Text("remaining 0:00:00", style="progress.remaining")
+        left = remaining_seconds(task.elapsed or 0.0, int(task.completed), int(task.total or 0))
+        return Text(f"remaining {'–:––:––' if left is None else '~' + _clock(left)}", style="progress.remaining")
+
+
+def _sizes(tasks: Sequence[DocumentTask]) -> dict[str, int]:
+    """Bytes of each task's file by source key (0 when it cannot be read: the worker says why)."""
+    sizes = {}
+    for task in tasks:
+        try:
+            sizes[task.key] = os.stat(task.path).st_size
+        except OSError:
+            sizes[task.key] = 0
+    return sizes
 
 
 class JsonLogReporter:
@@ -76,22 +139,27 @@ class JsonLogReporter:
 
 
 class RichReporter:
-    """Progress bar: documents, pages, chunks per second, errors."""
+    """Progress bar: documents, pages, chunks per second, errors; the bar and the
+    remaining time go by bytes read. Each failure is printed once, as it happens."""
 
     def __init__(self, console: Console | None = None) -> None:
         self._console = console or Console(stderr=True)
         self._progress = Progress(
             TextColumn("[bold]{task.description}"),
             BarColumn(),
-            MofNCompleteColumn(),
-            TextColumn("docs · {task.fields[pages]} pages · {task.fields[rate]} chunks/s · {task.fields[errors]}"),
-            TimeElapsedColumn(),
-            TimeRemainingColumn(),
+            TextColumn(
+                "{task.fields[docs]} docs · {task.fields[pages]} pages · {task.fields[rate]} chunks/s · "
+                "{task.fields[errors]}"
+            ),
+            _Elapsed(),
+            _Remaining(),
             console=self._console,
             transient=False,
         )
         self._task = None
-        self._pages = self._chunks = self._errors = 0
+        self._pages = self._chunks = self._errors = self._documents = 0
+        self._sizes: dict[str, int] = {}
+        self._total_docs = 0
         self._started = time.monotonic()
 
     def start(self, run_id: str, plan: Plan, workers: int) -> None:
@@ -102,24 +170,34 @@ class RichReporter:
         )
         for skipped in plan.not_read:
             self._console.print(f"warning: not read: {skipped.path}: {skipped.reason}", style="yellow", markup=False)
+        sizes = _sizes(plan.tasks)
+        # By bytes; by documents only when no file has any (every size unknown).
+        self._sizes = sizes if sum(sizes.values()) else dict.fromkeys(sizes, 1)
+        self._total_docs = len(plan.tasks)
         self._progress.start()
-        self._task = self._progress.add_task("extracting", total=len(plan.tasks), pages=0, rate="0.0", errors="no errors")
+        self._task = self._progress.add_task(
+            "extracting", total=sum(self._sizes.values()), docs=f"0/{self._total_docs}",
+            pages=0, rate="0.0", errors="no errors",
+        )
 
     def document(self, output: DocumentOutput) -> None:
         self._pages += output.page_count
         self._chunks += output.chunk_count
-        if not output.row.ok:
+        row = output.row
+        if not row.ok:
             self._errors += 1
             self._progress.console.print(
-                f"[red]error[/red] {output.row.source}: {output.row.error_type}: {output.row.error_message}",
+                f"[red]error[/red] {failure_text(row.source, row.error_type, row.error_message)}",
                 markup=True,
                 highlight=False,
             )
-        if self._task is not None and output.row.doc_id is not None:
+        if self._task is not None and row.doc_id is not None:
+            self._documents += 1
             elapsed = max(time.monotonic() - self._started, 1e-9)
             self._progress.update(
                 self._task,
-                advance=1,
+                advance=self._sizes.get(row.source, 0),
+                docs=f"{self._documents}/{self._total_docs}",
                 pages=self._pages,
                 rate=f"{self._chunks / elapsed:.1f}",
                 errors={0: "no errors", 1: "1 error"}.get(self._errors, f"{self._errors} errors"),
@@ -129,8 +207,10 @@ class RichReporter:
         pass
 
     def finish(self, summary: RunSummary) -> None:
+        if self._task is not None:
+            self._progress.update(self._task, completed=self._progress.tasks[0].total)
         self._progress.stop()
-        self._console.print(summary_text(summary))
+        self._console.print(summary_text(summary, failures_shown=True))
 
 
 class QuietReporter:
@@ -156,7 +236,16 @@ def summary_fields(summary: RunSummary) -> dict[str, Any]:
     return fields
 
 
-def summary_text(summary: RunSummary) -> str:
+def _failure_lines(errors: Sequence[DocumentError], shown: bool) -> list[str]:
+    if not errors:
+        return []
+    if shown:  # printed as they happened: say where to find them again
+        return [f"  {len(errors)} failed: listed above, and in table 'documents' (status = 'error')"]
+    return [f"  failed: {failure_text(e.source, e.error_type, e.message)}" for e in errors]
+
+
+def summary_text(summary: RunSummary, *, failures_shown: bool = False) -> str:
+    """The run's summary; ``failures_shown``: each failure was printed during the run."""
     lines = [
         f"{summary.dataset}: version {summary.version} — {summary.processed} processed, {summary.skipped} unchanged, "
         f"{summary.moved} moved, {summary.removed} removed, {summary.failed} failed; "
@@ -164,7 +253,7 @@ def summary_text(summary: RunSummary) -> str:
         f"chunk ids: +{summary.chunks_added} added, -{summary.chunks_removed} removed, "
         f"~{summary.chunks_updated} updated (table 'changes', run {summary.run_id})",
     ]
-    lines.extend(f"  failed: {e.source}: {e.error_type}: {e.message}" for e in summary.errors)
+    lines.extend(_failure_lines(summary.errors, failures_shown))
     lines.extend(f"  not read: {s.path}: {s.reason}" for s in summary.not_read)
     if summary.standing is not None:
         lines.append(standing_text(summary.standing))
