@@ -47,8 +47,10 @@ Column jump
 
     A column jump is a switch *back*: into an earlier run of the context (A) that is
     horizontally disjoint from the run just left (B, so A and B are different columns, which
-    a centred title above both is not), resuming A where the reading left it: the line starts
-    below A's last line (its top no higher than the middle of that line) and at most
+    a centred title above both is not) and not read wholly between A's last line and the
+    return (a short line of text set between two centred display equations is the reading
+    going down one column), resuming A where the reading left it: the line starts below A's
+    last line (its top no higher than the middle of that line) and at most
     ``RESUME_HEIGHTS`` (3) line heights below it. Reading columns one after the other
     (A A A B B B) has no jump; interleaving them (A A B B A A B B) has two: the signature
     A→B→A, counted at each return. A page read band by band (two columns of text, then two
@@ -269,9 +271,22 @@ class _Run:
     x0: float
     x1: float
     last: BBox  # the run's last line
+    bottom: float  # of its lowest line (y grows upwards)
+    top: float  # of its highest line
+
+    @classmethod
+    def start(cls, box: BBox) -> "_Run":
+        return cls(box[0], box[2], box, box[1], box[3])
 
     def extend(self, box: BBox) -> "_Run":
-        return _Run(min(self.x0, box[0]), max(self.x1, box[2]), box)
+        return _Run(min(self.x0, box[0]), max(self.x1, box[2]), box, min(self.bottom, box[1]), max(self.top, box[3]))
+
+
+def _between(left: _Run, last: BBox, box: BBox) -> bool:
+    """The run just ``left`` lies wholly below ``last`` (the column's last line read) and
+    above ``box`` (the line that goes back to it): the reading went down one column, past
+    a line of text set between centred display equations, and came back to nothing."""
+    return left.bottom >= box[3] and left.top <= last[1]
 
 
 def _resumes(last: BBox, box: BBox) -> bool:
@@ -309,19 +324,22 @@ def column_jumps(
             continue  # an equation piece, a label: neither a column nor the end of one
         x0, x1 = box[0], box[2]
         if run is None:
-            run = _Run(x0, x1, box)
+            run = _Run.start(box)
         elif _overlap(run.x0, run.x1, x0, x1) or _same_row(run.last, box):
             run = run.extend(box)
         else:
             # Back in a column (c) that is another column than the one just left, where
             # the reading left it: the A -> B -> A signature.
             if any(
-                _overlap(c.x0, c.x1, x0, x1) and not _overlap(c.x0, c.x1, run.x0, run.x1) and _resumes(c.last, box)
+                _overlap(c.x0, c.x1, x0, x1)
+                and not _overlap(c.x0, c.x1, run.x0, run.x1)
+                and _resumes(c.last, box)
+                and not _between(run, c.last, box)
                 for c in left
             ):
                 jumps += 1
             left.append(run)
-            run = _Run(x0, x1, box)
+            run = _Run.start(box)
     return jumps
 
 

@@ -193,6 +193,25 @@ def test_the_pieces_of_a_display_equation_are_not_columns():
     assert column_jumps(wide, text_width=EQUATION_WIDTH) == 0
 
 
+def test_text_between_the_lines_of_centred_display_equations_is_no_column():
+    # A one-column page (misc/geotopo-book-117p): three centred equation lines, a short
+    # left-aligned line of text below them, then the next centred equation below that.
+    # The reading goes down the page; the text line was read below the equations, not
+    # beside them, so coming back to the equations' x-range resumes no column.
+    width = 449.0
+    page = [
+        (276.7, 477.4, 372.0, 498.3),  # H : S1 x [0, 1] -> R3
+        (264.9, 428.3, 383.7, 449.3),  # H(z, 0) = γ1(z) ...
+        (264.9, 410.7, 383.7, 431.6),  # H(z, 1) = γ2(z) ...
+        (110.0, 386.1, 255.0, 405.1),  # "und für jedes feste t ∈ [0, 1] ist"
+        (262.2, 361.6, 386.9, 382.6),  # Hz : S1 -> R3, z -> H(z, t)
+    ]
+    assert column_jumps(page, text_width=width) == 0
+    # The same text line beside the last equation line (a gutter apart): a splice.
+    beside = [*page[:3], (110.0, 410.7, 235.0, 431.6), page[4]]
+    assert column_jumps(beside, text_width=width) == 1
+
+
 def test_fragments_between_two_spliced_columns_do_not_hide_the_splice():
     # A, a page number and a label (fragments), B, then A again below where it was left.
     label, number = box((240.0, 250.0), 0), box((300.0, 306.0), 9)
