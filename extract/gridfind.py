@@ -9,7 +9,10 @@ Two named rules, each conservative (a page region that does not pass stays prose
   edges the distinct y of its horizontal rules; where the rule between two
   neighbouring slots is missing the slots are one cell (a span). Rows and
   columns holding no text are dropped. A grid needs two rows and two columns
-  with text.
+  with text, cells that are not boxes around prose (``RULED_MAX_CELL_WORDS``),
+  and at most ``RULED_MAX_SPANNING_SHARE`` of its text cells spanning columns
+  (more is a figure's labelled boxes or callouts, whose edges make columns
+  the text does not keep).
 * ``aligned_grids`` (method ``alignment``): with no rules, consecutive text
   lines split by wide gaps (``TABLE_COLUMN_GAP`` x the glyph height, far more
   than a word space) into pieces whose x extents line up in the same columns
@@ -65,6 +68,9 @@ class _Cell:
 
 # Ruled grids: cells averaging more words than this are boxes around prose.
 RULED_MAX_CELL_WORDS = 20.0
+# Ruled grids: when more than this share of the cells with text spans several
+# columns, the columns are not the text's (labelled boxes of a figure, callouts).
+RULED_MAX_SPANNING_SHARE = 0.5
 
 
 def _word_count(table: GlyphTable, glyphs: np.ndarray) -> int:
@@ -242,6 +248,8 @@ def _compress(table: GlyphTable, cells: list[_Cell]) -> list[_Cell]:
             out.append(_Cell(rows[0], cols[0], len(rows), len(cols), c.glyphs))
     if float(np.mean([_word_count(table, c.glyphs) for c in filled])) > RULED_MAX_CELL_WORDS:
         return []  # boxes around prose (a frame, a sidebar), not a table
+    if sum(c.col_span > 1 for c in out if len(c.glyphs)) > RULED_MAX_SPANNING_SHARE * len(filled):
+        return []  # text across the columns: boxes of a figure, not a table
     return sorted(out, key=lambda c: (c.row, c.col))
 
 

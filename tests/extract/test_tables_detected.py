@@ -148,3 +148,24 @@ def test_a_different_table_on_the_next_page_is_another_table():
     b.add_page(ruled_page(b, f, ROWS, 200, XS))
     b.add_page(ruled_page(b, f, [["A", "B"], ["1", "2"], ["3", "4"]], 760, [72.0, 150.0, 230.0]))
     assert len(layout(b.to_bytes()).tables) == 2
+
+
+def test_a_figure_of_labelled_boxes_is_not_a_table():
+    """Callout boxes inside a frame, each with a leader to the frame's edge:
+    their edges cross like a grid's, but every label runs across the columns
+    they make (a syntax diagram of a manual)."""
+    b = PdfBuilder()
+    f = b.add_standard_font("Helvetica", widths=True)
+    parts = ["0.5 w 72 400 468 300 re S"]  # the figure's frame
+    callouts = [
+        (300, 670, 230, "Names the permission"), (250, 610, 280, "Identifies the table it is created on"),
+        (200, 550, 330, "Specifies an optional correlation name"), (330, 490, 200, "Indicates the rows it applies to"),
+    ]  # fmt: skip
+    for x, y, w, label in callouts:
+        parts.append(f"{x} {y - 4} {w} 16 re S {x} {y + 4} m 72 {y + 4} l S " + text_at(f, x + 4, y, label))
+    for y, keyword in zip((640, 580, 520, 460), ("CREATE PERMISSION name", "ON table", "AS correlation", "FOR ROWS")):
+        parts.append(text_at(f, 80, y, keyword))
+    b.add_page(" ".join(parts))
+    result = layout(b.to_bytes())
+    assert result.tables == ()
+    assert "Identifies the table it is created on" in result.pages[0].text
