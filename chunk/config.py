@@ -27,6 +27,15 @@ def _loadable_encoding(name: str) -> str | None:
 
     return encoding_problem(name)
 
+
+def _loadable_tokenizer(name: str) -> str | None:
+    """Why chunk.tokenizer cannot be loaded offline here, or None: checked at
+    load like the encoding, so a model that is not installed is a usage error
+    naming the setting, not a worker that cannot start."""
+    from ragprep.chunk.tokens import tokenizer_problem  # tiktoken, tokenizers: imported only to check
+
+    return tokenizer_problem(name)
+
 # The values of chunk.unicode_form, in ragprep.chunk.normalise's order of strength.
 UNICODE_FORMS = ("ligatures", "nfkc", "none")
 
@@ -52,7 +61,7 @@ class ChunkConfig:
     # Count tokens with this instead of `encoding` when set: an embedding model's
     # own tokenizer ("sentence-transformers:all-MiniLM-L6-v2", "tokenizers:PATH")
     # so max_tokens is its window, or "tiktoken:NAME".
-    tokenizer: str = ""
+    tokenizer: str = setting("", check=_loadable_tokenizer)
     # A table split across chunks gets its header row (TH cells) on top of each part.
     repeat_table_header: bool = True
     # How table rows read in chunks: markdown (pipe rows, header first), tsv, or lines.

