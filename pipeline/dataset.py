@@ -116,11 +116,11 @@ class CommitResult:
     bytes_written: int = 0  # Parquet bytes the commit wrote (hard links cost none)
 
 
-def read_table(folder: Path, schema: pa.Schema) -> pa.Table:
-    """All Parquet files of one table folder (empty table when there are none)."""
+def read_table(folder: Path, schema: pa.Schema, filter: pc.Expression | None = None) -> pa.Table:
+    """All Parquet files of one table folder, optionally filtered (empty table when there are none)."""
     if not folder.is_dir() or not any(folder.glob("*.parquet")):
         return schema.empty_table()
-    return pads.dataset(folder, format="parquet", schema=schema).to_table()
+    return pads.dataset(folder, format="parquet", schema=schema).to_table(filter=filter)
 
 
 def snapshot(root: str | Path) -> Path:
@@ -128,6 +128,34 @@ def snapshot(root: str | Path) -> Path:
     (``<snapshot>/chunks`` ...) are one whole version for as long as a reader
     needs them (``pipeline.version_grace_seconds`` after a commit replaces it)."""
     return Path(os.path.realpath(Path(root) / CURRENT))
+
+
+def version_number(folder: Path) -> int:
+    """The version a version folder holds (``v000012`` -> 12; 0 for any other name)."""
+    match = _VERSION.match(folder.name)
+    return int(match.group(1)) if match else 0
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """One version of a dataset opened for reading (``snapshot``, resolved
+    once): every table read through it is of that version, whatever commits
+    meanwhile. Sync, export and the loaders read through it."""
+
+    root: Path
+    folder: Path
+    version: int
+
+    @classmethod
+    def open(cls, root: str | Path) -> "Snapshot":
+        root = Path(root)
+        if not (root / STATE_DIR).is_dir() or not (root / CURRENT).is_symlink():
+            raise DatasetError(f"{root}: not a ragprep dataset (run `ragprep run ... --out {root}` first)")
+        folder = snapshot(root)
+        return cls(root, folder, version_number(folder))
+
+    def table(self, name: str, filter: pc.Expression | None = None) -> pa.Table:
+        return read_table(self.folder / name, TABLES[name], filter)
 
 
 @dataclass(frozen=True)
@@ -225,10 +253,7 @@ class Dataset:
     @property
     def version(self) -> int:
         link = self.root / CURRENT
-        if not link.is_symlink():
-            return 0
-        match = _VERSION.match(Path(os.readlink(link)).name)
-        return int(match.group(1)) if match else 0
+        return version_number(Path(os.readlink(link))) if link.is_symlink() else 0
 
     def _version_dir(self, version: int) -> Path:
         return self.versions / f"v{version:06d}"

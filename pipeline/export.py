@@ -17,9 +17,8 @@ from pathlib import Path
 from typing import IO, Any
 
 import pyarrow as pa
-import pyarrow.dataset as pads
 
-from ragprep.pipeline.dataset import CURRENT, STATE_DIR, DatasetError
+from ragprep.pipeline.dataset import Snapshot
 from ragprep.pipeline.schema import CHUNKS
 
 ORDER = [("source", "ascending"), ("index", "ascending")]
@@ -36,15 +35,9 @@ def flat_metadata(row: Mapping[str, Any], schema: pa.Schema) -> dict[str, Any]:
 
 
 def chunk_table(dataset: str | Path) -> pa.Table:
-    """The current version's chunks, ordered by (source, index)."""
-    root = Path(dataset)
-    folder = root / "chunks"
-    if not (root / STATE_DIR).is_dir() or not (root / CURRENT).exists():
-        raise DatasetError(f"{root}: not a ragprep dataset (run `ragprep run ... --out {root}` first)")
-    if not any(folder.glob("*.parquet")):
-        return CHUNKS.empty_table()
-    # Resolve `current` once so a commit during the export cannot mix versions.
-    return pads.dataset(folder.resolve(), format="parquet", schema=CHUNKS).to_table().sort_by(ORDER)
+    """The current version's chunks (one pinned version, whatever commits
+    meanwhile), ordered by (source, index)."""
+    return Snapshot.open(dataset).table("chunks").sort_by(ORDER)
 
 
 def chunk_records(dataset: str | Path, *, flat: bool = False, batch_size: int = 4096) -> Iterator[dict[str, Any]]:

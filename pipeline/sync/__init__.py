@@ -24,7 +24,6 @@ _EXPORTS = {
     "EmbedderError": "embed",
     "EmbeddingCache": "embed",
     "load_embedder": "embed",
-    "PinnedDataset": "engine",
     "SyncSummary": "engine",
     "kept": "engine",
     "sync": "engine",

@@ -96,16 +96,15 @@ def sync_command(
     """
     from ragprep.extract.errors import ConfigError
     from ragprep.pipeline.config import Settings
-    from ragprep.pipeline.dataset import DatasetError
+    from ragprep.pipeline.dataset import DatasetError, Snapshot
     from ragprep.pipeline.sync import DEFAULT_EMBEDDER, EmbedderError, EmbeddingCache, StoreError, load_embedder, open_store, sync
-    from ragprep.pipeline.sync.engine import PinnedDataset
     from ragprep.pipeline.sync.model import StoreUnreachableError
 
     try:
         settings = Settings.load(config).sync
         if cache is not None:
             settings = dataclasses.replace(settings, cache=str(cache))
-        PinnedDataset.open(dataset)
+        Snapshot.open(dataset)  # not a dataset: a usage error before the store is touched
         store = open_store(to)
         model = load_embedder(embedder or DEFAULT_EMBEDDER)
     except StoreUnreachableError as exc:

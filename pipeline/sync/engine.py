@@ -26,11 +26,10 @@ from typing import Protocol
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
-import pyarrow.dataset as pads
 
 from ragprep.pipeline.config import SyncConfig
-from ragprep.pipeline.dataset import CURRENT, STATE_DIR, DatasetError
-from ragprep.pipeline.schema import CHANGES, CHUNKS, RUNS
+from ragprep.pipeline.dataset import Snapshot
+from ragprep.pipeline.schema import CHUNKS
 from ragprep.pipeline.sync.embed import Embedder, EmbeddingCache, text_hash
 from ragprep.pipeline.sync.model import ID, TEXT_HASH, VECTOR, Store, StoreError, SyncState
 
@@ -69,33 +68,9 @@ class SyncSummary:
     embed_seconds: float
 
 
-@dataclass(frozen=True)
-class PinnedDataset:
-    """One version of a dataset, read as a whole whatever commits meanwhile."""
-
-    root: Path
-    version: int
-    folder: Path
-
-    @classmethod
-    def open(cls, root: str | Path) -> "PinnedDataset":
-        root = Path(root)
-        link = root / CURRENT
-        if not (root / STATE_DIR).is_dir() or not link.exists():
-            raise DatasetError(f"{root}: not a ragprep dataset (run `ragprep run ... --out {root}` first)")
-        folder = link.resolve()  # once: a commit during the sync cannot mix versions
-        return cls(root, int(folder.name.lstrip("v")), folder)
-
-    def table(self, name: str, schema: pa.Schema, filter: pc.Expression | None = None) -> pa.Table:
-        folder = self.folder / name
-        if not any(folder.glob("*.parquet")):
-            return schema.empty_table()
-        return pads.dataset(folder, format="parquet", schema=schema).to_table(filter=filter)
-
-    @property
-    def dataset_id(self) -> str:
-        runs = self.table("runs", RUNS).column("run_id")
-        return str(pc.min(runs).as_py() or "")
+def dataset_id(pinned: Snapshot) -> str:
+    """The dataset's first run id: what a store records so it is never fed by two datasets."""
+    return str(pc.min(pinned.table("runs").column("run_id")).as_py() or "")
 
 
 def kept(chunks: pa.Table, config: SyncConfig) -> pa.Table:
@@ -126,22 +101,22 @@ def sync(
 ) -> SyncSummary:
     started = time.monotonic()
     progress = progress or NoProgress()
-    pinned = PinnedDataset.open(dataset)
+    pinned = Snapshot.open(dataset)
     state = store.state()
-    dataset_id = pinned.dataset_id
+    source_id = dataset_id(pinned)
     if state is not None and state.embedder != embedder.name:
         raise StoreError(
             f"{store.uri} holds vectors of {state.embedder}, not {embedder.name}: sync into another table or collection"
         )
-    full = state is None or (state.dataset_id, state.filter_key) != (dataset_id, config.filter_key) or state.version > pinned.version
+    full = state is None or (state.dataset_id, state.filter_key) != (source_id, config.filter_key) or state.version > pinned.version
     if full:
-        wanted = kept(pinned.table("chunks", CHUNKS), config)
+        wanted = kept(pinned.table("chunks"), config)
         removes = sorted(store.ids() - set(wanted.column("chunk_id").to_pylist()))
     else:
         assert state is not None
         since = (pc.field("version") > state.version) & (pc.field("version") <= pinned.version)
-        touched = set(pinned.table("changes", CHANGES, since).column("chunk_id").to_pylist())
-        candidates = pinned.table("chunks", CHUNKS, pc.field("chunk_id").isin(pa.array(sorted(touched), pa.string())))
+        touched = set(pinned.table("changes", since).column("chunk_id").to_pylist())
+        candidates = pinned.table("chunks", pc.field("chunk_id").isin(pa.array(sorted(touched), pa.string())))
         wanted = kept(candidates, config)
         removes = sorted(touched - set(wanted.column("chunk_id").to_pylist()))
     counts = _Counts()
@@ -156,7 +131,7 @@ def sync(
         counts.removed += len(store.stored(part))
         store.delete(part)
         progress.advance(len(part))
-    store.save_state(SyncState(dataset_id, pinned.version, config.filter_key, embedder.name))
+    store.save_state(SyncState(source_id, pinned.version, config.filter_key, embedder.name))
     progress.finish()
     return SyncSummary(
         store=store.uri,
