@@ -50,6 +50,13 @@ def store_contents(store) -> dict[str, tuple[str, dict, tuple[float, ...]]]:
     return out
 
 
+def store_rows(store) -> int:
+    """How many rows the store holds (an id held twice counts twice)."""
+    from ragprep.pipeline.sync.chroma import ChromaStore
+
+    return store.collection.count() if isinstance(store, ChromaStore) else store.rows().num_rows
+
+
 def expected_contents(dataset, config, embed, *, flat: bool) -> dict[str, tuple[str, dict, tuple[float, ...]]]:
     """What a store synced from `dataset` under `config` must hold: the kept
     chunks, their metadata as that store maps it, and the embedder's vectors."""

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 from pipelinedocs import report_pdf, write_corpus
-from syncdocs import expected_contents, store_contents, trigram_embedder
+from syncdocs import expected_contents, store_contents, store_rows, trigram_embedder
 from typer.testing import CliRunner
 
 from ragprep.chunk import ChunkConfig
@@ -156,16 +156,22 @@ def _sync_process(dataset: Path, uri: str, cache: Path) -> subprocess.Popen:
 
 
 @pytest.mark.slow
-def test_kill_9_at_random_instants_then_sync_again_converges_to_the_uninterrupted_store(tmp_path):
+@pytest.mark.parametrize("kind", ["lancedb", "chroma"])
+def test_kill_9_at_random_instants_then_sync_again_converges_to_the_uninterrupted_store(tmp_path, kind, request):
     corpus = corpus_of(tmp_path)
     out = tmp_path / "ds"
     build(corpus, out)
-    reference = f"lancedb:{tmp_path / 'reference'}"
+    if kind == "chroma":  # one `chroma run` server, a collection per store
+        server = request.getfixturevalue("chroma_server")
+        uri_of = lambda name: f"{server}/{name}"  # noqa: E731
+    else:
+        uri_of = lambda name: f"lancedb:{tmp_path / name}"  # noqa: E731
+    reference = uri_of("reference")
     started = time.monotonic()
     assert _sync_process(out, reference, tmp_path / "ref-cache.sqlite").wait() == 0
     duration = time.monotonic() - started
     edit(corpus)
-    stores = {seed: f"lancedb:{tmp_path / f'store-{seed}'}" for seed in range(4)}
+    stores = {seed: uri_of(f"store-{seed}") for seed in range(4)}
     for seed, uri in stores.items():
         # Half the seeds are killed in their first (full) sync, half in the sync after the edit.
         if seed % 2:
@@ -173,6 +179,7 @@ def test_kill_9_at_random_instants_then_sync_again_converges_to_the_uninterrupte
     build(corpus, out)
     assert _sync_process(out, reference, tmp_path / "ref-cache.sqlite").wait() == 0
     want = store_contents(open_store(reference))
+    assert want and store_rows(open_store(reference)) == len(want)
     interrupted = 0
     for seed, uri in stores.items():
         rng = random.Random(seed)
@@ -182,6 +189,9 @@ def test_kill_9_at_random_instants_then_sync_again_converges_to_the_uninterrupte
         process.wait()
         interrupted += store_contents(open_store(uri)) != want
         assert _sync_process(out, uri, tmp_path / f"cache-{seed}.sqlite").wait() == 0
-        assert store_contents(open_store(uri)) == want, f"seed {seed}"
+        # Nothing lost, nothing left over, no id held twice.
+        store = open_store(uri)
+        assert store_contents(store) == want, f"seed {seed}"
+        assert store_rows(store) == len(want), f"seed {seed}"
     # The kills landed in the middle of the work, not before or after it.
     assert interrupted >= len(stores) // 2, interrupted

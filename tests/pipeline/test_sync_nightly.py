@@ -5,10 +5,6 @@ added; rerun and sync again. Each store must equal the dataset's kept chunks."""
 from __future__ import annotations
 
 import shutil
-import socket
-import subprocess
-import sys
-import time
 from pathlib import Path
 
 import numpy as np
@@ -36,37 +32,6 @@ def model():
 
     os.environ["HF_HUB_OFFLINE"] = "1"  # the bundled weights load with no network
     return load_embedder(DEFAULT_EMBEDDER)
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-@pytest.fixture
-def chroma_server(tmp_path):
-    """`chroma run` on 127.0.0.1, stopped after the test."""
-    port = _free_port()
-    chroma = Path(sys.executable).parent / "chroma"
-    server = subprocess.Popen(
-        [str(chroma), "run", "--path", str(tmp_path / "chroma-server"), "--host", "127.0.0.1", "--port", str(port)],
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-    )  # fmt: skip
-    try:
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                with socket.create_connection(("127.0.0.1", port), timeout=1):
-                    break
-            except OSError:
-                if server.poll() is not None or time.monotonic() > deadline:
-                    pytest.fail(f"chroma run did not start (exit {server.poll()})")
-                time.sleep(0.3)
-        yield f"chroma:http://127.0.0.1:{port}/chunks"
-    finally:
-        server.terminate()
-        server.wait(timeout=30)
 
 
 def _contents(store) -> dict[str, tuple[str, dict, np.ndarray]]:
@@ -108,7 +73,7 @@ def test_nightly_build_sync_edit_rerun_sync_on_real_pdfs(tmp_path, corpus, model
     settings = Settings(pipeline=PipelineConfig(workers=2))
     run([str(inputs)], out, settings, QuietReporter())
     cache = EmbeddingCache(tmp_path / "cache.sqlite")
-    stores = {"lancedb": open_store(f"lancedb:{tmp_path / 'lance'}#chunks"), "chroma": open_store(chroma_server)}
+    stores = {"lancedb": open_store(f"lancedb:{tmp_path / 'lance'}#chunks"), "chroma": open_store(f"{chroma_server}/chunks")}
     first = {kind: sync(out, store, model, SyncConfig(), cache) for kind, store in stores.items()}
     assert first["lancedb"].embedded == len({r["text"] for r in kept(chunk_table(out), SyncConfig()).to_pylist()})
     assert first["chroma"].embedded == 0  # the same texts: all from the cache
