@@ -61,6 +61,7 @@ from ragprep.pipeline.parts import (
     fsync,
     data_parts,
     link,
+    part_names,
     rewrite_parts,
     unreadable_key,
     write_parquet,
@@ -73,6 +74,9 @@ CURRENT = "current"
 _VERSION = re.compile(r"^v(\d{6,})$")
 # Parts of an append-only table beyond which the smallest are merged (see _compact).
 MAX_PARTS = 64
+# Files of expired versions one commit removes at most, beyond the first
+# such version (see _collect_garbage): about two versions of 50,000 documents.
+GC_FILES_PER_COMMIT = 20_000
 # The inputs' stat and hash, for the next run (not a public table: no link at the top).
 SOURCES_TABLE = "sources"
 
@@ -118,7 +122,7 @@ class CommitResult:
 
 def read_table(folder: Path, schema: pa.Schema, filter: pc.Expression | None = None) -> pa.Table:
     """All Parquet files of one table folder, optionally filtered (empty table when there are none)."""
-    if not folder.is_dir() or not any(folder.glob("*.parquet")):
+    if not _has_parquet(folder):
         return schema.empty_table()
     return pads.dataset(folder, format="parquet", schema=schema).to_table(filter=filter)
 
@@ -283,6 +287,13 @@ class Dataset:
     # -- committing -------------------------------------------------------
 
     def commit(self, change: ChangeSet) -> CommitResult:
+        try:
+            return self._commit(change)
+        except BaseException:
+            self._index = None  # maybe half updated: the next commit scans the version again
+            raise
+
+    def _commit(self, change: ChangeSet) -> CommitResult:
         current = self.version
         new = max([current, *self._existing_versions()]) + 1
         building = self.versions / f"v{new:06d}.building"
@@ -351,9 +362,9 @@ class Dataset:
     ) -> int:
         """An append-only table: the old parts linked, the new rows one more part."""
         (building / name).mkdir()
-        if old is not None and (old / name).is_dir():
-            for part in data_parts(old / name):
-                link(part, building / name / part.name)
+        if old is not None:
+            for part in part_names(old / name):
+                link(old / name / part, building / name / part)
         written = 0
         if rows is not None and rows.num_rows:
             written = write_parquet(rows, building / name / f"part-{tag}.parquet")
@@ -407,8 +418,9 @@ class Dataset:
         fsync(self.root)
 
     def _collect_garbage(self, current: int) -> None:
-        """Remove half-built folders, and each version that a commit replaced
-        more than ``version_grace_seconds`` ago (readers may have pinned it).
+        """Remove half-built folders, and versions that a commit replaced
+        more than ``version_grace_seconds`` ago (readers may have pinned them),
+        oldest first, about GC_FILES_PER_COMMIT files of them per commit.
         A version was replaced when the next one was committed: that one's mtime."""
         committed: dict[int, float] = {}
         for entry in self.versions.iterdir():
@@ -422,9 +434,22 @@ class Dataset:
                 continue
         order = sorted(committed)
         now = time.time()
-        for older, newer in zip(order, order[1:]):
-            if older != current and now - committed[newer] >= self.version_grace_seconds:
-                shutil.rmtree(self._version_dir(older), ignore_errors=True)
+        expired = [
+            older for older, newer in zip(order, order[1:])
+            if older != current and now - committed[newer] >= self.version_grace_seconds
+        ]  # fmt: skip
+        # Oldest first, within a budget of files: removing a version costs an
+        # unlink per part, so the first commit after a long run must not pay
+        # for all its versions at once. At least one goes per commit, and a
+        # commit adds one, so the backlog never grows.
+        budget = GC_FILES_PER_COMMIT
+        for number, older in enumerate(expired):
+            folder = self._version_dir(older)
+            files = _file_count(folder)
+            if number and files > budget:
+                break
+            budget -= files
+            shutil.rmtree(folder, ignore_errors=True)
         for stale in self.root.glob(f".{CURRENT}.*"):
             stale.unlink(missing_ok=True)
 
@@ -446,6 +471,26 @@ def _compact(folder: Path, schema: pa.Schema, tag: str) -> int:
     return written
 
 
+def _file_count(version: Path) -> int:
+    """Files in a version folder's tables (what removing it unlinks)."""
+    count = 0
+    for table in (*TABLES, SOURCES_TABLE):
+        try:
+            count += len(os.listdir(version / table))
+        except OSError:
+            continue
+    return count
+
+
+def _has_parquet(folder: Path) -> bool:
+    """Whether a folder holds a Parquet file (a placeholder counts: it gives the schema)."""
+    try:
+        with os.scandir(folder) as listing:
+            return any(entry.name.endswith(".parquet") for entry in listing)
+    except (FileNotFoundError, NotADirectoryError):
+        return False
+
+
 def _rows(outputs: Iterable[DocumentOutput], name: str, schema: pa.Schema) -> pa.Table:
     batches = [getattr(o, name) for o in outputs if getattr(o, name) is not None]
     return pa.Table.from_batches(batches, schema) if batches else schema.empty_table()
@@ -458,7 +503,7 @@ def _count(mask: pa.ChunkedArray) -> int:
 def _ensure_schema_part(folder: Path, schema: pa.Schema, tag: str) -> None:
     """A table with no rows still gets one zero-row file, so readers see its
     columns (a folder with no Parquet file has no schema for pandas or DuckDB)."""
-    if not any(folder.glob("*.parquet")):
+    if not _has_parquet(folder):
         write_parquet(schema.empty_table(), folder / f"{EMPTY_PART_PREFIX}{tag}.parquet")
 
 

@@ -145,13 +145,20 @@ def fingerprint_files(
     for slot in range(slots):
         start(slot)
     remaining = len(paths)
+    # Looking for stuck readers after every answer would cost more than the
+    # answers themselves when most files are a stat: a few times a second is enough.
+    every = min(0.25, timeout_seconds / 4)
+    next_check = time.monotonic() + every
     while remaining:
         try:
-            index, answer = done.get(timeout=min(1.0, timeout_seconds))
+            index, answer = done.get(timeout=every)
             results[index] = answer
             remaining -= 1
         except queue.Empty:
             pass
+        if time.monotonic() < next_check:
+            continue
+        next_check = time.monotonic() + every
         for index in _abandon_stuck(busy, lock, timeout_seconds):
             message = f"reading took more than {timeout_seconds:g} s (pipeline.read_timeout_seconds)"
             done.put((index, ReadTimeoutError(0, message, str(paths[index]))))

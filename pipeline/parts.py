@@ -64,18 +64,46 @@ def is_placeholder(part: Path) -> bool:
     return part.name.startswith(EMPTY_PART_PREFIX)
 
 
+def part_names(folder: Path) -> list[str]:
+    """The names of a table folder's data parts, sorted ([] when there is no
+    folder). Names, not Paths: a commit lists every part of every table, and
+    at corpus scale building and sorting Path objects cost more than the listing."""
+    try:
+        with os.scandir(folder) as listing:
+            names = [e.name for e in listing if e.name.endswith(".parquet") and not e.name.startswith(EMPTY_PART_PREFIX)]
+    except FileNotFoundError:
+        return []
+    return sorted(names)
+
+
 def data_parts(folder: Path) -> list[Path]:
-    return [p for p in sorted(folder.glob("*.parquet")) if not is_placeholder(p)]
+    return [folder / name for name in part_names(folder)]
 
 
 @dataclass
 class PartIndex:
-    """Which part holds each document of one version, and how many documents each part holds."""
+    """Which part holds each document of one version, and which documents each part holds.
+    A commit updates it in place (``drop``, ``add``): its cost is the parts
+    the commit touches, not the documents stored."""
 
     part_of: dict[str, str] = field(default_factory=dict)  # row key -> part file name
-    sizes: dict[str, int] = field(default_factory=dict)  # part file name -> documents
+    members: dict[str, list[str]] = field(default_factory=dict)  # part file name -> its row keys
     # Parts not shared by name across the tables (a dataset from before this layout).
     legacy: bool = False
+
+    def size(self, part: str) -> int:
+        return len(self.members.get(part, ()))
+
+    def add(self, key: str, part: str) -> None:
+        self.part_of[key] = part
+        self.members.setdefault(part, []).append(key)
+
+    def drop(self, parts: Iterable[str]) -> None:
+        """Forget the given parts and the documents they held."""
+        for part in parts:
+            for key in self.members.pop(part, ()):
+                if self.part_of.get(key) == part:
+                    del self.part_of[key]
 
     @classmethod
     def scan(cls, version: Path | None) -> "PartIndex":
@@ -89,10 +117,10 @@ class PartIndex:
             name = os.path.basename(fragment.path)
             keys = row_keys(fragment.to_table(columns=["doc_id", "source"])).to_pylist()
             index.part_of.update(dict.fromkeys(keys, name))
-            index.sizes[name] = len(keys)
+            index.members[name] = keys
         names = {f.name for f in files}
         others = [t for t in PART_TABLES if t != "documents"]
-        index.legacy = any(p.name not in names for t in others for p in data_parts(version / t))
+        index.legacy = any(p not in names for t in others for p in part_names(version / t))
         return index
 
 
@@ -118,28 +146,28 @@ def rewrite_parts(
 ) -> PartsResult:
     """Write the new version's documents, chunks and pages folders into
     `building`: untouched parts linked from `old`, touched ones repacked with
-    the new rows."""
+    the new rows. `index` (of `old`) becomes the new version's, in place;
+    when this raises it is neither (the caller drops it)."""
     touched = _touched_parts(old, edit, index)
     pulled = _small_parts(index, touched, per_part) if touched or edit.rows["documents"].num_rows else set()
     rewrite = touched | pulled
     for name in PART_TABLES:
         (building / name).mkdir()
         if old is not None:
-            for part in data_parts(old / name):
-                if part.name not in rewrite:
-                    link(part, building / name / part.name)
+            source, target = os.fspath(old / name), os.fspath(building / name)
+            for part in part_names(old / name):
+                if part not in rewrite:
+                    link(os.path.join(source, part), os.path.join(target, part))
     read = {name: _read_parts(old, name, schema, rewrite) for name, schema in PART_TABLES.items()}
     # The change log needs the chunk ids of dropped and of moved documents (their ids are updated).
     old_ids = _chunk_ids_of(read["chunks"], edit.drop | set(edit.moves))
     moved_ids: dict[str, set[str]] = defaultdict(set)
     kept = {name: _apply(table, edit, name, moved_ids) for name, table in read.items()}
     merged = {name: pa.concat_tables([kept[name], edit.rows[name]]) for name in PART_TABLES}
-    after = PartIndex(
-        {k: v for k, v in index.part_of.items() if v not in rewrite},
-        {k: v for k, v in index.sizes.items() if k not in rewrite},
-    )
-    written = _pack(merged, building, tag, per_part, after)
-    return PartsResult(old_ids, dict(moved_ids), after, written)
+    index.drop(rewrite)
+    index.legacy = False  # a legacy dataset's parts were all rewritten just now
+    written = _pack(merged, building, tag, per_part, index)
+    return PartsResult(old_ids, dict(moved_ids), index, written)
 
 
 def _touched_parts(old: Path | None, edit: Edit, index: PartIndex) -> set[str]:
@@ -155,7 +183,7 @@ def _small_parts(index: PartIndex, touched: set[str], per_part: int) -> set[str]
     """Untouched parts under half full, smallest first, up to about one part's
     worth of documents: merged into this commit's repacking, so replacements
     cannot leave a trail of near-empty files, at a bounded cost per commit."""
-    small = sorted((size, name) for name, size in index.sizes.items() if name not in touched and size < per_part / 2)
+    small = sorted((len(keys), name) for name, keys in index.members.items() if name not in touched and len(keys) < per_part / 2)
     if len(small) < 2 and not touched:
         return set()
     pulled, total = set(), 0
@@ -259,9 +287,7 @@ def _pack(tables: Mapping[str, pa.Table], building: Path, tag: str, per_part: in
                 path = building / name / f"part-{tag}-{number:04d}.parquet"
                 written += write_parquet(ordered.slice(start, stop - start), path)
     for position, key in enumerate(keys):
-        name = f"part-{tag}-{position // per_part:04d}.parquet"
-        index.part_of[key] = name
-        index.sizes[name] = index.sizes.get(name, 0) + 1
+        index.add(key, f"part-{tag}-{position // per_part:04d}.parquet")
     return written
 
 
@@ -281,7 +307,7 @@ def write_parquet(table: pa.Table, path: Path) -> int:
     return path.stat().st_size
 
 
-def link(source: Path, target: Path) -> None:
+def link(source: str | Path, target: str | Path) -> None:
     try:
         os.link(source, target)
     except OSError:

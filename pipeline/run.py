@@ -42,7 +42,7 @@ from ragprep.pipeline.hashing import Fingerprint, NotRegularFileError, ReadTimeo
 from ragprep.pipeline.inputs import InputError, SkippedInput, resolve_inputs
 from ragprep.pipeline.model import DocumentOutput, DocumentTask
 from ragprep.pipeline.schema import RUNS, SOURCES
-from ragprep.pipeline.sources import source_key
+from ragprep.pipeline.sources import source_keys
 from ragprep.pipeline.version import pipeline_version
 from ragprep.pipeline.worker import DocumentJob, Handler, RunContext, process_document
 
@@ -114,8 +114,15 @@ def check_removals(plan: Plan, pipeline: PipelineConfig) -> None:
         )
 
 
+# The documents columns a plan reads (a rerun of a big corpus reads no others).
+PLAN_COLUMNS = [
+    "doc_id", "source", "duplicate_sources", "status", "error_type", "attempts", "pipeline_version", "config_hash",
+]  # fmt: skip
+
+
 def plan_run(
     paths: Sequence[Path],
+    keys: Sequence[str],
     hashes: Sequence[Fingerprint | OSError],
     documents: pa.Table,
     context: RunContext,
@@ -123,9 +130,9 @@ def plan_run(
     keep_missing: bool = False,
     retry_errors: bool = False,
 ) -> Plan:
+    """What the run does with each input (`keys`: their source keys, in order)
+    given the stored `documents` (see the module docstring)."""
     settings = context.settings
-    # Documents are keyed by source key, not by the path as spelled (sources.py).
-    keys = [source_key(path, settings.pipeline.source_root) for path in paths]
     path_of = dict(zip(keys, map(str, paths)))
     sources_by_doc: dict[str, list[str]] = {}
     sizes: dict[str, int] = {}
@@ -139,13 +146,14 @@ def plan_run(
         sizes[key] = hashed.size
         sources_by_doc.setdefault(hashed.sha256, []).append(key)
 
-    rows = documents.to_pylist()
+    rows = documents.select(PLAN_COLUMNS).to_pylist()
     stored = {row["doc_id"]: row for row in rows if row["doc_id"] is not None}
     tasks, moves, skipped = [], {}, 0
+    key_hash = settings.key_hash  # hashes every setting: once, not once per document
     for doc_id, sources in sources_by_doc.items():
         source, duplicates = sources[0], tuple(sources[1:])
         row = stored.get(doc_id)
-        if row is None or row["config_hash"] != settings.key_hash or row["pipeline_version"] != context.pipeline_version:
+        if row is None or row["config_hash"] != key_hash or row["pipeline_version"] != context.pipeline_version:
             tasks.append(DocumentTask(path_of[source], doc_id, duplicates, source=source))
         elif row["status"] != "ok" and _retry(row, settings.pipeline, retry_errors, bool(context.passwords)):
             attempt = (row["attempts"] or 1) + 1
@@ -300,7 +308,8 @@ def run(
     context = RunContext(new_run_id(started_at), pipeline_version(), settings, tuple(passwords))
     # The stat cache is kept by source key, as the documents are; keyed before the
     # dataset is opened, so an input outside the source root touches nothing.
-    keys = [source_key(path, settings.pipeline.source_root) for path in paths]
+    # Documents are keyed by source key, not by the path as spelled (sources.py).
+    keys = source_keys(paths, settings.pipeline.source_root)
     with Dataset.open(
         out,
         version_grace_seconds=settings.pipeline.version_grace_seconds,
@@ -311,8 +320,9 @@ def run(
         fingerprints = fingerprint_files(paths, timeout_seconds=settings.pipeline.read_timeout_seconds, known=known)
         plan = plan_run(
             paths,
+            keys,
             fingerprints,
-            dataset.table("documents"),
+            dataset.table("documents", PLAN_COLUMNS),
             context,
             keep_missing=keep_missing,
             retry_errors=retry_errors,

@@ -13,23 +13,36 @@ re-key every chunk of an unchanged corpus.
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from pathlib import Path, PurePath
 
-from ragprep.pipeline.inputs import SAMPLES, InputError
+from ragprep.pipeline.inputs import SAMPLES, InputError, realpaths
 
 SAMPLES_KEY = "ragprep:samples"  # no path can start so: a sample's key never names a user's file
 
 
 def source_key(path: str | os.PathLike[str], source_root: str | os.PathLike[str] | None = None) -> str:
     """The key of the file at `path` (see the module docstring)."""
-    resolved = os.path.realpath(path)
-    sample = os.path.relpath(resolved, os.path.realpath(SAMPLES))
-    if not sample.startswith(os.pardir):
-        return f"{SAMPLES_KEY}/{PurePath(sample).as_posix()}"
-    if not source_root:
-        return resolved
-    root = os.path.realpath(source_root)
-    relative = os.path.relpath(resolved, root)
+    return source_keys([path], source_root)[0]
+
+
+def source_keys(paths: Sequence[str | os.PathLike[str]], source_root: str | os.PathLike[str] | None = None) -> list[str]:
+    """The key of each file (``source_key``), resolving each folder once."""
+    samples = os.path.join(os.path.realpath(SAMPLES), "")
+    root = os.path.realpath(source_root) if source_root else None
+    return [_key(path, real, root, samples) for path, real in zip(paths, realpaths(paths))]
+
+
+def _key(path: str | os.PathLike[str], resolved: str, root: str | None, samples: str) -> str:
+    if resolved.startswith(samples):
+        return f"{SAMPLES_KEY}/{PurePath(resolved[len(samples) :]).as_posix()}"
+    return resolved if root is None else _under_root(path, resolved, root)
+
+
+def _under_root(path: str | os.PathLike[str], resolved: str, root: str) -> str:
+    prefix = os.path.join(root, "")
+    # A resolved path under the root is its tail (relpath would split both again for every file).
+    relative = resolved[len(prefix) :] if resolved.startswith(prefix) else os.path.relpath(resolved, root)
     if relative == os.pardir or relative.startswith(os.pardir + os.sep):
         raise InputError(f"{path}: not under pipeline.source_root {root}; set --source-root to a folder that holds every input")
     return PurePath(relative).as_posix()
