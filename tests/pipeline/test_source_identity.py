@@ -151,3 +151,27 @@ def test_a_moved_document_gets_the_ids_of_its_new_source_without_reprocessing(tm
     assert [r["chunk_id"] for r in new] == chunk_ids(str(moved), old[0]["config_hash"], [r["text"] for r in old])
     log = changes(out, summary.run_id)
     assert log == {"add": {r["chunk_id"] for r in new}, "remove": {r["chunk_id"] for r in old}, "update": set()}
+
+
+def test_keys_resolved_a_folder_at_a_time_equal_realpath_through_symlinks_and_dotdot(tmp_path, monkeypatch):
+    from ragprep.pipeline.inputs import collect_inputs, realpaths
+    from ragprep.pipeline.sources import source_keys
+
+    real = tmp_path / "real" / "sub"
+    real.mkdir(parents=True)
+    (real / "a.pdf").write_bytes(b"%PDF-1.7 a")
+    (real / "b.pdf").symlink_to(real / "a.pdf")  # a file that is itself a symlink
+    (tmp_path / "linked").symlink_to(tmp_path / "real")  # a folder reached through a symlink
+    (tmp_path / "other").mkdir()
+    monkeypatch.chdir(tmp_path / "other")
+    spelled = [
+        "../real/sub/a.pdf", "../linked/sub/a.pdf", "../linked/sub/../sub/b.pdf",
+        str(tmp_path / "linked" / "sub" / "b.pdf"), "./../real//sub/a.pdf",
+    ]  # fmt: skip
+    assert realpaths(spelled) == [os.path.realpath(p) for p in spelled]
+    assert set(realpaths(spelled)) == {str((real / "a.pdf").resolve())}
+    assert source_keys(spelled, tmp_path / "linked") == ["sub/a.pdf"] * len(spelled)
+    # A folder walk through a symlinked root: a file linked under a second name is one input.
+    found = collect_inputs([str(tmp_path / "linked"), str(real / "b.pdf")])
+    assert found == (tmp_path / "linked" / "sub" / "a.pdf",)
+    assert source_keys(found) == [str(real / "a.pdf")]
