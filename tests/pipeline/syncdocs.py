@@ -15,10 +15,15 @@ DIM = 16
 def trigram_embedder(texts: list[str]) -> list[list[float]]:
     """Character-trigram counts hashed into DIM buckets, L2-normalised: the same
     text always gives the same vector. SYNC_TEST_DELAY seconds per call slow
-    it down so a test can kill a sync in the middle."""
+    it down so a test can kill a sync in the middle; SYNC_TEST_CALLS names a file
+    that grows a byte per call, so the test knows how far the sync got."""
     delay = float(os.environ.get("SYNC_TEST_DELAY", "0"))
     if delay:
         time.sleep(delay)
+    calls = os.environ.get("SYNC_TEST_CALLS")
+    if calls:  # one byte per call: a test can kill the sync after a chosen number of batches
+        with open(calls, "ab") as fh:
+            fh.write(b".")
     out = np.zeros((len(texts), DIM), dtype=np.float32)
     for row, text in enumerate(texts):
         for k in range(max(1, len(text) - 2)):

@@ -144,8 +144,11 @@ def test_cli_sync_prints_a_summary_and_exits_2_on_bad_usage(tmp_path):
         assert bad.output.startswith("ragprep: ") and "Traceback" not in bad.output
 
 
-def _sync_process(dataset: Path, uri: str, cache: Path) -> subprocess.Popen:
+def _sync_process(dataset: Path, uri: str, cache: Path, calls: Path | None = None) -> subprocess.Popen:
+    """`ragprep sync` in a child process; `calls` (a file) grows a byte per embedder call."""
     env = {**os.environ, "SYNC_TEST_DELAY": "0.02", "PYTHONPATH": str(Path(__file__).parent)}
+    if calls is not None:
+        env["SYNC_TEST_CALLS"] = str(calls)
     config = dataset.parent / "sync.toml"
     config.write_text("[sync]\nbatch_size = 2\nwrite_batch = 8\n")
     return subprocess.Popen(
@@ -167,9 +170,7 @@ def test_kill_9_at_random_instants_then_sync_again_converges_to_the_uninterrupte
     else:
         uri_of = lambda name: f"lancedb:{tmp_path / name}"  # noqa: E731
     reference = uri_of("reference")
-    started = time.monotonic()
     assert _sync_process(out, reference, tmp_path / "ref-cache.sqlite").wait() == 0
-    duration = time.monotonic() - started
     edit(corpus)
     stores = {seed: uri_of(f"store-{seed}") for seed in range(4)}
     for seed, uri in stores.items():
@@ -177,14 +178,24 @@ def test_kill_9_at_random_instants_then_sync_again_converges_to_the_uninterrupte
         if seed % 2:
             assert _sync_process(out, uri, tmp_path / f"cache-{seed}.sqlite").wait() == 0
     build(corpus, out)
-    assert _sync_process(out, reference, tmp_path / "ref-cache.sqlite").wait() == 0
+    # How many embedder batches each kind of sync makes, uninterrupted: the one after the edit, and a full one.
+    batches = {1: tmp_path / "calls-after-edit", 0: tmp_path / "calls-full"}
+    assert _sync_process(out, reference, tmp_path / "ref-cache.sqlite", batches[1]).wait() == 0
+    assert _sync_process(out, uri_of("full"), tmp_path / "full-cache.sqlite", batches[0]).wait() == 0
+    count = {kind: path.stat().st_size for kind, path in batches.items()}
+    assert count[1] >= 2 and count[0] > count[1]
     want = store_contents(open_store(reference))
     assert want and store_rows(open_store(reference)) == len(want)
     interrupted = 0
     for seed, uri in stores.items():
         rng = random.Random(seed)
-        process = _sync_process(out, uri, tmp_path / f"cache-{seed}.sqlite")
-        time.sleep(rng.uniform(0.4, 0.9) * duration)
+        calls = tmp_path / f"calls-{seed}"
+        process = _sync_process(out, uri, tmp_path / f"cache-{seed}.sqlite", calls)
+        # Killed after a random number of batches (at least one, not all), at a random instant of the next.
+        after = rng.randint(1, count[seed % 2] - 1)
+        while process.poll() is None and (not calls.exists() or calls.stat().st_size < after):
+            time.sleep(0.005)
+        time.sleep(rng.uniform(0, 0.03))
         process.send_signal(signal.SIGKILL)
         process.wait()
         interrupted += store_contents(open_store(uri)) != want
