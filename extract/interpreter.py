@@ -200,6 +200,17 @@ class _StreamContext:
     marked_depth: int  # marked-content stack depth when the stream started
 
 
+@dataclass(slots=True, frozen=True)
+class _Form:
+    """A form XObject that a Do paints: what both interpreters need to run it."""
+
+    key: tuple[int, int]  # objgen, for cycle detection; key[0] is its stream id
+    data: bytes
+    matrix: Matrix
+    bbox: tuple[float, float, float, float] | None
+    resources: pikepdf.Object | None
+
+
 class _OperatorLimitReached(Exception):
     pass
 
@@ -239,6 +250,8 @@ class _GlyphAccumulator:
         self.strings: list[DecodedString] = []
         # (glyph index, along-offset) of each TJ adjustment before a piece.
         self.adjustments: list[tuple[int, float]] = []
+        # The same as two arrays, when the compiled core filled them.
+        self.adjustment_columns: tuple[np.ndarray, np.ndarray] | None = None
         self.count = 0
         # (first glyph, end glyph, text) per /ActualText span (§14.9.4).
         self.actual_text_spans: list[tuple[int, int, str]] = []
@@ -246,12 +259,12 @@ class _GlyphAccumulator:
     def finish(self, visible_box: tuple[float, float, float, float], fonts: list[Font]) -> GlyphTable:
         """The page's glyph table; `fonts` are the page's fonts by frame _FONT index."""
         names = tuple(font.name for font in fonts)
-        if not self.frames:
+        if not len(self.frames):
             return GlyphTable.empty(names)
         # Frame fields as rows, each repeated once per glyph: every per-glyph
         # quantity below is a contiguous 1-D array (x and y apart), which numpy
         # handles faster than strided columns of an (n, fields) table.
-        frames = np.array(self.frames, dtype=np.float64).T
+        frames = np.asarray(self.frames, dtype=np.float64).T
         counts = frames[_COUNT].astype(np.int64)
         per_glyph = np.repeat(frames, counts, axis=1)
         ox, oy, ax, ay, bx, by = per_glyph[_OX : _BY + 1]
@@ -266,9 +279,9 @@ class _GlyphAccumulator:
         own_length = np.where(vertical, -vertical_widths * size, widths * size * scale)
         advance = np.where(vertical, own_length - spacing, (widths * size + spacing) * scale)
         before = np.zeros(self.count)
-        if self.adjustments:
-            index, offset = zip(*self.adjustments)
-            np.add.at(before, np.array(index, dtype=np.int64), np.array(offset))
+        index, offset = self.adjustment_arrays()
+        if len(index):
+            np.add.at(before, index, offset)
         run = np.cumsum(before + advance)
         first_of_op = np.cumsum(counts) - counts
         run_before_op = np.where(first_of_op > 0, run[np.maximum(first_of_op - 1, 0)], 0.0)
@@ -336,6 +349,15 @@ class _GlyphAccumulator:
             fonts=names,
             font_size=np.abs(size) * b_len,
         )
+
+    def adjustment_arrays(self) -> tuple[np.ndarray, np.ndarray]:
+        """(glyph index, along-offset) of the TJ adjustments as arrays."""
+        if self.adjustment_columns is not None:
+            return self.adjustment_columns
+        if not self.adjustments:
+            return np.zeros(0, dtype=np.int64), np.zeros(0)
+        index, offset = zip(*self.adjustments)
+        return np.array(index, dtype=np.int64), np.array(offset)
 
     def _decode(
         self, by_code: np.ndarray, font_index: np.ndarray, fonts: list[Font]
@@ -474,10 +496,7 @@ class PageInterpreter:
         if contents is not None:
             data = self._read_page_contents(contents)
             if data:
-                try:
-                    self._run_stream(data)
-                except _OperatorLimitReached:
-                    pass
+                self._interpret_page(data)
         table = self._glyphs.finish(visible_box, self._fonts_used)
         paths = self._paths.finish()
         if self._paths.overflow:
@@ -562,6 +581,13 @@ class PageInterpreter:
             parts = [self._read(part, f"content stream {i + 1}") for i, part in enumerate(contents)]
             return b"\n".join(p for p in parts if p)
         return self._read(contents, "content stream")
+
+    def _interpret_page(self, data: bytes) -> None:
+        """Run the page's content bytes, filling self._glyphs."""
+        try:
+            self._run_stream(data)
+        except _OperatorLimitReached:
+            pass
 
     def _run_stream(self, data: bytes) -> None:
         """Interpret decoded content bytes, at most SLICE_OPERATORS operators
@@ -924,6 +950,11 @@ class PageInterpreter:
     def _op_Tf(self, instruction: Instruction) -> None:
         operands = instruction.operands
         name, size = str(operands[0]), float(operands[1])
+        self._gs.font, self._gs.font_index = self._font_by_name(name)
+        self._gs.size = size
+
+    def _font_by_name(self, name: str) -> tuple[Font, int]:
+        """The font a Tf operand names in the current resources (§9.3.1), and its index."""
         key = (self._context.resources_key, name)
         selected = self._fonts_by_name.get(key)
         if selected is None:
@@ -934,9 +965,9 @@ class PageInterpreter:
                 font_obj = fonts.get(name)
             if font_obj is None:
                 self._warn(f"font {name} is not in the resources; decoded with a fallback font")
-            selected = self._fonts_by_name[key] = self._select_font(font_obj), self._gs.font_index
-        self._gs.font, self._gs.font_index = selected
-        self._gs.size = size
+            font = self._select_font(font_obj)
+            selected = self._fonts_by_name[key] = font, self._font_index[id(font)]
+        return selected
 
     def _select_font(self, font_obj: pikepdf.Object | None) -> Font:
         font = self._font_loader.get(font_obj)
@@ -983,59 +1014,20 @@ class PageInterpreter:
     # -- form XObjects (§8.10) -----------------------------------------------
 
     def _op_Do(self, instruction: Instruction) -> None:
-        name = str(instruction.operands[0])
-        resources = self._context.resources
-        xobjects = resources.get("/XObject") if resources is not None else None
-        xobject = xobjects.get(name) if xobjects is not None else None
-        if xobject is None:
+        form = self._form_to_paint(str(instruction.operands[0]))
+        if form is None:
             return
-        subtype = xobject.get("/Subtype")
-        if subtype == "/Image":
-            marked = self._marked[-1] if self._marked else None
-            if marked is not None and marked.mcid != NO_MCID:
-                box = _transform_box((0.0, 0.0, 1.0, 1.0), self._gs.ctm)
-                self._images.append(ImagePlacement(box, marked.mcid, marked.mcid_stream))
-            return
-        if subtype != "/Form":
-            return
-        key = xobject.objgen
-        if key in self._forms_open:
-            self._warn(f"form XObject {name} paints itself (cycle); painted once")
-            return
-        if len(self._forms_open) >= self._config.max_form_depth:
-            self._warn(
-                f"limit: form XObjects nested deeper than {self._config.max_form_depth}; "
-                "deeper forms are skipped (extract.max_form_depth)"
-            )
-            return
-        data = self._read(xobject, f"form XObject {name}")
-        if not data:
-            return
-        matrix_obj = xobject.get("/Matrix")
-        form_matrix = _matrix(list(matrix_obj)) if matrix_obj is not None else IDENTITY
         saved_gs, saved_stack_depth = self._gs, len(self._gs_stack)
         saved_tm, saved_tlm, saved_context = self._tm, self._tlm, self._context
         self._gs = self._gs.copy()
-        self._gs.ctm = multiply(form_matrix, self._gs.ctm)
+        self._gs.ctm = multiply(form.matrix, self._gs.ctm)
         clip = self._context.clip
-        bbox = normalized_box(xobject.get("/BBox"))
-        if bbox is not None:
-            clip = _intersect(clip, _transform_box(bbox, self._gs.ctm))
-        # A form without /Resources uses the resources of the stream that
-        # paints it (§7.8.3).
-        form_resources = xobject.get("/Resources")
-        if form_resources is None:
-            form_resources = resources
-        self._context = _StreamContext(
-            form_resources,
-            self._object_key(form_resources),
-            key[0],
-            clip,
-            len(self._marked),
-        )
-        self._forms_open.append(key)
+        if form.bbox is not None:
+            clip = _intersect(clip, _transform_box(form.bbox, self._gs.ctm))
+        self._context = self._form_context(form, clip, len(self._marked))
+        self._forms_open.append(form.key)
         try:
-            self._run_stream(data)
+            self._run_stream(form.data)
         finally:
             self._forms_open.pop()
             # Marked content must balance within a stream (§14.6); close what
@@ -1047,6 +1039,58 @@ class PageInterpreter:
             del self._gs_stack[saved_stack_depth:]
             self._tm, self._tlm = saved_tm, saved_tlm
 
+    def _form_to_paint(self, name: str) -> "_Form | None":
+        """What `Do name` paints, when it is a form XObject to interpret: the
+        XObject looked up, images placed, cycles and depth guarded (§8.10)."""
+        resources = self._context.resources
+        xobjects = resources.get("/XObject") if resources is not None else None
+        xobject = xobjects.get(name) if xobjects is not None else None
+        if xobject is None:
+            return None
+        subtype = xobject.get("/Subtype")
+        if subtype == "/Image":
+            marked = self._current_marked()
+            if marked is not None and marked[0] != NO_MCID:
+                box = _transform_box((0.0, 0.0, 1.0, 1.0), self._current_ctm())
+                self._images.append(ImagePlacement(box, marked[0], marked[1]))
+            return None
+        if subtype != "/Form":
+            return None
+        key = xobject.objgen
+        if key in self._forms_open:
+            self._warn(f"form XObject {name} paints itself (cycle); painted once")
+            return None
+        if len(self._forms_open) >= self._config.max_form_depth:
+            self._warn(
+                f"limit: form XObjects nested deeper than {self._config.max_form_depth}; "
+                "deeper forms are skipped (extract.max_form_depth)"
+            )
+            return None
+        data = self._read(xobject, f"form XObject {name}")
+        if not data:
+            return None
+        matrix_obj = xobject.get("/Matrix")
+        form_matrix = _matrix(list(matrix_obj)) if matrix_obj is not None else IDENTITY
+        # A form without /Resources uses the resources of the stream that
+        # paints it (§7.8.3).
+        form_resources = xobject.get("/Resources")
+        if form_resources is None:
+            form_resources = resources
+        return _Form(key, data, form_matrix, normalized_box(xobject.get("/BBox")), form_resources)
+
+    def _form_context(
+        self, form: "_Form", clip: tuple[float, float, float, float], marked_depth: int
+    ) -> _StreamContext:
+        return _StreamContext(form.resources, self._object_key(form.resources), form.key[0], clip, marked_depth)
+
+    def _current_ctm(self) -> Matrix:
+        return self._gs.ctm
+
+    def _current_marked(self) -> tuple[int, int] | None:
+        """(mcid, mcid_stream) of the innermost open marked content."""
+        marked = self._marked[-1] if self._marked else None
+        return (marked.mcid, marked.mcid_stream) if marked is not None else None
+
     # -- marked content (§14.6) ----------------------------------------------
 
     def _op_BMC(self, instruction: Instruction) -> None:
@@ -1056,26 +1100,38 @@ class PageInterpreter:
         operands = instruction.operands
         properties = operands[1] if len(operands) > 1 else None
         if isinstance(properties, pikepdf.Name):
-            resources = self._context.resources
-            named = resources.get("/Properties") if resources is not None else None
-            properties = named.get(str(properties)) if named is not None else None
+            properties = self._named_properties(str(properties))
         self._open_marked(str(operands[0]), properties if isinstance(properties, pikepdf.Dictionary) else None)
+
+    def _named_properties(self, name: str) -> pikepdf.Object | None:
+        """A BDC property list given by name: the resources' /Properties entry (§14.6.2)."""
+        resources = self._context.resources
+        named = resources.get("/Properties") if resources is not None else None
+        return named.get(name) if named is not None else None
+
+    def _marked_properties(self, properties: pikepdf.Dictionary | None) -> tuple[int | None, str | None]:
+        """(/MCID, /ActualText) of a property list, None where absent or unusable."""
+        if properties is None:
+            return None, None
+        mcid = actual_text = None
+        mcid_obj = properties.get("/MCID")
+        if mcid_obj is not None:
+            try:
+                mcid = int(mcid_obj)
+            except (TypeError, ValueError):
+                self._warn(f"ignored a non-integer /MCID {mcid_obj!r}")
+        text_obj = properties.get("/ActualText")
+        if isinstance(text_obj, pikepdf.String):
+            actual_text = str(text_obj)
+        return mcid, actual_text
 
     def _open_marked(self, tag: str, properties: pikepdf.Dictionary | None) -> None:
         outer = self._marked[-1] if self._marked else None
         mcid = outer.mcid if outer else NO_MCID
         mcid_stream = outer.mcid_stream if outer else PAGE_STREAM
-        actual_text = None
-        if properties is not None:
-            mcid_obj = properties.get("/MCID")
-            if mcid_obj is not None:
-                try:
-                    mcid, mcid_stream = int(mcid_obj), self._context.stream_id
-                except (TypeError, ValueError):
-                    self._warn(f"ignored a non-integer /MCID {mcid_obj!r}")
-            text_obj = properties.get("/ActualText")
-            if isinstance(text_obj, pikepdf.String):
-                actual_text = str(text_obj)
+        own_mcid, actual_text = self._marked_properties(properties)
+        if own_mcid is not None:
+            mcid, mcid_stream = own_mcid, self._context.stream_id
         artifact = tag == "/Artifact" or (outer is not None and outer.artifact)
         self._marked.append(_MarkedContent(mcid, mcid_stream, artifact, actual_text, self._glyphs.count))
 
@@ -1110,5 +1166,10 @@ def _inherited(page_obj: pikepdf.Object, key: str, max_depth: int = 64) -> pikep
 def interpret_page(
     pdf: pikepdf.Pdf, page: pikepdf.Page, font_loader: FontLoader, config: ExtractConfig
 ) -> InterpretedPage:
-    """The glyph table of one page, with the warnings met on the way."""
-    return PageInterpreter(pdf, font_loader, config).run(page)
+    """The glyph table of one page, with the warnings met on the way.
+
+    The compiled core (compiled.py) runs it where the extension is built and
+    RAGPREP_PURE is not set; this module's PageInterpreter is the reference."""
+    from ragprep.extract.compiled import interpreter_class
+
+    return interpreter_class()(pdf, font_loader, config).run(page)

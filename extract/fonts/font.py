@@ -135,6 +135,16 @@ class SingleByteFont(Font):
         """Whether `data` holds a code whose text waits for the font program."""
         return False
 
+    def width_table(self) -> np.ndarray:
+        """w0 per code, 256 float64 entries: the widths ``advance`` sums."""
+        return np.array(self._width_list, dtype=np.float64)
+
+    def waiting_codes(self) -> bytes | None:
+        """256 flags (one byte per code, 1 = waits for the font program), or
+        None when no code waits: the compiled core's copy of
+        ``_waits_for_program``."""
+        return None
+
     def code_tables(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(w0, text, undecodable) per code, 256 entries each (float64, object,
         bool), read-only. Exact for every string ``advance`` has accepted."""

@@ -194,6 +194,13 @@ class SimpleFont(SingleByteFont):
     def _waits_for_program(self, data: bytes) -> bool:
         return self._pending is not None and bool(data.translate(None, self._settled_codes))
 
+    def waiting_codes(self) -> bytes | None:
+        if self._pending is None:
+            return None
+        settled = np.zeros(256, dtype=np.uint8)
+        settled[np.frombuffer(self._settled_codes, dtype=np.uint8)] = 1
+        return (1 - settled).tobytes()
+
     def code_tables(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         return self._widths, self._text_table, self._undecodable
 

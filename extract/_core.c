@@ -1,0 +1,1308 @@
+/*
+ * ragprep.extract._core: the compiled content-stream interpreter.
+ *
+ * It tokenizes decoded content bytes itself (ISO 32000-1 §7.2, §7.3, §7.8.2)
+ * and runs the text and graphics state machine of interpreter.py (the
+ * reference implementation): q/Q with the whole text state (§8.4.2), cm,
+ * BT/ET, Tf Tc Tw Tz TL Ts Tr (§9.3), Td TD Tm T* (§9.4.2), Tj TJ ' " (§9.4.3),
+ * BDC/BMC/EMC (§14.6), Do through the host, inline images skipped (§8.9.7).
+ * It writes the show frames, the bytes of single-byte fonts and the TJ
+ * adjustments into flat buffers that interpreter._GlyphAccumulator.finish
+ * turns into the glyph table, so both paths share the per-glyph geometry.
+ *
+ * Everything that needs the document's objects goes back to the host (a
+ * Python object): font selection (Tf), strings of fonts that are not
+ * single-byte tables, form and image XObjects (Do), named /Properties, and
+ * /ActualText decoding. Forms re-enter `run_form` from the host.
+ *
+ * Hostile input: every read is bounds-checked against the buffer end;
+ * nesting (strings, arrays, dictionaries) is counted, never recursed into;
+ * operands beyond the first few are counted, not stored; counters are 64-bit
+ * and checked against the operator limit as each operator is read.
+ *
+ * Floating point follows interpreter.py operation by operation, so the two
+ * paths give the same doubles; build with -ffp-contract=off (no fused
+ * multiply-add) so the compiler keeps them apart.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+/* ---- frames: the same columns as interpreter._record ------------------- */
+enum {
+    F_OX, F_OY, F_AX, F_AY, F_BX, F_BY, F_LO, F_HI,
+    F_WMODE, F_MCID, F_MCID_STREAM, F_STREAM, F_TOKEN, F_RENDER, F_ARTIFACT,
+    F_CX0, F_CY0, F_CX1, F_CY1, F_FONT, F_COUNT,
+    F_SIZE, F_CHAR_SPACING, F_WORD_SPACING, F_SCALE, F_BY_CODE,
+    F_FIELDS
+};
+
+#define NO_MCID (-1)
+#define PAGE_STREAM 0
+/* Operands kept per operator: no handler reads past the sixth (cm, Tm). */
+#define KEPT_OPERANDS 8
+
+typedef struct { double a, b, c, d, e, f; } Mat;
+static const Mat IDENTITY = {1.0, 0.0, 0.0, 1.0, 0.0, 0.0};
+
+static Mat mat_mul(Mat m, Mat n) { /* m x n, interpreter.multiply */
+    Mat r;
+    r.a = m.a * n.a + m.b * n.c;
+    r.b = m.a * n.b + m.b * n.d;
+    r.c = m.c * n.a + m.d * n.c;
+    r.d = m.c * n.b + m.d * n.d;
+    r.e = m.e * n.a + m.f * n.c + n.e;
+    r.f = m.e * n.b + m.f * n.d + n.f;
+    return r;
+}
+
+static Mat translate(double tx, double ty, Mat m) { /* interpreter._translate */
+    Mat r = m;
+    r.e = tx * m.a + ty * m.c + m.e;
+    r.f = tx * m.b + ty * m.d + m.f;
+    return r;
+}
+
+typedef struct {
+    Mat ctm;
+    long font; /* index into the core's fonts, -1 before any Tf */
+    double size, char_spacing, word_spacing, scale, leading, rise;
+    long long render_mode;
+} GState;
+
+typedef struct {
+    long long mcid, mcid_stream;
+    int artifact;
+    PyObject *actual_text; /* owned, or NULL */
+    Py_ssize_t first_glyph;
+} Marked;
+
+typedef struct {
+    long long stream_id;
+    double clip[4];
+    size_t marked_depth;
+} Context;
+
+typedef struct {
+    int defined;
+    int by_code; /* 1: single-byte font, widths and waits tables below */
+    int wmode;
+    double ascent, descent;
+    double widths[256];
+    unsigned char waits[256]; /* 1: the code's text waits for the font program */
+    int any_waits;
+} FontInfo;
+
+/* ---- growable buffers -------------------------------------------------- */
+typedef struct { char *data; size_t len, cap; } Buf;
+
+static int buf_reserve(Buf *b, size_t extra) {
+    if (extra > SIZE_MAX - b->len) { PyErr_NoMemory(); return -1; }
+    size_t need = b->len + extra;
+    if (need <= b->cap) return 0;
+    size_t cap = b->cap ? b->cap : 256;
+    while (cap < need) {
+        if (cap > SIZE_MAX / 2) { cap = need; break; }
+        cap *= 2;
+    }
+    char *p = PyMem_Realloc(b->data, cap);
+    if (!p) { PyErr_NoMemory(); return -1; }
+    b->data = p;
+    b->cap = cap;
+    return 0;
+}
+
+static int buf_append(Buf *b, const void *src, size_t n) {
+    if (buf_reserve(b, n) < 0) return -1;
+    if (n) memcpy(b->data + b->len, src, n);
+    b->len += n;
+    return 0;
+}
+
+static void buf_free(Buf *b) { PyMem_Free(b->data); b->data = NULL; b->len = b->cap = 0; }
+
+/* ---- the core object --------------------------------------------------- */
+typedef struct {
+    PyObject_HEAD
+    PyObject *host;
+    GState gs;
+    Buf stack;  /* GState[] */
+    Mat tm, tlm;
+    Buf marked; /* Marked[] */
+    Context ctx;
+    FontInfo **fonts;
+    size_t nfonts;
+    Buf frames;      /* double[F_FIELDS] per show operator */
+    Buf codes;       /* bytes of single-byte-font strings, one per glyph */
+    Buf adj_index;   /* int64 glyph index of each TJ adjustment */
+    Buf adj_offset;  /* double along-offset of each TJ adjustment */
+    PyObject *spans; /* list of (first, end, text) /ActualText spans */
+    Py_ssize_t count; /* glyphs so far */
+    long long operators, max_operators;
+    int limit_reached;
+} Core;
+
+/* ---- tokens ------------------------------------------------------------ */
+enum { T_NONE, T_INT, T_REAL, T_BOOL, T_NULL, T_STR, T_NAME, T_ARRAY, T_DICT, T_BAD };
+
+typedef struct {
+    int type;
+    double num;       /* INT, REAL, BOOL */
+    size_t off, len;  /* STR, NAME: bytes in the stream's scratch buffer */
+    size_t first, n;  /* ARRAY: items in the items buffer (first operand only) */
+    /* DICT: what BDC reads (§14.6.2): /MCID and /ActualText */
+    int has_mcid, mcid_ok;
+    long long mcid;
+    int has_text;
+    size_t text_off, text_len;
+} Operand;
+
+typedef struct {
+    const unsigned char *p, *end;
+    Buf scratch; /* string and name bytes of kept operands */
+    Buf items;   /* Operand[] of the kept array */
+    Operand ops[KEPT_OPERANDS];
+    size_t nops; /* operands since the last operator (counted past KEPT_OPERANDS) */
+} Lexer;
+
+static inline int is_white(unsigned char c) {
+    return c == 0 || c == 9 || c == 10 || c == 12 || c == 13 || c == 32;
+}
+static inline int is_delim(unsigned char c) {
+    return c == '(' || c == ')' || c == '<' || c == '>' || c == '[' || c == ']' || c == '{' || c == '}' ||
+           c == '/' || c == '%';
+}
+static inline int hexval(unsigned char c) {
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    return -1;
+}
+
+/* A regular-character token as a number, when it is one: [+-]digits[.digits]
+ * with at least one digit, as qpdf reads them. 0: not a number. */
+static int parse_number(const unsigned char *s, size_t n, Operand *out) {
+    size_t i = 0, digits = 0, dots = 0;
+    if (i < n && (s[i] == '+' || s[i] == '-')) i++;
+    for (; i < n; i++) {
+        if (s[i] >= '0' && s[i] <= '9') digits++;
+        else if (s[i] == '.') { if (++dots > 1) return 0; }
+        else return 0;
+    }
+    if (!digits) return 0;
+    char small[64];
+    char *text = n < sizeof small ? small : PyMem_Malloc(n + 1);
+    if (!text) return -1;
+    memcpy(text, s, n);
+    text[n] = 0;
+    if (!dots) {
+        /* Integers beyond 64 bits are null in qpdf. */
+        const char *q = text;
+        int neg = 0;
+        if (*q == '+' || *q == '-') neg = *q++ == '-';
+        unsigned long long v = 0;
+        int overflow = 0;
+        for (; *q; q++) {
+            unsigned d = (unsigned)(*q - '0');
+            if (v > (ULLONG_MAX - d) / 10) { overflow = 1; break; }
+            v = v * 10 + d;
+        }
+        if (overflow || v > (neg ? (unsigned long long)LLONG_MAX + 1ULL : (unsigned long long)LLONG_MAX)) {
+            out->type = T_NULL;
+        } else {
+            long long iv = neg ? (long long)(0ULL - v) : (long long)v;
+            out->type = T_INT;
+            out->num = (double)iv; /* float(int): correctly rounded */
+        }
+    } else {
+        /* Python's own correctly rounded, locale-free parser: the same double
+         * as float(Decimal(text)) on the reference path. */
+        double v = PyOS_string_to_double(text, NULL, NULL);
+        if (v == -1.0 && PyErr_Occurred()) {
+            PyErr_Clear();
+            out->type = T_NULL;
+        } else {
+            out->type = T_REAL;
+            out->num = v;
+        }
+    }
+    if (text != small) PyMem_Free(text);
+    return 1;
+}
+
+/* A literal string (§7.3.4.2) from just after '(' ; nesting is counted.
+ * Returns 0 at the end of data without the closing parenthesis. */
+static int lex_literal(Lexer *lx, Buf *dst) {
+    const unsigned char *p = lx->p, *end = lx->end;
+    size_t depth = 1;
+    while (p < end) {
+        unsigned char c = *p++;
+        if (c == '\\') {
+            if (p >= end) break;
+            unsigned char e = *p++;
+            unsigned char out;
+            switch (e) {
+            case 'n': out = '\n'; break;
+            case 'r': out = '\r'; break;
+            case 't': out = '\t'; break;
+            case 'b': out = '\b'; break;
+            case 'f': out = '\f'; break;
+            case '\r': /* line continuation */
+                if (p < end && *p == '\n') p++;
+                continue;
+            case '\n': continue;
+            default:
+                if (e >= '0' && e <= '7') {
+                    unsigned v = (unsigned)(e - '0');
+                    for (int k = 0; k < 2 && p < end && *p >= '0' && *p <= '7'; k++) v = v * 8 + (unsigned)(*p++ - '0');
+                    out = (unsigned char)(v & 0xff);
+                } else {
+                    out = e;
+                }
+            }
+            if (dst && buf_append(dst, &out, 1) < 0) return -1;
+            continue;
+        }
+        if (c == '(') depth++;
+        else if (c == ')') {
+            if (--depth == 0) { lx->p = p; return 1; }
+        } else if (c == '\r') { /* an unescaped end of line is a newline */
+            if (p < end && *p == '\n') p++;
+            c = '\n';
+        }
+        if (dst && buf_append(dst, &c, 1) < 0) return -1;
+    }
+    lx->p = end;
+    return 0;
+}
+
+/* A hexadecimal string from just after '<' (§7.3.4.3). 1: string, 2: bad
+ * character (the token is null), 0: end of data. */
+static int lex_hex(Lexer *lx, Buf *dst) {
+    const unsigned char *p = lx->p, *end = lx->end;
+    int high = -1;
+    while (p < end) {
+        unsigned char c = *p++;
+        if (c == '>') {
+            if (high >= 0) {
+                unsigned char out = (unsigned char)(high << 4);
+                if (dst && buf_append(dst, &out, 1) < 0) return -1;
+            }
+            lx->p = p;
+            return 1;
+        }
+        if (is_white(c)) continue;
+        int v = hexval(c);
+        if (v < 0) { lx->p = p; return 2; }
+        if (high < 0) high = v;
+        else {
+            unsigned char out = (unsigned char)(high << 4 | v);
+            if (dst && buf_append(dst, &out, 1) < 0) return -1;
+            high = -1;
+        }
+    }
+    lx->p = end;
+    return 0;
+}
+
+/* A name from just after '/', with #xx escapes (§7.3.5). */
+static int lex_name(Lexer *lx, Buf *dst) {
+    const unsigned char *p = lx->p, *end = lx->end;
+    while (p < end && !is_white(*p) && !is_delim(*p)) {
+        unsigned char c = *p++;
+        if (c == '#' && end - p >= 2 && hexval(p[0]) >= 0 && hexval(p[1]) >= 0) {
+            c = (unsigned char)(hexval(p[0]) << 4 | hexval(p[1]));
+            p += 2;
+        }
+        if (dst && buf_append(dst, &c, 1) < 0) return -1;
+    }
+    lx->p = p;
+    return 1;
+}
+
+/* Kinds of token the lexer returns. */
+enum { K_EOF, K_OBJECT, K_KEYWORD, K_ARRAY_OPEN, K_ARRAY_CLOSE, K_DICT_OPEN, K_DICT_CLOSE, K_ERROR };
+
+typedef struct {
+    int kind;
+    Operand obj;                  /* K_OBJECT */
+    const unsigned char *word;    /* K_KEYWORD */
+    size_t word_len;
+} Token;
+
+static void skip_white_and_comments(Lexer *lx) {
+    const unsigned char *p = lx->p, *end = lx->end;
+    while (p < end) {
+        if (is_white(*p)) p++;
+        else if (*p == '%') {
+            while (p < end && *p != '\n' && *p != '\r') p++;
+        } else break;
+    }
+    lx->p = p;
+}
+
+/* The next token. Strings and names are written into `dst` when it is not
+ * NULL (a kept operand), else only skipped. Unterminated strings end the
+ * stream (K_EOF), as qpdf drops an object cut by the end of data. */
+static int next_token(Lexer *lx, Token *t, Buf *dst) {
+    skip_white_and_comments(lx);
+    memset(&t->obj, 0, sizeof t->obj);
+    if (lx->p >= lx->end) return t->kind = K_EOF;
+    const unsigned char *start = lx->p;
+    unsigned char c = *lx->p++;
+    size_t off = dst ? dst->len : 0;
+    int r;
+    switch (c) {
+    case '(':
+        r = lex_literal(lx, dst);
+        if (r < 0) return t->kind = K_ERROR;
+        if (r == 0) return t->kind = K_EOF;
+        t->obj.type = T_STR; t->obj.off = off; t->obj.len = dst ? dst->len - off : 0;
+        return t->kind = K_OBJECT;
+    case '<':
+        if (lx->p < lx->end && *lx->p == '<') { lx->p++; return t->kind = K_DICT_OPEN; }
+        r = lex_hex(lx, dst);
+        if (r < 0) return t->kind = K_ERROR;
+        if (r == 0) return t->kind = K_EOF;
+        if (r == 2) { if (dst) dst->len = off; t->obj.type = T_NULL; return t->kind = K_OBJECT; }
+        t->obj.type = T_STR; t->obj.off = off; t->obj.len = dst ? dst->len - off : 0;
+        return t->kind = K_OBJECT;
+    case '>':
+        if (lx->p < lx->end && *lx->p == '>') { lx->p++; return t->kind = K_DICT_CLOSE; }
+        t->obj.type = T_NULL; /* a stray '>' */
+        return t->kind = K_OBJECT;
+    case '[': return t->kind = K_ARRAY_OPEN;
+    case ']': return t->kind = K_ARRAY_CLOSE;
+    case ')': case '{': case '}':
+        t->obj.type = T_NULL; /* stray delimiters read as null, as in qpdf */
+        return t->kind = K_OBJECT;
+    case '/':
+        if (lex_name(lx, dst) < 0) return t->kind = K_ERROR;
+        t->obj.type = T_NAME; t->obj.off = off; t->obj.len = dst ? dst->len - off : 0;
+        return t->kind = K_OBJECT;
+    default:
+        break;
+    }
+    while (lx->p < lx->end && !is_white(*lx->p) && !is_delim(*lx->p)) lx->p++;
+    size_t n = (size_t)(lx->p - start);
+    r = parse_number(start, n, &t->obj);
+    if (r < 0) return t->kind = K_ERROR;
+    if (r) return t->kind = K_OBJECT;
+    if (n == 4 && !memcmp(start, "true", 4)) { t->obj.type = T_BOOL; t->obj.num = 1.0; return t->kind = K_OBJECT; }
+    if (n == 5 && !memcmp(start, "false", 5)) { t->obj.type = T_BOOL; t->obj.num = 0.0; return t->kind = K_OBJECT; }
+    if (n == 4 && !memcmp(start, "null", 4)) { t->obj.type = T_NULL; return t->kind = K_OBJECT; }
+    t->word = start;
+    t->word_len = n;
+    return t->kind = K_KEYWORD;
+}
+
+/* ---- operators --------------------------------------------------------- */
+enum {
+    OP_OTHER, OP_BT, OP_ET, OP_Tf, OP_Tc, OP_Tw, OP_Tz, OP_TL, OP_Ts, OP_Tr, OP_Td, OP_TD, OP_Tm,
+    OP_Tstar, OP_Tj, OP_TJ, OP_quote, OP_dquote, OP_cm, OP_q, OP_Q, OP_Do, OP_BDC, OP_BMC, OP_EMC, OP_ID
+};
+
+static const char *OP_NAMES[] = {
+    "?", "BT", "ET", "Tf", "Tc", "Tw", "Tz", "TL", "Ts", "Tr", "Td", "TD", "Tm",
+    "T*", "Tj", "TJ", "'", "\"", "cm", "q", "Q", "Do", "BDC", "BMC", "EMC", "ID"
+};
+
+static int operator_code(const unsigned char *w, size_t n) {
+    if (n == 1) {
+        switch (w[0]) {
+        case 'q': return OP_q;
+        case 'Q': return OP_Q;
+        case '\'': return OP_quote;
+        case '"': return OP_dquote;
+        }
+        return OP_OTHER;
+    }
+    if (n == 2) {
+        unsigned char a = w[0], b = w[1];
+        if (a == 'T') {
+            switch (b) {
+            case 'f': return OP_Tf; case 'c': return OP_Tc; case 'w': return OP_Tw; case 'z': return OP_Tz;
+            case 'L': return OP_TL; case 's': return OP_Ts; case 'r': return OP_Tr; case 'd': return OP_Td;
+            case 'D': return OP_TD; case 'm': return OP_Tm; case '*': return OP_Tstar; case 'j': return OP_Tj;
+            case 'J': return OP_TJ;
+            }
+            return OP_OTHER;
+        }
+        if (a == 'B' && b == 'T') return OP_BT;
+        if (a == 'E' && b == 'T') return OP_ET;
+        if (a == 'c' && b == 'm') return OP_cm;
+        if (a == 'D' && b == 'o') return OP_Do;
+        if (a == 'I' && b == 'D') return OP_ID;
+        return OP_OTHER;
+    }
+    if (n == 3) {
+        if (!memcmp(w, "BDC", 3)) return OP_BDC;
+        if (!memcmp(w, "BMC", 3)) return OP_BMC;
+        if (!memcmp(w, "EMC", 3)) return OP_EMC;
+    }
+    return OP_OTHER;
+}
+
+/* ---- errors and warnings through the host ------------------------------ */
+static int host_warn(Core *self, const char *message) {
+    PyObject *r = PyObject_CallMethod(self->host, "warn", "s", message);
+    if (!r) return -1;
+    Py_DECREF(r);
+    return 0;
+}
+
+/* A handler's failure: a Python exception from the host becomes a warning
+ * (one operator must not lose the page) unless it is one that stops the
+ * page: MemoryError, RecursionError, or the host's own stop signal. */
+static int operator_failed(Core *self, int op) {
+    if (!PyErr_Occurred()) return 0;
+    if (PyErr_ExceptionMatches(PyExc_MemoryError) || PyErr_ExceptionMatches(PyExc_RecursionError) ||
+        !PyErr_ExceptionMatches(PyExc_Exception))
+        return -1;
+    PyObject *type, *value, *tb;
+    PyErr_Fetch(&type, &value, &tb);
+    PyErr_NormalizeException(&type, &value, &tb);
+    PyObject *r = PyObject_CallMethod(self->host, "operator_failed", "sO", OP_NAMES[op], value ? value : Py_None);
+    Py_XDECREF(type); Py_XDECREF(value); Py_XDECREF(tb);
+    if (!r) return -1;
+    Py_DECREF(r);
+    return 0;
+}
+
+static int bad_operands(Core *self, int op) {
+    char message[96];
+    snprintf(message, sizeof message, "operator %s skipped: missing or wrong operands", OP_NAMES[op]);
+    return host_warn(self, message);
+}
+
+/* ---- state helpers ----------------------------------------------------- */
+static inline int is_number(const Operand *o) { return o->type == T_INT || o->type == T_REAL || o->type == T_BOOL; }
+
+static int number_at(Lexer *lx, size_t i, double *out) {
+    if (i >= lx->nops || i >= KEPT_OPERANDS || !is_number(&lx->ops[i])) return 0;
+    *out = lx->ops[i].num;
+    return 1;
+}
+
+static Marked *marked_top(Core *self) {
+    size_t n = self->marked.len / sizeof(Marked);
+    return n ? (Marked *)self->marked.data + n - 1 : NULL;
+}
+
+static size_t marked_count(Core *self) { return self->marked.len / sizeof(Marked); }
+
+static FontInfo *font_info(Core *self, long index) {
+    if (index < 0 || (size_t)index >= self->nfonts) return NULL;
+    FontInfo *f = self->fonts[index];
+    return f && f->defined ? f : NULL;
+}
+
+static int record(Core *self, const FontInfo *font, int vertical, Py_ssize_t count, double by_code, long long token) {
+    GState *gs = &self->gs;
+    Mat m = mat_mul(self->tm, gs->ctm);
+    double size = gs->size;
+    double ox, oy, ax, ay, bx, by, lo, hi;
+    if (vertical) {
+        ox = m.e; oy = m.f;
+        ax = -m.c; ay = -m.d; bx = m.a; by = m.b;
+        lo = -0.5 * size; hi = 0.5 * size;
+    } else {
+        double rise = gs->rise;
+        ox = rise * m.c + m.e; oy = rise * m.d + m.f;
+        ax = m.a; ay = m.b; bx = m.c; by = m.d;
+        lo = font->descent * size; hi = font->ascent * size;
+    }
+    Marked *mk = marked_top(self);
+    if (buf_reserve(&self->frames, F_FIELDS * sizeof(double)) < 0) return -1;
+    double *f = (double *)(self->frames.data + self->frames.len);
+    f[F_OX] = ox; f[F_OY] = oy; f[F_AX] = ax; f[F_AY] = ay; f[F_BX] = bx; f[F_BY] = by; f[F_LO] = lo; f[F_HI] = hi;
+    f[F_WMODE] = vertical ? 1.0 : 0.0;
+    f[F_MCID] = mk ? (double)mk->mcid : (double)NO_MCID;
+    f[F_MCID_STREAM] = mk ? (double)mk->mcid_stream : (double)PAGE_STREAM;
+    f[F_STREAM] = (double)self->ctx.stream_id;
+    f[F_TOKEN] = self->ctx.stream_id == PAGE_STREAM ? (double)token : -1.0;
+    f[F_RENDER] = (double)gs->render_mode;
+    f[F_ARTIFACT] = mk && mk->artifact ? 1.0 : 0.0;
+    f[F_CX0] = self->ctx.clip[0]; f[F_CY0] = self->ctx.clip[1]; f[F_CX1] = self->ctx.clip[2]; f[F_CY1] = self->ctx.clip[3];
+    f[F_FONT] = (double)gs->font;
+    f[F_COUNT] = (double)count;
+    f[F_SIZE] = size; f[F_CHAR_SPACING] = gs->char_spacing; f[F_WORD_SPACING] = gs->word_spacing; f[F_SCALE] = gs->scale;
+    f[F_BY_CODE] = by_code;
+    self->frames.len += F_FIELDS * sizeof(double);
+    self->count += count;
+    return 0;
+}
+
+static int add_adjustment(Core *self, Py_ssize_t index, double offset) {
+    int64_t i = (int64_t)index;
+    if (buf_append(&self->adj_index, &i, sizeof i) < 0) return -1;
+    return buf_append(&self->adj_offset, &offset, sizeof offset);
+}
+
+static double adjustment(Core *self, double number, double size, int vertical) {
+    if (vertical) return number / 1000.0 * size;
+    return -number / 1000.0 * size * self->gs.scale;
+}
+
+static void advance_along(Core *self, double along, int vertical) {
+    self->tm = vertical ? translate(0.0, -along, self->tm) : translate(along, 0.0, self->tm);
+}
+
+static void next_line(Core *self) {
+    self->tlm = translate(0.0, -self->gs.leading, self->tlm);
+    self->tm = self->tlm;
+}
+
+/* One piece of a show operator: a string (bytes) or a TJ number. */
+typedef struct { int is_string; const unsigned char *bytes; size_t len; double number; } Piece;
+
+static Py_ssize_t count_spaces(const unsigned char *s, size_t n) {
+    Py_ssize_t k = 0;
+    for (size_t i = 0; i < n; i++) k += s[i] == 32;
+    return k;
+}
+
+/* Sum of w0 over the codes, left to right (SingleByteFont.advance). */
+static double byte_advance(const FontInfo *font, const unsigned char *s, size_t n) {
+    double total = 0.0;
+    for (size_t i = 0; i < n; i++) total += font->widths[s[i]];
+    return total;
+}
+
+static int waits(const FontInfo *font, const Piece *pieces, size_t n) {
+    if (!font->any_waits) return 0;
+    for (size_t k = 0; k < n; k++)
+        if (pieces[k].is_string)
+            for (size_t i = 0; i < pieces[k].len; i++)
+                if (font->waits[pieces[k].bytes[i]]) return 1;
+    return 0;
+}
+
+/* _show_bytes: strings of a single-byte font, decoded at the end of the page. */
+static int show_bytes(Core *self, const FontInfo *font, const Piece *pieces, size_t n, int single, long long token) {
+    GState *gs = &self->gs;
+    double size = gs->size, scale = gs->scale;
+    if (single) {
+        size_t count = pieces[0].len;
+        if (count) {
+            double widths = byte_advance(font, pieces[0].bytes, count);
+            if (buf_append(&self->codes, pieces[0].bytes, count) < 0) return -1;
+            double spacing = gs->char_spacing * (double)count + gs->word_spacing * (double)count_spaces(pieces[0].bytes, count);
+            if (record(self, font, 0, (Py_ssize_t)count, 1.0, token) < 0) return -1;
+            self->tm = translate((widths * size + spacing) * scale, 0.0, self->tm);
+        }
+        return 0;
+    }
+    Py_ssize_t first = self->count, count = 0, word_spaces = 0;
+    double widths = 0.0, along = 0.0, pending = 0.0;
+    for (size_t k = 0; k < n; k++) {
+        const Piece *pc = &pieces[k];
+        if (pc->is_string) {
+            if (!pc->len) continue;
+            double w = byte_advance(font, pc->bytes, pc->len);
+            if (pending != 0.0) {
+                double offset = -pending / 1000.0 * size * scale;
+                if (add_adjustment(self, first + count, offset) < 0) return -1;
+                along += offset;
+                pending = 0.0;
+            }
+            if (buf_append(&self->codes, pc->bytes, pc->len) < 0) return -1;
+            widths += w;
+            word_spaces += count_spaces(pc->bytes, pc->len);
+            count += (Py_ssize_t)pc->len;
+        } else {
+            pending += pc->number;
+        }
+    }
+    if (count) {
+        double spacing = gs->char_spacing * (double)count + gs->word_spacing * (double)word_spaces;
+        along += (widths * size + spacing) * scale;
+        if (record(self, font, 0, count, 1.0, token) < 0) return -1;
+    }
+    if (pending != 0.0) along += adjustment(self, pending, size, 0);
+    if (along != 0.0) advance_along(self, along, 0);
+    return 0;
+}
+
+/* Font.decode through the host: (glyphs, sum w0, sum w1, word spaces).
+ * The host keeps the DecodedString when it has glyphs. */
+static int host_decode(Core *self, long font, const Piece *pc, Py_ssize_t *n, double *w, double *vw, Py_ssize_t *ws) {
+    PyObject *r = PyObject_CallMethod(self->host, "decode", "ly#", font, (const char *)pc->bytes, (Py_ssize_t)pc->len);
+    if (!r) return -1;
+    int ok = PyArg_ParseTuple(r, "nddn", n, w, vw, ws);
+    Py_DECREF(r);
+    return ok ? 0 : -1;
+}
+
+/* _show_decoded: strings of any font through Font.decode. */
+static int show_decoded(Core *self, const FontInfo *font, const Piece *pieces, size_t n, int single, long long token) {
+    GState *gs = &self->gs;
+    long font_index = gs->font;
+    int vertical = font->wmode == 1;
+    Py_ssize_t count = 0, word_spaces = 0, m, ws;
+    double w, vw;
+    if (single && !vertical) {
+        if (host_decode(self, font_index, &pieces[0], &count, &w, &vw, &ws) < 0) return -1;
+        if (count) {
+            /* Tc, Tw and the size as they are after the host's call (it runs no operators). */
+            double spacing = gs->char_spacing * (double)count + gs->word_spacing * (double)ws;
+            if (record(self, font, 0, count, 0.0, token) < 0) return -1;
+            self->tm = translate((w * gs->size + spacing) * gs->scale, 0.0, self->tm);
+        }
+        return 0;
+    }
+    double size = gs->size;
+    Py_ssize_t first = self->count;
+    double widths = 0.0, vertical_widths = 0.0, along = 0.0, pending = 0.0;
+    for (size_t k = 0; k < n; k++) {
+        const Piece *pc = &pieces[k];
+        if (pc->is_string) {
+            if (host_decode(self, font_index, pc, &m, &w, &vw, &ws) < 0) return -1;
+            if (!m) continue;
+            if (pending != 0.0) {
+                double offset = adjustment(self, pending, size, vertical);
+                if (add_adjustment(self, first + count, offset) < 0) return -1;
+                along += offset;
+                pending = 0.0;
+            }
+            widths += w;
+            vertical_widths += vw;
+            word_spaces += ws;
+            count += m;
+        } else {
+            pending += pc->number;
+        }
+    }
+    if (count) {
+        double spacing = gs->char_spacing * (double)count + gs->word_spacing * (double)word_spaces;
+        if (vertical) along += -vertical_widths * size - spacing;
+        else along += (widths * size + spacing) * gs->scale;
+        if (record(self, font, vertical, count, 0.0, token) < 0) return -1;
+    }
+    if (pending != 0.0) along += adjustment(self, pending, size, vertical);
+    if (along != 0.0) advance_along(self, along, vertical);
+    return 0;
+}
+
+static int refresh_font(Core *self, long index);
+
+static int show(Core *self, const Piece *pieces, size_t n, int single, long long token) {
+    FontInfo *font = font_info(self, self->gs.font);
+    if (!font) {
+        PyObject *r = PyObject_CallMethod(self->host, "fallback_font", NULL);
+        if (!r) return -1;
+        long index = PyLong_AsLong(r);
+        Py_DECREF(r);
+        if (index == -1 && PyErr_Occurred()) return -1;
+        self->gs.font = index;
+        font = font_info(self, index);
+        if (!font) { PyErr_SetString(PyExc_RuntimeError, "host gave an undefined font"); return -1; }
+    }
+    if (font->by_code && !waits(font, pieces, n)) return show_bytes(self, font, pieces, n, single, token);
+    int r = show_decoded(self, font, pieces, n, single, token);
+    if (font->by_code) {
+        /* Decoding may have read the font program: its codes stop waiting. */
+        PyObject *type, *value, *tb;
+        PyErr_Fetch(&type, &value, &tb);
+        if (refresh_font(self, self->gs.font) < 0) {
+            if (type) PyErr_Clear();
+            else return -1;
+        }
+        PyErr_Restore(type, value, tb);
+    }
+    return r;
+}
+
+static int refresh_font(Core *self, long index) {
+    PyObject *r = PyObject_CallMethod(self->host, "refresh_font", "l", index);
+    if (!r) return -1;
+    Py_DECREF(r);
+    return 0;
+}
+
+/* ---- marked content ---------------------------------------------------- */
+static int open_marked(Core *self, int artifact_tag, int has_mcid, long long mcid, PyObject *actual_text) {
+    Marked *outer = marked_top(self);
+    Marked m;
+    m.mcid = outer ? outer->mcid : NO_MCID;
+    m.mcid_stream = outer ? outer->mcid_stream : PAGE_STREAM;
+    if (has_mcid) { m.mcid = mcid; m.mcid_stream = self->ctx.stream_id; }
+    m.artifact = artifact_tag || (outer && outer->artifact);
+    Py_XINCREF(actual_text);
+    m.actual_text = actual_text;
+    m.first_glyph = self->count;
+    if (buf_append(&self->marked, &m, sizeof m) < 0) { Py_XDECREF(actual_text); return -1; }
+    return 0;
+}
+
+static int close_marked(Core *self) {
+    Marked m = *marked_top(self);
+    self->marked.len -= sizeof(Marked);
+    int rc = 0;
+    if (m.actual_text && self->count > m.first_glyph) {
+        PyObject *span = Py_BuildValue("(nnO)", m.first_glyph, self->count, m.actual_text);
+        if (!span || PyList_Append(self->spans, span) < 0) rc = -1;
+        Py_XDECREF(span);
+    }
+    Py_XDECREF(m.actual_text);
+    return rc;
+}
+
+/* BMC / BDC (§14.6): operands[0] is the tag, operands[1] the properties. */
+static int op_marked(Core *self, Lexer *lx, int op) {
+    if (lx->nops < 1) return bad_operands(self, op);
+    const Operand *tag = &lx->ops[0];
+    int artifact = tag->type == T_NAME && tag->len == 8 && !memcmp(lx->scratch.data + tag->off, "Artifact", 8);
+    if (op == OP_BMC || lx->nops < 2) return open_marked(self, artifact, 0, 0, NULL);
+    const Operand *props = &lx->ops[1];
+    if (props->type == T_NAME) {
+        /* Named properties live in the resources: the host looks them up. */
+        PyObject *r = PyObject_CallMethod(self->host, "properties", "y#", lx->scratch.data + props->off, (Py_ssize_t)props->len);
+        if (!r) return -1;
+        PyObject *mcid_obj, *text;
+        if (!PyArg_ParseTuple(r, "OO", &mcid_obj, &text)) { Py_DECREF(r); return -1; }
+        long long mcid = 0;
+        int has = mcid_obj != Py_None;
+        if (has) { mcid = PyLong_AsLongLong(mcid_obj); if (mcid == -1 && PyErr_Occurred()) { Py_DECREF(r); return -1; } }
+        int rc = open_marked(self, artifact, has, mcid, text == Py_None ? NULL : text);
+        Py_DECREF(r);
+        return rc;
+    }
+    if (props->type != T_DICT) return open_marked(self, artifact, 0, 0, NULL);
+    if (props->has_mcid && !props->mcid_ok) {
+        if (host_warn(self, "ignored a non-integer /MCID") < 0) return -1;
+    }
+    PyObject *text = NULL;
+    if (props->has_text) {
+        text = PyObject_CallMethod(self->host, "text", "y#", lx->scratch.data + props->text_off, (Py_ssize_t)props->text_len);
+        if (!text) return -1;
+    }
+    int rc = open_marked(self, artifact, props->has_mcid && props->mcid_ok, props->mcid, text);
+    Py_XDECREF(text);
+    return rc;
+}
+
+/* ---- operators --------------------------------------------------------- */
+static int op_show(Core *self, Lexer *lx, int op, long long token) {
+    Piece one;
+    if (op == OP_Tj || op == OP_quote || op == OP_dquote) {
+        size_t at = op == OP_dquote ? 2 : 0;
+        if (op == OP_dquote) {
+            double aw, ac;
+            if (!number_at(lx, 0, &aw)) return bad_operands(self, op);
+            self->gs.word_spacing = aw;
+            if (!number_at(lx, 1, &ac)) return bad_operands(self, op);
+            self->gs.char_spacing = ac;
+        }
+        if (op != OP_Tj) next_line(self);
+        if (at >= lx->nops || lx->ops[at].type != T_STR) return bad_operands(self, op);
+        one.is_string = 1;
+        one.bytes = (const unsigned char *)lx->scratch.data + lx->ops[at].off;
+        one.len = lx->ops[at].len;
+        return show(self, &one, 1, 1, token);
+    }
+    /* TJ */
+    if (lx->nops < 1 || lx->ops[0].type != T_ARRAY) return bad_operands(self, op);
+    const Operand *items = (const Operand *)lx->items.data + lx->ops[0].first;
+    size_t n = lx->ops[0].n;
+    Piece *pieces = PyMem_Malloc((n ? n : 1) * sizeof(Piece));
+    if (!pieces) { PyErr_NoMemory(); return -1; }
+    for (size_t k = 0; k < n; k++) {
+        const Operand *it = &items[k];
+        if (it->type == T_STR) {
+            pieces[k].is_string = 1;
+            pieces[k].bytes = (const unsigned char *)lx->scratch.data + it->off;
+            pieces[k].len = it->len;
+        } else if (it->type == T_INT || it->type == T_REAL) {
+            pieces[k].is_string = 0;
+            pieces[k].number = it->num;
+        } else {
+            PyMem_Free(pieces);
+            return bad_operands(self, op);
+        }
+    }
+    int single = n == 1 && pieces[0].is_string;
+    int rc = show(self, pieces, n, single, token);
+    PyMem_Free(pieces);
+    return rc;
+}
+
+static int op_matrix(Lexer *lx, Mat *m) {
+    double v[6];
+    for (size_t i = 0; i < 6; i++)
+        if (!number_at(lx, i, &v[i])) return 0;
+    m->a = v[0]; m->b = v[1]; m->c = v[2]; m->d = v[3]; m->e = v[4]; m->f = v[5];
+    return 1;
+}
+
+static int op_Tf(Core *self, Lexer *lx) {
+    double size;
+    if (lx->nops < 2 || lx->ops[0].type != T_NAME || !number_at(lx, 1, &size)) return bad_operands(self, OP_Tf);
+    PyObject *r = PyObject_CallMethod(self->host, "font", "y#", lx->scratch.data + lx->ops[0].off, (Py_ssize_t)lx->ops[0].len);
+    if (!r) return -1;
+    long index = PyLong_AsLong(r);
+    Py_DECREF(r);
+    if (index == -1 && PyErr_Occurred()) return -1;
+    if (!font_info(self, index)) { PyErr_SetString(PyExc_RuntimeError, "host gave an undefined font"); return -1; }
+    self->gs.font = index;
+    self->gs.size = size;
+    return 0;
+}
+
+static int op_Do(Core *self, Lexer *lx) {
+    if (lx->nops < 1 || lx->ops[0].type != T_NAME) return bad_operands(self, OP_Do);
+    PyObject *r = PyObject_CallMethod(self->host, "do", "y#", lx->scratch.data + lx->ops[0].off, (Py_ssize_t)lx->ops[0].len);
+    if (!r) return -1;
+    Py_DECREF(r);
+    return 0;
+}
+
+static int execute(Core *self, Lexer *lx, int op, long long token) {
+    GState *gs = &self->gs;
+    double v, w;
+    Mat m;
+    switch (op) {
+    case OP_Tj: case OP_TJ: case OP_quote: case OP_dquote: return op_show(self, lx, op, token);
+    case OP_BT: self->tm = self->tlm = IDENTITY; return 0;
+    case OP_ET: return 0;
+    case OP_Td:
+        if (lx->nops < 2 || !number_at(lx, 0, &v) || !number_at(lx, 1, &w)) return bad_operands(self, op);
+        self->tlm = translate(v, w, self->tlm);
+        self->tm = self->tlm;
+        return 0;
+    case OP_TD:
+        /* The reference sets TL from operands[1] before reading operands[0]. */
+        if (lx->nops < 2 || !number_at(lx, 1, &w)) return bad_operands(self, op);
+        gs->leading = -w;
+        if (!number_at(lx, 0, &v)) return bad_operands(self, op);
+        self->tlm = translate(v, w, self->tlm);
+        self->tm = self->tlm;
+        return 0;
+    case OP_Tm:
+        if (!op_matrix(lx, &m)) return bad_operands(self, op);
+        self->tm = self->tlm = m;
+        return 0;
+    case OP_Tstar: next_line(self); return 0;
+    case OP_Tf: return op_Tf(self, lx);
+    case OP_Tc: if (!number_at(lx, 0, &v)) return bad_operands(self, op); gs->char_spacing = v; return 0;
+    case OP_Tw: if (!number_at(lx, 0, &v)) return bad_operands(self, op); gs->word_spacing = v; return 0;
+    case OP_Tz: if (!number_at(lx, 0, &v)) return bad_operands(self, op); gs->scale = v / 100.0; return 0;
+    case OP_TL: if (!number_at(lx, 0, &v)) return bad_operands(self, op); gs->leading = v; return 0;
+    case OP_Ts: if (!number_at(lx, 0, &v)) return bad_operands(self, op); gs->rise = v; return 0;
+    case OP_Tr:
+        if (!number_at(lx, 0, &v) || !(fabs(v) < 9.2e18)) return bad_operands(self, op);
+        gs->render_mode = (long long)v; /* int(): toward zero */
+        return 0;
+    case OP_cm:
+        if (!op_matrix(lx, &m)) return bad_operands(self, op);
+        gs->ctm = mat_mul(m, gs->ctm);
+        return 0;
+    case OP_q: return buf_append(&self->stack, gs, sizeof *gs);
+    case OP_Q:
+        /* An unbalanced Q (common in damaged files) leaves the state alone. */
+        if (self->stack.len) {
+            self->stack.len -= sizeof(GState);
+            memcpy(gs, self->stack.data + self->stack.len, sizeof *gs);
+        }
+        return 0;
+    case OP_Do: return op_Do(self, lx);
+    case OP_BDC: case OP_BMC: return op_marked(self, lx, op);
+    case OP_EMC:
+        if (marked_count(self) > self->ctx.marked_depth) return close_marked(self);
+        return 0;
+    }
+    return 0;
+}
+
+/* ---- operands ------------------------------------------------------------ */
+
+/* Read the rest of an array or dictionary opened by `open_kind`, without
+ * recursion: `depth` counts the containers open. Only the outermost
+ * container's direct members are looked at; a TJ array keeps its strings
+ * and numbers in `items`, a dictionary keeps /MCID and /ActualText.
+ * Returns 1 when the container closed, 0 at the end of data, -1 on error. */
+static int read_container(Lexer *lx, int open_kind, Operand *out, int keep) {
+    size_t depth = 1;
+    Token t;
+    /* Dictionary state: the key awaiting its value (0 none, 1 /MCID, 2 /ActualText, 3 other). */
+    int key = 0, expect_key = 1;
+    if (open_kind == K_ARRAY_OPEN) { out->type = T_ARRAY; out->first = lx->items.len / sizeof(Operand); out->n = 0; }
+    else out->type = T_DICT;
+    while (1) {
+        Buf *dst = keep && depth == 1 ? &lx->scratch : NULL;
+        size_t mark = dst ? dst->len : 0;
+        int kind = next_token(lx, &t, dst);
+        if (kind == K_ERROR) return -1;
+        if (kind == K_EOF) return 0;
+        if (kind == K_ARRAY_OPEN || kind == K_DICT_OPEN) {
+            if (depth == 1) {
+                if (open_kind == K_ARRAY_OPEN && keep) {
+                    Operand other; memset(&other, 0, sizeof other); other.type = T_BAD;
+                    if (buf_append(&lx->items, &other, sizeof other) < 0) return -1;
+                    out->n++;
+                } else if (open_kind == K_DICT_OPEN) {
+                    if (expect_key) { /* a container as a key: qpdf drops the pair */ }
+                    else { key = 0; }
+                    expect_key = !expect_key;
+                }
+            }
+            if (depth == SIZE_MAX) return -1;
+            depth++;
+            continue;
+        }
+        if (kind == K_ARRAY_CLOSE || kind == K_DICT_CLOSE) {
+            if (--depth == 0) return 1;
+            continue;
+        }
+        if (depth != 1) continue;
+        if (kind == K_KEYWORD) {
+            /* An operator inside a container: qpdf refuses the stream there. */
+            return -2;
+        }
+        if (open_kind == K_ARRAY_OPEN) {
+            if (keep && buf_append(&lx->items, &t.obj, sizeof t.obj) < 0) return -1;
+            out->n++;
+            continue;
+        }
+        if (expect_key) {
+            const char *name = t.obj.type == T_NAME && dst ? lx->scratch.data + t.obj.off : NULL;
+            key = 3;
+            if (name && t.obj.len == 4 && !memcmp(name, "MCID", 4)) key = 1;
+            else if (name && t.obj.len == 10 && !memcmp(name, "ActualText", 10)) key = 2;
+            if (dst) dst->len = mark; /* keys are not kept */
+            expect_key = 0;
+        } else if (t.obj.type == T_NULL) {
+            key = 0; /* a null value is an absent key (§7.3.7) */
+            expect_key = 1;
+        } else {
+            if (key == 1) {
+                out->has_mcid = 1;
+                out->mcid_ok = is_number(&t.obj) && fabs(t.obj.num) < 9.2e18;
+                out->mcid = out->mcid_ok ? (long long)t.obj.num : 0;
+            } else if (key == 2) {
+                /* Only a string is ActualText; the last one wins. */
+                out->has_text = t.obj.type == T_STR;
+                out->text_off = t.obj.off;
+                out->text_len = t.obj.len;
+            }
+            key = 0;
+            expect_key = 1;
+        }
+    }
+}
+
+/* Skip an inline image's data after ID (§8.9.7): up to an EI that white
+ * space precedes and white space or the end of data follows. */
+static void skip_inline_image(Lexer *lx) {
+    const unsigned char *p = lx->p, *end = lx->end;
+    if (p < end) p++; /* the white space that ends ID */
+    while (p + 1 < end) {
+        if (p[0] == 'E' && p[1] == 'I' && (p == lx->p || is_white(p[-1])) && (p + 2 == end || is_white(p[2]))) {
+            lx->p = p + 2;
+            return;
+        }
+        p++;
+    }
+    lx->p = end;
+}
+
+/* Run one content stream with the current state. 0: done (or stopped at
+ * the operator limit, self->limit_reached), -1: a Python exception. */
+static int run_stream(Core *self, const unsigned char *data, size_t len) {
+    Lexer lx;
+    memset(&lx, 0, sizeof lx);
+    lx.p = data;
+    lx.end = data + len;
+    long long token = -1; /* index among the interpreted (text) operators, as the reference counts them */
+    int rc = 0;
+    Token t;
+    while (!self->limit_reached) {
+        int keep = lx.nops < KEPT_OPERANDS;
+        Buf *dst = keep ? &lx.scratch : NULL;
+        int kind = next_token(&lx, &t, dst);
+        if (kind == K_ERROR) { rc = -1; break; }
+        if (kind == K_EOF) break;
+        if (kind == K_KEYWORD) {
+            if (self->operators >= self->max_operators) {
+                char message[200];
+                snprintf(message, sizeof message,
+                         "limit: more than %lld operators on this page; text after that is skipped "
+                         "(extract.max_operators_per_page)", self->max_operators);
+                self->limit_reached = 1;
+                if (host_warn(self, message) < 0) rc = -1;
+                break;
+            }
+            self->operators++;
+            int op = operator_code(t.word, t.word_len);
+            if (op == OP_ID) skip_inline_image(&lx);
+            else if (op != OP_OTHER) {
+                token++;
+                if (execute(self, &lx, op, token) < 0 && operator_failed(self, op) < 0) { rc = -1; break; }
+            }
+            lx.nops = 0;
+            lx.scratch.len = 0;
+            lx.items.len = 0;
+            continue;
+        }
+        Operand *slot = keep ? &lx.ops[lx.nops] : NULL;
+        if (kind == K_ARRAY_OPEN || kind == K_DICT_OPEN) {
+            Operand tmp;
+            memset(&tmp, 0, sizeof tmp);
+            /* Only the first operand's array is kept: TJ reads operands[0]. */
+            int r = read_container(&lx, kind, &tmp, keep && (kind == K_DICT_OPEN || lx.nops == 0));
+            if (r == -1) { rc = -1; break; }
+            if (r == -2) { /* refused container: what follows is not read */
+                if (host_warn(self, "content stream cannot be tokenized: an operator inside an array or dictionary") < 0) rc = -1;
+                break;
+            }
+            if (r == 0) break; /* cut by the end of data */
+            if (slot) *slot = tmp;
+        } else if (kind == K_ARRAY_CLOSE || kind == K_DICT_CLOSE) {
+            if (slot) { memset(slot, 0, sizeof *slot); slot->type = T_NULL; }
+        } else if (slot) {
+            *slot = t.obj;
+        }
+        if (lx.nops < SIZE_MAX) lx.nops++;
+    }
+    buf_free(&lx.scratch);
+    buf_free(&lx.items);
+    return rc;
+}
+
+/* ---- Python methods ----------------------------------------------------- */
+static void core_clear_marked(Core *self) {
+    while (marked_count(self)) {
+        Marked *m = marked_top(self);
+        Py_XDECREF(m->actual_text);
+        self->marked.len -= sizeof(Marked);
+    }
+}
+
+static void Core_dealloc(Core *self) {
+    core_clear_marked(self);
+    Py_XDECREF(self->host);
+    Py_XDECREF(self->spans);
+    for (size_t i = 0; i < self->nfonts; i++) PyMem_Free(self->fonts[i]);
+    PyMem_Free(self->fonts);
+    buf_free(&self->stack); buf_free(&self->marked); buf_free(&self->frames); buf_free(&self->codes);
+    buf_free(&self->adj_index); buf_free(&self->adj_offset);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+static int Core_init(Core *self, PyObject *args, PyObject *kwds) {
+    static char *kwlist[] = {"host", "max_operators", NULL};
+    PyObject *host;
+    long long max_operators;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OL", kwlist, &host, &max_operators)) return -1;
+    Py_INCREF(host);
+    Py_XSETREF(self->host, host);
+    Py_XSETREF(self->spans, PyList_New(0));
+    if (!self->spans) return -1;
+    self->gs.ctm = IDENTITY;
+    self->gs.font = -1;
+    self->gs.scale = 1.0;
+    self->tm = self->tlm = IDENTITY;
+    self->ctx.stream_id = PAGE_STREAM;
+    self->ctx.clip[0] = self->ctx.clip[1] = -INFINITY;
+    self->ctx.clip[2] = self->ctx.clip[3] = INFINITY;
+    self->max_operators = max_operators < 0 ? 0 : max_operators;
+    return 0;
+}
+
+/* set_font(index, by_code, wmode, ascent, descent, widths: bytes|None, waits: bytes|None) */
+static PyObject *Core_set_font(Core *self, PyObject *args) {
+    long index;
+    int by_code, wmode;
+    double ascent, descent;
+    PyObject *widths, *waits_obj;
+    if (!PyArg_ParseTuple(args, "lppddOO", &index, &by_code, &wmode, &ascent, &descent, &widths, &waits_obj)) return NULL;
+    if (index < 0 || index > 1000000) { PyErr_SetString(PyExc_ValueError, "font index out of range"); return NULL; }
+    if ((size_t)index >= self->nfonts) {
+        size_t n = (size_t)index + 1;
+        FontInfo **p = PyMem_Realloc(self->fonts, n * sizeof *p);
+        if (!p) return PyErr_NoMemory();
+        for (size_t i = self->nfonts; i < n; i++) p[i] = NULL;
+        self->fonts = p;
+        self->nfonts = n;
+    }
+    FontInfo *f = self->fonts[index];
+    if (!f) {
+        f = PyMem_Calloc(1, sizeof *f);
+        if (!f) return PyErr_NoMemory();
+        self->fonts[index] = f;
+    }
+    f->by_code = by_code;
+    f->wmode = wmode ? 1 : 0;
+    f->ascent = ascent;
+    f->descent = descent;
+    f->any_waits = 0;
+    memset(f->waits, 0, sizeof f->waits);
+    if (widths != Py_None) {
+        Py_buffer view;
+        if (PyObject_GetBuffer(widths, &view, PyBUF_SIMPLE) < 0) return NULL;
+        if (view.len != 256 * (Py_ssize_t)sizeof(double)) {
+            PyBuffer_Release(&view);
+            PyErr_SetString(PyExc_ValueError, "widths must be 256 doubles");
+            return NULL;
+        }
+        memcpy(f->widths, view.buf, sizeof f->widths);
+        PyBuffer_Release(&view);
+    }
+    if (waits_obj != Py_None) {
+        Py_buffer view;
+        if (PyObject_GetBuffer(waits_obj, &view, PyBUF_SIMPLE) < 0) return NULL;
+        if (view.len != 256) {
+            PyBuffer_Release(&view);
+            PyErr_SetString(PyExc_ValueError, "waits must be 256 bytes");
+            return NULL;
+        }
+        for (int i = 0; i < 256; i++) {
+            f->waits[i] = ((const unsigned char *)view.buf)[i] != 0;
+            f->any_waits |= f->waits[i];
+        }
+        PyBuffer_Release(&view);
+    }
+    f->defined = 1;
+    Py_RETURN_NONE;
+}
+
+static PyObject *Core_run(Core *self, PyObject *args) {
+    Py_buffer data;
+    if (!PyArg_ParseTuple(args, "y*", &data)) return NULL;
+    int rc = run_stream(self, (const unsigned char *)data.buf, (size_t)data.len);
+    PyBuffer_Release(&data);
+    if (rc < 0) return NULL;
+    Py_RETURN_NONE;
+}
+
+static void transform_box(const double box[4], Mat m, double out[4]) {
+    double xs[4], ys[4];
+    int k = 0;
+    for (int i = 0; i < 2; i++)
+        for (int j = 0; j < 2; j++) {
+            double x = i ? box[2] : box[0], y = j ? box[3] : box[1];
+            xs[k] = x * m.a + y * m.c + m.e;
+            ys[k] = x * m.b + y * m.d + m.f;
+            k++;
+        }
+    out[0] = xs[0]; out[1] = ys[0]; out[2] = xs[0]; out[3] = ys[0];
+    for (k = 1; k < 4; k++) {
+        /* min()/max() of the reference: keep the first of equals */
+        if (xs[k] < out[0]) out[0] = xs[k];
+        if (ys[k] < out[1]) out[1] = ys[k];
+        if (xs[k] > out[2]) out[2] = xs[k];
+        if (ys[k] > out[3]) out[3] = ys[k];
+    }
+}
+
+/* run_form(data, matrix, bbox|None, stream_id): a form XObject at
+ * /Matrix x CTM, clipped by its /BBox, in a state of its own (§8.10.1). */
+static PyObject *Core_run_form(Core *self, PyObject *args) {
+    Py_buffer data;
+    Mat fm;
+    PyObject *bbox_obj;
+    long long stream_id;
+    if (!PyArg_ParseTuple(args, "y*(dddddd)OL", &data, &fm.a, &fm.b, &fm.c, &fm.d, &fm.e, &fm.f, &bbox_obj, &stream_id))
+        return NULL;
+    double bbox[4];
+    int has_bbox = bbox_obj != Py_None;
+    if (has_bbox && !PyArg_ParseTuple(bbox_obj, "dddd", &bbox[0], &bbox[1], &bbox[2], &bbox[3])) {
+        PyBuffer_Release(&data);
+        return NULL;
+    }
+    GState saved_gs = self->gs;
+    size_t saved_stack = self->stack.len;
+    Mat saved_tm = self->tm, saved_tlm = self->tlm;
+    Context saved_ctx = self->ctx;
+    self->gs.ctm = mat_mul(fm, self->gs.ctm);
+    Context ctx = saved_ctx;
+    if (has_bbox) {
+        double box[4];
+        transform_box(bbox, self->gs.ctm, box);
+        /* _intersect: max of lows, min of highs (Python max/min keep the first of equals). */
+        ctx.clip[0] = box[0] > saved_ctx.clip[0] ? box[0] : saved_ctx.clip[0];
+        ctx.clip[1] = box[1] > saved_ctx.clip[1] ? box[1] : saved_ctx.clip[1];
+        ctx.clip[2] = box[2] < saved_ctx.clip[2] ? box[2] : saved_ctx.clip[2];
+        ctx.clip[3] = box[3] < saved_ctx.clip[3] ? box[3] : saved_ctx.clip[3];
+    }
+    ctx.stream_id = stream_id;
+    ctx.marked_depth = marked_count(self);
+    self->ctx = ctx;
+    int rc = run_stream(self, (const unsigned char *)data.buf, (size_t)data.len);
+    PyBuffer_Release(&data);
+    /* Marked content balances within a stream (§14.6): close what the form left open. */
+    PyObject *type, *value, *tb;
+    PyErr_Fetch(&type, &value, &tb);
+    while (marked_count(self) > self->ctx.marked_depth) {
+        if (close_marked(self) < 0) { rc = -1; if (!type) PyErr_Fetch(&type, &value, &tb); else PyErr_Clear(); }
+    }
+    PyErr_Restore(type, value, tb);
+    self->ctx = saved_ctx;
+    self->gs = saved_gs;
+    if (self->stack.len > saved_stack) self->stack.len = saved_stack;
+    self->tm = saved_tm;
+    self->tlm = saved_tlm;
+    if (rc < 0) return NULL;
+    Py_RETURN_NONE;
+}
+
+static PyObject *Core_ctm(Core *self, PyObject *Py_UNUSED(ignored)) {
+    Mat m = self->gs.ctm;
+    return Py_BuildValue("(dddddd)", m.a, m.b, m.c, m.d, m.e, m.f);
+}
+
+static PyObject *Core_marked(Core *self, PyObject *Py_UNUSED(ignored)) {
+    Marked *m = marked_top(self);
+    if (!m) Py_RETURN_NONE;
+    return Py_BuildValue("(LL)", m->mcid, m->mcid_stream);
+}
+
+static PyObject *Core_font(Core *self, PyObject *Py_UNUSED(ignored)) { return PyLong_FromLong(self->gs.font); }
+
+/* results() -> (frames, codes, adjustment indices, adjustment offsets, spans, glyphs, operators) */
+static PyObject *Core_results(Core *self, PyObject *Py_UNUSED(ignored)) {
+    return Py_BuildValue("(y#y#y#y#OnLi)", self->frames.data ? self->frames.data : "", (Py_ssize_t)self->frames.len,
+                         self->codes.data ? self->codes.data : "", (Py_ssize_t)self->codes.len,
+                         self->adj_index.data ? self->adj_index.data : "", (Py_ssize_t)self->adj_index.len,
+                         self->adj_offset.data ? self->adj_offset.data : "", (Py_ssize_t)self->adj_offset.len,
+                         self->spans, self->count, self->operators, self->limit_reached);
+}
+
+static PyMethodDef Core_methods[] = {
+    {"set_font", (PyCFunction)Core_set_font, METH_VARARGS, "Define or refresh font `index` for the core."},
+    {"run", (PyCFunction)Core_run, METH_VARARGS, "Interpret the page's content bytes."},
+    {"run_form", (PyCFunction)Core_run_form, METH_VARARGS, "Interpret a form XObject's bytes (from the host's do)."},
+    {"ctm", (PyCFunction)Core_ctm, METH_NOARGS, "The current transformation matrix."},
+    {"marked", (PyCFunction)Core_marked, METH_NOARGS, "(mcid, mcid_stream) of the innermost marked content, or None."},
+    {"font", (PyCFunction)Core_font, METH_NOARGS, "Index of the current font, -1 before any."},
+    {"results", (PyCFunction)Core_results, METH_NOARGS, "The page's frames, codes, adjustments and spans."},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyTypeObject CoreType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "ragprep.extract._core.Core",
+    .tp_basicsize = sizeof(Core),
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "One page's compiled content-stream interpreter (see interpreter.py for the rules).",
+    .tp_new = PyType_GenericNew,
+    .tp_init = (initproc)Core_init,
+    .tp_dealloc = (destructor)Core_dealloc,
+    .tp_methods = Core_methods,
+};
+
+static struct PyModuleDef core_module = {
+    PyModuleDef_HEAD_INIT, "_core", "Compiled content-stream interpreter of ragprep.extract.", -1, NULL,
+};
+
+PyMODINIT_FUNC PyInit__core(void) {
+    if (PyType_Ready(&CoreType) < 0) return NULL;
+    PyObject *m = PyModule_Create(&core_module);
+    if (!m) return NULL;
+    Py_INCREF(&CoreType);
+    if (PyModule_AddObject(m, "Core", (PyObject *)&CoreType) < 0) { Py_DECREF(&CoreType); Py_DECREF(m); return NULL; }
+    if (PyModule_AddIntConstant(m, "FIELDS", F_FIELDS) < 0) { Py_DECREF(m); return NULL; }
+    return m;
+}

@@ -1,0 +1,152 @@
+"""The compiled content-stream interpreter, and the choice between it and the reference.
+
+``_core`` (extract/_core.c, built by ``pip install``) tokenizes a page's
+decoded content bytes and runs the text state machine of interpreter.py
+operator by operator; it calls back here only for what needs the document's
+objects: selecting a font (Tf), decoding strings of fonts that are not
+single-byte tables, painting XObjects (Do), named marked-content properties
+and /ActualText strings. Its show frames, single-byte codes and TJ
+adjustments fill the same accumulator as the reference, so both paths
+compute every glyph's geometry with the same code.
+
+``RAGPREP_PURE=1`` selects the pure-Python PageInterpreter, which is also
+used when the extension is not built. tests/extract/test_compiled_core.py
+holds the two equal on every fixture and corpus page.
+"""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+import pikepdf
+
+from ragprep.extract.fonts import Font, SingleByteFont
+from ragprep.extract.interpreter import IDENTITY, PageInterpreter
+
+try:
+    from ragprep.extract import _core
+except ImportError:  # not built (no compiler at install time): the reference runs
+    _core = None
+
+PURE_ENV = "RAGPREP_PURE"
+
+
+def compiled_available() -> bool:
+    """Whether the compiled core is built and importable."""
+    return _core is not None
+
+
+def use_compiled() -> bool:
+    """The compiled core runs unless RAGPREP_PURE is set to a true value or it is not built."""
+    return _core is not None and os.environ.get(PURE_ENV, "").strip().lower() in ("", "0", "false", "no")
+
+
+def interpreter_class() -> type[PageInterpreter]:
+    return CompiledPageInterpreter if use_compiled() else PageInterpreter
+
+
+def _name(raw: bytes) -> str:
+    """A name token's bytes as pikepdf spells the name (with its slash)."""
+    return "/" + raw.decode("utf-8", "surrogateescape")
+
+
+class CompiledPageInterpreter(PageInterpreter):
+    """PageInterpreter whose operators run in the compiled core.
+
+    Resource lookups, fonts, forms and warnings are the reference's own
+    methods; this class is the host the core calls back (``font``,
+    ``fallback_font``, ``decode``, ``refresh_font``, ``do``, ``properties``,
+    ``text``, ``warn``, ``operator_failed``)."""
+
+    def _interpret_page(self, data: bytes) -> None:
+        self._registered: set[int] = set()
+        self._core = core = _core.Core(self, self._config.max_operators_per_page)
+        try:
+            core.run(data)
+            frames, codes, adj_index, adj_offset, spans, count, operators, _ = core.results()
+        finally:
+            self._core = None  # the core holds this host: break the cycle
+        glyphs = self._glyphs
+        glyphs.frames = np.frombuffer(frames, dtype=np.float64).reshape(-1, _core.FIELDS)
+        glyphs.byte_strings = [codes] if codes else []
+        glyphs.adjustment_columns = (
+            np.frombuffer(adj_index, dtype=np.int64),
+            np.frombuffer(adj_offset, dtype=np.float64),
+        )
+        glyphs.actual_text_spans = spans
+        glyphs.count = count
+        self._operators = operators
+
+    # -- host callbacks --------------------------------------------------------
+
+    def _register(self, index: int, font: Font, again: bool = False) -> int:
+        """Hand font `index` to the core (once per page, and again after a
+        decode that may have read the font's program)."""
+        if index in self._registered and not again:
+            return index
+        self._registered.add(index)
+        if isinstance(font, SingleByteFont):
+            widths = np.ascontiguousarray(font.width_table(), dtype=np.float64).tobytes()
+            waiting = font.waiting_codes()
+            self._core.set_font(index, True, False, font.ascent, font.descent, widths, waiting)
+        else:
+            self._core.set_font(index, False, font.wmode == 1, font.ascent, font.descent, None, None)
+        return index
+
+    def font(self, raw: bytes) -> int:
+        font, index = self._font_by_name(_name(raw))
+        return self._register(index, font)
+
+    def fallback_font(self) -> int:
+        self._warn("text shown before any font was selected (Tf); decoded with a fallback font")
+        font = self._select_font(None)
+        return self._register(self._font_index[id(font)], font)
+
+    def refresh_font(self, index: int) -> None:
+        self._register(index, self._fonts_used[index], again=True)
+
+    def decode(self, index: int, data: bytes) -> tuple[int, float, float, int]:
+        decoded = self._fonts_used[index].decode(data)
+        count = len(decoded.texts)
+        if not count:
+            return 0, 0.0, 0.0, 0
+        self._glyphs.strings.append(decoded)
+        widths, vertical_widths, word_spaces = decoded.advance_sums
+        return count, widths, vertical_widths, word_spaces
+
+    def do(self, raw: bytes) -> None:
+        form = self._form_to_paint(_name(raw))
+        if form is None:
+            return
+        saved_context = self._context
+        # The core computes the clip; the context here carries the resources.
+        self._context = self._form_context(form, saved_context.clip, 0)
+        self._forms_open.append(form.key)
+        try:
+            self._core.run_form(form.data, form.matrix, form.bbox, form.key[0])
+        finally:
+            self._forms_open.pop()
+            self._context = saved_context
+
+    def properties(self, raw: bytes) -> tuple[int | None, str | None]:
+        properties = self._named_properties(_name(raw))
+        return self._marked_properties(properties if isinstance(properties, pikepdf.Dictionary) else None)
+
+    def text(self, raw: bytes) -> str:
+        """An /ActualText string as pikepdf reads it (PDFDocEncoding or UTF-16BE, §7.9.2.2)."""
+        return str(pikepdf.String(raw))
+
+    def warn(self, message: str) -> None:
+        self._warn(message)
+
+    def operator_failed(self, operator: str, exc: BaseException) -> None:
+        self._warn(f"operator {operator} skipped: {type(exc).__name__}: {exc}")
+
+    def _current_ctm(self) -> tuple[float, ...]:
+        return self._core.ctm() if self._core is not None else IDENTITY
+
+    def _current_marked(self) -> tuple[int, int] | None:
+        return self._core.marked()
+
+    _core = None

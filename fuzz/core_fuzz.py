@@ -1,0 +1,197 @@
+"""Fuzz the compiled content-stream core under AddressSanitizer + UndefinedBehaviorSanitizer.
+
+    python fuzz/core_fuzz.py --seconds 1800 [--corpus DIR] [--seed N]
+
+The script compiles extract/_core.c with gcc's -fsanitize=address,undefined
+into a temporary folder, then runs itself again with the sanitizer runtime
+preloaded (PYTHONMALLOC=malloc, so the core's PyMem buffers are checked too)
+and that build imported in place of the installed one. Each iteration mutates
+a seed content stream (byte edits, PDF tokens inserted, splices, deep
+nesting, truncation) and interprets it as the content of a page whose
+resources hold every kind of font, a self-painting form, an image and named
+properties. A sanitizer report aborts the process (exit != 0) and the input
+that caused it is left in --crash-file. Python exceptions out of the page
+interpreter are findings too (the core must turn bad input into warnings).
+
+Seeds: a fixed set of content streams built here, plus the decoded page
+contents of every PDF under --corpus when given (never copied anywhere).
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import os
+import random
+import subprocess
+import sys
+import sysconfig
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+SOURCE = ROOT / "extract" / "_core.c"
+SANITIZE = "-fsanitize=address,undefined,float-cast-overflow"
+
+TOKENS = [
+    b"BT", b"ET", b"Tf", b"Tj", b"TJ", b"'", b'"', b"Td", b"TD", b"Tm", b"T*", b"cm", b"q", b"Q", b"Do",
+    b"BDC", b"BMC", b"EMC", b"BI", b"ID", b"EI", b"Tc", b"Tw", b"Tz", b"TL", b"Ts", b"Tr", b"re", b"f", b"m",
+    b"(", b")", b"<", b">", b"<<", b">>", b"[", b"]", b"{", b"}", b"/", b"%", b"\\", b"\r", b"\n", b" ",
+    b"0", b"-1", b"1e308", b"99999999999999999999", b"3.4.5", b".", b"-", b"+.5", b"1" * 400 + b".5",
+    b"/F1", b"/F2", b"/F3", b"/F4", b"/Fm0", b"/Im0", b"/MC0", b"/Artifact", b"/MCID", b"/ActualText",
+    b"(a)", b"<4142>", b"<FEFF0041>", b"true", b"null", b"(\\101\\", b"<<</MCID 3>>", b"#",
+]
+
+
+def _seeds(fonts: dict[str, str]) -> list[bytes]:
+    f1, f2, f3, f4 = (fonts[k] for k in ("simple", "cid", "vertical", "type3"))
+    return [
+        f"BT /{f1} 12 Tf 72 700 Td (Hello world) Tj T* [(Kern)-120(ed)] TJ ET".encode(),
+        f"q 1 0 0 1 10 20 cm BT /{f1} 12 Tf 1.5 Tc 2 Tw 90 Tz 14 TL 3 Ts (a b) ' 1 2 (c) \" ET Q".encode(),
+        f"/P <</MCID 0 /ActualText (x)>> BDC BT /{f2} 10 Tf <00010002> Tj ET EMC /Fm0 Do".encode(),
+        f"BT /{f3} 14 Tf 400 700 Td [<0001> 200 <0002>] TJ ET /Span /MC0 BDC /Im0 Do EMC".encode(),
+        f"BT /{f4} 20 Tf 3 Tr (ab ba) Tj ET BI /W 2 /H 1 ID \x00\xff EI Q Q Q".encode("latin-1"),
+        b"0 0 m 100 100 l S 10 10 50 50 re f /Artifact BMC EMC EMC",
+    ]
+
+
+def _template():
+    sys.path.insert(0, str(ROOT / "tests"))
+    from pdfbuilder import PdfBuilder
+
+    b = PdfBuilder()
+    fonts = {"simple": b.add_standard_font("Helvetica", widths=True)}
+    fonts["cid"], _ = b.add_cid_font("ABCD")
+    fonts["vertical"], _ = b.add_cid_font("ABCD", vertical=True, base_font="FuzzV")
+    fonts["type3"] = b.add_type3_font({"a": 97, "b": 98})
+    form = b.add_form(f"/P <</MCID 1>> BDC BT /{fonts['simple']} 9 Tf (form) Tj ET /Fm0 Do", resources=False)
+    b.set_form_xobject(form, "Fm0", form)
+    b.add_page("BT ET", xobjects={"Fm0": form}, properties={"MC0": {"MCID": 5, "ActualText": "named"}})
+    return b.to_bytes(), fonts
+
+
+def _corpus_seeds(folder: Path, limit: int) -> list[bytes]:
+    import pikepdf
+
+    seeds: list[bytes] = []
+    for path in sorted(folder.rglob("*.pdf")):
+        try:
+            with pikepdf.open(path) as pdf:
+                for page in pdf.pages:
+                    data = page.obj.get("/Contents")
+                    if data is None:
+                        continue
+                    parts = list(data) if isinstance(data, pikepdf.Array) else [data]
+                    body = b"\n".join(p.read_bytes() for p in parts if isinstance(p, pikepdf.Stream))
+                    if body:
+                        seeds.append(body[:limit])
+        except Exception:  # unreadable corpus files are no seeds
+            continue
+    return seeds
+
+
+def _mutate(rng: random.Random, data: bytes, seeds: list[bytes]) -> bytes:
+    out = bytearray(data)
+    for _ in range(rng.randint(1, 8)):
+        choice = rng.randrange(8)
+        at = rng.randint(0, len(out))
+        if choice == 0 and out:
+            out[min(at, len(out) - 1)] = rng.randrange(256)
+        elif choice == 1:
+            out[at:at] = b" " + rng.choice(TOKENS) + b" "
+        elif choice == 2 and out:
+            end = min(len(out), at + rng.randint(1, 64))
+            del out[at:end]
+        elif choice == 3 and out:
+            end = min(len(out), at + rng.randint(1, 256))
+            out[at:at] = out[at:end] * rng.randint(1, 4)
+        elif choice == 4:
+            other = rng.choice(seeds)
+            start = rng.randint(0, len(other))
+            out[at:at] = other[start : start + rng.randint(1, 512)]
+        elif choice == 5:
+            out[at:at] = rng.choice([b"[", b"(", b"<<", b"q ", b"/P BMC ", b"[("]) * rng.randint(1, 5000)
+        elif choice == 6:
+            del out[at:]
+        else:
+            out[at:at] = bytes(rng.randrange(256) for _ in range(rng.randint(1, 16)))
+    return bytes(out)
+
+
+def _fuzz(args: argparse.Namespace) -> int:
+    import pikepdf
+
+    from ragprep.extract.compiled import CompiledPageInterpreter
+    from ragprep.extract.config import ExtractConfig
+    from ragprep.extract.fonts import FontLoader
+
+    template, fonts = _template()
+    seeds = _seeds(fonts)
+    if args.corpus:
+        seeds += _corpus_seeds(Path(args.corpus), args.max_seed_bytes)
+    rng = random.Random(args.seed)
+    pdf = pikepdf.open(__import__("io").BytesIO(template))
+    page = pdf.pages[0]
+    config = ExtractConfig(max_operators_per_page=200_000)
+    crash_file = Path(args.crash_file)
+    deadline = time.process_time() + args.seconds
+    runs = exceptions = 0
+    while time.process_time() < deadline:
+        data = _mutate(rng, rng.choice(seeds), seeds) if runs >= len(seeds) else seeds[runs]
+        crash_file.write_bytes(data)
+        page.obj.Contents = pikepdf.Stream(pdf, data)
+        try:
+            CompiledPageInterpreter(pdf, FontLoader(), config).run(page)
+        except Exception as exc:  # a finding: the core should warn, not raise
+            exceptions += 1
+            print(f"exception {type(exc).__name__}: {exc}", file=sys.stderr)
+        runs += 1
+    crash_file.unlink(missing_ok=True)
+    print(f"runs: {runs}  seeds: {len(seeds)}  cpu seconds: {args.seconds}  findings: {exceptions}")
+    return 1 if exceptions else 0
+
+
+def _build(folder: Path) -> Path:
+    suffix = sysconfig.get_config_var("EXT_SUFFIX")
+    target = folder / f"_core{suffix}"
+    include = sysconfig.get_paths()["include"]
+    subprocess.run(
+        ["gcc", "-O1", "-g", "-fno-omit-frame-pointer", SANITIZE, "-fno-sanitize-recover=all",
+         "-ffp-contract=off", "-shared", "-fPIC", f"-I{include}", str(SOURCE), "-o", str(target)],
+        check=True,
+    )  # fmt: skip
+    return target
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seconds", type=float, default=60.0, help="CPU seconds to fuzz for")
+    parser.add_argument("--corpus", help="folder of PDFs whose page contents become seeds")
+    parser.add_argument("--seed", type=int, default=0, help="random seed (runs are reproducible)")
+    parser.add_argument("--max-seed-bytes", type=int, default=200_000)
+    parser.add_argument("--crash-file", default=str(Path(tempfile.gettempdir()) / "ragprep-core-fuzz-input.bin"))
+    parser.add_argument("--_child", metavar="CORE", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args._child:
+        spec = importlib.util.spec_from_file_location("ragprep.extract._core", args._child)
+        module = importlib.util.module_from_spec(spec)
+        sys.modules["ragprep.extract._core"] = module
+        spec.loader.exec_module(module)
+        return _fuzz(args)
+    with tempfile.TemporaryDirectory() as folder:
+        core = _build(Path(folder))
+        gcc = lambda name: subprocess.run(["gcc", f"-print-file-name={name}"], capture_output=True, text=True).stdout.strip()  # noqa: E731
+        env = dict(
+            os.environ,
+            LD_PRELOAD=f"{gcc('libasan.so')}:{gcc('libubsan.so')}",
+            ASAN_OPTIONS="detect_leaks=0:abort_on_error=1:allocator_may_return_null=1",
+            UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1",
+            PYTHONMALLOC="malloc",
+        )
+        child = [sys.executable, __file__, *sys.argv[1:], "--_child", str(core)]
+        return subprocess.run(child, env=env).returncode
+
+
+if __name__ == "__main__":
+    sys.exit(main())

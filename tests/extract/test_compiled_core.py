@@ -1,0 +1,203 @@
+"""The compiled core against the pure-Python reference interpreter.
+
+Both paths read the same PDF (RAGPREP_PURE selects the reference); every
+column of every page's glyph table, the image placements, and the page text
+in all four modes must be identical. Inputs: PDFs built here to exercise each
+operator family, the bundled samples, and (slow) every page of the corpus.
+"""
+
+from __future__ import annotations
+
+import csv
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import numpy as np
+import pytest
+from conftest import CORPUS
+from pdfbuilder import PdfBuilder
+
+from ragprep.extract import ExtractConfig, GlyphTable, PDFReadError, extract_document, open_document
+from ragprep.extract.compiled import PURE_ENV, compiled_available
+
+MODES = ("stream", "structure", "layout", "auto")
+SAMPLES = sorted((Path(__file__).resolve().parents[2] / "pipeline" / "samples").glob("*.pdf"))
+
+pytestmark = pytest.mark.skipif(
+    not compiled_available(), reason="the compiled core is not built (pip install compiles extract/_core.c)"
+)
+
+
+@contextmanager
+def path(monkeypatch: pytest.MonkeyPatch, pure: bool) -> Iterator[None]:
+    with monkeypatch.context() as m:
+        if pure:
+            m.setenv(PURE_ENV, "1")
+        else:
+            m.delenv(PURE_ENV, raising=False)
+        yield
+
+
+def assert_same_table(pure: GlyphTable, compiled: GlyphTable, where: str) -> None:
+    assert pure.fonts == compiled.fonts, where
+    for name, value in pure.__dict__.items():
+        if name == "fonts":
+            continue
+        other = getattr(compiled, name)
+        assert value.dtype == other.dtype and value.shape == other.shape, f"{where}: column {name}"
+        if value.dtype == object:
+            assert value.tolist() == other.tolist(), f"{where}: column {name}"
+        else:
+            assert np.array_equal(value, other, equal_nan=value.dtype.kind == "f"), f"{where}: column {name}"
+
+
+def read_all(source: Path | bytes, config: ExtractConfig | None = None) -> tuple[list, dict[str, list[str]]]:
+    """Per page (glyph table, images, warnings), and the page texts per mode."""
+    with open_document(source, config=config) as doc:
+        pages = []
+        for number in range(1, doc.page_count + 1):
+            glyphs = doc.page_glyphs(number)
+            pages.append((glyphs.table, glyphs.images, glyphs.warnings))
+    texts = {mode: [p.text for p in extract_document(source, mode=mode, config=config).pages] for mode in MODES}
+    return pages, texts
+
+
+def assert_paths_agree(
+    monkeypatch: pytest.MonkeyPatch, source: Path | bytes, name: str, config: ExtractConfig | None = None
+) -> None:
+    with path(monkeypatch, pure=True):
+        pure_pages, pure_texts = read_all(source, config)
+    with path(monkeypatch, pure=False):
+        compiled_pages, compiled_texts = read_all(source, config)
+    assert len(pure_pages) == len(compiled_pages)
+    for number, (pure, compiled) in enumerate(zip(pure_pages, compiled_pages), start=1):
+        assert_same_table(pure[0], compiled[0], f"{name} page {number}")
+        assert pure[1] == compiled[1], f"{name} page {number}: images"
+    for mode in MODES:
+        assert pure_texts[mode] == compiled_texts[mode], f"{name}: {mode} text"
+
+
+def test_paths_are_selectable(monkeypatch: pytest.MonkeyPatch):
+    from ragprep.extract.compiled import CompiledPageInterpreter, interpreter_class
+    from ragprep.extract.interpreter import PageInterpreter
+
+    with path(monkeypatch, pure=True):
+        assert interpreter_class() is PageInterpreter
+    with path(monkeypatch, pure=False):
+        assert interpreter_class() is CompiledPageInterpreter
+
+
+# -- built PDFs, one per operator family --------------------------------------
+
+
+def _text_state_pdf() -> bytes:
+    b = PdfBuilder()
+    f = b.add_standard_font("Helvetica", widths=True)
+    g = b.add_standard_font("Times-Roman", widths=True)
+    b.add_page(
+        f"q 1 0 0 1 10 20 cm BT /{f} 12 Tf 72 700 Td 1.5 Tc 2 Tw 90 Tz 14 TL 3 Ts (Hello world) Tj T* "
+        f"(next line) ' 1 0.5 (quoted) \" 0 Ts 100 Tz 0 Tc 0 Tw ET Q "
+        f"BT /{g} 10 Tf 0.9 0.1 -0.1 0.9 50 600 Tm [(Kern)-120(ed)250( words) 30] TJ "
+        f"0 -20 TD (after TD) Tj 3 Tr (hidden) Tj 0 Tr [(a)] TJ [] TJ () Tj ET "
+        f"q 0.5 0 0 0.5 0 0 cm BT /{f} 20 Tf 100 100 Td (scaled) Tj ET Q "
+        f"BT /{f} 9 Tf 300 300 Td .5 -.25 Td (dots) Tj +3 -2. Td (signs) Tj ET"
+    )
+    return b.to_bytes()
+
+
+def test_text_state_and_positioning_agree(monkeypatch: pytest.MonkeyPatch):
+    assert_paths_agree(monkeypatch, _text_state_pdf(), "text state")
+
+
+def test_forms_marked_content_and_actual_text_agree(monkeypatch: pytest.MonkeyPatch):
+    b = PdfBuilder()
+    f = b.add_standard_font("Helvetica", widths=True)
+    inner = b.add_form(f"BT /{f} 10 Tf 0 0 Td (inner form) Tj ET Q Q", bbox=(0, 0, 200, 50))
+    outer = b.add_form(
+        f"/P <</MCID 7>> BDC BT /{f} 11 Tf 5 30 Td (outer form) Tj ET EMC /Span <</MCID 8>> BDC /Inner Do",
+        xobjects={"Inner": inner}, matrix=(1, 0, 0, 1, 30, 40), bbox=(0, 0, 100, 60),
+    )  # fmt: skip
+    looping = b.add_form(f"BT /{f} 9 Tf 0 0 Td (loop) Tj ET /Self Do", resources=False)
+    b.set_form_xobject(looping, "Self", looping)
+    b.add_page(
+        f"/Artifact BMC BT /{f} 8 Tf 72 760 Td (running head) Tj ET EMC "
+        f"/P <</MCID 0>> BDC BT /{f} 12 Tf 72 700 Td (tagged) Tj ET EMC "
+        f"/Span <</ActualText (ffi)>> BDC BT /{f} 12 Tf 72 680 Td (\\203x) Tj ET EMC "
+        f"/Span <</MCID 1 /ActualText <FEFF00410042>>> BDC BT /{f} 12 Tf 72 660 Td (zz) Tj ET EMC "
+        f"/Span /Named BDC BT /{f} 12 Tf 72 640 Td (named) Tj ET EMC "
+        f"/Span <</MCID (bad)>> BDC BT /{f} 12 Tf 72 620 Td (bad mcid) Tj ET EMC "
+        f"q q 2 0 0 2 0 0 cm /Outer Do Q /Outer Do /Loop Do EMC EMC Q Q "
+        f"BT /{f} 12 Tf 72 500 Td (after forms) Tj ET",
+        xobjects={"Outer": outer, "Loop": looping},
+        properties={"Named": {"MCID": 4, "ActualText": "named text"}},
+    )
+    assert_paths_agree(monkeypatch, b.to_bytes(), "forms")
+    assert_paths_agree(monkeypatch, b.to_bytes(), "form depth", ExtractConfig(max_form_depth=1))
+
+
+def test_composite_vertical_and_type3_fonts_agree(monkeypatch: pytest.MonkeyPatch):
+    b = PdfBuilder()
+    horizontal, encode = b.add_cid_font("漢字かな交じり文ABC")
+    vertical, encode_v = b.add_cid_font("縦書きの文章です", vertical=True, base_font="FixtureCIDV")
+    t3 = b.add_type3_font({"a": 97, "b": 98, "space": 32})
+    b.add_page(
+        f"BT /{horizontal} 12 Tf 72 700 Td <{encode('漢字かな').hex()}> Tj "
+        f"[<{encode('交じり').hex()}> -500 <{encode('文ABC').hex()}>] TJ ET "
+        f"BT /{vertical} 14 Tf 400 700 Td 1 Tc <{encode_v('縦書きの').hex()}> Tj "
+        f"[<{encode_v('文章').hex()}> 200 <{encode_v('です').hex()}>] TJ 0 -100 Td 30 TL T* "
+        f"<{encode_v('縦書き').hex()}> Tj ET "
+        f"BT /{t3} 20 Tf 72 400 Td 3 Tw (ab ba) Tj [(a) -1000 (b)] TJ ET"
+    )
+    assert_paths_agree(monkeypatch, b.to_bytes(), "composite fonts")
+
+
+def test_inline_images_comments_and_unknown_operators_agree(monkeypatch: pytest.MonkeyPatch):
+    b = PdfBuilder()
+    f = b.add_standard_font("Helvetica", widths=True)
+    b.add_page(
+        f"BT /{f} 12 Tf 72 700 Td (before) Tj ET % a comment (not text) Tj\n"
+        "q 10 0 0 10 100 100 cm BI /W 2 /H 1 /BPC 8 /CS /G ID \x00\xff EI Q "
+        "0 0 m 100 100 l S 1 0 0 RG 10 10 50 50 re f "
+        f"BT /{f} 12 Tf 72 680 Td (after) Tj (esc\\(aped\\) \\101\\n) Tj <48 65 6C 6C 6F> Tj <4> Tj ET"
+    )
+    assert_paths_agree(monkeypatch, b.to_bytes(), "inline image")
+
+
+def test_operator_limit_agrees(monkeypatch: pytest.MonkeyPatch):
+    b = PdfBuilder()
+    f = b.add_standard_font("Helvetica", widths=True)
+    b.add_page(f"BT /{f} 12 Tf 72 700 Td (first) Tj 0 -14 Td (second) Tj ET")
+    assert_paths_agree(monkeypatch, b.to_bytes(), "limit", ExtractConfig(max_operators_per_page=4))
+
+
+def test_text_before_any_font_and_missing_font_agree(monkeypatch: pytest.MonkeyPatch):
+    b = PdfBuilder()
+    f = b.add_standard_font("Helvetica", widths=True)
+    b.add_page(f"BT 72 700 Td (no font) Tj /Missing 12 Tf (missing) Tj /{f} 12 Tf (found) Tj ET")
+    assert_paths_agree(monkeypatch, b.to_bytes(), "fallback fonts")
+
+
+@pytest.mark.parametrize("sample", SAMPLES, ids=lambda p: p.name)
+def test_bundled_samples_agree(monkeypatch: pytest.MonkeyPatch, sample: Path):
+    assert_paths_agree(monkeypatch, sample, sample.name)
+
+
+# -- the corpus -----------------------------------------------------------------
+
+
+def _corpus_files() -> list[str]:
+    manifest = CORPUS / "MANIFEST.tsv"
+    if not manifest.is_file():
+        return []
+    with open(manifest, newline="", encoding="utf-8") as fh:
+        return [row["path"] for row in csv.DictReader(fh, delimiter="\t") if not row["path"].startswith("broken/")]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("relpath", _corpus_files() or ["<corpus absent>"])
+def test_corpus_file_agrees(monkeypatch: pytest.MonkeyPatch, corpus: Path, relpath: str):
+    try:
+        assert_paths_agree(monkeypatch, corpus / relpath, relpath)
+    except PDFReadError as exc:  # unreadable on both paths alike: nothing to compare
+        pytest.skip(f"{relpath} cannot be opened: {exc}")
