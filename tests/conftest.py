@@ -16,3 +16,34 @@ def corpus() -> Path:
     if not (CORPUS / "MANIFEST.tsv").is_file():
         pytest.skip(f"real-world corpus not found at {CORPUS} (set RAGPREP_CORPUS to its folder)")
     return CORPUS
+
+
+# -- both interpreters ---------------------------------------------------------
+# Every extract test runs on both interpreters: the compiled core and the
+# pure-Python reference (RAGPREP_PURE=1). Corpus-wide tests run once, on the
+# default path: tests/extract/test_compiled_core.py holds the two paths equal
+# there, page by page.
+
+from ragprep.extract.compiled import PURE_ENV, compiled_available  # noqa: E402
+
+_EXTRACT_TESTS = Path(__file__).resolve().parent / "extract"
+_PATHS = ("compiled", "pure") if compiled_available() else ("pure",)
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    module = Path(str(metafunc.definition.path))
+    if module.parent != _EXTRACT_TESTS or module.name == "test_compiled_core.py":
+        return
+    if "corpus" not in metafunc.fixturenames:
+        metafunc.parametrize("interpreter_path", _PATHS, indirect=True)
+
+
+@pytest.fixture(autouse=True)
+def interpreter_path(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """The interpreter this test runs on: its parameter, else the default."""
+    path = getattr(request, "param", None)
+    if path == "pure":
+        monkeypatch.setenv(PURE_ENV, "1")
+    elif path == "compiled":
+        monkeypatch.delenv(PURE_ENV, raising=False)
+    return path or ("compiled" if compiled_available() else "pure")
