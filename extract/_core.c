@@ -1293,8 +1293,399 @@ static PyTypeObject CoreType = {
     .tp_methods = Core_methods,
 };
 
+
+/* ==== the geometric join rules of geometric.py, per glyph pair ============
+ * The same formulas as geometric._pair_rules and line_break_rule, operation
+ * by operation (NaN propagates as numpy's maximum does), on the glyph table's
+ * columns gathered through `order`. */
+
+/* Scripts written without spaces between words (geometric._CJK_RANGES). */
+static const long long CJK_RANGES[][2] = {
+    {0x2E80, 0x2FFF}, {0x3000, 0x303F}, {0x3040, 0x30FF}, {0x3100, 0x312F}, {0x31A0, 0x31FF},
+    {0x3200, 0x33FF}, {0x3400, 0x4DBF}, {0x4E00, 0x9FFF}, {0xF900, 0xFAFF}, {0xFE30, 0xFE4F},
+    {0xFF00, 0xFFEF}, {0x20000, 0x3FFFF},
+};
+
+static int is_cjk_cp(long long cp) {
+    for (size_t i = 0; i < sizeof CJK_RANGES / sizeof CJK_RANGES[0]; i++)
+        if (cp >= CJK_RANGES[i][0] && cp <= CJK_RANGES[i][1]) return 1;
+    return 0;
+}
+
+/* geometric._BLANKS: code points below U+3001 for which str.isspace() holds. */
+static int is_blank_cp(long long cp) { return cp >= 0 && cp < 0x3001 && Py_UNICODE_ISSPACE((Py_UCS4)cp); }
+
+static double nan_max(double a, double b) { /* np.maximum */
+    if (a != a) return a;
+    if (b != b) return b;
+    return a >= b ? a : b;
+}
+
+typedef struct { Py_buffer view; int ok; } View;
+
+static int get_view(PyObject *obj, View *v, const char *format, Py_ssize_t itemsize, const char *what) {
+    v->ok = 0;
+    if (PyObject_GetBuffer(obj, &v->view, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0) return -1;
+    v->ok = 1;
+    const char *f = v->view.format ? v->view.format : "B";
+    if (*f == '<' || *f == '=' || *f == '@') f++;
+    int same = strcmp(f, format) == 0 || (format[0] == 'l' && f[0] == 'q' && !f[1]);
+    if (v->view.itemsize != itemsize || !same) {
+        PyErr_Format(PyExc_TypeError, "%s: expected a contiguous array of '%s' items", what, format);
+        return -1;
+    }
+    return 0;
+}
+
+static void release(View *v) { if (v->ok) PyBuffer_Release(&v->view); v->ok = 0; }
+
+/* Python str -> (length, first code point, last code point). */
+static int text_edges_of(PyObject *text, Py_ssize_t *len, long long *first, long long *last) {
+    if (!PyUnicode_Check(text)) { PyErr_SetString(PyExc_TypeError, "glyph texts must be str"); return -1; }
+    Py_ssize_t n = PyUnicode_GET_LENGTH(text);
+    *len = n;
+    *first = n ? (long long)PyUnicode_READ_CHAR(text, 0) : -1;
+    *last = n ? (long long)PyUnicode_READ_CHAR(text, n - 1) : -1;
+    return 0;
+}
+
+/* text_edges(texts: list[str]) -> (lengths, first code points, last code points), int64 bytearrays. */
+static PyObject *core_text_edges(PyObject *mod, PyObject *texts) {
+    if (!PyList_Check(texts)) { PyErr_SetString(PyExc_TypeError, "texts must be a list"); return NULL; }
+    Py_ssize_t n = PyList_GET_SIZE(texts);
+    PyObject *lengths = PyByteArray_FromStringAndSize(NULL, n * 8);
+    PyObject *firsts = PyByteArray_FromStringAndSize(NULL, n * 8);
+    PyObject *lasts = PyByteArray_FromStringAndSize(NULL, n * 8);
+    if (!lengths || !firsts || !lasts) goto fail;
+    int64_t *L = (int64_t *)PyByteArray_AS_STRING(lengths), *F = (int64_t *)PyByteArray_AS_STRING(firsts),
+            *E = (int64_t *)PyByteArray_AS_STRING(lasts);
+    for (Py_ssize_t i = 0; i < n; i++) {
+        Py_ssize_t len;
+        long long first, last;
+        if (text_edges_of(PyList_GET_ITEM(texts, i), &len, &first, &last) < 0) goto fail;
+        L[i] = len; F[i] = first; E[i] = last;
+    }
+    return Py_BuildValue("(NNN)", lengths, firsts, lasts);
+fail:
+    Py_XDECREF(lengths); Py_XDECREF(firsts); Py_XDECREF(lasts);
+    return NULL;
+}
+
+/* pair_rules(origin, own_end, direction, height, order, texts, word_space_ratio, line_break_ratio,
+ *            same_direction, backward_jump)
+ * -> (separator int8, gap, space_threshold, move_across, line_threshold) as bytearrays of n entries. */
+static PyObject *core_pair_rules(PyObject *mod, PyObject *args) {
+    PyObject *origin_obj, *own_end_obj, *direction_obj, *height_obj, *order_obj, *texts;
+    double ws_ratio, lb_ratio, same_direction, backward;
+    if (!PyArg_ParseTuple(args, "OOOOOO!dddd", &origin_obj, &own_end_obj, &direction_obj, &height_obj, &order_obj,
+                          &PyList_Type, &texts, &ws_ratio, &lb_ratio, &same_direction, &backward))
+        return NULL;
+    View vo = {0}, ve = {0}, vd = {0}, vh = {0}, vi = {0};
+    PyObject *sep = NULL, *gap = NULL, *sth = NULL, *mov = NULL, *lth = NULL;
+    if (get_view(origin_obj, &vo, "d", 8, "origin") < 0 || get_view(own_end_obj, &ve, "d", 8, "own_end") < 0 ||
+        get_view(direction_obj, &vd, "d", 8, "direction") < 0 || get_view(height_obj, &vh, "d", 8, "height") < 0 ||
+        get_view(order_obj, &vi, "l", 8, "order") < 0)
+        goto fail;
+    Py_ssize_t rows = vh.view.len / 8;
+    if (vo.view.len != rows * 16 || ve.view.len != rows * 16 || vd.view.len != rows * 16) {
+        PyErr_SetString(PyExc_ValueError, "columns of different lengths");
+        goto fail;
+    }
+    Py_ssize_t n = vi.view.len / 8;
+    if (PyList_GET_SIZE(texts) != n) { PyErr_SetString(PyExc_ValueError, "texts and order differ in length"); goto fail; }
+    const double *O = vo.view.buf, *E = ve.view.buf, *D = vd.view.buf, *H = vh.view.buf;
+    const int64_t *idx = vi.view.buf;
+    for (Py_ssize_t k = 0; k < n; k++)
+        if (idx[k] < 0 || idx[k] >= rows) { PyErr_SetString(PyExc_IndexError, "order index out of range"); goto fail; }
+    sep = PyByteArray_FromStringAndSize(NULL, n);
+    gap = PyByteArray_FromStringAndSize(NULL, n * 8);
+    sth = PyByteArray_FromStringAndSize(NULL, n * 8);
+    mov = PyByteArray_FromStringAndSize(NULL, n * 8);
+    lth = PyByteArray_FromStringAndSize(NULL, n * 8);
+    if (!sep || !gap || !sth || !mov || !lth) goto fail;
+    int8_t *S = (int8_t *)PyByteArray_AS_STRING(sep);
+    double *G = (double *)PyByteArray_AS_STRING(gap), *ST = (double *)PyByteArray_AS_STRING(sth);
+    double *M = (double *)PyByteArray_AS_STRING(mov), *LT = (double *)PyByteArray_AS_STRING(lth);
+    if (n) { S[0] = 0; G[0] = ST[0] = M[0] = LT[0] = NAN; }
+    long long prev_last = -1;
+    for (Py_ssize_t k = 0; k < n; k++) {
+        Py_ssize_t len;
+        long long first, last;
+        if (text_edges_of(PyList_GET_ITEM(texts, k), &len, &first, &last) < 0) goto fail;
+        if (k > 0) {
+            Py_ssize_t p = (Py_ssize_t)idx[k - 1], c = (Py_ssize_t)idx[k];
+            double dx = D[2 * p], dy = D[2 * p + 1];
+            double nx = -dy, ny = dx;
+            double across = (O[2 * c] - O[2 * p]) * nx + (O[2 * c + 1] - O[2 * p + 1]) * ny;
+            double hc = H[c];
+            double line_limit = lb_ratio * nan_max(H[p], hc);
+            int turned = dx * D[2 * c] + dy * D[2 * c + 1] < same_direction;
+            int line_break = fabs(across) > line_limit || turned;
+            double along_gap = (O[2 * c] - E[2 * p]) * dx + (O[2 * c + 1] - E[2 * p + 1]) * dy;
+            double space_limit = ws_ratio * hc;
+            int blank_next_to = is_blank_cp(prev_last) || is_blank_cp(first);
+            int cjk_pair = is_cjk_cp(prev_last) && is_cjk_cp(first);
+            int word_break = along_gap > space_limit || along_gap < -backward * hc;
+            int space = word_break && !blank_next_to && !cjk_pair && !line_break;
+            S[k] = line_break ? 2 : (space ? 1 : 0);
+            G[k] = along_gap; ST[k] = space_limit; M[k] = across; LT[k] = line_limit;
+        }
+        prev_last = last;
+    }
+    release(&vo); release(&ve); release(&vd); release(&vh); release(&vi);
+    return Py_BuildValue("(NNNNN)", sep, gap, sth, mov, lth);
+fail:
+    release(&vo); release(&ve); release(&vd); release(&vh); release(&vi);
+    Py_XDECREF(sep); Py_XDECREF(gap); Py_XDECREF(sth); Py_XDECREF(mov); Py_XDECREF(lth);
+    return NULL;
+}
+
+/* join_text(texts: list[str], separator: int8 buffer) -> (text, char_start, char_end)
+ * The separators ("", " ", "\n") and texts interleaved, and each text's span. */
+static PyObject *core_join_text(PyObject *mod, PyObject *args) {
+    PyObject *texts, *sep_obj;
+    if (!PyArg_ParseTuple(args, "O!O", &PyList_Type, &texts, &sep_obj)) return NULL;
+    View vs = {0};
+    if (get_view(sep_obj, &vs, "b", 1, "separator") < 0) { release(&vs); return NULL; }
+    Py_ssize_t n = PyList_GET_SIZE(texts);
+    if (vs.view.len != n) { release(&vs); PyErr_SetString(PyExc_ValueError, "texts and separators differ"); return NULL; }
+    const int8_t *S = vs.view.buf;
+    Py_ssize_t total = 0;
+    Py_UCS4 maxchar = 127;
+    for (Py_ssize_t k = 0; k < n; k++) {
+        PyObject *t = PyList_GET_ITEM(texts, k);
+        if (!PyUnicode_Check(t)) { release(&vs); PyErr_SetString(PyExc_TypeError, "glyph texts must be str"); return NULL; }
+        Py_UCS4 m = PyUnicode_MAX_CHAR_VALUE(t);
+        if (m > maxchar) maxchar = m;
+        total += PyUnicode_GET_LENGTH(t) + (S[k] != 0);
+    }
+    PyObject *out = PyUnicode_New(total, maxchar);
+    PyObject *starts = PyByteArray_FromStringAndSize(NULL, n * 8);
+    PyObject *ends = PyByteArray_FromStringAndSize(NULL, n * 8);
+    if (!out || !starts || !ends) goto fail;
+    int64_t *A = (int64_t *)PyByteArray_AS_STRING(starts), *B = (int64_t *)PyByteArray_AS_STRING(ends);
+    Py_ssize_t at = 0;
+    for (Py_ssize_t k = 0; k < n; k++) {
+        if (S[k] == 1) PyUnicode_WRITE(PyUnicode_KIND(out), PyUnicode_DATA(out), at++, ' ');
+        else if (S[k] == 2) PyUnicode_WRITE(PyUnicode_KIND(out), PyUnicode_DATA(out), at++, '\n');
+        PyObject *t = PyList_GET_ITEM(texts, k);
+        Py_ssize_t len = PyUnicode_GET_LENGTH(t);
+        A[k] = at;
+        if (len && PyUnicode_CopyCharacters(out, at, t, 0, len) < 0) goto fail;
+        at += len;
+        B[k] = at;
+    }
+    release(&vs);
+    return Py_BuildValue("(NNN)", out, starts, ends);
+fail:
+    release(&vs);
+    Py_XDECREF(out); Py_XDECREF(starts); Py_XDECREF(ends);
+    return NULL;
+}
+
+
+/* ==== glyph geometry: interpreter._GlyphAccumulator.finish, per glyph =====
+ * geometry(frames, widths, vertical_widths, word_space, adj_index, adj_offset,
+ *          span_first, span_end, visible_box, outputs...) fills the glyph
+ * table's columns (allocated by the caller) from the show frames, with the
+ * same operations in the same order as the numpy reference: one running sum
+ * of pen advances over the page (§9.4.4), /ActualText spans stretched to
+ * their last glyph, box corners, direction, visibility. */
+
+static double nan_min(double a, double b) { /* np.minimum */
+    if (a != a) return a;
+    if (b != b) return b;
+    return a <= b ? a : b;
+}
+
+enum { G_FRAMES, G_WIDTHS, G_VWIDTHS, G_WORDSPACE, G_ADJ_INDEX, G_ADJ_OFFSET, G_SPAN_FIRST, G_SPAN_END,
+       G_ORIGIN, G_OWN_END, G_PEN_END, G_DIRECTION, G_QUAD, G_HEIGHT, G_FONT_SIZE, G_VISIBLE,
+       G_MCID, G_MCID_STREAM, G_STREAM, G_TOKEN, G_RENDER, G_WMODE, G_ARTIFACT, G_FONT, G_COUNT };
+
+static const char *G_FORMATS[G_COUNT] = {"d", "d", "d", "?", "l", "d", "l", "l",
+                                         "d", "d", "d", "d", "d", "d", "d", "?",
+                                         "l", "l", "l", "l", "b", "b", "?", "i"};
+static const Py_ssize_t G_SIZES[G_COUNT] = {8, 8, 8, 1, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 1, 8, 8, 8, 8, 1, 1, 1, 4};
+/* Elements per glyph of each per-glyph column (0: not per glyph). */
+static const Py_ssize_t G_WIDTH[G_COUNT] = {0, 1, 1, 1, 0, 0, 0, 0, 2, 2, 2, 2, 8, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1};
+
+static PyObject *core_geometry(PyObject *mod, PyObject *args) {
+    if (PyTuple_GET_SIZE(args) != G_COUNT + 1) {
+        PyErr_SetString(PyExc_TypeError, "geometry() takes the frames, inputs, visible box and output columns");
+        return NULL;
+    }
+    View v[G_COUNT];
+    memset(v, 0, sizeof v);
+    double box[4];
+    PyObject *result = NULL;
+    for (int i = 0; i < G_COUNT; i++) {
+        PyObject *obj = PyTuple_GET_ITEM(args, i < G_ORIGIN ? i : i + 1);
+        if (get_view(obj, &v[i], G_FORMATS[i], G_SIZES[i], "geometry column") < 0) goto done;
+        if (i >= G_ORIGIN && v[i].view.readonly) { PyErr_SetString(PyExc_ValueError, "output columns must be writable"); goto done; }
+    }
+    if (!PyArg_ParseTuple(PyTuple_GET_ITEM(args, G_ORIGIN), "dddd", &box[0], &box[1], &box[2], &box[3])) goto done;
+    Py_ssize_t nframes = v[G_FRAMES].view.len / (8 * F_FIELDS);
+    if (v[G_FRAMES].view.len != nframes * 8 * F_FIELDS) { PyErr_SetString(PyExc_ValueError, "frames must have FIELDS columns"); goto done; }
+    const double *frames = v[G_FRAMES].view.buf;
+    Py_ssize_t n = 0;
+    for (Py_ssize_t f = 0; f < nframes; f++) {
+        double c = frames[f * F_FIELDS + F_COUNT];
+        if (!(c >= 0 && c < 1e15)) { PyErr_SetString(PyExc_ValueError, "bad glyph count in a frame"); goto done; }
+        n += (Py_ssize_t)c;
+    }
+    for (int i = 0; i < G_COUNT; i++)
+        if (G_WIDTH[i] && v[i].view.len != n * G_WIDTH[i] * G_SIZES[i]) {
+            PyErr_Format(PyExc_ValueError, "geometry column %d does not have one row per glyph", i);
+            goto done;
+        }
+    Py_ssize_t nadj = v[G_ADJ_INDEX].view.len / 8, nspans = v[G_SPAN_FIRST].view.len / 8;
+    if (v[G_ADJ_OFFSET].view.len != nadj * 8 || v[G_SPAN_END].view.len != nspans * 8) {
+        PyErr_SetString(PyExc_ValueError, "adjustment or span columns differ in length");
+        goto done;
+    }
+    const double *W = v[G_WIDTHS].view.buf, *VW = v[G_VWIDTHS].view.buf;
+    const unsigned char *WS = v[G_WORDSPACE].view.buf;
+    const int64_t *AI = v[G_ADJ_INDEX].view.buf, *SF = v[G_SPAN_FIRST].view.buf, *SE = v[G_SPAN_END].view.buf;
+    const double *AO = v[G_ADJ_OFFSET].view.buf;
+    double *origin = v[G_ORIGIN].view.buf, *own_end = v[G_OWN_END].view.buf, *pen_end = v[G_PEN_END].view.buf;
+    double *direction = v[G_DIRECTION].view.buf, *quad = v[G_QUAD].view.buf;
+    double *height = v[G_HEIGHT].view.buf, *font_size = v[G_FONT_SIZE].view.buf;
+    unsigned char *visible = v[G_VISIBLE].view.buf, *artifact = v[G_ARTIFACT].view.buf;
+    int64_t *mcid = v[G_MCID].view.buf, *mcid_stream = v[G_MCID_STREAM].view.buf;
+    int64_t *stream = v[G_STREAM].view.buf, *token = v[G_TOKEN].view.buf;
+    int8_t *render = v[G_RENDER].view.buf, *wmode = v[G_WMODE].view.buf;
+    int32_t *font = v[G_FONT].view.buf;
+    for (Py_ssize_t k = 0; k < nadj; k++)
+        if (AI[k] < 0 || AI[k] >= n) { PyErr_SetString(PyExc_IndexError, "adjustment index out of range"); goto done; }
+    for (Py_ssize_t k = 0; k < nspans; k++)
+        if (SF[k] < 0 || SE[k] <= SF[k] || SE[k] > n) { PyErr_SetString(PyExc_IndexError, "span out of range"); goto done; }
+
+    /* Pass 1: positions along each text line (a running sum over the page). */
+    double run = 0.0;
+    Py_ssize_t g = 0, a = 0;
+    for (Py_ssize_t f = 0; f < nframes; f++) {
+        const double *fr = frames + f * F_FIELDS;
+        Py_ssize_t count = (Py_ssize_t)fr[F_COUNT];
+        double run_before_op = g > 0 ? run : 0.0;
+        int vertical = fr[F_WMODE] == 1;
+        double size = fr[F_SIZE], scale = fr[F_SCALE], tc = fr[F_CHAR_SPACING], tw = fr[F_WORD_SPACING];
+        double ox = fr[F_OX], oy = fr[F_OY], ax = fr[F_AX], ay = fr[F_AY];
+        for (Py_ssize_t j = 0; j < count; j++, g++) {
+            double spacing = tc + tw * (WS[g] ? 1.0 : 0.0);
+            double own_length = vertical ? -VW[g] * size : W[g] * size * scale;
+            double advance = vertical ? own_length - spacing : (W[g] * size + spacing) * scale;
+            double before = 0.0;
+            while (a < nadj && AI[a] < g) a++;
+            for (Py_ssize_t b = a; b < nadj && AI[b] == g; b++) before += AO[b];
+            double step = before + advance;
+            run = g == 0 ? step : run + step;
+            double start = run - advance - run_before_op;
+            double own_along = start + own_length, pen_along = start + advance;
+            origin[2 * g] = ox + start * ax; origin[2 * g + 1] = oy + start * ay;
+            own_end[2 * g] = ox + own_along * ax; own_end[2 * g + 1] = oy + own_along * ay;
+            pen_end[2 * g] = ox + pen_along * ax; pen_end[2 * g + 1] = oy + pen_along * ay;
+        }
+    }
+    /* /ActualText: the span's first glyph stretches to the span's end (inner spans first). */
+    for (Py_ssize_t k = 0; k < nspans; k++) {
+        Py_ssize_t first = (Py_ssize_t)SF[k], last = (Py_ssize_t)SE[k] - 1;
+        own_end[2 * first] = own_end[2 * last]; own_end[2 * first + 1] = own_end[2 * last + 1];
+        pen_end[2 * first] = pen_end[2 * last]; pen_end[2 * first + 1] = pen_end[2 * last + 1];
+    }
+    /* Pass 2: boxes, direction, visibility and the per-frame columns. */
+    g = 0;
+    for (Py_ssize_t f = 0; f < nframes; f++) {
+        const double *fr = frames + f * F_FIELDS;
+        Py_ssize_t count = (Py_ssize_t)fr[F_COUNT];
+        double ax = fr[F_AX], ay = fr[F_AY], bx = fr[F_BX], by = fr[F_BY], lo = fr[F_LO], hi = fr[F_HI];
+        double lo_x = lo * bx, lo_y = lo * by, hi_x = hi * bx, hi_y = hi * by;
+        double a_len = hypot(ax, ay), b_len = hypot(bx, by);
+        double a_safe = nan_max(a_len, 1e-300);
+        double dir_x = a_len > 0 ? ax / a_safe : 1.0, dir_y = a_len > 0 ? ay / a_safe : 0.0;
+        double h = fabs(hi - lo) * b_len, fs = fabs(fr[F_SIZE]) * b_len;
+        double vx0 = nan_max(box[0], fr[F_CX0]), vx1 = nan_min(box[2], fr[F_CX1]);
+        double vy0 = nan_max(box[1], fr[F_CY0]), vy1 = nan_min(box[3], fr[F_CY1]);
+        int64_t m = (int64_t)fr[F_MCID], ms = (int64_t)fr[F_MCID_STREAM], st = (int64_t)fr[F_STREAM];
+        int64_t tk = (int64_t)fr[F_TOKEN];
+        int8_t rm = (int8_t)(int64_t)fr[F_RENDER], wm = (int8_t)(int64_t)fr[F_WMODE];
+        unsigned char art = fr[F_ARTIFACT] != 0;
+        int32_t fi = (int32_t)(int64_t)fr[F_FONT];
+        for (Py_ssize_t j = 0; j < count; j++, g++) {
+            double ox = origin[2 * g], oy = origin[2 * g + 1], ex = own_end[2 * g], ey = own_end[2 * g + 1];
+            double *q = quad + 8 * g;
+            q[0] = ox + lo_x; q[1] = oy + lo_y;
+            q[2] = ex + lo_x; q[3] = ey + lo_y;
+            q[4] = ex + hi_x; q[5] = ey + hi_y;
+            q[6] = ox + hi_x; q[7] = oy + hi_y;
+            double cx = (((q[0] + q[2]) + q[4]) + q[6]) / 4.0, cy = (((q[1] + q[3]) + q[5]) + q[7]) / 4.0;
+            visible[g] = cx >= vx0 && cx <= vx1 && cy >= vy0 && cy <= vy1;
+            direction[2 * g] = dir_x; direction[2 * g + 1] = dir_y;
+            height[g] = h; font_size[g] = fs;
+            mcid[g] = m; mcid_stream[g] = ms; stream[g] = st; token[g] = tk;
+            render[g] = rm; wmode[g] = wm; artifact[g] = art; font[g] = fi;
+        }
+    }
+    result = Py_None;
+    Py_INCREF(result);
+done:
+    for (int i = 0; i < G_COUNT; i++) release(&v[i]);
+    return result;
+}
+
+
+/* run_boxes(quad, order, starts) -> list of [x0, y0, x1, y1]: the bounding
+ * box of each run of emitted glyphs (blocks._run_boxes), rounded as
+ * np.round(v, 3) rounds (rint(v * 1000) / 1000). */
+static PyObject *core_run_boxes(PyObject *mod, PyObject *args) {
+    PyObject *quad_obj, *order_obj, *starts_obj;
+    if (!PyArg_ParseTuple(args, "OOO", &quad_obj, &order_obj, &starts_obj)) return NULL;
+    View vq = {0}, vo = {0}, vs = {0};
+    PyObject *out = NULL;
+    if (get_view(quad_obj, &vq, "d", 8, "quad") < 0 || get_view(order_obj, &vo, "l", 8, "order") < 0 ||
+        get_view(starts_obj, &vs, "l", 8, "starts") < 0)
+        goto done;
+    Py_ssize_t rows = vq.view.len / 64, n = vo.view.len / 8, runs = vs.view.len / 8;
+    const double *Q = vq.view.buf;
+    const int64_t *O = vo.view.buf, *S = vs.view.buf;
+    for (Py_ssize_t k = 0; k < n; k++)
+        if (O[k] < 0 || O[k] >= rows) { PyErr_SetString(PyExc_IndexError, "order index out of range"); goto done; }
+    for (Py_ssize_t r = 0; r < runs; r++)
+        if (S[r] < 0 || S[r] >= n || (r && S[r] <= S[r - 1])) { PyErr_SetString(PyExc_ValueError, "bad run starts"); goto done; }
+    out = PyList_New(runs);
+    if (!out) goto done;
+    for (Py_ssize_t r = 0; r < runs; r++) {
+        Py_ssize_t end = r + 1 < runs ? (Py_ssize_t)S[r + 1] : n;
+        double box[4] = {0, 0, 0, 0};
+        for (Py_ssize_t k = (Py_ssize_t)S[r]; k < end; k++) {
+            const double *q = Q + 8 * O[k];
+            for (int c = 0; c < 4; c++) {
+                double x = q[2 * c], y = q[2 * c + 1];
+                if (k == S[r] && c == 0) { box[0] = box[2] = x; box[1] = box[3] = y; continue; }
+                box[0] = nan_min(box[0], x); box[1] = nan_min(box[1], y);
+                box[2] = nan_max(box[2], x); box[3] = nan_max(box[3], y);
+            }
+        }
+        PyObject *item = Py_BuildValue("[dddd]", rint(box[0] * 1000.0) / 1000.0, rint(box[1] * 1000.0) / 1000.0,
+                                       rint(box[2] * 1000.0) / 1000.0, rint(box[3] * 1000.0) / 1000.0);
+        if (!item) { Py_CLEAR(out); goto done; }
+        PyList_SET_ITEM(out, r, item);
+    }
+done:
+    release(&vq); release(&vo); release(&vs);
+    return out;
+}
+
+static PyMethodDef module_methods[] = {
+    {"text_edges", (PyCFunction)core_text_edges, METH_O, "Per text: length, first and last code point (int64)."},
+    {"pair_rules", (PyCFunction)core_pair_rules, METH_VARARGS, "geometric._pair_rules over an ordered glyph run."},
+    {"join_text", (PyCFunction)core_join_text, METH_VARARGS, "Texts joined with their separators, and their spans."},
+    {"geometry", (PyCFunction)core_geometry, METH_VARARGS, "Glyph table columns from the show frames."},
+    {"run_boxes", (PyCFunction)core_run_boxes, METH_VARARGS, "Bounding boxes of runs of emitted glyphs."},
+    {NULL, NULL, 0, NULL},
+};
+
 static struct PyModuleDef core_module = {
-    PyModuleDef_HEAD_INIT, "_core", "Compiled content-stream interpreter of ragprep.extract.", -1, NULL,
+    PyModuleDef_HEAD_INIT, "_core", "Compiled content-stream interpreter of ragprep.extract.", -1, module_methods,
 };
 
 PyMODINIT_FUNC PyInit__core(void) {

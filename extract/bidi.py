@@ -37,6 +37,8 @@ _RTL_RANGES = np.array(
         (0x1E800, 0x1EFFF),  # Mende Kikakui, Adlam, Arabic mathematical symbols
     ]
 )
+# The lowest code point any RTL range starts at.
+RTL_FIRST = int(_RTL_RANGES[:, 0].min())
 _MIRROR = str.maketrans("()[]{}<>«»", ")(][}{><»«")
 _STRONG_LTR_CLASSES = frozenset({"L", "EN", "AN"})  # digits read left to right too
 _STRONG_RTL_CLASSES = frozenset({"R", "AL"})

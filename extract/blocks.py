@@ -15,6 +15,7 @@ import numpy as np
 
 from ragprep.extract.geometric import LINE_BREAK, JoinedText
 from ragprep.extract.glyphs import NO_MCID, GlyphTable
+from ragprep.extract.native import compiled_core
 
 # A gap between lines larger than this many glyph heights separates paragraphs
 # (single-spaced lines sit about 1.2 heights apart).
@@ -100,6 +101,10 @@ def build_blocks(
 def _run_boxes(table: GlyphTable, joined: JoinedText, starts: np.ndarray) -> list[list[float]]:
     """Bounding box (x0, y0, x1, y1) of each run of emitted glyphs beginning at
     `starts`, all runs at once: min/max of the glyph quads per run."""
+    core = compiled_core()
+    if core is not None:  # one pass over the quads, no (n, 4, 2) copies
+        order = np.ascontiguousarray(joined.order, dtype=np.int64)
+        return core.run_boxes(np.ascontiguousarray(table.quad), order, np.ascontiguousarray(starts, dtype=np.int64))
     corners = table.quad[joined.order]  # (n, 4, 2)
     x0 = np.minimum.reduceat(corners[:, :, 0].min(axis=1), starts)
     y0 = np.minimum.reduceat(corners[:, :, 1].min(axis=1), starts)

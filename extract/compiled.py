@@ -16,34 +16,19 @@ holds the two equal on every fixture and corpus page.
 
 from __future__ import annotations
 
-import os
-
 import numpy as np
 import pikepdf
 
 from ragprep.extract.fonts import Font, SingleByteFont
 from ragprep.extract.interpreter import IDENTITY, PageInterpreter
+from ragprep.extract.native import PURE_ENV, compiled_available, compiled_core
 
-try:
-    from ragprep.extract import _core
-except ImportError:  # not built (no compiler at install time): the reference runs
-    _core = None
-
-PURE_ENV = "RAGPREP_PURE"
-
-
-def compiled_available() -> bool:
-    """Whether the compiled core is built and importable."""
-    return _core is not None
-
-
-def use_compiled() -> bool:
-    """The compiled core runs unless RAGPREP_PURE is set to a true value or it is not built."""
-    return _core is not None and os.environ.get(PURE_ENV, "").strip().lower() in ("", "0", "false", "no")
+__all__ = ["PURE_ENV", "CompiledPageInterpreter", "compiled_available", "interpreter_class"]
 
 
 def interpreter_class() -> type[PageInterpreter]:
-    return CompiledPageInterpreter if use_compiled() else PageInterpreter
+    """The compiled interpreter where it runs (native.compiled_core), else the reference."""
+    return CompiledPageInterpreter if compiled_core() is not None else PageInterpreter
 
 
 def _name(raw: bytes) -> str:
@@ -61,20 +46,22 @@ class CompiledPageInterpreter(PageInterpreter):
 
     def _interpret_page(self, data: bytes) -> None:
         self._registered: set[int] = set()
-        self._core = core = _core.Core(self, self._config.max_operators_per_page)
+        core_module = compiled_core()
+        self._core = core = core_module.Core(self, self._config.max_operators_per_page)
         try:
             core.run(data)
             frames, codes, adj_index, adj_offset, spans, count, operators, _ = core.results()
         finally:
             self._core = None  # the core holds this host: break the cycle
         glyphs = self._glyphs
-        glyphs.frames = np.frombuffer(frames, dtype=np.float64).reshape(-1, _core.FIELDS)
+        glyphs.frames = np.frombuffer(frames, dtype=np.float64).reshape(-1, core_module.FIELDS)
         glyphs.byte_strings = [codes] if codes else []
         glyphs.adjustment_columns = (
             np.frombuffer(adj_index, dtype=np.int64),
             np.frombuffer(adj_offset, dtype=np.float64),
         )
         glyphs.actual_text_spans = spans
+        glyphs.native_geometry = core_module.geometry
         glyphs.count = count
         self._operators = operators
 

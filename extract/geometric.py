@@ -25,9 +25,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ragprep.extract.bidi import is_rtl, logical_order, mirror
+from ragprep.extract.bidi import RTL_FIRST, is_rtl, logical_order, mirror
 from ragprep.extract.config import ExtractConfig
 from ragprep.extract.glyphs import GlyphTable
+from ragprep.extract.native import compiled_core
 
 NO_BREAK, SPACE, LINE_BREAK = 0, 1, 2
 _SEPARATORS = np.array(["", " ", "\n"], dtype=object)
@@ -72,12 +73,19 @@ def _is_blank(codepoints: np.ndarray) -> np.ndarray:
 
 
 def _text_lengths(texts: np.ndarray) -> np.ndarray:
+    core = compiled_core()
+    if core is not None:
+        return np.frombuffer(core.text_edges(texts.tolist())[0], dtype=np.int64)
     return np.fromiter(map(len, texts), dtype=np.int64, count=len(texts))
 
 
 def _edge_codepoints(texts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """First and last code point of every (non-empty) text, without a Python
     loop per glyph: one UTF-32 buffer of all texts, indexed at the edges."""
+    core = compiled_core()
+    if core is not None:
+        _, first, last = core.text_edges(texts.tolist())
+        return np.frombuffer(first, dtype=np.int64), np.frombuffer(last, dtype=np.int64)
     lengths = _text_lengths(texts)
     codepoints = np.frombuffer("".join(texts).encode("utf-32-le", "surrogatepass"), dtype=np.uint32).astype(np.int64)
     ends = np.cumsum(lengths)
@@ -128,6 +136,17 @@ def _pair_rules(
     table: GlyphTable, order: np.ndarray, config: ExtractConfig
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Separator before each glyph of `order`, and the measurements behind it."""
+    core = compiled_core()
+    if core is not None:  # the same rules, per pair in C
+        columns = core.pair_rules(
+            np.ascontiguousarray(table.origin), np.ascontiguousarray(table.own_end),
+            np.ascontiguousarray(table.direction), np.ascontiguousarray(table.height),
+            np.ascontiguousarray(order, dtype=np.int64), table.text[order].tolist(),
+            config.word_space_ratio, config.line_break_ratio, SAME_DIRECTION, _BACKWARD_JUMP,
+        )  # fmt: skip
+        separator = np.frombuffer(columns[0], dtype=np.int8)
+        gap, space_threshold, move_across, line_threshold = (np.frombuffer(c) for c in columns[1:])
+        return separator, gap, space_threshold, move_across, line_threshold
     n = len(order)
     separator = np.zeros(n, dtype=np.int8)
     gap = np.full(n, np.nan)
@@ -196,23 +215,32 @@ def join(
             separator = reordering.separator
             for position in reordering.mirrored.tolist():
                 texts[position] = mirror(texts[position])
-    # Interleave separator strings and glyph texts, then join once.
-    pieces = np.empty(2 * len(order), dtype=object)
-    pieces[0::2] = _SEPARATORS[separator]
-    pieces[1::2] = texts
-    text_lengths = _text_lengths(texts)
-    ends = np.cumsum(text_lengths + (separator != NO_BREAK))
+    text, char_start, char_end = _interleave(texts, separator)
     return JoinedText(
-        text="".join(pieces.tolist()),
+        text=text,
         order=order,
         separator=separator,
         gap=gap,
         space_threshold=space_threshold,
         move_across=move_across,
         line_threshold=line_threshold,
-        char_start=ends - text_lengths,
-        char_end=ends,
+        char_start=char_start,
+        char_end=char_end,
     )
+
+
+def _interleave(texts: np.ndarray, separator: np.ndarray) -> tuple[str, np.ndarray, np.ndarray]:
+    """Separator strings and glyph texts joined once, with each text's span."""
+    core = compiled_core()
+    if core is not None:
+        text, starts, ends = core.join_text(texts.tolist(), np.ascontiguousarray(separator, dtype=np.int8))
+        return text, np.frombuffer(starts, dtype=np.int64), np.frombuffer(ends, dtype=np.int64)
+    pieces = np.empty(2 * len(texts), dtype=object)
+    pieces[0::2] = _SEPARATORS[separator]
+    pieces[1::2] = texts
+    text_lengths = _text_lengths(texts)
+    ends = np.cumsum(text_lengths + (separator != NO_BREAK))
+    return "".join(pieces.tolist()), ends - text_lengths, ends
 
 
 def _visual_order_of_rtl_lines(
@@ -226,7 +254,10 @@ def _visual_order_of_rtl_lines(
     one well-defined input."""
     if len(order) < 2:
         return None
-    rtl = is_rtl(_edge_codepoints(table.text[order])[0])
+    first = _edge_codepoints(table.text[order])[0]
+    if first.max() < RTL_FIRST:  # no code point can be RTL: skip the range tests
+        return None
+    rtl = is_rtl(first)
     if not rtl.any():
         return None
     line = np.cumsum(separator == LINE_BREAK)

@@ -252,6 +252,8 @@ class _GlyphAccumulator:
         self.adjustments: list[tuple[int, float]] = []
         # The same as two arrays, when the compiled core filled them.
         self.adjustment_columns: tuple[np.ndarray, np.ndarray] | None = None
+        # The compiled core's geometry(), when it runs the page (see _finish_native).
+        self.native_geometry: Callable[..., None] | None = None
         self.count = 0
         # (first glyph, end glyph, text) per /ActualText span (§14.9.4).
         self.actual_text_spans: list[tuple[int, int, str]] = []
@@ -261,6 +263,8 @@ class _GlyphAccumulator:
         names = tuple(font.name for font in fonts)
         if not len(self.frames):
             return GlyphTable.empty(names)
+        if self.native_geometry is not None:
+            return self._finish_native(visible_box, fonts, names)
         # Frame fields as rows, each repeated once per glyph: every per-glyph
         # quantity below is a contiguous 1-D array (x and y apart), which numpy
         # handles faster than strided columns of an (n, fields) table.
@@ -295,10 +299,8 @@ class _GlyphAccumulator:
         # /ActualText: the span's first glyph carries the replacement and
         # stretches to the span's end; the other glyphs keep their geometry
         # but no text. Inner spans close first, so outer spans win (§14.9.4).
-        for first, end, replacement in self.actual_text_spans:
-            texts[first] = replacement
-            texts[first + 1 : end] = ""
-            undecodable[first:end] = False
+        self._apply_actual_text(texts, undecodable)
+        for first, end, _ in self.actual_text_spans:
             for column in (own_end_x, own_end_y, pen_end_x, pen_end_y):
                 column[first] = column[end - 1]
 
@@ -349,6 +351,43 @@ class _GlyphAccumulator:
             fonts=names,
             font_size=np.abs(size) * b_len,
         )
+
+    def _apply_actual_text(self, texts: np.ndarray, undecodable: np.ndarray) -> None:
+        for first, end, replacement in self.actual_text_spans:
+            texts[first] = replacement
+            texts[first + 1 : end] = ""
+            undecodable[first:end] = False
+
+    def _finish_native(
+        self, visible_box: tuple[float, float, float, float], fonts: list[Font], names: tuple[str, ...]
+    ) -> GlyphTable:
+        """finish() with the per-glyph geometry computed by the compiled core
+        (the same operations, per glyph, without per-glyph frame copies)."""
+        frames = np.ascontiguousarray(self.frames, dtype=np.float64)
+        counts = frames[:, _COUNT].astype(np.int64)
+        widths, vertical_widths, word_space, undecodable, texts = self._decode(
+            np.repeat(frames[:, _BY_CODE] == 1.0, counts), np.repeat(frames[:, _FONT], counts), fonts
+        )
+        self._apply_actual_text(texts, undecodable)
+        n = self.count
+        spans = np.array([span[:2] for span in self.actual_text_spans], dtype=np.int64).reshape(-1, 2)
+        index, offset = self.adjustment_arrays()
+        columns = {
+            "origin": np.empty((n, 2)), "own_end": np.empty((n, 2)), "pen_end": np.empty((n, 2)),
+            "direction": np.empty((n, 2)), "quad": np.empty((n, 4, 2)), "height": np.empty(n),
+            "font_size": np.empty(n), "visible": np.empty(n, dtype=bool),
+            "mcid": np.empty(n, dtype=np.int64), "mcid_stream": np.empty(n, dtype=np.int64),
+            "stream": np.empty(n, dtype=np.int64), "token_index": np.empty(n, dtype=np.int64),
+            "render_mode": np.empty(n, dtype=np.int8), "wmode": np.empty(n, dtype=np.int8),
+            "artifact": np.empty(n, dtype=bool), "font": np.empty(n, dtype=np.int32),
+        }  # fmt: skip
+        self.native_geometry(
+            frames, widths, vertical_widths, word_space,
+            np.ascontiguousarray(index, dtype=np.int64), np.ascontiguousarray(offset, dtype=np.float64),
+            np.ascontiguousarray(spans[:, 0]), np.ascontiguousarray(spans[:, 1]),
+            tuple(map(float, visible_box)), *columns.values(),
+        )  # fmt: skip
+        return GlyphTable(text=texts, undecodable=undecodable, fonts=names, **columns)
 
     def adjustment_arrays(self) -> tuple[np.ndarray, np.ndarray]:
         """(glyph index, along-offset) of the TJ adjustments as arrays."""

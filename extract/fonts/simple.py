@@ -92,6 +92,8 @@ class SimpleFont(SingleByteFont):
         # The codes that wait for nothing, as bytes: deleting them from a
         # string (bytes.translate) leaves the codes that wait for the program.
         self._settled_codes = bytes(range(256))
+        # waiting_codes() of the current _settled_codes (which it is cached for).
+        self._waiting: tuple[bytes, bytes] | None = None
         self._finish_tables()
         super().__init__(
             widths=self._widths, name=name, subtype=subtype, wmode=0, ascent=ascent, descent=descent,
@@ -197,9 +199,11 @@ class SimpleFont(SingleByteFont):
     def waiting_codes(self) -> bytes | None:
         if self._pending is None:
             return None
-        settled = np.zeros(256, dtype=np.uint8)
-        settled[np.frombuffer(self._settled_codes, dtype=np.uint8)] = 1
-        return (1 - settled).tobytes()
+        if self._waiting is None or self._waiting[0] is not self._settled_codes:
+            settled = np.zeros(256, dtype=np.uint8)
+            settled[np.frombuffer(self._settled_codes, dtype=np.uint8)] = 1
+            self._waiting = (self._settled_codes, (1 - settled).tobytes())
+        return self._waiting[1]
 
     def code_tables(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         return self._widths, self._text_table, self._undecodable
