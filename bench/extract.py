@@ -1,27 +1,36 @@
-"""Time ragprep's text extraction against peer extractors over the shared corpus.
+"""Time ragprep's text extraction, in every mode, against peer extractors over the shared corpus.
 
-Every library runs over the same files, in one process, timing whole-document extraction
-(open the file + text of every page). Speed is reported as pages per second and as ratios
-against ragprep in the same run (DESIGN.md: "Speed is measured by bench/, as ratios against
-peers in the same run"). Wall time and CPU time are both recorded: on a shared machine other
-processes inflate wall time, while CPU time of this single-threaded process is barely
-affected. Not part of CI; see bench/README.md.
+One call measures every system: ragprep in each mode (stream, structure, layout, auto), ragprep's
+pure-Python reference interpreter in stream mode (RAGPREP_PURE=1), and the peers. Each system
+runs in its own long-lived child process; systems are alternated file by file, so a change of
+machine load hits all alike. Per file the child measures CPU time (time.process_time) next to
+wall time, and stops a file at --timeout CPU seconds (a profiling timer, so a busy machine does
+not cut files short). Every result is appended to --out as one JSON line as soon as it is
+measured: a long run that is stopped keeps what it measured, and --summarize reads such a file
+again. Ratios are of pages per CPU-second on the files both systems read completely; see
+bench/README.md. Not part of CI.
+
+    python bench/extract.py                                 # all systems, all files
+    python bench/extract.py --files 'tagged/*' --peers pymupdf --out /tmp/speed.jsonl
+    python bench/extract.py --summarize /tmp/speed.jsonl    # the report of a (stopped) run
+    python bench/extract.py --memory                        # peak RSS: 2 M-operator page, largest file
 """
 
 from __future__ import annotations
 
 import argparse
-import cProfile
 import gc
 import json
 import os
 import platform
-import pstats
+import resource
+import select
+import signal
+import subprocess
 import sys
+import tempfile
 import time
-from collections.abc import Callable
 from dataclasses import asdict, dataclass
-from importlib import metadata
 from pathlib import Path
 from typing import Any
 
@@ -32,497 +41,362 @@ from bench._corpus import (  # noqa: E402  (needs the path fix above)
     DEFAULT_CORPUS,
     BenchError,
     CorpusFile,
-    Extractor,
-    FileTimeout,
     make_extractor,
     parse_peer_list,
     quiet_peers,
-    ragprep_import_error,
     run_cli,
     select_files,
     short_error,
-    time_limit,
 )
 
-# JSON-shaped report, printed with --format json.
+MODES = ("stream", "structure", "layout", "auto")
+DEFAULT_PEERS = "pymupdf,pypdfium2,playa,pypdf,pdfminer"
+PURE = "ragprep-pure-stream"
 Report = dict[str, Any]
-
-DEFAULT_PEERS = "ragprep,pymupdf,pypdfium2,playa,pypdf,pdfminer"
-# Distribution names, for the versions line of the report.
-DISTRIBUTIONS = {
-    "ragprep": "ragprep",
-    "pymupdf": "pymupdf",
-    "pypdfium2": "pypdfium2",
-    "playa": "playa-pdf",
-    "pypdf": "pypdf",
-    "pdfminer": "pdfminer.six",
-}
 
 
 @dataclass(frozen=True)
 class FileRun:
-    """One library on one file."""
+    """One system on one file, as its child measured it."""
 
-    library: str
+    system: str
     file: str
     ok: bool
     pages: int
-    seconds: float  # wall clock
-    cpu_seconds: float  # this process's CPU time (user + system)
+    seconds: float  # wall clock in the child
+    cpu_seconds: float  # the child's CPU time for this file (user + system)
     chars: int
+    max_rss_mb: float  # the child's peak RSS so far
     error: str = ""
 
 
 @dataclass(frozen=True)
-class Totals:
-    files: int
-    pages: int
-    seconds: float
-    cpu_seconds: float
+class System:
+    name: str  # ragprep-stream, ragprep-pure-stream, pymupdf, ...
+    library: str  # ragprep or the peer name for make_extractor
+    mode: str = "stream"
+    pure: bool = False
 
-    def as_json(self) -> dict[str, float]:
-        return {
-            "files": self.files,
-            "pages": self.pages,
-            "seconds": round(self.seconds, 3),
-            "cpu_seconds": round(self.cpu_seconds, 3),
-            "pages_per_second": round(per_second(self.pages, self.seconds), 2),
-            "pages_per_cpu_second": round(per_second(self.pages, self.cpu_seconds), 2),
+
+def systems(modes: list[str], peers: list[str], pure: bool) -> list[System]:
+    chosen = [System(f"ragprep-{mode}", "ragprep", mode) for mode in modes]
+    if pure:
+        chosen.append(System(PURE, "ragprep", "stream", pure=True))
+    return chosen + [System(peer, peer) for peer in peers]
+
+
+# --------------------------------------------------------------------------- the child
+
+
+class CpuTimeout(Exception):
+    pass
+
+
+def worker(library: str, mode: str) -> int:
+    """Child loop: one JSON request per line on stdin ({path, pages}), one JSON result per line."""
+    quiet_peers()
+    _, extractor = make_extractor(library, mode)
+
+    def on_timer(signum: int, frame: object) -> None:
+        raise CpuTimeout
+
+    signal.signal(signal.SIGPROF, on_timer)
+    for line in sys.stdin:
+        request = json.loads(line)
+        gc.collect()  # outside the timed region: nobody pays for earlier garbage
+        wall, cpu = time.perf_counter(), time.process_time()
+        texts: list[str] = []
+        error = ""
+        try:
+            signal.setitimer(signal.ITIMER_PROF, request["timeout"])  # CPU time, not wall time
+            texts = extractor(Path(request["path"]))
+        except CpuTimeout:
+            error = f"timeout: over {request['timeout']:g} CPU seconds"
+        except Exception as exc:  # isolation is the point: every library fails differently
+            error = short_error(exc)
+        finally:
+            signal.setitimer(signal.ITIMER_PROF, 0)
+        cpu_seconds, seconds = time.process_time() - cpu, time.perf_counter() - wall
+        expected = request.get("pages")
+        if not error and expected is not None and len(texts) != expected:
+            error = f"incomplete: {len(texts)} of {expected} pages"
+        result = {
+            "ok": not error,
+            "pages": len(texts),
+            "seconds": seconds,
+            "cpu_seconds": cpu_seconds,
+            "chars": sum(len(t) for t in texts),
+            "max_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+            "error": error,
         }
+        print(json.dumps(result), flush=True)
+    return 0
 
 
-def per_second(pages: int, seconds: float) -> float:
-    return pages / seconds if seconds > 0 else float("nan")
+class Child:
+    """A system's worker process; restarted when it dies."""
 
+    def __init__(self, system: System) -> None:
+        self.system = system
+        self.process: subprocess.Popen[str] | None = None
 
-# --------------------------------------------------------------------------- running
-
-
-def warm_page_cache(files: list[CorpusFile]) -> None:
-    """Read every file once so the first library does not pay for cold disk reads."""
-    for f in files:
-        f.path.read_bytes()
-
-
-def run_one(name: str, extractor: Extractor, f: CorpusFile, timeout: float) -> FileRun:
-    """Extract one file; any failure is recorded, never raised (one bad file is one row)."""
-    gc.collect()  # outside the timed region: don't bill one library for another's garbage
-    wall, cpu = time.perf_counter(), time.process_time()
-
-    def row(ok: bool, texts: list[str], error: str = "") -> FileRun:
-        return FileRun(
-            name,
-            f.rel,
-            ok,
-            len(texts),
-            time.perf_counter() - wall,
-            time.process_time() - cpu,
-            sum(len(t) for t in texts),
-            error,
+    def start(self) -> None:
+        env = dict(os.environ)
+        if self.system.pure:
+            env["RAGPREP_PURE"] = "1"
+        else:
+            env.pop("RAGPREP_PURE", None)
+        command = [sys.executable, __file__, "--_worker", self.system.library, "--mode", self.system.mode]
+        self.process = subprocess.Popen(
+            command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=env
         )
 
+    def measure(self, f: CorpusFile, timeout: float) -> FileRun:
+        if self.process is None or self.process.poll() is not None:
+            self.start()
+        assert self.process is not None and self.process.stdin and self.process.stdout
+        request = {"path": str(f.path), "pages": f.pages, "timeout": timeout}
+        answer = ""
+        try:
+            self.process.stdin.write(json.dumps(request) + "\n")
+            self.process.stdin.flush()
+            # Wall-clock guard for a child stuck outside Python (the CPU timer cannot fire).
+            ready, _, _ = select.select([self.process.stdout], [], [], max(60.0, 10 * timeout))
+            answer = self.process.stdout.readline() if ready else ""
+        except BrokenPipeError:
+            pass
+        if not answer:
+            self.stop()
+            return FileRun(self.system.name, f.rel, False, 0, 0.0, 0.0, 0, 0.0, "worker died or hung")
+        return FileRun(self.system.name, f.rel, **json.loads(answer))
+
+    def stop(self) -> None:
+        if self.process is not None:
+            self.process.kill()
+            self.process.wait()
+            self.process = None
+
+
+def measure(chosen: list[System], files: list[CorpusFile], timeout: float, out: Path | None, quiet: bool) -> list[FileRun]:
+    """Every system on each file, then the next file; each result appended to `out` at once."""
+    children = [Child(s) for s in chosen]
+    runs: list[FileRun] = []
+    sink = out.open("a", encoding="utf-8") if out else None
     try:
-        with time_limit(timeout):
-            texts = extractor(f.path)
-    except FileTimeout as exc:
-        return row(False, [], f"timeout: {exc}")
-    except Exception as exc:  # isolation is the point: every library fails differently
-        return row(False, [], short_error(exc))
-    if f.pages is not None and len(texts) != f.pages:
-        # Silently returning fewer pages (pdfminer.six gives 0 pages for some XFA forms) is
-        # not a whole-document extraction, and would make that library look fast.
-        return row(False, texts, f"incomplete: {len(texts)} of {f.pages} pages")
-    return row(True, texts)
-
-
-Progress = Callable[[str, int, FileRun], None]
-
-
-def progress_printer(total: int) -> Progress:
-    def show(lib: str, index: int, run: FileRun) -> None:
-        status = "ok" if run.ok else "FAILED"
-        line = f"  {lib:<10} {index:>4}/{total} {status:<6} {run.file[:60]:<60}"
-        print(f"\r{line}", end="", file=sys.stderr, flush=True)
-
-    return show
-
-
-def run_by_library(
-    extractors: dict[str, Extractor], files: list[CorpusFile], timeout: float, progress: Progress
-) -> dict[str, list[FileRun]]:
-    """Each library in turn over all files (the default order)."""
-    by_lib: dict[str, list[FileRun]] = {}
-    for lib, extractor in extractors.items():
-        runs = by_lib.setdefault(lib, [])
         for i, f in enumerate(files, 1):
-            runs.append(run_one(lib, extractor, f, timeout))
-            progress(lib, i, runs[-1])
-    return by_lib
+            for child in children:
+                run = child.measure(f, timeout)
+                runs.append(run)
+                if sink:
+                    sink.write(json.dumps(asdict(run)) + "\n")
+                    sink.flush()
+                if not quiet:
+                    status = "ok" if run.ok else "FAILED"
+                    print(f"\r  {i:>4}/{len(files)} {run.system:<22} {status:<6} {f.rel[:56]:<56}",
+                          end="", file=sys.stderr, flush=True)  # fmt: skip
+    finally:
+        for child in children:
+            child.stop()
+        if sink:
+            sink.close()
+        if not quiet:
+            print("\r" + " " * 100 + "\r", end="", file=sys.stderr)
+    return runs
 
 
-def run_by_file(
-    extractors: dict[str, Extractor], files: list[CorpusFile], timeout: float, progress: Progress
-) -> dict[str, list[FileRun]]:
-    """All libraries on one file, then the next file.
-
-    A change in machine load during the run (another job starting) then hits every library
-    alike instead of whichever happened to be running, which keeps the ratios honest.
-    """
-    by_lib: dict[str, list[FileRun]] = {lib: [] for lib in extractors}
-    for i, f in enumerate(files, 1):
-        for lib, extractor in extractors.items():
-            by_lib[lib].append(run_one(lib, extractor, f, timeout))
-            progress(lib, i, by_lib[lib][-1])
-    return by_lib
+# --------------------------------------------------------------------------- the report
 
 
-# --------------------------------------------------------------------------- summarising
+def per_cpu_second(runs: list[FileRun], files: set[str]) -> tuple[int, float]:
+    chosen = [r for r in runs if r.ok and r.file in files]
+    return sum(r.pages for r in chosen), sum(r.cpu_seconds for r in chosen)
 
 
-def totals(runs: list[FileRun], only: set[str] | None = None) -> Totals:
-    """Sum over successful runs, optionally restricted to the files in ``only``."""
-    chosen = [r for r in runs if r.ok and (only is None or r.file in only)]
-    return Totals(
-        len(chosen),
-        sum(r.pages for r in chosen),
-        sum(r.seconds for r in chosen),
-        sum(r.cpu_seconds for r in chosen),
-    )
-
-
-def common_files(by_lib: dict[str, list[FileRun]]) -> set[str]:
-    """Files that every library extracted completely without error: the fair comparison set."""
-    sets = [{r.file for r in runs if r.ok} for runs in by_lib.values()]
-    return set.intersection(*sets) if sets else set()
-
-
-def speed_ratio(ragprep: Totals, peer: Totals, cpu: bool) -> float | None:
-    """ragprep's pages/s over the peer's on the same files (above 1: ragprep is faster)."""
-    ours = ragprep.cpu_seconds if cpu else ragprep.seconds
-    theirs = peer.cpu_seconds if cpu else peer.seconds
-    if not ours or not theirs or not ragprep.pages or not peer.pages:
+def ratio(by_system: dict[str, list[FileRun]], ours: str, theirs: str, only: set[str] | None = None) -> Report | None:
+    """Pages per CPU-second of `ours` over `theirs` on the files both read completely."""
+    if ours not in by_system or theirs not in by_system:
         return None
-    return per_second(ragprep.pages, ours) / per_second(peer.pages, theirs)
+    both = {r.file for r in by_system[ours] if r.ok} & {r.file for r in by_system[theirs] if r.ok}
+    if only is not None:
+        both &= only
+    pages_a, cpu_a = per_cpu_second(by_system[ours], both)
+    pages_b, cpu_b = per_cpu_second(by_system[theirs], both)
+    if not cpu_a or not cpu_b:
+        return None
+    rate_a, rate_b = pages_a / cpu_a, pages_b / cpu_b
+    return {"ours": ours, "theirs": theirs, "files": len(both), "pages": pages_a,
+            "ours_pages_per_cpu_s": round(rate_a, 1), "theirs_pages_per_cpu_s": round(rate_b, 1),
+            "ratio": round(rate_a / rate_b, 3)}  # fmt: skip
 
 
-def library_entry(lib: str, label: str, runs: list[FileRun], common: set[str]) -> Report:
-    failed = [r for r in runs if not r.ok]
-    return {
-        "library": label,
-        "key": lib,
-        "version": version_of(lib),
-        "files_ok": len(runs) - len(failed),
-        "files_failed": len(failed),
-        "timeouts": sum(r.error.startswith("timeout") for r in failed),
-        "incomplete": sum(r.error.startswith("incomplete") for r in failed),
-        "own_ok": totals(runs).as_json(),
-        "common": totals(runs, common).as_json(),
+def worst_files(by_system: dict[str, list[FileRun]], ours: str, theirs: str, count: int = 10) -> list[Report]:
+    if ours not in by_system or theirs not in by_system:
+        return []
+    peer = {r.file: r for r in by_system[theirs] if r.ok and r.cpu_seconds > 0}
+    rows = []
+    for r in by_system[ours]:
+        other = peer.get(r.file)
+        if r.ok and other and r.cpu_seconds > 0 and r.pages:
+            rows.append({"file": r.file, "pages": r.pages, "ours_cpu_s": round(r.cpu_seconds, 3),
+                         "theirs_cpu_s": round(other.cpu_seconds, 3),
+                         "ratio": round(other.cpu_seconds / r.cpu_seconds, 3),
+                         "chars_per_page": r.chars // r.pages})  # fmt: skip
+    return sorted(rows, key=lambda row: row["ratio"])[:count]
+
+
+def build_report(runs: list[FileRun], tagged: set[str], timeout: float) -> Report:
+    by_system: dict[str, list[FileRun]] = {}
+    for r in runs:
+        by_system.setdefault(r.system, []).append(r)
+    targets = {
+        "stream_vs_pymupdf (>= 1.0)": ratio(by_system, "ragprep-stream", "pymupdf"),
+        "auto_vs_pymupdf (>= 0.5)": ratio(by_system, "ragprep-auto", "pymupdf"),
+        "structure_vs_stream_on_tagged (>= 0.9)": ratio(by_system, "ragprep-structure", "ragprep-stream", tagged),
+        "compiled_vs_python_stream (>= 4)": ratio(by_system, "ragprep-stream", PURE),
     }
-
-
-def build_report(
-    files: list[CorpusFile],
-    labels: dict[str, str],
-    by_lib: dict[str, list[FileRun]],
-    args: argparse.Namespace,
-    load: tuple[float, float],
-) -> Report:
-    common = common_files(by_lib)
-    libraries = [library_entry(lib, labels[lib], runs, common) for lib, runs in by_lib.items()]
-    if "ragprep" in by_lib:
-        ours = totals(by_lib["ragprep"], common)
-        for entry in libraries:
-            if entry["key"] != "ragprep":
-                theirs = totals(by_lib[entry["key"]], common)
-                for key, cpu in (("ratio_wall", False), ("ratio_cpu", True)):
-                    ratio = speed_ratio(ours, theirs, cpu)
-                    entry[key] = None if ratio is None else round(ratio, 3)
+    vs_peers = {f"{s} vs {p}": ratio(by_system, s, p) for s in by_system if s.startswith("ragprep-")
+                for p in by_system if not p.startswith("ragprep-")}  # fmt: skip
+    systems_summary = {}
+    for name, rs in by_system.items():
+        ok = [r for r in rs if r.ok]
+        pages, cpu = per_cpu_second(rs, {r.file for r in ok})
+        systems_summary[name] = {
+            "files_ok": len(ok), "files_failed": len(rs) - len(ok), "pages": pages,
+            "cpu_seconds": round(cpu, 3), "wall_seconds": round(sum(r.seconds for r in ok), 3),
+            "pages_per_cpu_second": round(pages / cpu, 1) if cpu else None,
+            "max_rss_mb": round(max((r.max_rss_mb for r in rs), default=0.0), 1),
+        }  # fmt: skip
     return {
-        "corpus": str(args.corpus),
-        "files_selected": len(files),
-        "manifest_pages_selected": sum(f.pages or 0 for f in files),
-        "common_files": len(common),
-        "order": args.order,
-        "timeout_seconds": args.timeout,
         "python": platform.python_version(),
         "machine": platform.machine(),
-        "cpus": os.cpu_count(),
-        "load_average_start": round(load[0], 2),
-        "load_average_end": round(load[1], 2),
-        "libraries": libraries,
-        "failures": [
-            {"library": labels[r.library], "file": r.file, "error": r.error}
-            for runs in by_lib.values()
-            for r in runs
-            if not r.ok
-        ],
-        "per_file": [asdict(r) for runs in by_lib.values() for r in runs],
+        "cpu_timeout_seconds": timeout,
+        "systems": systems_summary,
+        "targets": targets,
+        "ratios": vs_peers,
+        "worst_stream_vs_pymupdf": worst_files(by_system, "ragprep-stream", "pymupdf"),
+        "failures": [{"system": r.system, "file": r.file, "error": r.error} for r in runs if not r.ok],
     }
-
-
-def version_of(lib: str) -> str:
-    try:
-        return metadata.version(DISTRIBUTIONS.get(lib, lib))
-    except metadata.PackageNotFoundError:
-        return "?"
-
-
-def load_average() -> float:
-    """1-minute load average, or NaN where the platform has none."""
-    try:
-        return os.getloadavg()[0]
-    except (AttributeError, OSError):
-        return float("nan")
-
-
-# --------------------------------------------------------------------------- printing
-
-
-def format_table(headers: list[str], rows: list[list[str]], right: set[int]) -> str:
-    """Plain aligned columns; ``right`` holds the indexes of numeric (right-aligned) columns."""
-    widths = [max([len(h), *(len(r[i]) for r in rows)]) for i, h in enumerate(headers)]
-
-    def line(cells: list[str]) -> str:
-        padded = (
-            cell.rjust(width) if i in right else cell.ljust(width)
-            for i, (cell, width) in enumerate(zip(cells, widths, strict=True))
-        )
-        return "  ".join(padded).rstrip()
-
-    rule = ["-" * w for w in widths]
-    return "\n".join([line(headers), line(rule), *(line(r) for r in rows)])
-
-
-def ratio_text(entry: Report, label: str) -> str:
-    """'ragprep is 6.1x pdfminer.six' (wall pages/s; below 1 ragprep is slower)."""
-    if "ratio_wall" not in entry:
-        return "-"
-    wall, cpu = entry["ratio_wall"], entry["ratio_cpu"]
-    if wall is None or cpu is None:
-        return "n/a"
-    return f"ragprep is {wall:.2f}x {label} (CPU: {cpu:.2f}x)"
-
-
-def header_lines(report: Report) -> list[str]:
-    libs = report["libraries"]
-    # All extractors are single-threaded and the files are in the page cache, so wall time
-    # well above CPU time means the process waited for a CPU: someone else was running.
-    wall = sum(lib["own_ok"]["seconds"] for lib in libs)
-    cpu = sum(lib["own_ok"]["cpu_seconds"] for lib in libs)
-    waited = wall / cpu - 1 if cpu > 0 else 0.0
-    busy = (
-        f"  (wall time {waited:.0%} above CPU time: machine busy, prefer the CPU ratios)"
-        if waited > 0.1
-        else ""
-    )
-    return [
-        f"corpus: {report['corpus']}",
-        f"files selected: {report['files_selected']} ({report['manifest_pages_selected']} pages "
-        f"per MANIFEST.tsv); one process, order: {report['order']}; "
-        f"timeout {report['timeout_seconds']:g} s per file",
-        f"Python {report['python']} {report['machine']}, {report['cpus']} CPUs, load average "
-        f"{report['load_average_start']:.2f} at start, {report['load_average_end']:.2f} at end"
-        + busy,
-        "versions: " + ", ".join(f"{lib['library']} {lib['version']}" for lib in libs),
-    ]
-
-
-def common_table(report: Report) -> str:
-    rows = []
-    for lib in report["libraries"]:
-        c = lib["common"]
-        rows.append(
-            [
-                lib["library"],
-                str(c["files"]),
-                str(c["pages"]),
-                f"{c['seconds']:.2f}",
-                f"{c['cpu_seconds']:.2f}",
-                f"{c['pages_per_second']:.1f}",
-                ratio_text(lib, lib["library"]),
-            ]
-        )
-    headers = ["library", "files", "pages", "wall s", "CPU s", "pages/s", "ratio (pages/s)"]
-    return format_table(headers, rows, right={1, 2, 3, 4, 5})
-
-
-def own_table(report: Report) -> str:
-    rows = []
-    for lib in report["libraries"]:
-        o = lib["own_ok"]
-        rows.append(
-            [
-                lib["library"],
-                str(lib["files_ok"]),
-                str(lib["files_failed"]),
-                str(lib["timeouts"]),
-                str(lib["incomplete"]),
-                str(o["pages"]),
-                f"{o['seconds']:.2f}",
-                f"{o['cpu_seconds']:.2f}",
-                f"{o['pages_per_second']:.1f}",
-            ]
-        )
-    headers = ["library", "ok", "failed", "timeouts", "incomplete", "pages", "wall s", "CPU s"]
-    return format_table([*headers, "pages/s"], rows, right=set(range(1, 9)))
 
 
 def render_text(report: Report) -> str:
-    out = header_lines(report)
-    out += [
-        "",
-        f"A. Common set: {report['common_files']} file(s) every library extracted completely "
-        "without error (the fair comparison; ratios use these)",
-        common_table(report),
-        "",
-        "B. Each library over every file it extracted completely without error (the sets differ",
-        "   between rows; failed = raised, timed out, or page count differs from MANIFEST.tsv)",
-        own_table(report),
-    ]
+    lines = [f"Python {report['python']} {report['machine']}; CPU timeout {report['cpu_timeout_seconds']:g} s per file", ""]
+    lines.append(f"{'system':<22} {'ok':>4} {'failed':>6} {'pages':>6} {'CPU s':>8} {'wall s':>8} {'pages/CPU s':>11} {'peak RSS MB':>11}")
+    for name, s in report["systems"].items():
+        rate = "-" if s["pages_per_cpu_second"] is None else f"{s['pages_per_cpu_second']:.1f}"
+        lines.append(f"{name:<22} {s['files_ok']:>4} {s['files_failed']:>6} {s['pages']:>6} {s['cpu_seconds']:>8.2f} "
+                     f"{s['wall_seconds']:>8.2f} {rate:>11} {s['max_rss_mb']:>11.1f}")  # fmt: skip
+    lines += ["", "Targets (pages per CPU-second, files both read completely):"]
+    for name, r in report["targets"].items():
+        lines.append(f"  {name:<40} " + ("n/a" if r is None else
+                     f"{r['ratio']:.2f}x  ({r['ours_pages_per_cpu_s']} vs {r['theirs_pages_per_cpu_s']} pages/CPU s, "
+                     f"{r['files']} files, {r['pages']} pages)"))  # fmt: skip
+    lines += ["", "ragprep against each peer:"]
+    for name, r in report["ratios"].items():
+        if r is not None:
+            lines.append(f"  {name:<40} {r['ratio']:.2f}x on {r['files']} files")
+    if report["worst_stream_vs_pymupdf"]:
+        lines += ["", "Worst ten files, stream mode against PyMuPDF (ratio of pages per CPU-second):"]
+        for w in report["worst_stream_vs_pymupdf"]:
+            lines.append(f"  {w['ratio']:6.3f}x  {w['file']}  ({w['pages']} pages, {w['chars_per_page']} chars/page, "
+                         f"{w['ours_cpu_s']} vs {w['theirs_cpu_s']} CPU s)")  # fmt: skip
     if report["failures"]:
-        out += ["", "Failures:"]
-        out += [f"  {f['library']:<16} {f['file']}: {f['error']}" for f in report["failures"]]
-    return "\n".join(out)
+        lines += ["", "Failures:"] + [f"  {f['system']:<22} {f['file']}: {f['error']}" for f in report["failures"]]
+    return "\n".join(lines)
 
 
-# --------------------------------------------------------------------------- profiling
+# --------------------------------------------------------------------------- memory
 
 
-def profile_ragprep(files: list[CorpusFile], mode: str, top: int, dump: Path | None) -> None:
-    """Run ragprep alone under cProfile and print the top functions by cumulative time."""
-    _, extractor = make_extractor("ragprep", mode)
-    failures: list[str] = []
-    profiler = cProfile.Profile()
-    for f in files:
-        profiler.enable()
-        try:
-            extractor(f.path)
-        except Exception as exc:  # profile what works; list what doesn't
-            failures.append(f"{f.rel}: {short_error(exc)}")
-        finally:
-            profiler.disable()
-    stats = pstats.Stats(profiler, stream=sys.stdout)
-    print(
-        f"ragprep ({mode}) under cProfile over {len(files)} files "
-        f"({len(failures)} failed); top {top} by cumulative time:"
-    )
-    stats.sort_stats(pstats.SortKey.CUMULATIVE).print_stats(top)
-    if failures:
-        print("Failures:\n" + "\n".join(f"  {x}" for x in failures))
-    if dump is not None:
-        stats.dump_stats(dump)
-        print(f"full profile written to {dump} (open with python -m pstats or snakeviz)")
+def operator_heavy_pdf(folder: Path, operators: int) -> Path:
+    """A one-page PDF whose content holds `operators` text operators (Td and Tj pairs)."""
+    import pikepdf
+
+    pdf = pikepdf.new()
+    font = pdf.make_indirect(pikepdf.Dictionary(Type=pikepdf.Name.Font, Subtype=pikepdf.Name.Type1,
+                                                BaseFont=pikepdf.Name.Helvetica))  # fmt: skip
+    body = b"BT /F1 1 Tf 10 10 Td " + b"0.001 0 Td (x) Tj " * (operators // 2) + b"ET"
+    page = pikepdf.Dictionary(Type=pikepdf.Name.Page, MediaBox=[0, 0, 612, 792],
+                              Resources=pikepdf.Dictionary(Font=pikepdf.Dictionary(F1=font)),
+                              Contents=pdf.make_stream(body))  # fmt: skip
+    pdf.pages.append(pikepdf.Page(pdf.make_indirect(page)))
+    path = folder / f"text-operators-{operators}.pdf"
+    pdf.save(path, compress_streams=True)
+    return path
+
+
+def peak_rss(system: System, path: Path, timeout: float) -> FileRun:
+    """A fresh child's peak RSS over one file (import included: compare against `import only`)."""
+    child = Child(system)
+    try:
+        return child.measure(CorpusFile(path.name, path, None, False, ""), timeout)
+    finally:
+        child.stop()
+
+
+def memory_report(files: list[CorpusFile], peers: list[str], operators: int, timeout: float) -> Report:
+    chosen = [System("ragprep-stream", "ragprep", "stream"), *(System(p, p) for p in peers)]
+    largest = max(files, key=lambda f: f.path.stat().st_size)
+    result: Report = {"operators": operators, "largest_file": largest.rel, "rows": []}
+    with tempfile.TemporaryDirectory() as folder:
+        heavy = operator_heavy_pdf(Path(folder), operators)
+        for label, path in ((f"{operators} text operators on one page", heavy), (largest.rel, largest.path)):
+            for system in chosen:
+                run = peak_rss(system, path, timeout)
+                result["rows"].append({"input": label, "system": system.name, "ok": run.ok, "error": run.error,
+                                       "cpu_seconds": round(run.cpu_seconds, 2),
+                                       "peak_rss_mb": round(run.max_rss_mb, 1)})  # fmt: skip
+    return result
 
 
 # --------------------------------------------------------------------------- CLI
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(
-        prog="bench/extract.py",
-        description=__doc__,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-        epilog=(
-            "examples:\n"
-            "  python bench/extract.py                              # everything outside broken/\n"
-            "  python bench/extract.py --files 'multicolumn/*' --peers ragprep,pymupdf\n"
-            "  python bench/extract.py --peers pymupdf,pypdfium2    # peers only, no ratios\n"
-            "  python bench/extract.py --order file                 # on a busy machine\n"
-            "  python bench/extract.py --profile --files 'misc/*'   # ragprep's hot spots\n"
-        ),
-    )
-    parser.add_argument(
-        "--corpus",
-        type=Path,
-        default=DEFAULT_CORPUS,
-        help="corpus folder holding MANIFEST.tsv (default: %(default)s)",
-    )
-    parser.add_argument(
-        "--files",
-        metavar="GLOB",
-        help="only manifest paths matching this glob, comma-separated for several "
-        "(e.g. 'tagged/*,misc/*'); may select files in broken/",
-    )
+    parser = argparse.ArgumentParser(prog="bench/extract.py", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)  # fmt: skip
+    parser.add_argument("--corpus", type=Path, default=DEFAULT_CORPUS, help="corpus folder holding MANIFEST.tsv")
+    parser.add_argument("--files", metavar="GLOB", help="only manifest paths matching this glob (comma-separated)")
     parser.add_argument("--limit", type=int, metavar="N", help="only the first N selected files")
-    parser.add_argument(
-        "--peers",
-        default=DEFAULT_PEERS,
-        help="comma-separated libraries, run in this order (default: %(default)s); "
-        "leave ragprep out to time the peers alone (no ratios then)",
-    )
-    parser.add_argument(
-        "--order",
-        choices=("library", "file"),
-        default="library",
-        help="library: each library in turn over all files (default); file: every library "
-        "on one file before the next, so load changes hit all libraries alike",
-    )
-    parser.add_argument(
-        "--mode", default="stream", help="ragprep extraction mode (default: %(default)s)"
-    )
-    parser.add_argument(
-        "--timeout",
-        type=float,
-        default=60.0,
-        metavar="SECONDS",
-        help="per-file limit for each library, 0 for none (default: %(default)s)",
-    )
+    parser.add_argument("--modes", default=",".join(MODES), help="ragprep modes to time (default: %(default)s)")
+    parser.add_argument("--peers", default=DEFAULT_PEERS, help="peer libraries (default: %(default)s)")
+    parser.add_argument("--no-pure", action="store_true", help="leave out the pure-Python interpreter (RAGPREP_PURE=1)")
+    parser.add_argument("--timeout", type=float, default=120.0, metavar="CPU_SECONDS",
+                        help="per-file CPU-time limit of each system (default: %(default)s)")  # fmt: skip
+    parser.add_argument("--out", type=Path, help="append one JSON line per measurement here, as measured")
+    parser.add_argument("--summarize", type=Path, metavar="JSONL", help="only report on the lines of an earlier --out")
+    parser.add_argument("--memory", action="store_true", help="peak RSS on a 2 M-operator page and the largest file")
+    parser.add_argument("--operators", type=int, default=2_000_000, help="text operators of the --memory page")
     parser.add_argument("--format", choices=("text", "json"), default="text", help="output format")
-    parser.add_argument(
-        "--out", type=Path, help="also write the JSON report (with per-file rows) here"
-    )
     parser.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
-    parser.add_argument(
-        "--profile",
-        action="store_true",
-        help="run only ragprep under cProfile and print its hottest functions",
-    )
-    parser.add_argument(
-        "--profile-top",
-        type=int,
-        default=25,
-        metavar="N",
-        help="functions to print with --profile (default: %(default)s)",
-    )
-    parser.add_argument(
-        "--profile-out",
-        type=Path,
-        metavar="FILE",
-        help="with --profile, also dump the full pstats data here",
-    )
+    parser.add_argument("--_worker", help=argparse.SUPPRESS)
+    parser.add_argument("--mode", default="stream", help=argparse.SUPPRESS)
     return parser.parse_args(argv)
 
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
+    if args._worker:
+        return worker(args._worker, args.mode)
     files = select_files(args.corpus, args.files, args.limit)
-    libs = ["ragprep"] if args.profile else parse_peer_list(args.peers)
-    if "ragprep" in libs and (reason := ragprep_import_error()):
-        raise BenchError(
-            f"ragprep's extraction API does not import ({reason}); "
-            "leave ragprep out of --peers to time the peers alone"
-        )
-    quiet_peers()
-    if args.profile:
-        profile_ragprep(files, args.mode, args.profile_top, args.profile_out)
+    peers = [p for p in parse_peer_list(args.peers) if p != "ragprep"]
+    if args.memory:
+        report = memory_report(files, [p for p in peers if p in ("pymupdf", "playa")], args.operators, args.timeout)
+        print(json.dumps(report, indent=2) if args.format == "json" else "\n".join(
+            f"{r['input'][:60]:<60} {r['system']:<16} peak RSS {r['peak_rss_mb']:>8.1f} MB  "
+            f"CPU {r['cpu_seconds']:>7.2f} s  {'ok' if r['ok'] else r['error']}" for r in report["rows"]))
         return 0
-    # Import every library before any timing so import cost is nobody's extraction time.
-    made = {lib: make_extractor(lib, args.mode) for lib in libs}
-    labels = {lib: label for lib, (label, _) in made.items()}
-    extractors = {lib: extractor for lib, (_, extractor) in made.items()}
-    warm_page_cache(files)
-    progress = (lambda *_: None) if args.quiet else progress_printer(len(files))
-    run = run_by_file if args.order == "file" else run_by_library
-    load_start = load_average()
-    by_lib = run(extractors, files, args.timeout, progress)
-    load_end = load_average()
-    if not args.quiet:
-        print("\r" + " " * 90 + "\r", end="", file=sys.stderr)
-    report = build_report(files, labels, by_lib, args, (load_start, load_end))
-    text = json.dumps(report, indent=2, ensure_ascii=False)
-    if args.out:
-        args.out.write_text(text + "\n", encoding="utf-8")
-    print(text if args.format == "json" else render_text(report))
+    if args.summarize:
+        lines = args.summarize.read_text(encoding="utf-8").splitlines()
+        runs = [FileRun(**json.loads(line)) for line in lines if line.strip()]
+    else:
+        modes = [m.strip() for m in args.modes.split(",") if m.strip()]
+        unknown = sorted(set(modes) - set(MODES))
+        if unknown:
+            raise BenchError(f"unknown mode(s) {', '.join(unknown)}; choose from {', '.join(MODES)}")
+        chosen = systems(modes, peers, pure=not args.no_pure and "stream" in modes)
+        runs = measure(chosen, files, args.timeout, args.out, args.quiet)
+    report = build_report(runs, {f.rel for f in files if f.tagged}, args.timeout)
+    print(json.dumps(report, indent=2) if args.format == "json" else render_text(report))
     return 0
 
 

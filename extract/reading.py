@@ -32,10 +32,8 @@ from ragprep.extract.config import ExtractConfig
 from ragprep.extract.geometric import JoinedText, join, stream_order, text_glyphs
 from ragprep.extract.glyphs import NO_MCID, GlyphTable
 from ragprep.extract.interpreter import ImagePlacement
-from ragprep.extract.structure import PDF17_STANDARD_TYPES, PDF20_STANDARD_TYPES, MarkedContentRef, StructElement, StructTree
+from ragprep.extract.structure import MarkedContentRef, StructTree
 from ragprep.extract.tables import CellContent, TableGrids
-
-_STANDARD_TYPES = PDF17_STANDARD_TYPES | PDF20_STANDARD_TYPES
 
 
 @dataclass(frozen=True)
@@ -129,7 +127,7 @@ def read_structure(
 
     # Owner per glyph: the nearest block-level element; -1 for the tail.
     owner_of_glyph = np.full(len(table), -1, dtype=np.int64)
-    owner_of_glyph[tagged_glyphs] = _block_owners(tree)[element]
+    owner_of_glyph[tagged_glyphs] = tree.block_owners[element]
     order = np.concatenate([tagged_glyphs, tail])
     owner = owner_of_glyph[order]
     element_starts = np.concatenate([[False], owner[1:] != owner[:-1]])
@@ -191,12 +189,6 @@ def _cell_contents(
     )
 
 
-def _is_block(element: StructElement) -> bool:
-    # A type no role map resolved means nothing standard: treat it as a block
-    # of its own rather than melt its text into whatever encloses it.
-    return element.block or element.type not in _STANDARD_TYPES
-
-
 def _add_figure_alt_rows(
     table: GlyphTable,
     tree: StructTree,
@@ -208,12 +200,7 @@ def _add_figure_alt_rows(
 ) -> tuple[GlyphTable, np.ndarray, np.ndarray, np.ndarray]:
     """A row carrying the /Alt text of every Figure on the page that shows no
     text of its own, placed where its image was painted, in tree order."""
-    figure_of = np.full(len(tree.elements), -1, dtype=np.int64)
-    for e in tree.elements:
-        if e.type == "Figure" and e.alt:
-            figure_of[e.index] = e.index
-        elif e.parent >= 0:
-            figure_of[e.index] = figure_of[e.parent]
+    figure_of = tree.figure_of
     has_text = {int(f) for f in figure_of[element]} if len(element) else set()
     placed = {(image.mcid_stream, image.mcid): image.bbox for image in images}
     texts, boxes, mcids, streams, ranks, elements = [], [], [], [], [], []
@@ -240,18 +227,6 @@ def _add_figure_alt_rows(
     return table, glyphs[by_rank], rank[by_rank], element[by_rank]
 
 
-def _block_owners(tree: StructTree) -> np.ndarray:
-    """Per element, the nearest block-level element at or above it; itself
-    when none is. Parents come before children in ``tree.elements``."""
-    owner = np.arange(len(tree.elements), dtype=np.int64)
-    for element in tree.elements:
-        if not _is_block(element) and element.parent >= 0:
-            parent_owner = owner[element.parent]
-            if _is_block(tree.elements[parent_owner]):
-                owner[element.index] = parent_owner
-    return owner
-
-
 def _label(tree: StructTree, index: int) -> BlockLabel:
     element = tree.elements[index]
     return BlockLabel(
@@ -271,7 +246,7 @@ def _apply_actual_text(
     its first glyph carries the replacement, the others drop out."""
     if not len(glyphs):
         return table, glyphs, element
-    owners = np.array([e.actual_text_owner for e in tree.elements], dtype=np.int64)[element]
+    owners = tree.actual_text_owners[element]
     if (owners < 0).all():
         return table, glyphs, element
     text = table.text.copy()

@@ -86,9 +86,11 @@ import re
 from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import cached_property
 from types import MappingProxyType
 from typing import Any, NamedTuple
 
+import numpy as np
 import pikepdf
 from pikepdf import ObjectType
 
@@ -253,6 +255,48 @@ class StructTree:
     ) -> tuple[MarkedContentRef, ...]:
         """The page's marked content in author order; () when the tree has none."""
         return self.page_content.get(_page_key(page), ())
+
+    # Whole-tree tables, built once per tree (not per page: a tree of a
+    # 5,000-page document has hundreds of thousands of elements).
+
+    @cached_property
+    def block_owners(self) -> np.ndarray:
+        """Per element, the nearest block-level element at or above it; itself
+        when none is. Parents come before children in ``elements``."""
+        elements = self.elements
+        owner = np.arange(len(elements), dtype=np.int64)
+        for element in elements:
+            if not owns_block(element) and element.parent >= 0:
+                parent_owner = owner[element.parent]
+                if owns_block(elements[parent_owner]):
+                    owner[element.index] = parent_owner
+        return owner
+
+    @cached_property
+    def actual_text_owners(self) -> np.ndarray:
+        """Per element, its ``actual_text_owner`` (-1 when none)."""
+        return np.array([e.actual_text_owner for e in self.elements], dtype=np.int64)
+
+    @cached_property
+    def figure_of(self) -> np.ndarray:
+        """Per element, the Figure with /Alt at or above it (-1 when none, §14.9.3)."""
+        figure_of = np.full(len(self.elements), -1, dtype=np.int64)
+        for e in self.elements:
+            if e.type == "Figure" and e.alt:
+                figure_of[e.index] = e.index
+            elif e.parent >= 0:
+                figure_of[e.index] = figure_of[e.parent]
+        return figure_of
+
+
+_STANDARD_TYPES = PDF17_STANDARD_TYPES | PDF20_STANDARD_TYPES
+
+
+def owns_block(element: StructElement) -> bool:
+    """Does the element make a block of its own? A block type does; so does a
+    type no role map resolved: it means nothing standard, so its text is kept
+    apart rather than melted into whatever encloses it."""
+    return element.block or element.type not in _STANDARD_TYPES
 
 
 def page_struct_parents(page: pikepdf.Page | pikepdf.Object) -> int | None:
