@@ -93,6 +93,12 @@ typedef struct {
     double widths[256];
     unsigned char waits[256]; /* 1: the code's text waits for the font program */
     int any_waits;
+    /* Composite fonts whose codes are all two bytes (Identity-H/V style
+     * codespace, §9.7.6.2): w0 and w1 per code, asked of the host once per
+     * code (lazily allocated, 65,536 entries). */
+    int two_byte;
+    double *w0s, *w1s;
+    unsigned char *known;
 } FontInfo;
 
 /* ---- growable buffers -------------------------------------------------- */
@@ -136,6 +142,7 @@ typedef struct {
     size_t nfonts;
     Buf frames;      /* double[F_FIELDS] per show operator */
     Buf codes;       /* bytes of single-byte-font strings, one per glyph */
+    Buf codes2;      /* uint16 codes of two-byte composite fonts, one per glyph */
     Buf adj_index;   /* int64 glyph index of each TJ adjustment */
     Buf adj_offset;  /* double along-offset of each TJ adjustment */
     PyObject *spans; /* list of (first, end, text) /ActualText spans */
@@ -636,19 +643,29 @@ static int host_decode(Core *self, long font, const Piece *pc, Py_ssize_t *n, do
     return ok ? 0 : -1;
 }
 
-/* _show_decoded: strings of any font through Font.decode. */
-static int show_decoded(Core *self, const FontInfo *font, const Piece *pieces, size_t n, int single, long long token) {
+static int two_byte_piece(Core *self, const FontInfo *font, const Piece *pc, Py_ssize_t *n, double *w, double *vw, Py_ssize_t *ws);
+
+/* One piece decoded: by the core's two-byte tables (by_code 2) or by the host. */
+static int decode_piece(Core *self, const FontInfo *font, double by_code, const Piece *pc, Py_ssize_t *n, double *w,
+                        double *vw, Py_ssize_t *ws) {
+    if (by_code == 2.0) return two_byte_piece(self, font, pc, n, w, vw, ws);
+    return host_decode(self, self->gs.font, pc, n, w, vw, ws);
+}
+
+/* _show_decoded: strings of any font through Font.decode (by_code 0), or
+ * of a two-byte composite font through the core's tables (by_code 2). */
+static int show_decoded(Core *self, const FontInfo *font, const Piece *pieces, size_t n, int single, long long token,
+                        double by_code) {
     GState *gs = &self->gs;
-    long font_index = gs->font;
     int vertical = font->wmode == 1;
     Py_ssize_t count = 0, word_spaces = 0, m, ws;
     double w, vw;
     if (single && !vertical) {
-        if (host_decode(self, font_index, &pieces[0], &count, &w, &vw, &ws) < 0) return -1;
+        if (decode_piece(self, font, by_code, &pieces[0], &count, &w, &vw, &ws) < 0) return -1;
         if (count) {
             /* Tc, Tw and the size as they are after the host's call (it runs no operators). */
             double spacing = gs->char_spacing * (double)count + gs->word_spacing * (double)ws;
-            if (record(self, font, 0, count, 0.0, token) < 0) return -1;
+            if (record(self, font, 0, count, by_code, token) < 0) return -1;
             self->tm = translate((w * gs->size + spacing) * gs->scale, 0.0, self->tm);
         }
         return 0;
@@ -659,7 +676,7 @@ static int show_decoded(Core *self, const FontInfo *font, const Piece *pieces, s
     for (size_t k = 0; k < n; k++) {
         const Piece *pc = &pieces[k];
         if (pc->is_string) {
-            if (host_decode(self, font_index, pc, &m, &w, &vw, &ws) < 0) return -1;
+            if (decode_piece(self, font, by_code, pc, &m, &w, &vw, &ws) < 0) return -1;
             if (!m) continue;
             if (pending != 0.0) {
                 double offset = adjustment(self, pending, size, vertical);
@@ -679,7 +696,7 @@ static int show_decoded(Core *self, const FontInfo *font, const Piece *pieces, s
         double spacing = gs->char_spacing * (double)count + gs->word_spacing * (double)word_spaces;
         if (vertical) along += -vertical_widths * size - spacing;
         else along += (widths * size + spacing) * gs->scale;
-        if (record(self, font, vertical, count, 0.0, token) < 0) return -1;
+        if (record(self, font, vertical, count, by_code, token) < 0) return -1;
     }
     if (pending != 0.0) along += adjustment(self, pending, size, vertical);
     if (along != 0.0) advance_along(self, along, vertical);
@@ -687,6 +704,57 @@ static int show_decoded(Core *self, const FontInfo *font, const Piece *pieces, s
 }
 
 static int refresh_font(Core *self, long index);
+
+/* The widths of every code of the pieces known to the core (asking the host
+ * for new codes). 1: all known, 0: the reference path must decode them (an
+ * odd byte, or the host could not say), -1: a stopping error. */
+static int two_byte_known(Core *self, FontInfo *font, const Piece *pieces, size_t n) {
+    for (size_t k = 0; k < n; k++)
+        if (pieces[k].is_string && pieces[k].len % 2) return 0;
+    if (!font->known) {
+        font->w0s = PyMem_Calloc(65536, sizeof(double));
+        font->w1s = PyMem_Calloc(65536, sizeof(double));
+        font->known = PyMem_Calloc(65536, 1);
+        if (!font->w0s || !font->w1s || !font->known) { PyErr_NoMemory(); return -1; }
+    }
+    for (size_t k = 0; k < n; k++) {
+        if (!pieces[k].is_string) continue;
+        for (size_t i = 0; i + 1 < pieces[k].len; i += 2) {
+            unsigned code = (unsigned)pieces[k].bytes[i] << 8 | pieces[k].bytes[i + 1];
+            if (font->known[code]) continue;
+            PyObject *r = PyObject_CallMethod(self->host, "code_widths", "lI", self->gs.font, code);
+            double w0, w1;
+            if (!r || !PyArg_ParseTuple(r, "dd", &w0, &w1)) {
+                Py_XDECREF(r);
+                if (PyErr_ExceptionMatches(PyExc_MemoryError) || !PyErr_ExceptionMatches(PyExc_Exception)) return -1;
+                PyErr_Clear(); /* Font.decode turns the same failure into its replacement string */
+                return 0;
+            }
+            Py_DECREF(r);
+            font->w0s[code] = w0;
+            font->w1s[code] = w1;
+            font->known[code] = 1;
+        }
+    }
+    return 1;
+}
+
+/* A piece of a two-byte font: its glyph count and advance sums, its codes kept. */
+static int two_byte_piece(Core *self, const FontInfo *font, const Piece *pc, Py_ssize_t *n, double *w, double *vw, Py_ssize_t *ws) {
+    size_t m = pc->len / 2;
+    double a = 0.0, b = 0.0;
+    if (buf_reserve(&self->codes2, m * sizeof(uint16_t)) < 0) return -1;
+    uint16_t *out = (uint16_t *)(self->codes2.data + self->codes2.len);
+    for (size_t i = 0; i < m; i++) {
+        unsigned code = (unsigned)pc->bytes[2 * i] << 8 | pc->bytes[2 * i + 1];
+        out[i] = (uint16_t)code;
+        a += font->w0s[code];
+        b += font->w1s[code];
+    }
+    self->codes2.len += m * sizeof(uint16_t);
+    *n = (Py_ssize_t)m; *w = a; *vw = b; *ws = 0; /* Tw applies to single-byte code 32 only (§9.3.3) */
+    return 0;
+}
 
 static int show(Core *self, const Piece *pieces, size_t n, int single, long long token) {
     FontInfo *font = font_info(self, self->gs.font);
@@ -701,7 +769,12 @@ static int show(Core *self, const Piece *pieces, size_t n, int single, long long
         if (!font) { PyErr_SetString(PyExc_RuntimeError, "host gave an undefined font"); return -1; }
     }
     if (font->by_code && !waits(font, pieces, n)) return show_bytes(self, font, pieces, n, single, token);
-    int r = show_decoded(self, font, pieces, n, single, token);
+    if (font->two_byte) {
+        int known = two_byte_known(self, font, pieces, n);
+        if (known < 0) return -1;
+        if (known) return show_decoded(self, font, pieces, n, single, token, 2.0);
+    }
+    int r = show_decoded(self, font, pieces, n, single, token, 0.0);
     if (font->by_code) {
         /* Decoding may have read the font program: its codes stop waiting. */
         PyObject *type, *value, *tb;
@@ -1084,9 +1157,17 @@ static void Core_dealloc(Core *self) {
     core_clear_marked(self);
     Py_XDECREF(self->host);
     Py_XDECREF(self->spans);
-    for (size_t i = 0; i < self->nfonts; i++) PyMem_Free(self->fonts[i]);
+    for (size_t i = 0; i < self->nfonts; i++) {
+        if (self->fonts[i]) {
+            PyMem_Free(self->fonts[i]->w0s);
+            PyMem_Free(self->fonts[i]->w1s);
+            PyMem_Free(self->fonts[i]->known);
+        }
+        PyMem_Free(self->fonts[i]);
+    }
     PyMem_Free(self->fonts);
     buf_free(&self->stack); buf_free(&self->marked); buf_free(&self->frames); buf_free(&self->codes);
+    buf_free(&self->codes2);
     buf_free(&self->adj_index); buf_free(&self->adj_offset);
     Py_TYPE(self)->tp_free((PyObject *)self);
 }
@@ -1111,13 +1192,14 @@ static int Core_init(Core *self, PyObject *args, PyObject *kwds) {
     return 0;
 }
 
-/* set_font(index, by_code, wmode, ascent, descent, widths: bytes|None, waits: bytes|None) */
+/* set_font(index, by_code, wmode, ascent, descent, widths: bytes|None, waits: bytes|None, two_byte=False) */
 static PyObject *Core_set_font(Core *self, PyObject *args) {
     long index;
-    int by_code, wmode;
+    int by_code, wmode, two_byte = 0;
     double ascent, descent;
     PyObject *widths, *waits_obj;
-    if (!PyArg_ParseTuple(args, "lppddOO", &index, &by_code, &wmode, &ascent, &descent, &widths, &waits_obj)) return NULL;
+    if (!PyArg_ParseTuple(args, "lppddOO|p", &index, &by_code, &wmode, &ascent, &descent, &widths, &waits_obj, &two_byte))
+        return NULL;
     if (index < 0 || index > 1000000) { PyErr_SetString(PyExc_ValueError, "font index out of range"); return NULL; }
     if ((size_t)index >= self->nfonts) {
         size_t n = (size_t)index + 1;
@@ -1134,6 +1216,7 @@ static PyObject *Core_set_font(Core *self, PyObject *args) {
         self->fonts[index] = f;
     }
     f->by_code = by_code;
+    f->two_byte = two_byte && !by_code;
     f->wmode = wmode ? 1 : 0;
     f->ascent = ascent;
     f->descent = descent;
@@ -1261,10 +1344,12 @@ static PyObject *Core_marked(Core *self, PyObject *Py_UNUSED(ignored)) {
 
 static PyObject *Core_font(Core *self, PyObject *Py_UNUSED(ignored)) { return PyLong_FromLong(self->gs.font); }
 
-/* results() -> (frames, codes, adjustment indices, adjustment offsets, spans, glyphs, operators) */
+/* results() -> (frames, codes, two-byte codes, adjustment indices, adjustment offsets, spans, glyphs,
+ *               operators, limit reached) */
 static PyObject *Core_results(Core *self, PyObject *Py_UNUSED(ignored)) {
-    return Py_BuildValue("(y#y#y#y#OnLi)", self->frames.data ? self->frames.data : "", (Py_ssize_t)self->frames.len,
+    return Py_BuildValue("(y#y#y#y#y#OnLi)", self->frames.data ? self->frames.data : "", (Py_ssize_t)self->frames.len,
                          self->codes.data ? self->codes.data : "", (Py_ssize_t)self->codes.len,
+                         self->codes2.data ? self->codes2.data : "", (Py_ssize_t)self->codes2.len,
                          self->adj_index.data ? self->adj_index.data : "", (Py_ssize_t)self->adj_index.len,
                          self->adj_offset.data ? self->adj_offset.data : "", (Py_ssize_t)self->adj_offset.len,
                          self->spans, self->count, self->operators, self->limit_reached);

@@ -20,6 +20,7 @@ import numpy as np
 import pikepdf
 
 from ragprep.extract.fonts import Font, SingleByteFont
+from ragprep.extract.fonts.composite import CompositeFont
 from ragprep.extract.interpreter import IDENTITY, PageInterpreter
 from ragprep.extract.native import PURE_ENV, compiled_available, compiled_core
 
@@ -50,12 +51,13 @@ class CompiledPageInterpreter(PageInterpreter):
         self._core = core = core_module.Core(self, self._config.max_operators_per_page)
         try:
             core.run(data)
-            frames, codes, adj_index, adj_offset, spans, count, operators, _ = core.results()
+            frames, codes, codes2, adj_index, adj_offset, spans, count, operators, _ = core.results()
         finally:
             self._core = None  # the core holds this host: break the cycle
         glyphs = self._glyphs
         glyphs.frames = np.frombuffer(frames, dtype=np.float64).reshape(-1, core_module.FIELDS)
         glyphs.byte_strings = [codes] if codes else []
+        glyphs.two_byte_codes = codes2
         glyphs.adjustment_columns = (
             np.frombuffer(adj_index, dtype=np.int64),
             np.frombuffer(adj_offset, dtype=np.float64),
@@ -78,7 +80,8 @@ class CompiledPageInterpreter(PageInterpreter):
             waiting = font.waiting_codes()
             self._core.set_font(index, True, False, font.ascent, font.descent, widths, waiting)
         else:
-            self._core.set_font(index, False, font.wmode == 1, font.ascent, font.descent, None, None)
+            two_byte = isinstance(font, CompositeFont) and font.two_byte_codes
+            self._core.set_font(index, False, font.wmode == 1, font.ascent, font.descent, None, None, two_byte)
         return index
 
     def font(self, raw: bytes) -> int:
@@ -101,6 +104,11 @@ class CompiledPageInterpreter(PageInterpreter):
         self._glyphs.strings.append(decoded)
         widths, vertical_widths, word_spaces = decoded.advance_sums
         return count, widths, vertical_widths, word_spaces
+
+    def code_widths(self, index: int, code: int) -> tuple[float, float]:
+        """(w0, w1) of a two-byte code of composite font `index` (§9.7.4.3)."""
+        _, w0, w1, _ = self._fonts_used[index].code_info(code)
+        return w0, w1
 
     def do(self, raw: bytes) -> None:
         form = self._form_to_paint(_name(raw))

@@ -221,7 +221,8 @@ _WMODE, _MCID, _MCID_STREAM, _STREAM, _TOKEN, _RENDER, _ARTIFACT = range(8, 15)
 _CX0, _CY0, _CX1, _CY1, _FONT, _COUNT = range(15, 21)
 _SIZE, _CHAR_SPACING, _WORD_SPACING, _SCALE = range(21, 25)
 # 1.0 when the operator's glyphs are bytes of a single-byte font (decoded in
-# finish from the font's code tables), 0.0 when they are DecodedStrings.
+# finish from the font's code tables), 0.0 when they are DecodedStrings, 2.0
+# when they are codes of a two-byte composite font that the compiled core kept.
 _BY_CODE = 25
 
 
@@ -252,6 +253,8 @@ class _GlyphAccumulator:
         self.adjustments: list[tuple[int, float]] = []
         # The same as two arrays, when the compiled core filled them.
         self.adjustment_columns: tuple[np.ndarray, np.ndarray] | None = None
+        # uint16 codes of two-byte composite fonts, when the compiled core kept them.
+        self.two_byte_codes = b""
         # The compiled core's geometry(), when it runs the page (see _finish_native).
         self.native_geometry: Callable[..., None] | None = None
         self.count = 0
@@ -276,7 +279,7 @@ class _GlyphAccumulator:
         size, scale = per_glyph[_SIZE], per_glyph[_SCALE]
 
         widths, vertical_widths, word_space, undecodable, texts = self._decode(
-            per_glyph[_BY_CODE] == 1.0, per_glyph[_FONT], fonts
+            per_glyph[_BY_CODE], per_glyph[_FONT], fonts
         )
         vertical = per_glyph[_WMODE] == 1
         spacing = per_glyph[_CHAR_SPACING] + per_glyph[_WORD_SPACING] * word_space
@@ -366,7 +369,7 @@ class _GlyphAccumulator:
         frames = np.ascontiguousarray(self.frames, dtype=np.float64)
         counts = frames[:, _COUNT].astype(np.int64)
         widths, vertical_widths, word_space, undecodable, texts = self._decode(
-            np.repeat(frames[:, _BY_CODE] == 1.0, counts), np.repeat(frames[:, _FONT], counts), fonts
+            np.repeat(frames[:, _BY_CODE], counts), np.repeat(frames[:, _FONT], counts), fonts
         )
         self._apply_actual_text(texts, undecodable)
         n = self.count
@@ -399,14 +402,18 @@ class _GlyphAccumulator:
         return np.array(index, dtype=np.int64), np.array(offset)
 
     def _decode(
-        self, by_code: np.ndarray, font_index: np.ndarray, fonts: list[Font]
+        self, kind: np.ndarray, font_index: np.ndarray, fonts: list[Font]
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """Per glyph: w0, w1, word-space flag, undecodable flag and text.
 
-        Bytes of single-byte fonts are looked up in one fancy-indexing step
-        per column, in tables stacked over the page's fonts (row = font index);
-        decoded strings are concatenated. Each kind fills its own rows.
+        `kind` is each glyph's frame _BY_CODE. Bytes of single-byte fonts
+        (1.0) are looked up in one fancy-indexing step per column, in tables
+        stacked over the page's fonts (row = font index); decoded strings
+        (0.0) are concatenated; codes of two-byte composite fonts that the
+        compiled core kept (2.0) are decoded once per distinct code. Each
+        kind fills its own rows.
         """
+        by_code = kind == 1.0
         count = self.count
         widths = np.zeros(count)
         vertical_widths = np.zeros(count)
@@ -426,12 +433,26 @@ class _GlyphAccumulator:
             texts[by_code] = text_table[rows, codes]
         strings = self.strings
         if strings:
-            decoded = ~by_code
+            decoded = kind == 0.0
             widths[decoded] = np.concatenate([d.widths for d in strings])
             vertical_widths[decoded] = np.concatenate([d.vertical_widths for d in strings])
             word_space[decoded] = np.concatenate([d.word_space for d in strings])
             undecodable[decoded] = np.concatenate([d.undecodable for d in strings])
             texts[decoded] = list(chain.from_iterable(d.texts for d in strings))
+        if self.two_byte_codes:
+            two = kind == 2.0
+            codes = np.frombuffer(self.two_byte_codes, dtype=np.uint16)
+            rows = font_index[two].astype(np.intp)
+            for row in np.unique(rows).tolist():
+                mine = rows == row
+                distinct, inverse = np.unique(codes[mine], return_inverse=True)
+                infos = [fonts[row].code_info(code) for code in distinct.tolist()]  # type: ignore[attr-defined]
+                text, w0, w1, bad = (np.array(column, dtype=object) for column in zip(*infos))
+                where = np.flatnonzero(two)[mine]
+                texts[where] = text[inverse]
+                widths[where] = w0.astype(np.float64)[inverse]
+                vertical_widths[where] = w1.astype(np.float64)[inverse]
+                undecodable[where] = bad.astype(bool)[inverse]
         return widths, vertical_widths, word_space, undecodable, texts
 
 

@@ -152,6 +152,23 @@ class CompositeFont(Font):
 
     # -- decoding -------------------------------------------------------------
 
+    @property
+    def two_byte_codes(self) -> bool:
+        """Every code is two bytes (an Identity-H/V style codespace): the
+        compiled core splits strings itself and asks ``code_info`` per code."""
+        return self._splitter.identity_two_bytes
+
+    def code_info(self, code: int, nbytes: int = 2, valid: bool = True) -> _CodeInfo:
+        """(text, w0, w1, undecodable) of one character code, as ``decode`` gives it."""
+        table = self._codes
+        key = ((code << 3) | nbytes) if valid else -1 - ((code << 3) | nbytes)
+        info = table.get(key)
+        if info is None:
+            if len(table) > _MAX_CODE_TABLE:
+                table.clear()
+            info = table[key] = self._info(code, nbytes, valid)
+        return info
+
     def _decode(self, data: bytes) -> DecodedString:
         codes, lengths, valid = self._splitter.split(data)
         table = self._codes

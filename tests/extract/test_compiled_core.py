@@ -147,7 +147,11 @@ def test_composite_vertical_and_type3_fonts_agree(monkeypatch: pytest.MonkeyPatc
         f"BT /{vertical} 14 Tf 400 700 Td 1 Tc <{encode_v('縦書きの').hex()}> Tj "
         f"[<{encode_v('文章').hex()}> 200 <{encode_v('です').hex()}>] TJ 0 -100 Td 30 TL T* "
         f"<{encode_v('縦書き').hex()}> Tj ET "
-        f"BT /{t3} 20 Tf 72 400 Td 3 Tw (ab ba) Tj [(a) -1000 (b)] TJ ET"
+        f"BT /{t3} 20 Tf 72 400 Td 3 Tw (ab ba) Tj [(a) -1000 (b)] TJ ET "
+        # Strings the core cannot split itself (an odd byte) and a fallback
+        # font's, between two-byte strings: every decoding kind on one page.
+        f"BT /{horizontal} 12 Tf 72 300 Td <{encode('漢字').hex()}41> Tj /Missing 10 Tf (xy) Tj "
+        f"/{horizontal} 12 Tf <{encode('かな').hex()}> Tj ET"
     )
     assert_paths_agree(monkeypatch, b.to_bytes(), "composite fonts")
 
