@@ -166,13 +166,39 @@ typedef struct {
     size_t text_off, text_len;
 } Operand;
 
+/* One operand kept for a handler: the bytes of its string or name and, for
+ * an array, its direct items (whose string bytes follow in `bytes`). Each
+ * slot owns its buffers, so what a page's operands hold at once is bounded
+ * by the slots, not by how many operands precede an operator. */
+typedef struct {
+    Operand o;
+    Buf bytes;
+    Buf items; /* Operand[] of an array */
+} Slot;
+
+/* The first KEPT_OPERANDS operands of an operator are kept, and the last
+ * KEPT_OPERANDS in a ring: a handler reads its first operands, and a failed
+ * one is retried on its last (interpreter._recover). */
+#define SLOTS (2 * KEPT_OPERANDS)
+
 typedef struct {
     const unsigned char *p, *end;
-    Buf scratch; /* string and name bytes of kept operands */
-    Buf items;   /* Operand[] of the kept array */
-    Operand ops[KEPT_OPERANDS];
-    size_t nops; /* operands since the last operator (counted past KEPT_OPERANDS) */
+    Slot slots[SLOTS];
+    size_t nops; /* operands since the last operator (saturating) */
 } Lexer;
+
+static Slot *slot_for(Lexer *lx, size_t i) {
+    return i < KEPT_OPERANDS ? &lx->slots[i] : &lx->slots[KEPT_OPERANDS + (i - KEPT_OPERANDS) % KEPT_OPERANDS];
+}
+
+/* The operands a handler sees: at[i] for i < min(n, KEPT_OPERANDS). */
+typedef struct {
+    const Slot *at[KEPT_OPERANDS];
+    size_t n;
+} Args;
+
+static inline const Operand *arg(const Args *a, size_t i) { return &a->at[i]->o; }
+static inline const char *arg_bytes(const Args *a, size_t i) { return a->at[i]->bytes.data + a->at[i]->o.off; }
 
 static inline int is_white(unsigned char c) {
     return c == 0 || c == 9 || c == 10 || c == 12 || c == 13 || c == 32;
@@ -478,18 +504,17 @@ static int operator_failed(Core *self, int op) {
     return 0;
 }
 
-static int bad_operands(Core *self, int op) {
-    char message[96];
-    snprintf(message, sizeof message, "operator %s skipped: missing or wrong operands", OP_NAMES[op]);
-    return host_warn(self, message);
-}
+/* A handler's result when its operands do not fit it: dispatch retries it
+ * or warns (no Python exception is set). */
+#define BAD_OPERANDS 1
+static int bad_operands(Core *self, int op) { (void)self; (void)op; return BAD_OPERANDS; }
 
 /* ---- state helpers ----------------------------------------------------- */
 static inline int is_number(const Operand *o) { return o->type == T_INT || o->type == T_REAL || o->type == T_BOOL; }
 
-static int number_at(Lexer *lx, size_t i, double *out) {
-    if (i >= lx->nops || i >= KEPT_OPERANDS || !is_number(&lx->ops[i])) return 0;
-    *out = lx->ops[i].num;
+static int number_at(const Args *a, size_t i, double *out) {
+    if (i >= a->n || i >= KEPT_OPERANDS || !is_number(arg(a, i))) return 0;
+    *out = arg(a, i)->num;
     return 1;
 }
 
@@ -824,15 +849,15 @@ static int close_marked(Core *self) {
 }
 
 /* BMC / BDC (§14.6): operands[0] is the tag, operands[1] the properties. */
-static int op_marked(Core *self, Lexer *lx, int op) {
-    if (lx->nops < 1) return bad_operands(self, op);
-    const Operand *tag = &lx->ops[0];
-    int artifact = tag->type == T_NAME && tag->len == 8 && !memcmp(lx->scratch.data + tag->off, "Artifact", 8);
-    if (op == OP_BMC || lx->nops < 2) return open_marked(self, artifact, 0, 0, NULL);
-    const Operand *props = &lx->ops[1];
+static int op_marked(Core *self, const Args *a, int op) {
+    if (a->n < 1) return bad_operands(self, op);
+    const Operand *tag = arg(a, 0);
+    int artifact = tag->type == T_NAME && tag->len == 8 && !memcmp(arg_bytes(a, 0), "Artifact", 8);
+    if (op == OP_BMC || a->n < 2) return open_marked(self, artifact, 0, 0, NULL);
+    const Operand *props = arg(a, 1);
     if (props->type == T_NAME) {
         /* Named properties live in the resources: the host looks them up. */
-        PyObject *r = PyObject_CallMethod(self->host, "properties", "y#", lx->scratch.data + props->off, (Py_ssize_t)props->len);
+        PyObject *r = PyObject_CallMethod(self->host, "properties", "y#", arg_bytes(a, 1), (Py_ssize_t)props->len);
         if (!r) return -1;
         PyObject *mcid_obj, *text;
         if (!PyArg_ParseTuple(r, "OO", &mcid_obj, &text)) { Py_DECREF(r); return -1; }
@@ -849,7 +874,7 @@ static int op_marked(Core *self, Lexer *lx, int op) {
     }
     PyObject *text = NULL;
     if (props->has_text) {
-        text = PyObject_CallMethod(self->host, "text", "y#", lx->scratch.data + props->text_off, (Py_ssize_t)props->text_len);
+        text = PyObject_CallMethod(self->host, "text", "y#", a->at[1]->bytes.data + props->text_off, (Py_ssize_t)props->text_len);
         if (!text) return -1;
     }
     int rc = open_marked(self, artifact, props->has_mcid && props->mcid_ok, props->mcid, text);
@@ -858,35 +883,35 @@ static int op_marked(Core *self, Lexer *lx, int op) {
 }
 
 /* ---- operators --------------------------------------------------------- */
-static int op_show(Core *self, Lexer *lx, int op, long long token) {
+static int op_show(Core *self, const Args *a, int op, long long token) {
     Piece one;
     if (op == OP_Tj || op == OP_quote || op == OP_dquote) {
         size_t at = op == OP_dquote ? 2 : 0;
         if (op == OP_dquote) {
             double aw, ac;
-            if (!number_at(lx, 0, &aw)) return bad_operands(self, op);
+            if (!number_at(a, 0, &aw)) return bad_operands(self, op);
             self->gs.word_spacing = aw;
-            if (!number_at(lx, 1, &ac)) return bad_operands(self, op);
+            if (!number_at(a, 1, &ac)) return bad_operands(self, op);
             self->gs.char_spacing = ac;
         }
         if (op != OP_Tj) next_line(self);
-        if (at >= lx->nops || lx->ops[at].type != T_STR) return bad_operands(self, op);
+        if (at >= a->n || arg(a, at)->type != T_STR) return bad_operands(self, op);
         one.is_string = 1;
-        one.bytes = (const unsigned char *)lx->scratch.data + lx->ops[at].off;
-        one.len = lx->ops[at].len;
+        one.bytes = (const unsigned char *)arg_bytes(a, at);
+        one.len = arg(a, at)->len;
         return show(self, &one, 1, 1, token);
     }
     /* TJ */
-    if (lx->nops < 1 || lx->ops[0].type != T_ARRAY) return bad_operands(self, op);
-    const Operand *items = (const Operand *)lx->items.data + lx->ops[0].first;
-    size_t n = lx->ops[0].n;
+    if (a->n < 1 || arg(a, 0)->type != T_ARRAY) return bad_operands(self, op);
+    const Operand *items = (const Operand *)a->at[0]->items.data;
+    size_t n = arg(a, 0)->n;
     Piece *pieces = PyMem_Malloc((n ? n : 1) * sizeof(Piece));
     if (!pieces) { PyErr_NoMemory(); return -1; }
     for (size_t k = 0; k < n; k++) {
         const Operand *it = &items[k];
         if (it->type == T_STR) {
             pieces[k].is_string = 1;
-            pieces[k].bytes = (const unsigned char *)lx->scratch.data + it->off;
+            pieces[k].bytes = (const unsigned char *)a->at[0]->bytes.data + it->off;
             pieces[k].len = it->len;
         } else if (it->type == T_INT || it->type == T_REAL) {
             pieces[k].is_string = 0;
@@ -902,18 +927,18 @@ static int op_show(Core *self, Lexer *lx, int op, long long token) {
     return rc;
 }
 
-static int op_matrix(Lexer *lx, Mat *m) {
+static int op_matrix(const Args *a, Mat *m) {
     double v[6];
     for (size_t i = 0; i < 6; i++)
-        if (!number_at(lx, i, &v[i])) return 0;
+        if (!number_at(a, i, &v[i])) return 0;
     m->a = v[0]; m->b = v[1]; m->c = v[2]; m->d = v[3]; m->e = v[4]; m->f = v[5];
     return 1;
 }
 
-static int op_Tf(Core *self, Lexer *lx) {
+static int op_Tf(Core *self, const Args *a) {
     double size;
-    if (lx->nops < 2 || lx->ops[0].type != T_NAME || !number_at(lx, 1, &size)) return bad_operands(self, OP_Tf);
-    PyObject *r = PyObject_CallMethod(self->host, "font", "y#", lx->scratch.data + lx->ops[0].off, (Py_ssize_t)lx->ops[0].len);
+    if (a->n < 2 || arg(a, 0)->type != T_NAME || !number_at(a, 1, &size)) return bad_operands(self, OP_Tf);
+    PyObject *r = PyObject_CallMethod(self->host, "font", "y#", arg_bytes(a, 0), (Py_ssize_t)arg(a, 0)->len);
     if (!r) return -1;
     long index = PyLong_AsLong(r);
     Py_DECREF(r);
@@ -924,52 +949,54 @@ static int op_Tf(Core *self, Lexer *lx) {
     return 0;
 }
 
-static int op_Do(Core *self, Lexer *lx) {
-    if (lx->nops < 1 || lx->ops[0].type != T_NAME) return bad_operands(self, OP_Do);
-    PyObject *r = PyObject_CallMethod(self->host, "do", "y#", lx->scratch.data + lx->ops[0].off, (Py_ssize_t)lx->ops[0].len);
+static int op_Do(Core *self, const Args *a) {
+    if (a->n < 1 || arg(a, 0)->type != T_NAME) return bad_operands(self, OP_Do);
+    PyObject *r = PyObject_CallMethod(self->host, "do", "y#", arg_bytes(a, 0), (Py_ssize_t)arg(a, 0)->len);
     if (!r) return -1;
     Py_DECREF(r);
     return 0;
 }
 
-static int execute(Core *self, Lexer *lx, int op, long long token) {
+/* Run one handled operator. 0: done, BAD_OPERANDS: its operands do not fit
+ * (nothing warned yet), -1: a Python exception. */
+static int execute(Core *self, const Args *a, int op, long long token) {
     GState *gs = &self->gs;
     double v, w;
     Mat m;
     switch (op) {
-    case OP_Tj: case OP_TJ: case OP_quote: case OP_dquote: return op_show(self, lx, op, token);
+    case OP_Tj: case OP_TJ: case OP_quote: case OP_dquote: return op_show(self, a, op, token);
     case OP_BT: self->tm = self->tlm = IDENTITY; return 0;
     case OP_ET: return 0;
     case OP_Td:
-        if (lx->nops < 2 || !number_at(lx, 0, &v) || !number_at(lx, 1, &w)) return bad_operands(self, op);
+        if (a->n < 2 || !number_at(a, 0, &v) || !number_at(a, 1, &w)) return bad_operands(self, op);
         self->tlm = translate(v, w, self->tlm);
         self->tm = self->tlm;
         return 0;
     case OP_TD:
         /* The reference sets TL from operands[1] before reading operands[0]. */
-        if (lx->nops < 2 || !number_at(lx, 1, &w)) return bad_operands(self, op);
+        if (a->n < 2 || !number_at(a, 1, &w)) return bad_operands(self, op);
         gs->leading = -w;
-        if (!number_at(lx, 0, &v)) return bad_operands(self, op);
+        if (!number_at(a, 0, &v)) return bad_operands(self, op);
         self->tlm = translate(v, w, self->tlm);
         self->tm = self->tlm;
         return 0;
     case OP_Tm:
-        if (!op_matrix(lx, &m)) return bad_operands(self, op);
+        if (!op_matrix(a, &m)) return bad_operands(self, op);
         self->tm = self->tlm = m;
         return 0;
     case OP_Tstar: next_line(self); return 0;
-    case OP_Tf: return op_Tf(self, lx);
-    case OP_Tc: if (!number_at(lx, 0, &v)) return bad_operands(self, op); gs->char_spacing = v; return 0;
-    case OP_Tw: if (!number_at(lx, 0, &v)) return bad_operands(self, op); gs->word_spacing = v; return 0;
-    case OP_Tz: if (!number_at(lx, 0, &v)) return bad_operands(self, op); gs->scale = v / 100.0; return 0;
-    case OP_TL: if (!number_at(lx, 0, &v)) return bad_operands(self, op); gs->leading = v; return 0;
-    case OP_Ts: if (!number_at(lx, 0, &v)) return bad_operands(self, op); gs->rise = v; return 0;
+    case OP_Tf: return op_Tf(self, a);
+    case OP_Tc: if (!number_at(a, 0, &v)) return bad_operands(self, op); gs->char_spacing = v; return 0;
+    case OP_Tw: if (!number_at(a, 0, &v)) return bad_operands(self, op); gs->word_spacing = v; return 0;
+    case OP_Tz: if (!number_at(a, 0, &v)) return bad_operands(self, op); gs->scale = v / 100.0; return 0;
+    case OP_TL: if (!number_at(a, 0, &v)) return bad_operands(self, op); gs->leading = v; return 0;
+    case OP_Ts: if (!number_at(a, 0, &v)) return bad_operands(self, op); gs->rise = v; return 0;
     case OP_Tr:
-        if (!number_at(lx, 0, &v) || !(fabs(v) < 9.2e18)) return bad_operands(self, op);
+        if (!number_at(a, 0, &v) || !(fabs(v) < 9.2e18)) return bad_operands(self, op);
         gs->render_mode = (long long)v; /* int(): toward zero */
         return 0;
     case OP_cm:
-        if (!op_matrix(lx, &m)) return bad_operands(self, op);
+        if (!op_matrix(a, &m)) return bad_operands(self, op);
         gs->ctm = mat_mul(m, gs->ctm);
         return 0;
     case OP_q: return buf_append(&self->stack, gs, sizeof *gs);
@@ -980,8 +1007,8 @@ static int execute(Core *self, Lexer *lx, int op, long long token) {
             memcpy(gs, self->stack.data + self->stack.len, sizeof *gs);
         }
         return 0;
-    case OP_Do: return op_Do(self, lx);
-    case OP_BDC: case OP_BMC: return op_marked(self, lx, op);
+    case OP_Do: return op_Do(self, a);
+    case OP_BDC: case OP_BMC: return op_marked(self, a, op);
     case OP_EMC:
         if (marked_count(self) > self->ctx.marked_depth) return close_marked(self);
         return 0;
@@ -993,27 +1020,33 @@ static int execute(Core *self, Lexer *lx, int op, long long token) {
 
 /* Read the rest of an array or dictionary opened by `open_kind`, without
  * recursion: `depth` counts the containers open. Only the outermost
- * container's direct members are looked at; a TJ array keeps its strings
- * and numbers in `items`, a dictionary keeps /MCID and /ActualText.
- * Returns 1 when the container closed, 0 at the end of data, -1 on error. */
-static int read_container(Lexer *lx, int open_kind, Operand *out, int keep) {
+ * container's direct members are looked at; into `keep` (when not NULL) an
+ * array keeps its strings and numbers as items, a dictionary /MCID and
+ * /ActualText. Returns 1 when the container closed, 0 at the end of data,
+ * -2 at a keyword inside it (the lexer just past the keyword), -1 on error. */
+static int read_container(Lexer *lx, int open_kind, Operand *out, Slot *keep) {
     size_t depth = 1;
     Token t;
     /* Dictionary state: the key awaiting its value (0 none, 1 /MCID, 2 /ActualText, 3 other). */
     int key = 0, expect_key = 1;
-    if (open_kind == K_ARRAY_OPEN) { out->type = T_ARRAY; out->first = lx->items.len / sizeof(Operand); out->n = 0; }
+    if (open_kind == K_ARRAY_OPEN) { out->type = T_ARRAY; out->first = 0; out->n = 0; }
     else out->type = T_DICT;
     while (1) {
-        Buf *dst = keep && depth == 1 ? &lx->scratch : NULL;
+        Buf *dst = keep && depth == 1 ? &keep->bytes : NULL;
         size_t mark = dst ? dst->len : 0;
         int kind = next_token(lx, &t, dst);
         if (kind == K_ERROR) return -1;
         if (kind == K_EOF) return 0;
+        if (kind == K_KEYWORD) {
+            /* An operator, or the R of a reference, inside a container: not
+             * a direct object (§7.8.2); pikepdf refuses the operator it is in. */
+            return -2;
+        }
         if (kind == K_ARRAY_OPEN || kind == K_DICT_OPEN) {
             if (depth == 1) {
                 if (open_kind == K_ARRAY_OPEN && keep) {
                     Operand other; memset(&other, 0, sizeof other); other.type = T_BAD;
-                    if (buf_append(&lx->items, &other, sizeof other) < 0) return -1;
+                    if (buf_append(&keep->items, &other, sizeof other) < 0) return -1;
                     out->n++;
                 } else if (open_kind == K_DICT_OPEN) {
                     if (expect_key) { /* a container as a key: qpdf drops the pair */ }
@@ -1030,17 +1063,13 @@ static int read_container(Lexer *lx, int open_kind, Operand *out, int keep) {
             continue;
         }
         if (depth != 1) continue;
-        if (kind == K_KEYWORD) {
-            /* An operator inside a container: qpdf refuses the stream there. */
-            return -2;
-        }
         if (open_kind == K_ARRAY_OPEN) {
-            if (keep && buf_append(&lx->items, &t.obj, sizeof t.obj) < 0) return -1;
+            if (keep && buf_append(&keep->items, &t.obj, sizeof t.obj) < 0) return -1;
             out->n++;
             continue;
         }
         if (expect_key) {
-            const char *name = t.obj.type == T_NAME && dst ? lx->scratch.data + t.obj.off : NULL;
+            const char *name = t.obj.type == T_NAME && dst ? dst->data + t.obj.off : NULL;
             key = 3;
             if (name && t.obj.len == 4 && !memcmp(name, "MCID", 4)) key = 1;
             else if (name && t.obj.len == 10 && !memcmp(name, "ActualText", 10)) key = 2;
@@ -1066,20 +1095,99 @@ static int read_container(Lexer *lx, int open_kind, Operand *out, int keep) {
     }
 }
 
-/* Skip an inline image's data after ID (§8.9.7): up to an EI that white
- * space precedes and white space or the end of data follows. */
+/* Skip an inline image's data after ID (§8.9.7) through the first EI that
+ * white space precedes and no regular character follows (the rule of
+ * operators._INLINE_DATA_END, so both paths resume at the same byte); the
+ * white space that ends ID may be the one before EI. */
 static void skip_inline_image(Lexer *lx) {
     const unsigned char *p = lx->p, *end = lx->end;
-    if (p < end) p++; /* the white space that ends ID */
-    while (p + 1 < end) {
-        if (p[0] == 'E' && p[1] == 'I' && (p == lx->p || is_white(p[-1])) && (p + 2 == end || is_white(p[2]))) {
-            lx->p = p + 2;
+    while (end - p >= 3) {
+        if (is_white(p[0]) && p[1] == 'E' && p[2] == 'I' && (end - p == 3 || is_white(p[3]) || is_delim(p[3]))) {
+            lx->p = p + 3;
             return;
         }
         p++;
     }
     lx->p = end;
 }
+
+/* Operands each handled operator takes (interpreter._ARITY; §8.2 Table 50). */
+static size_t arity(int op) {
+    switch (op) {
+    case OP_Tf: case OP_Td: case OP_TD: case OP_BDC: return 2;
+    case OP_Tm: case OP_cm: return 6;
+    case OP_dquote: return 3;
+    case OP_Tc: case OP_Tw: case OP_Tz: case OP_TL: case OP_Ts: case OP_Tr: case OP_Tj: case OP_TJ:
+    case OP_quote: case OP_Do: case OP_BMC: return 1;
+    }
+    return 0;
+}
+
+/* A Python exception that must leave the page (interpreter._interpret lets
+ * these through): MemoryError, RecursionError, and whatever is not an Exception. */
+static int stops_page(void) {
+    return PyErr_ExceptionMatches(PyExc_MemoryError) || PyErr_ExceptionMatches(PyExc_RecursionError) ||
+           !PyErr_ExceptionMatches(PyExc_Exception);
+}
+
+/* One handled operator, with interpreter._recover's rule: a handler that
+ * fails on its first operands is retried on its last `arity` when it has
+ * more than that (a lost ')' leaves a null operand before the real ones),
+ * else skipped with a warning saying why. */
+static int dispatch(Core *self, Lexer *lx, int op, long long token) {
+    Args a;
+    size_t kept = lx->nops < KEPT_OPERANDS ? lx->nops : KEPT_OPERANDS, want = arity(op);
+    for (size_t i = 0; i < kept; i++) a.at[i] = &lx->slots[i];
+    a.n = lx->nops;
+    int r = execute(self, &a, op, token);
+    if (r == 0) return 0;
+    if (r < 0 && stops_page()) return -1;
+    if (lx->nops > want) {
+        if (r < 0) PyErr_Clear(); /* the retry's outcome is what is reported */
+        for (size_t j = 0; j < want; j++) a.at[j] = slot_for(lx, lx->nops - want + j);
+        a.n = want;
+        r = execute(self, &a, op, token);
+        if (r == 0) return 0;
+        if (r < 0 && stops_page()) return -1;
+    }
+    if (r < 0) return operator_failed(self, op);
+    char message[120];
+    if (lx->nops < want)
+        snprintf(message, sizeof message, "operator %s skipped: it needs %zu operands, got %zu", OP_NAMES[op], want,
+                 lx->nops);
+    else
+        snprintf(message, sizeof message, "operator %s skipped: its operands are not of the kinds it takes",
+                 OP_NAMES[op]);
+    return host_warn(self, message);
+}
+
+/* One operator against the page's budget (extract.max_operators_per_page,
+ * counted as operators.py counts: every keyword, an inline image once).
+ * 1: counted, 0: the budget is spent (warned, the page stops), -1: error. */
+static int count_operator(Core *self) {
+    if (self->operators < self->max_operators) {
+        self->operators++;
+        return 1;
+    }
+    char message[200];
+    snprintf(message, sizeof message,
+             "limit: more than %lld operators on this page; text after that is skipped "
+             "(extract.max_operators_per_page)", self->max_operators);
+    self->limit_reached = 1;
+    return host_warn(self, message) < 0 ? -1 : 0;
+}
+
+/* An operator pikepdf cannot tokenize (a keyword inside an array or a
+ * dictionary among its operands): skipped with a warning naming its bytes,
+ * as the reference path skips it (interpreter._interpret_damaged). */
+static int skip_unit(Core *self, const unsigned char *start, const unsigned char *end) {
+    PyObject *r = PyObject_CallMethod(self->host, "skipped", "y#", (const char *)start, (Py_ssize_t)(end - start));
+    if (!r) return -1;
+    Py_DECREF(r);
+    return 0;
+}
+
+static void clear_operands(Lexer *lx) { lx->nops = 0; }
 
 /* Run one content stream with the current state. 0: done (or stopped at
  * the operator limit, self->limit_reached), -1: a Python exception. */
@@ -1089,58 +1197,61 @@ static int run_stream(Core *self, const unsigned char *data, size_t len) {
     lx.p = data;
     lx.end = data + len;
     long long token = -1; /* index among the interpreted (text) operators, as the reference counts them */
+    const unsigned char *unit = data; /* where the current operator's operands begin */
     int rc = 0;
     Token t;
     while (!self->limit_reached) {
-        int keep = lx.nops < KEPT_OPERANDS;
-        Buf *dst = keep ? &lx.scratch : NULL;
-        int kind = next_token(&lx, &t, dst);
+        Slot *slot = slot_for(&lx, lx.nops);
+        slot->bytes.len = slot->items.len = 0;
+        int kind = next_token(&lx, &t, &slot->bytes);
         if (kind == K_ERROR) { rc = -1; break; }
         if (kind == K_EOF) break;
         if (kind == K_KEYWORD) {
-            if (self->operators >= self->max_operators) {
-                char message[200];
-                snprintf(message, sizeof message,
-                         "limit: more than %lld operators on this page; text after that is skipped "
-                         "(extract.max_operators_per_page)", self->max_operators);
-                self->limit_reached = 1;
-                if (host_warn(self, message) < 0) rc = -1;
-                break;
-            }
-            self->operators++;
             int op = operator_code(t.word, t.word_len);
-            if (op == OP_ID) skip_inline_image(&lx);
-            else if (op != OP_OTHER) {
-                token++;
-                if (execute(self, &lx, op, token) < 0 && operator_failed(self, op) < 0) { rc = -1; break; }
+            if (op == OP_ID) {
+                /* BI, already counted, stands for the whole image. */
+                skip_inline_image(&lx);
+            } else {
+                int counted = count_operator(self);
+                if (counted < 0) { rc = -1; break; }
+                if (!counted) break;
+                if (op != OP_OTHER) {
+                    token++;
+                    if (dispatch(self, &lx, op, token) < 0) { rc = -1; break; }
+                }
             }
-            lx.nops = 0;
-            lx.scratch.len = 0;
-            lx.items.len = 0;
+            clear_operands(&lx);
+            unit = lx.p;
             continue;
         }
-        Operand *slot = keep ? &lx.ops[lx.nops] : NULL;
         if (kind == K_ARRAY_OPEN || kind == K_DICT_OPEN) {
-            Operand tmp;
-            memset(&tmp, 0, sizeof tmp);
-            /* Only the first operand's array is kept: TJ reads operands[0]. */
-            int r = read_container(&lx, kind, &tmp, keep && (kind == K_DICT_OPEN || lx.nops == 0));
+            memset(&slot->o, 0, sizeof slot->o);
+            int r = read_container(&lx, kind, &slot->o, slot);
             if (r == -1) { rc = -1; break; }
-            if (r == -2) { /* refused container: what follows is not read */
-                if (host_warn(self, "content stream cannot be tokenized: an operator inside an array or dictionary") < 0) rc = -1;
-                break;
-            }
             if (r == 0) break; /* cut by the end of data */
-            if (slot) *slot = tmp;
+            if (r == -2) {
+                /* The keyword ends the operator, which counts and is skipped;
+                 * what follows is read from there, outside any container. */
+                int counted = count_operator(self);
+                if (counted < 0) { rc = -1; break; }
+                if (!counted) break;
+                if (skip_unit(self, unit, lx.p) < 0) { rc = -1; break; }
+                clear_operands(&lx);
+                unit = lx.p;
+                continue;
+            }
         } else if (kind == K_ARRAY_CLOSE || kind == K_DICT_CLOSE) {
-            if (slot) { memset(slot, 0, sizeof *slot); slot->type = T_NULL; }
-        } else if (slot) {
-            *slot = t.obj;
+            memset(&slot->o, 0, sizeof slot->o);
+            slot->o.type = T_NULL; /* a stray ']' or '>>' */
+        } else {
+            slot->o = t.obj;
         }
         if (lx.nops < SIZE_MAX) lx.nops++;
     }
-    buf_free(&lx.scratch);
-    buf_free(&lx.items);
+    for (size_t i = 0; i < SLOTS; i++) {
+        buf_free(&lx.slots[i].bytes);
+        buf_free(&lx.slots[i].items);
+    }
     return rc;
 }
 

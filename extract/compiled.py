@@ -19,6 +19,7 @@ from __future__ import annotations
 import numpy as np
 import pikepdf
 
+from ragprep.extract.errors import describe
 from ragprep.extract.fonts import Font, SingleByteFont
 from ragprep.extract.fonts.composite import CompositeFont
 from ragprep.extract.interpreter import IDENTITY, PageInterpreter
@@ -136,7 +137,17 @@ class CompiledPageInterpreter(PageInterpreter):
         self._warn(message)
 
     def operator_failed(self, operator: str, exc: BaseException) -> None:
-        self._warn(f"operator {operator} skipped: {type(exc).__name__}: {exc}")
+        self._warn(f"operator {operator} skipped: {describe(exc)}")
+
+    def skipped(self, raw: bytes) -> None:
+        """An operator whose operands hold a keyword inside an array or a
+        dictionary (a reference's R, an operator): the reference path's
+        warning for what pikepdf cannot tokenize (_interpret_damaged)."""
+        shown = raw.strip()[:40].decode("latin-1")
+        self._warn(
+            f"content stream: skipped {shown!r}, which cannot be tokenized "
+            "(an operator or reference inside an array or dictionary, §7.8.2)"
+        )
 
     def _current_ctm(self) -> tuple[float, ...]:
         return self._core.ctm() if self._core is not None else IDENTITY

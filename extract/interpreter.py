@@ -74,6 +74,34 @@ Matrix = tuple[float, float, float, float, float, float]
 IDENTITY: Matrix = (1.0, 0.0, 0.0, 1.0, 0.0, 0.0)
 # How pikepdf hands over numeric operands (integers, and reals as Decimal).
 _NUMBER_TYPES = (int, Decimal)
+
+
+def _shown(operand: object) -> bytes:
+    """The bytes of a string that Tj, ', " or TJ shows (§9.4.3). Anything else
+    fails the operator: bytes() would turn the 5 of a damaged `5 Tj` into
+    five NUL codes, a name into its spelling, an array into nothing."""
+    if not isinstance(operand, pikepdf.String):
+        raise TypeError(f"a string to show is needed, not {_kind(operand)}")
+    return bytes(operand)
+
+
+def _array(operand: object) -> pikepdf.Array:
+    """TJ's operand: an array of strings and numbers (§9.4.3)."""
+    if not isinstance(operand, pikepdf.Array):
+        raise TypeError(f"TJ needs an array, not {_kind(operand)}")
+    return operand
+
+
+def _name(operand: object) -> str:
+    """A name operand as its spelling (Tf's font, §9.3.1)."""
+    if not isinstance(operand, pikepdf.Name):
+        raise TypeError(f"a name is needed, not {_kind(operand)}")
+    return str(operand)
+
+
+def _kind(operand: object) -> str:
+    """An operand as a warning shows it."""
+    return "null" if operand is None else repr(operand)[:40]
 NO_CLIP = (-np.inf, -np.inf, np.inf, np.inf)
 
 
@@ -956,26 +984,26 @@ class PageInterpreter:
         self._glyphs.count += count
 
     def _op_Tj(self, instruction: Instruction) -> None:
-        self._show((bytes(instruction.operands[0]),))
+        self._show((_shown(instruction.operands[0]),))
 
     def _op_TJ(self, instruction: Instruction) -> None:
         # type() against the number types, not isinstance(pikepdf.String):
         # pikepdf's isinstance goes through a metaclass hook and TJ arrays
         # are the most frequent operands there are.
         self._show(
-            [float(item) if type(item) in _NUMBER_TYPES else bytes(item) for item in instruction.operands[0]]
+            [float(item) if type(item) in _NUMBER_TYPES else _shown(item) for item in _array(instruction.operands[0])]
         )
 
     def _op_quote(self, instruction: Instruction) -> None:
         self._next_line()
-        self._show((bytes(instruction.operands[0]),))
+        self._show((_shown(instruction.operands[0]),))
 
     def _op_double_quote(self, instruction: Instruction) -> None:
         operands = instruction.operands
         self._gs.word_spacing = float(operands[0])
         self._gs.char_spacing = float(operands[1])
         self._next_line()
-        self._show((bytes(operands[2]),))
+        self._show((_shown(operands[2]),))
 
     # -- text positioning (§9.4.2) and state (§9.3) --------------------------
 
@@ -1009,7 +1037,7 @@ class PageInterpreter:
 
     def _op_Tf(self, instruction: Instruction) -> None:
         operands = instruction.operands
-        name, size = str(operands[0]), float(operands[1])
+        name, size = _name(operands[0]), float(operands[1])
         self._gs.font, self._gs.font_index = self._font_by_name(name)
         self._gs.size = size
 

@@ -168,6 +168,51 @@ def test_inline_images_comments_and_unknown_operators_agree(monkeypatch: pytest.
     assert_paths_agree(monkeypatch, b.to_bytes(), "inline image")
 
 
+def test_damaged_operands_agree(monkeypatch: pytest.MonkeyPatch):
+    # Each damage the reference recovers from (interpreter._recover,
+    # _interpret_damaged), one per line, between lines of good text.
+    b = PdfBuilder()
+    f = b.add_standard_font("Helvetica", widths=True)
+    damages = [
+        "5 Tj", "/N Tj", "true Tj", "[(a) /N 3] TJ", "[(a) [(b)] (c)] TJ", "[(a) true] TJ", "(x) TJ",
+        "(kept) ) (also) Tj", ") (after paren) Tj", "{ } Tj", "null [(retried)] TJ", "1 2 3 Td", "1 Td",
+        "5 12 Tf", "12 Tf", f"/{f} /{f} 11 Tf", "[1 0 R] TJ", "1 0 R Tj", "[ (inside) Tj ] TJ",
+        "/P << /A 1 0 R >> BDC (marked) Tj EMC", "/P <</MCID 3 /X [1 2 foo]>> BDC (m) Tj EMC",
+        "<4142zz43> Tj", "1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 (many) Tj",
+        "(a) (b) (c) (d) (e) (f) (g) (h) (i) (j) null \" 1 2 (dq) \"", "BI /W 1 /H 1 ID x EI(img) Tj",
+    ]  # fmt: skip
+    lines = " ".join(f"0 -14 Td (line{i}) Tj {damage}" for i, damage in enumerate(damages))
+    b.add_page(f"BT /{f} 12 Tf 72 760 Td {lines} (last) Tj ET (unterminated")
+    assert_paths_agree(monkeypatch, b.to_bytes(), "damaged operands")
+
+
+def test_the_core_counts_operators_as_the_reference_counts_them():
+    from ragprep.extract import _core  # type: ignore[attr-defined]
+    from ragprep.extract.operators import count_operators
+
+    streams = [
+        b"q 1 0 0 1 5 5 cm 0 0 m 10 10 l S % Tj in a comment\n/Name true false null 1.5 -.5 +3 re f* Q",
+        b"BI /W 2 /H 1 /BPC 8 /CS /G ID \x00EI\xff EI q BI /W 1 ID \nEI Q 12x -1- 1.2.3 . +. EMC",
+        b"(a (nested) string) [(a) -5 (b) [1 [2]]] << /A << /B [3] >> >> 0 0 m <48656c6c6f> n {x} }",
+        b"[1 0 R] S << /A 1 0 R >> f [ (x) Tj ] n",
+    ]
+    class Host:  # the callbacks these streams reach: no font, form or marked content
+        def __init__(self) -> None:
+            self.said: list[object] = []
+
+        def warn(self, message: str) -> None:
+            self.said.append(message)
+
+        def skipped(self, raw: bytes) -> None:
+            self.said.append(raw)
+
+    for data in streams:
+        host = Host()
+        core = _core.Core(host, 10**9)
+        core.run(data)
+        assert core.results()[7] == count_operators(data), (data, host.said)
+
+
 def test_operator_limit_agrees(monkeypatch: pytest.MonkeyPatch):
     b = PdfBuilder()
     f = b.add_standard_font("Helvetica", widths=True)
