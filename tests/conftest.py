@@ -28,11 +28,14 @@ from ragprep.extract.compiled import PURE_ENV, compiled_available  # noqa: E402
 
 _EXTRACT_TESTS = Path(__file__).resolve().parent / "extract"
 _PATHS = ("compiled", "pure") if compiled_available() else ("pure",)
+# Modules that choose their paths themselves: the differential test, and the
+# core's fuzz smoke (which runs the compiled core only).
+_ONE_PATH_MODULES = frozenset({"test_compiled_core.py", "test_core_fuzz_smoke.py"})
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     module = Path(str(metafunc.definition.path))
-    if module.parent != _EXTRACT_TESTS or module.name == "test_compiled_core.py":
+    if module.parent != _EXTRACT_TESTS or module.name in _ONE_PATH_MODULES:
         return
     if "corpus" not in metafunc.fixturenames:
         metafunc.parametrize("interpreter_path", _PATHS, indirect=True)
