@@ -101,6 +101,12 @@ typedef struct {
     unsigned char *known;
 } FontInfo;
 
+/* Frames per chunk: 34 MB, past glibc's largest mmap threshold (32 MB), so
+ * each chunk is its own mapping that goes back to the system when freed
+ * (smaller chunks come from the heap, which keeps what a page freed); its
+ * pages are only touched as frames fill them. */
+#define FRAME_CHUNK 163840
+
 /* ---- growable buffers -------------------------------------------------- */
 typedef struct { char *data; size_t len, cap; } Buf;
 
@@ -140,7 +146,13 @@ typedef struct {
     Context ctx;
     FontInfo **fonts;
     size_t nfonts;
-    Buf frames;      /* double[F_FIELDS] per show operator */
+    /* double[F_FIELDS] per show operator, in chunks of FRAME_CHUNK frames:
+     * geometry() frees each chunk once it has read it, so a page's frames
+     * and its glyph table are not both whole in memory at once. */
+    double **chunks;
+    size_t nchunks, chunks_cap, nframes;
+    Buf glyph_kinds; /* uint8 frame _BY_CODE per glyph (interpreter._decode's kind) */
+    Buf glyph_fonts; /* int32 font index per glyph */
     Buf codes;       /* bytes of single-byte-font strings, one per glyph */
     Buf codes2;      /* uint16 codes of two-byte composite fonts, one per glyph */
     Buf adj_index;   /* int64 glyph index of each TJ adjustment */
@@ -531,6 +543,31 @@ static FontInfo *font_info(Core *self, long index) {
     return f && f->defined ? f : NULL;
 }
 
+/* Room for the next frame, in the last chunk or a new one. */
+static double *new_frame(Core *self) {
+    size_t at = self->nframes % FRAME_CHUNK;
+    if (at == 0) {
+        if (self->nchunks == self->chunks_cap) {
+            size_t cap = self->chunks_cap ? 2 * self->chunks_cap : 16;
+            double **p = PyMem_Realloc(self->chunks, cap * sizeof *p);
+            if (!p) { PyErr_NoMemory(); return NULL; }
+            self->chunks = p;
+            self->chunks_cap = cap;
+        }
+        double *chunk = PyMem_Malloc(FRAME_CHUNK * F_FIELDS * sizeof(double));
+        if (!chunk) { PyErr_NoMemory(); return NULL; }
+        self->chunks[self->nchunks++] = chunk;
+    }
+    return self->chunks[self->nchunks - 1] + at * F_FIELDS;
+}
+
+static void free_chunks(Core *self) {
+    for (size_t i = 0; i < self->nchunks; i++) PyMem_Free(self->chunks[i]);
+    PyMem_Free(self->chunks);
+    self->chunks = NULL;
+    self->nchunks = self->chunks_cap = 0;
+}
+
 static int record(Core *self, const FontInfo *font, int vertical, Py_ssize_t count, double by_code, long long token) {
     GState *gs = &self->gs;
     Mat m = mat_mul(self->tm, gs->ctm);
@@ -547,8 +584,17 @@ static int record(Core *self, const FontInfo *font, int vertical, Py_ssize_t cou
         lo = font->descent * size; hi = font->ascent * size;
     }
     Marked *mk = marked_top(self);
-    if (buf_reserve(&self->frames, F_FIELDS * sizeof(double)) < 0) return -1;
-    double *f = (double *)(self->frames.data + self->frames.len);
+    double *f = new_frame(self);
+    if (!f) return -1;
+    unsigned char kind = (unsigned char)by_code;
+    int32_t font_index = (int32_t)gs->font;
+    if (buf_reserve(&self->glyph_kinds, (size_t)count) < 0 || buf_reserve(&self->glyph_fonts, (size_t)count * 4) < 0)
+        return -1;
+    memset(self->glyph_kinds.data + self->glyph_kinds.len, kind, (size_t)count);
+    self->glyph_kinds.len += (size_t)count;
+    int32_t *fonts_out = (int32_t *)(self->glyph_fonts.data + self->glyph_fonts.len);
+    for (Py_ssize_t i = 0; i < count; i++) fonts_out[i] = font_index;
+    self->glyph_fonts.len += (size_t)count * 4;
     f[F_OX] = ox; f[F_OY] = oy; f[F_AX] = ax; f[F_AY] = ay; f[F_BX] = bx; f[F_BY] = by; f[F_LO] = lo; f[F_HI] = hi;
     f[F_WMODE] = vertical ? 1.0 : 0.0;
     f[F_MCID] = mk ? (double)mk->mcid : (double)NO_MCID;
@@ -562,7 +608,7 @@ static int record(Core *self, const FontInfo *font, int vertical, Py_ssize_t cou
     f[F_COUNT] = (double)count;
     f[F_SIZE] = size; f[F_CHAR_SPACING] = gs->char_spacing; f[F_WORD_SPACING] = gs->word_spacing; f[F_SCALE] = gs->scale;
     f[F_BY_CODE] = by_code;
-    self->frames.len += F_FIELDS * sizeof(double);
+    self->nframes++;
     self->count += count;
     return 0;
 }
@@ -1277,7 +1323,8 @@ static void Core_dealloc(Core *self) {
         PyMem_Free(self->fonts[i]);
     }
     PyMem_Free(self->fonts);
-    buf_free(&self->stack); buf_free(&self->marked); buf_free(&self->frames); buf_free(&self->codes);
+    buf_free(&self->stack); buf_free(&self->marked); free_chunks(self); buf_free(&self->codes);
+    buf_free(&self->glyph_kinds); buf_free(&self->glyph_fonts);
     buf_free(&self->codes2);
     buf_free(&self->adj_index); buf_free(&self->adj_offset);
     Py_TYPE(self)->tp_free((PyObject *)self);
@@ -1362,8 +1409,16 @@ static PyObject *Core_set_font(Core *self, PyObject *args) {
     Py_RETURN_NONE;
 }
 
+/* After results() the core has let its host go: it runs no more. */
+static int has_host(Core *self) {
+    if (self->host) return 1;
+    PyErr_SetString(PyExc_RuntimeError, "the core's results were taken: it runs no more");
+    return 0;
+}
+
 static PyObject *Core_run(Core *self, PyObject *args) {
     Py_buffer data;
+    if (!has_host(self)) return NULL;
     if (!PyArg_ParseTuple(args, "y*", &data)) return NULL;
     int rc = run_stream(self, (const unsigned char *)data.buf, (size_t)data.len);
     PyBuffer_Release(&data);
@@ -1398,6 +1453,7 @@ static PyObject *Core_run_form(Core *self, PyObject *args) {
     Mat fm;
     PyObject *bbox_obj;
     long long stream_id;
+    if (!has_host(self)) return NULL;
     if (!PyArg_ParseTuple(args, "y*(dddddd)OL", &data, &fm.a, &fm.b, &fm.c, &fm.d, &fm.e, &fm.f, &bbox_obj, &stream_id))
         return NULL;
     double bbox[4];
@@ -1456,17 +1512,26 @@ static PyObject *Core_marked(Core *self, PyObject *Py_UNUSED(ignored)) {
 static PyObject *Core_font(Core *self, PyObject *Py_UNUSED(ignored)) { return PyLong_FromLong(self->gs.font); }
 
 /* results() -> (frames, codes, two-byte codes, adjustment indices, adjustment offsets, spans, glyphs,
- *               operators, limit reached) */
+ *               operators, limit reached, glyph kinds, glyph fonts); frames is their number (the core
+ *               keeps them for geometry()). The host is let go: nothing calls it after the run. */
 static PyObject *Core_results(Core *self, PyObject *Py_UNUSED(ignored)) {
-    return Py_BuildValue("(y#y#y#y#y#OnLi)", self->frames.data ? self->frames.data : "", (Py_ssize_t)self->frames.len,
+    PyObject *r = Py_BuildValue("(ny#y#y#y#OnLiy#y#)", (Py_ssize_t)self->nframes,
                          self->codes.data ? self->codes.data : "", (Py_ssize_t)self->codes.len,
                          self->codes2.data ? self->codes2.data : "", (Py_ssize_t)self->codes2.len,
                          self->adj_index.data ? self->adj_index.data : "", (Py_ssize_t)self->adj_index.len,
                          self->adj_offset.data ? self->adj_offset.data : "", (Py_ssize_t)self->adj_offset.len,
-                         self->spans, self->count, self->operators, self->limit_reached);
+                         self->spans, self->count, self->operators, self->limit_reached,
+                         self->glyph_kinds.data ? self->glyph_kinds.data : "", (Py_ssize_t)self->glyph_kinds.len,
+                         self->glyph_fonts.data ? self->glyph_fonts.data : "", (Py_ssize_t)self->glyph_fonts.len);
+    buf_free(&self->codes); buf_free(&self->codes2); buf_free(&self->glyph_kinds); buf_free(&self->glyph_fonts);
+    Py_CLEAR(self->host);
+    return r;
 }
 
+static PyObject *Core_geometry(Core *self, PyObject *args);
+
 static PyMethodDef Core_methods[] = {
+    {"geometry", (PyCFunction)Core_geometry, METH_VARARGS, "Fill the glyph table's columns from the page's frames (once)."},
     {"set_font", (PyCFunction)Core_set_font, METH_VARARGS, "Define or refresh font `index` for the core."},
     {"run", (PyCFunction)Core_run, METH_VARARGS, "Interpret the page's content bytes."},
     {"run_form", (PyCFunction)Core_run_form, METH_VARARGS, "Interpret a form XObject's bytes (from the host's do)."},
@@ -1681,9 +1746,9 @@ fail:
 
 
 /* ==== glyph geometry: interpreter._GlyphAccumulator.finish, per glyph =====
- * geometry(frames, widths, vertical_widths, word_space, adj_index, adj_offset,
- *          span_first, span_end, visible_box, outputs...) fills the glyph
- * table's columns (allocated by the caller) from the show frames, with the
+ * Core.geometry(widths, vertical_widths, word_space, adj_index, adj_offset,
+ *               span_first, span_end, visible_box, outputs...) fills the glyph
+ * table's columns (allocated by the caller) from the page's show frames, with the
  * same operations in the same order as the numpy reference: one running sum
  * of pen advances over the page (§9.4.4), /ActualText spans stretched to
  * their last glyph, box corners, direction, visibility. */
@@ -1694,41 +1759,65 @@ static double nan_min(double a, double b) { /* np.minimum */
     return a <= b ? a : b;
 }
 
-enum { G_FRAMES, G_WIDTHS, G_VWIDTHS, G_WORDSPACE, G_ADJ_INDEX, G_ADJ_OFFSET, G_SPAN_FIRST, G_SPAN_END,
+enum { G_WIDTHS, G_VWIDTHS, G_WORDSPACE, G_ADJ_INDEX, G_ADJ_OFFSET, G_SPAN_FIRST, G_SPAN_END,
        G_ORIGIN, G_OWN_END, G_PEN_END, G_DIRECTION, G_QUAD, G_HEIGHT, G_FONT_SIZE, G_VISIBLE,
        G_MCID, G_MCID_STREAM, G_STREAM, G_TOKEN, G_RENDER, G_WMODE, G_ARTIFACT, G_FONT, G_COUNT };
 
-static const char *G_FORMATS[G_COUNT] = {"d", "d", "d", "?", "l", "d", "l", "l",
+static const char *G_FORMATS[G_COUNT] = {"d", "d", "?", "l", "d", "l", "l",
                                          "d", "d", "d", "d", "d", "d", "d", "?",
                                          "l", "l", "l", "l", "b", "b", "?", "i"};
-static const Py_ssize_t G_SIZES[G_COUNT] = {8, 8, 8, 1, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 1, 8, 8, 8, 8, 1, 1, 1, 4};
+static const Py_ssize_t G_SIZES[G_COUNT] = {8, 8, 1, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 1, 8, 8, 8, 8, 1, 1, 1, 4};
 /* Elements per glyph of each per-glyph column (0: not per glyph). */
-static const Py_ssize_t G_WIDTH[G_COUNT] = {0, 1, 1, 1, 0, 0, 0, 0, 2, 2, 2, 2, 8, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1};
+static const Py_ssize_t G_WIDTH[G_COUNT] = {1, 1, 1, 0, 0, 0, 0, 2, 2, 2, 2, 8, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1};
 
-static PyObject *core_geometry(PyObject *mod, PyObject *args) {
+/* What a glyph's box and visibility need from its frame: kept for the
+ * first glyph of each /ActualText span, whose box is drawn again once the
+ * span has stretched it (its frame is freed by then). */
+typedef struct { double lo_x, lo_y, hi_x, hi_y, vx0, vx1, vy0, vy1; } BoxFrame;
+
+static void glyph_box(double *quad, unsigned char *visible, Py_ssize_t g, const double *origin, const double *own_end,
+                      const BoxFrame *b) {
+    double ox = origin[2 * g], oy = origin[2 * g + 1], ex = own_end[2 * g], ey = own_end[2 * g + 1];
+    double *q = quad + 8 * g;
+    q[0] = ox + b->lo_x; q[1] = oy + b->lo_y;
+    q[2] = ex + b->lo_x; q[3] = ey + b->lo_y;
+    q[4] = ex + b->hi_x; q[5] = ey + b->hi_y;
+    q[6] = ox + b->hi_x; q[7] = oy + b->hi_y;
+    double cx = (((q[0] + q[2]) + q[4]) + q[6]) / 4.0, cy = (((q[1] + q[3]) + q[5]) + q[7]) / 4.0;
+    visible[g] = cx >= b->vx0 && cx <= b->vx1 && cy >= b->vy0 && cy <= b->vy1;
+}
+
+static int compare_int64(const void *x, const void *y) {
+    int64_t a = *(const int64_t *)x, b = *(const int64_t *)y;
+    return (a > b) - (a < b);
+}
+
+/* Core.geometry(...): the arguments of the module docs above, without the
+ * frames (the core's own). One pass over the frames, each chunk freed once
+ * read; the boxes of /ActualText spans' first glyphs are drawn again after
+ * the spans stretch them, as the reference draws all boxes after. */
+static PyObject *Core_geometry(Core *self, PyObject *args) {
     if (PyTuple_GET_SIZE(args) != G_COUNT + 1) {
-        PyErr_SetString(PyExc_TypeError, "geometry() takes the frames, inputs, visible box and output columns");
+        PyErr_SetString(PyExc_TypeError, "geometry() takes the inputs, visible box and output columns");
         return NULL;
     }
     View v[G_COUNT];
     memset(v, 0, sizeof v);
     double box[4];
     PyObject *result = NULL;
+    int64_t *firsts = NULL;
+    BoxFrame *kept = NULL;
     for (int i = 0; i < G_COUNT; i++) {
         PyObject *obj = PyTuple_GET_ITEM(args, i < G_ORIGIN ? i : i + 1);
         if (get_view(obj, &v[i], G_FORMATS[i], G_SIZES[i], "geometry column") < 0) goto done;
         if (i >= G_ORIGIN && v[i].view.readonly) { PyErr_SetString(PyExc_ValueError, "output columns must be writable"); goto done; }
     }
     if (!PyArg_ParseTuple(PyTuple_GET_ITEM(args, G_ORIGIN), "dddd", &box[0], &box[1], &box[2], &box[3])) goto done;
-    Py_ssize_t nframes = v[G_FRAMES].view.len / (8 * F_FIELDS);
-    if (v[G_FRAMES].view.len != nframes * 8 * F_FIELDS) { PyErr_SetString(PyExc_ValueError, "frames must have FIELDS columns"); goto done; }
-    const double *frames = v[G_FRAMES].view.buf;
-    Py_ssize_t n = 0;
-    for (Py_ssize_t f = 0; f < nframes; f++) {
-        double c = frames[f * F_FIELDS + F_COUNT];
-        if (!(c >= 0 && c < 1e15)) { PyErr_SetString(PyExc_ValueError, "bad glyph count in a frame"); goto done; }
-        n += (Py_ssize_t)c;
+    if (self->nchunks * FRAME_CHUNK < self->nframes || (!self->nchunks && self->nframes)) {
+        PyErr_SetString(PyExc_RuntimeError, "the page's frames were already read");
+        goto done;
     }
+    Py_ssize_t n = self->count;
     for (int i = 0; i < G_COUNT; i++)
         if (G_WIDTH[i] && v[i].view.len != n * G_WIDTH[i] * G_SIZES[i]) {
             PyErr_Format(PyExc_ValueError, "geometry column %d does not have one row per glyph", i);
@@ -1752,27 +1841,57 @@ static PyObject *core_geometry(PyObject *mod, PyObject *args) {
     int8_t *render = v[G_RENDER].view.buf, *wmode = v[G_WMODE].view.buf;
     int32_t *font = v[G_FONT].view.buf;
     for (Py_ssize_t k = 0; k < nadj; k++)
-        if (AI[k] < 0 || AI[k] >= n) { PyErr_SetString(PyExc_IndexError, "adjustment index out of range"); goto done; }
+        if (AI[k] < 0 || AI[k] >= n || (k && AI[k] < AI[k - 1])) {
+            PyErr_SetString(PyExc_IndexError, "adjustment index out of range or order");
+            goto done;
+        }
     for (Py_ssize_t k = 0; k < nspans; k++)
         if (SF[k] < 0 || SE[k] <= SF[k] || SE[k] > n) { PyErr_SetString(PyExc_IndexError, "span out of range"); goto done; }
+    /* The spans' first glyphs, sorted and unique, and their box inputs. */
+    Py_ssize_t nfirst = 0;
+    if (nspans) {
+        firsts = PyMem_Malloc(nspans * sizeof *firsts);
+        kept = PyMem_Malloc(nspans * sizeof *kept);
+        if (!firsts || !kept) { PyErr_NoMemory(); goto done; }
+        memcpy(firsts, SF, nspans * sizeof *firsts);
+        qsort(firsts, (size_t)nspans, sizeof *firsts, compare_int64);
+        for (Py_ssize_t k = 0; k < nspans; k++)
+            if (!nfirst || firsts[nfirst - 1] != firsts[k]) firsts[nfirst++] = firsts[k];
+    }
 
-    /* Pass 1: positions along each text line (a running sum over the page). */
     double run = 0.0;
-    Py_ssize_t g = 0, a = 0;
-    for (Py_ssize_t f = 0; f < nframes; f++) {
-        const double *fr = frames + f * F_FIELDS;
+    Py_ssize_t g = 0, a = 0, next_first = 0, total = 0;
+    for (size_t f = 0; f < self->nframes; f++) {
+        const double *fr = self->chunks[f / FRAME_CHUNK] + (f % FRAME_CHUNK) * F_FIELDS;
         Py_ssize_t count = (Py_ssize_t)fr[F_COUNT];
+        total += count;
+        if (count < 0 || total > n) { PyErr_SetString(PyExc_ValueError, "frames hold more glyphs than the page"); goto done; }
+        /* Positions along each text line: one running sum over the page (§9.4.4). */
         double run_before_op = g > 0 ? run : 0.0;
         int vertical = fr[F_WMODE] == 1;
         double size = fr[F_SIZE], scale = fr[F_SCALE], tc = fr[F_CHAR_SPACING], tw = fr[F_WORD_SPACING];
         double ox = fr[F_OX], oy = fr[F_OY], ax = fr[F_AX], ay = fr[F_AY];
+        /* Box, direction, visibility and the frame's own columns. */
+        double bx = fr[F_BX], by = fr[F_BY], lo = fr[F_LO], hi = fr[F_HI];
+        BoxFrame b = {lo * bx, lo * by, hi * bx, hi * by, 0, 0, 0, 0};
+        double a_len = hypot(ax, ay), b_len = hypot(bx, by);
+        double a_safe = nan_max(a_len, 1e-300);
+        double dir_x = a_len > 0 ? ax / a_safe : 1.0, dir_y = a_len > 0 ? ay / a_safe : 0.0;
+        double h = fabs(hi - lo) * b_len, fs = fabs(fr[F_SIZE]) * b_len;
+        b.vx0 = nan_max(box[0], fr[F_CX0]); b.vx1 = nan_min(box[2], fr[F_CX1]);
+        b.vy0 = nan_max(box[1], fr[F_CY0]); b.vy1 = nan_min(box[3], fr[F_CY1]);
+        int64_t m = (int64_t)fr[F_MCID], ms = (int64_t)fr[F_MCID_STREAM], st = (int64_t)fr[F_STREAM];
+        int64_t tk = (int64_t)fr[F_TOKEN];
+        int8_t rm = (int8_t)(int64_t)fr[F_RENDER], wm = (int8_t)(int64_t)fr[F_WMODE];
+        unsigned char art = fr[F_ARTIFACT] != 0;
+        int32_t fi = (int32_t)(int64_t)fr[F_FONT];
         for (Py_ssize_t j = 0; j < count; j++, g++) {
             double spacing = tc + tw * (WS[g] ? 1.0 : 0.0);
             double own_length = vertical ? -VW[g] * size : W[g] * size * scale;
             double advance = vertical ? own_length - spacing : (W[g] * size + spacing) * scale;
             double before = 0.0;
             while (a < nadj && AI[a] < g) a++;
-            for (Py_ssize_t b = a; b < nadj && AI[b] == g; b++) before += AO[b];
+            for (Py_ssize_t k = a; k < nadj && AI[k] == g; k++) before += AO[k];
             double step = before + advance;
             run = g == 0 ? step : run + step;
             double start = run - advance - run_before_op;
@@ -1780,50 +1899,34 @@ static PyObject *core_geometry(PyObject *mod, PyObject *args) {
             origin[2 * g] = ox + start * ax; origin[2 * g + 1] = oy + start * ay;
             own_end[2 * g] = ox + own_along * ax; own_end[2 * g + 1] = oy + own_along * ay;
             pen_end[2 * g] = ox + pen_along * ax; pen_end[2 * g + 1] = oy + pen_along * ay;
+            glyph_box(quad, visible, g, origin, own_end, &b);
+            if (next_first < nfirst && firsts[next_first] == g) kept[next_first++] = b;
+            direction[2 * g] = dir_x; direction[2 * g + 1] = dir_y;
+            height[g] = h; font_size[g] = fs;
+            mcid[g] = m; mcid_stream[g] = ms; stream[g] = st; token[g] = tk;
+            render[g] = rm; wmode[g] = wm; artifact[g] = art; font[g] = fi;
+        }
+        if (f % FRAME_CHUNK == FRAME_CHUNK - 1 || f + 1 == self->nframes) {
+            PyMem_Free(self->chunks[f / FRAME_CHUNK]);
+            self->chunks[f / FRAME_CHUNK] = NULL;
         }
     }
+    if (total != n) { PyErr_SetString(PyExc_ValueError, "frames hold fewer glyphs than the page"); goto done; }
     /* /ActualText: the span's first glyph stretches to the span's end (inner spans first). */
     for (Py_ssize_t k = 0; k < nspans; k++) {
         Py_ssize_t first = (Py_ssize_t)SF[k], last = (Py_ssize_t)SE[k] - 1;
         own_end[2 * first] = own_end[2 * last]; own_end[2 * first + 1] = own_end[2 * last + 1];
         pen_end[2 * first] = pen_end[2 * last]; pen_end[2 * first + 1] = pen_end[2 * last + 1];
     }
-    /* Pass 2: boxes, direction, visibility and the per-frame columns. */
-    g = 0;
-    for (Py_ssize_t f = 0; f < nframes; f++) {
-        const double *fr = frames + f * F_FIELDS;
-        Py_ssize_t count = (Py_ssize_t)fr[F_COUNT];
-        double ax = fr[F_AX], ay = fr[F_AY], bx = fr[F_BX], by = fr[F_BY], lo = fr[F_LO], hi = fr[F_HI];
-        double lo_x = lo * bx, lo_y = lo * by, hi_x = hi * bx, hi_y = hi * by;
-        double a_len = hypot(ax, ay), b_len = hypot(bx, by);
-        double a_safe = nan_max(a_len, 1e-300);
-        double dir_x = a_len > 0 ? ax / a_safe : 1.0, dir_y = a_len > 0 ? ay / a_safe : 0.0;
-        double h = fabs(hi - lo) * b_len, fs = fabs(fr[F_SIZE]) * b_len;
-        double vx0 = nan_max(box[0], fr[F_CX0]), vx1 = nan_min(box[2], fr[F_CX1]);
-        double vy0 = nan_max(box[1], fr[F_CY0]), vy1 = nan_min(box[3], fr[F_CY1]);
-        int64_t m = (int64_t)fr[F_MCID], ms = (int64_t)fr[F_MCID_STREAM], st = (int64_t)fr[F_STREAM];
-        int64_t tk = (int64_t)fr[F_TOKEN];
-        int8_t rm = (int8_t)(int64_t)fr[F_RENDER], wm = (int8_t)(int64_t)fr[F_WMODE];
-        unsigned char art = fr[F_ARTIFACT] != 0;
-        int32_t fi = (int32_t)(int64_t)fr[F_FONT];
-        for (Py_ssize_t j = 0; j < count; j++, g++) {
-            double ox = origin[2 * g], oy = origin[2 * g + 1], ex = own_end[2 * g], ey = own_end[2 * g + 1];
-            double *q = quad + 8 * g;
-            q[0] = ox + lo_x; q[1] = oy + lo_y;
-            q[2] = ex + lo_x; q[3] = ey + lo_y;
-            q[4] = ex + hi_x; q[5] = ey + hi_y;
-            q[6] = ox + hi_x; q[7] = oy + hi_y;
-            double cx = (((q[0] + q[2]) + q[4]) + q[6]) / 4.0, cy = (((q[1] + q[3]) + q[5]) + q[7]) / 4.0;
-            visible[g] = cx >= vx0 && cx <= vx1 && cy >= vy0 && cy <= vy1;
-            direction[2 * g] = dir_x; direction[2 * g + 1] = dir_y;
-            height[g] = h; font_size[g] = fs;
-            mcid[g] = m; mcid_stream[g] = ms; stream[g] = st; token[g] = tk;
-            render[g] = rm; wmode[g] = wm; artifact[g] = art; font[g] = fi;
-        }
-    }
+    for (Py_ssize_t k = 0; k < nfirst; k++) glyph_box(quad, visible, (Py_ssize_t)firsts[k], origin, own_end, &kept[k]);
     result = Py_None;
     Py_INCREF(result);
 done:
+    /* Read once: what is left of the frames goes too. */
+    free_chunks(self);
+    self->nframes = 0;
+    PyMem_Free(firsts);
+    PyMem_Free(kept);
     for (int i = 0; i < G_COUNT; i++) release(&v[i]);
     return result;
 }
@@ -1875,7 +1978,6 @@ static PyMethodDef module_methods[] = {
     {"text_edges", (PyCFunction)core_text_edges, METH_O, "Per text: length, first and last code point (int64)."},
     {"pair_rules", (PyCFunction)core_pair_rules, METH_VARARGS, "geometric._pair_rules over an ordered glyph run."},
     {"join_text", (PyCFunction)core_join_text, METH_VARARGS, "Texts joined with their separators, and their spans."},
-    {"geometry", (PyCFunction)core_geometry, METH_VARARGS, "Glyph table columns from the show frames."},
     {"run_boxes", (PyCFunction)core_run_boxes, METH_VARARGS, "Bounding boxes of runs of emitted glyphs."},
     {NULL, NULL, 0, NULL},
 };

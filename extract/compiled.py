@@ -22,7 +22,7 @@ import pikepdf
 from ragprep.extract.errors import describe
 from ragprep.extract.fonts import Font, SingleByteFont
 from ragprep.extract.fonts.composite import CompositeFont
-from ragprep.extract.interpreter import IDENTITY, PageInterpreter
+from ragprep.extract.interpreter import IDENTITY, NativeFrames, PageInterpreter
 from ragprep.extract.native import PURE_ENV, compiled_available, compiled_core
 
 __all__ = ["PURE_ENV", "CompiledPageInterpreter", "compiled_available", "interpreter_class"]
@@ -52,11 +52,13 @@ class CompiledPageInterpreter(PageInterpreter):
         self._core = core = core_module.Core(self, self._config.max_operators_per_page)
         try:
             core.run(data)
-            frames, codes, codes2, adj_index, adj_offset, spans, count, operators, _ = core.results()
+            _, codes, codes2, adj_index, adj_offset, spans, count, operators, _, kinds, fonts = core.results()
         finally:
-            self._core = None  # the core holds this host: break the cycle
+            self._core = None  # the core holds this host until results(): no cycle stays
         glyphs = self._glyphs
-        glyphs.frames = np.frombuffer(frames, dtype=np.float64).reshape(-1, core_module.FIELDS)
+        glyphs.native = NativeFrames(
+            np.frombuffer(kinds, dtype=np.uint8), np.frombuffer(fonts, dtype=np.int32), core.geometry
+        )
         glyphs.byte_strings = [codes] if codes else []
         glyphs.two_byte_codes = codes2
         glyphs.adjustment_columns = (
@@ -64,7 +66,6 @@ class CompiledPageInterpreter(PageInterpreter):
             np.frombuffer(adj_offset, dtype=np.float64),
         )
         glyphs.actual_text_spans = spans
-        glyphs.native_geometry = core_module.geometry
         glyphs.count = count
         self._operators = operators
 

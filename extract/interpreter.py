@@ -254,6 +254,18 @@ _SIZE, _CHAR_SPACING, _WORD_SPACING, _SCALE = range(21, 25)
 _BY_CODE = 25
 
 
+@dataclass(frozen=True)
+class NativeFrames:
+    """A page's show frames as the compiled core keeps them (compiled.py):
+    they never become a numpy table, so a page's frames and its glyph table
+    are not both whole in memory at once."""
+
+    kinds: np.ndarray  # uint8 per glyph: its frame's _BY_CODE
+    fonts: np.ndarray  # int32 per glyph: its frame's _FONT
+    # Fills the glyph table's columns from the frames, freeing them as it goes (once).
+    geometry: Callable[..., None]
+
+
 class _GlyphAccumulator:
     """Collects the strings of every show operator and positions every glyph of
     the page at once.
@@ -283,8 +295,8 @@ class _GlyphAccumulator:
         self.adjustment_columns: tuple[np.ndarray, np.ndarray] | None = None
         # uint16 codes of two-byte composite fonts, when the compiled core kept them.
         self.two_byte_codes = b""
-        # The compiled core's geometry(), when it runs the page (see _finish_native).
-        self.native_geometry: Callable[..., None] | None = None
+        # The compiled core's frames, when it runs the page (see _finish_native).
+        self.native: NativeFrames | None = None
         self.count = 0
         # (first glyph, end glyph, text) per /ActualText span (§14.9.4).
         self.actual_text_spans: list[tuple[int, int, str]] = []
@@ -292,9 +304,9 @@ class _GlyphAccumulator:
     def finish(self, visible_box: tuple[float, float, float, float], fonts: list[Font]) -> GlyphTable:
         """The page's glyph table; `fonts` are the page's fonts by frame _FONT index."""
         names = tuple(font.name for font in fonts)
-        if not len(self.frames):
+        if not self.count:
             return GlyphTable.empty(names)
-        if self.native_geometry is not None:
+        if self.native is not None:
             return self._finish_native(visible_box, fonts, names)
         # Frame fields as rows, each repeated once per glyph: every per-glyph
         # quantity below is a contiguous 1-D array (x and y apart), which numpy
@@ -394,11 +406,9 @@ class _GlyphAccumulator:
     ) -> GlyphTable:
         """finish() with the per-glyph geometry computed by the compiled core
         (the same operations, per glyph, without per-glyph frame copies)."""
-        frames = np.ascontiguousarray(self.frames, dtype=np.float64)
-        counts = frames[:, _COUNT].astype(np.int64)
-        widths, vertical_widths, word_space, undecodable, texts = self._decode(
-            np.repeat(frames[:, _BY_CODE], counts), np.repeat(frames[:, _FONT], counts), fonts
-        )
+        native = self.native
+        assert native is not None
+        widths, vertical_widths, word_space, undecodable, texts = self._decode(native.kinds, native.fonts, fonts)
         self._apply_actual_text(texts, undecodable)
         n = self.count
         spans = np.array([span[:2] for span in self.actual_text_spans], dtype=np.int64).reshape(-1, 2)
@@ -412,8 +422,8 @@ class _GlyphAccumulator:
             "render_mode": np.empty(n, dtype=np.int8), "wmode": np.empty(n, dtype=np.int8),
             "artifact": np.empty(n, dtype=bool), "font": np.empty(n, dtype=np.int32),
         }  # fmt: skip
-        self.native_geometry(
-            frames, widths, vertical_widths, word_space,
+        native.geometry(
+            widths, vertical_widths, word_space,
             np.ascontiguousarray(index, dtype=np.int64), np.ascontiguousarray(offset, dtype=np.float64),
             np.ascontiguousarray(spans[:, 0]), np.ascontiguousarray(spans[:, 1]),
             tuple(map(float, visible_box)), *columns.values(),
@@ -586,6 +596,10 @@ class PageInterpreter:
             if data:
                 self._interpret_page(data)
         table = self._glyphs.finish(visible_box, self._fonts_used)
+        # The page's inputs go now, not when the collector finds this
+        # interpreter (its handlers make it a cycle): the frames of a page of
+        # millions of operators are as large as its glyph table.
+        self._glyphs = _GlyphAccumulator()
         paths = self._paths.finish()
         if self._paths.overflow:
             self._warn(
