@@ -161,6 +161,17 @@ typedef struct {
     Py_ssize_t count; /* glyphs so far */
     long long operators, max_operators;
     int limit_reached;
+    /* Paths (extract/paths.py): the current path's pieces, unmapped, and the
+     * painted rows in user space. Not part of the graphics state: q/Q and
+     * forms leave them alone, as PathRecorder is apart from the state. */
+    Buf path;        /* PathPiece[] */
+    int has_current, has_start;
+    double cur_x, cur_y, start_x, start_y;
+    Buf path_rows;   /* double[4] (x0, y0, x1, y1) per row */
+    Buf path_kinds;  /* uint8 LINE / RECT per row */
+    Buf path_paints; /* uint8 STROKE | FILL per row */
+    long long max_path_pieces;
+    int path_overflow;
 } Core;
 
 /* ---- tokens ------------------------------------------------------------ */
@@ -169,8 +180,8 @@ enum { T_NONE, T_INT, T_REAL, T_BOOL, T_NULL, T_STR, T_NAME, T_ARRAY, T_DICT, T_
 typedef struct {
     int type;
     double num;       /* INT, REAL, BOOL */
-    size_t off, len;  /* STR, NAME: bytes in the stream's scratch buffer */
-    size_t first, n;  /* ARRAY: items in the items buffer (first operand only) */
+    size_t off, len;  /* STR, NAME: bytes in the slot's bytes buffer */
+    size_t n;         /* ARRAY: items in the slot's items buffer */
     /* DICT: what BDC reads (§14.6.2): /MCID and /ActualText */
     int has_mcid, mcid_ok;
     long long mcid;
@@ -196,7 +207,8 @@ typedef struct {
 typedef struct {
     const unsigned char *p, *end;
     Slot slots[SLOTS];
-    size_t nops; /* operands since the last operator (saturating) */
+    size_t nops;        /* operands since the last operator (saturating) */
+    size_t non_numbers; /* of them, how many are not numbers */
 } Lexer;
 
 static Slot *slot_for(Lexer *lx, size_t i) {
@@ -207,6 +219,7 @@ static Slot *slot_for(Lexer *lx, size_t i) {
 typedef struct {
     const Slot *at[KEPT_OPERANDS];
     size_t n;
+    int numbers; /* every operand is a number (paths' float() of them all) */
 } Args;
 
 static inline const Operand *arg(const Args *a, size_t i) { return &a->at[i]->o; }
@@ -446,12 +459,18 @@ static int next_token(Lexer *lx, Token *t, Buf *dst) {
 /* ---- operators --------------------------------------------------------- */
 enum {
     OP_OTHER, OP_BT, OP_ET, OP_Tf, OP_Tc, OP_Tw, OP_Tz, OP_TL, OP_Ts, OP_Tr, OP_Td, OP_TD, OP_Tm,
-    OP_Tstar, OP_Tj, OP_TJ, OP_quote, OP_dquote, OP_cm, OP_q, OP_Q, OP_Do, OP_BDC, OP_BMC, OP_EMC, OP_ID
+    OP_Tstar, OP_Tj, OP_TJ, OP_quote, OP_dquote, OP_cm, OP_q, OP_Q, OP_Do, OP_BDC, OP_BMC, OP_EMC, OP_ID,
+    /* path construction and painting (§8.5.2-3): no token index */
+    OP_m, OP_l, OP_c, OP_v, OP_y, OP_h, OP_re, OP_S, OP_s, OP_f, OP_F, OP_fstar, OP_B, OP_Bstar, OP_b, OP_bstar,
+    OP_n
 };
+/* Text operators take a token index (interpreter._interpret counts them). */
+static inline int is_text_operator(int op) { return op > OP_OTHER && op < OP_ID; }
 
 static const char *OP_NAMES[] = {
     "?", "BT", "ET", "Tf", "Tc", "Tw", "Tz", "TL", "Ts", "Tr", "Td", "TD", "Tm",
-    "T*", "Tj", "TJ", "'", "\"", "cm", "q", "Q", "Do", "BDC", "BMC", "EMC", "ID"
+    "T*", "Tj", "TJ", "'", "\"", "cm", "q", "Q", "Do", "BDC", "BMC", "EMC", "ID",
+    "m", "l", "c", "v", "y", "h", "re", "S", "s", "f", "F", "f*", "B", "B*", "b", "b*", "n"
 };
 
 static int operator_code(const unsigned char *w, size_t n) {
@@ -461,6 +480,10 @@ static int operator_code(const unsigned char *w, size_t n) {
         case 'Q': return OP_Q;
         case '\'': return OP_quote;
         case '"': return OP_dquote;
+        case 'm': return OP_m; case 'l': return OP_l; case 'c': return OP_c; case 'v': return OP_v;
+        case 'y': return OP_y; case 'h': return OP_h; case 'S': return OP_S; case 's': return OP_s;
+        case 'f': return OP_f; case 'F': return OP_F; case 'B': return OP_B; case 'b': return OP_b;
+        case 'n': return OP_n;
         }
         return OP_OTHER;
     }
@@ -480,6 +503,10 @@ static int operator_code(const unsigned char *w, size_t n) {
         if (a == 'c' && b == 'm') return OP_cm;
         if (a == 'D' && b == 'o') return OP_Do;
         if (a == 'I' && b == 'D') return OP_ID;
+        if (a == 'r' && b == 'e') return OP_re;
+        if (b == '*') {
+            switch (a) { case 'f': return OP_fstar; case 'B': return OP_Bstar; case 'b': return OP_bstar; }
+        }
         return OP_OTHER;
     }
     if (n == 3) {
@@ -929,6 +956,103 @@ static int op_marked(Core *self, const Args *a, int op) {
 }
 
 /* ---- operators --------------------------------------------------------- */
+/* ---- paths (§8.5): the straight pieces extract/paths.py records -------- */
+enum { PIECE_LINE = 0, PIECE_RECT = 1 };
+enum { PAINT_STROKE = 1, PAINT_FILL = 2 };
+
+typedef struct { int kind; double x0, y0, x1, y1; } PathPiece; /* unmapped, as PathRecorder._path */
+
+static void path_discard(Core *self) {
+    self->path.len = 0;
+    self->has_current = self->has_start = 0;
+}
+
+static int path_piece(Core *self, int kind, double x0, double y0, double x1, double y1) {
+    PathPiece p = {kind, x0, y0, x1, y1};
+    return buf_append(&self->path, &p, sizeof p);
+}
+
+static int path_move(Core *self, double x, double y) {
+    self->cur_x = self->start_x = x; self->cur_y = self->start_y = y;
+    self->has_current = self->has_start = 1;
+    return 0;
+}
+
+static int path_line(Core *self, double x, double y) {
+    if (self->has_current && path_piece(self, PIECE_LINE, self->cur_x, self->cur_y, x, y) < 0) return -1;
+    self->cur_x = x; self->cur_y = y; self->has_current = 1;
+    return 0;
+}
+
+static int path_curve(Core *self, double x, double y) {
+    self->cur_x = x; self->cur_y = y; self->has_current = 1;
+    return 0;
+}
+
+static int path_close(Core *self) {
+    if (self->has_current && self->has_start && (self->cur_x != self->start_x || self->cur_y != self->start_y))
+        if (path_piece(self, PIECE_LINE, self->cur_x, self->cur_y, self->start_x, self->start_y) < 0) return -1;
+    self->has_current = self->has_start;
+    self->cur_x = self->start_x; self->cur_y = self->start_y;
+    return 0;
+}
+
+static int path_rect(Core *self, double x, double y, double w, double h) {
+    if (path_piece(self, PIECE_RECT, x, y, x + w, y + h) < 0) return -1;
+    return path_move(self, x, y);
+}
+
+/* One painted row (PathRecorder._add): past the page's maximum, none. */
+static int path_row(Core *self, double x0, double y0, double x1, double y1, int kind, int paint) {
+    if ((long long)(self->path_kinds.len) >= self->max_path_pieces) { self->path_overflow = 1; return 0; }
+    double xy[4] = {x0, y0, x1, y1};
+    unsigned char k = (unsigned char)kind, p = (unsigned char)paint;
+    if (buf_append(&self->path_rows, xy, sizeof xy) < 0) return -1;
+    if (buf_append(&self->path_kinds, &k, 1) < 0) return -1;
+    return buf_append(&self->path_paints, &p, 1);
+}
+
+static inline void apply(Mat m, double x, double y, double *ox, double *oy) { /* paths._apply */
+    *ox = x * m.a + y * m.c + m.e;
+    *oy = x * m.b + y * m.d + m.f;
+}
+
+/* PathRecorder.paint: the current path's pieces in user space, then a new path. */
+static int path_paint(Core *self, int paint, int close) {
+    if (close && path_close(self) < 0) return -1;
+    Mat m = self->gs.ctm;
+    int upright = m.b == 0 && m.c == 0;
+    const PathPiece *pieces = (const PathPiece *)self->path.data;
+    size_t n = self->path.len / sizeof(PathPiece);
+    for (size_t i = 0; i < n; i++) {
+        const PathPiece *p = &pieces[i];
+        double ax, ay, bx, by;
+        if (p->kind == PIECE_LINE) {
+            apply(m, p->x0, p->y0, &ax, &ay);
+            apply(m, p->x1, p->y1, &bx, &by);
+            if (path_row(self, ax, ay, bx, by, PIECE_LINE, paint) < 0) return -1;
+        } else if (upright) {
+            apply(m, p->x0, p->y0, &ax, &ay);
+            apply(m, p->x1, p->y1, &bx, &by);
+            /* min()/max() of two: the first unless the second is beyond it */
+            if (path_row(self, bx < ax ? bx : ax, by < ay ? by : ay, bx > ax ? bx : ax, by > ay ? by : ay,
+                         PIECE_RECT, paint) < 0)
+                return -1;
+        } else {
+            double xs[4], ys[4];
+            apply(m, p->x0, p->y0, &xs[0], &ys[0]);
+            apply(m, p->x1, p->y0, &xs[1], &ys[1]);
+            apply(m, p->x1, p->y1, &xs[2], &ys[2]);
+            apply(m, p->x0, p->y1, &xs[3], &ys[3]);
+            for (int k = 0; k < 4; k++)
+                if (path_row(self, xs[k], ys[k], xs[(k + 1) % 4], ys[(k + 1) % 4], PIECE_LINE, paint) < 0) return -1;
+        }
+    }
+    path_discard(self);
+    return 0;
+}
+
+/* ---- show operators ------------------------------------------------------ */
 static int op_show(Core *self, const Args *a, int op, long long token) {
     Piece one;
     if (op == OP_Tj || op == OP_quote || op == OP_dquote) {
@@ -1058,6 +1182,28 @@ static int execute(Core *self, const Args *a, int op, long long token) {
     case OP_EMC:
         if (marked_count(self) > self->ctx.marked_depth) return close_marked(self);
         return 0;
+    /* Paths: the reference converts every operand with float() (paths.py's handlers). */
+    case OP_m: case OP_l:
+        if (!a->numbers || !number_at(a, 0, &v) || !number_at(a, 1, &w)) return bad_operands(self, op);
+        return op == OP_m ? path_move(self, v, w) : path_line(self, v, w);
+    case OP_c: case OP_v: case OP_y: {
+        size_t at = op == OP_c ? 4 : 2; /* the curve's end point */
+        if (!a->numbers || !number_at(a, at, &v) || !number_at(a, at + 1, &w)) return bad_operands(self, op);
+        return path_curve(self, v, w);
+    }
+    case OP_re: {
+        double x, y;
+        if (!a->numbers || !number_at(a, 0, &x) || !number_at(a, 1, &y) || !number_at(a, 2, &v) || !number_at(a, 3, &w))
+            return bad_operands(self, op);
+        return path_rect(self, x, y, v, w);
+    }
+    case OP_h: return path_close(self);
+    case OP_S: return path_paint(self, PAINT_STROKE, 0);
+    case OP_s: return path_paint(self, PAINT_STROKE, 1);
+    case OP_f: case OP_F: case OP_fstar: return path_paint(self, PAINT_FILL, 0);
+    case OP_B: case OP_Bstar: return path_paint(self, PAINT_STROKE | PAINT_FILL, 0);
+    case OP_b: case OP_bstar: return path_paint(self, PAINT_STROKE | PAINT_FILL, 1);
+    case OP_n: path_discard(self); return 0;
     }
     return 0;
 }
@@ -1075,7 +1221,7 @@ static int read_container(Lexer *lx, int open_kind, Operand *out, Slot *keep) {
     Token t;
     /* Dictionary state: the key awaiting its value (0 none, 1 /MCID, 2 /ActualText, 3 other). */
     int key = 0, expect_key = 1;
-    if (open_kind == K_ARRAY_OPEN) { out->type = T_ARRAY; out->first = 0; out->n = 0; }
+    if (open_kind == K_ARRAY_OPEN) { out->type = T_ARRAY; out->n = 0; }
     else out->type = T_DICT;
     while (1) {
         Buf *dst = keep && depth == 1 ? &keep->bytes : NULL;
@@ -1160,8 +1306,9 @@ static void skip_inline_image(Lexer *lx) {
 /* Operands each handled operator takes (interpreter._ARITY; §8.2 Table 50). */
 static size_t arity(int op) {
     switch (op) {
-    case OP_Tf: case OP_Td: case OP_TD: case OP_BDC: return 2;
-    case OP_Tm: case OP_cm: return 6;
+    case OP_Tf: case OP_Td: case OP_TD: case OP_BDC: case OP_m: case OP_l: return 2;
+    case OP_Tm: case OP_cm: case OP_c: return 6;
+    case OP_v: case OP_y: case OP_re: return 4;
     case OP_dquote: return 3;
     case OP_Tc: case OP_Tw: case OP_Tz: case OP_TL: case OP_Ts: case OP_Tr: case OP_Tj: case OP_TJ:
     case OP_quote: case OP_Do: case OP_BMC: return 1;
@@ -1185,12 +1332,17 @@ static int dispatch(Core *self, Lexer *lx, int op, long long token) {
     size_t kept = lx->nops < KEPT_OPERANDS ? lx->nops : KEPT_OPERANDS, want = arity(op);
     for (size_t i = 0; i < kept; i++) a.at[i] = &lx->slots[i];
     a.n = lx->nops;
+    a.numbers = lx->non_numbers == 0;
     int r = execute(self, &a, op, token);
     if (r == 0) return 0;
     if (r < 0 && stops_page()) return -1;
     if (lx->nops > want) {
         if (r < 0) PyErr_Clear(); /* the retry's outcome is what is reported */
-        for (size_t j = 0; j < want; j++) a.at[j] = slot_for(lx, lx->nops - want + j);
+        a.numbers = 1;
+        for (size_t j = 0; j < want; j++) {
+            a.at[j] = slot_for(lx, lx->nops - want + j);
+            a.numbers &= is_number(&a.at[j]->o);
+        }
         a.n = want;
         r = execute(self, &a, op, token);
         if (r == 0) return 0;
@@ -1233,7 +1385,7 @@ static int skip_unit(Core *self, const unsigned char *start, const unsigned char
     return 0;
 }
 
-static void clear_operands(Lexer *lx) { lx->nops = 0; }
+static void clear_operands(Lexer *lx) { lx->nops = lx->non_numbers = 0; }
 
 /* Run one content stream with the current state. 0: done (or stopped at
  * the operator limit, self->limit_reached), -1: a Python exception. */
@@ -1262,7 +1414,7 @@ static int run_stream(Core *self, const unsigned char *data, size_t len) {
                 if (counted < 0) { rc = -1; break; }
                 if (!counted) break;
                 if (op != OP_OTHER) {
-                    token++;
+                    if (is_text_operator(op)) token++;
                     if (dispatch(self, &lx, op, token) < 0) { rc = -1; break; }
                 }
             }
@@ -1292,6 +1444,7 @@ static int run_stream(Core *self, const unsigned char *data, size_t len) {
         } else {
             slot->o = t.obj;
         }
+        if (!is_number(&slot->o)) lx.non_numbers++;
         if (lx.nops < SIZE_MAX) lx.nops++;
     }
     for (size_t i = 0; i < SLOTS; i++) {
@@ -1327,14 +1480,16 @@ static void Core_dealloc(Core *self) {
     buf_free(&self->glyph_kinds); buf_free(&self->glyph_fonts);
     buf_free(&self->codes2);
     buf_free(&self->adj_index); buf_free(&self->adj_offset);
+    buf_free(&self->path); buf_free(&self->path_rows); buf_free(&self->path_kinds); buf_free(&self->path_paints);
     Py_TYPE(self)->tp_free((PyObject *)self);
 }
 
 static int Core_init(Core *self, PyObject *args, PyObject *kwds) {
-    static char *kwlist[] = {"host", "max_operators", NULL};
+    static char *kwlist[] = {"host", "max_operators", "max_path_pieces", NULL};
     PyObject *host;
-    long long max_operators;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OL", kwlist, &host, &max_operators)) return -1;
+    long long max_operators, max_path_pieces = 0;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OL|L", kwlist, &host, &max_operators, &max_path_pieces)) return -1;
+    self->max_path_pieces = max_path_pieces < 0 ? 0 : max_path_pieces;
     Py_INCREF(host);
     Py_XSETREF(self->host, host);
     Py_XSETREF(self->spans, PyList_New(0));
@@ -1528,10 +1683,19 @@ static PyObject *Core_results(Core *self, PyObject *Py_UNUSED(ignored)) {
     return r;
 }
 
+/* paths() -> (rows: float64 (x0, y0, x1, y1) per row, kinds: uint8, paints: uint8, overflow) */
+static PyObject *Core_paths(Core *self, PyObject *Py_UNUSED(ignored)) {
+    return Py_BuildValue("(y#y#y#i)", self->path_rows.data ? self->path_rows.data : "", (Py_ssize_t)self->path_rows.len,
+                         self->path_kinds.data ? self->path_kinds.data : "", (Py_ssize_t)self->path_kinds.len,
+                         self->path_paints.data ? self->path_paints.data : "", (Py_ssize_t)self->path_paints.len,
+                         self->path_overflow);
+}
+
 static PyObject *Core_geometry(Core *self, PyObject *args);
 
 static PyMethodDef Core_methods[] = {
     {"geometry", (PyCFunction)Core_geometry, METH_VARARGS, "Fill the glyph table's columns from the page's frames (once)."},
+    {"paths", (PyCFunction)Core_paths, METH_NOARGS, "The painted path pieces recorded so far (extract/paths.py)."},
     {"set_font", (PyCFunction)Core_set_font, METH_VARARGS, "Define or refresh font `index` for the core."},
     {"run", (PyCFunction)Core_run, METH_VARARGS, "Interpret the page's content bytes."},
     {"run_form", (PyCFunction)Core_run_form, METH_VARARGS, "Interpret a form XObject's bytes (from the host's do)."},

@@ -24,6 +24,7 @@ from ragprep.extract.fonts import Font, SingleByteFont
 from ragprep.extract.fonts.composite import CompositeFont
 from ragprep.extract.interpreter import IDENTITY, NativeFrames, PageInterpreter
 from ragprep.extract.native import PURE_ENV, compiled_available, compiled_core
+from ragprep.extract.paths import PathTable
 
 __all__ = ["PURE_ENV", "CompiledPageInterpreter", "compiled_available", "interpreter_class"]
 
@@ -49,9 +50,12 @@ class CompiledPageInterpreter(PageInterpreter):
     def _interpret_page(self, data: bytes) -> None:
         self._registered: set[int] = set()
         core_module = compiled_core()
-        self._core = core = core_module.Core(self, self._config.max_operators_per_page)
+        self._core = core = core_module.Core(
+            self, self._config.max_operators_per_page, self._config.max_path_pieces_per_page
+        )
         try:
             core.run(data)
+            self._path_columns = core.paths()
             _, codes, codes2, adj_index, adj_offset, spans, count, operators, _, kinds, fonts = core.results()
         finally:
             self._core = None  # the core holds this host until results(): no cycle stays
@@ -150,6 +154,19 @@ class CompiledPageInterpreter(PageInterpreter):
             "(an operator or reference inside an array or dictionary, §7.8.2)"
         )
 
+    def _finish_paths(self) -> tuple[PathTable, bool]:
+        """The path pieces the core recorded (paths.py's contract, in the
+        same columns PathRecorder.finish gives)."""
+        if self._path_columns is None:
+            return super()._finish_paths()
+        rows, kinds, paints, overflow = self._path_columns
+        if not kinds:
+            return PathTable.empty(), bool(overflow)
+        xy = np.frombuffer(rows, dtype=np.float64).reshape(-1, 4).T.copy()
+        kind = np.frombuffer(kinds, dtype=np.uint8).copy()
+        paint = np.frombuffer(paints, dtype=np.uint8).copy()
+        return PathTable(xy[0], xy[1], xy[2], xy[3], kind, paint), bool(overflow)
+
     def _current_ctm(self) -> tuple[float, ...]:
         return self._core.ctm() if self._core is not None else IDENTITY
 
@@ -157,3 +174,4 @@ class CompiledPageInterpreter(PageInterpreter):
         return self._core.marked()
 
     _core = None
+    _path_columns: tuple[bytes, bytes, bytes, int] | None = None

@@ -600,8 +600,8 @@ class PageInterpreter:
         # interpreter (its handlers make it a cycle): the frames of a page of
         # millions of operators are as large as its glyph table.
         self._glyphs = _GlyphAccumulator()
-        paths = self._paths.finish()
-        if self._paths.overflow:
+        paths, overflow = self._finish_paths()
+        if overflow:
             self._warn(
                 f"limit: more than {self._config.max_path_pieces_per_page} path pieces on this page; "
                 "later ones are not recorded (extract.max_path_pieces_per_page)"
@@ -616,6 +616,10 @@ class PageInterpreter:
         return InterpretedPage(table, warnings, self._operators, tuple(self._images), paths)
 
     # -- paths (§8.5) ----------------------------------------------------------
+
+    def _finish_paths(self) -> tuple[PathTable, bool]:
+        """The page's painted path pieces, and whether some were past the limit."""
+        return self._paths.finish(), self._paths.overflow
 
     def _path_handlers(self) -> dict[str, Callable[[Instruction], None]]:
         """Path operators -> the recorder; painting maps the pieces by the CTM."""

@@ -20,6 +20,7 @@ from pdfbuilder import PdfBuilder
 
 from ragprep.extract import ExtractConfig, GlyphTable, PDFReadError, extract_document, open_document
 from ragprep.extract.compiled import PURE_ENV, compiled_available
+from ragprep.extract.paths import PathTable
 
 MODES = ("stream", "structure", "layout", "auto")
 SAMPLES = sorted((Path(__file__).resolve().parents[2] / "pipeline" / "samples").glob("*.pdf"))
@@ -52,13 +53,20 @@ def assert_same_table(pure: GlyphTable, compiled: GlyphTable, where: str) -> Non
             assert np.array_equal(value, other, equal_nan=value.dtype.kind == "f"), f"{where}: column {name}"
 
 
+def assert_same_paths(pure: PathTable, compiled: PathTable, where: str) -> None:
+    for name, value in pure.__dict__.items():
+        other = getattr(compiled, name)
+        assert value.dtype == other.dtype and value.shape == other.shape, f"{where}: path column {name}"
+        assert np.array_equal(value, other, equal_nan=value.dtype.kind == "f"), f"{where}: path column {name}"
+
+
 def read_all(source: Path | bytes, config: ExtractConfig | None = None) -> tuple[list, dict[str, list[str]]]:
     """Per page (glyph table, images, warnings), and the page texts per mode."""
     with open_document(source, config=config) as doc:
         pages = []
         for number in range(1, doc.page_count + 1):
             glyphs = doc.page_glyphs(number)
-            pages.append((glyphs.table, glyphs.images, glyphs.warnings))
+            pages.append((glyphs.table, glyphs.images, glyphs.warnings, glyphs.paths))
     texts = {mode: [p.text for p in extract_document(source, mode=mode, config=config).pages] for mode in MODES}
     return pages, texts
 
@@ -74,6 +82,7 @@ def assert_paths_agree(
     for number, (pure, compiled) in enumerate(zip(pure_pages, compiled_pages), start=1):
         assert_same_table(pure[0], compiled[0], f"{name} page {number}")
         assert pure[1] == compiled[1], f"{name} page {number}: images"
+        assert_same_paths(pure[3], compiled[3], f"{name} page {number}")
     for mode in MODES:
         assert pure_texts[mode] == compiled_texts[mode], f"{name}: {mode} text"
 
@@ -211,6 +220,41 @@ def test_the_core_counts_operators_as_the_reference_counts_them():
         core = _core.Core(host, 10**9)
         core.run(data)
         assert core.results()[7] == count_operators(data), (data, host.said)
+
+
+def _paths_pdf() -> bytes:
+    b = PdfBuilder()
+    f = b.add_standard_font("Helvetica", widths=True)
+    form = b.add_form("0 0 m 50 0 l S 5 5 20 10 re f", matrix=(1, 0, 0, 1, 300, 300), bbox=(0, 0, 100, 100))
+    b.add_page(
+        # Every construction and painting operator, upright, scaled and rotated CTMs.
+        "10 10 m 100 10 l 100 50 l h S 20 20 m 80 80 l s 10 10 200 100 re f 0 0 m 5 5 l 5 0 l f* "
+        "q 2 0 0 -1 50 700 cm 0 0 40 20 re B 0 0 m 10 0 10 10 20 10 c 30 30 l b Q "
+        "q 0 1 -1 0 400 100 cm 0 0 60 30 re S 0 0 m 10 10 20 20 v 40 0 l B* 5 5 m 1 1 9 9 y h b* Q "
+        "0 0 m 100 100 l n 50 50 m 60 60 l W n 1 1 m 2 2 l F "
+        # Damaged operands: too few, too many, not numbers, a lone line, h with no path.
+        "1 m 1 2 3 m 4 5 l S (x) 1 2 m 3 4 l S 5 6 l S h S 1 2 3 re 1 2 3 4 5 re f "
+        "1 2 3 4 5 c 1 2 3 4 5 6 c 7 8 l S /N 1 2 3 4 re f true 0 m 9 9 l S "
+        f"/Fm Do BT /{f} 12 Tf 72 600 Td (text between paths) Tj ET 0 0 m 612 792 l S",
+        xobjects={"Fm": form},
+    )
+    return b.to_bytes()
+
+
+def test_path_pieces_agree(monkeypatch: pytest.MonkeyPatch):
+    assert_paths_agree(monkeypatch, _paths_pdf(), "paths")
+    with path(monkeypatch, pure=False):
+        with open_document(_paths_pdf()) as doc:
+            assert len(doc.page_glyphs(1).paths) > 20  # the page's pieces are recorded, not lost
+
+
+def test_path_piece_limit_agrees(monkeypatch: pytest.MonkeyPatch):
+    config = ExtractConfig(max_path_pieces_per_page=7)
+    assert_paths_agree(monkeypatch, _paths_pdf(), "path limit", config)
+    with path(monkeypatch, pure=False), open_document(_paths_pdf(), config=config) as doc:
+        glyphs = doc.page_glyphs(1)
+        assert len(glyphs.paths) == 7
+        assert any("extract.max_path_pieces_per_page" in w for w in glyphs.warnings)
 
 
 def test_operator_limit_agrees(monkeypatch: pytest.MonkeyPatch):
