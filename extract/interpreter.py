@@ -578,7 +578,9 @@ class PageInterpreter:
         }
         # Paths (extract/paths.py): a separate recorder, positions only.
         self._paths = PathRecorder(config.max_path_pieces_per_page)
-        self._path_ops = self._path_handlers()
+        # Built by the first stream this interpreter runs (_interpret_page):
+        # the compiled core records paths itself and never needs them.
+        self._path_ops: dict[str, Callable[[Instruction], None]] = {}
 
     # -- entry point ---------------------------------------------------------
 
@@ -690,6 +692,7 @@ class PageInterpreter:
 
     def _interpret_page(self, data: bytes) -> None:
         """Run the page's content bytes, filling self._glyphs."""
+        self._path_ops = self._path_handlers()
         try:
             self._run_stream(data)
         except _OperatorLimitReached:
