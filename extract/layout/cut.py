@@ -32,7 +32,16 @@ from __future__ import annotations
 import numpy as np
 
 from ragprep.extract.layout.params import COLUMN_WIDTH, COMPOUND_COVER, MAX_DEPTH, ROW_OVERLAP
-from ragprep.extract.layout.regions import gap_bands, is_text_column, lines_side_by_side, merge_fragments, rows_of, spanning_bands, split_at
+from ragprep.extract.layout.regions import (
+    gap_bands,
+    holds_prose,
+    is_text_column,
+    lines_side_by_side,
+    merge_fragments,
+    rows_of,
+    spanning_bands,
+    split_at,
+)
 from ragprep.extract.layout.tiebreaks import column_gap_bands, stream_reads_bands, stream_reads_columns, trailing_visit, visits_top_down
 from ragprep.extract.layout.units import Page
 
@@ -250,7 +259,7 @@ def text_columns(page: Page, ids: np.ndarray, depth: int = 0) -> list[np.ndarray
     if not len(cuts):
         return None
     groups = split_at(ids, cuts)
-    text = [is_text_column(page, group) for group in groups]
+    text = [is_text_column(page, group) or holds_prose(page, group) for group in groups]
     compound: dict[int, bool] = {}
 
     def beside_text(k: int, j: int) -> bool:

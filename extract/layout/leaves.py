@@ -27,10 +27,12 @@ import numpy as np
 
 from ragprep.extract.layout.params import (
     COHERENT,
+    COLUMN_FILL,
     COLUMN_WIDTH,
     DESCENT,
     GRID_ROWS,
     MAX_RUNS,
+    PROSE_LINES,
     ROW_OVERLAP,
     RUN_GAP,
     SAME_BASELINE,
@@ -64,15 +66,35 @@ def leaf_order(page: Page, ids: np.ndarray) -> np.ndarray:
         return ids
     if _reads_down(page, ids) and not _column_grid(page, runs):
         return np.concatenate(_stacked_in_place(page, runs))
-    if not is_text_column(page, ids) and len(_merge_grids(page, runs)) == len(runs):
+    if not is_text_column(page, ids) and not _has_prose(page, ids) and len(_merge_grids(page, runs)) == len(runs):
         # No text flow and no grid (a figure's labels): nothing for geometry
         # to follow, and the stream's order is the author's.
         return ids
     if len(runs) > MAX_RUNS:
         return _row_major(page, ids)
+    if _scattered(runs):
+        # A stream that paints the leaf in pieces of a line or two is no
+        # witness of its blocks either: its runs are chance neighbours.
+        runs = [ids[k : k + 1] for k in range(len(ids))]
     runs = _merge_grids(page, _merge_interleaved(page, runs))
     ordered = _order_runs(page, _merge_interleaved(page, runs))
     return _row_major(page, ids) if ordered is None else np.concatenate(ordered)
+
+
+def _scattered(runs: list[np.ndarray]) -> bool:
+    """Are the stream's runs down the leaf mostly single lines (a median
+    run of one line)? A producer painting blocks paints runs of several."""
+    return sorted(len(r) for r in runs)[len(runs) // 2] == 1
+
+
+def _has_prose(page: Page, ids: np.ndarray) -> bool:
+    """Are PROSE_LINES or more of the lines `ids` as long as a text
+    column's lines? A leaf of such lines that fails is_text_column (columns
+    no gutter wide enough parted, prose with a table of contents or
+    equations among it) is text all the same, no figure's labels: where
+    its stream is no witness, geometry orders it."""
+    long = page.x1[ids] - page.x0[ids] >= COLUMN_FILL * COLUMN_WIDTH * page.body
+    return int(np.count_nonzero(long)) >= PROSE_LINES
 
 
 def _stacked_in_place(page: Page, runs: list[np.ndarray]) -> list[np.ndarray]:
@@ -94,19 +116,21 @@ def _stacked_in_place(page: Page, runs: list[np.ndarray]) -> list[np.ndarray]:
 def _reads_down(page: Page, ids: np.ndarray) -> bool:
     """Does the stream (lines `ids` in paint order) read the leaf down the
     page: from at most 1 - COHERENT of its lines back up to a line above
-    that overlaps it along the line (the same column, or the same cell),
-    or back along its row?
+    that overlaps it along the line (the same column, or the same cell) or
+    lies before it along the line (up and back: an earlier column), or
+    back along its row?
     A producer painting in reading order goes back up so only where a
-    block starts beside or above the last (a column's top, a table row's
-    next cell); a reversed stream goes back up from every line, a shuffled
-    one from about half of them."""
+    block starts above the last or beside it further along the line (a
+    column's top, a table row's next cell); a reversed stream goes back
+    up from every line, a shuffled one from about half of them, to lines
+    before as often as after."""
     base = _baseline(page, ids)
     a, b = ids[:-1], ids[1:]
     up = base[1:] >= base[:-1] + 0.5 * page.body
     over = np.minimum(page.x1[a], page.x1[b]) > np.maximum(page.x0[a], page.x0[b])
     row = np.abs(base[1:] - base[:-1]) <= SAME_BASELINE * page.body
     back = page.x0[b] >= page.x1[a] if page.rtl else page.x1[b] <= page.x0[a]
-    return bool(np.count_nonzero((up & over) | (row & back)) <= (1 - COHERENT) * (len(ids) - 1))
+    return bool(np.count_nonzero((up & (over | back)) | (row & back)) <= (1 - COHERENT) * (len(ids) - 1))
 
 
 def _column_grid(page: Page, runs: list[np.ndarray]) -> bool:
@@ -241,6 +265,9 @@ def _order_runs(page: Page, runs: list[np.ndarray]) -> list[np.ndarray] | None:
     - runs apart along the line that are both as wide as a text column's
       lines (columns that no cut separated, a gutter too narrow or crossed
       by a page number) read left to right, right to left on an RTL page;
+    - runs of one row each on the same row (the pieces of an equation and
+      its number, a contents line's title and page) read along the line,
+      and stand where their row stands among the stacked runs;
     - a run above every other reads first, one below every other last.
     Runs apart that are not both so wide (a sidebar beside the text, a pull
     quote, labels) have no constraint between them: the stream breaks the
@@ -262,11 +289,26 @@ def _order_runs(page: Page, runs: list[np.ndarray]) -> list[np.ndarray] | None:
     # The constraints in order of trust; where together they contradict one
     # another (a run crossing columns, stacked under one and beside another),
     # the weakest goes first.
-    for before in (stacked | columns, stacked):
+    mates = _row_mates(page, runs)
+    # A row's pieces stand where the row stands: under what is stacked over
+    # any of them, over what is stacked under any (an equation's number, a
+    # contents line's page, beside no line of the text themselves).
+    rows = (mates.astype(np.int64) @ stacked.astype(np.int64) @ mates.astype(np.int64) > 0) & other
+    along = mates & apart & leftward
+    for before in (rows | columns | along, stacked | columns, stacked):
         order = _kahn(_with_bands(page, runs, before, above, other))
         if order is not None:
             return [runs[k] for k in order]
     return None
+
+
+def _row_mates(page: Page, runs: list[np.ndarray]) -> np.ndarray:
+    """Per pair of runs: are both one row each, on the same baseline (each
+    run is its own mate)?"""
+    single = np.array([_distinct_rows(page, r) == 1 for r in runs])
+    base = np.array([float(_baseline(page, r).mean()) for r in runs])
+    same = np.abs(base[:, None] - base[None, :]) <= SAME_BASELINE * page.body
+    return (same & single[:, None] & single[None, :]) | np.eye(len(runs), dtype=bool)
 
 
 def _with_bands(

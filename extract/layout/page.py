@@ -94,7 +94,7 @@ def _leaves(
         return None
     glyphs = Gathered.of(table, stream)
     moves = line_moves(table, stream, config, glyphs)
-    page = Page(table, stream, glyphs, unit_starts(moves, glyphs))
+    page = Page(table, stream, glyphs, unit_starts(moves, glyphs, table.text[stream]))
     # Pieces of one line, wherever the stream painted them, become one unit
     # read along the line; the page's units are its lines from here on.
     lines = line_order(page)

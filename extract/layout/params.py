@@ -11,7 +11,11 @@ import numpy as np
 # A jump along the line wider than this many glyph heights (the larger of
 # the two glyphs) starts a new unit: wider than any word space, narrower than
 # a column gutter.
-SEGMENT_GAP = 1.0
+SEGMENT_GAP = 0.65
+# After a blank, a jump wider than this many heights is measured again from
+# the blank's start (units.unit_starts): word spaces set by Tw, narrower,
+# cost no look.
+BLANK_GAP = 0.3
 # A jump backwards along the line longer than this many heights starts a new
 # unit (the pen going back to another column); right-to-left text painted in
 # logical order moves back about two glyph widths per glyph and stays whole.
@@ -23,7 +27,7 @@ LINE_BASELINE = 0.3
 # along the line: a word space, even a justified one; less than SEGMENT_GAP.
 LINE_JOIN_GAP = 0.6
 # A gutter is a strip of whitespace at least this many body heights wide.
-GUTTER = 1.0
+GUTTER = 0.6
 # Two rows of units may overlap by this many body heights (tall ascenders
 # over deep descenders) and still be separate rows.
 ROW_OVERLAP = 0.2
@@ -61,6 +65,13 @@ CONSISTENT = 0.25
 # producer that paints in reading order; a reversed stream goes down from
 # none, a shuffled one from about half.
 COHERENT = 0.8
+# A leaf with at least this many lines as long as a text column's lines
+# (COLUMN_FILL x COLUMN_WIDTH) holds prose, even where it fails the
+# text-column test: no figure's labels, whose paint order would stand.
+PROSE_LINES = 3
+# A group beside a gutter whose rows hold such lines in at least this share
+# is a column of prose (regions.holds_prose), whatever else it holds.
+PROSE_SHARE = 0.3
 # A leaf of more runs than this is read by rows without weighing its runs
 # (a bound on the quadratic work of ordering them, not a layout limit).
 MAX_RUNS = 400

@@ -13,7 +13,18 @@ from __future__ import annotations
 
 import numpy as np
 
-from ragprep.extract.layout.params import COLUMN_FILL, COLUMN_GLYPHS, COLUMN_LETTERS, COLUMN_SPLIT_ROWS, COLUMN_WIDTH, GUTTER_SUPPORT, ROW_OVERLAP, SECTION_GAP
+from ragprep.extract.layout.params import (
+    COLUMN_FILL,
+    COLUMN_GLYPHS,
+    COLUMN_LETTERS,
+    COLUMN_SPLIT_ROWS,
+    COLUMN_WIDTH,
+    GUTTER_SUPPORT,
+    PROSE_LINES,
+    PROSE_SHARE,
+    ROW_OVERLAP,
+    SECTION_GAP,
+)
 from ragprep.extract.layout.units import Page
 
 
@@ -74,6 +85,22 @@ def is_text_column(page: Page, ids: np.ndarray) -> bool:
     return page.letter_share(ids) >= COLUMN_LETTERS
 
 
+def holds_prose(page: Page, ids: np.ndarray) -> bool:
+    """Is the group `ids` a column of prose among other things: as wide as a
+    text column, with PROSE_SHARE of its rows (and PROSE_LINES at least)
+    holding a line that fills COLUMN_FILL of its width? A LaTeX column with
+    a table of contents, displayed equations and lists fails is_text_column
+    (too many rows of several pieces) but is read as a column all the same;
+    a table's columns of labels, numbers or short cells have no such lines."""
+    width = page.x1[ids].max() - page.x0[ids].min()
+    if len(ids) < PROSE_LINES or width < COLUMN_WIDTH * page.body:
+        return False
+    ids, starts = rows_of(page, ids)
+    long = page.x1[ids] - page.x0[ids] >= COLUMN_FILL * width
+    rows = int(np.count_nonzero(np.add.reduceat(long.astype(np.int64), starts)))
+    return rows >= PROSE_LINES and rows >= PROSE_SHARE * len(starts) and page.letter_share(ids) >= COLUMN_LETTERS
+
+
 def _side_by_side_rows(page: Page, ids: np.ndarray, starts: np.ndarray) -> int:
     """How many rows (units `ids` in rows starting at `starts`, see rows_of)
     hold units side by side: two of them with no horizontal overlap."""
@@ -92,8 +119,8 @@ def _side_by_side_rows(page: Page, ids: np.ndarray, starts: np.ndarray) -> int:
 
 def merge_fragments(page: Page, parts: list[np.ndarray] | None) -> list[np.ndarray] | None:
     """`parts` (leaves in reading order) with every run of consecutive parts
-    that are not running text (is_text_column fails: figure labels, a
-    caption line, a form number, a page number) merged into one part, which
+    that are not running text (is_text_column and holds_prose fail: figure
+    labels, a caption line, a form number, a page number) merged into one part, which
     reads in stream order. Between two pieces of non-text there is no text
     flow for geometry to follow: sorting the labels of a figure top to bottom
     reads the picture, not the text, and the stream's order is the author's."""
@@ -102,7 +129,7 @@ def merge_fragments(page: Page, parts: list[np.ndarray] | None) -> list[np.ndarr
     merged: list[np.ndarray] = []
     run = False  # is merged[-1] a run of non-text parts?
     for part in parts:
-        fragment = not is_text_column(page, part)
+        fragment = not (is_text_column(page, part) or holds_prose(page, part))
         if fragment and run:
             merged[-1] = np.concatenate([merged[-1], part])
         else:
@@ -142,8 +169,8 @@ def spanning_bands(page: Page, ids: np.ndarray, starts: np.ndarray) -> list[np.n
     found = _gutter_cells(page, ids, starts)
     if found is None:
         return None
-    covered, core, _ = found
-    crossing = covered[:, core]
+    covered, (first, last), _ = found
+    crossing = covered[:, first:last].any(axis=1)
     if not crossing.any():
         return None
     # Runs of rows with the same crossing flag form the bands.
@@ -160,19 +187,19 @@ def gutter_core(page: Page, ids: np.ndarray, starts: np.ndarray) -> tuple[float,
     found = _gutter_cells(page, ids, starts)
     if found is None:
         return None
-    _, core, edges = found
-    return float(edges[core]), float(edges[core + 1])
+    _, (first, last), edges = found
+    return float(edges[first]), float(edges[last])
 
 
 def _gutter_cells(
     page: Page, ids: np.ndarray, starts: np.ndarray
-) -> tuple[np.ndarray, int, np.ndarray] | None:
+) -> tuple[np.ndarray, tuple[int, int], np.ndarray] | None:
     """The region (units `ids` in rows starting at `starts`) on a grid of
     rows by cells between the units' left and right edges: which cells each
-    row's units cover, and the core of the best supported gutter candidate
-    (a run of cells, at least a gutter wide, with content on both sides in
-    rows making up GUTTER_SUPPORT of the height): its cell that the fewest
-    rows cross, and the cells' edges. None when there is no candidate."""
+    row's units cover, the core of the best supported gutter candidate (a
+    run of cells, at least a gutter wide, with content on both sides in
+    rows making up GUTTER_SUPPORT of the height; see _core) as a range of
+    cells, and the cells' edges. None when there is no candidate."""
     n_rows = len(starts)
     if n_rows < 2:
         return None
@@ -216,8 +243,26 @@ def _gutter_cells(
             best, best_support = (first, last), float(support[first:last].max())
     if best is None:
         return None
-    # Its core: the cell the fewest rows cross (the widest such cell).
-    first, last = best
-    blocked = row_height @ covered[:, first:last]
-    least = np.flatnonzero(blocked == blocked.min())
-    return covered, first + int(least[np.argmax(width[first + least])]), edges
+    return covered, _core(row_height @ covered, width, best, page.gutter), edges
+
+
+def _core(blocked: np.ndarray, width: np.ndarray, run: tuple[int, int], gutter: float) -> tuple[int, int]:
+    """The core of the gutter candidate `run` (cells first..last): the cell
+    the fewest rows cross (`blocked`: the height of the rows covering each
+    cell; the widest such cell), grown a cell at a time towards the less
+    blocked neighbour until it is a gutter wide. What crosses the core
+    crosses the gutter. Grown, the core catches a centred page number that
+    reaches into a narrow gutter (LaTeX's 10 pt \\columnsep) without
+    covering the sliver of whitespace beside it; it stays within the
+    gutter, clear of a ragged column's longer lines."""
+    first, last = run
+    least = np.flatnonzero(blocked[first:last] == blocked[first:last].min())
+    lo = first + int(least[np.argmax(width[first + least])])
+    hi = lo + 1
+    while width[lo:hi].sum() < gutter and (lo > first or hi < last):
+        grow_left = hi >= last or (lo > first and blocked[lo - 1] <= blocked[hi])
+        if grow_left:
+            lo -= 1
+        else:
+            hi += 1
+    return lo, hi

@@ -29,7 +29,7 @@ from ragprep.extract.bidi import is_rtl
 from ragprep.extract.config import ExtractConfig
 from ragprep.extract.geometric import SAME_DIRECTION, line_break_rule
 from ragprep.extract.glyphs import GlyphTable
-from ragprep.extract.layout.params import DESCENT, FIRST_RTL, GUTTER, LETTER_SAMPLE, MAX_VALUE, RTL_SAMPLE, SEGMENT_BACK, SEGMENT_GAP, UPRIGHT
+from ragprep.extract.layout.params import BLANK_GAP, DESCENT, FIRST_RTL, GUTTER, LETTER_SAMPLE, MAX_VALUE, RTL_SAMPLE, SEGMENT_BACK, SEGMENT_GAP, UPRIGHT
 
 
 def unit_breaks(line_break: np.ndarray, gap: np.ndarray, height: np.ndarray, next_height: np.ndarray) -> np.ndarray:
@@ -47,9 +47,22 @@ def unit_breaks(line_break: np.ndarray, gap: np.ndarray, height: np.ndarray, nex
     return line_break | (gap > SEGMENT_GAP * smaller) | (gap < -SEGMENT_BACK * larger)
 
 
-def unit_starts(moves: Moves, glyphs: Gathered) -> np.ndarray:
-    """Positions in stream order where a unit starts (see unit_breaks)."""
-    cut = unit_breaks(moves.line_break[1:], moves.gap, glyphs.height[:-1], glyphs.height[1:])
+def unit_starts(moves: Moves, glyphs: Gathered, texts: np.ndarray) -> np.ndarray:
+    """Positions in stream order where a unit starts (see unit_breaks), the
+    glyphs' `texts` in stream order. A blank has no ink: the jump after it
+    is measured from where it starts, so a line's trailing space does not
+    narrow the gutter the pen jumps next (lines of two columns painted one
+    after the other on one baseline, LaTeX's gutter of one em)."""
+    height, next_height = glyphs.height[:-1], glyphs.height[1:]
+    gap = moves.gap
+    cut = unit_breaks(moves.line_break[1:], gap, height, next_height)
+    # Only jumps the blank's width could take past the bound need a look.
+    near = np.flatnonzero(~cut & (gap > BLANK_GAP * np.minimum(height, next_height)))
+    if len(near):
+        blank = np.fromiter(map(str.isspace, texts[near].tolist()), dtype=bool, count=len(near))
+        near = near[blank]
+        width = np.einsum("ij,ij->i", glyphs.own_end[near] - glyphs.origin[near], glyphs.direction[near])
+        cut[near] = unit_breaks(moves.line_break[1:][near], gap[near] + width, height[near], next_height[near])
     return np.concatenate([[0], np.flatnonzero(cut) + 1])
 
 
