@@ -29,6 +29,7 @@ their twins; reported as layout's speed relative to stream (target >= 0.7x).
     python bench/layout.py --no-speed --format json
     python bench/layout.py --files 'tagged/lualatex-*' --pages   # per-page scores too
     python bench/layout.py --variants original,shuffled --peers none
+    python bench/layout.py --chunks --peers none --no-speed      # chunks mixing two columns too
 
 Not part of CI; see bench/README.md.
 """
@@ -53,6 +54,7 @@ if __package__ in (None, ""):  # run as `python bench/layout.py`: make `bench` i
 
 from bench._corpus import DEFAULT_CORPUS, PEERS, BenchError, CorpusFile, quiet_peers, run_cli, select_files  # noqa: E402
 from bench._metrics import tokenize  # noqa: E402
+from bench.chunk_columns import chunk_mixing  # noqa: E402
 from bench.twins import SCRAMBLES, make_twin, pixel_difference, render  # noqa: E402
 from ragprep.extract import ExtractConfig, RagprepError, open_document  # noqa: E402
 from ragprep.pipeline.compare.metrics import lcs_length  # noqa: E402
@@ -102,6 +104,8 @@ class VariantScore:
     pages: list[PageScore] = field(default_factory=list)
     render: float = 0.0  # worst page's share of differing pixels against the original
     error: str | None = None
+    # candidate -> (chunks, chunks mixing two columns), with --chunks (bench/chunk_columns.py)
+    mixing: dict[str, tuple[int, int]] = field(default_factory=dict)
 
     @property
     def words(self) -> int:
@@ -218,10 +222,27 @@ def _ours(path: Path, numbers: list[int]) -> dict[str, dict[int, str]]:
         }
 
 
+CHUNKED = ("stream", "layout")
+
+
 def score_variant(
-    rel: str, variant: str, path: Path, refs: dict[int, list[str]], peers: dict[str, PageTexts], cache: PeerCache
+    rel: str,
+    variant: str,
+    path: Path,
+    refs: dict[int, list[str]],
+    peers: dict[str, PageTexts],
+    cache: PeerCache,
+    chunks: bool = False,
 ) -> VariantScore:
     report = VariantScore(rel, variant)
+    if chunks:
+        try:
+            for mode in CHUNKED:
+                found = chunk_mixing(path.read_bytes(), refs, mode)
+                report.mixing[mode] = (found.chunks, found.mixed)
+        except RagprepError as exc:
+            report.error = str(exc)
+            return report
     try:
         texts = _ours(path, sorted(refs))
     except RagprepError as exc:
@@ -244,6 +265,7 @@ def score_file(
     cache: PeerCache,
     folder: Path,
     max_pages: int | None,
+    chunks: bool = False,
 ) -> list[VariantScore]:
     """The file and its twins, each against the original's structure text."""
     try:
@@ -267,7 +289,7 @@ def score_file(
         if difference > RENDER_TOLERANCE:
             reports.append(VariantScore(corpus_file.rel, variant, render=difference, error="renders differently"))
             continue
-        report = score_variant(corpus_file.rel, variant, path, refs, peers, cache)
+        report = score_variant(corpus_file.rel, variant, path, refs, peers, cache, chunks)
         report.render = difference
         reports.append(report)
     return reports
@@ -338,6 +360,33 @@ def summary(reports: list[VariantScore], names: list[str]) -> dict[str, dict[str
     return means
 
 
+def mixing_summary(reports: list[VariantScore]) -> dict[str, dict[str, dict[str, int]]]:
+    """Chunks, and chunks mixing two columns, per variant (and over all scrambles) per
+    chunked candidate, summed over the files."""
+    totals: dict[str, dict[str, dict[str, int]]] = {}
+    for r in reports:
+        for group in (r.variant, "scrambles") if r.variant != "original" else (r.variant,):
+            for candidate, (chunks, mixed) in r.mixing.items():
+                slot = totals.setdefault(group, {}).setdefault(candidate, {"chunks": 0, "mixed": 0})
+                slot["chunks"] += chunks
+                slot["mixed"] += mixed
+    return {group: totals[group] for group in (*VARIANTS, "scrambles") if group in totals}
+
+
+def _print_mixing(reports: list[VariantScore]) -> None:
+    totals = mixing_summary(reports)
+    if not totals:
+        return
+    print("\nchunks mixing two columns (bench/chunk_columns.py), mixed / chunks")
+    for r in reports:
+        if r.mixing:
+            cells = "  ".join(f"{c} {m}/{n}" for c, (n, m) in r.mixing.items())
+            print(f"{r.file[-46:]:46} {r.variant:16} {cells}")
+    for group, values in totals.items():
+        cells = "  ".join(f"{c} {v['mixed']}/{v['chunks']}" for c, v in values.items())
+        print(f"{'total, ' + group:63} {cells}")
+
+
 def _print(reports: list[VariantScore], speeds: list[Speed], show_pages: bool, baseline: dict | None) -> None:
     names = [c for c in (*OURS, *PEER_NAMES) if any(r.score(c) is not None for r in reports)]
     print("order score, reference = the original's structure text (author order)")
@@ -360,6 +409,7 @@ def _print(reports: list[VariantScore], speeds: list[Speed], show_pages: bool, b
     for variant, values in means.items():
         print(f"{'mean, ' + variant:63} {'':6} " + " ".join(f"{_fmt(values[c]):>12}" for c in names))
     _print_targets(reports, means, names, baseline)
+    _print_mixing(reports)
     for speed in speeds:
         verdict = "met" if speed.layout_vs_stream >= TARGET_SPEED else "NOT met"
         print(
@@ -403,6 +453,7 @@ def main() -> int:
     parser.add_argument("--speed-files", default=SPEED_FILES, help="further glob(s) to time (besides the scored files and twins)")
     parser.add_argument("--repeat", type=int, default=3, help="timing repeats per file and mode (best kept)")
     parser.add_argument("--no-speed", action="store_true", help="scores only")
+    parser.add_argument("--chunks", action="store_true", help="count chunks mixing two columns (stream, layout)")
     parser.add_argument("--pages", action="store_true", help="print per-page scores")
     parser.add_argument("--max-pages", type=int, default=None, help="score the first N scored pages of each file")
     parser.add_argument("--format", choices=("text", "json"), default="text")
@@ -427,7 +478,7 @@ def main() -> int:
         folder = Path(tmp)
         for corpus_file in files:
             print(f"  scoring {corpus_file.rel}", file=sys.stderr, flush=True)
-            reports += score_file(corpus_file, variants, peers, cache, folder, args.max_pages)
+            reports += score_file(corpus_file, variants, peers, cache, folder, args.max_pages, args.chunks)
         if not args.no_speed:
             print("  timing stream and layout", file=sys.stderr, flush=True)
             speeds.append(measure_speed("the scored files", [f.path for f in files], args.repeat))
@@ -446,10 +497,12 @@ def main() -> int:
                     "render": r.render,
                     "scores": {c: r.score(c) for c in names},
                     "pages": [asdict(p) for p in r.pages],
+                    "mixing": {c: {"chunks": n, "mixed": m} for c, (n, m) in r.mixing.items()},
                 }
                 for r in reports
             ],
             "means": summary(reports, names),
+            "mixing": mixing_summary(reports),
             "speed": [asdict(s) | {"layout_vs_stream": s.layout_vs_stream} for s in speeds],
         }
         print(json.dumps(payload, indent=2, ensure_ascii=False))
