@@ -26,11 +26,13 @@ from __future__ import annotations
 import numpy as np
 
 from ragprep.extract.layout.params import (
+    CELL_PADDING,
     COHERENT,
     COLUMN_FILL,
     COLUMN_WIDTH,
     DESCENT,
     GRID_ROWS,
+    MAX_CELL_LINES,
     MAX_RUNS,
     PROSE_LINES,
     ROW_OVERLAP,
@@ -71,14 +73,14 @@ def leaf_order(page: Page, ids: np.ndarray) -> np.ndarray:
         # to follow, and the stream's order is the author's.
         return ids
     if len(runs) > MAX_RUNS:
-        return _row_major(page, ids)
+        return _grid_rows(page, ids)
     if _scattered(runs):
         # A stream that paints the leaf in pieces of a line or two is no
         # witness of its blocks either: its runs are chance neighbours.
         runs = [ids[k : k + 1] for k in range(len(ids))]
     runs = _merge_grids(page, _merge_interleaved(page, runs))
     ordered = _order_runs(page, _merge_interleaved(page, runs))
-    return _row_major(page, ids) if ordered is None else np.concatenate(ordered)
+    return _grid_rows(page, ids) if ordered is None else np.concatenate(ordered)
 
 
 def _scattered(runs: list[np.ndarray]) -> bool:
@@ -199,7 +201,7 @@ def _merge_interleaved(page: Page, runs: list[np.ndarray]) -> list[np.ndarray]:
         if not tangled.any():
             break
         i, j = (int(v) for v in np.argwhere(tangled)[0])
-        runs[i] = _row_major(page, np.concatenate([runs[i], runs[j]]))
+        runs[i] = _grid_rows(page, np.concatenate([runs[i], runs[j]]))
         del runs[j]
     return runs
 
@@ -250,7 +252,7 @@ def _merge_grids(page: Page, runs: list[np.ndarray]) -> list[np.ndarray]:
     for members in groups.values():
         rows = _distinct_rows(page, np.concatenate([runs[k] for k in members]))
         if (len(members) >= 3 and rows >= 3) or (len(members) == 2 and strong & set(members)):
-            merged.append(_row_major(page, np.concatenate([runs[k] for k in members])))
+            merged.append(_grid_rows(page, np.concatenate([runs[k] for k in members])))
         else:
             merged.extend(runs[k] for k in members)
     # Keep paint order among the runs: each where its first line was painted.
@@ -373,6 +375,58 @@ def _row_major(page: Page, ids: np.ndarray) -> np.ndarray:
     row = np.concatenate([[0], np.cumsum(base[:-1] - base[1:] > SAME_BASELINE * page.body)])
     along = -page.x1[ids] if page.rtl else page.x0[ids]
     return ids[np.lexsort((along, row))]
+
+
+def _grid_rows(page: Page, ids: np.ndarray) -> np.ndarray:
+    """Lines `ids` of a grid (a table) by its rows: top to bottom, each row
+    cell by cell along the line, each cell's lines top to bottom. A table
+    row of cells set on two or three lines (an amount over its metric
+    amount) shows as lines whose boxes touch or overlap, parted from the
+    rows above and below by padding of CELL_PADDING body heights or more;
+    every other line (a table of one-line rows, however tight; a run of
+    more than MAX_CELL_LINES chained tight) is a row of its own, as in
+    _row_major."""
+    ordered = _row_major(page, ids)
+    base = _baseline(page, ordered)
+    row = np.concatenate([[0], np.cumsum(np.abs(np.diff(base)) > SAME_BASELINE * page.body)])
+    rows = split_at(ordered, np.flatnonzero(np.diff(row)) + 1)
+    if len(rows) < 4:
+        return ordered
+    top = np.array([page.y1[r].max() for r in rows])
+    bottom = np.array([page.y0[r].min() for r in rows])
+    gap = bottom[:-1] - top[1:]  # whitespace under each row, over the next
+    tight = gap <= 0
+    if not tight.any():
+        return ordered
+    padded = np.concatenate([[True], gap >= CELL_PADDING * page.body, [True]])
+    starts = np.concatenate([[0], np.flatnonzero(~tight) + 1]).tolist()
+    out: list[np.ndarray] = []
+    for first, last in zip(starts, [*starts[1:], len(rows)]):
+        if 1 < last - first <= MAX_CELL_LINES and padded[first] and padded[last]:
+            out.extend(_cells_along(page, np.concatenate(rows[first:last])))
+        else:
+            # One line, lines chained tighter than any cell (a header of
+            # staggered labels), or lines no padding sets apart: rows.
+            out.extend(rows[first:last])
+    return np.concatenate(out)
+
+
+def _cells_along(page: Page, lines: np.ndarray) -> list[np.ndarray]:
+    """Lines of one table row grouped into cells (lines overlapping along the
+    line), the cells along the line, each cell's lines top to bottom."""
+    key = -page.x1[lines] if page.rtl else page.x0[lines]
+    lines = lines[np.argsort(key, kind="stable")]
+    cells: list[list[int]] = []
+    reach = -np.inf
+    for unit in lines.tolist():
+        start, end = (-page.x1[unit], -page.x0[unit]) if page.rtl else (page.x0[unit], page.x1[unit])
+        if cells and start < reach:
+            cells[-1].append(unit)
+            reach = max(reach, end)
+        else:
+            cells.append([unit])
+            reach = end
+    return [np.array(sorted(c, key=lambda u: -page.y1[u]), dtype=np.int64) for c in cells]
 
 
 def emit(page: Page, leaves: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:

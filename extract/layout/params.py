@@ -82,6 +82,12 @@ RUN_GAP = 2.0
 # many body heights lie one above the other (tall glyph boxes of
 # consecutive lines overlap by a third of a line or so).
 STACKED = 0.5
+# A table's rows of cells set on several lines (leaves._grid_rows): lines
+# whose boxes touch are one row, when every other gap between lines is
+# padding of at least this many body heights ...
+CELL_PADDING = 0.8
+# ... and no row is more than this many lines.
+MAX_CELL_LINES = 3
 # Two runs side by side sharing this many rows are a table's columns.
 GRID_ROWS = 4
 # Two lines whose baselines lie this many body heights apart or less share a row.

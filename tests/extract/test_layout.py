@@ -887,3 +887,26 @@ def test_prose_columns_with_contents_and_equations_read_column_after_column(orde
     b, expected = contents_and_equations_page(painted)
     got = layout(b).joined.text.split("\n")
     assert [" ".join(line.split()) for line in got] == [" ".join(line.split()) for line in expected]
+
+
+@pytest.mark.parametrize("painted", ["columns", "reversed"])
+def test_table_of_two_line_cells_reads_cell_by_cell_row_by_row(painted: str):
+    # leaves._grid_rows: a lift table whose cells hold an amount over its
+    # metric amount, set tighter than the padding between rows (the two
+    # lines' boxes overlap), reads row by row and, in a row, cell by cell,
+    # each cell top to bottom: never the amounts of a row then its metric
+    # amounts, whatever order the table was painted in.
+    b = PdfBuilder()
+    f = b.add_standard_font("Helvetica", widths=True)
+    heights = ["+13 ft", "+10 ft", "+7 ft", "+3 ft", "0 ft"]
+    cells: list[tuple[float, float, str]] = []  # x, y, text in reading order
+    for r, height in enumerate(heights):
+        top = 700 - 24 * r
+        cells += [(72, top, height), (72, top - 7, f"({r + 1}.0 m)")]
+        for c in range(4):
+            cells += [(150 + 70 * c, top, f"{r}{c}70 lb"), (150 + 70 * c, top - 7, f"({r}{c}90 kg)")]
+    order = sorted(range(len(cells)), key=lambda k: (cells[k][0], -cells[k][1]))
+    if painted == "reversed":
+        order = list(range(len(cells)))[::-1]
+    b.add_page(" ".join(show(f, cells[k][0], cells[k][1], cells[k][2], 8) for k in order))
+    assert layout(b).joined.text.split("\n") == [text for _, _, text in cells]
