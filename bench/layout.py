@@ -307,7 +307,7 @@ class Speed:
 
     @property
     def layout_vs_stream(self) -> float:
-        return self.seconds_stream / self.seconds_layout
+        return self.seconds_stream / self.seconds_layout if self.seconds_layout else 0.0
 
 
 def _read_seconds(path: Path, mode: str) -> tuple[float, int]:
@@ -482,7 +482,9 @@ def main() -> int:
         if not args.no_speed:
             print("  timing stream and layout", file=sys.stderr, flush=True)
             speeds.append(measure_speed("the scored files", [f.path for f in files], args.repeat))
-            speeds.append(measure_speed("their twins", sorted(folder.glob("*.pdf")), args.repeat))
+            twins = sorted(folder.glob("*.pdf"))
+            if twins:  # none with --variants original
+                speeds.append(measure_speed("their twins", twins, args.repeat))
             if args.speed_files:
                 extra = [f.path for f in select_files(args.corpus, args.speed_files)]
                 speeds.append(measure_speed(args.speed_files, extra, args.repeat))
