@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ragprep.extract.layout.params import DESCENT, LINE_BASELINE, LINE_JOIN_GAP
+from ragprep.extract.layout.params import DESCENT, DOUBLE_STRIKE, LINE_BASELINE, LINE_JOIN_GAP
 from ragprep.extract.layout.units import Page
 
 
@@ -69,3 +69,39 @@ def line_order(page: Page) -> tuple[np.ndarray, np.ndarray] | None:
     positions = np.repeat(page.start[units] - offset, length) + np.arange(int(length.sum()))
     starts_line = np.concatenate([[True], line[units][1:] != line[units][:-1]])
     return positions, offset[starts_line]
+
+
+def glyphs_along(page: Page) -> np.ndarray | None:
+    """Stream positions with the glyphs of every unit that the stream paints
+    backwards along the line sorted along the line by their centres; None
+    when no unit does. A unit is one visit of the stream to a line; where
+    it steps back by more than a glyph height (the pieces of a line painted
+    last to first, a glyph or a word at a time), its glyphs still read along
+    the line. Steps back by less (an accent over its letter, a kern) and
+    units that paint the same glyphs twice in one place (fake bold) keep
+    their order; right-to-left pages paint their lines backwards in logical
+    order, which join() reads itself."""
+    if page.rtl or len(page.stream) < 2:
+        return None
+    table, stream = page.table, page.stream
+    centre = (table.origin[stream] + table.own_end[stream]) / 2
+    x = centre @ page.along
+    height = table.height[stream]
+    unit = np.repeat(np.arange(len(page.start)), page.end - page.start)
+    same = unit[1:] == unit[:-1]
+    jump = same & (np.diff(x) < -np.maximum(height[1:], height[:-1]))
+    backwards = np.zeros(len(page.start), dtype=bool)
+    backwards[unit[1:][jump]] = True
+    if not backwards.any():
+        return None
+    key = np.where(backwards[unit], x, np.arange(len(stream), dtype=np.float64))
+    order = np.lexsort((key, unit))
+    # Sorted, a glyph painted twice lands on itself: such units keep paint order.
+    texts = table.text[stream[order]]
+    on_itself = (np.abs(np.diff(x[order])) < DOUBLE_STRIKE * height[order][1:]) & (texts[1:] == texts[:-1])
+    doubled = np.zeros(len(page.start), dtype=bool)
+    doubled[unit[order][1:][on_itself & (unit[order][1:] == unit[order][:-1])]] = True
+    if doubled.any():
+        key = np.where((backwards & ~doubled)[unit], x, np.arange(len(stream), dtype=np.float64))
+        order = np.lexsort((key, unit))
+    return order if (backwards & ~doubled).any() else None

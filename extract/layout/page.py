@@ -14,7 +14,7 @@ from ragprep.extract.reading import PageReading, unmarked_glyphs
 from ragprep.extract.layout.cut import read_region
 from ragprep.extract.layout.labels import Ordering, block_labels, with_blocks
 from ragprep.extract.layout.leaves import emit, leaf_order
-from ragprep.extract.layout.lines import line_order
+from ragprep.extract.layout.lines import glyphs_along, line_order
 from ragprep.extract.layout.units import Gathered, Moves, Page, line_moves, reordered_moves, unit_starts
 
 
@@ -95,6 +95,13 @@ def _leaves(
     glyphs = Gathered.of(table, stream)
     moves = line_moves(table, stream, config, glyphs)
     page = Page(table, stream, glyphs, unit_starts(moves, glyphs, table.text[stream]))
+    # A visit of the stream painted backwards along its line reads forwards.
+    along = glyphs_along(page)
+    if along is not None:
+        moves = reordered_moves(table, stream, moves, along, config)
+        stream = stream[along]
+        glyphs = Gathered.of(table, stream)
+        page = Page(table, stream, glyphs, page.start)
     # Pieces of one line, wherever the stream painted them, become one unit
     # read along the line; the page's units are its lines from here on.
     lines = line_order(page)

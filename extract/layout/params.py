@@ -20,6 +20,9 @@ BLANK_GAP = 0.3
 # unit (the pen going back to another column); right-to-left text painted in
 # logical order moves back about two glyph widths per glyph and stays whole.
 SEGMENT_BACK = 4.0
+# Two glyphs of one text whose centres lie within this share of a height
+# of each other are one glyph painted twice (fake bold), not two glyphs.
+DOUBLE_STRIKE = 0.1
 # Units the stream painted apart are one line where their baselines lie
 # within this share of the smaller height of each other ...
 LINE_BASELINE = 0.3

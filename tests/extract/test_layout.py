@@ -910,3 +910,36 @@ def test_table_of_two_line_cells_reads_cell_by_cell_row_by_row(painted: str):
         order = list(range(len(cells)))[::-1]
     b.add_page(" ".join(show(f, cells[k][0], cells[k][1], cells[k][2], 8) for k in order))
     assert layout(b).joined.text.split("\n") == [text for _, _, text in cells]
+
+
+@pytest.mark.parametrize("piece", ["word", "glyph"])
+def test_lines_painted_last_piece_first_read_along_the_line(piece: str):
+    # lines.glyphs_along: each line of a paragraph painted backwards, a word
+    # (or a glyph) at a time from its end to its start, as one visit of the
+    # stream: its glyphs still read along the line, and the lines top to
+    # bottom.
+    b = PdfBuilder()
+    f = b.add_standard_font("Helvetica", widths=True)
+    lines = wrap(prose("a", 30), 300)
+    ops = []
+    for i, line in enumerate(lines):
+        y = 700 - LEADING * i
+        if piece == "word":
+            words = line.split(" ")
+            starts = [72 + text_width(" ".join(words[:k]) + (" " if k else ""), "Helvetica", SIZE) for k in range(len(words))]
+            ops += [show(f, x, y, word) for x, word in reversed(list(zip(starts, words)))]
+        else:
+            starts = [72 + text_width(line[:k], "Helvetica", SIZE) for k in range(len(line))]
+            ops += [show(f, x, y, ch) for x, ch in reversed(list(zip(starts, line))) if ch != " "]
+    b.add_page(" ".join(ops))
+    assert layout(b).joined.text == "\n".join(lines)
+
+
+def test_word_painted_twice_in_place_keeps_its_paint_order():
+    # lines.glyphs_along: fake bold paints a word, steps back and paints it
+    # again 0.3 pt further; sorted along the line, its glyphs would land
+    # on themselves ("wwoorrdd"): such a visit keeps paint order.
+    b = PdfBuilder()
+    f = b.add_standard_font("Helvetica", widths=True)
+    b.add_page(" ".join([show(f, 72, 700, "Bold"), show(f, 72.3, 700, "Bold")]))
+    assert layout(b).joined.text == stream_text(b)
