@@ -29,12 +29,16 @@ finish reading. Paths through ``DATASET/chunks`` re-resolve the link at every
 open, so a long read through them can mix two versions.
 
 Parts are immutable. Replacing or deleting a document rewrites only the parts
-that hold its rows; the documents and runs tables are small and rewritten
-whole at every commit; the changes table only grows.
+that hold its rows (``ragprep.pipeline.parts``); the runs table is small and
+rewritten whole at every commit; the changes table only grows. Each version
+also records its ``DatasetHealth`` (``health.json``), carried forward by each
+commit from the parts it rewrites, so a run's summary reads no table.
 """
 
 from __future__ import annotations
 
+import dataclasses
+import json
 import os
 import re
 import shutil
@@ -48,7 +52,6 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.dataset as pads
-import pyarrow.parquet as pq
 
 from ragprep.extract.errors import RagprepError
 from ragprep.pipeline.hashing import FileStat
@@ -62,12 +65,14 @@ from ragprep.pipeline.parts import (
     data_parts,
     link,
     part_names,
+    read_part,
+    read_parts,
     rewrite_parts,
     unreadable_key,
     write_parquet,
 )
 from ragprep.pipeline.records import document_batch
-from ragprep.pipeline.schema import CHANGES, DOCUMENTS, RUNS, SOURCES, TABLES
+from ragprep.pipeline.schema import CHANGES, DOCUMENTS, PAGES, RUNS, SOURCES, TABLES
 
 STATE_DIR = ".ragprep"
 CURRENT = "current"
@@ -77,6 +82,8 @@ MAX_PARTS = 64
 # Files of expired versions one commit removes at most, beyond the first
 # such version (see _collect_garbage): about two versions of 50,000 documents.
 GC_FILES_PER_COMMIT = 20_000
+# The current version's DatasetHealth, beside its tables (not a table: no link at the top).
+HEALTH_FILE = "health.json"
 # The inputs' stat and hash, for the next run (not a public table: no link at the top).
 SOURCES_TABLE = "sources"
 
@@ -122,6 +129,8 @@ class CommitResult:
 
 def read_table(folder: Path, schema: pa.Schema, filter: pc.Expression | None = None) -> pa.Table:
     """All Parquet files of one table folder, optionally filtered (empty table when there are none)."""
+    if filter is None:
+        return pa.concat_tables([schema.empty_table(), *read_parts(folder, schema, schema.names)[1]])
     if not _has_parquet(folder):
         return schema.empty_table()
     return pads.dataset(folder, format="parquet", schema=schema).to_table(filter=filter)
@@ -166,10 +175,26 @@ class Snapshot:
 class DatasetHealth:
     """What the dataset holds that a user should hear about after a run."""
 
-    documents: int
-    errors: int  # error rows, whichever run wrote them
-    empty_documents: int  # read fine, yet no chunk (scans without text, blank pages)
-    warned_pages: int  # pages with at least one warning
+    documents: int = 0
+    errors: int = 0  # error rows, whichever run wrote them
+    empty_documents: int = 0  # read fine, yet no chunk (scans without text, blank pages)
+    warned_pages: int = 0  # pages with at least one warning
+
+    @classmethod
+    def of(cls, documents: pa.Table, pages: pa.Table) -> "DatasetHealth":
+        """The counts over some documents rows and pages rows (columns status, chunks; warnings)."""
+        ok = pc.equal(documents.column("status"), "ok")
+        empty = pc.and_(ok, pc.equal(documents.column("chunks"), 0))
+        warned = pc.greater(pc.fill_null(pc.list_value_length(pages.column("warnings")), 0), 0)
+        return cls(documents.num_rows, documents.num_rows - _count(ok), _count(empty), _count(warned))
+
+    def changed(self, removed: "DatasetHealth", added: "DatasetHealth") -> "DatasetHealth":
+        """These counts once the `removed` rows are replaced by the `added` ones."""
+        values = [getattr(self, f) - getattr(removed, f) + getattr(added, f) for f in _HEALTH_FIELDS]
+        return DatasetHealth(*values)
+
+
+_HEALTH_FIELDS = ("documents", "errors", "empty_documents", "warned_pages")
 
 
 class Dataset:
@@ -271,18 +296,22 @@ class Dataset:
             return schema.empty_table()
         return read_table(self._version_dir(version) / name, schema)
 
+    def documents(self, columns: list[str]) -> pa.Table:
+        """The current version's documents rows (`columns`), read part by part
+        so that the part index comes with them: the run's first commit then
+        finds what to rewrite without reading every part again."""
+        version = self.version
+        if not version:
+            return self.table("documents", columns)
+        index, table = PartIndex.read(self._version_dir(version), columns)
+        self._index = (version, index)
+        return table
+
     def health(self) -> DatasetHealth:
-        documents = self.table("documents", ["status", "chunks"])
-        ok = pc.equal(documents.column("status"), "ok")
-        empty = pc.and_(ok, pc.equal(documents.column("chunks"), 0))
-        warnings = self.table("pages", ["warnings"]).column("warnings")
-        warned = pc.greater(pc.fill_null(pc.list_value_length(warnings), 0), 0)
-        return DatasetHealth(
-            documents=documents.num_rows,
-            errors=documents.num_rows - _count(ok),
-            empty_documents=_count(empty),
-            warned_pages=_count(warned),
-        )
+        """The current version's counts: kept by each commit in its version
+        folder (``HEALTH_FILE``), so a run's summary reads no table."""
+        version = self.version
+        return _version_health(self._version_dir(version)) if version else DatasetHealth()
 
     # -- committing -------------------------------------------------------
 
@@ -319,6 +348,10 @@ class Dataset:
         index = self._part_index(current, old, edit)
         parts = rewrite_parts(old, building, edit, index or PartIndex(), tag, self.documents_per_part)
         written = parts.bytes_written
+        # The counts follow the parts rewritten: their rows before, and after.
+        before = _version_health(old) if old else DatasetHealth()
+        health = before.changed(DatasetHealth.of(*parts.replaced), DatasetHealth.of(*parts.packed))
+        _write_health(building, health)
         for name, schema in PART_TABLES.items():
             _ensure_schema_part(building / name, schema, tag)
 
@@ -386,7 +419,7 @@ class Dataset:
         known: dict[str, dict[FileStat, str]] = {}
         ambiguous: set[tuple[str, FileStat]] = set()
         for part in data_parts(folder) if folder.is_dir() else []:
-            table = pq.read_table(part, schema=SOURCES)
+            table = read_part(part, SOURCES)
             columns = [table.column(c).to_pylist() for c in ("source", "size", "mtime_ns", "inode", "sha256")]
             for source, size, mtime_ns, inode, sha256 in zip(*columns):
                 stat = FileStat(size, mtime_ns, inode)
@@ -464,11 +497,28 @@ def _compact(folder: Path, schema: pa.Schema, tag: str) -> int:
     if len(parts) <= MAX_PARTS:
         return 0
     merge = sorted(parts[: len(parts) - MAX_PARTS // 2 + 1])  # in name (commit) order: later entries last
-    merged = pa.concat_tables([pq.read_table(p, schema=schema) for p in merge])
+    merged = pa.concat_tables([read_part(p, schema) for p in merge])
     written = write_parquet(merged, folder / f"part-{tag}-compacted.parquet")
     for part in merge:
         part.unlink()  # a link or a file of this version only: older versions keep theirs
     return written
+
+
+def _version_health(version: Path) -> DatasetHealth:
+    """The counts a commit recorded in `version`; counted over its tables
+    when it has none (a version written before commits recorded them)."""
+    try:
+        return DatasetHealth(**json.loads((version / HEALTH_FILE).read_text(encoding="utf-8")))
+    except FileNotFoundError:
+        documents = read_table(version / "documents", pa.schema([DOCUMENTS.field(c) for c in ("status", "chunks")]))
+        pages = read_table(version / "pages", pa.schema([PAGES.field("warnings")]))
+        return DatasetHealth.of(documents, pages)
+
+
+def _write_health(building: Path, health: DatasetHealth) -> None:
+    path = building / HEALTH_FILE
+    path.write_text(json.dumps(dataclasses.asdict(health)), encoding="utf-8")
+    fsync(path)
 
 
 def _file_count(version: Path) -> int:

@@ -45,6 +45,8 @@ class Inputs:
 
     paths: tuple[Path, ...]
     skipped: tuple[SkippedInput, ...] = ()
+    # Each path's realpath (``realpaths``) when known, for its source key.
+    resolved: tuple[str, ...] = ()
 
 
 def _is_pdf(name: str) -> bool:
@@ -179,8 +181,8 @@ def resolve_inputs(specs: Sequence[str]) -> Inputs:
     collector = _Collector()
     if not specs:
         return Inputs(tuple(collector.folder_pdfs(SAMPLES)))
-    paths = _unique(p for spec in specs for p in collector.expand(spec))
-    return Inputs(tuple(paths), tuple(collector.skipped))
+    paths, resolved = _unique(p for spec in specs for p in collector.expand(spec))
+    return Inputs(tuple(paths), tuple(collector.skipped), tuple(resolved))
 
 
 def collect_inputs(specs: Sequence[str]) -> tuple[Path, ...]:
@@ -207,12 +209,14 @@ def realpaths(paths: Iterable[str | os.PathLike[str]]) -> list[str]:
     return out
 
 
-def _unique(paths: Iterable[Path]) -> list[Path]:
+def _unique(paths: Iterable[Path]) -> tuple[list[Path], list[str]]:
+    """Each file once (by its resolved path), with those resolved paths."""
     seen: set[str] = set()
-    out = []
+    out, resolved = [], []
     paths = list(paths)
     for path, key in zip(paths, realpaths(paths)):
         if key not in seen:
             seen.add(key)
             out.append(path)
-    return out
+            resolved.append(key)
+    return out, resolved

@@ -309,7 +309,7 @@ def run(
     # The stat cache is kept by source key, as the documents are; keyed before the
     # dataset is opened, so an input outside the source root touches nothing.
     # Documents are keyed by source key, not by the path as spelled (sources.py).
-    keys = source_keys(paths, settings.pipeline.source_root)
+    keys = source_keys(paths, settings.pipeline.source_root, found.resolved)
     with Dataset.open(
         out,
         version_grace_seconds=settings.pipeline.version_grace_seconds,
@@ -322,7 +322,7 @@ def run(
             paths,
             keys,
             fingerprints,
-            dataset.table("documents", PLAN_COLUMNS),
+            dataset.documents(PLAN_COLUMNS),
             context,
             keep_missing=keep_missing,
             retry_errors=retry_errors,

@@ -26,11 +26,17 @@ def source_key(path: str | os.PathLike[str], source_root: str | os.PathLike[str]
     return source_keys([path], source_root)[0]
 
 
-def source_keys(paths: Sequence[str | os.PathLike[str]], source_root: str | os.PathLike[str] | None = None) -> list[str]:
-    """The key of each file (``source_key``), resolving each folder once."""
+def source_keys(
+    paths: Sequence[str | os.PathLike[str]],
+    source_root: str | os.PathLike[str] | None = None,
+    resolved: Sequence[str] = (),
+) -> list[str]:
+    """The key of each file (``source_key``), resolving each folder once;
+    `resolved`: the paths' realpaths when the caller has them already."""
     samples = os.path.join(os.path.realpath(SAMPLES), "")
     root = os.path.realpath(source_root) if source_root else None
-    return [_key(path, real, root, samples) for path, real in zip(paths, realpaths(paths))]
+    real = list(resolved) if len(resolved) == len(paths) else realpaths(paths)
+    return [_key(path, r, root, samples) for path, r in zip(paths, real)]
 
 
 def _key(path: str | os.PathLike[str], resolved: str, root: str | None, samples: str) -> str:

@@ -4,6 +4,7 @@ a change log that replays to the current ids)."""
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from pathlib import Path
 
@@ -13,7 +14,8 @@ import pyarrow.dataset as pads
 from pipelinedocs import report_pdf, synthetic_output, write_corpus
 
 from ragprep.pipeline.config import PipelineConfig, Settings
-from ragprep.pipeline.dataset import ChangeSet, Dataset, snapshot
+from ragprep.pipeline.dataset import ChangeSet, Dataset, DatasetHealth, snapshot
+from ragprep.pipeline.model import DocumentOutput
 from ragprep.pipeline.progress import QuietReporter
 from ragprep.pipeline import run as run_module
 from ragprep.pipeline.run import run
@@ -163,3 +165,59 @@ def test_a_rerun_trusts_an_unchanged_stat_and_rehash_reads_every_file(tmp_path, 
     # A real edit changes the mtime: noticed without --rehash.
     b.write_bytes(report_pdf("New b"))
     assert run([str(corpus)], out, settings, QuietReporter()).processed == 1
+
+
+def _variant(number: int, kind: str, version: int = 0) -> DocumentOutput:
+    """A synthetic document that is an error row, read with no chunk, or with a warned page."""
+    output = synthetic_output(number, version=version, chunks=0 if kind == "empty" else 3)
+    if kind == "error":
+        row = dataclasses.replace(output.row, status="error", error_type="PDFSyntaxError", error_message="bad", chunks=0)
+        return DocumentOutput(row)
+    if kind == "warned":
+        pages = output.pages
+        warnings = pa.array([["font without widths"]] * pages.num_rows, pa.list_(pa.string()))
+        pages = pages.set_column(pages.schema.get_field_index("warnings"), pages.schema.field("warnings"), warnings)
+        return DocumentOutput(output.row, output.chunks, pages)
+    return output
+
+
+def counted(root: Path) -> DatasetHealth:
+    """The health of a version, counted over its tables with pyarrow (not by ragprep)."""
+    docs = read(root, "documents").to_pylist()
+    pages = read(root, "pages").column("warnings").to_pylist()
+    return DatasetHealth(
+        documents=len(docs),
+        errors=sum(d["status"] != "ok" for d in docs),
+        empty_documents=sum(d["status"] == "ok" and d["chunks"] == 0 for d in docs),
+        warned_pages=sum(bool(w) for w in pages),
+    )
+
+
+def test_the_health_each_commit_records_equals_the_tables_it_leaves(tmp_path):
+    dataset = filled(tmp_path, 20)
+    kinds = {100: "error", 101: "empty", 102: "warned", 103: "warned", 104: "error"}
+    dataset.commit(ChangeSet(run_id="second", commit=1, outputs=tuple(_variant(n, k) for n, k in kinds.items())))
+    unreadable = DocumentOutput(dataclasses.replace(_variant(105, "error").row, doc_id=None, source="corpus/fifo.pdf"))
+    assert dataset.health() == counted(snapshot(dataset.root)) == DatasetHealth(25, 2, 1, 2)
+    # A warned document replaced by clean bytes, an error retried fine, removals, a move, an unreadable source.
+    steps = [
+        ChangeSet(run_id="third", commit=1, outputs=(_variant(102, "ok", version=1), synthetic_output(100), unreadable),
+                  removed_doc_ids=frozenset({_variant(102, "warned").row.doc_id, _variant(100, "error").row.doc_id})),
+        ChangeSet(run_id="third", commit=2, removed_doc_ids=frozenset(synthetic_output(n).row.doc_id for n in (1, 7, 101)),
+                  moves={synthetic_output(103).row.doc_id: ("corpus/moved.pdf", ())}),
+        ChangeSet(run_id="fourth", commit=1, dropped_unreadable=frozenset({"corpus/fifo.pdf"}),
+                  outputs=tuple(_variant(n, "warned") for n in range(200, 210))),
+    ]  # fmt: skip
+    for change in steps:
+        dataset.commit(change)
+        assert dataset.health() == counted(snapshot(dataset.root)), change.run_id
+    assert dataset.health() == DatasetHealth(documents=32, errors=1, empty_documents=0, warned_pages=11)
+    dataset.close()
+    # A version written before commits recorded their counts: counted over its tables, then recorded again.
+    (snapshot(tmp_path / "ds") / "health.json").unlink()
+    dataset = Dataset.open(tmp_path / "ds", documents_per_part=PER_PART)
+    assert dataset.health() == counted(snapshot(dataset.root))
+    dataset.commit(ChangeSet(run_id="fifth", commit=1, outputs=(_variant(300, "empty"),)))
+    assert (snapshot(dataset.root) / "health.json").exists()
+    assert dataset.health() == counted(snapshot(dataset.root)) == DatasetHealth(33, 1, 1, 11)
+    dataset.close()
