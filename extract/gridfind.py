@@ -19,6 +19,10 @@ Two named rules, each conservative (a page region that does not pass stays prose
   across at least three lines. Prose in two columns lines up too, so cells must
   be short (``TABLE_MAX_CELL_WORDS`` words on average, ``TWO_COLUMN_MAX_CELL_WORDS``
   with two columns only).
+  A table in one column of a two-column page lines up with the other column's
+  prose lines beside it: an edge column of long pieces (more than
+  ``TABLE_MAX_CELL_WORDS`` words on average, at least as wide as the rest of the
+  grid) is that neighbouring text, left out of the table and left as prose.
 
 A cell's text is its own glyphs joined by the page-text rules (geometric.join)
 in content-stream order; its span in the page text runs from its first to its
@@ -342,14 +346,43 @@ def _aligned_cells(table: GlyphTable, lines: list[list[_Piece]]) -> list[_Cell]:
             held = np.concatenate(parts)
             cells.append(_Cell(r, c, 1, 1, held))
             words.append(_word_count(table, held))
-    limit = TWO_COLUMN_MAX_CELL_WORDS if len(columns) == 2 else TABLE_MAX_CELL_WORDS
+    cells, words = _without_prose_edges(table, cells, words)
+    n_cols = max(c.col for c in cells) + 1
+    limit = TWO_COLUMN_MAX_CELL_WORDS if n_cols == 2 else TABLE_MAX_CELL_WORDS
     if float(np.mean(words)) > limit:
         return []
     # Every column used by at least half of the rows: not a stray wide gap.
-    use = np.bincount([c.col for c in cells], minlength=len(columns))
+    use = np.bincount([c.col for c in cells], minlength=n_cols)
     if (use < len(lines) / 2).any():
         return []
     return cells
+
+
+def _x_extent(table: GlyphTable, cells: list[_Cell]) -> float:
+    x = table.quad[np.concatenate([c.glyphs for c in cells]), :, 0]
+    return float(x.max() - x.min())
+
+
+def _without_prose_edges(table: GlyphTable, cells: list[_Cell], words: list[int]) -> tuple[list[_Cell], list[int]]:
+    """The first or last column left out while it is a text column beside the
+    table (module docstring), as long as three columns remain to judge from."""
+    while True:
+        n_cols = max(c.col for c in cells) + 1
+        if n_cols <= 2:
+            return cells, words
+        for edge in (0, n_cols - 1):
+            mine = [k for k, c in enumerate(cells) if c.col == edge]
+            rest = [k for k, c in enumerate(cells) if c.col != edge]
+            if float(np.mean([words[k] for k in mine])) <= TABLE_MAX_CELL_WORDS:
+                continue
+            if _x_extent(table, [cells[k] for k in mine]) < _x_extent(table, [cells[k] for k in rest]):
+                continue
+            shift = 1 if edge == 0 else 0
+            cells = [_Cell(cells[k].row, cells[k].col - shift, 1, 1, cells[k].glyphs) for k in rest]
+            words = [words[k] for k in rest]
+            break
+        else:
+            return cells, words
 
 
 # --------------------------------------------------------------------------- tables

@@ -169,3 +169,27 @@ def test_a_figure_of_labelled_boxes_is_not_a_table():
     result = layout(b.to_bytes())
     assert result.tables == ()
     assert "Identifies the table it is created on" in result.pages[0].text
+
+
+def test_aligned_table_in_one_column_of_a_two_column_page_leaves_the_other_column_prose():
+    """A rule-less table in the right column of a paper: the left column's
+    prose lines beside its rows line up with them, but they are no column of it."""
+    b = PdfBuilder()
+    f = b.add_standard_font("Helvetica", widths=True)
+    prose = [
+        "Negative passages were drawn from the same batch,",
+        "which makes the training cheaper than sampling anew",
+        "for every question and keeps the gold passages in",
+        "the batch as negatives for the other questions too.",
+        "We found this trick effective in every setting here,",
+    ]
+    content = " ".join(text_at(f, 72, 700 - 14 * i, line, size=9) for i, line in enumerate(prose))
+    content += " " + cells_by_column(f, [["Dataset", "Train", "Test"], ["Natural Questions", "79168", "3610"],
+                                        ["TriviaQA", "78785", "11313"], ["WebQuestions", "3417", "2032"],
+                                        ["TREC", "1353", "694"]], [330.0, 430.0, 490.0, 550.0], 714, pitch=14)  # fmt: skip
+    b.add_page(content)
+    result = layout(b.to_bytes())
+    (table,) = result.tables
+    assert texts(table) == [["Dataset", "Train", "Test"], ["Natural Questions", "79168", "3610"],
+                            ["TriviaQA", "78785", "11313"], ["WebQuestions", "3417", "2032"], ["TREC", "1353", "694"]]  # fmt: skip
+    assert "which makes the training cheaper than sampling anew" in result.pages[0].text
