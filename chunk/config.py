@@ -68,6 +68,9 @@ class ChunkConfig:
     table_format: str = setting("markdown", check=_one_of(TABLE_FORMATS))
     # Join "infor-\nmation" when the next line starts lowercase.
     dehyphenate: bool = True
+    # A chunk whose new text is under this many tokens (not boilerplate) joins a
+    # neighbour in the same section when the budget allows; 0 turns it off.
+    min_tokens: int = setting(20, ge=0)
     # Compatibility characters in chunk text (ragprep.chunk.normalise): "ligatures"
     # expands ligatures and compatibility spaces, "nfkc" applies all of NFKC, "none" keeps them.
     unicode_form: str = setting("ligatures", check=_one_of(UNICODE_FORMS))

@@ -11,7 +11,11 @@ Rules, in order of precedence:
   page break (block ending without a sentence end, the next block, on the
   same page or the next, starting lowercase) are each one atom, split only
   when larger than the budget;
-* a heading starts a new chunk (consecutive headings stay together);
+* a heading starts a new chunk (consecutive headings stay together), and
+  never ends one alone: a body atom after headings that would not fit in
+  their chunk is cut so its first piece does;
+* a chunk whose new text is under ``min_tokens`` (and not boilerplate) joins
+  the chunk before it, else the one after, within the same section and budget;
 * boilerplate blocks form chunks of their own, so the flag means something;
 * overlap: a new chunk repeats up to ``overlap_tokens`` tokens from the end
   of the previous chunk's new text -- whole atoms where they fit, else a tail of
@@ -26,12 +30,16 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from ragprep.chunk.blocks import DocBlock
 from ragprep.chunk.config import ChunkConfig
 from ragprep.chunk.normalise import normaliser
 from ragprep.chunk.splitting import split_offsets, splitter
 from ragprep.chunk.tokens import Tokenizer
+
+if TYPE_CHECKING:
+    from langchain_text_splitters import RecursiveCharacterTextSplitter
 
 _WORD_START = re.compile(r"(?<=\s)(?=\S)")
 
@@ -78,6 +86,17 @@ def continues(prev: DocBlock, cur: DocBlock) -> bool:
     return bool(head) and head.islower() and not _SENTENCE_END.search(prev.block.text)
 
 
+def _heading_lead(atoms: Sequence[Atom]) -> int:
+    """Tokens of the headings at the end of ``atoms`` (one separator each): what
+    the next atom shares its chunk with."""
+    lead = 0
+    for prev in reversed(atoms):
+        if not prev.heading:
+            break
+        lead += prev.tokens + 1
+    return lead
+
+
 class Packer:
     def __init__(self, text: str, tokenizer: Tokenizer, config: ChunkConfig) -> None:
         self.text = text
@@ -87,6 +106,7 @@ class Packer:
         # Packing measures the same spans more than once (the budget check,
         # the overlap search, the chunk's own count): tokenizing is the cost.
         self._counts: dict[tuple[str, int, int], int] = {}
+        self._splitters: dict[int, RecursiveCharacterTextSplitter] = {}  # by piece size
 
     def norm(self, start: int, end: int) -> str:
         return self._normalise(self.text[start:end])
@@ -104,7 +124,6 @@ class Packer:
     def atoms(self, blocks: Sequence[DocBlock]) -> list[Atom]:
         # Pieces leave room for the overlap that will be put in front of them.
         piece_budget = self.cfg.max_tokens - self.cfg.overlap_tokens
-        split = None
         out: list[Atom] = []
         k = 0
         while k < len(blocks):
@@ -129,34 +148,51 @@ class Packer:
                 table=b.table,
                 header_row=b.header_row,
             )
-            # Split only what cannot fit at all; a block that fits without
-            # overlap stays whole (packing then drops the overlap in front of it).
-            if tokens <= self.cfg.max_tokens:
+            lead = _heading_lead(out)
+            if tokens > self.cfg.max_tokens:  # split only what cannot fit at all
+                cuts = split_offsets(self.text[start:end], self._splitter(self._piece_size(lead, piece_budget)))
+            else:
+                # A block that fits without overlap stays whole (packing then drops
+                # the overlap in front of it), unless the headings before it would
+                # then end a chunk alone.
+                opening = self._opening_piece(b, start, end, tokens, lead)
+                cuts = [(0, end - start)] if opening is None else [(0, opening - start), (opening - start, end - start)]
+            if len(cuts) == 1 and tokens <= self.cfg.max_tokens:
                 out.append(Atom(start, end, tokens, k, last, whole=True, **common))
             else:
-                # Right after headings (which open a chunk with no overlap) the
-                # pieces are made small enough to share that chunk with them.
-                lead = 0
-                for prev in reversed(out):
-                    if not prev.heading:
-                        break
-                    lead += prev.tokens + 1
-                size = min(piece_budget, self.cfg.max_tokens - lead - 1)
-                if size < max(1, self.cfg.max_tokens // 4):
-                    size = piece_budget  # headings too long to share: they stand alone
-                if size == piece_budget:
-                    split = split or splitter(self.tok, piece_budget)
-                    use = split
-                else:
-                    use = splitter(self.tok, size)
-                for s, e in split_offsets(self.text[start:end], use):
-                    piece_tokens = self.count("", start + s, start + e)
-                    # A piece lies inside one block; find it for provenance.
-                    first = next(j for j in range(k, last + 1) if blocks[j].end > start + s)
-                    lastb = max(j for j in range(k, last + 1) if blocks[j].start < start + e)
-                    out.append(Atom(start + s, start + e, piece_tokens, first, lastb, whole=False, **common))
+                out.extend(self._piece(blocks, k, last, start + s, start + e, common) for s, e in cuts)
             k = last + 1
         return out
+
+    def _piece_size(self, lead: int, piece_budget: int) -> int:
+        """Right after headings (which open a chunk with no overlap) the pieces of
+        an over-budget atom are made small enough to share that chunk with them."""
+        size = min(piece_budget, self.cfg.max_tokens - lead - 1)
+        return piece_budget if size < max(1, self.cfg.max_tokens // 4) else size  # long headings stand alone
+
+    def _splitter(self, size: int) -> RecursiveCharacterTextSplitter:
+        if size not in self._splitters:
+            self._splitters[size] = splitter(self.tok, size)
+        return self._splitters[size]
+
+    def _piece(self, blocks: Sequence[DocBlock], k: int, last: int, start: int, end: int, common: dict) -> Atom:
+        """The atom of the piece [start, end) of blocks[k..last], with the blocks it lies in."""
+        first = next(j for j in range(k, last + 1) if blocks[j].end > start)
+        lastb = max(j for j in range(k, last + 1) if blocks[j].start < end)
+        return Atom(start, end, self.count("", start, end), first, lastb, whole=False, **common)
+
+    def _opening_piece(self, block: DocBlock, start: int, end: int, tokens: int, lead: int) -> int | None:
+        """Rule "a heading never ends a chunk alone": where to cut the body
+        atom [start, end) that follows headings (``lead`` tokens of them) so its
+        first piece fits in their chunk; None when it fits whole, is not body
+        text, the headings leave too little room, or it has no boundary to cut at."""
+        room = self.cfg.max_tokens - lead - 1
+        if not lead or tokens + lead + 1 <= self.cfg.max_tokens or room < max(1, self.cfg.max_tokens // 4):
+            return None
+        if block.heading_level is not None or block.row is not None or block.boilerplate:
+            return None
+        pieces = split_offsets(self.text[start:end], self._splitter(room))
+        return start + pieces[0][1] if len(pieces) > 1 else None
 
     # -- packing ---------------------------------------------------------------
 
@@ -249,4 +285,53 @@ class Packer:
                 j -= 1
             spans.append(Span(start, first.start, atoms[j - 1].end, prefix, i, j - 1))
             i = j
-        return spans
+        return self._merge_small(spans, atoms)
+
+    # -- small chunks ----------------------------------------------------------
+
+    def _small(self, span: Span, atoms: Sequence[Atom]) -> bool:
+        """New text under ``min_tokens``, none of it boilerplate (that stays apart)."""
+        core = atoms[span.first_atom : span.last_atom + 1]
+        if any(a.boilerplate for a in core):
+            return False
+        return self.count("", core[0].start, core[-1].end) < self.cfg.min_tokens
+
+    def _joined(self, head: Span, tail: Span, atoms: Sequence[Atom]) -> Span | None:
+        """``head`` and ``tail`` as one chunk, when they are neighbours in one
+        section (``tail`` does not open with a heading), neither is
+        boilerplate, and the two fit the budget together -- with ``head``'s
+        overlap, else without it (new text matters more than repeated text)."""
+        if head.last_atom + 1 != tail.first_atom or atoms[tail.first_atom].heading:
+            return None
+        if atoms[head.first_atom].boilerplate or atoms[tail.first_atom].boilerplate:
+            return None
+        for start in dict.fromkeys((head.start, head.core_start)):
+            if self.count(head.prefix, start, tail.end) <= self.cfg.max_tokens:
+                return Span(start, head.core_start, tail.end, head.prefix, head.first_atom, tail.last_atom)
+        return None
+
+    def _merge_small(self, spans: list[Span], atoms: Sequence[Atom]) -> list[Span]:
+        """Rule: a chunk whose new text is under ``min_tokens`` (a caption, a
+        stray line, a heading whose body did not fit) joins its neighbour in
+        the same section when the budget allows: the chunk before it, else the
+        chunk after it."""
+        if self.cfg.min_tokens <= 0:
+            return spans
+        out: list[Span] = []
+        i = 0
+        while i < len(spans):
+            span = spans[i]
+            if self._small(span, atoms):
+                before = self._joined(out[-1], span, atoms) if out else None
+                if before is not None:
+                    out[-1] = before
+                    i += 1
+                    continue
+                after = self._joined(span, spans[i + 1], atoms) if i + 1 < len(spans) else None
+                if after is not None:
+                    out.append(after)
+                    i += 2
+                    continue
+            out.append(span)
+            i += 1
+        return out

@@ -267,3 +267,49 @@ def test_paragraph_continued_in_the_next_column_stays_together():
     result = doc([B(sentence(n, "f")), B(first), B("Capital start of another paragraph.")])
     chunks = run(result, max_tokens=60, overlap_tokens=0)
     assert [c.text for c in chunks if "runs to the foot" in c.text] == [sentence(n, "f") + "\n" + first]
+
+
+def test_a_heading_never_ends_a_chunk_alone():
+    # The paragraph fits a chunk of its own (99 tokens of 100) but not with its heading:
+    # it is cut at a sentence so a first piece shares the heading's chunk.
+    para = " ".join(f"Sentence {k} tells a little more here." for k in range(11))
+    result = doc([B("Intro text before it all."), h(1, "Methods and materials"), B(para), B("Closing remark.")])
+    chunks = run(result, max_tokens=100, overlap_tokens=10)
+    check_slices(result, chunks)
+    assert all(c.n_tokens <= 100 for c in chunks)
+    assert [c.text.split("\n")[0] for c in chunks[:2]] == ["Intro text before it all.", "Methods and materials"]
+    assert chunks[1].text.startswith("Methods and materials\nSentence 0 tells") and chunks[1].text.endswith("here.")
+    assert not any(c.text == "Methods and materials" for c in chunks)
+    # The intro stays apart, though small: the heading opens another section.
+    assert chunks[0].text == "Intro text before it all."
+
+
+def test_a_small_chunk_joins_its_neighbour_in_the_section_when_the_budget_allows():
+    # A fills its chunk; the caption and C fit together, but not behind the overlap
+    # repeated from A: packing alone leaves the caption as a chunk of its own.
+    a, caption, c = sentence(48, "a"), "A short caption line.", sentence(40, "c")
+    result = doc([B(a), B(caption), B(c)])
+    before = run(result, max_tokens=100, overlap_tokens=20, min_tokens=0)
+    assert [ch.text[ch.core_char_start - ch.char_start :] for ch in before][1] == caption
+    chunks = run(result, max_tokens=100, overlap_tokens=20)
+    check_slices(result, chunks)
+    assert len(chunks) == 2 and chunks[0].text == a
+    # The caption joined the chunk after it, which drops its overlap to make room.
+    assert chunks[1].text == f"{caption}\n{c}" and chunks[1].char_start == chunks[1].core_char_start
+    assert all(ch.n_tokens <= 100 for ch in chunks)
+
+
+def test_small_boilerplate_chunks_stay_apart():
+    pages = [[B(f"Page {p + 1}"), B(sentence(30, f"body{'abc'[p]}x"))] for p in range(3)]
+    chunks = run(doc(*pages), max_tokens=500, overlap_tokens=0)
+    flagged = [c for c in chunks if c.is_boilerplate]
+    assert len(flagged) == 3 and all(c.text.startswith("Page ") and "body" not in c.text for c in flagged)
+
+
+def test_min_tokens_is_validated():
+    import pytest
+
+    from ragprep.extract.errors import ConfigError
+
+    with pytest.raises(ConfigError, match="chunk.min_tokens"):
+        ChunkConfig(min_tokens=-1)
