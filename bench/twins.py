@@ -42,6 +42,8 @@ from pathlib import Path
 import pikepdf
 from pikepdf import ContentStreamInstruction, Operator
 
+from ragprep.extract.interpreter import IDENTITY, Matrix, multiply
+
 # Operators that set graphics or text state (§8.4.4, §9.3.1): replayed before a piece.
 _STATE = frozenset(
     "w J j M d ri i gs CS cs SC SCN sc scn G g RG rg K k Tc Tw Tz TL Tf Tr Ts".split()
@@ -56,23 +58,6 @@ _CLIP = frozenset(("W", "W*"))
 _MARKED = frozenset("BDC BMC EMC MP DP BX EX".split())
 _POSITION = frozenset(("Td", "TD", "Tm", "T*", "'", '"'))
 _SHOW = frozenset(("Tj", "TJ", "'", '"'))
-
-Matrix = tuple[float, float, float, float, float, float]
-_IDENTITY: Matrix = (1.0, 0.0, 0.0, 1.0, 0.0, 0.0)
-
-
-def _multiply(m: Matrix, n: Matrix) -> Matrix:
-    """m x n in the PDF convention (row vectors: a point goes through m, then n)."""
-    a, b, c, d, e, f = m
-    a2, b2, c2, d2, e2, f2 = n
-    return (
-        a * a2 + b * c2,
-        a * b2 + b * d2,
-        c * a2 + d * c2,
-        c * b2 + d * d2,
-        e * a2 + f * c2 + e2,
-        e * b2 + f * d2 + f2,
-    )
 
 
 def _numbers(operands: Iterable[object]) -> list[float]:
@@ -103,7 +88,7 @@ class _Level:
 
     def __init__(self, parent: "_Level | None" = None) -> None:
         self.entries: list[tuple[str, list[ContentStreamInstruction]]] = []
-        self.ctm: Matrix = parent.ctm if parent else _IDENTITY
+        self.ctm: Matrix = parent.ctm if parent else IDENTITY
         self.font_size = parent.font_size if parent else 0.0
         self.leading = parent.leading if parent else 0.0
 
@@ -118,7 +103,7 @@ class _Level:
         else:  # cm and gs accumulate
             self.entries.append((name, [instruction]))
             if name == "cm":
-                self.ctm = _multiply(tuple(_numbers(instruction.operands)), self.ctm)  # type: ignore[arg-type]
+                self.ctm = multiply(tuple(_numbers(instruction.operands)), self.ctm)  # type: ignore[arg-type]
             return
         if name == "Tf":
             self.font_size = float(instruction.operands[1])
@@ -147,7 +132,7 @@ class _Reader:
         self.path: list[ContentStreamInstruction] = []
         self.clipping: list[ContentStreamInstruction] | None = None
         self.in_text = False
-        self.tlm: Matrix = _IDENTITY
+        self.tlm: Matrix = IDENTITY
         self.current: list[ContentStreamInstruction] | None = None
         self.start: tuple[tuple[ContentStreamInstruction, ...], Matrix] | None = None
 
@@ -168,7 +153,7 @@ class _Reader:
         if self.in_text:
             self._text(instruction, name)
         elif name == "BT":
-            self.in_text, self.tlm = True, _IDENTITY
+            self.in_text, self.tlm = True, IDENTITY
             self._begin_piece(None)
         else:
             self._graphics(instruction, name)
@@ -213,11 +198,11 @@ class _Reader:
         if name == "TD":
             self.level.leading = -values[1]
         if name in ("Td", "TD"):
-            self.tlm = _multiply((1.0, 0.0, 0.0, 1.0, values[0], values[1]), self.tlm)
+            self.tlm = multiply((1.0, 0.0, 0.0, 1.0, values[0], values[1]), self.tlm)
         elif name == "Tm":
             self.tlm = tuple(values)  # type: ignore[assignment]
         else:  # T*, ' and " move to the next line
-            self.tlm = _multiply((1.0, 0.0, 0.0, 1.0, 0.0, -self.level.leading), self.tlm)
+            self.tlm = multiply((1.0, 0.0, 0.0, 1.0, 0.0, -self.level.leading), self.tlm)
 
     def _begin_piece(self, positioning: ContentStreamInstruction | None) -> None:
         self.current = []
@@ -240,7 +225,7 @@ class _Reader:
         if not ops or start is None or not any(str(i.operator) in _SHOW for i in ops):
             return
         state, tlm = start
-        a, b, c, d, e, f = _multiply(tlm, self.level.ctm)
+        a, b, c, d, e, f = multiply(tlm, self.level.ctm)
         scale = (abs(a * d - b * c)) ** 0.5
         self.pieces.append(Piece(state, tlm, tuple(ops), e, f, self.level.font_size * scale))
 
