@@ -23,7 +23,7 @@ from ragprep.chunk.config import ChunkConfig, config_hash
 from ragprep.extract import ExtractConfig, Mode
 from ragprep.extract.errors import ConfigError
 from ragprep.extract.settings import check_known_keys, check_settings, read_toml, setting
-from ragprep.pipeline.failures import POOL_FAILURES, error_type_problem
+from ragprep.pipeline.failures import POOL_FAILURE_NAMES, error_type_problem
 from ragprep.pipeline.sources import resolve_root
 
 TABLES = ("extract", "chunk", "pipeline", "sync")
@@ -52,7 +52,7 @@ class PipelineConfig:
     # A later run retries documents that failed with these error types
     # (transient by nature); other failures are retried only when their
     # bytes or the configuration change, or with --retry-errors.
-    retry_error_types: tuple[str, ...] = setting(POOL_FAILURES, check=_error_types_problem)
+    retry_error_types: tuple[str, ...] = setting(POOL_FAILURE_NAMES, check=_error_types_problem)
     # ... up to this many attempts in all, so that a PDF that times out every
     # time does not cost every nightly run its timeout again.
     max_attempts: int = setting(3, gt=0)

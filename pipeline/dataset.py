@@ -53,7 +53,6 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.dataset as pads
 
-from ragprep.extract.errors import RagprepError
 from ragprep.pipeline.hashing import FileStat
 from ragprep.pipeline.model import DocumentOutput, DocumentRow
 from ragprep.pipeline.parts import (
@@ -73,6 +72,7 @@ from ragprep.pipeline.parts import (
 )
 from ragprep.pipeline.records import document_batch
 from ragprep.pipeline.schema import CHANGES, DOCUMENTS, PAGES, RUNS, SOURCES, TABLES
+from ragprep.pipeline.errors import DatasetBusyError, DatasetError  # defined with every public error
 
 STATE_DIR = ".ragprep"
 CURRENT = "current"
@@ -86,14 +86,6 @@ GC_FILES_PER_COMMIT = 20_000
 HEALTH_FILE = "health.json"
 # The inputs' stat and hash, for the next run (not a public table: no link at the top).
 SOURCES_TABLE = "sources"
-
-
-class DatasetError(RagprepError):
-    """The output folder is not a ragprep dataset, or cannot be written."""
-
-
-class DatasetBusyError(DatasetError):
-    """Another run holds the dataset's lock."""
 
 
 @dataclass(frozen=True)

@@ -1,21 +1,19 @@
-"""Failure kinds a run's error rows carry besides the exceptions documents raise.
+"""Which names a ``documents.error_type`` can hold, for checking settings.
 
-The worker pool makes these answers itself (a killed, dead or over-memory
-worker); ``pipeline.retry_error_types`` is checked against them and against
-the exception classes a document can raise, so a typo there is a usage error
-instead of a setting that silently never matches.
+A row's error type is the class name of the exception its document raised, or
+of the ``PoolFailure`` its worker's pool answered with (ragprep.pipeline.errors);
+``pipeline.retry_error_types`` is checked against them, so a typo there is a
+usage error instead of a setting that silently never matches.
 """
 
 from __future__ import annotations
 
 import builtins
 
-from ragprep.extract.errors import RagprepError
+from ragprep.pipeline.errors import POOL_FAILURES, RagprepError
 
-TIMEOUT_ERROR = "TimeoutError"
-MEMORY_LIMIT_ERROR = "MemoryLimitError"
-WORKER_DIED_ERROR = "WorkerDiedError"
-POOL_FAILURES = (TIMEOUT_ERROR, MEMORY_LIMIT_ERROR, WORKER_DIED_ERROR)
+# The default of pipeline.retry_error_types: the pool's failure kinds, transient by nature.
+POOL_FAILURE_NAMES: tuple[str, ...] = tuple(kind.error_type() for kind in POOL_FAILURES)
 
 
 def _subclass_names(cls: type) -> set[str]:
@@ -29,9 +27,9 @@ def error_type_problem(name: str) -> str | None:
     """Why `name` can never be a documents.error_type, or None: it must name
     a pool failure, a built-in exception or a ragprep error."""
     builtin = getattr(builtins, name, None)
-    if name in POOL_FAILURES or (isinstance(builtin, type) and issubclass(builtin, BaseException)):
+    if isinstance(builtin, type) and issubclass(builtin, BaseException):
         return None
     if name in _subclass_names(RagprepError):
         return None
-    known = ", ".join(POOL_FAILURES)
+    known = ", ".join(POOL_FAILURE_NAMES)
     return f"names no error type a document can fail with: {name!r} (the pool's own: {known}; or an exception class name)"

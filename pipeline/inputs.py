@@ -20,14 +20,9 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from ragprep.extract.errors import RagprepError
+from ragprep.pipeline.errors import InputError  # defined with every public error
 
 SAMPLES = Path(__file__).parent / "samples"
-
-
-class InputError(RagprepError):
-    """An input names nothing: a missing file or folder, a glob with no match,
-    an unreadable @list."""
 
 
 @dataclass(frozen=True)

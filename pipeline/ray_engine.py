@@ -31,7 +31,8 @@ from types import ModuleType
 from typing import Any, Generic, TypeVar
 
 from ragprep.pipeline.config import PipelineConfig
-from ragprep.pipeline.worker import STARTUP_SECONDS, WORKER_DIED_ERROR, Job, WorkerPool, WorkerStartError
+from ragprep.pipeline.errors import WorkerDiedError, WorkerStartError
+from ragprep.pipeline.worker import STARTUP_SECONDS, Job, WorkerPool
 
 TaskT = TypeVar("TaskT")
 AnswerT = TypeVar("AnswerT")
@@ -147,7 +148,7 @@ class RayPool(Generic[TaskT, AnswerT]):
 
     def _lost(self, call: _Call[TaskT], exc: Exception) -> AnswerT:
         message = f"the Ray actor running this document died ({type(exc).__name__}: its node or process was lost)"
-        return self._job.failure(call.task, WORKER_DIED_ERROR, message, time.monotonic() - call.started)
+        return self._job.failure(call.task, WorkerDiedError(message), time.monotonic() - call.started)
 
     def _replace(self, host: Any) -> Any:
         self._kill(host)

@@ -45,6 +45,7 @@ from ragprep.pipeline.schema import RUNS, SOURCES
 from ragprep.pipeline.sources import source_keys
 from ragprep.pipeline.version import pipeline_version
 from ragprep.pipeline.worker import DocumentJob, Handler, RunContext, process_document
+from ragprep.pipeline.errors import MassRemovalError  # defined with every public error
 
 EXIT_OK, EXIT_USAGE, EXIT_FAILURES = 0, 2, 3
 
@@ -95,11 +96,6 @@ def hashed_sources(keys: Sequence[str], fingerprints: Sequence[Fingerprint | OSE
         },
         schema=SOURCES,
     )
-
-
-class MassRemovalError(InputError):
-    """The run would remove more of the stored documents than
-    ``pipeline.max_removal_share`` allows (and --allow-mass-removal was not given)."""
 
 
 def check_removals(plan: Plan, pipeline: PipelineConfig) -> None:

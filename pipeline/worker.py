@@ -40,10 +40,16 @@ import pikepdf
 from ragprep.chunk.chunker import chunk_document
 from ragprep.chunk.tokens import Tokenizer
 from ragprep.extract.document import DocumentResult, open_document
-from ragprep.extract.errors import RagprepError
 from ragprep.pipeline.config import PipelineConfig, Settings
-# Error types of the answers the pool itself makes a job produce.
-from ragprep.pipeline.failures import MEMORY_LIMIT_ERROR, TIMEOUT_ERROR, WORKER_DIED_ERROR
+# The answers the pool itself makes a job produce, and the error of a pool that cannot start.
+from ragprep.pipeline.errors import (
+    MemoryLimitError,
+    PoolFailure,
+    RagprepError,
+    TimeoutError,
+    WorkerDiedError,
+    WorkerStartError,
+)
 from ragprep.pipeline.model import DocumentOutput, DocumentRow, DocumentTask
 from ragprep.pipeline.records import chunk_batch, page_batch, table_batch
 
@@ -55,14 +61,8 @@ READY = "ready"
 STARTUP_SECONDS = 120.0
 
 
-class WorkerStartError(RagprepError):
-    """Worker processes cannot start, so no document can be read."""
-
-
-
-
-def memory_limit_message(max_memory_mb: int) -> str:
-    return f"needed more than the worker's {max_memory_mb} MiB (pipeline.max_memory_mb)"
+def memory_limit_failure(max_memory_mb: int) -> MemoryLimitError:
+    return MemoryLimitError(f"needed more than the worker's {max_memory_mb} MiB (pipeline.max_memory_mb)")
 
 
 TaskT = TypeVar("TaskT")
@@ -88,9 +88,9 @@ class Job(Protocol[_TaskIn, AnswerT]):
         every task needs (the tokenizer) and return what answers one task."""
         ...
 
-    def failure(self, task: _TaskIn, error_type: str, message: str, seconds: float) -> AnswerT:
-        """The answer for a task its worker could not answer: ``error_type`` is
-        TIMEOUT_ERROR, MEMORY_LIMIT_ERROR or WORKER_DIED_ERROR, ``message`` says what
+    def failure(self, task: _TaskIn, failure: PoolFailure, seconds: float) -> AnswerT:
+        """The answer for a task its worker could not answer: ``failure`` is a
+        TimeoutError, MemoryLimitError or WorkerDiedError whose message says what
         happened and which setting to change, ``seconds`` how long the task ran."""
         ...
 
@@ -141,6 +141,10 @@ class RunContext:
     def error(self, task: DocumentTask, error_type: str, message: str, **values: object) -> DocumentOutput:
         row = self.row(task, status="error", error_type=error_type, error_message=message, **values)
         return DocumentOutput(row)
+
+    def failure(self, task: DocumentTask, failure: PoolFailure, **values: object) -> DocumentOutput:
+        """The error row of a document its worker could not answer for."""
+        return self.error(task, failure.error_type(), str(failure), **values)
 
 
 def _metadata(pdf: pikepdf.Pdf) -> tuple[str | None, bool]:
@@ -228,15 +232,8 @@ def _error_output(task: DocumentTask, context: RunContext, exc: Exception, *, si
 def memory_limit_output(
     task: DocumentTask, context: RunContext, *, size: int | None = None, seconds: float = 0.0
 ) -> DocumentOutput:
-    limit = context.settings.pipeline.max_memory_mb
-    row = context.row(
-        task,
-        status="error",
-        error_type=MEMORY_LIMIT_ERROR,
-        error_message=memory_limit_message(limit),
-        bytes=size,
-        seconds=seconds,
-    )
+    failure = memory_limit_failure(context.settings.pipeline.max_memory_mb)
+    row = context.failure(task, failure, bytes=size, seconds=seconds).row
     return DocumentOutput(row, retire_worker=True)
 
 
@@ -263,8 +260,8 @@ class DocumentJob:
 
         return handle
 
-    def failure(self, task: DocumentTask, error_type: str, message: str, seconds: float) -> DocumentOutput:
-        return self.context.error(task, error_type, message, seconds=seconds)
+    def failure(self, task: DocumentTask, failure: PoolFailure, seconds: float) -> DocumentOutput:
+        return self.context.failure(task, failure, seconds=seconds)
 
     def retires_worker(self, answer: DocumentOutput) -> bool:
         return answer.retire_worker
@@ -308,8 +305,8 @@ def _worker_main(connection: multiprocessing.connection.Connection, job: Job[Tas
             answer = handle(task)
             retired = job.retires_worker(answer)
         except MemoryError:
-            message = memory_limit_message(job.limits.max_memory_mb)
-            answer, retired = job.failure(task, MEMORY_LIMIT_ERROR, message, time.perf_counter() - started), True
+            failure = memory_limit_failure(job.limits.max_memory_mb)
+            answer, retired = job.failure(task, failure, time.perf_counter() - started), True
         connection.send(_Reply(answer, retired))
         if retired:
             return
@@ -453,7 +450,7 @@ class WorkerPool(Generic[TaskT, AnswerT]):
                     slot.task = None
                     self._replace(slot)
                     message = f"took longer than {self._timeout:g} s (pipeline.timeout_seconds); the worker was stopped"
-                    yield index, self._job.failure(task, TIMEOUT_ERROR, message, now - slot.started)
+                    yield index, self._job.failure(task, TimeoutError(message), now - slot.started)
 
     def _died(self, slot: _Slot[TaskT], task: TaskT, now: float) -> AnswerT:
         slot.process.join(timeout=5)
@@ -461,7 +458,7 @@ class WorkerPool(Generic[TaskT, AnswerT]):
         how = f"killed by signal {-code}" if code is not None and code < 0 else f"exited with status {code}"
         hint = " (out of memory?)" if code == -9 else ""
         message = f"the worker process {how}{hint} while reading this document"
-        return self._job.failure(task, WORKER_DIED_ERROR, message, now - slot.started)
+        return self._job.failure(task, WorkerDiedError(message), now - slot.started)
 
     def close(self) -> None:
         for slot in self._slots:

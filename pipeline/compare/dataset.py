@@ -17,17 +17,13 @@ from typing import Any
 
 import pyarrow.compute as pc
 
-from ragprep.extract.errors import RagprepError
 from ragprep.pipeline.dataset import read_table
 from ragprep.pipeline.schema import CHUNKS, DOCUMENTS, PAGES
 from ragprep.chunk.blocks import in_table
 from ragprep.pipeline.compare.model import BlockSpan, LineSpan, ModeChunk, ModeDocument, ModePage
+from ragprep.pipeline.errors import DatasetReadError  # defined with every public error
 
 _CHUNK_COLUMNS = ["doc_id", "index", "char_start", "char_end", "n_tokens", "text", "is_boilerplate"]
-
-
-class DatasetReadError(RagprepError):
-    """A --dataset path that is not a ragprep dataset of the mode it is given for."""
 
 
 @dataclass(frozen=True)

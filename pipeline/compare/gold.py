@@ -14,11 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from ragprep.extract.errors import RagprepError
-
-
-class GoldError(RagprepError):
-    """The gold folder cannot be used (missing, or a file is not UTF-8 text)."""
+from ragprep.pipeline.errors import GoldError  # defined with every public error
 
 
 @dataclass(frozen=True)

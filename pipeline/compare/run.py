@@ -29,7 +29,8 @@ from ragprep.pipeline.compare.measure import (
 )
 from ragprep.pipeline.compare.model import ModeDocument
 from ragprep.pipeline.config import PipelineConfig
-from ragprep.pipeline.worker import WORKER_DIED_ERROR, WorkerPool
+from ragprep.pipeline.errors import PoolFailure, WorkerDiedError
+from ragprep.pipeline.worker import WorkerPool
 
 MODES = tuple(m.value for m in Mode)  # what --modes accepts
 
@@ -133,15 +134,15 @@ class CompareJob:
 
         return handle
 
-    def failure(self, task: CompareTask, error_type: str, message: str, seconds: float) -> DocumentOutcome:
+    def failure(self, task: CompareTask, failure: PoolFailure, seconds: float) -> DocumentOutcome:
         # The pool's message names the setting for a timeout and a memory limit; a
         # dead worker is a crash in a C library or the system's out-of-memory killer.
         hint = (
             "; if the system ran out of memory, lower pipeline.max_memory_mb or --workers"
-            if error_type == WORKER_DIED_ERROR
+            if isinstance(failure, WorkerDiedError)
             else ""
         )
-        return DocumentError(str(task.path), f"{task.path}: {error_type}: {message}{hint}")
+        return DocumentError(str(task.path), f"{task.path}: {failure.error_type()}: {failure}{hint}")
 
     def retires_worker(self, answer: DocumentOutcome) -> bool:
         return False  # a MemoryError reaches the pool, which retires the worker itself

@@ -26,13 +26,9 @@ from typing import Any, Protocol
 import numpy as np
 
 from ragprep.chunk import model_folder
-from ragprep.extract.errors import RagprepError
+from ragprep.pipeline.errors import EmbedderError  # defined with every public error
 
 DEFAULT_EMBEDDER = "sentence-transformers:all-MiniLM-L6-v2"
-
-
-class EmbedderError(RagprepError):
-    """An embedder spec names nothing loadable, or the embedder failed."""
 
 
 def text_hash(text: str) -> str:

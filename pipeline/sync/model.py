@@ -9,18 +9,10 @@ from typing import Protocol
 import numpy as np
 import pyarrow as pa
 
-from ragprep.extract.errors import RagprepError
+from ragprep.pipeline.errors import StoreError, StoreUnreachableError  # defined with every public error
 
 # Columns every store row has besides the chunk's metadata.
 ID, TEXT, VECTOR, TEXT_HASH = "id", "text", "vector", "text_hash"
-
-
-class StoreError(RagprepError):
-    """A store URI names nothing usable, or the store refused a write."""
-
-
-class StoreUnreachableError(StoreError):
-    """The store's server does not answer."""
 
 
 @dataclass(frozen=True)
