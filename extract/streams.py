@@ -3,7 +3,10 @@
 Decoding a stream fully and checking its size afterwards is how a small flate
 bomb becomes an out-of-memory kill, so FlateDecode (by far the most common
 content-stream filter) is inflated here incrementally and stops at the cap.
-Other filter chains go through qpdf and are checked after decoding.
+Other filter chains go through qpdf, after ``decoded_size`` has shown that
+their output stays under the cap (a chain it cannot follow to the end, such as
+an expanding filter with a predictor before another expanding filter, is
+checked after decoding).
 """
 
 from __future__ import annotations
@@ -13,6 +16,14 @@ import binascii
 import zlib
 
 import pikepdf
+
+from ragprep.extract.decoded_size import (
+    FLATE_MAX_RATIO,
+    LZW_MAX_RATIO,
+    RUN_LENGTH_MAX_RATIO,
+    lzw_decoded_size,
+    run_length_decoded_size,
+)
 
 _INFLATE_STEP = 1 << 20
 
@@ -30,6 +41,8 @@ _INPUT_STEP = 64 * 1024
 # full before the capped inflate.
 _SHRINKING = frozenset({"/ASCIIHexDecode", "/AHx", "/ASCII85Decode", "/A85"})
 _FLATE = frozenset({"/FlateDecode", "/Fl"})
+_LZW = frozenset({"/LZWDecode", "/LZW"})
+_RUN_LENGTH = frozenset({"/RunLengthDecode", "/RL"})
 # zlib's Z_MEM_ERROR: its own allocation failed, as a MemoryError would.
 _Z_MEM_ERROR = "Error -4 "
 
@@ -111,7 +124,8 @@ def read_stream(stream: pikepdf.Object, limit: int) -> tuple[bytes, str | None]:
 
     Flate is inflated here under the cap, after any ASCII filters before it
     (the common [/ASCII85Decode /FlateDecode] chain); other chains (LZW,
-    RunLength, predictors) are decoded by qpdf and checked after decoding.
+    RunLength, predictors) are decoded by qpdf once their decoded size is
+    known to stay under the cap.
     """
     if not isinstance(stream, pikepdf.Stream):
         raise StreamDecodeError("content is not a stream")
@@ -129,13 +143,54 @@ def read_stream(stream: pikepdf.Object, limit: int) -> tuple[bytes, str | None]:
             if warning:
                 break
     else:
+        _refuse_past_cap(stream, names, limit)
         try:
-            data = stream.read_bytes()
+            # qpdf's "generalized" default leaves RunLength (§7.4.5) undecoded;
+            # "specialized" adds it and stops short of the lossy image filters.
+            data = stream.read_bytes(decode_level=pikepdf.StreamDecodeLevel.specialized)
         except pikepdf.PdfError as exc:
             raise StreamDecodeError(f"cannot decode stream with filters {' '.join(names)}: {exc}") from exc
     if len(data) > limit:
         raise StreamLimitError(f"content stream decodes to {len(data)} bytes, over the {limit} cap")
     return data, warning
+
+
+def _refuse_past_cap(stream: pikepdf.Stream, names: list[str], limit: int) -> None:
+    """Raise StreamLimitError when qpdf would decode `stream` past `limit`.
+
+    Filters are followed in order on the raw bytes: ASCII filters decoded,
+    Flate inflated under the cap, LZW and RunLength sized by ``decoded_size``.
+    Predictors (§7.4.4.4) never add bytes, so they do not change the bound.
+    The walk ends at the first filter whose output it does not build (LZW,
+    RunLength, Flate with a predictor, image filters): that filter's own
+    size is bounded, and anything after it is checked once qpdf has decoded."""
+    data = stream.read_raw_bytes()
+    for index, name in enumerate(names):
+        if name in _SHRINKING:
+            data = _decode_ascii(data, [name])
+            continue
+        parms = _decode_parms(stream, index)
+        last = index == len(names) - 1
+        if name in _FLATE and (not last or len(data) * FLATE_MAX_RATIO > limit):
+            data, _ = inflate(data, limit)
+            if parms is None:
+                continue
+        elif name in _LZW and len(data) * LZW_MAX_RATIO > limit:
+            early_change = int(parms.get("/EarlyChange", 1)) if parms is not None else 1
+            if lzw_decoded_size(data, early_change, limit) > limit:
+                raise StreamLimitError(f"content stream decodes past {limit} bytes (LZWDecode)")
+        elif name in _RUN_LENGTH and len(data) * RUN_LENGTH_MAX_RATIO > limit:
+            if run_length_decoded_size(data, limit) > limit:
+                raise StreamLimitError(f"content stream decodes past {limit} bytes (RunLengthDecode)")
+        return
+
+
+def _decode_parms(stream: pikepdf.Stream, index: int) -> pikepdf.Dictionary | None:
+    """The /DecodeParms entry of the `index`-th filter (§7.3.8.2, Table 5)."""
+    parms = stream.get("/DecodeParms")
+    if isinstance(parms, pikepdf.Array):
+        parms = parms[index] if index < len(parms) else None
+    return parms if isinstance(parms, pikepdf.Dictionary) else None
 
 
 def _ascii_hex(data: bytes) -> bytes:
