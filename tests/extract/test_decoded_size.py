@@ -13,11 +13,11 @@ import random
 import subprocess
 import sys
 import textwrap
-import zlib
 
 import pikepdf
 import pytest
 from pdfbuilder import PdfBuilder
+from test_damaged_input import flate_zeros
 
 from ragprep.extract import ExtractConfig, extract_document
 from ragprep.extract.decoded_size import lzw_decoded_size, run_length_decoded_size
@@ -169,15 +169,6 @@ def _lzw_zeros_bomb(tables: int) -> bytes:
     return bits.to_bytes()
 
 
-def _flate_zeros(chunks: int) -> bytes:
-    """Deflate data of `chunks` x 16 MiB of zeros, without its end (a
-    compressor in steady state emits the same bytes for each further chunk)."""
-    deflater = zlib.compressobj(9)
-    chunk = bytes(16 << 20)
-    first, steady = deflater.compress(chunk), deflater.compress(chunk)
-    return first + steady * (chunks - 1)
-
-
 def test_the_zeros_bomb_builder_is_what_qpdf_decodes():
     encoded = _lzw_zeros_bomb(2)
     decoded = _qpdf_decoded(_stream_pdf(encoded, "/LZWDecode"))
@@ -196,7 +187,7 @@ def test_the_cap_holds_while_decoding_a_bomb(tmp_path, kind):
     elif kind == "run-length":
         encoded, name = bytes([129, 0]) * (18 << 20), "/RunLengthDecode"
     else:  # PNG predictor rows of zeros (§7.4.4.4): qpdf inflates them whole
-        encoded, name, parms = _flate_zeros(128), "/FlateDecode", {"Predictor": 12, "Columns": 4}
+        encoded, name, parms = flate_zeros(128), "/FlateDecode", {"Predictor": 12, "Columns": 4}
     path = tmp_path / "bomb.pdf"
     path.write_bytes(_stream_pdf(encoded, name, parms))
     script = f"""
