@@ -13,10 +13,14 @@ Rules, in order of precedence:
   when larger than the budget;
 * a heading starts a new chunk (consecutive headings stay together), and
   never ends one alone: a body atom after headings that would not fit in
-  their chunk is cut so its first piece does;
+  their chunk is cut so its first piece does; page furniture between a
+  heading and its body (the page's footer and the next page's running head,
+  when a heading ends a page) goes into the heading's chunk with that body,
+  rather than leaving the heading alone;
 * a chunk whose new text is under ``min_tokens`` (and not boilerplate) joins
   the chunk before it, else the one after, within the same section and budget;
-* boilerplate blocks form chunks of their own, so the flag means something;
+* boilerplate blocks form chunks of their own, so the flag means something
+  (but for the furniture above);
 * overlap: a new chunk repeats up to ``overlap_tokens`` tokens from the end
   of the previous chunk's new text -- whole atoms where they fit, else a tail of
   the last atom that starts at a word. No overlap into a chunk that starts with
@@ -87,14 +91,31 @@ def continues(prev: DocBlock, cur: DocBlock) -> bool:
 
 
 def _heading_lead(atoms: Sequence[Atom]) -> int:
-    """Tokens of the headings at the end of ``atoms`` (one separator each): what
-    the next atom shares its chunk with."""
-    lead = 0
+    """Tokens of the headings at the end of ``atoms``, and of the page
+    furniture after them (one separator each): what the next atom shares its
+    chunk with (see ``_furniture_end``); 0 when no heading is there."""
+    lead = headings = 0
     for prev in reversed(atoms):
-        if not prev.heading:
+        if prev.heading:
+            headings += 1
+        elif headings or not prev.boilerplate:
             break
         lead += prev.tokens + 1
-    return lead
+    return lead if headings else 0
+
+
+def _furniture_end(atoms: Sequence[Atom], i: int, j: int) -> int | None:
+    """Rule "a heading never ends a chunk alone", across page furniture: when
+    the chunk atoms[i:j] is all headings and boilerplate follows at j (a
+    heading ending a page: the footer, then the next page's running head),
+    the index of the first atom after that furniture, which the chunk goes on
+    to; None otherwise (and when only furniture follows)."""
+    if not atoms[j].boilerplate or atoms[i].boilerplate or not all(a.heading for a in atoms[i:j]):
+        return None
+    k = j
+    while k < len(atoms) and atoms[k].boilerplate:
+        k += 1
+    return k if k < len(atoms) else None
 
 
 class Packer:
@@ -270,7 +291,11 @@ class Packer:
                 if a.heading and not all(x.heading for x in atoms[i:j]):
                     break
                 if a.boilerplate != first.boilerplate:
-                    break
+                    after = _furniture_end(atoms, i, j)
+                    if after is None or self.count(prefix, start, atoms[after].end) > cfg.max_tokens:
+                        break
+                    used, j = self.count(prefix, start, atoms[after].end), after + 1
+                    continue
                 # Cheap upper estimate first; count exactly only near the budget.
                 estimate = used + a.tokens + 1
                 if estimate > cfg.max_tokens:

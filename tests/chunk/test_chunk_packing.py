@@ -313,3 +313,28 @@ def test_min_tokens_is_validated():
 
     with pytest.raises(ConfigError, match="chunk.min_tokens"):
         ChunkConfig(min_tokens=-1)
+
+
+def test_a_heading_that_ends_a_page_takes_the_page_furniture_and_its_body():
+    # "Results" is the last block of page 1: the page's footer and page 2's
+    # running head (boilerplate: they recur on every page) stand between it and its body.
+    pages = [
+        [B("ACME Annual Report"), B(sentence(30, "intro")), h(1, "Results"), B("Page 1")],
+        [B("ACME Annual Report"), B(sentence(30, "result")), B("Page 2")],
+        [B("ACME Annual Report"), B(sentence(30, "closing")), B("Page 3")],
+    ]
+    result = doc(*pages)
+    chunks = run(result, max_tokens=120, overlap_tokens=0)
+    check_slices(result, chunks)
+    assert not any(c.text == "Results" for c in chunks)
+    opened = [c for c in chunks if c.text.startswith("Results")]
+    assert len(opened) == 1 and "result0" in opened[0].text and not opened[0].is_boilerplate
+    assert opened[0].heading_path == ("Results",)
+    # Furniture elsewhere still forms chunks of its own, flagged.
+    flagged = [c for c in chunks if c.is_boilerplate]
+    assert flagged and all("intro" not in c.text and "result" not in c.text for c in flagged)
+    # When the body cannot share the heading's chunk at all, the furniture is not taken.
+    tight = run(result, max_tokens=8, overlap_tokens=0)
+    check_slices(result, tight)
+    assert all(c.n_tokens <= 8 or len(c.text.split()) == 1 for c in tight)
+    assert not any(c.text.startswith("Results\nPage") and "result" not in c.text for c in tight)
