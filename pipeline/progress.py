@@ -22,6 +22,7 @@ from rich.progress import BarColumn, Progress, ProgressColumn, Task, TextColumn
 from rich.text import Text
 
 from ragprep.pipeline.dataset import CommitResult, DatasetHealth
+from ragprep.pipeline.eta import CostModel
 from ragprep.pipeline.model import DocumentOutput, DocumentTask
 from ragprep.pipeline.run import DocumentError, Plan, RunSummary
 
@@ -50,27 +51,20 @@ def _clock(seconds: float) -> str:
     return f"{seconds // 3600}:{seconds // 60 % 60:02d}:{seconds % 60:02d}"
 
 
-def remaining_seconds(elapsed: float, done: int, total: int) -> float | None:
-    """Time left at the run's average rate so far, in whatever unit ``done`` and
-    ``total`` count (bytes here: a run reads the largest files first, so counting
-    documents would promise the small ones take as long); None before anything is done."""
-    if done <= 0 or elapsed <= 0:
-        return None
-    return max(0.0, elapsed * (total - done) / done)
-
-
 class _Elapsed(ProgressColumn):
     def render(self, task: Task) -> Text:
         return Text(f"elapsed {_clock(task.elapsed or 0.0)}", style="progress.elapsed")
 
 
 class _Remaining(ProgressColumn):
-    """Remaining time by the bytes read so far (see ``remaining_seconds``)."""
+    """Remaining time by the run's cost model (``ragprep.pipeline.eta``),
+    counted down between documents."""
 
     def render(self, task: Task) -> Text:
         if task.finished:
             return Text("remaining 0:00:00", style="progress.remaining")
-        left = remaining_seconds(task.elapsed or 0.0, int(task.completed), int(task.total or 0))
+        until = task.fields.get("until")
+        left = None if until is None else max(0.0, until - time.monotonic())
         return Text(f"remaining {'–:––:––' if left is None else '~' + _clock(left)}", style="progress.remaining")
 
 
@@ -139,8 +133,9 @@ class JsonLogReporter:
 
 
 class RichReporter:
-    """Progress bar: documents, pages, chunks per second, errors; the bar and the
-    remaining time go by bytes read. Each failure is printed once, as it happens."""
+    """Progress bar: documents, pages, chunks per second, errors; the bar goes
+    by bytes read, the remaining time by the run's cost model. Each failure is
+    printed once, as it happens."""
 
     def __init__(self, console: Console | None = None) -> None:
         self._console = console or Console(stderr=True)
@@ -161,6 +156,7 @@ class RichReporter:
         self._sizes: dict[str, int] = {}
         self._total_docs = 0
         self._started = time.monotonic()
+        self._cost = CostModel(())
 
     def start(self, run_id: str, plan: Plan, workers: int) -> None:
         self._started = time.monotonic()
@@ -174,10 +170,11 @@ class RichReporter:
         # By bytes; by documents only when no file has any (every size unknown).
         self._sizes = sizes if sum(sizes.values()) else dict.fromkeys(sizes, 1)
         self._total_docs = len(plan.tasks)
+        self._cost = CostModel(sizes.values())
         self._progress.start()
         self._task = self._progress.add_task(
             "extracting", total=sum(self._sizes.values()), docs=f"0/{self._total_docs}",
-            pages=0, rate="0.0", errors="no errors",
+            pages=0, rate="0.0", errors="no errors", until=None,
         )
 
     def document(self, output: DocumentOutput) -> None:
@@ -193,10 +190,16 @@ class RichReporter:
             )
         if self._task is not None and row.doc_id is not None:
             self._documents += 1
-            elapsed = max(time.monotonic() - self._started, 1e-9)
+            now = time.monotonic()
+            elapsed = max(now - self._started, 1e-9)
+            size = self._sizes.pop(row.source, None)
+            if size is not None:
+                self._cost.done(size, row.seconds)
+            left = self._cost.remaining(elapsed)
             self._progress.update(
                 self._task,
-                advance=self._sizes.get(row.source, 0),
+                advance=size or 0,
+                until=None if left is None else now + left,
                 docs=f"{self._documents}/{self._total_docs}",
                 pages=self._pages,
                 rate=f"{self._chunks / elapsed:.1f}",

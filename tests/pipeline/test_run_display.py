@@ -1,5 +1,5 @@
-"""What a person watching a terminal run sees: a progress bar whose remaining
-time goes by bytes, elapsed and remaining labelled, each failure printed once
+"""What a person watching a terminal run sees: a progress bar that advances by
+bytes, its remaining time by the run's cost model, elapsed and remaining labelled, each failure printed once
 with its path named once, and `glyphs --why` readable in a 140-column terminal."""
 
 from __future__ import annotations
@@ -14,17 +14,10 @@ from typer.testing import CliRunner
 
 from ragprep.pipeline.cli import app
 from ragprep.pipeline.model import DocumentTask
-from ragprep.pipeline.progress import RichReporter, failure_text, remaining_seconds
+from ragprep.pipeline.progress import RichReporter, failure_text
 from ragprep.pipeline.run import Plan
 
 runner = CliRunner()
-
-
-def test_remaining_time_goes_by_bytes_read():
-    # 9 MB of 10 MB read in 90 s: 10 s to go, however many small files the last MB holds.
-    assert remaining_seconds(90.0, 9_000_000, 10_000_000) == 10.0
-    assert remaining_seconds(0.0, 0, 10) is None and remaining_seconds(5.0, 0, 10) is None
-    assert remaining_seconds(5.0, 10, 10) == 0.0
 
 
 def _plan(tasks: tuple[DocumentTask, ...]) -> Plan:
@@ -46,6 +39,9 @@ def test_the_bar_advances_by_the_bytes_of_each_finished_document(tmp_path):
     # The largest file first: half the documents, nine tenths of the work.
     assert (task.completed, task.total) == (90_000, 100_000)
     assert task.fields["docs"] == "1/2"
+    # The remaining time comes from the cost model (tests/pipeline/test_eta.py), as a deadline counted down.
+    assert task.fields["until"] is not None
+    assert reporter._progress.columns[-1].render(task).plain.startswith("remaining ~0:")
     reporter._progress.stop()
 
 
