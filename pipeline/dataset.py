@@ -62,7 +62,7 @@ from ragprep.pipeline.parts import (
     PartIndex,
     fsync,
     data_parts,
-    link,
+    link_parts,
     part_names,
     read_part,
     read_parts,
@@ -388,8 +388,7 @@ class Dataset:
         """An append-only table: the old parts linked, the new rows one more part."""
         (building / name).mkdir()
         if old is not None:
-            for part in part_names(old / name):
-                link(old / name / part, building / name / part)
+            link_parts(old / name, building / name, part_names(old / name))
         written = 0
         if rows is not None and rows.num_rows:
             written = write_parquet(rows, building / name / f"part-{tag}.parquet")

@@ -182,10 +182,7 @@ def rewrite_parts(
     for name in PART_TABLES:
         (building / name).mkdir()
         if old is not None:
-            source, target = os.fspath(old / name), os.fspath(building / name)
-            for part in part_names(old / name):
-                if part not in rewrite:
-                    link(os.path.join(source, part), os.path.join(target, part))
+            link_parts(old / name, building / name, [p for p in part_names(old / name) if p not in rewrite])
     read = {name: _read_parts(old, name, schema, rewrite) for name, schema in PART_TABLES.items()}
     # The change log needs the chunk ids of dropped and of moved documents (their ids are updated).
     old_ids = _chunk_ids_of(read["chunks"], edit.drop | set(edit.moves))
@@ -336,9 +333,19 @@ def write_parquet(table: pa.Table, path: Path) -> int:
     return path.stat().st_size
 
 
-def link(source: str | Path, target: str | Path) -> None:
+def link_parts(source: Path, target: Path, names: Iterable[str]) -> None:
+    """Hard-link the parts `names` of folder `source` into folder `target`
+    (a new version carries its untouched parts so). By name against open
+    folders (linkat(2)): at 50,000 documents a commit carries about 12,000
+    parts, and resolving two full paths per link cost a third of the step."""
+    src, dst = os.open(source, os.O_RDONLY | os.O_DIRECTORY), os.open(target, os.O_RDONLY | os.O_DIRECTORY)
     try:
-        os.link(source, target)
-    except OSError:
-        # A filesystem without hard links: a copy is slower but just as safe.
-        shutil.copy2(source, target)
+        for name in names:
+            try:
+                os.link(name, name, src_dir_fd=src, dst_dir_fd=dst)
+            except OSError:
+                # A filesystem without hard links: a copy is slower but just as safe.
+                shutil.copy2(source / name, target / name)
+    finally:
+        os.close(src)
+        os.close(dst)
