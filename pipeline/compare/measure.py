@@ -22,7 +22,7 @@ from ragprep.pipeline.compare.gold import GoldText
 from ragprep.pipeline.compare.metrics import (
     TokenStats,
     block_kept_whole,
-    column_jumps,
+    column_jump_lines,
     ends_mid_sentence,
     lcs_length,
     token_stats,
@@ -279,12 +279,15 @@ def _doc_lines(doc: ModeDocument) -> list[_PageLine]:
     return out
 
 
-def _jumps(lines: Sequence[_PageLine], widths: Sequence[float]) -> int:
-    """Column jumps of lines in emitted order; each page is its own context."""
-    return sum(
-        column_jumps([None if ln.table_cell else ln.bbox for ln in group], text_width=widths[index])
-        for index, group in itertools.groupby(lines, key=lambda ln: ln.page_index)
-    )
+def _jumps(lines: Sequence[_PageLine], widths: Sequence[float]) -> list[tuple[_PageLine, _PageLine]]:
+    """Column jumps of lines in emitted order, each as (line left, line of the return);
+    each page is its own context."""
+    out = []
+    for index, group in itertools.groupby(lines, key=lambda ln: ln.page_index):
+        page = list(group)
+        boxes = [None if ln.table_cell else ln.bbox for ln in page]
+        out.extend((page[a], page[b]) for a, b in column_jump_lines(boxes, text_width=widths[index]))
+    return out
 
 
 def _chunk_metrics(doc: ModeDocument, budget: BlockBudget) -> dict[str, object]:
@@ -302,17 +305,15 @@ def _chunk_metrics(doc: ModeDocument, budget: BlockBudget) -> dict[str, object]:
                 continue
             blocks += 1
             whole += block_kept_whole(starts, ends, base + b.char_start, base + b.char_end)
-    widths = [_text_width(p) for p in doc.pages]
-    lines = _doc_lines(doc)
-    line_ends = [ln.end for ln in lines]
-    interleaved = 0
-    for c in chunks:
-        first = bisect.bisect_right(line_ends, c.char_start)
-        own = list(itertools.takewhile(lambda ln: ln.start < c.char_end, lines[first:]))
-        interleaved += _jumps(own, widths) > 0
+    jumps = _jumps(_doc_lines(doc), [_text_width(p) for p in doc.pages])
+    # A chunk is interleaved when it overlaps both lines of a jump (see metrics: Interleaved chunk).
+    interleaved = sum(
+        any(c.char_start < left.end and back.start < c.char_end for left, back in jumps)
+        for c in chunks
+    )
     body = [c for c in chunks if not c.is_boilerplate]
     return dict(
-        column_jumps=_jumps(lines, widths),
+        column_jumps=len(jumps),
         chunk_tokens=tuple(c.n_tokens for c in chunks),
         blocks=blocks,
         blocks_whole=whole,

@@ -62,8 +62,11 @@ Column jump
     joined into one full-width line by the line rule and are not counted.
 
 Interleaved chunk
-    A chunk whose own lines (those overlapping its span) contain a column jump: text from one
-    column, then another, then the first again, inside one chunk -- a column splice. A display
+    A chunk that holds a column jump whole -- the last line read in a column before the
+    reading left it, and the line that returns to it: text from one column, then another,
+    then the first again, inside one chunk -- a column splice. Jumps are those of the page's
+    reading (a chunk that starts inside a page is judged in the page's context, not as if the
+    page began with it), so no chunk is interleaved on a page without a column jump. A display
     equation read piece by piece is not one (its pieces are fragments, see Column jump).
 
 Mid-sentence
@@ -273,13 +276,16 @@ class _Run:
     last: BBox  # the run's last line
     bottom: float  # of its lowest line (y grows upwards)
     top: float  # of its highest line
+    last_index: int  # position of its last line among the lines given
 
     @classmethod
-    def start(cls, box: BBox) -> "_Run":
-        return cls(box[0], box[2], box, box[1], box[3])
+    def start(cls, box: BBox, index: int) -> "_Run":
+        return cls(box[0], box[2], box, box[1], box[3], index)
 
-    def extend(self, box: BBox) -> "_Run":
-        return _Run(min(self.x0, box[0]), max(self.x1, box[2]), box, min(self.bottom, box[1]), max(self.top, box[3]))
+    def extend(self, box: BBox, index: int) -> "_Run":
+        return _Run(
+            min(self.x0, box[0]), max(self.x1, box[2]), box, min(self.bottom, box[1]), max(self.top, box[3]), index
+        )
 
 
 def _between(left: _Run, last: BBox, box: BBox) -> bool:
@@ -308,14 +314,27 @@ def column_jumps(
 
     See the module docstring for the definition. ``None`` stands for a line that ends the
     column context whatever its width (a table's). ``text_width`` is the x-extent of all the
-    page's lines, so that a chunk's lines are judged against the page they come from.
+    page's lines.
     """
+    return len(column_jump_lines(boxes, text_width=text_width, max_width_share=max_width_share,
+                                 min_width_share=min_width_share))  # fmt: skip
+
+
+def column_jump_lines(
+    boxes: Sequence[BBox | None],
+    *,
+    text_width: float,
+    max_width_share: float = 0.6,
+    min_width_share: float = 0.15,
+) -> list[tuple[int, int]]:
+    """Each column jump (``column_jumps``) as the positions of two lines: the last line
+    read in the column before the reading left it, and the line that returns to it."""
     limit = max_width_share * text_width
     fragment = min_width_share * text_width
-    jumps = 0
+    jumps: list[tuple[int, int]] = []
     left: list[_Run] = []  # runs the reading has left, in this context
     run: _Run | None = None
-    for box in boxes:
+    for index, box in enumerate(boxes):
         if box is None or box[2] - box[0] >= limit:
             left.clear()  # whatever follows starts a new context
             run = None
@@ -324,22 +343,23 @@ def column_jumps(
             continue  # an equation piece, a label: neither a column nor the end of one
         x0, x1 = box[0], box[2]
         if run is None:
-            run = _Run.start(box)
+            run = _Run.start(box, index)
         elif _overlap(run.x0, run.x1, x0, x1) or _same_row(run.last, box):
-            run = run.extend(box)
+            run = run.extend(box, index)
         else:
             # Back in a column (c) that is another column than the one just left, where
             # the reading left it: the A -> B -> A signature.
-            if any(
-                _overlap(c.x0, c.x1, x0, x1)
+            resumed = [
+                c for c in left
+                if _overlap(c.x0, c.x1, x0, x1)
                 and not _overlap(c.x0, c.x1, run.x0, run.x1)
                 and _resumes(c.last, box)
                 and not _between(run, c.last, box)
-                for c in left
-            ):
-                jumps += 1
+            ]  # fmt: skip
+            if resumed:
+                jumps.append((resumed[-1].last_index, index))
             left.append(run)
-            run = _Run.start(box)
+            run = _Run.start(box, index)
     return jumps
 
 

@@ -335,3 +335,34 @@ def test_a_paragraph_inside_a_table_cell_is_a_table_block():
         blocks=(block("cell", "P", ("Document", "Table", "TR", "TD", "P"), 0), block("body", "P", ("Document", "P"), 5)),
     )
     assert [b.in_table for b in ModePage.from_page_result(page).blocks] == [True, False]
+
+
+def test_a_chunk_is_judged_in_the_context_of_its_page():
+    # A centred line spanning the gutter (M, 53% of the text width: a column line) opens
+    # the page, so the page's reading is one run across both columns: no jump. A chunk
+    # that starts after it would, taken alone, see a1 b1 a2 as A -> B -> A; judged in
+    # its page it holds no jump, so it is not interleaved (a geometric table read row by
+    # row after a centred caption was counted so on the corpus).
+    names = ["m", "a1", "b1", "a2"]
+    spans, pos = {}, 0
+    for name in names:
+        spans[name] = (pos, pos + len(name))
+        pos += len(name) + 1
+    text = "\n".join(names)
+    boxes = {"m": box((150.0, 380.0), 0), "a1": box(A, 1), "b1": box(B, 1), "a2": box(A, 2)}
+    page_lines = tuple(LineSpan(*spans[n], boxes[n]) for n in names)
+    blocks = tuple(BlockSpan("P", None, boxes[n], *spans[n], in_table=False) for n in names)
+    chunks = (ModeChunk(0, spans["m"][1], 1, "m", False), ModeChunk(spans["a1"][0], len(text), 3, text[spans["a1"][0] :], False))
+    page = ModePage(1, "stream", text, glyphs=len(text), untagged_glyphs=0, artifact_glyphs=0,
+                    undecodable_glyphs=0, blocks=blocks, lines=page_lines)  # fmt: skip
+    m = measure_document([ModeDocument("d" * 64, "doc.pdf", "stream", (page,), chunks)], BUDGET).metrics[0]
+    assert column_jumps([boxes[n] for n in names[1:]], text_width=TWO_COLUMN_WIDTH) == 1  # the chunk alone
+    assert (m.column_jumps, m.interleaved_chunks) == (0, 0)
+
+
+def test_an_interleaved_chunk_holds_the_line_left_and_the_return():
+    # a1 a2 b1 a3: the jump is a2 -> (b1) -> a3. A chunk b1 a3 holds the return but not the
+    # line left: the splice is between chunks, not inside one.
+    names = ["a1", "a2", "b1", "a3"]
+    assert measure_document([reading("stream", names, [["a1", "a2"], ["b1", "a3"]])], BUDGET).metrics[0].interleaved_chunks == 0
+    assert measure_document([reading("stream", names, [["a1"], ["a2", "b1", "a3"]])], BUDGET).metrics[0].interleaved_chunks == 1
