@@ -228,18 +228,16 @@ def _merge_grids(page: Page, runs: list[np.ndarray]) -> list[np.ndarray]:
     strong: set[int] = set()
     in_row: set[int] = set()  # runs that share rows with another
     narrow = [float(page.x1[r].max() - page.x0[r].min()) < COLUMN_WIDTH * page.body for r in runs]
-    for i, j in zip(*np.nonzero(np.triu(apart, 1))):
+    # Pairs apart along the line where most lines of the shorter run lie on
+    # the other's baselines.
+    for i, j, shared in _SharedBaselines(page, runs).most_shared(np.triu(apart, 1)):
         # A table's columns are narrower than a text column, and no running text.
         if text[i] or text[j] or not (narrow[i] and narrow[j]):
             continue
-        short, other = (runs[i], runs[j]) if len(runs[i]) <= len(runs[j]) else (runs[j], runs[i])
-        distance = np.abs(_baseline(page, short)[:, None] - _baseline(page, other)[None, :]).min(axis=1)
-        shared = int(np.count_nonzero(distance <= SAME_BASELINE * page.body))
-        if shared * 2 > len(short):
-            link[root(int(j))] = root(int(i))
-            if shared >= GRID_ROWS:
-                strong.add(int(i))
-            in_row.update((int(i), int(j)))
+        link[root(j)] = root(i)
+        if shared >= GRID_ROWS:
+            strong.add(i)
+        in_row.update((i, j))
     # Cells of one grid column, one above the other (a table painted
     # backwards, a cell at a time), belong to its grid too.
     for i, j in zip(*np.nonzero(np.triu((above | above.T) & ~apart, 1))):
@@ -350,6 +348,44 @@ def _kahn(before: np.ndarray) -> list[int] | None:
         indegree -= before[k]
         result.append(k)
     return result
+
+
+class _SharedBaselines:
+    """How many lines of run i lie on the baseline of a line of run j (within
+    SAME_BASELINE body heights), for every pair of runs at once: one sort of
+    all baselines and a window per line, rather than a distance matrix per
+    pair, which made pages of many narrow runs quadratic in runs and lines."""
+
+    def __init__(self, page: Page, runs: list[np.ndarray]) -> None:
+        tol = SAME_BASELINE * page.body
+        base = np.concatenate([_baseline(page, r) for r in runs])
+        owner = np.repeat(np.arange(len(runs), dtype=np.int64), [len(r) for r in runs])
+        order = np.argsort(base, kind="stable")
+        base, owner = base[order], owner[order]
+        # Line k's window: the lines whose baselines lie within tol of its own.
+        low = np.searchsorted(base, base - tol, "left")
+        width = np.searchsorted(base, base + tol, "right") - low
+        line = np.repeat(np.arange(len(base), dtype=np.int64), width)
+        within = np.arange(int(width.sum()), dtype=np.int64) - np.repeat(np.cumsum(width) - width, width)
+        # Each line counts once per run it meets, then lines are summed per pair.
+        self._runs = len(runs)
+        self._lengths = np.array([len(r) for r in runs], dtype=np.int64)
+        met = np.unique(line * self._runs + owner[np.repeat(low, width) + within])
+        self._pairs, self._counts = np.unique(owner[met // self._runs] * self._runs + met % self._runs, return_counts=True)
+
+    def most_shared(self, pairs: np.ndarray) -> list[tuple[int, int, int]]:
+        """(i, j, shared) for the pairs of runs marked in the boolean matrix
+        `pairs`, in np.nonzero order, where more than half of the shorter
+        run's lines lie on the other's baselines."""
+        i, j = np.nonzero(pairs)
+        i_short = self._lengths[i] <= self._lengths[j]
+        short, other = np.where(i_short, i, j), np.where(i_short, j, i)
+        keys = short * self._runs + other
+        at = np.minimum(np.searchsorted(self._pairs, keys), max(len(self._pairs) - 1, 0))
+        found = self._pairs[at] == keys if len(self._pairs) else np.zeros(len(keys), dtype=bool)
+        shared = np.where(found, self._counts[at] if len(self._pairs) else 0, 0)
+        keep = shared * 2 > self._lengths[short]
+        return list(zip(i[keep].tolist(), j[keep].tolist(), shared[keep].tolist()))
 
 
 def _distinct_rows(page: Page, ids: np.ndarray) -> int:
