@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ragprep.extract.layout.params import COLUMN_WIDTH, COMPOUND_COVER, MAX_DEPTH, ROW_OVERLAP
+from ragprep.extract.layout.params import COMPOUND_COVER, NARROW_COLUMN, MAX_DEPTH, ROW_OVERLAP
 from ragprep.extract.layout.regions import (
     gap_bands,
     holds_prose,
@@ -42,7 +42,7 @@ from ragprep.extract.layout.regions import (
     spanning_bands,
     split_at,
 )
-from ragprep.extract.layout.tiebreaks import column_gap_bands, stream_reads_bands, stream_reads_columns, trailing_visit, visits_top_down
+from ragprep.extract.layout.tiebreaks import column_gap_bands, stream_band_order, stream_reads_bands, stream_reads_columns, trailing_visit, visits_top_down
 from ragprep.extract.layout.units import Page
 
 
@@ -63,7 +63,7 @@ def _cut(page: Page, ids: np.ndarray, depth: int) -> tuple[list[np.ndarray], boo
     """read_region, uncached."""
     if len(ids) < 4 or depth > MAX_DEPTH:
         return [ids], False
-    if page.x1[ids].max() - page.x0[ids].min() < 2 * COLUMN_WIDTH * page.body + page.gutter:
+    if page.x1[ids].max() - page.x0[ids].min() < 2 * NARROW_COLUMN * page.body + page.gutter:
         return [ids], False  # too narrow for two text columns
     if not lines_side_by_side(page, ids):
         return [ids], False
@@ -164,9 +164,12 @@ def _cut(page: Page, ids: np.ndarray, depth: int) -> tuple[list[np.ndarray], boo
         bands = spanning_bands(page, *rows)
     if bands is None:
         return [ids], False
+    bands = _ragged_ends(page, bands)
+    reads = {band.tobytes(): read_region(page, band, depth + 1) for band in bands}
+    furniture = [not (reads[b.tobytes()][1] or is_text_column(page, b) or holds_prose(page, b)) for b in bands]
     leaves, pending, split = [], [], False
-    for band in _ragged_ends(page, bands):
-        inner, inner_split = read_region(page, band, depth + 1)
+    for band in stream_band_order(page, ids, bands, furniture):
+        inner, inner_split = reads[band.tobytes()]
         if not inner_split:
             # Column-free bands next to each other form one leaf, read in
             # stream order: top-to-bottom sorting is no safer there.

@@ -46,7 +46,7 @@ from ragprep.extract.layout.units import Page
 
 def leaf_order(page: Page, ids: np.ndarray) -> np.ndarray:
     """The lines `ids` of one leaf in reading order. Where the stream reads
-    the leaf coherently (_reads_down: it goes down the page or along a
+    the leaf coherently (reads_down: it goes down the page or along a
     row, but for a few jumps back up, as a producer that paints in reading
     order does) and paints no table column by column (_column_grid), its
     order stands: within a leaf the author's stream is the best witness of
@@ -66,7 +66,7 @@ def leaf_order(page: Page, ids: np.ndarray) -> np.ndarray:
     runs = _paint_runs(page, ids)
     if len(runs) == 1:
         return ids
-    if _reads_down(page, ids) and not _column_grid(page, runs):
+    if reads_down(page, ids) and not _column_grid(page, runs):
         return np.concatenate(_stacked_in_place(page, runs))
     if not is_text_column(page, ids) and not _has_prose(page, ids) and len(_merge_grids(page, runs)) == len(runs):
         # No text flow and no grid (a figure's labels): nothing for geometry
@@ -115,7 +115,7 @@ def _stacked_in_place(page: Page, runs: list[np.ndarray]) -> list[np.ndarray]:
     return runs if order is None else [runs[k] for k in order]
 
 
-def _reads_down(page: Page, ids: np.ndarray) -> bool:
+def reads_down(page: Page, ids: np.ndarray) -> bool:
     """Does the stream (lines `ids` in paint order) read the leaf down the
     page: from at most 1 - COHERENT of its lines back up to a line above
     that overlaps it along the line (the same column, or the same cell) or
@@ -231,8 +231,10 @@ def _merge_grids(page: Page, runs: list[np.ndarray]) -> list[np.ndarray]:
     # Pairs apart along the line where most lines of the shorter run lie on
     # the other's baselines.
     for i, j, shared in _SharedBaselines(page, runs).most_shared(np.triu(apart, 1)):
-        # A table's columns are narrower than a text column, and no running text.
-        if text[i] or text[j] or not (narrow[i] and narrow[j]):
+        # A table's columns are narrower than a text column, and not both
+        # running text: a table's column of sentences wraps like prose
+        # beside its column of labels, two narrow columns of prose both do.
+        if (text[i] and text[j]) or not (narrow[i] and narrow[j]):
             continue
         link[root(j)] = root(i)
         if shared >= GRID_ROWS:

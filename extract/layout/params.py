@@ -43,6 +43,25 @@ SECTION_GAP = 1.2
 GUTTER_SUPPORT = 0.2
 # A text column is at least this many body heights wide ...
 COLUMN_WIDTH = 12.0
+# A column narrower than that (a box of two narrow columns, a sidebar set
+# in columns) is running text only where its lines wrap (regions.wraps),
+# down to this many body heights: about fourteen characters a line.
+NARROW_COLUMN = 6.0
+# Lines wrap where at least this share of them, followed by a line of the
+# same column, could not have taken the next line's first word: a greedy
+# line breaker's lines (a paragraph's last line does not wrap; a table's
+# cells, ending where their content ends, mostly do not).
+WRAPPED = 0.75
+# ... out of at least this many such lines (a block of four lines or more).
+WRAP_PAIRS = 3
+# ... of this many words or more, in the median: a paragraph's narrow lines,
+# not an address block's lines of a name each.
+WRAP_WORDS = 3
+# ... a word space being about this many body heights.
+WRAP_SPACE = 0.25
+# Within a unit, a gap along the line wider than this many heights ends a
+# word (join()'s word space, ExtractConfig.word_space_ratio, is 0.15).
+WORD_GAP = 0.15
 # ... and its rows fill, in the median, at least this share of its width.
 COLUMN_FILL = 0.6
 # ... with at most this share of rows made of several units (cells) ...

@@ -20,10 +20,15 @@ from ragprep.extract.layout.params import (
     COLUMN_SPLIT_ROWS,
     COLUMN_WIDTH,
     GUTTER_SUPPORT,
+    NARROW_COLUMN,
     PROSE_LINES,
     PROSE_SHARE,
     ROW_OVERLAP,
     SECTION_GAP,
+    WRAP_PAIRS,
+    WRAP_SPACE,
+    WRAP_WORDS,
+    WRAPPED,
 )
 from ragprep.extract.layout.units import Page
 
@@ -35,7 +40,7 @@ def lines_side_by_side(page: Page, ids: np.ndarray) -> bool:
     in top-to-bottom order are enough to look at: lines of two columns
     alternate in that order (or tie, on aligned baselines, and then keep
     stream order next to each other)."""
-    long = ids[page.x1[ids] - page.x0[ids] >= COLUMN_FILL * COLUMN_WIDTH * page.body]
+    long = ids[page.x1[ids] - page.x0[ids] >= COLUMN_FILL * NARROW_COLUMN * page.body]
     if len(long) < 4:
         return False
     long = long[np.argsort(page.y0[long] + page.y1[long], kind="stable")]
@@ -67,10 +72,12 @@ def is_text_column(page: Page, ids: np.ndarray) -> bool:
     if len(ids) < 2:
         return False
     width = page.x1[ids].max() - page.x0[ids].min()
-    if width < COLUMN_WIDTH * page.body:
+    if width < NARROW_COLUMN * page.body:
         return False
     ids, starts = rows_of(page, ids)
     if len(starts) < 2:
+        return False
+    if width < COLUMN_WIDTH * page.body and not wraps(page, ids, starts):
         return False
     extent = np.maximum.reduceat(page.x1[ids], starts) - np.minimum.reduceat(page.x0[ids], starts)
     if median(extent) < COLUMN_FILL * width:
@@ -83,6 +90,35 @@ def is_text_column(page: Page, ids: np.ndarray) -> bool:
     if median(np.add.reduceat(page.inked[ids], starts)) < COLUMN_GLYPHS:
         return False
     return page.letter_share(ids) >= COLUMN_LETTERS
+
+
+def wraps(page: Page, ids: np.ndarray, starts: np.ndarray) -> bool:
+    """Do the lines of the group (units `ids` in rows starting at `starts`,
+    see rows_of) wrap like a paragraph's: of the rows that are one line
+    followed by a row of one line, at least WRAPPED (and two) end where the
+    next line's first word, after a word space, would not have fitted in
+    the group's width? A greedy line breaker fills every line but a
+    paragraph's last; a table's cells end where their content ends, short
+    of the next row's first word. The test that tells a box of two narrow
+    columns of prose (narrower than COLUMN_WIDTH) from a table's columns.
+    Fixture: test_narrow_prose_columns_in_a_box_read_column_after_column."""
+    single = np.flatnonzero(np.diff(np.concatenate([starts, [len(ids)]])) == 1)
+    pairs = single[:-1][np.diff(single) == 1]  # row r and row r + 1 are single lines
+    if len(pairs) < 2:
+        return False
+    if median(page.words[ids]) < WRAP_WORDS:
+        return False  # short lines of a word or two: an address, a list of names
+    line, following = ids[starts[pairs]], ids[starts[pairs + 1]]
+    # A line of one word (an address, a name) fits nowhere but alone: it
+    # says nothing of wrapping.
+    word = page.first_word[following]
+    several = word < page.x1[following] - page.x0[following] - WRAP_SPACE * page.body
+    line, word = line[several], word[several]
+    if len(line) < WRAP_PAIRS:
+        return False
+    width = page.x1[ids].max() - page.x0[ids].min()
+    wrapped = page.x1[line] - page.x0[line] + WRAP_SPACE * page.body + word > width
+    return int(np.count_nonzero(wrapped)) >= WRAPPED * len(line)
 
 
 def holds_prose(page: Page, ids: np.ndarray) -> bool:

@@ -18,6 +18,7 @@ import bisect
 import numpy as np
 
 from ragprep.extract.blocks import PARAGRAPH_GAP
+from ragprep.extract.layout.leaves import reads_down
 from ragprep.extract.layout.params import CONSISTENT, ROW_OVERLAP, STRAYS
 from ragprep.extract.layout.regions import gap_bands, gutter_core, is_text_column, rows_of, split_at
 from ragprep.extract.layout.units import Page
@@ -121,6 +122,34 @@ def trailing_visit(
     if not all(page.y0[c].min() >= top - ROW_OVERLAP * page.body and c.max() < visit.min() for c in others):
         return None
     return visit
+
+
+def stream_band_order(
+    page: Page, ids: np.ndarray, bands: list[np.ndarray], furniture: list[bool]
+) -> list[np.ndarray]:
+    """`bands` of the region `ids` (top to bottom) in the order the stream
+    paints them, where it is a witness: it paints each band in one visit
+    and reads each down the page (leaves.reads_down), as a producer that
+    paints in reading order does. Only the bands between the first and
+    the last move, and those two when they are no `furniture` (neither
+    running text nor a region of columns: a running head, a footer; the
+    top and bottom bands are theirs, whatever the stream painted first): a callout box that the author placed
+    between two bands of text, or under the columns, and painted after (or
+    before) them is no place geometry can tell, and the stream's order is
+    the author's. A stream painted out of order (reversed, interleaved,
+    shuffled) fails the test, and the bands read top to bottom. Fixture:
+    test_box_between_bands_painted_after_them_keeps_its_place_in_the_stream."""
+    if len(bands) < 2:
+        return bands
+    region = np.sort(ids)
+    if not all(len(_stream_visits(region, band)) == 1 and reads_down(page, np.sort(band)) for band in bands):
+        return bands
+    first = 1 if furniture[0] else 0
+    last = len(bands) - 1 if furniture[-1] else len(bands)
+    if last - first < 2:
+        return bands
+    middle = sorted(bands[first:last], key=lambda band: int(band.min()))
+    return [*bands[:first], *middle, *bands[last:]]
 
 
 def _stream_visits(region: np.ndarray, part: np.ndarray) -> list[np.ndarray]:

@@ -29,7 +29,7 @@ from ragprep.extract.bidi import is_rtl
 from ragprep.extract.config import ExtractConfig
 from ragprep.extract.geometric import SAME_DIRECTION, line_break_rule
 from ragprep.extract.glyphs import GlyphTable
-from ragprep.extract.layout.params import BLANK_GAP, DESCENT, FIRST_RTL, GUTTER, LETTER_SAMPLE, MAX_VALUE, RTL_SAMPLE, SEGMENT_BACK, SEGMENT_GAP, UPRIGHT
+from ragprep.extract.layout.params import BLANK_GAP, WORD_GAP, DESCENT, FIRST_RTL, GUTTER, LETTER_SAMPLE, MAX_VALUE, RTL_SAMPLE, SEGMENT_BACK, SEGMENT_GAP, UPRIGHT
 
 
 def unit_breaks(line_break: np.ndarray, gap: np.ndarray, height: np.ndarray, next_height: np.ndarray) -> np.ndarray:
@@ -183,6 +183,8 @@ class Page:
         if len(blank):
             low_x[blank], low_y[blank] = np.inf, np.inf
             high_x[blank], high_y[blank] = -np.inf, -np.inf
+        self._glyph_x = (low_x, high_x, glyphs.height)
+        self._first_word: tuple[np.ndarray, np.ndarray] | None = None
         self.x0 = np.minimum.reduceat(low_x, unit_start)
         self.x1 = np.maximum.reduceat(high_x, unit_start)
         self.y0 = np.minimum.reduceat(low_y, unit_start)
@@ -216,10 +218,54 @@ class Page:
         return sum(map(str.isalpha, texts)) / inked if inked else 0.0
 
     @property
+    def first_word(self) -> np.ndarray:
+        """Per unit, the extent along the line of its first word (its
+        first glyphs in logical order up to a blank or a gap wider than a
+        word space, WORD_GAP heights; the right end of a right-to-left
+        line). Measured once per page, column-wise, for the wrap test
+        (regions.wraps)."""
+        return self._words()[0]
+
+    @property
+    def words(self) -> np.ndarray:
+        """Per unit, how many words it holds (see first_word)."""
+        return self._words()[1]
+
+    def _words(self) -> tuple[np.ndarray, np.ndarray]:
+        if self._first_word is None:
+            self._first_word = _first_words(self.table.text[self.stream], self.start, self.end, *self._glyph_x)
+        return self._first_word
+
+    @property
     def rtl(self) -> bool:
         if self._rtl is None:
             self._rtl = reads_rtl(self.table, self.stream)
         return self._rtl
+
+
+def _first_words(
+    texts: np.ndarray, start: np.ndarray, end: np.ndarray, low_x: np.ndarray, high_x: np.ndarray, height: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """Page.first_word and Page.words: per unit start[i]:end[i], the extent
+    of its glyphs from the first inked one (edge blanks have infinite
+    boxes, see _blank_edges) to the last before a word break, and how many
+    words it holds."""
+    inked = np.isfinite(low_x)
+    blank = np.fromiter(map(str.isspace, texts.tolist()), dtype=bool, count=len(texts))
+    # A word ends at glyph k where the next is blank or lies a word space away.
+    gap = np.maximum(low_x[1:] - high_x[:-1], low_x[:-1] - high_x[1:])
+    ends = np.zeros(len(texts), dtype=bool)
+    ends[:-1] = blank[1:] | (gap > WORD_GAP * height[:-1])
+    ends[end - 1] = True
+    ink = np.flatnonzero(inked & ~blank)
+    first = ink[np.minimum(np.searchsorted(ink, start), len(ink) - 1)] if len(ink) else start
+    first = np.where((first >= start) & (first < end), first, start)
+    stops = np.flatnonzero(ends & inked & ~blank)
+    last = stops[np.minimum(np.searchsorted(stops, first), len(stops) - 1)] if len(stops) else first
+    last = np.where((last >= first) & (last < end), last, first)
+    extent = np.maximum(high_x[first], high_x[last]) - np.minimum(low_x[first], low_x[last])
+    words = np.add.reduceat((ends & inked & ~blank).astype(np.int64), start)
+    return np.where(np.isfinite(extent), extent, 0.0), words
 
 
 def _blank_edges(texts: np.ndarray, start: np.ndarray, end: np.ndarray) -> np.ndarray:

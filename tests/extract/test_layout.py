@@ -739,6 +739,79 @@ def test_table_painted_column_by_column_reads_row_by_row():
     assert layout(b).joined.text == "\n".join(" ".join(row) for row in rows)
 
 
+@pytest.mark.parametrize("order", ["columns", "interleaved", "shuffled"])
+def test_narrow_prose_columns_in_a_box_read_column_after_column(order: str):
+    # regions.wraps: two columns of prose 110 pt wide (under COLUMN_WIDTH
+    # body heights) in a box under a paragraph, on one leading: their lines
+    # wrap like a paragraph's, so they are text columns and the gutter
+    # between them a cut, whatever the paint order, never a table's
+    # columns read row by row.
+    import random
+
+    b = PdfBuilder()
+    f = b.add_standard_font("Helvetica", widths=True)
+    intro = wrap(prose("p", 24), 240)
+    # Words of five or six letters, three or four to a line.
+    left, right = (wrap([f"{w}{tag}{i}" for i, w in enumerate(["sun", "sea", "oak", "elm", "ash", "bay"] * 7)], 110) for tag in "ab")
+    top = 700 - LEADING * len(intro) - 24
+    pieces = [(c, i) for c, column in enumerate([left, right]) for i in range(len(column))]
+    if order == "interleaved":
+        pieces = interleave(left, right)
+    elif order == "shuffled":
+        random.Random(19).shuffle(pieces)
+    b.add_page(" ".join([paint(f, [intro], (72,), 700, one_after_another(intro)), paint(f, [left, right], (72, 200), top, pieces)]))
+    assert layout(b).joined.text == "\n".join([*intro, *left, *right])
+
+
+@pytest.mark.parametrize("painted", ["box_last", "reversed"])
+def test_box_between_bands_painted_after_them_keeps_its_place_in_the_stream(painted: str):
+    # tiebreaks.stream_band_order: a box of two narrow columns between two
+    # paragraphs, which the stream paints after both of them (each band in
+    # one visit, read down the page), reads where the stream put it: geometry
+    # cannot tell a callout from the text's next band. The page number,
+    # painted first, keeps the bottom band. A stream painted bottom-up is no
+    # witness: the bands read top to bottom.
+    b = PdfBuilder()
+    f = b.add_standard_font("Helvetica", widths=True)
+    intro, after = wrap(prose("p", 30), 300), wrap(prose("q", 30), 300)
+    left, right = (wrap([f"{w}{tag}{i}" for i, w in enumerate(["sun", "sea", "oak", "elm", "ash", "bay"] * 5)], 110) for tag in "ab")
+    box_top = 700 - LEADING * len(intro) - 30
+    after_top = box_top - LEADING * max(len(left), len(right)) - 30
+    lines = [
+        (72, 60, "7"),
+        *((72, 700 - LEADING * i, line) for i, line in enumerate(intro)),
+        *((72, after_top - LEADING * i, line) for i, line in enumerate(after)),
+        *((80, box_top - LEADING * i, line) for i, line in enumerate(left)),
+        *((208, box_top - LEADING * i, line) for i, line in enumerate(right)),
+    ]
+    if painted == "reversed":
+        lines = sorted(lines, key=lambda line: line[1])
+    b.add_page(" ".join(show(f, x, y, text) for x, y, text in lines))
+    if painted == "box_last":
+        expected = [*intro, *after, *left, *right, "7"]
+    else:
+        expected = [*intro, *left, *right, *after, "7"]
+    assert layout(b).joined.text == "\n".join(expected)
+
+
+def test_table_of_sentences_painted_column_by_column_reads_row_by_row():
+    # regions.wraps: a table's columns of text cells, each a row's one
+    # line, end where their content ends, short of the next row's first
+    # word: no wrapped lines, no text column, and the grid reads by rows.
+    b = PdfBuilder()
+    f = b.add_standard_font("Helvetica", widths=True)
+    rows = [
+        ["Avon", "slow and wide water"],
+        ["Tees at Yarm", "a tidal reach with weirs"],
+        ["Wear", "deep gorge and bends"],
+        ["Tyne at Hexham bridge", "broad gravel riffles"],
+        ["Eden", "clear upland stream"],
+    ]
+    cells = [show(f, 72 + 110 * c, 700 - LEADING * r, rows[r][c]) for c in range(2) for r in range(len(rows))]
+    b.add_page(" ".join(cells))
+    assert layout(b).joined.text == "\n".join(" ".join(row) for row in rows)
+
+
 def test_column_painted_bottom_up_reads_top_to_bottom():
     # leaves._merge_interleaved, then _order_runs: runs that are single
     # lines going up the page, one above the other, read down.
@@ -873,7 +946,7 @@ def test_prose_columns_with_contents_and_equations_read_column_after_column(orde
     # between them is a column cut (params.GUTTER), and merge_fragments
     # keeps them two leaves; regions._core: the page number reaching into
     # the gutter crosses it, and reads as a band under the columns.
-    # leaves._reads_down: the shuffled stream jumps up and back to the left
+    # leaves.reads_down: the shuffled stream jumps up and back to the left
     # column as often as up to the right one: no witness of the order.
     import random
 
