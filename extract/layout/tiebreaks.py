@@ -148,6 +148,12 @@ def stream_band_order(
     last = len(bands) - 1 if furniture[-1] else len(bands)
     if last - first < 2:
         return bands
+    # A heading (furniture between the first and the last band) leads the
+    # band under it: a stream that paints it anywhere but right before that
+    # band paints out of reading order, and is no witness.
+    rank = np.argsort(np.argsort([int(band.min()) for band in bands]))
+    if any(furniture[k] and rank[k + 1] != rank[k] + 1 for k in range(first, last - 1)):
+        return bands
     middle = sorted(bands[first:last], key=lambda band: int(band.min()))
     return [*bands[:first], *middle, *bands[last:]]
 

@@ -763,34 +763,39 @@ def test_narrow_prose_columns_in_a_box_read_column_after_column(order: str):
     assert layout(b).joined.text == "\n".join([*intro, *left, *right])
 
 
-@pytest.mark.parametrize("painted", ["box_last", "reversed"])
+@pytest.mark.parametrize("painted", ["box_last", "reversed", "heading_late"])
 def test_box_between_bands_painted_after_them_keeps_its_place_in_the_stream(painted: str):
-    # tiebreaks.stream_band_order: a box of two narrow columns between two
-    # paragraphs, which the stream paints after both of them (each band in
-    # one visit, read down the page), reads where the stream put it: geometry
-    # cannot tell a callout from the text's next band. The page number,
-    # painted first, keeps the bottom band. A stream painted bottom-up is no
-    # witness: the bands read top to bottom.
+    # tiebreaks.stream_band_order: a box of two narrow columns under its
+    # heading, between two paragraphs, which the stream paints after both of
+    # them (each band in one visit, read down the page), reads where the
+    # stream put it: geometry cannot tell a callout from the text's next
+    # band. The page number, painted first, keeps the bottom band. A stream
+    # painted bottom-up, or one that paints the heading after the box under
+    # it, is no witness: the bands read top to bottom.
     b = PdfBuilder()
     f = b.add_standard_font("Helvetica", widths=True)
     intro, after = wrap(prose("p", 30), 300), wrap(prose("q", 30), 300)
     left, right = (wrap([f"{w}{tag}{i}" for i, w in enumerate(["sun", "sea", "oak", "elm", "ash", "bay"] * 5)], 110) for tag in "ab")
-    box_top = 700 - LEADING * len(intro) - 30
+    box_top = 700 - LEADING * len(intro) - 40
     after_top = box_top - LEADING * max(len(left), len(right)) - 30
+    heading = (80, box_top + 22, "Key facts")
     lines = [
         (72, 60, "7"),
         *((72, 700 - LEADING * i, line) for i, line in enumerate(intro)),
         *((72, after_top - LEADING * i, line) for i, line in enumerate(after)),
+        heading,
         *((80, box_top - LEADING * i, line) for i, line in enumerate(left)),
         *((208, box_top - LEADING * i, line) for i, line in enumerate(right)),
     ]
     if painted == "reversed":
         lines = sorted(lines, key=lambda line: line[1])
+    elif painted == "heading_late":
+        lines = [line for line in lines if line != heading] + [heading]
     b.add_page(" ".join(show(f, x, y, text) for x, y, text in lines))
     if painted == "box_last":
-        expected = [*intro, *after, *left, *right, "7"]
+        expected = [*intro, *after, heading[2], *left, *right, "7"]
     else:
-        expected = [*intro, *left, *right, *after, "7"]
+        expected = [*intro, heading[2], *left, *right, *after, "7"]
     assert layout(b).joined.text == "\n".join(expected)
 
 
