@@ -85,10 +85,24 @@ def chunk_document(
     chunks: list[Chunk] = []
     for segment in _segments(blocks, document_tables(pages, bases, result.tables, blocks)):
         if isinstance(segment, DocTable):
-            for part in renderer.chunks(segment):
-                chunks.append(_table_chunk(part, blocks, context, len(chunks)))
+            parts = renderer.chunks(segment)
+            for part in parts:
+                chunk = _table_chunk(part, blocks, context, len(chunks))
+                titled = None
+                if part is parts[0] and chunks and _small_prose(chunks[-1], packer, config):
+                    titled = _with_title(chunks[-1], chunk, tok, context)
+                if titled is not None:
+                    chunks[-1] = titled
+                else:
+                    chunks.append(chunk)
         else:
-            chunks.extend(_prose_chunks(segment, packer, context, len(chunks)))
+            prose = _prose_chunks(segment, packer, context, len(chunks))
+            if prose and chunks and chunks[-1].table_id is not None and _small_prose(prose[0], packer, config):
+                note = _with_note(chunks[-1], prose[0], tok, context)
+                if note is not None:
+                    chunks[-1] = note
+                    prose = [dataclasses.replace(c, index=len(chunks) + k) for k, c in enumerate(prose[1:])]
+            chunks.extend(prose)
     ids = chunk_ids(source, cfg_hash, [c.text for c in chunks])
     return tuple(dataclasses.replace(c, chunk_id=i) for c, i in zip(chunks, ids))
 
@@ -160,6 +174,56 @@ def _prose_chunks(blocks: Sequence[DocBlock], packer: Packer, ctx: _Context, fir
             )
         )
     return chunks
+
+
+def _small_prose(chunk: Chunk, packer: Packer, config: ChunkConfig) -> bool:
+    """A prose chunk whose new text is under ``chunk.min_tokens`` (not boilerplate):
+    a table's title or heading above it, a note below it."""
+    if chunk.table_id is not None or chunk.is_boilerplate or config.min_tokens <= 0:
+        return False
+    return packer.count("", chunk.core_char_start, chunk.char_end) < config.min_tokens
+
+
+def _with_title(title: Chunk, table: Chunk, tok: Tokenizer, ctx: _Context) -> Chunk | None:
+    """Rule "a table's title opens its first chunk": a small prose chunk right
+    before a table (its title, a caption, the heading over it) and the table's
+    first chunk as one, when the two fit the budget; None otherwise. A title
+    alone is a chunk no query finds the table by."""
+    if table.header_prefix:
+        return None
+    return _joined_with_table(title, table, table, tok, ctx)
+
+
+def _with_note(table: Chunk, note: Chunk, tok: Tokenizer, ctx: _Context) -> Chunk | None:
+    """A small prose chunk right after a table's last chunk (a note, a source
+    line under it) and that chunk as one, when they fit; None otherwise."""
+    return _joined_with_table(table, note, table, tok, ctx)
+
+
+def _joined_with_table(head: Chunk, tail: Chunk, table: Chunk, tok: Tokenizer, ctx: _Context) -> Chunk | None:
+    text = f"{head.text}\n\n{tail.text}"  # a blank line: the title a paragraph of its own, the table valid Markdown
+    tokens = tok.count(text)
+    if tokens > ctx.config.max_tokens:
+        return None
+    struct_types = (*table.struct_types, *(t for t in (head.struct_types + tail.struct_types) if t not in table.struct_types))
+    return _chunk(
+        ctx,
+        head.index,
+        text=text,
+        n_tokens=tokens,
+        start=head.char_start,
+        end=tail.char_end,
+        core_start=head.core_char_start,
+        prefix=head.header_prefix,
+        bboxes=_boxes((b.page, (b.x0, b.y0, b.x1, b.y1)) for b in head.bboxes + tail.bboxes),
+        struct_types=struct_types,
+        heading_path=table.heading_path,
+        mcids=_mcids(head.mcids + tail.mcids),
+        is_boilerplate=False,
+        table_id=table.table_id,
+        table_row_start=table.table_row_start,
+        table_row_end=table.table_row_end,
+    )
 
 
 def _table_chunk(part: TableChunk, blocks: Sequence[DocBlock], ctx: _Context, index: int) -> Chunk:

@@ -26,7 +26,8 @@ class Chunk:
     source: str  # source key: resolved path, or relative to pipeline.source_root
     index: int  # position in the document's chunk sequence
     # header_prefix + normalise(document_text[char_start:char_end]); for table
-    # rows, header_prefix + the rows rendered (chunk/tables.py).
+    # rows, header_prefix + the rows rendered (chunk/tables.py), after the
+    # table's title and before its note when those joined it (chunker.py).
     text: str
     n_tokens: int  # tokens of `text`
     tokenizer: str  # encoding name as configured

@@ -4,12 +4,13 @@ repeated, exact spans; the 3-page table scenario."""
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 import pytest
 from pdfbuilder import PdfBuilder
 from tabledocs import build_table, ruled_table, text_at
 
-from ragprep.chunk import ChunkConfig, chunk_document, document_text, normalise
+from ragprep.chunk import ChunkConfig, Tokenizer, chunk_document, document_text, normalise
 from ragprep.extract import extract_document
 
 HEADER = "| Station | River | Flow |\n| --- | --- | --- |"
@@ -50,16 +51,22 @@ def test_three_page_table_every_chunk_a_markdown_table_with_its_header():
     pdf = build_table(station_rows(90), page_rows=[31, 30, 30], thead=1, prose=("Flows measured in May.", "End of report."))
     result, chunks = chunks_of(pdf, max_tokens=120, overlap_tokens=0)
     text, _ = document_text(result.pages)
-    table_chunks = [c for c in chunks if c.table_id is not None]
-    assert [c.text for c in chunks if c.table_id is None] == ["Flows measured in May.", "End of report."]
-    assert chunks[0].table_id is None and chunks[-1].table_id is None  # the table stands where it was read
-    assert len(table_chunks) > 3 and {c.table_id for c in table_chunks} == {result.tables[0].table_id}
-    assert {c.page_start for c in table_chunks} == {1, 2, 3}
+    # The short paragraphs above and below the table are its title and its note: they
+    # open its first chunk and close its last, each parted from the rows by a blank line.
+    title, note = "Flows measured in May.\n\n", "\n\nEnd of report."
+    assert all(c.table_id == result.tables[0].table_id for c in chunks)
+    assert chunks[0].text.startswith(title + HEADER) and chunks[-1].text.endswith(note)
+    assert chunks[0].char_start == text.index("Flows") and chunks[-1].char_end == text.index("report.") + len("report.")
+    assert "P" in chunks[0].struct_types and chunks[0].struct_types[0] == "Table"
     seen: list[str] = []
-    for c in table_chunks:
-        body = markdown_rows(c, 120)
-        lines = c.text.split("\n")
-        span_words = normalise(text[c.char_start : c.char_end]).split()
+    for k, c in enumerate(chunks):
+        # The rows alone (title and note taken off) are checked as every table chunk's.
+        rows = replace(c, text=c.text.removeprefix(title).removesuffix(note))
+        body = markdown_rows(rows, 120)
+        lines = rows.text.split("\n")
+        span = text[c.char_start : c.char_end]
+        span = span.removeprefix("Flows measured in May.").removesuffix("End of report.")
+        span_words = normalise(span).split()
         cell_words = " ".join(line.strip("| ").replace(" | ", " ") for line in lines[2 if c.table_row_start else 0 :]).split()
         if c.table_row_start == 0:
             cell_words = [w for w in cell_words if w != "---"]
@@ -115,7 +122,9 @@ def test_detected_table_over_three_pages_chunks_as_markdown_tables_with_its_head
     result = extract_document(b.to_bytes(), mode="layout")
     (table,) = result.tables
     assert table.pages == (1, 2, 3) and table.n_rows == 86 and table.header_rows == 1
-    chunks = chunk_document(result, doc_id="d", source="t.pdf", config=ChunkConfig().replace(max_tokens=120, overlap_tokens=0))
+    # min_tokens=0: the title and the note stay chunks of their own (tested on a tagged table above).
+    config = ChunkConfig().replace(max_tokens=120, overlap_tokens=0, min_tokens=0)
+    chunks = chunk_document(result, doc_id="d", source="t.pdf", config=config)
     text, bases = document_text(result.pages)
     page_index = {p.page: k for k, p in enumerate(result.pages)}
     assert [c.text for c in chunks if c.table_id is None] == ["Flows measured in May.", "End of report."]
@@ -136,3 +145,24 @@ def test_detected_table_over_three_pages_chunks_as_markdown_tables_with_its_head
         assert (c.char_start, c.char_end) == (min(s for s, _, _ in spans), max(e for _, e, _ in spans))
         seen += body
     assert seen == [expected_row(i) for i in range(85)]  # no row lost, none twice, the repeat not a row
+
+
+def test_a_small_title_opens_its_table_and_a_note_closes_it_within_the_budget():
+    rows = [[("TH", "K", None), ("TH", "V", None)]] + [[("TD", f"k{i}", None), ("TD", f"v{i}", None)] for i in range(3)]
+    pdf = build_table(rows, thead=1, prose=("Table 2: Gate keys.", "Source: the gate log."))
+    result, chunks = chunks_of(pdf, overlap_tokens=0)
+    text, _ = document_text(result.pages)
+    rendered = "| K | V |\n| --- | --- |\n" + "\n".join(f"| k{i} | v{i} |" for i in range(3))
+    [chunk] = chunks
+    assert chunk.text == f"Table 2: Gate keys.\n\n{rendered}\n\nSource: the gate log."
+    assert (chunk.table_row_start, chunk.table_row_end) == (0, 3) and not chunk.is_boilerplate
+    assert (chunk.char_start, chunk.char_end) == (text.index("Table 2"), len(text.rstrip()))
+    assert chunk.n_tokens == Tokenizer.load(ChunkConfig().tokenizer_name).count(chunk.text)
+    # A title that does not fit with the first rows stays a chunk of its own; so does a
+    # paragraph of chunk.min_tokens or more (it is text, not a title).
+    budget = Tokenizer.load(ChunkConfig().tokenizer_name).count(rendered)
+    tight = chunks_of(pdf, overlap_tokens=0, max_tokens=budget + 2)[1]
+    assert [c.text for c in tight][0] == "Table 2: Gate keys." and tight[1].text.startswith("| K | V |")
+    long_title = " ".join(["A long paragraph of text that is no title."] * 3)
+    texts = [c.text for c in chunks_of(build_table(rows, thead=1, prose=(long_title, "End.")), overlap_tokens=0)[1]]
+    assert texts[0] == long_title and texts[1].startswith("| K | V |") and texts[1].endswith("\n\nEnd.")
