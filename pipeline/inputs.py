@@ -128,7 +128,7 @@ class _Collector:
             for folder in (m for m in matches if m.is_dir()):
                 files.extend(self.folder_pdfs(folder))
             return _named_something(files, f"{spec}{where}: the pattern matches no PDF file")
-        raise InputError(f"{spec}{where}: no such file or folder")
+        raise InputError(f"{spec}{where}: no such file or folder{_flag_value_hint(spec)}")
 
     def read_list(self, list_file: Path) -> list[Path]:
         try:
@@ -154,6 +154,17 @@ def _entry_is(test: Callable[[], bool]) -> bool:
         return test()
     except OSError:
         return False
+
+
+# Words a user writes after a flag that takes none (`--keep-missing true`).
+_FLAG_VALUES = frozenset({"true", "false", "yes", "no", "on", "off"})
+
+
+def _flag_value_hint(spec: str) -> str:
+    """For a missing input that reads as a flag's value: say that flags take none."""
+    if spec.lower() in _FLAG_VALUES:
+        return " (flags such as --keep-missing take no value: write the flag alone)"
+    return ""
 
 
 def _named_something(paths: list[Path], message: str) -> list[Path]:

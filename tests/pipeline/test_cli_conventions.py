@@ -63,6 +63,18 @@ def test_workers_zero_means_one_per_core(tmp_path):
     assert runner.invoke(app, ["run", str(tmp_path / "in"), "--out", str(tmp_path / "ds"), "-j", "-1"]).exit_code == 2
 
 
+def test_a_value_after_a_flag_is_an_input_and_the_error_says_flags_take_none(tmp_path):
+    (tmp_path / "in").mkdir()
+    (tmp_path / "in" / "a.pdf").write_bytes(report_pdf("Alpha"))
+    result = runner.invoke(app, ["run", str(tmp_path / "in"), "--keep-missing", "true", "--out", str(tmp_path / "ds")])
+    assert result.exit_code == 2
+    assert "true: no such file or folder (flags such as --keep-missing take no value" in result.stderr
+    assert not (tmp_path / "ds").exists()  # stopped before anything was written
+    # A missing input of another name gets no such hint.
+    other = runner.invoke(app, ["run", str(tmp_path / "nowhere"), "--out", str(tmp_path / "ds")])
+    assert other.exit_code == 2 and "flags such as" not in other.stderr
+
+
 def test_structure_mode_on_an_untagged_file_says_why_on_stderr(tmp_path):
     path = tmp_path / "untagged.pdf"
     path.write_bytes(report_pdf("Untagged", pages=2))
