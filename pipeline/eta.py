@@ -9,12 +9,16 @@ they cost nothing (it showed a run of 3:00 as 1:30). The model is
 
     seconds(document) = a + b * bytes ** beta
 
-fitted to the finished documents' own seconds (``documents.seconds``) by
-least squares on the relative error (a document of 0.1 s counts as much as one
-of 10 s), a, b >= 0, beta on a grid from 0 (every document alike) to 1.2 (a
-bit worse than linear). The time left is the model's seconds for the documents
-still to do, at the rate the workers have delivered document-seconds so far
-(their sum over the elapsed time: the parallelism, whatever the engine).
+fitted to the finished documents' own seconds (``documents.seconds``) by least
+squares, a, b >= 0, beta on a grid from 0 (every document alike: a count) to 1
+(by bytes). The time left is the elapsed time scaled by the model's seconds for
+the documents still to do over its seconds for those done: the parallelism,
+whatever the engine, cancels out, and so does a bias the fit has for every
+document alike. With beta <= 1 a small file never costs less per byte than a
+large one, so the estimate lies between the one by bytes and the one by count:
+on the corpus, where a few long documents (400 pages) dominate the time and
+bytes say little, the fit falls back to bytes instead of promising the small
+files cost nothing (a fit on the relative error did).
 """
 
 from __future__ import annotations
@@ -24,12 +28,7 @@ from collections.abc import Iterable
 import numpy as np
 
 # Exponents tried for bytes (0: a per-document cost; 1: by bytes).
-BETAS = np.arange(13) / 10
-# A document's seconds are taken as at least this much: the relative error of
-# a near-zero time (a file refused at once) would outweigh every other one.
-MIN_SECONDS = 0.01
-
-
+BETAS = np.arange(11) / 10
 class CostModel:
     """Seconds left in a run, by the bytes of the documents still to do."""
 
@@ -51,13 +50,15 @@ class CostModel:
 
     def remaining(self, elapsed: float) -> float | None:
         """Seconds left after `elapsed` seconds of the run; None before any document is done."""
-        worked = sum(self._seconds)
-        if not self._bytes or elapsed <= 0 or worked <= 0:
+        if not self._bytes or elapsed <= 0:
             return None
         a, b, beta = self._current()
         column = int(np.argmin(np.abs(BETAS - beta)))
+        done = float((a + b * np.array(self._bytes) ** beta).sum())
+        if done <= 0:
+            return None
         left = a * self._pending[0] + b * self._pending[column]
-        return float(left * elapsed / worked)
+        return float(left * elapsed / done)
 
     def _current(self) -> tuple[float, float, float]:
         """The fit, redone when the finished documents grew by a tenth since
@@ -72,15 +73,14 @@ class CostModel:
 
 def fit_cost(sizes: np.ndarray, seconds: np.ndarray) -> tuple[float, float, float]:
     """(a, b, beta) of ``seconds ~ a + b * sizes ** beta`` with the least
-    relative squared error, a, b >= 0 (see the module)."""
-    y = np.maximum(seconds, MIN_SECONDS)
-    w = 1.0 / y**2
+    squared error, a, b >= 0 (see the module)."""
+    y = np.maximum(seconds, 0.0)
     best: tuple[float, float, float, float] | None = None
     for beta in BETAS:
         f = sizes**beta
         scale = float(f.mean()) or 1.0
-        for a, b in _candidates(f / scale, y, w):
-            error = float((w * (y - a - b * f / scale) ** 2).sum())
+        for a, b in _candidates(f / scale, y):
+            error = float(((y - a - b * f / scale) ** 2).sum())
             # Ties go to the smaller exponent (beta means nothing when b is 0).
             if best is None or error < best[0] * (1 - 1e-9):
                 best = (error, a, b / scale, float(beta) if b else 0.0)
@@ -88,17 +88,16 @@ def fit_cost(sizes: np.ndarray, seconds: np.ndarray) -> tuple[float, float, floa
     return best[1], best[2], best[3]
 
 
-def _candidates(f: np.ndarray, y: np.ndarray, w: np.ndarray) -> list[tuple[float, float]]:
-    """Weighted least-squares (a, b) of ``y ~ a + b f``: the free solution when
-    both are >= 0, and the two one-term fits (b = 0, a = 0)."""
-    sw, sf, sy = w.sum(), (w * f).sum(), (w * y).sum()
-    sff, sfy = (w * f * f).sum(), (w * f * y).sum()
-    out = [(float(sy / sw), 0.0)]
+def _candidates(f: np.ndarray, y: np.ndarray) -> list[tuple[float, float]]:
+    """Least-squares (a, b) of ``y ~ a + b f``: the free solution when both are
+    >= 0, and the two one-term fits (b = 0, a = 0)."""
+    n, sf, sy, sff, sfy = float(y.size), f.sum(), y.sum(), (f * f).sum(), (f * y).sum()
+    out = [(float(sy / n), 0.0)]
     if sff > 0:
         out.append((0.0, float(sfy / sff)))
-    det = sw * sff - sf * sf
-    if det > 1e-12 * sw * sff:
-        a, b = (sy * sff - sf * sfy) / det, (sw * sfy - sf * sy) / det
+    det = n * sff - sf * sf
+    if det > 1e-12 * n * sff:
+        a, b = (sy * sff - sf * sfy) / det, (n * sfy - sf * sy) / det
         if a >= 0 and b >= 0:
             out.append((float(a), float(b)))
     return out
