@@ -90,7 +90,7 @@ def report_file(path: Path, rel: str) -> FileReport:
         auto_pages = [doc.extract_page(n, Mode.AUTO) for n in range(1, doc.page_count + 1)]
         stream_no_artifacts = _stream_text_without_artifacts(doc)
         tree = doc.struct_tree
-        warnings = list(tree.warnings) if tree is not None else []
+        warnings = [w.render() for w in tree.warnings] if tree is not None else []
     glyphs = sum(p.glyphs for p in structure_pages)
     unavailable = Counter(p.reason or "" for p in structure_pages if p.mode == "unavailable")
     read = [p for p in structure_pages if p.mode == "structure"]

@@ -35,6 +35,7 @@ _EXPORTS = {
     "ragprep.extract.modes": ("Mode",),
     "ragprep.extract.tables": ("Table", "TableCell"),
     "ragprep.extract.tabletext": ("TABLE_FORMATS", "grid_texts", "header_row_count", "render_rows", "render_table"),
+    "ragprep.extract.warning": ("PageWarning", "WarningKind", "render_all"),
 }  # fmt: skip
 _MODULE_OF = {name: module for module, names in _EXPORTS.items() for name in names}
 
@@ -62,6 +63,7 @@ if TYPE_CHECKING:
     from ragprep.extract.modes import Mode
     from ragprep.extract.tables import Table, TableCell
     from ragprep.extract.tabletext import TABLE_FORMATS, grid_texts, header_row_count, render_rows, render_table
+    from ragprep.extract.warning import PageWarning, WarningKind, render_all
 
 __all__ = [
     "Block",
@@ -77,11 +79,13 @@ __all__ = [
     "PageGlyphs",
     "PageRangeError",
     "PageResult",
+    "PageWarning",
     "RagprepError",
     "TABLE_FORMATS",
     "Table",
     "TableCell",
     "TextLine",
+    "WarningKind",
     "extract_document",
     "grid_texts",
     "header_row_count",
@@ -89,6 +93,7 @@ __all__ = [
     "open_document",
     "parse_page_selection",
     "render_rows",
+    "render_all",
     "render_table",
 ]
 

@@ -16,6 +16,8 @@ holds the two equal on every fixture and corpus page.
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pikepdf
 
@@ -25,6 +27,7 @@ from ragprep.extract.fonts.composite import CompositeFont
 from ragprep.extract.interpreter import IDENTITY, NativeFrames, PageInterpreter
 from ragprep.extract.native import PURE_ENV, compiled_available, compiled_core
 from ragprep.extract.paths import PathTable
+from ragprep.extract.warning import WarningKind
 
 __all__ = ["PURE_ENV", "CompiledPageInterpreter", "compiled_available", "interpreter_class"]
 
@@ -95,7 +98,7 @@ class CompiledPageInterpreter(PageInterpreter):
         return self._register(index, font)
 
     def fallback_font(self) -> int:
-        self._warn("text shown before any font was selected (Tf); decoded with a fallback font")
+        self._warn("text shown before any font was selected (Tf); decoded with a fallback font", WarningKind.FONT)
         font = self._select_font(None)
         return self._register(self._font_index[id(font)], font)
 
@@ -139,7 +142,7 @@ class CompiledPageInterpreter(PageInterpreter):
         return str(pikepdf.String(raw))
 
     def warn(self, message: str) -> None:
-        self._warn(message)
+        self._warn(*_core_warning(message))
 
     def operator_failed(self, operator: str, exc: BaseException) -> None:
         self._warn(f"operator {operator} skipped: {describe(exc)}")
@@ -175,3 +178,16 @@ class CompiledPageInterpreter(PageInterpreter):
 
     _core = None
     _path_columns: tuple[bytes, bytes, bytes, int] | None = None
+
+
+# The core words its own warnings (it formats text in C); its limit warnings
+# read "limit: ... (extract.KEY)", as the reference's render, and become
+# LIMIT warnings naming KEY here, so both paths give equal PageWarnings.
+_CORE_LIMIT = re.compile(r"^limit: (?P<message>.*) \((?P<setting>extract\.\w+)\)$")
+
+
+def _core_warning(message: str) -> tuple[str, WarningKind, str | None]:
+    match = _CORE_LIMIT.match(message)
+    if match is None:
+        return message, WarningKind.CONTENT, None
+    return match["message"], WarningKind.LIMIT, match["setting"]

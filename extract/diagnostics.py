@@ -15,6 +15,8 @@ import logging
 import re
 from collections.abc import Iterable
 
+from ragprep.extract.warning import PageWarning, WarningCounter, WarningKind
+
 QPDF_LOGGER = "pikepdf._core"
 # Distinct messages kept per batch; the rest are counted.
 MAX_MESSAGES = 5
@@ -54,17 +56,17 @@ def release(token: contextvars.Token[list[str] | None]) -> None:
         _sink.set(None)
 
 
-def summarize(messages: Iterable[str]) -> tuple[str, ...]:
+def summarize(messages: Iterable[str]) -> tuple[PageWarning, ...]:
     """qpdf messages as warnings: without the source prefix, repeats
     counted, at most MAX_MESSAGES distinct ones and a count of the rest."""
-    counts: dict[str, int] = {}
+    counter = WarningCounter()
     for message in messages:
         text = _SOURCE_PREFIX.sub("", message.strip().splitlines()[0] if message.strip() else "")
         if text:
-            counts[text] = counts.get(text, 0) + 1
-    kept = list(counts.items())[:MAX_MESSAGES]
-    warnings = [f"qpdf: {text}" + (f" (x{n})" if n > 1 else "") for text, n in kept]
-    rest = sum(counts.values()) - sum(n for _, n in kept)
+            counter.add(WarningKind.QPDF, text)
+    warnings = counter.warnings()
+    kept = warnings[:MAX_MESSAGES]
+    rest = sum(w.count for w in warnings[MAX_MESSAGES:])
     if rest:
-        warnings.append(f"qpdf: {rest} more messages")
-    return tuple(warnings)
+        kept += (PageWarning(WarningKind.QPDF, f"{rest} more messages"),)
+    return kept

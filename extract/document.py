@@ -53,6 +53,7 @@ from ragprep.extract.tables import (
     structure_tables,
     table_grids,
 )
+from ragprep.extract.warning import PageWarning, WarningKind
 
 
 UNAVAILABLE = "unavailable"
@@ -69,7 +70,7 @@ class PageResult:
     untagged_glyphs: int  # visible, not artifacts, outside any MCID
     artifact_glyphs: int  # visible glyphs inside /Artifact sequences
     undecodable_glyphs: int  # visible glyphs nothing mapped to Unicode
-    warnings: tuple[str, ...] = ()
+    warnings: tuple[PageWarning, ...] = ()
     reason: str | None = None  # why the requested mode was unavailable
     # auto mode: why the page was read geometrically instead of by structure.
     fallback: str | None = None
@@ -99,7 +100,7 @@ class PageGlyphs:
 
     page: int
     table: GlyphTable
-    warnings: tuple[str, ...]
+    warnings: tuple[PageWarning, ...]
     # Images painted inside marked content (for Figure /Alt text).
     images: tuple[ImagePlacement, ...] = ()
     # Straight painted path pieces: table rules (extract/paths.py).
@@ -132,7 +133,9 @@ def _source_name(source: str | Path | bytes) -> str:
     return "<bytes>" if isinstance(source, bytes) else str(source)
 
 
-def _open_pdf(source: str | Path | bytes, password: str | None, max_stream_bytes: int) -> tuple[pikepdf.Pdf, tuple[str, ...]]:
+def _open_pdf(
+    source: str | Path | bytes, password: str | None, max_stream_bytes: int
+) -> tuple[pikepdf.Pdf, tuple[PageWarning, ...]]:
     """The opened PDF and warnings about how it was opened: qpdf's repairs,
     and pages recovered by scanning (recovery.py) where qpdf's repair gives up."""
     name = _source_name(source)
@@ -174,7 +177,7 @@ def _open_pdf(source: str | Path | bytes, password: str | None, max_stream_bytes
 
 def _recover(
     source: str | Path | bytes, password: str | None, max_stream_bytes: int, reason: str
-) -> tuple[pikepdf.Pdf, tuple[str, ...]] | None:
+) -> tuple[pikepdf.Pdf, tuple[PageWarning, ...]] | None:
     """The PDF with the pages a scan of its objects finds hung under a new
     page tree, or None when there are none (recovery.py)."""
     try:
@@ -196,8 +199,8 @@ def _recover(
     if not count:
         pdf.close()
         return None
-    warning = f"recovered {count} pages by scanning the file's objects, the page tree was unreadable ({reason})"
-    return pdf, (warning,)
+    message = f"recovered {count} pages by scanning the file's objects, the page tree was unreadable ({reason})"
+    return pdf, (PageWarning(WarningKind.DOCUMENT, message),)
 
 
 def _first_line(exc: BaseException) -> str:
@@ -235,7 +238,7 @@ class Document:
         pdf: pikepdf.Pdf,
         name: str,
         config: ExtractConfig,
-        warnings: Sequence[str] = (),
+        warnings: Sequence[PageWarning] = (),
         qpdf_messages: tuple[list[str], contextvars.Token[list[str] | None]] | None = None,
     ) -> None:
         self._pdf = pdf
@@ -251,7 +254,7 @@ class Document:
         self._struct_tree_read = False
         self._table_grids: TableGrids | None = None
         # Tree-level warnings go on the first page read by structure.
-        self._struct_warnings: tuple[str, ...] = ()
+        self._struct_warnings: tuple[PageWarning, ...] = ()
         try:
             self.page_count = len(pdf.pages)
         except (pikepdf.PdfError, RecursionError) as exc:
@@ -290,12 +293,12 @@ class Document:
         except (pikepdf.PdfError, RecursionError, ValueError, TypeError, KeyError) as exc:
             # A page whose objects are damaged beyond the interpreter's own
             # recovery: report it on the page, keep the document going.
-            warning = f"page could not be read: {describe(exc)}"
+            warning = PageWarning(WarningKind.DOCUMENT, f"page could not be read: {describe(exc)}")
             return PageGlyphs(number, GlyphTable.empty(), self._document_warnings() + (warning,))
         warnings = self._document_warnings() + interpreted.warnings
         return PageGlyphs(number, interpreted.glyphs, warnings, interpreted.images, interpreted.paths)
 
-    def _document_warnings(self) -> tuple[str, ...]:
+    def _document_warnings(self) -> tuple[PageWarning, ...]:
         """Warnings that arose outside any page's own reading: how the file
         was opened (once, on the first page read) and qpdf's messages since."""
         warnings = self._open_warnings + summarize(self._qpdf_messages)
@@ -311,7 +314,7 @@ class Document:
             try:
                 self._struct_tree = read_struct_tree(self._pdf, max_depth=self.config.max_struct_depth)
             except (pikepdf.PdfError, RecursionError, ValueError, TypeError) as exc:
-                self._struct_warnings = (f"structure tree unreadable: {_first_line(exc)}",)
+                self._struct_warnings = (PageWarning(WarningKind.STRUCTURE, f"unreadable: {_first_line(exc)}"),)
             else:
                 self._struct_warnings = self._struct_tree.warnings if self._struct_tree else ()
         return self._struct_tree
@@ -577,7 +580,7 @@ def open_document(
 
 def _open_with_candidates(
     source: str | Path | bytes, passwords: Sequence[str], max_stream_bytes: int
-) -> tuple[pikepdf.Pdf, tuple[str, ...]]:
+) -> tuple[pikepdf.Pdf, tuple[PageWarning, ...]]:
     """The PDF opened with the first of `passwords` that opens it (a wrong
     user password is rejected on open, §7.6.4.3, so trying is cheap)."""
     for candidate in passwords:

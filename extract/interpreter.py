@@ -51,6 +51,7 @@ from ragprep.extract.glyphs import NO_MCID, PAGE_STREAM, GlyphTable
 from ragprep.extract.paths import FILL, STROKE, PathRecorder, PathTable
 from ragprep.extract.operators import SLICE_OPERATORS, Slice, count_operators, slices
 from ragprep.extract.streams import StreamDecodeError, StreamLimitError, read_stream
+from ragprep.extract.warning import PageWarning, WarningCounter, WarningKind
 
 TEXT_OPERATORS = "BT ET Tf Tc Tw Tz TL Ts Tr Td TD Tm T* Tj TJ ' \" cm q Q Do BDC BMC EMC"
 # Path construction and painting (§8.5.2-3): recorded for table rules (extract/paths.py).
@@ -497,7 +498,7 @@ class _GlyphAccumulator:
 @dataclass(frozen=True)
 class InterpretedPage:
     glyphs: GlyphTable
-    warnings: tuple[str, ...]
+    warnings: tuple[PageWarning, ...]
     # Operators counted against the budget: streams the budget never needed
     # counted are not in it (PageInterpreter._run_stream).
     operators: int
@@ -541,7 +542,7 @@ class PageInterpreter:
         self._keep_alive: list[pikepdf.Object] = []
         self._fonts_used: list[Font] = []
         self._images: list[ImagePlacement] = []
-        self._warnings: dict[str, int] = {}
+        self._warnings = WarningCounter()
         # Operators counted on this page, and streams interpreted but not yet
         # counted (see _run_stream) with their size and most operators.
         self._operators = 0
@@ -605,17 +606,14 @@ class PageInterpreter:
         paths, overflow = self._finish_paths()
         if overflow:
             self._warn(
-                f"limit: more than {self._config.max_path_pieces_per_page} path pieces on this page; "
-                "later ones are not recorded (extract.max_path_pieces_per_page)"
+                f"more than {self._config.max_path_pieces_per_page} path pieces on this page; later ones are not recorded",
+                WarningKind.LIMIT, "extract.max_path_pieces_per_page",
             )
         # Read at the end: a font's warnings grow when its program loads lazily.
         for font in self._fonts_used:
             for warning in font.warnings:
-                self._warn(f"font {font.name or '(unnamed)'}: {warning}")
-        warnings = tuple(
-            message if count == 1 else f"{message} (x{count})" for message, count in self._warnings.items()
-        )
-        return InterpretedPage(table, warnings, self._operators, tuple(self._images), paths)
+                self._warn(f"font {font.name or '(unnamed)'}: {warning}", WarningKind.FONT)
+        return InterpretedPage(table, self._warnings.warnings(), self._operators, tuple(self._images), paths)
 
     # -- paths (§8.5) ----------------------------------------------------------
 
@@ -666,14 +664,14 @@ class PageInterpreter:
         self._keep_alive.append(obj)
         return ("direct", id(obj))
 
-    def _warn(self, message: str) -> None:
-        self._warnings[message] = self._warnings.get(message, 0) + 1
+    def _warn(self, message: str, kind: WarningKind = WarningKind.CONTENT, setting: str | None = None) -> None:
+        self._warnings.add(kind, message, setting)
 
     def _read(self, stream: pikepdf.Object, what: str) -> bytes:
         try:
             data, warning = read_stream(stream, self._config.max_stream_bytes)
         except StreamLimitError as exc:
-            self._warn(f"limit: {what}: {exc}; its text is skipped (extract.max_stream_bytes)")
+            self._warn(f"{what}: {exc}; its text is skipped", WarningKind.LIMIT, "extract.max_stream_bytes")
             return b""
         except (StreamDecodeError, pikepdf.PdfError) as exc:
             self._warn(f"{what}: {exc}")
@@ -724,8 +722,8 @@ class PageInterpreter:
                     self._operators += cut.operators
                     self._interpret(data, cut, index)
                 self._warn(
-                    f"limit: more than {limit} operators on this page; text after that is skipped "
-                    "(extract.max_operators_per_page)"
+                    f"more than {limit} operators on this page; text after that is skipped",
+                    WarningKind.LIMIT, "extract.max_operators_per_page",
                 )
                 raise _OperatorLimitReached
             self._operators += piece.operators
@@ -831,7 +829,7 @@ class PageInterpreter:
         """Show strings (bytes) with TJ adjustments (numbers) between them."""
         font = self._gs.font
         if font is None:
-            self._warn("text shown before any font was selected (Tf); decoded with a fallback font")
+            self._warn("text shown before any font was selected (Tf); decoded with a fallback font", WarningKind.FONT)
             font = self._select_font(None)
         if isinstance(font, SingleByteFont):
             self._show_bytes(font, pieces)
@@ -1073,7 +1071,7 @@ class PageInterpreter:
             if fonts is not None:
                 font_obj = fonts.get(name)
             if font_obj is None:
-                self._warn(f"font {name} is not in the resources; decoded with a fallback font")
+                self._warn(f"font {name} is not in the resources; decoded with a fallback font", WarningKind.FONT)
             font = self._select_font(font_obj)
             selected = self._fonts_by_name[key] = font, self._font_index[id(font)]
         return selected
@@ -1171,8 +1169,8 @@ class PageInterpreter:
             return None
         if len(self._forms_open) >= self._config.max_form_depth:
             self._warn(
-                f"limit: form XObjects nested deeper than {self._config.max_form_depth}; "
-                "deeper forms are skipped (extract.max_form_depth)"
+                f"form XObjects nested deeper than {self._config.max_form_depth}; deeper forms are skipped",
+                WarningKind.LIMIT, "extract.max_form_depth",
             )
             return None
         data = self._read(xobject, f"form XObject {name}")

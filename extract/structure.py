@@ -96,6 +96,7 @@ from pikepdf import ObjectType
 
 from ragprep.extract.errors import describe
 from ragprep.extract.glyphs import PAGE_STREAM
+from ragprep.extract.warning import PageWarning, WarningCounter, WarningKind
 
 __all__ = [
     "BLOCK_TYPES",
@@ -168,9 +169,6 @@ _NUMBERED_HEADING = re.compile(r"H([1-9][0-9]*)")
 _NS_PDF17 = "http://iso.org/pdf/ssn"
 _NS_PDF20 = "http://iso.org/pdf2/ssn"
 _NS_MATHML = "http://www.w3.org/1998/Math/MathML"
-
-_WARN_PREFIX = "structure tree: "
-
 
 # --------------------------------------------------------------------------- public types
 
@@ -248,7 +246,7 @@ class StructTree:
     # Per page, the number of /OBJR kids (annotations, form fields) skipped.
     object_refs: Mapping[PageKey, int]
     # What was wrong with the tree, deduplicated, with counts.
-    warnings: tuple[str, ...]
+    warnings: tuple[PageWarning, ...]
 
     def page_refs(
         self, page: PageKey | pikepdf.Page | pikepdf.Object
@@ -354,18 +352,16 @@ def _name(obj: Any) -> str | None:
 
 
 class _Warnings:
-    """Warnings counted by message; rendered once each with the count."""
+    """The tree's warnings, counted by message (all of kind STRUCTURE)."""
 
     def __init__(self) -> None:
-        self._counts: Counter[str] = Counter()
+        self._counter = WarningCounter()
 
     def add(self, message: str) -> None:
-        self._counts[message] += 1
+        self._counter.add(WarningKind.STRUCTURE, message)
 
-    def render(self) -> tuple[str, ...]:
-        return tuple(
-            _WARN_PREFIX + (msg if n == 1 else f"{msg} ({n} times)") for msg, n in self._counts.items()
-        )
+    def warnings(self) -> tuple[PageWarning, ...]:
+        return self._counter.warnings()
 
 
 # --------------------------------------------------------------------------- role map
@@ -589,7 +585,7 @@ class _Walker:
             elements=tuple(self._elements),
             page_content=MappingProxyType(page_content),
             object_refs=MappingProxyType(dict(self._object_refs)),
-            warnings=self._warnings.render(),
+            warnings=self._warnings.warnings(),
         )
 
     # ---------------------------------------------------------------- elements

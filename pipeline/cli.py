@@ -168,6 +168,7 @@ def extract(
         RagprepError,
         open_document,
         parse_page_selection,
+        render_all,
     )
 
     if output_format in (TextFormat.csv, TextFormat.markdown) and not tables:
@@ -201,7 +202,7 @@ def extract(
                     "untagged_glyphs": r.untagged_glyphs,
                     "artifact_glyphs": r.artifact_glyphs,
                     "undecodable_glyphs": r.undecodable_glyphs,
-                    "warnings": list(r.warnings),
+                    "warnings": render_all(r.warnings),
                     **({"reason": r.reason} if r.reason else {}),
                     **({"fallback": r.fallback} if r.fallback else {}),
                     "blocks": [_block_json(b) for b in r.blocks],
@@ -363,7 +364,7 @@ def glyphs(
     """
     import numpy as np
 
-    from ragprep.extract import PageRangeError, RagprepError, open_document
+    from ragprep.extract import PageRangeError, RagprepError, open_document, render_all
     from ragprep.extract.reading import read_stream
 
     extract_config = _load_config(config)
@@ -415,10 +416,10 @@ def glyphs(
         rows.append(row)
 
     if output_format is TableFormat.json:
-        payload = {"file": str(file), "page": page, "warnings": list(result.warnings), "glyphs": rows}
+        payload = {"file": str(file), "page": page, "warnings": render_all(result.warnings), "glyphs": rows}
         _write((json.dumps(payload, ensure_ascii=False, indent=2) + "\n").encode("utf-8"), None)
         return
-    _print_table(rows, result.warnings)
+    _print_table(rows, tuple(render_all(result.warnings)))
 
 
 def _cell(key: str, value: object) -> str:

@@ -13,6 +13,7 @@ import pyarrow as pa
 
 from ragprep.chunk import document_text
 from ragprep.chunk.model import Chunk
+from ragprep.extract import render_all
 from ragprep.extract.document import PageResult
 from ragprep.pipeline.model import DocumentRow
 from ragprep.pipeline.schema import CHUNKS, DOCUMENTS, PAGES, TABLE_CELLS
@@ -66,7 +67,7 @@ def page_batch(doc_id: str, source: str, pages: Sequence[PageResult]) -> pa.Reco
             "untagged_glyphs": [p.untagged_glyphs for p in pages],
             "artifact_glyphs": [p.artifact_glyphs for p in pages],
             "undecodable_glyphs": [p.undecodable_glyphs for p in pages],
-            "warnings": [list(p.warnings) for p in pages],
+            "warnings": [render_all(p.warnings) for p in pages],
             "text": [p.text for p in pages],
             "blocks": [
                 [

@@ -101,7 +101,7 @@ def test_operator_limit_counts_path_operators():
         f"{paths} BT /{F} 12 Tf 72 700 Td (late) Tj ET", max_operators_per_page=10
     )
     assert text == ""
-    assert any("extract.max_operators_per_page" in w for w in warnings)
+    assert any(w.setting == "extract.max_operators_per_page" for w in warnings)
 
 
 def test_operator_limit_counts_the_operators_of_forms():
@@ -111,7 +111,7 @@ def test_operator_limit_counts_the_operators_of_forms():
     b.add_page(f"/P Do BT /{f} 12 Tf 72 700 Td (after) Tj ET", xobjects={"P": form})
     page = extract_document(b.to_bytes(), config=ExtractConfig(max_operators_per_page=50)).pages[0]
     assert page.text == ""
-    assert any("extract.max_operators_per_page" in w for w in page.warnings)
+    assert any(w.setting == "extract.max_operators_per_page" for w in page.warnings)
     # Within budget, the same page reads in full.
     page = extract_document(b.to_bytes(), config=ExtractConfig(max_operators_per_page=500)).pages[0]
     assert page.text == "after"
@@ -149,7 +149,7 @@ def test_operator_limit_stops_before_pikepdf_builds_the_rest(tmp_path):
         f"""
         from ragprep.extract import ExtractConfig, extract_document
         page = extract_document({str(path)!r}, mode="stream", config=ExtractConfig(max_operators_per_page=100_000)).pages[0]
-        print(page.text, [w for w in page.warnings if "max_operators_per_page" in w] != [])
+        print(page.text, [w for w in page.warnings if w.setting == "extract.max_operators_per_page"] != [])
         """,
         300,
     )
@@ -203,7 +203,7 @@ def test_a_checksum_error_at_the_end_of_a_stream_keeps_what_inflated():
     compressed[-1] ^= 0xFF  # the Adler-32 checksum (RFC 1950)
     page = extract_document(_flate_page(bytes(compressed)), mode="stream").pages[0]
     assert page.text == "kept text"
-    assert any("damaged FlateDecode" in w for w in page.warnings)
+    assert any("damaged FlateDecode" in w.message for w in page.warnings)
 
 
 def test_a_truncated_stream_keeps_what_inflated():
@@ -211,7 +211,7 @@ def test_a_truncated_stream_keeps_what_inflated():
     compressed = zlib.compress(f"BT /{F} 12 Tf 72 700 Td {lines} ET".encode())
     page = extract_document(_flate_page(compressed[: len(compressed) * 2 // 3]), mode="stream").pages[0]
     assert page.text.startswith("line0\nline1\nline2")
-    assert any("ends early" in w for w in page.warnings)
+    assert any("ends early" in w.message for w in page.warnings)
 
 
 def test_inflate_keeps_everything_before_damage_in_the_middle():
@@ -238,7 +238,7 @@ def test_the_size_cap_holds_while_decoding_an_ascii85_flate_chain(tmp_path):
         f"""
         from ragprep.extract import ExtractConfig, extract_document
         page = extract_document({str(path)!r}, mode="stream", config=ExtractConfig(max_stream_bytes=10_000_000)).pages[0]
-        print([w for w in page.warnings if "max_stream_bytes" in w] != [])
+        print([w for w in page.warnings if w.setting == "extract.max_stream_bytes"] != [])
         """,
         600,
     )
@@ -252,7 +252,7 @@ def test_zen_of_python_corrupted_is_read_with_its_text():
         pytest.skip(f"corpus file {path} not present (set RAGPREP_CORPUS)")
     page = extract_document(path).pages[0]
     assert "Beautiful is better than ugly" in page.text
-    assert any("damaged FlateDecode" in w for w in page.warnings)
+    assert any("damaged FlateDecode" in w.message for w in page.warnings)
 
 
 # --------------------------------------------------------------------------- item 4: MemoryError
@@ -333,7 +333,7 @@ def test_a_page_tree_loop_is_recovered_by_scanning_for_pages():
     b.save(out, object_stream_mode=pikepdf.ObjectStreamMode.generate)
     result = extract_document(out.getvalue(), mode="stream")
     assert [p.text for p in result.pages] == ["page1", "page2", "page3"]
-    assert any("recovered 3 pages" in w for w in result.pages[0].warnings)
+    assert any("recovered 3 pages" in w.message for w in result.pages[0].warnings)
 
 
 def test_a_file_without_trailer_and_root_is_recovered_with_inherited_resources():
@@ -343,7 +343,7 @@ def test_a_file_without_trailer_and_root_is_recovered_with_inherited_resources()
         pikepdf.open(io.BytesIO(data))
     result = extract_document(data, mode="stream")
     assert [p.text for p in result.pages] == ["page1", "page2", "page3"]
-    assert any("recovered 3 pages" in w for w in result.pages[0].warnings)
+    assert any("recovered 3 pages" in w.message for w in result.pages[0].warnings)
 
 
 def test_a_file_with_no_page_objects_stays_an_error():
@@ -365,7 +365,7 @@ def test_qpdf_messages_go_to_the_page_warnings_not_to_stderr(tmp_path):
             "-c",
             "import sys\nfrom ragprep.extract import extract_document\n"
             f"r = extract_document({str(path)!r}, mode='stream')\n"
-            "print(r.pages[0].text, any(w.startswith('qpdf: ') for w in r.pages[0].warnings))",
+            "print(r.pages[0].text, any(w.kind.value == 'qpdf' for w in r.pages[0].warnings))",
         ],
         capture_output=True,
         text=True,
@@ -378,7 +378,7 @@ def test_qpdf_messages_go_to_the_page_warnings_not_to_stderr(tmp_path):
 
 def test_an_operator_with_too_few_operands_says_so():
     text, warnings = one_page(f"BT /{F} Tf 72 700 Td (x) Tj ET")
-    assert "operator Tf skipped: it needs 2 operands, got 1" in warnings
+    assert "operator Tf skipped: it needs 2 operands, got 1" in [w.message for w in warnings]
 
 
 def test_warnings_never_show_a_bare_exception_name():

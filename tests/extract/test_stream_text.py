@@ -193,7 +193,7 @@ def test_self_painting_form_contributes_once_and_warns():
     b.add_page("/Fm1 Do", xobjects={"Fm1": form})
     result = extract_document(b.to_bytes()).pages[0]
     assert result.text == "Once"
-    assert any("paints itself" in w for w in result.warnings)
+    assert any("paints itself" in w.message for w in result.warnings)
 
 
 def test_form_text_outside_its_bbox_is_clipped():
@@ -363,7 +363,7 @@ def test_operator_limit_keeps_text_read_so_far():
     config = ExtractConfig(max_operators_per_page=4)
     result = extract_document(b.to_bytes(), config=config).pages[0]
     assert result.text == "first"
-    assert any("max_operators_per_page" in w for w in result.warnings)
+    assert any(w.setting == "extract.max_operators_per_page" for w in result.warnings)
 
 
 def test_stream_byte_limit_is_a_warning_not_a_crash():
@@ -378,7 +378,7 @@ def test_stream_byte_limit_is_a_warning_not_a_crash():
     page.obj.Contents.Filter = "/FlateDecode"
     result = extract_document(b.to_bytes(), config=ExtractConfig(max_stream_bytes=1_000_000)).pages[0]
     assert result.text == ""
-    assert any("max_stream_bytes" in w for w in result.warnings)
+    assert any(w.setting == "extract.max_stream_bytes" for w in result.warnings)
 
 
 def test_form_depth_limit():
@@ -390,7 +390,7 @@ def test_form_depth_limit():
     config = ExtractConfig(max_form_depth=1)
     result = extract_document(b.to_bytes(), config=config).pages[0]
     assert result.text == "middle"
-    assert any("max_form_depth" in w for w in result.warnings)
+    assert any(w.setting == "extract.max_form_depth" for w in result.warnings)
 
 
 def test_type3_glyphs_named_after_their_code_are_read_as_that_code():

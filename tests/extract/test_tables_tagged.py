@@ -117,7 +117,7 @@ def test_invalid_span_is_one_and_warned():
     rows = [[(TD, "a", {"O": Name.Table, "ColSpan": 0}), (TD, "b", None)]]
     result = extract_document(build_table(rows), mode="structure")
     assert grid(result.tables[0]) == {(0, 0): ("a", 1, 1, False), (0, 1): ("b", 1, 1, False)}
-    assert any("/ColSpan is not a positive integer" in w for w in result.pages[0].warnings)
+    assert any("/ColSpan is not a positive integer" in w.message for w in result.pages[0].warnings)
 
 
 def test_class_map_attributes_apply():
