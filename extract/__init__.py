@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 _EXPORTS = {
     "ragprep.extract.blocks": ("Block", "TextLine"),
     "ragprep.extract.config": ("ExtractConfig",),
+    "ragprep.extract.docinfo": ("DocumentInfo",),
     "ragprep.extract.document": (
         "Document", "DocumentResult", "PageGlyphs", "PageResult", "extract_document", "open_document",
         "parse_page_selection",
@@ -42,6 +43,7 @@ _MODULE_OF = {name: module for module, names in _EXPORTS.items() for name in nam
 if TYPE_CHECKING:
     from ragprep.extract.blocks import Block, TextLine
     from ragprep.extract.config import ExtractConfig
+    from ragprep.extract.docinfo import DocumentInfo
     from ragprep.extract.document import (
         Document,
         DocumentResult,
@@ -69,6 +71,7 @@ __all__ = [
     "Block",
     "ConfigError",
     "Document",
+    "DocumentInfo",
     "DocumentResult",
     "EncryptedPDFError",
     "ExtractConfig",

@@ -54,6 +54,7 @@ from ragprep.extract.tables import (
     table_grids,
 )
 from ragprep.extract.warning import PageWarning, WarningKind
+from ragprep.extract.docinfo import DocumentInfo, document_info
 
 
 UNAVAILABLE = "unavailable"
@@ -278,6 +279,11 @@ class Document:
     @property
     def pdf(self) -> pikepdf.Pdf:
         return self._pdf
+
+    @property
+    def info(self) -> DocumentInfo:
+        """Its producer and whether it is tagged (docinfo.py)."""
+        return document_info(self._pdf)
 
     def _page(self, number: int) -> pikepdf.Page:
         if not 1 <= number <= self.page_count:

@@ -35,8 +35,6 @@ from datetime import datetime, timezone
 from multiprocessing.context import BaseContext
 from typing import Generic, Protocol, TypeVar
 
-import pikepdf
-
 from ragprep.chunk.chunker import chunk_document
 from ragprep.chunk.tokens import Tokenizer
 from ragprep.extract.document import DocumentResult, open_document
@@ -147,27 +145,6 @@ class RunContext:
         return self.error(task, failure.error_type(), str(failure), **values)
 
 
-def _metadata(pdf: pikepdf.Pdf) -> tuple[str | None, bool]:
-    """/Producer from the document information dictionary (§14.3.3) and
-    whether the document declares itself tagged (/MarkInfo /Marked, §14.7.1)
-    or at least carries a structure tree."""
-    producer = None
-    try:
-        value = pdf.docinfo.get("/Producer")
-        if value is not None:
-            producer = str(value)
-    except (pikepdf.PdfError, ValueError, TypeError, UnicodeDecodeError):
-        pass
-    try:
-        root = pdf.Root
-        mark_info = root.get("/MarkInfo")
-        marked = bool(mark_info.get("/Marked", False)) if isinstance(mark_info, pikepdf.Dictionary) else False
-        tagged = marked or "/StructTreeRoot" in root
-    except (pikepdf.PdfError, ValueError, TypeError):
-        tagged = False
-    return producer, tagged
-
-
 def process_document(task: DocumentTask, context: RunContext, tokenizer: Tokenizer) -> DocumentOutput:
     """Extract and chunk one document; any failure becomes an error row."""
     settings = context.settings
@@ -185,7 +162,7 @@ def process_document(task: DocumentTask, context: RunContext, tokenizer: Tokeniz
     try:
         # Opened by path so that errors name the file; `data` gave the doc_id.
         with open_document(task.path, passwords=context.passwords, config=settings.extract) as document:
-            producer, tagged = _metadata(document.pdf)
+            info = document.info
             # All pages together: running headers and footers are a document-level finding.
             pages = document.extract_pages(range(1, document.page_count + 1), settings.mode)
             result = DocumentResult(task.path, document.page_count, pages)
@@ -209,8 +186,8 @@ def process_document(task: DocumentTask, context: RunContext, tokenizer: Tokeniz
         task,
         bytes=len(data),
         pages=result.page_count,
-        producer=producer,
-        tagged=tagged,
+        producer=info.producer,
+        tagged=info.tagged,
         chunks=len(chunks),
         seconds=time.perf_counter() - started,
     )
