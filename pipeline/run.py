@@ -46,8 +46,7 @@ from ragprep.pipeline.sources import source_keys
 from ragprep.pipeline.version import pipeline_version
 from ragprep.pipeline.worker import DocumentJob, Handler, RunContext, process_document
 from ragprep.pipeline.errors import MassRemovalError  # defined with every public error
-
-EXIT_OK, EXIT_USAGE, EXIT_FAILURES = 0, 2, 3
+from ragprep.pipeline.exits import EXIT_FAILURES, EXIT_OK
 
 
 def new_run_id(now: datetime) -> str:

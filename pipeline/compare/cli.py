@@ -2,10 +2,10 @@
 
     app.command()(compare)
 
-Exit codes: 0 every document compared; 1 an input cannot be read at all (a path that does
-not exist, no PDF found, a document no mode could open or that ran past the worker limits:
-the report still covers the others), or no worker process could start; 2 bad usage
-(unknown mode, bad --dataset or --config, missing --gold folder).
+Exit codes (pipeline/exits.py, as ``ragprep run``'s): 0 every document compared; 1 a
+document no mode could open or that ran past the worker limits (the report still covers
+the others), or no worker process could start; 2 bad usage (unknown mode, bad --dataset
+or --config, missing --gold folder, an input that does not exist or names no PDF).
 Only typer is imported here: the heavy stages load when the command runs.
 """
 
@@ -167,9 +167,9 @@ def compare(
     try:
         paths = collect_inputs([str(i) for i in inputs])
     except InputError as exc:
-        raise fail(str(exc), EXIT_INPUT) from None
+        raise fail(str(exc), EXIT_USAGE) from None  # as in `ragprep run`: the command line names nothing
     if not paths:
-        raise fail(f"no PDF files in {', '.join(str(i) for i in inputs)}", EXIT_INPUT)
+        raise fail(f"no PDF files in {', '.join(str(i) for i in inputs)}", EXIT_USAGE)
     readings = reused_readings(specs, settings)
 
     from ragprep.pipeline.commands import read_passwords

@@ -250,11 +250,12 @@ def test_bad_config_exits_2(corpus_dir, tmp_path):
     assert result.exit_code == 2 and "chunk.max_tokenz" in result.stderr
 
 
-def test_unreadable_inputs_exit_1(corpus_dir, tmp_path):
-    assert invoke(tmp_path / "missing.pdf").exit_code == 1
+def test_inputs_that_name_nothing_exit_2_as_in_run_and_unreadable_documents_exit_1(corpus_dir, tmp_path):
+    assert invoke(tmp_path / "missing.pdf").exit_code == 2
     empty = tmp_path / "empty"
     empty.mkdir()
-    assert "no PDF files" in invoke(empty).stderr
+    nothing = invoke(empty)
+    assert nothing.exit_code == 2 and "no PDF files" in nothing.stderr
     broken = tmp_path / "broken"
     broken.mkdir()
     (broken / "junk.pdf").write_bytes(b"not a pdf at all")
