@@ -42,7 +42,7 @@ from pathlib import Path
 import pikepdf
 from pikepdf import ContentStreamInstruction, Operator
 
-from ragprep.extract.interpreter import IDENTITY, Matrix, multiply
+from ragprep.extract.geometry import IDENTITY, Matrix, multiply
 
 # Operators that set graphics or text state (§8.4.4, §9.3.1): replayed before a piece.
 _STATE = frozenset(

@@ -24,7 +24,8 @@ import pikepdf
 from ragprep.extract.errors import describe
 from ragprep.extract.fonts import Font, SingleByteFont
 from ragprep.extract.fonts.composite import CompositeFont
-from ragprep.extract.interpreter import IDENTITY, NativeFrames, PageInterpreter
+from ragprep.extract.geometry import IDENTITY
+from ragprep.extract.interpreter import NativeFrames, PageInterpreter
 from ragprep.extract.native import PURE_ENV, compiled_available, compiled_core
 from ragprep.extract.paths import PathTable
 from ragprep.extract.warning import WarningKind

@@ -36,7 +36,8 @@ from ragprep.extract.blocks import Block, TextLine
 from ragprep.extract.fonts import FontLoader
 from ragprep.extract.glyphs import GlyphTable
 from ragprep.extract.gridfind import detect_tables
-from ragprep.extract.interpreter import ImagePlacement, interpret_page, normalized_box
+from ragprep.extract.interpreter import ImagePlacement, interpret_page
+from ragprep.extract.pagebox import visible_box
 from ragprep.extract.layout import read_layout
 from ragprep.extract.recovery import adopt_pages, scan_pages, with_page_tree
 from ragprep.extract.paths import PathTable
@@ -127,7 +128,6 @@ class _Waiting:
     kept: bool
 
 
-_LETTER = (0.0, 0.0, 612.0, 792.0)  # a page without a usable MediaBox (§7.7.3.3 makes it required)
 
 
 def _source_name(source: str | Path | bytes) -> str:
@@ -509,16 +509,8 @@ class Document:
         return dataclasses.replace(result, fallback=read.fallback) if read.fallback else result
 
     def _visible_box(self, number: int) -> Box:
-        """CropBox clipped to MediaBox (§14.11.2), inherited from the page
-        tree as needed; the US letter box when the page has none usable."""
-        page = self._page(number)
-        try:
-            media = normalized_box(page.mediabox) or _LETTER
-            crop = normalized_box(page.cropbox) or media
-        except (pikepdf.PdfError, RecursionError, ValueError, TypeError):
-            return _LETTER
-        box = (max(media[0], crop[0]), max(media[1], crop[1]), min(media[2], crop[2]), min(media[3], crop[3]))
-        return box if box[0] < box[2] and box[1] < box[3] else media
+        """The box glyph visibility used on this page too (pagebox.py)."""
+        return visible_box(self._page(number).obj)
 
 
 def _counts(table: GlyphTable) -> dict[str, int]:

@@ -47,7 +47,12 @@ from ragprep.extract.config import ExtractConfig
 from ragprep.extract.errors import describe
 from ragprep.extract.fonts import Font, FontLoader, SingleByteFont
 from ragprep.extract.fonts.base import DecodedString
+from ragprep.extract.geometry import IDENTITY, Matrix, multiply
+from ragprep.extract.geometry import intersect as _intersect
 from ragprep.extract.glyphs import NO_MCID, PAGE_STREAM, GlyphTable
+from ragprep.extract.pagebox import inherited as _inherited
+from ragprep.extract.pagebox import normalized_box
+from ragprep.extract.pagebox import visible_box as page_visible_box
 from ragprep.extract.paths import FILL, STROKE, PathRecorder, PathTable
 from ragprep.extract.operators import SLICE_OPERATORS, Slice, count_operators, slices
 from ragprep.extract.streams import StreamDecodeError, StreamLimitError, read_stream
@@ -70,9 +75,6 @@ _ARITY = {
 
 # One operator with its operands, as pikepdf's tokenizer hands it over.
 Instruction = pikepdf.ContentStreamInstruction
-# (a, b, c, d, e, f): row-vector affine matrices, [x y 1] x M (§8.3.3).
-Matrix = tuple[float, float, float, float, float, float]
-IDENTITY: Matrix = (1.0, 0.0, 0.0, 1.0, 0.0, 0.0)
 # How pikepdf hands over numeric operands (integers, and reals as Decimal).
 _NUMBER_TYPES = (int, Decimal)
 
@@ -104,20 +106,6 @@ def _kind(operand: object) -> str:
     """An operand as a warning shows it."""
     return "null" if operand is None else repr(operand)[:40]
 NO_CLIP = (-np.inf, -np.inf, np.inf, np.inf)
-
-
-def multiply(m: Matrix, n: Matrix) -> Matrix:
-    """m x n: apply m first, then n (§8.3.4)."""
-    a, b, c, d, e, f = m
-    A, B, C, D, E, F = n
-    return (
-        a * A + b * C,
-        a * B + b * D,
-        c * A + d * C,
-        c * B + d * D,
-        e * A + f * C + E,
-        e * B + f * D + F,
-    )
 
 
 def _translate(tx: float, ty: float, m: Matrix) -> Matrix:
@@ -165,23 +153,6 @@ def _transform_box(box: tuple[float, float, float, float], m: Matrix) -> tuple[f
     xs = [x * a + y * c + e for x in (x0, x1) for y in (y0, y1)]
     ys = [x * b + y * d + f for x in (x0, x1) for y in (y0, y1)]
     return min(xs), min(ys), max(xs), max(ys)
-
-
-def _intersect(
-    p: tuple[float, float, float, float], q: tuple[float, float, float, float]
-) -> tuple[float, float, float, float]:
-    return max(p[0], q[0]), max(p[1], q[1]), min(p[2], q[2]), min(p[3], q[3])
-
-
-def normalized_box(obj: pikepdf.Object | None) -> tuple[float, float, float, float] | None:
-    """A PDF rectangle as (x0, y0, x1, y1) with x0 <= x1, y0 <= y1 (§7.9.5)."""
-    if obj is None:
-        return None
-    try:
-        x0, y0, x1, y1 = (float(v) for v in obj)
-    except (TypeError, ValueError):
-        return None
-    return min(x0, x1), min(y0, y1), max(x0, x1), max(y0, y1)
 
 
 @dataclass(slots=True)
@@ -588,9 +559,7 @@ class PageInterpreter:
     def run(self, page: pikepdf.Page) -> InterpretedPage:
         page_obj = page.obj
         resources = _inherited(page_obj, "/Resources")
-        mediabox = normalized_box(_inherited(page_obj, "/MediaBox")) or (0.0, 0.0, 612.0, 792.0)
-        cropbox = normalized_box(_inherited(page_obj, "/CropBox")) or mediabox
-        visible_box = _intersect(cropbox, mediabox)
+        visible_box = page_visible_box(page_obj)
 
         self._context = _StreamContext(resources, self._object_key(resources), PAGE_STREAM, NO_CLIP, 0)
         contents = page_obj.get("/Contents")
@@ -1250,24 +1219,6 @@ class PageInterpreter:
         marked = self._marked.pop()
         if marked.actual_text is not None and self._glyphs.count > marked.first_glyph:
             self._glyphs.actual_text_spans.append((marked.first_glyph, self._glyphs.count, marked.actual_text))
-
-
-def _inherited(page_obj: pikepdf.Object, key: str, max_depth: int = 64) -> pikepdf.Object | None:
-    """A page attribute, inherited from the page tree when absent (§7.7.3.4)."""
-    node: pikepdf.Object | None = page_obj
-    seen: set[tuple[int, int]] = set()
-    for _ in range(max_depth):
-        if node is None or not isinstance(node, pikepdf.Dictionary):
-            return None
-        value = node.get(key)
-        if value is not None:
-            return value
-        if node.is_indirect:
-            if node.objgen in seen:
-                return None
-            seen.add(node.objgen)
-        node = node.get("/Parent")
-    return None
 
 
 def interpret_page(

@@ -29,10 +29,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ragprep.extract.geometry import Matrix
+
 LINE, RECT = 0, 1
 STROKE, FILL = 1, 2
 
-Matrix = tuple[float, float, float, float, float, float]
 
 
 @dataclass(frozen=True)
