@@ -350,13 +350,11 @@ class Document:
         leaves out in layout mode. The masks are what is held, not the glyph
         tables, so memory stays bounded: only a page whose text lies all in
         its band lines is interpreted again, to see whether it keeps any."""
-        config = self.config
-        tally = KeyTally(numbers, config)
+        tally = KeyTally(numbers, self.config)
         found: dict[int, tuple[BandLines, int, bool]] = {}
         for number in numbers:
             table = self.page_glyphs(number).table
-            lines = band_lines(table, self._visible_box(number), config)
-            tally.add(lines.keys, number)
+            lines = self._count_bands(number, table, tally)
             in_bands = np.zeros(len(table), dtype=bool)
             in_bands[lines.glyphs] = True
             # Text outside every band line is left whatever runs (leaves_text).
@@ -364,8 +362,9 @@ class Document:
         masks = {}
         for number, (lines, size, text_elsewhere) in found.items():
             mask = lines.mask(tally.running(lines.keys), size)
-            if mask.any() and not text_elsewhere and not leaves_text(self.page_glyphs(number).table, mask):
-                mask[:] = False
+            if mask.any() and not text_elsewhere:
+                # Only a page whose text is all in band lines needs its table again.
+                mask = _running_mask(self.page_glyphs(number).table, lines, tally)
             masks[number] = mask
         return masks
 
@@ -402,12 +401,11 @@ class Document:
             table = glyphs.table
             # Every page counts, also those structure reads (their heads are
             # usually tagged artifacts already): the share is of the document.
-            lines = band_lines(table, self._visible_box(number), config)
-            tally.add(lines.keys, number)
+            lines = self._count_bands(number, table, tally)
             if isinstance(read, PageResult):
                 results.append(read)
             elif tally.decided(lines.keys):
-                results.append(self._layout_result(read, lines.mask(tally.running(lines.keys), len(table))))
+                results.append(self._layout_result(read, _running_mask(table, lines, tally)))
             else:
                 kept = held + len(table) <= config.running_hold_glyphs
                 if kept:
@@ -428,9 +426,8 @@ class Document:
                 again = self.page_glyphs(read.glyphs.page)
                 table = again.table
                 read = _Geometric(dataclasses.replace(read.glyphs, table=table, paths=again.paths), read.fallback)
-                lines = band_lines(table, self._visible_box(read.glyphs.page), config)
-            size = len(read.glyphs.table)
-            results[wait.index] = self._layout_result(read, lines.mask(tally.running(lines.keys), size))
+                lines = self._count_bands(read.glyphs.page, table, None)
+            results[wait.index] = self._layout_result(read, _running_mask(read.glyphs.table, lines, tally))
         return self._with_whole_tables(tuple(r for r in results if r is not None))
 
     def _with_whole_tables(self, results: tuple[PageResult, ...]) -> tuple[PageResult, ...]:
@@ -496,7 +493,7 @@ class Document:
         """The page read by layout; glyphs flagged in `running` (running
         headers and footers) become artifacts: counted, not read."""
         glyphs = read.glyphs
-        if running is not None and running.any() and leaves_text(glyphs.table, running):
+        if running is not None and running.any():
             table = dataclasses.replace(glyphs.table, artifact=glyphs.table.artifact | running)
             glyphs = dataclasses.replace(glyphs, table=table)
         else:
@@ -511,6 +508,24 @@ class Document:
     def _visible_box(self, number: int) -> Box:
         """The box glyph visibility used on this page too (pagebox.py)."""
         return visible_box(self._page(number).obj)
+
+    def _count_bands(self, number: int, table: GlyphTable, tally: KeyTally | None) -> BandLines:
+        """Page `number`'s band lines (running.py), counted in `tally` when given
+        (every page read together counts once; a page read again does not)."""
+        lines = band_lines(table, self._visible_box(number), self.config)
+        if tally is not None:
+            tally.add(lines.keys, number)
+        return lines
+
+
+def _running_mask(table: GlyphTable, lines: BandLines, tally: KeyTally) -> np.ndarray:
+    """The glyphs of `table` in its running lines, the one rule both
+    ``running_glyphs`` and ``extract_pages`` apply: none when they would be all
+    of the page's text (a page whose only text is its running line keeps it)."""
+    mask = lines.mask(tally.running(lines.keys), len(table))
+    if mask.any() and not leaves_text(table, mask):
+        mask[:] = False
+    return mask
 
 
 def _counts(table: GlyphTable) -> dict[str, int]:
