@@ -54,7 +54,7 @@ import pyarrow.compute as pc
 import pyarrow.dataset as pads
 
 from ragprep.pipeline.hashing import FileStat
-from ragprep.pipeline.model import DocumentOutput, DocumentRow
+from ragprep.pipeline.model import DocumentOutput
 from ragprep.pipeline.parts import (
     EMPTY_PART_PREFIX,
     PART_TABLES,
@@ -582,7 +582,3 @@ def _changes(
     )
     ops = [r[0] for r in rows]
     return table, (ops.count("add"), ops.count("remove"), ops.count("update"))
-
-
-def document_rows(table: pa.Table) -> list[DocumentRow]:
-    return [DocumentRow(**row) for row in table.to_pylist()]

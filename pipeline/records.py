@@ -1,4 +1,11 @@
-"""Stage results -> Arrow record batches of the dataset's schemas.
+"""The codecs of the dataset's tables: stage results <-> Arrow, beside the schemas.
+
+One function per direction and table, next to nothing else: ``chunk_batch``
+(``Chunk`` -> ``CHUNKS``), ``page_batch`` (``PageResult`` -> ``PAGES``),
+``table_batch`` (``Table`` cells -> ``TABLE_CELLS``), ``document_batch`` and
+``document_rows`` (``DocumentRow`` <-> ``DOCUMENTS``). tests/pipeline/
+test_codecs.py holds each dataclass's fields and its schema's columns equal,
+so a field added on one side only fails a test instead of a run.
 
 Runs in the worker process, so the parent receives column data (cheap to
 pickle, ready to write) rather than thousands of small Python objects.
@@ -141,5 +148,15 @@ def table_batch(doc_id: str, source: str, pages: Sequence[PageResult]) -> pa.Rec
     return pa.RecordBatch.from_pylist(rows, schema=TABLE_CELLS)
 
 
+_DOCUMENT_FIELDS = tuple(f.name for f in dataclasses.fields(DocumentRow))
+
+
 def document_batch(rows: Sequence[DocumentRow]) -> pa.RecordBatch:
-    return pa.RecordBatch.from_pylist([dataclasses.asdict(row) for row in rows], schema=DOCUMENTS)
+    columns = {name: [getattr(row, name) for row in rows] for name in _DOCUMENT_FIELDS}
+    return pa.RecordBatch.from_pydict(columns, schema=DOCUMENTS)
+
+
+def document_rows(table: pa.Table) -> list[DocumentRow]:
+    """The rows of a documents table (its columns in DocumentRow's field order)."""
+    columns = [table.column(name).to_pylist() for name in _DOCUMENT_FIELDS]
+    return [DocumentRow(*values) for values in zip(*columns, strict=True)]

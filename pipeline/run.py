@@ -136,7 +136,7 @@ def plan_run(
         if isinstance(hashed, OSError):
             message = f"{path}: cannot read: {hashed.strerror}"
             kind = type(hashed).__name__ if isinstance(hashed, (NotRegularFileError, ReadTimeoutError)) else "OSError"
-            unreadable.append(context.error(DocumentTask(str(path), "", source=key), kind, message, doc_id=None))
+            unreadable.append(context.error(DocumentTask(str(path), "", source=key), kind, message))
             continue
         sizes[key] = hashed.size
         sources_by_doc.setdefault(hashed.sha256, []).append(key)

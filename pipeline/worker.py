@@ -37,6 +37,7 @@ from typing import Generic, Protocol, TypeVar
 
 from ragprep.chunk.chunker import chunk_document
 from ragprep.chunk.tokens import Tokenizer
+from ragprep.extract.docinfo import DocumentInfo
 from ragprep.extract.document import DocumentResult, open_document
 from ragprep.pipeline.config import PipelineConfig, Settings
 # The answers the pool itself makes a job produce, and the error of a pool that cannot start.
@@ -111,38 +112,65 @@ class RunContext:
     # in memory only: no table, log line or repr ever shows them.
     passwords: tuple[str, ...] = field(default=(), repr=False)
 
-    def row(self, task: DocumentTask, **values: object) -> DocumentRow:
-        base: dict[str, object] = {
-            "doc_id": task.doc_id,
-            "source": task.key,
-            "duplicate_sources": list(task.duplicate_sources),
-            "bytes": None,
-            "pages": None,
-            "producer": None,
-            "tagged": None,
-            "status": "ok",
-            "error_type": None,
-            "error_message": None,
-            "error_page": None,
-            "attempts": task.attempt,
-            "chunks": 0,
-            "seconds": 0.0,
-            "mode": self.settings.mode.value,
-            "pipeline_version": self.pipeline_version,
-            "config_hash": self.settings.key_hash,
-            "run_id": self.run_id,
-            "processed_at": datetime.now(timezone.utc),
-        }
-        base.update(values)
-        return DocumentRow(**base)  # type: ignore[arg-type]
+    def row(
+        self,
+        task: DocumentTask,
+        *,
+        status: str = "ok",
+        error_type: str | None = None,
+        error_message: str | None = None,
+        error_page: int | None = None,
+        size: int | None = None,
+        pages: int | None = None,
+        info: DocumentInfo | None = None,
+        chunks: int = 0,
+        seconds: float = 0.0,
+    ) -> DocumentRow:
+        """The document's row; ``size`` is its bytes. A task with no doc_id
+        (a source that could not be read to hash) gets a null one."""
+        return DocumentRow(
+            doc_id=task.doc_id or None,
+            source=task.key,
+            duplicate_sources=list(task.duplicate_sources),
+            bytes=size,
+            pages=pages,
+            producer=info.producer if info is not None else None,
+            tagged=info.tagged if info is not None else None,
+            status=status,
+            error_type=error_type,
+            error_message=error_message,
+            error_page=error_page,
+            attempts=task.attempt,
+            chunks=chunks,
+            seconds=seconds,
+            mode=self.settings.mode.value,
+            pipeline_version=self.pipeline_version,
+            config_hash=self.settings.key_hash,
+            run_id=self.run_id,
+            processed_at=datetime.now(timezone.utc),
+        )
 
-    def error(self, task: DocumentTask, error_type: str, message: str, **values: object) -> DocumentOutput:
-        row = self.row(task, status="error", error_type=error_type, error_message=message, **values)
+    def error(
+        self,
+        task: DocumentTask,
+        error_type: str,
+        message: str,
+        *,
+        error_page: int | None = None,
+        size: int | None = None,
+        seconds: float = 0.0,
+    ) -> DocumentOutput:
+        row = self.row(
+            task, status="error", error_type=error_type, error_message=message, error_page=error_page,
+            size=size, seconds=seconds,
+        )  # fmt: skip
         return DocumentOutput(row)
 
-    def failure(self, task: DocumentTask, failure: PoolFailure, **values: object) -> DocumentOutput:
+    def failure(
+        self, task: DocumentTask, failure: PoolFailure, *, size: int | None = None, seconds: float = 0.0
+    ) -> DocumentOutput:
         """The error row of a document its worker could not answer for."""
-        return self.error(task, failure.error_type(), str(failure), **values)
+        return self.error(task, failure.error_type(), str(failure), size=size, seconds=seconds)
 
 
 def process_document(task: DocumentTask, context: RunContext, tokenizer: Tokenizer) -> DocumentOutput:
@@ -183,14 +211,9 @@ def process_document(task: DocumentTask, context: RunContext, tokenizer: Tokeniz
     except Exception as exc:  # noqa: BLE001 - a bug on one document must not stop the run
         return _error_output(task, context, exc, size=len(data), seconds=time.perf_counter() - started)
     row = context.row(
-        task,
-        bytes=len(data),
-        pages=result.page_count,
-        producer=info.producer,
-        tagged=info.tagged,
-        chunks=len(chunks),
+        task, size=len(data), pages=result.page_count, info=info, chunks=len(chunks),
         seconds=time.perf_counter() - started,
-    )
+    )  # fmt: skip
     return DocumentOutput(row, chunk_rows, page_rows, table_rows)
 
 
@@ -203,14 +226,14 @@ def _error_output(task: DocumentTask, context: RunContext, exc: Exception, *, si
         message = f"{exc} (at {os.path.basename(where.filename)}:{where.lineno}; please report this file)"
     # An exception that knows the page it met may say so in a `page` attribute.
     page = getattr(exc, "page", None)
-    return context.error(task, type(exc).__name__, message, error_page=page, bytes=size, seconds=seconds)
+    return context.error(task, type(exc).__name__, message, error_page=page, size=size, seconds=seconds)
 
 
 def memory_limit_output(
     task: DocumentTask, context: RunContext, *, size: int | None = None, seconds: float = 0.0
 ) -> DocumentOutput:
     failure = memory_limit_failure(context.settings.pipeline.max_memory_mb)
-    row = context.failure(task, failure, bytes=size, seconds=seconds).row
+    row = context.failure(task, failure, size=size, seconds=seconds).row
     return DocumentOutput(row, retire_worker=True)
 
 
