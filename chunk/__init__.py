@@ -20,7 +20,7 @@ text is ``header_prefix`` + the rows ``table_row_start..table_row_end``
 rendered from their cells' normalised texts (``ragprep.chunk.tables``).
 """
 
-from ragprep.chunk.blocks import PAGE_SEPARATOR, document_text
+from ragprep.chunk.blocks import PAGE_SEPARATOR, document_text, in_table
 from ragprep.chunk.chunker import chunk_document, chunk_file, chunk_id, chunk_ids, document_id
 from ragprep.chunk.config import ChunkConfig, config_hash
 from ragprep.chunk.model import Chunk, PageBox
@@ -43,6 +43,7 @@ __all__ = [
     "count_undecodable",
     "document_id",
     "document_text",
+    "in_table",
     "load_encoding",
     "model_folder",
     "normalise",

@@ -14,8 +14,8 @@ from collections import defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from ragprep.extract.blocks import Block
-from ragprep.extract.document import PageResult
+from ragprep.extract import Block
+from ragprep.extract import PageResult
 
 from ragprep.chunk.normalise import boilerplate_key, normalise
 

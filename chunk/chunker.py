@@ -9,8 +9,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from ragprep.extract.config import ExtractConfig
-from ragprep.extract.document import DocumentResult, Mode, PageResult, extract_document
+from ragprep.extract import ExtractConfig
+from ragprep.extract import DocumentResult, Mode, PageResult, extract_document
 
 from ragprep.chunk.blocks import DocBlock, document_text, flatten, heading_paths
 from ragprep.chunk.config import ChunkConfig, config_hash

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from ragprep.extract import TABLE_FORMATS
-from ragprep.extract.config import ExtractConfig
+from ragprep.extract import ExtractConfig
 from ragprep.extract.errors import ConfigError
 from ragprep.extract.settings import Check, check_known_keys, check_settings, read_toml_table, setting
 

@@ -28,7 +28,7 @@ from collections.abc import Callable
 from functools import partial
 from typing import TYPE_CHECKING
 
-from ragprep.extract.running import masked_key
+from ragprep.extract import masked_key
 
 if TYPE_CHECKING:
     from ragprep.chunk.config import ChunkConfig

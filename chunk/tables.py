@@ -33,7 +33,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ragprep.extract import Table, header_row_count, render_rows
-from ragprep.extract.document import PageResult
+from ragprep.extract import PageResult
 
 from ragprep.chunk.blocks import DocBlock
 from ragprep.chunk.config import ChunkConfig

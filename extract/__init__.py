@@ -31,9 +31,12 @@ _EXPORTS = {
         "parse_page_selection",
     ),
     "ragprep.extract.errors": ("ConfigError", "EncryptedPDFError", "PageRangeError", "PDFReadError", "RagprepError"),
+    "ragprep.extract.geometric": ("LINE_BREAK", "SPACE"),
     "ragprep.extract.glyphs": ("GlyphTable",),
     "ragprep.extract.layout": ("LayoutPicture", "layout_picture"),
     "ragprep.extract.modes": ("Mode",),
+    "ragprep.extract.reading": ("read_stream",),
+    "ragprep.extract.running": ("masked_key",),
     "ragprep.extract.tables": ("Table", "TableCell"),
     "ragprep.extract.tabletext": ("TABLE_FORMATS", "grid_texts", "header_row_count", "render_rows", "render_table"),
     "ragprep.extract.warning": ("PageWarning", "WarningKind", "render_all"),
@@ -60,9 +63,12 @@ if TYPE_CHECKING:
         PDFReadError,
         RagprepError,
     )
+    from ragprep.extract.geometric import LINE_BREAK, SPACE
     from ragprep.extract.glyphs import GlyphTable
     from ragprep.extract.layout import LayoutPicture, layout_picture
     from ragprep.extract.modes import Mode
+    from ragprep.extract.reading import read_stream
+    from ragprep.extract.running import masked_key
     from ragprep.extract.tables import Table, TableCell
     from ragprep.extract.tabletext import TABLE_FORMATS, grid_texts, header_row_count, render_rows, render_table
     from ragprep.extract.warning import PageWarning, WarningKind, render_all
@@ -76,6 +82,7 @@ __all__ = [
     "EncryptedPDFError",
     "ExtractConfig",
     "GlyphTable",
+    "LINE_BREAK",
     "LayoutPicture",
     "Mode",
     "PDFReadError",
@@ -84,6 +91,7 @@ __all__ = [
     "PageResult",
     "PageWarning",
     "RagprepError",
+    "SPACE",
     "TABLE_FORMATS",
     "Table",
     "TableCell",
@@ -93,8 +101,10 @@ __all__ = [
     "grid_texts",
     "header_row_count",
     "layout_picture",
+    "masked_key",
     "open_document",
     "parse_page_selection",
+    "read_stream",
     "render_rows",
     "render_all",
     "render_table",

@@ -16,7 +16,7 @@ from pathlib import Path
 from langchain_core.document_loaders import BaseLoader
 from langchain_core.documents import Document
 
-from ragprep.pipeline.export import chunk_records
+from ragprep.pipeline import chunk_records
 
 
 class RagprepLoader(BaseLoader):

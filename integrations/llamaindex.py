@@ -20,7 +20,7 @@ from typing import Any
 from llama_index.core.readers.base import BaseReader
 from llama_index.core.schema import NodeRelationship, RelatedNodeInfo, TextNode
 
-from ragprep.pipeline.export import chunk_records
+from ragprep.pipeline import chunk_records
 
 # Metadata an LLM prompt keeps for citing; every other column is provenance for code only.
 LLM_VISIBLE = ("source", "page_start", "page_end", "heading_path")

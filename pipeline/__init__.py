@@ -15,3 +15,33 @@ Where things are: ``inputs`` (which files), ``worker`` (the process pool, limits
 ``sync/`` (``ragprep sync``: embedders, LanceDB and Chroma stores).
 Kept free of heavy imports: the CLI loads a stage when a command needs it.
 """
+
+from typing import TYPE_CHECKING, Any
+
+# What other packages (integrations/) use, resolved on first use (PEP 562) so
+# that importing the package stays free of heavy imports.
+_EXPORTS = {
+    "ragprep.pipeline.config": ("Settings",),
+    "ragprep.pipeline.export": ("chunk_records",),
+    "ragprep.pipeline.stage": ("read_document",),
+}
+_MODULE_OF = {name: module for module, names in _EXPORTS.items() for name in names}
+
+if TYPE_CHECKING:
+    from ragprep.pipeline.config import Settings
+    from ragprep.pipeline.export import chunk_records
+    from ragprep.pipeline.stage import read_document
+
+# Not `run`: the submodule ragprep.pipeline.run would shadow it once imported.
+__all__ = ["Settings", "chunk_records", "read_document"]
+
+
+def __getattr__(name: str) -> Any:
+    module = _MODULE_OF.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value  # resolved once
+    return value

@@ -29,7 +29,7 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
 
     from ragprep.extract import ExtractConfig, PageResult, Table
-    from ragprep.extract.blocks import Block
+    from ragprep.extract import Block
 
 app = typer.Typer(
     name="ragprep",
@@ -331,7 +331,7 @@ def _point(value: np.ndarray) -> list[float]:
 
 def _decision(separator: int) -> str:
     """What went in before a glyph of the stream join: a space, a line break, or nothing."""
-    from ragprep.extract.geometric import LINE_BREAK, SPACE
+    from ragprep.extract import LINE_BREAK, SPACE
 
     return {SPACE: "space", LINE_BREAK: "line"}.get(separator, "-")
 
@@ -365,7 +365,7 @@ def glyphs(
     import numpy as np
 
     from ragprep.extract import PageRangeError, RagprepError, open_document, render_all
-    from ragprep.extract.reading import read_stream
+    from ragprep.extract import read_stream
 
     extract_config = _load_config(config)
     try:

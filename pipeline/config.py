@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping
 
-from ragprep.chunk.config import ChunkConfig, config_hash
+from ragprep.chunk import ChunkConfig, config_hash
 from ragprep.extract import ExtractConfig, Mode
 from ragprep.extract.errors import ConfigError
 from ragprep.extract.settings import check_known_keys, check_settings, read_toml, setting

@@ -19,9 +19,9 @@ from collections.abc import Sequence
 import pyarrow as pa
 
 from ragprep.chunk import document_text
-from ragprep.chunk.model import Chunk
+from ragprep.chunk import Chunk
 from ragprep.extract import render_all
-from ragprep.extract.document import PageResult
+from ragprep.extract import PageResult
 from ragprep.pipeline.model import DocumentRow
 from ragprep.pipeline.schema import CHUNKS, DOCUMENTS, PAGES, TABLE_CELLS
 

@@ -27,7 +27,7 @@ import dataclasses
 import os
 from collections.abc import Sequence
 
-from ragprep.chunk.tokens import Tokenizer
+from ragprep.chunk import Tokenizer
 from ragprep.pipeline.config import Settings
 from ragprep.pipeline.model import DocumentOutput, DocumentTask
 from ragprep.pipeline.run import pipeline_version

@@ -35,10 +35,10 @@ from datetime import datetime, timezone
 from multiprocessing.context import BaseContext
 from typing import Generic, Protocol, TypeVar
 
-from ragprep.chunk.chunker import chunk_document
-from ragprep.chunk.tokens import Tokenizer
-from ragprep.extract.docinfo import DocumentInfo
-from ragprep.extract.document import DocumentResult, open_document
+from ragprep.chunk import chunk_document
+from ragprep.chunk import Tokenizer
+from ragprep.extract import DocumentInfo
+from ragprep.extract import DocumentResult, open_document
 from ragprep.pipeline.config import PipelineConfig, Settings
 # The answers the pool itself makes a job produce, and the error of a pool that cannot start.
 from ragprep.pipeline.errors import (

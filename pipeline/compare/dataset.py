@@ -19,7 +19,7 @@ import pyarrow.compute as pc
 
 from ragprep.pipeline.dataset import read_table
 from ragprep.pipeline.schema import CHUNKS, DOCUMENTS, PAGES
-from ragprep.chunk.blocks import in_table
+from ragprep.chunk import in_table
 from ragprep.pipeline.compare.model import BlockSpan, LineSpan, ModeChunk, ModeDocument, ModePage
 from ragprep.pipeline.errors import DatasetReadError  # defined with every public error
 

@@ -14,7 +14,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from ragprep.chunk.blocks import PAGE_SEPARATOR, in_table
+from ragprep.chunk import PAGE_SEPARATOR, in_table
 
 if TYPE_CHECKING:  # types of the live constructors' arguments
     from ragprep.chunk import Chunk
