@@ -6,8 +6,9 @@ Entry points::
 
     chunks = chunk_file("paper.pdf", mode="auto")          # extract + chunk
     chunks = chunk_document(result, doc_id=document_id(data), source="paper.pdf",
-                            config=ChunkConfig.from_toml("configs/default.toml"),
-                            extract_config=extract_config)
+                            config=ChunkConfig.from_toml("configs/default.toml"))
+    # `result` (extract_document, Document.read) carries its reading mode and
+    # extract settings: both enter the chunk ids with `config`.
 
 The document text is the page texts joined with ``"\\f"``; every chunk's
 ``char_start``/``char_end`` are offsets in it and

@@ -57,22 +57,19 @@ def chunk_document(
     doc_id: str,
     source: str,
     config: ChunkConfig | None = None,
-    extract_config: ExtractConfig | None = None,
     tokenizer: Tokenizer | None = None,
-    mode: str | None = None,
 ) -> tuple[Chunk, ...]:
     """Chunks of one extracted document, in document order.
 
-    ``extract_config`` and ``mode`` (the reading mode the result was requested
-    in) only enter the config hash, and so the chunk ids; pass the ones the
-    result was extracted with. ``tokenizer`` may be given to reuse a loaded
-    encoding across documents; it must match ``config.tokenizer_name``.
+    The result's reading mode and extract settings enter the config hash, and
+    so the chunk ids, with ``config``. ``tokenizer`` may be given to reuse a
+    loaded encoding across documents; it must match ``config.tokenizer_name``.
     """
     config = config or ChunkConfig()
     tok = tokenizer or Tokenizer.load(config.tokenizer_name)
     if tok.name != config.tokenizer_name:
         raise ValueError(f"tokenizer {tok.name!r} does not match the chunk settings' {config.tokenizer_name!r}")
-    cfg_hash = config_hash(config, extract_config, mode)
+    cfg_hash = config_hash(config, result.extract_config, result.mode)
     pages = result.pages
     text, bases = document_text(pages)
     blocks = flatten(pages, bases, config.boilerplate_min_share)
@@ -299,14 +296,9 @@ def chunk_file(
     data = Path(path).read_bytes()
     result = extract_document(data, mode=mode, config=extract_config)
     return chunk_document(
-        result,
-        doc_id=document_id(data),
-        source=str(path) if source is None else source,
-        config=config,
-        extract_config=extract_config,
+        result, doc_id=document_id(data), source=str(path) if source is None else source, config=config,
         tokenizer=tokenizer,
-        mode=Mode(mode).value,
-    )
+    )  # fmt: skip
 
 
 def _page_at(bases: Sequence[int], offset: int, pages) -> int:

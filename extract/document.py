@@ -89,6 +89,12 @@ class DocumentResult:
     file: str
     page_count: int
     pages: tuple[PageResult, ...]
+    # How the pages were read: the requested mode (auto stays auto; each page
+    # says which mode produced it) and the settings. The chunker hashes both
+    # into every chunk id, so they travel with the result instead of being
+    # passed again (and possibly differently) beside it.
+    mode: str
+    extract_config: ExtractConfig
 
     @property
     def tables(self) -> tuple[Table, ...]:
@@ -368,6 +374,13 @@ class Document:
             masks[number] = mask
         return masks
 
+    def read(self, mode: Mode | str = Mode.AUTO, numbers: Sequence[int] | None = None) -> DocumentResult:
+        """Pages `numbers` (all by default) read together in `mode`
+        (``extract_pages``), as a result that records how it was read."""
+        numbers = range(1, self.page_count + 1) if numbers is None else numbers
+        mode = Mode(mode)
+        return DocumentResult(self.name, self.page_count, self.extract_pages(numbers, mode), mode.value, self.config)
+
     def extract_pages(
         self, numbers: Sequence[int], mode: Mode | str = Mode.AUTO
     ) -> tuple[PageResult, ...]:
@@ -617,6 +630,4 @@ def extract_document(
     together (``Document.extract_pages``): running headers and footers are
     found across the selected pages."""
     with open_document(source, password=password, config=config) as document:
-        numbers = parse_page_selection(pages, document.page_count)
-        results = document.extract_pages(numbers, mode)
-        return DocumentResult(document.name, document.page_count, results)
+        return document.read(mode, parse_page_selection(pages, document.page_count))

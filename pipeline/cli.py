@@ -162,7 +162,6 @@ def extract(
     csv with one row per cell. Exit code 0 also when no table is found.
     """
     from ragprep.extract import (
-        DocumentResult,
         EncryptedPDFError,
         PageRangeError,
         RagprepError,
@@ -178,7 +177,8 @@ def extract(
         with open_document(file, password=password, config=extract_config) as document:
             numbers = parse_page_selection(pages, document.page_count)
             # Read together, so running headers and footers are found across the selection.
-            results = document.extract_pages(numbers, mode)
+            result = document.read(mode, numbers)
+            results = result.pages
     except PageRangeError as exc:
         raise fail(str(exc), EXIT_USAGE) from None
     except EncryptedPDFError as exc:
@@ -188,7 +188,7 @@ def extract(
         raise fail(str(exc), EXIT_INPUT) from None
 
     if tables:
-        _write(_tables_output(DocumentResult(str(file), 0, results).tables, output_format, file), output)
+        _write(_tables_output(result.tables, output_format, file), output)
         return
     if output_format is TextFormat.json:
         payload = {

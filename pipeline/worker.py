@@ -38,7 +38,7 @@ from typing import Generic, Protocol, TypeVar
 from ragprep.chunk import chunk_document
 from ragprep.chunk import Tokenizer
 from ragprep.extract import DocumentInfo
-from ragprep.extract import DocumentResult, open_document
+from ragprep.extract import open_document
 from ragprep.pipeline.config import PipelineConfig, Settings
 # The answers the pool itself makes a job produce, and the error of a pool that cannot start.
 from ragprep.pipeline.errors import (
@@ -192,17 +192,8 @@ def process_document(task: DocumentTask, context: RunContext, tokenizer: Tokeniz
         with open_document(task.path, passwords=context.passwords, config=settings.extract) as document:
             info = document.info
             # All pages together: running headers and footers are a document-level finding.
-            pages = document.extract_pages(range(1, document.page_count + 1), settings.mode)
-            result = DocumentResult(task.path, document.page_count, pages)
-        chunks = chunk_document(
-            result,
-            doc_id=doc_id,
-            source=task.key,
-            config=settings.chunk,
-            extract_config=settings.extract,
-            tokenizer=tokenizer,
-            mode=settings.mode.value,
-        )
+            result = document.read(settings.mode)
+        chunks = chunk_document(result, doc_id=doc_id, source=task.key, config=settings.chunk, tokenizer=tokenizer)
         chunk_rows = chunk_batch(chunks)
         page_rows = page_batch(doc_id, task.key, result.pages)
         table_rows = table_batch(doc_id, task.key, result.pages)

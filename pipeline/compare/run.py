@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ragprep.chunk import ChunkConfig, Tokenizer, chunk_document, document_id, normaliser
-from ragprep.extract import DocumentResult, ExtractConfig, Mode, RagprepError, open_document
+from ragprep.extract import ExtractConfig, Mode, RagprepError, open_document
 from ragprep.pipeline.compare.gold import GoldSet, GoldText
 from ragprep.pipeline.compare.measure import (
     BlockBudget,
@@ -75,14 +75,10 @@ def read_modes(
     readings = []
     # Opened by path, not from the bytes, so that errors name the file.
     with open_document(path, passwords=settings.passwords, config=settings.extract) as document:
-        numbers = range(1, document.page_count + 1)
         for mode in modes:
             # All pages together, as `ragprep run` reads them: running heads are found across pages.
-            result = DocumentResult(source, document.page_count, document.extract_pages(numbers, mode))
-            chunks = chunk_document(
-                result, doc_id=doc_id, source=source, config=settings.chunk,
-                extract_config=settings.extract, tokenizer=tokenizer, mode=mode,
-            )
+            result = document.read(mode)
+            chunks = chunk_document(result, doc_id=doc_id, source=source, config=settings.chunk, tokenizer=tokenizer)
             readings.append(ModeDocument.from_result(result, chunks, mode=mode, doc_id=doc_id, source=source))
     return tuple(readings)
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ragprep.extract.blocks import Block
+from ragprep.extract.config import ExtractConfig
 from ragprep.extract.document import DocumentResult, PageResult
 
 from ragprep.chunk import Chunk, document_text, normalise
@@ -57,7 +58,7 @@ def page(number: int, blocks: list[B], *, mode: str = "structure", glyphs: int =
 
 def doc(*pages: list[B], mode: str = "structure") -> DocumentResult:
     built = tuple(page(i + 1, blocks, mode=mode) for i, blocks in enumerate(pages))
-    return DocumentResult(file="<test>", page_count=len(built), pages=built)
+    return DocumentResult(file="<test>", page_count=len(built), pages=built, mode=mode, extract_config=ExtractConfig())
 
 
 def check_slices(result: DocumentResult, chunks: tuple[Chunk, ...], *, dehyphenate: bool = True) -> None:

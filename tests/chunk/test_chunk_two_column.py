@@ -49,7 +49,7 @@ def column(bbox) -> int:
 def chunks_of(data: bytes, mode: str = "structure", **cfg):
     result = extract_document(data, mode=mode)
     chunks = chunk_document(
-        result, doc_id=document_id(data), source="two.pdf", config=ChunkConfig(**cfg), mode=mode
+        result, doc_id=document_id(data), source="two.pdf", config=ChunkConfig(**cfg)
     )
     return result, chunks
 
