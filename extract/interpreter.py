@@ -660,7 +660,7 @@ class PageInterpreter:
     def _interpret_page(self, data: bytes) -> None:
         """Run the page's content bytes, filling self._glyphs."""
         self._path_ops = self._path_handlers()
-        try:
+        try:  # noqa: SIM105 - the limit is control flow that ends the page; the except says so
             self._run_stream(data)
         except _OperatorLimitReached:
             pass

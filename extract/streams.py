@@ -179,9 +179,12 @@ def _refuse_past_cap(stream: pikepdf.Stream, names: list[str], limit: int) -> No
             early_change = int(parms.get("/EarlyChange", 1)) if parms is not None else 1
             if lzw_decoded_size(data, early_change, limit) > limit:
                 raise StreamLimitError(f"content stream decodes past {limit} bytes (LZWDecode)")
-        elif name in _RUN_LENGTH and len(data) * RUN_LENGTH_MAX_RATIO > limit:
-            if run_length_decoded_size(data, limit) > limit:
-                raise StreamLimitError(f"content stream decodes past {limit} bytes (RunLengthDecode)")
+        elif (
+            name in _RUN_LENGTH
+            and len(data) * RUN_LENGTH_MAX_RATIO > limit
+            and run_length_decoded_size(data, limit) > limit
+        ):
+            raise StreamLimitError(f"content stream decodes past {limit} bytes (RunLengthDecode)")
         return
 
 

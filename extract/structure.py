@@ -561,7 +561,7 @@ class _Walker:
             pass
         root_ctx = _Ctx(-1, None, lang, (), 0, 0, 0, -1)
         try:
-            if "/K" in self._root.keys():
+            if "/K" in self._root:
                 self._expand(self._root["/K"], root_ctx, sectioning=False)
         except (pikepdf.PdfError, RecursionError, ValueError, TypeError, KeyError) as exc:
             warn(f"/StructTreeRoot /K unreadable ({describe(exc)})")
@@ -682,7 +682,7 @@ class _Walker:
 
     # ---------------------------------------------------------------- kids
 
-    def _expand(self, k: Any, ctx: _Ctx, *, sectioning: bool) -> None:
+    def _expand(self, k: Any, ctx: _Ctx, *, sectioning: bool) -> None:  # noqa: C901 - one branch per kid kind of Table 323
         """Classify the kids of /K (§14.7.2 Table 323) and schedule them in order.
 
         Content kids of an element with no kid elements are recorded at once:

@@ -36,7 +36,7 @@ class RagprepReader(BaseReader):
         current = next(records, None)
         while current is not None:
             following = next(records, None)
-            same = lambda other: other is not None and other["metadata"]["source"] == current["metadata"]["source"]  # noqa: E731
+            same = lambda other: other is not None and other["metadata"]["source"] == current["metadata"]["source"]  # noqa: E731, B023 - used in this iteration only
             yield _node(current, previous, following["id"] if same(following) else None)
             previous = current["id"] if same(following) else None
             current = following

@@ -402,7 +402,7 @@ def glyphs(
                 row.update(gap=None, space_threshold=None, move_across=None, line_threshold=None, decision="not text")
             else:
                 def number(values: np.ndarray) -> float | None:
-                    value = float(values[at])
+                    value = float(values[at])  # noqa: B023 - called in this iteration only
                     return None if np.isnan(value) else round(value, 3)
 
                 row.update(

@@ -22,6 +22,7 @@ Ray is the ``ragprep[ray]`` extra, imported only when this engine is used.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import time
@@ -156,20 +157,16 @@ class RayPool(Generic[TaskT, AnswerT]):
         return self._start(1)[0]
 
     def _kill(self, host: Any) -> None:
-        try:
+        with contextlib.suppress(Exception):  # already gone is as good as killed
             self._ray.kill(host, no_restart=True)
-        except Exception:  # noqa: BLE001 - already gone is as good as killed
-            pass
 
     def close(self) -> None:
         """Stop each actor's process, then the actors."""
         ray = self._ray
         if not self._hosts:
             return
-        try:
+        with contextlib.suppress(ray.exceptions.RayError):
             ray.wait([host.close.remote() for host in self._hosts], num_returns=len(self._hosts), timeout=10)
-        except ray.exceptions.RayError:
-            pass
         for host in self._hosts:
             self._kill(host)
         self._hosts.clear()

@@ -284,7 +284,7 @@ def run(
     strict: bool = False,
     rehash: bool = False,
     handler: Handler = process_document,
-    engine: Engine = LocalEngine(),
+    engine: Engine = LocalEngine(),  # noqa: B008 - a frozen value with no state: one default is safe
 ) -> RunSummary:
     """Bring the dataset at `out` up to date with `inputs` (see the module docstring).
     `passwords` are tried in turn on documents that need one (and documents

@@ -22,6 +22,7 @@ its own rather than an executor.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import multiprocessing
 import multiprocessing.connection
@@ -453,10 +454,8 @@ class WorkerPool(Generic[TaskT, AnswerT]):
 
     def close(self) -> None:
         for slot in self._slots:
-            try:
+            with contextlib.suppress(OSError, ValueError):  # its pipe is already closed
                 slot.connection.send(None)
-            except (OSError, ValueError):
-                pass
         deadline = time.monotonic() + 5
         for slot in self._slots:
             slot.process.join(timeout=max(0.0, deadline - time.monotonic()))

@@ -77,7 +77,7 @@ class CodespaceRange:
         if start + n > len(data):
             return False
         low, high = self.low, self.high
-        for k in range(n):
+        for k in range(n):  # noqa: SIM110 - a plain loop: no generator per code on this hot path
             if not low[k] <= data[start + k] <= high[k]:
                 return False
         return True
