@@ -143,7 +143,7 @@ def _prose_chunks(blocks: Sequence[DocBlock], packer: Packer, ctx: _Context, fir
     spans = packer.pack(atoms)
     block_ends = [b.end for b in blocks]
     block_starts = [b.start for b in blocks]
-    chunks = []
+    chunks: list[Chunk] = []
     for span in spans:
         body = packer.norm(span.start, span.end)
         if not body:

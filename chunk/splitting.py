@@ -37,7 +37,8 @@ def split_offsets(text: str, split: RecursiveCharacterTextSplitter) -> list[tupl
     pieces = split.split_text(text)
     if "".join(pieces) != text:  # defensive: a splitter change must not shift offsets
         raise AssertionError("text splitter pieces do not reassemble the block text")
-    spans, pos = [], 0
+    spans: list[tuple[int, int]] = []
+    pos = 0
     for piece in pieces:
         if spans and not piece.strip():
             # Whitespace alone is no piece: it joins the one before.

@@ -253,7 +253,8 @@ class Document:
         self.warnings = tuple(warnings)
         self._open_warnings = self.warnings
         # qpdf's messages while the document is open (diagnostics.py): on the page being read.
-        self._qpdf_messages, self._qpdf_token = qpdf_messages or capture()
+        self._qpdf_messages, token = qpdf_messages or capture()
+        self._qpdf_token: contextvars.Token[list[str] | None] | None = token
         self.name = name
         self.config = config
         self._fonts = FontLoader(max_stream_bytes=config.max_stream_bytes)
@@ -541,37 +542,52 @@ def _running_mask(table: GlyphTable, lines: BandLines, tally: KeyTally) -> np.nd
     return mask
 
 
-def _counts(table: GlyphTable) -> dict[str, int]:
-    visible = table.visible
-    return {
-        "glyphs": int(visible.sum()),
-        "artifact_glyphs": int((visible & table.artifact).sum()),
-        "undecodable_glyphs": int((visible & table.undecodable).sum()),
-    }
+@dataclass(frozen=True)
+class _Counts:
+    """A page's visible glyphs, and among them artifacts and undecodable ones."""
+
+    glyphs: int
+    artifact_glyphs: int
+    undecodable_glyphs: int
+
+    @classmethod
+    def of(cls, table: GlyphTable) -> "_Counts":
+        visible = table.visible
+        return cls(
+            glyphs=int(visible.sum()),
+            artifact_glyphs=int((visible & table.artifact).sum()),
+            undecodable_glyphs=int((visible & table.undecodable).sum()),
+        )
 
 
 def _page_result(glyphs: PageGlyphs, mode: str, reading: PageReading) -> PageResult:
+    counts = _Counts.of(glyphs.table)
     return PageResult(
         page=glyphs.page,
         mode=mode,
         text=reading.joined.text,
+        glyphs=counts.glyphs,
         untagged_glyphs=reading.untagged_glyphs,
+        artifact_glyphs=counts.artifact_glyphs,
+        undecodable_glyphs=counts.undecodable_glyphs,
         warnings=glyphs.warnings,
         blocks=reading.blocks,
         lines=reading.lines,
-        **_counts(glyphs.table),
     )
 
 
 def _unavailable(glyphs: PageGlyphs, reason: str) -> PageResult:
+    counts = _Counts.of(glyphs.table)
     return PageResult(
         page=glyphs.page,
         mode=UNAVAILABLE,
         text="",
+        glyphs=counts.glyphs,
         untagged_glyphs=unmarked_glyphs(glyphs.table),
+        artifact_glyphs=counts.artifact_glyphs,
+        undecodable_glyphs=counts.undecodable_glyphs,
         warnings=glyphs.warnings,
         reason=reason,
-        **_counts(glyphs.table),
     )
 
 

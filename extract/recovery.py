@@ -46,7 +46,7 @@ class FoundPages:
 
     def free_numbers(self, count: int) -> list[int]:
         """The `count` lowest object numbers no object uses (0 is never one, §7.5.4)."""
-        free = []
+        free: list[int] = []
         number = 1
         while len(free) < count:
             if number not in self.offsets and number not in self.packed:

@@ -80,7 +80,7 @@ def check_settings(instance: Any, prefix: str) -> None:
     """Validate every field of a settings dataclass against its type hint and
     metadata; normalise in place (a TOML list becomes a tuple, an int for a
     float a float). ConfigError naming ``prefix.key`` on the first bad value."""
-    hints = _type_hints(type(instance))
+    hints = _type_hints(type(instance))  # type: ignore[arg-type]  # a class is hashable; mypy reads type.__hash__ unbound
     for f in fields(instance):
         key = f"{prefix}.{f.name}"
         value = _coerce(hints[f.name], getattr(instance, f.name), key)

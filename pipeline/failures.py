@@ -16,7 +16,7 @@ from ragprep.pipeline.errors import POOL_FAILURES, RagprepError
 POOL_FAILURE_NAMES: tuple[str, ...] = tuple(kind.error_type() for kind in POOL_FAILURES)
 
 
-def _subclass_names(cls: type) -> set[str]:
+def _subclass_names(cls: type[BaseException]) -> set[str]:
     names = {cls.__name__}
     for sub in cls.__subclasses__():
         names |= _subclass_names(sub)

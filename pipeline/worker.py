@@ -33,7 +33,7 @@ from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
-from multiprocessing.context import BaseContext
+from multiprocessing.context import ForkServerContext, SpawnContext
 from typing import Generic, Protocol, TypeVar
 
 from ragprep.chunk import chunk_document
@@ -304,7 +304,7 @@ def _worker_main(connection: multiprocessing.connection.Connection, job: Job[Tas
             return
 
 
-def _context(job_module: str) -> BaseContext:
+def _context(job_module: str) -> ForkServerContext | SpawnContext:
     # forkserver: fast respawns without forking a parent that runs threads
     # (the progress display); spawn where forkserver does not exist.
     if "forkserver" not in multiprocessing.get_all_start_methods():
