@@ -8,8 +8,8 @@ Entry points::
     from ragprep.pipeline.stage import read_document  # one document as Arrow, for Spark/Ray/Dask
     from ragprep.pipeline.sync import sync            # ragprep sync: a vector store in step with the dataset
 
-Where things are: ``inputs`` (which files), ``worker`` (the process pool, limits,
-``process_document``), ``records`` and ``schema`` (Arrow tables), ``dataset``
+Where things are: ``inputs`` (which files), ``pool`` (the process pool and its
+limits), ``worker`` (the per-document stage, ``process_document``), ``records`` and ``schema`` (Arrow tables), ``dataset``
 (versions on disk, atomic commits), ``progress`` (bar and JSON log lines),
 ``commands`` and ``cli`` (the command line), ``compare/`` (``ragprep compare``),
 ``sync/`` (``ragprep sync``: embedders, LanceDB and Chroma stores).

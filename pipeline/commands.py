@@ -193,7 +193,7 @@ def run_command(
     from ragprep.pipeline.dataset import DatasetError
     from ragprep.pipeline.progress import JsonLogReporter, RichReporter, summary_fields, summary_text
     from ragprep.pipeline.run import run
-    from ragprep.pipeline.worker import WorkerStartError
+    from ragprep.pipeline.errors import WorkerStartError
 
     settings = _settings(config, mode, workers, source_root)
     passwords = read_passwords(password_file) if password_file is not None else ()

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from typing import Protocol, TypeVar
 
 from ragprep.pipeline.config import PipelineConfig
-from ragprep.pipeline.worker import Job, WorkerPool
+from ragprep.pipeline.pool import Job, WorkerPool
 
 TaskT = TypeVar("TaskT")
 AnswerT = TypeVar("AnswerT")
@@ -50,7 +50,7 @@ class Engine(Protocol):
 
 @dataclass(frozen=True)
 class LocalEngine:
-    """Worker processes on this machine (``ragprep.pipeline.worker``)."""
+    """Worker processes on this machine (``ragprep.pipeline.pool``)."""
 
     def workers(self, pipeline: PipelineConfig) -> int:
         return pipeline.worker_count

@@ -33,7 +33,7 @@ from typing import Any, Generic, TypeVar
 
 from ragprep.pipeline.config import PipelineConfig
 from ragprep.pipeline.errors import WorkerDiedError, WorkerStartError
-from ragprep.pipeline.worker import STARTUP_SECONDS, Job, WorkerPool
+from ragprep.pipeline.pool import STARTUP_SECONDS, Job, WorkerPool
 
 TaskT = TypeVar("TaskT")
 AnswerT = TypeVar("AnswerT")

@@ -152,7 +152,7 @@ def compare(
     from ragprep.pipeline.compare.run import MODES, CompareSettings, compare_documents
     from ragprep.pipeline.config import Settings
     from ragprep.pipeline.inputs import InputError, collect_inputs
-    from ragprep.pipeline.worker import WorkerStartError
+    from ragprep.pipeline.errors import WorkerStartError
 
     chosen = parse_modes(modes, MODES)
     specs = tuple(parse_dataset(s, chosen) for s in dataset or ())

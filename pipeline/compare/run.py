@@ -5,7 +5,7 @@ open document (fonts and the structure tree are read once) and chunked with the 
 settings, so the modes differ in reading order only. A document that cannot be read becomes a
 ``DocumentError`` and the others go on.
 
-Documents run in worker processes (``ragprep.pipeline.worker``) under the ``[pipeline]``
+Documents run in worker processes (``ragprep.pipeline.pool``) under the ``[pipeline]``
 limits ``ragprep run`` uses: a document past ``timeout_seconds`` or ``max_memory_mb``, or one
 that kills its worker, is a ``DocumentError`` saying so, and a fresh worker takes the next.
 """
@@ -30,7 +30,7 @@ from ragprep.pipeline.compare.measure import (
 from ragprep.pipeline.compare.model import ModeDocument
 from ragprep.pipeline.config import PipelineConfig
 from ragprep.pipeline.errors import PoolFailure, WorkerDiedError
-from ragprep.pipeline.worker import WorkerPool
+from ragprep.pipeline.pool import WorkerPool
 
 MODES = tuple(m.value for m in Mode)  # what --modes accepts
 

@@ -72,7 +72,7 @@ def test_a_document_past_the_memory_limit_is_an_error_row(tmp_path):
 
 def test_workers_that_cannot_start_stop_the_run_instead_of_failing_every_document(tmp_path, monkeypatch):
     from ragprep.chunk import ChunkConfig
-    from ragprep.pipeline.worker import WorkerStartError
+    from ragprep.pipeline.errors import WorkerStartError
 
     folder = tmp_path / "in"
     write_corpus(folder, 2)
