@@ -22,7 +22,7 @@ rendered from their cells' normalised texts (``ragprep.chunk.tables``).
 """
 
 from ragprep.chunk.blocks import PAGE_SEPARATOR, document_text, in_table
-from ragprep.chunk.chunker import chunk_document, chunk_file, chunk_id, chunk_ids, document_id
+from ragprep.chunk.chunker import chunk_document, chunk_file, chunk_id, chunk_ids, document_id, read_and_chunk
 from ragprep.chunk.config import ChunkConfig, config_hash
 from ragprep.chunk.model import Chunk, PageBox
 from ragprep.chunk.model_tokens import model_folder
@@ -49,4 +49,5 @@ __all__ = [
     "model_folder",
     "normalise",
     "normaliser",
+    "read_and_chunk",
 ]

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ragprep.extract import ExtractConfig
-from ragprep.extract import DocumentResult, Mode, PageResult, extract_document
+from ragprep.extract import Document, DocumentResult, Mode, PageResult, open_document
 
 from ragprep.chunk.blocks import DocBlock, document_text, flatten, heading_paths
 from ragprep.chunk.config import ChunkConfig, config_hash
@@ -294,11 +294,27 @@ def chunk_file(
     """Extract and chunk one PDF file. `source` is the key its chunks (and
     their ids) carry; default: the path as given."""
     data = Path(path).read_bytes()
-    result = extract_document(data, mode=mode, config=extract_config)
-    return chunk_document(
-        result, doc_id=document_id(data), source=str(path) if source is None else source, config=config,
-        tokenizer=tokenizer,
-    )  # fmt: skip
+    key = str(path) if source is None else source
+    with open_document(data, config=extract_config) as document:
+        _, chunks = read_and_chunk(document, mode, doc_id=document_id(data), source=key, config=config, tokenizer=tokenizer)
+    return chunks
+
+
+def read_and_chunk(
+    document: Document,
+    mode: Mode | str,
+    *,
+    doc_id: str,
+    source: str,
+    config: ChunkConfig | None = None,
+    tokenizer: Tokenizer | None = None,
+) -> tuple[DocumentResult, tuple[Chunk, ...]]:
+    """The one stage function: every page of an open document read together in
+    `mode` (running headers are a document-level finding), then chunked.
+    ``chunk_file``, ``ragprep run``'s workers (and so the external-engine entry
+    point) and ``ragprep compare`` all read a document through it."""
+    result = document.read(mode)
+    return result, chunk_document(result, doc_id=doc_id, source=source, config=config, tokenizer=tokenizer)
 
 
 def _page_at(bases: Sequence[int], offset: int, pages) -> int:

@@ -39,7 +39,7 @@ from ragprep.pipeline.config import PipelineConfig, Settings
 from ragprep.pipeline.dataset import ChangeSet, CommitResult, Dataset, DatasetHealth
 from ragprep.pipeline.engine import Engine, LocalEngine
 from ragprep.pipeline.hashing import Fingerprint, NotRegularFileError, ReadTimeoutError, fingerprint_files
-from ragprep.pipeline.inputs import InputError, SkippedInput, resolve_inputs
+from ragprep.pipeline.inputs import SkippedInput, resolve_inputs
 from ragprep.pipeline.model import DocumentOutput, DocumentTask
 from ragprep.pipeline.schema import RUNS, SOURCES
 from ragprep.pipeline.sources import source_keys

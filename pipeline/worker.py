@@ -16,7 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 
-from ragprep.chunk import Tokenizer, chunk_document
+from ragprep.chunk import Tokenizer, read_and_chunk
 from ragprep.extract import DocumentInfo, open_document
 from ragprep.pipeline.config import PipelineConfig, Settings
 from ragprep.pipeline.errors import PoolFailure, RagprepError
@@ -118,9 +118,9 @@ def process_document(task: DocumentTask, context: RunContext, tokenizer: Tokeniz
         # Opened by path so that errors name the file; `data` gave the doc_id.
         with open_document(task.path, passwords=context.passwords, config=settings.extract) as document:
             info = document.info
-            # All pages together: running headers and footers are a document-level finding.
-            result = document.read(settings.mode)
-        chunks = chunk_document(result, doc_id=doc_id, source=task.key, config=settings.chunk, tokenizer=tokenizer)
+            result, chunks = read_and_chunk(
+                document, settings.mode, doc_id=doc_id, source=task.key, config=settings.chunk, tokenizer=tokenizer
+            )
         chunk_rows = chunk_batch(chunks)
         page_rows = page_batch(doc_id, task.key, result.pages)
         table_rows = table_batch(doc_id, task.key, result.pages)

@@ -17,7 +17,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ragprep.chunk import ChunkConfig, Tokenizer, chunk_document, document_id, normaliser
+from ragprep.chunk import ChunkConfig, Tokenizer, document_id, normaliser, read_and_chunk
 from ragprep.extract import ExtractConfig, Mode, RagprepError, open_document
 from ragprep.pipeline.compare.gold import GoldSet, GoldText
 from ragprep.pipeline.compare.measure import (
@@ -76,9 +76,10 @@ def read_modes(
     # Opened by path, not from the bytes, so that errors name the file.
     with open_document(path, passwords=settings.passwords, config=settings.extract) as document:
         for mode in modes:
-            # All pages together, as `ragprep run` reads them: running heads are found across pages.
-            result = document.read(mode)
-            chunks = chunk_document(result, doc_id=doc_id, source=source, config=settings.chunk, tokenizer=tokenizer)
+            # As `ragprep run` reads a document (the one stage function).
+            result, chunks = read_and_chunk(
+                document, mode, doc_id=doc_id, source=source, config=settings.chunk, tokenizer=tokenizer
+            )
             readings.append(ModeDocument.from_result(result, chunks, mode=mode, doc_id=doc_id, source=source))
     return tuple(readings)
 

@@ -9,7 +9,7 @@ from typing import Protocol
 import numpy as np
 import pyarrow as pa
 
-from ragprep.pipeline.errors import StoreError, StoreUnreachableError  # defined with every public error
+from ragprep.pipeline.errors import StoreError, StoreUnreachableError  # noqa: F401 - defined with every public error, importable here too
 
 # Columns every store row has besides the chunk's metadata.
 ID, TEXT, VECTOR, TEXT_HASH = "id", "text", "vector", "text_hash"
