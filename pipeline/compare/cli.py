@@ -176,9 +176,7 @@ def compare(
 
     compare_settings = CompareSettings(
         modes=chosen,
-        extract=settings.extract,
-        chunk=settings.chunk,
-        pipeline=settings.pipeline,
+        run=settings,
         passwords=read_passwords(password_file) if password_file is not None else (),
     )
     try:

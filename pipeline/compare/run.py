@@ -28,7 +28,7 @@ from ragprep.pipeline.compare.measure import (
     measure_document,
 )
 from ragprep.pipeline.compare.model import ModeDocument
-from ragprep.pipeline.config import PipelineConfig
+from ragprep.pipeline.config import PipelineConfig, Settings
 from ragprep.pipeline.errors import PoolFailure, WorkerDiedError
 from ragprep.pipeline.pool import WorkerPool
 
@@ -45,13 +45,26 @@ IN_PROCESS = 0
 
 @dataclass(frozen=True)
 class CompareSettings:
+    """The modes to compare, and the run settings they are read with (one
+    ``Settings``, as ``ragprep run`` has; its own mode is unused, each reading
+    names its mode, and of [pipeline] only the worker limits apply)."""
+
     modes: tuple[str, ...]
-    extract: ExtractConfig = ExtractConfig()
-    chunk: ChunkConfig = ChunkConfig()
-    # Only the worker limits (timeout_seconds, max_memory_mb) apply here.
-    pipeline: PipelineConfig = PipelineConfig()
+    run: Settings = Settings()
     # Tried in turn on documents that need a password; shown nowhere.
     passwords: tuple[str, ...] = field(default=(), repr=False)
+
+    @property
+    def extract(self) -> ExtractConfig:
+        return self.run.extract
+
+    @property
+    def chunk(self) -> ChunkConfig:
+        return self.run.chunk
+
+    @property
+    def pipeline(self) -> PipelineConfig:
+        return self.run.pipeline
 
 
 @dataclass(frozen=True)

@@ -31,7 +31,7 @@ from ragprep.pipeline.compare.run import (
     compare_documents,
     compare_one,
 )
-from ragprep.pipeline.config import PipelineConfig
+from ragprep.pipeline.config import PipelineConfig, Settings
 
 MODES = ("structure", "layout", "stream")
 
@@ -86,7 +86,7 @@ def three_documents(folder: Path, odd: str) -> list[Path]:
 
 
 def limited(**limits: object) -> CompareSettings:
-    return CompareSettings(modes=MODES, pipeline=PipelineConfig(**limits))  # type: ignore[arg-type]
+    return CompareSettings(modes=MODES, run=Settings(pipeline=PipelineConfig(**limits)))  # type: ignore[arg-type]
 
 
 def assert_measured(result: CompareResult, paths: list[Path]) -> None:
