@@ -382,9 +382,7 @@ class Document:
         mode = Mode(mode)
         return DocumentResult(self.name, self.page_count, self.extract_pages(numbers, mode), mode.value, self.config)
 
-    def extract_pages(
-        self, numbers: Sequence[int], mode: Mode | str = Mode.AUTO
-    ) -> tuple[PageResult, ...]:
+    def extract_pages(self, numbers: Sequence[int], mode: Mode | str = Mode.AUTO) -> tuple[PageResult, ...]:
         """Pages `numbers` (1-based) in `mode`, read together: in layout mode,
         and where auto falls back to layout, lines repeated in the top or
         bottom band of these pages (running headers and footers, running.py;
