@@ -36,6 +36,7 @@ class CostModel:
         pending = np.maximum(np.fromiter(sizes, np.float64), 1.0)
         # Sum of bytes ** beta over the pending documents, one per BETAS entry.
         self._pending = (pending[:, None] ** BETAS).sum(axis=0) if pending.size else np.zeros(BETAS.size)
+        self._done = np.zeros(BETAS.size)  # the same sums over the documents done
         self._bytes: list[float] = []
         self._seconds: list[float] = []
         self._fit = (0.0, 1.0, 1.0)  # a, b, beta: by bytes until something is done
@@ -44,7 +45,9 @@ class CostModel:
     def done(self, size: int, seconds: float) -> None:
         """One document finished: `size` bytes (as given at the start), in `seconds` of its worker."""
         x = max(float(size), 1.0)
-        self._pending = np.maximum(self._pending - x**BETAS, 0.0)
+        powers = x**BETAS
+        self._pending = np.maximum(self._pending - powers, 0.0)
+        self._done += powers
         self._bytes.append(x)
         self._seconds.append(max(seconds, 0.0))
 
@@ -54,7 +57,8 @@ class CostModel:
             return None
         a, b, beta = self._current()
         column = int(np.argmin(np.abs(BETAS - beta)))
-        done = float((a + b * np.array(self._bytes) ** beta).sum())
+        # Sums kept per exponent: a document's update costs the same at 50,000 done as at 5.
+        done = a * self._done[0] + b * self._done[column]
         if done <= 0:
             return None
         left = a * self._pending[0] + b * self._pending[column]
