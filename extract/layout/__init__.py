@@ -16,14 +16,21 @@ a named function in the module that says why:
    no gap wider than a word space's bound, are one line, read along the line,
    however the stream painted its pieces.
 3. Columns and the cut (``cut.read_region``): a recursive XY-cut of the lines
-   at gutters between text columns (``regions.is_text_column``) and at
-   whitespace bands; a title or spanning block is a band above its columns,
-   a ragged column end (a footnote at the foot of its column) joins its
-   column. The leaves are columns, parts of columns and column-free bands.
+   at gutters between text columns (``regions.is_text_column``; narrower
+   than COLUMN_WIDTH only where their lines wrap, ``regions.wraps``) or
+   between columns set on their own leading whatever they hold
+   (``regions.own_rows``: a spec sheet's columns of label-value tables; a
+   table's columns share their rows), and at whitespace bands; a title or
+   spanning block is a band above its columns, a ragged column end (a
+   footnote at the foot of its column) joins its column. The leaves are
+   columns, parts of columns and column-free bands.
 4. Stream-order tie-breaks (``tiebreaks``): where both cuts fit the same
-   region (columns whose gaps line up, sections laid out in columns) or a
-   part has no place of its own (a page number beside the last lines), the
-   stream decides, and only where it reads one of the orders consistently.
+   region (columns whose gaps line up, sections laid out in columns), a
+   part has no place of its own (a page number beside the last lines), or
+   bands between the furniture are painted in another order by a stream
+   that paints each band in one visit reading down (a callout box placed
+   under the text it follows, ``stream_band_order``), the stream decides,
+   and only where it reads one of the orders consistently.
 5. Inside a leaf (``leaves.leaf_order``): lines top to bottom; runs of lines
    the stream painted out of order merge and read by rows; a table's columns
    (runs sharing baselines) read row by row; a run above or below every

@@ -31,14 +31,16 @@ from __future__ import annotations
 
 import numpy as np
 
-from ragprep.extract.layout.params import COMPOUND_COVER, NARROW_COLUMN, MAX_DEPTH, ROW_OVERLAP
+from ragprep.extract.layout.params import ALIGNED, COMPOUND_COVER, NARROW_COLUMN, MAX_DEPTH, ROW_OVERLAP
 from ragprep.extract.layout.regions import (
     gap_bands,
     holds_prose,
     is_text_column,
     lines_side_by_side,
     merge_fragments,
+    own_rows,
     rows_of,
+    shared_rows,
     spanning_bands,
     split_at,
 )
@@ -250,6 +252,29 @@ def _continues_a_column(page: Page, above: np.ndarray, band: np.ndarray) -> bool
     return together is not None and len(together) == len(columns)
 
 
+def _running_text(page: Page, group: np.ndarray) -> bool:
+    return is_text_column(page, group) or holds_prose(page, group)
+
+
+def _tables_joined(page: Page, groups: list[np.ndarray]) -> list[np.ndarray]:
+    """`groups` (left to right, parted by gaps a gutter wide) with the
+    groups next to one another that share their rows (more than ALIGNED of
+    the smaller one's lines on the other's baselines: a table's labels and
+    values, its columns) joined, unless one is running text (columns of
+    prose on one leading, a text column beside a form): a table's inner
+    gaps are no gutters, and own_rows weighs the table as a whole against
+    its neighbours."""
+    joined = [groups[0]]
+    for group in groups[1:]:
+        last = joined[-1]
+        table = shared_rows(page, last, group) > ALIGNED * min(len(last), len(group))
+        if table and not (_running_text(page, last) or _running_text(page, group)):
+            joined[-1] = np.concatenate([last, group])
+        else:
+            joined.append(group)
+    return joined
+
+
 def text_columns(page: Page, ids: np.ndarray, depth: int = 0) -> list[np.ndarray] | None:
     """The region cut at its full-height gutters into text columns (or a
     region of columns beside one, see beside_text), in reading order; None
@@ -261,8 +286,8 @@ def text_columns(page: Page, ids: np.ndarray, depth: int = 0) -> list[np.ndarray
     cuts = np.flatnonzero(x0[1:] - reach[:-1] >= page.gutter) + 1
     if not len(cuts):
         return None
-    groups = split_at(ids, cuts)
-    text = [is_text_column(page, group) or holds_prose(page, group) for group in groups]
+    groups = _tables_joined(page, split_at(ids, cuts))
+    text = [_running_text(page, group) for group in groups]
     compound: dict[int, bool] = {}
 
     def beside_text(k: int, j: int) -> bool:
@@ -279,12 +304,23 @@ def text_columns(page: Page, ids: np.ndarray, depth: int = 0) -> list[np.ndarray
             compound[k] = read_region(page, groups[k], depth + 1)[1]
         return compound[k]
 
-    # Keep a gutter only between two text columns, or between a text column
-    # and a region of columns beside it (see beside_text); merge across the
-    # others (a table's inner gaps, a margin note beside its column).
+    def beside_table(k: int, j: int) -> bool:
+        """Are groups k and j, neither a text column (a column of lists
+        among tables holding prose lines may be one of them), columns set
+        on their own (own_rows: a spec sheet's columns of tables)? Beside
+        a text column, a table or an infobox is a sidebar: no cut, and the
+        stream breaks the tie."""
+        if is_text_column(page, groups[k]) or is_text_column(page, groups[j]):
+            return False
+        return own_rows(page, groups[k], groups[j])
+
+    # Keep a gutter only between two text columns, between a text column
+    # and a region of columns beside it (see beside_text), or between two
+    # columns set on their own (see beside_table); merge across the others
+    # (a table's inner gaps, a margin note beside its column).
     columns = [groups[0]]
     for i in range(1, len(groups)):
-        if (text[i - 1] and text[i]) or beside_text(i - 1, i) or beside_text(i, i - 1):
+        if (text[i - 1] and text[i]) or beside_text(i - 1, i) or beside_text(i, i - 1) or beside_table(i - 1, i):
             columns.append(groups[i])
         else:
             columns[-1] = np.concatenate([columns[-1], groups[i]])

@@ -30,7 +30,6 @@ from ragprep.extract.layout.params import (
     COHERENT,
     COLUMN_FILL,
     COLUMN_WIDTH,
-    DESCENT,
     GRID_ROWS,
     MAX_CELL_LINES,
     MAX_RUNS,
@@ -40,7 +39,7 @@ from ragprep.extract.layout.params import (
     SAME_BASELINE,
     STACKED,
 )
-from ragprep.extract.layout.regions import is_text_column, split_at
+from ragprep.extract.layout.regions import SharedBaselines, baseline, is_text_column, split_at
 from ragprep.extract.layout.units import Page
 
 
@@ -126,7 +125,7 @@ def reads_down(page: Page, ids: np.ndarray) -> bool:
     column's top, a table row's next cell); a reversed stream goes back
     up from every line, a shuffled one from about half of them, to lines
     before as often as after."""
-    base = _baseline(page, ids)
+    base = baseline(page, ids)
     a, b = ids[:-1], ids[1:]
     up = base[1:] >= base[:-1] + 0.5 * page.body
     over = np.minimum(page.x1[a], page.x1[b]) > np.maximum(page.x0[a], page.x0[b])
@@ -152,7 +151,7 @@ def _paint_runs(page: Page, ids: np.ndarray) -> list[np.ndarray]:
     _merge_grids reads by rows again."""
     tol = ROW_OVERLAP * page.body
     x0, x1, y0, y1 = (v[ids].tolist() for v in (page.x0, page.x1, page.y0, page.y1))
-    base = _baseline(page, ids).tolist()
+    base = baseline(page, ids).tolist()
     # Further along its row, by less than a gutter: the next piece of a line
     # (a gutter's width away is the next column, or the next cell).
     gutter = page.gutter
@@ -230,7 +229,7 @@ def _merge_grids(page: Page, runs: list[np.ndarray]) -> list[np.ndarray]:
     narrow = [float(page.x1[r].max() - page.x0[r].min()) < COLUMN_WIDTH * page.body for r in runs]
     # Pairs apart along the line where most lines of the shorter run lie on
     # the other's baselines.
-    for i, j, shared in _SharedBaselines(page, runs).most_shared(np.triu(apart, 1)):
+    for i, j, shared in SharedBaselines(page, runs).most_shared(np.triu(apart, 1)):
         # A table's columns are narrower than a text column, and not both
         # running text: a table's column of sentences wraps like prose
         # beside its column of labels, two narrow columns of prose both do.
@@ -308,7 +307,7 @@ def _row_mates(page: Page, runs: list[np.ndarray]) -> np.ndarray:
     """Per pair of runs: are both one row each, on the same baseline (each
     run is its own mate)?"""
     single = np.array([_distinct_rows(page, r) == 1 for r in runs])
-    base = np.array([float(_baseline(page, r).mean()) for r in runs])
+    base = np.array([float(baseline(page, r).mean()) for r in runs])
     same = np.abs(base[:, None] - base[None, :]) <= SAME_BASELINE * page.body
     return (same & single[:, None] & single[None, :]) | np.eye(len(runs), dtype=bool)
 
@@ -352,54 +351,10 @@ def _kahn(before: np.ndarray) -> list[int] | None:
     return result
 
 
-class _SharedBaselines:
-    """How many lines of run i lie on the baseline of a line of run j (within
-    SAME_BASELINE body heights), for every pair of runs at once: one sort of
-    all baselines and a window per line, rather than a distance matrix per
-    pair, which made pages of many narrow runs quadratic in runs and lines."""
-
-    def __init__(self, page: Page, runs: list[np.ndarray]) -> None:
-        tol = SAME_BASELINE * page.body
-        base = np.concatenate([_baseline(page, r) for r in runs])
-        owner = np.repeat(np.arange(len(runs), dtype=np.int64), [len(r) for r in runs])
-        order = np.argsort(base, kind="stable")
-        base, owner = base[order], owner[order]
-        # Line k's window: the lines whose baselines lie within tol of its own.
-        low = np.searchsorted(base, base - tol, "left")
-        width = np.searchsorted(base, base + tol, "right") - low
-        line = np.repeat(np.arange(len(base), dtype=np.int64), width)
-        within = np.arange(int(width.sum()), dtype=np.int64) - np.repeat(np.cumsum(width) - width, width)
-        # Each line counts once per run it meets, then lines are summed per pair.
-        self._runs = len(runs)
-        self._lengths = np.array([len(r) for r in runs], dtype=np.int64)
-        met = np.unique(line * self._runs + owner[np.repeat(low, width) + within])
-        self._pairs, self._counts = np.unique(owner[met // self._runs] * self._runs + met % self._runs, return_counts=True)
-
-    def most_shared(self, pairs: np.ndarray) -> list[tuple[int, int, int]]:
-        """(i, j, shared) for the pairs of runs marked in the boolean matrix
-        `pairs`, in np.nonzero order, where more than half of the shorter
-        run's lines lie on the other's baselines."""
-        i, j = np.nonzero(pairs)
-        i_short = self._lengths[i] <= self._lengths[j]
-        short, other = np.where(i_short, i, j), np.where(i_short, j, i)
-        keys = short * self._runs + other
-        at = np.minimum(np.searchsorted(self._pairs, keys), max(len(self._pairs) - 1, 0))
-        found = self._pairs[at] == keys if len(self._pairs) else np.zeros(len(keys), dtype=bool)
-        shared = np.where(found, self._counts[at] if len(self._pairs) else 0, 0)
-        keep = shared * 2 > self._lengths[short]
-        return list(zip(i[keep].tolist(), j[keep].tolist(), shared[keep].tolist()))
-
-
 def _distinct_rows(page: Page, ids: np.ndarray) -> int:
     """How many rows (baselines SAME_BASELINE apart or more) lines `ids` are on."""
-    base = np.sort(_baseline(page, ids))
+    base = np.sort(baseline(page, ids))
     return 1 + int(np.count_nonzero(np.diff(base) > SAME_BASELINE * page.body))
-
-
-def _baseline(page: Page, ids: np.ndarray) -> np.ndarray:
-    """The baseline of lines `ids` across the frame (their boxes put it
-    DESCENT of the height above the bottom)."""
-    return page.y0[ids] + DESCENT * (page.y1[ids] - page.y0[ids])
 
 
 def _row_major(page: Page, ids: np.ndarray) -> np.ndarray:
@@ -408,7 +363,7 @@ def _row_major(page: Page, ids: np.ndarray) -> np.ndarray:
     whose baselines lie within SAME_BASELINE body heights of the one
     before, top down: a cell centred across two rows is a row between them,
     rather than the two rows chained into one."""
-    base = _baseline(page, ids)
+    base = baseline(page, ids)
     ids, base = ids[np.argsort(-base, kind="stable")], np.sort(base)[::-1]
     row = np.concatenate([[0], np.cumsum(base[:-1] - base[1:] > SAME_BASELINE * page.body)])
     along = -page.x1[ids] if page.rtl else page.x0[ids]
@@ -425,7 +380,7 @@ def _grid_rows(page: Page, ids: np.ndarray) -> np.ndarray:
     more than MAX_CELL_LINES chained tight) is a row of its own, as in
     _row_major."""
     ordered = _row_major(page, ids)
-    base = _baseline(page, ordered)
+    base = baseline(page, ordered)
     row = np.concatenate([[0], np.cumsum(np.abs(np.diff(base)) > SAME_BASELINE * page.body)])
     rows = split_at(ordered, np.flatnonzero(np.diff(row)) + 1)
     if len(rows) < 4:

@@ -112,6 +112,11 @@ CELL_PADDING = 0.8
 MAX_CELL_LINES = 3
 # Two runs side by side sharing this many rows are a table's columns.
 GRID_ROWS = 4
+# Two groups beside one another of which at most this share of the smaller
+# one's lines lie on a baseline of the other are columns set on their own
+# (cut.own_rows); lines on unrelated leadings meet a baseline of the other
+# by chance about 2 x SAME_BASELINE / leading of the time, a third or so.
+ALIGNED = 0.6
 # Two lines whose baselines lie this many body heights apart or less share a row.
 SAME_BASELINE = 0.25
 # Deeper cuts than this keep stream order (a guard, not a layout limit).

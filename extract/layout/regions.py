@@ -1,12 +1,15 @@
 """Rows, whitespace gaps, gutters and the text-column test: the geometry the cut measures.
 
-Only text columns count. A vertical cut is accepted only between two groups
-of units that look like running text (``is_text_column``: at least two rows,
-COLUMN_WIDTH body heights wide, rows that fill the width and are single
-lines rather than several cells side by side, enough glyphs per row, mostly
-letters; lines stacked in one row because a tall bullet reaches into the
-line above are no cells). Table columns, list numbers beside their items,
-labels beside values fail, and a region without an accepted cut is one leaf.
+Only text columns count, and columns set on their own. A vertical cut is
+accepted between two groups of units that look like running text
+(``is_text_column``: at least two rows, COLUMN_WIDTH body heights wide, or
+NARROW_COLUMN where the lines wrap as a paragraph's do (``wraps``), rows that
+fill the width and are single lines rather than several cells side by side,
+enough glyphs per row, mostly letters; lines stacked in one row because a
+tall bullet reaches into the line above are no cells), or between two wide
+groups whose lines do not share baselines (``own_rows``). Table columns,
+list numbers beside their items, labels beside values fail, and a region
+without an accepted cut is one leaf.
 """
 
 from __future__ import annotations
@@ -14,16 +17,20 @@ from __future__ import annotations
 import numpy as np
 
 from ragprep.extract.layout.params import (
+    ALIGNED,
     COLUMN_FILL,
     COLUMN_GLYPHS,
     COLUMN_LETTERS,
     COLUMN_SPLIT_ROWS,
     COLUMN_WIDTH,
+    DESCENT,
+    GRID_ROWS,
     GUTTER_SUPPORT,
     NARROW_COLUMN,
     PROSE_LINES,
     PROSE_SHARE,
     ROW_OVERLAP,
+    SAME_BASELINE,
     SECTION_GAP,
     WRAP_PAIRS,
     WRAP_SPACE,
@@ -153,6 +160,22 @@ def _side_by_side_rows(page: Page, ids: np.ndarray, starts: np.ndarray) -> int:
     return count
 
 
+def own_rows(page: Page, left: np.ndarray, right: np.ndarray) -> bool:
+    """Are two groups beside one another across a gutter columns set on
+    their own, whatever they hold (a spec sheet's columns of label-value
+    tables and lists): each as wide as a text column, of GRID_ROWS lines or
+    more, whose lines mostly do not share baselines (at most ALIGNED of
+    the smaller group's lie on one of the other's)? A table's columns share
+    their rows, whatever their gaps; columns composed on their own lie on
+    their own leading. Fixture:
+    test_columns_of_label_value_tables_read_column_after_column
+    (merge_fragments keeps such columns apart too)."""
+    for group in (left, right):
+        if len(group) < GRID_ROWS or page.x1[group].max() - page.x0[group].min() < COLUMN_WIDTH * page.body:
+            return False
+    return shared_rows(page, left, right) <= ALIGNED * min(len(left), len(right))
+
+
 def merge_fragments(page: Page, parts: list[np.ndarray] | None) -> list[np.ndarray] | None:
     """`parts` (leaves in reading order) with every run of consecutive parts
     that are not running text (is_text_column and holds_prose fail: figure
@@ -166,12 +189,70 @@ def merge_fragments(page: Page, parts: list[np.ndarray] | None) -> list[np.ndarr
     run = False  # is merged[-1] a run of non-text parts?
     for part in parts:
         fragment = not (is_text_column(page, part) or holds_prose(page, part))
-        if fragment and run:
+        if fragment and run and not own_rows(page, merged[-1], part):
             merged[-1] = np.concatenate([merged[-1], part])
         else:
             merged.append(part)
         run = fragment
     return merged
+
+
+def baseline(page: Page, ids: np.ndarray) -> np.ndarray:
+    """The baseline of lines `ids` across the frame (their boxes put it
+    DESCENT of the height above the bottom)."""
+    return page.y0[ids] + DESCENT * (page.y1[ids] - page.y0[ids])
+
+
+def shared_rows(page: Page, a: np.ndarray, b: np.ndarray) -> int:
+    """How many lines of the group with fewer lines (`a` or `b`) lie on the
+    baseline of a line of the other, within SAME_BASELINE body heights: a
+    table's columns share their rows, columns set on their own do not."""
+    return SharedBaselines(page, [a, b]).shared(0, 1)
+
+
+class SharedBaselines:
+    """How many lines of run i lie on the baseline of a line of run j (within
+    SAME_BASELINE body heights), for every pair of runs at once: one sort of
+    all baselines and a window per line, rather than a distance matrix per
+    pair, which made pages of many narrow runs quadratic in runs and lines."""
+
+    def __init__(self, page: Page, runs: list[np.ndarray]) -> None:
+        tol = SAME_BASELINE * page.body
+        base = np.concatenate([baseline(page, r) for r in runs])
+        owner = np.repeat(np.arange(len(runs), dtype=np.int64), [len(r) for r in runs])
+        order = np.argsort(base, kind="stable")
+        base, owner = base[order], owner[order]
+        # Line k's window: the lines whose baselines lie within tol of its own.
+        low = np.searchsorted(base, base - tol, "left")
+        width = np.searchsorted(base, base + tol, "right") - low
+        line = np.repeat(np.arange(len(base), dtype=np.int64), width)
+        within = np.arange(int(width.sum()), dtype=np.int64) - np.repeat(np.cumsum(width) - width, width)
+        # Each line counts once per run it meets, then lines are summed per pair.
+        self._runs = len(runs)
+        self._lengths = np.array([len(r) for r in runs], dtype=np.int64)
+        met = np.unique(line * self._runs + owner[np.repeat(low, width) + within])
+        self._pairs, self._counts = np.unique(owner[met // self._runs] * self._runs + met % self._runs, return_counts=True)
+
+    def most_shared(self, pairs: np.ndarray) -> list[tuple[int, int, int]]:
+        """(i, j, shared) for the pairs of runs marked in the boolean matrix
+        `pairs`, in np.nonzero order, where more than half of the shorter
+        run's lines lie on the other's baselines."""
+        i, j = np.nonzero(pairs)
+        i_short = self._lengths[i] <= self._lengths[j]
+        short, other = np.where(i_short, i, j), np.where(i_short, j, i)
+        keys = short * self._runs + other
+        at = np.minimum(np.searchsorted(self._pairs, keys), max(len(self._pairs) - 1, 0))
+        found = self._pairs[at] == keys if len(self._pairs) else np.zeros(len(keys), dtype=bool)
+        shared = np.where(found, self._counts[at] if len(self._pairs) else 0, 0)
+        keep = shared * 2 > self._lengths[short]
+        return list(zip(i[keep].tolist(), j[keep].tolist(), shared[keep].tolist()))
+
+    def shared(self, i: int, j: int) -> int:
+        """How many lines of the shorter of runs i and j lie on the other's baselines."""
+        short, other = (i, j) if self._lengths[i] <= self._lengths[j] else (j, i)
+        key = short * self._runs + other
+        at = int(np.searchsorted(self._pairs, key))
+        return int(self._counts[at]) if at < len(self._pairs) and self._pairs[at] == key else 0
 
 
 def split_at(ids: np.ndarray, cuts: np.ndarray) -> list[np.ndarray]:

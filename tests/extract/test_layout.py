@@ -817,6 +817,70 @@ def test_table_of_sentences_painted_column_by_column_reads_row_by_row():
     assert layout(b).joined.text == "\n".join(" ".join(row) for row in rows)
 
 
+def label_value_columns() -> tuple[list[list[tuple[float, float, str]]], list[str]]:
+    """Two columns of a spec sheet, 200 pt wide, each a table of labels and
+    values on its own leading (12 pt and 9.5 pt): per column its pieces
+    (x, y, text) in reading order, and the page's lines read column after
+    column, each row along the line."""
+    columns, lines = [], []
+    for c, (x, leading, rows) in enumerate(((72, 12.0, 14), (320, 9.5, 18))):
+        pieces = []
+        for r in range(rows):
+            y = 700 - leading * r
+            label, value = f"label{c}x{r}", f"{r * 7 + c} kg"
+            pieces += [(x, y, label), (x + 150, y, value)]
+            lines.append(f"{label} {value}")
+        columns.append(pieces)
+    return columns, lines
+
+
+@pytest.mark.parametrize("order", ["columns", "interleaved", "shuffled"])
+def test_columns_of_label_value_tables_read_column_after_column(order: str):
+    # cut.own_rows: two columns of label-value tables, no running text, on
+    # leadings of their own (few of the right column's rows meet a baseline
+    # of the left one): the gutter between them is a column cut, whatever
+    # the paint order, and each column reads row by row.
+    import random
+
+    b = PdfBuilder()
+    f = b.add_standard_font("Helvetica", widths=True)
+    columns, lines = label_value_columns()
+    pieces = [*columns[0], *columns[1]]
+    if order == "interleaved":
+        pieces = sorted(pieces, key=lambda p: (-p[1], p[0]))
+    elif order == "shuffled":
+        random.Random(19).shuffle(pieces)
+    b.add_page(" ".join(show(f, x, y, text, 8) for x, y, text in pieces))
+    assert layout(b).joined.text == "\n".join(lines)
+
+
+def test_infobox_beside_a_text_column_keeps_its_place_in_the_stream():
+    # cut.text_columns' beside_table: a label-value table on a leading of
+    # its own beside a column of running text is a sidebar (an infobox),
+    # not a column of a spec sheet: no cut, and the stream, which paints
+    # it first, breaks the tie.
+    b = PdfBuilder()
+    f = b.add_standard_font("Helvetica", widths=True)
+    text = wrap(prose("a", 80), 250)
+    infobox = [(340 + 110 * (k % 2), 700 - 9.5 * (k // 2), f"length of run{k // 2}" if k % 2 == 0 else f"{k} m") for k in range(24)]
+    body = paint(f, [text], (72,), 700, one_after_another(text))
+    b.add_page(" ".join([" ".join(show(f, x, y, t, 8) for x, y, t in infobox), body]))
+    rows = [f"length of run{r} {2 * r + 1} m" for r in range(12)]
+    assert layout(b).joined.text == "\n".join([*rows, *text])
+
+
+def test_wide_table_painted_column_by_column_reads_row_by_row():
+    # cut.own_rows: a table whose middle gap is a gutter wide, and whose two
+    # halves are each as wide as a text column, shares its rows across the
+    # gap: no column cut, and the table reads row by row.
+    b = PdfBuilder()
+    f = b.add_standard_font("Helvetica", widths=True)
+    rows = [[f"site{r}", f"river{r}", f"{r * 3} m", f"{r * 11} l/s"] for r in range(8)]
+    x = (72, 170, 330, 430)
+    b.add_page(" ".join(show(f, x[c], 700 - 14 * r, rows[r][c]) for c in range(4) for r in range(len(rows))))
+    assert layout(b).joined.text == "\n".join(" ".join(row) for row in rows)
+
+
 def test_column_painted_bottom_up_reads_top_to_bottom():
     # leaves._merge_interleaved, then _order_runs: runs that are single
     # lines going up the page, one above the other, read down.
