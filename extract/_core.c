@@ -172,6 +172,10 @@ typedef struct {
     Buf path_paints; /* uint8 STROKE | FILL per row */
     long long max_path_pieces;
     int path_overflow;
+    /* Tf operand -> font index within the stream being run (run_stream owns
+     * it): one content stream has one set of resources, so a name always
+     * selects the same font there, and the host is asked once per name. */
+    PyObject *font_names;
 } Core;
 
 /* ---- tokens ------------------------------------------------------------ */
@@ -1108,7 +1112,20 @@ static int op_matrix(const Args *a, Mat *m) {
 static int op_Tf(Core *self, const Args *a) {
     double size;
     if (a->n < 2 || arg(a, 0)->type != T_NAME || !number_at(a, 1, &size)) return bad_operands(self, OP_Tf);
-    PyObject *r = PyObject_CallMethod(self->host, "font", "y#", arg_bytes(a, 0), (Py_ssize_t)arg(a, 0)->len);
+    PyObject *name = PyBytes_FromStringAndSize(arg_bytes(a, 0), (Py_ssize_t)arg(a, 0)->len);
+    if (!name) return -1;
+    if (!self->font_names && !(self->font_names = PyDict_New())) { Py_DECREF(name); return -1; }
+    PyObject *r = PyDict_GetItemWithError(self->font_names, name); /* borrowed */
+    if (r) {
+        Py_INCREF(r);
+    } else if (PyErr_Occurred()) {
+        Py_DECREF(name);
+        return -1;
+    } else {
+        r = PyObject_CallMethod(self->host, "font", "O", name);
+        if (r && PyDict_SetItem(self->font_names, name, r) < 0) Py_CLEAR(r);
+    }
+    Py_DECREF(name);
     if (!r) return -1;
     long index = PyLong_AsLong(r);
     Py_DECREF(r);
@@ -1398,6 +1415,8 @@ static int run_stream(Core *self, const unsigned char *data, size_t len) {
     const unsigned char *unit = data; /* where the current operator's operands begin */
     int rc = 0;
     Token t;
+    PyObject *outer_names = self->font_names; /* a form's stream has resources of its own */
+    self->font_names = NULL;
     while (!self->limit_reached) {
         Slot *slot = slot_for(&lx, lx.nops);
         slot->bytes.len = slot->items.len = 0;
@@ -1451,6 +1470,7 @@ static int run_stream(Core *self, const unsigned char *data, size_t len) {
         buf_free(&lx.slots[i].bytes);
         buf_free(&lx.slots[i].items);
     }
+    Py_XSETREF(self->font_names, outer_names);
     return rc;
 }
 
@@ -1467,6 +1487,7 @@ static void Core_dealloc(Core *self) {
     core_clear_marked(self);
     Py_XDECREF(self->host);
     Py_XDECREF(self->spans);
+    Py_XDECREF(self->font_names);
     for (size_t i = 0; i < self->nfonts; i++) {
         if (self->fonts[i]) {
             PyMem_Free(self->fonts[i]->w0s);

@@ -9,7 +9,8 @@ paragraph-sized vertical gap, no change of font size, no jump back up the page).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
+from typing import TypeVar
 
 import numpy as np
 
@@ -69,33 +70,56 @@ def build_blocks(
     starts = np.flatnonzero(new_block)
     ends = np.concatenate([starts[1:], [n]])
     boxes = _run_boxes(table, joined, starts)
-    mcids = table.mcid[joined.order]
-    any_mcid = bool((mcids != NO_MCID).any())
+    run_mcids = _run_mcids(table.mcid[joined.order], starts)
     char_starts = joined.char_start[starts].tolist()
     char_ends = joined.char_end[ends - 1].tolist()
+    text = joined.text
     blocks = []
-    for i, (start, end) in enumerate(zip(starts.tolist(), ends.tolist())):
-        label = labels[int(label_index[start])]
-        run_mcids: tuple[int, ...] = ()
-        if any_mcid:
-            run = mcids[start:end]
-            run_mcids = tuple(dict.fromkeys(run[run != NO_MCID].tolist()))
+    for label_at, mcids, box, char_start, char_end in zip(
+        label_index[starts].tolist(), run_mcids, boxes, char_starts, char_ends
+    ):
+        label = labels[label_at]
         blocks.append(
-            Block(
-                text=joined.text[char_starts[i] : char_ends[i]],
-                struct_type=label.struct_type,
-                struct_path=label.struct_path,
-                heading_level=label.heading_level,
-                mcids=run_mcids,
-                bbox=tuple(boxes[i]),
-                char_start=char_starts[i],
-                char_end=char_ends[i],
-                lang=label.lang,
-                header_cell=label.header_cell,
-                alt=label.alt,
+            _frozen_row(
+                Block, _BLOCK_FIELDS, text[char_start:char_end], label.struct_type, label.struct_path,
+                label.heading_level, mcids, tuple(box), char_start, char_end, label.lang, label.header_cell, label.alt,
             )
-        )
+        )  # fmt: skip
     return tuple(blocks)
+
+
+_T = TypeVar("_T")
+
+
+def _frozen_row(cls: type[_T], fields: tuple[str, ...], *values: object) -> _T:
+    """An instance of frozen dataclass `cls` with `values` for `fields` (all
+    of them, in order), its __dict__ filled at once: the generated __init__
+    of a frozen dataclass sets each field through object.__setattr__, which
+    made building a page's blocks and lines a tenth of stream mode's time.
+    The instance is the same as cls(*values) (fields, eq, hash, repr)."""
+    row = object.__new__(cls)
+    row.__dict__.update(zip(fields, values))
+    return row
+
+
+def _run_mcids(mcids: np.ndarray, starts: np.ndarray) -> list[tuple[int, ...]]:
+    """Per run of emitted glyphs beginning at `starts`: its distinct MCIDs in
+    the order they first occur, all runs at once (no numpy call per run)."""
+    marked = np.flatnonzero(mcids != NO_MCID)
+    if not len(marked):
+        return [()] * len(starts)
+    run = np.searchsorted(starts, marked, side="right") - 1
+    values = mcids[marked]
+    # The first position of each (run, mcid) pair: sorted by run, mcid and
+    # position, a pair's first row is where the pair changes.
+    by_pair = np.lexsort((np.arange(len(marked)), values, run))
+    pair_run, pair_value = run[by_pair], values[by_pair]
+    new_pair = np.ones(len(by_pair), dtype=bool)
+    new_pair[1:] = (pair_run[1:] != pair_run[:-1]) | (pair_value[1:] != pair_value[:-1])
+    first = np.sort(by_pair[new_pair])
+    kept_run, kept = run[first], values[first].tolist()
+    bounds = np.searchsorted(kept_run, np.arange(len(starts) + 1)).tolist()
+    return [tuple(kept[bounds[i] : bounds[i + 1]]) for i in range(len(starts))]
 
 
 def _run_boxes(table: GlyphTable, joined: JoinedText, starts: np.ndarray) -> list[list[float]]:
@@ -137,9 +161,12 @@ def text_lines(table: GlyphTable, joined: JoinedText) -> tuple[TextLine, ...]:
     char_starts = joined.char_start[starts].tolist()
     char_ends = joined.char_end[ends - 1].tolist()
     return tuple(
-        TextLine(char_start=s, char_end=e, bbox=tuple(box))  # type: ignore[arg-type]
-        for s, e, box in zip(char_starts, char_ends, boxes)
+        _frozen_row(TextLine, _LINE_FIELDS, start, end, tuple(box)) for start, end, box in zip(char_starts, char_ends, boxes)
     )
+
+
+_BLOCK_FIELDS = tuple(field.name for field in fields(Block))
+_LINE_FIELDS = tuple(field.name for field in fields(TextLine))
 
 
 def geometric_block_starts(table: GlyphTable, joined: JoinedText) -> np.ndarray:

@@ -86,7 +86,7 @@ class CompiledPageInterpreter(PageInterpreter):
             return index
         self._registered.add(index)
         if isinstance(font, SingleByteFont):
-            widths = np.ascontiguousarray(font.width_table(), dtype=np.float64).tobytes()
+            widths = font.width_bytes()
             waiting = font.waiting_codes()
             self._core.set_font(index, True, False, font.ascent, font.descent, widths, waiting)
         else:

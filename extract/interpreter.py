@@ -432,15 +432,16 @@ class _GlyphAccumulator:
         texts = np.empty(count, dtype=object)
         if self.byte_strings:
             codes = np.frombuffer(b"".join(self.byte_strings), dtype=np.uint8)
-            rows = font_index[by_code].astype(np.intp)
-            # Rows of the other fonts fill the stack; no by-code glyph points at them.
-            unused = (np.zeros(256), np.full(256, "", dtype=object), np.zeros(256, dtype=bool))
+            # Each font's 256 entries one after the other: row * 256 + code.
+            at = font_index[by_code].astype(np.intp) * 256 + codes
+            # Rows of the other fonts fill the tables; no by-code glyph points at them.
+            unused = (_UNUSED_WIDTHS, _UNUSED_TEXTS, _UNUSED_FLAGS)
             tables = [font.code_tables() if isinstance(font, SingleByteFont) else unused for font in fonts]
-            width_table, text_table, undecodable_table = (np.stack(column) for column in zip(*tables))
-            widths[by_code] = width_table[rows, codes]
+            width_table, text_table, undecodable_table = (np.concatenate(column) for column in zip(*tables))
+            widths[by_code] = width_table[at]
             word_space[by_code] = codes == 32
-            undecodable[by_code] = undecodable_table[rows, codes]
-            texts[by_code] = text_table[rows, codes]
+            undecodable[by_code] = undecodable_table[at]
+            texts[by_code] = text_table[at]
         strings = self.strings
         if strings:
             decoded = kind == 0.0
@@ -464,6 +465,15 @@ class _GlyphAccumulator:
                 vertical_widths[where] = w1.astype(np.float64)[inverse]
                 undecodable[where] = bad.astype(bool)[inverse]
         return widths, vertical_widths, word_space, undecodable, texts
+
+
+# The code tables of a font that shows no single-byte codes (see _decode).
+_UNUSED_WIDTHS = np.zeros(256)
+_UNUSED_TEXTS = np.full(256, "", dtype=object)
+_UNUSED_FLAGS = np.zeros(256, dtype=bool)
+for _table in (_UNUSED_WIDTHS, _UNUSED_TEXTS, _UNUSED_FLAGS):
+    _table.flags.writeable = False
+del _table
 
 
 @dataclass(frozen=True)

@@ -113,6 +113,8 @@ class SingleByteFont(Font):
         # w0 per code (the `widths` column of DecodedString), as Python floats:
         # summing them per string beats numpy on strings this short.
         self._width_list: list[float] = widths.tolist()
+        # The same widths as the compiled core reads them (once per page per font).
+        self._width_bytes = np.array(self._width_list, dtype=np.float64).tobytes()
         # Only strings that wait for nothing: codes stop waiting, never start.
         self._advances: dict[bytes, float] = {}
 
@@ -135,9 +137,10 @@ class SingleByteFont(Font):
         """Whether `data` holds a code whose text waits for the font program."""
         return False
 
-    def width_table(self) -> np.ndarray:
-        """w0 per code, 256 float64 entries: the widths ``advance`` sums."""
-        return np.array(self._width_list, dtype=np.float64)
+    def width_bytes(self) -> bytes:
+        """w0 per code, 256 native float64 values (the compiled core's copy of
+        the widths ``advance`` sums)."""
+        return self._width_bytes
 
     def waiting_codes(self) -> bytes | None:
         """256 flags (one byte per code, 1 = waits for the font program), or

@@ -50,6 +50,12 @@ def simple_widths(
         # whose default is 0 (§9.8.1, Table 122).
         table[:] = missing_width if missing_width is not None else 0.0
         first = pv.integer(pv.get(font, "/FirstChar"), 0) or 0
+        numeric = pv.finite_numbers(widths)
+        if numeric is not None:  # nearly always: one step, no loop per entry
+            codes = np.arange(first, first + len(numeric))
+            inside = (codes >= 0) & (codes <= 255)
+            table[codes[inside]] = np.array(numeric)[inside] * scale
+            return table
         bad = 0
         for offset, value in enumerate(widths):
             code = first + offset
@@ -81,17 +87,21 @@ class CIDWidths:
         self.default = pv.number(dw, DEFAULT_DW) or 0.0
         self._singles: dict[int, float] = {}
         self._ranges = _Ranges()
-        items = pv.array(w) or []
+        items = _number_groups(w)
         i, n = 0, len(items)
         while i < n:
             first = pv.integer(items[i])
             follow = pv.array(items[i + 1]) if i + 1 < n else None
             if first is not None and follow is not None:
                 # c [w1 w2 ...]: consecutive CIDs from c
-                for offset, value in enumerate(follow):
-                    width = pv.number(value)
-                    if width is not None:
-                        self._singles[first + offset] = width
+                numeric = pv.finite_numbers(follow)
+                if numeric is not None:  # nearly always: no call per width
+                    self._singles.update(zip(range(first, first + len(numeric)), numeric))
+                else:
+                    for offset, value in enumerate(follow):
+                        width = pv.number(value)
+                        if width is not None:
+                            self._singles[first + offset] = width
                 i += 2
             elif first is not None and i + 2 < n and pv.is_number(items[i + 1]) and pv.is_number(items[i + 2]):
                 # cfirst clast w: one width for a CID range
@@ -119,7 +129,7 @@ class CIDVerticalMetrics:
         self.default = pair[1] if pair is not None and len(pair) == 2 else DEFAULT_DW2[1]
         self._singles: dict[int, float] = {}
         self._ranges = _Ranges()
-        items = pv.array(w2) or []
+        items = _number_groups(w2)
         i, n = 0, len(items)
         while i < n:
             first = pv.integer(items[i])
@@ -145,6 +155,13 @@ class CIDVerticalMetrics:
             return found
         ranged = self._ranges.find(cid)
         return self.default if ranged is None else ranged
+
+
+def _number_groups(value: Any) -> list[Any]:
+    """/W or /W2 as plain numbers and lists where it holds nothing else (one
+    read of its text, not a pikepdf object per width), else its elements."""
+    groups = pv.number_groups(value)
+    return groups if groups is not None else pv.array(value) or []
 
 
 class _Ranges:

@@ -12,6 +12,8 @@ names of the TeX math fonts, and uniXXXX/uXXXX names with lowercase digits.
 
 from __future__ import annotations
 
+import functools
+
 import re
 from collections.abc import Mapping
 
@@ -134,3 +136,25 @@ def numbered_glyph_text(glyph: str, code: int) -> str | None:
     if 32 <= code < 127:
         return chr(code)
     return _TEX_LIGATURES.get(code)
+
+
+@functools.lru_cache(maxsize=512)
+def encoding_texts(names: tuple[str | None, ...], zapf_dingbats: bool, symbol_font: bool) -> tuple[str | None, ...]:
+    """Per code, the text of the glyph an encoding names there (None where it
+    names none or the name carries no text): ``glyph_name_to_unicode``, else
+    ``numbered_glyph_text``.
+
+    Memoized, bounded: simple fonts of most documents use a handful of
+    encodings (a base encoding with the same few /Differences), and each
+    font would otherwise look its 256 names up one by one. This is no
+    mutable global state: the function is pure (its result depends only on
+    its arguments and on the bundled, immutable glyph lists), so a cached
+    answer is the answer, whatever document asked first."""
+    texts: list[str | None] = []
+    for code, glyph in enumerate(names):
+        text = None
+        if glyph is not None:
+            text = glyph_name_to_unicode(glyph, zapf_dingbats=zapf_dingbats, symbol_font=symbol_font)
+            text = text or numbered_glyph_text(glyph, code)
+        texts.append(text)
+    return tuple(texts)

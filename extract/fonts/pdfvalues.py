@@ -8,6 +8,7 @@ font modules can state what they want in one line and stay readable.
 
 from __future__ import annotations
 
+import math
 from decimal import Decimal
 from typing import Any
 
@@ -18,6 +19,7 @@ from ragprep.extract.streams import read_stream as read_capped
 
 # Python types pikepdf converts PDF numbers to (integers -> int, reals -> Decimal).
 _NUMBER_TYPES = (int, float, Decimal)
+_EXACT_NUMBER_TYPES = frozenset(_NUMBER_TYPES)
 
 
 def is_number(value: Any) -> bool:
@@ -61,7 +63,9 @@ def integer(value: Any, default: int | None = None) -> int | None:
 
 
 def array(value: Any) -> list[Any] | None:
-    """The elements of an array object, else None."""
+    """The elements of an array object (or of a list from ``number_groups``), else None."""
+    if isinstance(value, list):
+        return value
     if isinstance(value, pikepdf.Array):
         try:
             return list(value)
@@ -73,11 +77,88 @@ def array(value: Any) -> list[Any] | None:
 
 
 def numbers(value: Any) -> list[float] | None:
-    """An array whose elements are all numbers, as floats; None otherwise."""
+    """An array whose elements are all numbers, as floats; None otherwise.
+
+    /Widths and /W hold thousands of numbers per font: an array is read from
+    its unparsed text when every token of it is a number (float() of the
+    token is float() of the Decimal pikepdf would give), without one pikepdf
+    object per element; anything else (a reference, a name, a nested array)
+    takes the element-wise path. bool, which pikepdf gives for PDF booleans,
+    is a type of its own and never passes."""
+    if isinstance(value, pikepdf.Array):
+        found = _unparsed_numbers(value)
+        if found is not None:
+            return found
     items = array(value)
-    if items is None or not all(is_number(item) for item in items):
+    if items is None or not set(map(type, items)) <= _EXACT_NUMBER_TYPES:
         return None
-    return [float(item) for item in items]
+    return list(map(float, items))
+
+
+def _unparsed_tokens(value: pikepdf.Array) -> list[bytes] | None:
+    """The tokens inside qpdf's text of an array ("[ 1 [ 2.5 ] ]": qpdf puts
+    blanks around every token, brackets too)."""
+    try:
+        text = value.unparse(resolved=True)
+    except MemoryError:
+        raise  # the document fails (MemoryLimitError), never a warning
+    except Exception:
+        return None
+    if not (text.startswith(b"[") and text.endswith(b"]")):
+        return None
+    return text[1:-1].split()
+
+
+def _unparsed_numbers(value: pikepdf.Array) -> list[float] | None:
+    """The elements of an array of numbers read from its text, or None when
+    a token is not a finite number."""
+    tokens = _unparsed_tokens(value)
+    if tokens is None:
+        return None
+    try:
+        found = list(map(float, tokens))
+    except ValueError:
+        return None
+    return found if all(map(math.isfinite, found)) else None
+
+
+def number_groups(value: Any) -> list[Any] | None:
+    """An array of numbers and arrays of numbers (a CIDFont's /W or /W2,
+    §9.7.4.3) as Python floats and lists, read from its text; None when it
+    holds anything else (then read it with ``array``). Every helper here
+    takes the floats and lists as it takes pikepdf's objects."""
+    if not isinstance(value, pikepdf.Array):
+        return None
+    tokens = _unparsed_tokens(value)
+    if tokens is None:
+        return None
+    top: list[Any] = []
+    group: list[float] | None = None
+    try:
+        for token in tokens:
+            if token == b"[":
+                if group is not None:
+                    return None
+                group = []
+            elif token == b"]":
+                if group is None or not all(map(math.isfinite, group)):
+                    return None
+                top.append(group)
+                group = None
+            else:
+                number = float(token)
+                if not math.isfinite(number):
+                    return None
+                (top if group is None else group).append(number)
+    except ValueError:
+        return None
+    return top if group is None else None
+
+
+def finite_numbers(value: Any) -> list[float] | None:
+    """``numbers`` when every one is finite (what ``number`` keeps), else None."""
+    found = numbers(value)
+    return found if found is not None and all(map(math.isfinite, found)) else None
 
 
 def dictionary(value: Any) -> pikepdf.Dictionary | None:

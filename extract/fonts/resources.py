@@ -11,7 +11,6 @@ from typing import Any
 
 from ragprep.extract.fonts import pdfvalues as pv
 from ragprep.extract.fonts.cmap import CMap, parse_cmap
-from ragprep.extract.fonts.names import glyph_name_to_unicode
 from ragprep.extract.fonts.predefined import collection_unicode, load_predefined
 
 # How deep a chain of embedded CMaps naming each other through /UseCMap may go.
@@ -24,18 +23,6 @@ class SharedResources:
         self._streams: dict[tuple[int, int], tuple[CMap | None, str | None]] = {}
         self._predefined: dict[str, CMap | None] = {}
         self._collections: dict[tuple[str, bool], dict[int, str] | None] = {}
-        self._glyph_texts: dict[tuple[str, bool, bool], str | None] = {}
-
-    def glyph_text(self, glyph: str, zapf_dingbats: bool, symbol_font: bool) -> str | None:
-        """``glyph_name_to_unicode``, remembered: the fonts of a document share most names."""
-        key = (glyph, zapf_dingbats, symbol_font)
-        try:
-            return self._glyph_texts[key]
-        except KeyError:
-            text = self._glyph_texts[key] = glyph_name_to_unicode(
-                glyph, zapf_dingbats=zapf_dingbats, symbol_font=symbol_font
-            )
-            return text
 
     def cmap_stream(self, stream: Any) -> tuple[CMap | None, str | None]:
         """A parsed CMap stream and a problem reading it, cached by object number."""

@@ -26,7 +26,7 @@ from ragprep.extract.fonts.base import REPLACEMENT, DecodedString
 from ragprep.extract.fonts.embedded import FontProgram, load_program
 from ragprep.extract.fonts.encoding_tables import STANDARD
 from ragprep.extract.fonts.font import DEFAULT_DECODE_CACHE, SingleByteFont, frozen
-from ragprep.extract.fonts.names import numbered_glyph_text
+from ragprep.extract.fonts.names import encoding_texts
 from ragprep.extract.fonts.metrics import FALLBACK_WIDTH, extent_candidates, simple_widths, vertical_extent
 from ragprep.extract.fonts.resources import SharedResources
 from ragprep.extract.fonts.standard14 import StandardMetrics, standard_font_name, standard_metrics
@@ -149,11 +149,11 @@ class SimpleFont(SingleByteFont):
         return STANDARD, False
 
     def _fill_from_names(self, codes: Any) -> None:
-        mapped, names, lookup = self._mapped, self._names, self._shared.glyph_text
+        mapped = self._mapped
+        texts = encoding_texts(tuple(self._names), self._zapf, self._symbol_font)
         for code in codes:
-            glyph = names[code]
-            if mapped[code] is None and glyph is not None:
-                mapped[code] = lookup(glyph, self._zapf, self._symbol_font) or numbered_glyph_text(glyph, code)
+            if mapped[code] is None:
+                mapped[code] = texts[code]
 
     def _finish_tables(self) -> None:
         self._texts = [REPLACEMENT if text is None else text for text in self._mapped]
