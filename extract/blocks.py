@@ -9,14 +9,14 @@ paragraph-sized vertical gap, no change of font size, no jump back up the page).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, fields
-from typing import TypeVar
+from dataclasses import dataclass
 
 import numpy as np
 
 from ragprep.extract.geometric import LINE_BREAK, JoinedText
 from ragprep.extract.glyphs import NO_MCID, GlyphTable
 from ragprep.extract.native import compiled_core
+from ragprep.extract.rows import frozen_instance
 
 # A gap between lines larger than this many glyph heights separates paragraphs
 # (single-spaced lines sit about 1.2 heights apart).
@@ -69,40 +69,31 @@ def build_blocks(
     new_block[0] = True
     starts = np.flatnonzero(new_block)
     ends = np.concatenate([starts[1:], [n]])
-    boxes = _run_boxes(table, joined, starts)
-    run_mcids = _run_mcids(table.mcid[joined.order], starts)
+    boxes = run_boxes(table, joined.order, starts)
+    mcid_runs = run_mcids(table.mcid[joined.order], starts)
     char_starts = joined.char_start[starts].tolist()
     char_ends = joined.char_end[ends - 1].tolist()
     text = joined.text
     blocks = []
     for label_at, mcids, box, char_start, char_end in zip(
-        label_index[starts].tolist(), run_mcids, boxes, char_starts, char_ends
+        label_index[starts].tolist(), mcid_runs, boxes, char_starts, char_ends
     ):
         label = labels[label_at]
         blocks.append(
-            _frozen_row(
-                Block, _BLOCK_FIELDS, text[char_start:char_end], label.struct_type, label.struct_path,
-                label.heading_level, mcids, tuple(box), char_start, char_end, label.lang, label.header_cell, label.alt,
+            frozen_instance(
+                Block,
+                {
+                    "text": text[char_start:char_end], "struct_type": label.struct_type,
+                    "struct_path": label.struct_path, "heading_level": label.heading_level, "mcids": mcids,
+                    "bbox": tuple(box), "char_start": char_start, "char_end": char_end, "lang": label.lang,
+                    "header_cell": label.header_cell, "alt": label.alt,
+                },
             )
         )  # fmt: skip
     return tuple(blocks)
 
 
-_T = TypeVar("_T")
-
-
-def _frozen_row(cls: type[_T], fields: tuple[str, ...], *values: object) -> _T:
-    """An instance of frozen dataclass `cls` with `values` for `fields` (all
-    of them, in order), its __dict__ filled at once: the generated __init__
-    of a frozen dataclass sets each field through object.__setattr__, which
-    made building a page's blocks and lines a tenth of stream mode's time.
-    The instance is the same as cls(*values) (fields, eq, hash, repr)."""
-    row = object.__new__(cls)
-    row.__dict__.update(zip(fields, values))
-    return row
-
-
-def _run_mcids(mcids: np.ndarray, starts: np.ndarray) -> list[tuple[int, ...]]:
+def run_mcids(mcids: np.ndarray, starts: np.ndarray) -> list[tuple[int, ...]]:
     """Per run of emitted glyphs beginning at `starts`: its distinct MCIDs in
     the order they first occur, all runs at once (no numpy call per run)."""
     marked = np.flatnonzero(mcids != NO_MCID)
@@ -122,14 +113,15 @@ def _run_mcids(mcids: np.ndarray, starts: np.ndarray) -> list[tuple[int, ...]]:
     return [tuple(kept[bounds[i] : bounds[i + 1]]) for i in range(len(starts))]
 
 
-def _run_boxes(table: GlyphTable, joined: JoinedText, starts: np.ndarray) -> list[list[float]]:
-    """Bounding box (x0, y0, x1, y1) of each run of emitted glyphs beginning at
-    `starts`, all runs at once: min/max of the glyph quads per run."""
+def run_boxes(table: GlyphTable, order: np.ndarray, starts: np.ndarray) -> list[list[float]]:
+    """Bounding box (x0, y0, x1, y1), rounded to 3 decimals, of each run of
+    the glyphs at `order` (table rows) beginning at positions `starts`, all
+    runs at once: min/max of the glyph quads per run."""
     core = compiled_core()
     if core is not None:  # one pass over the quads, no (n, 4, 2) copies
-        order = np.ascontiguousarray(joined.order, dtype=np.int64)
+        order = np.ascontiguousarray(order, dtype=np.int64)
         return core.run_boxes(np.ascontiguousarray(table.quad), order, np.ascontiguousarray(starts, dtype=np.int64))
-    corners = table.quad[joined.order]  # (n, 4, 2)
+    corners = table.quad[order]  # (n, 4, 2)
     x0 = np.minimum.reduceat(corners[:, :, 0].min(axis=1), starts)
     y0 = np.minimum.reduceat(corners[:, :, 1].min(axis=1), starts)
     x1 = np.maximum.reduceat(corners[:, :, 0].max(axis=1), starts)
@@ -157,16 +149,13 @@ def text_lines(table: GlyphTable, joined: JoinedText) -> tuple[TextLine, ...]:
     if len(starts) == 0 or starts[0] != 0:
         starts = np.concatenate([[0], starts])
     ends = np.concatenate([starts[1:], [n]])
-    boxes = _run_boxes(table, joined, starts)
+    boxes = run_boxes(table, joined.order, starts)
     char_starts = joined.char_start[starts].tolist()
     char_ends = joined.char_end[ends - 1].tolist()
     return tuple(
-        _frozen_row(TextLine, _LINE_FIELDS, start, end, tuple(box)) for start, end, box in zip(char_starts, char_ends, boxes)
+        frozen_instance(TextLine, {"char_start": start, "char_end": end, "bbox": tuple(box)})
+        for start, end, box in zip(char_starts, char_ends, boxes)
     )
-
-
-_BLOCK_FIELDS = tuple(field.name for field in fields(Block))
-_LINE_FIELDS = tuple(field.name for field in fields(TextLine))
 
 
 def geometric_block_starts(table: GlyphTable, joined: JoinedText) -> np.ndarray:

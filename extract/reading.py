@@ -26,12 +26,15 @@ from ragprep.extract.blocks import (
     build_blocks,
     geometric_block_starts,
     geometric_blocks,
+    run_boxes,
+    run_mcids,
     text_lines,
 )
 from ragprep.extract.config import ExtractConfig
 from ragprep.extract.geometric import JoinedText, join, stream_order, text_glyphs
 from ragprep.extract.glyphs import NO_MCID, GlyphTable
 from ragprep.extract.interpreter import ImagePlacement
+from ragprep.extract.rows import frozen_instance
 from ragprep.extract.structure import MarkedContentRef, StructTree
 from ragprep.extract.tables import CellContent, TableGrids
 
@@ -163,29 +166,11 @@ def _cell_contents(
     starts = np.minimum.reduceat(joined.char_start[positions], firsts).tolist()
     ends = np.maximum.reduceat(joined.char_end[positions], firsts).tolist()
     emitted = joined.order[positions]
-    corners = table.quad[emitted]
-    boxes = np.round(
-        np.stack(
-            [
-                np.minimum.reduceat(corners[:, :, 0].min(axis=1), firsts),
-                np.minimum.reduceat(corners[:, :, 1].min(axis=1), firsts),
-                np.maximum.reduceat(corners[:, :, 0].max(axis=1), firsts),
-                np.maximum.reduceat(corners[:, :, 1].max(axis=1), firsts),
-            ],
-            axis=1,
-        ),
-        3,
-    ).tolist()
-    mcid_runs = np.split(table.mcid[emitted], firsts[1:])
+    boxes = run_boxes(table, emitted, firsts)
+    mcids = run_mcids(table.mcid[emitted], firsts)
     return tuple(
-        CellContent(
-            key=int(key),
-            char_start=start,
-            char_end=end,
-            bbox=tuple(box),  # type: ignore[arg-type]
-            mcids=tuple(dict.fromkeys(m[m != NO_MCID].tolist())),
-        )
-        for key, start, end, box, m in zip(keys.tolist(), starts, ends, boxes, mcid_runs)
+        frozen_instance(CellContent, {"key": key, "char_start": start, "char_end": end, "bbox": tuple(box), "mcids": m})
+        for key, start, end, box, m in zip(keys.tolist(), starts, ends, boxes, mcids)
     )
 
 

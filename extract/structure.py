@@ -96,6 +96,7 @@ from pikepdf import ObjectType
 
 from ragprep.extract.errors import describe
 from ragprep.extract.glyphs import PAGE_STREAM
+from ragprep.extract.rows import frozen_instance
 from ragprep.extract.warning import PageWarning, WarningCounter, WarningKind
 
 __all__ = [
@@ -635,26 +636,29 @@ class _Walker:
         heading_level = 1 + ctx.headed_excl if std == "H" else info.numbered_level
         path = ctx.path + (std,)
         self._elements.append(
-            StructElement(
-                index=index,
-                type=std,
-                raw_type=raw,
-                parent=ctx.index,
-                path=path,
-                heading_level=heading_level,
-                block=info.block,
-                actual_text=actual_text,
-                alt=alt,
-                lang=lang or None,
-                header_cell=std == "TH",
-                ref=objgen if indirect else None,
-                page=page,
-                actual_text_owner=owner,
-                row_span=cell.row_span,
-                col_span=cell.col_span,
-                scope=cell.scope,
-                headers=cell.headers,
-                element_id=cell.element_id,
+            frozen_instance(  # thousands per tree: StructElement(**...) without its per-field setattr
+                StructElement,
+                dict(
+                    index=index,
+                    type=std,
+                    raw_type=raw,
+                    parent=ctx.index,
+                    path=path,
+                    heading_level=heading_level,
+                    block=info.block,
+                    actual_text=actual_text,
+                    alt=alt,
+                    lang=lang or None,
+                    header_cell=std == "TH",
+                    ref=objgen if indirect else None,
+                    page=page,
+                    actual_text_owner=owner,
+                    row_span=cell.row_span,
+                    col_span=cell.col_span,
+                    scope=cell.scope,
+                    headers=cell.headers,
+                    element_id=cell.element_id,
+                ),
             )
         )
         if "/K" not in keys:

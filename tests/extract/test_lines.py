@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 from pdfbuilder import PdfBuilder, text_width
 
@@ -28,3 +30,19 @@ def test_an_empty_page_has_no_lines():
     b = PdfBuilder()
     b.add_page("")
     assert extract_document(b.to_bytes(), mode="stream").pages[0].lines == ()
+
+
+def test_lines_and_blocks_are_the_instances_their_constructors_give():
+    """Lines and blocks are built without their dataclass __init__
+    (extract/rows.py): each must hold every field and equal, hash and print
+    as the constructor's instance."""
+    b = PdfBuilder()
+    f = b.add_standard_font("Helvetica", widths=True)
+    b.add_page(f"BT /{f} 12 Tf 72 700 Td (First line) Tj 0 -40 Td (Second block) Tj ET")
+    page = extract_document(b.to_bytes(), mode="stream").pages[0]
+    assert len(page.lines) == 2 and len(page.blocks) == 2
+    for row in (*page.lines, *page.blocks):
+        cls = type(row)
+        built = cls(**{f.name: getattr(row, f.name) for f in dataclasses.fields(cls)})
+        assert vars(row) == vars(built)
+        assert row == built and hash(row) == hash(built) and repr(row) == repr(built)

@@ -8,6 +8,7 @@ kids) is made by editing the pikepdf objects after ``set_struct_tree``.
 from __future__ import annotations
 
 import csv
+import dataclasses
 import io
 
 import pikepdf
@@ -19,6 +20,7 @@ from ragprep.extract.glyphs import PAGE_STREAM
 from ragprep.extract.warning import WarningKind, render_all
 from ragprep.extract.structure import (
     MarkedContentRef,
+    StructElement,
     StructTree,
     page_struct_parents,
     read_struct_tree,
@@ -86,6 +88,23 @@ def test_author_order_with_nested_sect_and_p():
     assert texts(tree) == ()
     assert all(e.ref is not None for e in tree.elements)
     assert tree.elements[0].ref == doc.objgen
+
+
+def test_elements_are_the_instances_their_constructor_gives():
+    """The walker builds elements without StructElement's __init__
+    (extract/rows.py): each must hold every field, equal, hash and print
+    as the constructor's instance."""
+    b = PdfBuilder()
+    page = b.add_page("")
+    th = b.struct_element("TH", [0])
+    td = b.struct_element("TD", [1])
+    table = b.struct_element("Table", [b.struct_element("TR", [th, td])])
+    b.set_struct_tree([b.struct_element("Document", [b.struct_element("H", [2]), table], page=page)])
+
+    for element in read(b).elements:
+        built = StructElement(**{f.name: getattr(element, f.name) for f in dataclasses.fields(StructElement)})
+        assert vars(element) == vars(built)
+        assert element == built and hash(element) == hash(built) and repr(element) == repr(built)
 
 
 def test_two_pages_with_pg_only_on_the_parents():

@@ -1,0 +1,25 @@
+"""Building many frozen dataclass instances fast.
+
+A page has thousands of lines and blocks, a structure tree thousands of
+elements, each a frozen dataclass. The ``__init__`` dataclasses generate for
+frozen classes sets every field through ``object.__setattr__``, which made
+building them a tenth of stream mode's time and a fifth of reading a
+structure tree. ``frozen_instance`` fills the instance's ``__dict__`` at
+once instead: the result is the instance ``cls(**values)`` gives (same
+fields, eq, hash, repr, pickling, ``dataclasses.replace``), provided
+`values` names every field (no defaults are applied, and no __post_init__
+runs, so it is only for classes without one).
+"""
+
+from __future__ import annotations
+
+from typing import Any, TypeVar
+
+_T = TypeVar("_T")
+
+
+def frozen_instance(cls: type[_T], values: dict[str, Any]) -> _T:
+    """An instance of frozen dataclass `cls` whose fields are `values` (all of them)."""
+    instance = object.__new__(cls)
+    instance.__dict__.update(values)
+    return instance
