@@ -61,13 +61,18 @@ def assert_same_paths(pure: PathTable, compiled: PathTable, where: str) -> None:
 
 
 def read_all(source: Path | bytes, config: ExtractConfig | None = None) -> tuple[list, dict[str, list[str]]]:
-    """Per page (glyph table, images, warnings), and the page texts per mode."""
+    """Per page (glyph table, images, warnings, paths), and the page texts per
+    mode as extract_document reads them (all pages together).
+
+    Each page is interpreted once: the four modes read the document's own
+    interpretations (Document.page_glyphs is deterministic, so this is the
+    text extract_document gives, which a test below checks), which keeps the
+    corpus-wide comparison of every page within CI's time."""
     with open_document(source, config=config) as doc:
-        pages = []
-        for number in range(1, doc.page_count + 1):
-            glyphs = doc.page_glyphs(number)
-            pages.append((glyphs.table, glyphs.images, glyphs.warnings, glyphs.paths))
-    texts = {mode: [p.text for p in extract_document(source, mode=mode, config=config).pages] for mode in MODES}
+        interpreted = {number: doc.page_glyphs(number) for number in range(1, doc.page_count + 1)}
+        pages = [(g.table, g.images, g.warnings, g.paths) for g in interpreted.values()]
+        doc.page_glyphs = interpreted.__getitem__  # type: ignore[method-assign]
+        texts = {mode: [p.text for p in doc.extract_pages(tuple(interpreted), mode)] for mode in MODES}
     return pages, texts
 
 
@@ -85,6 +90,29 @@ def assert_paths_agree(
         assert_same_paths(pure[3], compiled[3], f"{name} page {number}")
     for mode in MODES:
         assert pure_texts[mode] == compiled_texts[mode], f"{name}: {mode} text"
+
+
+def test_modes_read_from_one_interpretation_give_extract_documents_text():
+    """read_all's shortcut (each page interpreted once, every mode reading
+    those tables) gives the texts a fresh extract_document gives per mode,
+    on pages where the modes differ: two columns, a rule, marked content,
+    and a running header (a rule over all the pages read together)."""
+    b = PdfBuilder()
+    f = b.add_standard_font("Helvetica", widths=True)
+    for number in range(1, 4):
+        b.add_page(
+            f"BT /{f} 9 Tf 72 760 Td (Annual report) Tj ET "
+            f"/P <</MCID 0>> BDC BT /{f} 11 Tf 72 700 Td (Left column page {number}) Tj 0 -14 Td (goes on) Tj ET EMC "
+            f"BT /{f} 11 Tf 320 700 Td (Right column) Tj 0 -14 Td (ends here) Tj ET "
+            "72 600 m 540 600 l S"
+        )
+    source = b.to_bytes()
+    _, texts = read_all(source)
+    for mode in MODES:
+        assert texts[mode] == [p.text for p in extract_document(source, mode=mode).pages], mode
+    # The running header is a rule over the pages read together: it held.
+    assert all("Annual report" in t for t in texts["stream"])
+    assert not any("Annual report" in t for t in texts["layout"] + texts["auto"])
 
 
 def test_paths_are_selectable(monkeypatch: pytest.MonkeyPatch):
