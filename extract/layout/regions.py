@@ -238,21 +238,24 @@ class SharedBaselines:
         `pairs`, in np.nonzero order, where more than half of the shorter
         run's lines lie on the other's baselines."""
         i, j = np.nonzero(pairs)
-        i_short = self._lengths[i] <= self._lengths[j]
-        short, other = np.where(i_short, i, j), np.where(i_short, j, i)
-        keys = short * self._runs + other
-        at = np.minimum(np.searchsorted(self._pairs, keys), max(len(self._pairs) - 1, 0))
-        found = self._pairs[at] == keys if len(self._pairs) else np.zeros(len(keys), dtype=bool)
-        shared = np.where(found, self._counts[at] if len(self._pairs) else 0, 0)
+        short, shared = self._lookup(i, j)
         keep = shared * 2 > self._lengths[short]
         return list(zip(i[keep].tolist(), j[keep].tolist(), shared[keep].tolist()))
 
     def shared(self, i: int, j: int) -> int:
         """How many lines of the shorter of runs i and j lie on the other's baselines."""
-        short, other = (i, j) if self._lengths[i] <= self._lengths[j] else (j, i)
-        key = short * self._runs + other
-        at = int(np.searchsorted(self._pairs, key))
-        return int(self._counts[at]) if at < len(self._pairs) and self._pairs[at] == key else 0
+        return int(self._lookup(np.array([i]), np.array([j]))[1][0])
+
+    def _lookup(self, i: np.ndarray, j: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Per pair (i[k], j[k]): the shorter run, and how many of its lines
+        lie on the other's baselines (0 for a pair that meets nowhere)."""
+        i_short = self._lengths[i] <= self._lengths[j]
+        short, other = np.where(i_short, i, j), np.where(i_short, j, i)
+        if not len(self._pairs):
+            return short, np.zeros(len(short), dtype=np.int64)
+        keys = short * self._runs + other
+        at = np.minimum(np.searchsorted(self._pairs, keys), len(self._pairs) - 1)
+        return short, np.where(self._pairs[at] == keys, self._counts[at], 0)
 
 
 def split_at(ids: np.ndarray, cuts: np.ndarray) -> list[np.ndarray]:
