@@ -39,6 +39,7 @@ import numpy as np
 from ragprep.extract.config import ExtractConfig
 from ragprep.extract.geometric import JoinedText, join, text_glyphs
 from ragprep.extract.glyphs import NO_MCID, GlyphTable
+from ragprep.extract.groups import concat_ranges, group_ids, group_medians, running_max
 from ragprep.extract.paths import LINE, RECT, PathTable
 from ragprep.extract.tables import ALIGNMENT, RULES, Table, TableCell
 
@@ -75,16 +76,6 @@ RULED_MAX_CELL_WORDS = 20.0
 # Ruled grids: when more than this share of the cells with text spans several
 # columns, the columns are not the text's (labelled boxes of a figure, callouts).
 RULED_MAX_SPANNING_SHARE = 0.5
-
-
-def _word_count(table: GlyphTable, glyphs: np.ndarray) -> int:
-    """Words of a cell: one more than the wide gaps (> 0.25 height) between its glyphs in x order."""
-    if len(glyphs) < 2:
-        return len(glyphs)
-    ordered = glyphs[np.lexsort((table.origin[glyphs, 0], -np.round(table.origin[glyphs, 1])))]
-    gap = table.origin[ordered[1:], 0] - table.own_end[ordered[:-1], 0]
-    blank = np.array([not str(t).strip() for t in table.text[ordered]])
-    return 1 + int(((gap > 0.25 * table.height[ordered[1:]]) | (gap < -1) | blank[1:]).sum())
 
 
 # --------------------------------------------------------------------------- rules
@@ -156,7 +147,7 @@ def _edges(values: np.ndarray) -> np.ndarray:
     return np.array([g.mean() for g in groups])
 
 
-def ruled_grids(table: GlyphTable, paths: PathTable, glyphs: np.ndarray) -> list[list[_Cell]]:
+def ruled_grids(table: GlyphTable, paths: PathTable, glyphs: np.ndarray, blank: np.ndarray) -> list[list[_Cell]]:
     """Grids of crossing rules, with the glyphs (of `glyphs`) in their cells."""
     if not len(paths):
         return []
@@ -166,7 +157,12 @@ def ruled_grids(table: GlyphTable, paths: PathTable, glyphs: np.ndarray) -> list
         return []
     t = EDGE_TOLERANCE
     h, v = horizontal[:, None, :], vertical[None, :, :]
-    meets = (v[..., 0] >= h[..., 1] - t) & (v[..., 0] <= h[..., 2] + t) & (h[..., 0] >= v[..., 1] - t) & (h[..., 0] <= v[..., 2] + t)
+    meets = (
+        (v[..., 0] >= h[..., 1] - t)
+        & (v[..., 0] <= h[..., 2] + t)
+        & (h[..., 0] >= v[..., 1] - t)
+        & (h[..., 0] <= v[..., 2] + t)
+    )
     n_h = len(horizontal)
     parent = list(range(n_h + len(vertical)))
     for i, j in zip(*np.nonzero(meets)):
@@ -181,14 +177,14 @@ def ruled_grids(table: GlyphTable, paths: PathTable, glyphs: np.ndarray) -> list
         vs = vertical[roots[n_h:] == root]
         if len(hs) < 2 or len(vs) < 2:
             continue
-        cells = _grid_cells(table, hs, vs, glyphs, centres)
+        cells = _grid_cells(table, hs, vs, glyphs, centres, blank)
         if cells:
             grids.append(cells)
     return grids
 
 
 def _grid_cells(
-    table: GlyphTable, hs: np.ndarray, vs: np.ndarray, glyphs: np.ndarray, centres: np.ndarray
+    table: GlyphTable, hs: np.ndarray, vs: np.ndarray, glyphs: np.ndarray, centres: np.ndarray, blank: np.ndarray
 ) -> list[_Cell]:
     # The grid's outer edges are where its rules end: a table open at the
     # sides (horizontal rules only there) still has its first and last column.
@@ -229,10 +225,10 @@ def _grid_cells(
         cols = [s % n_cols for s in members]
         held = glyphs[np.isin(slot_of, members)]
         cells.append(_Cell(min(rows), min(cols), max(rows) - min(rows) + 1, max(cols) - min(cols) + 1, held))
-    return _compress(table, cells)
+    return _compress(table, cells, blank)
 
 
-def _compress(table: GlyphTable, cells: list[_Cell]) -> list[_Cell]:
+def _compress(table: GlyphTable, cells: list[_Cell], blank: np.ndarray) -> list[_Cell]:
     """Rows and columns without text dropped, the rest renumbered; [] unless
     two rows and two columns keep text."""
     filled = [c for c in cells if len(c.glyphs)]
@@ -250,7 +246,9 @@ def _compress(table: GlyphTable, cells: list[_Cell]) -> list[_Cell]:
         cols = [col_at[k] for k in range(c.col, c.col + c.col_span) if k in col_at]
         if rows and cols:
             out.append(_Cell(rows[0], cols[0], len(rows), len(cols), c.glyphs))
-    if float(np.mean([_word_count(table, c.glyphs) for c in filled])) > RULED_MAX_CELL_WORDS:
+    sizes = np.array([len(c.glyphs) for c in filled])
+    words = _word_counts(table, blank, np.concatenate([c.glyphs for c in filled]), np.cumsum(sizes) - sizes)
+    if float(np.mean(words)) > RULED_MAX_CELL_WORDS:
         return []  # boxes around prose (a frame, a sidebar), not a table
     if sum(c.col_span > 1 for c in out if len(c.glyphs)) > RULED_MAX_SPANNING_SHARE * len(filled):
         return []  # text across the columns: boxes of a figure, not a table
@@ -260,129 +258,186 @@ def _compress(table: GlyphTable, cells: list[_Cell]) -> list[_Cell]:
 # --------------------------------------------------------------------------- alignment
 
 
-@dataclass(frozen=True)
-class _Piece:
-    x0: float
-    x1: float
-    glyphs: np.ndarray
+@dataclass(frozen=True, eq=False)
+class _TextLines:
+    """Upright text lines top to bottom, each cut into pieces at wide gaps,
+    column-wise: `glyphs` holds every line's glyphs in x order, line after
+    line; the pieces are runs of it, the lines runs of the pieces."""
+
+    glyphs: np.ndarray  # glyph table indices
+    piece_start: np.ndarray  # offset in `glyphs` of each piece
+    piece_end: np.ndarray
+    x0: np.ndarray  # per piece, the x extent of its glyph boxes
+    x1: np.ndarray
+    line_piece: np.ndarray  # offset in the pieces of each line, and the end (n_lines + 1)
+    y: np.ndarray  # per line, the baseline of its first glyph
+    height: np.ndarray  # per line, the median glyph height of its first piece
 
 
-def _lines(table: GlyphTable, glyphs: np.ndarray) -> list[list[_Piece]]:
+def _x_edges(table: GlyphTable) -> tuple[np.ndarray, np.ndarray]:
+    """Least and greatest x of every glyph box's corners: four columns
+    compared pairwise over the whole table, far cheaper than a reduction
+    over the corner axis of a gathered copy."""
+    x = table.quad[:, :, 0]
+    return (
+        np.minimum(np.minimum(x[:, 0], x[:, 1]), np.minimum(x[:, 2], x[:, 3])),
+        np.maximum(np.maximum(x[:, 0], x[:, 1]), np.maximum(x[:, 2], x[:, 3])),
+    )
+
+
+def _lines(table: GlyphTable, glyphs: np.ndarray) -> _TextLines:
     """Horizontal text lines top to bottom, each cut into pieces at wide gaps."""
-    upright = np.abs(table.direction[glyphs, 0] - 1.0) < 0.05
-    glyphs = glyphs[upright]
-    if not len(glyphs):
-        return []
+    glyphs = glyphs[np.abs(table.direction[glyphs, 0] - 1.0) < 0.05]
     y = table.origin[glyphs, 1]
     height = np.maximum(table.height[glyphs], 1e-6)
     order = np.lexsort((table.origin[glyphs, 0], -y))
     glyphs, y, height = glyphs[order], y[order], height[order]
-    new_line = np.concatenate([[True], np.abs(np.diff(y)) > 0.3 * np.minimum(height[1:], height[:-1])])
-    lines = []
-    for run in np.split(np.arange(len(glyphs)), np.flatnonzero(new_line)[1:]):
-        members = glyphs[run]
-        members = members[np.argsort(table.origin[members, 0], kind="stable")]
-        x0 = table.quad[members, :, 0].min(axis=1)
-        x1 = table.quad[members, :, 0].max(axis=1)
-        gap_limit = TABLE_COLUMN_GAP * float(np.median(table.height[members]))
-        reach = np.maximum.accumulate(x1)
-        cuts = np.flatnonzero(x0[1:] - reach[:-1] > gap_limit) + 1
-        pieces = []
-        for part in np.split(np.arange(len(members)), cuts):
-            pieces.append(_Piece(float(x0[part].min()), float(x1[part].max()), members[part]))
-        lines.append(pieces)
-    return lines
+    new_line = np.concatenate([[True], np.abs(np.diff(y)) > 0.3 * np.minimum(height[1:], height[:-1])])[: len(glyphs)]
+    line_start = np.flatnonzero(new_line)
+    line = group_ids(line_start, len(glyphs))
+    # Along each line in x order; lexsort is stable, so ties keep the order above.
+    glyphs = glyphs[np.lexsort((table.origin[glyphs, 0], line))]
+    x0, x1 = (edge[glyphs] for edge in _x_edges(table))
+    gap_limit = TABLE_COLUMN_GAP * group_medians(table.height[glyphs], line_start)[line]
+    reach = running_max(x1, line_start)
+    cut = np.zeros(len(glyphs), dtype=bool)
+    cut[line_start] = True
+    cut[1:] |= x0[1:] - reach[:-1] > gap_limit[1:]
+    piece_start = np.flatnonzero(cut)
+    piece_end = np.append(piece_start[1:], len(glyphs))
+    line_piece = np.searchsorted(piece_start, np.append(line_start, len(glyphs)))
+    # The glyphs of each line's first piece, which gives the line its height.
+    in_first = group_ids(piece_start, len(glyphs)) == line_piece[:-1][line]
+    first_start = np.searchsorted(line[in_first], np.arange(len(line_start)))
+    return _TextLines(
+        glyphs=glyphs,
+        piece_start=piece_start,
+        piece_end=piece_end,
+        x0=np.minimum.reduceat(x0, piece_start) if len(glyphs) else x0,
+        x1=np.maximum.reduceat(x1, piece_start) if len(glyphs) else x1,
+        line_piece=line_piece,
+        y=table.origin[glyphs[line_start], 1],
+        height=group_medians(table.height[glyphs[in_first]], first_start),
+    )
 
 
-def _line_y(table: GlyphTable, line: list[_Piece]) -> tuple[float, float]:
-    first = line[0].glyphs
-    return float(table.origin[first[0], 1]), float(np.median(table.height[first]))
+def _word_counts(table: GlyphTable, blank: np.ndarray, glyphs: np.ndarray, starts: np.ndarray) -> np.ndarray:
+    """Words of each cell (a run of `glyphs` from `starts`): one more than the
+    wide gaps (> 0.25 height) between its glyphs in x order, row by row."""
+    if not len(glyphs):
+        return np.zeros(len(starts), dtype=np.int64)
+    cell = group_ids(starts, len(glyphs))
+    ordered_at = np.lexsort((table.origin[glyphs, 0], -np.round(table.origin[glyphs, 1]), cell))
+    ordered = glyphs[ordered_at]
+    gap = table.origin[ordered[1:], 0] - table.own_end[ordered[:-1], 0]
+    wide = (gap > 0.25 * table.height[ordered[1:]]) | (gap < -1) | blank[ordered[1:]]
+    same_cell = cell[1:] == cell[:-1]  # cells stay contiguous: the cell is the first sort key
+    return 1 + np.bincount(cell[1:][same_cell & wide], minlength=len(starts))
 
 
-def aligned_grids(table: GlyphTable, glyphs: np.ndarray) -> list[list[_Cell]]:
+def aligned_grids(table: GlyphTable, glyphs: np.ndarray, blank: np.ndarray) -> list[list[_Cell]]:
     """Runs of lines whose wide-gap pieces share columns (module docstring)."""
     lines = _lines(table, glyphs)
+    several = np.diff(lines.line_piece) >= 2
+    if not len(several):
+        return []
+    # A line joins the next one's run when both have several pieces and
+    # they sit at most TABLE_MAX_ROW_GAP heights apart.
+    joins = several[:-1] & several[1:] & (lines.y[:-1] - lines.y[1:] <= TABLE_MAX_ROW_GAP * lines.height[:-1])
+    starts = np.flatnonzero(several & ~np.concatenate([[False], joins]))
+    ends = np.flatnonzero(several & ~np.concatenate([joins, [False]])) + 1
     grids = []
-    i = 0
-    while i < len(lines):
-        if len(lines[i]) < 2:
-            i += 1
-            continue
-        j = i
-        while j + 1 < len(lines) and len(lines[j + 1]) >= 2:
-            y_a, h = _line_y(table, lines[j])
-            y_b, _ = _line_y(table, lines[j + 1])
-            if y_a - y_b > TABLE_MAX_ROW_GAP * h:
-                break
-            j += 1
-        cells = _aligned_cells(table, lines[i : j + 1])
-        if cells:
-            grids.append(cells)
-        i = j + 1
+    for first, end in zip(starts.tolist(), ends.tolist()):
+        if end - first >= TABLE_MIN_ROWS:
+            cells = _aligned_cells(table, lines, first, end, blank)
+            if cells:
+                grids.append(cells)
     return grids
 
 
-def _aligned_cells(table: GlyphTable, lines: list[list[_Piece]]) -> list[_Cell]:
-    if len(lines) < TABLE_MIN_ROWS:
+def _columns(x0: np.ndarray, x1: np.ndarray) -> np.ndarray:
+    """The start of each column: x extents merged where they overlap."""
+    by_start = np.lexsort((x1, x0))
+    x0, x1 = x0[by_start], x1[by_start]
+    reach = np.maximum.accumulate(x1)
+    return x0[np.concatenate([[True], x0[1:] > reach[:-1]])]
+
+
+def _aligned_cells(table: GlyphTable, lines: _TextLines, first: int, end: int, blank: np.ndarray) -> list[_Cell]:
+    """The cells of lines `first` to `end` when their pieces make a grid."""
+    pieces = np.arange(lines.line_piece[first], lines.line_piece[end])
+    row = np.searchsorted(lines.line_piece, pieces, side="right") - 1 - first
+    x0, x1 = lines.x0[pieces], lines.x1[pieces]
+    starts = _columns(x0, x1)
+    if len(starts) < 2:
         return []
-    # Columns: x extents of the pieces merged where they overlap, over all lines.
-    spans = sorted((p.x0, p.x1) for line in lines for p in line)
-    columns: list[list[float]] = []
-    for x0, x1 in spans:
-        if columns and x0 <= columns[-1][1]:
-            columns[-1][1] = max(columns[-1][1], x1)
-        else:
-            columns.append([x0, x1])
-    if len(columns) < 2:
-        return []
-    starts = np.array([c[0] for c in columns])
-    cells = []
-    words = []
-    for r, line in enumerate(lines):
-        by_col: dict[int, list[np.ndarray]] = {}
-        for p in line:
-            by_col.setdefault(int(np.searchsorted(starts, p.x0, side="right") - 1), []).append(p.glyphs)
-        for c, parts in by_col.items():
-            held = np.concatenate(parts)
-            cells.append(_Cell(r, c, 1, 1, held))
-            words.append(_word_count(table, held))
-    cells, words = _without_prose_edges(table, cells, words)
-    n_cols = max(c.col for c in cells) + 1
+    col = np.searchsorted(starts, x0, side="right") - 1
+    # A cell is a row's pieces in one column, in the order the row first reaches it.
+    key = row * len(starts) + col
+    _, first_at, of_piece = np.unique(key, return_index=True, return_inverse=True)
+    rank = np.empty(len(first_at), dtype=np.int64)
+    rank[np.argsort(first_at, kind="stable")] = np.arange(len(first_at))
+    cell_of_piece = rank[of_piece.ravel()]
+    by_cell = np.argsort(cell_of_piece, kind="stable")
+    ordered = pieces[by_cell]
+    sizes = lines.piece_end[ordered] - lines.piece_start[ordered]
+    cell_glyphs = lines.glyphs[concat_ranges(lines.piece_start[ordered], sizes)]
+    cell_start = np.searchsorted(cell_of_piece[by_cell], np.arange(len(first_at)))  # in pieces
+    glyph_bounds = np.concatenate([[0], np.cumsum(sizes)])[np.append(cell_start, len(ordered))]
+    by_rank = first_at[np.argsort(first_at, kind="stable")]
+    grid = _AlignedGrid(
+        row=row[by_rank],
+        col=col[by_rank],
+        words=_word_counts(table, blank, cell_glyphs, glyph_bounds[:-1]),
+        x0=np.minimum.reduceat(x0[by_cell], cell_start),
+        x1=np.maximum.reduceat(x1[by_cell], cell_start),
+    )
+    kept = _without_prose_edges(grid)
+    n_cols = int(grid.col[kept].max()) + 1 - int(grid.col[kept].min())
     limit = TWO_COLUMN_MAX_CELL_WORDS if n_cols == 2 else TABLE_MAX_CELL_WORDS
-    if float(np.mean(words)) > limit:
+    if float(np.mean(grid.words[kept])) > limit:
         return []
     # Every column used by at least half of the rows: not a stray wide gap.
-    use = np.bincount([c.col for c in cells], minlength=n_cols)
-    if (use < len(lines) / 2).any():
+    col = grid.col[kept] - grid.col[kept].min()
+    if (np.bincount(col, minlength=n_cols) < (end - first) / 2).any():
         return []
-    return cells
+    return [
+        _Cell(int(grid.row[k]), int(col[i]), 1, 1, cell_glyphs[glyph_bounds[k] : glyph_bounds[k + 1]])
+        for i, k in enumerate(np.flatnonzero(kept).tolist())
+    ]
 
 
-def _x_extent(table: GlyphTable, cells: list[_Cell]) -> float:
-    x = table.quad[np.concatenate([c.glyphs for c in cells]), :, 0]
-    return float(x.max() - x.min())
+@dataclass(frozen=True, eq=False)
+class _AlignedGrid:
+    """A run of lines' pieces grouped in cells, one entry per cell."""
+
+    row: np.ndarray
+    col: np.ndarray
+    words: np.ndarray
+    x0: np.ndarray
+    x1: np.ndarray
 
 
-def _without_prose_edges(table: GlyphTable, cells: list[_Cell], words: list[int]) -> tuple[list[_Cell], list[int]]:
-    """The first or last column left out while it is a text column beside the
-    table (module docstring), as long as three columns remain to judge from."""
+def _without_prose_edges(grid: _AlignedGrid) -> np.ndarray:
+    """The cells kept when the first or last column is left out while it is a
+    text column beside the table (module docstring), as long as three columns
+    remain to judge from."""
+    kept = np.ones(len(grid.row), dtype=bool)
     while True:
-        n_cols = max(c.col for c in cells) + 1
-        if n_cols <= 2:
-            return cells, words
-        for edge in (0, n_cols - 1):
-            mine = [k for k, c in enumerate(cells) if c.col == edge]
-            rest = [k for k, c in enumerate(cells) if c.col != edge]
-            if float(np.mean([words[k] for k in mine])) <= TABLE_MAX_CELL_WORDS:
+        low, high = int(grid.col[kept].min()), int(grid.col[kept].max())
+        if high - low + 1 <= 2:
+            return kept
+        for edge in (low, high):
+            mine = kept & (grid.col == edge)
+            rest = kept & (grid.col != edge)
+            if float(np.mean(grid.words[mine])) <= TABLE_MAX_CELL_WORDS:
                 continue
-            if _x_extent(table, [cells[k] for k in mine]) < _x_extent(table, [cells[k] for k in rest]):
+            if grid.x1[mine].max() - grid.x0[mine].min() < grid.x1[rest].max() - grid.x0[rest].min():
                 continue
-            shift = 1 if edge == 0 else 0
-            cells = [_Cell(cells[k].row, cells[k].col - shift, 1, 1, cells[k].glyphs) for k in rest]
-            words = [words[k] for k in rest]
+            kept = rest
             break
         else:
-            return cells, words
+            return kept
 
 
 # --------------------------------------------------------------------------- tables
@@ -394,13 +449,16 @@ def detect_tables(
     """The grids of one untagged page as Table pieces, ruled grids first."""
     candidates = text_glyphs(table)
     candidates = candidates[~table.artifact[candidates]]
+    # Blank glyphs part words (_word_counts): one test per glyph, once per page.
+    blank = np.zeros(len(table), dtype=bool)
+    blank[candidates] = [not t.strip() for t in table.text[candidates].tolist()]
     found: list[tuple[str, list[_Cell]]] = []
     taken = np.zeros(len(table), dtype=bool)
-    for cells in ruled_grids(table, paths, candidates):
+    for cells in ruled_grids(table, paths, candidates, blank):
         found.append((RULES, cells))
         for c in cells:
             taken[c.glyphs] = True
-    for cells in aligned_grids(table, candidates[~taken[candidates]]):
+    for cells in aligned_grids(table, candidates[~taken[candidates]], blank):
         found.append((ALIGNMENT, cells))
     position = np.full(len(table), -1, dtype=np.int64)
     position[joined.order] = np.arange(len(joined.order))
@@ -421,27 +479,75 @@ def _table(
     page: int,
     k: int,
 ) -> Table:
-    out = []
-    for c in cells:
-        glyphs = np.sort(c.glyphs)
-        placed = position[glyphs]
-        placed = placed[placed >= 0]
-        if not len(glyphs) or not len(placed):
-            continue
-        corners = table.quad[glyphs]
-        mcids = table.mcid[glyphs]
-        out.append(
-            TableCell(
-                row=c.row, col=c.col, row_span=c.row_span, col_span=c.col_span, is_header=False,
-                header_labels=(), text=" ".join(join(table, glyphs, config).text.split()), page=page,
-                bbox=(
-                    round(float(corners[:, :, 0].min()), 3), round(float(corners[:, :, 1].min()), 3),
-                    round(float(corners[:, :, 0].max()), 3), round(float(corners[:, :, 1].max()), 3),
-                ),
-                mcids=tuple(dict.fromkeys(mcids[mcids != NO_MCID].tolist())),
-                char_start=int(joined.char_start[placed].min()), char_end=int(joined.char_end[placed].max()),
-            )  # fmt: skip
-        )
+    """The grid's cells as TableCells; a cell none of whose glyphs the page
+    reading placed is left out. Every per-cell measure is a reduction over
+    the cells' glyphs at once."""
+    placed = [c for c in cells if len(c.glyphs) and (position[c.glyphs] >= 0).any()]
     n_rows = max(c.row + c.row_span for c in cells)
     n_cols = max(c.col + c.col_span for c in cells)
+    if not placed:
+        return Table(f"d{page}.{k}", method, n_rows, n_cols, 0, (page,), ())
+    glyphs = np.concatenate([np.sort(c.glyphs) for c in placed])
+    sizes = np.array([len(c.glyphs) for c in placed])
+    starts = np.cumsum(sizes) - sizes
+    corners = table.quad[glyphs]
+    box = np.column_stack(
+        [
+            np.minimum.reduceat(corners[:, :, 0].min(axis=1), starts), np.minimum.reduceat(corners[:, :, 1].min(axis=1), starts),
+            np.maximum.reduceat(corners[:, :, 0].max(axis=1), starts), np.maximum.reduceat(corners[:, :, 1].max(axis=1), starts),
+        ]
+    ).tolist()  # fmt: skip
+    at = position[glyphs]
+    seen = at >= 0
+    char_start = np.minimum.reduceat(np.where(seen, joined.char_start[at], np.iinfo(np.int64).max), starts).tolist()
+    char_end = np.maximum.reduceat(np.where(seen, joined.char_end[at], -1), starts).tolist()
+    mcids = table.mcid[glyphs]
+    texts = _cell_texts(table, glyphs, starts, config)
+    out = [
+        TableCell(
+            row=c.row,
+            col=c.col,
+            row_span=c.row_span,
+            col_span=c.col_span,
+            is_header=False,
+            header_labels=(),
+            text=texts[i],
+            page=page,
+            bbox=_rounded(box[i]),
+            mcids=_mcids(mcids[starts[i] : starts[i] + sizes[i]]),
+            char_start=char_start[i],
+            char_end=char_end[i],
+        )  # fmt: skip
+        for i, c in enumerate(placed)
+    ]
     return Table(f"d{page}.{k}", method, n_rows, n_cols, 0, (page,), tuple(out))
+
+
+def _rounded(box: list[float]) -> tuple[float, float, float, float]:
+    """A box to 0.001 pt, rounded as Python rounds (numpy's round differs in the last digit)."""
+    x0, y0, x1, y1 = (round(v, 3) for v in box)
+    return x0, y0, x1, y1
+
+
+def _mcids(mcids: np.ndarray) -> tuple[int, ...]:
+    """A cell's MCIDs, each once, in glyph order."""
+    return tuple(dict.fromkeys(mcids[mcids != NO_MCID].tolist()))
+
+
+def _cell_texts(table: GlyphTable, glyphs: np.ndarray, starts: np.ndarray, config: ExtractConfig) -> list[str]:
+    """Each cell's glyphs (a run of `glyphs` from `starts`) joined by the
+    page-text rules, lines joined by one space: one join over all cells, a
+    line break forced before each, which gives every cell the text a join of
+    its glyphs alone would (join reorders only within a line)."""
+    break_before = np.zeros(len(glyphs), dtype=bool)
+    break_before[starts] = True
+    joined = join(table, glyphs, config, break_before=break_before)
+    cell = np.empty(len(table), dtype=np.int64)
+    cell[glyphs] = group_ids(starts, len(glyphs))
+    emitted = cell[joined.order]
+    first = np.full(len(starts), len(joined.text), dtype=np.int64)
+    last = np.zeros(len(starts), dtype=np.int64)
+    np.minimum.at(first, emitted, joined.char_start)
+    np.maximum.at(last, emitted, joined.char_end)
+    text = joined.text
+    return [" ".join(text[a:b].split()) for a, b in zip(first.tolist(), last.tolist())]
