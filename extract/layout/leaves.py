@@ -325,11 +325,16 @@ def _with_bands(
     test_footer_painted_first_reads_at_the_foot_of_the_page,
     test_callout_painted_after_the_text_under_it_keeps_its_place_in_the_stream."""
     before = before.copy()
-    furniture = np.array([not is_text_column(page, run) for run in runs])
-    for k in np.flatnonzero((above | ~other).all(axis=1) & furniture).tolist():
-        before[k, :], before[:, k] = other[k], False
-    for k in np.flatnonzero((above | ~other).all(axis=0) & furniture).tolist():
-        before[:, k], before[k, :] = other[:, k], False
+    top = np.flatnonzero((above | ~other).all(axis=1)).tolist()
+    bottom = np.flatnonzero((above | ~other).all(axis=0)).tolist()
+    # Only a run in a band can be furniture: the test runs for those alone.
+    furniture = {k: not is_text_column(page, runs[k]) for k in {*top, *bottom}}
+    for k in top:
+        if furniture[k]:
+            before[k, :], before[:, k] = other[k], False
+    for k in bottom:
+        if furniture[k]:
+            before[:, k], before[k, :] = other[:, k], False
     return before
 
 
