@@ -287,7 +287,7 @@ def _labels(
             ) + tuple(
                 h.text for h in row_heads if h is not c and _overlap(h.row, h.row_span, c.row, c.row_span) and h.col < c.col
             )
-        out.append(replace(c, header_labels=labels))
+        out.append(c if labels == c.header_labels else replace(c, header_labels=labels))
     return out
 
 

@@ -341,17 +341,19 @@ def _with_bands(
 def _kahn(before: np.ndarray) -> list[int] | None:
     """A topological order of the relation `before` (before[i, j]: i reads
     before j), the first painted of the free nodes first; None on a cycle."""
-    n = len(before)
-    indegree = before.sum(axis=0)
-    done = np.zeros(n, dtype=bool)
+    # Lists of small ints: a leaf has a handful of runs, where a numpy call
+    # per step costs more than the step.
+    indegree = before.sum(axis=0).tolist()
+    successors = [np.flatnonzero(row).tolist() for row in before]
+    waiting = set(range(len(before)))
     result = []
-    for _ in range(n):
-        ready = np.flatnonzero(~done & (indegree == 0))
-        if not len(ready):
+    while waiting:
+        k = min((j for j in waiting if indegree[j] == 0), default=None)
+        if k is None:
             return None
-        k = int(ready[0])
-        done[k] = True
-        indegree -= before[k]
+        waiting.discard(k)
+        for j in successors[k]:
+            indegree[j] -= 1
         result.append(k)
     return result
 

@@ -75,7 +75,18 @@ def is_text_column(page: Page, ids: np.ndarray) -> bool:
     """Running text: two rows or more, wide enough, rows filling the width,
     rows that are single lines rather than several cells, enough glyphs per
     row, mostly letters. Table columns of dates, amounts or short labels, and
-    groups of table columns, fail at least one of these."""
+    groups of table columns, fail at least one of these. Kept per group (in
+    its order, which the letter sample follows): the cut, the leaves and
+    the tie-breaks ask it of the same groups."""
+    key = ids.tobytes()
+    found = page.text_columns.get(key)
+    if found is None:
+        found = page.text_columns[key] = _is_text_column(page, ids)
+    return found
+
+
+def _is_text_column(page: Page, ids: np.ndarray) -> bool:
+    """is_text_column, uncached."""
     if len(ids) < 2:
         return False
     width = page.x1[ids].max() - page.x0[ids].min()

@@ -202,6 +202,7 @@ class Page:
         self.gutter = GUTTER * self.body
         self._rtl: bool | None = None
         self.rows: dict[bytes, tuple[np.ndarray, np.ndarray]] = {}  # see rows_of
+        self.text_columns: dict[bytes, bool] = {}  # see is_text_column
         self.reads: dict[bytes, tuple[list[np.ndarray], bool]] = {}  # see read_region
         self.continued: set[bytes] = set()  # regions a ragged column end joined (_ragged_ends)
 
