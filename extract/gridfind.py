@@ -147,7 +147,7 @@ def _edges(values: np.ndarray) -> np.ndarray:
     return np.array([g.mean() for g in groups])
 
 
-def ruled_grids(table: GlyphTable, paths: PathTable, glyphs: np.ndarray, blank: np.ndarray) -> list[list[_Cell]]:
+def ruled_grids(table: GlyphTable, paths: PathTable, glyphs: np.ndarray) -> list[list[_Cell]]:
     """Grids of crossing rules, with the glyphs (of `glyphs`) in their cells."""
     if not len(paths):
         return []
@@ -177,14 +177,14 @@ def ruled_grids(table: GlyphTable, paths: PathTable, glyphs: np.ndarray, blank: 
         vs = vertical[roots[n_h:] == root]
         if len(hs) < 2 or len(vs) < 2:
             continue
-        cells = _grid_cells(table, hs, vs, glyphs, centres, blank)
+        cells = _grid_cells(table, hs, vs, glyphs, centres)
         if cells:
             grids.append(cells)
     return grids
 
 
 def _grid_cells(
-    table: GlyphTable, hs: np.ndarray, vs: np.ndarray, glyphs: np.ndarray, centres: np.ndarray, blank: np.ndarray
+    table: GlyphTable, hs: np.ndarray, vs: np.ndarray, glyphs: np.ndarray, centres: np.ndarray
 ) -> list[_Cell]:
     # The grid's outer edges are where its rules end: a table open at the
     # sides (horizontal rules only there) still has its first and last column.
@@ -225,10 +225,10 @@ def _grid_cells(
         cols = [s % n_cols for s in members]
         held = glyphs[np.isin(slot_of, members)]
         cells.append(_Cell(min(rows), min(cols), max(rows) - min(rows) + 1, max(cols) - min(cols) + 1, held))
-    return _compress(table, cells, blank)
+    return _compress(table, cells)
 
 
-def _compress(table: GlyphTable, cells: list[_Cell], blank: np.ndarray) -> list[_Cell]:
+def _compress(table: GlyphTable, cells: list[_Cell]) -> list[_Cell]:
     """Rows and columns without text dropped, the rest renumbered; [] unless
     two rows and two columns keep text."""
     filled = [c for c in cells if len(c.glyphs)]
@@ -247,7 +247,7 @@ def _compress(table: GlyphTable, cells: list[_Cell], blank: np.ndarray) -> list[
         if rows and cols:
             out.append(_Cell(rows[0], cols[0], len(rows), len(cols), c.glyphs))
     sizes = np.array([len(c.glyphs) for c in filled])
-    words = _word_counts(table, blank, np.concatenate([c.glyphs for c in filled]), np.cumsum(sizes) - sizes)
+    words = _word_counts(table, np.concatenate([c.glyphs for c in filled]), np.cumsum(sizes) - sizes)
     if float(np.mean(words)) > RULED_MAX_CELL_WORDS:
         return []  # boxes around prose (a frame, a sidebar), not a table
     if sum(c.col_span > 1 for c in out if len(c.glyphs)) > RULED_MAX_SPANNING_SHARE * len(filled):
@@ -321,7 +321,7 @@ def _lines(table: GlyphTable, glyphs: np.ndarray) -> _TextLines:
     )
 
 
-def _word_counts(table: GlyphTable, blank: np.ndarray, glyphs: np.ndarray, starts: np.ndarray) -> np.ndarray:
+def _word_counts(table: GlyphTable, glyphs: np.ndarray, starts: np.ndarray) -> np.ndarray:
     """Words of each cell (a run of `glyphs` from `starts`): one more than the
     wide gaps (> 0.25 height) between its glyphs in x order, row by row."""
     if not len(glyphs):
@@ -330,12 +330,13 @@ def _word_counts(table: GlyphTable, blank: np.ndarray, glyphs: np.ndarray, start
     ordered_at = np.lexsort((table.origin[glyphs, 0], -np.round(table.origin[glyphs, 1]), cell))
     ordered = glyphs[ordered_at]
     gap = table.origin[ordered[1:], 0] - table.own_end[ordered[:-1], 0]
-    wide = (gap > 0.25 * table.height[ordered[1:]]) | (gap < -1) | blank[ordered[1:]]
+    blank = np.array([not t.strip() for t in table.text[ordered[1:]].tolist()], dtype=bool)
+    wide = (gap > 0.25 * table.height[ordered[1:]]) | (gap < -1) | blank
     same_cell = cell[1:] == cell[:-1]  # cells stay contiguous: the cell is the first sort key
     return 1 + np.bincount(cell[1:][same_cell & wide], minlength=len(starts))
 
 
-def aligned_grids(table: GlyphTable, glyphs: np.ndarray, blank: np.ndarray) -> list[list[_Cell]]:
+def aligned_grids(table: GlyphTable, glyphs: np.ndarray) -> list[list[_Cell]]:
     """Runs of lines whose wide-gap pieces share columns (module docstring)."""
     lines = _lines(table, glyphs)
     several = np.diff(lines.line_piece) >= 2
@@ -349,7 +350,7 @@ def aligned_grids(table: GlyphTable, glyphs: np.ndarray, blank: np.ndarray) -> l
     grids = []
     for first, end in zip(starts.tolist(), ends.tolist()):
         if end - first >= TABLE_MIN_ROWS:
-            cells = _aligned_cells(table, lines, first, end, blank)
+            cells = _aligned_cells(table, lines, first, end)
             if cells:
                 grids.append(cells)
     return grids
@@ -363,7 +364,7 @@ def _columns(x0: np.ndarray, x1: np.ndarray) -> np.ndarray:
     return x0[np.concatenate([[True], x0[1:] > reach[:-1]])]
 
 
-def _aligned_cells(table: GlyphTable, lines: _TextLines, first: int, end: int, blank: np.ndarray) -> list[_Cell]:
+def _aligned_cells(table: GlyphTable, lines: _TextLines, first: int, end: int) -> list[_Cell]:
     """The cells of lines `first` to `end` when their pieces make a grid."""
     pieces = np.arange(lines.line_piece[first], lines.line_piece[end])
     row = np.searchsorted(lines.line_piece, pieces, side="right") - 1 - first
@@ -388,7 +389,7 @@ def _aligned_cells(table: GlyphTable, lines: _TextLines, first: int, end: int, b
     grid = _AlignedGrid(
         row=row[by_rank],
         col=col[by_rank],
-        words=_word_counts(table, blank, cell_glyphs, glyph_bounds[:-1]),
+        words=_word_counts(table, cell_glyphs, glyph_bounds[:-1]),
         x0=np.minimum.reduceat(x0[by_cell], cell_start),
         x1=np.maximum.reduceat(x1[by_cell], cell_start),
     )
@@ -449,16 +450,13 @@ def detect_tables(
     """The grids of one untagged page as Table pieces, ruled grids first."""
     candidates = text_glyphs(table)
     candidates = candidates[~table.artifact[candidates]]
-    # Blank glyphs part words (_word_counts): one test per glyph, once per page.
-    blank = np.zeros(len(table), dtype=bool)
-    blank[candidates] = [not t.strip() for t in table.text[candidates].tolist()]
     found: list[tuple[str, list[_Cell]]] = []
     taken = np.zeros(len(table), dtype=bool)
-    for cells in ruled_grids(table, paths, candidates, blank):
+    for cells in ruled_grids(table, paths, candidates):
         found.append((RULES, cells))
         for c in cells:
             taken[c.glyphs] = True
-    for cells in aligned_grids(table, candidates[~taken[candidates]], blank):
+    for cells in aligned_grids(table, candidates[~taken[candidates]]):
         found.append((ALIGNMENT, cells))
     position = np.full(len(table), -1, dtype=np.int64)
     position[joined.order] = np.arange(len(joined.order))
