@@ -2159,11 +2159,167 @@ done:
     return out;
 }
 
+
+/* ---- plain objects: what the structure tree walker reads --------------- */
+
+/* parse_object(data) -> one PDF object (§7.3) as qpdf unparses it, in plain
+ * Python values: dict (keys are names as "/Key"; a null value is an absent
+ * key, §7.3.7), list, int, float, bool, None, str for a name ("/Name", as
+ * pikepdf spells it), bytes for a string, and (number, generation) for an
+ * indirect reference "N G R" (§7.3.10). extract/structure_objects.py reads
+ * the structure tree (§14.7) through it: one unparse per object instead of
+ * one pikepdf object per key and value. Containers nest through an explicit
+ * stack (no recursion on input depth); anything that is not exactly one
+ * well-formed object raises ValueError. */
+typedef struct { PyObject *container, *key; } ParseFrame;
+
+/* A name with its slash: core_parse_object writes the slash just before
+ * the bytes of every token. */
+static PyObject *plain_name(const Buf *b, const Operand *o) {
+    return PyUnicode_DecodeUTF8(b->data + o->off - 1, (Py_ssize_t)o->len + 1, "surrogateescape");
+}
+
+/* An integer token's exact value: parse_number has checked that it is
+ * [+-]digits within 64 bits (it only keeps the double). */
+static long long token_int(const unsigned char *s, const unsigned char *end) {
+    int neg = 0;
+    if (s < end && (*s == '+' || *s == '-')) neg = *s++ == '-';
+    unsigned long long v = 0;
+    for (; s < end; s++) v = v * 10 + (unsigned)(*s - '0');
+    if (!neg) return (long long)v;
+    return v > (unsigned long long)LLONG_MAX ? LLONG_MIN : -(long long)v;
+}
+
+/* After an integer token: "G R" makes it a reference, and the lexer is left
+ * after the R; otherwise it stays where it was. 1: a reference. */
+static int reference_follows(Lexer *lx, long long *gen) {
+    const unsigned char *saved = lx->p;
+    Token t;
+    if (next_token(lx, &t, NULL) == K_OBJECT && t.obj.type == T_INT && t.obj.num >= 0 && t.obj.num <= 65535.0) {
+        *gen = (long long)t.obj.num;
+        if (next_token(lx, &t, NULL) == K_KEYWORD && t.word_len == 1 && t.word[0] == 'R') return 1;
+    }
+    lx->p = saved;
+    return 0;
+}
+
+/* The value of an object token that ran from `start` to `end`. */
+static PyObject *plain_value(Lexer *lx, const Token *t, const Buf *bytes, const unsigned char *start,
+                             const unsigned char *end) {
+    long long number, gen = 0;
+    switch (t->obj.type) {
+    case T_INT:
+        number = token_int(start, end);
+        if (number >= 0 && reference_follows(lx, &gen)) return Py_BuildValue("(LL)", number, gen);
+        return PyLong_FromLongLong(number);
+    case T_REAL: return PyFloat_FromDouble(t->obj.num);
+    case T_BOOL: return PyBool_FromLong(t->obj.num != 0.0);
+    case T_STR: return PyBytes_FromStringAndSize(bytes->data + t->obj.off, (Py_ssize_t)t->obj.len);
+    case T_NAME: return plain_name(bytes, &t->obj);
+    default: Py_RETURN_NONE;
+    }
+}
+
+static int malformed(const char *why) {
+    PyErr_Format(PyExc_ValueError, "not one well-formed PDF object: %s", why);
+    return -1;
+}
+
+/* Put `value` (a new reference, stolen) where the innermost open container
+ * wants it, or make it the result at the top level. */
+static int place_value(Buf *stack, PyObject **result, PyObject *value) {
+    size_t depth = stack->len / sizeof(ParseFrame);
+    if (!depth) {
+        if (*result) { Py_DECREF(value); return malformed("more than one object"); }
+        *result = value;
+        return 0;
+    }
+    ParseFrame *top = (ParseFrame *)stack->data + depth - 1;
+    int ok;
+    if (PyList_Check(top->container)) {
+        ok = PyList_Append(top->container, value);
+    } else if (!top->key) {
+        if (!PyUnicode_Check(value)) { Py_DECREF(value); return malformed("a dictionary key is not a name"); }
+        top->key = value;
+        return 0;
+    } else {
+        ok = value == Py_None ? 0 : PyDict_SetItem(top->container, top->key, value);
+        Py_CLEAR(top->key);
+    }
+    Py_DECREF(value);
+    return ok;
+}
+
+static int open_container(Buf *stack, int kind) {
+    ParseFrame frame = {kind == K_ARRAY_OPEN ? PyList_New(0) : PyDict_New(), NULL};
+    if (!frame.container) return -1;
+    if (buf_append(stack, &frame, sizeof frame) < 0) { Py_DECREF(frame.container); return -1; }
+    return 0;
+}
+
+static int close_container(Buf *stack, PyObject **result, int kind) {
+    size_t depth = stack->len / sizeof(ParseFrame);
+    if (!depth) return malformed("a closing delimiter without its opening one");
+    ParseFrame *top = (ParseFrame *)stack->data + depth - 1;
+    if ((kind == K_ARRAY_CLOSE) != (PyList_Check(top->container) != 0)) return malformed("mismatched delimiters");
+    if (top->key) return malformed("a dictionary key without its value");
+    PyObject *value = top->container;
+    stack->len -= sizeof(ParseFrame);
+    return place_value(stack, result, value);
+}
+
+static PyObject *core_parse_object(PyObject *mod, PyObject *arg) {
+    (void)mod;
+    Py_buffer view;
+    if (PyObject_GetBuffer(arg, &view, PyBUF_SIMPLE) < 0) return NULL;
+    Lexer lx;
+    memset(&lx, 0, sizeof lx);
+    lx.p = view.buf;
+    lx.end = lx.p + view.len;
+    Buf bytes = {0}, stack = {0};
+    PyObject *result = NULL;
+    int failed = 0;
+    while (!failed) {
+        Token t;
+        bytes.len = 0;
+        if (buf_append(&bytes, "/", 1) < 0) { failed = 1; break; }
+        skip_white_and_comments(&lx);
+        const unsigned char *start = lx.p;
+        int kind = next_token(&lx, &t, &bytes);
+        const unsigned char *end = lx.p;
+        if (kind == K_EOF) {
+            /* A cut string ends the data too: one more unfinished object. */
+            if (stack.len || !result || start < lx.end) failed = malformed("the data ends inside an object");
+            break;
+        }
+        switch (kind) {
+        case K_ERROR: failed = 1; break;
+        case K_KEYWORD: failed = malformed("a keyword where an object belongs"); break;
+        case K_ARRAY_OPEN: case K_DICT_OPEN: failed = open_container(&stack, kind) < 0; break;
+        case K_ARRAY_CLOSE: case K_DICT_CLOSE: failed = close_container(&stack, &result, kind) < 0; break;
+        default: {
+            PyObject *value = plain_value(&lx, &t, &bytes, start, end);
+            failed = !value || place_value(&stack, &result, value) < 0;
+        }
+        }
+    }
+    for (ParseFrame *f = (ParseFrame *)stack.data, *last = f + stack.len / sizeof(ParseFrame); f < last; f++) {
+        Py_DECREF(f->container);
+        Py_XDECREF(f->key);
+    }
+    buf_free(&stack);
+    buf_free(&bytes);
+    PyBuffer_Release(&view);
+    if (failed) Py_CLEAR(result);
+    return result;
+}
+
 static PyMethodDef module_methods[] = {
     {"text_edges", (PyCFunction)core_text_edges, METH_O, "Per text: length, first and last code point (int64)."},
     {"pair_rules", (PyCFunction)core_pair_rules, METH_VARARGS, "geometric._pair_rules over an ordered glyph run."},
     {"join_text", (PyCFunction)core_join_text, METH_VARARGS, "Texts joined with their separators, and their spans."},
     {"run_boxes", (PyCFunction)core_run_boxes, METH_VARARGS, "Bounding boxes of runs of emitted glyphs."},
+    {"parse_object", (PyCFunction)core_parse_object, METH_O, "One unparsed PDF object as plain Python values."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -9,10 +9,18 @@ once instead: the result is the instance ``cls(**values)`` gives (same
 fields, eq, hash, repr, pickling, ``dataclasses.replace``), provided
 `values` names every field (no defaults are applied, and no __post_init__
 runs, so it is only for classes without one).
+
+``paused_collection`` keeps the cyclic garbage collector out of such a build:
+each 700 allocations start a collection that walks every young object, and
+the rows being built all survive; a fifth of reading a structure tree went
+there. The rows hold no cycles, so nothing waits longer to be freed.
 """
 
 from __future__ import annotations
 
+import gc
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any, TypeVar
 
 _T = TypeVar("_T")
@@ -23,3 +31,16 @@ def frozen_instance(cls: type[_T], values: dict[str, Any]) -> _T:
     instance = object.__new__(cls)
     instance.__dict__.update(values)
     return instance
+
+
+@contextmanager
+def paused_collection() -> Iterator[None]:
+    """No cyclic garbage collection inside the block; the collector's state
+    (on or off) is as before afterwards."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()

@@ -84,7 +84,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from functools import cached_property
 from types import MappingProxyType
@@ -96,7 +96,8 @@ from pikepdf import ObjectType
 
 from ragprep.extract.errors import describe
 from ragprep.extract.glyphs import PAGE_STREAM
-from ragprep.extract.rows import frozen_instance
+from ragprep.extract.rows import frozen_instance, paused_collection
+from ragprep.extract.structure_objects import PlainObjects, Ref, Stream, kind_of, text_string
 from ragprep.extract.warning import PageWarning, WarningCounter, WarningKind
 
 __all__ = [
@@ -327,7 +328,8 @@ def read_struct_tree(pdf: pikepdf.Pdf, *, max_depth: int = 128) -> StructTree | 
         return None
     if not _is(root, ObjectType.dictionary):
         return None
-    return _Walker(pdf, root, max_depth).run()
+    with paused_collection():  # tens of thousands of elements, none of them garbage
+        return _Walker(pdf, root, max_depth).run()
 
 
 # --------------------------------------------------------------------------- helpers
@@ -345,11 +347,13 @@ def _is(obj: Any, code: ObjectType) -> bool:
     return type(obj) is pikepdf.Object and obj._type_code is code
 
 
-def _name(obj: Any) -> str | None:
-    """A name without its slash, or None."""
-    if _is(obj, ObjectType.name_):
-        return str(obj)[1:]
-    return None
+def _name(value: Any) -> str | None:
+    """A name (a plain value, structure_objects.py) without its slash, or None."""
+    return value[1:] if type(value) is str else None
+
+
+# Reads a plain value through its reference (PlainObjects.value).
+_Value = Callable[[Any], Any]
 
 
 class _Warnings:
@@ -371,54 +375,58 @@ class _Warnings:
 class _Namespace(NamedTuple):
     key: object  # identifies the namespace in caches (see _Roles.namespace)
     uri: str | None
-    # RoleMapNS: type -> (target type, target namespace object or None = default)
-    role_map: Mapping[str, tuple[str, pikepdf.Object | None]]
+    # RoleMapNS: type -> (target type, target namespace as a plain value, or None = default)
+    role_map: Mapping[str, tuple[str, Any]]
 
 
 class _Roles:
     """Resolves raw structure types to standard ones (§14.7.3, ISO 32000-2 §14.8.6)."""
 
-    def __init__(self, root: pikepdf.Object, warnings: _Warnings) -> None:
+    def __init__(self, root: dict[str, Any], objects: PlainObjects, warnings: _Warnings) -> None:
         self._warnings = warnings
+        self._value = value = objects.value
         self._role_map: dict[str, str] = {}
-        role_map = root.get("/RoleMap")
-        if _is(role_map, ObjectType.dictionary):
-            for key, value in role_map.items():
-                target = _name(value)
-                if target is None:
+        role_map = value(root.get("/RoleMap"))
+        if type(role_map) is dict:
+            for key, target in role_map.items():
+                name = _name(value(target))
+                if name is None:
                     warnings.add(f"/RoleMap entry {key} is not a name; ignored")
                 else:
-                    self._role_map[key[1:]] = target
+                    self._role_map[key[1:]] = name
         self._namespaces: dict[object, _Namespace] = {}
 
     def namespace(self, obj: Any) -> _Namespace | None:
-        """The parsed namespace dictionary (ISO 32000-2 §14.8.6.2), or None."""
-        if not _is(obj, ObjectType.dictionary):
+        """The parsed namespace dictionary (ISO 32000-2 §14.8.6.2), or None;
+        `obj` is a plain value (a reference, or a direct dictionary)."""
+        value = self._value
+        objgen = obj if type(obj) is tuple else _NO_OBJGEN
+        ns_dict = value(obj)
+        if type(ns_dict) is not dict:
             return None
-        objgen = obj.objgen
-        cached = self._namespaces.get(objgen) if objgen != (0, 0) else None
+        cached = self._namespaces.get(objgen) if objgen != _NO_OBJGEN else None
         if cached is not None:
             return cached
-        keys = obj.keys()
-        uri_obj = obj["/NS"] if "/NS" in keys else None
-        uri = str(uri_obj) if _is(uri_obj, ObjectType.string) else None
-        role_map: dict[str, tuple[str, pikepdf.Object | None]] = {}
-        rmns = obj["/RoleMapNS"] if "/RoleMapNS" in keys else None
-        if _is(rmns, ObjectType.dictionary):
-            for key, value in rmns.items():
-                target = _name(value)
-                first = _name(value[0]) if _is(value, ObjectType.array) and len(value) >= 2 else None
-                if target is not None:
-                    role_map[key[1:]] = (target, None)  # a name: the default namespace
+        uri_obj = value(ns_dict.get("/NS"))
+        uri = text_string(uri_obj) if type(uri_obj) is bytes else None
+        role_map: dict[str, tuple[str, Any]] = {}
+        rmns = value(ns_dict.get("/RoleMapNS"))
+        if type(rmns) is dict:
+            for key, target in rmns.items():
+                target = value(target)
+                name = _name(target)
+                first = _name(value(target[0])) if type(target) is list and len(target) >= 2 else None
+                if name is not None:
+                    role_map[key[1:]] = (name, None)  # a name: the default namespace
                 elif first is not None:
-                    role_map[key[1:]] = (first, value[1])
+                    role_map[key[1:]] = (first, target[1])
                 else:
                     self._warnings.add(f"/RoleMapNS entry {key} is malformed; ignored")
         # The cache key of the namespace: its object, or for a direct dictionary
         # (the spec wants an indirect one) its URI, unless it has its own role map.
-        key: object = objgen if objgen != (0, 0) else (uri if not role_map else object())
+        key: object = objgen if objgen != _NO_OBJGEN else (uri if not role_map else object())
         ns = _Namespace(key, uri, MappingProxyType(role_map))
-        if objgen != (0, 0):
+        if objgen != _NO_OBJGEN:
             self._namespaces[objgen] = ns
         return ns
 
@@ -438,7 +446,7 @@ class _Roles:
                 return raw, f"/RoleMap cycle {' -> '.join(chain)}; raw type /{raw} kept"
             visited.add(step)
             uri = cur_ns.uri if cur_ns is not None else None
-            target: tuple[str, pikepdf.Object | None] | None = None
+            target: tuple[str, Any] | None = None
             if uri is None or uri == _NS_PDF17:
                 # The default namespace is PDF 1.7's (ISO 32000-2 §14.8.6.1).
                 if cur_ns is not None:
@@ -510,14 +518,14 @@ def _type_info(std: str) -> _TypeInfo:
     return _TypeInfo(std in BLOCK_TYPES or heading, heading, level, std in _SECTIONING_TYPES)
 
 
-# Stack items: (_ELEMENT, obj, keys, raw type, standard type, _TypeInfo, ctx),
-# (_CONTENT, mcid, stream, page, element index), (_EXIT, objgen).
+# Stack items: (_ELEMENT, objgen, dictionary, raw type, standard type, _TypeInfo, ctx),
+# (_CONTENT, mcid, stream, page, element index), (_EXIT, objgen). The walk
+# reads plain values (structure_objects.py): a dictionary is a dict, an
+# indirect object a (number, generation) reference until it is resolved.
 _ELEMENT, _CONTENT, _EXIT = 0, 1, 2
 
 _NO_OBJGEN = (0, 0)  # objgen of a direct object
-_OBJECT = pikepdf.Object
 _DICT, _ARRAY = ObjectType.dictionary, ObjectType.array
-_NULL, _NAME = ObjectType.null, ObjectType.name_
 
 _CYCLE = "cycle: a /K points back to an ancestor; that branch ends there"
 _DIRECT_UNDER_ROOT = "marked content directly under /StructTreeRoot; dropped"
@@ -526,11 +534,16 @@ _DIRECT_UNDER_ROOT = "marked content directly under /StructTreeRoot; dropped"
 class _Walker:
     def __init__(self, pdf: pikepdf.Pdf, root: pikepdf.Object, max_depth: int) -> None:
         self._pdf = pdf
-        self._root = root
+        self._root = root  # pikepdf's: /ParentTree is read through it, and only for orphans
+        objects = PlainObjects(pdf)
+        self._resolve = objects.resolve
+        self._value = objects.value
+        self._root_dict: dict[str, Any] = objects.of(root)
         self._max_depth = max_depth
         self._warnings = _Warnings()
-        self._roles = _Roles(root, self._warnings)
+        self._roles = _Roles(self._root_dict, objects, self._warnings)
         self._type_infos: dict[str, _TypeInfo] = {}
+        self._texts: dict[bytes, str] = {}  # text strings decoded (§7.9.2.2)
         # (/S as written, namespace key) -> (raw, standard, info, role-map warning)
         self._resolved: dict[tuple[str, object], tuple[str, str, _TypeInfo, str | None]] = {}
         self._elements: list[StructElement] = []
@@ -543,12 +556,12 @@ class _Walker:
         self._on_path: set[tuple[int, int]] = {root.objgen}
         self._stack: list[tuple] = []
         self._pages = _page_list(pdf)
-        self._page_set = frozenset(self._pages) if self._pages is not None else None
+        self._page_set = frozenset(self._pages) if self._pages is not None else frozenset()
         # (element objgen, MCID) -> page, from /ParentTree; built only when
         # some content has no /Pg (see _page_of_orphan).
         self._parent_tree_pages: dict[tuple[tuple[int, int], int], PageKey] | None = None
-        class_map = root.get("/ClassMap")
-        self._class_map = class_map if _is(class_map, _DICT) else None
+        class_map = self._value(self._root_dict.get("/ClassMap"))
+        self._class_map = class_map if type(class_map) is dict else None
 
     # ---------------------------------------------------------------- driver
 
@@ -562,8 +575,8 @@ class _Walker:
             pass
         root_ctx = _Ctx(-1, None, lang, (), 0, 0, 0, -1)
         try:
-            if "/K" in self._root:
-                self._expand(self._root["/K"], root_ctx, sectioning=False)
+            if "/K" in self._root_dict:
+                self._expand(self._root_dict["/K"], root_ctx, sectioning=False)
         except (pikepdf.PdfError, RecursionError, ValueError, TypeError, KeyError) as exc:
             warn(f"/StructTreeRoot /K unreadable ({describe(exc)})")
 
@@ -592,9 +605,8 @@ class _Walker:
     # ---------------------------------------------------------------- elements
 
     def _visit(self, item: tuple) -> None:
-        _, obj, keys, raw, std, info, ctx = item
+        _, objgen, obj, raw, std, info, ctx = item
         warn = self._warnings.add
-        objgen = obj.objgen
         indirect = objgen != _NO_OBJGEN
         if indirect:
             # A direct object cannot close a cycle or have two parents on its
@@ -612,20 +624,20 @@ class _Walker:
             return
 
         page = ctx.page
-        if "/Pg" in keys:
-            pg = obj["/Pg"]
-            if type(pg) is _OBJECT and pg._type_code is _DICT:
-                page = pg.objgen
-            elif pg is not None:
-                warn("element /Pg is not a page dictionary; inherited page used")
-        lang = self._text(obj["/Lang"], "/Lang", ctx.lang) if "/Lang" in keys else ctx.lang
+        if "/Pg" in obj:
+            page = self._page_of(obj["/Pg"], page, "element /Pg is not a page dictionary; inherited page used")
+        lang = self._text(obj["/Lang"], "/Lang", ctx.lang) if "/Lang" in obj else ctx.lang
         actual_text = alt = None
-        if "/ActualText" in keys:
+        if "/ActualText" in obj:
             actual_text = self._text(obj["/ActualText"], "/ActualText", None)
-        if "/Alt" in keys:
+        if "/Alt" in obj:
             alt = self._text(obj["/Alt"], "/Alt", None)
 
-        cell = _table_cell_attributes(obj, keys, self._class_map, self._warnings) if std in _CELL_TYPES else _NO_CELL
+        cell = (
+            _table_cell_attributes(obj, self._class_map, self._value, self._warnings)
+            if std in _CELL_TYPES
+            else _NO_CELL
+        )
 
         index = len(self._elements)
         owner = ctx.actual_text_owner
@@ -661,7 +673,7 @@ class _Walker:
                 ),
             )
         )
-        if "/K" not in keys:
+        if "/K" not in obj:
             return
         if indirect:
             self._on_path.add(objgen)
@@ -678,11 +690,33 @@ class _Walker:
 
     def _text(self, value: Any, key: str, default: str | None) -> str | None:
         """A PDF text string (§7.9.2.2) decoded by pikepdf (PDFDocEncoding, UTF-16BE, UTF-8)."""
-        if type(value) is _OBJECT and value._type_code is ObjectType.string:
-            return str(value)
+        value = self._value(value)
+        if type(value) is bytes:
+            # Producers repeat the same /Lang on every element: decode each string once.
+            text = self._texts.get(value)
+            if text is None:
+                text = self._texts[value] = text_string(value)
+            return text
         if value is not None:
             self._warnings.add(f"{key} is not a text string; ignored")
         return default
+
+    def _page_of(self, pg: Any, inherited: PageKey | None, complaint: str | None) -> PageKey | None:
+        """The page a /Pg value names (an indirect page dictionary, Table 323),
+        else `inherited`, with `complaint` unless the value is null."""
+        if type(pg) is tuple:
+            if pg in self._page_set:
+                return pg
+            target = self._resolve(pg)
+            if type(target) is dict:
+                return pg
+            if target is None:  # a reference to a missing object is null (§7.3.10)
+                return inherited
+        elif type(pg) is dict:
+            return _NO_OBJGEN  # a direct dictionary is no page of the document
+        if complaint is not None:
+            self._warnings.add(complaint)
+        return inherited
 
     # ---------------------------------------------------------------- kids
 
@@ -694,10 +728,12 @@ class _Walker:
         every kid is pushed, the first one on top of the stack.
         """
         warn = self._warnings.add
+        resolve = self._resolve
         index = ctx.index
         kids: list[Any]
-        if type(k) is _OBJECT and k._type_code is _ARRAY:
-            kids = self._array_items(k)
+        value = self._value(k)
+        if type(value) is list:
+            kids = self._array_items(value, k if type(k) is tuple else _NO_OBJGEN)
         else:
             kids = [k]
         items: list[tuple] = []
@@ -707,6 +743,10 @@ class _Walker:
         while i < len(kids):
             kid = kids[i]
             i += 1
+            objgen = _NO_OBJGEN
+            if type(kid) is tuple:
+                objgen = kid
+                kid = resolve(kid)
             kind = type(kid)
             if kind is int:  # an MCID on the page in effect (§14.7.4.2); bool is not int here
                 if index < 0:
@@ -716,37 +756,35 @@ class _Walker:
                 else:
                     items.append((_CONTENT, kid, PAGE_STREAM, ctx.page, index))
                 continue
-            code = kid._type_code if kind is _OBJECT else None
-            if code is _DICT:
-                keys = kid.keys()
-                if "/S" in keys:  # an element; /Type /StructElem is optional
-                    raw, std, info = self._element_type(kid, keys)
+            if kind is dict:
+                if "/S" in kid:  # an element; /Type /StructElem is optional
+                    raw, std, info = self._element_type(kid)
                     elements = True
                     headed = headed or info.heading
-                    items.append((_ELEMENT, kid, keys, raw, std, info, ctx))
+                    items.append((_ELEMENT, objgen, kid, raw, std, info, ctx))
                     continue
-                kid_type = _name(kid["/Type"]) if "/Type" in keys else None
-                if kid_type == "MCR" or (kid_type is None and "/MCID" in keys):
-                    content = self._mcr(kid, keys, ctx)
+                kid_type = _name(self._value(kid["/Type"])) if "/Type" in kid else None
+                if kid_type == "MCR" or (kid_type is None and "/MCID" in kid):
+                    content = self._mcr(objgen, kid, ctx)
                     if content is not None:
                         items.append(content)
-                elif kid_type == "OBJR" or (kid_type is None and "/Obj" in keys):
-                    self._objr(kid, keys, ctx)
+                elif kid_type == "OBJR" or (kid_type is None and "/Obj" in kid):
+                    self._objr(objgen, kid, ctx)
                 elif kid_type == "StructElem":
                     warn("element without a /S name; treated as NonStruct")
                     elements = True
-                    items.append((_ELEMENT, kid, keys, "", "NonStruct", self._info("NonStruct"), ctx))
-                elif kid.objgen in self._on_path:  # e.g. the /StructTreeRoot itself
+                    items.append((_ELEMENT, objgen, kid, "", "NonStruct", self._info("NonStruct"), ctx))
+                elif objgen in self._on_path:  # e.g. the /StructTreeRoot itself
                     warn(_CYCLE)
                 else:
                     warn("/K kid dictionary is neither an element, an MCR nor an OBJR; ignored")
-            elif code is _ARRAY:
+            elif kind is list:
                 # Arrays inside /K are not in the spec but occur: inline them.
-                kids[i:i] = self._array_items(kid)
-            elif kid is None or code is _NULL:
+                kids[i:i] = self._array_items(kid, objgen)
+            elif kid is None:
                 warn("null kid in /K; ignored")
             else:
-                warn(f"/K kid of unexpected kind ({_kind(kid)}); ignored")
+                warn(f"/K kid of unexpected kind ({kind_of(kid)}); ignored")
 
         if not elements:
             for content in items:
@@ -760,9 +798,9 @@ class _Walker:
         items.reverse()
         self._stack.extend(items)
 
-    def _array_items(self, array: pikepdf.Object) -> list[Any]:
-        """The items of a /K array; [] for an indirect array met before."""
-        objgen = array.objgen
+    def _array_items(self, array: list[Any], objgen: Ref) -> list[Any]:
+        """The items of a /K array (a copy: kids are spliced into it); [] for
+        an indirect array met before."""
         if objgen != _NO_OBJGEN:
             if objgen in self._seen:
                 self._warnings.add("/K array reached a second time; visited once")
@@ -770,68 +808,66 @@ class _Walker:
             self._seen.add(objgen)
         return list(array)
 
-    def _element_type(self, kid: pikepdf.Object, keys: set[str]) -> tuple[str, str, _TypeInfo]:
+    def _element_type(self, kid: dict[str, Any]) -> tuple[str, str, _TypeInfo]:
         """(raw type, standard type, what it implies) of a kid element, via the role map."""
-        s = kid["/S"]
-        if type(s) is not _OBJECT or s._type_code is not _NAME:
+        s = self._value(kid["/S"])
+        if type(s) is not str:
             self._warnings.add("element /S is not a name; treated as NonStruct")
             return "", "NonStruct", self._info("NonStruct")
-        ns = self._roles.namespace(kid["/NS"]) if "/NS" in keys else None
-        key = (str(s), ns.key if ns is not None else None)
+        ns = self._roles.namespace(kid["/NS"]) if "/NS" in kid else None
+        key = (s, ns.key if ns is not None else None)
         resolved = self._resolved.get(key)
         if resolved is None:
-            raw = key[0][1:]
+            raw = s[1:]
             std, problem = self._roles.resolve(raw, ns)
             resolved = self._resolved[key] = (raw, std, self._info(std), problem)
         if resolved[3] is not None:
             self._warnings.add(resolved[3])
         return resolved[0], resolved[1], resolved[2]
 
-    def _mcr(self, kid: pikepdf.Object, keys: set[str], ctx: _Ctx) -> tuple | None:
+    def _first_visit(self, objgen: Ref) -> bool:
+        """Marks an indirect object visited; False when it was before."""
+        if objgen == _NO_OBJGEN:
+            return True
+        if objgen in self._seen:
+            return False
+        self._seen.add(objgen)
+        return True
+
+    def _mcr(self, objgen: Ref, kid: dict[str, Any], ctx: _Ctx) -> tuple | None:
         """A marked-content reference (§14.7.4.3, Table 324) as a content item, or None."""
         warn = self._warnings.add
-        objgen = kid.objgen
-        if objgen != _NO_OBJGEN:
-            if objgen in self._seen:
-                warn("MCR reached a second time; visited once")
-                return None
-            self._seen.add(objgen)
+        if not self._first_visit(objgen):
+            warn("MCR reached a second time; visited once")
+            return None
         if ctx.index < 0:
             warn(_DIRECT_UNDER_ROOT)
             return None
-        mcid = kid["/MCID"] if "/MCID" in keys else None
+        mcid = self._value(kid["/MCID"]) if "/MCID" in kid else None
         if type(mcid) is not int or mcid < 0:
             warn("MCR without a valid /MCID; dropped")
             return None
         page = ctx.page
-        if "/Pg" in keys:
-            pg = kid["/Pg"]
-            if _is(pg, _DICT):
-                page = pg.objgen  # overrides the element's /Pg (Table 324)
-            elif pg is not None:
-                warn("MCR /Pg is not a page dictionary; inherited page used")
+        if "/Pg" in kid:
+            # overrides the element's /Pg (Table 324)
+            page = self._page_of(kid["/Pg"], page, "MCR /Pg is not a page dictionary; inherited page used")
         stream = PAGE_STREAM
-        if "/Stm" in keys:
-            stm = kid["/Stm"]
-            if _is(stm, ObjectType.stream) and stm.objgen[0] > 0:
+        if "/Stm" in kid:
+            stm = self._value(kid["/Stm"])
+            if type(stm) is Stream and stm.objgen[0] > 0:
                 stream = stm.objgen[0]
             elif stm is not None:  # null is the same as absent (§7.3.9)
                 warn("MCR /Stm is not a content stream; dropped")
                 return None
         return (_CONTENT, mcid, stream, page, ctx.index)
 
-    def _objr(self, kid: pikepdf.Object, keys: set[str], ctx: _Ctx) -> None:
+    def _objr(self, objgen: Ref, kid: dict[str, Any], ctx: _Ctx) -> None:
         """An object reference (§14.7.4.3, Table 325): no page content, only counted."""
-        objgen = kid.objgen
-        if objgen != _NO_OBJGEN:
-            if objgen in self._seen:
-                return
-            self._seen.add(objgen)
+        if not self._first_visit(objgen):
+            return
         page = ctx.page
-        if "/Pg" in keys:
-            pg = kid["/Pg"]
-            if _is(pg, _DICT):
-                page = pg.objgen
+        if "/Pg" in kid:
+            page = self._page_of(kid["/Pg"], page, None)
         if page is None and self._pages is not None and len(self._pages) == 1:
             page = self._pages[0]
         if page is None:
@@ -847,7 +883,7 @@ class _Walker:
             page = self._page_of_orphan(mcid, stream, element)
             if page is None:
                 return
-        elif self._page_set is not None and page not in self._page_set:
+        elif self._pages is not None and page not in self._page_set:
             self._warnings.add("marked content on an object that is not a page of the document; dropped")
             return
         claimed = self._claimed.get(page)
@@ -929,25 +965,26 @@ _NO_CELL = _CellAttributes()
 
 def _string_key(value: Any) -> str | None:
     """A byte string (/ID, an entry of /Headers) as a comparable key."""
-    if _is(value, ObjectType.string):
-        return bytes(value).decode("latin-1")
+    if type(value) is bytes:
+        return value.decode("latin-1")
     return None
 
 
-def _attribute_objects(obj: pikepdf.Object, keys: set[str], class_map: pikepdf.Object | None) -> list[Any]:
+def _attribute_objects(obj: dict[str, Any], class_map: dict[str, Any] | None, value: _Value) -> list[dict[str, Any]]:
     """The element's attribute objects, lowest precedence first: those of its
     classes (/C through /ClassMap), then /A (§14.7.5.2). Revision numbers
     between the objects of an array are skipped."""
     found: list[Any] = []
-    if "/C" in keys and class_map is not None:
-        classes = obj["/C"]
-        for name in classes if _is(classes, _ARRAY) else [classes]:
-            entry = class_map.get(str(name)) if _is(name, _NAME) else None
-            found.extend(entry if _is(entry, _ARRAY) else [entry])
-    if "/A" in keys:
-        a = obj["/A"]
-        found.extend(a if _is(a, _ARRAY) else [a])
-    return [o for o in found if _is(o, _DICT)]
+    if "/C" in obj and class_map is not None:
+        classes = value(obj["/C"])
+        for name in classes if type(classes) is list else [classes]:
+            name = value(name)
+            entry = value(class_map.get(name)) if type(name) is str else None
+            found.extend(entry if type(entry) is list else [entry])
+    if "/A" in obj:
+        a = value(obj["/A"])
+        found.extend(a if type(a) is list else [a])
+    return [o for o in map(value, found) if type(o) is dict]
 
 
 def _span(value: Any, key: str, warnings: "_Warnings") -> int | None:
@@ -958,27 +995,27 @@ def _span(value: Any, key: str, warnings: "_Warnings") -> int | None:
 
 
 def _table_cell_attributes(
-    obj: pikepdf.Object, keys: set[str], class_map: pikepdf.Object | None, warnings: "_Warnings"
+    obj: dict[str, Any], class_map: dict[str, Any] | None, value: _Value, warnings: "_Warnings"
 ) -> _CellAttributes:
     """/RowSpan, /ColSpan, /Scope, /Headers of a TH/TD (§14.8.5.7: attribute
     objects owned by /Table) and its /ID; later objects override earlier ones."""
     row_span = col_span = 1
     scope: str | None = None
     headers: tuple[str, ...] = ()
-    for attrs in _attribute_objects(obj, keys, class_map):
-        if _name(attrs.get("/O")) != "Table":
+    for attrs in _attribute_objects(obj, class_map, value):
+        if _name(value(attrs.get("/O"))) != "Table":
             continue
         if "/RowSpan" in attrs:
-            row_span = _span(attrs["/RowSpan"], "/RowSpan", warnings) or row_span
+            row_span = _span(value(attrs["/RowSpan"]), "/RowSpan", warnings) or row_span
         if "/ColSpan" in attrs:
-            col_span = _span(attrs["/ColSpan"], "/ColSpan", warnings) or col_span
-        named = _name(attrs.get("/Scope"))
+            col_span = _span(value(attrs["/ColSpan"]), "/ColSpan", warnings) or col_span
+        named = _name(value(attrs.get("/Scope")))
         if named in _SCOPES:
             scope = named
-        listed = attrs.get("/Headers")
-        if _is(listed, _ARRAY):
-            headers = tuple(k for k in (_string_key(v) for v in listed) if k is not None)
-    element_id = _string_key(obj["/ID"]) if "/ID" in keys else None
+        listed = value(attrs.get("/Headers"))
+        if type(listed) is list:
+            headers = tuple(k for k in (_string_key(value(v)) for v in listed) if k is not None)
+    element_id = _string_key(value(obj["/ID"])) if "/ID" in obj else None
     return _CellAttributes(row_span, col_span, scope, headers, element_id)
 
 
@@ -1022,9 +1059,3 @@ def _number_tree(node: Any, max_depth: int, warnings: _Warnings) -> dict[int, An
         if _is(kids, _ARRAY):
             stack.extend((kid, depth + 1) for kid in reversed(list(kids)))
     return out
-
-
-def _kind(obj: Any) -> str:
-    if type(obj) is pikepdf.Object:
-        return obj._type_code.name.rstrip("_")
-    return type(obj).__name__

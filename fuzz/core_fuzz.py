@@ -9,12 +9,17 @@ and that build imported in place of the installed one. Each iteration mutates
 a seed content stream (byte edits, PDF tokens inserted, splices, deep
 nesting, truncation) and interprets it as the content of a page whose
 resources hold every kind of font, a self-painting form, an image and named
-properties. A sanitizer report aborts the process (exit != 0) and the input
-that caused it is left in --crash-file. Python exceptions out of the page
-interpreter are findings too (the core must turn bad input into warnings).
+properties. Each iteration also parses a mutant of an unparsed PDF object
+with ``parse_object`` (what the structure tree is read through): ValueError
+is its answer to malformed bytes, any other exception a finding. A sanitizer
+report aborts the process (exit != 0) and the input that caused it is left
+in --crash-file. Python exceptions out of the page interpreter are findings
+too (the core must turn bad input into warnings).
 
 Seeds: a fixed set of content streams built here, plus the decoded page
-contents of every PDF under --corpus when given (never copied anywhere).
+contents of every PDF under --corpus when given (never copied anywhere);
+object seeds are the template's objects unparsed, plus the first 2000 objects
+of each tagged corpus file (mostly its structure tree).
 
 --sanitize auto (the default) uses the sanitizers where gcc has their
 runtimes and builds the core plainly (still checked for exceptions, hangs
@@ -46,6 +51,7 @@ TOKENS = [
     b"0", b"-1", b"1e308", b"99999999999999999999", b"3.4.5", b".", b"-", b"+.5", b"1" * 400 + b".5",
     b"/F1", b"/F2", b"/F3", b"/F4", b"/Fm0", b"/Im0", b"/MC0", b"/Artifact", b"/MCID", b"/ActualText",
     b"(a)", b"<4142>", b"<FEFF0041>", b"true", b"null", b"(\\101\\", b"<<</MCID 3>>", b"#",
+    b"R", b"12 0 R", b"0 65535 R", b"1 65536 R", b"/K", b"/S", b"/Pg", b"#4", b"#zz", b"false",
 ]
 
 
@@ -96,6 +102,36 @@ def _corpus_seeds(folder: Path, limit: int) -> list[bytes]:
     return seeds
 
 
+def _object_seeds(pdfs: list[object], per_file: int) -> list[bytes]:
+    """Unparsed dictionaries and arrays (what parse_object reads): every
+    object of the first PDF (the template), the first `per_file` of the others."""
+    import pikepdf
+
+    containers = (pikepdf.ObjectType.dictionary, pikepdf.ObjectType.array)
+    seeds: list[bytes] = []
+    for pdf in pdfs:
+        for obj in pdf.objects[: per_file if seeds else None]:
+            if type(obj) is pikepdf.Object and obj._type_code in containers:
+                seeds.append(obj.unparse(resolved=True))
+    return seeds
+
+
+def _tagged_corpus(folder: Path) -> list[object]:
+    import pikepdf
+
+    found = []
+    for path in sorted(folder.rglob("*.pdf")):
+        try:
+            pdf = pikepdf.open(path)
+        except Exception:  # unreadable corpus files are no seeds
+            continue
+        if "/StructTreeRoot" in pdf.Root:
+            found.append(pdf)
+        else:
+            pdf.close()
+    return found
+
+
 def _mutate(rng: random.Random, data: bytes, seeds: list[bytes]) -> bytes:
     out = bytearray(data)
     for _ in range(rng.randint(1, 8)):
@@ -138,6 +174,7 @@ def _fuzz(args: argparse.Namespace) -> int:
     rng = random.Random(args.seed)
     pdf = pikepdf.open(__import__("io").BytesIO(template))
     page = pdf.pages[0]
+    object_seeds = _object_seeds([pdf, *(_tagged_corpus(Path(args.corpus)) if args.corpus else [])], 2000)
     config = ExtractConfig(max_operators_per_page=200_000)
     crash_file = Path(args.crash_file)
     deadline = time.process_time() + args.seconds
@@ -151,10 +188,27 @@ def _fuzz(args: argparse.Namespace) -> int:
         except Exception as exc:  # a finding: the core should warn, not raise
             exceptions += 1
             print(f"exception {type(exc).__name__}: {exc}", file=sys.stderr)
+        exceptions += _parse_one(_mutate(rng, rng.choice(object_seeds), object_seeds), crash_file)
         runs += 1
     crash_file.unlink(missing_ok=True)
     print(f"runs: {runs}  seeds: {len(seeds)}  cpu seconds: {args.seconds}  findings: {exceptions}")
     return 1 if exceptions else 0
+
+
+def _parse_one(data: bytes, crash_file: Path) -> int:
+    """parse_object on one mutant: 1 for a finding (an exception other than
+    the ValueError of malformed bytes), else 0."""
+    from ragprep.extract import _core
+
+    crash_file.write_bytes(data)
+    try:
+        _core.parse_object(data)
+    except ValueError:
+        return 0
+    except Exception as exc:
+        print(f"parse_object exception {type(exc).__name__}: {exc}", file=sys.stderr)
+        return 1
+    return 0
 
 
 def _build(folder: Path, sanitize: bool) -> Path:

@@ -1,0 +1,171 @@
+"""Plain values of PDF objects (extract/structure_objects.py): the compiled
+parser of qpdf's unparsed objects against the pikepdf reference, and what
+hostile bytes do to the parser.
+
+The structure tree is read through these values on both paths; the tree
+tests (test_structure_tree.py) run on each, and here the two conversions
+are held equal object by object.
+"""
+
+from __future__ import annotations
+
+import csv
+from decimal import Decimal
+from typing import Any
+
+import pikepdf
+import pytest
+from pdfbuilder import PdfBuilder
+from pikepdf import Array, Dictionary, Name, String
+
+from ragprep.extract.native import PURE_ENV, compiled_available
+from ragprep.extract.structure_objects import PlainObjects, Stream, kind_of, plain
+
+needs_core = pytest.mark.skipif(not compiled_available(), reason="the compiled core is not built")
+PATHS = ("compiled", "pure") if compiled_available() else ("pure",)
+
+
+def parse(data: bytes) -> Any:
+    from ragprep.extract import _core
+
+    return _core.parse_object(data)
+
+
+def _objects_pdf() -> pikepdf.Pdf:
+    """A tagged page plus one object of every kind the tree may hold."""
+    b = PdfBuilder()
+    font = b.add_standard_font("Helvetica")
+    b.add_page(f"/P <</MCID 0>> BDC BT /{font} 12 Tf 72 700 Td (Hi) Tj ET EMC")
+    page = b.pdf.pages[0]
+    para = b.struct_element("P", [b.mcr(0, page=page)], page=page, lang="en-GB")
+    b.set_struct_tree([para])
+    pdf = b.pdf
+    stream = pdf.make_stream(b"q Q")
+    pdf.Root.Extra = pdf.make_indirect(
+        Dictionary(
+            Name=Name("/A B"),  # unparsed with an escape, /A#20B (§7.3.5)
+            Text=String("r\u00e9sum\u00e9 (draft)\n"),
+            Binary=String(b"\x00\xff\\"),
+            Real=Decimal("-0.25"),
+            Big=2**62,
+            Negative=-3,
+            Flag=True,
+            Off=False,
+            Nested=Array([Array([1, Array([2, Array([])])]), Dictionary(K=Dictionary())]),
+            Stream=stream,
+            Refs=Array([stream, pdf.Root.Pages, 4]),
+        )
+    )
+    return pdf
+
+
+def _resolved_scalars(value: Any, pdf: pikepdf.Pdf) -> Any:
+    """`value` with references to scalars replaced by the scalar: pikepdf
+    hands an indirect number over as the number itself."""
+    if type(value) is tuple:
+        target = pdf.get_object(value)
+        return value if type(target) is pikepdf.Object else plain(target)
+    if type(value) is list:
+        return [_resolved_scalars(v, pdf) for v in value]
+    if type(value) is dict:
+        return {k: _resolved_scalars(v, pdf) for k, v in value.items()}
+    return value
+
+
+def _assert_parse_matches_plain(pdf: pikepdf.Pdf, where: str) -> int:
+    compared = 0
+    for obj in pdf.objects:
+        if type(obj) is not pikepdf.Object or obj._type_code not in (
+            pikepdf.ObjectType.dictionary,
+            pikepdf.ObjectType.array,
+        ):
+            continue
+        parsed = parse(obj.unparse(resolved=True))
+        assert _resolved_scalars(parsed, pdf) == plain(obj), f"{where}: object {obj.objgen}"
+        compared += 1
+    return compared
+
+
+@needs_core
+def test_the_parser_gives_what_pikepdf_holds():
+    pdf = _objects_pdf()
+    assert _assert_parse_matches_plain(pdf, "fixture") > 5
+    extra = PlainObjects(pdf).of(pdf.Root.Extra)
+    assert extra["/Name"] == "/A B"
+    assert extra["/Binary"] == b"\x00\xff\\"
+    assert extra["/Real"] == -0.25 and type(extra["/Real"]) is float
+    assert extra["/Big"] == 2**62 and extra["/Negative"] == -3
+    assert extra["/Flag"] is True and extra["/Off"] is False
+    assert extra["/Nested"] == [[1, [2, []]], {"/K": {}}]
+    assert extra["/Stream"] == pdf.Root.Extra.Stream.objgen  # a reference until resolved
+
+
+@needs_core
+@pytest.mark.slow
+def test_the_parser_gives_what_pikepdf_holds_on_the_tagged_corpus(corpus):
+    with open(corpus / "MANIFEST.tsv", encoding="utf-8") as handle:
+        tagged = [row["path"] for row in csv.DictReader(handle, delimiter="\t") if row["tagged"] == "yes"]
+    compared = 0
+    for relpath in tagged:
+        try:
+            pdf = pikepdf.open(corpus / relpath)
+        except pikepdf.PdfError:
+            continue  # encrypted or damaged past opening: the tree is never read
+        with pdf:
+            compared += _assert_parse_matches_plain(pdf, relpath)
+    assert compared > 10_000
+
+
+@pytest.mark.parametrize("interpreter", PATHS)
+def test_references_resolve_once_to_plain_values(monkeypatch: pytest.MonkeyPatch, interpreter: str):
+    if interpreter == "pure":
+        monkeypatch.setenv(PURE_ENV, "1")  # pikepdf's objects converted by plain()
+    pdf = _objects_pdf()
+    objects = PlainObjects(pdf)
+    extra = objects.of(pdf.Root.Extra)
+    stream, pages, number = extra["/Refs"]
+    assert stream == pdf.Root.Extra.Stream.objgen and pages == pdf.Root.Pages.objgen and number == 4
+    assert objects.value(stream) == Stream(stream)
+    assert objects.value(pages)["/Type"] == "/Pages"
+    assert objects.resolve(pages) is objects.resolve(pages)  # read once
+    assert objects.value(number) == 4
+    assert objects.resolve((999, 0)) is None  # a missing object is null (§7.3.10)
+    assert [kind_of(v) for v in (1, 1.5, True, None, "/N", b"s", [], {}, Stream((1, 0)))] == [
+        "integer", "real", "boolean", "null", "name", "string", "array", "dictionary", "stream",
+    ]  # fmt: skip
+
+
+@needs_core
+@pytest.mark.parametrize(
+    "data",
+    [
+        b"", b"<<", b"[1 2", b"1 2", b"<< 1 2 >>", b"[ (cut", b"]", b">>", b"<< /A >>", b"[ ]]", b"<< ]",
+        b"R", b"[1 0 R 2 R]", b"[ 1 0 obj ]", b"<< /A 1 0 R /B >>", b"<FFZ>", b"(\\",
+    ],
+)  # fmt: skip
+def test_malformed_objects_raise_value_error(data: bytes):
+    with pytest.raises(ValueError, match="not one well-formed PDF object"):
+        parse(data)
+
+
+@needs_core
+def test_deep_nesting_is_read_without_recursion():
+    depth = 200_000
+    parsed = parse(b"[" * depth + b"]" * depth)
+    for _ in range(depth - 1):
+        parsed = parsed[0]
+    assert parsed == []
+    with pytest.raises(ValueError):
+        parse(b"<<" * depth)
+
+
+@needs_core
+def test_numbers_and_references_follow_qpdf():
+    # Integers past 64 bits are null in qpdf; "N G R" is a reference only
+    # with a generation of 0-65535 after a non-negative object number.
+    assert parse(b"[ +5 -0 007 1.5 -.5 99999999999999999999 3 65535 R 4 0 R 5 65536 6 ]") == [
+        5, 0, 7, 1.5, -0.5, None, (3, 65535), (4, 0), 5, 65536, 6,
+    ]  # fmt: skip
+    for data in (b"[ -1 0 R ]", b"[ 1 65536 R ]", b"[ 1 -0.5 R ]"):
+        with pytest.raises(ValueError):
+            parse(data)
