@@ -23,6 +23,7 @@ import gc
 import json
 import os
 import platform
+import re
 import resource
 import select
 import signal
@@ -243,18 +244,67 @@ def ratio(by_system: dict[str, list[FileRun]], ours: str, theirs: str, only: set
 
 
 def worst_files(by_system: dict[str, list[FileRun]], ours: str, theirs: str, count: int = 10) -> list[Report]:
+    """The files where `ours` spends the most CPU time beyond `theirs`: absolute
+    seconds, so a one-page file the peer reads in no measurable time does
+    not outrank a long document."""
     if ours not in by_system or theirs not in by_system:
         return []
-    peer = {r.file: r for r in by_system[theirs] if r.ok and r.cpu_seconds > 0}
+    peer = {r.file: r for r in by_system[theirs] if r.ok}
     rows = []
     for r in by_system[ours]:
         other = peer.get(r.file)
-        if r.ok and other and r.cpu_seconds > 0 and r.pages:
+        if r.ok and other and r.pages:
             rows.append({"file": r.file, "pages": r.pages, "ours_cpu_s": round(r.cpu_seconds, 3),
                          "theirs_cpu_s": round(other.cpu_seconds, 3),
-                         "ratio": round(other.cpu_seconds / r.cpu_seconds, 3),
+                         "excess_cpu_s": round(r.cpu_seconds - other.cpu_seconds, 3),
+                         "ratio": round(other.cpu_seconds / r.cpu_seconds, 3) if r.cpu_seconds > 0 else None,
                          "chars_per_page": r.chars // r.pages})  # fmt: skip
-    return sorted(rows, key=lambda row: row["ratio"])[:count]
+    return sorted(rows, key=lambda row: -row["excess_cpu_s"])[:count]
+
+
+def explain(path: Path, mode: str, count: int = 3) -> str:
+    """Why ragprep is slow on `path`: its functions with the most own CPU
+    time under cProfile (after one untimed read), as shares of the total.
+    cProfile charges each Python call a little, so Python functions called
+    per glyph or per line stand out more than their plain share."""
+    import cProfile
+    import pstats
+
+    quiet_peers()
+    _, extractor = make_extractor("ragprep", mode)
+    extractor(path)
+    profile = cProfile.Profile(time.process_time)
+    profile.runcall(extractor, path)
+    stats = pstats.Stats(profile).stats  # type: ignore[attr-defined]
+    total = sum(row[2] for row in stats.values()) or 1.0
+    top = sorted(stats.items(), key=lambda item: -item[1][2])[:count]
+    return ", ".join(f"{_function_name(key)} {row[2] / total:.0%}" for key, row in top)
+
+
+def _function_name(key: tuple[str, int, str]) -> str:
+    filename, _, name = key
+    if filename == "~":  # C: "<method 'run' of 'ragprep.extract._core.Core' objects>", "<built-in method x.y>"
+        method = re.fullmatch(r"<method '(\w+)' of '(?:[\w.]*\.)?(\w+)' objects>", name)
+        builtin = re.fullmatch(r"<built-in method (?:[\w.]*\.)?(\w+)>", name)
+        return f"{method[2]}.{method[1]} (C)" if method else f"{builtin[1]} (C)" if builtin else name
+    parts = Path(filename).with_suffix("").parts
+    module = ".".join(parts[-2:]) if parts[-2:-1] in (("extract",), ("chunk",), ("fonts",), ("layout",)) else parts[-1]
+    return f"{module}.{name}"
+
+
+def add_reasons(rows: list[Report], corpus: Path, mode: str, timeout: float) -> None:
+    """Each worst file's reason (``explain``), measured in a fresh child."""
+    for row in rows:
+        path = corpus / row["file"]
+        if not path.is_file():
+            row["reason"] = "file not found for profiling"
+            continue
+        command = [sys.executable, __file__, "--_explain", str(path), "--mode", mode]
+        try:
+            done = subprocess.run(command, capture_output=True, text=True, timeout=max(60.0, 10 * timeout))
+            row["reason"] = done.stdout.strip() or short_error(RuntimeError(done.stderr.strip()[-200:]))
+        except subprocess.TimeoutExpired:
+            row["reason"] = "profiling timed out"
 
 
 def build_report(runs: list[FileRun], tagged: set[str], timeout: float) -> Report:
@@ -308,10 +358,13 @@ def render_text(report: Report) -> str:
         if r is not None:
             lines.append(f"  {name:<40} {r['ratio']:.2f}x on {r['files']} files")
     if report["worst_stream_vs_pymupdf"]:
-        lines += ["", "Worst ten files, stream mode against PyMuPDF (ratio of pages per CPU-second):"]
+        lines += ["", "Worst ten files, stream mode against PyMuPDF (most CPU seconds beyond PyMuPDF's):"]
         for w in report["worst_stream_vs_pymupdf"]:
-            lines.append(f"  {w['ratio']:6.3f}x  {w['file']}  ({w['pages']} pages, {w['chars_per_page']} chars/page, "
-                         f"{w['ours_cpu_s']} vs {w['theirs_cpu_s']} CPU s)")  # fmt: skip
+            ratio = "-" if w["ratio"] is None else f"{w['ratio']:.2f}x"
+            lines.append(f"  +{w['excess_cpu_s']:.3f} s  {ratio:>6}  {w['file']}  ({w['pages']} pages, "
+                         f"{w['chars_per_page']} chars/page, {w['ours_cpu_s']} vs {w['theirs_cpu_s']} CPU s)")  # fmt: skip
+            if w.get("reason"):
+                lines.append(f"      why: {w['reason']}")
     if report["failures"]:
         lines += ["", "Failures:"] + [f"  {f['system']:<22} {f['file']}: {f['error']}" for f in report["failures"]]
     return "\n".join(lines)
@@ -381,7 +434,10 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--operators", type=int, default=2_000_000, help="text operators of the --memory page")
     parser.add_argument("--format", choices=("text", "json"), default="text", help="output format")
     parser.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
+    parser.add_argument("--no-reasons", action="store_true",
+                        help="do not profile the worst ten files to say where their time goes")  # fmt: skip
     parser.add_argument("--_worker", help=argparse.SUPPRESS)
+    parser.add_argument("--_explain", type=Path, help=argparse.SUPPRESS)
     parser.add_argument("--mode", default="stream", help=argparse.SUPPRESS)
     return parser.parse_args(argv)
 
@@ -390,6 +446,9 @@ def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     if args._worker:
         return worker(args._worker, args.mode)
+    if args._explain:
+        print(explain(args._explain, args.mode))
+        return 0
     files = select_files(args.corpus, args.files, args.limit)
     peers = [p for p in parse_peer_list(args.peers) if p != "ragprep"]
     if args.memory:
@@ -409,6 +468,8 @@ def main(argv: list[str] | None = None) -> int:
         chosen = systems(modes, peers, pure=not args.no_pure and "stream" in modes)
         runs = measure(chosen, files, args.timeout, args.out, args.quiet)
     report = build_report(runs, {f.rel for f in files if f.tagged}, args.timeout)
+    if not args.no_reasons:
+        add_reasons(report["worst_stream_vs_pymupdf"], args.corpus, "stream", args.timeout)
     print(json.dumps(report, indent=2) if args.format == "json" else render_text(report))
     return 0
 

@@ -12,6 +12,7 @@ one of these CMaps.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from typing import Any
 
 from ragprep.extract.fonts.cmap import CMap, CodespaceRange
@@ -59,15 +60,29 @@ def load_predefined(name: str) -> CMap | None:
     if not isinstance(trie, dict):
         return None
     cmap = CMap(name=name, wmode=1 if source.is_vertical() else 0, trie=trie)
-    for lead in sorted(k for k in trie if isinstance(k, int) and 0 <= k <= 255):
-        depth = _leaf_depth(trie[lead])
-        if depth is None:
-            continue
+    for lead, depth in _lead_depths(name):
         cmap.codespace.append(
             CodespaceRange(bytes([lead]) + b"\x00" * (depth - 1), bytes([lead]) + b"\xff" * (depth - 1))
         )
         cmap.code_lengths.add(depth)
     return cmap
+
+
+@lru_cache(maxsize=64)
+def _lead_depths(name: str) -> tuple[tuple[int, int], ...]:
+    """(lead byte, code length) per lead byte of the predefined CMap `name`
+    (load_predefined has read it). pdfminer.six holds its trie once per
+    process; walking it costs more than reading a page, so it is walked once
+    per process too, not once per document."""
+    from pdfminer.cmapdb import CMapDB
+
+    trie: dict[Any, Any] = CMapDB.get_cmap(name).code2cid
+    found = []
+    for lead in sorted(k for k in trie if isinstance(k, int) and 0 <= k <= 255):
+        depth = _leaf_depth(trie[lead])
+        if depth is not None:
+            found.append((lead, depth))
+    return tuple(found)
 
 
 def _leaf_depth(node: Any) -> int | None:
