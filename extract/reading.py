@@ -214,13 +214,16 @@ def _add_figure_alt_rows(
 
 def _label(tree: StructTree, index: int) -> BlockLabel:
     element = tree.elements[index]
-    return BlockLabel(
-        struct_type=element.type,
-        struct_path=element.path,
-        heading_level=element.heading_level,
-        lang=element.lang,
-        header_cell=element.header_cell,
-        alt=element.alt,
+    return frozen_instance(  # one per block of every page
+        BlockLabel,
+        {
+            "struct_type": element.type,
+            "struct_path": element.path,
+            "heading_level": element.heading_level,
+            "lang": element.lang,
+            "header_cell": element.header_cell,
+            "alt": element.alt,
+        },
     )
 
 
@@ -232,19 +235,16 @@ def _apply_actual_text(
     if not len(glyphs):
         return table, glyphs, element
     owners = tree.actual_text_owners[element]
-    if (owners < 0).all():
+    replaced = np.flatnonzero(owners >= 0)
+    if not len(replaced):
         return table, glyphs, element
+    # The first glyph of each owner in reading order carries its text; the
+    # owner's other glyphs, and a first glyph whose replacement is empty, go.
+    owner_ids, first = np.unique(owners[replaced], return_index=True)
+    carriers = replaced[first]
+    replacements = [tree.elements[owner].actual_text or "" for owner in owner_ids.tolist()]
     text = table.text.copy()
-    keep = np.ones(len(glyphs), dtype=bool)
-    seen: set[int] = set()
-    for i, owner in enumerate(owners.tolist()):
-        if owner < 0:
-            continue
-        if owner in seen:
-            keep[i] = False
-            continue
-        seen.add(owner)
-        replacement = tree.elements[owner].actual_text or ""
-        text[glyphs[i]] = replacement
-        keep[i] = bool(replacement)
+    text[glyphs[carriers]] = np.array(replacements, dtype=object)
+    keep = owners < 0
+    keep[carriers] = [bool(r) for r in replacements]
     return dataclasses.replace(table, text=text), glyphs[keep], element[keep]

@@ -262,31 +262,38 @@ class StructTree:
     @cached_property
     def block_owners(self) -> np.ndarray:
         """Per element, the nearest block-level element at or above it; itself
-        when none is. Parents come before children in ``elements``."""
-        elements = self.elements
-        owner = np.arange(len(elements), dtype=np.int64)
-        for element in elements:
-            if not owns_block(element) and element.parent >= 0:
-                parent_owner = owner[element.parent]
-                if owns_block(elements[parent_owner]):
-                    owner[element.index] = parent_owner
-        return owner
+        when none is."""
+        owns = np.fromiter(map(owns_block, self.elements), dtype=bool, count=len(self.elements))
+        nearest = self._nearest(owns)
+        return np.where(nearest >= 0, nearest, np.arange(len(self.elements), dtype=np.int64))
 
     @cached_property
     def actual_text_owners(self) -> np.ndarray:
         """Per element, its ``actual_text_owner`` (-1 when none)."""
-        return np.array([e.actual_text_owner for e in self.elements], dtype=np.int64)
+        return np.fromiter((e.actual_text_owner for e in self.elements), dtype=np.int64, count=len(self.elements))
 
     @cached_property
     def figure_of(self) -> np.ndarray:
         """Per element, the Figure with /Alt at or above it (-1 when none, §14.9.3)."""
-        figure_of = np.full(len(self.elements), -1, dtype=np.int64)
-        for e in self.elements:
-            if e.type == "Figure" and e.alt:
-                figure_of[e.index] = e.index
-            elif e.parent >= 0:
-                figure_of[e.index] = figure_of[e.parent]
-        return figure_of
+        figures = np.fromiter((e.type == "Figure" and bool(e.alt) for e in self.elements), dtype=bool,
+                              count=len(self.elements))  # fmt: skip
+        return self._nearest(figures)
+
+    @cached_property
+    def _parents(self) -> np.ndarray:
+        return np.fromiter((e.parent for e in self.elements), dtype=np.int64, count=len(self.elements))
+
+    def _nearest(self, marked: np.ndarray) -> np.ndarray:
+        """Per element, the nearest element at or above it that is `marked`;
+        -1 when none is. Pointer jumping: each pass doubles how far up every
+        element has looked, so a tree of depth d takes log2(d) passes."""
+        up = np.where(marked, np.arange(len(marked), dtype=np.int64), self._parents)
+        while True:
+            open_ = up >= 0
+            open_[open_] = ~marked[up[open_]]
+            if not open_.any():
+                return up
+            up[open_] = up[up[open_]]
 
 
 _STANDARD_TYPES = PDF17_STANDARD_TYPES | PDF20_STANDARD_TYPES
