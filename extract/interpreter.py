@@ -532,32 +532,9 @@ class PageInterpreter:
         self._deferred_most = 0
         self._context = _StreamContext(None, None, PAGE_STREAM, NO_CLIP, 0)
         self._token_index = -1
-        self._handlers: dict[str, Callable[[Instruction], None]] = {
-            "TJ": self._op_TJ,
-            "Tj": self._op_Tj,
-            "'": self._op_quote,
-            '"': self._op_double_quote,
-            "Td": self._op_Td,
-            "TD": self._op_TD,
-            "Tm": self._op_Tm,
-            "T*": self._op_T_star,
-            "Tf": self._op_Tf,
-            "Tc": self._op_Tc,
-            "Tw": self._op_Tw,
-            "Tz": self._op_Tz,
-            "TL": self._op_TL,
-            "Ts": self._op_Ts,
-            "Tr": self._op_Tr,
-            "BT": self._op_BT,
-            "ET": self._op_ET,
-            "cm": self._op_cm,
-            "q": self._op_q,
-            "Q": self._op_Q,
-            "Do": self._op_Do,
-            "BDC": self._op_BDC,
-            "BMC": self._op_BMC,
-            "EMC": self._op_EMC,
-        }
+        # Built by the first stream this interpreter runs (_interpret_page),
+        # as _path_ops below: the compiled core handles operators itself.
+        self._handlers: dict[str, Callable[[Instruction], None]] = {}
         # Paths (extract/paths.py): a separate recorder, positions only.
         self._paths = PathRecorder(config.max_path_pieces_per_page)
         # Built by the first stream this interpreter runs (_interpret_page):
@@ -599,6 +576,35 @@ class PageInterpreter:
     def _finish_paths(self) -> tuple[PathTable, bool]:
         """The page's painted path pieces, and whether some were past the limit."""
         return self._paths.finish(), self._paths.overflow
+
+    def _text_handlers(self) -> dict[str, Callable[[Instruction], None]]:
+        """Text, state, XObject and marked-content operators -> their methods."""
+        return {
+            "TJ": self._op_TJ,
+            "Tj": self._op_Tj,
+            "'": self._op_quote,
+            '"': self._op_double_quote,
+            "Td": self._op_Td,
+            "TD": self._op_TD,
+            "Tm": self._op_Tm,
+            "T*": self._op_T_star,
+            "Tf": self._op_Tf,
+            "Tc": self._op_Tc,
+            "Tw": self._op_Tw,
+            "Tz": self._op_Tz,
+            "TL": self._op_TL,
+            "Ts": self._op_Ts,
+            "Tr": self._op_Tr,
+            "BT": self._op_BT,
+            "ET": self._op_ET,
+            "cm": self._op_cm,
+            "q": self._op_q,
+            "Q": self._op_Q,
+            "Do": self._op_Do,
+            "BDC": self._op_BDC,
+            "BMC": self._op_BMC,
+            "EMC": self._op_EMC,
+        }
 
     def _path_handlers(self) -> dict[str, Callable[[Instruction], None]]:
         """Path operators -> the recorder; painting maps the pieces by the CTM."""
@@ -669,6 +675,7 @@ class PageInterpreter:
 
     def _interpret_page(self, data: bytes) -> None:
         """Run the page's content bytes, filling self._glyphs."""
+        self._handlers = self._text_handlers()
         self._path_ops = self._path_handlers()
         try:  # noqa: SIM105 - the limit is control flow that ends the page; the except says so
             self._run_stream(data)

@@ -11,6 +11,7 @@ as the shortest range of all, and shows the notdef glyph.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import lru_cache
 
 import numpy as np
 
@@ -18,6 +19,14 @@ from ragprep.extract.fonts.cmap import CodespaceRange
 
 # Split result: codes, their byte lengths, and whether each matched a codespace range.
 SplitCodes = tuple[list[int], list[int], list[bool]]
+
+
+@lru_cache(maxsize=256)
+def code_splitter(ranges: tuple[CodespaceRange, ...]) -> "CodeSplitter":
+    """The splitter of these codespace ranges, shared: the composite fonts
+    of a corpus use a few codespaces (Identity-H's above all), and building
+    a splitter walks the 256 first bytes of every range."""
+    return CodeSplitter(ranges)
 
 
 class CodeSplitter:
@@ -37,6 +46,7 @@ class CodeSplitter:
         self.identity_two_bytes = full_two and all(r.nbytes == 2 for r in usable)
         self.one_byte = bool(usable) and all(r.nbytes == 1 for r in usable)
         self._one_byte_valid = np.array([bool(self._by_first[b]) for b in range(256)], dtype=bool)
+        self._one_byte_valid.flags.writeable = False  # splitters are shared (code_splitter)
 
     def split(self, data: bytes) -> SplitCodes:
         if self.identity_two_bytes:

@@ -24,7 +24,7 @@ import numpy as np
 from ragprep.extract.fonts import pdfvalues as pv
 from ragprep.extract.fonts.base import REPLACEMENT, DecodedString
 from ragprep.extract.fonts.cmap import CMap, CodespaceRange
-from ragprep.extract.fonts.codes import CodeSplitter
+from ragprep.extract.fonts.codes import code_splitter
 from ragprep.extract.fonts.embedded import FontProgram, load_program
 from ragprep.extract.fonts.font import DEFAULT_DECODE_CACHE, Font, frozen
 from ragprep.extract.fonts.metrics import CIDVerticalMetrics, CIDWidths, extent_candidates, vertical_extent
@@ -54,7 +54,7 @@ class CompositeFont(Font):
             cmap = identity_cmap("Identity-H")
         self._cmap = cmap
         self._codec = _codec_of(encoding)
-        self._splitter = CodeSplitter(_codespace(cmap, warnings))
+        self._splitter = code_splitter(tuple(_codespace(cmap, warnings)))
 
         descendants = pv.array(pv.get(font, "/DescendantFonts"))
         cid_font = pv.dictionary(descendants[0]) if descendants else None
