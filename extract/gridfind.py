@@ -215,15 +215,23 @@ def _grid_cells(
     col = np.searchsorted(xs, centres[:, 0]) - 1
     row = np.searchsorted(-ys, -centres[:, 1]) - 1
     inside = (col >= 0) & (col < n_cols) & (row >= 0) & (row < n_rows)
-    slot_of = np.where(inside, row * n_cols + col, -1)
+    roots = [_find(parent, slot) for slot in range(n_rows * n_cols)]
     groups: dict[int, list[int]] = {}
-    for slot in range(n_rows * n_cols):
-        groups.setdefault(_find(parent, slot), []).append(slot)
+    for slot, root in enumerate(roots):
+        groups.setdefault(root, []).append(slot)
+    # Each glyph to the cell (the root slot) of its slot; a stable sort by
+    # cell keeps every cell's glyphs in their order in `glyphs`.
+    cell_of = np.where(inside, np.array(roots)[np.where(inside, row * n_cols + col, 0)], -1)
+    by_cell = np.argsort(cell_of, kind="stable")
+    keys = np.array(list(groups))
+    bounds = np.stack(
+        [np.searchsorted(cell_of[by_cell], keys, "left"), np.searchsorted(cell_of[by_cell], keys, "right")], axis=1
+    )
     cells = []
-    for members in groups.values():
+    for members, (lo, hi) in zip(groups.values(), bounds.tolist()):
         rows = [s // n_cols for s in members]
         cols = [s % n_cols for s in members]
-        held = glyphs[np.isin(slot_of, members)]
+        held = glyphs[by_cell[lo:hi]]
         cells.append(_Cell(min(rows), min(cols), max(rows) - min(rows) + 1, max(cols) - min(cols) + 1, held))
     return _compress(table, cells)
 
@@ -274,14 +282,16 @@ class _TextLines:
     height: np.ndarray  # per line, the median glyph height of its first piece
 
 
-def _x_edges(table: GlyphTable) -> tuple[np.ndarray, np.ndarray]:
-    """Least and greatest x of every glyph box's corners: four columns
-    compared pairwise over the whole table, far cheaper than a reduction
-    over the corner axis of a gathered copy."""
-    x = table.quad[:, :, 0]
+def _extents(quad: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Least x and y, greatest x and y of every glyph box's four corners:
+    columns compared pairwise, far cheaper than a reduction over the corner
+    axis."""
+    x, y = quad[:, :, 0], quad[:, :, 1]
     return (
         np.minimum(np.minimum(x[:, 0], x[:, 1]), np.minimum(x[:, 2], x[:, 3])),
+        np.minimum(np.minimum(y[:, 0], y[:, 1]), np.minimum(y[:, 2], y[:, 3])),
         np.maximum(np.maximum(x[:, 0], x[:, 1]), np.maximum(x[:, 2], x[:, 3])),
+        np.maximum(np.maximum(y[:, 0], y[:, 1]), np.maximum(y[:, 2], y[:, 3])),
     )
 
 
@@ -297,7 +307,7 @@ def _lines(table: GlyphTable, glyphs: np.ndarray) -> _TextLines:
     line = group_ids(line_start, len(glyphs))
     # Along each line in x order; lexsort is stable, so ties keep the order above.
     glyphs = glyphs[np.lexsort((table.origin[glyphs, 0], line))]
-    x0, x1 = (edge[glyphs] for edge in _x_edges(table))
+    x0, _, x1, _ = (edge[glyphs] for edge in _extents(table.quad))
     gap_limit = TABLE_COLUMN_GAP * group_medians(table.height[glyphs], line_start)[line]
     reach = running_max(x1, line_start)
     cut = np.zeros(len(glyphs), dtype=bool)
@@ -480,26 +490,23 @@ def _table(
     """The grid's cells as TableCells; a cell none of whose glyphs the page
     reading placed is left out. Every per-cell measure is a reduction over
     the cells' glyphs at once."""
-    placed = [c for c in cells if len(c.glyphs) and (position[c.glyphs] >= 0).any()]
     n_rows = max(c.row + c.row_span for c in cells)
     n_cols = max(c.col + c.col_span for c in cells)
+    placed, glyphs, starts = _placed_cells(cells, position)
     if not placed:
         return Table(f"d{page}.{k}", method, n_rows, n_cols, 0, (page,), ())
-    glyphs = np.concatenate([np.sort(c.glyphs) for c in placed])
-    sizes = np.array([len(c.glyphs) for c in placed])
-    starts = np.cumsum(sizes) - sizes
-    corners = table.quad[glyphs]
-    box = np.column_stack(
+    x0, y0, x1, y1 = _extents(table.quad[glyphs])
+    boxes = np.column_stack(
         [
-            np.minimum.reduceat(corners[:, :, 0].min(axis=1), starts), np.minimum.reduceat(corners[:, :, 1].min(axis=1), starts),
-            np.maximum.reduceat(corners[:, :, 0].max(axis=1), starts), np.maximum.reduceat(corners[:, :, 1].max(axis=1), starts),
+            np.minimum.reduceat(x0, starts), np.minimum.reduceat(y0, starts),
+            np.maximum.reduceat(x1, starts), np.maximum.reduceat(y1, starts),
         ]
     ).tolist()  # fmt: skip
     at = position[glyphs]
     seen = at >= 0
     char_start = np.minimum.reduceat(np.where(seen, joined.char_start[at], np.iinfo(np.int64).max), starts).tolist()
     char_end = np.maximum.reduceat(np.where(seen, joined.char_end[at], -1), starts).tolist()
-    mcids = table.mcid[glyphs]
+    mcids = _cell_mcids(table, glyphs, starts)
     texts = _cell_texts(table, glyphs, starts, config)
     out = [
         TableCell(
@@ -511,14 +518,31 @@ def _table(
             header_labels=(),
             text=texts[i],
             page=page,
-            bbox=_rounded(box[i]),
-            mcids=_mcids(mcids[starts[i] : starts[i] + sizes[i]]),
+            bbox=_rounded(boxes[i]),
+            mcids=mcids[i],
             char_start=char_start[i],
             char_end=char_end[i],
-        )  # fmt: skip
+        )
         for i, c in enumerate(placed)
     ]
     return Table(f"d{page}.{k}", method, n_rows, n_cols, 0, (page,), tuple(out))
+
+
+def _placed_cells(cells: list[_Cell], position: np.ndarray) -> tuple[list[_Cell], np.ndarray, np.ndarray]:
+    """The cells with a glyph the page reading placed (`position` >= 0), their
+    glyphs cell after cell, each cell's in table order, and where each starts."""
+    filled = [c for c in cells if len(c.glyphs)]
+    if not filled:
+        return [], np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+    sizes = np.array([len(c.glyphs) for c in filled])
+    cell = np.repeat(np.arange(len(filled)), sizes)
+    glyphs = np.concatenate([c.glyphs for c in filled])
+    order = np.lexsort((glyphs, cell))
+    glyphs, cell = glyphs[order], cell[order]
+    seen = np.logical_or.reduceat(position[glyphs] >= 0, np.cumsum(sizes) - sizes)
+    sizes = sizes[seen]
+    placed = [c for c, kept in zip(filled, seen.tolist()) if kept]
+    return placed, glyphs[seen[cell]], np.cumsum(sizes) - sizes
 
 
 def _rounded(box: list[float]) -> tuple[float, float, float, float]:
@@ -527,9 +551,15 @@ def _rounded(box: list[float]) -> tuple[float, float, float, float]:
     return x0, y0, x1, y1
 
 
-def _mcids(mcids: np.ndarray) -> tuple[int, ...]:
-    """A cell's MCIDs, each once, in glyph order."""
-    return tuple(dict.fromkeys(mcids[mcids != NO_MCID].tolist()))
+def _cell_mcids(table: GlyphTable, glyphs: np.ndarray, starts: np.ndarray) -> list[tuple[int, ...]]:
+    """Each cell's MCIDs (a run of `glyphs` from `starts`), each once, in glyph order."""
+    mcids = table.mcid[glyphs]
+    if (mcids == NO_MCID).all():
+        return [()] * len(starts)
+    bounds = np.append(starts, len(glyphs)).tolist()
+    return [
+        tuple(dict.fromkeys(m[m != NO_MCID].tolist())) for m in (mcids[a:b] for a, b in zip(bounds[:-1], bounds[1:]))
+    ]
 
 
 def _cell_texts(table: GlyphTable, glyphs: np.ndarray, starts: np.ndarray, config: ExtractConfig) -> list[str]:
