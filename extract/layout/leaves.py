@@ -181,13 +181,24 @@ def _boxes(page: Page, runs: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
     """Per pair of runs: does run i lie above run j, and are they apart
     along the line (no overlap in x, within ROW_OVERLAP)?"""
     tol = ROW_OVERLAP * page.body
-    box = np.array([[page.x0[r].min(), page.y0[r].min(), page.x1[r].max(), page.y1[r].max()] for r in runs])
-    x0, y0, x1, y1 = box.T
+    x0, y0, x1, y1 = run_boxes(page, runs)
     # Stacked: the boxes overlap by less than STACKED body heights (tall
     # glyph boxes of consecutive lines overlap that much).
     above = y0[:, None] >= y1[None, :] - STACKED * page.body
     apart = (x1[:, None] <= x0[None, :] + tol) | (x1[None, :] <= x0[:, None] + tol)
     return above, apart
+
+
+def run_boxes(page: Page, runs: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The box (x0, y0, x1, y1) of each run (none empty), one reduction over all of them."""
+    ids = np.concatenate(runs)
+    starts = np.cumsum([0, *map(len, runs[:-1])])
+    return (
+        np.minimum.reduceat(page.x0[ids], starts),
+        np.minimum.reduceat(page.y0[ids], starts),
+        np.maximum.reduceat(page.x1[ids], starts),
+        np.maximum.reduceat(page.y1[ids], starts),
+    )
 
 
 def _merge_interleaved(page: Page, runs: list[np.ndarray]) -> list[np.ndarray]:
@@ -228,7 +239,8 @@ def _merge_grids(page: Page, runs: list[np.ndarray]) -> list[np.ndarray]:
 
     strong: set[int] = set()
     in_row: set[int] = set()  # runs that share rows with another
-    narrow = [float(page.x1[r].max() - page.x0[r].min()) < COLUMN_WIDTH * page.body for r in runs]
+    x0, _, x1, _ = run_boxes(page, runs)
+    narrow = (x1 - x0 < COLUMN_WIDTH * page.body).tolist()
     # Pairs apart along the line where most lines of the shorter run lie on
     # the other's baselines.
     for i, j, shared in SharedBaselines(page, runs).most_shared(np.triu(apart, 1)):
@@ -283,8 +295,7 @@ def _order_runs(page: Page, runs: list[np.ndarray]) -> list[np.ndarray] | None:
         return runs
     above, apart = _boxes(page, runs)
     other = ~np.eye(n, dtype=bool)
-    x0 = np.array([page.x0[r].min() for r in runs])
-    x1 = np.array([page.x1[r].max() for r in runs])
+    x0, _, x1, _ = run_boxes(page, runs)
     wide = x1 - x0 >= COLUMN_WIDTH * page.body
     leftward = (x1[None, :] <= x0[:, None] + ROW_OVERLAP * page.body) if page.rtl else (x1[:, None] <= x0[None, :] + ROW_OVERLAP * page.body)
     stacked = above & ~apart & other

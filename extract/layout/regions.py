@@ -158,17 +158,12 @@ def holds_prose(page: Page, ids: np.ndarray) -> bool:
 def _side_by_side_rows(page: Page, ids: np.ndarray, starts: np.ndarray) -> int:
     """How many rows (units `ids` in rows starting at `starts`, see rows_of)
     hold units side by side: two of them with no horizontal overlap."""
-    several = np.flatnonzero(np.diff(np.concatenate([starts, [len(ids)]])) > 1)
-    if not len(several):
+    several = np.diff(np.append(starts, len(ids))) > 1
+    if not several.any():
         return 0
-    count = 0
-    ends = np.concatenate([starts[1:], [len(ids)]])
-    for row in several.tolist():
-        units = ids[starts[row] : ends[row]]
-        # Some unit starts right of another's end: whitespace between them.
-        if page.x0[units].max() >= page.x1[units].min():
-            count += 1
-    return count
+    # Some unit starts right of another's end: whitespace between them.
+    apart = np.maximum.reduceat(page.x0[ids], starts) >= np.minimum.reduceat(page.x1[ids], starts)
+    return int(np.count_nonzero(several & apart))
 
 
 def own_rows(page: Page, left: np.ndarray, right: np.ndarray) -> bool:
@@ -229,7 +224,7 @@ class SharedBaselines:
 
     def __init__(self, page: Page, runs: list[np.ndarray]) -> None:
         tol = SAME_BASELINE * page.body
-        base = np.concatenate([baseline(page, r) for r in runs])
+        base = baseline(page, np.concatenate(runs))
         owner = np.repeat(np.arange(len(runs), dtype=np.int64), [len(r) for r in runs])
         order = np.argsort(base, kind="stable")
         base, owner = base[order], owner[order]
