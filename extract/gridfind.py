@@ -183,6 +183,15 @@ def ruled_grids(table: GlyphTable, paths: PathTable, glyphs: np.ndarray) -> list
     return grids
 
 
+def _rules_across(rules: np.ndarray, edges: np.ndarray, middles: np.ndarray) -> np.ndarray:
+    """Per middle m and edge e: does one of `rules` (position, from, to) lie
+    on edge e (within EDGE_TOLERANCE) and reach middle m?"""
+    t = EDGE_TOLERANCE
+    on_edge = np.abs(rules[None, :, 0] - edges[:, None]) <= t
+    reaching = (rules[None, :, 1] - t <= middles[:, None]) & (rules[None, :, 2] + t >= middles[:, None])
+    return (reaching.astype(np.int64) @ on_edge.T.astype(np.int64)) > 0
+
+
 def _grid_cells(
     table: GlyphTable, hs: np.ndarray, vs: np.ndarray, glyphs: np.ndarray, centres: np.ndarray
 ) -> list[_Cell]:
@@ -193,24 +202,16 @@ def _grid_cells(
     n_rows, n_cols = len(ys) - 1, len(xs) - 1
     if n_rows < 1 or n_cols < 1:
         return []
-    t = EDGE_TOLERANCE
-
-    def vertical_rule_at(x: float, y_mid: float) -> bool:
-        return bool(((np.abs(vs[:, 0] - x) <= t) & (vs[:, 1] - t <= y_mid) & (vs[:, 2] + t >= y_mid)).any())
-
-    def horizontal_rule_at(y: float, x_mid: float) -> bool:
-        return bool(((np.abs(hs[:, 0] - y) <= t) & (hs[:, 1] - t <= x_mid) & (hs[:, 2] + t >= x_mid)).any())
-
-    # Slots joined where no rule parts them: a span.
+    # Slots joined where no rule parts them: a span. Which slot borders a
+    # rule lies on, for all of them at once: rows by inner column edges for
+    # the vertical rules, columns by inner row edges for the horizontal ones.
+    parted_right = _rules_across(vs, xs[1:-1], (ys[:-1] + ys[1:]) / 2)  # (n_rows, n_cols - 1)
+    parted_below = _rules_across(hs, ys[1:-1], (xs[:-1] + xs[1:]) / 2).T  # (n_rows - 1, n_cols)
     parent = list(range(n_rows * n_cols))
-    for r in range(n_rows):
-        y_mid = (ys[r] + ys[r + 1]) / 2
-        for c in range(n_cols):
-            x_mid = (xs[c] + xs[c + 1]) / 2
-            if c + 1 < n_cols and not vertical_rule_at(xs[c + 1], y_mid):
-                parent[_find(parent, r * n_cols + c)] = _find(parent, r * n_cols + c + 1)
-            if r + 1 < n_rows and not horizontal_rule_at(ys[r + 1], x_mid):
-                parent[_find(parent, r * n_cols + c)] = _find(parent, (r + 1) * n_cols + c)
+    for r, c in zip(*(v.tolist() for v in np.nonzero(~parted_right))):
+        parent[_find(parent, r * n_cols + c)] = _find(parent, r * n_cols + c + 1)
+    for r, c in zip(*(v.tolist() for v in np.nonzero(~parted_below))):
+        parent[_find(parent, r * n_cols + c)] = _find(parent, (r + 1) * n_cols + c)
     # Glyphs to slots by the centre of their box.
     col = np.searchsorted(xs, centres[:, 0]) - 1
     row = np.searchsorted(-ys, -centres[:, 1]) - 1
