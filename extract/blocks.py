@@ -158,22 +158,31 @@ def text_lines(table: GlyphTable, joined: JoinedText) -> tuple[TextLine, ...]:
     )
 
 
+def block_break(
+    line_break: np.ndarray, across: np.ndarray, height: np.ndarray, size: np.ndarray, next_size: np.ndarray
+) -> np.ndarray:
+    """The block-start rule, per pair of a glyph and the next: at a line break
+    (`line_break`), a gap across the line (`across`, negative when the next
+    line lies below: y grows upwards) larger than PARAGRAPH_GAP x the larger
+    glyph `height` of the two, a move back up, or font sizes (`size`,
+    `next_size`) differing by more than FONT_SIZE_CHANGE. The one definition:
+    stream and structure mode apply it to the joined text, layout mode to its
+    reading order's line moves (layout.labels.with_blocks)."""
+    small = np.maximum(np.minimum(size, next_size), 1e-9)
+    size_ratio = np.maximum(size, next_size) / small
+    return line_break & ((-across > PARAGRAPH_GAP * height) | (across > 0) | (size_ratio > FONT_SIZE_CHANGE))
+
+
 def geometric_block_starts(table: GlyphTable, joined: JoinedText) -> np.ndarray:
-    """Per emitted glyph: does a new geometric block start here? At a line
-    break with a paragraph-sized gap, a font-size change, or a move back up."""
+    """Per emitted glyph: does a new geometric block start here (block_break)?"""
     n = len(joined.order)
     new_block = np.zeros(n, dtype=bool)
     if n > 1:
-        order = joined.order
-        prev, cur = order[:-1], order[1:]
-        height = np.maximum(table.height[prev], table.height[cur])
-        # move_across is negative when the next line lies below (y grows upwards).
-        across = joined.move_across[1:]
-        small = np.maximum(np.minimum(table.font_size[prev], table.font_size[cur]), 1e-9)
-        size_ratio = np.maximum(table.font_size[prev], table.font_size[cur]) / small
-        new_block[1:] = (joined.separator[1:] == LINE_BREAK) & (
-            (-across > PARAGRAPH_GAP * height) | (across > 0) | (size_ratio > FONT_SIZE_CHANGE)
-        )
+        prev, cur = joined.order[:-1], joined.order[1:]
+        new_block[1:] = block_break(
+            joined.separator[1:] == LINE_BREAK, joined.move_across[1:],
+            np.maximum(table.height[prev], table.height[cur]), table.font_size[prev], table.font_size[cur],
+        )  # fmt: skip
     return new_block
 
 

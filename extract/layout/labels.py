@@ -1,6 +1,6 @@
 """Blocks, labels and headings of the page in layout order.
 
-Blocks follow ``blocks.geometric_block_starts`` (paragraph gap, move back up,
+Blocks follow ``blocks.block_break`` (paragraph gap, move back up,
 font-size change, all at a line break), plus a first-line indent and every
 leaf change. A block is labelled H, with level 1 for the largest heading size
 of the page, when its glyphs are clearly larger than the body text (the most
@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ragprep.extract.blocks import FONT_SIZE_CHANGE, PARAGRAPH_GAP, BlockLabel
+from ragprep.extract.blocks import BlockLabel, block_break
 from ragprep.extract.config import ExtractConfig
 from ragprep.extract.geometric import SAME_DIRECTION
 from ragprep.extract.glyphs import GlyphTable
@@ -47,9 +47,9 @@ def with_blocks(
 ) -> Ordering:
     """Block starts of `order` (`moves` are its line moves, `rtl` whether the
     page reads right to left, `along` its writing direction, when known): every
-    forced start, and where geometry starts a block (as
-    blocks.geometric_block_starts: a paragraph gap, a move back up, a
-    font-size change, all at a line break) or indents a paragraph's first line."""
+    forced start, and where geometry starts a block (blocks.block_break, the
+    rule every mode applies: a paragraph gap, a move back up, a font-size
+    change, all at a line break) or indents a paragraph's first line."""
     n = len(order)
     moves = moves or line_moves(table, order, config)
     block_start = np.zeros(n, dtype=bool)
@@ -57,12 +57,7 @@ def with_blocks(
     if n:
         block_start[0] = True
     if n > 1:
-        small = np.maximum(np.minimum(size[:-1], size[1:]), 1e-9)
-        size_ratio = np.maximum(size[:-1], size[1:]) / small
-        across = moves.across
-        block_start[1:] = moves.line_break[1:] & (
-            (-across > PARAGRAPH_GAP * moves.height) | (across > 0) | (size_ratio > FONT_SIZE_CHANGE)
-        )
+        block_start[1:] = block_break(moves.line_break[1:], moves.across, moves.height, size[:-1], size[1:])
         block_start |= _indented_lines(table, order, moves.line_break, rtl)
     if forced is not None:
         # A leaf change is a line break in every layout the cut accepts (the

@@ -1085,3 +1085,20 @@ def test_word_painted_twice_in_place_keeps_its_paint_order():
     f = b.add_standard_font("Helvetica", widths=True)
     b.add_page(" ".join([show(f, 72, 700, "Bold"), show(f, 72.3, 700, "Bold")]))
     assert layout(b).joined.text == stream_text(b)
+
+
+def test_blocks_start_where_stream_mode_starts_them_on_a_page_painted_in_reading_order():
+    # One block-start rule (blocks.block_break) for every mode: a heading set
+    # larger, and a paragraph gap, start blocks in layout as in stream mode.
+    b = PdfBuilder()
+    f = b.add_standard_font("Helvetica", widths=True)
+    first, second = wrap(prose("p", 30), 460), wrap(prose("q", 30), 460)
+    ops = [show(f, 72, 730, "Blocks Of One Rule", 16)]
+    ops += [show(f, 72, 700 - LEADING * i, line) for i, line in enumerate(first)]
+    top = 700 - LEADING * len(first) - 2 * LEADING
+    ops += [show(f, 72, top - LEADING * i, line) for i, line in enumerate(second)]
+    b.add_page(" ".join(ops))
+    table = table_of(b)
+    ours, stream = read_layout(table, CONFIG), read_stream(table, CONFIG)
+    assert [block.text for block in ours.blocks] == ["Blocks Of One Rule", "\n".join(first), "\n".join(second)]
+    assert [(k.char_start, k.char_end) for k in ours.blocks] == [(k.char_start, k.char_end) for k in stream.blocks]
