@@ -341,7 +341,8 @@ def _word_counts(table: GlyphTable, glyphs: np.ndarray, starts: np.ndarray) -> n
     ordered_at = np.lexsort((table.origin[glyphs, 0], -np.round(table.origin[glyphs, 1]), cell))
     ordered = glyphs[ordered_at]
     gap = table.origin[ordered[1:], 0] - table.own_end[ordered[:-1], 0]
-    blank = np.array([not t.strip() for t in table.text[ordered[1:]].tolist()], dtype=bool)
+    # Candidate glyphs carry text (text_glyphs), so blank is str.isspace.
+    blank = np.fromiter(map(str.isspace, table.text[ordered[1:]].tolist()), dtype=bool, count=len(ordered) - 1)
     wide = (gap > 0.25 * table.height[ordered[1:]]) | (gap < -1) | blank
     same_cell = cell[1:] == cell[:-1]  # cells stay contiguous: the cell is the first sort key
     return 1 + np.bincount(cell[1:][same_cell & wide], minlength=len(starts))
