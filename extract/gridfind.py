@@ -299,15 +299,20 @@ def _extents(quad: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.n
 def _lines(table: GlyphTable, glyphs: np.ndarray) -> _TextLines:
     """Horizontal text lines top to bottom, each cut into pieces at wide gaps."""
     glyphs = glyphs[np.abs(table.direction[glyphs, 0] - 1.0) < 0.05]
-    y = table.origin[glyphs, 1]
+    x, y = table.origin[glyphs, 0], table.origin[glyphs, 1]
     height = np.maximum(table.height[glyphs], 1e-6)
-    order = np.lexsort((table.origin[glyphs, 0], -y))
-    glyphs, y, height = glyphs[order], y[order], height[order]
+    # Top to bottom, then left to right (np.lexsort((x, -y)), from one sort
+    # by x that also ranks the x values for the sort along each line).
+    by_x = np.argsort(x, kind="stable")
+    x_rank = np.empty(len(glyphs), dtype=np.int64)
+    x_rank[by_x] = np.cumsum(np.concatenate([[0], np.diff(x[by_x]) != 0]))[: len(glyphs)]
+    order = by_x[np.argsort(-y[by_x], kind="stable")]
+    glyphs, y, height, x_rank = glyphs[order], y[order], height[order], x_rank[order]
     new_line = np.concatenate([[True], np.abs(np.diff(y)) > 0.3 * np.minimum(height[1:], height[:-1])])[: len(glyphs)]
     line_start = np.flatnonzero(new_line)
     line = group_ids(line_start, len(glyphs))
-    # Along each line in x order; lexsort is stable, so ties keep the order above.
-    glyphs = glyphs[np.lexsort((table.origin[glyphs, 0], line))]
+    # Along each line in x order; the sort is stable, so ties keep the order above.
+    glyphs = glyphs[np.argsort(line * len(glyphs) + x_rank, kind="stable")]
     x0, _, x1, _ = (edge[glyphs] for edge in _extents(table.quad))
     gap_limit = TABLE_COLUMN_GAP * group_medians(table.height[glyphs], line_start)[line]
     reach = running_max(x1, line_start)
