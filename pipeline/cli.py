@@ -21,6 +21,7 @@ from ragprep.pipeline import commands
 from ragprep.pipeline.compare.cli import compare
 from ragprep.pipeline.sync import cli as sync_cli
 from ragprep.pipeline.exits import EXIT_INPUT, EXIT_OK, EXIT_USAGE, fail
+from ragprep.pipeline.helpformat import MAX_HELP_WIDTH
 from ragprep.pipeline.options import Command, Group, exit_on_closed_pipe
 
 if TYPE_CHECKING:
@@ -38,8 +39,10 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
-    # Markdown help: paragraphs reflow to the terminal and "[extract]" stays literal text.
-    rich_markup_mode="markdown",
+    # Plain help (pipeline/helpformat.py): typer's Rich help costs a third of
+    # `--help`'s start-up. Paragraphs reflow to the terminal, up to 120 columns.
+    rich_markup_mode=None,
+    context_settings={"max_content_width": MAX_HELP_WIDTH},
 )
 
 

@@ -285,7 +285,9 @@ def export_command(
         raise fail(f"cannot write {output}: {exc.strerror}", EXIT_USAGE) from None
 
 
-config_app = typer.Typer(help="Inspect the configuration.", no_args_is_help=True, add_completion=False, cls=Group)
+config_app = typer.Typer(
+    help="Inspect the configuration.", no_args_is_help=True, add_completion=False, cls=Group, rich_markup_mode=None
+)
 
 
 ShownConfigOption = Annotated[

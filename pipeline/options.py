@@ -1,5 +1,6 @@
 """Command-line pieces shared by several ``ragprep`` commands: the ``--workers``
-option, help rendering of boolean flags, and the quiet end on a closed pipe.
+option, the Command and Group classes (plain help, fast value reading), and the
+quiet end on a closed pipe.
 
 Only typer is imported here: ``ragprep --help`` must not load a stage.
 """
@@ -8,10 +9,22 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import Annotated, Any, Optional
+from typing import TYPE_CHECKING, Annotated, Any, Optional
 
 import typer
-from typer.core import TyperCommand, TyperGroup, TyperOption
+from typer.core import TyperArgument, TyperCommand, TyperGroup
+
+from ragprep.pipeline.coercion import install_fast_coercion
+from ragprep.pipeline.helpformat import (
+    argument_usage,
+    format_commands,
+    format_help_text,
+    format_parameters,
+    name_values,
+)
+
+if TYPE_CHECKING:
+    from typer._click import HelpFormatter
 
 WorkersOption = Annotated[
     Optional[int],
@@ -25,29 +38,46 @@ WorkersOption = Annotated[
 ]
 
 
-def _hide_flag_placeholders(params: list[Any]) -> list[Any]:
-    """A boolean flag takes no value, so its help shows none. typer prints a
-    ``<bool>`` placeholder by default, which reads as if the flag took one: users
-    then write ``--keep-missing true`` and ``true`` is taken as an input path."""
-    for param in params:
-        if isinstance(param, TyperOption) and param.is_flag and not param.count and param.metavar is None:
-            param.metavar = ""
+def _prepared(params: list[Any]) -> list[Any]:
+    """Parameters with their help value names and the pydantic-free reader
+    (``ragprep.pipeline.coercion``); both are set once, on first use."""
+    name_values(params)
+    install_fast_coercion(params)
     return params
 
 
 class Command(TyperCommand):
-    """A typer command whose help shows flags without a value placeholder."""
+    """A ragprep command: plain help with conventional value names
+    (``ragprep.pipeline.helpformat``) and values read without pydantic."""
 
     def get_params(self, ctx: typer.Context) -> list[Any]:
-        return _hide_flag_placeholders(super().get_params(ctx))
+        return _prepared(super().get_params(ctx))
+
+    def collect_usage_pieces(self, ctx: typer.Context) -> list[str]:
+        arguments = [argument_usage(p) for p in self.get_params(ctx) if isinstance(p, TyperArgument)]
+        return [self.options_metavar or "[OPTIONS]", *arguments]
+
+    def format_help_text(self, ctx: typer.Context, formatter: HelpFormatter) -> None:
+        format_help_text(self, formatter)
+
+    def format_options(self, ctx: typer.Context, formatter: HelpFormatter) -> None:
+        format_parameters(self, ctx, formatter)
 
 
 class Group(TyperGroup):
-    """The ``ragprep`` group: help shows flags (``--help``, ``--version``) without a
-    value placeholder, and every command ends quietly on a closed pipe."""
+    """The ``ragprep`` group (and ``config``): the same help as Command's, the
+    commands listed with their first paragraph, and every command ends quietly
+    on a closed pipe."""
 
     def get_params(self, ctx: typer.Context) -> list[Any]:
-        return _hide_flag_placeholders(super().get_params(ctx))
+        return _prepared(super().get_params(ctx))
+
+    def format_help_text(self, ctx: typer.Context, formatter: HelpFormatter) -> None:
+        format_help_text(self, formatter)
+
+    def format_options(self, ctx: typer.Context, formatter: HelpFormatter) -> None:
+        format_parameters(self, ctx, formatter)
+        format_commands(self, ctx, formatter)
 
     def invoke(self, ctx: typer.Context) -> object:
         # typer turns EPIPE into exit status 1; a closed pipe is the reader's

@@ -5,6 +5,7 @@ a quiet end on a closed pipe, and a start that loads no stage it does not need."
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from importlib import metadata
@@ -20,6 +21,8 @@ runner = CliRunner()
 COMMANDS = (["extract"], ["glyphs"], ["run"], ["compare"], ["export"], ["config", "show"])
 # What `ragprep --help` and a small extract have no use for.
 HEAVY = ("numpy", "pikepdf", "pyarrow", "matplotlib", "tiktoken", "fontTools", "pdfminer", "langchain_text_splitters")
+# What typer would load to render Rich help or read values: none of it is needed.
+CLI_HEAVY = ("pydantic", "pydantic_core", "rich", "markdown_it")
 
 
 def help_text(*command: str) -> str:
@@ -39,6 +42,38 @@ def test_help_shows_no_value_placeholder_for_flags_and_no_raw_control_characters
     text = help_text(*command)
     assert "<bool>" not in text
     assert not any(ord(ch) < 32 and ch not in "\n" for ch in text), repr(text)
+
+
+@pytest.mark.parametrize("command", [[]] + list(COMMANDS), ids=lambda c: " ".join(c) or "ragprep")
+def test_help_is_plain_text_with_conventional_value_names(command):
+    text = help_text(*command)
+    # typer's placeholders (<list[str]>, <int range>, {file}) and Markdown code marks
+    for mark in ("<list[", "<str>", "<path>", "<file>", "<int", "{file}", "{inputs}", "`", "╭", "│"):
+        assert mark not in text, (mark, text)
+
+
+def test_help_names_values_as_command_line_tools_do():
+    run = " ".join(help_text("run").split())
+    assert "Usage: ragprep run [OPTIONS] [INPUTS]..." in run
+    for shown in ("-o, --out PATH", "--mode [stream|structure|layout|auto]", "-j, --workers INTEGER",
+                  "--ray-address TEXT", "INPUTS... PDF files", "[default: auto]"):  # fmt: skip
+        assert shown in run, shown
+    extract = " ".join(help_text("extract").split())
+    assert "Usage: ragprep extract [OPTIONS] FILE " in extract and "FILE The PDF file to read. [required]" in extract
+    assert "Usage: ragprep compare [OPTIONS] INPUTS..." in help_text("compare")
+    root = " ".join(help_text().split())
+    # A group lists each command with its whole first paragraph, not cut short.
+    assert "delete those removed, in one idempotent pass (a killed sync is finished by the next one)." in root
+
+
+@pytest.mark.parametrize("columns", [60, 100, 200])
+def test_help_reflows_to_the_terminal_up_to_120_columns(columns):
+    # A real process: click's test runner pins help to 80 columns.
+    done = subprocess.run(_ragprep("run", "--help"), capture_output=True, text=True, timeout=120,
+                          env={**os.environ, "COLUMNS": str(columns)})  # fmt: skip
+    widths = [len(line) for line in done.stdout.splitlines()]
+    assert max(widths) <= min(columns, 120)
+    assert max(widths) > min(columns, 120) - 12  # the width is used, not a fixed 80
 
 
 def test_separator_help_shows_the_form_feed_escaped():
@@ -130,7 +165,7 @@ def test_help_imports_no_stage():
         "try:\n    main()\nexcept SystemExit:\n    pass"
     )
     assert "typer" in loaded
-    assert not loaded & set(HEAVY)
+    assert not loaded & set(HEAVY + CLI_HEAVY)
 
 
 def test_a_one_page_extract_loads_no_chunking_dataset_or_plotting_library(tmp_path):
@@ -141,4 +176,4 @@ def test_a_one_page_extract_loads_no_chunking_dataset_or_plotting_library(tmp_pa
         "try:\n    main()\nexcept SystemExit:\n    pass"
     )
     assert "pikepdf" in loaded  # it did read the file
-    assert not loaded & {"pyarrow", "matplotlib", "tiktoken", "langchain_text_splitters", "rich"}
+    assert not loaded & {"pyarrow", "matplotlib", "tiktoken", "langchain_text_splitters", *CLI_HEAVY}
