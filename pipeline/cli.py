@@ -48,9 +48,9 @@ app = typer.Typer(
 
 def _print_version(value: bool) -> None:
     if value:
-        from ragprep.pipeline.version import pipeline_version
+        from ragprep.pipeline.version import package_version
 
-        typer.echo(f"ragprep {pipeline_version()}")
+        typer.echo(f"ragprep {package_version()}")
         raise typer.Exit(EXIT_OK)
 
 
@@ -58,8 +58,13 @@ def _print_version(value: bool) -> None:
 def _root(
     version: Annotated[
         bool,
-        typer.Option("--version", help="Print the ragprep version (part of every document key) and exit.",
-                     is_eager=True, callback=_print_version),
+        typer.Option(
+            "--version",
+            help="Print the ragprep version and exit (documents are keyed by it and by a digest of the "
+            "extract and chunk code).",
+            is_eager=True,
+            callback=_print_version,
+        ),
     ] = False,
 ) -> None:
     """Turn PDFs into retrieval-ready text and chunks, in the order their authors declared."""
