@@ -213,7 +213,12 @@ class Packer:
         if block.heading_level is not None or block.row is not None or block.boilerplate:
             return None
         pieces = split_offsets(self.text[start:end], self._splitter(room))
-        return start + pieces[0][1] if len(pieces) > 1 else None
+        if len(pieces) < 2:
+            return None
+        cut = start + pieces[0][1]
+        # The rest must fit too: a cut inside a word the normalisation joins
+        # ("infor-\nmation") leaves a rest that counts more than the whole.
+        return cut if self.count("", cut, end) <= self.cfg.max_tokens else None
 
     # -- packing ---------------------------------------------------------------
 

@@ -284,6 +284,18 @@ def test_a_heading_never_ends_a_chunk_alone():
     assert chunks[0].text == "Intro text before it all."
 
 
+def test_the_cut_after_a_heading_never_leaves_an_over_budget_rest():
+    # The body fits the budget whole (12 tokens: "information" is one), but the
+    # line separator cuts it inside "infor-\nmation": its rest "mation eta, ..."
+    # counts 13. No cut then: the body goes whole into the next chunk.
+    body = "infor-\nmation eta, alpha alpha alpha alpha alpha alpha Zeta."
+    result = doc([h(1, "alpha"), B(body)])
+    chunks = run(result, max_tokens=12, overlap_tokens=0)
+    check_slices(result, chunks)
+    assert [c.n_tokens <= 12 for c in chunks] == [True] * len(chunks)
+    assert chunks[-1].text == normalise(body)
+
+
 def test_a_small_chunk_joins_its_neighbour_in_the_section_when_the_budget_allows():
     # A fills its chunk; the caption and C fit together, but not behind the overlap
     # repeated from A: packing alone leaves the caption as a chunk of its own.
