@@ -95,8 +95,7 @@ def flatten(pages: Sequence[PageResult], bases: Sequence[int], boilerplate_min_s
         table = row = None
         header = False
         if _in_table(block):
-            prev_in_table = prev is not None and _in_table(prev[1])
-            if not prev_in_table:
+            if prev is None or not _in_table(prev[1]):
                 table_id += 1
                 row_id += 1
                 header_open = True

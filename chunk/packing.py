@@ -63,6 +63,23 @@ class Atom:
 
 
 @dataclass(frozen=True)
+class _Shared:
+    """What every atom cut from one unit of blocks (a block, a table row, a
+    continued paragraph) has in common."""
+
+    heading: bool
+    boilerplate: bool
+    table: int | None
+    header_row: bool
+
+    def atom(self, start: int, end: int, tokens: int, first_block: int, last_block: int, whole: bool) -> Atom:
+        return Atom(
+            start, end, tokens, first_block, last_block,
+            heading=self.heading, boilerplate=self.boilerplate, table=self.table, header_row=self.header_row, whole=whole,
+        )  # fmt: skip
+
+
+@dataclass(frozen=True)
 class Span:
     start: int  # including overlap
     core_start: int  # where the chunk's new text starts
@@ -163,7 +180,7 @@ class Packer:
                 # column or page break rather than inside a block.
                 last, end = k, b.end
                 tokens = self.count("", start, end)
-            common = dict(
+            common = _Shared(
                 heading=b.heading_level is not None,
                 boilerplate=all(x.boilerplate for x in blocks[k : last + 1]),
                 table=b.table,
@@ -179,7 +196,7 @@ class Packer:
                 opening = self._opening_piece(b, start, end, tokens, lead)
                 cuts = [(0, end - start)] if opening is None else [(0, opening - start), (opening - start, end - start)]
             if len(cuts) == 1 and tokens <= self.cfg.max_tokens:
-                out.append(Atom(start, end, tokens, k, last, whole=True, **common))
+                out.append(common.atom(start, end, tokens, k, last, whole=True))
             else:
                 out.extend(self._piece(blocks, k, last, start + s, start + e, common) for s, e in cuts)
             k = last + 1
@@ -196,11 +213,11 @@ class Packer:
             self._splitters[size] = splitter(self.tok, size)
         return self._splitters[size]
 
-    def _piece(self, blocks: Sequence[DocBlock], k: int, last: int, start: int, end: int, common: dict) -> Atom:
+    def _piece(self, blocks: Sequence[DocBlock], k: int, last: int, start: int, end: int, common: _Shared) -> Atom:
         """The atom of the piece [start, end) of blocks[k..last], with the blocks it lies in."""
         first = next(j for j in range(k, last + 1) if blocks[j].end > start)
         lastb = max(j for j in range(k, last + 1) if blocks[j].start < end)
-        return Atom(start, end, self.count("", start, end), first, lastb, whole=False, **common)
+        return common.atom(start, end, self.count("", start, end), first, lastb, whole=False)
 
     def _opening_piece(self, block: DocBlock, start: int, end: int, tokens: int, lead: int) -> int | None:
         """Rule "a heading never ends a chunk alone": where to cut the body

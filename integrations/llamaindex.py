@@ -36,9 +36,10 @@ class RagprepReader(BaseReader):
         current = next(records, None)
         while current is not None:
             following = next(records, None)
-            same = lambda other: other is not None and other["metadata"]["source"] == current["metadata"]["source"]  # noqa: E731, B023 - used in this iteration only
-            yield _node(current, previous, following["id"] if same(following) else None)
-            previous = current["id"] if same(following) else None
+            # Neighbours are linked within one document only.
+            same = following is not None and following["metadata"]["source"] == current["metadata"]["source"]
+            yield _node(current, previous, following["id"] if following is not None and same else None)
+            previous = current["id"] if same else None
             current = following
 
     def load_data(self, dataset: str | Path, **kwargs: Any) -> list[TextNode]:  # type: ignore[override]

@@ -29,6 +29,8 @@ if TYPE_CHECKING:
 
     from collections.abc import Sequence
 
+    from rich.box import Box
+
     from ragprep.extract import ExtractConfig, PageResult, Table
     from ragprep.extract import Block
 
@@ -505,7 +507,7 @@ def _print_table(rows: list[dict[str, object]], warnings: tuple[str, ...]) -> No
         console.print(f"warning: {warning}", style="yellow", markup=False)
 
 
-def box_style() -> object:
+def box_style() -> Box:
     from rich import box
 
     return box.SIMPLE_HEAD  # one rule under the header, no side borders: columns get the width

@@ -10,10 +10,14 @@ pdfplumber's visual debugging does for its own objects.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from ragprep.extract import GlyphTable, LayoutPicture
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
 
 _COLOURS = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#17becf", "#8c564b", "#e377c2")
 
@@ -37,7 +41,7 @@ def draw_layout(table: GlyphTable, picture: LayoutPicture | None, out: Path, tit
     width, height = high - low
     scale = 11 / max(width, height)
     fig, ax = plt.subplots(figsize=(max(width * scale, 3), max(height * scale, 3)), dpi=110)
-    ax.add_collection(PolyCollection(quads, facecolors="#dddddd", edgecolors="#bbbbbb", linewidths=0.3))
+    ax.add_collection(PolyCollection(list(quads), facecolors="#dddddd", edgecolors="#bbbbbb", linewidths=0.3))
     if picture is not None and lines is not None:
         _draw_lines(ax, picture, lines)
     ax.set_xlim(low[0], high[0])
@@ -50,12 +54,12 @@ def draw_layout(table: GlyphTable, picture: LayoutPicture | None, out: Path, tit
     plt.close(fig)
 
 
-def _draw_lines(ax: object, picture: LayoutPicture, lines: np.ndarray) -> None:
+def _draw_lines(ax: Axes, picture: LayoutPicture, lines: np.ndarray) -> None:
     from matplotlib.collections import PolyCollection
 
     colour = [_COLOURS[leaf % len(_COLOURS)] for leaf in picture.line_leaf.tolist()]
-    ax.add_collection(  # type: ignore[attr-defined]
-        PolyCollection(lines, facecolors="none", edgecolors=colour, linewidths=0.8)
+    ax.add_collection(
+        PolyCollection(list(lines), facecolors="none", edgecolors=colour, linewidths=0.8)
     )
     # Leaves: the outline of their lines' boxes, numbered at the top left.
     for leaf in np.unique(picture.line_leaf).tolist():
@@ -63,16 +67,16 @@ def _draw_lines(ax: object, picture: LayoutPicture, lines: np.ndarray) -> None:
         outline = np.array([[boxes[:, 0].min(), boxes[:, 1].min(), boxes[:, 2].max(), boxes[:, 3].max()]])
         corners = picture.to_page(outline)
         tint = _COLOURS[leaf % len(_COLOURS)]
-        ax.add_collection(  # type: ignore[attr-defined]
-            PolyCollection(corners, facecolors="none", edgecolors=tint, linewidths=1.4, linestyles="dashed")
+        ax.add_collection(
+            PolyCollection(list(corners), facecolors="none", edgecolors=tint, linewidths=1.4, linestyles="dashed")
         )
-        ax.annotate(  # type: ignore[attr-defined]
+        ax.annotate(
             f"leaf {leaf + 1}", corners[0, 3], fontsize=7, color=tint, fontweight="bold",
             xytext=(0, 2), textcoords="offset points",
         )  # fmt: skip
     # Reading order: a path through each line's start (the frame's left end
     # of its box, halfway up), every line numbered.
     start = (lines[:, 0] + lines[:, 3]) / 2
-    ax.plot(start[:, 0], start[:, 1], color="#444444", linewidth=0.5, alpha=0.7)  # type: ignore[attr-defined]
+    ax.plot(start[:, 0], start[:, 1], color="#444444", linewidth=0.5, alpha=0.7)
     for k, (x, y) in enumerate(start.tolist()):
-        ax.annotate(str(k + 1), (x, y), fontsize=4, color="#000000", ha="right", va="center")  # type: ignore[attr-defined]
+        ax.annotate(str(k + 1), (x, y), fontsize=4, color="#000000", ha="right", va="center")

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import TYPE_CHECKING, Annotated, Any, Optional
+from typing import TYPE_CHECKING, Annotated, Any, NoReturn, Optional
 
 import typer
 from typer.core import TyperArgument, TyperCommand, TyperGroup
@@ -88,7 +88,7 @@ class Group(TyperGroup):
             exit_on_closed_pipe()
 
 
-def exit_on_closed_pipe() -> None:
+def exit_on_closed_pipe() -> NoReturn:
     """End quietly, status 0, when the reader of standard output went away
     (``ragprep export DS | head``), as ``cat`` and ``jq`` do.
 

@@ -18,7 +18,7 @@ from pathlib import PurePath
 from typing import IO, Any
 
 from rich.console import Console
-from rich.progress import BarColumn, Progress, ProgressColumn, Task, TextColumn
+from rich.progress import BarColumn, Progress, ProgressColumn, Task, TaskID, TextColumn
 from rich.text import Text
 
 from ragprep.pipeline.dataset import CommitResult, DatasetHealth
@@ -151,7 +151,7 @@ class RichReporter:
             console=self._console,
             transient=False,
         )
-        self._task = None
+        self._task: TaskID | None = None
         self._pages = self._chunks = self._errors = self._documents = 0
         self._sizes: dict[str, int] = {}
         self._total_docs = 0

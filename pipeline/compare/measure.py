@@ -282,7 +282,7 @@ def _doc_lines(doc: ModeDocument) -> list[_PageLine]:
 def _jumps(lines: Sequence[_PageLine], widths: Sequence[float]) -> list[tuple[_PageLine, _PageLine]]:
     """Column jumps of lines in emitted order, each as (line left, line of the return);
     each page is its own context."""
-    out = []
+    out: list[tuple[_PageLine, _PageLine]] = []
     for index, group in itertools.groupby(lines, key=lambda ln: ln.page_index):
         page = list(group)
         boxes = [None if ln.table_cell else ln.bbox for ln in page]
@@ -290,7 +290,31 @@ def _jumps(lines: Sequence[_PageLine], widths: Sequence[float]) -> list[tuple[_P
     return out
 
 
-def _chunk_metrics(doc: ModeDocument, budget: BlockBudget) -> dict[str, object]:
+@dataclass(frozen=True)
+class _ChunkCounts:
+    """A mode's chunk quality counts over one document (ModeMetrics' chunk fields)."""
+
+    column_jumps: int
+    chunk_tokens: tuple[int, ...]
+    blocks: int
+    blocks_whole: int
+    body_chunks: int
+    mid_sentence_chunks: int
+    boilerplate_chunks: int
+    interleaved_chunks: int
+
+
+@dataclass(frozen=True)
+class _GoldCounts:
+    """A mode's words against gold text over one document (zeros without gold)."""
+
+    reference_words: int = 0
+    candidate_words: int = 0
+    common_words: int = 0
+    shared_words: int = 0
+
+
+def _chunk_metrics(doc: ModeDocument, budget: BlockBudget) -> _ChunkCounts:
     chunks = doc.chunks
     starts = [c.char_start for c in chunks]
     ends = [c.char_end for c in chunks]
@@ -312,7 +336,7 @@ def _chunk_metrics(doc: ModeDocument, budget: BlockBudget) -> dict[str, object]:
         for c in chunks
     )
     body = [c for c in chunks if not c.is_boilerplate]
-    return dict(
+    return _ChunkCounts(
         column_jumps=len(jumps),
         chunk_tokens=tuple(c.n_tokens for c in chunks),
         blocks=blocks,
@@ -324,17 +348,17 @@ def _chunk_metrics(doc: ModeDocument, budget: BlockBudget) -> dict[str, object]:
     )
 
 
-def _gold_metrics(pages: Sequence[int], words: Mapping[int, list[str]], gold: GoldText) -> dict[str, int]:
+def _gold_metrics(pages: Sequence[int], words: Mapping[int, list[str]], gold: GoldText) -> _GoldCounts:
     """Against gold text; a page the mode could not read counts with no words."""
     if gold.pages:
         pairs = [(words.get(page, []), tokenize(text)) for page, text in gold.pages if page in pages]
     else:
         pairs = [(list(itertools.chain.from_iterable(words.values())), tokenize(gold.document or ""))]
-    return dict(
-        gold_reference_words=sum(len(g) for _, g in pairs),
-        gold_candidate_words=sum(len(c) for c, _ in pairs),
-        gold_common_words=sum(lcs_length(c, g) for c, g in pairs),
-        gold_shared_words=sum((Counter(c) & Counter(g)).total() for c, g in pairs),
+    return _GoldCounts(
+        reference_words=sum(len(g) for _, g in pairs),
+        candidate_words=sum(len(c) for c, _ in pairs),
+        common_words=sum(lcs_length(c, g) for c, g in pairs),
+        shared_words=sum((Counter(c) & Counter(g)).total() for c, g in pairs),
     )
 
 
@@ -362,8 +386,28 @@ def measure_document(
     words = {
         doc.mode: {p.page: tokenize(p.text) for p in doc.pages if p.available} for doc in readings
     }
-    # LCS once per pair of modes and page: it gives both the order score against
-    # structure and the pairwise sequence agreement.
+    agreements, worst_pages, lcs = _pair_agreements(readings, words)
+    reference = words.get(REFERENCE_MODE, {}) if any(d.mode == REFERENCE_MODE for d in readings) else {}
+    metrics = tuple(_mode_metrics(doc, words[doc.mode], reference, lcs, budget, gold) for doc in readings)
+    pair_worst = tuple(
+        Disagreement(first.doc_id, first.source, page, a, b, agreement, _excerpts(
+            [(d.mode, words[d.mode][page]) for d in readings if page in words[d.mode]]
+        ))
+        for agreement, page, a, b in worst_pages
+    )
+    # The first of the least agreeing pairs, in the order of the modes.
+    worst = min(pair_worst, key=lambda w: w.sequence_agreement, default=None)
+    return DocumentComparison(first.doc_id, first.source, metrics, tuple(agreements), worst, pair_worst)
+
+
+def _pair_agreements(
+    readings: Sequence[ModeDocument], words: Mapping[str, Mapping[int, list[str]]]
+) -> tuple[list[PairAgreement], list[tuple[float, int, str, str]], dict[tuple[str, str, int], int]]:
+    """Per pair of modes: their agreement, their least agreeing page (agreement,
+    page, a, b) when one disagrees at all, and the LCS of every page both read.
+    LCS once per pair of modes and page: it gives both the order score against
+    structure and the pairwise sequence agreement."""
+    first = readings[0]
     agreements: list[PairAgreement] = []
     worst_pages: list[tuple[float, int, str, str]] = []  # per pair: (agreement, page, a, b)
     lcs: dict[tuple[str, str, int], int] = {}
@@ -391,42 +435,50 @@ def measure_document(
                 common_words=common,
             )
         )
-    reference = words.get(REFERENCE_MODE, {}) if any(d.mode == REFERENCE_MODE for d in readings) else {}
-    metrics = []
-    for doc in readings:
-        mine = words[doc.mode]
-        order_pages = sorted(reference.keys())
-        common = sum(
-            len(reference[p]) if doc.mode == REFERENCE_MODE else lcs.get((doc.mode, REFERENCE_MODE, p), 0)
-            for p in order_pages
-        )
-        metrics.append(
-            ModeMetrics(
-                doc_id=doc.doc_id,
-                source=doc.source,
-                mode=doc.mode,
-                documents=1,
-                pages=len(doc.pages),
-                pages_unavailable=sum(not p.available for p in doc.pages),
-                glyphs=sum(p.glyphs for p in doc.pages),
-                untagged_glyphs=sum(p.untagged_glyphs for p in doc.pages),
-                artifact_glyphs=sum(p.artifact_glyphs for p in doc.pages),
-                undecodable_glyphs=sum(p.undecodable_glyphs for p in doc.pages),
-                words=sum(len(w) for w in mine.values()),
-                order_pages=len(order_pages),
-                order_reference_words=sum(len(reference[p]) for p in order_pages),
-                order_common_words=common,
-                **_chunk_metrics(doc, budget),  # type: ignore[arg-type]
-                **(_gold_metrics([p.page for p in doc.pages], mine, gold) if gold else {}),
-            )
-        )
-    pair_worst = tuple(
-        Disagreement(first.doc_id, first.source, page, a, b, agreement, _excerpts(
-            [(d.mode, words[d.mode][page]) for d in readings if page in words[d.mode]]
-        ))
-        for agreement, page, a, b in worst_pages
-    )
-    # The first of the least agreeing pairs, in the order of the modes.
-    worst = min(pair_worst, key=lambda w: w.sequence_agreement, default=None)
-    return DocumentComparison(first.doc_id, first.source, tuple(metrics), tuple(agreements), worst, pair_worst)
+    return agreements, worst_pages, lcs
 
+
+def _mode_metrics(
+    doc: ModeDocument,
+    mine: Mapping[int, list[str]],
+    reference: Mapping[int, list[str]],
+    lcs: Mapping[tuple[str, str, int], int],
+    budget: BlockBudget,
+    gold: GoldText | None,
+) -> ModeMetrics:
+    """One mode's metrics over the document (``mine``: its words per page)."""
+    order_pages = sorted(reference.keys())
+    common = sum(
+        len(reference[p]) if doc.mode == REFERENCE_MODE else lcs.get((doc.mode, REFERENCE_MODE, p), 0)
+        for p in order_pages
+    )
+    chunks = _chunk_metrics(doc, budget)
+    against = _gold_metrics([p.page for p in doc.pages], mine, gold) if gold else _GoldCounts()
+    return ModeMetrics(
+        doc_id=doc.doc_id,
+        source=doc.source,
+        mode=doc.mode,
+        documents=1,
+        pages=len(doc.pages),
+        pages_unavailable=sum(not p.available for p in doc.pages),
+        glyphs=sum(p.glyphs for p in doc.pages),
+        untagged_glyphs=sum(p.untagged_glyphs for p in doc.pages),
+        artifact_glyphs=sum(p.artifact_glyphs for p in doc.pages),
+        undecodable_glyphs=sum(p.undecodable_glyphs for p in doc.pages),
+        words=sum(len(w) for w in mine.values()),
+        order_pages=len(order_pages),
+        order_reference_words=sum(len(reference[p]) for p in order_pages),
+        order_common_words=common,
+        column_jumps=chunks.column_jumps,
+        chunk_tokens=chunks.chunk_tokens,
+        blocks=chunks.blocks,
+        blocks_whole=chunks.blocks_whole,
+        body_chunks=chunks.body_chunks,
+        mid_sentence_chunks=chunks.mid_sentence_chunks,
+        boilerplate_chunks=chunks.boilerplate_chunks,
+        interleaved_chunks=chunks.interleaved_chunks,
+        gold_reference_words=against.reference_words,
+        gold_candidate_words=against.candidate_words,
+        gold_common_words=against.common_words,
+        gold_shared_words=against.shared_words,
+    )

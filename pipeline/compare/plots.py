@@ -103,7 +103,7 @@ def _draw_rows(ax: Axes, rows: Sequence[Row], series: Sequence[str], title: str,
         if row.gap > 0:
             ax.plot([min(row.present), max(row.present)], [y, y], color="#999999", linewidth=0.8, zorder=1)
     for i, label in enumerate(series):
-        points = [(row.values[i], y + offsets[i]) for y, row in zip(ys, rows) if row.values[i] is not None]
+        points = [(value, y + offsets[i]) for y, row in zip(ys, rows) if (value := row.values[i]) is not None]
         ax.scatter(
             [p[0] for p in points], [p[1] for p in points], label=label, zorder=2, s=26,
             marker=MARKERS[i % len(MARKERS)], color=COLOURS[i % len(COLOURS)], edgecolors="white", linewidths=0.5,

@@ -9,7 +9,7 @@ in the collection's own metadata (``ragprep:*`` keys), written last.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 from urllib.parse import urlparse
 
@@ -23,7 +23,7 @@ STATE_PREFIX = "ragprep:"
 PAGE = 1000  # ids per get() when listing a collection
 
 
-def chroma_metadata(rows: pa.Table) -> list[dict[str, Any]]:
+def chroma_metadata(rows: pa.Table) -> list[Mapping[str, Any]]:
     """Store rows' metadata as Chroma takes it: scalars, nested values as JSON."""
     columns = [n for n in rows.column_names if n not in (ID, TEXT, VECTOR)]
     meta = rows.select(columns)
@@ -86,10 +86,11 @@ class ChromaStore:
         if not ids:
             return {}
         got = self.collection.get(ids=list(ids), include=["embeddings", "metadatas"])
-        vectors = got["embeddings"]
+        vectors, metadatas = got["embeddings"], got["metadatas"]
+        if vectors is None or metadatas is None:
+            return {}
         return {
-            i: (str(m[TEXT_HASH]), np.asarray(v, dtype=np.float32))
-            for i, m, v in zip(got["ids"], got["metadatas"], vectors if vectors is not None else [])
+            i: (str(m[TEXT_HASH]), np.asarray(v, dtype=np.float32)) for i, m, v in zip(got["ids"], metadatas, vectors)
         }
 
     def upsert(self, rows: pa.Table) -> None:

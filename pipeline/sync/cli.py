@@ -7,11 +7,14 @@ import json
 import sys
 from enum import Enum
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import TYPE_CHECKING, Annotated, Optional
 
 import typer
 
 from ragprep.pipeline.exits import EXIT_INPUT, EXIT_USAGE, fail
+
+if TYPE_CHECKING:
+    from rich.progress import TaskID
 
 
 class SyncFormat(str, Enum):
@@ -30,7 +33,7 @@ class RichSyncProgress:
             TextColumn("[bold]sync"), BarColumn(), MofNCompleteColumn(), TextColumn("rows"),
             TimeElapsedColumn(), TimeRemainingColumn(), console=Console(stderr=True),
         )  # fmt: skip
-        self._task = None
+        self._task: TaskID | None = None
 
     def start(self, total: int) -> None:
         self._progress.start()

@@ -80,8 +80,10 @@ class LanceStore:
         if self._table is None or not ids:
             return {}
         found = self._scan([ID, TEXT_HASH, VECTOR], f"{ID} IN ({_quoted(ids)})")
+        if not len(found):
+            return {}
         vectors = found.column(VECTOR).combine_chunks()
-        flat = vectors.flatten().to_numpy(zero_copy_only=False).reshape(len(found), -1) if len(found) else None
+        flat = vectors.flatten().to_numpy(zero_copy_only=False).reshape(len(found), -1)
         return {
             i: (h, flat[k]) for k, (i, h) in enumerate(zip(found.column(ID).to_pylist(), found.column(TEXT_HASH).to_pylist()))
         }
