@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from collections import defaultdict
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from ragprep.extract import Block
 from ragprep.extract import PageResult
@@ -136,8 +136,7 @@ def _demote_partial_headers(blocks: list[DocBlock]) -> None:
         if not all(blocks[k].header_row for k in members):
             for k in members:
                 if blocks[k].header_row:
-                    b = blocks[k]
-                    blocks[k] = DocBlock(**{**b.__dict__, "header_row": False})
+                    blocks[k] = replace(blocks[k], header_row=False)
 
 
 def heading_paths(blocks: Sequence[DocBlock], norm: Callable[[str], str] = normalise) -> list[tuple[str, ...]]:

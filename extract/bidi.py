@@ -52,7 +52,8 @@ _RTL_EDGES = np.stack([_RTL_RANGES[:, 0], _RTL_RANGES[:, 1] + 1], axis=1).ravel(
 def is_rtl(codepoints: np.ndarray) -> np.ndarray:
     """Per code point: does it lie in an RTL range? One binary search each,
     not a comparison with every range."""
-    return np.searchsorted(_RTL_EDGES, codepoints, side="right") % 2 == 1
+    rtl: np.ndarray = np.searchsorted(_RTL_EDGES, codepoints, side="right") % 2 == 1
+    return rtl
 
 
 @dataclass(frozen=True)

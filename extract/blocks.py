@@ -120,13 +120,17 @@ def run_boxes(table: GlyphTable, order: np.ndarray, starts: np.ndarray) -> list[
     core = compiled_core()
     if core is not None:  # one pass over the quads, no (n, 4, 2) copies
         order = np.ascontiguousarray(order, dtype=np.int64)
-        return core.run_boxes(np.ascontiguousarray(table.quad), order, np.ascontiguousarray(starts, dtype=np.int64))
+        boxes: list[list[float]] = core.run_boxes(
+            np.ascontiguousarray(table.quad), order, np.ascontiguousarray(starts, dtype=np.int64)
+        )
+        return boxes
     corners = table.quad[order]  # (n, 4, 2)
     x0 = np.minimum.reduceat(corners[:, :, 0].min(axis=1), starts)
     y0 = np.minimum.reduceat(corners[:, :, 1].min(axis=1), starts)
     x1 = np.maximum.reduceat(corners[:, :, 0].max(axis=1), starts)
     y1 = np.maximum.reduceat(corners[:, :, 1].max(axis=1), starts)
-    return np.round(np.stack([x0, y0, x1, y1], axis=1), 3).tolist()
+    rounded: list[list[float]] = np.round(np.stack([x0, y0, x1, y1], axis=1), 3).tolist()
+    return rounded
 
 
 @dataclass(frozen=True)

@@ -17,6 +17,7 @@ holds the two equal on every fixture and corpus page.
 from __future__ import annotations
 
 import re
+from typing import Any, cast
 
 import numpy as np
 import pikepdf
@@ -24,7 +25,7 @@ import pikepdf
 from ragprep.extract.errors import describe
 from ragprep.extract.fonts import Font, SingleByteFont
 from ragprep.extract.fonts.composite import CompositeFont
-from ragprep.extract.geometry import IDENTITY
+from ragprep.extract.geometry import IDENTITY, Matrix
 from ragprep.extract.interpreter import NativeFrames, PageInterpreter
 from ragprep.extract.native import PURE_ENV, compiled_available, compiled_core
 from ragprep.extract.paths import PathTable
@@ -54,6 +55,7 @@ class CompiledPageInterpreter(PageInterpreter):
     def _interpret_page(self, data: bytes) -> None:
         self._registered: set[int] = set()
         core_module = compiled_core()
+        assert core_module is not None  # interpreter_class() picks this class only then
         self._core = core = core_module.Core(
             self, self._config.max_operators_per_page, self._config.max_path_pieces_per_page
         )
@@ -117,7 +119,8 @@ class CompiledPageInterpreter(PageInterpreter):
 
     def code_widths(self, index: int, code: int) -> tuple[float, float]:
         """(w0, w1) of a two-byte code of composite font `index` (§9.7.4.3)."""
-        _, w0, w1, _ = self._fonts_used[index].code_info(code)
+        # The core asks only for the fonts set_font gave it as two-byte: composite ones.
+        _, w0, w1, _ = cast(CompositeFont, self._fonts_used[index]).code_info(code)
         return w0, w1
 
     def do(self, raw: bytes) -> None:
@@ -171,13 +174,15 @@ class CompiledPageInterpreter(PageInterpreter):
         paint = np.frombuffer(paints, dtype=np.uint8).copy()
         return PathTable(xy[0], xy[1], xy[2], xy[3], kind, paint), bool(overflow)
 
-    def _current_ctm(self) -> tuple[float, ...]:
+    def _current_ctm(self) -> Matrix:
         return self._core.ctm() if self._core is not None else IDENTITY
 
     def _current_marked(self) -> tuple[int, int] | None:
-        return self._core.marked()
+        marked: tuple[int, int] | None = self._core.marked()
+        return marked
 
-    _core = None
+    # The core of the page being read (a C type without stubs); None between pages.
+    _core: Any = None
     _path_columns: tuple[bytes, bytes, bytes, int] | None = None
 
 

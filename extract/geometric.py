@@ -61,7 +61,8 @@ _CJK_RANGES = np.array(
 def is_cjk(codepoints: np.ndarray) -> np.ndarray:
     lo, hi = _CJK_RANGES[:, 0], _CJK_RANGES[:, 1]
     cp = codepoints[:, None]
-    return ((cp >= lo) & (cp <= hi)).any(axis=1)
+    cjk: np.ndarray = np.any((cp >= lo) & (cp <= hi), axis=1)
+    return cjk
 
 
 # Code points for which str.isspace() is true.

@@ -7,6 +7,7 @@ Coordinates are PDF user space of the page (before /Rotate).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -71,11 +72,31 @@ class GlyphTable:
 
     def select(self, index: np.ndarray) -> "GlyphTable":
         """Rows at `index` (a boolean mask or integer indices), same fonts."""
+        return self._columnwise(self, lambda mine, _: mine[index])
+
+    def _columnwise(self, other: "GlyphTable", join: Callable[[np.ndarray, np.ndarray], np.ndarray]) -> "GlyphTable":
+        """The table whose every column is ``join`` of this table's column and
+        `other`'s, with this table's fonts."""
         return GlyphTable(
-            **{
-                name: (value if name == "fonts" else value[index])
-                for name, value in self.__dict__.items()
-            }
+            text=join(self.text, other.text),
+            origin=join(self.origin, other.origin),
+            own_end=join(self.own_end, other.own_end),
+            pen_end=join(self.pen_end, other.pen_end),
+            direction=join(self.direction, other.direction),
+            quad=join(self.quad, other.quad),
+            height=join(self.height, other.height),
+            mcid=join(self.mcid, other.mcid),
+            mcid_stream=join(self.mcid_stream, other.mcid_stream),
+            stream=join(self.stream, other.stream),
+            token_index=join(self.token_index, other.token_index),
+            render_mode=join(self.render_mode, other.render_mode),
+            wmode=join(self.wmode, other.wmode),
+            artifact=join(self.artifact, other.artifact),
+            undecodable=join(self.undecodable, other.undecodable),
+            visible=join(self.visible, other.visible),
+            font=join(self.font, other.font),
+            fonts=self.fonts,
+            font_size=join(self.font_size, other.font_size),
         )
 
     @classmethod
@@ -123,29 +144,25 @@ class GlyphTable:
         quad = np.stack([origin, end, np.stack([x1, y1], axis=1), np.stack([x0, y1], axis=1)], axis=1)
         text = np.empty(n, dtype=object)
         text[:] = texts
-        new = {
-            "text": text,
-            "origin": origin,
-            "own_end": end,
-            "pen_end": end,
-            "direction": np.tile([1.0, 0.0], (n, 1)),
-            "quad": quad,
-            "height": y1 - y0,
-            "mcid": np.array(mcids, dtype=np.int64),
-            "mcid_stream": np.array(mcid_streams, dtype=np.int64),
-            "stream": np.array(mcid_streams, dtype=np.int64),
-            "token_index": np.full(n, -1, dtype=np.int64),
-            "render_mode": np.zeros(n, dtype=np.int8),
-            "wmode": np.zeros(n, dtype=np.int8),
-            "artifact": np.zeros(n, dtype=bool),
-            "undecodable": np.zeros(n, dtype=bool),
-            "visible": np.ones(n, dtype=bool),
-            "font": np.full(n, -1, dtype=np.int32),
-            "font_size": np.zeros(n),
-        }
-        return GlyphTable(
-            **{
-                name: (value if name == "fonts" else np.concatenate([value, new[name]]))
-                for name, value in self.__dict__.items()
-            }
+        added = GlyphTable(
+            text=text,
+            origin=origin,
+            own_end=end,
+            pen_end=end,
+            direction=np.tile([1.0, 0.0], (n, 1)),
+            quad=quad,
+            height=y1 - y0,
+            mcid=np.array(mcids, dtype=np.int64),
+            mcid_stream=np.array(mcid_streams, dtype=np.int64),
+            stream=np.array(mcid_streams, dtype=np.int64),
+            token_index=np.full(n, -1, dtype=np.int64),
+            render_mode=np.zeros(n, dtype=np.int8),
+            wmode=np.zeros(n, dtype=np.int8),
+            artifact=np.zeros(n, dtype=bool),
+            undecodable=np.zeros(n, dtype=bool),
+            visible=np.ones(n, dtype=bool),
+            font=np.full(n, -1, dtype=np.int32),
+            fonts=self.fonts,
+            font_size=np.zeros(n),
         )
+        return self._columnwise(added, lambda mine, more: np.concatenate([mine, more]))

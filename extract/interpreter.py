@@ -34,11 +34,11 @@ from __future__ import annotations
 
 import math
 import warnings
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal
 from itertools import chain
-from typing import Callable
+from typing import Any, Callable, Protocol, cast
 
 import numpy as np
 import pikepdf
@@ -75,8 +75,18 @@ _ARITY = {
 
 # One operator with its operands, as pikepdf's tokenizer hands it over.
 Instruction = pikepdf.ContentStreamInstruction
-# How pikepdf hands over numeric operands (integers, and reals as Decimal).
-_NUMBER_TYPES = (int, Decimal)
+# How pikepdf hands over numeric operands (integers, and reals as Decimal); its
+# stubs call every item of an array an Object.
+_NUMBER_TYPES: tuple[type, ...] = (int, Decimal)
+
+
+class Operands(Protocol):
+    """An operator's operands: pikepdf's list of objects (which is no
+    Sequence to the type checker), or a plain list."""
+
+    def __len__(self) -> int: ...
+    def __iter__(self) -> Iterator[Any]: ...
+    def __getitem__(self, index: Any, /) -> Any: ...  # an int or a slice
 
 
 def _shown(operand: object) -> bytes:
@@ -114,11 +124,11 @@ def _translate(tx: float, ty: float, m: Matrix) -> Matrix:
     return (a, b, c, d, tx * a + ty * c + e, tx * b + ty * d + f)
 
 
-def _matrix(operands: Sequence) -> Matrix:
+def _matrix(operands: Operands) -> Matrix:
     values = tuple(map(float, operands[:6]))
     if len(values) != 6:
         raise ValueError("a matrix needs six numbers")
-    return values  # type: ignore[return-value]
+    return values
 
 
 def _instruction_matrix(instruction: Instruction) -> Matrix:
@@ -457,7 +467,7 @@ class _GlyphAccumulator:
             for row in np.unique(rows).tolist():
                 mine = rows == row
                 distinct, inverse = np.unique(codes[mine], return_inverse=True)
-                infos = [fonts[row].code_info(code) for code in distinct.tolist()]  # type: ignore[attr-defined]
+                infos = [fonts[row].code_info(code) for code in distinct.tolist()]
                 text, w0, w1, bad = (np.array(column, dtype=object) for column in zip(*infos))
                 where = np.flatnonzero(two)[mine]
                 texts[where] = text[inverse]
@@ -755,7 +765,8 @@ class PageInterpreter:
         path_handlers = self._path_ops
         # Attribute access, not tuple unpacking: unpacking a pikepdf
         # instruction costs several times more, on every operator.
-        for instruction in instructions:
+        # The operator filter admits no inline image (BI ID EI): every item is an instruction.
+        for instruction in cast("list[Instruction]", instructions):
             name = str(instruction.operator)
             handler = handlers.get(name)
             if handler is None:
@@ -811,7 +822,7 @@ class PageInterpreter:
 
     # -- text showing (§9.4.3) -----------------------------------------------
 
-    def _show(self, pieces: list | tuple) -> None:
+    def _show(self, pieces: Sequence[bytes | float]) -> None:
         """Show strings (bytes) with TJ adjustments (numbers) between them."""
         font = self._gs.font
         if font is None:
@@ -822,7 +833,7 @@ class PageInterpreter:
         else:
             self._show_decoded(font, pieces)
 
-    def _show_bytes(self, font: SingleByteFont, pieces: list | tuple) -> None:
+    def _show_bytes(self, font: SingleByteFont, pieces: Sequence[bytes | float]) -> None:
         """Show strings of a single-byte font: one glyph per byte, decoded in
         ``_GlyphAccumulator.finish``. The arithmetic of _show_decoded for
         horizontal text, with the string sums taken from the bytes."""
@@ -873,7 +884,7 @@ class PageInterpreter:
                 word_spaces += piece.count(32)  # §9.3.3: Tw applies to byte 32
                 count += n
             else:
-                pending += piece
+                pending += piece  # type: ignore[operator]  # a TJ adjustment (a float): `type(piece) is bytes` narrows no else
         if count:
             spacing = gs.char_spacing * count + gs.word_spacing * word_spaces
             along += (widths * size + spacing) * scale
@@ -883,7 +894,7 @@ class PageInterpreter:
         if along:
             self._advance(along, False)
 
-    def _show_decoded(self, font: Font, pieces: list | tuple) -> None:
+    def _show_decoded(self, font: Font, pieces: Sequence[bytes | float]) -> None:
         """Show strings of any font through Font.decode (composite fonts, and
         single-byte ones whose strings need their font program read)."""
         gs = self._gs
@@ -1026,7 +1037,7 @@ class PageInterpreter:
         self._gs.leading = -float(operands[1])
         self._move_line(operands)
 
-    def _move_line(self, operands: Sequence) -> None:
+    def _move_line(self, operands: Operands) -> None:
         self._tlm = _translate(float(operands[0]), float(operands[1]), self._tlm)
         self._tm = self._tlm
 

@@ -92,6 +92,7 @@ def _take(data: bytes, pos: int, end: int, want: int) -> tuple[int, int]:
         if exact is not None:
             return want, exact.end()
     match = _run(want).match(data, pos, end)
+    assert match is not None  # {0,n} matches the empty string at worst
     found = _ONE_RE.subn(b"", data[pos : match.end()])[1] if match.end() > pos else 0
     return found, match.end()
 

@@ -146,9 +146,10 @@ def _number(value: Any, key: str) -> int | float:
 
 
 def _int(value: Any, key: str) -> int:
-    if not isinstance(_number(value, key), int):
+    number = _number(value, key)
+    if not isinstance(number, int):
         raise ConfigError(f"{key} must be a whole number, got {value!r}")
-    return value
+    return number
 
 
 def _float(value: Any, key: str) -> float:

@@ -152,15 +152,23 @@ def _paint_runs(page: Page, ids: np.ndarray) -> list[np.ndarray]:
     run: a table painted row by row gives a run per cell, which
     _merge_grids reads by rows again."""
     tol = ROW_OVERLAP * page.body
+    x0: list[float]
+    x1: list[float]
     x0, x1, y0, y1 = (v[ids].tolist() for v in (page.x0, page.x1, page.y0, page.y1))
     base = baseline(page, ids).tolist()
     # Further along its row, by less than a gutter: the next piece of a line
     # (a gutter's width away is the next column, or the next cell).
     gutter = page.gutter
     if page.rtl:
-        forward = lambda k: -tol <= x0[k - 1] - x1[k] < gutter  # noqa: E731
+
+        def forward(k: int) -> bool:
+            return -tol <= x0[k - 1] - x1[k] < gutter
+
     else:
-        forward = lambda k: -tol <= x0[k] - x1[k - 1] < gutter  # noqa: E731
+
+        def forward(k: int) -> bool:
+            return -tol <= x0[k] - x1[k - 1] < gutter
+
     cuts = []
     left, right = x0[0], x1[0]
     for k in range(1, len(ids)):
@@ -322,7 +330,8 @@ def _row_mates(page: Page, runs: list[np.ndarray]) -> np.ndarray:
     single = np.array([_distinct_rows(page, r) == 1 for r in runs])
     base = np.array([float(baseline(page, r).mean()) for r in runs])
     same = np.abs(base[:, None] - base[None, :]) <= SAME_BASELINE * page.body
-    return (same & single[:, None] & single[None, :]) | np.eye(len(runs), dtype=bool)
+    mates: np.ndarray = (same & single[:, None] & single[None, :]) | np.eye(len(runs), dtype=bool)
+    return mates
 
 
 def _with_bands(

@@ -61,7 +61,8 @@ class LayoutPicture:
         x0, y0, x1, y1 = box.T
         corners = np.stack([np.stack([x, y], axis=1) for x, y in ((x0, y0), (x1, y0), (x1, y1), (x0, y1))], axis=1)
         normal = np.array([-self.along[1], self.along[0]])
-        return corners[..., :1] * self.along + corners[..., 1:] * normal
+        on_page: np.ndarray = corners[..., :1] * self.along + corners[..., 1:] * normal
+        return on_page
 
 
 def layout_picture(table: GlyphTable, config: ExtractConfig, exclude: np.ndarray | None = None) -> LayoutPicture | None:

@@ -14,6 +14,8 @@ without an accepted cut is one leaf.
 
 from __future__ import annotations
 
+from typing import overload
+
 import numpy as np
 
 from ragprep.extract.layout.params import (
@@ -182,6 +184,10 @@ def own_rows(page: Page, left: np.ndarray, right: np.ndarray) -> bool:
     return shared_rows(page, left, right) <= ALIGNED * min(len(left), len(right))
 
 
+@overload
+def merge_fragments(page: Page, parts: list[np.ndarray]) -> list[np.ndarray]: ...
+@overload
+def merge_fragments(page: Page, parts: None) -> None: ...
 def merge_fragments(page: Page, parts: list[np.ndarray] | None) -> list[np.ndarray] | None:
     """`parts` (leaves in reading order) with every run of consecutive parts
     that are not running text (is_text_column and holds_prose fail: figure
@@ -206,7 +212,8 @@ def merge_fragments(page: Page, parts: list[np.ndarray] | None) -> list[np.ndarr
 def baseline(page: Page, ids: np.ndarray) -> np.ndarray:
     """The baseline of lines `ids` across the frame (their boxes put it
     DESCENT of the height above the bottom)."""
-    return page.y0[ids] + DESCENT * (page.y1[ids] - page.y0[ids])
+    line: np.ndarray = page.y0[ids] + DESCENT * (page.y1[ids] - page.y0[ids])
+    return line
 
 
 def shared_rows(page: Page, a: np.ndarray, b: np.ndarray) -> int:
@@ -296,7 +303,7 @@ def spanning_bands(page: Page, ids: np.ndarray, starts: np.ndarray) -> list[np.n
     if found is None:
         return None
     covered, (first, last), _ = found
-    crossing = covered[:, first:last].any(axis=1)
+    crossing: np.ndarray = np.any(covered[:, first:last], axis=1)
     if not crossing.any():
         return None
     # Runs of rows with the same crossing flag form the bands.

@@ -44,7 +44,8 @@ def unit_breaks(line_break: np.ndarray, gap: np.ndarray, height: np.ndarray, nex
     definition of a unit: layout cuts its units with it, running.py its
     band lines."""
     smaller, larger = np.minimum(height, next_height), np.maximum(height, next_height)
-    return line_break | (gap > SEGMENT_GAP * smaller) | (gap < -SEGMENT_BACK * larger)
+    cut: np.ndarray = line_break | (gap > SEGMENT_GAP * smaller) | (gap < -SEGMENT_BACK * larger)
+    return cut
 
 
 def unit_starts(moves: Moves, glyphs: Gathered, texts: np.ndarray) -> np.ndarray:
