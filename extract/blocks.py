@@ -174,7 +174,8 @@ def block_break(
     reading order's line moves (layout.labels.with_blocks)."""
     small = np.maximum(np.minimum(size, next_size), 1e-9)
     size_ratio = np.maximum(size, next_size) / small
-    return line_break & ((-across > PARAGRAPH_GAP * height) | (across > 0) | (size_ratio > FONT_SIZE_CHANGE))
+    starts: np.ndarray = line_break & ((-across > PARAGRAPH_GAP * height) | (across > 0) | (size_ratio > FONT_SIZE_CHANGE))
+    return starts
 
 
 def geometric_block_starts(table: GlyphTable, joined: JoinedText) -> np.ndarray:

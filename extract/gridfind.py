@@ -189,7 +189,8 @@ def _rules_across(rules: np.ndarray, edges: np.ndarray, middles: np.ndarray) -> 
     t = EDGE_TOLERANCE
     on_edge = np.abs(rules[None, :, 0] - edges[:, None]) <= t
     reaching = (rules[None, :, 1] - t <= middles[:, None]) & (rules[None, :, 2] + t >= middles[:, None])
-    return (reaching.astype(np.int64) @ on_edge.T.astype(np.int64)) > 0
+    across: np.ndarray = (reaching.astype(np.int64) @ on_edge.T.astype(np.int64)) > 0
+    return across
 
 
 def _grid_cells(
@@ -378,7 +379,8 @@ def _columns(x0: np.ndarray, x1: np.ndarray) -> np.ndarray:
     by_start = np.lexsort((x1, x0))
     x0, x1 = x0[by_start], x1[by_start]
     reach = np.maximum.accumulate(x1)
-    return x0[np.concatenate([[True], x0[1:] > reach[:-1]])]
+    starts: np.ndarray = x0[np.concatenate([[True], x0[1:] > reach[:-1]])]
+    return starts
 
 
 def _aligned_cells(table: GlyphTable, lines: _TextLines, first: int, end: int) -> list[_Cell]:

@@ -27,7 +27,8 @@ def group_medians(values: np.ndarray, starts: np.ndarray) -> np.ndarray:
     sizes = np.diff(np.append(starts, n))
     low = starts + (sizes - 1) // 2
     high = starts + sizes // 2
-    return (ordered[low] + ordered[high]) / 2
+    medians: np.ndarray = (ordered[low] + ordered[high]) / 2
+    return medians
 
 
 def running_max(values: np.ndarray, starts: np.ndarray) -> np.ndarray:
@@ -40,7 +41,8 @@ def running_max(values: np.ndarray, starts: np.ndarray) -> np.ndarray:
     rank = np.empty(n, dtype=np.int64)
     rank[by_value] = np.arange(n)
     offset = group_ids(starts, n) * n
-    return values[by_value[np.maximum.accumulate(rank + offset) - offset]]
+    maxima: np.ndarray = values[by_value[np.maximum.accumulate(rank + offset) - offset]]
+    return maxima
 
 
 def concat_ranges(starts: np.ndarray, sizes: np.ndarray) -> np.ndarray:

@@ -88,7 +88,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from functools import cached_property
 from types import MappingProxyType
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, TypeGuard
 
 import numpy as np
 import pikepdf
@@ -315,7 +315,7 @@ def page_struct_parents(page: pikepdf.Page | pikepdf.Object) -> int | None:
     """
     obj = page.obj if isinstance(page, pikepdf.Page) else page
     try:
-        value = obj.get("/StructParents")
+        value: object = obj.get("/StructParents")  # pikepdf hands integers over as int
     except (pikepdf.PdfError, AttributeError, TypeError, ValueError):
         return None
     if type(value) is int and value >= 0:
@@ -349,7 +349,7 @@ def _page_key(page: PageKey | pikepdf.Page | pikepdf.Object) -> PageKey:
     return obj.objgen
 
 
-def _is(obj: Any, code: ObjectType) -> bool:
+def _is(obj: Any, code: ObjectType) -> TypeGuard[pikepdf.Object]:
     """``obj`` is a pikepdf object of this type (cheaper than isinstance checks)."""
     return type(obj) is pikepdf.Object and obj._type_code is code
 
@@ -431,8 +431,8 @@ class _Roles:
                     self._warnings.add(f"/RoleMapNS entry {key} is malformed; ignored")
         # The cache key of the namespace: its object, or for a direct dictionary
         # (the spec wants an indirect one) its URI, unless it has its own role map.
-        key: object = objgen if objgen != _NO_OBJGEN else (uri if not role_map else object())
-        ns = _Namespace(key, uri, MappingProxyType(role_map))
+        ns_key: object = objgen if objgen != _NO_OBJGEN else (uri if not role_map else object())
+        ns = _Namespace(ns_key, uri, MappingProxyType(role_map))
         if objgen != _NO_OBJGEN:
             self._namespaces[objgen] = ns
         return ns
@@ -499,7 +499,9 @@ class _Roles:
 class _Ctx(NamedTuple):
     """What an element hands down to its kid elements."""
 
-    index: int  # the element whose kids these are; -1 for the root
+    # the element whose kids these are; -1 for the root (the field shadows
+    # tuple.index, which nothing calls on a _Ctx)
+    index: int  # type: ignore[assignment]
     page: PageKey | None  # /Pg in effect (Table 323: inherited from ancestors)
     lang: str | None  # /Lang in effect (§14.9.2.1)
     path: tuple[str, ...]
@@ -561,7 +563,7 @@ class _Walker:
         # on the current path (the root and the open elements).
         self._seen: set[tuple[int, int]] = set()
         self._on_path: set[tuple[int, int]] = {root.objgen}
-        self._stack: list[tuple] = []
+        self._stack: list[tuple[Any, ...]] = []
         self._pages = _page_list(pdf)
         self._page_set = frozenset(self._pages) if self._pages is not None else frozenset()
         # (element objgen, MCID) -> page, from /ParentTree; built only when
@@ -611,7 +613,7 @@ class _Walker:
 
     # ---------------------------------------------------------------- elements
 
-    def _visit(self, item: tuple) -> None:
+    def _visit(self, item: tuple[Any, ...]) -> None:
         _, objgen, obj, raw, std, info, ctx = item
         warn = self._warnings.add
         indirect = objgen != _NO_OBJGEN
@@ -743,7 +745,7 @@ class _Walker:
             kids = self._array_items(value, k if type(k) is tuple else _NO_OBJGEN)
         else:
             kids = [k]
-        items: list[tuple] = []
+        items: list[tuple[Any, ...]] = []
         elements = False
         headed = False
         i = 0
@@ -841,7 +843,7 @@ class _Walker:
         self._seen.add(objgen)
         return True
 
-    def _mcr(self, objgen: Ref, kid: dict[str, Any], ctx: _Ctx) -> tuple | None:
+    def _mcr(self, objgen: Ref, kid: dict[str, Any], ctx: _Ctx) -> tuple[Any, ...] | None:
         """A marked-content reference (§14.7.4.3, Table 324) as a content item, or None."""
         warn = self._warnings.add
         if not self._first_visit(objgen):
@@ -884,7 +886,7 @@ class _Walker:
 
     # ---------------------------------------------------------------- content
 
-    def _record(self, item: tuple) -> None:
+    def _record(self, item: tuple[Any, ...]) -> None:
         _, mcid, stream, page, element = item
         if page is None:
             page = self._page_of_orphan(mcid, stream, element)
@@ -920,7 +922,7 @@ class _Walker:
             self._parent_tree_pages = self._read_parent_tree_pages()
         ref = self._elements[element].ref
         if self._parent_tree_pages:
-            page = self._parent_tree_pages.get((ref, mcid)) if stream == PAGE_STREAM else None
+            page = self._parent_tree_pages.get((ref, mcid)) if stream == PAGE_STREAM and ref is not None else None
             if page is not None:
                 warn("marked content with no /Pg; page found through /ParentTree")
                 return page
@@ -1058,8 +1060,9 @@ def _number_tree(node: Any, max_depth: int, warnings: _Warnings) -> dict[int, An
             continue
         nums = node.get("/Nums")
         if _is(nums, _ARRAY):
-            items = list(nums)
-            for key, value in zip(items[0::2], items[1::2]):
+            items: list[object] = list(nums)  # pikepdf hands integers over as int
+            # Key, value pairs; a damaged array's odd last item pairs with nothing.
+            for key, value in zip(items[0::2], items[1::2], strict=False):
                 if type(key) is int:
                     out.setdefault(key, value)
         kids = node.get("/Kids")

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
-from typing import Any
+from typing import Any, cast
 
 from ragprep.extract.fonts.cmap import CMap, CodespaceRange
 
@@ -74,9 +74,11 @@ def _lead_depths(name: str) -> tuple[tuple[int, int], ...]:
     (load_predefined has read it). pdfminer.six holds its trie once per
     process; walking it costs more than reading a page, so it is walked once
     per process too, not once per document."""
-    from pdfminer.cmapdb import CMapDB
+    from pdfminer.cmapdb import CMap, CMapDB
 
-    trie: dict[Any, Any] = CMapDB.get_cmap(name).code2cid
+    # A predefined CMap is pdfminer's PyCMap, a CMap with its code-to-CID trie;
+    # get_cmap is declared to return their base class.
+    trie: dict[Any, Any] = cast(CMap, CMapDB.get_cmap(name)).code2cid
     found = []
     for lead in sorted(k for k in trie if isinstance(k, int) and 0 <= k <= 255):
         depth = _leaf_depth(trie[lead])
