@@ -19,6 +19,8 @@ Errors are importable from ``ragprep.extract.errors``.
 
 from typing import TYPE_CHECKING, Any
 
+from ragprep.extract.lazy import lazy_exports
+
 # Names resolve on first use (PEP 562), so importing a light part of this
 # stage (errors, config, Mode) costs no numpy, pikepdf or fontTools: the CLI's
 # `--help` and a small extract start fast. A test keeps it so.
@@ -41,7 +43,6 @@ _EXPORTS = {
     "ragprep.extract.tabletext": ("TABLE_FORMATS", "grid_texts", "header_row_count", "render_rows", "render_table"),
     "ragprep.extract.warning": ("PageWarning", "WarningKind", "render_all"),
 }  # fmt: skip
-_MODULE_OF = {name: module for module, names in _EXPORTS.items() for name in names}
 
 if TYPE_CHECKING:
     from ragprep.extract.blocks import Block, TextLine
@@ -110,13 +111,10 @@ __all__ = [
     "render_table",
 ]
 
+_resolve = lazy_exports(__name__, _EXPORTS)
+
 
 def __getattr__(name: str) -> Any:
-    module = _MODULE_OF.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    import importlib
-
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value  # resolved once
-    return value
+    # A def, not `__getattr__ = _resolve`: type checkers read a module's
+    # __getattr__ only when it is a function.
+    return _resolve(name)

@@ -18,6 +18,8 @@ Kept free of heavy imports: the CLI loads a stage when a command needs it.
 
 from typing import TYPE_CHECKING, Any
 
+from ragprep.extract.lazy import lazy_exports
+
 # What other packages (integrations/) use, resolved on first use (PEP 562) so
 # that importing the package stays free of heavy imports.
 _EXPORTS = {
@@ -25,7 +27,6 @@ _EXPORTS = {
     "ragprep.pipeline.export": ("chunk_records",),
     "ragprep.pipeline.stage": ("read_document",),
 }
-_MODULE_OF = {name: module for module, names in _EXPORTS.items() for name in names}
 
 if TYPE_CHECKING:
     from ragprep.pipeline.config import Settings
@@ -35,13 +36,10 @@ if TYPE_CHECKING:
 # Not `run`: the submodule ragprep.pipeline.run would shadow it once imported.
 __all__ = ["Settings", "chunk_records", "read_document"]
 
+_resolve = lazy_exports(__name__, _EXPORTS)
+
 
 def __getattr__(name: str) -> Any:
-    module = _MODULE_OF.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    import importlib
-
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value  # resolved once
-    return value
+    # A def, not `__getattr__ = _resolve`: type checkers read a module's
+    # __getattr__ only when it is a function.
+    return _resolve(name)

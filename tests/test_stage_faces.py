@@ -13,9 +13,10 @@ STAGES = ("extract", "chunk", "pipeline", "integrations")
 # The lower stages a stage may import, in the one direction imports run.
 BELOW = {"extract": (), "chunk": ("extract",), "pipeline": ("extract", "chunk"), "integrations": ("extract", "chunk", "pipeline")}
 # Modules other than a stage's package that every stage may import: the one
-# errors module and the settings validator (extract/settings.py says why they
-# live in the lowest stage), and the pipeline's errors module.
-SHARED = {"ragprep.extract.errors", "ragprep.extract.settings", "ragprep.pipeline.errors"}
+# errors module, the settings validator and the lazy exports of the stage
+# packages (extract/settings.py says why they live in the lowest stage), and
+# the pipeline's errors module.
+SHARED = {"ragprep.extract.errors", "ragprep.extract.settings", "ragprep.extract.lazy", "ragprep.pipeline.errors"}
 
 
 def _imports(path: Path) -> list[tuple[int, str]]:
