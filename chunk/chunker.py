@@ -101,7 +101,7 @@ def chunk_document(
                     prose = [dataclasses.replace(c, index=len(chunks) + k) for k, c in enumerate(prose[1:])]
             chunks.extend(prose)
     ids = chunk_ids(source, cfg_hash, [c.text for c in chunks])
-    return tuple(dataclasses.replace(c, chunk_id=i) for c, i in zip(chunks, ids))
+    return tuple(dataclasses.replace(c, chunk_id=i) for c, i in zip(chunks, ids, strict=True))
 
 
 @dataclass(frozen=True)
@@ -250,7 +250,9 @@ def _table_chunk(part: TableChunk, blocks: Sequence[DocBlock], ctx: _Context, in
 
 def _chunk(
     ctx: _Context, index: int, *, text: str, n_tokens: int, start: int, end: int, core_start: int, prefix: str,
-    **provenance: object,
+    bboxes: tuple[PageBox, ...], struct_types: tuple[str, ...], heading_path: tuple[str, ...],
+    mcids: tuple[tuple[int, tuple[int, ...]], ...], is_boilerplate: bool,
+    table_id: str | None = None, table_row_start: int | None = None, table_row_end: int | None = None,
 ) -> Chunk:
     """A chunk with the fields every chunk computes the same way: pages, modes,
     untagged share, undecodable count (the id is set once all texts are known)."""
@@ -278,7 +280,14 @@ def _chunk(
         untagged_share=sum(p.untagged_glyphs for p in spanned) / glyphs if glyphs else 0.0,
         undecodable=count_undecodable(text),
         config_hash=ctx.cfg_hash,
-        **provenance,  # type: ignore[arg-type]
+        bboxes=bboxes,
+        struct_types=struct_types,
+        heading_path=heading_path,
+        mcids=mcids,
+        is_boilerplate=is_boilerplate,
+        table_id=table_id,
+        table_row_start=table_row_start,
+        table_row_end=table_row_end,
     )
 
 

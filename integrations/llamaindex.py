@@ -30,7 +30,7 @@ class RagprepReader(BaseReader):
     def __init__(self, *, flat_metadata: bool = False) -> None:
         self.flat_metadata = flat_metadata
 
-    def lazy_load_data(self, dataset: str | Path, **_: Any) -> Iterator[TextNode]:  # type: ignore[override]
+    def lazy_load_data(self, dataset: str | Path, **_: Any) -> Iterator[TextNode]:  # type: ignore[override]  # base: (*args, **kwargs)
         records = chunk_records(dataset, flat=self.flat_metadata)
         previous: str | None = None
         current = next(records, None)
@@ -42,7 +42,7 @@ class RagprepReader(BaseReader):
             previous = current["id"] if same else None
             current = following
 
-    def load_data(self, dataset: str | Path, **kwargs: Any) -> list[TextNode]:  # type: ignore[override]
+    def load_data(self, dataset: str | Path, **kwargs: Any) -> list[TextNode]:  # type: ignore[override]  # base: (*args, **kwargs)
         return list(self.lazy_load_data(dataset, **kwargs))
 
 

@@ -90,7 +90,7 @@ def run_command(
             show_default=False,
         ),
     ] = None,
-    out: Annotated[Path, typer.Option("--out", "-o", help="Dataset folder to create or bring up to date.")] = ...,  # type: ignore[assignment]
+    out: Annotated[Path, typer.Option("--out", "-o", help="Dataset folder to create or bring up to date.")] = ...,  # type: ignore[assignment]  # typer's `...`: a required option
     config: ConfigOption = None,
     mode: ModeOption = Mode.AUTO,
     workers: WorkersOption = None,

@@ -112,7 +112,7 @@ class PoolFailure(RagprepError):
 
 # The name predates the class (datasets and configs hold "TimeoutError"), so it
 # shadows the builtin here; it subclasses it, so `except TimeoutError` still holds.
-class TimeoutError(PoolFailure, builtins.TimeoutError):  # noqa: A001
+class TimeoutError(PoolFailure, builtins.TimeoutError):  # noqa: A001 - the name is the error_type (above)
     """The document took longer than ``pipeline.timeout_seconds``; its worker was stopped."""
 
 

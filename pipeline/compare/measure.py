@@ -131,6 +131,8 @@ def total(mode: str, rows: Iterable[ModeMetrics]) -> ModeMetrics:
             sums[f.name] = tuple(itertools.chain.from_iterable(r.chunk_tokens for r in rows))
         else:
             sums[f.name] = sum(getattr(r, f.name) for r in rows)
+    # Summed field by field, by name: each sum keeps its field's type, which a
+    # dict of them cannot say.
     return ModeMetrics(doc_id=None, source=None, mode=mode, **sums)  # type: ignore[arg-type]
 
 
@@ -271,8 +273,8 @@ def _table_cell_lines(page: ModePage) -> list[bool]:
 
 def _doc_lines(doc: ModeDocument) -> list[_PageLine]:
     out = []
-    for index, (page, base) in enumerate(zip(doc.pages, doc.page_bases)):
-        for ln, cell in zip(page.lines, _table_cell_lines(page)):
+    for index, (page, base) in enumerate(zip(doc.pages, doc.page_bases, strict=True)):
+        for ln, cell in zip(page.lines, _table_cell_lines(page), strict=True):
             if not page.text[ln.char_start : ln.char_end].strip():
                 continue  # a line of blanks has a box but no text to misplace
             out.append(_PageLine(base + ln.char_start, base + ln.char_end, index, ln.bbox, cell))
@@ -319,7 +321,7 @@ def _chunk_metrics(doc: ModeDocument, budget: BlockBudget) -> _ChunkCounts:
     starts = [c.char_start for c in chunks]
     ends = [c.char_end for c in chunks]
     blocks = whole = 0
-    for page, base in zip(doc.pages, doc.page_bases):
+    for page, base in zip(doc.pages, doc.page_bases, strict=True):
         for b in page.blocks:
             text = page.text[b.char_start : b.char_end]
             if not text.strip():

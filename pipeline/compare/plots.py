@@ -99,11 +99,11 @@ def _draw_rows(ax: Axes, rows: Sequence[Row], series: Sequence[str], title: str,
     n = len(series)
     offsets = [0.0] if n == 1 else [0.36 * (i / (n - 1) - 0.5) for i in range(n)]
     ys = list(range(len(rows)))[::-1]  # first row on top
-    for y, row in zip(ys, rows):
+    for y, row in zip(ys, rows, strict=True):
         if row.gap > 0:
             ax.plot([min(row.present), max(row.present)], [y, y], color="#999999", linewidth=0.8, zorder=1)
     for i, label in enumerate(series):
-        points = [(value, y + offsets[i]) for y, row in zip(ys, rows) if (value := row.values[i]) is not None]
+        points = [(value, y + offsets[i]) for y, row in zip(ys, rows, strict=True) if (value := row.values[i]) is not None]
         ax.scatter(
             [p[0] for p in points], [p[1] for p in points], label=label, zorder=2, s=26,
             marker=MARKERS[i % len(MARKERS)], color=COLOURS[i % len(COLOURS)], edgecolors="white", linewidths=0.5,
@@ -123,7 +123,7 @@ def order_rows(result: CompareResult, names: dict[str, str]) -> tuple[list[str],
     """Tagged documents: the order score of every mode but structure, sorted by gap."""
     series = [m for m in result.modes if m != REFERENCE_MODE]
     rows = [
-        Row(names[d.source], tuple(d.metrics_of(m).order_score for m in series))  # type: ignore[union-attr]
+        Row(names[d.source], tuple(d.metrics_of(m).order_score for m in series))  # type: ignore[union-attr]  # every mode read every document
         for d in result.documents
         if d.tagged
     ]
@@ -186,7 +186,7 @@ def order_figure(result: CompareResult) -> Figure:
         ax.set_axis_off()
     else:
         axes = fig.subplots(len(panels), 1, squeeze=False, height_ratios=heights)[:, 0]
-        for ax, (rows, labels, title, xlabel) in zip(axes, panels):
+        for ax, (rows, labels, title, xlabel) in zip(axes, panels, strict=True):
             _draw_rows(ax, rows, labels, title, xlabel)
     return fig
 
@@ -206,7 +206,7 @@ def tokens_figure(result: CompareResult) -> Figure:
     # Edges on a 16-token grid ending at the budget: a chunk of exactly max_tokens falls in
     # the last bin left of the line, not in one that looks past it.
     bins = list(range(0, math.ceil(max(top, 1) / 16) * 16 + 1, 16))
-    for ax, m in zip(axes, totals):
+    for ax, m in zip(axes, totals, strict=True):
         ax.hist(m.chunk_tokens, bins=bins, color="#4c72b0")
         ax.set_ylabel("chunks", fontsize=9)
         p50 = "–" if math.isnan(m.tokens.p50) else f"{m.tokens.p50:.0f}"

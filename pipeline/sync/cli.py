@@ -66,7 +66,7 @@ def sync_command(
             help="Store URI: lancedb:PATH[#TABLE] (embedded, the default kind; a bare PATH means it), "
             "chroma:http://HOST:PORT/COLLECTION (a `chroma run` server) or chroma:PATH[#COLLECTION] (embedded).",
         ),
-    ] = ...,  # type: ignore[assignment]
+    ] = ...,  # type: ignore[assignment]  # typer's `...`: a required option
     embedder: Annotated[
         Optional[str],
         typer.Option(
