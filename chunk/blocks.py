@@ -82,7 +82,7 @@ def flatten(pages: Sequence[PageResult], bases: Sequence[int], boilerplate_min_s
         "" if _in_table(b) or heading_level(b) is not None else boilerplate_key(b.text) for _, b in raw
     ]
     pages_of: dict[str, set[int]] = defaultdict(set)
-    for (i, _), key in zip(raw, keys):
+    for (i, _), key in zip(raw, keys, strict=True):
         if key:
             pages_of[key].add(i)
     needed = max(2, boilerplate_min_share * len(pages))
@@ -91,7 +91,7 @@ def flatten(pages: Sequence[PageResult], bases: Sequence[int], boilerplate_min_s
     table_id = row_id = -1
     prev: tuple[int, Block] | None = None
     header_open = False  # still inside the first row of the current table
-    for n, ((i, block), key) in enumerate(zip(raw, keys)):
+    for n, ((i, block), key) in enumerate(zip(raw, keys, strict=True)):
         table = row = None
         header = False
         if _in_table(block):

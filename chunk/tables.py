@@ -82,7 +82,7 @@ class TableChunk:
 def document_tables(pages: Sequence[PageResult], bases: Sequence[int], tables: Sequence[Table], blocks: Sequence[DocBlock]) -> list[DocTable]:
     """The tables with their cells' spans on the document text and the blocks
     they cover (a block covered by a cell: its span lies inside the cell's)."""
-    base_of = {p.page: base for p, base in zip(pages, bases)}
+    base_of = {p.page: base for p, base in zip(pages, bases, strict=True)}
     out = []
     # Cell spans per page, sorted, for the block lookup.
     spans: list[tuple[int, int, int]] = []  # (start, end, table position)

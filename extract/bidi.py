@@ -117,7 +117,7 @@ def logical_order(
     starts = np.flatnonzero(line_start)
     bounds = np.concatenate([[0], starts[starts > 0], [n]])
     changed = False
-    for start, end in zip(bounds[:-1].tolist(), bounds[1:].tolist()):
+    for start, end in zip(bounds[:-1].tolist(), bounds[1:].tolist(), strict=True):
         if not rtl[start:end].any() or end - start < 2:
             continue
         directions = [_direction(int(cp)) for cp in first_codepoints[start:end]]

@@ -76,7 +76,7 @@ def build_blocks(
     text = joined.text
     blocks = []
     for label_at, mcids, box, char_start, char_end in zip(
-        label_index[starts].tolist(), mcid_runs, boxes, char_starts, char_ends
+        label_index[starts].tolist(), mcid_runs, boxes, char_starts, char_ends, strict=True
     ):
         label = labels[label_at]
         blocks.append(
@@ -158,7 +158,7 @@ def text_lines(table: GlyphTable, joined: JoinedText) -> tuple[TextLine, ...]:
     char_ends = joined.char_end[ends - 1].tolist()
     return tuple(
         frozen_instance(TextLine, {"char_start": start, "char_end": end, "bbox": tuple(box)})
-        for start, end, box in zip(char_starts, char_ends, boxes)
+        for start, end, box in zip(char_starts, char_ends, boxes, strict=True)
     )
 
 

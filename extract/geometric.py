@@ -288,7 +288,7 @@ def stream_order(table: GlyphTable, config: ExtractConfig) -> np.ndarray:
     # Runs of consecutive vertical glyphs; within each, columns start at a line break.
     edges = np.flatnonzero(np.diff(np.concatenate([[False], vertical, [False]]).astype(np.int8)))
     result = order.copy()
-    for start, end in zip(edges[::2], edges[1::2]):
+    for start, end in zip(edges[::2], edges[1::2], strict=True):
         run = order[start:end]
         column = np.cumsum(separator[start:end] == LINE_BREAK)
         column -= column[0]

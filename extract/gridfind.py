@@ -165,7 +165,7 @@ def ruled_grids(table: GlyphTable, paths: PathTable, glyphs: np.ndarray) -> list
     )
     n_h = len(horizontal)
     parent = list(range(n_h + len(vertical)))
-    for i, j in zip(*np.nonzero(meets)):
+    for i, j in zip(*np.nonzero(meets), strict=True):
         a, b = _find(parent, int(i)), _find(parent, n_h + int(j))
         if a != b:
             parent[a] = b
@@ -209,9 +209,9 @@ def _grid_cells(
     parted_right = _rules_across(vs, xs[1:-1], (ys[:-1] + ys[1:]) / 2)  # (n_rows, n_cols - 1)
     parted_below = _rules_across(hs, ys[1:-1], (xs[:-1] + xs[1:]) / 2).T  # (n_rows - 1, n_cols)
     parent = list(range(n_rows * n_cols))
-    for r, c in zip(*(v.tolist() for v in np.nonzero(~parted_right))):
+    for r, c in zip(*(v.tolist() for v in np.nonzero(~parted_right)), strict=True):
         parent[_find(parent, r * n_cols + c)] = _find(parent, r * n_cols + c + 1)
-    for r, c in zip(*(v.tolist() for v in np.nonzero(~parted_below))):
+    for r, c in zip(*(v.tolist() for v in np.nonzero(~parted_below)), strict=True):
         parent[_find(parent, r * n_cols + c)] = _find(parent, (r + 1) * n_cols + c)
     # Glyphs to slots by the centre of their box.
     col = np.searchsorted(xs, centres[:, 0]) - 1
@@ -230,7 +230,7 @@ def _grid_cells(
         [np.searchsorted(cell_of[by_cell], keys, "left"), np.searchsorted(cell_of[by_cell], keys, "right")], axis=1
     )
     cells = []
-    for members, (lo, hi) in zip(groups.values(), bounds.tolist()):
+    for members, (lo, hi) in zip(groups.values(), bounds.tolist(), strict=True):
         rows = [s // n_cols for s in members]
         cols = [s % n_cols for s in members]
         held = glyphs[by_cell[lo:hi]]
@@ -366,7 +366,7 @@ def aligned_grids(table: GlyphTable, glyphs: np.ndarray) -> list[list[_Cell]]:
     starts = np.flatnonzero(several & ~np.concatenate([[False], joins]))
     ends = np.flatnonzero(several & ~np.concatenate([joins, [False]])) + 1
     grids = []
-    for first, end in zip(starts.tolist(), ends.tolist()):
+    for first, end in zip(starts.tolist(), ends.tolist(), strict=True):
         if end - first >= TABLE_MIN_ROWS:
             cells = _aligned_cells(table, lines, first, end)
             if cells:
@@ -550,7 +550,7 @@ def _placed_cells(cells: list[_Cell], position: np.ndarray) -> tuple[list[_Cell]
     glyphs, cell = glyphs[order], cell[order]
     seen = np.logical_or.reduceat(position[glyphs] >= 0, np.cumsum(sizes) - sizes)
     sizes = sizes[seen]
-    placed = [c for c, kept in zip(filled, seen.tolist()) if kept]
+    placed = [c for c, kept in zip(filled, seen.tolist(), strict=True) if kept]
     return placed, glyphs[seen[cell]], np.cumsum(sizes) - sizes
 
 
@@ -567,7 +567,7 @@ def _cell_mcids(table: GlyphTable, glyphs: np.ndarray, starts: np.ndarray) -> li
         return [()] * len(starts)
     bounds = np.append(starts, len(glyphs)).tolist()
     return [
-        tuple(dict.fromkeys(m[m != NO_MCID].tolist())) for m in (mcids[a:b] for a, b in zip(bounds[:-1], bounds[1:]))
+        tuple(dict.fromkeys(m[m != NO_MCID].tolist())) for m in (mcids[a:b] for a, b in zip(bounds[:-1], bounds[1:], strict=True))
     ]
 
 
@@ -587,4 +587,4 @@ def _cell_texts(table: GlyphTable, glyphs: np.ndarray, starts: np.ndarray, confi
     np.minimum.at(first, emitted, joined.char_start)
     np.maximum.at(last, emitted, joined.char_end)
     text = joined.text
-    return [" ".join(text[a:b].split()) for a, b in zip(first.tolist(), last.tolist())]
+    return [" ".join(text[a:b].split()) for a, b in zip(first.tolist(), last.tolist(), strict=True)]

@@ -418,7 +418,7 @@ class _GlyphAccumulator:
             return self.adjustment_columns
         if not self.adjustments:
             return np.zeros(0, dtype=np.int64), np.zeros(0)
-        index, offset = zip(*self.adjustments)
+        index, offset = zip(*self.adjustments, strict=True)
         return np.array(index, dtype=np.int64), np.array(offset)
 
     def _decode(
@@ -447,7 +447,7 @@ class _GlyphAccumulator:
             # Rows of the other fonts fill the tables; no by-code glyph points at them.
             unused = (_UNUSED_WIDTHS, _UNUSED_TEXTS, _UNUSED_FLAGS)
             tables = [font.code_tables() if isinstance(font, SingleByteFont) else unused for font in fonts]
-            width_table, text_table, undecodable_table = (np.concatenate(column) for column in zip(*tables))
+            width_table, text_table, undecodable_table = (np.concatenate(column) for column in zip(*tables, strict=True))
             widths[by_code] = width_table[at]
             word_space[by_code] = codes == 32
             undecodable[by_code] = undecodable_table[at]
@@ -468,7 +468,7 @@ class _GlyphAccumulator:
                 mine = rows == row
                 distinct, inverse = np.unique(codes[mine], return_inverse=True)
                 infos = [fonts[row].code_info(code) for code in distinct.tolist()]
-                text, w0, w1, bad = (np.array(column, dtype=object) for column in zip(*infos))
+                text, w0, w1, bad = (np.array(column, dtype=object) for column in zip(*infos, strict=True))
                 where = np.flatnonzero(two)[mine]
                 texts[where] = text[inverse]
                 widths[where] = w0.astype(np.float64)[inverse]

@@ -107,7 +107,7 @@ class PathRecorder:
                 self._add(min(ax, bx), min(ay, by), max(ax, bx), max(ay, by), RECT, paint)
             else:
                 corners = [_apply(ctm, x0, y0), _apply(ctm, x1, y0), _apply(ctm, x1, y1), _apply(ctm, x0, y1)]
-                for (ax, ay), (bx, by) in zip(corners, corners[1:] + corners[:1]):
+                for (ax, ay), (bx, by) in zip(corners, corners[1:] + corners[:1], strict=True):
                     self._add(ax, ay, bx, by, LINE, paint)
         self.discard()
 

@@ -170,7 +170,7 @@ def _cell_contents(
     mcids = run_mcids(table.mcid[emitted], firsts)
     return tuple(
         frozen_instance(CellContent, {"key": key, "char_start": start, "char_end": end, "bbox": tuple(box), "mcids": m})
-        for key, start, end, box, m in zip(keys.tolist(), starts, ends, boxes, mcids)
+        for key, start, end, box, m in zip(keys.tolist(), starts, ends, boxes, mcids, strict=True)
     )
 
 

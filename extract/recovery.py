@@ -98,7 +98,8 @@ def _object_stream_members(body: bytes, dictionary: bytes, max_stream_bytes: int
         return []
     offset = int(first.group(1))
     numbers = data[:offset].split()
-    pairs = [(int(n), int(o)) for n, o in zip(numbers[::2], numbers[1::2]) if n.isdigit() and o.isdigit()]
+    # (object number, offset) pairs; a damaged header's odd last number pairs with nothing.
+    pairs = [(int(n), int(o)) for n, o in zip(numbers[::2], numbers[1::2], strict=False) if n.isdigit() and o.isdigit()]
     members = []
     for i, (number, at) in enumerate(pairs):
         end = pairs[i + 1][1] if i + 1 < len(pairs) else len(data) - offset

@@ -152,10 +152,10 @@ def band_lines(table: GlyphTable, box: Box, config: ExtractConfig) -> BandLines:
     start[1:] = unit_breaks(line_break, gap, height[:-1], height[1:])
     space = np.zeros(len(glyphs), dtype=bool)
     space[1:] = gap > config.word_space_ratio * height[1:]
-    pieces = [" " + t if s else t for t, s in zip(texts, space.tolist())]
+    pieces = [" " + t if s else t for t, s in zip(texts, space.tolist(), strict=True)]
     starts = np.flatnonzero(start)
     bounds = [*starts.tolist(), len(glyphs)]
-    keys = [masked_key("".join(pieces[a:b])) for a, b in zip(bounds[:-1], bounds[1:])]
+    keys = [masked_key("".join(pieces[a:b])) for a, b in zip(bounds[:-1], bounds[1:], strict=True)]
     inked = np.array([bool(key) for key in keys])
     # Rows: segments whose first glyphs sit within half a glyph height of
     # each other across the line, in the top band or the bottom one.
@@ -171,15 +171,15 @@ def band_lines(table: GlyphTable, box: Box, config: ExtractConfig) -> BandLines:
     # footnote marks beside the page number. Such lines, and blank segments
     # (spaces between two parts of a line), are no candidates on this page.
     in_top = (position > (low + high) / 2).tolist()
-    seen = Counter(zip(in_top, keys))
-    keep = inked & np.array([seen[band_key] == 1 for band_key in zip(in_top, keys)])
+    seen = Counter(zip(in_top, keys, strict=True))
+    keep = inked & np.array([seen[band_key] == 1 for band_key in zip(in_top, keys, strict=True)])
     if not keep.any():
         return NO_LINES
     line = np.cumsum(start) - 1
     glyph_keep = keep[line]
     renumber = np.cumsum(keep) - 1
     return BandLines(
-        keys=tuple(key for key, k in zip(keys, keep.tolist()) if k),
+        keys=tuple(key for key, k in zip(keys, keep.tolist(), strict=True) if k),
         glyphs=glyphs[glyph_keep],
         line=renumber[line[glyph_keep]],
         row=row[keep],
@@ -234,10 +234,10 @@ class KeyTally:
             self.remaining[group] -= 1
 
     def is_running(self, key: str) -> bool:
-        return any(c[key] >= t for c, t in zip(self.counts, self.threshold))
+        return any(c[key] >= t for c, t in zip(self.counts, self.threshold, strict=True))
 
     def decided(self, keys: Iterable[str]) -> bool:
-        groups = tuple(zip(self.counts, self.threshold, self.remaining))
+        groups = tuple(zip(self.counts, self.threshold, self.remaining, strict=True))
         return all(
             self.is_running(key) or all(c[key] + left < t for c, t, left in groups) for key in keys
         )

@@ -739,12 +739,11 @@ class _Walker:
         warn = self._warnings.add
         resolve = self._resolve
         index = ctx.index
-        kids: list[Any]
         value = self._value(k)
+        # /K: an array of kids, or one kid (Table 323).
+        kids: list[Any] = [k]
         if type(value) is list:
             kids = self._array_items(value, k if type(k) is tuple else _NO_OBJGEN)
-        else:
-            kids = [k]
         items: list[tuple[Any, ...]] = []
         elements = False
         headed = False

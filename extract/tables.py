@@ -412,7 +412,7 @@ def _continuation(first: Table, second: Table, lines: Sequence[Box]) -> tuple[Ta
     """(first part, second part renumbered) when `second` continues `first`."""
     if first.n_cols != second.n_cols or _lines_beyond(second, lines, below=False) > EDGE_LINES:
         return None
-    pairs = [(a, b) for a, b in zip(_column_starts(first), _column_starts(second)) if a is not None and b is not None]
+    pairs = [(a, b) for a, b in zip(_column_starts(first), _column_starts(second), strict=True) if a is not None and b is not None]
     if len(pairs) < 2 or any(abs(a - b) > COLUMN_MATCH for a, b in pairs):
         return None
     first_row = min(c.row for c in first.cells)

@@ -552,7 +552,7 @@ def layout_command(
         draw_layout(table, picture, draw, f"{file.name}, page {page}: layout mode")
     rows: list[dict[str, object]] = []
     if picture is not None:
-        for k, (leaf, box, text) in enumerate(zip(picture.line_leaf.tolist(), picture.line_box, picture.line_text)):
+        for k, (leaf, box, text) in enumerate(zip(picture.line_leaf.tolist(), picture.line_box, picture.line_text, strict=True)):
             rows.append({"line": k + 1, "leaf": leaf + 1, "box": [round(float(v), 2) for v in box], "text": text})
     if output_format is TableFormat.json:
         payload = {"file": str(file), "page": page, "split": bool(picture and picture.split), "lines": rows}

@@ -46,6 +46,7 @@ import tempfile
 import time
 import uuid
 from collections.abc import Callable, Iterable, Mapping
+from itertools import pairwise
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -412,7 +413,7 @@ class Dataset:
         for part in data_parts(folder) if folder.is_dir() else []:
             table = read_part(part, SOURCES)
             columns = [table.column(c).to_pylist() for c in ("source", "size", "mtime_ns", "inode", "sha256")]
-            for source, size, mtime_ns, inode, sha256 in zip(*columns):
+            for source, size, mtime_ns, inode, sha256 in zip(*columns, strict=True):
                 stat = FileStat(size, mtime_ns, inode)
                 if known.setdefault(source, {}).setdefault(stat, sha256) != sha256:
                     ambiguous.add((source, stat))
@@ -459,7 +460,7 @@ class Dataset:
         order = sorted(committed)
         now = time.time()
         expired = [
-            older for older, newer in zip(order, order[1:])
+            older for older, newer in pairwise(order)
             if older != current and now - committed[newer] >= self.version_grace_seconds
         ]  # fmt: skip
         # Oldest first, within a budget of files: removing a version costs an

@@ -220,7 +220,7 @@ def _unique(paths: Iterable[Path]) -> tuple[list[Path], list[str]]:
     seen: set[str] = set()
     out, resolved = [], []
     paths = list(paths)
-    for path, key in zip(paths, realpaths(paths)):
+    for path, key in zip(paths, realpaths(paths), strict=True):
         if key not in seen:
             seen.add(key)
             out.append(path)

@@ -140,7 +140,7 @@ class PartIndex:
         keys = row_keys(table).to_pylist()
         index = cls()
         start = 0
-        for name, part in zip(names, tables):
+        for name, part in zip(names, tables, strict=True):
             index.members[name] = members = keys[start : start + part.num_rows]
             index.part_of.update(dict.fromkeys(members, name))
             start += part.num_rows
@@ -231,7 +231,7 @@ def _read_parts(old: Path | None, name: str, schema: pa.Schema, parts: set[str])
 def _chunk_ids_of(chunks: pa.Table, doc_ids: Iterable[str]) -> dict[str, set[str]]:
     gone = chunks.filter(pc.is_in(chunks.column("doc_id"), value_set=pa.array(sorted(doc_ids), pa.string())))
     old_ids: dict[str, set[str]] = {}
-    for doc_id, chunk_id in zip(gone.column("doc_id").to_pylist(), gone.column("chunk_id").to_pylist()):
+    for doc_id, chunk_id in zip(gone.column("doc_id").to_pylist(), gone.column("chunk_id").to_pylist(), strict=True):
         old_ids.setdefault(doc_id, set()).add(chunk_id)
     return old_ids
 

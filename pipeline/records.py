@@ -115,7 +115,7 @@ def page_batch(doc_id: str, source: str, pages: Sequence[PageResult]) -> pa.Reco
 def table_batch(doc_id: str, source: str, pages: Sequence[PageResult]) -> pa.RecordBatch:
     """One row per table cell; spans moved from the page text to the document text."""
     _, bases = document_text(pages)
-    base_of = {p.page: base for p, base in zip(pages, bases)}
+    base_of = {p.page: base for p, base in zip(pages, bases, strict=True)}
     rows: list[dict[str, object]] = []
     for page in pages:
         for table in page.tables:

@@ -84,7 +84,7 @@ class Plan:
 def hashed_sources(keys: Sequence[str], fingerprints: Sequence[Fingerprint | OSError]) -> pa.Table:
     """The files this run read anew, by source key, as rows of schema.SOURCES
     for the next run's stat check."""
-    rows = [(k, f) for k, f in zip(keys, fingerprints) if isinstance(f, Fingerprint) and f.hashed and f.reusable]
+    rows = [(k, f) for k, f in zip(keys, fingerprints, strict=True) if isinstance(f, Fingerprint) and f.hashed and f.reusable]
     return pa.table(
         {
             "source": [p for p, _ in rows],
@@ -128,11 +128,11 @@ def plan_run(
     """What the run does with each input (`keys`: their source keys, in order)
     given the stored `documents` (see the module docstring)."""
     settings = context.settings
-    path_of = dict(zip(keys, map(str, paths)))
+    path_of = dict(zip(keys, map(str, paths), strict=True))
     sources_by_doc: dict[str, list[str]] = {}
     sizes: dict[str, int] = {}
     unreadable = []
-    for path, key, hashed in zip(paths, keys, hashes):
+    for path, key, hashed in zip(paths, keys, hashes, strict=True):
         if isinstance(hashed, OSError):
             message = f"{path}: cannot read: {hashed.strerror}"
             kind = type(hashed).__name__ if isinstance(hashed, (NotRegularFileError, ReadTimeoutError)) else "OSError"
@@ -311,7 +311,7 @@ def run(
         documents_per_part=settings.pipeline.documents_per_part,
     ) as dataset:
         seen = {} if rehash else dataset.sources()
-        known = {str(path): seen[key] for path, key in zip(paths, keys) if key in seen}
+        known = {str(path): seen[key] for path, key in zip(paths, keys, strict=True) if key in seen}
         fingerprints = fingerprint_files(paths, timeout_seconds=settings.pipeline.read_timeout_seconds, known=known)
         plan = plan_run(
             paths,

@@ -36,7 +36,7 @@ def source_keys(
     samples = os.path.join(os.path.realpath(SAMPLES), "")
     root = os.path.realpath(source_root) if source_root else None
     real = list(resolved) if len(resolved) == len(paths) else realpaths(paths)
-    return [_key(path, r, root, samples) for path, r in zip(paths, real)]
+    return [_key(path, r, root, samples) for path, r in zip(paths, real, strict=True)]
 
 
 def _key(path: str | os.PathLike[str], resolved: str, root: str | None, samples: str) -> str:

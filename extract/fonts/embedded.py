@@ -259,11 +259,10 @@ def _type1(data: bytes, length1: int | None) -> FontProgram:
         size = int.from_bytes(data[2:6], "little")
         clear = data[6 : 6 + size]
     else:
-        end = data.find(b"eexec")
-        if length1 and 0 < length1 <= len(data):
-            clear = data[:length1]
-        else:
-            clear = data[: end if end >= 0 else len(data)]
+        # The cleartext ends at /Length1 where the data holds it, else at eexec,
+        # else with the data.
+        end = length1 if length1 and 0 < length1 <= len(data) else data.find(b"eexec")
+        clear = data[: end if end >= 0 else len(data)]
     program = FontProgram(kind="Type1")
     if re.search(rb"/Encoding\s+StandardEncoding\s+def", clear):
         program.builtin_encoding = dict(STANDARD)

@@ -96,7 +96,7 @@ class CIDWidths:
                 # c [w1 w2 ...]: consecutive CIDs from c
                 numeric = pv.finite_numbers(follow)
                 if numeric is not None:  # nearly always: no call per width
-                    self._singles.update(zip(range(first, first + len(numeric)), numeric))
+                    self._singles.update(zip(range(first, first + len(numeric)), numeric, strict=True))
                 else:
                     for offset, value in enumerate(follow):
                         width = pv.number(value)

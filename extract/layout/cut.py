@@ -61,7 +61,7 @@ def read_region(page: Page, ids: np.ndarray, depth: int) -> tuple[list[np.ndarra
     return list(leaves), split  # callers edit their list of leaves
 
 
-def _cut(page: Page, ids: np.ndarray, depth: int) -> tuple[list[np.ndarray], bool]:
+def _cut(page: Page, ids: np.ndarray, depth: int) -> tuple[list[np.ndarray], bool]:  # noqa: C901 - issue 19 splits it into named rules
     """read_region, uncached."""
     if len(ids) < 4 or depth > MAX_DEPTH:
         return [ids], False
@@ -246,7 +246,7 @@ def _continues_a_column(page: Page, above: np.ndarray, band: np.ndarray) -> bool
     edges = sorted((float(page.x0[c].min()), float(page.x1[c].max())) for c in columns)
     ends = [-np.inf] + [x1 for _, x1 in edges[:-1]]
     starts = [x0 for x0, _ in edges[1:]] + [np.inf]
-    if not any(end <= left and right <= start for end, start in zip(ends, starts)):
+    if not any(end <= left and right <= start for end, start in zip(ends, starts, strict=True)):
         return False
     together = text_columns(page, np.concatenate([above, band]))
     return together is not None and len(together) == len(columns)

@@ -263,7 +263,7 @@ def _merge_grids(page: Page, runs: list[np.ndarray]) -> list[np.ndarray]:
         in_row.update((i, j))
     # Cells of one grid column, one above the other (a table painted
     # backwards, a cell at a time), belong to its grid too.
-    for i, j in zip(*np.nonzero(np.triu((above | above.T) & ~apart, 1))):
+    for i, j in zip(*np.nonzero(np.triu((above | above.T) & ~apart, 1)), strict=True):
         if int(i) in in_row and int(j) in in_row:
             link[root(int(j))] = root(int(i))
     groups: dict[int, list[int]] = {}
@@ -368,7 +368,7 @@ def _kahn(before: np.ndarray) -> list[int] | None:
     indegree = before.sum(axis=0).tolist()
     sources, targets = np.nonzero(before)
     successors: list[list[int]] = [[] for _ in range(len(before))]
-    for i, j in zip(sources.tolist(), targets.tolist()):
+    for i, j in zip(sources.tolist(), targets.tolist(), strict=True):
         successors[i].append(j)
     ready = [k for k, d in enumerate(indegree) if d == 0]
     result = []
@@ -425,7 +425,7 @@ def _grid_rows(page: Page, ids: np.ndarray) -> np.ndarray:
     padded = np.concatenate([[True], gap >= CELL_PADDING * page.body, [True]])
     starts = np.concatenate([[0], np.flatnonzero(~tight) + 1]).tolist()
     out: list[np.ndarray] = []
-    for first, last in zip(starts, [*starts[1:], len(rows)]):
+    for first, last in zip(starts, [*starts[1:], len(rows)], strict=True):
         if 1 < last - first <= MAX_CELL_LINES and padded[first] and padded[last]:
             out.extend(_cells_along(page, np.concatenate(rows[first:last])))
         else:

@@ -253,7 +253,7 @@ class SharedBaselines:
         i, j = np.nonzero(pairs)
         short, shared = self._lookup(i, j)
         keep = shared * 2 > self._lengths[short]
-        return list(zip(i[keep].tolist(), j[keep].tolist(), shared[keep].tolist()))
+        return list(zip(i[keep].tolist(), j[keep].tolist(), shared[keep].tolist(), strict=True))
 
     def shared(self, i: int, j: int) -> int:
         """How many lines of the shorter of runs i and j lie on the other's baselines."""
@@ -274,7 +274,7 @@ class SharedBaselines:
 def split_at(ids: np.ndarray, cuts: np.ndarray) -> list[np.ndarray]:
     """`ids` cut before each position of `cuts` (np.split, without its overhead)."""
     bounds = [0, *cuts.tolist(), len(ids)]
-    return [ids[a:b] for a, b in zip(bounds[:-1], bounds[1:])]
+    return [ids[a:b] for a, b in zip(bounds[:-1], bounds[1:], strict=True)]
 
 
 def median(values: np.ndarray) -> float:
@@ -371,7 +371,7 @@ def _gutter_cells(
     width = np.diff(edges)
     bounds = np.flatnonzero(np.diff(np.concatenate([[0], candidate.astype(np.int8), [0]])))
     best, best_support = None, 0.0
-    for first, last in zip(bounds[::2].tolist(), bounds[1::2].tolist()):
+    for first, last in zip(bounds[::2].tolist(), bounds[1::2].tolist(), strict=True):
         if width[first:last].sum() >= page.gutter and support[first:last].max() > best_support:
             best, best_support = (first, last), float(support[first:last].max())
     if best is None:

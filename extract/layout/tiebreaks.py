@@ -218,10 +218,9 @@ def _cells(
     for k, column in enumerate(columns):
         column_of[column] = k
     ids = np.concatenate(columns)
-    if band_first:
-        cell = band_of[ids] * len(columns) + column_of[ids]
-    else:
-        cell = column_of[ids] * len(bands) + band_of[ids]
+    # The cell's number in the order read: bands then columns, or columns then bands.
+    major, minor, n_minor = (band_of, column_of, len(columns)) if band_first else (column_of, band_of, len(bands))
+    cell = major[ids] * n_minor + minor[ids]
     ids = ids[np.argsort(cell, kind="stable")]
     cell = np.sort(cell)
     return split_at(ids, np.flatnonzero(np.diff(cell)) + 1)

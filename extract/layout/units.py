@@ -149,7 +149,7 @@ def reordered_moves(
             table.direction[prev], table.direction[cur], table.origin[prev], table.origin[cur],
             table.own_end[prev], table.height[prev], table.height[cur], config,
         )  # fmt: skip
-        for column, values in zip((breaks, across, gap, height), measured):
+        for column, values in zip((breaks, across, gap, height), measured, strict=True):
             column[fresh] = values
     line_break[1:] = breaks
     return Moves(line_break, across, gap, height)

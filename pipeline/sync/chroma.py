@@ -90,7 +90,7 @@ class ChromaStore:
         if vectors is None or metadatas is None:
             return {}
         return {
-            i: (str(m[TEXT_HASH]), np.asarray(v, dtype=np.float32)) for i, m, v in zip(got["ids"], metadatas, vectors)
+            i: (str(m[TEXT_HASH]), np.asarray(v, dtype=np.float32)) for i, m, v in zip(got["ids"], metadatas, vectors, strict=True)
         }
 
     def upsert(self, rows: pa.Table) -> None:

@@ -178,7 +178,7 @@ def _with_vectors(
     counts.added += len(ids) - len(stored)
     vectors: dict[str, np.ndarray] = {h: v for h, v in stored.values()}
     vectors.update(cache.get(embedder.name, (h for h in hashes if h not in vectors)))
-    text_of = dict(zip(hashes, texts))
+    text_of = dict(zip(hashes, texts, strict=True))
     missing = [h for h in text_of if h not in vectors]
     fresh_hashes = set(missing)
     counts.reused += sum(1 for h in hashes if h not in fresh_hashes)
@@ -189,7 +189,7 @@ def _with_vectors(
         counts.truncated += embedder.over_window([text_of[h] for h in part])
         counts.embed_seconds += time.monotonic() - begun
         counts.embedded += len(part)
-        batch = dict(zip(part, fresh))
+        batch = dict(zip(part, fresh, strict=True))
         cache.put(embedder.name, batch)
         vectors.update(batch)
     matrix = np.stack([vectors[h] for h in hashes]).astype(np.float32, copy=False)

@@ -85,7 +85,7 @@ class LanceStore:
         vectors = found.column(VECTOR).combine_chunks()
         flat = vectors.flatten().to_numpy(zero_copy_only=False).reshape(len(found), -1)
         return {
-            i: (h, flat[k]) for k, (i, h) in enumerate(zip(found.column(ID).to_pylist(), found.column(TEXT_HASH).to_pylist()))
+            i: (h, flat[k]) for k, (i, h) in enumerate(zip(found.column(ID).to_pylist(), found.column(TEXT_HASH).to_pylist(), strict=True))
         }
 
     def upsert(self, rows: pa.Table) -> None:
