@@ -34,9 +34,9 @@ from ragprep.extract.errors import EncryptedPDFError, PageRangeError, PDFReadErr
 from ragprep.extract.modes import Mode
 from ragprep.extract.blocks import Block, TextLine
 from ragprep.extract.fonts import FontLoader
-from ragprep.extract.glyphs import GlyphTable
+from ragprep.extract.glyphs import GlyphTable, ImagePlacement
 from ragprep.extract.gridfind import detect_tables
-from ragprep.extract.interpreter import ImagePlacement, interpret_page
+from ragprep.extract.interpreter import interpret_page
 from ragprep.extract.pagebox import visible_box
 from ragprep.extract.layout import read_layout
 from ragprep.extract.recovery import adopt_pages, scan_pages, with_page_tree

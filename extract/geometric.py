@@ -304,3 +304,60 @@ def stream_order(table: GlyphTable, config: ExtractConfig) -> np.ndarray:
         column_rank[rank] = np.arange(len(rank))
         result[start:end] = run[np.argsort(column_rank[column], kind="stable")]
     return result
+
+
+# -- units and reading direction: layout mode and running.py's band lines ----
+
+# A jump along the line wider than this many glyph heights (the larger of
+# the two glyphs) starts a new unit: wider than any word space, narrower than
+# a column gutter.
+SEGMENT_GAP = 0.65
+# A jump backwards along the line longer than this many heights starts a new
+# unit (the pen going back to another column); right-to-left text painted in
+# logical order moves back about two glyph widths per glyph and stays whole.
+SEGMENT_BACK = 4.0
+# Directions within half a degree of the x axis: an upright page.
+UPRIGHT = float(np.cos(np.radians(0.5)))
+# Font sizes and heights above this many points are not text (histogram bound).
+MAX_VALUE = 2000
+
+
+def unit_breaks(line_break: np.ndarray, gap: np.ndarray, height: np.ndarray, next_height: np.ndarray) -> np.ndarray:
+    """Per pair of consecutive glyphs (join()'s line rule `line_break`, the
+    `gap` along the line from the first's own end to the second's origin,
+    and their heights): does a new unit start at the second? At a line
+    break, a jump forward wider than SEGMENT_GAP heights, or back by more
+    than SEGMENT_BACK. The jump forward is measured against the smaller of
+    the two glyphs: a bullet whose font has a deep box (half again the
+    text's height) starting the next column's line must not bridge a
+    gutter narrower than itself; the jump back against the larger. The one
+    definition of a unit: layout cuts its units with it, running.py its
+    band lines."""
+    smaller, larger = np.minimum(height, next_height), np.maximum(height, next_height)
+    cut: np.ndarray = line_break | (gap > SEGMENT_GAP * smaller) | (gap < -SEGMENT_BACK * larger)
+    return cut
+
+
+def reading_direction(
+    table: GlyphTable, order: np.ndarray, direction: np.ndarray | None = None
+) -> np.ndarray:
+    """Unit vector of the dominant writing direction of the glyphs `order`
+    (their directions when already gathered): the most common glyph
+    direction, to the degree."""
+    if (table.direction[:, 0] > UPRIGHT).all():
+        return np.array([1.0, 0.0])  # every glyph of the page is upright
+    direction = table.direction[order] if direction is None else direction
+    degrees = np.rint(np.degrees(np.arctan2(direction[:, 1], direction[:, 0]))) % 360
+    angle = np.radians(most_common(degrees, 1))
+    # Rounded so that right angles give exact 0 and 1.
+    return np.array([round(float(np.cos(angle)), 12), round(float(np.sin(angle)), 12)])
+
+
+def most_common(values: np.ndarray, steps_per_unit: int) -> float:
+    """The most common value, rounded to 1/steps_per_unit (0.0 when there is
+    none): a histogram, not a sort. Values outside [0, MAX_VALUE] are ignored."""
+    steps = np.rint(values * steps_per_unit)
+    steps = steps[(steps >= 0) & (steps <= MAX_VALUE * steps_per_unit)].astype(np.int64)
+    if not len(steps):
+        return 0.0
+    return float(np.argmax(np.bincount(steps))) / steps_per_unit

@@ -166,3 +166,14 @@ class GlyphTable:
             font_size=np.zeros(n),
         )
         return self._columnwise(added, lambda mine, more: np.concatenate([mine, more]))
+
+
+@dataclass(frozen=True)
+class ImagePlacement:
+    """Where an image XObject was painted (its unit square under the CTM,
+    §8.9.4) and the marked content around it: a tagged Figure's /Alt text
+    has no glyphs, so this is where its text belongs."""
+
+    bbox: tuple[float, float, float, float]
+    mcid: int
+    mcid_stream: int

@@ -49,7 +49,7 @@ from ragprep.extract.fonts import Font, FontLoader, SingleByteFont
 from ragprep.extract.fonts.base import DecodedString
 from ragprep.extract.geometry import IDENTITY, Matrix, multiply
 from ragprep.extract.geometry import intersect as _intersect
-from ragprep.extract.glyphs import NO_MCID, PAGE_STREAM, GlyphTable
+from ragprep.extract.glyphs import NO_MCID, PAGE_STREAM, GlyphTable, ImagePlacement
 from ragprep.extract.pagebox import inherited as _inherited
 from ragprep.extract.pagebox import normalized_box
 from ragprep.extract.pagebox import visible_box as page_visible_box
@@ -495,17 +495,6 @@ class InterpretedPage:
     operators: int
     images: tuple[ImagePlacement, ...] = ()
     paths: PathTable = field(default_factory=PathTable.empty)
-
-
-@dataclass(frozen=True)
-class ImagePlacement:
-    """Where an image XObject was painted (its unit square under the CTM,
-    §8.9.4) and the marked content around it: a tagged Figure's /Alt text
-    has no glyphs, so this is where its text belongs."""
-
-    bbox: tuple[float, float, float, float]
-    mcid: int
-    mcid_stream: int
 
 
 class PageInterpreter:

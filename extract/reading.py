@@ -32,8 +32,7 @@ from ragprep.extract.blocks import (
 )
 from ragprep.extract.config import ExtractConfig
 from ragprep.extract.geometric import JoinedText, join, stream_order, text_glyphs
-from ragprep.extract.glyphs import NO_MCID, GlyphTable
-from ragprep.extract.interpreter import ImagePlacement
+from ragprep.extract.glyphs import NO_MCID, GlyphTable, ImagePlacement
 from ragprep.extract.rows import frozen_instance
 from ragprep.extract.structure import MarkedContentRef, StructTree
 from ragprep.extract.tables import CellContent, TableGrids

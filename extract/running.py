@@ -17,13 +17,13 @@ How, and why so:
   §14.11.2) from that edge. A line elsewhere that happens to repeat (a
   recurring "Continued on next page") is content: running heads live at the
   page edge. "Top" is across the page's dominant writing direction
-  (``layout.reading_direction``), so pages drawn at 90° find their heads where
+  (``geometric.reading_direction``), so pages drawn at 90° find their heads where
   layout mode finds their first line; glyphs in another direction (a stamp up
   the margin) and vertical writing take no part.
 - Lines and segments. The band glyphs, in content-stream order, are cut into
   lines by join()'s line rule (``geometric.line_break_rule``) and further at
   a gap along the line wider than a glyph height, as layout mode cuts its
-  units (``layout.unit_breaks``, the one definition): "3    Journal of
+  units (``geometric.unit_breaks``, the one definition): "3    Journal of
   Things" gives the keys "#" and "journal of things",
   so the page number runs even where the title beside it changes. Spaces go
   where join() would put a word space, less its finer points (blanks, CJK,
@@ -62,9 +62,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from ragprep.extract.config import ExtractConfig
-from ragprep.extract.geometric import SAME_DIRECTION, line_break_rule, text_glyphs
+from ragprep.extract.geometric import SAME_DIRECTION, line_break_rule, reading_direction, text_glyphs, unit_breaks
 from ragprep.extract.glyphs import GlyphTable
-from ragprep.extract.layout import reading_direction, unit_breaks
 
 Box = tuple[float, float, float, float]
 

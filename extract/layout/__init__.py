@@ -9,7 +9,7 @@ was painted in, and the stream only breaks the ties geometry leaves open
 a named function in the module that says why:
 
 1. Units (``units``): stream order cut into line segments at line breaks and
-   at jumps along the line (``unit_breaks``, shared with running.py), in the
+   at jumps along the line (``geometric.unit_breaks``, shared with running.py), in the
    page's reading frame (its dominant writing direction). Vertical writing
    keeps ``stream_order``, which reads its columns right to left (§9.7.4.3).
 2. Lines (``lines.line_order``): the units side by side on one baseline, with
@@ -46,16 +46,10 @@ height) unless said otherwise.
 """
 
 from ragprep.extract.layout.page import LayoutPicture, layout_order, layout_picture, read_layout
-from ragprep.extract.layout.params import SEGMENT_BACK, SEGMENT_GAP
-from ragprep.extract.layout.units import reading_direction, unit_breaks
 
 __all__ = [
-    "SEGMENT_BACK",
-    "SEGMENT_GAP",
     "LayoutPicture",
     "layout_order",
     "layout_picture",
     "read_layout",
-    "reading_direction",
-    "unit_breaks",
 ]

@@ -16,10 +16,10 @@ import numpy as np
 
 from ragprep.extract.blocks import BlockLabel, block_break
 from ragprep.extract.config import ExtractConfig
-from ragprep.extract.geometric import SAME_DIRECTION
+from ragprep.extract.geometric import MAX_VALUE, SAME_DIRECTION, reading_direction
 from ragprep.extract.glyphs import GlyphTable
-from ragprep.extract.layout.params import FLUSH, HEADING_LINES, HEADING_PAGE_SHARE, HEADING_SHARE, HEADING_SIZE, INDENT_MAX, INDENT_MIN, MAX_HEADING_LEVEL, MAX_VALUE
-from ragprep.extract.layout.units import Moves, line_moves, reading_direction, reads_rtl
+from ragprep.extract.layout.params import FLUSH, HEADING_LINES, HEADING_PAGE_SHARE, HEADING_SHARE, HEADING_SIZE, INDENT_MAX, INDENT_MIN, MAX_HEADING_LEVEL
+from ragprep.extract.layout.units import Moves, line_moves, reads_rtl
 
 
 _PARAGRAPH = BlockLabel(struct_type="P", struct_path=("P",))

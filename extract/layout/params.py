@@ -1,4 +1,5 @@
-"""Every threshold of layout mode, in one place.
+"""Every threshold of layout mode, in one place (those it shares with
+running.py, the unit cut's and the reading direction's, are geometric.py's).
 
 Lengths are in body heights (the page's most common glyph height) unless
 said otherwise; the module of each rule says why it is what it is.
@@ -8,18 +9,10 @@ from __future__ import annotations
 
 import numpy as np
 
-# A jump along the line wider than this many glyph heights (the larger of
-# the two glyphs) starts a new unit: wider than any word space, narrower than
-# a column gutter.
-SEGMENT_GAP = 0.65
 # After a blank, a jump wider than this many heights is measured again from
 # the blank's start (units.unit_starts): word spaces set by Tw, narrower,
 # cost no look.
 BLANK_GAP = 0.3
-# A jump backwards along the line longer than this many heights starts a new
-# unit (the pen going back to another column); right-to-left text painted in
-# logical order moves back about two glyph widths per glyph and stays whole.
-SEGMENT_BACK = 4.0
 # Two glyphs of one text whose centres lie within this share of a height
 # of each other are one glyph painted twice (fake bold), not two glyphs.
 DOUBLE_STRIKE = 0.1
@@ -123,10 +116,6 @@ SAME_BASELINE = 0.25
 MAX_DEPTH = 24
 # Share of a glyph's height below the baseline (Latin fonts: about 0.2).
 DESCENT = 0.22
-# Directions within half a degree of the x axis: an upright page.
-UPRIGHT = float(np.cos(np.radians(0.5)))
-# Font sizes and heights above this many points are not text (histogram bound).
-MAX_VALUE = 2000
 # Sample of glyphs on which a column's share of letters is estimated.
 LETTER_SAMPLE = 100
 # No code point below this one is right-to-left (U+0590, the Hebrew block).

@@ -27,25 +27,9 @@ import numpy as np
 
 from ragprep.extract.bidi import is_rtl
 from ragprep.extract.config import ExtractConfig
-from ragprep.extract.geometric import SAME_DIRECTION, line_break_rule
+from ragprep.extract.geometric import SAME_DIRECTION, line_break_rule, most_common, reading_direction, unit_breaks
 from ragprep.extract.glyphs import GlyphTable
-from ragprep.extract.layout.params import BLANK_GAP, WORD_GAP, DESCENT, FIRST_RTL, GUTTER, LETTER_SAMPLE, MAX_VALUE, RTL_SAMPLE, SEGMENT_BACK, SEGMENT_GAP, UPRIGHT
-
-
-def unit_breaks(line_break: np.ndarray, gap: np.ndarray, height: np.ndarray, next_height: np.ndarray) -> np.ndarray:
-    """Per pair of consecutive glyphs (join()'s line rule `line_break`, the
-    `gap` along the line from the first's own end to the second's origin,
-    and their heights): does a new unit start at the second? At a line
-    break, a jump forward wider than SEGMENT_GAP heights, or back by more
-    than SEGMENT_BACK. The jump forward is measured against the smaller of
-    the two glyphs: a bullet whose font has a deep box (half again the
-    text's height) starting the next column's line must not bridge a
-    gutter narrower than itself; the jump back against the larger. The one
-    definition of a unit: layout cuts its units with it, running.py its
-    band lines."""
-    smaller, larger = np.minimum(height, next_height), np.maximum(height, next_height)
-    cut: np.ndarray = line_break | (gap > SEGMENT_GAP * smaller) | (gap < -SEGMENT_BACK * larger)
-    return cut
+from ragprep.extract.layout.params import BLANK_GAP, WORD_GAP, DESCENT, FIRST_RTL, GUTTER, LETTER_SAMPLE, RTL_SAMPLE
 
 
 def unit_starts(moves: Moves, glyphs: Gathered, texts: np.ndarray) -> np.ndarray:
@@ -301,28 +285,3 @@ def reads_rtl(table: GlyphTable, order: np.ndarray) -> bool:
     # marks (U+2000-U+303F) have no direction of their own.
     other = (first >= 0xC0) & ~rtl & ~((first >= 0x2000) & (first <= 0x303F))
     return int(rtl.sum()) > int((latin | other).sum())
-
-
-def reading_direction(
-    table: GlyphTable, order: np.ndarray, direction: np.ndarray | None = None
-) -> np.ndarray:
-    """Unit vector of the dominant writing direction of the glyphs `order`
-    (their directions when already gathered): the most common glyph
-    direction, to the degree."""
-    if (table.direction[:, 0] > UPRIGHT).all():
-        return np.array([1.0, 0.0])  # every glyph of the page is upright
-    direction = table.direction[order] if direction is None else direction
-    degrees = np.rint(np.degrees(np.arctan2(direction[:, 1], direction[:, 0]))) % 360
-    angle = np.radians(most_common(degrees, 1))
-    # Rounded so that right angles give exact 0 and 1.
-    return np.array([round(float(np.cos(angle)), 12), round(float(np.sin(angle)), 12)])
-
-
-def most_common(values: np.ndarray, steps_per_unit: int) -> float:
-    """The most common value, rounded to 1/steps_per_unit (0.0 when there is
-    none): a histogram, not a sort. Values outside [0, MAX_VALUE] are ignored."""
-    steps = np.rint(values * steps_per_unit)
-    steps = steps[(steps >= 0) & (steps <= MAX_VALUE * steps_per_unit)].astype(np.int64)
-    if not len(steps):
-        return 0.0
-    return float(np.argmax(np.bincount(steps))) / steps_per_unit
