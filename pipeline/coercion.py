@@ -144,6 +144,10 @@ if KNOWN_TYPER:
     class _FastParam(RuntimeParam):
         """Reads a certain value itself; any other value goes to typer's coercion."""
 
+        # Set in __init__ past the frozen base (annotations only: no dataclass fields).
+        _descriptor: Any
+        _read: Callable[[Any, Any, Any], Any]
+
         def __init__(self, descriptor: Any, reader: Callable[[Any, Any, Any], Any]) -> None:
             super().__init__(parameter_info=descriptor.parameter_info, annotation=descriptor.annotation)
             object.__setattr__(self, "_descriptor", descriptor)

@@ -24,7 +24,7 @@ from ragprep.pipeline.helpformat import (
 )
 
 if TYPE_CHECKING:
-    from typer._click import HelpFormatter
+    from typer._click import Context, HelpFormatter
 
 WorkersOption = Annotated[
     Optional[int],
@@ -50,17 +50,17 @@ class Command(TyperCommand):
     """A ragprep command: plain help with conventional value names
     (``ragprep.pipeline.helpformat``) and values read without pydantic."""
 
-    def get_params(self, ctx: typer.Context) -> list[Any]:
+    def get_params(self, ctx: Context) -> list[Any]:
         return _prepared(super().get_params(ctx))
 
-    def collect_usage_pieces(self, ctx: typer.Context) -> list[str]:
+    def collect_usage_pieces(self, ctx: Context) -> list[str]:
         arguments = [argument_usage(p) for p in self.get_params(ctx) if isinstance(p, TyperArgument)]
         return [self.options_metavar or "[OPTIONS]", *arguments]
 
-    def format_help_text(self, ctx: typer.Context, formatter: HelpFormatter) -> None:
+    def format_help_text(self, ctx: Context, formatter: HelpFormatter) -> None:
         format_help_text(self, formatter)
 
-    def format_options(self, ctx: typer.Context, formatter: HelpFormatter) -> None:
+    def format_options(self, ctx: Context, formatter: HelpFormatter) -> None:
         format_parameters(self, ctx, formatter)
 
 
@@ -69,17 +69,17 @@ class Group(TyperGroup):
     commands listed with their first paragraph, and every command ends quietly
     on a closed pipe."""
 
-    def get_params(self, ctx: typer.Context) -> list[Any]:
+    def get_params(self, ctx: Context) -> list[Any]:
         return _prepared(super().get_params(ctx))
 
-    def format_help_text(self, ctx: typer.Context, formatter: HelpFormatter) -> None:
+    def format_help_text(self, ctx: Context, formatter: HelpFormatter) -> None:
         format_help_text(self, formatter)
 
-    def format_options(self, ctx: typer.Context, formatter: HelpFormatter) -> None:
+    def format_options(self, ctx: Context, formatter: HelpFormatter) -> None:
         format_parameters(self, ctx, formatter)
         format_commands(self, ctx, formatter)
 
-    def invoke(self, ctx: typer.Context) -> object:
+    def invoke(self, ctx: Context) -> object:
         # typer turns EPIPE into exit status 1; a closed pipe is the reader's
         # choice, not a failure (`ragprep export DS | head`).
         try:
