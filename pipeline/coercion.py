@@ -86,31 +86,25 @@ def _integer(annotation: Any, info: Any) -> Callable[[Any, Any, Any], Any] | Non
     return read
 
 
-def _text(annotation: Any, info: Any) -> Callable[[Any, Any, Any], Any] | None:
-    if annotation is not str:
-        return None
+def _exactly(kind: type) -> Callable[[Any, Any], Callable[[Any, Any, Any], Any] | None]:
+    """The rule for an option typed `kind` (str, bool): a value already of that
+    type is taken as is; anything else ("yes", "0", ... for a flag) is left to typer's rules."""
 
-    def read(value: Any, param: Any, ctx: Any) -> Any:
-        if not isinstance(value, str):
-            raise _Decline
-        return value
+    def rule(annotation: Any, info: Any) -> Callable[[Any, Any, Any], Any] | None:
+        if annotation is not kind:
+            return None
 
-    return read
+        def read(value: Any, param: Any, ctx: Any) -> Any:
+            if not isinstance(value, kind):
+                raise _Decline
+            return value
 
+        return read
 
-def _flag(annotation: Any, info: Any) -> Callable[[Any, Any, Any], Any] | None:
-    if annotation is not bool:
-        return None
-
-    def read(value: Any, param: Any, ctx: Any) -> Any:
-        if not isinstance(value, bool):
-            raise _Decline  # "yes", "0", ...: typer's rules
-        return value
-
-    return read
+    return rule
 
 
-_LEAF_RULES = (_path, _choice, _integer, _text, _flag)
+_LEAF_RULES = (_path, _choice, _integer, _exactly(str), _exactly(bool))
 
 
 def _leaf_reader(annotation: Any, info: Any) -> Callable[[Any, Any, Any], Any] | None:
