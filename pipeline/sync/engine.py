@@ -69,8 +69,11 @@ class SyncSummary:
 
 
 def dataset_id(pinned: Snapshot) -> str:
-    """The dataset's first run id: what a store records so it is never fed by two datasets."""
-    return str(pc.min(pinned.table("runs").column("run_id")).as_py() or "")
+    """The dataset's first run id: what a store records so it is never fed by two datasets.
+    First by start time: run ids begin with the start second and end with a random
+    suffix, so the smallest id of two runs started in one second may be the later one."""
+    runs = pinned.table("runs").sort_by([("started", "ascending"), ("run_id", "ascending")])
+    return str(runs.column("run_id")[0].as_py()) if runs.num_rows else ""
 
 
 def kept(chunks: pa.Table, config: SyncConfig) -> pa.Table:
