@@ -319,7 +319,24 @@ def _corpus_files() -> list[str]:
 @pytest.mark.slow
 @pytest.mark.parametrize("relpath", _corpus_files() or ["<corpus absent>"])
 def test_corpus_file_agrees(monkeypatch: pytest.MonkeyPatch, corpus: Path, relpath: str):
+    assert_paths_agree_or_fail_alike(monkeypatch, corpus / relpath, relpath)
+
+
+def assert_paths_agree_or_fail_alike(monkeypatch: pytest.MonkeyPatch, source: Path, name: str) -> None:
+    """A file either path cannot open, both must refuse with the same typed
+    error and message (damaged trailers, passwords, empty files)."""
     try:
-        assert_paths_agree(monkeypatch, corpus / relpath, relpath)
-    except PDFReadError as exc:  # unreadable on both paths alike: nothing to compare
-        pytest.skip(f"{relpath} cannot be opened: {exc}")
+        assert_paths_agree(monkeypatch, source, name)
+    except PDFReadError:
+        pure_error, compiled_error = (_refusal(monkeypatch, source, pure) for pure in (True, False))
+        assert pure_error is not None and compiled_error is not None, f"{name}: one path opens it"
+        assert (type(pure_error), str(pure_error)) == (type(compiled_error), str(compiled_error)), name
+
+
+def _refusal(monkeypatch: pytest.MonkeyPatch, source: Path, pure: bool) -> PDFReadError | None:
+    with path(monkeypatch, pure=pure):
+        try:
+            read_all(source, None)
+        except PDFReadError as exc:
+            return exc
+    return None
