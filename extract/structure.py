@@ -659,27 +659,27 @@ class _Walker:
         self._elements.append(
             frozen_instance(  # thousands per tree: StructElement(**...) without its per-field setattr
                 StructElement,
-                dict(
-                    index=index,
-                    type=std,
-                    raw_type=raw,
-                    parent=ctx.index,
-                    path=path,
-                    heading_level=heading_level,
-                    block=info.block,
-                    actual_text=actual_text,
-                    alt=alt,
-                    lang=lang or None,
-                    header_cell=std == "TH",
-                    ref=objgen if indirect else None,
-                    page=page,
-                    actual_text_owner=owner,
-                    row_span=cell.row_span,
-                    col_span=cell.col_span,
-                    scope=cell.scope,
-                    headers=cell.headers,
-                    element_id=cell.element_id,
-                ),
+                {
+                    "index": index,
+                    "type": std,
+                    "raw_type": raw,
+                    "parent": ctx.index,
+                    "path": path,
+                    "heading_level": heading_level,
+                    "block": info.block,
+                    "actual_text": actual_text,
+                    "alt": alt,
+                    "lang": lang or None,
+                    "header_cell": std == "TH",
+                    "ref": objgen if indirect else None,
+                    "page": page,
+                    "actual_text_owner": owner,
+                    "row_span": cell.row_span,
+                    "col_span": cell.col_span,
+                    "scope": cell.scope,
+                    "headers": cell.headers,
+                    "element_id": cell.element_id,
+                },
             )
         )
         if "/K" not in obj:
@@ -739,7 +739,7 @@ class _Walker:
         warn = self._warnings.add
         resolve = self._resolve
         index = ctx.index
-        value = self._value(k)
+        value = resolve(k) if type(k) is tuple else k
         # /K: an array of kids, or one kid (Table 323).
         kids: list[Any] = [k]
         if type(value) is list:
@@ -902,7 +902,10 @@ class _Walker:
             self._warnings.add("marked content assigned twice on a page; first assignment kept")
             return
         claimed.add((stream, mcid))
-        self._content[page].append(MarkedContentRef(mcid, stream, element))
+        # As many as the document has marked-content sequences: no per-field setattr.
+        self._content[page].append(
+            frozen_instance(MarkedContentRef, {"mcid": mcid, "stream": stream, "element": element})
+        )
 
     def _page_of_orphan(self, mcid: int, stream: int, element: int) -> PageKey | None:
         """The page of content with no /Pg on its MCR, element or ancestors.
