@@ -144,10 +144,15 @@ class Packer:
         # Packing measures the same spans more than once (the budget check,
         # the overlap search, the chunk's own count): tokenizing is the cost.
         self._counts: dict[tuple[str, int, int], int] = {}
+        self._norms: dict[tuple[int, int], str] = {}  # normalising a span costs about what encoding it does
         self._splitters: dict[int, RecursiveCharacterTextSplitter] = {}  # by piece size
 
     def norm(self, start: int, end: int) -> str:
-        return self._normalise(self.text[start:end])
+        key = (start, end)
+        normal = self._norms.get(key)
+        if normal is None:
+            normal = self._norms[key] = self._normalise(self.text[start:end])
+        return normal
 
     def count(self, prefix: str, start: int, end: int) -> int:
         """Tokens of ``prefix + norm(start, end)``."""
@@ -156,6 +161,14 @@ class Packer:
         if counted is None:
             counted = self._counts[key] = self.tok.count(prefix + self.norm(start, end))
         return counted
+
+    def fits(self, prefix: str, start: int, end: int, budget: int) -> bool:
+        """``count(prefix, start, end) <= budget``, encoding the span only when
+        its word count (Tokenizer.at_least) does not already exceed the budget:
+        the overlap search and the small-chunk test ask this of long spans."""
+        if (prefix, start, end) not in self._counts and self.tok.at_least(prefix + self.norm(start, end)) > budget:
+            return False
+        return self.count(prefix, start, end) <= budget
 
     # -- atoms -----------------------------------------------------------------
 
@@ -248,7 +261,7 @@ class Packer:
         end = atoms[hi].end
         best = None
         for k in range(hi, lo - 1, -1):
-            if self.count("", atoms[k].start, end) <= budget:
+            if self.fits("", atoms[k].start, end, budget):
                 best = atoms[k].start
                 continue
             # Part of atom k: the longest word-started tail that fits.
@@ -258,7 +271,7 @@ class Packer:
             lo_i, hi_i, found = 0, len(starts) - 1, None
             while lo_i <= hi_i:  # token count falls as the start moves right
                 mid = (lo_i + hi_i) // 2
-                if self.count("", starts[mid], end) <= budget:
+                if self.fits("", starts[mid], end, budget):
                     found, hi_i = starts[mid], mid - 1
                 else:
                     lo_i = mid + 1
@@ -341,7 +354,7 @@ class Packer:
         core = atoms[span.first_atom : span.last_atom + 1]
         if any(a.boilerplate for a in core):
             return False
-        return self.count("", core[0].start, core[-1].end) < self.cfg.min_tokens
+        return self.fits("", core[0].start, core[-1].end, self.cfg.min_tokens - 1)
 
     def _joined(self, head: Span, tail: Span, atoms: Sequence[Atom]) -> Span | None:
         """``head`` and ``tail`` as one chunk, when they are neighbours in one

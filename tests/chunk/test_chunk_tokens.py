@@ -7,6 +7,8 @@ import sys
 import textwrap
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from ragprep.chunk import Tokenizer
 from ragprep.extract import ConfigError
@@ -59,3 +61,27 @@ def test_special_token_text_counts_as_plain_text():
     tok = Tokenizer.load("cl100k_base")
     assert tok.name == "cl100k_base"
     assert tok.count("<|endoftext|>") > 1
+
+
+# -- the lower bound the packer asks first (Tokenizer.at_least) ----------------
+
+_PIECES = st.sampled_from(
+    ["word", "Wörter", "ﬁx", "日本語", "١٢٣", "12345", "#", "...", "'s", "<|endoftext|>", "-", "\u00ad",
+     " ", "  ", "\t", "\n", "\n\n", "\r\n", "\f", "\x0b", "\x1c", "\u00a0", "\u3000", "\u2009", "😀"]
+)  # fmt: skip
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.one_of(_PIECES, st.text(max_size=6)), max_size=40))
+def test_at_least_never_exceeds_the_count(parts: list[str]):
+    tok = Tokenizer.load("cl100k_base")
+    text = "".join(parts)
+    assert tok.at_least(text) <= tok.count(text)
+
+
+def test_at_least_counts_words_for_tiktoken_and_nothing_for_other_encodings():
+    tok = Tokenizer.load("cl100k_base")
+    assert tok.at_least("one two\tthree\nfour  five") == 5
+    # Blanks outside ASCII (no-break space, U+001C) do not part words for the pre-tokenizer.
+    assert tok.at_least("a\u00a0b c\x1cd") == 2
+    assert Tokenizer("custom", "custom", object()).at_least("one two three") == 0
