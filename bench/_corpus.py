@@ -117,6 +117,26 @@ def select_files(
 # --------------------------------------------------------------------------- timeouts
 
 
+def peak_rss_mb() -> float:
+    """This process's peak resident set in MiB.
+
+    On Linux, getrusage's ru_maxrss survives fork and exec: a child started by
+    a 300 MB parent reports at least 300 MB whatever it touched. VmHWM is the
+    high-water mark of this process's own address space, reset at exec.
+    """
+    try:
+        with open("/proc/self/status", encoding="ascii") as fh:
+            for line in fh:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    import resource  # macOS and the BSDs: no /proc; ru_maxrss is theirs alone there
+
+    scale = 1024 * 1024 if sys.platform == "darwin" else 1024  # bytes on macOS, KiB elsewhere
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / scale
+
+
 class FileTimeout(Exception):
     """One file took longer than the per-file limit."""
 

@@ -24,7 +24,6 @@ import json
 import os
 import platform
 import re
-import resource
 import select
 import signal
 import subprocess
@@ -44,6 +43,7 @@ from bench._corpus import (  # noqa: E402  (needs the path fix above)
     CorpusFile,
     make_extractor,
     parse_peer_list,
+    peak_rss_mb,
     quiet_peers,
     run_cli,
     select_files,
@@ -140,7 +140,7 @@ def worker(library: str, mode: str) -> int:
             "seconds": seconds,
             "cpu_seconds": cpu_seconds,
             "chars": sum(len(t) for t in texts),
-            "max_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+            "max_rss_mb": peak_rss_mb(),
             "error": error,
         }
         print(json.dumps(result), flush=True)

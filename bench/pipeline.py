@@ -51,7 +51,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _corpus import DEFAULT_CORPUS, BenchError, CorpusFile, run_cli, select_files  # noqa: E402
 
 _PEAK_SCRIPT = """
-import resource, sys
+import sys
 from ragprep.chunk.tokens import Tokenizer
 from ragprep.pipeline.config import PipelineConfig, Settings
 from ragprep.pipeline.model import DocumentTask
@@ -64,7 +64,7 @@ tokenizer = Tokenizer.load(settings.chunk.tokenizer_name)
 # Resident now (KiB): the worker ready for work, tokenizer loaded.
 before = next(int(l.split()[1]) for l in open("/proc/self/status") if l.startswith("VmRSS:"))
 output = process_document(DocumentTask(sys.argv[1], file_sha256(sys.argv[1])), context, tokenizer)
-after = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+after = next(int(l.split()[1]) for l in open("/proc/self/status") if l.startswith("VmHWM:"))  # ru_maxrss survives exec
 print(before, after, output.row.status, output.page_count)
 """
 
