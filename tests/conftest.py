@@ -2,13 +2,10 @@
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import pytest
-
-# ../shared/corpus beside the repository; RAGPREP_CORPUS overrides it.
-CORPUS = Path(os.environ.get("RAGPREP_CORPUS", Path(__file__).resolve().parents[2] / "shared" / "corpus"))
+from corpusdir import CORPUS
 
 
 @pytest.fixture(scope="session")

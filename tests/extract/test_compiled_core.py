@@ -15,7 +15,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import CORPUS
+from corpusdir import CORPUS
 from pdfbuilder import PdfBuilder
 
 from ragprep.extract import ExtractConfig, GlyphTable, PDFReadError, extract_document, open_document

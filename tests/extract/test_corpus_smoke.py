@@ -12,7 +12,7 @@ import re
 from pathlib import Path
 
 import pytest
-from conftest import CORPUS
+from corpusdir import CORPUS
 
 from ragprep.extract import EncryptedPDFError, PDFReadError, extract_document
 

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import base64
 import io
-import os
 import re
 import subprocess
 import sys
@@ -16,14 +15,13 @@ from pathlib import Path
 
 import pikepdf
 import pytest
+from corpusdir import CORPUS
 from pdfbuilder import PdfBuilder
 
 from ragprep.extract import ExtractConfig, PDFReadError, extract_document
 from ragprep.extract.errors import describe
 from ragprep.extract.operators import count_operators, slices
 from ragprep.extract.streams import inflate
-
-CORPUS = Path(os.environ.get("RAGPREP_CORPUS", Path(__file__).resolve().parents[3] / "shared" / "corpus"))
 
 
 def flate_zeros(chunks: int) -> bytes:

@@ -1,0 +1,12 @@
+"""Where the real-world corpus is: ../shared/corpus beside the repository, or
+$RAGPREP_CORPUS. A plain module (tests/ is on pytest's pythonpath), not a
+conftest: two conftest.py files are both the module `conftest`, so a test that
+imported a name from one broke whenever the other was loaded first (running
+tests/extract and tests/pipeline in one call)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+CORPUS = Path(os.environ.get("RAGPREP_CORPUS", Path(__file__).resolve().parents[2] / "shared" / "corpus"))
