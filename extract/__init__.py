@@ -33,7 +33,7 @@ _EXPORTS = {
         "parse_page_selection",
     ),
     "ragprep.extract.errors": ("ConfigError", "EncryptedPDFError", "PageRangeError", "PDFReadError", "RagprepError"),
-    "ragprep.extract.geometric": ("LINE_BREAK", "SPACE"),
+    "ragprep.extract.geometric": ("LINE_BREAK", "SPACE", "JoinedText"),
     "ragprep.extract.glyphs": ("GlyphTable",),
     "ragprep.extract.layout": ("LayoutPicture", "layout_picture"),
     "ragprep.extract.modes": ("Mode",),
@@ -64,7 +64,7 @@ if TYPE_CHECKING:
         PDFReadError,
         RagprepError,
     )
-    from ragprep.extract.geometric import LINE_BREAK, SPACE
+    from ragprep.extract.geometric import LINE_BREAK, SPACE, JoinedText
     from ragprep.extract.glyphs import GlyphTable
     from ragprep.extract.layout import LayoutPicture, layout_picture
     from ragprep.extract.modes import Mode
@@ -83,6 +83,7 @@ __all__ = [
     "EncryptedPDFError",
     "ExtractConfig",
     "GlyphTable",
+    "JoinedText",
     "LINE_BREAK",
     "LayoutPicture",
     "Mode",

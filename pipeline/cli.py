@@ -31,7 +31,7 @@ if TYPE_CHECKING:
 
     from rich.box import Box
 
-    from ragprep.extract import ExtractConfig, PageResult, Table
+    from ragprep.extract import DocumentResult, ExtractConfig, GlyphTable, JoinedText, PageGlyphs, PageResult, Table
     from ragprep.extract import Block
 
 app = typer.Typer(
@@ -115,46 +115,56 @@ ConfigOption = Annotated[
 ]
 
 
+# The options of `ragprep extract`, one alias each (typer reads the Annotated metadata).
+PagesOption = Annotated[
+    Optional[str], typer.Option("--pages", help="Pages to read, 1-based: 1,3-5 or 4- (default: all).")
+]
+ExtractModeOption = Annotated[
+    Mode,
+    typer.Option(
+        "--mode",
+        help="Reading order: auto (structure where the page's tags cover it, else geometry), "
+        "structure (tagged-PDF order), layout (column-aware geometry, never interleaving "
+        "columns), stream (content-stream order).",
+    ),
+]
+TextFormatOption = Annotated[
+    TextFormat,
+    typer.Option(
+        "--format",
+        help="text, or json with per-page counts. With --tables: markdown (the default), "
+        "json, or csv (one row per cell).",
+    ),
+]
+TablesOption = Annotated[
+    bool,
+    typer.Option(
+        "--tables",
+        help="Write the tables instead of the text: tagged tables (Table/TR/TH/TD) and grids "
+        "detected on untagged pages, one table over all the pages it covers.",
+    ),
+]
+SeparatorOption = Annotated[
+    str,
+    typer.Option("--separator", help="Text between pages in text format (default: a form feed).", show_default="\\f"),
+]
+OutputOption = Annotated[
+    Optional[Path], typer.Option("--output", "-o", help="Write to this file instead of standard output.")
+]
+BomOption = Annotated[bool, typer.Option("--bom", help="Start the text output with a UTF-8 byte-order mark.")]
+
+
 @app.command(cls=Command)
 def extract(
     file: FileArgument,
-    pages: Annotated[
-        Optional[str], typer.Option("--pages", help="Pages to read, 1-based: 1,3-5 or 4- (default: all).")
-    ] = None,
-    mode: Annotated[
-        Mode,
-        typer.Option(
-            "--mode",
-            help="Reading order: auto (structure where the page's tags cover it, else geometry), "
-            "structure (tagged-PDF order), layout (column-aware geometry, never interleaving "
-            "columns), stream (content-stream order).",
-        ),
-    ] = Mode.AUTO,
-    output_format: Annotated[
-        TextFormat,
-        typer.Option(
-            "--format",
-            help="text, or json with per-page counts. With --tables: markdown (the default), "
-            "json, or csv (one row per cell).",
-        ),
-    ] = TextFormat.text,
-    tables: Annotated[
-        bool,
-        typer.Option(
-            "--tables",
-            help="Write the tables instead of the text: tagged tables (Table/TR/TH/TD) and grids "
-            "detected on untagged pages, one table over all the pages it covers.",
-        ),
-    ] = False,
+    pages: PagesOption = None,
+    mode: ExtractModeOption = Mode.AUTO,
+    output_format: TextFormatOption = TextFormat.text,
+    tables: TablesOption = False,
     password: PasswordOption = None,
-    separator: Annotated[
-        str,
-        typer.Option("--separator", help="Text between pages in text format (default: a form feed).", show_default="\\f"),
-    ] = "\f",
-    output: Annotated[
-        Optional[Path], typer.Option("--output", "-o", help="Write to this file instead of standard output.")
-    ] = None,
-    bom: Annotated[bool, typer.Option("--bom", help="Start the text output with a UTF-8 byte-order mark.")] = False,
+    separator: SeparatorOption = "\f",
+    output: OutputOption = None,
+    bom: BomOption = False,
     config: ConfigOption = None,
 ) -> None:
     """Extract the text of a PDF, page by page.
@@ -171,24 +181,31 @@ def extract(
     cells: row, col, spans, header flag and labels, text, page, bbox, MCIDs), or
     csv with one row per cell. Exit code 0 also when no table is found.
     """
-    from ragprep.extract import (
-        EncryptedPDFError,
-        PageRangeError,
-        RagprepError,
-        open_document,
-        parse_page_selection,
-        render_all,
-    )
-
     if output_format in (TextFormat.csv, TextFormat.markdown) and not tables:
         raise fail(f"--format {output_format.value} needs --tables", EXIT_USAGE)
-    extract_config = _load_config(config)
+    result = _read_selection(file, password, _load_config(config), pages, mode)
+    if tables:
+        _write(_tables_output(result.tables, output_format, file), output)
+        return
+    if output_format is TextFormat.json:
+        data = _pages_json(file, result.pages)
+    else:
+        data = (("\ufeff" if bom else "") + separator.join(r.text for r in result.pages)).encode("utf-8")
+        _explain_unavailable(result.pages)
+    _write(data, output)
+
+
+def _read_selection(
+    file: Path, password: str | None, extract_config: ExtractConfig, pages: str | None, mode: Mode
+) -> DocumentResult:
+    """The selected pages of `file`, read together (so running headers and
+    footers are found across the selection); a bad page range is a usage error
+    (exit 2), an unreadable file exit 1 (with a hint when it needs a password)."""
+    from ragprep.extract import EncryptedPDFError, PageRangeError, RagprepError, open_document, parse_page_selection
+
     try:
         with open_document(file, password=password, config=extract_config) as document:
-            numbers = parse_page_selection(pages, document.page_count)
-            # Read together, so running headers and footers are found across the selection.
-            result = document.read(mode, numbers)
-            results = result.pages
+            return document.read(mode, parse_page_selection(pages, document.page_count))
     except PageRangeError as exc:
         raise fail(str(exc), EXIT_USAGE) from None
     except EncryptedPDFError as exc:
@@ -197,34 +214,31 @@ def extract(
     except RagprepError as exc:
         raise fail(str(exc), EXIT_INPUT) from None
 
-    if tables:
-        _write(_tables_output(result.tables, output_format, file), output)
-        return
-    if output_format is TextFormat.json:
-        payload = {
-            "file": str(file),
-            "pages": [
-                {
-                    "page": r.page,
-                    "mode": r.mode,
-                    "text": r.text,
-                    "glyphs": r.glyphs,
-                    "untagged_glyphs": r.untagged_glyphs,
-                    "artifact_glyphs": r.artifact_glyphs,
-                    "undecodable_glyphs": r.undecodable_glyphs,
-                    "warnings": render_all(r.warnings),
-                    **({"reason": r.reason} if r.reason else {}),
-                    **({"fallback": r.fallback} if r.fallback else {}),
-                    "blocks": [_block_json(b) for b in r.blocks],
-                }
-                for r in results
-            ],
-        }
-        data = (json.dumps(payload, ensure_ascii=False, indent=2) + "\n").encode("utf-8")
-    else:
-        data = (("\ufeff" if bom else "") + separator.join(r.text for r in results)).encode("utf-8")
-        _explain_unavailable(results)
-    _write(data, output)
+
+def _pages_json(file: Path, results: Sequence[PageResult]) -> bytes:
+    """`ragprep extract --format json`: per page its mode, text, counts, warnings and blocks."""
+    from ragprep.extract import render_all
+
+    payload = {
+        "file": str(file),
+        "pages": [
+            {
+                "page": r.page,
+                "mode": r.mode,
+                "text": r.text,
+                "glyphs": r.glyphs,
+                "untagged_glyphs": r.untagged_glyphs,
+                "artifact_glyphs": r.artifact_glyphs,
+                "undecodable_glyphs": r.undecodable_glyphs,
+                "warnings": render_all(r.warnings),
+                **({"reason": r.reason} if r.reason else {}),
+                **({"fallback": r.fallback} if r.fallback else {}),
+                "blocks": [_block_json(b) for b in r.blocks],
+            }
+            for r in results
+        ],
+    }
+    return (json.dumps(payload, ensure_ascii=False, indent=2) + "\n").encode("utf-8")
 
 
 def _explain_unavailable(results: Sequence[PageResult]) -> None:
@@ -346,20 +360,26 @@ def _decision(separator: int) -> str:
     return {SPACE: "space", LINE_BREAK: "line"}.get(separator, "-")
 
 
+# The options of `ragprep glyphs`.
+PageOption = Annotated[int, typer.Option("--page", help="Page number, 1-based.", min=1)]
+WhyOption = Annotated[
+    bool,
+    typer.Option(
+        "--why",
+        help="Add, per glyph, the gap to the previous glyph and the move across its line, the "
+        "thresholds they were compared with, whether a space or line break went in, and whether "
+        "the glyph is part of a running header or footer (this reads every page of the document).",
+    ),
+]
+TableFormatOption = Annotated[TableFormat, typer.Option("--format", help="table or json.")]
+
+
 @app.command(cls=Command)
 def glyphs(
     file: FileArgument,
-    page: Annotated[int, typer.Option("--page", help="Page number, 1-based.", min=1)] = 1,
-    why: Annotated[
-        bool,
-        typer.Option(
-            "--why",
-            help="Add, per glyph, the gap to the previous glyph and the move across its line, the "
-            "thresholds they were compared with, whether a space or line break went in, and whether "
-            "the glyph is part of a running header or footer (this reads every page of the document).",
-        ),
-    ] = False,
-    output_format: Annotated[TableFormat, typer.Option("--format", help="table or json.")] = TableFormat.table,
+    page: PageOption = 1,
+    why: WhyOption = False,
+    output_format: TableFormatOption = TableFormat.table,
     password: PasswordOption = None,
     config: ConfigOption = None,
 ) -> None:
@@ -372,12 +392,33 @@ def glyphs(
     (outside the CropBox or a form's BBox) are listed but are not page text;
     artifacts are left out of structure and layout text.
     """
-    import numpy as np
+    from ragprep.extract import render_all
 
-    from ragprep.extract import PageRangeError, RagprepError, open_document, render_all
-    from ragprep.extract import read_stream
+    result, joined, running = _read_glyphs(file, password, _load_config(config), page, why)
+    table = result.table
+    position = {int(g): i for i, g in enumerate(joined.order)}
+    rows = []
+    for index in range(len(table)):
+        row = _glyph_row(table, index)
+        if why:
+            row.update(_why_fields(joined, position.get(index)))
+            row["running"] = bool(running[index]) if running is not None else None
+        rows.append(row)
 
-    extract_config = _load_config(config)
+    if output_format is TableFormat.json:
+        payload = {"file": str(file), "page": page, "warnings": render_all(result.warnings), "glyphs": rows}
+        _write((json.dumps(payload, ensure_ascii=False, indent=2) + "\n").encode("utf-8"), None)
+        return
+    _print_table(rows, tuple(render_all(result.warnings)))
+
+
+def _read_glyphs(
+    file: Path, password: str | None, extract_config: ExtractConfig, page: int, why: bool
+) -> tuple[PageGlyphs, JoinedText, np.ndarray | None]:
+    """The page's glyph table, its stream join, and (with --why) which of its
+    glyphs are running headers or footers; exit 2 on a bad page, 1 on a bad file."""
+    from ragprep.extract import PageRangeError, RagprepError, open_document, read_stream
+
     try:
         with open_document(file, password=password, config=extract_config) as document:
             result = document.page_glyphs(page)
@@ -388,48 +429,45 @@ def glyphs(
         raise fail(str(exc), EXIT_USAGE) from None
     except RagprepError as exc:
         raise fail(str(exc), EXIT_INPUT) from None
+    return result, joined, running
 
-    table = result.table
-    position = {int(g): i for i, g in enumerate(joined.order)}
-    rows = []
-    for index in range(len(table)):
-        row: dict[str, object] = {
-            "index": index,
-            "text": table.text[index],
-            "origin": _point(table.origin[index]),
-            "own_end": _point(table.own_end[index]),
-            "pen_end": _point(table.pen_end[index]),
-            "height": round(float(table.height[index]), 3),
-            "mcid": int(table.mcid[index]),
-            "token_index": int(table.token_index[index]),
-            "stream": int(table.stream[index]),
-            "visible": bool(table.visible[index]),
-            "artifact": bool(table.artifact[index]),
-        }
-        if why:
-            at = position.get(index)
-            if at is None:
-                row.update(gap=None, space_threshold=None, move_across=None, line_threshold=None, decision="not text")
-            else:
-                def number(values: np.ndarray) -> float | None:
-                    value = float(values[at])  # noqa: B023 - called in this iteration only
-                    return None if np.isnan(value) else round(value, 3)
 
-                row.update(
-                    gap=number(joined.gap),
-                    space_threshold=number(joined.space_threshold),
-                    move_across=number(joined.move_across),
-                    line_threshold=number(joined.line_threshold),
-                    decision=_decision(int(joined.separator[at])) if at else "first",
-                )
-            row["running"] = bool(running[index]) if running is not None else None
-        rows.append(row)
+def _glyph_row(table: GlyphTable, index: int) -> dict[str, object]:
+    """One glyph of the table as `ragprep glyphs` shows it."""
+    return {
+        "index": index,
+        "text": table.text[index],
+        "origin": _point(table.origin[index]),
+        "own_end": _point(table.own_end[index]),
+        "pen_end": _point(table.pen_end[index]),
+        "height": round(float(table.height[index]), 3),
+        "mcid": int(table.mcid[index]),
+        "token_index": int(table.token_index[index]),
+        "stream": int(table.stream[index]),
+        "visible": bool(table.visible[index]),
+        "artifact": bool(table.artifact[index]),
+    }
 
-    if output_format is TableFormat.json:
-        payload = {"file": str(file), "page": page, "warnings": render_all(result.warnings), "glyphs": rows}
-        _write((json.dumps(payload, ensure_ascii=False, indent=2) + "\n").encode("utf-8"), None)
-        return
-    _print_table(rows, tuple(render_all(result.warnings)))
+
+def _why_fields(joined: JoinedText, at: int | None) -> dict[str, object]:
+    """--why for the glyph at position `at` of the stream join (None: not page text):
+    the measures the join compared, their thresholds, and what went in before it."""
+    import numpy as np
+
+    if at is None:
+        return {"gap": None, "space_threshold": None, "move_across": None, "line_threshold": None, "decision": "not text"}
+
+    def number(values: np.ndarray) -> float | None:
+        value = float(values[at])
+        return None if np.isnan(value) else round(value, 3)
+
+    return {
+        "gap": number(joined.gap),
+        "space_threshold": number(joined.space_threshold),
+        "move_across": number(joined.move_across),
+        "line_threshold": number(joined.line_threshold),
+        "decision": _decision(int(joined.separator[at])) if at else "first",
+    }
 
 
 def _cell(key: str, value: object) -> str:

@@ -6,6 +6,7 @@ import contextlib
 import dataclasses
 import json
 import sys
+from collections.abc import Callable
 from contextlib import AbstractContextManager
 from enum import Enum
 from pathlib import Path
@@ -21,6 +22,7 @@ from ragprep.pipeline.options import Command, Group, WorkersOption
 if TYPE_CHECKING:  # the CLI imports each stage only when a command needs it
     from ragprep.pipeline.config import Settings
     from ragprep.pipeline.engine import Engine
+    from ragprep.pipeline.run import Reporter, RunSummary
 
 ConfigOption = Annotated[
     Optional[Path],
@@ -65,6 +67,93 @@ class ConfigFormat(str, Enum):
     json = "json"
 
 
+# The options of `ragprep run`, one alias each (typer reads the Annotated metadata).
+InputsArgument = Annotated[
+    Optional[list[str]],
+    typer.Argument(
+        help="PDF files, folders (searched recursively for `*.pdf`), globs (`'corpus/**/*.pdf'`) or `@list.txt` "
+        "(one per line). None: the bundled sample PDFs.",
+        show_default=False,
+    ),
+]
+OutOption = Annotated[Path, typer.Option("--out", "-o", help="Dataset folder to create or bring up to date.")]
+KeepMissingOption = Annotated[
+    bool, typer.Option("--keep-missing", help="Keep the chunks of documents whose source is no longer among the inputs.")
+]
+RetryErrorsOption = Annotated[
+    bool,
+    typer.Option(
+        "--retry-errors",
+        help="Reprocess every document that failed before, not only transient failures "
+        "within pipeline.max_attempts.",
+    ),
+]
+PasswordFileOption = Annotated[
+    Optional[Path],
+    typer.Option(
+        "--password-file",
+        help="File of passwords, one per line (blank lines and lines starting with # skipped), tried in "
+        "turn on documents that need one; documents that failed for want of a password are retried. "
+        "The passwords are written nowhere.",
+        show_default=False,
+    ),
+]
+SourceRootOption = Annotated[
+    Optional[Path],
+    typer.Option(
+        "--source-root",
+        help="Key sources (and chunk ids) by their path relative to this folder, so a corpus that moves "
+        "to another mount keeps its keys (default: pipeline.source_root; none: resolved absolute paths).",
+        show_default=False,
+    ),
+]
+LogFormatOption = Annotated[
+    LogFormat,
+    typer.Option("--log-format", help="Progress on standard error: rich bar, JSON lines, or auto (bar on a terminal, JSON otherwise)."),
+]
+SummaryFormatOption = Annotated[
+    SummaryFormat, typer.Option("--format", help="Summary on standard output: text, or json for scripts.")
+]
+EngineOption = Annotated[
+    EngineName,
+    typer.Option(
+        "--engine",
+        help="Where documents are read: local (worker processes on this machine) or ray (actors of a Ray "
+        "cluster, `pip install 'ragprep[ray]'`; this process stays the one driver that plans and commits, "
+        "inputs and dataset must be at the same paths on every node). Same rows, limits and exit codes.",
+    ),
+]
+RayAddressOption = Annotated[
+    Optional[str],
+    typer.Option(
+        "--ray-address",
+        help="With --engine ray: the cluster to use (`auto`, or HOST:PORT of its head); "
+        "default: start a Ray on this machine for the run.",
+        show_default=False,
+    ),
+]
+AllowMassRemovalOption = Annotated[
+    bool,
+    typer.Option(
+        "--allow-mass-removal",
+        help="Remove the stored documents the inputs no longer hold even when they are more than "
+        "pipeline.max_removal_share of the dataset (without it such a run stops before removing anything).",
+    ),
+]
+StrictOption = Annotated[
+    bool,
+    typer.Option("--strict", help="Exit 3 while the dataset holds error rows, also those of earlier runs."),
+]
+RehashOption = Annotated[
+    bool,
+    typer.Option(
+        "--rehash",
+        help="Read and hash every input, also those whose size, mtime and inode match the last run's "
+        "(which are otherwise taken as unchanged without reading them).",
+    ),
+]
+
+
 def _settings(
     config: Path | None, mode: Mode, workers: int | None = None, source_root: Path | None = None
 ) -> Settings:
@@ -82,92 +171,22 @@ def _settings(
 
 
 def run_command(
-    inputs: Annotated[
-        Optional[list[str]],
-        typer.Argument(
-            help="PDF files, folders (searched recursively for `*.pdf`), globs (`'corpus/**/*.pdf'`) or `@list.txt` "
-            "(one per line). None: the bundled sample PDFs.",
-            show_default=False,
-        ),
-    ] = None,
-    out: Annotated[Path, typer.Option("--out", "-o", help="Dataset folder to create or bring up to date.")] = ...,  # type: ignore[assignment]  # typer's `...`: a required option
+    inputs: InputsArgument = None,
+    out: OutOption = ...,  # type: ignore[assignment]  # typer's `...`: a required option
     config: ConfigOption = None,
     mode: ModeOption = Mode.AUTO,
     workers: WorkersOption = None,
-    keep_missing: Annotated[
-        bool, typer.Option("--keep-missing", help="Keep the chunks of documents whose source is no longer among the inputs.")
-    ] = False,
-    retry_errors: Annotated[
-        bool, typer.Option(
-            "--retry-errors",
-            help="Reprocess every document that failed before, not only transient failures "
-            "within pipeline.max_attempts.",
-        )
-    ] = False,
-    password_file: Annotated[
-        Optional[Path],
-        typer.Option(
-            "--password-file",
-            help="File of passwords, one per line (blank lines and lines starting with # skipped), tried in "
-            "turn on documents that need one; documents that failed for want of a password are retried. "
-            "The passwords are written nowhere.",
-            show_default=False,
-        ),
-    ] = None,
-    source_root: Annotated[
-        Optional[Path],
-        typer.Option(
-            "--source-root",
-            help="Key sources (and chunk ids) by their path relative to this folder, so a corpus that moves "
-            "to another mount keeps its keys (default: pipeline.source_root; none: resolved absolute paths).",
-            show_default=False,
-        ),
-    ] = None,
-    log_format: Annotated[
-        LogFormat,
-        typer.Option("--log-format", help="Progress on standard error: rich bar, JSON lines, or auto (bar on a terminal, JSON otherwise)."),
-    ] = LogFormat.auto,
-    output_format: Annotated[
-        SummaryFormat, typer.Option("--format", help="Summary on standard output: text, or json for scripts.")
-    ] = SummaryFormat.text,
-    engine: Annotated[
-        EngineName,
-        typer.Option(
-            "--engine",
-            help="Where documents are read: local (worker processes on this machine) or ray (actors of a Ray "
-            "cluster, `pip install 'ragprep[ray]'`; this process stays the one driver that plans and commits, "
-            "inputs and dataset must be at the same paths on every node). Same rows, limits and exit codes.",
-        ),
-    ] = EngineName.local,
-    ray_address: Annotated[
-        Optional[str],
-        typer.Option(
-            "--ray-address",
-            help="With --engine ray: the cluster to use (`auto`, or HOST:PORT of its head); "
-            "default: start a Ray on this machine for the run.",
-            show_default=False,
-        ),
-    ] = None,
-    allow_mass_removal: Annotated[
-        bool,
-        typer.Option(
-            "--allow-mass-removal",
-            help="Remove the stored documents the inputs no longer hold even when they are more than "
-            "pipeline.max_removal_share of the dataset (without it such a run stops before removing anything).",
-        ),
-    ] = False,
-    strict: Annotated[
-        bool,
-        typer.Option("--strict", help="Exit 3 while the dataset holds error rows, also those of earlier runs."),
-    ] = False,
-    rehash: Annotated[
-        bool,
-        typer.Option(
-            "--rehash",
-            help="Read and hash every input, also those whose size, mtime and inode match the last run's "
-            "(which are otherwise taken as unchanged without reading them).",
-        ),
-    ] = False,
+    keep_missing: KeepMissingOption = False,
+    retry_errors: RetryErrorsOption = False,
+    password_file: PasswordFileOption = None,
+    source_root: SourceRootOption = None,
+    log_format: LogFormatOption = LogFormat.auto,
+    output_format: SummaryFormatOption = SummaryFormat.text,
+    engine: EngineOption = EngineName.local,
+    ray_address: RayAddressOption = None,
+    allow_mass_removal: AllowMassRemovalOption = False,
+    strict: StrictOption = False,
+    rehash: RehashOption = False,
 ) -> None:
     """Extract and chunk PDFs in parallel into a Parquet dataset; reruns are incremental.
 
@@ -189,33 +208,55 @@ def run_command(
     --engine ray without Ray installed); 1 the workers could not start (Ray
     cluster unreachable included).
     """
-    from ragprep.pipeline.inputs import InputError
-    from ragprep.pipeline.dataset import DatasetError
-    from ragprep.pipeline.progress import JsonLogReporter, RichReporter, summary_fields, summary_text
     from ragprep.pipeline.run import run
-    from ragprep.pipeline.errors import WorkerStartError
 
     settings = _settings(config, mode, workers, source_root)
     passwords = read_passwords(password_file) if password_file is not None else ()
     chosen_engine = _engine(engine, ray_address)
     use_rich = log_format is LogFormat.rich or (log_format is LogFormat.auto and sys.stderr.isatty())
-    reporter = RichReporter() if use_rich else JsonLogReporter()
+
+    def run_on(where: Engine) -> RunSummary:
+        return run(
+            inputs or [], out, settings, _reporter(use_rich),
+            keep_missing=keep_missing, retry_errors=retry_errors, passwords=passwords,
+            allow_mass_removal=allow_mass_removal, strict=strict, rehash=rehash, engine=where,
+        )  # fmt: skip
+
+    summary = _run_on(chosen_engine, run_on)
+    _echo_summary(summary, output_format, use_rich)
+    raise typer.Exit(summary.exit_code)
+
+
+def _reporter(use_rich: bool) -> Reporter:
+    from ragprep.pipeline.progress import JsonLogReporter, RichReporter
+
+    return RichReporter() if use_rich else JsonLogReporter()
+
+
+def _run_on(engine: AbstractContextManager[Engine], run_on: Callable[[Engine], RunSummary]) -> RunSummary:
+    """`run_on` the engine, which stops with it; a run that cannot start is a usage
+    error (exit 2) or, when its workers cannot start, exit 1."""
+    from ragprep.pipeline.dataset import DatasetError
+    from ragprep.pipeline.errors import WorkerStartError
+    from ragprep.pipeline.inputs import InputError
+
     try:
-        with chosen_engine as where:
-            summary = run(
-                inputs or [], out, settings, reporter,
-                keep_missing=keep_missing, retry_errors=retry_errors, passwords=passwords,
-                allow_mass_removal=allow_mass_removal, strict=strict, rehash=rehash, engine=where,
-            )  # fmt: skip
+        with engine as where:
+            return run_on(where)
     except (InputError, DatasetError) as exc:
         raise fail(str(exc), EXIT_USAGE) from None
     except WorkerStartError as exc:
         raise fail(str(exc), EXIT_INPUT) from None
+
+
+def _echo_summary(summary: RunSummary, output_format: SummaryFormat, use_rich: bool) -> None:
+    """The summary on standard output: JSON when asked, text unless the rich bar showed it."""
+    from ragprep.pipeline.progress import summary_fields, summary_text
+
     if output_format is SummaryFormat.json:
         typer.echo(json.dumps(summary_fields(summary), ensure_ascii=False))
     elif not use_rich:
         typer.echo(summary_text(summary))
-    raise typer.Exit(summary.exit_code)
 
 
 def _engine(name: EngineName, ray_address: str | None) -> AbstractContextManager[Engine]:

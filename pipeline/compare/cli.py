@@ -23,6 +23,8 @@ from ragprep.pipeline.exits import EXIT_INPUT, EXIT_USAGE, fail
 from ragprep.pipeline.options import WorkersOption
 
 if TYPE_CHECKING:
+    from ragprep.pipeline.compare.gold import GoldSet
+    from ragprep.pipeline.compare.measure import CompareResult
     from ragprep.pipeline.compare.run import ReusedReadings
     from ragprep.pipeline.config import Settings
 
@@ -84,56 +86,67 @@ def reused_readings(specs: tuple[DatasetSpec, ...], settings: Settings) -> Reuse
     return out
 
 
+# The options of `ragprep compare`, one alias each (typer reads the Annotated metadata).
+InputsArgument = Annotated[
+    list[Path],
+    typer.Argument(help="PDF files and folders (every `*.pdf` below a folder).", show_default=False),
+]
+ModesOption = Annotated[
+    str, typer.Option("--modes", help="Comma-separated modes to compare: structure, layout, stream, auto.")
+]
+ConfigOption = Annotated[
+    Optional[Path],
+    typer.Option(
+        "--config",
+        help="TOML file with [extract], [chunk] and [pipeline] tables overriding the defaults "
+        "(see `ragprep config show`); [pipeline] sets workers, timeout_seconds and max_memory_mb.",
+        show_default=False,
+    ),
+]
+OutOption = Annotated[
+    Optional[Path],
+    typer.Option(
+        "--out",
+        help="Write report.md, metrics.parquet, agreement.parquet and PNG plots into this folder.",
+        show_default=False,
+    ),
+]
+DatasetOption = Annotated[
+    Optional[list[str]],
+    typer.Option("--dataset", help="MODE=PATH: reuse a `ragprep run` dataset for MODE (repeatable).", show_default=False),
+]
+GoldOption = Annotated[
+    Optional[Path],
+    typer.Option(
+        "--gold",
+        help="Folder of gold reading-order text: `<stem>.txt` per document or `<stem>/<page>.txt` per page.",
+        show_default=False,
+    ),
+]
+ReportFormatOption = Annotated[
+    ReportFormat, typer.Option("--format", help="text: a table on the terminal; json: every metric, for scripts.")
+]
+PasswordFileOption = Annotated[
+    Optional[Path],
+    typer.Option(
+        "--password-file",
+        help="File of passwords, one per line (# comments), tried in turn on documents that need one "
+        "(as `ragprep run --password-file`).",
+        show_default=False,
+    ),
+]
+
+
 def compare(
-    inputs: Annotated[
-        list[Path],
-        typer.Argument(help="PDF files and folders (every `*.pdf` below a folder).", show_default=False),
-    ],
-    modes: Annotated[
-        str, typer.Option("--modes", help="Comma-separated modes to compare: structure, layout, stream, auto.")
-    ] = DEFAULT_MODES,
-    config: Annotated[
-        Optional[Path],
-        typer.Option(
-            "--config",
-            help="TOML file with [extract], [chunk] and [pipeline] tables overriding the defaults "
-            "(see `ragprep config show`); [pipeline] sets workers, timeout_seconds and max_memory_mb.",
-            show_default=False,
-        ),
-    ] = None,
-    out: Annotated[
-        Optional[Path],
-        typer.Option(
-            "--out",
-            help="Write report.md, metrics.parquet, agreement.parquet and PNG plots into this folder.",
-            show_default=False,
-        ),
-    ] = None,
-    dataset: Annotated[
-        Optional[list[str]],
-        typer.Option("--dataset", help="MODE=PATH: reuse a `ragprep run` dataset for MODE (repeatable).", show_default=False),
-    ] = None,
-    gold: Annotated[
-        Optional[Path],
-        typer.Option(
-            "--gold",
-            help="Folder of gold reading-order text: `<stem>.txt` per document or `<stem>/<page>.txt` per page.",
-            show_default=False,
-        ),
-    ] = None,
-    output_format: Annotated[
-        ReportFormat, typer.Option("--format", help="text: a table on the terminal; json: every metric, for scripts.")
-    ] = ReportFormat.text,
+    inputs: InputsArgument,
+    modes: ModesOption = DEFAULT_MODES,
+    config: ConfigOption = None,
+    out: OutOption = None,
+    dataset: DatasetOption = None,
+    gold: GoldOption = None,
+    output_format: ReportFormatOption = ReportFormat.text,
     workers: WorkersOption = None,
-    password_file: Annotated[
-        Optional[Path],
-        typer.Option(
-            "--password-file",
-            help="File of passwords, one per line (# comments), tried in turn on documents that need one "
-            "(as `ragprep run --password-file`).",
-            show_default=False,
-        ),
-    ] = None,
+    password_file: PasswordFileOption = None,
 ) -> None:
     """Compare chunk quality across extraction modes on your own documents.
 
@@ -146,34 +159,16 @@ def compare(
     (pipeline.timeout_seconds, pipeline.max_memory_mb): a document past them, or one
     that crashes its worker, is reported as unreadable and the others go on.
     """
-    from ragprep.extract import ConfigError
-    from ragprep.pipeline.compare.gold import GoldError, load_gold
-    from ragprep.pipeline.compare.report import print_summary, to_json, write_report
+    from ragprep.pipeline.commands import read_passwords
     from ragprep.pipeline.compare.run import MODES, CompareSettings, compare_documents
-    from ragprep.pipeline.config import Settings
-    from ragprep.pipeline.inputs import InputError, collect_inputs
     from ragprep.pipeline.errors import WorkerStartError
 
     chosen = parse_modes(modes, MODES)
     specs = tuple(parse_dataset(s, chosen) for s in dataset or ())
-    try:
-        settings = Settings.load(config)
-    except ConfigError as exc:
-        raise fail(str(exc), EXIT_USAGE) from None
-    try:
-        gold_set = load_gold(gold) if gold is not None else None
-    except GoldError as exc:
-        raise fail(str(exc), EXIT_USAGE) from None
-    try:
-        paths = collect_inputs([str(i) for i in inputs])
-    except InputError as exc:
-        raise fail(str(exc), EXIT_USAGE) from None  # as in `ragprep run`: the command line names nothing
-    if not paths:
-        raise fail(f"no PDF files in {', '.join(str(i) for i in inputs)}", EXIT_USAGE)
+    settings = _load_settings(config)
+    gold_set = _load_gold(gold)
+    paths = _input_paths(inputs)
     readings = reused_readings(specs, settings)
-
-    from ragprep.pipeline.commands import read_passwords
-
     compare_settings = CompareSettings(
         modes=chosen,
         run=settings,
@@ -185,6 +180,48 @@ def compare(
         )
     except WorkerStartError as exc:
         raise fail(str(exc), EXIT_INPUT) from None
+    _show(result, out, output_format)
+    if result.errors:
+        raise typer.Exit(EXIT_INPUT)
+
+
+def _load_settings(config: Path | None) -> Settings:
+    from ragprep.extract import ConfigError
+    from ragprep.pipeline.config import Settings
+
+    try:
+        return Settings.load(config)
+    except ConfigError as exc:
+        raise fail(str(exc), EXIT_USAGE) from None
+
+
+def _load_gold(gold: Path | None) -> GoldSet | None:
+    from ragprep.pipeline.compare.gold import GoldError, load_gold
+
+    try:
+        return load_gold(gold) if gold is not None else None
+    except GoldError as exc:
+        raise fail(str(exc), EXIT_USAGE) from None
+
+
+def _input_paths(inputs: list[Path]) -> tuple[Path, ...]:
+    """The PDFs the inputs name; none, or an input that does not exist, is a usage error
+    (as in `ragprep run`: the command line names nothing)."""
+    from ragprep.pipeline.inputs import InputError, collect_inputs
+
+    try:
+        paths = collect_inputs([str(i) for i in inputs])
+    except InputError as exc:
+        raise fail(str(exc), EXIT_USAGE) from None
+    if not paths:
+        raise fail(f"no PDF files in {', '.join(str(i) for i in inputs)}", EXIT_USAGE)
+    return paths
+
+
+def _show(result: CompareResult, out: Path | None, output_format: ReportFormat) -> None:
+    """The report into `out` (when given), then JSON or the terminal table on standard output."""
+    from ragprep.pipeline.compare.report import print_summary, to_json, write_report
+
     if out is not None:
         try:
             write_report(result, out)
@@ -200,5 +237,3 @@ def compare(
         print_summary(result, console)
         if out is not None:
             console.print(f"report written to {out}", markup=False)
-    if result.errors:
-        raise typer.Exit(EXIT_INPUT)

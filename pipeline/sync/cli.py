@@ -57,37 +57,47 @@ def summary_text(summary) -> str:  # SyncSummary
     )
 
 
+# The options of `ragprep sync`, one alias each (typer reads the Annotated metadata).
+DatasetArgument = Annotated[Path, typer.Argument(help="Dataset folder written by `ragprep run`.", show_default=False)]
+ToOption = Annotated[
+    str,
+    typer.Option(
+        "--to",
+        help="Store URI: lancedb:PATH[#TABLE] (embedded, the default kind; a bare PATH means it), "
+        "chroma:http://HOST:PORT/COLLECTION (a `chroma run` server) or chroma:PATH[#COLLECTION] (embedded).",
+    ),
+]
+EmbedderOption = Annotated[
+    Optional[str],
+    typer.Option(
+        "--embedder",
+        help="sentence-transformers:MODEL_OR_PATH (default all-MiniLM-L6-v2, bundled by ragprep[embed]) "
+        "or module:callable taking a list of texts and returning one vector each.",
+        show_default=False,
+    ),
+]
+ConfigOption = Annotated[
+    Optional[Path],
+    typer.Option("--config", help="TOML file whose [sync] table sets the filters and the cache.", show_default=False),
+]
+CacheOption = Annotated[
+    Optional[Path],
+    typer.Option("--cache", help="Embedding cache file (default: sync.cache, else DATASET/.ragprep/embeddings.sqlite).", show_default=False),
+]
+ProgressOption = Annotated[
+    Optional[bool], typer.Option("--progress/--no-progress", help="Progress bar on standard error (default: on a terminal).", show_default=False)
+]
+SyncFormatOption = Annotated[SyncFormat, typer.Option("--format", help="Summary: text, or json for scripts.")]
+
+
 def sync_command(
-    dataset: Annotated[Path, typer.Argument(help="Dataset folder written by `ragprep run`.", show_default=False)],
-    to: Annotated[
-        str,
-        typer.Option(
-            "--to",
-            help="Store URI: lancedb:PATH[#TABLE] (embedded, the default kind; a bare PATH means it), "
-            "chroma:http://HOST:PORT/COLLECTION (a `chroma run` server) or chroma:PATH[#COLLECTION] (embedded).",
-        ),
-    ] = ...,  # type: ignore[assignment]  # typer's `...`: a required option
-    embedder: Annotated[
-        Optional[str],
-        typer.Option(
-            "--embedder",
-            help="sentence-transformers:MODEL_OR_PATH (default all-MiniLM-L6-v2, bundled by ragprep[embed]) "
-            "or module:callable taking a list of texts and returning one vector each.",
-            show_default=False,
-        ),
-    ] = None,
-    config: Annotated[
-        Optional[Path],
-        typer.Option("--config", help="TOML file whose [sync] table sets the filters and the cache.", show_default=False),
-    ] = None,
-    cache: Annotated[
-        Optional[Path],
-        typer.Option("--cache", help="Embedding cache file (default: sync.cache, else DATASET/.ragprep/embeddings.sqlite).", show_default=False),
-    ] = None,
-    progress: Annotated[
-        Optional[bool], typer.Option("--progress/--no-progress", help="Progress bar on standard error (default: on a terminal).", show_default=False)
-    ] = None,
-    output_format: Annotated[SyncFormat, typer.Option("--format", help="Summary: text, or json for scripts.")] = SyncFormat.text,
+    dataset: DatasetArgument,
+    to: ToOption = ...,  # type: ignore[assignment]  # typer's `...`: a required option
+    embedder: EmbedderOption = None,
+    config: ConfigOption = None,
+    cache: CacheOption = None,
+    progress: ProgressOption = None,
+    output_format: SyncFormatOption = SyncFormat.text,
 ) -> None:
     """Bring a vector store in step with a dataset: upsert the chunks added or
     changed since the version the store recorded, delete those removed, in one
