@@ -11,15 +11,32 @@ Layout of a dataset folder ``DATASET``::
     DATASET/.ragprep/versions/v000012/<table>/part-*.parquet
     DATASET/.ragprep/lock
 
-A commit builds the next version beside the current one (hard links for the
-Parquet files it keeps, new files for what changed), renames it into place,
-then swaps the ``current`` symlink with ``rename(2)``, which is atomic. A
-process killed at any instant therefore leaves ``current`` pointing at a
-complete version: either the previous one or the new one, never a mix. What a
-killed commit left half-built is removed by the next commit. A new dataset
-appears whole: its first version (every table empty) is built in a sibling
-folder renamed onto the dataset's path, so there is never a dataset folder
-pyarrow cannot open.
+A commit writes only what it changes: its new parts, and a manifest naming
+the parts they replace, as one journal entry (``.ragprep/journal/j000013``,
+built beside and renamed into place, so it is there whole or not at all).
+The writer keeps its own view of the tables, ``.ragprep/work`` (a hard link
+per part: the published version plus every journal entry after it, rebuilt
+when a dataset is opened). Publishing builds the next version from that view
+(a hard link per part), renames it into place, then swaps the ``current``
+symlink with ``rename(2)``, which is atomic, and drops the journal entries it
+holds. A process killed at any instant therefore leaves ``current`` pointing
+at a complete version, and every committed entry is either in it or still in
+the journal for the next run to publish: nothing committed is lost. What a
+killed commit or publish left half-built is removed by the next one. A new
+dataset appears whole: its first version (every table empty) is built in a
+sibling folder renamed onto the dataset's path, so there is never a dataset
+folder pyarrow cannot open.
+
+Why a journal: the per-document tables are cut into thousands of parts (a
+100-document change may rewrite at most 5% of the bytes), and a whole version
+is one flat folder per table (what DuckDB and Polars globs read), so building
+one costs a link per part. A plain ``commit`` publishes at once; a run's
+commits are deferred (``commit(..., defer=True)``): each pays DEFERRED_LINKS
+links toward the next publish, so a version is published every
+``parts / DEFERRED_LINKS`` commits, at least every PUBLISH_EVERY_SECONDS, and
+at the run's last commit. A commit then costs what it changes plus a bounded
+share of a publish, whatever the dataset holds; readers see a run's commits
+a few at a time, and all of them when it ends.
 
 Readers pin a version: ``os.path.realpath("DATASET/current")`` is a version
 folder whose files never change (``snapshot``). A version stays on disk until
@@ -30,7 +47,8 @@ open, so a long read through them can mix two versions.
 
 Parts are immutable. Replacing or deleting a document rewrites only the parts
 that hold its rows (``ragprep.pipeline.parts``); the runs table is small and
-rewritten whole at every commit; the changes table only grows. Each version
+rewritten whole at every commit; the changes table only grows (its smallest
+parts merged past MAX_PARTS). Each version
 also records its ``DatasetHealth`` (``health.json``), carried forward by each
 commit from the parts it rewrites, so a run's summary reads no table.
 """
@@ -87,6 +105,17 @@ GC_FILES_PER_COMMIT = 20_000
 HEALTH_FILE = "health.json"
 # The inputs' stat and hash, for the next run (not a public table: no link at the top).
 SOURCES_TABLE = "sources"
+# The folders of a version (and of the work view and of a journal entry).
+FOLDERS: dict[str, pa.Schema] = {**TABLES, SOURCES_TABLE: SOURCES}
+JOURNAL = "journal"
+WORK = "work"
+MANIFEST = "manifest.json"
+_ENTRY = re.compile(r"^j(\d{6,})$")
+# What a deferred commit pays toward publishing, in part links: a version is
+# published once its commits have paid for the links it takes (one per part).
+DEFERRED_LINKS = 1_000
+# A deferred commit is published within this time, whatever it has paid.
+PUBLISH_EVERY_SECONDS = 60.0
 
 
 @dataclass(frozen=True)
@@ -199,9 +228,19 @@ class Dataset:
         self.versions = self.state / "versions"
         self.version_grace_seconds = version_grace_seconds
         self.documents_per_part = documents_per_part
+        self.journal = self.state / JOURNAL
+        self.work = self.state / WORK
         self._lock_fd: int | None = None
         # (version, index of its document parts), kept across this process's commits.
         self._index: tuple[int, PartIndex] | None = None
+        # The latest committed version (published or journaled) and what the
+        # work view holds: rebuilt by _load_work, kept by each commit.
+        self._head = 0
+        self._work_parts = 0
+        self._work_ok = False
+        # Links paid toward the next publish by deferred commits, and since when one waits.
+        self._paid = 0
+        self._waiting_since: float | None = None
 
     @classmethod
     def open(
@@ -220,6 +259,11 @@ class Dataset:
         except OSError as exc:
             raise DatasetError(f"{root}: cannot create the dataset folder: {exc.strerror}") from exc
         dataset._lock()
+        try:
+            dataset._load_work()
+        except BaseException:
+            dataset.close()
+            raise
         return dataset
 
     @classmethod
@@ -235,6 +279,7 @@ class Dataset:
         try:
             fresh = cls(staging)
             fresh.versions.mkdir(parents=True)
+            fresh._load_work()
             fresh.commit(ChangeSet(run_id="new", commit=0))
             try:
                 os.rename(staging, root)
@@ -260,9 +305,14 @@ class Dataset:
         self._lock_fd = fd
 
     def close(self) -> None:
-        if self._lock_fd is not None:
-            os.close(self._lock_fd)  # releases the flock
-            self._lock_fd = None
+        """Publish what the journal holds (when the work view is whole), then release the lock."""
+        try:
+            if self._lock_fd is not None and self._work_ok and self._head > self.version:
+                self.publish()
+        finally:
+            if self._lock_fd is not None:
+                os.close(self._lock_fd)  # releases the flock
+                self._lock_fd = None
 
     def __enter__(self) -> "Dataset":
         return self
@@ -281,48 +331,63 @@ class Dataset:
         return self.versions / f"v{version:06d}"
 
     def table(self, name: str, columns: list[str] | None = None) -> pa.Table:
-        version = self.version
+        """A table as this writer's commits left it (published or journaled)."""
         schema = TABLES[name]
         if columns is not None:
             schema = pa.schema([schema.field(c) for c in columns])
-        if not version:
+        if not self._head:
             return schema.empty_table()
-        return read_table(self._version_dir(version) / name, schema)
+        return read_table(self.work / name, schema)
 
     def documents(self, columns: list[str]) -> pa.Table:
-        """The current version's documents rows (`columns`), read part by part
-        so that the part index comes with them: the run's first commit then
-        finds what to rewrite without reading every part again."""
-        version = self.version
-        if not version:
+        """The documents rows (`columns`) as this writer's commits left them,
+        read part by part so that the part index comes with them: the run's
+        first commit then finds what to rewrite without reading every part again."""
+        if not self._head:
             return self.table("documents", columns)
-        index, table = PartIndex.read(self._version_dir(version), columns)
-        self._index = (version, index)
+        index, table = PartIndex.read(self.work, columns)
+        self._index = (self._head, index)
         return table
 
     def health(self) -> DatasetHealth:
-        """The current version's counts: kept by each commit in its version
-        folder (``HEALTH_FILE``), so a run's summary reads no table."""
-        version = self.version
-        return _version_health(self._version_dir(version)) if version else DatasetHealth()
+        """The counts as this writer's commits left them: each commit records
+        them (``HEALTH_FILE``), so a run's summary reads no table."""
+        return _version_health(self.work) if self._head else DatasetHealth()
 
     # -- committing -------------------------------------------------------
 
-    def commit(self, change: ChangeSet) -> CommitResult:
+    def commit(self, change: ChangeSet, *, defer: bool = False) -> CommitResult:
+        """Commit `change` as a journal entry. Published at once, unless
+        `defer`: then when deferred commits have paid for a publish, or one
+        has waited PUBLISH_EVERY_SECONDS, or at ``publish``/``close``."""
+        if not self._work_ok:
+            self._load_work()  # a commit failed half-way: the work view may be half updated
         try:
-            return self._commit(change)
+            self._work_ok = False
+            result = self._commit(change)
+            self._work_ok = True
         except BaseException:
-            self._index = None  # maybe half updated: the next commit scans the version again
+            self._index = None  # maybe half updated: the next commit scans the view again
             raise
+        if defer:
+            self._paid += DEFERRED_LINKS
+            self._waiting_since = self._waiting_since or time.monotonic()
+        if not defer or self._publish_due():
+            self.publish()
+        return result
+
+    def _publish_due(self) -> bool:
+        waited = time.monotonic() - (self._waiting_since or time.monotonic())
+        return self._paid >= self._work_parts or waited >= PUBLISH_EVERY_SECONDS
 
     def _commit(self, change: ChangeSet) -> CommitResult:
-        current = self.version
+        current = self._head
         new = max([current, *self._existing_versions()]) + 1
-        building = self.versions / f"v{new:06d}.building"
+        building = self.journal / f"j{new:06d}.building"
         if building.exists():
             shutil.rmtree(building)
-        building.mkdir()
-        old = self._version_dir(current) if current else None
+        building.mkdir(parents=True)
+        old = self.work if current else None
         tag = f"{change.run_id}-{change.commit:04d}"
 
         replaced = {o.row.doc_id for o in change.outputs if o.row.doc_id is not None}
@@ -339,18 +404,18 @@ class Dataset:
             },
         )
         index = self._part_index(current, old, edit)
-        parts = rewrite_parts(old, building, edit, index or PartIndex(), tag, self.documents_per_part)
+        parts = rewrite_parts(old, building, edit, index or PartIndex(), tag, self.documents_per_part, carry=False)
         written = parts.bytes_written
+        replaced: dict[str, list[str]] = {name: sorted(parts.rewritten) for name in PART_TABLES}
         # The counts follow the parts rewritten: their rows before, and after.
         before = _version_health(old) if old else DatasetHealth()
         health = before.changed(DatasetHealth.of(*parts.replaced), DatasetHealth.of(*parts.packed))
         _write_health(building, health)
-        for name, schema in PART_TABLES.items():
-            _ensure_schema_part(building / name, schema, tag)
 
         changes, counts = _changes(change, new, parts.old_chunk_ids, parts.moved_chunk_ids)
-        written += self._append(old, building, "changes", CHANGES, changes, tag)
-        written += self._append(old, building, SOURCES_TABLE, SOURCES, change.sources, tag)
+        for name, rows in (("changes", changes), (SOURCES_TABLE, change.sources)):
+            more, replaced[name] = _append(old, building, name, FOLDERS[name], rows, tag)
+            written += more
 
         (building / "runs").mkdir()
         if change.runs is not None:
@@ -358,18 +423,113 @@ class Dataset:
         else:
             runs = read_table(old / "runs", RUNS) if old else RUNS.empty_table()
         written += write_parquet(runs, building / "runs" / f"part-{tag}.parquet")
+        replaced["runs"] = part_names(old / "runs") if old else []
 
+        manifest = building / MANIFEST
+        manifest.write_text(json.dumps({"version": new, "replaced": replaced}), encoding="utf-8")
         for sub in building.iterdir():
             fsync(sub)
         fsync(building)
-        final = self._version_dir(new)
+        final = self.journal / f"j{new:06d}"
+        os.rename(building, final)
+        fsync(self.journal)
+        # Committed: from here the entry is the truth, and the work view follows it.
+        self._head = new
+        self._apply(final)
+        # Without a scan (nothing to find) the new index is unknown: the next commit that needs it scans.
+        self._index = (new, parts.index) if index is not None else None
+        return CommitResult(new, *counts, bytes_written=written)
+
+    def publish(self) -> None:
+        """Make every journaled commit visible: the latest committed version,
+        built from the work view (a link per part), renamed into place and
+        pointed at by ``current``; then the journal entries it holds go."""
+        head = self._head
+        if not head or head == self.version:
+            return
+        building = self.versions / f"v{head:06d}.building"
+        if building.exists():
+            shutil.rmtree(building)
+        building.mkdir()
+        for name, schema in FOLDERS.items():
+            (building / name).mkdir()
+            link_parts(self.work / name, building / name, part_names(self.work / name))
+            _ensure_schema_part(building / name, schema, f"v{head:06d}")
+        os.link(self.work / HEALTH_FILE, building / HEALTH_FILE)
+        for sub in building.iterdir():
+            fsync(sub)
+        fsync(building)
+        final = self._version_dir(head)
+        if final.exists():
+            # A publish killed between this rename and the swap below: `current`
+            # never pointed at that folder, so no reader can be reading it.
+            shutil.rmtree(final)
         os.rename(building, final)
         os.utime(final)  # its mtime is when it replaced the previous version (see _collect_garbage)
         self._point_current_at(final)
-        # Without a scan (nothing to find) the new index is unknown: the next commit that needs it scans.
-        self._index = (new, parts.index) if index is not None else None
-        self._collect_garbage(new)
-        return CommitResult(new, *counts, bytes_written=written)
+        self._paid, self._waiting_since = 0, None
+        for number, entry in self._journal_entries():
+            if number is None or number <= head:
+                shutil.rmtree(entry, ignore_errors=True)
+        self._collect_garbage(head)
+
+    # -- the work view and the journal -------------------------------------
+
+    def _load_work(self) -> None:
+        """Rebuild the work view: the published version's parts, then every
+        journal entry after it, in order (a link per part, once per open).
+        Entries the published version holds, and half-built ones, go."""
+        shutil.rmtree(self.work, ignore_errors=True)
+        for name in FOLDERS:
+            (self.work / name).mkdir(parents=True)
+        self.journal.mkdir(exist_ok=True)
+        published = self.version
+        if published:
+            folder = self._version_dir(published)
+            for name in FOLDERS:
+                if (folder / name).is_dir():
+                    link_parts(folder / name, self.work / name, part_names(folder / name))
+            if (folder / HEALTH_FILE).exists():
+                os.link(folder / HEALTH_FILE, self.work / HEALTH_FILE)
+        self._head = published
+        self._work_parts = sum(len(part_names(self.work / name)) for name in FOLDERS)
+        self._index = None
+        for number, entry in self._journal_entries():
+            if number is None or number <= published:
+                shutil.rmtree(entry, ignore_errors=True)
+                continue
+            self._apply(entry)
+            self._head = number
+        # Entries a killed run left: published by this writer's next commit or close.
+        self._paid = 0
+        self._waiting_since = time.monotonic() - PUBLISH_EVERY_SECONDS if self._head > published else None
+        self._work_ok = True
+
+    def _journal_entries(self) -> list[tuple[int | None, Path]]:
+        """The journal's entries by version (None: a half-built one)."""
+        found = []
+        for entry in self.journal.iterdir():
+            match = _ENTRY.match(entry.name)
+            found.append((int(match.group(1)) if match else None, entry))
+        return sorted(found, key=lambda item: (item[0] is not None, item[0] or 0))
+
+    def _apply(self, entry: Path) -> None:
+        """The work view after journal entry `entry`: the parts it replaces
+        unlinked, its own linked in, its counts."""
+        replaced = json.loads((entry / MANIFEST).read_text(encoding="utf-8"))["replaced"]
+        for name in FOLDERS:
+            for part in replaced.get(name, ()):
+                try:
+                    os.unlink(self.work / name / part)
+                    self._work_parts -= 1
+                except FileNotFoundError:
+                    continue
+            if (entry / name).is_dir():
+                added = part_names(entry / name)
+                link_parts(entry / name, self.work / name, added)
+                self._work_parts += len(added)
+        (self.work / HEALTH_FILE).unlink(missing_ok=True)
+        os.link(entry / HEALTH_FILE, self.work / HEALTH_FILE)
 
     def _part_index(self, current: int, old: Path | None, edit: Edit) -> PartIndex | None:
         """The current version's part index: scanned once per open dataset (the
@@ -383,20 +543,6 @@ class Dataset:
         self._index = (current, index)
         return index
 
-    def _append(
-        self, old: Path | None, building: Path, name: str, schema: pa.Schema, rows: pa.Table | None, tag: str
-    ) -> int:
-        """An append-only table: the old parts linked, the new rows one more part."""
-        (building / name).mkdir()
-        if old is not None:
-            link_parts(old / name, building / name, part_names(old / name))
-        written = 0
-        if rows is not None and rows.num_rows:
-            written = write_parquet(rows, building / name / f"part-{tag}.parquet")
-        written += _compact(building / name, schema, tag)
-        _ensure_schema_part(building / name, schema, tag)
-        return written
-
     def sources(self) -> dict[str, dict[FileStat, str]]:
         """What the runs saw of each input, by source key: each stat it was seen
         with and the SHA-256 read at that stat, for skipping the hashing of
@@ -404,10 +550,9 @@ class Dataset:
         has merged parts of several commits, so no entry is taken as the
         latest: a stat seen with two different hashes is left out (the file
         is read again)."""
-        version = self.version
-        if not version:
+        if not self._head:
             return {}
-        folder = self._version_dir(version) / SOURCES_TABLE
+        folder = self.work / SOURCES_TABLE
         known: dict[str, dict[FileStat, str]] = {}
         ambiguous: set[tuple[str, FileStat]] = set()
         for part in data_parts(folder) if folder.is_dir() else []:
@@ -479,21 +624,39 @@ class Dataset:
             stale.unlink(missing_ok=True)
 
 
-def _compact(folder: Path, schema: pa.Schema, tag: str) -> int:
-    """Merge the smallest parts of an append-only table into one when it has
-    more than MAX_PARTS: every commit adds a part, and a year of nightly runs
-    must not leave readers opening thousands of small files. Merging down to
-    half the limit makes compaction rare rather than every commit. Returns
-    the bytes written."""
-    parts = sorted(data_parts(folder), key=lambda p: p.stat().st_size)
+def _append(
+    old: Path | None, building: Path, name: str, schema: pa.Schema, rows: pa.Table | None, tag: str
+) -> tuple[int, list[str]]:
+    """An append-only table's share of a journal entry: the new rows as one
+    part, and the merge of the smallest parts when the table would have more
+    than MAX_PARTS. Returns the bytes written and the parts of `old` replaced."""
+    folder = building / name
+    folder.mkdir()
+    written = 0
+    parts = data_parts(old / name) if old is not None else []
+    if rows is not None and rows.num_rows:
+        parts.append(folder / f"part-{tag}.parquet")
+        written = write_parquet(rows, parts[-1])
+    more, merged = _compact(parts, folder, schema, tag)
+    return written + more, sorted(p.name for p in merged if p.parent != folder)
+
+
+def _compact(parts: list[Path], folder: Path, schema: pa.Schema, tag: str) -> tuple[int, list[Path]]:
+    """Merge the smallest of an append-only table's `parts` into one part in
+    `folder` when there are more than MAX_PARTS: every commit adds a part, and
+    a year of nightly runs must not leave readers opening thousands of small
+    files. Merging down to half the limit makes compaction rare rather than
+    every commit. Returns the bytes written and the parts merged."""
     if len(parts) <= MAX_PARTS:
-        return 0
-    merge = sorted(parts[: len(parts) - MAX_PARTS // 2 + 1])  # in name (commit) order: later entries last
+        return 0, []
+    by_size = sorted(parts, key=lambda p: p.stat().st_size)
+    merge = sorted(by_size[: len(parts) - MAX_PARTS // 2 + 1], key=lambda p: p.name)  # commit order: later last
     merged = pa.concat_tables([read_part(p, schema) for p in merge])
     written = write_parquet(merged, folder / f"part-{tag}-compacted.parquet")
     for part in merge:
-        part.unlink()  # a link or a file of this version only: older versions keep theirs
-    return written
+        if part.parent == folder:
+            part.unlink()  # this commit's own new part, merged already
+    return written, merge
 
 
 def _version_health(version: Path) -> DatasetHealth:
@@ -516,7 +679,7 @@ def _write_health(building: Path, health: DatasetHealth) -> None:
 def _file_count(version: Path) -> int:
     """Files in a version folder's tables (what removing it unlinks)."""
     count = 0
-    for table in (*TABLES, SOURCES_TABLE):
+    for table in FOLDERS:
         try:
             count += len(os.listdir(version / table))
         except OSError:

@@ -167,21 +167,26 @@ class PartsResult:
     # (documents, pages) rows of the rewritten parts before the commit, and as packed after it.
     replaced: tuple[pa.Table, pa.Table] = (DOCUMENTS.empty_table(), PAGES.empty_table())
     packed: tuple[pa.Table, pa.Table] = (DOCUMENTS.empty_table(), PAGES.empty_table())
+    # Names of the parts of `old` the commit replaced (the same names in each table).
+    rewritten: frozenset[str] = frozenset()
 
 
 def rewrite_parts(
-    old: Path | None, building: Path, edit: Edit, index: PartIndex, tag: str, per_part: int
+    old: Path | None, building: Path, edit: Edit, index: PartIndex, tag: str, per_part: int, *, carry: bool = True
 ) -> PartsResult:
-    """Write the new version's documents, chunks and pages folders into
-    `building`: untouched parts linked from `old`, touched ones repacked with
-    the new rows. `index` (of `old`) becomes the new version's, in place;
-    when this raises it is neither (the caller drops it)."""
+    """Write the documents, chunks, pages and tables parts the commit changes
+    into `building`: touched parts of `old` repacked with the new rows, and,
+    with `carry`, every untouched part linked from `old` (a whole version;
+    without it `building` holds only what changed, for the journal, and
+    ``PartsResult.rewritten`` says which parts of `old` it replaces). `index`
+    (of `old`) becomes the new state's, in place; when this raises it is
+    neither (the caller drops it)."""
     touched = _touched_parts(old, edit, index)
     pulled = _small_parts(index, touched, per_part) if touched or edit.rows["documents"].num_rows else set()
     rewrite = touched | pulled
     for name in PART_TABLES:
         (building / name).mkdir()
-        if old is not None:
+        if old is not None and carry:
             link_parts(old / name, building / name, [p for p in part_names(old / name) if p not in rewrite])
     read = {name: _read_parts(old, name, schema, rewrite) for name, schema in PART_TABLES.items()}
     # The change log needs the chunk ids of dropped and of moved documents (their ids are updated).
@@ -193,7 +198,8 @@ def rewrite_parts(
     index.legacy = False  # a legacy dataset's parts were all rewritten just now
     written = _pack(merged, building, tag, per_part, index)
     replaced = (read["documents"], read["pages"])
-    return PartsResult(old_ids, dict(moved_ids), index, written, replaced, (merged["documents"], merged["pages"]))
+    packed = (merged["documents"], merged["pages"])
+    return PartsResult(old_ids, dict(moved_ids), index, written, replaced, packed, frozenset(rewrite))
 
 
 def _touched_parts(old: Path | None, edit: Edit, index: PartIndex) -> set[str]:

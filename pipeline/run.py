@@ -374,7 +374,7 @@ def run(
                 runs=lambda added, removed, updated: runs_table(final, added, removed, updated),
                 sources=hashed_sources(keys, fingerprints) if first else None,
             )
-            result = dataset.commit(change)
+            result = dataset.commit(change, defer=not final)
             tally.added += result.added
             tally.removed += result.removed
             tally.updated += result.updated
