@@ -198,6 +198,12 @@ def run_command(
     which chunk ids were added, removed or updated. A document that fails becomes an
     error row and the run goes on.
 
+    Work is committed every pipeline.commit_every_documents documents: a commit
+    is durable at once (the dataset's journal), and readers (export, sync,
+    DATASET/current) see the run's commits in versions published at most
+    pipeline.publish_every_seconds apart, and all of them when it ends. A run
+    killed at any instant (kill -9) loses no commit: the next run publishes them.
+
     An input that names no PDF (a missing or empty folder, a glob or @list that
     matches none), or inputs that lost more than pipeline.max_removal_share of
     the stored documents, stop the run before anything is touched.
@@ -309,15 +315,23 @@ def export_command(
 ) -> None:
     """Stream a dataset's chunks as JSON lines {"id", "page_content", "metadata"},
     ordered by (source, index): LangChain's Document(**record) takes one as is;
-    for LlamaIndex nodes use ragprep.integrations.llamaindex."""
+    for LlamaIndex nodes use ragprep.integrations.llamaindex.
+
+    It reads the latest published version: while `ragprep run` writes, its
+    commits are published every pipeline.publish_every_seconds (and at its end);
+    a note on standard error says how many were not published yet."""
+    from ragprep.pipeline.dataset import Snapshot
     from ragprep.pipeline.export import write_jsonl
 
     try:
+        pinned = Snapshot.open(dataset)
+        if note := pinned.unpublished_note():
+            typer.echo(f"ragprep export: {note}", err=True)
         if output is None:
-            write_jsonl(dataset, sys.stdout, flat=flat_metadata)
+            write_jsonl(pinned, sys.stdout, flat=flat_metadata)
         else:
             with open(output, "w", encoding="utf-8") as fh:
-                write_jsonl(dataset, fh, flat=flat_metadata)
+                write_jsonl(pinned, fh, flat=flat_metadata)
     except RagprepError as exc:
         raise fail(str(exc), EXIT_USAGE) from None
     except BrokenPipeError:

@@ -72,6 +72,10 @@ class PipelineConfig:
     # reader that resolved DATASET/current to it can finish (README: reading
     # a consistent snapshot).
     version_grace_seconds: float = setting(900.0, ge=0)
+    # A run's commits are durable at once (the dataset's journal) and published
+    # to readers together: within this many seconds of a commit, as soon as
+    # the commits have paid for building a version, and at the run's end.
+    publish_every_seconds: float = setting(60.0, gt=0)
     # Documents per Parquet part of the documents, chunks and pages tables. A
     # commit rewrites the parts of the documents it replaces, removes or
     # moves: smaller parts make that cheaper, larger ones mean fewer files.

@@ -33,8 +33,8 @@ is one flat folder per table (what DuckDB and Polars globs read), so building
 one costs a link per part. A plain ``commit`` publishes at once; a run's
 commits are deferred (``commit(..., defer=True)``): each pays DEFERRED_LINKS
 links toward the next publish, so a version is published every
-``parts / DEFERRED_LINKS`` commits, at least every PUBLISH_EVERY_SECONDS, and
-at the run's last commit. A commit then costs what it changes plus a bounded
+``parts / DEFERRED_LINKS`` commits, at least every ``publish_every_seconds``
+(``pipeline.publish_every_seconds``, default 60), and at the run's last commit. A commit then costs what it changes plus a bounded
 share of a publish, whatever the dataset holds; readers see a run's commits
 a few at a time, and all of them when it ends.
 
@@ -110,11 +110,14 @@ FOLDERS: dict[str, pa.Schema] = {**TABLES, SOURCES_TABLE: SOURCES}
 JOURNAL = "journal"
 WORK = "work"
 MANIFEST = "manifest.json"
+# In the work view: the version it holds and its parts per folder (see _load_work).
+VIEW_FILE = "view.json"
 _ENTRY = re.compile(r"^j(\d{6,})$")
 # What a deferred commit pays toward publishing, in part links: a version is
 # published once its commits have paid for the links it takes (one per part).
 DEFERRED_LINKS = 1_000
-# A deferred commit is published within this time, whatever it has paid.
+# A deferred commit is published within this time, whatever it has paid
+# (the default of ``pipeline.publish_every_seconds``).
 PUBLISH_EVERY_SECONDS = 60.0
 
 
@@ -147,6 +150,9 @@ class CommitResult:
     removed: int
     updated: int
     bytes_written: int = 0  # Parquet bytes the commit wrote (hard links cost none)
+    # The version readers see once the commit returns: `version` when it was
+    # published, an earlier one while deferred commits wait (Dataset.commit).
+    published: int = 0
 
 
 def read_table(folder: Path, schema: pa.Schema, filter: pc.Expression | None = None) -> pa.Table:
@@ -165,6 +171,15 @@ def snapshot(root: str | Path) -> Path:
     return Path(os.path.realpath(Path(root) / CURRENT))
 
 
+def unpublished_commits(root: str | Path, version: int) -> int:
+    """Journal entries after published version `version` (readers never see them)."""
+    try:
+        names = os.listdir(Path(root) / STATE_DIR / JOURNAL)
+    except OSError:
+        return 0
+    return sum(1 for name in names if (match := _ENTRY.match(name)) and int(match.group(1)) > version)
+
+
 def version_number(folder: Path) -> int:
     """The version a version folder holds (``v000012`` -> 12; 0 for any other name)."""
     match = _VERSION.match(folder.name)
@@ -180,6 +195,9 @@ class Snapshot:
     root: Path
     folder: Path
     version: int
+    # Commits after `version` that are durable in the journal but not yet
+    # published: a run is writing (or was killed; its next writer publishes them).
+    unpublished: int = 0
 
     @classmethod
     def open(cls, root: str | Path) -> "Snapshot":
@@ -187,7 +205,17 @@ class Snapshot:
         if not (root / STATE_DIR).is_dir() or not (root / CURRENT).is_symlink():
             raise DatasetError(f"{root}: not a ragprep dataset (run `ragprep run ... --out {root}` first)")
         folder = snapshot(root)
-        return cls(root, folder, version_number(folder))
+        version = version_number(folder)
+        return cls(root, folder, version, unpublished_commits(root, version))
+
+    def unpublished_note(self) -> str:
+        """What a reader should hear when commits wait to be published ("" when none do)."""
+        if not self.unpublished:
+            return ""
+        return (
+            f"{self.root}: read version {self.version}; {self.unpublished} later commit(s) of a run are "
+            "not published yet (they are once pipeline.publish_every_seconds pass, and at the run's end)"
+        )
 
     def table(self, name: str, filter: pc.Expression | None = None) -> pa.Table:
         return read_table(self.folder / name, TABLES[name], filter)
@@ -222,8 +250,16 @@ _HEALTH_FIELDS = ("documents", "errors", "empty_documents", "warned_pages")
 class Dataset:
     """A dataset folder opened for one run: holds its lock until ``close``."""
 
-    def __init__(self, root: Path, *, version_grace_seconds: float = 900.0, documents_per_part: int = 16) -> None:
+    def __init__(
+        self,
+        root: Path,
+        *,
+        version_grace_seconds: float = 900.0,
+        documents_per_part: int = 16,
+        publish_every_seconds: float = PUBLISH_EVERY_SECONDS,
+    ) -> None:
         self.root = root
+        self.publish_every_seconds = publish_every_seconds
         self.state = root / STATE_DIR
         self.versions = self.state / "versions"
         self.version_grace_seconds = version_grace_seconds
@@ -236,7 +272,7 @@ class Dataset:
         # The latest committed version (published or journaled) and what the
         # work view holds: rebuilt by _load_work, kept by each commit.
         self._head = 0
-        self._work_parts = 0
+        self._view_parts: dict[str, int] = dict.fromkeys(FOLDERS, 0)
         self._work_ok = False
         # Links paid toward the next publish by deferred commits, and since when one waits.
         self._paid = 0
@@ -244,7 +280,12 @@ class Dataset:
 
     @classmethod
     def open(
-        cls, root: str | Path, *, version_grace_seconds: float = 900.0, documents_per_part: int = 16
+        cls,
+        root: str | Path,
+        *,
+        version_grace_seconds: float = 900.0,
+        documents_per_part: int = 16,
+        publish_every_seconds: float = PUBLISH_EVERY_SECONDS,
     ) -> "Dataset":
         root = Path(root)
         if root.exists() and not root.is_dir():
@@ -253,7 +294,12 @@ class Dataset:
             raise DatasetError(f"{root}: the folder is not empty and is not a ragprep dataset; choose another --out")
         if not (root / STATE_DIR).is_dir():
             cls._create(root)
-        dataset = cls(root, version_grace_seconds=version_grace_seconds, documents_per_part=documents_per_part)
+        dataset = cls(
+            root,
+            version_grace_seconds=version_grace_seconds,
+            documents_per_part=documents_per_part,
+            publish_every_seconds=publish_every_seconds,
+        )
         try:
             dataset.versions.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
@@ -357,9 +403,11 @@ class Dataset:
     # -- committing -------------------------------------------------------
 
     def commit(self, change: ChangeSet, *, defer: bool = False) -> CommitResult:
-        """Commit `change` as a journal entry. Published at once, unless
-        `defer`: then when deferred commits have paid for a publish, or one
-        has waited PUBLISH_EVERY_SECONDS, or at ``publish``/``close``."""
+        """Commit `change` as a journal entry: durable when this returns.
+        Published at once, unless `defer`: then when deferred commits have
+        paid for a publish, or one has waited ``publish_every_seconds``
+        (checked here and by ``publish_if_due``), or at ``publish``/``close``.
+        The result says which version readers see now (``published``)."""
         if not self._work_ok:
             self._load_work()  # a commit failed half-way: the work view may be half updated
         try:
@@ -371,14 +419,24 @@ class Dataset:
             raise
         if defer:
             self._paid += DEFERRED_LINKS
-            self._waiting_since = self._waiting_since or time.monotonic()
-        if not defer or self._publish_due():
+            if self._waiting_since is None:
+                self._waiting_since = time.monotonic()
+        if not defer or self._paid >= self._work_parts:
             self.publish()
-        return result
+        else:
+            self.publish_if_due()
+        return dataclasses.replace(result, published=self.version)
 
-    def _publish_due(self) -> bool:
-        waited = time.monotonic() - (self._waiting_since or time.monotonic())
-        return self._paid >= self._work_parts or waited >= PUBLISH_EVERY_SECONDS
+    def publish_if_due(self) -> bool:
+        """Publish when a deferred commit has waited ``publish_every_seconds``
+        (a run calls this as its documents finish, so readers are never
+        further behind than that while it works). Whether it published."""
+        if self._waiting_since is None or not self._work_ok:
+            return False
+        if time.monotonic() - self._waiting_since < self.publish_every_seconds:
+            return False
+        self.publish()
+        return True
 
     def _commit(self, change: ChangeSet) -> CommitResult:
         current = self._head
@@ -390,13 +448,13 @@ class Dataset:
         old = self.work if current else None
         tag = f"{change.run_id}-{change.commit:04d}"
 
-        replaced = {o.row.doc_id for o in change.outputs if o.row.doc_id is not None}
+        reprocessed = {o.row.doc_id for o in change.outputs if o.row.doc_id is not None}
         # A document reprocessed in this commit gets fresh rows; it is not also moved.
-        moves = {d: where for d, where in change.moves.items() if d not in replaced and d not in change.removed_doc_ids}
+        moves = {d: w for d, w in change.moves.items() if d not in reprocessed and d not in change.removed_doc_ids}
         unreadable = {o.row.source for o in change.outputs if o.row.doc_id is None} | change.dropped_unreadable
         documents = pa.Table.from_batches([document_batch([o.row for o in change.outputs])], DOCUMENTS)
         edit = Edit(
-            drop=frozenset(replaced | change.removed_doc_ids | {unreadable_key(s) for s in unreadable}),
+            drop=frozenset(reprocessed | change.removed_doc_ids | {unreadable_key(s) for s in unreadable}),
             moves=moves,
             rows={
                 name: documents if name == "documents" else _rows(change.outputs, name, schema)
@@ -434,8 +492,7 @@ class Dataset:
         os.rename(building, final)
         fsync(self.journal)
         # Committed: from here the entry is the truth, and the work view follows it.
-        self._head = new
-        self._apply(final)
+        self._apply(new, final)
         # Without a scan (nothing to find) the new index is unknown: the next commit that needs it scans.
         self._index = (new, parts.index) if index is not None else None
         return CommitResult(new, *counts, bytes_written=written)
@@ -476,14 +533,63 @@ class Dataset:
     # -- the work view and the journal -------------------------------------
 
     def _load_work(self) -> None:
-        """Rebuild the work view: the published version's parts, then every
-        journal entry after it, in order (a link per part, once per open).
-        Entries the published version holds, and half-built ones, go."""
+        """Bring the work view up to the journal: the view a previous writer
+        left is kept when its marker (``VIEW_FILE``) says which version it
+        holds and its folders hold the parts the marker counts, so an open
+        with nothing pending links nothing; otherwise it is rebuilt from the
+        published version (a link per part). Then every journal entry after
+        what it holds is applied, in order. Entries the published version
+        holds, and half-built ones, go."""
+        self.journal.mkdir(exist_ok=True)
+        published = self.version
+        pending = []
+        for number, entry in self._journal_entries():
+            if number is None or number <= published:
+                shutil.rmtree(entry, ignore_errors=True)
+            else:
+                pending.append((number, entry))
+        for stale in self.work.glob(f".{VIEW_FILE}.*"):
+            stale.unlink(missing_ok=True)  # a marker a killed writer did not rename into place
+        held = self._view_held(published, {number for number, _ in pending})
+        if held is None:
+            self._rebuild_work(published)
+            held = published
+        self._head = held
+        self._index = None
+        for number, entry in pending:
+            if number > held:
+                self._apply(number, entry)
+        # Entries a killed run left: published by this writer's next commit or close.
+        self._paid = 0
+        self._waiting_since = time.monotonic() - self.publish_every_seconds if self._head > published else None
+        self._work_ok = True
+
+    def _view_held(self, published: int, pending: set[int]) -> int | None:
+        """The version the work view holds, if its marker is whole and true:
+        the published one or a pending journal entry (a view behind the
+        published version, or ahead of the journal, was not built from them),
+        with as many parts in each folder as the marker counts. None: rebuild."""
+        try:
+            marker = json.loads((self.work / VIEW_FILE).read_text(encoding="utf-8"))
+            held, counts = int(marker["head"]), {name: int(marker["parts"][name]) for name in FOLDERS}
+        except (OSError, ValueError, KeyError, TypeError):
+            return None
+        if held != published and held not in pending:
+            return None
+        if held and not (self.work / HEALTH_FILE).exists():
+            return None
+        found = {name: len(part_names(self.work / name)) for name in FOLDERS}
+        if found != counts:
+            return None
+        self._view_parts = found
+        return held
+
+    def _rebuild_work(self, published: int) -> None:
+        """The work view as the published version: a link per part."""
+        (self.work / VIEW_FILE).unlink(missing_ok=True)  # first: a half-rebuilt view has no marker
         shutil.rmtree(self.work, ignore_errors=True)
         for name in FOLDERS:
             (self.work / name).mkdir(parents=True)
-        self.journal.mkdir(exist_ok=True)
-        published = self.version
         if published:
             folder = self._version_dir(published)
             for name in FOLDERS:
@@ -491,19 +597,19 @@ class Dataset:
                     link_parts(folder / name, self.work / name, part_names(folder / name))
             if (folder / HEALTH_FILE).exists():
                 os.link(folder / HEALTH_FILE, self.work / HEALTH_FILE)
-        self._head = published
-        self._work_parts = sum(len(part_names(self.work / name)) for name in FOLDERS)
-        self._index = None
-        for number, entry in self._journal_entries():
-            if number is None or number <= published:
-                shutil.rmtree(entry, ignore_errors=True)
-                continue
-            self._apply(entry)
-            self._head = number
-        # Entries a killed run left: published by this writer's next commit or close.
-        self._paid = 0
-        self._waiting_since = time.monotonic() - PUBLISH_EVERY_SECONDS if self._head > published else None
-        self._work_ok = True
+        self._view_parts = {name: len(part_names(self.work / name)) for name in FOLDERS}
+        self._mark_view(published)
+
+    def _mark_view(self, head: int) -> None:
+        """Record that the work view holds version `head` with its parts per folder."""
+        staging = self.work / f".{VIEW_FILE}.{uuid.uuid4().hex}"
+        staging.write_text(json.dumps({"head": head, "parts": self._view_parts}), encoding="utf-8")
+        os.replace(staging, self.work / VIEW_FILE)
+
+    @property
+    def _work_parts(self) -> int:
+        """Parts the work view holds: what publishing it links."""
+        return sum(self._view_parts.values())
 
     def _journal_entries(self) -> list[tuple[int | None, Path]]:
         """The journal's entries by version (None: a half-built one)."""
@@ -513,23 +619,27 @@ class Dataset:
             found.append((int(match.group(1)) if match else None, entry))
         return sorted(found, key=lambda item: (item[0] is not None, item[0] or 0))
 
-    def _apply(self, entry: Path) -> None:
-        """The work view after journal entry `entry`: the parts it replaces
-        unlinked, its own linked in, its counts."""
+    def _apply(self, number: int, entry: Path) -> None:
+        """The work view after journal entry `number`: the parts it replaces
+        unlinked, its own linked in, its counts. The marker goes first and
+        comes back with the new head, so a view killed half-way is rebuilt."""
+        (self.work / VIEW_FILE).unlink(missing_ok=True)
         replaced = json.loads((entry / MANIFEST).read_text(encoding="utf-8"))["replaced"]
         for name in FOLDERS:
             for part in replaced.get(name, ()):
                 try:
                     os.unlink(self.work / name / part)
-                    self._work_parts -= 1
+                    self._view_parts[name] -= 1
                 except FileNotFoundError:
                     continue
             if (entry / name).is_dir():
                 added = part_names(entry / name)
                 link_parts(entry / name, self.work / name, added)
-                self._work_parts += len(added)
+                self._view_parts[name] += len(added)
         (self.work / HEALTH_FILE).unlink(missing_ok=True)
         os.link(entry / HEALTH_FILE, self.work / HEALTH_FILE)
+        self._head = number
+        self._mark_view(number)
 
     def _part_index(self, current: int, old: Path | None, edit: Edit) -> PartIndex | None:
         """The current version's part index: scanned once per open dataset (the

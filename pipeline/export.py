@@ -34,13 +34,17 @@ def flat_metadata(row: Mapping[str, Any], schema: pa.Schema) -> dict[str, Any]:
     }
 
 
-def chunk_table(dataset: str | Path) -> pa.Table:
-    """The current version's chunks (one pinned version, whatever commits
-    meanwhile), ordered by (source, index)."""
-    return Snapshot.open(dataset).table("chunks").sort_by(ORDER)
+def chunk_table(dataset: str | Path | Snapshot) -> pa.Table:
+    """The chunks of the latest published version (one pinned version,
+    whatever commits meanwhile; a running run's commits not yet published
+    are not in it: ``Snapshot.unpublished``), ordered by (source, index)."""
+    pinned = dataset if isinstance(dataset, Snapshot) else Snapshot.open(dataset)
+    return pinned.table("chunks").sort_by(ORDER)
 
 
-def chunk_records(dataset: str | Path, *, flat: bool = False, batch_size: int = 4096) -> Iterator[dict[str, Any]]:
+def chunk_records(
+    dataset: str | Path | Snapshot, *, flat: bool = False, batch_size: int = 4096
+) -> Iterator[dict[str, Any]]:
     table = chunk_table(dataset)
     for batch in table.to_batches(max_chunksize=batch_size):
         for row in batch.to_pylist():
@@ -48,7 +52,7 @@ def chunk_records(dataset: str | Path, *, flat: bool = False, batch_size: int = 
             yield {"id": chunk_id, "page_content": text, "metadata": flat_metadata(row, CHUNKS) if flat else row}
 
 
-def write_jsonl(dataset: str | Path, out: IO[str], *, flat: bool = False) -> int:
+def write_jsonl(dataset: str | Path | Snapshot, out: IO[str], *, flat: bool = False) -> int:
     count = 0
     for record in chunk_records(dataset, flat=flat):
         out.write(json.dumps(record, ensure_ascii=False) + "\n")

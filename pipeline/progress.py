@@ -125,7 +125,12 @@ class JsonLogReporter:
 
     def commit(self, result: CommitResult) -> None:
         self._emit(
-            "commit", version=result.version, added=result.added, removed=result.removed, updated=result.updated
+            "commit",
+            version=result.version,
+            published=result.published,  # what readers see now (deferred commits: an earlier version)
+            added=result.added,
+            removed=result.removed,
+            updated=result.updated,
         )
 
     def finish(self, summary: RunSummary) -> None:

@@ -17,7 +17,9 @@ first path (in input order) is its source, the others ``duplicate_sources``.
 
 Work is committed every ``commit_every_documents`` documents or
 ``commit_every_seconds``; a killed run keeps what it committed and the next
-run skips it, so every run makes progress.
+run skips it, so every run makes progress. A commit is durable when it
+returns (the dataset's journal); readers see the run's commits in published
+versions at most ``publish_every_seconds`` apart, and all of them at its end.
 """
 
 from __future__ import annotations
@@ -309,6 +311,7 @@ def run(
         out,
         version_grace_seconds=settings.pipeline.version_grace_seconds,
         documents_per_part=settings.pipeline.documents_per_part,
+        publish_every_seconds=settings.pipeline.publish_every_seconds,
     ) as dataset:
         seen = {} if rehash else dataset.sources()
         known = {str(path): seen[key] for path, key in zip(paths, keys, strict=True) if key in seen}
@@ -396,6 +399,8 @@ def run(
                     reporter.document(output)
                     if len(pending) >= every_documents or time.monotonic() - last_commit >= every_seconds:
                         commit(final=False)
+                    else:
+                        dataset.publish_if_due()  # readers no more than publish_every_seconds behind
         commit(final=True)
         standing = dataset.health()
 

@@ -49,12 +49,18 @@ class RichSyncProgress:
 
 def summary_text(summary) -> str:  # SyncSummary
     how = "in full" if summary.full else f"from version {summary.from_version}"
-    return (
+    text = (
         f"synced {summary.dataset} version {summary.version} to {summary.store} ({how}): "
         f"{summary.added} added, {summary.updated} updated, {summary.removed} removed; "
         f"{summary.embedded} embedded, {summary.reused} reused, {summary.truncated} truncated "
         f"(over the embedder's window); {summary.seconds:.1f} s, {summary.embed_seconds:.1f} s embedding"
     )
+    if summary.unpublished:
+        text += (
+            f"\n{summary.unpublished} later commit(s) of a run are not published yet, so not synced: "
+            "the next sync takes them"
+        )
+    return text
 
 
 # The options of `ragprep sync`, one alias each (typer reads the Annotated metadata).
@@ -103,6 +109,10 @@ def sync_command(
     changed since the version the store recorded, delete those removed, in one
     idempotent pass (a killed sync is finished by the next one). Unchanged texts
     keep their vectors; new texts are embedded once (cache by text hash).
+
+    It reads the latest published version: while `ragprep run` writes, its
+    commits are published every pipeline.publish_every_seconds (and at its end),
+    and the summary says how many commits were not published yet.
 
     Exit codes: 0 synced; 2 bad usage (not a dataset, bad URI, embedder or config);
     1 the store or the embedder failed.

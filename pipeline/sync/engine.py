@@ -55,7 +55,7 @@ class NoProgress:
 class SyncSummary:
     store: str
     dataset: str
-    version: int  # dataset version the store now holds
+    version: int  # dataset version the store now holds: the latest published one
     from_version: int | None  # what it held before (None: nothing, or reconciled in full)
     full: bool  # reconciled in full rather than from the change log
     added: int
@@ -66,6 +66,9 @@ class SyncSummary:
     truncated: int  # embedded texts longer than the embedder's window
     seconds: float
     embed_seconds: float
+    # Commits after `version` still in the dataset's journal (a run writing):
+    # not synced, as readers see only published versions; the next sync takes them.
+    unpublished: int = 0
 
 
 def dataset_id(pinned: Snapshot) -> str:
@@ -150,6 +153,7 @@ def sync(
         truncated=counts.truncated,
         seconds=time.monotonic() - started,
         embed_seconds=counts.embed_seconds,
+        unpublished=pinned.unpublished,
     )
 
 

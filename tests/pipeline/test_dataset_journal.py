@@ -200,3 +200,74 @@ def test_a_writer_killed_at_any_step_loses_no_committed_entry(tmp_path, monkeypa
         # ...and publishes it.
         assert _whole(root) == writer, stop_at
         assert not any((root / ".ragprep" / "journal").iterdir()), stop_at
+
+
+def test_an_open_with_nothing_pending_links_nothing_whatever_the_dataset_holds(tmp_path, monkeypatch):
+    filled(tmp_path / "ds", 400).close()
+    calls = Syscalls(monkeypatch)
+    dataset = Dataset.open(tmp_path / "ds", documents_per_part=PER_PART)
+    # The work view the last writer left holds the published version: kept, not relinked (400 documents: 300+ parts).
+    assert calls.take() == (0, 0)
+    assert doc_ids(tmp_path / "ds") == set(dataset.documents(["doc_id"]).column("doc_id").to_pylist())
+    monkeypatch.setattr(dataset_module, "DEFERRED_LINKS", 1)  # so the commit below waits in the journal
+    dataset.commit(ChangeSet(run_id="next", commit=1, outputs=batch(range(1000, 1003))), defer=True)
+    os.close(dataset._lock_fd)  # killed: the entry is journaled, not published
+    dataset._lock_fd = None
+    calls.take()
+    reopened = Dataset.open(tmp_path / "ds", documents_per_part=PER_PART)
+    # The view already holds the journaled commit: nothing to link, and readers do not see it yet...
+    assert calls.take() == (0, 0)
+    assert synthetic_output(1002).row.doc_id not in doc_ids(tmp_path / "ds")
+    reopened.close()
+    # ...until this writer publishes it.
+    assert synthetic_output(1002).row.doc_id in doc_ids(tmp_path / "ds")
+
+
+def test_a_work_view_that_disagrees_with_its_marker_is_rebuilt(tmp_path):
+    filled(tmp_path / "ds", 80).close()
+    work = tmp_path / "ds" / ".ragprep" / "work" / "chunks"
+    stray = sorted(work.iterdir())[0]
+    stray.unlink()  # a part gone from the view (a power cut, a hand): the marker's count no longer holds
+    dataset = Dataset.open(tmp_path / "ds", documents_per_part=PER_PART)
+    assert stray.exists()
+    assert set(dataset.documents(["doc_id"]).column("doc_id").to_pylist()) == doc_ids(tmp_path / "ds")
+    dataset.close()
+
+
+def test_readers_see_only_published_versions_and_say_how_many_commits_wait(tmp_path, monkeypatch):
+    from typer.testing import CliRunner
+
+    from ragprep.pipeline.cli import app
+    from ragprep.pipeline.dataset import Snapshot
+    from ragprep.pipeline.export import chunk_table
+    from ragprep.pipeline.config import SyncConfig
+    from ragprep.pipeline.sync import EmbeddingCache, load_embedder, open_store, sync
+    from ragprep.pipeline.sync.cli import summary_text
+    from syncdocs import store_contents
+
+    monkeypatch.setattr(dataset_module, "DEFERRED_LINKS", 1)  # the run's commits wait in the journal
+    dataset = filled(tmp_path / "ds", 40)
+    published = Snapshot.open(tmp_path / "ds")
+    assert published.unpublished == 0 and published.unpublished_note() == ""
+    for commit in (1, 2):
+        dataset.commit(ChangeSet(run_id="run", commit=commit, outputs=batch(range(100 + commit, 101 + commit))), defer=True)
+    waiting = Snapshot.open(tmp_path / "ds")
+    assert (waiting.version, waiting.unpublished) == (published.version, 2)
+    # The loaders read the published version: none of the run's chunks yet.
+    assert set(chunk_table(tmp_path / "ds").column("doc_id").to_pylist()) == doc_ids(tmp_path / "ds")
+    assert synthetic_output(102).row.doc_id not in doc_ids(tmp_path / "ds")
+    result = CliRunner().invoke(app, ["export", str(tmp_path / "ds")])
+    assert result.exit_code == 0 and len(result.stdout.splitlines()) == chunk_table(tmp_path / "ds").num_rows
+    assert f"read version {published.version}; 2 later commit(s) of a run are not published yet" in result.stderr
+    store = open_store(f"lancedb:{tmp_path / 'lance'}#chunks")
+    embedder = load_embedder("syncdocs:trigram_embedder")
+    cache = EmbeddingCache(tmp_path / "cache.sqlite")
+    synced = sync(tmp_path / "ds", store, embedder, SyncConfig(), cache)
+    cache.close()
+    assert (synced.version, synced.unpublished) == (published.version, 2)
+    assert "2 later commit(s) of a run are not published yet, so not synced" in summary_text(synced)
+    assert set(store_contents(store)) == set(chunk_table(tmp_path / "ds").column("chunk_id").to_pylist())
+    dataset.close()
+    after = Snapshot.open(tmp_path / "ds")
+    assert after.unpublished == 0 and after.version > published.version
+    assert CliRunner().invoke(app, ["export", str(tmp_path / "ds")]).stderr == ""
