@@ -12,6 +12,7 @@ import sys
 import time
 from pathlib import Path
 
+import pyarrow.dataset as pads
 import pytest
 from pipelinedocs import report_pdf, write_corpus
 from syncdocs import expected_contents, store_contents, store_rows, trigram_embedder
@@ -87,6 +88,28 @@ def test_a_store_follows_the_dataset_through_an_edit_and_embeds_only_new_texts(t
             assert chunk_id in before and before[chunk_id][2] == vector
     assert nightly.removed == len(set(before) - set(after))
     assert nightly.added == len(set(after) - set(before))
+
+
+def test_a_later_run_whose_id_sorts_first_keeps_the_stores_dataset_id(tmp_path, monkeypatch):
+    # Run ids are the start second plus a random suffix: of two runs started in
+    # one second the later may sort first. Here it always does.
+    ids = iter(["20260101T000000Z-ffffff", "20260101T000000Z-000000"])
+    monkeypatch.setattr("ragprep.pipeline.run.new_run_id", lambda now: next(ids))
+    corpus = corpus_of(tmp_path)
+    out = tmp_path / "ds"
+    build(corpus, out)
+    uri = f"lancedb:{tmp_path / 'lance'}#chunks"
+    store, first = sync_to(uri, out, tmp_path / "cache.sqlite")
+    assert first.full and store.state().dataset_id == "20260101T000000Z-ffffff"
+    edit(corpus)
+    build(corpus, out)
+    runs = pads.dataset(out / "runs", format="parquet").to_table().sort_by("started").column("run_id").to_pylist()
+    assert runs == ["20260101T000000Z-ffffff", "20260101T000000Z-000000"]  # started in this order, ids sort the other way
+    store, nightly = sync_to(uri, out, tmp_path / "cache.sqlite")
+    # The same dataset: synced from the change log, not reconciled in full, its id kept.
+    assert not nightly.full and nightly.from_version == first.version and nightly.removed > 0
+    assert store.state().dataset_id == "20260101T000000Z-ffffff"
+    assert store_contents(store) == expected_contents(out, SyncConfig(), trigram_embedder, flat=False)
 
 
 def test_lancedb_keeps_nested_arrow_types_and_chroma_gets_scalars(tmp_path):
