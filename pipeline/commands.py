@@ -198,11 +198,10 @@ def run_command(
     which chunk ids were added, removed or updated. A document that fails becomes an
     error row and the run goes on.
 
-    Work is committed every pipeline.commit_every_documents documents: a commit
-    is durable at once (the dataset's journal), and readers (export, sync,
+    Each commit is durable at once (the dataset's journal); readers (export, sync,
     DATASET/current) see the run's commits in versions published at most
-    pipeline.publish_every_seconds apart, and all of them when it ends. A run
-    killed at any instant (kill -9) loses no commit: the next run publishes them.
+    pipeline.publish_every_seconds apart, and all at its end. A run killed at
+    any instant (kill -9) loses no commit: the next run publishes them.
 
     An input that names no PDF (a missing or empty folder, a glob or @list that
     matches none), or inputs that lost more than pipeline.max_removal_share of

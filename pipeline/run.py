@@ -273,6 +273,16 @@ def _runs_table(previous: pa.Table, run_id: str, record: dict[str, object]) -> p
     return pa.concat_tables([others, pa.Table.from_pylist([record], schema=RUNS)])
 
 
+def open_dataset(out: str | Path, pipeline: PipelineConfig) -> Dataset:
+    """The run's output dataset, opened for writing with the [pipeline] settings it takes."""
+    return Dataset.open(
+        out,
+        version_grace_seconds=pipeline.version_grace_seconds,
+        documents_per_part=pipeline.documents_per_part,
+        publish_every_seconds=pipeline.publish_every_seconds,
+    )
+
+
 def run(
     inputs: Sequence[str],
     out: str | Path,
@@ -307,12 +317,7 @@ def run(
     # dataset is opened, so an input outside the source root touches nothing.
     # Documents are keyed by source key, not by the path as spelled (sources.py).
     keys = source_keys(paths, settings.pipeline.source_root, found.resolved)
-    with Dataset.open(
-        out,
-        version_grace_seconds=settings.pipeline.version_grace_seconds,
-        documents_per_part=settings.pipeline.documents_per_part,
-        publish_every_seconds=settings.pipeline.publish_every_seconds,
-    ) as dataset:
+    with open_dataset(out, settings.pipeline) as dataset:
         seen = {} if rehash else dataset.sources()
         known = {str(path): seen[key] for path, key in zip(paths, keys, strict=True) if key in seen}
         fingerprints = fingerprint_files(paths, timeout_seconds=settings.pipeline.read_timeout_seconds, known=known)
