@@ -41,7 +41,7 @@ from ragprep.pipeline.config import PipelineConfig, Settings
 from ragprep.pipeline.dataset import ChangeSet, CommitResult, Dataset, DatasetHealth
 from ragprep.pipeline.engine import Engine, LocalEngine
 from ragprep.pipeline.hashing import Fingerprint, NotRegularFileError, ReadTimeoutError, fingerprint_files
-from ragprep.pipeline.inputs import SkippedInput, resolve_inputs
+from ragprep.pipeline.inputs import Inputs, SkippedInput, resolve_inputs
 from ragprep.pipeline.model import DocumentOutput, DocumentTask
 from ragprep.pipeline.schema import RUNS, SOURCES
 from ragprep.pipeline.sources import source_keys
@@ -311,108 +311,171 @@ def run(
     started_at = datetime.now(timezone.utc)
     started = time.monotonic()
     found = resolve_inputs(inputs)
-    paths = found.paths
     context = RunContext(new_run_id(started_at), pipeline_version(), settings, tuple(passwords))
     # The stat cache is kept by source key, as the documents are; keyed before the
     # dataset is opened, so an input outside the source root touches nothing.
     # Documents are keyed by source key, not by the path as spelled (sources.py).
-    keys = source_keys(paths, settings.pipeline.source_root, found.resolved)
+    keys = source_keys(found.paths, settings.pipeline.source_root, found.resolved)
     with open_dataset(out, settings.pipeline) as dataset:
-        seen = {} if rehash else dataset.sources()
-        known = {str(path): seen[key] for path, key in zip(paths, keys, strict=True) if key in seen}
-        fingerprints = fingerprint_files(paths, timeout_seconds=settings.pipeline.read_timeout_seconds, known=known)
-        plan = plan_run(
-            paths,
-            keys,
-            fingerprints,
-            dataset.documents(PLAN_COLUMNS),
-            context,
-            keep_missing=keep_missing,
-            retry_errors=retry_errors,
-        )
-        plan = dataclasses.replace(plan, not_read=found.skipped)
+        planned = _plan(dataset, found, keys, context, keep_missing=keep_missing, retry_errors=retry_errors, rehash=rehash)
+        plan = planned.plan
         if not allow_mass_removal:
             check_removals(plan, settings.pipeline)
-        runs_before = dataset.table("runs")
-        tally = _Tally()
-        for output in plan.unreadable:
-            tally.count(output)
+        commits = _Commits(dataset, context, planned, started_at, reporter)
         # Only a run with work asks the engine (a cluster engine connects to ask).
         workers = engine.workers(settings.pipeline) if plan.tasks else 0
         reporter.start(context.run_id, plan, workers)
-
-        pending: list[DocumentOutput] = list(plan.unreadable)
-        last_commit = time.monotonic()
-        version = dataset.version
-
-        def runs_table(final: bool, added: int, removed: int, updated: int) -> pa.Table:
-            record = {
-                "run_id": context.run_id,
-                "started": started_at,
-                "finished": datetime.now(timezone.utc) if final else None,
-                "status": "complete" if final else "running",
-                "commits": tally.commits,
-                "inputs": plan.inputs,
-                "processed": tally.processed,
-                "skipped": plan.skipped,
-                "moved": len(plan.moves),
-                "removed": len(plan.removed),
-                "failed": tally.failed,
-                "chunks_added": tally.added + added,
-                "chunks_removed": tally.removed + removed,
-                "chunks_updated": tally.updated + updated,
-                "mode": settings.mode.value,
-                "pipeline_version": context.pipeline_version,
-                "config_hash": settings.key_hash,
-            }
-            return _runs_table(runs_before, context.run_id, record)
-
-        def commit(final: bool) -> None:
-            nonlocal pending, last_commit, version
-            first = tally.commits == 0
-            tally.commits += 1
-            change = ChangeSet(
-                run_id=context.run_id,
-                commit=tally.commits,
-                outputs=tuple(pending),
-                # Removals and moves go in with the first commit; replaced documents with their replacement.
-                removed_doc_ids=plan.removed_in(tally.commits, pending, final),
-                moves=plan.moves if first else {},
-                dropped_unreadable=plan.dropped_unreadable if first else frozenset(),
-                runs=lambda added, removed, updated: runs_table(final, added, removed, updated),
-                sources=hashed_sources(keys, fingerprints) if first else None,
-            )
-            result = dataset.commit(change, defer=not final)
-            tally.added += result.added
-            tally.removed += result.removed
-            tally.updated += result.updated
-            version = result.version
-            pending = []
-            last_commit = time.monotonic()
-            reporter.commit(result)
-
-        every_documents = settings.pipeline.commit_every_documents
-        every_seconds = settings.pipeline.commit_every_seconds
         if plan.tasks:
             # Record the run and apply what needs no work (removals, moves)
             # before the first document: a run killed later is still on record.
-            commit(final=False)
+            commits.commit(final=False)
             with engine.pool(DocumentJob(context, handler), min(workers, len(plan.tasks))) as pool:
                 for output in pool.imap(plan.tasks):
-                    tally.count(output)
-                    pending.append(output)
-                    reporter.document(output)
-                    if len(pending) >= every_documents or time.monotonic() - last_commit >= every_seconds:
-                        commit(final=False)
-                    else:
-                        dataset.publish_if_due()  # readers no more than publish_every_seconds behind
-        commit(final=True)
+                    commits.add(output)
+        commits.commit(final=True)
         standing = dataset.health()
+    summary = _summary(context, str(out), plan, commits, time.monotonic() - started, standing, strict=strict)
+    reporter.finish(summary)
+    return summary
 
-    summary = RunSummary(
+
+@dataclass(frozen=True)
+class _Planned:
+    """What a run plans, with what it read to plan it."""
+
+    plan: Plan
+    keys: Sequence[str]
+    fingerprints: Sequence[Fingerprint | OSError]
+
+
+def _plan(
+    dataset: Dataset,
+    found: Inputs,
+    keys: Sequence[str],
+    context: RunContext,
+    *,
+    keep_missing: bool,
+    retry_errors: bool,
+    rehash: bool,
+) -> _Planned:
+    """The inputs hashed (those whose stat matches the last run's taken as
+    known, unless `rehash`) and planned against the stored documents."""
+    pipeline = context.settings.pipeline
+    seen = {} if rehash else dataset.sources()
+    known = {str(path): seen[key] for path, key in zip(found.paths, keys, strict=True) if key in seen}
+    fingerprints = fingerprint_files(found.paths, timeout_seconds=pipeline.read_timeout_seconds, known=known)
+    plan = plan_run(
+        found.paths,
+        keys,
+        fingerprints,
+        dataset.documents(PLAN_COLUMNS),
+        context,
+        keep_missing=keep_missing,
+        retry_errors=retry_errors,
+    )
+    return _Planned(dataclasses.replace(plan, not_read=found.skipped), keys, fingerprints)
+
+
+class _Commits:
+    """A run's commits into its dataset: the outputs pending, when the next
+    one is due (pipeline.commit_every_documents or commit_every_seconds), and
+    the runs row each one writes."""
+
+    def __init__(
+        self, dataset: Dataset, context: RunContext, planned: _Planned, started_at: datetime, reporter: Reporter
+    ) -> None:
+        self.dataset = dataset
+        self.context = context
+        self.planned = planned
+        self.plan = planned.plan
+        self.started_at = started_at
+        self.reporter = reporter
+        self.runs_before = dataset.table("runs")
+        self.tally = _Tally()
+        for output in self.plan.unreadable:
+            self.tally.count(output)
+        self.pending: list[DocumentOutput] = list(self.plan.unreadable)
+        self.last_commit = time.monotonic()
+        self.version = dataset.version
+
+    def add(self, output: DocumentOutput) -> None:
+        """A document done: counted, reported, and committed with the others when due."""
+        pipeline = self.context.settings.pipeline
+        self.tally.count(output)
+        self.pending.append(output)
+        self.reporter.document(output)
+        if (
+            len(self.pending) >= pipeline.commit_every_documents
+            or time.monotonic() - self.last_commit >= pipeline.commit_every_seconds
+        ):
+            self.commit(final=False)
+        else:
+            self.dataset.publish_if_due()  # readers no more than publish_every_seconds behind
+
+    def commit(self, final: bool) -> None:
+        tally, plan = self.tally, self.plan
+        first = tally.commits == 0
+        tally.commits += 1
+        change = ChangeSet(
+            run_id=self.context.run_id,
+            commit=tally.commits,
+            outputs=tuple(self.pending),
+            # Removals and moves go in with the first commit; replaced documents with their replacement.
+            removed_doc_ids=plan.removed_in(tally.commits, self.pending, final),
+            moves=plan.moves if first else {},
+            dropped_unreadable=plan.dropped_unreadable if first else frozenset(),
+            runs=lambda added, removed, updated: self._runs_table(final, added, removed, updated),
+            sources=hashed_sources(self.planned.keys, self.planned.fingerprints) if first else None,
+        )
+        result = self.dataset.commit(change, defer=not final)
+        tally.added += result.added
+        tally.removed += result.removed
+        tally.updated += result.updated
+        self.version = result.version
+        self.pending = []
+        self.last_commit = time.monotonic()
+        self.reporter.commit(result)
+
+    def _runs_table(self, final: bool, added: int, removed: int, updated: int) -> pa.Table:
+        """The runs table with this run's row as of this commit (`added`...: the commit's own changes)."""
+        tally, plan, settings = self.tally, self.plan, self.context.settings
+        record = {
+            "run_id": self.context.run_id,
+            "started": self.started_at,
+            "finished": datetime.now(timezone.utc) if final else None,
+            "status": "complete" if final else "running",
+            "commits": tally.commits,
+            "inputs": plan.inputs,
+            "processed": tally.processed,
+            "skipped": plan.skipped,
+            "moved": len(plan.moves),
+            "removed": len(plan.removed),
+            "failed": tally.failed,
+            "chunks_added": tally.added + added,
+            "chunks_removed": tally.removed + removed,
+            "chunks_updated": tally.updated + updated,
+            "mode": settings.mode.value,
+            "pipeline_version": self.context.pipeline_version,
+            "config_hash": settings.key_hash,
+        }
+        return _runs_table(self.runs_before, self.context.run_id, record)
+
+
+def _summary(
+    context: RunContext,
+    dataset: str,
+    plan: Plan,
+    commits: _Commits,
+    seconds: float,
+    standing: DatasetHealth,
+    *,
+    strict: bool,
+) -> RunSummary:
+    tally = commits.tally
+    return RunSummary(
         run_id=context.run_id,
-        dataset=str(out),
-        version=version,
+        dataset=dataset,
+        version=commits.version,
         inputs=plan.inputs,
         processed=tally.processed,
         skipped=plan.skipped,
@@ -424,11 +487,9 @@ def run(
         chunks_added=tally.added,
         chunks_removed=tally.removed,
         chunks_updated=tally.updated,
-        seconds=time.monotonic() - started,
+        seconds=seconds,
         errors=tuple(tally.errors),
         standing=standing,
-        not_read=found.skipped,
+        not_read=plan.not_read,
         strict=strict,
     )
-    reporter.finish(summary)
-    return summary
