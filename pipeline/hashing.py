@@ -111,60 +111,75 @@ def fingerprint_files(
     `known`: source -> {stat: sha256} from earlier runs; a file whose stat is
     one of those is not read. hashlib releases the GIL on large buffers, so the
     threads overlap the I/O."""
-    known = known or {}
-    results: list[Fingerprint | OSError | None] = [None] * len(paths)
-    todo: queue.SimpleQueue[int] = queue.SimpleQueue()
-    done: queue.SimpleQueue[tuple[int, Fingerprint | OSError]] = queue.SimpleQueue()
-    for index in range(len(paths)):
-        todo.put(index)
-    # Which file each live thread is reading, and since when (monotonic).
-    busy: dict[int, tuple[int, float]] = {}
-    lock = threading.Lock()
+    readers = _Readers(paths, known or {}, timeout_seconds)
+    for _ in range(min(threads, len(paths))):
+        readers.start()
+    return readers.answers()
 
-    def work(slot: int) -> None:
+
+class _Readers:
+    """Daemon threads that fingerprint the files of a queue, one at a time; a
+    reader stuck past the limit is forgotten and a fresh one takes its place."""
+
+    def __init__(self, paths: Sequence[Path], known: Mapping[str, Mapping[FileStat, str]], timeout_seconds: float) -> None:
+        self.paths = paths
+        self.known = known
+        self.timeout_seconds = timeout_seconds
+        self.todo: queue.SimpleQueue[int] = queue.SimpleQueue()
+        self.done: queue.SimpleQueue[tuple[int, Fingerprint | OSError]] = queue.SimpleQueue()
+        for index in range(len(paths)):
+            self.todo.put(index)
+        # Which file each live thread is reading, and since when (monotonic).
+        self.busy: dict[int, tuple[int, float]] = {}
+        self.lock = threading.Lock()
+        self.slots = 0
+
+    def start(self) -> None:
+        slot = self.slots
+        self.slots += 1
+        threading.Thread(target=self._work, args=(slot,), daemon=True, name=f"ragprep-hash-{slot}").start()
+
+    def _work(self, slot: int) -> None:
         while True:
             try:
-                index = todo.get_nowait()
+                index = self.todo.get_nowait()
             except queue.Empty:
                 return
-            with lock:
-                busy[slot] = (index, time.monotonic())
+            with self.lock:
+                self.busy[slot] = (index, time.monotonic())
             try:
-                answer: Fingerprint | OSError = _fingerprint(paths[index], known)
+                answer: Fingerprint | OSError = _fingerprint(self.paths[index], self.known)
             except OSError as exc:
                 answer = exc
-            with lock:
-                if busy.pop(slot, None) is None:
+            with self.lock:
+                if self.busy.pop(slot, None) is None:
                     return  # abandoned after a timeout: its answer was given already
-            done.put((index, answer))
+            self.done.put((index, answer))
 
-    def start(slot: int) -> None:
-        threading.Thread(target=work, args=(slot,), daemon=True, name=f"ragprep-hash-{slot}").start()
-
-    slots = min(threads, len(paths))
-    for slot in range(slots):
-        start(slot)
-    remaining = len(paths)
-    # Looking for stuck readers after every answer would cost more than the
-    # answers themselves when most files are a stat: a few times a second is enough.
-    every = min(0.25, timeout_seconds / 4)
-    next_check = time.monotonic() + every
-    while remaining:
-        try:
-            index, answer = done.get(timeout=every)
-            results[index] = answer
-            remaining -= 1
-        except queue.Empty:
-            pass
-        if time.monotonic() < next_check:
-            continue
+    def answers(self) -> list[Fingerprint | OSError]:
+        """Every file's answer in input order, waiting for the readers (a stuck one's
+        file answered with ``ReadTimeoutError``)."""
+        results: list[Fingerprint | OSError | None] = [None] * len(self.paths)
+        remaining = len(self.paths)
+        # Looking for stuck readers after every answer would cost more than the
+        # answers themselves when most files are a stat: a few times a second is enough.
+        every = min(0.25, self.timeout_seconds / 4)
         next_check = time.monotonic() + every
-        for index in _abandon_stuck(busy, lock, timeout_seconds):
-            message = f"reading took more than {timeout_seconds:g} s (pipeline.read_timeout_seconds)"
-            done.put((index, ReadTimeoutError(0, message, str(paths[index]))))
-            slots += 1
-            start(slots)  # a fresh thread takes the stuck one's place
-    return [r for r in results if r is not None]
+        while remaining:
+            try:
+                index, answer = self.done.get(timeout=every)
+                results[index] = answer
+                remaining -= 1
+            except queue.Empty:
+                pass
+            if time.monotonic() < next_check:
+                continue
+            next_check = time.monotonic() + every
+            for index in _abandon_stuck(self.busy, self.lock, self.timeout_seconds):
+                message = f"reading took more than {self.timeout_seconds:g} s (pipeline.read_timeout_seconds)"
+                self.done.put((index, ReadTimeoutError(0, message, str(self.paths[index]))))
+                self.start()
+        return [r for r in results if r is not None]
 
 
 def _abandon_stuck(busy: dict[int, tuple[int, float]], lock: threading.Lock, timeout_seconds: float) -> list[int]:

@@ -26,8 +26,6 @@ ALLOWED: dict[str, int] = {
     "extract/structure.py::_Walker._visit": 77,  # ccore (#13)
     "extract/structure.py::_Walker._expand": 76,  # ccore (#13)
     "extract/reading.py::read_structure": 71,  # ccore (#13)
-    "pipeline/run.py::run": 151,  # recut (#18)
-    "pipeline/hashing.py::fingerprint_files": 66,  # recut (#18)
     "extract/interpreter.py::_GlyphAccumulator.finish": 93,  # recut (#18)
     "bench/quality.py::parse_args": 74,  # recut (#18)
     "bench/sync.py::main": 70,  # recut (#18)
