@@ -296,31 +296,11 @@ class _GlyphAccumulator:
         frames = np.asarray(self.frames, dtype=np.float64).T
         counts = frames[_COUNT].astype(np.int64)
         per_glyph = np.repeat(frames, counts, axis=1)
-        ox, oy, ax, ay, bx, by = per_glyph[_OX : _BY + 1]
-        lo, hi = per_glyph[_LO], per_glyph[_HI]
-        size, scale = per_glyph[_SIZE], per_glyph[_SCALE]
-
         widths, vertical_widths, word_space, undecodable, texts = self._decode(
             per_glyph[_BY_CODE], per_glyph[_FONT], fonts
         )
-        vertical = per_glyph[_WMODE] == 1
-        spacing = per_glyph[_CHAR_SPACING] + per_glyph[_WORD_SPACING] * word_space
-        own_length = np.where(vertical, -vertical_widths * size, widths * size * scale)
-        advance = np.where(vertical, own_length - spacing, (widths * size + spacing) * scale)
-        before = np.zeros(self.count)
-        index, offset = self.adjustment_arrays()
-        if len(index):
-            np.add.at(before, index, offset)
-        run = np.cumsum(before + advance)
-        first_of_op = np.cumsum(counts) - counts
-        run_before_op = np.where(first_of_op > 0, run[np.maximum(first_of_op - 1, 0)], 0.0)
-        start = run - advance - np.repeat(run_before_op, counts)
-
-        # Points along the text line: frame origin + offset x axis a.
-        origin_x, origin_y = ox + start * ax, oy + start * ay
-        own_along, pen_along = start + own_length, start + advance
-        own_end_x, own_end_y = ox + own_along * ax, oy + own_along * ay
-        pen_end_x, pen_end_y = ox + pen_along * ax, oy + pen_along * ay
+        along = _along_offsets(per_glyph, counts, widths, vertical_widths, word_space, self._adjustments_before())
+        origin_x, origin_y, own_end_x, own_end_y, pen_end_x, pen_end_y = _line_points(per_glyph, *along)
         # /ActualText: the span's first glyph carries the replacement and
         # stretches to the span's end; the other glyphs keep their geometry
         # but no text. Inner spans close first, so outer spans win (§14.9.4).
@@ -328,29 +308,8 @@ class _GlyphAccumulator:
         for first, end, _ in self.actual_text_spans:
             for column in (own_end_x, own_end_y, pen_end_x, pen_end_y):
                 column[first] = column[end - 1]
-
-        # Box corners: origin-descent, end-descent, end-ascent, origin-ascent.
-        lo_x, lo_y, hi_x, hi_y = lo * bx, lo * by, hi * bx, hi * by
-        corners_x = (origin_x + lo_x, own_end_x + lo_x, own_end_x + hi_x, origin_x + hi_x)
-        corners_y = (origin_y + lo_y, own_end_y + lo_y, own_end_y + hi_y, origin_y + hi_y)
-        quad = np.stack([np.stack(corners_x, axis=1), np.stack(corners_y, axis=1)], axis=2)
-        a_len = np.hypot(ax, ay)
-        b_len = np.hypot(bx, by)
-        a_safe = np.maximum(a_len, 1e-300)
-        direction_x = np.where(a_len > 0, ax / a_safe, 1.0)
-        direction_y = np.where(a_len > 0, ay / a_safe, 0.0)
-        height = np.abs(hi - lo) * b_len
-
-        # The box centre, summed in the order of quad.mean(axis=1).
-        centre_x = (((corners_x[0] + corners_x[1]) + corners_x[2]) + corners_x[3]) / 4.0
-        centre_y = (((corners_y[0] + corners_y[1]) + corners_y[2]) + corners_y[3]) / 4.0
-        x0, y0, x1, y1 = visible_box
-        visible = (
-            (centre_x >= np.maximum(x0, per_glyph[_CX0]))
-            & (centre_x <= np.minimum(x1, per_glyph[_CX1]))
-            & (centre_y >= np.maximum(y0, per_glyph[_CY0]))
-            & (centre_y <= np.minimum(y1, per_glyph[_CY1]))
-        )
+        quad, centre_x, centre_y = _quad(per_glyph, origin_x, origin_y, own_end_x, own_end_y)
+        direction_x, direction_y, b_len = _direction(per_glyph)
 
         def points(x: np.ndarray, y: np.ndarray) -> np.ndarray:
             return np.stack([x, y], axis=1)
@@ -362,7 +321,7 @@ class _GlyphAccumulator:
             pen_end=points(pen_end_x, pen_end_y),
             direction=points(direction_x, direction_y),
             quad=quad,
-            height=height,
+            height=np.abs(per_glyph[_HI] - per_glyph[_LO]) * b_len,
             mcid=per_glyph[_MCID].astype(np.int64),
             mcid_stream=per_glyph[_MCID_STREAM].astype(np.int64),
             stream=per_glyph[_STREAM].astype(np.int64),
@@ -371,11 +330,19 @@ class _GlyphAccumulator:
             wmode=per_glyph[_WMODE].astype(np.int8),
             artifact=per_glyph[_ARTIFACT].astype(bool),
             undecodable=undecodable,
-            visible=visible,
+            visible=_visible(per_glyph, centre_x, centre_y, visible_box),
             font=per_glyph[_FONT].astype(np.int32),
             fonts=names,
-            font_size=np.abs(size) * b_len,
+            font_size=np.abs(per_glyph[_SIZE]) * b_len,
         )
+
+    def _adjustments_before(self) -> np.ndarray:
+        """Per glyph, the TJ adjustments that move the pen before it (§9.4.3)."""
+        before = np.zeros(self.count)
+        index, offset = self.adjustment_arrays()
+        if len(index):
+            np.add.at(before, index, offset)
+        return before
 
     def _apply_actual_text(self, texts: np.ndarray, undecodable: np.ndarray) -> None:
         for first, end, replacement in self.actual_text_spans:
@@ -478,6 +445,83 @@ class _GlyphAccumulator:
 
 
 # The code tables of a font that shows no single-byte codes (see _decode).
+def _along_offsets(
+    per_glyph: np.ndarray,
+    counts: np.ndarray,
+    widths: np.ndarray,
+    vertical_widths: np.ndarray,
+    word_space: np.ndarray,
+    before: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per glyph, along its frame's text line from the frame origin: where it
+    starts, where its own width ends, and where the pen goes after it (advance
+    plus Tc and Tw, all x Tz; vertical writing advances down, §9.4.4)."""
+    size, scale = per_glyph[_SIZE], per_glyph[_SCALE]
+    vertical = per_glyph[_WMODE] == 1
+    spacing = per_glyph[_CHAR_SPACING] + per_glyph[_WORD_SPACING] * word_space
+    own_length = np.where(vertical, -vertical_widths * size, widths * size * scale)
+    advance = np.where(vertical, own_length - spacing, (widths * size + spacing) * scale)
+    run = np.cumsum(before + advance)
+    first_of_op = np.cumsum(counts) - counts
+    run_before_op = np.where(first_of_op > 0, run[np.maximum(first_of_op - 1, 0)], 0.0)
+    start = run - advance - np.repeat(run_before_op, counts)
+    return start, start + own_length, start + advance
+
+
+def _line_points(
+    per_glyph: np.ndarray, start: np.ndarray, own_along: np.ndarray, pen_along: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Origin, own end and pen end (x and y apart): frame origin + offset x axis a."""
+    ox, oy, ax, ay = per_glyph[_OX : _AY + 1]
+    return (
+        ox + start * ax, oy + start * ay,
+        ox + own_along * ax, oy + own_along * ay,
+        ox + pen_along * ax, oy + pen_along * ay,
+    )  # fmt: skip
+
+
+def _quad(
+    per_glyph: np.ndarray, origin_x: np.ndarray, origin_y: np.ndarray, own_end_x: np.ndarray, own_end_y: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The glyph boxes, corners origin-descent, end-descent, end-ascent,
+    origin-ascent, and their centres (x, y)."""
+    bx, by = per_glyph[_BX], per_glyph[_BY]
+    lo, hi = per_glyph[_LO], per_glyph[_HI]
+    lo_x, lo_y, hi_x, hi_y = lo * bx, lo * by, hi * bx, hi * by
+    corners_x = (origin_x + lo_x, own_end_x + lo_x, own_end_x + hi_x, origin_x + hi_x)
+    corners_y = (origin_y + lo_y, own_end_y + lo_y, own_end_y + hi_y, origin_y + hi_y)
+    quad = np.stack([np.stack(corners_x, axis=1), np.stack(corners_y, axis=1)], axis=2)
+    # The box centre, summed in the order of quad.mean(axis=1).
+    centre_x = (((corners_x[0] + corners_x[1]) + corners_x[2]) + corners_x[3]) / 4.0
+    centre_y = (((corners_y[0] + corners_y[1]) + corners_y[2]) + corners_y[3]) / 4.0
+    return quad, centre_x, centre_y
+
+
+def _direction(per_glyph: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The unit writing direction (x, y; (1, 0) for a degenerate axis) and the
+    length of the box's ascent axis b, which scales heights and font sizes."""
+    ax, ay, bx, by = per_glyph[_AX], per_glyph[_AY], per_glyph[_BX], per_glyph[_BY]
+    a_len = np.hypot(ax, ay)
+    a_safe = np.maximum(a_len, 1e-300)
+    direction_x = np.where(a_len > 0, ax / a_safe, 1.0)
+    direction_y = np.where(a_len > 0, ay / a_safe, 0.0)
+    return direction_x, direction_y, np.hypot(bx, by)
+
+
+def _visible(
+    per_glyph: np.ndarray, centre_x: np.ndarray, centre_y: np.ndarray, visible_box: tuple[float, float, float, float]
+) -> np.ndarray:
+    """A glyph is page text when its box centre lies in the visible box and in
+    its form's clip (§14.11.2, §8.10.1)."""
+    x0, y0, x1, y1 = visible_box
+    return (
+        (centre_x >= np.maximum(x0, per_glyph[_CX0]))
+        & (centre_x <= np.minimum(x1, per_glyph[_CX1]))
+        & (centre_y >= np.maximum(y0, per_glyph[_CY0]))
+        & (centre_y <= np.minimum(y1, per_glyph[_CY1]))
+    )
+
+
 _UNUSED_WIDTHS = np.zeros(256)
 _UNUSED_TEXTS = np.full(256, "", dtype=object)
 _UNUSED_FLAGS = np.zeros(256, dtype=bool)
