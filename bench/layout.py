@@ -443,6 +443,26 @@ def _print_targets(
 
 
 def main() -> int:
+    args = _arguments()
+    variants = tuple(v for v in args.variants.split(",") if v)
+    unknown = [v for v in variants if v not in VARIANTS]
+    if unknown:
+        raise BenchError(f"unknown variant(s) {', '.join(unknown)}; known: {', '.join(VARIANTS)}")
+    wanted = () if args.peers == "none" else tuple(p for p in args.peers.split(",") if p)
+    if any(p not in PEER_NAMES for p in wanted):
+        raise BenchError(f"--peers takes some of {', '.join(PEER_NAMES)}, or none")
+    baseline = json.loads(args.baseline.read_text(encoding="utf-8")) if args.baseline else None
+    quiet_peers()
+    peers = available_peers(wanted)
+    reports, speeds = _measure(args, variants, peers)
+    if args.format == "json":
+        print(json.dumps(_payload(reports, speeds, peers), indent=2, ensure_ascii=False))
+        return 0
+    _print(reports, speeds, args.pages, baseline)
+    return 0
+
+
+def _arguments() -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--corpus", type=Path, default=DEFAULT_CORPUS)
     parser.add_argument("--files", default=SCORED_FILES, help="manifest path glob(s) to score, comma-separated")
@@ -460,16 +480,14 @@ def main() -> int:
     args = parser.parse_args()
     if args.repeat < 1:
         raise BenchError("--repeat must be at least 1")
-    variants = tuple(v for v in args.variants.split(",") if v)
-    unknown = [v for v in variants if v not in VARIANTS]
-    if unknown:
-        raise BenchError(f"unknown variant(s) {', '.join(unknown)}; known: {', '.join(VARIANTS)}")
-    wanted = () if args.peers == "none" else tuple(p for p in args.peers.split(",") if p)
-    if any(p not in PEER_NAMES for p in wanted):
-        raise BenchError(f"--peers takes some of {', '.join(PEER_NAMES)}, or none")
-    baseline = json.loads(args.baseline.read_text(encoding="utf-8")) if args.baseline else None
-    quiet_peers()
-    peers = available_peers(wanted)
+    return args
+
+
+def _measure(
+    args: argparse.Namespace, variants: tuple[str, ...], peers: dict[str, PageTexts]
+) -> tuple[list[VariantScore], list[Speed]]:
+    """The scores of every selected file and its twins, then (unless --no-speed)
+    stream and layout timed on the scored files, their twins and --speed-files."""
     cache = PeerCache(args.cache)
     files = select_files(args.corpus, args.files)
     reports: list[VariantScore] = []
@@ -488,29 +506,29 @@ def main() -> int:
             if args.speed_files:
                 extra = [f.path for f in select_files(args.corpus, args.speed_files)]
                 speeds.append(measure_speed(args.speed_files, extra, args.repeat))
-    if args.format == "json":
-        names = [*OURS, *peers]
-        payload = {
-            "files": [
-                {
-                    "file": r.file,
-                    "variant": r.variant,
-                    "error": r.error,
-                    "render": r.render,
-                    "scores": {c: r.score(c) for c in names},
-                    "pages": [asdict(p) for p in r.pages],
-                    "mixing": {c: {"chunks": n, "mixed": m} for c, (n, m) in r.mixing.items()},
-                }
-                for r in reports
-            ],
-            "means": summary(reports, names),
-            "mixing": mixing_summary(reports),
-            "speed": [asdict(s) | {"layout_vs_stream": s.layout_vs_stream} for s in speeds],
-        }
-        print(json.dumps(payload, indent=2, ensure_ascii=False))
-        return 0
-    _print(reports, speeds, args.pages, baseline)
-    return 0
+    return reports, speeds
+
+
+def _payload(reports: list[VariantScore], speeds: list[Speed], peers: dict[str, PageTexts]) -> dict:
+    """--format json: per file and variant its scores, pages and mixing; the means and speeds."""
+    names = [*OURS, *peers]
+    return {
+        "files": [
+            {
+                "file": r.file,
+                "variant": r.variant,
+                "error": r.error,
+                "render": r.render,
+                "scores": {c: r.score(c) for c in names},
+                "pages": [asdict(p) for p in r.pages],
+                "mixing": {c: {"chunks": n, "mixed": m} for c, (n, m) in r.mixing.items()},
+            }
+            for r in reports
+        ],
+        "means": summary(reports, names),
+        "mixing": mixing_summary(reports),
+        "speed": [asdict(s) | {"layout_vs_stream": s.layout_vs_stream} for s in speeds],
+    }
 
 
 if __name__ == "__main__":

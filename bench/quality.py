@@ -299,6 +299,14 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
             "  python bench/quality.py --extractor pymupdf   # calibration: a peer vs pdftotext\n"
         ),
     )
+    _selection_arguments(parser)
+    _scoring_arguments(parser)
+    _output_arguments(parser)
+    return parser.parse_args(argv)
+
+
+def _selection_arguments(parser: argparse.ArgumentParser) -> None:
+    """Which files are scored, and whose text."""
     parser.add_argument(
         "--corpus",
         type=Path,
@@ -327,6 +335,10 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         metavar="N",
         help="a file is text-bearing when pdftotext yields at least N words (default: %(default)s)",
     )
+
+
+def _scoring_arguments(parser: argparse.ArgumentParser) -> None:
+    """The per-file limit, how much the worst files are detailed, how words are counted."""
     parser.add_argument(
         "--timeout",
         type=float,
@@ -354,12 +366,14 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         help="count a run of Han/kana as one word, like any other \\w run, instead of "
         "one token per character (the default; see bench/_metrics.py)",
     )
+
+
+def _output_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--format", choices=("text", "json"), default="text", help="output format")
     parser.add_argument(
         "--out", type=Path, metavar="FILE", help="write the per-file table here as TSV"
     )
     parser.add_argument("--quiet", action="store_true", help="no progress line on stderr")
-    return parser.parse_args(argv)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -127,10 +127,20 @@ def main() -> int:
     parser.add_argument("--out", type=Path)
     args = parser.parse_args()
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    files = select_files(args.corpus, args.files, args.limit)
+    if len(files) < 3:
+        raise BenchError("need at least 3 files (one edited, one deleted, one added)")
+    report = measure(files, with_model=not args.no_model)
+    text = json.dumps(report, indent=2) if args.format == "json" else summary_text(report)
+    if args.out:
+        args.out.write_text(text + "\n")
+    print(text)
+    return 0
 
-    from langchain_core.indexing import InMemoryRecordManager
-    from langchain_core.vectorstores import InMemoryVectorStore
 
+def measure(files: list, *, with_model: bool) -> dict[str, object]:
+    """A first sync of a run over all but the last file, then a nightly one after
+    an edit, a deletion and an addition; LangChain's indexing API alongside."""
     from ragprep.pipeline.config import PipelineConfig, Settings
     from ragprep.pipeline.export import chunk_table
     from ragprep.pipeline.progress import QuietReporter
@@ -138,55 +148,81 @@ def main() -> int:
     from ragprep.pipeline.sync import DEFAULT_EMBEDDER, load_embedder
     from ragprep.pipeline.sync.embed import CallableEmbedder
 
-    files = select_files(args.corpus, args.files, args.limit)
-    if len(files) < 3:
-        raise BenchError("need at least 3 files (one edited, one deleted, one added)")
     report: dict[str, object] = {"files": len(files)}
     with tempfile.TemporaryDirectory(prefix="ragprep-bench-sync-") as tmp:
         root = Path(tmp)
-        folder = root / "corpus"
-        folder.mkdir()
-        for f in files[:-1]:
-            shutil.copy(f.path, folder / f"{len(list(folder.iterdir())):03d}-{f.path.name}")
-        held_out = root / f"999-{files[-1].path.name}"
-        shutil.copy(files[-1].path, held_out)
+        folder, held_out = copy_corpus(root, files)
         dataset = root / "ds"
         settings = Settings(pipeline=PipelineConfig(workers=2))
         run([str(folder)], dataset, settings, QuietReporter())
         chunks_before = chunk_table(dataset)
         cheap = CallableEmbedder("bench:hashed_vectors", hashed_vectors)
-        report["sync_no_embedding"] = timed_sync(dataset, f"lancedb:{root / 'cheap'}", cheap, root / "cheap.sqlite")
+        report.update(syncs(dataset, root, cheap, None, "sync"))
         model = None
-        if not args.no_model:
+        if with_model:  # loaded after the cheap sync, so torch is not in its process yet
             model = load_embedder(DEFAULT_EMBEDDER)
-            report["sync_model"] = timed_sync(dataset, f"lancedb:{root / 'model'}", model, root / "model.sqlite")
-        manager = InMemoryRecordManager("bench")
-        manager.create_schema()
-        embeddings = CountingEmbeddings()
-        store = InMemoryVectorStore(embeddings)
+            report.update(syncs(dataset, root, None, model, "sync"))
+        langchain = LangchainIndex()
         cpu = time.process_time()
-        report["langchain_index_first"] = {**langchain_index(dataset, manager, store, embeddings), "cpu_s": round(time.process_time() - cpu, 2)}
+        report["langchain_index_first"] = {**langchain.index(dataset), "cpu_s": round(time.process_time() - cpu, 2)}
 
         report["edit"] = edit(folder, held_out)
         run([str(folder)], dataset, settings, QuietReporter())
-        chunks_after = chunk_table(dataset)
-        report["nightly_no_embedding"] = timed_sync(dataset, f"lancedb:{root / 'cheap'}", cheap, root / "cheap.sqlite")
-        if model is not None:
-            report["nightly_model"] = timed_sync(dataset, f"lancedb:{root / 'model'}", model, root / "model.sqlite")
-        report["langchain_index_nightly"] = langchain_index(dataset, manager, store, embeddings)
-        changed = {str((folder / report["edit"][k]).resolve()) for k in ("edited", "added")}
-        kept = chunks_after.filter(__import__("pyarrow.compute").compute.invert(chunks_after.column("is_boilerplate")))
-        report["doc_keyed_ids_would_embed"] = sum(1 for s in kept.column("source").to_pylist() if s in changed)
-        old_texts = set(chunks_before.column("text").to_pylist())
-        report["new_texts"] = len({t for t in kept.column("text").to_pylist()} - old_texts)
-    if args.format == "json":
-        text = json.dumps(report, indent=2)
-    else:
-        text = summary_text(report)
-    if args.out:
-        args.out.write_text(text + "\n")
-    print(text)
-    return 0
+        report.update(syncs(dataset, root, cheap, model, "nightly"))
+        report["langchain_index_nightly"] = langchain.index(dataset)
+        report.update(reuse_figures(folder, report["edit"], chunks_before, chunk_table(dataset)))
+    return report
+
+
+def copy_corpus(root: Path, files: list) -> tuple[Path, Path]:
+    """All but the last file into root/corpus (numbered), the last held out for the nightly addition."""
+    folder = root / "corpus"
+    folder.mkdir()
+    for f in files[:-1]:
+        shutil.copy(f.path, folder / f"{len(list(folder.iterdir())):03d}-{f.path.name}")
+    held_out = root / f"999-{files[-1].path.name}"
+    shutil.copy(files[-1].path, held_out)
+    return folder, held_out
+
+
+def syncs(dataset: Path, root: Path, cheap, model, round_name: str) -> dict[str, object]:
+    """One round of syncs: with the cheap hashed embedder and with the real model, each when given."""
+    found = {}
+    if cheap is not None:
+        found[f"{round_name}_no_embedding"] = timed_sync(dataset, f"lancedb:{root / 'cheap'}", cheap, root / "cheap.sqlite")
+    if model is not None:
+        found[f"{round_name}_model"] = timed_sync(dataset, f"lancedb:{root / 'model'}", model, root / "model.sqlite")
+    return found
+
+
+class LangchainIndex:
+    """LangChain's indexing API over an in-memory store, kept across rounds."""
+
+    def __init__(self) -> None:
+        from langchain_core.indexing import InMemoryRecordManager
+        from langchain_core.vectorstores import InMemoryVectorStore
+
+        self.manager = InMemoryRecordManager("bench")
+        self.manager.create_schema()
+        self.embeddings = CountingEmbeddings()
+        self.store = InMemoryVectorStore(self.embeddings)
+
+    def index(self, dataset: Path) -> dict:
+        return langchain_index(dataset, self.manager, self.store, self.embeddings)
+
+
+def reuse_figures(folder: Path, edit_names: dict, chunks_before, chunks_after) -> dict[str, int]:
+    """What document-keyed ids would re-embed (every chunk of a changed document)
+    against the texts that are new."""
+    import pyarrow.compute as pc
+
+    changed = {str((folder / edit_names[k]).resolve()) for k in ("edited", "added")}
+    kept = chunks_after.filter(pc.invert(chunks_after.column("is_boilerplate")))
+    old_texts = set(chunks_before.column("text").to_pylist())
+    return {
+        "doc_keyed_ids_would_embed": sum(1 for s in kept.column("source").to_pylist() if s in changed),
+        "new_texts": len(set(kept.column("text").to_pylist()) - old_texts),
+    }
 
 
 def summary_text(report: dict) -> str:

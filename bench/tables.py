@@ -159,6 +159,19 @@ def main() -> int:
     files = bench_files(corpus)
     if not any(truth_grids(t) for _, _, t in files):
         raise BenchError("no untagged file with docling table ground truth in the corpus")
+    results, prose = score_files(files)
+    summary = mean_scores(results, prose)
+    if args.format == "json":
+        print(json.dumps({"files": results, "mean": summary}, indent=2))
+        return 0
+    print_scores(results, summary)
+    return 0
+
+
+def score_files(files: list[tuple[str, Path, Path]]) -> tuple[list[dict], dict[str, list[int]]]:
+    """Per file with ground truth and per system: cell and adjacency precision,
+    recall and F1, and CPU seconds; per system, over every file: (prose pages,
+    prose pages a table was reported on)."""
     results = []
     prose: dict[str, list[int]] = {name: [0, 0] for name in SYSTEMS}  # prose pages, false-positive pages
     for rel, pdf, truth_path in files:
@@ -186,6 +199,10 @@ def main() -> int:
                     "adjacency_f1": round(af, 3), "cpu_seconds": round(seconds, 3), "error": error,
                 }  # fmt: skip
             )
+    return results, prose
+
+
+def mean_scores(results: list[dict], prose: dict[str, list[int]]) -> dict[str, dict]:
     summary = {
         name: {
             key: round(statistics.mean(r[key] for r in results if r["system"] == name), 3)
@@ -196,9 +213,10 @@ def main() -> int:
     for name, (n_prose, false_positive) in prose.items():
         summary[name]["prose_pages"] = n_prose
         summary[name]["false_positive_pages"] = false_positive
-    if args.format == "json":
-        print(json.dumps({"files": results, "mean": summary}, indent=2))
-        return 0
+    return summary
+
+
+def print_scores(results: list[dict], summary: dict[str, dict]) -> None:
     head = f"{'file':42} {'system':10} {'tables':>6} {'cellP':>6} {'cellR':>6} {'cellF1':>6} {'adjF1':>6} {'cpu s':>6}"
     print(head)
     for r in results:
@@ -214,8 +232,6 @@ def main() -> int:
             f"  adjacency F1 {s['adjacency_f1']:.3f}  cpu {s['cpu_seconds']:.2f} s"
             f"  tables on prose pages {s['false_positive_pages']}/{s['prose_pages']}"
         )
-    return 0
-
 
 if __name__ == "__main__":
     run_cli(main)

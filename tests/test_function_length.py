@@ -26,11 +26,6 @@ ALLOWED: dict[str, int] = {
     "extract/structure.py::_Walker._visit": 77,  # ccore (#13)
     "extract/structure.py::_Walker._expand": 76,  # ccore (#13)
     "extract/reading.py::read_structure": 71,  # ccore (#13)
-    "extract/interpreter.py::_GlyphAccumulator.finish": 93,  # recut (#18)
-    "bench/quality.py::parse_args": 74,  # recut (#18)
-    "bench/sync.py::main": 70,  # recut (#18)
-    "bench/layout.py::main": 69,  # recut (#18)
-    "bench/tables.py::main": 66,  # recut (#18)
 }
 
 
