@@ -514,12 +514,14 @@ def _visible(
     """A glyph is page text when its box centre lies in the visible box and in
     its form's clip (§14.11.2, §8.10.1)."""
     x0, y0, x1, y1 = visible_box
-    return (
+    # Annotated: numpy's stubs type an array comparison as Any.
+    visible: np.ndarray = (
         (centre_x >= np.maximum(x0, per_glyph[_CX0]))
         & (centre_x <= np.minimum(x1, per_glyph[_CX1]))
         & (centre_y >= np.maximum(y0, per_glyph[_CY0]))
         & (centre_y <= np.minimum(y1, per_glyph[_CY1]))
     )
+    return visible
 
 
 _UNUSED_WIDTHS = np.zeros(256)
