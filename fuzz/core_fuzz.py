@@ -1,6 +1,7 @@
 """Fuzz the compiled content-stream core under AddressSanitizer + UndefinedBehaviorSanitizer.
 
     python fuzz/core_fuzz.py --seconds 1800 [--corpus DIR] [--seed N] [--sanitize auto|yes|no]
+                             [--target both|pages|objects]
 
 The script compiles extract/_core.c with gcc's -fsanitize=address,undefined
 into a temporary folder, then runs itself again with the sanitizer runtime
@@ -14,7 +15,11 @@ with ``parse_object`` (what the structure tree is read through): ValueError
 is its answer to malformed bytes, any other exception a finding. A sanitizer
 report aborts the process (exit != 0) and the input that caused it is left
 in --crash-file. Python exceptions out of the page interpreter are findings
-too (the core must turn bad input into warnings).
+too (the core must turn bad input into warnings). --target objects fuzzes
+parse_object alone (its own campaign: many more executions per CPU second),
+--target pages the page interpreter alone; both (the default) alternates.
+A progress line every --report CPU seconds keeps the figures of a campaign
+that is stopped from outside.
 
 Seeds: a fixed set of content streams built here, plus the decoded page
 contents of every PDF under --corpus when given (never copied anywhere);
@@ -132,9 +137,9 @@ def _tagged_corpus(folder: Path) -> list[object]:
     return found
 
 
-def _mutate(rng: random.Random, data: bytes, seeds: list[bytes]) -> bytes:
+def _mutate(rng: random.Random, data: bytes, seeds: list[bytes], edits: int = 8) -> bytes:
     out = bytearray(data)
-    for _ in range(rng.randint(1, 8)):
+    for _ in range(rng.randint(1, edits)):
         choice = rng.randrange(8)
         at = rng.randint(0, len(out))
         if choice == 0 and out:
@@ -177,38 +182,61 @@ def _fuzz(args: argparse.Namespace) -> int:
     object_seeds = _object_seeds([pdf, *(_tagged_corpus(Path(args.corpus)) if args.corpus else [])], 2000)
     config = ExtractConfig(max_operators_per_page=200_000)
     crash_file = Path(args.crash_file)
-    deadline = time.process_time() + args.seconds
-    runs = exceptions = 0
-    while time.process_time() < deadline:
-        data = _mutate(rng, rng.choice(seeds), seeds) if runs >= len(seeds) else seeds[runs]
-        crash_file.write_bytes(data)
-        page.obj.Contents = pikepdf.Stream(pdf, data)
-        try:
-            CompiledPageInterpreter(pdf, FontLoader(), config).run(page)
-        except Exception as exc:  # a finding: the core should warn, not raise
-            exceptions += 1
-            print(f"exception {type(exc).__name__}: {exc}", file=sys.stderr)
-        exceptions += _parse_one(_mutate(rng, rng.choice(object_seeds), object_seeds), crash_file)
+    pages, objects = args.target in ("both", "pages"), args.target in ("both", "objects")
+    start = time.process_time()
+    deadline, report = start + args.seconds, start + args.report
+    runs = exceptions = parsed = refused = 0
+    while (now := time.process_time()) < deadline:
+        if now >= report:
+            report = now + args.report
+            print(f"progress: runs {runs}  parsed {parsed}  refused {refused}  cpu {now - start:.0f} s", flush=True)
+        if pages:
+            data = _mutate(rng, rng.choice(seeds), seeds) if runs >= len(seeds) else seeds[runs]
+            exceptions += _interpret_one(CompiledPageInterpreter(pdf, FontLoader(), config), pdf, page, data, crash_file)
+        if objects:
+            # Few edits: an object parser refuses most heavily edited bytes at
+            # once, and the deep paths are reached by mutants it still parses.
+            outcome = _parse_one(_mutate(rng, rng.choice(object_seeds), object_seeds, 2), crash_file)
+            parsed += outcome == "parsed"
+            refused += outcome == "refused"
+            exceptions += outcome == "finding"
         runs += 1
     crash_file.unlink(missing_ok=True)
-    print(f"runs: {runs}  seeds: {len(seeds)}  cpu seconds: {args.seconds}  findings: {exceptions}")
+    cpu = time.process_time() - start
+    print(f"objects parsed: {parsed}  refused (ValueError): {refused}  object seeds: {len(object_seeds)}")
+    print(f"runs: {runs}  seeds: {len(seeds)}  cpu seconds: {cpu:.0f}  findings: {exceptions}")
     return 1 if exceptions else 0
 
 
-def _parse_one(data: bytes, crash_file: Path) -> int:
-    """parse_object on one mutant: 1 for a finding (an exception other than
-    the ValueError of malformed bytes), else 0."""
+def _interpret_one(interpreter: object, pdf: object, page: object, data: bytes, crash_file: Path) -> int:
+    """One mutant content stream through the page interpreter: 1 for a
+    finding (any exception: the core turns bad input into warnings), else 0."""
+    import pikepdf
+
+    crash_file.write_bytes(data)
+    page.obj.Contents = pikepdf.Stream(pdf, data)
+    try:
+        interpreter.run(page)
+    except Exception as exc:  # a finding: the core should warn, not raise
+        print(f"exception {type(exc).__name__}: {exc}", file=sys.stderr)
+        return 1
+    return 0
+
+
+def _parse_one(data: bytes, crash_file: Path) -> str:
+    """parse_object on one mutant: "parsed", "refused" (the ValueError of
+    malformed bytes) or "finding" (any other exception)."""
     from ragprep.extract import _core
 
     crash_file.write_bytes(data)
     try:
         _core.parse_object(data)
     except ValueError:
-        return 0
+        return "refused"
     except Exception as exc:
         print(f"parse_object exception {type(exc).__name__}: {exc}", file=sys.stderr)
-        return 1
-    return 0
+        return "finding"
+    return "parsed"
 
 
 def _build(folder: Path, sanitize: bool) -> Path:
@@ -236,6 +264,11 @@ def main() -> int:
     parser.add_argument("--corpus", help="folder of PDFs whose page contents become seeds")
     parser.add_argument("--seed", type=int, default=0, help="random seed (runs are reproducible)")
     parser.add_argument("--max-seed-bytes", type=int, default=200_000)
+    parser.add_argument(
+        "--target", choices=("both", "pages", "objects"), default="both",
+        help="what to fuzz: the page interpreter, parse_object, or both alternately",
+    )
+    parser.add_argument("--report", type=float, default=60.0, help="CPU seconds between progress lines")
     parser.add_argument(
         "--sanitize", choices=("auto", "yes", "no"), default="auto",
         help="build with ASan+UBSan: yes, no, or auto (where gcc has the runtimes)",
