@@ -2170,7 +2170,13 @@ done:
  * the structure tree (§14.7) through it: one unparse per object instead of
  * one pikepdf object per key and value. Containers nest through an explicit
  * stack (no recursion on input depth); anything that is not exactly one
- * well-formed object raises ValueError. */
+ * well-formed object raises ValueError.
+ *
+ * parse_object(data, known, check): the same for bytes read from the file
+ * (an object stream, §7.5.7) rather than unparsed by qpdf. A reference to a
+ * missing object is null (§7.3.10): its dictionary key is absent (§7.3.7),
+ * an array item None, as in qpdf's unparse. An object exists when `known`
+ * (a set of (number, generation)) holds it or `check(ref)` is true. */
 typedef struct { PyObject *container, *key; } ParseFrame;
 
 /* A name with its slash: core_parse_object writes the slash just before
@@ -2227,7 +2233,23 @@ static int malformed(const char *why) {
 
 /* Put `value` (a new reference, stolen) where the innermost open container
  * wants it, or make it the result at the top level. */
-static int place_value(Buf *stack, PyObject **result, PyObject *value) {
+/* Is `value` a reference "N G R" to a missing object? Not when `known` (a
+ * set) holds it; otherwise `check(ref)` says whether it exists, and a ref
+ * that does joins `known`, so each is asked once. -1 on error. */
+static int dangling(PyObject *value, PyObject *known, PyObject *check) {
+    if (!known || !PyTuple_CheckExact(value)) return 0;
+    int found = PySet_Contains(known, value);
+    if (found) return found < 0 ? -1 : 0;
+    if (!check) return 1;
+    PyObject *answer = PyObject_CallOneArg(check, value);
+    if (!answer) return -1;
+    int exists = PyObject_IsTrue(answer);
+    Py_DECREF(answer);
+    if (exists < 0 || (exists && PySet_Add(known, value) < 0)) return -1;
+    return !exists;
+}
+
+static int place_value(Buf *stack, PyObject **result, PyObject *value, PyObject *known, PyObject *check) {
     size_t depth = stack->len / sizeof(ParseFrame);
     if (!depth) {
         if (*result) { Py_DECREF(value); return malformed("more than one object"); }
@@ -2237,13 +2259,15 @@ static int place_value(Buf *stack, PyObject **result, PyObject *value) {
     ParseFrame *top = (ParseFrame *)stack->data + depth - 1;
     int ok;
     if (PyList_Check(top->container)) {
-        ok = PyList_Append(top->container, value);
+        int absent = dangling(value, known, check);
+        ok = absent < 0 ? -1 : PyList_Append(top->container, absent ? Py_None : value);
     } else if (!top->key) {
         if (!PyUnicode_Check(value)) { Py_DECREF(value); return malformed("a dictionary key is not a name"); }
         top->key = value;
         return 0;
     } else {
-        ok = value == Py_None ? 0 : PyDict_SetItem(top->container, top->key, value);
+        int absent = value == Py_None ? 1 : dangling(value, known, check);
+        ok = absent < 0 ? -1 : absent ? 0 : PyDict_SetItem(top->container, top->key, value);
         Py_CLEAR(top->key);
     }
     Py_DECREF(value);
@@ -2257,7 +2281,7 @@ static int open_container(Buf *stack, int kind) {
     return 0;
 }
 
-static int close_container(Buf *stack, PyObject **result, int kind) {
+static int close_container(Buf *stack, PyObject **result, int kind, PyObject *known, PyObject *check) {
     size_t depth = stack->len / sizeof(ParseFrame);
     if (!depth) return malformed("a closing delimiter without its opening one");
     ParseFrame *top = (ParseFrame *)stack->data + depth - 1;
@@ -2265,11 +2289,14 @@ static int close_container(Buf *stack, PyObject **result, int kind) {
     if (top->key) return malformed("a dictionary key without its value");
     PyObject *value = top->container;
     stack->len -= sizeof(ParseFrame);
-    return place_value(stack, result, value);
+    return place_value(stack, result, value, known, check);
 }
 
-static PyObject *core_parse_object(PyObject *mod, PyObject *arg) {
+static PyObject *core_parse_object(PyObject *mod, PyObject *args) {
     (void)mod;
+    PyObject *arg, *known = NULL, *check = NULL;
+    if (!PyArg_ParseTuple(args, "O|O!O", &arg, &PySet_Type, &known, &check)) return NULL;
+    if (check == Py_None) check = NULL;
     Py_buffer view;
     if (PyObject_GetBuffer(arg, &view, PyBUF_SIMPLE) < 0) return NULL;
     Lexer lx;
@@ -2296,10 +2323,10 @@ static PyObject *core_parse_object(PyObject *mod, PyObject *arg) {
         case K_ERROR: failed = 1; break;
         case K_KEYWORD: failed = malformed("a keyword where an object belongs"); break;
         case K_ARRAY_OPEN: case K_DICT_OPEN: failed = open_container(&stack, kind) < 0; break;
-        case K_ARRAY_CLOSE: case K_DICT_CLOSE: failed = close_container(&stack, &result, kind) < 0; break;
+        case K_ARRAY_CLOSE: case K_DICT_CLOSE: failed = close_container(&stack, &result, kind, known, check) < 0; break;
         default: {
             PyObject *value = plain_value(&lx, &t, &bytes, start, end);
-            failed = !value || place_value(&stack, &result, value) < 0;
+            failed = !value || place_value(&stack, &result, value, known, check) < 0;
         }
         }
     }
@@ -2319,7 +2346,7 @@ static PyMethodDef module_methods[] = {
     {"pair_rules", (PyCFunction)core_pair_rules, METH_VARARGS, "geometric._pair_rules over an ordered glyph run."},
     {"join_text", (PyCFunction)core_join_text, METH_VARARGS, "Texts joined with their separators, and their spans."},
     {"run_boxes", (PyCFunction)core_run_boxes, METH_VARARGS, "Bounding boxes of runs of emitted glyphs."},
-    {"parse_object", (PyCFunction)core_parse_object, METH_O, "One unparsed PDF object as plain Python values."},
+    {"parse_object", (PyCFunction)core_parse_object, METH_VARARGS, "One PDF object's bytes as plain Python values."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -13,6 +13,15 @@ parsed by the compiled core (``_core.parse_object``) into plain values:
   walker knows each object's identity (cycles, shared subtrees);
 * ``Stream`` for a stream: only its identity is kept.
 
+Objects stored in an object stream (§7.5.7; most of a modern tree) are not
+asked of qpdf one by one: on the first reference into a stream the whole
+stream is decoded once and each of its objects is parsed from its own bytes.
+The cross-reference table (§7.5.8) says which objects a stream holds and
+which objects exist: a reference to a missing one is null (an absent key,
+an array item None), as in qpdf's unparse. Objects qpdf changes in memory (the
+page tree, whose inherited attributes it pushes down to the pages) and any
+object that does not parse alone are read through qpdf as before.
+
 Without the compiled core (``RAGPREP_PURE=1``, or not built) ``plain``
 converts the pikepdf object to the same values: it is the reference of
 tests/extract/test_structure_objects.py.
@@ -20,6 +29,8 @@ tests/extract/test_structure_objects.py.
 
 from __future__ import annotations
 
+import bisect
+from collections.abc import Callable
 from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
@@ -96,12 +107,18 @@ class PlainObjects:
         core = compiled_core()
         self._parse = core.parse_object if core is not None else None
         self._cache: dict[Ref, Any] = {}
+        self._streams_read = self._parse is None  # the object streams, read on the first miss
 
     def resolve(self, ref: Ref) -> Any:
         """The value of indirect object `ref`; None for a missing object (§7.3.10)."""
         cache = self._cache
         if ref in cache:
             return cache[ref]
+        if not self._streams_read:
+            self._streams_read = True
+            self._read_object_streams()
+            if ref in cache:
+                return cache[ref]
         value = cache[ref] = self._read(self._pdf.get_object(ref))
         return value
 
@@ -120,3 +137,102 @@ class PlainObjects:
         if parse is not None and type(obj) is pikepdf.Object and obj._type_code in (_DICT, _ARRAY):
             return parse(obj.unparse(resolved=True))
         return plain(obj)
+
+    def _read_object_streams(self) -> None:
+        """Every object of every object stream, parsed from its bytes, where
+        the cross-reference table puts it there. An object the table lists in
+        a stream whose header does not hold it, or holds null there, is
+        missing: references to it are null, as qpdf unparses them."""
+        try:
+            table = self._pdf.get_xref_table()
+        except (pikepdf.PdfError, RuntimeError, ValueError):
+            return
+        members: dict[int, set[int]] = {}
+        outside: set[Ref] = set()
+        for ref, entry in table.items():
+            if entry.type == 1:
+                outside.add(ref)
+            elif entry.type == 2 and entry.obj_stream_number is not None:
+                members.setdefault(entry.obj_stream_number, set()).add(ref[0])
+        streams = [_ObjectStream.read(self._pdf, number, held) for number, held in members.items()]
+        known: set[Ref] = set()
+        for stream in streams:
+            if stream is not None:
+                known.update((n, 0) for n in stream.present())
+
+        def exists(ref: Ref) -> bool:
+            """An object outside the streams exists unless qpdf reads it as null."""
+            try:
+                return ref in outside and self._pdf.get_object(ref) is not None
+            except (pikepdf.PdfError, RuntimeError, ValueError):
+                return True  # unreadable: resolving it decides, as without the streams
+
+        cache = self._cache
+        for stream in streams:
+            if stream is not None:
+                for n, value in stream.parsed(self._parse, known, exists):
+                    cache.setdefault((n, 0), value)
+
+
+@dataclass(frozen=True)
+class _ObjectStream:
+    """An object stream's decoded bytes (§7.5.7) and where each object the
+    cross-reference table puts in it starts and ends."""
+
+    data: bytes
+    # object number -> (start, end): each object runs to where the next one starts
+    objects: dict[int, tuple[int, int]]
+
+    @staticmethod
+    def read(pdf: pikepdf.Pdf, number: int, members: set[int]) -> _ObjectStream | None:
+        """None when the stream is unreadable or its header damaged (qpdf's reading decides)."""
+        try:
+            stream = pdf.get_object((number, 0))
+            if type(stream) is not pikepdf.Object or stream._type_code is not _STREAM:
+                return None
+            # pikepdf hands integers over as int (its stubs say Object)
+            count: object = stream.stream_dict.get("/N")
+            first: object = stream.stream_dict.get("/First")
+            data = stream.read_bytes()
+            if type(count) is not int or type(first) is not int or not 0 <= first <= len(data):
+                return None
+            header = [int(token) for token in data[:first].split()[: 2 * count]]
+        except (pikepdf.PdfError, RuntimeError, ValueError, TypeError):
+            return None
+        numbers, starts = header[0::2], [first + offset for offset in header[1::2]]
+        if len(numbers) != len(starts) or len(set(numbers)) != len(numbers):
+            return None
+        bounds = sorted(set(starts) | {len(data)})
+        objects = {
+            n: (start, bounds[bisect.bisect_right(bounds, start)])
+            for n, start in zip(numbers, starts, strict=True)
+            if n in members and first <= start < len(data)
+        }
+        return _ObjectStream(data, objects)
+
+    def present(self) -> list[int]:
+        """The objects that are not the null object (§7.3.9)."""
+        data = self.data
+        return [n for n, (start, end) in self.objects.items() if data[start:end].strip() != b"null"]
+
+    def parsed(self, parse: Any, known: set[Ref], exists: Callable[[Ref], bool]) -> list[tuple[int, Any]]:
+        """(number, value) of the objects that parse alone, page tree nodes aside."""
+        view = memoryview(self.data)
+        found: list[tuple[int, Any]] = []
+        for n, (start, end) in self.objects.items():
+            try:
+                value = parse(view[start:end], known, exists)
+            except ValueError:
+                continue
+            if not _in_page_tree(value):
+                found.append((n, value))
+        return found
+
+
+def _in_page_tree(value: Any) -> bool:
+    """A page tree node (§7.7.3), which qpdf rewrites in memory (inherited
+    attributes pushed to the pages): read through qpdf, not from the file."""
+    return type(value) is dict and ("/Parent" in value or "/Kids" in value or value.get("/Type") in _PAGE_TYPES)
+
+
+_PAGE_TYPES = frozenset({"/Page", "/Pages"})

@@ -10,6 +10,8 @@ are held equal object by object.
 from __future__ import annotations
 
 import csv
+import io
+import re
 from decimal import Decimal
 from typing import Any
 
@@ -98,6 +100,70 @@ def test_the_parser_gives_what_pikepdf_holds():
     assert extra["/Flag"] is True and extra["/Off"] is False
     assert extra["/Nested"] == [[1, [2, []]], {"/K": {}}]
     assert extra["/Stream"] == pdf.Root.Extra.Stream.objgen  # a reference until resolved
+
+
+def _assert_object_streams_read_as_qpdf_reads_them(pdf: pikepdf.Pdf, where: str) -> int:
+    """Every dictionary and array, read by PlainObjects (from its object
+    stream's bytes where the cross-reference table puts it in one), equals
+    qpdf's unparse of it parsed."""
+    objects = PlainObjects(pdf)
+    compared = 0
+    for obj in pdf.objects:
+        if type(obj) is not pikepdf.Object or obj._type_code not in (
+            pikepdf.ObjectType.dictionary,
+            pikepdf.ObjectType.array,
+        ):
+            continue
+        assert objects.resolve(obj.objgen) == parse(obj.unparse(resolved=True)), f"{where}: object {obj.objgen}"
+        compared += 1
+    return compared
+
+
+def _with_missing_references(pdf: pikepdf.Pdf) -> pikepdf.Pdf:
+    """`pdf` saved with object streams, plus a dictionary and an array in one
+    that refer to a missing object: a null (§7.3.10), so an absent key
+    (§7.3.7) and a None item, as qpdf reads them. The streams are left
+    uncompressed and the references' generations rewritten in place (same
+    length, so every offset still holds)."""
+    target = pdf.make_indirect(Dictionary(X=1))
+    pdf.Root.Dangling = pdf.make_indirect(Dictionary(Gone=target, Kept=1))
+    pdf.Root.DanglingItems = pdf.make_indirect(Array([target, 2]))
+    out = io.BytesIO()
+    pdf.save(out, object_stream_mode=pikepdf.ObjectStreamMode.generate, compress_streams=False)
+    data = re.sub(rb"(/Gone \d+) 0 R", rb"\1 7 R", out.getvalue())
+    data = re.sub(rb"(\[ *\d+) 0 R( 2 *\])", rb"\1 7 R\2", data)
+    return pikepdf.open(io.BytesIO(data))
+
+
+@needs_core
+def test_objects_in_object_streams_are_read_from_their_bytes_as_qpdf_reads_them():
+    pdf = _with_missing_references(_objects_pdf())
+    xref = pdf.get_xref_table()
+    in_streams = [ref for ref, entry in xref.items() if entry.type == 2]
+    assert len(in_streams) > 5
+    assert _assert_object_streams_read_as_qpdf_reads_them(pdf, "fixture") > 5
+    objects = PlainObjects(pdf)
+    assert objects.of(pdf.Root.Dangling) == {"/Kept": 1}
+    assert objects.of(pdf.Root.DanglingItems) == [None, 2]
+    assert objects.of(pdf.Root.Extra)["/Name"] == "/A B"
+    # The page tree is qpdf's to read: it pushes inherited attributes down in memory.
+    page = pdf.pages[0].obj
+    assert objects.resolve(page.objgen)["/MediaBox"] == plain(page.MediaBox)
+
+
+@needs_core
+@pytest.mark.slow
+def test_object_streams_of_the_corpus_read_as_qpdf_reads_them(corpus):
+    compared = 0
+    for path in sorted(corpus.rglob("*.pdf")):
+        try:
+            pdf = pikepdf.open(path)
+        except (pikepdf.PdfError, pikepdf.PasswordError):
+            continue  # encrypted or damaged past opening: the tree is never read
+        with pdf:
+            if any(entry.type == 2 for entry in pdf.get_xref_table().values()):
+                compared += _assert_object_streams_read_as_qpdf_reads_them(pdf, str(path.relative_to(corpus)))
+    assert compared > 10_000
 
 
 @needs_core
