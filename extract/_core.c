@@ -2233,23 +2233,32 @@ static int malformed(const char *why) {
 
 /* Put `value` (a new reference, stolen) where the innermost open container
  * wants it, or make it the result at the top level. */
+/* Which objects exist, for references (parse_object's known and check). */
+typedef struct {
+    PyObject *known, *check; /* NULL known: every reference stands */
+    int unchecked;           /* set when a reference was neither known nor checked (check NULL) */
+} Existing;
+
 /* Is `value` a reference "N G R" to a missing object? Not when `known` (a
  * set) holds it; otherwise `check(ref)` says whether it exists, and a ref
  * that does joins `known`, so each is asked once. -1 on error. */
-static int dangling(PyObject *value, PyObject *known, PyObject *check) {
-    if (!known || !PyTuple_CheckExact(value)) return 0;
-    int found = PySet_Contains(known, value);
+static int dangling(PyObject *value, Existing *refs) {
+    if (!refs->known || !PyTuple_CheckExact(value)) return 0;
+    int found = PySet_Contains(refs->known, value);
     if (found) return found < 0 ? -1 : 0;
-    if (!check) return 1;
-    PyObject *answer = PyObject_CallOneArg(check, value);
+    if (!refs->check) {
+        refs->unchecked = 1;
+        return 1;
+    }
+    PyObject *answer = PyObject_CallOneArg(refs->check, value);
     if (!answer) return -1;
     int exists = PyObject_IsTrue(answer);
     Py_DECREF(answer);
-    if (exists < 0 || (exists && PySet_Add(known, value) < 0)) return -1;
+    if (exists < 0 || (exists && PySet_Add(refs->known, value) < 0)) return -1;
     return !exists;
 }
 
-static int place_value(Buf *stack, PyObject **result, PyObject *value, PyObject *known, PyObject *check) {
+static int place_value(Buf *stack, PyObject **result, PyObject *value, Existing *refs) {
     size_t depth = stack->len / sizeof(ParseFrame);
     if (!depth) {
         if (*result) { Py_DECREF(value); return malformed("more than one object"); }
@@ -2259,14 +2268,14 @@ static int place_value(Buf *stack, PyObject **result, PyObject *value, PyObject 
     ParseFrame *top = (ParseFrame *)stack->data + depth - 1;
     int ok;
     if (PyList_Check(top->container)) {
-        int absent = dangling(value, known, check);
+        int absent = dangling(value, refs);
         ok = absent < 0 ? -1 : PyList_Append(top->container, absent ? Py_None : value);
     } else if (!top->key) {
         if (!PyUnicode_Check(value)) { Py_DECREF(value); return malformed("a dictionary key is not a name"); }
         top->key = value;
         return 0;
     } else {
-        int absent = value == Py_None ? 1 : dangling(value, known, check);
+        int absent = value == Py_None ? 1 : dangling(value, refs);
         ok = absent < 0 ? -1 : absent ? 0 : PyDict_SetItem(top->container, top->key, value);
         Py_CLEAR(top->key);
     }
@@ -2281,7 +2290,7 @@ static int open_container(Buf *stack, int kind) {
     return 0;
 }
 
-static int close_container(Buf *stack, PyObject **result, int kind, PyObject *known, PyObject *check) {
+static int close_container(Buf *stack, PyObject **result, int kind, Existing *refs) {
     size_t depth = stack->len / sizeof(ParseFrame);
     if (!depth) return malformed("a closing delimiter without its opening one");
     ParseFrame *top = (ParseFrame *)stack->data + depth - 1;
@@ -2289,20 +2298,15 @@ static int close_container(Buf *stack, PyObject **result, int kind, PyObject *kn
     if (top->key) return malformed("a dictionary key without its value");
     PyObject *value = top->container;
     stack->len -= sizeof(ParseFrame);
-    return place_value(stack, result, value, known, check);
+    return place_value(stack, result, value, refs);
 }
 
-static PyObject *core_parse_object(PyObject *mod, PyObject *args) {
-    (void)mod;
-    PyObject *arg, *known = NULL, *check = NULL;
-    if (!PyArg_ParseTuple(args, "O|O!O", &arg, &PySet_Type, &known, &check)) return NULL;
-    if (check == Py_None) check = NULL;
-    Py_buffer view;
-    if (PyObject_GetBuffer(arg, &view, PyBUF_SIMPLE) < 0) return NULL;
+/* One object from the bytes p..end (exactly one, else ValueError). */
+static PyObject *parse_span(const unsigned char *p, const unsigned char *end, Existing *refs) {
     Lexer lx;
     memset(&lx, 0, sizeof lx);
-    lx.p = view.buf;
-    lx.end = lx.p + view.len;
+    lx.p = p;
+    lx.end = end;
     Buf bytes = {0}, stack = {0};
     PyObject *result = NULL;
     int failed = 0;
@@ -2313,7 +2317,7 @@ static PyObject *core_parse_object(PyObject *mod, PyObject *args) {
         skip_white_and_comments(&lx);
         const unsigned char *start = lx.p;
         int kind = next_token(&lx, &t, &bytes);
-        const unsigned char *end = lx.p;
+        const unsigned char *stop = lx.p;
         if (kind == K_EOF) {
             /* A cut string ends the data too: one more unfinished object. */
             if (stack.len || !result || start < lx.end) failed = malformed("the data ends inside an object");
@@ -2323,10 +2327,10 @@ static PyObject *core_parse_object(PyObject *mod, PyObject *args) {
         case K_ERROR: failed = 1; break;
         case K_KEYWORD: failed = malformed("a keyword where an object belongs"); break;
         case K_ARRAY_OPEN: case K_DICT_OPEN: failed = open_container(&stack, kind) < 0; break;
-        case K_ARRAY_CLOSE: case K_DICT_CLOSE: failed = close_container(&stack, &result, kind, known, check) < 0; break;
+        case K_ARRAY_CLOSE: case K_DICT_CLOSE: failed = close_container(&stack, &result, kind, refs) < 0; break;
         default: {
-            PyObject *value = plain_value(&lx, &t, &bytes, start, end);
-            failed = !value || place_value(&stack, &result, value, known, check) < 0;
+            PyObject *value = plain_value(&lx, &t, &bytes, start, stop);
+            failed = !value || place_value(&stack, &result, value, refs) < 0;
         }
         }
     }
@@ -2336,9 +2340,86 @@ static PyObject *core_parse_object(PyObject *mod, PyObject *args) {
     }
     buf_free(&stack);
     buf_free(&bytes);
-    PyBuffer_Release(&view);
     if (failed) Py_CLEAR(result);
     return result;
+}
+
+static PyObject *core_parse_object(PyObject *mod, PyObject *args) {
+    (void)mod;
+    PyObject *arg, *known = NULL, *check = NULL;
+    if (!PyArg_ParseTuple(args, "O|O!O", &arg, &PySet_Type, &known, &check)) return NULL;
+    if (check == Py_None) check = NULL;
+    Py_buffer view;
+    if (PyObject_GetBuffer(arg, &view, PyBUF_SIMPLE) < 0) return NULL;
+    const unsigned char *p = view.buf;
+    Existing refs = {known, check, 0};
+    PyObject *result = parse_span(p, p + view.len, &refs);
+    PyBuffer_Release(&view);
+    return result;
+}
+
+/* A page tree node (§7.7.3): qpdf rewrites those in memory (inherited
+ * attributes pushed down to the pages), so they are read through qpdf. */
+static int page_tree_node(PyObject *value) {
+    if (!PyDict_CheckExact(value)) return 0;
+    if (PyDict_GetItemString(value, "/Parent") || PyDict_GetItemString(value, "/Kids")) return 1;
+    PyObject *type = PyDict_GetItemString(value, "/Type");
+    return type && PyUnicode_Check(type) &&
+           (PyUnicode_CompareWithASCIIString(type, "/Page") == 0 || PyUnicode_CompareWithASCIIString(type, "/Pages") == 0);
+}
+
+/* parse_objects(data, spans, known, check) -> [(number, value)]: the objects
+ * of a decoded object stream (§7.5.7), each (number, start, end) of `spans`
+ * parsed from data[start:end] as parse_object(data, known, check) does. An
+ * object that is not one well-formed object alone, or is a page tree node,
+ * is left out: qpdf reads it. */
+static PyObject *core_parse_objects(PyObject *mod, PyObject *args) {
+    (void)mod;
+    PyObject *data, *spans, *known, *check;
+    if (!PyArg_ParseTuple(args, "OO!O!O", &data, &PyList_Type, &spans, &PySet_Type, &known, &check)) return NULL;
+    if (check == Py_None) check = NULL;
+    Py_buffer view;
+    if (PyObject_GetBuffer(data, &view, PyBUF_SIMPLE) < 0) return NULL;
+    const unsigned char *base = view.buf;
+    PyObject *out = PyList_New(0);
+    for (Py_ssize_t i = 0; out && i < PyList_GET_SIZE(spans); i++) {
+        long long number, start, stop;
+        PyObject *span = PyList_GET_ITEM(spans, i);
+        if (!PyTuple_Check(span) || !PyArg_ParseTuple(span, "LLL", &number, &start, &stop)) {
+            if (!PyErr_Occurred()) PyErr_SetString(PyExc_TypeError, "a span is (number, start, end)");
+            Py_CLEAR(out);
+            break;
+        }
+        if (start < 0 || stop < start || stop > (long long)view.len) {
+            PyErr_SetString(PyExc_ValueError, "a span outside the data");
+            Py_CLEAR(out);
+            break;
+        }
+        /* Unchecked first: a page tree node is dropped without asking
+         * whether its references exist; others are parsed again, checked. */
+        Existing refs = {known, NULL, 0};
+        PyObject *value = parse_span(base + start, base + stop, &refs);
+        if (value && refs.unchecked && check && !page_tree_node(value)) {
+            Py_DECREF(value);
+            refs.check = check;
+            value = parse_span(base + start, base + stop, &refs);
+        }
+        if (!value) {
+            if (!PyErr_ExceptionMatches(PyExc_ValueError)) { Py_CLEAR(out); break; }
+            PyErr_Clear();
+            continue;
+        }
+        PyObject *item = page_tree_node(value) ? NULL : Py_BuildValue("(LN)", number, value);
+        if (!item) {
+            if (PyErr_Occurred()) { Py_CLEAR(out); break; }
+            Py_DECREF(value);
+            continue;
+        }
+        if (PyList_Append(out, item) < 0) Py_CLEAR(out);
+        Py_DECREF(item);
+    }
+    PyBuffer_Release(&view);
+    return out;
 }
 
 static PyMethodDef module_methods[] = {
@@ -2347,6 +2428,7 @@ static PyMethodDef module_methods[] = {
     {"join_text", (PyCFunction)core_join_text, METH_VARARGS, "Texts joined with their separators, and their spans."},
     {"run_boxes", (PyCFunction)core_run_boxes, METH_VARARGS, "Bounding boxes of runs of emitted glyphs."},
     {"parse_object", (PyCFunction)core_parse_object, METH_VARARGS, "One PDF object's bytes as plain Python values."},
+    {"parse_objects", (PyCFunction)core_parse_objects, METH_VARARGS, "The objects of an object stream as plain values."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -106,6 +106,7 @@ class PlainObjects:
         self._pdf = pdf
         core = compiled_core()
         self._parse = core.parse_object if core is not None else None
+        self._parse_objects = core.parse_objects if core is not None else None
         self._cache: dict[Ref, Any] = {}
         self._streams_read = self._parse is None  # the object streams, read on the first miss
 
@@ -168,9 +169,11 @@ class PlainObjects:
                 return True  # unreadable: resolving it decides, as without the streams
 
         cache = self._cache
+        parse_objects = self._parse_objects
         for stream in streams:
-            if stream is not None:
-                for n, value in stream.parsed(self._parse, known, exists):
+            if stream is not None and parse_objects is not None:
+                # Objects that do not parse alone, and page tree nodes, are left to qpdf.
+                for n, value in parse_objects(stream.data, stream.spans(), known, exists):
                     cache.setdefault((n, 0), value)
 
 
@@ -215,24 +218,6 @@ class _ObjectStream:
         data = self.data
         return [n for n, (start, end) in self.objects.items() if data[start:end].strip() != b"null"]
 
-    def parsed(self, parse: Any, known: set[Ref], exists: Callable[[Ref], bool]) -> list[tuple[int, Any]]:
-        """(number, value) of the objects that parse alone, page tree nodes aside."""
-        view = memoryview(self.data)
-        found: list[tuple[int, Any]] = []
-        for n, (start, end) in self.objects.items():
-            try:
-                value = parse(view[start:end], known, exists)
-            except ValueError:
-                continue
-            if not _in_page_tree(value):
-                found.append((n, value))
-        return found
-
-
-def _in_page_tree(value: Any) -> bool:
-    """A page tree node (§7.7.3), which qpdf rewrites in memory (inherited
-    attributes pushed to the pages): read through qpdf, not from the file."""
-    return type(value) is dict and ("/Parent" in value or "/Kids" in value or value.get("/Type") in _PAGE_TYPES)
-
-
-_PAGE_TYPES = frozenset({"/Page", "/Pages"})
+    def spans(self) -> list[tuple[int, int, int]]:
+        """(number, start, end) of each object, for the core's parse_objects."""
+        return [(n, start, end) for n, (start, end) in self.objects.items()]

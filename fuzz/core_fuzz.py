@@ -230,8 +230,11 @@ def _parse_one(data: bytes, crash_file: Path) -> str:
 
     crash_file.write_bytes(data)
     try:
-        if len(data) % 2:  # as an object stream's object: references checked against the objects that exist
+        if len(data) % 3 == 1:  # as an object stream's object: references checked against the objects that exist
             _core.parse_object(data, {(1, 0), (2, 0)}, _exists)
+        elif len(data) % 3 == 2:  # as an object stream cut in two objects
+            half = len(data) // 2
+            _core.parse_objects(data, [(1, 0, half), (2, half, len(data))], {(1, 0)}, _exists)
         else:
             _core.parse_object(data)
     except ValueError:

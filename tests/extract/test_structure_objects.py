@@ -152,6 +152,27 @@ def test_objects_in_object_streams_are_read_from_their_bytes_as_qpdf_reads_them(
 
 
 @needs_core
+def test_parse_objects_leaves_out_what_qpdf_must_read():
+    from ragprep.extract import _core
+
+    pieces = [b"<< /S /P /K 0 /Pg 9 0 R >> ", b"[1 2", b"<< /Type /Page /Parent 3 0 R >>", b"<< /A >>", b" 7 0 R"]
+    data = b"".join(pieces)
+    ends = [sum(map(len, pieces[: k + 1])) for k in range(len(pieces))]
+    spans = [(k + 1, end - len(piece), end) for k, (piece, end) in enumerate(zip(pieces, ends, strict=True))]
+    asked: list[tuple[int, int]] = []
+
+    def exists(ref: tuple[int, int]) -> bool:
+        asked.append(ref)
+        return ref == (7, 0)
+
+    # 2 is cut, 3 is a page, 4 is malformed: qpdf reads those; 9 0 R is missing.
+    assert _core.parse_objects(data, spans, set(), exists) == [(1, {"/S": "/P", "/K": 0}), (5, (7, 0))]
+    assert (3, 0) not in asked  # a page's references are never checked
+    with pytest.raises(ValueError, match="outside"):
+        _core.parse_objects(data, [(1, 0, 999)], set(), exists)
+
+
+@needs_core
 @pytest.mark.slow
 def test_object_streams_of_the_corpus_read_as_qpdf_reads_them(corpus):
     compared = 0
