@@ -356,32 +356,7 @@ class PdfBuilder:
         if len(cids) > 0xFFFE:
             raise ValueError("a 2-byte Identity CMap holds at most 65534 characters")
         cmap_name = "Identity-V" if vertical else "Identity-H"
-        descriptor = self.pdf.make_indirect(
-            Dictionary(
-                Type=Name.FontDescriptor,
-                FontName=_name(base_font),
-                Flags=4,  # Symbolic (§9.8.2): the glyphs are outside the standard Latin set
-                FontBBox=Array([0, -120, widths, 880]),
-                ItalicAngle=0,
-                Ascent=880,
-                Descent=-120,
-                CapHeight=700,
-                StemV=80,
-            )
-        )
-        descendant = self.pdf.make_indirect(
-            Dictionary(
-                Type=Name.Font,
-                Subtype=Name.CIDFontType2,
-                BaseFont=_name(base_font),
-                CIDSystemInfo=Dictionary(
-                    Registry=String("Adobe"), Ordering=String("Identity"), Supplement=0
-                ),
-                FontDescriptor=descriptor,
-                DW=widths,
-                CIDToGIDMap=Name.Identity,
-            )
-        )
+        descendant = self._cid_descendant(base_font, widths)
         font = Dictionary(
             Type=Name.Font,
             Subtype=Name.Type0,
@@ -401,6 +376,35 @@ class PdfBuilder:
             return b"".join(cids[ch].to_bytes(2, "big") for ch in text)
 
         return self._register_font(font), encode
+
+    def _cid_descendant(self, base_font: str, widths: int) -> pikepdf.Object:
+        """The CIDFontType2 of ``add_cid_font``, with its font descriptor (§9.7.4, §9.8)."""
+        descriptor = self.pdf.make_indirect(
+            Dictionary(
+                Type=Name.FontDescriptor,
+                FontName=_name(base_font),
+                Flags=4,  # Symbolic (§9.8.2): the glyphs are outside the standard Latin set
+                FontBBox=Array([0, -120, widths, 880]),
+                ItalicAngle=0,
+                Ascent=880,
+                Descent=-120,
+                CapHeight=700,
+                StemV=80,
+            )
+        )
+        return self.pdf.make_indirect(
+            Dictionary(
+                Type=Name.Font,
+                Subtype=Name.CIDFontType2,
+                BaseFont=_name(base_font),
+                CIDSystemInfo=Dictionary(
+                    Registry=String("Adobe"), Ordering=String("Identity"), Supplement=0
+                ),
+                FontDescriptor=descriptor,
+                DW=widths,
+                CIDToGIDMap=Name.Identity,
+            )
+        )
 
     def add_type3_font(
         self,
