@@ -115,10 +115,42 @@ NO_LINES = BandLines((), _NONE, _NONE, _NONE, _NONE)
 
 def band_lines(table: GlyphTable, box: Box, config: ExtractConfig) -> BandLines:
     """The line segments of the page whose glyphs lie in its top or bottom
-    band (``running_band`` of the visible box's height each), keyed."""
+    band (``running_band`` of the visible box's height each), keyed: the
+    band glyphs (_band_glyphs) cut into segments (_segments), the segments
+    grouped into rows (_segment_rows), and the lines that are candidates on
+    this page kept (_candidates)."""
+    found = _band_glyphs(table, box, config)
+    if found is None:
+        return NO_LINES
+    glyphs, texts, up, middle = found
+    start, keys = _segments(table, glyphs, texts, config)
+    starts = np.flatnonzero(start)
+    position, row, row_size = _segment_rows(table, glyphs[starts], keys, up)
+    keep = _candidates(keys, position > middle)
+    if not keep.any():
+        return NO_LINES
+    line = np.cumsum(start) - 1
+    glyph_keep = keep[line]
+    renumber = np.cumsum(keep) - 1
+    return BandLines(
+        keys=tuple(key for key, k in zip(keys, keep.tolist(), strict=True) if k),
+        glyphs=glyphs[glyph_keep],
+        line=renumber[line[glyph_keep]],
+        row=row[keep],
+        row_size=row_size,
+    )
+
+
+def _band_glyphs(
+    table: GlyphTable, box: Box, config: ExtractConfig
+) -> tuple[np.ndarray, list[str], np.ndarray, float] | None:
+    """The inked glyphs in the top or bottom band, in stream order, with
+    their texts, the direction across the lines (``up``) and the middle of
+    the page along it; None when there are none. Only glyphs in the page's
+    writing direction, in horizontal writing, take part."""
     visible = np.flatnonzero(table.visible)
     if not len(visible):
-        return NO_LINES
+        return None
     along = reading_direction(table, visible)
     up = np.array([-along[1], along[0]])
     # Glyph box centres across the writing direction: the middle of two
@@ -136,10 +168,18 @@ def band_lines(table: GlyphTable, box: Box, config: ExtractConfig) -> BandLines:
         glyphs = glyphs[inked_glyph]
         texts = [t for t in texts if t]
     if not len(glyphs):
-        return NO_LINES
-    # In stream order, the geometric rules of join() in their simplest form:
-    # the line rule, and a space where the gap along the line is a word's.
-    # The text only needs to be the same on every page, not the page text.
+        return None
+    return glyphs, texts, up, (low + high) / 2
+
+
+def _segments(
+    table: GlyphTable, glyphs: np.ndarray, texts: list[str], config: ExtractConfig
+) -> tuple[np.ndarray, list[str]]:
+    """Per glyph (in stream order), does a segment start there, and per
+    segment its masked_key. The geometric rules of join() in their simplest
+    form: the line rule, and a space where the gap along the line is a
+    word's. The text only needs to be the same on every page, not the page
+    text."""
     direction, origin, height = table.direction[glyphs], table.origin[glyphs], table.height[glyphs]
     line_break, _, _ = line_break_rule(
         direction[:-1], direction[1:], origin[:-1], origin[1:], height[:-1], height[1:], config
@@ -152,38 +192,36 @@ def band_lines(table: GlyphTable, box: Box, config: ExtractConfig) -> BandLines:
     space = np.zeros(len(glyphs), dtype=bool)
     space[1:] = gap > config.word_space_ratio * height[1:]
     pieces = [" " + t if s else t for t, s in zip(texts, space.tolist(), strict=True)]
-    starts = np.flatnonzero(start)
-    bounds = [*starts.tolist(), len(glyphs)]
-    keys = [masked_key("".join(pieces[a:b])) for a, b in zip(bounds[:-1], bounds[1:], strict=True)]
+    bounds = [*np.flatnonzero(start).tolist(), len(glyphs)]
+    return start, [masked_key("".join(pieces[a:b])) for a, b in zip(bounds[:-1], bounds[1:], strict=True)]
+
+
+def _segment_rows(
+    table: GlyphTable, first: np.ndarray, keys: list[str], up: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per segment (its first glyph `first`), its position across the lines
+    and its row; per row, its inked segments. A row: segments whose first
+    glyphs sit within half a glyph height of each other across the line,
+    in the top band or the bottom one."""
     inked = np.array([bool(key) for key in keys])
-    # Rows: segments whose first glyphs sit within half a glyph height of
-    # each other across the line, in the top band or the bottom one.
-    first = glyphs[starts]
     position = (table.quad[first, 0] + table.quad[first, 2]) @ (up / 2)
     by_position = np.argsort(position, kind="stable")
-    new_row = np.diff(position[by_position]) > 0.5 * height[starts][by_position][1:]
-    row = np.empty(len(starts), dtype=np.int64)
+    new_row = np.diff(position[by_position]) > 0.5 * table.height[first][by_position][1:]
+    row = np.empty(len(first), dtype=np.int64)
     row[by_position] = np.concatenate([[0], np.cumsum(new_row)])
     row_size = np.bincount(row, weights=inked).astype(np.int64)
-    # A key met twice in one band of the page is content, not a running
-    # head: table cells whose digits mask alike ("#/#/#" in every row),
-    # footnote marks beside the page number. Such lines, and blank segments
-    # (spaces between two parts of a line), are no candidates on this page.
-    in_top = (position > (low + high) / 2).tolist()
-    seen = Counter(zip(in_top, keys, strict=True))
-    keep = inked & np.array([seen[band_key] == 1 for band_key in zip(in_top, keys, strict=True)])
-    if not keep.any():
-        return NO_LINES
-    line = np.cumsum(start) - 1
-    glyph_keep = keep[line]
-    renumber = np.cumsum(keep) - 1
-    return BandLines(
-        keys=tuple(key for key, k in zip(keys, keep.tolist(), strict=True) if k),
-        glyphs=glyphs[glyph_keep],
-        line=renumber[line[glyph_keep]],
-        row=row[keep],
-        row_size=row_size,
-    )
+    return position, row, row_size
+
+
+def _candidates(keys: list[str], in_top: np.ndarray) -> np.ndarray:
+    """Per segment, is it a candidate on this page? A key met twice in one
+    band of the page is content, not a running head: table cells whose
+    digits mask alike ("#/#/#" in every row), footnote marks beside the
+    page number. Such lines, and blank segments (spaces between two parts
+    of a line), are no candidates."""
+    bands = list(zip(in_top.tolist(), keys, strict=True))
+    seen = Counter(bands)
+    return np.array([bool(key) and seen[band_key] == 1 for key, band_key in zip(keys, bands, strict=True)], dtype=bool)
 
 
 def leaves_text(table: GlyphTable, running: np.ndarray) -> bool:

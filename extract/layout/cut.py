@@ -61,120 +61,207 @@ def read_region(page: Page, ids: np.ndarray, depth: int) -> tuple[list[np.ndarra
     return list(leaves), split  # callers edit their list of leaves
 
 
-def _cut(page: Page, ids: np.ndarray, depth: int) -> tuple[list[np.ndarray], bool]:  # noqa: C901 - issue 19 splits it into named rules
-    """read_region, uncached."""
-    if len(ids) < 4 or depth > MAX_DEPTH:
+def _cut(page: Page, ids: np.ndarray, depth: int) -> tuple[list[np.ndarray], bool]:
+    """read_region, uncached: the region's cut chosen (_choose_cut), then
+    read by its columns (_read_columns) or by its bands (_read_bands)."""
+    if not _may_hold_columns(page, ids, depth):
         return [ids], False
-    if page.x1[ids].max() - page.x0[ids].min() < 2 * NARROW_COLUMN * page.body + page.gutter:
-        return [ids], False  # too narrow for two text columns
-    if not lines_side_by_side(page, ids):
-        return [ids], False
-    columns = text_columns(page, ids, depth)
     rows = rows_of(page, ids)
-    bands = gap_bands(page, *rows)
+    chosen = _choose_cut(page, ids, rows, text_columns(page, ids, depth), gap_bands(page, *rows))
+    if chosen is None:
+        return [ids], False
+    columns, bands = chosen
+    if columns is not None:
+        return _read_columns(page, ids, columns, depth), True
+    if bands is None:
+        bands = spanning_bands(page, *rows)
+    if bands is None:
+        return [ids], False
+    return _read_bands(page, ids, _ragged_ends(page, bands), depth)
+
+
+def _may_hold_columns(page: Page, ids: np.ndarray, depth: int) -> bool:
+    """Is the region worth a cut: four lines or more, within MAX_DEPTH, wide
+    enough for two text columns and a gutter, with lines side by side?"""
+    if len(ids) < 4 or depth > MAX_DEPTH:
+        return False
+    if page.x1[ids].max() - page.x0[ids].min() < 2 * NARROW_COLUMN * page.body + page.gutter:
+        return False
+    return lines_side_by_side(page, ids)
+
+
+Cut = tuple[list[np.ndarray] | None, list[np.ndarray] | None]
+
+
+def _choose_cut(
+    page: Page,
+    ids: np.ndarray,
+    rows: tuple[np.ndarray, np.ndarray],
+    columns: list[np.ndarray] | None,
+    bands: list[np.ndarray] | None,
+) -> Cut | None:
+    """The region's columns or its bands, whichever geometry (or, where
+    geometry leaves the tie open, the stream) reads it by; None where the
+    region stays one leaf."""
     if columns is not None and bands is not None:
-        # Both cuts are possible: columns whose paragraph gaps line up, or
-        # sections laid out in columns. They cut the region into the same
-        # cells (a column's part within a band) and differ only in the order
-        # of the cells. The gutter runs the whole height of the region, so
-        # the columns come first, unless the stream reads band after band,
-        # but for a few strays (a page number painted last), and reads the
-        # columns worse. A stream that interleaves the columns line by line
-        # is far from both orders and leaves the columns; one that paints
-        # section after section, each column by column, reads the bands.
-        # A region that a ragged column end joined reads by its columns:
-        # geometry put that end under its column (a footnote at the foot
-        # of its column), whatever the stream painted last.
-        continued = ids.tobytes() in page.continued or len(_ragged_merge(page, bands)) == 1
-        if not continued and stream_reads_bands(page, ids, bands, columns):
-            columns = None
-    elif columns is not None:
+        return _gutter_or_gaps(page, ids, columns, bands)
+    if columns is not None:
         # No gap crosses the region, but one column may be set apart by a
         # wide one where its neighbour has only the space between lines (an
         # author grid above the columns, its right column set apart from its
         # column's text, the left one not): the same question is put to the
         # stream about each such cut on its own.
-        bands = column_gap_bands(page, ids, rows, columns)
-        if bands is not None:
-            columns = None
-    elif bands is not None and stream_reads_columns(page, ids, rows, bands):
+        apart = column_gap_bands(page, ids, rows, columns)
+        return (columns, None) if apart is None else (None, apart)
+    if bands is not None and stream_reads_columns(page, ids, rows, bands):
         # Whitespace gaps cut the region, but something crosses the gutter
         # (a centred page number, a float spanning both columns), so no
         # full-height gutter exists to weigh against them. Gaps that happen
         # to line up across the columns are no section break: where the
         # stream reads the gutter's sides one after the other rather than
         # band after band, it keeps its order.
-        return [ids], False
-    if columns is not None:
-        region = np.sort(ids)
-        leaves: list[np.ndarray] = []
-        ahead: list[np.ndarray] = []  # parts read before every column
-        below: list[np.ndarray] = []  # parts read after every column
-        for k, column in enumerate(columns):
-            inner, inner_split = read_region(page, column, depth + 1)
-            if not inner_split:
-                # A column reads top to bottom: its parts set apart by wide
-                # whitespace (footnotes under a rule, a title above), or
-                # painted on separate visits of the stream to the column (a
-                # title block painted last), follow their place rather than
-                # the order they were painted in ...
-                parts = gap_bands(page, *rows_of(page, column)) or [column]
-                visited = [visit for part in parts for visit in visits_top_down(page, region, part)]
-                if len(visited) > 1:
-                    inner = merge_fragments(page, visited) or inner
-                # ... but a part under its text that is not running text and
-                # that the stream paints after the other columns' text above
-                # it (a form number under the first of three footer columns;
-                # what sits beside it on its own row does not count) is read
-                # after the columns: geometry has no order for it, the
-                # stream's is consistent with it.
-                if len(inner) > 1 and not is_text_column(page, inner[-1]):
-                    top = page.y1[inner[-1]].max() - ROW_OVERLAP * page.body
-                    above = [c[page.y0[c] >= top] for j, c in enumerate(columns) if j != k]
-                    others = max((int(a.max()) for a in above if len(a)), default=-1)
-                    if inner[-1].min() > others:
-                        below.append(inner.pop())
-                else:
-                    # The same holds for the stream's last visit to the
-                    # column when no gap wide enough for a part of its own
-                    # sets it apart (a table's title centred under the
-                    # columns, painted after them).
-                    trailing = trailing_visit(page, region, columns, k)
-                    if trailing is not None:
-                        # Under the rest of its column, it lies in the last part.
-                        kept = ~np.isin(inner[-1], trailing)
-                        if kept.any() and len(kept) - np.count_nonzero(kept) == len(trailing):
-                            inner[-1] = inner[-1][kept]
-                            below.append(trailing)
-                # Likewise, a part over its text that is not running text,
-                # above every other column and painted before all of them (a
-                # page number over the last column) is read before the
-                # columns rather than between them.
-                if len(inner) > 1 and not is_text_column(page, inner[0]):
-                    bottom = page.y0[inner[0]].min() + ROW_OVERLAP * page.body
-                    beside = [c for j, c in enumerate(columns) if j != k]
-                    if all(page.y1[c].max() <= bottom and inner[0].max() < c.min() for c in beside):
-                        ahead.append(inner.pop(0))
-            leaves.extend(inner)
-        # Unit numbers follow stream order: several such parts keep it.
-        leaves[:0] = sorted(ahead, key=lambda part: int(part.min()))
-        leaves.extend(sorted(below, key=lambda part: int(part.min())))
-        # Non-text leaves merge here, inside the region; across the bands
-        # of a parent region, see _append_band.
-        return merge_fragments(page, leaves), True
-    if bands is None:
-        bands = spanning_bands(page, *rows)
-    if bands is None:
-        return [ids], False
-    bands = _ragged_ends(page, bands)
+        return None
+    return None, bands
+
+
+def _gutter_or_gaps(page: Page, ids: np.ndarray, columns: list[np.ndarray], bands: list[np.ndarray]) -> Cut:
+    """Both cuts are possible: columns whose paragraph gaps line up, or
+    sections laid out in columns. They cut the region into the same cells
+    (a column's part within a band) and differ only in the order of the
+    cells. The gutter runs the whole height of the region, so the columns
+    come first, unless the stream reads band after band, but for a few
+    strays (a page number painted last), and reads the columns worse. A
+    stream that interleaves the columns line by line is far from both
+    orders and leaves the columns; one that paints section after section,
+    each column by column, reads the bands. A region that a ragged column
+    end joined reads by its columns: geometry put that end under its column
+    (a footnote at the foot of its column), whatever the stream painted last."""
+    continued = ids.tobytes() in page.continued or len(_ragged_merge(page, bands)) == 1
+    if not continued and stream_reads_bands(page, ids, bands, columns):
+        return None, bands
+    return columns, bands
+
+
+def _read_columns(page: Page, ids: np.ndarray, columns: list[np.ndarray], depth: int) -> list[np.ndarray]:
+    """The leaves of a region cut into `columns`: each column's leaves in
+    turn (its own cut's, else its parts, _column_parts), less the parts
+    with no text flow that the stream places before or after every column
+    (_placed_apart)."""
+    region = np.sort(ids)
+    leaves: list[np.ndarray] = []
+    ahead: list[np.ndarray] = []  # parts read before every column
+    below: list[np.ndarray] = []  # parts read after every column
+    for k, column in enumerate(columns):
+        inner, inner_split = read_region(page, column, depth + 1)
+        if not inner_split:
+            inner = _placed_apart(page, region, columns, k, _column_parts(page, region, column, inner), ahead, below)
+        leaves.extend(inner)
+    # Unit numbers follow stream order: several such parts keep it.
+    leaves[:0] = sorted(ahead, key=lambda part: int(part.min()))
+    leaves.extend(sorted(below, key=lambda part: int(part.min())))
+    # Non-text leaves merge here, inside the region; across the bands of a
+    # parent region, see _append_band.
+    return merge_fragments(page, leaves)
+
+
+def _column_parts(page: Page, region: np.ndarray, column: np.ndarray, inner: list[np.ndarray]) -> list[np.ndarray]:
+    """The parts of a column no cut split (its leaves `inner`), top to
+    bottom. A column reads top to bottom: its parts set apart by wide
+    whitespace (footnotes under a rule, a title above), or painted on
+    separate visits of the stream to the column (a title block painted
+    last), follow their place rather than the order they were painted in."""
+    parts = gap_bands(page, *rows_of(page, column)) or [column]
+    visited = [visit for part in parts for visit in visits_top_down(page, region, part)]
+    if len(visited) > 1:
+        inner = merge_fragments(page, visited) or inner
+    return inner
+
+
+def _placed_apart(
+    page: Page,
+    region: np.ndarray,
+    columns: list[np.ndarray],
+    k: int,
+    inner: list[np.ndarray],
+    ahead: list[np.ndarray],
+    below: list[np.ndarray],
+) -> list[np.ndarray]:
+    """The leaves `inner` of column k less its last part, moved to `below`,
+    where it reads after the columns (_last_part_below, else
+    _trailing_visit_below), and its first part, moved to `ahead`, where it
+    reads before them (_first_part_ahead)."""
+    moved = _last_part_below(page, columns, k, inner)
+    if moved is None:
+        moved = _trailing_visit_below(page, region, columns, k, inner)
+    else:
+        inner = inner[:-1]
+    if moved is not None:
+        below.append(moved)
+    if _first_part_ahead(page, columns, k, inner):
+        ahead.append(inner.pop(0))
+    return inner
+
+
+def _last_part_below(page: Page, columns: list[np.ndarray], k: int, inner: list[np.ndarray]) -> np.ndarray | None:
+    """The last part of column k where it is no running text and the stream
+    paints it after the other columns' text above it (a form number under
+    the first of three footer columns; what sits beside it on its own row
+    does not count): geometry has no order for it, the stream's is
+    consistent with reading it after the columns. None otherwise."""
+    if len(inner) < 2 or is_text_column(page, inner[-1]):
+        return None
+    top = page.y1[inner[-1]].max() - ROW_OVERLAP * page.body
+    above = [c[page.y0[c] >= top] for j, c in enumerate(columns) if j != k]
+    others = max((int(a.max()) for a in above if len(a)), default=-1)
+    return inner[-1] if inner[-1].min() > others else None
+
+
+def _trailing_visit_below(
+    page: Page, region: np.ndarray, columns: list[np.ndarray], k: int, inner: list[np.ndarray]
+) -> np.ndarray | None:
+    """The stream's last visit to column k, taken out of its last part, when
+    it is painted after the other columns and no gap wide enough for a part
+    of its own sets it apart (a table's title centred under the columns,
+    painted after them); None otherwise. A last part that is no running
+    text is _last_part_below's question alone."""
+    if len(inner) > 1 and not is_text_column(page, inner[-1]):
+        return None
+    trailing = trailing_visit(page, region, columns, k)
+    if trailing is None:
+        return None
+    # Under the rest of its column, it lies in the last part.
+    kept = ~np.isin(inner[-1], trailing)
+    if not kept.any() or len(kept) - np.count_nonzero(kept) != len(trailing):
+        return None
+    inner[-1] = inner[-1][kept]
+    return trailing
+
+
+def _first_part_ahead(page: Page, columns: list[np.ndarray], k: int, inner: list[np.ndarray]) -> bool:
+    """Is the first part of column k no running text, above every other
+    column and painted before all of them (a page number over the last
+    column)? Then it reads before the columns rather than between them."""
+    if len(inner) < 2 or is_text_column(page, inner[0]):
+        return False
+    bottom = page.y0[inner[0]].min() + ROW_OVERLAP * page.body
+    beside = [c for j, c in enumerate(columns) if j != k]
+    return all(page.y1[c].max() <= bottom and inner[0].max() < c.min() for c in beside)
+
+
+def _read_bands(page: Page, ids: np.ndarray, bands: list[np.ndarray], depth: int) -> tuple[list[np.ndarray], bool]:
+    """The leaves of a region cut into `bands`, in the order the stream
+    reads the bands between the furniture (stream_band_order); the region
+    whole where no band holds a column cut. Column-free bands next to each
+    other form one leaf, read in stream order: top-to-bottom sorting is no
+    safer there."""
     reads = {band.tobytes(): read_region(page, band, depth + 1) for band in bands}
     furniture = [not (reads[b.tobytes()][1] or is_text_column(page, b) or holds_prose(page, b)) for b in bands]
-    leaves, pending, split = [], [], False
+    leaves: list[np.ndarray] = []
+    pending: list[np.ndarray] = []
+    split = False
     for band in stream_band_order(page, ids, bands, furniture):
         inner, inner_split = reads[band.tobytes()]
         if not inner_split:
-            # Column-free bands next to each other form one leaf, read in
-            # stream order: top-to-bottom sorting is no safer there.
             pending.append(band)
             continue
         if pending:
