@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ragprep.extract.layout.params import DESCENT, DOUBLE_STRIKE, LINE_BASELINE, LINE_JOIN_GAP
+from ragprep.extract.geometric import SAME_DIRECTION
+from ragprep.extract.layout.params import BACK_STEP, DESCENT, DOUBLE_STRIKE, LINE_BASELINE, LINE_JOIN_GAP
 from ragprep.extract.layout.units import Page
 
 
@@ -88,10 +89,21 @@ def glyphs_along(page: Page) -> np.ndarray | None:
     x = centre @ page.along
     height = table.height[stream]
     unit = np.repeat(np.arange(len(page.start)), page.end - page.start)
-    same = unit[1:] == unit[:-1]
-    jump = same & (np.diff(x) < -np.maximum(height[1:], height[:-1]))
+    # Only glyphs set in the page's writing direction: along its own
+    # direction, a line turned the other way (a box of text rotated by 180°
+    # among upright ones) steps back as it goes forward.
+    aligned = table.direction[stream] @ page.along >= SAME_DIRECTION
+    same = (unit[1:] == unit[:-1]) & aligned[1:] & aligned[:-1]
+    step = np.diff(x)
+    jump = same & (step < -np.maximum(height[1:], height[:-1]))
     backwards = np.zeros(len(page.start), dtype=bool)
     backwards[unit[1:][jump]] = True
+    # A glyph at a time, backwards: each step back narrower than a glyph
+    # height (a title's letters painted last to first).
+    smaller = np.minimum(height[1:], height[:-1])
+    back = np.bincount(unit[1:][same & (step <= -BACK_STEP * smaller)], minlength=len(page.start))
+    ahead = np.bincount(unit[1:][same & (step >= BACK_STEP * smaller)], minlength=len(page.start))
+    backwards |= (back >= 2) & (back > ahead)
     if not backwards.any():
         return None
     key = np.where(backwards[unit], x, np.arange(len(stream), dtype=np.float64))

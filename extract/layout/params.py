@@ -16,6 +16,12 @@ BLANK_GAP = 0.3
 # Two glyphs of one text whose centres lie within this share of a height
 # of each other are one glyph painted twice (fake bold), not two glyphs.
 DOUBLE_STRIKE = 0.1
+# A glyph whose centre lies this share of a height or more before the one
+# painted before it along the line steps back (lines.glyphs_along): a
+# visit whose steps go back more often than forward, twice or more, paints
+# its line backwards a glyph at a time (narrower steps than a glyph height,
+# so no unit break); an accent over its letter steps back by less.
+BACK_STEP = 0.25
 # Units the stream painted apart are one line where their baselines lie
 # within this share of the smaller height of each other ...
 LINE_BASELINE = 0.3

@@ -1102,3 +1102,33 @@ def test_blocks_start_where_stream_mode_starts_them_on_a_page_painted_in_reading
     ours, stream = read_layout(table, CONFIG), read_stream(table, CONFIG)
     assert [block.text for block in ours.blocks] == ["Blocks Of One Rule", "\n".join(first), "\n".join(second)]
     assert [(k.char_start, k.char_end) for k in ours.blocks] == [(k.char_start, k.char_end) for k in stream.blocks]
+
+
+def test_heading_painted_last_letter_first_reads_along_the_line():
+    # lines.glyphs_along (BACK_STEP): a heading set large, painted a glyph at
+    # a time from its last letter to its first. Each step back is narrower
+    # than the heading's glyph height, so it is one visit of the stream that
+    # steps back more often than forward: its glyphs read along the line.
+    b = PdfBuilder()
+    f = b.add_standard_font("Helvetica", widths=True)
+    heading, size = "Reading", 28
+    starts = [72 + text_width(heading[:k], "Helvetica", size) for k in range(len(heading))]
+    lines = wrap(prose("a", 30), 300)
+    ops = [show(f, x, 720, ch, size) for x, ch in reversed(list(zip(starts, heading, strict=True)))]
+    ops += [show(f, 72, 690 - LEADING * i, line) for i, line in enumerate(lines)]
+    b.add_page(" ".join(ops))
+    assert layout(b).joined.text == "\n".join([heading, *lines])
+
+
+def test_line_turned_half_a_turn_keeps_its_glyph_order():
+    # lines.glyphs_along counts steps along the page's writing direction
+    # only for glyphs set in it: a line turned by 180° (a box label upside
+    # down under upright text) steps back in the page's frame as it goes
+    # forward in its own, and keeps its paint order.
+    b = PdfBuilder()
+    f = b.add_standard_font("Helvetica", widths=True)
+    lines = wrap(prose("a", 30), 300)
+    ops = [show(f, 72, 700 - LEADING * i, line) for i, line in enumerate(lines)]
+    ops.append(f"BT /{f} {SIZE} Tf -1 0 0 -1 300 500 Tm (upside down) Tj ET")
+    b.add_page(" ".join(ops))
+    assert layout(b).joined.text.split("\n")[-1] == "upside down"
