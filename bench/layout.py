@@ -37,6 +37,7 @@ Not part of CI; see bench/README.md.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import hashlib
 import json
 import shutil
@@ -136,7 +137,11 @@ def _pymupdf_sorted(path: Path) -> list[str]:
 def _pymupdf4llm(path: Path) -> list[str]:
     import pymupdf4llm
 
-    return [chunk["text"] for chunk in pymupdf4llm.to_markdown(str(path), page_chunks=True, show_progress=False)]
+    # It prints its parser's messages ("RapidOCR is missing") to stdout, which
+    # would break --format json: they go to stderr instead.
+    with contextlib.redirect_stdout(sys.stderr):
+        chunks = pymupdf4llm.to_markdown(str(path), page_chunks=True, show_progress=False)
+    return [chunk["text"] for chunk in chunks]
 
 
 def available_peers(names: tuple[str, ...]) -> dict[str, PageTexts]:

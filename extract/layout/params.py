@@ -51,6 +51,10 @@ NARROW_COLUMN = 6.0
 # line breaker's lines (a paragraph's last line does not wrap; a table's
 # cells, ending where their content ends, mostly do not).
 WRAPPED = 0.75
+# ... of the lines that the next one follows at the leading: a step down
+# wider than this many times the median step is a paragraph gap, after a
+# paragraph's last line, which does not wrap.
+PARAGRAPH_STEP = 1.5
 # ... out of at least this many such lines (a block of four lines or more).
 WRAP_PAIRS = 3
 # ... of this many words or more, in the median: a paragraph's narrow lines,

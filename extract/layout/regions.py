@@ -29,6 +29,7 @@ from ragprep.extract.layout.params import (
     GRID_ROWS,
     GUTTER_SUPPORT,
     NARROW_COLUMN,
+    PARAGRAPH_STEP,
     PROSE_LINES,
     PROSE_SHARE,
     ROW_OVERLAP,
@@ -118,7 +119,7 @@ def wraps(page: Page, ids: np.ndarray, starts: np.ndarray) -> bool:
     followed by a row of one line, at least WRAPPED (and two) end where the
     next line's first word, after a word space, would not have fitted in
     the group's width? A greedy line breaker fills every line but a
-    paragraph's last; a table's cells end where their content ends, short
+    paragraph's last (a line a paragraph gap follows is not counted); a table's cells end where their content ends, short
     of the next row's first word. The test that tells a box of two narrow
     columns of prose (narrower than COLUMN_WIDTH) from a table's columns.
     Fixture: test_narrow_prose_columns_in_a_box_read_column_after_column."""
@@ -129,6 +130,11 @@ def wraps(page: Page, ids: np.ndarray, starts: np.ndarray) -> bool:
     if median(page.words[ids]) < WRAP_WORDS:
         return False  # short lines of a word or two: an address, a list of names
     line, following = ids[starts[pairs]], ids[starts[pairs + 1]]
+    # A paragraph's last line does not wrap: where a paragraph gap (a step
+    # down wider than PARAGRAPH_STEP leadings) follows it, it says nothing.
+    step = baseline(page, line) - baseline(page, following)
+    close = step <= PARAGRAPH_STEP * median(step)
+    line, following = line[close], following[close]
     # A line of one word (an address, a name) fits nowhere but alone: it
     # says nothing of wrapping.
     word = page.first_word[following]

@@ -763,6 +763,34 @@ def test_narrow_prose_columns_in_a_box_read_column_after_column(order: str):
     assert layout(b).joined.text == "\n".join([*intro, *left, *right])
 
 
+@pytest.mark.parametrize("order", ["interleaved", "reversed"])
+def test_narrow_columns_of_short_paragraphs_in_a_box_read_column_after_column(order: str):
+    # regions.wraps (PARAGRAPH_STEP): two narrow columns in a box, each of
+    # paragraphs two lines long set apart by a paragraph gap of 0.6 lines
+    # (under a section gap). Half their lines end a paragraph and do not
+    # wrap; followed by a paragraph gap they say nothing of wrapping, so
+    # both columns still wrap like prose and read column after column, not
+    # row by row.
+    b = PdfBuilder()
+    f = b.add_standard_font("Helvetica", widths=True)
+    intro = wrap(prose("p", 24), 240)
+    stems = ["sun", "sea", "oak", "elm", "ash"]
+    top = 700 - LEADING * len(intro) - 24
+    columns: list[list[tuple[float, str]]] = []  # per column, (y, line) top to bottom
+    for tag in "ab":
+        column: list[tuple[float, str]] = []
+        for k in range(4):
+            lines = wrap([f"{w}{tag}{k}{i}" for i, w in enumerate(stems)], 110)
+            assert len(lines) == 2
+            column += [(top - k * 2.6 * LEADING - i * LEADING, line) for i, line in enumerate(lines)]
+        columns.append(column)
+    pieces = [show(f, x, y, line) for pair in zip(*columns, strict=True) for x, (y, line) in zip((72, 200), pair, strict=True)]
+    if order == "reversed":
+        pieces = pieces[::-1]
+    b.add_page(" ".join([paint(f, [intro], (72,), 700, one_after_another(intro)), *pieces]))
+    assert layout(b).joined.text == "\n".join([*intro, *(line for column in columns for _, line in column)])
+
+
 @pytest.mark.parametrize("painted", ["box_last", "reversed", "heading_late"])
 def test_box_between_bands_painted_after_them_keeps_its_place_in_the_stream(painted: str):
     # tiebreaks.stream_band_order: a box of two narrow columns under its
