@@ -37,7 +37,6 @@ Not part of CI; see bench/README.md.
 from __future__ import annotations
 
 import argparse
-import contextlib
 import hashlib
 import json
 import shutil
@@ -135,12 +134,13 @@ def _pymupdf_sorted(path: Path) -> list[str]:
 
 
 def _pymupdf4llm(path: Path) -> list[str]:
+    import pymupdf
     import pymupdf4llm
 
-    # It prints its parser's messages ("RapidOCR is missing") to stdout, which
-    # would break --format json: they go to stderr instead.
-    with contextlib.redirect_stdout(sys.stderr):
-        chunks = pymupdf4llm.to_markdown(str(path), page_chunks=True, show_progress=False)
+    # Its parser's messages ("RapidOCR is missing") go through PyMuPDF's
+    # message stream, stdout by default, which would break --format json.
+    pymupdf.set_messages(stream=sys.stderr)
+    chunks = pymupdf4llm.to_markdown(str(path), page_chunks=True, show_progress=False)
     return [chunk["text"] for chunk in chunks]
 
 
