@@ -2422,6 +2422,543 @@ static PyObject *core_parse_objects(PyObject *mod, PyObject *args) {
     return out;
 }
 
+/* ---- the structure tree walk ---------------------------------------------
+ *
+ * walk_struct(stack, env) runs extract/structure.py's _Walker loop over its
+ * stack of plain values (structure_objects.py) until the stack is empty:
+ * the same visits, kid classification, page rules, records and warnings in
+ * the same order, so the Python walker (the reference, RAGPREP_PURE=1) and
+ * this one give equal trees (tests/extract/test_structure_tree.py runs on
+ * both, test_compiled_core.py compares them on the corpus). What is rare
+ * stays in Python, called back through `env`: resolving an object not read
+ * yet, decoding a text string met for the first time, a type the role map
+ * has not resolved yet or one in a namespace, table cell attributes, MCRs
+ * with /Stm, OBJRs, content with no page, kids of unexpected kinds. An
+ * exception (a damaged object qpdf cannot read) leaves the walk where
+ * Python's would be; the driver warns and calls again with what is left. */
+
+/* env's items, in _Walker._walk_env's order. */
+enum {
+    E_ELEMENTS, E_CONTENT, E_CLAIMED, E_SEEN, E_ON_PATH, E_PAGE_SET, E_HAS_PAGES, E_CACHE, E_RESOLVE, E_WARN,
+    E_RESOLVED, E_ELEMENT_TYPE, E_TEXTS, E_TEXT_STRING, E_CELL, E_NO_CELL, E_MCR, E_OBJR, E_ORPHAN, E_UNEXPECTED,
+    E_CTX_TYPE, E_ELEMENT_CLS, E_REF_CLS, E_NONSTRUCT, E_PAGE_STREAM, E_NO_OBJGEN, E_MESSAGES, E_MAX_DEPTH, E_COUNT
+};
+/* _MESSAGES' fields, in order. */
+enum {
+    M_CYCLE, M_TWICE, M_DEEP, M_PG_ELEMENT, M_PG_MCR, M_LANG, M_ACTUAL_TEXT, M_ALT, M_UNDER_ROOT, M_NEGATIVE,
+    M_NO_S, M_NEITHER, M_NULL_KID, M_ARRAY_TWICE, M_MCR_TWICE, M_MCR_MCID, M_NOT_PAGE, M_ASSIGNED_TWICE, M_COUNT
+};
+/* Dictionary keys, type names and the instances' fields. */
+static const char *const WALK_NAMES[] = {
+    "/K", "/Pg", "/Lang", "/ActualText", "/Alt", "/S", "/NS", "/Type", "/MCID", "/Obj", "/Stm",
+    "H", "TH", "TD", "/MCR", "/OBJR", "/StructElem", "", "NonStruct",
+    "index", "type", "raw_type", "parent", "path", "heading_level", "block", "actual_text", "alt", "lang",
+    "header_cell", "ref", "page", "actual_text_owner", "row_span", "col_span", "scope", "headers", "element_id",
+    "mcid", "stream", "element",
+};
+enum {
+    N_K, N_PG, N_LANG, N_ACTUAL_TEXT, N_ALT, N_S, N_NS, N_TYPE, N_MCID, N_OBJ, N_STM,
+    N_H, N_TH, N_TD, N_T_MCR, N_T_OBJR, N_T_STRUCT_ELEM, N_EMPTY, N_NONSTRUCT,
+    N_F_INDEX, /* ...19 element fields... */
+    N_F_MCID = N_F_INDEX + 19, N_F_STREAM, N_F_ELEMENT, N_COUNT
+};
+/* Stack items' tags (structure.py: _ELEMENT, _CONTENT, _EXIT) and _Ctx's fields. */
+enum { TAG_ELEMENT, TAG_CONTENT, TAG_EXIT };
+enum { C_INDEX, C_PAGE, C_LANG, C_PATH, C_DEPTH, C_HEADED_INCL, C_HEADED_EXCL, C_OWNER, C_COUNT };
+
+typedef struct {
+    PyObject *stack, *e[E_COUNT], *msg[M_COUNT], *name[N_COUNT], *tag[3], *empty, *zero;
+    long max_depth;
+} Walk;
+
+static int walk_warn(Walk *w, int m) {
+    PyObject *r = PyObject_CallOneArg(w->e[E_WARN], w->msg[m]);
+    Py_XDECREF(r);
+    return r ? 0 : -1;
+}
+
+static PyObject *walk_call(PyObject *fn, PyObject *a, PyObject *b, PyObject *c, int n) {
+    PyObject *args[3] = {a, b, c};
+    return PyObject_Vectorcall(fn, args, (size_t)n, NULL);
+}
+
+/* PlainObjects.resolve: the cache first. New reference. */
+static PyObject *walk_resolve(Walk *w, PyObject *ref) {
+    PyObject *v = PyDict_GetItemWithError(w->e[E_CACHE], ref);
+    if (v) return Py_NewRef(v);
+    if (PyErr_Occurred()) return NULL;
+    return PyObject_CallOneArg(w->e[E_RESOLVE], ref);
+}
+
+/* PlainObjects.value: a reference replaced by its object. New reference. */
+static PyObject *walk_value(Walk *w, PyObject *v) {
+    return PyTuple_CheckExact(v) ? walk_resolve(w, v) : Py_NewRef(v);
+}
+
+static PyObject *walk_get(PyObject *dict, PyObject *key) { return PyDict_GetItemWithError(dict, key); }
+
+static int is_direct(Walk *w, PyObject *objgen) {
+    return PyObject_RichCompareBool(objgen, w->e[E_NO_OBJGEN], Py_EQ);
+}
+
+static long ctx_long(PyObject *ctx, int field) { return PyLong_AsLong(PyTuple_GET_ITEM(ctx, field)); }
+
+/* A _Ctx (a NamedTuple: a tuple of its type) from its fields, stolen. */
+static PyObject *walk_ctx(Walk *w, PyObject *items[C_COUNT]) {
+    PyTypeObject *type = (PyTypeObject *)w->e[E_CTX_TYPE];
+    PyObject *ctx = type->tp_alloc(type, C_COUNT);
+    for (int i = 0; i < C_COUNT; i++) {
+        if (!items[i] || !ctx) { for (int j = i; j < C_COUNT; j++) Py_XDECREF(items[j]); Py_XDECREF(ctx); return NULL; }
+        PyTuple_SET_ITEM(ctx, i, items[i]);
+    }
+    return ctx;
+}
+
+/* rows.frozen_instance: an instance of `cls` with its __dict__ filled. Values stolen. */
+static PyObject *walk_instance(Walk *w, PyObject *cls, int first_name, PyObject **values, int n) {
+    PyObject *obj = NULL, *dict = NULL;
+    for (int i = 0; i < n; i++) if (!values[i]) goto done;
+    obj = PyBaseObject_Type.tp_new((PyTypeObject *)cls, w->empty, NULL);
+    if (!obj || !(dict = PyObject_GenericGetDict(obj, NULL))) { Py_CLEAR(obj); goto done; }
+    for (int i = 0; i < n; i++)
+        if (PyDict_SetItem(dict, w->name[first_name + i], values[i]) < 0) { Py_CLEAR(obj); goto done; }
+done:
+    Py_XDECREF(dict);
+    for (int i = 0; i < n; i++) Py_XDECREF(values[i]);
+    return obj;
+}
+
+/* _Walker._text: a text string decoded once per document, else `fallback`. New reference. */
+static PyObject *walk_text(Walk *w, PyObject *raw, int complaint, PyObject *fallback) {
+    PyObject *v = walk_value(w, raw);
+    if (!v) return NULL;
+    if (PyBytes_CheckExact(v)) {
+        PyObject *text = PyDict_GetItemWithError(w->e[E_TEXTS], v);
+        if (text) { Py_DECREF(v); return Py_NewRef(text); }
+        if (PyErr_Occurred() || !(text = PyObject_CallOneArg(w->e[E_TEXT_STRING], v))) { Py_DECREF(v); return NULL; }
+        int bad = PyDict_SetItem(w->e[E_TEXTS], v, text);
+        Py_DECREF(v);
+        if (bad < 0) Py_CLEAR(text);
+        return text;
+    }
+    int absent = v == Py_None;
+    Py_DECREF(v);
+    if (!absent && walk_warn(w, complaint) < 0) return NULL;
+    return Py_NewRef(fallback);
+}
+
+/* _Walker._page_of. New reference. */
+static PyObject *walk_page_of(Walk *w, PyObject *pg, PyObject *inherited, int complaint) {
+    if (PyTuple_CheckExact(pg)) {
+        int known = PySet_Contains(w->e[E_PAGE_SET], pg);
+        if (known) return known < 0 ? NULL : Py_NewRef(pg);
+        PyObject *target = walk_resolve(w, pg);
+        if (!target) return NULL;
+        int is_dict = PyDict_CheckExact(target), is_none = target == Py_None;
+        Py_DECREF(target);
+        if (is_dict) return Py_NewRef(pg);
+        if (is_none) return Py_NewRef(inherited);
+    } else if (PyDict_CheckExact(pg)) {
+        return Py_NewRef(w->e[E_NO_OBJGEN]);
+    }
+    if (complaint >= 0 && walk_warn(w, complaint) < 0) return NULL;
+    return Py_NewRef(inherited);
+}
+
+static int walk_push(PyObject *list, PyObject *item) {
+    if (!item) return -1;
+    int r = PyList_Append(list, item);
+    Py_DECREF(item);
+    return r;
+}
+
+static int walk_expand(Walk *w, PyObject *k, PyObject *ctx, int sectioning);
+
+/* _Walker._visit. */
+static int walk_visit(Walk *w, PyObject *item) {
+    PyObject *objgen = PyTuple_GET_ITEM(item, 1), *obj = PyTuple_GET_ITEM(item, 2);
+    PyObject *raw = PyTuple_GET_ITEM(item, 3), *std = PyTuple_GET_ITEM(item, 4);
+    PyObject *info = PyTuple_GET_ITEM(item, 5), *ctx = PyTuple_GET_ITEM(item, 6);
+    int direct = is_direct(w, objgen);
+    if (direct < 0) return -1;
+    if (!direct) {
+        int r = PySet_Contains(w->e[E_ON_PATH], objgen);
+        if (r) return r < 0 ? -1 : walk_warn(w, M_CYCLE);
+        if ((r = PySet_Contains(w->e[E_SEEN], objgen))) return r < 0 ? -1 : walk_warn(w, M_TWICE);
+        if (PySet_Add(w->e[E_SEEN], objgen) < 0) return -1;
+    }
+    long depth = ctx_long(ctx, C_DEPTH) + 1;
+    if (depth > w->max_depth) return walk_warn(w, M_DEEP);
+    PyObject *page = NULL, *lang = NULL, *actual_text = NULL, *alt = NULL, *cell = NULL, *v;
+    int failed = -1;
+    if ((v = walk_get(obj, w->name[N_PG]))) page = walk_page_of(w, v, PyTuple_GET_ITEM(ctx, C_PAGE), M_PG_ELEMENT);
+    else if (!PyErr_Occurred()) page = Py_NewRef(PyTuple_GET_ITEM(ctx, C_PAGE));
+    if (!page) goto done;
+    if ((v = walk_get(obj, w->name[N_LANG]))) lang = walk_text(w, v, M_LANG, PyTuple_GET_ITEM(ctx, C_LANG));
+    else if (!PyErr_Occurred()) lang = Py_NewRef(PyTuple_GET_ITEM(ctx, C_LANG));
+    if (!lang) goto done;
+    if ((v = walk_get(obj, w->name[N_ACTUAL_TEXT]))) actual_text = walk_text(w, v, M_ACTUAL_TEXT, Py_None);
+    else if (!PyErr_Occurred()) actual_text = Py_NewRef(Py_None);
+    if (!actual_text) goto done;
+    if ((v = walk_get(obj, w->name[N_ALT]))) alt = walk_text(w, v, M_ALT, Py_None);
+    else if (!PyErr_Occurred()) alt = Py_NewRef(Py_None);
+    if (!alt) goto done;
+    int th = PyUnicode_Compare(std, w->name[N_TH]) == 0, td = !th && PyUnicode_Compare(std, w->name[N_TD]) == 0;
+    cell = th || td ? PyObject_CallOneArg(w->e[E_CELL], obj) : Py_NewRef(w->e[E_NO_CELL]);
+    if (!cell) goto done;
+    if (!PyTuple_Check(cell) || PyTuple_GET_SIZE(cell) != 5) { PyErr_SetString(PyExc_TypeError, "cell attributes"); goto done; }
+    Py_ssize_t index = PyList_GET_SIZE(w->e[E_ELEMENTS]);
+    long owner = ctx_long(ctx, C_OWNER);
+    if (owner < 0 && actual_text != Py_None) owner = (long)index;
+    PyObject *level = PyUnicode_Compare(std, w->name[N_H]) == 0
+                          ? PyLong_FromLong(1 + ctx_long(ctx, C_HEADED_EXCL))
+                          : Py_NewRef(PyTuple_GET_ITEM(info, 2));
+    PyObject *parent_path = PyTuple_GET_ITEM(ctx, C_PATH);
+    Py_ssize_t depth_of_path = PyTuple_GET_SIZE(parent_path);
+    PyObject *path = PyTuple_New(depth_of_path + 1);
+    if (path) {
+        for (Py_ssize_t i = 0; i < depth_of_path; i++) PyTuple_SET_ITEM(path, i, Py_NewRef(PyTuple_GET_ITEM(parent_path, i)));
+        PyTuple_SET_ITEM(path, depth_of_path, Py_NewRef(std));
+    }
+    int lang_set = PyObject_IsTrue(lang);
+    if (lang_set < 0) { Py_XDECREF(level); Py_XDECREF(path); goto done; }
+    PyObject *fields[19] = {
+        PyLong_FromSsize_t(index), Py_NewRef(std), Py_NewRef(raw), Py_NewRef(PyTuple_GET_ITEM(ctx, C_INDEX)),
+        Py_XNewRef(path), level, Py_NewRef(PyTuple_GET_ITEM(info, 0)), Py_NewRef(actual_text), Py_NewRef(alt),
+        Py_NewRef(lang_set ? lang : Py_None), PyBool_FromLong(th), Py_NewRef(direct ? Py_None : objgen),
+        Py_NewRef(page), PyLong_FromLong(owner), Py_NewRef(PyTuple_GET_ITEM(cell, 0)),
+        Py_NewRef(PyTuple_GET_ITEM(cell, 1)), Py_NewRef(PyTuple_GET_ITEM(cell, 2)),
+        Py_NewRef(PyTuple_GET_ITEM(cell, 3)), Py_NewRef(PyTuple_GET_ITEM(cell, 4)),
+    };
+    if (walk_push(w->e[E_ELEMENTS], walk_instance(w, w->e[E_ELEMENT_CLS], N_F_INDEX, fields, 19)) < 0) {
+        Py_XDECREF(path);
+        goto done;
+    }
+    PyObject *k = walk_get(obj, w->name[N_K]);
+    if (!k) { Py_XDECREF(path); failed = PyErr_Occurred() ? -1 : 0; goto done; }
+    Py_INCREF(k);
+    if (!direct) {
+        if (PySet_Add(w->e[E_ON_PATH], objgen) < 0 ||
+            walk_push(w->stack, PyTuple_Pack(2, w->tag[TAG_EXIT], objgen)) < 0) {
+            Py_DECREF(k); Py_XDECREF(path); goto done;
+        }
+    }
+    PyObject *incl = PyTuple_GET_ITEM(ctx, C_HEADED_INCL);
+    PyObject *kid_items[C_COUNT] = {
+        PyLong_FromSsize_t(index), Py_NewRef(page), Py_NewRef(lang), path, PyLong_FromLong(depth),
+        Py_NewRef(incl), Py_NewRef(incl), PyLong_FromLong(owner),
+    };
+    PyObject *kid_ctx = walk_ctx(w, kid_items);
+    int sectioning = kid_ctx ? PyObject_IsTrue(PyTuple_GET_ITEM(info, 3)) : -1;
+    failed = sectioning < 0 ? -1 : walk_expand(w, k, kid_ctx, sectioning);
+    Py_DECREF(k);
+    Py_XDECREF(kid_ctx);
+done:
+    Py_XDECREF(page); Py_XDECREF(lang); Py_XDECREF(actual_text); Py_XDECREF(alt); Py_XDECREF(cell);
+    return failed;
+}
+
+/* _Walker._first_visit: 1 on a first visit, 0 when seen before, -1 on error. */
+static int walk_first_visit(Walk *w, PyObject *objgen) {
+    int direct = is_direct(w, objgen);
+    if (direct) return direct < 0 ? -1 : 1;
+    int seen = PySet_Contains(w->e[E_SEEN], objgen);
+    if (seen) return seen < 0 ? -1 : 0;
+    return PySet_Add(w->e[E_SEEN], objgen) < 0 ? -1 : 1;
+}
+
+/* _Walker._array_items: a copy of the array, [] for an indirect one met before. New reference. */
+static PyObject *walk_array_items(Walk *w, PyObject *array, PyObject *objgen) {
+    int first = walk_first_visit(w, objgen);
+    if (first < 0) return NULL;
+    if (!first) return walk_warn(w, M_ARRAY_TWICE) < 0 ? NULL : PyList_New(0);
+    return PyList_GetSlice(array, 0, PyList_GET_SIZE(array));
+}
+
+/* _Walker._element_type: (raw, standard, info) of a kid element, from the
+ * role map's cache where it has the answer. New reference. */
+static PyObject *walk_element_type(Walk *w, PyObject *kid) {
+    PyObject *ns = walk_get(kid, w->name[N_NS]);
+    if (!ns && PyErr_Occurred()) return NULL;
+    PyObject *s = ns ? NULL : walk_value(w, PyDict_GetItem(kid, w->name[N_S]));
+    if (!ns && !s) return NULL;
+    PyObject *hit = NULL;
+    if (s && PyUnicode_CheckExact(s)) {
+        PyObject *key = PyTuple_Pack(2, s, Py_None);
+        hit = key ? PyDict_GetItemWithError(w->e[E_RESOLVED], key) : NULL;
+        Py_XDECREF(key);
+        if (!hit && PyErr_Occurred()) { Py_DECREF(s); return NULL; }
+    }
+    Py_XDECREF(s);
+    if (!hit || !PyTuple_Check(hit) || PyTuple_GET_SIZE(hit) != 4) return PyObject_CallOneArg(w->e[E_ELEMENT_TYPE], kid);
+    PyObject *problem = PyTuple_GET_ITEM(hit, 3);
+    if (problem != Py_None) {
+        PyObject *r = PyObject_CallOneArg(w->e[E_WARN], problem);
+        if (!r) return NULL;
+        Py_DECREF(r);
+    }
+    return PyTuple_GetSlice(hit, 0, 3);
+}
+
+/* _Walker._mcr: a content item, or None. New reference. */
+static PyObject *walk_mcr(Walk *w, PyObject *objgen, PyObject *kid, PyObject *ctx) {
+    PyObject *stm = walk_get(kid, w->name[N_STM]);
+    if (stm) return walk_call(w->e[E_MCR], objgen, kid, ctx, 3); /* forms: rare, Python's */
+    if (PyErr_Occurred()) return NULL;
+    int first = walk_first_visit(w, objgen);
+    if (first <= 0) return first < 0 || walk_warn(w, M_MCR_TWICE) < 0 ? NULL : Py_NewRef(Py_None);
+    if (ctx_long(ctx, C_INDEX) < 0) return walk_warn(w, M_UNDER_ROOT) < 0 ? NULL : Py_NewRef(Py_None);
+    PyObject *m = walk_get(kid, w->name[N_MCID]);
+    if (!m && PyErr_Occurred()) return NULL;
+    PyObject *mcid = m ? walk_value(w, m) : Py_NewRef(Py_None);
+    if (!mcid) return NULL;
+    int negative = PyLong_CheckExact(mcid) ? PyObject_RichCompareBool(mcid, w->zero, Py_LT) : 1;
+    if (negative) {
+        Py_DECREF(mcid);
+        return negative < 0 || walk_warn(w, M_MCR_MCID) < 0 ? NULL : Py_NewRef(Py_None);
+    }
+    PyObject *pg = walk_get(kid, w->name[N_PG]), *page;
+    if (pg) page = walk_page_of(w, pg, PyTuple_GET_ITEM(ctx, C_PAGE), M_PG_MCR);
+    else page = PyErr_Occurred() ? NULL : Py_NewRef(PyTuple_GET_ITEM(ctx, C_PAGE));
+    if (!page) { Py_DECREF(mcid); return NULL; }
+    PyObject *item = PyTuple_Pack(5, w->tag[TAG_CONTENT], mcid, w->e[E_PAGE_STREAM], page, PyTuple_GET_ITEM(ctx, C_INDEX));
+    Py_DECREF(mcid);
+    Py_DECREF(page);
+    return item;
+}
+
+/* One kid dictionary with no /S (an MCR, an OBJR, /Type /StructElem or junk). */
+static int walk_kid_dict(Walk *w, PyObject *kid, PyObject *objgen, PyObject *ctx, PyObject *items, int *elements) {
+    PyObject *t = walk_get(kid, w->name[N_TYPE]), *kind = NULL;
+    if (!t && PyErr_Occurred()) return -1;
+    if (t && !(kind = walk_value(w, t))) return -1;
+    if (kind && !PyUnicode_CheckExact(kind)) Py_CLEAR(kind); /* _name: not a name */
+    int is_mcr = kind ? PyUnicode_Compare(kind, w->name[N_T_MCR]) == 0 : PyDict_Contains(kid, w->name[N_MCID]);
+    int is_objr = !is_mcr && (kind ? PyUnicode_Compare(kind, w->name[N_T_OBJR]) == 0 : PyDict_Contains(kid, w->name[N_OBJ]));
+    int is_elem = !is_mcr && !is_objr && kind && PyUnicode_Compare(kind, w->name[N_T_STRUCT_ELEM]) == 0;
+    Py_XDECREF(kind);
+    if (is_mcr < 0 || is_objr < 0) return -1;
+    if (is_mcr) {
+        PyObject *content = walk_mcr(w, objgen, kid, ctx);
+        if (!content) return -1;
+        if (content == Py_None) { Py_DECREF(content); return 0; }
+        return walk_push(items, content);
+    }
+    if (is_objr) {
+        PyObject *r = walk_call(w->e[E_OBJR], objgen, kid, ctx, 3);
+        Py_XDECREF(r);
+        return r ? 0 : -1;
+    }
+    if (is_elem) {
+        if (walk_warn(w, M_NO_S) < 0) return -1;
+        *elements = 1;
+        PyObject *ns = w->e[E_NONSTRUCT];
+        return walk_push(items, PyTuple_Pack(7, w->tag[TAG_ELEMENT], objgen, kid, w->name[N_EMPTY],
+                                                 w->name[N_NONSTRUCT], ns, ctx));
+    }
+    int on_path = PySet_Contains(w->e[E_ON_PATH], objgen);
+    return on_path < 0 ? -1 : walk_warn(w, on_path ? M_CYCLE : M_NEITHER);
+}
+
+/* One kid of /K, resolved (objgen: its reference, or the direct marker). */
+static int walk_kid(Walk *w, PyObject *kid, PyObject *objgen, PyObject *ctx, PyObject *kids, Py_ssize_t at,
+                    PyObject *items, int *elements, int *headed) {
+    if (PyLong_CheckExact(kid)) { /* an MCID on the page in effect (§14.7.4.2) */
+        if (ctx_long(ctx, C_INDEX) < 0) return walk_warn(w, M_UNDER_ROOT);
+        int negative = PyObject_RichCompareBool(kid, w->zero, Py_LT);
+        if (negative) return negative < 0 ? -1 : walk_warn(w, M_NEGATIVE);
+        return walk_push(items, PyTuple_Pack(5, w->tag[TAG_CONTENT], kid, w->e[E_PAGE_STREAM],
+                                                PyTuple_GET_ITEM(ctx, C_PAGE), PyTuple_GET_ITEM(ctx, C_INDEX)));
+    }
+    if (PyDict_CheckExact(kid)) {
+        int has_s = PyDict_Contains(kid, w->name[N_S]);
+        if (has_s <= 0) return has_s < 0 ? -1 : walk_kid_dict(w, kid, objgen, ctx, items, elements);
+        PyObject *typed = walk_element_type(w, kid);
+        if (!typed) return -1;
+        if (!PyTuple_Check(typed) || PyTuple_GET_SIZE(typed) != 3) {
+            Py_DECREF(typed);
+            PyErr_SetString(PyExc_TypeError, "an element type is (raw, standard, info)");
+            return -1;
+        }
+        *elements = 1;
+        int heading = PyObject_IsTrue(PyTuple_GET_ITEM(PyTuple_GET_ITEM(typed, 2), 1));
+        if (heading < 0) { Py_DECREF(typed); return -1; }
+        *headed |= heading;
+        PyObject *item = PyTuple_Pack(7, w->tag[TAG_ELEMENT], objgen, kid, PyTuple_GET_ITEM(typed, 0),
+                                      PyTuple_GET_ITEM(typed, 1), PyTuple_GET_ITEM(typed, 2), ctx);
+        Py_DECREF(typed);
+        return walk_push(items, item);
+    }
+    if (PyList_CheckExact(kid)) { /* arrays inside /K are not in the spec but occur: inline them */
+        PyObject *more = walk_array_items(w, kid, objgen);
+        if (!more) return -1;
+        int r = PyList_SetSlice(kids, at, at, more);
+        Py_DECREF(more);
+        return r;
+    }
+    if (kid == Py_None) return walk_warn(w, M_NULL_KID);
+    PyObject *r = PyObject_CallOneArg(w->e[E_UNEXPECTED], kid);
+    Py_XDECREF(r);
+    return r ? 0 : -1;
+}
+
+static int walk_record(Walk *w, PyObject *item);
+
+/* The items of an element that heads a level of the outline see one more headed ancestor. */
+static int walk_headed(Walk *w, PyObject *items, PyObject *ctx) {
+    PyObject *fields[C_COUNT];
+    for (int i = 0; i < C_COUNT; i++) fields[i] = Py_NewRef(PyTuple_GET_ITEM(ctx, i));
+    Py_DECREF(fields[C_HEADED_INCL]);
+    fields[C_HEADED_INCL] = PyLong_FromLong(ctx_long(ctx, C_HEADED_INCL) + 1);
+    PyObject *headed = walk_ctx(w, fields);
+    if (!headed) return -1;
+    for (Py_ssize_t i = 0; i < PyList_GET_SIZE(items); i++) {
+        PyObject *it = PyList_GET_ITEM(items, i);
+        if (PyTuple_GET_ITEM(it, 0) != w->tag[TAG_ELEMENT]) continue;
+        PyObject *copy = PyTuple_New(7);
+        if (!copy) { Py_DECREF(headed); return -1; }
+        for (int j = 0; j < 6; j++) PyTuple_SET_ITEM(copy, j, Py_NewRef(PyTuple_GET_ITEM(it, j)));
+        PyTuple_SET_ITEM(copy, 6, Py_NewRef(headed));
+        PyList_SetItem(items, i, copy);
+    }
+    Py_DECREF(headed);
+    return 0;
+}
+
+/* _Walker._expand. */
+static int walk_expand(Walk *w, PyObject *k, PyObject *ctx, int sectioning) {
+    PyObject *value = walk_value(w, k), *kids;
+    if (!value) return -1;
+    if (PyList_CheckExact(value)) {
+        kids = walk_array_items(w, value, PyTuple_CheckExact(k) ? k : w->e[E_NO_OBJGEN]);
+    } else if ((kids = PyList_New(1))) { /* /K: one kid (Table 323) */
+        PyList_SET_ITEM(kids, 0, Py_NewRef(k));
+    }
+    Py_DECREF(value);
+    PyObject *items = kids ? PyList_New(0) : NULL;
+    int elements = 0, headed = 0, failed = items ? 0 : -1;
+    for (Py_ssize_t i = 0; !failed && i < PyList_GET_SIZE(kids);) {
+        PyObject *kid = Py_NewRef(PyList_GET_ITEM(kids, i)), *objgen = w->e[E_NO_OBJGEN];
+        i++;
+        if (PyTuple_CheckExact(kid)) {
+            objgen = kid;
+            kid = walk_resolve(w, objgen);
+            if (!kid) { Py_DECREF(objgen); failed = -1; break; }
+        } else {
+            Py_INCREF(objgen);
+        }
+        failed = walk_kid(w, kid, objgen, ctx, kids, i, items, &elements, &headed);
+        Py_DECREF(kid);
+        Py_DECREF(objgen);
+    }
+    if (!failed && !elements) {
+        for (Py_ssize_t i = 0; !failed && i < PyList_GET_SIZE(items); i++) failed = walk_record(w, PyList_GET_ITEM(items, i));
+    } else if (!failed) {
+        if (sectioning && headed) failed = walk_headed(w, items, ctx);
+        if (!failed) failed = PyList_Reverse(items);
+        Py_ssize_t n = PyList_GET_SIZE(w->stack);
+        if (!failed) failed = PyList_SetSlice(w->stack, n, n, items);
+    }
+    Py_XDECREF(kids);
+    Py_XDECREF(items);
+    return failed;
+}
+
+/* _Walker._record. */
+static int walk_record(Walk *w, PyObject *item) {
+    PyObject *mcid = PyTuple_GET_ITEM(item, 1), *stream = PyTuple_GET_ITEM(item, 2);
+    PyObject *page = PyTuple_GET_ITEM(item, 3), *element = PyTuple_GET_ITEM(item, 4);
+    if (page == Py_None) {
+        page = walk_call(w->e[E_ORPHAN], mcid, stream, element, 3);
+        if (!page) return -1;
+        if (page == Py_None) { Py_DECREF(page); return 0; }
+    } else {
+        if (w->e[E_HAS_PAGES] == Py_True) {
+            int known = PySet_Contains(w->e[E_PAGE_SET], page);
+            if (known <= 0) return known < 0 ? -1 : walk_warn(w, M_NOT_PAGE);
+        }
+        Py_INCREF(page);
+    }
+    int failed = -1;
+    PyObject *claimed = PyDict_GetItemWithError(w->e[E_CLAIMED], page), *key = NULL, *refs = NULL;
+    if (!claimed) {
+        if (PyErr_Occurred()) goto done;
+        PyObject *fresh = PySet_New(NULL), *list = fresh ? PyList_New(0) : NULL;
+        int bad = !list || PyDict_SetItem(w->e[E_CLAIMED], page, fresh) < 0 || PyDict_SetItem(w->e[E_CONTENT], page, list) < 0;
+        Py_XDECREF(fresh);
+        Py_XDECREF(list);
+        if (bad) goto done;
+        claimed = fresh; /* the dictionary holds it */
+    }
+    if (!(key = PyTuple_Pack(2, stream, mcid))) goto done;
+    int twice = PySet_Contains(claimed, key);
+    if (twice) { failed = twice < 0 ? -1 : walk_warn(w, M_ASSIGNED_TWICE); goto done; }
+    if (PySet_Add(claimed, key) < 0 || !(refs = PyDict_GetItemWithError(w->e[E_CONTENT], page))) goto done;
+    PyObject *fields[3] = {Py_NewRef(mcid), Py_NewRef(stream), Py_NewRef(element)};
+    failed = walk_push(refs, walk_instance(w, w->e[E_REF_CLS], N_F_MCID, fields, 3));
+done:
+    Py_DECREF(page);
+    Py_XDECREF(key);
+    if (failed < 0 && !PyErr_Occurred()) PyErr_SetString(PyExc_RuntimeError, "structure walk failed");
+    return failed;
+}
+
+static void walk_free(Walk *w) {
+    for (int i = 0; i < N_COUNT; i++) Py_CLEAR(w->name[i]);
+    for (int i = 0; i < 3; i++) Py_CLEAR(w->tag[i]);
+    Py_CLEAR(w->empty);
+    Py_CLEAR(w->zero);
+}
+
+static PyObject *core_walk_struct(PyObject *mod, PyObject *args) {
+    (void)mod;
+    Walk w;
+    memset(&w, 0, sizeof w);
+    PyObject *env;
+    if (!PyArg_ParseTuple(args, "O!O!", &PyList_Type, &w.stack, &PyTuple_Type, &env)) return NULL;
+    if (PyTuple_GET_SIZE(env) != E_COUNT) { PyErr_SetString(PyExc_ValueError, "walk_struct: env has the wrong size"); return NULL; }
+    for (int i = 0; i < E_COUNT; i++) w.e[i] = PyTuple_GET_ITEM(env, i);
+    PyObject *msgs = w.e[E_MESSAGES];
+    if (!PyTuple_Check(msgs) || PyTuple_GET_SIZE(msgs) != M_COUNT || !PyDict_Check(w.e[E_CACHE]) ||
+        !PyDict_Check(w.e[E_RESOLVED]) || !PyDict_Check(w.e[E_TEXTS]) || !PyDict_Check(w.e[E_CLAIMED]) ||
+        !PyDict_Check(w.e[E_CONTENT]) || !PyList_Check(w.e[E_ELEMENTS]) || !PyAnySet_Check(w.e[E_SEEN]) ||
+        !PyAnySet_Check(w.e[E_ON_PATH]) || !PyAnySet_Check(w.e[E_PAGE_SET]) || !PyType_Check(w.e[E_CTX_TYPE]) ||
+        !PyType_IsSubtype((PyTypeObject *)w.e[E_CTX_TYPE], &PyTuple_Type) || !PyType_Check(w.e[E_ELEMENT_CLS]) ||
+        !PyType_Check(w.e[E_REF_CLS]) || !PyTuple_Check(w.e[E_NO_OBJGEN]) || PyTuple_GET_SIZE(w.e[E_NO_OBJGEN]) != 2) {
+        PyErr_SetString(PyExc_TypeError, "walk_struct: env is not the walker's");
+        return NULL;
+    }
+    for (int i = 0; i < M_COUNT; i++) w.msg[i] = PyTuple_GET_ITEM(msgs, i);
+    w.max_depth = PyLong_AsLong(w.e[E_MAX_DEPTH]);
+    if (w.max_depth == -1 && PyErr_Occurred()) return NULL;
+    for (int i = 0; i < N_COUNT; i++)
+        if (!(w.name[i] = PyUnicode_InternFromString(WALK_NAMES[i]))) { walk_free(&w); return NULL; }
+    for (int i = 0; i < 3; i++) w.tag[i] = PyLong_FromLong(i);
+    w.zero = PyLong_FromLong(0);
+    if (!(w.empty = PyTuple_New(0)) || !w.zero) { walk_free(&w); return NULL; }
+    int failed = 0;
+    while (!failed && PyList_GET_SIZE(w.stack)) {
+        Py_ssize_t n = PyList_GET_SIZE(w.stack);
+        PyObject *item = Py_NewRef(PyList_GET_ITEM(w.stack, n - 1));
+        failed = PyList_SetSlice(w.stack, n - 1, n, NULL);
+        if (!failed && (!PyTuple_Check(item) || PyTuple_GET_SIZE(item) < 2)) {
+            PyErr_SetString(PyExc_TypeError, "walk_struct: a stack item is a tuple");
+            failed = -1;
+        }
+        if (!failed) {
+            long tag = PyLong_AsLong(PyTuple_GET_ITEM(item, 0));
+            if (tag == TAG_ELEMENT && PyTuple_GET_SIZE(item) == 7) failed = walk_visit(&w, item);
+            else if (tag == TAG_CONTENT && PyTuple_GET_SIZE(item) == 5) failed = walk_record(&w, item);
+            else failed = PySet_Discard(w.e[E_ON_PATH], PyTuple_GET_ITEM(item, 1)) < 0 ? -1 : 0;
+        }
+        Py_DECREF(item);
+    }
+    walk_free(&w);
+    if (failed) return NULL;
+    Py_RETURN_NONE;
+}
+
+
 static PyMethodDef module_methods[] = {
     {"text_edges", (PyCFunction)core_text_edges, METH_O, "Per text: length, first and last code point (int64)."},
     {"pair_rules", (PyCFunction)core_pair_rules, METH_VARARGS, "geometric._pair_rules over an ordered glyph run."},
@@ -2429,6 +2966,7 @@ static PyMethodDef module_methods[] = {
     {"run_boxes", (PyCFunction)core_run_boxes, METH_VARARGS, "Bounding boxes of runs of emitted glyphs."},
     {"parse_object", (PyCFunction)core_parse_object, METH_VARARGS, "One PDF object's bytes as plain Python values."},
     {"parse_objects", (PyCFunction)core_parse_objects, METH_VARARGS, "The objects of an object stream as plain values."},
+    {"walk_struct", (PyCFunction)core_walk_struct, METH_VARARGS, "The structure tree walk over its stack."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -100,23 +100,7 @@ def read_structure(
         keep = ~table.artifact[candidates]
         candidates, marked = candidates[keep], marked[keep]
 
-    # Rank of each glyph's (stream, MCID) in the tree's order; -1 when the
-    # tree does not reference it on this page.
-    ref_keys = np.array([(r.stream << 32) | r.mcid for r in refs], dtype=np.int64)
-    glyph_keys = (table.mcid_stream[candidates] << 32) | np.where(marked, table.mcid[candidates], 0)
-    rank = np.full(len(candidates), -1, dtype=np.int64)
-    if len(ref_keys):
-        sorter = np.argsort(ref_keys, kind="stable")
-        position = np.searchsorted(ref_keys, glyph_keys, sorter=sorter)
-        position = np.minimum(position, len(ref_keys) - 1)
-        found = marked & (ref_keys[sorter[position]] == glyph_keys)
-        rank[found] = sorter[position[found]]
-    tagged = rank >= 0
-    # Stable sort: glyphs of one marked-content sequence keep stream order.
-    by_rank = np.argsort(rank[tagged], kind="stable")
-    tagged_glyphs = candidates[tagged][by_rank]
-    tagged_rank = rank[tagged][by_rank]
-    tail = candidates[~tagged]
+    tagged_glyphs, tagged_rank, tail = _tree_order(table, candidates, marked, refs)
     untagged_count = int((~table.artifact[tail]).sum())
 
     element_of_ref = np.array([r.element for r in refs], dtype=np.int64)
@@ -135,6 +119,37 @@ def read_structure(
     element_starts = np.concatenate([[False], owner[1:] != owner[:-1]])
     joined = join(table, order, config, break_before=element_starts)
 
+    blocks = _owned_blocks(table, tree, joined, owner_of_glyph)
+    cells = _cell_contents(table, joined, tagged_glyphs, element, grids) if grids and grids.slots else ()
+    return PageReading(joined, blocks, untagged_count, text_lines(table, joined), cells)
+
+
+def _tree_order(
+    table: GlyphTable, candidates: np.ndarray, marked: np.ndarray, refs: tuple[MarkedContentRef, ...]
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(glyphs the tree places, in its order; their ref's rank; the rest in
+    stream order). The rank of a glyph is that of its (stream, MCID) among
+    the page's refs; -1 when the tree does not reference it on this page."""
+    ref_keys = np.array([(r.stream << 32) | r.mcid for r in refs], dtype=np.int64)
+    glyph_keys = (table.mcid_stream[candidates] << 32) | np.where(marked, table.mcid[candidates], 0)
+    rank = np.full(len(candidates), -1, dtype=np.int64)
+    if len(ref_keys):
+        sorter = np.argsort(ref_keys, kind="stable")
+        position = np.searchsorted(ref_keys, glyph_keys, sorter=sorter)
+        position = np.minimum(position, len(ref_keys) - 1)
+        found = marked & (ref_keys[sorter[position]] == glyph_keys)
+        rank[found] = sorter[position[found]]
+    tagged = rank >= 0
+    # Stable sort: glyphs of one marked-content sequence keep stream order.
+    by_rank = np.argsort(rank[tagged], kind="stable")
+    return candidates[tagged][by_rank], rank[tagged][by_rank], candidates[~tagged]
+
+
+def _owned_blocks(
+    table: GlyphTable, tree: StructTree, joined: JoinedText, owner_of_glyph: np.ndarray
+) -> tuple[Block, ...]:
+    """One block per run of glyphs of one owning element (the tail's split
+    by geometry), labelled by its element."""
     # join() may reorder glyphs inside right-to-left lines: read owners again.
     owner = owner_of_glyph[joined.order]
     new_block = np.ones(len(owner), dtype=bool)
@@ -143,9 +158,7 @@ def read_structure(
     owners = np.unique(owner)
     labels = [_label(tree, int(o)) if o >= 0 else _UNTAGGED_LABEL for o in owners]
     label_index = np.searchsorted(owners, owner)
-    blocks = build_blocks(table, joined, new_block, label_index, labels)
-    cells = _cell_contents(table, joined, tagged_glyphs, element, grids) if grids and grids.slots else ()
-    return PageReading(joined, blocks, untagged_count, text_lines(table, joined), cells)
+    return build_blocks(table, joined, new_block, label_index, labels)
 
 
 def _cell_contents(

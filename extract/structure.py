@@ -82,6 +82,7 @@ type leaves the raw type. Choices, documented because the spec leaves room:
 
 from __future__ import annotations
 
+import functools
 import re
 from collections import Counter
 from collections.abc import Callable, Mapping
@@ -95,6 +96,7 @@ import pikepdf
 from pikepdf import ObjectType
 
 from ragprep.extract.errors import describe
+from ragprep.extract.native import compiled_core
 from ragprep.extract.glyphs import PAGE_STREAM
 from ragprep.extract.rows import frozen_instance, paused_collection
 from ragprep.extract.structure_objects import PlainObjects, Ref, Stream, kind_of, text_string
@@ -536,19 +538,53 @@ _ELEMENT, _CONTENT, _EXIT = 0, 1, 2
 _NO_OBJGEN = (0, 0)  # objgen of a direct object
 _DICT, _ARRAY = ObjectType.dictionary, ObjectType.array
 
-_CYCLE = "cycle: a /K points back to an ancestor; that branch ends there"
-_DIRECT_UNDER_ROOT = "marked content directly under /StructTreeRoot; dropped"
+
+
+def _not_text(key: str) -> str:
+    return f"{key} is not a text string; ignored"
+
+
+class _Messages(NamedTuple):
+    """The walk's warnings, one definition for both walkers (the compiled
+    one, _core.walk_struct, reads them in this order)."""
+
+    cycle: str = "cycle: a /K points back to an ancestor; that branch ends there"
+    twice: str = "element reached a second time (two parents, or listed twice); visited once"
+    deep: str = ""  # "tree deeper than N levels ...", formatted per walk (_deep)
+    pg_element: str = "element /Pg is not a page dictionary; inherited page used"
+    pg_mcr: str = "MCR /Pg is not a page dictionary; inherited page used"
+    lang: str = _not_text("/Lang")
+    actual_text: str = _not_text("/ActualText")
+    alt: str = _not_text("/Alt")
+    under_root: str = "marked content directly under /StructTreeRoot; dropped"
+    negative: str = "negative MCID; dropped"
+    no_s: str = "element without a /S name; treated as NonStruct"
+    neither: str = "/K kid dictionary is neither an element, an MCR nor an OBJR; ignored"
+    null_kid: str = "null kid in /K; ignored"
+    array_twice: str = "/K array reached a second time; visited once"
+    mcr_twice: str = "MCR reached a second time; visited once"
+    mcr_mcid: str = "MCR without a valid /MCID; dropped"
+    not_page: str = "marked content on an object that is not a page of the document; dropped"
+    assigned_twice: str = "marked content assigned twice on a page; first assignment kept"
+
+
+def _deep(max_depth: int) -> str:
+    return f"tree deeper than {max_depth} levels; deeper elements and their content dropped"
+
+
+_M = _Messages()
 
 
 class _Walker:
     def __init__(self, pdf: pikepdf.Pdf, root: pikepdf.Object, max_depth: int) -> None:
         self._pdf = pdf
-        self._root = root  # pikepdf's: /ParentTree is read through it, and only for orphans
         objects = PlainObjects(pdf)
+        self._objects = objects
         self._resolve = objects.resolve
         self._value = objects.value
         self._root_dict: dict[str, Any] = objects.of(root)
         self._max_depth = max_depth
+        self._messages = _M._replace(deep=_deep(max_depth))
         self._warnings = _Warnings()
         self._roles = _Roles(self._root_dict, objects, self._warnings)
         self._type_infos: dict[str, _TypeInfo] = {}
@@ -590,16 +626,10 @@ class _Walker:
             warn(f"/StructTreeRoot /K unreadable ({describe(exc)})")
 
         stack = self._stack
+        step = self._compiled_walk() or self._step
         while stack:
-            item = stack.pop()
             try:
-                tag = item[0]
-                if tag == _ELEMENT:
-                    self._visit(item)
-                elif tag == _CONTENT:
-                    self._record(item)
-                else:
-                    self._on_path.discard(item[1])
+                step()
             except (pikepdf.PdfError, RecursionError, ValueError, TypeError, KeyError) as exc:
                 warn(f"unreadable structure object skipped ({describe(exc)})")
 
@@ -611,6 +641,32 @@ class _Walker:
             warnings=self._warnings.warnings(),
         )
 
+    def _step(self) -> None:
+        """One item off the stack: the reference walk, item by item."""
+        item = self._stack.pop()
+        tag = item[0]
+        if tag == _ELEMENT:
+            self._visit(item)
+        elif tag == _CONTENT:
+            self._record(item)
+        else:
+            self._on_path.discard(item[1])
+
+    def _compiled_walk(self) -> Callable[[], None] | None:
+        """The compiled core's walk (_core.walk_struct): the whole stack in
+        one call, the same steps as _step; it calls back for what is rare."""
+        core = compiled_core()
+        if core is None:
+            return None
+        env = (
+            self._elements, self._content, self._claimed, self._seen, self._on_path, self._page_set,
+            self._pages is not None, self._objects.cache, self._resolve, self._warnings.add, self._resolved,
+            self._element_type, self._texts, text_string, self._cell_attributes, _NO_CELL, self._mcr, self._objr,
+            self._page_of_orphan, self._unexpected_kid, _Ctx, StructElement, MarkedContentRef,
+            self._info("NonStruct"), PAGE_STREAM, _NO_OBJGEN, self._messages, self._max_depth,
+        )  # fmt: skip
+        return functools.partial(core.walk_struct, self._stack, env)
+
     # ---------------------------------------------------------------- elements
 
     def _visit(self, item: tuple[Any, ...]) -> None:
@@ -621,20 +677,20 @@ class _Walker:
             # A direct object cannot close a cycle or have two parents on its
             # own: a loop or a shared subtree always goes through an indirect one.
             if objgen in self._on_path:
-                warn(_CYCLE)
+                warn(_M.cycle)
                 return
             if objgen in self._seen:
-                warn("element reached a second time (two parents, or listed twice); visited once")
+                warn(_M.twice)
                 return
             self._seen.add(objgen)
         depth = ctx.depth + 1
         if depth > self._max_depth:
-            warn(f"tree deeper than {self._max_depth} levels; deeper elements and their content dropped")
+            warn(self._messages.deep)
             return
 
         page = ctx.page
         if "/Pg" in obj:
-            page = self._page_of(obj["/Pg"], page, "element /Pg is not a page dictionary; inherited page used")
+            page = self._page_of(obj["/Pg"], page, _M.pg_element)
         lang = self._text(obj["/Lang"], "/Lang", ctx.lang) if "/Lang" in obj else ctx.lang
         actual_text = alt = None
         if "/ActualText" in obj:
@@ -642,25 +698,38 @@ class _Walker:
         if "/Alt" in obj:
             alt = self._text(obj["/Alt"], "/Alt", None)
 
-        cell = (
-            _table_cell_attributes(obj, self._class_map, self._value, self._warnings)
-            if std in _CELL_TYPES
-            else _NO_CELL
-        )
-
+        cell = self._cell_attributes(obj) if std in _CELL_TYPES else _NO_CELL
         index = len(self._elements)
         owner = ctx.actual_text_owner
         if owner < 0 and actual_text is not None:
             owner = index
+        path = ctx.path + (std,)
+        self._new_element(item, page, path, (lang, actual_text, alt), owner, cell)
+        if "/K" not in obj:
+            return
+        if indirect:
+            self._on_path.add(objgen)
+            self._stack.append((_EXIT, objgen))
+        # headed_incl is completed in _expand, once the kids are known.
+        kid_ctx = _Ctx(index, page, lang, path, depth, ctx.headed_incl, ctx.headed_incl, owner)
+        self._expand(obj["/K"], kid_ctx, sectioning=info.sectioning)
+
+    def _new_element(
+        self, item: tuple[Any, ...], page: PageKey | None, path: tuple[str, ...],
+        texts: tuple[str | None, str | None, str | None], owner: int, cell: _CellAttributes,
+    ) -> None:  # fmt: skip
+        """Append the StructElement of a visited element; `texts` are its
+        /Lang in effect, /ActualText and /Alt."""
+        _, objgen, _, raw, std, info, ctx = item
+        lang, actual_text, alt = texts
         # Plain H: its level is its nesting depth among headed sections (see
         # StructElement.heading_level); Hn says its level itself.
         heading_level = 1 + ctx.headed_excl if std == "H" else info.numbered_level
-        path = ctx.path + (std,)
         self._elements.append(
             frozen_instance(  # thousands per tree: StructElement(**...) without its per-field setattr
                 StructElement,
                 {
-                    "index": index,
+                    "index": len(self._elements),
                     "type": std,
                     "raw_type": raw,
                     "parent": ctx.index,
@@ -671,7 +740,7 @@ class _Walker:
                     "alt": alt,
                     "lang": lang or None,
                     "header_cell": std == "TH",
-                    "ref": objgen if indirect else None,
+                    "ref": objgen if objgen != _NO_OBJGEN else None,
                     "page": page,
                     "actual_text_owner": owner,
                     "row_span": cell.row_span,
@@ -682,14 +751,9 @@ class _Walker:
                 },
             )
         )
-        if "/K" not in obj:
-            return
-        if indirect:
-            self._on_path.add(objgen)
-            self._stack.append((_EXIT, objgen))
-        # headed_incl is completed in _expand, once the kids are known.
-        kid_ctx = _Ctx(index, page, lang, path, depth, ctx.headed_incl, ctx.headed_incl, owner)
-        self._expand(obj["/K"], kid_ctx, sectioning=info.sectioning)
+
+    def _cell_attributes(self, obj: dict[str, Any]) -> _CellAttributes:
+        return _table_cell_attributes(obj, self._class_map, self._value, self._warnings)
 
     def _info(self, std: str) -> _TypeInfo:
         info = self._type_infos.get(std)
@@ -707,7 +771,7 @@ class _Walker:
                 text = self._texts[value] = text_string(value)
             return text
         if value is not None:
-            self._warnings.add(f"{key} is not a text string; ignored")
+            self._warnings.add(_not_text(key))
         return default
 
     def _page_of(self, pg: Any, inherited: PageKey | None, complaint: str | None) -> PageKey | None:
@@ -729,24 +793,21 @@ class _Walker:
 
     # ---------------------------------------------------------------- kids
 
-    def _expand(self, k: Any, ctx: _Ctx, *, sectioning: bool) -> None:  # noqa: C901 - one branch per kid kind of Table 323
+    def _expand(self, k: Any, ctx: _Ctx, *, sectioning: bool) -> None:
         """Classify the kids of /K (§14.7.2 Table 323) and schedule them in order.
 
         Content kids of an element with no kid elements are recorded at once:
         in depth-first order they come right after the element itself. Otherwise
         every kid is pushed, the first one on top of the stack.
         """
-        warn = self._warnings.add
         resolve = self._resolve
-        index = ctx.index
         value = resolve(k) if type(k) is tuple else k
         # /K: an array of kids, or one kid (Table 323).
         kids: list[Any] = [k]
         if type(value) is list:
             kids = self._array_items(value, k if type(k) is tuple else _NO_OBJGEN)
         items: list[tuple[Any, ...]] = []
-        elements = False
-        headed = False
+        elements = headed = False
         i = 0
         while i < len(kids):
             kid = kids[i]
@@ -755,44 +816,13 @@ class _Walker:
             if type(kid) is tuple:
                 objgen = kid
                 kid = resolve(kid)
-            kind = type(kid)
-            if kind is int:  # an MCID on the page in effect (§14.7.4.2); bool is not int here
-                if index < 0:
-                    warn(_DIRECT_UNDER_ROOT)
-                elif kid < 0:
-                    warn("negative MCID; dropped")
-                else:
-                    items.append((_CONTENT, kid, PAGE_STREAM, ctx.page, index))
-                continue
-            if kind is dict:
-                if "/S" in kid:  # an element; /Type /StructElem is optional
-                    raw, std, info = self._element_type(kid)
-                    elements = True
-                    headed = headed or info.heading
-                    items.append((_ELEMENT, objgen, kid, raw, std, info, ctx))
-                    continue
-                kid_type = _name(self._value(kid["/Type"])) if "/Type" in kid else None
-                if kid_type == "MCR" or (kid_type is None and "/MCID" in kid):
-                    content = self._mcr(objgen, kid, ctx)
-                    if content is not None:
-                        items.append(content)
-                elif kid_type == "OBJR" or (kid_type is None and "/Obj" in kid):
-                    self._objr(objgen, kid, ctx)
-                elif kid_type == "StructElem":
-                    warn("element without a /S name; treated as NonStruct")
-                    elements = True
-                    items.append((_ELEMENT, objgen, kid, "", "NonStruct", self._info("NonStruct"), ctx))
-                elif objgen in self._on_path:  # e.g. the /StructTreeRoot itself
-                    warn(_CYCLE)
-                else:
-                    warn("/K kid dictionary is neither an element, an MCR nor an OBJR; ignored")
-            elif kind is list:
+            if type(kid) is list:
                 # Arrays inside /K are not in the spec but occur: inline them.
                 kids[i:i] = self._array_items(kid, objgen)
-            elif kid is None:
-                warn("null kid in /K; ignored")
-            else:
-                warn(f"/K kid of unexpected kind ({kind_of(kid)}); ignored")
+                continue
+            element = self._kid(kid, objgen, ctx, items)
+            elements = elements or element is not None
+            headed = headed or (element is not None and element.heading)
 
         if not elements:
             for content in items:
@@ -806,12 +836,60 @@ class _Walker:
         items.reverse()
         self._stack.extend(items)
 
+    def _kid(self, kid: Any, objgen: Ref, ctx: _Ctx, items: list[tuple[Any, ...]]) -> _TypeInfo | None:
+        """One kid of /K (resolved, not an array) appended to `items` as a
+        stack item when it is one; the type info when it is an element."""
+        warn = self._warnings.add
+        kind = type(kid)
+        if kind is int:  # an MCID on the page in effect (§14.7.4.2); bool is not int here
+            if ctx.index < 0:
+                warn(_M.under_root)
+            elif kid < 0:
+                warn(_M.negative)
+            else:
+                items.append((_CONTENT, kid, PAGE_STREAM, ctx.page, ctx.index))
+        elif kind is dict:
+            if "/S" in kid:  # an element; /Type /StructElem is optional
+                raw, std, info = self._element_type(kid)
+                items.append((_ELEMENT, objgen, kid, raw, std, info, ctx))
+                return info
+            return self._kid_dict(kid, objgen, ctx, items)
+        elif kid is None:
+            warn(_M.null_kid)
+        else:
+            self._unexpected_kid(kid)
+        return None
+
+    def _kid_dict(self, kid: dict[str, Any], objgen: Ref, ctx: _Ctx, items: list[tuple[Any, ...]]) -> _TypeInfo | None:
+        """A kid dictionary without /S: an MCR, an OBJR, an element of no type, or junk."""
+        warn = self._warnings.add
+        kid_type = _name(self._value(kid["/Type"])) if "/Type" in kid else None
+        if kid_type == "MCR" or (kid_type is None and "/MCID" in kid):
+            content = self._mcr(objgen, kid, ctx)
+            if content is not None:
+                items.append(content)
+        elif kid_type == "OBJR" or (kid_type is None and "/Obj" in kid):
+            self._objr(objgen, kid, ctx)
+        elif kid_type == "StructElem":
+            warn(_M.no_s)
+            info = self._info("NonStruct")
+            items.append((_ELEMENT, objgen, kid, "", "NonStruct", info, ctx))
+            return info
+        elif objgen in self._on_path:  # e.g. the /StructTreeRoot itself
+            warn(_M.cycle)
+        else:
+            warn(_M.neither)
+        return None
+
+    def _unexpected_kid(self, kid: Any) -> None:
+        self._warnings.add(f"/K kid of unexpected kind ({kind_of(kid)}); ignored")
+
     def _array_items(self, array: list[Any], objgen: Ref) -> list[Any]:
         """The items of a /K array (a copy: kids are spliced into it); [] for
         an indirect array met before."""
         if objgen != _NO_OBJGEN:
             if objgen in self._seen:
-                self._warnings.add("/K array reached a second time; visited once")
+                self._warnings.add(_M.array_twice)
                 return []
             self._seen.add(objgen)
         return list(array)
@@ -846,19 +924,19 @@ class _Walker:
         """A marked-content reference (§14.7.4.3, Table 324) as a content item, or None."""
         warn = self._warnings.add
         if not self._first_visit(objgen):
-            warn("MCR reached a second time; visited once")
+            warn(_M.mcr_twice)
             return None
         if ctx.index < 0:
-            warn(_DIRECT_UNDER_ROOT)
+            warn(_M.under_root)
             return None
         mcid = self._value(kid["/MCID"]) if "/MCID" in kid else None
         if type(mcid) is not int or mcid < 0:
-            warn("MCR without a valid /MCID; dropped")
+            warn(_M.mcr_mcid)
             return None
         page = ctx.page
         if "/Pg" in kid:
             # overrides the element's /Pg (Table 324)
-            page = self._page_of(kid["/Pg"], page, "MCR /Pg is not a page dictionary; inherited page used")
+            page = self._page_of(kid["/Pg"], page, _M.pg_mcr)
         stream = PAGE_STREAM
         if "/Stm" in kid:
             stm = self._value(kid["/Stm"])
@@ -892,14 +970,14 @@ class _Walker:
             if page is None:
                 return
         elif self._pages is not None and page not in self._page_set:
-            self._warnings.add("marked content on an object that is not a page of the document; dropped")
+            self._warnings.add(_M.not_page)
             return
         claimed = self._claimed.get(page)
         if claimed is None:
             claimed = self._claimed[page] = set()
             self._content[page] = []
         if (stream, mcid) in claimed:
-            self._warnings.add("marked content assigned twice on a page; first assignment kept")
+            self._warnings.add(_M.assigned_twice)
             return
         claimed.add((stream, mcid))
         # As many as the document has marked-content sequences: no per-field setattr.
@@ -937,21 +1015,22 @@ class _Walker:
     def _read_parent_tree_pages(self) -> dict[tuple[tuple[int, int], int], PageKey]:
         """(element objgen, MCID) -> page for the page content listed in /ParentTree."""
         out: dict[tuple[tuple[int, int], int], PageKey] = {}
+        value = self._value
         try:
-            numbers = _number_tree(self._root.get("/ParentTree"), self._max_depth, self._warnings)
+            numbers = _number_tree(self._root_dict.get("/ParentTree"), value, self._max_depth, self._warnings)
             if not numbers:
                 return out
             for page in self._pdf.pages:
                 key = page_struct_parents(page)
-                owners = numbers.get(key) if key is not None else None
-                if not _is(owners, _ARRAY):
+                owners = value(numbers.get(key)) if key is not None else None
+                if type(owners) is not list:
                     continue
                 page_key = page.obj.objgen
                 # §14.7.4.4: for a page, the value is an array indexed by MCID
                 # of the elements owning that marked content.
                 for mcid, owner in enumerate(owners):
-                    if _is(owner, _DICT) and owner.objgen != _NO_OBJGEN:
-                        out.setdefault((owner.objgen, mcid), page_key)
+                    if type(owner) is tuple and type(self._resolve(owner)) is dict:
+                        out.setdefault((owner, mcid), page_key)
         except (pikepdf.PdfError, RecursionError, ValueError, TypeError) as exc:
             self._warnings.add(f"/ParentTree unreadable ({describe(exc)})")
         return out
@@ -1038,8 +1117,9 @@ def _page_list(pdf: pikepdf.Pdf) -> tuple[PageKey, ...] | None:
         return None
 
 
-def _number_tree(node: Any, max_depth: int, warnings: _Warnings) -> dict[int, Any]:
-    """All entries of a number tree (§7.9.7: /Nums pairs, /Kids subtrees), iteratively.
+def _number_tree(node: Any, value: _Value, max_depth: int, warnings: _Warnings) -> dict[int, Any]:
+    """All entries of a number tree (§7.9.7: /Nums pairs, /Kids subtrees) of
+    plain values, iteratively.
 
     /Limits are not trusted (they only speed up lookups); a node met twice or
     nested deeper than ``max_depth`` is skipped.
@@ -1049,9 +1129,10 @@ def _number_tree(node: Any, max_depth: int, warnings: _Warnings) -> dict[int, An
     stack: list[tuple[Any, int]] = [(node, 0)]
     while stack:
         node, depth = stack.pop()
-        if not _is(node, _DICT):
+        objgen = node if type(node) is tuple else _NO_OBJGEN
+        node = value(node)
+        if type(node) is not dict:
             continue
-        objgen = node.objgen
         if objgen != _NO_OBJGEN:
             if objgen in seen:
                 warnings.add("/ParentTree node reached twice; visited once")
@@ -1060,14 +1141,14 @@ def _number_tree(node: Any, max_depth: int, warnings: _Warnings) -> dict[int, An
         if depth > max_depth:
             warnings.add("/ParentTree nested too deep; deeper nodes ignored")
             continue
-        nums = node.get("/Nums")
-        if _is(nums, _ARRAY):
-            items: list[object] = list(nums)  # pikepdf hands integers over as int
+        nums = value(node.get("/Nums"))
+        if type(nums) is list:
             # Key, value pairs; a damaged array's odd last item pairs with nothing.
-            for key, value in zip(items[0::2], items[1::2], strict=False):
+            for key, entry in zip(nums[0::2], nums[1::2], strict=False):
+                key = value(key)
                 if type(key) is int:
-                    out.setdefault(key, value)
-        kids = node.get("/Kids")
-        if _is(kids, _ARRAY):
-            stack.extend((kid, depth + 1) for kid in reversed(list(kids)))
+                    out.setdefault(key, entry)
+        kids = value(node.get("/Kids"))
+        if type(kids) is list:
+            stack.extend((kid, depth + 1) for kid in reversed(kids))
     return out

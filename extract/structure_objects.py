@@ -123,6 +123,11 @@ class PlainObjects:
         value = cache[ref] = self._read(self._pdf.get_object(ref))
         return value
 
+    @property
+    def cache(self) -> dict[Ref, Any]:
+        """The objects read so far (the compiled walker looks there before calling resolve)."""
+        return self._cache
+
     def value(self, value: Any) -> Any:
         """`value` with a reference replaced by what it refers to."""
         return self.resolve(value) if type(value) is tuple else value

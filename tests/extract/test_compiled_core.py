@@ -340,3 +340,34 @@ def _refusal(monkeypatch: pytest.MonkeyPatch, source: Path, pure: bool) -> PDFRe
         except PDFReadError as exc:
             return exc
     return None
+
+
+def _struct_tree_files() -> list[str]:
+    manifest = CORPUS / "MANIFEST.tsv"
+    if not manifest.is_file():
+        return []
+    with open(manifest, encoding="utf-8") as handle:
+        return [row["path"] for row in csv.DictReader(handle, delimiter="\t") if row["tagged"] == "yes"]
+
+
+@pytest.mark.slow
+def test_compiled_tree_walk_equals_the_python_walk_on_the_tagged_corpus(monkeypatch: pytest.MonkeyPatch, corpus: Path):
+    """_core.walk_struct against _Walker's own steps over the same plain
+    values: every element, page's content, OBJR count and warning equal."""
+    import pikepdf
+
+    from ragprep.extract import structure
+
+    compared = 0
+    for relpath in _struct_tree_files():
+        try:
+            with pikepdf.open(corpus / relpath) as pdf:
+                compiled = structure.read_struct_tree(pdf)
+        except (pikepdf.PdfError, pikepdf.PasswordError):
+            continue  # encrypted or damaged past opening: the tree is never read
+        with monkeypatch.context() as m, pikepdf.open(corpus / relpath) as pdf:
+            m.setattr(structure._Walker, "_compiled_walk", lambda self: None)
+            reference = structure.read_struct_tree(pdf)
+        assert compiled == reference, relpath
+        compared += len(compiled.elements) if compiled else 0
+    assert compared > 10_000
