@@ -1,7 +1,7 @@
 """Fuzz the compiled content-stream core under AddressSanitizer + UndefinedBehaviorSanitizer.
 
     python fuzz/core_fuzz.py --seconds 1800 [--corpus DIR] [--seed N] [--sanitize auto|yes|no]
-                             [--target both|pages|objects]
+                             [--target both|pages|objects|trees]
 
 The script compiles extract/_core.c with gcc's -fsanitize=address,undefined
 into a temporary folder, then runs itself again with the sanitizer runtime
@@ -168,6 +168,12 @@ def _mutate(rng: random.Random, data: bytes, seeds: list[bytes], edits: int = 8)
 def _fuzz(args: argparse.Namespace) -> int:
     import pikepdf
 
+    if args.target == "trees":  # the structure walk, compiled against the reference
+        sys.path.insert(0, str(ROOT / "fuzz"))
+        import tree_fuzz
+
+        return tree_fuzz.run(args)
+
     from ragprep.extract.compiled import CompiledPageInterpreter
     from ragprep.extract.config import ExtractConfig
     from ragprep.extract.fonts import FontLoader
@@ -276,8 +282,8 @@ def main() -> int:
     parser.add_argument("--seed", type=int, default=0, help="random seed (runs are reproducible)")
     parser.add_argument("--max-seed-bytes", type=int, default=200_000)
     parser.add_argument(
-        "--target", choices=("both", "pages", "objects"), default="both",
-        help="what to fuzz: the page interpreter, parse_object, or both alternately",
+        "--target", choices=("both", "pages", "objects", "trees"), default="both",
+        help="what to fuzz: the page interpreter, parse_object, both alternately, or the structure walk (fuzz/tree_fuzz.py)",
     )
     parser.add_argument("--report", type=float, default=60.0, help="CPU seconds between progress lines")
     parser.add_argument(

@@ -28,3 +28,17 @@ def test_core_fuzz_smoke_has_no_findings(tmp_path: Path):
     assert done.returncode == 0, (done.stdout[-2000:], done.stderr[-4000:], crash.read_bytes()[:2000] if crash.exists() else None)
     summary = done.stdout.strip().splitlines()[-1]
     assert "findings: 0" in summary and int(summary.split("runs: ")[1].split()[0]) > 100, done.stdout
+
+
+@pytest.mark.skipif(not compiled_available(), reason="the compiled core is not built (pip install compiles it)")
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the sanitizer build is set up for gcc on Linux")
+def test_structure_walk_fuzz_smoke_has_no_findings(tmp_path: Path):
+    # The compiled tree walk against the reference on mutants of the builder's tree (fuzz/tree_fuzz.py).
+    done = subprocess.run(
+        [sys.executable, str(FUZZ), "--target", "trees", "--seconds", "10", "--seed", "13",
+         "--crash-file", str(tmp_path / "input.bin")],
+        capture_output=True, text=True, timeout=180,
+    )  # fmt: skip
+    assert done.returncode == 0, (done.stdout[-2000:], done.stderr[-4000:])
+    summary = done.stdout.strip().splitlines()[-1]
+    assert "findings: 0" in summary and int(summary.split("runs: ")[1].split()[0]) > 100, done.stdout
