@@ -124,6 +124,10 @@ ALIGNED = 0.6
 SAME_BASELINE = 0.25
 # Deeper cuts than this keep stream order (a guard, not a layout limit).
 MAX_DEPTH = 24
+# A unit whose direction makes more than about two degrees with the page's
+# (cosine below this) is skewed: laid flat at its mean baseline in the frame
+# (units._flattened).
+SKEWED = 0.9994
 # Share of a glyph's height below the baseline (Latin fonts: about 0.2).
 DESCENT = 0.22
 # Sample of glyphs on which a column's share of letters is estimated.

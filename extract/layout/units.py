@@ -29,7 +29,7 @@ from ragprep.extract.bidi import is_rtl
 from ragprep.extract.config import ExtractConfig
 from ragprep.extract.geometric import SAME_DIRECTION, line_break_rule, most_common, reading_direction, unit_breaks
 from ragprep.extract.glyphs import GlyphTable
-from ragprep.extract.layout.params import BLANK_GAP, WORD_GAP, DESCENT, FIRST_RTL, GUTTER, LETTER_SAMPLE, RTL_SAMPLE
+from ragprep.extract.layout.params import BLANK_GAP, WORD_GAP, DESCENT, FIRST_RTL, GUTTER, LETTER_SAMPLE, RTL_SAMPLE, SKEWED
 
 
 def unit_starts(moves: Moves, glyphs: Gathered, texts: np.ndarray) -> np.ndarray:
@@ -160,6 +160,7 @@ class Page:
             ax, bx = glyphs.origin @ along, glyphs.own_end @ along
             base = glyphs.origin[:, 1] * along[0] - glyphs.origin[:, 0] * along[1]
         low_x, high_x = np.minimum(ax, bx), np.maximum(ax, bx)
+        base = _flattened(base, glyphs.direction, along, unit_start)
         low_y = base - DESCENT * glyphs.height
         high_y = low_y + glyphs.height
         # Blanks have no ink: a run of trailing spaces must not make a table
@@ -227,6 +228,21 @@ class Page:
         if self._rtl is None:
             self._rtl = reads_rtl(self.table, self.stream)
         return self._rtl
+
+
+def _flattened(base: np.ndarray, direction: np.ndarray, along: np.ndarray, unit_start: np.ndarray) -> np.ndarray:
+    """`base` (per glyph, its baseline across the frame) with every unit set a
+    few degrees off the page's direction (SKEWED: a page of a tilted poster
+    among upright text, both within SAME_DIRECTION of each other) laid flat
+    at its mean baseline: across the frame a skewed line would rise along its
+    length and, as tall as that rise, cross the rows of the lines around it."""
+    skewed = direction[unit_start] @ along < SKEWED
+    if not skewed.any():
+        return base
+    count = np.diff(np.concatenate([unit_start, [len(base)]]))
+    mean = np.repeat(np.add.reduceat(base, unit_start) / count, count)
+    flat: np.ndarray = np.where(np.repeat(skewed, count), mean, base)
+    return flat
 
 
 def _first_words(

@@ -1160,3 +1160,26 @@ def test_line_turned_half_a_turn_keeps_its_glyph_order():
     ops.append(f"BT /{f} {SIZE} Tf -1 0 0 -1 300 500 Tm (upside down) Tj ET")
     b.add_page(" ".join(ops))
     assert layout(b).joined.text.split("\n")[-1] == "upside down"
+
+
+def test_upright_paragraph_over_a_tilted_block_reads_line_by_line():
+    # units._flattened (SKEWED): a block tilted by 8° (a poster's text, more
+    # glyphs than the rest: the page's frame) under an upright paragraph,
+    # painted last line first. Across the tilted frame an upright line of
+    # 300 pt rises by 40 pt and would cross the rows of its neighbours; laid
+    # flat at its mean baseline it is one row, and the paragraph reads top
+    # to bottom, then the block.
+    import math
+
+    b = PdfBuilder()
+    f = b.add_standard_font("Helvetica", widths=True)
+    upright = wrap(prose("u", 40), 300)
+    tilted = wrap(prose("t", 120), 300)
+    c, s = math.cos(math.radians(8)), math.sin(math.radians(8))
+    ops = [show(f, 72, 720 - 2 * LEADING * i, line) for i, line in enumerate(upright)]
+    top = 720 - 2 * LEADING * len(upright) - 60
+    for i, line in enumerate(tilted):
+        x, y = 100 + s * LEADING * i, top - c * LEADING * i
+        ops.append(f"BT /{f} {SIZE} Tf {c:.5f} {s:.5f} {-s:.5f} {c:.5f} {x:.2f} {y:.2f} Tm ({line}) Tj ET")
+    b.add_page(" ".join(ops[::-1]))
+    assert layout(b).joined.text == "\n".join([*upright, *tilted])
