@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from ragprep.extract.geometric import SAME_DIRECTION
-from ragprep.extract.layout.params import BACK_STEP, DESCENT, DOUBLE_STRIKE, LINE_BASELINE, LINE_JOIN_GAP
+from ragprep.extract.layout.params import BACK_STEP, DESCENT, DOUBLE_STRIKE, LINE_BASELINE, LINE_JOIN_GAP, MARK_SIZE
 from ragprep.extract.layout.units import Page
 
 
@@ -41,8 +41,11 @@ def line_order(page: Page) -> tuple[np.ndarray, np.ndarray] | None:
     ids, base, height = ids[by_base], base[by_base], height[by_base]
     smaller = np.minimum(height[:-1], height[1:])
     row = np.concatenate([[0], np.cumsum(base[:-1] - base[1:] > LINE_BASELINE * smaller)])
+    row, mark = _marks_on_their_lines(page, ids, row)
     along = np.lexsort((page.x0[ids], row))
     ids, row = ids[along], row[along]
+    is_mark = np.zeros(len(page.start), dtype=bool)
+    is_mark[ids[mark[along]]] = True
     # Running right edge within each row: offset every row past the last.
     span = float(page.x1[ids].max() - page.x0[ids].min()) + 1.0
     x0, x1 = page.x0[ids] + row * span, page.x1[ids] + row * span
@@ -62,14 +65,49 @@ def line_order(page: Page) -> tuple[np.ndarray, np.ndarray] | None:
     rank_along = np.empty(len(page.start), dtype=np.int64)
     rank_along[ids] = np.arange(len(ids))
     rank_along[unplaced] = 0
-    first_unit = np.full(int(line.max()) + 1, len(page.start), dtype=np.int64)
-    np.minimum.at(first_unit, line, np.arange(len(page.start)))
-    units = np.lexsort((rank_along, first_unit[line]))
+    units = np.lexsort((rank_along, _first_units(line, is_mark)[line]))
     length = page.end[units] - page.start[units]
     offset = np.cumsum(length) - length
     positions = np.repeat(page.start[units] - offset, length) + np.arange(int(length.sum()))
     starts_line = np.concatenate([[True], line[units][1:] != line[units][:-1]])
     return positions, offset[starts_line]
+
+
+def _first_units(line: np.ndarray, is_mark: np.ndarray) -> np.ndarray:
+    """Per line (`line`: per unit, its line), the place it keeps: its first
+    painted unit's, a mark's (`is_mark`) only where the line is nothing else."""
+    number = np.arange(len(line))
+    first_unit = np.full(int(line.max()) + 1, len(line), dtype=np.int64)
+    np.minimum.at(first_unit, line, number)
+    first_main = np.full(len(first_unit), len(line), dtype=np.int64)
+    np.minimum.at(first_main, line[~is_mark], number[~is_mark])
+    found: np.ndarray = np.where(first_main < len(line), first_main, first_unit)
+    return found
+
+
+def _marks_on_their_lines(page: Page, ids: np.ndarray, row: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """`row` (per unit `ids`, its row by baseline) with every mark set in
+    smaller print beside a line (a footnote mark or a reference raised
+    above the baseline, an index below it: MARK_SIZE of the body height or
+    less, its box's middle within the line's box, touching it along the
+    line within LINE_JOIN_GAP of its height) on that line's row, and per
+    unit whether it is such a mark: painted on a visit of its own, it
+    still reads inside its line."""
+    height = page.y1[ids] - page.y0[ids]
+    small = np.flatnonzero(height <= MARK_SIZE * page.body)
+    mark = np.zeros(len(ids), dtype=bool)
+    if not len(small) or len(small) == len(ids):
+        return row, mark
+    x0, x1, y0, y1 = page.x0[ids], page.x1[ids], page.y0[ids], page.y1[ids]
+    large = height > MARK_SIZE * page.body
+    row = row.copy()
+    for k in small.tolist():
+        middle, reach = (y0[k] + y1[k]) / 2, LINE_JOIN_GAP * height[k]
+        beside = large & (y0 <= middle) & (middle <= y1) & (x0 - x1[k] <= reach) & (x0[k] - x1 <= reach)
+        found = np.flatnonzero(beside)
+        if len(found):
+            row[k], mark[k] = row[found[0]], True
+    return row, mark
 
 
 def glyphs_along(page: Page) -> np.ndarray | None:

@@ -28,6 +28,10 @@ LINE_BASELINE = 0.3
 # ... and no more than this many (smaller) heights of whitespace part them
 # along the line: a word space, even a justified one; less than SEGMENT_GAP.
 LINE_JOIN_GAP = 0.6
+# A unit at most this many body heights tall beside a line (a footnote
+# mark, a raised reference, an index) is a mark read inside that line
+# (lines.line_order), whatever its baseline.
+MARK_SIZE = 0.8
 # A gutter is a strip of whitespace at least this many body heights wide.
 GUTTER = 0.6
 # Two rows of units may overlap by this many body heights (tall ascenders

@@ -1183,3 +1183,24 @@ def test_upright_paragraph_over_a_tilted_block_reads_line_by_line():
         ops.append(f"BT /{f} {SIZE} Tf {c:.5f} {s:.5f} {-s:.5f} {c:.5f} {x:.2f} {y:.2f} Tm ({line}) Tj ET")
     b.add_page(" ".join(ops[::-1]))
     assert layout(b).joined.text == "\n".join([*upright, *tilted])
+
+
+def test_reference_mark_painted_first_reads_inside_its_line():
+    # lines._marks_on_their_lines (MARK_SIZE): a raised reference mark in
+    # smaller print, painted before the paragraph, sits on no baseline of
+    # the paragraph's; beside its line, within the line's box, it reads
+    # inside that line, and the line keeps its place under the one before.
+    b = PdfBuilder()
+    f = b.add_standard_font("Helvetica", widths=True)
+    lines = wrap(prose("a", 30), 300)
+    head, tail = lines[1].split(" ", 1)
+    mark_x = 72 + text_width(head, "Helvetica", SIZE)
+    tail_x = mark_x + text_width("[7] ", "Helvetica", 7)
+    y = 700 - LEADING
+    ops = [show(f, mark_x, y + 3.5, "[7]", 7)]
+    ops += [show(f, 72, 700 - LEADING * i, line) for i, line in enumerate(lines) if i != 1]
+    ops += [show(f, 72, y, head), show(f, tail_x, y, tail)]
+    b.add_page(" ".join(ops))
+    expected = [*lines]
+    expected[1] = f"{head}[7] {tail}"
+    assert layout(b).joined.text == "\n".join(expected)
