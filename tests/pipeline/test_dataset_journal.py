@@ -6,6 +6,7 @@ no committed entry, and the next writer publishes it."""
 from __future__ import annotations
 
 import os
+import time
 from pathlib import Path
 
 import pyarrow as pa
@@ -14,7 +15,7 @@ import pytest
 from pipelinedocs import synthetic_output
 
 from ragprep.pipeline import dataset as dataset_module
-from ragprep.pipeline.dataset import ChangeSet, Dataset, snapshot
+from ragprep.pipeline.dataset import ChangeSet, Dataset, snapshot, version_number
 
 PER_PART = 4
 
@@ -271,3 +272,18 @@ def test_readers_see_only_published_versions_and_say_how_many_commits_wait(tmp_p
     after = Snapshot.open(tmp_path / "ds")
     assert after.unpublished == 0 and after.version > published.version
     assert CliRunner().invoke(app, ["export", str(tmp_path / "ds")]).stderr == ""
+
+
+def test_a_waiting_commit_is_published_once_publish_every_seconds_have_passed(tmp_path, monkeypatch):
+    monkeypatch.setattr(dataset_module, "DEFERRED_LINKS", 1)  # never paid for: only time publishes it
+    filled(tmp_path / "ds", 40).close()
+    dataset = Dataset.open(tmp_path / "ds", documents_per_part=PER_PART, publish_every_seconds=0.2)
+    published = snapshot(tmp_path / "ds")
+    result = dataset.commit(ChangeSet(run_id="run", commit=1, outputs=batch(range(100, 101))), defer=True)
+    assert result.published == version_number(published) < result.version
+    assert not dataset.publish_if_due() and snapshot(tmp_path / "ds") == published  # not yet waited long enough
+    time.sleep(0.25)
+    assert dataset.publish_if_due()
+    assert synthetic_output(100).row.doc_id in doc_ids(tmp_path / "ds")
+    assert not dataset.publish_if_due()  # nothing waits any more
+    dataset.close()
