@@ -214,7 +214,8 @@ class Snapshot:
             return ""
         return (
             f"{self.root}: read version {self.version}; {self.unpublished} later commit(s) of a run are "
-            "not published yet (they are once pipeline.publish_every_seconds pass, and at the run's end)"
+            "not published yet (a run writing publishes them within pipeline.publish_every_seconds and at its end; "
+            "a killed run's, the next run on the dataset)"
         )
 
     def table(self, name: str, filter: pc.Expression | None = None) -> pa.Table:
