@@ -219,9 +219,10 @@ def test_an_open_with_nothing_pending_links_nothing_whatever_the_dataset_holds(t
     # The view already holds the journaled commit: nothing to link, and readers do not see it yet...
     assert calls.take() == (0, 0)
     assert synthetic_output(1002).row.doc_id not in doc_ids(tmp_path / "ds")
+    # ...until this writer's first commit publishes it, deferred and unpaid as that commit is.
+    reopened.commit(ChangeSet(run_id="after", commit=1, outputs=batch(range(1003, 1004))), defer=True)
+    assert {synthetic_output(n).row.doc_id for n in (1002, 1003)} <= doc_ids(tmp_path / "ds")
     reopened.close()
-    # ...until this writer publishes it.
-    assert synthetic_output(1002).row.doc_id in doc_ids(tmp_path / "ds")
 
 
 def test_a_work_view_that_disagrees_with_its_marker_is_rebuilt(tmp_path):
