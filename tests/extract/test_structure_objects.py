@@ -74,18 +74,18 @@ def _resolved_scalars(value: Any, pdf: pikepdf.Pdf) -> Any:
     return value
 
 
+def _containers(pdf: pikepdf.Pdf) -> list[pikepdf.Object]:
+    """The document's dictionaries and arrays (what the parser reads)."""
+    kinds = (pikepdf.ObjectType.dictionary, pikepdf.ObjectType.array)
+    return [obj for obj in pdf.objects if type(obj) is pikepdf.Object and obj._type_code in kinds]
+
+
 def _assert_parse_matches_plain(pdf: pikepdf.Pdf, where: str) -> int:
-    compared = 0
-    for obj in pdf.objects:
-        if type(obj) is not pikepdf.Object or obj._type_code not in (
-            pikepdf.ObjectType.dictionary,
-            pikepdf.ObjectType.array,
-        ):
-            continue
+    containers = _containers(pdf)
+    for obj in containers:
         parsed = parse(obj.unparse(resolved=True))
         assert _resolved_scalars(parsed, pdf) == plain(obj), f"{where}: object {obj.objgen}"
-        compared += 1
-    return compared
+    return len(containers)
 
 
 @needs_core
@@ -107,16 +107,10 @@ def _assert_object_streams_read_as_qpdf_reads_them(pdf: pikepdf.Pdf, where: str)
     stream's bytes where the cross-reference table puts it in one), equals
     qpdf's unparse of it parsed."""
     objects = PlainObjects(pdf)
-    compared = 0
-    for obj in pdf.objects:
-        if type(obj) is not pikepdf.Object or obj._type_code not in (
-            pikepdf.ObjectType.dictionary,
-            pikepdf.ObjectType.array,
-        ):
-            continue
+    containers = _containers(pdf)
+    for obj in containers:
         assert objects.resolve(obj.objgen) == parse(obj.unparse(resolved=True)), f"{where}: object {obj.objgen}"
-        compared += 1
-    return compared
+    return len(containers)
 
 
 def _with_missing_references(pdf: pikepdf.Pdf) -> pikepdf.Pdf:
