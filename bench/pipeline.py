@@ -52,6 +52,8 @@ from _corpus import DEFAULT_CORPUS, BenchError, CorpusFile, run_cli, select_file
 
 _PEAK_SCRIPT = """
 import sys
+sys.path.insert(0, sys.argv[3])  # bench/, for its one peak-RSS reader
+from _corpus import peak_rss_mb
 from ragprep.chunk.tokens import Tokenizer
 from ragprep.pipeline.config import PipelineConfig, Settings
 from ragprep.pipeline.model import DocumentTask
@@ -64,7 +66,7 @@ tokenizer = Tokenizer.load(settings.chunk.tokenizer_name)
 # Resident now (KiB): the worker ready for work, tokenizer loaded.
 before = next(int(l.split()[1]) for l in open("/proc/self/status") if l.startswith("VmRSS:"))
 output = process_document(DocumentTask(sys.argv[1], file_sha256(sys.argv[1])), context, tokenizer)
-after = next(int(l.split()[1]) for l in open("/proc/self/status") if l.startswith("VmHWM:"))  # ru_maxrss survives exec
+after = peak_rss_mb()
 print(before, after, output.row.status, output.page_count)
 """
 
@@ -144,16 +146,19 @@ def pipeline_run(files: list[CorpusFile], mode: str, workers: int) -> Measure:
 
 def worker_peak(largest: CorpusFile, mode: str) -> dict[str, object]:
     done = subprocess.run(
-        [sys.executable, "-c", _PEAK_SCRIPT, str(largest.path), mode], capture_output=True, text=True, check=True
+        [sys.executable, "-c", _PEAK_SCRIPT, str(largest.path), mode, str(Path(__file__).resolve().parent)],
+        capture_output=True,
+        text=True,
+        check=True,
     )
     before, after, status, pages = done.stdout.split()
-    # KiB on Linux; the peak includes the moment the tokenizer was loaded.
+    # Resident now in KiB, the peak in MiB; the peak includes the moment the tokenizer was loaded.
     return {
         "file": largest.rel,
         "pages": int(pages),
         "status": status,
         "idle_worker_mib": round(int(before) / 1024, 1),
-        "peak_worker_mib": round(int(after) / 1024, 1),
+        "peak_worker_mib": round(float(after), 1),
     }
 
 
