@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from typing import Protocol, TypeVar
 
 from ragprep.pipeline.config import PipelineConfig
-from ragprep.pipeline.pool import Job, WorkerPool
+from ragprep.pipeline.pool import IdleTick, Job, WorkerPool
 
 TaskT = TypeVar("TaskT")
 AnswerT = TypeVar("AnswerT")
@@ -33,8 +33,9 @@ class Pool(Protocol[_TaskIn, _AnswerOut]):
 
     def __enter__(self) -> "Pool[_TaskIn, _AnswerOut]": ...
     def __exit__(self, *exc_info: object) -> None: ...
-    def imap(self, tasks: Iterable[_TaskIn]) -> Iterator[_AnswerOut]:
-        """Every task's answer, each as soon as it is ready (completion order)."""
+    def imap(self, tasks: Iterable[_TaskIn], idle: IdleTick | None = None) -> Iterator[_AnswerOut]:
+        """Every task's answer, each as soon as it is ready (completion order);
+        `idle` is called at least every `idle.seconds` while no answer comes."""
         ...
 
 

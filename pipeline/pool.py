@@ -45,6 +45,20 @@ READY = "ready"
 STARTUP_SECONDS = 120.0
 
 
+@dataclass(frozen=True)
+class IdleTick:
+    """A call the consumer of ``imap`` wants made at least every `seconds`
+    while the workers are busy and no answer comes: a run commits and
+    publishes what finished on time even while one long document holds the
+    stream of answers up. Made in the consumer's thread, between answers."""
+
+    seconds: float
+    call: Callable[[], None]
+
+    def due_after(self, now: float) -> float:
+        return now + self.seconds
+
+
 def memory_limit_failure(max_memory_mb: int) -> MemoryLimitError:
     return MemoryLimitError(f"needed more than the worker's {max_memory_mb} MiB (pipeline.max_memory_mb)")
 
@@ -202,9 +216,10 @@ class WorkerPool(Generic[TaskT, AnswerT]):
         slot.connection.close()
         self._slots[self._slots.index(slot)] = self._start()
 
-    def imap(self, tasks: Iterable[TaskT]) -> Iterator[AnswerT]:
-        """Run every task; yield each answer as soon as it is ready."""
-        for _, answer in self._answers(tasks):
+    def imap(self, tasks: Iterable[TaskT], idle: IdleTick | None = None) -> Iterator[AnswerT]:
+        """Run every task; yield each answer as soon as it is ready (calling
+        `idle` while none comes)."""
+        for _, answer in self._answers(tasks, idle):
             yield answer
 
     def map(self, tasks: Iterable[TaskT]) -> list[AnswerT]:
@@ -222,10 +237,11 @@ class WorkerPool(Generic[TaskT, AnswerT]):
         for slot in self._slots:
             self._await_ready(slot)
 
-    def _answers(self, tasks: Iterable[TaskT]) -> Iterator[tuple[int, AnswerT]]:
+    def _answers(self, tasks: Iterable[TaskT], idle: IdleTick | None = None) -> Iterator[tuple[int, AnswerT]]:
         """(position of the task, its answer) for every task, in completion order."""
         pending = deque(enumerate(tasks))
         self.start(len(pending))
+        tick = idle.due_after(time.monotonic()) if idle else float("inf")
         while True:
             for slot in self._slots:
                 if slot.task is None and pending:
@@ -236,10 +252,13 @@ class WorkerPool(Generic[TaskT, AnswerT]):
             busy = [s for s in self._slots if s.task is not None]
             if not busy:
                 return
-            wait_for = max(0.0, min(s.deadline for s in busy) - time.monotonic())
+            wait_for = max(0.0, min(min(s.deadline for s in busy), tick) - time.monotonic())
             handles = [s.connection for s in busy] + [s.process.sentinel for s in busy]
             ready = set(multiprocessing.connection.wait(handles, timeout=wait_for))
             now = time.monotonic()
+            if idle and not ready and now >= tick:
+                idle.call()
+                tick = idle.due_after(time.monotonic())
             for slot in busy:
                 task, index = slot.task, slot.index
                 assert task is not None

@@ -33,7 +33,7 @@ from typing import Any, Generic, TypeVar
 
 from ragprep.pipeline.config import PipelineConfig
 from ragprep.pipeline.errors import WorkerDiedError, WorkerStartError
-from ragprep.pipeline.pool import STARTUP_SECONDS, Job, WorkerPool
+from ragprep.pipeline.pool import STARTUP_SECONDS, IdleTick, Job, WorkerPool
 
 TaskT = TypeVar("TaskT")
 AnswerT = TypeVar("AnswerT")
@@ -121,27 +121,33 @@ class RayPool(Generic[TaskT, AnswerT]):
             raise WorkerStartError(f"a Ray worker could not start: {_cause(exc)}") from None
         return hosts
 
-    def imap(self, tasks: Iterable[TaskT]) -> Iterator[AnswerT]:
-        """Run every task; yield each answer as soon as it is ready."""
+    def imap(self, tasks: Iterable[TaskT], idle: IdleTick | None = None) -> Iterator[AnswerT]:
+        """Run every task; yield each answer as soon as it is ready (calling
+        `idle` while none comes)."""
         ray = self._ray
         pending = list(tasks)
         pending.reverse()  # pop() from the end takes them in the order given
         calls: dict[Any, _Call[TaskT]] = {}
-        idle = list(self._hosts)
+        free = list(self._hosts)
         while True:
-            while idle and pending:
-                host, task = idle.pop(), pending.pop()
+            while free and pending:
+                host, task = free.pop(), pending.pop()
                 calls[host.answer.remote(task)] = _Call(host, task, time.monotonic())
             if not calls:
                 return
-            [done], _ = ray.wait(list(calls), num_returns=1)
+            done_now, _ = ray.wait(list(calls), num_returns=1, timeout=idle.seconds if idle else None)
+            if not done_now:
+                assert idle is not None  # no timeout otherwise
+                idle.call()
+                continue
+            done = done_now[0]
             call = calls.pop(done)
             try:
                 answer = ray.get(done)
-                idle.append(call.host)
+                free.append(call.host)
             except ray.exceptions.RayActorError as exc:
                 answer = self._lost(call, exc)
-                idle.append(self._replace(call.host))
+                free.append(self._replace(call.host))
             except ray.exceptions.RayTaskError as exc:
                 # The actor's own pool could not start a process again: as in a local run, stop.
                 raise WorkerStartError(f"a Ray worker could not go on: {_cause(exc)}") from None

@@ -43,6 +43,7 @@ from ragprep.pipeline.engine import Engine, LocalEngine
 from ragprep.pipeline.hashing import Fingerprint, NotRegularFileError, ReadTimeoutError, fingerprint_files
 from ragprep.pipeline.inputs import Inputs, SkippedInput, resolve_inputs
 from ragprep.pipeline.model import DocumentOutput, DocumentTask
+from ragprep.pipeline.pool import IdleTick
 from ragprep.pipeline.schema import RUNS, SOURCES
 from ragprep.pipeline.sources import source_keys
 from ragprep.pipeline.version import pipeline_version
@@ -330,7 +331,7 @@ def run(
             # before the first document: a run killed later is still on record.
             commits.commit(final=False)
             with engine.pool(DocumentJob(context, handler), min(workers, len(plan.tasks))) as pool:
-                for output in pool.imap(plan.tasks):
+                for output in pool.imap(plan.tasks, commits.idle_tick()):
                     commits.add(output)
         commits.commit(final=True)
         standing = dataset.health()
@@ -404,13 +405,26 @@ class _Commits:
         self.tally.count(output)
         self.pending.append(output)
         self.reporter.document(output)
-        if (
-            len(self.pending) >= pipeline.commit_every_documents
-            or time.monotonic() - self.last_commit >= pipeline.commit_every_seconds
-        ):
+        if len(self.pending) >= pipeline.commit_every_documents:
             self.commit(final=False)
         else:
-            self.dataset.publish_if_due()  # readers no more than publish_every_seconds behind
+            self.on_time()
+
+    def on_time(self) -> None:
+        """What is due by the clock: the finished documents committed every
+        pipeline.commit_every_seconds, and readers no more than
+        pipeline.publish_every_seconds behind."""
+        if self.pending and time.monotonic() - self.last_commit >= self.context.settings.pipeline.commit_every_seconds:
+            self.commit(final=False)
+        else:
+            self.dataset.publish_if_due()
+
+    def idle_tick(self) -> IdleTick:
+        """``on_time`` while no document finishes (one long document would
+        otherwise hold back the commits and publishes of those around it); a
+        tick a quarter of the shorter period keeps either at most that late."""
+        pipeline = self.context.settings.pipeline
+        return IdleTick(min(pipeline.commit_every_seconds, pipeline.publish_every_seconds) / 4, self.on_time)
 
     def commit(self, final: bool) -> None:
         tally, plan = self.tally, self.plan

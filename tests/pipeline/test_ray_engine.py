@@ -19,6 +19,7 @@ from pathlib import Path
 import pyarrow.dataset as pads
 import pytest
 from pipelinedocs import BROKEN_PDF, misbehave, report_pdf, write_corpus
+from heldrun import run_holding_one
 from test_kill_resume import CLI, assert_consistent, content, kill_after
 
 from ragprep.pipeline.config import PipelineConfig, Settings
@@ -188,6 +189,12 @@ def test_a_local_run_killed_mid_run_is_completed_by_a_ray_run_that_starts_its_ow
     kill_after(start_cli(corpus, out, config), "document", 2, 0.0)
     assert_consistent(out)
     finish_and_check(out, expected, start_cli(corpus, out, config, "--engine", "ray"))
+
+
+def test_one_long_document_on_ray_does_not_hold_back_the_commits_and_publishes_of_the_others(tmp_path, engine):
+    held = run_holding_one(tmp_path, engine)
+    assert held.published_while_held == {"doc-00.pdf", "doc-01.pdf", "doc-02.pdf"}
+    assert (held.summary.processed, held.summary.failed) == (4, 0)
 
 
 def test_engine_options_are_checked_before_anything_starts(tmp_path):

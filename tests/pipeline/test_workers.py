@@ -9,6 +9,7 @@ from pathlib import Path
 import pyarrow.dataset as pads
 import pytest
 from pipelinedocs import allocate_on_big, die_on_crash, hang_on_slow, write_corpus
+from heldrun import run_holding_one
 
 from ragprep.pipeline.config import PipelineConfig, Settings
 from ragprep.pipeline.progress import QuietReporter
@@ -86,3 +87,9 @@ def test_workers_that_cannot_start_stop_the_run_instead_of_failing_every_documen
     # Nothing was written as if those documents had failed.
     rows = pads.dataset(tmp_path / "ds" / "documents", format="parquet").to_table()
     assert rows.num_rows == 0
+
+
+def test_one_long_document_does_not_hold_back_the_commits_and_publishes_of_the_others(tmp_path):
+    held = run_holding_one(tmp_path)
+    assert held.published_while_held == {"doc-00.pdf", "doc-01.pdf", "doc-02.pdf"}
+    assert (held.summary.processed, held.summary.failed) == (4, 0)
