@@ -107,7 +107,11 @@ def edit(folder: Path, held_out: Path) -> dict[str, str]:
                 sizes[pdf] = len(doc.pages)
         except pikepdf.PdfError:
             continue
-    edited = max((p for p in sizes if sizes[p] >= 3), key=lambda p: sizes[p])
+    # A page is deleted from the middle of the longest file that has one between two others.
+    candidates = [p for p in sizes if sizes[p] >= 3]
+    if not candidates:
+        raise BenchError("the nightly edit deletes a middle page: select at least one file of 3 or more pages (--files)")
+    edited = max(candidates, key=lambda p: sizes[p])
     with pikepdf.open(edited, allow_overwriting_input=True) as doc:
         del doc.pages[len(doc.pages) // 2]
         doc.save(edited)
