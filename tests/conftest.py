@@ -27,8 +27,11 @@ _EXTRACT_TESTS = Path(__file__).resolve().parent / "extract"
 _PATHS = ("compiled", "pure") if compiled_available() else ("pure",)
 # Modules that choose their paths themselves: the differential test, the
 # core's fuzz smoke (which runs the compiled core only) and the plain-object
-# parser's test (the parser against its pikepdf reference).
-_ONE_PATH_MODULES = frozenset({"test_compiled_core.py", "test_core_fuzz_smoke.py", "test_structure_objects.py"})
+# parser's test (the parser against its pikepdf reference), and the layout
+# kernels' differential test.
+_ONE_PATH_MODULES = frozenset(
+    {"test_compiled_core.py", "test_core_fuzz_smoke.py", "test_structure_objects.py", "test_layout_kernels.py"}
+)
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:

@@ -23,8 +23,6 @@ top-to-bottom order already. ``emit`` turns the leaves into glyph positions.
 
 from __future__ import annotations
 
-import heapq
-
 import numpy as np
 
 from ragprep.extract.layout.params import (
@@ -32,6 +30,7 @@ from ragprep.extract.layout.params import (
     COHERENT,
     COLUMN_FILL,
     COLUMN_WIDTH,
+    DESCENT,
     GRID_ROWS,
     MAX_CELL_LINES,
     MAX_RUNS,
@@ -41,6 +40,8 @@ from ragprep.extract.layout.params import (
     SAME_BASELINE,
     STACKED,
 )
+from ragprep.extract.layout.kernels import kahn, paint_run_cuts
+from ragprep.extract.layout.kernels import run_boxes as kernel_run_boxes
 from ragprep.extract.layout.regions import SharedBaselines, baseline, is_text_column, split_at
 from ragprep.extract.layout.units import Page
 
@@ -112,7 +113,7 @@ def _stacked_in_place(page: Page, runs: list[np.ndarray]) -> list[np.ndarray]:
     n = len(runs)
     above, apart = _boxes(page, runs)
     other = ~np.eye(n, dtype=bool)
-    order = _kahn(_with_bands(page, runs, np.zeros((n, n), dtype=bool), above, other))
+    order = kahn(page.lib, _with_bands(page, runs, np.zeros((n, n), dtype=bool), above, other))
     return runs if order is None else [runs[k] for k in order]
 
 
@@ -151,38 +152,11 @@ def _paint_runs(page: Page, ids: np.ndarray) -> list[np.ndarray]:
     gutter. A jump up, across a gutter, or down to another block, starts a
     run: a table painted row by row gives a run per cell, which
     _merge_grids reads by rows again."""
-    tol = ROW_OVERLAP * page.body
-    x0: list[float]
-    x1: list[float]
-    x0, x1, y0, y1 = (v[ids].tolist() for v in (page.x0, page.x1, page.y0, page.y1))
-    base = baseline(page, ids).tolist()
+    box = (page.x0, page.x1, page.y0, page.y1)
     # Further along its row, by less than a gutter: the next piece of a line
     # (a gutter's width away is the next column, or the next cell).
-    gutter = page.gutter
-    if page.rtl:
-
-        def forward(k: int) -> bool:
-            return -tol <= x0[k - 1] - x1[k] < gutter
-
-    else:
-
-        def forward(k: int) -> bool:
-            return -tol <= x0[k] - x1[k - 1] < gutter
-
-    cuts = []
-    left, right = x0[0], x1[0]
-    for k in range(1, len(ids)):
-        # The next line down: its baseline under the line before's by half a
-        # body height or more (boxes of tall fonts overlap between lines).
-        below = base[k] <= base[k - 1] - 0.5 * page.body and y0[k - 1] - y1[k] <= RUN_GAP * page.body
-        below = below and min(right, x1[k]) > max(left, x0[k])
-        same_row = min(y1[k], y1[k - 1]) - max(y0[k], y0[k - 1]) > tol and forward(k)
-        if below or same_row:
-            left, right = min(left, x0[k]), max(right, x1[k])
-        else:
-            cuts.append(k)
-            left, right = x0[k], x1[k]
-    return split_at(ids, np.array(cuts, dtype=np.int64))
+    cuts = paint_run_cuts(page.lib, box, ids, DESCENT, ROW_OVERLAP * page.body, page.body, RUN_GAP * page.body, page.gutter, page.rtl)
+    return split_at(ids, cuts)
 
 
 def _boxes(page: Page, runs: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
@@ -199,14 +173,7 @@ def _boxes(page: Page, runs: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
 
 def run_boxes(page: Page, runs: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """The box (x0, y0, x1, y1) of each run (none empty), one reduction over all of them."""
-    ids = np.concatenate(runs)
-    starts = np.cumsum([0, *map(len, runs[:-1])])
-    return (
-        np.minimum.reduceat(page.x0[ids], starts),
-        np.minimum.reduceat(page.y0[ids], starts),
-        np.maximum.reduceat(page.x1[ids], starts),
-        np.maximum.reduceat(page.y1[ids], starts),
-    )
+    return kernel_run_boxes(page.lib, (page.x0, page.y0, page.x1, page.y1), runs)
 
 
 def _merge_interleaved(page: Page, runs: list[np.ndarray]) -> list[np.ndarray]:
@@ -318,7 +285,7 @@ def _order_runs(page: Page, runs: list[np.ndarray]) -> list[np.ndarray] | None:
     rows = (mates.astype(np.int64) @ stacked.astype(np.int64) @ mates.astype(np.int64) > 0) & other
     along = mates & apart & leftward
     for before in (rows | columns | along, stacked | columns, stacked):
-        order = _kahn(_with_bands(page, runs, before, above, other))
+        order = kahn(page.lib, _with_bands(page, runs, before, above, other))
         if order is not None:
             return [runs[k] for k in order]
     return None
@@ -358,28 +325,6 @@ def _with_bands(
         if furniture[k]:
             before[:, k], before[k, :] = other[:, k], False
     return before
-
-
-def _kahn(before: np.ndarray) -> list[int] | None:
-    """A topological order of the relation `before` (before[i, j]: i reads
-    before j), the first painted of the free nodes first; None on a cycle."""
-    # The free nodes in a heap, each edge taken once: a numpy pass over all
-    # nodes per step made leaves of hundreds of runs quadratic.
-    indegree = before.sum(axis=0).tolist()
-    sources, targets = np.nonzero(before)
-    successors: list[list[int]] = [[] for _ in range(len(before))]
-    for i, j in zip(sources.tolist(), targets.tolist(), strict=True):
-        successors[i].append(j)
-    ready = [k for k, d in enumerate(indegree) if d == 0]
-    result = []
-    while ready:
-        k = heapq.heappop(ready)
-        result.append(k)
-        for j in successors[k]:
-            indegree[j] -= 1
-            if indegree[j] == 0:
-                heapq.heappush(ready, j)
-    return result if len(result) == len(before) else None
 
 
 def _distinct_rows(page: Page, ids: np.ndarray) -> int:

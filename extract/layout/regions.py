@@ -40,6 +40,7 @@ from ragprep.extract.layout.params import (
     WRAP_WORDS,
     WRAPPED,
 )
+from ragprep.extract.layout.kernels import rows_top_down, shared_baseline_counts, side_by_side_pairs, side_by_side_rows
 from ragprep.extract.layout.units import Page
 
 
@@ -50,14 +51,9 @@ def lines_side_by_side(page: Page, ids: np.ndarray) -> bool:
     in top-to-bottom order are enough to look at: lines of two columns
     alternate in that order (or tie, on aligned baselines, and then keep
     stream order next to each other)."""
-    long = ids[page.x1[ids] - page.x0[ids] >= COLUMN_FILL * NARROW_COLUMN * page.body]
-    if len(long) < 4:
-        return False
-    long = long[np.argsort(page.y0[long] + page.y1[long], kind="stable")]
-    x0, x1, y0, y1 = page.x0[long], page.x1[long], page.y0[long], page.y1[long]
-    overlap = np.minimum(y1[:-1], y1[1:]) > np.maximum(y0[:-1], y0[1:])
-    apart = (x0[1:] - x1[:-1] >= page.gutter) | (x0[:-1] - x1[1:] >= page.gutter)
-    return int(np.count_nonzero(overlap & apart)) >= 2
+    box = (page.x0, page.x1, page.y0, page.y1)
+    long, pairs = side_by_side_pairs(page.lib, box, ids, COLUMN_FILL * NARROW_COLUMN * page.body, page.gutter)
+    return long >= 4 and pairs >= 2
 
 
 def rows_of(page: Page, ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -67,10 +63,7 @@ def rows_of(page: Page, ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     key = ids.tobytes()
     rows = page.rows.get(key)
     if rows is None:
-        ids = ids[np.argsort(-page.y1[ids], kind="stable")]
-        floor = np.minimum.accumulate(page.y0[ids])
-        breaks = np.flatnonzero(floor[:-1] >= page.y1[ids][1:] - ROW_OVERLAP * page.body) + 1
-        rows = page.rows[key] = (ids, np.concatenate([[0], breaks]))
+        rows = page.rows[key] = rows_top_down(page.lib, page.y0, page.y1, ids, ROW_OVERLAP * page.body)
     return rows
 
 
@@ -166,12 +159,8 @@ def holds_prose(page: Page, ids: np.ndarray) -> bool:
 def _side_by_side_rows(page: Page, ids: np.ndarray, starts: np.ndarray) -> int:
     """How many rows (units `ids` in rows starting at `starts`, see rows_of)
     hold units side by side: two of them with no horizontal overlap."""
-    several = np.diff(np.append(starts, len(ids))) > 1
-    if not several.any():
-        return 0
     # Some unit starts right of another's end: whitespace between them.
-    apart = np.maximum.reduceat(page.x0[ids], starts) >= np.minimum.reduceat(page.x1[ids], starts)
-    return int(np.count_nonzero(several & apart))
+    return side_by_side_rows(page.lib, page.x0, page.x1, ids, starts)
 
 
 def own_rows(page: Page, left: np.ndarray, right: np.ndarray) -> bool:
@@ -236,21 +225,9 @@ class SharedBaselines:
     pair, which made pages of many narrow runs quadratic in runs and lines."""
 
     def __init__(self, page: Page, runs: list[np.ndarray]) -> None:
-        tol = SAME_BASELINE * page.body
-        base = baseline(page, np.concatenate(runs))
-        owner = np.repeat(np.arange(len(runs), dtype=np.int64), [len(r) for r in runs])
-        order = np.argsort(base, kind="stable")
-        base, owner = base[order], owner[order]
-        # Line k's window: the lines whose baselines lie within tol of its own.
-        low = np.searchsorted(base, base - tol, "left")
-        width = np.searchsorted(base, base + tol, "right") - low
-        line = np.repeat(np.arange(len(base), dtype=np.int64), width)
-        within = np.arange(int(width.sum()), dtype=np.int64) - np.repeat(np.cumsum(width) - width, width)
-        # Each line counts once per run it meets, then lines are summed per pair.
         self._runs = len(runs)
         self._lengths = np.array([len(r) for r in runs], dtype=np.int64)
-        met = np.unique(line * self._runs + owner[np.repeat(low, width) + within])
-        self._pairs, self._counts = np.unique(owner[met // self._runs] * self._runs + met % self._runs, return_counts=True)
+        self._pairs, self._counts = shared_baseline_counts(page.lib, page.y0, page.y1, runs, DESCENT, SAME_BASELINE * page.body)
 
     def most_shared(self, pairs: np.ndarray) -> list[tuple[int, int, int]]:
         """(i, j, shared) for the pairs of runs marked in the boolean matrix

@@ -13,11 +13,10 @@ full-height gutter, columns first.
 
 from __future__ import annotations
 
-import bisect
-
 import numpy as np
 
 from ragprep.extract.blocks import PARAGRAPH_GAP
+from ragprep.extract.layout.kernels import stream_disorder, stream_visit_cuts
 from ragprep.extract.layout.leaves import reads_down
 from ragprep.extract.layout.params import CONSISTENT, ROW_OVERLAP, STRAYS
 from ragprep.extract.layout.regions import gap_bands, gutter_core, is_text_column, rows_of, split_at
@@ -29,9 +28,9 @@ def stream_reads_bands(
 ) -> bool:
     """Does the stream read the region `ids` band after band (each band
     column by column) but for STRAYS of its units, and the columns worse?"""
-    band_first = _stream_disorder(_cells(page, bands, columns, band_first=True))
-    return band_first <= STRAYS * len(ids) and band_first < _stream_disorder(
-        _cells(page, bands, columns, band_first=False)
+    band_first = stream_disorder(page.lib, _cells(page, bands, columns, band_first=True))
+    return band_first <= STRAYS * len(ids) and band_first < stream_disorder(
+        page.lib, _cells(page, bands, columns, band_first=False)
     )
 
 
@@ -93,10 +92,10 @@ def stream_reads_columns(
     sides = [ids[~right], ids[right]]
     if page.rtl:
         sides.reverse()
-    column_first = _stream_disorder(_cells(page, bands, sides, band_first=False))
+    column_first = stream_disorder(page.lib, _cells(page, bands, sides, band_first=False))
     if column_first > CONSISTENT * len(ids):
         return False
-    return column_first < _stream_disorder(_cells(page, bands, sides, band_first=True))
+    return column_first < stream_disorder(page.lib, _cells(page, bands, sides, band_first=True))
 
 
 def trailing_visit(
@@ -109,7 +108,7 @@ def trailing_visit(
     column (a table's title centred under the columns, too close to them
     for a band of its own); None otherwise. A stream that interleaves the
     columns visits each of them line by line, and says nothing of the kind."""
-    visits = _stream_visits(region, columns[k])
+    visits = _stream_visits(page, region, columns[k])
     if len(visits) != 2:
         return None
     rest, visit = visits
@@ -142,7 +141,7 @@ def stream_band_order(
     if len(bands) < 2:
         return bands
     region = np.sort(ids)
-    if not all(len(_stream_visits(region, band)) == 1 and reads_down(page, np.sort(band)) for band in bands):
+    if not all(len(_stream_visits(page, region, band)) == 1 and reads_down(page, np.sort(band)) for band in bands):
         return bands
     first = 1 if furniture[0] else 0
     last = len(bands) - 1 if furniture[-1] else len(bands)
@@ -158,13 +157,11 @@ def stream_band_order(
     return [*bands[:first], *middle, *bands[last:]]
 
 
-def _stream_visits(region: np.ndarray, part: np.ndarray) -> list[np.ndarray]:
+def _stream_visits(page: Page, region: np.ndarray, part: np.ndarray) -> list[np.ndarray]:
     """`part` (units of `region`, which is sorted) in stream order, cut into
     the stream's visits to it: the runs of its units that no other unit of
     the region interrupts."""
-    part = np.sort(part)
-    position = np.searchsorted(region, part)
-    return split_at(part, np.flatnonzero(np.diff(position) > 1) + 1)
+    return split_at(*stream_visit_cuts(page.lib, region, part))
 
 
 def visits_top_down(page: Page, region: np.ndarray, part: np.ndarray) -> list[np.ndarray]:
@@ -173,7 +170,7 @@ def visits_top_down(page: Page, region: np.ndarray, part: np.ndarray) -> list[np
     the region interrupts. When the visits lie one above the other but the
     stream painted them in another order (a title block painted after its
     column), they come back top to bottom; otherwise `part` is one piece."""
-    visits = _stream_visits(region, part)
+    visits = _stream_visits(page, region, part)
     part = np.concatenate(visits)
     if len(visits) == 1:
         return [part]
@@ -185,23 +182,6 @@ def visits_top_down(page: Page, region: np.ndarray, part: np.ndarray) -> list[np
     if not (bottom[order[:-1]] >= top[order[1:]] - ROW_OVERLAP * page.body).all():
         return [part]  # visits side by side or overlapping: no top-to-bottom order to restore
     return [visits[k] for k in order.tolist()]
-
-
-def _stream_disorder(parts: list[np.ndarray]) -> int:
-    """How many units the stream paints out of the reading order of `parts`:
-    all units minus the longest run of them, in stream order, whose parts
-    never go back (0 when the stream reads the parts one after the other)."""
-    label = np.concatenate([np.full(len(part), k) for k, part in enumerate(parts)])
-    # Unit numbers follow stream order.
-    in_stream = label[np.argsort(np.concatenate(parts), kind="stable")].tolist()
-    tails: list[int] = []  # patience sorting: longest non-decreasing subsequence
-    for value in in_stream:
-        i = bisect.bisect_right(tails, value)
-        if i == len(tails):
-            tails.append(value)
-        else:
-            tails[i] = value
-    return len(in_stream) - len(tails)
 
 
 def _cells(

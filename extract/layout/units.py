@@ -29,6 +29,7 @@ from ragprep.extract.bidi import is_rtl
 from ragprep.extract.config import ExtractConfig
 from ragprep.extract.geometric import SAME_DIRECTION, line_break_rule, most_common, reading_direction, unit_breaks
 from ragprep.extract.glyphs import GlyphTable
+from ragprep.extract.layout.kernels import compiled_layout, letter_counts, text_classes
 from ragprep.extract.layout.params import BLANK_GAP, WORD_GAP, DESCENT, FIRST_RTL, GUTTER, LETTER_SAMPLE, RTL_SAMPLE, SKEWED
 
 
@@ -147,6 +148,8 @@ class Page:
     ) -> None:
         self.table = table
         self.stream = stream
+        self.lib = compiled_layout()  # the kernels' path, asked once per page
+        self._classes: tuple[np.ndarray, np.ndarray] | None = None  # see letter_share
         self.start = unit_start
         self.end = np.concatenate([unit_start[1:], [len(stream)]])
         self.along = along = reading_direction(table, stream, glyphs.direction)
@@ -195,14 +198,10 @@ class Page:
     def letter_share(self, ids: np.ndarray) -> float:
         """Share of letters (any script, str.isalpha) among the glyphs of
         units `ids`, estimated on an even sample of them."""
-        length = self.end[ids] - self.start[ids]
-        offset = np.cumsum(length) - length
-        total = int(length.sum())
-        picked = np.arange(0, total, max(1, total // LETTER_SAMPLE))
-        unit = np.searchsorted(offset, picked, side="right") - 1
-        texts = self.table.text[self.stream[self.start[ids][unit] + picked - offset[unit]]].tolist()
-        inked = len(texts) - sum(map(str.isspace, texts))
-        return sum(map(str.isalpha, texts)) / inked if inked else 0.0
+        if self._classes is None:
+            self._classes = text_classes(self.lib, self.table.text[self.stream])
+        letters, inked = letter_counts(self.lib, self.start, self.end, ids, self._classes, LETTER_SAMPLE)
+        return letters / inked if inked else 0.0
 
     @property
     def first_word(self) -> np.ndarray:

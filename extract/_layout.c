@@ -1,0 +1,655 @@
+/* The compiled kernels of layout mode (extract/layout/kernels.py).
+ *
+ * Layout mode's rules (extract/layout/) decide in Python; what they measure,
+ * on a page's units (lines) as columns of doubles and index arrays, runs here
+ * when this extension is built: rows top to bottom, shared baselines between
+ * runs of lines, the stream's runs down a leaf, a topological order, the
+ * stream's disorder against a reading. Each function is the exact
+ * transliteration of its numpy/Python reference in kernels.py, which stays
+ * the oracle (RAGPREP_PURE=1 selects it; tests/extract/test_layout_kernels.py
+ * holds the two equal on fixtures and the corpus).
+ *
+ * Inputs are C-contiguous buffers (float64 'd', int64 'l'/'q', bool '?');
+ * outputs are bytearrays the caller views with np.frombuffer. Indices are
+ * bounds-checked. Floating-point expressions are written in the order numpy
+ * evaluates them and built with -ffp-contract=off, so results are bitwise the
+ * reference's. Comparisons follow numpy's: NaN sorts last, min/max propagate
+ * NaN as np.minimum/np.maximum do, Python's min()/max() as Python does.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- buffers ------------------------------------------------------------ */
+
+typedef struct { Py_buffer view; int ok; } View;
+
+static int get_view(PyObject *obj, View *v, const char *format, Py_ssize_t itemsize, const char *what) {
+    v->ok = 0;
+    if (PyObject_GetBuffer(obj, &v->view, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0) return -1;
+    v->ok = 1;
+    const char *f = v->view.format ? v->view.format : "B";
+    if (*f == '<' || *f == '=' || *f == '@') f++;
+    int same = strcmp(f, format) == 0 || (format[0] == 'l' && f[0] == 'q' && !f[1]);
+    if (v->view.itemsize != itemsize || !same) {
+        PyErr_Format(PyExc_TypeError, "%s: expected a contiguous array of '%s' items", what, format);
+        return -1;
+    }
+    return 0;
+}
+
+static void release(View *v) { if (v->ok) PyBuffer_Release(&v->view); v->ok = 0; }
+
+static int check_ids(const int64_t *ids, Py_ssize_t n, Py_ssize_t size, const char *what) {
+    for (Py_ssize_t k = 0; k < n; k++)
+        if (ids[k] < 0 || ids[k] >= size) {
+            PyErr_Format(PyExc_IndexError, "%s: index out of range", what);
+            return -1;
+        }
+    return 0;
+}
+
+static PyObject *int64_bytes(const int64_t *values, Py_ssize_t n) {
+    return PyByteArray_FromStringAndSize((const char *)values, n * (Py_ssize_t)sizeof(int64_t));
+}
+
+/* numpy's order for sorting: NaN after every number, NaNs equal. */
+static inline int np_less(double a, double b) { return a < b || (b != b && a == a); }
+
+/* np.minimum / np.maximum: NaN propagates. */
+static inline double np_min(double a, double b) {
+    if (a != a) return a;
+    if (b != b) return b;
+    return a <= b ? a : b;
+}
+static inline double np_max(double a, double b) {
+    if (a != a) return a;
+    if (b != b) return b;
+    return a >= b ? a : b;
+}
+
+/* Python's min(a, b) and max(a, b) of two floats: the first unless the second beats it. */
+static inline double py_min(double a, double b) { return b < a ? b : a; }
+static inline double py_max(double a, double b) { return b > a ? b : a; }
+
+/* A stable merge sort of positions 0..n-1 by key[position] in numpy's order
+ * (np.argsort(key, kind="stable")). */
+static void stable_argsort(const double *key, int64_t *out, int64_t *tmp, Py_ssize_t n) {
+    for (Py_ssize_t i = 0; i < n; i++) out[i] = i;
+    for (Py_ssize_t width = 1; width < n; width *= 2) {
+        for (Py_ssize_t lo = 0; lo < n; lo += 2 * width) {
+            Py_ssize_t mid = lo + width < n ? lo + width : n, hi = lo + 2 * width < n ? lo + 2 * width : n;
+            Py_ssize_t i = lo, j = mid, k = lo;
+            while (i < mid && j < hi) tmp[k++] = np_less(key[out[j]], key[out[i]]) ? out[j++] : out[i++];
+            while (i < mid) tmp[k++] = out[i++];
+            while (j < hi) tmp[k++] = out[j++];
+        }
+        memcpy(out, tmp, (size_t)n * sizeof(int64_t));
+    }
+}
+
+/* The same for int64 keys. */
+static void stable_argsort_int(const int64_t *key, int64_t *out, int64_t *tmp, Py_ssize_t n) {
+    for (Py_ssize_t i = 0; i < n; i++) out[i] = i;
+    for (Py_ssize_t width = 1; width < n; width *= 2) {
+        for (Py_ssize_t lo = 0; lo < n; lo += 2 * width) {
+            Py_ssize_t mid = lo + width < n ? lo + width : n, hi = lo + 2 * width < n ? lo + 2 * width : n;
+            Py_ssize_t i = lo, j = mid, k = lo;
+            while (i < mid && j < hi) tmp[k++] = key[out[j]] < key[out[i]] ? out[j++] : out[i++];
+            while (i < mid) tmp[k++] = out[i++];
+            while (j < hi) tmp[k++] = out[j++];
+        }
+        memcpy(out, tmp, (size_t)n * sizeof(int64_t));
+    }
+}
+
+static int cmp_int64(const void *a, const void *b) {
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* ---- rows(y0, y1, ids, tol) -> (ids top to bottom, row starts) ----------
+ * kernels.rows_top_down: ids sorted by -y1 (stable), a new row where the
+ * lowest bottom so far lies at or above the next unit's top less tol. */
+static PyObject *layout_rows(PyObject *mod, PyObject *args) {
+    PyObject *y0_obj, *y1_obj, *ids_obj;
+    double tol;
+    if (!PyArg_ParseTuple(args, "OOOd", &y0_obj, &y1_obj, &ids_obj, &tol)) return NULL;
+    View v0 = {0}, v1 = {0}, vi = {0};
+    PyObject *result = NULL;
+    int64_t *order = NULL, *tmp = NULL, *sorted = NULL, *starts = NULL;
+    double *key = NULL;
+    if (get_view(y0_obj, &v0, "d", 8, "y0") < 0 || get_view(y1_obj, &v1, "d", 8, "y1") < 0 ||
+        get_view(ids_obj, &vi, "l", 8, "ids") < 0)
+        goto done;
+    Py_ssize_t size = v0.view.len / 8, n = vi.view.len / 8;
+    if (v1.view.len / 8 != size) { PyErr_SetString(PyExc_ValueError, "y0 and y1 differ in length"); goto done; }
+    const double *Y0 = v0.view.buf, *Y1 = v1.view.buf;
+    const int64_t *ids = vi.view.buf;
+    if (check_ids(ids, n, size, "ids") < 0) goto done;
+    Py_ssize_t cap = n ? n : 1;
+    order = malloc(cap * sizeof(int64_t)); tmp = malloc(cap * sizeof(int64_t));
+    sorted = malloc(cap * sizeof(int64_t)); starts = malloc((cap + 1) * sizeof(int64_t));
+    key = malloc(cap * sizeof(double));
+    if (!order || !tmp || !sorted || !starts || !key) { PyErr_NoMemory(); goto done; }
+    for (Py_ssize_t k = 0; k < n; k++) key[k] = -Y1[ids[k]];
+    stable_argsort(key, order, tmp, n);
+    for (Py_ssize_t k = 0; k < n; k++) sorted[k] = ids[order[k]];
+    Py_ssize_t rows = 0;
+    starts[rows++] = 0;
+    double floor = n ? Y0[sorted[0]] : 0.0;
+    for (Py_ssize_t k = 0; k + 1 < n; k++) {
+        if (k) floor = np_min(floor, Y0[sorted[k]]);
+        if (floor >= Y1[sorted[k + 1]] - tol) starts[rows++] = k + 1;
+    }
+    result = Py_BuildValue("(NN)", int64_bytes(sorted, n), int64_bytes(starts, rows));
+done:
+    free(order); free(tmp); free(sorted); free(starts); free(key);
+    release(&v0); release(&v1); release(&vi);
+    return result;
+}
+
+/* ---- shared_baselines(y0, y1, ids, lengths, descent, tol) -> (pairs, counts)
+ * kernels.shared_baseline_counts: the lines `ids` (runs of `lengths` lines
+ * each, concatenated) by baseline; per line, the runs with a line within tol
+ * of its baseline (its own included), each once; per pair key
+ * (run of the line) * runs + (run met), sorted, how many lines met it. */
+static PyObject *layout_shared_baselines(PyObject *mod, PyObject *args) {
+    PyObject *y0_obj, *y1_obj, *ids_obj, *len_obj;
+    double descent, tol;
+    if (!PyArg_ParseTuple(args, "OOOOdd", &y0_obj, &y1_obj, &ids_obj, &len_obj, &descent, &tol)) return NULL;
+    View v0 = {0}, v1 = {0}, vi = {0}, vl = {0};
+    PyObject *result = NULL;
+    double *base = NULL, *sbase = NULL;
+    int64_t *owner = NULL, *order = NULL, *tmp = NULL, *sowner = NULL, *seen = NULL, *keys = NULL, *counts = NULL;
+    if (get_view(y0_obj, &v0, "d", 8, "y0") < 0 || get_view(y1_obj, &v1, "d", 8, "y1") < 0 ||
+        get_view(ids_obj, &vi, "l", 8, "ids") < 0 || get_view(len_obj, &vl, "l", 8, "lengths") < 0)
+        goto done;
+    Py_ssize_t size = v0.view.len / 8, n = vi.view.len / 8, runs = vl.view.len / 8;
+    if (v1.view.len / 8 != size) { PyErr_SetString(PyExc_ValueError, "y0 and y1 differ in length"); goto done; }
+    const double *Y0 = v0.view.buf, *Y1 = v1.view.buf;
+    const int64_t *ids = vi.view.buf, *lengths = vl.view.buf;
+    if (check_ids(ids, n, size, "ids") < 0) goto done;
+    Py_ssize_t total = 0;
+    for (Py_ssize_t r = 0; r < runs; r++) {
+        if (lengths[r] < 0) { PyErr_SetString(PyExc_ValueError, "negative run length"); goto done; }
+        total += (Py_ssize_t)lengths[r];
+    }
+    if (total != n) { PyErr_SetString(PyExc_ValueError, "run lengths do not add up to the lines"); goto done; }
+    Py_ssize_t cap = n ? n : 1;
+    base = malloc(cap * sizeof(double)); sbase = malloc(cap * sizeof(double));
+    owner = malloc(cap * sizeof(int64_t)); order = malloc(cap * sizeof(int64_t));
+    tmp = malloc(cap * sizeof(int64_t)); sowner = malloc(cap * sizeof(int64_t));
+    seen = malloc((runs ? runs : 1) * sizeof(int64_t));
+    if (!base || !sbase || !owner || !order || !tmp || !sowner || !seen) { PyErr_NoMemory(); goto done; }
+    for (Py_ssize_t r = 0, k = 0; r < runs; r++)
+        for (int64_t j = 0; j < lengths[r]; j++, k++) owner[k] = r;
+    for (Py_ssize_t k = 0; k < n; k++) {
+        double y0 = Y0[ids[k]], y1 = Y1[ids[k]];
+        base[k] = y0 + descent * (y1 - y0);
+    }
+    stable_argsort(base, order, tmp, n);
+    for (Py_ssize_t k = 0; k < n; k++) { sbase[k] = base[order[k]]; sowner[k] = owner[order[k]]; }
+    for (Py_ssize_t r = 0; r < runs; r++) seen[r] = -1;
+    /* Pass 1 counts the keys, pass 2 writes them. */
+    Py_ssize_t n_keys = 0;
+    for (int pass = 0; pass < 2; pass++) {
+        Py_ssize_t low = 0, high = 0, written = 0;
+        for (Py_ssize_t r = 0; r < runs; r++) seen[r] = -1;
+        for (Py_ssize_t k = 0; k < n; k++) {
+            double lo = sbase[k] - tol, hi = sbase[k] + tol;
+            /* searchsorted(base, lo, "left") and (base, hi, "right"); both grow with k. */
+            while (low < n && np_less(sbase[low], lo)) low++;
+            if (high < low) high = low;
+            while (high < n && !np_less(hi, sbase[high])) high++;
+            for (Py_ssize_t w = low; w < high; w++) {
+                int64_t o = sowner[w];
+                if (seen[o] == k) continue;
+                seen[o] = k;
+                if (pass) keys[written] = sowner[k] * (int64_t)runs + o;
+                written++;
+            }
+        }
+        if (!pass) {
+            n_keys = written;
+            keys = malloc((n_keys ? n_keys : 1) * sizeof(int64_t));
+            counts = malloc((n_keys ? n_keys : 1) * sizeof(int64_t));
+            if (!keys || !counts) { PyErr_NoMemory(); goto done; }
+        }
+    }
+    qsort(keys, (size_t)n_keys, sizeof(int64_t), cmp_int64);
+    Py_ssize_t distinct = 0;
+    for (Py_ssize_t k = 0; k < n_keys; k++) {
+        if (distinct && keys[distinct - 1] == keys[k]) { counts[distinct - 1]++; continue; }
+        keys[distinct] = keys[k];
+        counts[distinct++] = 1;
+    }
+    result = Py_BuildValue("(NN)", int64_bytes(keys, distinct), int64_bytes(counts, distinct));
+done:
+    free(base); free(sbase); free(owner); free(order); free(tmp); free(sowner); free(seen); free(keys); free(counts);
+    release(&v0); release(&v1); release(&vi); release(&vl);
+    return result;
+}
+
+/* ---- paint_run_cuts(x0, x1, y0, y1, ids, descent, tol, half_body, run_gap, gutter, rtl) -> cuts
+ * kernels.paint_run_cuts: where the stream (lines `ids` in stream order)
+ * leaves a block (leaves._paint_runs). */
+static PyObject *layout_paint_run_cuts(PyObject *mod, PyObject *args) {
+    PyObject *x0_obj, *x1_obj, *y0_obj, *y1_obj, *ids_obj;
+    double descent, tol, half_body, run_gap, gutter;
+    int rtl;
+    if (!PyArg_ParseTuple(args, "OOOOOdddddp", &x0_obj, &x1_obj, &y0_obj, &y1_obj, &ids_obj, &descent, &tol,
+                          &half_body, &run_gap, &gutter, &rtl))
+        return NULL;
+    View vx0 = {0}, vx1 = {0}, vy0 = {0}, vy1 = {0}, vi = {0};
+    PyObject *result = NULL;
+    int64_t *cuts = NULL;
+    if (get_view(x0_obj, &vx0, "d", 8, "x0") < 0 || get_view(x1_obj, &vx1, "d", 8, "x1") < 0 ||
+        get_view(y0_obj, &vy0, "d", 8, "y0") < 0 || get_view(y1_obj, &vy1, "d", 8, "y1") < 0 ||
+        get_view(ids_obj, &vi, "l", 8, "ids") < 0)
+        goto done;
+    Py_ssize_t size = vx0.view.len / 8, n = vi.view.len / 8;
+    if (vx1.view.len / 8 != size || vy0.view.len / 8 != size || vy1.view.len / 8 != size) {
+        PyErr_SetString(PyExc_ValueError, "unit columns differ in length");
+        goto done;
+    }
+    const double *X0 = vx0.view.buf, *X1 = vx1.view.buf, *Y0 = vy0.view.buf, *Y1 = vy1.view.buf;
+    const int64_t *ids = vi.view.buf;
+    if (check_ids(ids, n, size, "ids") < 0) goto done;
+    cuts = malloc((n ? n : 1) * sizeof(int64_t));
+    if (!cuts) { PyErr_NoMemory(); goto done; }
+    Py_ssize_t n_cuts = 0;
+    if (n) {
+        double left = X0[ids[0]], right = X1[ids[0]];
+        for (Py_ssize_t k = 1; k < n; k++) {
+            int64_t a = ids[k - 1], b = ids[k];
+            double base_a = Y0[a] + descent * (Y1[a] - Y0[a]), base_b = Y0[b] + descent * (Y1[b] - Y0[b]);
+            int below = base_b <= base_a - half_body && Y0[a] - Y1[b] <= run_gap;
+            below = below && py_min(right, X1[b]) > py_max(left, X0[b]);
+            double step = rtl ? X0[a] - X1[b] : X0[b] - X1[a];
+            int forward = -tol <= step && step < gutter;
+            int same_row = py_min(Y1[b], Y1[a]) - py_max(Y0[b], Y0[a]) > tol && forward;
+            if (below || same_row) {
+                left = py_min(left, X0[b]);
+                right = py_max(right, X1[b]);
+            } else {
+                cuts[n_cuts++] = k;
+                left = X0[b];
+                right = X1[b];
+            }
+        }
+    }
+    result = int64_bytes(cuts, n_cuts);
+done:
+    free(cuts);
+    release(&vx0); release(&vx1); release(&vy0); release(&vy1); release(&vi);
+    return result;
+}
+
+/* ---- kahn(before) -> order, or None on a cycle ---------------------------
+ * kernels.kahn: a topological order of the relation before[i, j] (n x n
+ * bool), the smallest free node first (a binary min-heap). */
+static void heap_push(int64_t *heap, Py_ssize_t *size, int64_t value) {
+    Py_ssize_t i = (*size)++;
+    while (i > 0) {
+        Py_ssize_t parent = (i - 1) / 2;
+        if (heap[parent] <= value) break;
+        heap[i] = heap[parent];
+        i = parent;
+    }
+    heap[i] = value;
+}
+
+static int64_t heap_pop(int64_t *heap, Py_ssize_t *size) {
+    int64_t top = heap[0], last = heap[--(*size)];
+    Py_ssize_t i = 0;
+    for (;;) {
+        Py_ssize_t child = 2 * i + 1;
+        if (child >= *size) break;
+        if (child + 1 < *size && heap[child + 1] < heap[child]) child++;
+        if (heap[child] >= last) break;
+        heap[i] = heap[child];
+        i = child;
+    }
+    if (*size) heap[i] = last;
+    return top;
+}
+
+static PyObject *layout_kahn(PyObject *mod, PyObject *arg) {
+    View vb = {0};
+    PyObject *result = NULL;
+    int64_t *indegree = NULL, *heap = NULL, *out = NULL;
+    if (get_view(arg, &vb, "?", 1, "before") < 0) goto done;
+    Py_ssize_t cells = vb.view.len, n = 0;
+    while (n * n < cells) n++;
+    if (n * n != cells) { PyErr_SetString(PyExc_ValueError, "before must be square"); goto done; }
+    const unsigned char *B = vb.view.buf;
+    Py_ssize_t cap = n ? n : 1;
+    indegree = calloc(cap, sizeof(int64_t)); heap = malloc(cap * sizeof(int64_t)); out = malloc(cap * sizeof(int64_t));
+    if (!indegree || !heap || !out) { PyErr_NoMemory(); goto done; }
+    for (Py_ssize_t i = 0; i < n; i++)
+        for (Py_ssize_t j = 0; j < n; j++) indegree[j] += B[i * n + j] != 0;
+    Py_ssize_t size = 0, done_count = 0;
+    for (Py_ssize_t k = 0; k < n; k++)
+        if (!indegree[k]) heap_push(heap, &size, k);
+    while (size) {
+        int64_t k = heap_pop(heap, &size);
+        out[done_count++] = k;
+        for (Py_ssize_t j = 0; j < n; j++)
+            if (B[k * n + j] && --indegree[j] == 0) heap_push(heap, &size, j);
+    }
+    if (done_count == n) result = int64_bytes(out, n);
+    else { result = Py_None; Py_INCREF(result); }
+done:
+    free(indegree); free(heap); free(out);
+    release(&vb);
+    return result;
+}
+
+/* ---- disorder(ids, lengths) -> int ---------------------------------------
+ * kernels.stream_disorder: the parts (runs of `lengths` of the units `ids`,
+ * concatenated in reading order) labelled by part, the labels in stream
+ * order (ids ascending, stable), less the longest non-decreasing run of them. */
+static PyObject *layout_disorder(PyObject *mod, PyObject *args) {
+    PyObject *ids_obj, *len_obj;
+    if (!PyArg_ParseTuple(args, "OO", &ids_obj, &len_obj)) return NULL;
+    View vi = {0}, vl = {0};
+    PyObject *result = NULL;
+    int64_t *label = NULL, *order = NULL, *tmp = NULL, *tails = NULL;
+    if (get_view(ids_obj, &vi, "l", 8, "ids") < 0 || get_view(len_obj, &vl, "l", 8, "lengths") < 0) goto done;
+    Py_ssize_t n = vi.view.len / 8, parts = vl.view.len / 8;
+    const int64_t *ids = vi.view.buf, *lengths = vl.view.buf;
+    Py_ssize_t cap = n ? n : 1, total = 0;
+    label = malloc(cap * sizeof(int64_t)); order = malloc(cap * sizeof(int64_t));
+    tmp = malloc(cap * sizeof(int64_t)); tails = malloc(cap * sizeof(int64_t));
+    if (!label || !order || !tmp || !tails) { PyErr_NoMemory(); goto done; }
+    for (Py_ssize_t p = 0; p < parts; p++) {
+        if (lengths[p] < 0 || total + lengths[p] > n) { PyErr_SetString(PyExc_ValueError, "bad part lengths"); goto done; }
+        for (int64_t j = 0; j < lengths[p]; j++) label[total++] = p;
+    }
+    if (total != n) { PyErr_SetString(PyExc_ValueError, "part lengths do not add up to the units"); goto done; }
+    stable_argsort_int(ids, order, tmp, n);
+    Py_ssize_t longest = 0;
+    for (Py_ssize_t k = 0; k < n; k++) {
+        int64_t value = label[order[k]];
+        /* bisect_right(tails, value) */
+        Py_ssize_t lo = 0, hi = longest;
+        while (lo < hi) {
+            Py_ssize_t mid = (lo + hi) / 2;
+            if (value < tails[mid]) hi = mid; else lo = mid + 1;
+        }
+        tails[lo] = value;
+        if (lo == longest) longest++;
+    }
+    result = PyLong_FromSsize_t(n - longest);
+done:
+    free(label); free(order); free(tmp); free(tails);
+    release(&vi); release(&vl);
+    return result;
+}
+
+/* ---- side_by_side_rows(x0, x1, ids, starts) -> int -----------------------
+ * kernels.side_by_side_rows: rows (units `ids` in rows starting at
+ * `starts`) of several units where the rightmost start lies at or right of
+ * the leftmost end. */
+static PyObject *layout_side_by_side_rows(PyObject *mod, PyObject *args) {
+    PyObject *x0_obj, *x1_obj, *ids_obj, *starts_obj;
+    if (!PyArg_ParseTuple(args, "OOOO", &x0_obj, &x1_obj, &ids_obj, &starts_obj)) return NULL;
+    View vx0 = {0}, vx1 = {0}, vi = {0}, vs = {0};
+    PyObject *result = NULL;
+    if (get_view(x0_obj, &vx0, "d", 8, "x0") < 0 || get_view(x1_obj, &vx1, "d", 8, "x1") < 0 ||
+        get_view(ids_obj, &vi, "l", 8, "ids") < 0 || get_view(starts_obj, &vs, "l", 8, "starts") < 0)
+        goto done;
+    Py_ssize_t size = vx0.view.len / 8, n = vi.view.len / 8, rows = vs.view.len / 8;
+    if (vx1.view.len / 8 != size) { PyErr_SetString(PyExc_ValueError, "x0 and x1 differ in length"); goto done; }
+    const double *X0 = vx0.view.buf, *X1 = vx1.view.buf;
+    const int64_t *ids = vi.view.buf, *S = vs.view.buf;
+    if (check_ids(ids, n, size, "ids") < 0) goto done;
+    for (Py_ssize_t r = 0; r < rows; r++)
+        if (S[r] < 0 || S[r] > n || (r && S[r] <= S[r - 1])) { PyErr_SetString(PyExc_ValueError, "bad row starts"); goto done; }
+    Py_ssize_t count = 0;
+    for (Py_ssize_t r = 0; r < rows; r++) {
+        Py_ssize_t first = (Py_ssize_t)S[r], end = r + 1 < rows ? (Py_ssize_t)S[r + 1] : n;
+        if (end - first < 2) continue;
+        double start = X0[ids[first]], stop = X1[ids[first]];
+        for (Py_ssize_t k = first + 1; k < end; k++) {
+            start = np_max(start, X0[ids[k]]);
+            stop = np_min(stop, X1[ids[k]]);
+        }
+        count += start >= stop;
+    }
+    result = PyLong_FromSsize_t(count);
+done:
+    release(&vx0); release(&vx1); release(&vi); release(&vs);
+    return result;
+}
+
+/* ---- text_classes(texts) -> (alpha, space) -------------------------------
+ * Per glyph text (a list of str), str.isalpha() and str.isspace() as bool
+ * bytes: every character a letter (a blank), and at least one. */
+static PyObject *layout_text_classes(PyObject *mod, PyObject *texts) {
+    if (!PyList_Check(texts)) { PyErr_SetString(PyExc_TypeError, "texts must be a list"); return NULL; }
+    Py_ssize_t n = PyList_GET_SIZE(texts);
+    PyObject *alpha = PyByteArray_FromStringAndSize(NULL, n), *space = PyByteArray_FromStringAndSize(NULL, n);
+    if (!alpha || !space) goto fail;
+    char *A = PyByteArray_AS_STRING(alpha), *S = PyByteArray_AS_STRING(space);
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *text = PyList_GET_ITEM(texts, i);
+        if (!PyUnicode_Check(text)) { PyErr_SetString(PyExc_TypeError, "glyph texts must be str"); goto fail; }
+        Py_ssize_t len = PyUnicode_GET_LENGTH(text);
+        int kind = PyUnicode_KIND(text);
+        const void *data = PyUnicode_DATA(text);
+        int is_alpha = len > 0, is_space = len > 0;
+        for (Py_ssize_t c = 0; c < len && (is_alpha || is_space); c++) {
+            Py_UCS4 ch = PyUnicode_READ(kind, data, c);
+            is_alpha = is_alpha && Py_UNICODE_ISALPHA(ch);
+            is_space = is_space && Py_UNICODE_ISSPACE(ch);
+        }
+        A[i] = (char)is_alpha;
+        S[i] = (char)is_space;
+    }
+    return Py_BuildValue("(NN)", alpha, space);
+fail:
+    Py_XDECREF(alpha); Py_XDECREF(space);
+    return NULL;
+}
+
+/* ---- letter_counts(start, end, ids, alpha, space, sample) -> (letters, inked)
+ * kernels.letter_counts: the glyphs of units `ids` (glyphs start[u]:end[u]
+ * of the stream, in turn) taken every max(1, total // sample) of them; how
+ * many are letters, and how many are not blanks. */
+static PyObject *layout_letter_counts(PyObject *mod, PyObject *args) {
+    PyObject *start_obj, *end_obj, *ids_obj, *alpha_obj, *space_obj;
+    Py_ssize_t sample;
+    if (!PyArg_ParseTuple(args, "OOOOOn", &start_obj, &end_obj, &ids_obj, &alpha_obj, &space_obj, &sample)) return NULL;
+    View vs = {0}, ve = {0}, vi = {0}, va = {0}, vb = {0};
+    PyObject *result = NULL;
+    if (get_view(start_obj, &vs, "l", 8, "start") < 0 || get_view(end_obj, &ve, "l", 8, "end") < 0 ||
+        get_view(ids_obj, &vi, "l", 8, "ids") < 0 || get_view(alpha_obj, &va, "?", 1, "alpha") < 0 ||
+        get_view(space_obj, &vb, "?", 1, "space") < 0)
+        goto done;
+    Py_ssize_t units = vs.view.len / 8, n = vi.view.len / 8, glyphs = va.view.len;
+    if (ve.view.len / 8 != units || vb.view.len != glyphs) { PyErr_SetString(PyExc_ValueError, "columns differ in length"); goto done; }
+    const int64_t *start = vs.view.buf, *end = ve.view.buf, *ids = vi.view.buf;
+    const unsigned char *alpha = va.view.buf, *space = vb.view.buf;
+    if (check_ids(ids, n, units, "ids") < 0) goto done;
+    Py_ssize_t total = 0;
+    for (Py_ssize_t k = 0; k < n; k++) {
+        int64_t u = ids[k];
+        if (start[u] < 0 || end[u] < start[u] || end[u] > glyphs) { PyErr_SetString(PyExc_IndexError, "unit out of range"); goto done; }
+        total += (Py_ssize_t)(end[u] - start[u]);
+    }
+    Py_ssize_t step = sample > 0 ? total / sample : 0;
+    if (step < 1) step = 1;
+    Py_ssize_t letters = 0, taken = 0, blanks = 0, offset = 0, next = 0;
+    for (Py_ssize_t k = 0; k < n && next < total; k++) {
+        int64_t u = ids[k];
+        Py_ssize_t length = (Py_ssize_t)(end[u] - start[u]);
+        /* Empty units take no sample: np.searchsorted(offset, picked, "right") - 1 skips them. */
+        while (next < offset + length) {
+            Py_ssize_t g = (Py_ssize_t)start[u] + next - offset;
+            letters += alpha[g] != 0;
+            blanks += space[g] != 0;
+            taken++;
+            next += step;
+        }
+        offset += length;
+    }
+    result = Py_BuildValue("(nn)", letters, taken - blanks);
+done:
+    release(&vs); release(&ve); release(&vi); release(&va); release(&vb);
+    return result;
+}
+
+/* ---- stream_visits(region, part) -> (part sorted, cuts) -------------------
+ * kernels.stream_visit_cuts: `part` sorted, and where a unit of the sorted
+ * `region` that is not in `part` comes between two of its units. */
+static PyObject *layout_stream_visits(PyObject *mod, PyObject *args) {
+    PyObject *region_obj, *part_obj;
+    if (!PyArg_ParseTuple(args, "OO", &region_obj, &part_obj)) return NULL;
+    View vr = {0}, vp = {0};
+    PyObject *result = NULL;
+    int64_t *sorted = NULL, *cuts = NULL;
+    if (get_view(region_obj, &vr, "l", 8, "region") < 0 || get_view(part_obj, &vp, "l", 8, "part") < 0) goto done;
+    Py_ssize_t m = vr.view.len / 8, n = vp.view.len / 8;
+    const int64_t *region = vr.view.buf;
+    sorted = malloc((n ? n : 1) * sizeof(int64_t)); cuts = malloc((n ? n : 1) * sizeof(int64_t));
+    if (!sorted || !cuts) { PyErr_NoMemory(); goto done; }
+    memcpy(sorted, vp.view.buf, (size_t)n * sizeof(int64_t));
+    qsort(sorted, (size_t)n, sizeof(int64_t), cmp_int64);
+    Py_ssize_t n_cuts = 0, previous = 0;
+    for (Py_ssize_t k = 0; k < n; k++) {
+        /* np.searchsorted(region, part, "left") */
+        Py_ssize_t lo = 0, hi = m;
+        while (lo < hi) {
+            Py_ssize_t mid = (lo + hi) / 2;
+            if (region[mid] < sorted[k]) lo = mid + 1; else hi = mid;
+        }
+        if (k && lo - previous > 1) cuts[n_cuts++] = k;
+        previous = lo;
+    }
+    result = Py_BuildValue("(NN)", int64_bytes(sorted, n), int64_bytes(cuts, n_cuts));
+done:
+    free(sorted); free(cuts);
+    release(&vr); release(&vp);
+    return result;
+}
+
+/* ---- run_boxes(x0, y0, x1, y1, ids, lengths) -> (x0, y0, x1, y1) per run --
+ * kernels.run_boxes: the box of each run of units (none empty),
+ * np.minimum / np.maximum over its units. */
+static PyObject *layout_run_boxes(PyObject *mod, PyObject *args) {
+    PyObject *obj[4], *ids_obj, *len_obj;
+    if (!PyArg_ParseTuple(args, "OOOOOO", &obj[0], &obj[1], &obj[2], &obj[3], &ids_obj, &len_obj)) return NULL;
+    View v[4] = {{0}}, vi = {0}, vl = {0};
+    PyObject *result = NULL;
+    double *out = NULL;
+    static const char *names[4] = {"x0", "y0", "x1", "y1"};
+    for (int c = 0; c < 4; c++)
+        if (get_view(obj[c], &v[c], "d", 8, names[c]) < 0) goto done;
+    if (get_view(ids_obj, &vi, "l", 8, "ids") < 0 || get_view(len_obj, &vl, "l", 8, "lengths") < 0) goto done;
+    Py_ssize_t size = v[0].view.len / 8, n = vi.view.len / 8, runs = vl.view.len / 8;
+    for (int c = 1; c < 4; c++)
+        if (v[c].view.len / 8 != size) { PyErr_SetString(PyExc_ValueError, "unit columns differ in length"); goto done; }
+    const int64_t *ids = vi.view.buf, *lengths = vl.view.buf;
+    if (check_ids(ids, n, size, "ids") < 0) goto done;
+    Py_ssize_t total = 0;
+    for (Py_ssize_t r = 0; r < runs; r++) {
+        if (lengths[r] < 1 || total + lengths[r] > n) { PyErr_SetString(PyExc_ValueError, "bad run lengths"); goto done; }
+        total += (Py_ssize_t)lengths[r];
+    }
+    if (total != n) { PyErr_SetString(PyExc_ValueError, "run lengths do not add up to the units"); goto done; }
+    out = malloc((runs ? 4 * runs : 1) * sizeof(double));
+    if (!out) { PyErr_NoMemory(); goto done; }
+    const double *X0 = v[0].view.buf, *Y0 = v[1].view.buf, *X1 = v[2].view.buf, *Y1 = v[3].view.buf;
+    for (Py_ssize_t r = 0, k = 0; r < runs; r++) {
+        double a = X0[ids[k]], b = Y0[ids[k]], c = X1[ids[k]], d = Y1[ids[k]];
+        Py_ssize_t end = k + (Py_ssize_t)lengths[r];
+        for (k++; k < end; k++) {
+            a = np_min(a, X0[ids[k]]); b = np_min(b, Y0[ids[k]]);
+            c = np_max(c, X1[ids[k]]); d = np_max(d, Y1[ids[k]]);
+        }
+        out[r] = a; out[runs + r] = b; out[2 * runs + r] = c; out[3 * runs + r] = d;
+    }
+    result = PyByteArray_FromStringAndSize((const char *)out, 4 * runs * (Py_ssize_t)sizeof(double));
+done:
+    free(out);
+    for (int c = 0; c < 4; c++) release(&v[c]);
+    release(&vi); release(&vl);
+    return result;
+}
+
+/* ---- side_by_side_pairs(x0, x1, y0, y1, ids, long_width, gutter) -> (long, pairs)
+ * kernels.side_by_side_pairs (regions.lines_side_by_side): of the units
+ * `ids` at least `long_width` wide, how many, and how many neighbours in
+ * the order of their middles (y0 + y1, stable) overlap across the line
+ * and lie a gutter apart along it. */
+static PyObject *layout_side_by_side_pairs(PyObject *mod, PyObject *args) {
+    PyObject *x0_obj, *x1_obj, *y0_obj, *y1_obj, *ids_obj;
+    double long_width, gutter;
+    if (!PyArg_ParseTuple(args, "OOOOOdd", &x0_obj, &x1_obj, &y0_obj, &y1_obj, &ids_obj, &long_width, &gutter)) return NULL;
+    View vx0 = {0}, vx1 = {0}, vy0 = {0}, vy1 = {0}, vi = {0};
+    PyObject *result = NULL;
+    int64_t *keep = NULL, *order = NULL, *tmp = NULL;
+    double *key = NULL;
+    if (get_view(x0_obj, &vx0, "d", 8, "x0") < 0 || get_view(x1_obj, &vx1, "d", 8, "x1") < 0 ||
+        get_view(y0_obj, &vy0, "d", 8, "y0") < 0 || get_view(y1_obj, &vy1, "d", 8, "y1") < 0 ||
+        get_view(ids_obj, &vi, "l", 8, "ids") < 0)
+        goto done;
+    Py_ssize_t size = vx0.view.len / 8, n = vi.view.len / 8;
+    if (vx1.view.len / 8 != size || vy0.view.len / 8 != size || vy1.view.len / 8 != size) {
+        PyErr_SetString(PyExc_ValueError, "unit columns differ in length");
+        goto done;
+    }
+    const double *X0 = vx0.view.buf, *X1 = vx1.view.buf, *Y0 = vy0.view.buf, *Y1 = vy1.view.buf;
+    const int64_t *ids = vi.view.buf;
+    if (check_ids(ids, n, size, "ids") < 0) goto done;
+    Py_ssize_t cap = n ? n : 1;
+    keep = malloc(cap * sizeof(int64_t)); order = malloc(cap * sizeof(int64_t));
+    tmp = malloc(cap * sizeof(int64_t)); key = malloc(cap * sizeof(double));
+    if (!keep || !order || !tmp || !key) { PyErr_NoMemory(); goto done; }
+    Py_ssize_t m = 0, pairs = 0;
+    for (Py_ssize_t k = 0; k < n; k++)
+        if (X1[ids[k]] - X0[ids[k]] >= long_width) keep[m++] = ids[k];
+    if (m >= 4) {
+        for (Py_ssize_t k = 0; k < m; k++) key[k] = Y0[keep[k]] + Y1[keep[k]];
+        stable_argsort(key, order, tmp, m);
+        for (Py_ssize_t k = 0; k + 1 < m; k++) {
+            int64_t a = keep[order[k]], b = keep[order[k + 1]];
+            int overlap = np_min(Y1[a], Y1[b]) > np_max(Y0[a], Y0[b]);
+            int apart = X0[b] - X1[a] >= gutter || X0[a] - X1[b] >= gutter;
+            pairs += overlap && apart;
+        }
+    }
+    result = Py_BuildValue("(nn)", m, pairs);
+done:
+    free(keep); free(order); free(tmp); free(key);
+    release(&vx0); release(&vx1); release(&vy0); release(&vy1); release(&vi);
+    return result;
+}
+
+static PyMethodDef module_methods[] = {
+    {"rows", (PyCFunction)layout_rows, METH_VARARGS, "Units top to bottom and where each row starts."},
+    {"shared_baselines", (PyCFunction)layout_shared_baselines, METH_VARARGS,
+     "Per pair of runs, how many lines of one meet a baseline of the other."},
+    {"paint_run_cuts", (PyCFunction)layout_paint_run_cuts, METH_VARARGS, "Where the stream leaves a block."},
+    {"kahn", (PyCFunction)layout_kahn, METH_O, "A topological order, the smallest free node first."},
+    {"disorder", (PyCFunction)layout_disorder, METH_VARARGS, "Units the stream paints out of a reading's order."},
+    {"side_by_side_rows", (PyCFunction)layout_side_by_side_rows, METH_VARARGS, "Rows holding units side by side."},
+    {"text_classes", (PyCFunction)layout_text_classes, METH_O, "str.isalpha and str.isspace of each text."},
+    {"letter_counts", (PyCFunction)layout_letter_counts, METH_VARARGS, "Letters and inked glyphs on a sample of units."},
+    {"stream_visits", (PyCFunction)layout_stream_visits, METH_VARARGS, "A part sorted, and where the stream leaves it."},
+    {"run_boxes", (PyCFunction)layout_run_boxes, METH_VARARGS, "The box of each run of units."},
+    {"side_by_side_pairs", (PyCFunction)layout_side_by_side_pairs, METH_VARARGS,
+     "Long units, and neighbouring pairs of them a gutter apart on one row."},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef layout_module = {
+    PyModuleDef_HEAD_INIT, "_layout", "Compiled kernels of ragprep's layout mode.", -1, module_methods, NULL, NULL, NULL, NULL,
+};
+
+PyMODINIT_FUNC PyInit__layout(void) { return PyModule_Create(&layout_module); }

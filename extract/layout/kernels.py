@@ -1,0 +1,281 @@
+"""The measuring kernels layout mode's rules call: compiled, with their numpy reference.
+
+The rules (cut, regions, leaves, tiebreaks) decide in Python; the kernels
+here measure for them: rows top to bottom, baselines shared between runs of
+lines, the stream's runs down a leaf, a topological order, the stream's
+disorder against a reading. A page asks them hundreds of times over small
+index arrays, where a chain of numpy calls costs more in call overhead than
+in arithmetic, so each kernel runs in ``_layout`` (extract/_layout.c, built
+by pip, optional) where it is built. The numpy/Python bodies below are the
+reference and the fallback: ``RAGPREP_PURE=1`` selects them (as it selects
+the interpreter's, native.py), and tests/extract/test_layout_kernels.py
+holds both paths to the same results, kernel by kernel and page by page.
+"""
+
+from __future__ import annotations
+
+import bisect
+import heapq
+import os
+from types import ModuleType
+
+import numpy as np
+
+from ragprep.extract.native import PURE_ENV
+
+try:
+    from ragprep.extract import _layout
+except ImportError:  # not built (no compiler at install time): the reference runs
+    _layout = None
+
+
+def compiled_layout() -> ModuleType | None:
+    """The compiled kernels unless RAGPREP_PURE is set to a true value or they
+    are not built. Asked once per page (units.Page.lib), which every kernel
+    takes as its first argument: None runs the reference."""
+    if _layout is None or os.environ.get(PURE_ENV, "").strip().lower() not in ("", "0", "false", "no"):
+        return None
+    return _layout
+
+
+def _ids(ids: np.ndarray) -> np.ndarray:
+    return np.ascontiguousarray(ids, dtype=np.int64)
+
+
+def rows_top_down(
+    lib: ModuleType | None, y0: np.ndarray, y1: np.ndarray, ids: np.ndarray, tol: float
+) -> tuple[np.ndarray, np.ndarray]:
+    """Units `ids` sorted top to bottom (by top edge `y1`, stable), and the
+    positions where a new row starts: where the lowest bottom (`y0`) so far
+    lies at or above the next unit's top less `tol`."""
+    if lib is not None:
+        ordered, starts = lib.rows(y0, y1, _ids(ids), tol)
+        return np.frombuffer(ordered, dtype=np.int64), np.frombuffer(starts, dtype=np.int64)
+    ids = ids[np.argsort(-y1[ids], kind="stable")]
+    floor = np.minimum.accumulate(y0[ids])
+    breaks = np.flatnonzero(floor[:-1] >= y1[ids][1:] - tol) + 1
+    return ids, np.concatenate([[0], breaks])
+
+
+def shared_baseline_counts(
+    lib: ModuleType | None,
+    y0: np.ndarray, y1: np.ndarray, runs: list[np.ndarray], descent: float, tol: float
+) -> tuple[np.ndarray, np.ndarray]:
+    """Per pair of runs of lines (key i * len(runs) + j, sorted): how many
+    lines of run i have a line of run j within `tol` of their baseline
+    (DESCENT `descent` of the height above the bottom), each line counting
+    once per run it meets (its own run included). One sort of all baselines
+    and a window per line, not a distance matrix per pair."""
+    ids = np.concatenate(runs)
+    lengths = np.array([len(r) for r in runs], dtype=np.int64)
+    if lib is not None:
+        pairs, counts = lib.shared_baselines(y0, y1, _ids(ids), lengths, descent, tol)
+        return np.frombuffer(pairs, dtype=np.int64), np.frombuffer(counts, dtype=np.int64)
+    n_runs = len(runs)
+    base = y0[ids] + descent * (y1[ids] - y0[ids])
+    owner = np.repeat(np.arange(n_runs, dtype=np.int64), lengths)
+    order = np.argsort(base, kind="stable")
+    base, owner = base[order], owner[order]
+    # Line k's window: the lines whose baselines lie within tol of its own.
+    low = np.searchsorted(base, base - tol, "left")
+    width = np.searchsorted(base, base + tol, "right") - low
+    line = np.repeat(np.arange(len(base), dtype=np.int64), width)
+    within = np.arange(int(width.sum()), dtype=np.int64) - np.repeat(np.cumsum(width) - width, width)
+    # Each line counts once per run it meets, then lines are summed per pair.
+    met = np.unique(line * n_runs + owner[np.repeat(low, width) + within])
+    pairs, counts = np.unique(owner[met // n_runs] * n_runs + met % n_runs, return_counts=True)
+    return pairs, counts.astype(np.int64)
+
+
+def paint_run_cuts(
+    lib: ModuleType | None,
+    box: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray],
+    ids: np.ndarray,
+    descent: float,
+    tol: float,
+    body: float,
+    run_gap: float,
+    gutter: float,
+    rtl: bool,
+) -> np.ndarray:
+    """Positions in `ids` (lines in stream order, boxes x0, x1, y0, y1 of
+    `box`) where the stream leaves the block it goes down: a line that is
+    neither the next line down (its baseline under the one before by half a
+    `body` height or more, no further than `run_gap` below it, overlapping
+    the run so far along the line) nor beside the line before on its row
+    (rows overlapping by more than `tol`, further along by less than a
+    `gutter`). See leaves._paint_runs."""
+    x0_all, x1_all, y0_all, y1_all = box
+    if lib is not None:
+        cuts = lib.paint_run_cuts(x0_all, x1_all, y0_all, y1_all, _ids(ids), descent, tol, 0.5 * body, run_gap, gutter, rtl)
+        return np.frombuffer(cuts, dtype=np.int64)
+    x0: list[float]
+    x1: list[float]
+    x0, x1, y0, y1 = (v[ids].tolist() for v in box)
+    base = (y0_all[ids] + descent * (y1_all[ids] - y0_all[ids])).tolist()
+    half, cuts_found = 0.5 * body, []
+    left, right = x0[0], x1[0]
+    for k in range(1, len(ids)):
+        below = base[k] <= base[k - 1] - half and y0[k - 1] - y1[k] <= run_gap
+        below = below and min(right, x1[k]) > max(left, x0[k])
+        step = x0[k - 1] - x1[k] if rtl else x0[k] - x1[k - 1]
+        same_row = min(y1[k], y1[k - 1]) - max(y0[k], y0[k - 1]) > tol and -tol <= step < gutter
+        if below or same_row:
+            left, right = min(left, x0[k]), max(right, x1[k])
+        else:
+            cuts_found.append(k)
+            left, right = x0[k], x1[k]
+    return np.array(cuts_found, dtype=np.int64)
+
+
+def kahn(lib: ModuleType | None, before: np.ndarray) -> list[int] | None:
+    """A topological order of the relation `before` (before[i, j]: i reads
+    before j), the first painted (smallest) of the free nodes first; None
+    on a cycle."""
+    if lib is not None:
+        order = lib.kahn(np.ascontiguousarray(before, dtype=bool))
+        return None if order is None else np.frombuffer(order, dtype=np.int64).tolist()
+    # The free nodes in a heap, each edge taken once: a numpy pass over all
+    # nodes per step made leaves of hundreds of runs quadratic.
+    indegree = before.sum(axis=0).tolist()
+    sources, targets = np.nonzero(before)
+    successors: list[list[int]] = [[] for _ in range(len(before))]
+    for i, j in zip(sources.tolist(), targets.tolist(), strict=True):
+        successors[i].append(j)
+    ready = [k for k, d in enumerate(indegree) if d == 0]
+    result = []
+    while ready:
+        k = heapq.heappop(ready)
+        result.append(k)
+        for j in successors[k]:
+            indegree[j] -= 1
+            if indegree[j] == 0:
+                heapq.heappush(ready, j)
+    return result if len(result) == len(before) else None
+
+
+def stream_disorder(lib: ModuleType | None, parts: list[np.ndarray]) -> int:
+    """How many units the stream paints out of the reading order of `parts`
+    (unit numbers follow stream order): all units minus the longest run of
+    them, in stream order, whose parts never go back."""
+    ids = np.concatenate(parts)
+    if lib is not None:
+        disorder: int = lib.disorder(_ids(ids), np.array([len(p) for p in parts], dtype=np.int64))
+        return disorder
+    label = np.concatenate([np.full(len(part), k) for k, part in enumerate(parts)])
+    in_stream = label[np.argsort(ids, kind="stable")].tolist()
+    tails: list[int] = []  # patience sorting: longest non-decreasing subsequence
+    for value in in_stream:
+        i = bisect.bisect_right(tails, value)
+        if i == len(tails):
+            tails.append(value)
+        else:
+            tails[i] = value
+    return len(in_stream) - len(tails)
+
+
+def side_by_side_rows(lib: ModuleType | None, x0: np.ndarray, x1: np.ndarray, ids: np.ndarray, starts: np.ndarray) -> int:
+    """How many rows (units `ids` in rows starting at `starts`) hold units
+    side by side: several units, the rightmost start at or right of the
+    leftmost end (whitespace between two of them)."""
+    if lib is not None:
+        count: int = lib.side_by_side_rows(x0, x1, _ids(ids), _ids(starts))
+        return count
+    several = np.diff(np.append(starts, len(ids))) > 1
+    if not several.any():
+        return 0
+    apart = np.maximum.reduceat(x0[ids], starts) >= np.minimum.reduceat(x1[ids], starts)
+    return int(np.count_nonzero(several & apart))
+
+
+def text_classes(lib: ModuleType | None, texts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per glyph text, str.isalpha() and str.isspace()."""
+    listed = texts.tolist()
+    if lib is not None:
+        alpha, space = lib.text_classes(listed)
+        return np.frombuffer(alpha, dtype=bool), np.frombuffer(space, dtype=bool)
+    count = len(listed)
+    return (
+        np.fromiter(map(str.isalpha, listed), dtype=bool, count=count),
+        np.fromiter(map(str.isspace, listed), dtype=bool, count=count),
+    )
+
+
+def letter_counts(
+    lib: ModuleType | None,
+    start: np.ndarray,
+    end: np.ndarray,
+    ids: np.ndarray,
+    classes: tuple[np.ndarray, np.ndarray],
+    sample: int,
+) -> tuple[int, int]:
+    """Of an even sample of the glyphs of units `ids` (glyphs start[u]:end[u],
+    in turn; every max(1, total // `sample`)-th), how many are letters and
+    how many are no blanks (`classes`: per glyph, text_classes)."""
+    alpha, space = classes
+    if lib is not None:
+        found: tuple[int, int] = lib.letter_counts(start, end, _ids(ids), alpha, space, sample)
+        return found
+    length = end[ids] - start[ids]
+    offset = np.cumsum(length) - length
+    total = int(length.sum())
+    picked = np.arange(0, total, max(1, total // sample))
+    unit = np.searchsorted(offset, picked, side="right") - 1
+    glyph = start[ids][unit] + picked - offset[unit]
+    return int(np.count_nonzero(alpha[glyph])), len(glyph) - int(np.count_nonzero(space[glyph]))
+
+
+def stream_visit_cuts(lib: ModuleType | None, region: np.ndarray, part: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """`part` (units of the sorted `region`) sorted, and the positions in it
+    where a unit of the region outside it comes between two of its units."""
+    if lib is not None:
+        ordered, cuts = lib.stream_visits(_ids(region), _ids(part))
+        return np.frombuffer(ordered, dtype=np.int64), np.frombuffer(cuts, dtype=np.int64)
+    part = np.sort(part)
+    position = np.searchsorted(region, part)
+    return part, np.flatnonzero(np.diff(position) > 1) + 1
+
+
+def run_boxes(
+    lib: ModuleType | None, box: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray], runs: list[np.ndarray]
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The box (x0, y0, x1, y1) of each run of units (none empty), from the
+    units' boxes `box` (x0, y0, x1, y1)."""
+    ids = np.concatenate(runs)
+    if lib is not None:
+        lengths = np.array([len(r) for r in runs], dtype=np.int64)
+        out = np.frombuffer(lib.run_boxes(*box, _ids(ids), lengths), dtype=np.float64).reshape(4, len(runs))
+        return out[0], out[1], out[2], out[3]
+    x0, y0, x1, y1 = box
+    starts = np.cumsum([0, *map(len, runs[:-1])])
+    return (
+        np.minimum.reduceat(x0[ids], starts),
+        np.minimum.reduceat(y0[ids], starts),
+        np.maximum.reduceat(x1[ids], starts),
+        np.maximum.reduceat(y1[ids], starts),
+    )
+
+
+def side_by_side_pairs(
+    lib: ModuleType | None,
+    box: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray],
+    ids: np.ndarray,
+    long_width: float,
+    gutter: float,
+) -> tuple[int, int]:
+    """Of the units `ids` (boxes x0, x1, y0, y1 of `box`) at least
+    `long_width` wide: how many, and how many neighbours among them, in the
+    order of their middles across the line, overlap across the line and lie
+    at least a `gutter` apart along it."""
+    x0, x1, y0, y1 = box
+    if lib is not None:
+        found: tuple[int, int] = lib.side_by_side_pairs(x0, x1, y0, y1, _ids(ids), long_width, gutter)
+        return found
+    long = ids[x1[ids] - x0[ids] >= long_width]
+    if len(long) < 4:
+        return len(long), 0
+    long = long[np.argsort(y0[long] + y1[long], kind="stable")]
+    a0, a1, b0, b1 = x0[long], x1[long], y0[long], y1[long]
+    overlap = np.minimum(b1[:-1], b1[1:]) > np.maximum(b0[:-1], b0[1:])
+    apart = (a0[1:] - a1[:-1] >= gutter) | (a0[:-1] - a1[1:] >= gutter)
+    return len(long), int(np.count_nonzero(overlap & apart))

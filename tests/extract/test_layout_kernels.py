@@ -1,0 +1,208 @@
+"""Layout mode's compiled kernels (extract/_layout.c) against their numpy reference.
+
+Kernel by kernel: random unit geometry with ties, equal edges, NaN and
+infinite edges, through both paths of every kernel in
+ragprep.extract.layout.kernels (``lib`` None runs the reference). Page by page:
+layout mode's reading (page text and blocks) with the kernels compiled and
+with RAGPREP_PURE=1, on the bundled samples, on scrambled twins of them, and
+(slow) on every page of the corpus.
+"""
+
+from __future__ import annotations
+
+import csv
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import numpy as np
+import pytest
+from corpusdir import CORPUS
+
+from ragprep.extract import ExtractConfig, GlyphTable, RagprepError, open_document
+from ragprep.extract.layout import kernels, read_layout
+from ragprep.extract.native import PURE_ENV
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # the repository root: bench/
+from bench.twins import SCRAMBLES, make_twin  # noqa: E402
+
+LIB = kernels._layout
+SAMPLES = sorted((Path(__file__).resolve().parents[2] / "pipeline" / "samples").glob("*.pdf"))
+CONFIG = ExtractConfig()
+
+pytestmark = pytest.mark.skipif(LIB is None, reason="the layout kernels are not built (pip install compiles extract/_layout.c)")
+
+
+def _boxes(rng: np.random.Generator, n: int, special: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Unit boxes x0, x1, y0, y1 on a coarse grid (so that edges tie), some
+    NaN or infinite where `special` (blank units have infinite boxes)."""
+    x0 = rng.integers(0, 40, n).astype(np.float64) * 2.5
+    x1 = x0 + rng.integers(0, 30, n) * 2.5
+    y0 = rng.integers(0, 60, n).astype(np.float64) * 1.5
+    y1 = y0 + rng.integers(1, 8, n) * 1.5
+    if special and n > 3:
+        picked = rng.choice(n, size=max(1, n // 8), replace=False)
+        for column, value in zip((x0, x1, y0, y1), (np.inf, -np.inf, np.nan, np.nan), strict=True):
+            column[picked[: len(picked) // 2 + 1]] = value
+    return x0, x1, y0, y1
+
+
+def _cases() -> Iterator[tuple[np.random.Generator, int, bool]]:
+    for seed in range(60):
+        rng = np.random.default_rng(seed)
+        yield rng, int(rng.integers(0, 90)), seed % 3 == 0
+
+
+def _same(a: object, b: object) -> None:
+    if isinstance(a, tuple):
+        assert isinstance(b, tuple) and len(a) == len(b)
+        for x, y in zip(a, b, strict=True):
+            _same(x, y)
+    elif isinstance(a, np.ndarray):
+        other = np.asarray(b)
+        assert a.shape == other.shape and np.array_equal(a.astype(other.dtype), other, equal_nan=a.dtype.kind == "f")
+    else:
+        assert a == b
+
+
+def _both(kernel, *args):  # type: ignore[no-untyped-def]
+    reference, compiled = kernel(None, *args), kernel(LIB, *args)
+    _same(reference, compiled)
+    return compiled
+
+
+def _runs(rng: np.random.Generator, ids: np.ndarray) -> list[np.ndarray]:
+    cuts = np.sort(rng.choice(np.arange(1, len(ids)), size=min(len(ids) - 1, int(rng.integers(1, 8))), replace=False))
+    return [run for run in np.split(ids, cuts) if len(run)]
+
+
+def test_rows_and_side_by_side_rows_agree():
+    for rng, n, special in _cases():
+        x0, x1, y0, y1 = _boxes(rng, max(n, 1), special)
+        ids = rng.permutation(len(x0))[: max(1, n - 2)].astype(np.int64)
+        ordered, starts = _both(kernels.rows_top_down, y0, y1, ids, 0.3)
+        _both(kernels.side_by_side_rows, x0, x1, ordered, starts)
+
+
+def test_shared_baselines_and_run_boxes_agree():
+    for rng, n, special in _cases():
+        if n < 2:
+            continue
+        x0, x1, y0, y1 = _boxes(rng, n, special)
+        runs = _runs(rng, rng.permutation(n).astype(np.int64))
+        _both(kernels.shared_baseline_counts, y0, y1, runs, 0.22, 1.5)
+        _both(kernels.run_boxes, (x0, y0, x1, y1), runs)
+
+
+def test_paint_run_cuts_and_side_by_side_pairs_agree():
+    for rng, n, special in _cases():
+        if n < 1:
+            continue
+        x0, x1, y0, y1 = _boxes(rng, n, special)
+        ids = np.sort(rng.permutation(n)[: max(1, n - 3)]).astype(np.int64)
+        for rtl in (False, True):
+            _both(kernels.paint_run_cuts, (x0, x1, y0, y1), ids, 0.22, 2.0, 10.0, 20.0, 6.0, rtl)
+        _both(kernels.side_by_side_pairs, (x0, x1, y0, y1), ids, 12.0, 6.0)
+
+
+def test_kahn_agrees_on_orders_and_cycles():
+    cycles = 0
+    for rng, n, _ in _cases():
+        size = n % 25
+        before = np.triu(rng.random((size, size)) < 0.2, 1)
+        before = before[np.ix_(perm := rng.permutation(size), perm)]
+        if size > 2 and rng.random() < 0.3:
+            before[perm[-1], perm[0]] = before[perm[0], perm[-1]] = True  # a cycle
+        order = _both(kernels.kahn, before)
+        cycles += order is None
+    assert cycles > 0  # both paths found cycles, and agreed on them
+
+
+def test_stream_disorder_and_visits_agree():
+    for rng, n, _ in _cases():
+        if n < 1:
+            continue
+        region = np.sort(rng.choice(4 * n, size=n, replace=False)).astype(np.int64)
+        _both(kernels.stream_disorder, _runs(rng, rng.permutation(region)) if n > 1 else [region])
+        _both(kernels.stream_visit_cuts, region, rng.permutation(region)[: int(rng.integers(1, n + 1))])
+
+
+def test_text_classes_and_letter_counts_agree():
+    texts = np.array(["a", " ", "fi", "", "\u00a0", "1", "\u05d0", "a b", "\t\n", "\u3000", "Ж"] * 9, dtype=object)
+    classes = _both(kernels.text_classes, texts)
+    rng = np.random.default_rng(7)
+    for sample in (1, 3, 100):
+        start = np.sort(rng.integers(0, len(texts), 20)).astype(np.int64)
+        end = np.minimum(start + rng.integers(0, 6, 20), len(texts)).astype(np.int64)
+        for _ in range(10):
+            ids = rng.permutation(20)[: int(rng.integers(0, 21))].astype(np.int64)
+            _both(kernels.letter_counts, start, end, ids, classes, sample)
+
+
+def test_compiled_kernels_are_bounds_checked():
+    y = np.zeros(3)
+    with pytest.raises(IndexError):
+        LIB.rows(y, y, np.array([0, 3], dtype=np.int64), 0.1)
+    with pytest.raises(ValueError):
+        LIB.run_boxes(y, y, y, y, np.array([0, 1], dtype=np.int64), np.array([3], dtype=np.int64))
+    with pytest.raises(TypeError):
+        LIB.rows(y, y, np.array([0, 1], dtype=np.int32), 0.1)
+
+
+# -- page by page -------------------------------------------------------------
+
+
+@contextmanager
+def _kernels(monkeypatch: pytest.MonkeyPatch, pure: bool) -> Iterator[None]:
+    with monkeypatch.context() as m:
+        if pure:
+            m.setenv(PURE_ENV, "1")
+        else:
+            m.delenv(PURE_ENV, raising=False)
+        yield
+
+
+def _tables(source: Path | bytes) -> list[GlyphTable]:
+    with open_document(source) as doc:
+        return [doc.page_glyphs(n).table for n in range(1, doc.page_count + 1)]
+
+
+def assert_same_reading(monkeypatch: pytest.MonkeyPatch, source: Path | bytes, name: str) -> None:
+    """Every page of `source` (interpreted once) reads the same text and
+    blocks with the compiled kernels as with the reference."""
+    for number, table in enumerate(_tables(source), start=1):
+        with _kernels(monkeypatch, pure=True):
+            reference = read_layout(table, CONFIG)
+        with _kernels(monkeypatch, pure=False):
+            compiled = read_layout(table, CONFIG)
+        assert compiled.joined.text == reference.joined.text, f"{name} page {number}: text"
+        assert compiled.blocks == reference.blocks, f"{name} page {number}: blocks"
+
+
+@pytest.mark.parametrize("sample", SAMPLES, ids=lambda p: p.name)
+def test_samples_read_alike(monkeypatch: pytest.MonkeyPatch, sample: Path):
+    assert_same_reading(monkeypatch, sample, sample.name)
+
+
+@pytest.mark.parametrize("order", SCRAMBLES)
+def test_scrambled_twins_of_the_samples_read_alike(monkeypatch: pytest.MonkeyPatch, order: str):
+    for sample in SAMPLES:
+        assert_same_reading(monkeypatch, make_twin(sample, order), f"{sample.name} {order}")
+
+
+def _corpus_files() -> list[str]:
+    manifest = CORPUS / "MANIFEST.tsv"
+    if not manifest.is_file():
+        return []
+    with open(manifest, newline="", encoding="utf-8") as fh:
+        return [row["path"] for row in csv.DictReader(fh, delimiter="\t")]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("relpath", _corpus_files() or ["<corpus absent>"])
+def test_corpus_file_reads_alike(monkeypatch: pytest.MonkeyPatch, corpus: Path, relpath: str):
+    try:
+        assert_same_reading(monkeypatch, corpus / relpath, relpath)
+    except RagprepError:
+        pass  # unreadable files (passwords, no trailer) have no layout to compare
