@@ -18,7 +18,9 @@ them in this sequence:
    together) keep paint order (``_order_runs``).
 
 A leaf whose stream runs down it in one run reads as painted: that is the
-top-to-bottom order already. ``emit`` turns the leaves into glyph positions.
+top-to-bottom order already. A stream that reads down the leaf keeps its
+order but for a table's cells set on two or three lines, which read as one
+(``stacked_cells``) whatever it painted between their lines. ``emit`` turns the leaves into glyph positions.
 """
 
 from __future__ import annotations
@@ -26,12 +28,14 @@ from __future__ import annotations
 import numpy as np
 
 from ragprep.extract.layout.params import (
+    CELL_LEADING,
     CELL_PADDING,
     COHERENT,
     COLUMN_FILL,
     COLUMN_WIDTH,
     DESCENT,
     GRID_ROWS,
+    MAX_CELL_LEAF,
     MAX_CELL_LINES,
     MAX_RUNS,
     PROSE_LINES,
@@ -69,7 +73,7 @@ def leaf_order(page: Page, ids: np.ndarray) -> np.ndarray:
     if len(runs) == 1:
         return ids
     if reads_down(page, ids) and not _column_grid(page, runs):
-        return np.concatenate(_stacked_in_place(page, runs))
+        return np.concatenate(_stacked_in_place(page, _cells_together(page, ids, runs)))
     if not is_text_column(page, ids) and not _has_prose(page, ids) and len(_merge_grids(page, runs)) == len(runs):
         # No text flow and no grid (a figure's labels): nothing for geometry
         # to follow, and the stream's order is the author's.
@@ -83,6 +87,107 @@ def leaf_order(page: Page, ids: np.ndarray) -> np.ndarray:
     runs = _merge_grids(page, _merge_interleaved(page, runs))
     ordered = _order_runs(page, _merge_interleaved(page, runs))
     return _grid_rows(page, ids) if ordered is None else np.concatenate(ordered)
+
+
+def _cells_together(page: Page, ids: np.ndarray, runs: list[np.ndarray]) -> list[np.ndarray]:
+    """`runs` (the stream's runs down the leaf of lines `ids`) with the lines
+    of every cell (stacked_cells) taken out of their runs and read together,
+    top to bottom, as one run where the first of them was painted. A table
+    whose cells hold two lines (an amount over its metric amount), painted
+    line by line across the rows, reads down the page to the stream's
+    witness test, but a cell is one thing on the page: its lines read
+    together whatever the stream painted between them. Fixture:
+    test_table_of_two_line_cells_reads_cell_by_cell_row_by_row[lines]."""
+    cells = stacked_cells(page, ids)
+    if not cells:
+        return runs
+    cell_of = {line: k for k, cell in enumerate(cells) for line in cell.tolist()}
+    placed: set[int] = set()
+    out: list[np.ndarray] = []
+    for run in runs:
+        rest: list[int] = []  # the run's lines since the last cell
+        for line in run.tolist():
+            k = cell_of.get(line)
+            if k is None:
+                rest.append(line)
+            elif k not in placed:
+                placed.add(k)
+                if rest:
+                    out.append(np.array(rest, dtype=np.int64))
+                    rest = []
+                out.append(cells[k])
+        if rest:
+            out.append(np.array(rest, dtype=np.int64))
+    return out
+
+
+def stacked_cells(page: Page, ids: np.ndarray) -> list[np.ndarray]:
+    """The cells of lines `ids` set on two to MAX_CELL_LINES lines, each its
+    lines top to bottom (_tight_chains: lines stacked tight, padded from the
+    lines above and below them), in a row of cells: beside them on their
+    row lies another line, and every line beside them is a cell too, or a
+    line padded on its own (a table's row), and the nearest line above or
+    below them is one too (a table's column: a matrix in a displayed
+    equation has the text's lines over and under it). A value over the next label's
+    value in a list of labels and values is no cell: the labels beside it,
+    one under another at the list's leading, are not padded. At most
+    MAX_CELL_LEAF lines are looked at (a bound on the pairwise work, not a
+    layout limit)."""
+    n = len(ids)
+    if n < 3 or n > MAX_CELL_LEAF:
+        return []
+    chains, padded, above, below = _tight_chains(page, ids)
+    if not chains:
+        return []
+    x0, y0, x1, y1 = page.x0[ids], page.y0[ids], page.x1[ids], page.y1[ids]
+    in_cell = padded.copy()
+    for chain in chains:
+        in_cell[chain] = True
+    cells: list[np.ndarray] = []
+    for chain in chains:
+        c0, c1 = x0[chain].min(), x1[chain].max()
+        r0, r1 = y0[chain].min(), y1[chain].max()
+        beside = (np.minimum(y1, r1) > np.maximum(y0, r0)) & ((x1 <= c0) | (x0 >= c1))
+        column = [k for k in (above[chain[0]], below[chain[-1]]) if k >= 0]
+        if beside.any() and in_cell[beside].all() and in_cell[column].any():
+            cells.append(ids[chain])
+    return cells
+
+
+def _tight_chains(page: Page, ids: np.ndarray) -> tuple[list[np.ndarray], np.ndarray, np.ndarray, np.ndarray]:
+    """Chains of two to MAX_CELL_LINES of lines `ids` (positions into it, top
+    to bottom), each line at most CELL_LEADING body heights of whitespace
+    above the next (the nearest line under it along the line, whose nearest
+    line above it is that line), the chain padded by CELL_PADDING or more
+    from the nearest lines above and below it along the line; per line,
+    whether it is so padded on its own; and per line, the nearest line above
+    and below it along the line (-1 where none is)."""
+    n = len(ids)
+    x0, y0, x1, y1 = page.x0[ids], page.y0[ids], page.x1[ids], page.y1[ids]
+    base = baseline(page, ids)
+    along = np.minimum(x1[:, None], x1[None, :]) > np.maximum(x0[:, None], x0[None, :])
+    # gap[i, j]: whitespace from line i's bottom down to line j's top, for j
+    # on a lower line under i along the line.
+    under = along & (base[None, :] <= base[:, None] - 0.5 * page.body)
+    gap = np.where(under, y0[:, None] - y1[None, :], np.inf)
+    below, above = np.argmin(gap, axis=1), np.argmin(gap, axis=0)
+    gap_below, gap_above = gap[np.arange(n), below], gap[above, np.arange(n)]
+    linked = (gap_below <= CELL_LEADING * page.body) & (above[below] == np.arange(n))
+    padding = CELL_PADDING * page.body
+    chains: list[np.ndarray] = []
+    for top in np.flatnonzero(linked & ~(linked[above] & (below[above] == np.arange(n)))).tolist():
+        chain = [top]
+        while linked[chain[-1]] and len(chain) <= MAX_CELL_LINES:
+            chain.append(int(below[chain[-1]]))
+        if len(chain) <= MAX_CELL_LINES and gap_above[top] >= padding and gap_below[chain[-1]] >= padding:
+            chains.append(np.array(chain, dtype=np.int64))
+    none = np.full(n, -1, dtype=np.int64)
+    return (
+        chains,
+        (gap_above >= padding) & (gap_below >= padding),
+        np.where(np.isfinite(gap_above), above, none),
+        np.where(np.isfinite(gap_below), below, none),
+    )
 
 
 def _scattered(runs: list[np.ndarray]) -> bool:

@@ -117,6 +117,13 @@ STACKED = 0.5
 CELL_PADDING = 0.8
 # ... and no row is more than this many lines.
 MAX_CELL_LINES = 3
+# Lines of one cell (leaves.stacked_cells) lie at most this many body
+# heights of whitespace apart (single-spaced lines leave about 0.2), less
+# than the CELL_PADDING that parts the cells of a column.
+CELL_LEADING = 0.4
+# Cells of stacked lines are looked for in leaves of at most this many lines
+# (leaves.stacked_cells: a bound on its pairwise work, not a layout limit).
+MAX_CELL_LEAF = 1500
 # Two runs side by side sharing this many rows are a table's columns.
 GRID_ROWS = 4
 # Two groups beside one another of which at most this share of the smaller

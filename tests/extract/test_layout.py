@@ -1059,7 +1059,7 @@ def test_prose_columns_with_contents_and_equations_read_column_after_column(orde
     assert [" ".join(line.split()) for line in got] == [" ".join(line.split()) for line in expected]
 
 
-@pytest.mark.parametrize("painted", ["columns", "reversed"])
+@pytest.mark.parametrize("painted", ["columns", "reversed", "lines"])
 def test_table_of_two_line_cells_reads_cell_by_cell_row_by_row(painted: str):
     # leaves._grid_rows: a lift table whose cells hold an amount over its
     # metric amount, set tighter than the padding between rows (the two
@@ -1078,8 +1078,51 @@ def test_table_of_two_line_cells_reads_cell_by_cell_row_by_row(painted: str):
     order = sorted(range(len(cells)), key=lambda k: (cells[k][0], -cells[k][1]))
     if painted == "reversed":
         order = list(range(len(cells)))[::-1]
+    if painted == "lines":
+        # leaves._cells_together: line by line down the page, each line
+        # across the row's cells, a stream that reads down the table.
+        order = sorted(range(len(cells)), key=lambda k: (-cells[k][1], cells[k][0]))
     b.add_page(" ".join(show(f, cells[k][0], cells[k][1], cells[k][2], 8) for k in order))
     assert layout(b).joined.text.split("\n") == [text for _, _, text in cells]
+
+
+def test_values_stacked_beside_their_labels_keep_their_rows():
+    # leaves.stacked_cells: in a spec sheet's list, each circuit's two
+    # values lie one over the other as tight as a two-line cell and padded
+    # from the next circuit's values, but the labels beside them run on at
+    # the list's leading under their heading: a list's rows, no row of
+    # cells, and each label reads with its value.
+    b = PdfBuilder()
+    f = b.add_standard_font("Helvetica", widths=True)
+    rows: list[tuple[float, str, str]] = [(72, "Auxiliary flow:", "")]
+    for circuit in ("Hammer circuit:", "First circuit:", "Second circuit:"):
+        rows += [(80, circuit, ""), (88, "Flow", "15.3 gpm"), (88, "Pressure", "3,133 psi")]
+    ops = []
+    for k, (x, label, value) in enumerate(rows):
+        y = 700 - 9 * k
+        ops.append(show(f, x, y, label, 8))
+        if value:
+            ops.append(show(f, 260 - text_width(value, "Helvetica", 8), y, value, 8))
+    b.add_page(" ".join(ops))
+    assert layout(b).joined.text.split("\n") == [f"{label} {value}".strip() for _, label, value in rows]
+
+
+def test_matrix_between_lines_of_text_reads_row_by_row():
+    # leaves.stacked_cells: a displayed 2 x 2 matrix's columns lie tight,
+    # one entry over the other, padded from the text around them, but no
+    # cell lies over or under them: the lines of the text do. No table's
+    # column, and the matrix reads by its rows, as painted.
+    b = PdfBuilder()
+    f = b.add_standard_font("Helvetica", widths=True)
+    before, after = wrap(prose("a", 24), 300), wrap(prose("b", 24), 300)
+    ops = [show(f, 72, 700 - LEADING * i, line) for i, line in enumerate(before)]
+    top = 700 - LEADING * len(before) - 10
+    for r, row in enumerate([("11", "12"), ("21", "22")]):
+        ops += [show(f, 150 + 30 * c, top - 11 * r, entry) for c, entry in enumerate(row)]
+    below = top - 11 - 10 - LEADING
+    ops += [show(f, 72, below - LEADING * i, line) for i, line in enumerate(after)]
+    b.add_page(" ".join(ops))
+    assert layout(b).joined.text.split("\n") == [*before, "11 12", "21 22", *after]
 
 
 @pytest.mark.parametrize("piece", ["word", "glyph"])
