@@ -43,6 +43,24 @@ static int get_view(PyObject *obj, View *v, const char *format, Py_ssize_t items
 
 static void release(View *v) { if (v->ok) PyBuffer_Release(&v->view); v->ok = 0; }
 
+/* The four float64 columns of unit boxes (x0, x1, y0, y1), all one length:
+ * that length, or -1 with an exception set. */
+static Py_ssize_t get_boxes(PyObject *const objs[4], View views[4]) {
+    static const char *names[4] = {"x0", "x1", "y0", "y1"};
+    for (int c = 0; c < 4; c++)
+        if (get_view(objs[c], &views[c], "d", 8, names[c]) < 0) return -1;
+    for (int c = 1; c < 4; c++)
+        if (views[c].view.len != views[0].view.len) {
+            PyErr_SetString(PyExc_ValueError, "unit columns differ in length");
+            return -1;
+        }
+    return views[0].view.len / 8;
+}
+
+static void release_boxes(View views[4]) {
+    for (int c = 0; c < 4; c++) release(&views[c]);
+}
+
 static int check_ids(const int64_t *ids, Py_ssize_t n, Py_ssize_t size, const char *what) {
     for (Py_ssize_t k = 0; k < n; k++)
         if (ids[k] < 0 || ids[k] >= size) {
@@ -50,6 +68,15 @@ static int check_ids(const int64_t *ids, Py_ssize_t n, Py_ssize_t size, const ch
             return -1;
         }
     return 0;
+}
+
+/* Unit boxes (get_boxes) and the int64 indices `ids` into them, bounds-checked:
+ * how many ids, or -1 with an exception set. */
+static Py_ssize_t get_unit_boxes(PyObject *const objs[4], View views[4], PyObject *ids_obj, View *ids) {
+    Py_ssize_t size = get_boxes(objs, views);
+    if (size < 0 || get_view(ids_obj, ids, "l", 8, "ids") < 0) return -1;
+    Py_ssize_t n = ids->view.len / 8;
+    return check_ids(ids->view.buf, n, size, "ids") < 0 ? -1 : n;
 }
 
 static PyObject *int64_bytes(const int64_t *values, Py_ssize_t n) {
@@ -244,21 +271,15 @@ static PyObject *layout_paint_run_cuts(PyObject *mod, PyObject *args) {
     if (!PyArg_ParseTuple(args, "OOOOOdddddp", &x0_obj, &x1_obj, &y0_obj, &y1_obj, &ids_obj, &descent, &tol,
                           &half_body, &run_gap, &gutter, &rtl))
         return NULL;
-    View vx0 = {0}, vx1 = {0}, vy0 = {0}, vy1 = {0}, vi = {0};
+    View vbox[4], vi = {0};
+    memset(vbox, 0, sizeof vbox);
     PyObject *result = NULL;
     int64_t *cuts = NULL;
-    if (get_view(x0_obj, &vx0, "d", 8, "x0") < 0 || get_view(x1_obj, &vx1, "d", 8, "x1") < 0 ||
-        get_view(y0_obj, &vy0, "d", 8, "y0") < 0 || get_view(y1_obj, &vy1, "d", 8, "y1") < 0 ||
-        get_view(ids_obj, &vi, "l", 8, "ids") < 0)
-        goto done;
-    Py_ssize_t size = vx0.view.len / 8, n = vi.view.len / 8;
-    if (vx1.view.len / 8 != size || vy0.view.len / 8 != size || vy1.view.len / 8 != size) {
-        PyErr_SetString(PyExc_ValueError, "unit columns differ in length");
-        goto done;
-    }
-    const double *X0 = vx0.view.buf, *X1 = vx1.view.buf, *Y0 = vy0.view.buf, *Y1 = vy1.view.buf;
+    PyObject *const objs[4] = {x0_obj, x1_obj, y0_obj, y1_obj};
+    Py_ssize_t n = get_unit_boxes(objs, vbox, ids_obj, &vi);
+    if (n < 0) goto done;
+    const double *X0 = vbox[0].view.buf, *X1 = vbox[1].view.buf, *Y0 = vbox[2].view.buf, *Y1 = vbox[3].view.buf;
     const int64_t *ids = vi.view.buf;
-    if (check_ids(ids, n, size, "ids") < 0) goto done;
     cuts = malloc((n ? n : 1) * sizeof(int64_t));
     if (!cuts) { PyErr_NoMemory(); goto done; }
     Py_ssize_t n_cuts = 0;
@@ -285,7 +306,7 @@ static PyObject *layout_paint_run_cuts(PyObject *mod, PyObject *args) {
     result = int64_bytes(cuts, n_cuts);
 done:
     free(cuts);
-    release(&vx0); release(&vx1); release(&vy0); release(&vy1); release(&vi);
+    release_boxes(vbox); release(&vi);
     return result;
 }
 
@@ -349,6 +370,23 @@ done:
     return result;
 }
 
+/* The length of the longest non-decreasing subsequence of values[0..n-1]
+ * (patience sorting with bisect_right, as kernels.stream_disorder does);
+ * `tails` holds n items. */
+static Py_ssize_t non_decreasing_run(const int64_t *values, Py_ssize_t n, int64_t *tails) {
+    Py_ssize_t longest = 0;
+    for (Py_ssize_t k = 0; k < n; k++) {
+        Py_ssize_t lo = 0, hi = longest;
+        while (lo < hi) {
+            Py_ssize_t mid = (lo + hi) / 2;
+            if (values[k] < tails[mid]) hi = mid; else lo = mid + 1;
+        }
+        tails[lo] = values[k];
+        if (lo == longest) longest++;
+    }
+    return longest;
+}
+
 /* ---- disorder(ids, lengths) -> int ---------------------------------------
  * kernels.stream_disorder: the parts (runs of `lengths` of the units `ids`,
  * concatenated in reading order) labelled by part, the labels in stream
@@ -372,19 +410,8 @@ static PyObject *layout_disorder(PyObject *mod, PyObject *args) {
     }
     if (total != n) { PyErr_SetString(PyExc_ValueError, "part lengths do not add up to the units"); goto done; }
     stable_argsort_int(ids, order, tmp, n);
-    Py_ssize_t longest = 0;
-    for (Py_ssize_t k = 0; k < n; k++) {
-        int64_t value = label[order[k]];
-        /* bisect_right(tails, value) */
-        Py_ssize_t lo = 0, hi = longest;
-        while (lo < hi) {
-            Py_ssize_t mid = (lo + hi) / 2;
-            if (value < tails[mid]) hi = mid; else lo = mid + 1;
-        }
-        tails[lo] = value;
-        if (lo == longest) longest++;
-    }
-    result = PyLong_FromSsize_t(n - longest);
+    for (Py_ssize_t k = 0; k < n; k++) tmp[k] = label[order[k]];
+    result = PyLong_FromSsize_t(n - non_decreasing_run(tmp, n, tails));
 done:
     free(label); free(order); free(tmp); free(tails);
     release(&vi); release(&vl);
@@ -544,7 +571,8 @@ done:
 static PyObject *layout_run_boxes(PyObject *mod, PyObject *args) {
     PyObject *obj[4], *ids_obj, *len_obj;
     if (!PyArg_ParseTuple(args, "OOOOOO", &obj[0], &obj[1], &obj[2], &obj[3], &ids_obj, &len_obj)) return NULL;
-    View v[4] = {{0}}, vi = {0}, vl = {0};
+    View v[4], vi = {0}, vl = {0};
+    memset(v, 0, sizeof v);
     PyObject *result = NULL;
     double *out = NULL;
     static const char *names[4] = {"x0", "y0", "x1", "y1"};
@@ -591,22 +619,16 @@ static PyObject *layout_side_by_side_pairs(PyObject *mod, PyObject *args) {
     PyObject *x0_obj, *x1_obj, *y0_obj, *y1_obj, *ids_obj;
     double long_width, gutter;
     if (!PyArg_ParseTuple(args, "OOOOOdd", &x0_obj, &x1_obj, &y0_obj, &y1_obj, &ids_obj, &long_width, &gutter)) return NULL;
-    View vx0 = {0}, vx1 = {0}, vy0 = {0}, vy1 = {0}, vi = {0};
+    View vbox[4], vi = {0};
+    memset(vbox, 0, sizeof vbox);
     PyObject *result = NULL;
     int64_t *keep = NULL, *order = NULL, *tmp = NULL;
     double *key = NULL;
-    if (get_view(x0_obj, &vx0, "d", 8, "x0") < 0 || get_view(x1_obj, &vx1, "d", 8, "x1") < 0 ||
-        get_view(y0_obj, &vy0, "d", 8, "y0") < 0 || get_view(y1_obj, &vy1, "d", 8, "y1") < 0 ||
-        get_view(ids_obj, &vi, "l", 8, "ids") < 0)
-        goto done;
-    Py_ssize_t size = vx0.view.len / 8, n = vi.view.len / 8;
-    if (vx1.view.len / 8 != size || vy0.view.len / 8 != size || vy1.view.len / 8 != size) {
-        PyErr_SetString(PyExc_ValueError, "unit columns differ in length");
-        goto done;
-    }
-    const double *X0 = vx0.view.buf, *X1 = vx1.view.buf, *Y0 = vy0.view.buf, *Y1 = vy1.view.buf;
+    PyObject *const objs[4] = {x0_obj, x1_obj, y0_obj, y1_obj};
+    Py_ssize_t n = get_unit_boxes(objs, vbox, ids_obj, &vi);
+    if (n < 0) goto done;
+    const double *X0 = vbox[0].view.buf, *X1 = vbox[1].view.buf, *Y0 = vbox[2].view.buf, *Y1 = vbox[3].view.buf;
     const int64_t *ids = vi.view.buf;
-    if (check_ids(ids, n, size, "ids") < 0) goto done;
     Py_ssize_t cap = n ? n : 1;
     keep = malloc(cap * sizeof(int64_t)); order = malloc(cap * sizeof(int64_t));
     tmp = malloc(cap * sizeof(int64_t)); key = malloc(cap * sizeof(double));
@@ -627,7 +649,142 @@ static PyObject *layout_side_by_side_pairs(PyObject *mod, PyObject *args) {
     result = Py_BuildValue("(nn)", m, pairs);
 done:
     free(keep); free(order); free(tmp); free(key);
-    release(&vx0); release(&vx1); release(&vy0); release(&vy1); release(&vi);
+    release_boxes(vbox); release(&vi);
+    return result;
+}
+
+/* ---- row_extents(x0, x1, inked, ids, starts) -> (extent, glyphs) ---------
+ * kernels.row_extents: per row (units `ids` in rows starting at `starts`),
+ * its extent along the line (rightmost end less leftmost start) and its
+ * inked glyphs. */
+static PyObject *layout_row_extents(PyObject *mod, PyObject *args) {
+    PyObject *x0_obj, *x1_obj, *inked_obj, *ids_obj, *starts_obj;
+    if (!PyArg_ParseTuple(args, "OOOOO", &x0_obj, &x1_obj, &inked_obj, &ids_obj, &starts_obj)) return NULL;
+    View vx0 = {0}, vx1 = {0}, vk = {0}, vi = {0}, vs = {0};
+    PyObject *result = NULL;
+    double *extent = NULL;
+    int64_t *glyphs = NULL;
+    if (get_view(x0_obj, &vx0, "d", 8, "x0") < 0 || get_view(x1_obj, &vx1, "d", 8, "x1") < 0 ||
+        get_view(inked_obj, &vk, "l", 8, "inked") < 0 || get_view(ids_obj, &vi, "l", 8, "ids") < 0 ||
+        get_view(starts_obj, &vs, "l", 8, "starts") < 0)
+        goto done;
+    Py_ssize_t size = vx0.view.len / 8, n = vi.view.len / 8, rows = vs.view.len / 8;
+    if (vx1.view.len / 8 != size || vk.view.len / 8 != size) { PyErr_SetString(PyExc_ValueError, "unit columns differ in length"); goto done; }
+    const double *X0 = vx0.view.buf, *X1 = vx1.view.buf;
+    const int64_t *inked = vk.view.buf, *ids = vi.view.buf, *S = vs.view.buf;
+    if (check_ids(ids, n, size, "ids") < 0) goto done;
+    for (Py_ssize_t r = 0; r < rows; r++)
+        if (S[r] < 0 || S[r] >= n || (r && S[r] <= S[r - 1])) { PyErr_SetString(PyExc_ValueError, "bad row starts"); goto done; }
+    extent = malloc((rows ? rows : 1) * sizeof(double)); glyphs = malloc((rows ? rows : 1) * sizeof(int64_t));
+    if (!extent || !glyphs) { PyErr_NoMemory(); goto done; }
+    for (Py_ssize_t r = 0; r < rows; r++) {
+        Py_ssize_t first = (Py_ssize_t)S[r], end = r + 1 < rows ? (Py_ssize_t)S[r + 1] : n;
+        double low = X0[ids[first]], high = X1[ids[first]];
+        int64_t count = inked[ids[first]];
+        for (Py_ssize_t k = first + 1; k < end; k++) {
+            low = np_min(low, X0[ids[k]]);
+            high = np_max(high, X1[ids[k]]);
+            count += inked[ids[k]];
+        }
+        extent[r] = high - low;
+        glyphs[r] = count;
+    }
+    result = Py_BuildValue("(NN)", PyByteArray_FromStringAndSize((const char *)extent, rows * (Py_ssize_t)sizeof(double)),
+                           int64_bytes(glyphs, rows));
+done:
+    free(extent); free(glyphs);
+    release(&vx0); release(&vx1); release(&vk); release(&vi); release(&vs);
+    return result;
+}
+
+/* ---- back_up_moves(x0, x1, y0, y1, ids, descent, half_body, same_row, rtl) -> int
+ * kernels.back_up_moves (leaves.reads_down): of the moves from line to line
+ * of `ids`, how many go back up to a line above that overlaps the last
+ * along the line or lies before it, or back along the row. */
+static PyObject *layout_back_up_moves(PyObject *mod, PyObject *args) {
+    PyObject *x0_obj, *x1_obj, *y0_obj, *y1_obj, *ids_obj;
+    double descent, half_body, same_row;
+    int rtl;
+    if (!PyArg_ParseTuple(args, "OOOOOdddp", &x0_obj, &x1_obj, &y0_obj, &y1_obj, &ids_obj, &descent, &half_body,
+                          &same_row, &rtl))
+        return NULL;
+    View vbox[4], vi = {0};
+    memset(vbox, 0, sizeof vbox);
+    PyObject *result = NULL;
+    PyObject *const objs[4] = {x0_obj, x1_obj, y0_obj, y1_obj};
+    Py_ssize_t n = get_unit_boxes(objs, vbox, ids_obj, &vi);
+    if (n < 0) goto done;
+    const double *X0 = vbox[0].view.buf, *X1 = vbox[1].view.buf, *Y0 = vbox[2].view.buf, *Y1 = vbox[3].view.buf;
+    const int64_t *ids = vi.view.buf;
+    Py_ssize_t count = 0;
+    for (Py_ssize_t k = 0; k + 1 < n; k++) {
+        int64_t a = ids[k], b = ids[k + 1];
+        double base_a = Y0[a] + descent * (Y1[a] - Y0[a]), base_b = Y0[b] + descent * (Y1[b] - Y0[b]);
+        int up = base_b >= base_a + half_body;
+        int over = np_min(X1[a], X1[b]) > np_max(X0[a], X0[b]);
+        int row = fabs(base_b - base_a) <= same_row;
+        int back = rtl ? X0[b] >= X1[a] : X1[b] <= X0[a];
+        count += (up && (over || back)) || (row && back);
+    }
+    result = PyLong_FromSsize_t(count);
+done:
+    release_boxes(vbox); release(&vi);
+    return result;
+}
+
+/* ---- cell_disorder(bands, band_lengths, columns, column_lengths, units, band_first) -> int
+ * kernels.cell_disorder: the units of a region cut into bands and into
+ * columns (two partitions of the same units) numbered by cell, band by band
+ * (`band_first`) or column by column; the units in stream order (ascending,
+ * stable over the columns' order) less the longest run of them whose cell
+ * numbers never go down. */
+static int part_of(const int64_t *ids, const int64_t *lengths, Py_ssize_t parts, Py_ssize_t n, int64_t *out,
+                   Py_ssize_t units) {
+    Py_ssize_t k = 0;
+    for (Py_ssize_t p = 0; p < parts; p++) {
+        if (lengths[p] < 0 || k + lengths[p] > n) return -1;
+        for (int64_t j = 0; j < lengths[p]; j++, k++) {
+            if (ids[k] < 0 || ids[k] >= units) return -1;
+            out[ids[k]] = p;
+        }
+    }
+    return k == n ? 0 : -1;
+}
+
+static PyObject *layout_cell_disorder(PyObject *mod, PyObject *args) {
+    PyObject *b_obj, *bl_obj, *c_obj, *cl_obj;
+    Py_ssize_t units;
+    int band_first;
+    if (!PyArg_ParseTuple(args, "OOOOnp", &b_obj, &bl_obj, &c_obj, &cl_obj, &units, &band_first)) return NULL;
+    View vb = {0}, vbl = {0}, vc = {0}, vcl = {0};
+    PyObject *result = NULL;
+    int64_t *band_of = NULL, *column_of = NULL, *order = NULL, *tmp = NULL, *tails = NULL;
+    if (get_view(b_obj, &vb, "l", 8, "bands") < 0 || get_view(bl_obj, &vbl, "l", 8, "band lengths") < 0 ||
+        get_view(c_obj, &vc, "l", 8, "columns") < 0 || get_view(cl_obj, &vcl, "l", 8, "column lengths") < 0)
+        goto done;
+    Py_ssize_t nb = vb.view.len / 8, n = vc.view.len / 8, n_bands = vbl.view.len / 8, n_columns = vcl.view.len / 8;
+    const int64_t *ids = vc.view.buf;
+    Py_ssize_t cap = units > 0 ? units : 1, ncap = n ? n : 1;
+    band_of = malloc(cap * sizeof(int64_t)); column_of = malloc(cap * sizeof(int64_t));
+    order = malloc(ncap * sizeof(int64_t)); tmp = malloc(ncap * sizeof(int64_t)); tails = malloc(ncap * sizeof(int64_t));
+    if (!band_of || !column_of || !order || !tmp || !tails) { PyErr_NoMemory(); goto done; }
+    for (Py_ssize_t u = 0; u < units; u++) band_of[u] = column_of[u] = -1;
+    if (part_of(vb.view.buf, vbl.view.buf, n_bands, nb, band_of, units) < 0 ||
+        part_of(ids, vcl.view.buf, n_columns, n, column_of, units) < 0) {
+        PyErr_SetString(PyExc_ValueError, "bad parts");
+        goto done;
+    }
+    for (Py_ssize_t k = 0; k < n; k++)
+        if (band_of[ids[k]] < 0) { PyErr_SetString(PyExc_ValueError, "a column's unit is in no band"); goto done; }
+    stable_argsort_int(ids, order, tmp, n);
+    for (Py_ssize_t k = 0; k < n; k++) {
+        int64_t u = ids[order[k]];
+        tmp[k] = band_first ? band_of[u] * (int64_t)n_columns + column_of[u] : column_of[u] * (int64_t)n_bands + band_of[u];
+    }
+    result = PyLong_FromSsize_t(n - non_decreasing_run(tmp, n, tails));
+done:
+    free(band_of); free(column_of); free(order); free(tmp); free(tails);
+    release(&vb); release(&vbl); release(&vc); release(&vcl);
     return result;
 }
 
@@ -645,6 +802,9 @@ static PyMethodDef module_methods[] = {
     {"run_boxes", (PyCFunction)layout_run_boxes, METH_VARARGS, "The box of each run of units."},
     {"side_by_side_pairs", (PyCFunction)layout_side_by_side_pairs, METH_VARARGS,
      "Long units, and neighbouring pairs of them a gutter apart on one row."},
+    {"row_extents", (PyCFunction)layout_row_extents, METH_VARARGS, "Per row, its extent and its inked glyphs."},
+    {"back_up_moves", (PyCFunction)layout_back_up_moves, METH_VARARGS, "Moves of the stream back up or back along a row."},
+    {"cell_disorder", (PyCFunction)layout_cell_disorder, METH_VARARGS, "Units the stream paints out of a cell order."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -6,7 +6,17 @@ tests/extract and tests/pipeline in one call)."""
 
 from __future__ import annotations
 
+import csv
 import os
 from pathlib import Path
 
 CORPUS = Path(os.environ.get("RAGPREP_CORPUS", Path(__file__).resolve().parents[2] / "shared" / "corpus"))
+
+
+def corpus_paths() -> list[str]:
+    """Every file of the corpus's MANIFEST.tsv (paths relative to CORPUS); none where it is absent."""
+    manifest = CORPUS / "MANIFEST.tsv"
+    if not manifest.is_file():
+        return []
+    with open(manifest, newline="", encoding="utf-8") as fh:
+        return [row["path"] for row in csv.DictReader(fh, delimiter="\t")]

@@ -279,3 +279,77 @@ def side_by_side_pairs(
     overlap = np.minimum(b1[:-1], b1[1:]) > np.maximum(b0[:-1], b0[1:])
     apart = (a0[1:] - a1[:-1] >= gutter) | (a0[:-1] - a1[1:] >= gutter)
     return len(long), int(np.count_nonzero(overlap & apart))
+
+
+def row_extents(
+    lib: ModuleType | None, x0: np.ndarray, x1: np.ndarray, inked: np.ndarray, ids: np.ndarray, starts: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """Per row (units `ids` in rows starting at `starts`): its extent along
+    the line (rightmost end less leftmost start) and its `inked` glyphs."""
+    if lib is not None:
+        extent, glyphs = lib.row_extents(x0, x1, inked, _ids(ids), _ids(starts))
+        return np.frombuffer(extent, dtype=np.float64), np.frombuffer(glyphs, dtype=np.int64)
+    extent = np.maximum.reduceat(x1[ids], starts) - np.minimum.reduceat(x0[ids], starts)
+    return extent, np.add.reduceat(inked[ids], starts)
+
+
+def back_up_moves(
+    lib: ModuleType | None,
+    box: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray],
+    ids: np.ndarray,
+    descent: float,
+    body: float,
+    same_row: float,
+    rtl: bool,
+) -> int:
+    """Of the stream's moves from line to line of `ids` (boxes x0, x1, y0,
+    y1 of `box`, baselines `descent` of the height above the bottom), how
+    many go back up (by half a `body` height or more) to a line that
+    overlaps the last along the line or lies before it, or back along the
+    row (baselines within `same_row`); before is rightward on an `rtl` page."""
+    x0, x1, y0, y1 = box
+    if lib is not None:
+        count: int = lib.back_up_moves(x0, x1, y0, y1, _ids(ids), descent, 0.5 * body, same_row, rtl)
+        return count
+    base = y0[ids] + descent * (y1[ids] - y0[ids])
+    a, b = ids[:-1], ids[1:]
+    up = base[1:] >= base[:-1] + 0.5 * body
+    over = np.minimum(x1[a], x1[b]) > np.maximum(x0[a], x0[b])
+    row = np.abs(base[1:] - base[:-1]) <= same_row
+    back = x0[b] >= x1[a] if rtl else x1[b] <= x0[a]
+    return int(np.count_nonzero((up & (over | back)) | (row & back)))
+
+
+def cell_disorder(
+    lib: ModuleType | None, units: int, bands: list[np.ndarray], columns: list[np.ndarray], band_first: bool
+) -> int:
+    """stream_disorder of the cells of a region cut both into `bands` and
+    into `columns` (two partitions of the same units, each in reading order,
+    of `units` on the page), read band by band, each left to right
+    (`band_first`), or column by column, each top to bottom."""
+    if lib is not None:
+        band_ids, column_ids = np.concatenate(bands), np.concatenate(columns)
+        band_lengths = np.array([len(b) for b in bands], dtype=np.int64)
+        column_lengths = np.array([len(c) for c in columns], dtype=np.int64)
+        disorder: int = lib.cell_disorder(_ids(band_ids), band_lengths, _ids(column_ids), column_lengths, units, band_first)
+        return disorder
+    return stream_disorder(None, _cells(units, bands, columns, band_first))
+
+
+def _cells(units: int, bands: list[np.ndarray], columns: list[np.ndarray], band_first: bool) -> list[np.ndarray]:
+    """The units of a region cut both into `bands` and into `columns`,
+    grouped by cell in reading order (see cell_disorder); empty cells are
+    left out."""
+    band_of = np.empty(units, dtype=np.int64)
+    column_of = np.empty(units, dtype=np.int64)
+    for k, band in enumerate(bands):
+        band_of[band] = k
+    for k, column in enumerate(columns):
+        column_of[column] = k
+    ids = np.concatenate(columns)
+    # The cell's number in the order read: bands then columns, or columns then bands.
+    major, minor, n_minor = (band_of, column_of, len(columns)) if band_first else (column_of, band_of, len(bands))
+    cell = major[ids] * n_minor + minor[ids]
+    ids = ids[np.argsort(cell, kind="stable")]
+    cell = np.sort(cell)
+    return np.split(ids, np.flatnonzero(np.diff(cell)) + 1)

@@ -44,7 +44,7 @@ from ragprep.extract.layout.params import (
     SAME_BASELINE,
     STACKED,
 )
-from ragprep.extract.layout.kernels import kahn, paint_run_cuts
+from ragprep.extract.layout.kernels import back_up_moves, kahn, paint_run_cuts
 from ragprep.extract.layout.kernels import run_boxes as kernel_run_boxes
 from ragprep.extract.layout.regions import SharedBaselines, baseline, is_text_column, split_at
 from ragprep.extract.layout.units import Page
@@ -233,13 +233,9 @@ def reads_down(page: Page, ids: np.ndarray) -> bool:
     column's top, a table row's next cell); a reversed stream goes back
     up from every line, a shuffled one from about half of them, to lines
     before as often as after."""
-    base = baseline(page, ids)
-    a, b = ids[:-1], ids[1:]
-    up = base[1:] >= base[:-1] + 0.5 * page.body
-    over = np.minimum(page.x1[a], page.x1[b]) > np.maximum(page.x0[a], page.x0[b])
-    row = np.abs(base[1:] - base[:-1]) <= SAME_BASELINE * page.body
-    back = page.x0[b] >= page.x1[a] if page.rtl else page.x1[b] <= page.x0[a]
-    return bool(np.count_nonzero((up & (over | back)) | (row & back)) <= (1 - COHERENT) * (len(ids) - 1))
+    box = (page.x0, page.x1, page.y0, page.y1)
+    back = back_up_moves(page.lib, box, ids, DESCENT, page.body, SAME_BASELINE * page.body, page.rtl)
+    return back <= (1 - COHERENT) * (len(ids) - 1)
 
 
 def _column_grid(page: Page, runs: list[np.ndarray]) -> bool:

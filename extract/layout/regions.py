@@ -40,7 +40,13 @@ from ragprep.extract.layout.params import (
     WRAP_WORDS,
     WRAPPED,
 )
-from ragprep.extract.layout.kernels import rows_top_down, shared_baseline_counts, side_by_side_pairs, side_by_side_rows
+from ragprep.extract.layout.kernels import (
+    row_extents,
+    rows_top_down,
+    shared_baseline_counts,
+    side_by_side_pairs,
+    side_by_side_rows,
+)
 from ragprep.extract.layout.units import Page
 
 
@@ -93,7 +99,7 @@ def _is_text_column(page: Page, ids: np.ndarray) -> bool:
         return False
     if width < COLUMN_WIDTH * page.body and not wraps(page, ids, starts):
         return False
-    extent = np.maximum.reduceat(page.x1[ids], starts) - np.minimum.reduceat(page.x0[ids], starts)
+    extent, glyphs = row_extents(page.lib, page.x0, page.x1, page.inked, ids, starts)
     if median(extent) < COLUMN_FILL * width:
         return False
     # A line of running text is one unit; a table row is several cells side
@@ -101,7 +107,7 @@ def _is_text_column(page: Page, ids: np.ndarray) -> bool:
     # bullet whose font has a deep box) makes overlap: no cells.
     if _side_by_side_rows(page, ids, starts) > COLUMN_SPLIT_ROWS * len(starts):
         return False
-    if median(np.add.reduceat(page.inked[ids], starts)) < COLUMN_GLYPHS:
+    if median(glyphs) < COLUMN_GLYPHS:
         return False
     return page.letter_share(ids) >= COLUMN_LETTERS
 

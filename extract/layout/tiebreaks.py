@@ -16,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 
 from ragprep.extract.blocks import PARAGRAPH_GAP
-from ragprep.extract.layout.kernels import stream_disorder, stream_visit_cuts
+from ragprep.extract.layout.kernels import cell_disorder, stream_visit_cuts
 from ragprep.extract.layout.leaves import reads_down
 from ragprep.extract.layout.params import CONSISTENT, ROW_OVERLAP, STRAYS
 from ragprep.extract.layout.regions import gap_bands, gutter_core, is_text_column, rows_of, split_at
@@ -28,9 +28,9 @@ def stream_reads_bands(
 ) -> bool:
     """Does the stream read the region `ids` band after band (each band
     column by column) but for STRAYS of its units, and the columns worse?"""
-    band_first = stream_disorder(page.lib, _cells(page, bands, columns, band_first=True))
-    return band_first <= STRAYS * len(ids) and band_first < stream_disorder(
-        page.lib, _cells(page, bands, columns, band_first=False)
+    band_first = cell_disorder(page.lib, len(page.start), bands, columns, band_first=True)
+    return band_first <= STRAYS * len(ids) and band_first < cell_disorder(
+        page.lib, len(page.start), bands, columns, band_first=False
     )
 
 
@@ -92,10 +92,10 @@ def stream_reads_columns(
     sides = [ids[~right], ids[right]]
     if page.rtl:
         sides.reverse()
-    column_first = stream_disorder(page.lib, _cells(page, bands, sides, band_first=False))
+    column_first = cell_disorder(page.lib, len(page.start), bands, sides, band_first=False)
     if column_first > CONSISTENT * len(ids):
         return False
-    return column_first < stream_disorder(page.lib, _cells(page, bands, sides, band_first=True))
+    return column_first < cell_disorder(page.lib, len(page.start), bands, sides, band_first=True)
 
 
 def trailing_visit(
@@ -182,25 +182,3 @@ def visits_top_down(page: Page, region: np.ndarray, part: np.ndarray) -> list[np
     if not (bottom[order[:-1]] >= top[order[1:]] - ROW_OVERLAP * page.body).all():
         return [part]  # visits side by side or overlapping: no top-to-bottom order to restore
     return [visits[k] for k in order.tolist()]
-
-
-def _cells(
-    page: Page, bands: list[np.ndarray], columns: list[np.ndarray], band_first: bool
-) -> list[np.ndarray]:
-    """The units of a region cut both into `bands` and into `columns` (two
-    partitions of the same units, each in reading order), grouped by cell:
-    band by band, each left to right (`band_first`), or column by column,
-    each top to bottom. Empty cells are left out."""
-    band_of = np.empty(len(page.start), dtype=np.int64)
-    column_of = np.empty(len(page.start), dtype=np.int64)
-    for k, band in enumerate(bands):
-        band_of[band] = k
-    for k, column in enumerate(columns):
-        column_of[column] = k
-    ids = np.concatenate(columns)
-    # The cell's number in the order read: bands then columns, or columns then bands.
-    major, minor, n_minor = (band_of, column_of, len(columns)) if band_first else (column_of, band_of, len(bands))
-    cell = major[ids] * n_minor + minor[ids]
-    ids = ids[np.argsort(cell, kind="stable")]
-    cell = np.sort(cell)
-    return split_at(ids, np.flatnonzero(np.diff(cell)) + 1)
