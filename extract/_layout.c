@@ -788,6 +788,97 @@ done:
     return result;
 }
 
+/* ---- gutter_grid(x0, x1, ids, starts) -> (edges, covered, inside) or None
+ * kernels.gutter_grid (regions._gutter_cells): the distinct left and right
+ * edges of units `ids` (rows starting at `starts`), sorted as np.unique sorts
+ * (NaN last, one of them); per row and cell between two edges, whether a
+ * unit of the row covers it, and whether it is whitespace between the row's
+ * leftmost and rightmost content. None with fewer than two edges. */
+static Py_ssize_t edge_cell(const double *edges, Py_ssize_t count, double v) {
+    /* np.searchsorted(edges, v, "left") in numpy's order */
+    Py_ssize_t lo = 0, hi = count;
+    while (lo < hi) {
+        Py_ssize_t mid = (lo + hi) / 2;
+        if (np_less(edges[mid], v)) lo = mid + 1; else hi = mid;
+    }
+    return lo;
+}
+
+static int cmp_np_double(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return np_less(x, y) ? -1 : np_less(y, x) ? 1 : 0;
+}
+
+static PyObject *layout_gutter_grid(PyObject *mod, PyObject *args) {
+    PyObject *x0_obj, *x1_obj, *ids_obj, *starts_obj;
+    if (!PyArg_ParseTuple(args, "OOOO", &x0_obj, &x1_obj, &ids_obj, &starts_obj)) return NULL;
+    View vx0 = {0}, vx1 = {0}, vi = {0}, vs = {0};
+    PyObject *result = NULL, *covered_obj = NULL, *inside_obj = NULL;
+    double *edges = NULL;
+    int64_t *first = NULL, *end = NULL, *count = NULL;
+    if (get_view(x0_obj, &vx0, "d", 8, "x0") < 0 || get_view(x1_obj, &vx1, "d", 8, "x1") < 0 ||
+        get_view(ids_obj, &vi, "l", 8, "ids") < 0 || get_view(starts_obj, &vs, "l", 8, "starts") < 0)
+        goto done;
+    Py_ssize_t size = vx0.view.len / 8, n = vi.view.len / 8, rows = vs.view.len / 8;
+    if (vx1.view.len / 8 != size) { PyErr_SetString(PyExc_ValueError, "x0 and x1 differ in length"); goto done; }
+    const double *X0 = vx0.view.buf, *X1 = vx1.view.buf;
+    const int64_t *ids = vi.view.buf, *S = vs.view.buf;
+    if (check_ids(ids, n, size, "ids") < 0) goto done;
+    for (Py_ssize_t r = 0; r < rows; r++)
+        if (S[r] < 0 || S[r] >= n || (r && S[r] <= S[r - 1])) { PyErr_SetString(PyExc_ValueError, "bad row starts"); goto done; }
+    if (rows && S[0] != 0) { PyErr_SetString(PyExc_ValueError, "rows must start at 0"); goto done; }
+    Py_ssize_t cap = n ? n : 1;
+    edges = malloc(2 * cap * sizeof(double)); first = malloc(cap * sizeof(int64_t)); end = malloc(cap * sizeof(int64_t));
+    if (!edges || !first || !end) { PyErr_NoMemory(); goto done; }
+    for (Py_ssize_t k = 0; k < n; k++) { edges[2 * k] = X0[ids[k]]; edges[2 * k + 1] = X1[ids[k]]; }
+    qsort(edges, (size_t)(2 * n), sizeof(double), cmp_np_double);
+    Py_ssize_t distinct = 0;
+    for (Py_ssize_t k = 0; k < 2 * n; k++) {
+        double v = edges[k];
+        if (distinct) {
+            double last = edges[distinct - 1];
+            if (last == v || (last != last && v != v)) continue;
+        }
+        edges[distinct++] = v;
+    }
+    Py_ssize_t cells = distinct - 1;
+    if (cells < 1 || !rows) { result = Py_None; Py_INCREF(result); goto done; }
+    for (Py_ssize_t k = 0; k < n; k++) {
+        first[k] = edge_cell(edges, distinct, X0[ids[k]]);
+        end[k] = edge_cell(edges, distinct, X1[ids[k]]);
+    }
+    covered_obj = PyByteArray_FromStringAndSize(NULL, rows * cells);
+    inside_obj = PyByteArray_FromStringAndSize(NULL, rows * cells);
+    count = malloc((cells + 1) * sizeof(int64_t));
+    if (!covered_obj || !inside_obj || !count) { if (!count) PyErr_NoMemory(); goto done; }
+    char *C = PyByteArray_AS_STRING(covered_obj), *I = PyByteArray_AS_STRING(inside_obj);
+    for (Py_ssize_t r = 0; r < rows; r++) {
+        Py_ssize_t lo = (Py_ssize_t)S[r], hi = r + 1 < rows ? (Py_ssize_t)S[r + 1] : n;
+        int64_t leftmost = first[lo], rightmost = end[lo];
+        memset(count, 0, (cells + 1) * sizeof(int64_t));
+        for (Py_ssize_t k = lo; k < hi; k++) {
+            count[first[k]]++;
+            count[end[k]]--;
+            if (first[k] < leftmost) leftmost = first[k];
+            if (end[k] > rightmost) rightmost = end[k];
+        }
+        int64_t running = 0;
+        for (Py_ssize_t e = 0; e < cells; e++) {
+            running += count[e];
+            int cover = running > 0;
+            C[r * cells + e] = (char)cover;
+            I[r * cells + e] = (char)(!cover && e >= leftmost && e < rightmost);
+        }
+    }
+    result = Py_BuildValue("(NOO)", PyByteArray_FromStringAndSize((const char *)edges, distinct * (Py_ssize_t)sizeof(double)),
+                           covered_obj, inside_obj);
+done:
+    Py_XDECREF(covered_obj); Py_XDECREF(inside_obj);
+    free(edges); free(first); free(end); free(count);
+    release(&vx0); release(&vx1); release(&vi); release(&vs);
+    return result;
+}
+
 static PyMethodDef module_methods[] = {
     {"rows", (PyCFunction)layout_rows, METH_VARARGS, "Units top to bottom and where each row starts."},
     {"shared_baselines", (PyCFunction)layout_shared_baselines, METH_VARARGS,
@@ -805,6 +896,7 @@ static PyMethodDef module_methods[] = {
     {"row_extents", (PyCFunction)layout_row_extents, METH_VARARGS, "Per row, its extent and its inked glyphs."},
     {"back_up_moves", (PyCFunction)layout_back_up_moves, METH_VARARGS, "Moves of the stream back up or back along a row."},
     {"cell_disorder", (PyCFunction)layout_cell_disorder, METH_VARARGS, "Units the stream paints out of a cell order."},
+    {"gutter_grid", (PyCFunction)layout_gutter_grid, METH_VARARGS, "Cells between unit edges, covered and inside per row."},
     {NULL, NULL, 0, NULL},
 };
 

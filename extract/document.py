@@ -45,6 +45,7 @@ from ragprep.extract.reading import PageReading, Unavailable, read_stream, read_
 from ragprep.extract.running import BandLines, Box, KeyTally, band_lines, leaves_text
 from ragprep.extract.structure import StructTree, page_struct_parents, read_struct_tree
 from ragprep.extract.tables import (
+    STRUCTURE,
     PageTables,
     Table,
     TableGrids,
@@ -460,7 +461,10 @@ class Document:
             return results
         joined = join_continued([PageTables(r.page, r.tables, tuple(line.bbox for line in r.lines)) for r in results])
         pieces = [t for tables in joined for t in tables]
-        whole = merge_tables(pieces, self.table_grids)
+        # Only tagged tables are labelled from the tree's grids: pages read by
+        # layout alone (a tagged file in layout mode) need not read the tree.
+        tagged = any(t.source == STRUCTURE for t in pieces)
+        whole = merge_tables(pieces, self.table_grids if tagged else None)
         return tuple(
             dataclasses.replace(r, tables=page_pieces(whole, r.page)) if r.tables else r for r in results
         )

@@ -353,3 +353,45 @@ def _cells(units: int, bands: list[np.ndarray], columns: list[np.ndarray], band_
     ids = ids[np.argsort(cell, kind="stable")]
     cell = np.sort(cell)
     return np.split(ids, np.flatnonzero(np.diff(cell)) + 1)
+
+
+def gutter_grid(
+    lib: ModuleType | None, x0: np.ndarray, x1: np.ndarray, ids: np.ndarray, starts: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+    """The region (units `ids` in rows starting at `starts`) on a grid of
+    rows by cells between the units' distinct left and right edges: the
+    edges, whether a unit of each row covers each cell, and whether a cell
+    is whitespace between a row's leftmost and rightmost content (inside).
+    None with fewer than two edges."""
+    if lib is not None:
+        found = lib.gutter_grid(x0, x1, _ids(ids), _ids(starts))
+        if found is None:
+            return None
+        edges, covered, inside = found
+        shape = (len(starts), len(edges) // 8 - 1)
+        return (
+            np.frombuffer(edges, dtype=np.float64),
+            np.frombuffer(covered, dtype=bool).reshape(shape),
+            np.frombuffer(inside, dtype=bool).reshape(shape),
+        )
+    x0, x1 = x0[ids], x1[ids]
+    edges = np.unique(np.concatenate([x0, x1]))
+    n_rows, n_cells = len(starts), len(edges) - 1
+    if n_cells < 1:
+        return None
+    # covered[r, e]: does a unit of row r cover the cell edges[e]..edges[e+1]?
+    row = np.repeat(np.arange(n_rows), np.diff(np.concatenate([starts, [len(ids)]])))
+    first_cell, end_cell = np.searchsorted(edges, x0), np.searchsorted(edges, x1)
+    stride = n_cells + 1
+    cover = np.bincount(row * stride + first_cell, minlength=n_rows * stride) - np.bincount(
+        row * stride + end_cell, minlength=n_rows * stride
+    )
+    covered = np.cumsum(cover.reshape(n_rows, stride), axis=1)[:, :n_cells] > 0
+    # Whitespace with content on both sides in the same row.
+    cell = np.arange(n_cells)
+    inside = (
+        ~covered
+        & (cell >= np.minimum.reduceat(first_cell, starts)[:, None])
+        & (cell < np.maximum.reduceat(end_cell, starts)[:, None])
+    )
+    return edges, covered, inside

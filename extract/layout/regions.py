@@ -41,6 +41,7 @@ from ragprep.extract.layout.params import (
     WRAPPED,
 )
 from ragprep.extract.layout.kernels import (
+    gutter_grid,
     row_extents,
     rows_top_down,
     shared_baseline_counts,
@@ -331,26 +332,10 @@ def _gutter_cells(
     several = np.diff(np.concatenate([starts, [len(ids)]])) > 1
     if row_height[several].sum() < GUTTER_SUPPORT * row_height.sum():
         return None
-    x0, x1 = page.x0[ids], page.x1[ids]
-    edges = np.unique(np.concatenate([x0, x1]))
-    n_cells = len(edges) - 1
-    if n_cells < 1:
+    grid = gutter_grid(page.lib, page.x0, page.x1, ids, starts)
+    if grid is None:
         return None
-    # covered[r, e]: does a unit of row r cover the cell edges[e]..edges[e+1]?
-    row = np.repeat(np.arange(n_rows), np.diff(np.concatenate([starts, [len(ids)]])))
-    first_cell, end_cell = np.searchsorted(edges, x0), np.searchsorted(edges, x1)
-    stride = n_cells + 1
-    cover = np.bincount(row * stride + first_cell, minlength=n_rows * stride) - np.bincount(
-        row * stride + end_cell, minlength=n_rows * stride
-    )
-    covered = np.cumsum(cover.reshape(n_rows, stride), axis=1)[:, :n_cells] > 0
-    # Whitespace with content on both sides in the same row.
-    cell = np.arange(n_cells)
-    inside = (
-        ~covered
-        & (cell >= np.minimum.reduceat(first_cell, starts)[:, None])
-        & (cell < np.maximum.reduceat(end_cell, starts)[:, None])
-    )
+    edges, covered, inside = grid
     support = row_height @ inside
     candidate = support >= GUTTER_SUPPORT * row_height.sum()
     if not candidate.any():

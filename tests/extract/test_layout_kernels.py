@@ -117,6 +117,18 @@ def test_row_extents_and_back_up_moves_agree():
             _both(kernels.back_up_moves, (x0, x1, y0, y1), rng.permutation(n).astype(np.int64), 0.22, 10.0, 2.5, rtl)
 
 
+def test_gutter_grid_agrees():
+    found = 0
+    for rng, n, special in _cases():
+        if n < 1:
+            continue
+        x0, x1, y0, y1 = _boxes(rng, n, special and n % 2 == 0)
+        x0, x1 = np.where(np.isinf(x0), np.nan, x0), np.where(np.isinf(x1), 0.0, x1)
+        ordered, starts = kernels.rows_top_down(None, y0, y1, rng.permutation(n).astype(np.int64), 0.3)
+        found += _both(kernels.gutter_grid, x0, x1, ordered, starts) is not None
+    assert found > 10
+
+
 def test_cell_disorder_agrees():
     for rng, n, _ in _cases():
         if n < 2:
