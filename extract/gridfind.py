@@ -33,6 +33,7 @@ centre of their box.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from types import ModuleType
 
 import numpy as np
 
@@ -40,6 +41,7 @@ from ragprep.extract.config import ExtractConfig
 from ragprep.extract.geometric import JoinedText, join, text_glyphs
 from ragprep.extract.glyphs import NO_MCID, GlyphTable
 from ragprep.extract.groups import concat_ranges, group_ids, group_medians, running_max
+from ragprep.extract.native import compiled_grids
 from ragprep.extract.paths import LINE, RECT, PathTable
 from ragprep.extract.tables import ALIGNMENT, RULES, Table, TableCell
 
@@ -115,6 +117,13 @@ def _merge_collinear(segments: np.ndarray) -> np.ndarray:
     if len(segments) < 2:
         return segments
     t = EDGE_TOLERANCE
+    grids = compiled_grids()
+    if grids is not None:  # the same loop, compiled (extract/_grids.c)
+        segments = np.ascontiguousarray(segments, dtype=np.float64)
+        joined = np.empty_like(segments)
+        count = grids.merge_collinear(segments, t, joined)
+        if count is not None:
+            return joined[:count]
     order = np.lexsort((segments[:, 1], segments[:, 0]))
     out: list[list[float]] = []
     group_start = 0
@@ -155,7 +164,36 @@ def ruled_grids(table: GlyphTable, paths: PathTable, glyphs: np.ndarray) -> list
     horizontal, vertical = _merge_collinear(horizontal), _merge_collinear(vertical)
     if not len(horizontal) or not len(vertical) or len(horizontal) * len(vertical) > MAX_RULE_PAIRS:
         return []
+    n_h = len(horizontal)
+    roots = _rule_components(horizontal, vertical)
+    centres = None
+    grids = []
+    for root in np.unique(roots):
+        hs = horizontal[roots[:n_h] == root]
+        vs = vertical[roots[n_h:] == root]
+        if len(hs) < 2 or len(vs) < 2:
+            continue
+        if centres is None:  # only a page with a grid of rules needs them
+            centres = table.quad[glyphs].mean(axis=1)
+        cells = _grid_cells(table, hs, vs, glyphs, centres)
+        if cells:
+            grids.append(cells)
+    return grids
+
+
+def _rule_components(horizontal: np.ndarray, vertical: np.ndarray) -> np.ndarray:
+    """Per rule (the horizontal ones, then the vertical ones), the root of
+    its set of rules joined by crossings: a horizontal and a vertical rule
+    cross when each reaches the other's line (within EDGE_TOLERANCE)."""
     t = EDGE_TOLERANCE
+    n_h = len(horizontal)
+    grids = compiled_grids()
+    if grids is not None:  # the same union-find, pair by pair, compiled (extract/_grids.c)
+        roots = np.empty(n_h + len(vertical), dtype=np.int64)
+        grids.rule_components(
+            np.ascontiguousarray(horizontal, dtype=np.float64), np.ascontiguousarray(vertical, dtype=np.float64), t, roots
+        )
+        return roots
     h, v = horizontal[:, None, :], vertical[None, :, :]
     meets = (
         (v[..., 0] >= h[..., 1] - t)
@@ -163,24 +201,12 @@ def ruled_grids(table: GlyphTable, paths: PathTable, glyphs: np.ndarray) -> list
         & (h[..., 0] >= v[..., 1] - t)
         & (h[..., 0] <= v[..., 2] + t)
     )
-    n_h = len(horizontal)
     parent = list(range(n_h + len(vertical)))
     for i, j in zip(*np.nonzero(meets), strict=True):
         a, b = _find(parent, int(i)), _find(parent, n_h + int(j))
         if a != b:
             parent[a] = b
-    roots = np.array([_find(parent, i) for i in range(len(parent))])
-    centres = table.quad[glyphs].mean(axis=1)
-    grids = []
-    for root in np.unique(roots):
-        hs = horizontal[roots[:n_h] == root]
-        vs = vertical[roots[n_h:] == root]
-        if len(hs) < 2 or len(vs) < 2:
-            continue
-        cells = _grid_cells(table, hs, vs, glyphs, centres)
-        if cells:
-            grids.append(cells)
-    return grids
+    return np.array([_find(parent, i) for i in range(len(parent))], dtype=np.int64)
 
 
 def _rules_across(rules: np.ndarray, edges: np.ndarray, middles: np.ndarray) -> np.ndarray:
@@ -300,6 +326,11 @@ def _extents(quad: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.n
 def _lines(table: GlyphTable, glyphs: np.ndarray) -> _TextLines:
     """Horizontal text lines top to bottom, each cut into pieces at wide gaps."""
     glyphs = glyphs[np.abs(table.direction[glyphs, 0] - 1.0) < 0.05]
+    grids = compiled_grids()
+    if grids is not None:
+        lines = _compiled_lines(grids, table, glyphs)
+        if lines is not None:
+            return lines
     x, y = table.origin[glyphs, 0], table.origin[glyphs, 1]
     height = np.maximum(table.height[glyphs], 1e-6)
     # Top to bottom, then left to right (np.lexsort((x, -y)), from one sort
@@ -335,6 +366,36 @@ def _lines(table: GlyphTable, glyphs: np.ndarray) -> _TextLines:
         line_piece=line_piece,
         y=table.origin[glyphs[line_start], 1],
         height=group_medians(table.height[glyphs[in_first]], first_start),
+    )
+
+
+def _compiled_lines(grids: ModuleType, table: GlyphTable, glyphs: np.ndarray) -> _TextLines | None:
+    """``_lines`` of the upright `glyphs` by extract/_grids.c's text_lines
+    (the same sorts and rules); None when it declines (a value not finite)."""
+    n = len(glyphs)
+    order = np.empty(n, dtype=np.int64)
+    piece_start = np.empty(n, dtype=np.int64)
+    piece_x0, piece_x1 = np.empty(n), np.empty(n)
+    line_piece = np.empty(n + 1, dtype=np.int64)
+    line_y, line_height = np.empty(n), np.empty(n)
+    counts = grids.text_lines(
+        np.ascontiguousarray(table.origin), np.ascontiguousarray(table.height), np.ascontiguousarray(table.quad),
+        np.ascontiguousarray(glyphs, dtype=np.int64), TABLE_COLUMN_GAP,
+        order, piece_start, piece_x0, piece_x1, line_piece, line_y, line_height,
+    )  # fmt: skip
+    if counts is None:
+        return None
+    pieces, lines = counts
+    piece_start = piece_start[:pieces]
+    return _TextLines(
+        glyphs=glyphs[order],
+        piece_start=piece_start,
+        piece_end=np.append(piece_start[1:], n),
+        x0=piece_x0[:pieces],
+        x1=piece_x1[:pieces],
+        line_piece=line_piece[: lines + 1],
+        y=line_y[:lines],
+        height=line_height[:lines],
     )
 
 

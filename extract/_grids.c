@@ -1,0 +1,390 @@
+/* ragprep.extract._grids: the compiled kernels of table detection on untagged
+ * pages (extract/gridfind.py), an optional extension of its own.
+ *
+ * gridfind.py keeps the numpy reference of every kernel here and runs it where
+ * this module is not built or RAGPREP_PURE is set; tests/extract/
+ * test_grids_compiled.py holds the two equal on the fixtures and the corpus.
+ * Each kernel does the same float operations in the same order as its
+ * reference, so results are bit-identical, not merely close:
+ *
+ *   text_lines       gridfind._lines: glyphs into lines top to bottom, each
+ *                    line in x order and cut into pieces at wide gaps;
+ *   merge_collinear  gridfind._merge_collinear: touching rules on one line joined;
+ *   rule_components  the connected sets of crossing rules in gridfind.ruled_grids.
+ *
+ * Nothing here reads PDF bytes: the inputs are float columns of the glyph and
+ * path tables. Every index is bounds-checked; a coordinate that is not finite
+ * (NaN sorts and infinities rank apart in numpy) makes a kernel answer None, and the
+ * reference runs for that page.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct { Py_buffer view; int ok; } View;
+
+static void release(View *v) {
+    if (v->ok) PyBuffer_Release(&v->view);
+    v->ok = 0;
+}
+
+/* A C-contiguous buffer of `itemsize`-byte items of struct format `fmt`
+ * ("d" float64, "l"/"q" int64), writable when asked. */
+static int get_view(PyObject *obj, View *v, const char *fmt, Py_ssize_t itemsize, int writable, const char *what) {
+    int flags = PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | (writable ? PyBUF_WRITABLE : 0);
+    if (PyObject_GetBuffer(obj, &v->view, flags) < 0) return -1;
+    v->ok = 1;
+    const char *f = v->view.format ? v->view.format : "B";
+    if (*f == '<' || *f == '=' || *f == '@') f++;
+    int int64 = fmt[0] == 'l' && (f[0] == 'l' || f[0] == 'q') && f[1] == 0;
+    if (v->view.itemsize != itemsize || !(int64 || strcmp(f, fmt) == 0)) {
+        PyErr_Format(PyExc_TypeError, "%s: expected items of format %s", what, fmt);
+        release(v);
+        return -1;
+    }
+    return 0;
+}
+
+/* ---- sorting by keys ------------------------------------------------- */
+
+/* Sort keys of one item: the primary and secondary keys compare as
+ * doubles, the third (its position) breaks every tie, so the order is total
+ * and any correct sort gives numpy's stable one. */
+typedef struct { double a, b; int64_t at; } Key;
+
+static inline int key_less(const Key *k, const Key *l) {
+    if (k->a != l->a) return k->a < l->a;
+    if (k->b != l->b) return k->b < l->b;
+    return k->at < l->at;
+}
+
+/* Keys in order, fast on what a page mostly is (glyphs painted in reading
+ * order, or backwards): natural runs (descending ones reversed) extended to
+ * MIN_RUN by insertion, then merged bottom-up, as timsort does without its
+ * galloping. `buf` holds n keys. */
+#define MIN_RUN 32
+static void sort_keys(Key *keys, Py_ssize_t n, Key *buf, Py_ssize_t *bounds) {
+    Py_ssize_t runs = 0;
+    for (Py_ssize_t start = 0; start < n;) {
+        Py_ssize_t end = start + 1;
+        if (end < n && key_less(&keys[end], &keys[start])) {
+            while (end < n && key_less(&keys[end], &keys[end - 1])) end++;
+            for (Py_ssize_t i = start, j = end - 1; i < j; i++, j--) {
+                Key t = keys[i]; keys[i] = keys[j]; keys[j] = t;
+            }
+        } else {
+            while (end < n && !key_less(&keys[end], &keys[end - 1])) end++;
+        }
+        Py_ssize_t stop = end - start < MIN_RUN ? (start + MIN_RUN < n ? start + MIN_RUN : n) : end;
+        for (Py_ssize_t i = end; i < stop; i++) {
+            Key t = keys[i];
+            Py_ssize_t j = i;
+            for (; j > start && key_less(&t, &keys[j - 1]); j--) keys[j] = keys[j - 1];
+            keys[j] = t;
+        }
+        bounds[runs++] = start;
+        start = stop;
+    }
+    bounds[runs] = n;
+    while (runs > 1) {
+        Py_ssize_t merged = 0;
+        for (Py_ssize_t r = 0; r < runs; r += 2) {
+            Py_ssize_t lo = bounds[r], mid = bounds[r + 1], hi = r + 2 <= runs ? bounds[r + 2] : mid;
+            bounds[merged++] = lo;
+            if (r + 1 >= runs || !key_less(&keys[mid], &keys[mid - 1])) continue;
+            memcpy(buf, keys + lo, (size_t)(mid - lo) * sizeof(Key));
+            Py_ssize_t i = 0, left = mid - lo, j = mid, k = lo;
+            while (i < left && j < hi) keys[k++] = key_less(&keys[j], &buf[i]) ? keys[j++] : buf[i++];
+            while (i < left) keys[k++] = buf[i++];
+        }
+        bounds[merged] = n;
+        runs = merged;
+    }
+}
+
+static int any_not_finite(const double *v, Py_ssize_t n) {
+    for (Py_ssize_t k = 0; k < n; k++)
+        if (!isfinite(v[k])) return 1;
+    return 0;
+}
+
+static int dbl_cmp(const void *p, const void *q) {
+    double a = *(const double *)p, b = *(const double *)q;
+    return (a > b) - (a < b);
+}
+
+/* groups.group_medians of one run: the middle value, or the mean of the two
+ * middle ones ((low + high) / 2), of `values` gathered through `at`. */
+static double median_of(const double *values, const int64_t *at, Py_ssize_t size, double *scratch) {
+    for (Py_ssize_t k = 0; k < size; k++) scratch[k] = values[at[k]];
+    qsort(scratch, (size_t)size, sizeof(double), dbl_cmp);
+    return (scratch[(size - 1) / 2] + scratch[size / 2]) / 2;
+}
+
+/* ---- text_lines --------------------------------------------------------- */
+
+/* text_lines(origin, height, quad, glyphs, gap, out_order, out_piece_start,
+ * out_piece_x0, out_piece_x1, out_line_piece, out_line_y, out_line_height)
+ * -> (pieces, lines), or None when a value is not finite.
+ *
+ * The glyph table's columns origin (N x 2), height (N) and quad (N x 4 x 2),
+ * and `glyphs`, the n upright glyphs to read (gridfind._lines). The glyphs
+ * are ordered top to bottom (origin y descending), ties by x, then position;
+ * a new line starts where |dy| > 0.3 x the smaller of the two heights
+ * (clamped to 1e-6); each line is put in x order (ties keep the order above;
+ * the reference sorts by the rank of x, which orders as x does when every
+ * value is finite); a piece starts at a line start and where the glyph box's
+ * least x lies more than `gap` x the line's median height past the greatest
+ * box x so far on the line. Out: the order (positions in `glyphs`), per
+ * piece its first position and x extent, per line its first piece (and the
+ * piece count after the last line), the y of its first glyph and the median
+ * height of its first piece. Output buffers hold n items (out_line_piece
+ * n + 1). */
+static PyObject *grids_text_lines(PyObject *mod, PyObject *args) {
+    (void)mod;
+    PyObject *objs[11];
+    double gap;
+    if (!PyArg_ParseTuple(args, "OOOOdOOOOOOO", &objs[0], &objs[1], &objs[2], &objs[3], &gap, &objs[4], &objs[5],
+                          &objs[6], &objs[7], &objs[8], &objs[9], &objs[10]))
+        return NULL;
+    static const char *fmts[11] = {"d", "d", "d", "l", "l", "l", "d", "d", "l", "d", "d"};
+    static const char *names[11] = {"origin", "height", "quad", "glyphs", "order", "piece_start",
+                                    "piece_x0", "piece_x1", "line_piece", "line_y", "line_height"};
+    View v[11];
+    memset(v, 0, sizeof v);
+    PyObject *result = NULL;
+    Key *keys = NULL, *buf = NULL;
+    Py_ssize_t *bounds = NULL;
+    int64_t *line_of = NULL;
+    double *scratch = NULL, *X = NULL, *Y = NULL, *H = NULL, *X0 = NULL, *X1 = NULL;
+    for (int i = 0; i < 11; i++)
+        if (get_view(objs[i], &v[i], fmts[i], 8, i >= 4, names[i]) < 0) goto done;
+    Py_ssize_t rows = v[1].view.len / 8, n = v[3].view.len / 8;
+    if (v[0].view.len / 8 != 2 * rows || v[2].view.len / 8 != 8 * rows) {
+        PyErr_SetString(PyExc_ValueError, "origin, height and quad: one row per glyph");
+        goto done;
+    }
+    for (int i = 4; i < 11; i++) {
+        Py_ssize_t want = i == 8 ? n + 1 : n;
+        if (v[i].view.len / 8 != want) { PyErr_Format(PyExc_ValueError, "%s: wrong length", names[i]); goto done; }
+    }
+    const double *origin = v[0].view.buf, *height = v[1].view.buf, *quad = v[2].view.buf;
+    const int64_t *glyphs = v[3].view.buf;
+    int64_t *order = v[4].view.buf, *piece_start = v[5].view.buf, *line_piece = v[8].view.buf;
+    double *px0 = v[6].view.buf, *px1 = v[7].view.buf, *line_y = v[9].view.buf, *line_h = v[10].view.buf;
+    size_t count = n ? (size_t)n : 1;
+    X = PyMem_Malloc(5 * count * sizeof(double));
+    if (!X) { PyErr_NoMemory(); goto done; }
+    Y = X + count; H = Y + count; X0 = H + count; X1 = X0 + count;
+    for (Py_ssize_t k = 0; k < n; k++) {
+        int64_t g = glyphs[k];
+        if (g < 0 || g >= rows) { PyErr_SetString(PyExc_IndexError, "glyph index out of range"); goto done; }
+        const double *q = quad + 8 * g;
+        X[k] = origin[2 * g];
+        Y[k] = origin[2 * g + 1];
+        H[k] = height[g];
+        double a = q[0] < q[2] ? q[0] : q[2], b = q[4] < q[6] ? q[4] : q[6];
+        double c = q[0] > q[2] ? q[0] : q[2], d = q[4] > q[6] ? q[4] : q[6];
+        X0[k] = a < b ? a : b;
+        X1[k] = c > d ? c : d;
+    }
+    if (any_not_finite(X, n) || any_not_finite(Y, n) || any_not_finite(H, n) || any_not_finite(X0, n) ||
+        any_not_finite(X1, n)) {
+        result = Py_None;
+        Py_INCREF(result);
+        goto done;
+    }
+    keys = PyMem_Malloc(count * sizeof(Key));
+    buf = PyMem_Malloc(count * sizeof(Key));
+    bounds = PyMem_Malloc((count + 1) * sizeof(Py_ssize_t));
+    line_of = PyMem_Malloc(count * sizeof(int64_t));
+    scratch = PyMem_Malloc(count * sizeof(double));
+    if (!keys || !buf || !bounds || !line_of || !scratch) { PyErr_NoMemory(); goto done; }
+    /* Top to bottom: -y, then x, then position (with finite values, x's
+     * rank orders as x does). */
+    for (Py_ssize_t k = 0; k < n; k++) keys[k] = (Key){-Y[k], X[k], k};
+    sort_keys(keys, n, buf, bounds);
+    Py_ssize_t line = 0;
+    for (Py_ssize_t k = 0; k < n; k++) {
+        int64_t g = keys[k].at;
+        if (k) {
+            int64_t p = keys[k - 1].at;
+            double hg = H[g] > 1e-6 ? H[g] : 1e-6, hp = H[p] > 1e-6 ? H[p] : 1e-6;
+            if (fabs(Y[g] - Y[p]) > 0.3 * (hg < hp ? hg : hp)) line++;
+        }
+        line_of[k] = line;
+    }
+    /* Each line along x, ties by the order above. */
+    for (Py_ssize_t k = 0; k < n; k++) keys[k] = (Key){X[keys[k].at], (double)k, keys[k].at};
+    for (Py_ssize_t start = 0; start < n;) {
+        Py_ssize_t end = start;
+        while (end < n && line_of[end] == line_of[start]) end++;
+        sort_keys(keys + start, end - start, buf, bounds);
+        start = end;
+    }
+    for (Py_ssize_t k = 0; k < n; k++) order[k] = keys[k].at;
+    Py_ssize_t pieces = 0, n_lines = 0;
+    for (Py_ssize_t start = 0; start < n;) {
+        Py_ssize_t end = start;
+        while (end < n && line_of[end] == line_of[start]) end++;
+        double limit = gap * median_of(H, order + start, end - start, scratch);
+        line_piece[n_lines] = pieces;
+        line_y[n_lines] = Y[order[start]];
+        double reach = 0.0;
+        Py_ssize_t first_end = end;
+        for (Py_ssize_t k = start; k < end; k++) {
+            int64_t g = order[k];
+            if (k == start || X0[g] - reach > limit) {
+                if (k != start && first_end == end) first_end = k;
+                piece_start[pieces] = k;
+                px0[pieces] = X0[g];
+                px1[pieces] = X1[g];
+                pieces++;
+            } else {
+                if (X0[g] < px0[pieces - 1]) px0[pieces - 1] = X0[g];
+                if (X1[g] > px1[pieces - 1]) px1[pieces - 1] = X1[g];
+            }
+            reach = k == start || X1[g] > reach ? X1[g] : reach;
+        }
+        line_h[n_lines] = median_of(H, order + start, first_end - start, scratch);
+        n_lines++;
+        start = end;
+    }
+    line_piece[n_lines] = pieces;
+    result = Py_BuildValue("(nn)", pieces, n_lines);
+done:
+    PyMem_Free(keys);
+    PyMem_Free(buf);
+    PyMem_Free(bounds);
+    PyMem_Free(line_of);
+    PyMem_Free(scratch);
+    PyMem_Free(X);
+    for (int i = 0; i < 11; i++) release(&v[i]);
+    return result;
+}
+
+/* ---- merge_collinear ---------------------------------------------------- */
+
+/* merge_collinear(segments, tolerance, out) -> count, or None when a value is not finite.
+ * Rules (position, from, to), m x 3 float64, sorted by position then from
+ * (ties by index); each joins the first rule of its line group that it
+ * touches (same position within `tolerance`, starting at most `tolerance`
+ * past its end), which then reaches the further end; a rule that joins
+ * none starts a new one, and a new line group where its position is more
+ * than `tolerance` from the last rule's. `out` holds m x 3. */
+static PyObject *grids_merge_collinear(PyObject *mod, PyObject *args) {
+    (void)mod;
+    PyObject *seg_obj, *out_obj;
+    double t;
+    if (!PyArg_ParseTuple(args, "OdO", &seg_obj, &t, &out_obj)) return NULL;
+    View vs = {0}, vo = {0};
+    PyObject *result = NULL;
+    Key *keys = NULL, *buf = NULL;
+    Py_ssize_t *bounds = NULL;
+    if (get_view(seg_obj, &vs, "d", 8, 0, "segments") < 0 || get_view(out_obj, &vo, "d", 8, 1, "out") < 0) goto done;
+    if (vs.view.len % 24 || vo.view.len != vs.view.len) { PyErr_SetString(PyExc_ValueError, "segments: m x 3"); goto done; }
+    Py_ssize_t m = vs.view.len / 24;
+    const double *S = vs.view.buf;
+    double *O = vo.view.buf;
+    if (any_not_finite(S, 3 * m)) { result = Py_None; Py_INCREF(result); goto done; }
+    size_t count = m ? (size_t)m : 1;
+    keys = PyMem_Malloc(count * sizeof(Key));
+    buf = PyMem_Malloc(count * sizeof(Key));
+    bounds = PyMem_Malloc((count + 1) * sizeof(Py_ssize_t));
+    if (!keys || !buf || !bounds) { PyErr_NoMemory(); goto done; }
+    for (Py_ssize_t k = 0; k < m; k++) keys[k] = (Key){S[3 * k], S[3 * k + 1], k};
+    sort_keys(keys, m, buf, bounds);
+    Py_ssize_t out = 0, group_start = 0;
+    for (Py_ssize_t i = 0; i < m; i++) {
+        const double *seg = S + 3 * keys[i].at;
+        int merged = 0;
+        for (Py_ssize_t k = group_start; k < out; k++) {
+            double *cur = O + 3 * k;
+            if (fabs(cur[0] - seg[0]) <= t && seg[1] <= cur[2] + t) {
+                cur[2] = cur[2] >= seg[2] ? cur[2] : seg[2];
+                merged = 1;
+                break;
+            }
+        }
+        if (merged) continue;
+        if (out && fabs(O[3 * (out - 1)] - seg[0]) > t) group_start = out;
+        memcpy(O + 3 * out, seg, 3 * sizeof(double));
+        out++;
+    }
+    result = PyLong_FromSsize_t(out);
+done:
+    PyMem_Free(keys);
+    PyMem_Free(buf);
+    PyMem_Free(bounds);
+    release(&vs);
+    release(&vo);
+    return result;
+}
+
+/* ---- rule_components ---------------------------------------------------- */
+
+static int64_t find_root(int64_t *parent, int64_t i) {
+    while (parent[i] != i) {
+        parent[i] = parent[parent[i]];
+        i = parent[i];
+    }
+    return i;
+}
+
+/* rule_components(horizontal, vertical, tolerance, out_roots) -> None.
+ * Horizontal rules (y, x0, x1) and vertical ones (x, y0, y1) that cross
+ * (each reaches the other's line within `tolerance`) are joined, pair by
+ * pair in row-major order (horizontal i, then vertical j), by the union-find
+ * of gridfind._find; out_roots (n_h + n_v int64) receives every rule's root. */
+static PyObject *grids_rule_components(PyObject *mod, PyObject *args) {
+    (void)mod;
+    PyObject *h_obj, *v_obj, *out_obj;
+    double t;
+    if (!PyArg_ParseTuple(args, "OOdO", &h_obj, &v_obj, &t, &out_obj)) return NULL;
+    View vh = {0}, vv = {0}, vo = {0};
+    PyObject *result = NULL;
+    if (get_view(h_obj, &vh, "d", 8, 0, "horizontal") < 0 || get_view(v_obj, &vv, "d", 8, 0, "vertical") < 0 ||
+        get_view(out_obj, &vo, "l", 8, 1, "out_roots") < 0)
+        goto done;
+    if (vh.view.len % 24 || vv.view.len % 24) { PyErr_SetString(PyExc_ValueError, "rules: m x 3"); goto done; }
+    Py_ssize_t nh = vh.view.len / 24, nv = vv.view.len / 24;
+    if (vo.view.len / 8 != nh + nv) { PyErr_SetString(PyExc_ValueError, "out_roots: wrong length"); goto done; }
+    const double *Hr = vh.view.buf, *Vr = vv.view.buf;
+    int64_t *parent = vo.view.buf;
+    for (Py_ssize_t k = 0; k < nh + nv; k++) parent[k] = k;
+    for (Py_ssize_t i = 0; i < nh; i++) {
+        const double *h = Hr + 3 * i;
+        for (Py_ssize_t j = 0; j < nv; j++) {
+            const double *v = Vr + 3 * j;
+            if (v[0] >= h[1] - t && v[0] <= h[2] + t && h[0] >= v[1] - t && h[0] <= v[2] + t) {
+                int64_t a = find_root(parent, i), b = find_root(parent, nh + j);
+                if (a != b) parent[a] = b;
+            }
+        }
+    }
+    for (Py_ssize_t k = 0; k < nh + nv; k++) parent[k] = find_root(parent, k);
+    result = Py_None;
+    Py_INCREF(result);
+done:
+    release(&vh);
+    release(&vv);
+    release(&vo);
+    return result;
+}
+
+static PyMethodDef module_methods[] = {
+    {"text_lines", (PyCFunction)grids_text_lines, METH_VARARGS, "Glyphs into lines and pieces (gridfind._lines)."},
+    {"merge_collinear", (PyCFunction)grids_merge_collinear, METH_VARARGS, "Touching rules on one line joined."},
+    {"rule_components", (PyCFunction)grids_rule_components, METH_VARARGS, "Connected sets of crossing rules."},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef grids_module = {
+    PyModuleDef_HEAD_INIT, "_grids", "Compiled kernels of table detection (ragprep.extract.gridfind).", -1,
+    module_methods,
+};
+
+PyMODINIT_FUNC PyInit__grids(void) { return PyModule_Create(&grids_module); }
