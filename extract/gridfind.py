@@ -34,6 +34,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from types import ModuleType
+from typing import NamedTuple
 
 import numpy as np
 
@@ -43,6 +44,7 @@ from ragprep.extract.glyphs import NO_MCID, GlyphTable
 from ragprep.extract.groups import concat_ranges, group_ids, group_medians, running_max
 from ragprep.extract.native import compiled_grids
 from ragprep.extract.paths import LINE, RECT, PathTable
+from ragprep.extract.rows import frozen_instance
 from ragprep.extract.tables import ALIGNMENT, RULES, Table, TableCell
 
 # Rules: a piece at most this thick (points) is a rule; shorter than
@@ -64,8 +66,7 @@ TWO_COLUMN_MAX_CELL_WORDS = 3.0
 TABLE_MAX_ROW_GAP = 2.6
 
 
-@dataclass(frozen=True)
-class _Cell:
+class _Cell(NamedTuple):  # a tuple: grids of hundreds of cells are built per page
     row: int
     col: int
     row_span: int
@@ -150,10 +151,24 @@ def _find(parent: list[int], i: int) -> int:
 
 
 def _edges(values: np.ndarray) -> np.ndarray:
-    """Distinct positions: values closer than EDGE_TOLERANCE are one edge (their mean)."""
-    values = np.sort(values)
-    groups = np.split(values, np.flatnonzero(np.diff(values) > EDGE_TOLERANCE) + 1)
-    return np.array([g.mean() for g in groups])
+    """Distinct positions: values closer than EDGE_TOLERANCE are one edge (their mean).
+    A grid has tens of edges: plain floats, not numpy calls per group."""
+    if not np.isfinite(values).all():  # NaN sorts last in numpy, nowhere in Python
+        ordered_array = np.sort(values)
+        groups = np.split(ordered_array, np.flatnonzero(np.diff(ordered_array) > EDGE_TOLERANCE) + 1)
+        return np.array([g.mean() for g in groups])
+    ordered = sorted(values.tolist())
+    means: list[float] = []
+    start = 0
+    for end in range(1, len(ordered) + 1):
+        if end < len(ordered) and ordered[end] - ordered[end - 1] <= EDGE_TOLERANCE:
+            continue
+        # One or two values sum as np.mean sums them (from 0, so a lone -0.0
+        # is 0.0 in both); three or more it sums in its own order: np.mean.
+        group = ordered[start:end]
+        means.append(sum(group) / len(group) if len(group) <= 2 else float(np.mean(group)))
+        start = end
+    return np.array(means)
 
 
 def ruled_grids(table: GlyphTable, paths: PathTable, glyphs: np.ndarray) -> list[list[_Cell]]:
@@ -174,7 +189,9 @@ def ruled_grids(table: GlyphTable, paths: PathTable, glyphs: np.ndarray) -> list
         if len(hs) < 2 or len(vs) < 2:
             continue
         if centres is None:  # only a page with a grid of rules needs them
-            centres = table.quad[glyphs].mean(axis=1)
+            corners = table.quad[glyphs]
+            # quad.mean(axis=1), summed in the order it sums the four corners
+            centres = (((corners[:, 0] + corners[:, 1]) + corners[:, 2]) + corners[:, 3]) / 4
         cells = _grid_cells(table, hs, vs, glyphs, centres)
         if cells:
             grids.append(cells)
@@ -227,8 +244,12 @@ def _grid_cells(
     xs = _edges(np.concatenate([vs[:, 0], [hs[:, 1].min(), hs[:, 2].max()]]))
     ys = _edges(np.concatenate([hs[:, 0], [vs[:, 1].min(), vs[:, 2].max()]]))[::-1]  # top first
     n_rows, n_cols = len(ys) - 1, len(xs) - 1
-    if n_rows < 1 or n_cols < 1:
-        return []
+    # Glyphs to slots by the centre of their box.
+    col = np.searchsorted(xs, centres[:, 0]) - 1
+    row = np.searchsorted(-ys, -centres[:, 1]) - 1
+    inside = (col >= 0) & (col < n_cols) & (row >= 0) & (row < n_rows)
+    if n_rows < 2 or n_cols < 2 or np.count_nonzero(inside) < 2:
+        return []  # not two rows and two columns with text (_compress): a box, not a grid
     # Slots joined where no rule parts them: a span. Which slot borders a
     # rule lies on, for all of them at once: rows by inner column edges for
     # the vertical rules, columns by inner row edges for the horizontal ones.
@@ -239,10 +260,6 @@ def _grid_cells(
         parent[_find(parent, r * n_cols + c)] = _find(parent, r * n_cols + c + 1)
     for r, c in zip(*(v.tolist() for v in np.nonzero(~parted_below)), strict=True):
         parent[_find(parent, r * n_cols + c)] = _find(parent, (r + 1) * n_cols + c)
-    # Glyphs to slots by the centre of their box.
-    col = np.searchsorted(xs, centres[:, 0]) - 1
-    row = np.searchsorted(-ys, -centres[:, 1]) - 1
-    inside = (col >= 0) & (col < n_cols) & (row >= 0) & (row < n_rows)
     roots = [_find(parent, slot) for slot in range(n_rows * n_cols)]
     groups: dict[int, list[int]] = {}
     for slot, root in enumerate(roots):
@@ -482,8 +499,9 @@ def _aligned_cells(table: GlyphTable, lines: _TextLines, first: int, end: int) -
     col = grid.col[kept] - grid.col[kept].min()
     if (np.bincount(col, minlength=n_cols) < (end - first) / 2).any():
         return []
+    rows, cols, bounds = grid.row.tolist(), col.tolist(), glyph_bounds.tolist()
     return [
-        _Cell(int(grid.row[k]), int(col[i]), 1, 1, cell_glyphs[glyph_bounds[k] : glyph_bounds[k + 1]])
+        _Cell(rows[k], cols[i], 1, 1, cell_glyphs[bounds[k] : bounds[k + 1]])
         for i, k in enumerate(np.flatnonzero(kept).tolist())
     ]
 
@@ -579,20 +597,14 @@ def _table(
     mcids = _cell_mcids(table, glyphs, starts)
     texts = _cell_texts(table, glyphs, starts, config)
     out = [
-        TableCell(
-            row=c.row,
-            col=c.col,
-            row_span=c.row_span,
-            col_span=c.col_span,
-            is_header=False,
-            header_labels=(),
-            text=texts[i],
-            page=page,
-            bbox=_rounded(boxes[i]),
-            mcids=mcids[i],
-            char_start=char_start[i],
-            char_end=char_end[i],
-        )
+        frozen_instance(  # thousands of cells on a page of tables
+            TableCell,
+            {
+                "row": c.row, "col": c.col, "row_span": c.row_span, "col_span": c.col_span, "is_header": False,
+                "header_labels": (), "text": texts[i], "page": page, "bbox": _rounded(boxes[i]), "mcids": mcids[i],
+                "char_start": char_start[i], "char_end": char_end[i],
+            },
+        )  # fmt: skip
         for i, c in enumerate(placed)
     ]
     return Table(f"d{page}.{k}", method, n_rows, n_cols, 0, (page,), tuple(out))
