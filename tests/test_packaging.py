@@ -31,10 +31,10 @@ def test_wheel_maps_stage_folders_to_ragprep_subpackages(tmp_path):
     assert "ragprep/__init__.py" not in names
     assert not any(n.startswith(("chunk/", "extract/", "pipeline/")) for n in names)
     assert any(n.startswith("ragprep/pipeline/samples/") and n.endswith(".pdf") for n in names)
-    # The compiled core and table detection's kernels are built by the install
+    # The compiled core, layout's and table detection's kernels are built by the install
     # itself (gcc and the Python headers are there wherever the suite runs);
     # nothing prebuilt is committed.
-    for extension in ("_core", "_grids"):
+    for extension in ("_core", "_layout", "_grids"):
         assert any(n.startswith(f"ragprep/extract/{extension}.") and n.endswith(".so") for n in names)
     tracked = subprocess.run(["git", "-C", str(ROOT), "ls-files", "*.so"], capture_output=True, text=True).stdout
     assert tracked.strip() == ""
