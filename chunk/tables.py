@@ -130,16 +130,25 @@ class TableRenderer:
         self.tok = tokenizer
         self.cfg = config
         self.normalise = normaliser(config)
+        # Packing renders a chunk's rows again for every row it tries to add:
+        # each row's texts are normalised once (by the row's identity; the row
+        # is held here, so its id is not reused), and the count of the text a
+        # chunk ends with is kept for the chunk.
+        self._rows: dict[int, tuple[TableRow, list[str]]] = {}
+        self._counts: dict[str, int] = {}
 
     def cell_text(self, cell: CellSpan) -> str:
         return " ".join(self.normalise(cell.text).split())
 
     def row_texts(self, table: DocTable, row: TableRow) -> list[str]:
-        slots = [""] * table.n_cols
-        for cell in row.cells:
-            if cell.col < len(slots):
-                slots[cell.col] = self.cell_text(cell)
-        return slots
+        known = self._rows.get(id(row))
+        if known is None:
+            slots = [""] * table.n_cols
+            for cell in row.cells:
+                if cell.col < len(slots):
+                    slots[cell.col] = self.cell_text(cell)
+            known = self._rows[id(row)] = (row, slots)
+        return list(known[1])
 
     def render(self, table: DocTable, first: int, last: int) -> str:
         rows = [self.row_texts(table, r) for r in table.rows[first : last + 1]]
@@ -167,9 +176,18 @@ class TableRenderer:
             while last + 1 < n and (last + 1 <= header_end or self._fits(table, prefix, first, last + 1)):
                 last += 1
             text = prefix + self.render(table, first, last)
-            out.append(TableChunk(table, first, last, prefix, text, self.tok.count(text)))
+            out.append(TableChunk(table, first, last, prefix, text, self._count(text)))
             first = last + 1
+        self._counts.clear()
         return out
 
+    def _count(self, text: str) -> int:
+        counted = self._counts.get(text)
+        if counted is None:
+            counted = self._counts[text] = self.tok.count(text)
+        return counted
+
     def _fits(self, table: DocTable, prefix: str, first: int, last: int) -> bool:
-        return self.tok.count(prefix + self.render(table, first, last)) <= self.cfg.max_tokens
+        text = prefix + self.render(table, first, last)
+        # A text of more words than the budget has more tokens too (Tokenizer.at_least).
+        return self.tok.at_least(text) <= self.cfg.max_tokens and self._count(text) <= self.cfg.max_tokens
