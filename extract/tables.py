@@ -31,11 +31,13 @@ from __future__ import annotations
 import re
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
+from operator import attrgetter
 from types import MappingProxyType
 
 import numpy as np
 
+from ragprep.extract.rows import frozen_instance
 from ragprep.extract.structure import StructTree
 
 Box = tuple[float, float, float, float]
@@ -112,6 +114,16 @@ class TableGrids:
     by_position: Mapping[int, Mapping[tuple[int, int], GridSlot]]  # table -> (row, col) -> slot
     # Per element, the TH/TD at or above it (-1 when none): which cell owns content.
     cell_of: np.ndarray
+    # Per table, its cells' /ID -> (row, col): what /Headers names, once per document.
+    element_ids: dict[int, Mapping[str, tuple[int, int]]] = field(default_factory=dict, compare=False, repr=False)
+
+    def ids_of(self, table: int) -> Mapping[str, tuple[int, int]]:
+        """The /ID of each cell of `table` (§14.7.2) and its slot, built on first use."""
+        ids = self.element_ids.get(table)
+        if ids is None:
+            slots = self.by_position.get(table, {})
+            ids = self.element_ids[table] = {s.element_id: (s.row, s.col) for s in slots.values() if s.element_id}
+        return ids
 
 
 def table_grids(tree: StructTree) -> TableGrids:
@@ -209,12 +221,15 @@ def structure_tables(grids: TableGrids, contents: Sequence[CellContent], page: i
         if slot is None:
             continue
         by_table[slot.table].append(
-            TableCell(
-                row=slot.row, col=slot.col, row_span=slot.row_span, col_span=slot.col_span,
-                is_header=slot.header, header_labels=(),
-                text=cell_text(page_text, content.char_start, content.char_end),
-                page=page, bbox=content.bbox, mcids=content.mcids,
-                char_start=content.char_start, char_end=content.char_end,
+            frozen_instance(  # every cell of every tagged table, page by page
+                TableCell,
+                {
+                    "row": slot.row, "col": slot.col, "row_span": slot.row_span, "col_span": slot.col_span,
+                    "is_header": slot.header, "header_labels": (),
+                    "text": cell_text(page_text, content.char_start, content.char_end),
+                    "page": page, "bbox": content.bbox, "mcids": content.mcids,
+                    "char_start": content.char_start, "char_end": content.char_end,
+                },
             )  # fmt: skip
         )
     tables = []
@@ -228,11 +243,14 @@ def structure_tables(grids: TableGrids, contents: Sequence[CellContent], page: i
 
 def _finish(table: Table, grids: TableGrids | None = None, element: int = -1, relabel: bool = True) -> Table:
     """Cells sorted row by row, header rows counted, labels attached."""
-    cells = sorted(table.cells, key=lambda c: (c.row, c.col))
+    cells = sorted(table.cells, key=_SLOT)
     header_rows = _header_rows(cells)
     labelled = _labels(cells, header_rows, grids, element) if relabel else cells
     pages = tuple(sorted({c.page for c in cells}))
     return replace(table, cells=tuple(labelled), header_rows=header_rows, pages=pages)
+
+
+_SLOT = attrgetter("row", "col")
 
 
 def _header_rows(cells: Sequence[TableCell]) -> int:
@@ -257,7 +275,7 @@ def _labels(
 ) -> list[TableCell]:
     """Attach header labels (module docstring: /Headers, else /Scope, else position)."""
     slots = _slot_info(grids, element)
-    by_id = {s.element_id: (s.row, s.col) for s in slots.values() if s.element_id}
+    by_id = grids.ids_of(element) if grids is not None else {}
     text_at = {(c.row, c.col): c.text for c in cells}
     column_heads: list[TableCell] = []
     row_heads: list[TableCell] = []
@@ -287,7 +305,7 @@ def _labels(
             ) + tuple(
                 h.text for h in row_heads if h is not c and _overlap(h.row, h.row_span, c.row, c.row_span) and h.col < c.col
             )
-        out.append(c if labels == c.header_labels else replace(c, header_labels=labels))
+        out.append(c if labels == c.header_labels else frozen_instance(TableCell, {**c.__dict__, "header_labels": labels}))
     return out
 
 
