@@ -85,9 +85,10 @@ from __future__ import annotations
 import functools
 import re
 from collections import Counter
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from functools import cached_property
+from operator import attrgetter
 from types import MappingProxyType
 from typing import Any, NamedTuple, TypeGuard
 
@@ -265,27 +266,37 @@ class StructTree:
     def block_owners(self) -> np.ndarray:
         """Per element, the nearest block-level element at or above it; itself
         when none is."""
-        owns = np.fromiter(map(owns_block, self.elements), dtype=bool, count=len(self.elements))
-        nearest = self._nearest(owns)
+        owns = self._column(map(owns_block, self.elements), bool)
+        nearest = self.nearest(owns)
         return np.where(nearest >= 0, nearest, np.arange(len(self.elements), dtype=np.int64))
 
     @cached_property
     def actual_text_owners(self) -> np.ndarray:
         """Per element, its ``actual_text_owner`` (-1 when none)."""
-        return np.fromiter((e.actual_text_owner for e in self.elements), dtype=np.int64, count=len(self.elements))
+        return self._column(map(_ACTUAL_TEXT_OWNER, self.elements), np.int64)
 
     @cached_property
     def figure_of(self) -> np.ndarray:
         """Per element, the Figure with /Alt at or above it (-1 when none, §14.9.3)."""
-        figures = np.fromiter((e.type == "Figure" and bool(e.alt) for e in self.elements), dtype=bool,
-                              count=len(self.elements))  # fmt: skip
-        return self._nearest(figures)
+        figures = self.types == "Figure"
+        figures[figures] = [bool(self.elements[i].alt) for i in np.flatnonzero(figures).tolist()]
+        return self.nearest(figures)
+
+    @cached_property
+    def types(self) -> np.ndarray:
+        """Per element, its standard type (an object array: compared to a name at once)."""
+        types = np.empty(len(self.elements), dtype=object)
+        types[:] = list(map(_TYPE, self.elements))
+        return types
 
     @cached_property
     def _parents(self) -> np.ndarray:
-        return np.fromiter((e.parent for e in self.elements), dtype=np.int64, count=len(self.elements))
+        return self._column(map(_PARENT, self.elements), np.int64)
 
-    def _nearest(self, marked: np.ndarray) -> np.ndarray:
+    def _column(self, values: Iterator[Any], dtype: type) -> np.ndarray:
+        return np.fromiter(values, dtype=dtype, count=len(self.elements))
+
+    def nearest(self, marked: np.ndarray) -> np.ndarray:
         """Per element, the nearest element at or above it that is `marked`;
         -1 when none is. Pointer jumping: each pass doubles how far up every
         element has looked, so a tree of depth d takes log2(d) passes."""
@@ -297,6 +308,8 @@ class StructTree:
                 return up
             up[open_] = up[up[open_]]
 
+
+_TYPE, _PARENT, _ACTUAL_TEXT_OWNER = attrgetter("type"), attrgetter("parent"), attrgetter("actual_text_owner")
 
 _STANDARD_TYPES = PDF17_STANDARD_TYPES | PDF20_STANDARD_TYPES
 

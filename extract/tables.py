@@ -127,33 +127,26 @@ class TableGrids:
 
 
 def table_grids(tree: StructTree) -> TableGrids:
-    """Lay out all tables of the tree (one pass over its elements)."""
-    n = len(tree.elements)
-    table_of = np.full(n, -1, dtype=np.int64)  # nearest Table at or above
-    row_of = np.full(n, -1, dtype=np.int64)  # nearest TR at or above
-    cell_of = np.full(n, -1, dtype=np.int64)
-    in_thead = np.zeros(n, dtype=bool)
+    """Lay out all tables of the tree (whole-tree columns, then a pass over the table cells)."""
+    types = tree.types
+    tables = types == "Table"
+    # Nearest Table at or above each element; a TR inside one starts a row,
+    # a TH/TD inside a row a cell; a Table starts neither (it resets both).
+    table_of = tree.nearest(tables)
+    is_row = tables | ((types == "TR") & (table_of >= 0))
+    row_of = _started_by(tree.nearest(is_row), tables)
+    is_cell = tables | (((types == "TH") | (types == "TD")) & (row_of >= 0))
+    cell_of = _started_by(tree.nearest(is_cell), tables)
+    # In a THead: the nearest Table, THead, TBody or TFoot at or above is a THead.
+    group = tree.nearest(tables | (types == "THead") | (types == "TBody") | (types == "TFoot"))
+    in_thead = np.zeros(len(types), dtype=bool)
+    in_thead[group >= 0] = types[group[group >= 0]] == "THead"
     rows: dict[int, list[int]] = defaultdict(list)
     cells: dict[int, list[int]] = defaultdict(list)
-    # Parents come before children in tree.elements (depth-first order).
-    for e in tree.elements:
-        p = e.parent
-        if p >= 0:
-            table_of[e.index], row_of[e.index], cell_of[e.index] = table_of[p], row_of[p], cell_of[p]
-            in_thead[e.index] = in_thead[p]
-        if e.type == "Table":
-            table_of[e.index], row_of[e.index], cell_of[e.index] = e.index, -1, -1
-            in_thead[e.index] = False
-        elif e.type == "THead":
-            in_thead[e.index] = True
-        elif e.type in ("TBody", "TFoot"):
-            in_thead[e.index] = False
-        elif e.type == "TR" and table_of[e.index] >= 0:
-            row_of[e.index] = e.index
-            rows[int(table_of[e.index])].append(e.index)
-        elif e.type in ("TH", "TD") and row_of[e.index] >= 0:
-            cell_of[e.index] = e.index
-            cells[int(row_of[e.index])].append(e.index)
+    for index in np.flatnonzero(is_row & ~tables).tolist():  # element order: depth first
+        rows[int(table_of[index])].append(index)
+    for index in np.flatnonzero(is_cell & ~tables).tolist():
+        cells[int(row_of[index])].append(index)
     slots: dict[int, GridSlot] = {}
     shapes: dict[int, tuple[int, int]] = {}
     by_position: dict[int, Mapping[tuple[int, int], GridSlot]] = {}
@@ -164,6 +157,14 @@ def table_grids(tree: StructTree) -> TableGrids:
         shapes[table] = (len(table_rows), n_cols)
         by_position[table] = MappingProxyType({(s.row, s.col): s for s in placed.values()})
     return TableGrids(MappingProxyType(slots), MappingProxyType(shapes), MappingProxyType(by_position), cell_of)
+
+
+def _started_by(nearest: np.ndarray, tables: np.ndarray) -> np.ndarray:
+    """`nearest` (the nearest row or cell start at or above each element),
+    -1 where that start is a Table: a table begins with no row or cell open."""
+    started = nearest.copy()
+    started[(nearest >= 0) & tables[np.maximum(nearest, 0)]] = -1
+    return started
 
 
 def _place(tree: StructTree, table: int, rows: list[list[int]], in_thead: np.ndarray) -> dict[int, GridSlot]:
