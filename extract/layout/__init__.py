@@ -37,7 +37,8 @@ a named function in the module that says why:
    tight lines read as one whatever the stream painted between their lines; a run above or below every
    other (a running head, a page number) reads first or last; only blocks
    side by side that no cut separated (a sidebar, a pull quote) keep paint
-   order.
+   order, and where the stream paints the leaf in pieces (no witness), its
+   paragraphs are the blocks and read top first, then along the line.
 6. Blocks and labels (``labels``): block starts where geometry starts a
    paragraph and at every leaf change; H with a level where the glyphs are
    clearly larger than the body text.

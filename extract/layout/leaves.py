@@ -15,7 +15,11 @@ them in this sequence:
    every other reads first, one below every other last (a running head, a
    page number: the top and bottom bands); runs side by side that nothing
    else orders (a sidebar beside the text, a pull quote, columns a cut kept
-   together) keep paint order (``_order_runs``).
+   together) keep paint order (``_order_runs``). Where the stream paints
+   the leaf in pieces of a line or two, it is no witness of its blocks:
+   the runs are the leaf's paragraphs and its other lines one by one
+   (``stacked_blocks``, ``_paragraphs_and_lines``), and what nothing else
+   orders reads top first, then along the line (``_top_first``).
 
 A leaf whose stream runs down it in one run reads as painted: that is the
 top-to-bottom order already. A stream that reads down the leaf keeps its
@@ -27,6 +31,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ragprep.extract.blocks import FONT_SIZE_CHANGE, PARAGRAPH_GAP
 from ragprep.extract.layout.params import (
     CELL_LEADING,
     CELL_PADDING,
@@ -46,7 +51,7 @@ from ragprep.extract.layout.params import (
 )
 from ragprep.extract.layout.kernels import back_up_moves, kahn, paint_run_cuts
 from ragprep.extract.layout.kernels import run_boxes as kernel_run_boxes
-from ragprep.extract.layout.regions import SharedBaselines, baseline, is_text_column, split_at
+from ragprep.extract.layout.regions import SharedBaselines, baseline, is_text_column, rows_of, split_at, wraps
 from ragprep.extract.layout.units import Page
 
 
@@ -80,11 +85,14 @@ def leaf_order(page: Page, ids: np.ndarray) -> np.ndarray:
         return ids
     if len(runs) > MAX_RUNS:
         return _grid_rows(page, ids)
-    if _scattered(runs):
+    scattered = _scattered(runs)
+    if scattered:
         # A stream that paints the leaf in pieces of a line or two is no
         # witness of its blocks either: its runs are chance neighbours.
-        runs = [ids[k : k + 1] for k in range(len(ids))]
+        runs = _paragraphs_and_lines(page, stacked_blocks(page, ids))
     runs = _merge_grids(page, _merge_interleaved(page, runs))
+    if scattered:
+        runs = _top_first(page, runs)
     ordered = _order_runs(page, _merge_interleaved(page, runs))
     return _grid_rows(page, ids) if ordered is None else np.concatenate(ordered)
 
@@ -188,6 +196,68 @@ def _tight_chains(page: Page, ids: np.ndarray) -> tuple[list[np.ndarray], np.nda
         np.where(np.isfinite(gap_above), above, none),
         np.where(np.isfinite(gap_below), below, none),
     )
+
+
+def stacked_blocks(page: Page, ids: np.ndarray) -> list[np.ndarray]:
+    """The lines `ids` of a leaf as blocks, each its lines top to bottom: a
+    line goes on the block of the line right above it, the nearest one
+    over it along the line, when it is that line's nearest one under it
+    along the line too and no paragraph gap or change of size parts them
+    (blocks.block_break's rule): a block is a paragraph, and a title over
+    two blocks side by side is a block of its own. Where the stream is no witness, this is what a producer painting
+    a block at a time would have painted: a sidebar beside the text is a
+    block of its own rather than lines that share rows with the text's.
+    Fixture: test_sidebar_beside_a_scrambled_column_reads_as_a_block."""
+    x0, y0, x1, y1 = page.x0[ids], page.y0[ids], page.x1[ids], page.y1[ids]
+    n = len(ids)
+    base = baseline(page, ids)
+    along = np.minimum(x1[:, None], x1[None, :]) > np.maximum(x0[:, None], x0[None, :])
+    under = along & (base[None, :] <= base[:, None] - 0.5 * page.body)
+    gap = np.where(under, y0[:, None] - y1[None, :], np.inf)
+    below, above = np.argmin(gap, axis=1), np.argmin(gap, axis=0)
+    # The block-start rule of every mode (blocks.block_break): a paragraph
+    # gap or a change of size parts two blocks.
+    height = y1 - y0
+    taller = np.maximum(height, height[below])
+    step = base - base[below]
+    same_size = taller <= FONT_SIZE_CHANGE * np.maximum(np.minimum(height, height[below]), 1e-9)
+    linked = np.isfinite(gap[np.arange(n), below]) & (step <= PARAGRAPH_GAP * taller) & same_size
+    linked &= above[below] == np.arange(n)
+    has_above = np.zeros(n, dtype=bool)
+    has_above[below[linked]] = True
+    blocks: list[np.ndarray] = []
+    for top in np.flatnonzero(~has_above).tolist():
+        chain = [top]
+        while linked[chain[-1]]:
+            chain.append(int(below[chain[-1]]))
+        blocks.append(ids[chain])
+    return blocks
+
+
+def _paragraphs_and_lines(page: Page, blocks: list[np.ndarray]) -> list[np.ndarray]:
+    """`blocks` (stacked_blocks) with every block whose lines do not wrap as
+    a paragraph's do (regions.wraps: a table's column of labels, a list)
+    cut into its lines, each a run of its own: a table's rows are read
+    across its columns, a paragraph's lines down the paragraph."""
+    runs: list[np.ndarray] = []
+    for block in blocks:
+        if len(block) > 1 and wraps(page, *rows_of(page, block)):
+            runs.append(block)
+        else:
+            runs.extend(block[k : k + 1] for k in range(len(block)))
+    return runs
+
+
+def _top_first(page: Page, runs: list[np.ndarray]) -> list[np.ndarray]:
+    """`runs` top first (by their top edge), then along the line: the order
+    in which what no constraint orders reads where the stream is no witness
+    (a sidebar beside the text, an infobox beside the lead paragraph: the
+    one set higher first, on the same height the one further left, right
+    on a right-to-left page)."""
+    x0, _, x1, y1 = run_boxes(page, runs)
+    along = -x1 if page.rtl else x0
+    top = np.round(y1 / (ROW_OVERLAP * page.body))
+    return [runs[k] for k in np.lexsort((along, -top)).tolist()]
 
 
 def _scattered(runs: list[np.ndarray]) -> bool:

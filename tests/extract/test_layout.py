@@ -1125,6 +1125,34 @@ def test_matrix_between_lines_of_text_reads_row_by_row():
     assert layout(b).joined.text.split("\n") == [*before, "11 12", "21 22", *after]
 
 
+@pytest.mark.parametrize("order", ["reversed", "shuffled"])
+def test_sidebar_beside_a_scrambled_column_reads_as_a_block(order: str):
+    # leaves.stacked_blocks: a sidebar too narrow for a text column shares
+    # its baselines with the paragraph beside it. Painted out of order, the
+    # stream is no witness of either block; read line by line, rows would
+    # join the sidebar's lines to the text's. Its lines wrap as a
+    # paragraph's do (_paragraphs_and_lines), so it reads as one block, and
+    # ahead of the text, beside which it starts (_top_first).
+    import random
+
+    b = PdfBuilder()
+    f = b.add_standard_font("Helvetica", widths=True)
+    note = "the side note has the main idea of the two short texts to its right in a few words"
+    sidebar = wrap(note.split(), 56)
+    paragraphs = [wrap(prose(tag, 36), 300) for tag in "ab"]
+    lines = [(198.0, 756.0, "Title of the page", 20.0)]
+    lines += [(72.0, 728.0 - 14 * i, line, SIZE) for i, line in enumerate(sidebar)]
+    top = 728.0
+    for paragraph in paragraphs:
+        lines += [(198.0, top - 14 * i, line, SIZE) for i, line in enumerate(paragraph)]
+        top -= 14 * len(paragraph) + 8
+    painted = list(range(len(lines)))[::-1]
+    if order == "shuffled":
+        random.Random(4).shuffle(painted)
+    b.add_page(" ".join(show(f, lines[k][0], lines[k][1], lines[k][2], lines[k][3]) for k in painted))
+    assert layout(b).joined.text.split("\n") == [text for _, _, text, _ in lines]
+
+
 @pytest.mark.parametrize("piece", ["word", "glyph"])
 def test_lines_painted_last_piece_first_read_along_the_line(piece: str):
     # lines.glyphs_along: each line of a paragraph painted backwards, a word
