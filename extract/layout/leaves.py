@@ -23,8 +23,10 @@ them in this sequence:
 
 A leaf whose stream runs down it in one run reads as painted: that is the
 top-to-bottom order already. A stream that reads down the leaf keeps its
-order but for a table's cells set on two or three lines, which read as one
-(``stacked_cells``) whatever it painted between their lines. ``emit`` turns the leaves into glyph positions.
+order but for a table's cells set on two or three lines, and paragraphs it
+paints out of order or in turn with a block beside them, which read as one
+(``stacked_cells``, ``_painted_in_turn``) whatever it painted between their
+lines. ``emit`` turns the leaves into glyph positions.
 """
 
 from __future__ import annotations
@@ -99,34 +101,70 @@ def leaf_order(page: Page, ids: np.ndarray) -> np.ndarray:
 
 def _cells_together(page: Page, ids: np.ndarray, runs: list[np.ndarray]) -> list[np.ndarray]:
     """`runs` (the stream's runs down the leaf of lines `ids`) with the lines
-    of every cell (stacked_cells) taken out of their runs and read together,
-    top to bottom, as one run where the first of them was painted. A table
-    whose cells hold two lines (an amount over its metric amount), painted
-    line by line across the rows, reads down the page to the stream's
-    witness test, but a cell is one thing on the page: its lines read
-    together whatever the stream painted between them. Fixture:
-    test_table_of_two_line_cells_reads_cell_by_cell_row_by_row[lines]."""
+    of every cell (stacked_cells) and of every paragraph the stream paints
+    out of order or in turn with a block beside it (_painted_in_turn) taken
+    out of their runs and read together, top to bottom. A table whose cells
+    hold two lines (an amount over its metric amount), painted line by line
+    across the rows, reads down the page to the stream's witness test, and
+    so does a paragraph painted line by line in turn with an infobox beside
+    it; but a cell, and a paragraph, is one thing on the page: its lines
+    read together whatever the stream painted between them. A cell reads
+    where the stream paints the middle one of its lines; a paragraph right
+    after the line over it, else right before the line under it
+    (_after_the_line_above), else (beside all else: a sidebar) top first,
+    then along the line (_top_first). Fixtures:
+    test_table_of_two_line_cells_reads_cell_by_cell_row_by_row[lines],
+    test_sidebar_beside_a_scrambled_column_reads_as_a_block[interleaved]."""
     cells = stacked_cells(page, ids)
-    if not cells:
+    taken = {line for cell in cells for line in cell.tolist()}
+    paragraphs = [p for p in _painted_in_turn(page, stacked_blocks(page, ids)) if taken.isdisjoint(p.tolist())]
+    if not cells and not paragraphs:
         return runs
-    cell_of = {line: k for k, cell in enumerate(cells) for line in cell.tolist()}
-    placed: set[int] = set()
+    group_of = {line: k for k, group in enumerate([*cells, *paragraphs]) for line in group.tolist()}
+    # Unit numbers follow stream order: the middle one painted of a cell's lines.
+    middle = {int(np.sort(cell)[(len(cell) - 1) // 2]): k for k, cell in enumerate(cells)}
     out: list[np.ndarray] = []
     for run in runs:
-        rest: list[int] = []  # the run's lines since the last cell
+        rest: list[int] = []  # the run's lines since the last one taken out
         for line in run.tolist():
-            k = cell_of.get(line)
-            if k is None:
+            if line not in group_of:
                 rest.append(line)
-            elif k not in placed:
-                placed.add(k)
-                if rest:
-                    out.append(np.array(rest, dtype=np.int64))
-                    rest = []
-                out.append(cells[k])
+                continue
+            if rest:
+                out.append(np.array(rest, dtype=np.int64))
+                rest = []
+            if line in middle:
+                out.append(cells[middle[line]])
         if rest:
             out.append(np.array(rest, dtype=np.int64))
+    # Paragraphs that follow a line go in top first; those beside all else
+    # (a sidebar) go in last, when every run they might read before is in.
+    apart = [p for p in sorted(paragraphs, key=lambda p: -float(page.y1[p[0]])) if not _after_the_line_above(page, out, p)]
+    for paragraph in apart:
+        key = _top_first_keys(page, [paragraph, *out])
+        later = np.flatnonzero((key[1:, 0] > key[0, 0]) | ((key[1:, 0] == key[0, 0]) & (key[1:, 1] > key[0, 1])))
+        out.insert(int(later[0]) if len(later) else len(out), paragraph)
     return out
+
+
+def _after_the_line_above(page: Page, out: list[np.ndarray], paragraph: np.ndarray) -> bool:
+    """Insert `paragraph` (lines of one leaf, top to bottom) into the
+    runs `out` right after the run of the nearest line over its first line
+    along the line (what it follows on the page: a heading, the paragraph
+    before), else right before the run of the nearest line under its last
+    line, else last."""
+    rest = np.concatenate(out) if out else np.zeros(0, dtype=np.int64)
+    for line, sign in ((int(paragraph[0]), 1.0), (int(paragraph[-1]), -1.0)):
+        along = np.minimum(page.x1[rest], page.x1[line]) > np.maximum(page.x0[rest], page.x0[line])
+        step = (baseline(page, rest) - baseline(page, np.array([line]))[0]) * sign
+        near = rest[along & (step >= 0.5 * page.body)]
+        if not len(near):
+            continue
+        nearest = int(near[np.argmin(np.abs(baseline(page, near) - baseline(page, np.array([line]))[0]))])
+        at = next(k for k, run in enumerate(out) if nearest in run.tolist())
+        out.insert(at + 1 if sign > 0 else at, paragraph)
+        return True
+    return False
 
 
 def stacked_cells(page: Page, ids: np.ndarray) -> list[np.ndarray]:
@@ -234,14 +272,69 @@ def stacked_blocks(page: Page, ids: np.ndarray) -> list[np.ndarray]:
     return blocks
 
 
+def _paragraphs(page: Page, blocks: list[np.ndarray]) -> list[np.ndarray]:
+    """The `blocks` (stacked_blocks, the lines of one leaf) whose lines wrap
+    as a paragraph's do (regions.wraps), but for those whose lines mostly
+    lie on the baselines of other lines beside them (SAME_BASELINE) that
+    are no such block: a table's column of labels that happen to fill its
+    width, beside its column of values. A sidebar's lines may share their
+    rows with the paragraph beside it."""
+    wrapping = [block for block in blocks if len(block) > 1 and wraps(page, *rows_of(page, block))]
+    if not wrapping:
+        return []
+    rest = np.setdiff1d(np.concatenate(blocks), np.concatenate(wrapping))
+    kept = []
+    for block in wrapping:
+        x0, x1 = page.x0[block].min(), page.x1[block].max()
+        beside = rest[(page.x1[rest] <= x0) | (page.x0[rest] >= x1)]
+        if len(beside):
+            base = np.sort(baseline(page, beside))
+            own = baseline(page, block)
+            at = np.clip(np.searchsorted(base, own), 1, len(base) - 1) if len(base) > 1 else np.zeros(len(own), dtype=np.int64)
+            near = np.minimum(np.abs(base[at] - own), np.abs(base[np.maximum(at - 1, 0)] - own))
+            if np.count_nonzero(near <= SAME_BASELINE * page.body) * 2 > len(block):
+                continue
+        kept.append(block)
+    return kept
+
+
+def _painted_in_turn(page: Page, blocks: list[np.ndarray]) -> list[np.ndarray]:
+    """The paragraphs among `blocks` (_paragraphs) that the stream paints out
+    of their order, or in turn with another block beside them: it paints
+    their lines other than top to bottom (a paragraph's last lines painted
+    with the furniture of the bottom band), or between two of their lines a
+    line of a block of two lines or more that lies beside the paragraph
+    along the line (an infobox's lines, a sidebar's). A bullet or a mark
+    painted between a list's lines is no block, and a paragraph painted
+    down the page keeps the stream's order."""
+    blocks_of_lines = [block for block in blocks if len(block) > 1]
+    if len(blocks_of_lines) < 2:
+        return []
+    owner = np.full(int(max(block.max() for block in blocks)) + 1, -1, dtype=np.int64)
+    for k, block in enumerate(blocks_of_lines):
+        owner[block] = k
+    found = []
+    for paragraph in _paragraphs(page, blocks):
+        k = int(owner[paragraph[0]])
+        x0, x1 = page.x0[paragraph].min(), page.x1[paragraph].max()
+        # Unit numbers follow stream order: what the stream paints between.
+        between = np.arange(int(paragraph.min()) + 1, int(paragraph.max()))
+        between = between[(owner[between] >= 0) & (owner[between] != k)]
+        # Its lines in stream order (paragraph is top to bottom) go down.
+        painted = baseline(page, np.sort(paragraph))
+        if np.any(np.diff(painted) > 0) or np.any((page.x1[between] <= x0) | (page.x0[between] >= x1)):
+            found.append(paragraph)
+    return found
+
+
 def _paragraphs_and_lines(page: Page, blocks: list[np.ndarray]) -> list[np.ndarray]:
-    """`blocks` (stacked_blocks) with every block whose lines do not wrap as
-    a paragraph's do (regions.wraps: a table's column of labels, a list)
-    cut into its lines, each a run of its own: a table's rows are read
-    across its columns, a paragraph's lines down the paragraph."""
+    """`blocks` (stacked_blocks) with every block that is no paragraph
+    (_paragraphs) cut into its lines, each a run of its own: a table's rows
+    are read across its columns, a paragraph's lines down the paragraph."""
+    kept = {block.tobytes() for block in _paragraphs(page, blocks)}
     runs: list[np.ndarray] = []
     for block in blocks:
-        if len(block) > 1 and wraps(page, *rows_of(page, block)):
+        if block.tobytes() in kept:
             runs.append(block)
         else:
             runs.extend(block[k : k + 1] for k in range(len(block)))
@@ -254,10 +347,16 @@ def _top_first(page: Page, runs: list[np.ndarray]) -> list[np.ndarray]:
     (a sidebar beside the text, an infobox beside the lead paragraph: the
     one set higher first, on the same height the one further left, right
     on a right-to-left page)."""
+    key = _top_first_keys(page, runs)
+    return [runs[k] for k in np.lexsort((key[:, 1], key[:, 0])).tolist()]
+
+
+def _top_first_keys(page: Page, runs: list[np.ndarray]) -> np.ndarray:
+    """Per run, (how far down its top lies, in steps of ROW_OVERLAP body
+    heights; where it starts along the line): _top_first's order."""
     x0, _, x1, y1 = run_boxes(page, runs)
     along = -x1 if page.rtl else x0
-    top = np.round(y1 / (ROW_OVERLAP * page.body))
-    return [runs[k] for k in np.lexsort((along, -top)).tolist()]
+    return np.column_stack([-np.round(y1 / (ROW_OVERLAP * page.body)), along])
 
 
 def _scattered(runs: list[np.ndarray]) -> bool:

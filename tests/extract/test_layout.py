@@ -1125,14 +1125,17 @@ def test_matrix_between_lines_of_text_reads_row_by_row():
     assert layout(b).joined.text.split("\n") == [*before, "11 12", "21 22", *after]
 
 
-@pytest.mark.parametrize("order", ["reversed", "shuffled"])
+@pytest.mark.parametrize("order", ["reversed", "shuffled", "interleaved"])
 def test_sidebar_beside_a_scrambled_column_reads_as_a_block(order: str):
     # leaves.stacked_blocks: a sidebar too narrow for a text column shares
     # its baselines with the paragraph beside it. Painted out of order, the
     # stream is no witness of either block; read line by line, rows would
     # join the sidebar's lines to the text's. Its lines wrap as a
     # paragraph's do (_paragraphs_and_lines), so it reads as one block, and
-    # ahead of the text, beside which it starts (_top_first).
+    # ahead of the text, beside which it starts (_top_first). Painted top
+    # to bottom across the page, the stream reads down the page, but paints
+    # the sidebar in turn with the text: each is a paragraph, read whole
+    # (_cells_together, _painted_in_turn).
     import random
 
     b = PdfBuilder()
@@ -1149,8 +1152,29 @@ def test_sidebar_beside_a_scrambled_column_reads_as_a_block(order: str):
     painted = list(range(len(lines)))[::-1]
     if order == "shuffled":
         random.Random(4).shuffle(painted)
+    if order == "interleaved":
+        painted = sorted(range(len(lines)), key=lambda k: (-lines[k][1], lines[k][0]))
     b.add_page(" ".join(show(f, lines[k][0], lines[k][1], lines[k][2], lines[k][3]) for k in painted))
     assert layout(b).joined.text.split("\n") == [text for _, _, text, _ in lines]
+
+
+def test_last_lines_of_a_paragraph_painted_first_read_with_it():
+    # leaves._painted_in_turn: a producer that paints the page's bottom band
+    # first paints the last lines of the paragraph that runs into it before
+    # everything else. The stream still reads down the page, but paints the
+    # paragraph's lines other than top to bottom: the paragraph reads whole,
+    # after the heading over it (_after_the_line_above).
+    b = PdfBuilder()
+    f = b.add_standard_font("Helvetica", widths=True)
+    first, second = wrap(prose("a", 40), 300), wrap(prose("b", 60), 300)
+    lines = [(72.0, 700.0, "Heading of the page")]
+    lines += [(72.0, 680.0 - LEADING * i, line) for i, line in enumerate(first)]
+    top = 680.0 - LEADING * len(first) - 14
+    lines += [(72.0, top, "Second heading")]
+    lines += [(72.0, top - 18 - LEADING * i, line) for i, line in enumerate(second)]
+    painted = list(range(len(lines) - 2, len(lines))) + list(range(len(lines) - 2))
+    b.add_page(" ".join(show(f, *lines[k]) for k in painted))
+    assert layout(b).joined.text.split("\n") == [text for _, _, text in lines]
 
 
 @pytest.mark.parametrize("piece", ["word", "glyph"])
@@ -1256,19 +1280,22 @@ def test_upright_paragraph_over_a_tilted_block_reads_line_by_line():
     assert layout(b).joined.text == "\n".join([*upright, *tilted])
 
 
-def test_reference_mark_painted_first_reads_inside_its_line():
+@pytest.mark.parametrize("mark_size", [7.0, 8.2])
+def test_reference_mark_painted_first_reads_inside_its_line(mark_size: float):
     # lines._marks_on_their_lines (MARK_SIZE): a raised reference mark in
     # smaller print, painted before the paragraph, sits on no baseline of
     # the paragraph's; beside its line, within the line's box, it reads
     # inside that line, and the line keeps its place under the one before.
+    # A browser sets Wikipedia's marks at 80% of the text's size: 8.2 pt
+    # over 10 pt text is such a mark too.
     b = PdfBuilder()
     f = b.add_standard_font("Helvetica", widths=True)
     lines = wrap(prose("a", 30), 300)
     head, tail = lines[1].split(" ", 1)
     mark_x = 72 + text_width(head, "Helvetica", SIZE)
-    tail_x = mark_x + text_width("[7] ", "Helvetica", 7)
+    tail_x = mark_x + text_width("[7] ", "Helvetica", mark_size)
     y = 700 - LEADING
-    ops = [show(f, mark_x, y + 3.5, "[7]", 7)]
+    ops = [show(f, mark_x, y + 3.5, "[7]", mark_size)]
     ops += [show(f, 72, 700 - LEADING * i, line) for i, line in enumerate(lines) if i != 1]
     ops += [show(f, 72, y, head), show(f, tail_x, y, tail)]
     b.add_page(" ".join(ops))
