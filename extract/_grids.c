@@ -10,7 +10,8 @@
  *   text_lines       gridfind._lines: glyphs into lines top to bottom, each
  *                    line in x order and cut into pieces at wide gaps;
  *   merge_collinear  gridfind._merge_collinear: touching rules on one line joined;
- *   rule_components  the connected sets of crossing rules in gridfind.ruled_grids.
+ *   rule_components  the connected sets of crossing rules in gridfind.ruled_grids;
+ *   word_counts      gridfind._word_counts: the words of each cell of a grid.
  *
  * Nothing here reads PDF bytes: the inputs are float columns of the glyph and
  * path tables. Every index is bounds-checked; a coordinate that is not finite
@@ -375,10 +376,104 @@ done:
     return result;
 }
 
+/* ---- word_counts -------------------------------------------------------- */
+
+/* str.isspace: at least one character, every one of them white space. */
+static int is_blank(PyObject *text) {
+    if (!PyUnicode_Check(text)) return -1;
+    Py_ssize_t n = PyUnicode_GET_LENGTH(text);
+    if (n == 0) return 0;
+    int kind = PyUnicode_KIND(text);
+    const void *data = PyUnicode_DATA(text);
+    for (Py_ssize_t i = 0; i < n; i++)
+        if (!Py_UNICODE_ISSPACE(PyUnicode_READ(kind, data, i))) return 0;
+    return 1;
+}
+
+/* word_counts(origin, own_end, height, texts, glyphs, starts, out) -> True,
+ * or None when a value is not finite, a cell is empty or a text is no str.
+ *
+ * The cells are runs of `glyphs` (glyph table rows) from `starts` (the
+ * first 0, increasing); `texts` is the list of those glyphs' texts. Each
+ * cell's glyphs are read row by row (rounded origin y descending, rint as
+ * np.round rounds), then by origin x, ties by position; a word starts at a
+ * glyph more than 0.25 x its height past the own end of the glyph before it,
+ * more than 1 before it, or blank (str.isspace). out[c] = 1 + those starts
+ * after the cell's first glyph. */
+static PyObject *grids_word_counts(PyObject *mod, PyObject *args) {
+    (void)mod;
+    PyObject *origin_obj, *end_obj, *height_obj, *texts, *glyphs_obj, *starts_obj, *out_obj;
+    if (!PyArg_ParseTuple(args, "OOOO!OOO", &origin_obj, &end_obj, &height_obj, &PyList_Type, &texts, &glyphs_obj,
+                          &starts_obj, &out_obj))
+        return NULL;
+    View vo = {0}, ve = {0}, vh = {0}, vg = {0}, vs = {0}, vc = {0};
+    PyObject *result = NULL;
+    Key *keys = NULL, *buf = NULL;
+    Py_ssize_t *bounds = NULL;
+    if (get_view(origin_obj, &vo, "d", 8, 0, "origin") < 0 || get_view(end_obj, &ve, "d", 8, 0, "own_end") < 0 ||
+        get_view(height_obj, &vh, "d", 8, 0, "height") < 0 || get_view(glyphs_obj, &vg, "l", 8, 0, "glyphs") < 0 ||
+        get_view(starts_obj, &vs, "l", 8, 0, "starts") < 0 || get_view(out_obj, &vc, "l", 8, 1, "out") < 0)
+        goto done;
+    Py_ssize_t rows = vh.view.len / 8, n = vg.view.len / 8, cells = vs.view.len / 8;
+    if (vo.view.len / 8 != 2 * rows || ve.view.len / 8 != 2 * rows || vc.view.len / 8 != cells ||
+        PyList_GET_SIZE(texts) != n) {
+        PyErr_SetString(PyExc_ValueError, "word_counts: mismatched lengths");
+        goto done;
+    }
+    const double *origin = vo.view.buf, *own_end = ve.view.buf, *height = vh.view.buf;
+    const int64_t *glyphs = vg.view.buf, *starts = vs.view.buf;
+    int64_t *out = vc.view.buf;
+    for (Py_ssize_t k = 0; k < n; k++) {
+        int64_t g = glyphs[k];
+        if (g < 0 || g >= rows) { PyErr_SetString(PyExc_IndexError, "glyph index out of range"); goto done; }
+        if (!isfinite(origin[2 * g]) || !isfinite(origin[2 * g + 1]) || !isfinite(own_end[2 * g]) || !isfinite(height[g]))
+            goto decline;
+    }
+    for (Py_ssize_t c = 0; c < cells; c++) {
+        Py_ssize_t end = c + 1 < cells ? (Py_ssize_t)starts[c + 1] : n;
+        if ((c == 0 && starts[0] != 0) || starts[c] >= end) goto decline; /* an empty cell: the reference decides */
+    }
+    size_t count = n ? (size_t)n : 1;
+    keys = PyMem_Malloc(count * sizeof(Key));
+    buf = PyMem_Malloc(count * sizeof(Key));
+    bounds = PyMem_Malloc((count + 1) * sizeof(Py_ssize_t));
+    if (!keys || !buf || !bounds) { PyErr_NoMemory(); goto done; }
+    for (Py_ssize_t c = 0; c < cells; c++) {
+        Py_ssize_t start = (Py_ssize_t)starts[c], end = c + 1 < cells ? (Py_ssize_t)starts[c + 1] : n;
+        for (Py_ssize_t k = start; k < end; k++) {
+            int64_t g = glyphs[k];
+            keys[k - start] = (Key){-rint(origin[2 * g + 1]), origin[2 * g], k};
+        }
+        sort_keys(keys, end - start, buf, bounds);
+        int64_t words = 1;
+        for (Py_ssize_t i = 1; i < end - start; i++) {
+            int64_t prev = glyphs[keys[i - 1].at], k = keys[i].at, g = glyphs[k];
+            double gap = origin[2 * g] - own_end[2 * prev];
+            int blank = is_blank(PyList_GET_ITEM(texts, k));
+            if (blank < 0) goto decline; /* not a str: the reference decides */
+            if (gap > 0.25 * height[g] || gap < -1 || blank) words++;
+        }
+        out[c] = words;
+    }
+    result = Py_True;
+    Py_INCREF(result);
+    goto done;
+decline:
+    result = Py_None;
+    Py_INCREF(result);
+done:
+    PyMem_Free(keys);
+    PyMem_Free(buf);
+    PyMem_Free(bounds);
+    release(&vo); release(&ve); release(&vh); release(&vg); release(&vs); release(&vc);
+    return result;
+}
+
 static PyMethodDef module_methods[] = {
     {"text_lines", (PyCFunction)grids_text_lines, METH_VARARGS, "Glyphs into lines and pieces (gridfind._lines)."},
     {"merge_collinear", (PyCFunction)grids_merge_collinear, METH_VARARGS, "Touching rules on one line joined."},
     {"rule_components", (PyCFunction)grids_rule_components, METH_VARARGS, "Connected sets of crossing rules."},
+    {"word_counts", (PyCFunction)grids_word_counts, METH_VARARGS, "Words of each cell of a grid."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -183,11 +183,13 @@ def ruled_grids(table: GlyphTable, paths: PathTable, glyphs: np.ndarray) -> list
     roots = _rule_components(horizontal, vertical)
     centres = None
     grids = []
-    for root in np.unique(roots):
+    # Only sets of at least two rules each way can make a grid (most sets are
+    # a lone underline or a frame's side): the others are not looked at.
+    h_count = np.bincount(roots[:n_h], minlength=len(roots))
+    v_count = np.bincount(roots[n_h:], minlength=len(roots))
+    for root in np.flatnonzero((h_count >= 2) & (v_count >= 2)).tolist():
         hs = horizontal[roots[:n_h] == root]
         vs = vertical[roots[n_h:] == root]
-        if len(hs) < 2 or len(vs) < 2:
-            continue
         if centres is None:  # only a page with a grid of rules needs them
             corners = table.quad[glyphs]
             # quad.mean(axis=1), summed in the order it sums the four corners
@@ -421,6 +423,16 @@ def _word_counts(table: GlyphTable, glyphs: np.ndarray, starts: np.ndarray) -> n
     wide gaps (> 0.25 height) between its glyphs in x order, row by row."""
     if not len(glyphs):
         return np.zeros(len(starts), dtype=np.int64)
+    grids = compiled_grids()
+    if grids is not None:  # the same sort and rule, compiled (extract/_grids.c)
+        words = np.empty(len(starts), dtype=np.int64)
+        texts = table.text[glyphs].tolist()
+        done = grids.word_counts(
+            np.ascontiguousarray(table.origin), np.ascontiguousarray(table.own_end), np.ascontiguousarray(table.height),
+            texts, np.ascontiguousarray(glyphs, dtype=np.int64), np.ascontiguousarray(starts, dtype=np.int64), words,
+        )  # fmt: skip
+        if done is not None:
+            return words
     cell = group_ids(starts, len(glyphs))
     ordered_at = np.lexsort((table.origin[glyphs, 0], -np.round(table.origin[glyphs, 1]), cell))
     ordered = glyphs[ordered_at]
@@ -584,12 +596,14 @@ def _table(
     if not placed:
         return Table(f"d{page}.{k}", method, n_rows, n_cols, 0, (page,), ())
     x0, y0, x1, y1 = _extents(table.quad[glyphs])
-    boxes = np.column_stack(
-        [
-            np.minimum.reduceat(x0, starts), np.minimum.reduceat(y0, starts),
-            np.maximum.reduceat(x1, starts), np.maximum.reduceat(y1, starts),
-        ]
-    ).tolist()  # fmt: skip
+    rounded = _rounded(
+        np.column_stack(
+            [
+                np.minimum.reduceat(x0, starts), np.minimum.reduceat(y0, starts),
+                np.maximum.reduceat(x1, starts), np.maximum.reduceat(y1, starts),
+            ]
+        )
+    )  # fmt: skip
     at = position[glyphs]
     seen = at >= 0
     char_start = np.minimum.reduceat(np.where(seen, joined.char_start[at], np.iinfo(np.int64).max), starts).tolist()
@@ -601,7 +615,7 @@ def _table(
             TableCell,
             {
                 "row": c.row, "col": c.col, "row_span": c.row_span, "col_span": c.col_span, "is_header": False,
-                "header_labels": (), "text": texts[i], "page": page, "bbox": _rounded(boxes[i]), "mcids": mcids[i],
+                "header_labels": (), "text": texts[i], "page": page, "bbox": rounded[i], "mcids": mcids[i],
                 "char_start": char_start[i], "char_end": char_end[i],
             },
         )  # fmt: skip
@@ -627,10 +641,10 @@ def _placed_cells(cells: list[_Cell], position: np.ndarray) -> tuple[list[_Cell]
     return placed, glyphs[seen[cell]], np.cumsum(sizes) - sizes
 
 
-def _rounded(box: list[float]) -> tuple[float, float, float, float]:
-    """A box to 0.001 pt, rounded as Python rounds (numpy's round differs in the last digit)."""
-    x0, y0, x1, y1 = (round(v, 3) for v in box)
-    return x0, y0, x1, y1
+def _rounded(boxes: np.ndarray) -> list[tuple[float, float, float, float]]:
+    """Boxes to 0.001 pt, rounded as Python rounds (numpy's round differs in the last digit)."""
+    values = [round(v, 3) for v in boxes.ravel().tolist()]
+    return list(zip(values[0::4], values[1::4], values[2::4], values[3::4], strict=True))
 
 
 def _cell_mcids(table: GlyphTable, glyphs: np.ndarray, starts: np.ndarray) -> list[tuple[int, ...]]:

@@ -125,6 +125,29 @@ def test_merge_declines_what_is_not_finite(monkeypatch):
     assert np.array_equal(compiled, pure)
 
 
+@pytest.mark.parametrize("seed", range(6))
+def test_word_counts_equal_the_reference(monkeypatch, seed):
+    rng = np.random.default_rng(seed)
+    table = random_page(rng, 400, "shuffled")
+    texts = table.text.copy()
+    texts[rng.random(len(texts)) < 0.15] = " "  # blank glyphs start words too
+    table = GlyphTable(**{**table.__dict__, "text": texts})
+    for cells in (1, 7, 60):
+        glyphs = rng.permutation(len(table))[: rng.integers(cells, 400)]
+        starts = np.unique(np.concatenate([[0], rng.integers(1, len(glyphs), size=cells - 1)]))
+        compiled, pure = both(monkeypatch, lambda: gridfind._word_counts(table, glyphs, starts))  # noqa: B023
+        assert compiled.dtype == pure.dtype and np.array_equal(compiled, pure)
+
+
+def test_word_counts_decline_empty_cells_and_texts_that_are_no_str():
+    table = random_page(np.random.default_rng(2), 20, "shuffled")
+    out = np.empty(3, dtype=np.int64)
+    args = (table.origin, table.own_end, table.height)
+    assert compiled_grids().word_counts(*args, ["a"] * 20, np.arange(20), np.array([0, 5, 5]), out) is None
+    assert compiled_grids().word_counts(*args, ["a"] * 19 + [None], np.arange(20), np.array([0, 5, 9]), out) is None
+    assert compiled_grids().word_counts(*args, ["a"] * 20, np.arange(20), np.array([0, 5, 9]), out) is True
+
+
 def test_kernels_check_their_buffers():
     grids = compiled_grids()
     table = random_page(np.random.default_rng(1), 10, "shuffled")
