@@ -2959,6 +2959,318 @@ static PyObject *core_walk_struct(PyObject *mod, PyObject *args) {
 }
 
 
+/* ---- CMap section bodies (fonts/cmap.py) -----------------------------------
+ * The fast path of cmap._run: one section body (the bytes between, say,
+ * beginbfchar and endbfchar) tokenized and applied to the CMap's tables in
+ * one call, instead of one Python object per token and per entry. It takes a
+ * body only when cmap.py's builder would apply every entry of it without a
+ * warning: hex strings (whitespace inside and a missing final digit read as
+ * _hex_bytes reads them, §7.3.4.3), unsigned integers, and in bfrange one
+ * array level of hex strings (§9.10.3). Anything else (a comment, a name, a
+ * literal string, a dangling operand, bounds out of order, a destination that
+ * overflows its length, codes longer than the integers here) is answered None
+ * before anything changed, and the builder reads the section as before,
+ * warnings and all: cmap.py stays the reference (RAGPREP_PURE=1). */
+/* In the order of cmap._SECTIONS (cmap._SECTION_KINDS). */
+enum { CS_CODESPACE, CS_BFCHAR, CS_BFRANGE, CS_CIDCHAR, CS_CIDRANGE, CS_NOTDEFCHAR, CS_NOTDEFRANGE, CS_COUNT };
+enum { CT_HEX, CT_INT, CT_ARRAY };
+#define CMAP_UNHANDLED 1
+/* Bounds and range destinations up to 7 bytes: a range's count and its last
+ * destination stay below 2^56, so no sum here overflows. */
+#define CMAP_RANGE_BYTES 7
+#define CMAP_CODE_BYTES 8
+#define CMAP_MAX_DIGITS 18
+
+typedef struct {
+    int kind;
+    size_t off, len;          /* CT_HEX: its bytes in the decoded buffer; CT_ARRAY: first item, item count */
+    unsigned long long value; /* CT_HEX up to 8 bytes: the big-endian value; CT_INT: the integer */
+} CTok;
+
+typedef struct {
+    Buf bytes, ops, items;
+    int in_array;
+    CTok array;
+} CLex;
+
+static inline int cmap_space(unsigned char c) { return c == ' ' || (c >= 9 && c <= 13); } /* bytes regex \s */
+
+static const CTok *ctok(const Buf *b, size_t i) { return (const CTok *)b->data + i; }
+static size_t ctok_count(const Buf *b) { return b->len / sizeof(CTok); }
+static const unsigned char *ctok_bytes(const CLex *lx, const CTok *t) {
+    return (const unsigned char *)lx->bytes.data + t->off;
+}
+
+/* <hex>, from after its '<': whitespace skipped, a missing final digit 0.
+ * Returns the index after its '>', 0 when it is not a clean hex string, -1 on error. */
+static Py_ssize_t cmap_hex(CLex *lx, const unsigned char *p, size_t i, size_t n, CTok *t) {
+    size_t start = lx->bytes.len;
+    int high = -1;
+    for (;; i++) {
+        if (i >= n) return 0;
+        unsigned char c = p[i];
+        if (c == '>') break;
+        if (cmap_space(c)) continue;
+        int v = hexval(c);
+        if (v < 0) return 0;
+        if (high < 0) { high = v; continue; }
+        unsigned char b = (unsigned char)(high << 4 | v);
+        if (buf_append(&lx->bytes, &b, 1) < 0) return -1;
+        high = -1;
+    }
+    if (high >= 0) {
+        unsigned char b = (unsigned char)(high << 4);
+        if (buf_append(&lx->bytes, &b, 1) < 0) return -1;
+    }
+    t->kind = CT_HEX;
+    t->off = start;
+    t->len = lx->bytes.len - start;
+    t->value = 0;
+    for (size_t k = 0; k < t->len && k < CMAP_CODE_BYTES; k++) t->value = t->value << 8 | ctok_bytes(lx, t)[k];
+    return (Py_ssize_t)(i + 1);
+}
+
+static int cmap_push(CLex *lx, const CTok *t) {
+    if (lx->in_array) {
+        if (t->kind != CT_HEX) return CMAP_UNHANDLED;
+        return buf_append(&lx->items, t, sizeof *t);
+    }
+    return buf_append(&lx->ops, t, sizeof *t);
+}
+
+/* The body's operands: 0, CMAP_UNHANDLED, or -1 with an exception set. */
+static int cmap_tokens(CLex *lx, const unsigned char *p, size_t n, int arrays) {
+    size_t i = 0;
+    while (i < n) {
+        unsigned char c = p[i];
+        CTok t = {0};
+        if (cmap_space(c)) {
+            i++;
+            continue;
+        }
+        if (c == '<') {
+            Py_ssize_t next = cmap_hex(lx, p, i + 1, n, &t);
+            if (next <= 0) return next < 0 ? -1 : CMAP_UNHANDLED;
+            i = (size_t)next;
+        } else if (c >= '0' && c <= '9') {
+            size_t digits = 0;
+            t.kind = CT_INT;
+            for (; i < n && p[i] >= '0' && p[i] <= '9'; i++) {
+                if (++digits > CMAP_MAX_DIGITS) return CMAP_UNHANDLED;
+                t.value = t.value * 10 + (unsigned)(p[i] - '0');
+            }
+            if (i < n && !cmap_space(p[i]) && p[i] != '<' && p[i] != '[' && p[i] != ']') return CMAP_UNHANDLED;
+        } else if (c == '[' && arrays && !lx->in_array) {
+            lx->in_array = 1;
+            lx->array = (CTok){CT_ARRAY, ctok_count(&lx->items), 0, 0};
+            i++;
+            continue;
+        } else if (c == ']' && lx->in_array) {
+            lx->in_array = 0;
+            t = lx->array;
+            t.len = ctok_count(&lx->items) - t.off;
+            i++;
+        } else {
+            return CMAP_UNHANDLED;
+        }
+        int pushed = cmap_push(lx, &t);
+        if (pushed) return pushed;
+    }
+    return lx->in_array ? CMAP_UNHANDLED : 0;
+}
+
+static int hex_of(const CTok *t, size_t max_len) { return t->kind == CT_HEX && t->len >= 1 && t->len <= max_len; }
+
+/* Whether the builder applies group `g` (its first token) without a warning. */
+static int cmap_group_ok(int kind, const CTok *g) {
+    switch (kind) {
+    case CS_CODESPACE:
+        return g[0].kind == CT_HEX && g[1].kind == CT_HEX && g[0].len == g[1].len && g[0].len >= 1 && g[0].len <= 4;
+    case CS_BFCHAR:
+        return hex_of(&g[0], CMAP_CODE_BYTES) && g[1].kind == CT_HEX;
+    case CS_CIDCHAR:
+    case CS_NOTDEFCHAR:
+        return hex_of(&g[0], CMAP_CODE_BYTES) && g[1].kind == CT_INT;
+    default:
+        break;
+    }
+    if (!hex_of(&g[0], CMAP_RANGE_BYTES) || !hex_of(&g[1], CMAP_RANGE_BYTES) || g[0].value > g[1].value) return 0;
+    if (kind != CS_BFRANGE) return g[2].kind == CT_INT;
+    if (g[2].kind == CT_ARRAY) return 1;
+    if (!hex_of(&g[2], CMAP_RANGE_BYTES)) return 0;
+    /* cmap._Builder.destination_range cuts a range overflowing its destination's length (with a warning). */
+    unsigned long long room = (1ULL << (8 * g[2].len)) - g[2].value;
+    return g[1].value - g[0].value + 1 <= room;
+}
+
+/* cmap._destination_text: a UTF-16BE destination (§9.10.3) as text, None for U+0000. */
+static PyObject *destination_text(const unsigned char *d, size_t n) {
+    if (n == 2) {
+        unsigned v = (unsigned)d[0] << 8 | d[1];
+        if (!v) Py_RETURN_NONE;
+        return PyUnicode_FromOrdinal(v >= 0xD800 && v <= 0xDFFF ? 0xFFFD : (int)v);
+    }
+    if (n == 1) {
+        if (!d[0]) Py_RETURN_NONE;
+        return PyUnicode_FromOrdinal(d[0]); /* a one-byte destination: Latin-1 */
+    }
+    if (!n) return PyUnicode_New(0, 0); /* <>: the code shows no text */
+    int order = 1;                      /* big-endian, a byte order mark kept as text (utf-16-be) */
+    PyObject *text = PyUnicode_DecodeUTF16((const char *)d, (Py_ssize_t)(n & ~(size_t)1), "replace", &order);
+    if (!text) return NULL;
+    if (PyUnicode_FindChar(text, 0, 0, PyUnicode_GET_LENGTH(text), 1) >= 0) {
+        PyObject *nul = PyUnicode_FromOrdinal(0), *empty = PyUnicode_New(0, 0);
+        PyObject *kept = nul && empty ? PyUnicode_Replace(text, nul, empty, -1) : NULL;
+        Py_XDECREF(nul);
+        Py_XDECREF(empty);
+        Py_DECREF(text);
+        if (!(text = kept)) return NULL;
+    }
+    if (!PyUnicode_GET_LENGTH(text)) {
+        Py_DECREF(text);
+        Py_RETURN_NONE;
+    }
+    return text;
+}
+
+/* The CMap's tables (cmap.CMap's fields) and the builder's expansion budget. */
+typedef struct {
+    PyObject *unicode, *unicode_ranges, *cids, *cid_ranges, *notdef_ranges, *code_lengths, *codespace, *range_type;
+    long long expanded, expand_range, expand_total;
+} CTarget;
+
+static const char *const CTARGET_FIELDS[] = {
+    "unicode", "unicode_ranges", "cids", "cid_ranges", "notdef_ranges", "code_lengths", "codespace",
+};
+
+static int ctarget_open(CTarget *t, PyObject *cmap) {
+    PyObject **slots[] = {&t->unicode, &t->unicode_ranges, &t->cids, &t->cid_ranges,
+                          &t->notdef_ranges, &t->code_lengths, &t->codespace};
+    for (int i = 0; i < 7; i++)
+        if (!(*slots[i] = PyObject_GetAttrString(cmap, CTARGET_FIELDS[i]))) return -1;
+    if (!PyDict_Check(t->unicode) || !PyDict_Check(t->cids) || !PyList_Check(t->unicode_ranges) ||
+        !PyList_Check(t->cid_ranges) || !PyList_Check(t->notdef_ranges) || !PyList_Check(t->codespace) ||
+        !PySet_Check(t->code_lengths)) {
+        PyErr_SetString(PyExc_TypeError, "cmap_section: not a cmap.CMap");
+        return -1;
+    }
+    return 0;
+}
+
+static void ctarget_close(CTarget *t) {
+    PyObject *slots[] = {t->unicode, t->unicode_ranges, t->cids, t->cid_ranges,
+                         t->notdef_ranges, t->code_lengths, t->codespace};
+    for (int i = 0; i < 7; i++) Py_XDECREF(slots[i]);
+}
+
+static int set_code(PyObject *dict, unsigned long long code, PyObject *value /* stolen */) {
+    if (!value) return -1;
+    PyObject *key = PyLong_FromUnsignedLongLong(code);
+    int failed = key ? PyDict_SetItem(dict, key, value) : -1;
+    Py_XDECREF(key);
+    Py_DECREF(value);
+    return failed;
+}
+
+static int append_new(PyObject *list, PyObject *item /* stolen */) {
+    if (!item) return -1;
+    int failed = PyList_Append(list, item);
+    Py_DECREF(item);
+    return failed;
+}
+
+static int add_length(CTarget *t, size_t len) {
+    PyObject *n = PyLong_FromSize_t(len);
+    int failed = n ? PySet_Add(t->code_lengths, n) : -1;
+    Py_XDECREF(n);
+    return failed;
+}
+
+static int budget(CTarget *t, unsigned long long count) { /* the builder's _EXPAND_RANGE and _EXPAND_TOTAL */
+    if (count > (unsigned long long)t->expand_range || (unsigned long long)t->expanded + count > (unsigned long long)t->expand_total)
+        return 0;
+    t->expanded += (long long)count;
+    return 1;
+}
+
+/* _Builder.bfrange on one valid group: the array form, or destination_range. */
+static int cmap_bfrange(CTarget *t, const CLex *lx, const CTok *g, unsigned long long first, unsigned long long count) {
+    if (g[2].kind == CT_ARRAY) {
+        size_t n = g[2].len < count ? g[2].len : (size_t)count;
+        for (size_t k = 0; k < n; k++) {
+            const CTok *item = ctok(&lx->items, g[2].off + k);
+            if (set_code(t->unicode, first + k, destination_text(ctok_bytes(lx, item), item->len)) < 0) return -1;
+        }
+        return 0;
+    }
+    unsigned long long start = g[2].value;
+    size_t nbytes = g[2].len;
+    if (!budget(t, count))
+        return append_new(t->unicode_ranges, Py_BuildValue("(KKKn)", first, first + count - 1, start, (Py_ssize_t)nbytes));
+    unsigned char dst[CMAP_RANGE_BYTES];
+    for (unsigned long long k = 0; k < count; k++) {
+        unsigned long long value = start + k;
+        for (size_t j = 0; j < nbytes; j++) dst[nbytes - 1 - j] = (unsigned char)(value >> (8 * j));
+        if (set_code(t->unicode, first + k, destination_text(dst, nbytes)) < 0) return -1;
+    }
+    return 0;
+}
+
+/* One valid group (cmap_group_ok) applied as _Builder applies it. */
+static int cmap_apply(CTarget *t, const CLex *lx, int kind, const CTok *g) {
+    if (kind == CS_CODESPACE) {
+        const unsigned char *low = ctok_bytes(lx, &g[0]), *high = ctok_bytes(lx, &g[1]);
+        Py_ssize_t n = (Py_ssize_t)g[0].len;
+        return append_new(t->codespace, PyObject_CallFunction(t->range_type, "y#y#", low, n, high, n));
+    }
+    if (add_length(t, g[0].len) < 0) return -1;
+    unsigned long long first = g[0].value;
+    if (kind == CS_BFCHAR) return set_code(t->unicode, first, destination_text(ctok_bytes(lx, &g[1]), g[1].len));
+    if (kind == CS_CIDCHAR) return set_code(t->cids, first, PyLong_FromUnsignedLongLong(g[1].value));
+    if (kind == CS_NOTDEFCHAR) return append_new(t->notdef_ranges, Py_BuildValue("(KKK)", first, first, g[1].value));
+    unsigned long long last = g[1].value, count = last - first + 1;
+    if (kind == CS_BFRANGE) return cmap_bfrange(t, lx, g, first, count);
+    if (kind == CS_NOTDEFRANGE || !budget(t, count)) {
+        PyObject *list = kind == CS_NOTDEFRANGE ? t->notdef_ranges : t->cid_ranges;
+        return append_new(list, Py_BuildValue("(KKK)", first, last, g[2].value));
+    }
+    for (unsigned long long k = 0; k < count; k++)
+        if (set_code(t->cids, first + k, PyLong_FromUnsignedLongLong(g[2].value + k)) < 0) return -1;
+    return 0;
+}
+
+/* cmap_section(kind, body, cmap, expanded, expand_range, expand_total, CodespaceRange):
+ * the builder's expansion count after applying the body, or None (not taken). */
+static PyObject *core_cmap_section(PyObject *mod, PyObject *args) {
+    (void)mod;
+    int kind;
+    Py_buffer body;
+    PyObject *cmap;
+    CTarget t = {0};
+    if (!PyArg_ParseTuple(args, "iy*OLLLO", &kind, &body, &cmap, &t.expanded, &t.expand_range, &t.expand_total,
+                          &t.range_type))
+        return NULL;
+    CLex lx = {0};
+    int status = kind < 0 || kind >= CS_COUNT ? CMAP_UNHANDLED
+                                              : cmap_tokens(&lx, body.buf, (size_t)body.len, kind == CS_BFRANGE);
+    size_t size = kind == CS_CODESPACE || kind == CS_BFCHAR || kind == CS_CIDCHAR || kind == CS_NOTDEFCHAR ? 2 : 3;
+    size_t n = ctok_count(&lx.ops);
+    if (!status && n % size) status = CMAP_UNHANDLED; /* the builder warns of a dangling operand */
+    for (size_t i = 0; !status && i < n; i += size)
+        if (!cmap_group_ok(kind, ctok(&lx.ops, i))) status = CMAP_UNHANDLED;
+    if (!status) status = ctarget_open(&t, cmap);
+    for (size_t i = 0; !status && i < n; i += size) status = cmap_apply(&t, &lx, kind, ctok(&lx.ops, i));
+    ctarget_close(&t);
+    buf_free(&lx.bytes);
+    buf_free(&lx.ops);
+    buf_free(&lx.items);
+    PyBuffer_Release(&body);
+    if (status < 0) return NULL;
+    if (status == CMAP_UNHANDLED) Py_RETURN_NONE;
+    return PyLong_FromLongLong(t.expanded);
+}
+
+
 static PyMethodDef module_methods[] = {
     {"text_edges", (PyCFunction)core_text_edges, METH_O, "Per text: length, first and last code point (int64)."},
     {"pair_rules", (PyCFunction)core_pair_rules, METH_VARARGS, "geometric._pair_rules over an ordered glyph run."},
@@ -2967,6 +3279,7 @@ static PyMethodDef module_methods[] = {
     {"parse_object", (PyCFunction)core_parse_object, METH_VARARGS, "One PDF object's bytes as plain Python values."},
     {"parse_objects", (PyCFunction)core_parse_objects, METH_VARARGS, "The objects of an object stream as plain values."},
     {"walk_struct", (PyCFunction)core_walk_struct, METH_VARARGS, "The structure tree walk over its stack."},
+    {"cmap_section", (PyCFunction)core_cmap_section, METH_VARARGS, "One CMap section body applied to a cmap.CMap."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -18,6 +18,9 @@ in --crash-file. Python exceptions out of the page interpreter are findings
 too (the core must turn bad input into warnings). --target objects fuzzes
 parse_object alone (its own campaign: many more executions per CPU second),
 --target pages the page interpreter alone; both (the default) alternates.
+--target trees and --target cmaps are differential campaigns of their own
+(fuzz/tree_fuzz.py: the structure walk; fuzz/cmap_fuzz.py: CMap section
+bodies, compiled against cmap.py's builder).
 A progress line every --report CPU seconds keeps the figures of a campaign
 that is stopped from outside.
 
@@ -137,7 +140,7 @@ def _tagged_corpus(folder: Path) -> list[object]:
     return found
 
 
-def _mutate(rng: random.Random, data: bytes, seeds: list[bytes], edits: int = 8) -> bytes:
+def _mutate(rng: random.Random, data: bytes, seeds: list[bytes], edits: int = 8, tokens: list[bytes] = TOKENS) -> bytes:
     out = bytearray(data)
     for _ in range(rng.randint(1, edits)):
         choice = rng.randrange(8)
@@ -145,7 +148,7 @@ def _mutate(rng: random.Random, data: bytes, seeds: list[bytes], edits: int = 8)
         if choice == 0 and out:
             out[min(at, len(out) - 1)] = rng.randrange(256)
         elif choice == 1:
-            out[at:at] = b" " + rng.choice(TOKENS) + b" "
+            out[at:at] = b" " + rng.choice(tokens) + b" "
         elif choice == 2 and out:
             end = min(len(out), at + rng.randint(1, 64))
             del out[at:end]
@@ -173,6 +176,11 @@ def _fuzz(args: argparse.Namespace) -> int:
         import tree_fuzz
 
         return tree_fuzz.run(args)
+    if args.target == "cmaps":  # CMap section bodies, compiled against the reference
+        sys.path.insert(0, str(ROOT / "fuzz"))
+        import cmap_fuzz
+
+        return cmap_fuzz.run(args, _mutate)
 
     from ragprep.extract.compiled import CompiledPageInterpreter
     from ragprep.extract.config import ExtractConfig
@@ -282,8 +290,9 @@ def main() -> int:
     parser.add_argument("--seed", type=int, default=0, help="random seed (runs are reproducible)")
     parser.add_argument("--max-seed-bytes", type=int, default=200_000)
     parser.add_argument(
-        "--target", choices=("both", "pages", "objects", "trees"), default="both",
-        help="what to fuzz: the page interpreter, parse_object, both alternately, or the structure walk (fuzz/tree_fuzz.py)",
+        "--target", choices=("both", "pages", "objects", "trees", "cmaps"), default="both",
+        help="what to fuzz: the page interpreter, parse_object, both alternately, the structure walk "
+        "(fuzz/tree_fuzz.py) or CMap section bodies (fuzz/cmap_fuzz.py)",
     )
     parser.add_argument("--report", type=float, default=60.0, help="CPU seconds between progress lines")
     parser.add_argument(

@@ -25,6 +25,7 @@ from typing import Any
 
 from ragprep.extract.errors import describe
 from ragprep.extract.fonts.names import glyph_name_to_unicode
+from ragprep.extract.native import compiled_core
 
 # Ranges up to this many codes are expanded into dictionaries for fast lookups.
 # The specification keeps a range within its last byte (at most 256 codes);
@@ -373,6 +374,8 @@ _SECTIONS = {
     b"beginnotdefchar": b"endnotdefchar",
     b"beginnotdefrange": b"endnotdefrange",
 }
+# A section's kind as the compiled core numbers it (_core.c's CS_ enum follows this order).
+_SECTION_KINDS = {keyword: kind for kind, keyword in enumerate(_SECTIONS)}
 
 
 def parse_cmap(data: bytes) -> CMap:
@@ -402,12 +405,16 @@ def _run(data: bytes, builder: _Builder) -> None:
     # Split at section keywords, so each complete section body can take the
     # fast path: one findall, no per-token dispatch.
     machine = _Machine(builder)
+    core = compiled_core()
     parts = _SECTION_KEYWORD.split(data)
     for index in range(0, len(parts), 2):
         text = parts[index]
         keyword = parts[index + 1] if index + 1 < len(parts) else None
         section = machine.section
         if section is not None and keyword == _SECTIONS[section] and not machine.pending():
+            if core is not None and _compiled_section(core, builder, section, text):
+                machine.section = None
+                continue
             operands = _simple_operands(text)
             if operands is not None:
                 _apply(builder, section, operands)
@@ -417,6 +424,20 @@ def _run(data: bytes, builder: _Builder) -> None:
         if keyword is not None:
             machine.keyword(keyword)
     machine.finish()
+
+
+def _compiled_section(core: Any, builder: _Builder, section: bytes, body: bytes) -> bool:
+    """A whole section body applied by the compiled core, as _apply would
+    apply it; False (nothing changed) for a body it leaves to the reference:
+    anything the builder would warn about, or tokens other than hex strings,
+    integers and (in bfrange) arrays of hex strings."""
+    expanded = core.cmap_section(
+        _SECTION_KINDS[section], body, builder.cmap, builder.expanded, _EXPAND_RANGE, _EXPAND_TOTAL, CodespaceRange
+    )
+    if expanded is None:
+        return False
+    builder.expanded = expanded
+    return True
 
 
 def _simple_operands(body: bytes) -> list[object] | None:
