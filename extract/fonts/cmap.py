@@ -117,6 +117,12 @@ class CMap:
                 return _destination_text(_int_bytes(dst + code - first, nbytes))
         return None
 
+    def unicode_table(self, size: int) -> list[str | None]:
+        """``lookup_unicode`` of the codes 0 .. size - 1 (a simple font's 256)."""
+        if not self.unicode_ranges:
+            return list(map(self.unicode.get, range(size)))
+        return [self.lookup_unicode(code) for code in range(size)]
+
     def has_unicode(self) -> bool:
         return bool(self.unicode) or bool(self.unicode_ranges)
 

@@ -15,7 +15,7 @@ Codes nothing maps are U+FFFD and marked undecodable.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
@@ -29,7 +29,7 @@ from ragprep.extract.fonts.font import DEFAULT_DECODE_CACHE, SingleByteFont, fro
 from ragprep.extract.fonts.names import encoding_texts
 from ragprep.extract.fonts.metrics import FALLBACK_WIDTH, extent_candidates, simple_widths, vertical_extent
 from ragprep.extract.fonts.resources import SharedResources
-from ragprep.extract.fonts.standard14 import StandardMetrics, standard_font_name, standard_metrics
+from ragprep.extract.fonts.standard14 import standard_font_name, standard_metrics, standard_widths
 
 _FONT_FILES = ("/FontFile", "/FontFile2", "/FontFile3")
 _SYMBOLIC = 1 << 2  # Flags bit 3 (§9.8.2, Table 123)
@@ -71,14 +71,14 @@ class SimpleFont(SingleByteFont):
         self._mapped: list[str | None] = [None] * 256
         self._tounicode = shared.tounicode(font, warnings)
         if self._tounicode is not None:
-            self._mapped = [self._tounicode.lookup_unicode(code) for code in range(256)]
+            self._mapped = self._tounicode.unicode_table(256)
         self._fill_from_names(range(256))
 
         # Advances and vertical extent; Type3 glyph space is FontMatrix's (§9.6.5).
         matrix = _font_matrix(font, warnings) if type3 else _DEFAULT_FONT_MATRIX
         metrics = standard_metrics(standard) if standard else None
         fallback = 0.6 if metrics is not None and metrics.fixed_pitch else FALLBACK_WIDTH
-        standard_width = self._standard_width_function(metrics)
+        standard_width = standard_widths(standard, tuple(self._names)).__getitem__ if standard else None
         self._widths = frozen(simple_widths(font, descriptor, matrix[0], standard_width, fallback, warnings))
         candidates = extent_candidates(descriptor, matrix[3], font if type3 else descriptor)
         if metrics is not None:
@@ -99,18 +99,6 @@ class SimpleFont(SingleByteFont):
             widths=self._widths, name=name, subtype=subtype, wmode=0, ascent=ascent, descent=descent,
             warnings=warnings, cache_size=cache_size,
         )
-
-    def _standard_width_function(self, metrics: StandardMetrics | None) -> Callable[[int], float | None] | None:
-        """Width by code for a standard-14 font (by glyph name), or None."""
-        if metrics is None:
-            return None
-        names = self._names
-
-        def width(code: int) -> float | None:
-            glyph = names[code]
-            return metrics.width(glyph) if glyph is not None else None
-
-        return width
 
     # -- encoding -------------------------------------------------------------
 
@@ -156,14 +144,16 @@ class SimpleFont(SingleByteFont):
                 mapped[code] = texts[code]
 
     def _finish_tables(self) -> None:
-        self._texts = [REPLACEMENT if text is None else text for text in self._mapped]
         # New arrays, not updates in place: tables handed out stay as they were.
-        text_table = np.empty(256, dtype=object)
-        text_table[:] = self._texts
+        mapped = np.empty(256, dtype=object)
+        mapped[:] = self._mapped
+        missing = mapped == None  # noqa: E711 - elementwise: which codes nothing maps yet
+        text_table = mapped
+        text_table[missing] = REPLACEMENT
+        self._texts = text_table.tolist()
         self._text_table = frozen(text_table)
-        self._undecodable = frozen(np.array([text == REPLACEMENT for text in self._texts], dtype=bool))
+        self._undecodable = frozen(text_table == REPLACEMENT)
         if self._embedded:
-            missing = np.array([text is None for text in self._mapped], dtype=bool)
             self._pending = missing if missing.any() else None
             self._settled_codes = bytes(np.flatnonzero(~missing).tolist())
 

@@ -10,6 +10,7 @@ tabulated below by glyph name.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -98,6 +99,22 @@ class StandardMetrics:
         except Exception:  # pdfminer raises KeyError subclasses for unknown names
             return None
         return None if found is None else float(found)
+
+
+@functools.lru_cache(maxsize=256)
+def standard_widths(standard_name: str, names: tuple[str | None, ...]) -> tuple[float | None, ...]:
+    """Per code, the width (glyph space) of the glyph an encoding names there
+    in standard font `standard_name`; None where it names none or the font
+    has no such glyph.
+
+    Memoized, bounded: the standard fonts of a corpus come with a handful of
+    encodings, and each font would otherwise look its 256 names up one by
+    one. The function is pure (the metrics are bundled and immutable), so a
+    cached answer is the answer, whatever document asked first."""
+    metrics = standard_metrics(standard_name)
+    if metrics is None:
+        return (None,) * len(names)
+    return tuple(None if glyph is None else metrics.width(glyph) for glyph in names)
 
 
 def _same(glyph: str) -> str:
