@@ -95,11 +95,18 @@ typedef struct {
     int any_waits;
     /* Composite fonts whose codes are all two bytes (Identity-H/V style
      * codespace, §9.7.6.2): w0 and w1 per code, asked of the host once per
-     * code (lazily allocated, 65,536 entries). */
+     * code (65,536 entries). In the font's own buffer when set_font is given
+     * one (CompositeFont.core_tables: kept across the document's pages, so a
+     * code is asked once per document), else allocated here for the page. */
     int two_byte;
     double *w0s, *w1s;
     unsigned char *known;
+    Py_buffer shared;
+    int has_shared;
 } FontInfo;
+
+#define TWO_BYTE_CODES 65536
+#define TWO_BYTE_TABLES (TWO_BYTE_CODES * (2 * sizeof(double) + 1))
 
 /* Frames per chunk: 34 MB, past glibc's largest mmap threshold (32 MB), so
  * each chunk is its own mapping that goes back to the system when freed
@@ -245,15 +252,37 @@ static inline int hexval(unsigned char c) {
 
 /* A regular-character token as a number, when it is one: [+-]digits[.digits]
  * with at least one digit, as qpdf reads them. 0: not a number. */
+static const double EXACT_POWERS_OF_TEN[] = {
+    1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11,
+    1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
+};
+#define EXACT_MANTISSA (1ULL << 53)
+
 static int parse_number(const unsigned char *s, size_t n, Operand *out) {
-    size_t i = 0, digits = 0, dots = 0;
+    size_t i = 0, digits = 0, dots = 0, decimals = 0;
+    unsigned long long mantissa = 0; /* the digits as one integer, while it stays exact in a double */
+    int exact = 1;
     if (i < n && (s[i] == '+' || s[i] == '-')) i++;
     for (; i < n; i++) {
-        if (s[i] >= '0' && s[i] <= '9') digits++;
-        else if (s[i] == '.') { if (++dots > 1) return 0; }
-        else return 0;
+        if (s[i] >= '0' && s[i] <= '9') {
+            digits++;
+            decimals += dots;
+            if (exact && (mantissa = mantissa * 10 + (unsigned)(s[i] - '0')) > EXACT_MANTISSA) exact = 0;
+        } else if (s[i] == '.') {
+            if (++dots > 1) return 0;
+        } else {
+            return 0;
+        }
     }
     if (!digits) return 0;
+    if (dots && exact && decimals < sizeof EXACT_POWERS_OF_TEN / sizeof *EXACT_POWERS_OF_TEN) {
+        /* Both operands exact, so the one division is the correctly rounded
+         * value (Clinger's fast path): the double strtod gives, without it. */
+        double v = (double)mantissa / EXACT_POWERS_OF_TEN[decimals];
+        out->type = T_REAL;
+        out->num = s[0] == '-' ? -v : v;
+        return 1;
+    }
     char small[64];
     char *text = n < sizeof small ? small : PyMem_Malloc(n + 1);
     if (!text) return -1;
@@ -814,9 +843,9 @@ static int two_byte_known(Core *self, FontInfo *font, const Piece *pieces, size_
     for (size_t k = 0; k < n; k++)
         if (pieces[k].is_string && pieces[k].len % 2) return 0;
     if (!font->known) {
-        font->w0s = PyMem_Calloc(65536, sizeof(double));
-        font->w1s = PyMem_Calloc(65536, sizeof(double));
-        font->known = PyMem_Calloc(65536, 1);
+        font->w0s = PyMem_Calloc(TWO_BYTE_CODES, sizeof(double));
+        font->w1s = PyMem_Calloc(TWO_BYTE_CODES, sizeof(double));
+        font->known = PyMem_Calloc(TWO_BYTE_CODES, 1);
         if (!font->w0s || !font->w1s || !font->known) { PyErr_NoMemory(); return -1; }
     }
     for (size_t k = 0; k < n; k++) {
@@ -1483,17 +1512,45 @@ static void core_clear_marked(Core *self) {
     }
 }
 
+/* The two-byte tables of a font: released to their owner, or freed. */
+static void font_tables_free(FontInfo *f) {
+    if (f->has_shared) {
+        PyBuffer_Release(&f->shared);
+        f->has_shared = 0;
+    } else {
+        PyMem_Free(f->w0s);
+        PyMem_Free(f->w1s);
+        PyMem_Free(f->known);
+    }
+    f->w0s = f->w1s = NULL;
+    f->known = NULL;
+}
+
+/* Two-byte tables in the font's own buffer: w0 (doubles), w1 (doubles), known (bytes). */
+static int font_tables_share(FontInfo *f, PyObject *tables) {
+    Py_buffer view;
+    if (PyObject_GetBuffer(tables, &view, PyBUF_WRITABLE) < 0) return -1;
+    if (view.len != (Py_ssize_t)TWO_BYTE_TABLES || ((uintptr_t)view.buf % sizeof(double))) {
+        PyBuffer_Release(&view);
+        PyErr_SetString(PyExc_ValueError, "two-byte tables must be 65,536 x (w0, w1, known), aligned");
+        return -1;
+    }
+    font_tables_free(f);
+    f->shared = view;
+    f->has_shared = 1;
+    f->w0s = (double *)view.buf;
+    f->w1s = f->w0s + TWO_BYTE_CODES;
+    f->known = (unsigned char *)(f->w1s + TWO_BYTE_CODES);
+    return 0;
+}
+
 static void Core_dealloc(Core *self) {
     core_clear_marked(self);
     Py_XDECREF(self->host);
     Py_XDECREF(self->spans);
     Py_XDECREF(self->font_names);
     for (size_t i = 0; i < self->nfonts; i++) {
-        if (self->fonts[i]) {
-            PyMem_Free(self->fonts[i]->w0s);
-            PyMem_Free(self->fonts[i]->w1s);
-            PyMem_Free(self->fonts[i]->known);
-        }
+        if (self->fonts[i]) font_tables_free(self->fonts[i]);
         PyMem_Free(self->fonts[i]);
     }
     PyMem_Free(self->fonts);
@@ -1531,8 +1588,9 @@ static PyObject *Core_set_font(Core *self, PyObject *args) {
     long index;
     int by_code, wmode, two_byte = 0;
     double ascent, descent;
-    PyObject *widths, *waits_obj;
-    if (!PyArg_ParseTuple(args, "lppddOO|p", &index, &by_code, &wmode, &ascent, &descent, &widths, &waits_obj, &two_byte))
+    PyObject *widths, *waits_obj, *tables = Py_None;
+    if (!PyArg_ParseTuple(args, "lppddOO|pO", &index, &by_code, &wmode, &ascent, &descent, &widths, &waits_obj,
+                          &two_byte, &tables))
         return NULL;
     if (index < 0 || index > 1000000) { PyErr_SetString(PyExc_ValueError, "font index out of range"); return NULL; }
     if ((size_t)index >= self->nfonts) {
@@ -1549,6 +1607,7 @@ static PyObject *Core_set_font(Core *self, PyObject *args) {
         if (!f) return PyErr_NoMemory();
         self->fonts[index] = f;
     }
+    if (tables != Py_None && font_tables_share(f, tables) < 0) return NULL;
     f->by_code = by_code;
     f->two_byte = two_byte && !by_code;
     f->wmode = wmode ? 1 : 0;

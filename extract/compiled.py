@@ -93,7 +93,8 @@ class CompiledPageInterpreter(PageInterpreter):
             self._core.set_font(index, True, False, font.ascent, font.descent, widths, waiting)
         else:
             two_byte = isinstance(font, CompositeFont) and font.two_byte_codes
-            self._core.set_font(index, False, font.wmode == 1, font.ascent, font.descent, None, None, two_byte)
+            tables = cast(CompositeFont, font).two_byte_columns.core if two_byte else None
+            self._core.set_font(index, False, font.wmode == 1, font.ascent, font.descent, None, None, two_byte, tables)
         return index
 
     def font(self, raw: bytes) -> int:

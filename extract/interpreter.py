@@ -47,6 +47,7 @@ from ragprep.extract.config import ExtractConfig
 from ragprep.extract.errors import describe
 from ragprep.extract.fonts import Font, FontLoader, SingleByteFont
 from ragprep.extract.fonts.base import DecodedString
+from ragprep.extract.fonts.composite import CompositeFont
 from ragprep.extract.geometry import IDENTITY, Matrix, multiply
 from ragprep.extract.geometry import intersect as _intersect
 from ragprep.extract.glyphs import NO_MCID, PAGE_STREAM, GlyphTable, ImagePlacement
@@ -428,19 +429,17 @@ class _GlyphAccumulator:
             undecodable[decoded] = np.concatenate([d.undecodable for d in strings])
             texts[decoded] = list(chain.from_iterable(d.texts for d in strings))
         if self.two_byte_codes:
-            two = kind == 2.0
+            two = np.flatnonzero(kind == 2.0)
             codes = np.frombuffer(self.two_byte_codes, dtype=np.uint16)
             rows = font_index[two].astype(np.intp)
             for row in np.unique(rows).tolist():
                 mine = rows == row
-                distinct, inverse = np.unique(codes[mine], return_inverse=True)
-                infos = [fonts[row].code_info(code) for code in distinct.tolist()]
-                text, w0, w1, bad = (np.array(column, dtype=object) for column in zip(*infos, strict=True))
-                where = np.flatnonzero(two)[mine]
-                texts[where] = text[inverse]
-                widths[where] = w0.astype(np.float64)[inverse]
-                vertical_widths[where] = w1.astype(np.float64)[inverse]
-                undecodable[where] = bad.astype(bool)[inverse]
+                # Only the compiled core keeps two-byte codes, and only of two-byte composite fonts.
+                font = cast(CompositeFont, fonts[row])
+                where = two[mine]
+                texts[where], widths[where], vertical_widths[where], undecodable[where] = (
+                    font.two_byte_columns.columns(codes[mine])
+                )
         return widths, vertical_widths, word_space, undecodable, texts
 
 

@@ -5,8 +5,9 @@ iteration mutates a CMap (the fixed seeds here, plus every ToUnicode and
 embedded encoding CMap of --corpus): byte edits, CMap keywords and tokens
 inserted, splices, truncation. It parses the mutant twice, with the
 compiled section parser and with cmap.py's builder alone (RAGPREP_PURE=1).
-A finding is an exception out of parse_cmap (it never raises) or two CMaps
-that differ in any field; a sanitizer report aborts the process.
+A finding is an exception out of parse_cmap (it never raises), two CMaps
+that differ in any field, or a mutant that takes more than SLOW CPU seconds
+(a hang is only the slowest of these); a sanitizer report aborts the process.
 """
 
 from __future__ import annotations
@@ -97,12 +98,21 @@ def same_cmap(reference: Any, compiled: Any) -> bool:
     )
 
 
+# CPU seconds both parses of one mutant may take (the seeds take milliseconds;
+# a slower mutant is an input whose cost is not linear in its size).
+SLOW = 5.0
+
+
 def _finding(data: bytes) -> str | None:
     """What is wrong with parsing `data` on the two paths, None when nothing is."""
+    start = time.process_time()
     try:
-        return None if same_cmap(*parse_both(data)) else "CMaps differ"
+        same = same_cmap(*parse_both(data))
     except Exception as exc:  # parse_cmap turns bad input into warnings: any exception is a finding
         return f"exception {type(exc).__name__}: {exc}"
+    if time.process_time() - start > SLOW:
+        return f"slow: {time.process_time() - start:.1f} CPU s"
+    return None if same else "CMaps differ"
 
 
 Mutate = Callable[[random.Random, bytes, list[bytes], int, list[bytes]], bytes]

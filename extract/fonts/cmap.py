@@ -45,7 +45,10 @@ _TOKENS = re.compile(
       (<[0-9A-Fa-f\s]*>)                                   # hex string
     | (\((?:[^()\\]|\\.|\((?:[^()\\]|\\.)*\))*\))          # literal string, one nesting level
     | (/[^\s/<>\[\]()%{}]*)                                # name
-    | ([+-]?(?:\d+\.?\d*|\.\d+))(?![^\s/<>\[\]()%{}])      # number
+    | ([+-]?(?:\d++(?:\.\d*+)?|\.\d++))(?![^\s/<>\[\]()%{}])  # number (possessive: no backtracking)
+    | [+\-0-9.]++(?=[^\s/<>\[\]()%{}])                     # digits glued to a keyword: no token starts
+                                                          # inside them, so they go in one step, not
+                                                          # retried at every byte (quadratic)
     | (\[)
     | (\])
     | ([A-Za-z_'"][^\s/<>\[\]()%{}]*)                      # keyword
@@ -403,7 +406,9 @@ _SECTION_KEYWORD = re.compile(
     rb"(?<![A-Za-z])((?:begin|end)(?:codespacerange|bfchar|bfrange|cidchar|cidrange|notdefchar|notdefrange))(?![A-Za-z])"
 )
 # A section body made only of hex strings and integers (nearly all of them).
-_SIMPLE_BODY = re.compile(rb"(?:\s*(?:<[0-9A-Fa-f]*>|\d+))*\s*")
+# Possessive: with backtracking, a body that does not match retried every way
+# of splitting its digit runs (a mutant CMap of 10 kB took hours).
+_SIMPLE_BODY = re.compile(rb"(?:\s*+(?:<[0-9A-Fa-f]*+>|\d++))*+\s*+")
 _SIMPLE_TOKEN = re.compile(rb"<([0-9A-Fa-f]*)>|(\d+)")
 
 

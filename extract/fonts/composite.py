@@ -17,6 +17,7 @@ Everything per code is resolved once and kept in a per-font table.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -37,6 +38,53 @@ _MAX_CODE_TABLE = 1 << 17
 
 # (text, horizontal advance, vertical advance, undecodable)
 _CodeInfo = tuple[str, float, float, bool]
+
+# Two-byte codes (Identity-H/V style codespaces): every value of two bytes.
+TWO_BYTE_CODES = 1 << 16
+
+
+class TwoByteColumns:
+    """What ``code_info`` says of two-byte codes, kept for the document as
+    columns: the compiled core's w0, w1 and known flag per code (``core``,
+    which the core fills as it asks the host), and text, w0, w1 and
+    undecodable per code looked up for glyph tables (``columns``). Each code
+    is looked up once per document instead of once per page. The per-code
+    tables are zeroed allocations, so only the pages a font's codes touch
+    take memory."""
+
+    def __init__(self, code_info: Callable[[int], _CodeInfo]) -> None:
+        self._code_info = code_info
+        # 65,536 x (w0 double, w1 double, known byte): _core.c's TWO_BYTE_TABLES.
+        self.core = np.zeros(TWO_BYTE_CODES * 17, dtype=np.uint8)
+        self._rows = np.zeros(TWO_BYTE_CODES, dtype=np.int32)  # 0: not looked up, else row + 1
+        self._count = 0
+        self._text = np.empty(0, dtype=object)
+        self._numbers = np.zeros((0, 2))
+        self._bad = np.zeros(0, dtype=bool)
+
+    def columns(self, codes: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """(text, w0, w1, undecodable) per code of `codes` (uint16)."""
+        new = np.unique(codes[self._rows[codes] == 0]).tolist()
+        if new:
+            self._add(new)
+        rows = self._rows[codes] - 1
+        return self._text[rows], self._numbers[rows, 0], self._numbers[rows, 1], self._bad[rows]
+
+    def _add(self, codes: list[int]) -> None:
+        first, end = self._count, self._count + len(codes)
+        if end > len(self._text):  # room doubles: appending stays linear over the document
+            size = max(end, 2 * len(self._text), 64)
+            self._text = np.concatenate([self._text[:first], np.empty(size - first, dtype=object)])
+            self._numbers = np.concatenate([self._numbers[:first], np.zeros((size - first, 2))])
+            self._bad = np.concatenate([self._bad[:first], np.zeros(size - first, dtype=bool)])
+        infos = [self._code_info(code) for code in codes]
+        text, w0, w1, bad = zip(*infos, strict=True)
+        self._text[first:end] = text
+        self._numbers[first:end, 0] = w0
+        self._numbers[first:end, 1] = w1
+        self._bad[first:end] = bad
+        self._rows[codes] = np.arange(first + 1, end + 1, dtype=np.int32)
+        self._count = end
 
 
 class CompositeFont(Font):
@@ -81,6 +129,7 @@ class CompositeFont(Font):
         self._collection: dict[int, str] | None = None
         self._collection_loaded = False
         self._codes: dict[int, _CodeInfo] = {}
+        self._two_byte_columns: TwoByteColumns | None = None
 
         ascent, descent = vertical_extent(extent_candidates(self._descriptor, 0.001, self._descriptor))
         super().__init__(
@@ -157,6 +206,13 @@ class CompositeFont(Font):
         """Every code is two bytes (an Identity-H/V style codespace): the
         compiled core splits strings itself and asks ``code_info`` per code."""
         return self._splitter.identity_two_bytes
+
+    @property
+    def two_byte_columns(self) -> TwoByteColumns:
+        """This font's two-byte codes as columns (only for ``two_byte_codes`` fonts)."""
+        if self._two_byte_columns is None:
+            self._two_byte_columns = TwoByteColumns(self.code_info)
+        return self._two_byte_columns
 
     def code_info(self, code: int, nbytes: int = 2, valid: bool = True) -> _CodeInfo:
         """(text, w0, w1, undecodable) of one character code, as ``decode`` gives it."""

@@ -179,6 +179,21 @@ def test_garbage_gives_warnings_not_exceptions():
     assert cmap.warnings
 
 
+def test_a_damaged_section_of_many_numbers_is_read_in_one_pass_not_every_way_of_splitting_them():
+    # Found by fuzz/cmap_fuzz.py: the simple-body check backtracked through
+    # every split of the digit runs of a body it refused (about 2^50 here) and hung.
+    ranges = b"".join(b"<%02x00> <%02xff> %d\n" % (i, i, 256 * i) for i in range(1, 21))
+    cmap = cmap_of(b"20 begincidrange\n" + ranges + b"<" * 60 + b"\nendcidrange\n")
+    assert cmap.lookup_cid(0x0105) == 261 and cmap.lookup_cid(0x14FF) == 20 * 256 + 255
+
+
+def test_digits_glued_to_a_keyword_are_skipped_in_one_step():
+    # Found by fuzz/cmap_fuzz.py: the tokenizer retried the number rule at
+    # every byte of a run of digits followed by a letter (cubic in its length).
+    cmap = cmap_of(b"1" * 5000 + b"x def\n1 beginbfchar <01> <0041> endbfchar\n")
+    assert cmap.unicode == {1: "A"}
+
+
 @settings(max_examples=300, deadline=None)
 @given(st.binary(max_size=400))
 def test_arbitrary_bytes_never_raise(data):

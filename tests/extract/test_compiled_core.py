@@ -9,12 +9,15 @@ operator family, the bundled samples, and (slow) every page of the corpus.
 from __future__ import annotations
 
 import csv
+import struct
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from corpusdir import CORPUS
 from pdfbuilder import PdfBuilder
 
@@ -221,6 +224,20 @@ def test_damaged_operands_agree(monkeypatch: pytest.MonkeyPatch):
     lines = " ".join(f"0 -14 Td (line{i}) Tj {damage}" for i, damage in enumerate(damages))
     b.add_page(f"BT /{f} 12 Tf 72 760 Td {lines} (last) Tj ET (unterminated")
     assert_paths_agree(monkeypatch, b.to_bytes(), "damaged operands")
+
+
+@settings(max_examples=2000, deadline=None)
+@given(sign=st.sampled_from(["", "-", "+"]), whole=st.text("0123456789", max_size=12), fraction=st.text("0123456789", max_size=24))
+def test_the_core_reads_reals_as_python_floats(sign: str, whole: str, fraction: str):
+    # The core's shortcut for reals of few digits (one exact division) and its
+    # strtod for the rest must both give float()'s double, bit for bit.
+    from ragprep.extract import _core  # type: ignore[attr-defined]
+
+    text = f"{sign}{whole}.{fraction}"
+    if not whole and not fraction:
+        return  # "." and "-." are not numbers
+    (value,) = _core.parse_object(f"[{text}]".encode())
+    assert struct.pack("<d", value) == struct.pack("<d", float(text)), text
 
 
 def test_the_core_counts_operators_as_the_reference_counts_them():
