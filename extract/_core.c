@@ -2219,6 +2219,49 @@ done:
 }
 
 
+/* frozen_rows(cls, fields, columns): rows.frozen_instance for every row of
+ * the columns (one list per field, all of one length), as a tuple: row k is
+ * an instance of `cls` whose __dict__ is {fields[i]: columns[i][k]}, in field
+ * order. The lines and blocks of every page are built so, without a Python
+ * call and a dict per row. */
+static PyObject *core_frozen_rows(PyObject *mod, PyObject *args) {
+    (void)mod;
+    PyObject *cls, *fields, *columns;
+    if (!PyArg_ParseTuple(args, "O!O!O!", &PyType_Type, &cls, &PyTuple_Type, &fields, &PyTuple_Type, &columns))
+        return NULL;
+    Py_ssize_t nfields = PyTuple_GET_SIZE(fields), n = 0;
+    if (PyTuple_GET_SIZE(columns) != nfields) {
+        PyErr_SetString(PyExc_ValueError, "frozen_rows: one column per field");
+        return NULL;
+    }
+    for (Py_ssize_t i = 0; i < nfields; i++) {
+        PyObject *column = PyTuple_GET_ITEM(columns, i);
+        if (!PyUnicode_Check(PyTuple_GET_ITEM(fields, i)) || !PyList_Check(column) ||
+            (i && PyList_GET_SIZE(column) != n)) {
+            PyErr_SetString(PyExc_ValueError, "frozen_rows: fields are names, columns lists of one length");
+            return NULL;
+        }
+        n = PyList_GET_SIZE(column);
+    }
+    PyObject *empty = PyTuple_New(0), *out = empty ? PyTuple_New(n) : NULL;
+    for (Py_ssize_t k = 0; out && k < n; k++) {
+        PyObject *row = PyBaseObject_Type.tp_new((PyTypeObject *)cls, empty, NULL);
+        PyObject *dict = row ? PyObject_GenericGetDict(row, NULL) : NULL;
+        int failed = !dict;
+        for (Py_ssize_t i = 0; !failed && i < nfields; i++)
+            failed = PyDict_SetItem(dict, PyTuple_GET_ITEM(fields, i), PyList_GET_ITEM(PyTuple_GET_ITEM(columns, i), k)) < 0;
+        Py_XDECREF(dict);
+        if (failed) {
+            Py_XDECREF(row);
+            Py_CLEAR(out);
+            break;
+        }
+        PyTuple_SET_ITEM(out, k, row);
+    }
+    Py_XDECREF(empty);
+    return out;
+}
+
 /* ---- plain objects: what the structure tree walker reads --------------- */
 
 /* parse_object(data) -> one PDF object (§7.3) as qpdf unparses it, in plain
@@ -3335,6 +3378,7 @@ static PyMethodDef module_methods[] = {
     {"pair_rules", (PyCFunction)core_pair_rules, METH_VARARGS, "geometric._pair_rules over an ordered glyph run."},
     {"join_text", (PyCFunction)core_join_text, METH_VARARGS, "Texts joined with their separators, and their spans."},
     {"run_boxes", (PyCFunction)core_run_boxes, METH_VARARGS, "Bounding boxes of runs of emitted glyphs."},
+    {"frozen_rows", (PyCFunction)core_frozen_rows, METH_VARARGS, "Frozen dataclass rows from columns (rows.frozen_rows)."},
     {"parse_object", (PyCFunction)core_parse_object, METH_VARARGS, "One PDF object's bytes as plain Python values."},
     {"parse_objects", (PyCFunction)core_parse_objects, METH_VARARGS, "The objects of an object stream as plain values."},
     {"walk_struct", (PyCFunction)core_walk_struct, METH_VARARGS, "The structure tree walk over its stack."},

@@ -16,7 +16,7 @@ import numpy as np
 from ragprep.extract.geometric import LINE_BREAK, JoinedText
 from ragprep.extract.glyphs import NO_MCID, GlyphTable
 from ragprep.extract.native import compiled_core
-from ragprep.extract.rows import frozen_instance
+from ragprep.extract.rows import frozen_rows
 
 # A gap between lines larger than this many glyph heights separates paragraphs
 # (single-spaced lines sit about 1.2 heights apart).
@@ -74,23 +74,20 @@ def build_blocks(
     char_starts = joined.char_start[starts].tolist()
     char_ends = joined.char_end[ends - 1].tolist()
     text = joined.text
-    blocks = []
-    for label_at, mcids, box, char_start, char_end in zip(
-        label_index[starts].tolist(), mcid_runs, boxes, char_starts, char_ends, strict=True
-    ):
-        label = labels[label_at]
-        blocks.append(
-            frozen_instance(
-                Block,
-                {
-                    "text": text[char_start:char_end], "struct_type": label.struct_type,
-                    "struct_path": label.struct_path, "heading_level": label.heading_level, "mcids": mcids,
-                    "bbox": tuple(box), "char_start": char_start, "char_end": char_end, "lang": label.lang,
-                    "header_cell": label.header_cell, "alt": label.alt,
-                },
-            )
-        )  # fmt: skip
-    return tuple(blocks)
+    run_labels = [labels[at] for at in label_index[starts].tolist()]
+    return frozen_rows(
+        Block,
+        {
+            "text": [text[start:end] for start, end in zip(char_starts, char_ends, strict=True)],
+            "struct_type": [label.struct_type for label in run_labels],
+            "struct_path": [label.struct_path for label in run_labels],
+            "heading_level": [label.heading_level for label in run_labels],
+            "mcids": mcid_runs, "bbox": list(map(tuple, boxes)), "char_start": char_starts, "char_end": char_ends,
+            "lang": [label.lang for label in run_labels],
+            "header_cell": [label.header_cell for label in run_labels],
+            "alt": [label.alt for label in run_labels],
+        },
+    )  # fmt: skip
 
 
 def run_mcids(mcids: np.ndarray, starts: np.ndarray) -> list[tuple[int, ...]]:
@@ -156,10 +153,7 @@ def text_lines(table: GlyphTable, joined: JoinedText) -> tuple[TextLine, ...]:
     boxes = run_boxes(table, joined.order, starts)
     char_starts = joined.char_start[starts].tolist()
     char_ends = joined.char_end[ends - 1].tolist()
-    return tuple(
-        frozen_instance(TextLine, {"char_start": start, "char_end": end, "bbox": tuple(box)})
-        for start, end, box in zip(char_starts, char_ends, boxes, strict=True)
-    )
+    return frozen_rows(TextLine, {"char_start": char_starts, "char_end": char_ends, "bbox": list(map(tuple, boxes))})
 
 
 def block_break(
