@@ -2208,8 +2208,12 @@ static PyObject *core_run_boxes(PyObject *mod, PyObject *args) {
                 box[2] = nan_max(box[2], x); box[3] = nan_max(box[3], y);
             }
         }
-        PyObject *item = Py_BuildValue("[dddd]", rint(box[0] * 1000.0) / 1000.0, rint(box[1] * 1000.0) / 1000.0,
-                                       rint(box[2] * 1000.0) / 1000.0, rint(box[3] * 1000.0) / 1000.0);
+        PyObject *item = PyTuple_New(4);
+        for (int c = 0; item && c < 4; c++) {
+            PyObject *v = PyFloat_FromDouble(rint(box[c] * 1000.0) / 1000.0);
+            if (!v) Py_CLEAR(item);
+            else PyTuple_SET_ITEM(item, c, v);
+        }
         if (!item) { Py_CLEAR(out); goto done; }
         PyList_SET_ITEM(out, r, item);
     }

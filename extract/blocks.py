@@ -82,7 +82,7 @@ def build_blocks(
             "struct_type": [label.struct_type for label in run_labels],
             "struct_path": [label.struct_path for label in run_labels],
             "heading_level": [label.heading_level for label in run_labels],
-            "mcids": mcid_runs, "bbox": list(map(tuple, boxes)), "char_start": char_starts, "char_end": char_ends,
+            "mcids": mcid_runs, "bbox": boxes, "char_start": char_starts, "char_end": char_ends,
             "lang": [label.lang for label in run_labels],
             "header_cell": [label.header_cell for label in run_labels],
             "alt": [label.alt for label in run_labels],
@@ -110,14 +110,14 @@ def run_mcids(mcids: np.ndarray, starts: np.ndarray) -> list[tuple[int, ...]]:
     return [tuple(kept[bounds[i] : bounds[i + 1]]) for i in range(len(starts))]
 
 
-def run_boxes(table: GlyphTable, order: np.ndarray, starts: np.ndarray) -> list[list[float]]:
+def run_boxes(table: GlyphTable, order: np.ndarray, starts: np.ndarray) -> list[tuple[float, ...]]:
     """Bounding box (x0, y0, x1, y1), rounded to 3 decimals, of each run of
     the glyphs at `order` (table rows) beginning at positions `starts`, all
     runs at once: min/max of the glyph quads per run."""
     core = compiled_core()
     if core is not None:  # one pass over the quads, no (n, 4, 2) copies
         order = np.ascontiguousarray(order, dtype=np.int64)
-        boxes: list[list[float]] = core.run_boxes(
+        boxes: list[tuple[float, ...]] = core.run_boxes(
             np.ascontiguousarray(table.quad), order, np.ascontiguousarray(starts, dtype=np.int64)
         )
         return boxes
@@ -127,7 +127,7 @@ def run_boxes(table: GlyphTable, order: np.ndarray, starts: np.ndarray) -> list[
     x1 = np.maximum.reduceat(corners[:, :, 0].max(axis=1), starts)
     y1 = np.maximum.reduceat(corners[:, :, 1].max(axis=1), starts)
     rounded: list[list[float]] = np.round(np.stack([x0, y0, x1, y1], axis=1), 3).tolist()
-    return rounded
+    return list(map(tuple, rounded))
 
 
 @dataclass(frozen=True)
@@ -153,7 +153,7 @@ def text_lines(table: GlyphTable, joined: JoinedText) -> tuple[TextLine, ...]:
     boxes = run_boxes(table, joined.order, starts)
     char_starts = joined.char_start[starts].tolist()
     char_ends = joined.char_end[ends - 1].tolist()
-    return frozen_rows(TextLine, {"char_start": char_starts, "char_end": char_ends, "bbox": list(map(tuple, boxes))})
+    return frozen_rows(TextLine, {"char_start": char_starts, "char_end": char_ends, "bbox": boxes})
 
 
 def block_break(

@@ -398,28 +398,23 @@ class _GlyphAccumulator:
         (1.0) are looked up in one fancy-indexing step per column, in tables
         stacked over the page's fonts (row = font index); decoded strings
         (0.0) are concatenated; codes of two-byte composite fonts that the
-        compiled core kept (2.0) are decoded once per distinct code. Each
-        kind fills its own rows.
+        compiled core kept (2.0) are looked up in the font's columns, each
+        code decoded once per document. Each kind fills its own rows.
         """
         by_code = kind == 1.0
         count = self.count
+        if self.byte_strings and not self.strings and not self.two_byte_codes:
+            # Every glyph by code (pages of simple fonts): the lookups are the columns.
+            return self._by_code(font_index, fonts)
         widths = np.zeros(count)
         vertical_widths = np.zeros(count)
         word_space = np.zeros(count, dtype=bool)
         undecodable = np.zeros(count, dtype=bool)
         texts = np.empty(count, dtype=object)
         if self.byte_strings:
-            codes = np.frombuffer(b"".join(self.byte_strings), dtype=np.uint8)
-            # Each font's 256 entries one after the other: row * 256 + code.
-            at = font_index[by_code].astype(np.intp) * 256 + codes
-            # Rows of the other fonts fill the tables; no by-code glyph points at them.
-            unused = (_UNUSED_WIDTHS, _UNUSED_TEXTS, _UNUSED_FLAGS)
-            tables = [font.code_tables() if isinstance(font, SingleByteFont) else unused for font in fonts]
-            width_table, text_table, undecodable_table = (np.concatenate(column) for column in zip(*tables, strict=True))
-            widths[by_code] = width_table[at]
-            word_space[by_code] = codes == 32
-            undecodable[by_code] = undecodable_table[at]
-            texts[by_code] = text_table[at]
+            widths[by_code], _, word_space[by_code], undecodable[by_code], texts[by_code] = self._by_code(
+                font_index[by_code], fonts
+            )
         strings = self.strings
         if strings:
             decoded = kind == 0.0
@@ -441,6 +436,20 @@ class _GlyphAccumulator:
                     font.two_byte_columns.columns(codes[mine])
                 )
         return widths, vertical_widths, word_space, undecodable, texts
+
+    def _by_code(
+        self, font_index: np.ndarray, fonts: list[Font]
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """_decode's columns for the glyphs shown by code (`font_index`: their
+        fonts), from the code tables of the page's fonts stacked (row = font index)."""
+        codes = np.frombuffer(b"".join(self.byte_strings), dtype=np.uint8)
+        # Each font's 256 entries one after the other: row * 256 + code.
+        at = font_index.astype(np.intp) * 256 + codes
+        # Rows of the other fonts fill the tables; no by-code glyph points at them.
+        unused = (_UNUSED_WIDTHS, _UNUSED_TEXTS, _UNUSED_FLAGS)
+        tables = [font.code_tables() if isinstance(font, SingleByteFont) else unused for font in fonts]
+        width_table, text_table, undecodable_table = (np.concatenate(column) for column in zip(*tables, strict=True))
+        return width_table[at], np.zeros(len(at)), codes == 32, undecodable_table[at], text_table[at]
 
 
 # The code tables of a font that shows no single-byte codes (see _decode).
