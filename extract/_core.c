@@ -2250,11 +2250,12 @@ static PyObject *core_frozen_rows(PyObject *mod, PyObject *args) {
     PyObject *empty = PyTuple_New(0), *out = empty ? PyTuple_New(n) : NULL;
     for (Py_ssize_t k = 0; out && k < n; k++) {
         PyObject *row = PyBaseObject_Type.tp_new((PyTypeObject *)cls, empty, NULL);
-        PyObject *dict = row ? PyObject_GenericGetDict(row, NULL) : NULL;
-        int failed = !dict;
+        int failed = !row;
+        /* object.__setattr__, as a frozen dataclass's own __init__ sets its
+         * fields: the instance keeps the class's shared keys, no dict per row. */
         for (Py_ssize_t i = 0; !failed && i < nfields; i++)
-            failed = PyDict_SetItem(dict, PyTuple_GET_ITEM(fields, i), PyList_GET_ITEM(PyTuple_GET_ITEM(columns, i), k)) < 0;
-        Py_XDECREF(dict);
+            failed = PyObject_GenericSetAttr(row, PyTuple_GET_ITEM(fields, i),
+                                             PyList_GET_ITEM(PyTuple_GET_ITEM(columns, i), k)) < 0;
         if (failed) {
             Py_XDECREF(row);
             Py_CLEAR(out);
