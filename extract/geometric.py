@@ -80,12 +80,12 @@ def _text_lengths(texts: np.ndarray) -> np.ndarray:
     return np.fromiter(map(len, texts), dtype=np.int64, count=len(texts))
 
 
-def _edge_codepoints(texts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def _edge_codepoints(texts: np.ndarray | list[str]) -> tuple[np.ndarray, np.ndarray]:
     """First and last code point of every (non-empty) text, without a Python
     loop per glyph: one UTF-32 buffer of all texts, indexed at the edges."""
     core = compiled_core()
     if core is not None:
-        _, first, last = core.text_edges(texts.tolist())
+        _, first, last = core.text_edges(texts if isinstance(texts, list) else texts.tolist())
         return np.frombuffer(first, dtype=np.int64), np.frombuffer(last, dtype=np.int64)
     lengths = _text_lengths(texts)
     codepoints = np.frombuffer("".join(texts).encode("utf-32-le", "surrogatepass"), dtype=np.uint32).astype(np.int64)
@@ -134,15 +134,16 @@ def line_break_rule(
 
 
 def _pair_rules(
-    table: GlyphTable, order: np.ndarray, config: ExtractConfig
+    table: GlyphTable, order: np.ndarray, config: ExtractConfig, texts: list[str] | None = None
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Separator before each glyph of `order`, and the measurements behind it."""
+    """Separator before each glyph of `order`, and the measurements behind it
+    (`texts`: the glyphs' texts in that order, when the caller has them)."""
     core = compiled_core()
     if core is not None:  # the same rules, per pair in C
         columns = core.pair_rules(
             np.ascontiguousarray(table.origin), np.ascontiguousarray(table.own_end),
             np.ascontiguousarray(table.direction), np.ascontiguousarray(table.height),
-            np.ascontiguousarray(order, dtype=np.int64), table.text[order].tolist(),
+            np.ascontiguousarray(order, dtype=np.int64), table.text[order].tolist() if texts is None else texts,
             config.word_space_ratio, config.line_break_ratio, SAME_DIRECTION, _BACKWARD_JUMP,
         )  # fmt: skip
         separator = np.frombuffer(columns[0], dtype=np.int8)
@@ -193,19 +194,23 @@ def join(
     order = np.asarray(order, dtype=np.int64)
     forced = np.flatnonzero(break_before[1:]) + 1 if break_before is not None else None
 
-    def rules(order: np.ndarray) -> tuple[np.ndarray, ...]:
-        measured = _pair_rules(table, order, config)
+    def rules(order: np.ndarray, texts: list[str]) -> tuple[np.ndarray, ...]:
+        measured = _pair_rules(table, order, config, texts)
         if forced is not None:
             measured[0][forced] = LINE_BREAK
         return measured
 
-    separator, gap, space_threshold, move_across, line_threshold = rules(order)
-    visual = _visual_order_of_rtl_lines(table, order, separator)
+    # The texts in order, made once for the rules, the RTL test and the join.
+    texts = table.text[order]
+    text_list = texts.tolist()
+    separator, gap, space_threshold, move_across, line_threshold = rules(order, text_list)
+    visual = _visual_order_of_rtl_lines(table, order, separator, text_list)
     if visual is not None:
         # Sorting stays within lines, so forced breaks keep their positions.
         order = visual
-        separator, gap, space_threshold, move_across, line_threshold = rules(order)
-    texts = table.text[order]
+        texts = table.text[order]
+        text_list = texts.tolist()
+        separator, gap, space_threshold, move_across, line_threshold = rules(order, text_list)
     if visual is not None:
         reordering = logical_order(_edge_codepoints(texts)[0], separator, separator == LINE_BREAK)
         if reordering is not None:
@@ -216,7 +221,8 @@ def join(
             separator = reordering.separator
             for position in reordering.mirrored.tolist():
                 texts[position] = mirror(texts[position])
-    text, char_start, char_end = _interleave(texts, separator)
+            text_list = texts.tolist()
+    text, char_start, char_end = _interleave(texts, separator, text_list)
     return JoinedText(
         text=text,
         order=order,
@@ -230,11 +236,12 @@ def join(
     )
 
 
-def _interleave(texts: np.ndarray, separator: np.ndarray) -> tuple[str, np.ndarray, np.ndarray]:
-    """Separator strings and glyph texts joined once, with each text's span."""
+def _interleave(texts: np.ndarray, separator: np.ndarray, text_list: list[str]) -> tuple[str, np.ndarray, np.ndarray]:
+    """Separator strings and glyph texts joined once, with each text's span
+    (`text_list`: `texts` as a list)."""
     core = compiled_core()
     if core is not None:
-        text, starts, ends = core.join_text(texts.tolist(), np.ascontiguousarray(separator, dtype=np.int8))
+        text, starts, ends = core.join_text(text_list, np.ascontiguousarray(separator, dtype=np.int8))
         return text, np.frombuffer(starts, dtype=np.int64), np.frombuffer(ends, dtype=np.int64)
     pieces = np.empty(2 * len(texts), dtype=object)
     pieces[0::2] = _SEPARATORS[separator]
@@ -245,17 +252,17 @@ def _interleave(texts: np.ndarray, separator: np.ndarray) -> tuple[str, np.ndarr
 
 
 def _visual_order_of_rtl_lines(
-    table: GlyphTable, order: np.ndarray, separator: np.ndarray
+    table: GlyphTable, order: np.ndarray, separator: np.ndarray, texts: list[str]
 ) -> np.ndarray | None:
     """`order` with the glyphs of every line that holds RTL text sorted along
     the writing direction (visual order), or None when no line does.
 
     Producers paint RTL lines in visual order, in logical order (pen moving
     backwards), or in chunks of either; sorting first gives bidi.logical_order
-    one well-defined input."""
+    one well-defined input. `texts`: the glyphs' texts in `order`."""
     if len(order) < 2:
         return None
-    first = _edge_codepoints(table.text[order])[0]
+    first = _edge_codepoints(texts)[0]
     if first.max() < RTL_FIRST:  # no code point can be RTL: skip the range tests
         return None
     rtl = is_rtl(first)
