@@ -287,15 +287,22 @@ def _paragraphs(page: Page, blocks: list[np.ndarray]) -> list[np.ndarray]:
     for block in wrapping:
         x0, x1 = page.x0[block].min(), page.x1[block].max()
         beside = rest[(page.x1[rest] <= x0) | (page.x0[rest] >= x1)]
-        if len(beside):
-            base = np.sort(baseline(page, beside))
-            own = baseline(page, block)
-            at = np.clip(np.searchsorted(base, own), 1, len(base) - 1) if len(base) > 1 else np.zeros(len(own), dtype=np.int64)
-            near = np.minimum(np.abs(base[at] - own), np.abs(base[np.maximum(at - 1, 0)] - own))
-            if np.count_nonzero(near <= SAME_BASELINE * page.body) * 2 > len(block):
-                continue
+        if len(beside) and np.count_nonzero(_on_baselines(page, beside, block)) * 2 > len(block):
+            continue
         kept.append(block)
     return kept
+
+
+def _on_baselines(page: Page, lines: np.ndarray, ids: np.ndarray) -> np.ndarray:
+    """Per line of `ids`, does it lie on the baseline of one of `lines`
+    (within SAME_BASELINE body heights)?"""
+    base = np.sort(baseline(page, lines))
+    own = baseline(page, ids)
+    at = np.searchsorted(base, own)
+    below = np.abs(own - base[np.maximum(at - 1, 0)])
+    above = np.abs(base[np.minimum(at, len(base) - 1)] - own)
+    on: np.ndarray = np.minimum(below, above) <= SAME_BASELINE * page.body
+    return on
 
 
 def _painted_in_turn(page: Page, blocks: list[np.ndarray]) -> list[np.ndarray]:
