@@ -38,6 +38,7 @@ from ragprep.extract.layout.params import (
     CELL_LEADING,
     CELL_PADDING,
     COHERENT,
+    CONSISTENT,
     COLUMN_FILL,
     COLUMN_WIDTH,
     DESCENT,
@@ -384,18 +385,42 @@ def _has_prose(page: Page, ids: np.ndarray) -> bool:
 
 def _stacked_in_place(page: Page, runs: list[np.ndarray]) -> list[np.ndarray]:
     """`runs` in paint order, but for what geometry orders itself: a run
-    above another that it overlaps along the line reads first (a title
-    above its columns, a heading painted after its paragraph), a run above
-    every other first and one below every other last (see _with_bands: a
-    running head painted last, a page number painted first). Fixtures:
+    above every other first and one below every other last (see
+    _with_bands: a running head painted last, a page number painted
+    first), and, where the stream paints runs flush with one another up
+    the page (_stream_paints_runs_up), a run above another that it overlaps
+    along the line first. Fixtures:
     test_footer_painted_first_reads_at_the_foot_of_the_page,
     test_running_head_painted_last_reads_first,
     test_title_above_a_column_painted_after_it_is_read_first."""
     n = len(runs)
     above, apart = _boxes(page, runs)
     other = ~np.eye(n, dtype=bool)
-    order = kahn(page.lib, _with_bands(page, runs, np.zeros((n, n), dtype=bool), above, other))
+    x0, _, x1, _ = run_boxes(page, runs)
+    edge = -x1 if page.rtl else x0
+    flush = np.abs(edge[:, None] - edge[None, :]) <= ROW_OVERLAP * page.body
+    stacked = above & ~apart & flush & other
+    order = None
+    if _stream_paints_runs_up(stacked):
+        order = kahn(page.lib, _with_bands(page, runs, stacked, above, other))
+    if order is None:
+        order = kahn(page.lib, _with_bands(page, runs, np.zeros((n, n), dtype=bool), above, other))
     return runs if order is None else [runs[k] for k in order]
+
+
+def _stream_paints_runs_up(stacked: np.ndarray) -> bool:
+    """Is the stream no witness of the order of a leaf's runs (in paint
+    order) one above the other, flush on one edge (`stacked`): are two runs
+    or more painted after a run under them, in more than CONSISTENT of the
+    pairs? A producer painting in reading order paints a run over one it
+    painted already only for a float it placed there (a callout painted
+    after the text under it: one run, its tie the stream's to break); one
+    that paints the bottom band first, or the page column by column, paints
+    several so, and the runs read top to bottom. Fixture:
+    test_paragraphs_of_a_column_painted_up_the_page_read_top_to_bottom."""
+    upward = np.tril(stacked, -1)  # [i, j]: i painted after j, over it
+    runs_up = int(np.count_nonzero(upward.any(axis=1)))
+    return runs_up > 1 and int(np.count_nonzero(upward)) > CONSISTENT * int(np.count_nonzero(stacked))
 
 
 def reads_down(page: Page, ids: np.ndarray) -> bool:

@@ -1177,6 +1177,25 @@ def test_last_lines_of_a_paragraph_painted_first_read_with_it():
     assert layout(b).joined.text.split("\n") == [text for _, _, text in lines]
 
 
+def test_paragraphs_of_a_column_painted_up_the_page_read_top_to_bottom():
+    # leaves._stacked_in_place, _stream_paints_runs_up: each paragraph is
+    # painted down the page, so the stream reads down the leaf, but two of
+    # them are painted after the paragraph under them, flush with it: no
+    # float placed in the text (one run painted after the text under it),
+    # and the paragraphs of the column read top to bottom.
+    b = PdfBuilder()
+    f = b.add_standard_font("Helvetica", widths=True)
+    paragraphs = [wrap(prose(tag, 30), 300) for tag in "abc"]
+    lines: list[list[tuple[float, float, str]]] = []
+    top = 700.0
+    for paragraph in paragraphs:
+        lines.append([(72.0, top - LEADING * i, line) for i, line in enumerate(paragraph)])
+        top -= LEADING * len(paragraph) + 3 * LEADING
+    painted = [*lines[2], *lines[0], *lines[1]]
+    b.add_page(" ".join(show(f, *line) for line in painted))
+    assert layout(b).joined.text.split("\n") == [text for paragraph in paragraphs for text in paragraph]
+
+
 @pytest.mark.parametrize("piece", ["word", "glyph"])
 def test_lines_painted_last_piece_first_read_along_the_line(piece: str):
     # lines.glyphs_along: each line of a paragraph painted backwards, a word
