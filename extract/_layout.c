@@ -879,6 +879,60 @@ done:
     return result;
 }
 
+/* ---- nearest_under(x0, x1, y0, y1, ids, descent, half_body) -> (below, above, gap_below, gap_above)
+ * kernels.nearest_under (leaves._tight_chains): per line i of `ids`, the
+ * line j under it (overlapping along the line, its baseline half a body
+ * height lower or more) with the least whitespace y0[i] - y1[j] from i's
+ * bottom to j's top, as np.argmin picks it (the first of equals, the first
+ * NaN; 0 where no line is under, with an infinite gap); per line j, the line
+ * above it so. */
+static inline int argmin_takes(double best, double v) { return best == best && (v < best || v != v); }
+
+static PyObject *layout_nearest_under(PyObject *mod, PyObject *args) {
+    PyObject *x0_obj, *x1_obj, *y0_obj, *y1_obj, *ids_obj;
+    double descent, half_body;
+    if (!PyArg_ParseTuple(args, "OOOOOdd", &x0_obj, &x1_obj, &y0_obj, &y1_obj, &ids_obj, &descent, &half_body)) return NULL;
+    View vbox[4], vi = {0};
+    memset(vbox, 0, sizeof vbox);
+    PyObject *result = NULL;
+    int64_t *below = NULL, *above = NULL;
+    double *gap_below = NULL, *gap_above = NULL, *base = NULL;
+    PyObject *const objs[4] = {x0_obj, x1_obj, y0_obj, y1_obj};
+    Py_ssize_t n = get_unit_boxes(objs, vbox, ids_obj, &vi);
+    if (n < 0) goto done;
+    const double *X0 = vbox[0].view.buf, *X1 = vbox[1].view.buf, *Y0 = vbox[2].view.buf, *Y1 = vbox[3].view.buf;
+    const int64_t *ids = vi.view.buf;
+    Py_ssize_t cap = n ? n : 1;
+    below = calloc(cap, sizeof(int64_t)); above = calloc(cap, sizeof(int64_t));
+    gap_below = malloc(cap * sizeof(double)); gap_above = malloc(cap * sizeof(double)); base = malloc(cap * sizeof(double));
+    if (!below || !above || !gap_below || !gap_above || !base) { PyErr_NoMemory(); goto done; }
+    for (Py_ssize_t k = 0; k < n; k++) {
+        base[k] = Y0[ids[k]] + descent * (Y1[ids[k]] - Y0[ids[k]]);
+        gap_below[k] = gap_above[k] = INFINITY;
+    }
+    /* gap[i][j] in row-major order: row minima for `below`, column minima
+     * (the first i, scanning i upwards) for `above`. */
+    for (Py_ssize_t i = 0; i < n; i++) {
+        int64_t a = ids[i];
+        for (Py_ssize_t j = 0; j < n; j++) {
+            int64_t b = ids[j];
+            int along = np_min(X1[a], X1[b]) > np_max(X0[a], X0[b]);
+            double gap = along && base[j] <= base[i] - half_body ? Y0[a] - Y1[b] : INFINITY;
+            if (j == 0) gap_below[i] = gap;
+            else if (argmin_takes(gap_below[i], gap)) { gap_below[i] = gap; below[i] = j; }
+            if (i == 0) gap_above[j] = gap;
+            else if (argmin_takes(gap_above[j], gap)) { gap_above[j] = gap; above[j] = i; }
+        }
+    }
+    result = Py_BuildValue("(NNNN)", int64_bytes(below, n), int64_bytes(above, n),
+                           PyByteArray_FromStringAndSize((const char *)gap_below, n * (Py_ssize_t)sizeof(double)),
+                           PyByteArray_FromStringAndSize((const char *)gap_above, n * (Py_ssize_t)sizeof(double)));
+done:
+    free(below); free(above); free(gap_below); free(gap_above); free(base);
+    release_boxes(vbox); release(&vi);
+    return result;
+}
+
 static PyMethodDef module_methods[] = {
     {"rows", (PyCFunction)layout_rows, METH_VARARGS, "Units top to bottom and where each row starts."},
     {"shared_baselines", (PyCFunction)layout_shared_baselines, METH_VARARGS,
@@ -897,6 +951,7 @@ static PyMethodDef module_methods[] = {
     {"back_up_moves", (PyCFunction)layout_back_up_moves, METH_VARARGS, "Moves of the stream back up or back along a row."},
     {"cell_disorder", (PyCFunction)layout_cell_disorder, METH_VARARGS, "Units the stream paints out of a cell order."},
     {"gutter_grid", (PyCFunction)layout_gutter_grid, METH_VARARGS, "Cells between unit edges, covered and inside per row."},
+    {"nearest_under", (PyCFunction)layout_nearest_under, METH_VARARGS, "Per line, the nearest line under and above it."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -395,3 +395,34 @@ def gutter_grid(
         & (cell < np.maximum.reduceat(end_cell, starts)[:, None])
     )
     return edges, covered, inside
+
+
+def nearest_under(
+    lib: ModuleType | None,
+    box: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray],
+    ids: np.ndarray,
+    descent: float,
+    body: float,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Per line of `ids` (positions into it; boxes x0, x1, y0, y1 of `box`),
+    the nearest line under it along the line (their boxes overlap along it,
+    its baseline half a `body` height lower or more), by the whitespace from
+    the line's bottom to its top, and that whitespace (infinite where no
+    line is under, the position then 0); per line, the nearest line above
+    it so, and its whitespace. Ties go to the first line."""
+    x0, x1, y0, y1 = box
+    if lib is not None:
+        found = lib.nearest_under(x0, x1, y0, y1, _ids(ids), descent, 0.5 * body)
+        below, above = (np.frombuffer(v, dtype=np.int64) for v in found[:2])
+        gap_below, gap_above = (np.frombuffer(v, dtype=np.float64) for v in found[2:])
+        return below, above, gap_below, gap_above
+    n = len(ids)
+    x0, y0, x1, y1 = x0[ids], y0[ids], x1[ids], y1[ids]
+    base = y0 + descent * (y1 - y0)
+    along = np.minimum(x1[:, None], x1[None, :]) > np.maximum(x0[:, None], x0[None, :])
+    # gap[i, j]: whitespace from line i's bottom down to line j's top, for j
+    # on a lower line under i along the line.
+    under = along & (base[None, :] <= base[:, None] - 0.5 * body)
+    gap = np.where(under, y0[:, None] - y1[None, :], np.inf)
+    below, above = np.argmin(gap, axis=1), np.argmin(gap, axis=0)
+    return below, above, gap[np.arange(n), below], gap[above, np.arange(n)]

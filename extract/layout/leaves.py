@@ -52,7 +52,7 @@ from ragprep.extract.layout.params import (
     SAME_BASELINE,
     STACKED,
 )
-from ragprep.extract.layout.kernels import back_up_moves, kahn, paint_run_cuts
+from ragprep.extract.layout.kernels import back_up_moves, kahn, nearest_under, paint_run_cuts
 from ragprep.extract.layout.kernels import run_boxes as kernel_run_boxes
 from ragprep.extract.layout.regions import SharedBaselines, baseline, is_text_column, rows_of, split_at, wraps
 from ragprep.extract.layout.units import Page
@@ -210,15 +210,8 @@ def _tight_chains(page: Page, ids: np.ndarray) -> tuple[list[np.ndarray], np.nda
     whether it is so padded on its own; and per line, the nearest line above
     and below it along the line (-1 where none is)."""
     n = len(ids)
-    x0, y0, x1, y1 = page.x0[ids], page.y0[ids], page.x1[ids], page.y1[ids]
-    base = baseline(page, ids)
-    along = np.minimum(x1[:, None], x1[None, :]) > np.maximum(x0[:, None], x0[None, :])
-    # gap[i, j]: whitespace from line i's bottom down to line j's top, for j
-    # on a lower line under i along the line.
-    under = along & (base[None, :] <= base[:, None] - 0.5 * page.body)
-    gap = np.where(under, y0[:, None] - y1[None, :], np.inf)
-    below, above = np.argmin(gap, axis=1), np.argmin(gap, axis=0)
-    gap_below, gap_above = gap[np.arange(n), below], gap[above, np.arange(n)]
+    box = (page.x0, page.x1, page.y0, page.y1)
+    below, above, gap_below, gap_above = nearest_under(page.lib, box, ids, DESCENT, page.body)
     linked = (gap_below <= CELL_LEADING * page.body) & (above[below] == np.arange(n))
     padding = CELL_PADDING * page.body
     chains: list[np.ndarray] = []

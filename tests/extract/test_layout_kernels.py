@@ -129,6 +129,15 @@ def test_gutter_grid_agrees():
     assert found > 10
 
 
+def test_nearest_under_agrees():
+    for rng, n, special in _cases():
+        if n < 1:
+            continue
+        x0, x1, y0, y1 = _boxes(rng, n, special)
+        ids = rng.permutation(n)[: max(1, n - 2)].astype(np.int64)
+        _both(kernels.nearest_under, (x0, x1, y0, y1), ids, 0.22, 4.0)
+
+
 def test_cell_disorder_agrees():
     for rng, n, _ in _cases():
         if n < 2:
