@@ -933,6 +933,55 @@ done:
     return result;
 }
 
+/* ---- backward_units(x, height, aligned, start, end, back_step) -> flags per unit
+ * kernels.backward_units (lines.glyphs_along): per unit (glyphs
+ * start[u]:end[u] of the stream, `x` their centres along the line), does
+ * the stream paint it backwards: a step back between two aligned glyphs of
+ * the unit wider than the larger height, or at least two steps back of
+ * back_step x the smaller height and more of them than such steps ahead. */
+static PyObject *layout_backward_units(PyObject *mod, PyObject *args) {
+    PyObject *x_obj, *h_obj, *a_obj, *s_obj, *e_obj;
+    double back_step;
+    if (!PyArg_ParseTuple(args, "OOOOOd", &x_obj, &h_obj, &a_obj, &s_obj, &e_obj, &back_step)) return NULL;
+    View vx = {0}, vh = {0}, va = {0}, vs = {0}, ve = {0};
+    PyObject *result = NULL;
+    if (get_view(x_obj, &vx, "d", 8, "x") < 0 || get_view(h_obj, &vh, "d", 8, "height") < 0 ||
+        get_view(a_obj, &va, "?", 1, "aligned") < 0 || get_view(s_obj, &vs, "l", 8, "start") < 0 ||
+        get_view(e_obj, &ve, "l", 8, "end") < 0)
+        goto done;
+    Py_ssize_t n = vx.view.len / 8, units = vs.view.len / 8;
+    if (vh.view.len / 8 != n || va.view.len != n || ve.view.len / 8 != units) {
+        PyErr_SetString(PyExc_ValueError, "columns differ in length");
+        goto done;
+    }
+    const double *X = vx.view.buf, *H = vh.view.buf;
+    const unsigned char *A = va.view.buf;
+    const int64_t *start = vs.view.buf, *end = ve.view.buf;
+    result = PyByteArray_FromStringAndSize(NULL, units);
+    if (!result) goto done;
+    char *out = PyByteArray_AS_STRING(result);
+    for (Py_ssize_t u = 0; u < units; u++) {
+        if (start[u] < 0 || end[u] < start[u] || end[u] > n) {
+            PyErr_SetString(PyExc_IndexError, "unit out of range");
+            Py_CLEAR(result);
+            goto done;
+        }
+        int jump = 0;
+        Py_ssize_t back = 0, ahead = 0;
+        for (Py_ssize_t k = (Py_ssize_t)start[u] + 1; k < (Py_ssize_t)end[u]; k++) {
+            if (!A[k] || !A[k - 1]) continue;
+            double step = X[k] - X[k - 1], smaller = np_min(H[k], H[k - 1]);
+            jump |= step < -np_max(H[k], H[k - 1]);
+            back += step <= -(back_step * smaller);
+            ahead += step >= back_step * smaller;
+        }
+        out[u] = (char)(jump || (back >= 2 && back > ahead));
+    }
+done:
+    release(&vx); release(&vh); release(&va); release(&vs); release(&ve);
+    return result;
+}
+
 static PyMethodDef module_methods[] = {
     {"rows", (PyCFunction)layout_rows, METH_VARARGS, "Units top to bottom and where each row starts."},
     {"shared_baselines", (PyCFunction)layout_shared_baselines, METH_VARARGS,
@@ -952,6 +1001,7 @@ static PyMethodDef module_methods[] = {
     {"cell_disorder", (PyCFunction)layout_cell_disorder, METH_VARARGS, "Units the stream paints out of a cell order."},
     {"gutter_grid", (PyCFunction)layout_gutter_grid, METH_VARARGS, "Cells between unit edges, covered and inside per row."},
     {"nearest_under", (PyCFunction)layout_nearest_under, METH_VARARGS, "Per line, the nearest line under and above it."},
+    {"backward_units", (PyCFunction)layout_backward_units, METH_VARARGS, "Per unit, is it painted backwards along its line."},
     {NULL, NULL, 0, NULL},
 };
 

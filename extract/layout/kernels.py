@@ -426,3 +426,34 @@ def nearest_under(
     gap = np.where(under, y0[:, None] - y1[None, :], np.inf)
     below, above = np.argmin(gap, axis=1), np.argmin(gap, axis=0)
     return below, above, gap[np.arange(n), below], gap[above, np.arange(n)]
+
+
+def backward_units(
+    lib: ModuleType | None,
+    x: np.ndarray,
+    height: np.ndarray,
+    aligned: np.ndarray,
+    bounds: tuple[np.ndarray, np.ndarray],
+    back_step: float,
+) -> np.ndarray:
+    """Per unit (glyphs start[u]:end[u] of `bounds` in the stream; `x` their
+    centres along the line, `aligned` whether each is set in the page's
+    direction): does the stream paint it backwards? A step back between two
+    aligned glyphs of the unit wider than the larger of their heights, or
+    two steps back or more of `back_step` x the smaller height, more than
+    such steps ahead (a glyph at a time, last to first)."""
+    start, end = bounds
+    if lib is not None:
+        flags = lib.backward_units(x, height, np.ascontiguousarray(aligned), _ids(start), _ids(end), back_step)
+        return np.frombuffer(flags, dtype=bool)
+    unit = np.repeat(np.arange(len(start)), end - start)
+    same = (unit[1:] == unit[:-1]) & aligned[1:] & aligned[:-1]
+    step = np.diff(x)
+    jump = same & (step < -np.maximum(height[1:], height[:-1]))
+    backwards = np.zeros(len(start), dtype=bool)
+    backwards[unit[1:][jump]] = True
+    smaller = np.minimum(height[1:], height[:-1])
+    back = np.bincount(unit[1:][same & (step <= -back_step * smaller)], minlength=len(start))
+    ahead = np.bincount(unit[1:][same & (step >= back_step * smaller)], minlength=len(start))
+    flagged: np.ndarray = backwards | ((back >= 2) & (back > ahead))
+    return flagged

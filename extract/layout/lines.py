@@ -12,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from ragprep.extract.geometric import SAME_DIRECTION
+from ragprep.extract.layout.kernels import backward_units
 from ragprep.extract.layout.params import BACK_STEP, DESCENT, DOUBLE_STRIKE, LINE_BASELINE, LINE_JOIN_GAP, MARK_SIZE
 from ragprep.extract.layout.units import Page
 
@@ -126,24 +127,16 @@ def glyphs_along(page: Page) -> np.ndarray | None:
     centre = (table.origin[stream] + table.own_end[stream]) / 2
     x = centre @ page.along
     height = table.height[stream]
-    unit = np.repeat(np.arange(len(page.start)), page.end - page.start)
     # Only glyphs set in the page's writing direction: along its own
     # direction, a line turned the other way (a box of text rotated by 180°
-    # among upright ones) steps back as it goes forward.
+    # among upright ones) steps back as it goes forward. A glyph at a time,
+    # backwards: each step back narrower than a glyph height (a title's
+    # letters painted last to first), BACK_STEP heights or more.
     aligned = table.direction[stream] @ page.along >= SAME_DIRECTION
-    same = (unit[1:] == unit[:-1]) & aligned[1:] & aligned[:-1]
-    step = np.diff(x)
-    jump = same & (step < -np.maximum(height[1:], height[:-1]))
-    backwards = np.zeros(len(page.start), dtype=bool)
-    backwards[unit[1:][jump]] = True
-    # A glyph at a time, backwards: each step back narrower than a glyph
-    # height (a title's letters painted last to first).
-    smaller = np.minimum(height[1:], height[:-1])
-    back = np.bincount(unit[1:][same & (step <= -BACK_STEP * smaller)], minlength=len(page.start))
-    ahead = np.bincount(unit[1:][same & (step >= BACK_STEP * smaller)], minlength=len(page.start))
-    backwards |= (back >= 2) & (back > ahead)
+    backwards = backward_units(page.lib, x, height, aligned, (page.start, page.end), BACK_STEP)
     if not backwards.any():
         return None
+    unit = np.repeat(np.arange(len(page.start)), page.end - page.start)
     key = np.where(backwards[unit], x, np.arange(len(stream), dtype=np.float64))
     order = np.lexsort((key, unit))
     # Sorted, a glyph painted twice lands on itself: such units keep paint order.

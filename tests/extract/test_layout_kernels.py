@@ -138,6 +138,20 @@ def test_nearest_under_agrees():
         _both(kernels.nearest_under, (x0, x1, y0, y1), ids, 0.22, 4.0)
 
 
+def test_backward_units_agree():
+    flagged = 0
+    for rng, n, special in _cases():
+        x = np.round(rng.normal(0, 20, n + 2), 1)
+        height = rng.integers(1, 12, n + 2).astype(np.float64)
+        if special:
+            height[:: 7] = np.nan
+        aligned = rng.random(n + 2) < 0.9
+        start = np.unique(np.concatenate([[0], rng.integers(0, n + 2, 5)])).astype(np.int64)
+        end = np.concatenate([start[1:], [n + 2]]).astype(np.int64)
+        flagged += int(_both(kernels.backward_units, x, height, aligned, (start, end), 0.25).sum())
+    assert flagged > 0
+
+
 def test_cell_disorder_agrees():
     for rng, n, _ in _cases():
         if n < 2:
