@@ -982,6 +982,48 @@ done:
     return result;
 }
 
+/* ---- marks_beside(x0, x1, y0, y1, ids, mark_height, join_gap) -> positions
+ * kernels.marks_beside (lines._marks_on_their_lines): per unit of `ids` at
+ * most mark_height tall, the first unit taller than that whose box holds
+ * its middle across the line and which it touches along the line within
+ * join_gap x its height; -1 for the others. */
+static PyObject *layout_marks_beside(PyObject *mod, PyObject *args) {
+    PyObject *x0_obj, *x1_obj, *y0_obj, *y1_obj, *ids_obj;
+    double mark_height, join_gap;
+    if (!PyArg_ParseTuple(args, "OOOOOdd", &x0_obj, &x1_obj, &y0_obj, &y1_obj, &ids_obj, &mark_height, &join_gap)) return NULL;
+    View vbox[4], vi = {0};
+    memset(vbox, 0, sizeof vbox);
+    PyObject *result = NULL;
+    int64_t *found = NULL;
+    PyObject *const objs[4] = {x0_obj, x1_obj, y0_obj, y1_obj};
+    Py_ssize_t n = get_unit_boxes(objs, vbox, ids_obj, &vi);
+    if (n < 0) goto done;
+    const double *X0 = vbox[0].view.buf, *X1 = vbox[1].view.buf, *Y0 = vbox[2].view.buf, *Y1 = vbox[3].view.buf;
+    const int64_t *ids = vi.view.buf;
+    found = malloc((n ? n : 1) * sizeof(int64_t));
+    if (!found) { PyErr_NoMemory(); goto done; }
+    for (Py_ssize_t k = 0; k < n; k++) {
+        int64_t a = ids[k];
+        double height = Y1[a] - Y0[a];
+        found[k] = -1;
+        if (!(height <= mark_height)) continue;
+        double middle = (Y0[a] + Y1[a]) / 2, reach = join_gap * height;
+        for (Py_ssize_t j = 0; j < n; j++) {
+            int64_t b = ids[j];
+            if (!(Y1[b] - Y0[b] > mark_height)) continue;
+            if (Y0[b] <= middle && middle <= Y1[b] && X0[b] - X1[a] <= reach && X0[a] - X1[b] <= reach) {
+                found[k] = j;
+                break;
+            }
+        }
+    }
+    result = int64_bytes(found, n);
+done:
+    free(found);
+    release_boxes(vbox); release(&vi);
+    return result;
+}
+
 static PyMethodDef module_methods[] = {
     {"rows", (PyCFunction)layout_rows, METH_VARARGS, "Units top to bottom and where each row starts."},
     {"shared_baselines", (PyCFunction)layout_shared_baselines, METH_VARARGS,
@@ -1002,6 +1044,7 @@ static PyMethodDef module_methods[] = {
     {"gutter_grid", (PyCFunction)layout_gutter_grid, METH_VARARGS, "Cells between unit edges, covered and inside per row."},
     {"nearest_under", (PyCFunction)layout_nearest_under, METH_VARARGS, "Per line, the nearest line under and above it."},
     {"backward_units", (PyCFunction)layout_backward_units, METH_VARARGS, "Per unit, is it painted backwards along its line."},
+    {"marks_beside", (PyCFunction)layout_marks_beside, METH_VARARGS, "Per small unit, the first line it is a mark beside."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -457,3 +457,31 @@ def backward_units(
     ahead = np.bincount(unit[1:][same & (step >= back_step * smaller)], minlength=len(start))
     flagged: np.ndarray = backwards | ((back >= 2) & (back > ahead))
     return flagged
+
+
+def marks_beside(
+    lib: ModuleType | None,
+    box: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray],
+    ids: np.ndarray,
+    mark_height: float,
+    join_gap: float,
+) -> np.ndarray:
+    """Per unit of `ids` (boxes x0, x1, y0, y1 of `box`) at most
+    `mark_height` tall: the position in `ids` of the first unit taller than
+    that whose box holds its middle across the line, and which it touches
+    along the line within `join_gap` x its height; -1 for every other unit."""
+    x0_all, x1_all, y0_all, y1_all = box
+    if lib is not None:
+        found = lib.marks_beside(x0_all, x1_all, y0_all, y1_all, _ids(ids), mark_height, join_gap)
+        return np.frombuffer(found, dtype=np.int64)
+    x0, x1, y0, y1 = x0_all[ids], x1_all[ids], y0_all[ids], y1_all[ids]
+    height = y1 - y0
+    large = height > mark_height
+    beside_of = np.full(len(ids), -1, dtype=np.int64)
+    for k in np.flatnonzero(height <= mark_height).tolist():
+        middle, reach = (y0[k] + y1[k]) / 2, join_gap * height[k]
+        beside = large & (y0 <= middle) & (middle <= y1) & (x0 - x1[k] <= reach) & (x0[k] - x1 <= reach)
+        found = np.flatnonzero(beside)
+        if len(found):
+            beside_of[k] = found[0]
+    return beside_of

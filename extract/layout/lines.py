@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from ragprep.extract.geometric import SAME_DIRECTION
-from ragprep.extract.layout.kernels import backward_units
+from ragprep.extract.layout.kernels import backward_units, marks_beside
 from ragprep.extract.layout.params import BACK_STEP, DESCENT, DOUBLE_STRIKE, LINE_BASELINE, LINE_JOIN_GAP, MARK_SIZE
 from ragprep.extract.layout.units import Page
 
@@ -99,15 +99,11 @@ def _marks_on_their_lines(page: Page, ids: np.ndarray, row: np.ndarray) -> tuple
     mark = np.zeros(len(ids), dtype=bool)
     if not len(small) or len(small) == len(ids):
         return row, mark
-    x0, x1, y0, y1 = page.x0[ids], page.x1[ids], page.y0[ids], page.y1[ids]
-    large = height > MARK_SIZE * page.body
+    box = (page.x0, page.x1, page.y0, page.y1)
+    beside = marks_beside(page.lib, box, ids, MARK_SIZE * page.body, LINE_JOIN_GAP)
+    mark = beside >= 0
     row = row.copy()
-    for k in small.tolist():
-        middle, reach = (y0[k] + y1[k]) / 2, LINE_JOIN_GAP * height[k]
-        beside = large & (y0 <= middle) & (middle <= y1) & (x0 - x1[k] <= reach) & (x0[k] - x1 <= reach)
-        found = np.flatnonzero(beside)
-        if len(found):
-            row[k], mark[k] = row[found[0]], True
+    row[mark] = row[beside[mark]]
     return row, mark
 
 

@@ -152,6 +152,15 @@ def test_backward_units_agree():
     assert flagged > 0
 
 
+def test_marks_beside_agree():
+    marks = 0
+    for rng, n, special in _cases():
+        x0, x1, y0, y1 = _boxes(rng, max(n, 1), special)
+        ids = rng.permutation(len(x0)).astype(np.int64)
+        marks += int((_both(kernels.marks_beside, (x0, x1, y0, y1), ids, 4.5, 0.6) >= 0).sum())
+    assert marks > 0
+
+
 def test_cell_disorder_agrees():
     for rng, n, _ in _cases():
         if n < 2:
