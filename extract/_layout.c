@@ -1024,6 +1024,116 @@ done:
     return result;
 }
 
+/* ---- blank_edges(space, start, end) -> flags per glyph ----------------------
+ * kernels.blank_edges: the blanks (`space`, per glyph) that lead or trail
+ * each unit start[u]:end[u]. */
+static PyObject *layout_blank_edges(PyObject *mod, PyObject *args) {
+    PyObject *sp_obj, *s_obj, *e_obj;
+    if (!PyArg_ParseTuple(args, "OOO", &sp_obj, &s_obj, &e_obj)) return NULL;
+    View vsp = {0}, vs = {0}, ve = {0};
+    PyObject *result = NULL;
+    if (get_view(sp_obj, &vsp, "?", 1, "space") < 0 || get_view(s_obj, &vs, "l", 8, "start") < 0 ||
+        get_view(e_obj, &ve, "l", 8, "end") < 0)
+        goto done;
+    Py_ssize_t n = vsp.view.len, units = vs.view.len / 8;
+    if (ve.view.len / 8 != units) { PyErr_SetString(PyExc_ValueError, "start and end differ in length"); goto done; }
+    const unsigned char *space = vsp.view.buf;
+    const int64_t *start = vs.view.buf, *end = ve.view.buf;
+    for (Py_ssize_t u = 0; u < units; u++)
+        if (start[u] < 0 || end[u] < start[u] || end[u] > n) { PyErr_SetString(PyExc_IndexError, "unit out of range"); goto done; }
+    result = PyByteArray_FromStringAndSize(NULL, n);
+    if (!result) goto done;
+    char *out = PyByteArray_AS_STRING(result);
+    memset(out, 0, (size_t)n);
+    for (Py_ssize_t u = 0; u < units; u++) {
+        Py_ssize_t k = (Py_ssize_t)start[u];
+        while (k < end[u] && space[k]) out[k++] = 1;
+        k = (Py_ssize_t)end[u] - 1;
+        while (k >= start[u] && space[k]) out[k--] = 1;
+    }
+done:
+    release(&vsp); release(&vs); release(&ve);
+    return result;
+}
+
+/* ---- emit(ids, lengths, start, end) -> (positions, new_leaf) ---------------
+ * kernels.emit_leaves (leaves.emit): the leaves (runs of `lengths` of the
+ * units `ids`, concatenated in reading order) as stream positions of their
+ * glyphs (unit u is glyphs start[u]:end[u]); a unit in no leaf right after
+ * the placed unit before it (before the first when none is), in its leaf;
+ * and where a new leaf starts. */
+static PyObject *layout_emit(PyObject *mod, PyObject *args) {
+    PyObject *ids_obj, *len_obj, *s_obj, *e_obj;
+    if (!PyArg_ParseTuple(args, "OOOO", &ids_obj, &len_obj, &s_obj, &e_obj)) return NULL;
+    View vi = {0}, vl = {0}, vs = {0}, ve = {0};
+    PyObject *result = NULL, *positions = NULL, *new_leaf = NULL;
+    int64_t *leaf = NULL, *order = NULL, *tmp = NULL;
+    double *rank = NULL;
+    if (get_view(ids_obj, &vi, "l", 8, "ids") < 0 || get_view(len_obj, &vl, "l", 8, "lengths") < 0 ||
+        get_view(s_obj, &vs, "l", 8, "start") < 0 || get_view(e_obj, &ve, "l", 8, "end") < 0)
+        goto done;
+    Py_ssize_t n = vi.view.len / 8, leaves = vl.view.len / 8, units = vs.view.len / 8;
+    if (ve.view.len / 8 != units) { PyErr_SetString(PyExc_ValueError, "start and end differ in length"); goto done; }
+    const int64_t *ids = vi.view.buf, *lengths = vl.view.buf, *start = vs.view.buf, *end = ve.view.buf;
+    if (check_ids(ids, n, units, "ids") < 0) goto done;
+    Py_ssize_t glyphs = 0;
+    for (Py_ssize_t u = 0; u < units; u++) {
+        if (start[u] < 0 || end[u] < start[u]) { PyErr_SetString(PyExc_IndexError, "unit out of range"); goto done; }
+        glyphs += (Py_ssize_t)(end[u] - start[u]);
+    }
+    Py_ssize_t cap = units ? units : 1;
+    leaf = malloc(cap * sizeof(int64_t)); order = malloc(cap * sizeof(int64_t));
+    tmp = malloc(cap * sizeof(int64_t)); rank = calloc(cap, sizeof(double));
+    if (!leaf || !order || !tmp || !rank) { PyErr_NoMemory(); goto done; }
+    for (Py_ssize_t u = 0; u < units; u++) leaf[u] = -1;
+    Py_ssize_t k = 0;
+    for (Py_ssize_t p = 0; p < leaves; p++) {
+        if (lengths[p] < 0 || k + lengths[p] > n) { PyErr_SetString(PyExc_ValueError, "bad leaf lengths"); goto done; }
+        for (int64_t j = 0; j < lengths[p]; j++, k++) { leaf[ids[k]] = p; rank[ids[k]] = (double)k; }
+    }
+    if (k != n) { PyErr_SetString(PyExc_ValueError, "leaf lengths do not add up to the units"); goto done; }
+    Py_ssize_t first_placed = -1, last_placed = -1;
+    for (Py_ssize_t u = 0; u < units && first_placed < 0; u++)
+        if (leaf[u] >= 0) first_placed = u;
+    if (first_placed < 0) {
+        int64_t *all = malloc((glyphs ? glyphs : 1) * sizeof(int64_t));
+        if (!all) { PyErr_NoMemory(); goto done; }
+        for (Py_ssize_t g = 0; g < glyphs; g++) all[g] = g;
+        positions = int64_bytes(all, glyphs);
+        free(all);
+        new_leaf = PyByteArray_FromStringAndSize(NULL, glyphs);
+        if (!positions || !new_leaf) goto done;
+        memset(PyByteArray_AS_STRING(new_leaf), 0, (size_t)glyphs);
+        result = Py_BuildValue("(OO)", positions, new_leaf);
+        goto done;
+    }
+    for (Py_ssize_t u = 0; u < units; u++) {
+        if (leaf[u] >= 0) { last_placed = u; continue; }
+        Py_ssize_t anchor = last_placed >= 0 ? last_placed : first_placed;
+        leaf[u] = leaf[anchor];
+        rank[u] = rank[anchor] + (last_placed >= 0 ? 0.5 : -0.5);
+    }
+    stable_argsort(rank, order, tmp, units);
+    positions = PyByteArray_FromStringAndSize(NULL, glyphs * (Py_ssize_t)sizeof(int64_t));
+    new_leaf = PyByteArray_FromStringAndSize(NULL, glyphs);
+    if (!positions || !new_leaf) goto done;
+    int64_t *P = (int64_t *)PyByteArray_AS_STRING(positions);
+    char *L = PyByteArray_AS_STRING(new_leaf);
+    memset(L, 0, (size_t)glyphs);
+    Py_ssize_t at = 0;
+    for (Py_ssize_t r = 0; r < units; r++) {
+        int64_t u = order[r];
+        if (r && leaf[u] != leaf[order[r - 1]] && at < glyphs) L[at] = 1;
+        for (int64_t g = start[u]; g < end[u]; g++) P[at++] = g;
+    }
+    result = Py_BuildValue("(OO)", positions, new_leaf);
+done:
+    Py_XDECREF(positions); Py_XDECREF(new_leaf);
+    free(leaf); free(order); free(tmp); free(rank);
+    release(&vi); release(&vl); release(&vs); release(&ve);
+    return result;
+}
+
 static PyMethodDef module_methods[] = {
     {"rows", (PyCFunction)layout_rows, METH_VARARGS, "Units top to bottom and where each row starts."},
     {"shared_baselines", (PyCFunction)layout_shared_baselines, METH_VARARGS,
@@ -1045,6 +1155,8 @@ static PyMethodDef module_methods[] = {
     {"nearest_under", (PyCFunction)layout_nearest_under, METH_VARARGS, "Per line, the nearest line under and above it."},
     {"backward_units", (PyCFunction)layout_backward_units, METH_VARARGS, "Per unit, is it painted backwards along its line."},
     {"marks_beside", (PyCFunction)layout_marks_beside, METH_VARARGS, "Per small unit, the first line it is a mark beside."},
+    {"blank_edges", (PyCFunction)layout_blank_edges, METH_VARARGS, "Blanks leading or trailing each unit."},
+    {"emit", (PyCFunction)layout_emit, METH_VARARGS, "Leaves of units as stream positions, and where each leaf starts."},
     {NULL, NULL, 0, NULL},
 };
 

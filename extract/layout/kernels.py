@@ -485,3 +485,63 @@ def marks_beside(
         if len(found):
             beside_of[k] = found[0]
     return beside_of
+
+
+def blank_edges(lib: ModuleType | None, space: np.ndarray, start: np.ndarray, end: np.ndarray) -> np.ndarray:
+    """Per glyph (`space`: is it a blank), does it lead or trail its unit
+    start[u]:end[u]: a blank with only blanks between it and the unit's edge."""
+    if lib is not None:
+        return np.frombuffer(lib.blank_edges(np.ascontiguousarray(space), _ids(start), _ids(end)), dtype=bool)
+    found = np.zeros(len(space), dtype=bool)
+    # Only unit edges are looked at, one glyph per unit and step, so the cost
+    # follows the units, not the glyphs.
+    for edge, step, stop in ((start, 1, end), (end - 1, -1, start - 1)):
+        position, active = edge.copy(), np.flatnonzero(edge != stop)
+        while len(active):
+            at = position[active]
+            blank = space[at]
+            found[at[blank]] = True
+            active = active[blank]
+            position[active] += step
+            active = active[position[active] != stop[active]]
+    return found
+
+
+def emit_leaves(
+    lib: ModuleType | None, leaves: list[np.ndarray], start: np.ndarray, end: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """Reading order from `leaves` (each its units in reading order; unit u
+    is the glyphs start[u]:end[u] of the stream) as stream positions, and
+    per position whether a new leaf starts there. A unit in no leaf goes
+    right after the placed unit before it (before the first placed unit
+    when none is), in that unit's leaf."""
+    if lib is not None:
+        ids = np.concatenate(leaves) if leaves else np.zeros(0, dtype=np.int64)
+        lengths = np.array([len(leaf) for leaf in leaves], dtype=np.int64)
+        positions, new_leaf = lib.emit(_ids(ids), lengths, _ids(start), _ids(end))
+        return np.frombuffer(positions, dtype=np.int64), np.frombuffer(new_leaf, dtype=bool)
+    n_units = len(start)
+    leaf = np.full(n_units, -1, dtype=np.int64)
+    rank = np.zeros(n_units, dtype=np.float64)
+    done = 0
+    for k, ids in enumerate(leaves):
+        leaf[ids] = k
+        rank[ids] = done + np.arange(len(ids))
+        done += len(ids)
+    placed = np.flatnonzero(leaf >= 0)
+    if not len(placed):
+        glyphs = int((end - start).sum())
+        return np.arange(glyphs), np.zeros(glyphs, dtype=bool)
+    if len(placed) < n_units:
+        out = np.flatnonzero(leaf < 0)
+        before = np.searchsorted(placed, out, side="right") - 1
+        anchor = placed[np.maximum(before, 0)]
+        leaf[out] = leaf[anchor]
+        rank[out] = rank[anchor] + np.where(before >= 0, 0.5, -0.5)
+    units = np.lexsort((np.arange(n_units), rank))
+    length = end[units] - start[units]
+    offset = np.cumsum(length) - length
+    positions = np.repeat(start[units] - offset, length) + np.arange(int(length.sum()))
+    new_leaf = np.zeros(len(positions), dtype=bool)
+    new_leaf[offset[1:][leaf[units][1:] != leaf[units][:-1]]] = True
+    return positions, new_leaf

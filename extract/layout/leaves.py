@@ -52,7 +52,7 @@ from ragprep.extract.layout.params import (
     SAME_BASELINE,
     STACKED,
 )
-from ragprep.extract.layout.kernels import back_up_moves, kahn, nearest_under, paint_run_cuts
+from ragprep.extract.layout.kernels import back_up_moves, emit_leaves, kahn, nearest_under, paint_run_cuts
 from ragprep.extract.layout.kernels import run_boxes as kernel_run_boxes
 from ragprep.extract.layout.regions import SharedBaselines, baseline, is_text_column, rows_of, split_at, wraps
 from ragprep.extract.layout.units import Page
@@ -696,29 +696,6 @@ def _cells_along(page: Page, lines: np.ndarray) -> list[np.ndarray]:
 def emit(page: Page, leaves: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
     """Reading order from leaves (each its units in reading order), as
     positions in the stream order, and the positions where a new leaf starts."""
-    n_units = len(page.start)
-    leaf = np.full(n_units, -1, dtype=np.int64)
-    rank = np.zeros(n_units, dtype=np.float64)
-    done = 0
-    for k, ids in enumerate(leaves):
-        leaf[ids] = k
-        rank[ids] = done + np.arange(len(ids))
-        done += len(ids)
     # Units left out of the cut go right after the unit painted before them
     # (before the first placed unit when none was).
-    placed = np.flatnonzero(leaf >= 0)
-    if not len(placed):
-        return np.arange(len(page.stream)), np.zeros(len(page.stream), dtype=bool)
-    if len(placed) < n_units:
-        out = np.flatnonzero(leaf < 0)
-        before = np.searchsorted(placed, out, side="right") - 1
-        anchor = placed[np.maximum(before, 0)]
-        leaf[out] = leaf[anchor]
-        rank[out] = rank[anchor] + np.where(before >= 0, 0.5, -0.5)
-    units = np.lexsort((np.arange(n_units), rank))
-    length = page.end[units] - page.start[units]
-    offset = np.cumsum(length) - length
-    positions = np.repeat(page.start[units] - offset, length) + np.arange(int(length.sum()))
-    new_leaf = np.zeros(len(positions), dtype=bool)
-    new_leaf[offset[1:][leaf[units][1:] != leaf[units][:-1]]] = True
-    return positions, new_leaf
+    return emit_leaves(page.lib, leaves, page.start, page.end)

@@ -29,7 +29,7 @@ from ragprep.extract.bidi import is_rtl
 from ragprep.extract.config import ExtractConfig
 from ragprep.extract.geometric import SAME_DIRECTION, line_break_rule, most_common, reading_direction, unit_breaks
 from ragprep.extract.glyphs import GlyphTable
-from ragprep.extract.layout.kernels import compiled_layout, letter_counts, text_classes
+from ragprep.extract.layout.kernels import blank_edges, compiled_layout, letter_counts, text_classes
 from ragprep.extract.layout.params import BLANK_GAP, WORD_GAP, DESCENT, FIRST_RTL, GUTTER, LETTER_SAMPLE, RTL_SAMPLE, SKEWED
 
 
@@ -148,8 +148,6 @@ class Page:
     ) -> None:
         self.table = table
         self.stream = stream
-        self.lib = compiled_layout()  # the kernels' path, asked once per page
-        self._classes: tuple[np.ndarray, np.ndarray] | None = None  # see letter_share
         self.start = unit_start
         self.end = np.concatenate([unit_start[1:], [len(stream)]])
         self.along = along = reading_direction(table, stream, glyphs.direction)
@@ -168,7 +166,10 @@ class Page:
         high_y = low_y + glyphs.height
         # Blanks have no ink: a run of trailing spaces must not make a table
         # cell as wide as a line of text, nor a lone tab span a gutter.
-        blank = _blank_edges(table.text[stream], unit_start, self.end)
+        self.lib = compiled_layout()  # the kernels' path, asked once per page
+        # Per glyph in stream order, str.isalpha and str.isspace of its text.
+        self._classes = text_classes(self.lib, table.text[stream])
+        blank = np.flatnonzero(blank_edges(self.lib, self._classes[1], unit_start, self.end))
         if len(blank):
             low_x[blank], low_y[blank] = np.inf, np.inf
             high_x[blank], high_y[blank] = -np.inf, -np.inf
@@ -198,8 +199,6 @@ class Page:
     def letter_share(self, ids: np.ndarray) -> float:
         """Share of letters (any script, str.isalpha) among the glyphs of
         units `ids`, estimated on an even sample of them."""
-        if self._classes is None:
-            self._classes = text_classes(self.lib, self.table.text[self.stream])
         letters, inked = letter_counts(self.lib, self.start, self.end, ids, self._classes, LETTER_SAMPLE)
         return letters / inked if inked else 0.0
 
@@ -219,7 +218,7 @@ class Page:
 
     def _words(self) -> tuple[np.ndarray, np.ndarray]:
         if self._first_word is None:
-            self._first_word = _first_words(self.table.text[self.stream], self.start, self.end, *self._glyph_x)
+            self._first_word = _first_words(self._classes[1], self.start, self.end, *self._glyph_x)
         return self._first_word
 
     @property
@@ -245,17 +244,16 @@ def _flattened(base: np.ndarray, direction: np.ndarray, along: np.ndarray, unit_
 
 
 def _first_words(
-    texts: np.ndarray, start: np.ndarray, end: np.ndarray, low_x: np.ndarray, high_x: np.ndarray, height: np.ndarray
+    blank: np.ndarray, start: np.ndarray, end: np.ndarray, low_x: np.ndarray, high_x: np.ndarray, height: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Page.first_word and Page.words: per unit start[i]:end[i], the extent
-    of its glyphs from the first inked one (edge blanks have infinite
-    boxes, see _blank_edges) to the last before a word break, and how many
-    words it holds."""
+    """Page.first_word and Page.words: per unit start[i]:end[i] (`blank`: per
+    glyph, is it a blank), the extent of its glyphs from the first inked one
+    (edge blanks have infinite boxes, see kernels.blank_edges) to the last
+    before a word break, and how many words it holds."""
     inked = np.isfinite(low_x)
-    blank = np.fromiter(map(str.isspace, texts.tolist()), dtype=bool, count=len(texts))
     # A word ends at glyph k where the next is blank or lies a word space away.
     gap = np.maximum(low_x[1:] - high_x[:-1], low_x[:-1] - high_x[1:])
-    ends = np.zeros(len(texts), dtype=bool)
+    ends = np.zeros(len(blank), dtype=bool)
     ends[:-1] = blank[1:] | (gap > WORD_GAP * height[:-1])
     ends[end - 1] = True
     ink = np.flatnonzero(inked & ~blank)
@@ -267,24 +265,6 @@ def _first_words(
     extent = np.maximum(high_x[first], high_x[last]) - np.minimum(low_x[first], low_x[last])
     words = np.add.reduceat((ends & inked & ~blank).astype(np.int64), start)
     return np.where(np.isfinite(extent), extent, 0.0), words
-
-
-def _blank_edges(texts: np.ndarray, start: np.ndarray, end: np.ndarray) -> np.ndarray:
-    """Positions of the blank glyphs (str.isspace) that lead or trail each
-    unit start[i]:end[i] of `texts`. Only unit edges are looked at, one glyph
-    per unit and step, so the cost follows the units, not the glyphs."""
-    found: list[np.ndarray] = []
-    for edge, step, stop in ((start, 1, end), (end - 1, -1, start - 1)):
-        position, limit = edge.copy(), stop
-        active = np.arange(len(start))
-        while len(active):
-            at = position[active]
-            blank = np.fromiter(map(str.isspace, texts[at]), dtype=bool, count=len(active))
-            found.append(at[blank])
-            active = active[blank]
-            position[active] += step
-            active = active[position[active] != limit[active]]
-    return np.concatenate(found) if found else np.zeros(0, dtype=np.int64)
 
 
 def reads_rtl(table: GlyphTable, order: np.ndarray) -> bool:

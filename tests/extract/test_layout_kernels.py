@@ -161,6 +161,20 @@ def test_marks_beside_agree():
     assert marks > 0
 
 
+def test_blank_edges_and_emit_agree():
+    for rng, n, _ in _cases():
+        if n < 1:
+            continue
+        units = int(rng.integers(1, n + 1))
+        start = np.sort(rng.choice(np.arange(1, n), size=min(units - 1, n - 1), replace=False)) if n > 1 else []
+        start = np.concatenate([[0], start]).astype(np.int64)
+        end = np.concatenate([start[1:], [n]]).astype(np.int64)
+        _both(kernels.blank_edges, rng.random(n) < 0.4, start, end)
+        placed = rng.permutation(len(start))[: int(rng.integers(0, len(start) + 1))].astype(np.int64)
+        leaves = _runs(rng, placed) if len(placed) > 1 else [placed] if len(placed) else []
+        _both(kernels.emit_leaves, leaves, start, end)
+
+
 def test_cell_disorder_agrees():
     for rng, n, _ in _cases():
         if n < 2:
