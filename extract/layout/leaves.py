@@ -240,20 +240,17 @@ def stacked_blocks(page: Page, ids: np.ndarray) -> list[np.ndarray]:
     a block at a time would have painted: a sidebar beside the text is a
     block of its own rather than lines that share rows with the text's.
     Fixture: test_sidebar_beside_a_scrambled_column_reads_as_a_block."""
-    x0, y0, x1, y1 = page.x0[ids], page.y0[ids], page.x1[ids], page.y1[ids]
     n = len(ids)
     base = baseline(page, ids)
-    along = np.minimum(x1[:, None], x1[None, :]) > np.maximum(x0[:, None], x0[None, :])
-    under = along & (base[None, :] <= base[:, None] - 0.5 * page.body)
-    gap = np.where(under, y0[:, None] - y1[None, :], np.inf)
-    below, above = np.argmin(gap, axis=1), np.argmin(gap, axis=0)
+    box = (page.x0, page.x1, page.y0, page.y1)
+    below, above, gap_below, _ = nearest_under(page.lib, box, ids, DESCENT, page.body)
     # The block-start rule of every mode (blocks.block_break): a paragraph
     # gap or a change of size parts two blocks.
-    height = y1 - y0
+    height = page.y1[ids] - page.y0[ids]
     taller = np.maximum(height, height[below])
     step = base - base[below]
     same_size = taller <= FONT_SIZE_CHANGE * np.maximum(np.minimum(height, height[below]), 1e-9)
-    linked = np.isfinite(gap[np.arange(n), below]) & (step <= PARAGRAPH_GAP * taller) & same_size
+    linked = np.isfinite(gap_below) & (step <= PARAGRAPH_GAP * taller) & same_size
     linked &= above[below] == np.arange(n)
     has_above = np.zeros(n, dtype=bool)
     has_above[below[linked]] = True
