@@ -5,7 +5,8 @@ infinite edges, through both paths of every kernel in
 ragprep.extract.layout.kernels (``lib`` None runs the reference). Page by page:
 layout mode's reading (page text and blocks) with the kernels compiled and
 with RAGPREP_PURE=1, on the bundled samples, on scrambled twins of them, and
-(slow) on every page of the corpus.
+(slow) on every page of the corpus and on the scrambled twins of the files
+bench/layout.py scores.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from ragprep.extract.layout import kernels, read_layout
 from ragprep.extract.native import PURE_ENV
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # the repository root: bench/
+from bench.layout import SCORED_FILES  # noqa: E402
 from bench.twins import SCRAMBLES, make_twin  # noqa: E402
 
 LIB = kernels._layout
@@ -280,3 +282,12 @@ def test_corpus_file_reads_alike(monkeypatch: pytest.MonkeyPatch, corpus: Path, 
         # the refusals equal): there is no page to read.
         return
     assert_same_reading(monkeypatch, tables, relpath)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("relpath", SCORED_FILES.split(","))
+def test_scrambled_twins_of_the_scored_corpus_files_read_alike(monkeypatch: pytest.MonkeyPatch, corpus: Path, relpath: str):
+    # The twins bench/layout.py scores: every scramble repaints the page out
+    # of order, which takes layout through the rules originals rarely reach.
+    for order in SCRAMBLES:
+        assert_same_reading(monkeypatch, _tables(make_twin(corpus / relpath, order)), f"{relpath} {order}")
