@@ -1134,6 +1134,77 @@ done:
     return result;
 }
 
+/* ---- wrap_measures(x0, x1, y0, y1, words, first_word, ids, starts, descent, paragraph_step, space)
+ *      -> (pairs, median words, lines, wrapped)
+ * kernels.wrap_measures (regions.wraps): of the rows of units `ids` (rows
+ * starting at `starts`), how many single-line rows a single-line row follows
+ * (pairs); the median word count of the units; of those pairs, the lines
+ * not followed by a paragraph gap (a step down of at most paragraph_step x
+ * the pairs' median step) whose next line holds several words (its first
+ * word ends `space` short of its end); and how many of those the next
+ * line's first word, after `space`, would not fit beside in the group's
+ * width. Only the pairs when there are fewer than two. */
+static PyObject *layout_wrap_measures(PyObject *mod, PyObject *args) {
+    PyObject *x0_obj, *x1_obj, *y0_obj, *y1_obj, *w_obj, *f_obj, *ids_obj, *s_obj;
+    double descent, paragraph_step, space;
+    if (!PyArg_ParseTuple(args, "OOOOOOOOddd", &x0_obj, &x1_obj, &y0_obj, &y1_obj, &w_obj, &f_obj, &ids_obj, &s_obj,
+                          &descent, &paragraph_step, &space))
+        return NULL;
+    View vbox[4], vi = {0}, vw = {0}, vf = {0}, vs = {0};
+    memset(vbox, 0, sizeof vbox);
+    PyObject *result = NULL;
+    int64_t *pairs = NULL, *counts = NULL;
+    double *step = NULL, *sorted = NULL;
+    PyObject *const objs[4] = {x0_obj, x1_obj, y0_obj, y1_obj};
+    Py_ssize_t n = get_unit_boxes(objs, vbox, ids_obj, &vi);
+    if (n < 0 || get_view(w_obj, &vw, "l", 8, "words") < 0 || get_view(f_obj, &vf, "d", 8, "first_word") < 0 ||
+        get_view(s_obj, &vs, "l", 8, "starts") < 0)
+        goto done;
+    Py_ssize_t size = vbox[0].view.len / 8, rows = vs.view.len / 8;
+    if (vw.view.len / 8 != size || vf.view.len / 8 != size) { PyErr_SetString(PyExc_ValueError, "unit columns differ in length"); goto done; }
+    const double *X0 = vbox[0].view.buf, *X1 = vbox[1].view.buf, *Y0 = vbox[2].view.buf, *Y1 = vbox[3].view.buf;
+    const double *first_word = vf.view.buf;
+    const int64_t *ids = vi.view.buf, *words = vw.view.buf, *S = vs.view.buf;
+    for (Py_ssize_t r = 0; r < rows; r++)
+        if (S[r] < 0 || S[r] >= n || (r && S[r] <= S[r - 1])) { PyErr_SetString(PyExc_ValueError, "bad row starts"); goto done; }
+    Py_ssize_t cap = rows ? rows : 1;
+    pairs = malloc(cap * sizeof(int64_t)); step = malloc(cap * sizeof(double)); sorted = malloc(cap * sizeof(double));
+    counts = malloc((n ? n : 1) * sizeof(int64_t));
+    if (!pairs || !step || !sorted || !counts) { PyErr_NoMemory(); goto done; }
+    Py_ssize_t n_pairs = 0;
+    for (Py_ssize_t r = 0; r + 1 < rows; r++) {
+        Py_ssize_t next_end = r + 2 < rows ? (Py_ssize_t)S[r + 2] : n;
+        if (S[r + 1] - S[r] == 1 && next_end - S[r + 1] == 1) pairs[n_pairs++] = r;
+    }
+    if (n_pairs < 2) { result = Py_BuildValue("(ndnn)", n_pairs, 0.0, (Py_ssize_t)0, (Py_ssize_t)0); goto done; }
+    for (Py_ssize_t k = 0; k < n; k++) counts[k] = words[ids[k]];
+    qsort(counts, (size_t)n, sizeof(int64_t), cmp_int64);
+    double median_words = (double)counts[n / 2];
+    for (Py_ssize_t p = 0; p < n_pairs; p++) {
+        int64_t a = ids[S[pairs[p]]], b = ids[S[pairs[p] + 1]];
+        double base_a = Y0[a] + descent * (Y1[a] - Y0[a]), base_b = Y0[b] + descent * (Y1[b] - Y0[b]);
+        step[p] = sorted[p] = base_a - base_b;
+    }
+    qsort(sorted, (size_t)n_pairs, sizeof(double), cmp_np_double);
+    double limit = paragraph_step * sorted[n_pairs / 2];
+    double low = X0[ids[0]], high = X1[ids[0]];
+    for (Py_ssize_t k = 1; k < n; k++) { low = np_min(low, X0[ids[k]]); high = np_max(high, X1[ids[k]]); }
+    double width = high - low;
+    Py_ssize_t lines = 0, wrapped = 0;
+    for (Py_ssize_t p = 0; p < n_pairs; p++) {
+        int64_t a = ids[S[pairs[p]]], b = ids[S[pairs[p] + 1]];
+        double word = first_word[b];
+        if (!(step[p] <= limit) || !(word < X1[b] - X0[b] - space)) continue;
+        lines++;
+        wrapped += X1[a] - X0[a] + space + word > width;
+    }
+    result = Py_BuildValue("(ndnn)", n_pairs, median_words, lines, wrapped);
+done:
+    free(pairs); free(step); free(sorted); free(counts);
+    release_boxes(vbox); release(&vi); release(&vw); release(&vf); release(&vs);
+    return result;
+}
+
 static PyMethodDef module_methods[] = {
     {"rows", (PyCFunction)layout_rows, METH_VARARGS, "Units top to bottom and where each row starts."},
     {"shared_baselines", (PyCFunction)layout_shared_baselines, METH_VARARGS,
@@ -1157,6 +1228,7 @@ static PyMethodDef module_methods[] = {
     {"marks_beside", (PyCFunction)layout_marks_beside, METH_VARARGS, "Per small unit, the first line it is a mark beside."},
     {"blank_edges", (PyCFunction)layout_blank_edges, METH_VARARGS, "Blanks leading or trailing each unit."},
     {"emit", (PyCFunction)layout_emit, METH_VARARGS, "Leaves of units as stream positions, and where each leaf starts."},
+    {"wrap_measures", (PyCFunction)layout_wrap_measures, METH_VARARGS, "What the wrap test of a group of lines counts."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -545,3 +545,46 @@ def emit_leaves(
     new_leaf = np.zeros(len(positions), dtype=bool)
     new_leaf[offset[1:][leaf[units][1:] != leaf[units][:-1]]] = True
     return positions, new_leaf
+
+
+def wrap_measures(
+    lib: ModuleType | None,
+    box: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray],
+    words: tuple[np.ndarray, np.ndarray],
+    rows: tuple[np.ndarray, np.ndarray],
+    descent: float,
+    paragraph_step: float,
+    space: float,
+) -> tuple[int, float, int, int]:
+    """What regions.wraps counts of a group (units `ids` in rows starting at
+    `starts`, `rows`; boxes x0, x1, y0, y1 of `box`; per unit its word count
+    and its first word's extent, `words`): the rows of one line that a row of
+    one line follows (pairs); the median word count of the units; of those
+    pairs, the lines not followed by a paragraph gap (a step down of at most
+    `paragraph_step` x the pairs' median step) whose next line holds several
+    words (its first word ends `space` short of its end); and how many of
+    those the next line's first word, after `space`, would not fit beside in
+    the group's width. With fewer than two pairs, only the pairs count."""
+    x0, x1, y0, y1 = box
+    count, first_word = words
+    ids, starts = rows
+    if lib is not None:
+        found: tuple[int, float, int, int] = lib.wrap_measures(
+            x0, x1, y0, y1, count, first_word, _ids(ids), _ids(starts), descent, paragraph_step, space
+        )
+        return found
+    single = np.flatnonzero(np.diff(np.concatenate([starts, [len(ids)]])) == 1)
+    pairs = single[:-1][np.diff(single) == 1]  # row r and row r + 1 are single lines
+    if len(pairs) < 2:
+        return len(pairs), 0.0, 0, 0
+    median_words = float(np.sort(count[ids])[len(ids) // 2])
+    line, following = ids[starts[pairs]], ids[starts[pairs + 1]]
+    step = (y0[line] + descent * (y1[line] - y0[line])) - (y0[following] + descent * (y1[following] - y0[following]))
+    close = step <= paragraph_step * float(np.sort(step)[len(step) // 2])
+    line, following = line[close], following[close]
+    word = first_word[following]
+    several = word < x1[following] - x0[following] - space
+    line, word = line[several], word[several]
+    width = x1[ids].max() - x0[ids].min()
+    wrapped = x1[line] - x0[line] + space + word > width
+    return len(pairs), median_words, len(line), int(np.count_nonzero(wrapped))

@@ -41,6 +41,7 @@ from ragprep.extract.layout.params import (
     WRAPPED,
 )
 from ragprep.extract.layout.kernels import (
+    wrap_measures,
     gutter_grid,
     row_extents,
     rows_top_down,
@@ -123,28 +124,24 @@ def wraps(page: Page, ids: np.ndarray, starts: np.ndarray) -> bool:
     of the next row's first word. The test that tells a box of two narrow
     columns of prose (narrower than COLUMN_WIDTH) from a table's columns.
     Fixture: test_narrow_prose_columns_in_a_box_read_column_after_column."""
-    single = np.flatnonzero(np.diff(np.concatenate([starts, [len(ids)]])) == 1)
-    pairs = single[:-1][np.diff(single) == 1]  # row r and row r + 1 are single lines
-    if len(pairs) < 2:
+    # Measured (kernels.wrap_measures): the pairs of single-line rows; a
+    # paragraph's last line does not wrap, so a line a paragraph gap (a step
+    # down wider than PARAGRAPH_STEP leadings) follows says nothing, nor
+    # does a line of one word (an address, a name), which fits nowhere but
+    # alone; of the lines left, those the next line's first word would not
+    # have fitted beside.
+    box = (page.x0, page.x1, page.y0, page.y1)
+    words = (page.words, page.first_word)
+    pairs, median_words, lines, wrapped = wrap_measures(
+        page.lib, box, words, (ids, starts), DESCENT, PARAGRAPH_STEP, WRAP_SPACE * page.body
+    )
+    if pairs < 2:
         return False
-    if median(page.words[ids]) < WRAP_WORDS:
+    if median_words < WRAP_WORDS:
         return False  # short lines of a word or two: an address, a list of names
-    line, following = ids[starts[pairs]], ids[starts[pairs + 1]]
-    # A paragraph's last line does not wrap: where a paragraph gap (a step
-    # down wider than PARAGRAPH_STEP leadings) follows it, it says nothing.
-    step = baseline(page, line) - baseline(page, following)
-    close = step <= PARAGRAPH_STEP * median(step)
-    line, following = line[close], following[close]
-    # A line of one word (an address, a name) fits nowhere but alone: it
-    # says nothing of wrapping.
-    word = page.first_word[following]
-    several = word < page.x1[following] - page.x0[following] - WRAP_SPACE * page.body
-    line, word = line[several], word[several]
-    if len(line) < WRAP_PAIRS:
+    if lines < WRAP_PAIRS:
         return False
-    width = page.x1[ids].max() - page.x0[ids].min()
-    wrapped = page.x1[line] - page.x0[line] + WRAP_SPACE * page.body + word > width
-    return int(np.count_nonzero(wrapped)) >= WRAPPED * len(line)
+    return wrapped >= WRAPPED * lines
 
 
 def holds_prose(page: Page, ids: np.ndarray) -> bool:

@@ -177,6 +177,26 @@ def test_blank_edges_and_emit_agree():
         _both(kernels.emit_leaves, leaves, start, end)
 
 
+def test_wrap_measures_agree():
+    wrapping = 0
+    for rng, n, special in _cases():
+        if n < 1:
+            continue
+        x0, x1, y0, y1 = _boxes(rng, n, special)
+        words = (rng.integers(0, 9, n).astype(np.int64), rng.integers(0, 30, n) * 1.5)
+        ordered, starts = kernels.rows_top_down(None, y0, y1, rng.permutation(n).astype(np.int64), 0.3)
+        _both(kernels.wrap_measures, (x0, x1, y0, y1), words, (ordered, starts), 0.22, 1.5, 2.5)
+        # A paragraph: one line a row, filled to the width but for a word.
+        lines = max(n, 3)
+        top = 12.0 * np.arange(lines, 0, -1) + rng.integers(0, 3, lines) * 6.0
+        right = 300.0 - rng.integers(0, 8, lines) * 5.0
+        box = (np.zeros(lines), right, top - 10.0, top)
+        words = (rng.integers(1, 12, lines).astype(np.int64), rng.integers(1, 12, lines) * 5.0)
+        ordered, starts = kernels.rows_top_down(None, box[2], box[3], np.arange(lines, dtype=np.int64), 0.3)
+        wrapping += _both(kernels.wrap_measures, box, words, (ordered, starts), 0.22, 1.5, 2.5)[3] > 0
+    assert wrapping > 0
+
+
 def test_cell_disorder_agrees():
     for rng, n, _ in _cases():
         if n < 2:
