@@ -138,6 +138,11 @@ static int cmp_int64(const void *a, const void *b) {
     return (x > y) - (x < y);
 }
 
+static int cmp_np_double(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return np_less(x, y) ? -1 : np_less(y, x) ? 1 : 0;
+}
+
 /* ---- rows(y0, y1, ids, tol) -> (ids top to bottom, row starts) ----------
  * kernels.rows_top_down: ids sorted by -y1 (stable), a new row where the
  * lowest bottom so far lies at or above the next unit's top less tol. */
@@ -418,42 +423,6 @@ done:
     return result;
 }
 
-/* ---- side_by_side_rows(x0, x1, ids, starts) -> int -----------------------
- * kernels.side_by_side_rows: rows (units `ids` in rows starting at
- * `starts`) of several units where the rightmost start lies at or right of
- * the leftmost end. */
-static PyObject *layout_side_by_side_rows(PyObject *mod, PyObject *args) {
-    PyObject *x0_obj, *x1_obj, *ids_obj, *starts_obj;
-    if (!PyArg_ParseTuple(args, "OOOO", &x0_obj, &x1_obj, &ids_obj, &starts_obj)) return NULL;
-    View vx0 = {0}, vx1 = {0}, vi = {0}, vs = {0};
-    PyObject *result = NULL;
-    if (get_view(x0_obj, &vx0, "d", 8, "x0") < 0 || get_view(x1_obj, &vx1, "d", 8, "x1") < 0 ||
-        get_view(ids_obj, &vi, "l", 8, "ids") < 0 || get_view(starts_obj, &vs, "l", 8, "starts") < 0)
-        goto done;
-    Py_ssize_t size = vx0.view.len / 8, n = vi.view.len / 8, rows = vs.view.len / 8;
-    if (vx1.view.len / 8 != size) { PyErr_SetString(PyExc_ValueError, "x0 and x1 differ in length"); goto done; }
-    const double *X0 = vx0.view.buf, *X1 = vx1.view.buf;
-    const int64_t *ids = vi.view.buf, *S = vs.view.buf;
-    if (check_ids(ids, n, size, "ids") < 0) goto done;
-    for (Py_ssize_t r = 0; r < rows; r++)
-        if (S[r] < 0 || S[r] > n || (r && S[r] <= S[r - 1])) { PyErr_SetString(PyExc_ValueError, "bad row starts"); goto done; }
-    Py_ssize_t count = 0;
-    for (Py_ssize_t r = 0; r < rows; r++) {
-        Py_ssize_t first = (Py_ssize_t)S[r], end = r + 1 < rows ? (Py_ssize_t)S[r + 1] : n;
-        if (end - first < 2) continue;
-        double start = X0[ids[first]], stop = X1[ids[first]];
-        for (Py_ssize_t k = first + 1; k < end; k++) {
-            start = np_max(start, X0[ids[k]]);
-            stop = np_min(stop, X1[ids[k]]);
-        }
-        count += start >= stop;
-    }
-    result = PyLong_FromSsize_t(count);
-done:
-    release(&vx0); release(&vx1); release(&vi); release(&vs);
-    return result;
-}
-
 /* ---- text_classes(texts) -> (alpha, space) -------------------------------
  * Per glyph text (a list of str), str.isalpha() and str.isspace() as bool
  * bytes: every character a letter (a blank), and at least one. */
@@ -653,11 +622,14 @@ done:
     return result;
 }
 
-/* ---- row_extents(x0, x1, inked, ids, starts) -> (extent, glyphs) ---------
- * kernels.row_extents: per row (units `ids` in rows starting at `starts`),
- * its extent along the line (rightmost end less leftmost start) and its
- * inked glyphs. */
-static PyObject *layout_row_extents(PyObject *mod, PyObject *args) {
+/* ---- row_measures(x0, x1, inked, ids, starts) -> (extent, side by side, glyphs)
+ * kernels.row_measures (regions._is_text_column): of the rows (units `ids`
+ * in rows starting at `starts`), the median extent along the line (a row's
+ * rightmost end less its leftmost start), how many rows hold units side by
+ * side (several units, the rightmost start at or right of the leftmost
+ * end), and the median of the rows' inked glyphs. Medians are the upper
+ * ones of np.sort (NaN last). */
+static PyObject *layout_row_measures(PyObject *mod, PyObject *args) {
     PyObject *x0_obj, *x1_obj, *inked_obj, *ids_obj, *starts_obj;
     if (!PyArg_ParseTuple(args, "OOOOO", &x0_obj, &x1_obj, &inked_obj, &ids_obj, &starts_obj)) return NULL;
     View vx0 = {0}, vx1 = {0}, vk = {0}, vi = {0}, vs = {0};
@@ -670,27 +642,33 @@ static PyObject *layout_row_extents(PyObject *mod, PyObject *args) {
         goto done;
     Py_ssize_t size = vx0.view.len / 8, n = vi.view.len / 8, rows = vs.view.len / 8;
     if (vx1.view.len / 8 != size || vk.view.len / 8 != size) { PyErr_SetString(PyExc_ValueError, "unit columns differ in length"); goto done; }
+    if (!rows) { PyErr_SetString(PyExc_ValueError, "no rows"); goto done; }
     const double *X0 = vx0.view.buf, *X1 = vx1.view.buf;
     const int64_t *inked = vk.view.buf, *ids = vi.view.buf, *S = vs.view.buf;
     if (check_ids(ids, n, size, "ids") < 0) goto done;
     for (Py_ssize_t r = 0; r < rows; r++)
         if (S[r] < 0 || S[r] >= n || (r && S[r] <= S[r - 1])) { PyErr_SetString(PyExc_ValueError, "bad row starts"); goto done; }
-    extent = malloc((rows ? rows : 1) * sizeof(double)); glyphs = malloc((rows ? rows : 1) * sizeof(int64_t));
+    extent = malloc(rows * sizeof(double)); glyphs = malloc(rows * sizeof(int64_t));
     if (!extent || !glyphs) { PyErr_NoMemory(); goto done; }
+    Py_ssize_t side = 0;
     for (Py_ssize_t r = 0; r < rows; r++) {
         Py_ssize_t first = (Py_ssize_t)S[r], end = r + 1 < rows ? (Py_ssize_t)S[r + 1] : n;
-        double low = X0[ids[first]], high = X1[ids[first]];
+        double low = X0[ids[first]], high = X1[ids[first]], start = low, stop = high;
         int64_t count = inked[ids[first]];
         for (Py_ssize_t k = first + 1; k < end; k++) {
             low = np_min(low, X0[ids[k]]);
             high = np_max(high, X1[ids[k]]);
+            start = np_max(start, X0[ids[k]]);
+            stop = np_min(stop, X1[ids[k]]);
             count += inked[ids[k]];
         }
         extent[r] = high - low;
         glyphs[r] = count;
+        side += end - first > 1 && start >= stop;
     }
-    result = Py_BuildValue("(NN)", PyByteArray_FromStringAndSize((const char *)extent, rows * (Py_ssize_t)sizeof(double)),
-                           int64_bytes(glyphs, rows));
+    qsort(extent, (size_t)rows, sizeof(double), cmp_np_double);
+    qsort(glyphs, (size_t)rows, sizeof(int64_t), cmp_int64);
+    result = Py_BuildValue("(dnd)", extent[rows / 2], side, (double)glyphs[rows / 2]);
 done:
     free(extent); free(glyphs);
     release(&vx0); release(&vx1); release(&vk); release(&vi); release(&vs);
@@ -802,11 +780,6 @@ static Py_ssize_t edge_cell(const double *edges, Py_ssize_t count, double v) {
         if (np_less(edges[mid], v)) lo = mid + 1; else hi = mid;
     }
     return lo;
-}
-
-static int cmp_np_double(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return np_less(x, y) ? -1 : np_less(y, x) ? 1 : 0;
 }
 
 static PyObject *layout_gutter_grid(PyObject *mod, PyObject *args) {
@@ -1212,14 +1185,13 @@ static PyMethodDef module_methods[] = {
     {"paint_run_cuts", (PyCFunction)layout_paint_run_cuts, METH_VARARGS, "Where the stream leaves a block."},
     {"kahn", (PyCFunction)layout_kahn, METH_O, "A topological order, the smallest free node first."},
     {"disorder", (PyCFunction)layout_disorder, METH_VARARGS, "Units the stream paints out of a reading's order."},
-    {"side_by_side_rows", (PyCFunction)layout_side_by_side_rows, METH_VARARGS, "Rows holding units side by side."},
     {"text_classes", (PyCFunction)layout_text_classes, METH_O, "str.isalpha and str.isspace of each text."},
     {"letter_counts", (PyCFunction)layout_letter_counts, METH_VARARGS, "Letters and inked glyphs on a sample of units."},
     {"stream_visits", (PyCFunction)layout_stream_visits, METH_VARARGS, "A part sorted, and where the stream leaves it."},
     {"run_boxes", (PyCFunction)layout_run_boxes, METH_VARARGS, "The box of each run of units."},
     {"side_by_side_pairs", (PyCFunction)layout_side_by_side_pairs, METH_VARARGS,
      "Long units, and neighbouring pairs of them a gutter apart on one row."},
-    {"row_extents", (PyCFunction)layout_row_extents, METH_VARARGS, "Per row, its extent and its inked glyphs."},
+    {"row_measures", (PyCFunction)layout_row_measures, METH_VARARGS, "Median row extent, rows side by side, median row glyphs."},
     {"back_up_moves", (PyCFunction)layout_back_up_moves, METH_VARARGS, "Moves of the stream back up or back along a row."},
     {"cell_disorder", (PyCFunction)layout_cell_disorder, METH_VARARGS, "Units the stream paints out of a cell order."},
     {"gutter_grid", (PyCFunction)layout_gutter_grid, METH_VARARGS, "Cells between unit edges, covered and inside per row."},

@@ -174,20 +174,6 @@ def stream_disorder(lib: ModuleType | None, parts: list[np.ndarray]) -> int:
     return len(in_stream) - len(tails)
 
 
-def side_by_side_rows(lib: ModuleType | None, x0: np.ndarray, x1: np.ndarray, ids: np.ndarray, starts: np.ndarray) -> int:
-    """How many rows (units `ids` in rows starting at `starts`) hold units
-    side by side: several units, the rightmost start at or right of the
-    leftmost end (whitespace between two of them)."""
-    if lib is not None:
-        count: int = lib.side_by_side_rows(x0, x1, _ids(ids), _ids(starts))
-        return count
-    several = np.diff(np.append(starts, len(ids))) > 1
-    if not several.any():
-        return 0
-    apart = np.maximum.reduceat(x0[ids], starts) >= np.minimum.reduceat(x1[ids], starts)
-    return int(np.count_nonzero(several & apart))
-
-
 def text_classes(lib: ModuleType | None, texts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Per glyph text, str.isalpha() and str.isspace()."""
     listed = texts.tolist()
@@ -281,17 +267,24 @@ def side_by_side_pairs(
     return len(long), int(np.count_nonzero(overlap & apart))
 
 
-def row_extents(
+def row_measures(
     lib: ModuleType | None, x0: np.ndarray, x1: np.ndarray, inked: np.ndarray, ids: np.ndarray, starts: np.ndarray
-) -> tuple[np.ndarray, np.ndarray]:
-    """Per row (units `ids` in rows starting at `starts`): its extent along
-    the line (rightmost end less leftmost start) and its `inked` glyphs."""
+) -> tuple[float, int, float]:
+    """Of the rows (units `ids` in rows starting at `starts`, one at least):
+    the median extent along the line (a row's rightmost end less its
+    leftmost start), how many rows hold units side by side (several units,
+    the rightmost start at or right of the leftmost end: whitespace between
+    two of them), and the median of the rows' `inked` glyphs. Medians are
+    the upper ones (regions.median)."""
     if lib is not None:
-        extent, glyphs = lib.row_extents(x0, x1, inked, _ids(ids), _ids(starts))
-        return np.frombuffer(extent, dtype=np.float64), np.frombuffer(glyphs, dtype=np.int64)
+        found: tuple[float, int, float] = lib.row_measures(x0, x1, inked, _ids(ids), _ids(starts))
+        return found
     extent = np.maximum.reduceat(x1[ids], starts) - np.minimum.reduceat(x0[ids], starts)
-    return extent, np.add.reduceat(inked[ids], starts)
-
+    several = np.diff(np.append(starts, len(ids))) > 1
+    apart = np.maximum.reduceat(x0[ids], starts) >= np.minimum.reduceat(x1[ids], starts)
+    glyphs = np.add.reduceat(inked[ids], starts)
+    middle = len(starts) // 2
+    return float(np.sort(extent)[middle]), int(np.count_nonzero(several & apart)), float(np.sort(glyphs)[middle])
 
 def back_up_moves(
     lib: ModuleType | None,

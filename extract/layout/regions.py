@@ -43,11 +43,10 @@ from ragprep.extract.layout.params import (
 from ragprep.extract.layout.kernels import (
     wrap_measures,
     gutter_grid,
-    row_extents,
+    row_measures,
     rows_top_down,
     shared_baseline_counts,
     side_by_side_pairs,
-    side_by_side_rows,
 )
 from ragprep.extract.layout.units import Page
 
@@ -101,15 +100,16 @@ def _is_text_column(page: Page, ids: np.ndarray) -> bool:
         return False
     if width < COLUMN_WIDTH * page.body and not wraps(page, ids, starts):
         return False
-    extent, glyphs = row_extents(page.lib, page.x0, page.x1, page.inked, ids, starts)
-    if median(extent) < COLUMN_FILL * width:
+    extent, side_by_side, glyphs = row_measures(page.lib, page.x0, page.x1, page.inked, ids, starts)
+    if extent < COLUMN_FILL * width:
         return False
     # A line of running text is one unit; a table row is several cells side
     # by side. Units stacked in one row are lines that a tall glyph (a
     # bullet whose font has a deep box) makes overlap: no cells.
-    if _side_by_side_rows(page, ids, starts) > COLUMN_SPLIT_ROWS * len(starts):
+    # (side_by_side: rows of several units with whitespace between two.)
+    if side_by_side > COLUMN_SPLIT_ROWS * len(starts):
         return False
-    if median(glyphs) < COLUMN_GLYPHS:
+    if glyphs < COLUMN_GLYPHS:
         return False
     return page.letter_share(ids) >= COLUMN_LETTERS
 
@@ -158,13 +158,6 @@ def holds_prose(page: Page, ids: np.ndarray) -> bool:
     long = page.x1[ids] - page.x0[ids] >= COLUMN_FILL * width
     rows = int(np.count_nonzero(np.add.reduceat(long.astype(np.int64), starts)))
     return rows >= PROSE_LINES and rows >= PROSE_SHARE * len(starts) and page.letter_share(ids) >= COLUMN_LETTERS
-
-
-def _side_by_side_rows(page: Page, ids: np.ndarray, starts: np.ndarray) -> int:
-    """How many rows (units `ids` in rows starting at `starts`, see rows_of)
-    hold units side by side: two of them with no horizontal overlap."""
-    # Some unit starts right of another's end: whitespace between them.
-    return side_by_side_rows(page.lib, page.x0, page.x1, ids, starts)
 
 
 def own_rows(page: Page, left: np.ndarray, right: np.ndarray) -> bool:

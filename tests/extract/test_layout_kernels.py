@@ -78,12 +78,12 @@ def _runs(rng: np.random.Generator, ids: np.ndarray) -> list[np.ndarray]:
     return [run for run in np.split(ids, cuts) if len(run)]
 
 
-def test_rows_and_side_by_side_rows_agree():
+def test_rows_and_row_measures_agree():
     for rng, n, special in _cases():
         x0, x1, y0, y1 = _boxes(rng, max(n, 1), special)
         ids = rng.permutation(len(x0))[: max(1, n - 2)].astype(np.int64)
         ordered, starts = _both(kernels.rows_top_down, y0, y1, ids, 0.3)
-        _both(kernels.side_by_side_rows, x0, x1, ordered, starts)
+        _both(kernels.row_measures, x0, x1, rng.integers(0, 40, len(x0)).astype(np.int64), ordered, starts)
 
 
 def test_shared_baselines_and_run_boxes_agree():
@@ -107,14 +107,11 @@ def test_paint_run_cuts_and_side_by_side_pairs_agree():
         _both(kernels.side_by_side_pairs, (x0, x1, y0, y1), ids, 12.0, 6.0)
 
 
-def test_row_extents_and_back_up_moves_agree():
+def test_back_up_moves_agree():
     for rng, n, special in _cases():
         if n < 1:
             continue
         x0, x1, y0, y1 = _boxes(rng, n, special)
-        inked = rng.integers(0, 40, n).astype(np.int64)
-        ordered, starts = kernels.rows_top_down(None, y0, y1, rng.permutation(n).astype(np.int64), 0.3)
-        _both(kernels.row_extents, x0, x1, inked, ordered, starts)
         for rtl in (False, True):
             _both(kernels.back_up_moves, (x0, x1, y0, y1), rng.permutation(n).astype(np.int64), 0.22, 10.0, 2.5, rtl)
 
