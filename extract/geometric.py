@@ -73,10 +73,10 @@ def _is_blank(codepoints: np.ndarray) -> np.ndarray:
     return np.isin(codepoints, _BLANKS)
 
 
-def _text_lengths(texts: np.ndarray) -> np.ndarray:
+def _text_lengths(texts: np.ndarray | list[str]) -> np.ndarray:
     core = compiled_core()
     if core is not None:
-        return np.frombuffer(core.text_edges(texts.tolist())[0], dtype=np.int64)
+        return np.frombuffer(core.text_edges(texts if isinstance(texts, list) else texts.tolist())[0], dtype=np.int64)
     return np.fromiter(map(len, texts), dtype=np.int64, count=len(texts))
 
 
