@@ -2223,6 +2223,20 @@ done:
 }
 
 
+/* A value that can hold no reference cycle: None, bool, int, float, str, or
+ * a tuple of those (CPython untracks such tuples and dicts itself). */
+static int acyclic_value(PyObject *v) {
+    if (v == Py_None || PyLong_CheckExact(v) || PyFloat_CheckExact(v) || PyUnicode_CheckExact(v) || PyBool_Check(v))
+        return 1;
+    if (!PyTuple_CheckExact(v)) return 0;
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(v); i++) {
+        PyObject *item = PyTuple_GET_ITEM(v, i);
+        if (!(item == Py_None || PyLong_CheckExact(item) || PyFloat_CheckExact(item) || PyUnicode_CheckExact(item)))
+            return 0;
+    }
+    return 1;
+}
+
 /* frozen_rows(cls, fields, columns): rows.frozen_instance for every row of
  * the columns (one list per field, all of one length), as a tuple: row k is
  * an instance of `cls` whose __dict__ is {fields[i]: columns[i][k]}, in field
@@ -2250,12 +2264,18 @@ static PyObject *core_frozen_rows(PyObject *mod, PyObject *args) {
     PyObject *empty = PyTuple_New(0), *out = empty ? PyTuple_New(n) : NULL;
     for (Py_ssize_t k = 0; out && k < n; k++) {
         PyObject *row = PyBaseObject_Type.tp_new((PyTypeObject *)cls, empty, NULL);
-        int failed = !row;
+        int failed = !row, acyclic = 1;
         /* object.__setattr__, as a frozen dataclass's own __init__ sets its
          * fields: the instance keeps the class's shared keys, no dict per row. */
-        for (Py_ssize_t i = 0; !failed && i < nfields; i++)
-            failed = PyObject_GenericSetAttr(row, PyTuple_GET_ITEM(fields, i),
-                                             PyList_GET_ITEM(PyTuple_GET_ITEM(columns, i), k)) < 0;
+        for (Py_ssize_t i = 0; !failed && i < nfields; i++) {
+            PyObject *value = PyList_GET_ITEM(PyTuple_GET_ITEM(columns, i), k);
+            acyclic = acyclic && acyclic_value(value);
+            failed = PyObject_GenericSetAttr(row, PyTuple_GET_ITEM(fields, i), value) < 0;
+        }
+        /* A frozen row of such values can never be part of a cycle: the
+         * cyclic collector need not walk the page's lines and blocks again at
+         * every collection while the document's results are held. */
+        if (!failed && acyclic) PyObject_GC_UnTrack(row);
         if (failed) {
             Py_XDECREF(row);
             Py_CLEAR(out);
