@@ -2198,16 +2198,26 @@ static PyObject *core_run_boxes(PyObject *mod, PyObject *args) {
     if (!out) goto done;
     for (Py_ssize_t r = 0; r < runs; r++) {
         Py_ssize_t end = r + 1 < runs ? (Py_ssize_t)S[r + 1] : n;
-        double box[4] = {0, 0, 0, 0};
+        const double *first = Q + 8 * O[S[r]];
+        double box[4] = {first[0], first[1], first[0], first[1]};
+        /* np.minimum / np.maximum over the corners (nan_min, nan_max): plain
+         * comparisons keep the earlier value on ties, as they do, and a NaN
+         * anywhere on an axis makes both of its bounds NaN, as it does. */
+        int nan_x = first[0] != first[0], nan_y = first[1] != first[1];
         for (Py_ssize_t k = (Py_ssize_t)S[r]; k < end; k++) {
             const double *q = Q + 8 * O[k];
-            for (int c = 0; c < 4; c++) {
+            for (int c = k == S[r] ? 1 : 0; c < 4; c++) {
                 double x = q[2 * c], y = q[2 * c + 1];
-                if (k == S[r] && c == 0) { box[0] = box[2] = x; box[1] = box[3] = y; continue; }
-                box[0] = nan_min(box[0], x); box[1] = nan_min(box[1], y);
-                box[2] = nan_max(box[2], x); box[3] = nan_max(box[3], y);
+                nan_x |= x != x;
+                nan_y |= y != y;
+                box[0] = x < box[0] ? x : box[0];
+                box[1] = y < box[1] ? y : box[1];
+                box[2] = x > box[2] ? x : box[2];
+                box[3] = y > box[3] ? y : box[3];
             }
         }
+        if (nan_x) box[0] = box[2] = NAN;
+        if (nan_y) box[1] = box[3] = NAN;
         PyObject *item = PyTuple_New(4);
         for (int c = 0; item && c < 4; c++) {
             PyObject *v = PyFloat_FromDouble(rint(box[c] * 1000.0) / 1000.0);
