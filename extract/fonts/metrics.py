@@ -87,7 +87,11 @@ class CIDWidths:
         self.default = pv.number(dw, DEFAULT_DW) or 0.0
         self._singles: dict[int, float] = {}
         self._ranges = _Ranges()
-        items = _number_groups(w)
+        groups = pv.number_groups(w)
+        if groups is not None:
+            self._read_groups(groups, warnings)
+            return
+        items = pv.array(w) or []
         i, n = 0, len(items)
         while i < n:
             first = pv.integer(items[i])
@@ -106,6 +110,26 @@ class CIDWidths:
             elif first is not None and i + 2 < n and pv.is_number(items[i + 1]) and pv.is_number(items[i + 2]):
                 # cfirst clast w: one width for a CID range
                 self._ranges.add(first, pv.integer(items[i + 1]) or 0, pv.number(items[i + 2]) or 0.0)
+                i += 3
+            else:
+                warnings.append("malformed /W array; widths after the damage use /DW")
+                break
+        self._ranges.freeze()
+
+    def _read_groups(self, items: list[Any], warnings: list[str]) -> None:
+        """The loop of __init__ over /W read as finite floats and lists of
+        them (pv.number_groups): the same entries, without the value checks
+        each element needed as a pikepdf object."""
+        i, n = 0, len(items)
+        while i < n:
+            first = items[i]
+            follow = items[i + 1] if i + 1 < n else None
+            if type(first) is float and type(follow) is list:
+                start = int(first)  # pv.integer
+                self._singles.update(zip(range(start, start + len(follow)), follow, strict=True))
+                i += 2
+            elif type(first) is float and i + 2 < n and type(follow) is float and type(items[i + 2]) is float:
+                self._ranges.add(int(first), int(follow), items[i + 2] or 0.0)  # -0.0 -> 0.0, as pv.number(...) or 0.0
                 i += 3
             else:
                 warnings.append("malformed /W array; widths after the damage use /DW")
