@@ -52,7 +52,7 @@ from ragprep.extract.layout.params import (
     SAME_BASELINE,
     STACKED,
 )
-from ragprep.extract.layout.kernels import back_up_moves, emit_leaves, kahn, nearest_under, paint_run_cuts
+from ragprep.extract.layout.kernels import back_up_moves, emit_leaves, kahn, paint_run_cuts
 from ragprep.extract.layout.kernels import run_boxes as kernel_run_boxes
 from ragprep.extract.layout.regions import SharedBaselines, baseline, is_text_column, rows_of, split_at, wraps
 from ragprep.extract.layout.units import Page
@@ -210,8 +210,7 @@ def _tight_chains(page: Page, ids: np.ndarray) -> tuple[list[np.ndarray], np.nda
     whether it is so padded on its own; and per line, the nearest line above
     and below it along the line (-1 where none is)."""
     n = len(ids)
-    box = (page.x0, page.x1, page.y0, page.y1)
-    below, above, gap_below, gap_above = nearest_under(page.lib, box, ids, DESCENT, page.body)
+    below, above, gap_below, gap_above = page.nearest_under(ids)
     linked = (gap_below <= CELL_LEADING * page.body) & (above[below] == np.arange(n))
     padding = CELL_PADDING * page.body
     chains: list[np.ndarray] = []
@@ -242,8 +241,7 @@ def stacked_blocks(page: Page, ids: np.ndarray) -> list[np.ndarray]:
     Fixture: test_sidebar_beside_a_scrambled_column_reads_as_a_block."""
     n = len(ids)
     base = baseline(page, ids)
-    box = (page.x0, page.x1, page.y0, page.y1)
-    below, above, gap_below, _ = nearest_under(page.lib, box, ids, DESCENT, page.body)
+    below, above, gap_below, _ = page.nearest_under(ids)
     # The block-start rule of every mode (blocks.block_break): a paragraph
     # gap or a change of size parts two blocks.
     height = page.y1[ids] - page.y0[ids]

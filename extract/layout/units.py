@@ -29,7 +29,7 @@ from ragprep.extract.bidi import is_rtl
 from ragprep.extract.config import ExtractConfig
 from ragprep.extract.geometric import SAME_DIRECTION, line_break_rule, most_common, reading_direction, unit_breaks
 from ragprep.extract.glyphs import GlyphTable
-from ragprep.extract.layout.kernels import blank_edges, compiled_layout, letter_counts, text_classes
+from ragprep.extract.layout.kernels import blank_edges, compiled_layout, letter_counts, nearest_under, text_classes
 from ragprep.extract.layout.params import BLANK_GAP, WORD_GAP, DESCENT, FIRST_RTL, GUTTER, LETTER_SAMPLE, RTL_SAMPLE, SKEWED
 
 
@@ -195,12 +195,23 @@ class Page:
         self.text_columns: dict[bytes, bool] = {}  # see is_text_column
         self.reads: dict[bytes, tuple[list[np.ndarray], bool]] = {}  # see read_region
         self.continued: set[bytes] = set()  # regions a ragged column end joined (_ragged_ends)
+        self._nearest: dict[bytes, tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = {}
 
     def letter_share(self, ids: np.ndarray) -> float:
         """Share of letters (any script, str.isalpha) among the glyphs of
         units `ids`, estimated on an even sample of them."""
         letters, inked = letter_counts(self.lib, self.start, self.end, ids, self._classes, LETTER_SAMPLE)
         return letters / inked if inked else 0.0
+
+    def nearest_under(self, ids: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """kernels.nearest_under of lines `ids`, kept per group: the stacked
+        cells and the stacked blocks of a leaf both ask it (O(n^2) per leaf)."""
+        key = ids.tobytes()
+        found = self._nearest.get(key)
+        if found is None:
+            box = (self.x0, self.x1, self.y0, self.y1)
+            found = self._nearest[key] = nearest_under(self.lib, box, ids, DESCENT, self.body)
+        return found
 
     @property
     def first_word(self) -> np.ndarray:
