@@ -52,7 +52,7 @@ from ragprep.extract.tables import (
     TableGrids,
     join_continued,
     merge_tables,
-    page_pieces,
+    pieces_by_page,
     structure_tables,
     table_grids,
 )
@@ -466,15 +466,16 @@ class Document:
         the cells on the next), then handed back page by page."""
         if not any(len(r.tables) for r in results):
             return results
-        joined = join_continued([PageTables(r.page, r.tables, tuple(line.bbox for line in r.lines)) for r in results])
+        # Line boxes only where there are tables: join_continued looks at no other page's lines.
+        joined = join_continued(
+            [PageTables(r.page, r.tables, tuple(line.bbox for line in r.lines) if r.tables else ()) for r in results]
+        )
         pieces = [t for tables in joined for t in tables]
         # Only tagged tables are labelled from the tree's grids: pages read by
         # layout alone (a tagged file in layout mode) need not read the tree.
         tagged = any(t.source == STRUCTURE for t in pieces)
-        whole = merge_tables(pieces, self.table_grids if tagged else None)
-        return tuple(
-            dataclasses.replace(r, tables=page_pieces(whole, r.page)) if r.tables else r for r in results
-        )
+        whole = pieces_by_page(merge_tables(pieces, self.table_grids if tagged else None))
+        return tuple(dataclasses.replace(r, tables=whole.get(r.page, ())) if r.tables else r for r in results)
 
     @paused_collection()
     def _classify(self, glyphs: PageGlyphs, mode: Mode) -> PageResult | _Geometric:

@@ -347,14 +347,16 @@ def merge_tables(
     return tuple(merged)
 
 
-def page_pieces(tables: Sequence[Table], page: int) -> tuple[Table, ...]:
-    """The pieces of whole tables that page `page` shows (labels kept)."""
-    out = []
+def pieces_by_page(tables: Sequence[Table]) -> dict[int, tuple[Table, ...]]:
+    """Per page, the pieces of whole tables it shows (labels kept), in table
+    order: each table's cells looked at once, not once per page."""
+    out: dict[int, list[Table]] = defaultdict(list)
     for t in tables:
-        cells = tuple(c for c in t.cells if c.page == page)
-        if cells:
-            out.append(replace(t, cells=cells, repeats=tuple(c for c in t.repeats if c.page == page)))
-    return tuple(out)
+        pages = [c.page for c in t.cells]
+        for page in dict.fromkeys(pages):  # most tables lie on one page
+            cells = t.cells if pages.count(page) == len(pages) else tuple(c for c in t.cells if c.page == page)
+            out[page].append(replace(t, cells=cells, repeats=tuple(c for c in t.repeats if c.page == page)))
+    return {page: tuple(pieces) for page, pieces in out.items()}
 
 
 # --------------------------------------------------------------------------- detected tables over pages
