@@ -5,7 +5,8 @@ gutter wide that cross it from top to bottom, between text columns (or a
 region of columns beside one, COMPOUND_COVER), or horizontally into bands at
 whitespace gaps across its whole width (SECTION_GAP). When both cuts exist
 the full-height gutter wins unless the stream reads the region band after
-band (``tiebreaks.stream_reads_bands``); when only the bands exist because
+band (``tiebreaks.stream_reads_bands``) and some band is cut into columns of
+its own; when only the bands exist because
 something crosses the gutter, the stream is asked about the best gutter
 candidate (``tiebreaks.stream_reads_columns``). A band of running text under
 one text column of the band above it (a footnote at the foot of its column,
@@ -67,7 +68,8 @@ def _cut(page: Page, ids: np.ndarray, depth: int) -> tuple[list[np.ndarray], boo
     if not _may_hold_columns(page, ids, depth):
         return [ids], False
     rows = rows_of(page, ids)
-    chosen = _choose_cut(page, ids, rows, text_columns(page, ids, depth), gap_bands(page, *rows))
+    gutter = text_columns(page, ids, depth)
+    chosen = _choose_cut(page, ids, rows, gutter, gap_bands(page, *rows))
     if chosen is None:
         return [ids], False
     columns, bands = chosen
@@ -77,7 +79,15 @@ def _cut(page: Page, ids: np.ndarray, depth: int) -> tuple[list[np.ndarray], boo
         bands = spanning_bands(page, *rows)
     if bands is None:
         return [ids], False
-    return _read_bands(page, ids, _ragged_ends(page, bands), depth)
+    leaves, split = _read_bands(page, ids, _ragged_ends(page, bands), depth)
+    if not split and gutter is not None:
+        # Bands the stream chose over a full-height gutter, none of them
+        # cut into columns: each would read the lines of both columns on
+        # its rows as one leaf. The stream read band after band because it
+        # paints the page top to bottom across the gutter, and the gutter
+        # stands (test_columns_painted_across_the_gutter_top_to_bottom_read_column_after_column).
+        return _read_columns(page, ids, gutter, depth), True
+    return leaves, split
 
 
 def _may_hold_columns(page: Page, ids: np.ndarray, depth: int) -> bool:

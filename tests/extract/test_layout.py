@@ -1196,6 +1196,29 @@ def test_paragraphs_of_a_column_painted_up_the_page_read_top_to_bottom():
     assert layout(b).joined.text.split("\n") == [text for paragraph in paragraphs for text in paragraph]
 
 
+def test_columns_painted_across_the_gutter_top_to_bottom_read_column_after_column():
+    # cut._cut: a float (a placeholder letter and its caption) heads the
+    # left column beside the right column's short text, and a wide gap
+    # under them crosses the page: bands and a full-height gutter both cut
+    # it. Painted top to bottom across the gutter, the stream reads band
+    # after band (tiebreaks.stream_reads_bands), but neither band is cut
+    # into columns (the float is no text column), and read as bands the
+    # first would join the float to the right column's lines: the gutter
+    # stands, and the columns read one after the other.
+    b = PdfBuilder()
+    f = b.add_standard_font("Helvetica", widths=True)
+    left, right = wrap(prose("a", 60), 220), wrap(prose("b", 25), 220)
+    lines = [(72.0, 678.0, "3 CITATIONS", SIZE), (120.0, 600.0, "A", 80.0)]
+    lines += [(90.0, 570.0, "Figure 1: a larger image set as a float", SIZE)]
+    lines += [(72.0, 520.0 - LEADING * i, line, SIZE) for i, line in enumerate(left)]
+    lines += [(320.0, 660.0, "Citations", 14.0)]
+    lines += [(320.0, 644.0 - LEADING * i, line, SIZE) for i, line in enumerate(right)]
+    order = sorted(range(len(lines)), key=lambda k: (-lines[k][1], lines[k][0]))
+    b.add_page(" ".join(show(f, *lines[k]) for k in order))
+    expected = ["3 CITATIONS", "A Figure 1: a larger image set as a float", *left, "Citations", *right]
+    assert layout(b).joined.text.split("\n") == expected
+
+
 @pytest.mark.parametrize("piece", ["word", "glyph"])
 def test_lines_painted_last_piece_first_read_along_the_line(piece: str):
     # lines.glyphs_along: each line of a paragraph painted backwards, a word
