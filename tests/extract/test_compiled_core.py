@@ -10,19 +10,18 @@ from __future__ import annotations
 
 import csv
 import struct
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from corpusdir import CORPUS
+from codepath import on_path
+from corpusdir import CORPUS, corpus_paths
 from pdfbuilder import PdfBuilder
 
 from ragprep.extract import ExtractConfig, GlyphTable, PDFReadError, extract_document, open_document
-from ragprep.extract.compiled import PURE_ENV, compiled_available
+from ragprep.extract.compiled import compiled_available
 from ragprep.extract.paths import PathTable
 
 MODES = ("stream", "structure", "layout", "auto")
@@ -31,16 +30,6 @@ SAMPLES = sorted((Path(__file__).resolve().parents[2] / "pipeline" / "samples").
 pytestmark = pytest.mark.skipif(
     not compiled_available(), reason="the compiled core is not built (pip install compiles extract/_core.c)"
 )
-
-
-@contextmanager
-def path(monkeypatch: pytest.MonkeyPatch, pure: bool) -> Iterator[None]:
-    with monkeypatch.context() as m:
-        if pure:
-            m.setenv(PURE_ENV, "1")
-        else:
-            m.delenv(PURE_ENV, raising=False)
-        yield
 
 
 def assert_same_table(pure: GlyphTable, compiled: GlyphTable, where: str) -> None:
@@ -82,9 +71,9 @@ def read_all(source: Path | bytes, config: ExtractConfig | None = None) -> tuple
 def assert_paths_agree(
     monkeypatch: pytest.MonkeyPatch, source: Path | bytes, name: str, config: ExtractConfig | None = None
 ) -> None:
-    with path(monkeypatch, pure=True):
+    with on_path(monkeypatch, pure=True):
         pure_pages, pure_texts = read_all(source, config)
-    with path(monkeypatch, pure=False):
+    with on_path(monkeypatch, pure=False):
         compiled_pages, compiled_texts = read_all(source, config)
     assert len(pure_pages) == len(compiled_pages)
     for number, (pure, compiled) in enumerate(zip(pure_pages, compiled_pages), start=1):
@@ -122,9 +111,9 @@ def test_paths_are_selectable(monkeypatch: pytest.MonkeyPatch):
     from ragprep.extract.compiled import CompiledPageInterpreter, interpreter_class
     from ragprep.extract.interpreter import PageInterpreter
 
-    with path(monkeypatch, pure=True):
+    with on_path(monkeypatch, pure=True):
         assert interpreter_class() is PageInterpreter
-    with path(monkeypatch, pure=False):
+    with on_path(monkeypatch, pure=False):
         assert interpreter_class() is CompiledPageInterpreter
 
 
@@ -288,7 +277,7 @@ def _paths_pdf() -> bytes:
 
 def test_path_pieces_agree(monkeypatch: pytest.MonkeyPatch):
     assert_paths_agree(monkeypatch, _paths_pdf(), "paths")
-    with path(monkeypatch, pure=False):
+    with on_path(monkeypatch, pure=False):
         with open_document(_paths_pdf()) as doc:
             assert len(doc.page_glyphs(1).paths) > 20  # the page's pieces are recorded, not lost
 
@@ -296,7 +285,7 @@ def test_path_pieces_agree(monkeypatch: pytest.MonkeyPatch):
 def test_path_piece_limit_agrees(monkeypatch: pytest.MonkeyPatch):
     config = ExtractConfig(max_path_pieces_per_page=7)
     assert_paths_agree(monkeypatch, _paths_pdf(), "path limit", config)
-    with path(monkeypatch, pure=False), open_document(_paths_pdf(), config=config) as doc:
+    with on_path(monkeypatch, pure=False), open_document(_paths_pdf(), config=config) as doc:
         glyphs = doc.page_glyphs(1)
         assert len(glyphs.paths) == 7
         assert any(w.setting == "extract.max_path_pieces_per_page" for w in glyphs.warnings)
@@ -324,17 +313,9 @@ def test_bundled_samples_agree(monkeypatch: pytest.MonkeyPatch, sample: Path):
 # -- the corpus -----------------------------------------------------------------
 
 
-def _corpus_files() -> list[str]:
-    manifest = CORPUS / "MANIFEST.tsv"
-    if not manifest.is_file():
-        return []
-    with open(manifest, newline="", encoding="utf-8") as fh:
-        # broken/ too: damaged files are where the two paths' recovery rules meet.
-        return [row["path"] for row in csv.DictReader(fh, delimiter="\t")]
-
-
 @pytest.mark.slow
-@pytest.mark.parametrize("relpath", _corpus_files() or ["<corpus absent>"])
+# Every manifest file, broken/ too: damaged files are where the two paths' recovery rules meet.
+@pytest.mark.parametrize("relpath", corpus_paths() or ["<corpus absent>"])
 def test_corpus_file_agrees(monkeypatch: pytest.MonkeyPatch, corpus: Path, relpath: str):
     assert_paths_agree_or_fail_alike(monkeypatch, corpus / relpath, relpath)
 
@@ -351,7 +332,7 @@ def assert_paths_agree_or_fail_alike(monkeypatch: pytest.MonkeyPatch, source: Pa
 
 
 def _refusal(monkeypatch: pytest.MonkeyPatch, source: Path, pure: bool) -> PDFReadError | None:
-    with path(monkeypatch, pure=pure):
+    with on_path(monkeypatch, pure=pure):
         try:
             read_all(source, None)
         except PDFReadError as exc:

@@ -13,19 +13,19 @@ finite (the kernels decline them and the reference reads the page), and
 from __future__ import annotations
 
 import csv
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pytest
+from codepath import on_path
 
 from ragprep.extract import open_document
 from ragprep.extract import gridfind
 from ragprep.extract.glyphs import GlyphTable
 from ragprep.extract.layout import read_layout
-from ragprep.extract.native import PURE_ENV, compiled_grids
+from ragprep.extract.native import compiled_grids
 
 pytestmark = pytest.mark.skipif(
     compiled_grids() is None, reason="table detection's kernels are not built (pip install compiles extract/_grids.c)"
@@ -34,17 +34,10 @@ pytestmark = pytest.mark.skipif(
 _LINE_FIELDS = ("glyphs", "piece_start", "piece_end", "x0", "x1", "line_piece", "y", "height")
 
 
-@contextmanager
-def reference(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    with monkeypatch.context() as m:
-        m.setenv(PURE_ENV, "1")
-        yield
-
-
 def both(monkeypatch: pytest.MonkeyPatch, run: Callable[[], Any]) -> tuple[Any, Any]:
     """(compiled, reference) results of `run`."""
     compiled = run()
-    with reference(monkeypatch):
+    with on_path(monkeypatch, pure=True):
         return compiled, run()
 
 

@@ -13,16 +13,15 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
 import pytest
+from codepath import on_path
 from corpusdir import corpus_paths
 
 from ragprep.extract import ExtractConfig, GlyphTable, PDFReadError, open_document
 from ragprep.extract.layout import kernels, read_layout
-from ragprep.extract.native import PURE_ENV
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # the repository root: bench/
 from bench.layout import SCORED_FILES  # noqa: E402
@@ -251,16 +250,6 @@ def test_compiled_kernels_are_bounds_checked():
 # -- page by page -------------------------------------------------------------
 
 
-@contextmanager
-def _kernels(monkeypatch: pytest.MonkeyPatch, pure: bool) -> Iterator[None]:
-    with monkeypatch.context() as m:
-        if pure:
-            m.setenv(PURE_ENV, "1")
-        else:
-            m.delenv(PURE_ENV, raising=False)
-        yield
-
-
 def _tables(source: Path | bytes) -> list[GlyphTable]:
     with open_document(source) as doc:
         return [doc.page_glyphs(n).table for n in range(1, doc.page_count + 1)]
@@ -270,9 +259,9 @@ def assert_same_reading(monkeypatch: pytest.MonkeyPatch, tables: list[GlyphTable
     """Every page (its glyph table, interpreted once) reads the same text
     and blocks with the compiled kernels as with the reference."""
     for number, table in enumerate(tables, start=1):
-        with _kernels(monkeypatch, pure=True):
+        with on_path(monkeypatch, pure=True):
             reference = read_layout(table, CONFIG)
-        with _kernels(monkeypatch, pure=False):
+        with on_path(monkeypatch, pure=False):
             compiled = read_layout(table, CONFIG)
         assert compiled.joined.text == reference.joined.text, f"{name} page {number}: text"
         assert compiled.blocks == reference.blocks, f"{name} page {number}: blocks"
