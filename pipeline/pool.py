@@ -55,9 +55,6 @@ class IdleTick:
     seconds: float
     call: Callable[[], None]
 
-    def due_after(self, now: float) -> float:
-        return now + self.seconds
-
 
 def memory_limit_failure(max_memory_mb: int) -> MemoryLimitError:
     return MemoryLimitError(f"needed more than the worker's {max_memory_mb} MiB (pipeline.max_memory_mb)")
@@ -241,7 +238,7 @@ class WorkerPool(Generic[TaskT, AnswerT]):
         """(position of the task, its answer) for every task, in completion order."""
         pending = deque(enumerate(tasks))
         self.start(len(pending))
-        tick = idle.due_after(time.monotonic()) if idle else float("inf")
+        tick = time.monotonic() + idle.seconds if idle else float("inf")
         while True:
             for slot in self._slots:
                 if slot.task is None and pending:
@@ -258,7 +255,7 @@ class WorkerPool(Generic[TaskT, AnswerT]):
             now = time.monotonic()
             if idle and not ready and now >= tick:
                 idle.call()
-                tick = idle.due_after(time.monotonic())
+                tick = time.monotonic() + idle.seconds
             for slot in busy:
                 task, index = slot.task, slot.index
                 assert task is not None
