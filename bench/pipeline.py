@@ -10,8 +10,15 @@ Measured in one invocation, on the same files, in this order:
 1. extract-only: ``extract_document(path, mode)`` file after file in this
    process (the stage-1 floor: no chunking, no Parquet, no workers);
 2. ``ragprep run`` (the library call the CLI makes) into a fresh temporary
-   dataset, once per worker count; wall time from start to final commit,
-   worker start-up and hashing included;
+   dataset, once per worker count, each in a fresh child process of which
+   this process is the subreaper (as in 4.); wall time from start to final
+   commit, worker start-up and hashing included, and CPU time: the driver's
+   own over ``run()`` (``process_time`` in the child) and that of every other
+   process of the tree, the forkserver and the workers it forks (the tree's
+   ``RUSAGE_CHILDREN`` less the driver process's). The workers are children
+   of the forkserver, which outlives ``run()``: ``RUSAGE_CHILDREN`` read in
+   the driver would miss them, hence the fresh child and the subreaper.
+   Pages per CPU-second are read over both;
 3. the peak resident memory of one worker processing the largest file
    (by pages), measured in a fresh process so nothing else inflates it.
 
@@ -26,7 +33,8 @@ Measured in one invocation, on the same files, in this order:
    gives Ray's start-up cost, stated on its own and subtracted from the Ray
    run (actor start-up stays in the run, as local worker start-up does).
 
-Ratios are what to read: run(1 worker) / extract-only (target >= 0.70),
+Ratios are what to read: run(1 worker) / extract-only (target >= 0.70; in
+pages per CPU-second too, extract-only's CPU being its ``process_time``),
 run(2 workers) / run(1 worker) (target >= 1.7 on two free cores) and Ray's
 pages per CPU-second / the local pool's (target >= 0.85). Absolute pages/s
 depend on the machine and on whatever else runs on it.
@@ -91,13 +99,15 @@ if phase != "imports":
         engine.workers(settings.pipeline)  # starts Ray
         result["ray_start_wall"] = time.perf_counter() - started
     if phase != "ray-start":
-        started = time.perf_counter()
+        started, cpu_started = time.perf_counter(), time.process_time()
         summary = run(["@" + listing], out, settings, QuietReporter(), engine=engine)
         result.update(run_wall=time.perf_counter() - started, pages=summary.pages, failed=summary.failed)
+        result["driver_cpu"] = time.process_time() - cpu_started  # run() alone, in the driver
     if phase != "local":
         started = time.perf_counter()
         engine.__exit__(None, None, None)
         result["ray_stop_wall"] = time.perf_counter() - started
+result["process_cpu"] = time.process_time()  # the driver's own CPU, imports included
 print(json.dumps(result))
 """
 _PR_SET_CHILD_SUBREAPER = 36  # prctl(2), Linux
@@ -109,39 +119,43 @@ class Measure:
     pages: int
     seconds: float
     failed: int
+    driver_cpu_seconds: float  # the measuring process, or a run's driver
+    worker_cpu_seconds: float = 0.0  # a run's workers and their forkserver
 
     @property
     def pages_per_second(self) -> float:
         return self.pages / self.seconds if self.seconds else 0.0
+
+    @property
+    def cpu_seconds(self) -> float:
+        return self.driver_cpu_seconds + self.worker_cpu_seconds
+
+    @property
+    def pages_per_cpu_second(self) -> float:
+        return self.pages / self.cpu_seconds if self.cpu_seconds else 0.0
 
 
 def extract_only(files: list[CorpusFile], mode: str) -> Measure:
     from ragprep.extract import RagprepError, extract_document
 
     pages = failed = 0
-    started = time.perf_counter()
+    started, cpu = time.perf_counter(), time.process_time()
     for f in files:
         try:
             pages += len(extract_document(f.path, mode=mode).pages)
         except RagprepError:
             failed += 1
-    return Measure("extract only (1 process)", pages, time.perf_counter() - started, failed)
+    return Measure("extract only (1 process)", pages, time.perf_counter() - started, failed, time.process_time() - cpu)
 
 
-def pipeline_run(files: list[CorpusFile], mode: str, workers: int) -> Measure:
-    from ragprep.pipeline.config import PipelineConfig, Settings
-    from ragprep.pipeline.progress import QuietReporter
-    from ragprep.pipeline.run import run
-
-    settings = Settings(pipeline=PipelineConfig(workers=workers), mode=mode)
-    with tempfile.TemporaryDirectory(prefix="ragprep-bench-") as tmp:
-        listing = Path(tmp) / "inputs.txt"
-        listing.write_text("\n".join(str(f.path) for f in files) + "\n")
-        started = time.perf_counter()
-        summary = run([f"@{listing}"], Path(tmp) / "ds", settings, QuietReporter())
-        seconds = time.perf_counter() - started
+def pipeline_run(listing: Path, mode: str, workers: int) -> Measure:
+    """One ``ragprep run`` in a fresh child (engine_phase "local"), its CPU split
+    into the driver's over ``run()`` and that of the rest of its process tree."""
+    done = engine_phase("local", listing, workers, mode)
+    driver = done["driver_cpu"]
+    workers_cpu = done["cpu"] - done["process_cpu"]  # forkserver, workers, resource tracker
     label = f"ragprep run, {workers} worker{'s' if workers > 1 else ''}"
-    return Measure(label, summary.pages, seconds, summary.failed)
+    return Measure(label, int(done["pages"]), done["run_wall"], int(done["failed"]), driver, workers_cpu)
 
 
 def worker_peak(largest: CorpusFile, mode: str) -> dict[str, object]:
@@ -193,15 +207,26 @@ def engine_phase(phase: str, listing: Path, workers: int, mode: str) -> dict[str
         return {**json.loads(done.stdout.splitlines()[-1]), "cpu": _children_cpu() - before}
 
 
-def compare_engines(files: list[CorpusFile], mode: str, workers: int, repeat: int) -> dict[str, object]:
-    """Pages per CPU-second, Ray against the local pool (see the module docstring, 4.)."""
+def _become_subreaper() -> None:
+    """Orphans of a measured child (pool workers, their forkserver) become this
+    process's children, so RUSAGE_CHILDREN counts the whole tree once reaped."""
     if not sys.platform.startswith("linux"):
-        raise BenchError("the engine comparison counts a process tree's CPU with prctl(2): Linux only")
+        raise BenchError("runs are measured as a process tree's CPU with prctl(2): Linux only")
     if ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) != 0:
         raise BenchError("prctl(PR_SET_CHILD_SUBREAPER) failed")
+
+
+def _listing(files: list[CorpusFile], tmp: str) -> Path:
+    listing = Path(tmp) / "inputs.txt"
+    listing.write_text("\n".join(str(f.path) for f in files) + "\n")
+    return listing
+
+
+def compare_engines(files: list[CorpusFile], mode: str, workers: int, repeat: int) -> dict[str, object]:
+    """Pages per CPU-second, Ray against the local pool (see the module docstring, 4.)."""
+    _become_subreaper()
     with tempfile.TemporaryDirectory(prefix="ragprep-bench-") as tmp:
-        listing = Path(tmp) / "inputs.txt"
-        listing.write_text("\n".join(str(f.path) for f in files) + "\n")
+        listing = _listing(files, tmp)
         samples: dict[str, list[dict[str, float]]] = {"imports": [], "ray-start": [], "local": [], "ray": []}
         for _ in range(repeat):
             for phase in samples:  # alternated, so a change in the machine's load hits both engines
@@ -282,26 +307,41 @@ def main(argv: list[str] | None = None) -> int:
 
 def throughput(files: list[CorpusFile], mode: str, counts: list[int]) -> tuple[dict[str, object], list[str]]:
     """Parts 1-3 of the module docstring: measures, speed-ups, a worker's peak memory."""
-    measures = [extract_only(files, mode), *(pipeline_run(files, mode, w) for w in counts)]
+    _become_subreaper()
+    with tempfile.TemporaryDirectory(prefix="ragprep-bench-") as tmp:
+        listing = _listing(files, tmp)
+        measures = [extract_only(files, mode), *(pipeline_run(listing, mode, w) for w in counts)]
     largest = max(files, key=lambda f: f.pages or 0)
     peak = worker_peak(largest, mode)
-    base = measures[0].pages_per_second
+    base, cpu_base = measures[0].pages_per_second, measures[0].pages_per_cpu_second
     one = next((m for m in measures[1:] if m.label.endswith(" 1 worker")), None)
     speedups = {m.label: round(m.pages_per_second / one.pages_per_second, 3) for m in measures[1:] if one is not None}
     report = {
         "measures": [
-            {**asdict(m), "pages_per_second": round(m.pages_per_second, 2), "vs_extract_only": round(m.pages_per_second / base, 3)}
+            {
+                **asdict(m),
+                "cpu_seconds": round(m.cpu_seconds, 2),
+                "pages_per_second": round(m.pages_per_second, 2),
+                "pages_per_cpu_second": round(m.pages_per_cpu_second, 2),
+                "vs_extract_only": round(m.pages_per_second / base, 3),
+                "cpu_vs_extract_only": round(m.pages_per_cpu_second / cpu_base, 3),
+            }
             for m in measures
         ],
         "speedup_vs_1_worker": speedups,
         "worker_peak_memory": peak,
     }
-    lines = [f"{'':30} {'pages':>7} {'seconds':>8} {'pages/s':>8} {'vs extract':>10} {'vs 1 worker':>11}"]
+    lines = [
+        f"{'':30} {'pages':>7} {'seconds':>8} {'pages/s':>8} {'vs extract':>10} {'vs 1 worker':>11}"
+        f" {'driver CPU':>10} {'worker CPU':>10} {'pages/CPU-s':>11} {'vs extract':>10}"
+    ]
     for m in measures:
         speedup = speedups.get(m.label)
         lines.append(
             f"{m.label:30} {m.pages:7d} {m.seconds:8.1f} {m.pages_per_second:8.1f} "
-            f"{m.pages_per_second / base:10.2f} {'' if speedup is None else f'{speedup:11.2f}'}"
+            f"{m.pages_per_second / base:10.2f} {'' if speedup is None else f'{speedup:11.2f}':>11}"
+            f" {m.driver_cpu_seconds:10.1f} {m.worker_cpu_seconds:10.1f} {m.pages_per_cpu_second:11.2f}"
+            f" {m.pages_per_cpu_second / cpu_base:10.2f}"
         )
     lines.append(
         f"worker peak RSS on the largest file ({peak['file']}, {peak['pages']} pages, {peak['status']}): "
