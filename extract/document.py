@@ -460,6 +460,7 @@ class Document:
             results[wait.index] = self._layout_result(read, _running_mask(read.glyphs.table, lines, tally))
         return self._with_whole_tables(tuple(r for r in results if r is not None))
 
+    @paused_collection()  # every cell of every table rebuilt as a frozen row: none of it garbage
     def _with_whole_tables(self, results: tuple[PageResult, ...]) -> tuple[PageResult, ...]:
         """Pages read together see whole tables: a table's pieces are joined
         across pages and labelled as one grid (a header row on one page labels
