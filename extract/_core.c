@@ -2660,8 +2660,15 @@ static PyObject *walk_instance(Walk *w, PyObject *cls, int first_name, PyObject 
     for (int i = 0; i < n; i++) if (!values[i]) goto done;
     obj = PyBaseObject_Type.tp_new((PyTypeObject *)cls, w->empty, NULL);
     if (!obj || !(dict = PyObject_GenericGetDict(obj, NULL))) { Py_CLEAR(obj); goto done; }
-    for (int i = 0; i < n; i++)
+    int acyclic = 1;
+    for (int i = 0; i < n; i++) {
         if (PyDict_SetItem(dict, w->name[first_name + i], values[i]) < 0) { Py_CLEAR(obj); goto done; }
+        acyclic = acyclic && acyclic_value(values[i]);
+    }
+    /* As frozen_rows: an element or marked-content ref of plain values is in
+     * no cycle, so the collector need not walk the whole tree at every
+     * collection while the document is read. */
+    if (acyclic) { PyObject_GC_UnTrack(obj); if (PyObject_GC_IsTracked(dict)) PyObject_GC_UnTrack(dict); }
 done:
     Py_XDECREF(dict);
     for (int i = 0; i < n; i++) Py_XDECREF(values[i]);
