@@ -579,6 +579,67 @@ done:
     return result;
 }
 
+/* One row i of run_pairs: restrict, so that the byte stores (which may alias
+ * anything) do not force the columns to be reloaded, and the loop vectorizes. */
+static void run_pairs_row(Py_ssize_t n, double y0, double x1, double reach, double e, double tol,
+                          const double *restrict top, const double *restrict start, const double *restrict X1,
+                          const double *restrict edge, char *restrict a, char *restrict p, char *restrict f) {
+    for (Py_ssize_t j = 0; j < n; j++) {
+        a[j] = y0 >= top[j];
+        p[j] = (x1 <= start[j]) | (X1[j] <= reach);
+        f[j] = fabs(e - edge[j]) <= tol;
+    }
+}
+
+/* ---- run_pairs(x0, y0, x1, y1, stacked, tol, rtl) -> (above, apart, flush)
+ * kernels.run_pairs (leaves._boxes, _stacked_in_place): per pair (i, j) of
+ * runs (their boxes x0, y0, x1, y1, one per run), n x n bools each: run i
+ * lies above run j (y0[i] >= y1[j] - stacked), they are apart along the line
+ * (x1[i] <= x0[j] + tol or x1[j] <= x0[i] + tol), and they are flush on
+ * the edge lines start from (|e[i] - e[j]| <= tol, e = -x1 on an `rtl` page,
+ * else x0). NaN compares false, as in numpy. */
+static PyObject *layout_run_pairs(PyObject *mod, PyObject *args) {
+    PyObject *obj[4];
+    double stacked, tol;
+    int rtl;
+    if (!PyArg_ParseTuple(args, "OOOOddp", &obj[0], &obj[1], &obj[2], &obj[3], &stacked, &tol, &rtl)) return NULL;
+    View v[4];
+    memset(v, 0, sizeof v);
+    PyObject *result = NULL, *above = NULL, *apart = NULL, *flush = NULL;
+    double *top = NULL;
+    static const char *names[4] = {"x0", "y0", "x1", "y1"};
+    for (int c = 0; c < 4; c++)
+        if (get_view(obj[c], &v[c], "d", 8, names[c]) < 0) goto done;
+    Py_ssize_t n = v[0].view.len / 8;
+    for (int c = 1; c < 4; c++)
+        if (v[c].view.len / 8 != n) { PyErr_SetString(PyExc_ValueError, "run columns differ in length"); goto done; }
+    const double *X0 = v[0].view.buf, *Y0 = v[1].view.buf, *X1 = v[2].view.buf, *Y1 = v[3].view.buf;
+    above = PyByteArray_FromStringAndSize(NULL, n * n);
+    apart = PyByteArray_FromStringAndSize(NULL, n * n);
+    flush = PyByteArray_FromStringAndSize(NULL, n * n);
+    if (!above || !apart || !flush) goto done;
+    char *A = PyByteArray_AS_STRING(above), *P = PyByteArray_AS_STRING(apart);
+    char *F = PyByteArray_AS_STRING(flush);
+    /* The per-run terms numpy broadcasts, computed once: the same doubles. */
+    size_t cap = n ? (size_t)n : 1;
+    top = malloc(3 * cap * sizeof(double));
+    if (!top) { PyErr_NoMemory(); goto done; }
+    double *start = top + cap, *edge = start + cap;
+    for (Py_ssize_t k = 0; k < n; k++) {
+        top[k] = Y1[k] - stacked;
+        start[k] = X0[k] + tol;
+        edge[k] = rtl ? -X1[k] : X0[k];
+    }
+    for (Py_ssize_t i = 0; i < n; i++)
+        run_pairs_row(n, Y0[i], X1[i], start[i], edge[i], tol, top, start, X1, edge, A + i * n, P + i * n, F + i * n);
+    result = PyTuple_Pack(3, above, apart, flush);
+done:
+    free(top);
+    Py_XDECREF(above); Py_XDECREF(apart); Py_XDECREF(flush);
+    for (int c = 0; c < 4; c++) release(&v[c]);
+    return result;
+}
+
 /* ---- side_by_side_pairs(x0, x1, y0, y1, ids, long_width, gutter) -> (long, pairs)
  * kernels.side_by_side_pairs (regions.lines_side_by_side): of the units
  * `ids` at least `long_width` wide, how many, and how many neighbours in
@@ -1189,6 +1250,7 @@ static PyMethodDef module_methods[] = {
     {"letter_counts", (PyCFunction)layout_letter_counts, METH_VARARGS, "Letters and inked glyphs on a sample of units."},
     {"stream_visits", (PyCFunction)layout_stream_visits, METH_VARARGS, "A part sorted, and where the stream leaves it."},
     {"run_boxes", (PyCFunction)layout_run_boxes, METH_VARARGS, "The box of each run of units."},
+    {"run_pairs", (PyCFunction)layout_run_pairs, METH_VARARGS, "Per pair of runs: above, apart, flush."},
     {"side_by_side_pairs", (PyCFunction)layout_side_by_side_pairs, METH_VARARGS,
      "Long units, and neighbouring pairs of them a gutter apart on one row."},
     {"row_measures", (PyCFunction)layout_row_measures, METH_VARARGS, "Median row extent, rows side by side, median row glyphs."},

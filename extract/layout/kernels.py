@@ -242,6 +242,31 @@ def run_boxes(
     )
 
 
+def run_pairs(
+    lib: ModuleType | None,
+    box: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray],
+    stacked: float,
+    tol: float,
+    rtl: bool,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per pair (i, j) of runs (their boxes x0, y0, x1, y1 of `box`, one
+    per run): does run i lie above run j (its bottom at most `stacked` under
+    j's top), are they apart along the line (no overlap, within `tol`), and
+    do they start within `tol` of each other along the line (flush: their
+    right edges on an `rtl` page)? A leaf of hundreds of runs asks for
+    n x n of each: one pass, not a chain of broadcasts."""
+    x0, y0, x1, y1 = box
+    if lib is not None:
+        n = len(x0)
+        found = lib.run_pairs(*(np.ascontiguousarray(v, dtype=np.float64) for v in box), stacked, tol, rtl)
+        above_c, apart_c, flush_c = (np.frombuffer(v, dtype=bool).reshape(n, n) for v in found)
+        return above_c, apart_c, flush_c
+    above = y0[:, None] >= y1[None, :] - stacked
+    apart = (x1[:, None] <= x0[None, :] + tol) | (x1[None, :] <= x0[:, None] + tol)
+    edge = -x1 if rtl else x0
+    return above, apart, np.abs(edge[:, None] - edge[None, :]) <= tol
+
+
 def side_by_side_pairs(
     lib: ModuleType | None,
     box: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray],

@@ -52,7 +52,7 @@ from ragprep.extract.layout.params import (
     SAME_BASELINE,
     STACKED,
 )
-from ragprep.extract.layout.kernels import back_up_moves, emit_leaves, kahn, paint_run_cuts
+from ragprep.extract.layout.kernels import back_up_moves, emit_leaves, kahn, paint_run_cuts, run_pairs
 from ragprep.extract.layout.kernels import run_boxes as kernel_run_boxes
 from ragprep.extract.layout.regions import SharedBaselines, baseline, is_text_column, rows_of, split_at, wraps
 from ragprep.extract.layout.units import Page
@@ -382,11 +382,8 @@ def _stacked_in_place(page: Page, runs: list[np.ndarray]) -> list[np.ndarray]:
     test_running_head_painted_last_reads_first,
     test_title_above_a_column_painted_after_it_is_read_first."""
     n = len(runs)
-    above, apart = _boxes(page, runs)
+    above, apart, flush = _boxes(page, runs)
     other = ~np.eye(n, dtype=bool)
-    x0, _, x1, _ = run_boxes(page, runs)
-    edge = -x1 if page.rtl else x0
-    flush = np.abs(edge[:, None] - edge[None, :]) <= ROW_OVERLAP * page.body
     stacked = above & ~apart & flush & other
     order = None
     if _stream_paints_runs_up(stacked):
@@ -449,16 +446,14 @@ def _paint_runs(page: Page, ids: np.ndarray) -> list[np.ndarray]:
     return split_at(ids, cuts)
 
 
-def _boxes(page: Page, runs: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
-    """Per pair of runs: does run i lie above run j, and are they apart
-    along the line (no overlap in x, within ROW_OVERLAP)?"""
-    tol = ROW_OVERLAP * page.body
-    x0, y0, x1, y1 = run_boxes(page, runs)
+def _boxes(page: Page, runs: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per pair of runs: does run i lie above run j, are they apart along
+    the line (no overlap in x, within ROW_OVERLAP), and do they start
+    within ROW_OVERLAP of each other along the line (flush; their right
+    edges on a right-to-left page)?"""
     # Stacked: the boxes overlap by less than STACKED body heights (tall
     # glyph boxes of consecutive lines overlap that much).
-    above = y0[:, None] >= y1[None, :] - STACKED * page.body
-    apart = (x1[:, None] <= x0[None, :] + tol) | (x1[None, :] <= x0[:, None] + tol)
-    return above, apart
+    return run_pairs(page.lib, run_boxes(page, runs), STACKED * page.body, ROW_OVERLAP * page.body, page.rtl)
 
 
 def run_boxes(page: Page, runs: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -472,7 +467,7 @@ def _merge_interleaved(page: Page, runs: list[np.ndarray]) -> list[np.ndarray]:
     do. The merged run takes the place of the first painted one."""
     runs = list(runs)
     while len(runs) > 1:
-        above, apart = _boxes(page, runs)
+        above, apart, _ = _boxes(page, runs)
         tangled = ~(above | above.T | apart)
         np.fill_diagonal(tangled, False)
         if not tangled.any():
@@ -493,7 +488,7 @@ def _merge_grids(page: Page, runs: list[np.ndarray]) -> list[np.ndarray]:
     not, and keep paint order."""
     if len(runs) < 2:
         return runs
-    above, apart = _boxes(page, runs)
+    above, apart, _ = _boxes(page, runs)
     text = [is_text_column(page, r) for r in runs]
     link = list(range(len(runs)))  # union-find over runs sharing rows
 
@@ -558,7 +553,7 @@ def _order_runs(page: Page, runs: list[np.ndarray]) -> list[np.ndarray] | None:
     n = len(runs)
     if n < 2:
         return runs
-    above, apart = _boxes(page, runs)
+    above, apart, _ = _boxes(page, runs)
     other = ~np.eye(n, dtype=bool)
     x0, _, x1, _ = run_boxes(page, runs)
     wide = x1 - x0 >= COLUMN_WIDTH * page.body

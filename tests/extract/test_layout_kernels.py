@@ -95,6 +95,19 @@ def test_shared_baselines_and_run_boxes_agree():
         _both(kernels.run_boxes, (x0, y0, x1, y1), runs)
 
 
+def test_run_pairs_agree():
+    # Run boxes that tie, touch within the tolerance, and are NaN or
+    # infinite (a run of blanks): each relation found true and false.
+    seen = np.zeros((3, 2), dtype=bool)
+    for rng, n, special in _cases():
+        x0, x1, y0, y1 = _boxes(rng, n, special)
+        for rtl in (False, True):
+            found = _both(kernels.run_pairs, (x0, y0, x1, y1), 1.5, 2.5, rtl)
+            for k, relation in enumerate(found):
+                seen[k] |= (relation.any(), (~relation).any())
+    assert seen.all()
+
+
 def test_paint_run_cuts_and_side_by_side_pairs_agree():
     for rng, n, special in _cases():
         if n < 1:
@@ -243,6 +256,8 @@ def test_compiled_kernels_are_bounds_checked():
         LIB.rows(y, y, np.array([0, 3], dtype=np.int64), 0.1)
     with pytest.raises(ValueError):
         LIB.run_boxes(y, y, y, y, np.array([0, 1], dtype=np.int64), np.array([3], dtype=np.int64))
+    with pytest.raises(ValueError):
+        LIB.run_pairs(y, y, y, np.zeros(2), 0.1, 0.1, False)
     with pytest.raises(TypeError):
         LIB.rows(y, y, np.array([0, 1], dtype=np.int32), 0.1)
 
