@@ -26,6 +26,7 @@ bench/layout.py --chunks runs it on every scored file and twin.
 from __future__ import annotations
 
 import argparse
+from itertools import pairwise
 import re
 import sys
 from dataclasses import dataclass
@@ -91,7 +92,7 @@ def chunk_mixing(pdf: bytes, refs: dict[int, list[str]], mode: str, tokenizer: T
     # Reference positions run on across the scored pages, in page order.
     position: list[tuple[int, int]] = []  # (document offset, reference position) per matched word
     start = 0
-    for page, base in zip(result.pages, bases):
+    for page, base in zip(result.pages, bases, strict=True):
         reference = refs.get(page.page)
         if reference is None:
             continue
@@ -115,7 +116,7 @@ def chunk_mixing(pdf: bytes, refs: dict[int, list[str]], mode: str, tokenizer: T
         if not trail:
             continue
         counted += 1
-        backs = sum(1 for a, b in zip(trail, trail[1:]) if b < a - BACK_WORDS)
+        backs = sum(1 for a, b in pairwise(trail) if b < a - BACK_WORDS)
         mixed += backs >= MIXING_BACKS
     return ChunkMixing(counted, mixed)
 

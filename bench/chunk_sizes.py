@@ -88,13 +88,13 @@ def main(argv: list[str] | None = None) -> None:
         futures = {f: pool.submit(file_chunks, f, args.mode, settings) for f in files}
         for f, fut in futures.items():
             try:
-                for rows, found in zip(per_setting, fut.result(timeout=args.timeout)):
+                for rows, found in zip(per_setting, fut.result(timeout=args.timeout), strict=True):
                     rows += found
             except (FutureTimeout, Exception) as exc:  # unreadable files are the extract stage's business
                 skipped += 1
                 print(f"skipped: {f}: {type(exc).__name__}", file=sys.stderr)
     print(f"files: {len(files)} (skipped {skipped}); mode {args.mode}")
-    for setting, rows in zip(settings, per_setting):
+    for setting, rows in zip(settings, per_setting, strict=True):
         print(f"\nchunk.min_tokens = {'default' if setting is None else setting}")
         report(rows, args.show)
 
@@ -104,7 +104,7 @@ def report(rows: list[Row], show: int) -> None:
     n = len(rows) or 1
     print(f"chunks: {len(rows)}; tokens p10 {_quantile(tokens, 0.1)}  p50 {_quantile(tokens, 0.5)}  p90 {_quantile(tokens, 0.9)}")
     labels = [f"{lo}-{hi - 1}" if hi < 10**9 else f">={lo}" for lo, hi in BANDS]
-    bands = Counter(next(label for (lo, hi), label in zip(BANDS, labels) if lo <= t < hi) for t in tokens)
+    bands = Counter(next(label for (lo, hi), label in zip(BANDS, labels, strict=True) if lo <= t < hi) for t in tokens)
     print("bands: " + "  ".join(f"{label}: {bands[label]}" for label in labels))
     small = [r for r in rows if r[0] < SMALL]
     kinds = Counter("boilerplate" if r[2] else "lone heading" if r[3] else "other" for r in small)

@@ -150,9 +150,8 @@ def commit_layer_changes(out: Path, paths: list[Path], settings: Settings, count
         synthetic_output(n, version=2, source=str(paths[n]), config_hash=key, pipeline_version=version) for n in numbers
     )
     old = frozenset(synthetic_output(n).row.doc_id for n in numbers)
-    with Dataset.open(out, documents_per_part=settings.pipeline.documents_per_part) as dataset:
-        with Clock() as clock:
-            result = dataset.commit(ChangeSet(run_id="bench-layer", commit=1, outputs=outputs, removed_doc_ids=old))
+    with Dataset.open(out, documents_per_part=settings.pipeline.documents_per_part) as dataset, Clock() as clock:
+        result = dataset.commit(ChangeSet(run_id="bench-layer", commit=1, outputs=outputs, removed_doc_ids=old))
     return result.bytes_written, clock.wall
 
 

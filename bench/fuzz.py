@@ -536,7 +536,7 @@ def _merge(runs: Sequence[list[dict]]) -> list[dict]:
 
 def _keep(records: Sequence[dict], mutants: Sequence[Mutant], folder: Path) -> None:
     folder.mkdir(parents=True, exist_ok=True)
-    for record, mutant in zip(records, mutants):
+    for record, mutant in zip(records, mutants, strict=True):
         ours = record.get("ragprep")
         theirs = record.get("pymupdf")
         missed = ours and theirs and theirs["chars"] > 0 and ours["chars"] == 0

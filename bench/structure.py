@@ -96,7 +96,7 @@ def report_file(path: Path, rel: str) -> FileReport:
     read = [p for p in structure_pages if p.mode == "structure"]
     structure_words = word_counts("\n".join(p.text for p in read))
     stream_words = word_counts(
-        "\n".join(text for p, text in zip(structure_pages, stream_no_artifacts) if p.mode == "structure")
+        "\n".join(text for p, text in zip(structure_pages, stream_no_artifacts, strict=True) if p.mode == "structure")
     )
     return FileReport(
         file=rel,

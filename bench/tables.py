@@ -34,6 +34,7 @@ import time
 import unicodedata
 from collections import Counter
 from collections.abc import Callable
+from itertools import pairwise
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -108,11 +109,11 @@ def adjacency(grids: list[Grid]) -> Counter:
         texts = [[norm(t) for t in row] for row in rows]
         for row in texts:
             filled = [t for t in row if t]
-            pairs.update((page, "h", a, b) for a, b in zip(filled, filled[1:]))
+            pairs.update((page, "h", a, b) for a, b in pairwise(filled))
         width = max((len(r) for r in texts), default=0)
         for c in range(width):
             filled = [r[c] for r in texts if c < len(r) and r[c]]
-            pairs.update((page, "v", a, b) for a, b in zip(filled, filled[1:]))
+            pairs.update((page, "v", a, b) for a, b in pairwise(filled))
     return pairs
 
 

@@ -46,16 +46,17 @@ from ragprep.extract.geometry import IDENTITY, Matrix, multiply
 
 # Operators that set graphics or text state (§8.4.4, §9.3.1): replayed before a piece.
 _STATE = frozenset(
-    "w J j M d ri i gs CS cs SC SCN sc scn G g RG rg K k Tc Tw Tz TL Tf Tr Ts".split()
+    ["w", "J", "j", "M", "d", "ri", "i", "gs", "CS", "cs", "SC", "SCN", "sc", "scn"]
+    + ["G", "g", "RG", "rg", "K", "k", "Tc", "Tw", "Tz", "TL", "Tf", "Tr", "Ts"]
 )
 # Of those, the ones whose last value is all that counts within one q level.
-_REPLACED = frozenset("w J j M d ri i Tc Tw Tz TL Tf Tr Ts".split())
-_FILL_COLOUR = frozenset("cs sc scn g rg k".split())
-_STROKE_COLOUR = frozenset("CS SC SCN G RG K".split())
-_PATH = frozenset("m l c v y h re".split())
-_PAINT = frozenset("n S s f F f* B B* b b*".split())
+_REPLACED = frozenset(["w", "J", "j", "M", "d", "ri", "i", "Tc", "Tw", "Tz", "TL", "Tf", "Tr", "Ts"])
+_FILL_COLOUR = frozenset(["cs", "sc", "scn", "g", "rg", "k"])
+_STROKE_COLOUR = frozenset(["CS", "SC", "SCN", "G", "RG", "K"])
+_PATH = frozenset(["m", "l", "c", "v", "y", "h", "re"])
+_PAINT = frozenset(["n", "S", "s", "f", "F", "f*", "B", "B*", "b", "b*"])
 _CLIP = frozenset(("W", "W*"))
-_MARKED = frozenset("BDC BMC EMC MP DP BX EX".split())
+_MARKED = frozenset(["BDC", "BMC", "EMC", "MP", "DP", "BX", "EX"])
 _POSITION = frozenset(("Td", "TD", "Tm", "T*", "'", '"'))
 _SHOW = frozenset(("Tj", "TJ", "'", '"'))
 
