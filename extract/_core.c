@@ -2250,6 +2250,22 @@ static int acyclic_value(PyObject *v) {
     return 1;
 }
 
+/* The cyclic collector leaves alone a tuple of plain values (acyclic_value):
+ * CPython untracks such a tuple itself, but only when a collection has
+ * walked it once. The tuples a document's results hold by the ten thousand
+ * (struct paths, object references, page keys) are untracked when they are
+ * made, so that the first collection after a page does not walk them all. */
+static void untrack_tuple(PyObject *v) {
+    if (PyTuple_CheckExact(v) && PyObject_GC_IsTracked(v)) PyObject_GC_UnTrack(v);
+}
+
+/* A frozen row of acyclic values and the tuples among its values, untracked. */
+static void untrack_row(PyObject *row, PyObject *columns, Py_ssize_t k) {
+    PyObject_GC_UnTrack(row);
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(columns); i++)
+        untrack_tuple(PyList_GET_ITEM(PyTuple_GET_ITEM(columns, i), k));
+}
+
 /* frozen_rows(cls, fields, columns): rows.frozen_instance for every row of
  * the columns (one list per field, all of one length), as a tuple: row k is
  * an instance of `cls` whose __dict__ is {fields[i]: columns[i][k]}, in field
@@ -2288,7 +2304,7 @@ static PyObject *core_frozen_rows(PyObject *mod, PyObject *args) {
         /* A frozen row of such values can never be part of a cycle: the
          * cyclic collector need not walk the page's lines and blocks again at
          * every collection while the document's results are held. */
-        if (!failed && acyclic) PyObject_GC_UnTrack(row);
+        if (!failed && acyclic) untrack_row(row, columns, k);
         if (failed) {
             Py_XDECREF(row);
             Py_CLEAR(out);
@@ -2356,7 +2372,12 @@ static PyObject *plain_value(Lexer *lx, const Token *t, const Buf *bytes, const 
     switch (t->obj.type) {
     case T_INT:
         number = token_int(start, end);
-        if (number >= 0 && reference_follows(lx, &gen)) return Py_BuildValue("(LL)", number, gen);
+        if (number >= 0 && reference_follows(lx, &gen)) {
+            /* Two integers: no cycle through it (see untrack_tuple). */
+            PyObject *ref = Py_BuildValue("(LL)", number, gen);
+            if (ref) untrack_tuple(ref);
+            return ref;
+        }
         return PyLong_FromLongLong(number);
     case T_REAL: return PyFloat_FromDouble(t->obj.num);
     case T_BOOL: return PyBool_FromLong(t->obj.num != 0.0);
@@ -2668,7 +2689,11 @@ static PyObject *walk_instance(Walk *w, PyObject *cls, int first_name, PyObject 
     /* As frozen_rows: an element or marked-content ref of plain values is in
      * no cycle, so the collector need not walk the whole tree at every
      * collection while the document is read. */
-    if (acyclic) { PyObject_GC_UnTrack(obj); if (PyObject_GC_IsTracked(dict)) PyObject_GC_UnTrack(dict); }
+    if (acyclic) {
+        PyObject_GC_UnTrack(obj);
+        if (PyObject_GC_IsTracked(dict)) PyObject_GC_UnTrack(dict);
+        for (int i = 0; i < n; i++) untrack_tuple(values[i]);
+    }
 done:
     Py_XDECREF(dict);
     for (int i = 0; i < n; i++) Py_XDECREF(values[i]);
