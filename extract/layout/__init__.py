@@ -14,7 +14,8 @@ a named function in the module that says why:
    keeps ``stream_order``, which reads its columns right to left (§9.7.4.3).
 2. Lines (``lines.line_order``): the units side by side on one baseline, with
    no gap wider than a word space's bound, are one line, read along the line,
-   however the stream painted its pieces.
+   however the stream painted its pieces; a space painted apart reads inside
+   the line it sits on (``lines.blanks_on_their_lines``).
 3. Columns and the cut (``cut.read_region``): a recursive XY-cut of the lines
    at gutters between text columns (``regions.is_text_column``; narrower
    than COLUMN_WIDTH only where their lines wrap, ``regions.wraps``) or

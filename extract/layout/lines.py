@@ -4,10 +4,14 @@ Producers paint a line in one piece, word by word, or in pieces on separate
 visits (a bold word, a footnote mark, a line of a table painted cell by cell
 in any order). The units of the cut are lines: every placed unit joins the
 units beside it on its baseline (``line_order``), so that what comes after
-the lines (the cut, the order inside a leaf) never sees a line in pieces.
+the lines (the cut, the order inside a leaf) never sees a line in pieces;
+the spaces a producer paints on visits of their own go inside the lines they
+sit on (``blanks_on_their_lines``).
 """
 
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -54,24 +58,128 @@ def line_order(page: Page) -> tuple[np.ndarray, np.ndarray] | None:
     height = page.y1[ids] - page.y0[ids]
     smaller = np.minimum(height[:-1], height[1:])
     new_line = (row[1:] != row[:-1]) | (x0[1:] - reach[:-1] > LINE_JOIN_GAP * smaller)
-    if new_line.all():
-        return None
-    line = np.empty(len(page.start), dtype=np.int64)
-    line[:] = -1
+    line = np.full(len(page.start), -1, dtype=np.int64)
     line_of_placed = np.concatenate([[0], np.cumsum(new_line)])
     line[ids] = line_of_placed
-    # Unplaced units are lines of their own.
+    # Along the line, per unit: blanks go between the units they lie between.
+    rank_along = np.zeros(len(page.start), dtype=np.float64)
+    rank_along[ids] = np.arange(len(ids))
+    blanks = blanks_on_their_lines(page, ids, line_of_placed, row * span)
+    if new_line.all() and not len(blanks.units):
+        return None
+    line[blanks.units], rank_along[blanks.units] = blanks.line, blanks.rank
+    # A blank, like a mark, does not give its line its place in the stream.
+    is_mark[blanks.units] = True
+    # Other unplaced units (another direction) are lines of their own.
     unplaced = np.flatnonzero(line < 0)
     line[unplaced] = line_of_placed[-1] + 1 + np.arange(len(unplaced))
-    rank_along = np.empty(len(page.start), dtype=np.int64)
-    rank_along[ids] = np.arange(len(ids))
-    rank_along[unplaced] = 0
     units = np.lexsort((rank_along, _first_units(line, is_mark)[line]))
     length = page.end[units] - page.start[units]
     offset = np.cumsum(length) - length
     positions = np.repeat(page.start[units] - offset, length) + np.arange(int(length.sum()))
+    if (blanks.host >= 0).any():
+        positions = _blanks_among_glyphs(page, positions, units, blanks)
     starts_line = np.concatenate([[True], line[units][1:] != line[units][:-1]])
     return positions, offset[starts_line]
+
+
+@dataclass(frozen=True)
+class LineBlanks:
+    """Units of blanks placed on their lines (blanks_on_their_lines)."""
+
+    units: np.ndarray  # the units of blanks that sit on a line
+    line: np.ndarray  # per such unit, its line
+    rank: np.ndarray  # its rank along the line, between those of the line's units
+    host: np.ndarray  # the unit whose extent it lies inside of, -1 where none
+    centre: np.ndarray  # its centre along the line
+
+
+def blanks_on_their_lines(page: Page, ids: np.ndarray, line: np.ndarray, offset: np.ndarray) -> LineBlanks:
+    """The units made only of blanks that sit on a line of the placed units
+    `ids` (sorted by row, then along it, their ranks their positions;
+    `line`: per unit, its line; `offset`: per unit, what sets its row apart
+    along the line). A producer that paints every space on a visit of its
+    own (a piece per Td) leaves units of blanks: no ink, no place in the
+    cut, yet the space reads inside the line it sits on: on its baseline
+    (within LINE_BASELINE of the smaller height) and touching a unit of the
+    line along it (within LINE_JOIN_GAP), never after whatever the stream
+    painted before it (another column's line). It goes between the units
+    it lies between; one inside a unit's extent (two pieces of a line the
+    stream painted one after the other, the space between them painted
+    apart) among that unit's glyphs (_blanks_among_glyphs), never between
+    the unit and the next. Blanks only go in: the lines are made of inked
+    units, so a row of trailing spaces across a narrow gutter joins no two
+    columns' lines. A unit of blanks set apart from one another (the
+    spaces of a heading painted a glyph at a time, on one visit) lies
+    nowhere in particular: it follows the unit painted before it."""
+    blanks, (x0, x1, base, height, width) = page.blank_units()
+    together = x1 - x0 <= width + LINE_JOIN_GAP * height
+    blanks, x0, x1, base, height = blanks[together], x0[together], x1[together], base[together], height[together]
+    blank, unit = _nearest_units(page, ids, (x0, x1, base, height))
+    centre = (x0[blank] + x1[blank]) / 2
+    inside = (page.x0[ids][unit] < centre) & (centre < page.x1[ids][unit])
+    # Otherwise after the last unit of its line that starts before it.
+    before = np.searchsorted(page.x0[ids] + offset, centre + offset[unit], side="right") - 1
+    last_of_line = np.searchsorted(line, line[unit], side="right") - 1
+    # Those inside a unit right after it, before the blanks after it.
+    rank = np.where(inside, unit + 0.25, np.minimum(before, last_of_line) + 0.5)
+    return LineBlanks(blanks[blank], line[unit], rank, np.where(inside, ids[unit], -1), centre)
+
+
+def _nearest_units(
+    page: Page, ids: np.ndarray, box: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]
+) -> tuple[np.ndarray, np.ndarray]:
+    """Per blank unit (`box`: x0, x1 along the line, baseline, height) that
+    lies on the baseline of one of units `ids` and within LINE_JOIN_GAP of
+    it along the line (both of the smaller height), its number and the
+    nearest such unit's (a position into `ids`): the least gap along the
+    line, then the nearest baseline."""
+    x0, x1, base, height = box
+    if not len(base) or not len(ids):
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+    unit_height = page.y1[ids] - page.y0[ids]
+    unit_base = page.y0[ids] + DESCENT * unit_height
+    by_base = np.argsort(unit_base, kind="stable")
+    lo = np.searchsorted(unit_base[by_base], base - LINE_BASELINE * height, side="left")
+    count = np.searchsorted(unit_base[by_base], base + LINE_BASELINE * height, side="right") - lo
+    blank = np.repeat(np.arange(len(base)), count)
+    unit = by_base[np.repeat(lo - np.cumsum(count) + count, count) + np.arange(int(count.sum()))]
+    smaller = np.minimum(unit_height[unit], height[blank])
+    gap = np.maximum(np.maximum(page.x0[ids][unit] - x1[blank], x0[blank] - page.x1[ids][unit]), 0.0)
+    step = np.abs(unit_base[unit] - base[blank])
+    near = (step <= LINE_BASELINE * smaller) & (gap <= LINE_JOIN_GAP * smaller)
+    blank, unit = blank[near], unit[near]
+    nearest = np.lexsort((step[near], gap[near], blank))
+    blank, unit = blank[nearest], unit[nearest]
+    first = np.concatenate([[True], blank[1:] != blank[:-1]]) if len(blank) else np.zeros(0, dtype=bool)
+    return blank[first], unit[first]
+
+
+def _blanks_among_glyphs(page: Page, positions: np.ndarray, units: np.ndarray, blanks: LineBlanks) -> np.ndarray:
+    """`positions` (the glyphs of `units` in that order) with the glyphs of
+    every unit of `blanks` that lies inside its host unit's extent (it
+    comes right after its host, or after another blank of that host) moved
+    before the host's first inked glyph whose centre lies past its own."""
+    positions = positions.copy()
+    length = page.end[units] - page.start[units]
+    offset = np.cumsum(length) - length
+    host_of = dict(zip(blanks.units.tolist(), blanks.host.tolist(), strict=True))
+    centre_of = dict(zip(blanks.units.tolist(), blanks.centre.tolist(), strict=True))
+    for first in np.flatnonzero(np.isin(units, blanks.host[blanks.host >= 0])).tolist():
+        host, last = int(units[first]), first + 1
+        while last < len(units) and host_of.get(int(units[last]), -1) == host:
+            last += 1
+        segment = positions[offset[first] : offset[last - 1] + length[last - 1]]
+        centre = page.along_centres(segment[: length[first]])
+        key = np.arange(len(segment), dtype=np.float64)
+        for k in range(first + 1, last):
+            past = np.flatnonzero(np.isfinite(centre) & (centre > centre_of[int(units[k])]))
+            if len(past):
+                # Just before that glyph, the blank's glyphs in their order.
+                at = int(offset[k] - offset[first])
+                key[at : at + length[k]] = past[0] - 0.5 + np.arange(length[k]) / (length[k] + 1)
+        segment[:] = segment[np.argsort(key, kind="stable")]
+    return positions
 
 
 def _first_units(line: np.ndarray, is_mark: np.ndarray) -> np.ndarray:

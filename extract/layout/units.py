@@ -14,7 +14,8 @@ so text drawn at 90° (a landscape page shown through /Rotate, which leaves
 user space as it is, or a rotated region) is cut in its own frame: "left" is
 where its lines start, "top" where its first line is. Units in another
 direction (an arXiv stamp up the margin, axis labels) and units of blanks take
-no part in the cut: they follow the unit painted before them.
+no part in the cut: they follow the unit painted before them, but for blanks
+that sit on a line (``lines.blanks_on_their_lines``), which read inside it.
 
 Per-glyph work is column-wise numpy, done once per page.
 """
@@ -212,6 +213,36 @@ class Page:
             box = (self.x0, self.x1, self.y0, self.y1)
             found = self._nearest[key] = nearest_under(self.lib, box, ids, DESCENT, self.body)
         return found
+
+    def blank_units(self) -> tuple[np.ndarray, tuple[np.ndarray, ...]]:
+        """The units made only of blanks, set in the page's direction, and
+        per such unit the box its glyphs would have (x0, x1 along the line,
+        its mean baseline across it, its tallest height) and the sum of its
+        glyphs' own widths: a unit of blanks has no ink, so the page's boxes
+        leave it out (infinite), but where it lies still says which line it
+        belongs to (lines.blanks_on_their_lines)."""
+        table, stream = self.table, self.stream
+        blanks = np.flatnonzero((self.inked == 0) & (table.direction[stream[self.start]] @ self.along >= SAME_DIRECTION))
+        if not len(blanks):
+            return blanks, tuple(np.zeros(0) for _ in range(5))
+        count = self.end[blanks] - self.start[blanks]
+        first = np.cumsum(count) - count
+        glyphs = stream[np.repeat(self.start[blanks] - first, count) + np.arange(int(count.sum()))]
+        start, end = table.origin[glyphs] @ self.along, table.own_end[glyphs] @ self.along
+        low = np.minimum.reduceat(np.minimum(start, end), first)
+        high = np.maximum.reduceat(np.maximum(start, end), first)
+        origin = table.origin[glyphs]
+        base = np.add.reduceat(origin[:, 1] * self.along[0] - origin[:, 0] * self.along[1], first) / count
+        width = np.add.reduceat(np.abs(end - start), first)
+        return blanks, (low, high, base, np.maximum.reduceat(table.height[glyphs], first), width)
+
+    def along_centres(self, positions: np.ndarray) -> np.ndarray:
+        """Per stream position, its glyph's centre along the line (NaN for
+        a unit's leading and trailing blanks, which have no box here)."""
+        low, high, _ = self._glyph_x
+        low, high = low[positions], high[positions]
+        centre: np.ndarray = np.where(np.isfinite(low), (low + np.where(np.isfinite(high), high, 0.0)) / 2, np.nan)
+        return centre
 
     @property
     def first_word(self) -> np.ndarray:

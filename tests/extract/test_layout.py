@@ -1344,3 +1344,53 @@ def test_reference_mark_painted_first_reads_inside_its_line(mark_size: float):
     expected = [*lines]
     expected[1] = f"{head}[7] {tail}"
     assert layout(b).joined.text == "\n".join(expected)
+
+
+def test_spaces_painted_apart_from_their_lines_read_inside_them():
+    # lines.blanks_on_their_lines: a producer that paints every word and
+    # every space on a visit of its own (a piece per Td), here in shuffled
+    # order, leaves units made only of a blank, which have no ink and take
+    # no part in the cut; each still reads inside the line it sits on, where
+    # it sits along the line, never after whatever the stream painted before
+    # it. The left lines' trailing spaces lie in a gutter as narrow as a
+    # glyph height: they read inside their lines without joining the left
+    # line to the right one.
+    import random
+
+    b = PdfBuilder()
+    f = b.add_standard_font("Helvetica", widths=True)
+    columns = [wrap(prose("a", 40), 220), wrap(prose("b", 40), 220)]
+    pieces = []
+    for x0, lines, trailing in ((72.0, columns[0], True), (299.0, columns[1], False)):
+        for i, line in enumerate(lines):
+            x, y = x0, 700 - LEADING * i
+            for k, word in enumerate(line.split(" ")):
+                if k:
+                    pieces.append(show(f, x, y, " "))
+                    x += text_width(" ", "Helvetica", SIZE)
+                pieces.append(show(f, x, y, word))
+                x += text_width(word, "Helvetica", SIZE)
+            if trailing:
+                pieces.append(show(f, x, y, " "))
+    random.Random(19).shuffle(pieces)
+    b.add_page(" ".join(pieces))
+    expected = [*(line + " " for line in columns[0]), *columns[1]]
+    assert layout(b).joined.text == "\n".join(expected)
+
+
+def test_space_painted_apart_inside_a_piece_of_its_line_reads_where_it_lies():
+    # lines.blanks_on_their_lines, _blanks_among_glyphs: the stream paints
+    # a line's first word and the next piece (up to the middle of a word)
+    # one after the other, one unit with a word space inside it, then the
+    # space between them, then the rest of the word. The space reads where
+    # it lies, inside that unit, not after it: after it, it would part the
+    # word's two pieces.
+    b = PdfBuilder()
+    f = b.add_standard_font("Helvetica", widths=True)
+    first, rest = "stonea1", "maplea2 cl"
+    tail_x = 72 + text_width(f"{first} {rest}", "Helvetica", SIZE)
+    ops = [show(f, 72, 700, first), show(f, 72 + text_width(first + " ", "Helvetica", SIZE), 700, rest)]
+    ops += [show(f, 72 + text_width(first, "Helvetica", SIZE), 700, " "), show(f, tail_x, 700, "ouda3")]
+    ops += [show(f, 72, 700 - LEADING, "riverb4 ambera5")]
+    b.add_page(" ".join(ops))
+    assert layout(b).joined.text == "stonea1 maplea2 clouda3\nriverb4 ambera5"
