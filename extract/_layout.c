@@ -580,29 +580,32 @@ done:
 }
 
 /* One row i of run_pairs: restrict, so that the byte stores (which may alias
- * anything) do not force the columns to be reloaded, and the loop vectorizes. */
+ * anything) do not force the columns to be reloaded, and the loops vectorize;
+ * flush `f` only where it is asked for (NULL otherwise). */
 static void run_pairs_row(Py_ssize_t n, double y0, double x1, double reach, double e, double tol,
                           const double *restrict top, const double *restrict start, const double *restrict X1,
                           const double *restrict edge, char *restrict a, char *restrict p, char *restrict f) {
     for (Py_ssize_t j = 0; j < n; j++) {
         a[j] = y0 >= top[j];
         p[j] = (x1 <= start[j]) | (X1[j] <= reach);
-        f[j] = fabs(e - edge[j]) <= tol;
     }
+    if (f)
+        for (Py_ssize_t j = 0; j < n; j++) f[j] = fabs(e - edge[j]) <= tol;
 }
 
-/* ---- run_pairs(x0, y0, x1, y1, stacked, tol, rtl) -> (above, apart, flush)
+/* ---- run_pairs(x0, y0, x1, y1, stacked, tol, rtl, flush) -> (above, apart[, flush])
  * kernels.run_pairs (leaves._boxes, _stacked_in_place): per pair (i, j) of
  * runs (their boxes x0, y0, x1, y1, one per run), n x n bools each: run i
  * lies above run j (y0[i] >= y1[j] - stacked), they are apart along the line
- * (x1[i] <= x0[j] + tol or x1[j] <= x0[i] + tol), and they are flush on
- * the edge lines start from (|e[i] - e[j]| <= tol, e = -x1 on an `rtl` page,
- * else x0). NaN compares false, as in numpy. */
+ * (x1[i] <= x0[j] + tol or x1[j] <= x0[i] + tol), and, where `flush` asks,
+ * they are flush on the edge lines start from (|e[i] - e[j]| <= tol,
+ * e = -x1 on an `rtl` page, else x0). NaN compares false, as in numpy. */
 static PyObject *layout_run_pairs(PyObject *mod, PyObject *args) {
     PyObject *obj[4];
     double stacked, tol;
-    int rtl;
-    if (!PyArg_ParseTuple(args, "OOOOddp", &obj[0], &obj[1], &obj[2], &obj[3], &stacked, &tol, &rtl)) return NULL;
+    int rtl, with_flush;
+    if (!PyArg_ParseTuple(args, "OOOOddpp", &obj[0], &obj[1], &obj[2], &obj[3], &stacked, &tol, &rtl, &with_flush))
+        return NULL;
     View v[4];
     memset(v, 0, sizeof v);
     PyObject *result = NULL, *above = NULL, *apart = NULL, *flush = NULL;
@@ -613,13 +616,14 @@ static PyObject *layout_run_pairs(PyObject *mod, PyObject *args) {
     Py_ssize_t n = v[0].view.len / 8;
     for (int c = 1; c < 4; c++)
         if (v[c].view.len / 8 != n) { PyErr_SetString(PyExc_ValueError, "run columns differ in length"); goto done; }
+    if (n > 0 && n > PY_SSIZE_T_MAX / n) { PyErr_NoMemory(); goto done; }
     const double *X0 = v[0].view.buf, *Y0 = v[1].view.buf, *X1 = v[2].view.buf, *Y1 = v[3].view.buf;
     above = PyByteArray_FromStringAndSize(NULL, n * n);
     apart = PyByteArray_FromStringAndSize(NULL, n * n);
-    flush = PyByteArray_FromStringAndSize(NULL, n * n);
-    if (!above || !apart || !flush) goto done;
+    if (with_flush) flush = PyByteArray_FromStringAndSize(NULL, n * n);
+    if (!above || !apart || (with_flush && !flush)) goto done;
     char *A = PyByteArray_AS_STRING(above), *P = PyByteArray_AS_STRING(apart);
-    char *F = PyByteArray_AS_STRING(flush);
+    char *F = flush ? PyByteArray_AS_STRING(flush) : NULL;
     /* The per-run terms numpy broadcasts, computed once: the same doubles. */
     size_t cap = n ? (size_t)n : 1;
     top = malloc(3 * cap * sizeof(double));
@@ -631,8 +635,9 @@ static PyObject *layout_run_pairs(PyObject *mod, PyObject *args) {
         edge[k] = rtl ? -X1[k] : X0[k];
     }
     for (Py_ssize_t i = 0; i < n; i++)
-        run_pairs_row(n, Y0[i], X1[i], start[i], edge[i], tol, top, start, X1, edge, A + i * n, P + i * n, F + i * n);
-    result = PyTuple_Pack(3, above, apart, flush);
+        run_pairs_row(n, Y0[i], X1[i], start[i], edge[i], tol, top, start, X1, edge, A + i * n, P + i * n,
+                      F ? F + i * n : NULL);
+    result = flush ? PyTuple_Pack(3, above, apart, flush) : PyTuple_Pack(2, above, apart);
 done:
     free(top);
     Py_XDECREF(above); Py_XDECREF(apart); Py_XDECREF(flush);
@@ -703,7 +708,7 @@ static PyObject *layout_row_measures(PyObject *mod, PyObject *args) {
         goto done;
     Py_ssize_t size = vx0.view.len / 8, n = vi.view.len / 8, rows = vs.view.len / 8;
     if (vx1.view.len / 8 != size || vk.view.len / 8 != size) { PyErr_SetString(PyExc_ValueError, "unit columns differ in length"); goto done; }
-    if (!rows) { PyErr_SetString(PyExc_ValueError, "no rows"); goto done; }
+    if (rows <= 0) { PyErr_SetString(PyExc_ValueError, "no rows"); goto done; }
     const double *X0 = vx0.view.buf, *X1 = vx1.view.buf;
     const int64_t *inked = vk.view.buf, *ids = vi.view.buf, *S = vs.view.buf;
     if (check_ids(ids, n, size, "ids") < 0) goto done;

@@ -248,21 +248,25 @@ def run_pairs(
     stacked: float,
     tol: float,
     rtl: bool,
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    flush: bool = False,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
     """Per pair (i, j) of runs (their boxes x0, y0, x1, y1 of `box`, one
     per run): does run i lie above run j (its bottom at most `stacked` under
-    j's top), are they apart along the line (no overlap, within `tol`), and
-    do they start within `tol` of each other along the line (flush: their
-    right edges on an `rtl` page)? A leaf of hundreds of runs asks for
-    n x n of each: one pass, not a chain of broadcasts."""
+    j's top), are they apart along the line (no overlap, within `tol`), and,
+    where `flush` asks (else None), do they start within `tol` of each other
+    along the line (flush: their right edges on an `rtl` page)? A leaf of
+    hundreds of runs asks for n x n of each: one pass, not a chain of
+    broadcasts, and no flush matrix for the callers that do not read it."""
     x0, y0, x1, y1 = box
     if lib is not None:
         n = len(x0)
-        found = lib.run_pairs(*(np.ascontiguousarray(v, dtype=np.float64) for v in box), stacked, tol, rtl)
-        above_c, apart_c, flush_c = (np.frombuffer(v, dtype=bool).reshape(n, n) for v in found)
-        return above_c, apart_c, flush_c
+        found = lib.run_pairs(*(np.ascontiguousarray(v, dtype=np.float64) for v in box), stacked, tol, rtl, flush)
+        above_c, apart_c, *flush_c = (np.frombuffer(v, dtype=bool).reshape(n, n) for v in found)
+        return above_c, apart_c, flush_c[0] if flush_c else None
     above = y0[:, None] >= y1[None, :] - stacked
     apart = (x1[:, None] <= x0[None, :] + tol) | (x1[None, :] <= x0[:, None] + tol)
+    if not flush:
+        return above, apart, None
     edge = -x1 if rtl else x0
     return above, apart, np.abs(edge[:, None] - edge[None, :]) <= tol
 

@@ -382,7 +382,8 @@ def _stacked_in_place(page: Page, runs: list[np.ndarray]) -> list[np.ndarray]:
     test_running_head_painted_last_reads_first,
     test_title_above_a_column_painted_after_it_is_read_first."""
     n = len(runs)
-    above, apart, flush = _boxes(page, runs)
+    above, apart, flush = _boxes(page, run_boxes(page, runs), flush=True)
+    assert flush is not None  # asked for
     other = ~np.eye(n, dtype=bool)
     stacked = above & ~apart & flush & other
     order = None
@@ -446,14 +447,17 @@ def _paint_runs(page: Page, ids: np.ndarray) -> list[np.ndarray]:
     return split_at(ids, cuts)
 
 
-def _boxes(page: Page, runs: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Per pair of runs: does run i lie above run j, are they apart along
-    the line (no overlap in x, within ROW_OVERLAP), and do they start
-    within ROW_OVERLAP of each other along the line (flush; their right
-    edges on a right-to-left page)?"""
+def _boxes(
+    page: Page, box: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray], flush: bool = False
+) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+    """Per pair of runs (their boxes `box`, run_boxes): does run i lie above
+    run j, are they apart along the line (no overlap in x, within
+    ROW_OVERLAP), and, where `flush` asks (else None), do they start within
+    ROW_OVERLAP of each other along the line (flush; their right edges on a
+    right-to-left page)?"""
     # Stacked: the boxes overlap by less than STACKED body heights (tall
     # glyph boxes of consecutive lines overlap that much).
-    return run_pairs(page.lib, run_boxes(page, runs), STACKED * page.body, ROW_OVERLAP * page.body, page.rtl)
+    return run_pairs(page.lib, box, STACKED * page.body, ROW_OVERLAP * page.body, page.rtl, flush)
 
 
 def run_boxes(page: Page, runs: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -467,7 +471,7 @@ def _merge_interleaved(page: Page, runs: list[np.ndarray]) -> list[np.ndarray]:
     do. The merged run takes the place of the first painted one."""
     runs = list(runs)
     while len(runs) > 1:
-        above, apart, _ = _boxes(page, runs)
+        above, apart, _ = _boxes(page, run_boxes(page, runs))
         tangled = ~(above | above.T | apart)
         np.fill_diagonal(tangled, False)
         if not tangled.any():
@@ -488,7 +492,8 @@ def _merge_grids(page: Page, runs: list[np.ndarray]) -> list[np.ndarray]:
     not, and keep paint order."""
     if len(runs) < 2:
         return runs
-    above, apart, _ = _boxes(page, runs)
+    box = run_boxes(page, runs)
+    above, apart, _ = _boxes(page, box)
     text = [is_text_column(page, r) for r in runs]
     link = list(range(len(runs)))  # union-find over runs sharing rows
 
@@ -499,7 +504,7 @@ def _merge_grids(page: Page, runs: list[np.ndarray]) -> list[np.ndarray]:
 
     strong: set[int] = set()
     in_row: set[int] = set()  # runs that share rows with another
-    x0, _, x1, _ = run_boxes(page, runs)
+    x0, _, x1, _ = box
     narrow = (x1 - x0 < COLUMN_WIDTH * page.body).tolist()
     # Pairs apart along the line where most lines of the shorter run lie on
     # the other's baselines.
@@ -553,9 +558,10 @@ def _order_runs(page: Page, runs: list[np.ndarray]) -> list[np.ndarray] | None:
     n = len(runs)
     if n < 2:
         return runs
-    above, apart, _ = _boxes(page, runs)
+    box = run_boxes(page, runs)
+    above, apart, _ = _boxes(page, box)
     other = ~np.eye(n, dtype=bool)
-    x0, _, x1, _ = run_boxes(page, runs)
+    x0, _, x1, _ = box
     wide = x1 - x0 >= COLUMN_WIDTH * page.body
     leftward = (x1[None, :] <= x0[:, None] + ROW_OVERLAP * page.body) if page.rtl else (x1[:, None] <= x0[None, :] + ROW_OVERLAP * page.body)
     stacked = above & ~apart & other

@@ -102,9 +102,13 @@ def test_run_pairs_agree():
     for rng, n, special in _cases():
         x0, x1, y0, y1 = _boxes(rng, n, special)
         for rtl in (False, True):
-            found = _both(kernels.run_pairs, (x0, y0, x1, y1), 1.5, 2.5, rtl)
+            found = _both(kernels.run_pairs, (x0, y0, x1, y1), 1.5, 2.5, rtl, True)
             for k, relation in enumerate(found):
                 seen[k] |= (relation.any(), (~relation).any())
+            # Without flush: the same two matrices, and no third.
+            above, apart, flush = _both(kernels.run_pairs, (x0, y0, x1, y1), 1.5, 2.5, rtl, False)
+            assert flush is None
+            _same((above, apart), found[:2])
     assert seen.all()
 
 
@@ -257,7 +261,7 @@ def test_compiled_kernels_are_bounds_checked():
     with pytest.raises(ValueError):
         LIB.run_boxes(y, y, y, y, np.array([0, 1], dtype=np.int64), np.array([3], dtype=np.int64))
     with pytest.raises(ValueError):
-        LIB.run_pairs(y, y, y, np.zeros(2), 0.1, 0.1, False)
+        LIB.run_pairs(y, y, y, np.zeros(2), 0.1, 0.1, False, True)
     with pytest.raises(TypeError):
         LIB.rows(y, y, np.array([0, 1], dtype=np.int32), 0.1)
 
