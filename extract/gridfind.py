@@ -643,8 +643,27 @@ def _placed_cells(cells: list[_Cell], position: np.ndarray) -> tuple[list[_Cell]
 
 def _rounded(boxes: np.ndarray) -> list[tuple[float, float, float, float]]:
     """Boxes to 0.001 pt, rounded as Python rounds (numpy's round differs in the last digit)."""
-    values = [round(v, 3) for v in boxes.ravel().tolist()]
+    values = rounded_like_python(boxes.ravel())
     return list(zip(values[0::4], values[1::4], values[2::4], values[3::4], strict=True))
+
+
+def rounded_like_python(values: np.ndarray) -> list[float]:
+    """round(v, 3) of every value, column-wise. Python rounds the exact
+    value v x 1000 to the nearest integer q (ties to even) and returns the
+    double nearest q / 1000; IEEE division by 1000 is correctly rounded, so
+    rint(v * 1000) / 1000 is that double wherever the computed product
+    (within half an ulp of the exact one) lies more than a few ulps from a
+    half, on the same side of it as the exact one. The few values near a
+    half, not finite, or too large for q to be exact go to round() itself."""
+    with np.errstate(invalid="ignore", over="ignore"):  # inf and NaN are round()'s
+        scaled = values * 1000.0
+        magnitude = np.abs(scaled)
+        frac = np.abs(scaled - np.trunc(scaled))  # exact below 2**52
+        hard = ~(magnitude < 2.0**52) | (np.abs(frac - 0.5) <= 4 * np.spacing(magnitude))
+    out: list[float] = (np.rint(scaled) / 1000.0).tolist()
+    for k in np.flatnonzero(hard).tolist():
+        out[k] = round(float(values[k]), 3)
+    return out
 
 
 def _cell_mcids(table: GlyphTable, glyphs: np.ndarray, starts: np.ndarray) -> list[tuple[int, ...]]:

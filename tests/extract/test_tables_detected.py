@@ -4,11 +4,13 @@ prose stays prose."""
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 from pdfbuilder import PdfBuilder
 from tabledocs import cells_by_column, ruled_table, text_at
 
 from ragprep.extract import extract_document
+from ragprep.extract.gridfind import rounded_like_python
 
 ROWS = [
     ["Station", "River", "Flow"],
@@ -193,3 +195,18 @@ def test_aligned_table_in_one_column_of_a_two_column_page_leaves_the_other_colum
     assert texts(table) == [["Dataset", "Train", "Test"], ["Natural Questions", "79168", "3610"],
                             ["TriviaQA", "78785", "11313"], ["WebQuestions", "3417", "2032"], ["TREC", "1353", "694"]]  # fmt: skip
     assert "which makes the training cheaper than sampling anew" in result.pages[0].text
+
+
+def test_cell_boxes_round_as_python_rounds_them():
+    # rint(v * 1000) / 1000 misses these by a digit (the product lands on the
+    # other side of a half); an exact tie rounds to even; -0.0004 keeps its
+    # sign; what is not finite or too large passes through round() itself.
+    rng = np.random.default_rng(5)
+    values = np.concatenate(
+        [
+            [-768.6825, 1253.0805, 597.6625, 0.0625, -0.0625, -0.0004, -0.0, np.inf, -np.inf, np.nan, 1e300, 2.0**60],
+            rng.integers(-2_000_000, 2_000_000, 5000) / 1000.0 + 0.0005,
+            rng.uniform(-2000.0, 2000.0, 5000),
+        ]
+    )
+    assert [repr(v) for v in rounded_like_python(values)] == [repr(round(v, 3)) for v in values.tolist()]
