@@ -271,7 +271,13 @@ def _paragraphs(page: Page, blocks: list[np.ndarray]) -> list[np.ndarray]:
     wrapping = [block for block in blocks if len(block) > 1 and wraps(page, *rows_of(page, block))]
     if not wrapping:
         return []
-    rest = np.setdiff1d(np.concatenate(blocks), np.concatenate(wrapping))
+    # The lines of the other blocks (setdiff1d's sorted result, by a mask:
+    # blocks partition the leaf's lines).
+    lines = np.concatenate(blocks)
+    other = np.zeros(int(lines.max()) + 1, dtype=bool)
+    other[lines] = True
+    other[np.concatenate(wrapping)] = False
+    rest = np.flatnonzero(other)
     kept = []
     for block in wrapping:
         x0, x1 = page.x0[block].min(), page.x1[block].max()
@@ -494,7 +500,6 @@ def _merge_grids(page: Page, runs: list[np.ndarray]) -> list[np.ndarray]:
         return runs
     box = run_boxes(page, runs)
     above, apart, _ = _boxes(page, box)
-    text = [is_text_column(page, r) for r in runs]
     link = list(range(len(runs)))  # union-find over runs sharing rows
 
     def root(k: int) -> int:
@@ -512,7 +517,8 @@ def _merge_grids(page: Page, runs: list[np.ndarray]) -> list[np.ndarray]:
         # A table's columns are narrower than a text column, and not both
         # running text: a table's column of sentences wraps like prose
         # beside its column of labels, two narrow columns of prose both do.
-        if (text[i] and text[j]) or not (narrow[i] and narrow[j]):
+        # (is_text_column is asked last: most pairs are not both narrow.)
+        if not (narrow[i] and narrow[j]) or (is_text_column(page, runs[i]) and is_text_column(page, runs[j])):
             continue
         link[root(j)] = root(i)
         if shared >= GRID_ROWS:
@@ -528,8 +534,9 @@ def _merge_grids(page: Page, runs: list[np.ndarray]) -> list[np.ndarray]:
         groups.setdefault(root(k), []).append(k)
     merged: list[np.ndarray] = []
     for members in groups.values():
-        rows = _distinct_rows(page, np.concatenate([runs[k] for k in members]))
-        if (len(members) >= 3 and rows >= 3) or (len(members) == 2 and strong & set(members)):
+        # (Rows are counted only for groups of three runs or more.)
+        rows = len(members) >= 3 and _distinct_rows(page, np.concatenate([runs[k] for k in members])) >= 3
+        if rows or (len(members) == 2 and strong & set(members)):
             merged.append(_grid_rows(page, np.concatenate([runs[k] for k in members])))
         else:
             merged.extend(runs[k] for k in members)
