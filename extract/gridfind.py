@@ -40,7 +40,7 @@ import numpy as np
 
 from ragprep.extract.config import ExtractConfig
 from ragprep.extract.geometric import JoinedText, join, text_glyphs
-from ragprep.extract.glyphs import NO_MCID, GlyphTable
+from ragprep.extract.glyphs import NO_MCID, GlyphTable, rows_at
 from ragprep.extract.groups import concat_ranges, group_ids, group_medians, running_max
 from ragprep.extract.native import compiled_grids
 from ragprep.extract.paths import LINE, RECT, PathTable
@@ -191,7 +191,7 @@ def ruled_grids(table: GlyphTable, paths: PathTable, glyphs: np.ndarray) -> list
         hs = horizontal[roots[:n_h] == root]
         vs = vertical[roots[n_h:] == root]
         if centres is None:  # only a page with a grid of rules needs them
-            corners = table.quad[glyphs]
+            corners = rows_at(table.quad, glyphs)
             # quad.mean(axis=1), summed in the order it sums the four corners
             centres = (((corners[:, 0] + corners[:, 1]) + corners[:, 2]) + corners[:, 3]) / 4
         cells = _grid_cells(table, hs, vs, glyphs, centres)
@@ -595,7 +595,7 @@ def _table(
     placed, glyphs, starts = _placed_cells(cells, position)
     if not placed:
         return Table(f"d{page}.{k}", method, n_rows, n_cols, 0, (page,), ())
-    x0, y0, x1, y1 = _extents(table.quad[glyphs])
+    x0, y0, x1, y1 = _extents(rows_at(table.quad, glyphs))
     rounded = _rounded(
         np.column_stack(
             [

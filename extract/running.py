@@ -63,7 +63,7 @@ import numpy as np
 
 from ragprep.extract.config import ExtractConfig
 from ragprep.extract.geometric import SAME_DIRECTION, line_break_rule, reading_direction, text_glyphs, unit_breaks
-from ragprep.extract.glyphs import GlyphTable
+from ragprep.extract.glyphs import GlyphTable, rows_at
 
 Box = tuple[float, float, float, float]
 
@@ -160,7 +160,7 @@ def _band_glyphs(
     low, high = float(corners.min()), float(corners.max())
     band = config.running_band * (high - low)
     glyphs = visible[(centre >= high - band) | (centre <= low + band)]
-    glyphs = glyphs[(table.direction[glyphs] @ along >= SAME_DIRECTION) & (table.wmode[glyphs] == 0)]
+    glyphs = glyphs[(rows_at(table.direction, glyphs) @ along >= SAME_DIRECTION) & (table.wmode[glyphs] == 0)]
     texts = table.text[glyphs].tolist()
     # Glyphs whose text an /ActualText replaced carry none (geometric.text_glyphs).
     inked_glyph = np.fromiter(map(bool, texts), dtype=bool, count=len(texts))
@@ -180,11 +180,11 @@ def _segments(
     form: the line rule, and a space where the gap along the line is a
     word's. The text only needs to be the same on every page, not the page
     text."""
-    direction, origin, height = table.direction[glyphs], table.origin[glyphs], table.height[glyphs]
+    direction, origin, height = rows_at(table.direction, glyphs), rows_at(table.origin, glyphs), table.height[glyphs]
     line_break, _, _ = line_break_rule(
         direction[:-1], direction[1:], origin[:-1], origin[1:], height[:-1], height[1:], config
     )
-    gap = np.einsum("ij,ij->i", origin[1:] - table.own_end[glyphs[:-1]], direction[:-1])
+    gap = np.einsum("ij,ij->i", origin[1:] - rows_at(table.own_end, glyphs[:-1]), direction[:-1])
     # A line starts where layout mode starts a unit: at a line break, or at
     # a jump along the line wider than a glyph height or far back.
     start = np.ones(len(glyphs), dtype=bool)

@@ -17,7 +17,7 @@ import numpy as np
 from ragprep.extract.blocks import BlockLabel, block_break
 from ragprep.extract.config import ExtractConfig
 from ragprep.extract.geometric import MAX_VALUE, SAME_DIRECTION, reading_direction
-from ragprep.extract.glyphs import GlyphTable
+from ragprep.extract.glyphs import GlyphTable, rows_at
 from ragprep.extract.layout.params import FLUSH, HEADING_LINES, HEADING_PAGE_SHARE, HEADING_SHARE, HEADING_SIZE, INDENT_MAX, INDENT_MIN, MAX_HEADING_LEVEL
 from ragprep.extract.layout.units import Moves, line_moves, reads_rtl
 
@@ -79,7 +79,7 @@ def _indented_lines(
         return result
     line_starts = np.concatenate([[0], line_starts])
     first = order[line_starts]
-    left = np.einsum("ij,ij->i", table.origin[first], table.direction[first])
+    left = np.einsum("ij,ij->i", rows_at(table.origin, first), rows_at(table.direction, first))
     indent = left[1:-1] - left[:-2]
     flush = np.abs(left[2:] - left[:-2])
     h = table.height[first[1:-1]]
@@ -120,7 +120,7 @@ def block_labels(table: GlyphTable, ordering: Ordering) -> tuple[np.ndarray, lis
         # Text across the page's direction (an arXiv stamp up the margin) is
         # no heading, however large.
         along = reading_direction(table, order) if ordering.along is None else ordering.along
-        heading[heading] = table.direction[order[starts[heading]]] @ along >= SAME_DIRECTION
+        heading[heading] = rows_at(table.direction, order[starts[heading]]) @ along >= SAME_DIRECTION
     if not heading.any():
         return paragraphs
     sizes = np.unique(block_size[heading])[::-1]  # largest first

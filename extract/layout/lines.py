@@ -16,6 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ragprep.extract.geometric import SAME_DIRECTION
+from ragprep.extract.glyphs import rows_at
 from ragprep.extract.layout.kernels import backward_units, marks_beside
 from ragprep.extract.layout.params import BACK_STEP, DESCENT, DOUBLE_STRIKE, LINE_BASELINE, LINE_JOIN_GAP, MARK_SIZE
 from ragprep.extract.layout.units import Page
@@ -228,7 +229,7 @@ def glyphs_along(page: Page) -> np.ndarray | None:
     if page.rtl or len(page.stream) < 2:
         return None
     table, stream = page.table, page.stream
-    centre = (table.origin[stream] + table.own_end[stream]) / 2
+    centre = (rows_at(table.origin, stream) + rows_at(table.own_end, stream)) / 2
     x = centre @ page.along
     height = table.height[stream]
     # Only glyphs set in the page's writing direction: along its own
@@ -236,7 +237,7 @@ def glyphs_along(page: Page) -> np.ndarray | None:
     # among upright ones) steps back as it goes forward. A glyph at a time,
     # backwards: each step back narrower than a glyph height (a title's
     # letters painted last to first), BACK_STEP heights or more.
-    aligned = table.direction[stream] @ page.along >= SAME_DIRECTION
+    aligned = rows_at(table.direction, stream) @ page.along >= SAME_DIRECTION
     backwards = backward_units(page.lib, x, height, aligned, (page.start, page.end), BACK_STEP)
     if not backwards.any():
         return None

@@ -29,7 +29,7 @@ import numpy as np
 from ragprep.extract.bidi import is_rtl
 from ragprep.extract.config import ExtractConfig
 from ragprep.extract.geometric import SAME_DIRECTION, line_break_rule, most_common, reading_direction, unit_breaks
-from ragprep.extract.glyphs import GlyphTable
+from ragprep.extract.glyphs import GlyphTable, rows_at
 from ragprep.extract.layout.kernels import blank_edges, compiled_layout, letter_counts, nearest_under, text_classes
 from ragprep.extract.layout.params import BLANK_GAP, WORD_GAP, DESCENT, FIRST_RTL, GUTTER, LETTER_SAMPLE, RTL_SAMPLE, SKEWED
 
@@ -48,7 +48,9 @@ def unit_starts(moves: Moves, glyphs: Gathered, texts: np.ndarray) -> np.ndarray
     if len(near):
         blank = np.fromiter(map(str.isspace, texts[near].tolist()), dtype=bool, count=len(near))
         near = near[blank]
-        width = np.einsum("ij,ij->i", glyphs.own_end[near] - glyphs.origin[near], glyphs.direction[near])
+        width = np.einsum(
+            "ij,ij->i", rows_at(glyphs.own_end, near) - rows_at(glyphs.origin, near), rows_at(glyphs.direction, near)
+        )
         cut[near] = unit_breaks(moves.line_break[1:][near], gap[near] + width, height[near], next_height[near])
     return np.concatenate([[0], np.flatnonzero(cut) + 1])
 
@@ -74,7 +76,8 @@ class Gathered:
 
     @classmethod
     def of(cls, table: GlyphTable, order: np.ndarray) -> "Gathered":
-        return cls(table.direction[order], table.origin[order], table.own_end[order], table.height[order])
+        # rows_at: the three 2-D gathers are most of a page's cost here.
+        return cls(rows_at(table.direction, order), rows_at(table.origin, order), rows_at(table.own_end, order), table.height[order])
 
 
 def line_moves(
@@ -132,8 +135,8 @@ def reordered_moves(
     if len(fresh):
         prev, cur = stream[positions[fresh]], stream[positions[fresh + 1]]
         measured = _pair_moves(
-            table.direction[prev], table.direction[cur], table.origin[prev], table.origin[cur],
-            table.own_end[prev], table.height[prev], table.height[cur], config,
+            rows_at(table.direction, prev), rows_at(table.direction, cur), rows_at(table.origin, prev),
+            rows_at(table.origin, cur), rows_at(table.own_end, prev), table.height[prev], table.height[cur], config,
         )  # fmt: skip
         for column, values in zip((breaks, across, gap, height), measured, strict=True):
             column[fresh] = values
@@ -188,7 +191,7 @@ class Page:
         # than the page (a rotated stamp, axis labels) would span rows and
         # gutters in this frame; a unit of blanks has no place at all. Both
         # follow the unit painted before them instead (see emit).
-        self.placed = (glyphs.direction[unit_start] @ along >= SAME_DIRECTION) & (self.inked > 0)
+        self.placed = (rows_at(glyphs.direction, unit_start) @ along >= SAME_DIRECTION) & (self.inked > 0)
         self.body = most_common(glyphs.height, 10) or 1.0
         self.gutter = GUTTER * self.body
         self._rtl: bool | None = None

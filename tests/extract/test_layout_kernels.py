@@ -21,6 +21,7 @@ from codepath import on_path
 from corpusdir import corpus_paths
 
 from ragprep.extract import ExtractConfig, GlyphTable, PDFReadError, open_document
+from ragprep.extract.glyphs import rows_at
 from ragprep.extract.layout import kernels, read_layout
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # the repository root: bench/
@@ -252,6 +253,18 @@ def test_text_classes_and_letter_counts_agree():
         for _ in range(10):
             ids = rng.permutation(20)[: int(rng.integers(0, 21))].astype(np.int64)
             _both(kernels.letter_counts, start, end, ids, classes, sample)
+
+
+def test_rows_at_gathers_as_indexing_does():
+    # The glyph table's columns of one, two and three dimensions, gathered
+    # in any order, repeated, from the end, or not at all.
+    rng = np.random.default_rng(3)
+    for shape in ((40,), (40, 2), (40, 4, 2)):
+        column = rng.random(shape)
+        for index in (rng.integers(0, 40, 100), np.array([-1, 0, -40, 39]), np.zeros(0, dtype=np.int64)):
+            found = rows_at(column, index)
+            assert found.shape == column[index].shape and np.array_equal(found, column[index])
+            assert found.flags.c_contiguous
 
 
 def test_compiled_kernels_are_bounds_checked():
