@@ -579,6 +579,32 @@ done:
     return result;
 }
 
+/* The four float64 columns of run boxes (x0, y0, x1, y1), all one length,
+ * and the per-run terms run_pairs and run_stacking broadcast, computed once
+ * (the same doubles as numpy's): top[k] = y1[k] - stacked, start[k] = x0[k]
+ * + tol, edge[k] = -x1[k] on an `rtl` page, else x0[k], in one malloc'd
+ * block of three columns at *terms (the caller frees it). The run count, or
+ * -1 with an exception set. */
+static Py_ssize_t get_run_terms(PyObject *const obj[4], View v[4], double stacked, double tol, int rtl, double **terms) {
+    static const char *names[4] = {"x0", "y0", "x1", "y1"};
+    for (int c = 0; c < 4; c++)
+        if (get_view(obj[c], &v[c], "d", 8, names[c]) < 0) return -1;
+    Py_ssize_t n = v[0].view.len / 8;
+    for (int c = 1; c < 4; c++)
+        if (v[c].view.len / 8 != n) { PyErr_SetString(PyExc_ValueError, "run columns differ in length"); return -1; }
+    size_t cap = n ? (size_t)n : 1;
+    double *top = *terms = malloc(3 * cap * sizeof(double));
+    if (!top) { PyErr_NoMemory(); return -1; }
+    double *start = top + cap, *edge = start + cap;
+    const double *X0 = v[0].view.buf, *X1 = v[2].view.buf, *Y1 = v[3].view.buf;
+    for (Py_ssize_t k = 0; k < n; k++) {
+        top[k] = Y1[k] - stacked;
+        start[k] = X0[k] + tol;
+        edge[k] = rtl ? -X1[k] : X0[k];
+    }
+    return n;
+}
+
 /* One row i of run_pairs: restrict, so that the byte stores (which may alias
  * anything) do not force the columns to be reloaded, and the loops vectorize;
  * flush `f` only where it is asked for (NULL otherwise). */
@@ -610,30 +636,18 @@ static PyObject *layout_run_pairs(PyObject *mod, PyObject *args) {
     memset(v, 0, sizeof v);
     PyObject *result = NULL, *above = NULL, *apart = NULL, *flush = NULL;
     double *top = NULL;
-    static const char *names[4] = {"x0", "y0", "x1", "y1"};
-    for (int c = 0; c < 4; c++)
-        if (get_view(obj[c], &v[c], "d", 8, names[c]) < 0) goto done;
-    Py_ssize_t n = v[0].view.len / 8;
-    for (int c = 1; c < 4; c++)
-        if (v[c].view.len / 8 != n) { PyErr_SetString(PyExc_ValueError, "run columns differ in length"); goto done; }
+    Py_ssize_t n = get_run_terms(obj, v, stacked, tol, rtl, &top);
+    if (n < 0) goto done;
     if (n > 0 && n > PY_SSIZE_T_MAX / n) { PyErr_NoMemory(); goto done; }
-    const double *X0 = v[0].view.buf, *Y0 = v[1].view.buf, *X1 = v[2].view.buf, *Y1 = v[3].view.buf;
+    const double *Y0 = v[1].view.buf, *X1 = v[2].view.buf;
+    size_t cap = n ? (size_t)n : 1;
+    const double *start = top + cap, *edge = start + cap;
     above = PyByteArray_FromStringAndSize(NULL, n * n);
     apart = PyByteArray_FromStringAndSize(NULL, n * n);
     if (with_flush) flush = PyByteArray_FromStringAndSize(NULL, n * n);
     if (!above || !apart || (with_flush && !flush)) goto done;
     char *A = PyByteArray_AS_STRING(above), *P = PyByteArray_AS_STRING(apart);
     char *F = flush ? PyByteArray_AS_STRING(flush) : NULL;
-    /* The per-run terms numpy broadcasts, computed once: the same doubles. */
-    size_t cap = n ? (size_t)n : 1;
-    top = malloc(3 * cap * sizeof(double));
-    if (!top) { PyErr_NoMemory(); goto done; }
-    double *start = top + cap, *edge = start + cap;
-    for (Py_ssize_t k = 0; k < n; k++) {
-        top[k] = Y1[k] - stacked;
-        start[k] = X0[k] + tol;
-        edge[k] = rtl ? -X1[k] : X0[k];
-    }
     for (Py_ssize_t i = 0; i < n; i++)
         run_pairs_row(n, Y0[i], X1[i], start[i], edge[i], tol, top, start, X1, edge, A + i * n, P + i * n,
                       F ? F + i * n : NULL);
@@ -641,6 +655,71 @@ static PyObject *layout_run_pairs(PyObject *mod, PyObject *args) {
 done:
     free(top);
     Py_XDECREF(above); Py_XDECREF(apart); Py_XDECREF(flush);
+    for (int c = 0; c < 4; c++) release(&v[c]);
+    return result;
+}
+
+/* Runs j in [lo, hi) against run i for run_stacking (i itself left out by
+ * the caller): how many j run i lies above (added to *above), how many of
+ * them are stacked with it (not apart, flush; added to *stacked), and per j
+ * whether i does not lie above it (added to not_above[j]). Branch-free: one
+ * comparison chain per pair, no n x n store. */
+static void run_stacking_row(Py_ssize_t lo, Py_ssize_t hi, double y0, double x1, double reach, double e, double tol,
+                             const double *restrict top, const double *restrict start, const double *restrict X1,
+                             const double *restrict edge, int64_t *restrict not_above, int64_t *above,
+                             int64_t *stacked) {
+    int64_t a_sum = 0, s_sum = 0;
+    for (Py_ssize_t j = lo; j < hi; j++) {
+        int64_t a = y0 >= top[j];
+        int64_t s = a & !((x1 <= start[j]) | (X1[j] <= reach)) & (fabs(e - edge[j]) <= tol);
+        a_sum += a;
+        s_sum += s;
+        not_above[j] += 1 - a;
+    }
+    *above += a_sum;
+    *stacked += s_sum;
+}
+
+/* ---- run_stacking(x0, y0, x1, y1, stacked, tol, rtl) -> (pairs, upward, runs_up, top, bottom)
+ * kernels.run_stacking (leaves._stacked_in_place): of run_pairs' relations
+ * (the same doubles, the same comparisons), what the leaf's order reads
+ * without the n x n matrices: how many pairs (i, j), i != j, are stacked
+ * (above, not apart, flush); how many of them upward (i painted after j,
+ * j < i); how many runs i have such a j; and the runs above every other
+ * (top) and below every other (bottom). */
+static PyObject *layout_run_stacking(PyObject *mod, PyObject *args) {
+    PyObject *obj[4];
+    double stacked, tol;
+    int rtl;
+    if (!PyArg_ParseTuple(args, "OOOOddp", &obj[0], &obj[1], &obj[2], &obj[3], &stacked, &tol, &rtl)) return NULL;
+    View v[4];
+    memset(v, 0, sizeof v);
+    PyObject *result = NULL;
+    double *top = NULL;
+    int64_t *ints = NULL;
+    Py_ssize_t n = get_run_terms(obj, v, stacked, tol, rtl, &top);
+    if (n < 0) goto done;
+    const double *Y0 = v[1].view.buf, *X1 = v[2].view.buf;
+    size_t cap = n ? (size_t)n : 1;
+    const double *start = top + cap, *edge = start + cap;
+    ints = calloc(3 * cap, sizeof(int64_t));
+    if (!ints) { PyErr_NoMemory(); goto done; }
+    int64_t *not_above = ints, *top_ids = ints + cap, *bottom_ids = ints + 2 * cap;
+    Py_ssize_t pairs = 0, upward = 0, runs_up = 0, tops = 0, bottoms = 0;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        int64_t above = 0, before = 0, after = 0;  /* stacked pairs with j < i, with j > i */
+        run_stacking_row(0, i, Y0[i], X1[i], start[i], edge[i], tol, top, start, X1, edge, not_above, &above, &before);
+        run_stacking_row(i + 1, n, Y0[i], X1[i], start[i], edge[i], tol, top, start, X1, edge, not_above, &above, &after);
+        pairs += before + after;
+        upward += before;
+        runs_up += before > 0;
+        if (above == n - 1) top_ids[tops++] = i;
+    }
+    for (Py_ssize_t k = 0; k < n; k++)
+        if (!not_above[k]) bottom_ids[bottoms++] = k;
+    result = Py_BuildValue("(nnnNN)", pairs, upward, runs_up, int64_bytes(top_ids, tops), int64_bytes(bottom_ids, bottoms));
+done:
+    free(top); free(ints);
     for (int c = 0; c < 4; c++) release(&v[c]);
     return result;
 }
@@ -1256,6 +1335,8 @@ static PyMethodDef module_methods[] = {
     {"stream_visits", (PyCFunction)layout_stream_visits, METH_VARARGS, "A part sorted, and where the stream leaves it."},
     {"run_boxes", (PyCFunction)layout_run_boxes, METH_VARARGS, "The box of each run of units."},
     {"run_pairs", (PyCFunction)layout_run_pairs, METH_VARARGS, "Per pair of runs: above, apart, flush."},
+    {"run_stacking", (PyCFunction)layout_run_stacking, METH_VARARGS,
+     "Of a leaf's runs: stacked pairs, those painted upward, runs painted up, the top and bottom runs."},
     {"side_by_side_pairs", (PyCFunction)layout_side_by_side_pairs, METH_VARARGS,
      "Long units, and neighbouring pairs of them a gutter apart on one row."},
     {"row_measures", (PyCFunction)layout_row_measures, METH_VARARGS, "Median row extent, rows side by side, median row glyphs."},

@@ -17,6 +17,7 @@ from __future__ import annotations
 import bisect
 import heapq
 import os
+from dataclasses import dataclass
 from types import ModuleType
 
 import numpy as np
@@ -269,6 +270,48 @@ def run_pairs(
         return above, apart, None
     edge = -x1 if rtl else x0
     return above, apart, np.abs(edge[:, None] - edge[None, :]) <= tol
+
+
+@dataclass(frozen=True, eq=False)
+class RunStacking:
+    """What leaves._stacked_in_place reads of a leaf's runs (run_stacking)."""
+
+    pairs: int  # pairs (i, j), i != j, stacked: i above j, not apart, flush
+    upward: int  # of those, the pairs where i is painted after j (j < i)
+    runs_up: int  # the runs i painted after a run j they are stacked over
+    top: np.ndarray  # the runs above every other run
+    bottom: np.ndarray  # the runs below every other run
+
+
+def run_stacking(
+    lib: ModuleType | None,
+    box: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray],
+    stacked: float,
+    tol: float,
+    rtl: bool,
+) -> RunStacking:
+    """Of run_pairs' relations of the runs (boxes x0, y0, x1, y1 of `box`):
+    the counts and the top and bottom runs leaves._stacked_in_place decides
+    from, without handing it three n x n matrices (a leaf that reads down
+    the page needs none of them unless its stream paints runs up)."""
+    if lib is not None:
+        pairs, upward, runs_up, top, bottom = lib.run_stacking(
+            *(np.ascontiguousarray(v, dtype=np.float64) for v in box), stacked, tol, rtl
+        )
+        return RunStacking(pairs, upward, runs_up, np.frombuffer(top, dtype=np.int64), np.frombuffer(bottom, dtype=np.int64))
+    above, apart, flush = run_pairs(None, box, stacked, tol, rtl, True)
+    assert flush is not None  # asked for
+    other = ~np.eye(len(above), dtype=bool)
+    stacked_pairs = above & ~apart & flush & other
+    upward = np.tril(stacked_pairs, -1)  # [i, j]: i painted after j, over it
+    over = above | ~other
+    return RunStacking(
+        int(np.count_nonzero(stacked_pairs)),
+        int(np.count_nonzero(upward)),
+        int(np.count_nonzero(upward.any(axis=1))),
+        np.flatnonzero(over.all(axis=1)),
+        np.flatnonzero(over.all(axis=0)),
+    )
 
 
 def side_by_side_pairs(

@@ -52,7 +52,7 @@ from ragprep.extract.layout.params import (
     SAME_BASELINE,
     STACKED,
 )
-from ragprep.extract.layout.kernels import back_up_moves, emit_leaves, kahn, paint_run_cuts, run_pairs
+from ragprep.extract.layout.kernels import RunStacking, back_up_moves, emit_leaves, kahn, paint_run_cuts, run_pairs, run_stacking
 from ragprep.extract.layout.kernels import run_boxes as kernel_run_boxes
 from ragprep.extract.layout.regions import SharedBaselines, baseline, is_text_column, rows_of, split_at, wraps
 from ragprep.extract.layout.units import Page
@@ -388,31 +388,36 @@ def _stacked_in_place(page: Page, runs: list[np.ndarray]) -> list[np.ndarray]:
     test_running_head_painted_last_reads_first,
     test_title_above_a_column_painted_after_it_is_read_first."""
     n = len(runs)
-    above, apart, flush = _boxes(page, run_boxes(page, runs), flush=True)
-    assert flush is not None  # asked for
+    box = run_boxes(page, runs)
+    stacking = run_stacking(page.lib, box, STACKED * page.body, ROW_OVERLAP * page.body, page.rtl)
     other = ~np.eye(n, dtype=bool)
-    stacked = above & ~apart & flush & other
-    order = None
-    if _stream_paints_runs_up(stacked):
-        order = kahn(page.lib, _with_bands(page, runs, stacked, above, other))
-    if order is None:
-        order = kahn(page.lib, _with_bands(page, runs, np.zeros((n, n), dtype=bool), above, other))
+    if _stream_paints_runs_up(stacking):
+        above, apart, flush = _boxes(page, box, flush=True)
+        assert flush is not None  # asked for
+        order = kahn(page.lib, _with_bands(page, runs, above & ~apart & flush & other, above, other))
+        if order is not None:
+            return [runs[k] for k in order]
+    elif all(is_text_column(page, runs[k]) for k in {*stacking.top.tolist(), *stacking.bottom.tolist()}):
+        # No furniture in a band (_with_bands): no constraint at all, and
+        # Kahn's order over none is paint order.
+        return runs
+    above, _, _ = _boxes(page, box)
+    order = kahn(page.lib, _with_bands(page, runs, np.zeros((n, n), dtype=bool), above, other))
     return runs if order is None else [runs[k] for k in order]
 
 
-def _stream_paints_runs_up(stacked: np.ndarray) -> bool:
+def _stream_paints_runs_up(stacking: RunStacking) -> bool:
     """Is the stream no witness of the order of a leaf's runs (in paint
-    order) one above the other, flush on one edge (`stacked`): are two runs
-    or more painted after a run under them, in more than CONSISTENT of the
-    pairs? A producer painting in reading order paints a run over one it
-    painted already only for a float it placed there (a callout painted
-    after the text under it: one run, its tie the stream's to break); one
-    that paints the bottom band first, or the page column by column, paints
-    several so, and the runs read top to bottom. Fixture:
+    order) one above the other, flush on one edge (`stacking`, of the
+    pairs so stacked): are two runs or more painted after a run under them,
+    in more than CONSISTENT of the pairs? A producer painting in reading
+    order paints a run over one it painted already only for a float it
+    placed there (a callout painted after the text under it: one run, its
+    tie the stream's to break); one that paints the bottom band first, or
+    the page column by column, paints several so, and the runs read top to
+    bottom. Fixture:
     test_paragraphs_of_a_column_painted_up_the_page_read_top_to_bottom."""
-    upward = np.tril(stacked, -1)  # [i, j]: i painted after j, over it
-    runs_up = int(np.count_nonzero(upward.any(axis=1)))
-    return runs_up > 1 and int(np.count_nonzero(upward)) > CONSISTENT * int(np.count_nonzero(stacked))
+    return stacking.runs_up > 1 and stacking.upward > CONSISTENT * stacking.pairs
 
 
 def reads_down(page: Page, ids: np.ndarray) -> bool:

@@ -113,6 +113,25 @@ def test_run_pairs_agree():
     assert seen.all()
 
 
+def test_run_stacking_agrees():
+    # The same boxes as run_pairs': counts, and top and bottom runs, found
+    # on some leaves and not on others (a page's runs stacked one over
+    # another, flush, painted up: a column of its paragraphs painted last first).
+    seen = np.zeros(4, dtype=bool)
+    for rng, n, special in _cases():
+        x0, x1, y0, y1 = _boxes(rng, n, special)
+        stacks = [(x0, y0, x1, y1)]
+        if n > 1:
+            top = np.arange(n, dtype=np.float64) * 20.0
+            stacks.append((np.zeros(n), top, np.full(n, 50.0), top + 10.0))
+        for box in stacks:
+            for rtl in (False, True):
+                reference, compiled = kernels.run_stacking(None, box, 1.5, 2.5, rtl), kernels.run_stacking(LIB, box, 1.5, 2.5, rtl)
+                _same(tuple(vars(reference).values()), tuple(vars(compiled).values()))
+                seen |= (compiled.upward > 0, compiled.pairs > compiled.upward, len(compiled.top) > 0, len(compiled.bottom) == 0)
+    assert seen.all()
+
+
 def test_paint_run_cuts_and_side_by_side_pairs_agree():
     for rng, n, special in _cases():
         if n < 1:
@@ -275,6 +294,8 @@ def test_compiled_kernels_are_bounds_checked():
         LIB.run_boxes(y, y, y, y, np.array([0, 1], dtype=np.int64), np.array([3], dtype=np.int64))
     with pytest.raises(ValueError):
         LIB.run_pairs(y, y, y, np.zeros(2), 0.1, 0.1, False, True)
+    with pytest.raises(ValueError):
+        LIB.run_stacking(y, y, np.zeros(2), y, 0.1, 0.1, False)
     with pytest.raises(TypeError):
         LIB.rows(y, y, np.array([0, 1], dtype=np.int32), 0.1)
 
