@@ -1006,6 +1006,82 @@ done:
  * above it so. */
 static inline int argmin_takes(double best, double v) { return best == best && (v < best || v != v); }
 
+/* The first position r of the ascending `sorted` (n values) with
+ * sorted[r] > v (upper) or sorted[r] >= v (lower). */
+static Py_ssize_t first_above(const double *sorted, Py_ssize_t n, double v, int strict) {
+    Py_ssize_t lo = 0, hi = n;
+    while (lo < hi) {
+        Py_ssize_t mid = lo + (hi - lo) / 2;
+        if (strict ? sorted[mid] > v : sorted[mid] >= v) hi = mid;
+        else lo = mid + 1;
+    }
+    return lo;
+}
+
+/* Whitespace bounds compared with a margin far above the rounding of page
+ * coordinates, so that a scan stops only where every line left is further. */
+static inline double sweep_margin(double a, double b, double c) { return 1e-9 * (1.0 + fabs(a) + fabs(b) + fabs(c)); }
+
+/* nearest_under on finite boxes, the same answers as the pairwise scan
+ * without looking at every pair: the lines sorted by baseline, the lines
+ * under line i are a prefix of that order (base[j] <= base[i] - half_body)
+ * and the lines over line j a suffix (base[i] - half_body >= base[j], that
+ * double being monotone in base[i]). Each scan runs outwards from i and stops
+ * where even the tallest box (hmax: top over baseline; dmax: baseline over
+ * bottom) would leave more whitespace than the best found. Ties go to the
+ * first line, as np.argmin's do. -1 when out of memory. */
+static int nearest_sweep(Py_ssize_t n, const int64_t *ids, const double *X0, const double *X1, const double *Y0,
+                         const double *Y1, const double *base, double half_body, int64_t *below, int64_t *above,
+                         double *gap_below, double *gap_above) {
+    size_t cap = n ? (size_t)n : 1;
+    int64_t *order = malloc(2 * cap * sizeof(int64_t));
+    double *sb = malloc(2 * cap * sizeof(double));
+    if (!order || !sb) { free(order); free(sb); return -1; }
+    int64_t *tmp = order + cap;
+    double *st = sb + cap, hmax = -INFINITY, dmax = -INFINITY;
+    stable_argsort(base, order, tmp, n);
+    for (Py_ssize_t r = 0; r < n; r++) {
+        sb[r] = base[order[r]];
+        st[r] = sb[r] - half_body;
+    }
+    for (Py_ssize_t k = 0; k < n; k++) {
+        hmax = py_max(hmax, Y1[ids[k]] - base[k]);
+        dmax = py_max(dmax, base[k] - Y0[ids[k]]);
+    }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        int64_t a = ids[i];
+        double best = INFINITY, y0 = Y0[a];
+        int64_t at = 0;
+        for (Py_ssize_t r = first_above(sb, n, base[i] - half_body, 1) - 1; r >= 0; r--) {
+            double bound = y0 - (sb[r] + hmax);
+            if (bound > best + sweep_margin(y0, sb[r], hmax)) break;
+            int64_t j = order[r], b = ids[j];
+            if (!(np_min(X1[a], X1[b]) > np_max(X0[a], X0[b]))) continue;
+            double gap = y0 - Y1[b];
+            if (gap < best || (gap == best && j < at)) { best = gap; at = j; }
+        }
+        gap_below[i] = best;
+        below[i] = at;
+    }
+    for (Py_ssize_t j = 0; j < n; j++) {
+        int64_t b = ids[j];
+        double best = INFINITY, y1 = Y1[b];
+        int64_t at = 0;
+        for (Py_ssize_t r = first_above(st, n, base[j], 0); r < n; r++) {
+            double bound = (sb[r] - dmax) - y1;
+            if (bound > best + sweep_margin(y1, sb[r], dmax)) break;
+            int64_t i = order[r], a = ids[i];
+            if (!(np_min(X1[a], X1[b]) > np_max(X0[a], X0[b]))) continue;
+            double gap = Y0[a] - y1;
+            if (gap < best || (gap == best && i < at)) { best = gap; at = i; }
+        }
+        gap_above[j] = best;
+        above[j] = at;
+    }
+    free(order); free(sb);
+    return 0;
+}
+
 static PyObject *layout_nearest_under(PyObject *mod, PyObject *args) {
     PyObject *x0_obj, *x1_obj, *y0_obj, *y1_obj, *ids_obj;
     double descent, half_body;
@@ -1028,18 +1104,29 @@ static PyObject *layout_nearest_under(PyObject *mod, PyObject *args) {
         base[k] = Y0[ids[k]] + descent * (Y1[ids[k]] - Y0[ids[k]]);
         gap_below[k] = gap_above[k] = INFINITY;
     }
-    /* gap[i][j] in row-major order: row minima for `below`, column minima
-     * (the first i, scanning i upwards) for `above`. */
-    for (Py_ssize_t i = 0; i < n; i++) {
-        int64_t a = ids[i];
-        for (Py_ssize_t j = 0; j < n; j++) {
-            int64_t b = ids[j];
-            int along = np_min(X1[a], X1[b]) > np_max(X0[a], X0[b]);
-            double gap = along && base[j] <= base[i] - half_body ? Y0[a] - Y1[b] : INFINITY;
-            if (j == 0) gap_below[i] = gap;
-            else if (argmin_takes(gap_below[i], gap)) { gap_below[i] = gap; below[i] = j; }
-            if (i == 0) gap_above[j] = gap;
-            else if (argmin_takes(gap_above[j], gap)) { gap_above[j] = gap; above[j] = i; }
+    int finite = isfinite(half_body);
+    for (Py_ssize_t k = 0; k < n && finite; k++)
+        finite = isfinite(X0[ids[k]]) && isfinite(X1[ids[k]]) && isfinite(Y0[ids[k]]) && isfinite(Y1[ids[k]]) &&
+                 isfinite(base[k]);
+    if (finite) {
+        if (nearest_sweep(n, ids, X0, X1, Y0, Y1, base, half_body, below, above, gap_below, gap_above) < 0) {
+            PyErr_NoMemory();
+            goto done;
+        }
+    } else {
+        /* gap[i][j] in row-major order: row minima for `below`, column minima
+         * (the first i, scanning i upwards) for `above`. */
+        for (Py_ssize_t i = 0; i < n; i++) {
+            int64_t a = ids[i];
+            for (Py_ssize_t j = 0; j < n; j++) {
+                int64_t b = ids[j];
+                int along = np_min(X1[a], X1[b]) > np_max(X0[a], X0[b]);
+                double gap = along && base[j] <= base[i] - half_body ? Y0[a] - Y1[b] : INFINITY;
+                if (j == 0) gap_below[i] = gap;
+                else if (argmin_takes(gap_below[i], gap)) { gap_below[i] = gap; below[i] = j; }
+                if (i == 0) gap_above[j] = gap;
+                else if (argmin_takes(gap_above[j], gap)) { gap_above[j] = gap; above[j] = i; }
+            }
         }
     }
     result = Py_BuildValue("(NNNN)", int64_bytes(below, n), int64_bytes(above, n),

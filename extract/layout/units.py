@@ -209,7 +209,7 @@ class Page:
 
     def nearest_under(self, ids: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """kernels.nearest_under of lines `ids`, kept per group: the stacked
-        cells and the stacked blocks of a leaf both ask it (O(n^2) per leaf)."""
+        cells and the stacked blocks of a leaf both ask it."""
         key = ids.tobytes()
         found = self._nearest.get(key)
         if found is None:

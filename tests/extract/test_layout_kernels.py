@@ -171,6 +171,15 @@ def test_nearest_under_agrees():
         x0, x1, y0, y1 = _boxes(rng, n, special)
         ids = rng.permutation(n)[: max(1, n - 2)].astype(np.int64)
         _both(kernels.nearest_under, (x0, x1, y0, y1), ids, 0.22, 4.0)
+        # Columns of lines of mixed sizes on a coarse grid (ties of
+        # baselines and of whitespace); a zero body counts a line's own row.
+        column = rng.integers(0, 3, n) * 100.0
+        left = column + rng.integers(0, 4, n) * 10.0
+        height = rng.integers(2, 9, n) * 1.5
+        bottom = rng.integers(0, 40, n) * 3.0
+        box = (left, left + rng.integers(1, 9, n) * 10.0, bottom, bottom + height)
+        for body in (0.0, 4.0, 30.0):
+            _both(kernels.nearest_under, box, ids, 0.22, body)
 
 
 def test_backward_units_agree():
