@@ -86,6 +86,35 @@ def normaliser(config: ChunkConfig) -> Callable[[str], str]:
     return partial(normalise, dehyphenate=config.dehyphenate, unicode_form=config.unicode_form)
 
 
+_GAP_BLANKS = frozenset(" \t\n\f")
+
+
+def joined_separator(text: str, left_end: int, right_start: int, left: str, right: str) -> str | None:
+    """What ``normalise`` puts between two neighbouring spans of `text`
+    normalised together, ``[.., left_end)`` and ``[right_start, ..)`` whose own
+    normalised texts are `left` and `right`: ``normalise(whole) == left + sep +
+    right``. Claimed only where every step of ``normalise`` stays on its side
+    of the gap (the blanks between the last character `left` keeps and the
+    first `right` keeps): the gap holds blanks and at least one line or page
+    break, and the characters beside it are kept as they are (no hyphen to
+    join, no soft hyphen, ligature or compatibility space at the edge); then
+    the gap is one or two newlines (rule 5). None otherwise."""
+    if not left or not right or left[-1] == "-":
+        return None
+    start, end = left_end, right_start
+    while start > 0 and text[start - 1] in _GAP_BLANKS:
+        start -= 1
+    while end < len(text) and text[end] in _GAP_BLANKS:
+        end += 1
+    if start == 0 or end == len(text) or text[start - 1] != left[-1] or text[end] != right[0]:
+        return None
+    gap = text[left_end:right_start]
+    if not _GAP_BLANKS.issuperset(gap):
+        return None
+    breaks = text.count("\n", start, end) + text.count("\f", start, end)
+    return "\n" * min(breaks, 2) if breaks else None
+
+
 def count_undecodable(text: str) -> int:
     """U+FFFD in a chunk's text: glyphs no font information mapped to Unicode."""
     return text.count("\ufffd")

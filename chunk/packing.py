@@ -33,12 +33,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from itertools import pairwise
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ragprep.chunk.blocks import DocBlock
 from ragprep.chunk.config import ChunkConfig
-from ragprep.chunk.normalise import normaliser
+from ragprep.chunk.normalise import joined_separator, normaliser
 from ragprep.chunk.splitting import split_offsets, splitter
 from ragprep.chunk.tokens import Tokenizer
 
@@ -146,6 +147,12 @@ class Packer:
         self._counts: dict[tuple[str, int, int], int] = {}
         self._norms: dict[tuple[int, int], str] = {}  # normalising a span costs about what encoding it does
         self._splitters: dict[int, RecursiveCharacterTextSplitter] = {}  # by piece size
+        # Each atom's neighbour before it, by the atom's end (every packed
+        # segment's): a span that ends at an atom's end is counted from the
+        # count of the span up to that neighbour and the atom's own
+        # (``_joined_count``). `_joined_spans` holds the spans counted so.
+        self._after: dict[int, tuple[Atom, Atom]] = {}
+        self._joined_spans: set[tuple[int, int]] = set()
 
     def norm(self, start: int, end: int) -> str:
         key = (start, end)
@@ -159,16 +166,63 @@ class Packer:
         key = (prefix, start, end)
         counted = self._counts.get(key)
         if counted is None:
-            counted = self._counts[key] = self.tok.count(prefix + self.norm(start, end))
+            joined = None if prefix else self._joined_count(start, end, encode=True)
+            counted = self._counts[key] = self.tok.count(prefix + self.norm(start, end)) if joined is None else joined
+        return counted
+
+    def known(self, prefix: str, start: int, end: int) -> int | None:
+        """``count(prefix, start, end)`` when it is known without encoding
+        anything (counted before, or joined from counted parts), else None."""
+        counted = self._counts.get((prefix, start, end))
+        if counted is None and not prefix:
+            counted = self._joined_count(start, end, encode=False)
         return counted
 
     def fits(self, prefix: str, start: int, end: int, budget: int) -> bool:
         """``count(prefix, start, end) <= budget``, encoding the span only when
-        its word count (Tokenizer.at_least) does not already exceed the budget:
-        the overlap search and the small-chunk test ask this of long spans."""
-        if (prefix, start, end) not in self._counts and self.tok.at_least(prefix + self.norm(start, end)) > budget:
+        its count is not known and its word count (Tokenizer.at_least) does not
+        already exceed the budget: the overlap search and the small-chunk test
+        ask this of long spans."""
+        known = self.known(prefix, start, end)
+        if known is not None:
+            return known <= budget
+        if self.tok.at_least(prefix + self.norm(start, end)) > budget:
             return False
         return self.count(prefix, start, end) <= budget
+
+    def _joined_count(self, start: int, end: int, *, encode: bool) -> int | None:
+        """``count("", start, end)`` for a span that ends at an atom's end and
+        starts before that atom: the counts of its atoms joined in turn
+        (``Tokenizer.joins``) where normalising neighbours together changes
+        neither (``joined_separator``), from the atom it starts in (or the tail
+        of it: encoded only when `encode`), or from a span up to an atom before
+        that was counted so. None where a join is not claimed."""
+        joins: list[tuple[int, Atom]] = []  # (tokens the join adds, the atom joined), last first
+        cut = end
+        while True:
+            pair = self._after.get(cut)
+            if pair is None or start >= pair[1].start or start >= pair[0].end:
+                return None
+            before, atom = pair
+            left, right = self.norm(max(start, before.start), before.end), self.norm(atom.start, atom.end)
+            sep = joined_separator(self.text, before.end, atom.start, left, right)
+            extra = None if sep is None else self.tok.joins.extra(left, sep, right)
+            if extra is None:
+                return None
+            joins.append((extra, atom))
+            cut = before.end
+            if start >= before.start or (start, cut) in self._joined_spans:
+                break
+        counted = self._counts.get(("", start, cut))
+        if counted is None and encode:  # the tail the span starts in
+            counted = self.count("", start, cut)
+        if counted is None:
+            return None
+        for extra, atom in reversed(joins):
+            counted += extra + atom.tokens
+            self._counts[("", start, atom.end)] = counted
+            self._joined_spans.add((start, atom.end))
+        return counted
 
     # -- atoms -----------------------------------------------------------------
 
@@ -292,8 +346,21 @@ class Packer:
             return "", start
         return self.norm(header.start, header.end) + "\n", max(start, header.end)
 
+    def _grown(self, prefix: str, start: int, used: int, atom: Atom) -> int | None:
+        """Tokens of the chunk ``[start, atom.end)``, `used` being those up to
+        the atom before; None over the budget. Exact when the parts' counts
+        give it; else a cheap upper estimate first, counted exactly only near
+        the budget."""
+        estimate = self.known(prefix, start, atom.end)
+        if estimate is None:
+            estimate = used + atom.tokens + 1
+        if estimate > self.cfg.max_tokens:
+            estimate = self.count(prefix, start, atom.end)
+        return None if estimate > self.cfg.max_tokens else estimate
+
     def pack(self, atoms: Sequence[Atom]) -> list[Span]:
         cfg = self.cfg
+        self._after.update((atom.end, (before, atom)) for before, atom in pairwise(atoms))
         headers: dict[int, Atom] = {}
         for a in atoms:
             if a.header_row and a.table is not None and a.whole:
@@ -331,14 +398,10 @@ class Packer:
                         break
                     used, j = self.count(prefix, start, atoms[after].end), after + 1
                     continue
-                # Cheap upper estimate first; count exactly only near the budget.
-                estimate = used + a.tokens + 1
-                if estimate > cfg.max_tokens:
-                    exact = self.count(prefix, start, a.end)
-                    if exact > cfg.max_tokens:
-                        break
-                    estimate = exact
-                used = estimate
+                grown = self._grown(prefix, start, used, a)
+                if grown is None:
+                    break
+                used = grown
                 j += 1
             # The estimate is not a proof: check the real count and back off.
             while j - 1 > i and self.count(prefix, start, atoms[j - 1].end) > cfg.max_tokens:

@@ -122,6 +122,10 @@ def document_tables(pages: Sequence[PageResult], bases: Sequence[int], tables: S
     ]
 
 
+# What ``render_rows`` puts between two rows, by table format (a test holds it to that).
+_ROW_SEPARATOR = {"markdown": "\n", "tsv": "\n", "lines": "\n\n"}
+
+
 class TableRenderer:
     """Rows of one document's tables as chunk text."""
 
@@ -169,14 +173,20 @@ class TableRenderer:
         header_end = sum(1 for r in table.rows if r.row < table.header_count)  # rows positions of the header
         while first < n:
             prefix = self.header_prefix(table, first)
-            if prefix and self.tok.count(prefix) > budget // 2:
+            if prefix and self._count(prefix) > budget // 2:
                 prefix = ""  # a header too large to repeat is left out, not the budget broken
-            last = first
+            last, tokens = first, self._opening_count(table, prefix, first)
             # The header rows never make a chunk of their own: the first body row joins them.
-            while last + 1 < n and (last + 1 <= header_end or self._fits(table, prefix, first, last + 1)):
-                last += 1
+            while last + 1 < n:
+                grown = self._grown_count(table, last, tokens)
+                if last + 1 > header_end:
+                    if grown is None:
+                        grown = self._count_if_fits(table, prefix, first, last + 1)
+                    if grown is None or grown > budget:
+                        break
+                last, tokens = last + 1, grown
             text = prefix + self.render(table, first, last)
-            out.append(TableChunk(table, first, last, prefix, text, self._count(text)))
+            out.append(TableChunk(table, first, last, prefix, text, self._count(text) if tokens is None else tokens))
             first = last + 1
         self._counts.clear()
         return out
@@ -187,7 +197,34 @@ class TableRenderer:
             counted = self._counts[text] = self.tok.count(text)
         return counted
 
-    def _fits(self, table: DocTable, prefix: str, first: int, last: int) -> bool:
+    def _line(self, table: DocTable, position: int) -> str:
+        """Row `position` rendered alone, as it follows the row before it."""
+        return render_rows([self.row_texts(table, table.rows[position])], self.cfg.table_format, opens_header=False)
+
+    def _opening_count(self, table: DocTable, prefix: str, first: int) -> int | None:
+        """Tokens of ``prefix + render(table, first, first)``, the prefix's and
+        the row's counts joined (``Tokenizer.joins``); None where the rule
+        claims nothing."""
+        opening = self.render(table, first, first)
+        if not prefix:
+            return self._count(opening)
+        return self.tok.joins.after_break(prefix, self._count(prefix), opening, self._count(opening))
+
+    def _grown_count(self, table: DocTable, last: int, tokens: int | None) -> int | None:
+        """Tokens of a chunk's text with row ``last + 1`` added, from `tokens`,
+        those of its text up to row `last`: ``render_rows`` puts
+        ``_ROW_SEPARATOR`` between rows, and the rows' counts join
+        (``Tokenizer.joins``). None where that is not known."""
+        sep = _ROW_SEPARATOR.get(self.cfg.table_format)
+        if tokens is None or sep is None:
+            return None
+        # How the text up to row `last` ends: that row, or (a rendering that
+        # opens with the header) the Markdown separator line after it.
+        before, line = self.render(table, last, last), self._line(table, last + 1)
+        return self.tok.joins.joined(before, tokens, sep, line, self._count(line))
+
+    def _count_if_fits(self, table: DocTable, prefix: str, first: int, last: int) -> int | None:
+        """Tokens of the chunk of rows first..last, or None when over the budget
+        by its word count alone (Tokenizer.at_least)."""
         text = prefix + self.render(table, first, last)
-        # A text of more words than the budget has more tokens too (Tokenizer.at_least).
-        return self.tok.at_least(text) <= self.cfg.max_tokens and self._count(text) <= self.cfg.max_tokens
+        return self._count(text) if self.tok.at_least(text) <= self.cfg.max_tokens else None

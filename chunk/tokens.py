@@ -11,10 +11,12 @@ as is; when tiktoken cannot load it the error says which encoding and why.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 import tiktoken
 
+from ragprep.chunk.joins import Joins
 from ragprep.chunk.model_tokens import MODEL_SPECS, load_model_tokenizer, model_tokenizer_problem
 from ragprep.extract.errors import ConfigError
 
@@ -119,6 +121,13 @@ class Tokenizer:
             return len(self.encoding.encode(text, disallowed_special=()))
         # Special tokens included: the model's window counts them too.
         return len(self.encoding.encode(text, add_special_tokens=True).ids)
+
+    @cached_property
+    def joins(self) -> Joins:
+        """Counts of texts joined at a line break from their parts' counts
+        (``ragprep.chunk.joins``; claimed for cl100k's pattern only)."""
+        pattern = self.encoding._pat_str if isinstance(self.encoding, tiktoken.Encoding) else ""
+        return Joins(self.count, pattern)
 
     def at_least(self, text: str) -> int:
         """A lower bound of ``count(text)`` that encodes nothing: the words of

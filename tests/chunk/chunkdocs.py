@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
+
+from hypothesis import strategies as st
 
 from ragprep.extract.blocks import Block
 from ragprep.extract.config import ExtractConfig
@@ -81,3 +84,31 @@ def table(header: list[str], rows: list[list[str]], x0: float = 72.0, top: float
                   bbox=(x0 + 100.0 * c, y - 10.0, x0 + 100.0 * c + 90.0, y), header_cell=r == 0)
             )
     return out
+
+
+@st.composite
+def random_documents(draw, words: Sequence[str], *, pages: int = 4, blocks: int = 8, ends: Sequence[str] = ("",)):
+    """Up to `pages` pages of up to `blocks` blocks: paragraphs of 1-120 of
+    `words` (each ending in one of `ends`), headings, and tables (a header row
+    and rows of cells of the first four words)."""
+    built = []
+    for _ in range(draw(st.integers(1, pages))):
+        placed: list[B] = []
+        for _ in range(draw(st.integers(0, blocks))):
+            n = draw(st.integers(1, 120))
+            text = " ".join(draw(st.lists(st.sampled_from(words), min_size=n, max_size=n))).strip()
+            if not text:
+                continue
+            kind = draw(st.integers(0, 19))
+            if kind == 0:
+                width = draw(st.integers(1, 4))
+                cells = st.lists(st.sampled_from(words[:4]), min_size=1, max_size=6).map(" ".join)
+                head = draw(st.lists(cells, min_size=width, max_size=width))
+                rows = draw(st.lists(st.lists(cells, min_size=width, max_size=width), min_size=1, max_size=12))
+                placed.extend(table(head, rows, top=700.0 - 14.0 * len(placed)))
+            elif kind in (1, 2):
+                placed.append(h(draw(st.integers(1, 3)), text[:40].strip() or "H"))
+            else:
+                placed.append(B(text + draw(st.sampled_from(ends))))
+        built.append(placed)
+    return doc(*built)

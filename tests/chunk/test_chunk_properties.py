@@ -5,7 +5,7 @@ from __future__ import annotations
 import hashlib
 
 import numpy as np
-from chunkdocs import B, check_slices, doc, h, table
+from chunkdocs import check_slices, random_documents
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -15,30 +15,8 @@ TOK = Tokenizer.load("cl100k_base")
 WORDS = ["alpha", "beta", "gamma", "delta", "infor-\nmation", "co\u00adop", "x", "Zeta.", "eta,", "theta\n"]
 
 
-@st.composite
-def documents(draw):
-    pages = []
-    for p in range(draw(st.integers(1, 4))):
-        blocks = []
-        for _ in range(draw(st.integers(0, 8))):
-            n = draw(st.integers(1, 120))
-            words = draw(st.lists(st.sampled_from(WORDS), min_size=n, max_size=n))
-            text = " ".join(words).strip()
-            if not text:
-                continue
-            kind = draw(st.integers(0, 19))
-            if kind == 0:  # a table: header row plus rows of random cells
-                width = draw(st.integers(1, 4))
-                cells = st.lists(st.sampled_from(WORDS[:4]), min_size=1, max_size=6).map(" ".join)
-                head = draw(st.lists(cells, min_size=width, max_size=width))
-                rows = draw(st.lists(st.lists(cells, min_size=width, max_size=width), min_size=1, max_size=12))
-                blocks.extend(table(head, rows, top=700.0 - 14.0 * len(blocks)))
-            elif kind in (1, 2):
-                blocks.append(h(draw(st.integers(1, 3)), text[:40].strip() or "H"))
-            else:
-                blocks.append(B(text))
-        pages.append(blocks)
-    return doc(*pages)
+def documents():
+    return random_documents(WORDS)
 
 
 @settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
