@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 from types import ModuleType
+from typing import Any
 
 try:
     from ragprep.extract import _core
@@ -30,9 +31,26 @@ def compiled_available() -> bool:
     return _core is not None
 
 
+# The compiled paths ask ``_pure`` per line, per table and per kernel of every
+# page. ``os.environ.get`` encodes the key and, with the variable unset (the
+# usual case), raises and catches a KeyError inside: 1-2 µs a call. CPython's
+# os.environ keeps the environment in a plain dict that every assignment and
+# deletion through os.environ (monkeypatch.setenv included) updates at once:
+# reading that dict is one lookup and sees every change; each raw value's
+# answer is kept. Elsewhere os.environ.get is read.
+_ENVIRON: dict[Any, Any] | None = getattr(os.environ, "_data", None)
+_ENVIRON_KEY: Any = os.environ.encodekey(PURE_ENV) if _ENVIRON is not None else None
+_ANSWERS: dict[Any, bool] = {}
+
+
 def _pure() -> bool:
     """RAGPREP_PURE is set to a true value: the reference runs everywhere."""
-    return os.environ.get(PURE_ENV, "").strip().lower() not in ("", "0", "false", "no")
+    raw = _ENVIRON.get(_ENVIRON_KEY) if _ENVIRON is not None else os.environ.get(PURE_ENV)
+    answer = _ANSWERS.get(raw)
+    if answer is None:
+        value = os.fsdecode(raw) if isinstance(raw, bytes) else (raw or "")
+        answer = _ANSWERS[raw] = value.strip().lower() not in ("", "0", "false", "no")
+    return answer
 
 
 def compiled_core() -> ModuleType | None:
