@@ -78,7 +78,7 @@ def chunk_document(
     packer = Packer(text, tok, config)
     renderer = TableRenderer(text, tok, config)
     paths = heading_paths(blocks, normaliser(config))
-    context = _Context(doc_id, source, config, cfg_hash, pages, bases, paths)
+    context = _Context(doc_id, source, config, cfg_hash, pages, bases, paths, [p.page for p in pages])
     chunks: list[Chunk] = []
     for segment in _segments(blocks, document_tables(pages, bases, result.tables, blocks)):
         if isinstance(segment, DocTable):
@@ -115,6 +115,7 @@ class _Context:
     pages: Sequence[PageResult]
     bases: Sequence[int]
     paths: Sequence[tuple[str, ...]]  # heading path per DocBlock.index
+    page_numbers: Sequence[int]  # of `pages`, in order: listed once, not per chunk (O(pages) each)
 
 
 def _segments(blocks: Sequence[DocBlock], tables: Sequence[DocTable]) -> list[list[DocBlock] | DocTable]:
@@ -257,7 +258,7 @@ def _chunk(
     """A chunk with the fields every chunk computes the same way: pages, modes,
     untagged share, undecodable count (the id is set once all texts are known)."""
     pages = ctx.pages
-    page_numbers = [p.page for p in pages]
+    page_numbers = ctx.page_numbers
     page_start = _page_at(ctx.bases, start, pages)
     page_end = _page_at(ctx.bases, max(start, end - 1), pages)
     spanned = pages[bisect.bisect_left(page_numbers, page_start) : bisect.bisect_right(page_numbers, page_end)]
