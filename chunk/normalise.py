@@ -67,17 +67,24 @@ def _join_hyphen(match: re.Match[str]) -> str:
 
 
 def normalise(text: str, *, dehyphenate: bool = True, unicode_form: str = "ligatures") -> str:
-    text = text.replace(SOFT_HYPHEN, "")
-    if unicode_form == "ligatures":
-        text = _COMPATIBLE.sub(_compatible, text)
-    elif unicode_form == "nfkc":
-        text = unicodedata.normalize("NFKC", text)
-    if dehyphenate:
+    # Each pattern runs only where a character it needs is in the text: a
+    # scan for one character costs far less than a regex pass, and most
+    # block texts need no step but the last (half of chunking's normalising).
+    if SOFT_HYPHEN in text:
+        text = text.replace(SOFT_HYPHEN, "")
+    if not text.isascii():  # compatibility characters are none of ASCII, and NFKC keeps ASCII
+        if unicode_form == "ligatures":
+            text = _COMPATIBLE.sub(_compatible, text)
+        elif unicode_form == "nfkc":
+            text = unicodedata.normalize("NFKC", text)
+    if dehyphenate and "-" in text:
         text = _HYPHEN_BREAK.sub(_join_hyphen, text)
     text = text.replace("\f", "\n")
-    text = _SPACES.sub(" ", text)
+    if "\t" in text or "  " in text:
+        text = _SPACES.sub(" ", text)
     text = text.replace(" \n", "\n").replace("\n ", "\n")
-    text = _MANY_NL.sub("\n\n", text)
+    if "\n\n\n" in text:
+        text = _MANY_NL.sub("\n\n", text)
     return text.strip()
 
 

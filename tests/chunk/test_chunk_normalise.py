@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import importlib
 import re
 
 import pytest
@@ -54,3 +55,35 @@ def reference_normalise(text: str, dehyphenate: bool) -> str:
 @given(st.text(alphabet="ab A1_-\t\n\f é\u00ad", max_size=30), st.booleans())
 def test_fast_normalise_equals_the_plain_rules(text: str, dehyphenate: bool):
     assert normalise(text, dehyphenate=dehyphenate) == reference_normalise(text, dehyphenate)
+
+
+class _Counted:
+    """A compiled pattern that counts its passes."""
+
+    def __init__(self, pattern: re.Pattern[str], passes: list[str]) -> None:
+        self.pattern, self.passes = pattern, passes
+
+    def sub(self, repl, text):
+        self.passes.append(self.pattern.pattern)
+        return self.pattern.sub(repl, text)
+
+
+def test_a_text_that_needs_no_step_takes_no_regex_pass(monkeypatch):
+    """Each pattern runs only where a character it needs is there: most block
+    texts need none of them, and chunking normalises every block and chunk."""
+    module = importlib.import_module("ragprep.chunk.normalise")
+    passes: list[str] = []
+    for name in ("_COMPATIBLE", "_HYPHEN_BREAK", "_SPACES", "_MANY_NL"):
+        monkeypatch.setattr(module, name, _Counted(getattr(module, name), passes))
+    assert normalise("A plain line.\nAnd the next one, 12 words long.\n\nA paragraph.") == (
+        "A plain line.\nAnd the next one, 12 words long.\n\nA paragraph."
+    )
+    assert passes == []
+    assert normalise("ﬁne  text,\tinfor-\nmation\n\n\n\nend") == "fine text, information\n\nend"
+    assert len(passes) == 4
+
+
+@pytest.mark.parametrize("form", ["ligatures", "nfkc", "none"])
+def test_every_unicode_form_applies_where_the_text_is_not_ascii(form):
+    expected = {"ligatures": "fix a b", "nfkc": "fix a b 2", "none": "ﬁx a\xa0b ²"}[form]
+    assert normalise("ﬁx a\xa0b ²" if form != "ligatures" else "ﬁx a\xa0b", unicode_form=form) == expected
