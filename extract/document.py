@@ -359,13 +359,18 @@ class Document:
             self._table_grids = table_grids(tree)
         return self._table_grids
 
-    @paused_collection()  # as page_glyphs: between pages, not between a page's interpretation and its reading
     def extract_page(self, number: int, mode: Mode | str = Mode.AUTO) -> PageResult:
         """Text, counts and blocks of page `number` (1-based) in `mode`, the
         page read alone. Running headers and footers are a property of the
         document, not of one page: this never looks for them (extract_pages
         and extract_document do)."""
-        read = self._classify(self.page_glyphs(number), Mode(mode))
+        return self._read_page(number, Mode(mode), alone=True)
+
+    @paused_collection()  # as page_glyphs: between pages, not between a page's interpretation and its reading
+    def _read_page(self, number: int, mode: Mode, alone: bool) -> PageResult:
+        """The page read; `alone`: its tagged tables labelled as this page
+        sees them (pages read together are labelled whole, _with_whole_tables)."""
+        read = self._classify(self.page_glyphs(number), mode, alone)
         return read if isinstance(read, PageResult) else self._layout_result(read, None)
 
     def running_glyphs(self, numbers: Sequence[int]) -> dict[int, np.ndarray]:
@@ -420,14 +425,14 @@ class Document:
         mode = Mode(mode)
         config = self.config
         if mode in (Mode.STREAM, Mode.STRUCTURE) or not config.running_artifacts:
-            return self._with_whole_tables(tuple(self.extract_page(n, mode) for n in numbers))
+            return self._with_whole_tables(tuple(self._read_page(n, mode, alone=False) for n in numbers))
         tally = KeyTally(numbers, config)
         results: list[PageResult | None] = []
         waiting: deque[_Waiting] = deque()
         held = 0
         for number in numbers:
             glyphs = self.page_glyphs(number)
-            read = self._classify(glyphs, mode)
+            read = self._classify(glyphs, mode, alone=False)
             table = glyphs.table
             # Every page counts, also those structure reads (their heads are
             # usually tagged artifacts already): the share is of the document.
@@ -479,9 +484,9 @@ class Document:
         return tuple(dataclasses.replace(r, tables=whole.get(r.page, ())) if r.tables else r for r in results)
 
     @paused_collection()
-    def _classify(self, glyphs: PageGlyphs, mode: Mode) -> PageResult | _Geometric:
+    def _classify(self, glyphs: PageGlyphs, mode: Mode, alone: bool) -> PageResult | _Geometric:
         """The page's result, or the page to be read by layout (layout mode,
-        or auto's fallback with its reason)."""
+        or auto's fallback with its reason); `alone` as in _read_page."""
         table = glyphs.table
         if mode is Mode.STREAM:
             return _page_result(glyphs, Mode.STREAM.value, read_stream(table, self.config))
@@ -504,7 +509,7 @@ class Document:
         if mode is Mode.STRUCTURE:
             if isinstance(structure, Unavailable):
                 return _unavailable(glyphs, structure.reason)
-            return self._structure_result(glyphs, structure)
+            return self._structure_result(glyphs, structure, alone)
         # auto: structure when it covers enough of the page, else the
         # column-aware geometric reading (DESIGN.md, Modes).
         if isinstance(structure, Unavailable):
@@ -513,16 +518,16 @@ class Document:
             visible = int(table.visible.sum())
             share = self.config.auto_max_untagged_share
             if structure.untagged_glyphs <= share * visible:
-                return self._structure_result(glyphs, structure)
+                return self._structure_result(glyphs, structure, alone)
             fallback = f"untagged {structure.untagged_glyphs / visible:.0%} > {share:.0%}"
         return _Geometric(glyphs, fallback)
 
-    def _structure_result(self, glyphs: PageGlyphs, structure: PageReading) -> PageResult:
+    def _structure_result(self, glyphs: PageGlyphs, structure: PageReading, alone: bool) -> PageResult:
         result = _page_result(glyphs, Mode.STRUCTURE.value, structure)
         grids = self.table_grids
         if grids is None or not structure.cells:
             return result
-        tables = structure_tables(grids, structure.cells, glyphs.page, result.text)
+        tables = structure_tables(grids, structure.cells, glyphs.page, result.text, labels=alone)
         return dataclasses.replace(result, tables=tables)
 
     @paused_collection()

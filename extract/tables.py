@@ -182,9 +182,13 @@ def _place(tree: StructTree, table: int, rows: list[list[int]], in_thead: np.nda
             for dr in range(row_span):
                 for dc in range(e.col_span):
                     taken.add((r + dr, col + dc))
-            out[index] = GridSlot(
-                table, r, col, row_span, e.col_span, e.header_cell, bool(in_thead[index]),
-                e.scope, e.headers, e.element_id,
+            out[index] = frozen_instance(  # one per cell of every tagged table
+                GridSlot,
+                {
+                    "table": table, "row": r, "col": col, "row_span": row_span, "col_span": e.col_span,
+                    "header": e.header_cell, "in_thead": bool(in_thead[index]), "scope": e.scope,
+                    "headers": e.headers, "element_id": e.element_id,
+                },
             )  # fmt: skip
             col += e.col_span
     return out
@@ -212,10 +216,13 @@ def cell_text(page_text: str, start: int, end: int) -> str:
     return _BLANK_RUN.sub(" ", page_text[start:end]).strip()
 
 
-def structure_tables(grids: TableGrids, contents: Sequence[CellContent], page: int, page_text: str) -> tuple[Table, ...]:
+def structure_tables(
+    grids: TableGrids, contents: Sequence[CellContent], page: int, page_text: str, *, labels: bool = True
+) -> tuple[Table, ...]:
     """The pieces of the tagged tables that page `page` shows. Cells the page
     shows no content of are left to the pages that do; labels are those this
-    page can see (``merge_tables`` labels across pages)."""
+    page can see (``merge_tables`` labels across pages), none without
+    `labels` (for pages that ``merge_tables`` labels anyway)."""
     by_table: dict[int, list[TableCell]] = defaultdict(list)
     for content in contents:
         slot = grids.slots.get(content.key)
@@ -237,7 +244,7 @@ def structure_tables(grids: TableGrids, contents: Sequence[CellContent], page: i
     for table, cells in by_table.items():
         n_rows, n_cols = grids.shapes[table]
         tables.append(
-            _finish(Table(f"s{table}", STRUCTURE, n_rows, n_cols, 0, (page,), tuple(cells)), grids, table)
+            _finish(Table(f"s{table}", STRUCTURE, n_rows, n_cols, 0, (page,), tuple(cells)), grids, table, labels)
         )
     return tuple(sorted(tables, key=lambda t: min(c.char_start for c in t.cells)))
 
@@ -294,6 +301,8 @@ def _labels(
             column_heads.append(c)
         if scope in ("Row", "Both"):
             row_heads.append(c)
+    above = _HeadLabels(column_heads, _COLUMNS, _ROW)
+    before = _HeadLabels(row_heads, _ROWS, _COL)
     out = []
     for c in cells:
         slot = slots.get((c.row, c.col))
@@ -301,13 +310,38 @@ def _labels(
             labels = tuple(text_at.get(by_id.get(h, (-1, -1)), "") for h in slot.headers)
             labels = tuple(t for t in labels if t)
         else:
-            labels = tuple(
-                h.text for h in column_heads if h is not c and _overlap(h.col, h.col_span, c.col, c.col_span) and h.row < c.row
-            ) + tuple(
-                h.text for h in row_heads if h is not c and _overlap(h.row, h.row_span, c.row, c.row_span) and h.col < c.col
-            )
+            labels = above.of(c) + before.of(c)
         out.append(c if labels == c.header_labels else frozen_instance(TableCell, {**c.__dict__, "header_labels": labels}))
     return out
+
+
+_COLUMNS, _ROWS = attrgetter("col", "col_span"), attrgetter("row", "row_span")
+_ROW, _COL = attrgetter("row"), attrgetter("col")
+
+
+class _HeadLabels:
+    """The texts of the header cells that label a cell along one axis: the
+    heads whose span there overlaps the cell's and that lie before it (a
+    column head above the cell, a row head left of it), in the heads' order.
+    The heads overlapping a span are found once per span, not once per cell:
+    the cells of a long table share a few spans."""
+
+    def __init__(self, heads: list[TableCell], span: attrgetter[tuple[int, int]], position: attrgetter[int]) -> None:
+        self._heads, self._span, self._position = heads, span, position
+        # span -> (the overlapping heads' positions and texts, the last position, all their texts)
+        self._by_span: dict[tuple[int, int], tuple[list[tuple[int, str]], int, tuple[str, ...]]] = {}
+
+    def of(self, cell: TableCell) -> tuple[str, ...]:
+        key = self._span(cell)
+        found = self._by_span.get(key)
+        if found is None:
+            at, extent = key
+            heads = [(self._position(h), h.text) for h in self._heads if _overlap(*self._span(h), at, extent)]
+            found = self._by_span[key] = (heads, max((p for p, _ in heads), default=-1), tuple(t for _, t in heads))
+        heads, last, every = found
+        # A head lies before the cell it labels, so a cell is never its own head.
+        where = self._position(cell)
+        return every if where > last else tuple(text for p, text in heads if p < where)
 
 
 def _overlap(a: int, a_span: int, b: int, b_span: int) -> bool:

@@ -8,7 +8,8 @@ from pdfbuilder import PdfBuilder
 from pikepdf import Array, Dictionary, Name, String
 from tabledocs import build_table, cell_line
 
-from ragprep.extract import extract_document
+from ragprep.extract import document as document_module
+from ragprep.extract import extract_document, open_document
 
 
 def grid(table) -> dict[tuple[int, int], tuple[str, int, int, bool]]:
@@ -56,6 +57,9 @@ def test_row_and_column_spans_occupy_their_slots():
     labels = {(c.row, c.col): c.header_labels for c in table.cells}
     assert labels[2, 1] == ("Rates", "Fixed")
     assert labels[2, 0] == ("Region",)
+    # A head labels the cells after it along its span, never itself or a head before it.
+    assert labels[1, 1] == labels[1, 2] == ("Rates",)
+    assert labels[0, 0] == labels[0, 1] == ()
 
 
 def test_scope_row_headers_label_their_row():
@@ -111,6 +115,33 @@ def test_a_table_over_two_pages_is_one_table_labelled_from_its_first_page():
     assert [t.table_id for t in result.pages[1].tables] == [table.table_id]
     assert [c.row for c in result.pages[1].tables[0].cells] == [3, 3, 4, 4]
     assert result.pages[1].tables[0].cells[0].header_labels == ("Item",)
+
+
+def test_a_page_read_alone_labels_its_piece_as_it_sees_it_and_pages_read_together_are_labelled_once(
+    monkeypatch: pytest.MonkeyPatch,
+):
+    rows = [[(TH, "Item", None), (TH, "Qty", None)]] + [[(TD, f"item {i}", None), (TD, str(i), None)] for i in range(4)]
+    pdf = build_table(rows, page_rows=[3, 2], thead=1)
+    with open_document(pdf) as doc:
+        first, second = doc.extract_page(1, "structure"), doc.extract_page(2, "structure")
+    # Alone, page 2 sees no header row; page 1 labels its own rows.
+    assert [c.header_labels for c in second.tables[0].cells] == [()] * 4
+    assert [c.header_labels for c in first.tables[0].cells[2:]] == [("Item",), ("Qty",)] * 2
+
+    # Read together, only merge_tables labels (the whole grid): the pieces come unlabelled.
+    handed: list[tuple[str, ...]] = []
+    merge = document_module.merge_tables
+
+    def watched(pieces, grids=None, **options):
+        pieces = list(pieces)
+        handed.extend(c.header_labels for piece in pieces for c in piece.cells)
+        return merge(pieces, grids, **options)
+
+    monkeypatch.setattr(document_module, "merge_tables", watched)
+    with open_document(pdf) as doc:
+        together = doc.read("structure")
+    assert handed == [()] * 10
+    assert [c.header_labels for c in together.pages[1].tables[0].cells] == [("Item",), ("Qty",)] * 2
 
 
 def test_invalid_span_is_one_and_warned():
