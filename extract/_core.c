@@ -2583,6 +2583,134 @@ static PyObject *core_parse_objects(PyObject *mod, PyObject *args) {
     return out;
 }
 
+/* ---- object stream headers (§7.5.7) ------------------------------------
+ *
+ * object_stream_spans(data, first, count, members) reads the header of a
+ * decoded object stream as structure_objects._header_spans does (its
+ * reference, which this must equal: tests/extract/test_structure_objects.py
+ * and fuzz/core_fuzz.py --target ostreams compare the two): the first
+ * 2 x count of the whitespace-separated integers before `first`, pairs of
+ * object number and offset from `first`. It returns
+ *   [(number, start, end, present)] for each number in `members` whose
+ *     start lies in [first, len(data)): the object runs to the next start
+ *     (or the end of the data), and present is 0 when it is the null object;
+ *   None when the header is damaged (an odd number of integers, a number
+ *     listed twice);
+ *   NotImplemented for what only the reference reads (a negative count, a
+ *     token other than [+-] and 1 to 18 digits): it decides then.
+ * Every read stays inside data[0:len]; the header is scanned once, with no
+ * recursion, into arrays sized by it. */
+
+/* Python's bytes.split() and bytes.strip() whitespace (not PDF's: \0 is none). */
+static int ascii_space(unsigned char c) { return c == ' ' || (c >= '\t' && c <= '\r'); }
+
+enum { HEADER_INTS, HEADER_REFERENCE };
+
+/* The header's first `limit` integers into out[] (*n of them). */
+static int header_ints(const unsigned char *p, const unsigned char *end, Py_ssize_t limit, long long *out, Py_ssize_t *n) {
+    *n = 0;
+    while (*n < limit) {
+        while (p < end && ascii_space(*p)) p++;
+        if (p >= end) break;
+        const unsigned char *token = p;
+        while (p < end && !ascii_space(*p)) p++;
+        const unsigned char *digits = token + (*token == '+' || *token == '-');
+        Py_ssize_t len = p - digits;
+        int plain = len >= 1 && len <= 18;
+        for (const unsigned char *d = digits; plain && d < p; d++) plain = *d >= '0' && *d <= '9';
+        /* int() takes more ("1_0", 40 digits) and refuses the rest: the
+         * reference decides any other token. */
+        if (!plain) return HEADER_REFERENCE;
+        long long v = 0;
+        for (const unsigned char *d = digits; d < p; d++) v = v * 10 + (*d - '0');
+        out[(*n)++] = *token == '-' ? -v : v;
+    }
+    return HEADER_INTS;
+}
+
+static int cmp_ll(const void *a, const void *b) {
+    long long x = *(const long long *)a, y = *(const long long *)b;
+    return (x > y) - (x < y);
+}
+
+/* Is data[start:end], stripped of ASCII whitespace, other than "null" (§7.3.9)? */
+static int not_null(const unsigned char *data, Py_ssize_t start, Py_ssize_t end) {
+    while (start < end && ascii_space(data[start])) start++;
+    while (end > start && ascii_space(data[end - 1])) end--;
+    return !(end - start == 4 && memcmp(data + start, "null", 4) == 0);
+}
+
+/* The smallest of the sorted bounds[0:n] above `start` (one always is: the data's length). */
+static long long next_bound(const long long *bounds, Py_ssize_t n, long long start) {
+    Py_ssize_t lo = 0, hi = n;
+    while (lo < hi) {
+        Py_ssize_t mid = lo + (hi - lo) / 2;
+        if (bounds[mid] <= start) lo = mid + 1;
+        else hi = mid;
+    }
+    return bounds[lo < n ? lo : n - 1];
+}
+
+/* The spans of the header's pairs, in header order (see above). */
+static PyObject *stream_spans(const unsigned char *data, Py_ssize_t len, long long first, const long long *ints,
+                              Py_ssize_t pairs, PyObject *members) {
+    long long *sorted = PyMem_Malloc(sizeof(long long) * (size_t)(2 * pairs + 1));
+    if (!sorted) return PyErr_NoMemory();
+    long long *bounds = sorted + pairs;
+    PyObject *out = NULL;
+    for (Py_ssize_t i = 0; i < pairs; i++) sorted[i] = ints[2 * i];
+    qsort(sorted, (size_t)pairs, sizeof(long long), cmp_ll);
+    for (Py_ssize_t i = 1; i < pairs; i++)
+        if (sorted[i] == sorted[i - 1]) { PyMem_Free(sorted); Py_RETURN_NONE; }
+    for (Py_ssize_t i = 0; i < pairs; i++) bounds[i] = first + ints[2 * i + 1];
+    bounds[pairs] = (long long)len;
+    qsort(bounds, (size_t)pairs + 1, sizeof(long long), cmp_ll);
+    out = PyList_New(0);
+    for (Py_ssize_t i = 0; out && i < pairs; i++) {
+        long long start = first + ints[2 * i + 1];
+        if (start < first || start >= (long long)len) continue;
+        PyObject *number = PyLong_FromLongLong(ints[2 * i]);
+        int member = number ? PySet_Contains(members, number) : -1;
+        long long end = next_bound(bounds, pairs + 1, start);
+        PyObject *item = member > 0 ? Py_BuildValue("(OLLN)", number, start, end,
+                                                    PyBool_FromLong(not_null(data, (Py_ssize_t)start, (Py_ssize_t)end)))
+                                    : NULL;
+        Py_XDECREF(number);
+        if (member < 0 || (member > 0 && (!item || PyList_Append(out, item) < 0))) Py_CLEAR(out);
+        Py_XDECREF(item);
+    }
+    PyMem_Free(sorted);
+    return out;
+}
+
+static PyObject *core_object_stream_spans(PyObject *mod, PyObject *args) {
+    (void)mod;
+    PyObject *data, *members;
+    long long first, count;
+    if (!PyArg_ParseTuple(args, "OLLO!", &data, &first, &count, &PySet_Type, &members)) return NULL;
+    Py_buffer view;
+    if (PyObject_GetBuffer(data, &view, PyBUF_SIMPLE) < 0) return NULL;
+    PyObject *out = NULL;
+    if (first < 0 || first > (long long)view.len) {
+        PyErr_SetString(PyExc_ValueError, "/First outside the data");
+    } else if (count < 0) {
+        out = Py_NewRef(Py_NotImplemented);
+    } else {
+        /* At most one integer per two header bytes, and 2 x count wanted. */
+        Py_ssize_t room = (Py_ssize_t)(first / 2 + 1), limit = count < room / 2 + 1 ? (Py_ssize_t)(2 * count) : room;
+        long long *ints = PyMem_Malloc(sizeof(long long) * (size_t)(limit + 1));
+        Py_ssize_t n = 0;
+        int read = ints ? header_ints(view.buf, (const unsigned char *)view.buf + first, limit, ints, &n) : -1;
+        if (read < 0) PyErr_NoMemory();
+        else if (read == HEADER_REFERENCE) out = Py_NewRef(Py_NotImplemented);
+        else if (n % 2) out = Py_NewRef(Py_None);
+        else out = stream_spans(view.buf, view.len, first, ints, n / 2, members);
+        PyMem_Free(ints);
+    }
+    PyBuffer_Release(&view);
+    return out;
+}
+
 /* ---- the structure tree walk ---------------------------------------------
  *
  * walk_struct(stack, env) runs extract/structure.py's _Walker loop over its
@@ -3451,6 +3579,7 @@ static PyMethodDef module_methods[] = {
     {"frozen_rows", (PyCFunction)core_frozen_rows, METH_VARARGS, "Frozen dataclass rows from columns (rows.frozen_rows)."},
     {"parse_object", (PyCFunction)core_parse_object, METH_VARARGS, "One PDF object's bytes as plain Python values."},
     {"parse_objects", (PyCFunction)core_parse_objects, METH_VARARGS, "The objects of an object stream as plain values."},
+    {"object_stream_spans", (PyCFunction)core_object_stream_spans, METH_VARARGS, "An object stream header's spans."},
     {"walk_struct", (PyCFunction)core_walk_struct, METH_VARARGS, "The structure tree walk over its stack."},
     {"cmap_section", (PyCFunction)core_cmap_section, METH_VARARGS, "One CMap section body applied to a cmap.CMap."},
     {NULL, NULL, 0, NULL},

@@ -164,7 +164,7 @@ class PlainObjects:
         known: set[Ref] = set()
         for stream in streams:
             if stream is not None:
-                known.update((n, 0) for n in stream.present())
+                known.update((n, 0) for n in stream.present)
 
         def exists(ref: Ref) -> bool:
             """An object outside the streams exists unless qpdf reads it as null."""
@@ -178,18 +178,20 @@ class PlainObjects:
         for stream in streams:
             if stream is not None and parse_objects is not None:
                 # Objects that do not parse alone, and page tree nodes, are left to qpdf.
-                for n, value in parse_objects(stream.data, stream.spans(), known, exists):
+                for n, value in parse_objects(stream.data, stream.spans, known, exists):
                     cache.setdefault((n, 0), value)
 
 
 @dataclass(frozen=True)
 class _ObjectStream:
-    """An object stream's decoded bytes (§7.5.7) and where each object the
-    cross-reference table puts in it starts and ends."""
+    """An object stream's decoded bytes (§7.5.7), where each object the
+    cross-reference table puts in it starts and ends, and which of them are
+    not the null object (§7.3.9)."""
 
     data: bytes
-    # object number -> (start, end): each object runs to where the next one starts
-    objects: dict[int, tuple[int, int]]
+    # (object number, start, end): each object runs to where the next one starts
+    spans: list[tuple[int, int, int]]
+    present: list[int]
 
     @staticmethod
     def read(pdf: pikepdf.Pdf, number: int, members: set[int]) -> _ObjectStream | None:
@@ -204,25 +206,43 @@ class _ObjectStream:
             data = stream.read_bytes()
             if type(count) is not int or type(first) is not int or not 0 <= first <= len(data):
                 return None
-            header = [int(token) for token in data[:first].split()[: 2 * count]]
+            spans = _read_header(data, first, count, members)
         except (pikepdf.PdfError, RuntimeError, ValueError, TypeError):
             return None
-        numbers, starts = header[0::2], [first + offset for offset in header[1::2]]
-        if len(numbers) != len(starts) or len(set(numbers)) != len(numbers):
+        if spans is None:
             return None
-        bounds = sorted(set(starts) | {len(data)})
-        objects = {
-            n: (start, bounds[bisect.bisect_right(bounds, start)])
-            for n, start in zip(numbers, starts, strict=True)
-            if n in members and first <= start < len(data)
-        }
-        return _ObjectStream(data, objects)
+        return _ObjectStream(data, [s[:3] for s in spans], [s[0] for s in spans if s[3]])
 
-    def present(self) -> list[int]:
-        """The objects that are not the null object (§7.3.9)."""
-        data = self.data
-        return [n for n, (start, end) in self.objects.items() if data[start:end].strip() != b"null"]
 
-    def spans(self) -> list[tuple[int, int, int]]:
-        """(number, start, end) of each object, for the core's parse_objects."""
-        return [(n, start, end) for n, (start, end) in self.objects.items()]
+def _read_header(data: bytes, first: int, count: int, members: set[int]) -> list[tuple[int, int, int, bool]] | None:
+    """The header's spans, by the compiled core where it runs (_core.object_stream_spans,
+    NotImplemented where it leaves the header to the reference), else by _header_spans."""
+    core = compiled_core()
+    if core is not None:
+        spans: list[tuple[int, int, int, bool]] | None = core.object_stream_spans(data, first, count, members)
+        if spans is not NotImplemented:
+            return spans
+    return _header_spans(data, first, count, members)
+
+
+def _header_spans(data: bytes, first: int, count: int, members: set[int]) -> list[tuple[int, int, int, bool]] | None:
+    """(number, start, end, present) of each object of `members` the header
+    of an object stream (§7.5.7: `count` pairs of object number and offset
+    from `first`, before `first`) puts inside the data, in header order:
+    each object runs to the next start or the end of the data; present is
+    False for the null object. None when the header is damaged. The
+    reference of _core.object_stream_spans."""
+    try:
+        header = [int(token) for token in data[:first].split()[: 2 * count]]
+    except ValueError:
+        return None
+    numbers, starts = header[0::2], [first + offset for offset in header[1::2]]
+    if len(numbers) != len(starts) or len(set(numbers)) != len(numbers):
+        return None
+    bounds = sorted(set(starts) | {len(data)})
+    spans = []
+    for n, start in zip(numbers, starts, strict=True):
+        if n in members and first <= start < len(data):
+            end = bounds[bisect.bisect_right(bounds, start)]
+            spans.append((n, start, end, data[start:end].strip() != b"null"))
+    return spans

@@ -1,7 +1,7 @@
 """Fuzz the compiled content-stream core under AddressSanitizer + UndefinedBehaviorSanitizer.
 
     python fuzz/core_fuzz.py --seconds 1800 [--corpus DIR] [--seed N] [--sanitize auto|yes|no]
-                             [--target both|pages|objects|trees]
+                             [--target both|pages|objects|trees|cmaps|ostreams]
 
 The script compiles extract/_core.c with gcc's -fsanitize=address,undefined
 into a temporary folder, then runs itself again with the sanitizer runtime
@@ -18,9 +18,10 @@ in --crash-file. Python exceptions out of the page interpreter are findings
 too (the core must turn bad input into warnings). --target objects fuzzes
 parse_object alone (its own campaign: many more executions per CPU second),
 --target pages the page interpreter alone; both (the default) alternates.
---target trees and --target cmaps are differential campaigns of their own
-(fuzz/tree_fuzz.py: the structure walk; fuzz/cmap_fuzz.py: CMap section
-bodies, compiled against cmap.py's builder).
+--target trees, --target cmaps and --target ostreams are differential
+campaigns of their own (fuzz/tree_fuzz.py: the structure walk;
+fuzz/cmap_fuzz.py: CMap section bodies, compiled against cmap.py's builder;
+fuzz/ostream_fuzz.py: object stream headers, against _header_spans).
 A progress line every --report CPU seconds keeps the figures of a campaign
 that is stopped from outside.
 
@@ -176,6 +177,11 @@ def _fuzz(args: argparse.Namespace) -> int:
         import tree_fuzz
 
         return tree_fuzz.run(args)
+    if args.target == "ostreams":  # object stream headers, compiled against the reference
+        sys.path.insert(0, str(ROOT / "fuzz"))
+        import ostream_fuzz
+
+        return ostream_fuzz.run(args, _mutate)
     if args.target == "cmaps":  # CMap section bodies, compiled against the reference
         sys.path.insert(0, str(ROOT / "fuzz"))
         import cmap_fuzz
@@ -290,9 +296,10 @@ def main() -> int:
     parser.add_argument("--seed", type=int, default=0, help="random seed (runs are reproducible)")
     parser.add_argument("--max-seed-bytes", type=int, default=200_000)
     parser.add_argument(
-        "--target", choices=("both", "pages", "objects", "trees", "cmaps"), default="both",
+        "--target", choices=("both", "pages", "objects", "trees", "cmaps", "ostreams"), default="both",
         help="what to fuzz: the page interpreter, parse_object, both alternately, the structure walk "
-        "(fuzz/tree_fuzz.py) or CMap section bodies (fuzz/cmap_fuzz.py)",
+        "(fuzz/tree_fuzz.py), CMap section bodies (fuzz/cmap_fuzz.py) or object stream headers "
+        "(fuzz/ostream_fuzz.py)",
     )
     parser.add_argument("--report", type=float, default=60.0, help="CPU seconds between progress lines")
     parser.add_argument(

@@ -3,7 +3,8 @@ fixed seeds: built with AddressSanitizer + UndefinedBehaviorSanitizer where
 gcc has their runtimes, mutants of the seeds interpreted for 25 CPU seconds.
 A sanitizer report, a crash, a hang or a Python exception out of the page
 interpreter fails it (issue 13: CI runs a <= 60 s smoke: 25 CPU s of pages
-and objects, 10 of structure trees, 8 of CMap section bodies)."""
+and objects, 10 of structure trees, 8 of CMap section bodies, 5 of object
+stream headers)."""
 
 from __future__ import annotations
 
@@ -51,3 +52,9 @@ def test_structure_walk_fuzz_smoke_has_no_findings(tmp_path: Path):
 def test_cmap_section_fuzz_smoke_has_no_findings(tmp_path: Path):
     # The compiled CMap section parser against cmap.py's builder on mutants of fixed CMaps (fuzz/cmap_fuzz.py).
     run_campaign(tmp_path, "--target", "cmaps", "--seconds", "8")
+
+
+@needs_sanitizer_build
+def test_object_stream_header_fuzz_smoke_has_no_findings(tmp_path: Path):
+    # The compiled object stream header reader against _header_spans on mutants of fixed streams (fuzz/ostream_fuzz.py).
+    run_campaign(tmp_path, "--target", "ostreams", "--seconds", "5")

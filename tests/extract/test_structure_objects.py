@@ -250,3 +250,96 @@ def test_numbers_and_references_follow_qpdf():
     for data in (b"[ -1 0 R ]", b"[ 1 65536 R ]", b"[ 1 -0.5 R ]"):
         with pytest.raises(ValueError):
             parse(data)
+
+
+
+# Object stream headers (§7.5.7): the compiled reading against _header_spans.
+# (data, /First, /N, the stream's members per the xref table, read by the core
+# rather than left to the reference)
+_HEADERS = [
+    (b"1 0 2 3\n[] null", 8, 2, {1, 2}, True),  # the null object is not present
+    (b"1 0 2 3\n[] null", 8, 2, {2}, True),  # only the stream's members
+    (b"10 0 11 6\n<<>>[]", 10, 5, {10, 11}, True),  # /N larger than the header
+    (b"10 0 11 6 12\n<<>>[]", 12, 3, {10, 11}, True),  # an odd number of integers: damaged
+    (b"10 0 10 2\n<<>>[]", 10, 2, {10}, True),  # a number listed twice: damaged
+    (b"10 0 11 x\n<<>>[]", 10, 2, {10}, False),  # a token that is no integer
+    (b"10 0 11 1_0\n<<>>[]", 12, 2, {10, 11}, False),  # int() reads 1_0
+    (b"10 0 11 99999999999999999999\n<<>>", 30, 2, {10, 11}, False),  # past 18 digits
+    (b"10 0 11 6 12 9\n<<>>[]", 15, -1, {10}, False),  # a negative /N drops the last pairs (a slice)
+    (b"10 0 11 6\n<<>>[]", 10, 0, {10}, True),
+    (b"10 -5 11 +3 12 99 13 -0\n<<>>[]", 24, 4, {10, 11, 12, 13}, True),  # starts before /First or past the end
+    (b"10\x0b0\x0c11\t2\r\n[]\x00null", 10, 2, {10, 11}, True),  # Python's blanks, not PDF's: \0 is none
+    (b"10\x000 11 2\n[][]", 10, 2, {10, 11}, False),
+    (b"5 0 6 0 7 3\n[1][2]", 12, 3, {5, 6, 7}, True),  # two objects at one offset
+    (b"\xff 0\n[]", 5, 1, {1}, False),
+    (b"", 0, 4, {1}, True),
+]
+
+
+@needs_core
+@pytest.mark.parametrize(("data", "first", "count", "members", "compiled_reads"), _HEADERS)
+def test_object_stream_headers_are_read_as_the_reference_reads_them(
+    data: bytes, first: int, count: int, members: set[int], compiled_reads: bool
+):
+    from ragprep.extract import _core
+    from ragprep.extract.structure_objects import _header_spans
+
+    compiled = _core.object_stream_spans(data, first, count, members)
+    assert (compiled is not NotImplemented) == compiled_reads
+    if compiled_reads:
+        assert compiled == _header_spans(data, first, count, members)
+
+
+def test_an_object_stream_header_gives_each_members_span():
+    from ragprep.extract.structure_objects import _header_spans
+
+    assert _header_spans(b"1 0 2 3\n[] null", 8, 2, {1, 2}) == [(1, 8, 11, True), (2, 11, 15, False)]
+    assert _header_spans(b"1 0 2 3\n[] null", 8, 2, {2}) == [(2, 11, 15, False)]
+    # Offsets from /First, each object to the next start; ones outside the data left out.
+    assert _header_spans(b"10 -5 11 +3 12 99 13 -0\n<<>>[]", 24, 4, {10, 11, 12, 13}) == [
+        (11, 27, 30, True), (13, 24, 27, True),
+    ]  # fmt: skip
+    assert _header_spans(b"10 0 11 6 12\n<<>>[]", 12, 3, {10}) is None  # odd
+    assert _header_spans(b"10 0 10 2\n<<>>[]", 10, 2, {10}) is None  # a number twice
+    assert _header_spans(b"10 0 11 x\n<<>>[]", 10, 2, {10}) is None  # no integer
+    assert _header_spans(b"10 0 11 6 12 9\n<<>>[]", 15, -1, {10}) == [(10, 15, 21, True)]
+
+
+@needs_core
+@pytest.mark.slow
+def test_object_stream_headers_of_the_corpus_read_as_the_reference_reads_them(corpus):
+    from ragprep.extract import _core
+    from ragprep.extract.structure_objects import _header_spans
+
+    compared = 0
+    for path in sorted(corpus.rglob("*.pdf")):
+        try:
+            pdf = pikepdf.open(path)
+        except (pikepdf.PdfError, pikepdf.PasswordError):
+            continue
+        with pdf:
+            for header in _stream_headers(pdf):
+                compiled = _core.object_stream_spans(*header)
+                assert compiled is not NotImplemented, f"{path.name}: a plain header left to the reference"
+                assert compiled == _header_spans(*header), f"{path.name}"
+                compared += 1
+    assert compared > 300
+
+
+def _stream_headers(pdf: pikepdf.Pdf) -> list[tuple[bytes, int, int, set[int]]]:
+    """(data, /First, /N, members) of each readable object stream of `pdf`."""
+    members: dict[int, set[int]] = {}
+    for ref, entry in pdf.get_xref_table().items():
+        if entry.type == 2 and entry.obj_stream_number is not None:
+            members.setdefault(entry.obj_stream_number, set()).add(ref[0])
+    out = []
+    for number, held in members.items():
+        try:
+            stream = pdf.get_object((number, 0))
+            data = stream.read_bytes()
+        except (pikepdf.PdfError, RuntimeError, AttributeError):
+            continue
+        first, count = stream.stream_dict.get("/First"), stream.stream_dict.get("/N")
+        if type(first) is int and type(count) is int and 0 <= first <= len(data):
+            out.append((data, first, count, held))
+    return out
