@@ -33,7 +33,7 @@ from ragprep.extract.blocks import (
 from ragprep.extract.config import ExtractConfig
 from ragprep.extract.geometric import JoinedText, join, stream_order, text_glyphs
 from ragprep.extract.glyphs import NO_MCID, GlyphTable, ImagePlacement
-from ragprep.extract.rows import frozen_instance
+from ragprep.extract.rows import frozen_rows
 from ragprep.extract.structure import MarkedContentRef, StructTree
 from ragprep.extract.tables import CellContent, TableGrids
 
@@ -156,7 +156,9 @@ def _owned_blocks(
     new_block[1:] = owner[1:] != owner[:-1]
     new_block |= (owner == -1) & geometric_block_starts(table, joined)
     owners = np.unique(owner)
-    labels = [_label(tree, int(o)) if o >= 0 else _UNTAGGED_LABEL for o in owners]
+    labels = list(_labels(tree, owners[owners >= 0].tolist()))
+    if len(owners) and owners[0] < 0:  # the tail's owner, -1, sorts first
+        labels.insert(0, _UNTAGGED_LABEL)
     label_index = np.searchsorted(owners, owner)
     return build_blocks(table, joined, new_block, label_index, labels)
 
@@ -180,9 +182,9 @@ def _cell_contents(
     emitted = joined.order[positions]
     boxes = run_boxes(table, emitted, firsts)
     mcids = run_mcids(table.mcid[emitted], firsts)
-    return tuple(
-        frozen_instance(CellContent, {"key": key, "char_start": start, "char_end": end, "bbox": tuple(box), "mcids": m})
-        for key, start, end, box, m in zip(keys.tolist(), starts, ends, boxes, mcids, strict=True)
+    return frozen_rows(  # one per cell shown (a table of thousands of cells: rows the collector leaves alone)
+        CellContent,
+        {"key": keys.tolist(), "char_start": starts, "char_end": ends, "bbox": [tuple(b) for b in boxes], "mcids": list(mcids)},
     )
 
 
@@ -224,17 +226,19 @@ def _add_figure_alt_rows(
     return table, glyphs[by_rank], rank[by_rank], element[by_rank]
 
 
-def _label(tree: StructTree, index: int) -> BlockLabel:
-    element = tree.elements[index]
-    return frozen_instance(  # one per block of every page
+def _labels(tree: StructTree, owners: list[int]) -> tuple[BlockLabel, ...]:
+    """The label of each owning element, one per block of every page (built
+    as rows, which the cyclic collector leaves alone)."""
+    elements = [tree.elements[o] for o in owners]
+    return frozen_rows(
         BlockLabel,
         {
-            "struct_type": element.type,
-            "struct_path": element.path,
-            "heading_level": element.heading_level,
-            "lang": element.lang,
-            "header_cell": element.header_cell,
-            "alt": element.alt,
+            "struct_type": [e.type for e in elements],
+            "struct_path": [e.path for e in elements],
+            "heading_level": [e.heading_level for e in elements],
+            "lang": [e.lang for e in elements],
+            "header_cell": [e.header_cell for e in elements],
+            "alt": [e.alt for e in elements],
         },
     )
 

@@ -31,13 +31,13 @@ from __future__ import annotations
 import re
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
 from operator import attrgetter
 from types import MappingProxyType
 
 import numpy as np
 
-from ragprep.extract.rows import frozen_instance
+from ragprep.extract.rows import frozen_instance, frozen_rows
 from ragprep.extract.structure import StructTree
 
 Box = tuple[float, float, float, float]
@@ -223,30 +223,36 @@ def structure_tables(
     shows no content of are left to the pages that do; labels are those this
     page can see (``merge_tables`` labels across pages), none without
     `labels` (for pages that ``merge_tables`` labels anyway)."""
-    by_table: dict[int, list[TableCell]] = defaultdict(list)
+    shown: dict[int, list[tuple[GridSlot, CellContent]]] = defaultdict(list)
     for content in contents:
         slot = grids.slots.get(content.key)
-        if slot is None:
-            continue
-        by_table[slot.table].append(
-            frozen_instance(  # every cell of every tagged table, page by page
-                TableCell,
-                {
-                    "row": slot.row, "col": slot.col, "row_span": slot.row_span, "col_span": slot.col_span,
-                    "is_header": slot.header, "header_labels": (),
-                    "text": cell_text(page_text, content.char_start, content.char_end),
-                    "page": page, "bbox": content.bbox, "mcids": content.mcids,
-                    "char_start": content.char_start, "char_end": content.char_end,
-                },
-            )  # fmt: skip
-        )
+        if slot is not None:
+            shown[slot.table].append((slot, content))
     tables = []
-    for table, cells in by_table.items():
+    for table, pairs in shown.items():
+        cells = _page_cells(pairs, page, page_text)
         n_rows, n_cols = grids.shapes[table]
         tables.append(
             _finish(Table(f"s{table}", STRUCTURE, n_rows, n_cols, 0, (page,), tuple(cells)), grids, table, labels)
         )
     return tuple(sorted(tables, key=lambda t: min(c.char_start for c in t.cells)))
+
+
+def _page_cells(pairs: list[tuple[GridSlot, CellContent]], page: int, page_text: str) -> tuple[TableCell, ...]:
+    """A table's cells as page `page` shows them, unlabelled: every cell of
+    every tagged table, page by page, built as rows at once."""
+    slots, shown = [p[0] for p in pairs], [p[1] for p in pairs]
+    return frozen_rows(
+        TableCell,
+        {
+            "row": [s.row for s in slots], "col": [s.col for s in slots],
+            "row_span": [s.row_span for s in slots], "col_span": [s.col_span for s in slots],
+            "is_header": [s.header for s in slots], "header_labels": [()] * len(pairs),
+            "text": [cell_text(page_text, c.char_start, c.char_end) for c in shown],
+            "page": [page] * len(pairs), "bbox": [c.bbox for c in shown], "mcids": [c.mcids for c in shown],
+            "char_start": [c.char_start for c in shown], "char_end": [c.char_end for c in shown],
+        },
+    )  # fmt: skip
 
 
 def _finish(table: Table, grids: TableGrids | None = None, element: int = -1, relabel: bool = True) -> Table:
@@ -303,15 +309,30 @@ def _labels(
             row_heads.append(c)
     above = _HeadLabels(column_heads, _COLUMNS, _ROW)
     before = _HeadLabels(row_heads, _ROWS, _COL)
-    out = []
+    labels = []
     for c in cells:
         slot = slots.get((c.row, c.col))
         if slot is not None and slot.headers:
-            labels = tuple(text_at.get(by_id.get(h, (-1, -1)), "") for h in slot.headers)
-            labels = tuple(t for t in labels if t)
+            named = tuple(text_at.get(by_id.get(h, (-1, -1)), "") for h in slot.headers)
+            labels.append(tuple(t for t in named if t))
         else:
-            labels = above.of(c) + before.of(c)
-        out.append(c if labels == c.header_labels else frozen_instance(TableCell, {**c.__dict__, "header_labels": labels}))
+            labels.append(above.of(c) + before.of(c))
+    return _relabelled(cells, labels)
+
+
+_CELL_FIELDS = tuple(f.name for f in fields(TableCell))
+
+
+def _relabelled(cells: Sequence[TableCell], labels: list[tuple[str, ...]]) -> list[TableCell]:
+    """`cells` with these header labels: the cells whose labels change
+    rebuilt at once, as rows the cyclic collector leaves alone."""
+    changed = [k for k, (c, new) in enumerate(zip(cells, labels, strict=True)) if new != c.header_labels]
+    out = list(cells)
+    if changed:
+        columns = {name: [getattr(cells[k], name) for k in changed] for name in _CELL_FIELDS}
+        columns["header_labels"] = [labels[k] for k in changed]
+        for k, cell in zip(changed, frozen_rows(TableCell, columns), strict=True):
+            out[k] = cell
     return out
 
 
