@@ -12,7 +12,9 @@ from __future__ import annotations
 import csv
 import io
 import re
+from collections.abc import Iterator
 from decimal import Decimal
+from pathlib import Path
 from typing import Any
 
 import pikepdf
@@ -166,15 +168,20 @@ def test_parse_objects_leaves_out_what_qpdf_must_read():
         _core.parse_objects(data, [(1, 0, 999)], set(), exists)
 
 
+def _corpus_pdfs(corpus: Path) -> Iterator[tuple[Path, pikepdf.Pdf]]:
+    """Every corpus file that opens; encrypted or damaged past opening, its tree is never read."""
+    for path in sorted(corpus.rglob("*.pdf")):
+        try:
+            yield path, pikepdf.open(path)
+        except (pikepdf.PdfError, pikepdf.PasswordError):
+            continue
+
+
 @needs_core
 @pytest.mark.slow
 def test_object_streams_of_the_corpus_read_as_qpdf_reads_them(corpus):
     compared = 0
-    for path in sorted(corpus.rglob("*.pdf")):
-        try:
-            pdf = pikepdf.open(path)
-        except (pikepdf.PdfError, pikepdf.PasswordError):
-            continue  # encrypted or damaged past opening: the tree is never read
+    for path, pdf in _corpus_pdfs(corpus):
         with pdf:
             if any(entry.type == 2 for entry in pdf.get_xref_table().values()):
                 compared += _assert_object_streams_read_as_qpdf_reads_them(pdf, str(path.relative_to(corpus)))
@@ -312,11 +319,7 @@ def test_object_stream_headers_of_the_corpus_read_as_the_reference_reads_them(co
     from ragprep.extract.structure_objects import _header_spans
 
     compared = 0
-    for path in sorted(corpus.rglob("*.pdf")):
-        try:
-            pdf = pikepdf.open(path)
-        except (pikepdf.PdfError, pikepdf.PasswordError):
-            continue
+    for path, pdf in _corpus_pdfs(corpus):
         with pdf:
             for header in _stream_headers(pdf):
                 compiled = _core.object_stream_spans(*header)
