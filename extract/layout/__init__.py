@@ -36,7 +36,8 @@ a named function in the module that says why:
    the stream painted out of order merge and read by rows; a table's columns
    (runs sharing baselines) read row by row; a table's cells of two or three
    tight lines, and paragraphs the stream paints out of order or in turn
-   with a block beside them, read as one whatever the stream painted
+   with a block beside them, and a box beside a text column on a leading
+   of its own (an infobox), read as one whatever the stream painted
    between their lines; a run above or below every
    other (a running head, a page number) reads first or last; only blocks
    side by side that no cut separated (a sidebar, a pull quote) keep paint

@@ -19,7 +19,9 @@ them in this sequence:
    the leaf in pieces of a line or two, it is no witness of its blocks:
    the runs are the leaf's paragraphs and its other lines one by one
    (``stacked_blocks``, ``_paragraphs_and_lines``), and what nothing else
-   orders reads top first, then along the line (``_top_first``).
+   orders reads top first, then along the line (``_top_first``). A box
+   beside a text column on a leading of its own (an infobox) is one run,
+   read by its rows (``_sidebars``).
 
 A leaf whose stream runs down it in one run reads as painted: that is the
 top-to-bottom order already. A stream that reads down the leaf keeps its
@@ -35,6 +37,7 @@ import numpy as np
 
 from ragprep.extract.blocks import FONT_SIZE_CHANGE, PARAGRAPH_GAP
 from ragprep.extract.layout.params import (
+    ALIGNED,
     CELL_LEADING,
     CELL_PADDING,
     COHERENT,
@@ -80,8 +83,9 @@ def leaf_order(page: Page, ids: np.ndarray) -> np.ndarray:
     runs = _paint_runs(page, ids)
     if len(runs) == 1:
         return ids
+    sidebars = _sidebars(page, ids)
     if reads_down(page, ids) and not _column_grid(page, runs):
-        return np.concatenate(_stacked_in_place(page, _cells_together(page, ids, runs)))
+        return np.concatenate(_stacked_in_place(page, _cells_together(page, ids, runs, sidebars)))
     if not is_text_column(page, ids) and not _has_prose(page, ids) and len(_merge_grids(page, runs)) == len(runs):
         # No text flow and no grid (a figure's labels): nothing for geometry
         # to follow, and the stream's order is the author's.
@@ -93,37 +97,46 @@ def leaf_order(page: Page, ids: np.ndarray) -> np.ndarray:
         # A stream that paints the leaf in pieces of a line or two is no
         # witness of its blocks either: its runs are chance neighbours.
         runs = _paragraphs_and_lines(page, stacked_blocks(page, ids))
-    runs = _merge_grids(page, _merge_interleaved(page, runs))
+    runs = _merge_grids(page, _merge_interleaved(page, _read_whole(runs, sidebars)))
     if scattered:
         runs = _top_first(page, runs)
     ordered = _order_runs(page, _merge_interleaved(page, runs))
     return _grid_rows(page, ids) if ordered is None else np.concatenate(ordered)
 
 
-def _cells_together(page: Page, ids: np.ndarray, runs: list[np.ndarray]) -> list[np.ndarray]:
+def _cells_together(page: Page, ids: np.ndarray, runs: list[np.ndarray], sidebars: list[np.ndarray]) -> list[np.ndarray]:
     """`runs` (the stream's runs down the leaf of lines `ids`) with the lines
     of every cell (stacked_cells) and of every paragraph the stream paints
     out of order or in turn with a block beside it (_painted_in_turn) taken
-    out of their runs and read together, top to bottom. A table whose cells
+    out of their runs and read together, top to bottom, and so are the
+    blocks of a sidebar beside the text (`sidebars`, see _sidebars) that
+    the stream paints in turn with the text. A table whose cells
     hold two lines (an amount over its metric amount), painted line by line
     across the rows, reads down the page to the stream's witness test, and
     so does a paragraph painted line by line in turn with an infobox beside
     it; but a cell, and a paragraph, is one thing on the page: its lines
     read together whatever the stream painted between them. A cell reads
-    where the stream paints the middle one of its lines; a paragraph right
+    where the stream paints the middle one of its lines, a sidebar's block
+    where it paints the block's first line; a paragraph right
     after the line over it, else right before the line under it
     (_after_the_line_above), else (beside all else: a sidebar) top first,
     then along the line (_top_first). Fixtures:
     test_table_of_two_line_cells_reads_cell_by_cell_row_by_row[lines],
     test_sidebar_beside_a_scrambled_column_reads_as_a_block[interleaved]."""
-    cells = stacked_cells(page, ids)
-    taken = {line for cell in cells for line in cell.tolist()}
+    # A sidebar's block the stream paints in one visit reads whole already.
+    sidebars = [block for block in sidebars if _painted_in_turn_with(ids, block)]
+    in_sidebar = {line for block in sidebars for line in block.tolist()}
+    cells = [cell for cell in stacked_cells(page, ids) if in_sidebar.isdisjoint(cell.tolist())]
+    taken = in_sidebar | {line for cell in cells for line in cell.tolist()}
     paragraphs = [p for p in _painted_in_turn(page, stacked_blocks(page, ids)) if taken.isdisjoint(p.tolist())]
-    if not cells and not paragraphs:
+    if not cells and not paragraphs and not sidebars:
         return runs
+    cells = [*cells, *sidebars]
     group_of = {line: k for k, group in enumerate([*cells, *paragraphs]) for line in group.tolist()}
-    # Unit numbers follow stream order: the middle one painted of a cell's lines.
-    middle = {int(np.sort(cell)[(len(cell) - 1) // 2]): k for k, cell in enumerate(cells)}
+    # Unit numbers follow stream order: the middle one painted of a cell's
+    # lines, the first one of a sidebar's block.
+    middle = {int(np.sort(cell)[(len(cell) - 1) // 2]): k for k, cell in enumerate(cells[: len(cells) - len(sidebars)])}
+    middle.update({int(block.min()): len(cells) - len(sidebars) + k for k, block in enumerate(sidebars)})
     out: list[np.ndarray] = []
     for run in runs:
         rest: list[int] = []  # the run's lines since the last one taken out
@@ -145,6 +158,75 @@ def _cells_together(page: Page, ids: np.ndarray, runs: list[np.ndarray]) -> list
         key = _top_first_keys(page, [paragraph, *out])
         later = np.flatnonzero((key[1:, 0] > key[0, 0]) | ((key[1:, 0] == key[0, 0]) & (key[1:, 1] > key[0, 1])))
         out.insert(int(later[0]) if len(later) else len(out), paragraph)
+    return out
+
+
+def _sidebars(page: Page, ids: np.ndarray) -> list[np.ndarray]:
+    """The blocks of a sidebar beside a text column in the leaf of lines
+    `ids`, each its lines in reading order: the lines on one side of a
+    gutter that runs the leaf's whole height (no line crosses it), where
+    the lines on the other side are a text column (is_text_column) as wide
+    as COLUMN_WIDTH (no table's column of sentences, which wraps as narrow
+    prose does beside the table's other columns) and these are none, and
+    at most ALIGNED of them lie on the text's
+    baselines (set on a leading of their own: an infobox, a box of facts;
+    a table's labels or line numbers share the text's rows). The cut keeps
+    such a box in the leaf of the text beside it (cut.text_columns), and
+    where the stream paints it in turn with the text, row by row or in no
+    order at all, its lines share rows with the text's: a label on a text
+    line's baseline would read along that line. The box is one thing on
+    the page and reads whole, each block of it (lines no further apart
+    than RUN_GAP: a title over a picture is one, the facts under it
+    another) by its rows (_grid_rows): a stream that paints the box in
+    turn with the text is no witness of the order inside it. Fixture:
+    test_infobox_beside_text_painted_in_turn_with_it_reads_whole."""
+    if len(ids) < 4:
+        return []
+    ids = ids[np.argsort(page.x0[ids], kind="stable")]
+    reach = np.maximum.accumulate(page.x1[ids])
+    for cut in (np.flatnonzero(page.x0[ids][1:] - reach[:-1] >= page.gutter) + 1).tolist():
+        for text, side in ((ids[:cut], ids[cut:]), (ids[cut:], ids[:cut])):
+            wide = page.x1[text].max() - page.x0[text].min() >= COLUMN_WIDTH * page.body
+            if len(side) < 2 or not wide or not is_text_column(page, text) or is_text_column(page, side):
+                continue
+            if np.count_nonzero(_on_baselines(page, text, side)) <= ALIGNED * len(side):
+                return [_grid_rows(page, block) for block in _blocks_down(page, side) if len(block) > 1]
+    return []
+
+
+def _painted_in_turn_with(ids: np.ndarray, block: np.ndarray) -> bool:
+    """Does the stream paint, between the first and the last painted of
+    lines `block`, a line of `ids` (the leaf's lines) not in it? (Unit
+    numbers follow stream order.)"""
+    inside = (ids > block.min()) & (ids < block.max())
+    return int(np.count_nonzero(inside)) > len(block) - 2
+
+
+def _blocks_down(page: Page, ids: np.ndarray) -> list[np.ndarray]:
+    """Lines `ids` top to bottom, cut where whitespace wider than RUN_GAP
+    body heights lies between a line and all the lines above it."""
+    ids = ids[np.argsort(-page.y1[ids], kind="stable")]
+    floor = np.minimum.accumulate(page.y0[ids])
+    return split_at(ids, np.flatnonzero(floor[:-1] - page.y1[ids][1:] > RUN_GAP * page.body) + 1)
+
+
+def _read_whole(runs: list[np.ndarray], blocks: list[np.ndarray]) -> list[np.ndarray]:
+    """`runs` with the lines of each of `blocks` taken out of them and
+    read as one run, in the place of the first run that held one of them."""
+    if not blocks:
+        return runs
+    block_of = {line: k for k, block in enumerate(blocks) for line in block.tolist()}
+    out: list[np.ndarray] = []
+    placed: set[int] = set()
+    for run in runs:
+        lines = run.tolist()
+        for k in dict.fromkeys(block_of[line] for line in lines if line in block_of):
+            if k not in placed:
+                placed.add(k)
+                out.append(blocks[k])
+        rest = [line for line in lines if line not in block_of]
+        if rest:
+            out.append(np.array(rest, dtype=np.int64))
     return out
 
 

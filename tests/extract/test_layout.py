@@ -897,6 +897,40 @@ def test_infobox_beside_a_text_column_keeps_its_place_in_the_stream():
     assert layout(b).joined.text == "\n".join([*rows, *text])
 
 
+@pytest.mark.parametrize("order", ["reversed", "interleaved", "shuffled"])
+def test_infobox_beside_text_painted_in_turn_with_it_reads_whole(order: str):
+    # leaves._sidebars: an infobox of labels and values (no text column:
+    # its lines are short and no greedy breaker wrapped them) beside a
+    # column of short paragraphs, a gutter apart and on a leading of its
+    # own. Painted in turn with the text row by row, or shuffled, its lines
+    # share rows with the text's, and a label-value row on a text line's
+    # baseline would read along that line; it reads whole, by its rows,
+    # set higher than the text, first.
+    import random
+
+    b = PdfBuilder()
+    f = b.add_standard_font("Helvetica", widths=True)
+    paragraphs = [wrap(prose(f"p{k}x", 16), 250) for k in range(7)]
+    pieces: list[tuple[float, float, str, float]] = []
+    y = 700.0
+    for paragraph in paragraphs:
+        for line in paragraph:
+            pieces.append((72, y, line, SIZE))
+            y -= LEADING
+        y -= 8
+    for r in range(12):
+        pieces += [(340, 712 - 16 * r, f"label{r}", 8), (400, 712 - 16 * r, f"value{r} unit", 8)]
+    if order == "reversed":
+        pieces.reverse()
+    elif order == "interleaved":
+        pieces.sort(key=lambda p: (-p[1], p[0]))
+    else:
+        random.Random(19).shuffle(pieces)
+    b.add_page(" ".join(show(f, x, y, text, size) for x, y, text, size in pieces))
+    rows = [f"label{r} value{r} unit" for r in range(12)]
+    assert layout(b).joined.text == "\n".join([*rows, *(line for paragraph in paragraphs for line in paragraph)])
+
+
 def test_wide_table_painted_column_by_column_reads_row_by_row():
     # cut.own_rows: a table whose middle gap is a gutter wide, and whose two
     # halves are each as wide as a text column, shares its rows across the
