@@ -25,7 +25,8 @@ them in this sequence:
 
 A leaf whose stream runs down it in one run reads as painted: that is the
 top-to-bottom order already. A stream that reads down the leaf keeps its
-order but for a table's cells set on two or three lines, and paragraphs it
+order but for two runs whose lines take turns down the page, which read by
+rows (``_lines_in_turn``), a table's cells set on two or three lines, and paragraphs it
 paints out of order or in turn with a block beside them, which read as one
 (``stacked_cells``, ``_painted_in_turn``) whatever it painted between their
 lines. ``emit`` turns the leaves into glyph positions.
@@ -85,6 +86,7 @@ def leaf_order(page: Page, ids: np.ndarray) -> np.ndarray:
         return ids
     sidebars = _sidebars(page, ids)
     if reads_down(page, ids) and not _column_grid(page, runs):
+        runs = _lines_in_turn(page, runs)
         return np.concatenate(_stacked_in_place(page, _cells_together(page, ids, runs, sidebars)))
     if not is_text_column(page, ids) and not _has_prose(page, ids) and len(_merge_grids(page, runs)) == len(runs):
         # No text flow and no grid (a figure's labels): nothing for geometry
@@ -556,6 +558,47 @@ def _boxes(
 def run_boxes(page: Page, runs: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """The box (x0, y0, x1, y1) of each run (none empty), one reduction over all of them."""
     return kernel_run_boxes(page.lib, (page.x0, page.y0, page.x1, page.y1), runs)
+
+
+def _lines_in_turn(page: Page, runs: list[np.ndarray]) -> list[np.ndarray]:
+    """`runs` (the stream's runs down a leaf it reads down) with every two
+    runs whose lines take turns down the page (_take_turns) merged into
+    one read by rows, in the place of the first painted one, until none
+    do. A stream that paints a block's lines in two passes, each down the
+    page (a list's first lines, set out with their numbers, then its
+    hanging lines; a paragraph's indented first lines after the others),
+    reads down the page twice: the witness test passes it, but the lines
+    of the block alternate between the two runs. A float the stream
+    paints after the column around it lies between two lines of that
+    column's run, never the column's lines between its own. Fixture:
+    test_list_painted_first_lines_first_reads_item_by_item."""
+    runs = list(runs)
+    while len(runs) > 1:
+        above, apart, _ = _boxes(page, run_boxes(page, runs))
+        tangled = np.triu(~(above | above.T | apart), 1)
+        pair = next((ij for ij in np.argwhere(tangled).tolist() if _take_turns(page, runs[ij[0]], runs[ij[1]])), None)
+        if pair is None:
+            break
+        i, j = pair
+        runs[i] = _grid_rows(page, np.concatenate([runs[i], runs[j]]))
+        del runs[j]
+    return runs
+
+
+def _take_turns(page: Page, a: np.ndarray, b: np.ndarray) -> bool:
+    """Do lines `a` and `b` take turns down the page: of those that overlap
+    the other group along the line, two or more of each, read top to
+    bottom, does the group change three times or more (a line of each
+    between two lines of the other)?"""
+    a, b = (
+        a[(page.x1[a] > page.x0[b].min()) & (page.x0[a] < page.x1[b].max())],
+        b[(page.x1[b] > page.x0[a].min()) & (page.x0[b] < page.x1[a].max())],
+    )
+    if len(a) < 2 or len(b) < 2:
+        return False
+    group = np.concatenate([np.zeros(len(a), dtype=np.int8), np.ones(len(b), dtype=np.int8)])
+    down = np.argsort(-baseline(page, np.concatenate([a, b])), kind="stable")
+    return int(np.count_nonzero(np.diff(group[down]))) >= 3
 
 
 def _merge_interleaved(page: Page, runs: list[np.ndarray]) -> list[np.ndarray]:

@@ -1428,3 +1428,26 @@ def test_space_painted_apart_inside_a_piece_of_its_line_reads_where_it_lies():
     ops += [show(f, 72, 700 - LEADING, "riverb4 ambera5")]
     b.add_page(" ".join(ops))
     assert layout(b).joined.text == "stonea1 maplea2 clouda3\nriverb4 ambera5"
+
+
+def test_list_painted_first_lines_first_reads_item_by_item():
+    # leaves._lines_in_turn: a list set with hanging lines, painted x
+    # position first (every item's first line with its number, top to
+    # bottom, then every hanging line, top to bottom), reads down the page
+    # twice and so passes the stream's witness test; but its two runs take
+    # turns down the page, line for line: they read by rows, item by item.
+    b = PdfBuilder()
+    f = b.add_standard_font("Helvetica", widths=True)
+    items = [wrap(prose(f"r{k}x", 12), 380) for k in range(8)]
+    first, hanging, expected = [], [], []
+    y = 700.0
+    for k, lines in enumerate(items):
+        first.append(show(f, 72, y, f"[{k + 1}] {lines[0]}"))
+        expected.append(f"[{k + 1}] {lines[0]}")
+        for line in lines[1:]:
+            y -= LEADING
+            hanging.append(show(f, 94, y, line))
+            expected.append(line)
+        y -= LEADING + 3
+    b.add_page(" ".join(first + hanging))
+    assert layout(b).joined.text == "\n".join(expected)
