@@ -2335,10 +2335,36 @@ static PyObject *core_frozen_rows(PyObject *mod, PyObject *args) {
  * (a set of (number, generation)) holds it or `check(ref)` is true. */
 typedef struct { PyObject *container, *key; } ParseFrame;
 
+/* Names met before, by their bytes: a structure tree spells the same few
+ * dozen names (/S, /K, /Pg, /P, /TD...) hundreds of thousands of times. A
+ * direct-mapped cache of interned str: a name is decoded once, and a dict
+ * keyed by it matches the walker's own interned keys by identity. */
+#define NAME_SLOTS 1024
+#define NAME_MAX_CACHED 32
+static struct { Py_ssize_t len; unsigned char bytes[NAME_MAX_CACHED]; PyObject *str; } name_cache[NAME_SLOTS];
+
+static size_t name_slot(const unsigned char *p, Py_ssize_t len) {
+    uint32_t h = 2166136261u; /* FNV-1a */
+    for (Py_ssize_t i = 0; i < len; i++) h = (h ^ p[i]) * 16777619u;
+    return h % NAME_SLOTS;
+}
+
 /* A name with its slash: core_parse_object writes the slash just before
  * the bytes of every token. */
 static PyObject *plain_name(const Buf *b, const Operand *o) {
-    return PyUnicode_DecodeUTF8(b->data + o->off - 1, (Py_ssize_t)o->len + 1, "surrogateescape");
+    const unsigned char *p = (const unsigned char *)b->data + o->off - 1;
+    Py_ssize_t len = (Py_ssize_t)o->len + 1;
+    if (len > NAME_MAX_CACHED) return PyUnicode_DecodeUTF8((const char *)p, len, "surrogateescape");
+    size_t slot = name_slot(p, len);
+    if (name_cache[slot].str && name_cache[slot].len == len && memcmp(name_cache[slot].bytes, p, (size_t)len) == 0)
+        return Py_NewRef(name_cache[slot].str);
+    PyObject *name = PyUnicode_DecodeUTF8((const char *)p, len, "surrogateescape");
+    if (!name) return NULL;
+    PyUnicode_InternInPlace(&name);
+    Py_XSETREF(name_cache[slot].str, Py_NewRef(name));
+    name_cache[slot].len = len;
+    memcpy(name_cache[slot].bytes, p, (size_t)len);
+    return name;
 }
 
 /* An integer token's exact value: parse_number has checked that it is

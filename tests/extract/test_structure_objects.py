@@ -12,6 +12,7 @@ from __future__ import annotations
 import csv
 import io
 import re
+import sys
 from collections.abc import Iterator
 from decimal import Decimal
 from pathlib import Path
@@ -346,3 +347,18 @@ def _stream_headers(pdf: pikepdf.Pdf) -> list[tuple[bytes, int, int, set[int]]]:
         if type(first) is int and type(count) is int and 0 <= first <= len(data):
             out.append((data, first, count, held))
     return out
+
+
+@needs_core
+def test_names_are_decoded_once_and_shared():
+    # A tree spells a few dozen names many times over: each is one interned str.
+    first = parse(b"<< /S /P /K [ /P /Span ] >>")
+    again = parse(b"<</S/P>>")
+    (key,) = again
+    assert key is next(iter(first)) is sys.intern("/S")
+    assert again["/S"] is first["/S"] is first["/K"][0]
+    # Names that share a cache slot, long names and escaped ones stay exact.
+    names = [f"/N{i}" for i in range(5000)] + ["/" + "x" * 40, "/A#20B"]
+    parsed = parse(("[" + " ".join(names) + "]").encode())
+    assert parsed == [f"/N{i}" for i in range(5000)] + ["/" + "x" * 40, "/A B"]
+    assert parse(("[" + " ".join(reversed(names)) + "]").encode()) == parsed[::-1]
