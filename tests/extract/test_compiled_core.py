@@ -9,6 +9,7 @@ operator family, the bundled samples, and (slow) every page of the corpus.
 from __future__ import annotations
 
 import csv
+import gc
 import struct
 from pathlib import Path
 
@@ -23,6 +24,7 @@ from pdfbuilder import PdfBuilder
 from ragprep.extract import ExtractConfig, GlyphTable, PDFReadError, extract_document, open_document
 from ragprep.extract.compiled import compiled_available
 from ragprep.extract.paths import PathTable
+from ragprep.extract.structure import read_struct_tree
 
 MODES = ("stream", "structure", "layout", "auto")
 SAMPLES = sorted((Path(__file__).resolve().parents[2] / "pipeline" / "samples").glob("*.pdf"))
@@ -369,3 +371,22 @@ def test_compiled_tree_walk_equals_the_python_walk_on_the_tagged_corpus(monkeypa
         assert compiled == reference, relpath
         compared += len(compiled.elements) if compiled else 0
     assert compared > 10_000
+
+
+def test_the_compiled_walk_leaves_the_trees_tuples_to_refcounting(monkeypatch):
+    """A tree's paths, references and page keys (tens of thousands on a long
+    document) are tuples of plain values, in no cycle: the compiled core
+    untracks them as it makes them, so the first collection after a page
+    does not walk them all (CPython would untrack them only then)."""
+    b = PdfBuilder()
+    page = b.add_page("")
+    p = b.struct_element("P", [0, b.mcr(1, page=page)], page=page)
+    b.set_struct_tree([b.struct_element("Document", [b.struct_element("Sect", [p])], page=page)])
+
+    with on_path(monkeypatch, pure=False):
+        tree = read_struct_tree(b.pdf)
+    assert tree is not None
+    held = [t for e in tree.elements for t in (e.path, e.ref, e.page)]
+    assert len(held) == 9 and all(type(t) is tuple for t in held)
+    assert not any(gc.is_tracked(t) for t in held)
+    assert not any(gc.is_tracked(k) for k in tree.page_content)

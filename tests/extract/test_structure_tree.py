@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import csv
 import dataclasses
-import gc
 import io
 
 import pikepdf
@@ -106,25 +105,6 @@ def test_elements_are_the_instances_their_constructor_gives():
         built = StructElement(**{f.name: getattr(element, f.name) for f in dataclasses.fields(StructElement)})
         assert vars(element) == vars(built)
         assert element == built and hash(element) == hash(built) and repr(element) == repr(built)
-
-
-def test_the_compiled_walk_leaves_the_trees_tuples_to_refcounting(interpreter_path: str):
-    """A tree's paths, references and page keys (tens of thousands on a long
-    document) are tuples of plain values, in no cycle: the compiled core
-    untracks them as it makes them, so the first collection after a page
-    does not walk them all (CPython would untrack them only then)."""
-    if interpreter_path != "compiled":
-        pytest.skip("tracking is the compiled core's concern")
-    b = PdfBuilder()
-    page = b.add_page("")
-    p = b.struct_element("P", [0, b.mcr(1, page=page)], page=page)
-    b.set_struct_tree([b.struct_element("Document", [b.struct_element("Sect", [p])], page=page)])
-
-    tree = read(b)
-    held = [t for e in tree.elements for t in (e.path, e.ref, e.page)]
-    assert len(held) == 9 and all(type(t) is tuple for t in held)
-    assert not any(gc.is_tracked(t) for t in held)
-    assert not any(gc.is_tracked(k) for k in tree.page_content)
 
 
 def test_two_pages_with_pg_only_on_the_parents():
