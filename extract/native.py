@@ -1,4 +1,4 @@
-"""Which path runs: the compiled extensions (extract/_core.c, extract/_grids.c) or the pure-Python reference.
+"""Which path runs: the compiled extensions (extract/_core.c, _grids.c, _layout.c) or the pure-Python reference.
 
 The extensions are built by ``pip install`` where a C compiler is present;
 they are optional, and ``RAGPREP_PURE=1`` selects the reference even where
@@ -22,6 +22,10 @@ try:
     from ragprep.extract import _grids
 except ImportError:
     _grids = None
+try:
+    from ragprep.extract import _layout
+except ImportError:
+    _layout = None
 
 PURE_ENV = "RAGPREP_PURE"
 
@@ -65,3 +69,12 @@ def compiled_grids() -> ModuleType | None:
     if _grids is None or _pure():
         return None
     return _grids
+
+
+def compiled_layout() -> ModuleType | None:
+    """Layout's compiled kernels (extract/_layout.c, layout/kernels.py), as
+    ``compiled_core``. Asked once per page (units.Page.lib), which every
+    kernel takes as its first argument: None runs the reference."""
+    if _layout is None or _pure():
+        return None
+    return _layout

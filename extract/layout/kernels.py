@@ -16,27 +16,10 @@ from __future__ import annotations
 
 import bisect
 import heapq
-import os
 from dataclasses import dataclass
 from types import ModuleType
 
 import numpy as np
-
-from ragprep.extract.native import PURE_ENV
-
-try:
-    from ragprep.extract import _layout
-except ImportError:  # not built (no compiler at install time): the reference runs
-    _layout = None
-
-
-def compiled_layout() -> ModuleType | None:
-    """The compiled kernels unless RAGPREP_PURE is set to a true value or they
-    are not built. Asked once per page (units.Page.lib), which every kernel
-    takes as its first argument: None runs the reference."""
-    if _layout is None or os.environ.get(PURE_ENV, "").strip().lower() not in ("", "0", "false", "no"):
-        return None
-    return _layout
 
 
 def _ids(ids: np.ndarray) -> np.ndarray:

@@ -30,7 +30,8 @@ from ragprep.extract.bidi import is_rtl
 from ragprep.extract.config import ExtractConfig
 from ragprep.extract.geometric import SAME_DIRECTION, line_break_rule, most_common, reading_direction, unit_breaks
 from ragprep.extract.glyphs import GlyphTable, rows_at
-from ragprep.extract.layout.kernels import blank_edges, compiled_layout, letter_counts, nearest_under, text_classes
+from ragprep.extract.layout.kernels import blank_edges, letter_counts, nearest_under, text_classes
+from ragprep.extract.native import compiled_layout
 from ragprep.extract.layout.params import BLANK_GAP, WORD_GAP, DESCENT, FIRST_RTL, GUTTER, LETTER_SAMPLE, RTL_SAMPLE, SKEWED
 
 

@@ -22,13 +22,14 @@ from corpusdir import corpus_paths
 
 from ragprep.extract import ExtractConfig, GlyphTable, PDFReadError, open_document
 from ragprep.extract.glyphs import rows_at
+from ragprep.extract import native
 from ragprep.extract.layout import kernels, read_layout
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # the repository root: bench/
 from bench.layout import SCORED_FILES  # noqa: E402
 from bench.twins import SCRAMBLES, make_twin  # noqa: E402
 
-LIB = kernels._layout
+LIB = native._layout
 SAMPLES = sorted((Path(__file__).resolve().parents[2] / "pipeline" / "samples").glob("*.pdf"))
 CONFIG = ExtractConfig()
 
