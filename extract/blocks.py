@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ragprep.extract.geometric import LINE_BREAK, JoinedText
-from ragprep.extract.glyphs import NO_MCID, GlyphTable
+from ragprep.extract.glyphs import NO_MCID, GlyphTable, rows_at
 from ragprep.extract.native import compiled_core
 from ragprep.extract.rows import frozen_rows
 
@@ -121,7 +121,7 @@ def run_boxes(table: GlyphTable, order: np.ndarray, starts: np.ndarray) -> list[
             np.ascontiguousarray(table.quad), order, np.ascontiguousarray(starts, dtype=np.int64)
         )
         return boxes
-    corners = table.quad[order]  # (n, 4, 2)
+    corners = rows_at(table.quad, order)  # (n, 4, 2)
     x0 = np.minimum.reduceat(corners[:, :, 0].min(axis=1), starts)
     y0 = np.minimum.reduceat(corners[:, :, 1].min(axis=1), starts)
     x1 = np.maximum.reduceat(corners[:, :, 0].max(axis=1), starts)

@@ -27,7 +27,7 @@ import numpy as np
 
 from ragprep.extract.bidi import RTL_FIRST, is_rtl, logical_order, mirror
 from ragprep.extract.config import ExtractConfig
-from ragprep.extract.glyphs import GlyphTable
+from ragprep.extract.glyphs import GlyphTable, rows_at
 from ragprep.extract.native import compiled_core
 
 NO_BREAK, SPACE, LINE_BREAK = 0, 1, 2
@@ -158,14 +158,15 @@ def _pair_rules(
     if n < 2:
         return separator, gap, space_threshold, move_across, line_threshold
     prev, cur = order[:-1], order[1:]
-    direction = table.direction[prev]
+    direction = rows_at(table.direction, prev)
     height_cur = table.height[cur]
+    origin_cur = rows_at(table.origin, cur)
     line_break, across, line_limit = line_break_rule(
-        direction, table.direction[cur], table.origin[prev], table.origin[cur],
+        direction, rows_at(table.direction, cur), rows_at(table.origin, prev), origin_cur,
         table.height[prev], height_cur, config,
     )  # fmt: skip
 
-    along_gap = np.einsum("ij,ij->i", table.origin[cur] - table.own_end[prev], direction)
+    along_gap = np.einsum("ij,ij->i", origin_cur - rows_at(table.own_end, prev), direction)
     space_limit = config.word_space_ratio * height_cur
     first_cp, last_cp = _edge_codepoints(table.text[order])
     first_blank, last_blank = _is_blank(first_cp), _is_blank(last_cp)
@@ -272,8 +273,8 @@ def _visual_order_of_rtl_lines(
     in_rtl_line = np.isin(line, np.unique(line[rtl]))
     # Glyph centres, not origins: a trailing space is often painted over the
     # edge of the line's last (leftmost) letter.
-    centre = (table.origin[order] + table.own_end[order]) / 2
-    along = np.einsum("ij,ij->i", centre, table.direction[order])
+    centre = (rows_at(table.origin, order) + rows_at(table.own_end, order)) / 2
+    along = np.einsum("ij,ij->i", centre, rows_at(table.direction, order))
     key = np.where(in_rtl_line, along, np.arange(len(order), dtype=np.float64))
     return order[np.lexsort((key, line))]
 
@@ -302,9 +303,9 @@ def stream_order(table: GlyphTable, config: ExtractConfig) -> np.ndarray:
         # Rightward position of each column: its first glyph's origin projected
         # on the normal of the writing direction (x for upright vertical text).
         firsts = np.flatnonzero(np.diff(np.concatenate([[-1], column])) != 0)
-        direction = table.direction[run[firsts]]
+        direction = rows_at(table.direction, run[firsts])
         normal = np.stack([-direction[:, 1], direction[:, 0]], axis=1)
-        position = np.einsum("ij,ij->i", table.origin[run[firsts]], normal)
+        position = np.einsum("ij,ij->i", rows_at(table.origin, run[firsts]), normal)
         # Stable: columns right to left, glyphs inside a column in stream order.
         rank = np.argsort(-position, kind="stable")
         column_rank = np.empty_like(rank)
@@ -353,7 +354,7 @@ def reading_direction(
     direction, to the degree."""
     if (table.direction[:, 0] > UPRIGHT).all():
         return np.array([1.0, 0.0])  # every glyph of the page is upright
-    direction = table.direction[order] if direction is None else direction
+    direction = rows_at(table.direction, order) if direction is None else direction
     degrees = np.rint(np.degrees(np.arctan2(direction[:, 1], direction[:, 0]))) % 360
     angle = np.radians(most_common(degrees, 1))
     # Rounded so that right angles give exact 0 and 1.

@@ -226,16 +226,16 @@ class Page:
         leave it out (infinite), but where it lies still says which line it
         belongs to (lines.blanks_on_their_lines)."""
         table, stream = self.table, self.stream
-        blanks = np.flatnonzero((self.inked == 0) & (table.direction[stream[self.start]] @ self.along >= SAME_DIRECTION))
+        blanks = np.flatnonzero((self.inked == 0) & (rows_at(table.direction, stream[self.start]) @ self.along >= SAME_DIRECTION))
         if not len(blanks):
             return blanks, tuple(np.zeros(0) for _ in range(5))
         count = self.end[blanks] - self.start[blanks]
         first = np.cumsum(count) - count
         glyphs = stream[np.repeat(self.start[blanks] - first, count) + np.arange(int(count.sum()))]
-        start, end = table.origin[glyphs] @ self.along, table.own_end[glyphs] @ self.along
+        origin = rows_at(table.origin, glyphs)
+        start, end = origin @ self.along, rows_at(table.own_end, glyphs) @ self.along
         low = np.minimum.reduceat(np.minimum(start, end), first)
         high = np.maximum.reduceat(np.maximum(start, end), first)
-        origin = table.origin[glyphs]
         base = np.add.reduceat(origin[:, 1] * self.along[0] - origin[:, 0] * self.along[1], first) / count
         width = np.add.reduceat(np.abs(end - start), first)
         return blanks, (low, high, base, np.maximum.reduceat(table.height[glyphs], first), width)
@@ -280,7 +280,7 @@ def _flattened(base: np.ndarray, direction: np.ndarray, along: np.ndarray, unit_
     among upright text, both within SAME_DIRECTION of each other) laid flat
     at its mean baseline: across the frame a skewed line would rise along its
     length and, as tall as that rise, cross the rows of the lines around it."""
-    skewed = direction[unit_start] @ along < SKEWED
+    skewed = rows_at(direction, unit_start) @ along < SKEWED
     if not skewed.any():
         return base
     count = np.diff(np.concatenate([unit_start, [len(base)]]))
