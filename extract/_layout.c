@@ -1410,6 +1410,209 @@ done:
     return result;
 }
 
+/* Run lengths that are all positive and add up to the `n` units: 0, or -1
+ * with an exception set. */
+static int check_lengths(const int64_t *lengths, Py_ssize_t runs, Py_ssize_t n) {
+    Py_ssize_t total = 0;
+    for (Py_ssize_t r = 0; r < runs; r++) {
+        if (lengths[r] < 1 || lengths[r] > n - total) { PyErr_SetString(PyExc_ValueError, "bad run lengths"); return -1; }
+        total += (Py_ssize_t)lengths[r];
+    }
+    if (total != n) { PyErr_SetString(PyExc_ValueError, "run lengths do not add up to the units"); return -1; }
+    return 0;
+}
+
+/* How many times the group changes down the page among the lines of run a
+ * (ids[a0:a1]) that overlap run b's box along the line (bx0[b]..bx1[b]) and
+ * those of run b that overlap run a's, read top to bottom (by baseline `base`
+ * per position in ids, descending, stable: a's lines before b's on a tie);
+ * -1 when fewer than two of either overlap. `key`, `pos`, `tmp` and `group`
+ * are scratch of the two runs' length. */
+static Py_ssize_t turns_of(Py_ssize_t a0, Py_ssize_t a1, Py_ssize_t b0, Py_ssize_t b1, const double *ax, const double *bx,
+                           const int64_t *ids, const double *X0, const double *X1, const double *base, double *key,
+                           int64_t *pos, int64_t *tmp, char *group) {
+    Py_ssize_t m = 0, from_a;
+    for (Py_ssize_t k = a0; k < a1; k++)
+        if (X1[ids[k]] > bx[0] && X0[ids[k]] < bx[1]) { key[m] = -base[k]; group[m++] = 0; }
+    from_a = m;
+    for (Py_ssize_t k = b0; k < b1; k++)
+        if (X1[ids[k]] > ax[0] && X0[ids[k]] < ax[1]) { key[m] = -base[k]; group[m++] = 1; }
+    if (from_a < 2 || m - from_a < 2) return -1;
+    stable_argsort(key, pos, tmp, m);
+    Py_ssize_t changes = 0;
+    for (Py_ssize_t k = 1; k < m; k++) changes += group[pos[k]] != group[pos[k - 1]];
+    return changes;
+}
+
+/* ---- turning_pair(x0, x1, y0, y1, ids, lengths, descent, stacked, tol, turns) -> (i, j) or None
+ * kernels.turning_pair (leaves._lines_in_turn): of the runs of lines (ids,
+ * cut by `lengths`), the first pair i < j in row-major order whose boxes are
+ * tangled (neither above the other, `stacked`, nor apart along the line,
+ * `tol`: run_pairs' relations) and whose lines take turns down the page:
+ * of those that overlap the other run's box along the line, two or more of
+ * each, the group changes `turns` times or more read top to bottom
+ * (baselines `descent` of the height above the bottom). */
+static PyObject *layout_turning_pair(PyObject *mod, PyObject *args) {
+    PyObject *obj[4], *ids_obj, *len_obj;
+    double descent, stacked, tol;
+    Py_ssize_t turns;
+    if (!PyArg_ParseTuple(args, "OOOOOOdddn", &obj[0], &obj[1], &obj[2], &obj[3], &ids_obj, &len_obj, &descent, &stacked,
+                          &tol, &turns))
+        return NULL;
+    View vbox[4], vi = {0}, vl = {0};
+    memset(vbox, 0, sizeof vbox);
+    PyObject *result = NULL;
+    double *box = NULL, *base = NULL, *key = NULL;
+    int64_t *first = NULL, *pos = NULL;
+    char *group = NULL;
+    Py_ssize_t n = get_unit_boxes(obj, vbox, ids_obj, &vi);
+    if (n < 0 || get_view(len_obj, &vl, "l", 8, "lengths") < 0) goto done;
+    Py_ssize_t runs = vl.view.len / 8;
+    const int64_t *ids = vi.view.buf, *lengths = vl.view.buf;
+    if (check_lengths(lengths, runs, n) < 0) goto done;
+    const double *X0 = vbox[0].view.buf, *X1 = vbox[1].view.buf, *Y0 = vbox[2].view.buf, *Y1 = vbox[3].view.buf;
+    Py_ssize_t cap = n ? n : 1, rcap = runs ? runs : 1;
+    box = malloc(4 * rcap * sizeof(double));   /* per run: x0, x1, y0, y1 */
+    base = malloc(cap * sizeof(double)); key = malloc(cap * sizeof(double));
+    first = malloc((rcap + 1) * sizeof(int64_t)); pos = malloc(2 * cap * sizeof(int64_t)); group = malloc(cap);
+    if (!box || !base || !key || !first || !pos || !group) { PyErr_NoMemory(); goto done; }
+    for (Py_ssize_t r = 0, k = 0; r < runs; r++) {
+        double *b = box + 4 * r;
+        first[r] = k;
+        b[0] = X0[ids[k]]; b[1] = X1[ids[k]]; b[2] = Y0[ids[k]]; b[3] = Y1[ids[k]];
+        for (Py_ssize_t end = k + (Py_ssize_t)lengths[r]; k < end; k++) {
+            int64_t u = ids[k];
+            b[0] = np_min(b[0], X0[u]); b[1] = np_max(b[1], X1[u]);
+            b[2] = np_min(b[2], Y0[u]); b[3] = np_max(b[3], Y1[u]);
+            base[k] = Y0[u] + descent * (Y1[u] - Y0[u]);
+        }
+    }
+    first[runs] = n;
+    for (Py_ssize_t i = 0; i < runs; i++) {
+        const double *a = box + 4 * i;
+        for (Py_ssize_t j = i + 1; j < runs; j++) {
+            const double *b = box + 4 * j;
+            int above = a[2] >= b[3] - stacked || b[2] >= a[3] - stacked;
+            int apart = a[1] <= b[0] + tol || b[1] <= a[0] + tol;
+            if (above || apart) continue;
+            const double ax[2] = {a[0], a[1]}, bx[2] = {b[0], b[1]};
+            Py_ssize_t changes = turns_of(first[i], first[i + 1], first[j], first[j + 1], ax, bx, ids, X0, X1, base, key, pos,
+                                          pos + cap, group);
+            if (changes >= turns) { result = Py_BuildValue("(nn)", i, j); goto done; }
+        }
+    }
+    Py_INCREF(Py_None);
+    result = Py_None;
+done:
+    free(box); free(base); free(key); free(first); free(pos); free(group);
+    release_boxes(vbox); release(&vi); release(&vl);
+    return result;
+}
+
+/* ---- out_of_turn(x0, x1, y0, y1, ids, lengths, descent) -> flags per block
+ * kernels.out_of_turn (leaves._painted_in_turn): per block of lines (ids,
+ * cut by `lengths`, each block's lines top to bottom; unit numbers follow
+ * stream order), does the stream paint its lines other than top to bottom
+ * (a baseline rising from one painted line to the next), or, between the
+ * first and the last painted of them, a line of another of these blocks
+ * that lies beside it along the line (right of its box or left of it)? */
+static PyObject *layout_out_of_turn(PyObject *mod, PyObject *args) {
+    PyObject *obj[4], *ids_obj, *len_obj;
+    double descent;
+    if (!PyArg_ParseTuple(args, "OOOOOOd", &obj[0], &obj[1], &obj[2], &obj[3], &ids_obj, &len_obj, &descent)) return NULL;
+    View vbox[4], vi = {0}, vl = {0};
+    memset(vbox, 0, sizeof vbox);
+    PyObject *result = NULL;
+    int64_t *owner = NULL, *sorted = NULL;
+    Py_ssize_t n = get_unit_boxes(obj, vbox, ids_obj, &vi);
+    if (n < 0 || get_view(len_obj, &vl, "l", 8, "lengths") < 0) goto done;
+    Py_ssize_t blocks = vl.view.len / 8;
+    const int64_t *ids = vi.view.buf, *lengths = vl.view.buf;
+    if (check_lengths(lengths, blocks, n) < 0) goto done;
+    const double *X0 = vbox[0].view.buf, *X1 = vbox[1].view.buf, *Y0 = vbox[2].view.buf, *Y1 = vbox[3].view.buf;
+    Py_ssize_t size = vbox[0].view.len / 8;
+    owner = malloc((size ? size : 1) * sizeof(int64_t));
+    sorted = malloc((n ? n : 1) * sizeof(int64_t));
+    result = PyByteArray_FromStringAndSize(NULL, blocks);
+    if (!owner || !sorted || !result) { if (!result) goto done; PyErr_NoMemory(); Py_CLEAR(result); goto done; }
+    char *flags = PyByteArray_AS_STRING(result);
+    for (Py_ssize_t u = 0; u < size; u++) owner[u] = -1;
+    for (Py_ssize_t b = 0, k = 0; b < blocks; b++)
+        for (Py_ssize_t end = k + (Py_ssize_t)lengths[b]; k < end; k++) owner[ids[k]] = b;
+    for (Py_ssize_t b = 0, k = 0; b < blocks; k += (Py_ssize_t)lengths[b], b++) {
+        Py_ssize_t m = (Py_ssize_t)lengths[b];
+        const int64_t *block = ids + k;
+        double lo_x = X0[block[0]], hi_x = X1[block[0]];
+        for (Py_ssize_t i = 0; i < m; i++) {
+            sorted[i] = block[i];
+            lo_x = np_min(lo_x, X0[block[i]]);
+            hi_x = np_max(hi_x, X1[block[i]]);
+        }
+        qsort(sorted, (size_t)m, sizeof(int64_t), cmp_int64);
+        int flag = 0;
+        for (Py_ssize_t i = 1; i < m && !flag; i++) {
+            int64_t a = sorted[i - 1], c = sorted[i];
+            double step = (Y0[c] + descent * (Y1[c] - Y0[c])) - (Y0[a] + descent * (Y1[a] - Y0[a]));
+            flag = step > 0;
+        }
+        for (int64_t u = sorted[0] + 1; u < sorted[m - 1] && !flag; u++)
+            flag = owner[u] >= 0 && owner[u] != b && (X1[u] <= lo_x || X0[u] >= hi_x);
+        flags[b] = (char)flag;
+    }
+done:
+    free(owner); free(sorted);
+    release_boxes(vbox); release(&vi); release(&vl);
+    return result;
+}
+
+/* ---- follow_chains(below, linked, tops, limit) -> (positions, lengths)
+ * kernels.follow_chains (leaves.stacked_blocks, _tight_chains): from each
+ * position of `tops` in turn, the chain of positions that goes on from a
+ * position to below[position] while that one is linked, and stops after
+ * limit + 1 positions at the most. */
+static PyObject *layout_follow_chains(PyObject *mod, PyObject *args) {
+    PyObject *below_obj, *linked_obj, *tops_obj;
+    Py_ssize_t limit;
+    if (!PyArg_ParseTuple(args, "OOOn", &below_obj, &linked_obj, &tops_obj, &limit)) return NULL;
+    View vb = {0}, vk = {0}, vt = {0};
+    PyObject *result = NULL;
+    int64_t *chain = NULL, *lengths = NULL;
+    if (get_view(below_obj, &vb, "l", 8, "below") < 0 || get_view(linked_obj, &vk, "?", 1, "linked") < 0 ||
+        get_view(tops_obj, &vt, "l", 8, "tops") < 0)
+        goto done;
+    Py_ssize_t n = vb.view.len / 8, n_tops = vt.view.len / 8;
+    if (vk.view.len != n) { PyErr_SetString(PyExc_ValueError, "below and linked differ in length"); goto done; }
+    if (limit < 0) { PyErr_SetString(PyExc_ValueError, "negative chain limit"); goto done; }
+    const int64_t *below = vb.view.buf, *tops = vt.view.buf;
+    const char *linked = vk.view.buf;
+    if (check_ids(below, n, n, "below") < 0 || check_ids(tops, n_tops, n, "tops") < 0) goto done;
+    /* A chain visits each position at most once unless below[] cycles; the
+     * bound keeps the output finite whatever it holds. */
+    Py_ssize_t per_chain = limit < n ? limit + 1 : n + 1, cap = 1;
+    if (n_tops > 0 && per_chain > PY_SSIZE_T_MAX / 8 / n_tops) { PyErr_NoMemory(); goto done; }
+    cap = n_tops * per_chain + 1;
+    chain = malloc((size_t)cap * sizeof(int64_t));
+    lengths = malloc((size_t)(n_tops ? n_tops : 1) * sizeof(int64_t));
+    if (!chain || !lengths) { PyErr_NoMemory(); goto done; }
+    Py_ssize_t out = 0;
+    for (Py_ssize_t t = 0; t < n_tops; t++) {
+        Py_ssize_t length = 1;
+        int64_t at = tops[t];
+        chain[out++] = at;
+        while (linked[at] && length <= limit && length < per_chain) {
+            at = below[at];
+            chain[out++] = at;
+            length++;
+        }
+        lengths[t] = length;
+    }
+    result = Py_BuildValue("(NN)", int64_bytes(chain, out), int64_bytes(lengths, n_tops));
+done:
+    free(chain); free(lengths);
+    release(&vb); release(&vk); release(&vt);
+    return result;
+}
+
 static PyMethodDef module_methods[] = {
     {"rows", (PyCFunction)layout_rows, METH_VARARGS, "Units top to bottom and where each row starts."},
     {"shared_baselines", (PyCFunction)layout_shared_baselines, METH_VARARGS,
@@ -1436,6 +1639,9 @@ static PyMethodDef module_methods[] = {
     {"blank_edges", (PyCFunction)layout_blank_edges, METH_VARARGS, "Blanks leading or trailing each unit."},
     {"emit", (PyCFunction)layout_emit, METH_VARARGS, "Leaves of units as stream positions, and where each leaf starts."},
     {"wrap_measures", (PyCFunction)layout_wrap_measures, METH_VARARGS, "What the wrap test of a group of lines counts."},
+    {"out_of_turn", (PyCFunction)layout_out_of_turn, METH_VARARGS, "Per block, is it painted out of order or in turn with another beside it."},
+    {"follow_chains", (PyCFunction)layout_follow_chains, METH_VARARGS, "Chains of positions down below[] while linked."},
+    {"turning_pair", (PyCFunction)layout_turning_pair, METH_VARARGS, "The first tangled pair of runs whose lines take turns."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -636,3 +636,95 @@ def wrap_measures(
     width = x1[ids].max() - x0[ids].min()
     wrapped = x1[line] - x0[line] + space + word > width
     return len(pairs), median_words, len(line), int(np.count_nonzero(wrapped))
+
+
+def turning_pair(
+    lib: ModuleType | None,
+    box: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray],
+    runs: list[np.ndarray],
+    descent: float,
+    stacked: float,
+    tol: float,
+    turns: int,
+) -> tuple[int, int] | None:
+    """Of `runs` (lines, boxes x0, x1, y0, y1 of `box`), the first pair
+    (i, j), i < j in row-major order, whose run boxes are tangled (neither
+    above the other by run_pairs' `stacked`, nor apart along the line within
+    `tol`) and whose lines take turns down the page: of the lines of each
+    that overlap the other run's box along the line, two or more of each,
+    read top to bottom (by baseline, `descent` of the height above the
+    bottom; stable, i's lines first), the run changes `turns` times or more.
+    None where no pair does. One pass over the pairs, not a numpy chain per
+    pair: a leaf that reads down the page asks it of every tangled pair."""
+    x0, x1, y0, y1 = box
+    if lib is not None:
+        lengths = np.array([len(r) for r in runs], dtype=np.int64)
+        found: tuple[int, int] | None = lib.turning_pair(
+            x0, x1, y0, y1, _ids(np.concatenate(runs)), lengths, descent, stacked, tol, turns
+        )
+        return found
+    bx0, by0, bx1, by1 = run_boxes(None, (x0, y0, x1, y1), runs)
+    above, apart, _ = run_pairs(None, (bx0, by0, bx1, by1), stacked, tol, False)
+    tangled = np.triu(~(above | above.T | apart), 1)
+    for i, j in np.argwhere(tangled).tolist():
+        a, b = runs[i], runs[j]
+        a, b = a[(x1[a] > bx0[j]) & (x0[a] < bx1[j])], b[(x1[b] > bx0[i]) & (x0[b] < bx1[i])]
+        if len(a) < 2 or len(b) < 2:
+            continue
+        group = np.concatenate([np.zeros(len(a), dtype=np.int8), np.ones(len(b), dtype=np.int8)])
+        lines = np.concatenate([a, b])
+        down = np.argsort(-(y0[lines] + descent * (y1[lines] - y0[lines])), kind="stable")
+        if int(np.count_nonzero(np.diff(group[down]))) >= turns:
+            return i, j
+    return None
+
+
+def out_of_turn(
+    lib: ModuleType | None, box: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray], blocks: list[np.ndarray], descent: float
+) -> np.ndarray:
+    """Per block of lines (each top to bottom, boxes x0, x1, y0, y1 of
+    `box`; unit numbers follow stream order): does the stream paint its
+    lines other than top to bottom (a baseline, `descent` of the height
+    above the bottom, rising from one painted line to the next), or, between
+    the first and the last painted of them, a line of another of `blocks`
+    that lies beside it along the line?"""
+    x0, x1, y0, y1 = box
+    if lib is not None:
+        lengths = np.array([len(b) for b in blocks], dtype=np.int64)
+        return np.frombuffer(lib.out_of_turn(x0, x1, y0, y1, _ids(np.concatenate(blocks)), lengths, descent), dtype=bool)
+    owner = np.full(len(x0), -1, dtype=np.int64)
+    for k, block in enumerate(blocks):
+        owner[block] = k
+    flags = np.zeros(len(blocks), dtype=bool)
+    for k, block in enumerate(blocks):
+        left, right = x0[block].min(), x1[block].max()
+        between = np.arange(int(block.min()) + 1, int(block.max()))
+        between = between[(owner[between] >= 0) & (owner[between] != k)]
+        painted = np.sort(block)
+        painted_base = y0[painted] + descent * (y1[painted] - y0[painted])
+        flags[k] = np.any(np.diff(painted_base) > 0) or np.any((x1[between] <= left) | (x0[between] >= right))
+    return flags
+
+
+def follow_chains(
+    lib: ModuleType | None, below: np.ndarray, linked: np.ndarray, tops: np.ndarray, limit: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """From each position of `tops` in turn, the chain that goes on from a
+    position to below[position] while that one is `linked`, limit + 1
+    positions at the most (and never more than len(below) + 1: a chain
+    through a cycle stops): the chains' positions one after another, and
+    their lengths."""
+    if lib is not None:
+        chains, lengths = lib.follow_chains(_ids(below), np.ascontiguousarray(linked, dtype=bool), _ids(tops), limit)
+        return np.frombuffer(chains, dtype=np.int64), np.frombuffer(lengths, dtype=np.int64)
+    bound = min(limit, len(below))
+    linked_list, below_list = linked.tolist(), below.tolist()
+    found: list[int] = []
+    lengths_found: list[int] = []
+    for top in tops.tolist():
+        chain = [top]
+        while linked_list[chain[-1]] and len(chain) <= bound:
+            chain.append(below_list[chain[-1]])
+        found.extend(chain)
+        lengths_found.append(len(chain))
+    return np.array(found, dtype=np.int64), np.array(lengths_found, dtype=np.int64)

@@ -55,8 +55,12 @@ from ragprep.extract.layout.params import (
     RUN_GAP,
     SAME_BASELINE,
     STACKED,
+    TURNS,
 )
-from ragprep.extract.layout.kernels import RunStacking, back_up_moves, emit_leaves, kahn, paint_run_cuts, run_pairs, run_stacking
+from ragprep.extract.layout.kernels import (
+    RunStacking, back_up_moves, emit_leaves, follow_chains, kahn, out_of_turn, paint_run_cuts, run_pairs, run_stacking,
+    turning_pair,
+)  # fmt: skip
 from ragprep.extract.layout.kernels import run_boxes as kernel_run_boxes
 from ragprep.extract.layout.regions import SharedBaselines, baseline, is_text_column, rows_of, split_at, wraps
 from ragprep.extract.layout.units import Page
@@ -297,13 +301,11 @@ def _tight_chains(page: Page, ids: np.ndarray) -> tuple[list[np.ndarray], np.nda
     below, above, gap_below, gap_above = page.nearest_under(ids)
     linked = (gap_below <= CELL_LEADING * page.body) & (above[below] == np.arange(n))
     padding = CELL_PADDING * page.body
-    chains: list[np.ndarray] = []
-    for top in np.flatnonzero(linked & ~(linked[above] & (below[above] == np.arange(n)))).tolist():
-        chain = [top]
-        while linked[chain[-1]] and len(chain) <= MAX_CELL_LINES:
-            chain.append(int(below[chain[-1]]))
-        if len(chain) <= MAX_CELL_LINES and gap_above[top] >= padding and gap_below[chain[-1]] >= padding:
-            chains.append(np.array(chain, dtype=np.int64))
+    tops = np.flatnonzero(linked & ~(linked[above] & (below[above] == np.arange(n))))
+    found, length = follow_chains(page.lib, below, linked, tops, MAX_CELL_LINES)
+    ends = np.cumsum(length)
+    kept = (length <= MAX_CELL_LINES) & (gap_above[tops] >= padding) & (gap_below[found[ends - 1]] >= padding)
+    chains = [chain for chain, keep in zip(split_at(found, ends[:-1]), kept.tolist(), strict=True) if keep] if len(tops) else []
     none = np.full(n, -1, dtype=np.int64)
     return (
         chains,
@@ -336,13 +338,11 @@ def stacked_blocks(page: Page, ids: np.ndarray) -> list[np.ndarray]:
     linked &= above[below] == np.arange(n)
     has_above = np.zeros(n, dtype=bool)
     has_above[below[linked]] = True
-    blocks: list[np.ndarray] = []
-    for top in np.flatnonzero(~has_above).tolist():
-        chain = [top]
-        while linked[chain[-1]]:
-            chain.append(int(below[chain[-1]]))
-        blocks.append(ids[chain])
-    return blocks
+    tops = np.flatnonzero(~has_above)
+    if not len(tops):
+        return []
+    chains, length = follow_chains(page.lib, below, linked, tops, n)
+    return split_at(ids[chains], np.cumsum(length)[:-1])
 
 
 def _paragraphs(page: Page, blocks: list[np.ndarray]) -> list[np.ndarray]:
@@ -396,21 +396,13 @@ def _painted_in_turn(page: Page, blocks: list[np.ndarray]) -> list[np.ndarray]:
     blocks_of_lines = [block for block in blocks if len(block) > 1]
     if len(blocks_of_lines) < 2:
         return []
-    owner = np.full(int(max(block.max() for block in blocks)) + 1, -1, dtype=np.int64)
-    for k, block in enumerate(blocks_of_lines):
-        owner[block] = k
-    found = []
-    for paragraph in _paragraphs(page, blocks):
-        k = int(owner[paragraph[0]])
-        x0, x1 = page.x0[paragraph].min(), page.x1[paragraph].max()
-        # Unit numbers follow stream order: what the stream paints between.
-        between = np.arange(int(paragraph.min()) + 1, int(paragraph.max()))
-        between = between[(owner[between] >= 0) & (owner[between] != k)]
-        # Its lines in stream order (paragraph is top to bottom) go down.
-        painted = baseline(page, np.sort(paragraph))
-        if np.any(np.diff(painted) > 0) or np.any((page.x1[between] <= x0) | (page.x0[between] >= x1)):
-            found.append(paragraph)
-    return found
+    # Which blocks the stream paints so (kernels.out_of_turn) first: on most
+    # leaves none, and no block then needs the paragraph test.
+    flagged = out_of_turn(page.lib, (page.x0, page.x1, page.y0, page.y1), blocks_of_lines, DESCENT).tolist()
+    if not any(flagged):
+        return []
+    firsts = {int(block[0]) for block, flag in zip(blocks_of_lines, flagged, strict=True) if flag}
+    return [paragraph for paragraph in _paragraphs(page, blocks) if int(paragraph[0]) in firsts]
 
 
 def _paragraphs_and_lines(page: Page, blocks: list[np.ndarray]) -> list[np.ndarray]:
@@ -562,7 +554,7 @@ def run_boxes(page: Page, runs: list[np.ndarray]) -> tuple[np.ndarray, np.ndarra
 
 def _lines_in_turn(page: Page, runs: list[np.ndarray]) -> list[np.ndarray]:
     """`runs` (the stream's runs down a leaf it reads down) with every two
-    runs whose lines take turns down the page (_take_turns) merged into
+    runs whose lines take turns down the page (kernels.turning_pair) merged into
     one read by rows, in the place of the first painted one, until none
     do. A stream that paints a block's lines in two passes, each down the
     page (a list's first lines, set out with their numbers, then its
@@ -573,32 +565,17 @@ def _lines_in_turn(page: Page, runs: list[np.ndarray]) -> list[np.ndarray]:
     column's run, never the column's lines between its own. Fixture:
     test_list_painted_first_lines_first_reads_item_by_item."""
     runs = list(runs)
+    box = (page.x0, page.x1, page.y0, page.y1)
     while len(runs) > 1:
-        above, apart, _ = _boxes(page, run_boxes(page, runs))
-        tangled = np.triu(~(above | above.T | apart), 1)
-        pair = next((ij for ij in np.argwhere(tangled).tolist() if _take_turns(page, runs[ij[0]], runs[ij[1]])), None)
+        # Runs whose boxes overlap both across and along the line
+        # (_merge_interleaved's tangle), whose lines take turns (TURNS).
+        pair = turning_pair(page.lib, box, runs, DESCENT, STACKED * page.body, ROW_OVERLAP * page.body, TURNS)
         if pair is None:
             break
         i, j = pair
         runs[i] = _grid_rows(page, np.concatenate([runs[i], runs[j]]))
         del runs[j]
     return runs
-
-
-def _take_turns(page: Page, a: np.ndarray, b: np.ndarray) -> bool:
-    """Do lines `a` and `b` take turns down the page: of those that overlap
-    the other group along the line, two or more of each, read top to
-    bottom, does the group change three times or more (a line of each
-    between two lines of the other)?"""
-    a, b = (
-        a[(page.x1[a] > page.x0[b].min()) & (page.x0[a] < page.x1[b].max())],
-        b[(page.x1[b] > page.x0[a].min()) & (page.x0[b] < page.x1[a].max())],
-    )
-    if len(a) < 2 or len(b) < 2:
-        return False
-    group = np.concatenate([np.zeros(len(a), dtype=np.int8), np.ones(len(b), dtype=np.int8)])
-    down = np.argsort(-baseline(page, np.concatenate([a, b])), kind="stable")
-    return int(np.count_nonzero(np.diff(group[down]))) >= 3
 
 
 def _merge_interleaved(page: Page, runs: list[np.ndarray]) -> list[np.ndarray]:

@@ -127,6 +127,9 @@ CELL_LEADING = 0.4
 MAX_CELL_LEAF = 1500
 # Two runs side by side sharing this many rows are a table's columns.
 GRID_ROWS = 4
+# Two runs of a stream reading down a leaf whose lines change run this many
+# times down the page take turns (a line of each between two of the other).
+TURNS = 3
 # Two groups beside one another of which at most this share of the smaller
 # one's lines lie on a baseline of the other are columns set on their own
 # (cut.own_rows); lines on unrelated leadings meet a baseline of the other

@@ -240,6 +240,60 @@ def test_wrap_measures_agree():
     assert wrapping > 0
 
 
+def test_turning_pair_agrees():
+    # Random runs (tangled or not, NaN and infinite boxes), and a column's
+    # lines dealt to two or three runs in turn, with baselines that tie:
+    # a pair found on some leaves, none on others.
+    found = np.zeros(2, dtype=bool)
+    for rng, n, special in _cases():
+        if n < 1:
+            continue
+        x0, x1, y0, y1 = _boxes(rng, n, special)
+        runs = _runs(rng, rng.permutation(n).astype(np.int64)) if n > 1 else [np.zeros(1, dtype=np.int64)]
+        for turns in (1, 3):
+            pair = _both(kernels.turning_pair, (x0, x1, y0, y1), runs, 0.22, 1.5, 2.5, turns)
+            found[pair is None] = True
+        lines = max(n, 4)
+        top = 12.0 * rng.integers(0, lines, lines)
+        left = rng.integers(0, 3, lines) * 40.0
+        box = (left, left + 100.0, top - 10.0, top)
+        dealt = rng.integers(0, 3, lines)
+        runs = [np.flatnonzero(dealt == k) for k in range(3) if (dealt == k).any()]
+        pair = _both(kernels.turning_pair, box, runs, 0.22, 5.0, 2.5, 3)
+        found[pair is None] = True
+    assert found.all()
+
+
+def test_out_of_turn_agrees():
+    # Blocks of lines top to bottom or not, with lines of other blocks
+    # painted between theirs, beside them or under them: flags of both kinds.
+    seen = np.zeros(2, dtype=bool)
+    for rng, n, special in _cases():
+        if n < 2:
+            continue
+        x0, x1, y0, y1 = _boxes(rng, n + 2, special)
+        lines = rng.permutation(n + 2)[:n].astype(np.int64)
+        blocks = [block[np.argsort(-y1[block], kind="stable")] for block in _runs(rng, lines)]
+        flags = _both(kernels.out_of_turn, (x0, x1, y0, y1), blocks, 0.22)
+        seen |= (flags.any(), (~flags).any())
+    assert seen.all()
+
+
+def test_follow_chains_agrees():
+    # Chains down a random `below` (cycles included), bounded and not.
+    lengths = set()
+    for rng, n, _ in _cases():
+        if n < 1:
+            continue
+        below = rng.integers(0, n, n).astype(np.int64)
+        linked = rng.random(n) < 0.7
+        tops = rng.permutation(n)[: int(rng.integers(0, n + 1))].astype(np.int64)
+        for limit in (0, 3, n):
+            _, length = _both(kernels.follow_chains, below, linked, tops, limit)
+            lengths.update(length.tolist())
+    assert {1, 2, 4}.issubset(lengths) and max(lengths) > 4
+
+
 def test_cell_disorder_agrees():
     for rng, n, _ in _cases():
         if n < 2:
@@ -308,6 +362,13 @@ def test_compiled_kernels_are_bounds_checked():
         LIB.run_stacking(y, y, np.zeros(2), y, 0.1, 0.1, False)
     with pytest.raises(TypeError):
         LIB.rows(y, y, np.array([0, 1], dtype=np.int32), 0.1)
+    ids = np.array([0, 1, 2], dtype=np.int64)
+    with pytest.raises(ValueError):
+        LIB.turning_pair(y, y, y, y, ids, np.array([2, 2], dtype=np.int64), 0.2, 0.1, 0.1, 3)
+    with pytest.raises(IndexError):
+        LIB.out_of_turn(y, y, y, y, np.array([0, 3], dtype=np.int64), np.array([2], dtype=np.int64), 0.2)
+    with pytest.raises(IndexError):
+        LIB.follow_chains(np.array([1, 3, 0], dtype=np.int64), np.ones(3, dtype=bool), ids, 3)
 
 
 # -- page by page -------------------------------------------------------------
