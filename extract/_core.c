@@ -2391,6 +2391,23 @@ static int reference_follows(Lexer *lx, long long *gen) {
     return 0;
 }
 
+/* (number, generation), a tuple of two ints: no cycle through it, so it is
+ * untracked (see untrack_tuple). Built without Py_BuildValue's format
+ * parsing: a structure tree holds references by the ten thousand. */
+static PyObject *plain_ref(long long number, long long gen) {
+    PyObject *n = PyLong_FromLongLong(number), *g = n ? PyLong_FromLongLong(gen) : NULL;
+    PyObject *ref = g ? PyTuple_New(2) : NULL;
+    if (!ref) {
+        Py_XDECREF(n);
+        Py_XDECREF(g);
+        return NULL;
+    }
+    PyTuple_SET_ITEM(ref, 0, n);
+    PyTuple_SET_ITEM(ref, 1, g);
+    untrack_tuple(ref);
+    return ref;
+}
+
 /* The value of an object token that ran from `start` to `end`. */
 static PyObject *plain_value(Lexer *lx, const Token *t, const Buf *bytes, const unsigned char *start,
                              const unsigned char *end) {
@@ -2398,12 +2415,7 @@ static PyObject *plain_value(Lexer *lx, const Token *t, const Buf *bytes, const 
     switch (t->obj.type) {
     case T_INT:
         number = token_int(start, end);
-        if (number >= 0 && reference_follows(lx, &gen)) {
-            /* Two integers: no cycle through it (see untrack_tuple). */
-            PyObject *ref = Py_BuildValue("(LL)", number, gen);
-            if (ref) untrack_tuple(ref);
-            return ref;
-        }
+        if (number >= 0 && reference_follows(lx, &gen)) return plain_ref(number, gen);
         return PyLong_FromLongLong(number);
     case T_REAL: return PyFloat_FromDouble(t->obj.num);
     case T_BOOL: return PyBool_FromLong(t->obj.num != 0.0);
@@ -2424,13 +2436,30 @@ static int malformed(const char *why) {
 typedef struct {
     PyObject *known, *check; /* NULL known: every reference stands */
     int unchecked;           /* set when a reference was neither known nor checked (check NULL) */
+    /* Objects (n, 0) known to exist as a bitmap, bit n of byte n / 8 (least
+     * significant first), a subset of `known` looked up without hashing a
+     * tuple; NULL when not given. */
+    const unsigned char *present;
+    Py_ssize_t present_bytes;
 } Existing;
+
+/* Is reference `ref` (a tuple of two ints) marked in the bitmap? */
+static int marked_present(PyObject *ref, const Existing *refs) {
+    if (!refs->present || PyTuple_GET_SIZE(ref) != 2) return 0;
+    PyObject *number = PyTuple_GET_ITEM(ref, 0), *gen = PyTuple_GET_ITEM(ref, 1);
+    if (!PyLong_CheckExact(number) || !PyLong_CheckExact(gen)) return 0;
+    int overflow = 0;
+    long long n = PyLong_AsLongLongAndOverflow(number, &overflow), g = overflow ? -1 : PyLong_AsLongLongAndOverflow(gen, &overflow);
+    if (overflow || n < 0 || g != 0 || n / 8 >= (long long)refs->present_bytes) return 0;
+    return (refs->present[n / 8] >> (n % 8)) & 1;
+}
 
 /* Is `value` a reference "N G R" to a missing object? Not when `known` (a
  * set) holds it; otherwise `check(ref)` says whether it exists, and a ref
  * that does joins `known`, so each is asked once. -1 on error. */
 static int dangling(PyObject *value, Existing *refs) {
     if (!refs->known || !PyTuple_CheckExact(value)) return 0;
+    if (marked_present(value, refs)) return 0;
     int found = PySet_Contains(refs->known, value);
     if (found) return found < 0 ? -1 : 0;
     if (!refs->check) {
@@ -2488,13 +2517,23 @@ static int close_container(Buf *stack, PyObject **result, int kind, Existing *re
     return place_value(stack, result, value, refs);
 }
 
+/* A parse's scratch buffers (a token's bytes, the open containers), kept
+ * from one object of a stream to the next: parse_objects reads thousands. */
+typedef struct { Buf bytes, stack; } ParseBufs;
+
+static void parse_bufs_free(ParseBufs *b) {
+    buf_free(&b->bytes);
+    buf_free(&b->stack);
+}
+
 /* One object from the bytes p..end (exactly one, else ValueError). */
-static PyObject *parse_span(const unsigned char *p, const unsigned char *end, Existing *refs) {
-    Lexer lx;
-    memset(&lx, 0, sizeof lx);
+static PyObject *parse_span(const unsigned char *p, const unsigned char *end, Existing *refs, ParseBufs *bufs) {
+    Lexer lx; /* only the cursor: the operand slots are the content streams' (left unset) */
     lx.p = p;
     lx.end = end;
-    Buf bytes = {0}, stack = {0};
+    lx.nops = lx.non_numbers = 0;
+    Buf bytes = bufs->bytes, stack = bufs->stack;
+    bytes.len = stack.len = 0;
     PyObject *result = NULL;
     int failed = 0;
     while (!failed) {
@@ -2525,8 +2564,8 @@ static PyObject *parse_span(const unsigned char *p, const unsigned char *end, Ex
         Py_DECREF(f->container);
         Py_XDECREF(f->key);
     }
-    buf_free(&stack);
-    buf_free(&bytes);
+    bufs->bytes = bytes; /* grown buffers go back to the caller, who frees them */
+    bufs->stack = stack;
     if (failed) Py_CLEAR(result);
     return result;
 }
@@ -2539,74 +2578,119 @@ static PyObject *core_parse_object(PyObject *mod, PyObject *args) {
     Py_buffer view;
     if (PyObject_GetBuffer(arg, &view, PyBUF_SIMPLE) < 0) return NULL;
     const unsigned char *p = view.buf;
-    Existing refs = {known, check, 0};
-    PyObject *result = parse_span(p, p + view.len, &refs);
+    Existing refs = {known, check, 0, NULL, 0};
+    ParseBufs bufs = {{0}, {0}};
+    PyObject *result = parse_span(p, p + view.len, &refs, &bufs);
+    parse_bufs_free(&bufs);
     PyBuffer_Release(&view);
     return result;
 }
 
 /* A page tree node (§7.7.3): qpdf rewrites those in memory (inherited
- * attributes pushed down to the pages), so they are read through qpdf. */
-static int page_tree_node(PyObject *value) {
+ * attributes pushed down to the pages), so they are read through qpdf.
+ * The names it looks for, made once per parse_objects call. */
+enum { PT_PARENT, PT_KIDS, PT_TYPE, PT_PAGE, PT_PAGES, PT_COUNT };
+static const char *const PT_NAMES[PT_COUNT] = {"/Parent", "/Kids", "/Type", "/Page", "/Pages"};
+
+static int page_tree_node(PyObject *value, PyObject *const names[PT_COUNT]) {
     if (!PyDict_CheckExact(value)) return 0;
-    if (PyDict_GetItemString(value, "/Parent") || PyDict_GetItemString(value, "/Kids")) return 1;
-    PyObject *type = PyDict_GetItemString(value, "/Type");
+    if (PyDict_GetItem(value, names[PT_PARENT]) || PyDict_GetItem(value, names[PT_KIDS])) return 1;
+    PyObject *type = PyDict_GetItem(value, names[PT_TYPE]);
     return type && PyUnicode_Check(type) &&
-           (PyUnicode_CompareWithASCIIString(type, "/Page") == 0 || PyUnicode_CompareWithASCIIString(type, "/Pages") == 0);
+           (PyUnicode_Compare(type, names[PT_PAGE]) == 0 || PyUnicode_Compare(type, names[PT_PAGES]) == 0);
 }
 
-/* parse_objects(data, spans, known, check) -> [(number, value)]: the objects
- * of a decoded object stream (§7.5.7), each (number, start, end) of `spans`
- * parsed from data[start:end] as parse_object(data, known, check) does. An
- * object that is not one well-formed object alone, or is a page tree node,
- * is left out: qpdf reads it. */
+/* A span (number, start, end) of parse_objects, checked against the data's length. */
+static int object_span(PyObject *span, Py_ssize_t len, long long out[3]) {
+    if (!PyTuple_Check(span) || PyTuple_GET_SIZE(span) != 3) {
+        PyErr_SetString(PyExc_TypeError, "a span is (number, start, end)");
+        return -1;
+    }
+    for (int i = 0; i < 3; i++) {
+        out[i] = PyLong_AsLongLong(PyTuple_GET_ITEM(span, i));
+        if (out[i] == -1 && PyErr_Occurred()) return -1;
+    }
+    if (out[1] < 0 || out[2] < out[1] || out[2] > (long long)len) {
+        PyErr_SetString(PyExc_ValueError, "a span outside the data");
+        return -1;
+    }
+    return 0;
+}
+
+/* One object of a stream: its value, or NULL with no exception when it is
+ * left to qpdf (not one well-formed object alone, or a page tree node). */
+static PyObject *stream_object(const unsigned char *p, const unsigned char *end, Existing known,
+                               ParseBufs *bufs, PyObject *const names[PT_COUNT]) {
+    /* Unchecked first: a page tree node is dropped without asking
+     * whether its references exist; others are parsed again, checked. */
+    PyObject *check = known.check;
+    Existing refs = known;
+    refs.check = NULL;
+    PyObject *value = parse_span(p, end, &refs, bufs);
+    if (value && refs.unchecked && check && !page_tree_node(value, names)) {
+        Py_DECREF(value);
+        refs.check = check;
+        value = parse_span(p, end, &refs, bufs);
+    }
+    if (!value) {
+        if (PyErr_ExceptionMatches(PyExc_ValueError)) PyErr_Clear();
+        return NULL;
+    }
+    if (page_tree_node(value, names)) Py_CLEAR(value);
+    return value;
+}
+
+/* parse_objects(data, spans, known, check[, present]) -> [(number, value)]:
+ * the objects of a decoded object stream (§7.5.7), each (number, start, end)
+ * of `spans` parsed from data[start:end] as parse_object(data, known, check)
+ * does. An object that is not one well-formed object alone, or is a page
+ * tree node, is left out: qpdf reads it. `present`, a bytes-like bitmap
+ * (Existing.present), marks objects of `known`, found without a set lookup. */
 static PyObject *core_parse_objects(PyObject *mod, PyObject *args) {
     (void)mod;
     PyObject *data, *spans, *known, *check;
-    if (!PyArg_ParseTuple(args, "OO!O!O", &data, &PyList_Type, &spans, &PySet_Type, &known, &check)) return NULL;
+    Py_buffer present = {0};
+    if (!PyArg_ParseTuple(args, "OO!O!O|y*", &data, &PyList_Type, &spans, &PySet_Type, &known, &check, &present))
+        return NULL;
     if (check == Py_None) check = NULL;
+    Existing existing = {known, check, 0, present.buf, present.buf ? present.len : 0};
+    PyObject *names[PT_COUNT] = {NULL};
     Py_buffer view;
-    if (PyObject_GetBuffer(data, &view, PyBUF_SIMPLE) < 0) return NULL;
+    for (int i = 0; i < PT_COUNT; i++)
+        if (!(names[i] = PyUnicode_InternFromString(PT_NAMES[i]))) goto names_failed;
+    if (PyObject_GetBuffer(data, &view, PyBUF_SIMPLE) < 0) goto names_failed;
     const unsigned char *base = view.buf;
+    ParseBufs bufs = {{0}, {0}};
     PyObject *out = PyList_New(0);
     for (Py_ssize_t i = 0; out && i < PyList_GET_SIZE(spans); i++) {
-        long long number, start, stop;
-        PyObject *span = PyList_GET_ITEM(spans, i);
-        if (!PyTuple_Check(span) || !PyArg_ParseTuple(span, "LLL", &number, &start, &stop)) {
-            if (!PyErr_Occurred()) PyErr_SetString(PyExc_TypeError, "a span is (number, start, end)");
-            Py_CLEAR(out);
-            break;
-        }
-        if (start < 0 || stop < start || stop > (long long)view.len) {
-            PyErr_SetString(PyExc_ValueError, "a span outside the data");
-            Py_CLEAR(out);
-            break;
-        }
-        /* Unchecked first: a page tree node is dropped without asking
-         * whether its references exist; others are parsed again, checked. */
-        Existing refs = {known, NULL, 0};
-        PyObject *value = parse_span(base + start, base + stop, &refs);
-        if (value && refs.unchecked && check && !page_tree_node(value)) {
-            Py_DECREF(value);
-            refs.check = check;
-            value = parse_span(base + start, base + stop, &refs);
-        }
+        long long span[3];
+        if (object_span(PyList_GET_ITEM(spans, i), view.len, span) < 0) { Py_CLEAR(out); break; }
+        PyObject *value = stream_object(base + span[1], base + span[2], existing, &bufs, names);
         if (!value) {
-            if (!PyErr_ExceptionMatches(PyExc_ValueError)) { Py_CLEAR(out); break; }
-            PyErr_Clear();
+            if (PyErr_Occurred()) Py_CLEAR(out);
             continue;
         }
-        PyObject *item = page_tree_node(value) ? NULL : Py_BuildValue("(LN)", number, value);
+        PyObject *number = PyLong_FromLongLong(span[0]), *item = number ? PyTuple_New(2) : NULL;
         if (!item) {
-            if (PyErr_Occurred()) { Py_CLEAR(out); break; }
+            Py_XDECREF(number);
             Py_DECREF(value);
-            continue;
+            Py_CLEAR(out);
+            break;
         }
+        PyTuple_SET_ITEM(item, 0, number);
+        PyTuple_SET_ITEM(item, 1, value);
         if (PyList_Append(out, item) < 0) Py_CLEAR(out);
         Py_DECREF(item);
     }
+    parse_bufs_free(&bufs);
     PyBuffer_Release(&view);
+    for (int i = 0; i < PT_COUNT; i++) Py_XDECREF(names[i]);
+    if (present.buf) PyBuffer_Release(&present);
     return out;
+names_failed:
+    for (int i = 0; i < PT_COUNT; i++) Py_XDECREF(names[i]);
+    if (present.buf) PyBuffer_Release(&present);
+    return NULL;
 }
 
 /* ---- object stream headers (§7.5.7) ------------------------------------

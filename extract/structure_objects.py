@@ -35,6 +35,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
+import numpy as np
 import pikepdf
 from pikepdf import ObjectType
 
@@ -165,6 +166,7 @@ class PlainObjects:
         for stream in streams:
             if stream is not None:
                 known.update((n, 0) for n in stream.present)
+        present = _bitmap([n for n, _ in known])
 
         def exists(ref: Ref) -> bool:
             """An object outside the streams exists unless qpdf reads it as null."""
@@ -178,8 +180,25 @@ class PlainObjects:
         for stream in streams:
             if stream is not None and parse_objects is not None:
                 # Objects that do not parse alone, and page tree nodes, are left to qpdf.
-                for n, value in parse_objects(stream.data, stream.spans, known, exists):
+                for n, value in parse_objects(stream.data, stream.spans, known, exists, present):
                     cache.setdefault((n, 0), value)
+
+
+# Object numbers the bitmap covers (2 MiB at most); a larger number is
+# looked up in the set as before.
+_BITMAP_NUMBERS = 1 << 24
+
+
+def _bitmap(numbers: list[int]) -> bytes:
+    """Bit n set (byte n // 8, least significant bit first) for each number
+    below _BITMAP_NUMBERS: the objects parse_objects finds present without
+    hashing a reference."""
+    numbers = [n for n in numbers if 0 <= n < _BITMAP_NUMBERS]
+    if not numbers:
+        return b""
+    marked = np.zeros(max(numbers) + 1, dtype=bool)
+    marked[numbers] = True
+    return np.packbits(marked, bitorder="little").tobytes()
 
 
 @dataclass(frozen=True)

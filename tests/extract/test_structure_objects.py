@@ -169,6 +169,37 @@ def test_parse_objects_leaves_out_what_qpdf_must_read():
         _core.parse_objects(data, [(1, 0, 999)], set(), exists)
 
 
+@needs_core
+def test_parse_objects_finds_references_in_the_present_bitmap_without_asking():
+    from ragprep.extract import _core
+    from ragprep.extract.structure_objects import _bitmap
+
+    data = b"<< /P 3 0 R /Pg 12 0 R /K [9 0 R 3 1 R] >>"
+    asked: list[tuple[int, int]] = []
+
+    def exists(ref: tuple[int, int]) -> bool:
+        asked.append(ref)
+        return False
+
+    # 3 and 9 are in the bitmap (generation 0 only); 12 and 3 1 R are asked, and missing.
+    known = {(3, 0), (9, 0)}
+    got = _core.parse_objects(data, [(1, 0, len(data))], known, exists, _bitmap([3, 9]))
+    assert got == [(1, {"/P": (3, 0), "/K": [(9, 0), None]})]
+    assert sorted(asked) == [(3, 1), (12, 0)]
+    # Without the bitmap, the set gives the same objects.
+    asked.clear()
+    assert _core.parse_objects(data, [(1, 0, len(data))], known, exists) == got
+    assert sorted(asked) == [(3, 1), (12, 0)]
+
+
+def test_the_present_bitmap_marks_each_number_and_leaves_out_huge_ones():
+    from ragprep.extract.structure_objects import _BITMAP_NUMBERS, _bitmap
+
+    bits = _bitmap([0, 9, 17, _BITMAP_NUMBERS])
+    assert bits == bytes([0b00000001, 0b00000010, 0b00000010])
+    assert _bitmap([]) == b"" and _bitmap([_BITMAP_NUMBERS + 5]) == b""
+
+
 def _corpus_pdfs(corpus: Path) -> Iterator[tuple[Path, pikepdf.Pdf]]:
     """Every corpus file that opens; encrypted or damaged past opening, its tree is never read."""
     for path in sorted(corpus.rglob("*.pdf")):
