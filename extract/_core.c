@@ -2853,13 +2853,13 @@ static const char *const WALK_NAMES[] = {
     "H", "TH", "TD", "/MCR", "/OBJR", "/StructElem", "", "NonStruct",
     "index", "type", "raw_type", "parent", "path", "heading_level", "block", "actual_text", "alt", "lang",
     "header_cell", "ref", "page", "actual_text_owner", "row_span", "col_span", "scope", "headers", "element_id",
-    "mcid", "stream", "element",
+    "mcid", "stream", "element", "/A", "/C", "/ID",
 };
 enum {
     N_K, N_PG, N_LANG, N_ACTUAL_TEXT, N_ALT, N_S, N_NS, N_TYPE, N_MCID, N_OBJ, N_STM,
     N_H, N_TH, N_TD, N_T_MCR, N_T_OBJR, N_T_STRUCT_ELEM, N_EMPTY, N_NONSTRUCT,
     N_F_INDEX, /* ...19 element fields... */
-    N_F_MCID = N_F_INDEX + 19, N_F_STREAM, N_F_ELEMENT, N_COUNT
+    N_F_MCID = N_F_INDEX + 19, N_F_STREAM, N_F_ELEMENT, N_A, N_C, N_ID, N_COUNT
 };
 /* Stack items' tags (structure.py: _ELEMENT, _CONTENT, _EXIT) and _Ctx's fields. */
 enum { TAG_ELEMENT, TAG_CONTENT, TAG_EXIT };
@@ -2984,6 +2984,17 @@ static int walk_push(PyObject *list, PyObject *item) {
 
 static int walk_expand(Walk *w, PyObject *k, PyObject *ctx, int sectioning);
 
+/* Does a TH/TD carry what _table_cell_attributes reads (/A, /C, /ID)? A
+ * cell with none of them has the default attributes (_NO_CELL): most cells
+ * of a tagged table, read without a call into Python. -1 on error. */
+static int walk_has_cell_attributes(Walk *w, PyObject *obj) {
+    for (int n = N_A; n <= N_ID; n++) {
+        int has = PyDict_Contains(obj, w->name[n]);
+        if (has) return has;
+    }
+    return 0;
+}
+
 /* _Walker._visit. */
 static int walk_visit(Walk *w, PyObject *item) {
     PyObject *objgen = PyTuple_GET_ITEM(item, 1), *obj = PyTuple_GET_ITEM(item, 2);
@@ -3014,7 +3025,9 @@ static int walk_visit(Walk *w, PyObject *item) {
     else if (!PyErr_Occurred()) alt = Py_NewRef(Py_None);
     if (!alt) goto done;
     int th = PyUnicode_Compare(std, w->name[N_TH]) == 0, td = !th && PyUnicode_Compare(std, w->name[N_TD]) == 0;
-    cell = th || td ? PyObject_CallOneArg(w->e[E_CELL], obj) : Py_NewRef(w->e[E_NO_CELL]);
+    int attributed = (th || td) ? walk_has_cell_attributes(w, obj) : 0;
+    if (attributed < 0) goto done;
+    cell = attributed ? PyObject_CallOneArg(w->e[E_CELL], obj) : Py_NewRef(w->e[E_NO_CELL]);
     if (!cell) goto done;
     if (!PyTuple_Check(cell) || PyTuple_GET_SIZE(cell) != 5) { PyErr_SetString(PyExc_TypeError, "cell attributes"); goto done; }
     Py_ssize_t index = PyList_GET_SIZE(w->e[E_ELEMENTS]);
@@ -3090,11 +3103,15 @@ static PyObject *walk_array_items(Walk *w, PyObject *array, PyObject *objgen) {
 static PyObject *walk_element_type(Walk *w, PyObject *kid) {
     PyObject *ns = walk_get(kid, w->name[N_NS]);
     if (!ns && PyErr_Occurred()) return NULL;
-    PyObject *s = ns ? NULL : walk_value(w, PyDict_GetItem(kid, w->name[N_S]));
-    if (!ns && !s) return NULL;
+    /* The cache is keyed by (/S, namespace key): None without /NS; for an
+     * indirect namespace its reference (_Roles.namespace), which no other
+     * kind of namespace key equals. A direct /NS is left to Python. */
+    int cached = !ns || PyTuple_CheckExact(ns);
+    PyObject *s = cached ? walk_value(w, PyDict_GetItem(kid, w->name[N_S])) : NULL;
+    if (cached && !s) return NULL;
     PyObject *hit = NULL;
     if (s && PyUnicode_CheckExact(s)) {
-        PyObject *key = PyTuple_Pack(2, s, Py_None);
+        PyObject *key = PyTuple_Pack(2, s, ns ? ns : Py_None);
         hit = key ? PyDict_GetItemWithError(w->e[E_RESOLVED], key) : NULL;
         Py_XDECREF(key);
         if (!hit && PyErr_Occurred()) { Py_DECREF(s); return NULL; }

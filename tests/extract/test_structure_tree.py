@@ -425,6 +425,26 @@ def test_namespaces_pdf20_types_and_role_map_ns():
     assert texts(tree) == ()
 
 
+def test_elements_of_one_namespace_resolve_alike_and_warn_each_time():
+    # Every element in the indirect PDF 1.7 namespace follows /RoleMap's remap
+    # of a standard type, and each one says so: the answer cached for the
+    # namespace's first element is the answer, and the warning, of the others.
+    b = PdfBuilder()
+    page = b.add_page("")
+    pdf17 = b.pdf.make_indirect(Dictionary(Type=Name.Namespace, NS=String("http://iso.org/pdf/ssn")))
+    kids = []
+    for i in range(3):
+        elem = b.struct_element("P", [i])
+        elem.NS = pdf17
+        kids.append(elem)
+    kids.append(b.struct_element("P", [3]))  # no /NS: the same remap, cached apart
+    b.set_struct_tree([b.struct_element("Document", kids, page=page)], role_map={"P": "H1"})
+
+    tree = read(b)
+    assert [(e.raw_type, e.type) for e in tree.elements[1:]] == [("P", "H1")] * 4
+    assert texts(tree) == (W + "/RoleMap remaps standard type /P to /H1; followed (§14.7.3) (x4)",)
+
+
 # --------------------------------------------------------------------------- attributes
 
 
