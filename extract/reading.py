@@ -154,7 +154,9 @@ def _owned_blocks(
     owner = owner_of_glyph[joined.order]
     new_block = np.ones(len(owner), dtype=bool)
     new_block[1:] = owner[1:] != owner[:-1]
-    new_block |= (owner == -1) & geometric_block_starts(table, joined)
+    tail = owner == -1
+    if tail.any():  # geometry splits only the tail: a page the tree covers whole needs no block starts
+        new_block |= tail & geometric_block_starts(table, joined)
     owners = np.unique(owner)
     labels = list(_labels(tree, owners[owners >= 0].tolist()))
     if len(owners) and owners[0] < 0:  # the tail's owner, -1, sorts first
