@@ -20,6 +20,8 @@ import sys
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
+
+from campaign import Campaign
 from typing import Any
 
 TOKENS = [
@@ -124,13 +126,9 @@ def run(args: argparse.Namespace, mutate: Mutate) -> int:
     if args.corpus:
         seeds += [data[: args.max_seed_bytes] for _, data in corpus_cmaps(Path(args.corpus))]
     crash_file = Path(args.crash_file)
-    start = time.process_time()
-    report = start + args.report
+    campaign = Campaign(args.seconds, args.report)
     runs = findings = 0
-    while (now := time.process_time()) - start < args.seconds:
-        if now >= report:
-            report = now + args.report
-            print(f"progress: runs {runs}  findings {findings}  cpu {now - start:.0f} s", flush=True)
+    while campaign.running(runs=runs, findings=findings):
         data = seeds[runs] if runs < len(seeds) else mutate(rng, rng.choice(seeds), seeds, 8, TOKENS)
         crash_file.write_bytes(data)
         finding = _finding(data)
@@ -139,6 +137,5 @@ def run(args: argparse.Namespace, mutate: Mutate) -> int:
             print(f"{finding}: run {runs}, input {data[:300]!r}", file=sys.stderr)
         runs += 1
     crash_file.unlink(missing_ok=True)
-    cpu = time.process_time() - start
-    print(f"cmaps: seeds {len(seeds)}  runs: {runs}  cpu seconds: {cpu:.0f}  findings: {findings}")
+    print(f"cmaps: seeds {len(seeds)}  runs: {runs}  cpu seconds: {campaign.cpu:.0f}  findings: {findings}")
     return 1 if findings else 0

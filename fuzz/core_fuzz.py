@@ -46,8 +46,9 @@ import subprocess
 import sys
 import sysconfig
 import tempfile
-import time
 from pathlib import Path
+
+from campaign import Campaign
 
 ROOT = Path(__file__).resolve().parents[1]
 SOURCE = ROOT / "extract" / "_core.c"
@@ -203,13 +204,9 @@ def _fuzz(args: argparse.Namespace) -> int:
     config = ExtractConfig(max_operators_per_page=200_000)
     crash_file = Path(args.crash_file)
     pages, objects = args.target in ("both", "pages"), args.target in ("both", "objects")
-    start = time.process_time()
-    deadline, report = start + args.seconds, start + args.report
+    campaign = Campaign(args.seconds, args.report)
     runs = exceptions = parsed = refused = 0
-    while (now := time.process_time()) < deadline:
-        if now >= report:
-            report = now + args.report
-            print(f"progress: runs {runs}  parsed {parsed}  refused {refused}  cpu {now - start:.0f} s", flush=True)
+    while campaign.running(runs=runs, parsed=parsed, refused=refused, findings=exceptions):
         if pages:
             data = _mutate(rng, rng.choice(seeds), seeds) if runs >= len(seeds) else seeds[runs]
             exceptions += _interpret_one(CompiledPageInterpreter(pdf, FontLoader(), config), pdf, page, data, crash_file)
@@ -222,7 +219,7 @@ def _fuzz(args: argparse.Namespace) -> int:
             exceptions += outcome == "finding"
         runs += 1
     crash_file.unlink(missing_ok=True)
-    cpu = time.process_time() - start
+    cpu = campaign.cpu
     print(f"objects parsed: {parsed}  refused (ValueError): {refused}  object seeds: {len(object_seeds)}")
     print(f"runs: {runs}  seeds: {len(seeds)}  cpu seconds: {cpu:.0f}  findings: {exceptions}")
     return 1 if exceptions else 0
@@ -324,7 +321,8 @@ def main() -> int:
     if sanitize and not all(runtimes):
         print("gcc has no ASan/UBSan runtime here (--sanitize yes)", file=sys.stderr)
         return 2
-    print(f"sanitizers: {'address,undefined' if sanitize else 'none (gcc has no runtime for them)'}", flush=True)
+    why_not = "--sanitize no" if args.sanitize == "no" else "gcc has no runtime for them"
+    print(f"sanitizers: {'address,undefined' if sanitize else f'none ({why_not})'}", flush=True)
     with tempfile.TemporaryDirectory() as folder:
         core = _build(Path(folder), sanitize)
         env = dict(os.environ)

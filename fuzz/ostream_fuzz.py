@@ -20,9 +20,10 @@ from __future__ import annotations
 import argparse
 import random
 import sys
-import time
 from collections.abc import Callable
 from pathlib import Path
+
+from campaign import Campaign
 
 TOKENS = [
     b"0", b"1", b"-1", b"+2", b"-0", b"007", b"12", b"999999999999999999", b"9999999999999999999", b"1_0",
@@ -103,10 +104,10 @@ def _one(mutant: tuple[bytes, int, int, set[int]]) -> str:
 def run(args: argparse.Namespace, mutate: Callable[..., bytes]) -> int:
     rng = random.Random(args.seed)
     seeds = SEEDS + _corpus_streams(args.corpus, 20_000)
-    start = time.process_time()
+    campaign = Campaign(args.seconds, args.report)
     runs = findings = read = 0
     crash_file = Path(args.crash_file)
-    while time.process_time() - start < args.seconds:
+    while campaign.running(runs=runs, read=read, findings=findings):
         mutant = _mutant(rng, rng.choice(seeds), mutate)
         crash_file.write_bytes(repr(mutant[1:]).encode() + b"\n" + mutant[0])
         try:
@@ -120,7 +121,6 @@ def run(args: argparse.Namespace, mutate: Callable[..., bytes]) -> int:
         read += outcome == "read"
         runs += 1
     crash_file.unlink(missing_ok=True)
-    cpu = time.process_time() - start
     print(f"headers read by the core: {read}  left to the reference: {runs - read - findings}")
-    print(f"streams: {len(seeds)}  runs: {runs}  cpu seconds: {cpu:.0f}  findings: {findings}")
+    print(f"streams: {len(seeds)}  runs: {runs}  cpu seconds: {campaign.cpu:.0f}  findings: {findings}")
     return 1 if findings else 0

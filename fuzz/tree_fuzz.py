@@ -16,8 +16,9 @@ import argparse
 import io
 import random
 import sys
-import time
 from pathlib import Path
+
+from campaign import Campaign
 from typing import Any
 
 KEYS = ["/K", "/P", "/Pg", "/S", "/MCID", "/Type", "/Lang", "/ActualText", "/Alt", "/Stm", "/Obj", "/NS", "/A",
@@ -126,9 +127,9 @@ def _read(pdf: Any, values: dict[Any, Any], compiled: bool) -> Any:
 def run(args: argparse.Namespace) -> int:
     rng = random.Random(args.seed)
     sources = [(pdf, _values(pdf)) for pdf in _sources(args.corpus, 3000)]
-    start = time.process_time()
+    campaign = Campaign(args.seconds, args.report)
     runs = findings = 0
-    while time.process_time() - start < args.seconds:
+    while campaign.running(runs=runs, findings=findings):
         pdf, values = rng.choice(sources)
         mutant = _mutant(rng, values)
         try:
@@ -140,5 +141,5 @@ def run(args: argparse.Namespace) -> int:
             findings += 1
             print(f"trees differ or raised: source {sources.index((pdf, values))}, run {runs}", file=sys.stderr)
         runs += 1
-    print(f"trees: {len(sources)}  runs: {runs}  cpu seconds: {time.process_time() - start:.0f}  findings: {findings}")
+    print(f"trees: {len(sources)}  runs: {runs}  cpu seconds: {campaign.cpu:.0f}  findings: {findings}")
     return 1 if findings else 0
