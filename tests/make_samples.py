@@ -278,10 +278,10 @@ def build_tagged_article() -> bytes:
         ops.append(footer(f"Page {page_no} of {total}", fonts[REGULAR], artifact=True))
         page = b.add_page("\n".join(ops) + "\n")
         page_kids += [b.struct_element(t, m, page=page) for t, _, m in head]
-        for column, column_owners in zip(columns, owners):
+        for column, column_owners in zip(columns, owners, strict=True):
             elements = [
                 b.struct_element(t, m, page=page)
-                for (t, _), m in zip(column.elements, column_owners)
+                for (t, _), m in zip(column.elements, column_owners, strict=True)
             ]
             page_kids.append(b.struct_element("Sect", elements, page=page))
     document = b.struct_element("Document", page_kids, lang="en-US")
@@ -467,7 +467,7 @@ class ReportLayout:
     def row(self, cells: tuple[str, str, str], font: str, left: float, *rights: float) -> None:
         size = 10.0
         self.text_at(left, self.y, font, size, cells[0])
-        for text, right in zip(cells[1:], rights):
+        for text, right in zip(cells[1:], rights, strict=True):
             self.text_at(right - text_width(text, font, size), self.y, font, size, text)
         self.y -= 16.0
 

@@ -189,7 +189,7 @@ def test_glyphs_table_is_tab_separated_when_piped(tmp_path):
     lines = result.stdout.splitlines()
     header = lines[0].split("\t")
     assert header[:4] == ["index", "text", "origin", "own_end"] and header[-2:] == ["decision", "running"]
-    first = dict(zip(header, lines[1].split("\t")))
+    first = dict(zip(header, lines[1].split("\t"), strict=True))
     assert (first["text"], first["origin"], first["decision"]) == ("'F'", "72,700", "first")
     assert (first["artifact"], first["running"]) == ("False", "False")
     assert len(lines) == 1 + len("First page")
@@ -214,7 +214,7 @@ def test_default_mode_reads_the_bundled_tagged_sample_in_author_order():
     assert result.exit_code == 0
     pages = json.loads(result.stdout)["pages"]
     assert [p["mode"] for p in pages] == ["structure", "structure"]
-    for page, (left, right) in zip(pages, ARTICLE_PAGES):
+    for page, (left, right) in zip(pages, ARTICLE_PAGES, strict=True):
         # Blocks carry the authored elements, left column then right column.
         expected = [(kind, text) for kind, text in left + right]
         got = [(b["type"], " ".join(b["text"].split())) for b in page["blocks"] if b["type"] in ("H2", "P")]

@@ -1,6 +1,6 @@
 """The lint gate: ruff's B, SIM and C90 rules (pyproject [tool.ruff]) and mypy
 ([tool.mypy]: the whole package at its defaults, extract at --strict) hold on
-every stage (ruff also on the bench and fuzz scripts); an exception is a noqa or
+every stage (ruff also on the bench and fuzz scripts and the tests themselves); an exception is a noqa or
 type: ignore with its reason on the line."""
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ def _ruff() -> list[str]:
 
 def test_ruff_finds_nothing():
     done = subprocess.run(
-        [*_ruff(), "check", "--no-cache", "extract", "chunk", "pipeline", "integrations", "bench", "fuzz"],
+        [*_ruff(), "check", "--no-cache", "extract", "chunk", "pipeline", "integrations", "bench", "fuzz", "tests"],
         cwd=ROOT, capture_output=True, text=True,
     )  # fmt: skip
     assert done.returncode == 0, done.stdout + done.stderr

@@ -421,7 +421,7 @@ def test_struct_tree_wiring_and_parent_tree() -> None:
     assert "/StructParents" in pdf.pages[0].Resources.XObject.Fm0
     sect = root.K[0]
     assert str(sect.Lang) == "en" and str(sect.Alt) == "a section" and sect.P.objgen == root.objgen
-    assert str(root.K[1].ActualText) == "x" and root.K[1].A.O == Name.Layout
+    assert str(root.K[1].ActualText) == "x" and Name.Layout == root.K[1].A.O
     # The ParentTree array for page 1 has a null hole at the unreferenced MCID 1.
     nums = list(root.ParentTree.Nums)
     page1 = nums[nums.index(0) + 1]

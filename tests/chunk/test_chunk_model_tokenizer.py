@@ -16,7 +16,7 @@ from ragprep.extract.errors import ConfigError
 MODEL = "sentence-transformers:all-MiniLM-L6-v2"
 DOC_ID = hashlib.sha256(b"model tokenizer").hexdigest()
 # Long words cost a model several word pieces each where cl100k needs few.
-WORDS = "electroencephalography photosynthesis Zwischenstaatlichkeit 3.14159 anti-disestablishmentarianism".split()
+WORDS = ["electroencephalography", "photosynthesis", "Zwischenstaatlichkeit", "3.14159", "anti-disestablishmentarianism"]
 
 
 def paragraphs() -> list[B]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+from itertools import pairwise
 
 from chunkdocs import B, check_slices, doc, h, table
 
@@ -57,7 +58,7 @@ def test_overlap_repeats_the_end_of_the_previous_chunk():
     result = doc(blocks)
     chunks = run(result, max_tokens=100, overlap_tokens=20)
     text, _ = document_text(result.pages)
-    for prev, cur in zip(chunks, chunks[1:]):
+    for prev, cur in pairwise(chunks):
         assert prev.core_char_start <= cur.char_start <= cur.core_char_start
         assert cur.core_char_start >= prev.char_end
         overlap = normalise(text[cur.char_start : prev.char_end])

@@ -59,7 +59,7 @@ def test_three_page_table_every_chunk_a_markdown_table_with_its_header():
     assert chunks[0].char_start == text.index("Flows") and chunks[-1].char_end == text.index("report.") + len("report.")
     assert "P" in chunks[0].struct_types and chunks[0].struct_types[0] == "Table"
     seen: list[str] = []
-    for k, c in enumerate(chunks):
+    for c in chunks:
         # The rows alone (title and note taken off) are checked as every table chunk's.
         rows = replace(c, text=c.text.removeprefix(title).removesuffix(note))
         body = markdown_rows(rows, 120)

@@ -78,7 +78,7 @@ def assert_paths_agree(
     with on_path(monkeypatch, pure=False):
         compiled_pages, compiled_texts = read_all(source, config)
     assert len(pure_pages) == len(compiled_pages)
-    for number, (pure, compiled) in enumerate(zip(pure_pages, compiled_pages), start=1):
+    for number, (pure, compiled) in enumerate(zip(pure_pages, compiled_pages, strict=True), start=1):
         assert_same_table(pure[0], compiled[0], f"{name} page {number}")
         assert pure[1] == compiled[1], f"{name} page {number}: images"
         assert_same_paths(pure[3], compiled[3], f"{name} page {number}")
@@ -279,9 +279,8 @@ def _paths_pdf() -> bytes:
 
 def test_path_pieces_agree(monkeypatch: pytest.MonkeyPatch):
     assert_paths_agree(monkeypatch, _paths_pdf(), "paths")
-    with on_path(monkeypatch, pure=False):
-        with open_document(_paths_pdf()) as doc:
-            assert len(doc.page_glyphs(1).paths) > 20  # the page's pieces are recorded, not lost
+    with on_path(monkeypatch, pure=False), open_document(_paths_pdf()) as doc:
+        assert len(doc.page_glyphs(1).paths) > 20  # the page's pieces are recorded, not lost
 
 
 def test_path_piece_limit_agrees(monkeypatch: pytest.MonkeyPatch):

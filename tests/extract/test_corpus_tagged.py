@@ -86,7 +86,7 @@ def test_g4_reading_order_follows_the_tags(corpus, name, order):
 
 def test_l_05_nested_list(corpus):
     page = structure(corpus, "pdfua-L_05-multilevel-list.pdf")
-    assert page.text.split() == "1. Vegetables a. Potato b. Onion 2. Fruits a. Apple b. Orange c. Lemon".split()
+    assert page.text.split() == ["1.", "Vegetables", "a.", "Potato", "b.", "Onion", "2.", "Fruits", "a.", "Apple", "b.", "Orange", "c.", "Lemon"]
     # A label is inline content of its LI; each LBody paragraph is a block.
     assert [(b.struct_type, b.text.strip()) for b in page.blocks[:3]] == [
         ("LI", "1."), ("P", "Vegetables"), ("LI", "a.")

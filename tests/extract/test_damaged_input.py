@@ -298,8 +298,7 @@ def test_no_handler_in_extract_turns_memory_error_into_a_warning():
                 kinds = caught.elts if isinstance(caught, ast.Tuple) else [caught]
                 labels = [k.id if isinstance(k, ast.Name) else getattr(k, "attr", "") for k in kinds if k is not None]
                 reraises = bool(handler.body) and isinstance(handler.body[-1], ast.Raise) and handler.body[-1].exc is None
-                if (caught is None or {"Exception", "BaseException"} & set(labels)) and not reraises:
-                    if "MemoryError" not in names:
+                if (caught is None or {"Exception", "BaseException"} & set(labels)) and not reraises and "MemoryError" not in names:
                         offenders.append(f"{path.relative_to(root)}:{handler.lineno}")
                 names.extend(labels)
     assert offenders == []

@@ -54,7 +54,7 @@ def test_mac_roman_is_mac_os_roman_except_where_annex_d_differs():
 
 
 def test_standard_encoding_matches_fonttools():
-    assert STANDARD == {code: name for code, name in enumerate(FONTTOOLS_STANDARD) if name != ".notdef"}
+    assert {code: name for code, name in enumerate(FONTTOOLS_STANDARD) if name != ".notdef"} == STANDARD
 
 
 def test_symbol_zapf_dingbats_and_mac_expert_spot_checks():

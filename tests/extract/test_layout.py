@@ -248,7 +248,7 @@ def test_footnotes_painted_first_follow_the_text_of_their_column():
     left, right = wrap(prose("a", 40), 220), wrap(prose("b", 40), 220)
     notes = [wrap(prose(f"n{c}", 10), 220) for c in range(2)]
     # Footnotes in small print under each column, painted before any text.
-    ops = [show(f, x, 200 - 9 * i, line, 7) for x, note in zip((72, 320), notes) for i, line in enumerate(note)]
+    ops = [show(f, x, 200 - 9 * i, line, 7) for x, note in zip((72, 320), notes, strict=True) for i, line in enumerate(note)]
     b.add_page(" ".join([*ops, paint(f, [left, right], (72, 320), 700, one_after_another(left, right))]))
     assert layout(b).joined.text == "\n".join(left + notes[0] + right + notes[1])
 
@@ -509,7 +509,7 @@ def table_painted_row_by_row() -> PdfBuilder:
     intro = wrap(prose("t", 30), 460)
     ops = [show(f, 72, 720 - LEADING * i, line) for i, line in enumerate(intro)]
     top = 720 - LEADING * len(intro) - 20
-    columns = [list(column) for column in zip(*rows)]
+    columns = [list(column) for column in zip(*rows, strict=True)]
     ops.append(paint(f, columns, (72, 230, 330), top, interleave(*columns)))
     b.add_page(" ".join(ops))
     return b
@@ -1268,10 +1268,10 @@ def test_lines_painted_last_piece_first_read_along_the_line(piece: str):
         if piece == "word":
             words = line.split(" ")
             starts = [72 + text_width(" ".join(words[:k]) + (" " if k else ""), "Helvetica", SIZE) for k in range(len(words))]
-            ops += [show(f, x, y, word) for x, word in reversed(list(zip(starts, words)))]
+            ops += [show(f, x, y, word) for x, word in reversed(list(zip(starts, words, strict=True)))]
         else:
             starts = [72 + text_width(line[:k], "Helvetica", SIZE) for k in range(len(line))]
-            ops += [show(f, x, y, ch) for x, ch in reversed(list(zip(starts, line))) if ch != " "]
+            ops += [show(f, x, y, ch) for x, ch in reversed(list(zip(starts, line, strict=True))) if ch != " "]
     b.add_page(" ".join(ops))
     assert layout(b).joined.text == "\n".join(lines)
 

@@ -70,7 +70,7 @@ def every_extra(pages: int, piece: tuple[float, float, str]) -> dict[int, list[t
 def test_running_header_and_footer_are_left_out_and_counted():
     data, bodies = document(header=every(5, HEADER), footer=page_numbers(5))
     result = extract_document(data, mode="layout")
-    for page, lines in zip(result.pages, bodies):
+    for page, lines in zip(result.pages, bodies, strict=True):
         assert page.text == "\n".join(lines)
         footer = f"Page {page.page} of 5"
         assert page.artifact_glyphs == len(HEADER) + len(footer)
@@ -86,7 +86,7 @@ def test_config_off_keeps_them():
     data, bodies = document(header=every(5, HEADER), footer=page_numbers(5))
     config = ExtractConfig(running_artifacts=False)
     result = extract_document(data, mode="layout", config=config)
-    for page, lines in zip(result.pages, bodies):
+    for page, lines in zip(result.pages, bodies, strict=True):
         assert page.text == "\n".join([HEADER, *lines, f"Page {page.page} of 5"])
         assert page.artifact_glyphs == 0
 
@@ -94,7 +94,7 @@ def test_config_off_keeps_them():
 def test_header_on_two_of_five_pages_is_kept():
     data, bodies = document(header={2: HEADER, 4: HEADER}, footer=page_numbers(5))
     result = extract_document(data, mode="layout")
-    for page, lines in zip(result.pages, bodies):
+    for page, lines in zip(result.pages, bodies, strict=True):
         head = [HEADER] if page.page in (2, 4) else []
         assert page.text == "\n".join([*head, *lines])
         assert page.artifact_glyphs == len(f"Page {page.page} of 5")
@@ -104,7 +104,7 @@ def test_repeated_body_line_outside_the_bands_is_kept():
     note = "Continued on the next page"
     data, bodies = document(footer=page_numbers(5), extra=every_extra(5, (72, 120, note)))
     result = extract_document(data, mode="layout")
-    for page, lines in zip(result.pages, bodies):
+    for page, lines in zip(result.pages, bodies, strict=True):
         assert page.text == "\n".join([*lines, note])
 
 
@@ -112,7 +112,7 @@ def test_auto_falls_back_to_layout_with_running_artifacts_and_stream_keeps_them(
     data, bodies = document(header=every(5, HEADER), footer=page_numbers(5))
     auto = extract_document(data, mode="auto")
     stream = extract_document(data, mode="stream")
-    for a, s, lines in zip(auto.pages, stream.pages, bodies):
+    for a, s, lines in zip(auto.pages, stream.pages, bodies, strict=True):
         assert a.mode == "layout" and a.fallback
         assert a.text == "\n".join(lines)
         # Stream mode is content-stream order, raw: the furniture stays.
@@ -151,7 +151,7 @@ def test_recto_and_verso_heads_run_on_their_side():
     recto = {n: f"Chapter {chapters[n // 2]}" for n in range(1, pages + 1, 2)}
     data, bodies = document(pages, header={**verso, **recto})
     result = extract_document(data, mode="layout")
-    for page, lines in zip(result.pages, bodies):
+    for page, lines in zip(result.pages, bodies, strict=True):
         if page.page % 2 == 0:
             assert page.text == "\n".join(lines)
             assert page.artifact_glyphs == len(verso[page.page])
@@ -190,7 +190,7 @@ def test_running_head_on_a_page_drawn_at_90_degrees():
         ops += [f"BT /{f} {SIZE} Tf 0 1 -1 0 {100 + LEADING * i} 72 Tm ({line}) Tj ET" for i, line in enumerate(lines)]
         b.add_page(" ".join(ops), rotate=90)
     result = extract_document(b.to_bytes(), mode="layout")
-    for page, lines in zip(result.pages, bodies):
+    for page, lines in zip(result.pages, bodies, strict=True):
         assert page.text == "\n".join(lines)
         assert page.artifact_glyphs == len(HEADER)
 
@@ -239,12 +239,12 @@ def test_running_glyphs_flag_what_extract_pages_leaves_out():
     with open_document(data) as doc:
         together = doc.extract_pages(range(1, 6), "layout")
         masks = doc.running_glyphs(range(1, 6))
-        for page, lines in zip(together, bodies):
+        for page, lines in zip(together, bodies, strict=True):
             table = doc.page_glyphs(page.page).table
-            flagged = "".join(t for t, hit in zip(table.text, masks[page.page]) if hit)
+            flagged = "".join(t for t, hit in zip(table.text, masks[page.page], strict=True) if hit)
             assert flagged == HEADER + f"Page {page.page} of 5"
             assert page.artifact_glyphs == len(flagged)
-            kept = "".join(t for t, hit in zip(table.text, masks[page.page]) if not hit)
+            kept = "".join(t for t, hit in zip(table.text, masks[page.page], strict=True) if not hit)
             assert kept.replace(" ", "") == "".join(lines).replace(" ", "")
 
 

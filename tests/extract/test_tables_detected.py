@@ -165,7 +165,7 @@ def test_a_figure_of_labelled_boxes_is_not_a_table():
     ]  # fmt: skip
     for x, y, w, label in callouts:
         parts.append(f"{x} {y - 4} {w} 16 re S {x} {y + 4} m 72 {y + 4} l S " + text_at(f, x + 4, y, label))
-    for y, keyword in zip((640, 580, 520, 460), ("CREATE PERMISSION name", "ON table", "AS correlation", "FOR ROWS")):
+    for y, keyword in zip((640, 580, 520, 460), ("CREATE PERMISSION name", "ON table", "AS correlation", "FOR ROWS"), strict=True):
         parts.append(text_at(f, 80, y, keyword))
     b.add_page(" ".join(parts))
     result = layout(b.to_bytes())

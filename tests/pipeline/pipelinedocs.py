@@ -19,10 +19,7 @@ from ragprep.pipeline.model import DocumentOutput, DocumentRow, DocumentTask
 from ragprep.pipeline.schema import CHUNKS, PAGES
 from ragprep.pipeline.worker import RunContext, process_document
 
-WORDS = (
-    "retrieval structure column glyph parquet worker chunk token page stream order heading table "
-    "figure caption section summary method result dataset version commit"
-).split()
+WORDS = ["retrieval", "structure", "column", "glyph", "parquet", "worker", "chunk", "token", "page", "stream", "order", "heading", "table", "figure", "caption", "section", "summary", "method", "result", "dataset", "version", "commit"]
 
 
 def report_pdf(title: str, pages: int = 2, lines_per_page: int = 12) -> bytes:

@@ -46,7 +46,7 @@ def store_contents(store) -> dict[str, tuple[str, dict, tuple[float, ...]]]:
     out = {}
     if isinstance(store, ChromaStore):
         got = store.collection.get(include=["documents", "metadatas", "embeddings"])
-        for i, text, meta, vector in zip(got["ids"], got["documents"], got["metadatas"], got["embeddings"]):
+        for i, text, meta, vector in zip(got["ids"], got["documents"], got["metadatas"], got["embeddings"], strict=True):
             out[i] = (text, _rounded(dict(meta)), tuple(round(float(x), 5) for x in vector))
         return out
     for row in store.rows().to_pylist():
@@ -73,7 +73,7 @@ def expected_contents(dataset, config, embed, *, flat: bool) -> dict[str, tuple[
     rows = kept(chunk_table(dataset), config).to_pylist()
     vectors = embed([r["text"] for r in rows]) if rows else []
     out = {}
-    for row, vector in zip(rows, vectors):
+    for row, vector in zip(rows, vectors, strict=True):
         chunk_id, text = row.pop("chunk_id"), row.pop("text")
         meta = flat_metadata(row, CHUNKS) if flat else row
         meta["text_hash"] = text_hash(text)

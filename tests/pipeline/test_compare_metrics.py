@@ -60,8 +60,8 @@ def test_lcs_of_two_long_pages_is_exact():
 
 
 def test_order_score_is_lcs_over_reference_length():
-    reference = "a b c d e f g h".split()
-    interleaved = "a b e f c d g h".split()
+    reference = ["a", "b", "c", "d", "e", "f", "g", "h"]
+    interleaved = ["a", "b", "e", "f", "c", "d", "g", "h"]
     assert order_score(interleaved, reference) == 6 / 8
     assert order_score(reference, reference) == 1.0
     assert order_score(["a"], []) is None

@@ -53,7 +53,7 @@ def live_ids(root: Path) -> set[str]:
 
 def assert_whole(root: Path) -> None:
     chunks, docs = read(root, "chunks"), read(root, "documents")
-    stored = dict(zip(docs.column("doc_id").to_pylist(), docs.column("chunks").to_pylist()))
+    stored = dict(zip(docs.column("doc_id").to_pylist(), docs.column("chunks").to_pylist(), strict=True))
     counts: dict[str, int] = {}
     for doc_id in chunks.column("doc_id").to_pylist():
         counts[doc_id] = counts.get(doc_id, 0) + 1

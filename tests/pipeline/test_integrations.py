@@ -48,7 +48,7 @@ def test_llamaindex_reader_gives_text_nodes_linked_in_document_order(tmp_path):
     assert [n.id_ for n in nodes] == [r["chunk_id"] for r in rows]
     assert [n.text for n in nodes] == [r["text"] for r in rows]
     by_id = {n.id_: n for n in nodes}
-    for k, (node, row) in enumerate(zip(nodes, rows)):
+    for k, (node, row) in enumerate(zip(nodes, rows, strict=True)):
         assert node.metadata["source"] == row["source"] and node.metadata["bboxes"] == row["bboxes"]
         # What is embedded is the chunk text alone; the LLM sees where it came from.
         assert node.get_content(metadata_mode="embed") == row["text"]

@@ -179,7 +179,7 @@ def test_readers_of_a_pinned_snapshot_never_fail_while_a_run_commits(tmp_path):
             counts: dict[str, int] = {}
             for doc_id in chunks.column("doc_id").to_pylist():
                 counts[doc_id] = counts.get(doc_id, 0) + 1
-            stored = dict(zip(docs.column("doc_id").to_pylist(), docs.column("chunks").to_pylist()))
+            stored = dict(zip(docs.column("doc_id").to_pylist(), docs.column("chunks").to_pylist(), strict=True))
             if any(stored.get(d) != n for d, n in counts.items()):
                 failures.append(f"mixed versions in {root}")
             versions.add(root)

@@ -48,11 +48,11 @@ def corpus_of(tmp_path: Path) -> Path:
     return corpus
 
 
-def sync_to(uri: str, dataset: Path, cache: Path, config: SyncConfig = SyncConfig()):
+def sync_to(uri: str, dataset: Path, cache: Path, config: SyncConfig | None = None):
     store = open_store(uri)
     with_cache = EmbeddingCache(cache)
     try:
-        return store, sync(dataset, store, load_embedder(EMBEDDER), config, with_cache)
+        return store, sync(dataset, store, load_embedder(EMBEDDER), config or SyncConfig(), with_cache)
     finally:
         with_cache.close()
 

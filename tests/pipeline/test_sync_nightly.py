@@ -39,7 +39,7 @@ def _contents(store) -> dict[str, tuple[str, dict, np.ndarray]]:
 
     if isinstance(store, ChromaStore):
         got = store.collection.get(include=["documents", "metadatas", "embeddings"])
-        return {i: (t, dict(m), np.asarray(v)) for i, t, m, v in zip(got["ids"], got["documents"], got["metadatas"], got["embeddings"])}
+        return {i: (t, dict(m), np.asarray(v)) for i, t, m, v in zip(got["ids"], got["documents"], got["metadatas"], got["embeddings"], strict=True)}
     out = {}
     for row in store.rows().to_pylist():
         chunk_id, text, vector = row.pop("id"), row.pop("text"), row.pop("vector")
@@ -52,7 +52,7 @@ def _assert_store_equals_dataset(store, dataset: Path, model, *, flat: bool) -> 
     held = _contents(store)
     assert set(held) == {r["chunk_id"] for r in rows}
     vectors = model.embed([r["text"] for r in rows])
-    for row, vector in zip(rows, vectors):
+    for row, vector in zip(rows, vectors, strict=True):
         chunk_id, text = row.pop("chunk_id"), row.pop("text")
         stored_text, meta, stored_vector = held[chunk_id]
         want = flat_metadata(row, CHUNKS) if flat else row
