@@ -23,8 +23,11 @@ a named function in the module that says why:
    (``regions.own_rows``: a spec sheet's columns of label-value tables; a
    table's columns share their rows), and at whitespace bands; a title or
    spanning block is a band above its columns, a ragged column end (a
-   footnote at the foot of its column) joins its column. The leaves are
-   columns, parts of columns and column-free bands.
+   footnote at the foot of its column) joins its column; full-width gaps
+   over which every column ends rows apart are section breaks, read
+   section after section by the region's columns
+   (``cut._sections_in_columns``). The leaves are columns, parts of
+   columns and column-free bands.
 4. Stream-order tie-breaks (``tiebreaks``): where both cuts fit the same
    region (columns whose gaps line up, sections laid out in columns), a
    part has no place of its own (a page number beside the last lines), or

@@ -30,9 +30,11 @@ to the order inside one leaf (leaves.py).
 
 from __future__ import annotations
 
+from itertools import pairwise
+
 import numpy as np
 
-from ragprep.extract.layout.params import ALIGNED, COMPOUND_COVER, NARROW_COLUMN, MAX_DEPTH, ROW_OVERLAP
+from ragprep.extract.layout.params import ALIGNED, COMPOUND_COVER, NARROW_COLUMN, MAX_DEPTH, ROW_OVERLAP, SECTION_RAGGED
 from ragprep.extract.layout.regions import (
     gap_bands,
     holds_prose,
@@ -69,7 +71,13 @@ def _cut(page: Page, ids: np.ndarray, depth: int) -> tuple[list[np.ndarray], boo
         return [ids], False
     rows = rows_of(page, ids)
     gutter = text_columns(page, ids, depth)
-    chosen = _choose_cut(page, ids, rows, gutter, gap_bands(page, *rows))
+    gaps = gap_bands(page, *rows)
+    # A region that a ragged column end joined reads by its columns (_gutter_or_gaps).
+    if gutter is not None and gaps is not None and ids.tobytes() not in page.continued:
+        sections = _sections_in_columns(page, gutter, gaps)
+        if sections is not None:
+            return _read_sections(page, gutter, sections, depth), True
+    chosen = _choose_cut(page, ids, rows, gutter, gaps)
     if chosen is None:
         return [ids], False
     columns, bands = chosen
@@ -150,6 +158,49 @@ def _gutter_or_gaps(page: Page, ids: np.ndarray, columns: list[np.ndarray], band
     if not continued and stream_reads_bands(page, ids, bands, columns):
         return None, bands
     return columns, bands
+
+
+def _sections_in_columns(page: Page, columns: list[np.ndarray], bands: list[np.ndarray]) -> list[np.ndarray] | None:
+    """`bands` where every gap between them is a section break, else None.
+    A gap is a section break where every column has lines on both sides of
+    it and the columns over it end on rows SECTION_RAGGED body heights
+    apart or more: each column of the section above ended where its
+    content ended (a spec sheet's sections of lists, each set in columns).
+    Columns of running text that flow on leave no such hole: where their
+    paragraph gaps happen to line up, the columns over the gap end on one
+    row too, and the full-height gutter stands; so does it where some gap
+    is no break (a grid of pictures and their captions, whose rows the
+    stream breaks the tie of). Geometry decides this whatever the order
+    the stream paints in. Fixture:
+    test_sections_laid_out_in_columns_read_section_by_section."""
+    for upper, lower in pairwise(bands):
+        above = [np.intersect1d(column, upper) for column in columns]
+        below = [np.intersect1d(column, lower) for column in columns]
+        if not _section_break(page, above, below):
+            return None
+    return bands
+
+
+def _read_sections(page: Page, columns: list[np.ndarray], sections: list[np.ndarray], depth: int) -> list[np.ndarray]:
+    """The leaves of a region of `columns` cut into `sections`
+    (_sections_in_columns): section after section, each by the region's
+    columns (a section's own columns may be too narrow or too short for
+    a gutter of their own: a list of four items under its heading)."""
+    leaves: list[np.ndarray] = []
+    for section in sections:
+        parts = [part for part in (np.intersect1d(column, section) for column in columns) if len(part)]
+        leaves.extend(_read_columns(page, section, parts, depth) if len(parts) > 1 else read_region(page, section, depth + 1)[0])
+    return leaves
+
+
+def _section_break(page: Page, above: list[np.ndarray], below: list[np.ndarray]) -> bool:
+    """Do the columns' parts `below` a gap start on one row and their parts
+    `above` it end SECTION_RAGGED body heights apart or more (see
+    _sections_in_columns)?"""
+    if any(len(part) == 0 for part in (*above, *below)):
+        return False
+    ends = [float(page.y0[part].min()) for part in above]
+    return max(ends) - min(ends) >= SECTION_RAGGED * page.body
 
 
 def _read_columns(page: Page, ids: np.ndarray, columns: list[np.ndarray], depth: int) -> list[np.ndarray]:

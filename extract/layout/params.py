@@ -42,6 +42,11 @@ ROW_OVERLAP = 0.2
 # may separate bands (sections, a title block); wider than the space between
 # lines and paragraphs.
 SECTION_GAP = 1.2
+# Where both cuts fit a region, a gap under which its columns start on one
+# row, over which they end this many body heights apart or more, is a
+# section break (cut._sections_in_columns): more than the space before a
+# heading, which is all the whitespace a column of flowing text leaves.
+SECTION_RAGGED = 2.0
 # A gutter candidate for banding has content on both sides in rows that make
 # up at least this share of the region's height.
 GUTTER_SUPPORT = 0.2

@@ -180,6 +180,41 @@ def test_sections_laid_out_in_columns_painted_section_by_section_keep_their_orde
     assert layout(b).joined.text == "\n".join(a0 + b0 + a1 + b1) == stream_text(b)
 
 
+@pytest.mark.parametrize("order", ["reversed", "interleaved", "shuffled"])
+def test_sections_laid_out_in_columns_read_section_by_section(order: str):
+    # cut._sections_in_columns: two sections, each set in two columns of
+    # prose that end where their content ends (the left column of the
+    # first section four lines lower than the right one), the second one
+    # under its heading. A full-height gutter and a full-width gap both
+    # cut the page; the columns over the gap end rows apart, which columns
+    # of flowing text never leave, so the gap is a section break: section
+    # after section, each column after column, whatever the paint order.
+    import random
+
+    b = PdfBuilder()
+    f = b.add_standard_font("Helvetica", widths=True)
+    first = [wrap(prose("a", 50), 220), wrap(prose("b", 30), 220)]
+    second = [wrap(prose("c", 25), 220), wrap(prose("d", 40), 220)]
+    pieces: list[tuple[float, float, str, float]] = []
+    for c, column in enumerate(first):
+        pieces += [((72, 320)[c], 700 - LEADING * i, line, SIZE) for i, line in enumerate(column)]
+    top = 700 - LEADING * (max(len(column) for column in first) + 2)
+    pieces.append((72, top, "Second section", 14))
+    for c, column in enumerate(second):
+        start = top - (LEADING + 8 if c == 0 else 0)
+        pieces += [((72, 320)[c], start - LEADING * i, line, SIZE) for i, line in enumerate(column)]
+    if order == "reversed":
+        pieces.reverse()
+    elif order == "interleaved":
+        pieces.sort(key=lambda p: (-p[1], p[0]))
+    else:
+        random.Random(19).shuffle(pieces)
+    b.add_page(" ".join(show(f, x, y, text, size) for x, y, text, size in pieces))
+    expected = [*first[0], *first[1], "Second section", *second[0], *second[1]]
+    assert len(first[0]) - len(first[1]) >= 3
+    assert layout(b).joined.text == "\n".join(expected)
+
+
 HEBREW_WORDS = ["שלום", "עולם", "ספר", "בית", "מים", "אור", "לחם", "ילד", "יום", "לילה", "שמש", "ירח"]
 
 
