@@ -56,6 +56,21 @@ def paint(
     return " ".join(show(font, x[c], top - LEADING * i, columns[c][i]) for c, i in painted)
 
 
+def scrambled(font: str, pieces: list[tuple[float, float, str, float]], order: str) -> str:
+    """Show each (x, y, text, size) of `pieces` painted reversed, interleaved
+    (top to bottom, each row left to right) or shuffled (seeded)."""
+    import random
+
+    pieces = list(pieces)
+    if order == "reversed":
+        pieces.reverse()
+    elif order == "interleaved":
+        pieces.sort(key=lambda p: (-p[1], p[0]))
+    else:
+        random.Random(19).shuffle(pieces)
+    return " ".join(show(font, x, y, text, size) for x, y, text, size in pieces)
+
+
 def table_of(b: PdfBuilder, page: int = 1) -> GlyphTable:
     with open_document(b.to_bytes()) as doc:
         return doc.page_glyphs(page).table
@@ -189,8 +204,6 @@ def test_sections_laid_out_in_columns_read_section_by_section(order: str):
     # cut the page; the columns over the gap end rows apart, which columns
     # of flowing text never leave, so the gap is a section break: section
     # after section, each column after column, whatever the paint order.
-    import random
-
     b = PdfBuilder()
     f = b.add_standard_font("Helvetica", widths=True)
     first = [wrap(prose("a", 50), 220), wrap(prose("b", 30), 220)]
@@ -203,13 +216,7 @@ def test_sections_laid_out_in_columns_read_section_by_section(order: str):
     for c, column in enumerate(second):
         start = top - (LEADING + 8 if c == 0 else 0)
         pieces += [((72, 320)[c], start - LEADING * i, line, SIZE) for i, line in enumerate(column)]
-    if order == "reversed":
-        pieces.reverse()
-    elif order == "interleaved":
-        pieces.sort(key=lambda p: (-p[1], p[0]))
-    else:
-        random.Random(19).shuffle(pieces)
-    b.add_page(" ".join(show(f, x, y, text, size) for x, y, text, size in pieces))
+    b.add_page(scrambled(f, pieces, order))
     expected = [*first[0], *first[1], "Second section", *second[0], *second[1]]
     assert len(first[0]) - len(first[1]) >= 3
     assert layout(b).joined.text == "\n".join(expected)
@@ -941,8 +948,6 @@ def test_infobox_beside_text_painted_in_turn_with_it_reads_whole(order: str):
     # share rows with the text's, and a label-value row on a text line's
     # baseline would read along that line; it reads whole, by its rows,
     # set higher than the text, first.
-    import random
-
     b = PdfBuilder()
     f = b.add_standard_font("Helvetica", widths=True)
     paragraphs = [wrap(prose(f"p{k}x", 16), 250) for k in range(7)]
@@ -955,13 +960,7 @@ def test_infobox_beside_text_painted_in_turn_with_it_reads_whole(order: str):
         y -= 8
     for r in range(12):
         pieces += [(340, 712 - 16 * r, f"label{r}", 8), (400, 712 - 16 * r, f"value{r} unit", 8)]
-    if order == "reversed":
-        pieces.reverse()
-    elif order == "interleaved":
-        pieces.sort(key=lambda p: (-p[1], p[0]))
-    else:
-        random.Random(19).shuffle(pieces)
-    b.add_page(" ".join(show(f, x, y, text, size) for x, y, text, size in pieces))
+    b.add_page(scrambled(f, pieces, order))
     rows = [f"label{r} value{r} unit" for r in range(12)]
     assert layout(b).joined.text == "\n".join([*rows, *(line for paragraph in paragraphs for line in paragraph)])
 
