@@ -1422,6 +1422,17 @@ static int check_lengths(const int64_t *lengths, Py_ssize_t runs, Py_ssize_t n) 
     return 0;
 }
 
+/* The unit boxes, the ids of the units in run order and the run lengths (runs
+ * of consecutive ids) that a run kernel takes: the number of ids, its run count
+ * in *runs, or -1 with the error set. */
+static Py_ssize_t get_unit_runs(PyObject *const objs[4], View views[4], PyObject *ids_obj, View *ids,
+                                PyObject *len_obj, View *lengths, Py_ssize_t *runs) {
+    Py_ssize_t n = get_unit_boxes(objs, views, ids_obj, ids);
+    if (n < 0 || get_view(len_obj, lengths, "l", 8, "lengths") < 0) return -1;
+    *runs = lengths->view.len / 8;
+    return check_lengths(lengths->view.buf, *runs, n) < 0 ? -1 : n;
+}
+
 /* How many times the group changes down the page among the lines of run a
  * (ids[a0:a1]) that overlap run b's box along the line (bx0[b]..bx1[b]) and
  * those of run b that overlap run a's, read top to bottom (by baseline `base`
@@ -1465,11 +1476,9 @@ static PyObject *layout_turning_pair(PyObject *mod, PyObject *args) {
     double *box = NULL, *base = NULL, *key = NULL;
     int64_t *first = NULL, *pos = NULL;
     char *group = NULL;
-    Py_ssize_t n = get_unit_boxes(obj, vbox, ids_obj, &vi);
-    if (n < 0 || get_view(len_obj, &vl, "l", 8, "lengths") < 0) goto done;
-    Py_ssize_t runs = vl.view.len / 8;
+    Py_ssize_t runs = 0, n = get_unit_runs(obj, vbox, ids_obj, &vi, len_obj, &vl, &runs);
+    if (n < 0) goto done;
     const int64_t *ids = vi.view.buf, *lengths = vl.view.buf;
-    if (check_lengths(lengths, runs, n) < 0) goto done;
     const double *X0 = vbox[0].view.buf, *X1 = vbox[1].view.buf, *Y0 = vbox[2].view.buf, *Y1 = vbox[3].view.buf;
     Py_ssize_t cap = n ? n : 1, rcap = runs ? runs : 1;
     box = malloc(4 * rcap * sizeof(double));   /* per run: x0, x1, y0, y1 */
@@ -1524,11 +1533,9 @@ static PyObject *layout_out_of_turn(PyObject *mod, PyObject *args) {
     memset(vbox, 0, sizeof vbox);
     PyObject *result = NULL;
     int64_t *owner = NULL, *sorted = NULL;
-    Py_ssize_t n = get_unit_boxes(obj, vbox, ids_obj, &vi);
-    if (n < 0 || get_view(len_obj, &vl, "l", 8, "lengths") < 0) goto done;
-    Py_ssize_t blocks = vl.view.len / 8;
+    Py_ssize_t blocks = 0, n = get_unit_runs(obj, vbox, ids_obj, &vi, len_obj, &vl, &blocks);
+    if (n < 0) goto done;
     const int64_t *ids = vi.view.buf, *lengths = vl.view.buf;
-    if (check_lengths(lengths, blocks, n) < 0) goto done;
     const double *X0 = vbox[0].view.buf, *X1 = vbox[1].view.buf, *Y0 = vbox[2].view.buf, *Y1 = vbox[3].view.buf;
     Py_ssize_t size = vbox[0].view.len / 8;
     owner = malloc((size ? size : 1) * sizeof(int64_t));

@@ -367,6 +367,11 @@ def test_compiled_kernels_are_bounds_checked():
         LIB.turning_pair(y, y, y, y, ids, np.array([2, 2], dtype=np.int64), 0.2, 0.1, 0.1, 3)
     with pytest.raises(IndexError):
         LIB.out_of_turn(y, y, y, y, np.array([0, 3], dtype=np.int64), np.array([2], dtype=np.int64), 0.2)
+    for kernel, tail in ((LIB.turning_pair, (0.2, 0.1, 0.1, 3)), (LIB.out_of_turn, (0.2,))):
+        with pytest.raises(ValueError, match="do not add up"):
+            kernel(y, y, y, y, ids, np.array([1, 1], dtype=np.int64), *tail)
+        with pytest.raises(ValueError, match="bad run lengths"):
+            kernel(y, y, y, y, ids, np.array([0, 3], dtype=np.int64), *tail)
     with pytest.raises(IndexError):
         LIB.follow_chains(np.array([1, 3, 0], dtype=np.int64), np.ones(3, dtype=bool), ids, 3)
 
