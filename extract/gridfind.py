@@ -246,12 +246,11 @@ def _grid_cells(
     xs = _edges(np.concatenate([vs[:, 0], [hs[:, 1].min(), hs[:, 2].max()]]))
     ys = _edges(np.concatenate([hs[:, 0], [vs[:, 1].min(), vs[:, 2].max()]]))[::-1]  # top first
     n_rows, n_cols = len(ys) - 1, len(xs) - 1
-    # Glyphs to slots by the centre of their box.
-    col = np.searchsorted(xs, centres[:, 0]) - 1
-    row = np.searchsorted(-ys, -centres[:, 1]) - 1
-    inside = (col >= 0) & (col < n_cols) & (row >= 0) & (row < n_rows)
-    if n_rows < 2 or n_cols < 2 or np.count_nonzero(inside) < 2:
-        return []  # not two rows and two columns with text (_compress): a box, not a grid
+    if n_rows < 2 or n_cols < 2:
+        return []  # not two rows and two columns (_compress): a box, not a grid
+    inside, row, col = _slots(xs, ys, centres)
+    if len(inside) < 2:
+        return []  # not two rows and two columns with text (_compress)
     # Slots joined where no rule parts them: a span. Which slot borders a
     # rule lies on, for all of them at once: rows by inner column edges for
     # the vertical rules, columns by inner row edges for the horizontal ones.
@@ -268,7 +267,7 @@ def _grid_cells(
         groups.setdefault(root, []).append(slot)
     # Each glyph to the cell (the root slot) of its slot; a stable sort by
     # cell keeps every cell's glyphs in their order in `glyphs`.
-    cell_of = np.where(inside, np.array(roots)[np.where(inside, row * n_cols + col, 0)], -1)
+    cell_of = np.array(roots)[row * n_cols + col]
     by_cell = np.argsort(cell_of, kind="stable")
     keys = np.array(list(groups))
     bounds = np.stack(
@@ -278,9 +277,27 @@ def _grid_cells(
     for members, (lo, hi) in zip(groups.values(), bounds.tolist(), strict=True):
         rows = [s // n_cols for s in members]
         cols = [s % n_cols for s in members]
-        held = glyphs[by_cell[lo:hi]]
+        held = glyphs[inside[by_cell[lo:hi]]]
         cells.append(_Cell(min(rows), min(cols), max(rows) - min(rows) + 1, max(cols) - min(cols) + 1, held))
     return _compress(table, cells)
+
+
+def _slots(xs: np.ndarray, ys: np.ndarray, centres: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The glyphs (positions in `centres`) whose box centre lies in a slot of
+    the grid of column edges `xs` and row edges `ys` (top first), in order,
+    with the row and column of that slot. Only centres within the outer
+    edges are searched: searchsorted puts a centre in a slot exactly when
+    xs[0] < x <= xs[-1] and ys[-1] <= y < ys[0], but for a NaN edge, which
+    it sorts last and a comparison never passes; then every centre is."""
+    x, y = centres[:, 0], centres[:, 1]
+    if np.isnan(xs).any() or np.isnan(ys).any():
+        near = np.arange(len(centres))
+    else:
+        near = np.flatnonzero((x > xs[0]) & (x <= xs[-1]) & (y < ys[0]) & (y >= ys[-1]))
+    col = np.searchsorted(xs, x[near]) - 1
+    row = np.searchsorted(-ys, -y[near]) - 1
+    inside = (col >= 0) & (col < len(xs) - 1) & (row >= 0) & (row < len(ys) - 1)
+    return near[inside], row[inside], col[inside]
 
 
 def _compress(table: GlyphTable, cells: list[_Cell]) -> list[_Cell]:
