@@ -153,14 +153,12 @@ def _band_glyphs(
         return None
     along = reading_direction(table, visible)
     up = np.array([-along[1], along[0]])
-    # Glyph box centres across the writing direction: the middle of two
-    # opposite corners of the quad.
-    centre = (table.quad[visible, 0] + table.quad[visible, 2]) @ (up / 2)
+    centre = _centres_across(table, visible, up)
     corners = np.array([[box[0], box[1]], [box[2], box[1]], [box[2], box[3]], [box[0], box[3]]]) @ up
     low, high = float(corners.min()), float(corners.max())
     band = config.running_band * (high - low)
     glyphs = visible[(centre >= high - band) | (centre <= low + band)]
-    glyphs = glyphs[(rows_at(table.direction, glyphs) @ along >= SAME_DIRECTION) & (table.wmode[glyphs] == 0)]
+    glyphs = glyphs[_along(table, glyphs, along) & (table.wmode[glyphs] == 0)]
     texts = table.text[glyphs].tolist()
     # Glyphs whose text an /ActualText replaced carry none (geometric.text_glyphs).
     inked_glyph = np.fromiter(map(bool, texts), dtype=bool, count=len(texts))
@@ -170,6 +168,36 @@ def _band_glyphs(
     if not len(glyphs):
         return None
     return glyphs, texts, up, (low + high) / 2
+
+
+def _centres_across(table: GlyphTable, glyphs: np.ndarray, up: np.ndarray) -> np.ndarray:
+    """Per glyph of `glyphs`, its box centre across the writing direction `up`: the
+    middle of two opposite corners of its quad, projected,
+    ``(quad[:, 0] + quad[:, 2]) @ (up / 2)``. Upright (`up` (0, 1)) that
+    product is the corners' middle y exactly where their x sum is finite
+    (x times 0 adds a zero, which leaves every comparison alone; an infinite
+    or NaN x makes it NaN): so computed, on 1-D columns, since numpy loops
+    over the (n, 2) corner rows two values at a time. Any other direction
+    takes the product itself, over the glyphs' rows alone."""
+    quad = table.quad
+    if up[0] == 0 and up[1] == 1:
+        with np.errstate(invalid="ignore", over="ignore"):  # the product's NaN and inf, silently as matmul
+            x = quad[:, 0, 0] + quad[:, 2, 0]
+            y = (quad[:, 0, 1] + quad[:, 2, 1]) * 0.5
+        return np.where(np.isfinite(x), y, np.nan)[glyphs]
+    centre: np.ndarray = (quad[glyphs, 0] + quad[glyphs, 2]) @ (up / 2)
+    return centre
+
+
+def _along(table: GlyphTable, glyphs: np.ndarray, along: np.ndarray) -> np.ndarray:
+    """Per glyph of `glyphs`, is it written in direction `along` (cosine at
+    least SAME_DIRECTION)? Along (1, 0) the cosine is the direction's x
+    exactly where its y is finite (as in _centres_across)."""
+    if along[0] == 1 and along[1] == 0:
+        direction = table.direction
+        return (np.take(direction[:, 0], glyphs) >= SAME_DIRECTION) & np.isfinite(np.take(direction[:, 1], glyphs))
+    same: np.ndarray = rows_at(table.direction, glyphs) @ along >= SAME_DIRECTION
+    return same
 
 
 def _segments(
