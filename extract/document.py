@@ -115,6 +115,8 @@ class PageGlyphs:
     images: tuple[ImagePlacement, ...] = ()
     # Straight painted path pieces: table rules (extract/paths.py).
     paths: PathTable = dataclasses.field(default_factory=PathTable.empty)
+    # The visible box the interpreter took `visible` from; None when the page could not be read.
+    visible_box: Box | None = None
 
 
 @dataclass(frozen=True)
@@ -326,7 +328,9 @@ class Document:
             warning = PageWarning(WarningKind.DOCUMENT, f"page could not be read: {describe(exc)}")
             return PageGlyphs(number, GlyphTable.empty(), self._document_warnings() + (warning,))
         warnings = self._document_warnings() + interpreted.warnings
-        return PageGlyphs(number, interpreted.glyphs, warnings, interpreted.images, interpreted.paths)
+        return PageGlyphs(
+            number, interpreted.glyphs, warnings, interpreted.images, interpreted.paths, interpreted.visible_box
+        )
 
     def _document_warnings(self) -> tuple[PageWarning, ...]:
         """Warnings that arose outside any page's own reading: how the file
@@ -383,8 +387,9 @@ class Document:
         tally = KeyTally(numbers, self.config)
         found: dict[int, tuple[BandLines, int, bool]] = {}
         for number in numbers:
-            table = self.page_glyphs(number).table
-            lines = self._count_bands(number, table, tally)
+            glyphs = self.page_glyphs(number)
+            table = glyphs.table
+            lines = self._count_bands(glyphs, tally)
             in_bands = np.zeros(len(table), dtype=bool)
             in_bands[lines.glyphs] = True
             # Text outside every band line is left whatever runs (leaves_text).
@@ -436,7 +441,7 @@ class Document:
             table = glyphs.table
             # Every page counts, also those structure reads (their heads are
             # usually tagged artifacts already): the share is of the document.
-            lines = self._count_bands(number, table, tally)
+            lines = self._count_bands(glyphs, tally)
             if isinstance(read, PageResult):
                 results.append(read)
             elif tally.decided(lines.keys):
@@ -461,7 +466,7 @@ class Document:
                 again = self.page_glyphs(read.glyphs.page)
                 table = again.table
                 read = _Geometric(dataclasses.replace(read.glyphs, table=table, paths=again.paths), read.fallback)
-                lines = self._count_bands(read.glyphs.page, table, None)
+                lines = self._count_bands(again, None)
             results[wait.index] = self._layout_result(read, _running_mask(read.glyphs.table, lines, tally))
         return self._with_whole_tables(tuple(r for r in results if r is not None))
 
@@ -551,12 +556,14 @@ class Document:
         """The box glyph visibility used on this page too (pagebox.py)."""
         return visible_box(self._page(number).obj)
 
-    def _count_bands(self, number: int, table: GlyphTable, tally: KeyTally | None) -> BandLines:
-        """Page `number`'s band lines (running.py), counted in `tally` when given
-        (every page read together counts once; a page read again does not)."""
-        lines = band_lines(table, self._visible_box(number), self.config)
+    def _count_bands(self, glyphs: PageGlyphs, tally: KeyTally | None) -> BandLines:
+        """The page's band lines (running.py), counted in `tally` when given
+        (every page read together counts once; a page read again does not);
+        its bands are those of the box the interpreter took visibility from."""
+        box = glyphs.visible_box if glyphs.visible_box is not None else self._visible_box(glyphs.page)
+        lines = band_lines(glyphs.table, box, self.config)
         if tally is not None:
-            tally.add(lines.keys, number)
+            tally.add(lines.keys, glyphs.page)
         return lines
 
 

@@ -549,6 +549,8 @@ class InterpretedPage:
     operators: int
     images: tuple[ImagePlacement, ...] = ()
     paths: PathTable = field(default_factory=PathTable.empty)
+    # The visible box the glyphs' `visible` flags were taken from (pagebox.visible_box).
+    visible_box: tuple[float, float, float, float] | None = None
 
 
 class PageInterpreter:
@@ -622,7 +624,7 @@ class PageInterpreter:
         for font in self._fonts_used:
             for warning in font.warnings:
                 self._warn(f"font {font.name or '(unnamed)'}: {warning}", WarningKind.FONT)
-        return InterpretedPage(table, self._warnings.warnings(), self._operators, tuple(self._images), paths)
+        return InterpretedPage(table, self._warnings.warnings(), self._operators, tuple(self._images), paths, visible_box)
 
     # -- paths (§8.5) ----------------------------------------------------------
 
