@@ -260,8 +260,10 @@ def leaves_text(table: GlyphTable, running: np.ndarray) -> bool:
     the document with nothing to find it by."""
     rest = text_glyphs(table)
     rest = rest[~running[rest]]
-    # The first inked glyph answers; a page's text starts with one almost always.
-    return any(not text.isspace() for text in table.text[rest].tolist())
+    # The first inked glyph answers; a page's text starts with one almost
+    # always: the texts are looked at one by one, not all converted first.
+    texts = table.text
+    return any(not texts[k].isspace() for k in rest.tolist())
 
 
 def _threshold(pages: int, config: ExtractConfig) -> int:
