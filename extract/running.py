@@ -184,7 +184,8 @@ def _centres_across(table: GlyphTable, glyphs: np.ndarray, up: np.ndarray) -> np
         with np.errstate(invalid="ignore", over="ignore"):  # the product's NaN and inf, silently as matmul
             x = quad[:, 0, 0] + quad[:, 2, 0]
             y = (quad[:, 0, 1] + quad[:, 2, 1]) * 0.5
-        return np.where(np.isfinite(x), y, np.nan)[glyphs]
+        upright: np.ndarray = np.where(np.isfinite(x), y, np.nan)[glyphs]
+        return upright
     centre: np.ndarray = (quad[glyphs, 0] + quad[glyphs, 2]) @ (up / 2)
     return centre
 
@@ -195,7 +196,8 @@ def _along(table: GlyphTable, glyphs: np.ndarray, along: np.ndarray) -> np.ndarr
     exactly where its y is finite (as in _centres_across)."""
     if along[0] == 1 and along[1] == 0:
         direction = table.direction
-        return (np.take(direction[:, 0], glyphs) >= SAME_DIRECTION) & np.isfinite(np.take(direction[:, 1], glyphs))
+        level: np.ndarray = (np.take(direction[:, 0], glyphs) >= SAME_DIRECTION) & np.isfinite(np.take(direction[:, 1], glyphs))
+        return level
     same: np.ndarray = rows_at(table.direction, glyphs) @ along >= SAME_DIRECTION
     return same
 
