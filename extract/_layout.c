@@ -1620,6 +1620,124 @@ done:
     return result;
 }
 
+/* The box of one chain of positions into `ids`: np.min of x0 and y0, np.max
+ * of x1 and y1 over its lines (NaN propagates). */
+static void chain_box(const int64_t *chain, Py_ssize_t length, const int64_t *ids, const double *X0, const double *X1,
+                      const double *Y0, const double *Y1, double box[4]) {
+    box[0] = X0[ids[chain[0]]]; box[1] = X1[ids[chain[0]]];
+    box[2] = Y0[ids[chain[0]]]; box[3] = Y1[ids[chain[0]]];
+    for (Py_ssize_t k = 1; k < length; k++) {
+        int64_t u = ids[chain[k]];
+        box[0] = np_min(box[0], X0[u]); box[1] = np_max(box[1], X1[u]);
+        box[2] = np_min(box[2], Y0[u]); box[3] = np_max(box[3], Y1[u]);
+    }
+}
+
+/* Is the chain (its box `box`: c0, c1, r0, r1) a cell: a line of `ids` lies
+ * beside it on its row, every such line is `in_cell`, and so is its column
+ * neighbour above or below (`column`, -1 where none)? */
+static int chain_is_cell(Py_ssize_t n, const int64_t *ids, const double *X0, const double *X1, const double *Y0,
+                         const double *Y1, const double box[4], const char *in_cell, const int64_t column[2]) {
+    int any = 0;
+    for (Py_ssize_t j = 0; j < n; j++) {
+        int64_t u = ids[j];
+        if (np_min(Y1[u], box[3]) > np_max(Y0[u], box[2]) && (X1[u] <= box[0] || X0[u] >= box[1])) {
+            if (!in_cell[j]) return 0;
+            any = 1;
+        }
+    }
+    return any && ((column[0] >= 0 && in_cell[column[0]]) || (column[1] >= 0 && in_cell[column[1]]));
+}
+
+/* ---- cell_chains(x0, x1, y0, y1, ids, below, above, gap_below, gap_above, leading, padding, max_lines)
+ *      -> (the cells' lines, lines per cell)
+ * kernels.cell_chains (leaves.stacked_cells): chains down below[] of lines
+ * linked (gap_below <= leading, each the nearest line above the next),
+ * from each position that no linked line leads to, kept where they hold at
+ * most max_lines lines and are padded (gap_above of the first, gap_below of
+ * the last >= padding); of those, the cells: a line beside the chain's box
+ * on its row, every such line in a chain or padded on its own, and so the
+ * nearest line above or below it (where its gap is finite). Positions
+ * (below, above) are bounds-checked against ids. */
+static PyObject *layout_cell_chains(PyObject *mod, PyObject *args) {
+    PyObject *x0_obj, *x1_obj, *y0_obj, *y1_obj, *ids_obj, *b_obj, *a_obj, *gb_obj, *ga_obj;
+    double leading, padding;
+    Py_ssize_t max_lines;
+    if (!PyArg_ParseTuple(args, "OOOOOOOOOddn", &x0_obj, &x1_obj, &y0_obj, &y1_obj, &ids_obj, &b_obj, &a_obj, &gb_obj,
+                          &ga_obj, &leading, &padding, &max_lines))
+        return NULL;
+    View vbox[4], vi = {0}, vb = {0}, va = {0}, vgb = {0}, vga = {0};
+    memset(vbox, 0, sizeof vbox);
+    PyObject *result = NULL;
+    char *flags = NULL;
+    int64_t *chain = NULL, *kept = NULL, *cells = NULL, *lengths = NULL;
+    PyObject *const objs[4] = {x0_obj, x1_obj, y0_obj, y1_obj};
+    Py_ssize_t n = get_unit_boxes(objs, vbox, ids_obj, &vi);
+    if (n < 0) goto done;
+    if (get_view(b_obj, &vb, "l", 8, "below") < 0 || get_view(a_obj, &va, "l", 8, "above") < 0 ||
+        get_view(gb_obj, &vgb, "d", 8, "gap_below") < 0 || get_view(ga_obj, &vga, "d", 8, "gap_above") < 0)
+        goto done;
+    if (vb.view.len != vi.view.len || va.view.len != vi.view.len || vgb.view.len != vi.view.len ||
+        vga.view.len != vi.view.len) {
+        PyErr_SetString(PyExc_ValueError, "nearest lines differ in length from ids");
+        goto done;
+    }
+    if (max_lines < 0) { PyErr_SetString(PyExc_ValueError, "negative chain limit"); goto done; }
+    const double *X0 = vbox[0].view.buf, *X1 = vbox[1].view.buf, *Y0 = vbox[2].view.buf, *Y1 = vbox[3].view.buf;
+    const int64_t *ids = vi.view.buf, *below = vb.view.buf, *above = va.view.buf;
+    const double *gap_below = vgb.view.buf, *gap_above = vga.view.buf;
+    if (check_ids(below, n, n, "below") < 0 || check_ids(above, n, n, "above") < 0) goto done;
+    /* A chain holds at most bound + 1 positions (follow_chains' bound). */
+    Py_ssize_t bound = max_lines < n ? max_lines : n, cap = n ? n : 1;
+    if (bound + 1 > PY_SSIZE_T_MAX / 8 / cap) { PyErr_NoMemory(); goto done; }
+    flags = calloc(2 * (size_t)cap, 1);
+    chain = malloc((size_t)cap * (size_t)(bound + 1) * sizeof(int64_t));
+    kept = malloc(2 * (size_t)cap * sizeof(int64_t));  /* per kept chain: where it starts in chain[], its length */
+    cells = malloc((size_t)cap * (size_t)(bound + 1) * sizeof(int64_t));
+    lengths = malloc((size_t)cap * sizeof(int64_t));
+    if (!flags || !chain || !kept || !cells || !lengths) { PyErr_NoMemory(); goto done; }
+    char *linked = flags, *in_cell = flags + cap;
+    for (Py_ssize_t k = 0; k < n; k++) linked[k] = gap_below[k] <= leading && above[below[k]] == k;
+    Py_ssize_t used = 0, n_kept = 0;
+    for (Py_ssize_t k = 0; k < n; k++) {
+        if (!linked[k] || (linked[above[k]] && below[above[k]] == k)) continue;
+        Py_ssize_t start = used, length = 1;
+        int64_t at = k;
+        chain[used++] = at;
+        while (linked[at] && length <= bound) {
+            at = below[at];
+            chain[used++] = at;
+            length++;
+        }
+        if (length <= max_lines && gap_above[k] >= padding && gap_below[at] >= padding) {
+            kept[2 * n_kept] = start;
+            kept[2 * n_kept + 1] = length;
+            n_kept++;
+        } else {
+            used = start;
+        }
+    }
+    for (Py_ssize_t k = 0; k < n; k++) in_cell[k] = gap_above[k] >= padding && gap_below[k] >= padding;
+    for (Py_ssize_t c = 0; c < used; c++) in_cell[chain[c]] = 1;
+    Py_ssize_t out = 0, n_cells = 0;
+    for (Py_ssize_t c = 0; c < n_kept; c++) {
+        const int64_t *lines = chain + kept[2 * c];
+        Py_ssize_t length = kept[2 * c + 1];
+        double box[4];
+        chain_box(lines, length, ids, X0, X1, Y0, Y1, box);
+        int64_t first = lines[0], last = lines[length - 1];
+        int64_t column[2] = {isfinite(gap_above[first]) ? above[first] : -1, isfinite(gap_below[last]) ? below[last] : -1};
+        if (!chain_is_cell(n, ids, X0, X1, Y0, Y1, box, in_cell, column)) continue;
+        for (Py_ssize_t k = 0; k < length; k++) cells[out++] = ids[lines[k]];
+        lengths[n_cells++] = length;
+    }
+    result = Py_BuildValue("(NN)", int64_bytes(cells, out), int64_bytes(lengths, n_cells));
+done:
+    free(flags); free(chain); free(kept); free(cells); free(lengths);
+    release_boxes(vbox); release(&vi); release(&vb); release(&va); release(&vgb); release(&vga);
+    return result;
+}
+
 static PyMethodDef module_methods[] = {
     {"rows", (PyCFunction)layout_rows, METH_VARARGS, "Units top to bottom and where each row starts."},
     {"shared_baselines", (PyCFunction)layout_shared_baselines, METH_VARARGS,
@@ -1649,6 +1767,7 @@ static PyMethodDef module_methods[] = {
     {"out_of_turn", (PyCFunction)layout_out_of_turn, METH_VARARGS, "Per block, is it painted out of order or in turn with another beside it."},
     {"follow_chains", (PyCFunction)layout_follow_chains, METH_VARARGS, "Chains of positions down below[] while linked."},
     {"turning_pair", (PyCFunction)layout_turning_pair, METH_VARARGS, "The first tangled pair of runs whose lines take turns."},
+    {"cell_chains", (PyCFunction)layout_cell_chains, METH_VARARGS, "The cells among chains of tight lines, and their lengths."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -728,3 +728,71 @@ def follow_chains(
         found.extend(chain)
         lengths_found.append(len(chain))
     return np.array(found, dtype=np.int64), np.array(lengths_found, dtype=np.int64)
+
+
+def cell_chains(
+    lib: ModuleType | None,
+    box: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray],
+    ids: np.ndarray,
+    nearest: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray],
+    leading: float,
+    padding: float,
+    max_lines: int,
+) -> tuple[np.ndarray, np.ndarray]:
+    """leaves.stacked_cells' measure of lines `ids` (boxes x0, x1, y0, y1 of
+    `box`; `nearest`: their nearest_under, positions into `ids`): the lines
+    of its cells one cell after another, each top to bottom, and how many
+    lines each cell holds. A chain of two to `max_lines` lines, each at most
+    `leading` of whitespace above the next (the line's nearest one under it,
+    whose nearest one above it is that line), padded by `padding` or more
+    from the nearest lines above and below it, is a cell where another line
+    lies beside it on its row, every line beside it is in a chain or padded
+    on its own, and so is the nearest line above or below it. One walk of
+    the chains, not a numpy chain per chain: every leaf that reads down the
+    page asks it."""
+    x0, x1, y0, y1 = box
+    below, above, gap_below, gap_above = nearest
+    if lib is not None:
+        found, lengths = lib.cell_chains(
+            x0, x1, y0, y1, _ids(ids), _ids(below), _ids(above),
+            np.ascontiguousarray(gap_below, dtype=np.float64), np.ascontiguousarray(gap_above, dtype=np.float64),
+            leading, padding, max_lines,
+        )  # fmt: skip
+        return np.frombuffer(found, dtype=np.int64), np.frombuffer(lengths, dtype=np.int64)
+    chains = _tight_chains(nearest, leading, padding, max_lines)
+    empty = np.zeros(0, dtype=np.int64)
+    if not chains:
+        return empty, empty
+    x0, y0, x1, y1 = x0[ids], y0[ids], x1[ids], y1[ids]
+    in_cell = (gap_above >= padding) & (gap_below >= padding)
+    for chain in chains:
+        in_cell[chain] = True
+    cells: list[np.ndarray] = []
+    for chain in chains:
+        c0, c1 = x0[chain].min(), x1[chain].max()
+        r0, r1 = y0[chain].min(), y1[chain].max()
+        beside = (np.minimum(y1, r1) > np.maximum(y0, r0)) & ((x1 <= c0) | (x0 >= c1))
+        column = [k for k, gap in ((above[chain[0]], gap_above[chain[0]]), (below[chain[-1]], gap_below[chain[-1]])) if np.isfinite(gap)]
+        if beside.any() and in_cell[beside].all() and in_cell[column].any():
+            cells.append(ids[chain])
+    if not cells:
+        return empty, empty
+    return np.concatenate(cells).astype(np.int64), np.array([len(cell) for cell in cells], dtype=np.int64)
+
+
+def _tight_chains(
+    nearest: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray], leading: float, padding: float, max_lines: int
+) -> list[np.ndarray]:
+    """cell_chains' chains (positions, top to bottom) of two to `max_lines`
+    lines stacked at most `leading` apart, padded by `padding` from the
+    lines above and below the chain."""
+    below, above, gap_below, gap_above = nearest
+    n = len(below)
+    linked = (gap_below <= leading) & (above[below] == np.arange(n))
+    tops = np.flatnonzero(linked & ~(linked[above] & (below[above] == np.arange(n))))
+    if not len(tops):
+        return []
+    found, length = follow_chains(None, below, linked, tops, max_lines)
+    ends = np.cumsum(length)
+    kept = (length <= max_lines) & (gap_above[tops] >= padding) & (gap_below[found[ends - 1]] >= padding)
+    return [found[end - size : end] for end, size, keep in zip(ends.tolist(), length.tolist(), kept.tolist(), strict=True) if keep]

@@ -58,8 +58,8 @@ from ragprep.extract.layout.params import (
     TURNS,
 )
 from ragprep.extract.layout.kernels import (
-    RunStacking, back_up_moves, emit_leaves, follow_chains, kahn, out_of_turn, paint_run_cuts, run_pairs, run_stacking,
-    turning_pair,
+    RunStacking, back_up_moves, cell_chains, emit_leaves, follow_chains, kahn, out_of_turn, paint_run_cuts, run_pairs,
+    run_stacking, turning_pair,
 )  # fmt: skip
 from ragprep.extract.layout.kernels import run_boxes as kernel_run_boxes
 from ragprep.extract.layout.regions import SharedBaselines, baseline, is_text_column, rows_of, split_at, wraps
@@ -258,9 +258,9 @@ def _after_the_line_above(page: Page, out: list[np.ndarray], paragraph: np.ndarr
 
 def stacked_cells(page: Page, ids: np.ndarray) -> list[np.ndarray]:
     """The cells of lines `ids` set on two to MAX_CELL_LINES lines, each its
-    lines top to bottom (_tight_chains: lines stacked tight, padded from the
-    lines above and below them), in a row of cells: beside them on their
-    row lies another line, and every line beside them is a cell too, or a
+    lines top to bottom (kernels.cell_chains: lines stacked tight, padded
+    from the lines above and below them), in a row of cells: beside them on
+    their row lies another line, and every line beside them is a cell too, or a
     line padded on its own (a table's row), and the nearest line above or
     below them is one too (a table's column: a matrix in a displayed
     equation has the text's lines over and under it). A value over the next label's
@@ -271,48 +271,10 @@ def stacked_cells(page: Page, ids: np.ndarray) -> list[np.ndarray]:
     n = len(ids)
     if n < 3 or n > MAX_CELL_LEAF:
         return []
-    chains, padded, above, below = _tight_chains(page, ids)
-    if not chains:
-        return []
-    x0, y0, x1, y1 = page.x0[ids], page.y0[ids], page.x1[ids], page.y1[ids]
-    in_cell = padded.copy()
-    for chain in chains:
-        in_cell[chain] = True
-    cells: list[np.ndarray] = []
-    for chain in chains:
-        c0, c1 = x0[chain].min(), x1[chain].max()
-        r0, r1 = y0[chain].min(), y1[chain].max()
-        beside = (np.minimum(y1, r1) > np.maximum(y0, r0)) & ((x1 <= c0) | (x0 >= c1))
-        column = [k for k in (above[chain[0]], below[chain[-1]]) if k >= 0]
-        if beside.any() and in_cell[beside].all() and in_cell[column].any():
-            cells.append(ids[chain])
-    return cells
-
-
-def _tight_chains(page: Page, ids: np.ndarray) -> tuple[list[np.ndarray], np.ndarray, np.ndarray, np.ndarray]:
-    """Chains of two to MAX_CELL_LINES of lines `ids` (positions into it, top
-    to bottom), each line at most CELL_LEADING body heights of whitespace
-    above the next (the nearest line under it along the line, whose nearest
-    line above it is that line), the chain padded by CELL_PADDING or more
-    from the nearest lines above and below it along the line; per line,
-    whether it is so padded on its own; and per line, the nearest line above
-    and below it along the line (-1 where none is)."""
-    n = len(ids)
-    below, above, gap_below, gap_above = page.nearest_under(ids)
-    linked = (gap_below <= CELL_LEADING * page.body) & (above[below] == np.arange(n))
-    padding = CELL_PADDING * page.body
-    tops = np.flatnonzero(linked & ~(linked[above] & (below[above] == np.arange(n))))
-    found, length = follow_chains(page.lib, below, linked, tops, MAX_CELL_LINES)
-    ends = np.cumsum(length)
-    kept = (length <= MAX_CELL_LINES) & (gap_above[tops] >= padding) & (gap_below[found[ends - 1]] >= padding)
-    chains = [chain for chain, keep in zip(split_at(found, ends[:-1]), kept.tolist(), strict=True) if keep] if len(tops) else []
-    none = np.full(n, -1, dtype=np.int64)
-    return (
-        chains,
-        (gap_above >= padding) & (gap_below >= padding),
-        np.where(np.isfinite(gap_above), above, none),
-        np.where(np.isfinite(gap_below), below, none),
-    )
+    box = (page.x0, page.x1, page.y0, page.y1)
+    nearest = page.nearest_under(ids)
+    lines, length = cell_chains(page.lib, box, ids, nearest, CELL_LEADING * page.body, CELL_PADDING * page.body, MAX_CELL_LINES)
+    return split_at(lines, np.cumsum(length)[:-1]) if len(length) else []
 
 
 def stacked_blocks(page: Page, ids: np.ndarray) -> list[np.ndarray]:

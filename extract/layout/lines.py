@@ -49,25 +49,25 @@ def line_order(page: Page) -> tuple[np.ndarray, np.ndarray] | None:
     row = np.concatenate([[0], np.cumsum(base[:-1] - base[1:] > LINE_BASELINE * smaller)])
     row, mark = _marks_on_their_lines(page, ids, row)
     along = np.lexsort((page.x0[ids], row))
-    ids, row = ids[along], row[along]
-    is_mark = np.zeros(len(page.start), dtype=bool)
-    is_mark[ids[mark[along]]] = True
+    ids, row, height = ids[along], row[along], height[along]
     # Running right edge within each row: offset every row past the last.
     span = float(page.x1[ids].max() - page.x0[ids].min()) + 1.0
     x0, x1 = page.x0[ids] + row * span, page.x1[ids] + row * span
     reach = np.maximum.accumulate(x1)
-    height = page.y1[ids] - page.y0[ids]
     smaller = np.minimum(height[:-1], height[1:])
     new_line = (row[1:] != row[:-1]) | (x0[1:] - reach[:-1] > LINE_JOIN_GAP * smaller)
-    line = np.full(len(page.start), -1, dtype=np.int64)
-    line_of_placed = np.concatenate([[0], np.cumsum(new_line)])
-    line[ids] = line_of_placed
+    line_of_placed = np.zeros(len(ids), dtype=np.int64)
+    np.cumsum(new_line, out=line_of_placed[1:])
     # Along the line, per unit: blanks go between the units they lie between.
+    blanks = blanks_on_their_lines(page, ids, line_of_placed, row * span)
+    if not len(blanks.units) and new_line.all():
+        return None  # most pages: every line one unit already
+    is_mark = np.zeros(len(page.start), dtype=bool)
+    is_mark[ids[mark[along]]] = True
+    line = np.full(len(page.start), -1, dtype=np.int64)
+    line[ids] = line_of_placed
     rank_along = np.zeros(len(page.start), dtype=np.float64)
     rank_along[ids] = np.arange(len(ids))
-    blanks = blanks_on_their_lines(page, ids, line_of_placed, row * span)
-    if new_line.all() and not len(blanks.units):
-        return None
     line[blanks.units], rank_along[blanks.units] = blanks.line, blanks.rank
     # A blank, like a mark, does not give its line its place in the stream.
     is_mark[blanks.units] = True
@@ -116,6 +116,9 @@ def blanks_on_their_lines(page: Page, ids: np.ndarray, line: np.ndarray, offset:
     blanks, (x0, x1, base, height, width) = page.blank_units()
     together = x1 - x0 <= width + LINE_JOIN_GAP * height
     blanks, x0, x1, base, height = blanks[together], x0[together], x1[together], base[together], height[together]
+    if not len(blanks):  # the usual page: no unit of blanks to place
+        none = np.zeros(0, dtype=np.int64)
+        return LineBlanks(none, none, np.zeros(0), none, np.zeros(0))
     blank, unit = _nearest_units(page, ids, (x0, x1, base, height))
     centre = (x0[blank] + x1[blank]) / 2
     inside = (page.x0[ids][unit] < centre) & (centre < page.x1[ids][unit])

@@ -129,6 +129,6 @@ def _layout(table: GlyphTable, config: ExtractConfig, exclude: np.ndarray | None
     stream, moves, page, leaves, split = found
     positions, new_leaf = emit(page, leaves)
     if not split and (positions == np.arange(len(positions))).all():
-        return with_blocks(table, config, stream, None, moves, along=page.along)
+        return with_blocks(table, config, stream, None, moves, page.rtl, page.along)
     moves = reordered_moves(table, stream, moves, positions, config)
     return with_blocks(table, config, stream[positions], new_leaf if split else None, moves, page.rtl, page.along)

@@ -192,7 +192,8 @@ class Page:
         # than the page (a rotated stamp, axis labels) would span rows and
         # gutters in this frame; a unit of blanks has no place at all. Both
         # follow the unit painted before them instead (see emit).
-        self.placed = (rows_at(glyphs.direction, unit_start) @ along >= SAME_DIRECTION) & (self.inked > 0)
+        self._aligned = rows_at(glyphs.direction, unit_start) @ along >= SAME_DIRECTION
+        self.placed = self._aligned & (self.inked > 0)
         self.body = most_common(glyphs.height, 10) or 1.0
         self.gutter = GUTTER * self.body
         self._rtl: bool | None = None
@@ -226,7 +227,7 @@ class Page:
         leave it out (infinite), but where it lies still says which line it
         belongs to (lines.blanks_on_their_lines)."""
         table, stream = self.table, self.stream
-        blanks = np.flatnonzero((self.inked == 0) & (rows_at(table.direction, stream[self.start]) @ self.along >= SAME_DIRECTION))
+        blanks = np.flatnonzero((self.inked == 0) & self._aligned)
         if not len(blanks):
             return blanks, tuple(np.zeros(0) for _ in range(5))
         count = self.end[blanks] - self.start[blanks]

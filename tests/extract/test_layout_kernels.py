@@ -294,6 +294,35 @@ def test_follow_chains_agrees():
     assert {1, 2, 4}.issubset(lengths) and max(lengths) > 4
 
 
+def test_cell_chains_agree():
+    # Cells among chains of tight lines: on grids of small cells (a table of
+    # two-line cells, so that cells are found), on random boxes with NaN and
+    # infinite edges, and down random nearest lines (cycles, ties, NaN gaps).
+    cells = 0
+    for rng, n, special in _cases():
+        if n < 1:
+            continue
+        rows, columns = rng.integers(1, 6), rng.integers(1, 4)
+        k = np.arange(n)
+        lines = rng.integers(1, 4, n)
+        bottom = (k // columns % rows) * 30.0 - (k // (columns * rows)) % 3 * rng.choice([2.0, 3.0, 9.0], n)
+        left = (k % columns) * 80.0 + rng.integers(0, 3, n) * 5.0
+        grid = (left, left + 50.0 + rng.integers(0, 3, n) * 10.0, bottom, bottom + 1.5 * lines + 1.0)
+        ids = rng.permutation(n)[: max(1, n - 1)].astype(np.int64)
+        for box in (grid, _boxes(rng, n, special)):
+            nearest = kernels.nearest_under(None, box, ids, 0.22, 2.0)
+            for leading, padding in ((2.0, 4.0), (0.0, 0.0), (np.inf, -np.inf), (np.nan, np.nan)):
+                found, length = _both(kernels.cell_chains, box, ids, nearest, leading, padding, 3)
+                cells += len(length)
+                assert int(length.sum()) == len(found) and np.isin(found, ids).all()
+        m = len(ids)
+        below, above = rng.integers(0, m, m).astype(np.int64), rng.integers(0, m, m).astype(np.int64)
+        gaps = rng.choice([0.0, 1.0, 3.0, 8.0, np.inf, np.nan], (2, m))
+        for limit in (0, 1, 3, m):
+            _both(kernels.cell_chains, grid, ids, (below, above, gaps[0], gaps[1]), 2.0, 1.0, limit)
+    assert cells > 20
+
+
 def test_cell_disorder_agrees():
     for rng, n, _ in _cases():
         if n < 2:
@@ -372,6 +401,12 @@ def test_compiled_kernels_are_bounds_checked():
             kernel(y, y, y, y, ids, np.array([1, 1], dtype=np.int64), *tail)
         with pytest.raises(ValueError, match="bad run lengths"):
             kernel(y, y, y, y, ids, np.array([0, 3], dtype=np.int64), *tail)
+    with pytest.raises(IndexError):
+        LIB.cell_chains(y, y, y, y, ids, np.array([0, 3, 1], dtype=np.int64), ids, y, y, 0.1, 0.1, 3)
+    with pytest.raises(ValueError, match="differ in length"):
+        LIB.cell_chains(y, y, y, y, ids, ids, ids, np.zeros(2), y, 0.1, 0.1, 3)
+    with pytest.raises(ValueError, match="negative"):
+        LIB.cell_chains(y, y, y, y, ids, ids, ids, y, y, 0.1, 0.1, -1)
     with pytest.raises(IndexError):
         LIB.follow_chains(np.array([1, 3, 0], dtype=np.int64), np.ones(3, dtype=bool), ids, 3)
 
