@@ -32,6 +32,7 @@ centre of their box.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from types import ModuleType
 from typing import NamedTuple
@@ -490,6 +491,40 @@ def _columns(x0: np.ndarray, x1: np.ndarray) -> np.ndarray:
     return starts
 
 
+def _pieces_by_cell(key: np.ndarray) -> tuple[np.ndarray | None, np.ndarray]:
+    """Pieces (positions in `key`, each piece's cell key) grouped by cell, the
+    cells in the order the pieces first reach them (a stable sort by that
+    rank), and where each cell starts in that order. None for the order
+    when it is the pieces' own: keys that never decrease (every row left to
+    right, one after the other, as almost every run is), whose cells are
+    runs of equal keys."""
+    if not len(key) or (key[1:] >= key[:-1]).all():
+        return None, np.flatnonzero(np.concatenate([[True], key[1:] != key[:-1]]))
+    _, first_at, of_piece = np.unique(key, return_index=True, return_inverse=True)
+    rank = np.empty(len(first_at), dtype=np.int64)
+    rank[np.argsort(first_at, kind="stable")] = np.arange(len(first_at))
+    cell_of_piece = rank[of_piece.ravel()]
+    by_cell = np.argsort(cell_of_piece, kind="stable")
+    return by_cell, np.searchsorted(cell_of_piece[by_cell], np.arange(len(first_at)))
+
+
+def _cell_glyphs(
+    lines: _TextLines, pieces: np.ndarray, by_cell: np.ndarray | None, cell_start: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """The glyphs of `pieces` (consecutive pieces of `lines`) taken in the
+    order `by_cell` (None: their own), and where each cell's start in them
+    and where the last one ends. In their own order the pieces are one run
+    of the lines' glyphs (the pieces tile it): a slice, nothing gathered."""
+    if by_cell is None:
+        offset = lines.piece_start[pieces]
+        cell_glyphs = lines.glyphs[offset[0] : lines.piece_end[pieces[-1]]]
+        return cell_glyphs, np.append(offset[cell_start] - offset[0], len(cell_glyphs))
+    ordered = pieces[by_cell]
+    sizes = lines.piece_end[ordered] - lines.piece_start[ordered]
+    cell_glyphs = lines.glyphs[concat_ranges(lines.piece_start[ordered], sizes)]
+    return cell_glyphs, np.concatenate([[0], np.cumsum(sizes)])[np.append(cell_start, len(ordered))]
+
+
 def _aligned_cells(table: GlyphTable, lines: _TextLines, first: int, end: int) -> list[_Cell]:
     """The cells of lines `first` to `end` when their pieces make a grid."""
     pieces = np.arange(lines.line_piece[first], lines.line_piece[end])
@@ -500,72 +535,86 @@ def _aligned_cells(table: GlyphTable, lines: _TextLines, first: int, end: int) -
         return []
     col = np.searchsorted(starts, x0, side="right") - 1
     # A cell is a row's pieces in one column, in the order the row first reaches it.
-    key = row * len(starts) + col
-    _, first_at, of_piece = np.unique(key, return_index=True, return_inverse=True)
-    rank = np.empty(len(first_at), dtype=np.int64)
-    rank[np.argsort(first_at, kind="stable")] = np.arange(len(first_at))
-    cell_of_piece = rank[of_piece.ravel()]
-    by_cell = np.argsort(cell_of_piece, kind="stable")
-    ordered = pieces[by_cell]
-    sizes = lines.piece_end[ordered] - lines.piece_start[ordered]
-    cell_glyphs = lines.glyphs[concat_ranges(lines.piece_start[ordered], sizes)]
-    cell_start = np.searchsorted(cell_of_piece[by_cell], np.arange(len(first_at)))  # in pieces
-    glyph_bounds = np.concatenate([[0], np.cumsum(sizes)])[np.append(cell_start, len(ordered))]
-    by_rank = first_at[np.argsort(first_at, kind="stable")]
-    grid = _AlignedGrid(
-        row=row[by_rank],
-        col=col[by_rank],
-        words=_word_counts(table, cell_glyphs, glyph_bounds[:-1]),
-        x0=np.minimum.reduceat(x0[by_cell], cell_start),
-        x1=np.maximum.reduceat(x1[by_cell], cell_start),
+    by_cell, cell_start = _pieces_by_cell(row * len(starts) + col)
+    cell_glyphs, glyph_bounds = _cell_glyphs(lines, pieces, by_cell, cell_start)
+    if by_cell is None:  # the pieces' own order
+        by_rank, x0_in_order, x1_in_order = cell_start, x0, x1
+    else:
+        by_rank, x0_in_order, x1_in_order = by_cell[cell_start], x0[by_cell], x1[by_cell]
+    cell_col = col[by_rank]  # by_rank: each cell's first piece
+    words = _word_counts(table, cell_glyphs, glyph_bounds[:-1])
+    totals = _column_totals(
+        cell_col, words, np.minimum.reduceat(x0_in_order, cell_start), np.maximum.reduceat(x1_in_order, cell_start)
     )
-    kept = _without_prose_edges(grid)
-    n_cols = int(grid.col[kept].max()) + 1 - int(grid.col[kept].min())
+    low, high = _kept_columns(totals)
+    n_cols = high + 1 - low
     limit = TWO_COLUMN_MAX_CELL_WORDS if n_cols == 2 else TABLE_MAX_CELL_WORDS
-    if float(np.mean(grid.words[kept])) > limit:
+    # The mean words of the kept cells: sums of whole numbers, exact in floats.
+    if sum(totals.words[low : high + 1]) / sum(totals.cells[low : high + 1]) > limit:
         return []
     # Every column used by at least half of the rows: not a stray wide gap.
-    col = grid.col[kept] - grid.col[kept].min()
-    if (np.bincount(col, minlength=n_cols) < (end - first) / 2).any():
+    if any(count < (end - first) / 2 for count in totals.cells[low : high + 1]):
         return []
-    rows, cols, bounds = grid.row.tolist(), col.tolist(), glyph_bounds.tolist()
-    return [
-        _Cell(rows[k], cols[i], 1, 1, cell_glyphs[bounds[k] : bounds[k + 1]])
-        for i, k in enumerate(np.flatnonzero(kept).tolist())
-    ]
+    kept = np.flatnonzero((cell_col >= low) & (cell_col <= high)).tolist()
+    rows, cols, bounds = row[by_rank].tolist(), (cell_col - low).tolist(), glyph_bounds.tolist()
+    return [_Cell(rows[k], cols[k], 1, 1, cell_glyphs[bounds[k] : bounds[k + 1]]) for k in kept]
 
 
-@dataclass(frozen=True, eq=False)
-class _AlignedGrid:
-    """A run of lines' pieces grouped in cells, one entry per cell."""
+class _ColumnTotals(NamedTuple):
+    """Per column of an aligned grid, reductions of its cells: how many, their
+    words, the least x and the greatest x of their boxes (plain floats: a
+    grid has a few columns)."""
 
-    row: np.ndarray
-    col: np.ndarray
-    words: np.ndarray
-    x0: np.ndarray
-    x1: np.ndarray
+    cells: list[int]
+    words: list[float]
+    x0: list[float]
+    x1: list[float]
 
 
-def _without_prose_edges(grid: _AlignedGrid) -> np.ndarray:
-    """The cells kept when the first or last column is left out while it is a
-    text column beside the table (module docstring), as long as three columns
-    remain to judge from."""
-    kept = np.ones(len(grid.row), dtype=bool)
-    while True:
-        low, high = int(grid.col[kept].min()), int(grid.col[kept].max())
-        if high - low + 1 <= 2:
-            return kept
-        for edge in (low, high):
-            mine = kept & (grid.col == edge)
-            rest = kept & (grid.col != edge)
-            if float(np.mean(grid.words[mine])) <= TABLE_MAX_CELL_WORDS:
+def _column_totals(col: np.ndarray, words: np.ndarray, x0: np.ndarray, x1: np.ndarray) -> _ColumnTotals:
+    """The totals of each column 0 .. max(col) of cells in columns `col`."""
+    n = int(col.max()) + 1
+    least, greatest = np.full(n, np.inf), np.full(n, -np.inf)
+    with np.errstate(invalid="ignore"):  # NaN propagates, silently, as in a reduction over the column's cells
+        np.minimum.at(least, col, x0)
+        np.maximum.at(greatest, col, x1)
+    return _ColumnTotals(
+        np.bincount(col, minlength=n).tolist(),
+        np.bincount(col, weights=words, minlength=n).tolist(),  # sums of whole numbers: exact
+        least.tolist(),
+        greatest.tolist(),
+    )
+
+
+def _kept_columns(totals: _ColumnTotals) -> tuple[int, int]:
+    """The first and last column kept when the first or last column is left
+    out while it is a text column beside the table (module docstring), as
+    long as three columns remain to judge from. A column's mean words and
+    x extent, and those of the columns beside it, are read off the totals:
+    reductions over a column's cells are reductions over its totals."""
+    present = [c for c, count in enumerate(totals.cells) if count]
+    low, high = 0, len(present) - 1  # positions in `present`
+    while present[high] - present[low] + 1 > 2:
+        for edge, rest in ((low, (low + 1, high)), (high, (low, high - 1))):
+            column = present[edge]
+            if totals.words[column] / totals.cells[column] <= TABLE_MAX_CELL_WORDS:
                 continue
-            if grid.x1[mine].max() - grid.x0[mine].min() < grid.x1[rest].max() - grid.x0[rest].min():
+            if _extent(totals, [column]) < _extent(totals, present[rest[0] : rest[1] + 1]):
                 continue
-            kept = rest
+            low, high = rest
             break
         else:
-            return kept
+            break
+    return present[low], present[high]
+
+
+def _extent(totals: _ColumnTotals, columns: list[int]) -> float:
+    """Greatest x less least x of the cells of `columns`: NaN when one is NaN,
+    as numpy's max and min give it (Python's max passes over a NaN)."""
+    greatest, least = [totals.x1[c] for c in columns], [totals.x0[c] for c in columns]
+    if any(v != v for v in greatest) or any(v != v for v in least):
+        return math.nan
+    return max(greatest) - min(least)
 
 
 # --------------------------------------------------------------------------- tables

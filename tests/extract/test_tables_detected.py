@@ -10,7 +10,15 @@ from pdfbuilder import PdfBuilder
 from tabledocs import cells_by_column, ruled_table, text_at
 
 from ragprep.extract import extract_document
-from ragprep.extract.gridfind import rounded_like_python
+from ragprep.extract.gridfind import (
+    TABLE_MAX_CELL_WORDS,
+    _cell_glyphs,
+    _column_totals,
+    _kept_columns,
+    _pieces_by_cell,
+    _TextLines,
+    rounded_like_python,
+)
 
 ROWS = [
     ["Station", "River", "Flow"],
@@ -210,3 +218,76 @@ def test_cell_boxes_round_as_python_rounds_them():
         ]
     )
     assert [repr(v) for v in rounded_like_python(values)] == [repr(round(v, 3)) for v in values.tolist()]
+
+
+def _kept_cell_by_cell(col: np.ndarray, words: np.ndarray, x0: np.ndarray, x1: np.ndarray) -> tuple[int, int]:
+    """The prose-edge rule (gridfind's module docstring) stated over the
+    cells themselves, with numpy's reductions: an edge column averaging more
+    than TABLE_MAX_CELL_WORDS words and at least as wide as the rest of the
+    grid is left out while three columns remain."""
+    kept = np.ones(len(col), dtype=bool)
+    while int(col[kept].max()) - int(col[kept].min()) + 1 > 2:
+        for edge in (int(col[kept].min()), int(col[kept].max())):
+            mine, rest = kept & (col == edge), kept & (col != edge)
+            # not narrower: a NaN extent counts as wide
+            wide = not x1[mine].max() - x0[mine].min() < x1[rest].max() - x0[rest].min()
+            if float(np.mean(words[mine])) > TABLE_MAX_CELL_WORDS and wide:
+                kept = rest
+                break
+        else:
+            break
+    return int(col[kept].min()), int(col[kept].max())
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_prose_edges_read_off_column_totals_equal_the_rule_over_the_cells(seed):
+    """Column totals decide as the cells do: with empty columns, ties of
+    extent, means on the threshold, NaN and infinite x."""
+    rng = np.random.default_rng(seed)
+    for _ in range(50):
+        n_cols = int(rng.integers(2, 7))
+        n = int(rng.integers(1, 25))
+        col = np.sort(rng.choice(n_cols, size=n))
+        col[0] = 0  # column 0 is always met; others may be empty
+        words = rng.choice([1, 2, 5, 6, 9, 40], size=n).astype(np.int64)
+        x0 = rng.choice([0.0, 10.0, 100.0, 250.0, np.nan, -np.inf], size=n, p=[0.3, 0.3, 0.2, 0.1, 0.05, 0.05])
+        with np.errstate(invalid="ignore"):  # inf - inf
+            x1 = x0 + rng.choice([0.0, 50.0, 90.0, 200.0, np.inf], size=n, p=[0.2, 0.3, 0.2, 0.25, 0.05])
+            expected = _kept_cell_by_cell(col, words, x0, x1)
+        assert _kept_columns(_column_totals(col, words, x0, x1)) == expected
+        low, high = expected
+        kept = (col >= low) & (col <= high)
+        totals = _column_totals(col, words, x0, x1)
+        assert sum(totals.words[low : high + 1]) / sum(totals.cells[low : high + 1]) == float(np.mean(words[kept]))
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_pieces_group_into_cells_in_the_order_the_rows_first_reach_them(seed):
+    """Pieces by cell, the cells in order of their first piece: the keys as
+    they come (a piece left of an earlier one in its row), and keys that
+    never decrease, whose order is the pieces' own (None)."""
+    rng = np.random.default_rng(seed)
+    for n in (1, 2, 5, 30):
+        for key in (rng.integers(0, 8, size=n), np.sort(rng.integers(0, 8, size=n))):
+            cell_of = {k: i for i, k in enumerate(dict.fromkeys(key.tolist()))}
+            expected = sorted(range(n), key=lambda p: cell_of[int(key[p])])  # noqa: B023
+            by_cell, cell_start = _pieces_by_cell(key)
+            order = list(range(n)) if by_cell is None else by_cell.tolist()
+            assert order == expected
+            assert (by_cell is None) == bool((np.diff(key) >= 0).all())
+            grouped = key[order]
+            assert cell_start.tolist() == [p for p in range(n) if p == 0 or grouped[p] != grouped[p - 1]]
+
+
+def test_cells_of_pieces_in_their_own_order_are_a_slice_of_the_same_glyphs():
+    rng = np.random.default_rng(7)
+    piece_start = np.array([0, 3, 4, 9, 12, 13])
+    lines = _TextLines(
+        glyphs=rng.permutation(20), piece_start=piece_start, piece_end=np.append(piece_start[1:], 20),
+        x0=np.zeros(6), x1=np.zeros(6), line_piece=np.array([0, 2, 6]), y=np.zeros(2), height=np.ones(2),
+    )  # fmt: skip
+    pieces, cell_start = np.arange(1, 6), np.array([0, 2, 3])
+    sliced, bounds = _cell_glyphs(lines, pieces, None, cell_start)
+    gathered, gathered_bounds = _cell_glyphs(lines, pieces, np.arange(5), cell_start)
+    assert sliced.tolist() == gathered.tolist() == lines.glyphs[3:20].tolist()
+    assert bounds.tolist() == gathered_bounds.tolist() == [0, 6, 9, 17]
