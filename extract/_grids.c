@@ -11,7 +11,11 @@
  *                    line in x order and cut into pieces at wide gaps;
  *   merge_collinear  gridfind._merge_collinear: touching rules on one line joined;
  *   rule_components  the connected sets of crossing rules in gridfind.ruled_grids;
- *   word_counts      gridfind._word_counts: the words of each cell of a grid.
+ *   word_counts      gridfind._word_counts: the words of each cell of a grid;
+ *   band_glyphs      running._band_glyphs on an upright page: the glyphs of the
+ *                    top and bottom bands (running heads, a per-page cost like
+ *                    table detection's, so compiled beside it);
+ *   band_segments    running._segments: where band lines and spaces start.
  *
  * Nothing here reads PDF bytes: the inputs are float columns of the glyph and
  * path tables. Every index is bounds-checked; a coordinate that is not finite
@@ -469,11 +473,128 @@ done:
     return result;
 }
 
+/* ---- band_glyphs -------------------------------------------------------- */
+
+/* band_glyphs(quad, direction, wmode, glyphs, top, bottom, same, out) -> count.
+ * running._band_glyphs on an upright page (across the lines is y, along
+ * them x): of `glyphs` (glyph table rows, in order), those whose box centre
+ * y, (quad[0].y + quad[2].y) * 0.5, is at least `top` or at most `bottom`
+ * where quad[0].x + quad[2].x is finite (NaN, which passes neither, where
+ * it is not), whose direction's x is at least `same` with a finite y, and
+ * whose wmode is 0; written to `out` (as long as `glyphs`) in order. */
+static PyObject *grids_band_glyphs(PyObject *mod, PyObject *args) {
+    (void)mod;
+    PyObject *quad_obj, *dir_obj, *wmode_obj, *glyphs_obj, *out_obj;
+    double top, bottom, same;
+    if (!PyArg_ParseTuple(args, "OOOOdddO", &quad_obj, &dir_obj, &wmode_obj, &glyphs_obj, &top, &bottom, &same, &out_obj))
+        return NULL;
+    View vq = {0}, vd = {0}, vw = {0}, vg = {0}, vo = {0};
+    PyObject *result = NULL;
+    if (get_view(quad_obj, &vq, "d", 8, 0, "quad") < 0 || get_view(dir_obj, &vd, "d", 8, 0, "direction") < 0 ||
+        get_view(wmode_obj, &vw, "b", 1, 0, "wmode") < 0 || get_view(glyphs_obj, &vg, "l", 8, 0, "glyphs") < 0 ||
+        get_view(out_obj, &vo, "l", 8, 1, "out") < 0)
+        goto done;
+    Py_ssize_t rows = vw.view.len, n = vg.view.len / 8;
+    if (vq.view.len / 8 != 8 * rows || vd.view.len / 8 != 2 * rows || vo.view.len / 8 != n) {
+        PyErr_SetString(PyExc_ValueError, "band_glyphs: mismatched lengths");
+        goto done;
+    }
+    const double *quad = vq.view.buf, *direction = vd.view.buf;
+    const signed char *wmode = vw.view.buf;
+    const int64_t *glyphs = vg.view.buf;
+    int64_t *out = vo.view.buf;
+    Py_ssize_t count = 0;
+    for (Py_ssize_t k = 0; k < n; k++) {
+        int64_t g = glyphs[k];
+        if (g < 0 || g >= rows) { PyErr_SetString(PyExc_IndexError, "glyph index out of range"); goto done; }
+        const double *q = quad + 8 * g;
+        if (!isfinite(q[0] + q[4])) continue;
+        double centre = (q[1] + q[5]) * 0.5;
+        if (!(centre >= top || centre <= bottom)) continue;
+        if (!(direction[2 * g] >= same) || !isfinite(direction[2 * g + 1]) || wmode[g] != 0) continue;
+        out[count++] = g;
+    }
+    result = PyLong_FromSsize_t(count);
+done:
+    release(&vq); release(&vd); release(&vw); release(&vg); release(&vo);
+    return result;
+}
+
+/* ---- band_segments ------------------------------------------------------ */
+
+/* band_segments(origin, own_end, height, direction, glyphs, line_break_ratio,
+ * word_space_ratio, segment_gap, segment_back, out_start, out_space) -> True,
+ * or None when a glyph's direction is not exactly (1, 0) or a value is not
+ * finite (the reference decides those).
+ *
+ * running._segments' rules for consecutive glyphs p, g of `glyphs`: along
+ * (1, 0) the move across the line is the y move and the gap along it the x
+ * gap from p's own end to g's origin, each product of the reference's dot
+ * products exact (a coordinate times 1 or 0), so computed as it computes
+ * them. A segment starts at g (out_start, bool) at a line break (|move
+ * across| > line_break_ratio x the larger height), or where the gap exceeds
+ * segment_gap x the smaller height or falls below -segment_back x the larger
+ * (geometric.unit_breaks); a space goes before g (out_space) where the gap
+ * exceeds word_space_ratio x g's height. The first glyph starts a segment. */
+static PyObject *grids_band_segments(PyObject *mod, PyObject *args) {
+    (void)mod;
+    PyObject *origin_obj, *end_obj, *height_obj, *dir_obj, *glyphs_obj, *start_obj, *space_obj;
+    double line_ratio, space_ratio, segment_gap, segment_back;
+    if (!PyArg_ParseTuple(args, "OOOOOddddOO", &origin_obj, &end_obj, &height_obj, &dir_obj, &glyphs_obj, &line_ratio,
+                          &space_ratio, &segment_gap, &segment_back, &start_obj, &space_obj))
+        return NULL;
+    View vo = {0}, ve = {0}, vh = {0}, vd = {0}, vg = {0}, vs = {0}, vp = {0};
+    PyObject *result = NULL;
+    if (get_view(origin_obj, &vo, "d", 8, 0, "origin") < 0 || get_view(end_obj, &ve, "d", 8, 0, "own_end") < 0 ||
+        get_view(height_obj, &vh, "d", 8, 0, "height") < 0 || get_view(dir_obj, &vd, "d", 8, 0, "direction") < 0 ||
+        get_view(glyphs_obj, &vg, "l", 8, 0, "glyphs") < 0 || get_view(start_obj, &vs, "?", 1, 1, "out_start") < 0 ||
+        get_view(space_obj, &vp, "?", 1, 1, "out_space") < 0)
+        goto done;
+    Py_ssize_t rows = vh.view.len / 8, n = vg.view.len / 8;
+    if (vo.view.len / 8 != 2 * rows || ve.view.len / 8 != 2 * rows || vd.view.len / 8 != 2 * rows ||
+        vs.view.len != n || vp.view.len != n) {
+        PyErr_SetString(PyExc_ValueError, "band_segments: mismatched lengths");
+        goto done;
+    }
+    const double *origin = vo.view.buf, *own_end = ve.view.buf, *height = vh.view.buf, *direction = vd.view.buf;
+    const int64_t *glyphs = vg.view.buf;
+    char *start = vs.view.buf, *space = vp.view.buf;
+    int along_x = 1; /* every glyph written along exactly (1, 0), with finite measures */
+    for (Py_ssize_t k = 0; k < n && along_x; k++) {
+        int64_t g = glyphs[k];
+        if (g < 0 || g >= rows) { PyErr_SetString(PyExc_IndexError, "glyph index out of range"); goto done; }
+        along_x = direction[2 * g] == 1.0 && direction[2 * g + 1] == 0.0 && isfinite(origin[2 * g]) &&
+                  isfinite(origin[2 * g + 1]) && isfinite(own_end[2 * g]) && isfinite(own_end[2 * g + 1]) &&
+                  isfinite(height[g]);
+    }
+    for (Py_ssize_t k = 0; k < n && along_x; k++) {
+        start[k] = k == 0;
+        space[k] = 0;
+        if (k == 0) continue;
+        int64_t p = glyphs[k - 1], g = glyphs[k];
+        double hp = height[p], hg = height[g];
+        double larger = hp > hg ? hp : hg, smaller = hp < hg ? hp : hg;
+        /* The reference's dot products with p's direction (1, 0) and its normal (-0, 1). */
+        double across = (origin[2 * g] - origin[2 * p]) * -0.0 + (origin[2 * g + 1] - origin[2 * p + 1]) * 1.0;
+        double gap = (origin[2 * g] - own_end[2 * p]) * 1.0 + (origin[2 * g + 1] - own_end[2 * p + 1]) * 0.0;
+        int line_break = fabs(across) > line_ratio * larger;
+        start[k] = line_break || gap > segment_gap * smaller || gap < -segment_back * larger;
+        space[k] = gap > space_ratio * hg;
+    }
+    result = along_x ? Py_True : Py_None;
+    Py_INCREF(result);
+done:
+    release(&vo); release(&ve); release(&vh); release(&vd); release(&vg); release(&vs); release(&vp);
+    return result;
+}
+
 static PyMethodDef module_methods[] = {
     {"text_lines", (PyCFunction)grids_text_lines, METH_VARARGS, "Glyphs into lines and pieces (gridfind._lines)."},
     {"merge_collinear", (PyCFunction)grids_merge_collinear, METH_VARARGS, "Touching rules on one line joined."},
     {"rule_components", (PyCFunction)grids_rule_components, METH_VARARGS, "Connected sets of crossing rules."},
     {"word_counts", (PyCFunction)grids_word_counts, METH_VARARGS, "Words of each cell of a grid."},
+    {"band_glyphs", (PyCFunction)grids_band_glyphs, METH_VARARGS, "Glyphs in the top or bottom band of an upright page."},
+    {"band_segments", (PyCFunction)grids_band_segments, METH_VARARGS, "Segment starts and spaces of band lines."},
     {NULL, NULL, 0, NULL},
 };
 

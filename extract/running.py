@@ -62,8 +62,17 @@ from dataclasses import dataclass
 import numpy as np
 
 from ragprep.extract.config import ExtractConfig
-from ragprep.extract.geometric import SAME_DIRECTION, line_break_rule, reading_direction, text_glyphs, unit_breaks
+from ragprep.extract.geometric import (
+    SAME_DIRECTION,
+    SEGMENT_BACK,
+    SEGMENT_GAP,
+    line_break_rule,
+    reading_direction,
+    text_glyphs,
+    unit_breaks,
+)
 from ragprep.extract.glyphs import GlyphTable, rows_at
+from ragprep.extract.native import compiled_grids
 
 Box = tuple[float, float, float, float]
 
@@ -153,12 +162,10 @@ def _band_glyphs(
         return None
     along = reading_direction(table, visible)
     up = np.array([-along[1], along[0]])
-    centre = _centres_across(table, visible, up)
     corners = np.array([[box[0], box[1]], [box[2], box[1]], [box[2], box[3]], [box[0], box[3]]]) @ up
     low, high = float(corners.min()), float(corners.max())
     band = config.running_band * (high - low)
-    glyphs = visible[(centre >= high - band) | (centre <= low + band)]
-    glyphs = glyphs[_along(table, glyphs, along) & (table.wmode[glyphs] == 0)]
+    glyphs = _in_bands(table, visible, along, high - band, low + band)
     texts = table.text[glyphs].tolist()
     # Glyphs whose text an /ActualText replaced carry none (geometric.text_glyphs).
     inked_glyph = np.fromiter(map(bool, texts), dtype=bool, count=len(texts))
@@ -168,6 +175,25 @@ def _band_glyphs(
     if not len(glyphs):
         return None
     return glyphs, texts, up, (low + high) / 2
+
+
+def _in_bands(table: GlyphTable, visible: np.ndarray, along: np.ndarray, top: float, bottom: float) -> np.ndarray:
+    """Of the glyphs `visible`, in order, those whose box centre across the
+    lines is at least `top` or at most `bottom`, written in direction `along`
+    in horizontal writing. On an upright page in one pass over them
+    (extract/_grids.c band_glyphs: the same tests as below)."""
+    grids = compiled_grids()
+    if grids is not None and along[0] == 1 and along[1] == 0:
+        out = np.empty(len(visible), dtype=np.int64)
+        count = grids.band_glyphs(
+            np.ascontiguousarray(table.quad), np.ascontiguousarray(table.direction), np.ascontiguousarray(table.wmode),
+            np.ascontiguousarray(visible, dtype=np.int64), top, bottom, SAME_DIRECTION, out,
+        )  # fmt: skip
+        return out[:count]
+    centre = _centres_across(table, visible, np.array([-along[1], along[0]]))
+    glyphs = visible[(centre >= top) | (centre <= bottom)]
+    kept: np.ndarray = glyphs[_along(table, glyphs, along) & (table.wmode[glyphs] == 0)]
+    return kept
 
 
 def _centres_across(table: GlyphTable, glyphs: np.ndarray, up: np.ndarray) -> np.ndarray:
@@ -210,6 +236,28 @@ def _segments(
     form: the line rule, and a space where the gap along the line is a
     word's. The text only needs to be the same on every page, not the page
     text."""
+    start, space = _starts_and_spaces(table, glyphs, config)
+    pieces = [" " + t if s else t for t, s in zip(texts, space.tolist(), strict=True)]
+    bounds = [*np.flatnonzero(start).tolist(), len(glyphs)]
+    return start, [masked_key("".join(pieces[a:b])) for a, b in zip(bounds[:-1], bounds[1:], strict=True)]
+
+
+def _starts_and_spaces(table: GlyphTable, glyphs: np.ndarray, config: ExtractConfig) -> tuple[np.ndarray, np.ndarray]:
+    """Per glyph of `glyphs` (in stream order), does a segment start there,
+    and does a space go before it? Compiled where every glyph is written
+    along (1, 0) with finite measures (extract/_grids.c band_segments: there
+    each product of the dot products below is exact, so it computes them)."""
+    grids = compiled_grids()
+    if grids is not None:
+        start, space = np.empty(len(glyphs), dtype=bool), np.empty(len(glyphs), dtype=bool)
+        done = grids.band_segments(
+            np.ascontiguousarray(table.origin), np.ascontiguousarray(table.own_end),
+            np.ascontiguousarray(table.height), np.ascontiguousarray(table.direction),
+            np.ascontiguousarray(glyphs, dtype=np.int64), config.line_break_ratio, config.word_space_ratio,
+            SEGMENT_GAP, SEGMENT_BACK, start, space,
+        )  # fmt: skip
+        if done is not None:
+            return start, space
     direction, origin, height = rows_at(table.direction, glyphs), rows_at(table.origin, glyphs), table.height[glyphs]
     line_break, _, _ = line_break_rule(
         direction[:-1], direction[1:], origin[:-1], origin[1:], height[:-1], height[1:], config
@@ -221,9 +269,7 @@ def _segments(
     start[1:] = unit_breaks(line_break, gap, height[:-1], height[1:])
     space = np.zeros(len(glyphs), dtype=bool)
     space[1:] = gap > config.word_space_ratio * height[1:]
-    pieces = [" " + t if s else t for t, s in zip(texts, space.tolist(), strict=True)]
-    bounds = [*np.flatnonzero(start).tolist(), len(glyphs)]
-    return start, [masked_key("".join(pieces[a:b])) for a, b in zip(bounds[:-1], bounds[1:], strict=True)]
+    return start, space
 
 
 def _segment_rows(

@@ -4,7 +4,8 @@ references in extract/gridfind.py (RAGPREP_PURE selects the reference).
 Each kernel must give exactly what its reference gives: the text lines and
 their pieces (``_lines``), rules joined along their line (``_merge_collinear``),
 the sets of crossing rules (``_rule_components``), and so every table
-``detect_tables`` finds. Inputs: pages of random glyphs and rules with many
+``detect_tables`` finds; and the running heads' band lines
+(``running.band_lines``: its glyphs, segments and keys). Inputs: pages of random glyphs and rules with many
 ties (equal x, equal baselines, lines painted backwards), values that are not
 finite (the kernels decline them and the reference reads the page), and
 (slow) every page of the corpus.
@@ -13,7 +14,7 @@ finite (the kernels decline them and the reference reads the page), and
 from __future__ import annotations
 
 import csv
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -21,8 +22,7 @@ import numpy as np
 import pytest
 from codepath import on_path
 
-from ragprep.extract import open_document
-from ragprep.extract import gridfind
+from ragprep.extract import Document, ExtractConfig, PageGlyphs, gridfind, open_document, running
 from ragprep.extract.glyphs import GlyphTable
 from ragprep.extract.layout import read_layout
 from ragprep.extract.native import compiled_grids
@@ -162,8 +162,8 @@ def _corpus_files(corpus: Path) -> list[Path]:
     return [corpus / row["path"] for row in rows if row["pages"] not in ("n/a", "")]
 
 
-@pytest.mark.slow
-def test_every_corpus_page_finds_the_same_tables_on_both_paths(corpus, monkeypatch):
+def _corpus_pages(corpus: Path) -> Iterator[tuple[str, Document, int, PageGlyphs]]:
+    """(where, document, page number, its glyphs) for every page of every readable corpus file."""
     for path in _corpus_files(corpus):
         try:
             doc = open_document(path)
@@ -171,15 +171,158 @@ def test_every_corpus_page_finds_the_same_tables_on_both_paths(corpus, monkeypat
             continue
         with doc:
             for number in range(1, doc.page_count + 1):
-                glyphs = doc.page_glyphs(number)
-                reading = read_layout(glyphs.table, doc.config, None)
+                yield f"{path.name} p{number}", doc, number, doc.page_glyphs(number)
 
-                def detect() -> tuple:
-                    return gridfind.detect_tables(  # noqa: B023
-                        glyphs.table, glyphs.paths, reading.joined, doc.config, number  # noqa: B023
-                    )
 
-                compiled, pure = both(monkeypatch, detect)
-                assert compiled == pure, f"{path.name} p{number}"
-                lines = both(monkeypatch, lambda: gridfind._lines(glyphs.table, gridfind.text_glyphs(glyphs.table)))  # noqa: B023
-                assert_same_lines(*lines, f"{path.name} p{number}")
+@pytest.mark.slow
+def test_every_corpus_page_finds_the_same_tables_on_both_paths(corpus, monkeypatch):
+    for where, doc, number, glyphs in _corpus_pages(corpus):
+        reading = read_layout(glyphs.table, doc.config, None)
+
+        def detect() -> tuple:
+            return gridfind.detect_tables(glyphs.table, glyphs.paths, reading.joined, doc.config, number)  # noqa: B023
+
+        compiled, pure = both(monkeypatch, detect)
+        assert compiled == pure, where
+        lines = both(monkeypatch, lambda: gridfind._lines(glyphs.table, gridfind.text_glyphs(glyphs.table)))  # noqa: B023
+        assert_same_lines(*lines, where)
+
+
+# --------------------------------------------------------------------------- running heads' band lines
+
+
+def odd_band_page(rng: np.random.Generator, n: int) -> GlyphTable:
+    """A random page (random_page) made harder for the band kernels: glyphs
+    not shown, in vertical writing, without text, written at a slant or up
+    the page, and NaN, infinite and zero measures in every column the
+    kernels read."""
+    table = random_page(rng, n, "shuffled")
+    columns = {name: getattr(table, name).copy() for name in ("quad", "origin", "own_end", "height", "direction")}
+    columns["visible"] = rng.random(n) > 0.1
+    columns["wmode"] = (rng.random(n) < 0.05).astype(np.int8)
+    text = table.text.copy()
+    text[rng.random(n) < 0.05] = ""
+    slant = rng.random(n)
+    direction = columns["direction"]
+    direction[slant < 0.05] = (np.cos(0.01), np.sin(0.01))  # upright enough to count, not (1, 0)
+    direction[(slant >= 0.05) & (slant < 0.08)] = (0.0, 1.0)
+    direction[(slant >= 0.08) & (slant < 0.1)] = (1.0, -0.0)
+    for name in columns:
+        if name in ("visible", "wmode"):
+            continue
+        flat = columns[name].reshape(n, -1)
+        for bad in (np.nan, np.inf, -np.inf, 0.0):
+            hit = rng.random(n) < 0.01
+            flat[hit, rng.integers(0, flat.shape[1])] = bad
+    return GlyphTable(**{**table.__dict__, **columns, "text": text})
+
+
+def assert_same_band_lines(compiled: running.BandLines, pure: running.BandLines, where: str = "") -> None:
+    assert compiled.keys == pure.keys, where
+    for name in ("glyphs", "line", "row", "row_size"):
+        a, b = getattr(compiled, name), getattr(pure, name)
+        assert a.dtype == b.dtype and np.array_equal(a, b), f"{where}: {name}"
+
+
+@pytest.mark.parametrize("odd", [False, True])
+@pytest.mark.parametrize("seed", range(8))
+def test_band_lines_equal_the_reference(monkeypatch, seed, odd):
+    """Band glyphs and their segments (band_glyphs, band_segments) against
+    running.py's numpy on pages whose bands hold many glyphs (a wide band),
+    with ties of baseline and x, and (odd) every kind of glyph they leave
+    out or decline."""
+    rng = np.random.default_rng(seed)
+    config = ExtractConfig(running_band=0.4)
+    with np.errstate(invalid="ignore", over="ignore"):
+        for n in (1, 2, 40, 600):
+            table = odd_band_page(rng, n) if odd else random_page(rng, n, ["reading order", "shuffled"][n % 2])
+            compiled, pure = both(monkeypatch, lambda: running.band_lines(table, (0.0, 0.0, 612.0, 792.0), config))  # noqa: B023
+            assert_same_band_lines(compiled, pure, f"n={n}")
+            # Before candidates are chosen (random texts repeat): every band glyph and segment start.
+            found = running._band_glyphs(table, (0.0, 0.0, 612.0, 792.0), config)
+            compiled, pure = both(monkeypatch, lambda: running._band_glyphs(table, (0.0, 0.0, 612.0, 792.0), config))  # noqa: B023
+            assert (compiled is None) == (pure is None) == (found is None)
+            if found is not None:
+                assert np.array_equal(compiled[0], pure[0]) and compiled[1] == pure[1]
+                starts = both(monkeypatch, lambda: running._starts_and_spaces(table, found[0], config))  # noqa: B023
+                assert all(np.array_equal(a, b) for a, b in zip(*starts, strict=True))
+
+
+def test_band_glyphs_and_segments_on_their_thresholds_equal_the_reference(monkeypatch):
+    """Ties with every threshold: box centres exactly on the bands' inner
+    edges (a page 800 high, bands of a quarter: 600 and 200), gaps exactly
+    a word space (0.15 x 10), a segment gap (0.65 x 10) and a jump back
+    (-4 x 10), a move across exactly half the height: none of them cuts."""
+    config = ExtractConfig(running_band=0.25)
+    # (x, baseline, width, height): own end x + width; box centre baseline + height / 2
+    glyphs = [
+        (72.0, 595.0, 6.0, 10.0), (79.5, 595.0, 6.0, 10.0),  # centre 600; gap 1.5: no space
+        (92.0, 595.0, 6.0, 10.0),  # gap 6.5 = 0.65 x 10: same segment, a space
+        (58.0, 595.0, 6.0, 10.0),  # back 40 = 4 x 10: same segment
+        (66.0, 600.0, 6.0, 10.0),  # 5.0 across = 0.5 x 10: same line
+        (72.0, 196.0, 6.0, 8.0), (79.0, 196.0, 6.0, 8.0),  # bottom band, centre 200; gap 1 < 1.2
+        (86.0, 650.0, 6.0, 10.0), (300.0, 400.0, 6.0, 10.0),  # inside the top band; outside both
+    ]
+    boxes = [(x, y, x + w, y + h) for x, y, w, h in glyphs]
+    table = GlyphTable.empty().with_text_rows(["a"] * len(boxes), boxes, [-1] * len(boxes), [0] * len(boxes))
+    found = running._band_glyphs(table, (0.0, 0.0, 612.0, 800.0), config)
+    assert found is not None and found[0].tolist() == [0, 1, 2, 3, 4, 5, 6, 7]
+    compiled, pure = both(monkeypatch, lambda: running._band_glyphs(table, (0.0, 0.0, 612.0, 800.0), config))
+    assert np.array_equal(compiled[0], pure[0])
+    start, space = running._starts_and_spaces(table, found[0], config)
+    assert start.tolist() == [True, False, False, False, False, True, False, True]
+    assert space.tolist() == [False, False, True, False, True, False, False, False]
+    starts = both(monkeypatch, lambda: running._starts_and_spaces(table, found[0], config))
+    assert all(np.array_equal(a, b) for a, b in zip(*starts, strict=True))
+
+
+def test_band_segments_decline_other_directions_and_values_not_finite():
+    table = random_page(np.random.default_rng(4), 30, "reading order")
+    glyphs = np.arange(30, dtype=np.int64)
+    grids = compiled_grids()
+
+    def segments(**changed: np.ndarray) -> object:
+        odd = GlyphTable(**{**table.__dict__, **changed})
+        start, space = np.empty(30, dtype=bool), np.empty(30, dtype=bool)
+        args = (odd.origin, odd.own_end, odd.height, odd.direction, glyphs, 0.5, 0.15, 0.65, 4.0, start, space)
+        return grids.band_segments(*args)
+
+    assert segments() is True
+    slanted = table.direction.copy()
+    slanted[7] = (np.cos(0.01), np.sin(0.01))
+    assert segments(direction=slanted) is None
+    for bad in (np.nan, np.inf):
+        height = table.height.copy()
+        height[3] = bad
+        assert segments(height=height) is None
+        own_end = table.own_end.copy()
+        own_end[9, 1] = bad
+        assert segments(own_end=own_end) is None
+
+
+def test_band_kernels_check_their_buffers():
+    grids = compiled_grids()
+    table = random_page(np.random.default_rng(1), 10, "shuffled")
+    out = np.empty(10, dtype=np.int64)
+    args = (table.quad, table.direction, table.wmode)
+    with pytest.raises(IndexError):
+        grids.band_glyphs(*args, np.array([0, 10] + [1] * 8), 700.0, 100.0, 0.95, out)
+    with pytest.raises(ValueError):
+        grids.band_glyphs(*args, np.arange(10), 700.0, 100.0, 0.95, np.empty(9, dtype=np.int64))
+    with pytest.raises(TypeError):
+        grids.band_glyphs(table.quad, table.direction, table.wmode.astype(np.int64), np.arange(10), 700.0, 100.0, 0.95, out)
+    flags = np.empty(10, dtype=bool), np.empty(10, dtype=bool)
+    with pytest.raises(IndexError):
+        grids.band_segments(table.origin, table.own_end, table.height, table.direction, np.array([0, -1] + [1] * 8),
+                            0.5, 0.15, 0.65, 4.0, *flags)  # fmt: skip
+    with pytest.raises(ValueError):
+        grids.band_segments(table.origin, table.own_end, table.height, table.direction, np.arange(9),
+                            0.5, 0.15, 0.65, 4.0, *flags)  # fmt: skip
+
+
+@pytest.mark.slow
+def test_every_corpus_page_finds_the_same_band_lines_on_both_paths(corpus, monkeypatch):
+    for where, doc, _, glyphs in _corpus_pages(corpus):
+        box = glyphs.visible_box or (0.0, 0.0, 612.0, 792.0)
+        compiled, pure = both(monkeypatch, lambda: running.band_lines(glyphs.table, box, doc.config))  # noqa: B023
+        assert_same_band_lines(compiled, pure, where)
