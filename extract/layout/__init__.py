@@ -20,8 +20,10 @@ a named function in the module that says why:
    at gutters between text columns (``regions.is_text_column``; narrower
    than COLUMN_WIDTH only where their lines wrap, ``regions.wraps``) or
    between columns set on their own leading whatever they hold
-   (``regions.own_rows``: a spec sheet's columns of label-value tables; a
-   table's columns share their rows), and at whitespace bands; a title or
+   (``regions.own_rows``: a spec sheet's columns of label-value tables, an
+   author grid's columns of blocks each starting at its own pace,
+   ``regions.staggered``; a table's columns share their rows and its cells
+   of a row start on it), and at whitespace bands; a title or
    spanning block is a band above its columns, a ragged column end (a
    footnote at the foot of its column) joins its column; full-width gaps
    over which every column ends rows apart are section breaks, read

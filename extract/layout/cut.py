@@ -46,6 +46,7 @@ from ragprep.extract.layout.regions import (
     shared_rows,
     spanning_bands,
     split_at,
+    staggered,
 )
 from ragprep.extract.layout.tiebreaks import column_gap_bands, stream_band_order, stream_reads_bands, stream_reads_columns, trailing_visit, visits_top_down
 from ragprep.extract.layout.units import Page
@@ -408,14 +409,16 @@ def _tables_joined(page: Page, groups: list[np.ndarray]) -> list[np.ndarray]:
     """`groups` (left to right, parted by gaps a gutter wide) with the
     groups next to one another that share their rows (more than ALIGNED of
     the smaller one's lines on the other's baselines: a table's labels and
-    values, its columns) joined, unless one is running text (columns of
+    values, its columns) joined, unless their blocks start at their own
+    pace (regions.staggered: an author grid's columns share a leading, not
+    rows) or one is running text (columns of
     prose on one leading, a text column beside a form): a table's inner
     gaps are no gutters, and own_rows weighs the table as a whole against
     its neighbours."""
     joined = [groups[0]]
     for group in groups[1:]:
         last = joined[-1]
-        table = shared_rows(page, last, group) > ALIGNED * min(len(last), len(group))
+        table = shared_rows(page, last, group) > ALIGNED * min(len(last), len(group)) and not staggered(page, last, group)
         if table and not (_running_text(page, last) or _running_text(page, group)):
             joined[-1] = np.concatenate([last, group])
         else:

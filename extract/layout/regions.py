@@ -20,6 +20,7 @@ import numpy as np
 
 from ragprep.extract.layout.params import (
     ALIGNED,
+    CELL_PADDING,
     COLUMN_FILL,
     COLUMN_GLYPHS,
     COLUMN_LETTERS,
@@ -167,13 +168,42 @@ def own_rows(page: Page, left: np.ndarray, right: np.ndarray) -> bool:
     more, whose lines mostly do not share baselines (at most ALIGNED of
     the smaller group's lie on one of the other's)? A table's columns share
     their rows, whatever their gaps; columns composed on their own lie on
-    their own leading. Fixture:
+    their own leading. Groups that share rows by a common leading are set
+    on their own all the same where their blocks start at their own pace
+    (staggered: an author grid), and then as narrow as NARROW_COLUMN: a
+    column of names is narrower than one of text. Fixtures:
     test_columns_of_label_value_tables_read_column_after_column
-    (merge_fragments keeps such columns apart too)."""
-    for group in (left, right):
-        if len(group) < GRID_ROWS or page.x1[group].max() - page.x0[group].min() < COLUMN_WIDTH * page.body:
-            return False
-    return shared_rows(page, left, right) <= ALIGNED * min(len(left), len(right))
+    (merge_fragments keeps such columns apart too),
+    test_author_grid_of_staggered_blocks_reads_column_after_column."""
+    widths = [page.x1[group].max() - page.x0[group].min() for group in (left, right)]
+    if min(len(left), len(right)) < GRID_ROWS or min(widths) < NARROW_COLUMN * page.body:
+        return False
+    if shared_rows(page, left, right) <= ALIGNED * min(len(left), len(right)):
+        return bool(min(widths) >= COLUMN_WIDTH * page.body)
+    return staggered(page, left, right)
+
+
+def staggered(page: Page, a: np.ndarray, b: np.ndarray) -> bool:
+    """Are groups `a` and `b`, beside one another, blocks set each at its
+    own pace though on one leading: at most ALIGNED of the first lines of
+    the smaller group's blocks (block_starts) lie on the baseline of a
+    block's first line of the other? A table's cells of one row start on
+    the row, whatever lines they take; an author grid's blocks (a name over
+    an affiliation or two) meet the other column's lines on many rows by
+    the shared leading, but start where the column before them ended.
+    Fixture: test_author_grid_of_staggered_blocks_reads_column_after_column."""
+    a, b = block_starts(page, a), block_starts(page, b)
+    return min(len(a), len(b)) >= 2 and shared_rows(page, a, b) <= ALIGNED * min(len(a), len(b))
+
+
+def block_starts(page: Page, ids: np.ndarray) -> np.ndarray:
+    """The lines of group `ids` that start a block: the top one, and each
+    one CELL_PADDING body heights or more below every line above it."""
+    ids = ids[np.argsort(-page.y1[ids], kind="stable")]
+    floor = np.minimum.accumulate(page.y0[ids])
+    starts = np.concatenate([[True], floor[:-1] - page.y1[ids][1:] >= CELL_PADDING * page.body])
+    found: np.ndarray = ids[starts]
+    return found
 
 
 @overload

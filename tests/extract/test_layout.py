@@ -1485,3 +1485,37 @@ def test_list_painted_first_lines_first_reads_item_by_item():
         y -= LEADING + 3
     b.add_page(" ".join(first + hanging))
     assert layout(b).joined.text == "\n".join(expected)
+
+
+def author_grid() -> tuple[list[tuple[float, float, str, float]], list[str]]:
+    """Two columns of author blocks (a name over one or two affiliations,
+    blocks a blank line apart) on one 12 pt leading, each column's blocks at
+    its own pace: most lines of the right column lie on a baseline of the
+    left one's, few of its blocks start on a row a left block starts on.
+    The pieces (x, y, text, size) and the lines read column after column."""
+    pieces: list[tuple[float, float, str, float]] = []
+    lines: list[str] = []
+    for c, (x, sizes) in enumerate(((72.0, (2, 2, 2, 2, 1)), (330.0, (2, 1, 1, 1, 1)))):
+        y = 700.0
+        for k, affiliations in enumerate(sizes):
+            block = [f"Author{c}x{k} Name", *(f"Laboratory{c}x{k}x{a} Inc" for a in range(affiliations))]
+            for line in block:
+                pieces.append((x, y, line, SIZE))
+                lines.append(line)
+                y -= LEADING
+            y -= LEADING
+    return pieces, lines
+
+
+@pytest.mark.parametrize("order", ["interleaved", "shuffled"])
+def test_author_grid_of_staggered_blocks_reads_column_after_column(order: str):
+    # regions.staggered: the two columns of an author grid share most of
+    # their rows by their common leading, as a table's columns do, but a
+    # table's cells of one row start on the row and these blocks do not:
+    # the gutter between them is a column cut (cut._tables_joined,
+    # regions.own_rows), whatever the paint order.
+    b = PdfBuilder()
+    f = b.add_standard_font("Helvetica", widths=True)
+    pieces, lines = author_grid()
+    b.add_page(scrambled(f, pieces, order))
+    assert layout(b).joined.text == "\n".join(lines)
