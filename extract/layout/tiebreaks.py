@@ -78,10 +78,17 @@ def stream_reads_columns(
     """Does the stream read the two sides of the region's best gutter
     candidate (see gutter_core) one after the other, across `bands`, closer
     than band after band, and with at most CONSISTENT of its units out of
-    that order? Units crossing the gutter count with its left side. A
-    stream painted out of order (shuffled, lines interleaved) reads neither
-    order, and the bands stand: each is cut on its own geometry. Fixture:
-    test_aligned_gaps_without_a_full_height_gutter_keep_a_column_by_column_stream."""
+    that order, reading each side down the page (leaves.reads_down)? Units
+    crossing the gutter count with its left side. A stream painted out of
+    order (shuffled, lines interleaved) reads neither order, and the bands
+    stand: each is cut on its own geometry. So do they where the stream
+    paints one side after the other but neither side down the page (a
+    producer painting by the lines' left edges, an author grid's lines set
+    flush right): the region kept whole would be read by geometry inside
+    its leaf, where the bands' own cuts (the author grid's columns) are
+    not seen. Fixtures:
+    test_aligned_gaps_without_a_full_height_gutter_keep_a_column_by_column_stream,
+    test_author_grid_under_a_title_painted_side_by_side_in_no_order_reads_by_its_bands."""
     core = gutter_core(page, *rows)
     if core is None:
         return False
@@ -94,6 +101,8 @@ def stream_reads_columns(
         sides.reverse()
     column_first = cell_disorder(page.lib, len(page.start), bands, sides, band_first=False)
     if column_first > CONSISTENT * len(ids):
+        return False
+    if not all(reads_down(page, np.sort(side)) for side in sides):
         return False
     return column_first < cell_disorder(page.lib, len(page.start), bands, sides, band_first=True)
 

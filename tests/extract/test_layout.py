@@ -1491,11 +1491,12 @@ def author_grid() -> tuple[list[tuple[float, float, str, float]], list[str]]:
     """Two columns of author blocks (a name over one or two affiliations,
     blocks a blank line apart) on one 12 pt leading, each column's blocks at
     its own pace: most lines of the right column lie on a baseline of the
-    left one's, few of its blocks start on a row a left block starts on.
-    The pieces (x, y, text, size) and the lines read column after column."""
+    left one's, few of its blocks start on a row a left block starts on,
+    and no blank row crosses both. The pieces (x, y, text, size) and the
+    lines read column after column."""
     pieces: list[tuple[float, float, str, float]] = []
     lines: list[str] = []
-    for c, (x, sizes) in enumerate(((72.0, (2, 2, 2, 2, 1)), (330.0, (2, 1, 1, 1, 1)))):
+    for c, (x, sizes) in enumerate(((72.0, (2, 2, 1, 1, 2)), (330.0, (1, 1, 1, 1, 1, 1)))):
         y = 700.0
         for k, affiliations in enumerate(sizes):
             block = [f"Author{c}x{k} Name", *(f"Laboratory{c}x{k}x{a} Inc" for a in range(affiliations))]
@@ -1519,3 +1520,27 @@ def test_author_grid_of_staggered_blocks_reads_column_after_column(order: str):
     pieces, lines = author_grid()
     b.add_page(scrambled(f, pieces, order))
     assert layout(b).joined.text == "\n".join(lines)
+
+
+def test_author_grid_under_a_title_painted_side_by_side_in_no_order_reads_by_its_bands():
+    # tiebreaks.stream_reads_columns: a title crosses the gutter, so only
+    # the gaps under the page's head and over its foot cut the page, and a
+    # stream that paints the left side, then the right one, would keep its
+    # order; but this one paints each side's lines in no order down the
+    # page (shuffled): it reads no side down, so it is no witness, and the
+    # bands stand: the head, the author grid column after column, the foot.
+    import random
+
+    b = PdfBuilder()
+    f = b.add_standard_font("Helvetica", widths=True)
+    pieces, lines = author_grid()
+    title = "Security Architecture of High Performance Computing Systems and Their Threats"
+    series, notes = "SP 800-223", ["Public Release 4", "February 2024"]
+    left = [piece for piece in pieces if piece[0] < 300]
+    right = [piece for piece in pieces if piece[0] >= 300]
+    random.Random(19).shuffle(left)
+    random.Random(19).shuffle(right)
+    painted = [(72.0, 760.0, title, SIZE), *left, (330.0, 780.0, series, SIZE), *right]
+    painted += [(330.0, 440.0 - LEADING * k, note, SIZE) for k, note in enumerate(notes)]
+    b.add_page(" ".join(show(f, x, y, text, size) for x, y, text, size in painted))
+    assert layout(b).joined.text == "\n".join([series, title, *lines, *notes])
