@@ -78,7 +78,9 @@ def leaf_order(page: Page, ids: np.ndarray) -> np.ndarray:
     read top to bottom, text columns left to right, and only what geometry
     cannot order (a sidebar, a pull quote) keeps paint order (_order_runs).
     A leaf that is neither running text nor a grid (a figure's labels)
-    keeps paint order: there is no text flow for geometry to follow.
+    keeps paint order: there is no text flow for geometry to follow; but
+    one whose lines are a block flush on one edge (_flush_stack: a name
+    over its affiliations) reads down.
     Fixtures: test_column_painted_bottom_up_reads_top_to_bottom,
     test_table_painted_column_by_column_reads_row_by_row,
     test_figure_labels_in_a_column_keep_their_stream_order."""
@@ -94,8 +96,10 @@ def leaf_order(page: Page, ids: np.ndarray) -> np.ndarray:
         return np.concatenate(_stacked_in_place(page, _cells_together(page, ids, runs, sidebars)))
     if not is_text_column(page, ids) and not _has_prose(page, ids) and len(_merge_grids(page, runs)) == len(runs):
         # No text flow and no grid (a figure's labels): nothing for geometry
-        # to follow, and the stream's order is the author's.
-        return ids
+        # to follow, and the stream's order is the author's; but lines
+        # stacked flush on one edge are a block, which reads down.
+        stack = _flush_stack(page, ids)
+        return ids if stack is None else stack
     if len(runs) > MAX_RUNS:
         return _grid_rows(page, ids)
     scattered = _scattered(runs)
@@ -403,6 +407,26 @@ def _scattered(runs: list[np.ndarray]) -> bool:
     """Are the stream's runs down the leaf mostly single lines (a median
     run of one line)? A producer painting blocks paints runs of several."""
     return sorted(len(r) for r in runs)[len(runs) // 2] == 1
+
+
+def _flush_stack(page: Page, ids: np.ndarray) -> np.ndarray | None:
+    """Lines `ids` top to bottom where they are one block: one under the
+    other (boxes overlapping by less than STACKED body heights) at the
+    leading of a cell's lines (at most CELL_LEADING body heights of
+    whitespace between them), all flush left or all flush right (edges
+    within ROW_OVERLAP body heights); None otherwise. A name over its
+    affiliations, an address, reads down whatever the stream painted
+    first; a figure's labels, scattered over the picture or set apart by
+    whitespace, are no such block and keep paint order. Fixture:
+    test_scrambled_twin_reads_as_its_original[author_grid-reversed]."""
+    ids = ids[np.argsort(-page.y1[ids], kind="stable")]
+    gaps = page.y0[ids][:-1] - page.y1[ids][1:]
+    if np.any(gaps < -STACKED * page.body) or np.any(gaps > CELL_LEADING * page.body):
+        return None
+    edge = ROW_OVERLAP * page.body
+    if np.ptp(page.x0[ids]) > edge and np.ptp(page.x1[ids]) > edge:
+        return None
+    return ids
 
 
 def _has_prose(page: Page, ids: np.ndarray) -> bool:

@@ -106,7 +106,32 @@ def words_painted_apart_page() -> tuple[bytes, list[str]]:
     return b.to_bytes(), lines
 
 
-PAGES = {"two_columns": two_columns_page, "table": table_page, "words_apart": words_painted_apart_page}
+def author_grid_page() -> tuple[bytes, list[str]]:
+    """A report's title page: a series line and a title over an author grid of two
+    columns, flush right, of blocks (a name over one or two affiliations) each column
+    at its own pace on one leading, and a date under the right column."""
+    b = PdfBuilder()
+    f = b.add_standard_font("Helvetica", widths=True)
+    series, title = "Special Publication 800-223", "Security of High Performance Computing Systems"
+    ops = [show(f, 540 - text_width(series, size=12), 740, series, 12), show(f, 100, 712, title, 16)]
+    places = ["Ur", "Oslo", "Lima", "Bern", "Quito", "Dakar", "Kyiv", "Hanoi", "Nairobi", "Caracas", "Tbilisi"]
+    lines = []
+    for c, (right, sizes) in enumerate(((260.0, (2, 1, 1, 2, 1)), (540.0, (1, 1, 1, 1, 1, 1)))):
+        y = 670.0
+        for k, affiliations in enumerate(sizes):
+            # Names and affiliations of all lengths, as a title page's are.
+            name = f"Author{c}x{k} {places[(3 * k + c) % len(places)]}"
+            for line in [name, *(f"Laboratory{c}x{k}x{a} of {places[(5 * k + 2 * a + c + 1) % len(places)]}" for a in range(affiliations))]:
+                ops.append(show(f, right - text_width(line, size=SIZE), y, line))
+                lines.append(line)
+                y -= LEADING
+            y -= LEADING
+    ops.append(show(f, 540 - text_width("February 2024", size=SIZE), 420, "February 2024"))
+    b.add_page(" ".join(ops))
+    return b.to_bytes(), [series, title, *lines, "February 2024"]
+
+
+PAGES = {"two_columns": two_columns_page, "table": table_page, "words_apart": words_painted_apart_page, "author_grid": author_grid_page}
 
 
 @pytest.mark.parametrize("name", list(PAGES))
