@@ -1738,6 +1738,83 @@ done:
     return result;
 }
 
+/* ---- block_chains(x0, x1, y0, y1, ids, below, above, gap_below, descent, paragraph_gap, size_change)
+ *      -> (the blocks' lines, lines per block)
+ * kernels.block_chains (leaves.stacked_blocks): a line is linked to its
+ * nearest line under it (below, a position into ids) where that gap is
+ * finite, the step between their baselines (`descent` of the height above
+ * the bottom) is at most paragraph_gap x the taller height, their heights
+ * differ by at most size_change (the smaller clamped to 1e-9), and the line
+ * under has it as its nearest line above; the blocks are the chains down
+ * the links from each line that no link reaches, in order. Links are one to
+ * one (above[below[k]] == k), so the chains hold every line once and never
+ * cycle; the walk is bounded all the same. */
+static PyObject *layout_block_chains(PyObject *mod, PyObject *args) {
+    PyObject *x0_obj, *x1_obj, *y0_obj, *y1_obj, *ids_obj, *b_obj, *a_obj, *gb_obj;
+    double descent, paragraph_gap, size_change;
+    if (!PyArg_ParseTuple(args, "OOOOOOOOddd", &x0_obj, &x1_obj, &y0_obj, &y1_obj, &ids_obj, &b_obj, &a_obj, &gb_obj,
+                          &descent, &paragraph_gap, &size_change))
+        return NULL;
+    View vbox[4], vi = {0}, vb = {0}, va = {0}, vgb = {0};
+    memset(vbox, 0, sizeof vbox);
+    PyObject *result = NULL;
+    char *flags = NULL;
+    double *measures = NULL;
+    int64_t *lines = NULL, *lengths = NULL;
+    PyObject *const objs[4] = {x0_obj, x1_obj, y0_obj, y1_obj};
+    Py_ssize_t n = get_unit_boxes(objs, vbox, ids_obj, &vi);
+    if (n < 0) goto done;
+    if (get_view(b_obj, &vb, "l", 8, "below") < 0 || get_view(a_obj, &va, "l", 8, "above") < 0 ||
+        get_view(gb_obj, &vgb, "d", 8, "gap_below") < 0)
+        goto done;
+    if (vb.view.len != vi.view.len || va.view.len != vi.view.len || vgb.view.len != vi.view.len) {
+        PyErr_SetString(PyExc_ValueError, "nearest lines differ in length from ids");
+        goto done;
+    }
+    const double *Y0 = vbox[2].view.buf, *Y1 = vbox[3].view.buf, *gap_below = vgb.view.buf;
+    const int64_t *ids = vi.view.buf, *below = vb.view.buf, *above = va.view.buf;
+    if (check_ids(below, n, n, "below") < 0 || check_ids(above, n, n, "above") < 0) goto done;
+    Py_ssize_t cap = n ? n : 1;
+    flags = calloc(2 * (size_t)cap, 1);
+    measures = malloc(2 * (size_t)cap * sizeof(double));
+    lines = malloc(2 * (size_t)cap * sizeof(int64_t));  /* tops and link targets: 2n at the most */
+    lengths = malloc((size_t)cap * sizeof(int64_t));
+    if (!flags || !measures || !lines || !lengths) { PyErr_NoMemory(); goto done; }
+    char *linked = flags, *has_above = flags + cap;
+    double *base = measures, *height = measures + cap;
+    for (Py_ssize_t k = 0; k < n; k++) {
+        height[k] = Y1[ids[k]] - Y0[ids[k]];
+        base[k] = Y0[ids[k]] + descent * height[k];
+    }
+    for (Py_ssize_t k = 0; k < n; k++) {
+        double h = height[k], under = height[below[k]];
+        double taller = np_max(h, under);
+        int same_size = taller <= size_change * np_max(np_min(h, under), 1e-9);
+        linked[k] = isfinite(gap_below[k]) && base[k] - base[below[k]] <= paragraph_gap * taller && same_size &&
+                    above[below[k]] == k;
+        if (linked[k]) has_above[below[k]] = 1;
+    }
+    Py_ssize_t out = 0, n_blocks = 0;
+    for (Py_ssize_t k = 0; k < n; k++) {
+        if (has_above[k]) continue;
+        Py_ssize_t length = 1;
+        int64_t at = k;
+        lines[out++] = ids[at];
+        while (linked[at] && length <= n) {  /* follow_chains' bound: n + 1 lines */
+            if (out >= 2 * cap) { PyErr_SetString(PyExc_RuntimeError, "block chains overran their bound"); goto done; }
+            at = below[at];
+            lines[out++] = ids[at];
+            length++;
+        }
+        lengths[n_blocks++] = length;
+    }
+    result = Py_BuildValue("(NN)", int64_bytes(lines, out), int64_bytes(lengths, n_blocks));
+done:
+    free(flags); free(measures); free(lines); free(lengths);
+    release_boxes(vbox); release(&vi); release(&vb); release(&va); release(&vgb);
+    return result;
+}
+
 static PyMethodDef module_methods[] = {
     {"rows", (PyCFunction)layout_rows, METH_VARARGS, "Units top to bottom and where each row starts."},
     {"shared_baselines", (PyCFunction)layout_shared_baselines, METH_VARARGS,
@@ -1768,6 +1845,7 @@ static PyMethodDef module_methods[] = {
     {"follow_chains", (PyCFunction)layout_follow_chains, METH_VARARGS, "Chains of positions down below[] while linked."},
     {"turning_pair", (PyCFunction)layout_turning_pair, METH_VARARGS, "The first tangled pair of runs whose lines take turns."},
     {"cell_chains", (PyCFunction)layout_cell_chains, METH_VARARGS, "The cells among chains of tight lines, and their lengths."},
+    {"block_chains", (PyCFunction)layout_block_chains, METH_VARARGS, "The blocks of a leaf's lines down their nearest lines, and their lengths."},
     {NULL, NULL, 0, NULL},
 };
 

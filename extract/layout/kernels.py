@@ -796,3 +796,47 @@ def _tight_chains(
     ends = np.cumsum(length)
     kept = (length <= max_lines) & (gap_above[tops] >= padding) & (gap_below[found[ends - 1]] >= padding)
     return [found[end - size : end] for end, size, keep in zip(ends.tolist(), length.tolist(), kept.tolist(), strict=True) if keep]
+
+
+def block_chains(
+    lib: ModuleType | None,
+    box: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray],
+    ids: np.ndarray,
+    nearest: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray],
+    descent: float,
+    paragraph_gap: float,
+    size_change: float,
+) -> tuple[np.ndarray, np.ndarray]:
+    """leaves.stacked_blocks' measure of lines `ids` (boxes x0, x1, y0, y1
+    of `box`; `nearest`: their nearest_under, positions into `ids`): the
+    lines of its blocks one block after another, each top to bottom, and
+    how many lines each block holds. A line goes on the block of the line
+    right above it (the nearest over it, whose nearest line under it it is)
+    where the step between their baselines (`descent` of the height above
+    the bottom) is at most `paragraph_gap` times the taller height and the
+    heights differ by at most `size_change`; a block starts at every line
+    no other goes on. One C call instead of a dozen numpy ones: every leaf
+    that reads down the page asks it."""
+    x0, x1, y0, y1 = box
+    below, above, gap_below, _ = nearest
+    if lib is not None:
+        found, lengths = lib.block_chains(
+            x0, x1, y0, y1, _ids(ids), _ids(below), _ids(above), np.ascontiguousarray(gap_below, dtype=np.float64),
+            descent, paragraph_gap, size_change,
+        )  # fmt: skip
+        return np.frombuffer(found, dtype=np.int64), np.frombuffer(lengths, dtype=np.int64)
+    n = len(ids)
+    base = y0[ids] + descent * (y1[ids] - y0[ids])
+    height = y1[ids] - y0[ids]
+    taller = np.maximum(height, height[below])
+    step = base - base[below]
+    same_size = taller <= size_change * np.maximum(np.minimum(height, height[below]), 1e-9)
+    linked = np.isfinite(gap_below) & (step <= paragraph_gap * taller) & same_size
+    linked &= above[below] == np.arange(n)
+    has_above = np.zeros(n, dtype=bool)
+    has_above[below[linked]] = True
+    tops = np.flatnonzero(~has_above)
+    if not len(tops):
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+    chains, length = follow_chains(None, below, linked, tops, n)
+    return ids[chains].astype(np.int64), length

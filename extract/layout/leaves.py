@@ -58,8 +58,8 @@ from ragprep.extract.layout.params import (
     TURNS,
 )
 from ragprep.extract.layout.kernels import (
-    RunStacking, back_up_moves, cell_chains, emit_leaves, follow_chains, kahn, out_of_turn, paint_run_cuts, run_pairs,
-    run_stacking, turning_pair,
+    RunStacking, back_up_moves, block_chains, cell_chains, emit_leaves, kahn, out_of_turn, paint_run_cuts,
+    run_pairs, run_stacking, turning_pair,
 )  # fmt: skip
 from ragprep.extract.layout.kernels import run_boxes as kernel_run_boxes
 from ragprep.extract.layout.regions import SharedBaselines, baseline, is_text_column, rows_of, split_at, wraps
@@ -291,24 +291,9 @@ def stacked_blocks(page: Page, ids: np.ndarray) -> list[np.ndarray]:
     a block at a time would have painted: a sidebar beside the text is a
     block of its own rather than lines that share rows with the text's.
     Fixture: test_sidebar_beside_a_scrambled_column_reads_as_a_block."""
-    n = len(ids)
-    base = baseline(page, ids)
-    below, above, gap_below, _ = page.nearest_under(ids)
-    # The block-start rule of every mode (blocks.block_break): a paragraph
-    # gap or a change of size parts two blocks.
-    height = page.y1[ids] - page.y0[ids]
-    taller = np.maximum(height, height[below])
-    step = base - base[below]
-    same_size = taller <= FONT_SIZE_CHANGE * np.maximum(np.minimum(height, height[below]), 1e-9)
-    linked = np.isfinite(gap_below) & (step <= PARAGRAPH_GAP * taller) & same_size
-    linked &= above[below] == np.arange(n)
-    has_above = np.zeros(n, dtype=bool)
-    has_above[below[linked]] = True
-    tops = np.flatnonzero(~has_above)
-    if not len(tops):
-        return []
-    chains, length = follow_chains(page.lib, below, linked, tops, n)
-    return split_at(ids[chains], np.cumsum(length)[:-1])
+    box = (page.x0, page.x1, page.y0, page.y1)
+    lines, length = block_chains(page.lib, box, ids, page.nearest_under(ids), DESCENT, PARAGRAPH_GAP, FONT_SIZE_CHANGE)
+    return split_at(lines, np.cumsum(length)[:-1]) if len(length) else []
 
 
 def _paragraphs(page: Page, blocks: list[np.ndarray]) -> list[np.ndarray]:
@@ -452,17 +437,18 @@ def _stacked_in_place(page: Page, runs: list[np.ndarray]) -> list[np.ndarray]:
     n = len(runs)
     box = run_boxes(page, runs)
     stacking = run_stacking(page.lib, box, STACKED * page.body, ROW_OVERLAP * page.body, page.rtl)
+    runs_up = _stream_paints_runs_up(stacking)
+    if not runs_up and all(is_text_column(page, runs[k]) for k in {*stacking.top.tolist(), *stacking.bottom.tolist()}):
+        # No furniture in a band (_with_bands): no constraint at all, and
+        # Kahn's order over none is paint order.
+        return runs
     other = ~np.eye(n, dtype=bool)
-    if _stream_paints_runs_up(stacking):
+    if runs_up:
         above, apart, flush = _boxes(page, box, flush=True)
         assert flush is not None  # asked for
         order = kahn(page.lib, _with_bands(page, runs, above & ~apart & flush & other, above, other))
         if order is not None:
             return [runs[k] for k in order]
-    elif all(is_text_column(page, runs[k]) for k in {*stacking.top.tolist(), *stacking.bottom.tolist()}):
-        # No furniture in a band (_with_bands): no constraint at all, and
-        # Kahn's order over none is paint order.
-        return runs
     above, _, _ = _boxes(page, box)
     order = kahn(page.lib, _with_bands(page, runs, np.zeros((n, n), dtype=bool), above, other))
     return runs if order is None else [runs[k] for k in order]
@@ -606,7 +592,8 @@ def _merge_grids(page: Page, runs: list[np.ndarray]) -> list[np.ndarray]:
     narrow = (x1 - x0 < COLUMN_WIDTH * page.body).tolist()
     # Pairs apart along the line where most lines of the shorter run lie on
     # the other's baselines.
-    for i, j, shared in SharedBaselines(page, runs).most_shared(np.triu(apart, 1)):
+    pairs = np.triu(apart, 1)
+    for i, j, shared in SharedBaselines(page, runs).most_shared(pairs) if pairs.any() else []:
         # A table's columns are narrower than a text column, and not both
         # running text: a table's column of sentences wraps like prose
         # beside its column of labels, two narrow columns of prose both do.
@@ -619,9 +606,13 @@ def _merge_grids(page: Page, runs: list[np.ndarray]) -> list[np.ndarray]:
         in_row.update((i, j))
     # Cells of one grid column, one above the other (a table painted
     # backwards, a cell at a time), belong to its grid too.
-    for i, j in zip(*np.nonzero(np.triu((above | above.T) & ~apart, 1)), strict=True):
-        if int(i) in in_row and int(j) in in_row:
-            link[root(int(j))] = root(int(i))
+    if not in_row:  # no grid: every run stands where it was painted
+        return sorted(runs, key=lambda run: int(run.min()))
+    member = np.zeros(len(runs), dtype=bool)
+    member[list(in_row)] = True
+    stacked = np.triu((above | above.T) & ~apart, 1) & member[:, None] & member[None, :]
+    for i, j in zip(*np.nonzero(stacked), strict=True):
+        link[root(int(j))] = root(int(i))
     groups: dict[int, list[int]] = {}
     for k in range(len(runs)):
         groups.setdefault(root(k), []).append(k)
@@ -748,16 +739,18 @@ def _grid_rows(page: Page, ids: np.ndarray) -> np.ndarray:
     _row_major."""
     ordered = _row_major(page, ids)
     base = baseline(page, ordered)
-    row = np.concatenate([[0], np.cumsum(np.abs(np.diff(base)) > SAME_BASELINE * page.body)])
-    rows = split_at(ordered, np.flatnonzero(np.diff(row)) + 1)
-    if len(rows) < 4:
+    # A new row wherever the baseline steps (the row numbers' steps).
+    cuts = np.flatnonzero(np.abs(np.diff(base)) > SAME_BASELINE * page.body) + 1
+    if len(cuts) < 3:  # fewer than four rows
         return ordered
-    top = np.array([page.y1[r].max() for r in rows])
-    bottom = np.array([page.y0[r].min() for r in rows])
+    first_lines = np.concatenate([[0], cuts])
+    top = np.maximum.reduceat(page.y1[ordered], first_lines)
+    bottom = np.minimum.reduceat(page.y0[ordered], first_lines)
     gap = bottom[:-1] - top[1:]  # whitespace under each row, over the next
     tight = gap <= 0
     if not tight.any():
         return ordered
+    rows = split_at(ordered, cuts)
     padded = np.concatenate([[True], gap >= CELL_PADDING * page.body, [True]])
     starts = np.concatenate([[0], np.flatnonzero(~tight) + 1]).tolist()
     out: list[np.ndarray] = []

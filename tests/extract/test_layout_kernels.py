@@ -323,6 +323,32 @@ def test_cell_chains_agree():
     assert cells > 20
 
 
+def test_block_chains_agree():
+    # Blocks down the nearest lines: on columns of lines of mixed sizes and
+    # leadings (paragraph gaps, size changes), on random boxes with NaN and
+    # infinite edges, and down random nearest lines (cycles, NaN gaps).
+    blocks = 0
+    for rng, n, special in _cases():
+        if n < 1:
+            continue
+        column = rng.integers(0, 2, n) * 100.0
+        height = rng.choice([1.0, 1.1, 1.5, 3.0], n)
+        bottom = -np.cumsum(rng.choice([1.2, 1.5, 2.0, 5.0], n)) * 2.0
+        paragraphs = (column, column + 60.0, bottom, bottom + height)
+        ids = rng.permutation(n)[: max(1, n - 1)].astype(np.int64)
+        for box in (paragraphs, _boxes(rng, n, special)):
+            nearest = kernels.nearest_under(None, box, ids, 0.22, 1.0)
+            for gap, change in ((1.6, 1.15), (0.0, 1.0), (np.inf, np.inf), (np.nan, np.nan)):
+                found, length = _both(kernels.block_chains, box, ids, nearest, 0.22, gap, change)
+                blocks += int(np.count_nonzero(length > 1))
+                assert int(length.sum()) == len(found)
+        m = len(ids)
+        below, above = rng.integers(0, m, m).astype(np.int64), rng.integers(0, m, m).astype(np.int64)
+        gaps = rng.choice([0.0, 1.0, np.inf, np.nan], m)
+        _both(kernels.block_chains, paragraphs, ids, (below, above, gaps, gaps), 0.22, 1.6, 1.15)
+    assert blocks > 20
+
+
 def test_cell_disorder_agrees():
     for rng, n, _ in _cases():
         if n < 2:
@@ -407,6 +433,10 @@ def test_compiled_kernels_are_bounds_checked():
         LIB.cell_chains(y, y, y, y, ids, ids, ids, np.zeros(2), y, 0.1, 0.1, 3)
     with pytest.raises(ValueError, match="negative"):
         LIB.cell_chains(y, y, y, y, ids, ids, ids, y, y, 0.1, 0.1, -1)
+    with pytest.raises(IndexError):
+        LIB.block_chains(y, y, y, y, ids, ids, np.array([0, 1, -1], dtype=np.int64), y, 0.2, 1.6, 1.15)
+    with pytest.raises(ValueError, match="differ in length"):
+        LIB.block_chains(y, y, y, y, ids, ids, ids, np.zeros(4), 0.2, 1.6, 1.15)
     with pytest.raises(IndexError):
         LIB.follow_chains(np.array([1, 3, 0], dtype=np.int64), np.ones(3, dtype=bool), ids, 3)
 
