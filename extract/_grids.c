@@ -9,6 +9,7 @@
  *
  *   text_lines       gridfind._lines: glyphs into lines top to bottom, each
  *                    line in x order and cut into pieces at wide gaps;
+ *   rules            gridfind._rules: the rules among the page's straight pieces;
  *   merge_collinear  gridfind._merge_collinear: touching rules on one line joined;
  *   rule_components  the connected sets of crossing rules in gridfind.ruled_grids;
  *   word_counts      gridfind._word_counts: the words of each cell of a grid;
@@ -124,8 +125,24 @@ static int dbl_cmp(const void *p, const void *q) {
 /* groups.group_medians of one run: the middle value, or the mean of the two
  * middle ones ((low + high) / 2), of `values` gathered through `at`. */
 static double median_of(const double *values, const int64_t *at, Py_ssize_t size, double *scratch) {
-    for (Py_ssize_t k = 0; k < size; k++) scratch[k] = values[at[k]];
-    qsort(scratch, (size_t)size, sizeof(double), dbl_cmp);
+    int alike = 1;
+    for (Py_ssize_t k = 0; k < size; k++) {
+        scratch[k] = values[at[k]];
+        alike &= scratch[k] == scratch[0];
+    }
+    /* A line's glyphs mostly share one height: sorted already. Short runs by
+     * insertion, without qsort's call per comparison. Any sort gives the
+     * same middle values (the kernel declines values that are not finite). */
+    if (!alike && size <= 32) {
+        for (Py_ssize_t i = 1; i < size; i++) {
+            double t = scratch[i];
+            Py_ssize_t j = i;
+            for (; j > 0 && t < scratch[j - 1]; j--) scratch[j] = scratch[j - 1];
+            scratch[j] = t;
+        }
+    } else if (!alike) {
+        qsort(scratch, (size_t)size, sizeof(double), dbl_cmp);
+    }
     return (scratch[(size - 1) / 2] + scratch[size / 2]) / 2;
 }
 
@@ -588,11 +605,79 @@ done:
     return result;
 }
 
+/* ---- rules -------------------------------------------------------------- */
+
+/* np.minimum and np.maximum of two doubles: a NaN of either is the answer. */
+static inline double np_minimum(double a, double b) { return isnan(a) ? a : isnan(b) ? b : a < b ? a : b; }
+static inline double np_maximum(double a, double b) { return isnan(a) ? a : isnan(b) ? b : a > b ? a : b; }
+
+/* rules(x0, y0, x1, y1, kind, line, rect, thickness, min_length, out_h, out_v) -> (n_h, n_v).
+ * gridfind._rules over the path table's columns (kind uint8): a LINE or RECT
+ * piece at most `thickness` thick and at least `min_length` long is a rule
+ * through its middle; a RECT thicker both ways gives its two edges each way.
+ * Horizontal rules (y, x0, x1) go to out_h, vertical ones (x, y0, y1) to
+ * out_v (each 3n x 3 float64), in the reference's order: the thin pieces,
+ * then every box's low edge, then every box's high edge, each in path order. */
+static PyObject *grids_rules(PyObject *mod, PyObject *args) {
+    (void)mod;
+    PyObject *objs[7];
+    int line, rect;
+    double thickness, min_length;
+    if (!PyArg_ParseTuple(args, "OOOOOiiddOO", &objs[0], &objs[1], &objs[2], &objs[3], &objs[4], &line, &rect,
+                          &thickness, &min_length, &objs[5], &objs[6]))
+        return NULL;
+    static const char *fmts[7] = {"d", "d", "d", "d", "B", "d", "d"};
+    static const char *names[7] = {"x0", "y0", "x1", "y1", "kind", "out_h", "out_v"};
+    static const Py_ssize_t sizes[7] = {8, 8, 8, 8, 1, 8, 8};
+    View v[7];
+    memset(v, 0, sizeof v);
+    PyObject *result = NULL;
+    for (int i = 0; i < 7; i++)
+        if (get_view(objs[i], &v[i], fmts[i], sizes[i], i >= 5, names[i]) < 0) goto done;
+    Py_ssize_t n = v[4].view.len;
+    for (int i = 0; i < 7; i++) {
+        Py_ssize_t want = i < 4 ? 8 * n : i == 4 ? n : 8 * 9 * n;
+        if (v[i].view.len != want) { PyErr_Format(PyExc_ValueError, "%s: wrong length", names[i]); goto done; }
+    }
+    const double *X0 = v[0].view.buf, *Y0 = v[1].view.buf, *X1 = v[2].view.buf, *Y1 = v[3].view.buf;
+    const unsigned char *kind = v[4].view.buf;
+    double *H = v[5].view.buf, *V = v[6].view.buf;
+    Py_ssize_t nh = 0, nv = 0;
+    /* Pass 0: thin pieces; pass 1: boxes' low edges; pass 2: their high edges. */
+    for (int pass = 0; pass < 3; pass++) {
+        for (Py_ssize_t k = 0; k < n; k++) {
+            double lo_x = np_minimum(X0[k], X1[k]), hi_x = np_maximum(X0[k], X1[k]);
+            double lo_y = np_minimum(Y0[k], Y1[k]), hi_y = np_maximum(Y0[k], Y1[k]);
+            double width = hi_x - lo_x, height = hi_y - lo_y;
+            int is_line = kind[k] == line, is_rect = kind[k] == rect;
+            if (pass == 0) {
+                if ((is_line || is_rect) && height <= thickness && width >= min_length) {
+                    double *h = H + 3 * nh++;
+                    h[0] = (lo_y + hi_y) / 2; h[1] = lo_x; h[2] = hi_x;
+                }
+                if ((is_line || is_rect) && width <= thickness && height >= min_length) {
+                    double *r = V + 3 * nv++;
+                    r[0] = (lo_x + hi_x) / 2; r[1] = lo_y; r[2] = hi_y;
+                }
+            } else if (is_rect && width > thickness && height > thickness) {
+                double *h = H + 3 * nh++, *r = V + 3 * nv++;
+                h[0] = pass == 1 ? lo_y : hi_y; h[1] = lo_x; h[2] = hi_x;
+                r[0] = pass == 1 ? lo_x : hi_x; r[1] = lo_y; r[2] = hi_y;
+            }
+        }
+    }
+    result = Py_BuildValue("(nn)", nh, nv);
+done:
+    for (int i = 0; i < 7; i++) release(&v[i]);
+    return result;
+}
+
 static PyMethodDef module_methods[] = {
     {"text_lines", (PyCFunction)grids_text_lines, METH_VARARGS, "Glyphs into lines and pieces (gridfind._lines)."},
     {"merge_collinear", (PyCFunction)grids_merge_collinear, METH_VARARGS, "Touching rules on one line joined."},
     {"rule_components", (PyCFunction)grids_rule_components, METH_VARARGS, "Connected sets of crossing rules."},
     {"word_counts", (PyCFunction)grids_word_counts, METH_VARARGS, "Words of each cell of a grid."},
+    {"rules", (PyCFunction)grids_rules, METH_VARARGS, "Horizontal and vertical rules of the path table."},
     {"band_glyphs", (PyCFunction)grids_band_glyphs, METH_VARARGS, "Glyphs in the top or bottom band of an upright page."},
     {"band_segments", (PyCFunction)grids_band_segments, METH_VARARGS, "Segment starts and spaces of band lines."},
     {NULL, NULL, 0, NULL},

@@ -88,6 +88,16 @@ RULED_MAX_SPANNING_SHARE = 0.5
 def _rules(paths: PathTable) -> tuple[np.ndarray, np.ndarray]:
     """Horizontal rules (y, x0, x1) and vertical rules (x, y0, y1)."""
     x0, y0, x1, y1 = paths.x0, paths.y0, paths.x1, paths.y1
+    grids = compiled_grids()
+    if grids is not None:  # the same tests, one pass per output part (extract/_grids.c)
+        n = len(paths)
+        horizontal, vertical = np.empty((3 * n, 3)), np.empty((3 * n, 3))
+        n_h, n_v = grids.rules(
+            *(np.ascontiguousarray(c, dtype=np.float64) for c in (x0, y0, x1, y1)),
+            np.ascontiguousarray(paths.kind, dtype=np.uint8), LINE, RECT, RULE_THICKNESS, RULE_MIN_LENGTH,
+            horizontal, vertical,
+        )  # fmt: skip
+        return horizontal[:n_h], vertical[:n_v]
     lo_x, hi_x = np.minimum(x0, x1), np.maximum(x0, x1)
     lo_y, hi_y = np.minimum(y0, y1), np.maximum(y0, y1)
     width, height = hi_x - lo_x, hi_y - lo_y

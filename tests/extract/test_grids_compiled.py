@@ -26,6 +26,7 @@ from ragprep.extract import Document, ExtractConfig, PageGlyphs, gridfind, open_
 from ragprep.extract.glyphs import GlyphTable
 from ragprep.extract.layout import read_layout
 from ragprep.extract.native import compiled_grids
+from ragprep.extract.paths import PathTable
 
 pytestmark = pytest.mark.skipif(
     compiled_grids() is None, reason="table detection's kernels are not built (pip install compiles extract/_grids.c)"
@@ -71,7 +72,7 @@ def random_page(rng: np.random.Generator, n: int, painted: str) -> GlyphTable:
 @pytest.mark.parametrize("seed", range(6))
 def test_text_lines_equal_the_reference(monkeypatch, painted, seed):
     rng = np.random.default_rng(seed)
-    for n in (0, 1, 2, 40, 700):
+    for n in (0, 1, 2, 40, 700, 4000):  # 4000: lines of more than 32 glyphs of mixed heights
         table = random_page(rng, n, painted)
         glyphs = np.arange(n, dtype=np.int64)
         compiled, pure = both(monkeypatch, lambda: gridfind._lines(table, glyphs))  # noqa: B023
@@ -107,6 +108,61 @@ def test_merged_rules_and_their_crossings_equal_the_reference(monkeypatch, seed)
         horizontal, vertical = random_rules(rng, n), random_rules(rng, n // 2 + 1)
         compiled, pure = both(monkeypatch, lambda: gridfind._rule_components(horizontal, vertical))  # noqa: B023
         assert compiled.dtype == pure.dtype and np.array_equal(compiled, pure)
+
+
+def random_paths(rng: np.random.Generator, n: int) -> PathTable:
+    """Lines and rectangles of every shape the rule tests tell apart: thin
+    and thick, short and long, exactly on RULE_THICKNESS and RULE_MIN_LENGTH,
+    drawn either way round, with zero sizes, NaN and infinite corners."""
+    x0 = rng.choice(np.arange(0.0, 500.0, 25.0), size=n)
+    y0 = rng.choice(np.arange(0.0, 700.0, 25.0), size=n)
+    sizes = [0.0, -0.0, 1.0, 3.0, -3.0, 4.0, 5.0, -5.0, 40.0, -120.0, np.inf, np.nan]
+    x1 = x0 + rng.choice(sizes, size=n)
+    y1 = y0 + rng.choice(sizes, size=n)
+    corners = [x0, y0, x1, y1]
+    for column in corners:
+        column[rng.random(n) < 0.02] = np.nan
+        column[rng.random(n) < 0.02] = -np.inf
+    kind = rng.choice([gridfind.LINE, gridfind.RECT], size=n).astype(np.uint8)
+    return PathTable(x0, y0, x1, y1, kind, np.zeros(n, dtype=np.uint8))
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_rules_equal_the_reference(monkeypatch, seed):
+    rng = np.random.default_rng(seed)
+    with np.errstate(invalid="ignore"):
+        for n in (1, 2, 30, 500):
+            paths = random_paths(rng, n)
+            compiled, pure = both(monkeypatch, lambda: gridfind._rules(paths))  # noqa: B023
+            for a, b in zip(compiled, pure, strict=True):
+                assert a.shape == b.shape and a.dtype == b.dtype
+                assert np.array_equal(a, b, equal_nan=True)
+
+
+def test_rules_on_their_thresholds():
+    """A piece exactly RULE_THICKNESS thick and RULE_MIN_LENGTH long is a
+    rule; a rectangle exactly RULE_THICKNESS thick one way is no box."""
+    f = np.array
+    paths = PathTable(
+        f([10.0, 50.0, 100.0, 200.0]), f([10.0, 50.0, 100.0, 200.0]), f([15.0, 53.0, 103.0, 240.0]),
+        f([13.0, 55.0, 140.0, 240.0]), f([gridfind.LINE, gridfind.RECT, gridfind.RECT, gridfind.RECT], dtype=np.uint8),
+        np.zeros(4, dtype=np.uint8),
+    )  # fmt: skip
+    horizontal, vertical = gridfind._rules(paths)
+    assert horizontal.tolist() == [[11.5, 10.0, 15.0], [200.0, 200.0, 240.0], [240.0, 200.0, 240.0]]
+    assert vertical.tolist() == [[51.5, 50.0, 55.0], [101.5, 100.0, 140.0], [200.0, 200.0, 240.0], [240.0, 200.0, 240.0]]
+
+
+def test_rules_check_their_buffers():
+    grids = compiled_grids()
+    columns = [np.zeros(4) for _ in range(4)]
+    kind = np.zeros(4, dtype=np.uint8)
+    with pytest.raises(ValueError):
+        grids.rules(*columns, kind, 0, 1, 3.0, 5.0, np.empty((12, 3)), np.empty((11, 3)))
+    with pytest.raises(ValueError):
+        grids.rules(*columns[:3], np.zeros(3), kind, 0, 1, 3.0, 5.0, np.empty((12, 3)), np.empty((12, 3)))
+    with pytest.raises(TypeError):
+        grids.rules(*columns, kind.astype(np.int64), 0, 1, 3.0, 5.0, np.empty((12, 3)), np.empty((12, 3)))
 
 
 def test_merge_declines_what_is_not_finite(monkeypatch):
