@@ -347,25 +347,28 @@ def unit_breaks(line_break: np.ndarray, gap: np.ndarray, height: np.ndarray, nex
 
 
 def reading_direction(
-    table: GlyphTable, order: np.ndarray, direction: np.ndarray | None = None
+    table: GlyphTable, order: np.ndarray, direction: np.ndarray | None = None, weights: np.ndarray | None = None
 ) -> np.ndarray:
     """Unit vector of the dominant writing direction of the glyphs `order`
     (their directions when already gathered): the most common glyph
-    direction, to the degree."""
+    direction, to the degree, each glyph counted by its `weights` where
+    given (layout mode's frame: by its height, see units.Page)."""
     if (table.direction[:, 0] > UPRIGHT).all():
         return np.array([1.0, 0.0])  # every glyph of the page is upright
     direction = rows_at(table.direction, order) if direction is None else direction
     degrees = np.rint(np.degrees(np.arctan2(direction[:, 1], direction[:, 0]))) % 360
-    angle = np.radians(most_common(degrees, 1))
+    angle = np.radians(most_common(degrees, 1, weights))
     # Rounded so that right angles give exact 0 and 1.
     return np.array([round(float(np.cos(angle)), 12), round(float(np.sin(angle)), 12)])
 
 
-def most_common(values: np.ndarray, steps_per_unit: int) -> float:
+def most_common(values: np.ndarray, steps_per_unit: int, weights: np.ndarray | None = None) -> float:
     """The most common value, rounded to 1/steps_per_unit (0.0 when there is
-    none): a histogram, not a sort. Values outside [0, MAX_VALUE] are ignored."""
+    none), each value counted by its `weights` where given: a histogram, not
+    a sort. Values outside [0, MAX_VALUE] are ignored."""
     steps = np.rint(values * steps_per_unit)
-    steps = steps[(steps >= 0) & (steps <= MAX_VALUE * steps_per_unit)].astype(np.int64)
+    keep = (steps >= 0) & (steps <= MAX_VALUE * steps_per_unit)
+    steps = steps[keep].astype(np.int64)
     if not len(steps):
         return 0.0
-    return float(np.argmax(np.bincount(steps))) / steps_per_unit
+    return float(np.argmax(np.bincount(steps, None if weights is None else weights[keep]))) / steps_per_unit

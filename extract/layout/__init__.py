@@ -10,7 +10,8 @@ a named function in the module that says why:
 
 1. Units (``units``): stream order cut into line segments at line breaks and
    at jumps along the line (``geometric.unit_breaks``, shared with running.py), in the
-   page's reading frame (its dominant writing direction). Vertical writing
+   page's reading frame (its dominant writing direction, glyphs counted by
+   their height). Vertical writing
    keeps ``stream_order``, which reads its columns right to left (§9.7.4.3).
 2. Lines (``lines.line_order``): the units side by side on one baseline, with
    no gap wider than a word space's bound, are one line, read along the line,

@@ -9,7 +9,9 @@ that paints "left column line, right column line" on one baseline thus gives
 two units. A unit keeps its glyphs in stream order.
 
 Reading frame. Coordinates are projected on the page's dominant writing
-direction (the most common glyph direction, to the degree) and its normal,
+direction (the most common glyph direction, to the degree, each glyph
+counted by its height: a thumbnail of a tilted poster in small type may hold
+more glyphs than the text around it) and its normal,
 so text drawn at 90° (a landscape page shown through /Rotate, which leaves
 user space as it is, or a rotated region) is cut in its own frame: "left" is
 where its lines start, "top" where its first line is. Units in another
@@ -155,7 +157,11 @@ class Page:
         self.stream = stream
         self.start = unit_start
         self.end = np.concatenate([unit_start[1:], [len(stream)]])
-        self.along = along = reading_direction(table, stream, glyphs.direction)
+        # The frame is the direction most of the page's text runs in, each
+        # glyph counted by its height: a thumbnail of a tilted poster may
+        # hold more glyphs than the page's text beside it, at a tenth of
+        # its size.
+        self.along = along = reading_direction(table, stream, glyphs.direction, glyphs.height)
         # Glyph boxes in the frame: along the line from the origin to the own
         # end, across it the glyph height, split at the baseline in a typical
         # descent-to-ascent proportion (the quads would say exactly, at the

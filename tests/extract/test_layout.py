@@ -1544,3 +1544,29 @@ def test_author_grid_under_a_title_painted_side_by_side_in_no_order_reads_by_its
     painted += [(330.0, 440.0 - LEADING * k, note, SIZE) for k, note in enumerate(notes)]
     b.add_page(" ".join(show(f, x, y, text, size) for x, y, text, size in painted))
     assert layout(b).joined.text == "\n".join([series, title, *lines, *notes])
+
+
+def test_page_frame_follows_the_text_not_a_tilted_thumbnail_of_more_glyphs():
+    # units.Page (geometric.reading_direction by glyph height): a thumbnail
+    # of a poster set 10 degrees off, in 2 pt type, holds more glyphs than
+    # the page's text beside it. Counted by glyphs, its direction was the
+    # frame, the text's lines were skewed in it, and the two pieces of
+    # each line (a run-in head painted after the rest of its line) lay on
+    # different baselines: each line read rest first. Counted by height,
+    # the text's direction is the frame and each line reads along.
+    import math
+
+    b = PdfBuilder()
+    f = b.add_standard_font("Helvetica", widths=True)
+    body = [(f"Head{i} -", " ".join(prose(f"b{i}x", 6))) for i in range(8)]
+    ops = []
+    for i, (head, rest) in enumerate(body):
+        y = 700 - LEADING * i
+        ops += [show(f, 72 + text_width(head + " ", size=SIZE), y, rest), show(f, 72, y, head)]
+    c, s = math.cos(math.radians(10)), math.sin(math.radians(10))
+    for k in range(60):
+        x, y = 380 + 2.4 * k * s, 590 - 2.4 * k * c
+        ops.append(f"BT /{f} 2 Tf {c:.5f} {s:.5f} {-s:.5f} {c:.5f} {x:.2f} {y:.2f} Tm (poster line {k} of the exercises) Tj ET")
+    b.add_page(" ".join(ops))
+    lines = layout(b).joined.text.split("\n")
+    assert lines[: len(body)] == [f"{head} {rest}" for head, rest in body]
