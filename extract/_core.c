@@ -2408,14 +2408,29 @@ static PyObject *plain_ref(long long number, long long gen) {
     return ref;
 }
 
-/* The value of an object token that ran from `start` to `end`. */
+/* Reference (number, gen), item `number` of `cache` (parse_objects' refs:
+ * a list of None and of the references it put there) for generation 0 when
+ * the list reaches that far: one tuple per object referred to, however often
+ * (the /P of siblings, the /Pg of a page's elements), made once a document. */
+static PyObject *cached_ref(PyObject *cache, long long number, long long gen) {
+    if (!cache || gen != 0 || number >= (long long)PyList_GET_SIZE(cache)) return plain_ref(number, gen);
+    PyObject *held = PyList_GET_ITEM(cache, (Py_ssize_t)number);
+    if (PyTuple_CheckExact(held)) return Py_NewRef(held);
+    PyObject *ref = plain_ref(number, gen);
+    /* Allocating may have run a finalizer: the list's length is read again. */
+    if (ref && number < (long long)PyList_GET_SIZE(cache)) PyList_SetItem(cache, (Py_ssize_t)number, Py_NewRef(ref));
+    return ref;
+}
+
+/* The value of an object token that ran from `start` to `end`; references
+ * come from `cache` (cached_ref, NULL for none). */
 static PyObject *plain_value(Lexer *lx, const Token *t, const Buf *bytes, const unsigned char *start,
-                             const unsigned char *end) {
+                             const unsigned char *end, PyObject *cache) {
     long long number, gen = 0;
     switch (t->obj.type) {
     case T_INT:
         number = token_int(start, end);
-        if (number >= 0 && reference_follows(lx, &gen)) return plain_ref(number, gen);
+        if (number >= 0 && reference_follows(lx, &gen)) return cached_ref(cache, number, gen);
         return PyLong_FromLongLong(number);
     case T_REAL: return PyFloat_FromDouble(t->obj.num);
     case T_BOOL: return PyBool_FromLong(t->obj.num != 0.0);
@@ -2518,8 +2533,9 @@ static int close_container(Buf *stack, PyObject **result, int kind, Existing *re
 }
 
 /* A parse's scratch buffers (a token's bytes, the open containers), kept
- * from one object of a stream to the next: parse_objects reads thousands. */
-typedef struct { Buf bytes, stack; } ParseBufs;
+ * from one object of a stream to the next: parse_objects reads thousands;
+ * and its references' cache (cached_ref; NULL for none, borrowed). */
+typedef struct { Buf bytes, stack; PyObject *refs; } ParseBufs;
 
 static void parse_bufs_free(ParseBufs *b) {
     buf_free(&b->bytes);
@@ -2555,7 +2571,7 @@ static PyObject *parse_span(const unsigned char *p, const unsigned char *end, Ex
         case K_ARRAY_OPEN: case K_DICT_OPEN: failed = open_container(&stack, kind) < 0; break;
         case K_ARRAY_CLOSE: case K_DICT_CLOSE: failed = close_container(&stack, &result, kind, refs) < 0; break;
         default: {
-            PyObject *value = plain_value(&lx, &t, &bytes, start, stop);
+            PyObject *value = plain_value(&lx, &t, &bytes, start, stop, bufs->refs);
             failed = !value || place_value(&stack, &result, value, refs) < 0;
         }
         }
@@ -2579,7 +2595,7 @@ static PyObject *core_parse_object(PyObject *mod, PyObject *args) {
     if (PyObject_GetBuffer(arg, &view, PyBUF_SIMPLE) < 0) return NULL;
     const unsigned char *p = view.buf;
     Existing refs = {known, check, 0, NULL, 0};
-    ParseBufs bufs = {{0}, {0}};
+    ParseBufs bufs = {{0}, {0}, NULL};
     PyObject *result = parse_span(p, p + view.len, &refs, &bufs);
     parse_bufs_free(&bufs);
     PyBuffer_Release(&view);
@@ -2640,17 +2656,20 @@ static PyObject *stream_object(const unsigned char *p, const unsigned char *end,
     return value;
 }
 
-/* parse_objects(data, spans, known, check[, present]) -> [(number, value)]:
+/* parse_objects(data, spans, known, check[, present[, refs]]) -> [(number, value)]:
  * the objects of a decoded object stream (§7.5.7), each (number, start, end)
  * of `spans` parsed from data[start:end] as parse_object(data, known, check)
  * does. An object that is not one well-formed object alone, or is a page
  * tree node, is left out: qpdf reads it. `present`, a bytes-like bitmap
- * (Existing.present), marks objects of `known`, found without a set lookup. */
+ * (Existing.present), marks objects of `known`, found without a set lookup.
+ * `refs`, a list of None, caches references across calls (cached_ref): the
+ * values are equal with it or without it, it only shares their tuples. */
 static PyObject *core_parse_objects(PyObject *mod, PyObject *args) {
     (void)mod;
-    PyObject *data, *spans, *known, *check;
+    PyObject *data, *spans, *known, *check, *refs = NULL;
     Py_buffer present = {0};
-    if (!PyArg_ParseTuple(args, "OO!O!O|y*", &data, &PyList_Type, &spans, &PySet_Type, &known, &check, &present))
+    if (!PyArg_ParseTuple(args, "OO!O!O|y*O!", &data, &PyList_Type, &spans, &PySet_Type, &known, &check, &present,
+                          &PyList_Type, &refs))
         return NULL;
     if (check == Py_None) check = NULL;
     Existing existing = {known, check, 0, present.buf, present.buf ? present.len : 0};
@@ -2660,7 +2679,7 @@ static PyObject *core_parse_objects(PyObject *mod, PyObject *args) {
         if (!(names[i] = PyUnicode_InternFromString(PT_NAMES[i]))) goto names_failed;
     if (PyObject_GetBuffer(data, &view, PyBUF_SIMPLE) < 0) goto names_failed;
     const unsigned char *base = view.buf;
-    ParseBufs bufs = {{0}, {0}};
+    ParseBufs bufs = {{0}, {0}, refs};
     PyObject *out = PyList_New(0);
     for (Py_ssize_t i = 0; out && i < PyList_GET_SIZE(spans); i++) {
         long long span[3];
@@ -2913,15 +2932,18 @@ static PyObject *walk_ctx(Walk *w, PyObject *items[C_COUNT]) {
     return ctx;
 }
 
-/* rows.frozen_instance: an instance of `cls` with its __dict__ filled. Values stolen. */
+/* rows.frozen_instance: an instance of `cls` with its fields set. Values stolen.
+ * object.__setattr__, as frozen_rows: the instance keeps the class's shared
+ * keys and its values inline, with no dict object of its own to make and free
+ * (tens of thousands of elements and marked-content refs per tree). */
 static PyObject *walk_instance(Walk *w, PyObject *cls, int first_name, PyObject **values, int n) {
-    PyObject *obj = NULL, *dict = NULL;
+    PyObject *obj = NULL;
     for (int i = 0; i < n; i++) if (!values[i]) goto done;
     obj = PyBaseObject_Type.tp_new((PyTypeObject *)cls, w->empty, NULL);
-    if (!obj || !(dict = PyObject_GenericGetDict(obj, NULL))) { Py_CLEAR(obj); goto done; }
+    if (!obj) goto done;
     int acyclic = 1;
     for (int i = 0; i < n; i++) {
-        if (PyDict_SetItem(dict, w->name[first_name + i], values[i]) < 0) { Py_CLEAR(obj); goto done; }
+        if (PyObject_GenericSetAttr(obj, w->name[first_name + i], values[i]) < 0) { Py_CLEAR(obj); goto done; }
         acyclic = acyclic && acyclic_value(values[i]);
     }
     /* As frozen_rows: an element or marked-content ref of plain values is in
@@ -2929,11 +2951,9 @@ static PyObject *walk_instance(Walk *w, PyObject *cls, int first_name, PyObject 
      * collection while the document is read. */
     if (acyclic) {
         PyObject_GC_UnTrack(obj);
-        if (PyObject_GC_IsTracked(dict)) PyObject_GC_UnTrack(dict);
         for (int i = 0; i < n; i++) untrack_tuple(values[i]);
     }
 done:
-    Py_XDECREF(dict);
     for (int i = 0; i < n; i++) Py_XDECREF(values[i]);
     return obj;
 }

@@ -177,16 +177,30 @@ class PlainObjects:
 
         cache = self._cache
         parse_objects = self._parse_objects
+        refs = _reference_slots(table) if streams else []
         for stream in streams:
             if stream is not None and parse_objects is not None:
                 # Objects that do not parse alone, and page tree nodes, are left to qpdf.
-                for n, value in parse_objects(stream.data, stream.spans, known, exists, present):
+                for n, value in parse_objects(stream.data, stream.spans, known, exists, present, refs):
                     cache.setdefault((n, 0), value)
 
 
 # Object numbers the bitmap covers (2 MiB at most); a larger number is
 # looked up in the set as before.
 _BITMAP_NUMBERS = 1 << 24
+
+# Object numbers whose references parse_objects shares (8 MiB of list at
+# most); a reference to a larger one is a tuple of its own, as before.
+_REF_NUMBERS = 1 << 20
+
+
+def _reference_slots(table: dict[Ref, Any]) -> list[Any]:
+    """parse_objects' list of shared references, one slot per object number:
+    a tree refers to each parent and page hundreds of times, and one tuple
+    serves them all. Numbered as the table numbers its objects (a damaged
+    table's one huge number does not make it huge), and _REF_NUMBERS at most."""
+    top = max(table)[0] if table else -1
+    return [None] * max(0, min(top + 1, 2 * len(table) + 1024, _REF_NUMBERS))
 
 
 def _bitmap(numbers: list[int]) -> bytes:

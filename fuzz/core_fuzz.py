@@ -249,13 +249,18 @@ def _parse_one(data: bytes, crash_file: Path) -> str:
     try:
         if len(data) % 3 == 1:  # as an object stream's object: references checked against the objects that exist
             _core.parse_object(data, {(1, 0), (2, 0)}, _exists)
-        elif len(data) % 3 == 2:  # as an object stream cut in two objects, with and without the present bitmap
+        elif len(data) % 3 == 2:  # as an object stream cut in two objects, with and without the present bitmap and references' cache
             half = len(data) // 2
             spans = [(1, 0, half), (2, half, len(data))]
             plain = _core.parse_objects(data, spans, {(1, 0), (9, 0)}, _exists)
             if _core.parse_objects(data, spans, {(1, 0), (9, 0)}, _exists, b"\x02\x02") != plain:
                 print("parse_objects differs with the present bitmap", file=sys.stderr)
                 return "finding"
+            refs: list[object] = [None] * (len(data) % 16)  # shared references: filled, then read back
+            for _ in range(2):
+                if _core.parse_objects(data, spans, {(1, 0), (9, 0)}, _exists, b"", refs) != plain:
+                    print("parse_objects differs with the reference cache", file=sys.stderr)
+                    return "finding"
         else:
             _core.parse_object(data)
     except ValueError:

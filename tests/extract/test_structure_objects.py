@@ -192,6 +192,38 @@ def test_parse_objects_finds_references_in_the_present_bitmap_without_asking():
     assert sorted(asked) == [(3, 1), (12, 0)]
 
 
+@needs_core
+def test_parse_objects_shares_one_tuple_per_referenced_object_through_the_refs_list():
+    from ragprep.extract import _core
+
+    first, second = b"<< /P 3 0 R /K [4 0 R 3 0 R] >>", b"[3 0 R 4 1 R 70 0 R]"
+    data = first + second
+    spans = [(1, 0, len(first)), (2, len(first), len(data))]
+    plain = _core.parse_objects(data, spans, set(), lambda ref: True)
+    refs: list[object] = [None] * 8  # numbers 0 to 7: 70 0 R is a tuple of its own
+    shared = _core.parse_objects(data, spans, set(), lambda ref: True, b"", refs)
+    assert shared == plain == [(1, {"/P": (3, 0), "/K": [(4, 0), (3, 0)]}), (2, [(3, 0), (4, 1), (70, 0)])]
+    one, two = shared[0][1], shared[1][1]
+    assert one["/P"] is one["/K"][1] is two[0] is refs[3]  # across objects of a stream
+    assert one["/K"][0] is refs[4] and two[1] is not refs[4]  # generation 0 only
+    assert refs[:3] == [None] * 3 and refs[5:] == [None] * 3
+    # A later stream (a later call with the same list) gets the same tuples.
+    again = _core.parse_objects(second, [(2, 0, len(second))], set(), lambda ref: True, b"", refs)
+    assert again == [(2, [(3, 0), (4, 1), (70, 0)])] and again[0][1][0] is refs[3]
+
+
+def test_reference_slots_follow_the_tables_numbers_and_stay_small_on_a_damaged_one(monkeypatch: pytest.MonkeyPatch):
+    from ragprep.extract import structure_objects
+    from ragprep.extract.structure_objects import _reference_slots
+
+    assert _reference_slots({(n, 0): None for n in range(1, 50)}) == [None] * 50
+    damaged = {(1, 0): None, (2, 0): None, (10**9, 0): None}
+    assert len(_reference_slots(damaged)) == 2 * 3 + 1024
+    monkeypatch.setattr(structure_objects, "_REF_NUMBERS", 40)
+    assert len(_reference_slots({(n, 0): None for n in range(1, 50)})) == 40
+    assert _reference_slots({}) == []
+
+
 def test_the_present_bitmap_marks_each_number_and_leaves_out_huge_ones():
     from ragprep.extract.structure_objects import _BITMAP_NUMBERS, _bitmap
 
