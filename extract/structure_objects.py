@@ -33,6 +33,7 @@ import bisect
 from collections.abc import Callable
 from dataclasses import dataclass
 from decimal import Decimal
+from operator import attrgetter
 from typing import Any
 
 import numpy as np
@@ -155,23 +156,26 @@ class PlainObjects:
         except (pikepdf.PdfError, RuntimeError, ValueError):
             return
         members: dict[int, set[int]] = {}
-        outside: set[Ref] = set()
-        for ref, entry in table.items():
-            if entry.type == 1:
-                outside.add(ref)
-            elif entry.type == 2 and entry.obj_stream_number is not None:
-                members.setdefault(entry.obj_stream_number, set()).add(ref[0])
+        for ref, (kind, number) in zip(table, map(_KIND_AND_STREAM, table.values()), strict=True):
+            if kind == 2 and number is not None:
+                held = members.get(number)
+                if held is None:
+                    held = members[number] = set()
+                held.add(ref[0])
         streams = [_ObjectStream.read(self._pdf, number, held) for number, held in members.items()]
-        known: set[Ref] = set()
-        for stream in streams:
-            if stream is not None:
-                known.update((n, 0) for n in stream.present)
-        present = _bitmap([n for n, _ in known])
+        numbers = [n for stream in streams if stream is not None for n in stream.present]
+        present = _bitmap(numbers)
+        # The objects found present: those the bitmap marks need no tuple in
+        # the set (parse_objects looks there first), which saves a tuple per
+        # object of the tree; the set holds the rest and what `exists` confirms.
+        known: set[Ref] = {(n, 0) for n in numbers if not 0 <= n < _BITMAP_NUMBERS}
 
         def exists(ref: Ref) -> bool:
-            """An object outside the streams exists unless qpdf reads it as null."""
+            """An object outside the streams (an entry of type 1) exists
+            unless qpdf reads it as null."""
+            entry = table.get(ref)
             try:
-                return ref in outside and self._pdf.get_object(ref) is not None
+                return entry is not None and entry.type == 1 and self._pdf.get_object(ref) is not None
             except (pikepdf.PdfError, RuntimeError, ValueError):
                 return True  # unreadable: resolving it decides, as without the streams
 
@@ -184,6 +188,10 @@ class PlainObjects:
                 for n, value in parse_objects(stream.data, stream.spans, known, exists, present, refs):
                     cache.setdefault((n, 0), value)
 
+
+# An entry of the cross-reference table (pikepdf.XrefEntry): its type (1 in
+# the file, 2 in an object stream) and the object stream that holds it.
+_KIND_AND_STREAM = attrgetter("type", "obj_stream_number")
 
 # Object numbers the bitmap covers (2 MiB at most); a larger number is
 # looked up in the set as before.
