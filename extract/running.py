@@ -68,7 +68,6 @@ from ragprep.extract.geometric import (
     SEGMENT_GAP,
     line_break_rule,
     reading_direction,
-    text_glyphs,
     unit_breaks,
 )
 from ragprep.extract.glyphs import GlyphTable, rows_at
@@ -306,12 +305,13 @@ def leaves_text(table: GlyphTable, running: np.ndarray) -> bool:
     otherwise empty slides, a plan sheet's title block) keeps it: the rule
     removes furniture around content, and removing the only text would leave
     the document with nothing to find it by."""
-    rest = text_glyphs(table)
-    rest = rest[~running[rest]]
-    # The first inked glyph answers; a page's text starts with one almost
-    # always: the texts are looked at one by one, not all converted first.
+    # The page's text glyphs (geometric.text_glyphs: visible, with text)
+    # not flagged: the first inked one answers, and a page's text starts
+    # with one almost always, so the texts are looked at one by one, not all
+    # measured first; an empty text (an /ActualText's glyph) is no text.
+    rest = np.flatnonzero(table.visible & ~running)
     texts = table.text
-    return any(not texts[k].isspace() for k in rest.tolist())
+    return any(texts[k] and not texts[k].isspace() for k in rest.tolist())
 
 
 def _threshold(pages: int, config: ExtractConfig) -> int:

@@ -8,11 +8,14 @@ the artifact counts.
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 from pdfbuilder import PdfBuilder, wrap
 
 from ragprep.extract import ExtractConfig, extract_document, open_document
-from ragprep.extract.running import KeyTally, masked_key
+from ragprep.extract.geometric import text_glyphs
+from ragprep.extract.glyphs import GlyphTable
+from ragprep.extract.running import KeyTally, leaves_text, masked_key
 
 SIZE = 10
 LEADING = 12
@@ -268,3 +271,18 @@ def test_a_page_whose_only_text_is_the_repeated_line_keeps_it():
     for page in pages[1:]:
         assert (page.text, page.artifact_glyphs) == (title, 0)
         assert not masks[page.page].any()
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_leaves_text_is_any_unflagged_text_glyph_not_blank(seed):
+    """leaves_text answers whether a text glyph (geometric.text_glyphs:
+    visible, with text) not flagged running is more than white space: on
+    pages of hidden, empty, blank and inked glyphs, flagged at random."""
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(0, 12))
+    texts = [str(t) for t in rng.choice(["a", " ", "", "\u00a0", " \t", "b c"], size=n)]
+    table = GlyphTable.empty().with_text_rows(texts, [(0.0, 0.0, 1.0, 1.0)] * n, [-1] * n, [0] * n)
+    table = GlyphTable(**{**table.__dict__, "visible": rng.random(n) < 0.7})
+    running = rng.random(n) < 0.5
+    expected = any(not table.text[k].isspace() for k in text_glyphs(table) if not running[k])
+    assert leaves_text(table, running) == expected
