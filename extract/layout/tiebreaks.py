@@ -150,7 +150,7 @@ def stream_band_order(
     if len(bands) < 2:
         return bands
     region = np.sort(ids)
-    if not all(len(_stream_visits(page, region, band)) == 1 and reads_down(page, np.sort(band)) for band in bands):
+    if not all(_one_visit(page, region, band) and reads_down(page, np.sort(band)) for band in bands):
         return bands
     first = 1 if furniture[0] else 0
     last = len(bands) - 1 if furniture[-1] else len(bands)
@@ -173,21 +173,29 @@ def _stream_visits(page: Page, region: np.ndarray, part: np.ndarray) -> list[np.
     return split_at(*stream_visit_cuts(page.lib, region, part))
 
 
+def _one_visit(page: Page, region: np.ndarray, part: np.ndarray) -> bool:
+    """Does the stream paint `part` (units of the sorted `region`) in one
+    visit: no unit of the region outside it between two of its units?"""
+    return not len(stream_visit_cuts(page.lib, region, part)[1])
+
+
 def visits_top_down(page: Page, region: np.ndarray, part: np.ndarray) -> list[np.ndarray]:
     """`part` (units of one column of `region`, sorted in stream order) as
     the stream's visits to it: the runs of its units that no other unit of
     the region interrupts. When the visits lie one above the other but the
     stream painted them in another order (a title block painted after its
     column), they come back top to bottom; otherwise `part` is one piece."""
-    visits = _stream_visits(page, region, part)
-    part = np.concatenate(visits)
-    if len(visits) == 1:
+    part, cuts = stream_visit_cuts(page.lib, region, part)
+    if not len(cuts):
         return [part]
-    top = np.array([page.y1[v].max() for v in visits])
-    bottom = np.array([page.y0[v].min() for v in visits])
+    # Each visit's top and bottom: one reduction over the visits' starts.
+    starts = np.concatenate([[0], cuts])
+    top = np.maximum.reduceat(page.y1[part], starts)
+    bottom = np.minimum.reduceat(page.y0[part], starts)
     order = np.argsort(-top, kind="stable")
-    if (order == np.arange(len(visits))).all():
+    if (order == np.arange(len(starts))).all():
         return [part]
     if not (bottom[order[:-1]] >= top[order[1:]] - ROW_OVERLAP * page.body).all():
         return [part]  # visits side by side or overlapping: no top-to-bottom order to restore
+    visits = split_at(part, cuts)
     return [visits[k] for k in order.tolist()]
