@@ -103,7 +103,9 @@ static inline double py_min(double a, double b) { return b < a ? b : a; }
 static inline double py_max(double a, double b) { return b > a ? b : a; }
 
 /* A stable merge sort of positions 0..n-1 by key[position] in numpy's order
- * (np.argsort(key, kind="stable")). */
+ * (np.argsort(key, kind="stable")). Callers that fill a fresh key buffer calloc it:
+ * gcc 12 cannot see that their fill loop covers what the sort reads, and warns
+ * (-Wmaybe-uninitialized) at every pip build. */
 static void stable_argsort(const double *key, int64_t *out, int64_t *tmp, Py_ssize_t n) {
     for (Py_ssize_t i = 0; i < n; i++) out[i] = i;
     for (Py_ssize_t width = 1; width < n; width *= 2) {
@@ -165,7 +167,7 @@ static PyObject *layout_rows(PyObject *mod, PyObject *args) {
     Py_ssize_t cap = n ? n : 1;
     order = malloc(cap * sizeof(int64_t)); tmp = malloc(cap * sizeof(int64_t));
     sorted = malloc(cap * sizeof(int64_t)); starts = malloc((cap + 1) * sizeof(int64_t));
-    key = malloc(cap * sizeof(double));
+    key = calloc(cap, sizeof(double));
     if (!order || !tmp || !sorted || !starts || !key) { PyErr_NoMemory(); goto done; }
     for (Py_ssize_t k = 0; k < n; k++) key[k] = -Y1[ids[k]];
     stable_argsort(key, order, tmp, n);
@@ -212,7 +214,7 @@ static PyObject *layout_shared_baselines(PyObject *mod, PyObject *args) {
     }
     if (total != n) { PyErr_SetString(PyExc_ValueError, "run lengths do not add up to the lines"); goto done; }
     Py_ssize_t cap = n ? n : 1;
-    base = malloc(cap * sizeof(double)); sbase = malloc(cap * sizeof(double));
+    base = calloc(cap, sizeof(double)); sbase = malloc(cap * sizeof(double));
     owner = malloc(cap * sizeof(int64_t)); order = malloc(cap * sizeof(int64_t));
     tmp = malloc(cap * sizeof(int64_t)); sowner = malloc(cap * sizeof(int64_t));
     seen = malloc((runs ? runs : 1) * sizeof(int64_t));
@@ -1098,7 +1100,7 @@ static PyObject *layout_nearest_under(PyObject *mod, PyObject *args) {
     const int64_t *ids = vi.view.buf;
     Py_ssize_t cap = n ? n : 1;
     below = calloc(cap, sizeof(int64_t)); above = calloc(cap, sizeof(int64_t));
-    gap_below = malloc(cap * sizeof(double)); gap_above = malloc(cap * sizeof(double)); base = malloc(cap * sizeof(double));
+    gap_below = malloc(cap * sizeof(double)); gap_above = malloc(cap * sizeof(double)); base = calloc(cap, sizeof(double));
     if (!below || !above || !gap_below || !gap_above || !base) { PyErr_NoMemory(); goto done; }
     for (Py_ssize_t k = 0; k < n; k++) {
         base[k] = Y0[ids[k]] + descent * (Y1[ids[k]] - Y0[ids[k]]);
