@@ -47,7 +47,7 @@ def line_order(page: Page) -> tuple[np.ndarray, np.ndarray] | None:
     ids, base, height = ids[by_base], base[by_base], height[by_base]
     smaller = np.minimum(height[:-1], height[1:])
     row = np.concatenate([[0], np.cumsum(base[:-1] - base[1:] > LINE_BASELINE * smaller)])
-    row, mark = _marks_on_their_lines(page, ids, row)
+    row, mark, height = _marks_on_their_lines(page, ids, row, height)
     along = np.lexsort((page.x0[ids], row))
     ids, row, height = ids[along], row[along], height[along]
     # Running right edge within each row: offset every row past the last.
@@ -198,25 +198,52 @@ def _first_units(line: np.ndarray, is_mark: np.ndarray) -> np.ndarray:
     return found
 
 
-def _marks_on_their_lines(page: Page, ids: np.ndarray, row: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def _marks_on_their_lines(
+    page: Page, ids: np.ndarray, row: np.ndarray, height: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """`row` (per unit `ids`, its row by baseline) with every mark set in
     smaller print beside a line (a footnote mark or a reference raised
     above the baseline, an index below it: MARK_SIZE of the body height or
     less, its box's middle within the line's box, touching it along the
-    line within LINE_JOIN_GAP of its height) on that line's row, and per
-    unit whether it is such a mark: painted on a visit of its own, it
-    still reads inside its line."""
-    height = page.y1[ids] - page.y0[ids]
+    line within LINE_JOIN_GAP of its height) on that line's row, per unit
+    whether it is such a mark (painted on a visit of its own, it still
+    reads inside its line), and `height` (per unit, its box's) with each
+    mark's its line's: a mark is spaced as its line is, and the word space
+    after a raised reference is the line's, wider than the mark's own
+    height allows."""
     small = np.flatnonzero(height <= MARK_SIZE * page.body)
     mark = np.zeros(len(ids), dtype=bool)
     if not len(small) or len(small) == len(ids):
-        return row, mark
+        return row, mark, height
     box = (page.x0, page.x1, page.y0, page.y1)
     beside = marks_beside(page.lib, box, ids, MARK_SIZE * page.body, LINE_JOIN_GAP)
     mark = beside >= 0
+    if mark.any() and not mark[small].all():
+        beside, mark = _marks_beside_marks(page, ids, beside, mark)
     row = row.copy()
     row[mark] = row[beside[mark]]
-    return row, mark
+    return row, mark, np.where(mark, height[np.maximum(beside, 0)], height)
+
+
+def _marks_beside_marks(page: Page, ids: np.ndarray, beside: np.ndarray, mark: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """`beside` and `mark` (see _marks_on_their_lines) with the marks that
+    touch a mark of a line, rather than the line, on that line too: a raised
+    reference painted in pieces on visits of its own (a browser's "[9" and
+    its "]") reads inside its line, all of it. Each line's extent along the
+    line grows by its marks, and the marks not yet placed are looked for
+    again, until no more are found (a chain of pieces, one at a time).
+    Fixture: test_raised_reference_painted_in_pieces_reads_inside_its_line."""
+    x0, x1 = page.x0.copy(), page.x1.copy()
+    while True:
+        hosts, marks = ids[beside[mark]], ids[mark]
+        np.minimum.at(x0, hosts, page.x0[marks])
+        np.maximum.at(x1, hosts, page.x1[marks])
+        again = marks_beside(page.lib, (x0, x1, page.y0, page.y1), ids, MARK_SIZE * page.body, LINE_JOIN_GAP)
+        found = (again >= 0) & ~mark
+        if not found.any():
+            return beside, mark
+        beside = np.where(found, again, beside)
+        mark = mark | found
 
 
 def glyphs_along(page: Page) -> np.ndarray | None:

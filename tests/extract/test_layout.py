@@ -1570,3 +1570,27 @@ def test_page_frame_follows_the_text_not_a_tilted_thumbnail_of_more_glyphs():
     b.add_page(" ".join(ops))
     lines = layout(b).joined.text.split("\n")
     assert lines[: len(body)] == [f"{head} {rest}" for head, rest in body]
+
+
+def test_raised_reference_painted_in_pieces_reads_inside_its_line():
+    # lines._marks_beside_marks: a browser sets a reference raised, in 80%
+    # type, and paints its opening "[9" with the line but its "]" on a
+    # visit of its own; painted by x position, each line's pieces come
+    # apart. The "]" touches the "[9", a mark of the line, not the line
+    # itself: it is a mark of that line too, and reads after the "[9".
+    b = PdfBuilder()
+    f = b.add_standard_font("Helvetica", widths=True)
+    pieces: list[tuple[float, float, str, float]] = []
+    lines = []
+    for i in range(6):
+        y = 700 - 16 * i
+        head, rest = " ".join(prose(f"h{i}x", 4)) + ".", " ".join(prose(f"r{i}x", 3))
+        x = 72 + text_width(head, size=SIZE)
+        mark_width = text_width(f"[{i}", size=8)
+        pieces += [(72, y, head, SIZE), (x, y + 3, f"[{i}", 8), (x + mark_width, y + 3, "]", 8)]
+        # A justified line: a word space wider than the "]" can reach.
+        pieces.append((x + mark_width + text_width("]", size=8) + 5, y, rest, SIZE))
+        lines.append(f"{head}[{i}] {rest}")
+    pieces.sort(key=lambda p: (round(p[0]), -p[1]))
+    b.add_page(" ".join(show(f, x, y, text, size) for x, y, text, size in pieces))
+    assert layout(b).joined.text == "\n".join(lines)
