@@ -26,7 +26,8 @@ them in this sequence:
 A leaf whose stream runs down it in one run reads as painted: that is the
 top-to-bottom order already. A stream that reads down the leaf keeps its
 order but for two runs whose lines take turns down the page, which read by
-rows (``_lines_in_turn``), a table's cells set on two or three lines, and paragraphs it
+rows (``_lines_in_turn``; runs or, where two of them take turns, the
+stream's passes down the leaf: ``_passes_in_turn``), a table's cells set on two or three lines, and paragraphs it
 paints out of order or in turn with a block beside them, which read as one
 (``stacked_cells``, ``_painted_in_turn``) whatever it painted between their
 lines. ``emit`` turns the leaves into glyph positions.
@@ -50,6 +51,7 @@ from ragprep.extract.layout.params import (
     MAX_CELL_LEAF,
     MAX_CELL_LINES,
     MAX_RUNS,
+    PASS_EDGE,
     PROSE_LINES,
     ROW_OVERLAP,
     RUN_GAP,
@@ -92,7 +94,7 @@ def leaf_order(page: Page, ids: np.ndarray) -> np.ndarray:
         return ids
     sidebars = _sidebars(page, ids)
     if reads_down(page, ids) and not _column_grid(page, runs):
-        runs = _lines_in_turn(page, runs)
+        runs = _lines_in_turn(page, _passes_in_turn(page, ids, runs))
         return np.concatenate(_stacked_in_place(page, _cells_together(page, ids, runs, sidebars)))
     if not is_text_column(page, ids) and not _has_prose(page, ids) and len(_merge_grids(page, runs)) == len(runs):
         # No text flow and no grid (a figure's labels): nothing for geometry
@@ -482,6 +484,37 @@ def reads_down(page: Page, ids: np.ndarray) -> bool:
     box = (page.x0, page.x1, page.y0, page.y1)
     back = back_up_moves(page.lib, box, ids, DESCENT, page.body, SAME_BASELINE * page.body, page.rtl)
     return back <= (1 - COHERENT) * (len(ids) - 1)
+
+
+def _passes_in_turn(page: Page, ids: np.ndarray, runs: list[np.ndarray]) -> list[np.ndarray]:
+    """The stream's passes down the leaf (lines `ids` in paint order), where
+    two of them take turns (kernels.turning_pair), else its `runs`. A pass
+    runs down the page whatever whitespace it crosses, unlike RUN_GAP's
+    runs: a stream that paints a column's hanging labels, then its lines,
+    then its lead-ins (an x-first stream) paints the column in passes, each
+    crossing whole paragraphs between two of its lines, so no two of its
+    runs hold two lines of each in turn, but its passes do, and
+    _lines_in_turn reads them by rows. Fixture:
+    test_column_painted_in_passes_by_x_reads_by_rows."""
+    box = (page.x0, page.x1, page.y0, page.y1)
+    base = page.y0[ids] + DESCENT * (page.y1[ids] - page.y0[ids])
+    # A pass ends where the stream goes back up, or across to a line beside
+    # the last off its row (the next column, a table's next row); a piece
+    # further along the row (a word painted on its own) goes on with it.
+    a, b = ids[:-1], ids[1:]
+    off_row = np.abs(base[1:] - base[:-1]) > SAME_BASELINE * page.body
+    beside = (np.minimum(page.x1[a], page.x1[b]) <= np.maximum(page.x0[a], page.x0[b])) & off_row
+    # It goes on across whitespace wider than RUN_GAP only on the same edge
+    # (a column's next paragraph, a hanging label's next one); a jump down
+    # to a line set elsewhere along the line (the text under a box of two
+    # narrow columns, a page's footer) ends it.
+    edge = page.x1 if page.rtl else page.x0
+    jump = (page.y0[a] - page.y1[b] > RUN_GAP * page.body) & (np.abs(edge[a] - edge[b]) > PASS_EDGE * page.body)
+    passes = split_at(ids, np.flatnonzero((base[1:] >= base[:-1] + 0.5 * page.body) | beside | jump) + 1)
+    if len(passes) < 2 or len(passes) >= len(runs):
+        return runs
+    turning = turning_pair(page.lib, box, passes, DESCENT, STACKED * page.body, ROW_OVERLAP * page.body, TURNS)
+    return runs if turning is None else passes
 
 
 def _column_grid(page: Page, runs: list[np.ndarray]) -> bool:

@@ -113,6 +113,11 @@ MAX_RUNS = 400
 # A run goes on down its block across whitespace up to this many body
 # heights (a paragraph gap); a wider jump down starts a run.
 RUN_GAP = 2.0
+# A stream's pass down a leaf (leaves._passes_in_turn) goes on across such
+# whitespace only to a line whose edge lies within this many body heights
+# of the last one's (the same column's next paragraph; a hanging label
+# indented by a space from the line before).
+PASS_EDGE = 0.5
 # Two runs of lines whose boxes overlap across the line by less than this
 # many body heights lie one above the other (tall glyph boxes of
 # consecutive lines overlap by a third of a line or so).

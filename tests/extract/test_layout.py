@@ -1487,6 +1487,31 @@ def test_list_painted_first_lines_first_reads_item_by_item():
     assert layout(b).joined.text == "\n".join(expected)
 
 
+def test_column_painted_in_passes_by_x_reads_by_rows():
+    # leaves._passes_take_turns: a column of questions, each a hanging
+    # label line over its answer, blocks three lines apart, painted x
+    # position first (every question top to bottom, then every answer line
+    # top to bottom). The stream reads down the page twice, so it passes the
+    # back-up count; the blank rows cut its runs block by block, so no two
+    # runs take turns (one question each); but its two passes do, and the
+    # stream is no witness of the column's order: it reads by rows.
+    b = PdfBuilder()
+    f = b.add_standard_font("Helvetica", widths=True)
+    questions, answers, expected = [], [], []
+    y = 700.0
+    for k in range(6):
+        question = " ".join([f"Q{k}:", *prose(f"q{k}x", 4)])
+        questions.append(show(f, 72, y, question))
+        expected.append(question)
+        for line in wrap(prose(f"a{k}x", 20), 380)[:3]:
+            y -= LEADING
+            answers.append(show(f, 94, y, line))
+            expected.append(line)
+        y -= 3 * LEADING
+    b.add_page(" ".join(questions + answers))
+    assert layout(b).joined.text == "\n".join(expected)
+
+
 def author_grid() -> tuple[list[tuple[float, float, str, float]], list[str]]:
     """Two columns of author blocks (a name over one or two affiliations,
     blocks a blank line apart) on one 12 pt leading, each column's blocks at
