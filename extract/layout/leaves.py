@@ -487,15 +487,22 @@ def reads_down(page: Page, ids: np.ndarray) -> bool:
 
 
 def _passes_in_turn(page: Page, ids: np.ndarray, runs: list[np.ndarray]) -> list[np.ndarray]:
-    """The stream's passes down the leaf (lines `ids` in paint order), where
-    two of them take turns (kernels.turning_pair), else its `runs`. A pass
+    """The stream's `runs` down the leaf (lines `ids` in paint order), but
+    where two of its passes down the leaf take turns (kernels.turning_pair),
+    with the lines of each of the two as one run. A pass
     runs down the page whatever whitespace it crosses, unlike RUN_GAP's
     runs: a stream that paints a column's hanging labels, then its lines,
     then its lead-ins (an x-first stream) paints the column in passes, each
     crossing whole paragraphs between two of its lines, so no two of its
     runs hold two lines of each in turn, but its passes do, and
-    _lines_in_turn reads them by rows. Fixture:
-    test_column_painted_in_passes_by_x_reads_by_rows."""
+    _lines_in_turn reads them by rows. The two passes replace only the
+    runs whose lines they take (_read_whole); the others stay the stream's
+    runs: a pass crossing whitespace is evidence only of lines taking turns,
+    and a text painted after the figure labels under it (two passes) is, run
+    by run, the evidence that the stream paints up the page
+    (_stream_paints_runs_up), which one pass of the whole text would hide.
+    Fixtures: test_column_painted_in_passes_by_x_reads_by_rows,
+    test_figure_labels_painted_in_passes_before_the_text_above_them_read_after_it."""
     box = (page.x0, page.x1, page.y0, page.y1)
     base = page.y0[ids] + DESCENT * (page.y1[ids] - page.y0[ids])
     # A pass ends where the stream goes back up, or across to a line beside
@@ -513,8 +520,11 @@ def _passes_in_turn(page: Page, ids: np.ndarray, runs: list[np.ndarray]) -> list
     passes = split_at(ids, np.flatnonzero((base[1:] >= base[:-1] + 0.5 * page.body) | beside | jump) + 1)
     if len(passes) < 2 or len(passes) >= len(runs):
         return runs
-    turning = turning_pair(page.lib, box, passes, DESCENT, STACKED * page.body, ROW_OVERLAP * page.body, TURNS)
-    return runs if turning is None else passes
+    if turning_pair(page.lib, box, passes, DESCENT, STACKED * page.body, ROW_OVERLAP * page.body, TURNS) is None:
+        return runs
+    # The passes that take turns, merged (a pass merged with none is one of `passes`).
+    merged = [group for group in _lines_in_turn(page, passes) if not any(group is p for p in passes)]
+    return _read_whole(runs, merged)
 
 
 def _column_grid(page: Page, runs: list[np.ndarray]) -> bool:

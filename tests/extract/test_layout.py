@@ -1512,6 +1512,35 @@ def test_column_painted_in_passes_by_x_reads_by_rows():
     assert layout(b).joined.text == "\n".join(expected)
 
 
+def test_figure_labels_painted_in_passes_before_the_text_above_them_read_after_it():
+    # leaves._passes_in_turn: a figure's labels at the foot of a column, on
+    # its left edge, painted first in two passes that take turns (every
+    # other label, then the rest), then a page number, then the column's
+    # paragraphs above the figure. The passes replace only the runs they
+    # hold: the paragraphs stay runs of their own, each painted after the
+    # labels under it, so the stream paints up the page and the column reads
+    # top to bottom, the labels (by rows) after the text; as one pass the
+    # text was one run over the labels, too little to show a stream painting
+    # up, and the labels read first.
+    b = PdfBuilder()
+    f = b.add_standard_font("Helvetica", widths=True)
+    text, paragraphs, y = [], [], 700.0
+    for k in range(3):
+        for line in wrap(prose(f"p{k}x", 24), 300)[:4]:
+            paragraphs.append(show(f, 72, y, line))
+            text.append(line)
+            y -= LEADING
+        y -= 2 * LEADING
+    labels = [f"Label{k} stage" for k in range(6)]
+    passes: list[list[str]] = [[], []]
+    for k, label in enumerate(labels):
+        passes[k % 2].append(show(f, 72, y, label))
+        y -= 2 * LEADING
+    footer = show(f, 300, 60, "Page 7")
+    b.add_page(" ".join([*passes[0], *passes[1], footer, *paragraphs]))
+    assert layout(b).joined.text == "\n".join([*text, *labels, "Page 7"])
+
+
 def author_grid() -> tuple[list[tuple[float, float, str, float]], list[str]]:
     """Two columns of author blocks (a name over one or two affiliations,
     blocks a blank line apart) on one 12 pt leading, each column's blocks at
