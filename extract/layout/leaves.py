@@ -504,7 +504,7 @@ def _passes_in_turn(page: Page, ids: np.ndarray, runs: list[np.ndarray]) -> list
     Fixtures: test_column_painted_in_passes_by_x_reads_by_rows,
     test_figure_labels_painted_in_passes_before_the_text_above_them_read_after_it."""
     box = (page.x0, page.x1, page.y0, page.y1)
-    base = page.y0[ids] + DESCENT * (page.y1[ids] - page.y0[ids])
+    base = baseline(page, ids)
     # A pass ends where the stream goes back up, or across to a line beside
     # the last off its row (the next column, a table's next row); a piece
     # further along the row (a word painted on its own) goes on with it.
