@@ -77,30 +77,30 @@ def paint_run_cuts(
     ids: np.ndarray,
     descent: float,
     tol: float,
-    body: float,
+    line_step: float,
     run_gap: float,
     gutter: float,
     rtl: bool,
 ) -> np.ndarray:
     """Positions in `ids` (lines in stream order, boxes x0, x1, y0, y1 of
     `box`) where the stream leaves the block it goes down: a line that is
-    neither the next line down (its baseline under the one before by half a
-    `body` height or more, no further than `run_gap` below it, overlapping
+    neither the next line down (its baseline under the one before by
+    `line_step` or more, no further than `run_gap` below it, overlapping
     the run so far along the line) nor beside the line before on its row
     (rows overlapping by more than `tol`, further along by less than a
     `gutter`). See leaves._paint_runs."""
     x0_all, x1_all, y0_all, y1_all = box
     if lib is not None:
-        cuts = lib.paint_run_cuts(x0_all, x1_all, y0_all, y1_all, _ids(ids), descent, tol, 0.5 * body, run_gap, gutter, rtl)
+        cuts = lib.paint_run_cuts(x0_all, x1_all, y0_all, y1_all, _ids(ids), descent, tol, line_step, run_gap, gutter, rtl)
         return np.frombuffer(cuts, dtype=np.int64)
     x0: list[float]
     x1: list[float]
     x0, x1, y0, y1 = (v[ids].tolist() for v in box)
     base = (y0_all[ids] + descent * (y1_all[ids] - y0_all[ids])).tolist()
-    half, cuts_found = 0.5 * body, []
+    cuts_found = []
     left, right = x0[0], x1[0]
     for k in range(1, len(ids)):
-        below = base[k] <= base[k - 1] - half and y0[k - 1] - y1[k] <= run_gap
+        below = base[k] <= base[k - 1] - line_step and y0[k - 1] - y1[k] <= run_gap
         below = below and min(right, x1[k]) > max(left, x0[k])
         step = x0[k - 1] - x1[k] if rtl else x0[k] - x1[k - 1]
         same_row = min(y1[k], y1[k - 1]) - max(y0[k], y0[k - 1]) > tol and -tol <= step < gutter
@@ -346,22 +346,22 @@ def back_up_moves(
     box: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray],
     ids: np.ndarray,
     descent: float,
-    body: float,
+    line_step: float,
     same_row: float,
     rtl: bool,
 ) -> int:
     """Of the stream's moves from line to line of `ids` (boxes x0, x1, y0,
     y1 of `box`, baselines `descent` of the height above the bottom), how
-    many go back up (by half a `body` height or more) to a line that
+    many go back up (by `line_step` or more) to a line that
     overlaps the last along the line or lies before it, or back along the
     row (baselines within `same_row`); before is rightward on an `rtl` page."""
     x0, x1, y0, y1 = box
     if lib is not None:
-        count: int = lib.back_up_moves(x0, x1, y0, y1, _ids(ids), descent, 0.5 * body, same_row, rtl)
+        count: int = lib.back_up_moves(x0, x1, y0, y1, _ids(ids), descent, line_step, same_row, rtl)
         return count
     base = y0[ids] + descent * (y1[ids] - y0[ids])
     a, b = ids[:-1], ids[1:]
-    up = base[1:] >= base[:-1] + 0.5 * body
+    up = base[1:] >= base[:-1] + line_step
     over = np.minimum(x1[a], x1[b]) > np.maximum(x0[a], x0[b])
     row = np.abs(base[1:] - base[:-1]) <= same_row
     back = x0[b] >= x1[a] if rtl else x1[b] <= x0[a]
@@ -450,17 +450,17 @@ def nearest_under(
     box: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray],
     ids: np.ndarray,
     descent: float,
-    body: float,
+    line_step: float,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Per line of `ids` (positions into it; boxes x0, x1, y0, y1 of `box`),
     the nearest line under it along the line (their boxes overlap along it,
-    its baseline half a `body` height lower or more), by the whitespace from
+    its baseline `line_step` lower or more), by the whitespace from
     the line's bottom to its top, and that whitespace (infinite where no
     line is under, the position then 0); per line, the nearest line above
     it so, and its whitespace. Ties go to the first line."""
     x0, x1, y0, y1 = box
     if lib is not None:
-        found = lib.nearest_under(x0, x1, y0, y1, _ids(ids), descent, 0.5 * body)
+        found = lib.nearest_under(x0, x1, y0, y1, _ids(ids), descent, line_step)
         below, above = (np.frombuffer(v, dtype=np.int64) for v in found[:2])
         gap_below, gap_above = (np.frombuffer(v, dtype=np.float64) for v in found[2:])
         return below, above, gap_below, gap_above
@@ -470,7 +470,7 @@ def nearest_under(
     along = np.minimum(x1[:, None], x1[None, :]) > np.maximum(x0[:, None], x0[None, :])
     # gap[i, j]: whitespace from line i's bottom down to line j's top, for j
     # on a lower line under i along the line.
-    under = along & (base[None, :] <= base[:, None] - 0.5 * body)
+    under = along & (base[None, :] <= base[:, None] - line_step)
     gap = np.where(under, y0[:, None] - y1[None, :], np.inf)
     below, above = np.argmin(gap, axis=1), np.argmin(gap, axis=0)
     return below, above, gap[np.arange(n), below], gap[above, np.arange(n)]

@@ -51,6 +51,7 @@ from ragprep.extract.layout.params import (
     MAX_CELL_LEAF,
     MAX_CELL_LINES,
     MAX_RUNS,
+    NEXT_LINE,
     PASS_EDGE,
     PROSE_LINES,
     ROW_OVERLAP,
@@ -252,7 +253,7 @@ def _after_the_line_above(page: Page, out: list[np.ndarray], paragraph: np.ndarr
     for line, sign in ((int(paragraph[0]), 1.0), (int(paragraph[-1]), -1.0)):
         along = np.minimum(page.x1[rest], page.x1[line]) > np.maximum(page.x0[rest], page.x0[line])
         step = (baseline(page, rest) - baseline(page, np.array([line]))[0]) * sign
-        near = rest[along & (step >= 0.5 * page.body)]
+        near = rest[along & (step >= NEXT_LINE * page.body)]
         if not len(near):
             continue
         nearest = int(near[np.argmin(np.abs(baseline(page, near) - baseline(page, np.array([line]))[0]))])
@@ -482,7 +483,7 @@ def reads_down(page: Page, ids: np.ndarray) -> bool:
     up from every line, a shuffled one from about half of them, to lines
     before as often as after."""
     box = (page.x0, page.x1, page.y0, page.y1)
-    back = back_up_moves(page.lib, box, ids, DESCENT, page.body, SAME_BASELINE * page.body, page.rtl)
+    back = back_up_moves(page.lib, box, ids, DESCENT, NEXT_LINE * page.body, SAME_BASELINE * page.body, page.rtl)
     return back <= (1 - COHERENT) * (len(ids) - 1)
 
 
@@ -517,7 +518,7 @@ def _passes_in_turn(page: Page, ids: np.ndarray, runs: list[np.ndarray]) -> list
     # narrow columns, a page's footer) ends it.
     edge = page.x1 if page.rtl else page.x0
     jump = (page.y0[a] - page.y1[b] > RUN_GAP * page.body) & (np.abs(edge[a] - edge[b]) > PASS_EDGE * page.body)
-    passes = split_at(ids, np.flatnonzero((base[1:] >= base[:-1] + 0.5 * page.body) | beside | jump) + 1)
+    passes = split_at(ids, np.flatnonzero((base[1:] >= base[:-1] + NEXT_LINE * page.body) | beside | jump) + 1)
     if len(passes) < 2 or len(passes) >= len(runs):
         return runs
     if turning_pair(page.lib, box, passes, DESCENT, STACKED * page.body, ROW_OVERLAP * page.body, TURNS) is None:
@@ -545,7 +546,7 @@ def _paint_runs(page: Page, ids: np.ndarray) -> list[np.ndarray]:
     box = (page.x0, page.x1, page.y0, page.y1)
     # Further along its row, by less than a gutter: the next piece of a line
     # (a gutter's width away is the next column, or the next cell).
-    cuts = paint_run_cuts(page.lib, box, ids, DESCENT, ROW_OVERLAP * page.body, page.body, RUN_GAP * page.body, page.gutter, page.rtl)
+    cuts = paint_run_cuts(page.lib, box, ids, DESCENT, ROW_OVERLAP * page.body, NEXT_LINE * page.body, RUN_GAP * page.body, page.gutter, page.rtl)
     return split_at(ids, cuts)
 
 

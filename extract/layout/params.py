@@ -147,6 +147,10 @@ TURNS = 3
 ALIGNED = 0.6
 # Two lines whose baselines lie this many body heights apart or less share a row.
 SAME_BASELINE = 0.25
+# A line whose baseline lies this many body heights or more under another's
+# is on a line below it (half a line: less is the same line's raised or
+# lowered marks, more the next line at any leading).
+NEXT_LINE = 0.5
 # Deeper cuts than this keep stream order (a guard, not a layout limit).
 MAX_DEPTH = 24
 # A unit whose direction makes more than about two degrees with the page's

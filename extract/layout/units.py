@@ -34,7 +34,17 @@ from ragprep.extract.geometric import SAME_DIRECTION, line_break_rule, most_comm
 from ragprep.extract.glyphs import GlyphTable, rows_at
 from ragprep.extract.layout.kernels import blank_edges, letter_counts, nearest_under, text_classes
 from ragprep.extract.native import compiled_layout
-from ragprep.extract.layout.params import BLANK_GAP, WORD_GAP, DESCENT, FIRST_RTL, GUTTER, LETTER_SAMPLE, RTL_SAMPLE, SKEWED
+from ragprep.extract.layout.params import (
+    BLANK_GAP,
+    DESCENT,
+    FIRST_RTL,
+    GUTTER,
+    LETTER_SAMPLE,
+    NEXT_LINE,
+    RTL_SAMPLE,
+    SKEWED,
+    WORD_GAP,
+)
 
 
 def unit_starts(moves: Moves, glyphs: Gathered, texts: np.ndarray) -> np.ndarray:
@@ -222,7 +232,7 @@ class Page:
         found = self._nearest.get(key)
         if found is None:
             box = (self.x0, self.x1, self.y0, self.y1)
-            found = self._nearest[key] = nearest_under(self.lib, box, ids, DESCENT, self.body)
+            found = self._nearest[key] = nearest_under(self.lib, box, ids, DESCENT, NEXT_LINE * self.body)
         return found
 
     def blank_units(self) -> tuple[np.ndarray, tuple[np.ndarray, ...]]:

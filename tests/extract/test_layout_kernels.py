@@ -140,7 +140,7 @@ def test_paint_run_cuts_and_side_by_side_pairs_agree():
         x0, x1, y0, y1 = _boxes(rng, n, special)
         ids = np.sort(rng.permutation(n)[: max(1, n - 3)]).astype(np.int64)
         for rtl in (False, True):
-            _both(kernels.paint_run_cuts, (x0, x1, y0, y1), ids, 0.22, 2.0, 10.0, 20.0, 6.0, rtl)
+            _both(kernels.paint_run_cuts, (x0, x1, y0, y1), ids, 0.22, 2.0, 5.0, 20.0, 6.0, rtl)
         _both(kernels.side_by_side_pairs, (x0, x1, y0, y1), ids, 12.0, 6.0)
 
 
@@ -150,7 +150,7 @@ def test_back_up_moves_agree():
             continue
         x0, x1, y0, y1 = _boxes(rng, n, special)
         for rtl in (False, True):
-            _both(kernels.back_up_moves, (x0, x1, y0, y1), rng.permutation(n).astype(np.int64), 0.22, 10.0, 2.5, rtl)
+            _both(kernels.back_up_moves, (x0, x1, y0, y1), rng.permutation(n).astype(np.int64), 0.22, 5.0, 2.5, rtl)
 
 
 def test_gutter_grid_agrees():
@@ -171,16 +171,16 @@ def test_nearest_under_agrees():
             continue
         x0, x1, y0, y1 = _boxes(rng, n, special)
         ids = rng.permutation(n)[: max(1, n - 2)].astype(np.int64)
-        _both(kernels.nearest_under, (x0, x1, y0, y1), ids, 0.22, 4.0)
+        _both(kernels.nearest_under, (x0, x1, y0, y1), ids, 0.22, 2.0)
         # Columns of lines of mixed sizes on a coarse grid (ties of
-        # baselines and of whitespace); a zero body counts a line's own row.
+        # baselines and of whitespace); a zero step counts a line's own row.
         column = rng.integers(0, 3, n) * 100.0
         left = column + rng.integers(0, 4, n) * 10.0
         height = rng.integers(2, 9, n) * 1.5
         bottom = rng.integers(0, 40, n) * 3.0
         box = (left, left + rng.integers(1, 9, n) * 10.0, bottom, bottom + height)
-        for body in (0.0, 4.0, 30.0):
-            _both(kernels.nearest_under, box, ids, 0.22, body)
+        for line_step in (0.0, 2.0, 15.0):
+            _both(kernels.nearest_under, box, ids, 0.22, line_step)
 
 
 def test_backward_units_agree():
@@ -310,7 +310,7 @@ def test_cell_chains_agree():
         grid = (left, left + 50.0 + rng.integers(0, 3, n) * 10.0, bottom, bottom + 1.5 * lines + 1.0)
         ids = rng.permutation(n)[: max(1, n - 1)].astype(np.int64)
         for box in (grid, _boxes(rng, n, special)):
-            nearest = kernels.nearest_under(None, box, ids, 0.22, 2.0)
+            nearest = kernels.nearest_under(None, box, ids, 0.22, 1.0)
             for leading, padding in ((2.0, 4.0), (0.0, 0.0), (np.inf, -np.inf), (np.nan, np.nan)):
                 found, length = _both(kernels.cell_chains, box, ids, nearest, leading, padding, 3)
                 cells += len(length)
@@ -337,7 +337,7 @@ def test_block_chains_agree():
         paragraphs = (column, column + 60.0, bottom, bottom + height)
         ids = rng.permutation(n)[: max(1, n - 1)].astype(np.int64)
         for box in (paragraphs, _boxes(rng, n, special)):
-            nearest = kernels.nearest_under(None, box, ids, 0.22, 1.0)
+            nearest = kernels.nearest_under(None, box, ids, 0.22, 0.5)
             for gap, change in ((1.6, 1.15), (0.0, 1.0), (np.inf, np.inf), (np.nan, np.nan)):
                 found, length = _both(kernels.block_chains, box, ids, nearest, 0.22, gap, change)
                 blocks += int(np.count_nonzero(length > 1))
