@@ -252,7 +252,10 @@ def run_pairs(
     if not flush:
         return above, apart, None
     edge = -x1 if rtl else x0
-    return above, apart, np.abs(edge[:, None] - edge[None, :]) <= tol
+    # A run of blanks has infinite edges: inf - inf is NaN, flush with none
+    # (as in C), and not worth a warning.
+    with np.errstate(invalid="ignore"):
+        return above, apart, np.abs(edge[:, None] - edge[None, :]) <= tol
 
 
 @dataclass(frozen=True, eq=False)
