@@ -45,7 +45,7 @@ from ragprep.extract.glyphs import NO_MCID, GlyphTable, rows_at
 from ragprep.extract.groups import concat_ranges, group_ids, group_medians, running_max
 from ragprep.extract.native import compiled_grids
 from ragprep.extract.paths import LINE, RECT, PathTable
-from ragprep.extract.rows import frozen_instance
+from ragprep.extract.rows import frozen_rows
 from ragprep.extract.tables import ALIGNMENT, RULES, Table, TableCell
 
 # Rules: a piece at most this thick (points) is a rule; shorter than
@@ -255,10 +255,12 @@ def _grid_cells(
     # The grid's outer edges are where its rules end: a table open at the
     # sides (horizontal rules only there) still has its first and last column.
     xs = _edges(np.concatenate([vs[:, 0], [hs[:, 1].min(), hs[:, 2].max()]]))
+    if len(xs) < 3:
+        return []  # not two columns (_compress): a box or a rule, not a grid; its rows need not be found
     ys = _edges(np.concatenate([hs[:, 0], [vs[:, 1].min(), vs[:, 2].max()]]))[::-1]  # top first
     n_rows, n_cols = len(ys) - 1, len(xs) - 1
-    if n_rows < 2 or n_cols < 2:
-        return []  # not two rows and two columns (_compress): a box, not a grid
+    if n_rows < 2:
+        return []  # not two rows (_compress)
     inside, row, col = _slots(xs, ys, centres)
     if len(inside) < 2:
         return []  # not two rows and two columns with text (_compress)
@@ -686,18 +688,17 @@ def _table(
     char_end = np.maximum.reduceat(np.where(seen, joined.char_end[at], -1), starts).tolist()
     mcids = _cell_mcids(table, glyphs, starts)
     texts = _cell_texts(table, glyphs, starts, config)
-    out = [
-        frozen_instance(  # thousands of cells on a page of tables
-            TableCell,
-            {
-                "row": c.row, "col": c.col, "row_span": c.row_span, "col_span": c.col_span, "is_header": False,
-                "header_labels": (), "text": texts[i], "page": page, "bbox": rounded[i], "mcids": mcids[i],
-                "char_start": char_start[i], "char_end": char_end[i],
-            },
-        )  # fmt: skip
-        for i, c in enumerate(placed)
-    ]
-    return Table(f"d{page}.{k}", method, n_rows, n_cols, 0, (page,), tuple(out))
+    n = len(placed)
+    out = frozen_rows(  # thousands of cells on a page of tables: built as rows at once
+        TableCell,
+        {
+            "row": [c.row for c in placed], "col": [c.col for c in placed],
+            "row_span": [c.row_span for c in placed], "col_span": [c.col_span for c in placed],
+            "is_header": [False] * n, "header_labels": [()] * n, "text": texts, "page": [page] * n,
+            "bbox": rounded, "mcids": mcids, "char_start": char_start, "char_end": char_end,
+        },
+    )  # fmt: skip
+    return Table(f"d{page}.{k}", method, n_rows, n_cols, 0, (page,), out)
 
 
 def _placed_cells(cells: list[_Cell], position: np.ndarray) -> tuple[list[_Cell], np.ndarray, np.ndarray]:
