@@ -13,6 +13,8 @@
  *   merge_collinear  gridfind._merge_collinear: touching rules on one line joined;
  *   rule_components  the connected sets of crossing rules in gridfind.ruled_grids;
  *   word_counts      gridfind._word_counts: the words of each cell of a grid;
+ *   aligned_grids    gridfind.aligned_grids after _lines: the runs of lines cut
+ *                    in pieces and, of each, the cells _aligned_cells keeps;
  *   band_glyphs      running._band_glyphs on an upright page: the glyphs of the
  *                    top and bottom bands (running heads, a per-page cost like
  *                    table detection's, so compiled beside it);
@@ -411,21 +413,45 @@ static int is_blank(PyObject *text) {
     return 1;
 }
 
+/* The words of one cell, glyphs[start..end) (glyph table rows), by
+ * gridfind._word_counts' rule: its glyphs read row by row (rounded origin y
+ * descending, rint as np.round rounds), then by origin x, ties by position;
+ * a word starts at a glyph more than 0.25 x its height past the own end of
+ * the glyph before it, more than 1 before it, or blank (str.isspace of its
+ * text in `texts`, the text column, any sequence). The count; 0 when a text
+ * is no str (the reference decides), -1 on an error set. `keys` and `buf`
+ * hold end - start keys, `bounds` one more. */
+static int64_t cell_words(const double *origin, const double *own_end, const double *height, PyObject *texts,
+                          const int64_t *glyphs, Py_ssize_t start, Py_ssize_t end, Key *keys, Key *buf,
+                          Py_ssize_t *bounds) {
+    for (Py_ssize_t k = start; k < end; k++)
+        keys[k - start] = (Key){-rint(origin[2 * glyphs[k] + 1]), origin[2 * glyphs[k]], k};
+    sort_keys(keys, end - start, buf, bounds);
+    int64_t words = 1;
+    for (Py_ssize_t i = 1; i < end - start; i++) {
+        int64_t prev = glyphs[keys[i - 1].at], g = glyphs[keys[i].at];
+        PyObject *text = PySequence_GetItem(texts, (Py_ssize_t)g);
+        if (!text) return -1;
+        int blank = is_blank(text);
+        Py_DECREF(text);
+        if (blank < 0) return 0;
+        double gap = origin[2 * g] - own_end[2 * prev];
+        if (gap > 0.25 * height[g] || gap < -1 || blank) words++;
+    }
+    return words;
+}
+
 /* word_counts(origin, own_end, height, texts, glyphs, starts, out) -> True,
  * or None when a value is not finite, a cell is empty or a text is no str.
  *
  * The cells are runs of `glyphs` (glyph table rows) from `starts` (the
- * first 0, increasing); `texts` is the list of those glyphs' texts. Each
- * cell's glyphs are read row by row (rounded origin y descending, rint as
- * np.round rounds), then by origin x, ties by position; a word starts at a
- * glyph more than 0.25 x its height past the own end of the glyph before it,
- * more than 1 before it, or blank (str.isspace). out[c] = 1 + those starts
- * after the cell's first glyph. */
+ * first 0, increasing); `texts` is the glyph table's text column (any
+ * sequence, indexed by row). out[c] = the words of cell c (cell_words). */
 static PyObject *grids_word_counts(PyObject *mod, PyObject *args) {
     (void)mod;
     PyObject *origin_obj, *end_obj, *height_obj, *texts, *glyphs_obj, *starts_obj, *out_obj;
-    if (!PyArg_ParseTuple(args, "OOOO!OOO", &origin_obj, &end_obj, &height_obj, &PyList_Type, &texts, &glyphs_obj,
-                          &starts_obj, &out_obj))
+    if (!PyArg_ParseTuple(args, "OOOOOOO", &origin_obj, &end_obj, &height_obj, &texts, &glyphs_obj, &starts_obj,
+                          &out_obj))
         return NULL;
     View vo = {0}, ve = {0}, vh = {0}, vg = {0}, vs = {0}, vc = {0};
     PyObject *result = NULL;
@@ -436,8 +462,7 @@ static PyObject *grids_word_counts(PyObject *mod, PyObject *args) {
         get_view(starts_obj, &vs, "l", 8, 0, "starts") < 0 || get_view(out_obj, &vc, "l", 8, 1, "out") < 0)
         goto done;
     Py_ssize_t rows = vh.view.len / 8, n = vg.view.len / 8, cells = vs.view.len / 8;
-    if (vo.view.len / 8 != 2 * rows || ve.view.len / 8 != 2 * rows || vc.view.len / 8 != cells ||
-        PyList_GET_SIZE(texts) != n) {
+    if (vo.view.len / 8 != 2 * rows || ve.view.len / 8 != 2 * rows || vc.view.len / 8 != cells) {
         PyErr_SetString(PyExc_ValueError, "word_counts: mismatched lengths");
         goto done;
     }
@@ -461,19 +486,9 @@ static PyObject *grids_word_counts(PyObject *mod, PyObject *args) {
     if (!keys || !buf || !bounds) { PyErr_NoMemory(); goto done; }
     for (Py_ssize_t c = 0; c < cells; c++) {
         Py_ssize_t start = (Py_ssize_t)starts[c], end = c + 1 < cells ? (Py_ssize_t)starts[c + 1] : n;
-        for (Py_ssize_t k = start; k < end; k++) {
-            int64_t g = glyphs[k];
-            keys[k - start] = (Key){-rint(origin[2 * g + 1]), origin[2 * g], k};
-        }
-        sort_keys(keys, end - start, buf, bounds);
-        int64_t words = 1;
-        for (Py_ssize_t i = 1; i < end - start; i++) {
-            int64_t prev = glyphs[keys[i - 1].at], k = keys[i].at, g = glyphs[k];
-            double gap = origin[2 * g] - own_end[2 * prev];
-            int blank = is_blank(PyList_GET_ITEM(texts, k));
-            if (blank < 0) goto decline; /* not a str: the reference decides */
-            if (gap > 0.25 * height[g] || gap < -1 || blank) words++;
-        }
+        int64_t words = cell_words(origin, own_end, height, texts, glyphs, start, end, keys, buf, bounds);
+        if (words < 0) goto done;
+        if (words == 0) goto decline; /* not a str: the reference decides */
         out[c] = words;
     }
     result = Py_True;
@@ -487,6 +502,350 @@ done:
     PyMem_Free(buf);
     PyMem_Free(bounds);
     release(&vo); release(&ve); release(&vh); release(&vg); release(&vs); release(&vc);
+    return result;
+}
+
+/* ---- aligned_grids ------------------------------------------------------ */
+
+/* One run of text lines (gridfind._aligned_cells): its pieces, their
+ * columns and cells, and what is measured of them. Every array is sized by
+ * the run's pieces (np) or glyphs (ng). */
+typedef struct {
+    Py_ssize_t np, ng, n_cols, n_cells;
+    int64_t *piece_row, *piece_col, *piece_cell;  /* per piece of the run */
+    int64_t *cell_row, *cell_col, *cell_pieces, *cell_start, *cell_words;  /* per cell (cell_start: n_cells + 1) */
+    double *cell_x0, *cell_x1, *starts;  /* per cell; per column, where it starts */
+    int64_t *grouped;  /* the run's pieces, cell after cell */
+    Key *keys, *buf;
+    Py_ssize_t *bounds;
+} Run;
+
+/* What grids_aligned_grids reads: the glyph table's columns and the page's
+ * text lines (gridfind._TextLines). */
+typedef struct {
+    const double *origin, *own_end, *height;  /* glyph table columns, `rows` rows */
+    PyObject *texts;  /* the text column */
+    Py_ssize_t rows, n, pieces, lines;
+    const int64_t *glyphs, *piece_start, *piece_end, *line_piece;  /* n, pieces, pieces, lines + 1 */
+    const double *x0, *x1, *y, *line_height;  /* pieces, pieces, lines, lines */
+} Page;
+
+/* gridfind._columns: the pieces by (x0, x1, position); a column starts at a
+ * piece whose x0 lies past the greatest x1 before it. */
+static void run_columns(Run *r, const double *x0, const double *x1) {
+    for (Py_ssize_t p = 0; p < r->np; p++) r->keys[p] = (Key){x0[p], x1[p], p};
+    sort_keys(r->keys, r->np, r->buf, r->bounds);
+    double reach = 0.0;
+    r->n_cols = 0;
+    for (Py_ssize_t k = 0; k < r->np; k++) {
+        const Key *key = &r->keys[k];
+        if (k == 0 || key->a > reach) r->starts[r->n_cols++] = key->a;
+        reach = k == 0 || key->b > reach ? key->b : reach;
+    }
+}
+
+/* Each piece's column (np.searchsorted(starts, x0, "right") - 1) and cell:
+ * a row's pieces in one column, the cells of a row in the order the row
+ * first reaches them (rows follow one another in the pieces: a stable sort
+ * by first reach is this); then the pieces grouped cell after cell. */
+static void run_cells(Run *r, const double *x0, const double *x1, int64_t *cell_at_col) {
+    for (Py_ssize_t c = 0; c < r->n_cols; c++) cell_at_col[c] = -1;
+    r->n_cells = 0;
+    Py_ssize_t row_first_cell = 0;
+    for (Py_ssize_t p = 0; p < r->np; p++) {
+        if (p && r->piece_row[p] != r->piece_row[p - 1]) {
+            for (Py_ssize_t c = row_first_cell; c < r->n_cells; c++) cell_at_col[r->cell_col[c]] = -1;
+            row_first_cell = r->n_cells;
+        }
+        Py_ssize_t lo = 0, hi = r->n_cols; /* starts <= x0: starts[0] is the least x0, so lo >= 1 */
+        while (lo < hi) {
+            Py_ssize_t mid = lo + (hi - lo) / 2;
+            if (r->starts[mid] <= x0[p]) lo = mid + 1; else hi = mid;
+        }
+        int64_t col = lo - 1, cell = cell_at_col[col];
+        if (cell < 0) {
+            cell = cell_at_col[col] = r->n_cells++;
+            r->cell_row[cell] = r->piece_row[p];
+            r->cell_col[cell] = col;
+            r->cell_pieces[cell] = 0;
+            r->cell_x0[cell] = x0[p];
+            r->cell_x1[cell] = x1[p];
+        }
+        r->piece_col[p] = col;
+        r->piece_cell[p] = cell;
+        r->cell_pieces[cell]++;
+        if (x0[p] < r->cell_x0[cell]) r->cell_x0[cell] = x0[p];
+        if (x1[p] > r->cell_x1[cell]) r->cell_x1[cell] = x1[p];
+    }
+    /* Counting sort of the pieces by cell, stable. */
+    int64_t *next = cell_at_col; /* free again: n_cells <= np slots are needed, it holds np */
+    int64_t at = 0;
+    for (Py_ssize_t c = 0; c < r->n_cells; c++) { next[c] = at; at += r->cell_pieces[c]; }
+    for (Py_ssize_t p = 0; p < r->np; p++) r->grouped[next[r->piece_cell[p]]++] = p;
+}
+
+/* The cells' glyphs written to `out` cell after cell from `at` (each cell's
+ * pieces in order; a cell's start and end are positions in `out`), and each
+ * cell's words as grids_word_counts counts them (`texts`: the glyph table's
+ * text column, any sequence). 1 done; 0 when a value is not finite or a text
+ * is no str (the reference decides); -1 on an error set. */
+static int run_words(Run *r, const Page *page, const int64_t *piece_start, const int64_t *piece_end, int64_t *out,
+                     Py_ssize_t at) {
+    const double *origin = page->origin, *own_end = page->own_end, *height = page->height;
+    Py_ssize_t written = at;
+    for (Py_ssize_t c = 0, q = 0; c < r->n_cells; c++) {
+        r->cell_start[c] = written;
+        for (int64_t k = 0; k < r->cell_pieces[c]; k++, q++) {
+            int64_t p = r->grouped[q];
+            for (int64_t i = piece_start[p]; i < piece_end[p]; i++) {
+                int64_t g = page->glyphs[i];
+                if (g < 0 || g >= page->rows) { PyErr_SetString(PyExc_IndexError, "glyph index out of range"); return -1; }
+                if (!isfinite(origin[2 * g]) || !isfinite(origin[2 * g + 1]) || !isfinite(own_end[2 * g]) ||
+                    !isfinite(height[g]))
+                    return 0;
+                out[written++] = g;
+            }
+        }
+    }
+    r->cell_start[r->n_cells] = written;
+    for (Py_ssize_t c = 0; c < r->n_cells; c++) {
+        int64_t words = cell_words(origin, own_end, height, page->texts, out, r->cell_start[c], r->cell_start[c + 1],
+                                   r->keys, r->buf, r->bounds);
+        if (words <= 0) return (int)words;
+        r->cell_words[c] = words;
+    }
+    return 1;
+}
+
+/* Greatest x1 less least x0 of the columns present[lo..hi] (gridfind._extent). */
+static double columns_extent(const int64_t *present, Py_ssize_t lo, Py_ssize_t hi, const double *least,
+                             const double *greatest) {
+    double x0 = least[present[lo]], x1 = greatest[present[lo]];
+    for (Py_ssize_t k = lo + 1; k <= hi; k++) {
+        if (least[present[k]] < x0) x0 = least[present[k]];
+        if (greatest[present[k]] > x1) x1 = greatest[present[k]];
+    }
+    return x1 - x0;
+}
+
+/* gridfind._column_totals and _kept_columns, then _aligned_cells' two tests
+ * (the kept cells' mean words, every kept column in half of the `n_rows`
+ * rows): 1 and the first and last column kept, or 0 when the run is no grid.
+ * `work` holds 5 x n_cols items. */
+static int run_kept(const Run *r, Py_ssize_t n_rows, double max_words, double two_column_max_words, int64_t *work,
+                    int64_t *low_col, int64_t *high_col) {
+    Py_ssize_t n = 0;
+    for (Py_ssize_t c = 0; c < r->n_cells; c++) n = r->cell_col[c] + 1 > n ? r->cell_col[c] + 1 : n;
+    int64_t *cells = work, *words = work + n, *present = work + 2 * n;
+    double *least = (double *)(work + 3 * n), *greatest = (double *)(work + 4 * n);
+    for (Py_ssize_t k = 0; k < n; k++) { cells[k] = 0; words[k] = 0; least[k] = INFINITY; greatest[k] = -INFINITY; }
+    for (Py_ssize_t c = 0; c < r->n_cells; c++) {
+        int64_t k = r->cell_col[c];
+        cells[k]++;
+        words[k] += r->cell_words[c];
+        if (r->cell_x0[c] < least[k]) least[k] = r->cell_x0[c];
+        if (r->cell_x1[c] > greatest[k]) greatest[k] = r->cell_x1[c];
+    }
+    Py_ssize_t n_present = 0;
+    for (Py_ssize_t k = 0; k < n; k++) if (cells[k]) present[n_present++] = k;
+    Py_ssize_t low = 0, high = n_present - 1;
+    while (present[high] - present[low] + 1 > 2) {
+        int dropped = 0;
+        for (int side = 0; side < 2 && !dropped; side++) {
+            Py_ssize_t edge = side ? high : low, rest_lo = side ? low : low + 1, rest_hi = side ? high - 1 : high;
+            int64_t column = present[edge];
+            if ((double)words[column] / (double)cells[column] <= max_words) continue;
+            if (columns_extent(present, edge, edge, least, greatest) <
+                columns_extent(present, rest_lo, rest_hi, least, greatest))
+                continue;
+            low = rest_lo; high = rest_hi; dropped = 1;
+        }
+        if (!dropped) break;
+    }
+    *low_col = present[low];
+    *high_col = present[high];
+    int64_t total_words = 0, total_cells = 0;
+    for (int64_t k = *low_col; k <= *high_col; k++) { total_words += words[k]; total_cells += cells[k]; }
+    double limit = *high_col + 1 - *low_col == 2 ? two_column_max_words : max_words;
+    if ((double)total_words / (double)total_cells > limit) return 0;
+    for (int64_t k = *low_col; k <= *high_col; k++)
+        if (2 * cells[k] < n_rows) return 0;
+    return 1;
+}
+
+/* The page's lines checked: every piece offset in range and increasing,
+ * the pieces consecutive runs of the glyphs. 1 fine, -1 error set. */
+static int page_check(const Page *page) {
+    for (Py_ssize_t l = 0; l <= page->lines; l++)
+        if (page->line_piece[l] < 0 || page->line_piece[l] > page->pieces ||
+            (l && page->line_piece[l] < page->line_piece[l - 1])) {
+            PyErr_SetString(PyExc_ValueError, "line_piece: increasing piece offsets");
+            return -1;
+        }
+    for (Py_ssize_t p = 0; p < page->pieces; p++)
+        if (page->piece_start[p] < 0 || page->piece_end[p] > page->n || page->piece_start[p] > page->piece_end[p] ||
+            (p && page->piece_start[p] != page->piece_end[p - 1])) {
+            PyErr_SetString(PyExc_ValueError, "pieces: consecutive runs of the glyphs");
+            return -1;
+        }
+    return 1;
+}
+
+static void run_free(Run *r, int64_t *work) {
+    PyMem_Free(r->piece_row); PyMem_Free(r->piece_col); PyMem_Free(r->piece_cell);
+    PyMem_Free(r->cell_row); PyMem_Free(r->cell_col); PyMem_Free(r->cell_pieces);
+    PyMem_Free(r->cell_start); PyMem_Free(r->cell_words); PyMem_Free(r->grouped);
+    PyMem_Free(r->cell_x0); PyMem_Free(r->cell_x1); PyMem_Free(r->starts);
+    PyMem_Free(r->keys); PyMem_Free(r->buf); PyMem_Free(r->bounds);
+    PyMem_Free(work);
+}
+
+/* The workspace of runs of at most np pieces and ng glyphs (zeroed Run
+ * first); `work`: 5 x np items (run_cells' column map, run_kept's totals).
+ * 0 when out of memory. */
+static int run_alloc(Run *r, size_t np, size_t ng, int64_t **work) {
+    size_t big = (np > ng ? np : ng) + 1;
+    np += 1;
+    r->piece_row = PyMem_Calloc(np, 8); r->piece_col = PyMem_Calloc(np, 8); r->piece_cell = PyMem_Calloc(np, 8);
+    r->cell_row = PyMem_Calloc(np, 8); r->cell_col = PyMem_Calloc(np, 8); r->cell_pieces = PyMem_Calloc(np, 8);
+    r->cell_start = PyMem_Calloc(np + 1, 8); r->cell_words = PyMem_Calloc(np, 8); r->grouped = PyMem_Calloc(np, 8);
+    r->cell_x0 = PyMem_Calloc(np, 8); r->cell_x1 = PyMem_Calloc(np, 8); r->starts = PyMem_Calloc(np, 8);
+    r->keys = PyMem_Calloc(big, sizeof(Key)); r->buf = PyMem_Calloc(big, sizeof(Key));
+    r->bounds = PyMem_Calloc(big + 1, sizeof(Py_ssize_t));
+    *work = PyMem_Calloc(np, 5 * 8);
+    return r->piece_row && r->piece_col && r->piece_cell && r->cell_row && r->cell_col && r->cell_pieces &&
+           r->cell_start && r->cell_words && r->grouped && r->cell_x0 && r->cell_x1 && r->starts && r->keys &&
+           r->buf && r->bounds && *work;
+}
+
+/* gridfind._aligned_cells of the page's lines first..end-1 (a run), its
+ * kept cells appended to out_cells (5 items each: grid, row, column less
+ * the first kept one, start and end of its glyphs in out_glyphs, where the
+ * run's glyphs are written at their own positions). The cells kept (0: no
+ * grid), 0 also with *declined set (a value not finite, an empty piece, a
+ * text no str: the reference decides the page), -1 on an error set. */
+static Py_ssize_t run_grid(Run *r, const Page *page, Py_ssize_t first, Py_ssize_t end, const double *limits,
+                           int64_t *work, int64_t grid, int64_t *out_cells, int64_t *out_glyphs, int *declined) {
+    int64_t p0 = page->line_piece[first], p1 = page->line_piece[end];
+    const double *x0 = page->x0 + p0, *x1 = page->x1 + p0;
+    r->np = p1 - p0;
+    for (Py_ssize_t p = 0; p < r->np; p++)
+        if (page->piece_start[p0 + p] == page->piece_end[p0 + p] || !isfinite(x0[p]) || !isfinite(x1[p])) {
+            *declined = 1;
+            return 0;
+        }
+    for (Py_ssize_t l = first; l < end; l++)
+        for (int64_t p = page->line_piece[l]; p < page->line_piece[l + 1]; p++) r->piece_row[p - p0] = l - first;
+    run_columns(r, x0, x1);
+    if (r->np == 0 || r->n_cols < 2) return 0;
+    run_cells(r, x0, x1, work);
+    int words = run_words(r, page, page->piece_start + p0, page->piece_end + p0, out_glyphs, page->piece_start[p0]);
+    if (words <= 0) {
+        *declined = words == 0;
+        return words;
+    }
+    int64_t low, high;
+    if (!run_kept(r, end - first, limits[0], limits[1], work, &low, &high)) return 0;
+    Py_ssize_t kept = 0;
+    for (Py_ssize_t c = 0; c < r->n_cells; c++) {
+        if (r->cell_col[c] < low || r->cell_col[c] > high) continue;
+        int64_t *cell = out_cells + 5 * kept++;
+        cell[0] = grid; cell[1] = r->cell_row[c]; cell[2] = r->cell_col[c] - low;
+        cell[3] = r->cell_start[c]; cell[4] = r->cell_start[c + 1];
+    }
+    return kept;
+}
+
+/* Lines `l` and `l + 1` are one run's: both cut in several pieces, at most
+ * max_row_gap x the upper one's height apart (gridfind.aligned_grids). */
+static int joined(const Page *page, Py_ssize_t l, double max_row_gap) {
+    return page->line_piece[l + 1] - page->line_piece[l] >= 2 && page->line_piece[l + 2] - page->line_piece[l + 1] >= 2 &&
+           page->y[l] - page->y[l + 1] <= max_row_gap * page->line_height[l];
+}
+
+/* Every run of the page (lines of several pieces, each joined to the next)
+ * of at least min_rows lines judged by run_grid. The cells written, or -1
+ * on an error set (*declined as run_grid sets it). */
+static Py_ssize_t page_grids(const Page *page, Py_ssize_t min_rows, double max_row_gap, const double *limits,
+                             int64_t *out_cells, int64_t *out_glyphs, int *declined) {
+    Run r;
+    memset(&r, 0, sizeof r);
+    int64_t *work = NULL;
+    Py_ssize_t total = 0, grids = 0;
+    if (!run_alloc(&r, (size_t)page->pieces, (size_t)page->n, &work)) {
+        PyErr_NoMemory();
+        total = -1;
+    }
+    for (Py_ssize_t l = 0; total >= 0 && !*declined && l < page->lines;) {
+        if (page->line_piece[l + 1] - page->line_piece[l] < 2) { l++; continue; }
+        Py_ssize_t first = l;
+        while (l + 1 < page->lines && joined(page, l, max_row_gap)) l++;
+        Py_ssize_t end = ++l;
+        if (end - first < min_rows) continue;
+        Py_ssize_t kept = run_grid(&r, page, first, end, limits, work, grids, out_cells + 5 * total, out_glyphs, declined);
+        total = kept < 0 ? -1 : total + kept;
+        grids += kept > 0;
+    }
+    run_free(&r, work);
+    return total;
+}
+
+/* aligned_grids(origin, own_end, height, texts, glyphs, piece_start,
+ * piece_end, piece_x0, piece_x1, line_piece, line_y, line_height, min_rows,
+ * max_row_gap, max_words, two_column_max_words, out_cells, out_glyphs)
+ * -> cells, or None.
+ *
+ * gridfind.aligned_grids over the page's text lines (gridfind._TextLines:
+ * `glyphs` in line order, each piece a run of it, each line a run of
+ * pieces) and the glyph table's origin, own_end, height and text column
+ * (`texts`, any sequence): its runs of lines, and of each run
+ * (gridfind._aligned_cells) the pieces' columns, a row's pieces in one
+ * column one cell, the cells of a row in the order it first reaches them,
+ * each cell's words (grids_word_counts' rule), the columns kept and the two
+ * tests on them. Out: per kept cell, grid after grid and in cell order, its
+ * grid (0, 1, ...), row, column less the first kept one, and the start and
+ * end of its glyphs in out_glyphs (5 items each; out_cells holds 5 x the
+ * pieces, out_glyphs the glyphs). None when a value is not finite, a piece
+ * is empty or a text is no str: the reference reads the page. */
+static PyObject *grids_aligned_grids(PyObject *mod, PyObject *args) {
+    (void)mod;
+    PyObject *objs[13];
+    Page page;
+    Py_ssize_t min_rows;
+    double max_row_gap, limits[2];
+    if (!PyArg_ParseTuple(args, "OOOOOOOOOOOOndddOO", &objs[0], &objs[1], &objs[2], &page.texts, &objs[3], &objs[4],
+                          &objs[5], &objs[6], &objs[7], &objs[8], &objs[9], &objs[10], &min_rows, &max_row_gap,
+                          &limits[0], &limits[1], &objs[11], &objs[12]))
+        return NULL;
+    static const char *fmts[13] = {"d", "d", "d", "l", "l", "l", "d", "d", "l", "d", "d", "l", "l"};
+    static const char *names[13] = {"origin", "own_end", "height", "glyphs", "piece_start", "piece_end", "piece_x0",
+                                    "piece_x1", "line_piece", "line_y", "line_height", "out_cells", "out_glyphs"};
+    View v[13];
+    memset(v, 0, sizeof v);
+    PyObject *result = NULL;
+    for (int i = 0; i < 13; i++)
+        if (get_view(objs[i], &v[i], fmts[i], 8, i >= 11, names[i]) < 0) goto done;
+    page.rows = v[2].view.len / 8; page.n = v[3].view.len / 8; page.pieces = v[4].view.len / 8;
+    page.lines = v[8].view.len / 8 - 1;
+    if (v[0].view.len / 8 != 2 * page.rows || v[1].view.len / 8 != 2 * page.rows || v[5].view.len / 8 != page.pieces ||
+        v[6].view.len / 8 != page.pieces || v[7].view.len / 8 != page.pieces || page.lines < 0 ||
+        v[9].view.len / 8 != page.lines || v[10].view.len / 8 != page.lines || v[11].view.len / 8 != 5 * page.pieces ||
+        v[12].view.len / 8 != page.n) {
+        PyErr_SetString(PyExc_ValueError, "aligned_grids: mismatched lengths");
+        goto done;
+    }
+    page.origin = v[0].view.buf; page.own_end = v[1].view.buf; page.height = v[2].view.buf;
+    page.glyphs = v[3].view.buf; page.piece_start = v[4].view.buf; page.piece_end = v[5].view.buf;
+    page.x0 = v[6].view.buf; page.x1 = v[7].view.buf; page.line_piece = v[8].view.buf;
+    page.y = v[9].view.buf; page.line_height = v[10].view.buf;
+    if (page_check(&page) < 0) goto done;
+    int declined = 0;
+    Py_ssize_t cells = page_grids(&page, min_rows, max_row_gap, limits, v[11].view.buf, v[12].view.buf, &declined);
+    if (cells < 0) goto done;
+    result = declined ? Py_None : PyLong_FromSsize_t(cells);
+    if (declined) Py_INCREF(result);
+done:
+    for (int i = 0; i < 13; i++) release(&v[i]);
     return result;
 }
 
@@ -677,6 +1036,7 @@ static PyMethodDef module_methods[] = {
     {"merge_collinear", (PyCFunction)grids_merge_collinear, METH_VARARGS, "Touching rules on one line joined."},
     {"rule_components", (PyCFunction)grids_rule_components, METH_VARARGS, "Connected sets of crossing rules."},
     {"word_counts", (PyCFunction)grids_word_counts, METH_VARARGS, "Words of each cell of a grid."},
+    {"aligned_grids", (PyCFunction)grids_aligned_grids, METH_VARARGS, "Grids of runs of aligned text lines."},
     {"rules", (PyCFunction)grids_rules, METH_VARARGS, "Horizontal and vertical rules of the path table."},
     {"band_glyphs", (PyCFunction)grids_band_glyphs, METH_VARARGS, "Glyphs in the top or bottom band of an upright page."},
     {"band_segments", (PyCFunction)grids_band_segments, METH_VARARGS, "Segment starts and spaces of band lines."},

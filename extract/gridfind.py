@@ -456,10 +456,9 @@ def _word_counts(table: GlyphTable, glyphs: np.ndarray, starts: np.ndarray) -> n
     grids = compiled_grids()
     if grids is not None:  # the same sort and rule, compiled (extract/_grids.c)
         words = np.empty(len(starts), dtype=np.int64)
-        texts = table.text[glyphs].tolist()
         done = grids.word_counts(
             np.ascontiguousarray(table.origin), np.ascontiguousarray(table.own_end), np.ascontiguousarray(table.height),
-            texts, np.ascontiguousarray(glyphs, dtype=np.int64), np.ascontiguousarray(starts, dtype=np.int64), words,
+            table.text, np.ascontiguousarray(glyphs, dtype=np.int64), np.ascontiguousarray(starts, dtype=np.int64), words,
         )  # fmt: skip
         if done is not None:
             return words
@@ -480,6 +479,11 @@ def aligned_grids(table: GlyphTable, glyphs: np.ndarray) -> list[list[_Cell]]:
     several = np.diff(lines.line_piece) >= 2
     if not len(several):
         return []
+    kernels = compiled_grids()
+    if kernels is not None:  # the same runs and cells, compiled (extract/_grids.c)
+        found = _compiled_aligned_grids(kernels, table, lines)
+        if found is not None:
+            return found
     # A line joins the next one's run when both have several pieces and
     # they sit at most TABLE_MAX_ROW_GAP heights apart.
     joins = several[:-1] & several[1:] & (lines.y[:-1] - lines.y[1:] <= TABLE_MAX_ROW_GAP * lines.height[:-1])
@@ -492,6 +496,31 @@ def aligned_grids(table: GlyphTable, glyphs: np.ndarray) -> list[list[_Cell]]:
             if cells:
                 grids.append(cells)
     return grids
+
+
+def _compiled_aligned_grids(grids: ModuleType, table: GlyphTable, lines: _TextLines) -> list[list[_Cell]] | None:
+    """``aligned_grids`` of the page's `lines` by extract/_grids.c's
+    aligned_grids (the same runs, and of each the same columns, cells, word
+    counts and tests as _aligned_cells); None when it declines (a value not
+    finite, a text that is no str)."""
+    cells = np.empty((len(lines.piece_start), 5), dtype=np.int64)
+    glyphs = np.empty(len(lines.glyphs), dtype=np.int64)
+    count = grids.aligned_grids(
+        np.ascontiguousarray(table.origin), np.ascontiguousarray(table.own_end), np.ascontiguousarray(table.height),
+        table.text, *(np.ascontiguousarray(c, dtype=np.int64) for c in (lines.glyphs, lines.piece_start, lines.piece_end)),
+        *(np.ascontiguousarray(c, dtype=np.float64) for c in (lines.x0, lines.x1)),
+        np.ascontiguousarray(lines.line_piece, dtype=np.int64),
+        *(np.ascontiguousarray(c, dtype=np.float64) for c in (lines.y, lines.height)),
+        TABLE_MIN_ROWS, TABLE_MAX_ROW_GAP, TABLE_MAX_CELL_WORDS, TWO_COLUMN_MAX_CELL_WORDS, cells, glyphs,
+    )  # fmt: skip
+    if count is None:
+        return None
+    found: list[list[_Cell]] = []
+    for grid, row, col, start, end in cells[:count].tolist():
+        if grid == len(found):
+            found.append([])
+        found[grid].append(_Cell(row, col, 1, 1, glyphs[start:end]))
+    return found
 
 
 def _columns(x0: np.ndarray, x1: np.ndarray) -> np.ndarray:

@@ -2,7 +2,8 @@
 references in extract/gridfind.py (RAGPREP_PURE selects the reference).
 
 Each kernel must give exactly what its reference gives: the text lines and
-their pieces (``_lines``), rules joined along their line (``_merge_collinear``),
+their pieces (``_lines``), the grids of runs of aligned lines
+(``aligned_grids``: pages of table rows, prose columns and blank glyphs), rules joined along their line (``_merge_collinear``),
 the sets of crossing rules (``_rule_components``), and so every table
 ``detect_tables`` finds; and the running heads' band lines
 (``running.band_lines``: its glyphs, segments and keys). Inputs: pages of random glyphs and rules with many
@@ -382,3 +383,121 @@ def test_every_corpus_page_finds_the_same_band_lines_on_both_paths(corpus, monke
         box = glyphs.visible_box or (0.0, 0.0, 612.0, 792.0)
         compiled, pure = both(monkeypatch, lambda: running.band_lines(glyphs.table, box, doc.config))  # noqa: B023
         assert_same_band_lines(compiled, pure, where)
+
+
+# --------------------------------------------------------------------------- aligned grids
+
+
+def table_page(rng: np.random.Generator, n_rows: int, painted: str) -> GlyphTable:
+    """Rows of cells in 2-6 columns (some cells missing, an edge column of
+    long prose now and then, rows now and then too far apart to stay one
+    run), words of 5-pt glyphs, a few blank glyphs and a few boxes reaching
+    far left of their origin (a piece then starts left of the one before
+    it); painted in reading order, backwards or shuffled."""
+    n_cols = int(rng.integers(2, 7))
+    prose = {0: rng.random() < 0.3, n_cols - 1: rng.random() < 0.3}
+    blanks = float(rng.choice([0.0, 0.03, 0.3]))  # blank glyphs start words: many of them make long cells
+    rows: list[tuple[str, tuple[float, float, float, float]]] = []
+    y = 700.0
+    for _ in range(n_rows):
+        y -= 12.0 if rng.random() < 0.9 else 40.0
+        x = 20.0
+        for col in range(n_cols):
+            if rng.random() < 0.85:
+                at = x
+                for _ in range(int(rng.integers(6, 14)) if prose.get(col) else int(rng.integers(1, 5))):
+                    for _ in range(int(rng.integers(1, 6))):
+                        text = " " if rng.random() < blanks else "a"
+                        left = at - 30.0 if rng.random() < 0.02 else at
+                        rows.append((text, (at, y + float(rng.choice([0.0, 0.0, 0.4])), left + 5.0, y + 10.0)))
+                        at += 5.0
+                    at += float(rng.choice([1.0, 3.0, 4.0]))
+            x += float(rng.choice([60.0, 90.0, 140.0]))
+    order = np.arange(len(rows))
+    if painted == "backwards":
+        order = order[::-1]
+    elif painted == "shuffled":
+        order = rng.permutation(len(rows))
+    texts, boxes = [rows[i][0] for i in order], [rows[i][1] for i in order]
+    return GlyphTable.empty().with_text_rows(texts, boxes, [-1] * len(texts), [0] * len(texts))
+
+
+def assert_same_grids(compiled: list, pure: list, where: str = "") -> None:
+    assert [[cell[:4] for cell in grid] for grid in compiled] == [[cell[:4] for cell in grid] for grid in pure], where
+    for a, b in zip(compiled, pure, strict=True):
+        for x, y in zip(a, b, strict=True):
+            assert x.glyphs.dtype == y.glyphs.dtype and np.array_equal(x.glyphs, y.glyphs), where
+
+
+@pytest.mark.parametrize("painted", ["reading order", "backwards", "shuffled"])
+@pytest.mark.parametrize("seed", range(12))
+def test_aligned_grids_equal_the_reference(monkeypatch, painted, seed):
+    rng = np.random.default_rng(seed)
+    for n_rows in (0, 2, 3, 4, 9, 30):
+        table = table_page(rng, n_rows, painted)
+        glyphs = np.arange(len(table), dtype=np.int64)
+        compiled, pure = both(monkeypatch, lambda: gridfind.aligned_grids(table, glyphs))  # noqa: B023
+        assert_same_grids(compiled, pure, f"rows={n_rows}")
+
+
+def test_aligned_grids_kernel_judges_the_runs_itself():
+    """The kernel reads the pages above (it declines none of them to the
+    reference): pages where a run makes a grid, and pages whose runs it rejects."""
+    rng = np.random.default_rng(3)
+    answers = set()
+    for _ in range(30):
+        table = table_page(rng, 5, "shuffled")
+        lines = gridfind._lines(table, np.arange(len(table), dtype=np.int64))
+        found = gridfind._compiled_aligned_grids(compiled_grids(), table, lines)
+        assert found is not None
+        has_run = bool((np.diff(lines.line_piece) >= 2).sum() >= gridfind.TABLE_MIN_ROWS)
+        answers.add((has_run, bool(found)))
+    assert {(True, True), (True, False)} <= answers
+
+
+def grid_page(seed: int) -> GlyphTable:
+    """The first page of table_page's draws from `seed` where a grid is found."""
+    rng = np.random.default_rng(seed)
+    while True:
+        table = table_page(rng, 6, "reading order")
+        if gridfind.aligned_grids(table, np.arange(len(table), dtype=np.int64)):
+            return table
+
+
+def test_aligned_grids_decline_texts_that_are_no_str_and_values_not_finite(monkeypatch):
+    table = grid_page(5)
+    glyphs = np.arange(len(table), dtype=np.int64)
+    lines = gridfind._lines(table, glyphs)
+    assert gridfind._compiled_aligned_grids(compiled_grids(), table, lines)
+    texts = table.text.copy()
+    texts[lines.glyphs[1]] = None
+    no_str = GlyphTable(**{**table.__dict__, "text": texts})
+    assert gridfind._compiled_aligned_grids(compiled_grids(), no_str, lines) is None
+    for bad in (np.nan, np.inf):
+        own_end = table.own_end.copy()
+        own_end[lines.glyphs[2], 0] = bad
+        odd = GlyphTable(**{**table.__dict__, "own_end": own_end})
+        assert gridfind._compiled_aligned_grids(compiled_grids(), odd, lines) is None
+        compiled, pure = both(monkeypatch, lambda: gridfind.aligned_grids(odd, glyphs))  # noqa: B023
+        assert_same_grids(compiled, pure)
+
+
+def test_aligned_grids_check_their_buffers():
+    table = grid_page(6)
+    lines = gridfind._lines(table, np.arange(len(table), dtype=np.int64))
+    n_pieces, n = len(lines.piece_start), len(lines.glyphs)
+
+    def kernel(glyphs: np.ndarray, line_piece: np.ndarray, cells: int = 5 * n_pieces) -> Any:
+        return compiled_grids().aligned_grids(
+            table.origin, table.own_end, table.height, table.text, glyphs, lines.piece_start, lines.piece_end,
+            lines.x0, lines.x1, line_piece, lines.y, lines.height, 3, 2.6, 5.0, 3.0,
+            np.empty(cells, dtype=np.int64), np.empty(n, dtype=np.int64),
+        )  # fmt: skip
+
+    assert kernel(lines.glyphs, lines.line_piece)
+    with pytest.raises(IndexError):
+        kernel(np.full(n, len(table)), lines.line_piece)
+    with pytest.raises(ValueError):
+        kernel(lines.glyphs, np.concatenate([[0], lines.line_piece[2:], lines.line_piece[1:2]]))
+    with pytest.raises(ValueError):
+        kernel(lines.glyphs, lines.line_piece, cells=5 * n_pieces - 1)
