@@ -269,6 +269,8 @@ _SLOT = attrgetter("row", "col")
 
 def _header_rows(cells: Sequence[TableCell]) -> int:
     """Leading rows whose every cell present is a header cell."""
+    if not any(c.is_header for c in cells):
+        return 0  # a detected table's cells, mostly
     by_row: dict[int, list[TableCell]] = defaultdict(list)
     for c in cells:
         by_row[c.row].append(c)
@@ -307,6 +309,8 @@ def _labels(
             column_heads.append(c)
         if scope in ("Row", "Both"):
             row_heads.append(c)
+    if not column_heads and not row_heads and not slots:
+        return _relabelled(cells, [()] * len(cells))  # no head and no /Headers: no labels (a detected table)
     above = _HeadLabels(column_heads, _COLUMNS, _ROW)
     before = _HeadLabels(row_heads, _ROWS, _COL)
     labels = []

@@ -273,14 +273,18 @@ def test_a_page_whose_only_text_is_the_repeated_line_keeps_it():
         assert not masks[page.page].any()
 
 
-@pytest.mark.parametrize("seed", range(20))
+@pytest.mark.parametrize("seed", range(40))
 def test_leaves_text_is_any_unflagged_text_glyph_not_blank(seed):
     """leaves_text answers whether a text glyph (geometric.text_glyphs:
     visible, with text) not flagged running is more than white space: on
-    pages of hidden, empty, blank and inked glyphs, flagged at random."""
+    pages of hidden, empty, blank and inked glyphs, flagged at random; on
+    long pages inked glyphs are rare, so that the answer lies past the
+    first slices leaves_text looks at (or nowhere)."""
     rng = np.random.default_rng(seed)
-    n = int(rng.integers(0, 12))
-    texts = [str(t) for t in rng.choice(["a", " ", "", "\u00a0", " \t", "b c"], size=n)]
+    n = int(rng.integers(0, 12)) if seed < 10 else int(rng.integers(12, 400))
+    inked = 1 / 3 if seed < 10 else float(rng.choice([0.0, 0.002, 0.01]))
+    weights = [inked / 2, (1 - inked) / 4, (1 - inked) / 4, (1 - inked) / 4, (1 - inked) / 4, inked / 2]
+    texts = [str(t) for t in rng.choice(["a", " ", "", "\u00a0", " \t", "b c"], size=n, p=weights)]
     table = GlyphTable.empty().with_text_rows(texts, [(0.0, 0.0, 1.0, 1.0)] * n, [-1] * n, [0] * n)
     table = GlyphTable(**{**table.__dict__, "visible": rng.random(n) < 0.7})
     running = rng.random(n) < 0.5
