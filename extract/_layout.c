@@ -1263,6 +1263,61 @@ done:
     return result;
 }
 
+/* ---- pair_moves(origin, own_end, direction, height, prev, cur, line_break_ratio, same_direction)
+ *      -> (line_break bool, across, gap, height) per pair ---------------------
+ * kernels.pair_moves (units.line_moves, units.reordered_moves): for each pair
+ * of glyph-table rows prev[k] -> cur[k], geometric.line_break_rule (the move
+ * across the previous direction, the larger height times the ratio, the
+ * turn), the gap along the previous direction from its own end, and the
+ * larger height: the formulas of core_pair_rules (_core.c), operation by
+ * operation, np.maximum's NaN included. */
+static PyObject *layout_pair_moves(PyObject *mod, PyObject *args) {
+    PyObject *o_obj, *e_obj, *d_obj, *h_obj, *p_obj, *c_obj;
+    double ratio, same_direction;
+    if (!PyArg_ParseTuple(args, "OOOOOOdd", &o_obj, &e_obj, &d_obj, &h_obj, &p_obj, &c_obj, &ratio, &same_direction))
+        return NULL;
+    View vo = {0}, ve = {0}, vd = {0}, vh = {0}, vp = {0}, vc = {0};
+    PyObject *brk = NULL, *acr = NULL, *gap = NULL, *hgt = NULL, *result = NULL;
+    if (get_view(o_obj, &vo, "d", 8, "origin") < 0 || get_view(e_obj, &ve, "d", 8, "own_end") < 0 ||
+        get_view(d_obj, &vd, "d", 8, "direction") < 0 || get_view(h_obj, &vh, "d", 8, "height") < 0 ||
+        get_view(p_obj, &vp, "l", 8, "prev") < 0 || get_view(c_obj, &vc, "l", 8, "cur") < 0)
+        goto done;
+    Py_ssize_t rows = vh.view.len / 8, n = vp.view.len / 8;
+    if (vo.view.len / 16 != rows || ve.view.len / 16 != rows || vd.view.len / 16 != rows ||
+        vo.view.len != ve.view.len || vo.view.len != vd.view.len) {
+        PyErr_SetString(PyExc_ValueError, "glyph columns differ in length");
+        goto done;
+    }
+    if (vc.view.len / 8 != n) { PyErr_SetString(PyExc_ValueError, "prev and cur differ in length"); goto done; }
+    const int64_t *P = vp.view.buf, *C = vc.view.buf;
+    if (check_ids(P, n, rows, "prev") < 0 || check_ids(C, n, rows, "cur") < 0) goto done;
+    brk = PyByteArray_FromStringAndSize(NULL, n);
+    acr = PyByteArray_FromStringAndSize(NULL, n * 8);
+    gap = PyByteArray_FromStringAndSize(NULL, n * 8);
+    hgt = PyByteArray_FromStringAndSize(NULL, n * 8);
+    if (!brk || !acr || !gap || !hgt) goto done;
+    const double *O = vo.view.buf, *E = ve.view.buf, *D = vd.view.buf, *H = vh.view.buf;
+    char *B = PyByteArray_AS_STRING(brk);
+    double *A = (double *)PyByteArray_AS_STRING(acr), *G = (double *)PyByteArray_AS_STRING(gap);
+    double *M = (double *)PyByteArray_AS_STRING(hgt);
+    for (Py_ssize_t k = 0; k < n; k++) {
+        Py_ssize_t p = (Py_ssize_t)P[k], c = (Py_ssize_t)C[k];
+        double dx = D[2 * p], dy = D[2 * p + 1];
+        double across = (O[2 * c] - O[2 * p]) * -dy + (O[2 * c + 1] - O[2 * p + 1]) * dx;
+        double larger = np_max(H[p], H[c]);
+        int turned = dx * D[2 * c] + dy * D[2 * c + 1] < same_direction;
+        B[k] = (char)(fabs(across) > ratio * larger || turned);
+        A[k] = across;
+        G[k] = (O[2 * c] - E[2 * p]) * dx + (O[2 * c + 1] - E[2 * p + 1]) * dy;
+        M[k] = larger;
+    }
+    result = Py_BuildValue("(OOOO)", brk, acr, gap, hgt);
+done:
+    Py_XDECREF(brk); Py_XDECREF(acr); Py_XDECREF(gap); Py_XDECREF(hgt);
+    release(&vo); release(&ve); release(&vd); release(&vh); release(&vp); release(&vc);
+    return result;
+}
+
 /* ---- emit(ids, lengths, start, end) -> (positions, new_leaf) ---------------
  * kernels.emit_leaves (leaves.emit): the leaves (runs of `lengths` of the
  * units `ids`, concatenated in reading order) as stream positions of their
@@ -1841,6 +1896,7 @@ static PyMethodDef module_methods[] = {
     {"backward_units", (PyCFunction)layout_backward_units, METH_VARARGS, "Per unit, is it painted backwards along its line."},
     {"marks_beside", (PyCFunction)layout_marks_beside, METH_VARARGS, "Per small unit, the first line it is a mark beside."},
     {"blank_edges", (PyCFunction)layout_blank_edges, METH_VARARGS, "Blanks leading or trailing each unit."},
+    {"pair_moves", (PyCFunction)layout_pair_moves, METH_VARARGS, "The line rule, gap and larger height of glyph pairs."},
     {"emit", (PyCFunction)layout_emit, METH_VARARGS, "Leaves of units as stream positions, and where each leaf starts."},
     {"wrap_measures", (PyCFunction)layout_wrap_measures, METH_VARARGS, "What the wrap test of a group of lines counts."},
     {"out_of_turn", (PyCFunction)layout_out_of_turn, METH_VARARGS, "Per block, is it painted out of order or in turn with another beside it."},

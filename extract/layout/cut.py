@@ -418,8 +418,11 @@ def _tables_joined(page: Page, groups: list[np.ndarray]) -> list[np.ndarray]:
     joined = [groups[0]]
     for group in groups[1:]:
         last = joined[-1]
-        table = shared_rows(page, last, group) > ALIGNED * min(len(last), len(group)) and not staggered(page, last, group)
-        if table and not (_running_text(page, last) or _running_text(page, group)):
+        # Running text is asked first: kept per group, it spares most pairs
+        # the measure of their shared rows (the same answer, in another order).
+        prose = _running_text(page, last) or _running_text(page, group)
+        table = not prose and shared_rows(page, last, group) > ALIGNED * min(len(last), len(group))
+        if table and not staggered(page, last, group):
             joined[-1] = np.concatenate([last, group])
         else:
             joined.append(group)

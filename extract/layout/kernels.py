@@ -21,9 +21,34 @@ from types import ModuleType
 
 import numpy as np
 
+from ragprep.extract.config import ExtractConfig
+from ragprep.extract.geometric import SAME_DIRECTION, line_break_rule
+from ragprep.extract.glyphs import GlyphTable, rows_at
+
 
 def _ids(ids: np.ndarray) -> np.ndarray:
     return np.ascontiguousarray(ids, dtype=np.int64)
+
+
+def pair_moves(
+    lib: ModuleType | None, table: GlyphTable, prev: np.ndarray, cur: np.ndarray, config: ExtractConfig
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Per pair of glyph-table rows prev[k] -> cur[k]: geometric.line_break_rule's
+    line break and move across (the one line rule, join()'s too), the gap
+    along the line from the first glyph's own end to the second's origin,
+    and the larger height of the two (units.Moves). Every page measures
+    its stream's pairs, and the pairs a reordering brings together."""
+    if lib is not None:
+        columns = (table.origin, table.own_end, table.direction, table.height)
+        found = lib.pair_moves(*map(np.ascontiguousarray, columns), _ids(prev), _ids(cur), config.line_break_ratio, SAME_DIRECTION)
+        return np.frombuffer(found[0], dtype=bool), *(np.frombuffer(v) for v in found[1:])  # type: ignore[return-value]
+    direction, next_origin = rows_at(table.direction, prev), rows_at(table.origin, cur)
+    height, next_height = table.height[prev], table.height[cur]
+    line_break, across, _ = line_break_rule(
+        direction, rows_at(table.direction, cur), rows_at(table.origin, prev), next_origin, height, next_height, config
+    )
+    gap = np.einsum("ij,ij->i", next_origin - rows_at(table.own_end, prev), direction)
+    return line_break, across, gap, np.maximum(height, next_height)
 
 
 def rows_top_down(

@@ -708,7 +708,9 @@ def _order_runs(page: Page, runs: list[np.ndarray]) -> list[np.ndarray] | None:
     # A row's pieces stand where the row stands: under what is stacked over
     # any of them, over what is stacked under any (an equation's number, a
     # contents line's page, beside no line of the text themselves).
-    rows = (mates.astype(np.int64) @ stacked.astype(np.int64) @ mates.astype(np.int64) > 0) & other
+    # (Boolean products: a path through mates, as a count > 0 of the integer
+    # products was, at a tenth of their cost on leaves of hundreds of runs.)
+    rows = (mates @ stacked @ mates) & other
     along = mates & apart & leftward
     for before in (rows | columns | along, stacked | columns, stacked):
         order = kahn(page.lib, _with_bands(page, runs, before, above, other))
@@ -720,8 +722,19 @@ def _order_runs(page: Page, runs: list[np.ndarray]) -> list[np.ndarray] | None:
 def _row_mates(page: Page, runs: list[np.ndarray]) -> np.ndarray:
     """Per pair of runs: are both one row each, on the same baseline (each
     run is its own mate)?"""
-    single = np.array([_distinct_rows(page, r) == 1 for r in runs])
-    base = np.array([float(baseline(page, r).mean()) for r in runs])
+    # All runs' baselines at once: sorted within each run, a run is one row
+    # where no step between its sorted baselines is a row's (_distinct_rows).
+    lengths = np.array([len(r) for r in runs], dtype=np.int64)
+    owner = np.repeat(np.arange(len(runs), dtype=np.int64), lengths)
+    lines = baseline(page, np.concatenate(runs))
+    by_run = np.lexsort((lines, owner))
+    steps = (np.diff(lines[by_run]) > SAME_BASELINE * page.body) & (np.diff(owner[by_run]) == 0)
+    single = np.bincount(owner[by_run][1:][steps], minlength=len(runs)) == 0
+    # Each run's mean baseline; a run of one line's is its line's.
+    bounds = np.concatenate([[0], np.cumsum(lengths)])
+    base = lines[bounds[:-1]]
+    for k in np.flatnonzero(lengths > 1).tolist():
+        base[k] = lines[bounds[k] : bounds[k + 1]].mean()
     same = np.abs(base[:, None] - base[None, :]) <= SAME_BASELINE * page.body
     mates: np.ndarray = (same & single[:, None] & single[None, :]) | np.eye(len(runs), dtype=bool)
     return mates

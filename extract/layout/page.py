@@ -94,7 +94,7 @@ def _leaves(
     if len(stream) < 2 or (table.wmode.any() and (table.wmode[stream] == 1).any()):
         return None
     glyphs = Gathered.of(table, stream)
-    moves = line_moves(table, stream, config, glyphs)
+    moves = line_moves(table, stream, config)
     page = Page(table, stream, glyphs, unit_starts(moves, glyphs, table.text[stream]))
     # A visit of the stream painted backwards along its line reads forwards.
     along = glyphs_along(page)

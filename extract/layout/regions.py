@@ -151,7 +151,17 @@ def holds_prose(page: Page, ids: np.ndarray) -> bool:
     holding a line that fills COLUMN_FILL of its width? A LaTeX column with
     a table of contents, displayed equations and lists fails is_text_column
     (too many rows of several pieces) but is read as a column all the same;
-    a table's columns of labels, numbers or short cells have no such lines."""
+    a table's columns of labels, numbers or short cells have no such lines.
+    Kept per group, as is_text_column, which is mostly asked beside it."""
+    key = ids.tobytes()
+    found = page.kept.prose.get(key)
+    if found is None:
+        found = page.kept.prose[key] = _holds_prose(page, ids)
+    return found
+
+
+def _holds_prose(page: Page, ids: np.ndarray) -> bool:
+    """holds_prose, uncached."""
     width = page.x1[ids].max() - page.x0[ids].min()
     if len(ids) < PROSE_LINES or width < COLUMN_WIDTH * page.body:
         return False
@@ -198,7 +208,18 @@ def staggered(page: Page, a: np.ndarray, b: np.ndarray) -> bool:
 
 def block_starts(page: Page, ids: np.ndarray) -> np.ndarray:
     """The lines of group `ids` that start a block: the top one, and each
-    one CELL_PADDING body heights or more below every line above it."""
+    one CELL_PADDING body heights or more below every line above it.
+    Kept per group (callers only read it): own_rows and the table test of
+    the cut ask it of the same groups."""
+    key = ids.tobytes()
+    found = page.kept.block_tops.get(key)
+    if found is None:
+        found = page.kept.block_tops[key] = _block_starts(page, ids)
+    return found
+
+
+def _block_starts(page: Page, ids: np.ndarray) -> np.ndarray:
+    """block_starts, uncached."""
     ids = ids[np.argsort(-page.y1[ids], kind="stable")]
     floor = np.minimum.accumulate(page.y0[ids])
     starts = np.concatenate([[True], floor[:-1] - page.y1[ids][1:] >= CELL_PADDING * page.body])
@@ -241,8 +262,18 @@ def baseline(page: Page, ids: np.ndarray) -> np.ndarray:
 def shared_rows(page: Page, a: np.ndarray, b: np.ndarray) -> int:
     """How many lines of the group with fewer lines (`a` or `b`) lie on the
     baseline of a line of the other, within SAME_BASELINE body heights: a
-    table's columns share their rows, columns set on their own do not."""
-    return SharedBaselines(page, [a, b]).shared(0, 1)
+    table's columns share their rows, columns set on their own do not.
+    Kept per pair of groups: the cut's table test, own_rows and staggered
+    ask it of the same pairs."""
+    key = (a.tobytes(), b.tobytes())
+    found = page.kept.shared.get(key)
+    if found is None:
+        # SharedBaselines(page, [a, b]).shared(0, 1), read off the two runs'
+        # counts directly: its lookup is made for many pairs at once.
+        pairs, counts = shared_baseline_counts(page.lib, page.y0, page.y1, [a, b], DESCENT, SAME_BASELINE * page.body)
+        short = 0 if len(a) <= len(b) else 1
+        found = page.kept.shared[key] = dict(zip(pairs.tolist(), counts.tolist(), strict=True)).get(short * 2 + 1 - short, 0)
+    return found
 
 
 class SharedBaselines:
@@ -295,7 +326,18 @@ def median(values: np.ndarray) -> float:
 def gap_bands(page: Page, ids: np.ndarray, starts: np.ndarray) -> list[np.ndarray] | None:
     """The region (units `ids` in rows starting at `starts`, see rows_of) cut
     into horizontal bands at full-width whitespace gaps of at least
-    SECTION_GAP body heights, top to bottom; None when it has none."""
+    SECTION_GAP body heights, top to bottom; None when it has none. Kept
+    per region (a fresh list each call: callers edit theirs), as rows_of:
+    a column is cut by its parent and by itself."""
+    key = (ids.tobytes(), starts.tobytes())
+    if key not in page.kept.gaps:
+        page.kept.gaps[key] = _gap_bands(page, ids, starts)
+    found = page.kept.gaps[key]
+    return None if found is None else list(found)
+
+
+def _gap_bands(page: Page, ids: np.ndarray, starts: np.ndarray) -> list[np.ndarray] | None:
+    """gap_bands, uncached."""
     if len(starts) < 2:
         return None
     floor = np.minimum.accumulate(page.y0[ids])

@@ -24,15 +24,15 @@ Per-glyph work is column-wise numpy, done once per page.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
 from ragprep.extract.bidi import is_rtl
 from ragprep.extract.config import ExtractConfig
-from ragprep.extract.geometric import SAME_DIRECTION, line_break_rule, most_common, reading_direction, unit_breaks
+from ragprep.extract.geometric import SAME_DIRECTION, most_common, reading_direction, unit_breaks
 from ragprep.extract.glyphs import GlyphTable, rows_at
-from ragprep.extract.layout.kernels import blank_edges, letter_counts, nearest_under, text_classes
+from ragprep.extract.layout.kernels import blank_edges, letter_counts, nearest_under, pair_moves, text_classes
 from ragprep.extract.native import compiled_layout
 from ragprep.extract.layout.params import (
     BLANK_GAP,
@@ -93,37 +93,11 @@ class Gathered:
         return cls(rows_at(table.direction, order), rows_at(table.origin, order), rows_at(table.own_end, order), table.height[order])
 
 
-def line_moves(
-    table: GlyphTable, order: np.ndarray, config: ExtractConfig, glyphs: Gathered | None = None
-) -> Moves:
+def line_moves(table: GlyphTable, order: np.ndarray, config: ExtractConfig) -> Moves:
+    """The moves between consecutive glyphs of `order` (kernels.pair_moves)."""
     line_break = np.zeros(len(order), dtype=bool)
-    # Gathered once, paired as views: the gathers are most of the cost.
-    glyphs = glyphs or Gathered.of(table, order)
-    direction, origin, height = glyphs.direction, glyphs.origin, glyphs.height
-    line_break[1:], across, gap, height_max = _pair_moves(
-        direction[:-1], direction[1:], origin[:-1], origin[1:], glyphs.own_end[:-1],
-        height[:-1], height[1:], config,
-    )  # fmt: skip
+    line_break[1:], across, gap, height_max = pair_moves(compiled_layout(), table, order[:-1], order[1:], config)
     return Moves(line_break, across, gap, height_max)
-
-
-def _pair_moves(
-    direction: np.ndarray,
-    next_direction: np.ndarray,
-    origin: np.ndarray,
-    next_origin: np.ndarray,
-    own_end: np.ndarray,
-    height: np.ndarray,
-    next_height: np.ndarray,
-    config: ExtractConfig,
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """geometric.line_break_rule for pairs of a glyph and the next one, with
-    the gap along the line (from the glyph's own end) and the larger height."""
-    line_break, across, _ = line_break_rule(
-        direction, next_direction, origin, next_origin, height, next_height, config
-    )
-    gap = np.einsum("ij,ij->i", next_origin - own_end, direction)
-    return line_break, across, gap, np.maximum(height, next_height)
 
 
 def reordered_moves(
@@ -147,14 +121,23 @@ def reordered_moves(
     )
     if len(fresh):
         prev, cur = stream[positions[fresh]], stream[positions[fresh + 1]]
-        measured = _pair_moves(
-            rows_at(table.direction, prev), rows_at(table.direction, cur), rows_at(table.origin, prev),
-            rows_at(table.origin, cur), rows_at(table.own_end, prev), table.height[prev], table.height[cur], config,
-        )  # fmt: skip
+        measured = pair_moves(compiled_layout(), table, prev, cur, config)
         for column, values in zip((breaks, across, gap, height), measured, strict=True):
             column[fresh] = values
     line_break[1:] = breaks
     return Moves(line_break, across, gap, height)
+
+
+@dataclass(frozen=True)
+class Kept:
+    """What regions.py measures of a group, kept per page as Page.rows and
+    Page.text_columns are: the cut, the leaves and the tie-breaks ask it
+    of the same groups."""
+
+    prose: dict[bytes, bool] = field(default_factory=dict)  # see regions.holds_prose
+    gaps: dict[tuple[bytes, bytes], list[np.ndarray] | None] = field(default_factory=dict)  # regions.gap_bands
+    block_tops: dict[bytes, np.ndarray] = field(default_factory=dict)  # see regions.block_starts
+    shared: dict[tuple[bytes, bytes], int] = field(default_factory=dict)  # see regions.shared_rows
 
 
 class Page:
@@ -217,6 +200,7 @@ class Page:
         self.text_columns: dict[bytes, bool] = {}  # see is_text_column
         self.reads: dict[bytes, tuple[list[np.ndarray], bool]] = {}  # see read_region
         self.continued: set[bytes] = set()  # regions a ragged column end joined (_ragged_ends)
+        self.kept = Kept()  # more of regions.py's measures, per group
         self._nearest: dict[bytes, tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = {}
 
     def letter_share(self, ids: np.ndarray) -> float:

@@ -393,6 +393,34 @@ def test_text_classes_and_letter_counts_agree():
             _both(kernels.letter_counts, start, end, ids, classes, sample)
 
 
+def test_pair_moves_agree():
+    # A real page's glyph table with its geometry replaced: origins and ends
+    # on a coarse grid (moves of zero, ties of the two heights), directions
+    # upright, turned, reversed and a few degrees off, heights of zero and NaN.
+    table = _tables(SAMPLES[0])[0]
+    n = len(table)
+    for seed in range(20):
+        rng = np.random.default_rng(seed)
+        origin = rng.integers(0, 40, (n, 2)) * 1.5
+        angle = np.radians(rng.choice([0.0, 0.0, 90.0, 180.0, 3.0, 45.0], n))
+        height = rng.integers(0, 10, n) * 1.0
+        height[rng.random(n) < 0.05] = np.nan
+        odd = GlyphTable(**{
+            **table.__dict__, "origin": origin, "own_end": origin + rng.integers(-2, 8, (n, 2)) * 0.75,
+            "direction": np.column_stack([np.cos(angle), np.sin(angle)]), "height": height,
+        })  # fmt: skip
+        prev, cur = rng.integers(0, n, 3 * n), rng.integers(0, n, 3 * n)
+        _both(kernels.pair_moves, odd, prev, cur, CONFIG)
+    _both(kernels.pair_moves, table, np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64), CONFIG)
+    two, y = np.zeros((3, 2)), np.zeros(3)
+    with pytest.raises(IndexError):
+        LIB.pair_moves(two, two, two, y, np.array([0, 3], dtype=np.int64), np.array([0, 1], dtype=np.int64), 0.5, 0.9)
+    with pytest.raises(ValueError, match="differ in length"):
+        LIB.pair_moves(two, two, two, y, np.array([0, 1], dtype=np.int64), np.array([0], dtype=np.int64), 0.5, 0.9)
+    with pytest.raises(ValueError, match="differ in length"):
+        LIB.pair_moves(two, np.zeros((2, 2)), two, y, np.array([0], dtype=np.int64), np.array([1], dtype=np.int64), 0.5, 0.9)
+
+
 def test_rows_at_gathers_as_indexing_does():
     # The glyph table's columns of one, two and three dimensions, gathered
     # in any order, repeated, from the end, or not at all.
