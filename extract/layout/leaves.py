@@ -21,7 +21,9 @@ them in this sequence:
    (``stacked_blocks``, ``_paragraphs_and_lines``), and what nothing else
    orders reads top first, then along the line (``_top_first``). A box
    beside a text column on a leading of its own (an infobox) is one run,
-   read by its rows (``_sidebars``).
+   read by its rows (``_sidebars``); where the stream is no witness, the
+   whole box is a float that reads before the line it is set level with
+   (``_sidebar_box``, ``_floats_first``).
 
 A leaf whose stream runs down it in one run reads as painted: that is the
 top-to-bottom order already. A stream that reads down the leaf keeps its
@@ -93,10 +95,9 @@ def leaf_order(page: Page, ids: np.ndarray) -> np.ndarray:
     runs = _paint_runs(page, ids)
     if len(runs) == 1:
         return ids
-    sidebars = _sidebars(page, ids)
     if reads_down(page, ids) and not _column_grid(page, runs):
         runs = _lines_in_turn(page, _passes_in_turn(page, ids, runs))
-        return np.concatenate(_stacked_in_place(page, _cells_together(page, ids, runs, sidebars)))
+        return np.concatenate(_stacked_in_place(page, _cells_together(page, ids, runs, _sidebars(page, ids))))
     if not is_text_column(page, ids) and not _has_prose(page, ids) and len(_merge_grids(page, runs)) == len(runs):
         # No text flow and no grid (a figure's labels): nothing for geometry
         # to follow, and the stream's order is the author's; but lines
@@ -110,10 +111,11 @@ def leaf_order(page: Page, ids: np.ndarray) -> np.ndarray:
         # A stream that paints the leaf in pieces of a line or two is no
         # witness of its blocks either: its runs are chance neighbours.
         runs = _paragraphs_and_lines(page, stacked_blocks(page, ids))
-    runs = _merge_grids(page, _merge_interleaved(page, _read_whole(runs, sidebars)))
+    box = _sidebar_box(page, ids)
+    runs = _merge_grids(page, _merge_interleaved(page, _read_whole(runs, box)))
     if scattered:
-        runs = _top_first(page, runs)
-    ordered = _order_runs(page, _merge_interleaved(page, runs))
+        runs = _floats_first(page, _top_first(page, runs), box)
+    ordered = _order_runs(page, _merge_interleaved(page, runs), box)
     return _grid_rows(page, ids) if ordered is None else np.concatenate(ordered)
 
 
@@ -193,8 +195,14 @@ def _sidebars(page: Page, ids: np.ndarray) -> list[np.ndarray]:
     another) by its rows (_grid_rows): a stream that paints the box in
     turn with the text is no witness of the order inside it. Fixture:
     test_infobox_beside_text_painted_in_turn_with_it_reads_whole."""
+    side = _sidebar_lines(page, ids)
+    return [] if side is None else [_grid_rows(page, block) for block in _blocks_down(page, side) if len(block) > 1]
+
+
+def _sidebar_lines(page: Page, ids: np.ndarray) -> np.ndarray | None:
+    """The lines of the sidebar of _sidebars in the leaf of lines `ids`, None where it has none."""
     if len(ids) < 4:
-        return []
+        return None
     ids = ids[np.argsort(page.x0[ids], kind="stable")]
     reach = np.maximum.accumulate(page.x1[ids])
     for cut in (np.flatnonzero(page.x0[ids][1:] - reach[:-1] >= page.gutter) + 1).tolist():
@@ -203,8 +211,20 @@ def _sidebars(page: Page, ids: np.ndarray) -> list[np.ndarray]:
             if len(side) < 2 or not wide or not is_text_column(page, text) or is_text_column(page, side):
                 continue
             if np.count_nonzero(_on_baselines(page, text, side)) <= ALIGNED * len(side):
-                return [_grid_rows(page, block) for block in _blocks_down(page, side) if len(block) > 1]
-    return []
+                return side
+    return None
+
+
+def _sidebar_box(page: Page, ids: np.ndarray) -> list[np.ndarray]:
+    """The sidebar of _sidebars in the leaf of lines `ids` as one run (none
+    where it has none): its blocks top to bottom, each by its rows, a block
+    of one line (a box's title over its picture) too. Where the stream is
+    no witness of the leaf's order, the box is one thing on the page, a
+    float: it reads whole and stands where _floats_first puts it."""
+    side = _sidebar_lines(page, ids)
+    if side is None:
+        return []
+    return [np.concatenate([_grid_rows(page, block) for block in _blocks_down(page, side)])]
 
 
 def _painted_in_turn_with(ids: np.ndarray, block: np.ndarray) -> bool:
@@ -381,6 +401,32 @@ def _top_first(page: Page, runs: list[np.ndarray]) -> list[np.ndarray]:
     on a right-to-left page)."""
     key = _top_first_keys(page, runs)
     return [runs[k] for k in np.lexsort((key[:, 1], key[:, 0])).tolist()]
+
+
+def _floats_first(page: Page, runs: list[np.ndarray], floats: list[np.ndarray]) -> list[np.ndarray]:
+    """`runs` (in _top_first's order) with each run that is one of `floats`
+    (a sidebar's box, _sidebar_box) moved right before the run holding the
+    highest line of the others whose box its top edge lies within, where
+    there is one: a box set level with a line of the text beside it is a
+    float set where that line starts, and reads before it (CSS 2.1 §9.5.1
+    rule 6: a float's top is never above the line box holding content that
+    precedes it; an infobox level with the lead paragraph's first line
+    comes before the lead). Fixture:
+    test_infobox_level_with_the_lead_reads_before_it_whatever_the_paint_order."""
+    boxes = {block.tobytes() for block in floats}
+    for block in floats:
+        at = next((k for k, run in enumerate(runs) if run.tobytes() == block.tobytes()), None)
+        if at is None:
+            continue
+        top = float(page.y1[block].max())
+        rest = [k for k, run in enumerate(runs) if run.tobytes() not in boxes]
+        level = [k for k in rest if bool(np.any((page.y0[runs[k]] <= top) & (page.y1[runs[k]] >= top)))]
+        if not level:
+            continue
+        target = min(level, key=lambda k: -float(page.y1[runs[k]].max()))
+        run = runs.pop(at)
+        runs.insert(target if target < at else target - 1, run)
+    return runs
 
 
 def _top_first_keys(page: Page, runs: list[np.ndarray]) -> np.ndarray:
@@ -672,7 +718,7 @@ def _merge_grids(page: Page, runs: list[np.ndarray]) -> list[np.ndarray]:
     return sorted(merged, key=lambda run: int(run.min()))
 
 
-def _order_runs(page: Page, runs: list[np.ndarray]) -> list[np.ndarray] | None:
+def _order_runs(page: Page, runs: list[np.ndarray], floats: tuple[np.ndarray, ...] | list[np.ndarray] = ()) -> list[np.ndarray] | None:
     """Runs in reading order, under these constraints, ties broken by paint
     order (Kahn's algorithm, the first painted of the runs free to go):
     - runs one above the other in one block (they overlap along the line)
@@ -685,8 +731,9 @@ def _order_runs(page: Page, runs: list[np.ndarray]) -> list[np.ndarray] | None:
       and stand where their row stands among the stacked runs;
     - a run above every other reads first, one below every other last.
     Runs apart that are not both so wide (a sidebar beside the text, a pull
-    quote, labels) have no constraint between them: the stream breaks the
-    tie. None when the constraints contradict one another. Fixtures:
+    quote, labels), and a run that is one of `floats` (a sidebar's box,
+    _sidebar_box, however wide: a box of facts, no text column), have no
+    constraint between them: the stream breaks the tie. None when the constraints contradict one another. Fixtures:
     test_sidebar_beside_the_text_keeps_its_place_in_the_stream,
     test_running_head_painted_last_reads_first,
     test_scrambled_twin_reads_as_its_original."""
@@ -697,7 +744,8 @@ def _order_runs(page: Page, runs: list[np.ndarray]) -> list[np.ndarray] | None:
     above, apart, _ = _boxes(page, box)
     other = ~np.eye(n, dtype=bool)
     x0, _, x1, _ = box
-    wide = x1 - x0 >= COLUMN_WIDTH * page.body
+    boxes = {block.tobytes() for block in floats}
+    wide = (x1 - x0 >= COLUMN_WIDTH * page.body) & np.array([run.tobytes() not in boxes for run in runs])
     leftward = (x1[None, :] <= x0[:, None] + ROW_OVERLAP * page.body) if page.rtl else (x1[:, None] <= x0[None, :] + ROW_OVERLAP * page.body)
     stacked = above & ~apart & other
     columns = apart & leftward & wide[:, None] & wide[None, :]

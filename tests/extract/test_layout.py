@@ -71,6 +71,19 @@ def scrambled(font: str, pieces: list[tuple[float, float, str, float]], order: s
     return " ".join(show(font, x, y, text, size) for x, y, text, size in pieces)
 
 
+def column_of_paragraphs(paragraphs: list[list[str]]) -> list[tuple[float, float, str, float]]:
+    """(x, y, text, size) of `paragraphs` set down a column from y 700 at x 72,
+    LEADING apart, with 8 more between paragraphs."""
+    pieces = []
+    y = 700.0
+    for paragraph in paragraphs:
+        for line in paragraph:
+            pieces.append((72.0, y, line, float(SIZE)))
+            y -= LEADING
+        y -= 8
+    return pieces
+
+
 def table_of(b: PdfBuilder, page: int = 1) -> GlyphTable:
     with open_document(b.to_bytes()) as doc:
         return doc.page_glyphs(page).table
@@ -951,18 +964,34 @@ def test_infobox_beside_text_painted_in_turn_with_it_reads_whole(order: str):
     b = PdfBuilder()
     f = b.add_standard_font("Helvetica", widths=True)
     paragraphs = [wrap(prose(f"p{k}x", 16), 250) for k in range(7)]
-    pieces: list[tuple[float, float, str, float]] = []
-    y = 700.0
-    for paragraph in paragraphs:
-        for line in paragraph:
-            pieces.append((72, y, line, SIZE))
-            y -= LEADING
-        y -= 8
+    pieces = column_of_paragraphs(paragraphs)
     for r in range(12):
         pieces += [(340, 712 - 16 * r, f"label{r}", 8), (400, 712 - 16 * r, f"value{r} unit", 8)]
     b.add_page(scrambled(f, pieces, order))
     rows = [f"label{r} value{r} unit" for r in range(12)]
     assert layout(b).joined.text == "\n".join([*rows, *(line for paragraph in paragraphs for line in paragraph)])
+
+
+@pytest.mark.parametrize("order", ["reversed", "shuffled"])
+def test_infobox_level_with_the_lead_reads_before_it_whatever_the_paint_order(order: str):
+    # leaves._floats_first: an infobox (a title over a picture's space, then
+    # labels and values on a leading of their own) beside a column of short
+    # paragraphs under the page's title, its top edge level with the lead
+    # paragraph's first line, a little lower. Painted in no order, the
+    # stream is no witness of where the box goes; a box set level with a
+    # line of the text is a float set where that line starts, and reads
+    # whole before the lead, not after the column as a column of its own.
+    b = PdfBuilder()
+    f = b.add_standard_font("Helvetica", widths=True)
+    paragraphs = [wrap(prose(f"p{k}x", 16), 250) for k in range(7)]
+    pieces = [(72.0, 740.0, "Title of the article", 20.0), *column_of_paragraphs(paragraphs)]
+    pieces.append((380, 698, "Infobox", 10))
+    for r in range(10):
+        pieces += [(340, 600 - 16 * r, f"label{r}", 8), (400, 600 - 16 * r, f"value{r} unit", 8)]
+    b.add_page(scrambled(f, pieces, order))
+    rows = [f"label{r} value{r} unit" for r in range(10)]
+    body = [line for paragraph in paragraphs for line in paragraph]
+    assert layout(b).joined.text == "\n".join(["Title of the article", "Infobox", *rows, *body])
 
 
 def test_wide_table_painted_column_by_column_reads_row_by_row():
