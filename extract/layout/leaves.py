@@ -49,6 +49,7 @@ from ragprep.extract.layout.params import (
     COLUMN_FILL,
     COLUMN_WIDTH,
     DESCENT,
+    FACT_ROWS,
     GRID_ROWS,
     MAX_CELL_LEAF,
     MAX_CELL_LINES,
@@ -97,7 +98,11 @@ def leaf_order(page: Page, ids: np.ndarray) -> np.ndarray:
         return ids
     if reads_down(page, ids) and not _column_grid(page, runs):
         runs = _lines_in_turn(page, _passes_in_turn(page, ids, runs))
-        return np.concatenate(_stacked_in_place(page, _cells_together(page, ids, runs, _sidebars(page, ids))))
+        # A box the stream paints in turn with the text beside it: the
+        # stream is no witness of where the box goes, geometry places it.
+        box = [b for b in _sidebar_box(page, ids) if _painted_in_turn_with(ids, b)]
+        runs = _cells_together(page, ids, runs, box or _sidebars(page, ids))
+        return np.concatenate(_stacked_in_place(page, _floats_first(page, runs, box)))
     if not is_text_column(page, ids) and not _has_prose(page, ids) and len(_merge_grids(page, runs)) == len(runs):
         # No text flow and no grid (a figure's labels): nothing for geometry
         # to follow, and the stream's order is the author's; but lines
@@ -112,7 +117,7 @@ def leaf_order(page: Page, ids: np.ndarray) -> np.ndarray:
         # witness of its blocks either: its runs are chance neighbours.
         runs = _paragraphs_and_lines(page, stacked_blocks(page, ids))
     box = _sidebar_box(page, ids)
-    runs = _merge_grids(page, _merge_interleaved(page, _read_whole(runs, box)))
+    runs = _merge_grids(page, _merge_interleaved(page, _read_whole(runs, box or _sidebars(page, ids))))
     if scattered:
         runs = _floats_first(page, _top_first(page, runs), box)
     ordered = _order_runs(page, _merge_interleaved(page, runs), box)
@@ -220,9 +225,12 @@ def _sidebar_box(page: Page, ids: np.ndarray) -> list[np.ndarray]:
     where it has none): its blocks top to bottom, each by its rows, a block
     of one line (a box's title over its picture) too. Where the stream is
     no witness of the leaf's order, the box is one thing on the page, a
-    float: it reads whole and stands where _floats_first puts it."""
+    float: it reads whole and stands where _floats_first puts it. Only a
+    box of facts is such a float: FACT_ROWS of its rows or more hold a
+    label and its value side by side; captions stacked beside captions (a
+    figure's panels in small type) are no infobox, and keep their blocks."""
     side = _sidebar_lines(page, ids)
-    if side is None:
+    if side is None or len(side) - _distinct_rows(page, side) < FACT_ROWS:
         return []
     return [np.concatenate([_grid_rows(page, block) for block in _blocks_down(page, side)])]
 
@@ -404,28 +412,31 @@ def _top_first(page: Page, runs: list[np.ndarray]) -> list[np.ndarray]:
 
 
 def _floats_first(page: Page, runs: list[np.ndarray], floats: list[np.ndarray]) -> list[np.ndarray]:
-    """`runs` (in _top_first's order) with each run that is one of `floats`
-    (a sidebar's box, _sidebar_box) moved right before the run holding the
-    highest line of the others whose box its top edge lies within, where
-    there is one: a box set level with a line of the text beside it is a
-    float set where that line starts, and reads before it (CSS 2.1 §9.5.1
-    rule 6: a float's top is never above the line box holding content that
+    """`runs` with each run that is one of `floats` (a sidebar's box,
+    _sidebar_box) moved right before the highest line of the other runs
+    whose box its top edge lies within, where there is one (its run cut
+    there): a box set level with a line of the text beside it is a float
+    set where that line starts, and reads before it (CSS 2.1 §9.5.1 rule 6:
+    a float's top is never above the line box holding content that
     precedes it; an infobox level with the lead paragraph's first line
-    comes before the lead). Fixture:
+    comes before the lead). Fixtures:
     test_infobox_level_with_the_lead_reads_before_it_whatever_the_paint_order."""
-    boxes = {block.tobytes() for block in floats}
     for block in floats:
-        at = next((k for k, run in enumerate(runs) if run.tobytes() == block.tobytes()), None)
+        key = block.tobytes()
+        at = next((k for k, run in enumerate(runs) if run.tobytes() == key), None)
         if at is None:
             continue
+        runs = runs[:at] + runs[at + 1 :]
         top = float(page.y1[block].max())
-        rest = [k for k, run in enumerate(runs) if run.tobytes() not in boxes]
-        level = [k for k in rest if bool(np.any((page.y0[runs[k]] <= top) & (page.y1[runs[k]] >= top)))]
-        if not level:
+        lines = np.concatenate(runs)
+        level = lines[(page.y0[lines] <= top) & (page.y1[lines] >= top)]
+        if not len(level):
+            runs.insert(at, block)
             continue
-        target = min(level, key=lambda k: -float(page.y1[runs[k]].max()))
-        run = runs.pop(at)
-        runs.insert(target if target < at else target - 1, run)
+        line = int(level[np.argmax(page.y1[level])])
+        k = next(k for k, run in enumerate(runs) if line in run.tolist())
+        cut = int(np.flatnonzero(runs[k] == line)[0])
+        runs[k : k + 1] = [part for part in (runs[k][:cut], block, runs[k][cut:]) if len(part)]
     return runs
 
 

@@ -118,6 +118,10 @@ RUN_GAP = 2.0
 # of the last one's (the same column's next paragraph; a hanging label
 # indented by a space from the line before).
 PASS_EDGE = 0.5
+# A sidebar is a box of facts, a float (leaves._sidebar_box), where at least
+# this many of its rows hold a label and its value side by side (two lines
+# on one row): an infobox; a figure's captions in a column of their own hold none.
+FACT_ROWS = 2
 # Two runs of lines whose boxes overlap across the line by less than this
 # many body heights lie one above the other (tall glyph boxes of
 # consecutive lines overlap by a third of a line or so).

@@ -972,12 +972,14 @@ def test_infobox_beside_text_painted_in_turn_with_it_reads_whole(order: str):
     assert layout(b).joined.text == "\n".join([*rows, *(line for paragraph in paragraphs for line in paragraph)])
 
 
-@pytest.mark.parametrize("order", ["reversed", "shuffled"])
+@pytest.mark.parametrize("order", ["reversed", "interleaved", "shuffled"])
 def test_infobox_level_with_the_lead_reads_before_it_whatever_the_paint_order(order: str):
     # leaves._floats_first: an infobox (a title over a picture's space, then
     # labels and values on a leading of their own) beside a column of short
     # paragraphs under the page's title, its top edge level with the lead
-    # paragraph's first line, a little lower. Painted in no order, the
+    # paragraph's first line, a little lower. Painted in no order, or row
+    # by row in turn with the text (a stream that reads down the page, its
+    # box's place no witness either), the
     # stream is no witness of where the box goes; a box set level with a
     # line of the text is a float set where that line starts, and reads
     # whole before the lead, not after the column as a column of its own.
@@ -992,6 +994,22 @@ def test_infobox_level_with_the_lead_reads_before_it_whatever_the_paint_order(or
     rows = [f"label{r} value{r} unit" for r in range(10)]
     body = [line for paragraph in paragraphs for line in paragraph]
     assert layout(b).joined.text == "\n".join(["Title of the article", "Infobox", *rows, *body])
+
+
+def test_captions_beside_the_text_are_no_infobox_and_read_where_the_stream_starts_them():
+    # leaves._sidebar_box's FACT_ROWS: a figure's captions beside the text
+    # (one short line a row, no label beside a value), level with the
+    # second line, painted row by row in turn with the text: no box of
+    # facts, so no float put before that line; its block reads whole where
+    # the stream paints its first line, after the line level with it.
+    b = PdfBuilder()
+    f = b.add_standard_font("Helvetica", widths=True)
+    paragraphs = [wrap(prose(f"p{k}x", 16), 250) for k in range(7)]
+    words = ["Elbow stretch", "a", "Bend your elbow", "and touch", "your shoulder", "b", "Hand squeeze", "Make a fist", "c", "Relax"]
+    captions = [(340.0, 682.0 - 16 * r, text, 8.0) for r, text in enumerate(words)]
+    b.add_page(scrambled(f, [*column_of_paragraphs(paragraphs), *captions], "interleaved"))
+    body = [line for paragraph in paragraphs for line in paragraph]
+    assert layout(b).joined.text == "\n".join([*body[:2], *words, *body[2:]])
 
 
 def test_wide_table_painted_column_by_column_reads_row_by_row():
