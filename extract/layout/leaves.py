@@ -32,7 +32,8 @@ rows (``_lines_in_turn``; runs or, where two of them take turns, the
 stream's passes down the leaf: ``_passes_in_turn``), a table's cells set on two or three lines, and paragraphs it
 paints out of order or in turn with a block beside them, which read as one
 (``stacked_cells``, ``_painted_in_turn``) whatever it painted between their
-lines. ``emit`` turns the leaves into glyph positions.
+lines, and blocks it paints into holes it left in a column, which read in
+place (``_holes_filled_later``). ``emit`` turns the leaves into glyph positions.
 """
 
 from __future__ import annotations
@@ -50,6 +51,7 @@ from ragprep.extract.layout.params import (
     COLUMN_WIDTH,
     DESCENT,
     FACT_ROWS,
+    FILLED_HOLES,
     GRID_ROWS,
     MAX_CELL_LEAF,
     MAX_CELL_LINES,
@@ -490,7 +492,8 @@ def _stacked_in_place(page: Page, runs: list[np.ndarray]) -> list[np.ndarray]:
     _with_bands: a running head painted last, a page number painted
     first), and, where the stream paints runs flush with one another up
     the page (_stream_paints_runs_up), a run above another that it overlaps
-    along the line first. Fixtures:
+    along the line first, and so where it fills holes it left in a column
+    (_holes_filled_later). Fixtures:
     test_footer_painted_first_reads_at_the_foot_of_the_page,
     test_running_head_painted_last_reads_first,
     test_title_above_a_column_painted_after_it_is_read_first."""
@@ -498,7 +501,8 @@ def _stacked_in_place(page: Page, runs: list[np.ndarray]) -> list[np.ndarray]:
     box = run_boxes(page, runs)
     stacking = run_stacking(page.lib, box, STACKED * page.body, ROW_OVERLAP * page.body, page.rtl)
     runs_up = _stream_paints_runs_up(stacking)
-    if not runs_up and all(is_text_column(page, runs[k]) for k in {*stacking.top.tolist(), *stacking.bottom.tolist()}):
+    holes = None if runs_up else _holes_filled_later(page, runs, box)
+    if holes is None and not runs_up and all(is_text_column(page, runs[k]) for k in {*stacking.top.tolist(), *stacking.bottom.tolist()}):
         # No furniture in a band (_with_bands): no constraint at all, and
         # Kahn's order over none is paint order.
         return runs
@@ -509,9 +513,52 @@ def _stacked_in_place(page: Page, runs: list[np.ndarray]) -> list[np.ndarray]:
         order = kahn(page.lib, _with_bands(page, runs, above & ~apart & flush & other, above, other))
         if order is not None:
             return [runs[k] for k in order]
+    if holes is not None:
+        order = kahn(page.lib, _with_bands(page, runs, holes[0], holes[1], other))
+        if order is not None:
+            return [runs[k] for k in order]
     above, _, _ = _boxes(page, box)
     order = kahn(page.lib, _with_bands(page, runs, np.zeros((n, n), dtype=bool), above, other))
     return runs if order is None else [runs[k] for k in order]
+
+
+def _holes_filled_later(
+    page: Page, runs: list[np.ndarray], box: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]
+) -> tuple[np.ndarray, np.ndarray] | None:
+    """Where the stream fills FILLED_HOLES holes or more that it left in a
+    column, the order of the leaf's runs (in paint order, their boxes
+    `box`) that geometry gives (constraints for kahn: blocks of two lines or
+    more one above the other, the narrower within the wider along the line,
+    read top to bottom), with `above` (_boxes); None otherwise. A hole is a
+    run painted after a run over it and then a run under it, each within
+    the other's extent along the line (nested): the stream went down past
+    it and came back up (a column painted by its edges, the paragraphs at
+    its left edge first, then the bullets and the list indented between
+    them; _stream_paints_runs_up sees no flush run painted up). One hole
+    filled is a float the stream placed (a callout between paragraphs), and
+    a box at the top painted after the text under it fills none (nothing
+    over it was painted before that text): ties the stream breaks. Fixture:
+    test_list_indented_between_paragraphs_painted_after_them_reads_in_place."""
+    n = len(runs)
+    x0, y0, x1, y1 = box
+    # Cheap first: a hole is painted after a run under it (above's test).
+    lowest = np.minimum.accumulate(y1)
+    if np.count_nonzero(lowest[:-1] <= y0[1:] + STACKED * page.body) < FILLED_HOLES:
+        return None
+    above, apart, _ = _boxes(page, box)
+    inner = np.minimum(x1[:, None], x1[None, :]) - np.maximum(x0[:, None], x0[None, :])
+    narrower = np.minimum((x1 - x0)[:, None], (x1 - x0)[None, :])
+    nested = above & ~apart & (inner >= narrower - ROW_OVERLAP * page.body) & ~np.eye(n, dtype=bool)
+    earlier = np.tril(np.ones((n, n), dtype=bool), -1)  # [i, j]: j painted before i
+    index = np.arange(n)
+    first_over = np.where(nested.T & earlier, index[None, :], n).min(axis=1)
+    last_under = np.where(nested & earlier, index[None, :], -1).max(axis=1)
+    if np.count_nonzero(first_over < last_under) < FILLED_HOLES:
+        return None
+    # Single lines (a bullet, a table's row) take no constraint: kahn puts
+    # them in paint order among the blocks.
+    block = np.array([len(run) > 1 for run in runs])
+    return nested & block[:, None] & block[None, :], above
 
 
 def _stream_paints_runs_up(stacking: RunStacking) -> bool:

@@ -122,6 +122,10 @@ PASS_EDGE = 0.5
 # this many of its rows hold a label and its value side by side (two lines
 # on one row): an infobox; a figure's captions in a column of their own hold none.
 FACT_ROWS = 2
+# A stream that paints this many runs of a leaf or more into holes it left
+# in a column (after a run over them, then one under them) is no witness of
+# their order (leaves._holes_filled_later); one such run is a float it placed.
+FILLED_HOLES = 2
 # Two runs of lines whose boxes overlap across the line by less than this
 # many body heights lie one above the other (tall glyph boxes of
 # consecutive lines overlap by a third of a line or so).

@@ -1012,6 +1012,28 @@ def test_captions_beside_the_text_are_no_infobox_and_read_where_the_stream_start
     assert layout(b).joined.text == "\n".join([*body[:2], *words, *body[2:]])
 
 
+def test_list_indented_between_paragraphs_painted_after_them_reads_in_place():
+    # leaves._holes_filled_later: a list of two items set apart, indented
+    # between two paragraphs at the column's edge, painted edge by edge
+    # (the paragraphs first, down the page, then the items): the stream
+    # fills two holes it left, each item after the paragraph over it and
+    # the one under it, and the items read where they stand, not after the
+    # last paragraph.
+    b = PdfBuilder()
+    f = b.add_standard_font("Helvetica", widths=True)
+    blocks = [(72, wrap(prose("a", 30), 400)), (108, wrap(prose("l", 24), 320)), (108, wrap(prose("m", 24), 320)),
+              (72, wrap(prose("b", 30), 400))]  # fmt: skip
+    placed, y = [], 700.0
+    for x, lines in blocks:
+        for line in lines:
+            placed.append((x, y, line))
+            y -= LEADING
+        y -= 30
+    edge_first = sorted(placed, key=lambda p: p[0])  # stable: down the page at each edge
+    b.add_page(" ".join(show(f, x, y, text) for x, y, text in edge_first))
+    assert layout(b).joined.text == "\n".join(line for _, lines in blocks for line in lines)
+
+
 def test_wide_table_painted_column_by_column_reads_row_by_row():
     # cut.own_rows: a table whose middle gap is a gutter wide, and whose two
     # halves are each as wide as a text column, shares its rows across the
