@@ -201,11 +201,14 @@ def ruled_grids(table: GlyphTable, paths: PathTable, glyphs: np.ndarray) -> list
     for root in np.flatnonzero((h_count >= 2) & (v_count >= 2)).tolist():
         hs = horizontal[roots[:n_h] == root]
         vs = vertical[roots[n_h:] == root]
-        if centres is None:  # only a page with a grid of rules needs them
+        edges = _grid_edges(hs, vs)
+        if edges is None:
+            continue
+        if centres is None:  # only a page with a grid of rules in two rows and two columns needs them
             corners = rows_at(table.quad, glyphs)
             # quad.mean(axis=1), summed in the order it sums the four corners
             centres = (((corners[:, 0] + corners[:, 1]) + corners[:, 2]) + corners[:, 3]) / 4
-        cells = _grid_cells(table, hs, vs, glyphs, centres)
+        cells = _grid_cells(table, hs, vs, *edges, glyphs, centres)
         if cells:
             grids.append(cells)
     return grids
@@ -249,18 +252,26 @@ def _rules_across(rules: np.ndarray, edges: np.ndarray, middles: np.ndarray) -> 
     return across
 
 
-def _grid_cells(
-    table: GlyphTable, hs: np.ndarray, vs: np.ndarray, glyphs: np.ndarray, centres: np.ndarray
-) -> list[_Cell]:
+def _grid_edges(hs: np.ndarray, vs: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+    """The column edges and the row edges (top first) of a set of rules, or
+    None when they are not two columns and two rows (_compress would find no
+    grid there: a box or a rule)."""
     # The grid's outer edges are where its rules end: a table open at the
     # sides (horizontal rules only there) still has its first and last column.
     xs = _edges(np.concatenate([vs[:, 0], [hs[:, 1].min(), hs[:, 2].max()]]))
     if len(xs) < 3:
-        return []  # not two columns (_compress): a box or a rule, not a grid; its rows need not be found
+        return None  # not two columns: its rows need not be found
     ys = _edges(np.concatenate([hs[:, 0], [vs[:, 1].min(), vs[:, 2].max()]]))[::-1]  # top first
+    return None if len(ys) < 3 else (xs, ys)
+
+
+def _grid_cells(
+    table: GlyphTable, hs: np.ndarray, vs: np.ndarray, xs: np.ndarray, ys: np.ndarray, glyphs: np.ndarray,
+    centres: np.ndarray,
+) -> list[_Cell]:
+    """The cells of the grid of rules `hs` and `vs` on column edges `xs` and
+    row edges `ys` (_grid_edges), with the glyphs whose centres lie in them."""
     n_rows, n_cols = len(ys) - 1, len(xs) - 1
-    if n_rows < 2:
-        return []  # not two rows (_compress)
     inside, row, col = _slots(xs, ys, centres)
     if len(inside) < 2:
         return []  # not two rows and two columns with text (_compress)
@@ -794,9 +805,15 @@ def _cell_texts(table: GlyphTable, glyphs: np.ndarray, starts: np.ndarray, confi
     cell = np.empty(len(table), dtype=np.int64)
     cell[glyphs] = group_ids(starts, len(glyphs))
     emitted = cell[joined.order]
-    first = np.full(len(starts), len(joined.text), dtype=np.int64)
-    last = np.zeros(len(starts), dtype=np.int64)
-    np.minimum.at(first, emitted, joined.char_start)
-    np.maximum.at(last, emitted, joined.char_end)
+    if (emitted[1:] >= emitted[:-1]).all():
+        # Each cell one run of the join, in order (the spans only grow along
+        # it): its first glyph's start and its last glyph's end.
+        first = joined.char_start[starts]
+        last = joined.char_end[np.append(starts[1:], len(glyphs)) - 1]
+    else:
+        first = np.full(len(starts), len(joined.text), dtype=np.int64)
+        last = np.zeros(len(starts), dtype=np.int64)
+        np.minimum.at(first, emitted, joined.char_start)
+        np.maximum.at(last, emitted, joined.char_end)
     text = joined.text
     return [" ".join(text[a:b].split()) for a, b in zip(first.tolist(), last.tolist(), strict=True)]

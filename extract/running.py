@@ -79,14 +79,15 @@ Box = tuple[float, float, float, float]
 # chapter title beside the page number changes, the page number still runs.
 _HEAD_PARTS = 3
 _DIGITS = re.compile(r"\d+")
-_WHITESPACE = re.compile(r"\s+")
 
 
 def masked_key(text: str) -> str:
     """Text compared across pages: digits masked (page numbers, dates),
     whitespace collapsed, case folded. ``chunk.normalise.boilerplate_key``
     is this key of the chunk-normalised text."""
-    return _WHITESPACE.sub(" ", _DIGITS.sub("#", text)).strip().casefold()
+    # str.split() splits at what the regex \s matches (str.isspace) and drops
+    # both ends: the runs of white space collapsed and stripped, in one call.
+    return " ".join(_DIGITS.sub("#", text).split()).casefold()
 
 
 @dataclass(frozen=True, eq=False)
@@ -279,7 +280,8 @@ def _segment_rows(
     glyphs sit within half a glyph height of each other across the line,
     in the top band or the bottom one."""
     inked = np.array([bool(key) for key in keys])
-    position = (table.quad[first, 0] + table.quad[first, 2]) @ (up / 2)
+    corners = rows_at(table.quad, first)  # gathered once, not per corner
+    position = (corners[:, 0] + corners[:, 2]) @ (up / 2)
     by_position = np.argsort(position, kind="stable")
     new_row = np.diff(position[by_position]) > 0.5 * table.height[first][by_position][1:]
     row = np.empty(len(first), dtype=np.int64)

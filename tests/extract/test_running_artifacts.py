@@ -8,6 +8,8 @@ the artifact counts.
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 from pdfbuilder import PdfBuilder, wrap
@@ -196,6 +198,19 @@ def test_running_head_on_a_page_drawn_at_90_degrees():
     for page, lines in zip(result.pages, bodies, strict=True):
         assert page.text == "\n".join(lines)
         assert page.artifact_glyphs == len(HEADER)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_masked_key_collapses_every_white_space_as_the_regex_does(seed):
+    """Every run of white space (each code point str.isspace, and the regex
+    \\s, call so: tabs, no-break and ideographic spaces, line and paragraph
+    separators) is one space and none at the ends; digit runs are one #."""
+    rng = np.random.default_rng(seed)
+    blanks = [chr(c) for c in range(0x110000) if chr(c).isspace()]
+    pool = blanks + list("aZ9 0\u0661\u00df\u0130")
+    for _ in range(2000):
+        text = "".join(rng.choice(pool, size=int(rng.integers(0, 12))).tolist())
+        assert masked_key(text) == re.sub(r"\s+", " ", re.sub(r"\d+", "#", text)).strip().casefold(), repr(text)
 
 
 def test_masked_key_is_the_chunkers_boilerplate_key_of_normalised_text():
