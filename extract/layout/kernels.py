@@ -315,14 +315,21 @@ def run_stacking(
     other = ~np.eye(len(above), dtype=bool)
     stacked_pairs = above & ~apart & flush & other
     upward = np.tril(stacked_pairs, -1)  # [i, j]: i painted after j, over it
-    over = above | ~other
     return RunStacking(
         int(np.count_nonzero(stacked_pairs)),
         int(np.count_nonzero(upward)),
         int(np.count_nonzero(upward.any(axis=1))),
-        np.flatnonzero(over.all(axis=1)),
-        np.flatnonzero(over.all(axis=0)),
+        *top_and_bottom(above, other),
     )
+
+
+def top_and_bottom(above: np.ndarray, other: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The runs above every other run and those below every other (`above`:
+    per pair, does run i lie above run j; `other`: i != j), in run order:
+    the numpy body of run_stacking's top and bottom, for callers that hold
+    the matrix."""
+    over = above | ~other
+    return np.flatnonzero(over.all(axis=1)), np.flatnonzero(over.all(axis=0))
 
 
 def side_by_side_pairs(

@@ -67,7 +67,7 @@ from ragprep.extract.layout.params import (
 )
 from ragprep.extract.layout.kernels import (
     RunStacking, back_up_moves, block_chains, cell_chains, emit_leaves, kahn, out_of_turn, paint_run_cuts,
-    run_pairs, run_stacking, turning_pair,
+    run_pairs, run_stacking, top_and_bottom, turning_pair,
 )  # fmt: skip
 from ragprep.extract.layout.kernels import run_boxes as kernel_run_boxes
 from ragprep.extract.layout.regions import SharedBaselines, baseline, is_text_column, rows_of, split_at, wraps
@@ -510,15 +510,14 @@ def _stacked_in_place(page: Page, runs: list[np.ndarray]) -> list[np.ndarray]:
     if runs_up:
         above, apart, flush = _boxes(page, box, flush=True)
         assert flush is not None  # asked for
-        order = kahn(page.lib, _with_bands(page, runs, above & ~apart & flush & other, above, other))
+        order = kahn(page.lib, _with_bands(page, runs, above & ~apart & flush & other, (stacking.top, stacking.bottom), other))
         if order is not None:
             return [runs[k] for k in order]
     if holes is not None:
-        order = kahn(page.lib, _with_bands(page, runs, holes[0], holes[1], other))
+        order = kahn(page.lib, _with_bands(page, runs, holes[0], (stacking.top, stacking.bottom), other))
         if order is not None:
             return [runs[k] for k in order]
-    above, _, _ = _boxes(page, box)
-    order = kahn(page.lib, _with_bands(page, runs, np.zeros((n, n), dtype=bool), above, other))
+    order = kahn(page.lib, _with_bands(page, runs, np.zeros((n, n), dtype=bool), (stacking.top, stacking.bottom), other))
     return runs if order is None else [runs[k] for k in order]
 
 
@@ -759,8 +758,9 @@ def _merge_grids(page: Page, runs: list[np.ndarray]) -> list[np.ndarray]:
     member = np.zeros(len(runs), dtype=bool)
     member[list(in_row)] = True
     stacked = np.triu((above | above.T) & ~apart, 1) & member[:, None] & member[None, :]
-    for i, j in zip(*np.nonzero(stacked), strict=True):
-        link[root(int(j))] = root(int(i))
+    above_i, under_j = np.nonzero(stacked)
+    for i, j in zip(above_i.tolist(), under_j.tolist(), strict=True):
+        link[root(j)] = root(i)
     groups: dict[int, list[int]] = {}
     for k in range(len(runs)):
         groups.setdefault(root(k), []).append(k)
@@ -818,8 +818,9 @@ def _order_runs(page: Page, runs: list[np.ndarray], floats: tuple[np.ndarray, ..
     # products was, at a tenth of their cost on leaves of hundreds of runs.)
     rows = (mates @ stacked @ mates) & other
     along = mates & apart & leftward
+    bands = top_and_bottom(above, other)
     for before in (rows | columns | along, stacked | columns, stacked):
-        order = kahn(page.lib, _with_bands(page, runs, before, above, other))
+        order = kahn(page.lib, _with_bands(page, runs, before, bands, other))
         if order is not None:
             return [runs[k] for k in order]
     return None
@@ -847,10 +848,11 @@ def _row_mates(page: Page, runs: list[np.ndarray]) -> np.ndarray:
 
 
 def _with_bands(
-    page: Page, runs: list[np.ndarray], before: np.ndarray, above: np.ndarray, other: np.ndarray
+    page: Page, runs: list[np.ndarray], before: np.ndarray, bands: tuple[np.ndarray, np.ndarray], other: np.ndarray
 ) -> np.ndarray:
     """`before` with a run above every other one (a running head, a title)
-    first and one below every other (a page number, a footer) last: the top
+    first and one below every other (a page number, a footer) last (`bands`:
+    the runs above every other and those below, kernels.top_and_bottom): the top
     and bottom bands are geometry's, wherever they lie along the line. Only
     furniture goes to a band, runs that are no running text: the last
     paragraphs of a column under a boxed callout the stream paints after
@@ -859,8 +861,7 @@ def _with_bands(
     test_footer_painted_first_reads_at_the_foot_of_the_page,
     test_callout_painted_after_the_text_under_it_keeps_its_place_in_the_stream."""
     before = before.copy()
-    top = np.flatnonzero((above | ~other).all(axis=1)).tolist()
-    bottom = np.flatnonzero((above | ~other).all(axis=0)).tolist()
+    top, bottom = bands[0].tolist(), bands[1].tolist()
     # Only a run in a band can be furniture: the test runs for those alone.
     furniture = {k: not is_text_column(page, runs[k]) for k in {*top, *bottom}}
     for k in top:

@@ -102,7 +102,7 @@ def _leaves(
         moves = reordered_moves(table, stream, moves, along, config)
         stream = stream[along]
         glyphs = Gathered.of(table, stream)
-        page = Page(table, stream, glyphs, page.start)
+        page = Page(table, stream, glyphs, page.start, page.carried(along))
     # Pieces of one line, wherever the stream painted them, become one unit
     # read along the line; the page's units are its lines from here on.
     lines = line_order(page)
@@ -110,7 +110,7 @@ def _leaves(
         canonical, line_start = lines
         moves = reordered_moves(table, stream, moves, canonical, config)
         stream = stream[canonical]
-        page = Page(table, stream, Gathered.of(table, stream), line_start)
+        page = Page(table, stream, Gathered.of(table, stream), line_start, page.carried(canonical))
     leaves, split = read_region(page, np.flatnonzero(page.placed), 0)
     if not split:
         leaves = [np.flatnonzero(page.placed)]

@@ -140,12 +140,21 @@ class Kept:
     shared: dict[tuple[bytes, bytes], int] = field(default_factory=dict)  # see regions.shared_rows
 
 
+@dataclass(frozen=True)
+class Carried:
+    """What a Page passes on to the page of its glyphs in another order (Page.carried)."""
+
+    classes: tuple[np.ndarray, np.ndarray]  # per glyph, in the new order: str.isalpha, str.isspace
+    body: float
+
+
 class Page:
     """The units of one page in its reading frame; built per call, never shared."""
 
     def __init__(
-        self, table: GlyphTable, stream: np.ndarray, glyphs: Gathered, unit_start: np.ndarray
+        self, table: GlyphTable, stream: np.ndarray, glyphs: Gathered, unit_start: np.ndarray, carried: Carried | None = None
     ) -> None:
+        """`carried`: what the page of these glyphs in another order knew (Page.carried)."""
         self.table = table
         self.stream = stream
         self.start = unit_start
@@ -172,7 +181,7 @@ class Page:
         # cell as wide as a line of text, nor a lone tab span a gutter.
         self.lib = compiled_layout()  # the kernels' path, asked once per page
         # Per glyph in stream order, str.isalpha and str.isspace of its text.
-        self._classes = text_classes(self.lib, table.text[stream])
+        self._classes = carried.classes if carried else text_classes(self.lib, table.text[stream])
         blank = np.flatnonzero(blank_edges(self.lib, self._classes[1], unit_start, self.end))
         if len(blank):
             low_x[blank], low_y[blank] = np.inf, np.inf
@@ -193,7 +202,7 @@ class Page:
         # follow the unit painted before them instead (see emit).
         self._aligned = rows_at(glyphs.direction, unit_start) @ along >= SAME_DIRECTION
         self.placed = self._aligned & (self.inked > 0)
-        self.body = most_common(glyphs.height, 10) or 1.0
+        self.body = carried.body if carried else most_common(glyphs.height, 10) or 1.0
         self.gutter = GUTTER * self.body
         self._rtl: bool | None = None
         self.rows: dict[bytes, tuple[np.ndarray, np.ndarray]] = {}  # see rows_of
@@ -202,6 +211,13 @@ class Page:
         self.continued: set[bytes] = set()  # regions a ragged column end joined (_ragged_ends)
         self.kept = Kept()  # more of regions.py's measures, per group
         self._nearest: dict[bytes, tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = {}
+
+    def carried(self, positions: np.ndarray) -> Carried:
+        """What the page of its glyphs in the order stream[positions] keeps
+        of this one: each glyph's text classes, and the body height (a
+        count per height, the same in any order)."""
+        alpha, space = self._classes
+        return Carried((alpha[positions], space[positions]), self.body)
 
     def letter_share(self, ids: np.ndarray) -> float:
         """Share of letters (any script, str.isalpha) among the glyphs of
