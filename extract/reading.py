@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
+from operator import attrgetter
 
 import numpy as np
 
@@ -71,6 +72,9 @@ def read_stream(table: GlyphTable, config: ExtractConfig) -> PageReading:
     )
 
 
+# A marked-content reference's fields, read for a whole page at once.
+_STREAM, _MCID, _ELEMENT = attrgetter("stream"), attrgetter("mcid"), attrgetter("element")
+
 # Tail glyphs (outside the structure) form blocks of their own.
 _UNTAGGED_LABEL = BlockLabel(struct_type="P", struct_path=())
 
@@ -103,7 +107,7 @@ def read_structure(
     tagged_glyphs, tagged_rank, tail = _tree_order(table, candidates, marked, refs)
     untagged_count = int((~table.artifact[tail]).sum())
 
-    element_of_ref = np.array([r.element for r in refs], dtype=np.int64)
+    element_of_ref = np.fromiter(map(_ELEMENT, refs), dtype=np.int64, count=len(refs))
     element = element_of_ref[tagged_rank] if len(tagged_rank) else np.zeros(0, dtype=np.int64)
     if config.figure_alt_in_text and images:
         table, tagged_glyphs, tagged_rank, element = _add_figure_alt_rows(
@@ -130,7 +134,8 @@ def _tree_order(
     """(glyphs the tree places, in its order; their ref's rank; the rest in
     stream order). The rank of a glyph is that of its (stream, MCID) among
     the page's refs; -1 when the tree does not reference it on this page."""
-    ref_keys = np.array([(r.stream << 32) | r.mcid for r in refs], dtype=np.int64)
+    count = len(refs)
+    ref_keys = np.fromiter(map(_STREAM, refs), np.int64, count) << 32 | np.fromiter(map(_MCID, refs), np.int64, count)
     glyph_keys = (table.mcid_stream[candidates] << 32) | np.where(marked, table.mcid[candidates], 0)
     rank = np.full(len(candidates), -1, dtype=np.int64)
     if len(ref_keys):
@@ -157,11 +162,16 @@ def _owned_blocks(
     tail = owner == -1
     if tail.any():  # geometry splits only the tail: a page the tree covers whole needs no block starts
         new_block |= tail & geometric_block_starts(table, joined)
-    owners = np.unique(owner)
+    # build_blocks reads a run's label at its first glyph only, and every
+    # owner's first glyph starts a run: owners and labels are found among
+    # the run starts, not among all the page's glyphs.
+    starts = np.flatnonzero(new_block)
+    owners = np.unique(owner[starts])
     labels = list(_labels(tree, owners[owners >= 0].tolist()))
     if len(owners) and owners[0] < 0:  # the tail's owner, -1, sorts first
         labels.insert(0, _UNTAGGED_LABEL)
-    label_index = np.searchsorted(owners, owner)
+    label_index = np.zeros(len(owner), dtype=np.int64)
+    label_index[starts] = np.searchsorted(owners, owner[starts])
     return build_blocks(table, joined, new_block, label_index, labels)
 
 
@@ -231,18 +241,18 @@ def _add_figure_alt_rows(
 def _labels(tree: StructTree, owners: list[int]) -> tuple[BlockLabel, ...]:
     """The label of each owning element, one per block of every page (built
     as rows, which the cyclic collector leaves alone)."""
-    elements = [tree.elements[o] for o in owners]
-    return frozen_rows(
-        BlockLabel,
-        {
-            "struct_type": [e.type for e in elements],
-            "struct_path": [e.path for e in elements],
-            "heading_level": [e.heading_level for e in elements],
-            "lang": [e.lang for e in elements],
-            "header_cell": [e.header_cell for e in elements],
-            "alt": [e.alt for e in elements],
-        },
+    elements = list(map(tree.elements.__getitem__, owners))
+    return frozen_rows(BlockLabel, {name: list(map(field, elements)) for name, field in _LABEL_FIELDS})
+
+
+# BlockLabel's fields and the StructElement attribute each is read from.
+_LABEL_FIELDS = tuple(
+    (name, attrgetter(attribute))
+    for name, attribute in (
+        ("struct_type", "type"), ("struct_path", "path"), ("heading_level", "heading_level"),
+        ("lang", "lang"), ("header_cell", "header_cell"), ("alt", "alt"),
     )
+)  # fmt: skip
 
 
 def _apply_actual_text(

@@ -264,10 +264,15 @@ class StructTree:
 
     @cached_property
     def block_owners(self) -> np.ndarray:
-        """Per element, the nearest block-level element at or above it; itself
-        when none is."""
-        owns = self._column(map(owns_block, self.elements), bool)
-        nearest = self.nearest(owns)
+        """Per element, the nearest element at or above it that makes a block
+        of its own; itself when none does. A block type does; so does a type
+        no role map resolved: it means nothing standard, so its text is kept
+        apart rather than melted into whatever encloses it."""
+        # Every element at once: attrgetter and the set's __contains__ mapped
+        # in C, no Python frame per element.
+        block = self._column(map(_BLOCK, self.elements), bool)
+        standard = np.fromiter(map(_STANDARD_TYPES.__contains__, self.types), dtype=bool, count=len(self.elements))
+        nearest = self.nearest(block | ~standard)
         return np.where(nearest >= 0, nearest, np.arange(len(self.elements), dtype=np.int64))
 
     @cached_property
@@ -310,15 +315,9 @@ class StructTree:
 
 
 _TYPE, _PARENT, _ACTUAL_TEXT_OWNER = attrgetter("type"), attrgetter("parent"), attrgetter("actual_text_owner")
+_BLOCK = attrgetter("block")
 
 _STANDARD_TYPES = PDF17_STANDARD_TYPES | PDF20_STANDARD_TYPES
-
-
-def owns_block(element: StructElement) -> bool:
-    """Does the element make a block of its own? A block type does; so does a
-    type no role map resolved: it means nothing standard, so its text is kept
-    apart rather than melted into whatever encloses it."""
-    return element.block or element.type not in _STANDARD_TYPES
 
 
 def page_struct_parents(page: pikepdf.Page | pikepdf.Object) -> int | None:
