@@ -26,6 +26,13 @@
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#include <structmember.h>
+/* structmember.h's member kinds under names of our own (walk_slots): its
+ * T_* macros clash with the token kinds below, so those are undefined here. */
+enum { MEMBER_OBJECT_EX = T_OBJECT_EX, MEMBER_READONLY = READONLY };
+#undef T_NONE
+#undef T_INT
+#undef T_BOOL
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
@@ -2858,13 +2865,14 @@ static PyObject *core_object_stream_spans(PyObject *mod, PyObject *args) {
 /* env's items, in _Walker._walk_env's order. */
 enum {
     E_ELEMENTS, E_CONTENT, E_CLAIMED, E_SEEN, E_ON_PATH, E_PAGE_SET, E_HAS_PAGES, E_CACHE, E_RESOLVE, E_WARN,
-    E_RESOLVED, E_ELEMENT_TYPE, E_TEXTS, E_TEXT_STRING, E_CELL, E_NO_CELL, E_MCR, E_OBJR, E_ORPHAN, E_UNEXPECTED,
-    E_CTX_TYPE, E_ELEMENT_CLS, E_REF_CLS, E_NONSTRUCT, E_PAGE_STREAM, E_NO_OBJGEN, E_MESSAGES, E_MAX_DEPTH, E_COUNT
+    E_RESOLVED, E_ELEMENT_TYPE, E_TEXTS, E_TEXT_STRING, E_CELL, E_NO_CELL, E_MCR, E_OBJR, E_PARENT_TREE, E_UNEXPECTED,
+    E_CTX_TYPE, E_ELEMENT_CLS, E_REF_CLS, E_NONSTRUCT, E_PAGE_STREAM, E_NO_OBJGEN, E_MESSAGES, E_MAX_DEPTH, E_PAGES, E_COUNT
 };
 /* _MESSAGES' fields, in order. */
 enum {
     M_CYCLE, M_TWICE, M_DEEP, M_PG_ELEMENT, M_PG_MCR, M_LANG, M_ACTUAL_TEXT, M_ALT, M_UNDER_ROOT, M_NEGATIVE,
-    M_NO_S, M_NEITHER, M_NULL_KID, M_ARRAY_TWICE, M_MCR_TWICE, M_MCR_MCID, M_NOT_PAGE, M_ASSIGNED_TWICE, M_COUNT
+    M_NO_S, M_NEITHER, M_NULL_KID, M_ARRAY_TWICE, M_MCR_TWICE, M_MCR_MCID, M_NOT_PAGE, M_ASSIGNED_TWICE,
+    M_ORPHAN_PARENT_TREE, M_ORPHAN_ONE_PAGE, M_ORPHAN_DROPPED, M_COUNT
 };
 /* Dictionary keys, type names and the instances' fields. */
 static const char *const WALK_NAMES[] = {
@@ -2880,19 +2888,62 @@ enum {
     N_F_INDEX, /* ...19 element fields... */
     N_F_MCID = N_F_INDEX + 19, N_F_STREAM, N_F_ELEMENT, N_A, N_C, N_ID, N_COUNT
 };
+enum { N_F_REF = N_F_INDEX + 11 }; /* StructElement.ref */
 /* Stack items' tags (structure.py: _ELEMENT, _CONTENT, _EXIT) and _Ctx's fields. */
 enum { TAG_ELEMENT, TAG_CONTENT, TAG_EXIT };
 enum { C_INDEX, C_PAGE, C_LANG, C_PATH, C_DEPTH, C_HEADED_INCL, C_HEADED_EXCL, C_OWNER, C_COUNT };
 
 typedef struct {
     PyObject *stack, *e[E_COUNT], *msg[M_COUNT], *name[N_COUNT], *tag[3], *empty, *zero;
+    PyObject *parent_pages; /* _Walker._parent_tree_pages, asked for at the first content with no /Pg */
+    /* Where StructElement's and MarkedContentRef's fields live when the
+     * classes keep them in slots (walk_slots); -1 at [0]: set generically. */
+    Py_ssize_t element_slots[19], ref_slots[3];
     long max_depth;
+    /* Per message: handed to the host yet, and the repeats counted since. */
+    unsigned char warned[M_COUNT];
+    Py_ssize_t pending[M_COUNT];
 } Walk;
 
+/* A warning of the walk. The first of each message goes to the host at once,
+ * which keeps the counter's first-seen order; its repeats are counted here and
+ * handed over as one count when the call ends (walk_flush): a tree whose
+ * content has no /Pg warns once per piece of content, thousands of times. */
 static int walk_warn(Walk *w, int m) {
+    if (w->warned[m]) {
+        w->pending[m]++;
+        return 0;
+    }
     PyObject *r = PyObject_CallOneArg(w->e[E_WARN], w->msg[m]);
     Py_XDECREF(r);
-    return r ? 0 : -1;
+    if (!r) return -1;
+    w->warned[m] = 1;
+    return 0;
+}
+
+static PyObject *walk_call(PyObject *fn, PyObject *a, PyObject *b, PyObject *c, int n);
+
+/* The repeats walk_warn counted, to the host (_Warnings.add(message, count)).
+ * An exception already set stays the one the call raises. */
+static int walk_flush(Walk *w) {
+    PyObject *type, *value, *traceback;
+    PyErr_Fetch(&type, &value, &traceback);
+    int failed = 0;
+    for (int m = 0; m < M_COUNT && !failed; m++) {
+        if (!w->pending[m]) continue;
+        PyObject *count = PyLong_FromSsize_t(w->pending[m]);
+        PyObject *r = count ? walk_call(w->e[E_WARN], w->msg[m], count, NULL, 2) : NULL;
+        failed = !r;
+        Py_XDECREF(r);
+        Py_XDECREF(count);
+        w->pending[m] = 0;
+    }
+    if (type) {
+        if (failed) PyErr_Clear();
+        PyErr_Restore(type, value, traceback);
+        return -1;
+    }
+    return failed ? -1 : 0;
 }
 
 static PyObject *walk_call(PyObject *fn, PyObject *a, PyObject *b, PyObject *c, int n) {
@@ -2936,14 +2987,22 @@ static PyObject *walk_ctx(Walk *w, PyObject *items[C_COUNT]) {
  * object.__setattr__, as frozen_rows: the instance keeps the class's shared
  * keys and its values inline, with no dict object of its own to make and free
  * (tens of thousands of elements and marked-content refs per tree). */
-static PyObject *walk_instance(Walk *w, PyObject *cls, int first_name, PyObject **values, int n) {
+static PyObject *walk_instance(Walk *w, PyObject *cls, int first_name, PyObject **values, int n, const Py_ssize_t *slots) {
     PyObject *obj = NULL;
     for (int i = 0; i < n; i++) if (!values[i]) goto done;
     obj = PyBaseObject_Type.tp_new((PyTypeObject *)cls, w->empty, NULL);
     if (!obj) goto done;
     int acyclic = 1;
     for (int i = 0; i < n; i++) {
-        if (PyObject_GenericSetAttr(obj, w->name[first_name + i], values[i]) < 0) { Py_CLEAR(obj); goto done; }
+        if (slots[0] > 0) {
+            /* A new instance's slots are empty (NULL): the store is the
+             * member descriptor's own, without looking it up per field. */
+            PyObject **slot = (PyObject **)((char *)obj + slots[i]);
+            Py_XSETREF(*slot, Py_NewRef(values[i]));
+        } else if (PyObject_GenericSetAttr(obj, w->name[first_name + i], values[i]) < 0) {
+            Py_CLEAR(obj);
+            goto done;
+        }
         acyclic = acyclic && acyclic_value(values[i]);
     }
     /* As frozen_rows: an element or marked-content ref of plain values is in
@@ -2956,6 +3015,24 @@ static PyObject *walk_instance(Walk *w, PyObject *cls, int first_name, PyObject 
 done:
     for (int i = 0; i < n; i++) Py_XDECREF(values[i]);
     return obj;
+}
+
+/* The offsets of the slots that hold the fields names[first:first + n] of
+ * `cls` (a dataclass with slots=True: one member descriptor per field, an
+ * object slot inside the instance); out[0] = -1 when any field is held
+ * otherwise (a class with a __dict__), and walk_instance sets it generically. */
+static void walk_slots(Walk *w, PyObject *cls, int first, int n, Py_ssize_t *out) {
+    PyTypeObject *type = (PyTypeObject *)cls;
+    for (int i = 0; i < n; i++) {
+        PyObject *descr = _PyType_Lookup(type, w->name[first + i]); /* borrowed */
+        PyMemberDef *member = descr && Py_IS_TYPE(descr, &PyMemberDescr_Type) ? ((PyMemberDescrObject *)descr)->d_member : NULL;
+        if (!member || member->type != MEMBER_OBJECT_EX || (member->flags & MEMBER_READONLY) || member->offset < (Py_ssize_t)sizeof(PyObject) ||
+            member->offset > type->tp_basicsize - (Py_ssize_t)sizeof(PyObject *)) {
+            out[0] = -1;
+            return;
+        }
+        out[i] = member->offset;
+    }
 }
 
 /* _Walker._text: a text string decoded once per document, else `fallback`. New reference. */
@@ -3073,7 +3150,7 @@ static int walk_visit(Walk *w, PyObject *item) {
         Py_NewRef(PyTuple_GET_ITEM(cell, 1)), Py_NewRef(PyTuple_GET_ITEM(cell, 2)),
         Py_NewRef(PyTuple_GET_ITEM(cell, 3)), Py_NewRef(PyTuple_GET_ITEM(cell, 4)),
     };
-    if (walk_push(w->e[E_ELEMENTS], walk_instance(w, w->e[E_ELEMENT_CLS], N_F_INDEX, fields, 19)) < 0) {
+    if (walk_push(w->e[E_ELEMENTS], walk_instance(w, w->e[E_ELEMENT_CLS], N_F_INDEX, fields, 19, w->element_slots)) < 0) {
         Py_XDECREF(path);
         goto done;
     }
@@ -3312,11 +3389,52 @@ static int walk_expand(Walk *w, PyObject *k, PyObject *ctx, int sectioning) {
 }
 
 /* _Walker._record. */
+/* _Walker._page_of_orphan: the page of content with no /Pg on its MCR,
+ * element or ancestors, through /ParentTree (read once, by the host), else
+ * the only page of a one-page document; None when neither places it. New reference. */
+static PyObject *walk_orphan_page(Walk *w, PyObject *mcid, PyObject *stream, PyObject *element) {
+    if (!w->parent_pages) {
+        if (!(w->parent_pages = PyObject_CallNoArgs(w->e[E_PARENT_TREE]))) return NULL;
+        if (!PyDict_CheckExact(w->parent_pages)) {
+            Py_CLEAR(w->parent_pages);
+            PyErr_SetString(PyExc_TypeError, "walk_struct: /ParentTree pages are a dict");
+            return NULL;
+        }
+    }
+    PyObject *elements = w->e[E_ELEMENTS];
+    Py_ssize_t index = PyLong_AsSsize_t(element);
+    if (index == -1 && PyErr_Occurred()) return NULL;
+    if (index < 0 || index >= PyList_GET_SIZE(elements)) {
+        PyErr_SetString(PyExc_IndexError, "walk_struct: content of an unknown element");
+        return NULL;
+    }
+    PyObject *ref = PyObject_GetAttr(PyList_GET_ITEM(elements, index), w->name[N_F_REF]);
+    if (!ref) return NULL;
+    PyObject *pages = w->e[E_PAGES], *page = NULL;
+    int found = 0;
+    if (PyDict_GET_SIZE(w->parent_pages)) {
+        int on_page = PyObject_RichCompareBool(stream, w->e[E_PAGE_STREAM], Py_EQ);
+        PyObject *key = on_page > 0 && ref != Py_None ? PyTuple_Pack(2, ref, mcid) : NULL;
+        if (on_page < 0 || (on_page > 0 && ref != Py_None && !key)) { Py_DECREF(ref); return NULL; }
+        page = key ? PyDict_GetItemWithError(w->parent_pages, key) : NULL;
+        Py_XDECREF(key);
+        if (!page && PyErr_Occurred()) { Py_DECREF(ref); return NULL; }
+        found = page != NULL;
+        if (found && walk_warn(w, M_ORPHAN_PARENT_TREE) < 0) page = NULL;
+    } else if (PyTuple_CheckExact(pages) && PyTuple_GET_SIZE(pages) == 1) {
+        found = 1;
+        page = walk_warn(w, M_ORPHAN_ONE_PAGE) < 0 ? NULL : PyTuple_GET_ITEM(pages, 0);
+    }
+    Py_DECREF(ref);
+    if (found) return Py_XNewRef(page);
+    return walk_warn(w, M_ORPHAN_DROPPED) < 0 ? NULL : Py_NewRef(Py_None);
+}
+
 static int walk_record(Walk *w, PyObject *item) {
     PyObject *mcid = PyTuple_GET_ITEM(item, 1), *stream = PyTuple_GET_ITEM(item, 2);
     PyObject *page = PyTuple_GET_ITEM(item, 3), *element = PyTuple_GET_ITEM(item, 4);
     if (page == Py_None) {
-        page = walk_call(w->e[E_ORPHAN], mcid, stream, element, 3);
+        page = walk_orphan_page(w, mcid, stream, element);
         if (!page) return -1;
         if (page == Py_None) { Py_DECREF(page); return 0; }
     } else {
@@ -3342,7 +3460,7 @@ static int walk_record(Walk *w, PyObject *item) {
     if (twice) { failed = twice < 0 ? -1 : walk_warn(w, M_ASSIGNED_TWICE); goto done; }
     if (PySet_Add(claimed, key) < 0 || !(refs = PyDict_GetItemWithError(w->e[E_CONTENT], page))) goto done;
     PyObject *fields[3] = {Py_NewRef(mcid), Py_NewRef(stream), Py_NewRef(element)};
-    failed = walk_push(refs, walk_instance(w, w->e[E_REF_CLS], N_F_MCID, fields, 3));
+    failed = walk_push(refs, walk_instance(w, w->e[E_REF_CLS], N_F_MCID, fields, 3, w->ref_slots));
 done:
     Py_DECREF(page);
     Py_XDECREF(key);
@@ -3351,6 +3469,7 @@ done:
 }
 
 static void walk_free(Walk *w) {
+    Py_CLEAR(w->parent_pages);
     for (int i = 0; i < N_COUNT; i++) Py_CLEAR(w->name[i]);
     for (int i = 0; i < 3; i++) Py_CLEAR(w->tag[i]);
     Py_CLEAR(w->empty);
@@ -3383,6 +3502,8 @@ static PyObject *core_walk_struct(PyObject *mod, PyObject *args) {
     for (int i = 0; i < 3; i++) w.tag[i] = PyLong_FromLong(i);
     w.zero = PyLong_FromLong(0);
     if (!(w.empty = PyTuple_New(0)) || !w.zero) { walk_free(&w); return NULL; }
+    walk_slots(&w, w.e[E_ELEMENT_CLS], N_F_INDEX, 19, w.element_slots);
+    walk_slots(&w, w.e[E_REF_CLS], N_F_MCID, 3, w.ref_slots);
     int failed = 0;
     while (!failed && PyList_GET_SIZE(w.stack)) {
         Py_ssize_t n = PyList_GET_SIZE(w.stack);
@@ -3400,6 +3521,7 @@ static PyObject *core_walk_struct(PyObject *mod, PyObject *args) {
         }
         Py_DECREF(item);
     }
+    failed = walk_flush(&w) < 0 || failed;
     walk_free(&w);
     if (failed) return NULL;
     Py_RETURN_NONE;

@@ -5,7 +5,8 @@ elements, each a frozen dataclass. The ``__init__`` dataclasses generate for
 frozen classes sets every field through ``object.__setattr__``, which made
 building them a tenth of stream mode's time and a fifth of reading a
 structure tree. ``frozen_instance`` fills the instance's ``__dict__`` at
-once instead: the result is the instance ``cls(**values)`` gives (same
+once instead (a class with slots, which has none, has its fields set one
+by one as its ``__init__`` would): the result is the instance ``cls(**values)`` gives (same
 fields, eq, hash, repr, pickling, ``dataclasses.replace``), provided
 `values` names every field (no defaults are applied, and no __post_init__
 runs, so it is only for classes without one).
@@ -34,7 +35,11 @@ _T = TypeVar("_T")
 def frozen_instance(cls: type[_T], values: dict[str, Any]) -> _T:
     """An instance of frozen dataclass `cls` whose fields are `values` (all of them)."""
     instance = object.__new__(cls)
-    instance.__dict__.update(values)
+    try:
+        instance.__dict__.update(values)
+    except AttributeError:  # slots, no __dict__: each field set as the dataclass's __init__ sets it
+        for name, value in values.items():
+            object.__setattr__(instance, name, value)
     return instance
 
 

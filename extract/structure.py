@@ -178,7 +178,9 @@ _NS_MATHML = "http://www.w3.org/1998/Math/MathML"
 # --------------------------------------------------------------------------- public types
 
 
-@dataclass(frozen=True)
+# Slots: tens of thousands per tree, each field stored where the compiled
+# walk writes it directly (no per-instance dict to fill and free).
+@dataclass(frozen=True, slots=True)
 class StructElement:
     """One structure element (§14.7.2, Table 323), in document order."""
 
@@ -229,7 +231,7 @@ class StructElement:
     element_id: str | None = None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class MarkedContentRef:
     """A marked-content sequence the tree assigns to a page (§14.7.4.2-3)."""
 
@@ -383,8 +385,9 @@ class _Warnings:
     def __init__(self) -> None:
         self._counter = WarningCounter()
 
-    def add(self, message: str) -> None:
-        self._counter.add(WarningKind.STRUCTURE, message)
+    def add(self, message: str, count: int = 1) -> None:
+        """`message`, `count` times (the compiled walk hands repeats over at once)."""
+        self._counter.add(WarningKind.STRUCTURE, message, count=count)
 
     def warnings(self) -> tuple[PageWarning, ...]:
         return self._counter.warnings()
@@ -578,6 +581,9 @@ class _Messages(NamedTuple):
     mcr_mcid: str = "MCR without a valid /MCID; dropped"
     not_page: str = "marked content on an object that is not a page of the document; dropped"
     assigned_twice: str = "marked content assigned twice on a page; first assignment kept"
+    orphan_parent_tree: str = "marked content with no /Pg; page found through /ParentTree"
+    orphan_one_page: str = "marked content with no /Pg; the document's only page assumed"
+    orphan_dropped: str = "marked content with no /Pg on its MCR, element or ancestors, nor in /ParentTree; dropped"
 
 
 def _deep(max_depth: int) -> str:
@@ -674,8 +680,8 @@ class _Walker:
             self._elements, self._content, self._claimed, self._seen, self._on_path, self._page_set,
             self._pages is not None, self._objects.cache, self._resolve, self._warnings.add, self._resolved,
             self._element_type, self._texts, text_string, self._cell_attributes, _NO_CELL, self._mcr, self._objr,
-            self._page_of_orphan, self._unexpected_kid, _Ctx, StructElement, MarkedContentRef,
-            self._info("NonStruct"), PAGE_STREAM, _NO_OBJGEN, self._messages, self._max_depth,
+            self._parent_tree, self._unexpected_kid, _Ctx, StructElement, MarkedContentRef,
+            self._info("NonStruct"), PAGE_STREAM, _NO_OBJGEN, self._messages, self._max_depth, self._pages,
         )  # fmt: skip
         return functools.partial(core.walk_struct, self._stack, env)
 
@@ -1010,19 +1016,25 @@ class _Walker:
         tree, and the other pages' content must not land on the survivor.
         """
         warn = self._warnings.add
-        if self._parent_tree_pages is None:
-            self._parent_tree_pages = self._read_parent_tree_pages()
+        parent_tree_pages = self._parent_tree()
         ref = self._elements[element].ref
-        if self._parent_tree_pages:
-            page = self._parent_tree_pages.get((ref, mcid)) if stream == PAGE_STREAM and ref is not None else None
+        if parent_tree_pages:
+            page = parent_tree_pages.get((ref, mcid)) if stream == PAGE_STREAM and ref is not None else None
             if page is not None:
-                warn("marked content with no /Pg; page found through /ParentTree")
+                warn(_M.orphan_parent_tree)
                 return page
         elif self._pages is not None and len(self._pages) == 1:
-            warn("marked content with no /Pg; the document's only page assumed")
+            warn(_M.orphan_one_page)
             return self._pages[0]
-        warn("marked content with no /Pg on its MCR, element or ancestors, nor in /ParentTree; dropped")
+        warn(_M.orphan_dropped)
         return None
+
+    def _parent_tree(self) -> dict[tuple[tuple[int, int], int], PageKey]:
+        """(element objgen, MCID) -> page from /ParentTree, read on first use
+        (the compiled walk asks for it at the first content with no /Pg)."""
+        if self._parent_tree_pages is None:
+            self._parent_tree_pages = self._read_parent_tree_pages()
+        return self._parent_tree_pages
 
     def _read_parent_tree_pages(self) -> dict[tuple[tuple[int, int], int], PageKey]:
         """(element objgen, MCID) -> page for the page content listed in /ParentTree."""

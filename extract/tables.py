@@ -34,10 +34,11 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, fields, replace
 from operator import attrgetter
 from types import MappingProxyType
+from typing import Any
 
 import numpy as np
 
-from ragprep.extract.rows import frozen_instance, frozen_rows
+from ragprep.extract.rows import frozen_rows
 from ragprep.extract.structure import StructTree
 
 Box = tuple[float, float, float, float]
@@ -143,19 +144,23 @@ def table_grids(tree: StructTree) -> TableGrids:
     in_thead[group >= 0] = types[group[group >= 0]] == "THead"
     rows: dict[int, list[int]] = defaultdict(list)
     cells: dict[int, list[int]] = defaultdict(list)
-    for index in np.flatnonzero(is_row & ~tables).tolist():  # element order: depth first
-        rows[int(table_of[index])].append(index)
-    for index in np.flatnonzero(is_cell & ~tables).tolist():
-        cells[int(row_of[index])].append(index)
+    row_elements = np.flatnonzero(is_row & ~tables)
+    for index, table in zip(row_elements.tolist(), table_of[row_elements].tolist(), strict=True):  # depth first
+        rows[table].append(index)
+    cell_elements = np.flatnonzero(is_cell & ~tables)
+    for index, row in zip(cell_elements.tolist(), row_of[cell_elements].tolist(), strict=True):
+        cells[row].append(index)
     slots: dict[int, GridSlot] = {}
     shapes: dict[int, tuple[int, int]] = {}
     by_position: dict[int, Mapping[tuple[int, int], GridSlot]] = {}
+    thead = in_thead.tolist()
     for table, table_rows in rows.items():
-        placed = _place(tree, table, [cells[r] for r in table_rows], in_thead)
-        slots.update(placed)
-        n_cols = max((s.col + s.col_span for s in placed.values()), default=0)
-        shapes[table] = (len(table_rows), n_cols)
-        by_position[table] = MappingProxyType({(s.row, s.col): s for s in placed.values()})
+        indices, placed = _place(tree, table, [cells[r] for r in table_rows], thead)
+        built = frozen_rows(GridSlot, placed)  # one per cell of every tagged table
+        slots.update(zip(indices, built, strict=True))
+        ends = map(int.__add__, placed["col"], placed["col_span"])
+        shapes[table] = (len(table_rows), max(ends, default=0))
+        by_position[table] = MappingProxyType(dict(zip(zip(placed["row"], placed["col"], strict=True), built, strict=True)))
     return TableGrids(MappingProxyType(slots), MappingProxyType(shapes), MappingProxyType(by_position), cell_of)
 
 
@@ -167,31 +172,45 @@ def _started_by(nearest: np.ndarray, tables: np.ndarray) -> np.ndarray:
     return started
 
 
-def _place(tree: StructTree, table: int, rows: list[list[int]], in_thead: np.ndarray) -> dict[int, GridSlot]:
-    """Slots of the cells of one table: each cell takes the first free slot of
-    its row; spans occupy theirs; a row span is cut at the last row."""
-    taken: set[tuple[int, int]] = set()
-    out: dict[int, GridSlot] = {}
+def _place(
+    tree: StructTree, table: int, rows: list[list[int]], in_thead: list[bool]
+) -> tuple[list[int], dict[str, list[Any]]]:
+    """The cells of one table and their GridSlots' columns: each cell takes
+    the first free slot of its row; spans occupy theirs; a row span is cut at
+    the last row. A cell looks past the slots that cells of rows above span
+    into; its own row's cells lie behind it, so only what spans down is kept."""
+    below: set[tuple[int, int]] = set()
+    indices: list[int] = []
+    columns: dict[str, list[Any]] = {name: [] for name in _SLOT_FIELDS}
+    row_of, col_of, row_spans, col_spans = columns["row"], columns["col"], columns["row_span"], columns["col_span"]
     for r, row in enumerate(rows):
         col = 0
         for index in row:
             e = tree.elements[index]
-            while (r, col) in taken:
+            while (r, col) in below:
                 col += 1
             row_span = min(e.row_span, len(rows) - r)
-            for dr in range(row_span):
-                for dc in range(e.col_span):
-                    taken.add((r + dr, col + dc))
-            out[index] = frozen_instance(  # one per cell of every tagged table
-                GridSlot,
-                {
-                    "table": table, "row": r, "col": col, "row_span": row_span, "col_span": e.col_span,
-                    "header": e.header_cell, "in_thead": bool(in_thead[index]), "scope": e.scope,
-                    "headers": e.headers, "element_id": e.element_id,
-                },
-            )  # fmt: skip
+            below.update((r + dr, col + dc) for dr in range(1, row_span) for dc in range(e.col_span))
+            indices.append(index)
+            row_of.append(r)
+            col_of.append(col)
+            row_spans.append(row_span)
+            col_spans.append(e.col_span)
             col += e.col_span
-    return out
+    elements = list(map(tree.elements.__getitem__, indices))
+    columns["table"] = [table] * len(indices)
+    columns["in_thead"] = list(map(in_thead.__getitem__, indices))
+    for name, attribute in _FROM_ELEMENT:
+        columns[name] = list(map(attribute, elements))
+    return indices, columns
+
+
+# GridSlot's fields, and those read straight from the cell's element.
+_SLOT_FIELDS = tuple(f.name for f in fields(GridSlot))
+_FROM_ELEMENT = tuple(
+    (name, attrgetter(attribute))
+    for name, attribute in (("header", "header_cell"), ("scope", "scope"), ("headers", "headers"), ("element_id", "element_id"))
+)
 
 
 # --------------------------------------------------------------------------- one page's cells

@@ -76,9 +76,9 @@ class WarningCounter:
     def __init__(self) -> None:
         self._counts: dict[tuple[WarningKind, str, str | None], int] = {}
 
-    def add(self, kind: WarningKind, message: str, setting: str | None = None) -> None:
+    def add(self, kind: WarningKind, message: str, setting: str | None = None, *, count: int = 1) -> None:
         key = (kind, message, setting)
-        self._counts[key] = self._counts.get(key, 0) + 1
+        self._counts[key] = self._counts.get(key, 0) + count
 
     def warnings(self) -> tuple[PageWarning, ...]:
         return tuple(PageWarning(kind, message, setting, n) for (kind, message, setting), n in self._counts.items())

@@ -102,8 +102,8 @@ def test_elements_are_the_instances_their_constructor_gives():
     b.set_struct_tree([b.struct_element("Document", [b.struct_element("H", [2]), table], page=page)])
 
     for element in read(b).elements:
+        # Slots: a field the walker left unset raises AttributeError here.
         built = StructElement(**{f.name: getattr(element, f.name) for f in dataclasses.fields(StructElement)})
-        assert vars(element) == vars(built)
         assert element == built and hash(element) == hash(built) and repr(element) == repr(built)
 
 
