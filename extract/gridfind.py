@@ -743,19 +743,29 @@ def _table(
 
 def _placed_cells(cells: list[_Cell], position: np.ndarray) -> tuple[list[_Cell], np.ndarray, np.ndarray]:
     """The cells with a glyph the page reading placed (`position` >= 0), their
-    glyphs cell after cell, each cell's in table order, and where each starts."""
-    filled = [c for c in cells if len(c.glyphs)]
-    if not filled:
+    glyphs cell after cell, each cell's in table order, and where each starts.
+    Both finders give each cell's glyphs in table order already, so they are
+    sorted only when some cell's are not; and kept whole when every cell has
+    a placed glyph (the usual case)."""
+    runs = [c.glyphs for c in cells]
+    sizes = np.fromiter(map(len, runs), dtype=np.int64, count=len(runs))
+    filled = np.flatnonzero(sizes)
+    if not len(filled):
         return [], np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
-    sizes = np.array([len(c.glyphs) for c in filled])
-    cell = np.repeat(np.arange(len(filled)), sizes)
-    glyphs = np.concatenate([c.glyphs for c in filled])
-    order = np.lexsort((glyphs, cell))
-    glyphs, cell = glyphs[order], cell[order]
-    seen = np.logical_or.reduceat(position[glyphs] >= 0, np.cumsum(sizes) - sizes)
-    sizes = sizes[seen]
-    placed = [c for c, kept in zip(filled, seen.tolist(), strict=True) if kept]
-    return placed, glyphs[seen[cell]], np.cumsum(sizes) - sizes
+    if len(filled) < len(runs):  # an empty cell's array may have another dtype: left out of the join
+        runs, sizes = [runs[k] for k in filled.tolist()], sizes[filled]
+    glyphs = np.concatenate(runs)
+    ends = np.cumsum(sizes)
+    starts = ends - sizes
+    in_order = glyphs[1:] >= glyphs[:-1]
+    in_order[ends[:-1] - 1] = True  # a cell may start below the last one's end
+    if not in_order.all():
+        glyphs = glyphs[np.lexsort((glyphs, np.repeat(np.arange(len(sizes)), sizes)))]
+    seen = np.logical_or.reduceat(position[glyphs] >= 0, starts)
+    if seen.all():
+        return [cells[k] for k in filled.tolist()], glyphs, starts
+    kept = sizes[seen]
+    return [cells[k] for k in filled[seen].tolist()], glyphs[np.repeat(seen, sizes)], np.cumsum(kept) - kept
 
 
 def _rounded(boxes: np.ndarray) -> list[tuple[float, float, float, float]]:

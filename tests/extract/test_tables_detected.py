@@ -12,10 +12,12 @@ from tabledocs import cells_by_column, ruled_table, text_at
 from ragprep.extract import extract_document
 from ragprep.extract.gridfind import (
     TABLE_MAX_CELL_WORDS,
+    _Cell,
     _cell_glyphs,
     _column_totals,
     _kept_columns,
     _pieces_by_cell,
+    _placed_cells,
     _TextLines,
     rounded_like_python,
 )
@@ -291,3 +293,27 @@ def test_cells_of_pieces_in_their_own_order_are_a_slice_of_the_same_glyphs():
     gathered, gathered_bounds = _cell_glyphs(lines, pieces, np.arange(5), cell_start)
     assert sliced.tolist() == gathered.tolist() == lines.glyphs[3:20].tolist()
     assert bounds.tolist() == gathered_bounds.tolist() == [0, 6, 9, 17]
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_placed_cells_are_the_cells_with_a_placed_glyph_each_in_table_order(seed):
+    """Cells whose glyphs come in table order (as both finders give them)
+    and cells whose do not, empty cells (an empty float array among them)
+    and cells of which the reading placed no glyph: the kept cells are those
+    with a placed glyph, each one's glyphs sorted, cell after cell."""
+    rng = np.random.default_rng(seed)
+    position = np.where(rng.random(60) < 0.6, np.arange(60), -1)
+    for shuffled in (False, True):
+        cells = []
+        for k in range(int(rng.integers(1, 12))):
+            glyphs = np.sort(rng.choice(60, size=int(rng.integers(0, 6)), replace=False))
+            if shuffled and k % 2:
+                glyphs = rng.permutation(glyphs)
+            cells.append(_Cell(k, 0, 1, 1, glyphs if len(glyphs) or k % 3 else np.zeros(0)))
+        expected = [c for c in cells if (position[c.glyphs.astype(np.int64)] >= 0).any()]
+        placed, glyphs, starts = _placed_cells(cells, position)
+        assert [c.row for c in placed] == [c.row for c in expected]
+        assert glyphs.tolist() == [g for c in expected for g in sorted(c.glyphs.tolist())]
+        sizes = [len(c.glyphs) for c in expected]
+        assert starts.tolist() == [sum(sizes[:k]) for k in range(len(sizes))]
+        assert glyphs.dtype == starts.dtype == np.int64
