@@ -692,6 +692,9 @@ def detect_tables(
         _table(table, cells, method, position, joined, config, page, k)
         for k, (method, cells) in enumerate(found, start=1)
     ]
+    # A grid none of whose glyphs the page reading placed has no text on the
+    # page to point into: no table of it (and no top to sort it by).
+    tables = [t for t in tables if t.cells]
     return tuple(sorted(tables, key=lambda t: -max((c.bbox or (0, 0, 0, 0))[3] for c in t.cells)))
 
 

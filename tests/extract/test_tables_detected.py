@@ -4,12 +4,15 @@ prose stays prose."""
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pytest
 from pdfbuilder import PdfBuilder
 from tabledocs import cells_by_column, ruled_table, text_at
 
-from ragprep.extract import extract_document
+from ragprep.extract import ExtractConfig, extract_document, open_document
+from ragprep.extract import gridfind
 from ragprep.extract.gridfind import (
     TABLE_MAX_CELL_WORDS,
     _Cell,
@@ -21,6 +24,7 @@ from ragprep.extract.gridfind import (
     _TextLines,
     rounded_like_python,
 )
+from ragprep.extract.layout import read_layout
 
 ROWS = [
     ["Station", "River", "Flow"],
@@ -55,6 +59,23 @@ def test_ruled_table_painted_column_by_column_reads_row_by_row():
     for c in table.cells:
         assert c.bbox[0] >= XS[c.col] and c.bbox[2] <= XS[c.col + 1]
         assert c.text in page.text[c.char_start : c.char_end]
+
+
+def test_a_grid_the_page_reading_left_out_is_no_table():
+    # Two ruled tables; the page's reading placed only the lower one's
+    # glyphs: the upper grid has no text on the page to point into, so the
+    # page has one table, not a table of no cells (nor a failure sorting it).
+    b = PdfBuilder()
+    f = b.add_standard_font("Helvetica", widths=True)
+    b.add_page(ruled_page(b, f, ROWS, 700, XS) + " " + ruled_page(b, f, ROWS[:3], 400, XS))
+    config = ExtractConfig()
+    with open_document(b.to_bytes()) as doc:
+        glyphs = doc.page_glyphs(1)
+    joined = read_layout(glyphs.table, config, None).joined
+    top = glyphs.table.quad[joined.order, :, 1].max(axis=1)
+    lower = dataclasses.replace(joined, order=joined.order[top < 500])
+    (table,) = gridfind.detect_tables(glyphs.table, glyphs.paths, lower, config, 1)
+    assert texts(table) == ROWS[:3]
 
 
 def test_missing_rule_between_slots_is_a_span():
