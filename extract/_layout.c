@@ -913,12 +913,17 @@ done:
     return result;
 }
 
-/* ---- gutter_grid(x0, x1, ids, starts) -> (edges, covered, inside) or None
- * kernels.gutter_grid (regions._gutter_cells): the distinct left and right
- * edges of units `ids` (rows starting at `starts`), sorted as np.unique sorts
- * (NaN last, one of them); per row and cell between two edges, whether a
- * unit of the row covers it, and whether it is whitespace between the row's
- * leftmost and rightmost content. None with fewer than two edges. */
+/* ---- gutter_crossing(x0, x1, ids, starts, row_height, need, gutter) -> (left, right, crossing) or None
+ * kernels.gutter_crossing (regions._gutter_cells): the region (units `ids`
+ * in rows starting at `starts`) on a grid of rows by cells between the
+ * units' distinct left and right edges (sorted as np.unique sorts: NaN last,
+ * one of them); a cell's support is the height of the rows with content on
+ * both sides of it and none on it, added down the rows in row order; runs of
+ * cells supported by `need` or more, at least `gutter` wide (numpy's
+ * pairwise sum), are candidates, the best the one supported most; its core
+ * as kernels._gutter_core grows it. Returns the core's left and right edge
+ * and, per row, whether a unit of the row covers a cell of the core; None
+ * with fewer than two edges or no candidate. */
 static Py_ssize_t edge_cell(const double *edges, Py_ssize_t count, double v) {
     /* np.searchsorted(edges, v, "left") in numpy's order */
     Py_ssize_t lo = 0, hi = count;
@@ -929,27 +934,39 @@ static Py_ssize_t edge_cell(const double *edges, Py_ssize_t count, double v) {
     return lo;
 }
 
-static PyObject *layout_gutter_grid(PyObject *mod, PyObject *args) {
-    PyObject *x0_obj, *x1_obj, *ids_obj, *starts_obj;
-    if (!PyArg_ParseTuple(args, "OOOO", &x0_obj, &x1_obj, &ids_obj, &starts_obj)) return NULL;
-    View vx0 = {0}, vx1 = {0}, vi = {0}, vs = {0};
-    PyObject *result = NULL, *covered_obj = NULL, *inside_obj = NULL;
-    double *edges = NULL;
-    int64_t *first = NULL, *end = NULL, *count = NULL;
-    if (get_view(x0_obj, &vx0, "d", 8, "x0") < 0 || get_view(x1_obj, &vx1, "d", 8, "x1") < 0 ||
-        get_view(ids_obj, &vi, "l", 8, "ids") < 0 || get_view(starts_obj, &vs, "l", 8, "starts") < 0)
-        goto done;
-    Py_ssize_t size = vx0.view.len / 8, n = vi.view.len / 8, rows = vs.view.len / 8;
-    if (vx1.view.len / 8 != size) { PyErr_SetString(PyExc_ValueError, "x0 and x1 differ in length"); goto done; }
-    const double *X0 = vx0.view.buf, *X1 = vx1.view.buf;
-    const int64_t *ids = vi.view.buf, *S = vs.view.buf;
-    if (check_ids(ids, n, size, "ids") < 0) goto done;
-    for (Py_ssize_t r = 0; r < rows; r++)
-        if (S[r] < 0 || S[r] >= n || (r && S[r] <= S[r - 1])) { PyErr_SetString(PyExc_ValueError, "bad row starts"); goto done; }
-    if (rows && S[0] != 0) { PyErr_SetString(PyExc_ValueError, "rows must start at 0"); goto done; }
-    Py_ssize_t cap = n ? n : 1;
-    edges = malloc(2 * cap * sizeof(double)); first = malloc(cap * sizeof(int64_t)); end = malloc(cap * sizeof(int64_t));
-    if (!edges || !first || !end) { PyErr_NoMemory(); goto done; }
+static double pairwise_sum(const double *a, Py_ssize_t n) {
+    /* numpy's pairwise summation (the add reduction's inner loop) */
+    if (n < 8) {
+        double res = -0.0;
+        for (Py_ssize_t i = 0; i < n; i++) res += a[i];
+        return res;
+    }
+    if (n <= 128) {
+        double r[8];
+        Py_ssize_t i;
+        for (int j = 0; j < 8; j++) r[j] = a[j];
+        for (i = 8; i < n - (n % 8); i += 8)
+            for (int j = 0; j < 8; j++) r[j] += a[i + j];
+        double res = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]));
+        for (; i < n; i++) res += a[i];
+        return res;
+    }
+    Py_ssize_t n2 = n / 2;
+    n2 -= n2 % 8;
+    return pairwise_sum(a, n2) + pairwise_sum(a + n2, n - n2);
+}
+
+static double np_sum(const double *a, Py_ssize_t n) {
+    /* ndarray.sum() of a non-empty slice: its first value plus the rest */
+    return a[0] + pairwise_sum(a + 1, n - 1);
+}
+
+/* The distinct edges of the units (into edges, 2 n long; their count
+ * returned), and per row and cell whether a unit of the row covers it (C)
+ * and whether it is whitespace between the row's leftmost and rightmost
+ * content (I), both rows x (count - 1), malloc'ed; -1 on error. */
+static Py_ssize_t gutter_grid(const double *X0, const double *X1, const int64_t *ids, Py_ssize_t n,
+                              const int64_t *S, Py_ssize_t rows, double *edges, char **C, char **I) {
     for (Py_ssize_t k = 0; k < n; k++) { edges[2 * k] = X0[ids[k]]; edges[2 * k + 1] = X1[ids[k]]; }
     qsort(edges, (size_t)(2 * n), sizeof(double), cmp_np_double);
     Py_ssize_t distinct = 0;
@@ -962,16 +979,15 @@ static PyObject *layout_gutter_grid(PyObject *mod, PyObject *args) {
         edges[distinct++] = v;
     }
     Py_ssize_t cells = distinct - 1;
-    if (cells < 1 || !rows) { result = Py_None; Py_INCREF(result); goto done; }
+    if (cells < 1 || !rows) return distinct;
+    int64_t *first = malloc(n * sizeof(int64_t)), *end = malloc(n * sizeof(int64_t));
+    int64_t *count = malloc((cells + 1) * sizeof(int64_t));
+    *C = malloc(rows * cells); *I = malloc(rows * cells);
+    if (!first || !end || !count || !*C || !*I) { free(first); free(end); free(count); PyErr_NoMemory(); return -1; }
     for (Py_ssize_t k = 0; k < n; k++) {
         first[k] = edge_cell(edges, distinct, X0[ids[k]]);
         end[k] = edge_cell(edges, distinct, X1[ids[k]]);
     }
-    covered_obj = PyByteArray_FromStringAndSize(NULL, rows * cells);
-    inside_obj = PyByteArray_FromStringAndSize(NULL, rows * cells);
-    count = malloc((cells + 1) * sizeof(int64_t));
-    if (!covered_obj || !inside_obj || !count) { if (!count) PyErr_NoMemory(); goto done; }
-    char *C = PyByteArray_AS_STRING(covered_obj), *I = PyByteArray_AS_STRING(inside_obj);
     for (Py_ssize_t r = 0; r < rows; r++) {
         Py_ssize_t lo = (Py_ssize_t)S[r], hi = r + 1 < rows ? (Py_ssize_t)S[r + 1] : n;
         int64_t leftmost = first[lo], rightmost = end[lo];
@@ -986,16 +1002,114 @@ static PyObject *layout_gutter_grid(PyObject *mod, PyObject *args) {
         for (Py_ssize_t e = 0; e < cells; e++) {
             running += count[e];
             int cover = running > 0;
-            C[r * cells + e] = (char)cover;
-            I[r * cells + e] = (char)(!cover && e >= leftmost && e < rightmost);
+            (*C)[r * cells + e] = (char)cover;
+            (*I)[r * cells + e] = (char)(!cover && e >= leftmost && e < rightmost);
         }
     }
-    result = Py_BuildValue("(NOO)", PyByteArray_FromStringAndSize((const char *)edges, distinct * (Py_ssize_t)sizeof(double)),
-                           covered_obj, inside_obj);
+    free(first); free(end); free(count);
+    return distinct;
+}
+
+/* Per cell, the rows' heights where `flags` is set, added down the rows in
+ * row order (height times 0 or 1, as the reference multiplies). */
+static void row_sums(const char *flags, const double *height, Py_ssize_t rows, Py_ssize_t cells, double *out) {
+    for (Py_ssize_t e = 0; e < cells; e++) out[e] = height[0] * (flags[e] ? 1.0 : 0.0);
+    for (Py_ssize_t r = 1; r < rows; r++)
+        for (Py_ssize_t e = 0; e < cells; e++) out[e] += height[r] * (flags[r * cells + e] ? 1.0 : 0.0);
+}
+
+/* kernels._gutter_core: the cells lo..hi of the core of candidate run
+ * first..last; -1 (ValueError, as np.argmax of nothing) when no cell of the
+ * run equals its least blocking (NaN). */
+static int gutter_core_cells(const double *blocked, const double *width, Py_ssize_t first, Py_ssize_t last,
+                             double gutter, Py_ssize_t *lo_out, Py_ssize_t *hi_out) {
+    double least = blocked[first];
+    for (Py_ssize_t e = first; e < last; e++) {
+        if (least != least) break;
+        if (blocked[e] < least || blocked[e] != blocked[e]) least = blocked[e];
+    }
+    Py_ssize_t lo = -1;
+    for (Py_ssize_t e = first; e < last; e++) {
+        if (blocked[e] != least) continue;
+        if (lo < 0) { lo = e; continue; }
+        double best = width[lo], v = width[e];
+        if (best == best && (v > best || v != v)) lo = e;
+    }
+    if (lo < 0) { PyErr_SetString(PyExc_ValueError, "no least blocked cell"); return -1; }
+    Py_ssize_t hi = lo + 1;
+    while (np_sum(width + lo, hi - lo) < gutter && (lo > first || hi < last)) {
+        int grow_left = hi >= last || (lo > first && blocked[lo - 1] <= blocked[hi]);
+        if (grow_left) lo--; else hi++;
+    }
+    *lo_out = lo; *hi_out = hi;
+    return 0;
+}
+
+/* The best supported candidate run of cells (into first, last); 0 when none. */
+static int best_gutter_run(const double *support, const double *width, Py_ssize_t cells, double need, double gutter,
+                           Py_ssize_t *first_out, Py_ssize_t *last_out) {
+    int found = 0;
+    double best_support = 0.0;
+    for (Py_ssize_t e = 0; e < cells;) {
+        if (!(support[e] >= need)) { e++; continue; }
+        Py_ssize_t first = e;
+        double most = support[e];
+        while (e < cells && support[e] >= need) { if (support[e] > most) most = support[e]; e++; }
+        if (np_sum(width + first, e - first) >= gutter && most > best_support) {
+            found = 1; best_support = most; *first_out = first; *last_out = e;
+        }
+    }
+    return found;
+}
+
+static PyObject *layout_gutter_crossing(PyObject *mod, PyObject *args) {
+    PyObject *x0_obj, *x1_obj, *ids_obj, *starts_obj, *height_obj;
+    double need, gutter;
+    if (!PyArg_ParseTuple(args, "OOOOOdd", &x0_obj, &x1_obj, &ids_obj, &starts_obj, &height_obj, &need, &gutter))
+        return NULL;
+    View vx0 = {0}, vx1 = {0}, vi = {0}, vs = {0}, vh = {0};
+    PyObject *result = NULL, *crossing_obj = NULL;
+    double *edges = NULL, *width = NULL, *support = NULL, *blocked = NULL;
+    char *C = NULL, *I = NULL;
+    if (get_view(x0_obj, &vx0, "d", 8, "x0") < 0 || get_view(x1_obj, &vx1, "d", 8, "x1") < 0 ||
+        get_view(ids_obj, &vi, "l", 8, "ids") < 0 || get_view(starts_obj, &vs, "l", 8, "starts") < 0 ||
+        get_view(height_obj, &vh, "d", 8, "row_height") < 0)
+        goto done;
+    Py_ssize_t size = vx0.view.len / 8, n = vi.view.len / 8, rows = vs.view.len / 8;
+    if (vx1.view.len / 8 != size) { PyErr_SetString(PyExc_ValueError, "x0 and x1 differ in length"); goto done; }
+    if (vh.view.len / 8 != rows) { PyErr_SetString(PyExc_ValueError, "one row height per row"); goto done; }
+    const double *X0 = vx0.view.buf, *X1 = vx1.view.buf, *H = vh.view.buf;
+    const int64_t *ids = vi.view.buf, *S = vs.view.buf;
+    if (check_ids(ids, n, size, "ids") < 0) goto done;
+    for (Py_ssize_t r = 0; r < rows; r++)
+        if (S[r] < 0 || S[r] >= n || (r && S[r] <= S[r - 1])) { PyErr_SetString(PyExc_ValueError, "bad row starts"); goto done; }
+    if (rows && S[0] != 0) { PyErr_SetString(PyExc_ValueError, "rows must start at 0"); goto done; }
+    edges = malloc(2 * (n ? n : 1) * sizeof(double));
+    if (!edges) { PyErr_NoMemory(); goto done; }
+    Py_ssize_t distinct = gutter_grid(X0, X1, ids, n, S, rows, edges, &C, &I);
+    if (distinct < 0) goto done;
+    Py_ssize_t cells = distinct - 1, first = 0, last = 0, lo = 0, hi = 0;
+    if (cells < 1 || !rows) { result = Py_None; Py_INCREF(result); goto done; }
+    width = malloc(cells * sizeof(double)); support = malloc(cells * sizeof(double)); blocked = malloc(cells * sizeof(double));
+    if (!width || !support || !blocked) { PyErr_NoMemory(); goto done; }
+    for (Py_ssize_t e = 0; e < cells; e++) width[e] = edges[e + 1] - edges[e];
+    row_sums(I, H, rows, cells, support);
+    if (!best_gutter_run(support, width, cells, need, gutter, &first, &last)) { result = Py_None; Py_INCREF(result); goto done; }
+    row_sums(C, H, rows, cells, blocked);
+    if (gutter_core_cells(blocked, width, first, last, gutter, &lo, &hi) < 0) goto done;
+    crossing_obj = PyByteArray_FromStringAndSize(NULL, rows);
+    if (!crossing_obj) goto done;
+    char *X = PyByteArray_AS_STRING(crossing_obj);
+    for (Py_ssize_t r = 0; r < rows; r++) {
+        char any = 0;
+        for (Py_ssize_t e = lo; e < hi; e++) any |= C[r * cells + e];
+        X[r] = any;
+    }
+    result = Py_BuildValue("(ddO)", edges[lo], edges[hi], crossing_obj);
 done:
-    Py_XDECREF(covered_obj); Py_XDECREF(inside_obj);
-    free(edges); free(first); free(end); free(count);
-    release(&vx0); release(&vx1); release(&vi); release(&vs);
+    Py_XDECREF(crossing_obj);
+    free(edges); free(width); free(support); free(blocked); free(C); free(I);
+    release(&vx0); release(&vx1); release(&vi); release(&vs); release(&vh);
     return result;
 }
 
@@ -1891,7 +2005,7 @@ static PyMethodDef module_methods[] = {
     {"row_measures", (PyCFunction)layout_row_measures, METH_VARARGS, "Median row extent, rows side by side, median row glyphs."},
     {"back_up_moves", (PyCFunction)layout_back_up_moves, METH_VARARGS, "Moves of the stream back up or back along a row."},
     {"cell_disorder", (PyCFunction)layout_cell_disorder, METH_VARARGS, "Units the stream paints out of a cell order."},
-    {"gutter_grid", (PyCFunction)layout_gutter_grid, METH_VARARGS, "Cells between unit edges, covered and inside per row."},
+    {"gutter_crossing", (PyCFunction)layout_gutter_crossing, METH_VARARGS, "The best supported gutter's core and the rows crossing it."},
     {"nearest_under", (PyCFunction)layout_nearest_under, METH_VARARGS, "Per line, the nearest line under and above it."},
     {"backward_units", (PyCFunction)layout_backward_units, METH_VARARGS, "Per unit, is it painted backwards along its line."},
     {"marks_beside", (PyCFunction)layout_marks_beside, METH_VARARGS, "Per small unit, the first line it is a mark beside."},

@@ -438,29 +438,66 @@ def _cells(units: int, bands: list[np.ndarray], columns: list[np.ndarray], band_
     return np.split(ids, np.flatnonzero(np.diff(cell)) + 1)
 
 
-def gutter_grid(
-    lib: ModuleType | None, x0: np.ndarray, x1: np.ndarray, ids: np.ndarray, starts: np.ndarray
+def gutter_crossing(
+    lib: ModuleType | None,
+    x0: np.ndarray,
+    x1: np.ndarray,
+    ids: np.ndarray,
+    starts: np.ndarray,
+    row_height: np.ndarray,
+    need: float,
+    gutter: float,
+) -> tuple[float, float, np.ndarray] | None:
+    """The region (units `ids` in rows starting at `starts`, of heights
+    `row_height`) on a grid of rows by cells between the units' distinct
+    left and right edges; its best supported gutter candidate (a run of
+    cells, at least `gutter` wide, with content on both sides and none on
+    them in rows making up `need` of the height; the one supported most)
+    and that candidate's core (see _gutter_core). Returns the core's left
+    and right edge and, per row, whether the row crosses the core; None
+    when there is no candidate. Heights are added down the rows in row
+    order (np.cumsum), which the kernel repeats exactly."""
+    if lib is not None:
+        found = lib.gutter_crossing(x0, x1, _ids(ids), _ids(starts), row_height, need, gutter)
+        if found is None:
+            return None
+        left, right, crossing = found
+        return left, right, np.frombuffer(crossing, dtype=bool)
+    grid = _gutter_grid(x0, x1, ids, starts)
+    if grid is None:
+        return None
+    edges, covered, inside = grid
+    support = np.cumsum(row_height[:, None] * inside, axis=0)[-1]
+    candidate = support >= need
+    if not candidate.any():
+        return None
+    # Runs of candidate cells at least a gutter wide; the best is the one
+    # with the strongest support.
+    width = np.diff(edges)
+    bounds = np.flatnonzero(np.diff(np.concatenate([[0], candidate.astype(np.int8), [0]])))
+    best, best_support = None, 0.0
+    for first, last in zip(bounds[::2].tolist(), bounds[1::2].tolist(), strict=True):
+        if width[first:last].sum() >= gutter and support[first:last].max() > best_support:
+            best, best_support = (first, last), float(support[first:last].max())
+    if best is None:
+        return None
+    blocked = np.cumsum(row_height[:, None] * covered, axis=0)[-1]
+    lo, hi = _gutter_core(blocked, width, best, gutter)
+    return float(edges[lo]), float(edges[hi]), np.any(covered[:, lo:hi], axis=1)
+
+
+def _gutter_grid(
+    x0: np.ndarray, x1: np.ndarray, ids: np.ndarray, starts: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
     """The region (units `ids` in rows starting at `starts`) on a grid of
     rows by cells between the units' distinct left and right edges: the
     edges, whether a unit of each row covers each cell, and whether a cell
     is whitespace between a row's leftmost and rightmost content (inside).
     None with fewer than two edges."""
-    if lib is not None:
-        found = lib.gutter_grid(x0, x1, _ids(ids), _ids(starts))
-        if found is None:
-            return None
-        edges, covered, inside = found
-        shape = (len(starts), len(edges) // 8 - 1)
-        return (
-            np.frombuffer(edges, dtype=np.float64),
-            np.frombuffer(covered, dtype=bool).reshape(shape),
-            np.frombuffer(inside, dtype=bool).reshape(shape),
-        )
     x0, x1 = x0[ids], x1[ids]
     edges = np.unique(np.concatenate([x0, x1]))
     n_rows, n_cells = len(starts), len(edges) - 1
-    if n_cells < 1:
+    if n_cells < 1 or n_rows < 1:
         return None
     # covered[r, e]: does a unit of row r cover the cell edges[e]..edges[e+1]?
     row = np.repeat(np.arange(n_rows), np.diff(np.concatenate([starts, [len(ids)]])))
@@ -478,6 +515,28 @@ def gutter_grid(
         & (cell < np.maximum.reduceat(end_cell, starts)[:, None])
     )
     return edges, covered, inside
+
+
+def _gutter_core(blocked: np.ndarray, width: np.ndarray, run: tuple[int, int], gutter: float) -> tuple[int, int]:
+    """The core of the gutter candidate `run` (cells first..last): the cell
+    the fewest rows cross (`blocked`: the height of the rows covering each
+    cell; the widest such cell), grown a cell at a time towards the less
+    blocked neighbour until it is a gutter wide. What crosses the core
+    crosses the gutter. Grown, the core catches a centred page number that
+    reaches into a narrow gutter (LaTeX's 10 pt \\columnsep) without
+    covering the sliver of whitespace beside it; it stays within the
+    gutter, clear of a ragged column's longer lines."""
+    first, last = run
+    least = np.flatnonzero(blocked[first:last] == blocked[first:last].min())
+    lo = first + int(least[np.argmax(width[first + least])])
+    hi = lo + 1
+    while width[lo:hi].sum() < gutter and (lo > first or hi < last):
+        grow_left = hi >= last or (lo > first and blocked[lo - 1] <= blocked[hi])
+        if grow_left:
+            lo -= 1
+        else:
+            hi += 1
+    return lo, hi
 
 
 def nearest_under(

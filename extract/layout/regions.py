@@ -43,7 +43,7 @@ from ragprep.extract.layout.params import (
 )
 from ragprep.extract.layout.kernels import (
     wrap_measures,
-    gutter_grid,
+    gutter_crossing,
     row_measures,
     rows_top_down,
     shared_baseline_counts,
@@ -354,8 +354,7 @@ def spanning_bands(page: Page, ids: np.ndarray, starts: np.ndarray) -> list[np.n
     found = _gutter_cells(page, ids, starts)
     if found is None:
         return None
-    covered, (first, last), _ = found
-    crossing: np.ndarray = np.any(covered[:, first:last], axis=1)
+    crossing = found[2]
     if not crossing.any():
         return None
     # Runs of rows with the same crossing flag form the bands.
@@ -372,66 +371,24 @@ def gutter_core(page: Page, ids: np.ndarray, starts: np.ndarray) -> tuple[float,
     found = _gutter_cells(page, ids, starts)
     if found is None:
         return None
-    _, (first, last), edges = found
-    return float(edges[first]), float(edges[last])
+    return found[0], found[1]
 
 
-def _gutter_cells(
-    page: Page, ids: np.ndarray, starts: np.ndarray
-) -> tuple[np.ndarray, tuple[int, int], np.ndarray] | None:
+def _gutter_cells(page: Page, ids: np.ndarray, starts: np.ndarray) -> tuple[float, float, np.ndarray] | None:
     """The region (units `ids` in rows starting at `starts`) on a grid of
-    rows by cells between the units' left and right edges: which cells each
-    row's units cover, the core of the best supported gutter candidate (a
-    run of cells, at least a gutter wide, with content on both sides in
-    rows making up GUTTER_SUPPORT of the height; see _core) as a range of
-    cells, and the cells' edges. None when there is no candidate."""
-    n_rows = len(starts)
-    if n_rows < 2:
+    rows by cells between the units' left and right edges: the left and
+    right edge of the core of its best supported gutter candidate (a run of
+    cells, at least a gutter wide, with content on both sides in rows
+    making up GUTTER_SUPPORT of the height; see kernels.gutter_crossing),
+    and per row whether it crosses the core. None when there is no
+    candidate."""
+    if len(starts) < 2:
         return None
     row_height = np.maximum.reduceat(page.y1[ids], starts) - np.minimum.reduceat(page.y0[ids], starts)
     # Only rows of several units have whitespace between content; when they
     # are too few for any support, stop before building the row x cell grid.
     several = np.diff(np.concatenate([starts, [len(ids)]])) > 1
-    if row_height[several].sum() < GUTTER_SUPPORT * row_height.sum():
+    need = GUTTER_SUPPORT * row_height.sum()
+    if row_height[several].sum() < need:
         return None
-    grid = gutter_grid(page.lib, page.x0, page.x1, ids, starts)
-    if grid is None:
-        return None
-    edges, covered, inside = grid
-    support = row_height @ inside
-    candidate = support >= GUTTER_SUPPORT * row_height.sum()
-    if not candidate.any():
-        return None
-    # Runs of candidate cells at least a gutter wide; the best is the one
-    # with the strongest support.
-    width = np.diff(edges)
-    bounds = np.flatnonzero(np.diff(np.concatenate([[0], candidate.astype(np.int8), [0]])))
-    best, best_support = None, 0.0
-    for first, last in zip(bounds[::2].tolist(), bounds[1::2].tolist(), strict=True):
-        if width[first:last].sum() >= page.gutter and support[first:last].max() > best_support:
-            best, best_support = (first, last), float(support[first:last].max())
-    if best is None:
-        return None
-    return covered, _core(row_height @ covered, width, best, page.gutter), edges
-
-
-def _core(blocked: np.ndarray, width: np.ndarray, run: tuple[int, int], gutter: float) -> tuple[int, int]:
-    """The core of the gutter candidate `run` (cells first..last): the cell
-    the fewest rows cross (`blocked`: the height of the rows covering each
-    cell; the widest such cell), grown a cell at a time towards the less
-    blocked neighbour until it is a gutter wide. What crosses the core
-    crosses the gutter. Grown, the core catches a centred page number that
-    reaches into a narrow gutter (LaTeX's 10 pt \\columnsep) without
-    covering the sliver of whitespace beside it; it stays within the
-    gutter, clear of a ragged column's longer lines."""
-    first, last = run
-    least = np.flatnonzero(blocked[first:last] == blocked[first:last].min())
-    lo = first + int(least[np.argmax(width[first + least])])
-    hi = lo + 1
-    while width[lo:hi].sum() < gutter and (lo > first or hi < last):
-        grow_left = hi >= last or (lo > first and blocked[lo - 1] <= blocked[hi])
-        if grow_left:
-            lo -= 1
-        else:
-            hi += 1
-    return lo, hi
+    return gutter_crossing(page.lib, page.x0, page.x1, ids, starts, row_height, float(need), page.gutter)

@@ -153,7 +153,7 @@ def test_back_up_moves_agree():
             _both(kernels.back_up_moves, (x0, x1, y0, y1), rng.permutation(n).astype(np.int64), 0.22, 5.0, 2.5, rtl)
 
 
-def test_gutter_grid_agrees():
+def test_gutter_crossing_agrees():
     found = 0
     for rng, n, special in _cases():
         if n < 1:
@@ -161,7 +161,11 @@ def test_gutter_grid_agrees():
         x0, x1, y0, y1 = _boxes(rng, n, special and n % 2 == 0)
         x0, x1 = np.where(np.isinf(x0), np.nan, x0), np.where(np.isinf(x1), 0.0, x1)
         ordered, starts = kernels.rows_top_down(None, y0, y1, rng.permutation(n).astype(np.int64), 0.3)
-        found += _both(kernels.gutter_grid, x0, x1, ordered, starts) is not None
+        # Heights off the coarse grid, so that the order of the additions shows.
+        height = np.maximum.reduceat(y1[ordered], starts) - np.minimum.reduceat(y0[ordered], starts) + rng.random(len(starts))
+        for share, gutter in ((0.2, 5.0), (0.05, 2.5), (0.4, 12.0)):
+            need = share * float(height.sum())
+            found += _both(kernels.gutter_crossing, x0, x1, ordered, starts, height, need, gutter) is not None
     assert found > 10
 
 
