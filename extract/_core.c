@@ -2625,8 +2625,9 @@ static int page_tree_node(PyObject *value, PyObject *const names[PT_COUNT]) {
 
 /* A span (number, start, end) of parse_objects, checked against the data's length. */
 static int object_span(PyObject *span, Py_ssize_t len, long long out[3]) {
-    if (!PyTuple_Check(span) || PyTuple_GET_SIZE(span) != 3) {
-        PyErr_SetString(PyExc_TypeError, "a span is (number, start, end)");
+    /* object_stream_spans' (number, start, end, present) too: its present is not read here. */
+    if (!PyTuple_Check(span) || PyTuple_GET_SIZE(span) < 3 || PyTuple_GET_SIZE(span) > 4) {
+        PyErr_SetString(PyExc_TypeError, "a span is (number, start, end[, present])");
         return -1;
     }
     for (int i = 0; i < 3; i++) {
@@ -2663,20 +2664,45 @@ static PyObject *stream_object(const unsigned char *p, const unsigned char *end,
     return value;
 }
 
-/* parse_objects(data, spans, known, check[, present[, refs]]) -> [(number, value)]:
+/* parse_objects(data, spans, known, check[, present[, refs[, into]]]) -> [(number, value)]:
  * the objects of a decoded object stream (§7.5.7), each (number, start, end)
  * of `spans` parsed from data[start:end] as parse_object(data, known, check)
  * does. An object that is not one well-formed object alone, or is a page
  * tree node, is left out: qpdf reads it. `present`, a bytes-like bitmap
  * (Existing.present), marks objects of `known`, found without a set lookup.
  * `refs`, a list of None, caches references across calls (cached_ref): the
- * values are equal with it or without it, it only shares their tuples. */
+ * values are equal with it or without it, it only shares their tuples.
+ * With `into`, a dict, each object goes there instead, as
+ * into.setdefault((number, 0), value) would put it (its key shared through
+ * `refs`), and the answer is None: a tree's tens of thousands of objects
+ * without a pair and a key built for each, nor a Python loop over them. */
+static int parsed_object(PyObject *out, PyObject *into, PyObject *refs, long long number, PyObject *value) {
+    if (into) {
+        PyObject *key = number >= 0 ? cached_ref(refs, number, 0) : plain_ref(number, 0);
+        int failed = !key || !PyDict_SetDefault(into, key, value);
+        Py_XDECREF(key);
+        Py_DECREF(value);
+        return failed ? -1 : 0;
+    }
+    PyObject *item = PyTuple_New(2), *n = item ? PyLong_FromLongLong(number) : NULL;
+    if (!n) {
+        Py_XDECREF(item);
+        Py_DECREF(value);
+        return -1;
+    }
+    PyTuple_SET_ITEM(item, 0, n);
+    PyTuple_SET_ITEM(item, 1, value);
+    int failed = PyList_Append(out, item);
+    Py_DECREF(item);
+    return failed;
+}
+
 static PyObject *core_parse_objects(PyObject *mod, PyObject *args) {
     (void)mod;
-    PyObject *data, *spans, *known, *check, *refs = NULL;
+    PyObject *data, *spans, *known, *check, *refs = NULL, *into = NULL;
     Py_buffer present = {0};
-    if (!PyArg_ParseTuple(args, "OO!O!O|y*O!", &data, &PyList_Type, &spans, &PySet_Type, &known, &check, &present,
-                          &PyList_Type, &refs))
+    if (!PyArg_ParseTuple(args, "OO!O!O|y*O!O!", &data, &PyList_Type, &spans, &PySet_Type, &known, &check, &present,
+                          &PyList_Type, &refs, &PyDict_Type, &into))
         return NULL;
     if (check == Py_None) check = NULL;
     Existing existing = {known, check, 0, present.buf, present.buf ? present.len : 0};
@@ -2696,18 +2722,9 @@ static PyObject *core_parse_objects(PyObject *mod, PyObject *args) {
             if (PyErr_Occurred()) Py_CLEAR(out);
             continue;
         }
-        PyObject *number = PyLong_FromLongLong(span[0]), *item = number ? PyTuple_New(2) : NULL;
-        if (!item) {
-            Py_XDECREF(number);
-            Py_DECREF(value);
-            Py_CLEAR(out);
-            break;
-        }
-        PyTuple_SET_ITEM(item, 0, number);
-        PyTuple_SET_ITEM(item, 1, value);
-        if (PyList_Append(out, item) < 0) Py_CLEAR(out);
-        Py_DECREF(item);
+        if (parsed_object(out, into, refs, span[0], value) < 0) Py_CLEAR(out);
     }
+    if (out && into) Py_SETREF(out, Py_NewRef(Py_None));
     parse_bufs_free(&bufs);
     PyBuffer_Release(&view);
     for (int i = 0; i < PT_COUNT; i++) Py_XDECREF(names[i]);
@@ -2787,6 +2804,22 @@ static long long next_bound(const long long *bounds, Py_ssize_t n, long long sta
     return bounds[lo < n ? lo : n - 1];
 }
 
+/* (number, start, end, present), built directly (Py_BuildValue parses its
+ * format string for each of a tree's tens of thousands of objects). New reference. */
+static PyObject *span_item(PyObject *number, long long start, long long end, int present) {
+    PyObject *item = PyTuple_New(4), *from = item ? PyLong_FromLongLong(start) : NULL, *to = from ? PyLong_FromLongLong(end) : NULL;
+    if (!to) {
+        Py_XDECREF(item);
+        Py_XDECREF(from);
+        return NULL;
+    }
+    PyTuple_SET_ITEM(item, 0, Py_NewRef(number));
+    PyTuple_SET_ITEM(item, 1, from);
+    PyTuple_SET_ITEM(item, 2, to);
+    PyTuple_SET_ITEM(item, 3, PyBool_FromLong(present));
+    return item;
+}
+
 /* The spans of the header's pairs, in header order (see above). */
 static PyObject *stream_spans(const unsigned char *data, Py_ssize_t len, long long first, const long long *ints,
                               Py_ssize_t pairs, PyObject *members) {
@@ -2808,9 +2841,7 @@ static PyObject *stream_spans(const unsigned char *data, Py_ssize_t len, long lo
         PyObject *number = PyLong_FromLongLong(ints[2 * i]);
         int member = number ? PySet_Contains(members, number) : -1;
         long long end = next_bound(bounds, pairs + 1, start);
-        PyObject *item = member > 0 ? Py_BuildValue("(OLLN)", number, start, end,
-                                                    PyBool_FromLong(not_null(data, (Py_ssize_t)start, (Py_ssize_t)end)))
-                                    : NULL;
+        PyObject *item = member > 0 ? span_item(number, start, end, not_null(data, (Py_ssize_t)start, (Py_ssize_t)end)) : NULL;
         Py_XDECREF(number);
         if (member < 0 || (member > 0 && (!item || PyList_Append(out, item) < 0))) Py_CLEAR(out);
         Py_XDECREF(item);

@@ -184,9 +184,10 @@ class PlainObjects:
         refs = _reference_slots(table) if streams else []
         for stream in streams:
             if stream is not None and parse_objects is not None:
-                # Objects that do not parse alone, and page tree nodes, are left to qpdf.
-                for n, value in parse_objects(stream.data, stream.spans, known, exists, present, refs):
-                    cache.setdefault((n, 0), value)
+                # Objects that do not parse alone, and page tree nodes, are
+                # left to qpdf; the others go into the cache as
+                # cache.setdefault((n, 0), value) would put them.
+                parse_objects(stream.data, stream.spans, known, exists, present, refs, cache)
 
 
 # An entry of the cross-reference table (pikepdf.XrefEntry): its type (1 in
@@ -230,8 +231,9 @@ class _ObjectStream:
     not the null object (§7.3.9)."""
 
     data: bytes
-    # (object number, start, end): each object runs to where the next one starts
-    spans: list[tuple[int, int, int]]
+    # (object number, start, end, present): each object runs to where the
+    # next one starts; parse_objects reads the first three
+    spans: list[tuple[int, int, int, bool]]
     present: list[int]
 
     @staticmethod
@@ -252,7 +254,7 @@ class _ObjectStream:
             return None
         if spans is None:
             return None
-        return _ObjectStream(data, [s[:3] for s in spans], [s[0] for s in spans if s[3]])
+        return _ObjectStream(data, spans, [s[0] for s in spans if s[3]])
 
 
 def _read_header(data: bytes, first: int, count: int, members: set[int]) -> list[tuple[int, int, int, bool]] | None:

@@ -261,6 +261,13 @@ def _parse_one(data: bytes, crash_file: Path) -> str:
                 if _core.parse_objects(data, spans, {(1, 0), (9, 0)}, _exists, b"", refs) != plain:
                     print("parse_objects differs with the reference cache", file=sys.stderr)
                     return "finding"
+            # Into a cache, as setdefault((number, 0), value) would (an object read before stays),
+            # from object_stream_spans' (number, start, end, present) spans.
+            into: dict[object, object] = {(2, 0): "read before"}
+            answer = _core.parse_objects(data, [(*s, True) for s in spans], {(1, 0), (9, 0)}, _exists, b"", refs, into)
+            if answer is not None or into != {(n, 0): value for n, value in plain} | {(2, 0): "read before"}:
+                print("parse_objects differs into a cache", file=sys.stderr)
+                return "finding"
         else:
             _core.parse_object(data)
     except ValueError:
