@@ -30,6 +30,15 @@ def _ids(ids: np.ndarray) -> np.ndarray:
     return np.ascontiguousarray(ids, dtype=np.int64)
 
 
+def baselines(y0: np.ndarray, y1: np.ndarray, descent: float) -> np.ndarray:
+    """The baselines of boxes from `y0` (bottom) to `y1` (top): `descent` of
+    the height above the bottom. The one definition of a line's baseline
+    (regions.baseline applies it with DESCENT); the C kernels compute the
+    same expression in the same order."""
+    line: np.ndarray = y0 + descent * (y1 - y0)
+    return line
+
+
 def pair_moves(
     lib: ModuleType | None, table: GlyphTable, prev: np.ndarray, cur: np.ndarray, config: ExtractConfig
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -81,7 +90,7 @@ def shared_baseline_counts(
         pairs, counts = lib.shared_baselines(y0, y1, _ids(ids), lengths, descent, tol)
         return np.frombuffer(pairs, dtype=np.int64), np.frombuffer(counts, dtype=np.int64)
     n_runs = len(runs)
-    base = y0[ids] + descent * (y1[ids] - y0[ids])
+    base = baselines(y0[ids], y1[ids], descent)
     owner = np.repeat(np.arange(n_runs, dtype=np.int64), lengths)
     order = np.argsort(base, kind="stable")
     base, owner = base[order], owner[order]
@@ -121,7 +130,7 @@ def paint_run_cuts(
     x0: list[float]
     x1: list[float]
     x0, x1, y0, y1 = (v[ids].tolist() for v in box)
-    base = (y0_all[ids] + descent * (y1_all[ids] - y0_all[ids])).tolist()
+    base = baselines(y0_all[ids], y1_all[ids], descent).tolist()
     cuts_found = []
     left, right = x0[0], x1[0]
     for k in range(1, len(ids)):
@@ -394,7 +403,7 @@ def back_up_moves(
     if lib is not None:
         count: int = lib.back_up_moves(x0, x1, y0, y1, _ids(ids), descent, line_step, same_row, rtl)
         return count
-    base = y0[ids] + descent * (y1[ids] - y0[ids])
+    base = baselines(y0[ids], y1[ids], descent)
     a, b = ids[:-1], ids[1:]
     up = base[1:] >= base[:-1] + line_step
     over = np.minimum(x1[a], x1[b]) > np.maximum(x0[a], x0[b])
@@ -560,7 +569,7 @@ def nearest_under(
         return below, above, gap_below, gap_above
     n = len(ids)
     x0, y0, x1, y1 = x0[ids], y0[ids], x1[ids], y1[ids]
-    base = y0 + descent * (y1 - y0)
+    base = baselines(y0, y1, descent)
     along = np.minimum(x1[:, None], x1[None, :]) > np.maximum(x0[:, None], x0[None, :])
     # gap[i, j]: whitespace from line i's bottom down to line j's top, for j
     # on a lower line under i along the line.
@@ -721,7 +730,7 @@ def wrap_measures(
         return len(pairs), 0.0, 0, 0
     median_words = float(np.sort(count[ids])[len(ids) // 2])
     line, following = ids[starts[pairs]], ids[starts[pairs + 1]]
-    step = (y0[line] + descent * (y1[line] - y0[line])) - (y0[following] + descent * (y1[following] - y0[following]))
+    step = baselines(y0[line], y1[line], descent) - baselines(y0[following], y1[following], descent)
     close = step <= paragraph_step * float(np.sort(step)[len(step) // 2])
     line, following = line[close], following[close]
     word = first_word[following]
@@ -767,7 +776,7 @@ def turning_pair(
             continue
         group = np.concatenate([np.zeros(len(a), dtype=np.int8), np.ones(len(b), dtype=np.int8)])
         lines = np.concatenate([a, b])
-        down = np.argsort(-(y0[lines] + descent * (y1[lines] - y0[lines])), kind="stable")
+        down = np.argsort(-baselines(y0[lines], y1[lines], descent), kind="stable")
         if int(np.count_nonzero(np.diff(group[down]))) >= turns:
             return i, j
     return None
@@ -795,7 +804,7 @@ def out_of_turn(
         between = np.arange(int(block.min()) + 1, int(block.max()))
         between = between[(owner[between] >= 0) & (owner[between] != k)]
         painted = np.sort(block)
-        painted_base = y0[painted] + descent * (y1[painted] - y0[painted])
+        painted_base = baselines(y0[painted], y1[painted], descent)
         flags[k] = np.any(np.diff(painted_base) > 0) or np.any((x1[between] <= left) | (x0[between] >= right))
     return flags
 
@@ -920,7 +929,7 @@ def block_chains(
         )  # fmt: skip
         return np.frombuffer(found, dtype=np.int64), np.frombuffer(lengths, dtype=np.int64)
     n = len(ids)
-    base = y0[ids] + descent * (y1[ids] - y0[ids])
+    base = baselines(y0[ids], y1[ids], descent)
     height = y1[ids] - y0[ids]
     taller = np.maximum(height, height[below])
     step = base - base[below]

@@ -42,6 +42,7 @@ from ragprep.extract.layout.params import (
     WRAPPED,
 )
 from ragprep.extract.layout.kernels import (
+    baselines,
     wrap_measures,
     gutter_crossing,
     row_measures,
@@ -255,8 +256,7 @@ def merge_fragments(page: Page, parts: list[np.ndarray] | None) -> list[np.ndarr
 def baseline(page: Page, ids: np.ndarray) -> np.ndarray:
     """The baseline of lines `ids` across the frame (their boxes put it
     DESCENT of the height above the bottom)."""
-    line: np.ndarray = page.y0[ids] + DESCENT * (page.y1[ids] - page.y0[ids])
-    return line
+    return baselines(page.y0[ids], page.y1[ids], DESCENT)
 
 
 def shared_rows(page: Page, a: np.ndarray, b: np.ndarray) -> int:
