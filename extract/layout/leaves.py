@@ -102,8 +102,9 @@ def leaf_order(page: Page, ids: np.ndarray) -> np.ndarray:
         runs = _lines_in_turn(page, _passes_in_turn(page, ids, runs))
         # A box the stream paints in turn with the text beside it: the
         # stream is no witness of where the box goes, geometry places it.
-        box = [b for b in _sidebar_box(page, ids) if _painted_in_turn_with(ids, b)]
-        runs = _cells_together(page, ids, runs, box or _sidebars(page, ids))
+        side = _sidebar_lines(page, ids)
+        box = [b for b in _sidebar_box(page, side) if _painted_in_turn_with(ids, b)]
+        runs = _cells_together(page, ids, runs, box or _sidebars(page, side))
         return np.concatenate(_stacked_in_place(page, _floats_first(page, runs, box)))
     if not is_text_column(page, ids) and not _has_prose(page, ids) and len(_merge_grids(page, runs)) == len(runs):
         # No text flow and no grid (a figure's labels): nothing for geometry
@@ -118,8 +119,9 @@ def leaf_order(page: Page, ids: np.ndarray) -> np.ndarray:
         # A stream that paints the leaf in pieces of a line or two is no
         # witness of its blocks either: its runs are chance neighbours.
         runs = _paragraphs_and_lines(page, stacked_blocks(page, ids))
-    box = _sidebar_box(page, ids)
-    runs = _merge_grids(page, _merge_interleaved(page, _read_whole(runs, box or _sidebars(page, ids))))
+    side = _sidebar_lines(page, ids)
+    box = _sidebar_box(page, side)
+    runs = _merge_grids(page, _merge_interleaved(page, _read_whole(runs, box or _sidebars(page, side))))
     if scattered:
         runs = _floats_first(page, _top_first(page, runs), box)
     ordered = _order_runs(page, _merge_interleaved(page, runs), box)
@@ -183,9 +185,20 @@ def _cells_together(page: Page, ids: np.ndarray, runs: list[np.ndarray], sidebar
     return out
 
 
-def _sidebars(page: Page, ids: np.ndarray) -> list[np.ndarray]:
-    """The blocks of a sidebar beside a text column in the leaf of lines
-    `ids`, each its lines in reading order: the lines on one side of a
+def _sidebars(page: Page, side: np.ndarray | None) -> list[np.ndarray]:
+    """The blocks of the sidebar `side` (_sidebar_lines, None where the
+    leaf has none), each its lines in reading order. The box is one thing
+    on the page and reads whole, each block of it (lines no further apart
+    than RUN_GAP: a title over a picture is one, the facts under it
+    another) by its rows (_grid_rows): a stream that paints the box in
+    turn with the text is no witness of the order inside it. Fixture:
+    test_infobox_beside_text_painted_in_turn_with_it_reads_whole."""
+    return [] if side is None else [_grid_rows(page, block) for block in _blocks_down(page, side) if len(block) > 1]
+
+
+def _sidebar_lines(page: Page, ids: np.ndarray) -> np.ndarray | None:
+    """The lines of a sidebar beside a text column in the leaf of lines
+    `ids`, None where it has none: the lines on one side of a
     gutter that runs the leaf's whole height (no line crosses it), where
     the lines on the other side are a text column (is_text_column) as wide
     as COLUMN_WIDTH (no table's column of sentences, which wraps as narrow
@@ -196,18 +209,8 @@ def _sidebars(page: Page, ids: np.ndarray) -> list[np.ndarray]:
     such a box in the leaf of the text beside it (cut.text_columns), and
     where the stream paints it in turn with the text, row by row or in no
     order at all, its lines share rows with the text's: a label on a text
-    line's baseline would read along that line. The box is one thing on
-    the page and reads whole, each block of it (lines no further apart
-    than RUN_GAP: a title over a picture is one, the facts under it
-    another) by its rows (_grid_rows): a stream that paints the box in
-    turn with the text is no witness of the order inside it. Fixture:
-    test_infobox_beside_text_painted_in_turn_with_it_reads_whole."""
-    side = _sidebar_lines(page, ids)
-    return [] if side is None else [_grid_rows(page, block) for block in _blocks_down(page, side) if len(block) > 1]
-
-
-def _sidebar_lines(page: Page, ids: np.ndarray) -> np.ndarray | None:
-    """The lines of the sidebar of _sidebars in the leaf of lines `ids`, None where it has none."""
+    line's baseline would read along that line (_sidebars, _sidebar_box
+    read it)."""
     if len(ids) < 4:
         return None
     ids = ids[np.argsort(page.x0[ids], kind="stable")]
@@ -222,16 +225,15 @@ def _sidebar_lines(page: Page, ids: np.ndarray) -> np.ndarray | None:
     return None
 
 
-def _sidebar_box(page: Page, ids: np.ndarray) -> list[np.ndarray]:
-    """The sidebar of _sidebars in the leaf of lines `ids` as one run (none
-    where it has none): its blocks top to bottom, each by its rows, a block
+def _sidebar_box(page: Page, side: np.ndarray | None) -> list[np.ndarray]:
+    """The sidebar `side` (_sidebar_lines) as one run (none where the leaf
+    has none): its blocks top to bottom, each by its rows, a block
     of one line (a box's title over its picture) too. Where the stream is
     no witness of the leaf's order, the box is one thing on the page, a
     float: it reads whole and stands where _floats_first puts it. Only a
     box of facts is such a float: FACT_ROWS of its rows or more hold a
     label and its value side by side; captions stacked beside captions (a
     figure's panels in small type) are no infobox, and keep their blocks."""
-    side = _sidebar_lines(page, ids)
     if side is None or len(side) - _distinct_rows(page, side) < FACT_ROWS:
         return []
     return [np.concatenate([_grid_rows(page, block) for block in _blocks_down(page, side)])]
@@ -502,7 +504,8 @@ def _stacked_in_place(page: Page, runs: list[np.ndarray]) -> list[np.ndarray]:
     stacking = run_stacking(page.lib, box, STACKED * page.body, ROW_OVERLAP * page.body, page.rtl)
     runs_up = _stream_paints_runs_up(stacking)
     holes = None if runs_up else _holes_filled_later(page, runs, box)
-    if holes is None and not runs_up and all(is_text_column(page, runs[k]) for k in {*stacking.top.tolist(), *stacking.bottom.tolist()}):
+    bands = (stacking.top, stacking.bottom)
+    if holes is None and not runs_up and all(is_text_column(page, runs[k]) for k in {*bands[0].tolist(), *bands[1].tolist()}):
         # No furniture in a band (_with_bands): no constraint at all, and
         # Kahn's order over none is paint order.
         return runs
@@ -510,25 +513,25 @@ def _stacked_in_place(page: Page, runs: list[np.ndarray]) -> list[np.ndarray]:
     if runs_up:
         above, apart, flush = _boxes(page, box, flush=True)
         assert flush is not None  # asked for
-        order = kahn(page.lib, _with_bands(page, runs, above & ~apart & flush & other, (stacking.top, stacking.bottom), other))
+        order = kahn(page.lib, _with_bands(page, runs, above & ~apart & flush & other, bands, other))
         if order is not None:
             return [runs[k] for k in order]
     if holes is not None:
-        order = kahn(page.lib, _with_bands(page, runs, holes[0], (stacking.top, stacking.bottom), other))
+        order = kahn(page.lib, _with_bands(page, runs, holes, bands, other))
         if order is not None:
             return [runs[k] for k in order]
-    order = kahn(page.lib, _with_bands(page, runs, np.zeros((n, n), dtype=bool), (stacking.top, stacking.bottom), other))
+    order = kahn(page.lib, _with_bands(page, runs, np.zeros((n, n), dtype=bool), bands, other))
     return runs if order is None else [runs[k] for k in order]
 
 
 def _holes_filled_later(
     page: Page, runs: list[np.ndarray], box: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]
-) -> tuple[np.ndarray, np.ndarray] | None:
+) -> np.ndarray | None:
     """Where the stream fills FILLED_HOLES holes or more that it left in a
     column, the order of the leaf's runs (in paint order, their boxes
     `box`) that geometry gives (constraints for kahn: blocks of two lines or
     more one above the other, the narrower within the wider along the line,
-    read top to bottom), with `above` (_boxes); None otherwise. A hole is a
+    read top to bottom); None otherwise. A hole is a
     run painted after a run over it and then a run under it, each within
     the other's extent along the line (nested): the stream went down past
     it and came back up (a column painted by its edges, the paragraphs at
@@ -557,7 +560,7 @@ def _holes_filled_later(
     # Single lines (a bullet, a table's row) take no constraint: kahn puts
     # them in paint order among the blocks.
     block = np.array([len(run) > 1 for run in runs])
-    return nested & block[:, None] & block[None, :], above
+    return nested & block[:, None] & block[None, :]
 
 
 def _stream_paints_runs_up(stacking: RunStacking) -> bool:
