@@ -560,7 +560,8 @@ def _holes_filled_later(
     # Single lines (a bullet, a table's row) take no constraint: kahn puts
     # them in paint order among the blocks.
     block = np.array([len(run) > 1 for run in runs])
-    return nested & block[:, None] & block[None, :]
+    constraints: np.ndarray = nested & block[:, None] & block[None, :]
+    return constraints
 
 
 def _stream_paints_runs_up(stacking: RunStacking) -> bool:
