@@ -18,7 +18,10 @@
  *   band_glyphs      running._band_glyphs on an upright page: the glyphs of the
  *                    top and bottom bands (running heads, a per-page cost like
  *                    table detection's, so compiled beside it);
- *   band_segments    running._segments: where band lines and spaces start.
+ *   band_segments    running._segments: where band lines and spaces start;
+ *   band_lines       running.band_lines up to its keys on a page of upright
+ *                    glyphs, in one call: band glyphs, segments, their texts
+ *                    and rows (the two kernels above are its steps).
  *
  * Nothing here reads PDF bytes: the inputs are float columns of the glyph and
  * path tables. Every index is bounds-checked; a coordinate that is not finite
@@ -851,6 +854,16 @@ done:
 
 /* ---- band_glyphs -------------------------------------------------------- */
 
+/* Is row g a band glyph of an upright page (band_glyphs below)? */
+static inline int in_band(const double *quad, const double *direction, const signed char *wmode, int64_t g,
+                          double top, double bottom, double same) {
+    const double *q = quad + 8 * g;
+    if (!isfinite(q[0] + q[4])) return 0;
+    double centre = (q[1] + q[5]) * 0.5;
+    if (!(centre >= top || centre <= bottom)) return 0;
+    return direction[2 * g] >= same && isfinite(direction[2 * g + 1]) && wmode[g] == 0;
+}
+
 /* band_glyphs(quad, direction, wmode, glyphs, top, bottom, same, out) -> count.
  * running._band_glyphs on an upright page (across the lines is y, along
  * them x): of `glyphs` (glyph table rows, in order), those whose box centre
@@ -883,12 +896,7 @@ static PyObject *grids_band_glyphs(PyObject *mod, PyObject *args) {
     for (Py_ssize_t k = 0; k < n; k++) {
         int64_t g = glyphs[k];
         if (g < 0 || g >= rows) { PyErr_SetString(PyExc_IndexError, "glyph index out of range"); goto done; }
-        const double *q = quad + 8 * g;
-        if (!isfinite(q[0] + q[4])) continue;
-        double centre = (q[1] + q[5]) * 0.5;
-        if (!(centre >= top || centre <= bottom)) continue;
-        if (!(direction[2 * g] >= same) || !isfinite(direction[2 * g + 1]) || wmode[g] != 0) continue;
-        out[count++] = g;
+        if (in_band(quad, direction, wmode, g, top, bottom, same)) out[count++] = g;
     }
     result = PyLong_FromSsize_t(count);
 done:
@@ -897,6 +905,28 @@ done:
 }
 
 /* ---- band_segments ------------------------------------------------------ */
+
+/* Is row g written along exactly (1, 0) with finite measures (band_segments)? */
+static inline int segment_ready(const double *origin, const double *own_end, const double *height,
+                                const double *direction, int64_t g) {
+    return direction[2 * g] == 1.0 && direction[2 * g + 1] == 0.0 && isfinite(origin[2 * g]) &&
+           isfinite(origin[2 * g + 1]) && isfinite(own_end[2 * g]) && isfinite(own_end[2 * g + 1]) &&
+           isfinite(height[g]);
+}
+
+/* band_segments' rules for glyph g after glyph p; `ratios`: line break,
+ * word space, segment gap, segment back. */
+static inline void segment_flags(const double *origin, const double *own_end, const double *height, int64_t p,
+                                 int64_t g, const double *ratios, char *start, char *space) {
+    double hp = height[p], hg = height[g];
+    double larger = hp > hg ? hp : hg, smaller = hp < hg ? hp : hg;
+    /* The reference's dot products with p's direction (1, 0) and its normal (-0, 1). */
+    double across = (origin[2 * g] - origin[2 * p]) * -0.0 + (origin[2 * g + 1] - origin[2 * p + 1]) * 1.0;
+    double gap = (origin[2 * g] - own_end[2 * p]) * 1.0 + (origin[2 * g + 1] - own_end[2 * p + 1]) * 0.0;
+    int line_break = fabs(across) > ratios[0] * larger;
+    *start = line_break || gap > ratios[2] * smaller || gap < -ratios[3] * larger;
+    *space = gap > ratios[1] * hg;
+}
 
 /* band_segments(origin, own_end, height, direction, glyphs, line_break_ratio,
  * word_space_ratio, segment_gap, segment_back, out_start, out_space) -> True,
@@ -939,28 +969,172 @@ static PyObject *grids_band_segments(PyObject *mod, PyObject *args) {
     for (Py_ssize_t k = 0; k < n && along_x; k++) {
         int64_t g = glyphs[k];
         if (g < 0 || g >= rows) { PyErr_SetString(PyExc_IndexError, "glyph index out of range"); goto done; }
-        along_x = direction[2 * g] == 1.0 && direction[2 * g + 1] == 0.0 && isfinite(origin[2 * g]) &&
-                  isfinite(origin[2 * g + 1]) && isfinite(own_end[2 * g]) && isfinite(own_end[2 * g + 1]) &&
-                  isfinite(height[g]);
+        along_x = segment_ready(origin, own_end, height, direction, g);
     }
+    const double ratios[4] = {line_ratio, space_ratio, segment_gap, segment_back};
     for (Py_ssize_t k = 0; k < n && along_x; k++) {
         start[k] = k == 0;
         space[k] = 0;
-        if (k == 0) continue;
-        int64_t p = glyphs[k - 1], g = glyphs[k];
-        double hp = height[p], hg = height[g];
-        double larger = hp > hg ? hp : hg, smaller = hp < hg ? hp : hg;
-        /* The reference's dot products with p's direction (1, 0) and its normal (-0, 1). */
-        double across = (origin[2 * g] - origin[2 * p]) * -0.0 + (origin[2 * g + 1] - origin[2 * p + 1]) * 1.0;
-        double gap = (origin[2 * g] - own_end[2 * p]) * 1.0 + (origin[2 * g + 1] - own_end[2 * p + 1]) * 0.0;
-        int line_break = fabs(across) > line_ratio * larger;
-        start[k] = line_break || gap > segment_gap * smaller || gap < -segment_back * larger;
-        space[k] = gap > space_ratio * hg;
+        if (k) segment_flags(origin, own_end, height, glyphs[k - 1], glyphs[k], ratios, &start[k], &space[k]);
     }
     result = along_x ? Py_True : Py_None;
     Py_INCREF(result);
 done:
     release(&vo); release(&ve); release(&vh); release(&vd); release(&vg); release(&vs); release(&vp);
+    return result;
+}
+
+/* ---- band_lines --------------------------------------------------------- */
+
+/* The band glyphs' segment texts: per segment its glyphs' texts, each after
+ * a space where one goes (running._segments' pieces, joined). A new list, or
+ * NULL on an error set. */
+static PyObject *segment_texts(PyObject *texts, const int64_t *glyphs, const char *start, const char *space,
+                               Py_ssize_t n) {
+    PyObject *out = PyList_New(0), *pieces = NULL, *blank = PyUnicode_FromString(" "), *empty = PyUnicode_New(0, 0);
+    if (!out || !blank || !empty) goto fail;
+    for (Py_ssize_t k = 0; k <= n; k++) {
+        if (k == n || start[k]) {
+            if (pieces) {
+                PyObject *text = PyUnicode_Join(empty, pieces);
+                Py_CLEAR(pieces);
+                if (!text || PyList_Append(out, text) < 0) { Py_XDECREF(text); goto fail; }
+                Py_DECREF(text);
+            }
+            if (k == n) break;
+            if (!(pieces = PyList_New(0))) goto fail;
+        }
+        PyObject *text = PySequence_GetItem(texts, (Py_ssize_t)glyphs[k]);
+        int bad = !text || (space[k] && PyList_Append(pieces, blank) < 0) || PyList_Append(pieces, text) < 0;
+        Py_XDECREF(text);
+        if (bad) goto fail;
+    }
+    Py_DECREF(blank);
+    Py_DECREF(empty);
+    return out;
+fail:
+    Py_XDECREF(out); Py_XDECREF(pieces); Py_XDECREF(blank); Py_XDECREF(empty);
+    return NULL;
+}
+
+/* Per segment (starting at glyphs[first[s]]), its position across the
+ * lines, (quad[0].x + quad[2].x) * -0.0 + (quad[0].y + quad[2].y) * 0.5
+ * as the reference's product with up / 2 = (-0, 0.5) sums it, and its row:
+ * segments in position order (a stable sort), a new row where the step
+ * exceeds half the height of the segment's first glyph. */
+static void segment_rows(const double *quad, const double *height, const int64_t *first, Py_ssize_t m,
+                         double *position, int64_t *row, Key *keys, Key *buf, Py_ssize_t *bounds) {
+    for (Py_ssize_t s = 0; s < m; s++) {
+        const double *q = quad + 8 * first[s];
+        position[s] = (q[0] + q[4]) * -0.0 + (q[1] + q[5]) * 0.5;
+        keys[s] = (Key){position[s], 0.0, s};
+    }
+    sort_keys(keys, m, buf, bounds);
+    int64_t r = 0;
+    for (Py_ssize_t k = 0; k < m; k++) {
+        if (k && position[keys[k].at] - position[keys[k - 1].at] > 0.5 * height[first[keys[k].at]]) r++;
+        row[keys[k].at] = r;
+    }
+}
+
+/* band_lines(visible, quad, direction, wmode, origin, own_end, height, texts,
+ * top, bottom, same, upright, line_ratio, space_ratio, segment_gap,
+ * segment_back) -> (glyphs, line, position, row, segment texts); False when
+ * a glyph's direction x is not above `upright` (reading_direction's
+ * shortcut for a page of upright glyphs does not hold: the caller finds the
+ * page's direction, and passes -inf where it is (1, 0)); None where the
+ * reference decides: a band glyph's text no str, a band glyph not written
+ * along exactly (1, 0) with finite measures (band_segments), a position not
+ * finite.
+ *
+ * running.band_lines up to its keys, on a page read along (1, 0), in one call: the
+ * visible glyphs in the bands (band_glyphs) with a non-empty text, in
+ * order; their segments and spaces (band_segments); per segment its text
+ * (segment_texts) and its row (segment_rows). glyphs, line (per glyph, its
+ * segment), position and row are bytes of int64 / float64 items. */
+static PyObject *grids_band_lines(PyObject *mod, PyObject *args) {
+    (void)mod;
+    PyObject *objs[7], *texts;
+    double top, bottom, same, upright, ratios[4];
+    if (!PyArg_ParseTuple(args, "OOOOOOOOdddddddd", &objs[0], &objs[1], &objs[2], &objs[3], &objs[4], &objs[5],
+                          &objs[6], &texts, &top, &bottom, &same, &upright, &ratios[0], &ratios[1], &ratios[2],
+                          &ratios[3]))
+        return NULL;
+    static const char *fmts[7] = {"?", "d", "d", "b", "d", "d", "d"};
+    static const char *names[7] = {"visible", "quad", "direction", "wmode", "origin", "own_end", "height"};
+    static const Py_ssize_t widths[7] = {1, 8, 2, 1, 2, 2, 1};
+    View v[7];
+    memset(v, 0, sizeof v);
+    PyObject *result = NULL, *segments = NULL;
+    int64_t *work = NULL;
+    Key *keys = NULL;
+    Py_ssize_t *bounds = NULL;
+    for (int i = 0; i < 7; i++)
+        if (get_view(objs[i], &v[i], fmts[i], fmts[i][0] == 'd' ? 8 : 1, 0, names[i]) < 0) goto done;
+    Py_ssize_t rows = v[0].view.len;
+    for (int i = 1; i < 7; i++)
+        if (v[i].view.len / v[i].view.itemsize != widths[i] * rows) {
+            PyErr_Format(PyExc_ValueError, "band_lines: %s: one row per glyph", names[i]);
+            goto done;
+        }
+    Py_ssize_t n_texts = PySequence_Size(texts);
+    if (n_texts < 0) goto done;
+    if (n_texts != rows) { PyErr_SetString(PyExc_ValueError, "band_lines: texts: one per glyph"); goto done; }
+    const char *visible = v[0].view.buf;
+    const double *quad = v[1].view.buf, *direction = v[2].view.buf, *origin = v[4].view.buf;
+    const double *own_end = v[5].view.buf, *height = v[6].view.buf;
+    const signed char *wmode = v[3].view.buf;
+    for (Py_ssize_t g = 0; g < rows; g++)
+        if (!(direction[2 * g] > upright)) {
+            result = Py_False;
+            Py_INCREF(result);
+            goto done;
+        }
+    size_t count = rows ? (size_t)rows : 1;
+    /* glyphs, first glyph of each segment, line, row: int64; positions; start and space flags. */
+    work = PyMem_Malloc(4 * count * sizeof(int64_t) + count * sizeof(double) + 2 * count);
+    keys = PyMem_Malloc(2 * count * sizeof(Key));
+    bounds = PyMem_Malloc((count + 1) * sizeof(Py_ssize_t));
+    if (!work || !keys || !bounds) { PyErr_NoMemory(); goto done; }
+    int64_t *glyphs = work, *first = work + count, *line = first + count, *row = line + count;
+    double *at = (double *)(row + count);
+    char *start = (char *)(at + count), *space = start + count;
+    Py_ssize_t n = 0;
+    for (Py_ssize_t g = 0; g < rows; g++) {
+        if (!visible[g] || !in_band(quad, direction, wmode, g, top, bottom, same)) continue;
+        PyObject *text = PySequence_GetItem(texts, g);
+        if (!text) goto done;
+        int is_str = PyUnicode_Check(text), inked = is_str && PyUnicode_GET_LENGTH(text) > 0;
+        Py_DECREF(text);
+        if (!is_str) goto decline;
+        if (inked) glyphs[n++] = g;
+    }
+    Py_ssize_t m = 0;
+    for (Py_ssize_t k = 0; k < n; k++) {
+        if (!segment_ready(origin, own_end, height, direction, glyphs[k])) goto decline;
+        start[k] = k == 0;
+        space[k] = 0;
+        if (k) segment_flags(origin, own_end, height, glyphs[k - 1], glyphs[k], ratios, &start[k], &space[k]);
+        if (start[k]) first[m++] = glyphs[k];
+        line[k] = m - 1;
+    }
+    segment_rows(quad, height, first, m, at, row, keys, keys + count, bounds);
+    for (Py_ssize_t s = 0; s < m; s++)
+        if (!isfinite(at[s])) goto decline;
+    if (!(segments = segment_texts(texts, glyphs, start, space, n))) goto done;
+    result = Py_BuildValue("(y#y#y#y#O)", (const char *)glyphs, (Py_ssize_t)(n * 8), (const char *)line,
+                           (Py_ssize_t)(n * 8), (const char *)at, (Py_ssize_t)(m * 8), (const char *)row,
+                           (Py_ssize_t)(m * 8), segments);
+    goto done;
+decline:
+    result = Py_None;
+    Py_INCREF(result);
+done:
+    Py_XDECREF(segments);
+    PyMem_Free(work);
+    PyMem_Free(keys);
+    PyMem_Free(bounds);
+    for (int i = 0; i < 7; i++) release(&v[i]);
     return result;
 }
 
@@ -1040,6 +1214,7 @@ static PyMethodDef module_methods[] = {
     {"rules", (PyCFunction)grids_rules, METH_VARARGS, "Horizontal and vertical rules of the path table."},
     {"band_glyphs", (PyCFunction)grids_band_glyphs, METH_VARARGS, "Glyphs in the top or bottom band of an upright page."},
     {"band_segments", (PyCFunction)grids_band_segments, METH_VARARGS, "Segment starts and spaces of band lines."},
+    {"band_lines", (PyCFunction)grids_band_lines, METH_VARARGS, "Band glyphs to segment texts and rows, upright pages."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -58,6 +58,7 @@ import re
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 
@@ -66,6 +67,7 @@ from ragprep.extract.geometric import (
     SAME_DIRECTION,
     SEGMENT_BACK,
     SEGMENT_GAP,
+    UPRIGHT,
     line_break_rule,
     reading_direction,
     unit_breaks,
@@ -128,26 +130,90 @@ def band_lines(table: GlyphTable, box: Box, config: ExtractConfig) -> BandLines:
     band glyphs (_band_glyphs) cut into segments (_segments), the segments
     grouped into rows (_segment_rows), and the lines that are candidates on
     this page kept (_candidates)."""
-    found = _band_glyphs(table, box, config)
-    if found is None:
+    segments = _compiled_segments(table, box, config)
+    if segments is None:
+        segments = _reference_segments(table, box, config)
+    if segments is None or not len(segments.glyphs):
         return NO_LINES
-    glyphs, texts, up, middle = found
-    start, keys = _segments(table, glyphs, texts, config)
-    starts = np.flatnonzero(start)
-    position, row, row_size = _segment_rows(table, glyphs[starts], keys, up)
-    keep = _candidates(keys, position > middle)
+    keys = segments.keys
+    keep = _candidates(keys, segments.in_top)
     if not keep.any():
         return NO_LINES
-    line = np.cumsum(start) - 1
+    # A row's size counts its inked segments, candidates or not.
+    inked = np.array([bool(key) for key in keys])
+    line = segments.line
     glyph_keep = keep[line]
     renumber = np.cumsum(keep) - 1
     return BandLines(
         keys=tuple(key for key, k in zip(keys, keep.tolist(), strict=True) if k),
-        glyphs=glyphs[glyph_keep],
+        glyphs=segments.glyphs[glyph_keep],
         line=renumber[line[glyph_keep]],
-        row=row[keep],
-        row_size=row_size,
+        row=segments.row[keep],
+        row_size=np.bincount(segments.row, weights=inked).astype(np.int64),
     )
+
+
+class _Segments(NamedTuple):
+    """A page's band glyphs cut into segments, before candidates are chosen."""
+
+    glyphs: np.ndarray  # the inked band glyphs, in stream order
+    line: np.ndarray  # per glyph, its segment
+    keys: list[str]  # per segment, its masked_key
+    in_top: np.ndarray  # per segment, does it lie in the top band
+    row: np.ndarray  # per segment, its row (segments side by side)
+
+
+def _reference_segments(table: GlyphTable, box: Box, config: ExtractConfig) -> _Segments | None:
+    """The band glyphs and their segments, step by step; None when there are none."""
+    found = _band_glyphs(table, box, config)
+    if found is None:
+        return None
+    glyphs, texts, up, middle = found
+    start, keys = _segments(table, glyphs, texts, config)
+    position, row = _segment_rows(table, glyphs[np.flatnonzero(start)], up)
+    return _Segments(glyphs, np.cumsum(start) - 1, keys, position > middle, row)
+
+
+def _compiled_segments(table: GlyphTable, box: Box, config: ExtractConfig) -> _Segments | None:
+    """``_reference_segments`` in one call of extract/_grids.c's band_lines
+    on a page written along (1, 0) (across the lines is y, and the box's
+    corners across them are its y edges); None where the reference decides:
+    another direction, or the kernel declines."""
+    grids = compiled_grids()
+    low, high = min(float(box[1]), float(box[3])), max(float(box[1]), float(box[3]))
+    if grids is None or not (math.isfinite(low) and math.isfinite(high)):
+        return None
+    band = config.running_band * (high - low)
+    columns = (
+        np.ascontiguousarray(table.visible), *(np.ascontiguousarray(c) for c in (table.quad, table.direction, table.wmode)),
+        *(np.ascontiguousarray(c) for c in (table.origin, table.own_end, table.height)), table.text,
+        high - band, low + band, SAME_DIRECTION,
+    )  # fmt: skip
+    ratios = (config.line_break_ratio, config.word_space_ratio, SEGMENT_GAP, SEGMENT_BACK)
+    # Every glyph upright: reading_direction's shortcut. Else (False) it is
+    # the page's dominant direction, which is (1, 0) on most pages still.
+    found = grids.band_lines(*columns, UPRIGHT, *ratios)
+    if found is False and _along_x(table):
+        found = grids.band_lines(*columns, -math.inf, *ratios)
+    if not isinstance(found, tuple):
+        return None
+    glyphs, line, position, row, texts = found
+    return _Segments(
+        np.frombuffer(glyphs, dtype=np.int64),
+        np.frombuffer(line, dtype=np.int64),
+        [masked_key(text) for text in texts],
+        np.frombuffer(position, dtype=np.float64) > (low + high) / 2,
+        np.frombuffer(row, dtype=np.int64),
+    )
+
+
+def _along_x(table: GlyphTable) -> bool:
+    """Is the dominant writing direction of the page's visible glyphs (1, 0)?"""
+    visible = np.flatnonzero(table.visible)
+    if not len(visible):
+        return False
+    along = reading_direction(table, visible)
+    return bool(along[0] == 1 and along[1] == 0)
 
 
 def _band_glyphs(
@@ -272,22 +338,17 @@ def _starts_and_spaces(table: GlyphTable, glyphs: np.ndarray, config: ExtractCon
     return start, space
 
 
-def _segment_rows(
-    table: GlyphTable, first: np.ndarray, keys: list[str], up: np.ndarray
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _segment_rows(table: GlyphTable, first: np.ndarray, up: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Per segment (its first glyph `first`), its position across the lines
-    and its row; per row, its inked segments. A row: segments whose first
-    glyphs sit within half a glyph height of each other across the line,
-    in the top band or the bottom one."""
-    inked = np.array([bool(key) for key in keys])
+    and its row. A row: segments whose first glyphs sit within half a glyph
+    height of each other across the line, in the top band or the bottom one."""
     corners = rows_at(table.quad, first)  # gathered once, not per corner
     position = (corners[:, 0] + corners[:, 2]) @ (up / 2)
     by_position = np.argsort(position, kind="stable")
     new_row = np.diff(position[by_position]) > 0.5 * table.height[first][by_position][1:]
     row = np.empty(len(first), dtype=np.int64)
     row[by_position] = np.concatenate([[0], np.cumsum(new_row)])
-    row_size = np.bincount(row, weights=inked).astype(np.int64)
-    return position, row, row_size
+    return position, row
 
 
 def _candidates(keys: list[str], in_top: np.ndarray) -> np.ndarray:

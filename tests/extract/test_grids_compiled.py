@@ -333,6 +333,52 @@ def test_band_glyphs_and_segments_on_their_thresholds_equal_the_reference(monkey
     assert all(np.array_equal(a, b) for a, b in zip(*starts, strict=True))
 
 
+def turned_page(rng: np.random.Generator, n: int, turned: float) -> GlyphTable:
+    """A random page (random_page, shuffled) with the share `turned` of its
+    glyphs written up the page: a few, and the page still reads along (1, 0)
+    (reading_direction's shortcut fails, its histogram answers (1, 0)); most,
+    and it reads up the page."""
+    table = random_page(rng, n, "shuffled")
+    direction = table.direction.copy()
+    direction[rng.random(n) < turned] = (0.0, 1.0)
+    return GlyphTable(**{**table.__dict__, "direction": direction})
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_band_lines_kernel_reads_pages_with_turned_glyphs_as_the_reference(monkeypatch, seed):
+    """band_lines in one kernel call (_grids.c band_lines) where every glyph
+    is upright, and in a second call where some are not but the page reads
+    along (1, 0); not at all where it reads up the page. Each equal to the
+    reference (RAGPREP_PURE: numpy steps throughout)."""
+    rng = np.random.default_rng(seed)
+    config = ExtractConfig(running_band=0.4)
+    box = (0.0, 0.0, 612.0, 792.0)
+    for turned, kernel_reads in ((0.0, True), (0.05, True), (0.9, False)):
+        table = turned_page(rng, 300, turned)
+        read = running._compiled_segments(table, box, config)
+        assert (read is not None) == kernel_reads, turned
+        compiled, pure = both(monkeypatch, lambda: running.band_lines(table, box, config))  # noqa: B023
+        assert_same_band_lines(compiled, pure, f"turned={turned}")
+        if read is not None:  # the segments before candidates are chosen (random texts repeat), as the steps find them
+            steps = running._reference_segments(table, box, config)
+            assert steps is not None and len(steps.glyphs) > 50 and read.keys == steps.keys
+            for name in ("glyphs", "line", "in_top", "row"):
+                a, b = getattr(read, name), getattr(steps, name)
+                assert a.dtype == b.dtype and np.array_equal(a, b), name
+
+
+def test_band_lines_kernel_answers_false_off_the_upright_shortcut():
+    table = turned_page(np.random.default_rng(2), 40, 0.05)
+    grids = compiled_grids()
+    columns = (table.visible, table.quad, table.direction, table.wmode, table.origin, table.own_end, table.height, table.text)
+    limits, ratios = (500.0, 300.0, 0.95), (0.5, 0.15, 0.65, 4.0)
+    assert grids.band_lines(*columns, *limits, float(np.cos(np.radians(0.5))), *ratios) is False
+    assert isinstance(grids.band_lines(*columns, *limits, -np.inf, *ratios), tuple)
+    no_str = table.text.copy()
+    no_str[:] = None
+    assert grids.band_lines(*columns[:-1], no_str, *limits, -np.inf, *ratios) is None
+
+
 def test_band_segments_decline_other_directions_and_values_not_finite():
     table = random_page(np.random.default_rng(4), 30, "reading order")
     glyphs = np.arange(30, dtype=np.int64)
@@ -375,6 +421,14 @@ def test_band_kernels_check_their_buffers():
     with pytest.raises(ValueError):
         grids.band_segments(table.origin, table.own_end, table.height, table.direction, np.arange(9),
                             0.5, 0.15, 0.65, 4.0, *flags)  # fmt: skip
+    columns = [table.visible, table.quad, table.direction, table.wmode, table.origin, table.own_end, table.height, table.text]
+    numbers = (700.0, 100.0, 0.95, -np.inf, 0.5, 0.15, 0.65, 4.0)
+    for k, short in enumerate([table.visible[:9], table.quad[:9], table.direction[:9], table.wmode[:9], table.origin[:9],
+                               table.own_end[:9], table.height[:9], table.text[:9]]):  # fmt: skip
+        with pytest.raises(ValueError):
+            grids.band_lines(*columns[:k], short, *columns[k + 1 :], *numbers)
+    with pytest.raises(TypeError):
+        grids.band_lines(table.visible.astype(np.int64), *columns[1:], *numbers)
 
 
 @pytest.mark.slow
