@@ -266,16 +266,26 @@ def _placed_apart(
 
 def _last_part_below(page: Page, columns: list[np.ndarray], k: int, inner: list[np.ndarray]) -> np.ndarray | None:
     """The last part of column k where it is no running text and the stream
-    paints it after the other columns' text above it (a form number under
-    the first of three footer columns; what sits beside it on its own row
-    does not count): geometry has no order for it, the stream's is
-    consistent with reading it after the columns. None otherwise."""
+    paints it after the other columns' text above it and beside its upper
+    rows (a form number under the first of three footer columns; what sits
+    beside its last row, a page number, does not count): geometry
+    has no order for it, the stream's is consistent with reading it after
+    the columns. None otherwise: a stream painting the page row by row
+    paints every part after the text above it, and the lines beside the
+    part after it begins (no evidence; it reads in its column)."""
     if len(inner) < 2 or is_text_column(page, inner[-1]):
         return None
-    top = page.y1[inner[-1]].max() - ROW_OVERLAP * page.body
+    top = _last_row_top(page, inner[-1]) - ROW_OVERLAP * page.body
     above = [c[page.y0[c] >= top] for j, c in enumerate(columns) if j != k]
     others = max((int(a.max()) for a in above if len(a)), default=-1)
     return inner[-1] if inner[-1].min() > others else None
+
+
+def _last_row_top(page: Page, part: np.ndarray) -> float:
+    """The top of the last row of `part` (rows_of: a row ends where a
+    horizontal line crosses none of its units)."""
+    ordered, starts = rows_of(page, part)
+    return float(page.y1[ordered[starts[-1] :]].max())
 
 
 def _trailing_visit_below(

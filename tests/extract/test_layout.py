@@ -334,6 +334,25 @@ def test_fragment_under_a_column_painted_after_the_columns_is_read_after_them():
     assert layout(b).joined.text == "\n".join([*left, *right, "Form No. 2021-08", "Replaces 2018-06"])
 
 
+def test_part_under_a_column_painted_row_by_row_with_the_text_beside_it_stays_in_its_column():
+    b = PdfBuilder()
+    f = b.add_standard_font("Helvetica", widths=True)
+    left, right = wrap(prose("a", 50), 220), wrap(prose("b", 110), 220)
+    # A list of specifications under the left column's text, beside the
+    # longer right column, the page painted row by row across both columns:
+    # the list is painted after the right column's text above it, but so is
+    # every line, and the right column's lines beside the list are painted
+    # after the list begins. No evidence it reads after the columns: it reads
+    # in its column.
+    bottom = 700 - LEADING * (len(left) - 1)
+    specs = [("Voltage", "12 volts"), ("Alternator", "60 amp"), ("Battery", "850 cca"), ("Starter", "2.3 kW")]
+    pieces = [(x, 700 - LEADING * i, line, SIZE) for x, column in ((72, left), (320, right)) for i, line in enumerate(column)]
+    for i, (label, value) in enumerate(specs):
+        pieces += [(72, bottom - 30 - LEADING * i, label, 9), (200, bottom - 30 - LEADING * i, value, 9)]
+    b.add_page(scrambled(f, pieces, "interleaved"))
+    assert layout(b).joined.text == "\n".join([*left, *(f"{label} {value}" for label, value in specs), *right])
+
+
 def test_aligned_gaps_without_a_full_height_gutter_keep_a_column_by_column_stream():
     # A centred page number crosses the gutter, so no gutter runs the full
     # height; the paragraph gaps line up across the columns and would cut
