@@ -136,6 +136,12 @@ STACKED = 0.5
 CELL_PADDING = 0.8
 # ... and no row is more than this many lines.
 MAX_CELL_LINES = 3
+# Cells and lines read one after another whose boxes overlap across the
+# line by at least this share of the shorter box lie on one row of a table
+# (leaves._cells_along_rows), and read along it: a cell centred on a row
+# of two-line cells overlaps its neighbours by far more; the lines of a
+# column, one above the other, by none.
+SHARED_ROW = 0.5
 # Lines of one cell (leaves.stacked_cells) lie at most this many body
 # heights of whitespace apart (single-spaced lines leave about 0.2), less
 # than the CELL_PADDING that parts the cells of a column.

@@ -1215,6 +1215,31 @@ def test_prose_columns_with_contents_and_equations_read_column_after_column(orde
     assert [" ".join(line.split()) for line in got] == [" ".join(line.split()) for line in expected]
 
 
+def test_table_row_of_centred_cells_painted_by_baseline_reads_along_the_row():
+    # leaves._cells_along_rows: a lift table whose cells are centred on their
+    # row, so that baselines on one row differ by a point or less (the last
+    # column's one-line reach raised, a one-line row label lowered between
+    # the two lines of its row's cells), painted line by line down the
+    # page by baseline: each row still reads along the row, cell by cell.
+    b = PdfBuilder()
+    f = b.add_standard_font("Helvetica", widths=True)
+    cells: list[tuple[float, float, str]] = []  # x, y, text in reading order
+    for r, height in enumerate(["+13 ft", "+10 ft", "Groundline", "-3 ft"]):
+        top = 700 - 24 * r
+        if height == "Groundline":
+            cells.append((72, top - 3.5, height))
+        else:
+            cells += [(72, top, height), (72, top - 7, f"({r + 1}.0 m)")]
+        for c in range(5):
+            cells += [(130 + 60 * c, top - 0.5, f"{r}{c}70 lb"), (130 + 60 * c, top - 7.5, f"({r}{c}90 kg)")]
+        cells += [(440, top + 0.8, f"{r}4 ft"), (440, top - 6.2, f"({r}.4 m)")]
+    order = sorted(range(len(cells)), key=lambda k: (-cells[k][1], cells[k][0]))
+    b.add_page(" ".join(show(f, cells[k][0], cells[k][1], cells[k][2], 8) for k in order))
+    # Words, not lines: the lowered label and the amount beside it lie
+    # within a line break of each other (join's rule), one line of text.
+    assert layout(b).joined.text.split() == " ".join(text for _, _, text in cells).split()
+
+
 @pytest.mark.parametrize("painted", ["columns", "reversed", "lines"])
 def test_table_of_two_line_cells_reads_cell_by_cell_row_by_row(painted: str):
     # leaves._grid_rows: a lift table whose cells hold an amount over its
