@@ -266,18 +266,23 @@ def _placed_apart(
 
 def _last_part_below(page: Page, columns: list[np.ndarray], k: int, inner: list[np.ndarray]) -> np.ndarray | None:
     """The last part of column k where it is no running text and the stream
-    paints it after the other columns' text above it and beside its upper
-    rows (a form number under the first of three footer columns; what sits
-    beside its last row, a page number, does not count): geometry
-    has no order for it, the stream's is consistent with reading it after
-    the columns. None otherwise: a stream painting the page row by row
-    paints every part after the text above it, and the lines beside the
-    part after it begins (no evidence; it reads in its column)."""
+    paints it after all the text above it (its column's and the other
+    columns') and beside its upper rows (a form number under the first of
+    three footer columns; what sits beside its last row, a page number,
+    does not count): geometry has no order for it, the stream's is
+    consistent with reading it after the columns. None otherwise: a stream
+    painting the page row by row paints every part after the text above
+    it, and the lines beside the part after it begins (no evidence; it
+    reads in its column). Fixture:
+    test_part_under_a_column_painted_row_by_row_with_the_text_beside_it_stays_in_its_column."""
     if len(inner) < 2 or is_text_column(page, inner[-1]):
         return None
     top = _last_row_top(page, inner[-1]) - ROW_OVERLAP * page.body
     above = [c[page.y0[c] >= top] for j, c in enumerate(columns) if j != k]
-    others = max((int(a.max()) for a in above if len(a)), default=-1)
+    # Its own column's text above it too: a stream painting up the column
+    # (reversed) paints the part after the other columns only because it
+    # paints that whole column after them.
+    others = max((int(a.max()) for a in [*above, *inner[:-1]] if len(a)), default=-1)
     return inner[-1] if inner[-1].min() > others else None
 
 

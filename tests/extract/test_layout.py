@@ -334,22 +334,26 @@ def test_fragment_under_a_column_painted_after_the_columns_is_read_after_them():
     assert layout(b).joined.text == "\n".join([*left, *right, "Form No. 2021-08", "Replaces 2018-06"])
 
 
-def test_part_under_a_column_painted_row_by_row_with_the_text_beside_it_stays_in_its_column():
+@pytest.mark.parametrize("order", ["interleaved", "reversed"])
+def test_part_under_a_column_painted_row_by_row_with_the_text_beside_it_stays_in_its_column(order: str):
     b = PdfBuilder()
     f = b.add_standard_font("Helvetica", widths=True)
     left, right = wrap(prose("a", 50), 220), wrap(prose("b", 110), 220)
     # A list of specifications under the left column's text, beside the
-    # longer right column, the page painted row by row across both columns:
-    # the list is painted after the right column's text above it, but so is
+    # longer right column, painted after the right column's text above it:
+    # interleaved, the page painted row by row across both columns, so is
     # every line, and the right column's lines beside the list are painted
-    # after the list begins. No evidence it reads after the columns: it reads
-    # in its column.
+    # after the list begins; reversed, the whole left column is painted
+    # after the right one, the list before the text above it. No evidence
+    # it reads after the columns: it reads in its column (cut._last_part_below).
     bottom = 700 - LEADING * (len(left) - 1)
     specs = [("Voltage", "12 volts"), ("Alternator", "60 amp"), ("Battery", "850 cca"), ("Starter", "2.3 kW")]
-    pieces = [(x, 700 - LEADING * i, line, SIZE) for x, column in ((72, left), (320, right)) for i, line in enumerate(column)]
+    # In reading order: the left column, its list, the right column.
+    pieces = [(72.0, 700.0 - LEADING * i, line, SIZE) for i, line in enumerate(left)]
     for i, (label, value) in enumerate(specs):
         pieces += [(72, bottom - 30 - LEADING * i, label, 9), (200, bottom - 30 - LEADING * i, value, 9)]
-    b.add_page(scrambled(f, pieces, "interleaved"))
+    pieces += [(320, 700 - LEADING * i, line, SIZE) for i, line in enumerate(right)]
+    b.add_page(scrambled(f, pieces, order))
     assert layout(b).joined.text == "\n".join([*left, *(f"{label} {value}" for label, value in specs), *right])
 
 
