@@ -345,14 +345,35 @@ def read_struct_tree(pdf: pikepdf.Pdf, *, max_depth: int = 128) -> StructTree | 
     None when the catalog has no /StructTreeRoot, or it is not a dictionary.
     Broken objects inside the tree become warnings, never exceptions.
     """
+    # Tens of thousands of objects and elements, none of them garbage: the
+    # root's object stream is read with the rest of them.
+    with paused_collection():
+        objects = PlainObjects(pdf)
+        root = _tree_root(pdf, objects)
+        return None if root is None else _Walker(pdf, objects, root, max_depth).run()
+
+
+def _tree_root(pdf: pikepdf.Pdf, objects: PlainObjects) -> tuple[Ref, dict[str, Any]] | None:
+    """The /StructTreeRoot's objgen (_NO_OBJGEN when direct) and dictionary;
+    None when the catalog has none or it is no dictionary. The catalog's
+    reference is read from the file where it can be (PlainObjects.catalog_entry:
+    qpdf would parse the object stream holding the root to hand it over)."""
+    written = objects.catalog_entry("/StructTreeRoot")
+    if written is None:
+        return None
+    if type(written) is tuple:
+        try:
+            value = objects.resolve(written)
+        except (pikepdf.PdfError, TypeError, ValueError):
+            return None  # as when qpdf cannot resolve it for Root.get
+        return (written, value) if type(value) is dict else None
     try:
         root = pdf.Root.get("/StructTreeRoot")
     except (pikepdf.PdfError, AttributeError, TypeError, ValueError):
         return None
     if not _is(root, ObjectType.dictionary):
         return None
-    with paused_collection():  # tens of thousands of elements, none of them garbage
-        return _Walker(pdf, root, max_depth).run()
+    return root.objgen, objects.of(root)
 
 
 # --------------------------------------------------------------------------- helpers
@@ -594,13 +615,12 @@ _M = _Messages()
 
 
 class _Walker:
-    def __init__(self, pdf: pikepdf.Pdf, root: pikepdf.Object, max_depth: int) -> None:
+    def __init__(self, pdf: pikepdf.Pdf, objects: PlainObjects, root: tuple[Ref, dict[str, Any]], max_depth: int) -> None:
         self._pdf = pdf
-        objects = PlainObjects(pdf)
         self._objects = objects
         self._resolve = objects.resolve
         self._value = objects.value
-        self._root_dict: dict[str, Any] = objects.of(root)
+        root_objgen, self._root_dict = root
         self._max_depth = max_depth
         self._messages = _M._replace(deep=_deep(max_depth))
         self._warnings = _Warnings()
@@ -616,7 +636,7 @@ class _Walker:
         # Indirect objects visited (elements, MCRs, OBJRs, /K arrays) and those
         # on the current path (the root and the open elements).
         self._seen: set[tuple[int, int]] = set()
-        self._on_path: set[tuple[int, int]] = {root.objgen}
+        self._on_path: set[tuple[int, int]] = {root_objgen}
         self._stack: list[tuple[Any, ...]] = []
         self._pages = _page_list(pdf)
         self._page_set = frozenset(self._pages) if self._pages is not None else frozenset()

@@ -30,6 +30,8 @@ tests/extract/test_structure_objects.py.
 from __future__ import annotations
 
 import bisect
+import os
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from decimal import Decimal
@@ -111,6 +113,7 @@ class PlainObjects:
         self._parse_objects = core.parse_objects if core is not None else None
         self._cache: dict[Ref, Any] = {}
         self._streams_read = self._parse is None  # the object streams, read on the first miss
+        self._table: dict[Ref, Any] | None = None  # the cross-reference table, asked of qpdf once
 
     def resolve(self, ref: Ref) -> Any:
         """The value of indirect object `ref`; None for a missing object (§7.3.10)."""
@@ -146,13 +149,51 @@ class PlainObjects:
             return parse(obj.unparse(resolved=True))
         return plain(obj)
 
+    def catalog_entry(self, key: str) -> Any:
+        """The catalog's (§7.7.2) entry `key` as the file writes it, a
+        reference left unresolved; None when the catalog has no such key.
+        NotImplemented when the file cannot say: then ask qpdf.
+
+        qpdf cannot hand over an entry without resolving it (a null value is
+        an absent key, §7.3.7), and resolving /StructTreeRoot makes it parse
+        the whole object stream that holds it (hundreds of elements, which
+        _read_object_streams parses again). Read from the file's own bytes
+        where the catalog is written: an unencrypted file qpdf opened from
+        a path, its catalog at the offset qpdf's cross-reference table gives
+        (repaired or not), "N G obj" there naming it; or from its object
+        stream, parsed as the tree's objects are. As
+        _read_object_streams, this reads the document as the file holds it."""
+        pdf = self._pdf
+        if self._parse is None:
+            return NotImplemented
+        try:
+            ref = pdf.Root.objgen
+            entry = self._xref_table().get(ref)
+            if entry is not None and entry.type == 2:
+                catalog = self.resolve(ref)  # parsed with its object stream
+            elif entry is not None and entry.type == 1 and not pdf.is_encrypted and os.path.isfile(pdf.filename):
+                with open(pdf.filename, "rb") as handle:
+                    handle.seek(entry.offset)
+                    catalog = _indirect_object(handle.read(_CATALOG_BYTES), ref, self._parse)
+            else:
+                return NotImplemented
+        except (pikepdf.PdfError, RuntimeError, ValueError, TypeError, OSError):
+            return NotImplemented
+        return catalog.get(key) if type(catalog) is dict else NotImplemented
+
+    def _xref_table(self) -> dict[Ref, Any]:
+        """qpdf's cross-reference table (§7.5.4, §7.5.8), read once."""
+        if self._table is None:
+            self._table = self._pdf.get_xref_table()
+        return self._table
+
     def _read_object_streams(self) -> None:
         """Every object of every object stream, parsed from its bytes, where
         the cross-reference table puts it there. An object the table lists in
         a stream whose header does not hold it, or holds null there, is
         missing: references to it are null, as qpdf unparses them."""
         try:
-            table = self._pdf.get_xref_table()
+            table = self._xref_table()
         except (pikepdf.PdfError, RuntimeError, ValueError):
             return
         members: dict[int, set[int]] = {}
@@ -188,6 +229,31 @@ class PlainObjects:
                 # left to qpdf; the others go into the cache as
                 # cache.setdefault((n, 0), value) would put them.
                 parse_objects(stream.data, stream.spans, known, exists, present, refs, cache)
+
+
+# The catalog is read from at most this many bytes of the file (a few
+# hundred usually); a longer one is read through qpdf.
+_CATALOG_BYTES = 1 << 16
+
+# "N G obj" and the white space after it (§7.3.10).
+_OBJECT_HEADER = re.compile(rb"(\d+)[\0\t\n\f\r ]+(\d+)[\0\t\n\f\r ]+obj(?![^\0\t\n\f\r ()<>\[\]{}/%])")
+
+
+def _indirect_object(written: bytes, ref: Ref, parse: Callable[[bytes], Any]) -> Any:
+    """The value of indirect object `ref` (§7.3.10) from the bytes at its
+    offset: "N G obj", one object, "endobj". NotImplemented when those bytes
+    are anything else (another object, a stream, a damaged or cut object)."""
+    header = _OBJECT_HEADER.match(written)
+    if header is None or (int(header[1]), int(header[2])) != ref:
+        return NotImplemented
+    end = written.find(b"endobj", header.end())
+    if end < 0:
+        return NotImplemented
+    try:
+        # References stand unchecked: only the catalog's own entries are read.
+        return parse(written[header.end() : end])
+    except ValueError:
+        return NotImplemented  # an "endobj" inside a string cuts the object: not one object
 
 
 # An entry of the cross-reference table (pikepdf.XrefEntry): its type (1 in

@@ -425,3 +425,77 @@ def test_names_are_decoded_once_and_shared():
     parsed = parse(("[" + " ".join(names) + "]").encode())
     assert parsed == [f"/N{i}" for i in range(5000)] + ["/" + "x" * 40, "/A B"]
     assert parse(("[" + " ".join(reversed(names)) + "]").encode()) == parsed[::-1]
+
+
+# --------------------------------------------------------------------------- the catalog from the file
+
+
+def _saved(b: PdfBuilder, path: Path, **save: Any) -> pikepdf.Pdf:
+    b.pdf.save(path, **save)
+    return pikepdf.open(path)
+
+
+@needs_core
+def test_the_catalog_entry_is_read_from_the_file_unresolved(tmp_path: Path):
+    from ragprep.extract.structure import read_struct_tree
+
+    b = PdfBuilder()
+    page = b.add_page("/P <</MCID 0>> BDC EMC")
+    b.set_struct_tree([b.struct_element("P", [b.mcr(0, page=page)], page=page)])
+    b.pdf.Root.Extra = b.pdf.make_indirect(Dictionary(A=1))
+    path = tmp_path / "tagged.pdf"
+    with _saved(b, path, object_stream_mode=pikepdf.ObjectStreamMode.generate) as pdf:
+        table = pdf.get_xref_table()
+        assert table[pdf.Root.objgen].type == 2  # the catalog in an object stream
+        objects = PlainObjects(pdf)
+        assert objects.catalog_entry("/Nothing") is None
+        in_stream = read_struct_tree(pdf)
+    # Saved without object streams: the catalog's reference read from the file.
+    with _saved(b, path, object_stream_mode=pikepdf.ObjectStreamMode.preserve) as pdf:
+        assert pdf.get_xref_table()[pdf.Root.objgen].type == 1
+        written = PlainObjects(pdf).catalog_entry("/StructTreeRoot")
+        assert written == pdf.Root.StructTreeRoot.objgen
+        assert written is not NotImplemented and type(written) is tuple
+        assert PlainObjects(pdf).catalog_entry("/Extra") == pdf.Root.Extra.objgen
+        from_file = read_struct_tree(pdf)
+    # The same bytes opened from memory: the catalog cannot be read from a
+    # file, qpdf hands the root over, and the tree is the same.
+    with pikepdf.open(io.BytesIO(path.read_bytes())) as pdf:
+        assert PlainObjects(pdf).catalog_entry("/StructTreeRoot") is NotImplemented
+        assert read_struct_tree(pdf) == from_file == in_stream
+    assert from_file is not None and [e.type for e in from_file.elements] == ["P"]
+
+
+@needs_core
+def test_a_catalog_the_file_cannot_give_is_left_to_qpdf(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    b = PdfBuilder()
+    b.add_page("")
+    path = tmp_path / "encrypted.pdf"
+    path.write_bytes(b.encrypted_bytes(user_password=""))
+    with pikepdf.open(path) as pdf:  # its strings are encrypted in the file
+        assert PlainObjects(pdf).catalog_entry("/Pages") is NotImplemented
+    monkeypatch.setenv(PURE_ENV, "1")
+    with _saved(b, tmp_path / "plain.pdf") as pdf:
+        assert PlainObjects(pdf).catalog_entry("/Pages") is NotImplemented  # no parser but qpdf's
+
+
+@needs_core
+@pytest.mark.parametrize(
+    ("written", "value"),
+    [
+        (b"4 0 obj\n<< /Type /Catalog /S 5 0 R >>\nendobj", {"/Type": "/Catalog", "/S": (5, 0)}),
+        (b"4 0 obj<</A 1>>endobj", {"/A": 1}),
+        (b"4\x000 obj [1] endobj 5 0 obj", [1]),
+        (b"4 1 obj << >> endobj", NotImplemented),  # another generation
+        (b"40 0 obj << >> endobj", NotImplemented),  # another object
+        (b" 4 0 obj << >> endobj", NotImplemented),  # not at the offset
+        (b"4 0 objx << >> endobj", NotImplemented),
+        (b"4 0 obj << /A (endobj) >> endobj", NotImplemented),  # an endobj in a string cuts it
+        (b"4 0 obj << /Length 2 >> stream\nab\nendstream endobj", NotImplemented),  # a stream
+        (b"4 0 obj << /A 1 >>", NotImplemented),  # cut before endobj
+    ],
+)  # fmt: skip
+def test_an_indirect_object_is_read_from_its_offset_or_not_at_all(written: bytes, value: Any):
+    from ragprep.extract.structure_objects import _indirect_object
+
+    assert _indirect_object(written, (4, 0), parse) == value
