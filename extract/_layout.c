@@ -1260,6 +1260,31 @@ done:
  * the stream paint it backwards: a step back between two aligned glyphs of
  * the unit wider than the larger height, or at least two steps back of
  * back_step x the smaller height and more of them than such steps ahead. */
+/* kernels.backward_units' flags into out (one per unit start[u]:end[u] of the n
+ * glyphs: x their centres along the line, H their heights, A whether each is
+ * set in the page's direction); -1 with an exception set when a unit is out
+ * of range. */
+static int backward_flags(const double *X, const double *H, const unsigned char *A, const int64_t *start,
+                          const int64_t *end, Py_ssize_t units, Py_ssize_t n, double back_step, char *out) {
+    for (Py_ssize_t u = 0; u < units; u++) {
+        if (start[u] < 0 || end[u] < start[u] || end[u] > n) {
+            PyErr_SetString(PyExc_IndexError, "unit out of range");
+            return -1;
+        }
+        int jump = 0;
+        Py_ssize_t back = 0, ahead = 0;
+        for (Py_ssize_t k = (Py_ssize_t)start[u] + 1; k < (Py_ssize_t)end[u]; k++) {
+            if (!A[k] || !A[k - 1]) continue;
+            double step = X[k] - X[k - 1], smaller = np_min(H[k], H[k - 1]);
+            jump |= step < -np_max(H[k], H[k - 1]);
+            back += step <= -(back_step * smaller);
+            ahead += step >= back_step * smaller;
+        }
+        out[u] = (char)(jump || (back >= 2 && back > ahead));
+    }
+    return 0;
+}
+
 static PyObject *layout_backward_units(PyObject *mod, PyObject *args) {
     PyObject *x_obj, *h_obj, *a_obj, *s_obj, *e_obj;
     double back_step;
@@ -1275,29 +1300,11 @@ static PyObject *layout_backward_units(PyObject *mod, PyObject *args) {
         PyErr_SetString(PyExc_ValueError, "columns differ in length");
         goto done;
     }
-    const double *X = vx.view.buf, *H = vh.view.buf;
-    const unsigned char *A = va.view.buf;
-    const int64_t *start = vs.view.buf, *end = ve.view.buf;
     result = PyByteArray_FromStringAndSize(NULL, units);
     if (!result) goto done;
-    char *out = PyByteArray_AS_STRING(result);
-    for (Py_ssize_t u = 0; u < units; u++) {
-        if (start[u] < 0 || end[u] < start[u] || end[u] > n) {
-            PyErr_SetString(PyExc_IndexError, "unit out of range");
-            Py_CLEAR(result);
-            goto done;
-        }
-        int jump = 0;
-        Py_ssize_t back = 0, ahead = 0;
-        for (Py_ssize_t k = (Py_ssize_t)start[u] + 1; k < (Py_ssize_t)end[u]; k++) {
-            if (!A[k] || !A[k - 1]) continue;
-            double step = X[k] - X[k - 1], smaller = np_min(H[k], H[k - 1]);
-            jump |= step < -np_max(H[k], H[k - 1]);
-            back += step <= -(back_step * smaller);
-            ahead += step >= back_step * smaller;
-        }
-        out[u] = (char)(jump || (back >= 2 && back > ahead));
-    }
+    if (backward_flags(vx.view.buf, vh.view.buf, va.view.buf, vs.view.buf, ve.view.buf, units, n, back_step,
+                       PyByteArray_AS_STRING(result)) < 0)
+        Py_CLEAR(result);
 done:
     release(&vx); release(&vh); release(&va); release(&vs); release(&ve);
     return result;
@@ -1986,6 +1993,213 @@ done:
     return result;
 }
 
+/* ==== the fixed per-page pipeline: units.Page's frame, lines.glyphs_along ====
+ * Kernels that read the glyph table's columns themselves through a page's
+ * stream (table rows, bounds-checked) instead of numpy gathering them once
+ * per column and page. Both answer only for an upright frame (along (1, 0),
+ * where every projection on it is a coordinate, exactly), and decline (None)
+ * where a value they read is not finite: the numpy reference then runs. */
+
+/* The glyph columns origin, own_end, direction (rows x 2 doubles) and height
+ * (rows) and the int64 stream of rows into them, checked: the stream's
+ * length, or -1 with an exception set. */
+static Py_ssize_t get_stream_columns(PyObject *const objs[5], View v[5], Py_ssize_t *rows) {
+    static const char *names[5] = {"origin", "own_end", "direction", "height", "stream"};
+    for (int c = 0; c < 4; c++)
+        if (get_view(objs[c], &v[c], "d", 8, names[c]) < 0) return -1;
+    if (get_view(objs[4], &v[4], "l", 8, names[4]) < 0) return -1;
+    *rows = v[3].view.len / 8;
+    for (int c = 0; c < 3; c++)
+        if (v[c].view.len != 16 * *rows) {
+            PyErr_SetString(PyExc_ValueError, "glyph columns differ in length");
+            return -1;
+        }
+    Py_ssize_t n = v[4].view.len / 8;
+    return check_ids(v[4].view.buf, n, *rows, "stream") < 0 ? -1 : n;
+}
+
+/* Unit starts: strictly increasing from 0, all below n (the units cover the
+ * stream in turn, as np.*.reduceat over them reads it). */
+static int units_cover(const int64_t *start, Py_ssize_t units, Py_ssize_t n) {
+    if (units < 1 || start[0] != 0) return 0;
+    for (Py_ssize_t u = 1; u < units; u++)
+        if (start[u] <= start[u - 1]) return 0;
+    return start[units - 1] < n;
+}
+
+/* np.rint of x in [-0.5, 2^51] (round half to even, the default rounding
+ * mode): adding and taking away 2^52 leaves the nearest integer, with no call
+ * into libm (rint is not inlined on baseline x86-64). Callers keep only
+ * results in [0, 2^51]; below -0.5 any negative number serves. */
+static inline double small_rint(double x) {
+    const double two52 = 4503599627370496.0;
+    return x >= 0 ? (x + two52) - two52 : (x < -0.5 ? -1.0 : 0.0);
+}
+
+/* geometric.most_common(height, 10): the most common height to a tenth of a
+ * point (np.rint of height x 10, kept in [0, max_value x 10]; the first of
+ * equal counts), 0.0 where none is kept; -1.0 when out of memory. */
+static double common_height(const double *height, Py_ssize_t n, double max_value) {
+    double top = small_rint(max_value * 10);
+    int64_t last = -1;
+    for (Py_ssize_t k = 0; k < n; k++) {
+        double s = height[k] * 10;
+        if (s >= -0.5 && s <= top + 0.5) {
+            s = small_rint(s);
+            if (s >= 0 && s <= top && (int64_t)s > last) last = (int64_t)s;
+        }
+    }
+    if (last < 0) return 0.0;
+    int64_t *count = calloc((size_t)last + 1, sizeof(int64_t));
+    if (!count) return -1.0;
+    for (Py_ssize_t k = 0; k < n; k++) {
+        double s = height[k] * 10;
+        if (s >= -0.5 && s <= top + 0.5) {
+            s = small_rint(s);
+            if (s >= 0 && s <= top) count[(int64_t)s]++;
+        }
+    }
+    int64_t best = 0;
+    for (int64_t s = 1; s <= last; s++)
+        if (count[s] > count[best]) best = s;
+    free(count);
+    return (double)best / 10;
+}
+
+/* ---- upright_frame(origin, own_end, direction, height, stream, start, space,
+ *      descent, skewed, same_direction, max_value)
+ *      -> None or (low_x, high_x, height, x0, x1, y0, y1, inked, aligned, body)
+ * kernels.unit_frame on an upright frame (units.Page): per glyph of the stream
+ * its extent along the line (origin to own end) and its height, blanks that
+ * lead or trail a unit (`space`, per stream position) with no extent
+ * (infinite); per unit start[u]:start[u + 1] its box (across the line, the
+ * baseline less `descent` of the height to the height above it), its glyphs
+ * less those blanks, whether its first glyph runs in the page's direction;
+ * the page's most common height. None where a value read is not finite, a
+ * unit is set `skewed` (kernels.flattened lays it flat, in numpy) or the
+ * starts do not cover the stream in turn. */
+static PyObject *layout_upright_frame(PyObject *mod, PyObject *args) {
+    PyObject *objs[5], *st_obj, *sp_obj;
+    double descent, skewed, same_direction, max_value;
+    if (!PyArg_ParseTuple(args, "OOOOOOOdddd", &objs[0], &objs[1], &objs[2], &objs[3], &objs[4], &st_obj, &sp_obj,
+                          &descent, &skewed, &same_direction, &max_value))
+        return NULL;
+    View v[5], vst = {0}, vsp = {0};
+    memset(v, 0, sizeof v);
+    PyObject *result = NULL, *col[9] = {NULL};
+    double *low_y = NULL;
+    Py_ssize_t rows, n = get_stream_columns((PyObject *const *)objs, v, &rows);
+    if (n < 0 || get_view(st_obj, &vst, "l", 8, "start") < 0 || get_view(sp_obj, &vsp, "?", 1, "space") < 0) goto done;
+    if (vsp.view.len != n) { PyErr_SetString(PyExc_ValueError, "space and stream differ in length"); goto done; }
+    const double *O = v[0].view.buf, *E = v[1].view.buf, *D = v[2].view.buf, *H = v[3].view.buf;
+    const int64_t *S = v[4].view.buf, *start = vst.view.buf;
+    const unsigned char *space = vsp.view.buf;
+    Py_ssize_t units = vst.view.len / 8;
+    if (!units_cover(start, units, n)) { result = Py_NewRef(Py_None); goto done; }
+    for (Py_ssize_t u = 0; u < units; u++) {
+        double dx = D[2 * S[start[u]]], dy = D[2 * S[start[u]] + 1];
+        if (!isfinite(dx) || !isfinite(dy) || dx < skewed) { result = Py_NewRef(Py_None); goto done; }
+    }
+    const Py_ssize_t sizes[9] = {8 * n, 8 * n, 8 * n, 8 * units, 8 * units, 8 * units, 8 * units, 8 * units, units};
+    for (int c = 0; c < 9; c++)
+        if (!(col[c] = PyByteArray_FromStringAndSize(NULL, sizes[c] ? sizes[c] : 0))) goto done;
+    double *LX = (double *)PyByteArray_AS_STRING(col[0]), *HX = (double *)PyByteArray_AS_STRING(col[1]);
+    double *HT = (double *)PyByteArray_AS_STRING(col[2]);
+    double *X0 = (double *)PyByteArray_AS_STRING(col[3]), *X1 = (double *)PyByteArray_AS_STRING(col[4]);
+    double *Y0 = (double *)PyByteArray_AS_STRING(col[5]), *Y1 = (double *)PyByteArray_AS_STRING(col[6]);
+    int64_t *inked = (int64_t *)PyByteArray_AS_STRING(col[7]);
+    char *aligned = PyByteArray_AS_STRING(col[8]);
+    low_y = malloc((size_t)n * sizeof(double));
+    if (!low_y) { PyErr_NoMemory(); goto done; }
+    int finite = 1;
+    for (Py_ssize_t k = 0; k < n; k++) {
+        int64_t r = S[k];
+        double ax = O[2 * r], bx = E[2 * r], h = H[r];
+        /* every value finite (checked below): np.minimum and np.maximum are plain comparisons */
+        LX[k] = ax <= bx ? ax : bx;
+        HX[k] = ax >= bx ? ax : bx;
+        HT[k] = h;
+        low_y[k] = O[2 * r + 1] - descent * h;
+        finite &= isfinite(ax) & isfinite(bx) & isfinite(h) & isfinite(O[2 * r + 1]);
+    }
+    if (!finite) { result = Py_NewRef(Py_None); goto done; }
+    for (Py_ssize_t u = 0; u < units; u++) {
+        Py_ssize_t lo = (Py_ssize_t)start[u], hi = u + 1 < units ? (Py_ssize_t)start[u + 1] : n, blanks = 0;
+        /* kernels.blank_edges: blanks with only blanks between them and the unit's edge */
+        for (Py_ssize_t k = lo; k < hi && space[k]; k++) { LX[k] = INFINITY; HX[k] = -INFINITY; blanks++; }
+        for (Py_ssize_t k = hi - 1; k >= lo && space[k] && LX[k] != INFINITY; k--) { LX[k] = INFINITY; HX[k] = -INFINITY; blanks++; }
+        double x0 = INFINITY, x1 = -INFINITY, y0 = INFINITY, y1 = -INFINITY;
+        for (Py_ssize_t k = lo; k < hi; k++) {
+            if (LX[k] == INFINITY) continue; /* an edge blank (every other value is finite): no extent */
+            x0 = LX[k] < x0 ? LX[k] : x0;
+            x1 = HX[k] > x1 ? HX[k] : x1;
+            double low = low_y[k], high = low + HT[k];
+            y0 = low < y0 ? low : y0;
+            y1 = high > y1 ? high : y1;
+        }
+        X0[u] = x0; X1[u] = x1; Y0[u] = y0; Y1[u] = y1;
+        inked[u] = (int64_t)(hi - lo - blanks);
+        aligned[u] = (char)(D[2 * S[lo]] >= same_direction);
+    }
+    double body = common_height(HT, n, max_value);
+    if (body < 0) { PyErr_NoMemory(); goto done; }
+    result = Py_BuildValue("(OOOOOOOOOd)", col[0], col[1], col[2], col[3], col[4], col[5], col[6], col[7], col[8], body);
+done:
+    for (int c = 0; c < 9; c++) Py_XDECREF(col[c]);
+    free(low_y);
+    for (int c = 0; c < 5; c++) release(&v[c]);
+    release(&vst); release(&vsp);
+    return result;
+}
+
+/* ---- upright_backward_units(origin, own_end, direction, height, stream, start, end,
+ *      back_step, same_direction) -> None or flags per unit
+ * kernels.stream_backward_units on an upright frame (lines.glyphs_along):
+ * kernels.backward_units of the stream's glyphs, their centres along the
+ * line, heights and alignment with the page read off the glyph columns.
+ * None where a value read is not finite. */
+static PyObject *layout_upright_backward_units(PyObject *mod, PyObject *args) {
+    PyObject *objs[5], *s_obj, *e_obj;
+    double back_step, same_direction;
+    if (!PyArg_ParseTuple(args, "OOOOOOOdd", &objs[0], &objs[1], &objs[2], &objs[3], &objs[4], &s_obj, &e_obj,
+                          &back_step, &same_direction))
+        return NULL;
+    View v[5], vs = {0}, ve = {0};
+    memset(v, 0, sizeof v);
+    PyObject *result = NULL;
+    double *X = NULL, *HT = NULL;
+    unsigned char *A = NULL;
+    Py_ssize_t rows, n = get_stream_columns((PyObject *const *)objs, v, &rows);
+    if (n < 0 || get_view(s_obj, &vs, "l", 8, "start") < 0 || get_view(e_obj, &ve, "l", 8, "end") < 0) goto done;
+    Py_ssize_t units = vs.view.len / 8;
+    if (ve.view.len / 8 != units) { PyErr_SetString(PyExc_ValueError, "start and end differ in length"); goto done; }
+    const double *O = v[0].view.buf, *E = v[1].view.buf, *D = v[2].view.buf, *H = v[3].view.buf;
+    const int64_t *S = v[4].view.buf, *start = vs.view.buf, *end = ve.view.buf;
+    X = malloc((size_t)(n ? n : 1) * sizeof(double));
+    HT = malloc((size_t)(n ? n : 1) * sizeof(double));
+    A = malloc((size_t)(n ? n : 1));
+    if (!X || !HT || !A) { PyErr_NoMemory(); goto done; }
+    for (Py_ssize_t k = 0; k < n; k++) {
+        int64_t r = S[k];
+        if (!isfinite(O[2 * r]) || !isfinite(O[2 * r + 1]) || !isfinite(E[2 * r]) || !isfinite(E[2 * r + 1]) ||
+            !isfinite(D[2 * r]) || !isfinite(D[2 * r + 1]) || !isfinite(H[r])) {
+            result = Py_NewRef(Py_None);
+            goto done;
+        }
+        X[k] = (O[2 * r] + E[2 * r]) / 2;
+        HT[k] = H[r];
+        A[k] = D[2 * r] >= same_direction;
+    }
+    result = PyByteArray_FromStringAndSize(NULL, units);
+    if (!result) goto done;
+    if (backward_flags(X, HT, A, start, end, units, n, back_step, PyByteArray_AS_STRING(result)) < 0) Py_CLEAR(result);
+done:
+    free(X); free(HT); free(A);
+    for (int c = 0; c < 5; c++) release(&v[c]);
+    release(&vs); release(&ve);
+    return result;
+}
+
 static PyMethodDef module_methods[] = {
     {"rows", (PyCFunction)layout_rows, METH_VARARGS, "Units top to bottom and where each row starts."},
     {"shared_baselines", (PyCFunction)layout_shared_baselines, METH_VARARGS,
@@ -2018,6 +2232,10 @@ static PyMethodDef module_methods[] = {
     {"turning_pair", (PyCFunction)layout_turning_pair, METH_VARARGS, "The first tangled pair of runs whose lines take turns."},
     {"cell_chains", (PyCFunction)layout_cell_chains, METH_VARARGS, "The cells among chains of tight lines, and their lengths."},
     {"block_chains", (PyCFunction)layout_block_chains, METH_VARARGS, "The blocks of a leaf's lines down their nearest lines, and their lengths."},
+    /* the fixed per-page pipeline */
+    {"upright_frame", (PyCFunction)layout_upright_frame, METH_VARARGS, "A page's glyph extents and unit boxes in an upright frame."},
+    {"upright_backward_units", (PyCFunction)layout_upright_backward_units, METH_VARARGS,
+     "Per unit of the stream, is it painted backwards along its line (upright frame)."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -22,7 +22,7 @@ from types import ModuleType
 import numpy as np
 
 from ragprep.extract.config import ExtractConfig
-from ragprep.extract.geometric import SAME_DIRECTION, line_break_rule
+from ragprep.extract.geometric import MAX_VALUE, SAME_DIRECTION, line_break_rule, most_common
 from ragprep.extract.glyphs import GlyphTable, rows_at
 
 
@@ -943,3 +943,146 @@ def block_chains(
         return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
     chains, length = follow_chains(None, below, linked, tops, n)
     return ids[chains].astype(np.int64), length
+
+
+# -- the fixed per-page pipeline: units.Page's frame, lines.glyphs_along ------
+# These read the glyph table's columns through a page's stream themselves
+# (compiled: table rows, no gathered copy per column); the C answers only for
+# an upright frame, where a projection on `along` is a coordinate exactly,
+# and declines (None) where a value is not finite: the reference runs then.
+
+
+def _upright(along: np.ndarray) -> bool:
+    return bool(along[0] == 1.0 and along[1] == 0.0)
+
+
+def _glyph_columns(table: GlyphTable) -> tuple[np.ndarray, ...]:
+    return tuple(np.ascontiguousarray(c) for c in (table.origin, table.own_end, table.direction, table.height))
+
+
+@dataclass(frozen=True)
+class UnitFrame:
+    """A page's glyphs and units in its reading frame (units.Page)."""
+
+    low_x: np.ndarray  # per glyph, its extent along the line (infinite for a unit's edge blanks)
+    high_x: np.ndarray
+    height: np.ndarray  # per glyph, its height
+    x0: np.ndarray  # per unit, its box in the frame
+    x1: np.ndarray
+    y0: np.ndarray
+    y1: np.ndarray
+    inked: np.ndarray  # per unit, its glyphs less the blanks at its edges
+    aligned: np.ndarray  # per unit, its first glyph runs in the page's direction
+    body: float  # the most common glyph height, to a tenth of a point (0.0: none)
+
+
+def unit_frame(
+    lib: ModuleType | None,
+    table: GlyphTable,
+    stream: np.ndarray,
+    along: np.ndarray,
+    start: np.ndarray,
+    space: np.ndarray,
+    thresholds: tuple[float, float],
+) -> UnitFrame:
+    """The glyphs of `stream` (units start[u]:start[u + 1]; `space`: per
+    position, is its glyph a blank) in the frame of `along` (units.Page):
+    along the line each glyph runs from its origin to its own end; across
+    it, from its baseline less `descent` of its height, as tall as its
+    height, a unit set `skewed` (its first glyph's direction against the
+    page's below that cosine) laid flat at its mean baseline
+    (`thresholds`: descent, skewed). Blanks that lead or trail a unit have
+    no extent (infinite; kernels.blank_edges)."""
+    descent, skewed = thresholds
+    if lib is not None and _upright(along):
+        found = lib.upright_frame(
+            *_glyph_columns(table), _ids(stream), _ids(start), np.ascontiguousarray(space),
+            descent, skewed, SAME_DIRECTION, float(MAX_VALUE),
+        )  # fmt: skip
+        if found is not None:
+            *columns, inked, aligned, body = found
+            low_x, high_x, height, x0, x1, y0, y1 = (np.frombuffer(c) for c in columns)
+            inked, aligned = np.frombuffer(inked, dtype=np.int64), np.frombuffer(aligned, dtype=bool)
+            return UnitFrame(low_x, high_x, height, x0, x1, y0, y1, inked, aligned, body)
+    return _unit_frame(lib, table, stream, along, start, space, thresholds)
+
+
+def _unit_frame(
+    lib: ModuleType | None,
+    table: GlyphTable,
+    stream: np.ndarray,
+    along: np.ndarray,
+    start: np.ndarray,
+    space: np.ndarray,
+    thresholds: tuple[float, float],
+) -> UnitFrame:
+    """unit_frame's reference."""
+    descent, skewed = thresholds
+    direction, origin, own_end = rows_at(table.direction, stream), rows_at(table.origin, stream), rows_at(table.own_end, stream)
+    height = table.height[stream]
+    if along[0] == 1.0:
+        ax, bx, base = origin[:, 0], own_end[:, 0], origin[:, 1]
+    else:
+        ax, bx = origin @ along, own_end @ along
+        base = origin[:, 1] * along[0] - origin[:, 0] * along[1]
+    low_x, high_x = np.minimum(ax, bx), np.maximum(ax, bx)
+    first = rows_at(direction, start) @ along
+    base = flattened(base, first < skewed, start)
+    low_y = base - descent * height
+    high_y = low_y + height
+    end = np.concatenate([start[1:], [len(stream)]])
+    blank = np.flatnonzero(blank_edges(lib, space, start, end))
+    if len(blank):
+        low_x[blank], low_y[blank] = np.inf, np.inf
+        high_x[blank], high_y[blank] = -np.inf, -np.inf
+    is_blank = np.zeros(len(stream), dtype=bool)
+    is_blank[blank] = True
+    return UnitFrame(
+        low_x, high_x, height,
+        np.minimum.reduceat(low_x, start), np.maximum.reduceat(high_x, start),
+        np.minimum.reduceat(low_y, start), np.maximum.reduceat(high_y, start),
+        end - start - np.add.reduceat(is_blank, start), first >= SAME_DIRECTION, most_common(height, 10),
+    )  # fmt: skip
+
+
+def flattened(base: np.ndarray, skewed: np.ndarray, unit_start: np.ndarray) -> np.ndarray:
+    """`base` (per glyph, its baseline across the frame) with every unit set a
+    few degrees off the page's direction (`skewed`, per unit: a page of a
+    tilted poster among upright text, both within SAME_DIRECTION of each
+    other) laid flat at its mean baseline: across the frame a skewed line
+    would rise along its length and, as tall as that rise, cross the rows of
+    the lines around it."""
+    if not skewed.any():
+        return base
+    count = np.diff(np.concatenate([unit_start, [len(base)]]))
+    mean = np.repeat(np.add.reduceat(base, unit_start) / count, count)
+    flat: np.ndarray = np.where(np.repeat(skewed, count), mean, base)
+    return flat
+
+
+def stream_backward_units(
+    lib: ModuleType | None,
+    table: GlyphTable,
+    stream: np.ndarray,
+    along: np.ndarray,
+    bounds: tuple[np.ndarray, np.ndarray],
+    back_step: float,
+) -> np.ndarray:
+    """backward_units of the glyphs of `stream` (units start[u]:end[u] of
+    `bounds`): their centres along `along`, their heights, and whether each
+    runs in that direction (lines.glyphs_along)."""
+    start, end = bounds
+    if lib is not None and _upright(along):
+        flags = lib.upright_backward_units(*_glyph_columns(table), _ids(stream), _ids(start), _ids(end), back_step, SAME_DIRECTION)
+        if flags is not None:
+            return np.frombuffer(flags, dtype=bool)
+    x, height, aligned = along_measures(table, stream, along)
+    return backward_units(lib, x, height, aligned, bounds, back_step)
+
+
+def along_measures(table: GlyphTable, stream: np.ndarray, along: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per glyph of `stream`: its centre along `along`, its height, and
+    whether it runs in that direction (within SAME_DIRECTION)."""
+    centre = (rows_at(table.origin, stream) + rows_at(table.own_end, stream)) / 2
+    aligned: np.ndarray = rows_at(table.direction, stream) @ along >= SAME_DIRECTION
+    return centre @ along, table.height[stream], aligned

@@ -17,7 +17,7 @@ import numpy as np
 
 from ragprep.extract.geometric import SAME_DIRECTION
 from ragprep.extract.glyphs import rows_at
-from ragprep.extract.layout.kernels import backward_units, marks_beside
+from ragprep.extract.layout.kernels import along_measures, marks_beside, stream_backward_units
 from ragprep.extract.layout.params import BACK_STEP, DESCENT, DOUBLE_STRIKE, LINE_BASELINE, LINE_JOIN_GAP, MARK_SIZE
 from ragprep.extract.layout.units import Page
 
@@ -259,18 +259,15 @@ def glyphs_along(page: Page) -> np.ndarray | None:
     if page.rtl or len(page.stream) < 2:
         return None
     table, stream = page.table, page.stream
-    centre = (rows_at(table.origin, stream) + rows_at(table.own_end, stream)) / 2
-    x = centre @ page.along
-    height = table.height[stream]
     # Only glyphs set in the page's writing direction: along its own
     # direction, a line turned the other way (a box of text rotated by 180°
     # among upright ones) steps back as it goes forward. A glyph at a time,
     # backwards: each step back narrower than a glyph height (a title's
     # letters painted last to first), BACK_STEP heights or more.
-    aligned = rows_at(table.direction, stream) @ page.along >= SAME_DIRECTION
-    backwards = backward_units(page.lib, x, height, aligned, (page.start, page.end), BACK_STEP)
+    backwards = stream_backward_units(page.lib, table, stream, page.along, (page.start, page.end), BACK_STEP)
     if not backwards.any():
         return None
+    x, height, _ = along_measures(table, stream, page.along)
     unit = np.repeat(np.arange(len(page.start)), page.end - page.start)
     key = np.where(backwards[unit], x, np.arange(len(stream), dtype=np.float64))
     order = np.lexsort((key, unit))

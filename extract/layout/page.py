@@ -95,14 +95,13 @@ def _leaves(
         return None
     glyphs = Gathered.of(table, stream)
     moves = line_moves(table, stream, config)
-    page = Page(table, stream, glyphs, unit_starts(moves, glyphs, table.text[stream]))
+    page = Page(table, stream, unit_starts(moves, glyphs, table.text[stream]), glyphs=glyphs)
     # A visit of the stream painted backwards along its line reads forwards.
     along = glyphs_along(page)
     if along is not None:
         moves = reordered_moves(table, stream, moves, along, config)
         stream = stream[along]
-        glyphs = Gathered.of(table, stream)
-        page = Page(table, stream, glyphs, page.start, page.carried(along))
+        page = Page(table, stream, page.start, page.carried(along))
     # Pieces of one line, wherever the stream painted them, become one unit
     # read along the line; the page's units are its lines from here on.
     lines = line_order(page)
@@ -110,7 +109,7 @@ def _leaves(
         canonical, line_start = lines
         moves = reordered_moves(table, stream, moves, canonical, config)
         stream = stream[canonical]
-        page = Page(table, stream, Gathered.of(table, stream), line_start, page.carried(canonical))
+        page = Page(table, stream, line_start, page.carried(canonical))
     leaves, split = read_region(page, np.flatnonzero(page.placed), 0)
     if not split:
         leaves = [np.flatnonzero(page.placed)]

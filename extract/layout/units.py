@@ -32,7 +32,7 @@ from ragprep.extract.bidi import is_rtl
 from ragprep.extract.config import ExtractConfig
 from ragprep.extract.geometric import SAME_DIRECTION, most_common, reading_direction, unit_breaks
 from ragprep.extract.glyphs import GlyphTable, rows_at
-from ragprep.extract.layout.kernels import blank_edges, letter_counts, nearest_under, pair_moves, text_classes
+from ragprep.extract.layout.kernels import letter_counts, nearest_under, pair_moves, text_classes, unit_frame
 from ragprep.extract.native import compiled_layout
 from ragprep.extract.layout.params import (
     BLANK_GAP,
@@ -152,9 +152,15 @@ class Page:
     """The units of one page in its reading frame; built per call, never shared."""
 
     def __init__(
-        self, table: GlyphTable, stream: np.ndarray, glyphs: Gathered, unit_start: np.ndarray, carried: Carried | None = None
+        self,
+        table: GlyphTable,
+        stream: np.ndarray,
+        unit_start: np.ndarray,
+        carried: Carried | None = None,
+        glyphs: Gathered | None = None,
     ) -> None:
-        """`carried`: what the page of these glyphs in another order knew (Page.carried)."""
+        """`carried`: what the page of these glyphs in another order knew
+        (Page.carried); `glyphs`: their columns, where already gathered."""
         self.table = table
         self.stream = stream
         self.start = unit_start
@@ -163,46 +169,30 @@ class Page:
         # glyph counted by its height: a thumbnail of a tilted poster may
         # hold more glyphs than the page's text beside it, at a tenth of
         # its size.
-        self.along = along = reading_direction(table, stream, glyphs.direction, glyphs.height)
-        # Glyph boxes in the frame: along the line from the origin to the own
-        # end, across it the glyph height, split at the baseline in a typical
-        # descent-to-ascent proportion (the quads would say exactly, at the
-        # price of gathering them; rows and gutters do not need it).
-        if along[0] == 1.0:
-            ax, bx, base = glyphs.origin[:, 0], glyphs.own_end[:, 0], glyphs.origin[:, 1]
-        else:
-            ax, bx = glyphs.origin @ along, glyphs.own_end @ along
-            base = glyphs.origin[:, 1] * along[0] - glyphs.origin[:, 0] * along[1]
-        low_x, high_x = np.minimum(ax, bx), np.maximum(ax, bx)
-        base = _flattened(base, glyphs.direction, along, unit_start)
-        low_y = base - DESCENT * glyphs.height
-        high_y = low_y + glyphs.height
-        # Blanks have no ink: a run of trailing spaces must not make a table
-        # cell as wide as a line of text, nor a lone tab span a gutter.
+        height = glyphs.height if glyphs else table.height[stream]
+        self.along = along = reading_direction(table, stream, glyphs.direction if glyphs else None, height)
         self.lib = compiled_layout()  # the kernels' path, asked once per page
         # Per glyph in stream order, str.isalpha and str.isspace of its text.
         self._classes = carried.classes if carried else text_classes(self.lib, table.text[stream])
-        blank = np.flatnonzero(blank_edges(self.lib, self._classes[1], unit_start, self.end))
-        if len(blank):
-            low_x[blank], low_y[blank] = np.inf, np.inf
-            high_x[blank], high_y[blank] = -np.inf, -np.inf
-        self._glyph_x = (low_x, high_x, glyphs.height)
+        # Glyph boxes in the frame: along the line from the origin to the own
+        # end, across it the glyph height, split at the baseline in a typical
+        # descent-to-ascent proportion (the quads would say exactly, at the
+        # price of gathering them; rows and gutters do not need it). Blanks
+        # have no ink: a run of trailing spaces must not make a table cell
+        # as wide as a line of text, nor a lone tab span a gutter.
+        frame = unit_frame(self.lib, table, stream, along, unit_start, self._classes[1], (DESCENT, SKEWED))
+        self._glyph_x = (frame.low_x, frame.high_x, frame.height)
         self._first_word: tuple[np.ndarray, np.ndarray] | None = None
-        self.x0 = np.minimum.reduceat(low_x, unit_start)
-        self.x1 = np.maximum.reduceat(high_x, unit_start)
-        self.y0 = np.minimum.reduceat(low_y, unit_start)
-        self.y1 = np.maximum.reduceat(high_y, unit_start)
+        self.x0, self.x1, self.y0, self.y1 = frame.x0, frame.x1, frame.y0, frame.y1
         # Glyphs per unit, leading and trailing blanks not counted.
-        is_blank = np.zeros(len(stream), dtype=bool)
-        is_blank[blank] = True
-        self.inked = self.end - unit_start - np.add.reduceat(is_blank, unit_start)
+        self.inked = frame.inked
         # Units that take part in the cut. A unit written in another direction
         # than the page (a rotated stamp, axis labels) would span rows and
         # gutters in this frame; a unit of blanks has no place at all. Both
         # follow the unit painted before them instead (see emit).
-        self._aligned = rows_at(glyphs.direction, unit_start) @ along >= SAME_DIRECTION
+        self._aligned = frame.aligned
         self.placed = self._aligned & (self.inked > 0)
-        self.body = carried.body if carried else most_common(glyphs.height, 10) or 1.0
+        self.body = carried.body if carried else frame.body or 1.0
         self.gutter = GUTTER * self.body
         self._rtl: bool | None = None
         self.rows: dict[bytes, tuple[np.ndarray, np.ndarray]] = {}  # see rows_of
@@ -289,21 +279,6 @@ class Page:
         if self._rtl is None:
             self._rtl = reads_rtl(self.table, self.stream)
         return self._rtl
-
-
-def _flattened(base: np.ndarray, direction: np.ndarray, along: np.ndarray, unit_start: np.ndarray) -> np.ndarray:
-    """`base` (per glyph, its baseline across the frame) with every unit set a
-    few degrees off the page's direction (SKEWED: a page of a tilted poster
-    among upright text, both within SAME_DIRECTION of each other) laid flat
-    at its mean baseline: across the frame a skewed line would rise along its
-    length and, as tall as that rise, cross the rows of the lines around it."""
-    skewed = rows_at(direction, unit_start) @ along < SKEWED
-    if not skewed.any():
-        return base
-    count = np.diff(np.concatenate([unit_start, [len(base)]]))
-    mean = np.repeat(np.add.reduceat(base, unit_start) / count, count)
-    flat: np.ndarray = np.where(np.repeat(skewed, count), mean, base)
-    return flat
 
 
 def _first_words(

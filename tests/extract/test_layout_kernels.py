@@ -425,6 +425,58 @@ def test_pair_moves_agree():
         LIB.pair_moves(two, np.zeros((2, 2)), two, y, np.array([0], dtype=np.int64), np.array([1], dtype=np.int64), 0.5, 0.9)
 
 
+
+def _odd_glyphs(rng: np.random.Generator, table: GlyphTable, angles: list[float], odd_heights: bool) -> GlyphTable:
+    """`table` with its geometry replaced: origins and ends on a coarse grid
+    (ties, glyphs that run backwards), directions at `angles` (degrees),
+    heights of zero, tenths that round half to even, NaN where `odd_heights`."""
+    n = len(table)
+    origin = rng.integers(0, 40, (n, 2)) * 1.5
+    angle = np.radians(rng.choice(angles, n))
+    height = rng.integers(0, 40, n) * 0.25
+    if odd_heights:
+        height[rng.random(n) < 0.05] = np.nan
+    return GlyphTable(**{
+        **table.__dict__, "origin": origin, "own_end": origin + rng.integers(-2, 8, (n, 2)) * 0.75,
+        "direction": np.column_stack([np.cos(angle), np.sin(angle)]), "height": height,
+    })  # fmt: skip
+
+
+def test_unit_frame_and_stream_backward_units_agree():
+    # A real page's glyph table with odd geometry (_odd_glyphs), read through
+    # streams of its rows in any order, cut into units of any length, blanks
+    # anywhere; upright frames (the compiled path) and a turned one (the
+    # reference, either way). The compiled path must answer on most.
+    table = _tables(SAMPLES[0])[0]
+    answered = 0
+    for seed in range(30):
+        rng = np.random.default_rng(seed)
+        angles = [0.0] if seed % 3 else [0.0, 0.0, 90.0, 180.0, 3.0, 1.0]
+        odd = _odd_glyphs(rng, table, angles, seed % 5 == 0)
+        stream = rng.permutation(len(table))[: int(rng.integers(1, len(table)))].astype(np.int64)
+        start = np.unique(np.concatenate([[0], rng.integers(0, len(stream), 12)])).astype(np.int64)
+        end = np.concatenate([start[1:], [len(stream)]]).astype(np.int64)
+        space = rng.random(len(stream)) < 0.3
+        for along in (np.array([1.0, 0.0]), np.array([0.0, 1.0])):
+            reference = kernels.unit_frame(None, odd, stream, along, start, space, (0.22, 0.9994))
+            compiled = kernels.unit_frame(LIB, odd, stream, along, start, space, (0.22, 0.9994))
+            for name in reference.__dataclass_fields__:
+                _same(getattr(reference, name), getattr(compiled, name))
+            _both(kernels.stream_backward_units, odd, stream, along, (start, end), 0.25)
+        columns = kernels._glyph_columns(odd)
+        found = LIB.upright_frame(*columns, stream, start, space, 0.22, 0.9994, 0.95, 2000.0)
+        answered += found is not None
+    assert answered >= 15
+    with pytest.raises(IndexError):
+        LIB.upright_frame(*columns, np.array([0, len(table)], dtype=np.int64), start[:1], space[:2], 0.22, 0.9, 0.95, 2000.0)
+    with pytest.raises(ValueError, match="differ in length"):
+        LIB.upright_frame(*columns, stream, start, space[:-1], 0.22, 0.9, 0.95, 2000.0)
+    with pytest.raises(IndexError):
+        LIB.upright_backward_units(*columns, np.array([-1], dtype=np.int64), start[:1], end[:1], 0.25, 0.95)
+    with pytest.raises(IndexError):
+        LIB.upright_backward_units(*columns, stream, start, end + 1, 0.25, 0.95)
+
+
 def test_rows_at_gathers_as_indexing_does():
     # The glyph table's columns of one, two and three dimensions, gathered
     # in any order, repeated, from the end, or not at all.
