@@ -19,6 +19,8 @@
  *                    top and bottom bands (running heads, a per-page cost like
  *                    table detection's, so compiled beside it);
  *   band_segments    running._segments: where band lines and spaces start;
+ *   cell_boxes       gridfind._cell_boxes: each detected cell's box, rounded as
+ *                    round(v, 3), and its span in the page text;
  *   band_lines       running.band_lines up to its keys on a page of upright
  *                    glyphs, in one call: band glyphs, segments, their texts
  *                    and rows (the two kernels above are its steps).
@@ -1205,6 +1207,112 @@ done:
     return result;
 }
 
+/* ---- cell_boxes --------------------------------------------------------- */
+
+/* gridfind.rounded_like_python of one value: rint(v x 1000) / 1000 where
+ * that is round(v, 3), else round(v, 3) itself (a new float, NULL on an
+ * error set). */
+static PyObject *rounded_like_python(double v) {
+    double scaled = v * 1000.0, magnitude = fabs(scaled);
+    int hard = !(magnitude < 4503599627370496.0); /* 2**52, and every value not finite */
+    if (!hard) {
+        double frac = fabs(scaled - trunc(scaled)), spacing = nextafter(magnitude, INFINITY) - magnitude;
+        hard = fabs(frac - 0.5) <= 4 * spacing;
+    }
+    if (!hard) return PyFloat_FromDouble(rint(scaled) / 1000.0);
+    PyObject *value = PyFloat_FromDouble(v);
+    if (!value) return NULL;
+    PyObject *out = PyObject_CallMethod(value, "__round__", "i", 3);
+    Py_DECREF(value);
+    return out;
+}
+
+/* cell_boxes(quad, glyphs, starts, position, char_start, char_end)
+ * -> (boxes, first, last).
+ *
+ * gridfind._table's reductions per cell, a cell being a run of `glyphs`
+ * (glyph table rows) from `starts` (the first 0, increasing, each run not
+ * empty): its box, the least x and y and the greatest x and y of its
+ * glyphs' quad corners (NaN where one is NaN, as np.minimum and
+ * np.maximum reduce), each rounded as round(v, 3) (rounded_like_python), a
+ * tuple; the least char_start and the greatest char_end of its glyphs the
+ * page reading placed (`position`, per glyph table row, >= 0; the int64
+ * maximum and -1 when it placed none). Lists, one item per cell. */
+static PyObject *grids_cell_boxes(PyObject *mod, PyObject *args) {
+    (void)mod;
+    PyObject *objs[6];
+    if (!PyArg_ParseTuple(args, "OOOOOO", &objs[0], &objs[1], &objs[2], &objs[3], &objs[4], &objs[5])) return NULL;
+    static const char *fmts[6] = {"d", "l", "l", "l", "l", "l"};
+    static const char *names[6] = {"quad", "glyphs", "starts", "position", "char_start", "char_end"};
+    View v[6];
+    memset(v, 0, sizeof v);
+    PyObject *boxes = NULL, *firsts = NULL, *lasts = NULL, *result = NULL;
+    for (int i = 0; i < 6; i++)
+        if (get_view(objs[i], &v[i], fmts[i], 8, 0, names[i]) < 0) goto done;
+    Py_ssize_t rows = v[3].view.len / 8, n = v[1].view.len / 8, cells = v[2].view.len / 8;
+    Py_ssize_t emitted = v[4].view.len / 8;
+    if (v[0].view.len / 8 != 8 * rows || v[5].view.len / 8 != emitted) {
+        PyErr_SetString(PyExc_ValueError, "cell_boxes: quad and position: one row per glyph; char_start and char_end alike");
+        goto done;
+    }
+    const double *quad = v[0].view.buf;
+    const int64_t *glyphs = v[1].view.buf, *starts = v[2].view.buf, *position = v[3].view.buf;
+    const int64_t *char_start = v[4].view.buf, *char_end = v[5].view.buf;
+    for (Py_ssize_t c = 0; c < cells; c++) {
+        Py_ssize_t end = c + 1 < cells ? starts[c + 1] : n;
+        if (starts[c] < 0 || starts[c] >= end || end > n) {
+            PyErr_SetString(PyExc_ValueError, "cell_boxes: starts must increase from 0 within the glyphs");
+            goto done;
+        }
+    }
+    if (cells && starts[0] != 0) { PyErr_SetString(PyExc_ValueError, "cell_boxes: the first start is 0"); goto done; }
+    for (Py_ssize_t k = 0; k < n; k++) {
+        if (glyphs[k] < 0 || glyphs[k] >= rows) { PyErr_SetString(PyExc_IndexError, "glyph index out of range"); goto done; }
+        int64_t at = position[glyphs[k]];
+        if (at >= emitted) { PyErr_SetString(PyExc_IndexError, "position out of range"); goto done; }
+    }
+    if (!(boxes = PyList_New(cells)) || !(firsts = PyList_New(cells)) || !(lasts = PyList_New(cells))) goto done;
+    for (Py_ssize_t c = 0; c < cells; c++) {
+        Py_ssize_t end = c + 1 < cells ? starts[c + 1] : n;
+        double box[4] = {INFINITY, INFINITY, -INFINITY, -INFINITY};
+        int64_t first = INT64_MAX, last = -1;
+        for (Py_ssize_t k = starts[c]; k < end; k++) {
+            const double *q = quad + 8 * glyphs[k];
+            double x0 = np_minimum(np_minimum(q[0], q[2]), np_minimum(q[4], q[6]));
+            double y0 = np_minimum(np_minimum(q[1], q[3]), np_minimum(q[5], q[7]));
+            double x1 = np_maximum(np_maximum(q[0], q[2]), np_maximum(q[4], q[6]));
+            double y1 = np_maximum(np_maximum(q[1], q[3]), np_maximum(q[5], q[7]));
+            if (k == starts[c]) {
+                box[0] = x0; box[1] = y0; box[2] = x1; box[3] = y1;
+            } else {
+                box[0] = np_minimum(box[0], x0); box[1] = np_minimum(box[1], y0);
+                box[2] = np_maximum(box[2], x1); box[3] = np_maximum(box[3], y1);
+            }
+            int64_t at = position[glyphs[k]];
+            if (at >= 0) {
+                if (char_start[at] < first) first = char_start[at];
+                if (char_end[at] > last) last = char_end[at];
+            }
+        }
+        PyObject *rounded[4] = {NULL, NULL, NULL, NULL};
+        for (int i = 0; i < 4; i++)
+            if (!(rounded[i] = rounded_like_python(box[i]))) break;
+        PyObject *tuple = rounded[3] ? PyTuple_Pack(4, rounded[0], rounded[1], rounded[2], rounded[3]) : NULL;
+        for (int i = 0; i < 4; i++) Py_XDECREF(rounded[i]);
+        if (!tuple) goto done;
+        PyList_SET_ITEM(boxes, c, tuple);
+        PyObject *f = PyLong_FromLongLong(first), *l = PyLong_FromLongLong(last);
+        if (!f || !l) { Py_XDECREF(f); Py_XDECREF(l); goto done; }
+        PyList_SET_ITEM(firsts, c, f);
+        PyList_SET_ITEM(lasts, c, l);
+    }
+    result = PyTuple_Pack(3, boxes, firsts, lasts);
+done:
+    Py_XDECREF(boxes); Py_XDECREF(firsts); Py_XDECREF(lasts);
+    for (int i = 0; i < 6; i++) release(&v[i]);
+    return result;
+}
+
 static PyMethodDef module_methods[] = {
     {"text_lines", (PyCFunction)grids_text_lines, METH_VARARGS, "Glyphs into lines and pieces (gridfind._lines)."},
     {"merge_collinear", (PyCFunction)grids_merge_collinear, METH_VARARGS, "Touching rules on one line joined."},
@@ -1214,6 +1322,7 @@ static PyMethodDef module_methods[] = {
     {"rules", (PyCFunction)grids_rules, METH_VARARGS, "Horizontal and vertical rules of the path table."},
     {"band_glyphs", (PyCFunction)grids_band_glyphs, METH_VARARGS, "Glyphs in the top or bottom band of an upright page."},
     {"band_segments", (PyCFunction)grids_band_segments, METH_VARARGS, "Segment starts and spaces of band lines."},
+    {"cell_boxes", (PyCFunction)grids_cell_boxes, METH_VARARGS, "Each detected cell's rounded box and text span."},
     {"band_lines", (PyCFunction)grids_band_lines, METH_VARARGS, "Band glyphs to segment texts and rows, upright pages."},
     {NULL, NULL, 0, NULL},
 };

@@ -711,34 +711,23 @@ def _table(
     """The grid's cells as TableCells; a cell none of whose glyphs the page
     reading placed is left out. Every per-cell measure is a reduction over
     the cells' glyphs at once."""
-    n_rows = max(c.row + c.row_span for c in cells)
-    n_cols = max(c.col + c.col_span for c in cells)
+    # _Cell's columns at once (a NamedTuple transposed): row, col, row_span, col_span.
+    every = tuple(zip(*cells, strict=True))
+    n_rows, n_cols = max(map(int.__add__, every[0], every[2])), max(map(int.__add__, every[1], every[3]))
     placed, glyphs, starts = _placed_cells(cells, position)
     if not placed:
         return Table(f"d{page}.{k}", method, n_rows, n_cols, 0, (page,), ())
-    x0, y0, x1, y1 = _extents(rows_at(table.quad, glyphs))
-    rounded = _rounded(
-        np.column_stack(
-            [
-                np.minimum.reduceat(x0, starts), np.minimum.reduceat(y0, starts),
-                np.maximum.reduceat(x1, starts), np.maximum.reduceat(y1, starts),
-            ]
-        )
-    )  # fmt: skip
-    at = position[glyphs]
-    seen = at >= 0
-    char_start = np.minimum.reduceat(np.where(seen, joined.char_start[at], np.iinfo(np.int64).max), starts).tolist()
-    char_end = np.maximum.reduceat(np.where(seen, joined.char_end[at], -1), starts).tolist()
+    boxes, char_start, char_end = _cell_boxes(table, glyphs, starts, position, joined)
     mcids = _cell_mcids(table, glyphs, starts)
     texts = _cell_texts(table, glyphs, starts, config)
+    row, col, row_span, col_span = (list(column) for column in tuple(zip(*placed, strict=True))[:4])
     n = len(placed)
     out = frozen_rows(  # thousands of cells on a page of tables: built as rows at once
         TableCell,
         {
-            "row": [c.row for c in placed], "col": [c.col for c in placed],
-            "row_span": [c.row_span for c in placed], "col_span": [c.col_span for c in placed],
+            "row": row, "col": col, "row_span": row_span, "col_span": col_span,
             "is_header": [False] * n, "header_labels": [()] * n, "text": texts, "page": [page] * n,
-            "bbox": rounded, "mcids": mcids, "char_start": char_start, "char_end": char_end,
+            "bbox": boxes, "mcids": mcids, "char_start": char_start, "char_end": char_end,
         },
     )  # fmt: skip
     return Table(f"d{page}.{k}", method, n_rows, n_cols, 0, (page,), out)
@@ -769,6 +758,38 @@ def _placed_cells(cells: list[_Cell], position: np.ndarray) -> tuple[list[_Cell]
         return [cells[k] for k in filled.tolist()], glyphs, starts
     kept = sizes[seen]
     return [cells[k] for k in filled[seen].tolist()], glyphs[np.repeat(seen, sizes)], np.cumsum(kept) - kept
+
+
+def _cell_boxes(
+    table: GlyphTable, glyphs: np.ndarray, starts: np.ndarray, position: np.ndarray, joined: JoinedText
+) -> tuple[list[tuple[float, float, float, float]], list[int], list[int]]:
+    """Per cell (a run of `glyphs` from `starts`): the box of its glyphs'
+    quads rounded to 0.001 pt (_rounded), and the least start and greatest
+    end in the page text of those the page reading placed (`position` >= 0;
+    the int64 maximum and -1 where it placed none). In one pass over the
+    cells' glyphs where _grids.c's cell_boxes runs (the same reductions and
+    rounding)."""
+    grids = compiled_grids()
+    if grids is not None:
+        found: tuple[list[tuple[float, float, float, float]], list[int], list[int]] = grids.cell_boxes(
+            np.ascontiguousarray(table.quad),
+            *(np.ascontiguousarray(c, dtype=np.int64) for c in (glyphs, starts, position, joined.char_start, joined.char_end)),
+        )
+        return found
+    x0, y0, x1, y1 = _extents(rows_at(table.quad, glyphs))
+    rounded = _rounded(
+        np.column_stack(
+            [
+                np.minimum.reduceat(x0, starts), np.minimum.reduceat(y0, starts),
+                np.maximum.reduceat(x1, starts), np.maximum.reduceat(y1, starts),
+            ]
+        )
+    )  # fmt: skip
+    at = position[glyphs]
+    seen = at >= 0
+    char_start = np.minimum.reduceat(np.where(seen, joined.char_start[at], np.iinfo(np.int64).max), starts).tolist()
+    char_end = np.maximum.reduceat(np.where(seen, joined.char_end[at], -1), starts).tolist()
+    return rounded, char_start, char_end
 
 
 def _rounded(boxes: np.ndarray) -> list[tuple[float, float, float, float]]:

@@ -17,6 +17,7 @@ from __future__ import annotations
 import csv
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import numpy as np
@@ -243,6 +244,76 @@ def test_every_corpus_page_finds_the_same_tables_on_both_paths(corpus, monkeypat
         assert compiled == pure, where
         lines = both(monkeypatch, lambda: gridfind._lines(glyphs.table, gridfind.text_glyphs(glyphs.table)))  # noqa: B023
         assert_same_lines(*lines, where)
+
+
+# --------------------------------------------------------------------------- detected cells' boxes and spans
+
+ROUNDING_CASES = [-768.6825, 1253.0805, 597.6625, 0.0625, -0.0625, -0.0004, -0.0, 0.0, np.inf, -np.inf, np.nan, 1e300, 2.0**60]
+
+
+def cell_boxes_both(monkeypatch: pytest.MonkeyPatch, quad: np.ndarray, glyphs: np.ndarray, starts: np.ndarray,
+                    position: np.ndarray, char_start: np.ndarray, char_end: np.ndarray) -> tuple[Any, Any]:  # fmt: skip
+    n = len(quad)
+    table = GlyphTable.empty().with_text_rows(["a"] * n, [(0.0, 0.0, 1.0, 1.0)] * n, [-1] * n, [0] * n)
+    table = GlyphTable(**{**table.__dict__, "quad": quad})
+    joined = SimpleNamespace(char_start=char_start, char_end=char_end)
+    return both(monkeypatch, lambda: gridfind._cell_boxes(table, glyphs, starts, position, joined))  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_cell_boxes_equal_the_reference(monkeypatch, seed):
+    """_grids.c cell_boxes against gridfind's reductions and rounding: cells
+    of one to many glyphs in any order, glyphs the page reading did not
+    place (a cell with none of them placed too), corners of every sign with
+    NaN, infinities, signed zeros and values on rounding's hard cases."""
+    rng = np.random.default_rng(seed)
+    n = 400
+    quad = rng.integers(-2_000_000, 2_000_000, (n, 4, 2)) / 1000.0 + rng.choice([0.0, 0.0005, 0.00049], (n, 4, 2))
+    hit = rng.random((n, 4, 2)) < 0.03
+    quad[hit] = rng.choice(ROUNDING_CASES, int(hit.sum()))
+    glyphs = rng.permutation(n)[: int(rng.integers(1, n))]
+    starts = np.concatenate([[0], np.sort(rng.choice(np.arange(1, len(glyphs)), min(40, len(glyphs) - 1), replace=False))])
+    emitted = int(rng.integers(1, n))
+    position = np.where(rng.random(n) < 0.2, -1, rng.integers(0, emitted, n))
+    position[glyphs[: starts[1] if len(starts) > 1 else len(glyphs)]] = -1  # the first cell: nothing placed
+    char_start = rng.integers(0, 10_000, emitted)
+    char_end = char_start + rng.integers(0, 5, emitted)
+    compiled, pure = cell_boxes_both(monkeypatch, quad, glyphs, starts, position, char_start, char_end)
+    assert repr(compiled) == repr(pure)
+    assert compiled[1][0] == np.iinfo(np.int64).max and compiled[2][0] == -1
+
+
+def test_cell_boxes_round_each_value_as_python_rounds_it(monkeypatch):
+    """One glyph per cell, its four corners at one value: each box is that
+    value rounded by round(v, 3) on both paths (the hard cases go through
+    round() itself in the kernel too)."""
+    values = np.array(ROUNDING_CASES + (np.arange(-3000, 3000) / 1000.0 + 0.0005).tolist())
+    quad = np.repeat(values[:, None, None], 8).reshape(-1, 4, 2)
+    cells = np.arange(len(values))
+    ones = np.zeros(1, dtype=np.int64)
+    compiled, pure = cell_boxes_both(monkeypatch, quad, cells, cells, np.zeros(len(values), dtype=np.int64), ones, ones)
+    assert repr(compiled) == repr(pure)
+    assert [repr(box) for box in compiled[0]] == [repr((round(v, 3),) * 4) for v in values.tolist()]
+
+
+def test_cell_boxes_check_their_buffers():
+    grids = compiled_grids()
+    quad, glyphs, starts = np.zeros((10, 4, 2)), np.arange(10), np.array([0, 4])
+    position, spans = np.arange(10), np.zeros(10, dtype=np.int64)
+    assert grids.cell_boxes(quad, glyphs, starts, position, spans, spans)[1] == [0, 0]
+    with pytest.raises(IndexError):
+        grids.cell_boxes(quad, np.array([0, 10]), np.array([0]), position, spans, spans)
+    with pytest.raises(IndexError):
+        grids.cell_boxes(quad, glyphs, starts, np.full(10, 10), spans, spans)
+    for bad in ([1, 4], [0, 0], [0, 11], [4, 2]):
+        with pytest.raises(ValueError):
+            grids.cell_boxes(quad, glyphs, np.array(bad), position, spans, spans)
+    with pytest.raises(ValueError):
+        grids.cell_boxes(quad[:9], glyphs, starts, position, spans, spans)
+    with pytest.raises(ValueError):
+        grids.cell_boxes(quad, glyphs, starts, position, spans, spans[:9])
+    with pytest.raises(TypeError):
+        grids.cell_boxes(quad, glyphs.astype(np.int32), starts, position, spans, spans)
 
 
 # --------------------------------------------------------------------------- running heads' band lines
