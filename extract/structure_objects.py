@@ -197,8 +197,8 @@ class PlainObjects:
         except (pikepdf.PdfError, RuntimeError, ValueError):
             return
         members: dict[int, set[int]] = {}
-        for ref, (kind, number) in zip(table, map(_KIND_AND_STREAM, table.values()), strict=True):
-            if kind == 2 and number is not None:
+        for ref, number in zip(table, map(_OBJ_STREAM_NUMBER, table.values()), strict=True):
+            if number is not None:  # an entry of type 2
                 held = members.get(number)
                 if held is None:
                     held = members[number] = set()
@@ -256,9 +256,11 @@ def _indirect_object(written: bytes, ref: Ref, parse: Callable[[bytes], Any]) ->
         return NotImplemented  # an "endobj" inside a string cuts the object: not one object
 
 
-# An entry of the cross-reference table (pikepdf.XrefEntry): its type (1 in
-# the file, 2 in an object stream) and the object stream that holds it.
-_KIND_AND_STREAM = attrgetter("type", "obj_stream_number")
+# The object stream that holds an entry of the cross-reference table
+# (pikepdf.XrefEntry), None unless the entry is of type 2 (§7.5.8.3; qpdf
+# defines the number for type 2 only): one attribute read per object, not
+# the type too (pybind11 properties, tens of thousands per document).
+_OBJ_STREAM_NUMBER = attrgetter("obj_stream_number")
 
 # Object numbers the bitmap covers (2 MiB at most); a larger number is
 # looked up in the set as before.
