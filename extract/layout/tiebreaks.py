@@ -99,12 +99,31 @@ def stream_reads_columns(
     sides = [ids[~right], ids[right]]
     if page.rtl:
         sides.reverse()
+    sides = _foot_across(page, sides, middle)
     column_first = cell_disorder(page.lib, len(page.start), bands, sides, band_first=False)
     if column_first > CONSISTENT * len(ids):
         return False
     if not all(reads_down(page, np.sort(side)) for side in sides):
         return False
     return column_first < cell_disorder(page.lib, len(page.start), bands, sides, band_first=True)
+
+
+def _foot_across(page: Page, sides: list[np.ndarray], middle: float) -> list[np.ndarray]:
+    """`sides` (of a gutter at x `middle`, in reading order) with the units
+    that cross the gutter under text of the second side taken out of the
+    first side, as a side of their own read after both: text spanning the
+    gutter under the columns (a block of references under two columns of a
+    glossary) follows the columns' text above it; read with the first
+    side, a stream painting by x position (the first side's lines and the
+    block's, flush left, then the second side) would pass for one reading
+    the columns. Fixture:
+    test_block_under_two_columns_painted_by_x_position_reads_after_them."""
+    first, second = sides
+    under = float(page.y0[second].max()) + ROW_OVERLAP * page.body
+    foot = (page.x0[first] < middle) & (page.x1[first] > middle) & (page.y1[first] <= under)
+    if not foot.any() or foot.all():
+        return sides
+    return [first[~foot], second, first[foot]]
 
 
 def trailing_visit(

@@ -357,6 +357,24 @@ def test_part_under_a_column_painted_row_by_row_with_the_text_beside_it_stays_in
     assert layout(b).joined.text == "\n".join([*left, *(f"{label} {value}" for label, value in specs), *right])
 
 
+def test_block_under_two_columns_painted_by_x_position_reads_after_them():
+    # tiebreaks._foot_across: a block of text spanning both columns under
+    # them (references under a glossary set in two columns), flush left with
+    # the left column, so that no gutter runs the full height; the stream
+    # paints by x position, each x top to bottom: the left column and the
+    # block's lines, then the right column. That is no column-by-column
+    # reading (the block lies under the right column's text, and follows
+    # it): the gap over the block makes it a band under the columns.
+    b = PdfBuilder()
+    f = b.add_standard_font("Helvetica", widths=True)
+    left, right, block = wrap(prose("a", 60), 220), wrap(prose("b", 60), 220), wrap(prose("r", 40), 460)
+    bottom = 700 - LEADING * max(len(left), len(right))
+    pieces = [(x, 700 - LEADING * i, line, SIZE) for x, column in ((72, left), (320, right)) for i, line in enumerate(column)]
+    pieces += [(72, bottom - 30 - LEADING * i, line, SIZE) for i, line in enumerate(block)]
+    b.add_page(" ".join(show(f, x, y, text, size) for x, y, text, size in sorted(pieces, key=lambda p: (p[0], -p[1]))))
+    assert layout(b).joined.text == "\n".join([*left, *right, *block])
+
+
 def test_aligned_gaps_without_a_full_height_gutter_keep_a_column_by_column_stream():
     # A centred page number crosses the gutter, so no gutter runs the full
     # height; the paragraph gaps line up across the columns and would cut
