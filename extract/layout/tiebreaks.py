@@ -173,7 +173,7 @@ def stream_band_order(
         return bands
     first = 1 if furniture[0] else 0
     last = len(bands) - 1 if furniture[-1] else len(bands)
-    if last - first < 2:
+    if last - first < 2 or _bands_painted_up(bands[first:last]):
         return bands
     # A heading (furniture between the first and the last band) leads the
     # band under it: a stream that paints it anywhere but right before that
@@ -183,6 +183,23 @@ def stream_band_order(
         return bands
     middle = sorted(bands[first:last], key=lambda band: int(band.min()))
     return [*bands[:first], *middle, *bands[last:]]
+
+
+def _bands_painted_up(bands: list[np.ndarray]) -> bool:
+    """Does the stream paint two bands or more (of `bands`, top to bottom)
+    before a band over them, in more than CONSISTENT of the pairs of bands?
+    A producer painting in reading order paints a band before one over it
+    only where it placed the band over it later (a callout box painted after
+    the text under it, a band or its heading and box, puts one band of text
+    before it); one that paints the page's foot first (the small print at the
+    bottom before the text above it) paints each of the foot's bands before
+    all of that text: no witness, the bands read top to bottom (leaves'
+    _stream_paints_runs_up asks the like of a leaf's runs). Fixture:
+    test_small_print_under_the_text_painted_first_reads_last."""
+    painted = np.array([int(band.min()) for band in bands])
+    upward = np.triu(painted[:, None] > painted[None, :], 1)  # [i, j]: i over j, painted after it
+    pairs = len(bands) * (len(bands) - 1) // 2
+    return int(np.count_nonzero(upward.any(axis=0))) > 1 and int(np.count_nonzero(upward)) > CONSISTENT * pairs
 
 
 def _stream_visits(page: Page, region: np.ndarray, part: np.ndarray) -> list[np.ndarray]:

@@ -375,6 +375,33 @@ def test_block_under_two_columns_painted_by_x_position_reads_after_them():
     assert layout(b).joined.text == "\n".join([*left, *right, *block])
 
 
+def test_small_print_under_the_text_painted_first_reads_last():
+    # tiebreaks._bands_painted_up: paragraphs and a section in two columns,
+    # set apart by gaps (bands), with two blocks of small print at the foot
+    # that the stream paints first (a master page's imprint before the
+    # page's text). Every band of text is painted after the bands under it:
+    # the stream paints up the page, no witness of the bands' order, which
+    # is top to bottom.
+    b = PdfBuilder()
+    f = b.add_standard_font("Helvetica", widths=True)
+    paragraphs = [wrap(prose(f"p{k}", 30), 400) for k in range(3)]
+    columns = [wrap(prose(f"c{k}", 40), 190) for k in range(2)]
+    notes = [wrap(prose(f"n{k}", 24), 400, 7) for k in range(2)]
+    text, y = [], 700.0
+    for paragraph in paragraphs:
+        text += [show(f, 72, y - LEADING * i, line) for i, line in enumerate(paragraph)]
+        y -= LEADING * len(paragraph) + 24
+    text += [show(f, 72 + 210 * c, y - LEADING * i, line) for c, column in enumerate(columns) for i, line in enumerate(column)]
+    y -= LEADING * max(len(column) for column in columns) + 24
+    small = []
+    for note in notes:
+        small += [show(f, 72, y - 9 * i, line, 7) for i, line in enumerate(note)]
+        y -= 9 * len(note) + 24
+    b.add_page(" ".join([*small, *text]))
+    expected = [line for block in [*paragraphs, *columns, *notes] for line in block]
+    assert layout(b).joined.text == "\n".join(expected)
+
+
 def test_aligned_gaps_without_a_full_height_gutter_keep_a_column_by_column_stream():
     # A centred page number crosses the gutter, so no gutter runs the full
     # height; the paragraph gaps line up across the columns and would cut
