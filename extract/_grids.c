@@ -12,6 +12,7 @@
  *   rules            gridfind._rules: the rules among the page's straight pieces;
  *   merge_collinear  gridfind._merge_collinear: touching rules on one line joined;
  *   rule_components  the connected sets of crossing rules in gridfind.ruled_grids;
+ *   grid_spans       gridfind._spans: a ruled grid's slots joined into cells;
  *   word_counts      gridfind._word_counts: the words of each cell of a grid;
  *   aligned_grids    gridfind.aligned_grids after _lines: the runs of lines cut
  *                    in pieces and, of each, the cells _aligned_cells keeps;
@@ -401,6 +402,85 @@ done:
     release(&vh);
     release(&vv);
     release(&vo);
+    return result;
+}
+
+/* ---- grid_spans --------------------------------------------------------- */
+
+/* grid_spans(parted_right, parted_below, n_rows, n_cols, out_cell, out_spans) -> cells.
+ *
+ * gridfind._spans: the slots of a grid of n_rows x n_cols (row-major) joined
+ * into cells where no rule parts them: slot (r, c) and (r, c + 1) where
+ * parted_right[r, c] is false (n_rows x (n_cols - 1) bools), (r, c) and
+ * (r + 1, c) where parted_below[r, c] is false ((n_rows - 1) x n_cols). A
+ * cell is a connected set of slots (union-find); cells are numbered in the
+ * order of their first slot. out_cell (n_rows x n_cols int64): each slot's
+ * cell; out_spans (n_rows x n_cols rows of 4 int64): per cell its least row,
+ * least column, and the rows and columns from those to its greatest. */
+static PyObject *grids_grid_spans(PyObject *mod, PyObject *args) {
+    (void)mod;
+    PyObject *right_obj, *below_obj, *cell_obj, *spans_obj;
+    Py_ssize_t n_rows, n_cols;
+    if (!PyArg_ParseTuple(args, "OOnnOO", &right_obj, &below_obj, &n_rows, &n_cols, &cell_obj, &spans_obj)) return NULL;
+    View vr = {0}, vb = {0}, vc = {0}, vs = {0};
+    PyObject *result = NULL;
+    int64_t *parent = NULL;
+    if (get_view(right_obj, &vr, "?", 1, 0, "parted_right") < 0 || get_view(below_obj, &vb, "?", 1, 0, "parted_below") < 0 ||
+        get_view(cell_obj, &vc, "l", 8, 1, "out_cell") < 0 || get_view(spans_obj, &vs, "l", 8, 1, "out_spans") < 0)
+        goto done;
+    if (n_rows < 1 || n_cols < 1 || n_rows > PY_SSIZE_T_MAX / 4 / n_cols) {
+        PyErr_SetString(PyExc_ValueError, "grid_spans: n_rows and n_cols must be positive");
+        goto done;
+    }
+    Py_ssize_t slots = n_rows * n_cols;
+    if (vr.view.len != n_rows * (n_cols - 1) || vb.view.len != (n_rows - 1) * n_cols || vc.view.len / 8 != slots ||
+        vs.view.len / 8 != 4 * slots) {
+        PyErr_SetString(PyExc_ValueError, "grid_spans: mismatched lengths");
+        goto done;
+    }
+    const char *right = vr.view.buf, *below = vb.view.buf;
+    int64_t *cell = vc.view.buf, *spans = vs.view.buf;
+    parent = PyMem_Malloc(2 * (size_t)slots * sizeof(int64_t));
+    if (!parent) { PyErr_NoMemory(); goto done; }
+    for (Py_ssize_t s = 0; s < slots; s++) parent[s] = s;
+    for (Py_ssize_t r = 0; r < n_rows; r++)
+        for (Py_ssize_t c = 0; c < n_cols; c++) {
+            Py_ssize_t s = r * n_cols + c;
+            if (c + 1 < n_cols && !right[r * (n_cols - 1) + c]) {
+                int64_t a = find_root(parent, s), b = find_root(parent, s + 1);
+                if (a != b) parent[a] = b;
+            }
+            if (r + 1 < n_rows && !below[s]) {
+                int64_t a = find_root(parent, s), b = find_root(parent, s + n_cols);
+                if (a != b) parent[a] = b;
+            }
+        }
+    /* Cells numbered as their first slots come; a root's number kept at its slot in `number`. */
+    int64_t *number = parent + slots;
+    Py_ssize_t cells = 0;
+    for (Py_ssize_t s = 0; s < slots; s++) number[s] = -1;
+    for (Py_ssize_t s = 0; s < slots; s++) {
+        int64_t root = find_root(parent, s), r = s / n_cols, c = s % n_cols;
+        if (number[root] < 0) {
+            number[root] = cells;
+            int64_t *span = spans + 4 * cells++;
+            span[0] = r; span[1] = c; span[2] = r; span[3] = c;
+        }
+        int64_t *span = spans + 4 * number[root];
+        if (c < span[1]) span[1] = c;
+        if (r > span[2]) span[2] = r;
+        if (c > span[3]) span[3] = c;
+        cell[s] = number[root];
+    }
+    for (Py_ssize_t k = 0; k < cells; k++) {
+        int64_t *span = spans + 4 * k;
+        span[2] -= span[0] - 1;
+        span[3] -= span[1] - 1;
+    }
+    result = PyLong_FromSsize_t(cells);
+done:
+    PyMem_Free(parent);
+    release(&vr); release(&vb); release(&vc); release(&vs);
     return result;
 }
 
@@ -1317,6 +1397,7 @@ static PyMethodDef module_methods[] = {
     {"text_lines", (PyCFunction)grids_text_lines, METH_VARARGS, "Glyphs into lines and pieces (gridfind._lines)."},
     {"merge_collinear", (PyCFunction)grids_merge_collinear, METH_VARARGS, "Touching rules on one line joined."},
     {"rule_components", (PyCFunction)grids_rule_components, METH_VARARGS, "Connected sets of crossing rules."},
+    {"grid_spans", (PyCFunction)grids_grid_spans, METH_VARARGS, "A ruled grid's slots joined into cells."},
     {"word_counts", (PyCFunction)grids_word_counts, METH_VARARGS, "Words of each cell of a grid."},
     {"aligned_grids", (PyCFunction)grids_aligned_grids, METH_VARARGS, "Grids of runs of aligned text lines."},
     {"rules", (PyCFunction)grids_rules, METH_VARARGS, "Horizontal and vertical rules of the path table."},

@@ -280,30 +280,51 @@ def _grid_cells(
     # the vertical rules, columns by inner row edges for the horizontal ones.
     parted_right = _rules_across(vs, xs[1:-1], (ys[:-1] + ys[1:]) / 2)  # (n_rows, n_cols - 1)
     parted_below = _rules_across(hs, ys[1:-1], (xs[:-1] + xs[1:]) / 2).T  # (n_rows - 1, n_cols)
+    cell_of_slot, spans = _spans(parted_right, parted_below, n_rows, n_cols)
+    # Each glyph to the cell of its slot; a stable sort by cell keeps every
+    # cell's glyphs in their order in `glyphs`.
+    cell_of = cell_of_slot[row * n_cols + col]
+    by_cell = np.argsort(cell_of, kind="stable")
+    bounds = np.searchsorted(cell_of[by_cell], np.arange(len(spans) + 1)).tolist()
+    held = glyphs[inside[by_cell]]
+    cells = [
+        _Cell(r, c, row_span, col_span, held[bounds[k] : bounds[k + 1]])
+        for k, (r, c, row_span, col_span) in enumerate(spans.tolist())
+    ]
+    return _compress(table, cells)
+
+
+def _spans(
+    parted_right: np.ndarray, parted_below: np.ndarray, n_rows: int, n_cols: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """The slots of an n_rows x n_cols grid joined into cells where no rule
+    parts them (`parted_right`: between slot (r, c) and (r, c + 1);
+    `parted_below`: between (r, c) and (r + 1, c)): per slot (row-major) its
+    cell, the cells numbered in the order of their first slot, and per cell
+    its least row and column and the rows and columns it spans from there.
+    Union-find, compiled in _grids.c grid_spans."""
+    grids = compiled_grids()
+    if grids is not None:
+        cell_of_slot, spans = np.empty(n_rows * n_cols, dtype=np.int64), np.empty((n_rows * n_cols, 4), dtype=np.int64)
+        count = grids.grid_spans(
+            *(np.ascontiguousarray(p, dtype=bool) for p in (parted_right, parted_below)), n_rows, n_cols, cell_of_slot, spans
+        )
+        return cell_of_slot, spans[:count]
     parent = list(range(n_rows * n_cols))
     for r, c in zip(*(v.tolist() for v in np.nonzero(~parted_right)), strict=True):
         parent[_find(parent, r * n_cols + c)] = _find(parent, r * n_cols + c + 1)
     for r, c in zip(*(v.tolist() for v in np.nonzero(~parted_below)), strict=True):
         parent[_find(parent, r * n_cols + c)] = _find(parent, (r + 1) * n_cols + c)
-    roots = [_find(parent, slot) for slot in range(n_rows * n_cols)]
-    groups: dict[int, list[int]] = {}
-    for slot, root in enumerate(roots):
-        groups.setdefault(root, []).append(slot)
-    # Each glyph to the cell (the root slot) of its slot; a stable sort by
-    # cell keeps every cell's glyphs in their order in `glyphs`.
-    cell_of = np.array(roots)[row * n_cols + col]
-    by_cell = np.argsort(cell_of, kind="stable")
-    keys = np.array(list(groups))
-    bounds = np.stack(
-        [np.searchsorted(cell_of[by_cell], keys, "left"), np.searchsorted(cell_of[by_cell], keys, "right")], axis=1
-    )
-    cells = []
-    for members, (lo, hi) in zip(groups.values(), bounds.tolist(), strict=True):
-        rows = [s // n_cols for s in members]
-        cols = [s % n_cols for s in members]
-        held = glyphs[inside[by_cell[lo:hi]]]
-        cells.append(_Cell(min(rows), min(cols), max(rows) - min(rows) + 1, max(cols) - min(cols) + 1, held))
-    return _compress(table, cells)
+    number: dict[int, int] = {}
+    cell_of = [number.setdefault(_find(parent, slot), len(number)) for slot in range(n_rows * n_cols)]
+    members: list[list[int]] = [[] for _ in number]
+    for slot, cell in enumerate(cell_of):
+        members[cell].append(slot)
+    boxes: list[tuple[int, int, int, int]] = []
+    for slots in members:
+        rows, cols = [s // n_cols for s in slots], [s % n_cols for s in slots]
+        boxes.append((min(rows), min(cols), max(rows) - min(rows) + 1, max(cols) - min(cols) + 1))
+    return np.array(cell_of, dtype=np.int64), np.array(boxes, dtype=np.int64).reshape(-1, 4)
 
 
 def _slots(xs: np.ndarray, ys: np.ndarray, centres: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

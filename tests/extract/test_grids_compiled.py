@@ -246,6 +246,40 @@ def test_every_corpus_page_finds_the_same_tables_on_both_paths(corpus, monkeypat
         assert_same_lines(*lines, where)
 
 
+@pytest.mark.parametrize("seed", range(10))
+def test_grid_spans_equal_the_reference(monkeypatch, seed):
+    """Slots joined into cells (_grids.c grid_spans) as gridfind._spans'
+    union-find joins them: grids of one row or column up to 14 x 14, rules
+    missing anywhere from never to almost always (L-shaped and ring-shaped
+    cells, a cell around another), cells numbered by their first slot."""
+    rng = np.random.default_rng(seed)
+    for n_rows, n_cols in ((1, 1), (1, 5), (5, 1), (2, 2), (3, 7), (14, 14)):
+        for missing in (0.0, 0.2, 0.5, 0.9):
+            right = rng.random((n_rows, n_cols - 1)) >= missing
+            below = rng.random((n_rows - 1, n_cols)) >= missing
+            compiled, pure = both(monkeypatch, lambda: gridfind._spans(right, below, n_rows, n_cols))  # noqa: B023
+            for a, b in zip(compiled, pure, strict=True):
+                assert a.dtype == b.dtype and a.shape == b.shape and np.array_equal(a, b), (n_rows, n_cols, missing)
+    # A 3 x 3 ring of slots around the middle one: parted from the middle slot only.
+    right = np.array([[False, False], [True, True], [False, False]])
+    below = np.array([[False, True, False], [False, True, False]])
+    cell_of, spans = gridfind._spans(right, below, 3, 3)
+    assert cell_of.tolist() == [0, 0, 0, 0, 1, 0, 0, 0, 0] and spans.tolist() == [[0, 0, 3, 3], [1, 1, 1, 1]]
+
+
+def test_grid_spans_check_their_buffers():
+    grids = compiled_grids()
+    cell, spans = np.empty(6, dtype=np.int64), np.empty((6, 4), dtype=np.int64)
+    right, below = np.zeros((2, 2), dtype=bool), np.zeros((1, 3), dtype=bool)
+    assert grids.grid_spans(right, below, 2, 3, cell, spans) == 1
+    for args in ((right, below, 3, 2), (right, below, 2, 3, cell[:5], spans), (right, below, 2, 3, cell, spans[:5]),
+                 (right[:1], below, 2, 3), (right, below, 0, 3), (right, below, 2, -3)):  # fmt: skip
+        with pytest.raises(ValueError):
+            grids.grid_spans(*args, *((cell, spans) if len(args) == 4 else ()))
+    with pytest.raises(TypeError):
+        grids.grid_spans(right.astype(np.int8), below, 2, 3, cell, spans)
+
+
 # --------------------------------------------------------------------------- detected cells' boxes and spans
 
 ROUNDING_CASES = [-768.6825, 1253.0805, 597.6625, 0.0625, -0.0625, -0.0004, -0.0, 0.0, np.inf, -np.inf, np.nan, 1e300, 2.0**60]
