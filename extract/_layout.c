@@ -2200,6 +2200,162 @@ done:
     return result;
 }
 
+/* ---- block_starts(origin, direction, height, font_size, order, line_break, across, move_height,
+ *      paragraph_gap, font_change, indent_min, indent_max, flush) -> (starts, indented or None)
+ * kernels.block_starts (labels.with_blocks): per position of `order` (glyph
+ * rows; line_break per position, across and move_height per pair of
+ * positions, units.Moves), blocks.block_break (at a line break: a gap across
+ * wider than paragraph_gap x the pair's height, a move back up, font sizes
+ * apart by more than font_change) with the first position a start; and the
+ * line starts indented against both neighbouring lines, which are flush
+ * with each other (labels.with_blocks' first-line rule), None when none is. */
+static PyObject *layout_block_starts(PyObject *mod, PyObject *args) {
+    PyObject *o_obj, *d_obj, *h_obj, *f_obj, *ord_obj, *lb_obj, *a_obj, *m_obj;
+    double paragraph_gap, font_change, indent_min, indent_max, flush;
+    if (!PyArg_ParseTuple(args, "OOOOOOOOddddd", &o_obj, &d_obj, &h_obj, &f_obj, &ord_obj, &lb_obj, &a_obj, &m_obj,
+                          &paragraph_gap, &font_change, &indent_min, &indent_max, &flush))
+        return NULL;
+    View vo = {0}, vd = {0}, vh = {0}, vf = {0}, vord = {0}, vlb = {0}, va = {0}, vm = {0};
+    PyObject *starts = NULL, *indented = NULL, *result = NULL;
+    int64_t *line = NULL;
+    if (get_view(o_obj, &vo, "d", 8, "origin") < 0 || get_view(d_obj, &vd, "d", 8, "direction") < 0 ||
+        get_view(h_obj, &vh, "d", 8, "height") < 0 || get_view(f_obj, &vf, "d", 8, "font_size") < 0 ||
+        get_view(ord_obj, &vord, "l", 8, "order") < 0 || get_view(lb_obj, &vlb, "?", 1, "line_break") < 0 ||
+        get_view(a_obj, &va, "d", 8, "across") < 0 || get_view(m_obj, &vm, "d", 8, "height of moves") < 0)
+        goto done;
+    Py_ssize_t rows = vh.view.len / 8, n = vord.view.len / 8, pairs = n ? n - 1 : 0;
+    if (vo.view.len != 16 * rows || vd.view.len != 16 * rows || vf.view.len != 8 * rows) {
+        PyErr_SetString(PyExc_ValueError, "glyph columns differ in length");
+        goto done;
+    }
+    if (vlb.view.len != n || va.view.len != 8 * pairs || vm.view.len != 8 * pairs) {
+        PyErr_SetString(PyExc_ValueError, "moves and order differ in length");
+        goto done;
+    }
+    const double *O = vo.view.buf, *D = vd.view.buf, *H = vh.view.buf, *F = vf.view.buf;
+    const double *A = va.view.buf, *M = vm.view.buf;
+    const int64_t *order = vord.view.buf;
+    const unsigned char *LB = vlb.view.buf;
+    if (check_ids(order, n, rows, "order") < 0) goto done;
+    if (!(starts = PyByteArray_FromStringAndSize(NULL, n))) goto done;
+    char *S = PyByteArray_AS_STRING(starts);
+    if (n) S[0] = 1;
+    for (Py_ssize_t k = 1; k < n; k++) {
+        double size = F[order[k - 1]], next = F[order[k]], across = A[k - 1];
+        double ratio = np_max(size, next) / np_max(np_min(size, next), 1e-9);
+        S[k] = (char)(LB[k] && (-across > paragraph_gap * M[k - 1] || across > 0 || ratio > font_change));
+    }
+    /* the line starts: position 0, then every line break */
+    line = malloc((size_t)(n ? n : 1) * sizeof(int64_t));
+    if (!line) { PyErr_NoMemory(); goto done; }
+    Py_ssize_t lines = 0;
+    if (n) line[lines++] = 0;
+    for (Py_ssize_t k = 1; k < n; k++)
+        if (LB[k]) line[lines++] = k;
+    Py_ssize_t found = 0;
+    char *I = NULL;
+    for (Py_ssize_t i = 1; i + 1 < lines; i++) {
+        int64_t before = order[line[i - 1]], first = order[line[i]], after = order[line[i + 1]];
+        double left_before = O[2 * before] * D[2 * before] + O[2 * before + 1] * D[2 * before + 1];
+        double left = O[2 * first] * D[2 * first] + O[2 * first + 1] * D[2 * first + 1];
+        double left_after = O[2 * after] * D[2 * after] + O[2 * after + 1] * D[2 * after + 1];
+        double indent = left - left_before, h = H[first];
+        if (indent > indent_min * h && indent < indent_max * h && fabs(left_after - left_before) < flush * h) {
+            if (!indented) {
+                if (!(indented = PyByteArray_FromStringAndSize(NULL, n))) goto done;
+                I = PyByteArray_AS_STRING(indented);
+                memset(I, 0, (size_t)n);
+            }
+            I[line[i]] = 1;
+            found++;
+        }
+    }
+    result = Py_BuildValue("(OO)", starts, found ? indented : Py_None);
+done:
+    Py_XDECREF(starts); Py_XDECREF(indented);
+    free(line);
+    release(&vo); release(&vd); release(&vh); release(&vf); release(&vord); release(&vlb); release(&va); release(&vm);
+    return result;
+}
+
+/* numpy's np.rint(v).astype(np.int64) clipped to [0, top]: NaN and values
+ * past int64 cast to its minimum (x86's cvttsd2si), which clips to 0. */
+static inline int64_t clipped_rint(double v, int64_t top) {
+    if (!(v >= -9223372036854775808.0 && v < 9223372036854775808.0)) return 0;
+    if (v < -0.5) return 0;
+    if (v > (double)top + 0.5) return top;
+    int64_t r = (int64_t)small_rint(v);
+    return r < 0 ? 0 : r > top ? top : r;
+}
+
+/* ---- heading_blocks(size, block_start, line_break, heading_size, heading_share, heading_lines,
+ *      page_share, max_value) -> (starts, length, heading, block_size)
+ * kernels.heading_blocks (labels.block_labels): sizes in half points
+ * (clipped to [0, 2 max_value]), the page's body size (the most common, the
+ * smallest of equals); per block (runs from each block start): its start
+ * and length, its largest size of those at least heading_size x the body
+ * (0 where none), and whether it reads as a heading: at least
+ * heading_share of its glyphs that large, at most heading_lines lines, two
+ * glyphs or more, a body size above 0, and its size setting at most
+ * page_share of the page's glyphs. */
+static PyObject *layout_heading_blocks(PyObject *mod, PyObject *args) {
+    PyObject *s_obj, *b_obj, *lb_obj;
+    double heading_size, heading_share, page_share, max_value;
+    long heading_lines;
+    if (!PyArg_ParseTuple(args, "OOOddldd", &s_obj, &b_obj, &lb_obj, &heading_size, &heading_share, &heading_lines,
+                          &page_share, &max_value))
+        return NULL;
+    View vs = {0}, vb = {0}, vlb = {0};
+    PyObject *result = NULL;
+    int64_t *half = NULL, *count = NULL, *starts = NULL, *length = NULL, *block_size = NULL;
+    char *heading = NULL;
+    if (get_view(s_obj, &vs, "d", 8, "size") < 0 || get_view(b_obj, &vb, "?", 1, "block_start") < 0 ||
+        get_view(lb_obj, &vlb, "?", 1, "line_break") < 0)
+        goto done;
+    Py_ssize_t n = vs.view.len / 8;
+    if (vb.view.len != n || vlb.view.len != n) { PyErr_SetString(PyExc_ValueError, "columns differ in length"); goto done; }
+    const double *size = vs.view.buf;
+    const unsigned char *B = vb.view.buf, *LB = vlb.view.buf;
+    int64_t top = (int64_t)(2 * max_value);
+    size_t cells = (size_t)(n ? n : 1);
+    half = malloc(cells * sizeof(int64_t));
+    count = calloc((size_t)top + 1, sizeof(int64_t));
+    starts = malloc(cells * sizeof(int64_t));
+    length = malloc(cells * sizeof(int64_t));
+    block_size = malloc(cells * sizeof(int64_t));
+    heading = malloc(cells);
+    if (!half || !count || !starts || !length || !block_size || !heading) { PyErr_NoMemory(); goto done; }
+    for (Py_ssize_t k = 0; k < n; k++) count[half[k] = clipped_rint(size[k] * 2, top)]++;
+    int64_t body = 0;
+    for (int64_t s = 1; s <= top; s++)
+        if (count[s] > count[body]) body = s;
+    Py_ssize_t blocks = 0;
+    for (Py_ssize_t k = 0; k < n; k++)
+        if (B[k]) starts[blocks++] = k;
+    double large_from = heading_size * (double)body;
+    for (Py_ssize_t b = 0; b < blocks; b++) {
+        Py_ssize_t lo = (Py_ssize_t)starts[b], hi = b + 1 < blocks ? (Py_ssize_t)starts[b + 1] : n;
+        int64_t large = 0, breaks = 0, biggest = 0;
+        for (Py_ssize_t k = lo; k < hi; k++) {
+            int is_large = (double)half[k] >= large_from;
+            large += is_large;
+            breaks += LB[k];
+            if (is_large && half[k] > biggest) biggest = half[k];
+        }
+        int64_t lines = breaks + !LB[lo];
+        length[b] = (int64_t)(hi - lo);
+        block_size[b] = biggest;
+        heading[b] = (char)((double)large / (double)length[b] >= heading_share && lines <= heading_lines &&
+                            length[b] >= 2 && body > 0 && (double)count[biggest] <= page_share * (double)n);
+    }
+    result = Py_BuildValue("(NNNN)", int64_bytes(starts, blocks), int64_bytes(length, blocks),
+                           PyByteArray_FromStringAndSize(heading, blocks), int64_bytes(block_size, blocks));
+done:
+    free(half); free(count); free(starts); free(length); free(block_size); free(heading);
+    release(&vs); release(&vb); release(&vlb);
+    return result;
+}
+
 static PyMethodDef module_methods[] = {
     {"rows", (PyCFunction)layout_rows, METH_VARARGS, "Units top to bottom and where each row starts."},
     {"shared_baselines", (PyCFunction)layout_shared_baselines, METH_VARARGS,
@@ -2236,6 +2392,8 @@ static PyMethodDef module_methods[] = {
     {"upright_frame", (PyCFunction)layout_upright_frame, METH_VARARGS, "A page's glyph extents and unit boxes in an upright frame."},
     {"upright_backward_units", (PyCFunction)layout_upright_backward_units, METH_VARARGS,
      "Per unit of the stream, is it painted backwards along its line (upright frame)."},
+    {"block_starts", (PyCFunction)layout_block_starts, METH_VARARGS, "Block starts of a reading, and its indented first lines."},
+    {"heading_blocks", (PyCFunction)layout_heading_blocks, METH_VARARGS, "Per block: start, length, heading size, is it a heading."},
     {NULL, NULL, 0, NULL},
 };
 

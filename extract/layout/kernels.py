@@ -21,6 +21,7 @@ from types import ModuleType
 
 import numpy as np
 
+from ragprep.extract.blocks import block_break
 from ragprep.extract.config import ExtractConfig
 from ragprep.extract.geometric import MAX_VALUE, SAME_DIRECTION, line_break_rule, most_common
 from ragprep.extract.glyphs import GlyphTable, rows_at
@@ -1086,3 +1087,101 @@ def along_measures(table: GlyphTable, stream: np.ndarray, along: np.ndarray) -> 
     centre = (rows_at(table.origin, stream) + rows_at(table.own_end, stream)) / 2
     aligned: np.ndarray = rows_at(table.direction, stream) @ along >= SAME_DIRECTION
     return centre @ along, table.height[stream], aligned
+
+
+def block_starts(
+    lib: ModuleType | None,
+    table: GlyphTable,
+    order: np.ndarray,
+    moves: tuple[np.ndarray, np.ndarray, np.ndarray],
+    thresholds: tuple[float, float, float, float, float],
+) -> tuple[np.ndarray, np.ndarray | None]:
+    """Per position of `order` (glyph rows; `moves`: units.Moves' line_break,
+    across, height), does a block start there by blocks.block_break (the
+    first position always), and the line starts indented against both
+    neighbouring lines, which are flush with each other (None when none
+    is). A line's left edge is its first glyph's origin along its
+    direction. `thresholds`: block_break's (paragraph gap, font-size
+    change), then the indent's least and greatest and the flush limit, in
+    glyph heights."""
+    line_break, across, height = moves
+    if lib is not None:
+        columns = (table.origin, table.direction, table.height, table.font_size)
+        starts, indented = lib.block_starts(
+            *map(np.ascontiguousarray, columns), _ids(order), np.ascontiguousarray(line_break),
+            np.ascontiguousarray(across, dtype=np.float64), np.ascontiguousarray(height, dtype=np.float64), *thresholds,
+        )  # fmt: skip
+        return np.frombuffer(starts, dtype=bool), None if indented is None else np.frombuffer(indented, dtype=bool)
+    n = len(order)
+    block_start = np.zeros(n, dtype=bool)
+    size = table.font_size[order]
+    block_start[:1] = True
+    if n > 1:
+        block_start[1:] = block_break(line_break[1:], across, height, size[:-1], size[1:])
+    return block_start, _indented_lines(table, order, line_break, thresholds[2:])
+
+
+def _indented_lines(
+    table: GlyphTable, order: np.ndarray, line_break: np.ndarray, thresholds: tuple[float, float, float]
+) -> np.ndarray | None:
+    """block_starts' indented line starts."""
+    indent_min, indent_max, flush_max = thresholds
+    line_starts = np.flatnonzero(line_break)
+    if len(line_starts) < 2:
+        return None
+    line_starts = np.concatenate([[0], line_starts])
+    first = order[line_starts]
+    left = np.einsum("ij,ij->i", rows_at(table.origin, first), rows_at(table.direction, first))
+    indent = left[1:-1] - left[:-2]
+    flush = np.abs(left[2:] - left[:-2])
+    h = table.height[first[1:-1]]
+    first_line = (indent > indent_min * h) & (indent < indent_max * h) & (flush < flush_max * h)
+    if not first_line.any():
+        return None
+    result = np.zeros(len(order), dtype=bool)
+    result[line_starts[1:-1][first_line]] = True
+    return result
+
+
+def heading_blocks(
+    lib: ModuleType | None,
+    size: np.ndarray,
+    block_start: np.ndarray,
+    line_break: np.ndarray,
+    thresholds: tuple[float, float, int, float],
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Of a reading's positions (`size`: font size, `block_start`, the
+    first set, and `line_break` per position), with sizes in half points
+    clipped to [0, 2 x MAX_VALUE] and the body size the page's most common
+    (the smallest of equals): per block its start, its length, its largest
+    size of those at least HEADING_SIZE x the body (0 where none), and
+    whether it reads as a heading: at least HEADING_SHARE of its glyphs that
+    large, at most HEADING_LINES lines, two glyphs or more, a body above 0,
+    and its size setting at most HEADING_PAGE_SHARE of the page's glyphs
+    (`thresholds`: those four, labels.block_labels)."""
+    heading_size, heading_share, heading_lines, page_share = thresholds
+    if lib is not None:
+        found = lib.heading_blocks(
+            np.ascontiguousarray(size, dtype=np.float64), np.ascontiguousarray(block_start),
+            np.ascontiguousarray(line_break), heading_size, heading_share, heading_lines, page_share, float(MAX_VALUE),
+        )  # fmt: skip
+        starts, length, heading, block_size = found
+        return (
+            np.frombuffer(starts, dtype=np.int64), np.frombuffer(length, dtype=np.int64),
+            np.frombuffer(heading, dtype=bool), np.frombuffer(block_size, dtype=np.int64),
+        )  # fmt: skip
+    n = len(size)
+    half = np.rint(size * 2).astype(np.int64)
+    np.clip(half, 0, 2 * MAX_VALUE, out=half)
+    glyphs_at = np.bincount(half)
+    body = int(np.argmax(glyphs_at))
+    starts = np.flatnonzero(block_start)
+    length = np.diff(np.concatenate([starts, [n]]))
+    large = half >= heading_size * body
+    share = np.add.reduceat(large, starts, dtype=np.int64) / length
+    lines = np.add.reduceat(line_break, starts, dtype=np.int64) + ~line_break[starts]
+    heading = (share >= heading_share) & (lines <= heading_lines) & (length >= 2) & (body > 0)
+    block_size = np.maximum.reduceat(half * large, starts)
+    # Headings are rare: a size that sets a good part of the page is text.
+    heading &= glyphs_at[block_size] <= page_share * n
+    return starts, length, heading, block_size

@@ -575,3 +575,74 @@ def test_scrambled_twins_of_the_scored_corpus_files_read_alike(monkeypatch: pyte
     # of order, which takes layout through the rules originals rarely reach.
     for order in SCRAMBLES:
         assert_same_reading(monkeypatch, _tables(make_twin(corpus / relpath, order)), f"{relpath} {order}")
+
+
+def test_block_starts_and_heading_blocks_agree():
+    # Readings of a real page's glyph table with odd geometry (_odd_glyphs)
+    # and font sizes that tie, vanish, are not numbers or overflow int64 when
+    # doubled; line breaks and moves at random, so that block breaks, first
+    # lines indented against flush neighbours and headings all occur.
+    table = _tables(SAMPLES[0])[0]
+    indents = headings = 0
+    for seed in range(40):
+        rng = np.random.default_rng(seed)
+        odd = _odd_glyphs(rng, table, [0.0] if seed % 2 else [0.0, 90.0, 180.0], seed % 4 == 0)
+        sizes = np.array([9.0, 9.0, 9.0, 9.25, 10.0, 12.0, 14.0, 18.0, 24.0, 0.0, -1.0, np.nan, 1e300, 5000.0])
+        odd = GlyphTable(**{**odd.__dict__, "font_size": rng.choice(sizes[: 9 if seed % 3 else None], len(table))})
+        order = rng.permutation(len(table))[: int(rng.integers(0, len(table)))].astype(np.int64)
+        n = len(order)
+        line_break = np.zeros(n, dtype=bool)
+        line_break[1:] = rng.random(max(n - 1, 0)) < 0.3
+        across = rng.integers(-30, 5, max(n - 1, 0)) * 1.0
+        height = rng.integers(0, 12, max(n - 1, 0)) * 1.0
+        thresholds = (1.6, 1.15, 0.8, 6.0, 0.3)
+        # The reference's numpy warns of the sizes that overflow (1e300 / 1e-9, the cast of 2e300).
+        with np.errstate(over="ignore", invalid="ignore"):
+            starts, indented = _both(kernels.block_starts, odd, order, (line_break, across, height), thresholds)
+            indents += indented is not None
+            if n:
+                block_start = starts | (rng.random(n) < 0.1)
+                found = _both(kernels.heading_blocks, odd.font_size[order], block_start, line_break, (1.2, 0.75, 4, 0.2))
+                headings += int(found[2].sum())
+    assert indents > 0 and headings > 0
+    _block_rules_on_their_edges(table)
+    with pytest.raises(IndexError):
+        LIB.block_starts(*kernels._glyph_columns(table)[:1], table.direction, table.height, table.font_size,
+                         np.array([0, len(table)], dtype=np.int64), np.zeros(2, dtype=bool), np.zeros(1), np.zeros(1), 1.6, 1.15, 0.8, 6.0, 0.3)
+    with pytest.raises(ValueError, match="differ in length"):
+        LIB.heading_blocks(np.zeros(3), np.ones(3, dtype=bool), np.zeros(2, dtype=bool), 1.2, 0.75, 4, 0.2, 2000.0)
+
+
+def _block_rules_on_their_edges(table: GlyphTable) -> None:
+    # Every threshold met exactly and just passed: a gap across of 1.6
+    # heights, sizes 1.15 apart, indents of 0.8 and 6 heights, neighbours
+    # 0.3 heights apart; blocks of exactly 4 lines, 3 of 4 glyphs large, a
+    # size on exactly a fifth of the page.
+    n = len(table)
+    checked = [0, 0, 0]
+    for seed in range(40):
+        rng = np.random.default_rng(seed)
+        origin = np.column_stack([rng.choice([0.0, 3.0, 3.0001, 8.0, 7.9999, 60.0, 60.0001], n), np.zeros(n)])
+        size = rng.choice([10.0, 10.0, 11.5, 11.5001, 12.0], n)
+        upright = GlyphTable(**{
+            **table.__dict__, "origin": origin, "direction": np.tile([1.0, 0.0], (n, 1)), "height": np.full(n, 10.0),
+            "font_size": size,
+        })  # fmt: skip
+        order = rng.permutation(n).astype(np.int64)
+        line_break = np.zeros(n, dtype=bool)
+        line_break[1:] = rng.random(n - 1) < 0.5
+        across = rng.choice([-16.0, -16.0001, 0.0, 0.0001, -5.0], n - 1)
+        moves = (line_break, across, np.full(n - 1, 10.0))
+        starts, indented = _both(kernels.block_starts, upright, order, moves, (1.6, 1.15, 0.8, 6.0, 0.3))
+        checked[0] += indented is not None
+        # Blocks of 1 to 8 glyphs, most at the body size, some large.
+        block_start = np.zeros(n, dtype=bool)
+        edges = np.cumsum(rng.integers(1, 9, n))
+        block_start[edges[edges < n]] = True
+        block_start[0] = True
+        half_sizes = rng.choice([9.0, 9.0, 9.0, 10.75, 11.0, 10.5], n)
+        half_sizes[rng.random(n) < 0.2] = 12.0
+        found = _both(kernels.heading_blocks, half_sizes, block_start, line_break, (1.2, 0.75, 4, 0.2))
+        checked[1] += int(found[2].sum())
+        checked[2] += int((found[1] == 4).sum())
+    assert all(checked)
