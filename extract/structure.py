@@ -345,12 +345,18 @@ def read_struct_tree(pdf: pikepdf.Pdf, *, max_depth: int = 128) -> StructTree | 
     None when the catalog has no /StructTreeRoot, or it is not a dictionary.
     Broken objects inside the tree become warnings, never exceptions.
     """
-    # Tens of thousands of objects and elements, none of them garbage: the
-    # root's object stream is read with the rest of them.
+    # Tens of thousands of objects and elements, none of them garbage.
     with paused_collection():
-        objects = PlainObjects(pdf)
-        root = _tree_root(pdf, objects)
-        return None if root is None else _Walker(pdf, objects, root, max_depth).run()
+        return _read_tree(pdf, max_depth)
+
+
+def _read_tree(pdf: pikepdf.Pdf, max_depth: int) -> StructTree | None:
+    """read_struct_tree inside its pause. The parsed objects (and the
+    walker's tables) are freed as this returns, inside the pause too: once
+    collection is back on, its first pass would walk every one of them."""
+    objects = PlainObjects(pdf)
+    root = _tree_root(pdf, objects)
+    return None if root is None else _Walker(pdf, objects, root, max_depth).run()
 
 
 def _tree_root(pdf: pikepdf.Pdf, objects: PlainObjects) -> tuple[Ref, dict[str, Any]] | None:

@@ -734,6 +734,41 @@ def test_page_struct_parents():
     assert page_struct_parents(untagged) is None
 
 
+def test_the_parsed_objects_are_freed_before_collection_resumes(monkeypatch: pytest.MonkeyPatch):
+    # The walk's objects are tens of thousands of fresh containers: freed
+    # while collection is paused, the collector never walks them.
+    import contextlib
+    import gc
+    import weakref
+
+    from ragprep.extract import structure
+
+    made: list[weakref.ref[object]] = []
+    alive_at_resume: list[bool] = []
+
+    class Recorded(structure.PlainObjects):
+        def __init__(self, pdf: pikepdf.Pdf) -> None:
+            super().__init__(pdf)
+            made.append(weakref.ref(self))
+
+    real_pause = structure.paused_collection
+
+    @contextlib.contextmanager
+    def pause():  # the real pause, with a look at what is alive as it ends
+        with real_pause() as paused:
+            yield paused
+            assert not gc.isenabled()
+            alive_at_resume.extend(ref() is not None for ref in made)
+
+    monkeypatch.setattr(structure, "PlainObjects", Recorded)
+    monkeypatch.setattr(structure, "paused_collection", pause)
+    b = PdfBuilder()
+    page = b.add_page("/P <</MCID 0>> BDC EMC")
+    b.set_struct_tree([b.struct_element("P", [0], page=page)])
+    assert read_struct_tree(b.pdf) is not None
+    assert alive_at_resume == [False]
+
+
 def test_round_trip_through_bytes():
     b = PdfBuilder()
     page = b.add_page("/P <</MCID 0>> BDC EMC")
