@@ -2356,6 +2356,263 @@ done:
     return result;
 }
 
+/* ==== lrules: kernels of the rule engine's decisions (leaves.py, cut.py) ====
+ * Where a rule loops in Python over a leaf's runs, redoing n x n work after
+ * every step, the loop's geometry runs here whole and hands the rule the
+ * steps it takes. */
+
+/* Do runs i and j interleave: neither lies above the other (y0 >= y1 of the
+ * other less `stacked`) and they are not apart along the line (within `tol`)?
+ * run_pairs' comparisons, the same doubles: NaN compares false. */
+static inline int runs_tangled(const double *X0, const double *Y0, const double *X1, const double *Y1, Py_ssize_t i,
+                               Py_ssize_t j, double stacked, double tol) {
+    int above = (Y0[i] >= Y1[j] - stacked) | (Y0[j] >= Y1[i] - stacked);
+    int apart = (X1[i] <= X0[j] + tol) | (X1[j] <= X0[i] + tol);
+    return !(above | apart);
+}
+
+/* The first tangled pair (a, b), a < b, in row-major order of runs 0..n-1,
+ * where every pair of rows before `changed` but those with run `changed` is
+ * known untangled (-1: nothing known): 1 and the pair in *a, *b, or 0. */
+static int first_tangled(const double *X0, const double *Y0, const double *X1, const double *Y1, Py_ssize_t n,
+                         Py_ssize_t changed, double stacked, double tol, Py_ssize_t *a, Py_ssize_t *b) {
+    for (Py_ssize_t p = 0; p < changed; p++)
+        if (runs_tangled(X0, Y0, X1, Y1, p, changed, stacked, tol)) { *a = p; *b = changed; return 1; }
+    for (Py_ssize_t p = changed < 0 ? 0 : changed; p < n; p++)
+        for (Py_ssize_t q = p + 1; q < n; q++)
+            if (runs_tangled(X0, Y0, X1, Y1, p, q, stacked, tol)) { *a = p; *b = q; return 1; }
+    return 0;
+}
+
+/* ---- interleaved_merges(x0, y0, x1, y1, stacked, tol) -> (i, j) pairs, flat
+ * kernels.interleaved_merges (leaves._merge_interleaved): while two of the
+ * runs (boxes x0, y0, x1, y1, one per run) interleave, the first such pair
+ * (i, j) in row-major order merges: run i takes the union of both boxes
+ * (np.minimum/np.maximum, as run_boxes reduces the merged lines) and run j
+ * goes. After a merge only pairs with the merged run can change among the
+ * rows before it, so the search resumes there rather than rebuilding n x n. */
+static PyObject *layout_interleaved_merges(PyObject *mod, PyObject *args) {
+    PyObject *obj[4];
+    double stacked, tol;
+    if (!PyArg_ParseTuple(args, "OOOOdd", &obj[0], &obj[1], &obj[2], &obj[3], &stacked, &tol)) return NULL;
+    static const char *names[4] = {"x0", "y0", "x1", "y1"};
+    View v[4];
+    memset(v, 0, sizeof v);
+    PyObject *result = NULL;
+    double *box = NULL;
+    int64_t *merges = NULL;
+    for (int c = 0; c < 4; c++)
+        if (get_view(obj[c], &v[c], "d", 8, names[c]) < 0) goto done;
+    Py_ssize_t n = v[0].view.len / 8;
+    for (int c = 1; c < 4; c++)
+        if (v[c].view.len / 8 != n) { PyErr_SetString(PyExc_ValueError, "run columns differ in length"); goto done; }
+    size_t cap = n ? (size_t)n : 1;
+    box = malloc(4 * cap * sizeof(double));
+    merges = malloc(2 * cap * sizeof(int64_t));
+    if (!box || !merges) { PyErr_NoMemory(); goto done; }
+    double *X0 = box, *Y0 = box + cap, *X1 = box + 2 * cap, *Y1 = box + 3 * cap;
+    for (int c = 0; c < 4; c++) memcpy(box + c * cap, v[c].view.buf, (size_t)n * sizeof(double));
+    Py_ssize_t count = 0, changed = -1, i, j;
+    while (n > 1 && first_tangled(X0, Y0, X1, Y1, n, changed, stacked, tol, &i, &j)) {
+        merges[2 * count] = i;
+        merges[2 * count + 1] = j;
+        count++;
+        X0[i] = np_min(X0[i], X0[j]);
+        Y0[i] = np_min(Y0[i], Y0[j]);
+        X1[i] = np_max(X1[i], X1[j]);
+        Y1[i] = np_max(Y1[i], Y1[j]);
+        for (int c = 0; c < 4; c++) {
+            double *column = box + c * cap;
+            memmove(column + j, column + j + 1, (size_t)(n - j - 1) * sizeof(double));
+        }
+        n--;
+        changed = i;
+    }
+    result = int64_bytes(merges, 2 * count);
+done:
+    free(box); free(merges);
+    for (int c = 0; c < 4; c++) release(&v[c]);
+    return result;
+}
+
+/* Lines lines[0..m) sorted in place, stably, by key[k] (one per line in
+ * `lines`' current order); work buffers of m each. */
+static void sort_lines_by(int64_t *lines, double *key, int64_t *order, int64_t *tmp, int64_t *copy, Py_ssize_t m) {
+    stable_argsort(key, order, tmp, m);
+    for (Py_ssize_t k = 0; k < m; k++) copy[k] = lines[order[k]];
+    memcpy(lines, copy, (size_t)m * sizeof(int64_t));
+}
+
+/* leaves._cells_along of lines[0..m) (one table row), written to out: the
+ * lines along the line (x0, or -x1 on an `rtl` page), cut into cells
+ * where a line starts at or past the reach of the cell before, each
+ * cell's lines top to bottom (-y1, stably). */
+static void cells_along(const int64_t *lines, Py_ssize_t m, const double *X0, const double *X1, const double *Y1, int rtl,
+                        int64_t *out, double *key, int64_t *order, int64_t *tmp, int64_t *copy) {
+    memcpy(out, lines, (size_t)m * sizeof(int64_t));
+    for (Py_ssize_t k = 0; k < m; k++) key[k] = rtl ? -X1[out[k]] : X0[out[k]];
+    sort_lines_by(out, key, order, tmp, copy, m);
+    Py_ssize_t first = 0;
+    double reach = -INFINITY;
+    for (Py_ssize_t k = 0; k <= m; k++) {
+        double start = 0.0, end = 0.0;
+        if (k < m) {
+            start = rtl ? -X1[out[k]] : X0[out[k]];
+            end = rtl ? -X0[out[k]] : X1[out[k]];
+            if (k > 0 && start < reach) { reach = py_max(reach, end); continue; }
+        }
+        if (k > first) {  /* the cell out[first..k) ends: its lines top to bottom */
+            for (Py_ssize_t c = first; c < k; c++) key[c - first] = -Y1[out[c]];
+            sort_lines_by(out + first, key, order, tmp, copy, k - first);
+        }
+        first = k;
+        reach = end;
+    }
+}
+
+/* ---- grid_rows(x0, x1, y0, y1, ids, descent, same_row, padding, max_cell_lines, rtl) -> ids, or None
+ * kernels.grid_rows (leaves._grid_rows): lines `ids` by rows top to bottom
+ * (baselines, `descent` of the height above the bottom, within `same_row` of
+ * the one before), each row along the line; where four rows or more are
+ * parted by whitespace and runs of up to `max_cell_lines` rows touch
+ * (padded by `padding` from the rows around them), those rows are cells
+ * along the line, each cell's lines top to bottom. None where a box is NaN:
+ * the reference's Python sort orders NaN keys its own way, and runs there. */
+static PyObject *layout_grid_rows(PyObject *mod, PyObject *args) {
+    PyObject *obj[4], *ids_obj;
+    double descent, same_row, padding;
+    Py_ssize_t max_cell;
+    int rtl;
+    if (!PyArg_ParseTuple(args, "OOOOOdddnp", &obj[0], &obj[1], &obj[2], &obj[3], &ids_obj, &descent, &same_row, &padding,
+                          &max_cell, &rtl))
+        return NULL;
+    View vbox[4], vi;
+    memset(vbox, 0, sizeof vbox);
+    memset(&vi, 0, sizeof vi);
+    PyObject *result = NULL;
+    int64_t *ints = NULL;
+    double *floats = NULL;
+    Py_ssize_t n = get_unit_boxes(obj, vbox, ids_obj, &vi);
+    if (n < 0) goto done;
+    const double *X0 = vbox[0].view.buf, *X1 = vbox[1].view.buf, *Y0 = vbox[2].view.buf, *Y1 = vbox[3].view.buf;
+    const int64_t *ids = vi.view.buf;
+    for (Py_ssize_t k = 0; k < n; k++) {
+        int64_t u = ids[k];
+        if (X0[u] != X0[u] || X1[u] != X1[u] || Y0[u] != Y0[u] || Y1[u] != Y1[u]) { result = Py_None; Py_INCREF(result); goto done; }
+    }
+    size_t cap = n ? (size_t)n : 1;
+    ints = malloc(6 * cap * sizeof(int64_t));
+    floats = malloc(4 * cap * sizeof(double));
+    if (!ints || !floats) { PyErr_NoMemory(); goto done; }
+    int64_t *lines = ints, *order = ints + cap, *tmp = ints + 2 * cap, *copy = ints + 3 * cap, *out = ints + 4 * cap,
+            *first_line = ints + 5 * cap;
+    double *key = floats, *base = floats + cap, *top = floats + 2 * cap, *bottom = floats + 3 * cap;
+    /* _row_major: top to bottom by baseline (stable), then along each row. */
+    memcpy(lines, ids, (size_t)n * sizeof(int64_t));
+    for (Py_ssize_t k = 0; k < n; k++) key[k] = -(Y0[lines[k]] + descent * (Y1[lines[k]] - Y0[lines[k]]));
+    sort_lines_by(lines, key, order, tmp, copy, n);
+    for (Py_ssize_t k = 0; k < n; k++) base[k] = Y0[lines[k]] + descent * (Y1[lines[k]] - Y0[lines[k]]);
+    for (Py_ssize_t k = 0, row_start = 0; k <= n; k++) {
+        if (k < n && (k == 0 || !(base[k - 1] - base[k] > same_row))) continue;
+        for (Py_ssize_t c = row_start; c < k; c++) key[c - row_start] = rtl ? -X1[lines[c]] : X0[lines[c]];
+        sort_lines_by(lines + row_start, key, order, tmp, copy, k - row_start);
+        row_start = k;
+    }
+    /* _grid_rows: rows where the baseline steps by more than same_row. */
+    Py_ssize_t rows = 0;
+    for (Py_ssize_t k = 0; k < n; k++) {
+        base[k] = Y0[lines[k]] + descent * (Y1[lines[k]] - Y0[lines[k]]);
+        if (k == 0 || fabs(base[k] - base[k - 1]) > same_row) first_line[rows++] = k;
+    }
+    Py_ssize_t tight = 0;
+    for (Py_ssize_t r = 0; r < rows; r++) {
+        Py_ssize_t end = r + 1 < rows ? first_line[r + 1] : n;
+        top[r] = Y1[lines[first_line[r]]];
+        bottom[r] = Y0[lines[first_line[r]]];
+        for (Py_ssize_t k = first_line[r] + 1; k < end; k++) {
+            top[r] = np_max(top[r], Y1[lines[k]]);
+            bottom[r] = np_min(bottom[r], Y0[lines[k]]);
+        }
+        if (r > 0) tight += bottom[r - 1] - top[r] <= 0;
+    }
+    if (rows < 4 || !tight) { result = int64_bytes(lines, n); goto done; }
+    /* Runs of touching rows: cells along the line where short and padded. */
+    for (Py_ssize_t first = 0; first < rows;) {
+        Py_ssize_t last = first + 1;
+        while (last < rows && bottom[last - 1] - top[last] <= 0) last++;
+        int padded_above = first == 0 || bottom[first - 1] - top[first] >= padding;
+        int padded_below = last == rows || bottom[last - 1] - top[last] >= padding;
+        Py_ssize_t lo = first_line[first], hi = last < rows ? first_line[last] : n;
+        if (last - first > 1 && last - first <= max_cell && padded_above && padded_below) {
+            cells_along(lines + lo, hi - lo, X0, X1, Y1, rtl, out + lo, key, order, tmp, copy);
+        } else {
+            memcpy(out + lo, lines + lo, (size_t)(hi - lo) * sizeof(int64_t));
+        }
+        first = last;
+    }
+    result = int64_bytes(out, n);
+done:
+    free(ints); free(floats);
+    release_boxes(vbox); release(&vi);
+    return result;
+}
+
+/* ---- row_mates(x0, x1, y0, y1, ids, lengths, descent, same_row) -> runs x runs bools
+ * kernels.row_mates (leaves._row_mates): per pair of runs of lines (ids cut
+ * by lengths, none empty), are both one row each (no step wider than
+ * `same_row` between their sorted baselines, `descent` of the height above
+ * the bottom) and their mean baselines (ndarray.mean: numpy's pairwise sum
+ * over the count) within `same_row`; each run is its own mate. */
+static PyObject *layout_row_mates(PyObject *mod, PyObject *args) {
+    PyObject *obj[4], *ids_obj, *len_obj;
+    double descent, same_row;
+    if (!PyArg_ParseTuple(args, "OOOOOOdd", &obj[0], &obj[1], &obj[2], &obj[3], &ids_obj, &len_obj, &descent, &same_row))
+        return NULL;
+    View vbox[4], vi, vl;
+    memset(vbox, 0, sizeof vbox);
+    memset(&vi, 0, sizeof vi);
+    memset(&vl, 0, sizeof vl);
+    PyObject *result = NULL, *mates = NULL;
+    double *floats = NULL;
+    char *single = NULL;
+    Py_ssize_t runs = 0;
+    Py_ssize_t n = get_unit_runs(obj, vbox, ids_obj, &vi, len_obj, &vl, &runs);
+    if (n < 0) goto done;
+    if (runs > 0 && runs > PY_SSIZE_T_MAX / runs) { PyErr_NoMemory(); goto done; }
+    const double *Y0 = vbox[2].view.buf, *Y1 = vbox[3].view.buf;
+    const int64_t *ids = vi.view.buf, *lengths = vl.view.buf;
+    size_t cap = n ? (size_t)n : 1, rcap = runs ? (size_t)runs : 1;
+    floats = malloc((2 * cap + rcap) * sizeof(double));
+    single = malloc(rcap);
+    mates = PyByteArray_FromStringAndSize(NULL, runs * runs);
+    if (!floats || !single) { PyErr_NoMemory(); goto done; }
+    if (!mates) goto done;
+    double *line = floats, *sorted = floats + cap, *base = floats + 2 * cap;
+    for (Py_ssize_t k = 0; k < n; k++) line[k] = Y0[ids[k]] + descent * (Y1[ids[k]] - Y0[ids[k]]);
+    for (Py_ssize_t r = 0, at = 0; r < runs; at += lengths[r], r++) {
+        Py_ssize_t m = lengths[r];
+        base[r] = m > 1 ? np_sum(line + at, m) / (double)m : line[at];
+        memcpy(sorted, line + at, (size_t)m * sizeof(double));
+        qsort(sorted, (size_t)m, sizeof(double), cmp_np_double);
+        single[r] = 1;
+        for (Py_ssize_t k = 1; k < m; k++)
+            if (sorted[k] - sorted[k - 1] > same_row) { single[r] = 0; break; }
+    }
+    char *M = PyByteArray_AS_STRING(mates);
+    for (Py_ssize_t i = 0; i < runs; i++)
+        for (Py_ssize_t j = 0; j < runs; j++)
+            M[i * runs + j] = i == j || (single[i] && single[j] && fabs(base[i] - base[j]) <= same_row);
+    result = mates;
+    mates = NULL;
+done:
+    free(floats); free(single);
+    Py_XDECREF(mates);
+    release_boxes(vbox); release(&vi); release(&vl);
+    return result;
+}
+
+/* ==== end of lrules' kernels ==== */
+
 static PyMethodDef module_methods[] = {
     {"rows", (PyCFunction)layout_rows, METH_VARARGS, "Units top to bottom and where each row starts."},
     {"shared_baselines", (PyCFunction)layout_shared_baselines, METH_VARARGS,
@@ -2394,6 +2651,11 @@ static PyMethodDef module_methods[] = {
      "Per unit of the stream, is it painted backwards along its line (upright frame)."},
     {"block_starts", (PyCFunction)layout_block_starts, METH_VARARGS, "Block starts of a reading, and its indented first lines."},
     {"heading_blocks", (PyCFunction)layout_heading_blocks, METH_VARARGS, "Per block: start, length, heading size, is it a heading."},
+    /* lrules: the rule engine's decisions */
+    {"interleaved_merges", (PyCFunction)layout_interleaved_merges, METH_VARARGS,
+     "The merges of interleaved runs, in order, as (i, j) pairs."},
+    {"row_mates", (PyCFunction)layout_row_mates, METH_VARARGS, "Per pair of runs, are both one row each on one baseline."},
+    {"grid_rows", (PyCFunction)layout_grid_rows, METH_VARARGS, "Lines of a grid by rows, each row by cells along the line."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -1185,3 +1185,158 @@ def heading_blocks(
     # Headings are rare: a size that sets a good part of the page is text.
     heading &= glyphs_at[block_size] <= page_share * n
     return starts, length, heading, block_size
+# ---- lrules: kernels of the rule engine's decisions (leaves.py, cut.py) ----
+# Where a rule loops in Python over a leaf's runs, redoing n x n work after
+# every step, the loop's geometry runs as one kernel that hands the rule the
+# steps it takes.
+
+
+def interleaved_merges(
+    lib: ModuleType | None, box: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray], stacked: float, tol: float
+) -> list[tuple[int, int]]:
+    """The merges leaves._merge_interleaved makes of runs (boxes x0, y0, x1,
+    y1 of `box`, one per run), in order: while two runs interleave (neither
+    lies above the other, run_pairs' `above` within `stacked`, and they are
+    not apart along the line within `tol`), the first such pair (i, j),
+    i < j, in row-major order merges into run i, whose box becomes the
+    union of both, and run j goes. A merge moves no box but the merged one,
+    so the compiled loop resumes its search there instead of rebuilding the
+    n x n relations after every merge."""
+    if lib is not None:
+        found = lib.interleaved_merges(*(np.ascontiguousarray(v, dtype=np.float64) for v in box), stacked, tol)
+        flat = np.frombuffer(found, dtype=np.int64).tolist()
+        return list(zip(flat[0::2], flat[1::2], strict=True))
+    x0, y0, x1, y1 = (np.array(v, dtype=np.float64) for v in box)
+    merges: list[tuple[int, int]] = []
+    while len(x0) > 1:
+        above, apart, _ = run_pairs(None, (x0, y0, x1, y1), stacked, tol, False)
+        tangled = ~(above | above.T | apart)
+        np.fill_diagonal(tangled, False)
+        if not tangled.any():
+            break
+        i, j = (int(v) for v in np.argwhere(tangled)[0])
+        merges.append((i, j))
+        x0[i], y0[i] = np.minimum(x0[i], x0[j]), np.minimum(y0[i], y0[j])
+        x1[i], y1[i] = np.maximum(x1[i], x1[j]), np.maximum(y1[i], y1[j])
+        x0, y0, x1, y1 = (np.delete(v, j) for v in (x0, y0, x1, y1))
+    return merges
+
+
+def grid_rows(
+    lib: ModuleType | None,
+    box: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray],
+    ids: np.ndarray,
+    descent: float,
+    same_row: float,
+    padding: float,
+    max_cell_lines: int,
+    rtl: bool,
+) -> np.ndarray:
+    """leaves._grid_rows of lines `ids` (boxes x0, x1, y0, y1 of `box`):
+    by rows top to bottom (baselines, `descent` of the height above the
+    bottom, within `same_row` of the one before), each row along the line
+    (right to left where `rtl`); where four rows or more are parted by
+    whitespace and runs of two to `max_cell_lines` rows touch, padded by
+    `padding` from the rows around them, those rows are cells along the
+    line, each cell's lines top to bottom. Every merge of a leaf's runs
+    reads its lines so. The compiled path declines (None) where a box is
+    NaN: Python's sort orders NaN keys its own way, and the reference runs."""
+    if lib is not None:
+        found = lib.grid_rows(*box, _ids(ids), descent, same_row, padding, max_cell_lines, rtl)
+        if found is not None:
+            return np.frombuffer(found, dtype=np.int64)
+    x0, x1, y0, y1 = box
+    ordered = _row_major(box, ids, descent, same_row, rtl)
+    base = baselines(y0[ordered], y1[ordered], descent)
+    # A new row wherever the baseline steps (the row numbers' steps).
+    cuts = np.flatnonzero(np.abs(np.diff(base)) > same_row) + 1
+    if len(cuts) < 3:  # fewer than four rows
+        return ordered
+    first_lines = np.concatenate([[0], cuts])
+    top = np.maximum.reduceat(y1[ordered], first_lines)
+    bottom = np.minimum.reduceat(y0[ordered], first_lines)
+    gap = bottom[:-1] - top[1:]  # whitespace under each row, over the next
+    tight = gap <= 0
+    if not tight.any():
+        return ordered
+    bounds = [0, *cuts.tolist(), len(ordered)]
+    rows = [ordered[a:b] for a, b in zip(bounds[:-1], bounds[1:], strict=True)]
+    padded = np.concatenate([[True], gap >= padding, [True]])
+    starts = np.concatenate([[0], np.flatnonzero(~tight) + 1]).tolist()
+    out: list[np.ndarray] = []
+    for first, last in zip(starts, [*starts[1:], len(rows)], strict=True):
+        if 1 < last - first <= max_cell_lines and padded[first] and padded[last]:
+            out.extend(_cells_along(box, np.concatenate(rows[first:last]), rtl))
+        else:
+            # One line, lines chained tighter than any cell (a header of
+            # staggered labels), or lines no padding sets apart: rows.
+            out.extend(rows[first:last])
+    return np.concatenate(out)
+
+
+def _row_major(box: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray], ids: np.ndarray, descent: float, same_row: float, rtl: bool) -> np.ndarray:
+    """grid_rows' rows: lines `ids` top to bottom by baseline, a new row
+    where the baseline steps down by more than `same_row`, each row along
+    the line."""
+    x0, x1, y0, y1 = box
+    base = baselines(y0[ids], y1[ids], descent)
+    ids, base = ids[np.argsort(-base, kind="stable")], np.sort(base)[::-1]
+    row = np.concatenate([[0], np.cumsum(base[:-1] - base[1:] > same_row)])
+    along = -x1[ids] if rtl else x0[ids]
+    found: np.ndarray = ids[np.lexsort((along, row))]
+    return found
+
+
+def _cells_along(box: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray], lines: np.ndarray, rtl: bool) -> list[np.ndarray]:
+    """Lines of one table row grouped into cells (lines overlapping along the
+    line), the cells along the line, each cell's lines top to bottom."""
+    x0, x1, _, y1 = box
+    key = -x1[lines] if rtl else x0[lines]
+    lines = lines[np.argsort(key, kind="stable")]
+    cells: list[list[int]] = []
+    reach = -np.inf
+    for unit in lines.tolist():
+        start, end = (-x1[unit], -x0[unit]) if rtl else (x0[unit], x1[unit])
+        if cells and start < reach:
+            cells[-1].append(unit)
+            reach = max(reach, end)
+        else:
+            cells.append([unit])
+            reach = end
+    return [np.array(sorted(c, key=lambda u: -y1[u]), dtype=np.int64) for c in cells]
+
+
+def row_mates(
+    lib: ModuleType | None,
+    box: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray],
+    runs: list[np.ndarray],
+    descent: float,
+    same_row: float,
+) -> np.ndarray:
+    """Per pair of runs of lines (boxes x0, x1, y0, y1 of `box`; none
+    empty): are both one row each (no step wider than `same_row` between
+    their sorted baselines, `descent` of the height above the bottom) on
+    one baseline (their mean baselines within `same_row`)? Each run is its
+    own mate. leaves._row_mates asks it of every leaf the stream is no
+    witness of, whose runs are often single lines by the hundred."""
+    x0, x1, y0, y1 = box
+    lengths = np.array([len(r) for r in runs], dtype=np.int64)
+    ids = np.concatenate(runs)
+    if lib is not None:
+        found = lib.row_mates(x0, x1, y0, y1, _ids(ids), lengths, descent, same_row)
+        return np.frombuffer(found, dtype=bool).reshape(len(runs), len(runs))
+    # All runs' baselines at once: sorted within each run, a run is one row
+    # where no step between its sorted baselines is a row's.
+    owner = np.repeat(np.arange(len(runs), dtype=np.int64), lengths)
+    lines = baselines(y0[ids], y1[ids], descent)
+    by_run = np.lexsort((lines, owner))
+    steps = (np.diff(lines[by_run]) > same_row) & (np.diff(owner[by_run]) == 0)
+    single = np.bincount(owner[by_run][1:][steps], minlength=len(runs)) == 0
+    # Each run's mean baseline; a run of one line's is its line's.
+    bounds = np.concatenate([[0], np.cumsum(lengths)])
+    base = lines[bounds[:-1]]
+    for k in np.flatnonzero(lengths > 1).tolist():
+        base[k] = lines[bounds[k] : bounds[k + 1]].mean()
+    same = np.abs(base[:, None] - base[None, :]) <= same_row
+    mates: np.ndarray = (same & single[:, None] & single[None, :]) | np.eye(len(runs), dtype=bool)
+    return mates

@@ -67,8 +67,8 @@ from ragprep.extract.layout.params import (
     TURNS,
 )
 from ragprep.extract.layout.kernels import (
-    RunStacking, back_up_moves, block_chains, cell_chains, emit_leaves, kahn, out_of_turn, paint_run_cuts,
-    run_pairs, run_stacking, top_and_bottom, turning_pair,
+    RunStacking, back_up_moves, block_chains, cell_chains, emit_leaves, grid_rows, interleaved_merges, kahn, out_of_turn, paint_run_cuts,
+    row_mates, run_pairs, run_stacking, top_and_bottom, turning_pair,
 )  # fmt: skip
 from ragprep.extract.layout.kernels import run_boxes as kernel_run_boxes
 from ragprep.extract.layout.regions import SharedBaselines, baseline, is_text_column, rows_of, split_at, wraps
@@ -83,7 +83,7 @@ def leaf_order(page: Page, ids: np.ndarray) -> np.ndarray:
     order stands: within a leaf the author's stream is the best witness of
     which block comes first. Otherwise geometry decides: the stream's runs
     down the leaf (_paint_runs) that interleave or share rows (a table's
-    columns) merge and read by rows (_row_major); runs one above the other
+    columns) merge and read by rows (_grid_rows); runs one above the other
     read top to bottom, text columns left to right, and only what geometry
     cannot order (a sidebar, a pull quote) keeps paint order (_order_runs).
     A leaf that is neither running text nor a grid (a figure's labels)
@@ -746,13 +746,11 @@ def _merge_interleaved(page: Page, runs: list[np.ndarray]) -> list[np.ndarray]:
     across and along the line) merged into one read by rows, until none
     do. The merged run takes the place of the first painted one."""
     runs = list(runs)
-    while len(runs) > 1:
-        above, apart, _ = _boxes(page, run_boxes(page, runs))
-        tangled = ~(above | above.T | apart)
-        np.fill_diagonal(tangled, False)
-        if not tangled.any():
-            break
-        i, j = (int(v) for v in np.argwhere(tangled)[0])
+    if len(runs) < 2:
+        return runs
+    # Which runs merge depends on their boxes alone (a merged run's box is
+    # the union of its two): kernels.interleaved_merges finds every merge.
+    for i, j in interleaved_merges(page.lib, run_boxes(page, runs), STACKED * page.body, ROW_OVERLAP * page.body):
         runs[i] = _grid_rows(page, np.concatenate([runs[i], runs[j]]))
         del runs[j]
     return runs
@@ -769,6 +767,10 @@ def _merge_grids(page: Page, runs: list[np.ndarray]) -> list[np.ndarray]:
     if len(runs) < 2:
         return runs
     box = run_boxes(page, runs)
+    x0, _, x1, _ = box
+    narrow_runs = x1 - x0 < COLUMN_WIDTH * page.body
+    if np.count_nonzero(narrow_runs) < 2:  # only two narrow runs can link
+        return _in_paint_order(runs)
     above, apart, _ = _boxes(page, box)
     link = list(range(len(runs)))  # union-find over runs sharing rows
 
@@ -779,17 +781,14 @@ def _merge_grids(page: Page, runs: list[np.ndarray]) -> list[np.ndarray]:
 
     strong: set[int] = set()
     in_row: set[int] = set()  # runs that share rows with another
-    x0, _, x1, _ = box
-    narrow = (x1 - x0 < COLUMN_WIDTH * page.body).tolist()
     # Pairs apart along the line where most lines of the shorter run lie on
-    # the other's baselines.
-    pairs = np.triu(apart, 1)
+    # the other's baselines. A table's columns are narrower than a text
+    # column, and not both running text: a table's column of sentences
+    # wraps like prose beside its column of labels, two narrow columns of
+    # prose both do. (Only pairs of narrow runs are measured at all.)
+    pairs = np.triu(apart & narrow_runs[:, None] & narrow_runs[None, :], 1)
     for i, j, shared in SharedBaselines(page, runs).most_shared(pairs) if pairs.any() else []:
-        # A table's columns are narrower than a text column, and not both
-        # running text: a table's column of sentences wraps like prose
-        # beside its column of labels, two narrow columns of prose both do.
-        # (is_text_column is asked last: most pairs are not both narrow.)
-        if not (narrow[i] and narrow[j]) or (is_text_column(page, runs[i]) and is_text_column(page, runs[j])):
+        if is_text_column(page, runs[i]) and is_text_column(page, runs[j]):
             continue
         link[root(j)] = root(i)
         if shared >= GRID_ROWS:
@@ -798,7 +797,7 @@ def _merge_grids(page: Page, runs: list[np.ndarray]) -> list[np.ndarray]:
     # Cells of one grid column, one above the other (a table painted
     # backwards, a cell at a time), belong to its grid too.
     if not in_row:  # no grid: every run stands where it was painted
-        return sorted(runs, key=lambda run: int(run.min()))
+        return _in_paint_order(runs)
     member = np.zeros(len(runs), dtype=bool)
     member[list(in_row)] = True
     stacked = np.triu((above | above.T) & ~apart, 1) & member[:, None] & member[None, :]
@@ -816,8 +815,16 @@ def _merge_grids(page: Page, runs: list[np.ndarray]) -> list[np.ndarray]:
             merged.append(_grid_rows(page, np.concatenate([runs[k] for k in members])))
         else:
             merged.extend(runs[k] for k in members)
-    # Keep paint order among the runs: each where its first line was painted.
-    return sorted(merged, key=lambda run: int(run.min()))
+    return _in_paint_order(merged)
+
+
+def _in_paint_order(runs: list[np.ndarray]) -> list[np.ndarray]:
+    """`runs` (none empty) each where its first line was painted (unit
+    numbers follow stream order): sorted by their smallest line, stably,
+    as sorted(runs, key=min) sorts them, from one reduction over all."""
+    lines = np.concatenate(runs)
+    starts = np.cumsum([0, *map(len, runs[:-1])])
+    return [runs[k] for k in np.argsort(np.minimum.reduceat(lines, starts), kind="stable").tolist()]
 
 
 def _order_runs(page: Page, runs: list[np.ndarray], floats: tuple[np.ndarray, ...] | list[np.ndarray] = ()) -> list[np.ndarray] | None:
@@ -872,23 +879,11 @@ def _order_runs(page: Page, runs: list[np.ndarray], floats: tuple[np.ndarray, ..
 
 def _row_mates(page: Page, runs: list[np.ndarray]) -> np.ndarray:
     """Per pair of runs: are both one row each, on the same baseline (each
-    run is its own mate)?"""
-    # All runs' baselines at once: sorted within each run, a run is one row
-    # where no step between its sorted baselines is a row's (_distinct_rows).
-    lengths = np.array([len(r) for r in runs], dtype=np.int64)
-    owner = np.repeat(np.arange(len(runs), dtype=np.int64), lengths)
-    lines = baseline(page, np.concatenate(runs))
-    by_run = np.lexsort((lines, owner))
-    steps = (np.diff(lines[by_run]) > SAME_BASELINE * page.body) & (np.diff(owner[by_run]) == 0)
-    single = np.bincount(owner[by_run][1:][steps], minlength=len(runs)) == 0
-    # Each run's mean baseline; a run of one line's is its line's.
-    bounds = np.concatenate([[0], np.cumsum(lengths)])
-    base = lines[bounds[:-1]]
-    for k in np.flatnonzero(lengths > 1).tolist():
-        base[k] = lines[bounds[k] : bounds[k + 1]].mean()
-    same = np.abs(base[:, None] - base[None, :]) <= SAME_BASELINE * page.body
-    mates: np.ndarray = (same & single[:, None] & single[None, :]) | np.eye(len(runs), dtype=bool)
-    return mates
+    run is its own mate)? (kernels.row_mates: a run is one row where no
+    step between its sorted baselines is a row's, SAME_BASELINE body
+    heights; its baseline is its lines' mean.)"""
+    box = (page.x0, page.x1, page.y0, page.y1)
+    return row_mates(page.lib, box, runs, DESCENT, SAME_BASELINE * page.body)
 
 
 def _with_bands(
@@ -923,71 +918,21 @@ def _distinct_rows(page: Page, ids: np.ndarray) -> int:
     return 1 + int(np.count_nonzero(np.diff(base) > SAME_BASELINE * page.body))
 
 
-def _row_major(page: Page, ids: np.ndarray) -> np.ndarray:
-    """Lines `ids` by rows top to bottom, each row along the line (left to
-    right, right to left on a right-to-left page). A row is a run of lines
-    whose baselines lie within SAME_BASELINE body heights of the one
-    before, top down: a cell centred across two rows is a row between them,
-    rather than the two rows chained into one."""
-    base = baseline(page, ids)
-    ids, base = ids[np.argsort(-base, kind="stable")], np.sort(base)[::-1]
-    row = np.concatenate([[0], np.cumsum(base[:-1] - base[1:] > SAME_BASELINE * page.body)])
-    along = -page.x1[ids] if page.rtl else page.x0[ids]
-    return ids[np.lexsort((along, row))]
-
-
 def _grid_rows(page: Page, ids: np.ndarray) -> np.ndarray:
     """Lines `ids` of a grid (a table) by its rows: top to bottom, each row
-    cell by cell along the line, each cell's lines top to bottom. A table
-    row of cells set on two or three lines (an amount over its metric
-    amount) shows as lines whose boxes touch or overlap, parted from the
-    rows above and below by padding of CELL_PADDING body heights or more;
-    every other line (a table of one-line rows, however tight; a run of
-    more than MAX_CELL_LINES chained tight) is a row of its own, as in
-    _row_major."""
-    ordered = _row_major(page, ids)
-    base = baseline(page, ordered)
-    # A new row wherever the baseline steps (the row numbers' steps).
-    cuts = np.flatnonzero(np.abs(np.diff(base)) > SAME_BASELINE * page.body) + 1
-    if len(cuts) < 3:  # fewer than four rows
-        return ordered
-    first_lines = np.concatenate([[0], cuts])
-    top = np.maximum.reduceat(page.y1[ordered], first_lines)
-    bottom = np.minimum.reduceat(page.y0[ordered], first_lines)
-    gap = bottom[:-1] - top[1:]  # whitespace under each row, over the next
-    tight = gap <= 0
-    if not tight.any():
-        return ordered
-    rows = split_at(ordered, cuts)
-    padded = np.concatenate([[True], gap >= CELL_PADDING * page.body, [True]])
-    starts = np.concatenate([[0], np.flatnonzero(~tight) + 1]).tolist()
-    out: list[np.ndarray] = []
-    for first, last in zip(starts, [*starts[1:], len(rows)], strict=True):
-        if 1 < last - first <= MAX_CELL_LINES and padded[first] and padded[last]:
-            out.extend(_cells_along(page, np.concatenate(rows[first:last])))
-        else:
-            # One line, lines chained tighter than any cell (a header of
-            # staggered labels), or lines no padding sets apart: rows.
-            out.extend(rows[first:last])
-    return np.concatenate(out)
-
-
-def _cells_along(page: Page, lines: np.ndarray) -> list[np.ndarray]:
-    """Lines of one table row grouped into cells (lines overlapping along the
-    line), the cells along the line, each cell's lines top to bottom."""
-    key = -page.x1[lines] if page.rtl else page.x0[lines]
-    lines = lines[np.argsort(key, kind="stable")]
-    cells: list[list[int]] = []
-    reach = -np.inf
-    for unit in lines.tolist():
-        start, end = (-page.x1[unit], -page.x0[unit]) if page.rtl else (page.x0[unit], page.x1[unit])
-        if cells and start < reach:
-            cells[-1].append(unit)
-            reach = max(reach, end)
-        else:
-            cells.append([unit])
-            reach = end
-    return [np.array(sorted(c, key=lambda u: -page.y1[u]), dtype=np.int64) for c in cells]
+    cell by cell along the line, each cell's lines top to bottom. A row is
+    a run of lines whose baselines lie within SAME_BASELINE body heights of
+    the one before, top down: a cell centred across two rows is a row
+    between them, rather than the two rows chained into one; a row reads
+    along the line (left to right, right to left on a right-to-left page).
+    A table row of cells set on two or three lines (an amount over its
+    metric amount) shows as lines whose boxes touch or overlap, parted from
+    the rows above and below by padding of CELL_PADDING body heights or
+    more; every other line (a table of one-line rows, however tight; a run
+    of more than MAX_CELL_LINES chained tight) is a row of its own
+    (kernels.grid_rows measures and sorts)."""
+    box = (page.x0, page.x1, page.y0, page.y1)
+    return grid_rows(page.lib, box, ids, DESCENT, SAME_BASELINE * page.body, CELL_PADDING * page.body, MAX_CELL_LINES, page.rtl)
 
 
 def emit(page: Page, leaves: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:

@@ -133,6 +133,70 @@ def test_run_stacking_agrees():
     assert seen.all()
 
 
+def test_interleaved_merges_agree():
+    # Random run boxes (ties, NaN, infinite), and lines of a column dealt to
+    # runs in turn (every pair tangled, merges chained): none, one and many
+    # merges, each pair (i, j) with i < j.
+    counts = set()
+    for rng, n, special in _cases():
+        x0, x1, y0, y1 = _boxes(rng, n, special)
+        merges = _both(kernels.interleaved_merges, (x0, y0, x1, y1), 1.5, 2.5)
+        assert all(i < j for i, j in merges)
+        counts.add(min(len(merges), 2))
+        if n > 2:
+            top = 12.0 * rng.permutation(n)
+            left = rng.integers(0, 4, n) * 30.0
+            merges = _both(kernels.interleaved_merges, (left, top - 10.0, left + 100.0, top), 1.5, 2.5)
+            counts.add(min(len(merges), 2))
+    assert counts == {0, 1, 2}
+
+
+def test_row_mates_agree():
+    # Random runs (NaN and infinite boxes, runs longer than numpy's
+    # pairwise-sum blocks), and runs of one to three lines on shared rows:
+    # mates found, and runs of several rows that are mates of none.
+    seen = np.zeros(2, dtype=bool)
+    for rng, n, special in _cases():
+        if n < 2:
+            continue
+        x0, x1, y0, y1 = _boxes(rng, n, special)
+        _both(kernels.row_mates, (x0, x1, y0, y1), _runs(rng, rng.permutation(n).astype(np.int64)), 0.22, 1.5)
+        long = [np.arange(n, dtype=np.int64)]
+        _both(kernels.row_mates, (x0, x1, y0, y1), long, 0.22, 1.5)
+        top = rng.integers(0, 6, n) * 12.0 + rng.random(n)
+        box = (x0, x1, top - 10.0, top)
+        runs = [np.arange(k, min(k + 3, n), dtype=np.int64) for k in range(0, n, 3)]
+        mates = _both(kernels.row_mates, box, runs, 0.22, 1.5)
+        off = ~np.eye(len(runs), dtype=bool)
+        seen |= ((mates & off).any(), (~mates.any(axis=1) | (mates.sum(axis=1) == 1)).any())
+    assert seen.all()
+
+
+def test_grid_rows_agree():
+    # Random lines (NaN boxes: the compiled path declines, the reference
+    # reads them), and tables whose rows hold cells of one to three lines,
+    # padded or not: the cell path taken on some, rows only on others.
+    cells = 0
+    for rng, n, special in _cases():
+        x0, x1, y0, y1 = _boxes(rng, max(n, 1), special)
+        ids = rng.permutation(len(x0)).astype(np.int64)
+        for rtl in (False, True):
+            _both(kernels.grid_rows, (x0, x1, y0, y1), ids, 0.22, 1.5, 2.0, 3, rtl)
+        rows = max(n // 3, 4)
+        lines = rng.integers(1, 4, rows)  # per row, lines per cell
+        pad = rng.choice([0.5, 3.0], rows)  # whitespace over the row
+        top = -np.cumsum(pad + 10.0 * lines)
+        row = np.repeat(np.arange(rows), 3 * lines)
+        line = np.concatenate([np.tile(np.arange(k), 3) for k in lines])
+        left = np.concatenate([np.repeat(np.arange(3) * 40.0, k) for k in lines])
+        box = (left, left + 30.0, top[row] - 10.0 * (line + 1), top[row] - 10.0 * line)
+        ids = rng.permutation(len(row)).astype(np.int64)
+        for rtl in (False, True):
+            found = _both(kernels.grid_rows, box, ids, 0.22, 1.5, 2.0, 3, rtl)
+            cells += not np.array_equal(found, kernels._row_major(box, ids, 0.22, 1.5, rtl))
+    assert cells > 0
+
+
 def test_paint_run_cuts_and_side_by_side_pairs_agree():
     for rng, n, special in _cases():
         if n < 1:
@@ -523,6 +587,12 @@ def test_compiled_kernels_are_bounds_checked():
         LIB.block_chains(y, y, y, y, ids, ids, ids, np.zeros(4), 0.2, 1.6, 1.15)
     with pytest.raises(IndexError):
         LIB.follow_chains(np.array([1, 3, 0], dtype=np.int64), np.ones(3, dtype=bool), ids, 3)
+    with pytest.raises(IndexError):
+        LIB.grid_rows(y, y, y, y, np.array([0, 3], dtype=np.int64), 0.2, 0.1, 0.1, 3, False)
+    with pytest.raises(ValueError, match="differ in length"):
+        LIB.interleaved_merges(y, y, np.zeros(2), y, 0.1, 0.1)
+    with pytest.raises(ValueError, match="do not add up"):
+        LIB.row_mates(y, y, y, y, ids, np.array([1, 1], dtype=np.int64), 0.2, 0.1)
 
 
 # -- page by page -------------------------------------------------------------
