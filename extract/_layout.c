@@ -145,6 +145,24 @@ static int cmp_np_double(const void *a, const void *b) {
     return np_less(x, y) ? -1 : np_less(y, x) ? 1 : 0;
 }
 
+/* rows' body: ids[0..n) top to bottom into sorted, the row starts into
+ * starts (n + 1 long at least), their count returned; order, tmp and key
+ * are work buffers of n. */
+static Py_ssize_t sort_rows(const double *Y0, const double *Y1, const int64_t *ids, Py_ssize_t n, double tol,
+                            int64_t *sorted, int64_t *starts, int64_t *order, int64_t *tmp, double *key) {
+    for (Py_ssize_t k = 0; k < n; k++) key[k] = -Y1[ids[k]];
+    stable_argsort(key, order, tmp, n);
+    for (Py_ssize_t k = 0; k < n; k++) sorted[k] = ids[order[k]];
+    Py_ssize_t rows = 0;
+    starts[rows++] = 0;
+    double floor = n ? Y0[sorted[0]] : 0.0;
+    for (Py_ssize_t k = 0; k + 1 < n; k++) {
+        if (k) floor = np_min(floor, Y0[sorted[k]]);
+        if (floor >= Y1[sorted[k + 1]] - tol) starts[rows++] = k + 1;
+    }
+    return rows;
+}
+
 /* ---- rows(y0, y1, ids, tol) -> (ids top to bottom, row starts) ----------
  * kernels.rows_top_down: ids sorted by -y1 (stable), a new row where the
  * lowest bottom so far lies at or above the next unit's top less tol. */
@@ -169,16 +187,7 @@ static PyObject *layout_rows(PyObject *mod, PyObject *args) {
     sorted = malloc(cap * sizeof(int64_t)); starts = malloc((cap + 1) * sizeof(int64_t));
     key = calloc(cap, sizeof(double));
     if (!order || !tmp || !sorted || !starts || !key) { PyErr_NoMemory(); goto done; }
-    for (Py_ssize_t k = 0; k < n; k++) key[k] = -Y1[ids[k]];
-    stable_argsort(key, order, tmp, n);
-    for (Py_ssize_t k = 0; k < n; k++) sorted[k] = ids[order[k]];
-    Py_ssize_t rows = 0;
-    starts[rows++] = 0;
-    double floor = n ? Y0[sorted[0]] : 0.0;
-    for (Py_ssize_t k = 0; k + 1 < n; k++) {
-        if (k) floor = np_min(floor, Y0[sorted[k]]);
-        if (floor >= Y1[sorted[k + 1]] - tol) starts[rows++] = k + 1;
-    }
+    Py_ssize_t rows = sort_rows(Y0, Y1, ids, n, tol, sorted, starts, order, tmp, key);
     result = Py_BuildValue("(NN)", int64_bytes(sorted, n), int64_bytes(starts, rows));
 done:
     free(order); free(tmp); free(sorted); free(starts); free(key);
@@ -1517,6 +1526,46 @@ done:
     return result;
 }
 
+typedef struct { Py_ssize_t pairs; double median_words; Py_ssize_t lines, wrapped; } WrapCounts;
+
+/* wrap_measures' body, of units ids[0..n) (n >= 1) in `rows` rows starting
+ * at S; box = (x0, x1, y0, y1); pairs, step, sorted (rows long) and counts
+ * (n long) are work buffers. */
+static WrapCounts wrap_counts(const double *const box[4], const int64_t *words, const double *first_word, const int64_t *ids,
+                              Py_ssize_t n, const int64_t *S, Py_ssize_t rows, double descent, double paragraph_step,
+                              double space, int64_t *pairs, double *step, double *sorted, int64_t *counts) {
+    const double *X0 = box[0], *X1 = box[1], *Y0 = box[2], *Y1 = box[3];
+    WrapCounts found = {0, 0.0, 0, 0};
+    Py_ssize_t n_pairs = 0;
+    for (Py_ssize_t r = 0; r + 1 < rows; r++) {
+        Py_ssize_t next_end = r + 2 < rows ? (Py_ssize_t)S[r + 2] : n;
+        if (S[r + 1] - S[r] == 1 && next_end - S[r + 1] == 1) pairs[n_pairs++] = r;
+    }
+    found.pairs = n_pairs;
+    if (n_pairs < 2) return found;
+    for (Py_ssize_t k = 0; k < n; k++) counts[k] = words[ids[k]];
+    qsort(counts, (size_t)n, sizeof(int64_t), cmp_int64);
+    found.median_words = (double)counts[n / 2];
+    for (Py_ssize_t p = 0; p < n_pairs; p++) {
+        int64_t a = ids[S[pairs[p]]], b = ids[S[pairs[p] + 1]];
+        double base_a = Y0[a] + descent * (Y1[a] - Y0[a]), base_b = Y0[b] + descent * (Y1[b] - Y0[b]);
+        step[p] = sorted[p] = base_a - base_b;
+    }
+    qsort(sorted, (size_t)n_pairs, sizeof(double), cmp_np_double);
+    double limit = paragraph_step * sorted[n_pairs / 2];
+    double low = X0[ids[0]], high = X1[ids[0]];
+    for (Py_ssize_t k = 1; k < n; k++) { low = np_min(low, X0[ids[k]]); high = np_max(high, X1[ids[k]]); }
+    double width = high - low;
+    for (Py_ssize_t p = 0; p < n_pairs; p++) {
+        int64_t a = ids[S[pairs[p]]], b = ids[S[pairs[p] + 1]];
+        double word = first_word[b];
+        if (!(step[p] <= limit) || !(word < X1[b] - X0[b] - space)) continue;
+        found.lines++;
+        found.wrapped += X1[a] - X0[a] + space + word > width;
+    }
+    return found;
+}
+
 /* ---- wrap_measures(x0, x1, y0, y1, words, first_word, ids, starts, descent, paragraph_step, space)
  *      -> (pairs, median words, lines, wrapped)
  * kernels.wrap_measures (regions.wraps): of the rows of units `ids` (rows
@@ -1554,34 +1603,10 @@ static PyObject *layout_wrap_measures(PyObject *mod, PyObject *args) {
     pairs = malloc(cap * sizeof(int64_t)); step = malloc(cap * sizeof(double)); sorted = malloc(cap * sizeof(double));
     counts = malloc((n ? n : 1) * sizeof(int64_t));
     if (!pairs || !step || !sorted || !counts) { PyErr_NoMemory(); goto done; }
-    Py_ssize_t n_pairs = 0;
-    for (Py_ssize_t r = 0; r + 1 < rows; r++) {
-        Py_ssize_t next_end = r + 2 < rows ? (Py_ssize_t)S[r + 2] : n;
-        if (S[r + 1] - S[r] == 1 && next_end - S[r + 1] == 1) pairs[n_pairs++] = r;
-    }
-    if (n_pairs < 2) { result = Py_BuildValue("(ndnn)", n_pairs, 0.0, (Py_ssize_t)0, (Py_ssize_t)0); goto done; }
-    for (Py_ssize_t k = 0; k < n; k++) counts[k] = words[ids[k]];
-    qsort(counts, (size_t)n, sizeof(int64_t), cmp_int64);
-    double median_words = (double)counts[n / 2];
-    for (Py_ssize_t p = 0; p < n_pairs; p++) {
-        int64_t a = ids[S[pairs[p]]], b = ids[S[pairs[p] + 1]];
-        double base_a = Y0[a] + descent * (Y1[a] - Y0[a]), base_b = Y0[b] + descent * (Y1[b] - Y0[b]);
-        step[p] = sorted[p] = base_a - base_b;
-    }
-    qsort(sorted, (size_t)n_pairs, sizeof(double), cmp_np_double);
-    double limit = paragraph_step * sorted[n_pairs / 2];
-    double low = X0[ids[0]], high = X1[ids[0]];
-    for (Py_ssize_t k = 1; k < n; k++) { low = np_min(low, X0[ids[k]]); high = np_max(high, X1[ids[k]]); }
-    double width = high - low;
-    Py_ssize_t lines = 0, wrapped = 0;
-    for (Py_ssize_t p = 0; p < n_pairs; p++) {
-        int64_t a = ids[S[pairs[p]]], b = ids[S[pairs[p] + 1]];
-        double word = first_word[b];
-        if (!(step[p] <= limit) || !(word < X1[b] - X0[b] - space)) continue;
-        lines++;
-        wrapped += X1[a] - X0[a] + space + word > width;
-    }
-    result = Py_BuildValue("(ndnn)", n_pairs, median_words, lines, wrapped);
+    const double *box[4] = {X0, X1, Y0, Y1};
+    WrapCounts found = wrap_counts(box, words, first_word, ids, n, S, rows, descent, paragraph_step, space,
+                                   pairs, step, sorted, counts);
+    result = Py_BuildValue("(ndnn)", found.pairs, found.median_words, found.lines, found.wrapped);
 done:
     free(pairs); free(step); free(sorted); free(counts);
     release_boxes(vbox); release(&vi); release(&vw); release(&vf); release(&vs);
@@ -2611,6 +2636,58 @@ done:
     return result;
 }
 
+/* ---- blocks_wrap(x0, x1, y0, y1, words, first_word, ids, lengths, row_tol, descent, paragraph_step, space)
+ *      -> (pairs, median words, lines, wrapped), one each per block
+ * kernels.blocks_wrap (leaves._paragraphs): wrap_measures of each block of
+ * lines (ids cut by lengths) in its rows (rows, `row_tol`), every block in
+ * one call: a leaf the stream is no witness of asks it of every block. */
+static PyObject *layout_blocks_wrap(PyObject *mod, PyObject *args) {
+    PyObject *obj[4], *w_obj, *f_obj, *ids_obj, *len_obj;
+    double row_tol, descent, paragraph_step, space;
+    if (!PyArg_ParseTuple(args, "OOOOOOOOdddd", &obj[0], &obj[1], &obj[2], &obj[3], &w_obj, &f_obj, &ids_obj, &len_obj,
+                          &row_tol, &descent, &paragraph_step, &space))
+        return NULL;
+    View vbox[4], vi, vl, vw, vf;
+    memset(vbox, 0, sizeof vbox);
+    memset(&vi, 0, sizeof vi); memset(&vl, 0, sizeof vl); memset(&vw, 0, sizeof vw); memset(&vf, 0, sizeof vf);
+    PyObject *result = NULL;
+    int64_t *ints = NULL, *out = NULL;
+    double *floats = NULL, *medians = NULL;
+    Py_ssize_t blocks = 0;
+    Py_ssize_t n = get_unit_runs(obj, vbox, ids_obj, &vi, len_obj, &vl, &blocks);
+    if (n < 0 || get_view(w_obj, &vw, "l", 8, "words") < 0 || get_view(f_obj, &vf, "d", 8, "first_word") < 0) goto done;
+    Py_ssize_t size = vbox[0].view.len / 8;
+    if (vw.view.len / 8 != size || vf.view.len / 8 != size) { PyErr_SetString(PyExc_ValueError, "unit columns differ in length"); goto done; }
+    const double *box[4] = {vbox[0].view.buf, vbox[1].view.buf, vbox[2].view.buf, vbox[3].view.buf};
+    const int64_t *ids = vi.view.buf, *lengths = vl.view.buf;
+    size_t cap = n ? (size_t)n : 1, bcap = blocks ? (size_t)blocks : 1;
+    ints = malloc(7 * (cap + 1) * sizeof(int64_t));
+    floats = malloc(3 * cap * sizeof(double));
+    out = malloc(3 * bcap * sizeof(int64_t));
+    medians = malloc(bcap * sizeof(double));
+    if (!ints || !floats || !out || !medians) { PyErr_NoMemory(); goto done; }
+    int64_t *sorted = ints, *starts = sorted + cap + 1, *order = starts + cap + 1, *tmp = order + cap + 1,
+            *pairs = tmp + cap + 1, *counts = pairs + cap + 1;
+    double *key = floats, *step = floats + cap, *sorted_steps = floats + 2 * cap;
+    for (Py_ssize_t b = 0, at = 0; b < blocks; at += lengths[b], b++) {
+        Py_ssize_t m = lengths[b];
+        Py_ssize_t rows = sort_rows(box[2], box[3], ids + at, m, row_tol, sorted, starts, order, tmp, key);
+        WrapCounts found = wrap_counts(box, vw.view.buf, vf.view.buf, sorted, m, starts, rows, descent, paragraph_step,
+                                       space, pairs, step, sorted_steps, counts);
+        out[b] = found.pairs;
+        out[bcap + b] = found.lines;
+        out[2 * bcap + b] = found.wrapped;
+        medians[b] = found.median_words;
+    }
+    result = Py_BuildValue("(NNNN)", int64_bytes(out, blocks),
+                           PyByteArray_FromStringAndSize((const char *)medians, blocks * (Py_ssize_t)sizeof(double)),
+                           int64_bytes(out + bcap, blocks), int64_bytes(out + 2 * bcap, blocks));
+done:
+    free(ints); free(floats); free(out); free(medians);
+    release_boxes(vbox); release(&vi); release(&vl); release(&vw); release(&vf);
+    return result;
+}
+
 /* ==== end of lrules' kernels ==== */
 
 static PyMethodDef module_methods[] = {
@@ -2654,6 +2731,7 @@ static PyMethodDef module_methods[] = {
     /* lrules: the rule engine's decisions */
     {"interleaved_merges", (PyCFunction)layout_interleaved_merges, METH_VARARGS,
      "The merges of interleaved runs, in order, as (i, j) pairs."},
+    {"blocks_wrap", (PyCFunction)layout_blocks_wrap, METH_VARARGS, "wrap_measures of each block of lines in its rows."},
     {"row_mates", (PyCFunction)layout_row_mates, METH_VARARGS, "Per pair of runs, are both one row each on one baseline."},
     {"grid_rows", (PyCFunction)layout_grid_rows, METH_VARARGS, "Lines of a grid by rows, each row by cells along the line."},
     {NULL, NULL, 0, NULL},

@@ -1340,3 +1340,30 @@ def row_mates(
     same = np.abs(base[:, None] - base[None, :]) <= same_row
     mates: np.ndarray = (same & single[:, None] & single[None, :]) | np.eye(len(runs), dtype=bool)
     return mates
+
+
+def blocks_wrap(
+    lib: ModuleType | None,
+    box: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray],
+    words: tuple[np.ndarray, np.ndarray],
+    blocks: list[np.ndarray],
+    row_tol: float,
+    descent: float,
+    paragraph_step: float,
+    space: float,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """wrap_measures of each of `blocks` (lines, none empty) in its rows
+    (rows_top_down within `row_tol`), as four arrays, one entry per block:
+    pairs, median words, lines, wrapped. One call for every block of a leaf
+    (leaves._paragraphs), rather than two kernel calls per block."""
+    x0, x1, y0, y1 = box
+    count, first_word = words
+    if lib is not None:
+        lengths = np.array([len(b) for b in blocks], dtype=np.int64)
+        ids = np.concatenate(blocks) if blocks else np.zeros(0, dtype=np.int64)
+        found = lib.blocks_wrap(x0, x1, y0, y1, count, first_word, _ids(ids), lengths, row_tol, descent, paragraph_step, space)
+        pairs, median, lines, wrapped = (np.frombuffer(v, dtype=t) for v, t in zip(found, (np.int64, np.float64, np.int64, np.int64), strict=True))
+        return pairs, median, lines, wrapped
+    measures = [wrap_measures(None, box, words, rows_top_down(None, y0, y1, b, row_tol), descent, paragraph_step, space) for b in blocks]
+    columns = list(zip(*measures, strict=True)) if measures else [(), (), (), ()]
+    return tuple(np.array(v, dtype=t) for v, t in zip(columns, (np.int64, np.float64, np.int64, np.int64), strict=True))  # type: ignore[return-value]

@@ -71,7 +71,7 @@ from ragprep.extract.layout.kernels import (
     row_mates, run_pairs, run_stacking, top_and_bottom, turning_pair,
 )  # fmt: skip
 from ragprep.extract.layout.kernels import run_boxes as kernel_run_boxes
-from ragprep.extract.layout.regions import SharedBaselines, baseline, is_text_column, rows_of, split_at, wraps
+from ragprep.extract.layout.regions import SharedBaselines, baseline, blocks_wrapping, is_text_column, split_at
 from ragprep.extract.layout.units import Page
 
 
@@ -378,7 +378,8 @@ def _paragraphs(page: Page, blocks: list[np.ndarray]) -> list[np.ndarray]:
     are no such block: a table's column of labels that happen to fill its
     width, beside its column of values. A sidebar's lines may share their
     rows with the paragraph beside it."""
-    wrapping = [block for block in blocks if len(block) > 1 and wraps(page, *rows_of(page, block))]
+    several = [block for block in blocks if len(block) > 1]
+    wrapping = [block for block, wrap in zip(several, blocks_wrapping(page, several), strict=True) if wrap]
     if not wrapping:
         return []
     # The lines of the other blocks (setdiff1d's sorted result, by a mask:

@@ -14,7 +14,7 @@ without an accepted cut is one leaf.
 
 from __future__ import annotations
 
-from typing import overload
+from typing import Any, overload
 
 import numpy as np
 
@@ -43,6 +43,7 @@ from ragprep.extract.layout.params import (
 )
 from ragprep.extract.layout.kernels import (
     baselines,
+    blocks_wrap,
     wrap_measures,
     gutter_crossing,
     row_measures,
@@ -134,16 +135,30 @@ def wraps(page: Page, ids: np.ndarray, starts: np.ndarray) -> bool:
     # have fitted beside.
     box = (page.x0, page.x1, page.y0, page.y1)
     words = (page.words, page.first_word)
-    pairs, median_words, lines, wrapped = wrap_measures(
-        page.lib, box, words, (ids, starts), DESCENT, PARAGRAPH_STEP, WRAP_SPACE * page.body
-    )
-    if pairs < 2:
-        return False
-    if median_words < WRAP_WORDS:
-        return False  # short lines of a word or two: an address, a list of names
-    if lines < WRAP_PAIRS:
-        return False
-    return wrapped >= WRAPPED * lines
+    measures = wrap_measures(page.lib, box, words, (ids, starts), DESCENT, PARAGRAPH_STEP, WRAP_SPACE * page.body)
+    return bool(_wrapped(*measures))
+
+
+def blocks_wrapping(page: Page, blocks: list[np.ndarray]) -> list[bool]:
+    """Per block of lines (two or more each), do its lines wrap like a
+    paragraph's (wraps, of the block in its rows)? Every block measured in
+    one kernel call (kernels.blocks_wrap): leaves._paragraphs asks it of
+    every block of a leaf."""
+    if not blocks:
+        return []
+    box = (page.x0, page.x1, page.y0, page.y1)
+    words = (page.words, page.first_word)
+    measures = blocks_wrap(page.lib, box, words, blocks, ROW_OVERLAP * page.body, DESCENT, PARAGRAPH_STEP, WRAP_SPACE * page.body)
+    flags: list[bool] = _wrapped(*measures).tolist()
+    return flags
+
+
+def _wrapped(pairs: Any, median_words: Any, lines: Any, wrapped: Any) -> Any:
+    """wraps' verdict from wrap_measures' counts (scalars, or arrays of
+    them per group): two pairs at least; a median line of WRAP_WORDS words
+    or more (not short lines of a word or two: an address, a list of
+    names); WRAP_PAIRS lines or more to judge; and WRAPPED of them wrapped."""
+    return (pairs >= 2) & (median_words >= WRAP_WORDS) & (lines >= WRAP_PAIRS) & (wrapped >= WRAPPED * lines)
 
 
 def holds_prose(page: Page, ids: np.ndarray) -> bool:

@@ -172,6 +172,28 @@ def test_row_mates_agree():
     assert seen.all()
 
 
+def test_blocks_wrap_agrees():
+    # Blocks of random lines (NaN and infinite boxes) and blocks of a
+    # paragraph's lines of random lengths in one column: every count of
+    # wrap_measures, and blocks that wrap among those that do not.
+    wrapping = 0
+    for rng, n, special in _cases():
+        if n < 2:
+            continue
+        x0, x1, y0, y1 = _boxes(rng, n, special)
+        words = (rng.integers(1, 12, n).astype(np.int64), rng.integers(1, 12, n) * 5.0)
+        blocks = _runs(rng, rng.permutation(n).astype(np.int64))
+        _both(kernels.blocks_wrap, (x0, x1, y0, y1), words, blocks, 0.3, 0.22, 1.5, 2.5)
+        top = -12.0 * np.arange(n)
+        right = 100.0 - rng.integers(0, 4, n) * 10.0
+        box = (np.zeros(n), right, top - 10.0, top)
+        blocks = [part for part in np.split(np.arange(n, dtype=np.int64), [n // 3, n // 2]) if len(part)]
+        pairs, _, lines, wrapped = _both(kernels.blocks_wrap, box, words, blocks, 0.3, 0.22, 1.5, 2.5)
+        wrapping += int(np.count_nonzero(wrapped)) > 0
+    assert wrapping > 0
+    _both(kernels.blocks_wrap, (x0, x1, y0, y1), words, [], 0.3, 0.22, 1.5, 2.5)
+
+
 def test_grid_rows_agree():
     # Random lines (NaN boxes: the compiled path declines, the reference
     # reads them), and tables whose rows hold cells of one to three lines,
@@ -593,6 +615,9 @@ def test_compiled_kernels_are_bounds_checked():
         LIB.interleaved_merges(y, y, np.zeros(2), y, 0.1, 0.1)
     with pytest.raises(ValueError, match="do not add up"):
         LIB.row_mates(y, y, y, y, ids, np.array([1, 1], dtype=np.int64), 0.2, 0.1)
+    counts = np.ones(3, dtype=np.int64)
+    with pytest.raises(ValueError, match="differ in length"):
+        LIB.blocks_wrap(y, y, y, y, counts, np.zeros(2), ids, np.array([3], dtype=np.int64), 0.1, 0.2, 1.5, 0.1)
 
 
 # -- page by page -------------------------------------------------------------
