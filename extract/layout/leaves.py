@@ -677,10 +677,29 @@ def _passes_in_turn(page: Page, ids: np.ndarray, runs: list[np.ndarray]) -> list
 
 
 def _column_grid(page: Page, runs: list[np.ndarray]) -> bool:
-    """Does the stream paint a table column by column: two runs side by side,
-    narrow, not running text, sharing GRID_ROWS rows or more?"""
-    big = [r for r in runs if len(r) >= GRID_ROWS]
+    """Does the stream paint a table column by column: two of its visits to
+    a column (runs, or runs set flush right painted one after another:
+    _flush_right_visits) side by side, narrow, not running text, sharing
+    GRID_ROWS rows or more?"""
+    big = [r for r in _flush_right_visits(page, runs) if len(r) >= GRID_ROWS]
     return len(big) >= 2 and len(_merge_grids(page, big)) < len(big)
+
+
+def _flush_right_visits(page: Page, runs: list[np.ndarray]) -> list[np.ndarray]:
+    """`runs` with those painted one after another whose lines all end
+    within ROW_OVERLAP of one edge joined: one visit to a column of values
+    set flush right (flush left on a right-to-left page) that the stream
+    paints by where each value starts, up and down the column, a run a
+    line. Fixture: test_values_set_flush_right_painted_by_x_position_read_by_rows."""
+    edge = -page.x0 if page.rtl else page.x1
+    slack = ROW_OVERLAP * page.body
+    out: list[np.ndarray] = []
+    for run in runs:
+        if out and float(np.ptp(edge[np.concatenate([out[-1], run])])) <= slack:
+            out[-1] = np.concatenate([out[-1], run])
+        else:
+            out.append(run)
+    return out
 
 
 def _paint_runs(page: Page, ids: np.ndarray) -> list[np.ndarray]:

@@ -1289,6 +1289,25 @@ def test_table_row_of_centred_cells_painted_by_baseline_reads_along_the_row():
     assert layout(b).joined.text.split() == " ".join(text for _, _, text in cells).split()
 
 
+def test_values_set_flush_right_painted_by_x_position_read_by_rows():
+    # leaves._flush_right_visits: a list of labels and their values under a
+    # heading, the values set flush right, painted by x position (the
+    # labels top to bottom, then the values by where each starts: up and
+    # down the column, no run of GRID_ROWS lines). The values are one visit
+    # to their column: the table is painted column by column, and reads by
+    # rows, not the labels, then the values.
+    b = PdfBuilder()
+    f = b.add_standard_font("Helvetica", widths=True)
+    rows = [("Arm", "5 ft 3 in"), ("Track rollers", "1 upper/5 lower each"), ("Swing", "80 left"),
+            ("Boom length", "9 ft 10 in (3.0 m)"), ("Speed", "9 RPM"), ("Long arm", "6 ft 3 in (1.9 m)")]
+    pieces = [(72.0, 700 + 1.5 * LEADING, "SPECS")]
+    for i, (label, value) in enumerate(rows):
+        pieces += [(72.0, 700 - LEADING * i, label), (300 - text_width(value, "Helvetica", SIZE), 700 - LEADING * i, value)]
+    pieces.sort(key=lambda p: (round(p[0]), -p[1]))
+    b.add_page(" ".join(show(f, x, y, text) for x, y, text in pieces))
+    assert layout(b).joined.text.split("\n") == ["SPECS", *(f"{label} {value}" for label, value in rows)]
+
+
 @pytest.mark.parametrize("painted", ["columns", "reversed", "lines"])
 def test_table_of_two_line_cells_reads_cell_by_cell_row_by_row(painted: str):
     # leaves._grid_rows: a lift table whose cells hold an amount over its
