@@ -13,6 +13,7 @@
  *   merge_collinear  gridfind._merge_collinear: touching rules on one line joined;
  *   rule_components  the connected sets of crossing rules in gridfind.ruled_grids;
  *   grid_spans       gridfind._spans: a ruled grid's slots joined into cells;
+ *   grid_slots       gridfind._glyph_slots: the slot each glyph's box centre lies in;
  *   word_counts      gridfind._word_counts: the words of each cell of a grid;
  *   aligned_grids    gridfind.aligned_grids after _lines: the runs of lines cut
  *                    in pieces and, of each, the cells _aligned_cells keeps;
@@ -481,6 +482,77 @@ static PyObject *grids_grid_spans(PyObject *mod, PyObject *args) {
 done:
     PyMem_Free(parent);
     release(&vr); release(&vb); release(&vc); release(&vs);
+    return result;
+}
+
+/* ---- grid_slots --------------------------------------------------------- */
+
+/* First position i in `edges` (n values, increasing when `sign` is 1,
+ * decreasing when -1) with sign * edges[i] >= sign * v: np.searchsorted
+ * (side left) of sign * v in sign * edges. */
+static Py_ssize_t first_not_below(const double *edges, Py_ssize_t n, double v, double sign) {
+    Py_ssize_t lo = 0, hi = n;
+    while (lo < hi) {
+        Py_ssize_t mid = lo + (hi - lo) / 2;
+        if (sign * edges[mid] < sign * v) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo;
+}
+
+/* grid_slots(quad, glyphs, xs, ys, out_inside, out_row, out_col) -> count,
+ * or None when an edge is not finite (the reference decides).
+ *
+ * gridfind._slots of the box centres of `glyphs` (glyph table rows), each the
+ * mean of its quad's four corners summed in order ((c0 + c1) + c2) + c3, / 4:
+ * of those with xs[0] < x <= xs[-1] and ys[-1] <= y < ys[0] (column edges
+ * increasing, row edges decreasing, top first), the position in `glyphs`
+ * (out_inside), and the slot's row and column by searchsorted (side left) in
+ * xs and in -ys, less one, where both fall inside the grid; in order. */
+static PyObject *grids_grid_slots(PyObject *mod, PyObject *args) {
+    (void)mod;
+    PyObject *objs[7];
+    if (!PyArg_ParseTuple(args, "OOOOOOO", &objs[0], &objs[1], &objs[2], &objs[3], &objs[4], &objs[5], &objs[6]))
+        return NULL;
+    static const char *fmts[7] = {"d", "l", "d", "d", "l", "l", "l"};
+    static const char *names[7] = {"quad", "glyphs", "xs", "ys", "out_inside", "out_row", "out_col"};
+    View v[7];
+    memset(v, 0, sizeof v);
+    PyObject *result = NULL;
+    for (int i = 0; i < 7; i++)
+        if (get_view(objs[i], &v[i], fmts[i], 8, i >= 4, names[i]) < 0) goto done;
+    Py_ssize_t rows = v[0].view.len / 64, n = v[1].view.len / 8, nx = v[2].view.len / 8, ny = v[3].view.len / 8;
+    if (v[0].view.len != 64 * rows || nx < 1 || ny < 1) {
+        PyErr_SetString(PyExc_ValueError, "grid_slots: quad of 4 x 2 per glyph, and edges each way");
+        goto done;
+    }
+    for (int i = 4; i < 7; i++)
+        if (v[i].view.len / 8 != n) { PyErr_Format(PyExc_ValueError, "grid_slots: %s: one per glyph", names[i]); goto done; }
+    const double *quad = v[0].view.buf, *xs = v[2].view.buf, *ys = v[3].view.buf;
+    const int64_t *glyphs = v[1].view.buf;
+    int64_t *inside = v[4].view.buf, *row = v[5].view.buf, *col = v[6].view.buf;
+    if (any_not_finite(xs, nx) || any_not_finite(ys, ny)) {
+        result = Py_None;
+        Py_INCREF(result);
+        goto done;
+    }
+    Py_ssize_t count = 0;
+    for (Py_ssize_t k = 0; k < n; k++) {
+        int64_t g = glyphs[k];
+        if (g < 0 || g >= rows) { PyErr_SetString(PyExc_IndexError, "glyph index out of range"); goto done; }
+        const double *q = quad + 8 * g;
+        double x = (((q[0] + q[2]) + q[4]) + q[6]) / 4, y = (((q[1] + q[3]) + q[5]) + q[7]) / 4;
+        if (!(x > xs[0] && x <= xs[nx - 1] && y < ys[0] && y >= ys[ny - 1])) continue;
+        Py_ssize_t c = first_not_below(xs, nx, x, 1.0) - 1, r = first_not_below(ys, ny, y, -1.0) - 1;
+        if (c < 0 || c >= nx - 1 || r < 0 || r >= ny - 1) continue;
+        inside[count] = k;
+        row[count] = r;
+        col[count] = c;
+        count++;
+    }
+    result = PyLong_FromSsize_t(count);
+done:
+    for (int i = 0; i < 7; i++) release(&v[i]);
     return result;
 }
 
@@ -1397,6 +1469,7 @@ static PyMethodDef module_methods[] = {
     {"text_lines", (PyCFunction)grids_text_lines, METH_VARARGS, "Glyphs into lines and pieces (gridfind._lines)."},
     {"merge_collinear", (PyCFunction)grids_merge_collinear, METH_VARARGS, "Touching rules on one line joined."},
     {"rule_components", (PyCFunction)grids_rule_components, METH_VARARGS, "Connected sets of crossing rules."},
+    {"grid_slots", (PyCFunction)grids_grid_slots, METH_VARARGS, "The slot of a ruled grid each glyph's centre lies in."},
     {"grid_spans", (PyCFunction)grids_grid_spans, METH_VARARGS, "A ruled grid's slots joined into cells."},
     {"word_counts", (PyCFunction)grids_word_counts, METH_VARARGS, "Words of each cell of a grid."},
     {"aligned_grids", (PyCFunction)grids_aligned_grids, METH_VARARGS, "Grids of runs of aligned text lines."},

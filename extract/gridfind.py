@@ -192,7 +192,6 @@ def ruled_grids(table: GlyphTable, paths: PathTable, glyphs: np.ndarray) -> list
         return []
     n_h = len(horizontal)
     roots = _rule_components(horizontal, vertical)
-    centres = None
     grids = []
     # Only sets of at least two rules each way can make a grid (most sets are
     # a lone underline or a frame's side): the others are not looked at.
@@ -204,11 +203,7 @@ def ruled_grids(table: GlyphTable, paths: PathTable, glyphs: np.ndarray) -> list
         edges = _grid_edges(hs, vs)
         if edges is None:
             continue
-        if centres is None:  # only a page with a grid of rules in two rows and two columns needs them
-            corners = rows_at(table.quad, glyphs)
-            # quad.mean(axis=1), summed in the order it sums the four corners
-            centres = (((corners[:, 0] + corners[:, 1]) + corners[:, 2]) + corners[:, 3]) / 4
-        cells = _grid_cells(table, hs, vs, *edges, glyphs, centres)
+        cells = _grid_cells(table, hs, vs, *edges, glyphs)
         if cells:
             grids.append(cells)
     return grids
@@ -266,13 +261,12 @@ def _grid_edges(hs: np.ndarray, vs: np.ndarray) -> tuple[np.ndarray, np.ndarray]
 
 
 def _grid_cells(
-    table: GlyphTable, hs: np.ndarray, vs: np.ndarray, xs: np.ndarray, ys: np.ndarray, glyphs: np.ndarray,
-    centres: np.ndarray,
+    table: GlyphTable, hs: np.ndarray, vs: np.ndarray, xs: np.ndarray, ys: np.ndarray, glyphs: np.ndarray
 ) -> list[_Cell]:
     """The cells of the grid of rules `hs` and `vs` on column edges `xs` and
     row edges `ys` (_grid_edges), with the glyphs whose centres lie in them."""
     n_rows, n_cols = len(ys) - 1, len(xs) - 1
-    inside, row, col = _slots(xs, ys, centres)
+    inside, row, col = _glyph_slots(table, glyphs, xs, ys)
     if len(inside) < 2:
         return []  # not two rows and two columns with text (_compress)
     # Slots joined where no rule parts them: a span. Which slot borders a
@@ -325,6 +319,28 @@ def _spans(
         rows, cols = [s // n_cols for s in slots], [s % n_cols for s in slots]
         boxes.append((min(rows), min(cols), max(rows) - min(rows) + 1, max(cols) - min(cols) + 1))
     return np.array(cell_of, dtype=np.int64), np.array(boxes, dtype=np.int64).reshape(-1, 4)
+
+
+def _glyph_slots(
+    table: GlyphTable, glyphs: np.ndarray, xs: np.ndarray, ys: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """_slots of the box centres of `glyphs` (the mean of each quad's
+    corners, summed in the order quad.mean(axis=1) sums them); in one pass
+    over the glyphs where _grids.c grid_slots runs (it declines edges that
+    are not finite)."""
+    grids = compiled_grids()
+    if grids is not None:
+        inside, row, col = (np.empty(len(glyphs), dtype=np.int64) for _ in range(3))
+        count = grids.grid_slots(
+            np.ascontiguousarray(table.quad), np.ascontiguousarray(glyphs, dtype=np.int64),
+            *(np.ascontiguousarray(edges, dtype=np.float64) for edges in (xs, ys)), inside, row, col,
+        )  # fmt: skip
+        if count is not None:
+            return inside[:count], row[:count], col[:count]
+    corners = rows_at(table.quad, glyphs)
+    with np.errstate(invalid="ignore", over="ignore"):  # a NaN or infinite centre lies in no slot: silently
+        centres = (((corners[:, 0] + corners[:, 1]) + corners[:, 2]) + corners[:, 3]) / 4
+    return _slots(xs, ys, centres)
 
 
 def _slots(xs: np.ndarray, ys: np.ndarray, centres: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -280,6 +280,61 @@ def test_grid_spans_check_their_buffers():
         grids.grid_spans(right.astype(np.int8), below, 2, 3, cell, spans)
 
 
+@pytest.mark.parametrize("seed", range(12))
+def test_glyph_slots_equal_the_reference(monkeypatch, seed):
+    """Each glyph's slot of a ruled grid (_grids.c grid_slots) as
+    gridfind._slots finds it from the quads' mean corners: centres on the
+    edges, between, beyond them and not finite; corners whose sums round;
+    one-slot and many-slot grids; edges not finite (the kernel declines, the
+    reference reads them)."""
+    rng = np.random.default_rng(seed)
+    n = 300
+    # Corners on a 5-pt lattice (centres on the edges often) plus a third of a point now and then (sums that round).
+    quad = rng.integers(-4, 44, (n, 4, 2)) * 5.0 + rng.choice([0.0, 0.0, 1 / 3, 0.1], (n, 4, 2))
+    hit = rng.random((n, 4, 2)) < 0.02
+    quad[hit] = rng.choice([np.inf, -np.inf, np.nan, -0.0], int(hit.sum()))
+    n_rows = n
+    table = GlyphTable.empty().with_text_rows(["a"] * n_rows, [(0.0, 0.0, 1.0, 1.0)] * n_rows, [-1] * n_rows, [0] * n_rows)
+    table = GlyphTable(**{**table.__dict__, "quad": quad})
+    glyphs = rng.permutation(n)[: int(rng.integers(0, n))]
+    for _ in range(6):
+        xs = np.sort(rng.choice(np.arange(0.0, 200.0, 10.0), int(rng.integers(2, 9)), replace=False))
+        ys = np.sort(rng.choice(np.arange(0.0, 200.0, 10.0), int(rng.integers(2, 9)), replace=False))[::-1]
+        if rng.random() < 0.2:
+            (xs if rng.random() < 0.5 else ys)[0] = rng.choice([np.inf, -np.inf, np.nan])
+        compiled, pure = both(monkeypatch, lambda: gridfind._glyph_slots(table, glyphs, xs, ys))  # noqa: B023
+        for a, b in zip(compiled, pure, strict=True):
+            assert a.dtype == b.dtype and np.array_equal(a, b), (xs, ys)
+        # Centres on every edge and crossing, between the edges and beyond them.
+        along = [np.concatenate([e, (e[1:] + e[:-1]) / 2, [e.min() - 5, e.max() + 5]]) for e in (xs, ys)]
+        centres = np.array([(x, y) for x in along[0] for y in along[1]])
+        ties = GlyphTable(**{**table.__dict__, "quad": np.repeat(centres[:, None, :], 4, axis=1)})
+        every = np.arange(len(centres))
+        compiled, pure = both(monkeypatch, lambda: gridfind._glyph_slots(ties, every, xs, ys))  # noqa: B023
+        for a, b in zip(compiled, pure, strict=True):
+            assert a.dtype == b.dtype and np.array_equal(a, b), (xs, ys)
+    grids = compiled_grids()
+    out = [np.empty(len(glyphs), dtype=np.int64) for _ in range(3)]
+    assert grids.grid_slots(quad, glyphs, np.array([0.0, np.nan]), np.array([10.0, 0.0]), *out) is None
+
+
+def test_glyph_slots_check_their_buffers():
+    grids = compiled_grids()
+    quad, glyphs, edges = np.zeros((10, 4, 2)), np.arange(10), np.array([-1.0, 1.0])
+    out = [np.empty(10, dtype=np.int64) for _ in range(3)]
+    assert grids.grid_slots(quad, glyphs, edges, edges[::-1].copy(), *out) == 10
+    with pytest.raises(IndexError):
+        grids.grid_slots(quad, np.array([0, 10] + [1] * 8), edges, edges[::-1].copy(), *out)
+    with pytest.raises(ValueError):
+        grids.grid_slots(quad, glyphs, edges, edges, *out[:2], np.empty(9, dtype=np.int64))
+    with pytest.raises(ValueError):
+        grids.grid_slots(quad, glyphs, edges[:0], edges, *out)
+    with pytest.raises(ValueError):
+        grids.grid_slots(np.zeros(81), glyphs, edges, edges, *out)  # no whole number of 4 x 2 corners
+    with pytest.raises(TypeError):
+        grids.grid_slots(quad, glyphs.astype(np.int32), edges, edges, *out)
+
+
 # --------------------------------------------------------------------------- detected cells' boxes and spans
 
 ROUNDING_CASES = [-768.6825, 1253.0805, 597.6625, 0.0625, -0.0625, -0.0004, -0.0, 0.0, np.inf, -np.inf, np.nan, 1e300, 2.0**60]
