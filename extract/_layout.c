@@ -2690,6 +2690,60 @@ done:
 
 /* ==== end of lrules' kernels ==== */
 
+/* ---- stream_unit_starts(origin, own_end, direction, height, stream, line_break, gap, space,
+ *      segment_gap, segment_back, blank_gap) -> positions
+ * kernels.stream_unit_starts (units.unit_starts): the positions of the
+ * stream where a unit starts, 0 first; per pair of consecutive glyphs
+ * geometric.unit_breaks on the pair's line break (line_break, per position)
+ * and gap along the line (gap, per pair), the gap after a blank (`space`,
+ * per position) that lies past blank_gap x the smaller height measured from
+ * where the blank starts (its own width along its direction added). */
+static PyObject *layout_stream_unit_starts(PyObject *mod, PyObject *args) {
+    PyObject *objs[5], *lb_obj, *g_obj, *sp_obj;
+    double segment_gap, segment_back, blank_gap;
+    if (!PyArg_ParseTuple(args, "OOOOOOOOddd", &objs[0], &objs[1], &objs[2], &objs[3], &objs[4], &lb_obj, &g_obj, &sp_obj,
+                          &segment_gap, &segment_back, &blank_gap))
+        return NULL;
+    View v[5], vlb = {0}, vg = {0}, vsp = {0};
+    memset(v, 0, sizeof v);
+    PyObject *result = NULL;
+    int64_t *starts = NULL;
+    Py_ssize_t rows, n = get_stream_columns((PyObject *const *)objs, v, &rows);
+    if (n < 0 || get_view(lb_obj, &vlb, "?", 1, "line_break") < 0 || get_view(g_obj, &vg, "d", 8, "gap") < 0 ||
+        get_view(sp_obj, &vsp, "?", 1, "space") < 0)
+        goto done;
+    Py_ssize_t pairs = n ? n - 1 : 0;
+    if (vlb.view.len != n || vsp.view.len != n || vg.view.len != 8 * pairs) {
+        PyErr_SetString(PyExc_ValueError, "moves and stream differ in length");
+        goto done;
+    }
+    const double *O = v[0].view.buf, *E = v[1].view.buf, *D = v[2].view.buf, *H = v[3].view.buf, *G = vg.view.buf;
+    const int64_t *S = v[4].view.buf;
+    const unsigned char *LB = vlb.view.buf, *space = vsp.view.buf;
+    starts = malloc((size_t)(n ? n : 1) * sizeof(int64_t));
+    if (!starts) { PyErr_NoMemory(); goto done; }
+    Py_ssize_t count = 0;
+    starts[count++] = 0;
+    for (Py_ssize_t k = 0; k < pairs; k++) {
+        int64_t r = S[k], q = S[k + 1];
+        double smaller = np_min(H[r], H[q]), larger = np_max(H[r], H[q]), g = G[k];
+        int line_break = LB[k + 1];
+        int cut = line_break || g > segment_gap * smaller || g < -segment_back * larger;
+        if (!cut && g > blank_gap * smaller && space[k]) {
+            double width = (E[2 * r] - O[2 * r]) * D[2 * r] + (E[2 * r + 1] - O[2 * r + 1]) * D[2 * r + 1];
+            double from_start = g + width;
+            cut = line_break || from_start > segment_gap * smaller || from_start < -segment_back * larger;
+        }
+        if (cut) starts[count++] = k + 1;
+    }
+    result = int64_bytes(starts, count);
+done:
+    free(starts);
+    for (int c = 0; c < 5; c++) release(&v[c]);
+    release(&vlb); release(&vg); release(&vsp);
+    return result;
+}
+
 static PyMethodDef module_methods[] = {
     {"rows", (PyCFunction)layout_rows, METH_VARARGS, "Units top to bottom and where each row starts."},
     {"shared_baselines", (PyCFunction)layout_shared_baselines, METH_VARARGS,
@@ -2728,6 +2782,7 @@ static PyMethodDef module_methods[] = {
      "Per unit of the stream, is it painted backwards along its line (upright frame)."},
     {"block_starts", (PyCFunction)layout_block_starts, METH_VARARGS, "Block starts of a reading, and its indented first lines."},
     {"heading_blocks", (PyCFunction)layout_heading_blocks, METH_VARARGS, "Per block: start, length, heading size, is it a heading."},
+    {"stream_unit_starts", (PyCFunction)layout_stream_unit_starts, METH_VARARGS, "Where the units of a stream start."},
     /* lrules: the rule engine's decisions */
     {"interleaved_merges", (PyCFunction)layout_interleaved_merges, METH_VARARGS,
      "The merges of interleaved runs, in order, as (i, j) pairs."},

@@ -23,7 +23,7 @@ import numpy as np
 
 from ragprep.extract.blocks import block_break
 from ragprep.extract.config import ExtractConfig
-from ragprep.extract.geometric import MAX_VALUE, SAME_DIRECTION, line_break_rule, most_common
+from ragprep.extract.geometric import MAX_VALUE, SAME_DIRECTION, line_break_rule, most_common, unit_breaks
 from ragprep.extract.glyphs import GlyphTable, rows_at
 
 
@@ -1367,3 +1367,40 @@ def blocks_wrap(
     measures = [wrap_measures(None, box, words, rows_top_down(None, y0, y1, b, row_tol), descent, paragraph_step, space) for b in blocks]
     columns = list(zip(*measures, strict=True)) if measures else [(), (), (), ()]
     return tuple(np.array(v, dtype=t) for v, t in zip(columns, (np.int64, np.float64, np.int64, np.int64), strict=True))  # type: ignore[return-value]
+
+
+def stream_unit_starts(
+    lib: ModuleType | None,
+    table: GlyphTable,
+    stream: np.ndarray,
+    moves: tuple[np.ndarray, np.ndarray],
+    space: np.ndarray,
+    thresholds: tuple[float, float, float],
+) -> np.ndarray:
+    """Positions in `stream` where a unit starts, 0 first (units.unit_starts):
+    per pair of consecutive glyphs, geometric.unit_breaks of the pair's
+    line break and gap along the line (`moves`: per position and per pair);
+    after a blank (`space`, per position) whose gap lies past `blank_gap` x
+    the smaller height, the gap from where the blank starts (its own width
+    added). `thresholds`: unit_breaks' (SEGMENT_GAP, SEGMENT_BACK), then
+    blank_gap."""
+    line_break, gap = moves
+    if lib is not None:
+        found = lib.stream_unit_starts(
+            *_glyph_columns(table), _ids(stream), np.ascontiguousarray(line_break),
+            np.ascontiguousarray(gap, dtype=np.float64), np.ascontiguousarray(space), *thresholds,
+        )  # fmt: skip
+        return np.frombuffer(found, dtype=np.int64)
+    height = table.height[stream]
+    height, next_height = height[:-1], height[1:]
+    cut = unit_breaks(line_break[1:], gap, height, next_height)
+    # Only jumps the blank's width could take past the bound need a look.
+    near = np.flatnonzero(~cut & (gap > thresholds[2] * np.minimum(height, next_height)))
+    near = near[space[near]]
+    if len(near):
+        glyphs = stream[near]
+        width = np.einsum(
+            "ij,ij->i", rows_at(table.own_end, glyphs) - rows_at(table.origin, glyphs), rows_at(table.direction, glyphs)
+        )
+        cut[near] = unit_breaks(line_break[1:][near], gap[near] + width, height[near], next_height[near])
+    return np.concatenate([[0], np.flatnonzero(cut) + 1])

@@ -15,7 +15,9 @@ from ragprep.extract.layout.cut import read_region
 from ragprep.extract.layout.labels import Ordering, block_labels, with_blocks
 from ragprep.extract.layout.leaves import emit, leaf_order
 from ragprep.extract.layout.lines import glyphs_along, line_order
-from ragprep.extract.layout.units import Gathered, Moves, Page, line_moves, reordered_moves, unit_starts
+from ragprep.extract.layout.kernels import text_classes
+from ragprep.extract.layout.units import Moves, Page, line_moves, reordered_moves, unit_starts
+from ragprep.extract.native import compiled_layout
 
 
 def layout_order(
@@ -93,9 +95,9 @@ def _leaves(
         stream = stream[~exclude[stream]]
     if len(stream) < 2 or (table.wmode.any() and (table.wmode[stream] == 1).any()):
         return None
-    glyphs = Gathered.of(table, stream)
     moves = line_moves(table, stream, config)
-    page = Page(table, stream, unit_starts(moves, glyphs, table.text[stream]), glyphs=glyphs)
+    classes = text_classes(compiled_layout(), table.text[stream])
+    page = Page(table, stream, unit_starts(table, stream, moves, classes[1]), classes=classes)
     # A visit of the stream painted backwards along its line reads forwards.
     along = glyphs_along(page)
     if along is not None:

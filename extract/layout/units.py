@@ -30,9 +30,9 @@ import numpy as np
 
 from ragprep.extract.bidi import is_rtl
 from ragprep.extract.config import ExtractConfig
-from ragprep.extract.geometric import SAME_DIRECTION, most_common, reading_direction, unit_breaks
+from ragprep.extract.geometric import SEGMENT_BACK, SEGMENT_GAP, reading_direction
 from ragprep.extract.glyphs import GlyphTable, rows_at
-from ragprep.extract.layout.kernels import letter_counts, nearest_under, pair_moves, text_classes, unit_frame
+from ragprep.extract.layout.kernels import letter_counts, nearest_under, pair_moves, stream_unit_starts, text_classes, unit_frame
 from ragprep.extract.native import compiled_layout
 from ragprep.extract.layout.params import (
     BLANK_GAP,
@@ -47,25 +47,15 @@ from ragprep.extract.layout.params import (
 )
 
 
-def unit_starts(moves: Moves, glyphs: Gathered, texts: np.ndarray) -> np.ndarray:
-    """Positions in stream order where a unit starts (see unit_breaks), the
-    glyphs' `texts` in stream order. A blank has no ink: the jump after it
-    is measured from where it starts, so a line's trailing space does not
-    narrow the gutter the pen jumps next (lines of two columns painted one
-    after the other on one baseline, LaTeX's gutter of one em)."""
-    height, next_height = glyphs.height[:-1], glyphs.height[1:]
-    gap = moves.gap
-    cut = unit_breaks(moves.line_break[1:], gap, height, next_height)
-    # Only jumps the blank's width could take past the bound need a look.
-    near = np.flatnonzero(~cut & (gap > BLANK_GAP * np.minimum(height, next_height)))
-    if len(near):
-        blank = np.fromiter(map(str.isspace, texts[near].tolist()), dtype=bool, count=len(near))
-        near = near[blank]
-        width = np.einsum(
-            "ij,ij->i", rows_at(glyphs.own_end, near) - rows_at(glyphs.origin, near), rows_at(glyphs.direction, near)
-        )
-        cut[near] = unit_breaks(moves.line_break[1:][near], gap[near] + width, height[near], next_height[near])
-    return np.concatenate([[0], np.flatnonzero(cut) + 1])
+def unit_starts(table: GlyphTable, stream: np.ndarray, moves: Moves, space: np.ndarray) -> np.ndarray:
+    """Positions in stream order where a unit starts (see unit_breaks;
+    `space`: per position, is its glyph a blank). A blank has no ink: the
+    jump after it is measured from where it starts, so a line's trailing
+    space does not narrow the gutter the pen jumps next (lines of two
+    columns painted one after the other on one baseline, LaTeX's gutter of
+    one em). kernels.stream_unit_starts measures it."""
+    thresholds = (SEGMENT_GAP, SEGMENT_BACK, BLANK_GAP)
+    return stream_unit_starts(compiled_layout(), table, stream, (moves.line_break, moves.gap), space, thresholds)
 
 
 @dataclass(frozen=True)
@@ -76,21 +66,6 @@ class Moves:
     across: np.ndarray  # previous origin -> origin, across the previous direction
     gap: np.ndarray  # previous own end -> origin, along the previous direction
     height: np.ndarray  # the larger height of the two glyphs
-
-
-@dataclass(frozen=True)
-class Gathered:
-    """Per-glyph columns of the glyph table in one order, gathered once."""
-
-    direction: np.ndarray
-    origin: np.ndarray
-    own_end: np.ndarray
-    height: np.ndarray
-
-    @classmethod
-    def of(cls, table: GlyphTable, order: np.ndarray) -> "Gathered":
-        # rows_at: the three 2-D gathers are most of a page's cost here.
-        return cls(rows_at(table.direction, order), rows_at(table.origin, order), rows_at(table.own_end, order), table.height[order])
 
 
 def line_moves(table: GlyphTable, order: np.ndarray, config: ExtractConfig) -> Moves:
@@ -157,10 +132,10 @@ class Page:
         stream: np.ndarray,
         unit_start: np.ndarray,
         carried: Carried | None = None,
-        glyphs: Gathered | None = None,
+        classes: tuple[np.ndarray, np.ndarray] | None = None,
     ) -> None:
         """`carried`: what the page of these glyphs in another order knew
-        (Page.carried); `glyphs`: their columns, where already gathered."""
+        (Page.carried); `classes`: their text classes, where known."""
         self.table = table
         self.stream = stream
         self.start = unit_start
@@ -169,11 +144,11 @@ class Page:
         # glyph counted by its height: a thumbnail of a tilted poster may
         # hold more glyphs than the page's text beside it, at a tenth of
         # its size.
-        height = glyphs.height if glyphs else table.height[stream]
-        self.along = along = reading_direction(table, stream, glyphs.direction if glyphs else None, height)
+        self.along = along = reading_direction(table, stream, None, table.height[stream])
         self.lib = compiled_layout()  # the kernels' path, asked once per page
         # Per glyph in stream order, str.isalpha and str.isspace of its text.
-        self._classes = carried.classes if carried else text_classes(self.lib, table.text[stream])
+        classes = carried.classes if carried else classes
+        self._classes = classes if classes is not None else text_classes(self.lib, table.text[stream])
         # Glyph boxes in the frame: along the line from the origin to the own
         # end, across it the glyph height, split at the baseline in a typical
         # descent-to-ascent proportion (the quads would say exactly, at the

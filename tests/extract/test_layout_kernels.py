@@ -741,3 +741,31 @@ def _block_rules_on_their_edges(table: GlyphTable) -> None:
         checked[1] += int(found[2].sum())
         checked[2] += int((found[1] == 4).sum())
     assert all(checked)
+
+
+def test_stream_unit_starts_agree():
+    # Streams over a real page's glyph table with odd geometry (_odd_glyphs):
+    # gaps on a grid of quarter heights (on and just past SEGMENT_GAP, BLANK_GAP
+    # and SEGMENT_BACK), blanks anywhere, line breaks at random, NaN heights.
+    table = _tables(SAMPLES[0])[0]
+    starts = 0
+    for seed in range(30):
+        rng = np.random.default_rng(seed)
+        odd = _odd_glyphs(rng, table, [0.0, 0.0, 180.0, 90.0], seed % 4 == 0)
+        # Heights whose thresholds fall on the grid (0.65 x 5 = 3.25, 0.3 x 10 = 3, 4 x 0.5 = 2).
+        height = np.where(np.isnan(odd.height), np.nan, rng.choice([5.0, 5.0, 10.0, 2.5, 0.5], len(table)))
+        odd = GlyphTable(**{**odd.__dict__, "height": height})
+        stream = rng.permutation(len(table))[: int(rng.integers(0, len(table)))].astype(np.int64)
+        n = len(stream)
+        line_break = np.zeros(n, dtype=bool)
+        line_break[1:] = rng.random(max(n - 1, 0)) < 0.1
+        gap = rng.integers(-90, 16, max(n - 1, 0)) * 0.25
+        space = rng.random(n) < 0.3
+        found = _both(kernels.stream_unit_starts, odd, stream, (line_break, gap), space, (0.65, 4.0, 0.3))
+        starts += len(found)
+    assert starts > 30
+    columns = kernels._glyph_columns(table)
+    with pytest.raises(IndexError):
+        LIB.stream_unit_starts(*columns, np.array([0, -1], dtype=np.int64), np.zeros(2, dtype=bool), np.zeros(1), np.zeros(2, dtype=bool), 0.65, 4.0, 0.3)
+    with pytest.raises(ValueError, match="differ in length"):
+        LIB.stream_unit_starts(*columns, np.array([0, 1], dtype=np.int64), np.zeros(2, dtype=bool), np.zeros(2), np.zeros(2, dtype=bool), 0.65, 4.0, 0.3)
