@@ -2688,6 +2688,52 @@ done:
     return result;
 }
 
+/* ---- row_groups(top, bottom, one_row, shared) -> ends
+ * kernels.row_groups (leaves._cells_along_rows): items in reading order (their
+ * boxes from `bottom` to `top` across the line) cut into groups: an item
+ * joins the group before it where both it and the group's first item are
+ * one row (`one_row`) and its box overlaps every box of the group across the
+ * line by `shared` of the shorter of the two or more (NaN: no). The end of
+ * each group, in order. */
+static PyObject *layout_row_groups(PyObject *mod, PyObject *args) {
+    PyObject *t_obj, *b_obj, *o_obj;
+    double shared;
+    if (!PyArg_ParseTuple(args, "OOOd", &t_obj, &b_obj, &o_obj, &shared)) return NULL;
+    View vt = {0}, vb = {0}, vo = {0};
+    PyObject *result = NULL;
+    int64_t *ends = NULL;
+    if (get_view(t_obj, &vt, "d", 8, "top") < 0 || get_view(b_obj, &vb, "d", 8, "bottom") < 0 ||
+        get_view(o_obj, &vo, "?", 1, "one_row") < 0)
+        goto done;
+    Py_ssize_t n = vt.view.len / 8;
+    if (vb.view.len / 8 != n || vo.view.len != n) { PyErr_SetString(PyExc_ValueError, "item columns differ in length"); goto done; }
+    const double *top = vt.view.buf, *bottom = vb.view.buf;
+    const char *one_row = vo.view.buf;
+    ends = malloc((n ? (size_t)n : 1) * sizeof(int64_t));
+    if (!ends) { PyErr_NoMemory(); goto done; }
+    Py_ssize_t groups = 0;
+    for (Py_ssize_t k = 0; k < n;) {
+        Py_ssize_t end = k + 1;
+        while (end < n && one_row[k] && one_row[end]) {
+            int all = 1;
+            for (Py_ssize_t i = k; i < end && all; i++) {
+                double overlap = np_min(top[i], top[end]) - np_max(bottom[i], bottom[end]);
+                double shorter = np_min(top[i] - bottom[i], top[end] - bottom[end]);
+                all = overlap >= shared * shorter;
+            }
+            if (!all) break;
+            end++;
+        }
+        ends[groups++] = end;
+        k = end;
+    }
+    result = int64_bytes(ends, groups);
+done:
+    free(ends);
+    release(&vt); release(&vb); release(&vo);
+    return result;
+}
+
 /* ==== end of lrules' kernels ==== */
 
 /* ---- stream_unit_starts(origin, own_end, direction, height, stream, line_break, gap, space,
@@ -2786,6 +2832,7 @@ static PyMethodDef module_methods[] = {
     /* lrules: the rule engine's decisions */
     {"interleaved_merges", (PyCFunction)layout_interleaved_merges, METH_VARARGS,
      "The merges of interleaved runs, in order, as (i, j) pairs."},
+    {"row_groups", (PyCFunction)layout_row_groups, METH_VARARGS, "Items in reading order cut into groups sharing a row."},
     {"blocks_wrap", (PyCFunction)layout_blocks_wrap, METH_VARARGS, "wrap_measures of each block of lines in its rows."},
     {"row_mates", (PyCFunction)layout_row_mates, METH_VARARGS, "Per pair of runs, are both one row each on one baseline."},
     {"grid_rows", (PyCFunction)layout_grid_rows, METH_VARARGS, "Lines of a grid by rows, each row by cells along the line."},

@@ -30,8 +30,6 @@ to the order inside one leaf (leaves.py).
 
 from __future__ import annotations
 
-from itertools import pairwise
-
 import numpy as np
 
 from ragprep.extract.layout.params import ALIGNED, COMPOUND_COVER, NARROW_COLUMN, MAX_DEPTH, ROW_OVERLAP, SECTION_RAGGED
@@ -174,12 +172,21 @@ def _sections_in_columns(page: Page, columns: list[np.ndarray], bands: list[np.n
     stream breaks the tie of). Geometry decides this whatever the order
     the stream paints in. Fixture:
     test_sections_laid_out_in_columns_read_section_by_section."""
-    for upper, lower in pairwise(bands):
-        above = [np.intersect1d(column, upper) for column in columns]
-        below = [np.intersect1d(column, lower) for column in columns]
+    below = _parts_within(page, columns, bands[0])
+    for lower in bands[1:]:
+        above, below = below, _parts_within(page, columns, lower)
         if not _section_break(page, above, below):
             return None
     return bands
+
+
+def _parts_within(page: Page, columns: list[np.ndarray], band: np.ndarray) -> list[np.ndarray]:
+    """Per column, its units that lie in `band`, sorted: np.intersect1d of
+    each column with the band (a column's units are distinct), by one mask
+    of the band rather than two sorts per column."""
+    inside = np.zeros(len(page.x0), dtype=bool)
+    inside[band] = True
+    return [np.sort(column[inside[column]]) for column in columns]
 
 
 def _read_sections(page: Page, columns: list[np.ndarray], sections: list[np.ndarray], depth: int) -> list[np.ndarray]:
@@ -189,7 +196,7 @@ def _read_sections(page: Page, columns: list[np.ndarray], sections: list[np.ndar
     a gutter of their own: a list of four items under its heading)."""
     leaves: list[np.ndarray] = []
     for section in sections:
-        parts = [part for part in (np.intersect1d(column, section) for column in columns) if len(part)]
+        parts = [part for part in _parts_within(page, columns, section) if len(part)]
         leaves.extend(_read_columns(page, section, parts, depth) if len(parts) > 1 else read_region(page, section, depth + 1)[0])
     return leaves
 

@@ -1404,3 +1404,26 @@ def stream_unit_starts(
         )
         cut[near] = unit_breaks(line_break[1:][near], gap[near] + width, height[near], next_height[near])
     return np.concatenate([[0], np.flatnonzero(cut) + 1])
+def row_groups(lib: ModuleType | None, top: np.ndarray, bottom: np.ndarray, one_row: np.ndarray, shared: float) -> np.ndarray:
+    """Items in reading order (their boxes from `bottom` to `top` across the
+    line) cut into groups, as the end of each group: an item joins the
+    group before it where both it and the group's first item are one row
+    (`one_row`) and its box overlaps every box of the group across the line
+    by `shared` of the shorter of the two or more (leaves._cells_along_rows:
+    a table row's cells and single lines, painted by baseline)."""
+    if lib is not None:
+        found = lib.row_groups(np.ascontiguousarray(top, dtype=np.float64), np.ascontiguousarray(bottom, dtype=np.float64), np.ascontiguousarray(one_row, dtype=bool), shared)
+        return np.frombuffer(found, dtype=np.int64)
+    ends: list[int] = []
+    k = 0
+    while k < len(top):
+        end = k + 1
+        while end < len(top) and one_row[k] and one_row[end]:
+            overlap = np.minimum(top[k:end], top[end]) - np.maximum(bottom[k:end], bottom[end])
+            shorter = np.minimum(top[k:end] - bottom[k:end], top[end] - bottom[end])
+            if not np.all(overlap >= shared * shorter):
+                break
+            end += 1
+        ends.append(end)
+        k = end
+    return np.array(ends, dtype=np.int64)

@@ -68,7 +68,7 @@ from ragprep.extract.layout.params import (
 )
 from ragprep.extract.layout.kernels import (
     RunStacking, back_up_moves, block_chains, cell_chains, emit_leaves, grid_rows, interleaved_merges, kahn, out_of_turn, paint_run_cuts,
-    row_mates, run_pairs, run_stacking, top_and_bottom, turning_pair,
+    row_groups, row_mates, run_pairs, run_stacking, top_and_bottom, turning_pair,
 )  # fmt: skip
 from ragprep.extract.layout.kernels import run_boxes as kernel_run_boxes
 from ragprep.extract.layout.regions import SharedBaselines, baseline, blocks_wrapping, is_text_column, split_at
@@ -196,33 +196,22 @@ def _cells_along_rows(page: Page, out: list[np.ndarray], cells: list[np.ndarray]
     a point or so (a two-line cell's first line above a one-line label's
     baseline beside it): no reading order. Fixture:
     test_table_row_of_centred_cells_painted_by_baseline_reads_along_the_row."""
-    if not cells:
+    if not cells or not out:
         return out
     is_cell = {cell.tobytes() for cell in cells}
-    one_row = [item.tobytes() in is_cell or len(item) == 1 for item in out]
-    top = np.array([page.y1[item].max() for item in out])
-    bottom = np.array([page.y0[item].min() for item in out])
+    cell_item = [item.tobytes() in is_cell for item in out]
+    one_row = np.array([cell or len(item) == 1 for cell, item in zip(cell_item, out, strict=True)], dtype=bool)
+    x0, y0, x1, y1 = run_boxes(page, out)
+    along = -x1 if page.rtl else x0
     done: list[np.ndarray] = []
     k = 0
-    while k < len(out):
-        end = k + 1
-        while end < len(out) and one_row[k] and one_row[end] and _share_a_row(page, top[k:end], bottom[k:end], top[end], bottom[end]):
-            end += 1
+    for end in row_groups(page.lib, y1, y0, one_row, SHARED_ROW).tolist():
         group = out[k:end]
-        if len(group) > 1 and any(item.tobytes() in is_cell for item in group):
-            along = [float(-page.x1[item].max() if page.rtl else page.x0[item].min()) for item in group]
-            group = [group[i] for i in np.argsort(along, kind="stable")]
+        if len(group) > 1 and any(cell_item[k:end]):
+            group = [group[i] for i in np.argsort(along[k:end], kind="stable").tolist()]
         done.extend(group)
         k = end
     return done
-
-
-def _share_a_row(page: Page, tops: np.ndarray, bottoms: np.ndarray, top: float, bottom: float) -> bool:
-    """Does the box from `bottom` to `top` overlap across the line every box
-    of `tops`/`bottoms` by SHARED_ROW of the shorter of the two or more?"""
-    overlap = np.minimum(tops, top) - np.maximum(bottoms, bottom)
-    shorter = np.minimum(tops - bottoms, top - bottom)
-    return bool(np.all(overlap >= SHARED_ROW * shorter))
 
 
 def _sidebars(page: Page, side: np.ndarray | None) -> list[np.ndarray]:

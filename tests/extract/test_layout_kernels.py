@@ -194,6 +194,24 @@ def test_blocks_wrap_agrees():
     _both(kernels.blocks_wrap, (x0, x1, y0, y1), words, [], 0.3, 0.22, 1.5, 2.5)
 
 
+def test_row_groups_agree():
+    # Items of random boxes (NaN, infinite, ties), one row or not, and rows
+    # of items overlapping across the line by more or less than `shared`:
+    # groups of one item and groups of several.
+    sizes = set()
+    for rng, n, special in _cases():
+        x0, x1, y0, y1 = _boxes(rng, n, special)
+        one_row = rng.random(n) < 0.8
+        for shared in (0.0, 0.5):
+            ends = _both(kernels.row_groups, y1, y0, one_row, shared)
+            sizes.update(np.diff(np.concatenate([[0], ends])).tolist())
+        row = np.repeat(np.arange(n), 3)[:n]
+        top = -20.0 * row + rng.integers(0, 4, n) * 2.0
+        ends = _both(kernels.row_groups, top, top - 10.0 + rng.integers(0, 3, n) * 2.0, np.ones(n, dtype=bool), 0.5)
+        sizes.update(np.diff(np.concatenate([[0], ends])).tolist())
+    assert {1, 2, 3}.issubset(sizes)
+
+
 def test_grid_rows_agree():
     # Random lines (NaN boxes: the compiled path declines, the reference
     # reads them), and tables whose rows hold cells of one to three lines,
@@ -615,6 +633,8 @@ def test_compiled_kernels_are_bounds_checked():
         LIB.interleaved_merges(y, y, np.zeros(2), y, 0.1, 0.1)
     with pytest.raises(ValueError, match="do not add up"):
         LIB.row_mates(y, y, y, y, ids, np.array([1, 1], dtype=np.int64), 0.2, 0.1)
+    with pytest.raises(ValueError, match="differ in length"):
+        LIB.row_groups(y, y, np.ones(2, dtype=bool), 0.5)
     counts = np.ones(3, dtype=np.int64)
     with pytest.raises(ValueError, match="differ in length"):
         LIB.blocks_wrap(y, y, y, y, counts, np.zeros(2), ids, np.array([3], dtype=np.int64), 0.1, 0.2, 1.5, 0.1)
