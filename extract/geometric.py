@@ -80,7 +80,7 @@ def _text_lengths(texts: np.ndarray | list[str]) -> np.ndarray:
     return np.fromiter(map(len, texts), dtype=np.int64, count=len(texts))
 
 
-def _edge_codepoints(texts: np.ndarray | list[str]) -> tuple[np.ndarray, np.ndarray]:
+def edge_codepoints(texts: np.ndarray | list[str]) -> tuple[np.ndarray, np.ndarray]:
     """First and last code point of every (non-empty) text, without a Python
     loop per glyph: one UTF-32 buffer of all texts, indexed at the edges."""
     core = compiled_core()
@@ -168,7 +168,7 @@ def _pair_rules(
 
     along_gap = np.einsum("ij,ij->i", origin_cur - rows_at(table.own_end, prev), direction)
     space_limit = config.word_space_ratio * height_cur
-    first_cp, last_cp = _edge_codepoints(table.text[order])
+    first_cp, last_cp = edge_codepoints(table.text[order])
     first_blank, last_blank = _is_blank(first_cp), _is_blank(last_cp)
     cjk_pair = is_cjk(last_cp[:-1]) & is_cjk(first_cp[1:])
     blank_next_to = last_blank[:-1] | first_blank[1:]
@@ -213,7 +213,7 @@ def join(
         text_list = texts.tolist()
         separator, gap, space_threshold, move_across, line_threshold = rules(order, text_list)
     if visual is not None:
-        reordering = logical_order(_edge_codepoints(texts)[0], separator, separator == LINE_BREAK)
+        reordering = logical_order(edge_codepoints(texts)[0], separator, separator == LINE_BREAK)
         if reordering is not None:
             p = reordering.permutation
             order, texts = order[p], texts[p].copy()
@@ -263,7 +263,7 @@ def _visual_order_of_rtl_lines(
     one well-defined input. `texts`: the glyphs' texts in `order`."""
     if len(order) < 2:
         return None
-    first = _edge_codepoints(texts)[0]
+    first = edge_codepoints(texts)[0]
     if first.max() < RTL_FIRST:  # no code point can be RTL: skip the range tests
         return None
     rtl = is_rtl(first)

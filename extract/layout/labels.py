@@ -25,6 +25,8 @@ from ragprep.extract.native import compiled_layout
 
 
 _PARAGRAPH = BlockLabel(struct_type="P", struct_path=("P",))
+# The heading labels by level (1 to MAX_HEADING_LEVEL), made once.
+_HEADINGS = tuple(BlockLabel(struct_type="H", struct_path=("H",), heading_level=level) for level in range(1, MAX_HEADING_LEVEL + 1))
 
 
 @dataclass(frozen=True)
@@ -89,8 +91,6 @@ def block_labels(table: GlyphTable, ordering: Ordering) -> tuple[np.ndarray, lis
         return paragraphs
     sizes = np.unique(block_size[heading])[::-1]  # largest first
     levels = np.minimum(np.arange(1, len(sizes) + 1), MAX_HEADING_LEVEL)
-    labels = [_PARAGRAPH] + [
-        BlockLabel(struct_type="H", struct_path=("H",), heading_level=int(level)) for level in levels
-    ]
+    labels = [_PARAGRAPH] + [_HEADINGS[level - 1] for level in levels.tolist()]
     block_label = np.where(heading, np.searchsorted(-sizes, -block_size) + 1, 0)
     return np.repeat(block_label, length), labels

@@ -30,7 +30,7 @@ import numpy as np
 
 from ragprep.extract.bidi import is_rtl
 from ragprep.extract.config import ExtractConfig
-from ragprep.extract.geometric import SEGMENT_BACK, SEGMENT_GAP, reading_direction
+from ragprep.extract.geometric import SEGMENT_BACK, SEGMENT_GAP, edge_codepoints, reading_direction
 from ragprep.extract.glyphs import GlyphTable, rows_at
 from ragprep.extract.layout.kernels import letter_counts, nearest_under, pair_moves, stream_unit_starts, text_classes, unit_frame
 from ragprep.extract.native import compiled_layout
@@ -284,7 +284,7 @@ def reads_rtl(table: GlyphTable, order: np.ndarray) -> bool:
     """Does the text read predominantly right to left? Decided on an even
     sample of the glyphs: only the proportion matters."""
     sample = order[:: max(1, len(order) // RTL_SAMPLE)]
-    first = np.array([ord(t[0]) for t in table.text[sample].tolist()], dtype=np.int64)
+    first = edge_codepoints(table.text[sample])[0]
     if not len(first) or first.max() < FIRST_RTL:
         return False
     rtl = is_rtl(first)
