@@ -1361,6 +1361,63 @@ done:
     return result;
 }
 
+/* ---- lines_along(x0, x1, ids, row, height, span, join_gap) -> (along, line)
+ * kernels.lines_along (lines.line_order): units `ids` ordered by `row`, then
+ * along it by x0 (stable), and per unit so ordered its line: a new one at
+ * each new row or gap along the row wider than join_gap x the smaller
+ * height. Each row is set `span` past the last, as the reference does, so
+ * the running right edge is the same float. */
+static PyObject *layout_lines_along(PyObject *mod, PyObject *args) {
+    PyObject *x0_obj, *x1_obj, *ids_obj, *row_obj, *h_obj;
+    double span, join_gap;
+    if (!PyArg_ParseTuple(args, "OOOOOdd", &x0_obj, &x1_obj, &ids_obj, &row_obj, &h_obj, &span, &join_gap)) return NULL;
+    View vx0 = {0}, vx1 = {0}, vi = {0}, vr = {0}, vh = {0};
+    PyObject *result = NULL, *along_bytes = NULL, *line_bytes = NULL;
+    int64_t *order = NULL, *tmp = NULL, *by_x = NULL, *key = NULL, *line = NULL;
+    double *x = NULL;
+    if (get_view(x0_obj, &vx0, "d", 8, "x0") < 0 || get_view(x1_obj, &vx1, "d", 8, "x1") < 0 ||
+        get_view(ids_obj, &vi, "l", 8, "ids") < 0 || get_view(row_obj, &vr, "l", 8, "row") < 0 ||
+        get_view(h_obj, &vh, "d", 8, "height") < 0)
+        goto done;
+    Py_ssize_t size = vx0.view.len / 8, n = vi.view.len / 8;
+    if (vx1.view.len != vx0.view.len || vr.view.len / 8 != n || vh.view.len / 8 != n) {
+        PyErr_SetString(PyExc_ValueError, "columns differ in length");
+        goto done;
+    }
+    const int64_t *ids = vi.view.buf, *row = vr.view.buf;
+    if (check_ids(ids, n, size, "ids") < 0) goto done;
+    const double *X0 = vx0.view.buf, *X1 = vx1.view.buf, *height = vh.view.buf;
+    size_t cells = (size_t)(n ? n : 1);
+    order = malloc(cells * sizeof(int64_t)); tmp = malloc(cells * sizeof(int64_t));
+    by_x = malloc(cells * sizeof(int64_t)); key = calloc(cells, sizeof(int64_t));
+    line = malloc(cells * sizeof(int64_t)); x = calloc(cells, sizeof(double));
+    if (!order || !tmp || !by_x || !key || !line || !x) { PyErr_NoMemory(); goto done; }
+    /* np.lexsort((x0, row)): stable by x0, then stable by row. */
+    for (Py_ssize_t k = 0; k < n; k++) x[k] = X0[ids[k]];
+    stable_argsort(x, by_x, tmp, n);
+    for (Py_ssize_t k = 0; k < n; k++) key[k] = row[by_x[k]];
+    stable_argsort_int(key, order, tmp, n);
+    for (Py_ssize_t k = 0; k < n; k++) order[k] = by_x[order[k]];
+    double reach = 0.0;
+    for (Py_ssize_t k = 0; k < n; k++) {
+        int64_t u = order[k], at = ids[u];
+        double offset = (double)row[u] * span, x0 = X0[at] + offset, x1 = X1[at] + offset;
+        if (k == 0) { line[0] = 0; reach = x1; continue; }
+        int64_t prev = order[k - 1];
+        int new_line = row[u] != row[prev] || x0 - reach > join_gap * np_min(height[prev], height[u]);
+        line[k] = line[k - 1] + new_line;
+        reach = np_max(reach, x1);
+    }
+    along_bytes = int64_bytes(order, n);
+    line_bytes = along_bytes ? int64_bytes(line, n) : NULL;
+    if (line_bytes) result = PyTuple_Pack(2, along_bytes, line_bytes);
+done:
+    Py_XDECREF(along_bytes); Py_XDECREF(line_bytes);
+    free(order); free(tmp); free(by_x); free(key); free(line); free(x);
+    release(&vx0); release(&vx1); release(&vi); release(&vr); release(&vh);
+    return result;
+}
+
 /* ---- blank_edges(space, start, end) -> flags per glyph ----------------------
  * kernels.blank_edges: the blanks (`space`, per glyph) that lead or trail
  * each unit start[u]:end[u]. */
@@ -2813,6 +2870,7 @@ static PyMethodDef module_methods[] = {
     {"nearest_under", (PyCFunction)layout_nearest_under, METH_VARARGS, "Per line, the nearest line under and above it."},
     {"backward_units", (PyCFunction)layout_backward_units, METH_VARARGS, "Per unit, is it painted backwards along its line."},
     {"marks_beside", (PyCFunction)layout_marks_beside, METH_VARARGS, "Per small unit, the first line it is a mark beside."},
+    {"lines_along", (PyCFunction)layout_lines_along, METH_VARARGS, "Units by row, then along it, and per unit its line."},
     {"blank_edges", (PyCFunction)layout_blank_edges, METH_VARARGS, "Blanks leading or trailing each unit."},
     {"pair_moves", (PyCFunction)layout_pair_moves, METH_VARARGS, "The line rule, gap and larger height of glyph pairs."},
     {"emit", (PyCFunction)layout_emit, METH_VARARGS, "Leaves of units as stream positions, and where each leaf starts."},

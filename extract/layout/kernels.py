@@ -639,6 +639,37 @@ def marks_beside(
     return beside_of
 
 
+def lines_along(
+    lib: ModuleType | None,
+    along: tuple[np.ndarray, np.ndarray],
+    ids: np.ndarray,
+    row: np.ndarray,
+    height: np.ndarray,
+    gaps: tuple[float, float],
+) -> tuple[np.ndarray, np.ndarray]:
+    """Units `ids` (extents x0, x1 of `along`; per unit its `row` and
+    height) ordered by row, then along it by x0 (stable): positions into
+    `ids`, and per unit so ordered its line, a new one at each new row or
+    gap along the row wider than join_gap x the smaller height of the units
+    either side (from the row's running right edge). `gaps`: span, the
+    offset that sets each row past the last (one running right edge for
+    all rows, at least their extent), and join_gap."""
+    x0_all, x1_all = along
+    span, join_gap = gaps
+    if lib is not None:
+        order, line = lib.lines_along(x0_all, x1_all, _ids(ids), _ids(row), np.ascontiguousarray(height, dtype=np.float64), span, join_gap)
+        return np.frombuffer(order, dtype=np.int64), np.frombuffer(line, dtype=np.int64)
+    order = np.lexsort((x0_all[ids], row))
+    row, height, ids = row[order], height[order], ids[order]
+    x0, x1 = x0_all[ids] + row * span, x1_all[ids] + row * span
+    reach = np.maximum.accumulate(x1)
+    smaller = np.minimum(height[:-1], height[1:])
+    new_line = (row[1:] != row[:-1]) | (x0[1:] - reach[:-1] > join_gap * smaller)
+    line = np.zeros(len(ids), dtype=np.int64)
+    np.cumsum(new_line, out=line[1:])
+    return order, line
+
+
 def blank_edges(lib: ModuleType | None, space: np.ndarray, start: np.ndarray, end: np.ndarray) -> np.ndarray:
     """Per glyph (`space`: is it a blank), does it lead or trail its unit
     start[u]:end[u]: a blank with only blanks between it and the unit's edge."""

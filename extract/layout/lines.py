@@ -17,7 +17,7 @@ import numpy as np
 
 from ragprep.extract.geometric import SAME_DIRECTION
 from ragprep.extract.glyphs import rows_at
-from ragprep.extract.layout.kernels import along_measures, marks_beside, stream_backward_units
+from ragprep.extract.layout.kernels import along_measures, lines_along, marks_beside, stream_backward_units
 from ragprep.extract.layout.params import BACK_STEP, DESCENT, DOUBLE_STRIKE, LINE_BASELINE, LINE_JOIN_GAP, MARK_SIZE
 from ragprep.extract.layout.units import Page
 
@@ -48,19 +48,13 @@ def line_order(page: Page) -> tuple[np.ndarray, np.ndarray] | None:
     smaller = np.minimum(height[:-1], height[1:])
     row = np.concatenate([[0], np.cumsum(base[:-1] - base[1:] > LINE_BASELINE * smaller)])
     row, mark, height = _marks_on_their_lines(page, ids, row, height)
-    along = np.lexsort((page.x0[ids], row))
-    ids, row, height = ids[along], row[along], height[along]
     # Running right edge within each row: offset every row past the last.
     span = float(page.x1[ids].max() - page.x0[ids].min()) + 1.0
-    x0, x1 = page.x0[ids] + row * span, page.x1[ids] + row * span
-    reach = np.maximum.accumulate(x1)
-    smaller = np.minimum(height[:-1], height[1:])
-    new_line = (row[1:] != row[:-1]) | (x0[1:] - reach[:-1] > LINE_JOIN_GAP * smaller)
-    line_of_placed = np.zeros(len(ids), dtype=np.int64)
-    np.cumsum(new_line, out=line_of_placed[1:])
+    along, line_of_placed = lines_along(page.lib, (page.x0, page.x1), ids, row, height, (span, LINE_JOIN_GAP))
+    ids, row = ids[along], row[along]
     # Along the line, per unit: blanks go between the units they lie between.
     blanks = blanks_on_their_lines(page, ids, line_of_placed, row * span)
-    if not len(blanks.units) and new_line.all():
+    if not len(blanks.units) and line_of_placed[-1] == len(ids) - 1:
         return None  # most pages: every line one unit already
     is_mark = np.zeros(len(page.start), dtype=bool)
     is_mark[ids[mark[along]]] = True

@@ -314,6 +314,27 @@ def test_marks_beside_agree():
     assert marks > 0
 
 
+def test_lines_along_agree():
+    """Rows out of order (marks moved onto their lines' rows), x0 ties, and
+    gaps exactly at the join threshold: edges on a 2.5 grid, heights 2.5 or
+    5 and join_gap 1, so a gap of one or two steps ties with it."""
+    ties = breaks = 0
+    for rng, n, special in _cases():
+        x0, x1, _, _ = _boxes(rng, max(n, 2), special)
+        ids = rng.permutation(len(x0)).astype(np.int64)[: max(2, len(x0) - 3)]
+        row = rng.integers(0, 4, len(ids)).astype(np.int64)
+        height = rng.choice([2.5, 5.0], len(ids))
+        span = float(x1[ids].max() - x0[ids].min()) + 1.0
+        order, line = _both(kernels.lines_along, (x0, x1), ids, row, height, (span, 1.0))
+        x0s, x1s = x0[ids][order] + row[order] * span, x1[ids][order] + row[order] * span
+        gap = x0s[1:] - np.maximum.accumulate(x1s)[:-1]
+        smaller = np.minimum(height[order][1:], height[order][:-1])
+        same_row = row[order][1:] == row[order][:-1]
+        ties += int((same_row & (gap == smaller) & (np.diff(line) == 0)).sum())
+        breaks += int((same_row & (np.diff(line) == 1)).sum())
+    assert ties > 0 and breaks > 0
+
+
 def test_blank_edges_and_emit_agree():
     for rng, n, _ in _cases():
         if n < 1:
@@ -635,6 +656,10 @@ def test_compiled_kernels_are_bounds_checked():
         LIB.row_mates(y, y, y, y, ids, np.array([1, 1], dtype=np.int64), 0.2, 0.1)
     with pytest.raises(ValueError, match="differ in length"):
         LIB.row_groups(y, y, np.ones(2, dtype=bool), 0.5)
+    with pytest.raises(IndexError):
+        LIB.lines_along(y, y, np.array([0, 3], dtype=np.int64), np.zeros(2, dtype=np.int64), np.ones(2), 1.0, 0.5)
+    with pytest.raises(ValueError, match="differ in length"):
+        LIB.lines_along(y, y, ids, np.zeros(2, dtype=np.int64), y, 1.0, 0.5)
     counts = np.ones(3, dtype=np.int64)
     with pytest.raises(ValueError, match="differ in length"):
         LIB.blocks_wrap(y, y, y, y, counts, np.zeros(2), ids, np.array([3], dtype=np.int64), 0.1, 0.2, 1.5, 0.1)
