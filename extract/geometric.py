@@ -264,10 +264,11 @@ def _visual_order_of_rtl_lines(
     if len(order) < 2:
         return None
     first = edge_codepoints(texts)[0]
-    if first.max() < RTL_FIRST:  # no code point can be RTL: skip the range tests
-        return None
-    rtl = is_rtl(first)
-    if not rtl.any():
+    # Only code points from RTL_FIRST up can be RTL: the range tests run on those
+    # alone (most pages have a few, quotes and dashes, and no RTL).
+    high = np.flatnonzero(first >= RTL_FIRST)
+    rtl = high[is_rtl(first[high])]
+    if len(rtl) == 0:
         return None
     line = np.cumsum(separator == LINE_BREAK)
     in_rtl_line = np.isin(line, np.unique(line[rtl]))
