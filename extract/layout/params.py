@@ -158,6 +158,8 @@ TURNS = 3
 # one's lines lie on a baseline of the other are columns set on their own
 # (cut.own_rows); lines on unrelated leadings meet a baseline of the other
 # by chance about 2 x SAME_BASELINE / leading of the time, a third or so.
+# regions.staggered puts the same share to the blocks' first lines, then to
+# their last lines (a table's cells of a row start on it or end on it).
 ALIGNED = 0.6
 # Two lines whose baselines lie this many body heights apart or less share a row.
 SAME_BASELINE = 0.25

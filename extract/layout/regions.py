@@ -217,9 +217,44 @@ def staggered(page: Page, a: np.ndarray, b: np.ndarray) -> bool:
     the row, whatever lines they take; an author grid's blocks (a name over
     an affiliation or two) meet the other column's lines on many rows by
     the shared leading, but start where the column before them ended.
-    Fixture: test_author_grid_of_staggered_blocks_reads_column_after_column."""
-    a, b = block_starts(page, a), block_starts(page, b)
+    A row's cells may instead end on the row (a form's amounts set on the
+    last line of a label that wraps): where one group's blocks start on the
+    other's rows (_on_rows_of) and the blocks' last lines (_block_ends)
+    share rows, the groups are a table all the same; a side caption beside
+    a table meets its rows by chance and starts on none of them.
+    Fixtures: test_author_grid_of_staggered_blocks_reads_column_after_column,
+    test_table_rows_set_on_the_last_line_of_their_labels_read_by_rows."""
+    starts = block_starts(page, a), block_starts(page, b)
+    if not _unaligned(page, *starts):
+        return False
+    if not (_on_rows_of(page, starts[0], b) or _on_rows_of(page, starts[1], a)):
+        return True  # no cell of one starts on the other's rows: beside it, not in its rows
+    return _unaligned(page, _block_ends(page, a), _block_ends(page, b))
+
+
+def _on_rows_of(page: Page, starts: np.ndarray, other: np.ndarray) -> bool:
+    """Do more than ALIGNED of the block starts `starts` lie on the baseline
+    of a line of group `other` (a row's cells set on the rows of the labels
+    beside them, not beside them at their own pace)?"""
+    near = np.abs(baseline(page, starts)[:, None] - baseline(page, other)[None, :]).min(axis=1)
+    return bool(np.count_nonzero(near <= SAME_BASELINE * page.body) > ALIGNED * len(starts))
+
+
+def _unaligned(page: Page, a: np.ndarray, b: np.ndarray) -> bool:
+    """Do at most ALIGNED of the smaller set of lines `a`, `b` (two or more)
+    lie on the baseline of one of the other's?"""
     return min(len(a), len(b)) >= 2 and shared_rows(page, a, b) <= ALIGNED * min(len(a), len(b))
+
+
+def _block_ends(page: Page, ids: np.ndarray) -> np.ndarray:
+    """The lines of group `ids` that end a block: the bottom one, and each
+    one CELL_PADDING body heights or more above every line below it
+    (_block_starts read from the foot up)."""
+    ids = ids[np.argsort(page.y0[ids], kind="stable")]
+    ceiling = np.maximum.accumulate(page.y1[ids])
+    ends = np.concatenate([[True], page.y0[ids][1:] - ceiling[:-1] >= CELL_PADDING * page.body])
+    found: np.ndarray = ids[ends]
+    return found
 
 
 def block_starts(page: Page, ids: np.ndarray) -> np.ndarray:

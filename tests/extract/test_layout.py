@@ -1829,3 +1829,29 @@ def test_raised_reference_painted_in_pieces_reads_inside_its_line():
     pieces.sort(key=lambda p: (round(p[0]), -p[1]))
     b.add_page(" ".join(show(f, x, y, text, size) for x, y, text, size in pieces))
     assert layout(b).joined.text == "\n".join(lines)
+
+
+def test_table_rows_set_on_the_last_line_of_their_labels_read_by_rows():
+    # regions.staggered (_block_ends): a tax table whose first label wraps
+    # ("At least ... but not" over "over ..."), its amounts set on the
+    # label's last line, as a form sets an entry on the line it is filled
+    # on. The rows' first lines do not meet across the gap before the
+    # multiplier column, as an author grid's blocks do not, but the rows'
+    # last lines do: the gap is a table's inner gap, no gutter, and the
+    # table reads row by row, not its label side and then its value side.
+    b = PdfBuilder()
+    f = b.add_standard_font("Helvetica", widths=True)
+    head = [
+        [(70.6, 326.0, "Taxable income"), (204.0, 326.0, "(a)"), (299.3, 326.0, "(b)"), (377.7, 326.0, "(c)"), (452.9, 326.0, "(d)"), (526.4, 326.0, "Tax.")],
+        [(81.0, 316.5, "If line 40 is:"), (138.0, 316.5, "Enter the amount from"), (280.1, 316.5, "Multiplication"), (368.5, 316.5, "Multiply"), (436.8, 316.5, "Subtraction"), (495.7, 316.5, "Subtract (d) from (c).")],
+        [(196.7, 307.0, "line 40"), (290.5, 307.0, "amount"), (365.7, 307.0, "(a) by (b)"), (444.1, 307.0, "amount"), (496.4, 307.0, "Enter the result here")],
+        [(521.9, 297.5, "and on")],
+        [(493.3, 288.0, "Form 1040NR, line 41")],
+    ]
+    rows = [
+        [(46.0, 272.5, "At least $100,000 but not")],
+        [(46.0, 263.0, "over $174,850"), (164.4, 263.0, "$"), (273.7, 263.0, "x 33% (.33)"), (343.4, 263.0, "$"), (430.2, 263.0, "$ 10,400.00"), (494.2, 263.0, "$")],
+        [(46.0, 250.0, "Over $174,850"), (164.4, 250.0, "$"), (273.7, 250.0, "x 35% (.35)"), (343.4, 250.0, "$"), (430.2, 250.0, "$ 13,897.00"), (494.2, 250.0, "$")],
+    ]
+    b.add_page(" ".join(show(f, x, y, text, 8) for row in head + rows for x, y, text in row))
+    assert layout(b).joined.text.splitlines()[-3:] == [" ".join(text for _, _, text in row) for row in rows]
