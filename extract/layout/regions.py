@@ -250,11 +250,8 @@ def _block_ends(page: Page, ids: np.ndarray) -> np.ndarray:
     """The lines of group `ids` that end a block: the bottom one, and each
     one CELL_PADDING body heights or more above every line below it
     (_block_starts read from the foot up)."""
-    ids = ids[np.argsort(page.y0[ids], kind="stable")]
-    ceiling = np.maximum.accumulate(page.y1[ids])
-    ends = np.concatenate([[True], page.y0[ids][1:] - ceiling[:-1] >= CELL_PADDING * page.body])
-    found: np.ndarray = ids[ends]
-    return found
+    # The page turned upside down (negation is exact): its foot is its top.
+    return _block_firsts(ids, -page.y1[ids], -page.y0[ids], CELL_PADDING * page.body)
 
 
 def block_starts(page: Page, ids: np.ndarray) -> np.ndarray:
@@ -271,10 +268,17 @@ def block_starts(page: Page, ids: np.ndarray) -> np.ndarray:
 
 def _block_starts(page: Page, ids: np.ndarray) -> np.ndarray:
     """block_starts, uncached."""
-    ids = ids[np.argsort(-page.y1[ids], kind="stable")]
-    floor = np.minimum.accumulate(page.y0[ids])
-    starts = np.concatenate([[True], floor[:-1] - page.y1[ids][1:] >= CELL_PADDING * page.body])
-    found: np.ndarray = ids[starts]
+    return _block_firsts(ids, page.y0[ids], page.y1[ids], CELL_PADDING * page.body)
+
+
+def _block_firsts(ids: np.ndarray, y0: np.ndarray, y1: np.ndarray, padding: float) -> np.ndarray:
+    """The lines `ids` (bottom `y0`, top `y1`) that begin a block read from
+    the top down: the top one, and each one `padding` or more below every
+    line above it. _block_starts and _block_ends (the same rule from the foot up)."""
+    order = np.argsort(-y1, kind="stable")
+    floor = np.minimum.accumulate(y0[order])
+    firsts = np.concatenate([[True], floor[:-1] - y1[order][1:] >= padding])
+    found: np.ndarray = ids[order][firsts]
     return found
 
 
