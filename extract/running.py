@@ -183,11 +183,11 @@ def _compiled_segments(table: GlyphTable, box: Box, config: ExtractConfig) -> _S
     low, high = min(float(box[1]), float(box[3])), max(float(box[1]), float(box[3]))
     if grids is None or not (math.isfinite(low) and math.isfinite(high)):
         return None
-    band = config.running_band * (high - low)
+    top, bottom, middle = _bands(low, high, config)
     columns = (
         np.ascontiguousarray(table.visible), *(np.ascontiguousarray(c) for c in (table.quad, table.direction, table.wmode)),
         *(np.ascontiguousarray(c) for c in (table.origin, table.own_end, table.height)), table.text,
-        high - band, low + band, SAME_DIRECTION,
+        top, bottom, SAME_DIRECTION,
     )  # fmt: skip
     ratios = (config.line_break_ratio, config.word_space_ratio, SEGMENT_GAP, SEGMENT_BACK)
     # Every glyph upright: reading_direction's shortcut. Else (False) it is
@@ -202,7 +202,7 @@ def _compiled_segments(table: GlyphTable, box: Box, config: ExtractConfig) -> _S
         np.frombuffer(glyphs, dtype=np.int64),
         np.frombuffer(line, dtype=np.int64),
         [masked_key(text) for text in texts],
-        np.frombuffer(position, dtype=np.float64) > (low + high) / 2,
+        np.frombuffer(position, dtype=np.float64) > middle,
         np.frombuffer(row, dtype=np.int64),
     )
 
@@ -229,9 +229,8 @@ def _band_glyphs(
     along = reading_direction(table, visible)
     up = np.array([-along[1], along[0]])
     corners = np.array([[box[0], box[1]], [box[2], box[1]], [box[2], box[3]], [box[0], box[3]]]) @ up
-    low, high = float(corners.min()), float(corners.max())
-    band = config.running_band * (high - low)
-    glyphs = _in_bands(table, visible, along, high - band, low + band)
+    top, bottom, middle = _bands(float(corners.min()), float(corners.max()), config)
+    glyphs = _in_bands(table, visible, along, top, bottom)
     texts = table.text[glyphs].tolist()
     # Glyphs whose text an /ActualText replaced carry none (geometric.text_glyphs).
     inked_glyph = np.fromiter(map(bool, texts), dtype=bool, count=len(texts))
@@ -240,7 +239,16 @@ def _band_glyphs(
         texts = [t for t in texts if t]
     if not len(glyphs):
         return None
-    return glyphs, texts, up, (low + high) / 2
+    return glyphs, texts, up, middle
+
+
+def _bands(low: float, high: float, config: ExtractConfig) -> tuple[float, float, float]:
+    """Across the lines of a page box from `low` to `high`: where the top
+    band starts, where the bottom band ends (each running_band of the
+    height), and the middle, which tells a segment of the top band from
+    one of the bottom."""
+    band = config.running_band * (high - low)
+    return high - band, low + band, (low + high) / 2
 
 
 def _in_bands(table: GlyphTable, visible: np.ndarray, along: np.ndarray, top: float, bottom: float) -> np.ndarray:
