@@ -18,7 +18,16 @@ import numpy as np
 from ragprep.extract.geometric import SAME_DIRECTION
 from ragprep.extract.glyphs import rows_at
 from ragprep.extract.layout.kernels import along_measures, lines_along, marks_beside, stream_backward_units
-from ragprep.extract.layout.params import BACK_STEP, DESCENT, DOUBLE_STRIKE, LINE_BASELINE, LINE_JOIN_GAP, MARK_SIZE
+from ragprep.extract.layout.params import (
+    BACK_STEP,
+    DESCENT,
+    DOUBLE_STRIKE,
+    JUSTIFIED_EVEN,
+    JUSTIFIED_SPACE,
+    LINE_BASELINE,
+    LINE_JOIN_GAP,
+    MARK_SIZE,
+)
 from ragprep.extract.layout.units import Page
 
 
@@ -52,6 +61,7 @@ def line_order(page: Page) -> tuple[np.ndarray, np.ndarray] | None:
     span = float(page.x1[ids].max() - page.x0[ids].min()) + 1.0
     along, line_of_placed = lines_along(page.lib, (page.x0, page.x1), ids, row, height, (span, LINE_JOIN_GAP))
     ids, row = ids[along], row[along]
+    line_of_placed = _justified_lines(page, ids, row * span, line_of_placed)
     # Along the line, per unit: blanks go between the units they lie between.
     blanks = blanks_on_their_lines(page, ids, line_of_placed, row * span)
     if not len(blanks.units) and line_of_placed[-1] == len(ids) - 1:
@@ -76,6 +86,41 @@ def line_order(page: Page) -> tuple[np.ndarray, np.ndarray] | None:
         positions = _blanks_among_glyphs(page, positions, units, blanks)
     starts_line = np.concatenate([[True], line[units][1:] != line[units][:-1]])
     return positions, offset[starts_line]
+
+
+def _justified_lines(page: Page, ids: np.ndarray, offset: np.ndarray, line: np.ndarray) -> np.ndarray:
+    """`line` (per unit `ids`, sorted by row, then along it; `offset`: per
+    unit, what sets its row apart along the line) with the lines of a row
+    painted a word at a time and justified made one: three or more lines
+    of one word each, every one but the last ending in a blank the stream
+    painted (the word space: the line goes on), apart by gaps equal to
+    within JUSTIFIED_EVEN body heights and no wider than JUSTIFIED_SPACE.
+    A browser paints each word of a justified line as a piece of its own,
+    placed across a word space stretched wider than LINE_JOIN_GAP allows
+    (pdfjs_wikipedia: 0.85 of the text's height), the same across the
+    line; read as lines of one word each, a stream painting in another
+    order moves words between them. Columns' lines hold many words each,
+    a gutter equals a line's word space only by chance, and a table's
+    cells of a word each lie further apart.
+    Fixture: test_justified_line_painted_a_word_at_a_time_reads_as_one_line."""
+    first = np.flatnonzero(np.diff(line) != 0) + 1  # each line's first unit but the page's first
+    if len(first) < 2:
+        return line
+    x0, x1 = page.x0[ids] + offset, page.x1[ids] + offset
+    gap = x0[first] - np.maximum.accumulate(x1)[first - 1]
+    words = np.add.reduceat(page.words[ids], np.concatenate([[0], first]))
+    # Per gap between a line and the next one on its row: word, blank, gap, word.
+    spaced = (offset[first] == offset[first - 1]) & page.trails_blank(ids[first - 1])
+    spaced &= gap <= JUSTIFIED_SPACE * page.body
+    spaced &= (words[:-1] == 1) & (words[1:] == 1)
+    even = spaced[1:] & spaced[:-1] & (np.abs(gap[1:] - gap[:-1]) <= JUSTIFIED_EVEN * page.body)
+    joined = np.zeros(len(first), dtype=bool)
+    joined[1:] |= even
+    joined[:-1] |= even
+    new_line = np.zeros(len(ids), dtype=bool)
+    new_line[first[~joined]] = True
+    merged: np.ndarray = np.cumsum(new_line)
+    return merged
 
 
 @dataclass(frozen=True)

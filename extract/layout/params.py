@@ -28,6 +28,17 @@ LINE_BASELINE = 0.3
 # ... and no more than this many (smaller) heights of whitespace part them
 # along the line: a word space, even a justified one; less than SEGMENT_GAP.
 LINE_JOIN_GAP = 0.6
+# Pieces of one row painted a word at a time (a browser's justified line)
+# are one line where three or more of them lie apart by gaps wider than
+# LINE_JOIN_GAP yet equal to within this many body heights
+# (lines._justified_lines): the justified word space, the same across its
+# line; a gutter equals a line's word space only by chance.
+JUSTIFIED_EVEN = 0.02
+# ... and no wider than this many body heights: a line stretched further
+# would have taken another word (the widest such gaps, in narrow columns,
+# are about a body height); a table's cells of one word each lie apart by
+# their columns' widths.
+JUSTIFIED_SPACE = 2.0
 # A unit at most this many body heights tall beside a line (a footnote
 # mark, a raised reference, an index) is a mark read inside that line
 # (lines.line_order), whatever its baseline: browsers set marks at 80% of

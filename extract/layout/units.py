@@ -222,6 +222,12 @@ class Page:
         width = np.add.reduceat(np.abs(end - start), first)
         return blanks, (low, high, base, np.maximum.reduceat(table.height[glyphs], first), width)
 
+    def trails_blank(self, ids: np.ndarray) -> np.ndarray:
+        """Per unit `ids`, whether its last glyph is a blank: a word space
+        the stream painted at its end, where the line goes on."""
+        found: np.ndarray = self._classes[1][self.end[ids] - 1]
+        return found
+
     def along_centres(self, positions: np.ndarray) -> np.ndarray:
         """Per stream position, its glyph's centre along the line (NaN for
         a unit's leading and trailing blanks, which have no box here)."""
