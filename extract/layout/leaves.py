@@ -669,9 +669,37 @@ def _column_grid(page: Page, runs: list[np.ndarray]) -> bool:
     """Does the stream paint a table column by column: two of its visits to
     a column (runs, or runs set flush right painted one after another:
     _flush_right_visits) side by side, narrow, not running text, sharing
-    GRID_ROWS rows or more?"""
+    GRID_ROWS rows or more, or one visit to a column of values up and down
+    (_values_up_and_down)?"""
     big = [r for r in _flush_right_visits(page, runs) if len(r) >= GRID_ROWS]
+    if any(_values_up_and_down(page, np.concatenate(runs), visit) for visit in big):
+        return True
     return len(big) >= 2 and len(_merge_grids(page, big)) < len(big)
+
+
+def _values_up_and_down(page: Page, ids: np.ndarray, visit: np.ndarray) -> bool:
+    """Does the stream paint the values of one visit (_flush_right_visits:
+    GRID_ROWS lines or more of the leaf's lines `ids`, set flush right)
+    by where each value starts: each starting no further back along the
+    line than the one before (ROW_OVERLAP), some a line or more above it?
+    Such a column is a table's column painted on a visit of its own,
+    whatever the labels beside it are: a label wider than its column, its
+    value on the row under it (a spec sheet's "Gross horsepower - SAE
+    J1995 @ 2400 RPM:"), keeps the labels' run from being a narrow column,
+    and the stream, down the labels and then up and down the values, goes
+    down from most of its lines. Only values: a narrow visit, flush with
+    the leaf's end of the line (labels set flush right stand before what
+    they label); a column painted down the page is one run, never up.
+    Fixture: test_values_painted_by_x_position_beside_wide_labels_read_by_rows."""
+    edge = -page.x0 if page.rtl else page.x1
+    if float(page.x1[visit].max() - page.x0[visit].min()) >= COLUMN_WIDTH * page.body:
+        return False  # a text column's lines end flush right when justified
+    if float(edge[ids].max() - edge[visit].max()) > ROW_OVERLAP * page.body:
+        return False  # labels set flush right before what they label
+    # By where each value starts: never back along the line, up at least once.
+    start = -page.x1[visit] if page.rtl else page.x0[visit]
+    along = np.diff(start) >= -ROW_OVERLAP * page.body
+    return bool(along.all() and (np.diff(page.y0[visit]) >= NEXT_LINE * page.body).any())
 
 
 def _flush_right_visits(page: Page, runs: list[np.ndarray]) -> list[np.ndarray]:

@@ -1308,6 +1308,32 @@ def test_values_set_flush_right_painted_by_x_position_read_by_rows():
     assert layout(b).joined.text.split("\n") == ["SPECS", *(f"{label} {value}" for label, value in rows)]
 
 
+def test_values_painted_by_x_position_beside_wide_labels_read_by_rows():
+    # leaves._values_up_and_down: a spec list whose long labels run across
+    # the values' column, their values set flush right on the row under
+    # them; painted by x position (the labels top to bottom, then the
+    # values by where each starts). The labels' run is no narrow column,
+    # so no two visits make a grid, and the stream goes down from most of
+    # its lines; but the values' visit goes back up the page: a column
+    # painted on its own, and the list reads by rows.
+    b = PdfBuilder()
+    f = b.add_standard_font("Helvetica", widths=True)
+    rows = [("Model", "Yanmar 4TNV98C"), ("Emissions", "Tier 4 Final"), ("Fuel", "Diesel"), ("Cylinders", "4"),
+            ("Displacement", "203 in3 (3 319 cc)"), ("Injection", "Electronic common rail"),
+            ("Gross horsepower at 2400 RPM:", None), (None, "66.9 hp (49.9 kW)"),
+            ("Net horsepower at 2400 RPM:", None), (None, "65.1 hp (48.5 kW)"), ("Cooling", "Water-cooled")]
+    pieces = [(72.0, 700 + 1.5 * LEADING, "ENGINE")]
+    for i, (label, value) in enumerate(rows):
+        if label:
+            pieces.append((72.0, 700 - LEADING * i, label))
+        if value:
+            pieces.append((300 - text_width(value, "Helvetica", SIZE), 700 - LEADING * i, value))
+    pieces.sort(key=lambda p: (round(p[0]), -p[1]))
+    b.add_page(" ".join(show(f, x, y, text) for x, y, text in pieces))
+    expected = ["ENGINE", *(" ".join(part for part in row if part) for row in rows)]
+    assert layout(b).joined.text.split("\n") == expected
+
+
 @pytest.mark.parametrize("painted", ["columns", "reversed", "lines"])
 def test_table_of_two_line_cells_reads_cell_by_cell_row_by_row(painted: str):
     # leaves._grid_rows: a lift table whose cells hold an amount over its
