@@ -210,15 +210,24 @@ class PlainObjects:
         # the set (parse_objects looks there first), which saves a tuple per
         # object of the tree; the set holds the rest and what `exists` confirms.
         known: set[Ref] = {(n, 0) for n in numbers if not 0 <= n < _BITMAP_NUMBERS}
+        # parse_objects puts what exists into `known`; what does not is asked
+        # again at each reference (a tree pointing at one missing object
+        # thousands of times), answered here from the first answer.
+        missing: set[Ref] = set()
 
         def exists(ref: Ref) -> bool:
             """An object outside the streams (an entry of type 1) exists
             unless qpdf reads it as null."""
+            if ref in missing:
+                return False
             entry = table.get(ref)
             try:
-                return entry is not None and entry.type == 1 and self._pdf.get_object(ref) is not None
+                found = entry is not None and entry.type == 1 and self._pdf.get_object(ref) is not None
             except (pikepdf.PdfError, RuntimeError, ValueError):
                 return True  # unreadable: resolving it decides, as without the streams
+            if not found:
+                missing.add(ref)
+            return found
 
         cache = self._cache
         parse_objects = self._parse_objects

@@ -32,6 +32,7 @@ import re
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, fields, replace
+from itertools import accumulate
 from operator import attrgetter
 from types import MappingProxyType
 from typing import Any
@@ -131,6 +132,8 @@ def table_grids(tree: StructTree) -> TableGrids:
     """Lay out all tables of the tree (whole-tree columns, then a pass over the table cells)."""
     types = tree.types
     tables = types == "Table"
+    if not tables.any():  # most trees: no row, cell or slot anywhere, no pass over the tree
+        return TableGrids(_NO_SLOTS, _NO_SLOTS, _NO_SLOTS, np.full(len(types), -1, dtype=np.int64))
     # Nearest Table at or above each element; a TR inside one starts a row,
     # a TH/TD inside a row a cell; a Table starts neither (it resets both).
     table_of = tree.nearest(tables)
@@ -164,6 +167,10 @@ def table_grids(tree: StructTree) -> TableGrids:
     return TableGrids(MappingProxyType(slots), MappingProxyType(shapes), MappingProxyType(by_position), cell_of)
 
 
+# The empty mappings of a tree with no Table (read-only: shared by every such tree).
+_NO_SLOTS: Mapping[Any, Any] = MappingProxyType({})
+
+
 def _started_by(nearest: np.ndarray, tables: np.ndarray) -> np.ndarray:
     """`nearest` (the nearest row or cell start at or above each element),
     -1 where that start is a Table: a table begins with no row or cell open."""
@@ -177,32 +184,59 @@ def _place(
 ) -> tuple[list[int], dict[str, list[Any]]]:
     """The cells of one table and their GridSlots' columns: each cell takes
     the first free slot of its row; spans occupy theirs; a row span is cut at
-    the last row. A cell looks past the slots that cells of rows above span
-    into; its own row's cells lie behind it, so only what spans down is kept."""
-    below: set[tuple[int, int]] = set()
-    indices: list[int] = []
-    columns: dict[str, list[Any]] = {name: [] for name in _SLOT_FIELDS}
-    row_of, col_of, row_spans, col_spans = columns["row"], columns["col"], columns["row_span"], columns["col_span"]
-    for r, row in enumerate(rows):
-        col = 0
-        for index in row:
-            e = tree.elements[index]
-            while (r, col) in below:
-                col += 1
-            row_span = min(e.row_span, len(rows) - r)
-            below.update((r + dr, col + dc) for dr in range(1, row_span) for dc in range(e.col_span))
-            indices.append(index)
-            row_of.append(r)
-            col_of.append(col)
-            row_spans.append(row_span)
-            col_spans.append(e.col_span)
-            col += e.col_span
+    the last row."""
+    indices = [index for row in rows for index in row]
     elements = list(map(tree.elements.__getitem__, indices))
+    columns: dict[str, list[Any]] = {"row": [r for r, row in enumerate(rows) for _ in row]}
+    columns["col_span"] = list(map(_COL_SPAN, elements))
+    row_spans = list(map(_ROW_SPAN, elements))
+    if max(row_spans, default=1) == 1:
+        # Nothing spans down (most tables): a cell starts where the cell
+        # before it in its row ends.
+        columns["row_span"] = row_spans
+        columns["col"] = _row_starts(rows, columns["col_span"])
+    else:
+        columns["row_span"], columns["col"] = _spanned_slots(rows, row_spans, columns["col_span"])
     columns["table"] = [table] * len(indices)
     columns["in_thead"] = list(map(in_thead.__getitem__, indices))
     for name, attribute in _FROM_ELEMENT:
         columns[name] = list(map(attribute, elements))
-    return indices, columns
+    return indices, {name: columns[name] for name in _SLOT_FIELDS}  # in field order, as the slots are set
+
+
+def _row_starts(rows: list[list[int]], col_spans: list[int]) -> list[int]:
+    """Each cell's column when no cell spans down: its row's spans before it, summed."""
+    starts: list[int] = []
+    at = 0
+    for row in rows:
+        starts.extend(accumulate(col_spans[at : at + len(row) - 1], initial=0) if row else ())
+        at += len(row)
+    return starts
+
+
+def _spanned_slots(rows: list[list[int]], row_spans: list[int], col_spans: list[int]) -> tuple[list[int], list[int]]:
+    """(row spans cut at the last row, columns) of the cells, row by row: a
+    cell looks past the slots that cells of rows above span into; its own
+    row's cells lie behind it, so only what spans down is kept."""
+    below: set[tuple[int, int]] = set()
+    cut: list[int] = []
+    cols: list[int] = []
+    k = 0
+    for r, row in enumerate(rows):
+        col = 0
+        for _ in row:
+            while (r, col) in below:
+                col += 1
+            row_span = min(row_spans[k], len(rows) - r)
+            below.update((r + dr, col + dc) for dr in range(1, row_span) for dc in range(col_spans[k]))
+            cut.append(row_span)
+            cols.append(col)
+            col += col_spans[k]
+            k += 1
+    return cut, cols
+
+
+_ROW_SPAN, _COL_SPAN = attrgetter("row_span"), attrgetter("col_span")
 
 
 # GridSlot's fields, and those read straight from the cell's element.
