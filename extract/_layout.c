@@ -2847,6 +2847,53 @@ done:
     return result;
 }
 
+/* leaves kernels */
+
+/* ---- flush_visits(edge, ids, lengths, slack) -> ends
+ * kernels.flush_visits (leaves._flush_right_visits): runs of units (ids in
+ * run order, `lengths` per run) joined while the edges `edge` of the group
+ * so far and of the next run span at most `slack` (np.ptp of their
+ * concatenation: the group's running min and max, NaN propagating, so a
+ * NaN edge joins nothing and nothing joins it); the end of each group, in
+ * runs. */
+static PyObject *layout_flush_visits(PyObject *mod, PyObject *args) {
+    PyObject *e_obj, *ids_obj, *len_obj;
+    double slack;
+    if (!PyArg_ParseTuple(args, "OOOd", &e_obj, &ids_obj, &len_obj, &slack)) return NULL;
+    View ve = {0}, vi = {0}, vl = {0};
+    PyObject *result = NULL;
+    int64_t *ends = NULL;
+    if (get_view(e_obj, &ve, "d", 8, "edge") < 0 || get_view(ids_obj, &vi, "l", 8, "ids") < 0 ||
+        get_view(len_obj, &vl, "l", 8, "lengths") < 0)
+        goto done;
+    Py_ssize_t size = ve.view.len / 8, n = vi.view.len / 8, runs = vl.view.len / 8;
+    const int64_t *ids = vi.view.buf, *lengths = vl.view.buf;
+    if (check_ids(ids, n, size, "ids") < 0 || check_lengths(lengths, runs, n) < 0) goto done;
+    const double *edge = ve.view.buf;
+    ends = malloc((runs ? (size_t)runs : 1) * sizeof(int64_t));
+    if (!ends) { PyErr_NoMemory(); goto done; }
+    Py_ssize_t groups = 0;
+    double low = 0.0, high = 0.0;
+    for (Py_ssize_t r = 0, k = 0; r < runs; r++) {
+        Py_ssize_t end = k + (Py_ssize_t)lengths[r];
+        double a = edge[ids[k]], b = a;
+        for (k++; k < end; k++) { a = np_min(a, edge[ids[k]]); b = np_max(b, edge[ids[k]]); }
+        if (r > 0) {
+            double lo = np_min(low, a), hi = np_max(high, b);
+            if (hi - lo <= slack) { low = lo; high = hi; ends[groups - 1] = r + 1; continue; }
+        }
+        low = a; high = b;
+        ends[groups++] = r + 1;
+    }
+    result = int64_bytes(ends, groups);
+done:
+    free(ends);
+    release(&ve); release(&vi); release(&vl);
+    return result;
+}
+
+/* ==== end of leaves kernels ==== */
+
 static PyMethodDef module_methods[] = {
     {"rows", (PyCFunction)layout_rows, METH_VARARGS, "Units top to bottom and where each row starts."},
     {"shared_baselines", (PyCFunction)layout_shared_baselines, METH_VARARGS,
@@ -2894,6 +2941,8 @@ static PyMethodDef module_methods[] = {
     {"blocks_wrap", (PyCFunction)layout_blocks_wrap, METH_VARARGS, "wrap_measures of each block of lines in its rows."},
     {"row_mates", (PyCFunction)layout_row_mates, METH_VARARGS, "Per pair of runs, are both one row each on one baseline."},
     {"grid_rows", (PyCFunction)layout_grid_rows, METH_VARARGS, "Lines of a grid by rows, each row by cells along the line."},
+    /* leaves kernels */
+    {"flush_visits", (PyCFunction)layout_flush_visits, METH_VARARGS, "Runs joined while their edges span at most a slack."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -1458,3 +1458,36 @@ def row_groups(lib: ModuleType | None, top: np.ndarray, bottom: np.ndarray, one_
         ends.append(end)
         k = end
     return np.array(ends, dtype=np.int64)
+
+
+# -- leaves kernels (leaves.py's rule families) --------------------------------
+
+
+def flush_visits(lib: ModuleType | None, edge: np.ndarray, runs: list[np.ndarray], slack: float) -> np.ndarray:
+    """`runs` (units, none empty) joined in order while the edges `edge` of
+    the group so far and of the next run span at most `slack` (np.ptp of
+    their concatenation), as the end of each group, in runs
+    (leaves._flush_right_visits). A NaN edge joins no group and no run
+    joins its group (NaN spans compare false)."""
+    ids = np.concatenate(runs)
+    lengths = np.array([len(r) for r in runs], dtype=np.int64)
+    if lib is not None:
+        return np.frombuffer(lib.flush_visits(np.ascontiguousarray(edge, dtype=np.float64), _ids(ids), lengths, slack), dtype=np.int64)
+    starts = np.concatenate([[0], np.cumsum(lengths)[:-1]])
+    low = np.minimum.reduceat(edge[ids], starts).tolist()
+    high = np.maximum.reduceat(edge[ids], starts).tolist()
+    ends: list[int] = []
+    group = (0.0, 0.0)
+    for r, (a, b) in enumerate(zip(low, high, strict=True)):
+        if r:
+            # np.minimum / np.maximum of two floats: NaN propagates; a
+            # group of blanks spans inf - inf, NaN, joined by none.
+            lo, hi = np.minimum(group[0], a), np.maximum(group[1], b)
+            with np.errstate(invalid="ignore"):
+                span = hi - lo
+            if span <= slack:
+                group, ends[-1] = (float(lo), float(hi)), r + 1
+                continue
+        group = (a, b)
+        ends.append(r + 1)
+    return np.array(ends, dtype=np.int64)

@@ -67,7 +67,7 @@ from ragprep.extract.layout.params import (
     TURNS,
 )
 from ragprep.extract.layout.kernels import (
-    RunStacking, back_up_moves, block_chains, cell_chains, emit_leaves, grid_rows, interleaved_merges, kahn, out_of_turn, paint_run_cuts,
+    RunStacking, back_up_moves, block_chains, cell_chains, emit_leaves, flush_visits, grid_rows, interleaved_merges, kahn, out_of_turn, paint_run_cuts,
     row_groups, row_mates, run_pairs, run_stacking, top_and_bottom, turning_pair,
 )  # fmt: skip
 from ragprep.extract.layout.kernels import run_boxes as kernel_run_boxes
@@ -534,24 +534,23 @@ def _stacked_in_place(page: Page, runs: list[np.ndarray]) -> list[np.ndarray]:
     stacking = run_stacking(page.lib, box, STACKED * page.body, ROW_OVERLAP * page.body, page.rtl)
     runs_up = _stream_paints_runs_up(stacking)
     holes = None if runs_up else _holes_filled_later(page, runs, box)
-    bands = (stacking.top, stacking.bottom)
-    if holes is None and not runs_up and all(is_text_column(page, runs[k]) for k in {*bands[0].tolist(), *bands[1].tolist()}):
+    furniture = _band_furniture(page, runs, (stacking.top, stacking.bottom))
+    if holes is None and not runs_up and not any(furniture):
         # No furniture in a band (_with_bands): no constraint at all, and
         # Kahn's order over none is paint order.
         return runs
-    other = ~np.eye(n, dtype=bool)
     if runs_up:
+        other = ~np.eye(n, dtype=bool)
         above, apart, flush = _boxes(page, box, flush=True)
         assert flush is not None  # asked for
-        order = kahn(page.lib, _with_bands(page, runs, above & ~apart & flush & other, bands, other))
+        order = kahn(page.lib, _with_bands(above & ~apart & flush & other, furniture, other))
         if order is not None:
             return [runs[k] for k in order]
     if holes is not None:
-        order = kahn(page.lib, _with_bands(page, runs, holes, bands, other))
+        order = kahn(page.lib, _with_bands(holes, furniture, ~np.eye(n, dtype=bool)))
         if order is not None:
             return [runs[k] for k in order]
-    order = kahn(page.lib, _with_bands(page, runs, np.zeros((n, n), dtype=bool), bands, other))
-    return runs if order is None else [runs[k] for k in order]
+    return [runs[k] for k in _band_order(n, furniture)]
 
 
 def _holes_filled_later(
@@ -709,14 +708,8 @@ def _flush_right_visits(page: Page, runs: list[np.ndarray]) -> list[np.ndarray]:
     paints by where each value starts, up and down the column, a run a
     line. Fixture: test_values_set_flush_right_painted_by_x_position_read_by_rows."""
     edge = -page.x0 if page.rtl else page.x1
-    slack = ROW_OVERLAP * page.body
-    out: list[np.ndarray] = []
-    for run in runs:
-        if out and float(np.ptp(edge[np.concatenate([out[-1], run])])) <= slack:
-            out[-1] = np.concatenate([out[-1], run])
-        else:
-            out.append(run)
-    return out
+    ends = flush_visits(page.lib, edge, runs, ROW_OVERLAP * page.body).tolist()
+    return [runs[a] if b - a == 1 else np.concatenate(runs[a:b]) for a, b in zip([0, *ends[:-1]], ends, strict=True)]
 
 
 def _paint_runs(page: Page, ids: np.ndarray) -> list[np.ndarray]:
@@ -906,9 +899,9 @@ def _order_runs(page: Page, runs: list[np.ndarray], floats: tuple[np.ndarray, ..
     # products was, at a tenth of their cost on leaves of hundreds of runs.)
     rows = (mates @ stacked @ mates) & other
     along = mates & apart & leftward
-    bands = top_and_bottom(above, other)
+    furniture = _band_furniture(page, runs, top_and_bottom(above, other))
     for before in (rows | columns | along, stacked | columns, stacked):
-        order = kahn(page.lib, _with_bands(page, runs, before, bands, other))
+        order = kahn(page.lib, _with_bands(before, furniture, other))
         if order is not None:
             return [runs[k] for k in order]
     return None
@@ -923,30 +916,52 @@ def _row_mates(page: Page, runs: list[np.ndarray]) -> np.ndarray:
     return row_mates(page.lib, box, runs, DESCENT, SAME_BASELINE * page.body)
 
 
-def _with_bands(
-    page: Page, runs: list[np.ndarray], before: np.ndarray, bands: tuple[np.ndarray, np.ndarray], other: np.ndarray
-) -> np.ndarray:
+def _band_furniture(page: Page, runs: list[np.ndarray], bands: tuple[np.ndarray, np.ndarray]) -> tuple[list[int], list[int]]:
+    """Of `bands` (the runs above every other and those below,
+    kernels.top_and_bottom, in run order) the furniture: runs that are no
+    running text (is_text_column). The last paragraphs of a column under a
+    boxed callout the stream paints after them are text, and where they go
+    is the callout's question (a tie the stream breaks), not the bottom
+    band's (_with_bands)."""
+    top, bottom = bands[0].tolist(), bands[1].tolist()
+    # Only a run in a band can be furniture: the test runs for those alone, once.
+    text = {k: is_text_column(page, runs[k]) for k in {*top, *bottom}}
+    return [k for k in top if not text[k]], [k for k in bottom if not text[k]]
+
+
+def _with_bands(before: np.ndarray, furniture: tuple[list[int], list[int]], other: np.ndarray) -> np.ndarray:
     """`before` with a run above every other one (a running head, a title)
-    first and one below every other (a page number, a footer) last (`bands`:
-    the runs above every other and those below, kernels.top_and_bottom): the top
-    and bottom bands are geometry's, wherever they lie along the line. Only
-    furniture goes to a band, runs that are no running text: the last
-    paragraphs of a column under a boxed callout the stream paints after
-    them are text, and where they go is the callout's question (a tie the
-    stream breaks), not the bottom band's. Fixtures:
+    first and one below every other (a page number, a footer) last
+    (`furniture`: those of the top and of the bottom band that are no
+    running text, _band_furniture): the top and bottom bands are geometry's,
+    wherever they lie along the line. Fixtures:
     test_footer_painted_first_reads_at_the_foot_of_the_page,
     test_callout_painted_after_the_text_under_it_keeps_its_place_in_the_stream."""
     before = before.copy()
-    top, bottom = bands[0].tolist(), bands[1].tolist()
-    # Only a run in a band can be furniture: the test runs for those alone.
-    furniture = {k: not is_text_column(page, runs[k]) for k in {*top, *bottom}}
+    top, bottom = furniture
     for k in top:
-        if furniture[k]:
-            before[k, :], before[:, k] = other[k], False
+        before[k, :], before[:, k] = other[k], False
     for k in bottom:
-        if furniture[k]:
-            before[:, k], before[k, :] = other[:, k], False
+        before[:, k], before[k, :] = other[:, k], False
     return before
+
+
+def _band_order(n: int, furniture: tuple[list[int], list[int]]) -> list[int]:
+    """kahn's order of `n` runs under _with_bands' constraints alone (no
+    other: a leaf whose stream is its witness), without its n x n matrix (a
+    leaf of a thousand single-line runs asks it). _with_bands gives each
+    top run (`furniture`'s first list) every other run after it, then takes
+    the runs before it away, so of two top runs the later listed reads
+    first; each bottom run gets every other run before it and loses those
+    after it, so bottom runs read in their listed order, last; a run in
+    both bands is a bottom run. Nothing orders the other runs among
+    themselves: paint order. (tests/extract/test_layout_leaves_kernels.py
+    holds this equal to kahn over _with_bands.)"""
+    top, bottom = furniture
+    at_bottom = set(bottom)
+    first = [k for k in reversed(top) if k not in at_bottom]
+    banded = at_bottom.union(first)
+    return [*first, *(k for k in range(n) if k not in banded), *bottom]
 
 
 def _distinct_rows(page: Page, ids: np.ndarray) -> int:
