@@ -39,6 +39,14 @@ JUSTIFIED_EVEN = 0.02
 # are about a body height); a table's cells of one word each lie apart by
 # their columns' widths.
 JUSTIFIED_SPACE = 2.0
+# A section's number ending in a painted space reads with the title after
+# it on its row across up to this many heights (the smaller) of
+# whitespace (lines._numbered_headings): a quad after the number, an em,
+# is 0.7 of a glyph height in a font with a tall box (lualatex-tagpdf's
+# headings) and 1.1 in one with a short box (Helvetica's).
+NUMBER_GAP = 1.5
+# ... a number of at most this many glyphs.
+NUMBER_GLYPHS = 8
 # A unit at most this many body heights tall beside a line (a footnote
 # mark, a raised reference, an index) is a mark read inside that line
 # (lines.line_order), whatever its baseline: browsers set marks at 80% of

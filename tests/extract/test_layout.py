@@ -1886,6 +1886,34 @@ def test_justified_line_painted_a_word_at_a_time_reads_as_one_line():
     assert layout(b).joined.text == "\n".join(lines)
 
 
+def test_section_number_a_quad_before_its_heading_reads_with_it():
+    # lines._numbered_headings: LaTeX sets a heading's number and a space,
+    # then its title a quad further on, wider apart than LINE_JOIN_GAP.
+    # Painted by x position (each column top to bottom, the numbers before
+    # the titles), the right column's numbers read apart from their titles
+    # unless a number ending in a space joins the title after it.
+    b = PdfBuilder()
+    f = b.add_standard_font("Helvetica", widths=True)
+    pieces: list[tuple[float, float, str, float]] = []
+    expected = [" ".join(prose(f"l{i}x", 5)) for i in range(14)]
+    pieces += [(72.0, 700 - LEADING * i, line, SIZE) for i, line in enumerate(expected)]
+    y = 700.0
+    for number, title, count in (("2", "Document structures", 4), ("2.1", "Mathematics", 4), ("2.2", "Lists", 3)):
+        pieces.append((340.0, y, number + " ", 12))
+        pieces.append((340.0 + text_width(number + " ", size=12) + 8, y, title, 12))
+        expected.append(f"{number} {title}")
+        y -= 16
+        for i in range(count):
+            line = " ".join(prose(f"r{number}{i}x", 4))
+            pieces.append((340.0, y, line, SIZE))
+            expected.append(line)
+            y -= LEADING
+        y -= 6
+    pieces.sort(key=lambda p: (round(p[0]), -p[1]))
+    b.add_page(" ".join(show(f, x, y, text, size) for x, y, text, size in pieces))
+    assert layout(b).joined.text.split("\n") == expected
+
+
 def test_table_rows_set_on_the_last_line_of_their_labels_read_by_rows():
     # regions.staggered (_block_ends): a tax table whose first label wraps
     # ("At least ... but not" over "over ..."), its amounts set on the
