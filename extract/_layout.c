@@ -464,6 +464,40 @@ fail:
     return NULL;
 }
 
+/* letter_counts' body: of an even sample of the glyphs of units ids[0..n)
+ * (glyphs start[u]:end[u] of `glyphs`, in turn; every max(1, total //
+ * sample)-th), the letters and the glyphs that are no blanks; -1 with an
+ * exception set where a unit's glyphs lie out of range. */
+static int sample_letters(const int64_t *start, const int64_t *end, Py_ssize_t glyphs, const int64_t *ids, Py_ssize_t n,
+                          const unsigned char *alpha, const unsigned char *space, Py_ssize_t sample,
+                          Py_ssize_t *letters_out, Py_ssize_t *inked_out) {
+    Py_ssize_t total = 0;
+    for (Py_ssize_t k = 0; k < n; k++) {
+        int64_t u = ids[k];
+        if (start[u] < 0 || end[u] < start[u] || end[u] > glyphs) { PyErr_SetString(PyExc_IndexError, "unit out of range"); return -1; }
+        total += (Py_ssize_t)(end[u] - start[u]);
+    }
+    Py_ssize_t step = sample > 0 ? total / sample : 0;
+    if (step < 1) step = 1;
+    Py_ssize_t letters = 0, taken = 0, blanks = 0, offset = 0, next = 0;
+    for (Py_ssize_t k = 0; k < n && next < total; k++) {
+        int64_t u = ids[k];
+        Py_ssize_t length = (Py_ssize_t)(end[u] - start[u]);
+        /* Empty units take no sample: np.searchsorted(offset, picked, "right") - 1 skips them. */
+        while (next < offset + length) {
+            Py_ssize_t g = (Py_ssize_t)start[u] + next - offset;
+            letters += alpha[g] != 0;
+            blanks += space[g] != 0;
+            taken++;
+            next += step;
+        }
+        offset += length;
+    }
+    *letters_out = letters;
+    *inked_out = taken - blanks;
+    return 0;
+}
+
 /* ---- letter_counts(start, end, ids, alpha, space, sample) -> (letters, inked)
  * kernels.letter_counts: the glyphs of units `ids` (glyphs start[u]:end[u]
  * of the stream, in turn) taken every max(1, total // sample) of them; how
@@ -483,29 +517,9 @@ static PyObject *layout_letter_counts(PyObject *mod, PyObject *args) {
     const int64_t *start = vs.view.buf, *end = ve.view.buf, *ids = vi.view.buf;
     const unsigned char *alpha = va.view.buf, *space = vb.view.buf;
     if (check_ids(ids, n, units, "ids") < 0) goto done;
-    Py_ssize_t total = 0;
-    for (Py_ssize_t k = 0; k < n; k++) {
-        int64_t u = ids[k];
-        if (start[u] < 0 || end[u] < start[u] || end[u] > glyphs) { PyErr_SetString(PyExc_IndexError, "unit out of range"); goto done; }
-        total += (Py_ssize_t)(end[u] - start[u]);
-    }
-    Py_ssize_t step = sample > 0 ? total / sample : 0;
-    if (step < 1) step = 1;
-    Py_ssize_t letters = 0, taken = 0, blanks = 0, offset = 0, next = 0;
-    for (Py_ssize_t k = 0; k < n && next < total; k++) {
-        int64_t u = ids[k];
-        Py_ssize_t length = (Py_ssize_t)(end[u] - start[u]);
-        /* Empty units take no sample: np.searchsorted(offset, picked, "right") - 1 skips them. */
-        while (next < offset + length) {
-            Py_ssize_t g = (Py_ssize_t)start[u] + next - offset;
-            letters += alpha[g] != 0;
-            blanks += space[g] != 0;
-            taken++;
-            next += step;
-        }
-        offset += length;
-    }
-    result = Py_BuildValue("(nn)", letters, taken - blanks);
+    Py_ssize_t letters, inked;
+    if (sample_letters(start, end, glyphs, ids, n, alpha, space, sample, &letters, &inked) < 0) goto done;
+    result = Py_BuildValue("(nn)", letters, inked);
 done:
     release(&vs); release(&ve); release(&vi); release(&va); release(&vb);
     return result;
@@ -778,6 +792,34 @@ done:
     return result;
 }
 
+typedef struct { double extent; Py_ssize_t side_by_side; double glyphs; } RowStats;
+
+/* row_measures' body, of units ids[0..n) in `rows` (>= 1) rows starting at
+ * the checked S; extent and glyphs are work buffers of `rows`. */
+static RowStats row_stats(const double *X0, const double *X1, const int64_t *inked, const int64_t *ids, Py_ssize_t n,
+                          const int64_t *S, Py_ssize_t rows, double *extent, int64_t *glyphs) {
+    Py_ssize_t side = 0;
+    for (Py_ssize_t r = 0; r < rows; r++) {
+        Py_ssize_t first = (Py_ssize_t)S[r], end = r + 1 < rows ? (Py_ssize_t)S[r + 1] : n;
+        double low = X0[ids[first]], high = X1[ids[first]], start = low, stop = high;
+        int64_t count = inked[ids[first]];
+        for (Py_ssize_t k = first + 1; k < end; k++) {
+            low = np_min(low, X0[ids[k]]);
+            high = np_max(high, X1[ids[k]]);
+            start = np_max(start, X0[ids[k]]);
+            stop = np_min(stop, X1[ids[k]]);
+            count += inked[ids[k]];
+        }
+        extent[r] = high - low;
+        glyphs[r] = count;
+        side += end - first > 1 && start >= stop;
+    }
+    qsort(extent, (size_t)rows, sizeof(double), cmp_np_double);
+    qsort(glyphs, (size_t)rows, sizeof(int64_t), cmp_int64);
+    RowStats found = {extent[rows / 2], side, (double)glyphs[rows / 2]};
+    return found;
+}
+
 /* ---- row_measures(x0, x1, inked, ids, starts) -> (extent, side by side, glyphs)
  * kernels.row_measures (regions._is_text_column): of the rows (units `ids`
  * in rows starting at `starts`), the median extent along the line (a row's
@@ -806,25 +848,8 @@ static PyObject *layout_row_measures(PyObject *mod, PyObject *args) {
         if (S[r] < 0 || S[r] >= n || (r && S[r] <= S[r - 1])) { PyErr_SetString(PyExc_ValueError, "bad row starts"); goto done; }
     extent = malloc(rows * sizeof(double)); glyphs = malloc(rows * sizeof(int64_t));
     if (!extent || !glyphs) { PyErr_NoMemory(); goto done; }
-    Py_ssize_t side = 0;
-    for (Py_ssize_t r = 0; r < rows; r++) {
-        Py_ssize_t first = (Py_ssize_t)S[r], end = r + 1 < rows ? (Py_ssize_t)S[r + 1] : n;
-        double low = X0[ids[first]], high = X1[ids[first]], start = low, stop = high;
-        int64_t count = inked[ids[first]];
-        for (Py_ssize_t k = first + 1; k < end; k++) {
-            low = np_min(low, X0[ids[k]]);
-            high = np_max(high, X1[ids[k]]);
-            start = np_max(start, X0[ids[k]]);
-            stop = np_min(stop, X1[ids[k]]);
-            count += inked[ids[k]];
-        }
-        extent[r] = high - low;
-        glyphs[r] = count;
-        side += end - first > 1 && start >= stop;
-    }
-    qsort(extent, (size_t)rows, sizeof(double), cmp_np_double);
-    qsort(glyphs, (size_t)rows, sizeof(int64_t), cmp_int64);
-    result = Py_BuildValue("(dnd)", extent[rows / 2], side, (double)glyphs[rows / 2]);
+    RowStats found = row_stats(X0, X1, inked, ids, n, S, rows, extent, glyphs);
+    result = Py_BuildValue("(dnd)", found.extent, found.side_by_side, found.glyphs);
 done:
     free(extent); free(glyphs);
     release(&vx0); release(&vx1); release(&vk); release(&vi); release(&vs);
@@ -2894,7 +2919,75 @@ done:
 
 /* ==== end of leaves kernels ==== */
 
+/* region kernels */
+
+/* ---- group_measures(x0, x1, y0, y1, inked, start, end, alpha, space, ids, tol, fill, sample)
+ *      -> (width, ids top to bottom, row starts, extent, side by side, glyphs, letters, inked, long rows)
+ * kernels.group_measures (regions.is_text_column and regions.holds_prose):
+ * of the units `ids` (one at least), the width (the largest x1 less the
+ * least x0), their rows (rows within tol), row_measures of those rows,
+ * letter_counts of the units in row order, and how many rows hold a unit
+ * as long as fill x the width. One call where the two tests made five. */
+static PyObject *layout_group_measures(PyObject *mod, PyObject *args) {
+    PyObject *x0_obj, *x1_obj, *y0_obj, *y1_obj, *inked_obj, *start_obj, *end_obj, *alpha_obj, *space_obj, *ids_obj;
+    double tol, fill;
+    Py_ssize_t sample;
+    if (!PyArg_ParseTuple(args, "OOOOOOOOOOddn", &x0_obj, &x1_obj, &y0_obj, &y1_obj, &inked_obj, &start_obj, &end_obj,
+                          &alpha_obj, &space_obj, &ids_obj, &tol, &fill, &sample))
+        return NULL;
+    View vbox[4], vk = {0}, vs = {0}, ve = {0}, va = {0}, vb = {0}, vi = {0};
+    memset(vbox, 0, sizeof vbox);
+    PyObject *result = NULL;
+    int64_t *order = NULL, *tmp = NULL, *sorted = NULL, *starts = NULL, *glyphs = NULL;
+    double *key = NULL, *extent = NULL;
+    PyObject *const objs[4] = {x0_obj, x1_obj, y0_obj, y1_obj};
+    Py_ssize_t n = get_unit_boxes(objs, vbox, ids_obj, &vi);
+    if (n < 0 || get_view(inked_obj, &vk, "l", 8, "inked") < 0 || get_view(start_obj, &vs, "l", 8, "start") < 0 ||
+        get_view(end_obj, &ve, "l", 8, "end") < 0 || get_view(alpha_obj, &va, "?", 1, "alpha") < 0 ||
+        get_view(space_obj, &vb, "?", 1, "space") < 0)
+        goto done;
+    Py_ssize_t size = vbox[0].view.len / 8, glyph_count = va.view.len;
+    if (vk.view.len / 8 != size || vs.view.len / 8 != size || ve.view.len / 8 != size || vb.view.len != glyph_count) {
+        PyErr_SetString(PyExc_ValueError, "columns differ in length");
+        goto done;
+    }
+    if (n < 1) { PyErr_SetString(PyExc_ValueError, "no units"); goto done; }
+    const double *X0 = vbox[0].view.buf, *X1 = vbox[1].view.buf, *Y0 = vbox[2].view.buf, *Y1 = vbox[3].view.buf;
+    const int64_t *ids = vi.view.buf, *inked = vk.view.buf;
+    order = malloc(n * sizeof(int64_t)); tmp = malloc(n * sizeof(int64_t)); sorted = malloc(n * sizeof(int64_t));
+    starts = malloc((n + 1) * sizeof(int64_t)); glyphs = malloc(n * sizeof(int64_t));
+    key = calloc(n, sizeof(double)); extent = malloc(n * sizeof(double));
+    if (!order || !tmp || !sorted || !starts || !glyphs || !key || !extent) { PyErr_NoMemory(); goto done; }
+    /* x1[ids].max() - x0[ids].min(): NaN propagates, as in numpy's reductions. */
+    double high = X1[ids[0]], low = X0[ids[0]];
+    for (Py_ssize_t k = 1; k < n; k++) { high = np_max(high, X1[ids[k]]); low = np_min(low, X0[ids[k]]); }
+    double width = high - low;
+    Py_ssize_t rows = sort_rows(Y0, Y1, ids, n, tol, sorted, starts, order, tmp, key);
+    RowStats stats = row_stats(X0, X1, inked, sorted, n, starts, rows, extent, glyphs);
+    Py_ssize_t letters, inked_sample;
+    if (sample_letters(vs.view.buf, ve.view.buf, glyph_count, sorted, n, va.view.buf, vb.view.buf, sample, &letters,
+                       &inked_sample) < 0)
+        goto done;
+    double reach = fill * width;
+    Py_ssize_t long_rows = 0;
+    for (Py_ssize_t r = 0; r < rows; r++) {
+        Py_ssize_t end = r + 1 < rows ? (Py_ssize_t)starts[r + 1] : n;
+        for (Py_ssize_t k = (Py_ssize_t)starts[r]; k < end; k++)
+            if (X1[sorted[k]] - X0[sorted[k]] >= reach) { long_rows++; break; }
+    }
+    result = Py_BuildValue("(dNNdndnnn)", width, int64_bytes(sorted, n), int64_bytes(starts, rows), stats.extent,
+                           stats.side_by_side, stats.glyphs, letters, inked_sample, long_rows);
+done:
+    free(order); free(tmp); free(sorted); free(starts); free(glyphs); free(key); free(extent);
+    release_boxes(vbox); release(&vk); release(&vs); release(&ve); release(&va); release(&vb); release(&vi);
+    return result;
+}
+
+/* end of region kernels */
+
 static PyMethodDef module_methods[] = {
+    {"group_measures", (PyCFunction)layout_group_measures, METH_VARARGS,
+     "Width, rows, row measures, letters and long rows of a group of units."},
     {"rows", (PyCFunction)layout_rows, METH_VARARGS, "Units top to bottom and where each row starts."},
     {"shared_baselines", (PyCFunction)layout_shared_baselines, METH_VARARGS,
      "Per pair of runs, how many lines of one meet a baseline of the other."},

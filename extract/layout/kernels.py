@@ -18,6 +18,7 @@ import bisect
 import heapq
 from dataclasses import dataclass
 from types import ModuleType
+from typing import NamedTuple
 
 import numpy as np
 
@@ -385,6 +386,50 @@ def row_measures(
     glyphs = np.add.reduceat(inked[ids], starts)
     middle = len(starts) // 2
     return float(np.sort(extent)[middle]), int(np.count_nonzero(several & apart)), float(np.sort(glyphs)[middle])
+
+class GroupMeasures(NamedTuple):
+    """What regions' text-column and prose tests measure of a group of units
+    (group_measures); a tuple, made for thousands of groups a page."""
+
+    width: float  # the largest right edge less the least left edge
+    rows: tuple[np.ndarray, np.ndarray]  # rows_top_down of the group
+    extent: float  # row_measures of those rows: the median extent,
+    side_by_side: int  # the rows of units side by side,
+    glyphs: float  # the median inked glyphs
+    letters: int  # letter_counts of the units in row order: letters
+    inked: int  # and glyphs that are no blanks, in the sample
+    long_rows: int  # rows holding a unit as long as `fill` x the width
+
+
+def group_measures(
+    lib: ModuleType | None,
+    box: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray],
+    inked: np.ndarray,
+    glyphs: tuple[np.ndarray, np.ndarray, tuple[np.ndarray, np.ndarray]],
+    ids: np.ndarray,
+    measure: tuple[float, float, int],
+) -> GroupMeasures:
+    """Of units `ids` (one at least; boxes x0, x1, y0, y1 of `box`, `inked`
+    glyphs each, their glyphs start:end of `glyphs` with text classes):
+    the measures regions.is_text_column and regions.holds_prose take, in
+    one pass (`measure`: the rows' tolerance, the long line's share of the
+    width, the letter sample). The reference is the kernels each measure
+    had: rows_top_down, row_measures and letter_counts."""
+    x0, x1, y0, y1 = box
+    start, end, classes = glyphs
+    tol, fill, sample = measure
+    if lib is not None:
+        found = lib.group_measures(x0, x1, y0, y1, inked, start, end, *classes, _ids(ids), tol, fill, sample)
+        rows = (np.frombuffer(found[1], dtype=np.int64), np.frombuffer(found[2], dtype=np.int64))
+        return GroupMeasures(found[0], rows, *found[3:])
+    width = x1[ids].max() - x0[ids].min()
+    ordered, starts = rows_top_down(None, y0, y1, ids, tol)
+    extent, side_by_side, count = row_measures(None, x0, x1, inked, ordered, starts)
+    letters, inked_sample = letter_counts(None, start, end, ordered, classes, sample)
+    long = x1[ordered] - x0[ordered] >= fill * width
+    long_rows = int(np.count_nonzero(np.add.reduceat(long.astype(np.int64), starts)))
+    return GroupMeasures(float(width), (ordered, starts), extent, side_by_side, count, letters, inked_sample, long_rows)
+
 
 def back_up_moves(
     lib: ModuleType | None,

@@ -28,6 +28,7 @@ from ragprep.extract.layout.params import (
     COLUMN_WIDTH,
     DESCENT,
     GRID_ROWS,
+    LETTER_SAMPLE,
     GUTTER_SUPPORT,
     NARROW_COLUMN,
     PARAGRAPH_STEP,
@@ -42,11 +43,12 @@ from ragprep.extract.layout.params import (
     WRAPPED,
 )
 from ragprep.extract.layout.kernels import (
+    GroupMeasures,
     baselines,
     blocks_wrap,
     wrap_measures,
+    group_measures,
     gutter_crossing,
-    row_measures,
     rows_top_down,
     shared_baseline_counts,
     side_by_side_pairs,
@@ -95,26 +97,48 @@ def _is_text_column(page: Page, ids: np.ndarray) -> bool:
     """is_text_column, uncached."""
     if len(ids) < 2:
         return False
-    width = page.x1[ids].max() - page.x0[ids].min()
+    measured = _measures(page, ids)
+    width = measured.width
     if width < NARROW_COLUMN * page.body:
         return False
-    ids, starts = rows_of(page, ids)
+    ids, starts = measured.rows
     if len(starts) < 2:
         return False
     if width < COLUMN_WIDTH * page.body and not wraps(page, ids, starts):
         return False
-    extent, side_by_side, glyphs = row_measures(page.lib, page.x0, page.x1, page.inked, ids, starts)
-    if extent < COLUMN_FILL * width:
+    if measured.extent < COLUMN_FILL * width:
         return False
     # A line of running text is one unit; a table row is several cells side
     # by side. Units stacked in one row are lines that a tall glyph (a
     # bullet whose font has a deep box) makes overlap: no cells.
     # (side_by_side: rows of several units with whitespace between two.)
-    if side_by_side > COLUMN_SPLIT_ROWS * len(starts):
+    if measured.side_by_side > COLUMN_SPLIT_ROWS * len(starts):
         return False
-    if glyphs < COLUMN_GLYPHS:
+    if measured.glyphs < COLUMN_GLYPHS:
         return False
-    return page.letter_share(ids) >= COLUMN_LETTERS
+    return _letter_share(measured) >= COLUMN_LETTERS
+
+
+def _measures(page: Page, ids: np.ndarray) -> GroupMeasures:
+    """What the text-column and prose tests measure of the group `ids`
+    (kernels.group_measures: its width, its rows, their extents, the
+    letters of a sample of its glyphs, its long lines), in one pass.
+    Kept per group: holds_prose is mostly asked of is_text_column's groups;
+    its rows are rows_of's."""
+    key = ids.tobytes()
+    found = page.kept.measures.get(key)
+    if found is None:
+        box = (page.x0, page.x1, page.y0, page.y1)
+        measure = (ROW_OVERLAP * page.body, COLUMN_FILL, LETTER_SAMPLE)
+        found = page.kept.measures[key] = group_measures(page.lib, box, page.inked, (page.start, page.end, page.classes), ids, measure)
+        page.rows.setdefault(key, found.rows)
+    return found
+
+
+def _letter_share(measured: GroupMeasures) -> float:
+    """Share of letters (any script, str.isalpha) among the glyphs of a
+    group, estimated on an even sample of them (kernels.letter_counts)."""
+    return measured.letters / measured.inked if measured.inked else 0.0
 
 
 def wraps(page: Page, ids: np.ndarray, starts: np.ndarray) -> bool:
@@ -178,13 +202,13 @@ def holds_prose(page: Page, ids: np.ndarray) -> bool:
 
 def _holds_prose(page: Page, ids: np.ndarray) -> bool:
     """holds_prose, uncached."""
-    width = page.x1[ids].max() - page.x0[ids].min()
-    if len(ids) < PROSE_LINES or width < COLUMN_WIDTH * page.body:
+    if len(ids) < PROSE_LINES:
         return False
-    ids, starts = rows_of(page, ids)
-    long = page.x1[ids] - page.x0[ids] >= COLUMN_FILL * width
-    rows = int(np.count_nonzero(np.add.reduceat(long.astype(np.int64), starts)))
-    return rows >= PROSE_LINES and rows >= PROSE_SHARE * len(starts) and page.letter_share(ids) >= COLUMN_LETTERS
+    measured = _measures(page, ids)
+    if measured.width < COLUMN_WIDTH * page.body:
+        return False
+    rows = measured.long_rows
+    return rows >= PROSE_LINES and rows >= PROSE_SHARE * len(measured.rows[1]) and _letter_share(measured) >= COLUMN_LETTERS
 
 
 def own_rows(page: Page, left: np.ndarray, right: np.ndarray) -> bool:

@@ -32,14 +32,13 @@ from ragprep.extract.bidi import is_rtl
 from ragprep.extract.config import ExtractConfig
 from ragprep.extract.geometric import SEGMENT_BACK, SEGMENT_GAP, edge_codepoints, reading_direction
 from ragprep.extract.glyphs import GlyphTable, rows_at
-from ragprep.extract.layout.kernels import letter_counts, nearest_under, pair_moves, stream_unit_starts, text_classes, unit_frame
+from ragprep.extract.layout.kernels import GroupMeasures, nearest_under, pair_moves, stream_unit_starts, text_classes, unit_frame
 from ragprep.extract.native import compiled_layout
 from ragprep.extract.layout.params import (
     BLANK_GAP,
     DESCENT,
     FIRST_RTL,
     GUTTER,
-    LETTER_SAMPLE,
     NEXT_LINE,
     RTL_SAMPLE,
     SKEWED,
@@ -112,6 +111,7 @@ class Kept:
     prose: dict[bytes, bool] = field(default_factory=dict)  # see regions.holds_prose
     gaps: dict[tuple[bytes, bytes], list[np.ndarray] | None] = field(default_factory=dict)  # regions.gap_bands
     block_tops: dict[bytes, np.ndarray] = field(default_factory=dict)  # see regions.block_starts
+    measures: dict[bytes, GroupMeasures] = field(default_factory=dict)  # see regions._measures
     shared: dict[tuple[bytes, bytes], int] = field(default_factory=dict)  # see regions.shared_rows
 
 
@@ -184,11 +184,10 @@ class Page:
         alpha, space = self._classes
         return Carried((alpha[positions], space[positions]), self.body)
 
-    def letter_share(self, ids: np.ndarray) -> float:
-        """Share of letters (any script, str.isalpha) among the glyphs of
-        units `ids`, estimated on an even sample of them."""
-        letters, inked = letter_counts(self.lib, self.start, self.end, ids, self._classes, LETTER_SAMPLE)
-        return letters / inked if inked else 0.0
+    @property
+    def classes(self) -> tuple[np.ndarray, np.ndarray]:
+        """Per glyph in stream order, str.isalpha and str.isspace of its text."""
+        return self._classes
 
     def nearest_under(self, ids: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """kernels.nearest_under of lines `ids`, kept per group: the stacked

@@ -87,6 +87,32 @@ def test_rows_and_row_measures_agree():
         _both(kernels.row_measures, x0, x1, rng.integers(0, 40, len(x0)).astype(np.int64), ordered, starts)
 
 
+def test_group_measures_agree():
+    # Groups of random units (edges on a grid: tied rows, units exactly as
+    # long as the fill share of the width, NaN and infinite edges, -0.0),
+    # glyph runs of any length (empty units take no sample): the one-pass
+    # kernel against rows_top_down, row_measures and letter_counts.
+    texts = np.array(["a", " ", "1", "Ж", "", "\u00a0", "b"] * 40, dtype=object)
+    alpha, space = kernels.text_classes(None, texts)
+    long_seen = set()
+    for rng, n, special in _cases():
+        x0, x1, y0, y1 = _boxes(rng, max(n, 1), special)
+        x0[rng.random(len(x0)) < 0.1] = -0.0
+        start = np.sort(rng.integers(0, len(texts), len(x0))).astype(np.int64)
+        end = np.minimum(start + rng.integers(0, 6, len(x0)), len(texts)).astype(np.int64)
+        inked = rng.integers(0, 40, len(x0)).astype(np.int64)
+        ids = rng.permutation(len(x0))[: max(1, n - 2)].astype(np.int64)
+        for fill in (0.5, 0.6):
+            for sample in (1, 7, 100):
+                found = _both(kernels.group_measures, (x0, x1, y0, y1), inked, (start, end, (alpha, space)), ids, (1.5, fill, sample))
+                long_seen.add(0 < found.long_rows < len(found.rows[1]))
+    assert long_seen == {False, True}
+    with pytest.raises(ValueError, match="no units"):
+        kernels.group_measures(LIB, (x0, x1, y0, y1), inked, (start, end, (alpha, space)), ids[:0], (1.5, 0.6, 100))
+    with pytest.raises(IndexError):
+        kernels.group_measures(LIB, (x0, x1, y0, y1), inked, (start, end, (alpha, space)), ids + len(x0), (1.5, 0.6, 100))
+
+
 def test_shared_baselines_and_run_boxes_agree():
     for rng, n, special in _cases():
         if n < 2:
