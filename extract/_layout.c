@@ -79,6 +79,21 @@ static Py_ssize_t get_unit_boxes(PyObject *const objs[4], View views[4], PyObjec
     return check_ids(ids->view.buf, n, size, "ids") < 0 ? -1 : n;
 }
 
+/* Two float64 unit columns of one length (objs, named `names`) and the int64
+ * indices `ids` into them, bounds-checked: how many ids, or -1 with an
+ * exception set. */
+static Py_ssize_t get_column_pair(PyObject *const objs[2], View v[2], const char *const names[2], PyObject *ids_obj, View *ids) {
+    if (get_view(objs[0], &v[0], "d", 8, names[0]) < 0 || get_view(objs[1], &v[1], "d", 8, names[1]) < 0 ||
+        get_view(ids_obj, ids, "l", 8, "ids") < 0)
+        return -1;
+    Py_ssize_t size = v[0].view.len / 8, n = ids->view.len / 8;
+    if (v[1].view.len / 8 != size) {
+        PyErr_Format(PyExc_ValueError, "%s and %s differ in length", names[0], names[1]);
+        return -1;
+    }
+    return check_ids(ids->view.buf, n, size, "ids") < 0 ? -1 : n;
+}
+
 static PyObject *int64_bytes(const int64_t *values, Py_ssize_t n) {
     return PyByteArray_FromStringAndSize((const char *)values, n * (Py_ssize_t)sizeof(int64_t));
 }
@@ -170,18 +185,17 @@ static PyObject *layout_rows(PyObject *mod, PyObject *args) {
     PyObject *y0_obj, *y1_obj, *ids_obj;
     double tol;
     if (!PyArg_ParseTuple(args, "OOOd", &y0_obj, &y1_obj, &ids_obj, &tol)) return NULL;
-    View v0 = {0}, v1 = {0}, vi = {0};
+    View v[2], vi = {0};
+    memset(v, 0, sizeof v);
     PyObject *result = NULL;
     int64_t *order = NULL, *tmp = NULL, *sorted = NULL, *starts = NULL;
     double *key = NULL;
-    if (get_view(y0_obj, &v0, "d", 8, "y0") < 0 || get_view(y1_obj, &v1, "d", 8, "y1") < 0 ||
-        get_view(ids_obj, &vi, "l", 8, "ids") < 0)
-        goto done;
-    Py_ssize_t size = v0.view.len / 8, n = vi.view.len / 8;
-    if (v1.view.len / 8 != size) { PyErr_SetString(PyExc_ValueError, "y0 and y1 differ in length"); goto done; }
-    const double *Y0 = v0.view.buf, *Y1 = v1.view.buf;
+    PyObject *const objs[2] = {y0_obj, y1_obj};
+    static const char *const names[2] = {"y0", "y1"};
+    Py_ssize_t n = get_column_pair(objs, v, names, ids_obj, &vi);
+    if (n < 0) goto done;
+    const double *Y0 = v[0].view.buf, *Y1 = v[1].view.buf;
     const int64_t *ids = vi.view.buf;
-    if (check_ids(ids, n, size, "ids") < 0) goto done;
     Py_ssize_t cap = n ? n : 1;
     order = malloc(cap * sizeof(int64_t)); tmp = malloc(cap * sizeof(int64_t));
     sorted = malloc(cap * sizeof(int64_t)); starts = malloc((cap + 1) * sizeof(int64_t));
@@ -191,7 +205,7 @@ static PyObject *layout_rows(PyObject *mod, PyObject *args) {
     result = Py_BuildValue("(NN)", int64_bytes(sorted, n), int64_bytes(starts, rows));
 done:
     free(order); free(tmp); free(sorted); free(starts); free(key);
-    release(&v0); release(&v1); release(&vi);
+    release(&v[0]); release(&v[1]); release(&vi);
     return result;
 }
 
@@ -749,11 +763,12 @@ done:
     return result;
 }
 
-/* ---- side_by_side_pairs(x0, x1, y0, y1, ids, long_width, gutter) -> (long, pairs)
- * kernels.side_by_side_pairs (regions.lines_side_by_side): of the units
- * `ids` at least `long_width` wide, how many, and how many neighbours in
- * the order of their middles (y0 + y1, stable) overlap across the line
- * and lie a gutter apart along it. */
+/* ---- side_by_side_pairs(x0, x1, y0, y1, ids, long_width, gutter) -> (width, long, pairs)
+ * kernels.side_by_side_pairs (cut._may_hold_columns): the width of the
+ * units `ids` (one at least: the largest x1 less the least x0, NaN
+ * propagating); of those at least `long_width` wide, how many, and how
+ * many neighbours in the order of their middles (y0 + y1, stable) overlap
+ * across the line and lie a gutter apart along it. */
 static PyObject *layout_side_by_side_pairs(PyObject *mod, PyObject *args) {
     PyObject *x0_obj, *x1_obj, *y0_obj, *y1_obj, *ids_obj;
     double long_width, gutter;
@@ -772,6 +787,9 @@ static PyObject *layout_side_by_side_pairs(PyObject *mod, PyObject *args) {
     keep = malloc(cap * sizeof(int64_t)); order = malloc(cap * sizeof(int64_t));
     tmp = malloc(cap * sizeof(int64_t)); key = malloc(cap * sizeof(double));
     if (!keep || !order || !tmp || !key) { PyErr_NoMemory(); goto done; }
+    if (n < 1) { PyErr_SetString(PyExc_ValueError, "no units"); goto done; }
+    double high = X1[ids[0]], low = X0[ids[0]];
+    for (Py_ssize_t k = 1; k < n; k++) { high = np_max(high, X1[ids[k]]); low = np_min(low, X0[ids[k]]); }
     Py_ssize_t m = 0, pairs = 0;
     for (Py_ssize_t k = 0; k < n; k++)
         if (X1[ids[k]] - X0[ids[k]] >= long_width) keep[m++] = ids[k];
@@ -785,7 +803,7 @@ static PyObject *layout_side_by_side_pairs(PyObject *mod, PyObject *args) {
             pairs += overlap && apart;
         }
     }
-    result = Py_BuildValue("(nn)", m, pairs);
+    result = Py_BuildValue("(dnn)", high - low, m, pairs);
 done:
     free(keep); free(order); free(tmp); free(key);
     release_boxes(vbox); release(&vi);
@@ -2983,9 +3001,89 @@ done:
     return result;
 }
 
+/* ---- gutter_cuts(x0, x1, ids, gutter) -> (ids by x0, cuts) -------------
+ * kernels.gutter_cuts (cut.text_columns): the units `ids` sorted by x0
+ * (stable, NaN last), and the positions in that order where a unit starts
+ * a gutter or more right of the running largest x1 of those before it. */
+static PyObject *layout_gutter_cuts(PyObject *mod, PyObject *args) {
+    PyObject *x0_obj, *x1_obj, *ids_obj;
+    double gutter;
+    if (!PyArg_ParseTuple(args, "OOOd", &x0_obj, &x1_obj, &ids_obj, &gutter)) return NULL;
+    View v[2], vi = {0};
+    memset(v, 0, sizeof v);
+    PyObject *result = NULL;
+    int64_t *order = NULL, *tmp = NULL, *sorted = NULL, *cuts = NULL;
+    double *key = NULL;
+    PyObject *const objs[2] = {x0_obj, x1_obj};
+    static const char *const names[2] = {"x0", "x1"};
+    Py_ssize_t n = get_column_pair(objs, v, names, ids_obj, &vi);
+    if (n < 0) goto done;
+    const double *X0 = v[0].view.buf, *X1 = v[1].view.buf;
+    const int64_t *ids = vi.view.buf;
+    Py_ssize_t cap = n ? n : 1;
+    order = malloc(cap * sizeof(int64_t)); tmp = malloc(cap * sizeof(int64_t));
+    sorted = malloc(cap * sizeof(int64_t)); cuts = malloc(cap * sizeof(int64_t));
+    key = calloc(cap, sizeof(double));
+    if (!order || !tmp || !sorted || !cuts || !key) { PyErr_NoMemory(); goto done; }
+    for (Py_ssize_t k = 0; k < n; k++) key[k] = X0[ids[k]];
+    stable_argsort(key, order, tmp, n);
+    for (Py_ssize_t k = 0; k < n; k++) sorted[k] = ids[order[k]];
+    Py_ssize_t n_cuts = 0;
+    double reach = n ? X1[sorted[0]] : 0.0;
+    for (Py_ssize_t k = 1; k < n; k++) {
+        /* np.maximum.accumulate: NaN propagates. */
+        if (X0[sorted[k]] - reach >= gutter) cuts[n_cuts++] = k;
+        reach = np_max(reach, X1[sorted[k]]);
+    }
+    result = Py_BuildValue("(NN)", int64_bytes(sorted, n), int64_bytes(cuts, n_cuts));
+done:
+    free(order); free(tmp); free(sorted); free(cuts); free(key);
+    release(&v[0]); release(&v[1]); release(&vi);
+    return result;
+}
+
+/* ---- section_breaks(y0, y1, ids, starts, gap) -> positions ---------------
+ * kernels.section_breaks (regions.gap_bands): of the rows of `ids`
+ * (top to bottom, rows starting at `starts`), the row starts under the
+ * lowest bottom so far by `gap` or more. */
+static PyObject *layout_section_breaks(PyObject *mod, PyObject *args) {
+    PyObject *y0_obj, *y1_obj, *ids_obj, *starts_obj;
+    double gap;
+    if (!PyArg_ParseTuple(args, "OOOOd", &y0_obj, &y1_obj, &ids_obj, &starts_obj, &gap)) return NULL;
+    View v[2], vi = {0}, vs = {0};
+    memset(v, 0, sizeof v);
+    PyObject *result = NULL;
+    int64_t *breaks = NULL;
+    PyObject *const objs[2] = {y0_obj, y1_obj};
+    static const char *const names[2] = {"y0", "y1"};
+    Py_ssize_t n = get_column_pair(objs, v, names, ids_obj, &vi);
+    if (n < 0 || get_view(starts_obj, &vs, "l", 8, "starts") < 0) goto done;
+    Py_ssize_t rows = vs.view.len / 8;
+    const double *Y0 = v[0].view.buf, *Y1 = v[1].view.buf;
+    const int64_t *ids = vi.view.buf, *S = vs.view.buf;
+    for (Py_ssize_t r = 0; r < rows; r++)
+        if (S[r] < 0 || S[r] >= n || (r && S[r] <= S[r - 1])) { PyErr_SetString(PyExc_ValueError, "bad row starts"); goto done; }
+    breaks = malloc((rows ? rows : 1) * sizeof(int64_t));
+    if (!breaks) { PyErr_NoMemory(); goto done; }
+    Py_ssize_t n_breaks = 0, last = 0;  /* floor: the least y0 of ids[0..last] */
+    double floor = n ? Y0[ids[0]] : 0.0;
+    for (Py_ssize_t r = 1; r < rows; r++) {
+        /* np.minimum.accumulate to the unit before the row: NaN propagates. */
+        while (last < S[r] - 1) floor = np_min(floor, Y0[ids[++last]]);
+        if (floor - Y1[ids[S[r]]] >= gap) breaks[n_breaks++] = S[r];
+    }
+    result = int64_bytes(breaks, n_breaks);
+done:
+    free(breaks);
+    release(&v[0]); release(&v[1]); release(&vi); release(&vs);
+    return result;
+}
+
 /* end of region kernels */
 
 static PyMethodDef module_methods[] = {
+    {"gutter_cuts", (PyCFunction)layout_gutter_cuts, METH_VARARGS, "Units by x0, and where a gutter parts them."},
+    {"section_breaks", (PyCFunction)layout_section_breaks, METH_VARARGS, "Row starts a section gap under the rows above."},
     {"group_measures", (PyCFunction)layout_group_measures, METH_VARARGS,
      "Width, rows, row measures, letters and long rows of a group of units."},
     {"rows", (PyCFunction)layout_rows, METH_VARARGS, "Units top to bottom and where each row starts."},

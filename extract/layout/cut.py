@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ragprep.extract.layout.params import ALIGNED, COMPOUND_COVER, NARROW_COLUMN, MAX_DEPTH, ROW_OVERLAP, SECTION_RAGGED
+from ragprep.extract.layout.params import ALIGNED, COMPOUND_COVER, MAX_DEPTH, ROW_OVERLAP, SECTION_RAGGED
 from ragprep.extract.layout.regions import (
     gap_bands,
     holds_prose,
@@ -46,6 +46,7 @@ from ragprep.extract.layout.regions import (
     split_at,
     staggered,
 )
+from ragprep.extract.layout.kernels import gutter_cuts
 from ragprep.extract.layout.tiebreaks import column_gap_bands, stream_band_order, stream_reads_bands, stream_reads_columns, trailing_visit, visits_top_down
 from ragprep.extract.layout.units import Page
 
@@ -101,8 +102,6 @@ def _may_hold_columns(page: Page, ids: np.ndarray, depth: int) -> bool:
     """Is the region worth a cut: four lines or more, within MAX_DEPTH, wide
     enough for two text columns and a gutter, with lines side by side?"""
     if len(ids) < 4 or depth > MAX_DEPTH:
-        return False
-    if page.x1[ids].max() - page.x0[ids].min() < 2 * NARROW_COLUMN * page.body + page.gutter:
         return False
     return lines_side_by_side(page, ids)
 
@@ -455,11 +454,7 @@ def text_columns(page: Page, ids: np.ndarray, depth: int = 0) -> list[np.ndarray
     """The region cut at its full-height gutters into text columns (or a
     region of columns beside one, see beside_text), in reading order; None
     when it has no gutter between two text columns."""
-    sorter = np.argsort(page.x0[ids], kind="stable")
-    ids = ids[sorter]
-    x0 = page.x0[ids]
-    reach = np.maximum.accumulate(page.x1[ids])
-    cuts = np.flatnonzero(x0[1:] - reach[:-1] >= page.gutter) + 1
+    ids, cuts = gutter_cuts(page.lib, page.x0, page.x1, ids, page.gutter)
     if not len(cuts):
         return None
     groups = _tables_joined(page, split_at(ids, cuts))

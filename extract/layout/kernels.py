@@ -349,23 +349,53 @@ def side_by_side_pairs(
     ids: np.ndarray,
     long_width: float,
     gutter: float,
-) -> tuple[int, int]:
-    """Of the units `ids` (boxes x0, x1, y0, y1 of `box`) at least
-    `long_width` wide: how many, and how many neighbours among them, in the
+) -> tuple[float, int, int]:
+    """Of the units `ids` (one at least; boxes x0, x1, y0, y1 of `box`):
+    their width (the largest x1 less the least x0), and of those at least
+    `long_width` wide, how many, and how many neighbours among them, in the
     order of their middles across the line, overlap across the line and lie
     at least a `gutter` apart along it."""
     x0, x1, y0, y1 = box
     if lib is not None:
-        found: tuple[int, int] = lib.side_by_side_pairs(x0, x1, y0, y1, _ids(ids), long_width, gutter)
+        found: tuple[float, int, int] = lib.side_by_side_pairs(x0, x1, y0, y1, _ids(ids), long_width, gutter)
         return found
+    width = float(x1[ids].max() - x0[ids].min())
     long = ids[x1[ids] - x0[ids] >= long_width]
     if len(long) < 4:
-        return len(long), 0
+        return width, len(long), 0
     long = long[np.argsort(y0[long] + y1[long], kind="stable")]
     a0, a1, b0, b1 = x0[long], x1[long], y0[long], y1[long]
     overlap = np.minimum(b1[:-1], b1[1:]) > np.maximum(b0[:-1], b0[1:])
     apart = (a0[1:] - a1[:-1] >= gutter) | (a0[:-1] - a1[1:] >= gutter)
-    return len(long), int(np.count_nonzero(overlap & apart))
+    return width, len(long), int(np.count_nonzero(overlap & apart))
+
+
+def gutter_cuts(lib: ModuleType | None, x0: np.ndarray, x1: np.ndarray, ids: np.ndarray, gutter: float) -> tuple[np.ndarray, np.ndarray]:
+    """Units `ids` sorted by their left edge `x0` (stable), and the
+    positions in that order where a unit starts at least `gutter` right of
+    the rightmost `x1` of those before it: the full-height gutters of the
+    region (cut.text_columns)."""
+    if lib is not None:
+        ordered, cuts = lib.gutter_cuts(x0, x1, _ids(ids), gutter)
+        return np.frombuffer(ordered, dtype=np.int64), np.frombuffer(cuts, dtype=np.int64)
+    ids = ids[np.argsort(x0[ids], kind="stable")]
+    reach = np.maximum.accumulate(x1[ids])
+    return ids, np.flatnonzero(x0[ids][1:] - reach[:-1] >= gutter) + 1
+
+
+def section_breaks(
+    lib: ModuleType | None, y0: np.ndarray, y1: np.ndarray, rows: tuple[np.ndarray, np.ndarray], gap: float
+) -> np.ndarray:
+    """Of the rows of a region (`rows`: units top to bottom and where each
+    row starts, rows_top_down), the row starts whose top lies `gap` or more
+    under the lowest bottom (`y0`) of every unit above (regions.gap_bands)."""
+    ids, starts = rows
+    if lib is not None:
+        return np.frombuffer(lib.section_breaks(y0, y1, _ids(ids), _ids(starts), gap), dtype=np.int64)
+    floor = np.minimum.accumulate(y0[ids])
+    breaks = starts[1:]
+    found: np.ndarray = breaks[floor[breaks - 1] - y1[ids][breaks] >= gap]
+    return found
 
 
 def row_measures(

@@ -50,6 +50,7 @@ from ragprep.extract.layout.kernels import (
     group_measures,
     gutter_crossing,
     rows_top_down,
+    section_breaks,
     shared_baseline_counts,
     side_by_side_pairs,
 )
@@ -57,14 +58,17 @@ from ragprep.extract.layout.units import Page
 
 
 def lines_side_by_side(page: Page, ids: np.ndarray) -> bool:
-    """Are there, among units `ids`, at least two pairs of lines as long as a
-    text column's next to each other across a gutter? Without them no cut
-    can find two text columns, and the region is not cut at all. Neighbours
-    in top-to-bottom order are enough to look at: lines of two columns
-    alternate in that order (or tie, on aligned baselines, and then keep
-    stream order next to each other)."""
+    """Is the region of units `ids` wide enough for two text columns and a
+    gutter, and are there among them at least two pairs of lines as long
+    as a text column's next to each other across a gutter? Without them no
+    cut can find two text columns, and the region is not cut at all.
+    Neighbours in top-to-bottom order are enough to look at: lines of two
+    columns alternate in that order (or tie, on aligned baselines, and then
+    keep stream order next to each other). One kernel call measures both."""
     box = (page.x0, page.x1, page.y0, page.y1)
-    long, pairs = side_by_side_pairs(page.lib, box, ids, COLUMN_FILL * NARROW_COLUMN * page.body, page.gutter)
+    width, long, pairs = side_by_side_pairs(page.lib, box, ids, COLUMN_FILL * NARROW_COLUMN * page.body, page.gutter)
+    if width < 2 * NARROW_COLUMN * page.body + page.gutter:
+        return False
     return long >= 4 and pairs >= 2
 
 
@@ -418,12 +422,10 @@ def _gap_bands(page: Page, ids: np.ndarray, starts: np.ndarray) -> list[np.ndarr
     """gap_bands, uncached."""
     if len(starts) < 2:
         return None
-    floor = np.minimum.accumulate(page.y0[ids])
-    breaks = starts[1:]
-    wide = floor[breaks - 1] - page.y1[ids][breaks] >= SECTION_GAP * page.body
-    if not wide.any():
+    breaks = section_breaks(page.lib, page.y0, page.y1, (ids, starts), SECTION_GAP * page.body)
+    if not len(breaks):
         return None
-    return split_at(ids, breaks[wide])
+    return split_at(ids, breaks)
 
 
 def spanning_bands(page: Page, ids: np.ndarray, starts: np.ndarray) -> list[np.ndarray] | None:

@@ -274,6 +274,34 @@ def test_paint_run_cuts_and_side_by_side_pairs_agree():
         _both(kernels.side_by_side_pairs, (x0, x1, y0, y1), ids, 12.0, 6.0)
 
 
+def test_gutter_cuts_and_section_breaks_agree():
+    # Edges on a grid, so that gaps fall exactly on the gutter and on the
+    # section gap (the cut is taken there), NaN and infinite edges, -0.0:
+    # the region's x order and cuts (cut.text_columns), its rows' section
+    # breaks (regions.gap_bands), compiled against numpy.
+    ties = np.zeros(2, dtype=np.int64)
+    for rng, n, special in _cases():
+        if n < 1:
+            continue
+        x0, x1, y0, y1 = _boxes(rng, n, special)
+        x0[rng.random(n) < 0.1], y1[rng.random(n) < 0.1] = -0.0, -0.0
+        if special:
+            x1[rng.random(n) < 0.1] = np.nan
+        ids = rng.permutation(n)[: max(1, n - 3)].astype(np.int64)
+        ordered, cuts = _both(kernels.gutter_cuts, x0, x1, ids, 5.0)
+        reach = np.maximum.accumulate(x1[ordered])
+        ties[0] += np.count_nonzero(x0[ordered][1:] - reach[:-1] == 5.0)
+        rows = kernels.rows_top_down(None, y0, y1, ids, 0.3)
+        _both(kernels.section_breaks, y0, y1, rows, 3.0)
+        floor = np.minimum.accumulate(y0[rows[0]])
+        ties[1] += np.count_nonzero(floor[rows[1][1:] - 1] - y1[rows[0]][rows[1][1:]] == 3.0)
+    assert (ties > 0).all()
+    with pytest.raises(ValueError, match="bad row starts"):
+        LIB.section_breaks(y0, y1, ids, np.array([0, len(ids)], dtype=np.int64), 3.0)
+    with pytest.raises(IndexError):
+        LIB.gutter_cuts(x0, x1, ids + n, 5.0)
+
+
 def test_back_up_moves_agree():
     for rng, n, special in _cases():
         if n < 1:
