@@ -157,62 +157,74 @@ static double median_of(const double *values, const int64_t *at, Py_ssize_t size
 
 /* ---- text_lines --------------------------------------------------------- */
 
-/* text_lines(origin, height, quad, glyphs, gap, out_order, out_piece_start,
- * out_piece_x0, out_piece_x1, out_line_piece, out_line_y, out_line_height)
- * -> (pieces, lines), or None when a value is not finite.
+/* text_lines(origin, height, quad, direction, glyphs, gap, out_glyphs,
+ * out_piece_start, out_piece_x0, out_piece_x1, out_line_piece, out_line_y,
+ * out_line_height) -> (pieces, lines, upright), or None when a value is not
+ * finite.
  *
- * The glyph table's columns origin (N x 2), height (N) and quad (N x 4 x 2),
- * and `glyphs`, the n upright glyphs to read (gridfind._lines). The glyphs
- * are ordered top to bottom (origin y descending), ties by x, then position;
+ * The glyph table's columns origin (N x 2), height (N), quad (N x 4 x 2) and
+ * direction (N x 2), and `glyphs`, the n candidate glyphs (gridfind._lines).
+ * Of them the upright ones are read: |direction x - 1| < 0.05 (false for
+ * NaN, as numpy's comparison), kept in their order. Those are ordered top
+ * to bottom (origin y descending), ties by x, then position;
  * a new line starts where |dy| > 0.3 x the smaller of the two heights
  * (clamped to 1e-6); each line is put in x order (ties keep the order above;
  * the reference sorts by the rank of x, which orders as x does when every
  * value is finite); a piece starts at a line start and where the glyph box's
  * least x lies more than `gap` x the line's median height past the greatest
- * box x so far on the line. Out: the order (positions in `glyphs`), per
- * piece its first position and x extent, per line its first piece (and the
- * piece count after the last line), the y of its first glyph and the median
- * height of its first piece. Output buffers hold n items (out_line_piece
- * n + 1). */
+ * box x so far on the line. Out: the upright glyphs in that order (glyph
+ * table indices), per piece its first position and x extent, per line its
+ * first piece (and the piece count after the last line), the y of its
+ * first glyph and the median height of its first piece. Output buffers
+ * hold n items (out_line_piece n + 1). */
 static PyObject *grids_text_lines(PyObject *mod, PyObject *args) {
     (void)mod;
-    PyObject *objs[11];
+    PyObject *objs[12];
     double gap;
-    if (!PyArg_ParseTuple(args, "OOOOdOOOOOOO", &objs[0], &objs[1], &objs[2], &objs[3], &gap, &objs[4], &objs[5],
-                          &objs[6], &objs[7], &objs[8], &objs[9], &objs[10]))
+    if (!PyArg_ParseTuple(args, "OOOOOdOOOOOOO", &objs[0], &objs[1], &objs[2], &objs[3], &objs[4], &gap, &objs[5],
+                          &objs[6], &objs[7], &objs[8], &objs[9], &objs[10], &objs[11]))
         return NULL;
-    static const char *fmts[11] = {"d", "d", "d", "l", "l", "l", "d", "d", "l", "d", "d"};
-    static const char *names[11] = {"origin", "height", "quad", "glyphs", "order", "piece_start",
+    static const char *fmts[12] = {"d", "d", "d", "d", "l", "l", "l", "d", "d", "l", "d", "d"};
+    static const char *names[12] = {"origin", "height", "quad", "direction", "glyphs", "out_glyphs", "piece_start",
                                     "piece_x0", "piece_x1", "line_piece", "line_y", "line_height"};
-    View v[11];
+    View v[12];
     memset(v, 0, sizeof v);
     PyObject *result = NULL;
     Key *keys = NULL, *buf = NULL;
     Py_ssize_t *bounds = NULL;
-    int64_t *line_of = NULL;
+    int64_t *line_of = NULL, *up = NULL;
     double *scratch = NULL, *X = NULL, *Y = NULL, *H = NULL, *X0 = NULL, *X1 = NULL;
-    for (int i = 0; i < 11; i++)
-        if (get_view(objs[i], &v[i], fmts[i], 8, i >= 4, names[i]) < 0) goto done;
-    Py_ssize_t rows = v[1].view.len / 8, n = v[3].view.len / 8;
-    if (v[0].view.len / 8 != 2 * rows || v[2].view.len / 8 != 8 * rows) {
-        PyErr_SetString(PyExc_ValueError, "origin, height and quad: one row per glyph");
+    for (int i = 0; i < 12; i++)
+        if (get_view(objs[i], &v[i], fmts[i], 8, i >= 5, names[i]) < 0) goto done;
+    Py_ssize_t rows = v[1].view.len / 8, total = v[4].view.len / 8;
+    if (v[0].view.len / 8 != 2 * rows || v[2].view.len / 8 != 8 * rows || v[3].view.len / 8 != 2 * rows) {
+        PyErr_SetString(PyExc_ValueError, "origin, height, quad and direction: one row per glyph");
         goto done;
     }
-    for (int i = 4; i < 11; i++) {
-        Py_ssize_t want = i == 8 ? n + 1 : n;
+    for (int i = 5; i < 12; i++) {
+        Py_ssize_t want = i == 9 ? total + 1 : total;
         if (v[i].view.len / 8 != want) { PyErr_Format(PyExc_ValueError, "%s: wrong length", names[i]); goto done; }
     }
     const double *origin = v[0].view.buf, *height = v[1].view.buf, *quad = v[2].view.buf;
-    const int64_t *glyphs = v[3].view.buf;
-    int64_t *order = v[4].view.buf, *piece_start = v[5].view.buf, *line_piece = v[8].view.buf;
-    double *px0 = v[6].view.buf, *px1 = v[7].view.buf, *line_y = v[9].view.buf, *line_h = v[10].view.buf;
-    size_t count = n ? (size_t)n : 1;
+    const double *direction = v[3].view.buf;
+    const int64_t *candidates = v[4].view.buf;
+    int64_t *out_glyphs = v[5].view.buf, *piece_start = v[6].view.buf, *line_piece = v[9].view.buf;
+    double *px0 = v[7].view.buf, *px1 = v[8].view.buf, *line_y = v[10].view.buf, *line_h = v[11].view.buf;
+    size_t count = total ? (size_t)total : 1;
     X = PyMem_Malloc(5 * count * sizeof(double));
-    if (!X) { PyErr_NoMemory(); goto done; }
+    up = PyMem_Malloc(2 * count * sizeof(int64_t)); /* the upright glyphs, then their order */
+    if (!X || !up) { PyErr_NoMemory(); goto done; }
     Y = X + count; H = Y + count; X0 = H + count; X1 = X0 + count;
+    /* The upright glyphs (gridfind._lines's filter), in their order. */
+    Py_ssize_t n = 0;
+    for (Py_ssize_t k = 0; k < total; k++) {
+        int64_t g = candidates[k];
+        if (g < 0 || g >= rows) { PyErr_SetString(PyExc_IndexError, "glyph index out of range"); goto done; }
+        if (fabs(direction[2 * g] - 1.0) < 0.05) up[n++] = g;
+    }
+    const int64_t *glyphs = up;
     for (Py_ssize_t k = 0; k < n; k++) {
         int64_t g = glyphs[k];
-        if (g < 0 || g >= rows) { PyErr_SetString(PyExc_IndexError, "glyph index out of range"); goto done; }
         const double *q = quad + 8 * g;
         X[k] = origin[2 * g];
         Y[k] = origin[2 * g + 1];
@@ -256,7 +268,11 @@ static PyObject *grids_text_lines(PyObject *mod, PyObject *args) {
         sort_keys(keys + start, end - start, buf, bounds);
         start = end;
     }
-    for (Py_ssize_t k = 0; k < n; k++) order[k] = keys[k].at;
+    int64_t *order = up + n; /* positions in `glyphs`, after the n upright glyphs in `up` */
+    for (Py_ssize_t k = 0; k < n; k++) {
+        order[k] = keys[k].at;
+        out_glyphs[k] = glyphs[keys[k].at];
+    }
     Py_ssize_t pieces = 0, n_lines = 0;
     for (Py_ssize_t start = 0; start < n;) {
         Py_ssize_t end = start;
@@ -285,15 +301,16 @@ static PyObject *grids_text_lines(PyObject *mod, PyObject *args) {
         start = end;
     }
     line_piece[n_lines] = pieces;
-    result = Py_BuildValue("(nn)", pieces, n_lines);
+    result = Py_BuildValue("(nnn)", pieces, n_lines, n);
 done:
+    PyMem_Free(up);
     PyMem_Free(keys);
     PyMem_Free(buf);
     PyMem_Free(bounds);
     PyMem_Free(line_of);
     PyMem_Free(scratch);
     PyMem_Free(X);
-    for (int i = 0; i < 11; i++) release(&v[i]);
+    for (int i = 0; i < 12; i++) release(&v[i]);
     return result;
 }
 

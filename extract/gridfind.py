@@ -422,12 +422,12 @@ def _extents(quad: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.n
 
 def _lines(table: GlyphTable, glyphs: np.ndarray) -> _TextLines:
     """Horizontal text lines top to bottom, each cut into pieces at wide gaps."""
-    glyphs = glyphs[np.abs(table.direction[glyphs, 0] - 1.0) < 0.05]
     grids = compiled_grids()
-    if grids is not None:
+    if grids is not None:  # upright glyphs chosen by the kernel too
         lines = _compiled_lines(grids, table, glyphs)
         if lines is not None:
             return lines
+    glyphs = glyphs[np.abs(table.direction[glyphs, 0] - 1.0) < 0.05]
     x, y = table.origin[glyphs, 0], table.origin[glyphs, 1]
     height = np.maximum(table.height[glyphs], 1e-6)
     # Top to bottom, then left to right (np.lexsort((x, -y)), from one sort
@@ -467,27 +467,28 @@ def _lines(table: GlyphTable, glyphs: np.ndarray) -> _TextLines:
 
 
 def _compiled_lines(grids: ModuleType, table: GlyphTable, glyphs: np.ndarray) -> _TextLines | None:
-    """``_lines`` of the upright `glyphs` by extract/_grids.c's text_lines
-    (the same sorts and rules); None when it declines (a value not finite)."""
+    """``_lines`` of the upright ones among `glyphs` by extract/_grids.c's
+    text_lines (the same filter, sorts and rules); None when it declines (a
+    value not finite)."""
     n = len(glyphs)
-    order = np.empty(n, dtype=np.int64)
+    ordered = np.empty(n, dtype=np.int64)
     piece_start = np.empty(n, dtype=np.int64)
     piece_x0, piece_x1 = np.empty(n), np.empty(n)
     line_piece = np.empty(n + 1, dtype=np.int64)
     line_y, line_height = np.empty(n), np.empty(n)
     counts = grids.text_lines(
         np.ascontiguousarray(table.origin), np.ascontiguousarray(table.height), np.ascontiguousarray(table.quad),
-        np.ascontiguousarray(glyphs, dtype=np.int64), TABLE_COLUMN_GAP,
-        order, piece_start, piece_x0, piece_x1, line_piece, line_y, line_height,
+        np.ascontiguousarray(table.direction), np.ascontiguousarray(glyphs, dtype=np.int64), TABLE_COLUMN_GAP,
+        ordered, piece_start, piece_x0, piece_x1, line_piece, line_y, line_height,
     )  # fmt: skip
     if counts is None:
         return None
-    pieces, lines = counts
+    pieces, lines, upright = counts
     piece_start = piece_start[:pieces]
     return _TextLines(
-        glyphs=glyphs[order],
+        glyphs=ordered[:upright],
         piece_start=piece_start,
-        piece_end=np.append(piece_start[1:], n),
+        piece_end=np.append(piece_start[1:], upright),
         x0=piece_x0[:pieces],
         x1=piece_x1[:pieces],
         line_piece=line_piece[: lines + 1],

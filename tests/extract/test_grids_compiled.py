@@ -93,6 +93,28 @@ def test_text_lines_decline_what_is_not_finite_and_the_reference_reads_it(monkey
         assert_same_lines(compiled, pure)
 
 
+# Writing directions' x: upright (1, within 0.05 of it, -0.0 on the other
+# axis), just past the 0.05 bound either way, turned, and not finite.
+_DIRECTION_X = np.array(
+    [1.0, 1.0, 1.0, 0.96, 1.04, np.nextafter(0.95, 1.0), np.nextafter(1.05, 1.0), 0.95, 1.05,
+     np.nextafter(0.95, 0.0), 0.0, -0.0, -1.0, 0.5, 2.0, np.nan, np.inf, -np.inf]
+)  # fmt: skip
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_text_lines_read_the_upright_glyphs_as_the_reference(monkeypatch, seed):
+    rng = np.random.default_rng(seed)
+    for n in (1, 40, 700):
+        table = random_page(rng, n, "shuffled")
+        direction = np.stack([rng.choice(_DIRECTION_X, size=n), rng.choice([0.0, -0.0, 0.01, np.nan], size=n)], axis=1)
+        turned = GlyphTable(**{**table.__dict__, "direction": direction})
+        glyphs = rng.permutation(n)[: max(1, n - 5)].astype(np.int64)  # candidates in no particular order, some left out
+        compiled, pure = both(monkeypatch, lambda: gridfind._lines(turned, glyphs))  # noqa: B023
+        assert_same_lines(compiled, pure, f"n={n}")
+        upright = np.abs(direction[glyphs, 0] - 1.0) < 0.05
+        assert np.array_equal(np.sort(compiled.glyphs), np.sort(glyphs[upright]))
+
+
 def random_rules(rng: np.random.Generator, n: int) -> np.ndarray:
     """Rules (position, from, to) on a few lines, many touching or overlapping."""
     position = rng.choice(np.arange(100.0, 500.0, 20.0), size=n) + rng.choice([0.0, 0.0, 1.5, 2.0, 2.5], size=n)
@@ -204,12 +226,17 @@ def test_kernels_check_their_buffers():
     table = random_page(np.random.default_rng(1), 10, "shuffled")
     out = [np.empty(10, dtype=np.int64), np.empty(10, dtype=np.int64), np.empty(10), np.empty(10),
            np.empty(11, dtype=np.int64), np.empty(10), np.empty(10)]  # fmt: skip
+    columns = (table.origin, table.height, table.quad, table.direction)
     with pytest.raises(IndexError):
-        grids.text_lines(table.origin, table.height, table.quad, np.array([0, 10] + [1] * 8), 1.2, *out)
+        grids.text_lines(*columns, np.array([0, 10] + [1] * 8), 1.2, *out)
+    with pytest.raises(IndexError):
+        grids.text_lines(*columns, np.array([0, -1] + [1] * 8), 1.2, *out)
     with pytest.raises(ValueError):
-        grids.text_lines(table.origin, table.height, table.quad, np.arange(9), 1.2, *out)
+        grids.text_lines(*columns, np.arange(9), 1.2, *out)
+    with pytest.raises(ValueError):
+        grids.text_lines(*columns[:3], table.direction[:9], np.arange(10), 1.2, *out)
     with pytest.raises(TypeError):
-        grids.text_lines(table.origin, table.height, table.quad, np.arange(10, dtype=np.int32), 1.2, *out)
+        grids.text_lines(*columns, np.arange(10, dtype=np.int32), 1.2, *out)
     with pytest.raises(ValueError):
         grids.rule_components(np.zeros((2, 3)), np.zeros((2, 3)), 2.0, np.empty(3, dtype=np.int64))
 
