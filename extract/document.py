@@ -539,18 +539,15 @@ class Document:
     def _layout_result(self, read: _Geometric, running: np.ndarray | None) -> PageResult:
         """The page read by layout; glyphs flagged in `running` (running
         headers and footers) become artifacts: counted, not read."""
-        glyphs = read.glyphs
+        glyphs, table = read.glyphs, read.glyphs.table
         if running is not None and running.any():
-            table = dataclasses.replace(glyphs.table, artifact=glyphs.table.artifact | running)
-            glyphs = dataclasses.replace(glyphs, table=table)
+            table = dataclasses.replace(table, artifact=table.artifact | running)
         else:
             running = None
-        reading = read_layout(glyphs.table, self.config, running)
-        result = _page_result(glyphs, Mode.LAYOUT.value, reading)
-        if self.config.detect_tables:
-            tables = detect_tables(glyphs.table, glyphs.paths, reading.joined, self.config, glyphs.page)
-            result = dataclasses.replace(result, tables=tables)
-        return dataclasses.replace(result, fallback=read.fallback) if read.fallback else result
+        reading = read_layout(table, self.config, running)
+        tables = detect_tables(table, glyphs.paths, reading.joined, self.config, glyphs.page) if self.config.detect_tables else ()
+        # One PageResult, built once: a page costs no copies of it or of its glyphs.
+        return _page_result(glyphs, Mode.LAYOUT.value, reading, table, tables=tables, fallback=read.fallback or None)
 
     def _visible_box(self, number: int) -> Box:
         """The box glyph visibility used on this page too (pagebox.py)."""
@@ -595,8 +592,18 @@ class _Counts:
         )
 
 
-def _page_result(glyphs: PageGlyphs, mode: str, reading: PageReading) -> PageResult:
-    counts = _Counts.of(glyphs.table)
+def _page_result(
+    glyphs: PageGlyphs,
+    mode: str,
+    reading: PageReading,
+    table: GlyphTable | None = None,
+    *,
+    tables: tuple[Table, ...] = (),
+    fallback: str | None = None,
+) -> PageResult:
+    """The page's result from `reading`; its glyphs are counted in `table`
+    (the page's own, or a copy with its running lines marked as artifacts)."""
+    counts = _Counts.of(glyphs.table if table is None else table)
     return PageResult(
         page=glyphs.page,
         mode=mode,
@@ -608,6 +615,8 @@ def _page_result(glyphs: PageGlyphs, mode: str, reading: PageReading) -> PageRes
         warnings=glyphs.warnings,
         blocks=reading.blocks,
         lines=reading.lines,
+        fallback=fallback,
+        tables=tables,
     )
 
 
