@@ -497,17 +497,7 @@ class Document:
             return _page_result(glyphs, Mode.STREAM.value, read_stream(table, self.config))
         if mode is Mode.LAYOUT:
             return _Geometric(glyphs)
-        page = self._page(glyphs.page)
-        tree = self.struct_tree
-        structure = read_structure(
-            table,
-            tree,
-            page.obj.objgen,
-            page_struct_parents(page) is not None,
-            self.config,
-            glyphs.images,
-            grids=self.table_grids,
-        )
+        structure = self._structure(glyphs)
         if self._struct_warnings:
             glyphs = dataclasses.replace(glyphs, warnings=glyphs.warnings + self._struct_warnings)
             self._struct_warnings = ()
@@ -520,12 +510,30 @@ class Document:
         if isinstance(structure, Unavailable):
             fallback = structure.reason
         else:
-            visible = int(table.visible.sum())
+            visible = int(np.count_nonzero(table.visible))
             share = self.config.auto_max_untagged_share
             if structure.untagged_glyphs <= share * visible:
                 return self._structure_result(glyphs, structure, alone)
             fallback = f"untagged {structure.untagged_glyphs / visible:.0%} > {share:.0%}"
         return _Geometric(glyphs, fallback)
+
+    def _structure(self, glyphs: PageGlyphs) -> PageReading | Unavailable:
+        """read_structure of the page. An untagged document's answer needs
+        nothing of the page: its dictionary is not read (no /StructParents
+        lookup per page)."""
+        tree = self.struct_tree
+        if tree is None:
+            return read_structure(glyphs.table, None, (0, 0), False, self.config)
+        page = self._page(glyphs.page)
+        return read_structure(
+            glyphs.table,
+            tree,
+            page.obj.objgen,
+            page_struct_parents(page) is not None,
+            self.config,
+            glyphs.images,
+            grids=self.table_grids,
+        )
 
     def _structure_result(self, glyphs: PageGlyphs, structure: PageReading, alone: bool) -> PageResult:
         result = _page_result(glyphs, Mode.STRUCTURE.value, structure)
@@ -584,11 +592,12 @@ class _Counts:
 
     @classmethod
     def of(cls, table: GlyphTable) -> "_Counts":
+        # count_nonzero: a bool array's sum() casts every flag to an integer first.
         visible = table.visible
         return cls(
-            glyphs=int(visible.sum()),
-            artifact_glyphs=int((visible & table.artifact).sum()),
-            undecodable_glyphs=int((visible & table.undecodable).sum()),
+            glyphs=int(np.count_nonzero(visible)),
+            artifact_glyphs=int(np.count_nonzero(visible & table.artifact)),
+            undecodable_glyphs=int(np.count_nonzero(visible & table.undecodable)),
         )
 
 

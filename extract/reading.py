@@ -62,7 +62,7 @@ class Unavailable:
 def unmarked_glyphs(table: GlyphTable) -> int:
     """Visible, non-artifact glyphs outside any marked-content MCID: the
     untagged count of every reading that does not consult the structure."""
-    return int((table.visible & ~table.artifact & (table.mcid == NO_MCID)).sum())
+    return int(np.count_nonzero(table.visible & ~table.artifact & (table.mcid == NO_MCID)))
 
 
 def read_stream(table: GlyphTable, config: ExtractConfig) -> PageReading:

@@ -426,14 +426,27 @@ class KeyTally:
             self.counts[group].update(keys)
             self.remaining[group] -= 1
 
+    # The three groups spelled out, and a missing key read as 0 by get():
+    # asked for every band line of every page, where generators over the
+    # groups and Counter.__missing__ (a Python call per unseen key) cost
+    # more than the counting.
     def is_running(self, key: str) -> bool:
-        return any(c[key] >= t for c, t in zip(self.counts, self.threshold, strict=True))
+        (even, odd, every), (t_even, t_odd, t_every) = self.counts, self.threshold
+        return even.get(key, 0) >= t_even or odd.get(key, 0) >= t_odd or every.get(key, 0) >= t_every
 
     def decided(self, keys: Iterable[str]) -> bool:
-        groups = tuple(zip(self.counts, self.threshold, self.remaining, strict=True))
-        return all(
-            self.is_running(key) or all(c[key] + left < t for c, t, left in groups) for key in keys
-        )
+        """Is every key of `keys` running already, or unable to reach a
+        threshold in any group on the pages left?"""
+        (even, odd, every), (t_even, t_odd, t_every) = self.counts, self.threshold
+        left_even, left_odd, left_every = self.remaining
+        for key in keys:
+            n_even, n_odd, n_every = even.get(key, 0), odd.get(key, 0), every.get(key, 0)
+            if n_even >= t_even or n_odd >= t_odd or n_every >= t_every:
+                continue
+            if n_even + left_even < t_even and n_odd + left_odd < t_odd and n_every + left_every < t_every:
+                continue
+            return False
+        return True
 
     def running(self, keys: Iterable[str]) -> frozenset[str]:
         return frozenset(k for k in keys if self.is_running(k))
