@@ -2243,6 +2243,100 @@ done:
 }
 
 
+/* tree_order(stream, mcid, candidates, marked, ref_keys, order, rank) -> k:
+ * reading._tree_order in one pass. A candidate glyph c (a row of the
+ * page's table) with marked[i] has the key (stream[c] << 32) | mcid[c]
+ * (two's complement bits, as numpy's int64 shift and or make them); its
+ * rank is the smallest j with ref_keys[j] equal to it (the first of equal
+ * keys in a stable argsort), -1 when none. order[0:k] receives the ranked
+ * candidates by rank, candidates of one rank in their order; rank[0:k]
+ * their ranks; order[k:] the other candidates in their order. Every index
+ * is checked against the table's length; the counts are bounded by the
+ * arrays' lengths. */
+typedef struct { uint64_t key; int64_t index; } RefKey;
+
+static int cmp_ref_key(const void *a, const void *b) {
+    const RefKey *x = a, *y = b;
+    if (x->key != y->key) return x->key < y->key ? -1 : 1;
+    return (x->index > y->index) - (x->index < y->index);
+}
+
+/* The smallest index of a ref whose key is `key`, -1 when none (refs sorted by key, then index). */
+static int64_t ref_rank(const RefKey *refs, Py_ssize_t n, uint64_t key) {
+    Py_ssize_t lo = 0, hi = n;
+    while (lo < hi) {
+        Py_ssize_t mid = lo + (hi - lo) / 2;
+        if (refs[mid].key < key) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo < n && refs[lo].key == key ? refs[lo].index : -1;
+}
+
+static PyObject *core_tree_order(PyObject *mod, PyObject *args) {
+    (void)mod;
+    PyObject *o[7];
+    if (!PyArg_ParseTuple(args, "OOOOOOO", &o[0], &o[1], &o[2], &o[3], &o[4], &o[5], &o[6])) return NULL;
+    View v[7] = {{0}};
+    static const char *const formats[7] = {"l", "l", "l", "?", "l", "l", "l"};
+    static const char *const names[7] = {"stream", "mcid", "candidates", "marked", "ref_keys", "order", "rank"};
+    RefKey *refs = NULL;
+    int64_t *ranks = NULL, *starts = NULL;
+    PyObject *result = NULL;
+    for (int i = 0; i < 7; i++)
+        if (get_view(o[i], &v[i], formats[i], i == 3 ? 1 : 8, names[i]) < 0) goto done;
+    Py_ssize_t rows = v[0].view.len / 8, n = v[2].view.len / 8, nrefs = v[4].view.len / 8;
+    if (v[1].view.len / 8 != rows || v[3].view.len != n || v[5].view.len / 8 != n || v[6].view.len / 8 != n) {
+        PyErr_SetString(PyExc_ValueError, "tree_order: arrays of different lengths");
+        goto done;
+    }
+    if (v[5].view.readonly || v[6].view.readonly) {
+        PyErr_SetString(PyExc_ValueError, "tree_order: order and rank must be writable");
+        goto done;
+    }
+    const int64_t *S = v[0].view.buf, *M = v[1].view.buf, *C = v[2].view.buf, *K = v[4].view.buf;
+    const unsigned char *marked = v[3].view.buf;
+    int64_t *order = v[5].view.buf, *rank_out = v[6].view.buf;
+    for (Py_ssize_t i = 0; i < n; i++)
+        if (C[i] < 0 || C[i] >= rows) { PyErr_SetString(PyExc_IndexError, "tree_order: candidate out of range"); goto done; }
+    refs = PyMem_Malloc(sizeof(RefKey) * (size_t)(nrefs + 1));
+    ranks = PyMem_Malloc(sizeof(int64_t) * (size_t)(n + 1));
+    starts = PyMem_Calloc((size_t)nrefs + 2, sizeof(int64_t));
+    if (!refs || !ranks || !starts) { PyErr_NoMemory(); goto done; }
+    for (Py_ssize_t j = 0; j < nrefs; j++) { refs[j].key = (uint64_t)K[j]; refs[j].index = (int64_t)j; }
+    qsort(refs, (size_t)nrefs, sizeof(RefKey), cmp_ref_key);
+    /* Ranks, and how many candidates hold each (counting sort, stable). */
+    Py_ssize_t tagged = 0;
+    uint64_t last_key = 0;
+    int64_t last_rank = -2; /* no key searched yet */
+    for (Py_ssize_t i = 0; i < n; i++) {
+        uint64_t key = ((uint64_t)S[C[i]] << 32) | (uint64_t)M[C[i]];
+        if (!marked[i]) {
+            ranks[i] = -1;
+            continue;
+        }
+        /* A marked-content sequence's glyphs come one after another: one search each. */
+        if (last_rank == -2 || key != last_key) { last_key = key; last_rank = ref_rank(refs, nrefs, key); }
+        ranks[i] = last_rank;
+        if (ranks[i] >= 0) { starts[ranks[i] + 1]++; tagged++; }
+    }
+    for (Py_ssize_t j = 0; j < nrefs; j++) starts[j + 1] += starts[j];
+    Py_ssize_t rest = tagged;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        if (ranks[i] < 0) { order[rest++] = C[i]; continue; }
+        int64_t at = starts[ranks[i]]++;
+        order[at] = C[i];
+        rank_out[at] = ranks[i];
+    }
+    result = PyLong_FromSsize_t(tagged);
+done:
+    PyMem_Free(refs);
+    PyMem_Free(ranks);
+    PyMem_Free(starts);
+    for (int i = 0; i < 7; i++) release(&v[i]);
+    return result;
+}
+
+
 /* A value that can hold no reference cycle: None, bool, int, float, str, or
  * a tuple of those (CPython untracks such tuples and dicts itself). */
 static int acyclic_value(PyObject *v) {
@@ -3876,6 +3970,7 @@ static PyMethodDef module_methods[] = {
     {"pair_rules", (PyCFunction)core_pair_rules, METH_VARARGS, "geometric._pair_rules over an ordered glyph run."},
     {"join_text", (PyCFunction)core_join_text, METH_VARARGS, "Texts joined with their separators, and their spans."},
     {"run_boxes", (PyCFunction)core_run_boxes, METH_VARARGS, "Bounding boxes of runs of emitted glyphs."},
+    {"tree_order", (PyCFunction)core_tree_order, METH_VARARGS, "Glyphs the structure tree places, in its order (reading._tree_order)."},
     {"frozen_rows", (PyCFunction)core_frozen_rows, METH_VARARGS, "Frozen dataclass rows from columns (rows.frozen_rows)."},
     {"parse_object", (PyCFunction)core_parse_object, METH_VARARGS, "One PDF object's bytes as plain Python values."},
     {"parse_objects", (PyCFunction)core_parse_objects, METH_VARARGS, "The objects of an object stream as plain values."},

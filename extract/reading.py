@@ -34,6 +34,7 @@ from ragprep.extract.blocks import (
 from ragprep.extract.config import ExtractConfig
 from ragprep.extract.geometric import JoinedText, join, stream_order, text_glyphs
 from ragprep.extract.glyphs import NO_MCID, GlyphTable, ImagePlacement
+from ragprep.extract.native import compiled_core
 from ragprep.extract.rows import frozen_rows
 from ragprep.extract.structure import MarkedContentRef, StructTree
 from ragprep.extract.tables import CellContent, TableGrids
@@ -136,6 +137,13 @@ def _tree_order(
     the page's refs; -1 when the tree does not reference it on this page."""
     count = len(refs)
     ref_keys = np.fromiter(map(_STREAM, refs), np.int64, count) << 32 | np.fromiter(map(_MCID, refs), np.int64, count)
+    core = compiled_core()
+    if core is not None:  # one pass, no per-glyph key, search and sort arrays
+        order = np.empty(len(candidates), dtype=np.int64)
+        rank = np.empty(len(candidates), dtype=np.int64)
+        columns = [np.ascontiguousarray(c, dtype=np.int64) for c in (table.mcid_stream, table.mcid, candidates)]
+        tagged_count = core.tree_order(*columns, np.ascontiguousarray(marked), ref_keys, order, rank)
+        return order[:tagged_count], rank[:tagged_count], order[tagged_count:]
     glyph_keys = (table.mcid_stream[candidates] << 32) | np.where(marked, table.mcid[candidates], 0)
     rank = np.full(len(candidates), -1, dtype=np.int64)
     if len(ref_keys):
