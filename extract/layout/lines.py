@@ -112,13 +112,17 @@ def _justified_lines(page: Page, ids: np.ndarray, offset: np.ndarray, line: np.n
     first, gap = _gaps_before_lines(page, ids, offset, line)
     if len(first) < 2:
         return line
-    words = np.add.reduceat(page.words[ids], np.concatenate([[0], first]))
     # Per gap between a line and the next one on its row: word, blank, gap, word.
     spaced = (offset[first] == offset[first - 1]) & page.trails_blank(ids[first - 1])
     spaced &= gap <= JUSTIFIED_SPACE * page.body
+    joined = np.zeros(len(first), dtype=bool)
+    if not (spaced[1:] & spaced[:-1]).any():
+        # No two such gaps in a row: nothing to join, and the page's word
+        # counts (Page.words, a pass over every glyph) are not needed.
+        return _joined(line, first, joined)
+    words = np.add.reduceat(page.words[ids], np.concatenate([[0], first]))
     spaced &= (words[:-1] == 1) & (words[1:] == 1)
     even = spaced[1:] & spaced[:-1] & (np.abs(gap[1:] - gap[:-1]) <= JUSTIFIED_EVEN * page.body)
-    joined = np.zeros(len(first), dtype=bool)
     joined[1:] |= even
     joined[:-1] |= even
     return _joined(line, first, joined)
