@@ -2935,6 +2935,92 @@ done:
     return result;
 }
 
+/* ---- pass_cuts(x0, x1, y0, y1, ids, descent, same_row, line_step, run_gap, pass_edge, rtl) -> positions
+ * kernels.pass_cuts (leaves._passes_in_turn): the positions k of `ids`
+ * (lines in stream order) where the stream's pass down the leaf ends
+ * before line k: it goes back up (the baseline at or above the last one's
+ * plus `line_step`), across to a line beside the last one off its row
+ * (baselines more than `same_row` apart, no overlap along the line), or
+ * down across more than `run_gap` of whitespace to a line whose edge (x0,
+ * x1 on an `rtl` page) lies more than `pass_edge` from the last one's. */
+static PyObject *layout_pass_cuts(PyObject *mod, PyObject *args) {
+    PyObject *x0_obj, *x1_obj, *y0_obj, *y1_obj, *ids_obj;
+    double descent, same_row, line_step, run_gap, pass_edge;
+    int rtl;
+    if (!PyArg_ParseTuple(args, "OOOOOdddddp", &x0_obj, &x1_obj, &y0_obj, &y1_obj, &ids_obj, &descent, &same_row,
+                          &line_step, &run_gap, &pass_edge, &rtl))
+        return NULL;
+    View vbox[4], vi = {0};
+    memset(vbox, 0, sizeof vbox);
+    PyObject *result = NULL;
+    int64_t *cuts = NULL;
+    PyObject *const objs[4] = {x0_obj, x1_obj, y0_obj, y1_obj};
+    Py_ssize_t n = get_unit_boxes(objs, vbox, ids_obj, &vi);
+    if (n < 0) goto done;
+    const double *X0 = vbox[0].view.buf, *X1 = vbox[1].view.buf, *Y0 = vbox[2].view.buf, *Y1 = vbox[3].view.buf;
+    const double *edge = rtl ? X1 : X0;
+    const int64_t *ids = vi.view.buf;
+    cuts = malloc((n ? n : 1) * sizeof(int64_t));
+    if (!cuts) { PyErr_NoMemory(); goto done; }
+    Py_ssize_t n_cuts = 0;
+    for (Py_ssize_t k = 1; k < n; k++) {
+        int64_t a = ids[k - 1], b = ids[k];
+        double base_a = Y0[a] + descent * (Y1[a] - Y0[a]), base_b = Y0[b] + descent * (Y1[b] - Y0[b]);
+        int off_row = fabs(base_b - base_a) > same_row;
+        int beside = np_min(X1[a], X1[b]) <= np_max(X0[a], X0[b]) && off_row;
+        int jump = Y0[a] - Y1[b] > run_gap && fabs(edge[a] - edge[b]) > pass_edge;
+        if (base_b >= base_a + line_step || beside || jump) cuts[n_cuts++] = k;
+    }
+    result = int64_bytes(cuts, n_cuts);
+done:
+    free(cuts);
+    release_boxes(vbox); release(&vi);
+    return result;
+}
+
+/* ---- components(n, src, dst) -> labels
+ * kernels.components (leaves._merge_grids): the nodes 0..n-1 joined along
+ * every edge src[k] - dst[k] (union-find); per node, the smallest node of
+ * its component. */
+static PyObject *layout_components(PyObject *mod, PyObject *args) {
+    Py_ssize_t n;
+    PyObject *s_obj, *d_obj;
+    if (!PyArg_ParseTuple(args, "nOO", &n, &s_obj, &d_obj)) return NULL;
+    View vs = {0}, vd = {0};
+    PyObject *result = NULL;
+    int64_t *parent = NULL, *least = NULL;
+    if (n < 0) { PyErr_SetString(PyExc_ValueError, "negative node count"); return NULL; }
+    if (get_view(s_obj, &vs, "l", 8, "src") < 0 || get_view(d_obj, &vd, "l", 8, "dst") < 0) goto done;
+    Py_ssize_t edges = vs.view.len / 8;
+    if (vd.view.len / 8 != edges) { PyErr_SetString(PyExc_ValueError, "src and dst differ in length"); goto done; }
+    const int64_t *src = vs.view.buf, *dst = vd.view.buf;
+    if (check_ids(src, edges, n, "src") < 0 || check_ids(dst, edges, n, "dst") < 0) goto done;
+    parent = malloc((n ? (size_t)n : 1) * sizeof(int64_t));
+    least = malloc((n ? (size_t)n : 1) * sizeof(int64_t));
+    if (!parent || !least) { PyErr_NoMemory(); goto done; }
+    for (Py_ssize_t k = 0; k < n; k++) { parent[k] = k; least[k] = -1; }
+    for (Py_ssize_t e = 0; e < edges; e++) {
+        int64_t a = src[e], b = dst[e];
+        while (parent[a] != a) { parent[a] = parent[parent[a]]; a = parent[a]; }
+        while (parent[b] != b) { parent[b] = parent[parent[b]]; b = parent[b]; }
+        if (a != b) parent[b] = a;
+    }
+    /* Each node's root, then per root its smallest node (the first met counting up). */
+    for (Py_ssize_t k = 0; k < n; k++) {
+        int64_t r = k;
+        while (parent[r] != r) r = parent[r];
+        parent[k] = r;
+    }
+    for (Py_ssize_t k = 0; k < n; k++)
+        if (least[parent[k]] < 0) least[parent[k]] = k;
+    for (Py_ssize_t k = 0; k < n; k++) parent[k] = least[parent[k]];
+    result = int64_bytes(parent, n);
+done:
+    free(parent); free(least);
+    release(&vs); release(&vd);
+    return result;
+}
+
 /* ==== end of leaves kernels ==== */
 
 /* region kernels */
@@ -3134,6 +3220,8 @@ static PyMethodDef module_methods[] = {
     {"grid_rows", (PyCFunction)layout_grid_rows, METH_VARARGS, "Lines of a grid by rows, each row by cells along the line."},
     /* leaves kernels */
     {"flush_visits", (PyCFunction)layout_flush_visits, METH_VARARGS, "Runs joined while their edges span at most a slack."},
+    {"pass_cuts", (PyCFunction)layout_pass_cuts, METH_VARARGS, "Where the stream's passes down a leaf end."},
+    {"components", (PyCFunction)layout_components, METH_VARARGS, "Per node, the smallest node of its connected component."},
     {NULL, NULL, 0, NULL},
 };
 

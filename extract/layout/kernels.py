@@ -1566,3 +1566,54 @@ def flush_visits(lib: ModuleType | None, edge: np.ndarray, runs: list[np.ndarray
         group = (a, b)
         ends.append(r + 1)
     return np.array(ends, dtype=np.int64)
+
+
+def pass_cuts(
+    lib: ModuleType | None,
+    box: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray],
+    ids: np.ndarray,
+    descent: float,
+    same_row: float,
+    line_step: float,
+    run_gap: float,
+    pass_edge: float,
+    rtl: bool,
+) -> np.ndarray:
+    """The positions k in `ids` (lines in stream order, boxes x0, x1, y0, y1
+    of `box`) where the stream's pass down the leaf ends before line k
+    (leaves._passes_in_turn): it goes back up (the baseline, `descent` of
+    the height above the bottom, at or above the last one's plus
+    `line_step`), across to a line beside the last one off its row
+    (baselines more than `same_row` apart, no overlap along the line), or
+    down across more than `run_gap` of whitespace to a line whose edge (x0;
+    x1 on an `rtl` page) lies more than `pass_edge` from the last one's."""
+    x0, x1, y0, y1 = box
+    if lib is not None:
+        return np.frombuffer(lib.pass_cuts(x0, x1, y0, y1, _ids(ids), descent, same_row, line_step, run_gap, pass_edge, rtl), dtype=np.int64)
+    base = baselines(y0[ids], y1[ids], descent)
+    a, b = ids[:-1], ids[1:]
+    off_row = np.abs(base[1:] - base[:-1]) > same_row
+    beside = (np.minimum(x1[a], x1[b]) <= np.maximum(x0[a], x0[b])) & off_row
+    edge = x1 if rtl else x0
+    with np.errstate(invalid="ignore"):  # blanks' infinite boxes: inf - inf is NaN, no jump
+        jump = (y0[a] - y1[b] > run_gap) & (np.abs(edge[a] - edge[b]) > pass_edge)
+    return np.flatnonzero((base[1:] >= base[:-1] + line_step) | beside | jump) + 1
+
+
+def components(lib: ModuleType | None, n: int, src: np.ndarray, dst: np.ndarray) -> np.ndarray:
+    """Nodes 0 .. n-1 joined along every edge src[k] - dst[k]: per node, the
+    smallest node of its connected component (leaves._merge_grids' groups
+    of runs, a union-find over pairs that may number n squared)."""
+    if lib is not None:
+        return np.frombuffer(lib.components(n, _ids(src), _ids(dst)), dtype=np.int64)
+    parent = list(range(n))
+
+    def root(k: int) -> int:
+        while parent[k] != k:
+            k = parent[k]
+        return k
+
+    for a, b in zip(src.tolist(), dst.tolist(), strict=True):
+        parent[root(b)] = root(a)
+    least: dict[int, int] = {}
+    return np.array([least.setdefault(root(k), k) for k in range(n)], dtype=np.int64)

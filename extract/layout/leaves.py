@@ -67,8 +67,8 @@ from ragprep.extract.layout.params import (
     TURNS,
 )
 from ragprep.extract.layout.kernels import (
-    RunStacking, back_up_moves, block_chains, cell_chains, emit_leaves, flush_visits, grid_rows, interleaved_merges, kahn, out_of_turn, paint_run_cuts,
-    row_groups, row_mates, run_pairs, run_stacking, top_and_bottom, turning_pair,
+    RunStacking, back_up_moves, block_chains, cell_chains, components, emit_leaves, flush_visits, grid_rows, gutter_cuts, interleaved_merges, kahn, out_of_turn, paint_run_cuts,
+    pass_cuts, row_groups, row_mates, run_pairs, run_stacking, top_and_bottom, turning_pair,
 )  # fmt: skip
 from ragprep.extract.layout.kernels import run_boxes as kernel_run_boxes
 from ragprep.extract.layout.regions import SharedBaselines, baseline, blocks_wrapping, is_text_column, split_at
@@ -242,9 +242,8 @@ def _sidebar_lines(page: Page, ids: np.ndarray) -> np.ndarray | None:
     read it)."""
     if len(ids) < 4:
         return None
-    ids = ids[np.argsort(page.x0[ids], kind="stable")]
-    reach = np.maximum.accumulate(page.x1[ids])
-    for cut in (np.flatnonzero(page.x0[ids][1:] - reach[:-1] >= page.gutter) + 1).tolist():
+    ids, cuts = gutter_cuts(page.lib, page.x0, page.x1, ids, page.gutter)
+    for cut in cuts.tolist():
         for text, side in ((ids[:cut], ids[cut:]), (ids[cut:], ids[:cut])):
             wide = page.x1[text].max() - page.x0[text].min() >= COLUMN_WIDTH * page.body
             if len(side) < 2 or not wide or not is_text_column(page, text) or is_text_column(page, side):
@@ -641,22 +640,18 @@ def _passes_in_turn(page: Page, ids: np.ndarray, runs: list[np.ndarray]) -> list
     Fixtures: test_column_painted_in_passes_by_x_reads_by_rows,
     test_figure_labels_painted_in_passes_before_the_text_above_them_read_after_it."""
     box = (page.x0, page.x1, page.y0, page.y1)
-    base = baseline(page, ids)
     # A pass ends where the stream goes back up, or across to a line beside
     # the last off its row (the next column, a table's next row); a piece
     # further along the row (a word painted on its own) goes on with it.
-    a, b = ids[:-1], ids[1:]
-    off_row = np.abs(base[1:] - base[:-1]) > SAME_BASELINE * page.body
-    beside = (np.minimum(page.x1[a], page.x1[b]) <= np.maximum(page.x0[a], page.x0[b])) & off_row
     # It goes on across whitespace wider than RUN_GAP only on the same edge
     # (a column's next paragraph, a hanging label's next one); a jump down
     # to a line set elsewhere along the line (the text under a box of two
     # narrow columns, a page's footer) ends it.
-    edge = page.x1 if page.rtl else page.x0
-    jump = (page.y0[a] - page.y1[b] > RUN_GAP * page.body) & (np.abs(edge[a] - edge[b]) > PASS_EDGE * page.body)
-    passes = split_at(ids, np.flatnonzero((base[1:] >= base[:-1] + NEXT_LINE * page.body) | beside | jump) + 1)
-    if len(passes) < 2 or len(passes) >= len(runs):
+    body = page.body
+    cuts = pass_cuts(page.lib, box, ids, DESCENT, SAME_BASELINE * body, NEXT_LINE * body, RUN_GAP * body, PASS_EDGE * body, page.rtl)
+    if len(cuts) < 1 or len(cuts) + 1 >= len(runs):  # one pass, or no fewer passes than runs
         return runs
+    passes = split_at(ids, cuts)
     if turning_pair(page.lib, box, passes, DESCENT, STACKED * page.body, ROW_OVERLAP * page.body, TURNS) is None:
         return runs
     # The passes that take turns, merged (a pass merged with none is one of `passes`).
@@ -670,6 +665,8 @@ def _column_grid(page: Page, runs: list[np.ndarray]) -> bool:
     _flush_right_visits) side by side, narrow, not running text, sharing
     GRID_ROWS rows or more, or one visit to a column of values up and down
     (_values_up_and_down)?"""
+    if sum(map(len, runs)) < GRID_ROWS:  # too few lines for a visit of GRID_ROWS
+        return False
     big = [r for r in _flush_right_visits(page, runs) if len(r) >= GRID_ROWS]
     if any(_values_up_and_down(page, np.concatenate(runs), visit) for visit in big):
         return True
@@ -802,13 +799,7 @@ def _merge_grids(page: Page, runs: list[np.ndarray]) -> list[np.ndarray]:
     if np.count_nonzero(narrow_runs) < 2:  # only two narrow runs can link
         return _in_paint_order(runs)
     above, apart, _ = _boxes(page, box)
-    link = list(range(len(runs)))  # union-find over runs sharing rows
-
-    def root(k: int) -> int:
-        while link[k] != k:
-            k = link[k]
-        return k
-
+    linked: list[tuple[int, int]] = []  # runs sharing rows, joined into groups
     strong: set[int] = set()
     in_row: set[int] = set()  # runs that share rows with another
     # Pairs apart along the line where most lines of the shorter run lie on
@@ -820,7 +811,7 @@ def _merge_grids(page: Page, runs: list[np.ndarray]) -> list[np.ndarray]:
     for i, j, shared in SharedBaselines(page, runs).most_shared(pairs) if pairs.any() else []:
         if is_text_column(page, runs[i]) and is_text_column(page, runs[j]):
             continue
-        link[root(j)] = root(i)
+        linked.append((i, j))
         if shared >= GRID_ROWS:
             strong.add(i)
         in_row.update((i, j))
@@ -832,11 +823,13 @@ def _merge_grids(page: Page, runs: list[np.ndarray]) -> list[np.ndarray]:
     member[list(in_row)] = True
     stacked = np.triu((above | above.T) & ~apart, 1) & member[:, None] & member[None, :]
     above_i, under_j = np.nonzero(stacked)
-    for i, j in zip(above_i.tolist(), under_j.tolist(), strict=True):
-        link[root(j)] = root(i)
+    shared_i, shared_j = np.array(linked, dtype=np.int64).reshape(-1, 2).T
+    # The groups are the connected runs (kernels.components), each its runs
+    # in paint order, the groups in the order of their first run.
+    label = components(page.lib, len(runs), np.concatenate([shared_i, above_i]), np.concatenate([shared_j, under_j])).tolist()
     groups: dict[int, list[int]] = {}
-    for k in range(len(runs)):
-        groups.setdefault(root(k), []).append(k)
+    for k, first in enumerate(label):
+        groups.setdefault(first, []).append(k)
     merged: list[np.ndarray] = []
     for members in groups.values():
         # (Rows are counted only for groups of three runs or more.)

@@ -18,6 +18,7 @@ import pytest
 from ragprep.extract import native
 from ragprep.extract.layout import kernels
 from ragprep.extract.layout.leaves import _band_order, _with_bands
+from test_layout_kernels import _boxes as unit_boxes
 
 LIB = native._layout
 
@@ -110,3 +111,60 @@ def test_band_order_is_kahn_over_the_bands_alone():
             assert _band_order(n, furniture) == expected
             seen |= (len(top) > 1, len(set(top) & set(bottom)) > 0, len(bottom) > 1)
     assert seen.all()
+
+
+def _boxes(rng: np.random.Generator, n: int, special: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The layout kernels' test boxes (coarse grid: edges tie, steps equal
+    the thresholds; NaN and infinite edges where `special`: a run of blanks
+    has infinite boxes), with a -0.0 left edge among them."""
+    x0, x1, y0, y1 = unit_boxes(rng, n, special)
+    if special and n > 3:
+        x0[int(rng.integers(0, n))] = -0.0
+    return x0, x1, y0, y1
+
+
+def test_pass_cuts_agree():
+    seen = np.zeros(2, dtype=bool)
+    for rng, n, special in _cases():
+        box = _boxes(rng, n, special)
+        ids = rng.permutation(n).astype(np.int64)
+        for rtl in (False, True):
+            for thresholds in ((0.22, 1.5, 3.0, 6.0, 2.5), (0.22, 0.0, 0.0, 0.0, 0.0), (0.22, np.nan, 1.5, np.inf, 2.5)):
+                reference = kernels.pass_cuts(None, box, ids, *thresholds, rtl)
+                if LIB is not None:
+                    assert np.array_equal(kernels.pass_cuts(LIB, box, ids, *thresholds, rtl), reference)
+                seen |= (len(reference) > 0, len(reference) < n - 1)
+    assert seen.all()
+
+
+def test_components_agree():
+    # Components of random edges (repeated, self-loops, none), each labelled
+    # by its smallest node: the labels of a union-find by definition.
+    for rng, n, _ in _cases():
+        edges = int(rng.integers(0, 2 * n))
+        src, dst = rng.integers(0, n, edges).astype(np.int64), rng.integers(0, n, edges).astype(np.int64)
+        reference = kernels.components(None, n, src, dst)
+        reach = np.eye(n, dtype=bool)
+        reach[src, dst] = reach[dst, src] = True
+        for _ in range(6):  # squaring: paths of up to 64 edges, n < 64
+            reach = (reach.astype(np.int64) @ reach.astype(np.int64)) > 0
+        assert reference.tolist() == [int(np.flatnonzero(row)[0]) for row in reach]
+        if LIB is not None:
+            assert np.array_equal(kernels.components(LIB, n, src, dst), reference)
+
+
+@pytest.mark.skipif(LIB is None, reason="the layout kernels are not built")
+def test_pass_cuts_and_components_are_bounds_checked():
+    y = np.zeros(3)
+    with pytest.raises(IndexError):
+        LIB.pass_cuts(y, y, y, y, np.array([0, 3], dtype=np.int64), 0.2, 0.1, 0.1, 0.1, 0.1, False)
+    with pytest.raises(ValueError, match="differ in length"):
+        LIB.pass_cuts(y, y, y, np.zeros(2), np.array([0, 1], dtype=np.int64), 0.2, 0.1, 0.1, 0.1, 0.1, False)
+    with pytest.raises(IndexError):
+        LIB.components(3, np.array([0, 3], dtype=np.int64), np.array([1, 1], dtype=np.int64))
+    with pytest.raises(IndexError):
+        LIB.components(3, np.array([0], dtype=np.int64), np.array([-1], dtype=np.int64))
+    with pytest.raises(ValueError, match="differ in length"):
+        LIB.components(3, np.array([0, 1], dtype=np.int64), np.array([1], dtype=np.int64))
+    with pytest.raises(ValueError, match="negative"):
+        LIB.components(-1, np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64))
