@@ -251,7 +251,8 @@ def staggered(page: Page, a: np.ndarray, b: np.ndarray) -> bool:
     share rows, the groups are a table all the same; a side caption beside
     a table meets its rows by chance and starts on none of them.
     Fixtures: test_author_grid_of_staggered_blocks_reads_column_after_column,
-    test_table_rows_set_on_the_last_line_of_their_labels_read_by_rows."""
+    test_table_rows_set_on_the_last_line_of_their_labels_read_by_rows,
+    test_side_caption_ending_on_a_table_row_stays_beside_the_table."""
     starts = block_starts(page, a), block_starts(page, b)
     if not _unaligned(page, *starts):
         return False
