@@ -117,6 +117,11 @@ static inline double np_max(double a, double b) {
 static inline double py_min(double a, double b) { return b < a ? b : a; }
 static inline double py_max(double a, double b) { return b > a ? b : a; }
 
+/* A unit's baseline, kernels.baselines: its descent share of the height up from y0. */
+static inline double unit_baseline(const double *Y0, const double *Y1, int64_t u, double descent) {
+    return Y0[u] + descent * (Y1[u] - Y0[u]);
+}
+
 /* A stable merge sort of positions 0..n-1 by key[position] in numpy's order
  * (np.argsort(key, kind="stable")). Callers that fill a fresh key buffer calloc it:
  * gcc 12 cannot see that their fill loop covers what the sort reads, and warns
@@ -244,10 +249,7 @@ static PyObject *layout_shared_baselines(PyObject *mod, PyObject *args) {
     if (!base || !sbase || !owner || !order || !tmp || !sowner || !seen) { PyErr_NoMemory(); goto done; }
     for (Py_ssize_t r = 0, k = 0; r < runs; r++)
         for (int64_t j = 0; j < lengths[r]; j++, k++) owner[k] = r;
-    for (Py_ssize_t k = 0; k < n; k++) {
-        double y0 = Y0[ids[k]], y1 = Y1[ids[k]];
-        base[k] = y0 + descent * (y1 - y0);
-    }
+    for (Py_ssize_t k = 0; k < n; k++) base[k] = unit_baseline(Y0, Y1, ids[k], descent);
     stable_argsort(base, order, tmp, n);
     for (Py_ssize_t k = 0; k < n; k++) { sbase[k] = base[order[k]]; sowner[k] = owner[order[k]]; }
     for (Py_ssize_t r = 0; r < runs; r++) seen[r] = -1;
@@ -317,7 +319,7 @@ static PyObject *layout_paint_run_cuts(PyObject *mod, PyObject *args) {
         double left = X0[ids[0]], right = X1[ids[0]];
         for (Py_ssize_t k = 1; k < n; k++) {
             int64_t a = ids[k - 1], b = ids[k];
-            double base_a = Y0[a] + descent * (Y1[a] - Y0[a]), base_b = Y0[b] + descent * (Y1[b] - Y0[b]);
+            double base_a = unit_baseline(Y0, Y1, a, descent), base_b = unit_baseline(Y0, Y1, b, descent);
             int below = base_b <= base_a - half_body && Y0[a] - Y1[b] <= run_gap;
             below = below && py_min(right, X1[b]) > py_max(left, X0[b]);
             double step = rtl ? X0[a] - X1[b] : X0[b] - X1[a];
@@ -896,7 +898,7 @@ static PyObject *layout_back_up_moves(PyObject *mod, PyObject *args) {
     Py_ssize_t count = 0;
     for (Py_ssize_t k = 0; k + 1 < n; k++) {
         int64_t a = ids[k], b = ids[k + 1];
-        double base_a = Y0[a] + descent * (Y1[a] - Y0[a]), base_b = Y0[b] + descent * (Y1[b] - Y0[b]);
+        double base_a = unit_baseline(Y0, Y1, a, descent), base_b = unit_baseline(Y0, Y1, b, descent);
         int up = base_b >= base_a + half_body;
         int over = np_min(X1[a], X1[b]) > np_max(X0[a], X0[b]);
         int row = fabs(base_b - base_a) <= same_row;
@@ -1269,7 +1271,7 @@ static PyObject *layout_nearest_under(PyObject *mod, PyObject *args) {
     gap_below = malloc(cap * sizeof(double)); gap_above = malloc(cap * sizeof(double)); base = calloc(cap, sizeof(double));
     if (!below || !above || !gap_below || !gap_above || !base) { PyErr_NoMemory(); goto done; }
     for (Py_ssize_t k = 0; k < n; k++) {
-        base[k] = Y0[ids[k]] + descent * (Y1[ids[k]] - Y0[ids[k]]);
+        base[k] = unit_baseline(Y0, Y1, ids[k], descent);
         gap_below[k] = gap_above[k] = INFINITY;
     }
     int finite = isfinite(half_body);
@@ -1648,7 +1650,7 @@ static WrapCounts wrap_counts(const double *const box[4], const int64_t *words, 
     found.median_words = (double)counts[n / 2];
     for (Py_ssize_t p = 0; p < n_pairs; p++) {
         int64_t a = ids[S[pairs[p]]], b = ids[S[pairs[p] + 1]];
-        double base_a = Y0[a] + descent * (Y1[a] - Y0[a]), base_b = Y0[b] + descent * (Y1[b] - Y0[b]);
+        double base_a = unit_baseline(Y0, Y1, a, descent), base_b = unit_baseline(Y0, Y1, b, descent);
         step[p] = sorted[p] = base_a - base_b;
     }
     qsort(sorted, (size_t)n_pairs, sizeof(double), cmp_np_double);
@@ -1796,7 +1798,7 @@ static PyObject *layout_turning_pair(PyObject *mod, PyObject *args) {
             int64_t u = ids[k];
             b[0] = np_min(b[0], X0[u]); b[1] = np_max(b[1], X1[u]);
             b[2] = np_min(b[2], Y0[u]); b[3] = np_max(b[3], Y1[u]);
-            base[k] = Y0[u] + descent * (Y1[u] - Y0[u]);
+            base[k] = unit_baseline(Y0, Y1, u, descent);
         }
     }
     first[runs] = n;
@@ -1862,7 +1864,7 @@ static PyObject *layout_out_of_turn(PyObject *mod, PyObject *args) {
         int flag = 0;
         for (Py_ssize_t i = 1; i < m && !flag; i++) {
             int64_t a = sorted[i - 1], c = sorted[i];
-            double step = (Y0[c] + descent * (Y1[c] - Y0[c])) - (Y0[a] + descent * (Y1[a] - Y0[a]));
+            double step = unit_baseline(Y0, Y1, c, descent) - unit_baseline(Y0, Y1, a, descent);
             flag = step > 0;
         }
         for (int64_t u = sorted[0] + 1; u < sorted[m - 1] && !flag; u++)
@@ -2634,9 +2636,9 @@ static PyObject *layout_grid_rows(PyObject *mod, PyObject *args) {
     double *key = floats, *base = floats + cap, *top = floats + 2 * cap, *bottom = floats + 3 * cap;
     /* _row_major: top to bottom by baseline (stable), then along each row. */
     memcpy(lines, ids, (size_t)n * sizeof(int64_t));
-    for (Py_ssize_t k = 0; k < n; k++) key[k] = -(Y0[lines[k]] + descent * (Y1[lines[k]] - Y0[lines[k]]));
+    for (Py_ssize_t k = 0; k < n; k++) key[k] = -unit_baseline(Y0, Y1, lines[k], descent);
     sort_lines_by(lines, key, order, tmp, copy, n);
-    for (Py_ssize_t k = 0; k < n; k++) base[k] = Y0[lines[k]] + descent * (Y1[lines[k]] - Y0[lines[k]]);
+    for (Py_ssize_t k = 0; k < n; k++) base[k] = unit_baseline(Y0, Y1, lines[k], descent);
     for (Py_ssize_t k = 0, row_start = 0; k <= n; k++) {
         if (k < n && (k == 0 || !(base[k - 1] - base[k] > same_row))) continue;
         for (Py_ssize_t c = row_start; c < k; c++) key[c - row_start] = rtl ? -X1[lines[c]] : X0[lines[c]];
@@ -2646,7 +2648,7 @@ static PyObject *layout_grid_rows(PyObject *mod, PyObject *args) {
     /* _grid_rows: rows where the baseline steps by more than same_row. */
     Py_ssize_t rows = 0;
     for (Py_ssize_t k = 0; k < n; k++) {
-        base[k] = Y0[lines[k]] + descent * (Y1[lines[k]] - Y0[lines[k]]);
+        base[k] = unit_baseline(Y0, Y1, lines[k], descent);
         if (k == 0 || fabs(base[k] - base[k - 1]) > same_row) first_line[rows++] = k;
     }
     Py_ssize_t tight = 0;
@@ -2713,7 +2715,7 @@ static PyObject *layout_row_mates(PyObject *mod, PyObject *args) {
     if (!floats || !single) { PyErr_NoMemory(); goto done; }
     if (!mates) goto done;
     double *line = floats, *sorted = floats + cap, *base = floats + 2 * cap;
-    for (Py_ssize_t k = 0; k < n; k++) line[k] = Y0[ids[k]] + descent * (Y1[ids[k]] - Y0[ids[k]]);
+    for (Py_ssize_t k = 0; k < n; k++) line[k] = unit_baseline(Y0, Y1, ids[k], descent);
     for (Py_ssize_t r = 0, at = 0; r < runs; at += lengths[r], r++) {
         Py_ssize_t m = lengths[r];
         base[r] = m > 1 ? np_sum(line + at, m) / (double)m : line[at];
@@ -2965,7 +2967,7 @@ static PyObject *layout_pass_cuts(PyObject *mod, PyObject *args) {
     Py_ssize_t n_cuts = 0;
     for (Py_ssize_t k = 1; k < n; k++) {
         int64_t a = ids[k - 1], b = ids[k];
-        double base_a = Y0[a] + descent * (Y1[a] - Y0[a]), base_b = Y0[b] + descent * (Y1[b] - Y0[b]);
+        double base_a = unit_baseline(Y0, Y1, a, descent), base_b = unit_baseline(Y0, Y1, b, descent);
         int off_row = fabs(base_b - base_a) > same_row;
         int beside = np_min(X1[a], X1[b]) <= np_max(X0[a], X0[b]) && off_row;
         int jump = Y0[a] - Y1[b] > run_gap && fabs(edge[a] - edge[b]) > pass_edge;
