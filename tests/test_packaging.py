@@ -48,3 +48,21 @@ def test_importing_extract_keeps_heavy_dependencies_lazy():
     )
     out = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True).stdout
     assert out.strip() == ""
+
+
+def test_built_extensions_are_not_older_than_their_sources():
+    # The extensions are optional in pyproject.toml, so a build that fails
+    # after a pull or a rebase leaves the old .so in place without a word:
+    # an editable checkout then tests kernels that are not the ones in its
+    # C files (a rebase that brought a second definition of a kernel went
+    # unseen that way). Built in place, each must be newer than its source.
+    from ragprep.extract import _core, _grids, _layout
+
+    for module in (_core, _grids, _layout):
+        built = Path(module.__file__)
+        source = ROOT / "extract" / f"{module.__name__.rsplit('.', 1)[1]}.c"
+        if built.parent == source.parent:
+            assert built.stat().st_mtime >= source.stat().st_mtime, (
+                f"{built.name} is older than {source.name}: rebuild with "
+                "`.venv/bin/python -m pip install --no-deps --no-build-isolation -e .` and read its errors"
+            )
