@@ -32,7 +32,16 @@ from __future__ import annotations
 
 import numpy as np
 
-from ragprep.extract.layout.params import ALIGNED, COMPOUND_COVER, MAX_DEPTH, ROW_OVERLAP, SECTION_RAGGED
+from ragprep.extract.layout.params import (
+    ALIGNED,
+    COMPOUND_COVER,
+    MAX_DEPTH,
+    NEXT_LINE,
+    ROW_OVERLAP,
+    SAME_BASELINE,
+    SECTION_RAGGED,
+    SIDE_CAPTION_LEADING,
+)
 from ragprep.extract.layout.regions import (
     gap_bands,
     holds_prose,
@@ -196,8 +205,27 @@ def _read_sections(page: Page, columns: list[np.ndarray], sections: list[np.ndar
     leaves: list[np.ndarray] = []
     for section in sections:
         parts = [part for part in _parts_within(page, columns, section) if len(part)]
-        leaves.extend(_read_columns(page, section, parts, depth) if len(parts) > 1 else read_region(page, section, depth + 1)[0])
+        caption = _side_caption(page, parts)
+        if caption is not None:
+            # The caption, then the table beside it, one leaf of its rows:
+            # no part of it reads ahead of the caption (_placed_apart's
+            # page number over a column), whatever order they are painted in.
+            table = parts[1 - caption]
+            leaves.append(parts[caption])
+            leaves.extend(merge_fragments(page, read_region(page, table, depth + 1)[0]))
+        elif len(parts) > 1:
+            leaves.extend(_read_columns(page, section, parts, depth))
+        else:
+            leaves.extend(read_region(page, section, depth + 1)[0])
     return leaves
+
+
+def _side_caption(page: Page, parts: list[np.ndarray]) -> int | None:
+    """Which of a section's two column parts is a side caption beside the
+    other (_caption_beside), if one is."""
+    if len(parts) != 2:
+        return None
+    return next((side for side in (0, 1) if _caption_beside(page, parts[side], parts[1 - side])), None)
 
 
 def _section_break(page: Page, above: list[np.ndarray], below: list[np.ndarray]) -> bool:
@@ -207,7 +235,32 @@ def _section_break(page: Page, above: list[np.ndarray], below: list[np.ndarray])
     if any(len(part) == 0 for part in (*above, *below)):
         return False
     ends = [float(page.y0[part].min()) for part in above]
-    return max(ends) - min(ends) >= SECTION_RAGGED * page.body
+    return max(ends) - min(ends) >= SECTION_RAGGED * page.body or _side_captions(page, above, below)
+
+
+def _side_captions(page: Page, above: list[np.ndarray], below: list[np.ndarray]) -> bool:
+    """Is one of two columns, on both sides of the gap, one block of lines
+    set at a caption's leading that starts under the other column's top
+    row and ends on or over its last row? Side captions in a margin, each
+    beside its table (test_side_captioned_tables_read_caption_then_table):
+    a caption may end on its table's last row, so the columns' ends leave
+    no SECTION_RAGGED hole, yet each caption belongs to the table beside
+    it, not to the next caption down the margin. Columns of running text
+    whose paragraph gaps line up start on one row under the gap: neither
+    column starts under the other's top."""
+    side = _side_caption(page, above)
+    return side is not None and side == _side_caption(page, below)
+
+
+def _caption_beside(page: Page, caption: np.ndarray, other: np.ndarray) -> bool:
+    """Does `caption` step down at SIDE_CAPTION_LEADING or less, start
+    NEXT_LINE under `other`'s top and end SAME_BASELINE over its end or
+    higher (see _side_captions)?"""
+    tops = np.sort(page.y1[caption])[::-1]
+    block = bool(np.all(tops[:-1] - tops[1:] <= SIDE_CAPTION_LEADING * page.body))
+    under_top = float(page.y1[other].max() - tops[0]) >= NEXT_LINE * page.body
+    over_end = float(page.y0[caption].min() - page.y0[other].min()) >= -SAME_BASELINE * page.body
+    return block and under_top and over_end
 
 
 def _read_columns(page: Page, ids: np.ndarray, columns: list[np.ndarray], depth: int) -> list[np.ndarray]:

@@ -783,6 +783,20 @@ def _merge_interleaved(page: Page, runs: list[np.ndarray]) -> list[np.ndarray]:
     return runs
 
 
+def _grid_column_pairs(page: Page, box: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray], member: np.ndarray) -> np.ndarray:
+    """Which pairs of runs (boxes `box`), where one lies over the other, are
+    of one grid column (_merge_grids): two `member`s of rows, or a member
+    and a cell's wrapped line over or under it (a label's first line over
+    its last, which holds the row's amounts), stacked at a cell's leading
+    (CELL_LEADING) and starting on one edge (PASS_EDGE), as a cell's lines
+    do; an axis's tick labels, stacked too, end on one edge."""
+    x0, y0, _, y1 = box
+    tight = np.abs(y0[:, None] - y1[None, :]) <= CELL_LEADING * page.body
+    tight = (tight | tight.T) & (np.abs(x0[:, None] - x0[None, :]) <= PASS_EDGE * page.body)
+    pairs: np.ndarray = (member[:, None] & member[None, :]) | (tight & (member[:, None] | member[None, :]))
+    return pairs
+
+
 def _merge_grids(page: Page, runs: list[np.ndarray]) -> list[np.ndarray]:
     """`runs` with the columns of a grid merged into one run read by rows:
     runs side by side, not running text, on one another's baselines (most
@@ -821,7 +835,7 @@ def _merge_grids(page: Page, runs: list[np.ndarray]) -> list[np.ndarray]:
         return _in_paint_order(runs)
     member = np.zeros(len(runs), dtype=bool)
     member[list(in_row)] = True
-    stacked = np.triu((above | above.T) & ~apart, 1) & member[:, None] & member[None, :]
+    stacked = np.triu((above | above.T) & ~apart, 1) & _grid_column_pairs(page, box, member)
     above_i, under_j = np.nonzero(stacked)
     shared_i, shared_j = np.array(linked, dtype=np.int64).reshape(-1, 2).T
     # The groups are the connected runs (kernels.components), each its runs

@@ -66,6 +66,10 @@ SECTION_GAP = 1.2
 # section break (cut._sections_in_columns): more than the space before a
 # heading, which is all the whitespace a column of flowing text leaves.
 SECTION_RAGGED = 2.0
+# A side caption's lines step down this many body heights or less, one block
+# (cut._side_captions): more than a caption's leading, less than the blank
+# line between a table's rows of wrapped labels.
+SIDE_CAPTION_LEADING = 1.5
 # A gutter candidate for banding has content on both sides in rows that make
 # up at least this share of the region's height.
 GUTTER_SUPPORT = 0.2

@@ -10,6 +10,7 @@ as in stream mode.
 from __future__ import annotations
 
 import itertools
+import random
 from collections.abc import Callable
 from pathlib import Path
 
@@ -1940,9 +1941,10 @@ def test_table_rows_set_on_the_last_line_of_their_labels_read_by_rows():
     assert layout(b).joined.text.splitlines()[-3:] == [" ".join(text for _, _, text in row) for row in rows]
 
 
-def side_captioned_tables() -> PdfBuilder:
+def side_captioned_tables(paint: Callable[[list[tuple[float, float, str]]], list[tuple[float, float, str]]] = list) -> PdfBuilder:
     """A page of two side captions in a margin and the two tables beside
-    them (8 pt, 10 pt leading), painted captions first: each table's rows
+    them (8 pt, 10 pt leading), painted captions first (or in the order
+    `paint` makes of the lines, captions first): each table's rows
     a label that wraps over two lines, its amounts on the label's last
     line, 20 pt between rows. Each caption starts in the padding between
     rows (680, 600: no table line lies there) and ends on a row's last line
@@ -1960,7 +1962,7 @@ def side_captioned_tables() -> PdfBuilder:
     ]
     b = PdfBuilder()
     f = b.add_standard_font("Helvetica", widths=True)
-    b.add_page(" ".join(show(f, x, y, text, 8) for x, y, text in captions + rows))
+    b.add_page(" ".join(show(f, x, y, text, 8) for x, y, text in paint(captions + rows)))
     return b
 
 
@@ -2015,3 +2017,30 @@ def test_side_captions_read_each_beside_its_table():
         "Days off",
         "with family 78/73 87/62",
     ]
+
+
+def _shuffled(pieces: list[tuple[float, float, str]]) -> list[tuple[float, float, str]]:
+    random.Random(3).shuffle(pieces)
+    return pieces
+
+
+@pytest.mark.parametrize(
+    "paint",
+    [lambda pieces: pieces[::-1], lambda pieces: pieces[6:] + pieces[:6], _shuffled],
+    ids=["reversed", "tables first", "shuffled"],
+)
+def test_side_captioned_tables_read_caption_then_table(paint):
+    # Issue #19: the page of test_side_captions_read_each_beside_its_table
+    # reads the same whatever order the stream paints it in. Each caption
+    # starts under its table's top row and ends on its last row, one block:
+    # the gap between the tables is a section break (cut._side_captions),
+    # though the columns over it end on one row; each section reads its
+    # caption, then the table beside it as one leaf (cut._read_sections),
+    # whose wrapped labels link to the rows they sit on (leaves._merge_grids).
+    # Without the section break a leaf mixed both captions with the first
+    # table's rows, read in paint order; without the one leaf, a table row
+    # painted before its caption read ahead of it (cut._first_part_ahead).
+    assert layout(side_captioned_tables(paint)).joined.text == (
+        "Table 1.\nComments before\nand after\nTired and grouchy\nat home 81/76 90/65\nOut of step\nwith family 80/75 89/64\n"
+        "Table 2.\nHours before\nand after\nNight shifts\nin a row 79/74 88/63\nDays off\nwith family 78/73 87/62"
+    )
