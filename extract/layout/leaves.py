@@ -789,7 +789,10 @@ def _grid_column_pairs(page: Page, box: tuple[np.ndarray, np.ndarray, np.ndarray
     and a cell's wrapped line over or under it (a label's first line over
     its last, which holds the row's amounts), stacked at a cell's leading
     (CELL_LEADING) and starting on one edge (PASS_EDGE), as a cell's lines
-    do; an axis's tick labels, stacked too, end on one edge."""
+    do (left-set labels). The edge test keeps the link to such cells: a
+    figure's caption set tight under its plot's row of tick labels starts
+    at no tick's edge (without it, acl2004-dvips p2's caption and y-axis
+    ticks joined the x-axis ticks' grid)."""
     x0, y0, _, y1 = box
     tight = np.abs(y0[:, None] - y1[None, :]) <= CELL_LEADING * page.body
     tight = (tight | tight.T) & (np.abs(x0[:, None] - x0[None, :]) <= PASS_EDGE * page.body)
