@@ -207,12 +207,13 @@ def _read_sections(page: Page, columns: list[np.ndarray], sections: list[np.ndar
         parts = [part for part in _parts_within(page, columns, section) if len(part)]
         caption = _side_caption(page, parts)
         if caption is not None:
-            # The caption, then the table beside it, one leaf of its rows:
-            # no part of it reads ahead of the caption (_placed_apart's
-            # page number over a column), whatever order they are painted in.
-            table = parts[1 - caption]
-            leaves.append(parts[caption])
-            leaves.extend(merge_fragments(page, read_region(page, table, depth + 1)[0]))
+            # The caption and the table beside it, in the columns' order,
+            # the table one leaf of its rows: no row reads ahead of a caption
+            # before it (_placed_apart's page number over a column), and a
+            # caption in the column read second reads after its table,
+            # whatever order they are painted in.
+            for side, part in enumerate(parts):
+                leaves.extend([part] if side == caption else merge_fragments(page, read_region(page, part, depth + 1)[0]))
         elif len(parts) > 1:
             leaves.extend(_read_columns(page, section, parts, depth))
         else:

@@ -1941,7 +1941,11 @@ def test_table_rows_set_on_the_last_line_of_their_labels_read_by_rows():
     assert layout(b).joined.text.splitlines()[-3:] == [" ".join(text for _, _, text in row) for row in rows]
 
 
-def side_captioned_tables(paint: Callable[[list[tuple[float, float, str]]], list[tuple[float, float, str]]] = list) -> PdfBuilder:
+def side_captioned_tables(
+    paint: Callable[[list[tuple[float, float, str]]], list[tuple[float, float, str]]] = list,
+    captions_x: float = 20.0,
+    table_x: tuple[float, float, float] = (120.0, 260.0, 330.0),
+) -> PdfBuilder:
     """A page of two side captions in a margin and the two tables beside
     them (8 pt, 10 pt leading), painted captions first (or in the order
     `paint` makes of the lines, captions first): each table's rows
@@ -1949,16 +1953,17 @@ def side_captioned_tables(paint: Callable[[list[tuple[float, float, str]]], list
     line, 20 pt between rows. Each caption starts in the padding between
     rows (680, 600: no table line lies there) and ends on a row's last line
     (660, 580), as journal-3b2-17p p11's side captions of Tables III and IV
-    end on their tables' last rows."""
-    captions = [(20.0, 680.0, "Table 1."), (20.0, 670.0, "Comments before"), (20.0, 660.0, "and after")]
-    captions += [(20.0, 600.0, "Table 2."), (20.0, 590.0, "Hours before"), (20.0, 580.0, "and after")]
+    end on their tables' last rows. `captions_x` and `table_x` (labels,
+    first and second amounts) place the margin and the table's columns."""
+    captions = [(captions_x, y, text) for y, text in [(680.0, "Table 1."), (670.0, "Comments before"), (660.0, "and after")]]
+    captions += [(captions_x, y, text) for y, text in [(600.0, "Table 2."), (590.0, "Hours before"), (580.0, "and after")]]
     labels = [("Tired and grouchy", "at home"), ("Out of step", "with family"), ("Night shifts", "in a row"), ("Days off", "with family")]
     tops = [700.0, 670.0, 620.0, 590.0]
     amounts = [("81/76", "90/65"), ("80/75", "89/64"), ("79/74", "88/63"), ("78/73", "87/62")]
     rows = [
         piece
         for (first, last), top, (before, after) in zip(labels, tops, amounts, strict=True)
-        for piece in [(120.0, top, first), (120.0, top - 10, last), (260.0, top - 10, before), (330.0, top - 10, after)]
+        for piece in [(table_x[0], top, first), (table_x[0], top - 10, last), (table_x[1], top - 10, before), (table_x[2], top - 10, after)]
     ]
     b = PdfBuilder()
     f = b.add_standard_font("Helvetica", widths=True)
@@ -2043,4 +2048,19 @@ def test_side_captioned_tables_read_caption_then_table(paint):
     assert layout(side_captioned_tables(paint)).joined.text == (
         "Table 1.\nComments before\nand after\nTired and grouchy\nat home 81/76 90/65\nOut of step\nwith family 80/75 89/64\n"
         "Table 2.\nHours before\nand after\nNight shifts\nin a row 79/74 88/63\nDays off\nwith family 78/73 87/62"
+    )
+
+
+@pytest.mark.parametrize("paint", [list, lambda pieces: pieces[::-1], lambda pieces: pieces[6:] + pieces[:6]], ids=["natural", "reversed", "tables first"])
+def test_side_captions_right_of_their_tables_read_after_them(paint):
+    # The page of test_side_captioned_tables_read_caption_then_table
+    # mirrored: the captions stand in a column to the right of their tables.
+    # Each section still reads its caption and its table apart, in the
+    # columns' order (cut._read_sections): the table, then the caption
+    # beside it. A block in the column read second never reads before the
+    # column ahead of it, whatever order the stream paints them in.
+    page = side_captioned_tables(paint, captions_x=330.0, table_x=(20.0, 160.0, 230.0))
+    assert layout(page).joined.text == (
+        "Tired and grouchy\nat home 81/76 90/65\nOut of step\nwith family 80/75 89/64\nTable 1.\nComments before\nand after\n"
+        "Night shifts\nin a row 79/74 88/63\nDays off\nwith family 78/73 87/62\nTable 2.\nHours before\nand after"
     )
