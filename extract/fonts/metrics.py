@@ -44,13 +44,16 @@ def simple_widths(
     missing = pv.number(pv.get(descriptor, "/MissingWidth"))
     missing_width = missing * scale if missing is not None else None
     table = np.full(256, missing_width if missing_width is not None else fallback, dtype=np.float64)
-    widths = pv.array(pv.get(font, "/Widths"))
+    raw = pv.get(font, "/Widths")
+    # The numbers read from the array's text (pv.numbers), before a list of
+    # pikepdf objects is made: from such a list they are read one by one.
+    numeric = pv.finite_numbers(raw)
+    widths = pv.array(raw) if numeric is None else numeric
     if widths is not None:
         # Codes outside FirstChar..FirstChar+len(Widths)-1 take MissingWidth,
         # whose default is 0 (§9.8.1, Table 122).
         table[:] = missing_width if missing_width is not None else 0.0
         first = pv.integer(pv.get(font, "/FirstChar"), 0) or 0
-        numeric = pv.finite_numbers(widths)
         if numeric is not None:  # nearly always: one step, no loop per entry
             codes = np.arange(first, first + len(numeric))
             inside = (codes >= 0) & (codes <= 255)

@@ -7,9 +7,12 @@ array form lists one destination per code.
 
 from __future__ import annotations
 
+import re
+
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from ragprep.extract.fonts import cmap as cmap_module
 from ragprep.extract.fonts.cmap import CodespaceRange, parse_cmap
 
 HEADER = b"""/CIDInit /ProcSet findresource begin
@@ -206,3 +209,23 @@ def test_damaged_real_cmaps_never_raise(position, junk):
     good = HEADER + b"2 beginbfrange\n<00> <05> <0041>\n<10> <12> [<0061> /b (c)]\nendbfrange\n" + FOOTER
     cut = min(position, len(good))
     parse_cmap(good[:cut] + junk + good[cut:])
+
+
+# The section keywords as plainly stated: a keyword with no letter right
+# before or after it. cmap._SECTION_KEYWORD states the same faster.
+_PLAIN_SECTION_KEYWORD = re.compile(
+    rb"(?<![A-Za-z])((?:begin|end)(?:codespacerange|bfchar|bfrange|cidchar|cidrange|notdefchar|notdefrange))(?![A-Za-z])"
+)
+_KEYWORD_PIECES = [b"begin", b"end", b"bfchar", b"bfrange", b"cidrange", b"notdefchar", b"x", b"b", b"e", b" ", b"<01>", b"1", b"\n"]
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(st.sampled_from(_KEYWORD_PIECES), max_size=12))
+def test_section_keywords_split_a_stream_where_the_plain_pattern_does(pieces):
+    data = b"".join(pieces)
+    assert cmap_module._SECTION_KEYWORD.split(data) == _PLAIN_SECTION_KEYWORD.split(data)
+
+
+def test_section_keywords_need_no_letter_around_them():
+    data = b"beginbfchar xbeginbfchar endbfcharx 1endbfchar>endbfrange"
+    assert cmap_module._SECTION_KEYWORD.findall(data) == [b"beginbfchar", b"endbfchar", b"endbfrange"]

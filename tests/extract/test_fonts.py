@@ -147,6 +147,20 @@ def test_codes_outside_widths_default_to_zero_without_missing_width(pdf):
     np.testing.assert_allclose(d.widths, [0.6, 0.0])  # MissingWidth defaults to 0 (Table 122)
 
 
+@pytest.mark.parametrize(("first", "count"), [(0, 256), (32, 224), (250, 10), (-3, 5), (-300, 600), (255, 1), (256, 4), (-5, 3)])
+def test_widths_land_on_their_codes_wherever_first_char_puts_them(pdf, first, count):
+    # Code FirstChar + i takes /Widths[i] where it lies in 0..255 (§9.6.2.1);
+    # the other codes take MissingWidth (250 here).
+    descriptor = Dictionary(Type=Name.FontDescriptor, FontName=Name.Foo, MissingWidth=250, Flags=32)
+    widths = [100 + i for i in range(count)]
+    f = font(pdf, Subtype=Name.TrueType, BaseFont=Name.Foo, FirstChar=first, Widths=Array(widths),
+             FontDescriptor=descriptor)
+    _, d = decode(f, bytes(range(256)))
+    # Glyph space to text space: x 0.001, the default FontMatrix (§9.2.4).
+    expected = [(widths[code - first] if 0 <= code - first < count else 250) * 0.001 for code in range(256)]
+    assert d.widths.tolist() == expected
+
+
 def test_font_without_any_widths_gets_half_an_em_and_a_warning(pdf):
     f = font(pdf, Subtype=Name.Type1, BaseFont=Name.Unknown)
     loaded, d = decode(f, b"AB")
