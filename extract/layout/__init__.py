@@ -26,7 +26,10 @@ a named function in the module that says why:
    ``regions.staggered``; a table's columns share their rows and its cells
    of a row start on it), and at whitespace bands; a title or
    spanning block is a band above its columns, a ragged column end (a
-   footnote at the foot of its column) joins its column; full-width gaps
+   footnote at the foot of its column) joins its column; furniture across
+   a gap at the top or bottom of a region (a running head, a title line, a
+   page number) reads first or last, whatever gutter it leaves clear
+   (``cut._edge_bands``); full-width gaps
    over which every column ends rows apart are section breaks, read
    section after section by the region's columns
    (``cut._sections_in_columns``). The leaves are columns, parts of

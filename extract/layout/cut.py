@@ -35,6 +35,7 @@ import numpy as np
 from ragprep.extract.layout.params import (
     ALIGNED,
     COMPOUND_COVER,
+    FURNITURE_ROWS,
     MAX_DEPTH,
     NEXT_LINE,
     ROW_OVERLAP,
@@ -74,13 +75,17 @@ def read_region(page: Page, ids: np.ndarray, depth: int) -> tuple[list[np.ndarra
 
 
 def _cut(page: Page, ids: np.ndarray, depth: int) -> tuple[list[np.ndarray], bool]:
-    """read_region, uncached: the region's cut chosen (_choose_cut), then
-    read by its columns (_read_columns) or by its bands (_read_bands)."""
+    """read_region, uncached: furniture across a gap at its top or bottom
+    set apart (_read_edges), else the region's cut chosen (_choose_cut),
+    then read by its columns (_read_columns) or by its bands (_read_bands)."""
     if not _may_hold_columns(page, ids, depth):
         return [ids], False
     rows = rows_of(page, ids)
     gutter = text_columns(page, ids, depth)
     gaps = gap_bands(page, *rows)
+    edged = None if gaps is None else _read_edges(page, gaps, depth)
+    if edged is not None:
+        return edged, True
     # A region that a ragged column end joined reads by its columns (_gutter_or_gaps).
     if gutter is not None and gaps is not None and ids.tobytes() not in page.continued:
         sections = _sections_in_columns(page, gutter, gaps)
@@ -105,6 +110,54 @@ def _cut(page: Page, ids: np.ndarray, depth: int) -> tuple[list[np.ndarray], boo
         # stands (test_columns_painted_across_the_gutter_top_to_bottom_read_column_after_column).
         return _read_columns(page, ids, gutter, depth), True
     return leaves, split
+
+
+def _read_edges(page: Page, bands: list[np.ndarray], depth: int) -> list[np.ndarray] | None:
+    """The leaves of a region cut into `bands` whose first or last bands are
+    furniture (_edge_bands): those bands, each a leaf, around the leaves of
+    the rest, where the rest is cut; None otherwise (the region is read as
+    it would be without the rule)."""
+    edged = _edge_bands(page, bands, depth)
+    if edged is None:
+        return None
+    top, middle, bottom = edged
+    inner, split = read_region(page, middle, depth + 1)
+    return [*top, *inner, *bottom] if split else None
+
+
+def _edge_bands(
+    page: Page, bands: list[np.ndarray], depth: int
+) -> tuple[list[np.ndarray], np.ndarray, list[np.ndarray]] | None:
+    """The furniture bands at the top of `bands`, the bands between them
+    joined into one, and the furniture bands at the bottom, where its first
+    or last band is furniture (_furniture_band: a running head, a title, a
+    page number); else None. Each furniture band is a leaf of its own, read
+    top to bottom.
+    A full-height gutter that furniture happens to leave clear (a title
+    that ends short of the gutter, a page number inside the wider column's
+    width, a running head's number over the last column) is no reason to
+    read the furniture with one column: geometry sets it above or below
+    every column, across a full-width gap, and it reads before or after
+    them whatever order the stream paints in. Fixture:
+    test_furniture_clear_of_the_gutter_reads_before_and_after_the_columns."""
+    first = 0
+    while first < len(bands) - 1 and _furniture_band(page, bands[first], depth):
+        first += 1
+    last = len(bands)
+    while last > first + 1 and _furniture_band(page, bands[last - 1], depth):
+        last -= 1
+    if first == 0 and last == len(bands):
+        return None
+    return bands[:first], np.concatenate(bands[first:last]), bands[last:]
+
+
+def _furniture_band(page: Page, band: np.ndarray, depth: int) -> bool:
+    """Is `band` FURNITURE_ROWS rows or fewer, no running text and cut into
+    no columns of its own? More rows are text, whatever its cut finds: the
+    ends of two narrow columns under a gap their paragraph gaps share."""
+    if len(rows_of(page, band)[1]) > FURNITURE_ROWS or is_text_column(page, band) or holds_prose(page, band):
+        return False
+    return not read_region(page, band, depth + 1)[1]
 
 
 def _may_hold_columns(page: Page, ids: np.ndarray, depth: int) -> bool:

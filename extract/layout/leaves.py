@@ -110,7 +110,12 @@ def leaf_order(page: Page, ids: np.ndarray) -> np.ndarray:
     if not is_text_column(page, ids) and not _has_prose(page, ids) and len(_merge_grids(page, runs)) == len(runs):
         # No text flow and no grid (a figure's labels): nothing for geometry
         # to follow, and the stream's order is the author's; but lines
-        # stacked flush on one edge are a block, which reads down.
+        # stacked flush on one edge are a block, which reads down, and the
+        # pieces of one row (a running head and its page number at the far
+        # end of the line) read along it, as one line's pieces do, however
+        # far apart (test_running_head_and_its_page_number_read_along_their_row).
+        if _distinct_rows(page, ids) == 1:
+            return _grid_rows(page, ids)
         stack = _flush_stack(page, ids)
         return ids if stack is None else stack
     if len(runs) > MAX_RUNS:

@@ -70,6 +70,11 @@ SECTION_RAGGED = 2.0
 # (cut._side_captions): more than a caption's leading, less than the blank
 # line between a table's rows of wrapped labels.
 SIDE_CAPTION_LEADING = 1.5
+# A band at the top or bottom of a region, across a full-width gap, of at
+# most this many rows and no running text is furniture (cut._edge_bands):
+# a running head, a title line, a page number, a footer; the ends of two
+# columns under a gap are more rows.
+FURNITURE_ROWS = 2
 # A gutter candidate for banding has content on both sides in rows that make
 # up at least this share of the region's height.
 GUTTER_SUPPORT = 0.2

@@ -1,0 +1,419 @@
+"""A generated family of pages whose reading order is known by construction (issue 19).
+
+Layout mode is judged on pages the corpus does not have, so its rules must hold for the
+capability the issue names, not for the fixture pages alone: lines of a column top to
+bottom, columns of unequal widths from their gutters, a title or spanning block above its
+columns, sections of columns one under another, running heads and page numbers in the top
+and bottom bands, footnotes at the foot of their column, a table's rows (cells that wrap
+too), right-to-left columns, vertical writing, a sidebar, ragged and justified text, a
+list with hanging numbers.
+
+Each page is a list of pieces (one text object each, as bench/twins.py cuts a page into
+pieces) set down in reading order with its truth, the lines the page reads as. ``paint``
+writes the pieces in any order: the twins' orders (``bench.twins.ORDERS`` applied to the
+pieces themselves, as ``make_twin`` applies them to a page's pieces) or a seeded shuffle.
+A float (a sidebar beside a column) has no place geometry decides: it must read whole,
+its lines in order, anywhere between the others' lines (``reads_as``).
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field
+
+from pdfbuilder import PdfBuilder, hexstr, literal, text_width, wrap
+
+STEMS = ["river", "stone", "maple", "cloud", "amber", "quiet", "lantern", "harbor", "meadow", "willow", "ember"]
+HEBREW = ["שלום", "עולם", "ספר", "בית", "מים", "אור", "לחם", "ילד", "יום", "לילה", "שמש", "ירח"]
+VERTICAL = "縦書きの文章を右から左へ読む列です日本語"
+BOX = (0.0, 0.0, 612.0, 792.0)
+
+
+def words(tag: str, count: int) -> list[str]:
+    """`count` distinct words, so that every word's place is checkable."""
+    return [f"{STEMS[i % len(STEMS)]}{tag}{i}" for i in range(count)]
+
+
+SHORT = ["a", "the", "of", "river", "in", "stone", "to", "and", "maple", "is", "by", "cloud", "on", "amber"]
+
+
+def prose(tag: str, count: int) -> list[str]:
+    """`count` words of prose's lengths (two to nine letters, and short ones between),
+    every seventh tagged with its place: narrow columns wrap as prose does."""
+    return [f"{tag}{i}" if i % 7 == 6 else SHORT[(i * 5) % len(SHORT)] for i in range(count)]
+
+
+@dataclass(frozen=True)
+class Piece:
+    """One text object: shown at (x, y) in `font` at `size` (the attributes the twins'
+    orders sort by)."""
+
+    x: float
+    y: float
+    size: float
+    font: str
+    string: str  # the show operand, a literal or hex string
+    spacing: float = 0.0  # Tw, for justified lines
+
+    def ops(self) -> str:
+        # Tw outlives ET (it is graphics state, §9.3.1): every piece sets its own.
+        return f"BT /{self.font} {self.size:g} Tf {self.spacing:.3f} Tw {self.x:.2f} {self.y:.2f} Td {self.string} Tj ET"
+
+
+@dataclass
+class Sheet:
+    """A page under construction: its pieces and its truth, both in reading order."""
+
+    b: PdfBuilder = field(default_factory=PdfBuilder)
+    pieces: list[Piece] = field(default_factory=list)
+    truth: list[str] = field(default_factory=list)
+    floats: list[tuple[int, int]] = field(default_factory=list)  # truth lines [start, end) free to move
+
+    def __post_init__(self) -> None:
+        self.font = self.b.add_standard_font("Helvetica", widths=True)
+
+    def line(self, x: float, y: float, text: str, size: float = 10, spacing: float = 0.0) -> None:
+        self.pieces.append(Piece(x, y, size, self.font, literal(text), spacing))
+        self.truth.append(text)
+
+    def row(self, y: float, cells: list[tuple[float, str]], size: float = 10) -> None:
+        """Cells side by side on one baseline: one line of the truth."""
+        self.pieces += [Piece(x, y, size, self.font, literal(text)) for x, text in cells]
+        self.truth.append(" ".join(text for _, text in cells))
+
+    def paint(self, order: str | int) -> bytes:
+        """The page with its pieces painted in `order`: a key of bench.twins.ORDERS, or a
+        seed for a shuffle of its own."""
+        from bench.twins import ORDERS  # the repository root is on sys.path in the tests
+
+        if isinstance(order, int):
+            pieces = list(self.pieces)
+            random.Random(order).shuffle(pieces)
+        else:
+            pieces = ORDERS[order](list(self.pieces), BOX)  # type: ignore[arg-type]
+        content = " ".join(piece.ops() for piece in pieces)
+        if len(self.b.pdf.pages):
+            self.b.pdf.pages[0].obj.Contents = self.b.pdf.make_stream(content.encode())
+        else:
+            self.b.add_page(content)
+        return self.b.to_bytes()
+
+
+def column(sheet: Sheet, x: float, top: float, width: float, text: list[str], size: float = 10,
+           leading: float = 12, align: str = "left") -> float:
+    """`text` set in a column at x, from baseline `top` down, `align` left (ragged right),
+    justified (Tw stretches every line but the last to the width) or right; returns the
+    baseline under its last line."""
+    lines = wrap(text, width, size)
+    for i, line in enumerate(lines):
+        spacing, x_line = 0.0, x
+        if align == "justified" and i < len(lines) - 1 and line.count(" "):
+            spacing = (width - text_width(line, size=size)) / line.count(" ")
+        elif align == "right":
+            x_line = x + width - text_width(line, size=size)
+        sheet.line(x_line, top - leading * i, line, size, spacing)
+    return top - leading * len(lines)
+
+
+def hanging_list(sheet: Sheet, x: float, top: float, width: float, items: list[list[str]], leading: float = 12) -> float:
+    """A numbered list: each number hangs at x, its text wraps at x + 18."""
+    y = top
+    for n, item in enumerate(items, start=1):
+        lines = wrap(item, width - 18)
+        sheet.row(y, [(x, f"{n}."), (x + 18, lines[0])])
+        for i, line in enumerate(lines[1:], start=1):
+            sheet.line(x + 18, y - leading * i, line)
+        y -= leading * len(lines) + 4
+    return y
+
+
+def furniture(sheet: Sheet, head: str, number: int) -> None:
+    """A running head in the top band (with its page number), read first."""
+    sheet.row(760, [(72, head), (530, str(number))], 9)
+
+
+def folio(sheet: Sheet, number: int) -> None:
+    """A centred page number in the bottom band, read last."""
+    sheet.line(300, 36, str(number), 9)
+
+
+# ------------------------------------------------------------------------------- pages
+
+
+def columns_page(widths: tuple[float, ...], gutter: float = 24, align: str = "left", count: int = 60,
+                 title: bool = True, bands: bool = True, size: float = 10, text=words) -> Sheet:
+    """Columns of the given widths (one to four) under a spanning title, between a running
+    head and a page number; each column holds `count` words."""
+    sheet = Sheet()
+    if bands:
+        furniture(sheet, "Journal of Generated Pages 19", 7)
+    if title:
+        sheet.line(72, 720, "Reading Order Whatever The Paint Order", 16)
+    x = 72.0
+    for c, width in enumerate(widths):
+        column(sheet, x, 690, width, text(f"c{c}x", count), size, 1.2 * size, align)
+        x += width + gutter
+    if bands:
+        folio(sheet, 7)
+    return sheet
+
+
+def sections_page(first: tuple[float, ...], second: tuple[float, ...], gutter: float = 24) -> Sheet:
+    """A title, a section of columns, a spanning paragraph, a heading and a second section
+    of columns of other widths: the page reads section after section."""
+    sheet = Sheet()
+    furniture(sheet, "Generated Sections", 3)
+    sheet.line(72, 730, "Two Sections Of Columns", 16)
+    bottom = 0.0
+    x = 72.0
+    for c, width in enumerate(first):
+        bottom = min(bottom or 1e9, column(sheet, x, 700, width, words(f"s{c}x", 34)))
+        x += width + gutter
+    y = bottom - 14
+    y = column(sheet, 72, y, 468, words("span", 30)) - 14
+    sheet.line(72, y, "Second section", 13)
+    x = 72.0
+    for c, width in enumerate(second):
+        column(sheet, x, y - 22, width, words(f"t{c}x", 30))
+        x += width + gutter
+    folio(sheet, 3)
+    return sheet
+
+
+def footnote_page(note_under: int = 0) -> Sheet:
+    """Two columns, a footnote in small print at the foot of one of them."""
+    sheet = Sheet()
+    furniture(sheet, "Generated Footnotes", 11)
+    for c in range(2):
+        bottom = column(sheet, 72 + 246 * c, 700, 222, words(f"f{c}x", 80 if c == note_under else 60))
+        if c == note_under:
+            column(sheet, 72 + 246 * c, bottom - 20, 222, words(f"note{c}x", 14), size=7, leading=8)
+    folio(sheet, 11)
+    return sheet
+
+
+def table_page(wrapped: bool = True) -> Sheet:
+    """A paragraph over a table of four columns whose first column's cells wrap to two
+    lines in some rows: the table reads row by row, a wrapped cell's second line on a
+    line of its own after the row."""
+    sheet = Sheet()
+    y = column(sheet, 72, 720, 468, words("intro", 36)) - 20
+    sheet.row(y, [(72, "Station"), (220, "Depth"), (330, "Flow"), (440, "Sampled")])
+    y -= 18
+    for r in range(1, 7):
+        name = f"Station {STEMS[r]} upper reach" if wrapped and r % 2 else f"S{r}"
+        cells = [(72, name.rsplit(" ", 1)[0] if " " in name else name), (220, f"{r * 3}.5 m"),
+                 (330, f"{r * 40} l/s"), (440, f"2024-0{r}-1{r}")]
+        if " " in name:
+            # A row with a cell on two lines reads cell by cell, each cell top to bottom.
+            sheet.line(72, y, cells[0][1])
+            sheet.line(72, y - 11, name.rsplit(" ", 1)[1])
+            sheet.row(y, cells[1:])
+            y -= 11
+        else:
+            sheet.row(y, cells)
+        y -= 18
+    column(sheet, 72, y - 12, 468, words("after", 24))
+    return sheet
+
+
+def rtl_page() -> Sheet:
+    """Hebrew in two columns: the right column reads first, each line right to left
+    (painted in visual order, as Word paints it)."""
+    sheet = Sheet()
+    cid, encode = sheet.b.add_cid_font(" " + "".join(HEBREW), widths=500)
+    for c, x in enumerate((320.0, 72.0)):  # the right column first
+        for i in range(14):
+            line = " ".join(HEBREW[(5 * i + 3 * j + 7 * c) % 12] for j in range(7))
+            sheet.pieces.append(Piece(x, 700 - 12 * i, 10, cid, hexstr(encode(line[::-1]))))
+            sheet.truth.append(line)
+    return sheet
+
+
+def vertical_page(columns: int = 5, length: int = 8) -> Sheet:
+    """Vertical writing (WMode 1, Identity-V): columns of glyphs read top to bottom, the
+    columns right to left (§9.7.4.3; the design card's "Vertical writing")."""
+    sheet = Sheet()
+    cid, encode = sheet.b.add_cid_font(VERTICAL, vertical=True)
+    for c in range(columns):
+        text = "".join(VERTICAL[(c * 3 + i) % len(VERTICAL)] for i in range(length))
+        sheet.pieces.append(Piece(400 - 18 * c, 700, 12, cid, hexstr(encode(text))))
+        sheet.truth.append(text)
+    return sheet
+
+
+def sidebar_page() -> Sheet:
+    """A column of prose with a narrower box of small print beside it: a float, read
+    whole wherever it goes."""
+    sheet = Sheet()
+    column(sheet, 72, 700, 300, words("body", 110))
+    start = len(sheet.truth)
+    sheet.line(400, 690, "Sidebar", 11)
+    column(sheet, 400, 674, 140, words("side", 30), size=8, leading=10)
+    sheet.floats.append((start, len(sheet.truth)))
+    return sheet
+
+
+def list_page() -> Sheet:
+    """A paragraph, a list whose numbers hang in the margin, a paragraph."""
+    sheet = Sheet()
+    y = column(sheet, 72, 700, 400, words("lead", 30)) - 8
+    y = hanging_list(sheet, 72, y, 400, [words(f"item{n}x", 8 + 7 * (n % 3)) for n in range(6)]) - 4
+    column(sheet, 72, y, 400, words("tail", 24))
+    return sheet
+
+
+def mixed_alignment_page() -> Sheet:
+    """Two columns, the left justified, the right ragged, under a title."""
+    sheet = Sheet()
+    sheet.line(72, 730, "Justified Beside Ragged", 16)
+    column(sheet, 72, 700, 222, words("just", 70), align="justified")
+    column(sheet, 318, 700, 222, words("rag", 66))
+    return sheet
+
+
+def unequal_sizes_page() -> Sheet:
+    """Two columns set in 9 pt and 11 pt on their own leadings (no shared baselines),
+    under a title."""
+    sheet = Sheet()
+    sheet.line(72, 730, "Columns In Two Sizes", 16)
+    column(sheet, 72, 700, 222, words("small", 80), size=9, leading=11)
+    column(sheet, 318, 700, 222, words("large", 60), size=11, leading=13.5)
+    return sheet
+
+
+def mixed_fonts_page() -> Sheet:
+    """Two columns whose lines are painted in three pieces each, in three fonts (roman,
+    bold, italic) on one baseline, each piece a text object of its own."""
+    sheet = Sheet()
+    fonts = [sheet.font, sheet.b.add_standard_font("Helvetica-Bold", widths=True),
+             sheet.b.add_standard_font("Times-Italic", widths=True)]
+    bases = ["Helvetica", "Helvetica-Bold", "Times-Italic"]
+    for c, x0 in enumerate((72.0, 318.0)):
+        for i, line in enumerate(wrap(prose(f"m{c}x", 150), 210)):
+            parts = line.split(" ")
+            third = max(1, len(parts) // 3)
+            chunks = [parts[:third], parts[third : 2 * third], parts[2 * third :]]
+            x, y = x0, 700 - 12 * i
+            for k, chunk in enumerate(c for c in chunks if c):
+                text = " ".join(chunk) + " "
+                sheet.pieces.append(Piece(x, y, 10, fonts[k], literal(text)))
+                x += text_width(text, bases[k], 10)
+            sheet.truth.append(line + " ")
+    return sheet
+
+
+def superscripts_page() -> Sheet:
+    """Two columns with a raised footnote mark (6 pt, 4 pt up) after a word on some
+    lines, each mark a text object of its own."""
+    sheet = Sheet()
+    for c, x0 in enumerate((72.0, 318.0)):
+        lines = wrap(prose(f"r{c}x", 130), 210)
+        for i, line in enumerate(lines):
+            y = 700 - 12 * i
+            if i % 4 != 1 or line.count(" ") < 2:
+                sheet.line(x0, y, line)
+                continue
+            head, tail = line.split(" ", 1)
+            mark = str(i)
+            sheet.pieces.append(Piece(x0, y, 10, sheet.font, literal(head)))
+            x = x0 + text_width(head, size=10)
+            sheet.pieces.append(Piece(x, y + 4, 6, sheet.font, literal(mark)))
+            x += text_width(mark, size=6) + text_width(" ", size=10)
+            sheet.pieces.append(Piece(x, y, 10, sheet.font, literal(tail)))
+            sheet.truth.append(f"{head}{mark} {tail}")
+    return sheet
+
+
+def hyphenated_page() -> Sheet:
+    """Two justified columns whose lines end in hyphenated words."""
+    sheet = Sheet()
+    for c, x0 in enumerate((72.0, 318.0)):
+        text = prose(f"h{c}x", 140)
+        lines = wrap(text, 200)
+        for i, line in enumerate(lines):
+            if i < len(lines) - 1:
+                line += " con-" if i % 2 else " hyphen-"
+            else:
+                line += " end"
+            sheet.line(x0, 700 - 12 * i, line)
+    return sheet
+
+
+def tight_gutter_page(gutter: float = 8) -> Sheet:
+    """Two justified columns `gutter` points apart: a gutter a few word spaces wide."""
+    sheet = Sheet()
+    width = (468 - gutter) / 2
+    column(sheet, 72, 700, width, prose("g0x", 200), align="justified")
+    column(sheet, 72 + width + gutter, 700, width, prose("g1x", 200), align="justified")
+    return sheet
+
+
+def numbers_table_page() -> Sheet:
+    """A paragraph over a table of labels and two columns of numbers set flush right."""
+    sheet = Sheet()
+    y = column(sheet, 72, 720, 468, words("lead", 30)) - 20
+    sheet.row(y, [(72, "Item"), (330 - text_width("Quantity", size=10), "Quantity"),
+                  (460 - text_width("Amount", size=10), "Amount")])
+    for r in range(1, 9):
+        y -= 14
+        qty, amount = str(r * 7 % 23 * 10 ** (r % 3)), f"{r * 1234.5 / (r % 4 + 1):,.2f}"
+        sheet.row(y, [(72, f"Line item {STEMS[r]}"), (330 - text_width(qty, size=10), qty),
+                      (460 - text_width(amount, size=10), amount)])
+    column(sheet, 72, y - 24, 468, words("after", 24))
+    return sheet
+
+
+def side_by_side_tables_page() -> Sheet:
+    """Two tables side by side, each of three columns and its own rows (the right one on
+    a pitch of its own: tables on one row pitch are one table to the eye), under a
+    paragraph: the left table reads whole, row by row, then the right one."""
+    sheet = Sheet()
+    y0 = column(sheet, 72, 720, 468, words("lead", 30)) - 24
+    for t, (x0, pitch) in enumerate(((72.0, 16.0), (318.0, 21.0))):
+        for r in range(6):
+            cells = [(x0, f"T{t}R{r}"), (x0 + 70, f"{STEMS[r]}{t}"), (x0 + 150, f"{r * 11 + t}.{r}")]
+            sheet.row(y0 - pitch * r, cells)
+    return sheet
+
+
+PAGES = {
+    "one_column": lambda: columns_page((468,)),
+    "two_unequal": lambda: columns_page((300, 144)),
+    "two_unequal_narrow_first": lambda: columns_page((150, 294), count=50),
+    "three_unequal": lambda: columns_page((120, 200, 100), count=40),
+    "three_unequal_prose": lambda: columns_page((120, 200, 100), count=90, text=prose),
+    "four_columns": lambda: columns_page((117, 117, 117, 117), gutter=14, count=40, size=8),
+    "justified_two": lambda: columns_page((222, 222), align="justified"),
+    "sections": lambda: sections_page((222, 222), (140, 140, 140)),
+    "sections_unequal": lambda: sections_page((300, 144), (144, 300)),
+    "footnote_left": lambda: footnote_page(0),
+    "footnote_right": lambda: footnote_page(1),
+    "table_wrapped": table_page,
+    "rtl_two": rtl_page,
+    "vertical": vertical_page,
+    "sidebar": sidebar_page,
+    "hanging_list": list_page,
+    "mixed_alignment": mixed_alignment_page,
+    "unequal_sizes": unequal_sizes_page,
+    "mixed_fonts": mixed_fonts_page,
+    "superscripts": superscripts_page,
+    "hyphenated": hyphenated_page,
+    "tight_gutter": tight_gutter_page,
+    "tight_gutter_6": lambda: tight_gutter_page(6),
+    "numbers_table": numbers_table_page,
+    "side_by_side_tables": side_by_side_tables_page,
+}
+
+
+def reads_as(text: str, sheet: Sheet) -> bool:
+    """Whether `text` is the sheet's truth, its floats each read whole anywhere."""
+    lines = text.split("\n")
+    for start, end in sheet.floats:
+        block = sheet.truth[start:end]
+        at = next((i for i in range(len(lines)) if lines[i : i + len(block)] == block), None)
+        if at is None:
+            return False
+        lines = lines[:at] + lines[at + len(block) :]
+    floating = {k for start, end in sheet.floats for k in range(start, end)}
+    return lines == [line for k, line in enumerate(sheet.truth) if k not in floating]
