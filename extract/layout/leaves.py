@@ -204,10 +204,11 @@ def _cells_along_rows(page: Page, out: list[np.ndarray], cells: list[np.ndarray]
     if not cells or not out:
         return out
     is_cell = {cell.tobytes() for cell in cells}
+    out = _beside_their_cells(page, out, [item.tobytes() in is_cell for item in out])
     cell_item = [item.tobytes() in is_cell for item in out]
     one_row = np.array([cell or len(item) == 1 for cell, item in zip(cell_item, out, strict=True)], dtype=bool)
     x0, y0, x1, y1 = run_boxes(page, out)
-    along = -x1 if page.rtl else x0
+    along = page.line_start(x0, x1)
     done: list[np.ndarray] = []
     k = 0
     for end in row_groups(page.lib, y1, y0, one_row, SHARED_ROW).tolist():
@@ -217,6 +218,43 @@ def _cells_along_rows(page: Page, out: list[np.ndarray], cells: list[np.ndarray]
         done.extend(group)
         k = end
     return done
+
+
+def _beside_their_cells(page: Page, out: list[np.ndarray], cell_item: list[bool]) -> list[np.ndarray]:
+    """`out` (items in reading order, `cell_item` those that are cells)
+    with every single line that lies beside a cell on its row (boxes apart
+    along the line, overlapping across it by SHARED_ROW of the shorter or
+    more) moved right after the first such cell, where _cells_along_rows
+    reads them along the row, where the leaf is such cells and lines alone:
+    a table of cells. A stream that paints the table's lines in no order
+    may still pass the witness test (reads_down: a table of two rows
+    painted shuffled goes back up once in seven moves), and then paints a
+    row's amounts apart from its label and from one another. Where other
+    lines lie beside no cell (a figure's labels around a few stacked ones),
+    the rows are no table's and the stream's order stands. Fixture:
+    test_side_captions_right_of_their_tables_read_after_them[shuffled]."""
+    single = np.array([len(item) == 1 and not cell for item, cell in zip(out, cell_item, strict=True)], dtype=bool)
+    if not single.any():
+        return out
+    box = run_boxes(page, out)
+    x0, y0, x1, y1 = box
+    _, apart, _ = _boxes(page, box)
+    overlap = np.minimum(y1[:, None], y1[None, :]) - np.maximum(y0[:, None], y0[None, :])
+    shorter = np.minimum((y1 - y0)[:, None], (y1 - y0)[None, :])
+    # [i, j]: item j is a single line beside cell i on its row.
+    beside = (overlap >= SHARED_ROW * shorter) & apart & np.array(cell_item)[:, None] & single[None, :]
+    owner = np.where(beside.any(axis=0), np.argmax(beside, axis=0), -1)
+    if not all(cell or owner[k] >= 0 for k, cell in enumerate(cell_item)):
+        # Lines of the leaf beside no cell (a figure's labels around a few
+        # stacked ones, the text over a table): no table of cells alone.
+        return out
+    moved: list[np.ndarray] = []
+    for k, item in enumerate(out):
+        if owner[k] < 0:
+            moved.append(item)
+        if cell_item[k]:
+            moved.extend(out[j] for j in np.flatnonzero(owner == k).tolist())
+    return moved
 
 
 def _sidebars(page: Page, side: np.ndarray | None) -> list[np.ndarray]:
@@ -482,7 +520,7 @@ def _top_first_keys(page: Page, runs: list[np.ndarray]) -> np.ndarray:
     """Per run, (how far down its top lies, in steps of ROW_OVERLAP body
     heights; where it starts along the line): _top_first's order."""
     x0, _, x1, y1 = run_boxes(page, runs)
-    along = -x1 if page.rtl else x0
+    along = page.line_start(x0, x1)
     return np.column_stack([-np.round(y1 / (ROW_OVERLAP * page.body)), along])
 
 
@@ -692,13 +730,13 @@ def _values_up_and_down(page: Page, ids: np.ndarray, visit: np.ndarray) -> bool:
     the leaf's end of the line (labels set flush right stand before what
     they label); a column painted down the page is one run, never up.
     Fixture: test_values_painted_by_x_position_beside_wide_labels_read_by_rows."""
-    edge = -page.x0 if page.rtl else page.x1
+    edge = page.line_end(page.x0, page.x1)
     if float(page.x1[visit].max() - page.x0[visit].min()) >= COLUMN_WIDTH * page.body:
         return False  # a text column's lines end flush right when justified
     if float(edge[ids].max() - edge[visit].max()) > ROW_OVERLAP * page.body:
         return False  # labels set flush right before what they label
     # By where each value starts: never back along the line, up at least once.
-    start = -page.x1[visit] if page.rtl else page.x0[visit]
+    start = page.line_start(page.x0[visit], page.x1[visit])
     along = np.diff(start) >= -ROW_OVERLAP * page.body
     return bool(along.all() and (np.diff(page.y0[visit]) >= NEXT_LINE * page.body).any())
 
@@ -709,7 +747,7 @@ def _flush_right_visits(page: Page, runs: list[np.ndarray]) -> list[np.ndarray]:
     set flush right (flush left on a right-to-left page) that the stream
     paints by where each value starts, up and down the column, a run a
     line. Fixture: test_values_set_flush_right_painted_by_x_position_read_by_rows."""
-    edge = -page.x0 if page.rtl else page.x1
+    edge = page.line_end(page.x0, page.x1)
     ends = flush_visits(page.lib, edge, runs, ROW_OVERLAP * page.body).tolist()
     return [runs[a] if b - a == 1 else np.concatenate(runs[a:b]) for a, b in zip([0, *ends[:-1]], ends, strict=True)]
 
@@ -797,10 +835,12 @@ def _grid_column_pairs(page: Page, box: tuple[np.ndarray, np.ndarray, np.ndarray
     do (left-set labels). The edge test keeps the link to such cells: a
     figure's caption set tight under its plot's row of tick labels starts
     at no tick's edge (without it, acl2004-dvips p2's caption and y-axis
-    ticks joined the x-axis ticks' grid)."""
-    x0, y0, _, y1 = box
+    ticks joined the x-axis ticks' grid). The edge is where lines start:
+    the right one on a right-to-left page (Page.line_start)."""
+    x0, y0, x1, y1 = box
+    start = page.line_start(x0, x1)
     tight = np.abs(y0[:, None] - y1[None, :]) <= CELL_LEADING * page.body
-    tight = (tight | tight.T) & (np.abs(x0[:, None] - x0[None, :]) <= PASS_EDGE * page.body)
+    tight = (tight | tight.T) & (np.abs(start[:, None] - start[None, :]) <= PASS_EDGE * page.body)
     pairs: np.ndarray = (member[:, None] & member[None, :]) | (tight & (member[:, None] | member[None, :]))
     return pairs
 

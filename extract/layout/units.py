@@ -260,6 +260,21 @@ class Page:
             self._rtl = reads_rtl(self.table, self.stream)
         return self._rtl
 
+    def line_start(self, x0: np.ndarray, x1: np.ndarray) -> np.ndarray:
+        """Where boxes (`x0`, `x1` along the line) start in reading order, as
+        a coordinate that grows along the line: their left edge, their right
+        edge negated on a right-to-left page. A line's first word, a cell's
+        lines set flush with it and the next cell along the row all grow so."""
+        start: np.ndarray = -x1 if self.rtl else x0
+        return start
+
+    def line_end(self, x0: np.ndarray, x1: np.ndarray) -> np.ndarray:
+        """Where boxes (`x0`, `x1` along the line) end in reading order, in
+        line_start's coordinate: their right edge, their left edge negated
+        on a right-to-left page."""
+        end: np.ndarray = -x0 if self.rtl else x1
+        return end
+
 
 def _first_words(
     blank: np.ndarray, start: np.ndarray, end: np.ndarray, low_x: np.ndarray, high_x: np.ndarray, height: np.ndarray

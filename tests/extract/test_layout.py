@@ -1997,6 +1997,33 @@ def test_side_caption_ending_on_a_table_row_stays_beside_the_table():
     assert len(_tables_joined(page, [margin, table])) == 2
 
 
+def test_wrapped_label_of_a_right_to_left_table_links_to_its_row_on_its_start_edge():
+    # leaves._grid_column_pairs on a right-to-left page: a table's label
+    # wraps over two lines set flush right (where a Hebrew line starts),
+    # its amounts beside the last line. The first line is three words wide,
+    # the last one word: their left edges lie 60 pt apart, their right edges
+    # on one edge, and the first line is of the grid column of the row
+    # under it. Tested on the left edge, as on a left-to-right page, the
+    # wrapped line joined no grid.
+    from ragprep.extract.layout.leaves import _grid_column_pairs, run_boxes
+    from ragprep.extract.layout.page import _leaves
+
+    b = PdfBuilder()
+    font, encode = b.add_cid_font(" " + "".join(HEBREW_WORDS), widths=500)
+    # x of each line's right edge, y, logical text; 0.5 em a glyph at 8 pt.
+    lines = [(460.0, 700.0, " ".join(HEBREW_WORDS[:3])), (460.0, 690.0, HEBREW_WORDS[3]), (320.0, 690.0, HEBREW_WORDS[4])]
+    b.add_page(" ".join(f"BT /{font} 8 Tf {x - 4 * len(t)} {y} Td {hexstr(encode(t[::-1]))} Tj ET" for x, y, t in lines))
+    found = _leaves(table_of(b), CONFIG, None)
+    assert found is not None
+    page = found[2]
+    assert page.rtl
+    runs = [np.array([k]) for k in np.flatnonzero(page.placed)]
+    assert len(runs) == 3 and float(page.x1[0] - page.x0[0]) > 3 * float(page.x1[1] - page.x0[1])
+    pairs = _grid_column_pairs(page, run_boxes(page, runs), np.array([False, True, True]))
+    assert pairs[0, 1] and pairs[1, 0]
+    assert not pairs[0, 2]
+
+
 def test_side_captions_read_each_beside_its_table():
     # The page of test_side_caption_ending_on_a_table_row_stays_beside_the_table,
     # read whole: the gutter beside the margin cuts it from the tables
@@ -2051,7 +2078,11 @@ def test_side_captioned_tables_read_caption_then_table(paint):
     )
 
 
-@pytest.mark.parametrize("paint", [list, lambda pieces: pieces[::-1], lambda pieces: pieces[6:] + pieces[:6]], ids=["natural", "reversed", "tables first"])
+@pytest.mark.parametrize(
+    "paint",
+    [list, lambda pieces: pieces[::-1], lambda pieces: pieces[6:] + pieces[:6], lambda pieces: _shuffled(pieces[6:] + pieces[:6])],
+    ids=["natural", "reversed", "tables first", "shuffled"],
+)
 def test_side_captions_right_of_their_tables_read_after_them(paint):
     # The page of test_side_captioned_tables_read_caption_then_table
     # mirrored: the captions stand in a column to the right of their tables.
@@ -2059,6 +2090,10 @@ def test_side_captions_right_of_their_tables_read_after_them(paint):
     # columns' order (cut._read_sections): the table, then the caption
     # beside it. A block in the column read second never reads before the
     # column ahead of it, whatever order the stream paints them in.
+    # Shuffled, the first table's stream goes back up once in seven moves
+    # and passes the witness test (leaves.reads_down); its rows' amounts,
+    # painted apart from their labels, still read along their rows
+    # (leaves._beside_their_cells), not "with family 80/75 / 90/65 81/76".
     page = side_captioned_tables(paint, captions_x=330.0, table_x=(20.0, 160.0, 230.0))
     assert layout(page).joined.text == (
         "Tired and grouchy\nat home 81/76 90/65\nOut of step\nwith family 80/75 89/64\nTable 1.\nComments before\nand after\n"
