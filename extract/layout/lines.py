@@ -30,6 +30,8 @@ from ragprep.extract.layout.params import (
     MARK_SIZE,
     NUMBER_GAP,
     NUMBER_GLYPHS,
+    PIECE_SHARE,
+    ROW_OVERLAP,
 )
 from ragprep.extract.layout.units import Page
 
@@ -68,8 +70,9 @@ def line_order(page: Page) -> tuple[np.ndarray, np.ndarray] | None:
     along, line_of_placed = lines_along(page.lib, (page.x0, page.x1), ids, row, height, (span, LINE_JOIN_GAP))
     ids, row = ids[along], row[along]
     line_of_placed = _numbered_headings(page, ids, row * span, _justified_lines(page, ids, row * span, line_of_placed))
-    # Along the line, per unit: blanks go between the units they lie between.
-    blanks = blanks_on_their_lines(page, ids, line_of_placed, row * span)
+    # Along the line, per unit: blanks go between the units they lie between,
+    # and pieces inside a unit's extent among its glyphs.
+    blanks = _pieces_inside(page, ids, row * span, line_of_placed, blanks_on_their_lines(page, ids, line_of_placed, row * span))
     if not len(blanks.units) and line_of_placed[-1] == len(ids) - 1:
         return None  # most pages: every line one unit already
     is_mark = np.zeros(len(page.start), dtype=bool)
@@ -171,6 +174,84 @@ def _joined(line: np.ndarray, first: np.ndarray, joined: np.ndarray) -> np.ndarr
     new_line[first[~joined]] = True
     merged: np.ndarray = np.cumsum(new_line)
     return merged
+
+
+def _pieces_inside(page: Page, ids: np.ndarray, offset: np.ndarray, line: np.ndarray, blanks: LineBlanks) -> LineBlanks:
+    """`blanks` (blanks_on_their_lines) with every unit of a line (`ids`
+    sorted by row, then along it; `offset`: per unit, what sets its row
+    apart along the line; `line`: per unit, its line) whose centre lies
+    inside the extent of a unit before it on its line, at most PIECE_SHARE
+    as wide, placed as a blank inside that unit is: among its glyphs, where
+    its centre lies. LaTeX's logo is an L, a raised small A, a T, a lowered
+    E and an X, kerned into one another: painted on visits of their own
+    (lualatex-tagpdf p1's twins: the E after the line, the L before it),
+    they lie in the gaps of the line's own unit, and read after it ("ATEX
+    ... L", "LAT X ... E"), where the line's units only go along the line
+    one after another. Only a full-size piece on the unit's baseline, no
+    taller than it, is such a piece (the L and the E; the small A is a
+    mark, and stays where it is read); a unit painted twice over itself
+    (fake bold) is as wide as itself: no piece.
+    Fixture: test_logo_piece_painted_apart_reads_inside_its_line."""
+    x0, x1 = page.x0[ids] + offset, page.x1[ids] + offset
+    reach = np.maximum.accumulate(x1)
+    # Per unit, the unit before it that reaches furthest along its row.
+    host = np.maximum.accumulate(np.where(x1 == reach, np.arange(len(ids)), 0))
+    before, host = reach[:-1], host[:-1]
+    centre = (x0[1:] + x1[1:]) / 2
+    width = x1 - x0
+    inside = (line[1:] == line[host]) & (centre < before) & (width[1:] <= PIECE_SHARE * width[host])
+    # Full-size letters on the host's baseline (within LINE_BASELINE of the
+    # smaller height), no taller than it: not a raised or lowered mark (an
+    # index under an exponent, stacked where the exponent stands), not a
+    # fraction's numerator over its denominator, not a big operator.
+    height = page.y1[ids] - page.y0[ids]
+    base = page.y0[ids] + DESCENT * height
+    inside &= height[1:] > MARK_SIZE * page.body
+    inside &= height[1:] <= height[host] + ROW_OVERLAP * page.body
+    inside &= np.abs(base[1:] - base[host]) <= LINE_BASELINE * np.minimum(height[1:], height[host])
+    if not inside.any():
+        return blanks
+    at = np.array([k for k in (np.flatnonzero(inside) + 1).tolist() if _fills_a_gap(page, int(ids[k]), int(ids[host[k - 1]]))], dtype=np.int64)
+    if not len(at):
+        return blanks
+    return LineBlanks(
+        np.concatenate([blanks.units, ids[at]]),
+        np.concatenate([blanks.line, line[at]]),
+        np.concatenate([blanks.rank, host[at - 1] + 0.25]),
+        np.concatenate([blanks.host, ids[host[at - 1]]]),
+        np.concatenate([blanks.centre, centre[at - 1] - offset[at]]),
+    )
+
+
+def _fills_a_gap(page: Page, piece: int, host: int) -> bool:
+    """Is unit `piece` letters that fill a gap of unit `host`'s glyphs: no
+    centre of a full-size glyph of the host (taller than MARK_SIZE of its
+    tallest) inside its extent along the line, and the host's glyphs on
+    either side of it no further apart than its width and a word space
+    (LINE_JOIN_GAP of its height)? A logo's letters are letters; a symbol
+    set over a word's letters (naacl06-dvipdfm p7's sum over "patterns")
+    covers them, a formula's pieces are no letters alone, and a word set
+    in a wider gap (pdfmaker23-word-nist p31's twin: a URL's "the" where
+    its "-" and "is" leave room for "the-cloud-") fills part of it; a
+    letter kerned into its neighbours (the logo's A under the L's arm is
+    small) covers nothing."""
+    alpha = page.classes[0]
+    if not alpha[page.start[piece] : page.end[piece]].all():
+        return False
+    positions = np.arange(page.start[host], page.end[host])
+    centre = page.along_centres(positions)
+    height = page.table.height[page.stream[positions]]
+    x0, x1 = float(page.x0[piece]), float(page.x1[piece])
+    if ((height > MARK_SIZE * height.max()) & (centre > x0) & (centre < x1)).any():
+        return False
+    low, high = page.along_extents(positions)
+    middle = (x0 + x1) / 2
+    inked = np.isfinite(low) & np.isfinite(high)
+    before, after = high[inked & (centre < middle)], low[inked & (centre > middle)]
+    if not len(before) or not len(after):
+        return False
+    room = float(after.min() - before.max())
+    return room <= x1 - x0 + LINE_JOIN_GAP * float(page.y1[piece] - page.y0[piece])
 
 
 def _unit_text(page: Page, unit: int) -> str:

@@ -47,6 +47,11 @@ JUSTIFIED_SPACE = 2.0
 NUMBER_GAP = 1.5
 # ... a number of at most this many glyphs.
 NUMBER_GLYPHS = 8
+# A unit of a line whose centre lies inside the extent of a unit before
+# it, at most this share as wide, is a piece painted in that unit's gaps
+# (LaTeX's logo: lines._pieces_inside) and reads among its glyphs; a unit
+# painted twice over itself (fake bold) is as wide as itself.
+PIECE_SHARE = 0.5
 # A unit at most this many body heights tall beside a line (a footnote
 # mark, a raised reference, an index) is a mark read inside that line
 # (lines.line_order), whatever its baseline: browsers set marks at 80% of

@@ -230,10 +230,15 @@ class Page:
     def along_centres(self, positions: np.ndarray) -> np.ndarray:
         """Per stream position, its glyph's centre along the line (NaN for
         a unit's leading and trailing blanks, which have no box here)."""
-        low, high, _ = self._glyph_x
-        low, high = low[positions], high[positions]
+        low, high = self.along_extents(positions)
         centre: np.ndarray = np.where(np.isfinite(low), (low + np.where(np.isfinite(high), high, 0.0)) / 2, np.nan)
         return centre
+
+    def along_extents(self, positions: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Per stream position, its glyph's extent along the line (low, high;
+        NaN for a unit's leading and trailing blanks, which have no box here)."""
+        low, high, _ = self._glyph_x
+        return low[positions], high[positions]
 
     @property
     def first_word(self) -> np.ndarray:

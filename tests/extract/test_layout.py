@@ -2099,3 +2099,38 @@ def test_side_captions_right_of_their_tables_read_after_them(paint):
         "Tired and grouchy\nat home 81/76 90/65\nOut of step\nwith family 80/75 89/64\nTable 1.\nComments before\nand after\n"
         "Night shifts\nin a row 79/74 88/63\nDays off\nwith family 78/73 87/62\nTable 2.\nHours before\nand after"
     )
+
+
+def latex_logo_line(piece_first: bool) -> PdfBuilder:
+    """A line naming LaTeX as its logo is set: an L, a small A raised into
+    the L's arm, a T, an E lowered by half an x-height, an X, kerned into
+    one another. The line is painted on one visit that leaves the E's
+    place empty (TJ moves past it), the E on a visit of its own, after the
+    line or (`piece_first`) before it, as lualatex-tagpdf p1's scrambled
+    twins paint the pieces of their logos."""
+    b = PdfBuilder()
+    f = b.add_standard_font("Helvetica", widths=True)
+    before = "of typical structures found in a L"
+    a_x = 72 + text_width(before, "Helvetica", SIZE) - 2.6
+    t_x = a_x + text_width("A", "Helvetica", 7) - 1.0
+    e_x = t_x + text_width("T", "Helvetica", SIZE) - 1.2
+    x_x = e_x + text_width("E", "Helvetica", SIZE) - 0.8
+    # TJ numbers move the pen back (positive) or on (negative), in
+    # thousandths of the font size; Ts raises the A.
+    line = (
+        f"BT /{f} {SIZE} Tf 72 700 Td ({before}) Tj [260] TJ /{f} 7 Tf 2.2 Ts (A) Tj /{f} {SIZE} Tf 0 Ts [100] TJ (T) Tj "
+        f"[{-(x_x - t_x - text_width('T', 'Helvetica', SIZE)) * 100:.0f}] TJ (X document, in a line.) Tj ET"
+    )
+    piece = show(f, e_x, 697.8, "E")
+    b.add_page(f"{piece} {line}" if piece_first else f"{line} {piece}")
+    return b
+
+
+@pytest.mark.parametrize("piece_first", [False, True], ids=["piece after the line", "piece before the line"])
+def test_logo_piece_painted_apart_reads_inside_its_line(piece_first: bool):
+    # lines._pieces_inside: the E lies in a gap of the line's own unit, on
+    # its baseline; without the rule it reads after the unit (as
+    # lualatex-tagpdf p1's scrambled twins read their logos' pieces: "LT X
+    # document ... E").
+    assert layout(latex_logo_line(piece_first)).joined.text == "of typical structures found in a LATEX document, in a line."
+
