@@ -523,13 +523,13 @@ class Document:
         lookup per page)."""
         tree = self.struct_tree
         if tree is None:
-            return read_structure(glyphs.table, None, (0, 0), False, self.config)
+            return read_structure(glyphs.table, None, (0, 0), lambda: False, self.config)
         page = self._page(glyphs.page)
         return read_structure(
             glyphs.table,
             tree,
             page.obj.objgen,
-            page_struct_parents(page) is not None,
+            lambda: page_struct_parents(page) is not None,  # asked only of a page the tree references nothing on
             self.config,
             glyphs.images,
             grids=self.table_grids,

@@ -15,6 +15,7 @@ Both produce a ``PageReading``; ``document.py`` picks between them (auto mode).
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 from dataclasses import dataclass
 from operator import attrgetter
 
@@ -84,7 +85,7 @@ def read_structure(
     table: GlyphTable,
     tree: StructTree | None,
     page_key: tuple[int, int],
-    has_struct_parents: bool,
+    has_struct_parents: Callable[[], bool],
     config: ExtractConfig,
     images: tuple[ImagePlacement, ...] = (),
     grids: TableGrids | None = None,
@@ -95,7 +96,7 @@ def read_structure(
     marked = table.mcid[candidates] != NO_MCID
     refs = tree.page_refs(page_key)
     if not refs:
-        if marked.any() and not has_struct_parents:
+        if marked.any() and not has_struct_parents():
             return Unavailable(
                 "the page's marked content has no /StructParents and the structure tree never references it"
             )

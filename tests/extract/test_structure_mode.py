@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import pikepdf
+import pytest
 from pdfbuilder import PdfBuilder
 
 from ragprep.extract import extract_document
+from ragprep.extract.structure import page_struct_parents
 
 
 def line(font: str, x: float, y: float, text: str, mcid: int | None = None, tag: str = "P") -> str:
@@ -93,6 +95,27 @@ def test_marked_content_without_struct_parents_or_tree_is_unavailable():
     assert (result.mode, result.text) == ("unavailable", "")
     assert "/StructParents" in result.reason
     assert read(b, page=2).text == "Other page"
+
+
+def test_struct_parents_is_looked_up_only_on_a_page_the_tree_references_nothing_on(monkeypatch: pytest.MonkeyPatch):
+    from ragprep.extract import document
+
+    b = PdfBuilder()
+    f = b.add_standard_font("Helvetica", widths=True)
+    b.add_page(line(f, 72, 700, "Marked only", 0))
+    other = b.add_page(line(f, 72, 700, "Other page", 0))
+    b.set_struct_tree([b.struct_element("P", [0], page=other)])
+    looked_up: list[object] = []
+
+    def counted(page: object) -> int | None:
+        looked_up.append(page)
+        return page_struct_parents(page)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(document, "page_struct_parents", counted)
+    assert read(b, page=2).text == "Other page"
+    assert looked_up == []  # the tree references the page: whether it has /StructParents does not matter
+    assert read(b, page=1).mode == "unavailable"
+    assert len(looked_up) == 1
 
 
 def test_untagged_document_is_unavailable_in_structure_mode():
