@@ -1864,10 +1864,22 @@ static int text_edges_of(PyObject *text, Py_ssize_t *len, long long *first, long
     return 0;
 }
 
-/* text_edges(texts: list[str]) -> (lengths, first code points, last code points), int64 bytearrays. */
+/* text_edges(texts: list[str] or a contiguous object array of str) -> (lengths, first code points,
+ * last code points), int64 bytearrays. The glyph table's text column is read in place through the
+ * buffer protocol (format "O": its PyObject pointers), so callers make no list of it first. The
+ * loop calls back into nothing, so the borrowed items stay alive while it reads them. */
 static PyObject *core_text_edges(PyObject *mod, PyObject *texts) {
-    if (!PyList_Check(texts)) { PyErr_SetString(PyExc_TypeError, "texts must be a list"); return NULL; }
-    Py_ssize_t n = PyList_GET_SIZE(texts);
+    View v = {0};
+    PyObject *const *items;
+    Py_ssize_t n;
+    if (PyList_Check(texts)) {
+        items = PySequence_Fast_ITEMS(texts);
+        n = PyList_GET_SIZE(texts);
+    } else {
+        if (get_view(texts, &v, "O", (Py_ssize_t)sizeof(PyObject *), "texts") < 0) { release(&v); return NULL; }
+        items = (PyObject *const *)v.view.buf;
+        n = v.view.len / (Py_ssize_t)sizeof(PyObject *);
+    }
     PyObject *lengths = PyByteArray_FromStringAndSize(NULL, n * 8);
     PyObject *firsts = PyByteArray_FromStringAndSize(NULL, n * 8);
     PyObject *lasts = PyByteArray_FromStringAndSize(NULL, n * 8);
@@ -1877,11 +1889,14 @@ static PyObject *core_text_edges(PyObject *mod, PyObject *texts) {
     for (Py_ssize_t i = 0; i < n; i++) {
         Py_ssize_t len;
         long long first, last;
-        if (text_edges_of(PyList_GET_ITEM(texts, i), &len, &first, &last) < 0) goto fail;
+        if (!items[i]) { PyErr_SetString(PyExc_TypeError, "glyph texts must be str"); goto fail; }
+        if (text_edges_of(items[i], &len, &first, &last) < 0) goto fail;
         L[i] = len; F[i] = first; E[i] = last;
     }
+    release(&v);
     return Py_BuildValue("(NNN)", lengths, firsts, lasts);
 fail:
+    release(&v);
     Py_XDECREF(lengths); Py_XDECREF(firsts); Py_XDECREF(lasts);
     return NULL;
 }
@@ -3966,7 +3981,8 @@ static PyObject *core_cmap_section(PyObject *mod, PyObject *args) {
 
 
 static PyMethodDef module_methods[] = {
-    {"text_edges", (PyCFunction)core_text_edges, METH_O, "Per text: length, first and last code point (int64)."},
+    {"text_edges", (PyCFunction)core_text_edges, METH_O,
+     "Per text (a list or an object array of str): length, first and last code point (int64)."},
     {"pair_rules", (PyCFunction)core_pair_rules, METH_VARARGS, "geometric._pair_rules over an ordered glyph run."},
     {"join_text", (PyCFunction)core_join_text, METH_VARARGS, "Texts joined with their separators, and their spans."},
     {"run_boxes", (PyCFunction)core_run_boxes, METH_VARARGS, "Bounding boxes of runs of emitted glyphs."},

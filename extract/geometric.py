@@ -73,10 +73,16 @@ def _is_blank(codepoints: np.ndarray) -> np.ndarray:
     return np.isin(codepoints, _BLANKS)
 
 
+def _core_texts(texts: np.ndarray | list[str]) -> np.ndarray | list[str]:
+    """`texts` as the compiled core's text_edges reads them: a list, or an
+    object array it reads in place (no list of the glyphs made per call)."""
+    return texts if isinstance(texts, list) else np.ascontiguousarray(texts, dtype=object)
+
+
 def _text_lengths(texts: np.ndarray | list[str]) -> np.ndarray:
     core = compiled_core()
     if core is not None:
-        return np.frombuffer(core.text_edges(texts if isinstance(texts, list) else texts.tolist())[0], dtype=np.int64)
+        return np.frombuffer(core.text_edges(_core_texts(texts))[0], dtype=np.int64)
     return np.fromiter(map(len, texts), dtype=np.int64, count=len(texts))
 
 
@@ -85,7 +91,7 @@ def edge_codepoints(texts: np.ndarray | list[str]) -> tuple[np.ndarray, np.ndarr
     loop per glyph: one UTF-32 buffer of all texts, indexed at the edges."""
     core = compiled_core()
     if core is not None:
-        _, first, last = core.text_edges(texts if isinstance(texts, list) else texts.tolist())
+        _, first, last = core.text_edges(_core_texts(texts))
         return np.frombuffer(first, dtype=np.int64), np.frombuffer(last, dtype=np.int64)
     lengths = _text_lengths(texts)
     codepoints = np.frombuffer("".join(texts).encode("utf-32-le", "surrogatepass"), dtype=np.uint32).astype(np.int64)

@@ -389,3 +389,25 @@ def test_the_compiled_walk_leaves_the_trees_tuples_to_refcounting(monkeypatch):
     assert len(held) == 9 and all(type(t) is tuple for t in held)
     assert not any(gc.is_tracked(t) for t in held)
     assert not any(gc.is_tracked(k) for k in tree.page_content)
+
+
+def test_text_edges_reads_an_object_array_as_it_reads_its_list():
+    # The glyph table's text column goes to the core as it is (no list made
+    # of it per call); every kind of text reads as from the list.
+    from ragprep.extract import _core as core
+    texts = np.empty(6, dtype=object)
+    texts[:] = ["a", "", "\U0001f600x", "\ud800", "ff", "\u00e9"]
+    from_array = [np.frombuffer(column, dtype=np.int64).tolist() for column in core.text_edges(texts)]
+    from_list = [np.frombuffer(column, dtype=np.int64).tolist() for column in core.text_edges(texts.tolist())]
+    assert from_array == from_list == [
+        [1, 0, 2, 1, 2, 1],
+        [0x61, -1, 0x1F600, 0xD800, 0x66, 0xE9],
+        [0x61, -1, 0x78, 0xD800, 0x66, 0xE9],
+    ]
+    assert [len(column) for column in core.text_edges(np.empty(0, dtype=object))] == [0, 0, 0]
+    with pytest.raises(TypeError):
+        core.text_edges(np.array([None, "a"], dtype=object))
+    with pytest.raises(TypeError):
+        core.text_edges(np.arange(3))
+    with pytest.raises(ValueError):
+        core.text_edges(texts[::2])  # a strided view: the caller makes it contiguous
