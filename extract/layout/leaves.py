@@ -60,6 +60,8 @@ from ragprep.extract.layout.params import (
     PASS_EDGE,
     PROSE_LINES,
     ROW_OVERLAP,
+    ROW_PIECE_GAP,
+    ROW_RETURNS,
     RUN_GAP,
     SAME_BASELINE,
     SHARED_ROW,
@@ -99,7 +101,7 @@ def leaf_order(page: Page, ids: np.ndarray) -> np.ndarray:
     runs = _paint_runs(page, ids)
     if len(runs) == 1:
         return ids
-    if reads_down(page, ids) and not _column_grid(page, runs):
+    if reads_down(page, ids) and not _column_grid(page, runs) and not _rows_in_pieces(page, ids):
         runs = _lines_in_turn(page, _passes_in_turn(page, ids, runs))
         # A box the stream paints in turn with the text beside it: the
         # stream is no witness of where the box goes, geometry places it.
@@ -663,6 +665,38 @@ def reads_down(page: Page, ids: np.ndarray) -> bool:
     box = (page.x0, page.x1, page.y0, page.y1)
     back = back_up_moves(page.lib, box, ids, DESCENT, NEXT_LINE * page.body, SAME_BASELINE * page.body, page.rtl)
     return back <= (1 - COHERENT) * (len(ids) - 1)
+
+
+def _rows_in_pieces(page: Page, ids: np.ndarray) -> bool:
+    """Does the stream (lines `ids` in paint order) leave rows in pieces:
+    ROW_RETURNS times or more, and for more than 1 - COHERENT of the leaf's
+    rows (the share of its lines reads_down lets go back up), two lines on
+    one baseline (within SAME_BASELINE body heights), next to each other
+    along it at most ROW_PIECE_GAP body heights apart, that it does not
+    paint one right after the other? Lines that close on one row are one
+    row's pieces a wider space apart than a line's words (a display
+    equation's sides and its number, "mod p", a matrix's entries), which a
+    producer painting in reading order paints in turn. One that paints the
+    leaf by where each piece starts (lualatex-tagpdf p1's twin painted
+    columns first) goes down the prose's left edge, then down and up the
+    pieces: back up rarely enough for reads_down, yet no witness of the
+    rows it paints in pieces. A diagram whose boxes' labels lie close by
+    chance (word2010-geobase p18's UML connectors: 3 of its 70 rows) keeps
+    paint order. Fixture: test_display_mathematics_painted_by_x_reads_by_rows."""
+    if len(ids) < 2 * ROW_RETURNS:
+        return False
+    base = baseline(page, ids)
+    by_base = np.argsort(-base, kind="stable")
+    row = np.concatenate([[0], np.cumsum(-np.diff(base[by_base]) > SAME_BASELINE * page.body)])
+    # Along each row: by row, then where each line starts.
+    by_row = np.lexsort((page.x0[ids][by_base], row))
+    along, row = by_base[by_row], row[by_row]
+    same_row = row[1:] == row[:-1]
+    gap = page.x0[ids][along][1:] - page.x1[ids][along][:-1]
+    near = same_row & (gap <= ROW_PIECE_GAP * page.body)
+    apart = np.abs(np.diff(along)) > 1  # positions in paint order, not one after the other
+    returns = int(np.count_nonzero(near & apart))
+    return returns >= ROW_RETURNS and returns >= (1 - COHERENT) * (int(row[-1]) + 1)
 
 
 def _passes_in_turn(page: Page, ids: np.ndarray, runs: list[np.ndarray]) -> list[np.ndarray]:

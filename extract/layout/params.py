@@ -194,6 +194,13 @@ TURNS = 3
 # regions.staggered puts the same share to the blocks' first lines, then to
 # their last lines (a table's cells of a row start on it or end on it).
 ALIGNED = 0.6
+# Lines of one row no more than this many body heights apart along it are
+# the row's pieces (a display equation's sides, a matrix's entries), which a
+# stream that reads the leaf paints in turn; one that paints two such lines
+# apart this many times or more (and for more than 1 - COHERENT of the
+# leaf's rows) is no witness of the leaf's order (leaves._rows_in_pieces).
+ROW_PIECE_GAP = 1.0
+ROW_RETURNS = 3
 # Two lines whose baselines lie this many body heights apart or less share a row.
 SAME_BASELINE = 0.25
 # A line whose baseline lies this many body heights or more under another's

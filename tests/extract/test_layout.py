@@ -2134,3 +2134,47 @@ def test_logo_piece_painted_apart_reads_inside_its_line(piece_first: bool):
     # document ... E").
     assert layout(latex_logo_line(piece_first)).joined.text == "of typical structures found in a LATEX document, in a line."
 
+
+
+def display_mathematics_painted_by_x() -> tuple[PdfBuilder, list[str]]:
+    """A column of prose with displayed mathematics set between its lines
+    (an equation and its "mod p", an aligned pair of equations with their
+    numbers, a matrix), each row's pieces a quad or less apart, painted by
+    where each line starts (the twin of lualatex-tagpdf p1 painted columns
+    first): the prose's lines top to bottom, then the indented lines and
+    the pieces, left to right. The page's lines, in reading order."""
+    b = PdfBuilder()
+    f = b.add_standard_font("Helvetica", widths=True)
+    text = wrap(prose("a", 50), 300)
+    rows: list[tuple[float, list[str]]] = [
+        (72, text[:4]), (72, ["Let p be a prime, then"]), (150, ["n = n", "mod p"]), (82, ["An aligned set of equations:"]),
+        (80, ["f(x) = a + b", "f'(x) = c + d", "(2.1)"]), (80, ["g(x) = a - b", "g'(x) = c - d", "(2.2)"]), (82, ["Matrices."]),
+        (110, ["1", "2", "5", "6"]), (110, ["3", "4", "7", "8"]), (72, text[4:]),
+    ]
+    pieces: list[tuple[float, float, str]] = []
+    lines: list[str] = []
+    y = 700.0
+    for x, row in rows:
+        if x == 72:  # prose, a line a row
+            for line in row:
+                pieces.append((x, y, line))
+                lines.append(line)
+                y -= LEADING
+            continue
+        for piece in row:
+            pieces.append((x, y, piece))
+            x += text_width(piece, "Helvetica", SIZE) + 0.8 * SIZE
+        lines.append(" ".join(row))
+        y -= LEADING
+    pieces.sort(key=lambda p: (round(p[0]), -p[1]))
+    b.add_page(" ".join(show(f, x, y, text) for x, y, text in pieces))
+    return b, lines
+
+
+def test_display_mathematics_painted_by_x_reads_by_rows():
+    # leaves._rows_in_pieces: the stream goes down the prose, then down
+    # and up the indented lines and the pieces by where each starts; it goes
+    # back up rarely enough to pass as reading the column down
+    # (reads_down), but paints 5 of its 16 rows in pieces on separate visits.
+    b, lines = display_mathematics_painted_by_x()
+    assert layout(b).joined.text.split() == " ".join(lines).split()
