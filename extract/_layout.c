@@ -2597,21 +2597,21 @@ static void cells_along(const int64_t *lines, Py_ssize_t m, const double *X0, co
     }
 }
 
-/* ---- grid_rows(x0, x1, y0, y1, ids, descent, same_row, padding, max_cell_lines, rtl) -> ids, or None
+/* ---- grid_rows(x0, x1, y0, y1, ids, descent, same_row, padding, leading, max_cell_lines, rtl) -> ids, or None
  * kernels.grid_rows (leaves._grid_rows): lines `ids` by rows top to bottom
  * (baselines, `descent` of the height above the bottom, within `same_row` of
  * the one before), each row along the line; where four rows or more are
- * parted by whitespace and runs of up to `max_cell_lines` rows touch
- * (padded by `padding` from the rows around them), those rows are cells
+ * parted by whitespace and runs of up to `max_cell_lines` rows lie `leading`
+ * or less apart (padded by `padding` from the rows around them), those rows are cells
  * along the line, each cell's lines top to bottom. None where a box is NaN:
  * the reference's Python sort orders NaN keys its own way, and runs there. */
 static PyObject *layout_grid_rows(PyObject *mod, PyObject *args) {
     PyObject *obj[4], *ids_obj;
-    double descent, same_row, padding;
+    double descent, same_row, padding, leading;
     Py_ssize_t max_cell;
     int rtl;
-    if (!PyArg_ParseTuple(args, "OOOOOdddnp", &obj[0], &obj[1], &obj[2], &obj[3], &ids_obj, &descent, &same_row, &padding,
-                          &max_cell, &rtl))
+    if (!PyArg_ParseTuple(args, "OOOOOddddnp", &obj[0], &obj[1], &obj[2], &obj[3], &ids_obj, &descent, &same_row, &padding,
+                          &leading, &max_cell, &rtl))
         return NULL;
     View vbox[4], vi;
     memset(vbox, 0, sizeof vbox);
@@ -2619,6 +2619,7 @@ static PyObject *layout_grid_rows(PyObject *mod, PyObject *args) {
     PyObject *result = NULL;
     int64_t *ints = NULL;
     double *floats = NULL;
+    char *joins = NULL;
     Py_ssize_t n = get_unit_boxes(obj, vbox, ids_obj, &vi);
     if (n < 0) goto done;
     const double *X0 = vbox[0].view.buf, *X1 = vbox[1].view.buf, *Y0 = vbox[2].view.buf, *Y1 = vbox[3].view.buf;
@@ -2660,13 +2661,25 @@ static PyObject *layout_grid_rows(PyObject *mod, PyObject *args) {
             top[r] = np_max(top[r], Y1[lines[k]]);
             bottom[r] = np_min(bottom[r], Y0[lines[k]]);
         }
-        if (r > 0) tight += bottom[r - 1] - top[r] <= 0;
+    }
+    /* kernels._cell_lines_below: a row goes on the run above where its boxes
+     * touch the row above, or lie `leading` or less under it with fewer lines
+     * than the run's first row. */
+    joins = malloc(cap);
+    if (!joins) { PyErr_NoMemory(); goto done; }
+    for (Py_ssize_t r = 1, run = 0; r < rows; r++) {
+        double gap = bottom[r - 1] - top[r];
+        Py_ssize_t count = (r + 1 < rows ? first_line[r + 1] : n) - first_line[r];
+        Py_ssize_t first_count = (run + 1 < rows ? first_line[run + 1] : n) - first_line[run];
+        joins[r] = gap <= 0 || (gap <= leading && count < first_count);
+        if (!joins[r]) run = r;
+        tight += joins[r];
     }
     if (rows < 4 || !tight) { result = int64_bytes(lines, n); goto done; }
-    /* Runs of touching rows: cells along the line where short and padded. */
+    /* Runs of joined rows: cells along the line where short and padded. */
     for (Py_ssize_t first = 0; first < rows;) {
         Py_ssize_t last = first + 1;
-        while (last < rows && bottom[last - 1] - top[last] <= 0) last++;
+        while (last < rows && joins[last]) last++;
         int padded_above = first == 0 || bottom[first - 1] - top[first] >= padding;
         int padded_below = last == rows || bottom[last - 1] - top[last] >= padding;
         Py_ssize_t lo = first_line[first], hi = last < rows ? first_line[last] : n;
@@ -2679,7 +2692,7 @@ static PyObject *layout_grid_rows(PyObject *mod, PyObject *args) {
     }
     result = int64_bytes(out, n);
 done:
-    free(ints); free(floats);
+    free(ints); free(floats); free(joins);
     release_boxes(vbox); release(&vi);
     return result;
 }

@@ -217,6 +217,41 @@ def table_page(wrapped: bool = True) -> Sheet:
     return sheet
 
 
+def grouped_rows_page() -> Sheet:
+    """A table of one-line rows set at the text's leading in groups of two, the groups
+    padded apart: rows, not cells on two lines, whatever the paint order."""
+    sheet = Sheet()
+    y = column(sheet, 72, 720, 468, words("intro", 30)) - 20
+    sheet.row(y, [(72, "Region"), (220, "Year"), (330, "Sites"), (440, "Share")])
+    for r in range(1, 9):
+        y -= 11 if r % 2 == 0 else 20
+        sheet.row(y, [(72, f"{STEMS[r].title()} {r}"), (220, f"20{10 + r}"), (330, str(r * 13)), (440, f"{r * 4.5:.1f}%")])
+    return sheet
+
+
+def wrapped_middle_page() -> Sheet:
+    """A table whose middle column's cells wrap to two or three lines at the text's
+    leading in some rows: each row reads cell by cell, a cell's lines together."""
+    sheet = Sheet()
+    y = column(sheet, 72, 720, 468, words("intro", 30)) - 20
+    sheet.row(y, [(72, "Code"), (160, "Description"), (420, "Price")])
+    for r in range(1, 7):
+        y -= 20
+        lines = wrap(words(f"d{r}x", 2 + 3 * (r % 3)), 200)
+        if len(lines) == 1:
+            sheet.row(y, [(72, f"C-{r:03d}"), (160, lines[0]), (420, f"{r * 9.25:.2f}")])
+        else:
+            # A row with a cell on several lines reads cell by cell: the code, the
+            # description's lines (its first on the code's baseline, so on its line),
+            # then the price, back up on the row's baseline, on a line of its own.
+            sheet.row(y, [(72, f"C-{r:03d}"), (160, lines[0])])
+            for i, line in enumerate(lines[1:], start=1):
+                sheet.line(160, y - 11 * i, line)
+            sheet.line(420, y, f"{r * 9.25:.2f}")
+        y -= 11 * (len(lines) - 1)
+    return sheet
+
+
 def rtl_page() -> Sheet:
     """Hebrew in two columns: the right column reads first, each line right to left
     (painted in visual order, as Word paints it)."""
@@ -390,6 +425,8 @@ PAGES = {
     "footnote_left": lambda: footnote_page(0),
     "footnote_right": lambda: footnote_page(1),
     "table_wrapped": table_page,
+    "grouped_rows": grouped_rows_page,
+    "wrapped_middle": wrapped_middle_page,
     "rtl_two": rtl_page,
     "vertical": vertical_page,
     "sidebar": sidebar_page,

@@ -1335,6 +1335,7 @@ def grid_rows(
     descent: float,
     same_row: float,
     padding: float,
+    leading: float,
     max_cell_lines: int,
     rtl: bool,
 ) -> np.ndarray:
@@ -1342,13 +1343,15 @@ def grid_rows(
     by rows top to bottom (baselines, `descent` of the height above the
     bottom, within `same_row` of the one before), each row along the line
     (right to left where `rtl`); where four rows or more are parted by
-    whitespace and runs of two to `max_cell_lines` rows touch, padded by
-    `padding` from the rows around them, those rows are cells along the
-    line, each cell's lines top to bottom. Every merge of a leaf's runs
+    whitespace and runs of two to `max_cell_lines` rows touch, or lie
+    `leading` or less apart where the rows under the first hold fewer lines
+    (_cell_lines_below: a cell's wrapped lines), padded by `padding` from
+    the rows around them, those rows are cells along the line, each cell's
+    lines top to bottom. Every merge of a leaf's runs
     reads its lines so. The compiled path declines (None) where a box is
     NaN: Python's sort orders NaN keys its own way, and the reference runs."""
     if lib is not None:
-        found = lib.grid_rows(*box, _ids(ids), descent, same_row, padding, max_cell_lines, rtl)
+        found = lib.grid_rows(*box, _ids(ids), descent, same_row, padding, leading, max_cell_lines, rtl)
         if found is not None:
             return np.frombuffer(found, dtype=np.int64)
     x0, x1, y0, y1 = box
@@ -1362,7 +1365,7 @@ def grid_rows(
     top = np.maximum.reduceat(y1[ordered], first_lines)
     bottom = np.minimum.reduceat(y0[ordered], first_lines)
     gap = bottom[:-1] - top[1:]  # whitespace under each row, over the next
-    tight = gap <= 0
+    tight = _cell_lines_below(gap, np.diff([*first_lines.tolist(), len(ordered)]), leading)
     if not tight.any():
         return ordered
     bounds = [0, *cuts.tolist(), len(ordered)]
@@ -1378,6 +1381,22 @@ def grid_rows(
             # staggered labels), or lines no padding sets apart: rows.
             out.extend(rows[first:last])
     return np.concatenate(out)
+
+
+def _cell_lines_below(gap: np.ndarray, counts: np.ndarray, leading: float) -> np.ndarray:
+    """grid_rows' runs: per row after the first (`gap` of whitespace over
+    it, `counts` lines per row), does it go on the cells of the row above:
+    its boxes touch those above, or it lies `leading` or less under them
+    with fewer lines than the run's first row (a cell wrapped at the text's
+    leading under a row whose other cells took one line; rows of single
+    lines set as tight are a table's rows, each as full as the one above)."""
+    tight = np.zeros(len(gap), dtype=bool)
+    first = 0
+    for r in range(1, len(counts)):
+        tight[r - 1] = gap[r - 1] <= 0 or (gap[r - 1] <= leading and counts[r] < counts[first])
+        if not tight[r - 1]:
+            first = r
+    return tight
 
 
 def _row_major(box: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray], ids: np.ndarray, descent: float, same_row: float, rtl: bool) -> np.ndarray:

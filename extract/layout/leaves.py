@@ -1073,7 +1073,9 @@ def _grid_rows(page: Page, ids: np.ndarray) -> np.ndarray:
     of more than MAX_CELL_LINES chained tight) is a row of its own
     (kernels.grid_rows measures and sorts)."""
     box = (page.x0, page.x1, page.y0, page.y1)
-    return grid_rows(page.lib, box, ids, DESCENT, SAME_BASELINE * page.body, CELL_PADDING * page.body, MAX_CELL_LINES, page.rtl)
+    return grid_rows(
+        page.lib, box, ids, DESCENT, SAME_BASELINE * page.body, CELL_PADDING * page.body, CELL_LEADING * page.body, MAX_CELL_LINES, page.rtl
+    )
 
 
 def emit(page: Page, leaves: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:

@@ -175,9 +175,10 @@ MAX_CELL_LINES = 3
 # of two-line cells overlaps its neighbours by far more; the lines of a
 # column, one above the other, by none.
 SHARED_ROW = 0.5
-# Lines of one cell (leaves.stacked_cells) lie at most this many body
-# heights of whitespace apart (single-spaced lines leave about 0.2), less
-# than the CELL_PADDING that parts the cells of a column.
+# Lines of one cell (leaves.stacked_cells; and kernels.grid_rows' cells
+# wrapped under a row of fuller rows) lie at most this many body heights of
+# whitespace apart (single-spaced lines leave about 0.2), less than the
+# CELL_PADDING that parts the cells of a column.
 CELL_LEADING = 0.4
 # Cells of stacked lines are looked for in leaves of at most this many lines
 # (leaves.stacked_cells: a bound on its pairwise work, not a layout limit).

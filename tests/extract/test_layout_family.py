@@ -30,10 +30,9 @@ _NARROW = (
     "wrap (regions.wraps): no text column, and its lines read with the column beside it; set in prose's "
     "words (three_unequal_prose) it is one"
 )
-_CELL = (
-    "a cell wrapped at the text's leading (its lines 0.2 body heights apart, not touching) is no stacked "
-    "cell to kernels.grid_rows: painted out of order the table reads by rows, the continuation a row of "
-    "its own after its row, while painted in order the stream reads cell by cell"
+_PAIRS = (
+    "one-line rows at the text's leading in padded pairs are, to leaves.stacked_cells, a row of cells "
+    "on two lines (the stream reading down the table is its witness): the pair reads cell by cell"
 )
 LIMITS: dict[tuple[str, str | int], str] = {
     ("one_column", "columns_first"): (
@@ -41,7 +40,7 @@ LIMITS: dict[tuple[str, str | int], str] = {
         "but for that one jump back up, so it stands, and the number reads last"
     ),
     **{("three_unequal", order): _NARROW for order in ("reversed", "interleaved", "shuffled", 1, 2, 3, 4, 5, 6, 7, 8)},
-    **{("table_wrapped", order): _CELL for order in ("reversed", "shuffled", "columns_first", *range(1, 9))},
+    **{("grouped_rows", order): _PAIRS for order in ("plain", "interleaved", "furniture_first")},
     **{("tight_gutter_6", order): (
         "a gutter of 6 pt at 10 pt type is at geometric.SEGMENT_GAP (0.65 glyph heights): painted line by "
         "line across it, a left line and the right line beside it are one unit (7 pt reads in every order)"
@@ -110,3 +109,15 @@ def test_running_head_and_its_page_number_read_along_their_row(order: str | int)
     # row, as one line does, not in paint order.
     sheet = columns_page((222, 222))
     assert layout_text(sheet.paint(order)).split("\n")[0] == "Journal of Generated Pages 19 7"
+
+
+@pytest.mark.parametrize("order", ["reversed", "shuffled", "columns_first", 2])
+@pytest.mark.parametrize("name", ["table_wrapped", "wrapped_middle"])
+def test_cells_wrapped_at_the_text_leading_read_cell_by_cell(name: str, order: str | int):
+    # kernels.grid_rows (_cell_lines_below): a cell wrapped at the text's
+    # leading, its lines 0.2 body heights apart (not touching), under a row
+    # whose other cells took one line, reads with its cell, cell by cell
+    # along the row, as the stream painting the table in order reads it;
+    # not as a row of its own after its row.
+    sheet = PAGES[name]()
+    assert layout_text(sheet.paint(order)) == "\n".join(sheet.truth)

@@ -11,6 +11,7 @@ bench/layout.py scores.
 
 from __future__ import annotations
 
+import itertools
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -246,8 +247,8 @@ def test_grid_rows_agree():
     for rng, n, special in _cases():
         x0, x1, y0, y1 = _boxes(rng, max(n, 1), special)
         ids = rng.permutation(len(x0)).astype(np.int64)
-        for rtl in (False, True):
-            _both(kernels.grid_rows, (x0, x1, y0, y1), ids, 0.22, 1.5, 2.0, 3, rtl)
+        for rtl, leading in itertools.product((False, True), (0.0, 1.0)):
+            _both(kernels.grid_rows, (x0, x1, y0, y1), ids, 0.22, 1.5, 2.0, leading, 3, rtl)
         rows = max(n // 3, 4)
         lines = rng.integers(1, 4, rows)  # per row, lines per cell
         pad = rng.choice([0.5, 3.0], rows)  # whitespace over the row
@@ -257,8 +258,9 @@ def test_grid_rows_agree():
         left = np.concatenate([np.repeat(np.arange(3) * 40.0, k) for k in lines])
         box = (left, left + 30.0, top[row] - 10.0 * (line + 1), top[row] - 10.0 * line)
         ids = rng.permutation(len(row)).astype(np.int64)
-        for rtl in (False, True):
-            found = _both(kernels.grid_rows, box, ids, 0.22, 1.5, 2.0, 3, rtl)
+        # A cell's lines touch (leading 0) or lie apart by less than `leading`.
+        for rtl, leading in itertools.product((False, True), (0.0, 1.0)):
+            found = _both(kernels.grid_rows, box, ids, 0.22, 1.5, 2.0, leading, 3, rtl)
             cells += not np.array_equal(found, kernels._row_major(box, ids, 0.22, 1.5, rtl))
     assert cells > 0
 
@@ -703,7 +705,7 @@ def test_compiled_kernels_are_bounds_checked():
     with pytest.raises(IndexError):
         LIB.follow_chains(np.array([1, 3, 0], dtype=np.int64), np.ones(3, dtype=bool), ids, 3)
     with pytest.raises(IndexError):
-        LIB.grid_rows(y, y, y, y, np.array([0, 3], dtype=np.int64), 0.2, 0.1, 0.1, 3, False)
+        LIB.grid_rows(y, y, y, y, np.array([0, 3], dtype=np.int64), 0.2, 0.1, 0.1, 0.0, 3, False)
     with pytest.raises(ValueError, match="differ in length"):
         LIB.interleaved_merges(y, y, np.zeros(2), y, 0.1, 0.1)
     with pytest.raises(ValueError, match="do not add up"):
