@@ -967,9 +967,11 @@ done:
     return result;
 }
 
-/* ---- gutter_crossing(x0, x1, ids, starts, row_height, need, gutter) -> (left, right, crossing) or None
- * kernels.gutter_crossing (regions._gutter_cells): the region (units `ids`
- * in rows starting at `starts`) on a grid of rows by cells between the
+/* ---- gutter_cells(x0, x1, y0, y1, ids, starts, share, gutter) -> (left, right, crossing) or None
+ * kernels.gutter_cells (regions._gutter_cells): the region (units `ids`
+ * in rows starting at `starts`, each row as high as its units' extent
+ * across the line; a candidate needs `share` of the rows' total height,
+ * gutter_rows) on a grid of rows by cells between the
  * units' distinct left and right edges (sorted as np.unique sorts: NaN last,
  * one of them); a cell's support is the height of the rows with content on
  * both sides of it and none on it, added down the rows in row order; runs of
@@ -1116,34 +1118,54 @@ static int best_gutter_run(const double *support, const double *width, Py_ssize_
     return found;
 }
 
-static PyObject *layout_gutter_crossing(PyObject *mod, PyObject *args) {
-    PyObject *x0_obj, *x1_obj, *ids_obj, *starts_obj, *height_obj;
-    double need, gutter;
-    if (!PyArg_ParseTuple(args, "OOOOOdd", &x0_obj, &x1_obj, &ids_obj, &starts_obj, &height_obj, &need, &gutter))
+/* The rows' heights (into H: per row, its units' largest Y1 less their least
+ * Y0, NaN propagating as np.maximum.reduceat and np.minimum.reduceat do) and
+ * the support a candidate needs, `share` of their total (ndarray.sum()); 0
+ * where the rows of several units do not reach it together (no cell can:
+ * only they have whitespace between content), else 1. SEVERAL: rows long. */
+static int gutter_rows(const double *Y0, const double *Y1, const int64_t *ids, Py_ssize_t n, const int64_t *S,
+                       Py_ssize_t rows, double share, double *H, double *several, double *need_out) {
+    Py_ssize_t picked = 0;
+    for (Py_ssize_t r = 0; r < rows; r++) {
+        Py_ssize_t lo = (Py_ssize_t)S[r], hi = r + 1 < rows ? (Py_ssize_t)S[r + 1] : n;
+        double top = Y1[ids[lo]], bottom = Y0[ids[lo]];
+        for (Py_ssize_t k = lo + 1; k < hi; k++) { top = np_max(top, Y1[ids[k]]); bottom = np_min(bottom, Y0[ids[k]]); }
+        H[r] = top - bottom;
+        if (hi - lo > 1) several[picked++] = H[r];
+    }
+    double need = share * np_sum(H, rows);
+    *need_out = need;
+    return !((picked ? np_sum(several, picked) : 0.0) < need);
+}
+
+static PyObject *layout_gutter_cells(PyObject *mod, PyObject *args) {
+    PyObject *objs[4], *ids_obj, *starts_obj;
+    double share, gutter;
+    if (!PyArg_ParseTuple(args, "OOOOOOdd", &objs[0], &objs[1], &objs[2], &objs[3], &ids_obj, &starts_obj, &share, &gutter))
         return NULL;
-    View vx0 = {0}, vx1 = {0}, vi = {0}, vs = {0}, vh = {0};
+    View vbox[4], vi = {0}, vs = {0};
+    memset(vbox, 0, sizeof vbox);
     PyObject *result = NULL, *crossing_obj = NULL;
-    double *edges = NULL, *width = NULL, *support = NULL, *blocked = NULL;
+    double *edges = NULL, *width = NULL, *support = NULL, *blocked = NULL, *H = NULL, *several = NULL;
     char *C = NULL, *I = NULL;
-    if (get_view(x0_obj, &vx0, "d", 8, "x0") < 0 || get_view(x1_obj, &vx1, "d", 8, "x1") < 0 ||
-        get_view(ids_obj, &vi, "l", 8, "ids") < 0 || get_view(starts_obj, &vs, "l", 8, "starts") < 0 ||
-        get_view(height_obj, &vh, "d", 8, "row_height") < 0)
-        goto done;
-    Py_ssize_t size = vx0.view.len / 8, n = vi.view.len / 8, rows = vs.view.len / 8;
-    if (vx1.view.len / 8 != size) { PyErr_SetString(PyExc_ValueError, "x0 and x1 differ in length"); goto done; }
-    if (vh.view.len / 8 != rows) { PyErr_SetString(PyExc_ValueError, "one row height per row"); goto done; }
-    const double *X0 = vx0.view.buf, *X1 = vx1.view.buf, *H = vh.view.buf;
+    Py_ssize_t n = get_unit_boxes((PyObject *const *)objs, vbox, ids_obj, &vi);
+    if (n < 0 || get_view(starts_obj, &vs, "l", 8, "starts") < 0) goto done;
+    Py_ssize_t rows = vs.view.len / 8;
+    const double *X0 = vbox[0].view.buf, *X1 = vbox[1].view.buf, *Y0 = vbox[2].view.buf, *Y1 = vbox[3].view.buf;
     const int64_t *ids = vi.view.buf, *S = vs.view.buf;
-    if (check_ids(ids, n, size, "ids") < 0) goto done;
     for (Py_ssize_t r = 0; r < rows; r++)
         if (S[r] < 0 || S[r] >= n || (r && S[r] <= S[r - 1])) { PyErr_SetString(PyExc_ValueError, "bad row starts"); goto done; }
     if (rows && S[0] != 0) { PyErr_SetString(PyExc_ValueError, "rows must start at 0"); goto done; }
-    edges = malloc(2 * (n ? n : 1) * sizeof(double));
-    if (!edges) { PyErr_NoMemory(); goto done; }
+    if (!rows) { result = Py_None; Py_INCREF(result); goto done; }
+    H = malloc(rows * sizeof(double)); several = malloc(rows * sizeof(double));
+    edges = malloc(2 * n * sizeof(double));
+    if (!H || !several || !edges) { PyErr_NoMemory(); goto done; }
+    double need;
+    if (!gutter_rows(Y0, Y1, ids, n, S, rows, share, H, several, &need)) { result = Py_None; Py_INCREF(result); goto done; }
     Py_ssize_t distinct = gutter_grid(X0, X1, ids, n, S, rows, edges, &C, &I);
     if (distinct < 0) goto done;
     Py_ssize_t cells = distinct - 1, first = 0, last = 0, lo = 0, hi = 0;
-    if (cells < 1 || !rows) { result = Py_None; Py_INCREF(result); goto done; }
+    if (cells < 1) { result = Py_None; Py_INCREF(result); goto done; }
     width = malloc(cells * sizeof(double)); support = malloc(cells * sizeof(double)); blocked = malloc(cells * sizeof(double));
     if (!width || !support || !blocked) { PyErr_NoMemory(); goto done; }
     for (Py_ssize_t e = 0; e < cells; e++) width[e] = edges[e + 1] - edges[e];
@@ -1162,8 +1184,8 @@ static PyObject *layout_gutter_crossing(PyObject *mod, PyObject *args) {
     result = Py_BuildValue("(ddO)", edges[lo], edges[hi], crossing_obj);
 done:
     Py_XDECREF(crossing_obj);
-    free(edges); free(width); free(support); free(blocked); free(C); free(I);
-    release(&vx0); release(&vx1); release(&vi); release(&vs); release(&vh);
+    free(edges); free(width); free(support); free(blocked); free(C); free(I); free(H); free(several);
+    release_boxes(vbox); release(&vi); release(&vs);
     return result;
 }
 
@@ -2849,6 +2871,55 @@ done:
     return result;
 }
 
+/* ---- block_firsts(y0, y1, ids, padding, from_foot) -> ids of the lines that begin a block
+ * kernels.block_firsts (regions.block_starts, regions._block_ends): the
+ * lines `ids` by their tops (stable, -y1 ascending as np.argsort sorts it:
+ * NaN last), and of them the first and each whose top lies `padding` or
+ * more below the lowest bottom of those before it (np.minimum.accumulate:
+ * NaN propagates). `from_foot`: the page turned over (bottom -y1, top
+ * -y0; negation is exact), so the lines that end a block, from the foot up. */
+static PyObject *layout_block_firsts(PyObject *mod, PyObject *args) {
+    PyObject *y0_obj, *y1_obj, *ids_obj;
+    double padding;
+    int from_foot;
+    if (!PyArg_ParseTuple(args, "OOOdp", &y0_obj, &y1_obj, &ids_obj, &padding, &from_foot)) return NULL;
+    View v[2], vi = {0};
+    memset(v, 0, sizeof v);
+    PyObject *result = NULL;
+    int64_t *order = NULL, *tmp = NULL, *firsts = NULL;
+    double *key = NULL;
+    PyObject *const objs[2] = {y0_obj, y1_obj};
+    static const char *const names[2] = {"y0", "y1"};
+    Py_ssize_t n = get_column_pair(objs, v, names, ids_obj, &vi);
+    if (n < 0) goto done;
+    const double *Y0 = v[0].view.buf, *Y1 = v[1].view.buf;
+    const int64_t *ids = vi.view.buf;
+    Py_ssize_t cap = n ? n : 1;
+    order = malloc(cap * sizeof(int64_t)); tmp = malloc(cap * sizeof(int64_t)); firsts = malloc(cap * sizeof(int64_t));
+    key = malloc(cap * sizeof(double));
+    if (!order || !tmp || !firsts || !key) { PyErr_NoMemory(); goto done; }
+#define BOTTOM(u) (from_foot ? -Y1[(u)] : Y0[(u)])
+#define TOP(u) (from_foot ? -Y0[(u)] : Y1[(u)])
+    for (Py_ssize_t k = 0; k < n; k++) key[k] = -TOP(ids[k]);
+    stable_argsort(key, order, tmp, n);
+    Py_ssize_t count = 0;
+    if (n) {
+        double floor = BOTTOM(ids[order[0]]);
+        firsts[count++] = ids[order[0]];
+        for (Py_ssize_t k = 0; k + 1 < n; k++) {
+            if (k) floor = np_min(floor, BOTTOM(ids[order[k]]));
+            if (floor - TOP(ids[order[k + 1]]) >= padding) firsts[count++] = ids[order[k + 1]];
+        }
+    }
+#undef BOTTOM
+#undef TOP
+    result = int64_bytes(firsts, count);
+done:
+    free(order); free(tmp); free(firsts); free(key);
+    release(&v[0]); release(&v[1]); release(&vi);
+    return result;
+}
+
 /* ==== end of lrules' kernels ==== */
 
 /* ---- stream_unit_starts(origin, own_end, direction, height, stream, line_break, gap, space,
@@ -3205,7 +3276,8 @@ static PyMethodDef module_methods[] = {
     {"row_measures", (PyCFunction)layout_row_measures, METH_VARARGS, "Median row extent, rows side by side, median row glyphs."},
     {"back_up_moves", (PyCFunction)layout_back_up_moves, METH_VARARGS, "Moves of the stream back up or back along a row."},
     {"cell_disorder", (PyCFunction)layout_cell_disorder, METH_VARARGS, "Units the stream paints out of a cell order."},
-    {"gutter_crossing", (PyCFunction)layout_gutter_crossing, METH_VARARGS, "The best supported gutter's core and the rows crossing it."},
+    {"gutter_cells", (PyCFunction)layout_gutter_cells, METH_VARARGS, "The rows' heights, the best supported gutter's core and the rows crossing it."},
+    {"block_firsts", (PyCFunction)layout_block_firsts, METH_VARARGS, "The lines that begin a block, from the top or the foot."},
     {"nearest_under", (PyCFunction)layout_nearest_under, METH_VARARGS, "Per line, the nearest line under and above it."},
     {"backward_units", (PyCFunction)layout_backward_units, METH_VARARGS, "Per unit, is it painted backwards along its line."},
     {"marks_beside", (PyCFunction)layout_marks_beside, METH_VARARGS, "Per small unit, the first line it is a mark beside."},

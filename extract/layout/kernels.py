@@ -523,31 +523,65 @@ def _cells(units: int, bands: list[np.ndarray], columns: list[np.ndarray], band_
     return np.split(ids, np.flatnonzero(np.diff(cell)) + 1)
 
 
-def gutter_crossing(
+def block_firsts(
+    lib: ModuleType | None, y0: np.ndarray, y1: np.ndarray, ids: np.ndarray, padding: float, from_foot: bool
+) -> np.ndarray:
+    """The lines `ids` (bottoms `y0`, tops `y1`; one at least) that begin a
+    block read from the top down: the top one, and each one `padding` or
+    more below every line above it. `from_foot`: the same rule from the
+    foot up (the page turned over by negating its y edges, exact in
+    floating point), the lines that end a block."""
+    if lib is not None:
+        return np.frombuffer(lib.block_firsts(y0, y1, _ids(ids), padding, from_foot), dtype=np.int64)
+    bottom, top = (-y1[ids], -y0[ids]) if from_foot else (y0[ids], y1[ids])
+    order = np.argsort(-top, kind="stable")
+    floor = np.minimum.accumulate(bottom[order])
+    firsts = np.concatenate([[True], floor[:-1] - top[order][1:] >= padding])
+    found: np.ndarray = ids[order][firsts]
+    return found
+
+
+def gutter_cells(
     lib: ModuleType | None,
-    x0: np.ndarray,
-    x1: np.ndarray,
+    box: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray],
     ids: np.ndarray,
     starts: np.ndarray,
-    row_height: np.ndarray,
-    need: float,
+    share: float,
     gutter: float,
 ) -> tuple[float, float, np.ndarray] | None:
-    """The region (units `ids` in rows starting at `starts`, of heights
-    `row_height`) on a grid of rows by cells between the units' distinct
+    """The region (units `ids` in rows starting at `starts`; boxes x0, x1,
+    y0, y1 of `box`) on a grid of rows by cells between the units' distinct
     left and right edges; its best supported gutter candidate (a run of
     cells, at least `gutter` wide, with content on both sides and none on
-    them in rows making up `need` of the height; the one supported most)
-    and that candidate's core (see _gutter_core). Returns the core's left
-    and right edge and, per row, whether the row crosses the core; None
-    when there is no candidate. Heights are added down the rows in row
-    order (np.cumsum), which the kernel repeats exactly."""
+    them in rows making up `share` of the rows' height; the one supported
+    most) and that candidate's core (see _gutter_core). Returns the core's
+    left and right edge and, per row, whether the row crosses the core;
+    None when there is no candidate. A row's height is its units' extent
+    across the line; heights are added down the rows in row order
+    (np.cumsum), the totals as ndarray.sum() adds them, which the kernel
+    repeats exactly, in one call with the rows' heights."""
+    x0, x1, y0, y1 = box
     if lib is not None:
-        found = lib.gutter_crossing(x0, x1, _ids(ids), _ids(starts), row_height, need, gutter)
+        found = lib.gutter_cells(x0, x1, y0, y1, _ids(ids), _ids(starts), share, gutter)
         if found is None:
             return None
         left, right, crossing = found
         return left, right, np.frombuffer(crossing, dtype=bool)
+    row_height = np.maximum.reduceat(y1[ids], starts) - np.minimum.reduceat(y0[ids], starts)
+    # Only rows of several units have whitespace between content; when they
+    # are too few for any support, stop before building the row x cell grid.
+    several = np.diff(np.concatenate([starts, [len(ids)]])) > 1
+    need = share * row_height.sum()
+    if row_height[several].sum() < need:
+        return None
+    return _gutter_crossing(x0, x1, ids, starts, row_height, float(need), gutter)
+
+
+def _gutter_crossing(
+    x0: np.ndarray, x1: np.ndarray, ids: np.ndarray, starts: np.ndarray, row_height: np.ndarray, need: float, gutter: float
+) -> tuple[float, float, np.ndarray] | None:
+    """gutter_cells' grid, candidates and core, the rows' heights
+    `row_height` and the support `need`ed given."""
     grid = _gutter_grid(x0, x1, ids, starts)
     if grid is None:
         return None

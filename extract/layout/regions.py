@@ -45,10 +45,11 @@ from ragprep.extract.layout.params import (
 from ragprep.extract.layout.kernels import (
     GroupMeasures,
     baselines,
+    block_firsts,
     blocks_wrap,
     wrap_measures,
     group_measures,
-    gutter_crossing,
+    gutter_cells,
     rows_top_down,
     section_breaks,
     shared_baseline_counts,
@@ -278,9 +279,8 @@ def _unaligned(page: Page, a: np.ndarray, b: np.ndarray) -> bool:
 def _block_ends(page: Page, ids: np.ndarray) -> np.ndarray:
     """The lines of group `ids` that end a block: the bottom one, and each
     one CELL_PADDING body heights or more above every line below it
-    (_block_starts read from the foot up)."""
-    # The page turned upside down (negation is exact): its foot is its top.
-    return _block_firsts(ids, -page.y1[ids], -page.y0[ids], CELL_PADDING * page.body)
+    (_block_starts read from the foot up, kernels.block_firsts)."""
+    return block_firsts(page.lib, page.y0, page.y1, ids, CELL_PADDING * page.body, True)
 
 
 def block_starts(page: Page, ids: np.ndarray) -> np.ndarray:
@@ -296,19 +296,8 @@ def block_starts(page: Page, ids: np.ndarray) -> np.ndarray:
 
 
 def _block_starts(page: Page, ids: np.ndarray) -> np.ndarray:
-    """block_starts, uncached."""
-    return _block_firsts(ids, page.y0[ids], page.y1[ids], CELL_PADDING * page.body)
-
-
-def _block_firsts(ids: np.ndarray, y0: np.ndarray, y1: np.ndarray, padding: float) -> np.ndarray:
-    """The lines `ids` (bottom `y0`, top `y1`) that begin a block read from
-    the top down: the top one, and each one `padding` or more below every
-    line above it. _block_starts and _block_ends (the same rule from the foot up)."""
-    order = np.argsort(-y1, kind="stable")
-    floor = np.minimum.accumulate(y0[order])
-    firsts = np.concatenate([[True], floor[:-1] - y1[order][1:] >= padding])
-    found: np.ndarray = ids[order][firsts]
-    return found
+    """block_starts, uncached (kernels.block_firsts)."""
+    return block_firsts(page.lib, page.y0, page.y1, ids, CELL_PADDING * page.body, False)
 
 
 @overload
@@ -460,16 +449,10 @@ def _gutter_cells(page: Page, ids: np.ndarray, starts: np.ndarray) -> tuple[floa
     rows by cells between the units' left and right edges: the left and
     right edge of the core of its best supported gutter candidate (a run of
     cells, at least a gutter wide, with content on both sides in rows
-    making up GUTTER_SUPPORT of the height; see kernels.gutter_crossing),
+    making up GUTTER_SUPPORT of the height; see kernels.gutter_cells),
     and per row whether it crosses the core. None when there is no
     candidate."""
     if len(starts) < 2:
         return None
-    row_height = np.maximum.reduceat(page.y1[ids], starts) - np.minimum.reduceat(page.y0[ids], starts)
-    # Only rows of several units have whitespace between content; when they
-    # are too few for any support, stop before building the row x cell grid.
-    several = np.diff(np.concatenate([starts, [len(ids)]])) > 1
-    need = GUTTER_SUPPORT * row_height.sum()
-    if row_height[several].sum() < need:
-        return None
-    return gutter_crossing(page.lib, page.x0, page.x1, ids, starts, row_height, float(need), page.gutter)
+    box = (page.x0, page.x1, page.y0, page.y1)
+    return gutter_cells(page.lib, box, ids, starts, GUTTER_SUPPORT, page.gutter)

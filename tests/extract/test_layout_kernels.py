@@ -313,20 +313,53 @@ def test_back_up_moves_agree():
             _both(kernels.back_up_moves, (x0, x1, y0, y1), rng.permutation(n).astype(np.int64), 0.22, 5.0, 2.5, rtl)
 
 
-def test_gutter_crossing_agrees():
-    found = 0
+def test_gutter_cells_agree():
+    # Rows' heights off the coarse grid (so that the order of the additions
+    # shows), edges tied on it, NaN and infinite edges, -0.0; shares that
+    # the rows of several units reach and shares they do not (the early
+    # stop); an empty region has no gutter.
+    found, stopped = 0, 0
     for rng, n, special in _cases():
         if n < 1:
             continue
         x0, x1, y0, y1 = _boxes(rng, n, special and n % 2 == 0)
         x0, x1 = np.where(np.isinf(x0), np.nan, x0), np.where(np.isinf(x1), 0.0, x1)
+        y1 = y1 + rng.random(n)
+        y0[: n // 5] = -0.0
         ordered, starts = kernels.rows_top_down(None, y0, y1, rng.permutation(n).astype(np.int64), 0.3)
-        # Heights off the coarse grid, so that the order of the additions shows.
-        height = np.maximum.reduceat(y1[ordered], starts) - np.minimum.reduceat(y0[ordered], starts) + rng.random(len(starts))
-        for share, gutter in ((0.2, 5.0), (0.05, 2.5), (0.4, 12.0)):
-            need = share * float(height.sum())
-            found += _both(kernels.gutter_crossing, x0, x1, ordered, starts, height, need, gutter) is not None
-    assert found > 10
+        for share, gutter in ((0.2, 5.0), (0.05, 2.5), (0.4, 12.0), (0.9, 2.5)):
+            cells = _both(kernels.gutter_cells, (x0, x1, y0, y1), ordered, starts, share, gutter)
+            found += cells is not None
+            several = np.diff(np.append(starts, n)) > 1
+            height = np.maximum.reduceat(y1[ordered], starts) - np.minimum.reduceat(y0[ordered], starts)
+            stopped += bool(height[several].sum() < share * height.sum())
+    assert found > 10 and stopped > 5
+    empty = np.zeros(0, dtype=np.int64)
+    assert LIB.gutter_cells(x0, x1, y0, y1, empty, empty, 0.2, 5.0) is None
+    # Every row two units across one gutter: the rows of several units are
+    # all of the height (sums exact), what a share of 1 needs, and the gutter stands.
+    y0 = np.repeat(np.arange(6.0) * -12.5, 2)
+    box = (np.tile([0.0, 60.0], 6), np.tile([50.0, 110.0], 6), y0, y0 + 10.0)
+    ordered, starts = kernels.rows_top_down(None, box[2], box[3], np.arange(12, dtype=np.int64), 0.3)
+    assert _both(kernels.gutter_cells, box, ordered, starts, 1.0, 5.0)[:2] == (50.0, 60.0)
+
+
+def test_block_firsts_agree():
+    # Tops tied on the grid (the stable order shows), gaps exactly the
+    # padding, NaN and infinite edges, -0.0; from the top and from the foot.
+    hits = 0
+    for rng, n, special in _cases():
+        if n < 1:
+            continue
+        _, _, y0, y1 = _boxes(rng, n, special)
+        y0[: n // 6] = -0.0
+        ids = rng.permutation(n)[: max(1, n - 3)].astype(np.int64)
+        for padding in (1.5, 3.0, 0.0):
+            for from_foot in (False, True):
+                found = _both(kernels.block_firsts, y0, y1, ids, padding, from_foot)
+                assert found.dtype == np.int64
+                hits += 1 < len(found) < len(ids)
+    assert hits > 30
 
 
 def test_nearest_under_agrees():
