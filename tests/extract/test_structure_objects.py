@@ -499,3 +499,96 @@ def test_an_indirect_object_is_read_from_its_offset_or_not_at_all(written: bytes
     from ragprep.extract.structure_objects import _indirect_object
 
     assert _indirect_object(written, (4, 0), parse) == value
+
+
+# --------------------------------------------------------------------------- references to null objects
+
+
+def _tree_with_null_references(mode: pikepdf.ObjectStreamMode) -> tuple[bytes, int]:
+    """A tagged two-page document whose tree refers to objects that exist
+    (the cross-reference table lists them) but are null (§7.3.9): a /K array
+    item (an element's and the root's), a whole /K, /Pg, /A and an item of
+    an /A array, /C and a /ClassMap entry, an OBJR's /Obj, a /Nums value and
+    an item of a page's /ParentTree array. Page 2's first element has no /Pg:
+    its page comes from the /ParentTree. Saved in `mode`, each null written
+    over a placeholder of its length (so every offset holds) in the saved
+    bytes: the object streams stay uncompressed, as qpdf drops a dictionary
+    entry that refers to a null object when it writes the file again.
+
+    Returns the bytes and the number of null objects."""
+    b = PdfBuilder()
+    f = b.add_standard_font("Helvetica")
+    shown = [(0, 700, "Hello"), (1, 680, "World"), (2, 660, "Again")]
+    one = b.add_page(" ".join(f"/P <</MCID {m}>> BDC BT /{f} 12 Tf 72 {y} Td ({t}) Tj ET EMC" for m, y, t in shown))
+    two = b.add_page(" ".join(f"/P <</MCID {m}>> BDC BT /{f} 12 Tf 72 {y} Td ({t}) Tj ET EMC" for m, y, t in shown[:2]))
+    pdf = b.pdf
+    null = iter([pdf.make_indirect(Dictionary(Placeholder=k)) for k in range(12)])
+    first = b.struct_element("P", [b.mcr(0, page=one), next(null)], page=one)
+    second = b.struct_element("P", [b.mcr(1, page=one), Dictionary(Type=Name.OBJR, Obj=next(null), Pg=one.obj)])
+    second.Pg, second.A = next(null), Array([next(null), Dictionary(O=Name.Layout)])
+    third = b.struct_element("Span", [2, next(null)], page=one)
+    third.ActualText = next(null)
+    empty = b.struct_element("P", [], page=one)
+    empty.K = next(null)  # a /K that is one reference, to null
+    orphan = b.struct_element("P", [0], page=two)
+    last = b.struct_element("P", [1], page=two)
+    b.set_struct_tree([b.struct_element("Document", [first, second, third, empty, orphan, last]), next(null)])
+    root = pdf.Root.StructTreeRoot
+    root.ClassMap = Dictionary(Cls=next(null))
+    second.C = Array([next(null), Name.Cls])
+    del orphan["/Pg"]
+    nums = root.ParentTree.Nums
+    nums[3].append(next(null))  # MCID 2 of page 2, not shown, owned by a null
+    nums.extend([7, next(null)])
+    out = io.BytesIO()
+    pdf.save(out, object_stream_mode=mode, compress_streams=False)
+    return re.sub(rb"<< /Placeholder \d+ >>", lambda m: b"null".ljust(len(m[0])), out.getvalue()), 12
+
+
+def _read_on(path: str, data: bytes, monkeypatch: pytest.MonkeyPatch) -> tuple[Any, ...]:
+    """The tree as read on `path`, its warnings rendered, and each page's structure-mode text."""
+    from ragprep.extract import extract_document
+    from ragprep.extract.structure import read_struct_tree
+    from ragprep.extract.warning import render_all
+
+    if path == "pure":
+        monkeypatch.setenv(PURE_ENV, "1")
+    else:
+        monkeypatch.delenv(PURE_ENV, raising=False)
+    with pikepdf.open(io.BytesIO(data)) as pdf:
+        tree = read_struct_tree(pdf)
+        assert tree is not None
+        read = (tree.elements, dict(tree.page_content), dict(tree.object_refs), tuple(render_all(tree.warnings)))
+    pages = extract_document(data, mode="structure").pages
+    return read, [(page.mode, page.text) for page in pages]
+
+
+@needs_core
+@pytest.mark.parametrize("mode", [pikepdf.ObjectStreamMode.generate, pikepdf.ObjectStreamMode.disable])
+def test_references_to_null_objects_read_alike_on_both_paths(monkeypatch: pytest.MonkeyPatch, mode):
+    # qpdf's unparse keeps an array's reference to a null object and drops a
+    # dictionary's; the object streams' parser makes the array item None. On
+    # either, the walk must see a null: no element, a warning, the text whole.
+    data, nulls = _tree_with_null_references(mode)
+    with pikepdf.open(io.BytesIO(data)) as pdf:
+        table = pdf.get_xref_table()
+        null_refs = [ref for ref in table if pdf.get_object(ref) is None]
+        assert len(null_refs) == nulls  # each exists, and is null
+        in_streams = {ref for ref, entry in table.items() if entry.type == 2}
+        assert (set(null_refs) <= in_streams) == (mode == pikepdf.ObjectStreamMode.generate)
+        assert len(in_streams) > (20 if mode == pikepdf.ObjectStreamMode.generate else -1)
+        # The plain values differ where qpdf unparses the root (outside the
+        # object streams): its reference to a null kid stays; pikepdf's is None.
+        kids = PlainObjects(pdf).of(pdf.Root.StructTreeRoot)["/K"]
+        assert (kids[1] is None) == (mode == pikepdf.ObjectStreamMode.generate)
+    compiled, pure = _read_on("compiled", data, monkeypatch), _read_on("pure", data, monkeypatch)
+    assert compiled == pure
+    (elements, content, object_refs, warnings), texts = compiled
+    assert [e.type for e in elements] == ["Document"] + ["P", "P", "Span", "P", "P", "P"]
+    assert [len(refs) for refs in content.values()] == [3, 2]
+    assert texts == [("structure", "Hello\nWorld\nAgain"), ("structure", "Hello\nWorld")]
+    assert warnings == (  # a /K that refers to null is an absent /K (§7.3.7): no warning
+        "structure tree: null kid in /K; ignored (x3)",
+        "structure tree: marked content with no /Pg; page found through /ParentTree",
+    )
+    assert list(object_refs.values()) == [1]
