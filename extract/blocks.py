@@ -8,8 +8,11 @@ paragraph-sized vertical gap, no change of font size, no jump back up the page).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import dataclasses
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from operator import attrgetter
+from typing import Any
 
 import numpy as np
 
@@ -62,30 +65,44 @@ def build_blocks(
 ) -> tuple[Block, ...]:
     """One block per run of emitted glyphs; `new_block` marks the glyphs that
     start a run, `label_index` says (per glyph) which label a run carries."""
-    n = len(joined.order)
-    if n == 0:
+    if len(joined.order) == 0:
         return ()
+    starts = run_starts(new_block)
+    run_labels = [labels[at] for at in label_index[starts].tolist()]
+    return labelled_blocks(table, joined, starts, {name: list(map(field, run_labels)) for name, field in _LABEL_FIELDS})
+
+
+def run_starts(new_block: np.ndarray) -> np.ndarray:
+    """The positions where runs start: those `new_block` marks, and the first."""
     new_block = new_block.copy()
     new_block[0] = True
-    starts = np.flatnonzero(new_block)
+    return np.flatnonzero(new_block)
+
+
+# BlockLabel's fields, each read by name.
+_LABEL_FIELDS = tuple((field.name, attrgetter(field.name)) for field in dataclasses.fields(BlockLabel))
+
+
+def labelled_blocks(
+    table: GlyphTable, joined: JoinedText, starts: np.ndarray, labels: Mapping[str, list[Any]]
+) -> tuple[Block, ...]:
+    """One block per run of emitted glyphs beginning at `starts` (run_starts);
+    `labels` holds, per field of BlockLabel, the value of each run."""
+    n = len(joined.order)
     ends = np.concatenate([starts[1:], [n]])
     boxes = run_boxes(table, joined.order, starts)
     mcid_runs = run_mcids(table.mcid[joined.order], starts)
     char_starts = joined.char_start[starts].tolist()
     char_ends = joined.char_end[ends - 1].tolist()
     text = joined.text
-    run_labels = [labels[at] for at in label_index[starts].tolist()]
     return frozen_rows(
         Block,
         {
             "text": [text[start:end] for start, end in zip(char_starts, char_ends, strict=True)],
-            "struct_type": [label.struct_type for label in run_labels],
-            "struct_path": [label.struct_path for label in run_labels],
-            "heading_level": [label.heading_level for label in run_labels],
+            "struct_type": labels["struct_type"], "struct_path": labels["struct_path"],
+            "heading_level": labels["heading_level"],
             "mcids": mcid_runs, "bbox": boxes, "char_start": char_starts, "char_end": char_ends,
-            "lang": [label.lang for label in run_labels],
-            "header_cell": [label.header_cell for label in run_labels],
-            "alt": [label.alt for label in run_labels],
+            "lang": labels["lang"], "header_cell": labels["header_cell"], "alt": labels["alt"],
         },
     )  # fmt: skip
 
@@ -188,6 +205,11 @@ def geometric_block_starts(table: GlyphTable, joined: JoinedText) -> np.ndarray:
 def geometric_blocks(table: GlyphTable, joined: JoinedText) -> tuple[Block, ...]:
     """Blocks from geometry alone; every one is a P (layout mode will tell
     headings apart)."""
-    n = len(joined.order)
-    starts = geometric_block_starts(table, joined)
-    return build_blocks(table, joined, starts, np.zeros(n, dtype=np.int64), (BlockLabel(),))
+    if len(joined.order) == 0:
+        return ()
+    starts = run_starts(geometric_block_starts(table, joined))
+    count = len(starts)
+    return labelled_blocks(table, joined, starts, {name: [field(_PARAGRAPH)] * count for name, field in _LABEL_FIELDS})
+
+
+_PARAGRAPH = BlockLabel()

@@ -18,16 +18,16 @@ import dataclasses
 from collections.abc import Callable
 from dataclasses import dataclass
 from operator import attrgetter
+from typing import Any, NamedTuple
 
 import numpy as np
 
 from ragprep.extract.blocks import (
     Block,
-    BlockLabel,
     TextLine,
-    build_blocks,
     geometric_block_starts,
     geometric_blocks,
+    labelled_blocks,
     run_boxes,
     run_mcids,
     text_lines,
@@ -76,9 +76,6 @@ def read_stream(table: GlyphTable, config: ExtractConfig) -> PageReading:
 
 # A marked-content reference's fields, read for a whole page at once.
 _STREAM, _MCID, _ELEMENT = attrgetter("stream"), attrgetter("mcid"), attrgetter("element")
-
-# Tail glyphs (outside the structure) form blocks of their own.
-_UNTAGGED_LABEL = BlockLabel(struct_type="P", struct_path=())
 
 
 def read_structure(
@@ -164,6 +161,8 @@ def _owned_blocks(
 ) -> tuple[Block, ...]:
     """One block per run of glyphs of one owning element (the tail's split
     by geometry), labelled by its element."""
+    if not len(joined.order):
+        return ()
     # join() may reorder glyphs inside right-to-left lines: read owners again.
     owner = owner_of_glyph[joined.order]
     new_block = np.ones(len(owner), dtype=bool)
@@ -171,17 +170,9 @@ def _owned_blocks(
     tail = owner == -1
     if tail.any():  # geometry splits only the tail: a page the tree covers whole needs no block starts
         new_block |= tail & geometric_block_starts(table, joined)
-    # build_blocks reads a run's label at its first glyph only, and every
-    # owner's first glyph starts a run: owners and labels are found among
-    # the run starts, not among all the page's glyphs.
+    # A run's label is its owner's, read at the run's first glyph (the first glyph starts a run).
     starts = np.flatnonzero(new_block)
-    owners = np.unique(owner[starts])
-    labels = list(_labels(tree, owners[owners >= 0].tolist()))
-    if len(owners) and owners[0] < 0:  # the tail's owner, -1, sorts first
-        labels.insert(0, _UNTAGGED_LABEL)
-    label_index = np.zeros(len(owner), dtype=np.int64)
-    label_index[starts] = np.searchsorted(owners, owner[starts])
-    return build_blocks(table, joined, new_block, label_index, labels)
+    return labelled_blocks(table, joined, starts, _run_labels(tree, owner[starts].tolist()))
 
 
 def _cell_contents(
@@ -247,12 +238,27 @@ def _add_figure_alt_rows(
     return table, glyphs[by_rank], rank[by_rank], element[by_rank]
 
 
-def _labels(tree: StructTree, owners: list[int]) -> tuple[BlockLabel, ...]:
-    """The label of each owning element, one per block of every page (built
-    as rows, which the cyclic collector leaves alone)."""
-    elements = list(map(tree.elements.__getitem__, owners))
-    return frozen_rows(BlockLabel, {name: list(map(field, elements)) for name, field in _LABEL_FIELDS})
+def _run_labels(tree: StructTree, owners: list[int]) -> dict[str, list[Any]]:
+    """Per field of BlockLabel, the value of each run: its owning element's,
+    or the tail's (owner -1) for content outside the structure."""
+    elements = tree.elements
+    rows = [elements[owner] if owner >= 0 else _TAIL for owner in owners]
+    return {name: list(map(field, rows)) for name, field in _LABEL_FIELDS}
 
+
+class _Tail(NamedTuple):
+    """The label of the tail's runs (content outside the structure), under
+    the names of StructElement's attributes."""
+
+    type: str = "P"
+    path: tuple[str, ...] = ()
+    heading_level: int | None = None
+    lang: str | None = None
+    header_cell: bool = False
+    alt: str | None = None
+
+
+_TAIL = _Tail()
 
 # BlockLabel's fields and the StructElement attribute each is read from.
 _LABEL_FIELDS = tuple(
