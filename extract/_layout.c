@@ -214,45 +214,24 @@ done:
     return result;
 }
 
-/* ---- shared_baselines(y0, y1, ids, lengths, descent, tol) -> (pairs, counts)
- * kernels.shared_baseline_counts: the lines `ids` (runs of `lengths` lines
- * each, concatenated) by baseline; per line, the runs with a line within tol
- * of its baseline (its own included), each once; per pair key
- * (run of the line) * runs + (run met), sorted, how many lines met it. */
-static PyObject *layout_shared_baselines(PyObject *mod, PyObject *args) {
-    PyObject *y0_obj, *y1_obj, *ids_obj, *len_obj;
-    double descent, tol;
-    if (!PyArg_ParseTuple(args, "OOOOdd", &y0_obj, &y1_obj, &ids_obj, &len_obj, &descent, &tol)) return NULL;
-    View v0 = {0}, v1 = {0}, vi = {0}, vl = {0};
-    PyObject *result = NULL;
-    double *base = NULL, *sbase = NULL;
-    int64_t *owner = NULL, *order = NULL, *tmp = NULL, *sowner = NULL, *seen = NULL, *keys = NULL, *counts = NULL;
-    if (get_view(y0_obj, &v0, "d", 8, "y0") < 0 || get_view(y1_obj, &v1, "d", 8, "y1") < 0 ||
-        get_view(ids_obj, &vi, "l", 8, "ids") < 0 || get_view(len_obj, &vl, "l", 8, "lengths") < 0)
-        goto done;
-    Py_ssize_t size = v0.view.len / 8, n = vi.view.len / 8, runs = vl.view.len / 8;
-    if (v1.view.len / 8 != size) { PyErr_SetString(PyExc_ValueError, "y0 and y1 differ in length"); goto done; }
-    const double *Y0 = v0.view.buf, *Y1 = v1.view.buf;
-    const int64_t *ids = vi.view.buf, *lengths = vl.view.buf;
-    if (check_ids(ids, n, size, "ids") < 0) goto done;
-    Py_ssize_t total = 0;
-    for (Py_ssize_t r = 0; r < runs; r++) {
-        if (lengths[r] < 0) { PyErr_SetString(PyExc_ValueError, "negative run length"); goto done; }
-        total += (Py_ssize_t)lengths[r];
-    }
-    if (total != n) { PyErr_SetString(PyExc_ValueError, "run lengths do not add up to the lines"); goto done; }
-    Py_ssize_t cap = n ? n : 1;
-    base = calloc(cap, sizeof(double)); sbase = malloc(cap * sizeof(double));
-    owner = malloc(cap * sizeof(int64_t)); order = malloc(cap * sizeof(int64_t));
-    tmp = malloc(cap * sizeof(int64_t)); sowner = malloc(cap * sizeof(int64_t));
-    seen = malloc((runs ? runs : 1) * sizeof(int64_t));
-    if (!base || !sbase || !owner || !order || !tmp || !sowner || !seen) { PyErr_NoMemory(); goto done; }
-    for (Py_ssize_t r = 0, k = 0; r < runs; r++)
-        for (int64_t j = 0; j < lengths[r]; j++, k++) owner[k] = r;
+/* shared_baselines' count: the lines `ids` (owner[k]: the run of line k, of
+ * `runs`) by baseline; per line, the runs with a line within tol of its
+ * baseline (its own included), each once; per pair key (run of the line) *
+ * runs + (run met), sorted, how many lines met it: the distinct keys and
+ * their counts, malloc'd into *keys_out and *counts_out (the caller frees
+ * both), their number returned, or -1 with MemoryError set. */
+static Py_ssize_t shared_keys(const double *Y0, const double *Y1, const int64_t *ids, const int64_t *owner,
+                              Py_ssize_t n, Py_ssize_t runs, double descent, double tol,
+                              int64_t **keys_out, int64_t **counts_out) {
+    Py_ssize_t cap = n ? n : 1, distinct = -1;
+    double *base = calloc(cap, sizeof(double)), *sbase = malloc(cap * sizeof(double));
+    int64_t *order = malloc(cap * sizeof(int64_t)), *tmp = malloc(cap * sizeof(int64_t));
+    int64_t *sowner = malloc(cap * sizeof(int64_t)), *seen = malloc((runs ? runs : 1) * sizeof(int64_t));
+    int64_t *keys = NULL, *counts = NULL;
+    if (!base || !sbase || !order || !tmp || !sowner || !seen) { PyErr_NoMemory(); goto done; }
     for (Py_ssize_t k = 0; k < n; k++) base[k] = unit_baseline(Y0, Y1, ids[k], descent);
     stable_argsort(base, order, tmp, n);
     for (Py_ssize_t k = 0; k < n; k++) { sbase[k] = base[order[k]]; sowner[k] = owner[order[k]]; }
-    for (Py_ssize_t r = 0; r < runs; r++) seen[r] = -1;
     /* Pass 1 counts the keys, pass 2 writes them. */
     Py_ssize_t n_keys = 0;
     for (int pass = 0; pass < 2; pass++) {
@@ -280,15 +259,55 @@ static PyObject *layout_shared_baselines(PyObject *mod, PyObject *args) {
         }
     }
     qsort(keys, (size_t)n_keys, sizeof(int64_t), cmp_int64);
-    Py_ssize_t distinct = 0;
+    distinct = 0;
     for (Py_ssize_t k = 0; k < n_keys; k++) {
         if (distinct && keys[distinct - 1] == keys[k]) { counts[distinct - 1]++; continue; }
         keys[distinct] = keys[k];
         counts[distinct++] = 1;
     }
+done:
+    free(base); free(sbase); free(order); free(tmp); free(sowner); free(seen);
+    if (distinct < 0) { free(keys); free(counts); keys = counts = NULL; }
+    *keys_out = keys;
+    *counts_out = counts;
+    return distinct;
+}
+
+/* ---- shared_baselines(y0, y1, ids, lengths, descent, tol) -> (pairs, counts)
+ * kernels.shared_baseline_counts: shared_keys of the lines `ids` (runs of
+ * `lengths` lines each, concatenated). */
+static PyObject *layout_shared_baselines(PyObject *mod, PyObject *args) {
+    PyObject *y0_obj, *y1_obj, *ids_obj, *len_obj;
+    double descent, tol;
+    if (!PyArg_ParseTuple(args, "OOOOdd", &y0_obj, &y1_obj, &ids_obj, &len_obj, &descent, &tol)) return NULL;
+    View v0 = {0}, v1 = {0}, vi = {0}, vl = {0};
+    PyObject *result = NULL;
+    int64_t *owner = NULL, *keys = NULL, *counts = NULL;
+    if (get_view(y0_obj, &v0, "d", 8, "y0") < 0 || get_view(y1_obj, &v1, "d", 8, "y1") < 0 ||
+        get_view(ids_obj, &vi, "l", 8, "ids") < 0 || get_view(len_obj, &vl, "l", 8, "lengths") < 0)
+        goto done;
+    Py_ssize_t size = v0.view.len / 8, n = vi.view.len / 8, runs = vl.view.len / 8;
+    if (v1.view.len / 8 != size) { PyErr_SetString(PyExc_ValueError, "y0 and y1 differ in length"); goto done; }
+    const int64_t *ids = vi.view.buf, *lengths = vl.view.buf;
+    if (check_ids(ids, n, size, "ids") < 0) goto done;
+    Py_ssize_t total = 0;
+    for (Py_ssize_t r = 0; r < runs; r++) {
+        if (lengths[r] < 0 || lengths[r] > n - total) {
+            PyErr_SetString(PyExc_ValueError, lengths[r] < 0 ? "negative run length" : "run lengths do not add up to the lines");
+            goto done;
+        }
+        total += (Py_ssize_t)lengths[r];
+    }
+    if (total != n) { PyErr_SetString(PyExc_ValueError, "run lengths do not add up to the lines"); goto done; }
+    owner = malloc((n ? n : 1) * sizeof(int64_t));
+    if (!owner) { PyErr_NoMemory(); goto done; }
+    for (Py_ssize_t r = 0, k = 0; r < runs; r++)
+        for (int64_t j = 0; j < lengths[r]; j++, k++) owner[k] = r;
+    Py_ssize_t distinct = shared_keys(v0.view.buf, v1.view.buf, ids, owner, n, runs, descent, tol, &keys, &counts);
+    if (distinct < 0) goto done;
     result = Py_BuildValue("(NN)", int64_bytes(keys, distinct), int64_bytes(counts, distinct));
 done:
-    free(base); free(sbase); free(owner); free(order); free(tmp); free(sowner); free(seen); free(keys); free(counts);
+    free(owner); free(keys); free(counts);
     release(&v0); release(&v1); release(&vi); release(&vl);
     return result;
 }
@@ -3064,6 +3083,28 @@ done:
     return result;
 }
 
+/* components' union-find: the roots of nodes a and b (paths halved on the
+ * way), b's root hung under a's. */
+static void union_roots(int64_t *parent, int64_t a, int64_t b) {
+    while (parent[a] != a) { parent[a] = parent[parent[a]]; a = parent[a]; }
+    while (parent[b] != b) { parent[b] = parent[parent[b]]; b = parent[b]; }
+    if (a != b) parent[b] = a;
+}
+
+/* components' labels: each node's root, then per root its smallest node (the
+ * first met counting up), into parent[]; least[] is a work buffer of n. */
+static void label_components(int64_t *parent, int64_t *least, Py_ssize_t n) {
+    for (Py_ssize_t k = 0; k < n; k++) {
+        int64_t r = k;
+        while (parent[r] != r) r = parent[r];
+        parent[k] = r;
+        least[k] = -1;
+    }
+    for (Py_ssize_t k = 0; k < n; k++)
+        if (least[parent[k]] < 0) least[parent[k]] = k;
+    for (Py_ssize_t k = 0; k < n; k++) parent[k] = least[parent[k]];
+}
+
 /* ---- components(n, src, dst) -> labels
  * kernels.components (leaves._merge_grids): the nodes 0..n-1 joined along
  * every edge src[k] - dst[k] (union-find); per node, the smallest node of
@@ -3084,22 +3125,9 @@ static PyObject *layout_components(PyObject *mod, PyObject *args) {
     parent = malloc((n ? (size_t)n : 1) * sizeof(int64_t));
     least = malloc((n ? (size_t)n : 1) * sizeof(int64_t));
     if (!parent || !least) { PyErr_NoMemory(); goto done; }
-    for (Py_ssize_t k = 0; k < n; k++) { parent[k] = k; least[k] = -1; }
-    for (Py_ssize_t e = 0; e < edges; e++) {
-        int64_t a = src[e], b = dst[e];
-        while (parent[a] != a) { parent[a] = parent[parent[a]]; a = parent[a]; }
-        while (parent[b] != b) { parent[b] = parent[parent[b]]; b = parent[b]; }
-        if (a != b) parent[b] = a;
-    }
-    /* Each node's root, then per root its smallest node (the first met counting up). */
-    for (Py_ssize_t k = 0; k < n; k++) {
-        int64_t r = k;
-        while (parent[r] != r) r = parent[r];
-        parent[k] = r;
-    }
-    for (Py_ssize_t k = 0; k < n; k++)
-        if (least[parent[k]] < 0) least[parent[k]] = k;
-    for (Py_ssize_t k = 0; k < n; k++) parent[k] = least[parent[k]];
+    for (Py_ssize_t k = 0; k < n; k++) parent[k] = k;
+    for (Py_ssize_t e = 0; e < edges; e++) union_roots(parent, src[e], dst[e]);
+    label_components(parent, least, n);
     result = int64_bytes(parent, n);
 done:
     free(parent); free(least);
@@ -3108,6 +3136,179 @@ done:
 }
 
 /* ==== end of leaves kernels ==== */
+
+/* ==== lpage: fused leaf rules (leaves.py's rule families in one pass each) ==== */
+
+/* A growable int64 buffer of (i, j, shared) triples. */
+typedef struct { int64_t *items; Py_ssize_t len, cap; } Triples;
+
+static int triples_push(Triples *t, int64_t i, int64_t j, int64_t shared) {
+    if (t->len + 3 > t->cap) {
+        Py_ssize_t cap = t->cap ? t->cap : 48;
+        while (cap < t->len + 3) {
+            if (cap > PY_SSIZE_T_MAX / 2 / (Py_ssize_t)sizeof(int64_t)) { PyErr_NoMemory(); return -1; }
+            cap *= 2;
+        }
+        int64_t *grown = realloc(t->items, (size_t)cap * sizeof(int64_t));
+        if (!grown) { PyErr_NoMemory(); return -1; }
+        t->items = grown;
+        t->cap = cap;
+    }
+    t->items[t->len++] = i; t->items[t->len++] = j; t->items[t->len++] = shared;
+    return 0;
+}
+
+/* How many lines of run `s` met run `o` (shared_keys' count of key s * runs
+ * + o; 0 where none did): a binary search of the sorted keys. */
+static int64_t shared_count(const int64_t *keys, const int64_t *counts, Py_ssize_t distinct, int64_t key) {
+    Py_ssize_t lo = 0, hi = distinct;
+    while (lo < hi) {
+        Py_ssize_t mid = lo + (hi - lo) / 2;
+        if (keys[mid] < key) lo = mid + 1; else hi = mid;
+    }
+    return lo < distinct && keys[lo] == key ? counts[lo] : 0;
+}
+
+/* grid_links' pairs of runs (boxes X0, X1 per run, `narrow_run` flags):
+ * (i, j, shared) for each pair i < j, row-major, both narrow, apart within
+ * tol, more than half the shorter's lines on the other's baselines. */
+static int grid_link_pairs(const double *X0, const double *X1, const char *narrow_run, const int64_t *lengths,
+                           Py_ssize_t runs, double tol, const int64_t *keys, const int64_t *counts,
+                           Py_ssize_t distinct, Triples *out) {
+    for (Py_ssize_t i = 0; i < runs; i++) {
+        if (!narrow_run[i]) continue;
+        for (Py_ssize_t j = i + 1; j < runs; j++) {
+            if (!narrow_run[j] || !((X1[i] <= X0[j] + tol) | (X1[j] <= X0[i] + tol))) continue;
+            int64_t s = lengths[i] <= lengths[j] ? i : j, o = s == i ? j : i;
+            int64_t shared = shared_count(keys, counts, distinct, s * (int64_t)runs + o);
+            if (shared * 2 > lengths[s] && triples_push(out, i, j, shared) < 0) return -1;
+        }
+    }
+    return 0;
+}
+
+/* ---- grid_links(x0, x1, y0, y1, ids, lengths, descent, same_row, narrow, tol) -> (boxes, links)
+ * kernels.grid_links (leaves._merge_grids): the box of each run of the
+ * lines `ids` (runs of `lengths` lines, concatenated; run_boxes' x0, y0,
+ * x1, y1 rows of doubles), and, flat int64 (i, j, shared), the pairs i < j
+ * in row-major order of runs both narrower than `narrow` (x1 - x0), apart
+ * along the line (run_pairs' apart, within tol), where more than half of
+ * the shorter run's lines (run i where they tie) lie within `same_row` of
+ * a baseline of the other (shared_baselines' count). The baselines are
+ * counted only where two narrow runs lie apart. */
+static PyObject *layout_grid_links(PyObject *mod, PyObject *args) {
+    PyObject *obj[4], *ids_obj, *len_obj;
+    double descent, same_row, narrow, tol;
+    if (!PyArg_ParseTuple(args, "OOOOOOdddd", &obj[0], &obj[1], &obj[2], &obj[3], &ids_obj, &len_obj, &descent,
+                          &same_row, &narrow, &tol))
+        return NULL;
+    View v[4], vi = {0}, vl = {0};
+    memset(v, 0, sizeof v);
+    PyObject *result = NULL;
+    double *box = NULL;
+    int64_t *owner = NULL, *keys = NULL, *counts = NULL;
+    char *narrow_run = NULL;
+    Triples links = {NULL, 0, 0};
+    Py_ssize_t runs = 0, n = get_unit_runs(obj, v, ids_obj, &vi, len_obj, &vl, &runs);
+    if (n < 0) goto done;
+    const double *X0 = v[0].view.buf, *X1 = v[1].view.buf, *Y0 = v[2].view.buf, *Y1 = v[3].view.buf;
+    const int64_t *ids = vi.view.buf, *lengths = vl.view.buf;
+    size_t cap = runs ? (size_t)runs : 1;
+    box = malloc(4 * cap * sizeof(double));
+    owner = malloc((n ? (size_t)n : 1) * sizeof(int64_t));
+    narrow_run = malloc(cap);
+    if (!box || !owner || !narrow_run) { PyErr_NoMemory(); goto done; }
+    double *bx0 = box, *by0 = box + runs, *bx1 = box + 2 * runs, *by1 = box + 3 * runs;
+    Py_ssize_t narrow_runs = 0;
+    for (Py_ssize_t r = 0, k = 0; r < runs; r++) {
+        double a = X0[ids[k]], b = Y0[ids[k]], c = X1[ids[k]], d = Y1[ids[k]];
+        Py_ssize_t end = k + (Py_ssize_t)lengths[r];
+        for (owner[k++] = r; k < end; owner[k++] = r) {
+            a = np_min(a, X0[ids[k]]); b = np_min(b, Y0[ids[k]]);
+            c = np_max(c, X1[ids[k]]); d = np_max(d, Y1[ids[k]]);
+        }
+        bx0[r] = a; by0[r] = b; bx1[r] = c; by1[r] = d;
+        narrow_runs += narrow_run[r] = c - a < narrow;
+    }
+    if (narrow_runs >= 2) {
+        Py_ssize_t distinct = shared_keys(Y0, Y1, ids, owner, n, runs, descent, same_row, &keys, &counts);
+        if (distinct < 0 || grid_link_pairs(bx0, bx1, narrow_run, lengths, runs, tol, keys, counts, distinct, &links) < 0)
+            goto done;
+    }
+    result = Py_BuildValue("(NN)", PyByteArray_FromStringAndSize((const char *)box, 4 * runs * (Py_ssize_t)sizeof(double)),
+                           int64_bytes(links.items, links.len));
+done:
+    free(box); free(owner); free(keys); free(counts); free(narrow_run); free(links.items);
+    release_boxes(v); release(&vi); release(&vl);
+    return result;
+}
+
+/* Is the pair i < j of runs (boxes Y0, X1, Y1; get_run_terms' top = y1 -
+ * stacked, start = x0 + tol and `line_start`, the edge lines start from) of
+ * one grid column (grid_groups): one above the other, not apart, and both
+ * members or one a member and the other stacked tight at a cell's leading
+ * on its edge? */
+static int grid_column_pair(const double *line_start, const double *Y0, const double *X1, const double *Y1,
+                            const double *top, const double *start, const char *member, Py_ssize_t i, Py_ssize_t j,
+                            double leading, double edge) {
+    int above = (Y0[i] >= top[j]) | (Y0[j] >= top[i]);
+    int apart = (X1[i] <= start[j]) | (X1[j] <= start[i]);
+    if (!above || apart || !(member[i] | member[j])) return 0;
+    if (member[i] & member[j]) return 1;
+    int tight = (fabs(Y0[i] - Y1[j]) <= leading) | (fabs(Y0[j] - Y1[i]) <= leading);
+    return tight & (fabs(line_start[i] - line_start[j]) <= edge);
+}
+
+/* ---- grid_groups(x0, y0, x1, y1, member, src, dst, stacked, tol, leading, edge, rtl) -> labels
+ * kernels.grid_groups (leaves._merge_grids): the runs (their boxes, one per
+ * run) joined along the links src[k] - dst[k] and along every pair one
+ * above the other (run_pairs' above either way, within `stacked`), not
+ * apart (within tol), of one grid column (two `member`s, or a member and
+ * a run stacked at most `leading` from it, the edges its lines start from
+ * within `edge`: left edges, right ones on an `rtl` page); per run, the
+ * smallest run of its component (components). */
+static PyObject *layout_grid_groups(PyObject *mod, PyObject *args) {
+    PyObject *obj[4], *m_obj, *s_obj, *d_obj;
+    double stacked, tol, leading, edge;
+    int rtl;
+    if (!PyArg_ParseTuple(args, "OOOOOOOddddp", &obj[0], &obj[1], &obj[2], &obj[3], &m_obj, &s_obj, &d_obj, &stacked,
+                          &tol, &leading, &edge, &rtl))
+        return NULL;
+    View v[4], vm = {0}, vs = {0}, vd = {0};
+    memset(v, 0, sizeof v);
+    PyObject *result = NULL;
+    double *terms = NULL;
+    int64_t *parent = NULL, *least = NULL;
+    Py_ssize_t n = get_run_terms(obj, v, stacked, tol, rtl, &terms);
+    if (n < 0 || get_view(m_obj, &vm, "?", 1, "member") < 0 || get_view(s_obj, &vs, "l", 8, "src") < 0 ||
+        get_view(d_obj, &vd, "l", 8, "dst") < 0)
+        goto done;
+    Py_ssize_t links = vs.view.len / 8;
+    if (vm.view.len != n || vd.view.len / 8 != links) { PyErr_SetString(PyExc_ValueError, "grid columns differ in length"); goto done; }
+    const int64_t *src = vs.view.buf, *dst = vd.view.buf;
+    if (check_ids(src, links, n, "src") < 0 || check_ids(dst, links, n, "dst") < 0) goto done;
+    size_t cap = n ? (size_t)n : 1;
+    parent = malloc(cap * sizeof(int64_t));
+    least = malloc(cap * sizeof(int64_t));
+    if (!parent || !least) { PyErr_NoMemory(); goto done; }
+    const double *Y0 = v[1].view.buf, *X1 = v[2].view.buf, *Y1 = v[3].view.buf;
+    const double *top = terms, *start = terms + cap, *line_start = terms + 2 * cap;
+    const char *member = vm.view.buf;
+    for (Py_ssize_t k = 0; k < n; k++) parent[k] = k;
+    for (Py_ssize_t e = 0; e < links; e++) union_roots(parent, src[e], dst[e]);
+    for (Py_ssize_t i = 0; i < n; i++)
+        for (Py_ssize_t j = i + 1; j < n; j++)
+            if (grid_column_pair(line_start, Y0, X1, Y1, top, start, member, i, j, leading, edge)) union_roots(parent, i, j);
+    label_components(parent, least, n);
+    result = int64_bytes(parent, n);
+done:
+    free(terms); free(parent); free(least);
+    for (int c = 0; c < 4; c++) release(&v[c]);
+    release(&vm); release(&vs); release(&vd);
+    return result;
+}
+
+/* ==== end of lpage's fused leaf rules ==== */
 
 /* region kernels */
 
@@ -3309,6 +3510,9 @@ static PyMethodDef module_methods[] = {
     {"flush_visits", (PyCFunction)layout_flush_visits, METH_VARARGS, "Runs joined while their edges span at most a slack."},
     {"pass_cuts", (PyCFunction)layout_pass_cuts, METH_VARARGS, "Where the stream's passes down a leaf end."},
     {"components", (PyCFunction)layout_components, METH_VARARGS, "Per node, the smallest node of its connected component."},
+    /* lpage: fused leaf rules */
+    {"grid_links", (PyCFunction)layout_grid_links, METH_VARARGS, "Run boxes, and narrow runs apart on one another's baselines."},
+    {"grid_groups", (PyCFunction)layout_grid_groups, METH_VARARGS, "Per run, the smallest run of its grid's group."},
     {NULL, NULL, 0, NULL},
 };
 

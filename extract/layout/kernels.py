@@ -1670,3 +1670,93 @@ def components(lib: ModuleType | None, n: int, src: np.ndarray, dst: np.ndarray)
         parent[root(b)] = root(a)
     least: dict[int, int] = {}
     return np.array([least.setdefault(root(k), k) for k in range(n)], dtype=np.int64)
+
+
+class GridLinks(NamedTuple):
+    """What grid_links measures of a leaf's runs."""
+
+    box: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]  # per run: x0, y0, x1, y1 (run_boxes)
+    links: np.ndarray  # (pairs, 3) int64: runs i < j on one another's baselines, and how many lines they share
+
+
+def grid_links(
+    lib: ModuleType | None,
+    box: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray],
+    runs: list[np.ndarray],
+    descent: float,
+    same_row: float,
+    narrow: float,
+    tol: float,
+) -> GridLinks:
+    """leaves._merge_grids' first pass over a leaf's runs of lines (units
+    boxes x0, x1, y0, y1 of `box`; none empty): the box of each run, and
+    the pairs i < j, in row-major order, of runs both narrower than
+    `narrow`, apart along the line (run_pairs' apart within `tol`), where
+    more than half of the shorter run's lines (run i where they tie) lie on
+    the baseline of a line of the other (within `same_row`,
+    shared_baseline_counts), with that count. One compiled pass: no n x n
+    matrix, and baselines counted only where two narrow runs lie apart."""
+    x0, x1, y0, y1 = box
+    lengths = np.array([len(r) for r in runs], dtype=np.int64)
+    if lib is not None:
+        found, links = lib.grid_links(x0, x1, y0, y1, _ids(np.concatenate(runs)), lengths, descent, same_row, narrow, tol)
+        out = np.frombuffer(found, dtype=np.float64).reshape(4, len(runs))
+        return GridLinks((out[0], out[1], out[2], out[3]), np.frombuffer(links, dtype=np.int64).reshape(-1, 3))
+    run_box = run_boxes(None, (x0, y0, x1, y1), runs)
+    narrow_runs = run_box[2] - run_box[0] < narrow
+    none = np.zeros((0, 3), dtype=np.int64)
+    if np.count_nonzero(narrow_runs) < 2:  # only two narrow runs can link
+        return GridLinks(run_box, none)
+    _, apart, _ = run_pairs(None, run_box, 0.0, tol, False)
+    i, j = np.nonzero(np.triu(apart & narrow_runs[:, None] & narrow_runs[None, :], 1))
+    if not len(i):
+        return GridLinks(run_box, none)
+    pairs, counts = shared_baseline_counts(None, y0, y1, runs, descent, same_row)
+    i_short = lengths[i] <= lengths[j]
+    short, other = np.where(i_short, i, j), np.where(i_short, j, i)
+    keys = short * len(runs) + other
+    at = np.minimum(np.searchsorted(pairs, keys), len(pairs) - 1)
+    shared = np.where(pairs[at] == keys, counts[at], 0)
+    keep = shared * 2 > lengths[short]
+    return GridLinks(run_box, np.column_stack([i[keep], j[keep], shared[keep]]).astype(np.int64))
+
+
+def grid_groups(
+    lib: ModuleType | None,
+    box: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray],
+    member: np.ndarray,
+    links: tuple[np.ndarray, np.ndarray],
+    slack: tuple[float, float],
+    cell: tuple[float, float],
+    rtl: bool,
+) -> np.ndarray:
+    """leaves._merge_grids' groups of runs (boxes x0, y0, x1, y1 of `box`,
+    one per run): the runs joined along `links` (pairs sharing rows) and
+    along the pairs of one grid column, one above the other (run_pairs'
+    above either way, within `slack`'s stacked) and not apart (within its
+    tol): two `member`s of rows, or a member and a cell's wrapped line over
+    or under it (a label's first line over its last, which holds the row's
+    amounts), stacked at a cell's leading (`cell`: at most leading of
+    whitespace between them) and starting on one edge (where lines start:
+    left edges, right ones on an `rtl` page, within edge), as a cell's
+    lines do (left-set labels). The edge test keeps the link to such cells:
+    a figure's caption set tight under its plot's row of tick labels starts
+    at no tick's edge (without it, acl2004-dvips p2's caption and y-axis
+    ticks joined the x-axis ticks' grid). Per run, the smallest run of its
+    group (components)."""
+    stacked, tol = slack
+    leading, edge = cell
+    src, dst = (_ids(v) for v in links)
+    if lib is not None:
+        member = np.ascontiguousarray(member, dtype=bool)
+        columns = (np.ascontiguousarray(v, dtype=np.float64) for v in box)
+        return np.frombuffer(lib.grid_groups(*columns, member, src, dst, stacked, tol, leading, edge, rtl), dtype=np.int64)
+    x0, y0, x1, y1 = box
+    above, apart, _ = run_pairs(None, box, stacked, tol, False)
+    start = -x1 if rtl else x0
+    with np.errstate(invalid="ignore"):  # infinite edges of a run of blanks: inf - inf
+        tight = np.abs(y0[:, None] - y1[None, :]) <= leading
+        tight = (tight | tight.T) & (np.abs(start[:, None] - start[None, :]) <= edge)
+    column = (member[:, None] & member[None, :]) | (tight & (member[:, None] | member[None, :]))
+    above_i, under_j = np.nonzero(np.triu((above | above.T) & ~apart, 1) & column)
+    return components(None, len(x0), np.concatenate([src, above_i]), np.concatenate([dst, under_j]))

@@ -69,11 +69,11 @@ from ragprep.extract.layout.params import (
     TURNS,
 )
 from ragprep.extract.layout.kernels import (
-    RunStacking, back_up_moves, block_chains, cell_chains, components, emit_leaves, flush_visits, grid_rows, gutter_cuts, interleaved_merges, kahn, out_of_turn, paint_run_cuts,
+    RunStacking, back_up_moves, block_chains, cell_chains, emit_leaves, flush_visits, grid_groups, grid_links, grid_rows, gutter_cuts, interleaved_merges, kahn, out_of_turn, paint_run_cuts,
     pass_cuts, row_groups, row_mates, run_pairs, run_stacking, top_and_bottom, turning_pair,
 )  # fmt: skip
 from ragprep.extract.layout.kernels import run_boxes as kernel_run_boxes
-from ragprep.extract.layout.regions import SharedBaselines, baseline, blocks_wrapping, is_text_column, split_at
+from ragprep.extract.layout.regions import baseline, blocks_wrapping, is_text_column, split_at
 from ragprep.extract.layout.units import Page
 
 
@@ -288,9 +288,17 @@ def _sidebar_lines(page: Page, ids: np.ndarray) -> np.ndarray | None:
     if len(ids) < 4:
         return None
     ids, cuts = gutter_cuts(page.lib, page.x0, page.x1, ids, page.gutter)
+    if not len(cuts):
+        return None
+    # The width of the lines on each side of every cut, from running extremes
+    # (min and max of a side whatever its order; NaN propagates as in .min()).
+    x0, x1 = page.x0[ids], page.x1[ids]
+    with np.errstate(invalid="ignore"):  # a blank's infinite box: inf - inf
+        before = np.maximum.accumulate(x1) - np.minimum.accumulate(x0)
+        after = (np.maximum.accumulate(x1[::-1]) - np.minimum.accumulate(x0[::-1]))[::-1]
     for cut in cuts.tolist():
-        for text, side in ((ids[:cut], ids[cut:]), (ids[cut:], ids[:cut])):
-            wide = page.x1[text].max() - page.x0[text].min() >= COLUMN_WIDTH * page.body
+        for text, side, width in ((ids[:cut], ids[cut:], before[cut - 1]), (ids[cut:], ids[:cut], after[cut])):
+            wide = width >= COLUMN_WIDTH * page.body  # False where NaN
             if len(side) < 2 or not wide or not is_text_column(page, text) or is_text_column(page, side):
                 continue
             if np.count_nonzero(_on_baselines(page, text, side)) <= ALIGNED * len(side):
@@ -860,25 +868,6 @@ def _merge_interleaved(page: Page, runs: list[np.ndarray]) -> list[np.ndarray]:
     return runs
 
 
-def _grid_column_pairs(page: Page, box: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray], member: np.ndarray) -> np.ndarray:
-    """Which pairs of runs (boxes `box`), where one lies over the other, are
-    of one grid column (_merge_grids): two `member`s of rows, or a member
-    and a cell's wrapped line over or under it (a label's first line over
-    its last, which holds the row's amounts), stacked at a cell's leading
-    (CELL_LEADING) and starting on one edge (PASS_EDGE), as a cell's lines
-    do (left-set labels). The edge test keeps the link to such cells: a
-    figure's caption set tight under its plot's row of tick labels starts
-    at no tick's edge (without it, acl2004-dvips p2's caption and y-axis
-    ticks joined the x-axis ticks' grid). The edge is where lines start:
-    the right one on a right-to-left page (Page.line_start)."""
-    x0, y0, x1, y1 = box
-    start = page.line_start(x0, x1)
-    tight = np.abs(y0[:, None] - y1[None, :]) <= CELL_LEADING * page.body
-    tight = (tight | tight.T) & (np.abs(start[:, None] - start[None, :]) <= PASS_EDGE * page.body)
-    pairs: np.ndarray = (member[:, None] & member[None, :]) | (tight & (member[:, None] | member[None, :]))
-    return pairs
-
-
 def _merge_grids(page: Page, runs: list[np.ndarray]) -> list[np.ndarray]:
     """`runs` with the columns of a grid merged into one run read by rows:
     runs side by side, not running text, on one another's baselines (most
@@ -889,40 +878,36 @@ def _merge_grids(page: Page, runs: list[np.ndarray]) -> list[np.ndarray]:
     not, and keep paint order."""
     if len(runs) < 2:
         return runs
-    box = run_boxes(page, runs)
-    x0, _, x1, _ = box
-    narrow_runs = x1 - x0 < COLUMN_WIDTH * page.body
-    if np.count_nonzero(narrow_runs) < 2:  # only two narrow runs can link
-        return _in_paint_order(runs)
-    above, apart, _ = _boxes(page, box)
+    # Pairs apart along the line where most lines of the shorter run lie on
+    # the other's baselines (kernels.grid_links). A table's columns are
+    # narrower than a text column, and not both running text: a table's
+    # column of sentences wraps like prose beside its column of labels, two
+    # narrow columns of prose both do. (Only pairs of narrow runs are
+    # measured at all: only two narrow runs can link.)
+    body = page.body
+    units = (page.x0, page.x1, page.y0, page.y1)
+    box, links = grid_links(page.lib, units, runs, DESCENT, SAME_BASELINE * body, COLUMN_WIDTH * body, ROW_OVERLAP * body)
     linked: list[tuple[int, int]] = []  # runs sharing rows, joined into groups
     strong: set[int] = set()
     in_row: set[int] = set()  # runs that share rows with another
-    # Pairs apart along the line where most lines of the shorter run lie on
-    # the other's baselines. A table's columns are narrower than a text
-    # column, and not both running text: a table's column of sentences
-    # wraps like prose beside its column of labels, two narrow columns of
-    # prose both do. (Only pairs of narrow runs are measured at all.)
-    pairs = np.triu(apart & narrow_runs[:, None] & narrow_runs[None, :], 1)
-    for i, j, shared in SharedBaselines(page, runs).most_shared(pairs) if pairs.any() else []:
+    for i, j, shared in links.tolist():
         if is_text_column(page, runs[i]) and is_text_column(page, runs[j]):
             continue
         linked.append((i, j))
         if shared >= GRID_ROWS:
             strong.add(i)
         in_row.update((i, j))
-    # Cells of one grid column, one above the other (a table painted
-    # backwards, a cell at a time), belong to its grid too.
     if not in_row:  # no grid: every run stands where it was painted
         return _in_paint_order(runs)
     member = np.zeros(len(runs), dtype=bool)
     member[list(in_row)] = True
-    stacked = np.triu((above | above.T) & ~apart, 1) & _grid_column_pairs(page, box, member)
-    above_i, under_j = np.nonzero(stacked)
     shared_i, shared_j = np.array(linked, dtype=np.int64).reshape(-1, 2).T
-    # The groups are the connected runs (kernels.components), each its runs
-    # in paint order, the groups in the order of their first run.
-    label = components(page.lib, len(runs), np.concatenate([shared_i, above_i]), np.concatenate([shared_j, under_j])).tolist()
+    # Cells of one grid column, one above the other (a table painted
+    # backwards, a cell at a time), belong to its grid too. The groups are
+    # the connected runs (kernels.grid_groups), each its runs in paint
+    # order, the groups in the order of their first run.
+    cell = (CELL_LEADING * body, PASS_EDGE * body)
+    label = grid_groups(page.lib, box, member, (shared_i, shared_j), (STACKED * body, ROW_OVERLAP * body), cell, page.rtl).tolist()
     groups: dict[int, list[int]] = {}
     for k, first in enumerate(label):
         groups.setdefault(first, []).append(k)

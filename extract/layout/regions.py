@@ -340,48 +340,12 @@ def shared_rows(page: Page, a: np.ndarray, b: np.ndarray) -> int:
     key = (a.tobytes(), b.tobytes())
     found = page.kept.shared.get(key)
     if found is None:
-        # SharedBaselines(page, [a, b]).shared(0, 1), read off the two runs'
-        # counts directly: its lookup is made for many pairs at once.
+        # The shorter run's count of lines on the other's baselines, read
+        # off the two runs' counts.
         pairs, counts = shared_baseline_counts(page.lib, page.y0, page.y1, [a, b], DESCENT, SAME_BASELINE * page.body)
         short = 0 if len(a) <= len(b) else 1
         found = page.kept.shared[key] = dict(zip(pairs.tolist(), counts.tolist(), strict=True)).get(short * 2 + 1 - short, 0)
     return found
-
-
-class SharedBaselines:
-    """How many lines of run i lie on the baseline of a line of run j (within
-    SAME_BASELINE body heights), for every pair of runs at once: one sort of
-    all baselines and a window per line, rather than a distance matrix per
-    pair, which made pages of many narrow runs quadratic in runs and lines."""
-
-    def __init__(self, page: Page, runs: list[np.ndarray]) -> None:
-        self._runs = len(runs)
-        self._lengths = np.array([len(r) for r in runs], dtype=np.int64)
-        self._pairs, self._counts = shared_baseline_counts(page.lib, page.y0, page.y1, runs, DESCENT, SAME_BASELINE * page.body)
-
-    def most_shared(self, pairs: np.ndarray) -> list[tuple[int, int, int]]:
-        """(i, j, shared) for the pairs of runs marked in the boolean matrix
-        `pairs`, in np.nonzero order, where more than half of the shorter
-        run's lines lie on the other's baselines."""
-        i, j = np.nonzero(pairs)
-        short, shared = self._lookup(i, j)
-        keep = shared * 2 > self._lengths[short]
-        return list(zip(i[keep].tolist(), j[keep].tolist(), shared[keep].tolist(), strict=True))
-
-    def shared(self, i: int, j: int) -> int:
-        """How many lines of the shorter of runs i and j lie on the other's baselines."""
-        return int(self._lookup(np.array([i]), np.array([j]))[1][0])
-
-    def _lookup(self, i: np.ndarray, j: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Per pair (i[k], j[k]): the shorter run, and how many of its lines
-        lie on the other's baselines (0 for a pair that meets nowhere)."""
-        i_short = self._lengths[i] <= self._lengths[j]
-        short, other = np.where(i_short, i, j), np.where(i_short, j, i)
-        if not len(self._pairs):
-            return short, np.zeros(len(short), dtype=np.int64)
-        keys = short * self._runs + other
-        at = np.minimum(np.searchsorted(self._pairs, keys), len(self._pairs) - 1)
-        return short, np.where(self._pairs[at] == keys, self._counts[at], 0)
 
 
 def split_at(ids: np.ndarray, cuts: np.ndarray) -> list[np.ndarray]:

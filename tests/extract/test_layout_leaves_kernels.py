@@ -168,3 +168,126 @@ def test_pass_cuts_and_components_are_bounds_checked():
         LIB.components(3, np.array([0, 1], dtype=np.int64), np.array([1], dtype=np.int64))
     with pytest.raises(ValueError, match="negative"):
         LIB.components(-1, np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64))
+
+
+def _bitwise(a: np.ndarray, b: np.ndarray) -> bool:
+    """Equal to the bit, NaN and the sign of zero included."""
+    return a.dtype == b.dtype and a.shape == b.shape and a.tobytes() == b.tobytes()
+
+
+def _pairs_by_definition(box: tuple[np.ndarray, ...], runs: list[np.ndarray], thresholds: tuple[float, ...]) -> list[tuple[int, int, int, int]]:
+    """leaves._merge_grids' candidate pairs as first written, pair by pair:
+    (i, j, shared, lines of the shorter run) for runs i < j both narrower
+    than `narrow` and apart within `tol`, `shared` the shorter run's lines
+    (run i's where they tie) within `same_row` of the baseline of a line of
+    the other; they link where shared is more than half of its lines."""
+    x0, x1, y0, y1 = box
+    descent, same_row, narrow, tol = thresholds
+    base = kernels.baselines(y0, y1, descent)
+    pairs = []
+    for i, j in zip(*np.triu_indices(len(runs), 1), strict=True):
+        a, b = runs[i], runs[j]
+        if not (x1[a].max() - x0[a].min() < narrow and x1[b].max() - x0[b].min() < narrow):
+            continue
+        if not (x1[a].max() <= x0[b].min() + tol or x1[b].max() <= x0[a].min() + tol):
+            continue
+        short, other = (a, b) if len(a) <= len(b) else (b, a)
+        with np.errstate(invalid="ignore"):
+            shared = sum(bool(np.any(np.abs(base[other] - base[k]) <= same_row) or (np.isnan(base[k]) and np.isnan(base[other]).any())) for k in short)
+        pairs.append((int(i), int(j), shared, len(short)))
+    return pairs
+
+
+def test_grid_links_agree_and_are_the_pair_rule():
+    seen = np.zeros(4, dtype=bool)  # a link; a pair at exactly half (no link); a NaN run box; a -0.0 edge linked
+    for rng, n, special in _cases():
+        box = _boxes(rng, max(n, 1), special)
+        runs = _runs(rng, max(n, 1))
+        for thresholds in ((0.22, 1.5, 20.0, 2.5), (0.22, 0.0, 0.0, 0.0), (0.22, np.nan, np.inf, np.nan), (0.22, 3.0, 40.0, -0.0)):
+            with np.errstate(invalid="ignore"):
+                reference = kernels.grid_links(None, box, runs, *thresholds)
+                pairs = _pairs_by_definition(box, runs, thresholds) if np.isfinite(thresholds[1]) else None
+            if pairs is not None:
+                assert reference.links.tolist() == [[i, j, shared] for i, j, shared, lines in pairs if shared * 2 > lines]
+                seen[1] |= any(shared * 2 == lines for _, _, shared, lines in pairs)
+            if LIB is not None:
+                compiled = kernels.grid_links(LIB, box, runs, *thresholds)
+                # Equal but for the sign of a zero edge (np.minimum.reduceat of
+                # -0.0 and 0.0 gives either; run_boxes' kernel the same).
+                assert all(np.array_equal(c, r, equal_nan=True) for c, r in zip(compiled.box, reference.box, strict=True))
+                assert _bitwise(compiled.links, reference.links)
+            seen[0] |= len(reference.links) > 0
+            seen[2] |= bool(np.isnan(reference.box[1]).any()) and len(runs) > 1
+            seen[3] |= special and any(np.signbit(box[0][np.concatenate([runs[i], runs[j]])]).any() for i, j, _ in reference.links.tolist())
+    assert seen.all()
+
+
+def _groups_by_definition(box: tuple[np.ndarray, ...], member: np.ndarray, links: tuple[np.ndarray, np.ndarray], thresholds: tuple[float, ...], rtl: bool) -> list[int]:
+    """leaves._merge_grids' groups as first written: a pair i < j of runs
+    joins where it is linked, or one lies above the other and they are not
+    apart, and both are members or one is and they are stacked at a cell's
+    leading on the edge lines start from (the right one `rtl`); per run the
+    smallest run it is joined to."""
+    x0, y0, x1, y1 = box
+    stacked, tol, leading, edge = thresholds
+    start = -x1 if rtl else x0
+    n = len(x0)
+    joined = np.eye(n, dtype=bool)
+    joined[links[0], links[1]] = joined[links[1], links[0]] = True
+    with np.errstate(invalid="ignore"):
+        for i in range(n):
+            for j in range(i + 1, n):
+                above = y0[i] >= y1[j] - stacked or y0[j] >= y1[i] - stacked
+                apart = x1[i] <= x0[j] + tol or x1[j] <= x0[i] + tol
+                tight = (abs(y0[i] - y1[j]) <= leading or abs(y0[j] - y1[i]) <= leading) and abs(start[i] - start[j]) <= edge
+                if above and not apart and ((member[i] and member[j]) or (tight and (member[i] or member[j]))):
+                    joined[i, j] = joined[j, i] = True
+    for _ in range(7):  # squaring: paths of up to 128 runs
+        joined = (joined.astype(np.int64) @ joined.astype(np.int64)) > 0
+    return [int(np.flatnonzero(row)[0]) for row in joined]
+
+
+def test_grid_groups_agree_and_are_the_column_rule():
+    seen = np.zeros(4, dtype=bool)  # joined by stacking alone; by a tight pair; runs left apart; rtl edges decide
+    for rng, n, special in _cases():
+        x0, x1, y0, y1 = _boxes(rng, n, special)
+        box = (x0, y0, x1, y1)
+        member = rng.random(n) < 0.5
+        count = int(rng.integers(0, n + 1)) if n else 0
+        links = (rng.integers(0, max(n, 1), count).astype(np.int64), rng.integers(0, max(n, 1), count).astype(np.int64))
+        none = (links[0][:0], links[1][:0])
+        for thresholds in ((1.5, 2.5, 3.0, 2.5), (0.0, 0.0, 0.0, 0.0), (np.nan, np.inf, np.nan, np.inf), (-0.0, 2.5, 1.5, -0.0)):
+            slack, cell = thresholds[:2], thresholds[2:]
+            for rtl in (False, True):
+                reference = kernels.grid_groups(None, box, member, links, slack, cell, rtl)
+                assert reference.tolist() == _groups_by_definition(box, member, links, thresholds, rtl)
+                if LIB is not None:
+                    assert _bitwise(kernels.grid_groups(LIB, box, member, links, slack, cell, rtl), reference)
+            bare = kernels.grid_groups(None, box, member, none, slack, cell, False)
+            nobody = kernels.grid_groups(None, box, np.zeros(n, dtype=bool), none, slack, cell, False)
+            alone = kernels.grid_groups(None, box, member & (np.arange(n) % 2 == 0), none, slack, cell, False)
+            seen[0] |= len(set(bare.tolist())) < n
+            seen[1] |= len(set(alone.tolist())) < n and len(set(nobody.tolist())) == n
+            seen[2] |= len(set(reference.tolist())) > 1
+            seen[3] |= alone.tolist() != kernels.grid_groups(None, box, member & (np.arange(n) % 2 == 0), none, slack, cell, True).tolist()
+    assert seen.all()
+
+
+@pytest.mark.skipif(LIB is None, reason="the layout kernels are not built")
+def test_grid_links_and_groups_are_bounds_checked():
+    y = np.zeros(3)
+    with pytest.raises(IndexError):
+        LIB.grid_links(y, y, y, y, np.array([0, 3], dtype=np.int64), np.array([2], dtype=np.int64), 0.2, 1.0, 1.0, 1.0)
+    with pytest.raises(ValueError, match="do not add up"):
+        LIB.grid_links(y, y, y, y, np.array([0, 1], dtype=np.int64), np.array([1], dtype=np.int64), 0.2, 1.0, 1.0, 1.0)
+    with pytest.raises(ValueError, match="bad run lengths"):
+        LIB.grid_links(y, y, y, y, np.array([0, 1], dtype=np.int64), np.array([0, 2], dtype=np.int64), 0.2, 1.0, 1.0, 1.0)
+    member = np.zeros(3, dtype=bool)
+    with pytest.raises(IndexError):
+        LIB.grid_groups(y, y, y, y, member, np.array([0, 3], dtype=np.int64), np.array([1, 1], dtype=np.int64), 1.0, 1.0, 1.0, 1.0, False)
+    with pytest.raises(IndexError):
+        LIB.grid_groups(y, y, y, y, member, np.array([0], dtype=np.int64), np.array([-1], dtype=np.int64), 1.0, 1.0, 1.0, 1.0, False)
+    with pytest.raises(ValueError, match="differ in length"):
+        LIB.grid_groups(y, y, y, y, member[:2], np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64), 1.0, 1.0, 1.0, 1.0, False)
+    with pytest.raises(TypeError):
+        LIB.grid_groups(y, y, y, y, member.astype(np.int64), np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64), 1.0, 1.0, 1.0, 1.0, False)
