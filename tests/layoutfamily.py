@@ -81,12 +81,14 @@ class Sheet:
         self.pieces += [Piece(x, y, size, self.font, literal(text)) for x, text in cells]
         self.truth.append(" ".join(text for _, text in cells))
 
-    def paint(self, order: str | int) -> bytes:
-        """The page with its pieces painted in `order`: a key of bench.twins.ORDERS, or a
-        seed for a shuffle of its own."""
+    def paint(self, order: str | int | list[int]) -> bytes:
+        """The page with its pieces painted in `order`: a key of bench.twins.ORDERS, a
+        seed for a shuffle of its own, or the pieces' indices in paint order."""
         from bench.twins import ORDERS  # the repository root is on sys.path in the tests
 
-        if isinstance(order, int):
+        if isinstance(order, list):
+            pieces = [self.pieces[k] for k in order]
+        elif isinstance(order, int):
             pieces = list(self.pieces)
             random.Random(order).shuffle(pieces)
         else:
@@ -410,6 +412,51 @@ def side_by_side_tables_page() -> Sheet:
             cells = [(x0, f"T{t}R{r}"), (x0 + 70, f"{STEMS[r]}{t}"), (x0 + 150, f"{r * 11 + t}.{r}")]
             sheet.row(y0 - pitch * r, cells)
     return sheet
+
+
+def random_page(seed: int) -> Sheet:
+    """A page drawn from the family's elements by `seed`: a running head (70%), a title
+    (70%), one or two sections of one to three columns of random widths (at least 110 pt)
+    and gutters, left or justified, in one of four sizes, a spanning paragraph between the
+    sections, a footnote under one column of the last section (40% where it has two or
+    more), a page number (70%)."""
+    rng = random.Random(seed)
+    sheet = Sheet()
+    if rng.random() < 0.7:
+        furniture(sheet, f"Generated Journal {seed}", seed % 90 + 1)
+    y = 720.0
+    if rng.random() < 0.7:
+        sheet.line(72, y, f"A Title For Page {seed}", rng.choice([14, 16, 18]))
+        y -= 30
+    sections = rng.choice([1, 1, 2])
+    size = rng.choice([9, 10, 10, 11])
+    for s in range(sections):
+        y = _random_section(sheet, rng, f"s{s}", size, s == sections - 1, y) - 20
+        if s < sections - 1:
+            y = column(sheet, 72, y, 468, prose(f"span{s}x", 40), size, 1.2 * size) - 20
+    if rng.random() < 0.7:
+        folio(sheet, seed % 90 + 1)
+    return sheet
+
+
+def _random_section(sheet: Sheet, rng: random.Random, tag: str, size: float, note: bool, top: float) -> float:
+    """One section of random_page's columns from baseline `top` down; returns the
+    baseline under its lowest column."""
+    k = rng.choice([1, 2, 2, 3])
+    gutter = rng.choice([14, 18, 24])
+    cuts = sorted(rng.uniform(0.3, 0.7) for _ in range(k - 1))
+    shares = [b - a for a, b in zip([0.0, *cuts], [*cuts, 1.0], strict=True)]
+    widths = [max(110.0, (468 - gutter * (k - 1)) * share) for share in shares]
+    widths = [w * (468 - gutter * (k - 1)) / sum(widths) for w in widths]
+    align, count = rng.choice(["left", "justified"]), rng.randint(25, 60)
+    noted = rng.randrange(k) if note and k > 1 and rng.random() < 0.4 else None
+    x, bottom = 72.0, top
+    for c, width in enumerate(widths):
+        end = column(sheet, x, top, width, prose(f"{tag}c{c}x", count + 10 * c), size, 1.2 * size, align)
+        if c == noted:
+            end = column(sheet, x, end - 16, width, words(f"n{c}x", 10), size=7, leading=8)
+        bottom, x = min(bottom, end), x + width + gutter
+    return bottom
 
 
 PAGES = {

@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ragprep.extract.blocks import PARAGRAPH_GAP
 from ragprep.extract.layout.params import (
     ALIGNED,
     COMPOUND_COVER,
@@ -389,6 +390,12 @@ def _last_part_below(page: Page, columns: list[np.ndarray], k: int, inner: list[
     reads in its column). Fixture:
     test_part_under_a_column_painted_row_by_row_with_the_text_beside_it_stays_in_its_column."""
     if len(inner) < 2 or is_text_column(page, inner[-1]):
+        return None
+    # A part at the column's leading under the line over it (a paragraph's
+    # short last line painted on a visit of its own) is the column going on:
+    # a part set under a column lies a paragraph gap or more under it, as
+    # trailing_visit's piece does (test_short_last_line_painted_last_stays_in_its_column).
+    if page.y0[np.concatenate(inner[:-1])].min() - page.y1[inner[-1]].max() < (PARAGRAPH_GAP - 1.0) * page.body:
         return None
     top = _last_row_top(page, inner[-1]) - ROW_OVERLAP * page.body
     above = [c[page.y0[c] >= top] for j, c in enumerate(columns) if j != k]

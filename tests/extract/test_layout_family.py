@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from layoutfamily import PAGES, columns_page, reads_as
+from layoutfamily import PAGES, Sheet, column, columns_page, folio, prose, random_page, reads_as
 
 from ragprep.extract import open_document
 
@@ -121,3 +121,61 @@ def test_cells_wrapped_at_the_text_leading_read_cell_by_cell(name: str, order: s
     # not as a row of its own after its row.
     sheet = PAGES[name]()
     assert layout_text(sheet.paint(order)) == "\n".join(sheet.truth)
+
+
+def test_short_last_line_painted_last_stays_in_its_column():
+    # cut._last_part_below: two short justified columns whose left one ends
+    # in a paragraph's short last line, which a shuffled stream paints after
+    # the right column, on a visit of its own: at the column's leading under
+    # the line over it, it is the column going on, not a part set under the
+    # columns (a random_page of an earlier generator, seed 23).
+    sheet = Sheet()
+    column(sheet, 72, 720, 203.25, prose("s0c0x", 33), 9, 10.8, "justified")
+    column(sheet, 293.25, 720, 246.75, prose("s0c1x", 42), 9, 10.8, "justified")
+    folio(sheet, 24)
+    assert sheet.truth[3] == "the to"
+    assert layout_text(sheet.paint(101)) == "\n".join(sheet.truth)
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason=(
+        "painted by x position, the left columns and the paragraph spanning the gutter between two "
+        "sections of short columns pass for a column-by-column reading (tiebreaks.stream_reads_columns), "
+        "so the bands do not stand; a rule refusing that reading where text crossing the gutter lies "
+        "between text of both sides read indesign2015-breast-cancer-guide p37's exercise page worse "
+        "(570 -> 464 of 626) and was left out"
+    ),
+)
+@pytest.mark.parametrize("seed", [56, 68])
+def test_block_between_two_sections_of_columns_parts_them_whatever_the_paint_order(seed: int):
+    # A paragraph spanning the gutter between two sections of short columns,
+    # painted by x position (the left columns and the paragraph, then the
+    # right columns): the paragraph parts the sections and the bands stand.
+    sheet = random_page(seed)
+    assert layout_text(sheet.paint("columns_first")) == "\n".join(sheet.truth)
+
+
+RANDOM = range(60)
+
+
+@pytest.mark.slow
+def test_random_pages_read_as_written_in_nearly_every_painting():
+    # A sweep of random_page over every twin order and a shuffle: the order
+    # score (tokens in reading order, as bench/layout.py scores) stays at
+    # 0.85 or more on every painting, and nearly all (408 of 420 today) read
+    # exactly; those that do not are known kinds: a page number at the top
+    # right painted last on a page of one column (LIMITS' one_column), and
+    # seeds 56 and 68 painted by x position (0.88, the xfail above).
+    from ragprep.pipeline.compare.metrics import lcs_length, tokenize
+
+    exact, scores = 0, []
+    for seed in RANDOM:
+        sheet = random_page(seed)
+        truth = tokenize("\n".join(sheet.truth))
+        for order in (*ORDERS, 101):
+            text = layout_text(sheet.paint(order))
+            exact += reads_as(text, sheet)
+            scores.append((lcs_length(truth, tokenize(text)) / len(truth), seed, str(order)))
+    assert min(scores)[0] >= 0.85, sorted(scores)[:5]
+    assert exact >= 0.9 * len(scores)
