@@ -639,6 +639,17 @@ done:
     return result;
 }
 
+/* get_run_terms' terms of the n runs (boxes X0, X1, Y1): top = y1 - stacked,
+ * start = x0 + tol, edge = -x1 on an `rtl` page, else x0. */
+static void run_terms(const double *X0, const double *X1, const double *Y1, Py_ssize_t n, double stacked, double tol,
+                      int rtl, double *top, double *start, double *edge) {
+    for (Py_ssize_t k = 0; k < n; k++) {
+        top[k] = Y1[k] - stacked;
+        start[k] = X0[k] + tol;
+        edge[k] = rtl ? -X1[k] : X0[k];
+    }
+}
+
 /* The four float64 columns of run boxes (x0, y0, x1, y1), all one length,
  * and the per-run terms run_pairs and run_stacking broadcast, computed once
  * (the same doubles as numpy's): top[k] = y1[k] - stacked, start[k] = x0[k]
@@ -655,13 +666,7 @@ static Py_ssize_t get_run_terms(PyObject *const obj[4], View v[4], double stacke
     size_t cap = n ? (size_t)n : 1;
     double *top = *terms = malloc(3 * cap * sizeof(double));
     if (!top) { PyErr_NoMemory(); return -1; }
-    double *start = top + cap, *edge = start + cap;
-    const double *X0 = v[0].view.buf, *X1 = v[2].view.buf, *Y1 = v[3].view.buf;
-    for (Py_ssize_t k = 0; k < n; k++) {
-        top[k] = Y1[k] - stacked;
-        start[k] = X0[k] + tol;
-        edge[k] = rtl ? -X1[k] : X0[k];
-    }
+    run_terms(v[0].view.buf, v[2].view.buf, v[3].view.buf, n, stacked, tol, rtl, top, top + cap, top + 2 * cap);
     return n;
 }
 
@@ -740,6 +745,29 @@ static void run_stacking_row(Py_ssize_t lo, Py_ssize_t hi, double y0, double x1,
     *stacked += s_sum;
 }
 
+/* run_stacking's counts of the n runs (Y0, X1 and run_terms' top, start,
+ * edge): into *out, and the top and bottom runs into top_ids and bottom_ids
+ * (n each); not_above is a zeroed work buffer of n. */
+typedef struct { Py_ssize_t pairs, upward, runs_up, tops, bottoms; } Stacking;
+
+static void stacking_counts(Py_ssize_t n, const double *Y0, const double *X1, const double *top, const double *start,
+                            const double *edge, double tol, int64_t *not_above, int64_t *top_ids, int64_t *bottom_ids,
+                            Stacking *out) {
+    Stacking s = {0, 0, 0, 0, 0};
+    for (Py_ssize_t i = 0; i < n; i++) {
+        int64_t above = 0, before = 0, after = 0;  /* stacked pairs with j < i, with j > i */
+        run_stacking_row(0, i, Y0[i], X1[i], start[i], edge[i], tol, top, start, X1, edge, not_above, &above, &before);
+        run_stacking_row(i + 1, n, Y0[i], X1[i], start[i], edge[i], tol, top, start, X1, edge, not_above, &above, &after);
+        s.pairs += before + after;
+        s.upward += before;
+        s.runs_up += before > 0;
+        if (above == n - 1) top_ids[s.tops++] = i;
+    }
+    for (Py_ssize_t k = 0; k < n; k++)
+        if (!not_above[k]) bottom_ids[s.bottoms++] = k;
+    *out = s;
+}
+
 /* ---- run_stacking(x0, y0, x1, y1, stacked, tol, rtl) -> (pairs, upward, runs_up, top, bottom)
  * kernels.run_stacking (leaves._stacked_in_place): of run_pairs' relations
  * (the same doubles, the same comparisons), what the leaf's order reads
@@ -759,25 +787,12 @@ static PyObject *layout_run_stacking(PyObject *mod, PyObject *args) {
     int64_t *ints = NULL;
     Py_ssize_t n = get_run_terms(obj, v, stacked, tol, rtl, &top);
     if (n < 0) goto done;
-    const double *Y0 = v[1].view.buf, *X1 = v[2].view.buf;
     size_t cap = n ? (size_t)n : 1;
-    const double *start = top + cap, *edge = start + cap;
     ints = calloc(3 * cap, sizeof(int64_t));
     if (!ints) { PyErr_NoMemory(); goto done; }
-    int64_t *not_above = ints, *top_ids = ints + cap, *bottom_ids = ints + 2 * cap;
-    Py_ssize_t pairs = 0, upward = 0, runs_up = 0, tops = 0, bottoms = 0;
-    for (Py_ssize_t i = 0; i < n; i++) {
-        int64_t above = 0, before = 0, after = 0;  /* stacked pairs with j < i, with j > i */
-        run_stacking_row(0, i, Y0[i], X1[i], start[i], edge[i], tol, top, start, X1, edge, not_above, &above, &before);
-        run_stacking_row(i + 1, n, Y0[i], X1[i], start[i], edge[i], tol, top, start, X1, edge, not_above, &above, &after);
-        pairs += before + after;
-        upward += before;
-        runs_up += before > 0;
-        if (above == n - 1) top_ids[tops++] = i;
-    }
-    for (Py_ssize_t k = 0; k < n; k++)
-        if (!not_above[k]) bottom_ids[bottoms++] = k;
-    result = Py_BuildValue("(nnnNN)", pairs, upward, runs_up, int64_bytes(top_ids, tops), int64_bytes(bottom_ids, bottoms));
+    Stacking s;
+    stacking_counts(n, v[1].view.buf, v[2].view.buf, top, top + cap, top + 2 * cap, tol, ints, ints + cap, ints + 2 * cap, &s);
+    result = Py_BuildValue("(nnnNN)", s.pairs, s.upward, s.runs_up, int64_bytes(ints + cap, s.tops), int64_bytes(ints + 2 * cap, s.bottoms));
 done:
     free(top); free(ints);
     for (int c = 0; c < 4; c++) release(&v[c]);
@@ -1864,6 +1879,36 @@ done:
     return result;
 }
 
+/* out_of_turn's flags of the blocks (ids cut by `lengths`; `size` units in
+ * all) into flags; owner (size) and sorted (n) are work buffers. */
+static void out_of_turn_flags(const double *X0, const double *X1, const double *Y0, const double *Y1, Py_ssize_t size,
+                              const int64_t *ids, const int64_t *lengths, Py_ssize_t blocks, double descent,
+                              int64_t *owner, int64_t *sorted, char *flags) {
+    for (Py_ssize_t u = 0; u < size; u++) owner[u] = -1;
+    for (Py_ssize_t b = 0, k = 0; b < blocks; b++)
+        for (Py_ssize_t end = k + (Py_ssize_t)lengths[b]; k < end; k++) owner[ids[k]] = b;
+    for (Py_ssize_t b = 0, k = 0; b < blocks; k += (Py_ssize_t)lengths[b], b++) {
+        Py_ssize_t m = (Py_ssize_t)lengths[b];
+        const int64_t *block = ids + k;
+        double lo_x = X0[block[0]], hi_x = X1[block[0]];
+        for (Py_ssize_t i = 0; i < m; i++) {
+            sorted[i] = block[i];
+            lo_x = np_min(lo_x, X0[block[i]]);
+            hi_x = np_max(hi_x, X1[block[i]]);
+        }
+        qsort(sorted, (size_t)m, sizeof(int64_t), cmp_int64);
+        int flag = 0;
+        for (Py_ssize_t i = 1; i < m && !flag; i++) {
+            int64_t a = sorted[i - 1], c = sorted[i];
+            double step = unit_baseline(Y0, Y1, c, descent) - unit_baseline(Y0, Y1, a, descent);
+            flag = step > 0;
+        }
+        for (int64_t u = sorted[0] + 1; u < sorted[m - 1] && !flag; u++)
+            flag = owner[u] >= 0 && owner[u] != b && (X1[u] <= lo_x || X0[u] >= hi_x);
+        flags[b] = (char)flag;
+    }
+}
+
 /* ---- out_of_turn(x0, x1, y0, y1, ids, lengths, descent) -> flags per block
  * kernels.out_of_turn (leaves._painted_in_turn): per block of lines (ids,
  * cut by `lengths`, each block's lines top to bottom; unit numbers follow
@@ -1888,30 +1933,7 @@ static PyObject *layout_out_of_turn(PyObject *mod, PyObject *args) {
     sorted = malloc((n ? n : 1) * sizeof(int64_t));
     result = PyByteArray_FromStringAndSize(NULL, blocks);
     if (!owner || !sorted || !result) { if (!result) goto done; PyErr_NoMemory(); Py_CLEAR(result); goto done; }
-    char *flags = PyByteArray_AS_STRING(result);
-    for (Py_ssize_t u = 0; u < size; u++) owner[u] = -1;
-    for (Py_ssize_t b = 0, k = 0; b < blocks; b++)
-        for (Py_ssize_t end = k + (Py_ssize_t)lengths[b]; k < end; k++) owner[ids[k]] = b;
-    for (Py_ssize_t b = 0, k = 0; b < blocks; k += (Py_ssize_t)lengths[b], b++) {
-        Py_ssize_t m = (Py_ssize_t)lengths[b];
-        const int64_t *block = ids + k;
-        double lo_x = X0[block[0]], hi_x = X1[block[0]];
-        for (Py_ssize_t i = 0; i < m; i++) {
-            sorted[i] = block[i];
-            lo_x = np_min(lo_x, X0[block[i]]);
-            hi_x = np_max(hi_x, X1[block[i]]);
-        }
-        qsort(sorted, (size_t)m, sizeof(int64_t), cmp_int64);
-        int flag = 0;
-        for (Py_ssize_t i = 1; i < m && !flag; i++) {
-            int64_t a = sorted[i - 1], c = sorted[i];
-            double step = unit_baseline(Y0, Y1, c, descent) - unit_baseline(Y0, Y1, a, descent);
-            flag = step > 0;
-        }
-        for (int64_t u = sorted[0] + 1; u < sorted[m - 1] && !flag; u++)
-            flag = owner[u] >= 0 && owner[u] != b && (X1[u] <= lo_x || X0[u] >= hi_x);
-        flags[b] = (char)flag;
-    }
+    out_of_turn_flags(X0, X1, Y0, Y1, size, ids, lengths, blocks, descent, owner, sorted, PyByteArray_AS_STRING(result));
 done:
     free(owner); free(sorted);
     release_boxes(vbox); release(&vi); release(&vl);
@@ -2084,6 +2106,75 @@ done:
     return result;
 }
 
+/* block_chains' walk of the n lines `ids` (below, above, gap_below: their
+ * nearest_under): the blocks' lines into `lines` (2n), their count into
+ * *out, the lines per block into `lengths` (n); flags (2n) and measures
+ * (2n) are zeroed and plain work buffers. The block count, or -1 with an
+ * exception set. */
+static Py_ssize_t block_walk(const double *Y0, const double *Y1, const int64_t *ids, Py_ssize_t n, const int64_t *below,
+                             const int64_t *above, const double *gap_below, double descent, double paragraph_gap,
+                             double size_change, char *flags, double *measures, int64_t *lines, int64_t *lengths,
+                             Py_ssize_t *lines_out) {
+    Py_ssize_t cap = n ? n : 1;
+    char *linked = flags, *has_above = flags + cap;
+    double *base = measures, *height = measures + cap;
+    for (Py_ssize_t k = 0; k < n; k++) {
+        height[k] = Y1[ids[k]] - Y0[ids[k]];
+        base[k] = Y0[ids[k]] + descent * height[k];
+    }
+    for (Py_ssize_t k = 0; k < n; k++) {
+        double h = height[k], under = height[below[k]];
+        double taller = np_max(h, under);
+        int same_size = taller <= size_change * np_max(np_min(h, under), 1e-9);
+        linked[k] = isfinite(gap_below[k]) && base[k] - base[below[k]] <= paragraph_gap * taller && same_size &&
+                    above[below[k]] == k;
+        if (linked[k]) has_above[below[k]] = 1;
+    }
+    Py_ssize_t out = 0, n_blocks = 0;
+    for (Py_ssize_t k = 0; k < n; k++) {
+        if (has_above[k]) continue;
+        Py_ssize_t length = 1;
+        int64_t at = k;
+        lines[out++] = ids[at];
+        while (linked[at] && length <= n) {  /* follow_chains' bound: n + 1 lines */
+            if (out >= 2 * cap) { PyErr_SetString(PyExc_RuntimeError, "block chains overran their bound"); return -1; }
+            at = below[at];
+            lines[out++] = ids[at];
+            length++;
+        }
+        lengths[n_blocks++] = length;
+    }
+    *lines_out = out;
+    return n_blocks;
+}
+
+/* block_chains' `turns`: out_of_turn_flags of the blocks of two lines or
+ * more among the n_blocks blocks (`lines` cut by `lengths`) into flags, 0
+ * for a block of one line. 0, or -1 with MemoryError set. */
+static int blocks_out_of_turn(View vbox[4], const int64_t *lines, const int64_t *lengths, Py_ssize_t n_blocks,
+                              double descent, char *flags) {
+    Py_ssize_t size = vbox[0].view.len / 8, total = 0, multi = 0, m_lines = 0;
+    for (Py_ssize_t b = 0; b < n_blocks; b++) total += (Py_ssize_t)lengths[b];
+    size_t cap = total ? (size_t)total : 1;
+    int64_t *work = malloc((3 * cap + (size ? (size_t)size : 1)) * sizeof(int64_t));
+    char *multi_flags = malloc(cap);
+    if (!work || !multi_flags) { free(work); free(multi_flags); PyErr_NoMemory(); return -1; }
+    int64_t *m_ids = work, *m_lengths = work + cap, *sorted = work + 2 * cap, *owner = work + 3 * cap;
+    for (Py_ssize_t b = 0, k = 0; b < n_blocks; k += (Py_ssize_t)lengths[b], b++) {
+        if (lengths[b] < 2) continue;
+        memcpy(m_ids + m_lines, lines + k, (size_t)lengths[b] * sizeof(int64_t));
+        m_lines += (Py_ssize_t)lengths[b];
+        m_lengths[multi++] = lengths[b];
+    }
+    /* out_of_turn asks nothing of a leaf with fewer than two blocks of lines. */
+    if (multi >= 2)
+        out_of_turn_flags(vbox[0].view.buf, vbox[1].view.buf, vbox[2].view.buf, vbox[3].view.buf, size, m_ids, m_lengths,
+                          multi, descent, owner, sorted, multi_flags);
+    for (Py_ssize_t b = 0, m = 0; b < n_blocks; b++) flags[b] = lengths[b] < 2 ? 0 : multi >= 2 ? multi_flags[m++] : 0;
+    free(work); free(multi_flags);
+    return 0;
+}
+
 /* ---- block_chains(x0, x1, y0, y1, ids, below, above, gap_below, descent, paragraph_gap, size_change)
  *      -> (the blocks' lines, lines per block)
  * kernels.block_chains (leaves.stacked_blocks): a line is linked to its
@@ -2092,14 +2183,17 @@ done:
  * the bottom) is at most paragraph_gap x the taller height, their heights
  * differ by at most size_change (the smaller clamped to 1e-9), and the line
  * under has it as its nearest line above; the blocks are the chains down
- * the links from each line that no link reaches, in order. Links are one to
+ * the links from each line that no link reaches, in order. With `turns`,
+ * per block too, does the stream paint it out of turn (out_of_turn, of the
+ * blocks of two lines or more, where there are two; 0 otherwise). Links are one to
  * one (above[below[k]] == k), so the chains hold every line once and never
  * cycle; the walk is bounded all the same. */
 static PyObject *layout_block_chains(PyObject *mod, PyObject *args) {
     PyObject *x0_obj, *x1_obj, *y0_obj, *y1_obj, *ids_obj, *b_obj, *a_obj, *gb_obj;
     double descent, paragraph_gap, size_change;
-    if (!PyArg_ParseTuple(args, "OOOOOOOOddd", &x0_obj, &x1_obj, &y0_obj, &y1_obj, &ids_obj, &b_obj, &a_obj, &gb_obj,
-                          &descent, &paragraph_gap, &size_change))
+    int turns = 0;
+    if (!PyArg_ParseTuple(args, "OOOOOOOOddd|p", &x0_obj, &x1_obj, &y0_obj, &y1_obj, &ids_obj, &b_obj, &a_obj, &gb_obj,
+                          &descent, &paragraph_gap, &size_change, &turns))
         return NULL;
     View vbox[4], vi = {0}, vb = {0}, va = {0}, vgb = {0};
     memset(vbox, 0, sizeof vbox);
@@ -2126,35 +2220,19 @@ static PyObject *layout_block_chains(PyObject *mod, PyObject *args) {
     lines = malloc(2 * (size_t)cap * sizeof(int64_t));  /* tops and link targets: 2n at the most */
     lengths = malloc((size_t)cap * sizeof(int64_t));
     if (!flags || !measures || !lines || !lengths) { PyErr_NoMemory(); goto done; }
-    char *linked = flags, *has_above = flags + cap;
-    double *base = measures, *height = measures + cap;
-    for (Py_ssize_t k = 0; k < n; k++) {
-        height[k] = Y1[ids[k]] - Y0[ids[k]];
-        base[k] = Y0[ids[k]] + descent * height[k];
+    Py_ssize_t out = 0, n_blocks = block_walk(Y0, Y1, ids, n, below, above, gap_below, descent, paragraph_gap, size_change,
+                                              flags, measures, lines, lengths, &out);
+    if (n_blocks < 0) goto done;
+    if (!turns) {
+        result = Py_BuildValue("(NN)", int64_bytes(lines, out), int64_bytes(lengths, n_blocks));
+        goto done;
     }
-    for (Py_ssize_t k = 0; k < n; k++) {
-        double h = height[k], under = height[below[k]];
-        double taller = np_max(h, under);
-        int same_size = taller <= size_change * np_max(np_min(h, under), 1e-9);
-        linked[k] = isfinite(gap_below[k]) && base[k] - base[below[k]] <= paragraph_gap * taller && same_size &&
-                    above[below[k]] == k;
-        if (linked[k]) has_above[below[k]] = 1;
+    PyObject *in_turn = PyByteArray_FromStringAndSize(NULL, n_blocks);
+    if (!in_turn || blocks_out_of_turn(vbox, lines, lengths, n_blocks, descent, PyByteArray_AS_STRING(in_turn)) < 0) {
+        Py_XDECREF(in_turn);
+        goto done;
     }
-    Py_ssize_t out = 0, n_blocks = 0;
-    for (Py_ssize_t k = 0; k < n; k++) {
-        if (has_above[k]) continue;
-        Py_ssize_t length = 1;
-        int64_t at = k;
-        lines[out++] = ids[at];
-        while (linked[at] && length <= n) {  /* follow_chains' bound: n + 1 lines */
-            if (out >= 2 * cap) { PyErr_SetString(PyExc_RuntimeError, "block chains overran their bound"); goto done; }
-            at = below[at];
-            lines[out++] = ids[at];
-            length++;
-        }
-        lengths[n_blocks++] = length;
-    }
-    result = Py_BuildValue("(NN)", int64_bytes(lines, out), int64_bytes(lengths, n_blocks));
+    result = Py_BuildValue("(NNN)", int64_bytes(lines, out), int64_bytes(lengths, n_blocks), in_turn);
 done:
     free(flags); free(measures); free(lines); free(lengths);
     release_boxes(vbox); release(&vi); release(&vb); release(&va); release(&vgb);
@@ -3139,6 +3217,24 @@ done:
 
 /* ==== lpage: fused leaf rules (leaves.py's rule families in one pass each) ==== */
 
+/* The box of each run of the lines `ids` (runs of `lengths` lines,
+ * concatenated; run_boxes: np.minimum / np.maximum over its lines) into
+ * `box` (4 x runs doubles: the x0, y0, x1 and y1 rows), and per line its run
+ * into `owner` (NULL: not asked). */
+static void unit_run_boxes(const double *X0, const double *X1, const double *Y0, const double *Y1, const int64_t *ids,
+                           const int64_t *lengths, Py_ssize_t runs, double *box, int64_t *owner) {
+    for (Py_ssize_t r = 0, k = 0; r < runs; r++) {
+        double a = X0[ids[k]], b = Y0[ids[k]], c = X1[ids[k]], d = Y1[ids[k]];
+        Py_ssize_t end = k + (Py_ssize_t)lengths[r];
+        for (; k < end; k++) {
+            if (owner) owner[k] = r;
+            a = np_min(a, X0[ids[k]]); b = np_min(b, Y0[ids[k]]);
+            c = np_max(c, X1[ids[k]]); d = np_max(d, Y1[ids[k]]);
+        }
+        box[r] = a; box[runs + r] = b; box[2 * runs + r] = c; box[3 * runs + r] = d;
+    }
+}
+
 /* A growable int64 buffer of (i, j, shared) triples. */
 typedef struct { int64_t *items; Py_ssize_t len, cap; } Triples;
 
@@ -3218,18 +3314,10 @@ static PyObject *layout_grid_links(PyObject *mod, PyObject *args) {
     owner = malloc((n ? (size_t)n : 1) * sizeof(int64_t));
     narrow_run = malloc(cap);
     if (!box || !owner || !narrow_run) { PyErr_NoMemory(); goto done; }
-    double *bx0 = box, *by0 = box + runs, *bx1 = box + 2 * runs, *by1 = box + 3 * runs;
+    const double *bx0 = box, *bx1 = box + 2 * runs;
+    unit_run_boxes(X0, X1, Y0, Y1, ids, lengths, runs, box, owner);
     Py_ssize_t narrow_runs = 0;
-    for (Py_ssize_t r = 0, k = 0; r < runs; r++) {
-        double a = X0[ids[k]], b = Y0[ids[k]], c = X1[ids[k]], d = Y1[ids[k]];
-        Py_ssize_t end = k + (Py_ssize_t)lengths[r];
-        for (owner[k++] = r; k < end; owner[k++] = r) {
-            a = np_min(a, X0[ids[k]]); b = np_min(b, Y0[ids[k]]);
-            c = np_max(c, X1[ids[k]]); d = np_max(d, Y1[ids[k]]);
-        }
-        bx0[r] = a; by0[r] = b; bx1[r] = c; by1[r] = d;
-        narrow_runs += narrow_run[r] = c - a < narrow;
-    }
+    for (Py_ssize_t r = 0; r < runs; r++) narrow_runs += narrow_run[r] = bx1[r] - bx0[r] < narrow;
     if (narrow_runs >= 2) {
         Py_ssize_t distinct = shared_keys(Y0, Y1, ids, owner, n, runs, descent, same_row, &keys, &counts);
         if (distinct < 0 || grid_link_pairs(bx0, bx1, narrow_run, lengths, runs, tol, keys, counts, distinct, &links) < 0)
@@ -3305,6 +3393,79 @@ done:
     free(terms); free(parent); free(least);
     for (int c = 0; c < 4; c++) release(&v[c]);
     release(&vm); release(&vs); release(&vd);
+    return result;
+}
+
+/* Is run a nested over run b (hole_count): a above b (within top's
+ * stacked), not apart (within start's tol), the narrower within the wider
+ * along the line (their overlap at least the narrower's width less tol)? */
+static inline int nested_over(const double *X0, const double *Y0, const double *X1, const double *top,
+                              const double *start, Py_ssize_t a, Py_ssize_t b, double tol) {
+    if (!(Y0[a] >= top[b]) || (X1[a] <= start[b]) | (X1[b] <= start[a])) return 0;
+    double inner = np_min(X1[a], X1[b]) - np_max(X0[a], X0[b]);
+    return inner >= np_min(X1[a] - X0[a], X1[b] - X0[b]) - tol;
+}
+
+/* kernels.hole_count: 0 where fewer than `filled_holes` runs are painted
+ * after a run under them (the lowest y1 so far at most y0 + stacked), else
+ * how many runs i have a run nested over them painted before the last run
+ * nested under them painted before i. */
+static Py_ssize_t hole_count(Py_ssize_t n, const double *X0, const double *Y0, const double *X1, const double *Y1,
+                             const double *top, const double *start, double stacked, double tol, Py_ssize_t filled_holes) {
+    Py_ssize_t after_under = 0, holes = 0;
+    double lowest = n ? Y1[0] : 0.0;
+    for (Py_ssize_t k = 1; k < n; k++) {
+        if (k > 1) lowest = np_min(lowest, Y1[k - 1]);
+        after_under += lowest <= Y0[k] + stacked;
+    }
+    if (after_under < filled_holes) return 0;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        Py_ssize_t first_over = n, last_under = -1;
+        for (Py_ssize_t j = 0; j < i; j++) {
+            if (first_over == n && nested_over(X0, Y0, X1, top, start, j, i, tol)) first_over = j;
+            if (nested_over(X0, Y0, X1, top, start, i, j, tol)) last_under = j;
+        }
+        holes += first_over < last_under;
+    }
+    return holes;
+}
+
+/* ---- leaf_stacking(x0, x1, y0, y1, ids, lengths, stacked, tol, rtl, filled_holes)
+ *      -> (boxes, pairs, upward, runs_up, top, bottom, holes)
+ * kernels.leaf_stacking (leaves._stacked_in_place): the box of each run of
+ * the lines `ids` (runs of `lengths`, concatenated; run_boxes' rows), the
+ * runs' run_stacking, and their hole_count. */
+static PyObject *layout_leaf_stacking(PyObject *mod, PyObject *args) {
+    PyObject *obj[4], *ids_obj, *len_obj;
+    double stacked, tol;
+    int rtl;
+    Py_ssize_t filled_holes;
+    if (!PyArg_ParseTuple(args, "OOOOOOddpn", &obj[0], &obj[1], &obj[2], &obj[3], &ids_obj, &len_obj, &stacked, &tol,
+                          &rtl, &filled_holes))
+        return NULL;
+    View v[4], vi = {0}, vl = {0};
+    memset(v, 0, sizeof v);
+    PyObject *result = NULL;
+    double *box = NULL;
+    int64_t *ints = NULL;
+    Py_ssize_t runs = 0, n = get_unit_runs(obj, v, ids_obj, &vi, len_obj, &vl, &runs);
+    if (n < 0) goto done;
+    size_t cap = runs ? (size_t)runs : 1;
+    box = malloc(7 * cap * sizeof(double));
+    ints = calloc(3 * cap, sizeof(int64_t));
+    if (!box || !ints) { PyErr_NoMemory(); goto done; }
+    unit_run_boxes(v[0].view.buf, v[1].view.buf, v[2].view.buf, v[3].view.buf, vi.view.buf, vl.view.buf, runs, box, NULL);
+    const double *bx0 = box, *by0 = box + runs, *bx1 = box + 2 * runs, *by1 = box + 3 * runs;
+    double *top = box + 4 * cap, *start = top + cap, *edge = start + cap;
+    run_terms(bx0, bx1, by1, runs, stacked, tol, rtl, top, start, edge);
+    Stacking s;
+    stacking_counts(runs, by0, bx1, top, start, edge, tol, ints, ints + cap, ints + 2 * cap, &s);
+    Py_ssize_t holes = hole_count(runs, bx0, by0, bx1, by1, top, start, stacked, tol, filled_holes);
+    result = Py_BuildValue("(NnnnNNn)", PyByteArray_FromStringAndSize((const char *)box, 4 * runs * (Py_ssize_t)sizeof(double)),
+                           s.pairs, s.upward, s.runs_up, int64_bytes(ints + cap, s.tops), int64_bytes(ints + 2 * cap, s.bottoms), holes);
+done:
+    free(box); free(ints);
+    release_boxes(v); release(&vi); release(&vl);
     return result;
 }
 
@@ -3513,6 +3674,7 @@ static PyMethodDef module_methods[] = {
     /* lpage: fused leaf rules */
     {"grid_links", (PyCFunction)layout_grid_links, METH_VARARGS, "Run boxes, and narrow runs apart on one another's baselines."},
     {"grid_groups", (PyCFunction)layout_grid_groups, METH_VARARGS, "Per run, the smallest run of its grid's group."},
+    {"leaf_stacking", (PyCFunction)layout_leaf_stacking, METH_VARARGS, "Run boxes, their stacking and the holes the stream fills."},
     {NULL, NULL, 0, NULL},
 };
 

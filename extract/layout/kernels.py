@@ -1086,6 +1086,38 @@ def block_chains(
     return ids[chains].astype(np.int64), length
 
 
+
+def blocks_in_turn(
+    lib: ModuleType | None,
+    box: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray],
+    ids: np.ndarray,
+    nearest: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray],
+    descent: float,
+    paragraph_gap: float,
+    size_change: float,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """block_chains' blocks of lines `ids` (their lines, one block after
+    another, and how many lines each holds) and, per block, out_of_turn's
+    flag of the blocks of two lines or more (False for a block of one line,
+    and for every block where fewer than two hold two lines or more:
+    leaves._painted_in_turn asks nothing then), in one compiled call: most
+    leaves flag none, and need no block as an array of its own."""
+    if lib is not None:
+        x0, x1, y0, y1 = box
+        below, above, gap_below, _ = nearest
+        found, lengths, flags = lib.block_chains(
+            x0, x1, y0, y1, _ids(ids), _ids(below), _ids(above), np.ascontiguousarray(gap_below, dtype=np.float64),
+            descent, paragraph_gap, size_change, True,
+        )  # fmt: skip
+        return np.frombuffer(found, dtype=np.int64), np.frombuffer(lengths, dtype=np.int64), np.frombuffer(flags, dtype=bool)
+    lines, length = block_chains(None, box, ids, nearest, descent, paragraph_gap, size_change)
+    flags = np.zeros(len(length), dtype=bool)
+    several = length > 1
+    if np.count_nonzero(several) >= 2:
+        blocks = np.split(lines, np.cumsum(length)[:-1])
+        flags[several] = out_of_turn(None, box, [block for block, many in zip(blocks, several.tolist(), strict=True) if many], descent)
+    return lines, length, flags
+
 # -- the fixed per-page pipeline: units.Page's frame, lines.glyphs_along ------
 # These read the glyph table's columns through a page's stream themselves
 # (compiled: table rows, no gathered copy per column); the C answers only for
@@ -1760,3 +1792,70 @@ def grid_groups(
     column = (member[:, None] & member[None, :]) | (tight & (member[:, None] | member[None, :]))
     above_i, under_j = np.nonzero(np.triu((above | above.T) & ~apart, 1) & column)
     return components(None, len(x0), np.concatenate([src, above_i]), np.concatenate([dst, under_j]))
+
+
+class LeafStacking(NamedTuple):
+    """What leaf_stacking measures of a leaf's runs."""
+
+    box: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]  # per run: x0, y0, x1, y1 (run_boxes)
+    stacking: RunStacking
+    holes: int  # hole_count
+
+
+def leaf_stacking(
+    lib: ModuleType | None,
+    box: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray],
+    runs: list[np.ndarray],
+    slack: tuple[float, float],
+    rtl: bool,
+    filled_holes: int,
+) -> LeafStacking:
+    """leaves._stacked_in_place's measures of a leaf's runs of lines (unit
+    boxes x0, x1, y0, y1 of `box`; none empty), in one compiled pass: the
+    box of each run, their run_stacking and their hole_count (`slack`:
+    stacked and tol of both)."""
+    x0, x1, y0, y1 = box
+    stacked, tol = slack
+    if lib is not None:
+        lengths = np.array([len(r) for r in runs], dtype=np.int64)
+        found = lib.leaf_stacking(x0, x1, y0, y1, _ids(np.concatenate(runs)), lengths, stacked, tol, rtl, filled_holes)
+        out = np.frombuffer(found[0], dtype=np.float64).reshape(4, len(runs))
+        pairs, upward, runs_up, top, bottom, holes = found[1:]
+        stacking = RunStacking(pairs, upward, runs_up, np.frombuffer(top, dtype=np.int64), np.frombuffer(bottom, dtype=np.int64))
+        return LeafStacking((out[0], out[1], out[2], out[3]), stacking, holes)
+    run_box = run_boxes(None, (x0, y0, x1, y1), runs)
+    return LeafStacking(run_box, run_stacking(None, run_box, stacked, tol, rtl), hole_count(run_box, slack, filled_holes))
+
+
+def nested_pairs(box: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray], slack: tuple[float, float]) -> np.ndarray:
+    """Per pair (i, j) of runs (boxes x0, y0, x1, y1 of `box`), i != j: does
+    run i lie above run j (run_pairs' above, within `slack`'s stacked), not
+    apart (within its tol), the narrower within the wider along the line
+    (their overlap at least the narrower's width less tol)?"""
+    x0, _, x1, _ = box
+    stacked, tol = slack
+    above, apart, _ = run_pairs(None, box, stacked, tol, False)
+    inner = np.minimum(x1[:, None], x1[None, :]) - np.maximum(x0[:, None], x0[None, :])
+    narrower = np.minimum((x1 - x0)[:, None], (x1 - x0)[None, :])
+    nested: np.ndarray = above & ~apart & (inner >= narrower - tol) & ~np.eye(len(x0), dtype=bool)
+    return nested
+
+
+def hole_count(box: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray], slack: tuple[float, float], filled_holes: int) -> int:
+    """How many holes the stream fills in a leaf's runs (in paint order,
+    boxes x0, y0, x1, y1 of `box`; leaves._holes_filled_later): runs
+    painted after a run nested over them (nested_pairs) and then a run
+    nested under them. 0 without counting where fewer than `filled_holes`
+    runs are painted after a run under them at all (the lowest top so far
+    within `slack`'s stacked of their bottom): most leaves."""
+    _, y0, _, y1 = box
+    lowest = np.minimum.accumulate(y1)
+    if np.count_nonzero(lowest[:-1] <= y0[1:] + slack[0]) < filled_holes:
+        return 0
+    nested = nested_pairs(box, slack)
+    n = len(y0)
+    earlier = np.tril(np.ones((n, n), dtype=bool), -1)  # [i, j]: j painted before i
+    index = np.arange(n)
+    first_over = np.where(nested.T & earlier, index[None, :], n).min(axis=1)
+    last_under = np.where(nested & earlier, index[None, :], -1).max(axis=1)
+    return int(np.count_nonzero(first_over < last_under))

@@ -69,8 +69,8 @@ from ragprep.extract.layout.params import (
     TURNS,
 )
 from ragprep.extract.layout.kernels import (
-    RunStacking, back_up_moves, block_chains, cell_chains, emit_leaves, flush_visits, grid_groups, grid_links, grid_rows, gutter_cuts, interleaved_merges, kahn, out_of_turn, paint_run_cuts,
-    pass_cuts, row_groups, row_mates, run_pairs, run_stacking, top_and_bottom, turning_pair,
+    RunStacking, back_up_moves, block_chains, blocks_in_turn, cell_chains, emit_leaves, flush_visits, grid_groups, grid_links, grid_rows, gutter_cuts, interleaved_merges, kahn, leaf_stacking,
+    nested_pairs, paint_run_cuts, pass_cuts, row_groups, row_mates, run_pairs, top_and_bottom, turning_pair,
 )  # fmt: skip
 from ragprep.extract.layout.kernels import run_boxes as kernel_run_boxes
 from ragprep.extract.layout.regions import baseline, blocks_wrapping, is_text_column, split_at
@@ -160,7 +160,7 @@ def _cells_together(page: Page, ids: np.ndarray, runs: list[np.ndarray], sidebar
     in_sidebar = {line for block in sidebars for line in block.tolist()}
     cells = [cell for cell in stacked_cells(page, ids) if in_sidebar.isdisjoint(cell.tolist())]
     taken = in_sidebar | {line for cell in cells for line in cell.tolist()}
-    paragraphs = [p for p in _painted_in_turn(page, stacked_blocks(page, ids)) if taken.isdisjoint(p.tolist())]
+    paragraphs = [p for p in _painted_in_turn(page, ids) if taken.isdisjoint(p.tolist())]
     if not cells and not paragraphs and not sidebars:
         return runs
     cells = [*cells, *sidebars]
@@ -452,8 +452,9 @@ def _on_baselines(page: Page, lines: np.ndarray, ids: np.ndarray) -> np.ndarray:
     return on
 
 
-def _painted_in_turn(page: Page, blocks: list[np.ndarray]) -> list[np.ndarray]:
-    """The paragraphs among `blocks` (_paragraphs) that the stream paints out
+def _painted_in_turn(page: Page, ids: np.ndarray) -> list[np.ndarray]:
+    """The paragraphs among the blocks of lines `ids` (stacked_blocks,
+    _paragraphs) that the stream paints out
     of their order, or in turn with another block beside them: it paints
     their lines other than top to bottom (a paragraph's last lines painted
     with the furniture of the bottom band), or between two of their lines a
@@ -461,15 +462,15 @@ def _painted_in_turn(page: Page, blocks: list[np.ndarray]) -> list[np.ndarray]:
     along the line (an infobox's lines, a sidebar's). A bullet or a mark
     painted between a list's lines is no block, and a paragraph painted
     down the page keeps the stream's order."""
-    blocks_of_lines = [block for block in blocks if len(block) > 1]
-    if len(blocks_of_lines) < 2:
+    # The blocks and which of them the stream paints so (kernels.out_of_turn,
+    # with stacked_blocks' measure in one call: kernels.blocks_in_turn)
+    # first: on most leaves none, and no block then needs the paragraph test.
+    box = (page.x0, page.x1, page.y0, page.y1)
+    lines, length, flagged = blocks_in_turn(page.lib, box, ids, page.nearest_under(ids), DESCENT, PARAGRAPH_GAP, FONT_SIZE_CHANGE)
+    if not flagged.any():
         return []
-    # Which blocks the stream paints so (kernels.out_of_turn) first: on most
-    # leaves none, and no block then needs the paragraph test.
-    flagged = out_of_turn(page.lib, (page.x0, page.x1, page.y0, page.y1), blocks_of_lines, DESCENT).tolist()
-    if not any(flagged):
-        return []
-    firsts = {int(block[0]) for block, flag in zip(blocks_of_lines, flagged, strict=True) if flag}
+    blocks = split_at(lines, np.cumsum(length)[:-1])
+    firsts = {int(block[0]) for block, flag in zip(blocks, flagged.tolist(), strict=True) if flag}
     return [paragraph for paragraph in _paragraphs(page, blocks) if int(paragraph[0]) in firsts]
 
 
@@ -582,10 +583,10 @@ def _stacked_in_place(page: Page, runs: list[np.ndarray]) -> list[np.ndarray]:
     test_running_head_painted_last_reads_first,
     test_title_above_a_column_painted_after_it_is_read_first."""
     n = len(runs)
-    box = run_boxes(page, runs)
-    stacking = run_stacking(page.lib, box, STACKED * page.body, ROW_OVERLAP * page.body, page.rtl)
+    slack = (STACKED * page.body, ROW_OVERLAP * page.body)
+    box, stacking, hole_count = leaf_stacking(page.lib, (page.x0, page.x1, page.y0, page.y1), runs, slack, page.rtl, FILLED_HOLES)
     runs_up = _stream_paints_runs_up(stacking)
-    holes = None if runs_up else _holes_filled_later(page, runs, box)
+    holes = None if runs_up else _holes_filled_later(page, runs, box, hole_count)
     furniture = _band_furniture(page, runs, (stacking.top, stacking.bottom))
     if holes is None and not runs_up and not any(furniture):
         # No furniture in a band (_with_bands): no constraint at all, and
@@ -606,38 +607,25 @@ def _stacked_in_place(page: Page, runs: list[np.ndarray]) -> list[np.ndarray]:
 
 
 def _holes_filled_later(
-    page: Page, runs: list[np.ndarray], box: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]
+    page: Page, runs: list[np.ndarray], box: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray], holes: int
 ) -> np.ndarray | None:
     """Where the stream fills FILLED_HOLES holes or more that it left in a
-    column, the order of the leaf's runs (in paint order, their boxes
-    `box`) that geometry gives (constraints for kahn: blocks of two lines or
-    more one above the other, the narrower within the wider along the line,
-    read top to bottom); None otherwise. A hole is a
-    run painted after a run over it and then a run under it, each within
-    the other's extent along the line (nested): the stream went down past
-    it and came back up (a column painted by its edges, the paragraphs at
-    its left edge first, then the bullets and the list indented between
+    column (`holes`, kernels.hole_count), the order of the leaf's runs (in
+    paint order, their boxes `box`) that geometry gives (constraints for
+    kahn: blocks of two lines or more one above the other, the narrower
+    within the wider along the line, read top to bottom); None otherwise. A
+    hole is a run painted after a run over it and then a run under it, each
+    within the other's extent along the line (nested): the stream went down
+    past it and came back up (a column painted by its edges, the paragraphs
+    at its left edge first, then the bullets and the list indented between
     them; _stream_paints_runs_up sees no flush run painted up). One hole
     filled is a float the stream placed (a callout between paragraphs), and
     a box at the top painted after the text under it fills none (nothing
     over it was painted before that text): ties the stream breaks. Fixture:
     test_list_indented_between_paragraphs_painted_after_them_reads_in_place."""
-    n = len(runs)
-    x0, y0, x1, y1 = box
-    # Cheap first: a hole is painted after a run under it (above's test).
-    lowest = np.minimum.accumulate(y1)
-    if np.count_nonzero(lowest[:-1] <= y0[1:] + STACKED * page.body) < FILLED_HOLES:
+    if holes < FILLED_HOLES:
         return None
-    above, apart, _ = _boxes(page, box)
-    inner = np.minimum(x1[:, None], x1[None, :]) - np.maximum(x0[:, None], x0[None, :])
-    narrower = np.minimum((x1 - x0)[:, None], (x1 - x0)[None, :])
-    nested = above & ~apart & (inner >= narrower - ROW_OVERLAP * page.body) & ~np.eye(n, dtype=bool)
-    earlier = np.tril(np.ones((n, n), dtype=bool), -1)  # [i, j]: j painted before i
-    index = np.arange(n)
-    first_over = np.where(nested.T & earlier, index[None, :], n).min(axis=1)
-    last_under = np.where(nested & earlier, index[None, :], -1).max(axis=1)
-    if np.count_nonzero(first_over < last_under) < FILLED_HOLES:
-        return None
+    nested = nested_pairs(box, (STACKED * page.body, ROW_OVERLAP * page.body))
     # Single lines (a bullet, a table's row) take no constraint: kahn puts
     # them in paint order among the blocks.
     block = np.array([len(run) > 1 for run in runs])

@@ -291,3 +291,112 @@ def test_grid_links_and_groups_are_bounds_checked():
         LIB.grid_groups(y, y, y, y, member[:2], np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64), 1.0, 1.0, 1.0, 1.0, False)
     with pytest.raises(TypeError):
         LIB.grid_groups(y, y, y, y, member.astype(np.int64), np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64), 1.0, 1.0, 1.0, 1.0, False)
+
+
+def _column_by_its_edges(rng: np.random.Generator, n: int) -> tuple[tuple[np.ndarray, ...], list[np.ndarray]]:
+    """Lines of a column (unit boxes x0, x1, y0, y1) whose stream paints the
+    paragraphs at its left edge first, then the indented lines between them
+    (holes filled later), in runs of one or two lines."""
+    rows = max(n, 2)
+    y1 = 1000.0 - np.arange(rows) * 12.0
+    indented = rng.random(rows) < 0.4
+    x0 = np.where(indented, 20.0, 0.0)
+    x1 = np.full(rows, 300.0)
+    order = np.concatenate([np.flatnonzero(~indented), np.flatnonzero(indented)]).astype(np.int64)
+    cuts = np.flatnonzero(rng.random(rows - 1) < 0.6) + 1
+    return (x0, x1, y1 - 10.0, y1), [run for run in np.split(order, cuts) if len(run)]
+
+
+def _holes_by_definition(box: tuple[np.ndarray, ...], slack: tuple[float, float]) -> int:
+    """Runs i painted after a run nested over them before the last run
+    nested under them painted before i, pair by pair (the cheap test left out)."""
+    x0, y0, x1, y1 = box
+    stacked, tol = slack
+
+    def nested(a: int, b: int) -> bool:
+        apart = x1[a] <= x0[b] + tol or x1[b] <= x0[a] + tol
+        inner = min(x1[a], x1[b]) - max(x0[a], x0[b])
+        return bool(y0[a] >= y1[b] - stacked and not apart and inner >= min(x1[a] - x0[a], x1[b] - x0[b]) - tol)
+
+    holes = 0
+    for i in range(len(x0)):
+        over = [j for j in range(i) if nested(j, i)]
+        under = [j for j in range(i) if nested(i, j)]
+        holes += bool(over and under and over[0] < under[-1])
+    return holes
+
+
+def _one_hole_over_a_rule() -> tuple[tuple[np.ndarray, ...], list[np.ndarray]]:
+    """A wide line, a rule under the column (thinner than the stacking
+    slack) and the narrow line between them painted last: one hole, and the
+    cheap test must not count the rule as painted under itself."""
+    x0, x1 = np.array([0.0, 0.0, 20.0]), np.array([300.0, 300.0, 200.0])
+    y0, y1 = np.array([100.0, 69.0, 80.0]), np.array([110.0, 70.0, 90.0])
+    return (x0, x1, y0, y1), [np.array([0]), np.array([1]), np.array([2])]
+
+
+def test_leaf_stacking_agrees_and_counts_holes_by_definition():
+    seen = np.zeros(4, dtype=bool)  # holes counted; the cheap test says none; top and bottom runs; a run over and under another
+    for rng, n, special in _cases():
+        leaves = [(_boxes(rng, max(n, 1), special), _runs(rng, max(n, 1))), _column_by_its_edges(rng, n), _one_hole_over_a_rule()]
+        for box, runs in leaves:
+            slacks = (((1.5, 2.5), False, 2), ((0.0, 0.0), True, 2), ((np.nan, np.inf), False, 1), ((1.5, -0.0), True, 0), ((25.0, 2.5), False, 1))
+            for slack, rtl, filled in slacks:
+                with np.errstate(invalid="ignore"):
+                    reference = kernels.leaf_stacking(None, box, runs, slack, rtl, filled)
+                    run_box = kernels.run_boxes(None, (box[0], box[2], box[1], box[3]), runs)
+                    expected = _holes_by_definition(run_box, slack)
+                    # The cheap test: runs painted after a run under them at all.
+                    after_under = sum(bool(np.nanmin(run_box[3][:k]) <= run_box[1][k] + slack[0]) if not np.isnan(run_box[3][:k]).any() else False for k in range(1, len(runs)))
+                cheap = after_under < filled and expected > 0
+                assert reference.holes == (0 if after_under < filled else expected)
+                if LIB is not None:
+                    compiled = kernels.leaf_stacking(LIB, box, runs, slack, rtl, filled)
+                    assert all(np.array_equal(c, r, equal_nan=True) for c, r in zip(compiled.box, reference.box, strict=True))
+                    assert compiled.holes == reference.holes
+                    for field in ("pairs", "upward", "runs_up", "top", "bottom"):
+                        assert np.array_equal(getattr(compiled.stacking, field), getattr(reference.stacking, field))
+                with np.errstate(invalid="ignore"):
+                    mutual = kernels.nested_pairs(run_box, slack)
+                seen |= (reference.holes >= 2, cheap, len(reference.stacking.top) > 0 and len(reference.stacking.bottom) > 0, (mutual & mutual.T).any())
+    assert seen.all()
+
+
+@pytest.mark.skipif(LIB is None, reason="the layout kernels are not built")
+def test_leaf_stacking_is_bounds_checked():
+    y = np.zeros(3)
+    with pytest.raises(IndexError):
+        LIB.leaf_stacking(y, y, y, y, np.array([0, 3], dtype=np.int64), np.array([2], dtype=np.int64), 1.0, 1.0, False, 2)
+    with pytest.raises(ValueError, match="do not add up"):
+        LIB.leaf_stacking(y, y, y, y, np.array([0, 1], dtype=np.int64), np.array([1], dtype=np.int64), 1.0, 1.0, False, 2)
+    with pytest.raises(ValueError, match="bad run lengths"):
+        LIB.leaf_stacking(y, y, y, y, np.array([0, 1], dtype=np.int64), np.array([0, 2], dtype=np.int64), 1.0, 1.0, False, 2)
+    with pytest.raises(ValueError, match="differ in length"):
+        LIB.leaf_stacking(y, y, y, np.zeros(2), np.array([0, 1], dtype=np.int64), np.array([2], dtype=np.int64), 1.0, 1.0, False, 2)
+
+
+def test_blocks_in_turn_are_block_chains_and_out_of_turn():
+    # Paragraphs in two columns, numbered (painted) in random order, and
+    # random boxes with NaN and infinite edges: blocks flagged and not, and
+    # leaves with one block of lines only (no flag asked).
+    seen = np.zeros(3, dtype=bool)
+    for rng, n, special in _cases():
+        column = rng.integers(0, 2, n) * 100.0
+        height = rng.choice([1.0, 1.1, 1.5, 3.0], n)
+        bottom = -np.cumsum(rng.choice([1.2, 1.5, 2.0, 5.0], n)) * 2.0
+        ids = np.sort(rng.permutation(n)[: max(1, n - 1)]).astype(np.int64) if n else np.zeros(0, dtype=np.int64)
+        for box in ((column, column + 60.0, bottom, bottom + height), _boxes(rng, n, special)):
+            with np.errstate(invalid="ignore"):
+                nearest = kernels.nearest_under(None, box, ids, 0.22, 0.5)
+            for gap, change in ((1.6, 1.15), (0.0, 1.0), (np.inf, np.inf), (np.nan, np.nan)):
+                lines, length, flags = kernels.blocks_in_turn(None, box, ids, nearest, 0.22, gap, change)
+                chains = kernels.block_chains(None, box, ids, nearest, 0.22, gap, change)
+                assert np.array_equal(lines, chains[0]) and np.array_equal(length, chains[1])
+                several = [block for block in np.split(lines, np.cumsum(length)[:-1]) if len(block) > 1] if len(length) else []
+                expected = kernels.out_of_turn(None, box, several, 0.22).tolist() if len(several) >= 2 else [False] * len(several)
+                assert flags[length > 1].tolist() == expected and not flags[length < 2].any()
+                if LIB is not None:
+                    compiled = kernels.blocks_in_turn(LIB, box, ids, nearest, 0.22, gap, change)
+                    assert all(_bitwise(c, r) for c, r in zip(compiled, (lines, length, flags), strict=True))
+                seen |= (flags.any(), len(several) >= 2 and not all(expected), len(several) == 1)
+    assert seen.all()
