@@ -1998,15 +1998,17 @@ def test_side_caption_ending_on_a_table_row_stays_beside_the_table():
 
 
 def test_wrapped_label_of_a_right_to_left_table_links_to_its_row_on_its_start_edge():
-    # leaves._grid_column_pairs on a right-to-left page: a table's label
-    # wraps over two lines set flush right (where a Hebrew line starts),
-    # its amounts beside the last line. The first line is three words wide,
-    # the last one word: their left edges lie 60 pt apart, their right edges
-    # on one edge, and the first line is of the grid column of the row
-    # under it. Tested on the left edge, as on a left-to-right page, the
-    # wrapped line joined no grid.
-    from ragprep.extract.layout.leaves import _grid_column_pairs, run_boxes
+    # leaves._merge_grids' grid column (kernels.grid_groups) on a
+    # right-to-left page: a table's label wraps over two lines set flush
+    # right (where a Hebrew line starts), its amounts beside the last line.
+    # The first line is three words wide, the last one word: their left
+    # edges lie 60 pt apart, their right edges on one edge, and the first
+    # line is of the grid column of the row under it. Tested on the left
+    # edge, as on a left-to-right page, the wrapped line joined no grid.
+    from ragprep.extract.layout.kernels import grid_groups
+    from ragprep.extract.layout.leaves import run_boxes
     from ragprep.extract.layout.page import _leaves
+    from ragprep.extract.layout.params import CELL_LEADING, PASS_EDGE, ROW_OVERLAP, STACKED
 
     b = PdfBuilder()
     font, encode = b.add_cid_font(" " + "".join(HEBREW_WORDS), widths=500)
@@ -2019,9 +2021,12 @@ def test_wrapped_label_of_a_right_to_left_table_links_to_its_row_on_its_start_ed
     assert page.rtl
     runs = [np.array([k]) for k in np.flatnonzero(page.placed)]
     assert len(runs) == 3 and float(page.x1[0] - page.x0[0]) > 3 * float(page.x1[1] - page.x0[1])
-    pairs = _grid_column_pairs(page, run_boxes(page, runs), np.array([False, True, True]))
-    assert pairs[0, 1] and pairs[1, 0]
-    assert not pairs[0, 2]
+    box, member, none = run_boxes(page, runs), np.array([False, True, True]), (np.zeros(0, dtype=np.int64),) * 2
+    slack, cell = (STACKED * page.body, ROW_OVERLAP * page.body), (CELL_LEADING * page.body, PASS_EDGE * page.body)
+    # The wrapped first line joins the amounts' row under it; the row's
+    # other amount, beside it, joins nothing by stacking.
+    assert grid_groups(page.lib, box, member, none, slack, cell, page.rtl).tolist() == [0, 0, 2]
+    assert grid_groups(page.lib, box, member, none, slack, cell, False).tolist() == [0, 1, 2]
 
 
 def test_side_captions_read_each_beside_its_table():
