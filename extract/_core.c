@@ -2258,6 +2258,83 @@ done:
 }
 
 
+/* run_mcids(mcids, starts) -> list of tuples: blocks.run_mcids in one pass.
+ * `mcids` are the emitted glyphs' MCIDs in order, `starts` the strictly
+ * increasing positions where runs begin (each run ends where the next
+ * begins, the last at the end). Per run: its distinct MCIDs other than
+ * NO_MCID (-1), in the order they first occur. A run's MCIDs seen so far
+ * are kept in an open-addressing set sized to the run and cleared over
+ * that size only: time linear in the glyphs and runs, whatever the MCIDs. */
+#define RUN_NO_MCID ((int64_t)-1)
+
+static size_t run_set_size(Py_ssize_t length, int *bits) {
+    size_t size = 8;
+    *bits = 3;
+    while (size < 2 * (size_t)length) { size <<= 1; (*bits)++; }
+    return size;
+}
+
+/* The distinct MCIDs of M[start:end] in first-occurrence order into `found`; their count. */
+static Py_ssize_t run_distinct(const int64_t *M, Py_ssize_t start, Py_ssize_t end, int64_t *set, int64_t *found) {
+    int bits;
+    size_t size = run_set_size(end - start, &bits);
+    for (size_t i = 0; i < size; i++) set[i] = RUN_NO_MCID;
+    Py_ssize_t count = 0;
+    int64_t last = RUN_NO_MCID;
+    for (Py_ssize_t k = start; k < end; k++) {
+        int64_t m = M[k];
+        if (m == RUN_NO_MCID || m == last) continue; /* a sequence's glyphs come one after another */
+        last = m;
+        size_t h = (size_t)(((uint64_t)m * 0x9E3779B97F4A7C15ull) >> (64 - bits));
+        while (set[h] != RUN_NO_MCID && set[h] != m) h = (h + 1) & (size - 1);
+        if (set[h] == m) continue;
+        set[h] = m;
+        found[count++] = m;
+    }
+    return count;
+}
+
+static PyObject *core_run_mcids(PyObject *mod, PyObject *args) {
+    (void)mod;
+    PyObject *mcids_obj, *starts_obj;
+    if (!PyArg_ParseTuple(args, "OO", &mcids_obj, &starts_obj)) return NULL;
+    View vm = {0}, vs = {0};
+    int64_t *set = NULL, *found = NULL;
+    PyObject *out = NULL;
+    if (get_view(mcids_obj, &vm, "l", 8, "mcids") < 0 || get_view(starts_obj, &vs, "l", 8, "starts") < 0) goto done;
+    Py_ssize_t n = vm.view.len / 8, runs = vs.view.len / 8, longest = 0;
+    const int64_t *M = vm.view.buf, *S = vs.view.buf;
+    for (Py_ssize_t r = 0; r < runs; r++)
+        if (S[r] < 0 || S[r] >= n || (r && S[r] <= S[r - 1])) { PyErr_SetString(PyExc_ValueError, "run_mcids: bad run starts"); goto done; }
+    for (Py_ssize_t r = 0; r < runs; r++) {
+        Py_ssize_t length = (r + 1 < runs ? (Py_ssize_t)S[r + 1] : n) - (Py_ssize_t)S[r];
+        longest = length > longest ? length : longest;
+    }
+    int bits;
+    set = PyMem_Malloc(run_set_size(longest, &bits) * sizeof(int64_t));
+    found = PyMem_Malloc(((size_t)longest + 1) * sizeof(int64_t));
+    if (!set || !found) { PyErr_NoMemory(); goto done; }
+    out = PyList_New(runs);
+    if (!out) goto done;
+    for (Py_ssize_t r = 0; r < runs; r++) {
+        Py_ssize_t count = run_distinct(M, (Py_ssize_t)S[r], r + 1 < runs ? (Py_ssize_t)S[r + 1] : n, set, found);
+        PyObject *item = PyTuple_New(count);
+        for (Py_ssize_t k = 0; item && k < count; k++) {
+            PyObject *v = PyLong_FromLongLong((long long)found[k]);
+            if (!v) Py_CLEAR(item);
+            else PyTuple_SET_ITEM(item, k, v);
+        }
+        if (!item) { Py_CLEAR(out); goto done; }
+        PyList_SET_ITEM(out, r, item);
+    }
+done:
+    PyMem_Free(set);
+    PyMem_Free(found);
+    release(&vm); release(&vs);
+    return out;
+}
+
+
 /* tree_order(stream, mcid, candidates, marked, ref_keys, order, rank) -> k:
  * reading._tree_order in one pass. A candidate glyph c (a row of the
  * page's table) with marked[i] has the key (stream[c] << 32) | mcid[c]
@@ -3986,6 +4063,7 @@ static PyMethodDef module_methods[] = {
     {"pair_rules", (PyCFunction)core_pair_rules, METH_VARARGS, "geometric._pair_rules over an ordered glyph run."},
     {"join_text", (PyCFunction)core_join_text, METH_VARARGS, "Texts joined with their separators, and their spans."},
     {"run_boxes", (PyCFunction)core_run_boxes, METH_VARARGS, "Bounding boxes of runs of emitted glyphs."},
+    {"run_mcids", (PyCFunction)core_run_mcids, METH_VARARGS, "Distinct MCIDs of runs of emitted glyphs (blocks.run_mcids)."},
     {"tree_order", (PyCFunction)core_tree_order, METH_VARARGS, "Glyphs the structure tree places, in its order (reading._tree_order)."},
     {"frozen_rows", (PyCFunction)core_frozen_rows, METH_VARARGS, "Frozen dataclass rows from columns (rows.frozen_rows)."},
     {"parse_object", (PyCFunction)core_parse_object, METH_VARARGS, "One PDF object's bytes as plain Python values."},

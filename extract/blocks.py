@@ -109,7 +109,14 @@ def labelled_blocks(
 
 def run_mcids(mcids: np.ndarray, starts: np.ndarray) -> list[tuple[int, ...]]:
     """Per run of emitted glyphs beginning at `starts`: its distinct MCIDs in
-    the order they first occur, all runs at once (no numpy call per run)."""
+    the order they first occur, all runs at once (no numpy call per run).
+    `starts` begin at 0 and increase strictly (as run_starts gives them)."""
+    core = compiled_core()
+    if core is not None:  # one pass, no sort of the page's marked glyphs
+        runs: list[tuple[int, ...]] = core.run_mcids(
+            np.ascontiguousarray(mcids, dtype=np.int64), np.ascontiguousarray(starts, dtype=np.int64)
+        )
+        return runs
     marked = np.flatnonzero(mcids != NO_MCID)
     if not len(marked):
         return [()] * len(starts)
