@@ -312,6 +312,41 @@ done:
     return result;
 }
 
+/* ---- pair_shared(y0, y1, a, b, descent, tol) -> int
+ * kernels.shared_pair (regions.shared_rows): of the two runs of lines a
+ * and b, shared_baselines' count for the shorter one (a on a tie) against
+ * the other, 0 where they meet nowhere; one call, no keys handed back. */
+static PyObject *layout_pair_shared(PyObject *mod, PyObject *args) {
+    PyObject *y0_obj, *y1_obj, *a_obj, *b_obj;
+    double descent, tol;
+    if (!PyArg_ParseTuple(args, "OOOOdd", &y0_obj, &y1_obj, &a_obj, &b_obj, &descent, &tol)) return NULL;
+    View v0 = {0}, v1 = {0}, va = {0}, vb = {0};
+    PyObject *result = NULL;
+    int64_t *ids = NULL, *owner = NULL, *keys = NULL, *counts = NULL;
+    if (get_view(y0_obj, &v0, "d", 8, "y0") < 0 || get_view(y1_obj, &v1, "d", 8, "y1") < 0 ||
+        get_view(a_obj, &va, "l", 8, "a") < 0 || get_view(b_obj, &vb, "l", 8, "b") < 0)
+        goto done;
+    Py_ssize_t size = v0.view.len / 8, na = va.view.len / 8, nb = vb.view.len / 8;
+    if (v1.view.len / 8 != size) { PyErr_SetString(PyExc_ValueError, "y0 and y1 differ in length"); goto done; }
+    if (check_ids(va.view.buf, na, size, "a") < 0 || check_ids(vb.view.buf, nb, size, "b") < 0) goto done;
+    ids = malloc((na + nb ? na + nb : 1) * sizeof(int64_t));
+    owner = malloc((na + nb ? na + nb : 1) * sizeof(int64_t));
+    if (!ids || !owner) { PyErr_NoMemory(); goto done; }
+    memcpy(ids, va.view.buf, (size_t)na * sizeof(int64_t));
+    memcpy(ids + na, vb.view.buf, (size_t)nb * sizeof(int64_t));
+    for (Py_ssize_t k = 0; k < na + nb; k++) owner[k] = k < na ? 0 : 1;
+    Py_ssize_t distinct = shared_keys(v0.view.buf, v1.view.buf, ids, owner, na + nb, 2, descent, tol, &keys, &counts);
+    if (distinct < 0) goto done;
+    int64_t key = na <= nb ? 1 : 2, count = 0;
+    for (Py_ssize_t k = 0; k < distinct; k++)
+        if (keys[k] == key) count = counts[k];
+    result = PyLong_FromLongLong((long long)count);
+done:
+    free(ids); free(owner); free(keys); free(counts);
+    release(&v0); release(&v1); release(&va); release(&vb);
+    return result;
+}
+
 /* ---- paint_run_cuts(x0, x1, y0, y1, ids, descent, tol, half_body, run_gap, gutter, rtl) -> cuts
  * kernels.paint_run_cuts: where the stream (lines `ids` in stream order)
  * leaves a block (leaves._paint_runs). */
@@ -1052,11 +1087,10 @@ static double np_sum(const double *a, Py_ssize_t n) {
 }
 
 /* The distinct edges of the units (into edges, 2 n long; their count
- * returned), and per row and cell whether a unit of the row covers it (C)
- * and whether it is whitespace between the row's leftmost and rightmost
- * content (I), both rows x (count - 1), malloc'ed; -1 on error. */
-static Py_ssize_t gutter_grid(const double *X0, const double *X1, const int64_t *ids, Py_ssize_t n,
-                              const int64_t *S, Py_ssize_t rows, double *edges, char **C, char **I) {
+ * returned), sorted as np.unique sorts them, and per unit the cells its left
+ * and right edge fall on (into first and end, n long: np.searchsorted). */
+static Py_ssize_t unit_cells(const double *X0, const double *X1, const int64_t *ids, Py_ssize_t n, double *edges,
+                             int64_t *first, int64_t *end) {
     for (Py_ssize_t k = 0; k < n; k++) { edges[2 * k] = X0[ids[k]]; edges[2 * k + 1] = X1[ids[k]]; }
     qsort(edges, (size_t)(2 * n), sizeof(double), cmp_np_double);
     Py_ssize_t distinct = 0;
@@ -1068,16 +1102,21 @@ static Py_ssize_t gutter_grid(const double *X0, const double *X1, const int64_t 
         }
         edges[distinct++] = v;
     }
-    Py_ssize_t cells = distinct - 1;
-    if (cells < 1 || !rows) return distinct;
-    int64_t *first = malloc(n * sizeof(int64_t)), *end = malloc(n * sizeof(int64_t));
-    int64_t *count = malloc((cells + 1) * sizeof(int64_t));
-    *C = malloc(rows * cells); *I = malloc(rows * cells);
-    if (!first || !end || !count || !*C || !*I) { free(first); free(end); free(count); PyErr_NoMemory(); return -1; }
     for (Py_ssize_t k = 0; k < n; k++) {
         first[k] = edge_cell(edges, distinct, X0[ids[k]]);
         end[k] = edge_cell(edges, distinct, X1[ids[k]]);
     }
+    return distinct;
+}
+
+/* Per row and cell whether a unit of the row covers it (C) and whether it is
+ * whitespace between the row's leftmost and rightmost content (I), both rows
+ * x cells, malloc'ed; -1 on error. */
+static int gutter_grid(const int64_t *first, const int64_t *end, Py_ssize_t n, const int64_t *S, Py_ssize_t rows,
+                       Py_ssize_t cells, char **C, char **I) {
+    int64_t *count = malloc((cells + 1) * sizeof(int64_t));
+    *C = malloc(rows * cells); *I = malloc(rows * cells);
+    if (!count || !*C || !*I) { free(count); PyErr_NoMemory(); return -1; }
     for (Py_ssize_t r = 0; r < rows; r++) {
         Py_ssize_t lo = (Py_ssize_t)S[r], hi = r + 1 < rows ? (Py_ssize_t)S[r + 1] : n;
         int64_t leftmost = first[lo], rightmost = end[lo];
@@ -1096,8 +1135,8 @@ static Py_ssize_t gutter_grid(const double *X0, const double *X1, const int64_t 
             (*I)[r * cells + e] = (char)(!cover && e >= leftmost && e < rightmost);
         }
     }
-    free(first); free(end); free(count);
-    return distinct;
+    free(count);
+    return 0;
 }
 
 /* Per cell, the rows' heights where `flags` is set, added down the rows in
@@ -1172,6 +1211,112 @@ static int gutter_rows(const double *Y0, const double *Y1, const int64_t *ids, P
     return !((picked ? np_sum(several, picked) : 0.0) < need);
 }
 
+/* The cells each row's units cover, as disjoint spans [a, b) sorted along
+ * the row (row r's are spans[at[r]] to spans[at[r + 1]]), and the row's
+ * leftmost and rightmost cell (left, right): the covered cells and the
+ * whitespace between content of gutter_grid, without its rows x cells. */
+typedef struct { int64_t a, b; } CellSpan;
+
+static int cmp_span(const void *x, const void *y) {
+    const CellSpan *p = x, *q = y;
+    return p->a != q->a ? (p->a > q->a) - (p->a < q->a) : (p->b > q->b) - (p->b < q->b);
+}
+
+static void row_spans(const int64_t *first, const int64_t *end, Py_ssize_t n, const int64_t *S, Py_ssize_t rows,
+                      CellSpan *spans, int64_t *at, int64_t *left, int64_t *right) {
+    Py_ssize_t out = 0;
+    for (Py_ssize_t r = 0; r < rows; r++) {
+        Py_ssize_t lo = (Py_ssize_t)S[r], hi = r + 1 < rows ? (Py_ssize_t)S[r + 1] : n, start = out;
+        at[r] = out; left[r] = first[lo]; right[r] = end[lo];
+        for (Py_ssize_t k = lo; k < hi; k++) {
+            if (first[k] < left[r]) left[r] = first[k];
+            if (end[k] > right[r]) right[r] = end[k];
+            if (first[k] < end[k]) { spans[out].a = first[k]; spans[out].b = end[k]; out++; }
+        }
+        qsort(spans + start, (size_t)(out - start), sizeof(CellSpan), cmp_span);
+        Py_ssize_t kept = start;
+        for (Py_ssize_t j = start; j < out; j++) {
+            if (kept > start && spans[j].a <= spans[kept - 1].b) {
+                if (spans[j].b > spans[kept - 1].b) spans[kept - 1].b = spans[j].b;
+            } else spans[kept++] = spans[j];
+        }
+        out = kept;
+    }
+    at[rows] = out;
+}
+
+/* row_sums of gutter_grid's I from the spans: per row, its height added to
+ * each cell between its content and not covered, rows in row order. With
+ * every height finite and above 0 a row adds exactly what the dense sum's
+ * height x 0 or 1 adds (x + 0.0 is x for x >= +0.0). */
+static void span_support(const CellSpan *spans, const int64_t *at, const int64_t *left, const int64_t *right,
+                         const double *H, Py_ssize_t rows, Py_ssize_t cells, double *support) {
+    for (Py_ssize_t e = 0; e < cells; e++) support[e] = 0.0;
+    for (Py_ssize_t r = 0; r < rows; r++) {
+        int64_t e = left[r];
+        for (int64_t j = at[r]; j < at[r + 1]; j++) {
+            for (; e < spans[j].a; e++) support[e] += H[r];
+            if (spans[j].b > e) e = spans[j].b;
+        }
+        for (; e < right[r]; e++) support[e] += H[r];
+    }
+}
+
+/* row_sums of gutter_grid's C over cells first..last only (all
+ * gutter_core_cells reads), from the spans, as span_support adds. */
+static void span_blocked(const CellSpan *spans, const int64_t *at, const double *H, Py_ssize_t rows, Py_ssize_t first,
+                         Py_ssize_t last, double *blocked) {
+    for (Py_ssize_t e = first; e < last; e++) blocked[e] = 0.0;
+    for (Py_ssize_t r = 0; r < rows; r++)
+        for (int64_t j = at[r]; j < at[r + 1]; j++) {
+            int64_t lo = spans[j].a > first ? spans[j].a : first, hi = spans[j].b < last ? spans[j].b : last;
+            for (int64_t e = lo; e < hi; e++) blocked[e] += H[r];
+        }
+}
+
+/* The gutter of gutter_cells over the rows' spans (or, where a height is
+ * not finite and above 0 or a unit's cells run backwards, over the dense
+ * rows x cells grid): into lo and hi the core's cells, into X per row
+ * whether it crosses the core; 0 when no candidate, -1 on error. */
+static int gutter_found(const int64_t *first, const int64_t *end, Py_ssize_t n, const int64_t *S, Py_ssize_t rows,
+                        const double *H, const double *width, Py_ssize_t cells, double need, double gutter,
+                        Py_ssize_t *lo, Py_ssize_t *hi, char *X) {
+    int sparse = 1, found = -1;
+    for (Py_ssize_t r = 0; r < rows; r++) sparse &= H[r] > 0.0 && isfinite(H[r]);
+    for (Py_ssize_t k = 0; k < n; k++) sparse &= first[k] <= end[k];
+    double *support = malloc(cells * sizeof(double)), *blocked = malloc(cells * sizeof(double));
+    CellSpan *spans = sparse ? malloc(n * sizeof(CellSpan)) : NULL;
+    int64_t *at = sparse ? malloc((rows + 1) * sizeof(int64_t)) : NULL, *left = sparse ? malloc(rows * sizeof(int64_t)) : NULL;
+    int64_t *right = sparse ? malloc(rows * sizeof(int64_t)) : NULL;
+    char *C = NULL, *I = NULL;
+    Py_ssize_t first_cell = 0, last_cell = 0;
+    if (!support || !blocked || (sparse && (!spans || !at || !left || !right))) { PyErr_NoMemory(); goto done; }
+    if (sparse) {
+        row_spans(first, end, n, S, rows, spans, at, left, right);
+        span_support(spans, at, left, right, H, rows, cells, support);
+    } else {
+        if (gutter_grid(first, end, n, S, rows, cells, &C, &I) < 0) goto done;
+        row_sums(I, H, rows, cells, support);
+    }
+    found = best_gutter_run(support, width, cells, need, gutter, &first_cell, &last_cell);
+    if (!found) goto done;
+    if (sparse) span_blocked(spans, at, H, rows, first_cell, last_cell, blocked);
+    else row_sums(C, H, rows, cells, blocked);
+    if (gutter_core_cells(blocked, width, first_cell, last_cell, gutter, lo, hi) < 0) { found = -1; goto done; }
+    for (Py_ssize_t r = 0; r < rows; r++) {
+        char any = 0;
+        if (sparse) {
+            for (int64_t j = at[r]; j < at[r + 1]; j++) any |= spans[j].a < *hi && spans[j].b > *lo;
+        } else {
+            for (Py_ssize_t e = *lo; e < *hi; e++) any |= C[r * cells + e];
+        }
+        X[r] = any;
+    }
+done:
+    free(support); free(blocked); free(spans); free(at); free(left); free(right); free(C); free(I);
+    return found;
+}
+
 static PyObject *layout_gutter_cells(PyObject *mod, PyObject *args) {
     PyObject *objs[4], *ids_obj, *starts_obj;
     double share, gutter;
@@ -1180,8 +1325,8 @@ static PyObject *layout_gutter_cells(PyObject *mod, PyObject *args) {
     View vbox[4], vi = {0}, vs = {0};
     memset(vbox, 0, sizeof vbox);
     PyObject *result = NULL, *crossing_obj = NULL;
-    double *edges = NULL, *width = NULL, *support = NULL, *blocked = NULL, *H = NULL, *several = NULL;
-    char *C = NULL, *I = NULL;
+    double *edges = NULL, *width = NULL, *H = NULL, *several = NULL;
+    int64_t *first = NULL, *end = NULL;
     Py_ssize_t n = get_unit_boxes((PyObject *const *)objs, vbox, ids_obj, &vi);
     if (n < 0 || get_view(starts_obj, &vs, "l", 8, "starts") < 0) goto done;
     Py_ssize_t rows = vs.view.len / 8;
@@ -1191,34 +1336,25 @@ static PyObject *layout_gutter_cells(PyObject *mod, PyObject *args) {
         if (S[r] < 0 || S[r] >= n || (r && S[r] <= S[r - 1])) { PyErr_SetString(PyExc_ValueError, "bad row starts"); goto done; }
     if (rows && S[0] != 0) { PyErr_SetString(PyExc_ValueError, "rows must start at 0"); goto done; }
     if (!rows) { result = Py_None; Py_INCREF(result); goto done; }
-    H = malloc(rows * sizeof(double)); several = malloc(rows * sizeof(double));
-    edges = malloc(2 * n * sizeof(double));
-    if (!H || !several || !edges) { PyErr_NoMemory(); goto done; }
+    H = calloc(rows, sizeof(double)); several = calloc(rows, sizeof(double)); edges = malloc(2 * n * sizeof(double));
+    first = malloc(n * sizeof(int64_t)); end = malloc(n * sizeof(int64_t));
+    if (!H || !several || !edges || !first || !end) { PyErr_NoMemory(); goto done; }
     double need;
-    if (!gutter_rows(Y0, Y1, ids, n, S, rows, share, H, several, &need)) { result = Py_None; Py_INCREF(result); goto done; }
-    Py_ssize_t distinct = gutter_grid(X0, X1, ids, n, S, rows, edges, &C, &I);
-    if (distinct < 0) goto done;
-    Py_ssize_t cells = distinct - 1, first = 0, last = 0, lo = 0, hi = 0;
+    Py_ssize_t cells = 0, lo = 0, hi = 0;
+    if (gutter_rows(Y0, Y1, ids, n, S, rows, share, H, several, &need))
+        cells = unit_cells(X0, X1, ids, n, edges, first, end) - 1;
     if (cells < 1) { result = Py_None; Py_INCREF(result); goto done; }
-    width = malloc(cells * sizeof(double)); support = malloc(cells * sizeof(double)); blocked = malloc(cells * sizeof(double));
-    if (!width || !support || !blocked) { PyErr_NoMemory(); goto done; }
-    for (Py_ssize_t e = 0; e < cells; e++) width[e] = edges[e + 1] - edges[e];
-    row_sums(I, H, rows, cells, support);
-    if (!best_gutter_run(support, width, cells, need, gutter, &first, &last)) { result = Py_None; Py_INCREF(result); goto done; }
-    row_sums(C, H, rows, cells, blocked);
-    if (gutter_core_cells(blocked, width, first, last, gutter, &lo, &hi) < 0) goto done;
+    width = malloc(cells * sizeof(double));
     crossing_obj = PyByteArray_FromStringAndSize(NULL, rows);
-    if (!crossing_obj) goto done;
-    char *X = PyByteArray_AS_STRING(crossing_obj);
-    for (Py_ssize_t r = 0; r < rows; r++) {
-        char any = 0;
-        for (Py_ssize_t e = lo; e < hi; e++) any |= C[r * cells + e];
-        X[r] = any;
-    }
-    result = Py_BuildValue("(ddO)", edges[lo], edges[hi], crossing_obj);
+    if (!width || !crossing_obj) { if (!width) PyErr_NoMemory(); goto done; }
+    for (Py_ssize_t e = 0; e < cells; e++) width[e] = edges[e + 1] - edges[e];
+    int found = gutter_found(first, end, n, S, rows, H, width, cells, need, gutter, &lo, &hi, PyByteArray_AS_STRING(crossing_obj));
+    if (found < 0) goto done;
+    if (found) result = Py_BuildValue("(ddO)", edges[lo], edges[hi], crossing_obj);
+    else { result = Py_None; Py_INCREF(result); }
 done:
     Py_XDECREF(crossing_obj);
-    free(edges); free(width); free(support); free(blocked); free(C); free(I); free(H); free(several);
+    free(edges); free(width); free(H); free(several); free(first); free(end);
     release_boxes(vbox); release(&vi); release(&vs);
     return result;
 }
@@ -2993,7 +3129,7 @@ static PyObject *layout_block_firsts(PyObject *mod, PyObject *args) {
     const int64_t *ids = vi.view.buf;
     Py_ssize_t cap = n ? n : 1;
     order = malloc(cap * sizeof(int64_t)); tmp = malloc(cap * sizeof(int64_t)); firsts = malloc(cap * sizeof(int64_t));
-    key = malloc(cap * sizeof(double));
+    key = calloc(cap, sizeof(double));
     if (!order || !tmp || !firsts || !key) { PyErr_NoMemory(); goto done; }
 #define BOTTOM(u) (from_foot ? -Y1[(u)] : Y0[(u)])
 #define TOP(u) (from_foot ? -Y0[(u)] : Y1[(u)])
@@ -3621,6 +3757,7 @@ static PyMethodDef module_methods[] = {
     {"group_measures", (PyCFunction)layout_group_measures, METH_VARARGS,
      "Width, rows, row measures, letters and long rows of a group of units."},
     {"rows", (PyCFunction)layout_rows, METH_VARARGS, "Units top to bottom and where each row starts."},
+    {"pair_shared", (PyCFunction)layout_pair_shared, METH_VARARGS, "How many lines of the shorter of two runs lie on the other's baselines."},
     {"shared_baselines", (PyCFunction)layout_shared_baselines, METH_VARARGS,
      "Per pair of runs, how many lines of one meet a baseline of the other."},
     {"paint_run_cuts", (PyCFunction)layout_paint_run_cuts, METH_VARARGS, "Where the stream leaves a block."},

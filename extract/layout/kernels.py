@@ -107,6 +107,20 @@ def shared_baseline_counts(
     return pairs, counts.astype(np.int64)
 
 
+def shared_pair(lib: ModuleType | None, y0: np.ndarray, y1: np.ndarray, a: np.ndarray, b: np.ndarray, descent: float, tol: float) -> int:
+    """shared_baseline_counts of the two runs `a` and `b`, read for the
+    shorter one (`a` on a tie) against the other: how many of its lines
+    have a line of the other within `tol` of their baseline (0 where they
+    meet nowhere). One kernel call, no pairs handed back."""
+    if lib is not None:
+        count: int = lib.pair_shared(y0, y1, _ids(a), _ids(b), descent, tol)
+        return count
+    pairs, counts = shared_baseline_counts(None, y0, y1, [a, b], descent, tol)
+    short = 0 if len(a) <= len(b) else 1
+    found: int = dict(zip(pairs.tolist(), counts.tolist(), strict=True)).get(short * 2 + 1 - short, 0)
+    return found
+
+
 def paint_run_cuts(
     lib: ModuleType | None,
     box: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray],

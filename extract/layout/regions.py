@@ -53,6 +53,7 @@ from ragprep.extract.layout.kernels import (
     rows_top_down,
     section_breaks,
     shared_baseline_counts,
+    shared_pair,
     side_by_side_pairs,
 )
 from ragprep.extract.layout.units import Page
@@ -340,11 +341,9 @@ def shared_rows(page: Page, a: np.ndarray, b: np.ndarray) -> int:
     key = (a.tobytes(), b.tobytes())
     found = page.kept.shared.get(key)
     if found is None:
-        # The shorter run's count of lines on the other's baselines, read
-        # off the two runs' counts.
-        pairs, counts = shared_baseline_counts(page.lib, page.y0, page.y1, [a, b], DESCENT, SAME_BASELINE * page.body)
-        short = 0 if len(a) <= len(b) else 1
-        found = page.kept.shared[key] = dict(zip(pairs.tolist(), counts.tolist(), strict=True)).get(short * 2 + 1 - short, 0)
+        # SharedBaselines(page, [a, b]).shared(0, 1) in one kernel call:
+        # its lookup is made for many pairs at once.
+        found = page.kept.shared[key] = shared_pair(page.lib, page.y0, page.y1, a, b, DESCENT, SAME_BASELINE * page.body)
     return found
 
 

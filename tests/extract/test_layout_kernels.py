@@ -344,6 +344,63 @@ def test_gutter_cells_agree():
     assert _both(kernels.gutter_cells, box, ordered, starts, 1.0, 5.0)[:2] == (50.0, 60.0)
 
 
+def _gutter_page(rng: np.random.Generator) -> tuple[np.ndarray, ...]:
+    """Rows of one to three units on a 5 pt grid (zero-width units; now and
+    then a left edge NaN, so that its cells run backwards), each row 10 pt
+    high, or 0, NaN or infinitely high."""
+    x0, x1, y0, y1 = [], [], [], []
+    for row in range(int(rng.integers(3, 9))):
+        height = rng.choice([10.0, 10.0, 10.0, 0.0, np.nan, np.inf])
+        for _ in range(int(rng.integers(1, 4))):
+            left = float(rng.integers(0, 40)) * 5.0
+            right = left + float(rng.integers(0, 12)) * 5.0
+            if rng.random() < 0.1:
+                left, right = np.nan, float(rng.integers(0, 40)) * 5.0
+            x0.append(left), x1.append(right), y1.append(-12.5 * row), y0.append(-12.5 * row - height)
+    return tuple(np.array(v) for v in (x0, x1, y0, y1))
+
+
+def test_gutter_cells_agree_on_rows_of_spans():
+    # The kernel reads the rows as spans of cells where every row is finite
+    # and above 0 high and no unit's cells run backwards, else as the dense
+    # rows x cells grid: both against the reference, which raises (an
+    # infinite height leaves no cell least blocked) where the kernel does.
+    for seed in range(400):
+        box = _gutter_page(np.random.default_rng(seed))
+        ordered, starts = kernels.rows_top_down(None, box[2], box[3], np.arange(len(box[0]), dtype=np.int64), 0.3)
+        for share in (0.2, 0.4, 0.6):
+            with np.errstate(invalid="ignore"):
+                try:
+                    reference = kernels.gutter_cells(None, box, ordered, starts, share, 5.0)
+                except ValueError:
+                    with pytest.raises(ValueError):
+                        kernels.gutter_cells(LIB, box, ordered, starts, share, 5.0)
+                    continue
+            compiled = kernels.gutter_cells(LIB, box, ordered, starts, share, 5.0)
+            assert (reference is None) == (compiled is None), seed
+            if reference is not None:
+                assert np.array_equal(reference[:2], compiled[:2], equal_nan=True), seed
+                assert np.array_equal(reference[2], compiled[2]), seed
+
+
+def test_shared_pair_agrees():
+    # Two runs of random lines (baselines tied on the grid and exactly the
+    # tolerance apart, NaN and infinite edges, -0.0), of equal lengths too
+    # (the first is the shorter then), and an empty one.
+    met, ties = 0, 0
+    for rng, n, special in _cases():
+        _, _, y0, y1 = _boxes(rng, n, special)
+        y0[: n // 6] = -0.0
+        ids = rng.permutation(n).astype(np.int64)
+        for cut in {0, n // 2, int(rng.integers(0, n + 1))}:
+            a, b = ids[:cut], ids[cut:]
+            for tol in (0.0, 1.5, 4.0):
+                found = _both(kernels.shared_pair, y0, y1, a, b, 0.22, tol)
+                met += found > 0
+                ties += found > 0 and len(a) == len(b)
+    assert met > 100 and ties > 10
+
+
 def test_block_firsts_agree():
     # Tops tied on the grid (the stable order shows), gaps exactly the
     # padding, NaN and infinite edges, -0.0; from the top and from the foot.
