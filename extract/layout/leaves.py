@@ -235,6 +235,11 @@ def _beside_their_cells(page: Page, out: list[np.ndarray], cell_item: list[bool]
     lines lie beside no cell (a figure's labels around a few stacked ones),
     the rows are no table's and the stream's order stands. Fixture:
     test_side_captions_right_of_their_tables_read_after_them[shuffled]."""
+    if not any(cell_item) or any(len(item) != 1 and not cell for item, cell in zip(out, cell_item, strict=True)):
+        # No cell, or a block of lines that is no cell: some line is beside
+        # no cell (it takes single lines alone), so no table of cells alone;
+        # said before the n x n measures below, which cost IRS's leaves most.
+        return out
     single = np.array([len(item) == 1 and not cell for item, cell in zip(out, cell_item, strict=True)], dtype=bool)
     if not single.any():
         return out
