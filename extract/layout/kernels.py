@@ -1075,14 +1075,11 @@ def block_chains(
     heights differ by at most `size_change`; a block starts at every line
     no other goes on. One C call instead of a dozen numpy ones: every leaf
     that reads down the page asks it."""
-    x0, x1, y0, y1 = box
-    below, above, gap_below, _ = nearest
     if lib is not None:
-        found, lengths = lib.block_chains(
-            x0, x1, y0, y1, _ids(ids), _ids(below), _ids(above), np.ascontiguousarray(gap_below, dtype=np.float64),
-            descent, paragraph_gap, size_change,
-        )  # fmt: skip
+        found, lengths = _compiled_block_chains(lib, box, ids, nearest, (descent, paragraph_gap, size_change), turns=False)
         return np.frombuffer(found, dtype=np.int64), np.frombuffer(lengths, dtype=np.int64)
+    _, _, y0, y1 = box
+    below, above, gap_below, _ = nearest
     n = len(ids)
     base = baselines(y0[ids], y1[ids], descent)
     height = y1[ids] - y0[ids]
@@ -1099,6 +1096,24 @@ def block_chains(
     chains, length = follow_chains(None, below, linked, tops, n)
     return ids[chains].astype(np.int64), length
 
+
+def _compiled_block_chains(
+    lib: ModuleType,
+    box: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray],
+    ids: np.ndarray,
+    nearest: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray],
+    rule: tuple[float, float, float],
+    turns: bool,
+) -> tuple[bytes, ...]:
+    """The C block_chains of block_chains and blocks_in_turn (`rule`: their
+    descent, paragraph_gap and size_change), out_of_turn's flags as well
+    where `turns`."""
+    x0, x1, y0, y1 = box
+    below, above, gap_below, _ = nearest
+    return tuple(lib.block_chains(
+        x0, x1, y0, y1, _ids(ids), _ids(below), _ids(above), np.ascontiguousarray(gap_below, dtype=np.float64),
+        *rule, turns,
+    ))  # fmt: skip
 
 
 def blocks_in_turn(
@@ -1117,13 +1132,8 @@ def blocks_in_turn(
     leaves._painted_in_turn asks nothing then), in one compiled call: most
     leaves flag none, and need no block as an array of its own."""
     if lib is not None:
-        x0, x1, y0, y1 = box
-        below, above, gap_below, _ = nearest
-        found, lengths, flags = lib.block_chains(
-            x0, x1, y0, y1, _ids(ids), _ids(below), _ids(above), np.ascontiguousarray(gap_below, dtype=np.float64),
-            descent, paragraph_gap, size_change, True,
-        )  # fmt: skip
-        return np.frombuffer(found, dtype=np.int64), np.frombuffer(lengths, dtype=np.int64), np.frombuffer(flags, dtype=bool)
+        found, lengths, turned = _compiled_block_chains(lib, box, ids, nearest, (descent, paragraph_gap, size_change), turns=True)
+        return np.frombuffer(found, dtype=np.int64), np.frombuffer(lengths, dtype=np.int64), np.frombuffer(turned, dtype=bool)
     lines, length = block_chains(None, box, ids, nearest, descent, paragraph_gap, size_change)
     flags = np.zeros(len(length), dtype=bool)
     several = length > 1
@@ -1131,6 +1141,7 @@ def blocks_in_turn(
         blocks = np.split(lines, np.cumsum(length)[:-1])
         flags[several] = out_of_turn(None, box, [block for block, many in zip(blocks, several.tolist(), strict=True) if many], descent)
     return lines, length, flags
+
 
 # -- the fixed per-page pipeline: units.Page's frame, lines.glyphs_along ------
 # These read the glyph table's columns through a page's stream themselves
