@@ -503,10 +503,6 @@ _PAIRS = (
     "on two lines (the stream reading down the table is its witness): the pair reads cell by cell"
 )
 LIMITS: dict[tuple[str, str | int], str] = {
-    ("one_column", "columns_first"): (
-        "a page number at the top right painted last on a one-column page: the leaf's stream reads down "
-        "but for that one jump back up, so it stands, and the number reads last"
-    ),
     **{("three_unequal", order): _NARROW for order in ("reversed", "interleaved", "shuffled", 1, 2, 3, 4, 5, 6, 7, 8)},
     **{("grouped_rows", order): _PAIRS for order in ("plain", "interleaved", "furniture_first")},
     **{("tight_gutter_6", order): (

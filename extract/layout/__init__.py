@@ -48,7 +48,9 @@ a named function in the module that says why:
    with a block beside them, and a box beside a text column on a leading
    of its own (an infobox), read as one whatever the stream painted
    between their lines; a run above or below every
-   other (a running head, a page number) reads first or last; only blocks
+   other (a running head, a page number) reads first or last, and so do
+   the pieces of the page's top and bottom rows (``leaves._edge_rows``);
+   only blocks
    side by side that no cut separated (a sidebar, a pull quote) keep paint
    order, and where the stream paints the leaf in pieces (no witness), its
    paragraphs are the blocks and read top first, then along the line.

@@ -64,6 +64,7 @@ from ragprep.extract.layout.params import (
     ROW_RETURNS,
     RUN_GAP,
     SAME_BASELINE,
+    SECTION_GAP,
     SHARED_ROW,
     STACKED,
     TURNS,
@@ -108,7 +109,7 @@ def leaf_order(page: Page, ids: np.ndarray) -> np.ndarray:
         side = _sidebar_lines(page, ids)
         box = [b for b in _sidebar_box(page, side) if _painted_in_turn_with(ids, b)]
         runs = _cells_together(page, ids, runs, box or _sidebars(page, side))
-        return np.concatenate(_stacked_in_place(page, _floats_first(page, runs, box)))
+        return _edge_rows(page, np.concatenate(_stacked_in_place(page, _floats_first(page, runs, box))))
     if not is_text_column(page, ids) and not _has_prose(page, ids) and len(_merge_grids(page, runs)) == len(runs):
         # No text flow and no grid (a figure's labels): nothing for geometry
         # to follow, and the stream's order is the author's; but lines
@@ -134,6 +135,48 @@ def leaf_order(page: Page, ids: np.ndarray) -> np.ndarray:
         runs = _floats_first(page, _top_first(page, runs), box)
     ordered = _order_runs(page, _merge_interleaved(page, runs), box)
     return _grid_rows(page, ids) if ordered is None else np.concatenate(ordered)
+
+
+def _edge_rows(page: Page, order: np.ndarray) -> np.ndarray:
+    """`order` (a leaf's lines in reading order) with the pieces of the
+    page's top row first and those of its bottom row last, each row along
+    the line, where the row holds two lines or more, crosses no other line
+    of the page and lies across whitespace of SECTION_GAP body heights or
+    more from the rest of the leaf: a running head and its page number at
+    the far end of the line, a footer's pieces. On a page of one column
+    the cut sets no band apart (no columns to read between them), and a
+    stream that paints the head, the text, then the page number over its
+    right edge reads down the leaf but for that one jump back up: the
+    witness test lets it stand, though geometry puts the number on the
+    head's row, in the top band, before the text. Fixture:
+    test_page_number_on_the_running_heads_row_painted_last_reads_with_it."""
+    if len(order) < 3:
+        return order
+    base = baseline(page, order)
+    keep = np.ones(len(order), dtype=bool)
+    parts: list[np.ndarray] = [np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)]
+    for side, edge in enumerate((base.max(), base.min())):
+        on_row = np.abs(base - edge) <= SAME_BASELINE * page.body
+        count = int(np.count_nonzero(on_row))
+        if count < 2 or count == len(order):
+            continue
+        row, rest = order[on_row], order[~on_row]
+        gap = page.y0[row].min() - page.y1[rest].max() if side == 0 else page.y0[rest].min() - page.y1[row].max()
+        if gap < SECTION_GAP * page.body:
+            continue
+        row = row[np.argsort(page.line_start(page.x0[row], page.x1[row]), kind="stable")]
+        if (order[:count] if side == 0 else order[-count:]).tolist() == row.tolist():
+            continue  # read so already
+        # The page's edge: no line of another leaf lies beyond the row.
+        placed = np.flatnonzero(page.placed)
+        beyond = baseline(page, placed) - edge
+        if (beyond if side == 0 else -beyond).max() > SAME_BASELINE * page.body:
+            continue
+        keep &= ~on_row
+        parts[side] = row
+    if keep.all():
+        return order
+    return np.concatenate([parts[0], order[keep], parts[1]])
 
 
 def _cells_together(page: Page, ids: np.ndarray, runs: list[np.ndarray], sidebars: list[np.ndarray]) -> list[np.ndarray]:

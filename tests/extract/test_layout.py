@@ -1134,6 +1134,27 @@ def test_running_head_painted_last_reads_first():
     assert layout(b).joined.text == "\n".join(["Journal 7", *lines])
 
 
+@pytest.mark.parametrize("footer", [False, True])
+def test_page_number_on_the_running_heads_row_painted_last_reads_with_it(footer: bool):
+    # leaves._edge_rows: one column between a running head (its page number
+    # at the far end of the row) and a footer of two pieces. The stream
+    # paints the head's title, the text, then the page number (or the
+    # footer's right piece first, then the text, then its left piece): it
+    # reads down the leaf but for one jump, so the witness test lets it
+    # stand; geometry puts each piece on its row in the top or bottom band.
+    b = PdfBuilder()
+    f = b.add_standard_font("Helvetica", widths=True)
+    lines = wrap(prose("a", 60), 400)
+    body = paint(f, [lines], (72,), 700, one_after_another(lines))
+    if footer:
+        b.add_page(" ".join([show(f, 72, 760, "Journal 7", 8), show(f, 480, 40, "Page 7 of 9", 8), body, show(f, 72, 40, "Printed 2026", 8)]))
+        expected = ["Journal 7", *lines, "Printed 2026 Page 7 of 9"]
+    else:
+        b.add_page(" ".join([show(f, 72, 760, "Journal of Pages", 8), body, show(f, 520, 760, "7", 8)]))
+        expected = ["Journal of Pages 7", *lines]
+    assert layout(b).joined.text == "\n".join(expected)
+
+
 @pytest.mark.parametrize("sidebar_first", [False, True])
 def test_sidebar_beside_the_text_keeps_its_place_in_the_stream(sidebar_first: bool):
     # leaves._order_runs: a narrow box beside the text (no text column, so

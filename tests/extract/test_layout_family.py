@@ -113,10 +113,9 @@ RANDOM = range(60)
 def test_random_pages_read_as_written_in_nearly_every_painting():
     # A sweep of random_page over every twin order and a shuffle: the order
     # score (tokens in reading order, as bench/layout.py scores) stays at
-    # 0.85 or more on every painting, and nearly all (408 of 420 today) read
-    # exactly; those that do not are known kinds: a page number at the top
-    # right painted last on a page of one column (LIMITS' one_column), and
-    # seeds 56 and 68 painted by x position (0.88, LIMITS' random_56 and random_68).
+    # 0.85 or more on every painting, and nearly all (419 of 420 today) read
+    # exactly; the one that does not is a known kind: seed 56 painted by x
+    # position (0.88, LIMITS' random_56).
     from ragprep.pipeline.compare.metrics import lcs_length, tokenize
 
     exact, scores = 0, []
@@ -128,7 +127,7 @@ def test_random_pages_read_as_written_in_nearly_every_painting():
             exact += reads_as(text, sheet)
             scores.append((lcs_length(truth, tokenize(text)) / len(truth), seed, str(order)))
     assert min(scores)[0] >= 0.85, sorted(scores)[:5]
-    assert exact >= 0.9 * len(scores)
+    assert exact >= 0.99 * len(scores)
 
 
 def test_family_report_names_each_paintings_verdict(capsys: pytest.CaptureFixture[str]):
@@ -140,9 +139,10 @@ def test_family_report_names_each_paintings_verdict(capsys: pytest.CaptureFixtur
 
     from bench import family
 
-    status = family.main(["--pages", "one_column", "--orders", "plain,columns_first", "--format", "json"])
+    name, order = next((name, order) for name, order in LIMITS if name in PAGES and order != "plain")
+    status = family.main(["--pages", name, "--orders", f"plain,{order}", "--format", "json"])
     found = {row["order"]: row for row in json.loads(capsys.readouterr().out)}
     assert found["plain"]["verdict"] == "reads" and found["plain"]["exact"] and found["plain"]["score"] == 1.0
-    assert found["columns_first"]["limit"] == LIMITS[("one_column", "columns_first")]
-    assert found["columns_first"]["verdict"] in {"known", "now reads (take it out of LIMITS)"}
+    assert found[str(order)]["limit"] == LIMITS[(name, order)]
+    assert found[str(order)]["verdict"] in {"known", "now reads (take it out of LIMITS)"}
     assert status == 0
