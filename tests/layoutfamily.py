@@ -414,6 +414,80 @@ def side_by_side_tables_page() -> Sheet:
     return sheet
 
 
+def figure_page(at_top: bool = True) -> Sheet:
+    """Two columns with a figure spanning both (its area empty of text) and
+    a caption of two lines across the page's width under it: at the top of
+    the page the caption reads before the columns, at the foot after them."""
+    sheet = Sheet()
+    caption = words("fig", 26)
+    if at_top:
+        column(sheet, 72, 560, 468, ["Figure", "1:", *caption], size=9, leading=11)
+        top = 520.0
+    else:
+        top = 700.0
+    for c in range(2):
+        column(sheet, 72 + 246 * c, top, 222, prose(f"f{c}x", 110 if at_top else 120))
+    if not at_top:
+        column(sheet, 72, 250, 468, ["Figure", "2:", *caption], size=9, leading=11)
+    return sheet
+
+
+def box_over_two_of_three_page() -> Sheet:
+    """Three columns, a boxed abstract in 9 pt spanning the second and third
+    at the top: the first column, then the box, then the two under it."""
+    sheet = Sheet()
+    column(sheet, 72, 700, 144, prose("a0x", 190))
+    column(sheet, 234, 700, 306, prose("box", 70), size=9, leading=11)
+    for c in range(2):
+        column(sheet, 234 + 162 * c, 600, 144, prose(f"a{c + 1}x", 150))
+    return sheet
+
+
+def margin_notes_page() -> Sheet:
+    """One column of paragraphs with notes in small type in the left margin
+    level with two of them: each note is a float, read whole anywhere."""
+    sheet = Sheet()
+    y = 700.0
+    for p in range(4):
+        if p in (1, 3):
+            start = len(sheet.truth)
+            column(sheet, 36, y, 84, prose(f"note{p}x", 12), size=7, leading=8)
+            sheet.floats.append((start, len(sheet.truth)))
+        y = column(sheet, 144, y, 396, prose(f"p{p}x", 80)) - 8
+    return sheet
+
+
+def spanning_header_table_page() -> Sheet:
+    """A table whose header's first row spans pairs of columns (a group's
+    name centred over its two columns), then a row of column names, then
+    rows of values: the table reads row by row."""
+    sheet = Sheet()
+    y = column(sheet, 72, 720, 468, words("lead", 30)) - 24
+    sheet.row(y, [(250, "Spring"), (410, "Autumn")])
+    y -= 14
+    sheet.row(y, [(72, "Site"), (200, "Count"), (280, "Mass"), (360, "Count"), (440, "Mass")])
+    for r in range(1, 8):
+        y -= 14
+        sheet.row(y, [(72, f"{STEMS[r].title()} {r}"), (200, str(r * 7)), (280, f"{r * 1.5:.1f}"),
+                      (360, str(r * 5 + 2)), (440, f"{r * 2.5:.1f}")])
+    column(sheet, 72, y - 24, 468, words("after", 24))
+    return sheet
+
+
+def footnotes_across_page() -> Sheet:
+    """Two columns, then footnotes in 7 pt across the page's width under
+    both: the columns, then the notes."""
+    sheet = Sheet()
+    furniture(sheet, "Generated Notes Across", 5)
+    for c in range(2):
+        column(sheet, 72 + 246 * c, 700, 222, prose(f"n{c}x", 200))
+    y = 150.0
+    for k in range(3):
+        y = column(sheet, 72, y, 468, [f"{k + 1}", *words(f"fn{k}x", 14)], size=7, leading=8) - 2
+    folio(sheet, 5)
+    return sheet
+
+
 def random_page(seed: int) -> Sheet:
     """A page drawn from the family's elements by `seed`: a running head (70%), a title
     (70%), one or two sections of one to three columns of random widths (at least 110 pt)
@@ -487,6 +561,12 @@ PAGES = {
     "tight_gutter_6": lambda: tight_gutter_page(6),
     "numbers_table": numbers_table_page,
     "side_by_side_tables": side_by_side_tables_page,
+    "figure_top": figure_page,
+    "figure_foot": lambda: figure_page(at_top=False),
+    "box_over_two_of_three": box_over_two_of_three_page,
+    "margin_notes": margin_notes_page,
+    "spanning_header_table": spanning_header_table_page,
+    "footnotes_across": footnotes_across_page,
 }
 
 
@@ -516,6 +596,12 @@ LIMITS: dict[tuple[str, str | int], str] = {
     ("hanging_list", "columns_first"): (
         "a list painted by x position (the lead paragraph, the numbers and the tail paragraph in one pass, "
         "then the items' lines) keeps stream order: leaves._passes_in_turn finds no two passes taking turns"
+    ),
+    ("footnotes_across", "columns_first"): (
+        "painted by x position, the left column with the footnotes across the page (flush left) and then "
+        "the right column pass for a column-by-column reading (tiebreaks.stream_reads_columns, whose "
+        "_foot_across reads the notes after both sides), but the region is then one leaf in stream order, "
+        "the notes between the columns: random_56's kind"
     ),
     **{(f"random_{seed}", "columns_first"): (
         "painted by x position, the left columns and the paragraph spanning the gutter between two "

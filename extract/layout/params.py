@@ -80,6 +80,12 @@ SIDE_CAPTION_LEADING = 1.5
 # a running head, a title line, a page number, a footer; the ends of two
 # columns under a gap are more rows.
 FURNITURE_ROWS = 2
+# Bands at the foot of a region whose lines' median height is at most this
+# share of the other bands' are small print (footnotes across the page):
+# they stay under the text whatever the stream paints first
+# (tiebreaks._small_print_at_foot); 7 pt notes under 10 pt text are 0.7,
+# a caption in 9 pt under 10 pt text is 0.9.
+SMALL_PRINT = 0.8
 # A gutter candidate for banding has content on both sides in rows that make
 # up at least this share of the region's height.
 GUTTER_SUPPORT = 0.2

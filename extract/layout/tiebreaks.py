@@ -18,7 +18,7 @@ import numpy as np
 from ragprep.extract.blocks import PARAGRAPH_GAP
 from ragprep.extract.layout.kernels import cell_disorder, stream_visit_cuts
 from ragprep.extract.layout.leaves import reads_down
-from ragprep.extract.layout.params import CONSISTENT, ROW_OVERLAP, STRAYS
+from ragprep.extract.layout.params import CONSISTENT, ROW_OVERLAP, SMALL_PRINT, STRAYS
 from ragprep.extract.layout.regions import gap_bands, gutter_core, is_text_column, rows_of, split_at
 from ragprep.extract.layout.units import Page
 
@@ -172,7 +172,7 @@ def stream_band_order(
     if not all(_one_visit(page, region, band) and reads_down(page, np.sort(band)) for band in bands):
         return bands
     first = 1 if furniture[0] else 0
-    last = len(bands) - 1 if furniture[-1] else len(bands)
+    last = _small_print_at_foot(page, bands, first, len(bands) - 1 if furniture[-1] else len(bands))
     if last - first < 2 or _bands_painted_up(bands[first:last]):
         return bands
     # A heading (furniture between the first and the last band) leads the
@@ -183,6 +183,24 @@ def stream_band_order(
         return bands
     middle = sorted(bands[first:last], key=lambda band: int(band.min()))
     return [*bands[:first], *middle, *bands[last:]]
+
+
+def _small_print_at_foot(page: Page, bands: list[np.ndarray], first: int, last: int) -> int:
+    """Where the bands the stream may order (`bands[first:last]`, top to
+    bottom) end: before the bands at their foot set in small print (their
+    lines' median height at most SMALL_PRINT of the other bands'), which
+    keep their place under the text. Footnotes across the page under its
+    columns are geometry's: a stream that paints them first (a producer
+    that sets the notes when it breaks the page, before the text) places
+    no callout there. Fixture:
+    test_footnotes_across_the_page_painted_first_read_after_the_columns."""
+    height = page.y1 - page.y0
+    while last - first >= 2:
+        others = np.concatenate(bands[first : last - 1])
+        if np.median(height[bands[last - 1]]) > SMALL_PRINT * np.median(height[others]):
+            break
+        last -= 1
+    return last
 
 
 def _bands_painted_up(bands: list[np.ndarray]) -> bool:

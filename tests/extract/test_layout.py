@@ -403,6 +403,23 @@ def test_small_print_under_the_text_painted_first_reads_last():
     assert layout(b).joined.text == "\n".join(expected)
 
 
+def test_footnotes_across_the_page_painted_first_read_after_the_columns():
+    # tiebreaks._small_print_at_foot: two columns under a running head, and
+    # footnotes in 7 pt across the page's width under both, which the
+    # stream paints first (each band in one visit, read down: a witness
+    # stream_band_order would follow, as for a callout). Small print at the
+    # foot keeps its place under the text.
+    b = PdfBuilder()
+    f = b.add_standard_font("Helvetica", widths=True)
+    columns = [wrap(prose(f"c{k}", 60), 190) for k in range(2)]
+    notes = wrap(["1", *prose("n", 40)], 400, 7)
+    text = [show(f, 72 + 210 * c, 700 - LEADING * i, line) for c, column in enumerate(columns) for i, line in enumerate(column)]
+    small = [show(f, 72, 200 - 8 * i, line, 7) for i, line in enumerate(notes)]
+    b.add_page(" ".join([show(f, 72, 760, "Journal", 8), *small, *text, show(f, 300, 40, "5", 8)]))
+    expected = ["Journal", *columns[0], *columns[1], *notes, "5"]
+    assert layout(b).joined.text == "\n".join(expected)
+
+
 def test_aligned_gaps_without_a_full_height_gutter_keep_a_column_by_column_stream():
     # A centred page number crosses the gutter, so no gutter runs the full
     # height; the paragraph gaps line up across the columns and would cut
