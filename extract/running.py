@@ -25,7 +25,10 @@ How, and why so:
   a gap along the line wider than a glyph height, as layout mode cuts its
   units (``geometric.unit_breaks``, the one definition): "3    Journal of
   Things" gives the keys "#" and "journal of things",
-  so the page number runs even where the title beside it changes. Spaces go
+  so the page number runs even where the title beside it changes. Segments
+  of a row that follow one another within that gap are then joined in their
+  order along the line (``_pieces_joined``): a head painted in pieces, in
+  whatever order, keys as the whole line (issue 19's scrambled twins). Spaces go
   where join() would put a word space, less its finer points (blanks, CJK,
   right-to-left lines): the key only needs to come out the same on every
   page, and a full join() of the band costs more than all the rest.
@@ -135,6 +138,7 @@ def band_lines(table: GlyphTable, box: Box, config: ExtractConfig) -> BandLines:
         segments = _reference_segments(table, box, config)
     if segments is None or not len(segments.glyphs):
         return NO_LINES
+    segments = _pieces_joined(table, segments, config)
     keys = segments.keys
     keep = _candidates(keys, segments.in_top)
     if not keep.any():
@@ -205,6 +209,59 @@ def _compiled_segments(table: GlyphTable, box: Box, config: ExtractConfig) -> _S
         np.frombuffer(position, dtype=np.float64) > middle,
         np.frombuffer(row, dtype=np.int64),
     )
+
+
+def _pieces_joined(table: GlyphTable, segments: _Segments, config: ExtractConfig) -> _Segments:
+    """`segments` with the pieces of one line joined: segments of a row that
+    follow one another along it within a unit's gap (``unit_breaks``) are one
+    segment, keyed in their order along the line. The stream cuts a line
+    into segments wherever it paints its pieces apart ("NIST SP 800-" on one
+    visit, "223" on another): a head painted so on some pages and whole on
+    others would key differently from page to page and run on none (issue 19:
+    the furniture of a page painted in another order is still its furniture).
+    Python over the segments: a page has a handful."""
+    rows = segments.row.tolist()
+    if len(set(rows)) == len(rows):
+        return segments  # no row holds two segments: nothing to join
+    line = segments.line
+    starts = np.searchsorted(line, np.arange(len(rows) + 1))  # line numbers its segments in stream order
+    first, last = segments.glyphs[starts[:-1]], segments.glyphs[starts[1:] - 1]
+    direction, origin = table.direction[first], table.origin[first]
+    order = np.lexsort(((origin * direction).sum(axis=1), segments.row))
+    prev, nxt = order[:-1], order[1:]
+    gap = ((origin[nxt] - table.own_end[last[prev]]) * direction[prev]).sum(axis=1)
+    height = table.height
+    joined = (segments.row[prev] == segments.row[nxt]) & ~unit_breaks(
+        np.zeros(len(gap), dtype=bool), gap, height[last[prev]], height[first[nxt]]
+    )
+    if not joined.any():
+        return segments
+    order = order.tolist()
+    # A space between two pieces where the line has one: a word space's gap,
+    # or a space glyph ending the piece before (its key lost it) or starting
+    # the next.
+    space = (gap > config.word_space_ratio * height[first[nxt]]) | [
+        str(table.text[a]).isspace() or str(table.text[b]).isspace() for a, b in zip(last[prev], first[nxt], strict=True)
+    ]
+    group = np.empty(len(order), dtype=np.int64)
+    group[order] = np.concatenate([[0], np.cumsum(~joined)])
+    keys = [segments.keys[order[0]]]
+    for k, segment in enumerate(order[1:]):
+        key = segments.keys[segment]
+        if not joined[k]:
+            keys.append(key)
+        elif space[k]:
+            keys[-1] = masked_key(keys[-1] + " " + key)
+        else:  # a digit run cut in two masks to one "#", as it would whole
+            keys[-1] += key[1:] if keys[-1].endswith("#") and key.startswith("#") else key
+    return _Segments(segments.glyphs, group[line], keys, _first_of(group, segments.in_top), _first_of(group, segments.row))
+
+
+def _first_of(group: np.ndarray, values: np.ndarray) -> np.ndarray:
+    """Per group of `group` (numbered 0..n-1), the value of its first member in `values`."""
+    out = np.empty(int(group.max()) + 1, dtype=values.dtype)
+    out[group[::-1]] = values[::-1]
+    return out
 
 
 def _along_x(table: GlyphTable) -> bool:

@@ -12,7 +12,7 @@ import re
 
 import numpy as np
 import pytest
-from pdfbuilder import PdfBuilder, wrap
+from pdfbuilder import PdfBuilder, text_width, wrap
 
 from ragprep.extract import ExtractConfig, extract_document, open_document
 from ragprep.extract.geometric import text_glyphs
@@ -163,6 +163,24 @@ def test_recto_and_verso_heads_run_on_their_side():
         else:
             assert page.text == "\n".join([recto[page.page], *lines])
             assert page.artifact_glyphs == 0
+
+
+def test_head_painted_in_pieces_cut_anywhere_runs():
+    # A layout tool (or a scrambled twin, issue 19) paints the head in two
+    # pieces, its right-hand piece first, cut after another word on every
+    # page: stream order gives every page other segments ("Report of the
+    # Fixture Society" then "Annual "), so no key would recur. Joined along
+    # the line, each page's head is the whole line again, and runs.
+    words = HEADER.split(" ")
+    heads = {}
+    for n in range(1, 6):
+        left = " ".join(words[:n]) + " "
+        heads[n] = [(72 + text_width(left, size=SIZE), 750, " ".join(words[n:])), (72, 750, left)]
+    data, bodies = document(extra=heads)
+    result = extract_document(data, mode="layout")
+    for page, lines in zip(result.pages, bodies, strict=True):
+        assert page.text == "\n".join(lines)
+        assert page.artifact_glyphs == len(HEADER)
 
 
 def test_table_row_whose_status_repeats_is_not_a_running_footer():
