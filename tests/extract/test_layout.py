@@ -322,6 +322,20 @@ def test_figure_labels_in_a_column_keep_their_stream_order():
     assert layout(b).joined.text == "\n".join([*left, *right, *(text for _, text in labels)])
 
 
+def test_title_block_painted_bottom_up_reads_down():
+    b = PdfBuilder()
+    f = b.add_standard_font("Helvetica", widths=True)
+    left, right = wrap(prose("a", 80), 220), wrap(prose("b", 80), 220)
+    # A title, its author and a date, each centred on the page and set a
+    # line or so apart, above two columns: painted bottom up (the date
+    # first), a leaf with no text flow, no edge in common, whose lines are
+    # one block centred on one axis (leaves._flush_stack): it reads down.
+    block = [(760, "A Fixture of Two Columns", 18), (734, "The Layout Team", 12), (714, "2026-12-05", 10)]
+    title_ops = [show(f, 306 - text_width(text, size=size) / 2, y, text, size) for y, text, size in reversed(block)]
+    b.add_page(" ".join([*title_ops, paint(f, [left, right], (72, 320), 680, interleave(left, right))]))
+    assert layout(b).joined.text == "\n".join([*(text for _, text, _ in block), *left, *right])
+
+
 def test_fragment_under_a_column_painted_after_the_columns_is_read_after_them():
     b = PdfBuilder()
     f = b.add_standard_font("Helvetica", widths=True)
