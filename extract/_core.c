@@ -4057,6 +4057,51 @@ static PyObject *core_cmap_section(PyObject *mod, PyObject *args) {
 }
 
 
+/* ==== structure mode after the tree is read (structure.py's whole-tree
+ * tables, reading.py's page reading) =====================================
+ * Kernels over column arrays; each keeps its numpy reference in Python
+ * (RAGPREP_PURE=1) and a differential test. They read no PDF bytes. */
+
+/* nearest_marked(parents, marked, up) -> bool: StructTree.nearest in one
+ * pass. up[i] = i where marked[i], else up[parents[i]] (-1 for a root kid,
+ * parents[i] == -1). Elements are in depth-first order, so a parent comes
+ * before its kids and its answer is known; an element whose parent does not
+ * (an index >= i, or below -1) stops the pass: False, `up` unspecified, the
+ * caller runs the reference. */
+static PyObject *core_nearest_marked(PyObject *mod, PyObject *args) {
+    (void)mod;
+    PyObject *o[3];
+    if (!PyArg_ParseTuple(args, "OOO", &o[0], &o[1], &o[2])) return NULL;
+    View v[3] = {{0}};
+    static const char *const formats[3] = {"l", "?", "l"};
+    static const char *const names[3] = {"parents", "marked", "up"};
+    PyObject *result = NULL;
+    for (int i = 0; i < 3; i++)
+        if (get_view(o[i], &v[i], formats[i], i == 1 ? 1 : 8, names[i]) < 0) goto done;
+    Py_ssize_t n = v[0].view.len / 8;
+    if (v[1].view.len != n || v[2].view.len / 8 != n) {
+        PyErr_SetString(PyExc_ValueError, "nearest_marked: arrays of different lengths");
+        goto done;
+    }
+    if (v[2].view.readonly) { PyErr_SetString(PyExc_ValueError, "nearest_marked: up must be writable"); goto done; }
+    const int64_t *parent = v[0].view.buf;
+    const unsigned char *marked = v[1].view.buf;
+    int64_t *up = v[2].view.buf;
+    int ok = 1;
+    for (Py_ssize_t i = 0; i < n && ok; i++) {
+        int64_t p = parent[i];
+        if (marked[i]) up[i] = (int64_t)i;
+        else if (p == -1) up[i] = -1;
+        else if (p >= 0 && p < (int64_t)i) up[i] = up[p];
+        else ok = 0;
+    }
+    result = PyBool_FromLong(ok);
+done:
+    for (int i = 0; i < 3; i++) release(&v[i]);
+    return result;
+}
+
+
 static PyMethodDef module_methods[] = {
     {"text_edges", (PyCFunction)core_text_edges, METH_O,
      "Per text (a list or an object array of str): length, first and last code point (int64)."},
@@ -4071,6 +4116,7 @@ static PyMethodDef module_methods[] = {
     {"object_stream_spans", (PyCFunction)core_object_stream_spans, METH_VARARGS, "An object stream header's spans."},
     {"walk_struct", (PyCFunction)core_walk_struct, METH_VARARGS, "The structure tree walk over its stack."},
     {"cmap_section", (PyCFunction)core_cmap_section, METH_VARARGS, "One CMap section body applied to a cmap.CMap."},
+    {"nearest_marked", (PyCFunction)core_nearest_marked, METH_VARARGS, "StructTree.nearest in one pass (parents before kids)."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -477,10 +477,8 @@ class Document:
         the cells on the next), then handed back page by page."""
         if not any(len(r.tables) for r in results):
             return results
-        # Line boxes only where there are tables: join_continued looks at no other page's lines.
-        joined = join_continued(
-            [PageTables(r.page, r.tables, tuple(line.bbox for line in r.lines) if r.tables else ()) for r in results]
-        )
+        # Line boxes only where there are detected tables: join_continued looks at no other page's lines.
+        joined = join_continued([PageTables(r.page, r.tables, _line_boxes(r)) for r in results])
         pieces = [t for tables in joined for t in tables]
         # Only tagged tables are labelled from the tree's grids: pages read by
         # layout alone (a tagged file in layout mode) need not read the tree.
@@ -599,6 +597,14 @@ class _Counts:
             artifact_glyphs=int(np.count_nonzero(visible & table.artifact)),
             undecodable_glyphs=int(np.count_nonzero(visible & table.undecodable)),
         )
+
+
+def _line_boxes(result: PageResult) -> tuple[Box, ...]:
+    """The boxes of the page's text lines where it has a detected table
+    (what join_continued measures); () where its tables are all tagged."""
+    if all(t.source == STRUCTURE for t in result.tables):
+        return ()
+    return tuple(line.bbox for line in result.lines)
 
 
 def _page_result(

@@ -181,8 +181,11 @@ def _cell_contents(
     """Per TH/TD the page shows: the span of its glyphs in the page text,
     their box and MCIDs. A cell's content is one run of the structure order
     (depth first), so its span holds its text and nothing else."""
+    cell_of_element = grids.cell_of[element]
+    if not len(cell_of_element) or cell_of_element.max() < 0:
+        return ()  # no glyph of the page in a cell: no per-glyph column to fill
     cell_of_glyph = np.full(len(table), -1, dtype=np.int64)
-    cell_of_glyph[glyphs] = grids.cell_of[element]
+    cell_of_glyph[glyphs] = cell_of_element
     cell = cell_of_glyph[joined.order]
     positions = np.flatnonzero(cell >= 0)
     if not len(positions):
@@ -196,7 +199,7 @@ def _cell_contents(
     mcids = run_mcids(table.mcid[emitted], firsts)
     return frozen_rows(  # one per cell shown (a table of thousands of cells: rows the collector leaves alone)
         CellContent,
-        {"key": keys.tolist(), "char_start": starts, "char_end": ends, "bbox": [tuple(b) for b in boxes], "mcids": list(mcids)},
+        {"key": keys.tolist(), "char_start": starts, "char_end": ends, "bbox": boxes, "mcids": mcids},
     )
 
 

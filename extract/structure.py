@@ -305,8 +305,15 @@ class StructTree:
 
     def nearest(self, marked: np.ndarray) -> np.ndarray:
         """Per element, the nearest element at or above it that is `marked`;
-        -1 when none is. Pointer jumping: each pass doubles how far up every
-        element has looked, so a tree of depth d takes log2(d) passes."""
+        -1 when none is. Compiled: one pass down the elements (a parent comes
+        before its kids). The reference, pointer jumping: each pass doubles
+        how far up every element has looked, so a tree of depth d takes
+        log2(d) passes."""
+        core = compiled_core()
+        if core is not None:
+            up = np.empty(len(marked), dtype=np.int64)
+            if core.nearest_marked(self._parents, np.ascontiguousarray(marked, dtype=bool), up):
+                return up
         up = np.where(marked, np.arange(len(marked), dtype=np.int64), self._parents)
         while True:
             open_ = up >= 0

@@ -32,8 +32,8 @@ import re
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, fields, replace
-from itertools import accumulate
-from operator import attrgetter
+from itertools import accumulate, repeat
+from operator import attrgetter, itemgetter
 from types import MappingProxyType
 from typing import Any
 
@@ -118,6 +118,10 @@ class TableGrids:
     cell_of: np.ndarray
     # Per table, its cells' /ID -> (row, col): what /Headers names, once per document.
     element_ids: dict[int, Mapping[str, tuple[int, int]]] = field(default_factory=dict, compare=False, repr=False)
+    # Per table, the cells whose /Headers names their heads, once per document.
+    named_headers: dict[int, Mapping[tuple[int, int], tuple[str, ...]]] = field(
+        default_factory=dict, compare=False, repr=False
+    )
 
     def ids_of(self, table: int) -> Mapping[str, tuple[int, int]]:
         """The /ID of each cell of `table` (§14.7.2) and its slot, built on first use."""
@@ -127,24 +131,34 @@ class TableGrids:
             ids = self.element_ids[table] = {s.element_id: (s.row, s.col) for s in slots.values() if s.element_id}
         return ids
 
+    def named_of(self, table: int) -> Mapping[tuple[int, int], tuple[str, ...]]:
+        """The cells of `table` whose /Headers names their heads: (row, col) -> the /IDs named."""
+        named = self.named_headers.get(table)
+        if named is None:
+            slots = self.by_position.get(table, {})
+            named = self.named_headers[table] = {at: s.headers for at, s in slots.items() if s.headers}
+        return named
+
 
 def table_grids(tree: StructTree) -> TableGrids:
     """Lay out all tables of the tree (whole-tree columns, then a pass over the table cells)."""
-    types = tree.types
-    tables = types == "Table"
+    # Each element's table part (0: none), one pass: numbers compare at
+    # once where an object column compares name by name.
+    part = np.fromiter(map(_TABLE_PARTS.get, tree.types, repeat(0)), dtype=np.int8, count=len(tree.elements))
+    tables = part == _TABLE_PARTS["Table"]
     if not tables.any():  # most trees: no row, cell or slot anywhere, no pass over the tree
-        return TableGrids(_NO_SLOTS, _NO_SLOTS, _NO_SLOTS, np.full(len(types), -1, dtype=np.int64))
+        return TableGrids(_NO_SLOTS, _NO_SLOTS, _NO_SLOTS, np.full(len(part), -1, dtype=np.int64))
     # Nearest Table at or above each element; a TR inside one starts a row,
     # a TH/TD inside a row a cell; a Table starts neither (it resets both).
     table_of = tree.nearest(tables)
-    is_row = tables | ((types == "TR") & (table_of >= 0))
+    is_row = tables | ((part == _TABLE_PARTS["TR"]) & (table_of >= 0))
     row_of = _started_by(tree.nearest(is_row), tables)
-    is_cell = tables | (((types == "TH") | (types == "TD")) & (row_of >= 0))
+    is_cell = tables | (((part == _TABLE_PARTS["TH"]) | (part == _TABLE_PARTS["TD"])) & (row_of >= 0))
     cell_of = _started_by(tree.nearest(is_cell), tables)
     # In a THead: the nearest Table, THead, TBody or TFoot at or above is a THead.
-    group = tree.nearest(tables | (types == "THead") | (types == "TBody") | (types == "TFoot"))
-    in_thead = np.zeros(len(types), dtype=bool)
-    in_thead[group >= 0] = types[group[group >= 0]] == "THead"
+    group = tree.nearest(tables | (part >= _TABLE_PARTS["THead"]))
+    in_thead = np.zeros(len(part), dtype=bool)
+    in_thead[group >= 0] = part[group[group >= 0]] == _TABLE_PARTS["THead"]
     rows: dict[int, list[int]] = defaultdict(list)
     cells: dict[int, list[int]] = defaultdict(list)
     row_elements = np.flatnonzero(is_row & ~tables)
@@ -156,9 +170,8 @@ def table_grids(tree: StructTree) -> TableGrids:
     slots: dict[int, GridSlot] = {}
     shapes: dict[int, tuple[int, int]] = {}
     by_position: dict[int, Mapping[tuple[int, int], GridSlot]] = {}
-    thead = in_thead.tolist()
     for table, table_rows in rows.items():
-        indices, placed = _place(tree, table, [cells[r] for r in table_rows], thead)
+        indices, placed = _place(tree, table, [cells[r] for r in table_rows], in_thead)
         built = frozen_rows(GridSlot, placed)  # one per cell of every tagged table
         slots.update(zip(indices, built, strict=True))
         ends = map(int.__add__, placed["col"], placed["col_span"])
@@ -166,6 +179,9 @@ def table_grids(tree: StructTree) -> TableGrids:
         by_position[table] = MappingProxyType(dict(zip(zip(placed["row"], placed["col"], strict=True), built, strict=True)))
     return TableGrids(MappingProxyType(slots), MappingProxyType(shapes), MappingProxyType(by_position), cell_of)
 
+
+# The table parts of §14.8.4.3.4 as numbers; the row groups last (THead first among them).
+_TABLE_PARTS = {"Table": 1, "TR": 2, "TH": 3, "TD": 4, "THead": 5, "TBody": 6, "TFoot": 7}
 
 # The empty mappings of a tree with no Table (read-only: shared by every such tree).
 _NO_SLOTS: Mapping[Any, Any] = MappingProxyType({})
@@ -180,7 +196,7 @@ def _started_by(nearest: np.ndarray, tables: np.ndarray) -> np.ndarray:
 
 
 def _place(
-    tree: StructTree, table: int, rows: list[list[int]], in_thead: list[bool]
+    tree: StructTree, table: int, rows: list[list[int]], in_thead: np.ndarray
 ) -> tuple[list[int], dict[str, list[Any]]]:
     """The cells of one table and their GridSlots' columns: each cell takes
     the first free slot of its row; spans occupy theirs; a row span is cut at
@@ -198,7 +214,7 @@ def _place(
     else:
         columns["row_span"], columns["col"] = _spanned_slots(rows, row_spans, columns["col_span"])
     columns["table"] = [table] * len(indices)
-    columns["in_thead"] = list(map(in_thead.__getitem__, indices))
+    columns["in_thead"] = in_thead[indices].tolist()
     for name, attribute in _FROM_ELEMENT:
         columns[name] = list(map(attribute, elements))
     return indices, {name: columns[name] for name in _SLOT_FIELDS}  # in field order, as the slots are set
@@ -266,7 +282,14 @@ _BLANK_RUN = re.compile(r"\s+")
 
 def cell_text(page_text: str, start: int, end: int) -> str:
     """A cell's text: its page text with its lines joined by one space."""
-    return _BLANK_RUN.sub(" ", page_text[start:end]).strip()
+    text = page_text[start:end]
+    # Most cells are one line with single spaces: nothing to rewrite. Only
+    # the space is both whitespace (what \s and strip() take) and printable,
+    # so a printable text with no double, leading or trailing space is its own
+    # result (tests/extract/test_tables_tagged.py checks every code point).
+    if text.isprintable() and "  " not in text and text[:1] != " " and text[-1:] != " ":
+        return text
+    return _BLANK_RUN.sub(" ", text).strip()
 
 
 def structure_tables(
@@ -281,31 +304,38 @@ def structure_tables(
         slot = grids.slots.get(content.key)
         if slot is not None:
             shown[slot.table].append((slot, content))
-    tables = []
+    placed = []
     for table, pairs in shown.items():
         cells = _page_cells(pairs, page, page_text)
         n_rows, n_cols = grids.shapes[table]
-        tables.append(
-            _finish(Table(f"s{table}", STRUCTURE, n_rows, n_cols, 0, (page,), tuple(cells)), grids, table, labels)
-        )
-    return tuple(sorted(tables, key=lambda t: min(c.char_start for c in t.cells)))
+        piece = Table(f"s{table}", STRUCTURE, n_rows, n_cols, 0, (page,), cells)
+        # Unlabelled pieces go to merge_tables, which sorts, counts and labels
+        # the whole table: not done twice.
+        placed.append((min(map(_CHAR_START, cells)), _finish(piece, grids, table) if labels else piece))
+    placed.sort(key=itemgetter(0))  # stable: pieces starting at one offset keep their order
+    return tuple(piece for _, piece in placed)
 
 
 def _page_cells(pairs: list[tuple[GridSlot, CellContent]], page: int, page_text: str) -> tuple[TableCell, ...]:
     """A table's cells as page `page` shows them, unlabelled: every cell of
     every tagged table, page by page, built as rows at once."""
-    slots, shown = [p[0] for p in pairs], [p[1] for p in pairs]
+    rows, cols, row_spans, col_spans, headers = map(list, zip(*(_GRID_PLACE(p[0]) for p in pairs), strict=True))
+    _, starts, ends, boxes, mcids = map(list, zip(*(_CONTENT_FIELDS(p[1]) for p in pairs), strict=True))
     return frozen_rows(
         TableCell,
         {
-            "row": [s.row for s in slots], "col": [s.col for s in slots],
-            "row_span": [s.row_span for s in slots], "col_span": [s.col_span for s in slots],
-            "is_header": [s.header for s in slots], "header_labels": [()] * len(pairs),
-            "text": [cell_text(page_text, c.char_start, c.char_end) for c in shown],
-            "page": [page] * len(pairs), "bbox": [c.bbox for c in shown], "mcids": [c.mcids for c in shown],
-            "char_start": [c.char_start for c in shown], "char_end": [c.char_end for c in shown],
+            "row": rows, "col": cols, "row_span": row_spans, "col_span": col_spans,
+            "is_header": headers, "header_labels": [()] * len(pairs),
+            "text": list(map(cell_text, repeat(page_text, len(pairs)), starts, ends)),
+            "page": [page] * len(pairs), "bbox": boxes, "mcids": mcids, "char_start": starts, "char_end": ends,
         },
     )  # fmt: skip
+
+
+# A slot's place in its grid, and a CellContent's fields, as tuples (TableCell's order).
+_GRID_PLACE = attrgetter("row", "col", "row_span", "col_span", "header")
+_CONTENT_FIELDS = attrgetter("key", "char_start", "char_end", "bbox", "mcids")
+_CHAR_START = attrgetter("char_start")
 
 
 def _finish(table: Table, grids: TableGrids | None = None, element: int = -1, relabel: bool = True) -> Table:
@@ -344,8 +374,6 @@ def _labels(
 ) -> list[TableCell]:
     """Attach header labels (module docstring: /Headers, else /Scope, else position)."""
     slots = _slot_info(grids, element)
-    by_id = grids.ids_of(element) if grids is not None else {}
-    text_at = {(c.row, c.col): c.text for c in cells}
     column_heads: list[TableCell] = []
     row_heads: list[TableCell] = []
     for c in cells:
@@ -364,29 +392,31 @@ def _labels(
             row_heads.append(c)
     if not column_heads and not row_heads and not slots:
         return _relabelled(cells, [()] * len(cells))  # no head and no /Headers: no labels (a detected table)
-    above = _HeadLabels(column_heads, _COLUMNS, _ROW)
-    before = _HeadLabels(row_heads, _ROWS, _COL)
-    labels = []
-    for c in cells:
-        slot = slots.get((c.row, c.col))
-        if slot is not None and slot.headers:
-            named = tuple(text_at.get(by_id.get(h, (-1, -1)), "") for h in slot.headers)
-            labels.append(tuple(t for t in named if t))
-        else:
-            labels.append(above.of(c) + before.of(c))
+    above = _HeadLabels(column_heads, _COLUMNS, _ROW).of_each(cells)
+    before = _HeadLabels(row_heads, _ROWS, _COL).of_each(cells)
+    labels = list(map(tuple.__add__, above, before))
+    named = grids.named_of(element) if grids is not None else {}
+    if named:  # /Headers names the heads of these cells, in place of their positions
+        by_id = grids.ids_of(element) if grids is not None else {}
+        text_at = {(c.row, c.col): c.text for c in cells}
+        for k, at in enumerate(map(_SLOT, cells)):
+            if at in named:
+                texts = (text_at.get(by_id.get(h, (-1, -1)), "") for h in named[at])
+                labels[k] = tuple(t for t in texts if t)
     return _relabelled(cells, labels)
 
 
 _CELL_FIELDS = tuple(f.name for f in fields(TableCell))
+_ALL_FIELDS, _HEADER_LABELS = attrgetter(*_CELL_FIELDS), attrgetter("header_labels")
 
 
 def _relabelled(cells: Sequence[TableCell], labels: list[tuple[str, ...]]) -> list[TableCell]:
     """`cells` with these header labels: the cells whose labels change
     rebuilt at once, as rows the cyclic collector leaves alone."""
-    changed = [k for k, (c, new) in enumerate(zip(cells, labels, strict=True)) if new != c.header_labels]
+    changed = [k for k, (old, new) in enumerate(zip(map(_HEADER_LABELS, cells), labels, strict=True)) if new != old]
     out = list(cells)
     if changed:
-        columns = {name: [getattr(cells[k], name) for k in changed] for name in _CELL_FIELDS}
+        columns = dict(zip(_CELL_FIELDS, map(list, zip(*(_ALL_FIELDS(cells[k]) for k in changed), strict=True)), strict=True))
         columns["header_labels"] = [labels[k] for k in changed]
         for k, cell in zip(changed, frozen_rows(TableCell, columns), strict=True):
             out[k] = cell
@@ -406,20 +436,25 @@ class _HeadLabels:
 
     def __init__(self, heads: list[TableCell], span: attrgetter[tuple[int, int]], position: attrgetter[int]) -> None:
         self._heads, self._span, self._position = heads, span, position
-        # span -> (the overlapping heads' positions and texts, the last position, all their texts)
-        self._by_span: dict[tuple[int, int], tuple[list[tuple[int, str]], int, tuple[str, ...]]] = {}
 
-    def of(self, cell: TableCell) -> tuple[str, ...]:
-        key = self._span(cell)
-        found = self._by_span.get(key)
-        if found is None:
-            at, extent = key
-            heads = [(self._position(h), h.text) for h in self._heads if _overlap(*self._span(h), at, extent)]
-            found = self._by_span[key] = (heads, max((p for p, _ in heads), default=-1), tuple(t for _, t in heads))
-        heads, last, every = found
-        # A head lies before the cell it labels, so a cell is never its own head.
-        where = self._position(cell)
-        return every if where > last else tuple(text for p, text in heads if p < where)
+    def of_each(self, cells: Sequence[TableCell]) -> list[tuple[str, ...]]:
+        """The labels of each of `cells`, in order."""
+        if not self._heads:
+            return [()] * len(cells)
+        spans = list(map(self._span, cells))
+        # span -> (the overlapping heads' positions and texts, the last position, all their texts)
+        found = {span: self._overlapping(span) for span in dict.fromkeys(spans)}
+        out = []
+        for span, where in zip(spans, map(self._position, cells), strict=True):
+            heads, last, every = found[span]
+            # A head lies before the cell it labels, so a cell is never its own head.
+            out.append(every if where > last else tuple(text for p, text in heads if p < where))
+        return out
+
+    def _overlapping(self, span: tuple[int, int]) -> tuple[list[tuple[int, str]], int, tuple[str, ...]]:
+        at, extent = span
+        heads = [(self._position(h), h.text) for h in self._heads if _overlap(*self._span(h), at, extent)]
+        return heads, max((p for p, _ in heads), default=-1), tuple(t for _, t in heads)
 
 
 def _overlap(a: int, a_span: int, b: int, b_span: int) -> bool:
@@ -441,22 +476,31 @@ def merge_tables(
         grouped.setdefault(piece.table_id, []).append(piece)
     merged = []
     for table_id, parts in grouped.items():
-        cells: dict[tuple[int, int], TableCell] = {}
-        for part in parts:
-            for c in part.cells:
-                seen = cells.get((c.row, c.col))
-                cells[(c.row, c.col)] = c if seen is None else replace(seen, text=f"{seen.text} {c.text}".strip())
         first = parts[0]
         element = int(table_id[1:]) if first.source == STRUCTURE else -1
         table = replace(
             first,
             n_rows=max(p.n_rows for p in parts),
             n_cols=max(p.n_cols for p in parts),
-            cells=tuple(cells.values()),
+            cells=_merged_cells(parts),
             repeats=tuple(c for p in parts for c in p.repeats),
         )
         merged.append(_finish(table, grids if first.source == STRUCTURE else None, element, relabel))
     return tuple(merged)
+
+
+def _merged_cells(parts: list[Table]) -> tuple[TableCell, ...]:
+    """The cells of a table's pieces, one per slot: a cell shown on two pages
+    keeps its first page and takes the text of both. A single piece that
+    holds each slot once (a tagged piece always does) keeps its cells."""
+    if len(parts) == 1 and len(set(map(_SLOT, parts[0].cells))) == len(parts[0].cells):
+        return parts[0].cells
+    cells: dict[tuple[int, int], TableCell] = {}
+    for part in parts:
+        for c in part.cells:
+            seen = cells.get((c.row, c.col))
+            cells[(c.row, c.col)] = c if seen is None else replace(seen, text=f"{seen.text} {c.text}".strip())
+    return tuple(cells.values())
 
 
 def pieces_by_page(tables: Sequence[Table]) -> dict[int, tuple[Table, ...]]:
@@ -464,11 +508,20 @@ def pieces_by_page(tables: Sequence[Table]) -> dict[int, tuple[Table, ...]]:
     order: each table's cells looked at once, not once per page."""
     out: dict[int, list[Table]] = defaultdict(list)
     for t in tables:
-        pages = [c.page for c in t.cells]
-        for page in dict.fromkeys(pages):  # most tables lie on one page
-            cells = t.cells if pages.count(page) == len(pages) else tuple(c for c in t.cells if c.page == page)
+        pages = list(map(_PAGE, t.cells))
+        if pages and pages.count(pages[0]) == len(pages):  # most tables lie on one page
+            by_page = {pages[0]: t.cells}
+        else:  # the cells of each page in one pass, pages in the order they first occur
+            grouped: dict[int, list[TableCell]] = {}
+            for cell, page in zip(t.cells, pages, strict=True):
+                grouped.setdefault(page, []).append(cell)
+            by_page = {page: tuple(cells) for page, cells in grouped.items()}
+        for page, cells in by_page.items():
             out[page].append(replace(t, cells=cells, repeats=tuple(c for c in t.repeats if c.page == page)))
     return {page: tuple(pieces) for page, pieces in out.items()}
+
+
+_PAGE = attrgetter("page")
 
 
 # --------------------------------------------------------------------------- detected tables over pages

@@ -164,3 +164,22 @@ def test_class_map_attributes_apply():
     (table,) = extract_document(b.to_bytes(), mode="structure").tables
     assert grid(table)[0, 0] == ("Wide", 1, 2, False)
     assert table.n_cols == 2
+
+
+def test_cell_text_joins_lines_and_blank_runs_as_the_rule_says():
+    import re
+
+    from ragprep.extract.tables import cell_text
+
+    def rule(text: str) -> str:  # the rule as written: blank runs to one space, ends stripped
+        return re.sub(r"\s+", " ", text).strip()
+
+    # The fast path keeps a printable text without double or edge spaces as
+    # it is: only the space is both whitespace and printable, on every code point.
+    spaces = [c for c in map(chr, range(0x110000)) if re.fullmatch(r"\s", c)]
+    assert [c for c in spaces if c.isprintable()] == [" "]
+    samples = ["North Gate 312", " a", "a ", "a  b", "", " ", "a\nb", "a\u00a0b", "a\u2028b", "x\u3000y", "é ü"]
+    samples += [f"a{c}b" for c in spaces] + [f"{c}a" for c in spaces]
+    for text in samples:
+        page = f"<<{text}>>"
+        assert cell_text(page, 2, 2 + len(text)) == rule(text), repr(text)
