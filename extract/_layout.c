@@ -1561,21 +1561,9 @@ done:
  * most mark_height tall, the first unit taller than that whose box holds
  * its middle across the line and which it touches along the line within
  * join_gap x its height; -1 for the others. */
-static PyObject *layout_marks_beside(PyObject *mod, PyObject *args) {
-    PyObject *x0_obj, *x1_obj, *y0_obj, *y1_obj, *ids_obj;
-    double mark_height, join_gap;
-    if (!PyArg_ParseTuple(args, "OOOOOdd", &x0_obj, &x1_obj, &y0_obj, &y1_obj, &ids_obj, &mark_height, &join_gap)) return NULL;
-    View vbox[4], vi = {0};
-    memset(vbox, 0, sizeof vbox);
-    PyObject *result = NULL;
-    int64_t *found = NULL;
-    PyObject *const objs[4] = {x0_obj, x1_obj, y0_obj, y1_obj};
-    Py_ssize_t n = get_unit_boxes(objs, vbox, ids_obj, &vi);
-    if (n < 0) goto done;
-    const double *X0 = vbox[0].view.buf, *X1 = vbox[1].view.buf, *Y0 = vbox[2].view.buf, *Y1 = vbox[3].view.buf;
-    const int64_t *ids = vi.view.buf;
-    found = malloc((n ? n : 1) * sizeof(int64_t));
-    if (!found) { PyErr_NoMemory(); goto done; }
+/* marks_beside's body: per unit of ids[0..n) into found[0..n), its line or -1. */
+static void marks_found(const double *X0, const double *X1, const double *Y0, const double *Y1, const int64_t *ids,
+                        Py_ssize_t n, double mark_height, double join_gap, int64_t *found) {
     for (Py_ssize_t k = 0; k < n; k++) {
         int64_t a = ids[k];
         double height = Y1[a] - Y0[a];
@@ -1591,6 +1579,24 @@ static PyObject *layout_marks_beside(PyObject *mod, PyObject *args) {
             }
         }
     }
+}
+
+static PyObject *layout_marks_beside(PyObject *mod, PyObject *args) {
+    PyObject *x0_obj, *x1_obj, *y0_obj, *y1_obj, *ids_obj;
+    double mark_height, join_gap;
+    if (!PyArg_ParseTuple(args, "OOOOOdd", &x0_obj, &x1_obj, &y0_obj, &y1_obj, &ids_obj, &mark_height, &join_gap)) return NULL;
+    View vbox[4], vi = {0};
+    memset(vbox, 0, sizeof vbox);
+    PyObject *result = NULL;
+    int64_t *found = NULL;
+    PyObject *const objs[4] = {x0_obj, x1_obj, y0_obj, y1_obj};
+    Py_ssize_t n = get_unit_boxes(objs, vbox, ids_obj, &vi);
+    if (n < 0) goto done;
+    const double *X0 = vbox[0].view.buf, *X1 = vbox[1].view.buf, *Y0 = vbox[2].view.buf, *Y1 = vbox[3].view.buf;
+    const int64_t *ids = vi.view.buf;
+    found = malloc((n ? n : 1) * sizeof(int64_t));
+    if (!found) { PyErr_NoMemory(); goto done; }
+    marks_found(X0, X1, Y0, Y1, ids, n, mark_height, join_gap, found);
     result = int64_bytes(found, n);
 done:
     free(found);
@@ -1604,6 +1610,30 @@ done:
  * each new row or gap along the row wider than join_gap x the smaller
  * height. Each row is set `span` past the last, as the reference does, so
  * the running right edge is the same float. */
+/* lines_along's body: positions into ids[0..n) in order, and per position
+ * its line in line; tmp, by_x, key (n int64) and x (n doubles) are work
+ * buffers, key and x calloc'ed (see stable_argsort). */
+static void along_lines(const double *X0, const double *X1, const int64_t *ids, const int64_t *row, const double *height,
+                        Py_ssize_t n, double span, double join_gap, int64_t *order, int64_t *line, int64_t *tmp,
+                        int64_t *by_x, int64_t *key, double *x) {
+    /* np.lexsort((x0, row)): stable by x0, then stable by row. */
+    for (Py_ssize_t k = 0; k < n; k++) x[k] = X0[ids[k]];
+    stable_argsort(x, by_x, tmp, n);
+    for (Py_ssize_t k = 0; k < n; k++) key[k] = row[by_x[k]];
+    stable_argsort_int(key, order, tmp, n);
+    for (Py_ssize_t k = 0; k < n; k++) order[k] = by_x[order[k]];
+    double reach = 0.0;
+    for (Py_ssize_t k = 0; k < n; k++) {
+        int64_t u = order[k], at = ids[u];
+        double offset = (double)row[u] * span, x0 = X0[at] + offset, x1 = X1[at] + offset;
+        if (k == 0) { line[0] = 0; reach = x1; continue; }
+        int64_t prev = order[k - 1];
+        int new_line = row[u] != row[prev] || x0 - reach > join_gap * np_min(height[prev], height[u]);
+        line[k] = line[k - 1] + new_line;
+        reach = np_max(reach, x1);
+    }
+}
+
 static PyObject *layout_lines_along(PyObject *mod, PyObject *args) {
     PyObject *x0_obj, *x1_obj, *ids_obj, *row_obj, *h_obj;
     double span, join_gap;
@@ -1629,22 +1659,7 @@ static PyObject *layout_lines_along(PyObject *mod, PyObject *args) {
     by_x = malloc(cells * sizeof(int64_t)); key = calloc(cells, sizeof(int64_t));
     line = malloc(cells * sizeof(int64_t)); x = calloc(cells, sizeof(double));
     if (!order || !tmp || !by_x || !key || !line || !x) { PyErr_NoMemory(); goto done; }
-    /* np.lexsort((x0, row)): stable by x0, then stable by row. */
-    for (Py_ssize_t k = 0; k < n; k++) x[k] = X0[ids[k]];
-    stable_argsort(x, by_x, tmp, n);
-    for (Py_ssize_t k = 0; k < n; k++) key[k] = row[by_x[k]];
-    stable_argsort_int(key, order, tmp, n);
-    for (Py_ssize_t k = 0; k < n; k++) order[k] = by_x[order[k]];
-    double reach = 0.0;
-    for (Py_ssize_t k = 0; k < n; k++) {
-        int64_t u = order[k], at = ids[u];
-        double offset = (double)row[u] * span, x0 = X0[at] + offset, x1 = X1[at] + offset;
-        if (k == 0) { line[0] = 0; reach = x1; continue; }
-        int64_t prev = order[k - 1];
-        int new_line = row[u] != row[prev] || x0 - reach > join_gap * np_min(height[prev], height[u]);
-        line[k] = line[k - 1] + new_line;
-        reach = np_max(reach, x1);
-    }
+    along_lines(X0, X1, ids, row, height, n, span, join_gap, order, line, tmp, by_x, key, x);
     along_bytes = int64_bytes(order, n);
     line_bytes = along_bytes ? int64_bytes(line, n) : NULL;
     if (line_bytes) result = PyTuple_Pack(2, along_bytes, line_bytes);
@@ -3153,6 +3168,202 @@ done:
     return result;
 }
 
+/* ---- placed_lines(x0, x1, y0, y1, ids, space, end, inked, descent, line_baseline, mark_height,
+ *      join_gap, justified_space, number_gap, number_glyphs, piece_share, row_overlap)
+ *      -> (ids, row, mark, line, span, rules)
+ * lines.line_order's first rules on the placed units `ids` (ascending), as
+ * lines._lines_by_the_rules applies them: units by baseline top down
+ * (stable), a new row where the baseline steps down more than
+ * line_baseline x the smaller height; small units (mark_height at most)
+ * beside a line on its row, with its height, marks beside marks until no
+ * more are found (_marks_on_their_lines, _marks_beside_marks); then by row
+ * and along it, and per unit its line (lines_along, rows `span` apart).
+ * `rules` says which later rules may change what this gives (bit 1
+ * _justified_lines, 2 _numbered_headings, 4 _pieces_inside): each bit is
+ * clear exactly where that rule's own first test leaves the lines as they
+ * are, the same doubles compared. `space` (per stream position: a blank)
+ * and `end` (per unit, where it ends) give Page.trails_blank, `inked` (per
+ * unit) Page.inked. */
+enum { JUSTIFIED_RULE = 1, NUMBERED_RULE = 2, PIECES_RULE = 4 };
+
+typedef struct {
+    double descent, line_baseline, mark_height, join_gap, justified_space, number_gap, piece_share, row_overlap;
+    int64_t number_glyphs;
+} LineParams;
+
+/* The marks among units sid[0..n) (sorted by baseline; heights sh) as
+ * _marks_on_their_lines finds them, marks beside marks included: per unit
+ * beside[k] (-1: no mark); 0, or -1 with an exception set. X0 and X1 are
+ * the page's, grown along the line by marks in work copies gx0, gx1 (size units). */
+static int placed_marks(const double *X0, const double *X1, const double *Y0, const double *Y1, Py_ssize_t size,
+                        const int64_t *sid, const double *sh, Py_ssize_t n, const LineParams *p, int64_t *beside,
+                        int64_t *again) {
+    Py_ssize_t small = 0;
+    for (Py_ssize_t k = 0; k < n; k++) {
+        beside[k] = -1;
+        small += sh[k] <= p->mark_height;
+    }
+    if (!small || small == n) return 0;
+    marks_found(X0, X1, Y0, Y1, sid, n, p->mark_height, p->join_gap, beside);
+    int any = 0, all_small = 1;
+    for (Py_ssize_t k = 0; k < n; k++) {
+        any |= beside[k] >= 0;
+        if (sh[k] <= p->mark_height && beside[k] < 0) all_small = 0;
+    }
+    if (!any || all_small) return 0;
+    double *gx0 = malloc((size_t)(size ? size : 1) * sizeof(double)), *gx1 = malloc((size_t)(size ? size : 1) * sizeof(double));
+    if (!gx0 || !gx1) { free(gx0); free(gx1); PyErr_NoMemory(); return -1; }
+    memcpy(gx0, X0, (size_t)size * sizeof(double));
+    memcpy(gx1, X1, (size_t)size * sizeof(double));
+    for (;;) {  /* each pass places one mark more at least: at most n passes */
+        for (Py_ssize_t k = 0; k < n; k++)
+            if (beside[k] >= 0) {
+                int64_t host = sid[beside[k]], m = sid[k];
+                gx0[host] = np_min(gx0[host], X0[m]);
+                gx1[host] = np_max(gx1[host], X1[m]);
+            }
+        marks_found(gx0, gx1, Y0, Y1, sid, n, p->mark_height, p->join_gap, again);
+        int found = 0;
+        for (Py_ssize_t k = 0; k < n; k++)
+            if (again[k] >= 0 && beside[k] < 0) { beside[k] = again[k]; found = 1; }
+        if (!found) break;
+    }
+    free(gx0); free(gx1);
+    return 0;
+}
+
+/* The `rules` bits of placed_lines for units ids[0..n) along their rows
+ * (row, line per unit; rows `span` apart); ax0, ax1 and reach are work buffers of n. */
+static int placed_rules(const double *X0, const double *X1, const double *Y0, const double *Y1, const int64_t *ids,
+                        const int64_t *row, const int64_t *line, Py_ssize_t n, double span, const unsigned char *space,
+                        const int64_t *end, const int64_t *inked, const LineParams *p, double *ax0, double *ax1,
+                        double *reach, int64_t *host) {
+    for (Py_ssize_t k = 0; k < n; k++) {
+        double offset = (double)row[k] * span;
+        ax0[k] = X0[ids[k]] + offset;
+        ax1[k] = X1[ids[k]] + offset;
+        reach[k] = k ? np_max(reach[k - 1], ax1[k]) : ax1[k];
+        int64_t own = ax1[k] == reach[k] ? (int64_t)k : 0;
+        host[k] = k && host[k - 1] > own ? host[k - 1] : own;
+    }
+    int rules = 0;
+    Py_ssize_t lines = 0, previous = 0;
+    int spaced_before = 0;
+    for (Py_ssize_t k = 1; k < n; k++) {
+        int64_t a = ids[k - 1], b = ids[k];
+        if (line[k] != line[k - 1]) {
+            /* _gaps_before_lines: a line's first unit and its gap along the row. */
+            double gap = ax0[k] - reach[k - 1];
+            int same_row = (double)row[k] * span == (double)row[k - 1] * span, trails = space[end[a] - 1];
+            int spaced = same_row && trails && gap <= p->justified_space;
+            if (spaced && spaced_before) rules |= JUSTIFIED_RULE;
+            spaced_before = spaced;
+            double smaller = np_min(Y1[b] - Y0[b], Y1[a] - Y0[a]);
+            int alone = k - previous == 1;
+            if (alone && same_row && gap <= p->number_gap * smaller && trails && inked[a] <= p->number_glyphs)
+                rules |= NUMBERED_RULE;
+            lines++;
+            previous = k;
+        }
+        /* _pieces_inside: a unit inside the extent of its row's furthest reaching unit before it. */
+        int64_t hk = host[k - 1], h = ids[hk];
+        double centre = (ax0[k] + ax1[k]) / 2, width = ax1[k] - ax0[k], host_width = ax1[hk] - ax0[hk];
+        double height = Y1[b] - Y0[b], host_height = Y1[h] - Y0[h];
+        double base = Y0[b] + p->descent * height, host_base = Y0[h] + p->descent * host_height;
+        if (line[k] == line[hk] && centre < reach[k - 1] && width <= p->piece_share * host_width &&
+            height > p->mark_height && height <= host_height + p->row_overlap &&
+            fabs(base - host_base) <= p->line_baseline * np_min(height, host_height))
+            rules |= PIECES_RULE;
+    }
+    if (lines < 2) rules &= ~JUSTIFIED_RULE;
+    return rules;
+}
+
+static PyObject *layout_placed_lines(PyObject *mod, PyObject *args) {
+    PyObject *x0_obj, *x1_obj, *y0_obj, *y1_obj, *ids_obj, *space_obj, *end_obj, *inked_obj;
+    LineParams p;
+    long long number_glyphs;
+    if (!PyArg_ParseTuple(args, "OOOOOOOOddddddLdd", &x0_obj, &x1_obj, &y0_obj, &y1_obj, &ids_obj, &space_obj, &end_obj,
+                          &inked_obj, &p.descent, &p.line_baseline, &p.mark_height, &p.join_gap, &p.justified_space,
+                          &p.number_gap, &number_glyphs, &p.piece_share, &p.row_overlap))
+        return NULL;
+    p.number_glyphs = (int64_t)number_glyphs;
+    View vbox[4], vi = {0}, vs = {0}, ve = {0}, vk = {0};
+    memset(vbox, 0, sizeof vbox);
+    PyObject *result = NULL, *out[4] = {NULL, NULL, NULL, NULL};
+    int64_t *ibuf = NULL;
+    double *dbuf = NULL;
+    unsigned char *mark = NULL;
+    PyObject *const objs[4] = {x0_obj, x1_obj, y0_obj, y1_obj};
+    Py_ssize_t n = get_unit_boxes(objs, vbox, ids_obj, &vi);
+    if (n < 0 || get_view(space_obj, &vs, "?", 1, "space") < 0 || get_view(end_obj, &ve, "l", 8, "end") < 0 ||
+        get_view(inked_obj, &vk, "l", 8, "inked") < 0)
+        goto done;
+    Py_ssize_t size = vbox[0].view.len / 8, glyphs = vs.view.len;
+    if (ve.view.len / 8 != size || vk.view.len / 8 != size) {
+        PyErr_SetString(PyExc_ValueError, "end and inked differ in length from the units");
+        goto done;
+    }
+    const double *X0 = vbox[0].view.buf, *X1 = vbox[1].view.buf, *Y0 = vbox[2].view.buf, *Y1 = vbox[3].view.buf;
+    const int64_t *ids = vi.view.buf, *end = ve.view.buf, *inked = vk.view.buf;
+    for (Py_ssize_t k = 0; k < n; k++)
+        if (end[ids[k]] < 1 || end[ids[k]] > glyphs) { PyErr_SetString(PyExc_IndexError, "end: unit out of range"); goto done; }
+    size_t cells = (size_t)(n ? n : 1);
+    /* int64 work: sid order tmp beside again row row2 along line by_x key host out_ids out_row (13 x n) */
+    ibuf = calloc(13 * cells, sizeof(int64_t));
+    /* doubles: key sh sb h2 x ax0 ax1 reach (8 x n) */
+    dbuf = calloc(8 * cells, sizeof(double));
+    mark = calloc(cells, 1);
+    if (!ibuf || !dbuf || !mark) { PyErr_NoMemory(); goto done; }
+    int64_t *sid = ibuf, *order = ibuf + cells, *tmp = ibuf + 2 * cells, *beside = ibuf + 3 * cells, *again = ibuf + 4 * cells;
+    int64_t *row = ibuf + 5 * cells, *row2 = ibuf + 6 * cells, *along = ibuf + 7 * cells, *line = ibuf + 8 * cells;
+    int64_t *by_x = ibuf + 9 * cells, *key_i = ibuf + 10 * cells, *host = ibuf + 11 * cells, *out_ids = ibuf + 12 * cells;
+    double *key = dbuf, *sh = dbuf + cells, *sb = dbuf + 2 * cells, *h2 = dbuf + 3 * cells, *x = dbuf + 4 * cells;
+    double *ax0 = dbuf + 5 * cells, *ax1 = dbuf + 6 * cells, *reach = dbuf + 7 * cells;
+    /* By baseline, top down (np.argsort(-base, kind="stable")), and the rows. */
+    for (Py_ssize_t k = 0; k < n; k++) {
+        double height = Y1[ids[k]] - Y0[ids[k]];
+        key[k] = -(Y0[ids[k]] + p.descent * height);
+    }
+    stable_argsort(key, order, tmp, n);
+    for (Py_ssize_t k = 0; k < n; k++) {
+        int64_t u = ids[order[k]];
+        sid[k] = u;
+        sh[k] = Y1[u] - Y0[u];
+        sb[k] = Y0[u] + p.descent * sh[k];
+        row[k] = k ? row[k - 1] + (sb[k - 1] - sb[k] > p.line_baseline * np_min(sh[k - 1], sh[k])) : 0;
+    }
+    if (placed_marks(X0, X1, Y0, Y1, size, sid, sh, n, &p, beside, again) < 0) goto done;
+    double high = 0.0, low = 0.0;
+    for (Py_ssize_t k = 0; k < n; k++) {
+        int placed = beside[k] >= 0;
+        mark[k] = (unsigned char)placed;
+        row2[k] = placed ? row[beside[k]] : row[k];
+        h2[k] = placed ? sh[beside[k]] : sh[k];
+        high = k ? np_max(high, X1[sid[k]]) : X1[sid[k]];
+        low = k ? np_min(low, X0[sid[k]]) : X0[sid[k]];
+    }
+    double span = (high - low) + 1.0;
+    along_lines(X0, X1, sid, row2, h2, n, span, p.join_gap, along, line, tmp, by_x, key_i, x);
+    unsigned char *mark_along = (unsigned char *)tmp;  /* tmp is free again: n bytes of it */
+    for (Py_ssize_t k = 0; k < n; k++) {
+        out_ids[k] = sid[along[k]];
+        row[k] = row2[along[k]];
+        mark_along[k] = mark[along[k]];
+    }
+    int rules = placed_rules(X0, X1, Y0, Y1, out_ids, row, line, n, span, vs.view.buf, end, inked, &p, ax0, ax1, reach, host);
+    out[0] = int64_bytes(out_ids, n);
+    out[1] = out[0] ? int64_bytes(row, n) : NULL;
+    out[2] = out[1] ? PyByteArray_FromStringAndSize((const char *)mark_along, n) : NULL;
+    out[3] = out[2] ? int64_bytes(line, n) : NULL;
+    if (out[3]) result = Py_BuildValue("(OOOOdi)", out[0], out[1], out[2], out[3], span, rules);
+done:
+    for (int c = 0; c < 4; c++) Py_XDECREF(out[c]);
+    free(ibuf); free(dbuf); free(mark);
+    release_boxes(vbox); release(&vi); release(&vs); release(&ve); release(&vk);
+    return result;
+}
+
 /* ==== end of lrules' kernels ==== */
 
 /* ---- stream_unit_starts(origin, own_end, direction, height, stream, line_break, gap, space,
@@ -3804,6 +4015,8 @@ static PyMethodDef module_methods[] = {
     {"blocks_wrap", (PyCFunction)layout_blocks_wrap, METH_VARARGS, "wrap_measures of each block of lines in its rows."},
     {"row_mates", (PyCFunction)layout_row_mates, METH_VARARGS, "Per pair of runs, are both one row each on one baseline."},
     {"grid_rows", (PyCFunction)layout_grid_rows, METH_VARARGS, "Lines of a grid by rows, each row by cells along the line."},
+    {"placed_lines", (PyCFunction)layout_placed_lines, METH_VARARGS,
+     "Placed units by row and along it, their marks and lines, and which later line rules may apply."},
     /* leaves kernels */
     {"flush_visits", (PyCFunction)layout_flush_visits, METH_VARARGS, "Runs joined while their edges span at most a slack."},
     {"pass_cuts", (PyCFunction)layout_pass_cuts, METH_VARARGS, "Where the stream's passes down a leaf end."},

@@ -793,6 +793,56 @@ def lines_along(
     return order, line
 
 
+class PlacedLines(NamedTuple):
+    """What placed_lines gives: the placed units by row and along it, and the rules still to apply."""
+
+    ids: np.ndarray  # the units, by row, then along it
+    row: np.ndarray  # per unit, its row (a mark its line's)
+    mark: np.ndarray  # per unit, is it a mark beside a line
+    line: np.ndarray  # per unit, its line
+    span: float  # what sets each row apart along the line
+    rules: int  # which later rules may join lines: bits JUSTIFIED_RULE, NUMBERED_RULE, PIECES_RULE
+
+
+JUSTIFIED_RULE, NUMBERED_RULE, PIECES_RULE = 1, 2, 4
+
+
+def placed_lines(
+    lib: ModuleType | None,
+    box: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray],
+    ids: np.ndarray,
+    units: tuple[np.ndarray, np.ndarray, np.ndarray],
+    thresholds: tuple[float, ...],
+    number_glyphs: int,
+) -> PlacedLines | None:
+    """lines.line_order's first rules on placed units `ids` (ascending;
+    boxes x0, x1, y0, y1 of `box`) in one compiled pass: rows by baseline,
+    marks on their lines' rows (marks beside marks too), then by row and
+    along it with their lines; and which of the rules after them
+    (_justified_lines, _numbered_headings, _pieces_inside) may change those
+    lines, each bit clear exactly where the rule's own first test leaves
+    them as they are. `units`: per stream position, is it a blank; per
+    unit, where it ends and its inked glyphs (Page.trails_blank,
+    Page.inked). `thresholds`: DESCENT, LINE_BASELINE, MARK_SIZE x body,
+    LINE_JOIN_GAP, JUSTIFIED_SPACE x body, NUMBER_GAP, PIECE_SHARE,
+    ROW_OVERLAP x body. None without the compiled kernels: the reference
+    is the rules themselves, lines._lines_by_the_rules, which the tests
+    hold this to."""
+    if lib is None:
+        return None
+    space, end, inked = units
+    descent, baseline, mark_height, join_gap, justified, number_gap, piece_share, overlap = thresholds
+    found = lib.placed_lines(
+        *box, _ids(ids), np.ascontiguousarray(space), _ids(end), _ids(inked),
+        descent, baseline, mark_height, join_gap, justified, number_gap, number_glyphs, piece_share, overlap,
+    )  # fmt: skip
+    order, row, mark, line, span, rules = found
+    return PlacedLines(
+        np.frombuffer(order, dtype=np.int64), np.frombuffer(row, dtype=np.int64),
+        np.frombuffer(mark, dtype=bool), np.frombuffer(line, dtype=np.int64), span, rules,
+    )  # fmt: skip
+
+
 def blank_edges(lib: ModuleType | None, space: np.ndarray, start: np.ndarray, end: np.ndarray) -> np.ndarray:
     """Per glyph (`space`: is it a blank), does it lead or trail its unit
     start[u]:end[u]: a blank with only blanks between it and the unit's edge."""

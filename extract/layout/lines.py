@@ -18,7 +18,15 @@ import numpy as np
 
 from ragprep.extract.geometric import SAME_DIRECTION
 from ragprep.extract.glyphs import rows_at
-from ragprep.extract.layout.kernels import along_measures, lines_along, marks_beside, stream_backward_units
+from ragprep.extract.layout.kernels import (
+    JUSTIFIED_RULE,
+    NUMBERED_RULE,
+    along_measures,
+    lines_along,
+    marks_beside,
+    placed_lines,
+    stream_backward_units,
+)
 from ragprep.extract.layout.params import (
     BACK_STEP,
     DESCENT,
@@ -58,25 +66,11 @@ def line_order(page: Page) -> tuple[np.ndarray, np.ndarray] | None:
     ids = np.flatnonzero(page.placed)
     if len(ids) < 2:
         return None
-    height = page.y1[ids] - page.y0[ids]
-    base = page.y0[ids] + DESCENT * height
-    by_base = np.argsort(-base, kind="stable")
-    ids, base, height = ids[by_base], base[by_base], height[by_base]
-    smaller = np.minimum(height[:-1], height[1:])
-    row = np.concatenate([[0], np.cumsum(base[:-1] - base[1:] > LINE_BASELINE * smaller)])
-    row, mark, height = _marks_on_their_lines(page, ids, row, height)
-    # Running right edge within each row: offset every row past the last.
-    span = float(page.x1[ids].max() - page.x0[ids].min()) + 1.0
-    along, line_of_placed = lines_along(page.lib, (page.x0, page.x1), ids, row, height, (span, LINE_JOIN_GAP))
-    ids, row = ids[along], row[along]
-    line_of_placed = _numbered_headings(page, ids, row * span, _justified_lines(page, ids, row * span, line_of_placed))
-    # Along the line, per unit: blanks go between the units they lie between,
-    # and pieces inside a unit's extent among its glyphs.
-    blanks = _pieces_inside(page, ids, row * span, line_of_placed, blanks_on_their_lines(page, ids, line_of_placed, row * span))
+    ids, mark, line_of_placed, blanks = _lines_of_placed(page, ids)
     if not len(blanks.units) and line_of_placed[-1] == len(ids) - 1:
         return None  # most pages: every line one unit already
     is_mark = np.zeros(len(page.start), dtype=bool)
-    is_mark[ids[mark[along]]] = True
+    is_mark[ids[mark]] = True
     line = np.full(len(page.start), -1, dtype=np.int64)
     line[ids] = line_of_placed
     rank_along = np.zeros(len(page.start), dtype=np.float64)
@@ -95,6 +89,53 @@ def line_order(page: Page) -> tuple[np.ndarray, np.ndarray] | None:
         positions = _blanks_among_glyphs(page, positions, units, blanks)
     starts_line = np.concatenate([[True], line[units][1:] != line[units][:-1]])
     return positions, offset[starts_line]
+
+
+def _lines_by_the_rules(page: Page, ids: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, LineBlanks]:
+    """Placed units `ids` (two at least) by row, then along it; per unit
+    so ordered, is it a mark beside a line and its line; and the blanks
+    placed on their lines: line_order's rules in sequence."""
+    height = page.y1[ids] - page.y0[ids]
+    base = page.y0[ids] + DESCENT * height
+    by_base = np.argsort(-base, kind="stable")
+    ids, base, height = ids[by_base], base[by_base], height[by_base]
+    smaller = np.minimum(height[:-1], height[1:])
+    row = np.concatenate([[0], np.cumsum(base[:-1] - base[1:] > LINE_BASELINE * smaller)])
+    row, mark, height = _marks_on_their_lines(page, ids, row, height)
+    # Running right edge within each row: offset every row past the last.
+    span = float(page.x1[ids].max() - page.x0[ids].min()) + 1.0
+    along, line = lines_along(page.lib, (page.x0, page.x1), ids, row, height, (span, LINE_JOIN_GAP))
+    ids, offset = ids[along], row[along] * span
+    line = _numbered_headings(page, ids, offset, _justified_lines(page, ids, offset, line))
+    # Along the line, per unit: blanks go between the units they lie between,
+    # and pieces inside a unit's extent among its glyphs.
+    blanks = _pieces_inside(page, ids, offset, line, blanks_on_their_lines(page, ids, line, offset))
+    return ids, mark[along], line, blanks
+
+
+def _lines_of_placed(page: Page, ids: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, LineBlanks]:
+    """_lines_by_the_rules, its rows, marks and lines measured in one
+    compiled pass (kernels.placed_lines) where the kernels are built: of
+    the rules after them, only those the pass finds may join lines run (on
+    most pages none), and each one that runs has those after it run too."""
+    box = (page.x0, page.x1, page.y0, page.y1)
+    thresholds = (DESCENT, LINE_BASELINE, MARK_SIZE * page.body, LINE_JOIN_GAP, JUSTIFIED_SPACE * page.body, NUMBER_GAP)
+    found = placed_lines(
+        page.lib, box, ids, (page.classes[1], page.end, page.inked),
+        (*thresholds, PIECE_SHARE, ROW_OVERLAP * page.body), NUMBER_GLYPHS,
+    )  # fmt: skip
+    if found is None:
+        return _lines_by_the_rules(page, ids)
+    ids, line, rules = found.ids, found.line, found.rules
+    offset = found.row * found.span
+    if rules & JUSTIFIED_RULE:
+        line = _justified_lines(page, ids, offset, line)
+    if rules & (JUSTIFIED_RULE | NUMBERED_RULE):
+        line = _numbered_headings(page, ids, offset, line)
+    blanks = blanks_on_their_lines(page, ids, line, offset)
+    if rules:
+        blanks = _pieces_inside(page, ids, offset, line, blanks)
+    return ids, found.mark, line, blanks
 
 
 def _justified_lines(page: Page, ids: np.ndarray, offset: np.ndarray, line: np.ndarray) -> np.ndarray:
@@ -289,8 +330,9 @@ def blanks_on_their_lines(page: Page, ids: np.ndarray, line: np.ndarray, offset:
     spaces of a heading painted a glyph at a time, on one visit) lies
     nowhere in particular: it follows the unit painted before it."""
     blanks, (x0, x1, base, height, width) = page.blank_units()
-    together = x1 - x0 <= width + LINE_JOIN_GAP * height
-    blanks, x0, x1, base, height = blanks[together], x0[together], x1[together], base[together], height[together]
+    if len(blanks):
+        together = x1 - x0 <= width + LINE_JOIN_GAP * height
+        blanks, x0, x1, base, height = blanks[together], x0[together], x1[together], base[together], height[together]
     if not len(blanks):  # the usual page: no unit of blanks to place
         none = np.zeros(0, dtype=np.int64)
         return LineBlanks(none, none, np.zeros(0), none, np.zeros(0))

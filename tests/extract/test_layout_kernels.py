@@ -24,7 +24,7 @@ from corpusdir import corpus_paths
 from ragprep.extract import ExtractConfig, GlyphTable, PDFReadError, open_document
 from ragprep.extract.glyphs import rows_at
 from ragprep.extract import native
-from ragprep.extract.layout import kernels, read_layout
+from ragprep.extract.layout import kernels, lines, read_layout
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # the repository root: bench/
 from bench.layout import SCORED_FILES  # noqa: E402
@@ -481,6 +481,99 @@ def test_lines_along_agree():
     assert ties > 0 and breaks > 0
 
 
+class _LinePage:
+    """The part of a units.Page that line_order's rules read: rows of
+    words, a glyph per letter (a word's trailing blank has no box, as on a
+    page), some a section number ("2 "), some a mark set small beside its
+    line, some raised on a tie with LINE_BASELINE, some a narrow piece
+    painted apart between two letters of the word before it, on a
+    half-point grid so that gaps tie with the rules' thresholds (body 10:
+    a word space of 6, a justified one up to 20, a number's gap 15)."""
+
+    def __init__(self, rng: np.random.Generator, lib: object) -> None:
+        boxes: list[tuple[float, float, float, float, str]] = []
+        for row in range(int(rng.integers(1, 9))):
+            x, base = 72.0, 700.0 - 14.0 * row + float(rng.choice([0.0, 0.0, 0.5, 3.0]))
+            if rng.random() < 0.15:  # a justified line, a word at a time
+                pitch = float(rng.choice([28.0, 40.0, 40.5]))  # gaps of 8, of JUSTIFIED_SPACE, just over it
+                for k in range(3):
+                    boxes.append((72.0 + pitch * k, 92.0 + pitch * k, base - 2.2, base + 7.8, "Word "))
+                continue
+            for _ in range(int(rng.integers(1, 7))):
+                text = str(rng.choice(["2 ", "2.1 ", "3.", "Word ", "word", "Ab", "x ", "12345678 "]))
+                width, height = float(rng.integers(2, 60)) / 2, float(rng.choice([10.0, 10.0, 10.0, 7.0, 8.5, 9.0, 12.0]))
+                raised = float(rng.choice([0.0, 0.0, 3.0, 3.6])) if height < 8.5 or rng.random() < 0.2 else 0.0
+                hosts = [b for b in boxes[-2:] if len(b[4]) > 1]
+                if rng.random() < 0.25 and hosts:
+                    # Between two letters' centres of a word just before it.
+                    hx0, hx1, _, _, host = hosts[int(rng.integers(0, len(hosts)))]
+                    step = (hx1 - hx0) / len(host)
+                    x = hx0 + (int(rng.integers(0, len(host) - 1)) + 0.5) * step + 0.5
+                    text, width = str(rng.choice(["A", "Ab"])), float(rng.choice([0.5, 0.8, 1.2, len(host) / 2])) * step
+                boxes.append((x, x + width, base + raised - 0.22 * height, base + raised + 0.78 * height, text))
+                x += width + float(rng.choice([0.0, 1.0, 3.0, 6.0, 6.5, 8.0, 8.0, 15.0, 12.0, 20.0, 20.5, 30.0]))
+        self.lib, self.body = lib, 10.0
+        self.x0, self.x1, self.y0, self.y1 = (np.array([b[c] for b in boxes]) for c in range(4))
+        texts = [b[4] for b in boxes]
+        glyphs = [c for t in texts for c in t]
+        length = np.array([len(t) for t in texts])
+        self.end = np.cumsum(length)
+        self.start = self.end - length
+        self.stream = np.arange(len(glyphs))
+        unit = np.repeat(np.arange(len(texts)), length)
+        step = (self.x1 - self.x0)[unit] / length[unit]
+        low = self.x0[unit] + (self.stream - self.start[unit]) * step
+        blank = np.array([c == " " for c in glyphs], dtype=bool)
+        self._extents = (np.where(blank, np.inf, low), np.where(blank, -np.inf, low + step))
+        self.table = type("Table", (), {"text": np.array(glyphs, dtype=object), "height": (self.y1 - self.y0)[unit]})
+        self.classes = (np.array([c.isalpha() for c in glyphs], dtype=bool), blank)
+        self.inked = np.array([len(t.strip()) for t in texts], dtype=np.int64)
+        self.words = np.where(np.array(texts) == "Word ", 1, rng.choice([1, 1, 1, 2], len(texts)))
+        self.placed = np.ones(len(texts), dtype=bool)
+
+    def trails_blank(self, ids: np.ndarray) -> np.ndarray:
+        return self.classes[1][self.end[ids] - 1]
+
+    def blank_units(self) -> tuple[np.ndarray, tuple[np.ndarray, ...]]:
+        return np.zeros(0, dtype=np.int64), tuple(np.zeros(0) for _ in range(5))
+
+    def along_extents(self, positions: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        return self._extents[0][positions], self._extents[1][positions]
+
+    def along_centres(self, positions: np.ndarray) -> np.ndarray:
+        low, high = self.along_extents(positions)
+        centre: np.ndarray = np.where(np.isfinite(low), (low + np.where(np.isfinite(high), high, 0.0)) / 2, np.nan)
+        return centre
+
+
+def test_placed_lines_agree_with_the_rules():
+    """kernels.placed_lines and the rules it leaves out where it finds them
+    no-ops give what lines._lines_by_the_rules gives, rule by rule; every
+    rule bit is seen set, and lines are joined by the rules after
+    lines_along (else the bits would be untested)."""
+    seen, joined, marks = 0, 0, 0
+    for seed in range(1200):
+        compiled_page = _LinePage(np.random.default_rng(seed), LIB)
+        reference_page = _LinePage(np.random.default_rng(seed), None)
+        ids = np.flatnonzero(compiled_page.placed)
+        if len(ids) < 2:
+            continue
+        compiled = lines._lines_of_placed(compiled_page, ids)  # type: ignore[arg-type]
+        reference = lines._lines_by_the_rules(reference_page, ids)  # type: ignore[arg-type]
+        for got, want in zip(compiled[:3], reference[:3], strict=True):
+            assert np.array_equal(got, want), seed
+        for field in ("units", "line", "rank", "host", "centre"):
+            assert np.array_equal(getattr(compiled[3], field), getattr(reference[3], field)), (seed, field)
+        box = (compiled_page.x0, compiled_page.x1, compiled_page.y0, compiled_page.y1)
+        space, end, inked = compiled_page.classes[1], compiled_page.end, compiled_page.inked
+        found = kernels.placed_lines(LIB, box, ids, (space, end, inked), (0.22, 0.3, 8.5, 0.6, 20.0, 1.5, 0.5, 2.0), 8)
+        assert found is not None
+        seen |= found.rules
+        joined += int(reference[2][-1] < found.line[-1])
+        marks += int(found.mark.any())
+    assert seen == 7 and joined > 0 and marks > 0
+
+
 def test_blank_edges_and_emit_agree():
     for rng, n, _ in _cases():
         if n < 1:
@@ -806,6 +899,13 @@ def test_compiled_kernels_are_bounds_checked():
         LIB.lines_along(y, y, np.array([0, 3], dtype=np.int64), np.zeros(2, dtype=np.int64), np.ones(2), 1.0, 0.5)
     with pytest.raises(ValueError, match="differ in length"):
         LIB.lines_along(y, y, ids, np.zeros(2, dtype=np.int64), y, 1.0, 0.5)
+    line_args = (0.22, 0.3, 8.5, 0.6, 20.0, 1.5, 8, 0.5, 2.0)
+    with pytest.raises(IndexError):
+        LIB.placed_lines(y, y, y, y, np.array([0, 3], dtype=np.int64), np.zeros(3, dtype=bool), ids + 1, ids, *line_args)
+    with pytest.raises(IndexError, match="end"):
+        LIB.placed_lines(y, y, y, y, ids, np.zeros(3, dtype=bool), np.array([1, 2, 4], dtype=np.int64), ids, *line_args)
+    with pytest.raises(ValueError, match="differ in length"):
+        LIB.placed_lines(y, y, y, y, ids, np.zeros(3, dtype=bool), ids + 1, ids[:2], *line_args)
     counts = np.ones(3, dtype=np.int64)
     with pytest.raises(ValueError, match="differ in length"):
         LIB.blocks_wrap(y, y, y, y, counts, np.zeros(2), ids, np.array([3], dtype=np.int64), 0.1, 0.2, 1.5, 0.1)
