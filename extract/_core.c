@@ -2335,100 +2335,6 @@ done:
 }
 
 
-/* tree_order(stream, mcid, candidates, marked, ref_keys, order, rank) -> k:
- * reading._tree_order in one pass. A candidate glyph c (a row of the
- * page's table) with marked[i] has the key (stream[c] << 32) | mcid[c]
- * (two's complement bits, as numpy's int64 shift and or make them); its
- * rank is the smallest j with ref_keys[j] equal to it (the first of equal
- * keys in a stable argsort), -1 when none. order[0:k] receives the ranked
- * candidates by rank, candidates of one rank in their order; rank[0:k]
- * their ranks; order[k:] the other candidates in their order. Every index
- * is checked against the table's length; the counts are bounded by the
- * arrays' lengths. */
-typedef struct { uint64_t key; int64_t index; } RefKey;
-
-static int cmp_ref_key(const void *a, const void *b) {
-    const RefKey *x = a, *y = b;
-    if (x->key != y->key) return x->key < y->key ? -1 : 1;
-    return (x->index > y->index) - (x->index < y->index);
-}
-
-/* The smallest index of a ref whose key is `key`, -1 when none (refs sorted by key, then index). */
-static int64_t ref_rank(const RefKey *refs, Py_ssize_t n, uint64_t key) {
-    Py_ssize_t lo = 0, hi = n;
-    while (lo < hi) {
-        Py_ssize_t mid = lo + (hi - lo) / 2;
-        if (refs[mid].key < key) lo = mid + 1;
-        else hi = mid;
-    }
-    return lo < n && refs[lo].key == key ? refs[lo].index : -1;
-}
-
-static PyObject *core_tree_order(PyObject *mod, PyObject *args) {
-    (void)mod;
-    PyObject *o[7];
-    if (!PyArg_ParseTuple(args, "OOOOOOO", &o[0], &o[1], &o[2], &o[3], &o[4], &o[5], &o[6])) return NULL;
-    View v[7] = {{0}};
-    static const char *const formats[7] = {"l", "l", "l", "?", "l", "l", "l"};
-    static const char *const names[7] = {"stream", "mcid", "candidates", "marked", "ref_keys", "order", "rank"};
-    RefKey *refs = NULL;
-    int64_t *ranks = NULL, *starts = NULL;
-    PyObject *result = NULL;
-    for (int i = 0; i < 7; i++)
-        if (get_view(o[i], &v[i], formats[i], i == 3 ? 1 : 8, names[i]) < 0) goto done;
-    Py_ssize_t rows = v[0].view.len / 8, n = v[2].view.len / 8, nrefs = v[4].view.len / 8;
-    if (v[1].view.len / 8 != rows || v[3].view.len != n || v[5].view.len / 8 != n || v[6].view.len / 8 != n) {
-        PyErr_SetString(PyExc_ValueError, "tree_order: arrays of different lengths");
-        goto done;
-    }
-    if (v[5].view.readonly || v[6].view.readonly) {
-        PyErr_SetString(PyExc_ValueError, "tree_order: order and rank must be writable");
-        goto done;
-    }
-    const int64_t *S = v[0].view.buf, *M = v[1].view.buf, *C = v[2].view.buf, *K = v[4].view.buf;
-    const unsigned char *marked = v[3].view.buf;
-    int64_t *order = v[5].view.buf, *rank_out = v[6].view.buf;
-    for (Py_ssize_t i = 0; i < n; i++)
-        if (C[i] < 0 || C[i] >= rows) { PyErr_SetString(PyExc_IndexError, "tree_order: candidate out of range"); goto done; }
-    refs = PyMem_Malloc(sizeof(RefKey) * (size_t)(nrefs + 1));
-    ranks = PyMem_Malloc(sizeof(int64_t) * (size_t)(n + 1));
-    starts = PyMem_Calloc((size_t)nrefs + 2, sizeof(int64_t));
-    if (!refs || !ranks || !starts) { PyErr_NoMemory(); goto done; }
-    for (Py_ssize_t j = 0; j < nrefs; j++) { refs[j].key = (uint64_t)K[j]; refs[j].index = (int64_t)j; }
-    qsort(refs, (size_t)nrefs, sizeof(RefKey), cmp_ref_key);
-    /* Ranks, and how many candidates hold each (counting sort, stable). */
-    Py_ssize_t tagged = 0;
-    uint64_t last_key = 0;
-    int64_t last_rank = -2; /* no key searched yet */
-    for (Py_ssize_t i = 0; i < n; i++) {
-        uint64_t key = ((uint64_t)S[C[i]] << 32) | (uint64_t)M[C[i]];
-        if (!marked[i]) {
-            ranks[i] = -1;
-            continue;
-        }
-        /* A marked-content sequence's glyphs come one after another: one search each. */
-        if (last_rank == -2 || key != last_key) { last_key = key; last_rank = ref_rank(refs, nrefs, key); }
-        ranks[i] = last_rank;
-        if (ranks[i] >= 0) { starts[ranks[i] + 1]++; tagged++; }
-    }
-    for (Py_ssize_t j = 0; j < nrefs; j++) starts[j + 1] += starts[j];
-    Py_ssize_t rest = tagged;
-    for (Py_ssize_t i = 0; i < n; i++) {
-        if (ranks[i] < 0) { order[rest++] = C[i]; continue; }
-        int64_t at = starts[ranks[i]]++;
-        order[at] = C[i];
-        rank_out[at] = ranks[i];
-    }
-    result = PyLong_FromSsize_t(tagged);
-done:
-    PyMem_Free(refs);
-    PyMem_Free(ranks);
-    PyMem_Free(starts);
-    for (int i = 0; i < 7; i++) release(&v[i]);
-    return result;
-}
-
-
 /* A value that can hold no reference cycle: None, bool, int, float, str, or
  * a tuple of those (CPython untracks such tuples and dicts itself). */
 static int acyclic_value(PyObject *v) {
@@ -4101,6 +4007,153 @@ done:
     return result;
 }
 
+/* structure_order(candidates, stream, mcid, artifact, keep_artifacts, no_mcid,
+ *                 ref_keys, ref_element, block_owner, actual_owner,
+ *                 order, element, owner_of_glyph, starts) -> (kept, tagged, untagged, actual):
+ * reading._placement's reference in one pass over the page's candidate glyphs
+ * (rows of its table). A candidate is kept unless it is an artifact and
+ * artifacts are not kept. A kept candidate c whose mcid[c] != no_mcid has the
+ * key (stream[c] << 32) | mcid[c] (two's complement bits, as numpy's int64
+ * shift and or make them); its rank is the smallest j with ref_keys[j] equal
+ * to it (the first of equal keys in a stable argsort), -1 when none.
+ * order[0:tagged] receives the ranked candidates by rank, candidates of one
+ * rank in their order; order[tagged:kept] the other kept candidates in their
+ * order; element[0:tagged] the element of each ranked one's ref
+ * (ref_element[rank]). untagged counts the non-artifacts among the others.
+ * actual: some placed glyph's element has an /ActualText owner
+ * (actual_owner[element] >= 0); then owner_of_glyph and starts are left as
+ * they are (the caller replaces the text first). Otherwise owner_of_glyph[r]
+ * is block_owner[element] for a placed glyph, -1 for every other row, and
+ * starts[i] (i < kept) says whether order[i]'s owner differs from
+ * order[i-1]'s (the tail's owner is -1; starts[0] is 0). Every index read is
+ * checked against its array's length. */
+
+/* The page's refs by key: an open-addressing table of (key, first index);
+ * index -1 marks an empty slot. A page has tens to thousands of refs in any
+ * order (sorting them cost more than the pass over the glyphs). */
+typedef struct { uint64_t key; int64_t index; } RefSlot;
+
+static size_t ref_slot(uint64_t key, size_t mask) { return (size_t)((key * 0x9E3779B97F4A7C15ull) >> 17) & mask; }
+
+/* The first index of a ref whose key is `key`, -1 when none. */
+static int64_t ref_rank(const RefSlot *slots, size_t mask, uint64_t key) {
+    for (size_t h = ref_slot(key, mask); slots[h].index >= 0; h = (h + 1) & mask)
+        if (slots[h].key == key) return slots[h].index;
+    return -1;
+}
+
+static PyObject *core_structure_order(PyObject *mod, PyObject *args) {
+    (void)mod;
+    PyObject *o[12];
+    int keep_artifacts;
+    long long no_mcid;
+    if (!PyArg_ParseTuple(args, "OOOOpLOOOOOOOO", &o[0], &o[1], &o[2], &o[3], &keep_artifacts, &no_mcid, &o[4],
+                          &o[5], &o[6], &o[7], &o[8], &o[9], &o[10], &o[11]))
+        return NULL;
+    enum { CAND, STREAM, MCID, ARTIFACT, REF_KEYS, REF_ELEMENT, BLOCK, ACTUAL, ORDER, ELEMENT, OWNER, STARTS, NV };
+    View v[NV] = {{0}};
+    static const char *const formats[NV] = {"l", "l", "l", "?", "l", "l", "l", "l", "l", "l", "l", "?"};
+    static const char *const names[NV] = {"candidates", "stream", "mcid", "artifact", "ref_keys", "ref_element",
+                                          "block_owner", "actual_owner", "order", "element", "owner_of_glyph", "starts"};
+    RefSlot *slots = NULL;
+    int64_t *ranks = NULL, *counts = NULL;
+    PyObject *result = NULL;
+    for (int i = 0; i < NV; i++)
+        if (get_view(o[i], &v[i], formats[i], formats[i][0] == '?' ? 1 : 8, names[i]) < 0) goto done;
+    Py_ssize_t n = v[CAND].view.len / 8, rows = v[STREAM].view.len / 8, nrefs = v[REF_KEYS].view.len / 8;
+    Py_ssize_t nel = v[BLOCK].view.len / 8;
+    if (v[MCID].view.len / 8 != rows || v[ARTIFACT].view.len != rows || v[REF_ELEMENT].view.len / 8 != nrefs ||
+        v[ACTUAL].view.len / 8 != nel || v[ORDER].view.len / 8 != n || v[ELEMENT].view.len / 8 != n ||
+        v[OWNER].view.len / 8 != rows || v[STARTS].view.len != n) {
+        PyErr_SetString(PyExc_ValueError, "structure_order: arrays of different lengths");
+        goto done;
+    }
+    if (v[ORDER].view.readonly || v[ELEMENT].view.readonly || v[OWNER].view.readonly || v[STARTS].view.readonly) {
+        PyErr_SetString(PyExc_ValueError, "structure_order: the outputs must be writable");
+        goto done;
+    }
+    const int64_t *C = v[CAND].view.buf, *S = v[STREAM].view.buf, *M = v[MCID].view.buf, *K = v[REF_KEYS].view.buf;
+    const int64_t *RE = v[REF_ELEMENT].view.buf, *BO = v[BLOCK].view.buf, *AO = v[ACTUAL].view.buf;
+    const unsigned char *artifact = v[ARTIFACT].view.buf;
+    int64_t *order = v[ORDER].view.buf, *element = v[ELEMENT].view.buf, *owner = v[OWNER].view.buf;
+    unsigned char *starts = v[STARTS].view.buf;
+    for (Py_ssize_t i = 0; i < n; i++)
+        if (C[i] < 0 || C[i] >= rows) {
+            PyErr_SetString(PyExc_IndexError, "structure_order: candidate out of range");
+            goto done;
+        }
+    for (Py_ssize_t j = 0; j < nrefs; j++)
+        if (RE[j] < 0 || RE[j] >= nel) {
+            PyErr_SetString(PyExc_IndexError, "structure_order: ref element out of range");
+            goto done;
+        }
+    size_t capacity = 16; /* a power of two, at least twice the refs: probes stay short */
+    while (capacity < 2 * (size_t)nrefs) capacity <<= 1;
+    slots = PyMem_Malloc(sizeof(RefSlot) * capacity);
+    ranks = PyMem_Malloc(sizeof(int64_t) * (size_t)(n + 1));
+    counts = PyMem_Calloc((size_t)nrefs + 2, sizeof(int64_t));
+    if (!slots || !ranks || !counts) { PyErr_NoMemory(); goto done; }
+    size_t mask = capacity - 1;
+    for (size_t h = 0; h < capacity; h++) slots[h].index = -1;
+    for (Py_ssize_t j = 0; j < nrefs; j++) { /* in order: the first ref of a key keeps it */
+        uint64_t key = (uint64_t)K[j];
+        size_t h = ref_slot(key, mask);
+        while (slots[h].index >= 0 && slots[h].key != key) h = (h + 1) & mask;
+        if (slots[h].index < 0) { slots[h].key = key; slots[h].index = (int64_t)j; }
+    }
+    /* Kept candidates packed to the front of `ranks` (their rank) and of `order` (scratch: the row). */
+    Py_ssize_t kept = 0, tagged = 0;
+    uint64_t last_key = 0;
+    int64_t last_rank = -2; /* no key searched yet */
+    for (Py_ssize_t i = 0; i < n; i++) {
+        int64_t c = C[i];
+        if (!keep_artifacts && artifact[c]) continue;
+        int64_t rank = -1;
+        if (M[c] != (int64_t)no_mcid) {
+            uint64_t key = ((uint64_t)S[c] << 32) | (uint64_t)M[c];
+            /* A marked-content sequence's glyphs come one after another: one search each. */
+            if (last_rank == -2 || key != last_key) { last_key = key; last_rank = ref_rank(slots, mask, key); }
+            rank = last_rank;
+        }
+        ranks[kept] = rank;
+        element[kept] = c; /* scratch until the rows are placed */
+        if (rank >= 0) { counts[rank + 1]++; tagged++; }
+        kept++;
+    }
+    for (Py_ssize_t j = 0; j < nrefs; j++) counts[j + 1] += counts[j];
+    Py_ssize_t rest = tagged, untagged = 0;
+    for (Py_ssize_t i = 0; i < kept; i++) {
+        int64_t c = element[i];
+        if (ranks[i] < 0) {
+            order[rest++] = c;
+            untagged += !artifact[c];
+        } else {
+            order[counts[ranks[i]]++] = c;
+        }
+    }
+    /* The ranks in placed order: a rank's glyphs fill counts[rank-1]..counts[rank] (shifted by the pass above). */
+    for (Py_ssize_t j = 0, at = 0; j < nrefs; j++)
+        for (; at < counts[j]; at++) element[at] = RE[j];
+    int actual = 0;
+    for (Py_ssize_t i = 0; i < tagged && !actual; i++) actual = AO[element[i]] >= 0; /* elements checked on entry */
+    if (!actual) {
+        for (Py_ssize_t r = 0; r < rows; r++) owner[r] = -1;
+        int64_t previous = -1;
+        for (Py_ssize_t i = 0; i < kept; i++) {
+            int64_t current = i < tagged ? BO[element[i]] : -1;
+            if (i < tagged) owner[order[i]] = current;
+            starts[i] = i > 0 && current != previous;
+            previous = current;
+        }
+    }
+    result = Py_BuildValue("nnni", kept, tagged, untagged, actual);
+done:
+    PyMem_Free(slots);
+    PyMem_Free(ranks);
+    PyMem_Free(counts);
+    for (int i = 0; i < NV; i++) release(&v[i]);
+    return result;
+}
 
 static PyMethodDef module_methods[] = {
     {"text_edges", (PyCFunction)core_text_edges, METH_O,
@@ -4109,7 +4162,6 @@ static PyMethodDef module_methods[] = {
     {"join_text", (PyCFunction)core_join_text, METH_VARARGS, "Texts joined with their separators, and their spans."},
     {"run_boxes", (PyCFunction)core_run_boxes, METH_VARARGS, "Bounding boxes of runs of emitted glyphs."},
     {"run_mcids", (PyCFunction)core_run_mcids, METH_VARARGS, "Distinct MCIDs of runs of emitted glyphs (blocks.run_mcids)."},
-    {"tree_order", (PyCFunction)core_tree_order, METH_VARARGS, "Glyphs the structure tree places, in its order (reading._tree_order)."},
     {"frozen_rows", (PyCFunction)core_frozen_rows, METH_VARARGS, "Frozen dataclass rows from columns (rows.frozen_rows)."},
     {"parse_object", (PyCFunction)core_parse_object, METH_VARARGS, "One PDF object's bytes as plain Python values."},
     {"parse_objects", (PyCFunction)core_parse_objects, METH_VARARGS, "The objects of an object stream as plain values."},
@@ -4117,6 +4169,7 @@ static PyMethodDef module_methods[] = {
     {"walk_struct", (PyCFunction)core_walk_struct, METH_VARARGS, "The structure tree walk over its stack."},
     {"cmap_section", (PyCFunction)core_cmap_section, METH_VARARGS, "One CMap section body applied to a cmap.CMap."},
     {"nearest_marked", (PyCFunction)core_nearest_marked, METH_VARARGS, "StructTree.nearest in one pass (parents before kids)."},
+    {"structure_order", (PyCFunction)core_structure_order, METH_VARARGS, "A page's placement by the structure tree (reading._placement)."},
     {NULL, NULL, 0, NULL},
 };
 

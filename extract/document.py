@@ -534,12 +534,11 @@ class Document:
         )
 
     def _structure_result(self, glyphs: PageGlyphs, structure: PageReading, alone: bool) -> PageResult:
-        result = _page_result(glyphs, Mode.STRUCTURE.value, structure)
         grids = self.table_grids
-        if grids is None or not structure.cells:
-            return result
-        tables = structure_tables(grids, structure.cells, glyphs.page, result.text, labels=alone)
-        return dataclasses.replace(result, tables=tables)
+        tables: tuple[Table, ...] = ()
+        if grids is not None and structure.cells:  # the page's tables go in as it is made: no copy of its result
+            tables = structure_tables(grids, structure.cells, glyphs.page, structure.joined.text, labels=alone)
+        return _page_result(glyphs, Mode.STRUCTURE.value, structure, tables=tables)
 
     @paused_collection()
     def _layout_result(self, read: _Geometric, running: np.ndarray | None) -> PageResult:

@@ -90,22 +90,88 @@ def read_structure(
     if tree is None:
         return Unavailable("the document has no structure tree (/StructTreeRoot)")
     candidates = text_glyphs(table)
-    marked = table.mcid[candidates] != NO_MCID
     refs = tree.page_refs(page_key)
     if not refs:
-        if marked.any() and not has_struct_parents():
-            return Unavailable(
-                "the page's marked content has no /StructParents and the structure tree never references it"
-            )
-        if (~table.artifact[candidates]).any():
-            return Unavailable("the structure tree references no content on this page")
+        reason = _unreferenced(table, candidates, has_struct_parents)
+        if reason is not None:
+            return Unavailable(reason)
+    placed = _placement(table, tree, refs, candidates, config, images)
+    table = placed.table
+    joined = join(table, placed.order, config, break_before=placed.starts)
+    blocks = _owned_blocks(table, tree, joined, placed.owner_of_glyph)
+    glyphs, element = placed.order[: placed.tagged], placed.element
+    cells = _cell_contents(table, joined, glyphs, element, grids) if grids and grids.slots else ()
+    return PageReading(joined, blocks, placed.untagged, text_lines(table, joined), cells)
+
+
+def _unreferenced(table: GlyphTable, candidates: np.ndarray, has_struct_parents: Callable[[], bool]) -> str | None:
+    """Why a page the tree references nothing on has no structure reading;
+    None when it shows nothing but artifacts (an empty reading)."""
+    if (table.mcid[candidates] != NO_MCID).any() and not has_struct_parents():
+        return "the page's marked content has no /StructParents and the structure tree never references it"
+    if (~table.artifact[candidates]).any():
+        return "the structure tree references no content on this page"
+    return None
+
+
+class _Placement(NamedTuple):
+    """Where the structure tree puts a page's text glyphs: read_structure's
+    steps before the join."""
+
+    table: GlyphTable  # the page's, with /ActualText applied and /Alt rows added
+    order: np.ndarray  # the glyphs the tree places, in its order; then the tail, in stream order
+    tagged: int  # how many of `order` the tree places
+    element: np.ndarray  # per placed glyph, the element that owns it directly
+    owner_of_glyph: np.ndarray  # per table row, its block owner (the nearest block element); -1 off the tree
+    starts: np.ndarray  # per position of `order`: a new owner starts there, on a new line
+    untagged: int  # non-artifact glyphs of the tail
+
+
+def _placement(
+    table: GlyphTable,
+    tree: StructTree,
+    refs: tuple[MarkedContentRef, ...],
+    candidates: np.ndarray,
+    config: ExtractConfig,
+    images: tuple[ImagePlacement, ...],
+) -> _Placement:
+    """The compiled placement (one pass over the page's glyphs, _core.structure_order)
+    where the core is built and no Figure adds /Alt rows; else the reference."""
+    core = compiled_core()
+    if core is None or (config.figure_alt_in_text and images):
+        return _reference_placement(table, tree, refs, candidates, config, images)
+    count, rows = len(refs), len(candidates)
+    ref_keys = np.fromiter(map(_STREAM, refs), np.int64, count) << 32 | np.fromiter(map(_MCID, refs), np.int64, count)
+    order, element, starts = np.empty(rows, dtype=np.int64), np.empty(rows, dtype=np.int64), np.empty(rows, dtype=bool)
+    owner_of_glyph = np.empty(len(table), dtype=np.int64)
+    columns = [np.ascontiguousarray(c, dtype=np.int64) for c in (candidates, table.mcid_stream, table.mcid)]
+    kept, tagged, untagged, actual = core.structure_order(
+        *columns, np.ascontiguousarray(table.artifact, dtype=bool), config.include_artifacts, NO_MCID,
+        ref_keys, np.fromiter(map(_ELEMENT, refs), np.int64, count), tree.block_owners, tree.actual_text_owners,
+        order, element, owner_of_glyph, starts,
+    )  # fmt: skip
+    if actual:  # an /ActualText replaces text first (rare): the reference's steps from there
+        table, glyphs, element = _apply_actual_text(table, tree, order[:tagged], element[:tagged])
+        return _owners(table, tree, glyphs, element, order[tagged:kept], untagged)
+    return _Placement(table, order[:kept], tagged, element[:tagged], owner_of_glyph, starts[:kept], untagged)
+
+
+def _reference_placement(
+    table: GlyphTable,
+    tree: StructTree,
+    refs: tuple[MarkedContentRef, ...],
+    candidates: np.ndarray,
+    config: ExtractConfig,
+    images: tuple[ImagePlacement, ...],
+) -> _Placement:
+    """_placement in numpy steps: artifacts left out, the tree's order, each
+    placed glyph's element, Figure /Alt rows, /ActualText, block owners."""
+    marked = table.mcid[candidates] != NO_MCID
     if not config.include_artifacts:
         keep = ~table.artifact[candidates]
         candidates, marked = candidates[keep], marked[keep]
-
     tagged_glyphs, tagged_rank, tail = _tree_order(table, candidates, marked, refs)
-    untagged_count = int((~table.artifact[tail]).sum())
-
+    untagged = int((~table.artifact[tail]).sum())
     element_of_ref = np.fromiter(map(_ELEMENT, refs), dtype=np.int64, count=len(refs))
     element = element_of_ref[tagged_rank] if len(tagged_rank) else np.zeros(0, dtype=np.int64)
     if config.figure_alt_in_text and images:
@@ -113,18 +179,21 @@ def read_structure(
             table, tree, refs, images, tagged_glyphs, tagged_rank, element
         )
     table, tagged_glyphs, element = _apply_actual_text(table, tree, tagged_glyphs, element)
+    return _owners(table, tree, tagged_glyphs, element, tail, untagged)
 
-    # Owner per glyph: the nearest block-level element; -1 for the tail.
+
+def _owners(
+    table: GlyphTable, tree: StructTree, glyphs: np.ndarray, element: np.ndarray, tail: np.ndarray, untagged: int
+) -> _Placement:
+    """The placement of `glyphs` (owned by `element`) then `tail`: each placed
+    glyph's owner is the nearest block-level element; the tail's is -1."""
     owner_of_glyph = np.full(len(table), -1, dtype=np.int64)
-    owner_of_glyph[tagged_glyphs] = tree.block_owners[element]
-    order = np.concatenate([tagged_glyphs, tail])
+    owner_of_glyph[glyphs] = tree.block_owners[element]
+    order = np.concatenate([glyphs, tail])
     owner = owner_of_glyph[order]
-    element_starts = np.concatenate([[False], owner[1:] != owner[:-1]])
-    joined = join(table, order, config, break_before=element_starts)
-
-    blocks = _owned_blocks(table, tree, joined, owner_of_glyph)
-    cells = _cell_contents(table, joined, tagged_glyphs, element, grids) if grids and grids.slots else ()
-    return PageReading(joined, blocks, untagged_count, text_lines(table, joined), cells)
+    starts = np.zeros(len(order), dtype=bool)
+    starts[1:] = owner[1:] != owner[:-1]
+    return _Placement(table, order, len(glyphs), element, owner_of_glyph, starts, untagged)
 
 
 def _tree_order(
@@ -135,13 +204,6 @@ def _tree_order(
     the page's refs; -1 when the tree does not reference it on this page."""
     count = len(refs)
     ref_keys = np.fromiter(map(_STREAM, refs), np.int64, count) << 32 | np.fromiter(map(_MCID, refs), np.int64, count)
-    core = compiled_core()
-    if core is not None:  # one pass, no per-glyph key, search and sort arrays
-        order = np.empty(len(candidates), dtype=np.int64)
-        rank = np.empty(len(candidates), dtype=np.int64)
-        columns = [np.ascontiguousarray(c, dtype=np.int64) for c in (table.mcid_stream, table.mcid, candidates)]
-        tagged_count = core.tree_order(*columns, np.ascontiguousarray(marked), ref_keys, order, rank)
-        return order[:tagged_count], rank[:tagged_count], order[tagged_count:]
     glyph_keys = (table.mcid_stream[candidates] << 32) | np.where(marked, table.mcid[candidates], 0)
     rank = np.full(len(candidates), -1, dtype=np.int64)
     if len(ref_keys):

@@ -30,9 +30,9 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, fields, replace
-from itertools import accumulate, repeat
+from itertools import repeat
 from operator import attrgetter, itemgetter
 from types import MappingProxyType
 from typing import Any
@@ -159,25 +159,48 @@ def table_grids(tree: StructTree) -> TableGrids:
     group = tree.nearest(tables | (part >= _TABLE_PARTS["THead"]))
     in_thead = np.zeros(len(part), dtype=bool)
     in_thead[group >= 0] = part[group[group >= 0]] == _TABLE_PARTS["THead"]
-    rows: dict[int, list[int]] = defaultdict(list)
-    cells: dict[int, list[int]] = defaultdict(list)
-    row_elements = np.flatnonzero(is_row & ~tables)
-    for index, table in zip(row_elements.tolist(), table_of[row_elements].tolist(), strict=True):  # depth first
-        rows[table].append(index)
-    cell_elements = np.flatnonzero(is_cell & ~tables)
-    for index, row in zip(cell_elements.tolist(), row_of[cell_elements].tolist(), strict=True):
-        cells[row].append(index)
     slots: dict[int, GridSlot] = {}
     shapes: dict[int, tuple[int, int]] = {}
     by_position: dict[int, Mapping[tuple[int, int], GridSlot]] = {}
-    for table, table_rows in rows.items():
-        indices, placed = _place(tree, table, [cells[r] for r in table_rows], in_thead)
+    for table, n_rows, indices, cell_rows in _tables_by_rows(table_of, row_of, is_row & ~tables, is_cell & ~tables):
+        placed = _place(tree, table, indices, cell_rows, n_rows, in_thead)
         built = frozen_rows(GridSlot, placed)  # one per cell of every tagged table
         slots.update(zip(indices, built, strict=True))
         ends = map(int.__add__, placed["col"], placed["col_span"])
-        shapes[table] = (len(table_rows), max(ends, default=0))
+        shapes[table] = (n_rows, max(ends, default=0))
         by_position[table] = MappingProxyType(dict(zip(zip(placed["row"], placed["col"], strict=True), built, strict=True)))
     return TableGrids(MappingProxyType(slots), MappingProxyType(shapes), MappingProxyType(by_position), cell_of)
+
+
+def _tables_by_rows(
+    table_of: np.ndarray, row_of: np.ndarray, rows: np.ndarray, cells: np.ndarray
+) -> Iterator[tuple[int, int, list[int], list[int]]]:
+    """Per table that has a row, in the order its first row comes: (table,
+    its number of rows, its cells row by row, each cell's row). Rows are the
+    `rows` elements of the table depth first; a row's cells are the `cells`
+    elements it starts, depth first. Grouped by sorting, not per element."""
+    row_elements = np.flatnonzero(rows)  # depth first
+    row_table = table_of[row_elements]
+    keys, first = np.unique(row_table, return_index=True)
+    rank = np.empty(len(keys), dtype=np.int64)
+    rank[np.argsort(first, kind="stable")] = np.arange(len(keys))
+    by_table = np.argsort(rank[np.searchsorted(keys, row_table)], kind="stable")
+    row_counts = np.bincount(rank[np.searchsorted(keys, row_table)], minlength=len(keys))
+    # Each row's place among all rows grouped so; a cell's row is one of them.
+    position = np.full(len(table_of), -1, dtype=np.int64)
+    position[row_elements[by_table]] = np.arange(len(row_elements))
+    cell_elements = np.flatnonzero(cells)
+    cell_position = position[row_of[cell_elements]]
+    by_row = np.argsort(cell_position, kind="stable")
+    cell_elements, cell_position = cell_elements[by_row], cell_position[by_row]
+    row_starts = np.concatenate([[0], np.cumsum(row_counts)])
+    cell_bounds = np.searchsorted(cell_position, row_starts).tolist()
+    tables_in_order = keys[np.argsort(first, kind="stable")].tolist()
+    cell_rows = (cell_position - row_starts[np.searchsorted(row_starts, cell_position, side="right") - 1]).tolist()
+    elements = cell_elements.tolist()
+    for k, table in enumerate(tables_in_order):
+        lo, hi = cell_bounds[k], cell_bounds[k + 1]
+        yield table, int(row_counts[k]), elements[lo:hi], cell_rows[lo:hi]
 
 
 # The table parts of §14.8.4.3.4 as numbers; the row groups last (THead first among them).
@@ -196,59 +219,61 @@ def _started_by(nearest: np.ndarray, tables: np.ndarray) -> np.ndarray:
 
 
 def _place(
-    tree: StructTree, table: int, rows: list[list[int]], in_thead: np.ndarray
-) -> tuple[list[int], dict[str, list[Any]]]:
-    """The cells of one table and their GridSlots' columns: each cell takes
-    the first free slot of its row; spans occupy theirs; a row span is cut at
-    the last row."""
-    indices = [index for row in rows for index in row]
+    tree: StructTree, table: int, indices: list[int], cell_rows: list[int], n_rows: int, in_thead: np.ndarray
+) -> dict[str, list[Any]]:
+    """The GridSlots' columns of one table's cells (`indices`, row by row, in
+    rows `cell_rows` of `n_rows`): each cell takes the first free slot of its
+    row; spans occupy theirs; a row span is cut at the last row."""
     elements = list(map(tree.elements.__getitem__, indices))
-    columns: dict[str, list[Any]] = {"row": [r for r, row in enumerate(rows) for _ in row]}
+    columns: dict[str, list[Any]] = {"row": cell_rows}
     columns["col_span"] = list(map(_COL_SPAN, elements))
     row_spans = list(map(_ROW_SPAN, elements))
     if max(row_spans, default=1) == 1:
         # Nothing spans down (most tables): a cell starts where the cell
         # before it in its row ends.
         columns["row_span"] = row_spans
-        columns["col"] = _row_starts(rows, columns["col_span"])
+        columns["col"] = _row_starts(cell_rows, columns["col_span"])
     else:
-        columns["row_span"], columns["col"] = _spanned_slots(rows, row_spans, columns["col_span"])
+        columns["row_span"], columns["col"] = _spanned_slots(cell_rows, n_rows, row_spans, columns["col_span"])
     columns["table"] = [table] * len(indices)
     columns["in_thead"] = in_thead[indices].tolist()
     for name, attribute in _FROM_ELEMENT:
         columns[name] = list(map(attribute, elements))
-    return indices, {name: columns[name] for name in _SLOT_FIELDS}  # in field order, as the slots are set
+    return {name: columns[name] for name in _SLOT_FIELDS}  # in field order, as the slots are set
 
 
-def _row_starts(rows: list[list[int]], col_spans: list[int]) -> list[int]:
+def _row_starts(cell_rows: list[int], col_spans: list[int]) -> list[int]:
     """Each cell's column when no cell spans down: its row's spans before it, summed."""
     starts: list[int] = []
-    at = 0
-    for row in rows:
-        starts.extend(accumulate(col_spans[at : at + len(row) - 1], initial=0) if row else ())
-        at += len(row)
+    col, row = 0, -1
+    for r, span in zip(cell_rows, col_spans, strict=True):
+        if r != row:
+            col, row = 0, r
+        starts.append(col)
+        col += span
     return starts
 
 
-def _spanned_slots(rows: list[list[int]], row_spans: list[int], col_spans: list[int]) -> tuple[list[int], list[int]]:
+def _spanned_slots(
+    cell_rows: list[int], n_rows: int, row_spans: list[int], col_spans: list[int]
+) -> tuple[list[int], list[int]]:
     """(row spans cut at the last row, columns) of the cells, row by row: a
     cell looks past the slots that cells of rows above span into; its own
     row's cells lie behind it, so only what spans down is kept."""
     below: set[tuple[int, int]] = set()
     cut: list[int] = []
     cols: list[int] = []
-    k = 0
-    for r, row in enumerate(rows):
-        col = 0
-        for _ in row:
-            while (r, col) in below:
-                col += 1
-            row_span = min(row_spans[k], len(rows) - r)
-            below.update((r + dr, col + dc) for dr in range(1, row_span) for dc in range(col_spans[k]))
-            cut.append(row_span)
-            cols.append(col)
-            col += col_spans[k]
-            k += 1
+    col, row = 0, -1
+    for r, row_span, col_span in zip(cell_rows, row_spans, col_spans, strict=True):
+        if r != row:
+            col, row = 0, r
+        while (r, col) in below:
+            col += 1
+        row_span = min(row_span, n_rows - r)
+        below.update((r + dr, col + dc) for dr in range(1, row_span) for dc in range(col_span))
+        cut.append(row_span)
+        cols.append(col)
+        col += col_span
     return cut, cols
 
 

@@ -1,16 +1,21 @@
-"""reading._tree_order, compiled (_core.tree_order) against its numpy body.
+"""reading._placement, compiled (_core.structure_order) against its numpy
+reference (reading._reference_placement).
 
 The page's glyphs that the structure tree references, in the tree's order,
-with the rank of their (stream, MCID) among the page's refs; the rest in
-stream order. The inputs below reach what the keys' arithmetic and the
-ordering can get wrong: two refs with one key (the first ref wins), MCIDs of
-2**32 and more (their bits overlap the stream's, as numpy's shift and or
-make them), negative marked MCIDs, many glyphs of one sequence (kept in
-their order), unmarked glyphs whose MCID a ref holds (never placed).
+each with the element that owns it and its block owner; the rest (the tail)
+in stream order; artifacts left out unless configured; the tail's
+non-artifacts counted. The inputs below reach what the keys' arithmetic and
+the ordering can get wrong: two refs with one key (the first ref wins),
+MCIDs of 2**32 and more (their bits overlap the stream's, as numpy's shift
+and or make them), negative marked MCIDs, many glyphs of one sequence (kept
+in their order), NO_MCID glyphs whose key a ref holds (never placed),
+artifacts among placed and tail glyphs, and elements with /ActualText (the
+compiled pass hands those pages to the reference's later steps).
 """
 
 from __future__ import annotations
 
+import dataclasses
 from types import SimpleNamespace
 
 import numpy as np
@@ -19,8 +24,11 @@ from codepath import on_path
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from ragprep.extract import _core
 from ragprep.extract.compiled import compiled_available
-from ragprep.extract.reading import _tree_order
+from ragprep.extract.config import ExtractConfig
+from ragprep.extract.glyphs import GlyphTable
+from ragprep.extract.reading import _placement, _Placement
 from ragprep.extract.structure import MarkedContentRef
 
 pytestmark = pytest.mark.skipif(not compiled_available(), reason="the compiled core is not built")
@@ -28,52 +36,106 @@ pytestmark = pytest.mark.skipif(not compiled_available(), reason="the compiled c
 # Few distinct values, so that keys meet: 2**32 + k collides with stream + 1, MCID k.
 _MCIDS = st.sampled_from([-1, -2, 0, 1, 2, 3, 2**32, 2**32 + 1, 2**40])
 _STREAMS = st.sampled_from([0, 1, 7, -1])
+_ELEMENTS = 6
+
+
+def _table(mcid: list[int], stream: list[int], artifact: list[bool]) -> GlyphTable:
+    rows = len(mcid)
+    table = GlyphTable.empty().with_text_rows([f"g{i}" for i in range(rows)], [(i, 0, i + 1, 1) for i in range(rows)], mcid, stream)
+    return dataclasses.replace(table, artifact=np.array(artifact, dtype=bool).reshape(rows))
 
 
 @st.composite
-def _pages(draw: st.DrawFn) -> tuple[SimpleNamespace, np.ndarray, np.ndarray, tuple[MarkedContentRef, ...]]:
+def _pages(draw: st.DrawFn) -> tuple[GlyphTable, SimpleNamespace, tuple[MarkedContentRef, ...], np.ndarray, ExtractConfig]:
     rows = draw(st.integers(0, 40))
-    mcid = np.array(draw(st.lists(_MCIDS, min_size=rows, max_size=rows)), dtype=np.int64)
-    stream = np.array(draw(st.lists(_STREAMS, min_size=rows, max_size=rows)), dtype=np.int64)
-    picked = draw(st.lists(st.integers(0, max(rows - 1, 0)), max_size=rows, unique=True)) if rows else []
-    if draw(st.booleans()):
-        picked.sort()  # as read_structure hands them over; any order is read alike
-    candidates = np.array(picked, dtype=np.int64)
-    marked = np.array(draw(st.lists(st.booleans(), min_size=len(picked), max_size=len(picked))), dtype=bool)
+    mcid = draw(st.lists(_MCIDS, min_size=rows, max_size=rows))
+    stream = draw(st.lists(_STREAMS, min_size=rows, max_size=rows))
+    artifact = draw(st.lists(st.booleans(), min_size=rows, max_size=rows))
+    candidates = sorted(draw(st.sets(st.integers(0, max(rows - 1, 0)), max_size=rows))) if rows else []
     refs = tuple(
-        MarkedContentRef(mcid=m, stream=s, element=e)
-        for e, (m, s) in enumerate(draw(st.lists(st.tuples(_MCIDS, _STREAMS), max_size=12)))
+        MarkedContentRef(mcid=m, stream=s, element=draw(st.integers(0, _ELEMENTS - 1)))
+        for m, s in draw(st.lists(st.tuples(_MCIDS, _STREAMS), max_size=12))
     )
-    return SimpleNamespace(mcid=mcid, mcid_stream=stream), candidates, marked, refs
+    owners = st.lists(st.integers(0, _ELEMENTS - 1), min_size=_ELEMENTS, max_size=_ELEMENTS)
+    actual = st.lists(st.sampled_from([-1, -1, -1, 0, 3]), min_size=_ELEMENTS, max_size=_ELEMENTS)
+    tree = SimpleNamespace(
+        block_owners=np.array(draw(owners), dtype=np.int64),
+        actual_text_owners=np.array(draw(actual), dtype=np.int64),
+        elements=[SimpleNamespace(actual_text=text) for text in ("A", None, "", "BB", "C", "")],
+    )
+    config = ExtractConfig(include_artifacts=draw(st.booleans()))
+    return _table(mcid, stream, artifact), tree, refs, np.array(candidates, dtype=np.int64), config
 
 
-@settings(max_examples=400, deadline=None)
-@given(_pages())
-def test_the_compiled_tree_order_is_the_reference(page) -> None:
-    table, candidates, marked, refs = page
+def _both(page: tuple) -> tuple[_Placement, _Placement]:
     mp = pytest.MonkeyPatch()
     try:
         with on_path(mp, pure=True):
-            expected = _tree_order(table, candidates, marked, refs)
+            expected = _placement(*page, ())
         with on_path(mp, pure=False):
-            got = _tree_order(table, candidates, marked, refs)
+            got = _placement(*page, ())
     finally:
         mp.undo()
-    for want, have in zip(expected, got, strict=True):
-        assert have.dtype == want.dtype == np.int64
-        assert have.tolist() == want.tolist()
+    return expected, got
+
+
+def _same(expected: _Placement, got: _Placement) -> None:
+    assert got.table.text.tolist() == expected.table.text.tolist()
+    for name in ("order", "element", "owner_of_glyph", "starts"):
+        want, have = getattr(expected, name), getattr(got, name)
+        assert have.dtype == want.dtype, name
+        assert have.tolist() == want.tolist(), name
+    assert (got.tagged, got.untagged) == (expected.tagged, expected.untagged)
+
+
+@settings(max_examples=500, deadline=None)
+@given(_pages())
+def test_the_compiled_placement_is_the_reference(page) -> None:
+    _same(*_both(page))
 
 
 def test_the_first_of_two_refs_with_one_key_ranks_and_one_sequence_keeps_its_order() -> None:
-    table = SimpleNamespace(
-        mcid=np.array([5, 2**32, 5, 9, 5], dtype=np.int64), mcid_stream=np.array([0, 0, 0, 0, 0], dtype=np.int64)
-    )
+    table = _table([5, 2**32, 5, 9, 5, -1], [0, 0, 0, 0, 0, 0], [False, False, False, False, True, False])
     refs = (
         MarkedContentRef(mcid=0, stream=1, element=0),  # key 1 << 32: glyph 1's, whose MCID is 2**32
         MarkedContentRef(mcid=5, stream=0, element=1),
-        MarkedContentRef(mcid=5, stream=0, element=2),  # the same key again: rank 1 wins
+        MarkedContentRef(mcid=5, stream=0, element=2),  # the same key again: ref 1 wins
     )
-    candidates = np.arange(5, dtype=np.int64)
-    marked = np.array([True, True, True, True, False])
-    glyphs, rank, tail = _tree_order(table, candidates, marked, refs)
-    assert glyphs.tolist() == [1, 0, 2] and rank.tolist() == [0, 1, 1] and tail.tolist() == [3, 4]
+    tree = SimpleNamespace(
+        block_owners=np.array([0, 0, 2], dtype=np.int64), actual_text_owners=np.full(3, -1, dtype=np.int64), elements=[]
+    )
+    expected, got = _both((table, tree, refs, np.arange(6, dtype=np.int64), ExtractConfig()))
+    _same(expected, got)
+    # Glyph 4 is an artifact (left out); 3 (MCID 9) and 5 (no MCID) are the tail, two untagged.
+    assert got.order.tolist() == [1, 0, 2, 3, 5] and got.tagged == 3 and got.untagged == 2
+    assert got.element.tolist() == [0, 1, 1] and got.owner_of_glyph.tolist() == [0, 0, 0, -1, -1, -1]
+    assert got.starts.tolist() == [False, False, False, True, False]
+
+
+def test_an_actual_text_element_replaces_the_text_of_its_glyphs() -> None:
+    table = _table([0, 0, 1], [0, 0, 0], [False, False, False])
+    refs = (MarkedContentRef(mcid=0, stream=0, element=1), MarkedContentRef(mcid=1, stream=0, element=2))
+    tree = SimpleNamespace(
+        block_owners=np.array([0, 1, 2], dtype=np.int64),
+        actual_text_owners=np.array([-1, 1, -1], dtype=np.int64),
+        elements=[None, SimpleNamespace(actual_text="fi"), None],
+    )
+    expected, got = _both((table, tree, refs, np.arange(3, dtype=np.int64), ExtractConfig()))
+    _same(expected, got)
+    assert got.table.text.tolist() == ["fi", "g1", "g2"] and got.order.tolist() == [0, 2]
+
+
+def test_bad_indices_are_refused() -> None:
+    def call(candidates: list[int], ref_element: list[int]) -> None:
+        n, rows = len(candidates), 3
+        i64 = lambda values: np.array(values, dtype=np.int64)  # noqa: E731
+        _core.structure_order(
+            i64(candidates), i64([0] * rows), i64([0] * rows), np.zeros(rows, dtype=bool), False, -1,
+            i64([0] * len(ref_element)), i64(ref_element), i64([0, 0]), i64([-1, -1]),
+            np.empty(n, dtype=np.int64), np.empty(n, dtype=np.int64), np.empty(rows, dtype=np.int64), np.empty(n, dtype=bool),
+        )  # fmt: skip
+
+    call([0, 2], [1])
+    for candidates, ref_element in (([3], [0]), ([-1], [0]), ([0], [2]), ([0], [-1])):
+        with pytest.raises(IndexError, match="out of range"):
+            call(candidates, ref_element)
