@@ -3651,6 +3651,1260 @@ static PyObject *core_walk_struct(PyObject *mod, PyObject *args) {
 }
 
 
+/* ---- the structure tree read over the object streams' bytes -------------
+ *
+ * TreeObjects(streams, present, known, exists, refs) parses every object of
+ * a document's object streams (§7.5.7; `streams` a list of (data, spans) as
+ * parse_objects takes them) once, into a C arena of nodes: no Python dict,
+ * list, str or tuple per object, key, value or item. Two readers use it:
+ *
+ * value(number): the object as parse_objects would have put it in
+ *   PlainObjects' cache (the same parse, stream_object, of the same bytes,
+ *   the first of its spans that parses), NotImplemented when no span holds
+ *   it: PlainObjects reads only what Python asks for (the root, the role map,
+ *   a cell's attributes, the /ParentTree) instead of every object.
+ *
+ * walk(env): _Walker's walk (structure.py, and walk_struct above) over the
+ *   nodes, writing the elements and marked-content references straight
+ *   into the walker's lists. It walks what a tagged document usually holds
+ *   and answers NotImplemented at the first thing it leaves to the walkers
+ *   above (a namespace, an /Stm, a /Pg that is not a page, a reference to an
+ *   object outside the streams or to a generation other than 0, a kid of an
+ *   unexpected kind, an exception out of Python): the caller then reads the
+ *   whole tree again through them, from a fresh walker.
+ *
+ * A value reads as parse_object reads it: the last entry of a key whose
+ * value is neither null nor a reference to a missing object (§7.3.7,
+ * §7.3.10; `present`, `known` and `exists` say which objects exist, as for
+ * parse_objects). The parse is parse_span's (the same tokens, the same
+ * malformed objects), through an explicit stack: no recursion on the
+ * input's nesting; every index is checked against its buffer; object
+ * numbers are held up to a bound tied to the number of spans. */
+
+enum { NK_NULL, NK_BOOL, NK_INT, NK_REAL, NK_NAME, NK_STRING, NK_ARRAY, NK_DICT, NK_REF, NK_OTHER };
+
+/* ARRAY: items[a, a + count); DICT: entries[a, a + count); STRING:
+ * strs[a, a + count); NAME: a, its id; BOOL, INT: a; REF: a number, b generation. */
+typedef struct { int kind; Py_ssize_t count; long long a, b; } TNode;
+typedef struct { Py_ssize_t key, value; } TEntry;
+typedef struct { size_t off, len; } TName;
+typedef struct { Py_ssize_t stream, start, end, next; } TSpan;
+typedef struct { int is_dict, has_key; Py_ssize_t start, key; } TFrame;
+
+#define TREE_MAX_NUMBERS (1 << 24)
+enum { EXIST_UNKNOWN, EXIST_YES, EXIST_NO };
+#define TREE_UNPARSED (-3) /* root[]: held by one span, parsed when the walk first reads it */
+
+/* The names the walk reads. */
+static const char *const TREE_KEYS[] = {
+    "/K", "/Pg", "/Lang", "/ActualText", "/Alt", "/S", "/NS", "/Type", "/MCID", "/Obj", "/Stm", "/A", "/C", "/ID",
+    "/Parent", "/Kids", "/MCR", "/OBJR", "/StructElem", "/Page", "/Pages",
+};
+enum {
+    TK_K, TK_PG, TK_LANG, TK_ACTUAL_TEXT, TK_ALT, TK_S, TK_NS, TK_TYPE, TK_MCID, TK_OBJ, TK_STM, TK_A, TK_C, TK_ID,
+    TK_PARENT, TK_KIDS, TK_MCR, TK_OBJR, TK_STRUCT_ELEM, TK_PAGE, TK_PAGES, TK_COUNT
+};
+
+typedef struct {
+    PyObject_HEAD
+    Buf nodes, items, entries, strs, names, name_bytes, spans, views;
+    Py_ssize_t *name_table; /* name id + 1 per slot, 0 when empty */
+    Py_ssize_t name_slots, nnames;
+    Py_ssize_t nnumbers;    /* numbers below this are held */
+    Py_ssize_t *root;       /* per number: its node, -1 when not held, TREE_UNPARSED */
+    Buf scratch[3];         /* tree_parse's token bytes, open containers and pending items */
+    Py_ssize_t *first_span; /* per number: its first span, -1 for none */
+    unsigned char *exist;   /* per number: EXIST_* */
+    PyObject *streams, *known, *check, *refs;
+    Py_buffer present;
+    Py_ssize_t key[TK_COUNT];
+    int complete; /* every span's number is held (value() answers for each) */
+} TreeObjects;
+
+static void tree_views_release(TreeObjects *t) {
+    Py_buffer *v = (Py_buffer *)t->views.data;
+    for (size_t i = 0; i < t->views.len / sizeof(Py_buffer); i++) PyBuffer_Release(&v[i]);
+    buf_free(&t->views);
+}
+
+static void TreeObjects_dealloc(TreeObjects *t) {
+    buf_free(&t->nodes); buf_free(&t->items); buf_free(&t->entries); buf_free(&t->strs);
+    buf_free(&t->names); buf_free(&t->name_bytes); buf_free(&t->spans);
+    for (int i = 0; i < 3; i++) buf_free(&t->scratch[i]);
+    tree_views_release(t);
+    PyMem_Free(t->name_table); PyMem_Free(t->root); PyMem_Free(t->first_span); PyMem_Free(t->exist);
+    if (t->present.buf) PyBuffer_Release(&t->present);
+    Py_XDECREF(t->streams); Py_XDECREF(t->known); Py_XDECREF(t->check); Py_XDECREF(t->refs);
+    Py_TYPE(t)->tp_free((PyObject *)t);
+}
+
+static TNode *tnode(const TreeObjects *t, Py_ssize_t id) { return (TNode *)t->nodes.data + id; }
+static Py_ssize_t tnode_count(const TreeObjects *t) { return (Py_ssize_t)(t->nodes.len / sizeof(TNode)); }
+
+static Py_ssize_t tree_add_node(TreeObjects *t, int kind, Py_ssize_t count, long long a, long long b) {
+    TNode n = {kind, count, a, b};
+    Py_ssize_t id = tnode_count(t);
+    return buf_append(&t->nodes, &n, sizeof n) < 0 ? -1 : id;
+}
+
+/* The id of a name (its bytes with the slash), interned in the arena. */
+static Py_ssize_t tree_name(TreeObjects *t, const unsigned char *p, size_t len) {
+    if (2 * (t->nnames + 1) > t->name_slots) {
+        Py_ssize_t slots = t->name_slots ? 2 * t->name_slots : 64;
+        Py_ssize_t *table = PyMem_Calloc((size_t)slots, sizeof(Py_ssize_t));
+        if (!table) { PyErr_NoMemory(); return -1; }
+        const TName *names = (const TName *)t->names.data;
+        for (Py_ssize_t id = 0; id < t->nnames; id++) {
+            size_t h = name_slot((const unsigned char *)t->name_bytes.data + names[id].off, (Py_ssize_t)names[id].len);
+            size_t s = h & (size_t)(slots - 1);
+            while (table[s]) s = (s + 1) & (size_t)(slots - 1);
+            table[s] = id + 1;
+        }
+        PyMem_Free(t->name_table);
+        t->name_table = table;
+        t->name_slots = slots;
+    }
+    size_t s = name_slot(p, (Py_ssize_t)len) & (size_t)(t->name_slots - 1);
+    for (; t->name_table[s]; s = (s + 1) & (size_t)(t->name_slots - 1)) {
+        const TName *n = (const TName *)t->names.data + (t->name_table[s] - 1);
+        if (n->len == len && memcmp(t->name_bytes.data + n->off, p, len) == 0) return t->name_table[s] - 1;
+    }
+    TName n = {t->name_bytes.len, len};
+    if (buf_append(&t->name_bytes, p, len) < 0 || buf_append(&t->names, &n, sizeof n) < 0) return -1;
+    t->name_table[s] = t->nnames + 1;
+    return t->nnames++;
+}
+
+static int tree_malformed(void) { return 1; } /* not one well-formed object: not held */
+
+/* Put node `id` where the innermost open container wants it (parse_span's
+ * place_value). 0, 1 when malformed, -1 on error. */
+static int tree_place(TreeObjects *t, Buf *frames, Buf *pending, Py_ssize_t *result, Py_ssize_t id) {
+    size_t depth = frames->len / sizeof(TFrame);
+    if (!depth) {
+        if (*result >= 0) return tree_malformed();
+        *result = id;
+        return 0;
+    }
+    TFrame *top = (TFrame *)frames->data + depth - 1;
+    if (top->is_dict && !top->has_key) {
+        if (tnode(t, id)->kind != NK_NAME) return tree_malformed();
+        top->has_key = 1;
+        top->key = (Py_ssize_t)tnode(t, id)->a;
+        return 0;
+    }
+    if (top->is_dict) {
+        TEntry e = {top->key, id};
+        top->has_key = 0;
+        return buf_append(pending, &e, sizeof e);
+    }
+    return buf_append(pending, &id, sizeof id);
+}
+
+static int tree_close(TreeObjects *t, Buf *frames, Buf *pending, Py_ssize_t *result, int is_dict) {
+    size_t depth = frames->len / sizeof(TFrame);
+    if (!depth) return tree_malformed();
+    TFrame top = ((TFrame *)frames->data)[depth - 1];
+    if (top.is_dict != is_dict || top.has_key) return tree_malformed();
+    size_t size = is_dict ? sizeof(TEntry) : sizeof(Py_ssize_t);
+    Buf *into = is_dict ? &t->entries : &t->items;
+    size_t count = (pending->len - (size_t)top.start) / size;
+    Py_ssize_t first = (Py_ssize_t)(into->len / size);
+    if (buf_append(into, pending->data + top.start, pending->len - (size_t)top.start) < 0) return -1;
+    pending->len = (size_t)top.start;
+    frames->len -= sizeof(TFrame);
+    Py_ssize_t id = tree_add_node(t, is_dict ? NK_DICT : NK_ARRAY, (Py_ssize_t)count, first, 0);
+    return id < 0 ? -1 : tree_place(t, frames, pending, result, id);
+}
+
+/* A value token (parse_span's plain_value) as a node. -1 on error. */
+static Py_ssize_t tree_value(TreeObjects *t, Lexer *lx, const Token *tok, const Buf *bytes, const unsigned char *start,
+                             const unsigned char *stop) {
+    long long number, gen = 0;
+    switch (tok->obj.type) {
+    case T_INT:
+        number = token_int(start, stop);
+        if (number >= 0 && reference_follows(lx, &gen)) return tree_add_node(t, NK_REF, 0, number, gen);
+        return tree_add_node(t, NK_INT, 0, number, 0);
+    case T_REAL: return tree_add_node(t, NK_REAL, 0, 0, 0);
+    case T_BOOL: return tree_add_node(t, NK_BOOL, 0, tok->obj.num != 0.0, 0);
+    case T_STR: {
+        long long off = (long long)t->strs.len;
+        if (buf_append(&t->strs, bytes->data + tok->obj.off, tok->obj.len) < 0) return -1;
+        return tree_add_node(t, NK_STRING, (Py_ssize_t)tok->obj.len, off, 0);
+    }
+    case T_NAME: {
+        Py_ssize_t name = tree_name(t, (const unsigned char *)bytes->data + tok->obj.off - 1, tok->obj.len + 1);
+        return name < 0 ? -1 : tree_add_node(t, NK_NAME, 0, name, 0);
+    }
+    default: return tree_add_node(t, NK_NULL, 0, 0, 0);
+    }
+}
+
+static inline int tree_digit(unsigned char c) { return c >= '0' && c <= '9'; }
+
+/* The two tokens a tree is mostly made of, read straight from the bytes
+ * where they are plain: a name without '#' escapes (lex_name then copies it
+ * unchanged), and a reference "N G R" written with white space only
+ * between its tokens (what reference_follows reads then); also an integer
+ * that no generation can follow. The node, or -2 where next_token reads
+ * the token (a sign, a comment, an escape, a number of 19 digits), or -1. */
+static Py_ssize_t tree_fast_token(TreeObjects *t, Lexer *lx) {
+    const unsigned char *p = lx->p, *end = lx->end, *q = p + 1;
+    if (p >= end) return -2;
+    if (*p == '/') {
+        while (q < end && !CHAR_CLASS[*q] && *q != '#') q++;
+        if (q < end && *q == '#') return -2;
+        Py_ssize_t name = tree_name(t, p, (size_t)(q - p));
+        if (name < 0) return -1;
+        lx->p = q;
+        return tree_add_node(t, NK_NAME, 0, name, 0);
+    }
+    if (!tree_digit(*p)) return -2;
+    while (q < end && tree_digit(*q)) q++;
+    if (q - p > 18 || (q < end && !CHAR_CLASS[*q])) return -2;
+    long long number = token_int(p, q);
+    const unsigned char *r = q;
+    while (r < end && is_white(*r)) r++;
+    if (r < end && (tree_digit(*r) || *r == '%' || *r == '+' || *r == '-' || *r == '.')) {
+        /* "N G R"? G: 1 to 5 digits (at most 65535), then white space, "R", and a token's end */
+        const unsigned char *g = r;
+        while (r < end && tree_digit(*r)) r++;
+        long long gen = r - g >= 1 && r - g <= 5 ? token_int(g, r) : -1;
+        const unsigned char *rr = r;
+        while (rr < end && is_white(*rr)) rr++;
+        if (gen < 0 || gen > 65535 || r == rr || rr >= end || *rr != 'R' || (rr + 1 < end && !CHAR_CLASS[rr[1]]))
+            return -2;
+        lx->p = rr + 1;
+        return tree_add_node(t, NK_REF, 0, number, gen);
+    }
+    lx->p = q;
+    return tree_add_node(t, NK_INT, 0, number, 0);
+}
+
+/* One object from p..end as nodes (parse_span's grammar): its node, -2 when
+ * it is not one well-formed object, -1 on error. What a malformed object
+ * left in the arena stays there, unreferenced. */
+static Py_ssize_t tree_parse(TreeObjects *t, const unsigned char *p, const unsigned char *end, Buf *bytes, Buf *frames,
+                             Buf *pending) {
+    Lexer lx;
+    lx.p = p;
+    lx.end = end;
+    lx.nops = lx.non_numbers = 0;
+    frames->len = pending->len = 0;
+    Py_ssize_t result = -1;
+    int status = 0;
+    while (!status) {
+        Token tok;
+        skip_white_and_comments(&lx);
+        Py_ssize_t fast = tree_fast_token(t, &lx);
+        if (fast != -2) {
+            status = fast < 0 ? -1 : tree_place(t, frames, pending, &result, fast);
+            continue;
+        }
+        bytes->len = 0;
+        if (buf_append(bytes, "/", 1) < 0) return -1;
+        const unsigned char *start = lx.p;
+        int kind = next_token(&lx, &tok, bytes);
+        const unsigned char *stop = lx.p;
+        if (kind == K_EOF) {
+            if (frames->len || result < 0 || start < lx.end) status = 1;
+            break;
+        }
+        switch (kind) {
+        case K_ERROR: case K_KEYWORD: status = 1; break;
+        case K_ARRAY_OPEN: case K_DICT_OPEN: {
+            TFrame f = {kind == K_DICT_OPEN, 0, (Py_ssize_t)pending->len, 0};
+            status = buf_append(frames, &f, sizeof f);
+            break;
+        }
+        case K_ARRAY_CLOSE: case K_DICT_CLOSE: status = tree_close(t, frames, pending, &result, kind == K_DICT_CLOSE); break;
+        default: {
+            Py_ssize_t id = tree_value(t, &lx, &tok, bytes, start, stop);
+            status = id < 0 ? -1 : tree_place(t, frames, pending, &result, id);
+        }
+        }
+    }
+    if (status < 0) return -1;
+    return status ? -2 : result;
+}
+
+/* Does dictionary node `d` have an entry of key `key` at all (whatever its value)? */
+static int tree_has_entry(const TreeObjects *t, const TNode *d, Py_ssize_t key) {
+    const TEntry *e = (const TEntry *)t->entries.data + d->a;
+    for (Py_ssize_t i = 0; i < d->count; i++) if (e[i].key == key) return 1;
+    return 0;
+}
+
+/* A page tree node (§7.7.3) is read through qpdf (page_tree_node): an
+ * object that has, or may have, /Parent, /Kids or /Type /Page(s) is not
+ * held, and the walk leaves any tree reaching it to the walkers above. */
+static int tree_maybe_page_node(const TreeObjects *t, Py_ssize_t id) {
+    const TNode *d = tnode(t, id);
+    if (d->kind != NK_DICT) return 0;
+    if (tree_has_entry(t, d, t->key[TK_PARENT]) || tree_has_entry(t, d, t->key[TK_KIDS])) return 1;
+    const TEntry *e = (const TEntry *)t->entries.data + d->a;
+    for (Py_ssize_t i = 0; i < d->count; i++) {
+        if (e[i].key != t->key[TK_TYPE]) continue;
+        const TNode *v = tnode(t, e[i].value);
+        if (v->kind == NK_REF || (v->kind == NK_NAME && (v->a == t->key[TK_PAGE] || v->a == t->key[TK_PAGES]))) return 1;
+    }
+    return 0;
+}
+
+/* Spans of one stream: (number, start, end[, present]) each, checked. */
+static int tree_read_spans(TreeObjects *t, PyObject *spans, Py_ssize_t stream, Py_ssize_t len, long long *top) {
+    if (!PyList_Check(spans)) { PyErr_SetString(PyExc_TypeError, "TreeObjects: spans are a list"); return -1; }
+    for (Py_ssize_t i = 0; i < PyList_GET_SIZE(spans); i++) {
+        long long span[3];
+        if (object_span(PyList_GET_ITEM(spans, i), len, span) < 0) return -1;
+        TSpan s = {stream, (Py_ssize_t)span[1], (Py_ssize_t)span[2], (Py_ssize_t)span[0]}; /* next: the number, for now */
+        if (buf_append(&t->spans, &s, sizeof s) < 0) return -1;
+        if (span[0] > *top) *top = span[0];
+    }
+    return 0;
+}
+
+/* The per-number tables, sized by the spans: a damaged header's one huge number does not make them huge. */
+static int tree_number_tables(TreeObjects *t, long long top) {
+    Py_ssize_t nspans = (Py_ssize_t)(t->spans.len / sizeof(TSpan));
+    long long cap = 4 * (long long)nspans + 1024, n = top + 1 < cap ? top + 1 : cap;
+    if (n < (long long)PyList_GET_SIZE(t->refs)) n = PyList_GET_SIZE(t->refs); /* the table's numbers (_reference_slots) */
+    if (n > TREE_MAX_NUMBERS) n = TREE_MAX_NUMBERS;
+    t->nnumbers = n < 1 ? 1 : (Py_ssize_t)n;
+    t->root = PyMem_Malloc(sizeof(Py_ssize_t) * (size_t)t->nnumbers);
+    t->first_span = PyMem_Malloc(sizeof(Py_ssize_t) * (size_t)t->nnumbers);
+    t->exist = PyMem_Calloc((size_t)t->nnumbers, 1);
+    if (!t->root || !t->first_span || !t->exist) { PyErr_NoMemory(); return -1; }
+    for (Py_ssize_t n = 0; n < t->nnumbers; n++) t->root[n] = t->first_span[n] = -1;
+    /* Link each number's spans in order; the walk holds a number only when one span has it. */
+    TSpan *spans = (TSpan *)t->spans.data;
+    Py_ssize_t *last = PyMem_Malloc(sizeof(Py_ssize_t) * (size_t)t->nnumbers);
+    if (!last) { PyErr_NoMemory(); return -1; }
+    for (Py_ssize_t i = 0; i < nspans; i++) {
+        Py_ssize_t n = spans[i].next;
+        spans[i].next = -1;
+        if (n < 0 || n >= t->nnumbers) { /* value() would not hold it: PlainObjects reads every object as before */
+            t->complete = 0;
+            continue;
+        }
+        if (t->first_span[n] < 0) t->first_span[n] = i;
+        else spans[last[n]].next = i;
+        last[n] = i;
+    }
+    PyMem_Free(last);
+    return 0;
+}
+
+static int TreeObjects_init(TreeObjects *t, PyObject *args, PyObject *kwds) {
+    (void)kwds;
+    PyObject *streams, *known, *check, *refs;
+    Py_buffer present = {0};
+    if (!PyArg_ParseTuple(args, "O!y*O!OO!", &PyList_Type, &streams, &present, &PySet_Type, &known, &check,
+                          &PyList_Type, &refs))
+        return -1;
+    if (t->streams) { PyBuffer_Release(&present); PyErr_SetString(PyExc_TypeError, "TreeObjects: built once"); return -1; }
+    t->present = present;
+    t->streams = Py_NewRef(streams);
+    t->known = Py_NewRef(known);
+    t->check = check == Py_None ? NULL : Py_NewRef(check);
+    t->refs = Py_NewRef(refs);
+    t->complete = 1;
+    for (int k = 0; k < TK_COUNT; k++)
+        if ((t->key[k] = tree_name(t, (const unsigned char *)TREE_KEYS[k], strlen(TREE_KEYS[k]))) < 0) return -1;
+    long long top = 0;
+    for (Py_ssize_t s = 0; s < PyList_GET_SIZE(streams); s++) {
+        PyObject *pair = PyList_GET_ITEM(streams, s);
+        if (!PyTuple_Check(pair) || PyTuple_GET_SIZE(pair) != 2) {
+            PyErr_SetString(PyExc_TypeError, "TreeObjects: a stream is (data, spans)");
+            return -1;
+        }
+        Py_buffer view;
+        if (PyObject_GetBuffer(PyTuple_GET_ITEM(pair, 0), &view, PyBUF_SIMPLE) < 0) return -1;
+        if (buf_append(&t->views, &view, sizeof view) < 0) { PyBuffer_Release(&view); return -1; }
+        if (tree_read_spans(t, PyTuple_GET_ITEM(pair, 1), s, view.len, &top) < 0) return -1;
+    }
+    if (tree_number_tables(t, top) < 0) return -1;
+    for (Py_ssize_t n = 0; n < t->nnumbers; n++) {
+        Py_ssize_t i = t->first_span[n];
+        /* listed twice: left to the walkers above */
+        if (i >= 0 && ((const TSpan *)t->spans.data)[i].next < 0) t->root[n] = TREE_UNPARSED;
+    }
+    return 0;
+}
+
+/* The node of held object `n` (0 < n < nnumbers), parsed on first use; -1 when it is not held, -2 on error. */
+static Py_ssize_t tree_held(TreeObjects *t, Py_ssize_t n) {
+    if (t->root[n] != TREE_UNPARSED) return t->root[n];
+    const TSpan *s = (const TSpan *)t->spans.data + t->first_span[n];
+    const unsigned char *base = ((const Py_buffer *)t->views.data)[s->stream].buf;
+    Py_ssize_t id = tree_parse(t, base + s->start, base + s->end, &t->scratch[0], &t->scratch[1], &t->scratch[2]);
+    if (id == -1) return -2;
+    t->root[n] = id >= 0 && !tree_maybe_page_node(t, id) ? id : -1;
+    return t->root[n];
+}
+
+/* value(number): parse_objects' value of object (number, 0), NotImplemented when no span of it parses. */
+static PyObject *TreeObjects_value(TreeObjects *t, PyObject *arg) {
+    Py_ssize_t n = PyLong_AsSsize_t(arg);
+    if (n == -1 && PyErr_Occurred()) return NULL;
+    if (n < 0 || n >= t->nnumbers || !t->streams) Py_RETURN_NOTIMPLEMENTED;
+    PyObject *names[PT_COUNT] = {NULL};
+    for (int i = 0; i < PT_COUNT; i++)
+        if (!(names[i] = PyUnicode_InternFromString(PT_NAMES[i]))) { for (int j = 0; j < i; j++) Py_DECREF(names[j]); return NULL; }
+    Existing existing = {t->known, t->check, 0, t->present.buf, t->present.buf ? t->present.len : 0};
+    ParseBufs bufs = {{0}, {0}, t->refs};
+    const Py_buffer *views = (const Py_buffer *)t->views.data;
+    PyObject *value = NULL;
+    for (Py_ssize_t i = t->first_span[n]; i >= 0 && !value;) {
+        const TSpan *s = (const TSpan *)t->spans.data + i;
+        const unsigned char *base = views[s->stream].buf;
+        value = stream_object(base + s->start, base + s->end, existing, &bufs, names);
+        if (!value && PyErr_Occurred()) break;
+        i = s->next;
+    }
+    parse_bufs_free(&bufs);
+    for (int i = 0; i < PT_COUNT; i++) Py_DECREF(names[i]);
+    if (!value && !PyErr_Occurred()) Py_RETURN_NOTIMPLEMENTED;
+    return value;
+}
+
+/* ---- walk(env): the walk over the nodes ----------------------------------- */
+
+/* env's items, in _Walker._tree_env's order. */
+enum {
+    W_ELEMENTS, W_CONTENT, W_OBJECT_REFS, W_PAGES, W_ROOT, W_ROOT_K, W_LANG, W_TYPE_OF, W_NONSTRUCT, W_TEXTS,
+    W_TEXT_STRING, W_CELL, W_NO_CELL, W_RESOLVE, W_ORPHAN, W_WARN, W_MESSAGES, W_MAX_DEPTH, W_ELEMENT_CLS, W_REF_CLS,
+    W_PAGE_STREAM, W_TYPE_IN, W_STREAM_CLS, W_COUNT
+};
+#define TW_BAIL 1
+enum { LOOK_ABSENT = -1, LOOK_UNSURE = -2, LOOK_ERROR = -3, LOOK_NULL = -4 };
+/* Plain values converted to nodes (tw_node_of) nest at most this deep: deeper, the walk leaves the tree above. */
+#define TW_MAX_NESTING 32
+
+typedef struct {
+    Py_ssize_t index, page; /* the element (-1: the root) and the page in effect (-1: none) */
+    PyObject *lang, *path;  /* owned */
+    long depth, headed_incl, headed_excl, owner;
+    PyObject *kid_std, *kid_path; /* the last kid's type and path (owned): siblings of one type share it */
+} TCtx;
+
+/* What a /S name means (_Walker._resolved's entry), asked of Python once per name. */
+typedef struct { PyObject *entry; PyObject *raw, *std, *block, *level, *problem; int ready, heading, sectioning, th, td, h; } TType;
+
+typedef struct { int tag; Py_ssize_t node, type, ctx, element, page; long long num, gen, mcid, stream; } TItem;
+typedef struct { Py_ssize_t name; long long num, gen; TType type; } TNsType;
+typedef struct { Py_ssize_t first, count, pos, single, standing; } TIter;
+
+typedef struct {
+    TreeObjects *t;
+    Walk base; /* the warnings, instance slots and field names of walk_struct */
+    PyObject *env[W_COUNT];
+    Buf stack, items, iters, ctxs, types, order;
+    TType nonstruct;
+    unsigned char *seen, *on_path;
+    Py_ssize_t *page_of_number, *objr_counts, npages;
+    long long root_num, root_gen, max_depth;
+    Py_ssize_t *resolved;  /* per number: the node of an object read through Python, -1 not yet, LOOK_NULL for null */
+    Buf ns_types;          /* TNsType: types in a namespace */
+    /* (page, MCID) pairs claimed: open addressing, 2^bits slots */
+    long long *claimed_page, *claimed_mcid;
+    Py_ssize_t claimed_slots, claimed_count;
+} TWalk;
+
+static TCtx *tw_ctx(TWalk *w, Py_ssize_t id) { return (TCtx *)w->ctxs.data + id; }
+
+/* A new context, its objects stolen. Its id, -1 on error. */
+static Py_ssize_t tw_new_ctx(TWalk *w, TCtx c) {
+    Py_ssize_t id = (Py_ssize_t)(w->ctxs.len / sizeof(TCtx));
+    if (!c.lang || !c.path || buf_append(&w->ctxs, &c, sizeof c) < 0) {
+        Py_XDECREF(c.lang);
+        Py_XDECREF(c.path);
+        return -1;
+    }
+    return id;
+}
+
+/* Does object (num, gen) exist (parse_object's dangling, remembered per number)? 1, 0, or LOOK_UNSURE / LOOK_ERROR. */
+static int tw_exists(TWalk *w, long long num, long long gen) {
+    TreeObjects *t = w->t;
+    if (gen != 0 || num <= 0 || num >= t->nnumbers) return LOOK_UNSURE;
+    if (t->present.buf && num / 8 < (long long)t->present.len && ((const unsigned char *)t->present.buf)[num / 8] >> (num % 8) & 1)
+        return 1;
+    if (t->exist[num] != EXIST_UNKNOWN) return t->exist[num] == EXIST_YES;
+    if (!t->check) return LOOK_UNSURE;
+    PyObject *ref = cached_ref(t->refs, num, 0);
+    if (!ref) return LOOK_ERROR;
+    int found = PySet_Contains(t->known, ref);
+    if (!found) {
+        PyObject *answer = PyObject_CallOneArg(t->check, ref);
+        found = answer ? PyObject_IsTrue(answer) : -1;
+        Py_XDECREF(answer);
+        if (found > 0 && PySet_Add(t->known, ref) < 0) found = -1;
+    }
+    Py_DECREF(ref);
+    if (found < 0) return LOOK_ERROR;
+    t->exist[num] = found ? EXIST_YES : EXIST_NO;
+    return found;
+}
+
+/* The value of key `key` of dictionary node `d`: the last entry that is not
+ * null nor a reference to a missing object; LOOK_ABSENT when none is. */
+static Py_ssize_t tw_get(TWalk *w, Py_ssize_t d, int key) {
+    const TNode *dict = tnode(w->t, d);
+    const TEntry *e = (const TEntry *)w->t->entries.data + dict->a;
+    for (Py_ssize_t i = dict->count - 1; i >= 0; i--) {
+        if (e[i].key != w->t->key[key]) continue;
+        const TNode *v = tnode(w->t, e[i].value);
+        if (v->kind == NK_NULL) continue;
+        if (v->kind == NK_REF && !dict->b) { /* a plain value's reference stands (b: converted, tw_node_of) */
+            int exists = tw_exists(w, v->a, v->b);
+            if (exists < 0) return exists;
+            if (!exists) continue;
+        }
+        return e[i].value;
+    }
+    return LOOK_ABSENT;
+}
+
+static Py_ssize_t tw_node_of(TWalk *w, PyObject *v, int depth);
+
+/* The node of object (num, gen): the streams' own, else its plain value
+ * (PlainObjects.resolve: qpdf's, or a span that parses only later)
+ * converted; LOOK_NULL when it is null, LOOK_UNSURE when the walk leaves it
+ * to the walkers above. */
+static Py_ssize_t tw_resolve(TWalk *w, long long num, long long gen) {
+    if (gen != 0 || num <= 0 || num >= w->t->nnumbers) return LOOK_UNSURE;
+    Py_ssize_t held = tree_held(w->t, (Py_ssize_t)num);
+    if (held >= 0 || held == -2) return held >= 0 ? held : LOOK_ERROR;
+    if (w->resolved[num] != -1) return w->resolved[num];
+    PyObject *ref = cached_ref(w->t->refs, num, gen);
+    PyObject *value = ref ? PyObject_CallOneArg(w->env[W_RESOLVE], ref) : NULL;
+    Py_XDECREF(ref);
+    if (!value) return LOOK_ERROR;
+    Py_ssize_t node = value == Py_None ? LOOK_NULL : tw_node_of(w, value, 0);
+    Py_DECREF(value);
+    if (node == -1) return PyErr_Occurred() ? LOOK_ERROR : LOOK_UNSURE;
+    return w->resolved[num] = node;
+}
+
+static int tw_status(Py_ssize_t look) { return look == LOOK_ERROR ? -1 : TW_BAIL; } /* of a look-up below 0 other than absent */ /* of a look-up below 0 other than absent */
+
+static int tw_warn(TWalk *w, int m) { return walk_warn(&w->base, m); }
+
+/* The page a /Pg value names: a page of the document; anything else is left above. */
+static int tw_page_of(TWalk *w, Py_ssize_t pg, Py_ssize_t *page) {
+    const TNode *v = tnode(w->t, pg);
+    if (v->kind != NK_REF || v->b != 0 || v->a <= 0 || v->a >= w->t->nnumbers || w->page_of_number[v->a] < 0) return TW_BAIL;
+    *page = w->page_of_number[v->a];
+    return 0;
+}
+
+static int tw_on_path(TWalk *w, long long num, long long gen) {
+    return (num == w->root_num && gen == w->root_gen) || (gen == 0 && num > 0 && num < w->t->nnumbers && w->on_path[num]);
+}
+
+/* _Walker._first_visit of an indirect object (num > 0). */
+static int tw_first_visit(TWalk *w, long long num) {
+    if (w->seen[num]) return 0;
+    w->seen[num] = 1;
+    return 1;
+}
+
+static TType *tw_type_entry(TType *type, PyObject *entry);
+
+/* Name `name` as Python spells it ("/Name"). New reference. */
+static PyObject *tw_name_str(TWalk *w, Py_ssize_t name) {
+    const TName *n = (const TName *)w->t->names.data + name;
+    return PyUnicode_DecodeUTF8(w->t->name_bytes.data + n->off, (Py_ssize_t)n->len, "surrogateescape");
+}
+
+/* The meaning of /S name `name` (a name id). */
+static TType *tw_type(TWalk *w, Py_ssize_t name) {
+    size_t need = (size_t)(name + 1) * sizeof(TType);
+    if (w->types.len < need) {
+        size_t old = w->types.len;
+        if (buf_reserve(&w->types, need - old) < 0) return NULL;
+        memset(w->types.data + old, 0, need - old);
+        w->types.len = need;
+    }
+    TType *type = (TType *)w->types.data + name;
+    if (type->ready) return type;
+    PyObject *s = tw_name_str(w, name);
+    PyObject *entry = s ? PyObject_CallOneArg(w->env[W_TYPE_OF], s) : NULL;
+    Py_XDECREF(s);
+    return tw_type_entry(type, entry);
+}
+
+/* The meaning of /S name `name` in namespace `ns` (a reference), asked of Python once per pair;
+ * *id: its index in the stack items' types (after the names). */
+static TType *tw_ns_type(TWalk *w, Py_ssize_t name, const TNode *ns, Py_ssize_t *id) {
+    TNsType *types = (TNsType *)w->ns_types.data;
+    size_t n = w->ns_types.len / sizeof(TNsType);
+    for (size_t i = 0; i < n; i++)
+        if (types[i].name == name && types[i].num == ns->a && types[i].gen == ns->b) {
+            *id = -2 - (Py_ssize_t)i;
+            return &types[i].type;
+        }
+    TNsType fresh;
+    memset(&fresh, 0, sizeof fresh);
+    fresh.name = name;
+    fresh.num = ns->a;
+    fresh.gen = ns->b;
+    PyObject *s = tw_name_str(w, name), *ref = s ? plain_ref(ns->a, ns->b) : NULL;
+    PyObject *entry = ref ? walk_call(w->env[W_TYPE_IN], s, ref, NULL, 2) : NULL;
+    Py_XDECREF(s);
+    Py_XDECREF(ref);
+    if (!tw_type_entry(&fresh.type, entry) || buf_append(&w->ns_types, &fresh, sizeof fresh) < 0) {
+        Py_XDECREF(fresh.type.entry);
+        return NULL;
+    }
+    *id = -2 - (Py_ssize_t)n;
+    return &((TNsType *)w->ns_types.data)[n].type;
+}
+
+/* A stack item's type: a name's (its id), NonStruct (-1), or one in a namespace (-2 - its index). */
+static const TType *tw_item_type(const TWalk *w, Py_ssize_t id) {
+    if (id == -1) return &w->nonstruct;
+    if (id >= 0) return (const TType *)w->types.data + id;
+    return &((const TNsType *)w->ns_types.data)[-2 - id].type;
+}
+
+/* A type from Python's (raw, standard, info, problem), `entry` stolen. */
+static TType *tw_type_entry(TType *type, PyObject *entry) {
+    if (!entry) return NULL;
+    if (!PyTuple_Check(entry) || PyTuple_GET_SIZE(entry) != 4 || !PyTuple_Check(PyTuple_GET_ITEM(entry, 2)) ||
+        PyTuple_GET_SIZE(PyTuple_GET_ITEM(entry, 2)) != 4) {
+        Py_DECREF(entry);
+        PyErr_SetString(PyExc_TypeError, "TreeObjects.walk: a type is (raw, standard, info, problem)");
+        return NULL;
+    }
+    PyObject *info = PyTuple_GET_ITEM(entry, 2);
+    type->entry = entry;
+    type->raw = PyTuple_GET_ITEM(entry, 0);
+    type->std = PyTuple_GET_ITEM(entry, 1);
+    type->problem = PyTuple_GET_ITEM(entry, 3);
+    type->block = PyTuple_GET_ITEM(info, 0);
+    type->level = PyTuple_GET_ITEM(info, 2);
+    type->heading = PyObject_IsTrue(PyTuple_GET_ITEM(info, 1));
+    type->sectioning = PyObject_IsTrue(PyTuple_GET_ITEM(info, 3));
+    if (type->heading < 0 || type->sectioning < 0 || !PyUnicode_Check(type->std)) return NULL;
+    type->th = PyUnicode_CompareWithASCIIString(type->std, "TH") == 0;
+    type->td = PyUnicode_CompareWithASCIIString(type->std, "TD") == 0;
+    type->h = PyUnicode_CompareWithASCIIString(type->std, "H") == 0;
+    type->ready = 1;
+    return type;
+}
+
+static int tw_push_item(Buf *b, TItem item) { return buf_append(b, &item, sizeof item); }
+
+/* An MCR's /Stm (a reference found present): the number of the form XObject
+ * it names; null reads as absent (§7.3.9); anything else is left above. */
+static int tw_stream(TWalk *w, const TNode *v, long long *stream) {
+    if (v->kind != NK_REF) return TW_BAIL;
+    PyObject *ref = plain_ref(v->a, v->b), *value = ref ? PyObject_CallOneArg(w->env[W_RESOLVE], ref) : NULL;
+    Py_XDECREF(ref);
+    if (!value) return -1;
+    int status = TW_BAIL;
+    if (value == Py_None) {
+        status = 0;
+    } else if (Py_IS_TYPE(value, (PyTypeObject *)w->env[W_STREAM_CLS])) {
+        PyObject *objgen = PyObject_GetAttrString(value, "objgen");
+        long long n = objgen && PyTuple_CheckExact(objgen) && PyTuple_GET_SIZE(objgen) == 2
+                          ? PyLong_AsLongLong(PyTuple_GET_ITEM(objgen, 0)) : -1;
+        Py_XDECREF(objgen);
+        PyErr_Clear();
+        if (n > 0 && n < TREE_MAX_NUMBERS) {
+            *stream = n;
+            status = 0;
+        }
+    }
+    Py_DECREF(value);
+    return status;
+}
+
+/* _Walker._mcr. */
+static int tw_mcr(TWalk *w, Py_ssize_t kid, long long num, Py_ssize_t ctx) {
+    if (num > 0 && !tw_first_visit(w, num)) return tw_warn(w, M_MCR_TWICE);
+    TCtx c = *tw_ctx(w, ctx);
+    if (c.index < 0) return tw_warn(w, M_UNDER_ROOT);
+    Py_ssize_t m = tw_get(w, kid, TK_MCID);
+    if (m < LOOK_ABSENT) return tw_status(m);
+    if (m >= 0 && tnode(w->t, m)->kind == NK_REF) return TW_BAIL;
+    if (m < 0 || tnode(w->t, m)->kind != NK_INT || tnode(w->t, m)->a < 0) return tw_warn(w, M_MCR_MCID);
+    long long mcid = tnode(w->t, m)->a;
+    Py_ssize_t page = c.page, pg = tw_get(w, kid, TK_PG);
+    if (pg < LOOK_ABSENT) return tw_status(pg);
+    if (pg >= 0 && tw_page_of(w, pg, &page)) return TW_BAIL;
+    long long stream = 0; /* PAGE_STREAM */
+    Py_ssize_t stm = tw_get(w, kid, TK_STM);
+    if (stm < LOOK_ABSENT) return tw_status(stm);
+    if (stm >= 0) {
+        int status = tw_stream(w, tnode(w->t, stm), &stream);
+        if (status) return status;
+    }
+    TItem item = {TAG_CONTENT, -1, -1, -1, c.index, page, 0, 0, mcid, stream};
+    return tw_push_item(&w->items, item);
+}
+
+/* _Walker._objr: counted on its page. */
+static int tw_objr(TWalk *w, Py_ssize_t kid, long long num, Py_ssize_t ctx) {
+    if (num > 0 && !tw_first_visit(w, num)) return 0;
+    Py_ssize_t page = tw_ctx(w, ctx)->page, pg = tw_get(w, kid, TK_PG);
+    if (pg < LOOK_ABSENT) return tw_status(pg);
+    if (pg >= 0 && tw_page_of(w, pg, &page)) return TW_BAIL;
+    if (page < 0 && w->npages == 1) page = 0;
+    if (page < 0) return TW_BAIL; /* "not counted": said by the walkers above */
+    if (!w->objr_counts[page]++ && buf_append(&w->order, &page, sizeof page) < 0) return -1;
+    return 0;
+}
+
+/* _Walker._kid_dict: a kid dictionary with no /S. */
+static int tw_kid_dict(TWalk *w, Py_ssize_t kid, long long num, long long gen, Py_ssize_t ctx, int *elements) {
+    Py_ssize_t type = tw_get(w, kid, TK_TYPE), kind = -1;
+    if (type < LOOK_ABSENT) return tw_status(type);
+    if (type >= 0 && tnode(w->t, type)->kind == NK_REF) return TW_BAIL;
+    if (type >= 0 && tnode(w->t, type)->kind == NK_NAME) kind = (Py_ssize_t)tnode(w->t, type)->a;
+    Py_ssize_t mcid = tw_get(w, kid, TK_MCID), obj = tw_get(w, kid, TK_OBJ);
+    if (mcid < LOOK_ABSENT) return tw_status(mcid);
+    if (obj < LOOK_ABSENT) return tw_status(obj);
+    int is_mcr = kind >= 0 ? kind == w->t->key[TK_MCR] : mcid >= 0;
+    int is_objr = !is_mcr && (kind >= 0 ? kind == w->t->key[TK_OBJR] : obj >= 0);
+    if (is_mcr) return tw_mcr(w, kid, num, ctx);
+    if (is_objr) return tw_objr(w, kid, num, ctx);
+    if (kind >= 0 && kind == w->t->key[TK_STRUCT_ELEM]) {
+        if (tw_warn(w, M_NO_S) < 0) return -1;
+        *elements = 1;
+        TItem item = {TAG_ELEMENT, kid, -1, ctx, 0, 0, num, gen, 0, 0};
+        return tw_push_item(&w->items, item);
+    }
+    return tw_warn(w, tw_on_path(w, num, gen) ? M_CYCLE : M_NEITHER); /* a direct kid and root: (0, 0) both */
+}
+
+/* _Walker._kid: one kid of /K, resolved, not an array. */
+static int tw_kid(TWalk *w, Py_ssize_t kid, long long num, long long gen, Py_ssize_t ctx, int *elements, int *headed) {
+    const TNode *k = tnode(w->t, kid);
+    if (k->kind == NK_INT) {
+        TCtx c = *tw_ctx(w, ctx);
+        if (c.index < 0) return tw_warn(w, M_UNDER_ROOT);
+        if (k->a < 0) return tw_warn(w, M_NEGATIVE);
+        TItem item = {TAG_CONTENT, -1, -1, -1, c.index, c.page, 0, 0, k->a, 0};
+        return tw_push_item(&w->items, item);
+    }
+    if (k->kind == NK_NULL) return tw_warn(w, M_NULL_KID);
+    if (k->kind != NK_DICT) return TW_BAIL; /* "of unexpected kind": said above */
+    Py_ssize_t s = tw_get(w, kid, TK_S);
+    if (s < LOOK_ABSENT) return tw_status(s);
+    if (s == LOOK_ABSENT) return tw_kid_dict(w, kid, num, gen, ctx, elements);
+    Py_ssize_t ns = tw_get(w, kid, TK_NS);
+    if (ns < LOOK_ABSENT) return tw_status(ns);
+    if (tnode(w->t, s)->kind != NK_NAME || (ns >= 0 && tnode(w->t, ns)->kind != NK_REF)) return TW_BAIL;
+    Py_ssize_t name = (Py_ssize_t)tnode(w->t, s)->a, type_id = name;
+    TType *type = ns >= 0 ? tw_ns_type(w, name, tnode(w->t, ns), &type_id) : tw_type(w, name);
+    if (!type) return -1;
+    if (type->problem != Py_None) {
+        PyObject *r = PyObject_CallOneArg(w->env[W_WARN], type->problem);
+        if (!r) return -1;
+        Py_DECREF(r);
+    }
+    *elements = 1;
+    *headed |= type->heading;
+    TItem item = {TAG_ELEMENT, kid, type_id, ctx, 0, 0, num, gen, 0, 0};
+    return tw_push_item(&w->items, item);
+}
+
+static int tw_push_iter(TWalk *w, Py_ssize_t first, Py_ssize_t count, Py_ssize_t single, Py_ssize_t standing) {
+    TIter it = {first, count, 0, single, standing};
+    return buf_append(&w->iters, &it, sizeof it);
+}
+
+/* An array kid's items next (_Walker._array_items): an indirect array once. */
+static int tw_array(TWalk *w, Py_ssize_t array, long long num) {
+    if (num > 0 && !tw_first_visit(w, num)) return tw_warn(w, M_ARRAY_TWICE);
+    const TNode *a = tnode(w->t, array);
+    return tw_push_iter(w, a->a, a->count, -1, a->b);
+}
+
+static int tw_record(TWalk *w, const TItem *item);
+
+/* The items of an element heading a level of the outline see one more headed ancestor. */
+static int tw_headed(TWalk *w, Py_ssize_t ctx) {
+    TCtx c = *tw_ctx(w, ctx);
+    c.headed_incl++;
+    c.kid_std = c.kid_path = NULL;
+    Py_INCREF(c.lang);
+    Py_INCREF(c.path);
+    Py_ssize_t headed = tw_new_ctx(w, c);
+    if (headed < 0) return -1;
+    TItem *items = (TItem *)w->items.data;
+    for (size_t i = 0; i < w->items.len / sizeof(TItem); i++)
+        if (items[i].tag == TAG_ELEMENT) items[i].ctx = headed;
+    return 0;
+}
+
+/* _Walker._expand: the kids of /K value `k` classified, then recorded or stacked. */
+static int tw_expand(TWalk *w, Py_ssize_t k, Py_ssize_t ctx, int sectioning) {
+    w->items.len = w->iters.len = 0;
+    const TNode *kn = tnode(w->t, k);
+    Py_ssize_t value = k;
+    long long num = 0;
+    if (kn->kind == NK_REF) {
+        num = kn->a;
+        if ((value = tw_resolve(w, kn->a, kn->b)) < 0 && value != LOOK_NULL) return tw_status(value);
+    }
+    /* /K itself was found present: its reference stands */
+    int status = value >= 0 && tnode(w->t, value)->kind == NK_ARRAY ? tw_array(w, value, num) : tw_push_iter(w, k, 1, k, 1);
+    int elements = 0, headed = 0;
+    while (!status && w->iters.len) {
+        TIter *it = (TIter *)(w->iters.data + w->iters.len) - 1;
+        if (it->pos >= it->count) {
+            w->iters.len -= sizeof(TIter);
+            continue;
+        }
+        Py_ssize_t kid = it->single >= 0 ? it->single : ((const Py_ssize_t *)w->t->items.data)[it->first + it->pos];
+        int standing = (int)it->standing;
+        it->pos++;
+        long long knum = 0, kgen = 0;
+        const TNode *kk = tnode(w->t, kid);
+        if (kk->kind == NK_REF) {
+            int exists = standing ? 1 : tw_exists(w, kk->a, kk->b);
+            if (exists < 0) { status = tw_status(exists); break; }
+            if (!exists) { status = tw_warn(w, M_NULL_KID); continue; } /* a reference to a missing object is null */
+            knum = kk->a;
+            kgen = kk->b;
+            kid = tw_resolve(w, knum, kgen);
+            if (kid == LOOK_NULL) { status = tw_warn(w, M_NULL_KID); continue; }
+            if (kid < 0) { status = tw_status(kid); break; }
+        }
+        if (tnode(w->t, kid)->kind == NK_ARRAY) status = tw_array(w, kid, knum);
+        else status = tw_kid(w, kid, knum, kgen, ctx, &elements, &headed);
+    }
+    if (status) return status;
+    size_t n = w->items.len / sizeof(TItem);
+    if (!elements) {
+        for (size_t i = 0; i < n && !status; i++) status = tw_record(w, (const TItem *)w->items.data + i);
+        return status;
+    }
+    if (sectioning && headed && tw_headed(w, ctx) < 0) return -1;
+    for (size_t i = n; i-- > 0 && !status;) status = tw_push_item(&w->stack, ((const TItem *)w->items.data)[i]);
+    return status;
+}
+
+/* (page, MCID) claimed before? Claims it when not. 1, 0, -1 on error. */
+static int tw_claimed(TWalk *w, long long page, long long mcid) {
+    if (2 * (w->claimed_count + 1) > w->claimed_slots) {
+        Py_ssize_t slots = w->claimed_slots ? 2 * w->claimed_slots : 256;
+        long long *pages = PyMem_Malloc(sizeof(long long) * (size_t)slots), *mcids = PyMem_Malloc(sizeof(long long) * (size_t)slots);
+        if (!pages || !mcids) { PyMem_Free(pages); PyMem_Free(mcids); PyErr_NoMemory(); return -1; }
+        for (Py_ssize_t i = 0; i < slots; i++) pages[i] = -1;
+        for (Py_ssize_t i = 0; i < w->claimed_slots; i++) {
+            if (w->claimed_page[i] < 0) continue;
+            size_t h = ((size_t)w->claimed_page[i] * 0x9E3779B97F4A7C15u ^ (size_t)w->claimed_mcid[i] * 0xC2B2AE3D27D4EB4Fu) >> 7;
+            size_t s = h & (size_t)(slots - 1);
+            while (pages[s] >= 0) s = (s + 1) & (size_t)(slots - 1);
+            pages[s] = w->claimed_page[i];
+            mcids[s] = w->claimed_mcid[i];
+        }
+        PyMem_Free(w->claimed_page);
+        PyMem_Free(w->claimed_mcid);
+        w->claimed_page = pages;
+        w->claimed_mcid = mcids;
+        w->claimed_slots = slots;
+    }
+    size_t h = ((size_t)page * 0x9E3779B97F4A7C15u ^ (size_t)mcid * 0xC2B2AE3D27D4EB4Fu) >> 7;
+    size_t s = h & (size_t)(w->claimed_slots - 1);
+    for (; w->claimed_page[s] >= 0; s = (s + 1) & (size_t)(w->claimed_slots - 1))
+        if (w->claimed_page[s] == page && w->claimed_mcid[s] == mcid) return 1;
+    w->claimed_page[s] = page;
+    w->claimed_mcid[s] = mcid;
+    w->claimed_count++;
+    return 0;
+}
+
+/* _Walker._record. */
+static int tw_record(TWalk *w, const TItem *item) {
+    Py_ssize_t page = item->page;
+    PyObject *mcid = PyLong_FromLongLong(item->mcid), *element = mcid ? PyLong_FromSsize_t(item->element) : NULL;
+    PyObject *stream = !element ? NULL : item->stream ? PyLong_FromLongLong(item->stream) : Py_NewRef(w->env[W_PAGE_STREAM]);
+    if (!stream) { Py_XDECREF(mcid); Py_XDECREF(element); return -1; }
+    int status = 0;
+    if (page < 0) { /* no /Pg: through /ParentTree, or the only page (_page_of_orphan) */
+        PyObject *args[3] = {mcid, stream, element};
+        PyObject *found = PyObject_Vectorcall(w->env[W_ORPHAN], args, 3, NULL);
+        if (!found) status = -1;
+        else if (found == Py_None) status = 2; /* dropped */
+        else {
+            long long n = -1, g = -1;
+            if (PyTuple_CheckExact(found) && PyTuple_GET_SIZE(found) == 2) {
+                n = PyLong_AsLongLong(PyTuple_GET_ITEM(found, 0));
+                g = PyLong_AsLongLong(PyTuple_GET_ITEM(found, 1));
+                if (PyErr_Occurred()) PyErr_Clear();
+            }
+            if (g == 0 && n > 0 && n < w->t->nnumbers && w->page_of_number[n] >= 0) page = w->page_of_number[n];
+            else status = TW_BAIL;
+        }
+        Py_XDECREF(found);
+    }
+    if (!status) {
+        /* page and stream in one key: a page index below 2^31, a stream number below 2^24 */
+        int twice = tw_claimed(w, (long long)page << 25 | item->stream, item->mcid);
+        if (twice) status = twice < 0 ? -1 : tw_warn(w, M_ASSIGNED_TWICE);
+        else {
+            PyObject *key = PyTuple_GET_ITEM(w->env[W_PAGES], page);
+            PyObject *refs = PyDict_GetItemWithError(w->env[W_CONTENT], key);
+            if (!refs && !PyErr_Occurred()) {
+                PyObject *fresh = PyList_New(0);
+                if (fresh && PyDict_SetItem(w->env[W_CONTENT], key, fresh) == 0) refs = fresh;
+                Py_XDECREF(fresh); /* the dictionary holds it */
+            }
+            PyObject *fields[3] = {Py_NewRef(mcid), Py_NewRef(stream), Py_NewRef(element)};
+            if (!refs) { for (int i = 0; i < 3; i++) Py_DECREF(fields[i]); status = -1; }
+            else status = walk_push(refs, walk_instance(&w->base, w->env[W_REF_CLS], N_F_MCID, fields, 3, w->base.ref_slots));
+        }
+    }
+    Py_DECREF(mcid);
+    Py_DECREF(element);
+    Py_DECREF(stream);
+    return status == 2 ? 0 : status;
+}
+
+/* _Walker._text of node `v` (not absent): a text string decoded once per document; else `fallback`, with the complaint. New reference. */
+static PyObject *tw_text(TWalk *w, Py_ssize_t v, int complaint, PyObject *fallback, int *status) {
+    const TNode *n = tnode(w->t, v);
+    if (n->kind == NK_REF) { *status = TW_BAIL; return NULL; }
+    if (n->kind != NK_STRING) {
+        if (tw_warn(w, complaint) < 0) { *status = -1; return NULL; }
+        return Py_NewRef(fallback);
+    }
+    PyObject *raw = PyBytes_FromStringAndSize(w->t->strs.data + n->a, n->count);
+    if (!raw) { *status = -1; return NULL; }
+    PyObject *text = PyDict_GetItemWithError(w->env[W_TEXTS], raw);
+    if (text) {
+        Py_INCREF(text);
+    } else if (!PyErr_Occurred() && (text = PyObject_CallOneArg(w->env[W_TEXT_STRING], raw)) &&
+               PyDict_SetItem(w->env[W_TEXTS], raw, text) < 0) {
+        Py_CLEAR(text);
+    }
+    Py_DECREF(raw);
+    if (!text) *status = -1;
+    return text;
+}
+
+/* The element's text (/Lang, /ActualText, /Alt) in effect. New reference; NULL with *status set. */
+static PyObject *tw_text_key(TWalk *w, Py_ssize_t obj, int key, int complaint, PyObject *fallback, int *status) {
+    Py_ssize_t v = tw_get(w, obj, key);
+    if (v == LOOK_ABSENT) return Py_NewRef(fallback);
+    if (v < 0) { *status = tw_status(v); return NULL; }
+    return tw_text(w, v, complaint, fallback, status);
+}
+
+/* A TH/TD's attributes (_Walker._cell_attributes), read by Python from the
+ * element's plain value when it has /A, /C or /ID. New reference. */
+static PyObject *tw_cell(TWalk *w, const TItem *item, const TType *type, int *status) {
+    if (!type->th && !type->td) return Py_NewRef(w->env[W_NO_CELL]);
+    int attributed = 0;
+    for (int k = TK_A; k <= TK_ID; k++) {
+        Py_ssize_t v = tw_get(w, item->node, k);
+        if (v < LOOK_ABSENT) { *status = tw_status(v); return NULL; }
+        attributed |= v >= 0;
+    }
+    if (!attributed) return Py_NewRef(w->env[W_NO_CELL]);
+    if (item->num <= 0) { *status = TW_BAIL; return NULL; } /* a direct cell: no plain value to hand over */
+    PyObject *ref = cached_ref(w->t->refs, item->num, item->gen);
+    PyObject *obj = ref ? PyObject_CallOneArg(w->env[W_RESOLVE], ref) : NULL;
+    Py_XDECREF(ref);
+    PyObject *cell = obj && PyDict_CheckExact(obj) ? PyObject_CallOneArg(w->env[W_CELL], obj) : NULL;
+    if (obj && !PyDict_CheckExact(obj)) *status = TW_BAIL;
+    else if (!cell) *status = -1;
+    else if (!PyTuple_Check(cell) || PyTuple_GET_SIZE(cell) != 5) { Py_CLEAR(cell); *status = TW_BAIL; }
+    Py_XDECREF(obj);
+    return cell;
+}
+
+/* The StructElement of a visited element, appended. */
+static int tw_element(TWalk *w, const TItem *item, const TType *type, const TCtx *c, PyObject *texts[3], PyObject *path,
+                      Py_ssize_t page, long owner, PyObject *cell) {
+    Py_ssize_t index = PyList_GET_SIZE(w->env[W_ELEMENTS]);
+    int lang_set = PyObject_IsTrue(texts[0]);
+    if (lang_set < 0) return -1;
+    PyObject *ref = item->num > 0 ? cached_ref(w->t->refs, item->num, item->gen) : Py_NewRef(Py_None);
+    PyObject *fields[19] = {
+        PyLong_FromSsize_t(index), Py_NewRef(type->std), Py_NewRef(type->raw), PyLong_FromSsize_t(c->index),
+        Py_NewRef(path), type->h ? PyLong_FromLong(1 + c->headed_excl) : Py_NewRef(type->level), Py_NewRef(type->block),
+        Py_NewRef(texts[1]), Py_NewRef(texts[2]), Py_NewRef(lang_set ? texts[0] : Py_None), PyBool_FromLong(type->th),
+        ref, Py_NewRef(page >= 0 ? PyTuple_GET_ITEM(w->env[W_PAGES], page) : Py_None), PyLong_FromLong(owner),
+        Py_NewRef(PyTuple_GET_ITEM(cell, 0)), Py_NewRef(PyTuple_GET_ITEM(cell, 1)), Py_NewRef(PyTuple_GET_ITEM(cell, 2)),
+        Py_NewRef(PyTuple_GET_ITEM(cell, 3)), Py_NewRef(PyTuple_GET_ITEM(cell, 4)),
+    };
+    return walk_push(w->env[W_ELEMENTS], walk_instance(&w->base, w->env[W_ELEMENT_CLS], N_F_INDEX, fields, 19, w->base.element_slots));
+}
+
+/* _Walker._visit. */
+static int tw_visit(TWalk *w, const TItem *item) {
+    if (item->num > 0) {
+        if (tw_on_path(w, item->num, item->gen)) return tw_warn(w, M_CYCLE);
+        if (!tw_first_visit(w, item->num)) return tw_warn(w, M_TWICE);
+    }
+    TCtx c = *tw_ctx(w, item->ctx);
+    long depth = c.depth + 1;
+    if (depth > w->max_depth) return tw_warn(w, M_DEEP);
+    const TType *type = tw_item_type(w, item->type);
+    Py_ssize_t page = c.page, pg = tw_get(w, item->node, TK_PG);
+    if (pg < LOOK_ABSENT) return tw_status(pg);
+    if (pg >= 0 && tw_page_of(w, pg, &page)) return TW_BAIL;
+    int status = 0;
+    PyObject *texts[3] = {NULL, NULL, NULL}, *cell = NULL, *path = NULL;
+    texts[0] = tw_text_key(w, item->node, TK_LANG, M_LANG, c.lang, &status);
+    if (texts[0]) texts[1] = tw_text_key(w, item->node, TK_ACTUAL_TEXT, M_ACTUAL_TEXT, Py_None, &status);
+    if (texts[1]) texts[2] = tw_text_key(w, item->node, TK_ALT, M_ALT, Py_None, &status);
+    if (texts[2]) cell = tw_cell(w, item, type, &status);
+    Py_ssize_t index = PyList_GET_SIZE(w->env[W_ELEMENTS]);
+    long owner = c.owner < 0 && texts[1] && texts[1] != Py_None ? (long)index : c.owner;
+    Py_ssize_t depth_of_path = PyTuple_GET_SIZE(c.path);
+    if (cell && c.kid_std == type->std) {
+        path = Py_NewRef(c.kid_path);
+    } else if (cell && (path = PyTuple_New(depth_of_path + 1))) {
+        for (Py_ssize_t i = 0; i < depth_of_path; i++) PyTuple_SET_ITEM(path, i, Py_NewRef(PyTuple_GET_ITEM(c.path, i)));
+        PyTuple_SET_ITEM(path, depth_of_path, Py_NewRef(type->std));
+        TCtx *held = tw_ctx(w, item->ctx);
+        Py_XSETREF(held->kid_std, Py_NewRef(type->std));
+        Py_XSETREF(held->kid_path, Py_NewRef(path));
+    }
+    if (cell && !path) status = -1;
+    if (path) status = tw_element(w, item, type, &c, texts, path, page, owner, cell);
+    Py_ssize_t k = status ? LOOK_ABSENT : tw_get(w, item->node, TK_K);
+    if (k < LOOK_ABSENT) status = tw_status(k);
+    if (!status && k >= 0) {
+        TItem exit = {TAG_EXIT, -1, -1, -1, 0, 0, item->num, item->gen, 0, 0};
+        if (item->num > 0) {
+            if (item->gen != 0 || item->num >= w->t->nnumbers) status = TW_BAIL;
+            else w->on_path[item->num] = 1;
+            if (!status) status = tw_push_item(&w->stack, exit);
+        }
+        TCtx kid = {index, page, Py_NewRef(texts[0]), Py_NewRef(path), depth, c.headed_incl, c.headed_incl, owner, NULL, NULL};
+        Py_ssize_t id = status ? -1 : tw_new_ctx(w, kid);
+        if (status) { Py_DECREF(kid.lang); Py_DECREF(kid.path); }
+        else status = id < 0 ? -1 : tw_expand(w, k, id, type->sectioning);
+    }
+    for (int i = 0; i < 3; i++) Py_XDECREF(texts[i]);
+    Py_XDECREF(cell);
+    Py_XDECREF(path);
+    return status;
+}
+
+/* Items or entries gathered in `ids`, appended to the arena as one standing container (b = 1). */
+static Py_ssize_t tw_container(TreeObjects *t, int kind, Buf *ids, size_t size) {
+    Buf *into = kind == NK_DICT ? &t->entries : &t->items;
+    Py_ssize_t first = (Py_ssize_t)(into->len / size), id = -1;
+    if (buf_append(into, ids->data, ids->len) == 0) id = tree_add_node(t, kind, (Py_ssize_t)(ids->len / size), first, 1);
+    buf_free(ids);
+    return id;
+}
+
+/* A plain value (structure_objects.py) as nodes; its containers standing:
+ * their references are read as they are, not checked again. -1 (an
+ * exception set or not) for what has no node (a Stream, an integer beyond
+ * 64 bits, nesting deeper than TW_MAX_NESTING). */
+static Py_ssize_t tw_node_of(TWalk *w, PyObject *v, int depth) {
+    TreeObjects *t = w->t;
+    if (depth > TW_MAX_NESTING) return -1;
+    if (v == Py_None) return tree_add_node(t, NK_NULL, 0, 0, 0);
+    if (PyBool_Check(v)) return tree_add_node(t, NK_BOOL, 0, v == Py_True, 0);
+    if (PyFloat_CheckExact(v)) return tree_add_node(t, NK_REAL, 0, 0, 0);
+    if (PyLong_CheckExact(v)) {
+        int overflow = 0;
+        long long n = PyLong_AsLongLongAndOverflow(v, &overflow);
+        return overflow || (n == -1 && PyErr_Occurred()) ? -1 : tree_add_node(t, NK_INT, 0, n, 0);
+    }
+    if (PyTuple_CheckExact(v)) {
+        if (PyTuple_GET_SIZE(v) != 2 || !PyLong_CheckExact(PyTuple_GET_ITEM(v, 0)) || !PyLong_CheckExact(PyTuple_GET_ITEM(v, 1))) return -1;
+        int o1 = 0, o2 = 0;
+        long long n = PyLong_AsLongLongAndOverflow(PyTuple_GET_ITEM(v, 0), &o1), g = PyLong_AsLongLongAndOverflow(PyTuple_GET_ITEM(v, 1), &o2);
+        return o1 || o2 || PyErr_Occurred() ? -1 : tree_add_node(t, NK_REF, 0, n, g);
+    }
+    if (PyUnicode_CheckExact(v) || PyBytes_CheckExact(v)) {
+        PyObject *raw = PyUnicode_CheckExact(v) ? PyUnicode_AsEncodedString(v, "utf-8", "surrogateescape") : Py_NewRef(v);
+        if (!raw) return -1;
+        const unsigned char *p = (const unsigned char *)PyBytes_AS_STRING(raw);
+        size_t len = (size_t)PyBytes_GET_SIZE(raw);
+        long long off = (long long)t->strs.len;
+        Py_ssize_t id = -1;
+        if (PyUnicode_CheckExact(v)) {
+            Py_ssize_t name = tree_name(t, p, len);
+            id = name < 0 ? -1 : tree_add_node(t, NK_NAME, 0, name, 0);
+        } else if (buf_append(&t->strs, p, len) == 0) {
+            id = tree_add_node(t, NK_STRING, (Py_ssize_t)len, off, 0);
+        }
+        Py_DECREF(raw);
+        return id;
+    }
+    Buf ids = {0};
+    if (PyList_CheckExact(v)) {
+        for (Py_ssize_t i = 0; i < PyList_GET_SIZE(v); i++) {
+            Py_ssize_t item = tw_node_of(w, PyList_GET_ITEM(v, i), depth + 1);
+            if (item < 0 || buf_append(&ids, &item, sizeof item) < 0) { buf_free(&ids); return -1; }
+        }
+        return tw_container(t, NK_ARRAY, &ids, sizeof(Py_ssize_t));
+    }
+    if (!PyDict_CheckExact(v)) return -1;
+    Py_ssize_t pos = 0;
+    PyObject *key, *value;
+    while (PyDict_Next(v, &pos, &key, &value)) {
+        Py_ssize_t k = PyUnicode_CheckExact(key) ? tw_node_of(w, key, depth + 1) : -1;
+        TEntry e = {k >= 0 ? (Py_ssize_t)tnode(t, k)->a : -1, k >= 0 ? tw_node_of(w, value, depth + 1) : -1};
+        if (e.value < 0 || buf_append(&ids, &e, sizeof e) < 0) { buf_free(&ids); return -1; }
+    }
+    return tw_container(t, NK_DICT, &ids, sizeof(TEntry));
+}
+
+/* The walker's tables and its first context; 0, TW_BAIL or -1. */
+static int tw_open(TWalk *w) {
+    Py_ssize_t n = w->t->nnumbers, pages = PyTuple_GET_SIZE(w->env[W_PAGES]);
+    w->npages = pages;
+    w->seen = PyMem_Calloc((size_t)n, 1);
+    w->on_path = PyMem_Calloc((size_t)n, 1);
+    w->page_of_number = PyMem_Malloc(sizeof(Py_ssize_t) * (size_t)n);
+    w->objr_counts = PyMem_Calloc((size_t)pages + 1, sizeof(Py_ssize_t));
+    w->resolved = PyMem_Malloc(sizeof(Py_ssize_t) * (size_t)n);
+    if (!w->seen || !w->on_path || !w->page_of_number || !w->objr_counts || !w->resolved) { PyErr_NoMemory(); return -1; }
+    for (Py_ssize_t i = 0; i < n; i++) w->page_of_number[i] = w->resolved[i] = -1;
+    for (Py_ssize_t i = pages - 1; i >= 0; i--) { /* the first of a page listed twice */
+        PyObject *p = PyTuple_GET_ITEM(w->env[W_PAGES], i);
+        if (!PyTuple_CheckExact(p) || PyTuple_GET_SIZE(p) != 2) return TW_BAIL;
+        long long num = PyLong_AsLongLong(PyTuple_GET_ITEM(p, 0)), gen = PyLong_AsLongLong(PyTuple_GET_ITEM(p, 1));
+        if (PyErr_Occurred()) return -1;
+        if (gen == 0 && num > 0 && num < n) w->page_of_number[num] = i;
+    }
+    PyObject *root = w->env[W_ROOT];
+    w->root_num = PyLong_AsLongLong(PyTuple_GET_ITEM(root, 0));
+    w->root_gen = PyLong_AsLongLong(PyTuple_GET_ITEM(root, 1));
+    w->max_depth = PyLong_AsLongLong(w->env[W_MAX_DEPTH]);
+    if (PyErr_Occurred()) return -1;
+    PyObject *ns = w->env[W_NONSTRUCT];
+    w->nonstruct.raw = PyTuple_GET_ITEM(ns, 0);
+    w->nonstruct.std = PyTuple_GET_ITEM(ns, 1);
+    w->nonstruct.block = PyTuple_GET_ITEM(PyTuple_GET_ITEM(ns, 2), 0);
+    w->nonstruct.level = PyTuple_GET_ITEM(PyTuple_GET_ITEM(ns, 2), 2);
+    w->nonstruct.problem = Py_None;
+    TCtx root_ctx = {-1, -1, Py_NewRef(w->env[W_LANG]), PyTuple_New(0), 0, 0, 0, -1, NULL, NULL};
+    return tw_new_ctx(w, root_ctx) < 0 ? -1 : 0;
+}
+
+/* The walk from the root's /K to an empty stack. */
+static int tw_run(TWalk *w) {
+    int status = tw_open(w);
+    if (status || !PyTuple_GET_SIZE(w->env[W_ROOT_K])) return status;
+    Py_ssize_t k = tw_node_of(w, PyTuple_GET_ITEM(w->env[W_ROOT_K], 0), 0);
+    if (k < 0) return PyErr_Occurred() ? -1 : TW_BAIL;
+    status = tw_expand(w, k, 0, 0);
+    while (!status && w->stack.len) {
+        w->stack.len -= sizeof(TItem);
+        TItem item = *(const TItem *)(w->stack.data + w->stack.len);
+        if (item.tag == TAG_ELEMENT) status = tw_visit(w, &item);
+        else if (item.tag == TAG_CONTENT) status = tw_record(w, &item);
+        else if (item.num > 0 && item.num < w->t->nnumbers) w->on_path[item.num] = 0;
+    }
+    return status;
+}
+
+/* The OBJR counts into the walker's Counter, pages in the order first counted. */
+static int tw_object_refs(TWalk *w) {
+    const Py_ssize_t *order = (const Py_ssize_t *)w->order.data;
+    for (size_t i = 0; i < w->order.len / sizeof(Py_ssize_t); i++) {
+        PyObject *count = PyLong_FromSsize_t(w->objr_counts[order[i]]);
+        int failed = !count || PyObject_SetItem(w->env[W_OBJECT_REFS], PyTuple_GET_ITEM(w->env[W_PAGES], order[i]), count) < 0;
+        Py_XDECREF(count);
+        if (failed) return -1;
+    }
+    return 0;
+}
+
+static void tw_free(TWalk *w) {
+    for (size_t i = 0; i < w->ctxs.len / sizeof(TCtx); i++) {
+        Py_XDECREF(tw_ctx(w, (Py_ssize_t)i)->lang);
+        Py_XDECREF(tw_ctx(w, (Py_ssize_t)i)->path);
+        Py_XDECREF(tw_ctx(w, (Py_ssize_t)i)->kid_std);
+        Py_XDECREF(tw_ctx(w, (Py_ssize_t)i)->kid_path);
+    }
+    for (size_t i = 0; i < w->types.len / sizeof(TType); i++) Py_XDECREF(((TType *)w->types.data)[i].entry);
+    for (size_t i = 0; i < w->ns_types.len / sizeof(TNsType); i++) Py_XDECREF(((TNsType *)w->ns_types.data)[i].type.entry);
+    buf_free(&w->ns_types);
+    PyMem_Free(w->resolved);
+    buf_free(&w->stack); buf_free(&w->items); buf_free(&w->iters); buf_free(&w->ctxs); buf_free(&w->types); buf_free(&w->order);
+    PyMem_Free(w->seen); PyMem_Free(w->on_path); PyMem_Free(w->page_of_number); PyMem_Free(w->objr_counts);
+    PyMem_Free(w->claimed_page); PyMem_Free(w->claimed_mcid);
+    walk_free(&w->base);
+}
+
+/* walk(env) -> True, or NotImplemented when the tree is left to the walkers above. */
+static PyObject *TreeObjects_walk(TreeObjects *t, PyObject *env) {
+    if (!PyTuple_Check(env) || PyTuple_GET_SIZE(env) != W_COUNT) {
+        PyErr_SetString(PyExc_TypeError, "TreeObjects.walk: env is not the walker's");
+        return NULL;
+    }
+    TWalk w;
+    memset(&w, 0, sizeof w);
+    w.t = t;
+    for (int i = 0; i < W_COUNT; i++) w.env[i] = PyTuple_GET_ITEM(env, i);
+    PyObject *msgs = w.env[W_MESSAGES], *ns = w.env[W_NONSTRUCT], *root = w.env[W_ROOT];
+    if (!t->streams || !PyList_CheckExact(w.env[W_ELEMENTS]) || !PyDict_Check(w.env[W_CONTENT]) ||
+        !PyDict_Check(w.env[W_OBJECT_REFS]) || !PyTuple_CheckExact(w.env[W_PAGES]) || !PyTuple_CheckExact(root) ||
+        PyTuple_GET_SIZE(root) != 2 || !PyTuple_CheckExact(w.env[W_ROOT_K]) || PyTuple_GET_SIZE(w.env[W_ROOT_K]) > 1 ||
+        !PyTuple_Check(ns) || PyTuple_GET_SIZE(ns) != 4 || !PyTuple_Check(PyTuple_GET_ITEM(ns, 2)) ||
+        PyTuple_GET_SIZE(PyTuple_GET_ITEM(ns, 2)) != 4 || !PyDict_Check(w.env[W_TEXTS]) || !PyTuple_Check(w.env[W_NO_CELL]) ||
+        PyTuple_GET_SIZE(w.env[W_NO_CELL]) != 5 || !PyTuple_Check(msgs) || PyTuple_GET_SIZE(msgs) != M_COUNT ||
+        !PyType_Check(w.env[W_ELEMENT_CLS]) || !PyType_Check(w.env[W_REF_CLS])) {
+        PyErr_SetString(PyExc_TypeError, "TreeObjects.walk: env is not the walker's");
+        return NULL;
+    }
+    w.base.e[E_WARN] = w.env[W_WARN];
+    for (int i = 0; i < M_COUNT; i++) w.base.msg[i] = PyTuple_GET_ITEM(msgs, i);
+    int status = 0;
+    for (int i = 0; i < N_COUNT && !status; i++)
+        if (!(w.base.name[i] = PyUnicode_InternFromString(WALK_NAMES[i]))) status = -1;
+    if (!status && !(w.base.empty = PyTuple_New(0))) status = -1;
+    if (!status) {
+        walk_slots(&w.base, w.env[W_ELEMENT_CLS], N_F_INDEX, 19, w.base.element_slots);
+        walk_slots(&w.base, w.env[W_REF_CLS], N_F_MCID, 3, w.base.ref_slots);
+        status = tw_run(&w);
+    }
+    if (!status) status = walk_flush(&w.base) < 0 ? -1 : tw_object_refs(&w);
+    tw_free(&w);
+    if (status < 0) PyErr_Clear(); /* the walkers above meet the same failure and say it */
+    if (status) Py_RETURN_NOTIMPLEMENTED;
+    Py_RETURN_TRUE;
+}
+
+static PyObject *TreeObjects_complete(TreeObjects *t, void *closure) {
+    (void)closure;
+    return PyBool_FromLong(t->complete);
+}
+
+static PyGetSetDef TreeObjects_getset[] = {
+    {"complete", (getter)TreeObjects_complete, NULL, "Every object of the streams is held (value() answers for each).", NULL},
+    {NULL, NULL, NULL, NULL, NULL},
+};
+
+static PyMethodDef TreeObjects_methods[] = {
+    {"value", (PyCFunction)TreeObjects_value, METH_O, "Object (number, 0) as parse_objects reads it; NotImplemented when not held."},
+    {"walk", (PyCFunction)TreeObjects_walk, METH_O, "The structure tree walk over the nodes; NotImplemented when left to the walkers."},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyTypeObject TreeObjectsType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "ragprep.extract._core.TreeObjects",
+    .tp_basicsize = sizeof(TreeObjects),
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "The objects of a document's object streams, parsed once into nodes (structure_objects.py).",
+    .tp_new = PyType_GenericNew,
+    .tp_init = (initproc)TreeObjects_init,
+    .tp_dealloc = (destructor)TreeObjects_dealloc,
+    .tp_methods = TreeObjects_methods,
+    .tp_getset = TreeObjects_getset,
+};
+
+
 /* ---- CMap section bodies (fonts/cmap.py) -----------------------------------
  * The fast path of cmap._run: one section body (the bytes between, say,
  * beginbfchar and endbfchar) tokenized and applied to the CMap's tables in
@@ -4184,5 +5438,8 @@ PyMODINIT_FUNC PyInit__core(void) {
     Py_INCREF(&CoreType);
     if (PyModule_AddObject(m, "Core", (PyObject *)&CoreType) < 0) { Py_DECREF(&CoreType); Py_DECREF(m); return NULL; }
     if (PyModule_AddIntConstant(m, "FIELDS", F_FIELDS) < 0) { Py_DECREF(m); return NULL; }
+    if (PyType_Ready(&TreeObjectsType) < 0) { Py_DECREF(m); return NULL; }
+    Py_INCREF(&TreeObjectsType);
+    if (PyModule_AddObject(m, "TreeObjects", (PyObject *)&TreeObjectsType) < 0) { Py_DECREF(&TreeObjectsType); Py_DECREF(m); return NULL; }
     return m;
 }

@@ -363,7 +363,15 @@ def _read_tree(pdf: pikepdf.Pdf, max_depth: int) -> StructTree | None:
     collection is back on, its first pass would walk every one of them."""
     objects = PlainObjects(pdf)
     root = _tree_root(pdf, objects)
-    return None if root is None else _Walker(pdf, objects, root, max_depth).run()
+    if root is None:
+        return None
+    tree = _Walker(pdf, objects, root, max_depth).run_over_nodes()
+    if tree is None:
+        # Left to the walkers of plain values: every object parsed, and a
+        # fresh walker (the node walk's elements and warnings are dropped).
+        objects.fill_cache()
+        tree = _Walker(pdf, objects, root, max_depth).run()
+    return tree
 
 
 def _tree_root(pdf: pikepdf.Pdf, objects: PlainObjects) -> tuple[Ref, dict[str, Any]] | None:
@@ -633,7 +641,8 @@ class _Walker:
         self._objects = objects
         self._resolve = objects.resolve
         self._value = objects.value
-        root_objgen, self._root_dict = root
+        self._root_objgen, self._root_dict = root
+        root_objgen = self._root_objgen
         self._max_depth = max_depth
         self._messages = _M._replace(deep=_deep(max_depth))
         self._warnings = _Warnings()
@@ -661,15 +670,17 @@ class _Walker:
 
     # ---------------------------------------------------------------- driver
 
+    def _document_lang(self) -> str | None:
+        """The catalog's /Lang, the document default (§14.9.2.1)."""
+        try:
+            lang_obj = self._pdf.Root.get("/Lang")
+            return str(lang_obj) if _is(lang_obj, ObjectType.string) else None
+        except (pikepdf.PdfError, ValueError, TypeError):
+            return None
+
     def run(self) -> StructTree:
         warn = self._warnings.add
-        lang = None
-        try:
-            lang_obj = self._pdf.Root.get("/Lang")  # the document default (§14.9.2.1)
-            lang = str(lang_obj) if _is(lang_obj, ObjectType.string) else None
-        except (pikepdf.PdfError, ValueError, TypeError):
-            pass
-        root_ctx = _Ctx(-1, None, lang, (), 0, 0, 0, -1)
+        root_ctx = _Ctx(-1, None, self._document_lang(), (), 0, 0, 0, -1)
         try:
             if "/K" in self._root_dict:
                 self._expand(self._root_dict["/K"], root_ctx, sectioning=False)
@@ -683,7 +694,9 @@ class _Walker:
                 step()
             except (pikepdf.PdfError, RecursionError, ValueError, TypeError, KeyError) as exc:
                 warn(f"unreadable structure object skipped ({describe(exc)})")
+        return self._tree()
 
+    def _tree(self) -> StructTree:
         page_content = {page: tuple(refs) for page, refs in self._content.items()}
         return StructTree(
             elements=tuple(self._elements),
@@ -691,6 +704,29 @@ class _Walker:
             object_refs=MappingProxyType(dict(self._object_refs)),
             warnings=self._warnings.warnings(),
         )
+
+    def run_over_nodes(self) -> StructTree | None:
+        """The walk over the object streams' nodes (_core.TreeObjects.walk):
+        no plain value per object, only where Python decides (a role map
+        entry, a cell's attributes, content with no page). None when the
+        nodes are not there or it leaves the tree to run()."""
+        nodes = self._objects.nodes
+        if nodes is None or self._pages is None or not self._node_walk:
+            return None
+        root_k = (self._root_dict["/K"],) if "/K" in self._root_dict else ()
+        env = (
+            self._elements, self._content, self._object_refs, self._pages, self._root_objgen, root_k,
+            self._document_lang(), self._plain_type, ("", "NonStruct", self._info("NonStruct"), None), self._texts,
+            text_string, self._cell_attributes, _NO_CELL, self._resolve, self._page_of_orphan, self._warnings.add,
+            self._messages, self._max_depth, StructElement, MarkedContentRef, PAGE_STREAM, self._type_in, Stream,
+        )  # fmt: skip
+        if nodes.walk(env) is NotImplemented:
+            return None
+        return self._tree()
+
+    # The node walk where the compiled core has one (tests set it off to
+    # compare the walkers of plain values with each other).
+    _node_walk = True
 
     def _step(self) -> None:
         """One item off the stack: the reference walk, item by item."""
@@ -952,15 +988,25 @@ class _Walker:
             self._warnings.add("element /S is not a name; treated as NonStruct")
             return "", "NonStruct", self._info("NonStruct")
         ns = self._roles.namespace(kid["/NS"]) if "/NS" in kid else None
+        resolved = self._plain_type(s, ns)
+        if resolved[3] is not None:
+            self._warnings.add(resolved[3])
+        return resolved[0], resolved[1], resolved[2]
+
+    def _plain_type(self, s: str, ns: _Namespace | None = None) -> tuple[str, str, _TypeInfo, str | None]:
+        """(raw type, standard type, what it implies, role-map warning or None)
+        of /S name `s` in namespace `ns`, resolved once per walk; the caller warns."""
         key = (s, ns.key if ns is not None else None)
         resolved = self._resolved.get(key)
         if resolved is None:
             raw = s[1:]
             std, problem = self._roles.resolve(raw, ns)
             resolved = self._resolved[key] = (raw, std, self._info(std), problem)
-        if resolved[3] is not None:
-            self._warnings.add(resolved[3])
-        return resolved[0], resolved[1], resolved[2]
+        return resolved
+
+    def _type_in(self, s: str, ns: Ref) -> tuple[str, str, _TypeInfo, str | None]:
+        """_plain_type of `s` in the namespace of /NS reference `ns` (the node walk's)."""
+        return self._plain_type(s, self._roles.namespace(ns))
 
     def _first_visit(self, objgen: Ref) -> bool:
         """Marks an indirect object visited; False when it was before."""

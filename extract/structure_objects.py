@@ -14,8 +14,13 @@ parsed by the compiled core (``_core.parse_object``) into plain values:
 * ``Stream`` for a stream: only its identity is kept.
 
 Objects stored in an object stream (§7.5.7; most of a modern tree) are not
-asked of qpdf one by one: on the first reference into a stream the whole
-stream is decoded once and each of its objects is parsed from its own bytes.
+asked of qpdf one by one: on the first reference into a stream every stream
+is decoded once and parsed by the compiled core into nodes
+(``_core.TreeObjects``), no Python object per key and value; an object
+becomes plain values when asked for (``resolve``), parsed from its own bytes.
+The structure tree walk reads the nodes themselves (structure.py); where it
+leaves a tree to the walkers of plain values, ``fill_cache`` parses every
+object at once, as before.
 The cross-reference table (§7.5.8) says which objects a stream holds and
 which objects exist: a reference to a missing one is null (an absent key,
 an array item None), as in qpdf's unparse. Objects qpdf changes in memory (the
@@ -30,6 +35,7 @@ tests/extract/test_structure_objects.py.
 from __future__ import annotations
 
 import bisect
+import functools
 import os
 import re
 from collections.abc import Callable
@@ -114,6 +120,11 @@ class PlainObjects:
         self._cache: dict[Ref, Any] = {}
         self._streams_read = self._parse is None  # the object streams, read on the first miss
         self._table: dict[Ref, Any] | None = None  # the cross-reference table, asked of qpdf once
+        # The object streams parsed into the compiled core's nodes
+        # (_core.TreeObjects): their objects become plain values one by one,
+        # as asked, and the tree walk reads the nodes themselves.
+        self._nodes: Any = None
+        self._unparsed: list[Callable[[], None]] = []  # the streams' parse into the cache, left for fill_cache
 
     def resolve(self, ref: Ref) -> Any:
         """The value of indirect object `ref`; None for a missing object (§7.3.10)."""
@@ -125,8 +136,27 @@ class PlainObjects:
             self._read_object_streams()
             if ref in cache:
                 return cache[ref]
+        nodes = self._nodes
+        if nodes is not None and ref[1] == 0:
+            value = nodes.value(ref[0])
+            if value is not NotImplemented:
+                cache[ref] = value
+                return value
         value = cache[ref] = self._read(self._pdf.get_object(ref))
         return value
+
+    @property
+    def nodes(self) -> Any:
+        """The object streams as the compiled core's nodes (_core.TreeObjects),
+        once read; None without the core or when they are in the cache instead."""
+        return self._nodes
+
+    def fill_cache(self) -> None:
+        """Every object of the object streams into the cache at once (what
+        the walkers of plain values read), as parse_objects puts them there."""
+        unparsed, self._unparsed, self._nodes = self._unparsed, [], None
+        for parse in unparsed:
+            parse()
 
     @property
     def cache(self) -> dict[Ref, Any]:
@@ -232,12 +262,35 @@ class PlainObjects:
         cache = self._cache
         parse_objects = self._parse_objects
         refs = _reference_slots(table) if streams else []
-        for stream in streams:
-            if stream is not None and parse_objects is not None:
-                # Objects that do not parse alone, and page tree nodes, are
-                # left to qpdf; the others go into the cache as
-                # cache.setdefault((n, 0), value) would put them.
-                parse_objects(stream.data, stream.spans, known, exists, present, refs, cache)
+        kept = [stream for stream in streams if stream is not None]
+        if parse_objects is None:
+            return
+        # Objects that do not parse alone, and page tree nodes, are left to
+        # qpdf; the others go into the cache as cache.setdefault((n, 0),
+        # value) would put them: one by one from the nodes, or all at once.
+        self._unparsed = [
+            functools.partial(parse_objects, stream.data, stream.spans, known, exists, present, refs, cache)
+            for stream in kept
+        ]
+        nodes = _core_nodes([(stream.data, stream.spans) for stream in kept], present, known, exists, refs)
+        if nodes is not None:
+            self._nodes = nodes
+        else:
+            self.fill_cache()
+
+
+def _core_nodes(
+    streams: list[tuple[bytes, list[Any]]], present: bytes, known: set[Ref], exists: Callable[[Ref], bool], refs: list[Any]
+) -> Any:
+    """The streams as _core.TreeObjects; None where the core has none, where
+    there are none, or where they number an object it does not hold
+    (value() must answer for each)."""
+    core = compiled_core()
+    make = getattr(core, "TreeObjects", None)
+    if make is None or not streams:  # no streams: every object is qpdf's, the walkers of plain values read them
+        return None
+    nodes = make(streams, present, known, exists, refs)
+    return nodes if nodes.complete else None
 
 
 # The catalog is read from at most this many bytes of the file (a few

@@ -1,7 +1,7 @@
 """Fuzz the compiled content-stream core under AddressSanitizer + UndefinedBehaviorSanitizer.
 
     python fuzz/core_fuzz.py --seconds 1800 [--corpus DIR] [--seed N] [--sanitize auto|yes|no]
-                             [--target both|pages|objects|trees|cmaps|ostreams]
+                             [--target both|pages|objects|trees|nodes|cmaps|ostreams]
 
 The script compiles extract/_core.c with gcc's -fsanitize=address,undefined
 into a temporary folder, then runs itself again with the sanitizer runtime
@@ -183,6 +183,11 @@ def _fuzz(args: argparse.Namespace) -> int:
         import ostream_fuzz
 
         return ostream_fuzz.run(args, _mutate)
+    if args.target == "nodes":  # the node walk over object stream bytes, against the walk of plain values
+        sys.path.insert(0, str(ROOT / "fuzz"))
+        import node_fuzz
+
+        return node_fuzz.run(args, _mutate)
     if args.target == "cmaps":  # CMap section bodies, compiled against the reference
         sys.path.insert(0, str(ROOT / "fuzz"))
         import cmap_fuzz
@@ -309,10 +314,10 @@ def main() -> int:
     parser.add_argument("--seed", type=int, default=0, help="random seed (runs are reproducible)")
     parser.add_argument("--max-seed-bytes", type=int, default=200_000)
     parser.add_argument(
-        "--target", choices=("both", "pages", "objects", "trees", "cmaps", "ostreams"), default="both",
+        "--target", choices=("both", "pages", "objects", "trees", "nodes", "cmaps", "ostreams"), default="both",
         help="what to fuzz: the page interpreter, parse_object, both alternately, the structure walk "
-        "(fuzz/tree_fuzz.py), CMap section bodies (fuzz/cmap_fuzz.py) or object stream headers "
-        "(fuzz/ostream_fuzz.py)",
+        "(fuzz/tree_fuzz.py), the node walk over object stream bytes (fuzz/node_fuzz.py), CMap section "
+        "bodies (fuzz/cmap_fuzz.py) or object stream headers (fuzz/ostream_fuzz.py)",
     )
     parser.add_argument("--report", type=float, default=60.0, help="CPU seconds between progress lines")
     parser.add_argument(

@@ -27,12 +27,13 @@ _EXTRACT_TESTS = Path(__file__).resolve().parent / "extract"
 _PATHS = ("compiled", "pure") if compiled_available() else ("pure",)
 # Modules that choose their paths themselves: the differential test, the
 # core's fuzz smoke (which runs the compiled core only) and the plain-object
-# parser's test (the parser against its pikepdf reference), and the layout
-# and table kernels' and the CMap section parser's differential tests.
+# parser's test (the parser against its pikepdf reference), the node walk's
+# (against the walks of plain values), and the layout and table kernels' and
+# the CMap section parser's differential tests.
 _ONE_PATH_MODULES = frozenset(
     {
         "test_compiled_core.py", "test_core_fuzz_smoke.py", "test_structure_objects.py", "test_layout_kernels.py",
-        "test_grids_compiled.py", "test_cmap_compiled.py",
+        "test_grids_compiled.py", "test_cmap_compiled.py", "test_structure_nodes.py",
     }
 )
 

@@ -49,6 +49,12 @@ def test_structure_walk_fuzz_smoke_has_no_findings(tmp_path: Path):
 
 
 @needs_sanitizer_build
+def test_node_walk_fuzz_smoke_has_no_findings(tmp_path: Path):
+    # The node walk over object stream bytes against the walk of plain values (fuzz/node_fuzz.py).
+    run_campaign(tmp_path, "--target", "nodes", "--seconds", "8")
+
+
+@needs_sanitizer_build
 def test_cmap_section_fuzz_smoke_has_no_findings(tmp_path: Path):
     # The compiled CMap section parser against cmap.py's builder on mutants of fixed CMaps (fuzz/cmap_fuzz.py).
     run_campaign(tmp_path, "--target", "cmaps", "--seconds", "8")

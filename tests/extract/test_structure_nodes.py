@@ -1,0 +1,171 @@
+"""The node walk (_core.TreeObjects, structure_objects.py / structure.py):
+the object streams' bytes parsed into nodes once, the structure tree walked
+over them, and plain values made only of what Python asks for. It must give
+the tree the walks of plain values give (_core.walk_struct, and _Walker's own
+steps, the reference), or leave the tree to them."""
+
+from __future__ import annotations
+
+import csv
+import io
+from pathlib import Path
+from typing import Any
+
+import pikepdf
+import pytest
+from pikepdf import Array, Dictionary, Name, String
+from pdfbuilder import PdfBuilder
+
+from ragprep.extract import structure
+from ragprep.extract.native import compiled_core
+from ragprep.extract.structure_objects import PlainObjects
+
+CORPUS = Path(__file__).resolve().parents[2] / ".." / "shared" / "corpus"
+
+needs_core = pytest.mark.skipif(
+    compiled_core() is None or not hasattr(compiled_core(), "TreeObjects"), reason="the compiled core is not built"
+)
+
+
+def _read(pdf: pikepdf.Pdf, monkeypatch: pytest.MonkeyPatch, *, nodes: bool, compiled: bool = True) -> Any:
+    with monkeypatch.context() as m:
+        m.setattr(structure._Walker, "_node_walk", nodes)
+        if not compiled:
+            m.setattr(structure._Walker, "_compiled_walk", lambda self: None)
+        return structure.read_struct_tree(pdf)
+
+
+def _walked_by_nodes(pdf: pikepdf.Pdf, monkeypatch: pytest.MonkeyPatch) -> bool:
+    """Did the node walk give the tree (rather than leave it to the walks of plain values)?"""
+    answers: list[bool] = []
+    real = structure._Walker.run_over_nodes
+
+    def spy(self: Any) -> Any:
+        tree = real(self)
+        answers.append(tree is not None)
+        return tree
+
+    with monkeypatch.context() as m:
+        m.setattr(structure._Walker, "run_over_nodes", spy)
+        structure.read_struct_tree(pdf)
+    return answers == [True]
+
+
+def _in_streams(b: PdfBuilder) -> pikepdf.Pdf:
+    out = io.BytesIO()
+    b.pdf.save(out, object_stream_mode=pikepdf.ObjectStreamMode.generate)
+    return pikepdf.open(io.BytesIO(out.getvalue()))
+
+
+def _rich_tree() -> PdfBuilder:
+    """A tree with every kind of kid the node walk reads itself: MCIDs, MCRs
+    (one with /Stm), an OBJR, nested /K arrays, a cell with attributes, a
+    heading in a section, /ActualText, /Alt, /Lang, a role map, an element in
+    a namespace, content with no /Pg (placed through /ParentTree), a cycle
+    and a kid listed twice."""
+    b = PdfBuilder()
+    font = b.add_standard_font("Helvetica")
+    content = " ".join(f"/P <</MCID {i}>> BDC BT /{font} 12 Tf 72 {700 - 20 * i} Td (t{i}) Tj ET EMC" for i in range(8))
+    b.add_page(content)
+    page = b.pdf.pages[0]
+    form = b.pdf.make_stream(b"/P <</MCID 0>> BDC EMC")
+    cell = b.struct_element("TD", [3], attrs={"O": "/Table", "RowSpan": 2, "Scope": "/Row"})
+    table = b.struct_element("Table", [b.struct_element("TR", [cell, b.struct_element("TH", [4])])])
+    heading = b.struct_element("H", [0], actual_text="Head", lang="en")
+    paragraph = b.struct_element("Para", [1, b.mcr(2, page=page), b.mcr(0, page=page, stream=form)])
+    section = b.struct_element("Sect", [heading, paragraph, table])
+    figure = b.struct_element("Figure", [5], alt="a figure")
+    orphan = b.struct_element("Span", [6])
+    namespace = b.pdf.make_indirect(Dictionary(Type=Name.Namespace, NS=String("http://iso.org/pdf2/ssn")))
+    titled = b.struct_element("Title", [7])
+    titled.NS = namespace
+    document = b.struct_element("Document", [section, figure, orphan, titled], page=page, lang="fr")
+    b.set_struct_tree([document], role_map={"Para": "P"})
+    orphan.K = Array([Array([6])])  # an array in /K, and content whose /Pg is nowhere
+    figure.K.append(b.pdf.make_indirect(Dictionary(Type=Name.OBJR, Obj=page.obj, Pg=page.obj)))
+    figure.K.append(section)  # reached a second time
+    heading.K.append(document)  # a cycle
+    del document.Pg
+    section.Pg = page.obj
+    figure.Pg = page.obj
+    titled.Pg = page.obj
+    return b
+
+
+@needs_core
+def test_the_node_walk_reads_the_builder_tree_as_the_walks_of_plain_values(monkeypatch: pytest.MonkeyPatch):
+    pdf = _in_streams(_rich_tree())
+    assert _walked_by_nodes(pdf, monkeypatch)
+    by_nodes = _read(pdf, monkeypatch, nodes=True)
+    assert by_nodes == _read(pdf, monkeypatch, nodes=False) == _read(pdf, monkeypatch, nodes=False, compiled=False)
+    types = [e.type for e in by_nodes.elements]
+    assert types[:3] == ["Document", "Sect", "H"] and "P" in types and "Title" in types
+    assert any(r.stream > 0 for refs in by_nodes.page_content.values() for r in refs)  # the MCR's /Stm
+    assert sum(by_nodes.object_refs.values()) == 1
+    messages = " ".join(w.message for w in by_nodes.warnings)
+    assert "cycle" in messages and "second time" in messages and "/ParentTree" in messages
+    cell = next(e for e in by_nodes.elements if e.type == "TD")
+    assert (cell.row_span, cell.scope) == (2, "Row")
+
+
+@needs_core
+@pytest.mark.parametrize("change", ["pg_not_a_page", "direct_namespace", "s_not_a_name"])
+def test_what_the_node_walk_leaves_is_read_by_the_walks_of_plain_values(monkeypatch: pytest.MonkeyPatch, change: str):
+    b = _rich_tree()
+    element = b.pdf.Root.StructTreeRoot.K[0].K[0]  # the Sect
+    if change == "pg_not_a_page":
+        element.Pg = b.pdf.make_indirect(Dictionary(Type=Name.Font))
+    elif change == "direct_namespace":
+        element.NS = Dictionary(Type=Name.Namespace, NS=String("http://iso.org/pdf2/ssn"))
+    else:
+        element.S = String("Sect")
+    pdf = _in_streams(b)
+    assert not _walked_by_nodes(pdf, monkeypatch)
+    assert _read(pdf, monkeypatch, nodes=True) == _read(pdf, monkeypatch, nodes=False, compiled=False)
+
+
+@needs_core
+def test_the_nodes_hand_over_values_as_parse_objects_does(monkeypatch: pytest.MonkeyPatch):
+    """value(number) of every object of the streams: parse_objects' value, or
+    NotImplemented (qpdf's to read) where parse_objects leaves it out."""
+    pdf = _in_streams(_rich_tree())
+    lazy, eager = PlainObjects(pdf), PlainObjects(pdf)
+    lazy.resolve(pdf.Root.objgen)
+    eager.resolve(pdf.Root.objgen)
+    eager.fill_cache()
+    in_streams = [ref for ref, entry in pdf.get_xref_table().items() if entry.type == 2]
+    assert lazy.nodes is not None and eager.nodes is None and len(in_streams) > 10
+    for ref in in_streams:
+        value = lazy.nodes.value(ref[0])
+        assert (value is NotImplemented) == (ref not in eager.cache), ref
+        assert value is NotImplemented or value == eager.cache[ref], ref
+
+
+def _tagged_corpus() -> list[Path]:
+    manifest = CORPUS / "MANIFEST.tsv"
+    if not manifest.is_file():
+        return []
+    with open(manifest, encoding="utf-8") as handle:
+        return [CORPUS / row["path"] for row in csv.DictReader(handle, delimiter="\t") if row["tagged"] == "yes"]
+
+
+@needs_core
+@pytest.mark.slow
+def test_the_node_walk_equals_the_walks_of_plain_values_on_the_tagged_corpus(monkeypatch: pytest.MonkeyPatch):
+    files = _tagged_corpus()
+    if not files:
+        pytest.skip(f"no corpus at {CORPUS}")
+    walked = 0
+    for path in files:
+        try:
+            with pikepdf.open(path) as pdf:
+                by_nodes = _read(pdf, monkeypatch, nodes=True)
+                by_nodes_alone = _walked_by_nodes(pdf, monkeypatch)
+        except (pikepdf.PdfError, pikepdf.PasswordError):
+            continue  # encrypted or damaged past opening: the tree is never read
+        with pikepdf.open(path) as pdf:
+            assert by_nodes == _read(pdf, monkeypatch, nodes=False), path
+        with pikepdf.open(path) as pdf:
+            assert by_nodes == _read(pdf, monkeypatch, nodes=False, compiled=False), path
+        walked += len(by_nodes.elements) if by_nodes and by_nodes_alone else 0
+    assert walked > 25_000  # the node walk reads most of the corpus's trees itself
