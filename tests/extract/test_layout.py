@@ -982,6 +982,31 @@ def test_box_between_bands_painted_after_them_keeps_its_place_in_the_stream(pain
     assert layout(b).joined.text == "\n".join(expected)
 
 
+def test_box_between_bands_keeps_its_place_when_the_foot_is_painted_first():
+    # tiebreaks._foot_painted_first: a box of two narrow columns between two
+    # paragraphs, painted after the paragraph under it, whose last line, at
+    # the foot of the page, is painted before everything else (a producer
+    # painting the page's foot first). The bottom band is painted in two
+    # visits, but the rest of the stream still paints band after band, each
+    # down the page: the box keeps its place after the paragraph under it.
+    b = PdfBuilder()
+    f = b.add_standard_font("Helvetica", widths=True)
+    intro, after = wrap(prose("p", 30), 300), wrap(prose("q", 30), 300)
+    left, right = (wrap([f"{w}{tag}{i}" for i, w in enumerate(["sun", "sea", "oak", "elm", "ash", "bay"] * 5)], 110) for tag in "ab")
+    box_top = 700 - LEADING * len(intro) - 40
+    after_top = box_top - LEADING * max(len(left), len(right)) - 30
+    foot = (72, after_top - LEADING * (len(after) - 1), after[-1])
+    lines = [
+        foot,
+        *((72, 700 - LEADING * i, line) for i, line in enumerate(intro)),
+        *((72, after_top - LEADING * i, line) for i, line in enumerate(after[:-1])),
+        *((80, box_top - LEADING * i, line) for i, line in enumerate(left)),
+        *((208, box_top - LEADING * i, line) for i, line in enumerate(right)),
+    ]
+    b.add_page(" ".join(show(f, x, y, text) for x, y, text in lines))
+    assert layout(b).joined.text == "\n".join([*intro, *after, *left, *right])
+
+
 def test_table_of_sentences_painted_column_by_column_reads_row_by_row():
     # regions.wraps: a table's columns of text cells, each a row's one
     # line, end where their content ends, short of the next row's first
