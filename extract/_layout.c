@@ -3364,6 +3364,62 @@ done:
     return result;
 }
 
+/* ---- row_returns(x0, x1, y0, y1, ids, descent, same_baseline, piece_gap) -> (returns, rows)
+ * kernels.row_returns (leaves._rows_in_pieces): lines `ids` (in paint
+ * order) by baseline top down (stable), a new row where the baseline steps
+ * down more than same_baseline, then by row and along it by x0 (stable);
+ * how many lines next to the one before them on its row, at most
+ * piece_gap after its end, the stream does not paint right after or
+ * before it, and how many rows. */
+static PyObject *layout_row_returns(PyObject *mod, PyObject *args) {
+    PyObject *x0_obj, *x1_obj, *y0_obj, *y1_obj, *ids_obj;
+    double descent, same_baseline, piece_gap;
+    if (!PyArg_ParseTuple(args, "OOOOOddd", &x0_obj, &x1_obj, &y0_obj, &y1_obj, &ids_obj, &descent, &same_baseline, &piece_gap))
+        return NULL;
+    View vbox[4], vi = {0};
+    memset(vbox, 0, sizeof vbox);
+    PyObject *result = NULL;
+    int64_t *ibuf = NULL;
+    double *dbuf = NULL;
+    PyObject *const objs[4] = {x0_obj, x1_obj, y0_obj, y1_obj};
+    Py_ssize_t n = get_unit_boxes(objs, vbox, ids_obj, &vi);
+    if (n < 0) goto done;
+    const double *X0 = vbox[0].view.buf, *X1 = vbox[1].view.buf, *Y0 = vbox[2].view.buf, *Y1 = vbox[3].view.buf;
+    const int64_t *ids = vi.view.buf;
+    size_t cells = (size_t)(n ? n : 1);
+    ibuf = calloc(6 * cells, sizeof(int64_t));  /* by_base tmp row by_x row_key order */
+    dbuf = calloc(2 * cells, sizeof(double));   /* base key, x0 key */
+    if (!ibuf || !dbuf) { PyErr_NoMemory(); goto done; }
+    int64_t *by_base = ibuf, *tmp = ibuf + cells, *row = ibuf + 2 * cells, *by_x = ibuf + 3 * cells;
+    int64_t *row_key = ibuf + 4 * cells, *order = ibuf + 5 * cells;
+    double *key = dbuf, *x = dbuf + cells;
+    for (Py_ssize_t k = 0; k < n; k++) key[k] = -unit_baseline(Y0, Y1, ids[k], descent);
+    stable_argsort(key, by_base, tmp, n);
+    for (Py_ssize_t k = 0; k < n; k++) {
+        /* -np.diff(base[by_base]) > same_baseline */
+        double step = k ? -(unit_baseline(Y0, Y1, ids[by_base[k]], descent) - unit_baseline(Y0, Y1, ids[by_base[k - 1]], descent)) : 0.0;
+        row[k] = k ? row[k - 1] + (step > same_baseline) : 0;
+        x[k] = X0[ids[by_base[k]]];
+    }
+    /* np.lexsort((x0, row)) over positions in by_base order. */
+    stable_argsort(x, by_x, tmp, n);
+    for (Py_ssize_t k = 0; k < n; k++) row_key[k] = row[by_x[k]];
+    stable_argsort_int(row_key, order, tmp, n);
+    Py_ssize_t returns = 0;
+    for (Py_ssize_t k = 1; k < n; k++) {
+        int64_t p = by_x[order[k - 1]], q = by_x[order[k]], a = by_base[p], b = by_base[q];
+        double gap = X0[ids[b]] - X1[ids[a]];
+        int64_t apart = a > b ? a - b : b - a;
+        returns += row[q] == row[p] && gap <= piece_gap && apart > 1;
+    }
+    Py_ssize_t rows = n ? (Py_ssize_t)row[by_x[order[n - 1]]] + 1 : 0;
+    result = Py_BuildValue("(nn)", returns, rows);
+done:
+    free(ibuf); free(dbuf);
+    release_boxes(vbox); release(&vi);
+    return result;
+}
+
 /* ==== end of lrules' kernels ==== */
 
 /* ---- stream_unit_starts(origin, own_end, direction, height, stream, line_break, gap, space,
@@ -4015,6 +4071,8 @@ static PyMethodDef module_methods[] = {
     {"blocks_wrap", (PyCFunction)layout_blocks_wrap, METH_VARARGS, "wrap_measures of each block of lines in its rows."},
     {"row_mates", (PyCFunction)layout_row_mates, METH_VARARGS, "Per pair of runs, are both one row each on one baseline."},
     {"grid_rows", (PyCFunction)layout_grid_rows, METH_VARARGS, "Lines of a grid by rows, each row by cells along the line."},
+    {"row_returns", (PyCFunction)layout_row_returns, METH_VARARGS,
+     "Lines next to one another on a row the stream does not paint in turn, and how many rows."},
     {"placed_lines", (PyCFunction)layout_placed_lines, METH_VARARGS,
      "Placed units by row and along it, their marks and lines, and which later line rules may apply."},
     /* leaves kernels */

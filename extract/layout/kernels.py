@@ -793,6 +793,37 @@ def lines_along(
     return order, line
 
 
+def row_returns(
+    lib: ModuleType | None,
+    box: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray],
+    ids: np.ndarray,
+    descent: float,
+    gaps: tuple[float, float],
+) -> tuple[int, int]:
+    """Of lines `ids` (in paint order; boxes x0, x1, y0, y1 of `box`) by
+    baseline top down (stable; a new row where it steps down more than
+    same_baseline), then by row and along it by x0 (stable): how many lines
+    lie next to the one before them on their row, at most piece_gap after
+    its end, that the stream does not paint right after or before it, and
+    how many rows (`gaps`: same_baseline, piece_gap)."""
+    same_baseline, piece_gap = gaps
+    x0, x1, y0, y1 = box
+    if lib is not None:
+        found: tuple[int, int] = lib.row_returns(x0, x1, y0, y1, _ids(ids), descent, same_baseline, piece_gap)
+        return found
+    if not len(ids):
+        return 0, 0
+    base = baselines(y0[ids], y1[ids], descent)
+    by_base = np.argsort(-base, kind="stable")
+    row = np.concatenate([[0], np.cumsum(-np.diff(base[by_base]) > same_baseline)])
+    by_row = np.lexsort((x0[ids][by_base], row))
+    along, row = by_base[by_row], row[by_row]
+    same_row = row[1:] == row[:-1]
+    gap = x0[ids][along][1:] - x1[ids][along][:-1]
+    apart = np.abs(np.diff(along)) > 1  # positions in paint order, not one after the other
+    return int(np.count_nonzero(same_row & (gap <= piece_gap) & apart)), int(row[-1]) + 1
+
+
 class PlacedLines(NamedTuple):
     """What placed_lines gives: the placed units by row and along it, and the rules still to apply."""
 

@@ -72,7 +72,7 @@ from ragprep.extract.layout.params import (
 )
 from ragprep.extract.layout.kernels import (
     RunStacking, back_up_moves, block_chains, blocks_in_turn, cell_chains, emit_leaves, flush_visits, grid_groups, grid_links, grid_rows, gutter_cuts, interleaved_merges, kahn, leaf_stacking,
-    nested_pairs, paint_run_cuts, pass_cuts, row_groups, row_mates, run_pairs, top_and_bottom, turning_pair,
+    nested_pairs, paint_run_cuts, pass_cuts, row_groups, row_mates, row_returns, run_pairs, top_and_bottom, turning_pair,
 )  # fmt: skip
 from ragprep.extract.layout.kernels import run_boxes as kernel_run_boxes
 from ragprep.extract.layout.regions import baseline, blocks_wrapping, is_text_column, split_at
@@ -736,18 +736,9 @@ def _rows_in_pieces(page: Page, ids: np.ndarray) -> bool:
     paint order. Fixture: test_display_mathematics_painted_by_x_reads_by_rows."""
     if len(ids) < 2 * ROW_RETURNS:
         return False
-    base = baseline(page, ids)
-    by_base = np.argsort(-base, kind="stable")
-    row = np.concatenate([[0], np.cumsum(-np.diff(base[by_base]) > SAME_BASELINE * page.body)])
-    # Along each row: by row, then where each line starts.
-    by_row = np.lexsort((page.x0[ids][by_base], row))
-    along, row = by_base[by_row], row[by_row]
-    same_row = row[1:] == row[:-1]
-    gap = page.x0[ids][along][1:] - page.x1[ids][along][:-1]
-    near = same_row & (gap <= ROW_PIECE_GAP * page.body)
-    apart = np.abs(np.diff(along)) > 1  # positions in paint order, not one after the other
-    returns = int(np.count_nonzero(near & apart))
-    return returns >= ROW_RETURNS and returns >= (1 - COHERENT) * (int(row[-1]) + 1)
+    box = (page.x0, page.x1, page.y0, page.y1)
+    returns, rows = row_returns(page.lib, box, ids, DESCENT, (SAME_BASELINE * page.body, ROW_PIECE_GAP * page.body))
+    return returns >= ROW_RETURNS and returns >= (1 - COHERENT) * rows
 
 
 def _passes_in_turn(page: Page, ids: np.ndarray, runs: list[np.ndarray]) -> list[np.ndarray]:

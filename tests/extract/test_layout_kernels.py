@@ -481,6 +481,20 @@ def test_lines_along_agree():
     assert ties > 0 and breaks > 0
 
 
+def test_row_returns_agree():
+    """Rows on a coarse grid (baselines tie with same_baseline's step,
+    x0 ties along a row, gaps tie with piece_gap) and lines in any paint
+    order, NaN and infinite boxes among them."""
+    returns = 0
+    for rng, n, special in _cases():
+        x0, x1, y0, y1 = _boxes(rng, max(n, 1), special)
+        ids = rng.permutation(len(x0)).astype(np.int64)[: int(rng.integers(0, len(x0) + 1))]
+        for gaps in ((1.5, 2.5), (0.3, 0.0), (3.0, 10.0)):
+            found = _both(kernels.row_returns, (x0, x1, y0, y1), ids, 0.22, gaps)
+            returns += found[0]
+    assert returns > 0
+
+
 class _LinePage:
     """The part of a units.Page that line_order's rules read: rows of
     words, a glyph per letter (a word's trailing blank has no box, as on a
@@ -899,6 +913,8 @@ def test_compiled_kernels_are_bounds_checked():
         LIB.lines_along(y, y, np.array([0, 3], dtype=np.int64), np.zeros(2, dtype=np.int64), np.ones(2), 1.0, 0.5)
     with pytest.raises(ValueError, match="differ in length"):
         LIB.lines_along(y, y, ids, np.zeros(2, dtype=np.int64), y, 1.0, 0.5)
+    with pytest.raises(IndexError):
+        LIB.row_returns(y, y, y, y, np.array([0, 3], dtype=np.int64), 0.22, 0.3, 1.0)
     line_args = (0.22, 0.3, 8.5, 0.6, 20.0, 1.5, 8, 0.5, 2.0)
     with pytest.raises(IndexError):
         LIB.placed_lines(y, y, y, y, np.array([0, 3], dtype=np.int64), np.zeros(3, dtype=bool), ids + 1, ids, *line_args)
