@@ -50,7 +50,9 @@ a named function in the module that says why:
    of its own (an infobox), read as one whatever the stream painted
    between their lines; a run above or below every
    other (a running head, a page number) reads first or last, and so do
-   the pieces of the page's top and bottom rows (``leaves._edge_rows``);
+   the pieces of the page's top and bottom rows (``leaves._edge_rows``),
+   and a stack of lines whose blocks the stream paints out of order
+   reads top to bottom (``leaves._stack_down``);
    only blocks
    side by side that no cut separated (a sidebar, a pull quote) keep paint
    order, and where the stream paints the leaf in pieces (no witness), its

@@ -110,7 +110,7 @@ def leaf_order(page: Page, ids: np.ndarray) -> np.ndarray:
         side = _sidebar_lines(page, ids)
         box = [b for b in _sidebar_box(page, side) if _painted_in_turn_with(ids, b)]
         runs = _cells_together(page, ids, runs, box or _sidebars(page, side))
-        return _edge_rows(page, np.concatenate(_stacked_in_place(page, _floats_first(page, runs, box))))
+        return _stack_down(page, _edge_rows(page, np.concatenate(_stacked_in_place(page, _floats_first(page, runs, box)))))
     if not is_text_column(page, ids) and not _has_prose(page, ids) and len(_merge_grids(page, runs)) == len(runs):
         # No text flow and no grid (a figure's labels): nothing for geometry
         # to follow, and the stream's order is the author's; but lines
@@ -178,6 +178,53 @@ def _edge_rows(page: Page, order: np.ndarray) -> np.ndarray:
     if keep.all():
         return order
     return np.concatenate([parts[0], order[keep], parts[1]])
+
+
+def _stack_down(page: Page, order: np.ndarray) -> np.ndarray:
+    """`order` (a leaf's lines in reading order, its top and bottom rows
+    of several lines already first and last: _edge_rows) with the lines
+    between those rows top to bottom, where they are one stack
+    (_one_stack) and the stream paints some block of them (stacked_blocks)
+    other than top to bottom. A short column (a title over a paragraph of
+    three lines, a page number under it) painted in no order goes back up
+    few enough times to pass the witness test, yet paints a paragraph's
+    lines out of their order: no witness of anything, and a stack of lines
+    has one order. A stream that paints every block top to bottom keeps
+    its order of the blocks (a callout box at the top painted after the
+    text under it: a tie the stream breaks). Fixture:
+    test_short_column_painted_in_no_order_reads_top_to_bottom."""
+    if len(order) < 3:
+        return order
+    base = baseline(page, order)
+    edge = [np.abs(base - base.max()) <= SAME_BASELINE * page.body, np.abs(base - base.min()) <= SAME_BASELINE * page.body]
+    counts = [int(np.count_nonzero(row)) for row in edge]
+    lo = counts[0] if counts[0] > 1 and edge[0][: counts[0]].all() else 0
+    hi = len(order) - counts[1] if counts[1] > 1 and edge[1][len(order) - counts[1] :].all() else len(order)
+    if hi - lo < 3:
+        return order
+    middle = order[lo:hi]
+    down = middle[np.argsort(-base[lo:hi], kind="stable")]
+    if (down == middle).all() or not _one_stack(page, down):
+        return order
+    if not any((np.diff(block) < 0).any() for block in stacked_blocks(page, np.sort(middle)) if len(block) > 1):
+        return order  # every block painted top to bottom: the stream may be a witness
+    return np.concatenate([order[:lo], down, order[hi:]])
+
+
+def _one_stack(page: Page, down: np.ndarray) -> bool:
+    """Are lines `down` (top to bottom) one stack: one line a row (no two
+    baselines within SAME_BASELINE body heights), each overlapping the
+    line under it along the line or parted from it by SECTION_GAP body
+    heights or more (a title, a page number under the text)? Columns side
+    by side on leadings of their own alternate down the page, and their
+    lines overlap neither across nor along the line."""
+    base = baseline(page, down)
+    if (-np.diff(base) <= SAME_BASELINE * page.body).any():
+        return False
+    x0, x1 = page.x0[down], page.x1[down]
+    along = np.minimum(x1[1:], x1[:-1]) > np.maximum(x0[1:], x0[:-1])
+    apart = page.y0[down][:-1] - page.y1[down][1:] >= SECTION_GAP * page.body
+    return bool((along | apart).all())
 
 
 def _cells_together(page: Page, ids: np.ndarray, runs: list[np.ndarray], sidebars: list[np.ndarray]) -> list[np.ndarray]:

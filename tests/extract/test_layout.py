@@ -1211,6 +1211,24 @@ def test_page_number_on_the_running_heads_row_painted_last_reads_with_it(footer:
     assert layout(b).joined.text == "\n".join(expected)
 
 
+def test_short_column_painted_in_no_order_reads_top_to_bottom():
+    # leaves._stack_down: a running head and its page number, a title, a
+    # paragraph of four lines and a page number under them. The stream
+    # paints the paragraph's lines out of their order and goes back up
+    # only once: the witness test lets the leaf's order stand, but lines
+    # one a row have one order, and a paragraph painted out of its order
+    # is no witness of it.
+    b = PdfBuilder()
+    f = b.add_standard_font("Helvetica", widths=True)
+    text = wrap(prose("a", 36), 460)
+    assert len(text) == 4
+    lines = [(72, 760, "Journal 4"), (530, 760, "5"), (72, 720, "A Short Title"),
+             *((72, 690 - LEADING * i, line) for i, line in enumerate(text)), (300, 40, "6")]
+    painted = [lines[k] for k in (2, 5, 1, 3, 0, 4, 6, 7)]
+    b.add_page(" ".join(show(f, x, y, line) for x, y, line in painted))
+    assert layout(b).joined.text == "\n".join(["Journal 4 5", "A Short Title", *text, "6"])
+
+
 @pytest.mark.parametrize("sidebar_first", [False, True])
 def test_sidebar_beside_the_text_keeps_its_place_in_the_stream(sidebar_first: bool):
     # leaves._order_runs: a narrow box beside the text (no text column, so
