@@ -3876,6 +3876,34 @@ done:
 
 /* region kernels */
 
+typedef struct { int64_t *sorted, *starts, *order, *tmp; double *key, *extent; int64_t *glyphs; } GroupWork;
+typedef struct { double width; Py_ssize_t rows; RowStats stats; Py_ssize_t letters, inked, long_rows; } GroupStats;
+
+/* group_measures' body, of units ids[0..n) (n >= 1, checked): its width, its
+ * rows (into w.sorted and w.starts), row_stats of them, letters of the sample
+ * and its long rows; -1 with an exception set where a unit's glyphs lie out
+ * of range. `w` holds work buffers of n (starts n + 1). */
+static int group_stats(View vbox[4], const int64_t *inked, const int64_t *start, const int64_t *end, Py_ssize_t glyph_count,
+                       const unsigned char *alpha, const unsigned char *space, const int64_t *ids, Py_ssize_t n, double tol,
+                       double fill, Py_ssize_t sample, GroupWork w, GroupStats *g) {
+    const double *X0 = vbox[0].view.buf, *X1 = vbox[1].view.buf, *Y0 = vbox[2].view.buf, *Y1 = vbox[3].view.buf;
+    /* x1[ids].max() - x0[ids].min(): NaN propagates, as in numpy's reductions. */
+    double high = X1[ids[0]], low = X0[ids[0]];
+    for (Py_ssize_t k = 1; k < n; k++) { high = np_max(high, X1[ids[k]]); low = np_min(low, X0[ids[k]]); }
+    g->width = high - low;
+    g->rows = sort_rows(Y0, Y1, ids, n, tol, w.sorted, w.starts, w.order, w.tmp, w.key);
+    g->stats = row_stats(X0, X1, inked, w.sorted, n, w.starts, g->rows, w.extent, w.glyphs);
+    if (sample_letters(start, end, glyph_count, w.sorted, n, alpha, space, sample, &g->letters, &g->inked) < 0) return -1;
+    double reach = fill * g->width;
+    g->long_rows = 0;
+    for (Py_ssize_t r = 0; r < g->rows; r++) {
+        Py_ssize_t stop = r + 1 < g->rows ? (Py_ssize_t)w.starts[r + 1] : n;
+        for (Py_ssize_t k = (Py_ssize_t)w.starts[r]; k < stop; k++)
+            if (X1[w.sorted[k]] - X0[w.sorted[k]] >= reach) { g->long_rows++; break; }
+    }
+    return 0;
+}
+
 /* ---- group_measures(x0, x1, y0, y1, inked, start, end, alpha, space, ids, tol, fill, sample)
  *      -> (width, ids top to bottom, row starts, extent, side by side, glyphs, letters, inked, long rows)
  * kernels.group_measures (regions.is_text_column and regions.holds_prose):
@@ -3907,31 +3935,17 @@ static PyObject *layout_group_measures(PyObject *mod, PyObject *args) {
         goto done;
     }
     if (n < 1) { PyErr_SetString(PyExc_ValueError, "no units"); goto done; }
-    const double *X0 = vbox[0].view.buf, *X1 = vbox[1].view.buf, *Y0 = vbox[2].view.buf, *Y1 = vbox[3].view.buf;
     const int64_t *ids = vi.view.buf, *inked = vk.view.buf;
     order = malloc(n * sizeof(int64_t)); tmp = malloc(n * sizeof(int64_t)); sorted = malloc(n * sizeof(int64_t));
     starts = malloc((n + 1) * sizeof(int64_t)); glyphs = malloc(n * sizeof(int64_t));
     key = calloc(n, sizeof(double)); extent = malloc(n * sizeof(double));
     if (!order || !tmp || !sorted || !starts || !glyphs || !key || !extent) { PyErr_NoMemory(); goto done; }
-    /* x1[ids].max() - x0[ids].min(): NaN propagates, as in numpy's reductions. */
-    double high = X1[ids[0]], low = X0[ids[0]];
-    for (Py_ssize_t k = 1; k < n; k++) { high = np_max(high, X1[ids[k]]); low = np_min(low, X0[ids[k]]); }
-    double width = high - low;
-    Py_ssize_t rows = sort_rows(Y0, Y1, ids, n, tol, sorted, starts, order, tmp, key);
-    RowStats stats = row_stats(X0, X1, inked, sorted, n, starts, rows, extent, glyphs);
-    Py_ssize_t letters, inked_sample;
-    if (sample_letters(vs.view.buf, ve.view.buf, glyph_count, sorted, n, va.view.buf, vb.view.buf, sample, &letters,
-                       &inked_sample) < 0)
+    GroupStats g;
+    if (group_stats(vbox, inked, vs.view.buf, ve.view.buf, glyph_count, va.view.buf, vb.view.buf, ids, n, tol, fill, sample,
+                    (GroupWork){sorted, starts, order, tmp, key, extent, glyphs}, &g) < 0)
         goto done;
-    double reach = fill * width;
-    Py_ssize_t long_rows = 0;
-    for (Py_ssize_t r = 0; r < rows; r++) {
-        Py_ssize_t end = r + 1 < rows ? (Py_ssize_t)starts[r + 1] : n;
-        for (Py_ssize_t k = (Py_ssize_t)starts[r]; k < end; k++)
-            if (X1[sorted[k]] - X0[sorted[k]] >= reach) { long_rows++; break; }
-    }
-    result = Py_BuildValue("(dNNdndnnn)", width, int64_bytes(sorted, n), int64_bytes(starts, rows), stats.extent,
-                           stats.side_by_side, stats.glyphs, letters, inked_sample, long_rows);
+    result = Py_BuildValue("(dNNdndnnn)", g.width, int64_bytes(sorted, n), int64_bytes(starts, g.rows), g.stats.extent,
+                           g.stats.side_by_side, g.stats.glyphs, g.letters, g.inked, g.long_rows);
 done:
     free(order); free(tmp); free(sorted); free(starts); free(glyphs); free(key); free(extent);
     release_boxes(vbox); release(&vk); release(&vs); release(&ve); release(&va); release(&vb); release(&vi);
@@ -4018,9 +4032,85 @@ done:
 
 /* end of region kernels */
 
+/* ==== lpage: region verdicts (regions.is_text_column, regions.holds_prose) ==== */
+
+/* Of a group measured by group_stats (n units), the code of column_verdict:
+ * regions._is_text_column's rules in its order, then regions._holds_prose's
+ * (the reference: the why of each rule is there). The wrap test of a narrow
+ * group is left to the caller (code 2): it measures words the page counts
+ * only when asked. */
+typedef struct { double narrow, column_width, split_rows, min_glyphs, letter_share; Py_ssize_t prose_lines; double prose_share; } ColumnLimits;
+
+static unsigned char column_code(const GroupStats *g, Py_ssize_t n, double fill, const ColumnLimits *lim) {
+    double letters = g->inked ? (double)g->letters / (double)g->inked : 0.0;
+    int text = 1;
+    if (n < 2 || g->width < lim->narrow || g->rows < 2) text = 0;
+    else if (g->stats.extent < fill * g->width) text = 0;                               /* rows fill the width */
+    else if ((double)g->stats.side_by_side > lim->split_rows * (double)g->rows) text = 0; /* no cells side by side */
+    else if (g->stats.glyphs < lim->min_glyphs) text = 0;                               /* enough glyphs per row */
+    else if (!(letters >= lim->letter_share)) text = 0;                                 /* mostly letters */
+    else if (g->width < lim->column_width) text = 2;                                    /* narrow: if it wraps */
+    int prose = n >= lim->prose_lines && !(g->width < lim->column_width) && g->long_rows >= lim->prose_lines &&
+                (double)g->long_rows >= lim->prose_share * (double)g->rows && letters >= lim->letter_share;
+    return (unsigned char)(text | prose << 2);
+}
+
+/* ---- column_verdict(x0, x1, y0, y1, inked, start, end, alpha, space, ids, (tol, fill, sample),
+ *                     (narrow, column_width, split_rows, glyphs, letters, prose_lines, prose_share)) -> code
+ * kernels.column_verdict: of the group of units `ids` (one at least),
+ * group_measures' measures and the verdicts the text-column and prose
+ * tests give on them, in one int: bits 0-1 is_text_column (0 no, 1 yes,
+ * 2 yes if the group's lines wrap), bit 2 holds_prose. A page asks it of
+ * thousands of groups: one call where a group took two tests, a kernel
+ * call and a tuple of measures. */
+static PyObject *layout_column_verdict(PyObject *mod, PyObject *args) {
+    PyObject *obj[4], *inked_obj, *start_obj, *end_obj, *alpha_obj, *space_obj, *ids_obj;
+    double tol, fill;
+    Py_ssize_t sample;
+    ColumnLimits lim;
+    if (!PyArg_ParseTuple(args, "OOOOOOOOOO(ddn)(dddddnd)", &obj[0], &obj[1], &obj[2], &obj[3], &inked_obj, &start_obj,
+                          &end_obj, &alpha_obj, &space_obj, &ids_obj, &tol, &fill, &sample, &lim.narrow, &lim.column_width,
+                          &lim.split_rows, &lim.min_glyphs, &lim.letter_share, &lim.prose_lines, &lim.prose_share))
+        return NULL;
+    View vbox[4], vk = {0}, vs = {0}, ve = {0}, va = {0}, vb = {0}, vi = {0};
+    memset(vbox, 0, sizeof vbox);
+    PyObject *result = NULL;
+    int64_t *ints = NULL;
+    double *floats = NULL;
+    Py_ssize_t n = get_unit_boxes(obj, vbox, ids_obj, &vi);
+    if (n < 0 || get_view(inked_obj, &vk, "l", 8, "inked") < 0 || get_view(start_obj, &vs, "l", 8, "start") < 0 ||
+        get_view(end_obj, &ve, "l", 8, "end") < 0 || get_view(alpha_obj, &va, "?", 1, "alpha") < 0 ||
+        get_view(space_obj, &vb, "?", 1, "space") < 0)
+        goto done;
+    Py_ssize_t size = vbox[0].view.len / 8, glyph_count = va.view.len;
+    if (vk.view.len / 8 != size || vs.view.len / 8 != size || ve.view.len / 8 != size || vb.view.len != glyph_count) {
+        PyErr_SetString(PyExc_ValueError, "columns differ in length");
+        goto done;
+    }
+    if (n < 1) { PyErr_SetString(PyExc_ValueError, "no units"); goto done; }
+    size_t cap = (size_t)n + 1;
+    ints = malloc(5 * cap * sizeof(int64_t));
+    floats = calloc(2 * (size_t)n, sizeof(double));
+    if (!ints || !floats) { PyErr_NoMemory(); goto done; }
+    GroupWork w = {ints, ints + cap, ints + 2 * cap, ints + 3 * cap, floats, floats + n, ints + 4 * cap};
+    GroupStats g;
+    if (group_stats(vbox, vk.view.buf, vs.view.buf, ve.view.buf, glyph_count, va.view.buf, vb.view.buf, vi.view.buf, n, tol,
+                    fill, sample, w, &g) < 0)
+        goto done;
+    result = PyLong_FromLong(column_code(&g, n, fill, &lim));
+done:
+    free(ints); free(floats);
+    release_boxes(vbox); release(&vk); release(&vs); release(&ve); release(&va); release(&vb); release(&vi);
+    return result;
+}
+
+/* ==== end of lpage's region verdicts ==== */
+
 static PyMethodDef module_methods[] = {
     {"gutter_cuts", (PyCFunction)layout_gutter_cuts, METH_VARARGS, "Units by x0, and where a gutter parts them."},
     {"section_breaks", (PyCFunction)layout_section_breaks, METH_VARARGS, "Row starts a section gap under the rows above."},
+    {"column_verdict", (PyCFunction)layout_column_verdict, METH_VARARGS,
+     "The text-column and prose verdicts on a group of units' measures."},
     {"group_measures", (PyCFunction)layout_group_measures, METH_VARARGS,
      "Width, rows, row measures, letters and long rows of a group of units."},
     {"rows", (PyCFunction)layout_rows, METH_VARARGS, "Units top to bottom and where each row starts."},

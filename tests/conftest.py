@@ -33,7 +33,7 @@ _PATHS = ("compiled", "pure") if compiled_available() else ("pure",)
 _ONE_PATH_MODULES = frozenset(
     {
         "test_compiled_core.py", "test_core_fuzz_smoke.py", "test_structure_objects.py", "test_layout_kernels.py",
-        "test_grids_compiled.py", "test_cmap_compiled.py", "test_structure_nodes.py",
+        "test_grids_compiled.py", "test_cmap_compiled.py", "test_structure_nodes.py", "test_layout_region_verdicts.py",
     }
 )
 

@@ -475,6 +475,43 @@ def group_measures(
     return GroupMeasures(float(width), (ordered, starts), extent, side_by_side, count, letters, inked_sample, long_rows)
 
 
+class ColumnLimits(NamedTuple):
+    """The thresholds of regions' text-column and prose tests on a page
+    (column_verdict), widths in the page's units."""
+
+    narrow: float  # NARROW_COLUMN body heights
+    column_width: float  # COLUMN_WIDTH body heights
+    split_rows: float  # COLUMN_SPLIT_ROWS
+    glyphs: float  # COLUMN_GLYPHS
+    letters: float  # COLUMN_LETTERS
+    prose_lines: int  # PROSE_LINES
+    prose_share: float  # PROSE_SHARE
+
+
+def column_verdict(
+    lib: ModuleType,
+    box: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray],
+    inked: np.ndarray,
+    glyphs: tuple[np.ndarray, np.ndarray, tuple[np.ndarray, np.ndarray]],
+    ids: np.ndarray,
+    measure: tuple[float, float, int],
+    limits: ColumnLimits,
+) -> int:
+    """Of the group of units `ids` (one at least; the arguments as
+    group_measures'), the verdicts of regions.is_text_column and
+    regions.holds_prose on group_measures' measures, in one int: bits 0-1
+    the text-column test (0 no, 1 yes, 2 yes where the group's lines wrap,
+    regions.wraps, which measures words the page counts only when asked),
+    bit 2 the prose test. Compiled only: its reference is the rules
+    themselves, regions._is_text_column and regions._holds_prose (on
+    group_measures' reference), which the kernel transliterates and
+    tests/extract/test_layout_region_verdicts.py holds it to."""
+    x0, x1, y0, y1 = box
+    start, end, (alpha, space) = glyphs
+    code: int = lib.column_verdict(x0, x1, y0, y1, inked, start, end, alpha, space, _ids(ids), measure, limits)
+    return code
+
+
 def back_up_moves(
     lib: ModuleType | None,
     box: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray],

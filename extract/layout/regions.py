@@ -14,6 +14,7 @@ without an accepted cut is one leaf.
 
 from __future__ import annotations
 
+from types import ModuleType
 from typing import Any, overload
 
 import numpy as np
@@ -43,10 +44,12 @@ from ragprep.extract.layout.params import (
     WRAPPED,
 )
 from ragprep.extract.layout.kernels import (
+    ColumnLimits,
     GroupMeasures,
     baselines,
     block_firsts,
     blocks_wrap,
+    column_verdict,
     wrap_measures,
     group_measures,
     gutter_cells,
@@ -95,8 +98,51 @@ def is_text_column(page: Page, ids: np.ndarray) -> bool:
     key = ids.tobytes()
     found = page.text_columns.get(key)
     if found is None:
-        found = page.text_columns[key] = _is_text_column(page, ids)
+        if page.lib is None:
+            found = page.text_columns[key] = _is_text_column(page, ids)
+        else:
+            _judge(page, page.lib, ids)
+            found = page.text_columns[key]
     return found
+
+
+# Fewer units than this, and neither test holds, unmeasured: a text column
+# has two rows or more, prose PROSE_LINES lines.
+_MEASURED = min(2, PROSE_LINES)
+
+
+def _judge(page: Page, lib: ModuleType, ids: np.ndarray) -> None:
+    """is_text_column and holds_prose of the group `ids`, kept: one kernel
+    call (kernels.column_verdict: the rules of _is_text_column and
+    _holds_prose, compiled, on _measures' measures)."""
+    code = column_verdict(lib, *_column_tests(page), ids, *_column_limits(page)) if len(ids) >= _MEASURED else 0
+    _keep_verdicts(page, ids, code)
+
+
+def _column_tests(
+    page: Page,
+) -> tuple[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray], np.ndarray, tuple[np.ndarray, np.ndarray, tuple[np.ndarray, np.ndarray]]]:
+    """What column_verdict measures of a page's units: their boxes, inked
+    glyphs and glyphs with their text classes (as _measures passes them)."""
+    return (page.x0, page.x1, page.y0, page.y1), page.inked, (page.start, page.end, page.classes)
+
+
+def _column_limits(page: Page) -> tuple[tuple[float, float, int], ColumnLimits]:
+    """The measures' parameters and the tests' thresholds of column_verdict
+    on this page: _measures' and _is_text_column's and _holds_prose's."""
+    body = page.body
+    measure = (ROW_OVERLAP * body, COLUMN_FILL, LETTER_SAMPLE)
+    return measure, ColumnLimits(NARROW_COLUMN * body, COLUMN_WIDTH * body, COLUMN_SPLIT_ROWS, COLUMN_GLYPHS, COLUMN_LETTERS, PROSE_LINES, PROSE_SHARE)
+
+
+def _keep_verdicts(page: Page, ids: np.ndarray, code: int) -> None:
+    """Keep column_verdict's `code` of the group `ids`: bits 0-1 the text
+    column test, 2 where it holds if the lines wrap (asked here, wraps, on
+    the rows _is_text_column measures), bit 2 the prose test."""
+    key = ids.tobytes()
+    text = code & 3
+    page.text_columns[key] = text == 1 or (text == 2 and wraps(page, *rows_of(page, ids)))
+    page.kept.prose[key] = bool(code & 4)
 
 
 def _is_text_column(page: Page, ids: np.ndarray) -> bool:
@@ -202,7 +248,11 @@ def holds_prose(page: Page, ids: np.ndarray) -> bool:
     key = ids.tobytes()
     found = page.kept.prose.get(key)
     if found is None:
-        found = page.kept.prose[key] = _holds_prose(page, ids)
+        if page.lib is None:
+            found = page.kept.prose[key] = _holds_prose(page, ids)
+        else:
+            _judge(page, page.lib, ids)
+            found = page.kept.prose[key]
     return found
 
 
