@@ -597,12 +597,6 @@ LIMITS: dict[tuple[str, str | int], str] = {
         "a list painted by x position (the lead paragraph, the numbers and the tail paragraph in one pass, "
         "then the items' lines) keeps stream order: leaves._passes_in_turn finds no two passes taking turns"
     ),
-    ("footnotes_across", "columns_first"): (
-        "painted by x position, the left column with the footnotes across the page (flush left) and then "
-        "the right column pass for a column-by-column reading (tiebreaks.stream_reads_columns, whose "
-        "_foot_across reads the notes after both sides), but the region is then one leaf in stream order, "
-        "the notes between the columns: random_56's kind"
-    ),
     **{(f"random_{seed}", "columns_first"): (
         "painted by x position, the left columns and the paragraph spanning the gutter between two "
         "sections of short columns pass for a column-by-column reading (tiebreaks.stream_reads_columns), "

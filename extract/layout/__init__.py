@@ -40,7 +40,9 @@ a named function in the module that says why:
    bands between the furniture are painted in another order by a stream
    that paints each band in one visit reading down (a callout box placed
    under the text it follows, ``stream_band_order``; small print at the
-   foot stays there, ``_small_print_at_foot``), the stream decides,
+   foot stays there, ``_small_print_at_foot``; a band across the gutter
+   at the foot of a region whose sides the stream reads one after the
+   other reads after them, ``foot_apart``), the stream decides,
    and only where it reads one of the orders consistently.
 5. Inside a leaf (``leaves.leaf_order``): lines top to bottom; runs of lines
    the stream painted out of order merge and read by rows; a table's columns

@@ -58,7 +58,7 @@ from ragprep.extract.layout.regions import (
     staggered,
 )
 from ragprep.extract.layout.kernels import gutter_cuts
-from ragprep.extract.layout.tiebreaks import column_gap_bands, stream_band_order, stream_reads_bands, stream_reads_columns, trailing_visit, visits_top_down
+from ragprep.extract.layout.tiebreaks import column_gap_bands, foot_apart, stream_band_order, stream_reads_bands, stream_reads_columns, trailing_visit, visits_top_down
 from ragprep.extract.layout.units import Page
 
 
@@ -94,7 +94,10 @@ def _cut(page: Page, ids: np.ndarray, depth: int) -> tuple[list[np.ndarray], boo
             return _read_sections(page, gutter, sections, depth), True
     chosen = _choose_cut(page, ids, rows, gutter, gaps)
     if chosen is None:
-        return [ids], False
+        # The stream reads the gutter's sides one after the other: the
+        # region stays whole, but for a band across the gutter at its foot.
+        parts = foot_apart(page, ids, rows)
+        return ([ids], False) if parts is None else (parts, True)
     columns, bands = chosen
     if columns is not None:
         return _read_columns(page, ids, columns, depth), True

@@ -18,7 +18,7 @@ import numpy as np
 from ragprep.extract.blocks import PARAGRAPH_GAP
 from ragprep.extract.layout.kernels import cell_disorder, stream_visit_cuts
 from ragprep.extract.layout.leaves import reads_down
-from ragprep.extract.layout.params import CONSISTENT, ROW_OVERLAP, SMALL_PRINT, STRAYS
+from ragprep.extract.layout.params import CONSISTENT, FURNITURE_ROWS, ROW_OVERLAP, SECTION_GAP, SMALL_PRINT, STRAYS
 from ragprep.extract.layout.regions import gap_bands, gutter_core, is_text_column, rows_of, split_at
 from ragprep.extract.layout.units import Page
 
@@ -106,6 +106,41 @@ def stream_reads_columns(
     if not all(reads_down(page, np.sort(side)) for side in sides):
         return False
     return column_first < cell_disorder(page.lib, len(page.start), bands, sides, band_first=True)
+
+
+def foot_apart(page: Page, ids: np.ndarray, rows: tuple[np.ndarray, np.ndarray]) -> list[np.ndarray] | None:
+    """Where stream_reads_columns keeps the region of units `ids` whole, its
+    parts above, at and below the text crossing the gutter under both sides
+    (_foot_across) in reading order, where that text is a band at the foot:
+    set SECTION_GAP body heights or more under all the text above it, with
+    nothing on the second side within its rows (footnotes wrap flush with
+    the first side; a section's columns fill both), and at most
+    FURNITURE_ROWS rows under it (a page number); None otherwise. The
+    stream's column-by-column reading counted that text after both sides,
+    but the region kept whole reads in stream order, and a stream painting
+    by x position paints footnotes across the page with the first column.
+    Fixture: test_footnotes_across_the_page_painted_by_x_read_after_the_columns."""
+    core = gutter_core(page, *rows)
+    if core is None:
+        return None
+    middle = (core[0] + core[1]) / 2
+    right = page.x0[ids] >= middle
+    sides = [ids[right], ids[~right]] if page.rtl else [ids[~right], ids[right]]
+    sides = _foot_across(page, sides, middle)
+    if len(sides) < 3:
+        return None
+    top, bottom = float(page.y1[sides[2]].max()), float(page.y0[sides[2]].min())
+    slack = ROW_OVERLAP * page.body
+    at = (page.y1[ids] <= top + slack) & (page.y0[ids] >= bottom - slack)
+    above, below = ids[~at & (page.y0[ids] >= top - slack)], ids[~at & (page.y1[ids] <= bottom + slack)]
+    second = page.x1[ids] <= middle if page.rtl else right
+    if (at & second).any() or len(above) + len(below) + int(np.count_nonzero(at)) != len(ids) or not len(above):
+        return None
+    if page.y0[above].min() - top < SECTION_GAP * page.body:
+        return None
+    if len(below) and len(rows_of(page, np.sort(below))[1]) > FURNITURE_ROWS:
+        return None
+    return [part for part in (np.sort(above), ids[at], np.sort(below)) if len(part)]
 
 
 def _foot_across(page: Page, sides: list[np.ndarray], middle: float) -> list[np.ndarray]:

@@ -434,6 +434,30 @@ def test_footnotes_across_the_page_painted_first_read_after_the_columns():
     assert layout(b).joined.text == "\n".join(expected)
 
 
+def test_footnotes_across_the_page_painted_by_x_read_after_the_columns():
+    # tiebreaks.foot_apart: two columns, two footnotes in 7 pt across the
+    # page under both (each wrapping to a short line flush left) and a page
+    # number. A stream painting by x position paints the left column and
+    # the notes, then the right column: it passes for a column-by-column
+    # reading (stream_reads_columns counts the notes after both sides) and
+    # the region stays whole, but the notes, a band at its foot, read
+    # after the columns, not between them.
+    b = PdfBuilder()
+    f = b.add_standard_font("Helvetica", widths=True)
+    columns = [wrap(prose(f"c{k}", 60), 190) for k in range(2)]
+    notes = [wrap([f"{k + 1}", *prose(f"n{k}", 16)], 440, 7) for k in range(2)]
+    assert [len(note) for note in notes] == [2, 2]
+    small, y = [], 300.0
+    for note in notes:
+        small += [show(f, 72, y - 8 * i, line, 7) for i, line in enumerate(note)]
+        y -= 8 * len(note) + 2
+    left = [show(f, 72, 700 - LEADING * i, line) for i, line in enumerate(columns[0])]
+    right = [show(f, 282, 700 - LEADING * i, line) for i, line in enumerate(columns[1])]
+    b.add_page(" ".join([*left, *small, *right, show(f, 300, 40, "5", 8)]))
+    expected = [*columns[0], *columns[1], *(line for note in notes for line in note), "5"]
+    assert layout(b).joined.text == "\n".join(expected)
+
+
 def test_aligned_gaps_without_a_full_height_gutter_keep_a_column_by_column_stream():
     # A centred page number crosses the gutter, so no gutter runs the full
     # height; the paragraph gaps line up across the columns and would cut
