@@ -3879,6 +3879,36 @@ done:
 typedef struct { int64_t *sorted, *starts, *order, *tmp; double *key, *extent; int64_t *glyphs; } GroupWork;
 typedef struct { double width; Py_ssize_t rows; RowStats stats; Py_ssize_t letters, inked, long_rows; } GroupStats;
 
+/* The columns a group's measures read (kernels.group_measures, column_verdict):
+ * the unit boxes of `ids`, each unit's inked count and glyph span, and the
+ * glyphs' letter and space flags, checked to agree in length; the unit count
+ * (one at least), or -1 with an exception set. Release with release_group. */
+typedef struct { View box[4], inked, start, end, alpha, space, ids; Py_ssize_t glyphs; } GroupViews;
+
+static void release_group(GroupViews *v) {
+    release_boxes(v->box); release(&v->inked); release(&v->start); release(&v->end); release(&v->alpha);
+    release(&v->space); release(&v->ids);
+}
+
+static Py_ssize_t get_group(PyObject *const box[4], PyObject *inked, PyObject *start, PyObject *end, PyObject *alpha,
+                            PyObject *space, PyObject *ids, GroupViews *v) {
+    memset(v, 0, sizeof *v);
+    Py_ssize_t n = get_unit_boxes(box, v->box, ids, &v->ids);
+    if (n < 0 || get_view(inked, &v->inked, "l", 8, "inked") < 0 || get_view(start, &v->start, "l", 8, "start") < 0 ||
+        get_view(end, &v->end, "l", 8, "end") < 0 || get_view(alpha, &v->alpha, "?", 1, "alpha") < 0 ||
+        get_view(space, &v->space, "?", 1, "space") < 0)
+        return -1;
+    Py_ssize_t size = v->box[0].view.len / 8;
+    v->glyphs = v->alpha.view.len;
+    if (v->inked.view.len / 8 != size || v->start.view.len / 8 != size || v->end.view.len / 8 != size ||
+        v->space.view.len != v->glyphs) {
+        PyErr_SetString(PyExc_ValueError, "columns differ in length");
+        return -1;
+    }
+    if (n < 1) { PyErr_SetString(PyExc_ValueError, "no units"); return -1; }
+    return n;
+}
+
 /* group_measures' body, of units ids[0..n) (n >= 1, checked): its width, its
  * rows (into w.sorted and w.starts), row_stats of them, letters of the sample
  * and its long rows; -1 with an exception set where a unit's glyphs lie out
@@ -3918,37 +3948,28 @@ static PyObject *layout_group_measures(PyObject *mod, PyObject *args) {
     if (!PyArg_ParseTuple(args, "OOOOOOOOOOddn", &x0_obj, &x1_obj, &y0_obj, &y1_obj, &inked_obj, &start_obj, &end_obj,
                           &alpha_obj, &space_obj, &ids_obj, &tol, &fill, &sample))
         return NULL;
-    View vbox[4], vk = {0}, vs = {0}, ve = {0}, va = {0}, vb = {0}, vi = {0};
-    memset(vbox, 0, sizeof vbox);
+    GroupViews v;
     PyObject *result = NULL;
     int64_t *order = NULL, *tmp = NULL, *sorted = NULL, *starts = NULL, *glyphs = NULL;
     double *key = NULL, *extent = NULL;
     PyObject *const objs[4] = {x0_obj, x1_obj, y0_obj, y1_obj};
-    Py_ssize_t n = get_unit_boxes(objs, vbox, ids_obj, &vi);
-    if (n < 0 || get_view(inked_obj, &vk, "l", 8, "inked") < 0 || get_view(start_obj, &vs, "l", 8, "start") < 0 ||
-        get_view(end_obj, &ve, "l", 8, "end") < 0 || get_view(alpha_obj, &va, "?", 1, "alpha") < 0 ||
-        get_view(space_obj, &vb, "?", 1, "space") < 0)
-        goto done;
-    Py_ssize_t size = vbox[0].view.len / 8, glyph_count = va.view.len;
-    if (vk.view.len / 8 != size || vs.view.len / 8 != size || ve.view.len / 8 != size || vb.view.len != glyph_count) {
-        PyErr_SetString(PyExc_ValueError, "columns differ in length");
-        goto done;
-    }
-    if (n < 1) { PyErr_SetString(PyExc_ValueError, "no units"); goto done; }
-    const int64_t *ids = vi.view.buf, *inked = vk.view.buf;
+    Py_ssize_t n = get_group(objs, inked_obj, start_obj, end_obj, alpha_obj, space_obj, ids_obj, &v);
+    if (n < 0) goto done;
+    const int64_t *ids = v.ids.view.buf, *inked = v.inked.view.buf;
     order = malloc(n * sizeof(int64_t)); tmp = malloc(n * sizeof(int64_t)); sorted = malloc(n * sizeof(int64_t));
     starts = malloc((n + 1) * sizeof(int64_t)); glyphs = malloc(n * sizeof(int64_t));
     key = calloc(n, sizeof(double)); extent = malloc(n * sizeof(double));
     if (!order || !tmp || !sorted || !starts || !glyphs || !key || !extent) { PyErr_NoMemory(); goto done; }
     GroupStats g;
-    if (group_stats(vbox, inked, vs.view.buf, ve.view.buf, glyph_count, va.view.buf, vb.view.buf, ids, n, tol, fill, sample,
+    if (group_stats(v.box, inked, v.start.view.buf, v.end.view.buf, v.glyphs, v.alpha.view.buf, v.space.view.buf, ids, n, tol,
+                    fill, sample,
                     (GroupWork){sorted, starts, order, tmp, key, extent, glyphs}, &g) < 0)
         goto done;
     result = Py_BuildValue("(dNNdndnnn)", g.width, int64_bytes(sorted, n), int64_bytes(starts, g.rows), g.stats.extent,
                            g.stats.side_by_side, g.stats.glyphs, g.letters, g.inked, g.long_rows);
 done:
     free(order); free(tmp); free(sorted); free(starts); free(glyphs); free(key); free(extent);
-    release_boxes(vbox); release(&vk); release(&vs); release(&ve); release(&va); release(&vb); release(&vi);
+    release_group(&v);
     return result;
 }
 
@@ -4072,35 +4093,25 @@ static PyObject *layout_column_verdict(PyObject *mod, PyObject *args) {
                           &end_obj, &alpha_obj, &space_obj, &ids_obj, &tol, &fill, &sample, &lim.narrow, &lim.column_width,
                           &lim.split_rows, &lim.min_glyphs, &lim.letter_share, &lim.prose_lines, &lim.prose_share))
         return NULL;
-    View vbox[4], vk = {0}, vs = {0}, ve = {0}, va = {0}, vb = {0}, vi = {0};
-    memset(vbox, 0, sizeof vbox);
+    GroupViews v;
     PyObject *result = NULL;
     int64_t *ints = NULL;
     double *floats = NULL;
-    Py_ssize_t n = get_unit_boxes(obj, vbox, ids_obj, &vi);
-    if (n < 0 || get_view(inked_obj, &vk, "l", 8, "inked") < 0 || get_view(start_obj, &vs, "l", 8, "start") < 0 ||
-        get_view(end_obj, &ve, "l", 8, "end") < 0 || get_view(alpha_obj, &va, "?", 1, "alpha") < 0 ||
-        get_view(space_obj, &vb, "?", 1, "space") < 0)
-        goto done;
-    Py_ssize_t size = vbox[0].view.len / 8, glyph_count = va.view.len;
-    if (vk.view.len / 8 != size || vs.view.len / 8 != size || ve.view.len / 8 != size || vb.view.len != glyph_count) {
-        PyErr_SetString(PyExc_ValueError, "columns differ in length");
-        goto done;
-    }
-    if (n < 1) { PyErr_SetString(PyExc_ValueError, "no units"); goto done; }
+    Py_ssize_t n = get_group(obj, inked_obj, start_obj, end_obj, alpha_obj, space_obj, ids_obj, &v);
+    if (n < 0) goto done;
     size_t cap = (size_t)n + 1;
     ints = malloc(5 * cap * sizeof(int64_t));
     floats = calloc(2 * (size_t)n, sizeof(double));
     if (!ints || !floats) { PyErr_NoMemory(); goto done; }
     GroupWork w = {ints, ints + cap, ints + 2 * cap, ints + 3 * cap, floats, floats + n, ints + 4 * cap};
     GroupStats g;
-    if (group_stats(vbox, vk.view.buf, vs.view.buf, ve.view.buf, glyph_count, va.view.buf, vb.view.buf, vi.view.buf, n, tol,
-                    fill, sample, w, &g) < 0)
+    if (group_stats(v.box, v.inked.view.buf, v.start.view.buf, v.end.view.buf, v.glyphs, v.alpha.view.buf, v.space.view.buf,
+                    v.ids.view.buf, n, tol, fill, sample, w, &g) < 0)
         goto done;
     result = PyLong_FromLong(column_code(&g, n, fill, &lim));
 done:
     free(ints); free(floats);
-    release_boxes(vbox); release(&vk); release(&vs); release(&ve); release(&va); release(&vb); release(&vi);
+    release_group(&v);
     return result;
 }
 
