@@ -3699,10 +3699,12 @@ enum { EXIST_UNKNOWN, EXIST_YES, EXIST_NO };
 static const char *const TREE_KEYS[] = {
     "/K", "/Pg", "/Lang", "/ActualText", "/Alt", "/S", "/NS", "/Type", "/MCID", "/Obj", "/Stm", "/A", "/C", "/ID",
     "/Parent", "/Kids", "/MCR", "/OBJR", "/StructElem", "/Page", "/Pages",
+    "/O", "/RowSpan", "/ColSpan", "/Scope", "/Headers", "/Table", "/Row", "/Column", "/Both",
 };
 enum {
     TK_K, TK_PG, TK_LANG, TK_ACTUAL_TEXT, TK_ALT, TK_S, TK_NS, TK_TYPE, TK_MCID, TK_OBJ, TK_STM, TK_A, TK_C, TK_ID,
-    TK_PARENT, TK_KIDS, TK_MCR, TK_OBJR, TK_STRUCT_ELEM, TK_PAGE, TK_PAGES, TK_COUNT
+    TK_PARENT, TK_KIDS, TK_MCR, TK_OBJR, TK_STRUCT_ELEM, TK_PAGE, TK_PAGES,
+    TK_O, TK_ROW_SPAN, TK_COL_SPAN, TK_SCOPE, TK_HEADERS, TK_TABLE, TK_ROW, TK_COLUMN, TK_BOTH, TK_COUNT
 };
 
 typedef struct {
@@ -4075,7 +4077,7 @@ static PyObject *TreeObjects_value(TreeObjects *t, PyObject *arg) {
 enum {
     W_ELEMENTS, W_CONTENT, W_OBJECT_REFS, W_PAGES, W_ROOT, W_ROOT_K, W_LANG, W_TYPE_OF, W_NONSTRUCT, W_TEXTS,
     W_TEXT_STRING, W_CELL, W_NO_CELL, W_RESOLVE, W_ORPHAN, W_WARN, W_MESSAGES, W_MAX_DEPTH, W_ELEMENT_CLS, W_REF_CLS,
-    W_PAGE_STREAM, W_TYPE_IN, W_STREAM_CLS, W_COUNT
+    W_PAGE_STREAM, W_TYPE_IN, W_STREAM_CLS, W_CLASS_MAP, W_SPAN_COMPLAINTS, W_CELL_NODES, W_COUNT
 };
 #define TW_BAIL 1
 enum { LOOK_ABSENT = -1, LOOK_UNSURE = -2, LOOK_ERROR = -3, LOOK_NULL = -4 };
@@ -4110,6 +4112,8 @@ typedef struct {
     /* (page, MCID) pairs claimed: open addressing, 2^bits slots */
     long long *claimed_page, *claimed_mcid;
     Py_ssize_t claimed_slots, claimed_count;
+    Py_ssize_t class_map; /* the role map's /ClassMap as a node: -1 not yet converted, LOOK_NULL none, LOOK_UNSURE none readable */
+    PyObject *scopes[3];  /* "Row", "Column", "Both" (owned) */
 } TWalk;
 
 static TCtx *tw_ctx(TWalk *w, Py_ssize_t id) { return (TCtx *)w->ctxs.data + id; }
@@ -4150,11 +4154,11 @@ static int tw_exists(TWalk *w, long long num, long long gen) {
 
 /* The value of key `key` of dictionary node `d`: the last entry that is not
  * null nor a reference to a missing object; LOOK_ABSENT when none is. */
-static Py_ssize_t tw_get(TWalk *w, Py_ssize_t d, int key) {
+static Py_ssize_t tw_get_name(TWalk *w, Py_ssize_t d, Py_ssize_t name) {
     const TNode *dict = tnode(w->t, d);
     const TEntry *e = (const TEntry *)w->t->entries.data + dict->a;
     for (Py_ssize_t i = dict->count - 1; i >= 0; i--) {
-        if (e[i].key != w->t->key[key]) continue;
+        if (e[i].key != name) continue;
         const TNode *v = tnode(w->t, e[i].value);
         if (v->kind == NK_NULL) continue;
         if (v->kind == NK_REF && !dict->b) { /* a plain value's reference stands (b: converted, tw_node_of) */
@@ -4166,6 +4170,8 @@ static Py_ssize_t tw_get(TWalk *w, Py_ssize_t d, int key) {
     }
     return LOOK_ABSENT;
 }
+
+static Py_ssize_t tw_get(TWalk *w, Py_ssize_t d, int key) { return tw_get_name(w, d, w->t->key[key]); }
 
 static Py_ssize_t tw_node_of(TWalk *w, PyObject *v, int depth);
 
@@ -4598,8 +4604,163 @@ static PyObject *tw_text_key(TWalk *w, Py_ssize_t obj, int key, int complaint, P
     return tw_text(w, v, complaint, fallback, status);
 }
 
-/* A TH/TD's attributes (_Walker._cell_attributes), read by Python from the
- * element's plain value when it has /A, /C or /ID. New reference. */
+/* ---- a TH/TD's attributes over the nodes (_table_cell_attributes) ----
+ * The same reads in the same order: a look-up below LOOK_ABSENT other than
+ * LOOK_NULL (a reference the walk cannot follow) or a resolved object that is
+ * itself a reference (Python would resolve it once more) gives the cell up
+ * to Python's _table_cell_attributes (TW_BAIL); warnings are held until the
+ * cell is read, so a cell given up says none twice. */
+
+/* PlainObjects.value of node `v`: a reference's object, LOOK_NULL for null
+ * (or a missing object), else LOOK_UNSURE / LOOK_ERROR. */
+static Py_ssize_t tw_value(TWalk *w, Py_ssize_t v) {
+    if (v < 0) return v == LOOK_ABSENT ? LOOK_NULL : v;
+    const TNode *n = tnode(w->t, v);
+    if (n->kind == NK_NULL) return LOOK_NULL;
+    if (n->kind != NK_REF) return v;
+    Py_ssize_t r = tw_resolve(w, n->a, n->b); /* may grow the arena: n is not read after */
+    if (r >= 0 && tnode(w->t, r)->kind == NK_NULL) return LOOK_NULL;
+    return r >= 0 && tnode(w->t, r)->kind == NK_REF ? LOOK_UNSURE : r;
+}
+
+static int tw_kind(TWalk *w, Py_ssize_t v) { return v >= 0 ? tnode(w->t, v)->kind : NK_NULL; }
+
+/* Node `v` (a value already read) into `found` when a dictionary; an
+ * array's items each read and kept when dictionaries (_attribute_objects'
+ * extend and map(value)). 0, TW_BAIL or -1. */
+static int tw_attribute_dicts(TWalk *w, Py_ssize_t v, Buf *found) {
+    if (v < LOOK_ABSENT && v != LOOK_NULL) return tw_status(v);
+    if (tw_kind(w, v) == NK_DICT) return buf_append(found, &v, sizeof v);
+    if (tw_kind(w, v) != NK_ARRAY) return 0;
+    Py_ssize_t first = (Py_ssize_t)tnode(w->t, v)->a, count = tnode(w->t, v)->count;
+    for (Py_ssize_t i = 0; i < count; i++) {
+        Py_ssize_t item = tw_value(w, ((const Py_ssize_t *)w->t->items.data)[first + i]);
+        if (item < LOOK_ABSENT && item != LOOK_NULL) return tw_status(item);
+        if (tw_kind(w, item) == NK_DICT && buf_append(found, &item, sizeof item) < 0) return -1;
+    }
+    return 0;
+}
+
+/* The /ClassMap entries of the classes of /C value `classes` (read), into `found`. */
+static int tw_class_dicts(TWalk *w, Py_ssize_t classes, Buf *found) {
+    if (w->class_map == -1) {
+        PyObject *map = w->env[W_CLASS_MAP];
+        w->class_map = map == Py_None ? LOOK_NULL : tw_node_of(w, map, 0);
+        if (w->class_map < 0 && map != Py_None) {
+            if (PyErr_Occurred()) return -1;
+            w->class_map = LOOK_UNSURE;
+        }
+    }
+    if (w->class_map == LOOK_NULL) return 0;
+    if (w->class_map < 0) return TW_BAIL;
+    if (classes < LOOK_ABSENT && classes != LOOK_NULL) return tw_status(classes);
+    int listed = tw_kind(w, classes) == NK_ARRAY;
+    Py_ssize_t first = listed ? (Py_ssize_t)tnode(w->t, classes)->a : 0, count = listed ? tnode(w->t, classes)->count : 1;
+    for (Py_ssize_t i = 0; i < count; i++) {
+        Py_ssize_t name = listed ? tw_value(w, ((const Py_ssize_t *)w->t->items.data)[first + i]) : classes;
+        if (name < LOOK_ABSENT && name != LOOK_NULL) return tw_status(name);
+        if (tw_kind(w, name) != NK_NAME) continue;
+        Py_ssize_t entry = tw_value(w, tw_get_name(w, w->class_map, (Py_ssize_t)tnode(w->t, name)->a));
+        int status = tw_attribute_dicts(w, entry, found);
+        if (status) return status;
+    }
+    return 0;
+}
+
+/* The read value of key `key` of dictionary `d`: LOOK_NULL when absent. */
+static Py_ssize_t tw_entry(TWalk *w, Py_ssize_t d, int key) {
+    Py_ssize_t v = tw_get(w, d, key);
+    return v == LOOK_ABSENT ? LOOK_NULL : v < 0 ? v : tw_value(w, v);
+}
+
+/* _string_key of read value `v`: a string's bytes as latin-1 text; None otherwise. New reference. */
+static PyObject *tw_string_key(TWalk *w, Py_ssize_t v) {
+    if (tw_kind(w, v) != NK_STRING) return Py_NewRef(Py_None);
+    const TNode *n = tnode(w->t, v);
+    return PyUnicode_DecodeLatin1(w->t->strs.data + n->a, n->count, NULL);
+}
+
+/* /Headers' string keys (read array `v`), a new tuple. */
+static PyObject *tw_headers(TWalk *w, Py_ssize_t v, int *status) {
+    Py_ssize_t first = (Py_ssize_t)tnode(w->t, v)->a, count = tnode(w->t, v)->count;
+    PyObject *keys = PyList_New(0), *out = NULL;
+    for (Py_ssize_t i = 0; keys && i < count && !*status; i++) {
+        Py_ssize_t item = tw_value(w, ((const Py_ssize_t *)w->t->items.data)[first + i]);
+        if (item < LOOK_ABSENT && item != LOOK_NULL) { *status = tw_status(item); break; }
+        if (tw_kind(w, item) != NK_STRING) continue;
+        PyObject *key = tw_string_key(w, item);
+        if (!key || PyList_Append(keys, key) < 0) *status = -1;
+        Py_XDECREF(key);
+    }
+    if (!keys) *status = -1;
+    if (!*status && !(out = PyList_AsTuple(keys))) *status = -1;
+    Py_XDECREF(keys);
+    return out;
+}
+
+typedef struct { long long row_span, col_span; int scope; PyObject *headers; Buf complaints; } TCell;
+
+/* One attribute object's /Table entries (the loop body of _table_cell_attributes). */
+static int tw_table_attributes(TWalk *w, Py_ssize_t attrs, TCell *cell) {
+    Py_ssize_t o = tw_entry(w, attrs, TK_O);
+    if (o < LOOK_ABSENT && o != LOOK_NULL) return tw_status(o);
+    if (tw_kind(w, o) != NK_NAME || tnode(w->t, o)->a != w->t->key[TK_TABLE]) return 0;
+    for (int k = TK_ROW_SPAN; k <= TK_COL_SPAN; k++) {
+        Py_ssize_t v = tw_get(w, attrs, k);
+        if (v == LOOK_ABSENT) continue;
+        if (v >= 0) v = tw_value(w, v);
+        if (v < LOOK_ABSENT && v != LOOK_NULL) return tw_status(v);
+        long long span = tw_kind(w, v) == NK_INT ? tnode(w->t, v)->a : 0;
+        int which = k - TK_ROW_SPAN;
+        if (span >= 1) *(which ? &cell->col_span : &cell->row_span) = span;
+        else if (buf_append(&cell->complaints, &which, sizeof which) < 0) return -1;
+    }
+    Py_ssize_t scope = tw_entry(w, attrs, TK_SCOPE);
+    if (scope < LOOK_ABSENT && scope != LOOK_NULL) return tw_status(scope);
+    for (int s = 0; s < 3 && tw_kind(w, scope) == NK_NAME; s++)
+        if (tnode(w->t, scope)->a == w->t->key[TK_ROW + s]) cell->scope = s;
+    Py_ssize_t listed = tw_entry(w, attrs, TK_HEADERS);
+    if (listed < LOOK_ABSENT && listed != LOOK_NULL) return tw_status(listed);
+    if (tw_kind(w, listed) != NK_ARRAY) return 0;
+    int status = 0;
+    PyObject *headers = tw_headers(w, listed, &status);
+    if (headers) Py_XSETREF(cell->headers, headers);
+    return status;
+}
+
+/* _table_cell_attributes over the element's node; its warnings said once the whole cell is read. New reference. */
+static PyObject *tw_cell_nodes(TWalk *w, Py_ssize_t obj, int *status) {
+    TCell cell = {1, 1, -1, NULL, {0}};
+    Buf found = {0};
+    PyObject *out = NULL;
+    int s = 0;
+    if (tw_get(w, obj, TK_C) != LOOK_ABSENT && w->env[W_CLASS_MAP] != Py_None) s = tw_class_dicts(w, tw_entry(w, obj, TK_C), &found);
+    if (!s && tw_get(w, obj, TK_A) != LOOK_ABSENT) s = tw_attribute_dicts(w, tw_entry(w, obj, TK_A), &found);
+    for (size_t i = 0; !s && i < found.len / sizeof(Py_ssize_t); i++) s = tw_table_attributes(w, ((const Py_ssize_t *)found.data)[i], &cell);
+    Py_ssize_t id = s ? LOOK_NULL : tw_entry(w, obj, TK_ID);
+    if (!s && id < LOOK_ABSENT && id != LOOK_NULL) s = tw_status(id);
+    PyObject *element_id = s ? NULL : tw_string_key(w, id);
+    if (!s && !element_id) s = -1;
+    for (size_t i = 0; !s && i < cell.complaints.len / sizeof(int); i++) {
+        PyObject *r = PyObject_CallOneArg(w->env[W_WARN], PyTuple_GET_ITEM(w->env[W_SPAN_COMPLAINTS], ((const int *)cell.complaints.data)[i]));
+        if (!r) s = -1;
+        Py_XDECREF(r);
+    }
+    if (!s) {
+        out = Py_BuildValue("(LLOOO)", cell.row_span, cell.col_span, cell.scope >= 0 ? w->scopes[cell.scope] : Py_None,
+                            cell.headers ? cell.headers : w->base.empty, element_id);
+        if (!out) s = -1;
+    }
+    Py_XDECREF(element_id);
+    Py_XDECREF(cell.headers);
+    buf_free(&cell.complaints);
+    buf_free(&found);
+    *status = s;
+    return out;
+}
+
+/* A TH/TD's attributes (_Walker._cell_attributes): read over the nodes,
+ * else by Python from the element's plain value. New reference. */
 static PyObject *tw_cell(TWalk *w, const TItem *item, const TType *type, int *status) {
     if (!type->th && !type->td) return Py_NewRef(w->env[W_NO_CELL]);
     int attributed = 0;
@@ -4609,6 +4770,11 @@ static PyObject *tw_cell(TWalk *w, const TItem *item, const TType *type, int *st
         attributed |= v >= 0;
     }
     if (!attributed) return Py_NewRef(w->env[W_NO_CELL]);
+    if (w->env[W_CELL_NODES] == Py_True) {
+        PyObject *cell = tw_cell_nodes(w, item->node, status);
+        if (cell || *status != TW_BAIL) return cell;
+        *status = 0;
+    }
     if (item->num <= 0) { *status = TW_BAIL; return NULL; } /* a direct cell: no plain value to hand over */
     PyObject *ref = cached_ref(w->t->refs, item->num, item->gen);
     PyObject *obj = ref ? PyObject_CallOneArg(w->env[W_RESOLVE], ref) : NULL;
@@ -4833,6 +4999,7 @@ static void tw_free(TWalk *w) {
     buf_free(&w->stack); buf_free(&w->items); buf_free(&w->iters); buf_free(&w->ctxs); buf_free(&w->types); buf_free(&w->order);
     PyMem_Free(w->seen); PyMem_Free(w->on_path); PyMem_Free(w->page_of_number); PyMem_Free(w->objr_counts);
     PyMem_Free(w->claimed_page); PyMem_Free(w->claimed_mcid);
+    for (int i = 0; i < 3; i++) Py_XDECREF(w->scopes[i]);
     walk_free(&w->base);
 }
 
@@ -4853,7 +5020,9 @@ static PyObject *TreeObjects_walk(TreeObjects *t, PyObject *env) {
         !PyTuple_Check(ns) || PyTuple_GET_SIZE(ns) != 4 || !PyTuple_Check(PyTuple_GET_ITEM(ns, 2)) ||
         PyTuple_GET_SIZE(PyTuple_GET_ITEM(ns, 2)) != 4 || !PyDict_Check(w.env[W_TEXTS]) || !PyTuple_Check(w.env[W_NO_CELL]) ||
         PyTuple_GET_SIZE(w.env[W_NO_CELL]) != 5 || !PyTuple_Check(msgs) || PyTuple_GET_SIZE(msgs) != M_COUNT ||
-        !PyType_Check(w.env[W_ELEMENT_CLS]) || !PyType_Check(w.env[W_REF_CLS])) {
+        !PyType_Check(w.env[W_ELEMENT_CLS]) || !PyType_Check(w.env[W_REF_CLS]) ||
+        !PyTuple_Check(w.env[W_SPAN_COMPLAINTS]) || PyTuple_GET_SIZE(w.env[W_SPAN_COMPLAINTS]) != 2 ||
+        (w.env[W_CLASS_MAP] != Py_None && !PyDict_CheckExact(w.env[W_CLASS_MAP]))) {
         PyErr_SetString(PyExc_TypeError, "TreeObjects.walk: env is not the walker's");
         return NULL;
     }
@@ -4863,6 +5032,10 @@ static PyObject *TreeObjects_walk(TreeObjects *t, PyObject *env) {
     for (int i = 0; i < N_COUNT && !status; i++)
         if (!(w.base.name[i] = PyUnicode_InternFromString(WALK_NAMES[i]))) status = -1;
     if (!status && !(w.base.empty = PyTuple_New(0))) status = -1;
+    static const char *const scopes[3] = {"Row", "Column", "Both"}; /* _SCOPES, as TK_ROW.. name them */
+    for (int i = 0; i < 3 && !status; i++)
+        if (!(w.scopes[i] = PyUnicode_InternFromString(scopes[i]))) status = -1;
+    w.class_map = -1;
     if (!status) {
         walk_slots(&w.base, w.env[W_ELEMENT_CLS], N_F_INDEX, 19, w.base.element_slots);
         walk_slots(&w.base, w.env[W_REF_CLS], N_F_MCID, 3, w.base.ref_slots);

@@ -719,6 +719,7 @@ class _Walker:
             self._document_lang(), self._plain_type, ("", "NonStruct", self._info("NonStruct"), None), self._texts,
             text_string, self._cell_attributes, _NO_CELL, self._resolve, self._page_of_orphan, self._warnings.add,
             self._messages, self._max_depth, StructElement, MarkedContentRef, PAGE_STREAM, self._type_in, Stream,
+            self._class_map, _SPAN_COMPLAINTS, self._cell_nodes,
         )  # fmt: skip
         if nodes.walk(env) is NotImplemented:
             return None
@@ -727,6 +728,9 @@ class _Walker:
     # The node walk where the compiled core has one (tests set it off to
     # compare the walkers of plain values with each other).
     _node_walk = True
+    # The node walk reads a cell's attributes over the nodes too (off: by
+    # _table_cell_attributes, as the walks of plain values do; tests compare).
+    _cell_nodes = True
 
     def _step(self) -> None:
         """One item off the stack: the reference walk, item by item."""
@@ -1180,10 +1184,18 @@ def _attribute_objects(obj: dict[str, Any], class_map: dict[str, Any] | None, va
     return [o for o in map(value, found) if type(o) is dict]
 
 
+def _span_complaint(key: str) -> str:
+    return f"table cell {key} is not a positive integer; 1 used"
+
+
+# The node walk's (_core.TreeObjects.walk) complaints about /RowSpan and /ColSpan, in that order.
+_SPAN_COMPLAINTS = (_span_complaint("/RowSpan"), _span_complaint("/ColSpan"))
+
+
 def _span(value: Any, key: str, warnings: "_Warnings") -> int | None:
     if type(value) is int and value >= 1:
         return value
-    warnings.add(f"table cell {key} is not a positive integer; 1 used")
+    warnings.add(_span_complaint(key))
     return None
 
 

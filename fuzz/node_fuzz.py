@@ -4,7 +4,9 @@ streams' bytes parsed into nodes, and the structure tree walked over them).
 core_fuzz.py --target nodes runs this inside its sanitizer build. Each
 iteration takes the plain values of a tagged PDF's objects (tree_fuzz.py's
 builder tree and the small tagged trees of --corpus), changes a few of them
-as tree_fuzz.py does, writes them as one object stream (§7.5.7), and, every
+as tree_fuzz.py does (every third
+iteration also making some elements table cells with attributes of every
+form, _cell_mutant), writes them as one object stream (§7.5.7), and, every
 other iteration, edits that stream's bytes too (core_fuzz.py's token
 mutations: cut, repeated or foreign tokens, which the node parser must
 refuse or read exactly as parse_objects does). The tree is then read twice
@@ -127,6 +129,55 @@ def _values_agree(pdf: Any, data: bytes, spans: list[Any]) -> bool:
     return True
 
 
+def _cell_mutant(rng: random.Random, values: dict[Any, Any], root_ref: Any) -> dict[Any, Any]:
+    """Some elements made TH/TD cells with table attributes (§14.8.5.7) in
+    every form the node walk reads, well formed or not: /A a dictionary, a
+    reference, an array with revision numbers; /C classes through a
+    /ClassMap; spans, /Scope, /Headers and /ID of every kind, some through
+    references, some to missing objects."""
+    out = dict(values)
+    top = max((number for number, _ in out), default=0) + 1
+    refs = [*list(values)[:50], (999_999, 0)]
+
+    def indirect(value: Any) -> Any:
+        nonlocal top
+        out[(top, 0)] = value
+        top += 1
+        return (top - 1, 0)
+
+    def pick(*choices: Any) -> Any:
+        value = rng.choice(choices)
+        return value(rng) if callable(value) else value
+
+    def attrs(rng: random.Random) -> Any:
+        span = (2, 3, 0, -1, 1.5, "/X", None, b"2", rng.choice(refs))
+        found = {
+            "/O": pick("/Table", "/Table", "/Layout", None, 1),
+            "/RowSpan": pick(*span, lambda r: indirect(r.choice(span))),
+            "/ColSpan": pick(*span),
+            "/Scope": pick("/Row", "/Column", "/Both", "/Bogus", b"Row", lambda r: indirect("/Both")),
+            "/Headers": pick([b"h1", 1, "/n", None, (999_999, 0)], [], b"h", lambda r: indirect([b"r", indirect(b"s")])),
+        }
+        return {k: v for k, v in found.items() if rng.random() < 0.7}
+
+    attribute = (attrs, lambda r: indirect(attrs(r)), lambda r: [attrs(r), 0, indirect(attrs(r)), "/N"], None, 3, (999_999, 0))
+    root = out.get(root_ref)
+    if type(root) is dict and rng.random() < 0.7:
+        classes = {f"/c{i}": pick(*attribute, lambda r: [attrs(r), indirect(attrs(r))]) for i in range(3)}
+        out[root_ref] = {**root, "/ClassMap": pick(classes, classes, lambda r: indirect(classes), [])}
+    elements = [ref for ref, value in values.items() if type(value) is dict and "/S" in value]
+    for ref in rng.sample(elements, min(len(elements), rng.randint(1, 6))):
+        cell = {**out[ref], "/S": pick("/TD", "/TH")}
+        if rng.random() < 0.7:
+            cell["/A"] = pick(*attribute)
+        if rng.random() < 0.4:
+            cell["/C"] = pick("/c0", "/c1", ["/c2", "/c0", "/none", 4], b"c1", lambda r: indirect("/c1"))
+        if rng.random() < 0.4:
+            cell["/ID"] = pick(b"id", "/id", 5, lambda r: indirect(b"ref-id"), (999_999, 0))
+        out[ref] = cell
+    return out
+
+
 def _edited(rng: random.Random, data: bytes, spans: list[Any], mutate: Callable[..., bytes]) -> tuple[bytes, list[Any]]:
     """The stream with one object's bytes edited (the spans follow)."""
     if not spans:
@@ -147,7 +198,10 @@ def run(args: argparse.Namespace, mutate: Callable[..., bytes]) -> int:
     runs = findings = walked = left = 0
     while campaign.running(runs=runs, walked=walked, left=left, findings=findings):
         pdf, values = rng.choice(sources)
-        data, spans = _stream(_mutant(rng, values))
+        mutant = _mutant(rng, values)
+        if runs % 3 == 0:
+            mutant = _cell_mutant(rng, mutant, pdf.Root.StructTreeRoot.objgen)
+        data, spans = _stream(mutant)
         if runs % 2:
             data, spans = _edited(rng, data, spans, mutate)
         by_nodes = None

@@ -169,3 +169,86 @@ def test_the_node_walk_equals_the_walks_of_plain_values_on_the_tagged_corpus(mon
             assert by_nodes == _read(pdf, monkeypatch, nodes=False, compiled=False), path
         walked += len(by_nodes.elements) if by_nodes and by_nodes_alone else 0
     assert walked > 25_000  # the node walk reads most of the corpus's trees itself
+
+
+def _table_of_attributed_cells() -> PdfBuilder:
+    """A table whose cells carry table attributes in every form §14.7.5.2
+    allows and some it does not: /A a dictionary, a reference, an array of
+    them with revision numbers, an owner other than /Table; /C a class or
+    classes through /ClassMap (an entry an array); spans that are not
+    positive integers, a span through a reference, /Scope, /Headers with
+    items that are not strings, /ID (a string, a name), a cell written
+    directly in its row's /K, and references to missing objects."""
+    b = PdfBuilder()
+    font = b.add_standard_font("Helvetica")
+    b.add_page(" ".join(f"/P <</MCID {i}>> BDC BT /{font} 9 Tf 72 {700 - 12 * i} Td (c{i}) Tj ET EMC" for i in range(16)))
+    pdf = b.pdf
+    missing = pdf.make_indirect(Dictionary())  # deleted below: a reference to a missing object
+    table_attrs = Dictionary(O=Name.Table, RowSpan=3, ColSpan=2, Scope=Name.Column, Headers=Array([String("h1"), String("h2")]))
+    forms: list[dict[str, Any]] = [
+        {"A": table_attrs},
+        {"A": pdf.make_indirect(Dictionary(O=Name.Table, ColSpan=pdf.make_indirect(4), Scope=Name.Both))},
+        {"A": Array([Dictionary(O=Name.Table, RowSpan=2), 0, pdf.make_indirect(Dictionary(O=Name.Table, RowSpan=5)), 1])},
+        {"A": Dictionary(O=Name.Layout, RowSpan=7)},
+        {"A": Dictionary(O=Name.Table, RowSpan=0, ColSpan=-1, Scope=Name.Bogus)},
+        {"A": Dictionary(O=Name.Table, RowSpan=Name.Two, ColSpan=2.5, Headers=Array([1, String("x"), Name.y, missing]))},
+        {"C": Name.Wide},
+        {"C": Array([Name.Wide, Name.Tall, Name.Nowhere, 3]), "A": Dictionary(O=Name.Table, ColSpan=9)},
+        {"C": Name.Listed, "ID": String("cell-9")},
+        {"ID": Name.notastring},
+        {"ID": String("only-an-id")},
+        {"A": missing, "ID": missing},
+        {"A": pdf.make_indirect(Array([pdf.make_indirect(Dictionary(O=Name.Table, Headers=pdf.make_indirect(Array([String("r")]))))]))},
+    ]
+    cells = []
+    for i, form in enumerate(forms):
+        cell = b.struct_element("TH" if i % 2 else "TD", [i])
+        for key, value in form.items():
+            cell[Name("/" + key)] = value
+        cells.append(cell)
+    direct = Dictionary(Type=Name.StructElem, S=Name.TD, K=Array([14]), A=Dictionary(O=Name.Table, RowSpan=6), ID=String("d"))
+    rows = [b.struct_element("TR", cells[:7]), b.struct_element("TR", cells[7:]), b.struct_element("TR", [])]
+    rows[2].K = Array([direct])
+    table = b.struct_element("Table", rows, page=b.pdf.pages[0])
+    b.set_struct_tree([table])
+    pdf.Root.StructTreeRoot.ClassMap = Dictionary(
+        Wide=Dictionary(O=Name.Table, ColSpan=3),
+        Tall=pdf.make_indirect(Dictionary(O=Name.Table, RowSpan=4, ColSpan=1)),
+        Listed=Array([Dictionary(O=Name.Table, Scope=Name.Row), pdf.make_indirect(Dictionary(O=Name.Table, RowSpan=2))]),
+    )
+    del pdf.objects[missing.objgen[0] - 1]  # its reference now names no object
+    return b
+
+
+@needs_core
+def test_the_node_walk_reads_cell_attributes_itself_as_python_does(monkeypatch: pytest.MonkeyPatch):
+    pdf = _in_streams(_table_of_attributed_cells())
+    assert _walked_by_nodes(pdf, monkeypatch)
+    asked: list[Any] = []
+    real = structure._Walker._cell_attributes
+    with monkeypatch.context() as m:
+        m.setattr(structure._Walker, "_cell_attributes", lambda self, obj: asked.append(obj) or real(self, obj))
+        by_nodes = _read(pdf, monkeypatch, nodes=True)
+    assert asked == []  # every cell read over the nodes, none handed to Python
+    with monkeypatch.context() as m:
+        m.setattr(structure._Walker, "_cell_nodes", False)
+        by_python = _read(pdf, monkeypatch, nodes=True)
+    assert by_nodes == by_python == _read(pdf, monkeypatch, nodes=False) == _read(pdf, monkeypatch, nodes=False, compiled=False)
+    cells = [e for e in by_nodes.elements if e.type in ("TH", "TD")]
+    assert len(cells) == 14
+    as_read = [(c.row_span, c.col_span, c.scope, c.headers, c.element_id) for c in cells]
+    assert as_read[0] == (3, 2, "Column", ("h1", "h2"), None)
+    assert as_read[1] == (1, 4, "Both", (), None)  # the span through a reference
+    assert as_read[2][0] == 5  # the later object of the array wins
+    assert as_read[3] == (1, 1, None, (), None)  # not owned by /Table
+    assert as_read[4] == as_read[5][:2] + (None, (), None) == (1, 1, None, (), None)
+    assert as_read[5][3] == ("x",)
+    assert as_read[6][1] == 3 and as_read[7][:2] == (4, 9)  # classes, then /A over them
+    assert as_read[8] == (2, 1, "Row", (), "cell-9")
+    assert as_read[9][4] is None and as_read[10][4] == "only-an-id" and as_read[11] == (1, 1, None, (), None)
+    assert as_read[12][3] == ("r",) and as_read[13][:1] + as_read[13][4:] == (6, "d")
+    complaints = [w for w in by_nodes.warnings if w.message.startswith("table cell")]
+    assert [w.message for w in complaints] == [
+        "table cell /RowSpan is not a positive integer; 1 used",
+        "table cell /ColSpan is not a positive integer; 1 used",
+    ]
