@@ -578,13 +578,8 @@ _NARROW = (
     "wrap (regions.wraps): no text column, and its lines read with the column beside it; set in prose's "
     "words (three_unequal_prose) it is one"
 )
-_PAIRS = (
-    "one-line rows at the text's leading in padded pairs are, to leaves.stacked_cells, a row of cells "
-    "on two lines (the stream reading down the table is its witness): the pair reads cell by cell"
-)
 LIMITS: dict[tuple[str, str | int], str] = {
     **{("three_unequal", order): _NARROW for order in ("reversed", "interleaved", "shuffled", 1, 2, 3, 4, 5, 6, 7, 8)},
-    **{("grouped_rows", order): _PAIRS for order in ("plain", "interleaved", "furniture_first")},
     **{("tight_gutter_6", order): (
         "a gutter of 6 pt at 10 pt type is at geometric.SEGMENT_GAP (0.65 glyph heights): painted line by "
         "line across it, a left line and the right line beside it are one unit (7 pt reads in every order)"

@@ -490,7 +490,40 @@ def stacked_cells(page: Page, ids: np.ndarray) -> list[np.ndarray]:
     box = (page.x0, page.x1, page.y0, page.y1)
     nearest = page.nearest_under(ids)
     lines, length = cell_chains(page.lib, box, ids, nearest, CELL_LEADING * page.body, CELL_PADDING * page.body, MAX_CELL_LINES)
-    return split_at(lines, np.cumsum(length)[:-1]) if len(length) else []
+    if not len(length):
+        return []
+    cells = split_at(lines, np.cumsum(length)[:-1])
+    return [cell for cell, keep in zip(cells, _wrapped_cells(page, ids, lines, length).tolist(), strict=True) if keep]
+
+
+def _wrapped_cells(page: Page, ids: np.ndarray, lines: np.ndarray, length: np.ndarray) -> np.ndarray:
+    """Per cell of cell_chains (`lines` chained, `length` lines a cell) of
+    lines `ids`: is it a cell wrapped on several lines, rather than two
+    one-line rows of a table whose rows are set in padded pairs. A cell on
+    two lines that do not touch, the second on a row as full as the first's
+    (rows of one-line cells), is such a pair (kernels.grid_rows reads such
+    rows as rows too: its cells' lines under the first lie on rows of fewer
+    lines). But where a cell's first row lies under a row of fewer lines or
+    none (a table's first row: a header of two-line cells, "lb" over "(kg)"),
+    the table's cells are on two lines, and every cell stays.
+    Fixture: test_one_line_rows_in_padded_pairs_read_as_rows."""
+    base = baseline(page, ids)
+    by = np.argsort(-base, kind="stable")
+    row = np.empty(len(ids), dtype=np.int64)
+    row[by] = np.concatenate([[0], np.cumsum(-np.diff(base[by]) > SAME_BASELINE * page.body)])
+    count = np.bincount(row)
+    at = np.argsort(ids)
+    line_row = row[at[np.searchsorted(ids, lines, sorter=at)]]
+    starts = np.cumsum(length) - length
+    first = line_row[starts]
+    if np.any(np.concatenate([[0], count[:-1]])[first] < count[first]):
+        return np.ones(len(length), dtype=bool)
+    pair = np.flatnonzero(length == 2)
+    top, under = starts[pair], starts[pair] + 1
+    rows = (page.y0[lines[top]] > page.y1[lines[under]]) & (count[line_row[under]] == count[line_row[top]])
+    keep = np.ones(len(length), dtype=bool)
+    keep[pair[rows]] = False
+    return keep
 
 
 def stacked_blocks(page: Page, ids: np.ndarray) -> list[np.ndarray]:

@@ -92,6 +92,18 @@ def test_cells_wrapped_at_the_text_leading_read_cell_by_cell(name: str, order: s
     assert layout_text(sheet.paint(order)) == "\n".join(sheet.truth)
 
 
+@pytest.mark.parametrize("order", ["plain", "interleaved", "furniture_first", "reversed"])
+def test_one_line_rows_in_padded_pairs_read_as_rows(order: str):
+    # leaves._wrapped_cells: a table of one-line rows set at the text's
+    # leading in pairs, the pairs padded apart, under a header of one-line
+    # cells: each pair's rows are as full as one another, so the pair is two
+    # rows, read along each row, not a row of two-line cells read cell by
+    # cell (which the stream reading down the table would otherwise witness).
+    sheet = PAGES["grouped_rows"]()
+    assert "Region Year Sites Share" in sheet.truth
+    assert layout_text(sheet.paint(order)) == "\n".join(sheet.truth)
+
+
 def test_short_last_line_painted_last_stays_in_its_column():
     # cut._last_part_below: two short justified columns whose left one ends
     # in a paragraph's short last line, which a shuffled stream paints after
