@@ -240,25 +240,7 @@ class PlainObjects:
         # the set (parse_objects looks there first), which saves a tuple per
         # object of the tree; the set holds the rest and what `exists` confirms.
         known: set[Ref] = {(n, 0) for n in numbers if not 0 <= n < _BITMAP_NUMBERS}
-        # parse_objects puts what exists into `known`; what does not is asked
-        # again at each reference (a tree pointing at one missing object
-        # thousands of times), answered here from the first answer.
-        missing: set[Ref] = set()
-
-        def exists(ref: Ref) -> bool:
-            """An object outside the streams (an entry of type 1) exists
-            unless qpdf reads it as null."""
-            if ref in missing:
-                return False
-            entry = table.get(ref)
-            try:
-                found = entry is not None and entry.type == 1 and self._pdf.get_object(ref) is not None
-            except (pikepdf.PdfError, RuntimeError, ValueError):
-                return True  # unreadable: resolving it decides, as without the streams
-            if not found:
-                missing.add(ref)
-            return found
-
+        exists = _exists_check(self._pdf, table)
         cache = self._cache
         parse_objects = self._parse_objects
         refs = _reference_slots(table) if streams else []
@@ -277,6 +259,33 @@ class PlainObjects:
             self._nodes = nodes
         else:
             self.fill_cache()
+
+
+def _exists_check(pdf: pikepdf.Pdf, table: dict[Ref, Any]) -> Callable[[Ref], bool]:
+    """parse_objects' `exists`: whether an object outside the streams (an
+    entry of type 1) exists, which it does unless qpdf reads it as null.
+    parse_objects puts what exists into `known`; what does not is asked
+    again at each reference (a tree pointing at one missing object
+    thousands of times), answered here from the first answer. A function of
+    its own, holding no PlainObjects: the streams' parse and the core's
+    nodes keep it, and a reference back would make a cycle that leaves every
+    parsed object, the cross-reference table and the streams alive after
+    the tree is read, until the cyclic collector walks and frees them."""
+    missing: set[Ref] = set()
+
+    def exists(ref: Ref) -> bool:
+        if ref in missing:
+            return False
+        entry = table.get(ref)
+        try:
+            found = entry is not None and entry.type == 1 and pdf.get_object(ref) is not None
+        except (pikepdf.PdfError, RuntimeError, ValueError):
+            return True  # unreadable: resolving it decides, as without the streams
+        if not found:
+            missing.add(ref)
+        return found
+
+    return exists
 
 
 def _core_nodes(

@@ -10,9 +10,11 @@ are held equal object by object.
 from __future__ import annotations
 
 import csv
+import gc
 import io
 import re
 import sys
+import weakref
 from collections.abc import Iterator
 from decimal import Decimal
 from pathlib import Path
@@ -146,6 +148,27 @@ def test_objects_in_object_streams_are_read_from_their_bytes_as_qpdf_reads_them(
     # The page tree is qpdf's to read: it pushes inherited attributes down in memory.
     page = pdf.pages[0].obj
     assert objects.resolve(page.objgen)["/MediaBox"] == plain(page.MediaBox)
+
+
+@needs_core
+def test_the_objects_are_freed_when_dropped_not_left_to_the_cyclic_collector():
+    # The object streams' parse and nodes keep the `exists` callback: had it
+    # held the PlainObjects, every parsed object, the cross-reference table
+    # and the streams would live on after the tree read until a collection
+    # of the oldest generation walked them (structure mode's full collections).
+    pdf = _with_missing_references(_objects_pdf())
+    objects = PlainObjects(pdf)
+    assert objects.of(pdf.Root.Extra)["/Name"] == "/A B"  # read from an object stream
+    assert objects.nodes is not None or objects.cache
+    dropped = weakref.ref(objects)
+    enabled = gc.isenabled()
+    gc.disable()  # no collection may free it here: reference counting must
+    try:
+        del objects
+        assert dropped() is None
+    finally:
+        if enabled:
+            gc.enable()
 
 
 @needs_core
