@@ -12,6 +12,7 @@ from __future__ import annotations
 import itertools
 import random
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -970,6 +971,37 @@ def test_narrow_columns_of_short_paragraphs_in_a_box_read_column_after_column(or
     assert layout(b).joined.text == "\n".join([*intro, *(line for column in columns for _, line in column)])
 
 
+Placed = tuple[float, float, str]  # a line's x, baseline y and text
+
+
+@dataclass(frozen=True)
+class _BoxPage:
+    intro: list[Placed]
+    left: list[Placed]
+    right: list[Placed]
+    after: list[Placed]
+    box_top: float
+
+
+def _box_between_paragraphs() -> _BoxPage:
+    """The page of the stream_band_order tests: a paragraph, a box of two
+    narrow columns 40 pt under it, a paragraph 30 pt under the box, each
+    line LEADING under the one before."""
+    intro, after = wrap(prose("p", 30), 300), wrap(prose("q", 30), 300)
+    left, right = (wrap([f"{w}{tag}{i}" for i, w in enumerate(["sun", "sea", "oak", "elm", "ash", "bay"] * 5)], 110) for tag in "ab")
+    box_top = 700 - LEADING * len(intro) - 40
+    after_top = box_top - LEADING * max(len(left), len(right)) - 30
+
+    def placed(x: float, top: float, part: list[str]) -> list[Placed]:
+        return [(x, top - LEADING * i, line) for i, line in enumerate(part)]
+
+    return _BoxPage(placed(72, 700, intro), placed(80, box_top, left), placed(208, box_top, right), placed(72, after_top, after), box_top)
+
+
+def _texts(part: list[Placed]) -> list[str]:
+    return [text for _, _, text in part]
+
+
 @pytest.mark.parametrize("painted", ["box_last", "reversed", "heading_late"])
 def test_box_between_bands_painted_after_them_keeps_its_place_in_the_stream(painted: str):
     # tiebreaks.stream_band_order: a box of two narrow columns under its
@@ -981,19 +1013,10 @@ def test_box_between_bands_painted_after_them_keeps_its_place_in_the_stream(pain
     # it, is no witness: the bands read top to bottom.
     b = PdfBuilder()
     f = b.add_standard_font("Helvetica", widths=True)
-    intro, after = wrap(prose("p", 30), 300), wrap(prose("q", 30), 300)
-    left, right = (wrap([f"{w}{tag}{i}" for i, w in enumerate(["sun", "sea", "oak", "elm", "ash", "bay"] * 5)], 110) for tag in "ab")
-    box_top = 700 - LEADING * len(intro) - 40
-    after_top = box_top - LEADING * max(len(left), len(right)) - 30
-    heading = (80, box_top + 22, "Key facts")
-    lines = [
-        (72, 60, "7"),
-        *((72, 700 - LEADING * i, line) for i, line in enumerate(intro)),
-        *((72, after_top - LEADING * i, line) for i, line in enumerate(after)),
-        heading,
-        *((80, box_top - LEADING * i, line) for i, line in enumerate(left)),
-        *((208, box_top - LEADING * i, line) for i, line in enumerate(right)),
-    ]
+    page = _box_between_paragraphs()
+    intro, after, left, right = (_texts(part) for part in (page.intro, page.after, page.left, page.right))
+    heading = (80, page.box_top + 22, "Key facts")
+    lines = [(72, 60, "7"), *page.intro, *page.after, heading, *page.left, *page.right]
     if painted == "reversed":
         lines = sorted(lines, key=lambda line: line[1])
     elif painted == "heading_late":
@@ -1015,20 +1038,11 @@ def test_box_between_bands_keeps_its_place_when_the_foot_is_painted_first():
     # down the page: the box keeps its place after the paragraph under it.
     b = PdfBuilder()
     f = b.add_standard_font("Helvetica", widths=True)
-    intro, after = wrap(prose("p", 30), 300), wrap(prose("q", 30), 300)
-    left, right = (wrap([f"{w}{tag}{i}" for i, w in enumerate(["sun", "sea", "oak", "elm", "ash", "bay"] * 5)], 110) for tag in "ab")
-    box_top = 700 - LEADING * len(intro) - 40
-    after_top = box_top - LEADING * max(len(left), len(right)) - 30
-    foot = (72, after_top - LEADING * (len(after) - 1), after[-1])
-    lines = [
-        foot,
-        *((72, 700 - LEADING * i, line) for i, line in enumerate(intro)),
-        *((72, after_top - LEADING * i, line) for i, line in enumerate(after[:-1])),
-        *((80, box_top - LEADING * i, line) for i, line in enumerate(left)),
-        *((208, box_top - LEADING * i, line) for i, line in enumerate(right)),
-    ]
+    page = _box_between_paragraphs()
+    lines = [page.after[-1], *page.intro, *page.after[:-1], *page.left, *page.right]
     b.add_page(" ".join(show(f, x, y, text) for x, y, text in lines))
-    assert layout(b).joined.text == "\n".join([*intro, *after, *left, *right])
+    parts = (page.intro, page.after, page.left, page.right)
+    assert layout(b).joined.text == "\n".join(line for part in parts for line in _texts(part))
 
 
 def test_table_of_sentences_painted_column_by_column_reads_row_by_row():
