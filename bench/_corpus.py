@@ -302,7 +302,11 @@ def make_extractor(name: str, ragprep_mode: str = "stream") -> tuple[str, Extrac
 
 
 def parse_peer_list(spec: str) -> list[str]:
-    """Canonical peer names from a comma-separated --peers value, duplicates dropped."""
+    """Canonical peer names from a comma-separated --peers value, duplicates dropped.
+
+    ``none`` (as bench/layout.py spells it) asks for no peer at all."""
+    if spec.strip().lower() == "none":
+        return []
     names: list[str] = []
     for raw in spec.split(","):
         name = ALIASES.get(raw.strip().lower(), raw.strip().lower())
