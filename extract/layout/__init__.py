@@ -13,6 +13,8 @@ a named function in the module that says why:
    page's reading frame (its dominant writing direction, glyphs counted by
    their height). Vertical writing
    keeps ``stream_order``, which reads its columns right to left (§9.7.4.3).
+   Units across the page's direction in a side margin (an arXiv stamp, a
+   spine title) read before or after the page (``units.margin_text``).
 2. Lines (``lines.line_order``): the units side by side on one baseline, with
    no gap wider than a word space's bound, are one line, read along the line,
    however the stream painted its pieces; a space painted apart reads inside

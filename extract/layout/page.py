@@ -16,7 +16,7 @@ from ragprep.extract.layout.labels import Ordering, block_labels, with_blocks
 from ragprep.extract.layout.leaves import emit, leaf_order
 from ragprep.extract.layout.lines import glyphs_along, line_order
 from ragprep.extract.layout.kernels import text_classes
-from ragprep.extract.layout.units import Moves, Page, line_moves, reordered_moves, unit_starts
+from ragprep.extract.layout.units import Moves, Page, line_moves, margin_text, reordered_moves, unit_starts
 from ragprep.extract.native import compiled_layout
 
 
@@ -115,7 +115,12 @@ def _leaves(
     leaves, split = read_region(page, np.flatnonzero(page.placed), 0)
     if not split:
         leaves = [np.flatnonzero(page.placed)]
-    return stream, moves, page, [leaf_order(page, leaf) for leaf in leaves], split
+    ordered = [leaf_order(page, leaf) for leaf in leaves]
+    before, after = margin_text(page)
+    if len(before) or len(after):
+        ordered = [leaf for leaf in (before, *ordered, after) if len(leaf)]
+        split = True
+    return stream, moves, page, ordered, split
 
 
 def _layout(table: GlyphTable, config: ExtractConfig, exclude: np.ndarray | None = None) -> Ordering:

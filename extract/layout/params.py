@@ -225,6 +225,11 @@ MAX_DEPTH = 24
 # (cosine below this) is skewed: laid flat at its mean baseline in the frame
 # (units._flattened).
 SKEWED = 0.9994
+# A unit written across the page's direction lying this many of its own
+# heights or more beside every placed line is in a side margin (its box,
+# whichever way it is turned, stays clear of the text): an arXiv stamp, a
+# spine title; it reads before or after the page (units.margin_text).
+MARGIN_CLEAR = 1.0
 # Share of a glyph's height below the baseline (Latin fonts: about 0.2).
 DESCENT = 0.22
 # Sample of glyphs on which a column's share of letters is estimated.

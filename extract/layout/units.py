@@ -17,7 +17,9 @@ user space as it is, or a rotated region) is cut in its own frame: "left" is
 where its lines start, "top" where its first line is. Units in another
 direction (an arXiv stamp up the margin, axis labels) and units of blanks take
 no part in the cut: they follow the unit painted before them, but for blanks
-that sit on a line (``lines.blanks_on_their_lines``), which read inside it.
+that sit on a line (``lines.blanks_on_their_lines``), which read inside it,
+and for text across the page in a side margin, which reads before or after
+the page (``margin_text``).
 
 Per-glyph work is column-wise numpy, done once per page.
 """
@@ -39,6 +41,7 @@ from ragprep.extract.layout.params import (
     DESCENT,
     FIRST_RTL,
     GUTTER,
+    MARGIN_CLEAR,
     NEXT_LINE,
     RTL_SAMPLE,
     SKEWED,
@@ -318,3 +321,48 @@ def reads_rtl(table: GlyphTable, order: np.ndarray) -> bool:
     # marks (U+2000-U+303F) have no direction of their own.
     other = (first >= 0xC0) & ~rtl & ~((first >= 0x2000) & (first <= 0x303F))
     return int(rtl.sum()) > int((latin | other).sum())
+
+
+def margin_text(page: Page) -> tuple[np.ndarray, np.ndarray]:
+    """Units written across the page's direction that stand in a side margin,
+    clear of every placed line by more than their own height (an arXiv stamp
+    up the left margin, a back cover's spine title down the right one): the
+    ones on the side lines start from read before the page, the others after
+    it, each side line by line in the text's own direction. Such a unit
+    otherwise follows the unit painted before it (emit), which put a spine
+    title between a heading and the grid under it, and moves with the paint
+    order. Units across the page inside its text (axis labels, a turned table
+    head) keep following their neighbours."""
+    none = np.zeros(0, dtype=np.int64)
+    across = np.flatnonzero(~page._aligned & (page.inked > 0))
+    placed = np.flatnonzero(page.placed)
+    if not len(across) or not len(placed):
+        return none, none
+    first = page.stream[page.start[across]]
+    x = rows_at(page.table.origin, first) @ page.along
+    clear = MARGIN_CLEAR * page.table.height[first]
+    left = x < page.x0[placed].min() - clear
+    right = x > page.x1[placed].max() + clear
+    if not (left | right).any():
+        return none, none
+    # Line by line in the text's own direction: lines across it first, then
+    # along the line (its direction's normal, turned so that lines go down).
+    direction = rows_at(page.table.direction, first)
+    origin = rows_at(page.table.origin, first)
+    along = (origin * direction).sum(axis=1)
+    down = origin[:, 0] * direction[:, 1] - origin[:, 1] * direction[:, 0]
+    order = np.lexsort((along, _line_numbers(down, page.table.height[first])))
+    start_side = right if page.rtl else left
+    end_side = left if page.rtl else right
+    return across[order][start_side[order]], across[order][end_side[order]]
+
+
+def _line_numbers(down: np.ndarray, height: np.ndarray) -> np.ndarray:
+    """Per unit, the number of its line counted down the lines (`down`: its
+    first origin across its direction, growing down its lines): a new line
+    where the next origin lies NEXT_LINE of its height or more further down."""
+    order = np.argsort(down, kind="stable")
+    steps = np.diff(down[order]) >= NEXT_LINE * height[order][1:]
+    line = np.zeros(len(down), dtype=np.int64)
+    line[order] = np.concatenate([[0], np.cumsum(steps)])
+    return line

@@ -637,18 +637,44 @@ def test_last_line_of_an_interleaved_column_after_a_paragraph_gap_stays_in_its_c
     assert layout(b).joined.text == "\n".join(left + right)
 
 
-def test_rotated_stamp_in_the_margin_stays_where_it_was_painted():
+@pytest.mark.parametrize("at", [0, 11, 40])
+def test_rotated_stamp_up_the_left_margin_reads_first_whatever_its_paint_order(at: int):
     b = PdfBuilder()
     f = b.add_standard_font("Helvetica", widths=True)
     left, right = wrap(prose("a", 40), 220), wrap(prose("b", 40), 220)
     stamp = "arXiv:0000.00000v1 [cs.CL] 1 Jan 2024"
     # Drawn up the left margin, as tall as the columns: in the page's frame it
-    # would cross every row; it keeps its place after what precedes it.
+    # would cross every row. Painted first, among the lines or last, it reads
+    # before the page (units.margin_text), never between two lines.
     stamp_op = f"BT /{f} 20 Tf 0 1 -1 0 40 300 Tm ({stamp}) Tj ET"
-    b.add_page(" ".join([stamp_op, paint(f, [left, right], (72, 320), 700, interleave(left, right))]))
+    shows = [show(f, (72, 320)[c], 700 - LEADING * i, [left, right][c][i]) for c, i in interleave(left, right)]
+    shows.insert(at, stamp_op)
+    b.add_page(" ".join(shows))
     reading = layout(b)
     assert reading.joined.text == "\n".join([stamp, *left, *right])
     assert {block.struct_type for block in reading.blocks} == {"P"}
+
+
+@pytest.mark.parametrize("at", [0, 3, 9])
+def test_spine_title_down_the_right_margin_reads_after_the_page(at: int):
+    b = PdfBuilder()
+    f = b.add_standard_font("Helvetica", widths=True)
+    heading = "Visit your local office"
+    cards = [[f"Office {name}", f"{name.lower()}.example.org"] for name in ("North", "East", "South", "West")]
+    # A heading over a 2x2 grid of cards, a spine title (two pieces) turned
+    # down the right margin: painted anywhere it reads last, line by line in
+    # its own direction, not after the line painted before it.
+    pieces = [(72, 700, heading)] + [
+        ((72, 300)[k % 2], 670 - 40 * (k // 2) - LEADING * i, line) for k, card in enumerate(cards) for i, line in enumerate(card)
+    ]
+    shows = [show(f, x, y, text) for x, y, text in pieces]
+    spine = [f"BT /{f} 8 Tf 0 -1 1 0 560 760 Tm (GUIDE TO OFFICES) Tj ET", f"BT /{f} 8 Tf 0 -1 1 0 560 560 Tm (JUL 2016) Tj ET"]
+    shows[at:at] = spine[::-1] if at % 2 else spine
+    b.add_page(" ".join(shows))
+    text = layout(b).joined.text.split("\n")
+    assert text[0] == heading
+    assert text[-1].split() == ["GUIDE", "TO", "OFFICES", "JUL", "2016"]
+    assert sorted(text[1:-1]) == sorted(line for card in cards for line in card)
 
 
 def test_first_line_indent_starts_a_new_block():
