@@ -2843,13 +2843,14 @@ static void sort_lines_by(int64_t *lines, double *key, int64_t *order, int64_t *
 /* leaves._cells_along of lines[0..m) (one table row), written to out: the
  * lines along the line (x0, or -x1 on an `rtl` page), cut into cells
  * where a line starts at or past the reach of the cell before, each
- * cell's lines top to bottom (-y1, stably). */
-static void cells_along(const int64_t *lines, Py_ssize_t m, const double *X0, const double *X1, const double *Y1, int rtl,
-                        int64_t *out, double *key, int64_t *order, int64_t *tmp, int64_t *copy) {
+ * cell's lines top to bottom (-y1, stably). Returns the most lines a cell
+ * holds. */
+static Py_ssize_t cells_along(const int64_t *lines, Py_ssize_t m, const double *X0, const double *X1, const double *Y1, int rtl,
+                              int64_t *out, double *key, int64_t *order, int64_t *tmp, int64_t *copy) {
     memcpy(out, lines, (size_t)m * sizeof(int64_t));
     for (Py_ssize_t k = 0; k < m; k++) key[k] = rtl ? -X1[out[k]] : X0[out[k]];
     sort_lines_by(out, key, order, tmp, copy, m);
-    Py_ssize_t first = 0;
+    Py_ssize_t first = 0, largest = 0;
     double reach = -INFINITY;
     for (Py_ssize_t k = 0; k <= m; k++) {
         double start = 0.0, end = 0.0;
@@ -2861,10 +2862,12 @@ static void cells_along(const int64_t *lines, Py_ssize_t m, const double *X0, co
         if (k > first) {  /* the cell out[first..k) ends: its lines top to bottom */
             for (Py_ssize_t c = first; c < k; c++) key[c - first] = -Y1[out[c]];
             sort_lines_by(out + first, key, order, tmp, copy, k - first);
+            if (k - first > largest) largest = k - first;
         }
         first = k;
         reach = end;
     }
+    return largest;
 }
 
 /* ---- grid_rows(x0, x1, y0, y1, ids, descent, same_row, padding, leading, max_cell_lines, rtl) -> ids, or None
@@ -2873,7 +2876,8 @@ static void cells_along(const int64_t *lines, Py_ssize_t m, const double *X0, co
  * the one before), each row along the line; where four rows or more are
  * parted by whitespace and runs of up to `max_cell_lines` rows lie `leading`
  * or less apart (padded by `padding` from the rows around them), those rows are cells
- * along the line, each cell's lines top to bottom. None where a box is NaN:
+ * along the line, each cell's lines top to bottom; so are longer runs padded on
+ * one side whose cells hold `max_cell_lines` lines or fewer (staggered labels). None where a box is NaN:
  * the reference's Python sort orders NaN keys its own way, and runs there. */
 static PyObject *layout_grid_rows(PyObject *mod, PyObject *args) {
     PyObject *obj[4], *ids_obj;
@@ -2953,7 +2957,14 @@ static PyObject *layout_grid_rows(PyObject *mod, PyObject *args) {
         int padded_above = first == 0 || bottom[first - 1] - top[first] >= padding;
         int padded_below = last == rows || bottom[last - 1] - top[last] >= padding;
         Py_ssize_t lo = first_line[first], hi = last < rows ? first_line[last] : n;
-        if (last - first > 1 && last - first <= max_cell && padded_above && padded_below) {
+        /* kernels._staggered_labels: a run over more rows than a cell has
+         * lines, padded on one side, whose cells hold max_cell lines or
+         * fewer, is a head of staggered labels, read cell by cell. */
+        int staggered = last - first > max_cell && (padded_above || padded_below) &&
+                        cells_along(lines + lo, hi - lo, X0, X1, Y1, rtl, out + lo, key, order, tmp, copy) <= max_cell;
+        if (staggered) {
+            /* out[lo..hi) holds its cells */
+        } else if (last - first > 1 && last - first <= max_cell && padded_above && padded_below) {
             cells_along(lines + lo, hi - lo, X0, X1, Y1, rtl, out + lo, key, order, tmp, copy);
         } else {
             memcpy(out + lo, lines + lo, (size_t)(hi - lo) * sizeof(int64_t));

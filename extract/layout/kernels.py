@@ -1556,7 +1556,9 @@ def grid_rows(
     `leading` or less apart where the rows under the first hold fewer lines
     (_cell_lines_below: a cell's wrapped lines), padded by `padding` from
     the rows around them, those rows are cells along the line, each cell's
-    lines top to bottom. Every merge of a leaf's runs
+    lines top to bottom; so is a longer run padded on one side whose cells
+    hold at most `max_cell_lines` lines (a head of staggered labels:
+    _staggered_labels). Every merge of a leaf's runs
     reads its lines so. The compiled path declines (None) where a box is
     NaN: Python's sort orders NaN keys its own way, and the reference runs."""
     if lib is not None:
@@ -1583,13 +1585,41 @@ def grid_rows(
     starts = np.concatenate([[0], np.flatnonzero(~tight) + 1]).tolist()
     out: list[np.ndarray] = []
     for first, last in zip(starts, [*starts[1:], len(rows)], strict=True):
-        if 1 < last - first <= max_cell_lines and padded[first] and padded[last]:
-            out.extend(_cells_along(box, np.concatenate(rows[first:last]), rtl))
+        lines = np.concatenate(rows[first:last])
+        staggered = _staggered_labels(box, lines, last - first, (padded[first], padded[last]), max_cell_lines, rtl)
+        if staggered is not None:
+            out.extend(staggered)
+        elif 1 < last - first <= max_cell_lines and padded[first] and padded[last]:
+            out.extend(_cells_along(box, lines, rtl))
         else:
-            # One line, lines chained tighter than any cell (a header of
-            # staggered labels), or lines no padding sets apart: rows.
+            # One line, or lines no padding sets apart: rows.
             out.extend(rows[first:last])
     return np.concatenate(out)
+
+
+def _staggered_labels(
+    box: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray],
+    lines: np.ndarray,
+    rows: int,
+    padded: tuple[bool, bool],
+    max_cell_lines: int,
+    rtl: bool,
+) -> list[np.ndarray] | None:
+    """grid_rows' reading of a run of touching rows (`lines` on `rows`
+    rows, `padded` above and below) chained over more rows than a cell has
+    lines: a table's head of labels stacked two or three to a cell, their
+    baselines staggered ("Load/Lift" over "Point Height" beside "7 ft" over
+    "(2.0 m)", a "REACH" between), whose rows cut across the cells. Where
+    the run is padded on one side at least and its lines overlapping along
+    the line form cells of at most `max_cell_lines` lines each, they are
+    those cells, along the line (kernels._cells_along); None otherwise. A
+    table's rows of single lines, however tight, fill a column's cell with
+    as many lines as rows, and stay rows.
+    Fixture: test_head_of_staggered_labels_reads_cell_by_cell."""
+    if rows <= max_cell_lines or not (padded[0] or padded[1]):
+        return None
+    cells = _cells_along(box, lines, rtl)
+    return cells if max(len(cell) for cell in cells) <= max_cell_lines else None
 
 
 def _cell_lines_below(gap: np.ndarray, counts: np.ndarray, leading: float) -> np.ndarray:

@@ -1521,6 +1521,37 @@ def test_table_of_two_line_cells_reads_cell_by_cell_row_by_row(painted: str):
     assert layout(b).joined.text.split("\n") == [text for _, _, text in cells]
 
 
+@pytest.mark.parametrize("painted", ["columns", "reversed", "shuffled"])
+def test_head_of_staggered_labels_reads_cell_by_cell(painted: str):
+    # kernels._staggered_labels: a lift table's head stacks its labels two
+    # to a cell ("Load/Lift" over "Point Height", "7 ft" over "(2.0 m)"),
+    # each column's labels dropped a little from the one before, a "REACH"
+    # between: five staggered rows chained tight, more rows than any cell
+    # has lines, padded from nothing under them. Each label reads with the
+    # one under it, cell by cell along the head, whatever the paint order;
+    # never the head's rows across the cells ("7 ft 10 ft ... Point Height
+    # REACH (2.0 m) ..."). The body's two-line cells read as before.
+    b = PdfBuilder()
+    f = b.add_standard_font("Helvetica", widths=True)
+    cells: list[tuple[float, float, str]] = [(72, 712.0, "Load/Lift"), (72, 704.6, "Point Height")]
+    for c in range(4):
+        cells += [(170 + 70 * c, 707.1, f"{7 + 3 * c} ft"), (170 + 70 * c, 699.7, f"({2 + c}.0 m)")]
+    cells.append((460, 703.4, "REACH"))
+    for r, height in enumerate(["+13 ft", "+10 ft", "+7 ft"]):
+        top = 680 - 24 * r
+        cells += [(72, top, height), (72, top - 7, f"({r + 1}.0 m)")]
+        for c in range(4):
+            cells += [(170 + 70 * c, top, f"{r}{c}70 lb"), (170 + 70 * c, top - 7, f"({r}{c}90 kg)")]
+        cells += [(460, top, f"{r}5 ft"), (460, top - 7, f"({r}.5 m)")]
+    order = sorted(range(len(cells)), key=lambda k: (cells[k][0], -cells[k][1]))
+    if painted == "reversed":
+        order = list(range(len(cells)))[::-1]
+    if painted == "shuffled":
+        random.Random(3).shuffle(order)
+    b.add_page(" ".join(show(f, cells[k][0], cells[k][1], cells[k][2], 8) for k in order))
+    assert layout(b).joined.text.split() == " ".join(text for _, _, text in cells).split()
+
+
 def test_values_stacked_beside_their_labels_keep_their_rows():
     # leaves.stacked_cells: in a spec sheet's list, each circuit's two
     # values lie one over the other as tight as a two-line cell and padded

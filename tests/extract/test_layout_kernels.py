@@ -265,6 +265,39 @@ def test_grid_rows_agree():
     assert cells > 0
 
 
+def test_grid_rows_agree_on_heads_of_staggered_labels():
+    # kernels._staggered_labels: a table's head whose columns stack one to
+    # four labels, each column's baselines offset so that the rows stagger
+    # across the cells (runs of four rows and more), padded or not from
+    # the rows under it and from a row over it; some columns of four lines
+    # (no cells: rows).
+    staggered = rows_only = 0
+    for rng, n, _ in _cases():
+        columns = int(rng.integers(2, 6))
+        stack = rng.integers(1, 5 if n % 2 else 4, columns)  # labels per column
+        offset = rng.integers(0, 5, columns) * 1.5  # each column's drop
+        x0 = np.concatenate([np.full(k, 40.0 * c) + rng.integers(0, 3, k) * 2.0 for c, k in enumerate(stack)])
+        drop = np.concatenate([offset[c] + 7.0 * np.arange(k) for c, k in enumerate(stack)])
+        y1 = 700.0 - drop
+        gap = float(rng.choice([1.5, 3.0]))  # whitespace over the first body row
+        body = np.arange(4)
+        bottom = y1.min() - 9.0 - gap
+        x0 = np.concatenate([x0, np.tile(np.arange(columns) * 40.0, 4)])
+        y1 = np.concatenate([y1, np.repeat(bottom - 12.0 * body, columns)])
+        if n % 3:  # a row over the head, padded from it (3.0) or not (1.5)
+            x0 = np.concatenate([x0, np.arange(columns) * 40.0])
+            y1 = np.concatenate([y1, np.full(columns, 700.0 + 9.0 + (1.5 if n % 3 == 1 else 3.0))])
+        box = (x0, x0 + 30.0, y1 - 9.0, y1)
+        ids = rng.permutation(len(x0)).astype(np.int64)
+        for rtl in (False, True):
+            found = _both(kernels.grid_rows, box, ids, 0.22, 0.8, 2.0, 1.0, 3, rtl)
+            if np.array_equal(found, kernels._row_major(box, ids, 0.22, 0.8, rtl)):
+                rows_only += 1
+            else:
+                staggered += 1
+    assert staggered > 0 and rows_only > 0
+
+
 def test_paint_run_cuts_and_side_by_side_pairs_agree():
     for rng, n, special in _cases():
         if n < 1:
