@@ -36,9 +36,8 @@ from ragprep.extract.config import ExtractConfig
 from ragprep.extract.geometric import JoinedText, join, stream_order, text_glyphs
 from ragprep.extract.glyphs import NO_MCID, GlyphTable, ImagePlacement
 from ragprep.extract.native import compiled_core
-from ragprep.extract.rows import frozen_rows
 from ragprep.extract.structure import MarkedContentRef, StructTree
-from ragprep.extract.tables import CellContent, TableGrids
+from ragprep.extract.tables import NO_CELLS, CellContents, TableGrids
 
 
 @dataclass(frozen=True)
@@ -51,7 +50,7 @@ class PageReading:
     untagged_glyphs: int
     lines: tuple[TextLine, ...]
     # Table cells (TH/TD) the page shows, with their spans in `joined.text`.
-    cells: tuple[CellContent, ...] = ()
+    cells: CellContents = NO_CELLS
 
 
 @dataclass(frozen=True)
@@ -100,7 +99,7 @@ def read_structure(
     joined = join(table, placed.order, config, break_before=placed.starts)
     blocks = _owned_blocks(table, tree, joined, placed.owner_of_glyph)
     glyphs, element = placed.order[: placed.tagged], placed.element
-    cells = _cell_contents(table, joined, glyphs, element, grids) if grids and grids.slots else ()
+    cells = _cell_contents(table, joined, glyphs, element, grids) if grids and grids.slots else NO_CELLS
     return PageReading(joined, blocks, placed.untagged, text_lines(table, joined), cells)
 
 
@@ -239,30 +238,31 @@ def _owned_blocks(
 
 def _cell_contents(
     table: GlyphTable, joined: JoinedText, glyphs: np.ndarray, element: np.ndarray, grids: TableGrids
-) -> tuple[CellContent, ...]:
+) -> CellContents:
     """Per TH/TD the page shows: the span of its glyphs in the page text,
-    their box and MCIDs. A cell's content is one run of the structure order
-    (depth first), so its span holds its text and nothing else."""
+    their box and MCIDs, as columns (cells by element index). A cell's content
+    is one run of the structure order (depth first), so its span holds its
+    text and nothing else."""
     cell_of_element = grids.cell_of[element]
     if not len(cell_of_element) or cell_of_element.max() < 0:
-        return ()  # no glyph of the page in a cell: no per-glyph column to fill
+        return NO_CELLS  # no glyph of the page in a cell: no per-glyph column to fill
     cell_of_glyph = np.full(len(table), -1, dtype=np.int64)
     cell_of_glyph[glyphs] = cell_of_element
     cell = cell_of_glyph[joined.order]
     positions = np.flatnonzero(cell >= 0)
     if not len(positions):
-        return ()
+        return NO_CELLS
     positions = positions[np.argsort(cell[positions], kind="stable")]
-    keys, firsts = np.unique(cell[positions], return_index=True)
+    # Sorted by cell: a cell's first position is where the cell changes (np.unique's keys, no second sort).
+    sorted_cells = cell[positions]
+    new_cell = np.ones(len(positions), dtype=bool)
+    new_cell[1:] = sorted_cells[1:] != sorted_cells[:-1]
+    firsts = np.flatnonzero(new_cell)
     starts = np.minimum.reduceat(joined.char_start[positions], firsts).tolist()
     ends = np.maximum.reduceat(joined.char_end[positions], firsts).tolist()
     emitted = joined.order[positions]
     boxes = run_boxes(table, emitted, firsts)
-    mcids = run_mcids(table.mcid[emitted], firsts)
-    return frozen_rows(  # one per cell shown (a table of thousands of cells: rows the collector leaves alone)
-        CellContent,
-        {"key": keys.tolist(), "char_start": starts, "char_end": ends, "bbox": boxes, "mcids": mcids},
-    )
+    return CellContents(sorted_cells[firsts].tolist(), starts, ends, boxes, run_mcids(table.mcid[emitted], firsts))
 
 
 def _add_figure_alt_rows(

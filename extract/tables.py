@@ -29,10 +29,10 @@ header row (THead, or a leading row of TH cells only), else its row.
 from __future__ import annotations
 
 import re
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, fields, replace
-from itertools import repeat
+from itertools import pairwise, repeat
 from operator import attrgetter, itemgetter
 from types import MappingProxyType
 from typing import Any
@@ -292,14 +292,23 @@ _FROM_ELEMENT = tuple(
 
 
 @dataclass(frozen=True)
-class CellContent:
-    """What a page shows of one cell: its span in the page text and its glyphs' extent."""
+class CellContents:
+    """What a page shows of its tagged cells (TH/TD), one column per field and
+    one row per cell, by element index: each cell's span in the page text and
+    its glyphs' extent. Columns, not an object per cell: structure_tables
+    reads them once, into the page's TableCells."""
 
-    key: int  # the cell element (tagged) or the cell's position (detected)
-    char_start: int
-    char_end: int
-    bbox: Box
-    mcids: tuple[int, ...]
+    key: Sequence[int]  # the cell element
+    char_start: Sequence[int]
+    char_end: Sequence[int]
+    bbox: Sequence[tuple[float, ...]]  # (x0, y0, x1, y1), as run_boxes gives them
+    mcids: Sequence[tuple[int, ...]]
+
+    def __len__(self) -> int:
+        return len(self.key)
+
+
+NO_CELLS = CellContents((), (), (), (), ())
 
 
 _BLANK_RUN = re.compile(r"\s+")
@@ -318,49 +327,89 @@ def cell_text(page_text: str, start: int, end: int) -> str:
 
 
 def structure_tables(
-    grids: TableGrids, contents: Sequence[CellContent], page: int, page_text: str, *, labels: bool = True
+    grids: TableGrids, contents: CellContents, page: int, page_text: str, *, labels: bool = True
 ) -> tuple[Table, ...]:
-    """The pieces of the tagged tables that page `page` shows. Cells the page
-    shows no content of are left to the pages that do; labels are those this
-    page can see (``merge_tables`` labels across pages), none without
-    `labels` (for pages that ``merge_tables`` labels anyway)."""
-    shown: dict[int, list[tuple[GridSlot, CellContent]]] = defaultdict(list)
-    for content in contents:
-        slot = grids.slots.get(content.key)
-        if slot is not None:
-            shown[slot.table].append((slot, content))
+    """The pieces of the tagged tables that page `page` shows, in the order
+    their first text comes. Cells the page shows no content of are left to
+    the pages that do; labels are those this page can see (``merge_tables``
+    labels across pages), none without `labels` (for pages that
+    ``merge_tables`` labels anyway)."""
+    slots = list(map(grids.slots.get, contents.key))
+    shown = list(filter(None, slots))  # a slot is an object, never false: only the missing go
+    if not shown:
+        return ()
+    columns = _content_columns(contents, None if len(shown) == len(slots) else _present(slots))
+    places = list(map(_GRID_PLACE, shown))
+    tables = list(map(_TABLE, shown))
+    order, bounds = _by_table(tables)
+    if order is not None:
+        places, tables = [places[k] for k in order], [tables[k] for k in order]
+        columns = {name: [values[k] for k in order] for name, values in columns.items()}
+    cells = _page_cells(places, columns, page, page_text)
     placed = []
-    for table, pairs in shown.items():
-        cells = _page_cells(pairs, page, page_text)
+    for lo, hi in pairwise(bounds):
+        table = tables[lo]
         n_rows, n_cols = grids.shapes[table]
-        piece = Table(f"s{table}", STRUCTURE, n_rows, n_cols, 0, (page,), cells)
+        piece = Table(f"s{table}", STRUCTURE, n_rows, n_cols, 0, (page,), cells[lo:hi])
         # Unlabelled pieces go to merge_tables, which sorts, counts and labels
         # the whole table: not done twice.
-        placed.append((min(map(_CHAR_START, cells)), _finish(piece, grids, table) if labels else piece))
+        placed.append((min(columns["char_start"][lo:hi]), _finish(piece, grids, table) if labels else piece))
     placed.sort(key=itemgetter(0))  # stable: pieces starting at one offset keep their order
     return tuple(piece for _, piece in placed)
 
 
-def _page_cells(pairs: list[tuple[GridSlot, CellContent]], page: int, page_text: str) -> tuple[TableCell, ...]:
-    """A table's cells as page `page` shows them, unlabelled: every cell of
-    every tagged table, page by page, built as rows at once."""
-    rows, cols, row_spans, col_spans, headers = map(list, zip(*(_GRID_PLACE(p[0]) for p in pairs), strict=True))
-    _, starts, ends, boxes, mcids = map(list, zip(*(_CONTENT_FIELDS(p[1]) for p in pairs), strict=True))
+def _present(slots: list[GridSlot | None]) -> list[int]:
+    return [k for k, slot in enumerate(slots) if slot is not None]
+
+
+def _content_columns(contents: CellContents, rows: list[int] | None) -> dict[str, list[Any]]:
+    """`contents`' columns a cell takes, at `rows` (None: all of them)."""
+    names = ("char_start", "char_end", "bbox", "mcids")
+    if rows is None:
+        return {name: list(getattr(contents, name)) for name in names}
+    return {name: [getattr(contents, name)[k] for k in rows] for name in names}
+
+
+def _by_table(tables: list[int]) -> tuple[list[int] | None, list[int]]:
+    """(positions of `tables`' cells grouped by table in the order each table
+    first comes, a cell's order kept inside its table — None when they
+    already are; where each group starts, and the end)."""
+    firsts = dict.fromkeys(tables)
+    if len(firsts) <= 1:
+        return None, [0, len(tables)]
+    rank = {table: k for k, table in enumerate(firsts)}
+    order = sorted(range(len(tables)), key=lambda k: rank[tables[k]])
+    sizes = Counter(tables)
+    bounds = [0]
+    for table in firsts:
+        bounds.append(bounds[-1] + sizes[table])
+    return order, bounds
+
+
+def _page_cells(
+    places: list[tuple[int, int, int, int, bool]], columns: dict[str, list[Any]], page: int, page_text: str
+) -> tuple[TableCell, ...]:
+    """The cells page `page` shows, unlabelled: every cell of every tagged
+    table, page by page, built as rows at once (`places`: each cell's
+    row, column, spans and header flag)."""
+    count = len(places)
+    rows, cols, row_spans, col_spans, headers = map(list, zip(*places, strict=True))
+    starts, ends = columns["char_start"], columns["char_end"]
     return frozen_rows(
         TableCell,
         {
             "row": rows, "col": cols, "row_span": row_spans, "col_span": col_spans,
-            "is_header": headers, "header_labels": [()] * len(pairs),
-            "text": list(map(cell_text, repeat(page_text, len(pairs)), starts, ends)),
-            "page": [page] * len(pairs), "bbox": boxes, "mcids": mcids, "char_start": starts, "char_end": ends,
+            "is_header": headers, "header_labels": [()] * count,
+            "text": list(map(cell_text, repeat(page_text, count), starts, ends)),
+            "page": [page] * count, "bbox": columns["bbox"], "mcids": columns["mcids"],
+            "char_start": starts, "char_end": ends,
         },
     )  # fmt: skip
 
 
-# A slot's place in its grid, and a CellContent's fields, as tuples (TableCell's order).
+# A slot's place in its grid (TableCell's order), and its table.
 _GRID_PLACE = attrgetter("row", "col", "row_span", "col_span", "header")
-_CONTENT_FIELDS = attrgetter("key", "char_start", "char_end", "bbox", "mcids")
-_CHAR_START = attrgetter("char_start")
+_TABLE = attrgetter("table")
 
 
 def _finish(table: Table, grids: TableGrids | None = None, element: int = -1, relabel: bool = True) -> Table:

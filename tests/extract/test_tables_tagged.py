@@ -3,6 +3,7 @@ header labels, cell spans in the page text, tables across pages."""
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 from pdfbuilder import PdfBuilder
 from pikepdf import Array, Dictionary, Name, String
@@ -10,6 +11,7 @@ from tabledocs import build_table, cell_line
 
 from ragprep.extract import document as document_module
 from ragprep.extract import extract_document, open_document
+from ragprep.extract.tables import CellContents, GridSlot, TableGrids, structure_tables
 
 
 def grid(table) -> dict[tuple[int, int], tuple[str, int, int, bool]]:
@@ -183,3 +185,27 @@ def test_cell_text_joins_lines_and_blank_runs_as_the_rule_says():
     for text in samples:
         page = f"<<{text}>>"
         assert cell_text(page, 2, 2 + len(text)) == rule(text), repr(text)
+
+
+def test_a_page_showing_two_tables_gives_one_piece_each_in_the_order_their_text_comes():
+    # Table 10's cells are elements 11 and 12, table 20's 21 and 22; the page shows
+    # them interleaved by element, table 20's text first, and element 30, no cell.
+    slot = {
+        key: GridSlot(table, row, 0, 1, 1, row == 0, False, None, (), None)
+        for key, table, row in ((11, 10, 0), (12, 10, 1), (21, 20, 0), (22, 20, 1))
+    }
+    grids = TableGrids(slot, {10: (2, 1), 20: (2, 1)}, {}, np.full(40, -1, dtype=np.int64))
+    text = "B0 B1 A0 A1 X"
+    spans = {21: (0, 2), 22: (3, 5), 11: (6, 8), 12: (9, 11), 30: (12, 13)}
+    keys = [11, 21, 12, 30, 22]
+    box = (0.0, 0.0, 1.0, 1.0)
+    contents = CellContents(
+        keys, [spans[k][0] for k in keys], [spans[k][1] for k in keys], [box] * 5, [(k,) for k in keys]
+    )
+    pieces = structure_tables(grids, contents, 3, text, labels=False)
+    assert [p.table_id for p in pieces] == ["s20", "s10"]
+    assert [[(c.row, c.text, c.mcids, c.page) for c in p.cells] for p in pieces] == [
+        [(0, "B0", (21,), 3), (1, "B1", (22,), 3)],
+        [(0, "A0", (11,), 3), (1, "A1", (12,), 3)],
+    ]
+    assert structure_tables(grids, CellContents([30], [12], [13], [box], [(30,)]), 3, text) == ()
