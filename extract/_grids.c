@@ -26,6 +26,11 @@
  *   band_lines       running.band_lines up to its keys on a page of upright
  *                    glyphs, in one call: band glyphs, segments, their texts
  *                    and rows (the two kernels above are its steps).
+ *   ruled_grids      gridfind.ruled_grids in one call: rules, merged, their
+ *                    crossing sets, and of each its edges (means summed as
+ *                    np.mean sums), slots, spans and _compress (rules,
+ *                    merge_collinear, rule_components, grid_spans, grid_slots
+ *                    and word_counts are its steps, kernels of their own).
  *
  * Nothing here reads PDF bytes: the inputs are float columns of the glyph and
  * path tables. Every index is bounds-checked; a coordinate that is not finite
@@ -323,6 +328,32 @@ done:
  * past its end), which then reaches the further end; a rule that joins
  * none starts a new one, and a new line group where its position is more
  * than `tolerance` from the last rule's. `out` holds m x 3. */
+/* The merge of `m` finite rules S (position, from, to) into O (m x 3), the
+ * count out (grids_merge_collinear's rule). keys, buf: m keys; bounds m + 1. */
+static Py_ssize_t merge_rules(const double *S, Py_ssize_t m, double t, double *O, Key *keys, Key *buf,
+                              Py_ssize_t *bounds) {
+    for (Py_ssize_t k = 0; k < m; k++) keys[k] = (Key){S[3 * k], S[3 * k + 1], k};
+    sort_keys(keys, m, buf, bounds);
+    Py_ssize_t out = 0, group_start = 0;
+    for (Py_ssize_t i = 0; i < m; i++) {
+        const double *seg = S + 3 * keys[i].at;
+        int merged = 0;
+        for (Py_ssize_t k = group_start; k < out; k++) {
+            double *cur = O + 3 * k;
+            if (fabs(cur[0] - seg[0]) <= t && seg[1] <= cur[2] + t) {
+                cur[2] = cur[2] >= seg[2] ? cur[2] : seg[2];
+                merged = 1;
+                break;
+            }
+        }
+        if (merged) continue;
+        if (out && fabs(O[3 * (out - 1)] - seg[0]) > t) group_start = out;
+        memcpy(O + 3 * out, seg, 3 * sizeof(double));
+        out++;
+    }
+    return out;
+}
+
 static PyObject *grids_merge_collinear(PyObject *mod, PyObject *args) {
     (void)mod;
     PyObject *seg_obj, *out_obj;
@@ -343,26 +374,7 @@ static PyObject *grids_merge_collinear(PyObject *mod, PyObject *args) {
     buf = PyMem_Malloc(count * sizeof(Key));
     bounds = PyMem_Malloc((count + 1) * sizeof(Py_ssize_t));
     if (!keys || !buf || !bounds) { PyErr_NoMemory(); goto done; }
-    for (Py_ssize_t k = 0; k < m; k++) keys[k] = (Key){S[3 * k], S[3 * k + 1], k};
-    sort_keys(keys, m, buf, bounds);
-    Py_ssize_t out = 0, group_start = 0;
-    for (Py_ssize_t i = 0; i < m; i++) {
-        const double *seg = S + 3 * keys[i].at;
-        int merged = 0;
-        for (Py_ssize_t k = group_start; k < out; k++) {
-            double *cur = O + 3 * k;
-            if (fabs(cur[0] - seg[0]) <= t && seg[1] <= cur[2] + t) {
-                cur[2] = cur[2] >= seg[2] ? cur[2] : seg[2];
-                merged = 1;
-                break;
-            }
-        }
-        if (merged) continue;
-        if (out && fabs(O[3 * (out - 1)] - seg[0]) > t) group_start = out;
-        memcpy(O + 3 * out, seg, 3 * sizeof(double));
-        out++;
-    }
-    result = PyLong_FromSsize_t(out);
+    result = PyLong_FromSsize_t(merge_rules(S, m, t, O, keys, buf, bounds));
 done:
     PyMem_Free(keys);
     PyMem_Free(buf);
@@ -380,6 +392,23 @@ static int64_t find_root(int64_t *parent, int64_t i) {
         i = parent[i];
     }
     return i;
+}
+
+/* Every rule's root (`parent`, nh + nv) of the sets of crossing rules:
+ * grids_rule_components' union-find. */
+static void join_crossings(const double *Hr, Py_ssize_t nh, const double *Vr, Py_ssize_t nv, double t, int64_t *parent) {
+    for (Py_ssize_t k = 0; k < nh + nv; k++) parent[k] = k;
+    for (Py_ssize_t i = 0; i < nh; i++) {
+        const double *h = Hr + 3 * i;
+        for (Py_ssize_t j = 0; j < nv; j++) {
+            const double *v = Vr + 3 * j;
+            if (v[0] >= h[1] - t && v[0] <= h[2] + t && h[0] >= v[1] - t && h[0] <= v[2] + t) {
+                int64_t a = find_root(parent, i), b = find_root(parent, nh + j);
+                if (a != b) parent[a] = b;
+            }
+        }
+    }
+    for (Py_ssize_t k = 0; k < nh + nv; k++) parent[k] = find_root(parent, k);
 }
 
 /* rule_components(horizontal, vertical, tolerance, out_roots) -> None.
@@ -402,18 +431,7 @@ static PyObject *grids_rule_components(PyObject *mod, PyObject *args) {
     if (vo.view.len / 8 != nh + nv) { PyErr_SetString(PyExc_ValueError, "out_roots: wrong length"); goto done; }
     const double *Hr = vh.view.buf, *Vr = vv.view.buf;
     int64_t *parent = vo.view.buf;
-    for (Py_ssize_t k = 0; k < nh + nv; k++) parent[k] = k;
-    for (Py_ssize_t i = 0; i < nh; i++) {
-        const double *h = Hr + 3 * i;
-        for (Py_ssize_t j = 0; j < nv; j++) {
-            const double *v = Vr + 3 * j;
-            if (v[0] >= h[1] - t && v[0] <= h[2] + t && h[0] >= v[1] - t && h[0] <= v[2] + t) {
-                int64_t a = find_root(parent, i), b = find_root(parent, nh + j);
-                if (a != b) parent[a] = b;
-            }
-        }
-    }
-    for (Py_ssize_t k = 0; k < nh + nv; k++) parent[k] = find_root(parent, k);
+    join_crossings(Hr, nh, Vr, nv, t, parent);
     result = Py_None;
     Py_INCREF(result);
 done:
@@ -424,6 +442,49 @@ done:
 }
 
 /* ---- grid_spans --------------------------------------------------------- */
+
+/* grids_grid_spans' union-find of the slots into cells: `parent` holds
+ * 2 x n_rows x n_cols items; the cells out. */
+static Py_ssize_t slot_spans(const char *right, const char *below, Py_ssize_t n_rows, Py_ssize_t n_cols, int64_t *parent,
+                             int64_t *cell, int64_t *spans) {
+    Py_ssize_t slots = n_rows * n_cols;
+    for (Py_ssize_t s = 0; s < slots; s++) parent[s] = s;
+    for (Py_ssize_t r = 0; r < n_rows; r++)
+        for (Py_ssize_t c = 0; c < n_cols; c++) {
+            Py_ssize_t s = r * n_cols + c;
+            if (c + 1 < n_cols && !right[r * (n_cols - 1) + c]) {
+                int64_t a = find_root(parent, s), b = find_root(parent, s + 1);
+                if (a != b) parent[a] = b;
+            }
+            if (r + 1 < n_rows && !below[s]) {
+                int64_t a = find_root(parent, s), b = find_root(parent, s + n_cols);
+                if (a != b) parent[a] = b;
+            }
+        }
+    /* Cells numbered as their first slots come; a root's number kept at its slot in `number`. */
+    int64_t *number = parent + slots;
+    Py_ssize_t cells = 0;
+    for (Py_ssize_t s = 0; s < slots; s++) number[s] = -1;
+    for (Py_ssize_t s = 0; s < slots; s++) {
+        int64_t root = find_root(parent, s), r = s / n_cols, c = s % n_cols;
+        if (number[root] < 0) {
+            number[root] = cells;
+            int64_t *span = spans + 4 * cells++;
+            span[0] = r; span[1] = c; span[2] = r; span[3] = c;
+        }
+        int64_t *span = spans + 4 * number[root];
+        if (c < span[1]) span[1] = c;
+        if (r > span[2]) span[2] = r;
+        if (c > span[3]) span[3] = c;
+        cell[s] = number[root];
+    }
+    for (Py_ssize_t k = 0; k < cells; k++) {
+        int64_t *span = spans + 4 * k;
+        span[2] -= span[0] - 1;
+        span[3] -= span[1] - 1;
+    }
+    return cells;
+}
 
 /* grid_spans(parted_right, parted_below, n_rows, n_cols, out_cell, out_spans) -> cells.
  *
@@ -460,42 +521,7 @@ static PyObject *grids_grid_spans(PyObject *mod, PyObject *args) {
     int64_t *cell = vc.view.buf, *spans = vs.view.buf;
     parent = PyMem_Malloc(2 * (size_t)slots * sizeof(int64_t));
     if (!parent) { PyErr_NoMemory(); goto done; }
-    for (Py_ssize_t s = 0; s < slots; s++) parent[s] = s;
-    for (Py_ssize_t r = 0; r < n_rows; r++)
-        for (Py_ssize_t c = 0; c < n_cols; c++) {
-            Py_ssize_t s = r * n_cols + c;
-            if (c + 1 < n_cols && !right[r * (n_cols - 1) + c]) {
-                int64_t a = find_root(parent, s), b = find_root(parent, s + 1);
-                if (a != b) parent[a] = b;
-            }
-            if (r + 1 < n_rows && !below[s]) {
-                int64_t a = find_root(parent, s), b = find_root(parent, s + n_cols);
-                if (a != b) parent[a] = b;
-            }
-        }
-    /* Cells numbered as their first slots come; a root's number kept at its slot in `number`. */
-    int64_t *number = parent + slots;
-    Py_ssize_t cells = 0;
-    for (Py_ssize_t s = 0; s < slots; s++) number[s] = -1;
-    for (Py_ssize_t s = 0; s < slots; s++) {
-        int64_t root = find_root(parent, s), r = s / n_cols, c = s % n_cols;
-        if (number[root] < 0) {
-            number[root] = cells;
-            int64_t *span = spans + 4 * cells++;
-            span[0] = r; span[1] = c; span[2] = r; span[3] = c;
-        }
-        int64_t *span = spans + 4 * number[root];
-        if (c < span[1]) span[1] = c;
-        if (r > span[2]) span[2] = r;
-        if (c > span[3]) span[3] = c;
-        cell[s] = number[root];
-    }
-    for (Py_ssize_t k = 0; k < cells; k++) {
-        int64_t *span = spans + 4 * k;
-        span[2] -= span[0] - 1;
-        span[3] -= span[1] - 1;
-    }
-    result = PyLong_FromSsize_t(cells);
+    result = PyLong_FromSsize_t(slot_spans(right, below, n_rows, n_cols, parent, cell, spans));
 done:
     PyMem_Free(parent);
     release(&vr); release(&vb); release(&vc); release(&vs);
@@ -515,6 +541,20 @@ static Py_ssize_t first_not_below(const double *edges, Py_ssize_t n, double v, d
         else hi = mid;
     }
     return lo;
+}
+
+/* The slot (row, column) of the grid of finite edges xs (nx, increasing)
+ * and ys (ny, decreasing) the centre of quad `q` lies in (grids_grid_slots'
+ * rule): 1, or 0 when it lies in none. */
+static int slot_of(const double *q, const double *xs, Py_ssize_t nx, const double *ys, Py_ssize_t ny, Py_ssize_t *row,
+                   Py_ssize_t *col) {
+    double x = (((q[0] + q[2]) + q[4]) + q[6]) / 4, y = (((q[1] + q[3]) + q[5]) + q[7]) / 4;
+    if (!(x > xs[0] && x <= xs[nx - 1] && y < ys[0] && y >= ys[ny - 1])) return 0;
+    Py_ssize_t c = first_not_below(xs, nx, x, 1.0) - 1, r = first_not_below(ys, ny, y, -1.0) - 1;
+    if (c < 0 || c >= nx - 1 || r < 0 || r >= ny - 1) return 0;
+    *row = r;
+    *col = c;
+    return 1;
 }
 
 /* grid_slots(quad, glyphs, xs, ys, out_inside, out_row, out_col) -> count,
@@ -557,11 +597,8 @@ static PyObject *grids_grid_slots(PyObject *mod, PyObject *args) {
     for (Py_ssize_t k = 0; k < n; k++) {
         int64_t g = glyphs[k];
         if (g < 0 || g >= rows) { PyErr_SetString(PyExc_IndexError, "glyph index out of range"); goto done; }
-        const double *q = quad + 8 * g;
-        double x = (((q[0] + q[2]) + q[4]) + q[6]) / 4, y = (((q[1] + q[3]) + q[5]) + q[7]) / 4;
-        if (!(x > xs[0] && x <= xs[nx - 1] && y < ys[0] && y >= ys[ny - 1])) continue;
-        Py_ssize_t c = first_not_below(xs, nx, x, 1.0) - 1, r = first_not_below(ys, ny, y, -1.0) - 1;
-        if (c < 0 || c >= nx - 1 || r < 0 || r >= ny - 1) continue;
+        Py_ssize_t r, c;
+        if (!slot_of(quad + 8 * g, xs, nx, ys, ny, &r, &c)) continue;
         inside[count] = k;
         row[count] = r;
         col[count] = c;
@@ -1315,6 +1352,39 @@ done:
 static inline double np_minimum(double a, double b) { return isnan(a) ? a : isnan(b) ? b : a < b ? a : b; }
 static inline double np_maximum(double a, double b) { return isnan(a) ? a : isnan(b) ? b : a > b ? a : b; }
 
+/* grids_rules' passes over the n path pieces: the rules into H and V
+ * (3n x 3 each), their counts out. */
+static void rules_of(const double *X0, const double *Y0, const double *X1, const double *Y1, const unsigned char *kind,
+                     Py_ssize_t n, int line, int rect, double thickness, double min_length, double *H, double *V,
+                     Py_ssize_t *n_h, Py_ssize_t *n_v) {
+    Py_ssize_t nh = 0, nv = 0;
+    /* Pass 0: thin pieces; pass 1: boxes' low edges; pass 2: their high edges. */
+    for (int pass = 0; pass < 3; pass++) {
+        for (Py_ssize_t k = 0; k < n; k++) {
+            double lo_x = np_minimum(X0[k], X1[k]), hi_x = np_maximum(X0[k], X1[k]);
+            double lo_y = np_minimum(Y0[k], Y1[k]), hi_y = np_maximum(Y0[k], Y1[k]);
+            double width = hi_x - lo_x, height = hi_y - lo_y;
+            int is_line = kind[k] == line, is_rect = kind[k] == rect;
+            if (pass == 0) {
+                if ((is_line || is_rect) && height <= thickness && width >= min_length) {
+                    double *h = H + 3 * nh++;
+                    h[0] = (lo_y + hi_y) / 2; h[1] = lo_x; h[2] = hi_x;
+                }
+                if ((is_line || is_rect) && width <= thickness && height >= min_length) {
+                    double *r = V + 3 * nv++;
+                    r[0] = (lo_x + hi_x) / 2; r[1] = lo_y; r[2] = hi_y;
+                }
+            } else if (is_rect && width > thickness && height > thickness) {
+                double *h = H + 3 * nh++, *r = V + 3 * nv++;
+                h[0] = pass == 1 ? lo_y : hi_y; h[1] = lo_x; h[2] = hi_x;
+                r[0] = pass == 1 ? lo_x : hi_x; r[1] = lo_y; r[2] = hi_y;
+            }
+        }
+    }
+    *n_h = nh;
+    *n_v = nv;
+}
+
 /* rules(x0, y0, x1, y1, kind, line, rect, thickness, min_length, out_h, out_v) -> (n_h, n_v).
  * gridfind._rules over the path table's columns (kind uint8): a LINE or RECT
  * piece at most `thickness` thick and at least `min_length` long is a rule
@@ -1346,33 +1416,433 @@ static PyObject *grids_rules(PyObject *mod, PyObject *args) {
     const double *X0 = v[0].view.buf, *Y0 = v[1].view.buf, *X1 = v[2].view.buf, *Y1 = v[3].view.buf;
     const unsigned char *kind = v[4].view.buf;
     double *H = v[5].view.buf, *V = v[6].view.buf;
-    Py_ssize_t nh = 0, nv = 0;
-    /* Pass 0: thin pieces; pass 1: boxes' low edges; pass 2: their high edges. */
-    for (int pass = 0; pass < 3; pass++) {
-        for (Py_ssize_t k = 0; k < n; k++) {
-            double lo_x = np_minimum(X0[k], X1[k]), hi_x = np_maximum(X0[k], X1[k]);
-            double lo_y = np_minimum(Y0[k], Y1[k]), hi_y = np_maximum(Y0[k], Y1[k]);
-            double width = hi_x - lo_x, height = hi_y - lo_y;
-            int is_line = kind[k] == line, is_rect = kind[k] == rect;
-            if (pass == 0) {
-                if ((is_line || is_rect) && height <= thickness && width >= min_length) {
-                    double *h = H + 3 * nh++;
-                    h[0] = (lo_y + hi_y) / 2; h[1] = lo_x; h[2] = hi_x;
-                }
-                if ((is_line || is_rect) && width <= thickness && height >= min_length) {
-                    double *r = V + 3 * nv++;
-                    r[0] = (lo_x + hi_x) / 2; r[1] = lo_y; r[2] = hi_y;
-                }
-            } else if (is_rect && width > thickness && height > thickness) {
-                double *h = H + 3 * nh++, *r = V + 3 * nv++;
-                h[0] = pass == 1 ? lo_y : hi_y; h[1] = lo_x; h[2] = hi_x;
-                r[0] = pass == 1 ? lo_x : hi_x; r[1] = lo_y; r[2] = hi_y;
-            }
-        }
-    }
+    Py_ssize_t nh, nv;
+    rules_of(X0, Y0, X1, Y1, kind, n, line, rect, thickness, min_length, H, V, &nh, &nv);
     result = Py_BuildValue("(nn)", nh, nv);
 done:
     for (int i = 0; i < 7; i++) release(&v[i]);
+    return result;
+}
+
+/* ---- ruled_grids -------------------------------------------------------- */
+
+/* A growable run of int64 (the kernel's output). 0 when out of memory. */
+typedef struct { int64_t *data; Py_ssize_t len, cap; } Vec;
+
+static int vec_grow(Vec *v, Py_ssize_t more) {
+    if (v->len + more <= v->cap) return 1;
+    Py_ssize_t cap = v->cap ? v->cap : 64;
+    while (cap < v->len + more) {
+        if (cap > PY_SSIZE_T_MAX / 16) return 0;
+        cap *= 2;
+    }
+    int64_t *data = PyMem_Realloc(v->data, (size_t)cap * sizeof(int64_t));
+    if (!data) return 0;
+    v->data = data;
+    v->cap = cap;
+    return 1;
+}
+
+/* np.add.reduce's pairwise sum of n doubles (numpy's pairwise_sum: below 8
+ * values one by one from 0.0, up to 128 in eight interleaved partial sums,
+ * beyond that the two halves, the first a multiple of 8, summed apart). */
+static double pairwise_sum(const double *a, Py_ssize_t n) {
+    if (n < 8) {
+        double res = 0.0;
+        for (Py_ssize_t i = 0; i < n; i++) res += a[i];
+        return res;
+    }
+    if (n <= 128) {
+        double r[8];
+        for (int j = 0; j < 8; j++) r[j] = a[j];
+        Py_ssize_t i = 8;
+        for (; i < n - (n % 8); i += 8)
+            for (int j = 0; j < 8; j++) r[j] += a[i + j];
+        double res = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]));
+        for (; i < n; i++) res += a[i];
+        return res;
+    }
+    Py_ssize_t half = n / 2;
+    half -= half % 8;
+    return pairwise_sum(a, half) + pairwise_sum(a + half, n - half);
+}
+
+/* gridfind._edges of n finite values (reordered here): in order (ties by
+ * position, as Python's stable sort), grouped where neighbours lie at most
+ * `t` apart, each group's mean (np.mean: 0.0 plus the pairwise sum, over
+ * the count; Python's sum of one or two values is the same) into `out`
+ * ascending. The count out. keys, buf: n keys; bounds n + 1. */
+static Py_ssize_t edges_of(double *values, Py_ssize_t n, double t, double *out, Key *keys, Key *buf,
+                           Py_ssize_t *bounds) {
+    for (Py_ssize_t k = 0; k < n; k++) keys[k] = (Key){values[k], 0.0, k};
+    sort_keys(keys, n, buf, bounds);
+    for (Py_ssize_t k = 0; k < n; k++) values[k] = keys[k].a;
+    Py_ssize_t count = 0, start = 0;
+    for (Py_ssize_t end = 1; end <= n; end++) {
+        if (end < n && values[end] - values[end - 1] <= t) continue;
+        out[count++] = (0.0 + pairwise_sum(values + start, end - start)) / (double)(end - start);
+        start = end;
+    }
+    return count;
+}
+
+/* What every grid of a page reads: the glyph table's columns and the candidate glyphs. */
+typedef struct {
+    const double *quad, *origin, *own_end, *height;
+    PyObject *texts;
+    const int64_t *glyphs;
+    Py_ssize_t n;
+    double t, max_words, max_spanning;
+} Ruled;
+
+/* A grid's workspace, sized by its slots, cells and glyphs. */
+typedef struct {
+    double *xs, *ys, *mid;
+    Py_ssize_t nx, ny;
+    char *right, *below;
+    int64_t *parent, *cell_of_slot, *spans, *count, *start, *held, *cell_row, *cell_col, *new_cell;
+    int64_t *used_rows, *used_cols, *inside, *slot;
+    Key *keys, *buf;
+    Py_ssize_t *bounds;
+} Grid;
+
+static void grid_free(Grid *g) {
+    PyMem_Free(g->xs); PyMem_Free(g->ys); PyMem_Free(g->mid); PyMem_Free(g->right); PyMem_Free(g->below);
+    PyMem_Free(g->parent); PyMem_Free(g->cell_of_slot); PyMem_Free(g->spans); PyMem_Free(g->count);
+    PyMem_Free(g->start); PyMem_Free(g->held); PyMem_Free(g->cell_row); PyMem_Free(g->cell_col);
+    PyMem_Free(g->new_cell); PyMem_Free(g->used_rows); PyMem_Free(g->used_cols); PyMem_Free(g->inside);
+    PyMem_Free(g->slot); PyMem_Free(g->keys); PyMem_Free(g->buf); PyMem_Free(g->bounds);
+    memset(g, 0, sizeof *g);
+}
+
+/* gridfind._grid_edges of rules hs (nh) and vs (nv): g->xs ascending and
+ * g->ys descending (top first); 0 when not three edges each way. `work`
+ * holds nh + nv + 2 doubles; the keys as many. */
+static int grid_edges(Grid *g, const double *hs, Py_ssize_t nh, const double *vs, Py_ssize_t nv, double t, double *work) {
+    double lo = hs[1], hi = hs[2];
+    for (Py_ssize_t k = 0; k < nv; k++) work[k] = vs[3 * k];
+    for (Py_ssize_t k = 1; k < nh; k++) { lo = hs[3 * k + 1] < lo ? hs[3 * k + 1] : lo; hi = hs[3 * k + 2] > hi ? hs[3 * k + 2] : hi; }
+    work[nv] = lo;
+    work[nv + 1] = hi;
+    g->nx = edges_of(work, nv + 2, t, g->xs, g->keys, g->buf, g->bounds);
+    if (g->nx < 3) return 0;
+    lo = vs[1]; hi = vs[2];
+    for (Py_ssize_t k = 0; k < nh; k++) work[k] = hs[3 * k];
+    for (Py_ssize_t k = 1; k < nv; k++) { lo = vs[3 * k + 1] < lo ? vs[3 * k + 1] : lo; hi = vs[3 * k + 2] > hi ? vs[3 * k + 2] : hi; }
+    work[nh] = lo;
+    work[nh + 1] = hi;
+    g->ny = edges_of(work, nh + 2, t, g->ys, g->keys, g->buf, g->bounds);
+    for (Py_ssize_t i = 0, j = g->ny - 1; i < j; i++, j--) {
+        double y = g->ys[i]; g->ys[i] = g->ys[j]; g->ys[j] = y;
+    }
+    return g->ny >= 3;
+}
+
+/* gridfind._rules_across into `across` (zeroed; item i x si + e x se): a
+ * rule of `rules` (m) on edge e (within t) that reaches middle i. */
+static void rules_across(const double *rules, Py_ssize_t m, const double *edges, Py_ssize_t n_edges,
+                         const double *middles, Py_ssize_t n_mid, double t, char *across, Py_ssize_t si, Py_ssize_t se) {
+    for (Py_ssize_t k = 0; k < m; k++) {
+        const double *r = rules + 3 * k;
+        for (Py_ssize_t e = 0; e < n_edges; e++) {
+            if (!(fabs(r[0] - edges[e]) <= t)) continue;
+            for (Py_ssize_t i = 0; i < n_mid; i++)
+                if (r[1] - t <= middles[i] && r[2] + t >= middles[i]) across[i * si + e * se] = 1;
+        }
+    }
+}
+
+/* The slots of the glyphs (g->inside: positions in page->glyphs; g->slot:
+ * row x n_cols + column), and the cells (slot_spans) with each cell's
+ * glyphs, in their order, in g->held from g->start. The glyphs in slots. */
+static Py_ssize_t grid_slots_and_cells(Grid *g, const Ruled *page, const double *hs, Py_ssize_t nh, const double *vs,
+                                       Py_ssize_t nv, Py_ssize_t *n_cells) {
+    Py_ssize_t n_rows = g->ny - 1, n_cols = g->nx - 1, inside = 0;
+    for (Py_ssize_t k = 0; k < page->n; k++) {
+        Py_ssize_t r, c;
+        if (!slot_of(page->quad + 8 * page->glyphs[k], g->xs, g->nx, g->ys, g->ny, &r, &c)) continue;
+        g->inside[inside] = k;
+        g->slot[inside++] = r * n_cols + c;
+    }
+    if (inside < 2) return inside;
+    for (Py_ssize_t i = 0; i < n_rows; i++) g->mid[i] = (g->ys[i] + g->ys[i + 1]) / 2;
+    rules_across(vs, nv, g->xs + 1, n_cols - 1, g->mid, n_rows, page->t, g->right, n_cols - 1, 1);
+    for (Py_ssize_t c = 0; c < n_cols; c++) g->mid[c] = (g->xs[c] + g->xs[c + 1]) / 2;
+    rules_across(hs, nh, g->ys + 1, n_rows - 1, g->mid, n_cols, page->t, g->below, 1, n_cols);
+    Py_ssize_t cells = slot_spans(g->right, g->below, n_rows, n_cols, g->parent, g->cell_of_slot, g->spans);
+    for (Py_ssize_t k = 0; k < cells; k++) g->count[k] = 0;
+    for (Py_ssize_t k = 0; k < inside; k++) g->count[g->cell_of_slot[g->slot[k]]]++;
+    g->start[0] = 0;
+    for (Py_ssize_t k = 0; k < cells; k++) g->start[k + 1] = g->start[k] + g->count[k];
+    for (Py_ssize_t k = 0; k < cells; k++) g->new_cell[k] = g->start[k]; /* the next free place of each cell */
+    for (Py_ssize_t k = 0; k < inside; k++) g->held[g->new_cell[g->cell_of_slot[g->slot[k]]]++] = page->glyphs[g->inside[k]];
+    *n_cells = cells;
+    return inside;
+}
+
+/* gridfind._compress's renumbering: the used rows and columns (those of the
+ * cells with glyphs) numbered in g->used_rows and g->used_cols (-1 unused),
+ * and each cell that keeps one of each written over g->spans from the
+ * start (its new row, column and spans; g->new_cell its cell). The cells
+ * kept, or 0 when fewer than two rows or columns hold a cell's first slot. */
+static Py_ssize_t grid_compress(Grid *g, Py_ssize_t cells) {
+    Py_ssize_t n_rows = g->ny - 1, n_cols = g->nx - 1, text_rows = 0, text_cols = 0;
+    for (Py_ssize_t r = 0; r < n_rows; r++) g->used_rows[r] = 0;
+    for (Py_ssize_t c = 0; c < n_cols; c++) g->used_cols[c] = 0;
+    for (Py_ssize_t k = 0; k < cells; k++) {
+        if (!g->count[k]) continue;
+        const int64_t *s = g->spans + 4 * k;
+        for (int64_t r = s[0]; r < s[0] + s[2]; r++) g->used_rows[r] |= 1;
+        for (int64_t c = s[1]; c < s[1] + s[3]; c++) g->used_cols[c] |= 1;
+        g->used_rows[s[0]] |= 2;
+        g->used_cols[s[1]] |= 2;
+    }
+    for (Py_ssize_t r = 0, at = 0; r < n_rows; r++) {
+        text_rows += (g->used_rows[r] & 2) != 0;
+        g->used_rows[r] = g->used_rows[r] ? at++ : -1;
+    }
+    for (Py_ssize_t c = 0, at = 0; c < n_cols; c++) {
+        text_cols += (g->used_cols[c] & 2) != 0;
+        g->used_cols[c] = g->used_cols[c] ? at++ : -1;
+    }
+    if (text_rows < 2 || text_cols < 2) return 0;
+    Py_ssize_t kept = 0;
+    for (Py_ssize_t k = 0; k < cells; k++) {
+        int64_t s[4], first_row = -1, first_col = -1, rows = 0, cols = 0;
+        memcpy(s, g->spans + 4 * k, sizeof s);
+        for (int64_t r = s[0]; r < s[0] + s[2]; r++)
+            if (g->used_rows[r] >= 0) { first_row = first_row < 0 ? g->used_rows[r] : first_row; rows++; }
+        for (int64_t c = s[1]; c < s[1] + s[3]; c++)
+            if (g->used_cols[c] >= 0) { first_col = first_col < 0 ? g->used_cols[c] : first_col; cols++; }
+        if (!rows || !cols) continue;
+        int64_t *out = g->spans + 4 * kept;
+        out[0] = first_row; out[1] = first_col; out[2] = rows; out[3] = cols;
+        g->new_cell[kept++] = k;
+    }
+    return kept;
+}
+
+/* gridfind._compress's two tests on the `kept` cells: the mean words of the
+ * cells with glyphs at most page->max_words, and at most max_spanning of
+ * them across columns. 1 passed, 0 not, -2 declined (a value not finite or
+ * a text no str: the reference decides), -1 on an error set. */
+static int grid_tests(Grid *g, const Ruled *page, Py_ssize_t cells, Py_ssize_t kept) {
+    int64_t words = 0, filled = 0, spanning = 0;
+    for (Py_ssize_t k = 0; k < g->start[cells]; k++) {
+        int64_t q = g->held[k];
+        if (!isfinite(page->origin[2 * q]) || !isfinite(page->origin[2 * q + 1]) || !isfinite(page->own_end[2 * q]) ||
+            !isfinite(page->height[q]))
+            return -2;
+    }
+    for (Py_ssize_t k = 0; k < cells; k++) {
+        if (!g->count[k]) continue;
+        int64_t w = cell_words(page->origin, page->own_end, page->height, page->texts, g->held, g->start[k],
+                               g->start[k + 1], g->keys, g->buf, g->bounds);
+        if (w <= 0) return w < 0 ? -1 : -2;
+        words += w;
+        filled++;
+    }
+    if ((double)words / (double)filled > page->max_words) return 0;
+    for (Py_ssize_t o = 0; o < kept; o++) spanning += g->count[g->new_cell[o]] && g->spans[4 * o + 3] > 1;
+    return !((double)spanning > page->max_spanning * (double)filled);
+}
+
+/* Room for a grid of rules hs (nh) and vs (nv) over page->n glyphs: the
+ * edges first (grid_alloc_slots the rest). 0 when out of memory. */
+static int grid_alloc(Grid *g, Py_ssize_t nh, Py_ssize_t nv, Py_ssize_t n) {
+    size_t e = (size_t)(nh + nv + 2), big = e > (size_t)n ? e : (size_t)n;
+    g->xs = PyMem_Malloc(e * 8); g->ys = PyMem_Malloc(e * 8); g->mid = PyMem_Malloc(e * 8);
+    g->keys = PyMem_Malloc((big + 1) * sizeof(Key)); g->buf = PyMem_Malloc((big + 1) * sizeof(Key));
+    g->bounds = PyMem_Malloc((big + 2) * sizeof(Py_ssize_t));
+    g->inside = PyMem_Malloc(((size_t)n + 1) * 8); g->slot = PyMem_Malloc(((size_t)n + 1) * 8);
+    g->held = PyMem_Malloc(((size_t)n + 1) * 8);
+    return g->xs && g->ys && g->mid && g->keys && g->buf && g->bounds && g->inside && g->slot && g->held;
+}
+
+static int grid_alloc_slots(Grid *g) {
+    size_t n_rows = (size_t)(g->ny - 1), n_cols = (size_t)(g->nx - 1);
+    if (n_rows > (size_t)PY_SSIZE_T_MAX / 64 / n_cols) return 0;
+    size_t slots = n_rows * n_cols;
+    g->right = PyMem_Calloc(slots + 1, 1); g->below = PyMem_Calloc(slots + 1, 1);
+    g->parent = PyMem_Malloc(2 * slots * 8); g->cell_of_slot = PyMem_Malloc(slots * 8);
+    g->spans = PyMem_Malloc(4 * slots * 8); g->count = PyMem_Malloc(slots * 8);
+    g->start = PyMem_Malloc((slots + 1) * 8); g->new_cell = PyMem_Malloc(slots * 8);
+    g->used_rows = PyMem_Malloc(n_rows * 8); g->used_cols = PyMem_Malloc(n_cols * 8);
+    return g->right && g->below && g->parent && g->cell_of_slot && g->spans && g->count && g->start && g->new_cell &&
+           g->used_rows && g->used_cols;
+}
+
+/* gridfind._grid_edges, _grid_cells and _compress of one set of rules: its
+ * cells, sorted by (row, column), appended to `cells` (7 items each: grid,
+ * row, column, row span, column span, start and end of its glyphs in
+ * `glyphs`, where the grid's glyphs are appended). 1 a grid, 0 none, -2
+ * declined, -1 on an error set. */
+static int ruled_grid(const Ruled *page, const double *hs, Py_ssize_t nh, const double *vs, Py_ssize_t nv,
+                      int64_t grid, Vec *cells, Vec *glyphs) {
+    Grid g;
+    memset(&g, 0, sizeof g);
+    int status = -1;
+    Py_ssize_t n_cells = 0, kept;
+    if (!grid_alloc(&g, nh, nv, page->n)) goto nomemory;
+    status = 0;
+    if (!grid_edges(&g, hs, nh, vs, nv, page->t, g.mid)) goto done;
+    if (!grid_alloc_slots(&g)) goto nomemory;
+    if (grid_slots_and_cells(&g, page, hs, nh, vs, nv, &n_cells) < 2) goto done;
+    if (!(kept = grid_compress(&g, n_cells))) goto done;
+    if ((status = grid_tests(&g, page, n_cells, kept)) <= 0) goto done;
+    for (Py_ssize_t o = 0; o < kept; o++) g.keys[o] = (Key){(double)g.spans[4 * o], (double)g.spans[4 * o + 1], o};
+    sort_keys(g.keys, kept, g.buf, g.bounds);
+    Py_ssize_t base = glyphs->len, held = g.start[n_cells];
+    if (!vec_grow(glyphs, held) || !vec_grow(cells, 7 * kept)) goto nomemory;
+    memcpy(glyphs->data + base, g.held, (size_t)held * 8);
+    glyphs->len += held;
+    for (Py_ssize_t i = 0; i < kept; i++) {
+        Py_ssize_t o = g.keys[i].at;
+        int64_t k = g.new_cell[o], *out = cells->data + cells->len;
+        out[0] = grid; memcpy(out + 1, g.spans + 4 * o, 4 * 8);
+        out[5] = base + g.start[k]; out[6] = base + g.start[k + 1];
+        cells->len += 7;
+    }
+    status = 1;
+    goto done;
+nomemory:
+    PyErr_NoMemory();
+    status = -1;
+done:
+    grid_free(&g);
+    return status;
+}
+
+/* The page's rules (rules_of), merged along their lines (merge_rules) into
+ * m and their counts; 0 when a rule is not finite (the reference decides),
+ * -1 when out of memory. `m` holds 2 x 3n x 3 doubles. */
+static int page_rules(const double **cols, const unsigned char *kind, Py_ssize_t n, int line, int rect,
+                      double thickness, double min_length, double t, double *m, Py_ssize_t *nh, Py_ssize_t *nv) {
+    double *raw = PyMem_Malloc(2 * 9 * (size_t)n * 8);
+    Key *keys = PyMem_Malloc(3 * (size_t)n * sizeof(Key)), *buf = PyMem_Malloc(3 * (size_t)n * sizeof(Key));
+    Py_ssize_t *bounds = PyMem_Malloc((3 * (size_t)n + 1) * sizeof(Py_ssize_t));
+    int status = -1;
+    if (!raw || !keys || !buf || !bounds) goto done;
+    double *H = raw, *V = raw + 9 * n;
+    Py_ssize_t rh, rv;
+    rules_of(cols[0], cols[1], cols[2], cols[3], kind, n, line, rect, thickness, min_length, H, V, &rh, &rv);
+    status = 0;
+    if (any_not_finite(H, 3 * rh) || any_not_finite(V, 3 * rv)) goto done;
+    /* gridfind._merge_collinear leaves one rule as it is. */
+    *nh = rh < 2 ? rh : merge_rules(H, rh, t, m, keys, buf, bounds);
+    if (rh < 2) memcpy(m, H, (size_t)(3 * rh) * 8);
+    *nv = rv < 2 ? rv : merge_rules(V, rv, t, m + 9 * n, keys, buf, bounds);
+    if (rv < 2) memcpy(m + 9 * n, V, (size_t)(3 * rv) * 8);
+    status = 1;
+done:
+    PyMem_Free(raw); PyMem_Free(keys); PyMem_Free(buf); PyMem_Free(bounds);
+    return status;
+}
+
+/* gridfind.ruled_grids after its first test, of the merged rules H (nh) and
+ * V (nv): every set of crossing rules with two of each, in the order of its
+ * root, read by ruled_grid. 1 done, -2 declined, -1 on an error set. */
+static int page_grids_of_rules(const Ruled *page, const double *H, Py_ssize_t nh, const double *V, Py_ssize_t nv,
+                               Vec *cells, Vec *glyphs) {
+    size_t total = (size_t)(nh + nv);
+    int64_t *parent = PyMem_Malloc(total * 8), *h_count = PyMem_Calloc(total, 8), *v_count = PyMem_Calloc(total, 8);
+    double *hs = PyMem_Malloc(3 * (size_t)nh * 8), *vs = PyMem_Malloc(3 * (size_t)nv * 8);
+    int status = 1;
+    int64_t grid = 0;
+    if (!parent || !h_count || !v_count || !hs || !vs) { PyErr_NoMemory(); status = -1; goto done; }
+    join_crossings(H, nh, V, nv, page->t, parent);
+    for (Py_ssize_t k = 0; k < nh; k++) h_count[parent[k]]++;
+    for (Py_ssize_t k = 0; k < nv; k++) v_count[parent[nh + k]]++;
+    for (Py_ssize_t root = 0; root < (Py_ssize_t)total && status > 0; root++) {
+        if (h_count[root] < 2 || v_count[root] < 2) continue;
+        Py_ssize_t mh = 0, mv = 0;
+        for (Py_ssize_t k = 0; k < nh; k++)
+            if (parent[k] == root) memcpy(hs + 3 * mh++, H + 3 * k, 3 * 8);
+        for (Py_ssize_t k = 0; k < nv; k++)
+            if (parent[nh + k] == root) memcpy(vs + 3 * mv++, V + 3 * k, 3 * 8);
+        int found = ruled_grid(page, hs, mh, vs, mv, grid, cells, glyphs);
+        if (found < 0) status = found;
+        grid += found > 0;
+    }
+done:
+    PyMem_Free(parent); PyMem_Free(h_count); PyMem_Free(v_count); PyMem_Free(hs); PyMem_Free(vs);
+    return status;
+}
+
+/* ruled_grids(x0, y0, x1, y1, kind, line, rect, thickness, min_length,
+ * tolerance, max_pairs, max_words, max_spanning, quad, origin, own_end,
+ * height, texts, glyphs) -> (cells, glyphs), or None.
+ *
+ * gridfind.ruled_grids in one call, over the path table's columns (kind
+ * uint8) and the glyph table's (`texts`: its text column, any sequence)
+ * for the candidate `glyphs`: the rules (rules_of), merged along their lines,
+ * the sets of crossing rules, and of each set with two rules each way its
+ * edges (gridfind._edges: means as np.mean sums), the glyphs' slots, the
+ * slots joined into cells where no rule parts them, and gridfind._compress.
+ * Out: two bytearrays of int64, the cells (7 each: grid 0, 1, ..., row,
+ * column, row span, column span, start and end in the second) grid after
+ * grid, each grid's sorted by (row, column), and their glyphs. None when a
+ * rule or a counted glyph's value is not finite or a text is no str: the
+ * reference reads the page. */
+static PyObject *grids_ruled_grids(PyObject *mod, PyObject *args) {
+    (void)mod;
+    PyObject *objs[10];
+    Ruled page;
+    int line, rect;
+    double thickness, min_length;
+    Py_ssize_t max_pairs;
+    if (!PyArg_ParseTuple(args, "OOOOOiidddnddOOOOOO", &objs[0], &objs[1], &objs[2], &objs[3], &objs[4], &line, &rect,
+                          &thickness, &min_length, &page.t, &max_pairs, &page.max_words, &page.max_spanning, &objs[5],
+                          &objs[6], &objs[7], &objs[8], &page.texts, &objs[9]))
+        return NULL;
+    static const char *fmts[10] = {"d", "d", "d", "d", "B", "d", "d", "d", "d", "l"};
+    static const char *names[10] = {"x0", "y0", "x1", "y1", "kind", "quad", "origin", "own_end", "height", "glyphs"};
+    View v[10];
+    memset(v, 0, sizeof v);
+    PyObject *result = NULL;
+    double *merged = NULL;
+    Vec cells = {0}, glyphs = {0};
+    for (int i = 0; i < 10; i++)
+        if (get_view(objs[i], &v[i], fmts[i], i == 4 ? 1 : 8, 0, names[i]) < 0) goto done;
+    Py_ssize_t n = v[4].view.len, rows = v[8].view.len / 8;
+    for (int i = 0; i < 4; i++)
+        if (v[i].view.len != 8 * n) { PyErr_Format(PyExc_ValueError, "%s: one per path piece", names[i]); goto done; }
+    if (v[5].view.len != 64 * rows || v[6].view.len != 16 * rows || v[7].view.len != 16 * rows) {
+        PyErr_SetString(PyExc_ValueError, "quad, origin, own_end and height: one row per glyph");
+        goto done;
+    }
+    page.quad = v[5].view.buf; page.origin = v[6].view.buf; page.own_end = v[7].view.buf; page.height = v[8].view.buf;
+    page.glyphs = v[9].view.buf;
+    page.n = v[9].view.len / 8;
+    for (Py_ssize_t k = 0; k < page.n; k++)
+        if (page.glyphs[k] < 0 || page.glyphs[k] >= rows) { PyErr_SetString(PyExc_IndexError, "glyph index out of range"); goto done; }
+    if (n > PY_SSIZE_T_MAX / 256) { PyErr_NoMemory(); goto done; }
+    const double *cols[4] = {v[0].view.buf, v[1].view.buf, v[2].view.buf, v[3].view.buf};
+    Py_ssize_t nh = 0, nv = 0;
+    int status = 1;
+    if (n) {
+        if (!(merged = PyMem_Malloc(2 * 9 * (size_t)n * 8))) { PyErr_NoMemory(); goto done; }
+        status = page_rules(cols, v[4].view.buf, n, line, rect, thickness, min_length, page.t, merged, &nh, &nv);
+        if (status < 0) { PyErr_NoMemory(); goto done; }
+    }
+    if (status > 0 && nh && nv && nh <= max_pairs / nv)
+        status = page_grids_of_rules(&page, merged, nh, merged + 9 * n, nv, &cells, &glyphs);
+    if (status == -1) goto done;
+    if (status <= 0) {
+        result = Py_None;
+        Py_INCREF(result);
+        goto done;
+    }
+    PyObject *out_cells = PyByteArray_FromStringAndSize((const char *)cells.data, cells.len * 8);
+    PyObject *out_glyphs = out_cells ? PyByteArray_FromStringAndSize((const char *)glyphs.data, glyphs.len * 8) : NULL;
+    if (out_glyphs) result = PyTuple_Pack(2, out_cells, out_glyphs);
+    Py_XDECREF(out_cells);
+    Py_XDECREF(out_glyphs);
+done:
+    PyMem_Free(merged);
+    PyMem_Free(cells.data);
+    PyMem_Free(glyphs.data);
+    for (int i = 0; i < 10; i++) release(&v[i]);
     return result;
 }
 
@@ -1493,6 +1963,7 @@ static PyMethodDef module_methods[] = {
     {"rules", (PyCFunction)grids_rules, METH_VARARGS, "Horizontal and vertical rules of the path table."},
     {"band_glyphs", (PyCFunction)grids_band_glyphs, METH_VARARGS, "Glyphs in the top or bottom band of an upright page."},
     {"band_segments", (PyCFunction)grids_band_segments, METH_VARARGS, "Segment starts and spaces of band lines."},
+    {"ruled_grids", (PyCFunction)grids_ruled_grids, METH_VARARGS, "Grids of crossing rules with their cells, in one call."},
     {"cell_boxes", (PyCFunction)grids_cell_boxes, METH_VARARGS, "Each detected cell's rounded box and text span."},
     {"band_lines", (PyCFunction)grids_band_lines, METH_VARARGS, "Band glyphs to segment texts and rows, upright pages."},
     {NULL, NULL, 0, NULL},

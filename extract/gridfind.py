@@ -186,6 +186,11 @@ def ruled_grids(table: GlyphTable, paths: PathTable, glyphs: np.ndarray) -> list
     """Grids of crossing rules, with the glyphs (of `glyphs`) in their cells."""
     if not len(paths):
         return []
+    kernels = compiled_grids()
+    if kernels is not None:  # the whole rule, one call (extract/_grids.c ruled_grids)
+        found = _compiled_ruled_grids(kernels, table, paths, glyphs)
+        if found is not None:
+            return found
     horizontal, vertical = _rules(paths)
     horizontal, vertical = _merge_collinear(horizontal), _merge_collinear(vertical)
     if not len(horizontal) or not len(vertical) or len(horizontal) * len(vertical) > MAX_RULE_PAIRS:
@@ -207,6 +212,30 @@ def ruled_grids(table: GlyphTable, paths: PathTable, glyphs: np.ndarray) -> list
         if cells:
             grids.append(cells)
     return grids
+
+
+def _compiled_ruled_grids(
+    grids: ModuleType, table: GlyphTable, paths: PathTable, glyphs: np.ndarray
+) -> list[list[_Cell]] | None:
+    """``ruled_grids`` by extract/_grids.c's ruled_grids: the same rules, sets,
+    edges, slots, spans and _compress; None when it declines (a value not
+    finite, a text that is no str)."""
+    found = grids.ruled_grids(
+        *(np.ascontiguousarray(c, dtype=np.float64) for c in (paths.x0, paths.y0, paths.x1, paths.y1)),
+        np.ascontiguousarray(paths.kind, dtype=np.uint8), LINE, RECT, RULE_THICKNESS, RULE_MIN_LENGTH, EDGE_TOLERANCE,
+        MAX_RULE_PAIRS, RULED_MAX_CELL_WORDS, RULED_MAX_SPANNING_SHARE,
+        *(np.ascontiguousarray(c, dtype=np.float64) for c in (table.quad, table.origin, table.own_end, table.height)),
+        table.text, np.ascontiguousarray(glyphs, dtype=np.int64),
+    )  # fmt: skip
+    if found is None:
+        return None
+    cells, held = (np.frombuffer(part, dtype=np.int64) for part in found)
+    grids_found: list[list[_Cell]] = []
+    for grid, row, col, row_span, col_span, start, end in cells.reshape(-1, 7).tolist():
+        if grid == len(grids_found):
+            grids_found.append([])
+        grids_found[grid].append(_Cell(row, col, row_span, col_span, held[start:end]))
+    return grids_found
 
 
 def _rule_components(horizontal: np.ndarray, vertical: np.ndarray) -> np.ndarray:

@@ -4,7 +4,9 @@ references in extract/gridfind.py (RAGPREP_PURE selects the reference).
 Each kernel must give exactly what its reference gives: the text lines and
 their pieces (``_lines``), the grids of runs of aligned lines
 (``aligned_grids``: pages of table rows, prose columns and blank glyphs), rules joined along their line (``_merge_collinear``),
-the sets of crossing rules (``_rule_components``), and so every table
+the sets of crossing rules (``_rule_components``), the whole ruled rule in
+one call (``ruled_grids``: pages of ruled grids drawn whole, piece by piece
+or as boxes, rules missing, edges of many jittered rules), and so every table
 ``detect_tables`` finds; and the running heads' band lines
 (``running.band_lines``: its glyphs, segments and keys). Inputs: pages of random glyphs and rules with many
 ties (equal x, equal baselines, lines painted backwards), values that are not
@@ -742,3 +744,222 @@ def test_aligned_grids_check_their_buffers():
         kernel(lines.glyphs, np.concatenate([[0], lines.line_piece[2:], lines.line_piece[1:2]]))
     with pytest.raises(ValueError):
         kernel(lines.glyphs, lines.line_piece, cells=5 * n_pieces - 1)
+
+
+# --------------------------------------------------------------------------- ruled grids in one call
+
+
+def grid_rules(rng: np.random.Generator, xs: np.ndarray, ys: np.ndarray) -> list[tuple[float, float, float, float, int]]:
+    """The rules of a grid of column edges `xs` and row edges `ys`: drawn
+    whole, cell by cell (touching pieces) or as cell boxes, each end jittered
+    within EDGE_TOLERANCE (edges of many values, means that round), now and
+    then missing (spans)."""
+    style, missing = rng.choice(["whole", "pieces", "boxes"]), float(rng.choice([0.0, 0.1, 0.4]))
+    jitter = lambda: float(rng.choice([0.0, 0.0, 0.3, -0.7, 1.9, 1e-9, 1 / 3]))  # noqa: E731
+    if style == "boxes":
+        return [
+            (xs[c] + jitter(), ys[r + 1] + jitter(), xs[c + 1] + jitter(), ys[r] + jitter(), gridfind.RECT)
+            for r in range(len(ys) - 1) for c in range(len(xs) - 1) if rng.random() >= missing
+        ]  # fmt: skip
+    rules = []
+    for y in ys:
+        spans = [(xs[0], xs[-1])] if style == "whole" else list(zip(xs[:-1], xs[1:], strict=True))
+        rules += [(a + jitter(), y + jitter(), b + jitter(), y, gridfind.LINE) for a, b in spans if rng.random() >= missing]
+    for x in xs:
+        spans = [(ys[-1], ys[0])] if style == "whole" else list(zip(ys[1:], ys[:-1], strict=True))
+        rules += [(x + jitter(), a + jitter(), x, b + jitter(), gridfind.LINE) for a, b in spans if rng.random() >= missing]
+    return rules
+
+
+def grid_words(rng: np.random.Generator, xs: np.ndarray, ys: np.ndarray) -> list[tuple[str, tuple[float, float, float, float]]]:
+    """Glyphs in the cells of a grid: a few short words, prose (the whole
+    grid now and then), or none; word gaps now and then exactly on the word
+    rule (0.25 x the height); a few blank glyphs."""
+    prose, glyphs = rng.random() < 0.2, []
+    for r in range(len(ys) - 1):
+        for c in range(len(xs) - 1):
+            if rng.random() < 0.25:
+                continue
+            at, base = xs[c] + 2.0, ys[r + 1] + 3.0
+            for _ in range(int(rng.integers(8, 30)) if prose else int(rng.integers(1, 4))):
+                for _ in range(int(rng.integers(1, 4))):
+                    glyphs.append((" " if rng.random() < 0.05 else "a", (at, base, at + 2.0, base + 8.0)))
+                    at += 2.0
+                at += float(rng.choice([0.5, 2.0, 2.5]))
+    return glyphs
+
+
+def ruled_page(rng: np.random.Generator) -> tuple[GlyphTable, PathTable]:
+    """A page of one to three ruled grids (grid_rules, grid_words), a stray
+    rule and a lone box, and glyph centres on and one ulp beside every
+    column edge (a mean one ulp off moves them)."""
+    rules, glyphs, centres = [], [], []
+    for _ in range(int(rng.integers(1, 4))):
+        left, top = float(rng.integers(0, 300)), float(rng.integers(300, 800))
+        xs = left + np.cumsum(np.concatenate([[0.0], rng.choice([30.0, 55.0, 90.0], int(rng.integers(1, 7)))]))
+        ys = top - np.cumsum(np.concatenate([[0.0], rng.choice([14.0, 20.0, 33.0], int(rng.integers(1, 9)))]))
+        rules += grid_rules(rng, xs, ys)
+        glyphs += grid_words(rng, xs, ys)
+        centres += [(float(e) if step == 0 else float(np.nextafter(e, e + step)), (ys[0] + ys[1]) / 2) for e in xs for step in (-1, 0, 1)]
+    rules += [(50.0, 50.0, 400.0, 52.0, gridfind.LINE), (20.0, 20.0, 60.0, 90.0, gridfind.RECT)]
+    texts = [t for t, _ in glyphs] + ["b"] * len(centres)
+    boxes = [b for _, b in glyphs] + [(x, y, x, y) for x, y in centres]
+    table = GlyphTable.empty().with_text_rows(texts, boxes, [-1] * len(texts), [0] * len(texts))
+    quad = table.quad.copy()
+    for k, (x, y) in enumerate(centres):
+        quad[len(glyphs) + k] = exact_centre(x, y)
+    x0, y0, x1, y1, kind = (np.array(column) for column in zip(*rules, strict=True))
+    paths = PathTable(x0, y0, x1, y1, kind.astype(np.uint8), np.zeros(len(kind), dtype=np.uint8))
+    return GlyphTable(**{**table.__dict__, "quad": quad}), paths
+
+
+def exact_centre(x: float, y: float) -> list[tuple[float, float]]:
+    """Corners whose mean, summed in order, is exactly (x, y): x + x, + 2x, + 0 is 4x."""
+    return [(x, y), (x, y), (2 * x, 2 * y), (0.0, 0.0)]
+
+
+def ruled_both(monkeypatch: pytest.MonkeyPatch, table: GlyphTable, paths: PathTable, glyphs: np.ndarray) -> tuple[Any, Any]:
+    return both(monkeypatch, lambda: gridfind.ruled_grids(table, paths, glyphs))
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_ruled_grids_equal_the_reference(monkeypatch, seed):
+    """The whole rule in one call (_grids.c ruled_grids) finds what
+    gridfind.ruled_grids' numpy reference finds: the same grids, cells,
+    spans and glyphs, on pages where it answers itself."""
+    rng = np.random.default_rng(seed)
+    table, paths = ruled_page(rng)
+    glyphs = np.sort(rng.permutation(len(table))[: len(table) - int(rng.integers(0, 4))]).astype(np.int64)
+    assert gridfind._compiled_ruled_grids(compiled_grids(), table, paths, glyphs) is not None
+    compiled, pure = ruled_both(monkeypatch, table, paths, glyphs)
+    assert_same_grids(compiled, pure, f"seed {seed}")
+
+
+def test_ruled_grids_kernel_finds_and_rejects_grids():
+    """The pages above hold grids the kernel keeps and sets of rules it
+    rejects (no text in two rows and columns, prose, spans)."""
+    kept = rejected = 0
+    for seed in range(40):
+        table, paths = ruled_page(np.random.default_rng(seed))
+        found = gridfind._compiled_ruled_grids(compiled_grids(), table, paths, np.arange(len(table), dtype=np.int64))
+        kept += len(found)
+        rejected += int(len(found) < 2)
+    assert kept > 20 and rejected > 5
+
+
+def test_ruled_grid_edges_are_means_as_numpy_sums_them(monkeypatch):
+    """A column edge of up to 300 rules within EDGE_TOLERANCE of each other
+    (numpy's pairwise sum over more than 128 values, its halves and its
+    eight partial sums): rule i, at the i-th least x, crosses horizontal
+    rule i (20 pt apart) and parts the row below it, too far from the next
+    rule along the edge to be merged with it. Glyph centres on the edge's
+    mean and an ulp either side, in three rows."""
+    rng = np.random.default_rng(11)
+    for size in [3, 7, 8, 9, 15, 16, 17, 24, 128, 129, 136, 300] * 6 + [8, 9, 10] * 20:
+        xs = np.sort(100.0 + rng.random(size) * 1.9)
+        mean = float(np.mean(xs))
+        rules = [(x, 20.0 * i - 3.0, x, 20.0 * i + 10.0) for i, x in enumerate(xs.tolist())]
+        rules += [(40.0, 0.0, 40.0, 20.0 * size), (160.0, 0.0, 160.0, 20.0 * size)]
+        rules += [(40.0, 20.0 * i, 160.0, 20.0 * i) for i in range(size)]
+        x0, y0, x1, y1 = (np.array(c) for c in zip(*rules, strict=True))
+        paths = PathTable(x0, y0, x1, y1, np.full(len(x0), gridfind.LINE, dtype=np.uint8), np.zeros(len(x0), dtype=np.uint8))
+        at = [(float(np.nextafter(mean, 0.0)), 10.0), (mean, 30.0 if size > 2 else 10.0), (float(np.nextafter(mean, 200.0)), 10.0)]
+        at += [(60.0, 10.0), (130.0, 30.0)]
+        table = GlyphTable.empty().with_text_rows(["a"] * len(at), [(x, y, x, y) for x, y in at], [-1] * len(at), [0] * len(at))
+        table = GlyphTable(**{**table.__dict__, "quad": np.array([exact_centre(x, y) for x, y in at])})
+        compiled, pure = ruled_both(monkeypatch, table, paths, np.arange(len(at), dtype=np.int64))
+        assert pure, size
+        assert_same_grids(compiled, pure, f"size {size}")
+
+
+def test_ruled_grids_decline_rules_not_finite_and_texts_that_are_no_str(monkeypatch):
+    table, paths = ruled_page(np.random.default_rng(3))
+    glyphs = np.arange(len(table), dtype=np.int64)
+    assert gridfind._compiled_ruled_grids(compiled_grids(), table, paths, glyphs)
+    # A line reaching to infinity is a rule not finite; a NaN end makes no rule (its tests fail).
+    line = int(np.flatnonzero((paths.kind == gridfind.LINE) & (np.abs(paths.y1 - paths.y0) < 1))[0])
+    for bad, declined in ((np.inf, True), (np.nan, False)):
+        x1 = paths.x1.copy()
+        x1[line] = bad
+        odd = PathTable(paths.x0, paths.y0, x1, paths.y1, paths.kind, paths.paint)
+        assert (gridfind._compiled_ruled_grids(compiled_grids(), table, odd, glyphs) is None) == declined
+        with np.errstate(invalid="ignore"):
+            compiled, pure = ruled_both(monkeypatch, table, odd, glyphs)
+        assert_same_grids(compiled, pure)
+    texts = table.text.copy()
+    texts[:] = None
+    no_str = GlyphTable(**{**table.__dict__, "text": texts})
+    assert gridfind._compiled_ruled_grids(compiled_grids(), no_str, paths, glyphs) is None
+
+
+def test_ruled_grids_check_their_buffers():
+    table, paths = ruled_page(np.random.default_rng(4))
+    glyphs = np.arange(len(table), dtype=np.int64)
+
+    def kernel(x0: np.ndarray = paths.x0, kind: np.ndarray = paths.kind, height: np.ndarray = table.height,
+               chosen: np.ndarray = glyphs) -> Any:  # fmt: skip
+        return compiled_grids().ruled_grids(
+            x0, paths.y0, paths.x1, paths.y1, kind, gridfind.LINE, gridfind.RECT, 3.0, 5.0, 2.0, 4_000_000, 20.0, 0.5,
+            table.quad, table.origin, table.own_end, height, table.text, chosen,
+        )  # fmt: skip
+
+    assert kernel()
+    with pytest.raises(ValueError):
+        kernel(x0=paths.x0[:-1])
+    with pytest.raises(ValueError):
+        kernel(height=table.height[:-1])
+    with pytest.raises(IndexError):
+        kernel(chosen=np.array([0, len(table)]))
+    with pytest.raises(IndexError):
+        kernel(chosen=np.array([-1]))
+    with pytest.raises(TypeError):
+        kernel(kind=paths.kind.astype(np.int64))
+    with pytest.raises(TypeError):
+        kernel(chosen=glyphs.astype(np.int32))
+
+
+def words_page(cells: list[tuple[float, float, int]]) -> GlyphTable:
+    """Glyphs of `words` words from (x, baseline) for each cell: words of two
+    2-pt glyphs 8 pt high, 3 pt apart (more than 0.25 x the height)."""
+    texts, boxes = [], []
+    for x, y, words in cells:
+        for w in range(words):
+            for k in range(2):
+                texts.append("a")
+                boxes.append((x + 7.0 * w + 2.0 * k, y, x + 7.0 * w + 2.0 * k + 2.0, y + 8.0))
+    return GlyphTable.empty().with_text_rows(texts, boxes, [-1] * len(texts), [0] * len(texts))
+
+
+def frame_paths(inner: list[tuple[float, float, float, float]]) -> PathTable:
+    """Rules at y 100, 50 and 0 from x 0 to 400, sides at x 0 and 400, and the `inner` lines."""
+    lines = [(0.0, y, 400.0, y) for y in (100.0, 50.0, 0.0)] + [(x, 0.0, x, 100.0) for x in (0.0, 400.0)] + inner
+    x0, y0, x1, y1 = (np.array(c) for c in zip(*lines, strict=True))
+    return PathTable(x0, y0, x1, y1, np.full(len(x0), gridfind.LINE, dtype=np.uint8), np.zeros(len(x0), dtype=np.uint8))
+
+
+FOUR_CELLS = [(10.0, 70.0, 1), (210.0, 70.0, 1), (10.0, 20.0, 1), (210.0, 20.0, 1)]
+
+
+@pytest.mark.parametrize(
+    ("inner", "cells", "expected"),
+    [
+        # A rule starting EDGE_TOLERANCE above a row's middle parts that row (only).
+        ([(200.0, 77.0, 200.0, 100.0)], FOUR_CELLS, [(0, 0, 1, 1), (0, 1, 1, 1), (1, 0, 1, 2)]),
+        ([(200.0, np.nextafter(77.0, 100.0), 200.0, 100.0)], FOUR_CELLS, []),
+        # Rules EDGE_TOLERANCE either side of the edge (the mean of 198, 200, 202; too far apart
+        # along it to be merged) lie on it: they part the rows they reach.
+        ([(198.0, 0.0, 198.0, 30.0), (200.0, 48.0, 200.0, 53.0), (202.0, 70.0, 202.0, 100.0)], FOUR_CELLS,
+         [(0, 0, 1, 1), (0, 1, 1, 1), (1, 0, 1, 1), (1, 1, 1, 1)]),
+        # Text in one column only: no grid.
+        ([(200.0, 0.0, 200.0, 100.0)], [(10.0, 70.0, 1), (10.0, 20.0, 1)], []),
+        # Cells of 20 words on average are a table's; 20.25 are prose in boxes.
+        ([(200.0, 0.0, 200.0, 100.0)], [(10.0, y, 20) for y in (70.0, 20.0)] + [(210.0, y, 20) for y in (70.0, 20.0)],
+         [(0, 0, 1, 1), (0, 1, 1, 1), (1, 0, 1, 1), (1, 1, 1, 1)]),
+        ([(200.0, 0.0, 200.0, 100.0)], [(10.0, y, 20) for y in (70.0, 20.0)] + [(210.0, 70.0, 20), (210.0, 20.0, 21)], []),
+    ],
+)  # fmt: skip
+def test_ruled_grids_on_their_thresholds(monkeypatch, inner, cells, expected):
+    table, paths = words_page(cells), frame_paths(inner)
+    compiled, pure = ruled_both(monkeypatch, table, paths, np.arange(len(table), dtype=np.int64))
+    assert_same_grids(compiled, pure)
+    assert [tuple(cell[:4]) for grid in pure for cell in grid] == expected
