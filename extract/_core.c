@@ -2896,50 +2896,89 @@ static long long next_bound(const long long *bounds, Py_ssize_t n, long long sta
     return bounds[lo < n ? lo : n - 1];
 }
 
-/* (number, start, end, present), built directly (Py_BuildValue parses its
- * format string for each of a tree's tens of thousands of objects). New reference. */
-static PyObject *span_item(PyObject *number, long long start, long long end, int present) {
-    PyObject *item = PyTuple_New(4), *from = item ? PyLong_FromLongLong(start) : NULL, *to = from ? PyLong_FromLongLong(end) : NULL;
-    if (!to) {
-        Py_XDECREF(item);
-        Py_XDECREF(from);
-        return NULL;
-    }
-    PyTuple_SET_ITEM(item, 0, Py_NewRef(number));
-    PyTuple_SET_ITEM(item, 1, from);
-    PyTuple_SET_ITEM(item, 2, to);
-    PyTuple_SET_ITEM(item, 3, PyBool_FromLong(present));
-    return item;
-}
+/* A header's span of an object of `members`: its number, where it runs, and whether it is other than null. */
+typedef struct { long long number, start, end; int present; } HeaderSpan;
 
-/* The spans of the header's pairs, in header order (see above). */
-static PyObject *stream_spans(const unsigned char *data, Py_ssize_t len, long long first, const long long *ints,
-                              Py_ssize_t pairs, PyObject *members) {
+enum { HEADER_DAMAGED = 2 };
+
+/* The spans of the header's pairs, in header order (see above), into
+ * out[0:*n] (out has room for every pair). HEADER_INTS, HEADER_DAMAGED (a
+ * number listed twice), -1 on error. */
+static int stream_spans(const unsigned char *data, Py_ssize_t len, long long first, const long long *ints,
+                        Py_ssize_t pairs, PyObject *members, HeaderSpan *out, Py_ssize_t *n) {
     long long *sorted = PyMem_Malloc(sizeof(long long) * (size_t)(2 * pairs + 1));
-    if (!sorted) return PyErr_NoMemory();
+    if (!sorted) { PyErr_NoMemory(); return -1; }
     long long *bounds = sorted + pairs;
-    PyObject *out = NULL;
+    int status = HEADER_INTS;
+    *n = 0;
     for (Py_ssize_t i = 0; i < pairs; i++) sorted[i] = ints[2 * i];
     qsort(sorted, (size_t)pairs, sizeof(long long), cmp_ll);
     for (Py_ssize_t i = 1; i < pairs; i++)
-        if (sorted[i] == sorted[i - 1]) { PyMem_Free(sorted); Py_RETURN_NONE; }
+        if (sorted[i] == sorted[i - 1]) { PyMem_Free(sorted); return HEADER_DAMAGED; }
     for (Py_ssize_t i = 0; i < pairs; i++) bounds[i] = first + ints[2 * i + 1];
     bounds[pairs] = (long long)len;
     qsort(bounds, (size_t)pairs + 1, sizeof(long long), cmp_ll);
-    out = PyList_New(0);
-    for (Py_ssize_t i = 0; out && i < pairs; i++) {
+    for (Py_ssize_t i = 0; status == HEADER_INTS && i < pairs; i++) {
         long long start = first + ints[2 * i + 1];
         if (start < first || start >= (long long)len) continue;
         PyObject *number = PyLong_FromLongLong(ints[2 * i]);
         int member = number ? PySet_Contains(members, number) : -1;
-        long long end = next_bound(bounds, pairs + 1, start);
-        PyObject *item = member > 0 ? span_item(number, start, end, not_null(data, (Py_ssize_t)start, (Py_ssize_t)end)) : NULL;
         Py_XDECREF(number);
-        if (member < 0 || (member > 0 && (!item || PyList_Append(out, item) < 0))) Py_CLEAR(out);
-        Py_XDECREF(item);
+        if (member < 0) status = -1;
+        else if (member) {
+            long long end = next_bound(bounds, pairs + 1, start);
+            out[(*n)++] = (HeaderSpan){ints[2 * i], start, end, not_null(data, (Py_ssize_t)start, (Py_ssize_t)end)};
+        }
     }
     PyMem_Free(sorted);
-    return out;
+    return status;
+}
+
+/* The spans of an object stream's header (see above) into *out (PyMem,
+ * the caller frees it; NULL when there are none) and *n: HEADER_INTS,
+ * HEADER_DAMAGED, HEADER_REFERENCE, or -1 with an exception set (ValueError
+ * when `first` lies outside the data). */
+static int header_spans(const unsigned char *data, Py_ssize_t len, long long first, long long count, PyObject *members,
+                        HeaderSpan **out, Py_ssize_t *n) {
+    *out = NULL;
+    *n = 0;
+    if (first < 0 || first > (long long)len) {
+        PyErr_SetString(PyExc_ValueError, "/First outside the data");
+        return -1;
+    }
+    if (count < 0) return HEADER_REFERENCE;
+    /* At most one integer per two header bytes, and 2 x count wanted. */
+    Py_ssize_t room = (Py_ssize_t)(first / 2 + 1), limit = count < room / 2 + 1 ? (Py_ssize_t)(2 * count) : room;
+    long long *ints = PyMem_Malloc(sizeof(long long) * (size_t)(limit + 1));
+    if (!ints) { PyErr_NoMemory(); return -1; }
+    Py_ssize_t read_ints = 0;
+    int status = header_ints(data, data + first, limit, ints, &read_ints);
+    if (status == HEADER_INTS && read_ints % 2) status = HEADER_DAMAGED;
+    if (status == HEADER_INTS && read_ints) {
+        *out = PyMem_Malloc(sizeof(HeaderSpan) * (size_t)(read_ints / 2));
+        status = *out ? stream_spans(data, len, first, ints, read_ints / 2, members, *out, n) : (PyErr_NoMemory(), -1);
+        if (status != HEADER_INTS) { PyMem_Free(*out); *out = NULL; *n = 0; }
+    }
+    PyMem_Free(ints);
+    return status;
+}
+
+/* (number, start, end, present), built directly (Py_BuildValue parses its
+ * format string for each of a tree's tens of thousands of objects). New reference. */
+static PyObject *span_item(long long number, long long start, long long end, int present) {
+    PyObject *item = PyTuple_New(4), *n = item ? PyLong_FromLongLong(number) : NULL,
+             *from = n ? PyLong_FromLongLong(start) : NULL, *to = from ? PyLong_FromLongLong(end) : NULL;
+    if (!to) {
+        Py_XDECREF(item);
+        Py_XDECREF(n);
+        Py_XDECREF(from);
+        return NULL;
+    }
+    PyTuple_SET_ITEM(item, 0, n);
+    PyTuple_SET_ITEM(item, 1, from);
+    PyTuple_SET_ITEM(item, 2, to);
+    PyTuple_SET_ITEM(item, 3, PyBool_FromLong(present));
+    return item;
 }
 
 static PyObject *core_object_stream_spans(PyObject *mod, PyObject *args) {
@@ -2949,23 +2988,18 @@ static PyObject *core_object_stream_spans(PyObject *mod, PyObject *args) {
     if (!PyArg_ParseTuple(args, "OLLO!", &data, &first, &count, &PySet_Type, &members)) return NULL;
     Py_buffer view;
     if (PyObject_GetBuffer(data, &view, PyBUF_SIMPLE) < 0) return NULL;
-    PyObject *out = NULL;
-    if (first < 0 || first > (long long)view.len) {
-        PyErr_SetString(PyExc_ValueError, "/First outside the data");
-    } else if (count < 0) {
-        out = Py_NewRef(Py_NotImplemented);
-    } else {
-        /* At most one integer per two header bytes, and 2 x count wanted. */
-        Py_ssize_t room = (Py_ssize_t)(first / 2 + 1), limit = count < room / 2 + 1 ? (Py_ssize_t)(2 * count) : room;
-        long long *ints = PyMem_Malloc(sizeof(long long) * (size_t)(limit + 1));
-        Py_ssize_t n = 0;
-        int read = ints ? header_ints(view.buf, (const unsigned char *)view.buf + first, limit, ints, &n) : -1;
-        if (read < 0) PyErr_NoMemory();
-        else if (read == HEADER_REFERENCE) out = Py_NewRef(Py_NotImplemented);
-        else if (n % 2) out = Py_NewRef(Py_None);
-        else out = stream_spans(view.buf, view.len, first, ints, n / 2, members);
-        PyMem_Free(ints);
+    HeaderSpan *spans;
+    Py_ssize_t n;
+    int status = header_spans(view.buf, view.len, first, count, members, &spans, &n);
+    PyObject *out = status < 0 ? NULL
+                    : status == HEADER_REFERENCE ? Py_NewRef(Py_NotImplemented)
+                    : status == HEADER_DAMAGED ? Py_NewRef(Py_None) : PyList_New(n);
+    for (Py_ssize_t i = 0; status == HEADER_INTS && out && i < n; i++) {
+        PyObject *item = span_item(spans[i].number, spans[i].start, spans[i].end, spans[i].present);
+        if (!item) Py_CLEAR(out);
+        else PyList_SET_ITEM(out, i, item);
     }
+    PyMem_Free(spans);
     PyBuffer_Release(&view);
     return out;
 }
@@ -3998,6 +4032,67 @@ static int tree_number_tables(TreeObjects *t, long long top) {
     return 0;
 }
 
+/* ==== object stream headers read into the nodes (struct2) ================
+ * A stream given as (data, first, count, members) instead of (data, spans):
+ * its header is read here as object_stream_spans reads it (header_spans),
+ * with no Python tuple per object; a damaged header holds nothing (the
+ * stream is left out, as PlainObjects leaves it), one that only the
+ * reference reads makes the nodes incomplete (PlainObjects then reads every
+ * stream as before). The objects found not null join `present`
+ * (tree_headers_present), as PlainObjects marks them. */
+static int tree_read_header(TreeObjects *t, PyObject *item, Py_ssize_t stream, const Py_buffer *view, long long *top,
+                            Buf *presents) {
+    long long first = PyLong_AsLongLong(PyTuple_GET_ITEM(item, 1));
+    if (first == -1 && PyErr_Occurred()) return -1;
+    long long count = PyLong_AsLongLong(PyTuple_GET_ITEM(item, 2));
+    if (count == -1 && PyErr_Occurred()) return -1;
+    PyObject *members = PyTuple_GET_ITEM(item, 3);
+    if (!PySet_Check(members)) { PyErr_SetString(PyExc_TypeError, "TreeObjects: members are a set"); return -1; }
+    HeaderSpan *spans;
+    Py_ssize_t n;
+    int status = header_spans(view->buf, view->len, first, count, members, &spans, &n);
+    if (status == HEADER_REFERENCE) t->complete = 0;
+    for (Py_ssize_t i = 0; status == HEADER_INTS && i < n; i++) {
+        TSpan span = {stream, (Py_ssize_t)spans[i].start, (Py_ssize_t)spans[i].end, (Py_ssize_t)spans[i].number};
+        if (buf_append(&t->spans, &span, sizeof span) < 0) status = -1;
+        else if (spans[i].present && buf_append(presents, &spans[i].number, sizeof(long long)) < 0) status = -1;
+        if (spans[i].number > *top) *top = spans[i].number;
+    }
+    PyMem_Free(spans);
+    return status < 0 ? -1 : 0;
+}
+
+/* `present` with the numbers of `presents` marked, as PlainObjects'
+ * _bitmap marks them (below TREE_MAX_NUMBERS; (number, 0) into `known`
+ * for the others). */
+static int tree_headers_present(TreeObjects *t, const Buf *presents) {
+    const long long *numbers = (const long long *)presents->data;
+    Py_ssize_t count = (Py_ssize_t)(presents->len / sizeof(long long)), bytes = t->present.buf ? t->present.len : 0;
+    for (Py_ssize_t i = 0; i < count; i++) {
+        if (numbers[i] >= 0 && numbers[i] < TREE_MAX_NUMBERS) {
+            if (numbers[i] / 8 + 1 > bytes) bytes = (Py_ssize_t)(numbers[i] / 8 + 1);
+            continue;
+        }
+        PyObject *ref = plain_ref(numbers[i], 0);
+        int added = ref ? PySet_Add(t->known, ref) : -1;
+        Py_XDECREF(ref);
+        if (added < 0) return -1;
+    }
+    PyObject *bitmap = PyBytes_FromStringAndSize(NULL, bytes);
+    if (!bitmap) return -1;
+    unsigned char *bits = (unsigned char *)PyBytes_AS_STRING(bitmap);
+    memset(bits, 0, (size_t)bytes);
+    if (t->present.buf) memcpy(bits, t->present.buf, (size_t)t->present.len);
+    for (Py_ssize_t i = 0; i < count; i++)
+        if (numbers[i] >= 0 && numbers[i] < TREE_MAX_NUMBERS) bits[numbers[i] / 8] |= (unsigned char)(1u << (numbers[i] % 8));
+    if (t->present.buf) PyBuffer_Release(&t->present);
+    int got = PyObject_GetBuffer(bitmap, &t->present, PyBUF_SIMPLE);
+    Py_DECREF(bitmap);
+    if (got < 0) { t->present.buf = NULL; return -1; }
+    return 0;
+}
+/* ==== end of struct2's header section ===================================== */
+
 static int TreeObjects_init(TreeObjects *t, PyObject *args, PyObject *kwds) {
     (void)kwds;
     PyObject *streams, *known, *check, *refs;
@@ -4015,18 +4110,26 @@ static int TreeObjects_init(TreeObjects *t, PyObject *args, PyObject *kwds) {
     for (int k = 0; k < TK_COUNT; k++)
         if ((t->key[k] = tree_name(t, (const unsigned char *)TREE_KEYS[k], strlen(TREE_KEYS[k]))) < 0) return -1;
     long long top = 0;
-    for (Py_ssize_t s = 0; s < PyList_GET_SIZE(streams); s++) {
+    Buf presents = {0}; /* the numbers of the objects the headers read here hold, null ones left out */
+    int headers = 0, failed = 0;
+    for (Py_ssize_t s = 0; !failed && s < PyList_GET_SIZE(streams); s++) {
         PyObject *pair = PyList_GET_ITEM(streams, s);
-        if (!PyTuple_Check(pair) || PyTuple_GET_SIZE(pair) != 2) {
-            PyErr_SetString(PyExc_TypeError, "TreeObjects: a stream is (data, spans)");
-            return -1;
+        Py_ssize_t size = PyTuple_Check(pair) ? PyTuple_GET_SIZE(pair) : 0;
+        if (size != 2 && size != 4) {
+            PyErr_SetString(PyExc_TypeError, "TreeObjects: a stream is (data, spans) or (data, first, count, members)");
+            failed = 1;
+            break;
         }
         Py_buffer view;
-        if (PyObject_GetBuffer(PyTuple_GET_ITEM(pair, 0), &view, PyBUF_SIMPLE) < 0) return -1;
-        if (buf_append(&t->views, &view, sizeof view) < 0) { PyBuffer_Release(&view); return -1; }
-        if (tree_read_spans(t, PyTuple_GET_ITEM(pair, 1), s, view.len, &top) < 0) return -1;
+        if (PyObject_GetBuffer(PyTuple_GET_ITEM(pair, 0), &view, PyBUF_SIMPLE) < 0) { failed = 1; break; }
+        if (buf_append(&t->views, &view, sizeof view) < 0) { PyBuffer_Release(&view); failed = 1; break; }
+        headers |= size == 4;
+        failed = (size == 2 ? tree_read_spans(t, PyTuple_GET_ITEM(pair, 1), s, view.len, &top)
+                            : tree_read_header(t, pair, s, &view, &top, &presents)) < 0;
     }
-    if (tree_number_tables(t, top) < 0) return -1;
+    if (!failed && headers) failed = tree_headers_present(t, &presents) < 0;
+    buf_free(&presents);
+    if (failed || tree_number_tables(t, top) < 0) return -1;
     for (Py_ssize_t n = 0; n < t->nnumbers; n++) {
         Py_ssize_t i = t->first_span[n];
         /* listed twice: left to the walkers above */
@@ -5582,6 +5685,59 @@ done:
     return result;
 }
 
+/* ==== the cross-reference table's object streams (struct2) ================
+ *
+ * object_stream_members(table) -> (members, top): qpdf's cross-reference
+ * table (pikepdf's get_xref_table(), a dict of (number, generation) to
+ * XrefEntry, §7.5.4, §7.5.8) read in one pass, as
+ * structure_objects._stream_members, its reference, reads it:
+ *   members: {stream number: {object number, ...}}, the objects each object
+ *     stream holds by the table (entries of type 2: obj_stream_number is
+ *     None for the others), streams in the table's order;
+ *   top: the largest key's object number (max(table)[0]), None when the
+ *     table is empty.
+ * No PDF bytes are read here: only Python objects, through their protocols. */
+/* members[number], created empty when missing. New reference, NULL on error. */
+static PyObject *members_of(PyObject *members, PyObject *number) {
+    PyObject *held = PyDict_GetItemWithError(members, number);
+    if (held) return Py_NewRef(held);
+    if (PyErr_Occurred() || !(held = PySet_New(NULL))) return NULL;
+    if (PyDict_SetItem(members, number, held) < 0) Py_CLEAR(held);
+    return held;
+}
+
+/* Add `key`'s object number (key[0]) to members[number]. 0, -1 on error. */
+static int add_member(PyObject *members, PyObject *number, PyObject *key) {
+    PyObject *held = members_of(members, number), *object = held ? PySequence_GetItem(key, 0) : NULL;
+    int added = object ? PySet_Add(held, object) : -1;
+    Py_XDECREF(held);
+    Py_XDECREF(object);
+    return added;
+}
+
+static PyObject *core_object_stream_members(PyObject *mod, PyObject *table) {
+    (void)mod;
+    if (!PyDict_Check(table)) { PyErr_SetString(PyExc_TypeError, "object_stream_members: the table is a dict"); return NULL; }
+    static PyObject *attr = NULL;
+    if (!attr && !(attr = PyUnicode_InternFromString("obj_stream_number"))) return NULL;
+    PyObject *members = PyDict_New(), *top = NULL, *key, *entry;
+    Py_ssize_t pos = 0;
+    int failed = !members;
+    while (!failed && PyDict_Next(table, &pos, &key, &entry)) {
+        int greater = top ? PyObject_RichCompareBool(key, top, Py_GT) : 1;
+        if (greater < 0) { failed = 1; break; }
+        if (greater) top = key; /* borrowed: the table holds it */
+        PyObject *number = PyObject_GetAttr(entry, attr);
+        if (!number) { failed = 1; break; }
+        if (number != Py_None) failed = add_member(members, number, key) < 0;
+        Py_DECREF(number);
+    }
+    PyObject *top_number = failed ? NULL : top ? PySequence_GetItem(top, 0) : Py_NewRef(Py_None);
+    if (!top_number) { Py_XDECREF(members); return NULL; }
+    return Py_BuildValue("(NN)", members, top_number);
+}
+/* ==== end of struct2's section ============================================ */
+
 static PyMethodDef module_methods[] = {
     {"text_edges", (PyCFunction)core_text_edges, METH_O,
      "Per text (a list or an object array of str): length, first and last code point (int64)."},
@@ -5593,6 +5749,8 @@ static PyMethodDef module_methods[] = {
     {"parse_object", (PyCFunction)core_parse_object, METH_VARARGS, "One PDF object's bytes as plain Python values."},
     {"parse_objects", (PyCFunction)core_parse_objects, METH_VARARGS, "The objects of an object stream as plain values."},
     {"object_stream_spans", (PyCFunction)core_object_stream_spans, METH_VARARGS, "An object stream header's spans."},
+    {"object_stream_members", (PyCFunction)core_object_stream_members, METH_O,
+     "The objects each object stream holds by the cross-reference table, and its top number."},
     {"walk_struct", (PyCFunction)core_walk_struct, METH_VARARGS, "The structure tree walk over its stack."},
     {"cmap_section", (PyCFunction)core_cmap_section, METH_VARARGS, "One CMap section body applied to a cmap.CMap."},
     {"nearest_marked", (PyCFunction)core_nearest_marked, METH_VARARGS, "StructTree.nearest in one pass (parents before kids)."},

@@ -23,7 +23,11 @@ leaves a tree to the walkers of plain values, ``fill_cache`` parses every
 object at once, as before.
 The cross-reference table (§7.5.8) says which objects a stream holds and
 which objects exist: a reference to a missing one is null (an absent key,
-an array item None), as in qpdf's unparse. Objects qpdf changes in memory (the
+an array item None), as in qpdf's unparse. The core groups the table's
+entries by stream (``_core.object_stream_members``) and reads each stream's
+header into its nodes itself, with no Python object per object; the
+header's spans as Python tuples are built only where every object is
+parsed at once (``fill_cache``). Objects qpdf changes in memory (the
 page tree, whose inherited attributes it pushes down to the pages) and any
 object that does not parse alone are read through qpdf as before.
 
@@ -226,39 +230,42 @@ class PlainObjects:
             table = self._xref_table()
         except (pikepdf.PdfError, RuntimeError, ValueError):
             return
-        members: dict[int, set[int]] = {}
-        for ref, number in zip(table, map(_OBJ_STREAM_NUMBER, table.values()), strict=True):
-            if number is not None:  # an entry of type 2
-                held = members.get(number)
-                if held is None:
-                    held = members[number] = set()
-                held.add(ref[0])
-        streams = [_ObjectStream.read(self._pdf, number, held) for number, held in members.items()]
-        numbers = [n for stream in streams if stream is not None for n in stream.present]
-        present = _bitmap(numbers)
-        # The objects found present: those the bitmap marks need no tuple in
-        # the set (parse_objects looks there first), which saves a tuple per
-        # object of the tree; the set holds the rest and what `exists` confirms.
-        known: set[Ref] = {(n, 0) for n in numbers if not 0 <= n < _BITMAP_NUMBERS}
-        exists = _exists_check(self._pdf, table)
-        cache = self._cache
         parse_objects = self._parse_objects
-        refs = _reference_slots(table) if streams else []
-        kept = [stream for stream in streams if stream is not None]
         if parse_objects is None:
             return
+        members, top = _stream_members(table)
+        read = (_ObjectStream.read(self._pdf, number, held) for number, held in members.items())
+        streams = [stream for stream in read if stream is not None]
+        exists = _exists_check(self._pdf, table)
+        refs = _reference_slots(top, len(table)) if streams else []
         # Objects that do not parse alone, and page tree nodes, are left to
         # qpdf; the others go into the cache as cache.setdefault((n, 0),
-        # value) would put them: one by one from the nodes, or all at once.
-        self._unparsed = [
-            functools.partial(parse_objects, stream.data, stream.spans, known, exists, present, refs, cache)
-            for stream in kept
-        ]
-        nodes = _core_nodes([(stream.data, stream.spans) for stream in kept], present, known, exists, refs)
+        # value) would put them: one by one from the nodes (their headers
+        # read by the core), or all at once (fill_cache).
+        self._unparsed = [functools.partial(_parse_streams, streams, exists, refs, parse_objects, self._cache)]
+        headers = [(stream.data, stream.first, stream.count, stream.members) for stream in streams]
+        nodes = _core_nodes(headers, b"", set(), exists, refs)
         if nodes is not None:
             self._nodes = nodes
         else:
             self.fill_cache()
+
+
+def _parse_streams(
+    streams: list[_ObjectStream], exists: Callable[[Ref], bool], refs: list[Any], parse_objects: Callable[..., None],
+    cache: dict[Ref, Any],
+) -> None:
+    """Every object of the streams into `cache` by parse_objects, their
+    headers read by _read_header (a damaged one leaves its stream out)."""
+    spanned = [(stream.data, spans) for stream in streams if (spans := stream.spans()) is not None]
+    numbers = [span[0] for _, spans in spanned for span in spans if span[3]]
+    present = _bitmap(numbers)
+    # The objects found present: those the bitmap marks need no tuple in
+    # the set (parse_objects looks there first), which saves a tuple per
+    # object of the tree; the set holds the rest and what `exists` confirms.
+    known: set[Ref] = {(n, 0) for n in numbers if not 0 <= n < _BITMAP_NUMBERS}
+    for data, spans in spanned:
+        parse_objects(data, spans, known, exists, present, refs, cache)
 
 
 def _exists_check(pdf: pikepdf.Pdf, table: dict[Ref, Any]) -> Callable[[Ref], bool]:
@@ -289,11 +296,13 @@ def _exists_check(pdf: pikepdf.Pdf, table: dict[Ref, Any]) -> Callable[[Ref], bo
 
 
 def _core_nodes(
-    streams: list[tuple[bytes, list[Any]]], present: bytes, known: set[Ref], exists: Callable[[Ref], bool], refs: list[Any]
+    streams: list[tuple[Any, ...]], present: bytes, known: set[Ref], exists: Callable[[Ref], bool], refs: list[Any]
 ) -> Any:
-    """The streams as _core.TreeObjects; None where the core has none, where
-    there are none, or where they number an object it does not hold
-    (value() must answer for each)."""
+    """The streams as _core.TreeObjects (each (data, spans), or (data,
+    first, count, members) for the core to read its header); None where the
+    core has none, where there are none, or where they number an object it
+    does not hold or hold a header only the reference reads (value() must
+    answer for each)."""
     core = compiled_core()
     make = getattr(core, "TreeObjects", None)
     if make is None or not streams:  # no streams: every object is qpdf's, the walkers of plain values read them
@@ -342,13 +351,39 @@ _BITMAP_NUMBERS = 1 << 24
 _REF_NUMBERS = 1 << 20
 
 
-def _reference_slots(table: dict[Ref, Any]) -> list[Any]:
+def _reference_slots(top: int | None, count: int) -> list[Any]:
     """parse_objects' list of shared references, one slot per object number:
     a tree refers to each parent and page hundreds of times, and one tuple
-    serves them all. Numbered as the table numbers its objects (a damaged
-    table's one huge number does not make it huge), and _REF_NUMBERS at most."""
-    top = max(table)[0] if table else -1
-    return [None] * max(0, min(top + 1, 2 * len(table) + 1024, _REF_NUMBERS))
+    serves them all. Numbered as the table numbers its objects (`top`, its
+    largest number, None when empty; `count` entries: a damaged table's one
+    huge number does not make it huge), and _REF_NUMBERS at most."""
+    last = -1 if top is None else top
+    return [None] * max(0, min(last + 1, 2 * count + 1024, _REF_NUMBERS))
+
+
+def _stream_members(table: dict[Ref, Any]) -> tuple[dict[int, set[int]], int | None]:
+    """The objects each object stream holds by the cross-reference table
+    (entries of type 2), and its largest object number: by the compiled
+    core (_core.object_stream_members) where it runs, else by _members_of."""
+    core = compiled_core()
+    if core is not None:
+        found: tuple[dict[int, set[int]], int | None] = core.object_stream_members(table)
+        return found
+    return _members_of(table)
+
+
+def _members_of(table: dict[Ref, Any]) -> tuple[dict[int, set[int]], int | None]:
+    """{stream number: object numbers} for the entries of type 2, streams in
+    the table's order, and the largest key's object number (None when the
+    table is empty). The reference of _core.object_stream_members."""
+    members: dict[int, set[int]] = {}
+    for ref, number in zip(table, map(_OBJ_STREAM_NUMBER, table.values()), strict=True):
+        if number is not None:  # an entry of type 2
+            held = members.get(number)
+            if held is None:
+                held = members[number] = set()
+            held.add(ref[0])
+    return members, (max(table)[0] if table else None)
 
 
 def _bitmap(numbers: list[int]) -> bytes:
@@ -365,19 +400,17 @@ def _bitmap(numbers: list[int]) -> bytes:
 
 @dataclass(frozen=True)
 class _ObjectStream:
-    """An object stream's decoded bytes (§7.5.7), where each object the
-    cross-reference table puts in it starts and ends, and which of them are
-    not the null object (§7.3.9)."""
+    """An object stream's decoded bytes (§7.5.7), its header's place and
+    size, and the objects the cross-reference table puts in it."""
 
     data: bytes
-    # (object number, start, end, present): each object runs to where the
-    # next one starts; parse_objects reads the first three
-    spans: list[tuple[int, int, int, bool]]
-    present: list[int]
+    first: int  # /First: where the first object starts, after the header
+    count: int  # /N: the header's pairs
+    members: set[int]
 
     @staticmethod
     def read(pdf: pikepdf.Pdf, number: int, members: set[int]) -> _ObjectStream | None:
-        """None when the stream is unreadable or its header damaged (qpdf's reading decides)."""
+        """None when the stream is unreadable (qpdf's reading decides) or its header lies outside its data."""
         try:
             stream = pdf.get_object((number, 0))
             if type(stream) is not pikepdf.Object or stream._type_code is not _STREAM:
@@ -386,14 +419,19 @@ class _ObjectStream:
             count: object = stream.stream_dict.get("/N")
             first: object = stream.stream_dict.get("/First")
             data = stream.read_bytes()
-            if type(count) is not int or type(first) is not int or not 0 <= first <= len(data):
-                return None
-            spans = _read_header(data, first, count, members)
         except (pikepdf.PdfError, RuntimeError, ValueError, TypeError):
             return None
-        if spans is None:
+        if type(count) is not int or type(first) is not int or not 0 <= first <= len(data):
             return None
-        return _ObjectStream(data, spans, [s[0] for s in spans if s[3]])
+        return _ObjectStream(data, first, count, members)
+
+    def spans(self) -> list[tuple[int, int, int, bool]] | None:
+        """(number, start, end, present) of each object of `members` its
+        header holds (_read_header); None when the header is damaged."""
+        try:
+            return _read_header(self.data, self.first, self.count, self.members)
+        except (ValueError, TypeError):
+            return None
 
 
 def _read_header(data: bytes, first: int, count: int, members: set[int]) -> list[tuple[int, int, int, bool]] | None:

@@ -8,7 +8,9 @@ integers, blanks and signs inserted, splices, truncation), and picks /First,
 or anywhere. It reads the header twice: with the compiled reader and with
 structure_objects._header_spans, its reference, and parses the spans the
 compiled reader gives with parse_objects (§7.5.7, what the tree is read
-from). A finding is an exception out of the compiled reader or
+from); and it builds the node arena (_core.TreeObjects) twice, reading the
+header itself and from the reference's spans, whose objects must be the
+same (value() of each). A finding is an exception out of the compiled reader or
 parse_objects other than the ValueError of bytes that are no object, or
 spans that differ from the reference's where the compiled reader reads the
 header (it hands what it does not read to the reference: NotImplemented); a
@@ -44,10 +46,7 @@ def _corpus_streams(corpus: str | None, limit: int) -> list[tuple[bytes, int, in
     if not corpus:
         return []
     import pikepdf
-
-    tests = Path(__file__).resolve().parents[1] / "tests"
-    sys.path[:0] = [str(tests), str(tests / "extract")]  # the builder, and the test's reading of the headers
-    from test_structure_objects import _stream_headers
+    from test_structure_objects import _stream_headers  # on the path: see run
 
     found: list[tuple[bytes, int, int, set[int]]] = []
     for path in sorted(Path(corpus).glob("tagged/*.pdf")):
@@ -91,6 +90,8 @@ def _one(mutant: tuple[bytes, int, int, set[int]]) -> str:
 
     data, first, count, members = mutant
     compiled = _core.object_stream_spans(data, first, count, members)
+    if not _nodes_agree(mutant, compiled):
+        return "finding"
     if compiled is NotImplemented:
         return "left"
     if compiled != _header_spans(data, first, count, members):
@@ -101,8 +102,30 @@ def _one(mutant: tuple[bytes, int, int, set[int]]) -> str:
     return "read"
 
 
+def _nodes_agree(mutant: tuple[bytes, int, int, set[int]], compiled: object) -> bool:
+    """_core.TreeObjects reading the header itself, (data, first, count,
+    members), against TreeObjects given the reference's spans with the
+    present bitmap PlainObjects builds from them: the same objects, each of
+    the same value(); incomplete where only the reference reads the header."""
+    from test_structure_objects import _nodes_by_header_and_by_spans  # on the path: see run
+
+    data, first, count, members = mutant
+    by_header, by_spans = _nodes_by_header_and_by_spans(data, first, count, members)
+    if compiled is NotImplemented:
+        return not by_header.complete
+    if by_header.complete != by_spans.complete:
+        return False
+    for number in members | set(range(-1, 66)):
+        one, two = by_header.value(number), by_spans.value(number)
+        if not (one == two or one is two is NotImplemented):
+            return False
+    return True
+
+
 def run(args: argparse.Namespace, mutate: Callable[..., bytes]) -> int:
     rng = random.Random(args.seed)
+    tests = Path(__file__).resolve().parents[1] / "tests"
+    sys.path[:0] = [str(tests), str(tests / "extract")]  # the builder, and the test's readings of headers and nodes
     seeds = SEEDS + _corpus_streams(args.corpus, 20_000)
     campaign = Campaign(args.seconds, args.report)
     runs = findings = read = 0

@@ -239,12 +239,11 @@ def test_reference_slots_follow_the_tables_numbers_and_stay_small_on_a_damaged_o
     from ragprep.extract import structure_objects
     from ragprep.extract.structure_objects import _reference_slots
 
-    assert _reference_slots({(n, 0): None for n in range(1, 50)}) == [None] * 50
-    damaged = {(1, 0): None, (2, 0): None, (10**9, 0): None}
-    assert len(_reference_slots(damaged)) == 2 * 3 + 1024
+    assert _reference_slots(49, 49) == [None] * 50
+    assert len(_reference_slots(10**9, 3)) == 2 * 3 + 1024  # a damaged table's one huge number
     monkeypatch.setattr(structure_objects, "_REF_NUMBERS", 40)
-    assert len(_reference_slots({(n, 0): None for n in range(1, 50)})) == 40
-    assert _reference_slots({}) == []
+    assert len(_reference_slots(49, 49)) == 40
+    assert _reference_slots(None, 0) == []
 
 
 def test_the_present_bitmap_marks_each_number_and_leaves_out_huge_ones():
@@ -414,6 +413,118 @@ def test_object_stream_headers_of_the_corpus_read_as_the_reference_reads_them(co
                 assert compiled == _header_spans(*header), f"{path.name}"
                 compared += 1
     assert compared > 300
+
+
+def _nodes_by_header_and_by_spans(data: bytes, first: int, count: int, members: set[int]) -> tuple[Any, Any]:
+    """_core.TreeObjects of one stream twice: its header read by the core
+    (data, first, count, members), and from the spans the reference reads
+    (_header_spans) with the present bitmap and known set PlainObjects'
+    fallback (_parse_streams) builds from them. None for the second where
+    the reference finds the header damaged."""
+    from ragprep.extract import _core
+    from ragprep.extract.structure_objects import _BITMAP_NUMBERS, _bitmap, _header_spans
+
+    def exists(ref: tuple[int, int]) -> bool:
+        return ref[0] % 3 != 0
+
+    by_header = _core.TreeObjects([(data, first, count, members)], b"", set(), exists, [None] * 64)
+    spans = _header_spans(data, first, count, members) or []
+    numbers = [number for number, _, _, present in spans if present]
+    known = {(n, 0) for n in numbers if not 0 <= n < _BITMAP_NUMBERS}
+    by_spans = _core.TreeObjects([(data, spans)], _bitmap(numbers), known, exists, [None] * 64)
+    return by_header, by_spans
+
+
+def _assert_nodes_alike(by_header: Any, by_spans: Any, numbers: set[int]) -> None:
+    assert by_header.complete == by_spans.complete
+    for number in numbers:
+        one, two = by_header.value(number), by_spans.value(number)
+        assert one == two or one is two is NotImplemented, number
+
+
+# Objects that refer to each other (present, null, missing, huge numbers) behind headers of every kind.
+_NODE_HEADERS = [
+    (b"1 0 2 14 3 25\n<< /K 2 0 R >> [3 0 R 9 0 R] null", 30, 3, {1, 2, 3}),  # 3 is null: no reference to it stands
+    (b"1 0 2 14 3 25\n<< /K 2 0 R >> [3 0 R 9 0 R] null", 30, 3, {1, 2}),  # 3 not a member
+    (b"1 0 20000000 14\n<< /K 20000000 0 R >> [1 0 R 6 0 R]", 16, 2, {1, 20000000}),  # past the bitmap
+    (b"1 0 2 14\n<< /K 2 0 R >> [1 0 R]", 9, 2, {1, 2}),
+    (b"1 0 1 14\n<< /K 2 0 R >> [1 0 R]", 9, 2, {1}),  # a number twice: damaged, the stream holds nothing
+    (b"1 0 2 x\n<< /K 2 0 R >>", 8, 2, {1, 2}),  # only the reference reads it: not complete
+    (b"1 0 2 14 3\n<< /K 2 0 R >> [1 0 R]", 11, 3, {1, 2}),  # odd: damaged
+    (b"4 0\n<< /Type /Page /Parent 5 0 R >>", 4, 1, {4}),  # a page tree node: not held
+]
+
+
+@needs_core
+@pytest.mark.parametrize("header", _NODE_HEADERS + [h[:4] for h in _HEADERS])
+def test_nodes_read_their_headers_as_the_spans_of_the_reference_give_them(header: tuple[bytes, int, int, set[int]]):
+    data, first, count, members = header
+    by_header, by_spans = _nodes_by_header_and_by_spans(data, first, count, members)
+    numbers = {int(token) for token in re.findall(rb"\d+", data) if len(token) < 12} | members
+    if _core_reads_header(header):
+        _assert_nodes_alike(by_header, by_spans, numbers)
+    else:
+        assert not by_header.complete  # PlainObjects then reads every stream through _read_header
+
+
+def _core_reads_header(header: tuple[bytes, int, int, set[int]]) -> bool:
+    from ragprep.extract import _core
+
+    return _core.object_stream_spans(*header) is not NotImplemented
+
+
+@needs_core
+def test_nodes_of_two_streams_mark_each_ones_objects_present_for_the_other():
+    from ragprep.extract import _core
+
+    first = (b"1 0\n<< /K 2 0 R /P 3 0 R >>", 4, 1, {1})
+    second = (b"2 0 3 8\n[1 0 R] null", 8, 2, {2, 3})
+    # Nothing exists but what the headers mark present (not null).
+    nodes = _core.TreeObjects([first, second], b"", set(), lambda ref: False, [None] * 8)
+    assert nodes.complete
+    assert nodes.value(1) == {"/K": (2, 0)}  # 3 is null in the second stream: its key is absent
+    assert nodes.value(2) == [(1, 0)]
+
+
+@needs_core
+def test_the_members_of_each_object_stream_are_read_as_the_reference_reads_them():
+    from ragprep.extract import _core
+    from ragprep.extract.structure_objects import _members_of
+
+    class Entry:
+        def __init__(self, number: int | None) -> None:
+            self.obj_stream_number = number
+
+    table = {(5, 0): Entry(9), (1, 0): Entry(None), (7, 0): Entry(3), (6, 0): Entry(9), (12, 2): Entry(None)}
+    members, top = _core.object_stream_members(table)
+    assert (members, top) == _members_of(table) == ({9: {5, 6}, 3: {7}}, 12)
+    assert list(members) == [9, 3]  # the table's order
+    assert _core.object_stream_members({}) == _members_of({}) == ({}, None)
+    with _with_missing_references(_objects_pdf()) as pdf:
+        table = pdf.get_xref_table()
+        assert _core.object_stream_members(table) == _members_of(table)
+        assert _core.object_stream_members(table)[0]  # the fixture has object streams
+    with pytest.raises(TypeError):
+        _core.object_stream_members([])
+
+
+@needs_core
+@pytest.mark.slow
+def test_the_corpus_object_streams_read_by_the_core_as_by_the_reference(corpus):
+    from ragprep.extract import _core
+    from ragprep.extract.structure_objects import _members_of
+
+    compared = 0
+    for path, pdf in _corpus_pdfs(corpus):
+        with pdf:
+            table = pdf.get_xref_table()
+            members, top = _core.object_stream_members(table)
+            assert (members, top) == _members_of(table) and list(members) == list(_members_of(table)[0]), path.name
+            for data, first, count, held in _stream_headers(pdf):
+                by_header, by_spans = _nodes_by_header_and_by_spans(data, first, count, held)
+                _assert_nodes_alike(by_header, by_spans, held)
+                compared += len(held)
+    assert compared > 10_000
 
 
 def _stream_headers(pdf: pikepdf.Pdf) -> list[tuple[bytes, int, int, set[int]]]:
