@@ -5,7 +5,7 @@ capability the issue names, not for the fixture pages alone: lines of a column t
 bottom, columns of unequal widths from their gutters, a title or spanning block above its
 columns, sections of columns one under another, running heads and page numbers in the top
 and bottom bands, footnotes at the foot of their column, a table's rows (cells that wrap
-too), right-to-left columns, vertical writing, a sidebar, ragged and justified text, a
+too, cells of two lines under a header of two-line cells), right-to-left columns, vertical writing, a sidebar, ragged and justified text, a
 list with hanging numbers.
 
 Each page is a list of pieces (one text object each, as bench/twins.py cuts a page into
@@ -228,6 +228,28 @@ def grouped_rows_page() -> Sheet:
     for r in range(1, 9):
         y -= 11 if r % 2 == 0 else 20
         sheet.row(y, [(72, f"{STEMS[r].title()} {r}"), (220, f"20{10 + r}"), (330, str(r * 13)), (440, f"{r * 4.5:.1f}%")])
+    return sheet
+
+
+def two_line_cells_page() -> Sheet:
+    """A table of two-line cells (an amount over its metric amount, set apart at the
+    text's leading) under a header of two-line cells ("lb" over "(kg)") and a title row
+    of one line (excavator-manual p3's lift capacities): its rows are as full as one
+    another, as padded pairs of one-line rows are (grouped_rows), but its first row of
+    two-line cells lies under a row of fewer lines: every row reads cell by cell."""
+    sheet = Sheet()
+    y = column(sheet, 72, 720, 468, words("intro", 30)) - 20
+    cols = (72, 220, 330, 440)
+    sheet.row(y, [(72, "Lift point"), (220, "Load radius")])
+    y -= 20
+    rows = [[("Load", "(units)"), ("lb", "(kg)"), ("ft", "(m)"), ("psi", "(kPa)")]]
+    rows += [[(STEMS[r].title(), f"row {r}"), (f"{r * 1100}", f"({r * 499})"), (f"{r * 3}.5", f"({r * 1.07:.2f})"),
+              (f"{r * 12}", f"({r * 83})")] for r in range(1, 6)]
+    for cells in rows:
+        for x, (top, under) in zip(cols, cells, strict=True):
+            sheet.line(x, y, top)
+            sheet.line(x, y - 11, under)
+        y -= 31
     return sheet
 
 
@@ -547,6 +569,7 @@ PAGES = {
     "footnote_right": lambda: footnote_page(1),
     "table_wrapped": table_page,
     "grouped_rows": grouped_rows_page,
+    "two_line_cells": two_line_cells_page,
     "wrapped_middle": wrapped_middle_page,
     "rtl_two": rtl_page,
     "vertical": vertical_page,
@@ -588,6 +611,11 @@ LIMITS: dict[tuple[str, str | int], str] = {
         "two tables side by side with no line as long as a text column's: regions.lines_side_by_side finds "
         "no lines to cut between, the region is one leaf and its cells read by rows across both tables"
     ) for order in ("reversed", "interleaved", "shuffled", *range(1, 9))},
+    **{("two_line_cells", order): (
+        "a stream painted out of reading order is no witness, and kernels.grid_rows reads the table: it "
+        "takes only lines that touch for one cell's, so cells of two lines set apart at the text's leading "
+        "read as rows of one line each (leaves._wrapped_cells keeps them only where the stream reads down)"
+    ) for order in ("reversed", "shuffled", "columns_first", *range(1, 9))},
     ("hanging_list", "columns_first"): (
         "a list painted by x position (the lead paragraph, the numbers and the tail paragraph in one pass, "
         "then the items' lines) keeps stream order: leaves._passes_in_turn finds no two passes taking turns"

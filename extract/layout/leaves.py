@@ -506,7 +506,8 @@ def _wrapped_cells(page: Page, ids: np.ndarray, lines: np.ndarray, length: np.nd
     lines). But where a cell's first row lies under a row of fewer lines or
     none (a table's first row: a header of two-line cells, "lb" over "(kg)"),
     the table's cells are on two lines, and every cell stays.
-    Fixture: test_one_line_rows_in_padded_pairs_read_as_rows."""
+    Fixtures: test_one_line_rows_in_padded_pairs_read_as_rows,
+    test_table_whose_first_row_is_two_line_cells_keeps_its_cells."""
     base = baseline(page, ids)
     by = np.argsort(-base, kind="stable")
     row = np.empty(len(ids), dtype=np.int64)

@@ -104,6 +104,20 @@ def test_one_line_rows_in_padded_pairs_read_as_rows(order: str):
     assert layout_text(sheet.paint(order)) == "\n".join(sheet.truth)
 
 
+@pytest.mark.parametrize("order", ["plain", "interleaved", "furniture_first"])
+def test_table_whose_first_row_is_two_line_cells_keeps_its_cells(order: str):
+    # leaves._wrapped_cells' guard: cells of two lines set apart at the
+    # text's leading, their rows as full as one another, as padded pairs of
+    # one-line rows are; but the first row of two-line cells ("lb" over
+    # "(kg)") lies under a row of fewer lines (the title row), so the table's
+    # cells are on two lines and every row reads cell by cell (excavator-
+    # manual p3's lift capacities), not as two rows of one line each. The
+    # stream painting it row by row (interleaved) witnesses either reading.
+    sheet = PAGES["two_line_cells"]()
+    assert sheet.truth[-8:-6] == ["Quiet", "row 5"]
+    assert layout_text(sheet.paint(order)) == "\n".join(sheet.truth)
+
+
 def test_short_last_line_painted_last_stays_in_its_column():
     # cut._last_part_below: two short justified columns whose left one ends
     # in a paragraph's short last line, which a shuffled stream paints after
