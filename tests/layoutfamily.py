@@ -6,7 +6,7 @@ bottom, columns of unequal widths from their gutters, a title or spanning block 
 columns, sections of columns one under another, running heads and page numbers in the top
 and bottom bands, footnotes at the foot of their column, a table's rows (cells that wrap
 too, cells of two lines under a header of two-line cells), right-to-left columns, vertical writing, a sidebar, ragged and justified text, a
-list with hanging numbers.
+list with hanging numbers, text turned up and down the margins.
 
 Each page is a list of pieces (one text object each, as bench/twins.py cuts a page into
 pieces) set down in reading order with its truth, the lines the page reads as. ``paint``
@@ -54,10 +54,16 @@ class Piece:
     font: str
     string: str  # the show operand, a literal or hex string
     spacing: float = 0.0  # Tw, for justified lines
+    turn: int = 0  # quarter turns counterclockwise: 1 runs up the page, 3 down it
 
     def ops(self) -> str:
         # Tw outlives ET (it is graphics state, §9.3.1): every piece sets its own.
-        return f"BT /{self.font} {self.size:g} Tf {self.spacing:.3f} Tw {self.x:.2f} {self.y:.2f} Td {self.string} Tj ET"
+        if self.turn:
+            a, b = ((0, 1), (-1, 0), (0, -1))[self.turn - 1]
+            place = f"{a} {b} {-b} {a} {self.x:.2f} {self.y:.2f} Tm"
+        else:
+            place = f"{self.x:.2f} {self.y:.2f} Td"
+        return f"BT /{self.font} {self.size:g} Tf {self.spacing:.3f} Tw {place} {self.string} Tj ET"
 
 
 @dataclass
@@ -157,6 +163,19 @@ def columns_page(widths: tuple[float, ...], gutter: float = 24, align: str = "le
         x += width + gutter
     if bands:
         folio(sheet, 7)
+    return sheet
+
+
+def margin_stamps_page() -> Sheet:
+    """Two columns between a running head and a page number, an arXiv stamp up the left
+    margin and a spine title down the right one: the stamp reads before the page, the
+    spine after it, wherever the stream paints them (units.margin_text)."""
+    sheet = columns_page((222, 222))
+    stamp, spine = "arXiv:1905.00019v1 [cs.CL] 19 May 2019", "GENERATED PAGES JUL 2019"
+    sheet.pieces.insert(0, Piece(36, 300, 18, sheet.font, literal(stamp), turn=1))
+    sheet.truth.insert(0, stamp)
+    sheet.pieces.append(Piece(570, 600, 8, sheet.font, literal(spine), turn=3))
+    sheet.truth.append(spine)
     return sheet
 
 
@@ -563,6 +582,7 @@ PAGES = {
     "three_unequal_prose": lambda: columns_page((120, 200, 100), count=90, text=prose),
     "four_columns": lambda: columns_page((117, 117, 117, 117), gutter=14, count=40, size=8),
     "justified_two": lambda: columns_page((222, 222), align="justified"),
+    "margin_stamps": margin_stamps_page,
     "sections": lambda: sections_page((222, 222), (140, 140, 140)),
     "sections_unequal": lambda: sections_page((300, 144), (144, 300)),
     "footnote_left": lambda: footnote_page(0),
