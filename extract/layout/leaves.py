@@ -673,28 +673,27 @@ def _scattered(runs: list[np.ndarray]) -> bool:
 
 def _flush_stack(page: Page, ids: np.ndarray) -> np.ndarray | None:
     """Lines `ids` top to bottom where they are one block: one under the
-    other (boxes overlapping by less than STACKED body heights) at the
-    leading of a cell's lines (at most CELL_LEADING body heights of
-    whitespace between them), all flush left or all flush right (edges
-    within ROW_OVERLAP body heights), or centred on one axis (centres as
-    close) with at most TITLE_LEADING between them (a title block: a title,
-    its authors, a date, set a line or so apart); None otherwise. A name
-    over its affiliations, an address, a title block, reads down whatever
-    the stream painted first; a figure's labels, scattered over the picture
-    or set apart by whitespace, are no such block and keep paint order.
+    other (boxes overlapping by less than STACKED body heights) at most
+    TITLE_LEADING body heights of whitespace apart (a line or so), all
+    flush left or all flush right (edges within ROW_OVERLAP body heights),
+    or centred on one axis (centres as close); None otherwise. A name over
+    its affiliations, an address, a spec sheet's heading over its line or
+    two a paragraph gap under it, a title block (a title, its authors, a
+    date), reads down whatever the stream painted first; a figure's
+    labels, scattered over the picture or set further apart, are no such
+    block and keep paint order.
     Fixtures: test_scrambled_twin_reads_as_its_original[author_grid-reversed],
-    test_title_block_painted_bottom_up_reads_down."""
+    test_title_block_painted_bottom_up_reads_down,
+    test_headings_over_their_lines_painted_bottom_up_read_down."""
     ids = ids[np.argsort(-page.y1[ids], kind="stable")]
     gaps = page.y0[ids][:-1] - page.y1[ids][1:]
     if np.any(gaps < -STACKED * page.body):
         return None
+    if np.any(gaps > TITLE_LEADING * page.body):
+        return None
     edge = ROW_OVERLAP * page.body
     x0, x1 = page.x0[ids], page.x1[ids]
-    if not np.any(gaps > CELL_LEADING * page.body) and (np.ptp(x0) <= edge or np.ptp(x1) <= edge):
-        return ids
-    if not np.any(gaps > TITLE_LEADING * page.body) and np.ptp(x0 + x1) <= 2 * edge:
-        return ids
-    return None
+    return ids if np.ptp(x0) <= edge or np.ptp(x1) <= edge or np.ptp(x0 + x1) <= 2 * edge else None
 
 
 def _has_prose(page: Page, ids: np.ndarray) -> bool:

@@ -186,8 +186,9 @@ SHARED_ROW = 0.5
 # whitespace apart (single-spaced lines leave about 0.2), less than the
 # CELL_PADDING that parts the cells of a column.
 CELL_LEADING = 0.4
-# Lines of a title block (a title, its authors, a date), centred one under
-# the other, lie at most this many body heights of whitespace apart: a line
+# Lines of a block flush on one edge or centred, one under the other (a
+# title, its authors, a date; a heading over its line or two a paragraph gap
+# under it), lie at most this many body heights of whitespace apart: a line
 # or so set between them, more than a cell's or an address's CELL_LEADING
 # (leaves._flush_stack).
 TITLE_LEADING = 1.5

@@ -337,6 +337,36 @@ def test_title_block_painted_bottom_up_reads_down():
     assert layout(b).joined.text == "\n".join([*(text for _, text, _ in block), *left, *right])
 
 
+def test_headings_over_their_lines_painted_bottom_up_read_down():
+    # leaves._flush_stack: beside a column of text, a spec sheet's sections,
+    # each a heading over its line or two, flush left, the heading a
+    # paragraph gap (more than a cell's leading, a line or less) over its
+    # lines, the sections a section gap apart: painted bottom up, each
+    # section is a leaf with no text flow whose lines are one block flush
+    # on one edge, and reads down, heading first.
+    b = PdfBuilder()
+    f = b.add_standard_font("Helvetica", widths=True)
+    text = wrap(prose("a", 90), 220)
+    sections = [
+        ("WARRANTY", ["Base coverage: two years", "Full machine warranty"]),
+        ("OPERATOR ENVIRONMENT", ["See page 1"]),
+        ("OTHER", ["Swing boom", "Backfill blade"]),
+    ]
+    lines: list[tuple[float, str, float]] = []
+    y = 700.0
+    for heading, under in sections:
+        lines.append((y, heading, 10))
+        y -= 16
+        for line in under:
+            lines.append((y, line, 9))
+            y -= 10
+        y -= 24
+    ops = [show(f, 72, 700 - LEADING * i, line) for i, line in enumerate(text)]
+    ops += [show(f, 330, y, line, size) for y, line, size in reversed(lines)]
+    b.add_page(" ".join(ops))
+    assert layout(b).joined.text.split("\n") == [*text, *(line for _, line, _ in lines)]
+
+
 def test_fragment_under_a_column_painted_after_the_columns_is_read_after_them():
     b = PdfBuilder()
     f = b.add_standard_font("Helvetica", widths=True)
