@@ -4128,6 +4128,122 @@ done:
 
 /* ==== end of lpage's region verdicts ==== */
 
+/* ==== lpage: a leaf's runs passed as the list they are (kernels.joined_runs, kernels.paint_order) ==== */
+
+/* The lines of run `obj` (a 1-d int64 array, any stride) appended to `ids`
+ * from position `at` when `ids` is not NULL; its length, -2 where it is no
+ * 1-d int64 buffer (no error set: the caller's reference path takes it), or
+ * -1 with an error set. */
+static Py_ssize_t run_lines(PyObject *obj, int64_t *ids, Py_ssize_t at, Py_ssize_t room) {
+    Py_buffer view;
+    if (PyObject_GetBuffer(obj, &view, PyBUF_STRIDES | PyBUF_FORMAT) < 0) { PyErr_Clear(); return -2; }
+    const char *f = view.format ? view.format : "B";
+    if (*f == '<' || *f == '=' || *f == '@') f++;
+    int int64 = view.itemsize == 8 && view.ndim == 1 && (strcmp(f, "l") == 0 || strcmp(f, "q") == 0);
+    Py_ssize_t n = int64 ? view.shape[0] : -2;
+    if (int64 && ids) {
+        if (n > room - at) { PyBuffer_Release(&view); PyErr_SetString(PyExc_RuntimeError, "a run changed length"); return -1; }
+        for (Py_ssize_t k = 0; k < n; k++) memcpy(&ids[at + k], (const char *)view.buf + k * view.strides[0], sizeof(int64_t));
+    }
+    PyBuffer_Release(&view);
+    return n;
+}
+
+/* The runs of `list` (a sequence of 1-d int64 arrays, none empty): their
+ * lines concatenated into *ids and their lengths into *lengths (malloc'd;
+ * *count runs, *total lines). 1 done, 0 where there is no run, or some run
+ * is empty or no 1-d int64 array (no error set), -1 with an error set. */
+static int join_run_list(PyObject *list, int64_t **ids, int64_t **lengths, Py_ssize_t *count, Py_ssize_t *total) {
+    *ids = NULL; *lengths = NULL;
+    PyObject *seq = PySequence_Fast(list, "runs: expected a sequence");
+    if (!seq) return -1;
+    Py_ssize_t runs = PySequence_Fast_GET_SIZE(seq), lines = 0;
+    PyObject **items = PySequence_Fast_ITEMS(seq);
+    int status = 0;
+    if (!runs) goto done;  /* np.concatenate of no runs raises: the reference's */
+    *lengths = malloc((runs ? (size_t)runs : 1) * sizeof(int64_t));
+    if (!*lengths) { PyErr_NoMemory(); status = -1; goto done; }
+    for (Py_ssize_t r = 0; r < runs; r++) {
+        Py_ssize_t n = run_lines(items[r], NULL, 0, 0);
+        if (n < 1) { status = n == -1 ? -1 : 0; goto done; }
+        if (n > PY_SSIZE_T_MAX / 8 - lines) { PyErr_NoMemory(); status = -1; goto done; }
+        (*lengths)[r] = n;
+        lines += n;
+    }
+    *ids = malloc((lines ? (size_t)lines : 1) * sizeof(int64_t));
+    if (!*ids) { PyErr_NoMemory(); status = -1; goto done; }
+    for (Py_ssize_t r = 0, at = 0; r < runs; r++) {
+        Py_ssize_t n = run_lines(items[r], *ids, at, lines);
+        if (n != (*lengths)[r]) {
+            if (n >= 0) PyErr_SetString(PyExc_RuntimeError, "a run changed length");
+            else if (n == -2) PyErr_SetString(PyExc_RuntimeError, "a run changed type");
+            status = -1;
+            goto done;
+        }
+        at += n;
+    }
+    *count = runs; *total = lines;
+    status = 1;
+done:
+    Py_DECREF(seq);
+    if (status != 1) { free(*ids); free(*lengths); *ids = NULL; *lengths = NULL; }
+    return status;
+}
+
+/* ---- joined_runs(runs) -> (ids, lengths) | None
+ * kernels.joined_runs: the lines of a list of runs (1-d int64 arrays, none
+ * empty) concatenated, and each run's length, as int64 bytes; None where
+ * there is no run, or a run is empty or no such array (the reference path
+ * then decides, as np.concatenate and len would). */
+static PyObject *layout_joined_runs(PyObject *mod, PyObject *list) {
+    int64_t *ids, *lengths;
+    Py_ssize_t runs = 0, lines = 0;
+    int status = join_run_list(list, &ids, &lengths, &runs, &lines);
+    if (status <= 0) return status < 0 ? NULL : Py_NewRef(Py_None);
+    PyObject *a = int64_bytes(ids, lines), *b = a ? int64_bytes(lengths, runs) : NULL;
+    free(ids); free(lengths);
+    if (!b) { Py_XDECREF(a); return NULL; }
+    return Py_BuildValue("(NN)", a, b);
+}
+
+typedef struct { int64_t first; Py_ssize_t run; } RunFirst;
+
+/* By first line, then run: np.argsort(kind="stable") of the first lines. */
+static int run_first_cmp(const void *a, const void *b) {
+    const RunFirst *x = a, *y = b;
+    if (x->first != y->first) return x->first < y->first ? -1 : 1;
+    return x->run < y->run ? -1 : x->run > y->run;
+}
+
+/* ---- paint_order(runs) -> order | None
+ * kernels.paint_order (leaves._in_paint_order): the runs (1-d int64 arrays
+ * of unit numbers, none empty) by their smallest unit, ties in list order
+ * (a stable sort), as int64 bytes; None where there is no run, or a run
+ * is empty or no such array. */
+static PyObject *layout_paint_order(PyObject *mod, PyObject *list) {
+    int64_t *ids, *lengths;
+    Py_ssize_t runs = 0, lines = 0;
+    int status = join_run_list(list, &ids, &lengths, &runs, &lines);
+    if (status <= 0) return status < 0 ? NULL : Py_NewRef(Py_None);
+    PyObject *result = NULL;
+    RunFirst *firsts = malloc((runs ? (size_t)runs : 1) * sizeof(RunFirst));
+    int64_t *order = malloc((runs ? (size_t)runs : 1) * sizeof(int64_t));
+    if (!firsts || !order) { PyErr_NoMemory(); goto done; }
+    for (Py_ssize_t r = 0, k = 0; r < runs; r++) {
+        int64_t low = ids[k];
+        for (Py_ssize_t end = k + (Py_ssize_t)lengths[r]; k < end; k++) low = ids[k] < low ? ids[k] : low;
+        firsts[r].first = low; firsts[r].run = r;
+    }
+    qsort(firsts, (size_t)runs, sizeof(RunFirst), run_first_cmp);
+    for (Py_ssize_t r = 0; r < runs; r++) order[r] = (int64_t)firsts[r].run;
+    result = int64_bytes(order, runs);
+done:
+    free(firsts); free(order); free(ids); free(lengths);
+    return result;
+}
+
+/* ==== end of lpage's run lists ==== */
+
 static PyMethodDef module_methods[] = {
     {"gutter_cuts", (PyCFunction)layout_gutter_cuts, METH_VARARGS, "Units by x0, and where a gutter parts them."},
     {"section_breaks", (PyCFunction)layout_section_breaks, METH_VARARGS, "Row starts a section gap under the rows above."},
@@ -4195,6 +4311,9 @@ static PyMethodDef module_methods[] = {
     {"grid_links", (PyCFunction)layout_grid_links, METH_VARARGS, "Run boxes, and narrow runs apart on one another's baselines."},
     {"grid_groups", (PyCFunction)layout_grid_groups, METH_VARARGS, "Per run, the smallest run of its grid's group."},
     {"leaf_stacking", (PyCFunction)layout_leaf_stacking, METH_VARARGS, "Run boxes, their stacking and the holes the stream fills."},
+    /* lpage: run lists */
+    {"joined_runs", (PyCFunction)layout_joined_runs, METH_O, "The lines of a list of runs concatenated, and their lengths."},
+    {"paint_order", (PyCFunction)layout_paint_order, METH_O, "Runs by their smallest unit, ties in list order."},
     {NULL, NULL, 0, NULL},
 };
 

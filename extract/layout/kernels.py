@@ -32,6 +32,36 @@ def _ids(ids: np.ndarray) -> np.ndarray:
     return np.ascontiguousarray(ids, dtype=np.int64)
 
 
+def joined_runs(lib: ModuleType | None, runs: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+    """The lines of `runs` (arrays of unit numbers, none empty) concatenated,
+    as int64, and each run's length: what every kernel over a leaf's runs
+    takes. Compiled, one pass over the list: a scattered leaf's runs are
+    single lines by the hundred, each a Python len() and an element of a
+    list numpy converts (the compiled path returns None, and the numpy
+    expressions decide, where a run is empty or no 1-d int64 array)."""
+    if lib is not None:
+        found = lib.joined_runs(runs)
+        if found is not None:
+            return np.frombuffer(found[0], dtype=np.int64), np.frombuffer(found[1], dtype=np.int64)
+    return _ids(np.concatenate(runs)), np.array([len(r) for r in runs], dtype=np.int64)
+
+
+def paint_order(lib: ModuleType | None, runs: list[np.ndarray]) -> list[int]:
+    """The runs (arrays of unit numbers, none empty) by their smallest unit,
+    ties in list order: as sorted(range(n), key=lambda k: runs[k].min())
+    sorts them, from one reduction over all (leaves._in_paint_order).
+    Compiled, one pass over the list, with joined_runs' None."""
+    if lib is not None:
+        found = lib.paint_order(runs)
+        if found is not None:
+            order: list[int] = np.frombuffer(found, dtype=np.int64).tolist()
+            return order
+    lines = np.concatenate(runs)
+    starts = np.cumsum([0, *map(len, runs[:-1])])
+    reference: list[int] = np.argsort(np.minimum.reduceat(lines, starts), kind="stable").tolist()
+    return reference
+
+
 def baselines(y0: np.ndarray, y1: np.ndarray, descent: float) -> np.ndarray:
     """The baselines of boxes from `y0` (bottom) to `y1` (top): `descent` of
     the height above the bottom. The one definition of a line's baseline
@@ -86,11 +116,11 @@ def shared_baseline_counts(
     (DESCENT `descent` of the height above the bottom), each line counting
     once per run it meets (its own run included). One sort of all baselines
     and a window per line, not a distance matrix per pair."""
+    if lib is not None:
+        pairs, counts = lib.shared_baselines(y0, y1, *joined_runs(lib, runs), descent, tol)
+        return np.frombuffer(pairs, dtype=np.int64), np.frombuffer(counts, dtype=np.int64)
     ids = np.concatenate(runs)
     lengths = np.array([len(r) for r in runs], dtype=np.int64)
-    if lib is not None:
-        pairs, counts = lib.shared_baselines(y0, y1, _ids(ids), lengths, descent, tol)
-        return np.frombuffer(pairs, dtype=np.int64), np.frombuffer(counts, dtype=np.int64)
     n_runs = len(runs)
     base = baselines(y0[ids], y1[ids], descent)
     owner = np.repeat(np.arange(n_runs, dtype=np.int64), lengths)
@@ -261,11 +291,10 @@ def run_boxes(
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """The box (x0, y0, x1, y1) of each run of units (none empty), from the
     units' boxes `box` (x0, y0, x1, y1)."""
-    ids = np.concatenate(runs)
     if lib is not None:
-        lengths = np.array([len(r) for r in runs], dtype=np.int64)
-        out = np.frombuffer(lib.run_boxes(*box, _ids(ids), lengths), dtype=np.float64).reshape(4, len(runs))
+        out = np.frombuffer(lib.run_boxes(*box, *joined_runs(lib, runs)), dtype=np.float64).reshape(4, len(runs))
         return out[0], out[1], out[2], out[3]
+    ids = np.concatenate(runs)
     x0, y0, x1, y1 = box
     starts = np.cumsum([0, *map(len, runs[:-1])])
     return (
@@ -1034,10 +1063,7 @@ def turning_pair(
     pair: a leaf that reads down the page asks it of every tangled pair."""
     x0, x1, y0, y1 = box
     if lib is not None:
-        lengths = np.array([len(r) for r in runs], dtype=np.int64)
-        found: tuple[int, int] | None = lib.turning_pair(
-            x0, x1, y0, y1, _ids(np.concatenate(runs)), lengths, descent, stacked, tol, turns
-        )
+        found: tuple[int, int] | None = lib.turning_pair(x0, x1, y0, y1, *joined_runs(lib, runs), descent, stacked, tol, turns)
         return found
     bx0, by0, bx1, by1 = run_boxes(None, (x0, y0, x1, y1), runs)
     above, apart, _ = run_pairs(None, (bx0, by0, bx1, by1), stacked, tol, False)
@@ -1684,11 +1710,11 @@ def row_mates(
     own mate. leaves._row_mates asks it of every leaf the stream is no
     witness of, whose runs are often single lines by the hundred."""
     x0, x1, y0, y1 = box
+    if lib is not None:
+        found = lib.row_mates(x0, x1, y0, y1, *joined_runs(lib, runs), descent, same_row)
+        return np.frombuffer(found, dtype=bool).reshape(len(runs), len(runs))
     lengths = np.array([len(r) for r in runs], dtype=np.int64)
     ids = np.concatenate(runs)
-    if lib is not None:
-        found = lib.row_mates(x0, x1, y0, y1, _ids(ids), lengths, descent, same_row)
-        return np.frombuffer(found, dtype=bool).reshape(len(runs), len(runs))
     # All runs' baselines at once: sorted within each run, a run is one row
     # where no step between its sorted baselines is a row's.
     owner = np.repeat(np.arange(len(runs), dtype=np.int64), lengths)
@@ -1802,10 +1828,10 @@ def flush_visits(lib: ModuleType | None, edge: np.ndarray, runs: list[np.ndarray
     their concatenation), as the end of each group, in runs
     (leaves._flush_right_visits). A NaN edge joins no group and no run
     joins its group (NaN spans compare false)."""
+    if lib is not None:
+        return np.frombuffer(lib.flush_visits(np.ascontiguousarray(edge, dtype=np.float64), *joined_runs(lib, runs), slack), dtype=np.int64)
     ids = np.concatenate(runs)
     lengths = np.array([len(r) for r in runs], dtype=np.int64)
-    if lib is not None:
-        return np.frombuffer(lib.flush_visits(np.ascontiguousarray(edge, dtype=np.float64), _ids(ids), lengths, slack), dtype=np.int64)
     starts = np.concatenate([[0], np.cumsum(lengths)[:-1]])
     low = np.minimum.reduceat(edge[ids], starts).tolist()
     high = np.maximum.reduceat(edge[ids], starts).tolist()
@@ -1902,11 +1928,11 @@ def grid_links(
     shared_baseline_counts), with that count. One compiled pass: no n x n
     matrix, and baselines counted only where two narrow runs lie apart."""
     x0, x1, y0, y1 = box
-    lengths = np.array([len(r) for r in runs], dtype=np.int64)
     if lib is not None:
-        found, links = lib.grid_links(x0, x1, y0, y1, _ids(np.concatenate(runs)), lengths, descent, same_row, narrow, tol)
+        found, links = lib.grid_links(x0, x1, y0, y1, *joined_runs(lib, runs), descent, same_row, narrow, tol)
         out = np.frombuffer(found, dtype=np.float64).reshape(4, len(runs))
         return GridLinks((out[0], out[1], out[2], out[3]), np.frombuffer(links, dtype=np.int64).reshape(-1, 3))
+    lengths = np.array([len(r) for r in runs], dtype=np.int64)
     run_box = run_boxes(None, (x0, y0, x1, y1), runs)
     narrow_runs = run_box[2] - run_box[0] < narrow
     none = np.zeros((0, 3), dtype=np.int64)
@@ -1990,8 +2016,7 @@ def leaf_stacking(
     x0, x1, y0, y1 = box
     stacked, tol = slack
     if lib is not None:
-        lengths = np.array([len(r) for r in runs], dtype=np.int64)
-        found = lib.leaf_stacking(x0, x1, y0, y1, _ids(np.concatenate(runs)), lengths, stacked, tol, rtl, filled_holes)
+        found = lib.leaf_stacking(x0, x1, y0, y1, *joined_runs(lib, runs), stacked, tol, rtl, filled_holes)
         out = np.frombuffer(found[0], dtype=np.float64).reshape(4, len(runs))
         pairs, upward, runs_up, top, bottom, holes = found[1:]
         stacking = RunStacking(pairs, upward, runs_up, np.frombuffer(top, dtype=np.int64), np.frombuffer(bottom, dtype=np.int64))

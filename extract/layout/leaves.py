@@ -72,7 +72,7 @@ from ragprep.extract.layout.params import (
 )
 from ragprep.extract.layout.kernels import (
     RunStacking, back_up_moves, block_chains, blocks_in_turn, cell_chains, emit_leaves, flush_visits, grid_groups, grid_links, grid_rows, gutter_cuts, interleaved_merges, kahn, leaf_stacking,
-    nested_pairs, paint_run_cuts, pass_cuts, row_groups, row_mates, row_returns, run_pairs, top_and_bottom, turning_pair,
+    nested_pairs, paint_order, paint_run_cuts, pass_cuts, row_groups, row_mates, row_returns, run_pairs, top_and_bottom, turning_pair,
 )  # fmt: skip
 from ragprep.extract.layout.kernels import run_boxes as kernel_run_boxes
 from ragprep.extract.layout.regions import baseline, blocks_wrapping, is_text_column, split_at
@@ -867,8 +867,10 @@ def _column_grid(page: Page, runs: list[np.ndarray]) -> bool:
     if sum(map(len, runs)) < GRID_ROWS:  # too few lines for a visit of GRID_ROWS
         return False
     big = [r for r in _flush_right_visits(page, runs) if len(r) >= GRID_ROWS]
-    if any(_values_up_and_down(page, np.concatenate(runs), visit) for visit in big):
-        return True
+    if big:  # (the leaf's lines joined once, not once a visit)
+        ids = np.concatenate(runs)
+        if any(_values_up_and_down(page, ids, visit) for visit in big):
+            return True
     return len(big) >= 2 and len(_merge_grids(page, big)) < len(big)
 
 
@@ -1012,7 +1014,7 @@ def _merge_grids(page: Page, runs: list[np.ndarray]) -> list[np.ndarray]:
             strong.add(i)
         in_row.update((i, j))
     if not in_row:  # no grid: every run stands where it was painted
-        return _in_paint_order(runs)
+        return _in_paint_order(page, runs)
     member = np.zeros(len(runs), dtype=bool)
     member[list(in_row)] = True
     shared_i, shared_j = np.array(linked, dtype=np.int64).reshape(-1, 2).T
@@ -1033,16 +1035,14 @@ def _merge_grids(page: Page, runs: list[np.ndarray]) -> list[np.ndarray]:
             merged.append(_grid_rows(page, np.concatenate([runs[k] for k in members])))
         else:
             merged.extend(runs[k] for k in members)
-    return _in_paint_order(merged)
+    return _in_paint_order(page, merged)
 
 
-def _in_paint_order(runs: list[np.ndarray]) -> list[np.ndarray]:
+def _in_paint_order(page: Page, runs: list[np.ndarray]) -> list[np.ndarray]:
     """`runs` (none empty) each where its first line was painted (unit
     numbers follow stream order): sorted by their smallest line, stably,
-    as sorted(runs, key=min) sorts them, from one reduction over all."""
-    lines = np.concatenate(runs)
-    starts = np.cumsum([0, *map(len, runs[:-1])])
-    return [runs[k] for k in np.argsort(np.minimum.reduceat(lines, starts), kind="stable").tolist()]
+    as sorted(runs, key=min) sorts them (kernels.paint_order)."""
+    return [runs[k] for k in paint_order(page.lib, runs)]
 
 
 def _order_runs(page: Page, runs: list[np.ndarray], floats: tuple[np.ndarray, ...] | list[np.ndarray] = ()) -> list[np.ndarray] | None:

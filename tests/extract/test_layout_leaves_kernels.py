@@ -10,7 +10,7 @@ definition (np.ptp over the concatenated runs, kahn over _with_bands).
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 import numpy as np
 import pytest
@@ -400,3 +400,70 @@ def test_blocks_in_turn_are_block_chains_and_out_of_turn():
                     assert all(_bitwise(c, r) for c, r in zip(compiled, (lines, length, flags), strict=True))
                 seen |= (flags.any(), len(several) >= 2 and not all(expected), len(several) == 1)
     assert seen.all()
+
+
+def _run_lists(rng: np.random.Generator) -> Iterator[list[np.ndarray]]:
+    """Lists of runs as the leaves pass them (a partition of a leaf's lines
+    in paint order), and as they may be: strided views, overlapping runs
+    whose smallest lines tie, negative and huge unit numbers."""
+    for _ in range(60):
+        n = int(rng.integers(1, 40))
+        runs = _runs(rng, n)
+        yield runs
+        yield [run[::-1] for run in runs]  # negative strides
+        yield [np.repeat(run, 2)[::2] for run in runs]  # views with a stride of two
+        yield [rng.integers(-3, 4, int(rng.integers(1, 4))).astype(np.int64) for _ in range(n)]  # ties
+    yield [np.array([np.iinfo(np.int64).max, np.iinfo(np.int64).min])]
+
+
+def _paint_order_by_definition(runs: list[np.ndarray]) -> list[int]:
+    return sorted(range(len(runs)), key=lambda k: int(runs[k].min()))
+
+
+def test_joined_runs_and_paint_order_agree_and_are_their_definitions():
+    seen_tie = False
+    for runs in _run_lists(np.random.default_rng(7)):
+        lines = np.concatenate(runs)
+        lengths = [len(run) for run in runs]
+        expected = _paint_order_by_definition(runs)
+        firsts = [int(run.min()) for run in runs]
+        seen_tie |= len(set(firsts)) < len(firsts)
+        for lib in (None, LIB) if LIB is not None else (None,):
+            ids, found = kernels.joined_runs(lib, runs)
+            assert ids.dtype == np.int64 and ids.tolist() == lines.tolist()
+            assert found.dtype == np.int64 and found.tolist() == lengths
+            assert kernels.paint_order(lib, runs) == expected
+    assert seen_tie
+
+
+def _outcome(kernel: Callable[..., object], lib: object, runs: list[np.ndarray]) -> object:
+    """What `kernel` returns (arrays as lists), or the type of what it raises."""
+    try:
+        found = kernel(lib, runs)
+    except (ValueError, TypeError) as error:
+        return type(error)
+    return [v.tolist() for v in found] if isinstance(found, tuple) else found
+
+
+@pytest.mark.skipif(LIB is None, reason="the layout kernels are not built")
+def test_run_lists_the_kernels_cannot_take_go_to_the_reference():
+    """An empty run, a run of another type or shape, no run at all: the
+    compiled path declines (None) and the numpy expressions decide, raising
+    where they raise."""
+    odd = [
+        [np.array([4, 2], dtype=np.int32), np.array([1], dtype=np.int64)],
+        [np.array([3, 1]), [0, 5]],
+        [np.array([[2, 1]]), np.array([0])],
+        [np.array([2.0, 1.0])],
+    ]
+    for runs in odd:
+        assert LIB.joined_runs(runs) is None and LIB.paint_order(runs) is None
+        assert _outcome(kernels.joined_runs, LIB, runs) == _outcome(kernels.joined_runs, None, runs)
+        assert _outcome(kernels.paint_order, LIB, runs) == _outcome(kernels.paint_order, None, runs)
+    assert LIB.joined_runs([np.array([1]), np.zeros(0, dtype=np.int64)]) is None
+    assert LIB.paint_order([np.array([1]), np.zeros(0, dtype=np.int64)]) is None
+    for lib in (None, LIB):
+        with pytest.raises(ValueError):
+            kernels.joined_runs(lib, [])
+        with pytest.raises(ValueError):
+            kernels.paint_order(lib, [])
