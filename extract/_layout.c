@@ -4128,7 +4128,7 @@ done:
 
 /* ==== end of lpage's region verdicts ==== */
 
-/* ==== lpage: a leaf's runs passed as the list they are (kernels.joined_runs, kernels.paint_order) ==== */
+/* ==== lpage: a leaf's runs passed as the list they are (kernels.joined_runs, kernels.paint_order), a page's words ==== */
 
 /* The lines of run `obj` (a 1-d int64 array, any stride) appended to `ids`
  * from position `at` when `ids` is not NULL; its length, -2 where it is no
@@ -4242,6 +4242,79 @@ done:
     return result;
 }
 
+/* ---- first_words(blank, start, end, low, high, height, word_gap) -> (first_word, words) | None
+ * units._first_words (Page.first_word, Page.words) in one pass: per unit
+ * start[i]:end[i] of the page's glyphs (`blank` per glyph; `low`, `high`
+ * its extent along the line, infinite for edge blanks; `height`), the
+ * extent from its first inked glyph to the last one before a word break
+ * (0 where not finite), as doubles, and how many words it holds, as
+ * int64: np.add.reduceat's sums of the word ends from start[i] up to the
+ * next unit's start (the last unit's up to the last glyph). A word ends at
+ * glyph k where glyph k + 1 is blank or lies more than `word_gap` heights
+ * (glyph k's) away, and at every unit's last glyph. None where there is no
+ * glyph or no unit, or a unit is empty or out of the glyphs: the numpy
+ * expressions decide then. */
+static PyObject *layout_first_words(PyObject *mod, PyObject *args) {
+    PyObject *b_obj, *s_obj, *e_obj, *lo_obj, *hi_obj, *h_obj;
+    double word_gap;
+    if (!PyArg_ParseTuple(args, "OOOOOOd", &b_obj, &s_obj, &e_obj, &lo_obj, &hi_obj, &h_obj, &word_gap)) return NULL;
+    View vb = {0}, vs = {0}, ve = {0}, vlo = {0}, vhi = {0}, vh = {0};
+    PyObject *result = NULL;
+    char *stop = NULL;
+    double *extent = NULL;
+    int64_t *words = NULL;
+    if (get_view(b_obj, &vb, "?", 1, "blank") < 0 || get_view(s_obj, &vs, "l", 8, "start") < 0 ||
+        get_view(e_obj, &ve, "l", 8, "end") < 0 || get_view(lo_obj, &vlo, "d", 8, "low") < 0 ||
+        get_view(hi_obj, &vhi, "d", 8, "high") < 0 || get_view(h_obj, &vh, "d", 8, "height") < 0)
+        goto done;
+    Py_ssize_t n = vb.view.len, units = vs.view.len / 8;
+    if (vlo.view.len / 8 != n || vhi.view.len / 8 != n || vh.view.len / 8 != n || ve.view.len / 8 != units) {
+        PyErr_SetString(PyExc_ValueError, "first_words: columns differ in length");
+        goto done;
+    }
+    const char *blank = vb.view.buf;
+    const int64_t *start = vs.view.buf, *end = ve.view.buf;
+    const double *low = vlo.view.buf, *high = vhi.view.buf, *height = vh.view.buf;
+    int usual = n > 0 && units > 0;
+    for (Py_ssize_t i = 0; usual && i < units; i++) usual = start[i] >= 0 && start[i] < end[i] && end[i] <= n;
+    if (!usual) { result = Py_NewRef(Py_None); goto done; }
+    stop = malloc((size_t)n);
+    extent = malloc((size_t)units * sizeof(double));
+    words = malloc((size_t)units * sizeof(int64_t));
+    if (!stop || !extent || !words) { PyErr_NoMemory(); goto done; }
+    /* stop[k]: a word ends at glyph k (1), and the glyph is inked, no blank (bit 2). */
+    for (Py_ssize_t k = 0; k + 1 < n; k++) {
+        double gap = np_max(low[k + 1] - high[k], low[k] - high[k + 1]);
+        stop[k] = (char)(blank[k + 1] || gap > word_gap * height[k]);
+    }
+    stop[n - 1] = 0;
+    for (Py_ssize_t i = 0; i < units; i++) stop[end[i] - 1] = 1;
+    for (Py_ssize_t k = 0; k < n; k++) stop[k] = (char)(stop[k] && isfinite(low[k]) && !blank[k]);
+    for (Py_ssize_t i = 0; i < units; i++) {
+        Py_ssize_t first = (Py_ssize_t)start[i], last;
+        for (Py_ssize_t k = first; k < end[i]; k++)
+            if (isfinite(low[k]) && !blank[k]) { first = k; break; }
+        last = first;
+        for (Py_ssize_t k = first; k < end[i]; k++)
+            if (stop[k]) { last = k; break; }
+        double e = np_max(high[first], high[last]) - np_min(low[first], low[last]);
+        extent[i] = isfinite(e) ? e : 0.0;
+        /* np.add.reduceat: up to the next start, or one glyph where that is not after it. */
+        Py_ssize_t a = (Py_ssize_t)start[i], b = i + 1 < units ? (Py_ssize_t)start[i + 1] : n;
+        int64_t count = stop[a];
+        for (Py_ssize_t k = a + 1; k < b; k++) count += stop[k];
+        words[i] = count;
+    }
+    PyObject *x = PyByteArray_FromStringAndSize((const char *)extent, units * (Py_ssize_t)sizeof(double));
+    PyObject *w = x ? int64_bytes(words, units) : NULL;
+    if (w) result = Py_BuildValue("(NN)", x, w);
+    else Py_XDECREF(x);
+done:
+    free(stop); free(extent); free(words);
+    release(&vb); release(&vs); release(&ve); release(&vlo); release(&vhi); release(&vh);
+    return result;
+}
+
 /* ==== end of lpage's run lists ==== */
 
 static PyMethodDef module_methods[] = {
@@ -4314,6 +4387,7 @@ static PyMethodDef module_methods[] = {
     /* lpage: run lists */
     {"joined_runs", (PyCFunction)layout_joined_runs, METH_O, "The lines of a list of runs concatenated, and their lengths."},
     {"paint_order", (PyCFunction)layout_paint_order, METH_O, "Runs by their smallest unit, ties in list order."},
+    {"first_words", (PyCFunction)layout_first_words, METH_VARARGS, "Per unit, its first word's extent and its word count."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -1294,6 +1294,45 @@ def blocks_in_turn(
 # and declines (None) where a value is not finite: the reference runs then.
 
 
+def first_words(
+    lib: ModuleType | None,
+    blank: np.ndarray,
+    units: tuple[np.ndarray, np.ndarray],
+    glyph_x: tuple[np.ndarray, np.ndarray, np.ndarray],
+    word_gap: float,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Page.first_word and Page.words: per unit start[i]:end[i] (`units`;
+    `blank`: per glyph, is it a blank; `glyph_x`: per glyph its extent along
+    the line, low and high, and its height), the extent of its glyphs from
+    the first inked one (edge blanks have infinite boxes, see blank_edges)
+    to the last before a word break, and how many words it holds. A word
+    ends where the next glyph is blank or lies more than `word_gap` heights
+    away. Compiled, one pass over the page's glyphs (the numpy decides
+    where a unit is empty or out of the glyphs: None)."""
+    start, end = units
+    low_x, high_x, height = glyph_x
+    if lib is not None:
+        columns = (np.ascontiguousarray(v, dtype=np.float64) for v in glyph_x)
+        found = lib.first_words(np.ascontiguousarray(blank, dtype=bool), _ids(start), _ids(end), *columns, word_gap)
+        if found is not None:
+            return np.frombuffer(found[0], dtype=np.float64), np.frombuffer(found[1], dtype=np.int64)
+    inked = np.isfinite(low_x)
+    # A word ends at glyph k where the next is blank or lies a word space away.
+    gap = np.maximum(low_x[1:] - high_x[:-1], low_x[:-1] - high_x[1:])
+    ends = np.zeros(len(blank), dtype=bool)
+    ends[:-1] = blank[1:] | (gap > word_gap * height[:-1])
+    ends[end - 1] = True
+    ink = np.flatnonzero(inked & ~blank)
+    first = ink[np.minimum(np.searchsorted(ink, start), len(ink) - 1)] if len(ink) else start
+    first = np.where((first >= start) & (first < end), first, start)
+    stops = np.flatnonzero(ends & inked & ~blank)
+    last = stops[np.minimum(np.searchsorted(stops, first), len(stops) - 1)] if len(stops) else first
+    last = np.where((last >= first) & (last < end), last, first)
+    extent = np.maximum(high_x[first], high_x[last]) - np.minimum(low_x[first], low_x[last])
+    words = np.add.reduceat((ends & inked & ~blank).astype(np.int64), start)
+    return np.where(np.isfinite(extent), extent, 0.0), words
+
+
 def _upright(along: np.ndarray) -> bool:
     return bool(along[0] == 1.0 and along[1] == 0.0)
 

@@ -34,7 +34,7 @@ from ragprep.extract.bidi import is_rtl
 from ragprep.extract.config import ExtractConfig
 from ragprep.extract.geometric import SEGMENT_BACK, SEGMENT_GAP, edge_codepoints, reading_direction
 from ragprep.extract.glyphs import GlyphTable, rows_at
-from ragprep.extract.layout.kernels import GroupMeasures, nearest_under, pair_moves, stream_unit_starts, text_classes, unit_frame
+from ragprep.extract.layout.kernels import GroupMeasures, first_words, nearest_under, pair_moves, stream_unit_starts, text_classes, unit_frame
 from ragprep.extract.native import compiled_layout
 from ragprep.extract.layout.params import (
     BLANK_GAP,
@@ -259,7 +259,7 @@ class Page:
 
     def _words(self) -> tuple[np.ndarray, np.ndarray]:
         if self._first_word is None:
-            self._first_word = _first_words(self._classes[1], self.start, self.end, *self._glyph_x)
+            self._first_word = first_words(self.lib, self._classes[1], (self.start, self.end), self._glyph_x, WORD_GAP)
         return self._first_word
 
     @property
@@ -282,30 +282,6 @@ class Page:
         on a right-to-left page."""
         end: np.ndarray = -x0 if self.rtl else x1
         return end
-
-
-def _first_words(
-    blank: np.ndarray, start: np.ndarray, end: np.ndarray, low_x: np.ndarray, high_x: np.ndarray, height: np.ndarray
-) -> tuple[np.ndarray, np.ndarray]:
-    """Page.first_word and Page.words: per unit start[i]:end[i] (`blank`: per
-    glyph, is it a blank), the extent of its glyphs from the first inked one
-    (edge blanks have infinite boxes, see kernels.blank_edges) to the last
-    before a word break, and how many words it holds."""
-    inked = np.isfinite(low_x)
-    # A word ends at glyph k where the next is blank or lies a word space away.
-    gap = np.maximum(low_x[1:] - high_x[:-1], low_x[:-1] - high_x[1:])
-    ends = np.zeros(len(blank), dtype=bool)
-    ends[:-1] = blank[1:] | (gap > WORD_GAP * height[:-1])
-    ends[end - 1] = True
-    ink = np.flatnonzero(inked & ~blank)
-    first = ink[np.minimum(np.searchsorted(ink, start), len(ink) - 1)] if len(ink) else start
-    first = np.where((first >= start) & (first < end), first, start)
-    stops = np.flatnonzero(ends & inked & ~blank)
-    last = stops[np.minimum(np.searchsorted(stops, first), len(stops) - 1)] if len(stops) else first
-    last = np.where((last >= first) & (last < end), last, first)
-    extent = np.maximum(high_x[first], high_x[last]) - np.minimum(low_x[first], low_x[last])
-    words = np.add.reduceat((ends & inked & ~blank).astype(np.int64), start)
-    return np.where(np.isfinite(extent), extent, 0.0), words
 
 
 def reads_rtl(table: GlyphTable, order: np.ndarray) -> bool:

@@ -1109,3 +1109,81 @@ def test_stream_unit_starts_agree():
         LIB.stream_unit_starts(*columns, np.array([0, -1], dtype=np.int64), np.zeros(2, dtype=bool), np.zeros(1), np.zeros(2, dtype=bool), 0.65, 4.0, 0.3)
     with pytest.raises(ValueError, match="differ in length"):
         LIB.stream_unit_starts(*columns, np.array([0, 1], dtype=np.int64), np.zeros(2, dtype=bool), np.zeros(2), np.zeros(2, dtype=bool), 0.65, 4.0, 0.3)
+
+
+def _glyph_units(rng: np.random.Generator, n: int, gaps: bool) -> tuple[np.ndarray, np.ndarray]:
+    """Units start:end tiling n glyphs in stream order, or, where `gaps`,
+    with glyphs between them that belong to none (np.add.reduceat counts
+    those with the unit before)."""
+    cuts = np.sort(rng.choice(np.arange(1, n), size=min(n - 1, int(rng.integers(0, n))), replace=False)) if n > 1 else []
+    start = np.concatenate([[0], cuts]).astype(np.int64)
+    end = np.concatenate([start[1:], [n]]).astype(np.int64)
+    if gaps:
+        end = np.maximum(start + 1, end - rng.integers(0, 3, len(end)))
+    return start, end
+
+
+def _words_columns(rng: np.random.Generator, n: int, special: bool) -> tuple[np.ndarray, tuple[np.ndarray, np.ndarray, np.ndarray]]:
+    """Per glyph: blank, and low, high along the line and height on a grid
+    (gaps equal to a word space tie), edge blanks infinite, some NaN."""
+    blank = rng.random(n) < 0.25
+    low = rng.integers(0, 60, n).astype(np.float64) * 0.5
+    high = low + rng.integers(0, 4, n) * 0.5
+    height = rng.integers(1, 5, n).astype(np.float64)
+    edge = blank & (rng.random(n) < 0.6)
+    low[edge], high[edge] = np.inf, -np.inf
+    if special and n > 2:
+        for column, value in zip((low, high, height), (np.nan, np.inf, np.nan), strict=True):
+            column[rng.choice(n, size=max(1, n // 10), replace=False)] = value
+    return blank, (low, high, height)
+
+
+def test_first_words_agree():
+    seen = {"words": False, "gap_break": False, "extent": False}
+    for rng, n, special in _cases():
+        if n < 1:
+            continue
+        blank, glyph_x = _words_columns(rng, n, special)
+        for gaps in (False, True):
+            units = _glyph_units(rng, n, gaps)
+            for word_gap in (0.0, 0.25, 1.0, np.nan):
+                with np.errstate(invalid="ignore"):  # edge blanks' extents: inf - inf
+                    extent, words = _both(kernels.first_words, blank, units, glyph_x, word_gap)
+                    reference = kernels.first_words(None, blank, units, glyph_x, word_gap)[0]
+                    wider = kernels.first_words(None, blank, units, glyph_x, np.inf)[1]
+                assert extent.tobytes() == reference.tobytes()  # bitwise: -0.0 and NaN payloads too
+                seen["words"] |= bool((words > 1).any())
+                seen["extent"] |= bool((extent > 0).any())
+                seen["gap_break"] |= word_gap == 1.0 and words.sum() > wider.sum()
+    assert all(seen.values()), seen
+
+
+def _words_outcome(lib: object, blank: np.ndarray, units: tuple[np.ndarray, np.ndarray], glyph_x: tuple[np.ndarray, ...]) -> object:
+    try:
+        with np.errstate(invalid="ignore"):
+            extent, words = kernels.first_words(lib, blank, units, glyph_x, 0.25)  # type: ignore[arg-type]
+    except (IndexError, ValueError) as error:
+        return type(error)
+    return extent.tolist(), words.tolist()
+
+
+def test_first_words_unusual_units_go_to_the_reference():
+    """An empty unit, one past the glyphs, no unit, no glyph: the compiled
+    path declines (None) and the numpy decides, raising where it raises."""
+    rng = np.random.default_rng(3)
+    blank, glyph_x = _words_columns(rng, 9, False)
+    odd = [
+        (np.array([0, 4, 4]), np.array([4, 4, 9])),  # an empty unit
+        (np.array([0, 5]), np.array([5, 10])),  # past the glyphs
+        (np.array([3, 0]), np.array([9, 3])),  # units out of stream order
+        (np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)),
+    ]
+    for start, end in odd:
+        units = (start.astype(np.int64), end.astype(np.int64))
+        if start.tolist() != [3, 0]:
+            assert LIB.first_words(blank, *units, *glyph_x, 0.25) is None
+        assert _words_outcome(LIB, blank, units, glyph_x) == _words_outcome(None, blank, units, glyph_x)
+    empty = (np.zeros(0, dtype=bool), (np.zeros(0), np.zeros(0), np.zeros(0)))
+    none = (np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64))
+    assert LIB.first_words(empty[0], *none, *empty[1], 0.25) is None
+    assert _words_outcome(LIB, empty[0], none, empty[1]) == _words_outcome(None, empty[0], none, empty[1])
