@@ -4178,9 +4178,9 @@ static PyObject *TreeObjects_value(TreeObjects *t, PyObject *arg) {
 
 /* env's items, in _Walker._tree_env's order. */
 enum {
-    W_ELEMENTS, W_CONTENT, W_OBJECT_REFS, W_PAGES, W_ROOT, W_ROOT_K, W_LANG, W_TYPE_OF, W_NONSTRUCT, W_TEXTS,
-    W_TEXT_STRING, W_CELL, W_NO_CELL, W_RESOLVE, W_ORPHAN, W_WARN, W_MESSAGES, W_MAX_DEPTH, W_ELEMENT_CLS, W_REF_CLS,
-    W_PAGE_STREAM, W_TYPE_IN, W_STREAM_CLS, W_CLASS_MAP, W_SPAN_COMPLAINTS, W_CELL_NODES, W_COUNT
+    W_OBJECT_REFS, W_PAGES, W_ROOT, W_ROOT_K, W_LANG, W_TYPE_OF, W_NONSTRUCT, W_TEXTS, W_TEXT_STRING, W_CELL,
+    W_NO_CELL, W_RESOLVE, W_ORPHAN, W_WARN, W_MESSAGES, W_MAX_DEPTH, W_TYPE_IN, W_STREAM_CLS, W_CLASS_MAP,
+    W_SPAN_COMPLAINTS, W_CELL_NODES, W_COUNT
 };
 #define TW_BAIL 1
 enum { LOOK_ABSENT = -1, LOOK_UNSURE = -2, LOOK_ERROR = -3, LOOK_NULL = -4 };
@@ -4189,17 +4189,30 @@ enum { LOOK_ABSENT = -1, LOOK_UNSURE = -2, LOOK_ERROR = -3, LOOK_NULL = -4 };
 
 typedef struct {
     Py_ssize_t index, page; /* the element (-1: the root) and the page in effect (-1: none) */
-    PyObject *lang, *path;  /* owned */
+    PyObject *lang;         /* owned */
     long depth, headed_incl, headed_excl, owner;
-    PyObject *kid_std, *kid_path; /* the last kid's type and path (owned): siblings of one type share it */
 } TCtx;
 
 /* What a /S name means (_Walker._resolved's entry), asked of Python once per name. */
-typedef struct { PyObject *entry; PyObject *raw, *std, *block, *level, *problem; int ready, heading, sectioning, th, td, h; } TType;
+/* column: its row in the tree's type table plus one (0: not used by an element yet); numbered: n of Hn, 0 else. */
+typedef struct { PyObject *entry; PyObject *raw, *std, *block, *level, *problem; int ready, heading, sectioning, th, td, h; Py_ssize_t column; long numbered; } TType;
 
 typedef struct { int tag; Py_ssize_t node, type, ctx, element, page; long long num, gen, mcid, stream; } TItem;
 typedef struct { Py_ssize_t name; long long num, gen; TType type; } TNsType;
 typedef struct { Py_ssize_t first, count, pos, single, standing; } TIter;
+
+/* The walk's output, structure.py's ElementColumns and ContentColumns: one
+ * int64 per element in each of `element`'s columns (COL_* order), one
+ * (page, stream, MCID, element) row per piece of content recorded; the
+ * element's /Lang in effect per element; /ActualText, /Alt and a cell's
+ * attributes only where an element has them (index -> value); the
+ * (raw, standard) types in the order elements first use them. */
+enum { COL_PARENT, COL_TYPE, COL_LEVEL, COL_OWNER, COL_NUM, COL_GEN, COL_PAGE, COL_COUNT };
+typedef struct {
+    Buf element[COL_COUNT], content;
+    Py_ssize_t count;
+    PyObject *lang, *actual_text, *alt, *cells, *types; /* list, dict, dict, dict, dict (owned) */
+} TColumns;
 
 typedef struct {
     TreeObjects *t;
@@ -4217,6 +4230,7 @@ typedef struct {
     Py_ssize_t claimed_slots, claimed_count;
     Py_ssize_t class_map; /* the role map's /ClassMap as a node: -1 not yet converted, LOOK_NULL none, LOOK_UNSURE none readable */
     PyObject *scopes[3];  /* "Row", "Column", "Both" (owned) */
+    TColumns cols;        /* what the walk hands back (StructTree's columns) */
 } TWalk;
 
 static TCtx *tw_ctx(TWalk *w, Py_ssize_t id) { return (TCtx *)w->ctxs.data + id; }
@@ -4224,9 +4238,8 @@ static TCtx *tw_ctx(TWalk *w, Py_ssize_t id) { return (TCtx *)w->ctxs.data + id;
 /* A new context, its objects stolen. Its id, -1 on error. */
 static Py_ssize_t tw_new_ctx(TWalk *w, TCtx c) {
     Py_ssize_t id = (Py_ssize_t)(w->ctxs.len / sizeof(TCtx));
-    if (!c.lang || !c.path || buf_append(&w->ctxs, &c, sizeof c) < 0) {
+    if (!c.lang || buf_append(&w->ctxs, &c, sizeof c) < 0) {
         Py_XDECREF(c.lang);
-        Py_XDECREF(c.path);
         return -1;
     }
     return id;
@@ -4373,10 +4386,10 @@ static TType *tw_ns_type(TWalk *w, Py_ssize_t name, const TNode *ns, Py_ssize_t 
 }
 
 /* A stack item's type: a name's (its id), NonStruct (-1), or one in a namespace (-2 - its index). */
-static const TType *tw_item_type(const TWalk *w, Py_ssize_t id) {
+static TType *tw_item_type(TWalk *w, Py_ssize_t id) {
     if (id == -1) return &w->nonstruct;
-    if (id >= 0) return (const TType *)w->types.data + id;
-    return &((const TNsType *)w->ns_types.data)[-2 - id].type;
+    if (id >= 0) return (TType *)w->types.data + id;
+    return &((TNsType *)w->ns_types.data)[-2 - id].type;
 }
 
 /* A type from Python's (raw, standard, info, problem), `entry` stolen. */
@@ -4401,6 +4414,8 @@ static TType *tw_type_entry(TType *type, PyObject *entry) {
     type->th = PyUnicode_CompareWithASCIIString(type->std, "TH") == 0;
     type->td = PyUnicode_CompareWithASCIIString(type->std, "TD") == 0;
     type->h = PyUnicode_CompareWithASCIIString(type->std, "H") == 0;
+    type->numbered = type->level == Py_None ? 0 : PyLong_AsLong(type->level);
+    if (type->numbered == -1 && PyErr_Occurred()) return NULL;
     type->ready = 1;
     return type;
 }
@@ -4540,9 +4555,7 @@ static int tw_record(TWalk *w, const TItem *item);
 static int tw_headed(TWalk *w, Py_ssize_t ctx) {
     TCtx c = *tw_ctx(w, ctx);
     c.headed_incl++;
-    c.kid_std = c.kid_path = NULL;
     Py_INCREF(c.lang);
-    Py_INCREF(c.path);
     Py_ssize_t headed = tw_new_ctx(w, c);
     if (headed < 0) return -1;
     TItem *items = (TItem *)w->items.data;
@@ -4630,19 +4643,23 @@ static int tw_claimed(TWalk *w, long long page, long long mcid) {
     return 0;
 }
 
-/* _Walker._record. */
+/* _Walker._record: a (page, stream, MCID, element) row of the content columns. */
 static int tw_record(TWalk *w, const TItem *item) {
     Py_ssize_t page = item->page;
-    PyObject *mcid = PyLong_FromLongLong(item->mcid), *element = mcid ? PyLong_FromSsize_t(item->element) : NULL;
-    PyObject *stream = !element ? NULL : item->stream ? PyLong_FromLongLong(item->stream) : Py_NewRef(w->env[W_PAGE_STREAM]);
-    if (!stream) { Py_XDECREF(mcid); Py_XDECREF(element); return -1; }
-    int status = 0;
     if (page < 0) { /* no /Pg: through /ParentTree, or the only page (_page_of_orphan) */
-        PyObject *args[3] = {mcid, stream, element};
-        PyObject *found = PyObject_Vectorcall(w->env[W_ORPHAN], args, 3, NULL);
-        if (!found) status = -1;
-        else if (found == Py_None) status = 2; /* dropped */
-        else {
+        const long long *num = (const long long *)w->cols.element[COL_NUM].data, *gen = (const long long *)w->cols.element[COL_GEN].data;
+        if (item->element < 0 || item->element >= w->cols.count) return TW_BAIL;
+        PyObject *mcid = PyLong_FromLongLong(item->mcid), *stream = mcid ? PyLong_FromLongLong(item->stream) : NULL;
+        PyObject *ref = !stream ? NULL : num[item->element] > 0 ? cached_ref(w->t->refs, num[item->element], gen[item->element]) : Py_NewRef(Py_None);
+        PyObject *found = ref ? walk_call(w->env[W_ORPHAN], mcid, stream, ref, 3) : NULL;
+        Py_XDECREF(mcid);
+        Py_XDECREF(stream);
+        Py_XDECREF(ref);
+        if (!found) return -1;
+        int status = 0;
+        if (found == Py_None) {
+            status = 2; /* dropped */
+        } else {
             long long n = -1, g = -1;
             if (PyTuple_CheckExact(found) && PyTuple_GET_SIZE(found) == 2) {
                 n = PyLong_AsLongLong(PyTuple_GET_ITEM(found, 0));
@@ -4652,29 +4669,14 @@ static int tw_record(TWalk *w, const TItem *item) {
             if (g == 0 && n > 0 && n < w->t->nnumbers && w->page_of_number[n] >= 0) page = w->page_of_number[n];
             else status = TW_BAIL;
         }
-        Py_XDECREF(found);
+        Py_DECREF(found);
+        if (status) return status == 2 ? 0 : status;
     }
-    if (!status) {
-        /* page and stream in one key: a page index below 2^31, a stream number below 2^24 */
-        int twice = tw_claimed(w, (long long)page << 25 | item->stream, item->mcid);
-        if (twice) status = twice < 0 ? -1 : tw_warn(w, M_ASSIGNED_TWICE);
-        else {
-            PyObject *key = PyTuple_GET_ITEM(w->env[W_PAGES], page);
-            PyObject *refs = PyDict_GetItemWithError(w->env[W_CONTENT], key);
-            if (!refs && !PyErr_Occurred()) {
-                PyObject *fresh = PyList_New(0);
-                if (fresh && PyDict_SetItem(w->env[W_CONTENT], key, fresh) == 0) refs = fresh;
-                Py_XDECREF(fresh); /* the dictionary holds it */
-            }
-            PyObject *fields[3] = {Py_NewRef(mcid), Py_NewRef(stream), Py_NewRef(element)};
-            if (!refs) { for (int i = 0; i < 3; i++) Py_DECREF(fields[i]); status = -1; }
-            else status = walk_push(refs, walk_instance(&w->base, w->env[W_REF_CLS], N_F_MCID, fields, 3, w->base.ref_slots));
-        }
-    }
-    Py_DECREF(mcid);
-    Py_DECREF(element);
-    Py_DECREF(stream);
-    return status == 2 ? 0 : status;
+    /* page and stream in one key: a page index below 2^31, a stream number below 2^24 */
+    int twice = tw_claimed(w, (long long)page << 25 | item->stream, item->mcid);
+    if (twice) return twice < 0 ? -1 : tw_warn(w, M_ASSIGNED_TWICE);
+    long long row[4] = {(long long)page, item->stream, item->mcid, (long long)item->element};
+    return buf_append(&w->cols.content, row, sizeof row);
 }
 
 /* _Walker._text of node `v` (not absent): a text string decoded once per document; else `fallback`, with the complaint. New reference. */
@@ -4890,22 +4892,52 @@ static PyObject *tw_cell(TWalk *w, const TItem *item, const TType *type, int *st
     return cell;
 }
 
-/* The StructElement of a visited element, appended. */
-static int tw_element(TWalk *w, const TItem *item, const TType *type, const TCtx *c, PyObject *texts[3], PyObject *path,
-                      Py_ssize_t page, long owner, PyObject *cell) {
-    Py_ssize_t index = PyList_GET_SIZE(w->env[W_ELEMENTS]);
+/* The row of the tree's type table of `type`, numbered as elements first use it; -1 on error. */
+static Py_ssize_t tw_type_column(TWalk *w, TType *type) {
+    if (type->column) return type->column - 1;
+    PyObject *key = PyTuple_Pack(2, type->raw, type->std); /* one row per (raw, standard) pair, whichever name gave it */
+    if (!key) return -1;
+    PyObject *known = PyDict_GetItemWithError(w->cols.types, key);
+    Py_ssize_t row = known ? PyLong_AsSsize_t(known) : PyErr_Occurred() ? -1 : PyDict_GET_SIZE(w->cols.types);
+    if (!known && row >= 0) {
+        PyObject *value = PyLong_FromSsize_t(row);
+        if (!value || PyDict_SetItem(w->cols.types, key, value) < 0) row = -1;
+        Py_XDECREF(value);
+    }
+    Py_DECREF(key);
+    if (row >= 0) type->column = row + 1;
+    return row;
+}
+
+/* `value` at element `index` of a sparse column, unless it is None. */
+static int tw_sparse(PyObject *column, Py_ssize_t index, PyObject *value) {
+    if (value == Py_None) return 0;
+    PyObject *key = PyLong_FromSsize_t(index);
+    int r = key ? PyDict_SetItem(column, key, value) : -1;
+    Py_XDECREF(key);
+    return r;
+}
+
+/* A visited element's row of the columns. */
+static int tw_element(TWalk *w, const TItem *item, TType *type, const TCtx *c, PyObject *texts[3], Py_ssize_t page,
+                      long owner, PyObject *cell) {
+    Py_ssize_t index = w->cols.count;
     int lang_set = PyObject_IsTrue(texts[0]);
-    if (lang_set < 0) return -1;
-    PyObject *ref = item->num > 0 ? cached_ref(w->t->refs, item->num, item->gen) : Py_NewRef(Py_None);
-    PyObject *fields[19] = {
-        PyLong_FromSsize_t(index), Py_NewRef(type->std), Py_NewRef(type->raw), PyLong_FromSsize_t(c->index),
-        Py_NewRef(path), type->h ? PyLong_FromLong(1 + c->headed_excl) : Py_NewRef(type->level), Py_NewRef(type->block),
-        Py_NewRef(texts[1]), Py_NewRef(texts[2]), Py_NewRef(lang_set ? texts[0] : Py_None), PyBool_FromLong(type->th),
-        ref, Py_NewRef(page >= 0 ? PyTuple_GET_ITEM(w->env[W_PAGES], page) : Py_None), PyLong_FromLong(owner),
-        Py_NewRef(PyTuple_GET_ITEM(cell, 0)), Py_NewRef(PyTuple_GET_ITEM(cell, 1)), Py_NewRef(PyTuple_GET_ITEM(cell, 2)),
-        Py_NewRef(PyTuple_GET_ITEM(cell, 3)), Py_NewRef(PyTuple_GET_ITEM(cell, 4)),
+    Py_ssize_t type_row = lang_set < 0 ? -1 : tw_type_column(w, type);
+    if (type_row < 0) return -1;
+    long long row[COL_COUNT] = {
+        c->index, type_row, type->h ? 1 + c->headed_excl : type->numbered, owner,
+        item->num > 0 ? item->num : 0, item->num > 0 ? item->gen : 0, page,
     };
-    return walk_push(w->env[W_ELEMENTS], walk_instance(&w->base, w->env[W_ELEMENT_CLS], N_F_INDEX, fields, 19, w->base.element_slots));
+    for (int i = 0; i < COL_COUNT; i++)
+        if (buf_append(&w->cols.element[i], &row[i], sizeof row[i]) < 0) return -1;
+    w->cols.count++;
+    if (PyList_Append(w->cols.lang, lang_set ? texts[0] : Py_None) < 0 || tw_sparse(w->cols.actual_text, index, texts[1]) < 0 ||
+        tw_sparse(w->cols.alt, index, texts[2]) < 0)
+        return -1;
+    if (cell == w->env[W_NO_CELL]) return 0;
+    int plain = PyObject_RichCompareBool(cell, w->env[W_NO_CELL], Py_EQ); /* a cell whose attributes say nothing */
+    return plain < 0 ? -1 : plain ? 0 : tw_sparse(w->cols.cells, index, cell);
 }
 
 /* _Walker._visit. */
@@ -4917,30 +4949,19 @@ static int tw_visit(TWalk *w, const TItem *item) {
     TCtx c = *tw_ctx(w, item->ctx);
     long depth = c.depth + 1;
     if (depth > w->max_depth) return tw_warn(w, M_DEEP);
-    const TType *type = tw_item_type(w, item->type);
+    TType *type = tw_item_type(w, item->type);
     Py_ssize_t page = c.page, pg = tw_get(w, item->node, TK_PG);
     if (pg < LOOK_ABSENT) return tw_status(pg);
     if (pg >= 0 && tw_page_of(w, pg, &page)) return TW_BAIL;
     int status = 0;
-    PyObject *texts[3] = {NULL, NULL, NULL}, *cell = NULL, *path = NULL;
+    PyObject *texts[3] = {NULL, NULL, NULL}, *cell = NULL;
     texts[0] = tw_text_key(w, item->node, TK_LANG, M_LANG, c.lang, &status);
     if (texts[0]) texts[1] = tw_text_key(w, item->node, TK_ACTUAL_TEXT, M_ACTUAL_TEXT, Py_None, &status);
     if (texts[1]) texts[2] = tw_text_key(w, item->node, TK_ALT, M_ALT, Py_None, &status);
     if (texts[2]) cell = tw_cell(w, item, type, &status);
-    Py_ssize_t index = PyList_GET_SIZE(w->env[W_ELEMENTS]);
+    Py_ssize_t index = w->cols.count;
     long owner = c.owner < 0 && texts[1] && texts[1] != Py_None ? (long)index : c.owner;
-    Py_ssize_t depth_of_path = PyTuple_GET_SIZE(c.path);
-    if (cell && c.kid_std == type->std) {
-        path = Py_NewRef(c.kid_path);
-    } else if (cell && (path = PyTuple_New(depth_of_path + 1))) {
-        for (Py_ssize_t i = 0; i < depth_of_path; i++) PyTuple_SET_ITEM(path, i, Py_NewRef(PyTuple_GET_ITEM(c.path, i)));
-        PyTuple_SET_ITEM(path, depth_of_path, Py_NewRef(type->std));
-        TCtx *held = tw_ctx(w, item->ctx);
-        Py_XSETREF(held->kid_std, Py_NewRef(type->std));
-        Py_XSETREF(held->kid_path, Py_NewRef(path));
-    }
-    if (cell && !path) status = -1;
-    if (path) status = tw_element(w, item, type, &c, texts, path, page, owner, cell);
+    if (cell) status = tw_element(w, item, type, &c, texts, page, owner, cell);
     Py_ssize_t k = status ? LOOK_ABSENT : tw_get(w, item->node, TK_K);
     if (k < LOOK_ABSENT) status = tw_status(k);
     if (!status && k >= 0) {
@@ -4950,14 +4971,13 @@ static int tw_visit(TWalk *w, const TItem *item) {
             else w->on_path[item->num] = 1;
             if (!status) status = tw_push_item(&w->stack, exit);
         }
-        TCtx kid = {index, page, Py_NewRef(texts[0]), Py_NewRef(path), depth, c.headed_incl, c.headed_incl, owner, NULL, NULL};
+        TCtx kid = {index, page, Py_NewRef(texts[0]), depth, c.headed_incl, c.headed_incl, owner};
         Py_ssize_t id = status ? -1 : tw_new_ctx(w, kid);
-        if (status) { Py_DECREF(kid.lang); Py_DECREF(kid.path); }
+        if (status) Py_DECREF(kid.lang);
         else status = id < 0 ? -1 : tw_expand(w, k, id, type->sectioning);
     }
     for (int i = 0; i < 3; i++) Py_XDECREF(texts[i]);
     Py_XDECREF(cell);
-    Py_XDECREF(path);
     return status;
 }
 
@@ -5055,7 +5075,7 @@ static int tw_open(TWalk *w) {
     w->nonstruct.block = PyTuple_GET_ITEM(PyTuple_GET_ITEM(ns, 2), 0);
     w->nonstruct.level = PyTuple_GET_ITEM(PyTuple_GET_ITEM(ns, 2), 2);
     w->nonstruct.problem = Py_None;
-    TCtx root_ctx = {-1, -1, Py_NewRef(w->env[W_LANG]), PyTuple_New(0), 0, 0, 0, -1, NULL, NULL};
+    TCtx root_ctx = {-1, -1, Py_NewRef(w->env[W_LANG]), 0, 0, 0, -1};
     return tw_new_ctx(w, root_ctx) < 0 ? -1 : 0;
 }
 
@@ -5091,10 +5111,10 @@ static int tw_object_refs(TWalk *w) {
 static void tw_free(TWalk *w) {
     for (size_t i = 0; i < w->ctxs.len / sizeof(TCtx); i++) {
         Py_XDECREF(tw_ctx(w, (Py_ssize_t)i)->lang);
-        Py_XDECREF(tw_ctx(w, (Py_ssize_t)i)->path);
-        Py_XDECREF(tw_ctx(w, (Py_ssize_t)i)->kid_std);
-        Py_XDECREF(tw_ctx(w, (Py_ssize_t)i)->kid_path);
     }
+    for (int i = 0; i < COL_COUNT; i++) buf_free(&w->cols.element[i]);
+    buf_free(&w->cols.content);
+    Py_XDECREF(w->cols.lang); Py_XDECREF(w->cols.actual_text); Py_XDECREF(w->cols.alt); Py_XDECREF(w->cols.cells); Py_XDECREF(w->cols.types);
     for (size_t i = 0; i < w->types.len / sizeof(TType); i++) Py_XDECREF(((TType *)w->types.data)[i].entry);
     for (size_t i = 0; i < w->ns_types.len / sizeof(TNsType); i++) Py_XDECREF(((TNsType *)w->ns_types.data)[i].type.entry);
     buf_free(&w->ns_types);
@@ -5106,7 +5126,27 @@ static void tw_free(TWalk *w) {
     walk_free(&w->base);
 }
 
-/* walk(env) -> True, or NotImplemented when the tree is left to the walkers above. */
+/* The walk's columns as walk() hands them over: (the element columns as
+ * bytes of int64, COL_* order; the content rows as bytes of int64 quadruples;
+ * /Lang per element; /ActualText, /Alt and cells by element; the type
+ * table's (raw, standard) pairs). New reference. */
+static PyObject *tw_columns(TWalk *w) {
+    PyObject *element = PyTuple_New(COL_COUNT);
+    for (int i = 0; element && i < COL_COUNT; i++) {
+        PyObject *b = PyBytes_FromStringAndSize(w->cols.element[i].data, (Py_ssize_t)w->cols.element[i].len);
+        if (!b) Py_CLEAR(element);
+        else PyTuple_SET_ITEM(element, i, b);
+    }
+    PyObject *content = element ? PyBytes_FromStringAndSize(w->cols.content.data, (Py_ssize_t)w->cols.content.len) : NULL;
+    PyObject *types = content ? PyDict_Keys(w->cols.types) : NULL; /* in the order rows were given */
+    PyObject *out = types ? PyTuple_Pack(7, element, content, w->cols.lang, w->cols.actual_text, w->cols.alt, w->cols.cells, types) : NULL;
+    Py_XDECREF(element);
+    Py_XDECREF(content);
+    Py_XDECREF(types);
+    return out;
+}
+
+/* walk(env) -> the tree's columns (tw_columns), or NotImplemented when the tree is left to the walkers above. */
 static PyObject *TreeObjects_walk(TreeObjects *t, PyObject *env) {
     if (!PyTuple_Check(env) || PyTuple_GET_SIZE(env) != W_COUNT) {
         PyErr_SetString(PyExc_TypeError, "TreeObjects.walk: env is not the walker's");
@@ -5117,13 +5157,11 @@ static PyObject *TreeObjects_walk(TreeObjects *t, PyObject *env) {
     w.t = t;
     for (int i = 0; i < W_COUNT; i++) w.env[i] = PyTuple_GET_ITEM(env, i);
     PyObject *msgs = w.env[W_MESSAGES], *ns = w.env[W_NONSTRUCT], *root = w.env[W_ROOT];
-    if (!t->streams || !PyList_CheckExact(w.env[W_ELEMENTS]) || !PyDict_Check(w.env[W_CONTENT]) ||
-        !PyDict_Check(w.env[W_OBJECT_REFS]) || !PyTuple_CheckExact(w.env[W_PAGES]) || !PyTuple_CheckExact(root) ||
+    if (!t->streams || !PyDict_Check(w.env[W_OBJECT_REFS]) || !PyTuple_CheckExact(w.env[W_PAGES]) || !PyTuple_CheckExact(root) ||
         PyTuple_GET_SIZE(root) != 2 || !PyTuple_CheckExact(w.env[W_ROOT_K]) || PyTuple_GET_SIZE(w.env[W_ROOT_K]) > 1 ||
         !PyTuple_Check(ns) || PyTuple_GET_SIZE(ns) != 4 || !PyTuple_Check(PyTuple_GET_ITEM(ns, 2)) ||
         PyTuple_GET_SIZE(PyTuple_GET_ITEM(ns, 2)) != 4 || !PyDict_Check(w.env[W_TEXTS]) || !PyTuple_Check(w.env[W_NO_CELL]) ||
         PyTuple_GET_SIZE(w.env[W_NO_CELL]) != 5 || !PyTuple_Check(msgs) || PyTuple_GET_SIZE(msgs) != M_COUNT ||
-        !PyType_Check(w.env[W_ELEMENT_CLS]) || !PyType_Check(w.env[W_REF_CLS]) ||
         !PyTuple_Check(w.env[W_SPAN_COMPLAINTS]) || PyTuple_GET_SIZE(w.env[W_SPAN_COMPLAINTS]) != 2 ||
         (w.env[W_CLASS_MAP] != Py_None && !PyDict_CheckExact(w.env[W_CLASS_MAP]))) {
         PyErr_SetString(PyExc_TypeError, "TreeObjects.walk: env is not the walker's");
@@ -5139,16 +5177,17 @@ static PyObject *TreeObjects_walk(TreeObjects *t, PyObject *env) {
     for (int i = 0; i < 3 && !status; i++)
         if (!(w.scopes[i] = PyUnicode_InternFromString(scopes[i]))) status = -1;
     w.class_map = -1;
-    if (!status) {
-        walk_slots(&w.base, w.env[W_ELEMENT_CLS], N_F_INDEX, 19, w.base.element_slots);
-        walk_slots(&w.base, w.env[W_REF_CLS], N_F_MCID, 3, w.base.ref_slots);
-        status = tw_run(&w);
-    }
+    if (!status && (!(w.cols.lang = PyList_New(0)) || !(w.cols.actual_text = PyDict_New()) || !(w.cols.alt = PyDict_New()) ||
+                    !(w.cols.cells = PyDict_New()) || !(w.cols.types = PyDict_New())))
+        status = -1;
+    if (!status) status = tw_run(&w);
     if (!status) status = walk_flush(&w.base) < 0 ? -1 : tw_object_refs(&w);
+    PyObject *columns = status ? NULL : tw_columns(&w);
+    if (!status && !columns) status = -1;
     tw_free(&w);
     if (status < 0) PyErr_Clear(); /* the walkers above meet the same failure and say it */
     if (status) Py_RETURN_NOTIMPLEMENTED;
-    Py_RETURN_TRUE;
+    return columns;
 }
 
 static PyObject *TreeObjects_complete(TreeObjects *t, void *closure) {

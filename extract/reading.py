@@ -17,7 +17,6 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable
 from dataclasses import dataclass
-from operator import attrgetter
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -36,7 +35,8 @@ from ragprep.extract.config import ExtractConfig
 from ragprep.extract.geometric import JoinedText, join, stream_order, text_glyphs
 from ragprep.extract.glyphs import NO_MCID, GlyphTable, ImagePlacement
 from ragprep.extract.native import compiled_core
-from ragprep.extract.structure import MarkedContentRef, StructTree
+from ragprep.extract.structure import StructTree
+from ragprep.extract.structure_columns import PageRefs
 from ragprep.extract.tables import NO_CELLS, CellContents, TableGrids
 
 
@@ -73,10 +73,6 @@ def read_stream(table: GlyphTable, config: ExtractConfig) -> PageReading:
     )
 
 
-# A marked-content reference's fields, read for a whole page at once.
-_STREAM, _MCID, _ELEMENT = attrgetter("stream"), attrgetter("mcid"), attrgetter("element")
-
-
 def read_structure(
     table: GlyphTable,
     tree: StructTree | None,
@@ -89,8 +85,8 @@ def read_structure(
     if tree is None:
         return Unavailable("the document has no structure tree (/StructTreeRoot)")
     candidates = text_glyphs(table)
-    refs = tree.page_refs(page_key)
-    if not refs:
+    refs = tree.page_columns(page_key)
+    if not len(refs.key):
         reason = _unreferenced(table, candidates, has_struct_parents)
         if reason is not None:
             return Unavailable(reason)
@@ -129,7 +125,7 @@ class _Placement(NamedTuple):
 def _placement(
     table: GlyphTable,
     tree: StructTree,
-    refs: tuple[MarkedContentRef, ...],
+    refs: PageRefs,
     candidates: np.ndarray,
     config: ExtractConfig,
     images: tuple[ImagePlacement, ...],
@@ -139,14 +135,13 @@ def _placement(
     core = compiled_core()
     if core is None or (config.figure_alt_in_text and images):
         return _reference_placement(table, tree, refs, candidates, config, images)
-    count, rows = len(refs), len(candidates)
-    ref_keys = np.fromiter(map(_STREAM, refs), np.int64, count) << 32 | np.fromiter(map(_MCID, refs), np.int64, count)
+    rows = len(candidates)
     order, element, starts = np.empty(rows, dtype=np.int64), np.empty(rows, dtype=np.int64), np.empty(rows, dtype=bool)
     owner_of_glyph = np.empty(len(table), dtype=np.int64)
     columns = [np.ascontiguousarray(c, dtype=np.int64) for c in (candidates, table.mcid_stream, table.mcid)]
     kept, tagged, untagged, actual = core.structure_order(
         *columns, np.ascontiguousarray(table.artifact, dtype=bool), config.include_artifacts, NO_MCID,
-        ref_keys, np.fromiter(map(_ELEMENT, refs), np.int64, count), tree.block_owners, tree.actual_text_owners,
+        refs.key, refs.element, tree.block_owners, tree.actual_text_owners,
         order, element, owner_of_glyph, starts,
     )  # fmt: skip
     if actual:  # an /ActualText replaces text first (rare): the reference's steps from there
@@ -158,7 +153,7 @@ def _placement(
 def _reference_placement(
     table: GlyphTable,
     tree: StructTree,
-    refs: tuple[MarkedContentRef, ...],
+    refs: PageRefs,
     candidates: np.ndarray,
     config: ExtractConfig,
     images: tuple[ImagePlacement, ...],
@@ -171,8 +166,7 @@ def _reference_placement(
         candidates, marked = candidates[keep], marked[keep]
     tagged_glyphs, tagged_rank, tail = _tree_order(table, candidates, marked, refs)
     untagged = int((~table.artifact[tail]).sum())
-    element_of_ref = np.fromiter(map(_ELEMENT, refs), dtype=np.int64, count=len(refs))
-    element = element_of_ref[tagged_rank] if len(tagged_rank) else np.zeros(0, dtype=np.int64)
+    element = refs.element[tagged_rank] if len(tagged_rank) else np.zeros(0, dtype=np.int64)
     if config.figure_alt_in_text and images:
         table, tagged_glyphs, tagged_rank, element = _add_figure_alt_rows(
             table, tree, refs, images, tagged_glyphs, tagged_rank, element
@@ -196,13 +190,12 @@ def _owners(
 
 
 def _tree_order(
-    table: GlyphTable, candidates: np.ndarray, marked: np.ndarray, refs: tuple[MarkedContentRef, ...]
+    table: GlyphTable, candidates: np.ndarray, marked: np.ndarray, refs: PageRefs
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(glyphs the tree places, in its order; their ref's rank; the rest in
     stream order). The rank of a glyph is that of its (stream, MCID) among
     the page's refs; -1 when the tree does not reference it on this page."""
-    count = len(refs)
-    ref_keys = np.fromiter(map(_STREAM, refs), np.int64, count) << 32 | np.fromiter(map(_MCID, refs), np.int64, count)
+    ref_keys = refs.key
     glyph_keys = (table.mcid_stream[candidates] << 32) | np.where(marked, table.mcid[candidates], 0)
     rank = np.full(len(candidates), -1, dtype=np.int64)
     if len(ref_keys):
@@ -233,7 +226,7 @@ def _owned_blocks(
         new_block |= tail & geometric_block_starts(table, joined)
     # A run's label is its owner's, read at the run's first glyph (the first glyph starts a run).
     starts = np.flatnonzero(new_block)
-    return labelled_blocks(table, joined, starts, _run_labels(tree, owner[starts].tolist()))
+    return labelled_blocks(table, joined, starts, _run_labels(tree, owner[starts]))
 
 
 def _cell_contents(
@@ -268,7 +261,7 @@ def _cell_contents(
 def _add_figure_alt_rows(
     table: GlyphTable,
     tree: StructTree,
-    refs: tuple[MarkedContentRef, ...],
+    refs: PageRefs,
     images: tuple[ImagePlacement, ...],
     glyphs: np.ndarray,
     rank: np.ndarray,
@@ -280,18 +273,20 @@ def _add_figure_alt_rows(
     has_text = {int(f) for f in figure_of[element]} if len(element) else set()
     placed = {(image.mcid_stream, image.mcid): image.bbox for image in images}
     texts, boxes, mcids, streams, ranks, elements = [], [], [], [], [], []
-    for position, ref in enumerate(refs):
-        figure = int(figure_of[ref.element])
-        box = placed.get((ref.stream, ref.mcid))
+    alt = tree.columns.alt
+    page_refs = zip(refs.stream.tolist(), refs.mcid.tolist(), refs.element.tolist(), strict=True)
+    for position, (stream, mcid, owner) in enumerate(page_refs):
+        figure = int(figure_of[owner])
+        box = placed.get((stream, mcid))
         if figure < 0 or figure in has_text or box is None:
             continue
         has_text.add(figure)  # one row per figure
-        texts.append(tree.elements[figure].alt or "")
+        texts.append(alt.get(figure) or "")
         boxes.append(box)
-        mcids.append(ref.mcid)
-        streams.append(ref.stream)
+        mcids.append(mcid)
+        streams.append(stream)
         ranks.append(position)
-        elements.append(ref.element)
+        elements.append(owner)
     if not texts:
         return table, glyphs, rank, element
     first_new = len(table)
@@ -303,12 +298,20 @@ def _add_figure_alt_rows(
     return table, glyphs[by_rank], rank[by_rank], element[by_rank]
 
 
-def _run_labels(tree: StructTree, owners: list[int]) -> dict[str, list[Any]]:
+def _run_labels(tree: StructTree, owners: np.ndarray) -> dict[str, list[Any]]:
     """Per field of BlockLabel, the value of each run: its owning element's,
     or the tail's (owner -1) for content outside the structure."""
-    elements = tree.elements
-    rows = [elements[owner] if owner >= 0 else _TAIL for owner in owners]
-    return {name: list(map(field, rows)) for name, field in _LABEL_FIELDS}
+    rows = owners.astype(np.int64)  # a copy: tail rows are overwritten
+    tail = np.flatnonzero(rows < 0).tolist()
+    if len(tail) == len(owners):
+        return {name: [getattr(_TAIL, attribute)] * len(owners) for name, attribute in _LABEL_FIELDS}
+    rows[tail] = rows.max()  # an element's fields read there, then the tail's put in
+    labels: dict[str, list[Any]] = {}
+    for name, attribute in _LABEL_FIELDS:
+        labels[name] = values = tree.values(attribute, rows)
+        for position in tail:
+            values[position] = getattr(_TAIL, attribute)
+    return labels
 
 
 class _Tail(NamedTuple):
@@ -326,12 +329,9 @@ class _Tail(NamedTuple):
 _TAIL = _Tail()
 
 # BlockLabel's fields and the StructElement attribute each is read from.
-_LABEL_FIELDS = tuple(
-    (name, attrgetter(attribute))
-    for name, attribute in (
-        ("struct_type", "type"), ("struct_path", "path"), ("heading_level", "heading_level"),
-        ("lang", "lang"), ("header_cell", "header_cell"), ("alt", "alt"),
-    )
+_LABEL_FIELDS = (
+    ("struct_type", "type"), ("struct_path", "path"), ("heading_level", "heading_level"),
+    ("lang", "lang"), ("header_cell", "header_cell"), ("alt", "alt"),
 )  # fmt: skip
 
 
@@ -350,7 +350,8 @@ def _apply_actual_text(
     # owner's other glyphs, and a first glyph whose replacement is empty, go.
     owner_ids, first = np.unique(owners[replaced], return_index=True)
     carriers = replaced[first]
-    replacements = [tree.elements[owner].actual_text or "" for owner in owner_ids.tolist()]
+    actual_text = tree.columns.actual_text
+    replacements = [actual_text.get(owner) or "" for owner in owner_ids.tolist()]
     text = table.text.copy()
     text[glyphs[carriers]] = np.array(replacements, dtype=object)
     keep = owners < 0

@@ -85,10 +85,9 @@ from __future__ import annotations
 import functools
 import re
 from collections import Counter
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from functools import cached_property
-from operator import attrgetter
 from types import MappingProxyType
 from typing import Any, NamedTuple, TypeGuard
 
@@ -100,6 +99,19 @@ from ragprep.extract.errors import describe
 from ragprep.extract.native import compiled_core
 from ragprep.extract.glyphs import PAGE_STREAM
 from ragprep.extract.rows import frozen_instance, paused_collection
+from ragprep.extract.structure_columns import (
+    NO_CELL,
+    ContentColumns,
+    ElementColumns,
+    MarkedContentRef,
+    PageKey,
+    PageRefs,
+    StructElement,
+    content_columns,
+    element_columns,
+    page_keys_of,
+    walked_columns,
+)
 from ragprep.extract.structure_objects import PlainObjects, Ref, Stream, kind_of, text_string
 from ragprep.extract.warning import PageWarning, WarningCounter, WarningKind
 
@@ -115,8 +127,6 @@ __all__ = [
     "read_struct_tree",
 ]
 
-# A page is identified by its object's (object number, generation).
-PageKey = tuple[int, int]
 
 # §14.8.4, Tables 333-338 (grouping, block-level, list, table, inline-level,
 # illustration elements): the PDF 1.7 standard structure types.
@@ -178,91 +188,161 @@ _NS_MATHML = "http://www.w3.org/1998/Math/MathML"
 # --------------------------------------------------------------------------- public types
 
 
-# Slots: tens of thousands per tree, each field stored where the compiled
-# walk writes it directly (no per-instance dict to fill and free).
-@dataclass(frozen=True, slots=True)
-class StructElement:
-    """One structure element (§14.7.2, Table 323), in document order."""
-
-    # Position in StructTree.elements: depth-first order of first visit.
-    index: int
-    # Standard structure type after the role map (§14.7.3, §14.8.4); the raw
-    # type when it maps to nothing standard; "NonStruct" for an element whose
-    # /S is missing or not a name (a grouping with no meaning of its own, §14.8.4.2).
-    type: str
-    # /S as written, without the slash ("" when /S is missing).
-    raw_type: str
-    # Index of the parent element; -1 for kids of /StructTreeRoot.
-    parent: int
-    # Standard types from the top down to this element: ("Document", "Sect", "P").
-    path: tuple[str, ...]
-    # H1-H6 (and PDF 2.0's Hn): n. Plain H: 1 + the number of its ancestors,
-    # other than its own parent, that are Part/Art/Sect/Div elements with a
-    # heading kid (H or Hn). So Sect/H is 1, Sect(H)/Sect/H is 2, Sect(H)/P/H
-    # is 2. None for anything else.
-    heading_level: int | None
-    # Text of a new block element starts on a new line (BLOCK_TYPES).
-    block: bool
-    # /ActualText (§14.9.4): replaces the text of all content of this element.
-    actual_text: str | None
-    # /Alt (§14.9.3): alternate description, typically of a Figure.
-    alt: str | None
-    # /Lang (§14.9.2), inherited from the nearest ancestor that has one, else
-    # the catalog's /Lang; None when none applies or the tag is "" (unknown).
-    lang: str | None
-    # A header cell: type "TH" (§14.8.4.3.4).
-    header_cell: bool
-    # --- additions to the contract ---
-    # (object number, generation) of the element; None for a direct object.
-    ref: tuple[int, int] | None
-    # The page in effect for this element: its /Pg, else the nearest ancestor's.
-    page: PageKey | None
-    # Index of the outermost element, this one or an ancestor, with /ActualText:
-    # its text replaces all content beneath it (§14.9.4). -1 when none.
-    actual_text_owner: int
-    # Table attributes of a TH/TD (§14.8.5.7, Table 349), from /A or /C
-    # (§14.7.5.2): spans of at least 1, /Scope (Row, Column, Both) and the
-    # /ID strings of the header cells /Headers names. Defaults elsewhere.
-    row_span: int = 1
-    col_span: int = 1
-    scope: str | None = None
-    headers: tuple[str, ...] = ()
-    # /ID (§14.7.2, Table 323) of a TH/TD, what another cell's /Headers names.
-    element_id: str | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class MarkedContentRef:
-    """A marked-content sequence the tree assigns to a page (§14.7.4.2-3)."""
-
-    mcid: int
-    # PAGE_STREAM, or the object number of the form XObject named by the MCR's /Stm.
-    stream: int
-    # Index of the StructElement that owns this content directly.
-    element: int
-
-
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class StructTree:
-    """The whole structure tree of a document, as plain data."""
+    """The whole structure tree of a document, as plain data: its elements
+    and its pages' marked content held as columns (structure_columns.py);
+    StructElement and MarkedContentRef objects are made only where asked for."""
 
-    elements: tuple[StructElement, ...]
-    # Per page (its objgen), the marked content assigned to it in author order
-    # (depth-first order of /K, §14.7.2); each (stream, MCID) at most once.
-    page_content: Mapping[PageKey, tuple[MarkedContentRef, ...]]
+    columns: ElementColumns
+    # Per page, the marked content assigned to it in author order (depth-first
+    # order of /K, §14.7.2); each (stream, MCID) at most once.
+    content: ContentColumns
     # Per page, the number of /OBJR kids (annotations, form fields) skipped.
     object_refs: Mapping[PageKey, int]
     # What was wrong with the tree, deduplicated, with counts.
     warnings: tuple[PageWarning, ...]
 
-    def page_refs(
-        self, page: PageKey | pikepdf.Page | pikepdf.Object
-    ) -> tuple[MarkedContentRef, ...]:
+    def __eq__(self, other: object) -> bool:
+        """Equal as plain data: the same elements, content, object references and warnings."""
+        if not isinstance(other, StructTree):
+            return NotImplemented
+        mine = (self.elements, dict(self.page_content), dict(self.object_refs), self.warnings)
+        return mine == (other.elements, dict(other.page_content), dict(other.object_refs), other.warnings)
+
+    __hash__ = None  # type: ignore[assignment]
+
+    @property
+    def size(self) -> int:
+        """The number of elements."""
+        return len(self.columns.parent)
+
+    @cached_property
+    def elements(self) -> tuple[StructElement, ...]:
+        """Every element, in document order (made at first use: tests, debugging)."""
+        return tuple(map(self.element, range(self.size)))
+
+    def element(self, index: int) -> StructElement:
+        """The element at `index`, made from the columns."""
+        c = self.columns
+        raw, std = c.type_names[c.type[index]]
+        number, page = int(c.ref_number[index]), int(c.page[index])
+        row_span, col_span, scope, headers, element_id = c.cells.get(index, NO_CELL)
+        return frozen_instance(  # all fields, the walk's values
+            StructElement,
+            {
+                "index": index, "type": std, "raw_type": raw, "parent": int(c.parent[index]), "path": self.path(index),
+                "heading_level": int(c.heading_level[index]) or None, "block": self._type_table[0][c.type[index]],
+                "actual_text": c.actual_text.get(index), "alt": c.alt.get(index), "lang": c.lang[index],
+                "header_cell": std == "TH", "ref": (number, int(c.ref_generation[index])) if number else None,
+                "page": c.page_keys[page] if page >= 0 else None,
+                "actual_text_owner": int(c.actual_text_owner[index]), "row_span": row_span, "col_span": col_span,
+                "scope": scope, "headers": headers, "element_id": element_id,
+            },
+        )  # fmt: skip
+
+    def path(self, index: int) -> tuple[str, ...]:
+        """StructElement.path of element `index`: its parent's and its own standard type."""
+        paths = self._paths
+        found = paths.get(index)
+        if found is not None:
+            return found
+        # Up to the nearest element whose path is known, then down (no recursion: a tree is 128 deep).
+        chain, at = [], index
+        while at >= 0 and at not in paths:
+            chain.append(at)
+            at = int(self.columns.parent[at])
+        path = paths[at] if at >= 0 else ()
+        names = self.columns.type_names
+        for row in reversed(chain):
+            path = paths[row] = path + (names[self.columns.type[row]][1],)
+        return path
+
+    @cached_property
+    def _paths(self) -> dict[int, tuple[str, ...]]:
+        return {}
+
+    def values(self, attribute: str, indices: list[int] | np.ndarray) -> list[Any]:
+        """StructElement.`attribute` of each element of `indices`, read from
+        the columns (a block's label, a table's cells: no element made)."""
+        rows = np.asarray(indices, dtype=np.int64)
+        read = _COLUMN_READS.get(attribute)
+        if read is None:
+            return [getattr(self.element(i), attribute) for i in rows.tolist()]
+        return read(self, rows)
+
+    def paths(self, rows: list[int]) -> list[tuple[str, ...]]:
+        """StructElement.path of each element of `rows`."""
+        found = list(map(self._paths.get, rows))
+        for k, row in enumerate(rows):
+            if found[k] is None:
+                found[k] = self.path(row)
+        return found  # type: ignore[return-value]
+
+    @cached_property
+    def page_content(self) -> Mapping[PageKey, tuple[MarkedContentRef, ...]]:
+        """Per page with content, its MarkedContentRefs (made at first use: tests, debugging)."""
+        keys = self.columns.page_keys
+        return MappingProxyType({keys[row]: self._refs(lo, hi) for row, (lo, hi) in self._page_bounds.items()})
+
+    def page_refs(self, page: PageKey | pikepdf.Page | pikepdf.Object) -> tuple[MarkedContentRef, ...]:
         """The page's marked content in author order; () when the tree has none."""
-        return self.page_content.get(_page_key(page), ())
+        lo, hi = self._bounds(page)
+        return self._refs(lo, hi)
+
+    def page_columns(self, page: PageKey | pikepdf.Page | pikepdf.Object) -> PageRefs:
+        """The page's marked content in author order, as columns."""
+        lo, hi = self._bounds(page)
+        c = self.content
+        return PageRefs(self._content_keys[lo:hi], c.element[lo:hi], c.stream[lo:hi], c.mcid[lo:hi])
+
+    def _refs(self, lo: int, hi: int) -> tuple[MarkedContentRef, ...]:
+        c = self.content
+        rows = zip(c.mcid[lo:hi].tolist(), c.stream[lo:hi].tolist(), c.element[lo:hi].tolist(), strict=True)
+        return tuple(MarkedContentRef(mcid, stream, element) for mcid, stream, element in rows)
+
+    def _bounds(self, page: PageKey | pikepdf.Page | pikepdf.Object) -> tuple[int, int]:
+        row = self._page_row.get(_page_key(page))
+        return self._page_bounds.get(row, (0, 0)) if row is not None else (0, 0)
+
+    @cached_property
+    def _page_row(self) -> dict[PageKey, int]:
+        rows: dict[PageKey, int] = {}
+        for row, key in enumerate(self.columns.page_keys):
+            rows.setdefault(key, row)
+        return rows
+
+    @cached_property
+    def _page_bounds(self) -> dict[int, tuple[int, int]]:
+        """Per page row with content, its rows of the content columns (grouped by page)."""
+        page = self.content.page
+        starts = np.flatnonzero(np.diff(page)) + 1
+        lo = [0, *starts.tolist()] if len(page) else []
+        hi = [*starts.tolist(), len(page)] if len(page) else []
+        return dict(zip(page[lo].tolist(), zip(lo, hi, strict=True), strict=True))
+
+    @cached_property
+    def _content_keys(self) -> np.ndarray:
+        keys: np.ndarray = self.content.stream << 32 | self.content.mcid
+        return keys
 
     # Whole-tree tables, built once per tree (not per page: a tree of a
     # 5,000-page document has hundreds of thousands of elements).
+
+    @cached_property
+    def _type_table(self) -> tuple[np.ndarray, np.ndarray]:
+        """Per row of the type table: (makes a block, is a standard type)."""
+        names = self.columns.type_names
+        block = np.array([_type_info(std).block for _, std in names], dtype=bool)
+        standard = np.array([std in _STANDARD_TYPES for _, std in names], dtype=bool)
+        return block, standard
+
+    @cached_property
+    def _type_fields(self) -> tuple[np.ndarray, np.ndarray]:
+        """Per row of the type table: (the standard type, an object array; is a header cell, TH)."""
+        names = np.empty(len(self.columns.type_names), dtype=object)
+        names[:] = [std for _, std in self.columns.type_names]
+        return names, names == "TH"
 
     @cached_property
     def block_owners(self) -> np.ndarray:
@@ -270,38 +350,35 @@ class StructTree:
         of its own; itself when none does. A block type does; so does a type
         no role map resolved: it means nothing standard, so its text is kept
         apart rather than melted into whatever encloses it."""
-        # Every element at once: attrgetter and the set's __contains__ mapped
-        # in C, no Python frame per element.
-        block = self._column(map(_BLOCK, self.elements), bool)
-        standard = np.fromiter(map(_STANDARD_TYPES.__contains__, self.types), dtype=bool, count=len(self.elements))
-        nearest = self.nearest(block | ~standard)
-        return np.where(nearest >= 0, nearest, np.arange(len(self.elements), dtype=np.int64))
+        block, standard = self._type_table
+        if not len(block):
+            return np.zeros(0, dtype=np.int64)
+        own = (block | ~standard)[self.columns.type]
+        nearest = self.nearest(own)
+        return np.where(nearest >= 0, nearest, np.arange(self.size, dtype=np.int64))
 
-    @cached_property
+    @property
     def actual_text_owners(self) -> np.ndarray:
         """Per element, its ``actual_text_owner`` (-1 when none)."""
-        return self._column(map(_ACTUAL_TEXT_OWNER, self.elements), np.int64)
+        return self.columns.actual_text_owner
 
     @cached_property
     def figure_of(self) -> np.ndarray:
         """Per element, the Figure with /Alt at or above it (-1 when none, §14.9.3)."""
-        figures = self.types == "Figure"
-        figures[figures] = [bool(self.elements[i].alt) for i in np.flatnonzero(figures).tolist()]
+        alt = self.columns.alt
+        figures = (self._type_fields[0] == "Figure")[self.columns.type]
+        figures[figures] = [bool(alt.get(i)) for i in np.flatnonzero(figures).tolist()]
         return self.nearest(figures)
 
     @cached_property
     def types(self) -> np.ndarray:
         """Per element, its standard type (an object array: compared to a name at once)."""
-        types = np.empty(len(self.elements), dtype=object)
-        types[:] = list(map(_TYPE, self.elements))
+        types: np.ndarray = self._type_fields[0][self.columns.type]
         return types
 
-    @cached_property
+    @property
     def _parents(self) -> np.ndarray:
-        return self._column(map(_PARENT, self.elements), np.int64)
-
-    def _column(self, values: Iterator[Any], dtype: type) -> np.ndarray:
-        return np.fromiter(values, dtype=dtype, count=len(self.elements))
+        return self.columns.parent
 
     def nearest(self, marked: np.ndarray) -> np.ndarray:
         """Per element, the nearest element at or above it that is `marked`;
@@ -323,10 +400,50 @@ class StructTree:
             up[open_] = up[up[open_]]
 
 
-_TYPE, _PARENT, _ACTUAL_TEXT_OWNER = attrgetter("type"), attrgetter("parent"), attrgetter("actual_text_owner")
-_BLOCK = attrgetter("block")
 
 _STANDARD_TYPES = PDF17_STANDARD_TYPES | PDF20_STANDARD_TYPES
+
+
+def _cell_field(position: int) -> Callable[[StructTree, np.ndarray], list[Any]]:
+    def read(tree: StructTree, rows: np.ndarray) -> list[Any]:
+        cells = tree.columns.cells
+        return [cells.get(i, NO_CELL)[position] for i in rows.tolist()]
+
+    return read
+
+
+def _levels(tree: StructTree, rows: np.ndarray) -> list[int | None]:
+    return [level or None for level in tree.columns.heading_level[rows].tolist()]
+
+
+def _by_type(table: int) -> Callable[[StructTree, np.ndarray], list[Any]]:
+    """A field that follows from the type: the type's row of StructTree._type_fields."""
+
+    def read(tree: StructTree, rows: np.ndarray) -> list[Any]:
+        values: list[Any] = tree._type_fields[table][tree.columns.type[rows]].tolist()
+        return values
+
+    return read
+
+
+def _sparse(column: str) -> Callable[[StructTree, np.ndarray], list[Any]]:
+    def read(tree: StructTree, rows: np.ndarray) -> list[Any]:
+        return list(map(getattr(tree.columns, column).get, rows.tolist()))
+
+    return read
+
+
+# StructTree.values: the attributes read straight from the columns.
+_COLUMN_READS: dict[str, Callable[[StructTree, np.ndarray], list[Any]]] = {
+    "type": _by_type(0),
+    "header_cell": _by_type(1),
+    "path": lambda tree, rows: tree.paths(rows.tolist()),
+    "heading_level": _levels,
+    "lang": lambda tree, rows: list(map(tree.columns.lang.__getitem__, rows.tolist())),
+    "alt": _sparse("alt"),
+    "actual_text": _sparse("actual_text"),
+    **{name: _cell_field(k) for k, name in enumerate(("row_span", "col_span", "scope", "headers", "element_id"))},
+}
 
 
 def page_struct_parents(page: pikepdf.Page | pikepdf.Object) -> int | None:
@@ -697,10 +814,15 @@ class _Walker:
         return self._tree()
 
     def _tree(self) -> StructTree:
-        page_content = {page: tuple(refs) for page, refs in self._content.items()}
+        """The tree of a walk of plain values: its elements and content made columns."""
+        page_keys = page_keys_of(self._pages or (), self._elements, self._content)
+        columns = element_columns(self._elements, page_keys)
+        return self._tree_of(columns, content_columns(self._content, page_keys))
+
+    def _tree_of(self, columns: ElementColumns, content: ContentColumns) -> StructTree:
         return StructTree(
-            elements=tuple(self._elements),
-            page_content=MappingProxyType(page_content),
+            columns=columns,
+            content=content,
             object_refs=MappingProxyType(dict(self._object_refs)),
             warnings=self._warnings.warnings(),
         )
@@ -715,15 +837,15 @@ class _Walker:
             return None
         root_k = (self._root_dict["/K"],) if "/K" in self._root_dict else ()
         env = (
-            self._elements, self._content, self._object_refs, self._pages, self._root_objgen, root_k,
-            self._document_lang(), self._plain_type, ("", "NonStruct", self._info("NonStruct"), None), self._texts,
-            text_string, self._cell_attributes, _NO_CELL, self._resolve, self._page_of_orphan, self._warnings.add,
-            self._messages, self._max_depth, StructElement, MarkedContentRef, PAGE_STREAM, self._type_in, Stream,
-            self._class_map, _SPAN_COMPLAINTS, self._cell_nodes,
+            self._object_refs, self._pages, self._root_objgen, root_k, self._document_lang(), self._plain_type,
+            ("", "NonStruct", self._info("NonStruct"), None), self._texts, text_string, self._cell_attributes, _NO_CELL,
+            self._resolve, self._orphan_page_of_ref, self._warnings.add, self._messages, self._max_depth,
+            self._type_in, Stream, self._class_map, _SPAN_COMPLAINTS, self._cell_nodes,
         )  # fmt: skip
-        if nodes.walk(env) is NotImplemented:
+        walked = nodes.walk(env)
+        if walked is NotImplemented:
             return None
-        return self._tree()
+        return self._tree_of(*walked_columns(walked, self._pages))
 
     # The node walk where the compiled core has one (tests set it off to
     # compare the walkers of plain values with each other).
@@ -1098,9 +1220,12 @@ class _Walker:
         one-page guess: a page extracted from a longer document keeps the whole
         tree, and the other pages' content must not land on the survivor.
         """
+        return self._orphan_page_of_ref(mcid, stream, self._elements[element].ref)
+
+    def _orphan_page_of_ref(self, mcid: int, stream: int, ref: Ref | None) -> PageKey | None:
+        """_page_of_orphan of content whose element is object `ref` (None: a direct one)."""
         warn = self._warnings.add
         parent_tree_pages = self._parent_tree()
-        ref = self._elements[element].ref
         if parent_tree_pages:
             page = parent_tree_pages.get((ref, mcid)) if stream == PAGE_STREAM and ref is not None else None
             if page is not None:

@@ -144,7 +144,8 @@ def table_grids(tree: StructTree) -> TableGrids:
     """Lay out all tables of the tree (whole-tree columns, then a pass over the table cells)."""
     # Each element's table part (0: none), one pass: numbers compare at
     # once where an object column compares name by name.
-    part = np.fromiter(map(_TABLE_PARTS.get, tree.types, repeat(0)), dtype=np.int8, count=len(tree.elements))
+    part_of_type = [_TABLE_PARTS.get(std, 0) for _, std in tree.columns.type_names]
+    part = np.array(part_of_type, dtype=np.int8)[tree.columns.type]
     tables = part == _TABLE_PARTS["Table"]
     if not tables.any():  # most trees: no row, cell or slot anywhere, no pass over the tree
         return TableGrids(_NO_SLOTS, _NO_SLOTS, _NO_SLOTS, np.full(len(part), -1, dtype=np.int64))
@@ -224,10 +225,9 @@ def _place(
     """The GridSlots' columns of one table's cells (`indices`, row by row, in
     rows `cell_rows` of `n_rows`): each cell takes the first free slot of its
     row; spans occupy theirs; a row span is cut at the last row."""
-    elements = list(map(tree.elements.__getitem__, indices))
     columns: dict[str, list[Any]] = {"row": cell_rows}
-    columns["col_span"] = list(map(_COL_SPAN, elements))
-    row_spans = list(map(_ROW_SPAN, elements))
+    columns["col_span"] = tree.values("col_span", indices)
+    row_spans = tree.values("row_span", indices)
     if max(row_spans, default=1) == 1:
         # Nothing spans down (most tables): a cell starts where the cell
         # before it in its row ends.
@@ -238,7 +238,7 @@ def _place(
     columns["table"] = [table] * len(indices)
     columns["in_thead"] = in_thead[indices].tolist()
     for name, attribute in _FROM_ELEMENT:
-        columns[name] = list(map(attribute, elements))
+        columns[name] = tree.values(attribute, indices)
     return {name: columns[name] for name in _SLOT_FIELDS}  # in field order, as the slots are set
 
 
@@ -277,15 +277,9 @@ def _spanned_slots(
     return cut, cols
 
 
-_ROW_SPAN, _COL_SPAN = attrgetter("row_span"), attrgetter("col_span")
-
-
 # GridSlot's fields, and those read straight from the cell's element.
 _SLOT_FIELDS = tuple(f.name for f in fields(GridSlot))
-_FROM_ELEMENT = tuple(
-    (name, attrgetter(attribute))
-    for name, attribute in (("header", "header_cell"), ("scope", "scope"), ("headers", "headers"), ("element_id", "element_id"))
-)
+_FROM_ELEMENT = (("header", "header_cell"), ("scope", "scope"), ("headers", "headers"), ("element_id", "element_id"))
 
 
 # --------------------------------------------------------------------------- one page's cells

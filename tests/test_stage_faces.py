@@ -70,7 +70,7 @@ def test_the_check_sees_an_internal_import(tmp_path, monkeypatch):
 # Every module of extract is on exactly one side: a new module names its own.
 INTERPRETER_SIDE = {"interpreter", "compiled", "operators", "streams", "decoded_size", "recovery", "fonts"}
 TEXT_SIDE = {
-    "geometric", "bidi", "blocks", "reading", "running", "structure", "structure_objects", "tables", "gridfind",
+    "geometric", "bidi", "blocks", "reading", "running", "structure", "structure_columns", "structure_objects", "tables", "gridfind",
     "tabletext", "groups", "layout",
 }  # fmt: skip
 MODEL = {"errors", "settings", "config", "warning", "geometry", "glyphs", "pagebox", "paths", "rows", "modes", "native", "lazy"}

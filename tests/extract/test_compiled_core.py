@@ -10,10 +10,12 @@ from __future__ import annotations
 
 import csv
 import gc
+import io
 import struct
 from pathlib import Path
 
 import numpy as np
+import pikepdf
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -373,23 +375,35 @@ def test_compiled_tree_walk_equals_the_python_walk_on_the_tagged_corpus(monkeypa
     assert compared > 10_000
 
 
-def test_the_compiled_walk_leaves_the_trees_tuples_to_refcounting(monkeypatch):
-    """A tree's paths, references and page keys (tens of thousands on a long
-    document) are tuples of plain values, in no cycle: the compiled core
-    untracks them as it makes them, so the first collection after a page
-    does not walk them all (CPython would untrack them only then)."""
-    b = PdfBuilder()
-    page = b.add_page("")
-    p = b.struct_element("P", [0, b.mcr(1, page=page)], page=page)
-    b.set_struct_tree([b.struct_element("Document", [b.struct_element("Sect", [p])], page=page)])
+@pytest.mark.parametrize("object_streams", [False, True])
+def test_a_trees_elements_are_columns_the_collector_does_not_walk(monkeypatch, object_streams):
+    """A tree (tens of thousands of elements on a long document) holds them
+    as columns (structure_columns.py), read by the compiled walks over plain
+    values and over the nodes alike: the objects the cyclic collector tracks
+    do not grow with the elements, so the first collection after a page does
+    not walk the tree."""
 
-    with on_path(monkeypatch, pure=False):
-        tree = read_struct_tree(b.pdf)
-    assert tree is not None
-    held = [t for e in tree.elements for t in (e.path, e.ref, e.page)]
-    assert len(held) == 9 and all(type(t) is tuple for t in held)
-    assert not any(gc.is_tracked(t) for t in held)
-    assert not any(gc.is_tracked(k) for k in tree.page_content)
+    def tracked(count: int) -> int:
+        b = PdfBuilder()
+        page = b.add_page("")
+        kids = [b.struct_element("P", [i, b.mcr(count + i, page=page)], lang="en", alt=f"a{i}") for i in range(count)]
+        b.set_struct_tree([b.struct_element("Document", kids, page=page)])
+        out = io.BytesIO()
+        b.pdf.save(out, object_stream_mode=pikepdf.ObjectStreamMode.generate if object_streams else pikepdf.ObjectStreamMode.disable)
+        with on_path(monkeypatch, pure=False), pikepdf.open(io.BytesIO(out.getvalue())) as pdf:
+            tree = read_struct_tree(pdf)
+        assert tree is not None and tree.size == count + 1 and len(tree.content.mcid) == 2 * count
+        seen, stack, found = set(), [tree.columns, tree.content, tree.object_refs, tree.warnings], 0
+        while stack:
+            obj = stack.pop()
+            if id(obj) not in seen and not isinstance(obj, type):  # a class leads to its module, and everything
+                seen.add(id(obj))
+                found += gc.is_tracked(obj)
+                stack.extend(gc.get_referents(obj))
+        return found
+
+    # a few containers (the columns, /Lang's list, the page keys), not one per element or content row
+    assert tracked(3) <= 12 and tracked(300) <= 12
 
 
 def test_text_edges_reads_an_object_array_as_it_reads_its_list():

@@ -19,15 +19,18 @@ from hypothesis import strategies as st
 from ragprep.extract import _core
 from ragprep.extract.compiled import compiled_available
 from ragprep.extract.structure import StructTree
+from ragprep.extract.structure_columns import ContentColumns, ElementColumns
 
 pytestmark = pytest.mark.skipif(not compiled_available(), reason="the compiled core is not built")
 
 
 def _tree(parents: np.ndarray) -> StructTree:
-    """A tree of these parents (-1: a kid of the root); nearest reads no more."""
-    tree = StructTree((), {}, {}, ())
-    tree.__dict__["_parents"] = np.asarray(parents, dtype=np.int64)
-    return tree
+    """A tree of these parents (-1: a kid of the root), all P; nearest reads no more."""
+    parent = np.asarray(parents, dtype=np.int64)
+    zeros, none = np.zeros(len(parent), dtype=np.int64), np.full(len(parent), -1, dtype=np.int64)
+    columns = ElementColumns(parent, zeros, zeros, none, zeros, zeros, none, [None] * len(parent), {}, {}, {}, (("P", "P"),), ())
+    empty = np.zeros(0, dtype=np.int64)
+    return StructTree(columns, ContentColumns(empty, empty, empty, empty), {}, ())
 
 
 @st.composite

@@ -11,13 +11,17 @@ import io
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pikepdf
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from pikepdf import Array, Dictionary, Name, String
 from pdfbuilder import PdfBuilder
 
 from ragprep.extract import structure
 from ragprep.extract.native import compiled_core
+from ragprep.extract.structure_columns import ContentColumns, ElementColumns, StructElement
 from ragprep.extract.structure_objects import PlainObjects
 
 CORPUS = Path(__file__).resolve().parents[2] / ".." / "shared" / "corpus"
@@ -33,6 +37,31 @@ def _read(pdf: pikepdf.Pdf, monkeypatch: pytest.MonkeyPatch, *, nodes: bool, com
         if not compiled:
             m.setattr(structure._Walker, "_compiled_walk", lambda self: None)
         return structure.read_struct_tree(pdf)
+
+
+def _read_by_reference(pdf: pikepdf.Pdf, monkeypatch: pytest.MonkeyPatch) -> tuple[Any, list[StructElement]]:
+    """The tree by _Walker's own steps, and the StructElements that walk made itself."""
+    own: list[StructElement] = []
+    real = structure._Walker._tree
+
+    def spy(self: Any) -> Any:
+        own.extend(self._elements)
+        return real(self)
+
+    with monkeypatch.context() as m:
+        m.setattr(structure._Walker, "_tree", spy)
+        return _read(pdf, monkeypatch, nodes=False, compiled=False), own
+
+
+def _assert_same_columns(a: Any, b: Any, where: object) -> None:
+    """Two trees' columns (structure_columns.py) equal, field by field."""
+    for name, x, y in zip(ElementColumns._fields, a.columns, b.columns, strict=True):
+        if isinstance(x, np.ndarray):
+            assert x.dtype == y.dtype == np.int64 and np.array_equal(x, y), (where, name)
+        else:
+            assert (list(x) == list(y)) if name == "lang" else (x == y), (where, name)
+    for name, x, y in zip(ContentColumns._fields, a.content, b.content, strict=True):
+        assert x.dtype == y.dtype == np.int64 and np.array_equal(x, y), (where, name)
 
 
 def _walked_by_nodes(pdf: pikepdf.Pdf, monkeypatch: pytest.MonkeyPatch) -> bool:
@@ -109,6 +138,64 @@ def test_the_node_walk_reads_the_builder_tree_as_the_walks_of_plain_values(monke
 
 
 @needs_core
+def test_the_node_walk_writes_the_columns_the_walks_of_plain_values_make(monkeypatch: pytest.MonkeyPatch):
+    pdf = _in_streams(_rich_tree())
+    assert _walked_by_nodes(pdf, monkeypatch)
+    by_nodes = _read(pdf, monkeypatch, nodes=True)
+    reference, own = _read_by_reference(pdf, monkeypatch)
+    _assert_same_columns(by_nodes, _read(pdf, monkeypatch, nodes=False), "compiled walk")
+    _assert_same_columns(by_nodes, reference, "reference")
+    assert list(by_nodes.elements) == own and len(own) > 10
+    assert by_nodes.columns.actual_text and by_nodes.columns.alt and by_nodes.columns.cells  # sparse columns exercised
+    assert len(by_nodes.content.page) > 5 and dict(by_nodes.page_content) == dict(reference.page_content)
+
+
+_TYPES = ("P", "H", "H2", "Sect", "Div", "Span", "Figure", "Table", "TR", "TD", "TH", "Para", "L", "LI")
+
+
+@st.composite
+def _random_tree(draw: st.DrawFn) -> PdfBuilder:
+    """A tree of drawn elements (types, a role map entry, /Alt, /ActualText,
+    /Lang, cell attributes) over MCIDs on two pages, /Pg on some elements only
+    (content with none is dropped: no /ParentTree), MCRs, an MCID twice."""
+    b = PdfBuilder()
+    font = b.add_standard_font("Helvetica")
+    content = " ".join(f"/P <</MCID {i}>> BDC BT /{font} 12 Tf 72 {700 - 20 * i} Td (t{i}) Tj ET EMC" for i in range(6))
+    pages = [b.add_page(content), b.add_page(content)]
+    count = draw(st.integers(1, 24))
+    elements: list[Any] = []
+    for _ in range(count):
+        kids: list[Any] = []
+        for _ in range(draw(st.integers(0, 3))):
+            kind = draw(st.sampled_from(["mcid", "mcr", "element"]))
+            if kind == "element" and elements:
+                kids.append(elements.pop(draw(st.integers(0, len(elements) - 1))))
+            elif kind == "mcr":
+                kids.append(b.mcr(draw(st.integers(0, 5)), page=pages[draw(st.integers(0, 1))]))
+            else:
+                kids.append(draw(st.integers(0, 5)))
+        struct_type = draw(st.sampled_from(_TYPES))
+        page = draw(st.sampled_from([None, 0, 1]))
+        texts = {key: draw(st.sampled_from([None, "x", "y\u00e9"])) for key in ("actual_text", "alt", "lang")}
+        attrs = {"O": "/Table", "RowSpan": draw(st.integers(0, 3)), "Scope": "/Row"} if struct_type in ("TD", "TH") and draw(st.booleans()) else None
+        elements.append(b.struct_element(struct_type, kids, page=pages[page] if page is not None else None, attrs=attrs, **texts))
+    b.set_struct_tree(elements, role_map={"Para": "P"}, parent_tree=False)  # content with no page: dropped, warned
+    return b
+
+
+@needs_core
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@given(_random_tree())
+def test_the_node_walk_writes_the_reference_columns_on_drawn_trees(monkeypatch: pytest.MonkeyPatch, built: PdfBuilder):
+    pdf = _in_streams(built)
+    by_nodes = _read(pdf, monkeypatch, nodes=True)
+    reference, own = _read_by_reference(pdf, monkeypatch)
+    assert _walked_by_nodes(pdf, monkeypatch)
+    _assert_same_columns(by_nodes, reference, "drawn tree")
+    assert list(by_nodes.elements) == own and by_nodes == reference
+
+
+@needs_core
 @pytest.mark.parametrize("change", ["pg_not_a_page", "direct_namespace", "s_not_a_name"])
 def test_what_the_node_walk_leaves_is_read_by_the_walks_of_plain_values(monkeypatch: pytest.MonkeyPatch, change: str):
     b = _rich_tree()
@@ -164,9 +251,15 @@ def test_the_node_walk_equals_the_walks_of_plain_values_on_the_tagged_corpus(mon
         except (pikepdf.PdfError, pikepdf.PasswordError):
             continue  # encrypted or damaged past opening: the tree is never read
         with pikepdf.open(path) as pdf:
-            assert by_nodes == _read(pdf, monkeypatch, nodes=False), path
+            by_values = _read(pdf, monkeypatch, nodes=False)
+            assert by_nodes == by_values, path
         with pikepdf.open(path) as pdf:
-            assert by_nodes == _read(pdf, monkeypatch, nodes=False, compiled=False), path
+            reference, own = _read_by_reference(pdf, monkeypatch)
+            assert by_nodes == reference, path
+        if by_nodes is not None:
+            _assert_same_columns(by_nodes, by_values, path)
+            _assert_same_columns(by_nodes, reference, path)
+            assert list(reference.elements) == own, path  # the columns keep every field of the walk's elements
         walked += len(by_nodes.elements) if by_nodes and by_nodes_alone else 0
     assert walked > 25_000  # the node walk reads most of the corpus's trees itself
 

@@ -29,7 +29,7 @@ from ragprep.extract.compiled import compiled_available
 from ragprep.extract.config import ExtractConfig
 from ragprep.extract.glyphs import GlyphTable
 from ragprep.extract.reading import _placement, _Placement
-from ragprep.extract.structure import MarkedContentRef
+from ragprep.extract.structure_columns import PageRefs
 
 pytestmark = pytest.mark.skipif(not compiled_available(), reason="the compiled core is not built")
 
@@ -39,6 +39,12 @@ _STREAMS = st.sampled_from([0, 1, 7, -1])
 _ELEMENTS = 6
 
 
+def _refs(*refs: tuple[int, int, int]) -> PageRefs:
+    """A page's refs, each (mcid, stream, element), as StructTree.page_columns hands them."""
+    mcid, stream, element = map(np.ascontiguousarray, np.array(refs, dtype=np.int64).reshape(len(refs), 3).T)
+    return PageRefs(stream << 32 | mcid, element, stream, mcid)
+
+
 def _table(mcid: list[int], stream: list[int], artifact: list[bool]) -> GlyphTable:
     rows = len(mcid)
     table = GlyphTable.empty().with_text_rows([f"g{i}" for i in range(rows)], [(i, 0, i + 1, 1) for i in range(rows)], mcid, stream)
@@ -46,22 +52,19 @@ def _table(mcid: list[int], stream: list[int], artifact: list[bool]) -> GlyphTab
 
 
 @st.composite
-def _pages(draw: st.DrawFn) -> tuple[GlyphTable, SimpleNamespace, tuple[MarkedContentRef, ...], np.ndarray, ExtractConfig]:
+def _pages(draw: st.DrawFn) -> tuple[GlyphTable, SimpleNamespace, PageRefs, np.ndarray, ExtractConfig]:
     rows = draw(st.integers(0, 40))
     mcid = draw(st.lists(_MCIDS, min_size=rows, max_size=rows))
     stream = draw(st.lists(_STREAMS, min_size=rows, max_size=rows))
     artifact = draw(st.lists(st.booleans(), min_size=rows, max_size=rows))
     candidates = sorted(draw(st.sets(st.integers(0, max(rows - 1, 0)), max_size=rows))) if rows else []
-    refs = tuple(
-        MarkedContentRef(mcid=m, stream=s, element=draw(st.integers(0, _ELEMENTS - 1)))
-        for m, s in draw(st.lists(st.tuples(_MCIDS, _STREAMS), max_size=12))
-    )
+    refs = _refs(*((m, s, draw(st.integers(0, _ELEMENTS - 1))) for m, s in draw(st.lists(st.tuples(_MCIDS, _STREAMS), max_size=12))))
     owners = st.lists(st.integers(0, _ELEMENTS - 1), min_size=_ELEMENTS, max_size=_ELEMENTS)
     actual = st.lists(st.sampled_from([-1, -1, -1, 0, 3]), min_size=_ELEMENTS, max_size=_ELEMENTS)
     tree = SimpleNamespace(
         block_owners=np.array(draw(owners), dtype=np.int64),
         actual_text_owners=np.array(draw(actual), dtype=np.int64),
-        elements=[SimpleNamespace(actual_text=text) for text in ("A", None, "", "BB", "C", "")],
+        columns=SimpleNamespace(actual_text={k: text for k, text in enumerate(("A", None, "", "BB", "C", "")) if text is not None}),
     )
     config = ExtractConfig(include_artifacts=draw(st.booleans()))
     return _table(mcid, stream, artifact), tree, refs, np.array(candidates, dtype=np.int64), config
@@ -96,13 +99,15 @@ def test_the_compiled_placement_is_the_reference(page) -> None:
 
 def test_the_first_of_two_refs_with_one_key_ranks_and_one_sequence_keeps_its_order() -> None:
     table = _table([5, 2**32, 5, 9, 5, -1], [0, 0, 0, 0, 0, 0], [False, False, False, False, True, False])
-    refs = (
-        MarkedContentRef(mcid=0, stream=1, element=0),  # key 1 << 32: glyph 1's, whose MCID is 2**32
-        MarkedContentRef(mcid=5, stream=0, element=1),
-        MarkedContentRef(mcid=5, stream=0, element=2),  # the same key again: ref 1 wins
+    refs = _refs(
+        (0, 1, 0),  # key 1 << 32: glyph 1's, whose MCID is 2**32
+        (5, 0, 1),
+        (5, 0, 2),  # the same key again: ref 1 wins
     )
     tree = SimpleNamespace(
-        block_owners=np.array([0, 0, 2], dtype=np.int64), actual_text_owners=np.full(3, -1, dtype=np.int64), elements=[]
+        block_owners=np.array([0, 0, 2], dtype=np.int64),
+        actual_text_owners=np.full(3, -1, dtype=np.int64),
+        columns=SimpleNamespace(actual_text={}),
     )
     expected, got = _both((table, tree, refs, np.arange(6, dtype=np.int64), ExtractConfig()))
     _same(expected, got)
@@ -114,11 +119,11 @@ def test_the_first_of_two_refs_with_one_key_ranks_and_one_sequence_keeps_its_ord
 
 def test_an_actual_text_element_replaces_the_text_of_its_glyphs() -> None:
     table = _table([0, 0, 1], [0, 0, 0], [False, False, False])
-    refs = (MarkedContentRef(mcid=0, stream=0, element=1), MarkedContentRef(mcid=1, stream=0, element=2))
+    refs = _refs((0, 0, 1), (1, 0, 2))
     tree = SimpleNamespace(
         block_owners=np.array([0, 1, 2], dtype=np.int64),
         actual_text_owners=np.array([-1, 1, -1], dtype=np.int64),
-        elements=[None, SimpleNamespace(actual_text="fi"), None],
+        columns=SimpleNamespace(actual_text={1: "fi"}),
     )
     expected, got = _both((table, tree, refs, np.arange(3, dtype=np.int64), ExtractConfig()))
     _same(expected, got)
