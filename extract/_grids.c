@@ -17,12 +17,15 @@
  *   word_counts      gridfind._word_counts: the words of each cell of a grid;
  *   aligned_grids    gridfind.aligned_grids after _lines: the runs of lines cut
  *                    in pieces and, of each, the cells _aligned_cells keeps;
+ *   page_aligned_grids  gridfind.aligned_grids in one call: text_lines' and
+ *                    aligned_grids' work without the lines going to Python;
  *   band_glyphs      running._band_glyphs on an upright page: the glyphs of the
  *                    top and bottom bands (running heads, a per-page cost like
  *                    table detection's, so compiled beside it);
  *   band_segments    running._segments: where band lines and spaces start;
  *   cell_boxes       gridfind._cell_boxes: each detected cell's box, rounded as
  *                    round(v, 3), and its span in the page text;
+ *   cell_mcids       gridfind._cell_mcids: each detected cell's MCIDs, each once;
  *   band_lines       running.band_lines up to its keys on a page of upright
  *                    glyphs, in one call: band glyphs, segments, their texts
  *                    and rows (the two kernels above are its steps).
@@ -182,39 +185,24 @@ static double median_of(const double *values, const int64_t *at, Py_ssize_t size
  * first piece (and the piece count after the last line), the y of its
  * first glyph and the median height of its first piece. Output buffers
  * hold n items (out_line_piece n + 1). */
-static PyObject *grids_text_lines(PyObject *mod, PyObject *args) {
-    (void)mod;
-    PyObject *objs[12];
-    double gap;
-    if (!PyArg_ParseTuple(args, "OOOOOdOOOOOOO", &objs[0], &objs[1], &objs[2], &objs[3], &objs[4], &gap, &objs[5],
-                          &objs[6], &objs[7], &objs[8], &objs[9], &objs[10], &objs[11]))
-        return NULL;
-    static const char *fmts[12] = {"d", "d", "d", "d", "l", "l", "l", "d", "d", "l", "d", "d"};
-    static const char *names[12] = {"origin", "height", "quad", "direction", "glyphs", "out_glyphs", "piece_start",
-                                    "piece_x0", "piece_x1", "line_piece", "line_y", "line_height"};
-    View v[12];
-    memset(v, 0, sizeof v);
-    PyObject *result = NULL;
+/* The page's text lines (grids_text_lines' rule) out. */
+typedef struct {
+    int64_t *glyphs, *piece_start, *line_piece; /* each n items, line_piece n + 1 */
+    double *x0, *x1, *y, *height;                /* each n items */
+    Py_ssize_t pieces, lines, upright;
+} Lines;
+
+/* grids_text_lines' work over the `total` candidates into `out`: 1 done, 0
+ * when a value is not finite, -1 on an error set. */
+static int lines_of(const double *origin, const double *height, const double *quad, const double *direction,
+                    Py_ssize_t rows, const int64_t *candidates, Py_ssize_t total, double gap, Lines *out) {
+    int status = -1;
     Key *keys = NULL, *buf = NULL;
     Py_ssize_t *bounds = NULL;
     int64_t *line_of = NULL, *up = NULL;
     double *scratch = NULL, *X = NULL, *Y = NULL, *H = NULL, *X0 = NULL, *X1 = NULL;
-    for (int i = 0; i < 12; i++)
-        if (get_view(objs[i], &v[i], fmts[i], 8, i >= 5, names[i]) < 0) goto done;
-    Py_ssize_t rows = v[1].view.len / 8, total = v[4].view.len / 8;
-    if (v[0].view.len / 8 != 2 * rows || v[2].view.len / 8 != 8 * rows || v[3].view.len / 8 != 2 * rows) {
-        PyErr_SetString(PyExc_ValueError, "origin, height, quad and direction: one row per glyph");
-        goto done;
-    }
-    for (int i = 5; i < 12; i++) {
-        Py_ssize_t want = i == 9 ? total + 1 : total;
-        if (v[i].view.len / 8 != want) { PyErr_Format(PyExc_ValueError, "%s: wrong length", names[i]); goto done; }
-    }
-    const double *origin = v[0].view.buf, *height = v[1].view.buf, *quad = v[2].view.buf;
-    const double *direction = v[3].view.buf;
-    const int64_t *candidates = v[4].view.buf;
-    int64_t *out_glyphs = v[5].view.buf, *piece_start = v[6].view.buf, *line_piece = v[9].view.buf;
-    double *px0 = v[7].view.buf, *px1 = v[8].view.buf, *line_y = v[10].view.buf, *line_h = v[11].view.buf;
+    int64_t *out_glyphs = out->glyphs, *piece_start = out->piece_start, *line_piece = out->line_piece;
+    double *px0 = out->x0, *px1 = out->x1, *line_y = out->y, *line_h = out->height;
     size_t count = total ? (size_t)total : 1;
     X = PyMem_Malloc(5 * count * sizeof(double));
     up = PyMem_Malloc(2 * count * sizeof(int64_t)); /* the upright glyphs, then their order */
@@ -241,8 +229,7 @@ static PyObject *grids_text_lines(PyObject *mod, PyObject *args) {
     }
     if (any_not_finite(X, n) || any_not_finite(Y, n) || any_not_finite(H, n) || any_not_finite(X0, n) ||
         any_not_finite(X1, n)) {
-        result = Py_None;
-        Py_INCREF(result);
+        status = 0;
         goto done;
     }
     keys = PyMem_Malloc(count * sizeof(Key));
@@ -306,7 +293,10 @@ static PyObject *grids_text_lines(PyObject *mod, PyObject *args) {
         start = end;
     }
     line_piece[n_lines] = pieces;
-    result = Py_BuildValue("(nnn)", pieces, n_lines, n);
+    out->pieces = pieces;
+    out->lines = n_lines;
+    out->upright = n;
+    status = 1;
 done:
     PyMem_Free(up);
     PyMem_Free(keys);
@@ -315,6 +305,39 @@ done:
     PyMem_Free(line_of);
     PyMem_Free(scratch);
     PyMem_Free(X);
+    return status;
+}
+
+static PyObject *grids_text_lines(PyObject *mod, PyObject *args) {
+    (void)mod;
+    PyObject *objs[12];
+    double gap;
+    if (!PyArg_ParseTuple(args, "OOOOOdOOOOOOO", &objs[0], &objs[1], &objs[2], &objs[3], &objs[4], &gap, &objs[5],
+                          &objs[6], &objs[7], &objs[8], &objs[9], &objs[10], &objs[11]))
+        return NULL;
+    static const char *fmts[12] = {"d", "d", "d", "d", "l", "l", "l", "d", "d", "l", "d", "d"};
+    static const char *names[12] = {"origin", "height", "quad", "direction", "glyphs", "out_glyphs", "piece_start",
+                                    "piece_x0", "piece_x1", "line_piece", "line_y", "line_height"};
+    View v[12];
+    memset(v, 0, sizeof v);
+    PyObject *result = NULL;
+    for (int i = 0; i < 12; i++)
+        if (get_view(objs[i], &v[i], fmts[i], 8, i >= 5, names[i]) < 0) goto done;
+    Py_ssize_t rows = v[1].view.len / 8, total = v[4].view.len / 8;
+    if (v[0].view.len / 8 != 2 * rows || v[2].view.len / 8 != 8 * rows || v[3].view.len / 8 != 2 * rows) {
+        PyErr_SetString(PyExc_ValueError, "origin, height, quad and direction: one row per glyph");
+        goto done;
+    }
+    for (int i = 5; i < 12; i++) {
+        Py_ssize_t want = i == 9 ? total + 1 : total;
+        if (v[i].view.len / 8 != want) { PyErr_Format(PyExc_ValueError, "%s: wrong length", names[i]); goto done; }
+    }
+    Lines out = {v[5].view.buf, v[6].view.buf, v[9].view.buf, v[7].view.buf, v[8].view.buf, v[10].view.buf,
+                 v[11].view.buf, 0, 0, 0};
+    int status = lines_of(v[0].view.buf, v[1].view.buf, v[2].view.buf, v[3].view.buf, rows, v[4].view.buf, total, gap, &out);
+    if (status > 0) result = Py_BuildValue("(nnn)", out.pieces, out.lines, out.upright);
+    if (status == 0) { result = Py_None; Py_INCREF(result); }
+done:
     for (int i = 0; i < 12; i++) release(&v[i]);
     return result;
 }
@@ -1057,6 +1080,83 @@ static PyObject *grids_aligned_grids(PyObject *mod, PyObject *args) {
     if (declined) Py_INCREF(result);
 done:
     for (int i = 0; i < 13; i++) release(&v[i]);
+    return result;
+}
+
+/* page_aligned_grids(origin, own_end, height, quad, direction, texts,
+ * glyphs, gap, min_rows, max_row_gap, max_words, two_column_max_words)
+ * -> (cells, glyphs), or None.
+ *
+ * gridfind.aligned_grids in one call: the text lines of the candidate
+ * `glyphs` (lines_of, text_lines' rule) and their runs' grids (page_grids,
+ * aligned_grids' rule), without the lines going to Python and back. Out:
+ * two bytearrays of int64, the cells (5 each, as aligned_grids writes them)
+ * and the glyphs they point into. None when either step declines (a value
+ * not finite, a text no str): the reference reads the page. */
+static PyObject *grids_page_aligned_grids(PyObject *mod, PyObject *args) {
+    (void)mod;
+    PyObject *objs[6];
+    Page page;
+    Py_ssize_t min_rows;
+    double gap, max_row_gap, limits[2];
+    if (!PyArg_ParseTuple(args, "OOOOOOOdnddd", &objs[0], &objs[1], &objs[2], &objs[3], &objs[4], &page.texts, &objs[5],
+                          &gap, &min_rows, &max_row_gap, &limits[0], &limits[1]))
+        return NULL;
+    static const char *names[6] = {"origin", "own_end", "height", "quad", "direction", "glyphs"};
+    View v[6];
+    memset(v, 0, sizeof v);
+    PyObject *result = NULL;
+    Lines lines = {0};
+    int64_t *piece_end = NULL, *cells = NULL, *held = NULL;
+    for (int i = 0; i < 6; i++)
+        if (get_view(objs[i], &v[i], i == 5 ? "l" : "d", 8, 0, names[i]) < 0) goto done;
+    Py_ssize_t rows = v[2].view.len / 8, total = v[5].view.len / 8;
+    if (v[0].view.len / 8 != 2 * rows || v[1].view.len / 8 != 2 * rows || v[3].view.len / 8 != 8 * rows ||
+        v[4].view.len / 8 != 2 * rows) {
+        PyErr_SetString(PyExc_ValueError, "origin, own_end, height, quad and direction: one row per glyph");
+        goto done;
+    }
+    size_t count = (size_t)total + 1;
+    lines.glyphs = PyMem_Malloc(count * 8); lines.piece_start = PyMem_Malloc(count * 8);
+    lines.line_piece = PyMem_Malloc((count + 1) * 8); lines.x0 = PyMem_Malloc(count * 8);
+    lines.x1 = PyMem_Malloc(count * 8); lines.y = PyMem_Malloc(count * 8); lines.height = PyMem_Malloc(count * 8);
+    piece_end = PyMem_Malloc(count * 8); cells = PyMem_Malloc(5 * count * 8); held = PyMem_Calloc(count, 8);
+    if (!lines.glyphs || !lines.piece_start || !lines.line_piece || !lines.x0 || !lines.x1 || !lines.y ||
+        !lines.height || !piece_end || !cells || !held) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    int status = lines_of(v[0].view.buf, v[2].view.buf, v[3].view.buf, v[4].view.buf, rows, v[5].view.buf, total, gap,
+                          &lines);
+    if (status < 0) goto done;
+    int declined = status == 0;
+    Py_ssize_t found = 0;
+    if (!declined && lines.lines) {
+        for (Py_ssize_t p = 0; p < lines.pieces; p++)
+            piece_end[p] = p + 1 < lines.pieces ? lines.piece_start[p + 1] : lines.upright;
+        page.origin = v[0].view.buf; page.own_end = v[1].view.buf; page.height = v[2].view.buf;
+        page.rows = rows; page.n = lines.upright; page.pieces = lines.pieces; page.lines = lines.lines;
+        page.glyphs = lines.glyphs; page.piece_start = lines.piece_start; page.piece_end = piece_end;
+        page.line_piece = lines.line_piece; page.x0 = lines.x0; page.x1 = lines.x1; page.y = lines.y;
+        page.line_height = lines.height;
+        found = page_grids(&page, min_rows, max_row_gap, limits, cells, held, &declined);
+        if (found < 0) goto done;
+    }
+    if (declined) {
+        result = Py_None;
+        Py_INCREF(result);
+        goto done;
+    }
+    PyObject *out_cells = PyByteArray_FromStringAndSize((const char *)cells, 5 * found * 8);
+    PyObject *out_glyphs = out_cells ? PyByteArray_FromStringAndSize((const char *)held, lines.upright * 8) : NULL;
+    if (out_glyphs) result = PyTuple_Pack(2, out_cells, out_glyphs);
+    Py_XDECREF(out_cells);
+    Py_XDECREF(out_glyphs);
+done:
+    PyMem_Free(lines.glyphs); PyMem_Free(lines.piece_start); PyMem_Free(lines.line_piece); PyMem_Free(lines.x0);
+    PyMem_Free(lines.x1); PyMem_Free(lines.y); PyMem_Free(lines.height);
+    PyMem_Free(piece_end); PyMem_Free(cells); PyMem_Free(held);
+    for (int i = 0; i < 6; i++) release(&v[i]);
     return result;
 }
 
@@ -1952,6 +2052,66 @@ done:
     return result;
 }
 
+/* ---- cell_mcids --------------------------------------------------------- */
+
+/* cell_mcids(mcid, glyphs, starts) -> list of tuples.
+ *
+ * gridfind._cell_mcids: per cell, a run of `glyphs` (glyph table rows) from
+ * `starts` (the first 0, increasing, within the glyphs), the MCIDs (`mcid`,
+ * per glyph table row) of its glyphs other than -1 (glyphs.NO_MCID), each
+ * once, in the order they first come: a tuple of ints. */
+static PyObject *grids_cell_mcids(PyObject *mod, PyObject *args) {
+    (void)mod;
+    PyObject *objs[3];
+    if (!PyArg_ParseTuple(args, "OOO", &objs[0], &objs[1], &objs[2])) return NULL;
+    static const char *names[3] = {"mcid", "glyphs", "starts"};
+    View v[3];
+    memset(v, 0, sizeof v);
+    PyObject *result = NULL, *list = NULL;
+    int64_t *seen = NULL;
+    for (int i = 0; i < 3; i++)
+        if (get_view(objs[i], &v[i], "l", 8, 0, names[i]) < 0) goto done;
+    Py_ssize_t rows = v[0].view.len / 8, n = v[1].view.len / 8, cells = v[2].view.len / 8;
+    const int64_t *mcid = v[0].view.buf, *glyphs = v[1].view.buf, *starts = v[2].view.buf;
+    for (Py_ssize_t c = 0; c < cells; c++) {
+        Py_ssize_t end = c + 1 < cells ? starts[c + 1] : n;
+        if (starts[c] < 0 || starts[c] > end || end > n || (c == 0 && starts[0] != 0)) {
+            PyErr_SetString(PyExc_ValueError, "cell_mcids: starts must increase from 0 within the glyphs");
+            goto done;
+        }
+    }
+    for (Py_ssize_t k = 0; k < n; k++)
+        if (glyphs[k] < 0 || glyphs[k] >= rows) { PyErr_SetString(PyExc_IndexError, "glyph index out of range"); goto done; }
+    if (!(seen = PyMem_Malloc(((size_t)n + 1) * 8)) || !(list = PyList_New(cells))) {
+        if (!seen) PyErr_NoMemory();
+        goto done;
+    }
+    for (Py_ssize_t c = 0; c < cells; c++) {
+        Py_ssize_t end = c + 1 < cells ? starts[c + 1] : n, distinct = 0;
+        for (Py_ssize_t k = starts[c]; k < end; k++) {
+            int64_t m = mcid[glyphs[k]], j = 0;
+            if (m == -1) continue;
+            while (j < distinct && seen[j] != m) j++; /* a cell holds a few MCIDs */
+            if (j == distinct) seen[distinct++] = m;
+        }
+        PyObject *tuple = PyTuple_New(distinct);
+        if (!tuple) goto done;
+        for (Py_ssize_t j = 0; j < distinct; j++) {
+            PyObject *value = PyLong_FromLongLong(seen[j]);
+            if (!value) { Py_DECREF(tuple); goto done; }
+            PyTuple_SET_ITEM(tuple, j, value);
+        }
+        PyList_SET_ITEM(list, c, tuple);
+    }
+    result = list;
+    list = NULL;
+done:
+    Py_XDECREF(list);
+    PyMem_Free(seen);
+    for (int i = 0; i < 3; i++) release(&v[i]);
+    return result;
+}
+
 static PyMethodDef module_methods[] = {
     {"text_lines", (PyCFunction)grids_text_lines, METH_VARARGS, "Glyphs into lines and pieces (gridfind._lines)."},
     {"merge_collinear", (PyCFunction)grids_merge_collinear, METH_VARARGS, "Touching rules on one line joined."},
@@ -1960,10 +2120,12 @@ static PyMethodDef module_methods[] = {
     {"grid_spans", (PyCFunction)grids_grid_spans, METH_VARARGS, "A ruled grid's slots joined into cells."},
     {"word_counts", (PyCFunction)grids_word_counts, METH_VARARGS, "Words of each cell of a grid."},
     {"aligned_grids", (PyCFunction)grids_aligned_grids, METH_VARARGS, "Grids of runs of aligned text lines."},
+    {"page_aligned_grids", (PyCFunction)grids_page_aligned_grids, METH_VARARGS, "Text lines and their aligned grids, in one call."},
     {"rules", (PyCFunction)grids_rules, METH_VARARGS, "Horizontal and vertical rules of the path table."},
     {"band_glyphs", (PyCFunction)grids_band_glyphs, METH_VARARGS, "Glyphs in the top or bottom band of an upright page."},
     {"band_segments", (PyCFunction)grids_band_segments, METH_VARARGS, "Segment starts and spaces of band lines."},
     {"ruled_grids", (PyCFunction)grids_ruled_grids, METH_VARARGS, "Grids of crossing rules with their cells, in one call."},
+    {"cell_mcids", (PyCFunction)grids_cell_mcids, METH_VARARGS, "Each detected cell's MCIDs, each once."},
     {"cell_boxes", (PyCFunction)grids_cell_boxes, METH_VARARGS, "Each detected cell's rounded box and text span."},
     {"band_lines", (PyCFunction)grids_band_lines, METH_VARARGS, "Band glyphs to segment texts and rows, upright pages."},
     {NULL, NULL, 0, NULL},

@@ -553,6 +553,11 @@ def _word_counts(table: GlyphTable, glyphs: np.ndarray, starts: np.ndarray) -> n
 
 def aligned_grids(table: GlyphTable, glyphs: np.ndarray) -> list[list[_Cell]]:
     """Runs of lines whose wide-gap pieces share columns (module docstring)."""
+    kernels = compiled_grids()
+    if kernels is not None:  # lines and runs in one call (extract/_grids.c page_aligned_grids)
+        found = _compiled_page_aligned_grids(kernels, table, glyphs)
+        if found is not None:
+            return found
     lines = _lines(table, glyphs)
     several = np.diff(lines.line_piece) >= 2
     if not len(several):
@@ -593,8 +598,29 @@ def _compiled_aligned_grids(grids: ModuleType, table: GlyphTable, lines: _TextLi
     )  # fmt: skip
     if count is None:
         return None
+    return _aligned_cells_of(cells[:count], glyphs)
+
+
+def _compiled_page_aligned_grids(grids: ModuleType, table: GlyphTable, glyphs: np.ndarray) -> list[list[_Cell]] | None:
+    """``aligned_grids`` of the candidate `glyphs` by extract/_grids.c's
+    page_aligned_grids (text_lines' and aligned_grids' work in one call);
+    None when it declines."""
+    found = grids.page_aligned_grids(
+        *(np.ascontiguousarray(c, dtype=np.float64) for c in (table.origin, table.own_end, table.height, table.quad, table.direction)),
+        table.text, np.ascontiguousarray(glyphs, dtype=np.int64), TABLE_COLUMN_GAP, TABLE_MIN_ROWS, TABLE_MAX_ROW_GAP,
+        TABLE_MAX_CELL_WORDS, TWO_COLUMN_MAX_CELL_WORDS,
+    )  # fmt: skip
+    if found is None:
+        return None
+    cells, held = (np.frombuffer(part, dtype=np.int64) for part in found)
+    return _aligned_cells_of(cells.reshape(-1, 5), held)
+
+
+def _aligned_cells_of(cells: np.ndarray, glyphs: np.ndarray) -> list[list[_Cell]]:
+    """The grids of the aligned_grids kernels' cells (grid, row, column,
+    start and end in `glyphs`), grid after grid."""
     found: list[list[_Cell]] = []
-    for grid, row, col, start, end in cells[:count].tolist():
+    for grid, row, col, start, end in cells.tolist():
         if grid == len(found):
             found.append([])
         found[grid].append(_Cell(row, col, 1, 1, glyphs[start:end]))
@@ -885,7 +911,14 @@ def rounded_like_python(values: np.ndarray) -> list[float]:
 
 
 def _cell_mcids(table: GlyphTable, glyphs: np.ndarray, starts: np.ndarray) -> list[tuple[int, ...]]:
-    """Each cell's MCIDs (a run of `glyphs` from `starts`), each once, in glyph order."""
+    """Each cell's MCIDs (a run of `glyphs` from `starts`), each once, in glyph
+    order; in one pass over the cells where _grids.c's cell_mcids runs."""
+    grids = compiled_grids()
+    if grids is not None:
+        found: list[tuple[int, ...]] = grids.cell_mcids(
+            *(np.ascontiguousarray(c, dtype=np.int64) for c in (table.mcid, glyphs, starts))
+        )
+        return found
     mcids = table.mcid[glyphs]
     if (mcids == NO_MCID).all():
         return [()] * len(starts)

@@ -6,7 +6,9 @@ their pieces (``_lines``), the grids of runs of aligned lines
 (``aligned_grids``: pages of table rows, prose columns and blank glyphs), rules joined along their line (``_merge_collinear``),
 the sets of crossing rules (``_rule_components``), the whole ruled rule in
 one call (``ruled_grids``: pages of ruled grids drawn whole, piece by piece
-or as boxes, rules missing, edges of many jittered rules), and so every table
+or as boxes, rules missing, edges of many jittered rules), the text lines and
+their aligned grids in one call (``page_aligned_grids``), each cell's MCIDs
+(``_cell_mcids``), and so every table
 ``detect_tables`` finds; and the running heads' band lines
 (``running.band_lines``: its glyphs, segments and keys). Inputs: pages of random glyphs and rules with many
 ties (equal x, equal baselines, lines painted backwards), values that are not
@@ -963,3 +965,103 @@ def test_ruled_grids_on_their_thresholds(monkeypatch, inner, cells, expected):
     compiled, pure = ruled_both(monkeypatch, table, paths, np.arange(len(table), dtype=np.int64))
     assert_same_grids(compiled, pure)
     assert [tuple(cell[:4]) for grid in pure for cell in grid] == expected
+
+
+# --------------------------------------------------------------------------- aligned grids in one call
+
+
+def page_aligned(table: GlyphTable, glyphs: np.ndarray) -> Any:
+    return gridfind._compiled_page_aligned_grids(compiled_grids(), table, glyphs)
+
+
+@pytest.mark.parametrize("painted", ["reading order", "backwards", "shuffled"])
+@pytest.mark.parametrize("seed", range(6))
+def test_page_aligned_grids_answer_what_lines_then_grids_answer(monkeypatch, painted, seed):
+    """One call (_grids.c page_aligned_grids) finds the grids that text_lines
+    then aligned_grids find, and the numpy reference: on pages of table rows
+    and prose, upright glyphs among turned ones, candidates left out."""
+    rng = np.random.default_rng(seed)
+    for n_rows in (0, 3, 9, 30):
+        table = table_page(rng, n_rows, painted)
+        n = len(table)
+        direction = np.stack([rng.choice([1.0, 1.0, 1.0, 0.0, 1.04], size=n), np.zeros(n)], axis=1)
+        table = GlyphTable(**{**table.__dict__, "direction": direction})
+        glyphs = np.sort(rng.permutation(n)[: max(0, n - 3)]).astype(np.int64)
+        one_call = page_aligned(table, glyphs)
+        assert one_call is not None
+        lines = gridfind._lines(table, glyphs)
+        two_calls = gridfind._compiled_aligned_grids(compiled_grids(), table, lines) if len(lines.y) else []
+        assert_same_grids(one_call, two_calls, f"rows={n_rows}")
+        compiled, pure = both(monkeypatch, lambda: gridfind.aligned_grids(table, glyphs))  # noqa: B023
+        assert_same_grids(compiled, pure, f"rows={n_rows}")
+
+
+def test_page_aligned_grids_decline_what_either_step_declines(monkeypatch):
+    table = grid_page(5)
+    glyphs = np.arange(len(table), dtype=np.int64)
+    assert page_aligned(table, glyphs)
+    for column in ("origin", "own_end"):
+        values = getattr(table, column).copy()
+        values[3, 0] = np.nan
+        odd = GlyphTable(**{**table.__dict__, column: values})
+        assert page_aligned(odd, glyphs) is None, column
+        compiled, pure = both(monkeypatch, lambda: gridfind.aligned_grids(odd, glyphs))  # noqa: B023
+        assert_same_grids(compiled, pure, column)
+    texts = table.text.copy()
+    texts[:] = None
+    assert page_aligned(GlyphTable(**{**table.__dict__, "text": texts}), glyphs) is None
+
+
+def test_page_aligned_grids_check_their_buffers():
+    table = grid_page(6)
+    glyphs = np.arange(len(table), dtype=np.int64)
+
+    def kernel(chosen: np.ndarray = glyphs, height: np.ndarray = table.height) -> Any:
+        return compiled_grids().page_aligned_grids(
+            table.origin, table.own_end, height, table.quad, table.direction, table.text, chosen, 1.2, 3, 2.6, 5.0, 3.0
+        )
+
+    assert kernel()
+    with pytest.raises(IndexError):
+        kernel(chosen=np.array([0, len(table)]))
+    with pytest.raises(IndexError):
+        kernel(chosen=np.array([-1]))
+    with pytest.raises(ValueError):
+        kernel(height=table.height[:-1])
+    with pytest.raises(TypeError):
+        kernel(chosen=glyphs.astype(np.int32))
+
+
+# --------------------------------------------------------------------------- detected cells' MCIDs
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_cell_mcids_equal_the_reference(monkeypatch, seed):
+    """Each cell's MCIDs, each once in the order they first come, NO_MCID left
+    out (_grids.c cell_mcids against gridfind._cell_mcids): cells of glyphs
+    with no MCID, one, repeated and interleaved ones, empty cells."""
+    rng = np.random.default_rng(seed)
+    n = 400
+    table = random_page(rng, n, "shuffled")
+    for choices in ([-1], [-1, 0, 3], [0, 1, 2, 3, 4, 5, 7, 1000, -1, 2**40]):
+        mcid = rng.choice(choices, size=n).astype(np.int64)
+        marked = GlyphTable(**{**table.__dict__, "mcid": mcid})
+        glyphs = rng.permutation(n)[: int(rng.integers(1, n))].astype(np.int64)
+        starts = np.unique(np.concatenate([[0], rng.integers(0, len(glyphs), size=int(rng.integers(1, 60)))]))
+        compiled, pure = both(monkeypatch, lambda: gridfind._cell_mcids(marked, glyphs, starts))  # noqa: B023
+        assert compiled == pure and len(compiled) == len(starts)
+    assert compiled_grids().cell_mcids(np.array([5, -1, 5, 2, 5]), np.array([4, 3, 2, 1, 0]), np.array([0, 2, 2])) == [(5, 2), (), (5,)]
+
+
+def test_cell_mcids_check_their_buffers():
+    grids = compiled_grids()
+    mcid, glyphs = np.zeros(5, dtype=np.int64), np.arange(5)
+    with pytest.raises(IndexError):
+        grids.cell_mcids(mcid, np.array([0, 5]), np.array([0]))
+    with pytest.raises(IndexError):
+        grids.cell_mcids(mcid, np.array([-1]), np.array([0]))
+    for starts in ([1], [0, 3, 2], [0, 6]):
+        with pytest.raises(ValueError):
+            grids.cell_mcids(mcid, glyphs, np.array(starts))
+    with pytest.raises(TypeError):
+        grids.cell_mcids(mcid.astype(np.int32), glyphs, np.array([0]))
