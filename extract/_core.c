@@ -4174,6 +4174,24 @@ static PyObject *TreeObjects_value(TreeObjects *t, PyObject *arg) {
     return value;
 }
 
+/* ==== is_dict(number) (struct2) ==========================================
+ * True when object (number, 0) is held and its node is a dictionary: then
+ * value(number) is a dict (the same parse of the same span), and nothing
+ * is built to say so (the /ParentTree's owners, structure.py, are checked
+ * thousands at a time). NotImplemented for anything else (not held, not a
+ * dictionary, a number out of range): the caller resolves the object. */
+static PyObject *TreeObjects_is_dict(TreeObjects *t, PyObject *arg) {
+    int overflow = 0;
+    long long n = PyLong_AsLongLongAndOverflow(arg, &overflow);
+    if (n == -1 && PyErr_Occurred()) return NULL;
+    if (overflow || n <= 0 || !t->streams || !t->root || n >= (long long)t->nnumbers) Py_RETURN_NOTIMPLEMENTED;
+    Py_ssize_t id = tree_held(t, (Py_ssize_t)n);
+    if (id == -2) return NULL;
+    if (id >= 0 && tnode(t, id)->kind == NK_DICT) Py_RETURN_TRUE;
+    Py_RETURN_NOTIMPLEMENTED;
+}
+/* ==== end of struct2's is_dict ============================================ */
+
 /* ---- walk(env): the walk over the nodes ----------------------------------- */
 
 /* env's items, in _Walker._tree_env's order. */
@@ -5203,6 +5221,7 @@ static PyGetSetDef TreeObjects_getset[] = {
 static PyMethodDef TreeObjects_methods[] = {
     {"value", (PyCFunction)TreeObjects_value, METH_O, "Object (number, 0) as parse_objects reads it; NotImplemented when not held."},
     {"walk", (PyCFunction)TreeObjects_walk, METH_O, "The structure tree walk over the nodes; NotImplemented when left to the walkers."},
+    {"is_dict", (PyCFunction)TreeObjects_is_dict, METH_O, "True when held object (number, 0) is a dictionary; NotImplemented otherwise."},
     {NULL, NULL, 0, NULL},
 };
 

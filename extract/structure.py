@@ -1248,6 +1248,7 @@ class _Walker:
         """(element objgen, MCID) -> page for the page content listed in /ParentTree."""
         out: dict[tuple[tuple[int, int], int], PageKey] = {}
         value = self._value
+        is_dict = _dictionary_check(self._objects)
         try:
             numbers = _number_tree(self._root_dict.get("/ParentTree"), value, self._max_depth, self._warnings)
             if not numbers:
@@ -1261,7 +1262,7 @@ class _Walker:
                 # §14.7.4.4: for a page, the value is an array indexed by MCID
                 # of the elements owning that marked content.
                 for mcid, owner in enumerate(owners):
-                    if type(owner) is tuple and type(self._resolve(owner)) is dict:
+                    if type(owner) is tuple and is_dict(owner):
                         out.setdefault((owner, mcid), page_key)
         except (pikepdf.PdfError, RecursionError, ValueError, TypeError) as exc:
             self._warnings.add(f"/ParentTree unreadable ({describe(exc)})")
@@ -1283,6 +1284,23 @@ class _CellAttributes(NamedTuple):
 
 
 _NO_CELL = _CellAttributes()
+
+
+def _dictionary_check(objects: PlainObjects) -> Callable[[Ref], bool]:
+    """Whether a reference resolves to a dictionary: the object streams'
+    nodes answer for the objects they hold without a plain value built
+    (_core.TreeObjects.is_dict; a /ParentTree lists thousands of elements),
+    resolving answers for the rest."""
+    nodes = objects.nodes
+    resolve = objects.resolve
+    held = nodes.is_dict if nodes is not None else None
+
+    def is_dict(ref: Ref) -> bool:
+        if held is not None and ref[1] == 0 and held(ref[0]) is True:
+            return True
+        return type(resolve(ref)) is dict
+
+    return is_dict
 
 
 def _string_key(value: Any) -> str | None:

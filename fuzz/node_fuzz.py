@@ -13,7 +13,8 @@ refuse or read exactly as parse_objects does). The tree is then read twice
 from those bytes: by the node walk, and, from a fresh reader, by the walk of
 plain values (_core.walk_struct over parse_objects' values). A finding is an
 exception out of either, a node walk that answers where the two trees
-differ, or an object whose value() differs from parse_objects' value; a
+differ, or an object whose value() differs from parse_objects' value (or
+is no dictionary where is_dict() says it is); a
 sanitizer report aborts the process. The node walk may leave a tree to the
 other walk (it answers None): those runs are counted, not findings.
 """
@@ -125,6 +126,8 @@ def _values_agree(pdf: Any, data: bytes, spans: list[Any]) -> bool:
     for number, *_ in spans:
         value = nodes.value(number)
         if (value is NotImplemented) != ((number, 0) not in parsed) or (value is not NotImplemented and value != parsed[(number, 0)]):
+            return False
+        if nodes.is_dict(number) is True and type(value) is not dict:  # structure.py's /ParentTree check
             return False
     return True
 

@@ -345,3 +345,55 @@ def test_the_node_walk_reads_cell_attributes_itself_as_python_does(monkeypatch: 
         "table cell /RowSpan is not a positive integer; 1 used",
         "table cell /ColSpan is not a positive integer; 1 used",
     ]
+
+
+def _orphans_in_streams() -> tuple[pikepdf.Pdf, set[tuple[int, int]]]:
+    """Two pages whose elements' content has no /Pg (placed through
+    /ParentTree), saved with object streams; and the elements /ParentTree lists."""
+    b = PdfBuilder()
+    pages = [b.add_page(""), b.add_page("")]
+    elements = [b.struct_element("P", [0], page=pages[0]), b.struct_element("P", [0, 1], page=pages[1])]
+    b.set_struct_tree(elements)  # writes /ParentTree and /StructParents
+    for element in elements:
+        del element["/Pg"]
+    elements[1].K.append(5)  # not in /ParentTree: dropped
+    pdf = _in_streams(b)
+    nums = pdf.Root.StructTreeRoot.ParentTree.Nums
+    return pdf, {owner.objgen for owners in list(nums)[1::2] for owner in owners}
+
+
+@needs_core
+def test_the_parent_tree_owners_are_checked_without_a_plain_value_each(monkeypatch: pytest.MonkeyPatch):
+    pdf, owners = _orphans_in_streams()
+    objects = PlainObjects(pdf)
+    root = structure._tree_root(pdf, objects)
+    assert root is not None
+    by_nodes = structure._Walker(pdf, objects, root, 128).run_over_nodes()
+    assert by_nodes == _read(pdf, monkeypatch, nodes=False) == _read(pdf, monkeypatch, nodes=False, compiled=False)
+    assert sorted(len(refs) for refs in by_nodes.page_content.values()) == [1, 2]
+    messages = [w.message for w in by_nodes.warnings]
+    assert any("/ParentTree" in m for m in messages) and any("dropped" in m for m in messages)
+    # The node walk read the owners in the nodes (TreeObjects.is_dict): none became a plain value.
+    assert len(owners) == 2 and not owners & set(objects.cache)
+
+
+@needs_core
+def test_is_dict_answers_true_only_for_dictionaries_the_nodes_hold():
+    pdf = _in_streams(_rich_tree())
+    objects = PlainObjects(pdf)
+    objects.resolve(pdf.Root.objgen)  # reads the object streams
+    nodes = objects.nodes
+    assert nodes is not None
+    answers = {}
+    for number, generation in pdf.get_xref_table():
+        answer = nodes.is_dict(number)
+        assert answer is True or answer is NotImplemented
+        if answer is True:
+            assert type(nodes.value(number)) is dict and generation == 0
+        answers[number] = answer
+    held_arrays = [n for n in answers if type(nodes.value(n)) is list]
+    assert held_arrays and all(answers[n] is NotImplemented for n in held_arrays)
+    assert sum(answer is True for answer in answers.values()) > 10
+    page = pdf.pages[0].obj.objgen[0]  # a page is read through qpdf, never held
+    assert nodes.is_dict(page) is NotImplemented
+    assert nodes.is_dict(0) is nodes.is_dict(-1) is nodes.is_dict(10**30) is NotImplemented

@@ -523,6 +523,8 @@ def test_the_corpus_object_streams_read_by_the_core_as_by_the_reference(corpus):
             for data, first, count, held in _stream_headers(pdf):
                 by_header, by_spans = _nodes_by_header_and_by_spans(data, first, count, held)
                 _assert_nodes_alike(by_header, by_spans, held)
+                # is_dict answers True only where value() is a dictionary (structure.py's /ParentTree check).
+                assert all(type(by_header.value(n)) is dict for n in held if by_header.is_dict(n) is True), path.name
                 compared += len(held)
     assert compared > 10_000
 
