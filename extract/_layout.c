@@ -4317,6 +4317,184 @@ done:
 
 /* ==== end of lpage's run lists ==== */
 
+/* ==== lpage: a leaf's tail (leaves._edge_rows, then _stack_down's stack) ==== */
+
+/* np.max / np.min over values[0..n), n >= 1: NaN propagates. */
+static double np_max_over(const double *values, Py_ssize_t n) {
+    double m = values[0];
+    for (Py_ssize_t k = 1; k < n; k++) m = np_max(m, values[k]);
+    return m;
+}
+
+static double np_min_over(const double *values, Py_ssize_t n) {
+    double m = values[0];
+    for (Py_ssize_t k = 1; k < n; k++) m = np_min(m, values[k]);
+    return m;
+}
+
+/* The work buffers of leaf_tail, each of m items (m the leaf's lines). */
+typedef struct {
+    double *base, *key, *tmp_d;
+    int64_t *idx, *tmp, *row, *parts[2];
+    char *on, *keep;
+} TailWork;
+
+typedef struct {
+    const double *X0, *X1, *Y0, *Y1;
+    const char *placed;
+    Py_ssize_t units;
+    double descent, same_row, section;
+    int rtl;
+} TailPage;
+
+/* _edge_rows' test of one side (0 the top row, 1 the bottom row) of the
+ * leaf's lines `order` (m of them, baselines w->base): the row's lines, by
+ * where they start along the line, into w->parts[side] and their flags
+ * into w->on; how many (0 where the row stays), -1 where no line of the
+ * page is placed (np.max of nothing raises: the reference decides). */
+static Py_ssize_t edge_row(const TailPage *p, const int64_t *order, Py_ssize_t m, int side, TailWork *w) {
+    double edge = side == 0 ? np_max_over(w->base, m) : np_min_over(w->base, m);
+    Py_ssize_t count = 0, rest = 0;
+    for (Py_ssize_t k = 0; k < m; k++) count += w->on[k] = (char)(fabs(w->base[k] - edge) <= p->same_row);
+    if (count < 2 || count == m) return 0;
+    for (Py_ssize_t k = 0, r = 0; k < m; k++) {
+        if (w->on[k]) { w->row[r] = order[k]; w->key[r++] = p->rtl ? -p->X1[order[k]] : p->X0[order[k]]; }
+        else w->tmp_d[rest++] = side == 0 ? p->Y1[order[k]] : p->Y0[order[k]];
+    }
+    double low = side == 0 ? p->Y0[w->row[0]] : np_min_over(w->tmp_d, rest), high = side == 0 ? np_max_over(w->tmp_d, rest) : p->Y1[w->row[0]];
+    for (Py_ssize_t r = 1; r < count; r++) {
+        if (side == 0) low = np_min(low, p->Y0[w->row[r]]);
+        else high = np_max(high, p->Y1[w->row[r]]);
+    }
+    if (low - high < p->section) return 0;
+    stable_argsort(w->key, w->idx, w->tmp, count);
+    int same = 1;
+    for (Py_ssize_t r = 0; r < count; r++) {
+        w->parts[side][r] = w->row[w->idx[r]];
+        same &= w->parts[side][r] == order[side == 0 ? r : m - count + r];
+    }
+    if (same) return 0;  /* read so already */
+    double beyond = 0.0;
+    int any = 0;
+    for (Py_ssize_t u = 0; u < p->units; u++) {
+        if (!p->placed[u]) continue;
+        double b = unit_baseline(p->Y0, p->Y1, u, p->descent) - edge;
+        b = side == 0 ? b : -b;
+        beyond = any ? np_max(beyond, b) : b;
+        any = 1;
+    }
+    if (!any) return -1;
+    return beyond > p->same_row ? 0 : count;
+}
+
+/* leaves._edge_rows of `order` (m lines) into out (2 m long); its length, or -1 (edge_row's). */
+static Py_ssize_t edge_rows(const TailPage *p, const int64_t *order, Py_ssize_t m, TailWork *w, int64_t *out) {
+    if (m < 3) { memcpy(out, order, (size_t)m * sizeof(int64_t)); return m; }
+    Py_ssize_t count[2] = {0, 0};
+    for (Py_ssize_t k = 0; k < m; k++) { w->base[k] = unit_baseline(p->Y0, p->Y1, order[k], p->descent); w->keep[k] = 1; }
+    for (int side = 0; side < 2; side++) {
+        count[side] = edge_row(p, order, m, side, w);
+        if (count[side] < 0) return -1;
+        if (count[side])
+            for (Py_ssize_t k = 0; k < m; k++) w->keep[k] &= (char)!w->on[k];
+    }
+    Py_ssize_t n = 0;
+    for (Py_ssize_t r = 0; r < count[0]; r++) out[n++] = w->parts[0][r];
+    for (Py_ssize_t k = 0; k < m; k++) if (w->keep[k]) out[n++] = order[k];
+    for (Py_ssize_t r = 0; r < count[1]; r++) out[n++] = w->parts[1][r];
+    return n;
+}
+
+/* leaves._one_stack of lines `down` (n, top to bottom). */
+static int one_stack(const TailPage *p, const int64_t *down, Py_ssize_t n) {
+    for (Py_ssize_t k = 0; k + 1 < n; k++) {
+        double step = unit_baseline(p->Y0, p->Y1, down[k + 1], p->descent) - unit_baseline(p->Y0, p->Y1, down[k], p->descent);
+        if (-step <= p->same_row) return 0;
+    }
+    for (Py_ssize_t k = 0; k + 1 < n; k++) {
+        int64_t a = down[k], b = down[k + 1];
+        int along = np_min(p->X1[b], p->X1[a]) > np_max(p->X0[b], p->X0[a]);
+        if (!along && !(p->Y0[a] - p->Y1[b] >= p->section)) return 0;
+    }
+    return 1;
+}
+
+/* _stack_down's stack of `order` (n lines, _edge_rows' order): the lines
+ * between its top and bottom rows of several lines, [*lo, *hi), top to
+ * bottom into down; 1 where they are one stack painted otherwise (the
+ * stacked_blocks test is the caller's), else 0. */
+static int stack_of(const TailPage *p, const int64_t *order, Py_ssize_t n, TailWork *w, Py_ssize_t *lo, Py_ssize_t *hi, int64_t *down) {
+    if (n < 3) return 0;
+    for (Py_ssize_t k = 0; k < n; k++) w->tmp_d[k] = unit_baseline(p->Y0, p->Y1, order[k], p->descent);
+    double top = np_max_over(w->tmp_d, n), foot = np_min_over(w->tmp_d, n);
+    Py_ssize_t c[2] = {0, 0};
+    for (Py_ssize_t k = 0; k < n; k++) {
+        c[0] += fabs(w->tmp_d[k] - top) <= p->same_row;
+        c[1] += fabs(w->tmp_d[k] - foot) <= p->same_row;
+    }
+    int lead = c[0] > 1, tail = c[1] > 1;
+    for (Py_ssize_t k = 0; lead && k < c[0]; k++) lead = fabs(w->tmp_d[k] - top) <= p->same_row;
+    for (Py_ssize_t k = n - c[1]; tail && k < n; k++) tail = fabs(w->tmp_d[k] - foot) <= p->same_row;
+    *lo = lead ? c[0] : 0;
+    *hi = tail ? n - c[1] : n;
+    Py_ssize_t m = *hi - *lo;
+    if (m < 3) return 0;
+    for (Py_ssize_t k = 0; k < m; k++) w->key[k] = -w->tmp_d[*lo + k];
+    stable_argsort(w->key, w->idx, w->tmp, m);
+    int same = 1;
+    for (Py_ssize_t k = 0; k < m; k++) { down[k] = order[*lo + w->idx[k]]; same &= down[k] == order[*lo + k]; }
+    return !same && one_stack(p, down, m);
+}
+
+/* ---- leaf_tail(x0, x1, y0, y1, placed, order, descent, same_row, section_gap, rtl) -> (order, lo, hi, down) | None
+ * kernels.leaf_tail (leaves._edges_and_stack): leaves._edge_rows of the
+ * leaf's lines `order` (a reading order; unit boxes, `placed` per unit),
+ * as int64 bytes, and of that, _stack_down's stack: lo, hi and the lines
+ * order[lo:hi] top to bottom (int64 bytes) where they are one stack
+ * painted in another order, else None for down (the stacked_blocks test
+ * is Python's). None where no unit is placed and a row asks for the
+ * page's edge (the reference raises). */
+static PyObject *layout_leaf_tail(PyObject *mod, PyObject *args) {
+    PyObject *obj[4], *placed_obj, *ids_obj;
+    TailPage p;
+    if (!PyArg_ParseTuple(args, "OOOOOOdddp", &obj[0], &obj[1], &obj[2], &obj[3], &placed_obj, &ids_obj, &p.descent,
+                          &p.same_row, &p.section, &p.rtl))
+        return NULL;
+    View vbox[4] = {0}, vi = {0}, vp = {0};
+    PyObject *result = NULL;
+    TailWork w = {0};
+    int64_t *out = NULL, *down = NULL;
+    Py_ssize_t m = get_unit_boxes(obj, vbox, ids_obj, &vi);
+    if (m < 0 || get_view(placed_obj, &vp, "?", 1, "placed") < 0) goto done;
+    p.units = vbox[0].view.len / 8;
+    if (vp.view.len != p.units) { PyErr_SetString(PyExc_ValueError, "placed: one flag per unit"); goto done; }
+    p.X0 = vbox[0].view.buf; p.X1 = vbox[1].view.buf; p.Y0 = vbox[2].view.buf; p.Y1 = vbox[3].view.buf;
+    p.placed = vp.view.buf;
+    size_t items = m ? (size_t)m : 1;
+    w.base = calloc(items, sizeof(double)); w.key = calloc(2 * items, sizeof(double)); w.tmp_d = calloc(2 * items, sizeof(double));
+    w.idx = calloc(2 * items, sizeof(int64_t)); w.tmp = calloc(2 * items, sizeof(int64_t)); w.row = calloc(items, sizeof(int64_t));
+    w.parts[0] = calloc(items, sizeof(int64_t)); w.parts[1] = calloc(items, sizeof(int64_t));
+    w.on = calloc(items, 1); w.keep = calloc(items, 1);
+    out = calloc(2 * items, sizeof(int64_t)); down = calloc(2 * items, sizeof(int64_t));
+    if (!w.base || !w.key || !w.tmp_d || !w.idx || !w.tmp || !w.row || !w.parts[0] || !w.parts[1] || !w.on || !w.keep || !out || !down) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    Py_ssize_t n = edge_rows(&p, vi.view.buf, m, &w, out), lo = 0, hi = 0;
+    if (n < 0) { result = Py_NewRef(Py_None); goto done; }
+    int stack = stack_of(&p, out, n, &w, &lo, &hi, down);
+    PyObject *edged = int64_bytes(out, n), *lines = !edged ? NULL : stack ? int64_bytes(down, hi - lo) : Py_NewRef(Py_None);
+    if (lines) result = Py_BuildValue("(NnnN)", edged, lo, hi, lines);
+    else Py_XDECREF(edged);
+done:
+    free(w.base); free(w.key); free(w.tmp_d); free(w.idx); free(w.tmp); free(w.row); free(w.parts[0]); free(w.parts[1]);
+    free(w.on); free(w.keep); free(out); free(down);
+    release_boxes(vbox); release(&vi); release(&vp);
+    return result;
+}
+
+/* ==== end of lpage's leaf tail ==== */
+
 static PyMethodDef module_methods[] = {
     {"gutter_cuts", (PyCFunction)layout_gutter_cuts, METH_VARARGS, "Units by x0, and where a gutter parts them."},
     {"section_breaks", (PyCFunction)layout_section_breaks, METH_VARARGS, "Row starts a section gap under the rows above."},
@@ -4388,6 +4566,8 @@ static PyMethodDef module_methods[] = {
     {"joined_runs", (PyCFunction)layout_joined_runs, METH_O, "The lines of a list of runs concatenated, and their lengths."},
     {"paint_order", (PyCFunction)layout_paint_order, METH_O, "Runs by their smallest unit, ties in list order."},
     {"first_words", (PyCFunction)layout_first_words, METH_VARARGS, "Per unit, its first word's extent and its word count."},
+    /* lpage: a leaf's tail */
+    {"leaf_tail", (PyCFunction)layout_leaf_tail, METH_VARARGS, "A leaf's edge rows, and the stack between them."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -2064,6 +2064,38 @@ def leaf_stacking(
     return LeafStacking(run_box, run_stacking(None, run_box, stacked, tol, rtl), hole_count(run_box, slack, filled_holes))
 
 
+class LeafTail(NamedTuple):
+    """What leaf_tail finds of a leaf's lines in reading order."""
+
+    order: np.ndarray  # leaves._edge_rows' order
+    lo: int  # _stack_down's stack: the lines order[lo:hi] ...
+    hi: int
+    down: np.ndarray | None  # ... top to bottom, where they are one stack painted otherwise; else None
+
+
+def leaf_tail(
+    lib: ModuleType,
+    box: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray],
+    placed: np.ndarray,
+    order: np.ndarray,
+    limits: tuple[float, float, float],
+    rtl: bool,
+) -> LeafTail | None:
+    """leaves._edges_and_stack's measures, compiled only (its reference is
+    leaves._edge_rows and leaves._stack_candidate, which hold the rules): of
+    a leaf's lines `order` (unit boxes x0, x1, y0, y1 of `box`, `placed` per
+    unit; `limits`: DESCENT, the rows' and the sections' gaps), _edge_rows'
+    order, and of that _stack_down's stack. None where no unit is placed
+    and a row asks for the page's edge: the reference decides."""
+    descent, same_row, section_gap = limits
+    columns = (np.ascontiguousarray(v, dtype=np.float64) for v in box)
+    found = lib.leaf_tail(*columns, np.ascontiguousarray(placed, dtype=bool), _ids(order), descent, same_row, section_gap, rtl)
+    if found is None:
+        return None
+    edged, lo, hi, down = found
+    return LeafTail(np.frombuffer(edged, dtype=np.int64), lo, hi, None if down is None else np.frombuffer(down, dtype=np.int64))
+
+
 def nested_pairs(box: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray], slack: tuple[float, float]) -> np.ndarray:
     """Per pair (i, j) of runs (boxes x0, y0, x1, y1 of `box`), i != j: does
     run i lie above run j (run_pairs' above, within `slack`'s stacked), not

@@ -72,7 +72,7 @@ from ragprep.extract.layout.params import (
 )
 from ragprep.extract.layout.kernels import (
     RunStacking, back_up_moves, block_chains, blocks_in_turn, cell_chains, emit_leaves, flush_visits, grid_groups, grid_links, grid_rows, gutter_cuts, interleaved_merges, kahn, leaf_stacking,
-    nested_pairs, paint_order, paint_run_cuts, pass_cuts, row_groups, row_mates, row_returns, run_pairs, top_and_bottom, turning_pair,
+    leaf_tail, nested_pairs, paint_order, paint_run_cuts, pass_cuts, row_groups, row_mates, row_returns, run_pairs, top_and_bottom, turning_pair,
 )  # fmt: skip
 from ragprep.extract.layout.kernels import run_boxes as kernel_run_boxes
 from ragprep.extract.layout.regions import baseline, blocks_wrapping, is_text_column, split_at
@@ -110,7 +110,7 @@ def leaf_order(page: Page, ids: np.ndarray) -> np.ndarray:
         side = _sidebar_lines(page, ids)
         box = [b for b in _sidebar_box(page, side) if _painted_in_turn_with(ids, b)]
         runs = _cells_together(page, ids, runs, box or _sidebars(page, side))
-        return _stack_down(page, _edge_rows(page, np.concatenate(_stacked_in_place(page, _floats_first(page, runs, box)))))
+        return _edges_and_stack(page, np.concatenate(_stacked_in_place(page, _floats_first(page, runs, box))))
     if not is_text_column(page, ids) and not _has_prose(page, ids) and len(_merge_grids(page, runs)) == len(runs):
         # No text flow and no grid (a figure's labels): nothing for geometry
         # to follow, and the stream's order is the author's; but lines
@@ -136,6 +136,22 @@ def leaf_order(page: Page, ids: np.ndarray) -> np.ndarray:
         runs = _floats_first(page, _top_first(page, runs), box)
     ordered = _order_runs(page, _merge_interleaved(page, runs), box)
     return _grid_rows(page, ids) if ordered is None else np.concatenate(ordered)
+
+
+def _edges_and_stack(page: Page, order: np.ndarray) -> np.ndarray:
+    """_stack_down of _edge_rows of `order` (a leaf's lines in reading
+    order, the stream its witness): the measures of both compiled in one
+    call (kernels.leaf_tail), the stacked_blocks test of the stack in
+    Python (_stacked_down); the rules themselves are the reference."""
+    found = None if page.lib is None else leaf_tail(page.lib, (page.x0, page.x1, page.y0, page.y1), page.placed, order, _tail_limits(page), page.rtl)
+    if found is None:
+        return _stack_down(page, _edge_rows(page, order))
+    return found.order if found.down is None else _stacked_down(page, found.order, found.lo, found.hi, found.down)
+
+
+def _tail_limits(page: Page) -> tuple[float, float, float]:
+    """leaf_tail's DESCENT and gaps: _edge_rows' and _stack_down's."""
+    return DESCENT, SAME_BASELINE * page.body, SECTION_GAP * page.body
 
 
 def _edge_rows(page: Page, order: np.ndarray) -> np.ndarray:
@@ -193,20 +209,35 @@ def _stack_down(page: Page, order: np.ndarray) -> np.ndarray:
     its order of the blocks (a callout box at the top painted after the
     text under it: a tie the stream breaks). Fixture:
     test_short_column_painted_in_no_order_reads_top_to_bottom."""
+    stack = _stack_candidate(page, order)
+    return order if stack is None else _stacked_down(page, order, *stack)
+
+
+def _stack_candidate(page: Page, order: np.ndarray) -> tuple[int, int, np.ndarray] | None:
+    """_stack_down's stack of `order`: lo, hi and the lines order[lo:hi]
+    (between the top and bottom rows of several lines) top to bottom, where
+    they are one stack (_one_stack) painted in another order; else None."""
     if len(order) < 3:
-        return order
+        return None
     base = baseline(page, order)
     edge = [np.abs(base - base.max()) <= SAME_BASELINE * page.body, np.abs(base - base.min()) <= SAME_BASELINE * page.body]
     counts = [int(np.count_nonzero(row)) for row in edge]
     lo = counts[0] if counts[0] > 1 and edge[0][: counts[0]].all() else 0
     hi = len(order) - counts[1] if counts[1] > 1 and edge[1][len(order) - counts[1] :].all() else len(order)
     if hi - lo < 3:
-        return order
+        return None
     middle = order[lo:hi]
     down = middle[np.argsort(-base[lo:hi], kind="stable")]
     if (down == middle).all() or not _one_stack(page, down):
-        return order
-    if not any((np.diff(block) < 0).any() for block in stacked_blocks(page, np.sort(middle)) if len(block) > 1):
+        return None
+    return lo, hi, down
+
+
+def _stacked_down(page: Page, order: np.ndarray, lo: int, hi: int, down: np.ndarray) -> np.ndarray:
+    """`order` with its lines order[lo:hi] read `down` (_stack_candidate's
+    stack), where the stream paints some block of them (stacked_blocks)
+    other than top to bottom."""
+    if not any((np.diff(block) < 0).any() for block in stacked_blocks(page, np.sort(order[lo:hi])) if len(block) > 1):
         return order  # every block painted top to bottom: the stream may be a witness
     return np.concatenate([order[:lo], down, order[hi:]])
 

@@ -467,3 +467,89 @@ def test_run_lists_the_kernels_cannot_take_go_to_the_reference():
             kernels.joined_runs(lib, [])
         with pytest.raises(ValueError):
             kernels.paint_order(lib, [])
+
+
+class _TailPage:
+    """What _edge_rows and _stack_candidate read of a page."""
+
+    def __init__(self, box: tuple[np.ndarray, ...], placed: np.ndarray, rtl: bool) -> None:
+        self.x0, self.x1, self.y0, self.y1 = box
+        self.placed, self.rtl, self.body, self.lib = placed, rtl, 1.0, LIB
+
+    def line_start(self, x0: np.ndarray, x1: np.ndarray) -> np.ndarray:
+        start: np.ndarray = -x1 if self.rtl else x0
+        return start
+
+
+def _tail_leaf(rng: np.random.Generator, special: bool, dyadic: bool) -> tuple[tuple[np.ndarray, ...], np.ndarray]:
+    """A leaf's lines on rows (a running head's pieces, a column's lines, a
+    footer's pieces) whose baselines tie within and across SAME_BASELINE
+    and whose gaps straddle SECTION_GAP, with a few lines of another leaf;
+    some edges NaN or infinite where `special`. The leaf's lines in
+    reading order, or reversed, shuffled, or its top row painted last."""
+    rows = int(rng.integers(1, 8))
+    level = np.cumsum(rng.integers(1, 9, rows) * (0.5 if dyadic else 0.4))[::-1]
+    per_row = rng.integers(1, 4, rows)
+    if rng.random() < 0.5:  # a column between the head's and the footer's rows: one line a row
+        per_row[1:-1] = 1
+    base = np.repeat(level, per_row) + rng.integers(-1, 2, int(per_row.sum())) * 0.125
+    n = len(base) + int(rng.integers(0, 3))
+    # Other leaves' lines, near the head's row where `dyadic` (at its edge's tie).
+    other = level[0] + rng.integers(-40, 6, n - len(base)) * 0.125 if dyadic else rng.integers(-4, 30, n - len(base)) * 0.4
+    base = np.concatenate([base, other])
+    height = rng.integers(2, 5, n) * 0.5
+    y0 = base - (0.25 if dyadic else 0.22) * height
+    y1 = y0 + height
+    x0 = rng.integers(0, 30, n).astype(np.float64)
+    x1 = x0 + rng.integers(1, 25, n)
+    if special:
+        for column, value in zip((x0, x1, y0, y1), (np.nan, np.inf, np.nan, np.inf), strict=True):
+            column[rng.choice(n, size=1)] = value if rng.random() < 0.7 else -value
+    leaf = np.arange(len(level.repeat(per_row)), dtype=np.int64)
+    kind = int(rng.integers(0, 4))
+    order = leaf if kind == 0 else leaf[::-1].copy() if kind == 1 else rng.permutation(leaf) if kind == 2 else np.roll(leaf, -int(per_row[0]))
+    return (x0, x1, y0, y1), order
+
+
+@pytest.mark.parametrize("dyadic", [False, True])
+def test_leaf_tail_is_edge_rows_then_the_stack_candidate(monkeypatch: pytest.MonkeyPatch, dyadic: bool):
+    """Where `dyadic`, the rules' constants are set to powers of two and the
+    boxes lie on their grid: gaps and baseline steps equal the limits
+    exactly, and every comparison meets its tie."""
+    from ragprep.extract.layout import leaves, regions
+    from ragprep.extract.layout.leaves import _edge_rows, _stack_candidate, _tail_limits
+
+    if dyadic:  # (regions.baseline reads its own DESCENT)
+        for module, name, value in ((leaves, "DESCENT", 0.25), (regions, "DESCENT", 0.25), (leaves, "SAME_BASELINE", 0.25), (leaves, "SECTION_GAP", 1.0)):
+            monkeypatch.setattr(module, name, value)
+    seen = {"edge_row": 0, "stack": 0, "declined": 0}
+    for seed in range(600):
+        rng = np.random.default_rng(seed)
+        box, order = _tail_leaf(rng, seed % 3 == 0, dyadic)
+        placed = rng.random(len(box[0])) < (0.0 if seed % 11 == 0 else 0.9)
+        for rtl in (False, True):
+            page = _TailPage(box, placed, rtl)
+            with np.errstate(invalid="ignore"):
+                try:
+                    edged = _edge_rows(page, order)  # type: ignore[arg-type]
+                except ValueError:  # np.max of no placed unit
+                    assert kernels.leaf_tail(LIB, box, placed, order, _tail_limits(page), rtl) is None  # type: ignore[arg-type]
+                    seen["declined"] += 1
+                    continue
+                stack = _stack_candidate(page, edged)  # type: ignore[arg-type]
+                found = kernels.leaf_tail(LIB, box, placed, order, _tail_limits(page), rtl)  # type: ignore[arg-type]
+            assert found is not None and found.order.tolist() == edged.tolist()
+            if stack is None:
+                assert found.down is None
+            else:
+                assert found.down is not None and (found.lo, found.hi, found.down.tolist()) == (stack[0], stack[1], stack[2].tolist())
+            seen["edge_row"] += edged.tolist() != order.tolist()
+            seen["stack"] += stack is not None
+    assert seen["edge_row"] > 10 and seen["stack"] > 10 and (dyadic or seen["declined"]), seen
+    if dyadic:  # a head painted last, another leaf's line SAME_BASELINE over it (it stays the page's edge) or more
+        for over, moves in ((0.25, True), (0.375, False)):
+            base = np.array([10.0, 10.0, 7.0, 6.0, 5.0, 10.0 + over])
+            box = (np.array([0.0, 20, 0, 0, 0, 40]), np.array([5.0, 25, 25, 25, 25, 45]), base - 0.25, base + 0.75)
+            order = np.array([2, 3, 4, 0, 1])
+            found = kernels.leaf_tail(LIB, box, np.ones(6, dtype=bool), order, _tail_limits(_TailPage(box, np.ones(6, dtype=bool), False)), False)  # type: ignore[arg-type]
+            assert found is not None and found.order.tolist() == ([0, 1, 2, 3, 4] if moves else order.tolist())
