@@ -46,6 +46,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include "_npsum.h"
 
 typedef struct { Py_buffer view; int ok; } View;
 
@@ -1541,30 +1542,6 @@ static int vec_grow(Vec *v, Py_ssize_t more) {
     v->data = data;
     v->cap = cap;
     return 1;
-}
-
-/* np.add.reduce's pairwise sum of n doubles (numpy's pairwise_sum: below 8
- * values one by one from 0.0, up to 128 in eight interleaved partial sums,
- * beyond that the two halves, the first a multiple of 8, summed apart). */
-static double pairwise_sum(const double *a, Py_ssize_t n) {
-    if (n < 8) {
-        double res = 0.0;
-        for (Py_ssize_t i = 0; i < n; i++) res += a[i];
-        return res;
-    }
-    if (n <= 128) {
-        double r[8];
-        for (int j = 0; j < 8; j++) r[j] = a[j];
-        Py_ssize_t i = 8;
-        for (; i < n - (n % 8); i += 8)
-            for (int j = 0; j < 8; j++) r[j] += a[i + j];
-        double res = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]));
-        for (; i < n; i++) res += a[i];
-        return res;
-    }
-    Py_ssize_t half = n / 2;
-    half -= half % 8;
-    return pairwise_sum(a, half) + pairwise_sum(a + half, n - half);
 }
 
 /* gridfind._edges of n finite values (reordered here): in order (ties by

@@ -22,6 +22,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include "_npsum.h"
 
 /* ---- buffers ------------------------------------------------------------ */
 
@@ -1057,28 +1058,6 @@ static Py_ssize_t edge_cell(const double *edges, Py_ssize_t count, double v) {
         if (np_less(edges[mid], v)) lo = mid + 1; else hi = mid;
     }
     return lo;
-}
-
-static double pairwise_sum(const double *a, Py_ssize_t n) {
-    /* numpy's pairwise summation (the add reduction's inner loop) */
-    if (n < 8) {
-        double res = -0.0;
-        for (Py_ssize_t i = 0; i < n; i++) res += a[i];
-        return res;
-    }
-    if (n <= 128) {
-        double r[8];
-        Py_ssize_t i;
-        for (int j = 0; j < 8; j++) r[j] = a[j];
-        for (i = 8; i < n - (n % 8); i += 8)
-            for (int j = 0; j < 8; j++) r[j] += a[i + j];
-        double res = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]));
-        for (; i < n; i++) res += a[i];
-        return res;
-    }
-    Py_ssize_t n2 = n / 2;
-    n2 -= n2 % 8;
-    return pairwise_sum(a, n2) + pairwise_sum(a + n2, n - n2);
 }
 
 static double np_sum(const double *a, Py_ssize_t n) {
