@@ -36,7 +36,7 @@ from ragprep.extract.geometric import JoinedText, join, stream_order, text_glyph
 from ragprep.extract.glyphs import NO_MCID, GlyphTable, ImagePlacement
 from ragprep.extract.native import compiled_core
 from ragprep.extract.structure import StructTree
-from ragprep.extract.structure_columns import PageRefs
+from ragprep.extract.structure_columns import PageRefs, content_keys
 from ragprep.extract.tables import NO_CELLS, CellContents, TableGrids
 
 
@@ -196,7 +196,7 @@ def _tree_order(
     stream order). The rank of a glyph is that of its (stream, MCID) among
     the page's refs; -1 when the tree does not reference it on this page."""
     ref_keys = refs.key
-    glyph_keys = (table.mcid_stream[candidates] << 32) | np.where(marked, table.mcid[candidates], 0)
+    glyph_keys = content_keys(table.mcid_stream[candidates], np.where(marked, table.mcid[candidates], 0))
     rank = np.full(len(candidates), -1, dtype=np.int64)
     if len(ref_keys):
         sorter = np.argsort(ref_keys, kind="stable")

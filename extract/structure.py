@@ -108,8 +108,10 @@ from ragprep.extract.structure_columns import (
     PageRefs,
     StructElement,
     content_columns,
+    content_keys,
     element_columns,
     page_keys_of,
+    page_rows,
     walked_columns,
 )
 from ragprep.extract.structure_objects import PlainObjects, Ref, Stream, kind_of, text_string
@@ -307,10 +309,7 @@ class StructTree:
 
     @cached_property
     def _page_row(self) -> dict[PageKey, int]:
-        rows: dict[PageKey, int] = {}
-        for row, key in enumerate(self.columns.page_keys):
-            rows.setdefault(key, row)
-        return rows
+        return page_rows(self.columns.page_keys)
 
     @cached_property
     def _page_bounds(self) -> dict[int, tuple[int, int]]:
@@ -323,8 +322,7 @@ class StructTree:
 
     @cached_property
     def _content_keys(self) -> np.ndarray:
-        keys: np.ndarray = self.content.stream << 32 | self.content.mcid
-        return keys
+        return content_keys(self.content.stream, self.content.mcid)
 
     # Whole-tree tables, built once per tree (not per page: a tree of a
     # 5,000-page document has hundreds of thousands of elements).

@@ -9,7 +9,7 @@ values (the compiled ``_core.walk_struct`` and ``structure._Walker``'s own
 steps, the reference) build ``StructElement`` and ``MarkedContentRef``
 objects, which ``element_columns`` and ``content_columns`` turn into the
 same columns: whichever walk read a tree, the columns are equal
-(tests/extract/test_structure_columns.py).
+(tests/extract/test_structure_nodes.py).
 """
 
 from __future__ import annotations
@@ -20,7 +20,10 @@ from typing import NamedTuple
 
 import numpy as np
 
-__all__ = ["CellTuple", "ContentColumns", "ElementColumns", "MarkedContentRef", "PageKey", "PageRefs", "StructElement"]
+__all__ = [
+    "CellTuple", "ContentColumns", "ElementColumns", "MarkedContentRef", "PageKey", "PageRefs", "StructElement",
+    "content_keys", "page_rows",
+]
 
 # A page is identified by its object's (object number, generation).
 PageKey = tuple[int, int]
@@ -125,16 +128,22 @@ class ContentColumns(NamedTuple):
     element: np.ndarray  # int64
 
 
+def content_keys(stream: np.ndarray, mcid: np.ndarray) -> np.ndarray:
+    """The key a piece of marked content is matched on: its stream and MCID in one int64."""
+    keys: np.ndarray = stream << 32 | mcid
+    return keys
+
+
 class PageRefs(NamedTuple):
     """One page's marked content in author order (StructTree.page_columns)."""
 
-    key: np.ndarray  # int64: stream << 32 | MCID, what a glyph's (mcid_stream, mcid) is matched on
+    key: np.ndarray  # int64: content_keys(stream, mcid), what a glyph's (mcid_stream, mcid) is matched on
     element: np.ndarray  # int64: the owning element
     stream: np.ndarray  # int64
     mcid: np.ndarray  # int64
 
 
-def _page_rows(pages: Sequence[PageKey]) -> dict[PageKey, int]:
+def page_rows(pages: Sequence[PageKey]) -> dict[PageKey, int]:
     """Each page's row in page_keys: its first, for a page listed twice."""
     rows: dict[PageKey, int] = {}
     for row, key in enumerate(pages):
@@ -157,7 +166,7 @@ def page_keys_of(
 
 def element_columns(elements: Sequence[StructElement], page_keys: tuple[PageKey, ...]) -> ElementColumns:
     """The columns of a walk of plain values' elements (page_keys_of gives `page_keys`)."""
-    rows = _page_rows(page_keys)
+    rows = page_rows(page_keys)
     types: dict[tuple[str, str], int] = {}
     count = len(elements)
 
@@ -184,7 +193,7 @@ def element_columns(elements: Sequence[StructElement], page_keys: tuple[PageKey,
 
 def content_columns(content: Mapping[PageKey, Sequence[MarkedContentRef]], page_keys: Sequence[PageKey]) -> ContentColumns:
     """The columns of a walk of plain values' content per page (every page among `page_keys`)."""
-    rows = _page_rows(page_keys)
+    rows = page_rows(page_keys)
     ordered = sorted(content.items(), key=lambda item: rows[item[0]])
     refs = [ref for _, page_refs in ordered for ref in page_refs]
     count = len(refs)
