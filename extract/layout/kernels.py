@@ -71,6 +71,17 @@ def baselines(y0: np.ndarray, y1: np.ndarray, descent: float) -> np.ndarray:
     return line
 
 
+def baseline_rows(base: np.ndarray, same_baseline: float) -> tuple[np.ndarray, np.ndarray]:
+    """Lines into rows by their baselines `base`: the lines top down
+    (stable) and, in that order, each one's row, a new row where the
+    baseline steps down more than `same_baseline`. The one definition of
+    rows by baseline (row_returns' reference, leaves._wrapped_cells); the C
+    kernels step the same way."""
+    by = np.argsort(-base, kind="stable")
+    row: np.ndarray = np.concatenate([[0], np.cumsum(-np.diff(base[by]) > same_baseline)])
+    return by, row
+
+
 def pair_moves(
     lib: ModuleType | None, table: GlyphTable, prev: np.ndarray, cur: np.ndarray, config: ExtractConfig
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -879,9 +890,7 @@ def row_returns(
         return found
     if not len(ids):
         return 0, 0
-    base = baselines(y0[ids], y1[ids], descent)
-    by_base = np.argsort(-base, kind="stable")
-    row = np.concatenate([[0], np.cumsum(-np.diff(base[by_base]) > same_baseline)])
+    by_base, row = baseline_rows(baselines(y0[ids], y1[ids], descent), same_baseline)
     by_row = np.lexsort((x0[ids][by_base], row))
     along, row = by_base[by_row], row[by_row]
     same_row = row[1:] == row[:-1]

@@ -71,7 +71,7 @@ from ragprep.extract.layout.params import (
     TURNS,
 )
 from ragprep.extract.layout.kernels import (
-    RunStacking, back_up_moves, block_chains, blocks_in_turn, cell_chains, emit_leaves, flush_visits, grid_groups, grid_links, grid_rows, gutter_cuts, interleaved_merges, kahn, leaf_stacking,
+    RunStacking, back_up_moves, baseline_rows, block_chains, blocks_in_turn, cell_chains, emit_leaves, flush_visits, grid_groups, grid_links, grid_rows, gutter_cuts, interleaved_merges, kahn, leaf_stacking,
     leaf_tail, nested_pairs, paint_order, paint_run_cuts, pass_cuts, row_groups, row_mates, row_returns, run_pairs, top_and_bottom, turning_pair,
 )  # fmt: skip
 from ragprep.extract.layout.kernels import run_boxes as kernel_run_boxes
@@ -539,10 +539,9 @@ def _wrapped_cells(page: Page, ids: np.ndarray, lines: np.ndarray, length: np.nd
     the table's cells are on two lines, and every cell stays.
     Fixtures: test_one_line_rows_in_padded_pairs_read_as_rows,
     test_table_whose_first_row_is_two_line_cells_keeps_its_cells."""
-    base = baseline(page, ids)
-    by = np.argsort(-base, kind="stable")
+    by, row_by = baseline_rows(baseline(page, ids), SAME_BASELINE * page.body)
     row = np.empty(len(ids), dtype=np.int64)
-    row[by] = np.concatenate([[0], np.cumsum(-np.diff(base[by]) > SAME_BASELINE * page.body)])
+    row[by] = row_by
     count = np.bincount(row)
     at = np.argsort(ids)
     line_row = row[at[np.searchsorted(ids, lines, sorter=at)]]
