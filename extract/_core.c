@@ -4197,7 +4197,7 @@ static PyObject *TreeObjects_is_dict(TreeObjects *t, PyObject *arg) {
 /* env's items, in _Walker._tree_env's order. */
 enum {
     W_OBJECT_REFS, W_PAGES, W_ROOT, W_ROOT_K, W_LANG, W_TYPE_OF, W_NONSTRUCT, W_TEXTS, W_TEXT_STRING, W_CELL,
-    W_NO_CELL, W_RESOLVE, W_ORPHAN, W_WARN, W_MESSAGES, W_MAX_DEPTH, W_TYPE_IN, W_STREAM_CLS, W_CLASS_MAP,
+    W_NO_CELL, W_RESOLVE, W_PARENT_TREE, W_WARN, W_MESSAGES, W_MAX_DEPTH, W_TYPE_IN, W_STREAM_CLS, W_CLASS_MAP,
     W_SPAN_COMPLAINTS, W_CELL_NODES, W_COUNT
 };
 #define TW_BAIL 1
@@ -4249,6 +4249,7 @@ typedef struct {
     Py_ssize_t class_map; /* the role map's /ClassMap as a node: -1 not yet converted, LOOK_NULL none, LOOK_UNSURE none readable */
     PyObject *scopes[3];  /* "Row", "Column", "Both" (owned) */
     TColumns cols;        /* what the walk hands back (StructTree's columns) */
+    PyObject *parent_tree; /* _Walker._parent_tree()'s dict, asked for at the first content with no /Pg (owned) */
 } TWalk;
 
 static TCtx *tw_ctx(TWalk *w, Py_ssize_t id) { return (TCtx *)w->ctxs.data + id; }
@@ -4661,33 +4662,57 @@ static int tw_claimed(TWalk *w, long long page, long long mcid) {
     return 0;
 }
 
+/* The page (index) of a page key (number, 0) from Python: TW_BAIL when it is no page of the document. */
+static int tw_page_key(TWalk *w, PyObject *key, Py_ssize_t *page) {
+    long long n = -1, g = -1;
+    if (PyTuple_CheckExact(key) && PyTuple_GET_SIZE(key) == 2) {
+        n = PyLong_AsLongLong(PyTuple_GET_ITEM(key, 0));
+        g = PyLong_AsLongLong(PyTuple_GET_ITEM(key, 1));
+        if (PyErr_Occurred()) PyErr_Clear();
+    }
+    if (g != 0 || n <= 0 || n >= w->t->nnumbers || w->page_of_number[n] < 0) return TW_BAIL;
+    *page = w->page_of_number[n];
+    return 0;
+}
+
+/* _Walker._orphan_page_of_ref of content with no /Pg whose element is object
+ * (num, gen) (num 0: a direct one): through /ParentTree (read once, by
+ * _Walker._parent_tree), else the only page of the document. 0 with *page
+ * set, 2 when the content is dropped, TW_BAIL, -1 on error. */
+static int tw_orphan_page(TWalk *w, long long num, long long gen, long long mcid, long long stream, Py_ssize_t *page) {
+    if (!w->parent_tree && !(w->parent_tree = PyObject_CallNoArgs(w->env[W_PARENT_TREE]))) return -1;
+    if (!PyDict_CheckExact(w->parent_tree)) return TW_BAIL;
+    if (PyDict_GET_SIZE(w->parent_tree)) {
+        if (stream == 0 && num > 0) { /* PAGE_STREAM content of an indirect element */
+            PyObject *ref = cached_ref(w->t->refs, num, gen), *m = ref ? PyLong_FromLongLong(mcid) : NULL;
+            PyObject *key = m ? PyTuple_Pack(2, ref, m) : NULL;
+            Py_XDECREF(ref);
+            Py_XDECREF(m);
+            if (!key) return -1;
+            PyObject *found = PyDict_GetItemWithError(w->parent_tree, key); /* borrowed */
+            Py_DECREF(key);
+            if (found) {
+                int status = tw_page_key(w, found, page);
+                return status ? status : tw_warn(w, M_ORPHAN_PARENT_TREE);
+            }
+            if (PyErr_Occurred()) return -1;
+        }
+    } else if (w->npages == 1) {
+        int status = tw_page_key(w, PyTuple_GET_ITEM(w->env[W_PAGES], 0), page);
+        return status ? status : tw_warn(w, M_ORPHAN_ONE_PAGE);
+    }
+    int status = tw_warn(w, M_ORPHAN_DROPPED);
+    return status ? status : 2;
+}
+
 /* _Walker._record: a (page, stream, MCID, element) row of the content columns. */
 static int tw_record(TWalk *w, const TItem *item) {
     Py_ssize_t page = item->page;
     if (page < 0) { /* no /Pg: through /ParentTree, or the only page (_page_of_orphan) */
         const long long *num = (const long long *)w->cols.element[COL_NUM].data, *gen = (const long long *)w->cols.element[COL_GEN].data;
         if (item->element < 0 || item->element >= w->cols.count) return TW_BAIL;
-        PyObject *mcid = PyLong_FromLongLong(item->mcid), *stream = mcid ? PyLong_FromLongLong(item->stream) : NULL;
-        PyObject *ref = !stream ? NULL : num[item->element] > 0 ? cached_ref(w->t->refs, num[item->element], gen[item->element]) : Py_NewRef(Py_None);
-        PyObject *found = ref ? walk_call(w->env[W_ORPHAN], mcid, stream, ref, 3) : NULL;
-        Py_XDECREF(mcid);
-        Py_XDECREF(stream);
-        Py_XDECREF(ref);
-        if (!found) return -1;
-        int status = 0;
-        if (found == Py_None) {
-            status = 2; /* dropped */
-        } else {
-            long long n = -1, g = -1;
-            if (PyTuple_CheckExact(found) && PyTuple_GET_SIZE(found) == 2) {
-                n = PyLong_AsLongLong(PyTuple_GET_ITEM(found, 0));
-                g = PyLong_AsLongLong(PyTuple_GET_ITEM(found, 1));
-                if (PyErr_Occurred()) PyErr_Clear();
-            }
-            if (g == 0 && n > 0 && n < w->t->nnumbers && w->page_of_number[n] >= 0) page = w->page_of_number[n];
-            else status = TW_BAIL;
-        }
-        Py_DECREF(found);
+        long long n = num[item->element] > 0 ? num[item->element] : 0;
+        int status = tw_orphan_page(w, n, gen[item->element], item->mcid, item->stream, &page);
         if (status) return status == 2 ? 0 : status;
     }
     /* page and stream in one key: a page index below 2^31, a stream number below 2^24 */
@@ -5140,6 +5165,7 @@ static void tw_free(TWalk *w) {
     buf_free(&w->stack); buf_free(&w->items); buf_free(&w->iters); buf_free(&w->ctxs); buf_free(&w->types); buf_free(&w->order);
     PyMem_Free(w->seen); PyMem_Free(w->on_path); PyMem_Free(w->page_of_number); PyMem_Free(w->objr_counts);
     PyMem_Free(w->claimed_page); PyMem_Free(w->claimed_mcid);
+    Py_XDECREF(w->parent_tree);
     for (int i = 0; i < 3; i++) Py_XDECREF(w->scopes[i]);
     walk_free(&w->base);
 }

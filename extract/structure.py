@@ -837,7 +837,7 @@ class _Walker:
         env = (
             self._object_refs, self._pages, self._root_objgen, root_k, self._document_lang(), self._plain_type,
             ("", "NonStruct", self._info("NonStruct"), None), self._texts, text_string, self._cell_attributes, _NO_CELL,
-            self._resolve, self._orphan_page_of_ref, self._warnings.add, self._messages, self._max_depth,
+            self._resolve, self._parent_tree, self._warnings.add, self._messages, self._max_depth,
             self._type_in, Stream, self._class_map, _SPAN_COMPLAINTS, self._cell_nodes,
         )  # fmt: skip
         walked = nodes.walk(env)
@@ -1221,7 +1221,9 @@ class _Walker:
         return self._orphan_page_of_ref(mcid, stream, self._elements[element].ref)
 
     def _orphan_page_of_ref(self, mcid: int, stream: int, ref: Ref | None) -> PageKey | None:
-        """_page_of_orphan of content whose element is object `ref` (None: a direct one)."""
+        """_page_of_orphan of content whose element is object `ref` (None: a
+        direct one). The node walk does the same in C (_core's tw_orphan_page,
+        over the dict _parent_tree gives it)."""
         warn = self._warnings.add
         parent_tree_pages = self._parent_tree()
         if parent_tree_pages:
@@ -1237,7 +1239,7 @@ class _Walker:
 
     def _parent_tree(self) -> dict[tuple[tuple[int, int], int], PageKey]:
         """(element objgen, MCID) -> page from /ParentTree, read on first use
-        (the compiled walk asks for it at the first content with no /Pg)."""
+        (the compiled walks ask for it at the first content with no /Pg)."""
         if self._parent_tree_pages is None:
             self._parent_tree_pages = self._read_parent_tree_pages()
         return self._parent_tree_pages

@@ -397,3 +397,31 @@ def test_is_dict_answers_true_only_for_dictionaries_the_nodes_hold():
     page = pdf.pages[0].obj.objgen[0]  # a page is read through qpdf, never held
     assert nodes.is_dict(page) is NotImplemented
     assert nodes.is_dict(0) is nodes.is_dict(-1) is nodes.is_dict(10**30) is NotImplemented
+
+
+@needs_core
+@pytest.mark.parametrize("parent_tree", [True, False])
+def test_the_node_walk_places_content_with_no_page_as_the_reference_does(monkeypatch: pytest.MonkeyPatch, parent_tree: bool):
+    """Content with no /Pg anywhere in a one-page document (tw_orphan_page):
+    with a /ParentTree, the page content it lists is placed through it and
+    the rest dropped (a form's content by /Stm, a direct element's content);
+    without one, all of it goes to the only page."""
+    b = PdfBuilder()
+    page = b.add_page("")
+    form = b.pdf.make_stream(b"/P <</MCID 0>> BDC EMC")
+    listed = b.struct_element("P", [0, b.mcr(0, stream=form)], page=page)
+    b.set_struct_tree([listed], parent_tree=parent_tree)
+    del listed["/Pg"]
+    listed.K.append(Dictionary(Type=Name.StructElem, S=Name.Span, K=1))  # direct: /ParentTree cannot list it
+    pdf = _in_streams(b)
+    assert _walked_by_nodes(pdf, monkeypatch)
+    by_nodes = _read(pdf, monkeypatch, nodes=True)
+    assert by_nodes == _read(pdf, monkeypatch, nodes=False) == _read(pdf, monkeypatch, nodes=False, compiled=False)
+    placed = sorted((r.stream > 0, r.mcid) for refs in by_nodes.page_content.values() for r in refs)
+    counts = {w.message: w.count for w in by_nodes.warnings}
+    if parent_tree:
+        assert placed == [(False, 0)]
+        assert counts[structure._M.orphan_parent_tree] == 1 and counts[structure._M.orphan_dropped] == 2
+    else:
+        assert placed == [(False, 0), (False, 1), (True, 0)]
+        assert counts == {structure._M.orphan_one_page: 3}
