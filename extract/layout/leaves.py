@@ -33,7 +33,9 @@ stream's passes down the leaf: ``_passes_in_turn``), a table's cells set on two 
 paints out of order or in turn with a block beside them, which read as one
 (``stacked_cells``, ``_painted_in_turn``) whatever it painted between their
 lines, and blocks it paints into holes it left in a column, which read in
-place (``_holes_filled_later``). ``emit`` turns the leaves into glyph positions.
+place (``_holes_filled_later``); where it goes back up from block to block
+in no order (callouts round a figure, each painted down), the blocks read
+top first (``_blocks_painted_back``). ``emit`` turns the leaves into glyph positions.
 """
 
 from __future__ import annotations
@@ -43,6 +45,7 @@ import numpy as np
 from ragprep.extract.blocks import FONT_SIZE_CHANGE, PARAGRAPH_GAP
 from ragprep.extract.layout.params import (
     ALIGNED,
+    BLOCKS_BACK,
     CELL_LEADING,
     CELL_PADDING,
     COHERENT,
@@ -743,13 +746,16 @@ def _stacked_in_place(page: Page, runs: list[np.ndarray]) -> list[np.ndarray]:
     first), and, where the stream paints runs flush with one another up
     the page (_stream_paints_runs_up), a run above another that it overlaps
     along the line first, and so where it fills holes it left in a column
-    (_holes_filled_later). Fixtures:
+    (_holes_filled_later); where it goes back up from block to block in no
+    order (_blocks_painted_back), every run top first. Fixtures:
     test_footer_painted_first_reads_at_the_foot_of_the_page,
     test_running_head_painted_last_reads_first,
     test_title_above_a_column_painted_after_it_is_read_first."""
     n = len(runs)
     slack = (STACKED * page.body, ROW_OVERLAP * page.body)
     box, stacking, hole_count = leaf_stacking(page.lib, (page.x0, page.x1, page.y0, page.y1), runs, slack, page.rtl, FILLED_HOLES)
+    if _blocks_painted_back(page, runs, box):
+        return _top_first(page, runs)
     runs_up = _stream_paints_runs_up(stacking)
     holes = None if runs_up else _holes_filled_later(page, runs, box, hole_count)
     furniture = _band_furniture(page, runs, (stacking.top, stacking.bottom))
@@ -769,6 +775,35 @@ def _stacked_in_place(page: Page, runs: list[np.ndarray]) -> list[np.ndarray]:
         if order is not None:
             return [runs[k] for k in order]
     return [runs[k] for k in _band_order(n, furniture)]
+
+
+def _blocks_painted_back(page: Page, runs: list[np.ndarray], box: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]) -> bool:
+    """Is the stream no witness of the order of the leaf's blocks (its runs
+    of two lines or more, in paint order, boxes x0, y0, x1, y1 of `box`):
+    does it go back up from one block to a block whose top lies above the
+    last one's and that overlaps it along the line or lies before it
+    (kernels.back_up_moves over the blocks' tops) BLOCKS_BACK times or more,
+    and in more than CONSISTENT of its moves from block to block? reads_down
+    judges the stream line by line, and callouts round a figure (a heading
+    over a few lines each) that a producer paints one by one, each down,
+    in no order, pass it; a producer painting in reading order goes back up
+    from a block only for a float it placed (a callout painted after the
+    text under it, once) or to the next column's top, further along the
+    line. Such a leaf's runs read top first, then along the line
+    (_top_first); a text column's stream places its floats (margin notes
+    painted after the text). Fixture:
+    test_callouts_round_a_figure_painted_in_no_order_read_top_first."""
+    blocks = np.flatnonzero([len(run) > 1 for run in runs])
+    if len(blocks) <= BLOCKS_BACK:
+        return False
+    x0, _, x1, y1 = (side[blocks] for side in box)
+    # The tops stand for the blocks' baselines (descent 0 of a box of no height).
+    back = back_up_moves(page.lib, (x0, x1, y1, y1), np.arange(len(blocks)), 0.0, NEXT_LINE * page.body, SAME_BASELINE * page.body, page.rtl)
+    if back < BLOCKS_BACK or back <= CONSISTENT * (len(blocks) - 1):
+        return False
+    # A text column's stream is the witness of where its floats go (a margin
+    # note, the journal's note over the title, painted after the text).
+    return not is_text_column(page, np.sort(np.concatenate(runs)))
 
 
 def _holes_filled_later(

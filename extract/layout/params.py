@@ -165,6 +165,12 @@ FACT_ROWS = 2
 # in a column (after a run over them, then one under them) is no witness of
 # their order (leaves._holes_filled_later); one such run is a float it placed.
 FILLED_HOLES = 2
+# A stream that goes back up from one block of a leaf that is no text column
+# (a run of two lines or more) to a block above it this many times or more,
+# in more than CONSISTENT of its moves from block to block, is no witness of
+# the blocks' order (leaves._blocks_painted_back: a figure's callouts painted
+# in no order); going back up once is a float it placed.
+BLOCKS_BACK = 2
 # Two runs of lines whose boxes overlap across the line by less than this
 # many body heights lie one above the other (tall glyph boxes of
 # consecutive lines overlap by a third of a line or so).

@@ -1360,6 +1360,46 @@ def test_callout_painted_after_the_text_under_it_keeps_its_place_in_the_stream()
     assert layout(b).joined.text == "\n".join([*above, *under, *callout])
 
 
+# Callouts round a figure: (x, top) of each, listed top first; staggered along
+# the line so that no gutter parts them and no gap crosses them all.
+CALLOUTS = [(60, 702), (265, 644), (154, 601), (265, 554), (30, 540), (29, 466), (219, 419)]
+
+
+@pytest.mark.parametrize("painted", [[6, 3, 1, 0, 5, 2, 4], [4, 1, 6, 3, 2, 5, 0], [6, 1, 5, 2, 4, 0, 3]])
+def test_callouts_round_a_figure_painted_in_no_order_read_top_first(painted: list[int]):
+    # leaves._blocks_painted_back: seven callouts (a heading over three
+    # lines each) each painted down in one visit, the callouts in no order.
+    # Line by line the stream reads down the leaf (the witness test lets it
+    # stand), but from callout to callout it goes back up to one above
+    # twice in six moves: no witness of their order, and they read top
+    # first (breast-cancer guide p39's callouts round a figure).
+    b = PdfBuilder()
+    f = b.add_standard_font("Helvetica", widths=True)
+    callouts = [[f"Callout {k}", *wrap(prose(f"c{k}x", 14), 110, size=9)[:3]] for k in range(len(CALLOUTS))]
+    b.add_page(
+        " ".join(show(f, CALLOUTS[k][0], CALLOUTS[k][1] - LEADING * i, line, 9) for k in painted for i, line in enumerate(callouts[k]))
+    )
+    assert layout(b).joined.text == "\n".join(line for callout in callouts for line in callout)
+
+
+def test_floats_round_a_text_column_painted_after_it_keep_their_places_in_the_stream():
+    # leaves._blocks_painted_back: a text column, then a note over it, a
+    # footnote and a margin note beside it, painted in that order (a
+    # journal's first page). From block to block the stream goes back up
+    # twice in three moves, but in a text column the stream is the witness
+    # of where its floats go: the blocks keep paint order.
+    b = PdfBuilder()
+    f = b.add_standard_font("Helvetica", widths=True)
+    text, note = wrap(prose("a", 160), 396), wrap(prose("n", 16), 300, size=8)
+    foot, margin = wrap(prose("f", 20), 396, size=7), wrap(prose("m", 12), 80, size=7)
+    parts = [show(f, 144, 650 - LEADING * i, line) for i, line in enumerate(text)]
+    parts += [show(f, 160, 720 - 10 * i, line, 8) for i, line in enumerate(note)]
+    parts += [show(f, 144, 80 - 8 * i, line, 7) for i, line in enumerate(foot)]
+    parts += [show(f, 36, 600 - 8 * i, line, 7) for i, line in enumerate(margin)]
+    b.add_page(" ".join(parts))
+    assert layout(b).joined.text == "\n".join([*text, *note, *foot, *margin])
+
+
 def test_footnote_painted_last_reads_at_the_foot_of_its_column():
     # cut._ragged_ends: a band of running text under one column joins it,
     # and that region reads by its columns whatever was painted last.

@@ -139,9 +139,9 @@ RANDOM = range(60)
 def test_random_pages_read_as_written_in_nearly_every_painting():
     # A sweep of random_page over every twin order and a shuffle: the order
     # score (tokens in reading order, as bench/layout.py scores) stays at
-    # 0.85 or more on every painting, and nearly all (419 of 420 today) read
-    # exactly; the one that does not is a known kind: seed 56 painted by x
-    # position (0.88, LIMITS' random_56).
+    # 0.85 or more on every painting, and nearly all (420 of 420 today; seed
+    # 56 painted by x position read at 0.88 until leaves._blocks_painted_back)
+    # read exactly.
     from ragprep.pipeline.compare.metrics import lcs_length, tokenize
 
     exact, scores = 0, []
