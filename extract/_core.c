@@ -4224,11 +4224,18 @@ typedef struct { Py_ssize_t first, count, pos, single, standing; } TIter;
  * (page, stream, MCID, element) row per piece of content recorded; the
  * element's /Lang in effect per element; /ActualText, /Alt and a cell's
  * attributes only where an element has them (index -> value); the
- * (raw, standard) types in the order elements first use them. */
-enum { COL_PARENT, COL_TYPE, COL_LEVEL, COL_OWNER, COL_NUM, COL_GEN, COL_PAGE, COL_COUNT };
+ * (raw, standard) types in the order elements first use them. COL_PATH is
+ * the element's path step: steps are (the parent's step or -1, type row)
+ * pairs numbered by first use (`steps`, int64 pairs), so elements with the
+ * same types from the top share one (structure_columns.walked_columns makes
+ * them paths); `step_slots` finds a pair's number (open addressing). */
+enum { COL_PARENT, COL_TYPE, COL_LEVEL, COL_OWNER, COL_NUM, COL_GEN, COL_PAGE, COL_PATH, COL_COUNT };
+typedef struct { long long parent, type, step; } TStepSlot; /* step -1: empty */
 typedef struct {
-    Buf element[COL_COUNT], content;
+    Buf element[COL_COUNT], content, steps;
     Py_ssize_t count;
+    TStepSlot *step_slots;
+    size_t step_mask; /* slots - 1, a power of two minus one; 0 before the first step */
     PyObject *lang, *actual_text, *alt, *cells, *types; /* list, dict, dict, dict, dict (owned) */
 } TColumns;
 
@@ -4952,6 +4959,47 @@ static Py_ssize_t tw_type_column(TWalk *w, TType *type) {
     return row;
 }
 
+/* The slot of step (parent, type): its own, or the empty one where it goes. */
+static TStepSlot *tw_step_slot(TColumns *cols, long long parent, long long type) {
+    uint64_t h = ((uint64_t)parent * 0x9E3779B97F4A7C15ull) ^ ((uint64_t)type * 0xC2B2AE3D27D4EB4Full);
+    size_t at = (size_t)(h ^ (h >> 29)) & cols->step_mask;
+    while (cols->step_slots[at].step >= 0 && (cols->step_slots[at].parent != parent || cols->step_slots[at].type != type))
+        at = (at + 1) & cols->step_mask; /* at most half the slots are full: an empty one comes */
+    return &cols->step_slots[at];
+}
+
+/* Twice the slots, the steps placed again; -1 on error. */
+static int tw_step_grow(TColumns *cols) {
+    size_t old = cols->step_mask ? cols->step_mask + 1 : 0, slots = old ? old * 2 : 64;
+    if (slots > PY_SSIZE_T_MAX / sizeof(TStepSlot)) { PyErr_NoMemory(); return -1; }
+    TStepSlot *fresh = PyMem_Malloc(slots * sizeof(TStepSlot)), *before = cols->step_slots;
+    if (!fresh) { PyErr_NoMemory(); return -1; }
+    for (size_t i = 0; i < slots; i++) fresh[i].step = -1;
+    cols->step_slots = fresh;
+    cols->step_mask = slots - 1;
+    for (size_t i = 0; i < old; i++)
+        if (before[i].step >= 0) *tw_step_slot(cols, before[i].parent, before[i].type) = before[i];
+    PyMem_Free(before);
+    return 0;
+}
+
+/* The path step of an element of `type_row` under `parent` (-1: the root): numbered at first use; -1 on error. */
+static long long tw_path_step(TColumns *cols, Py_ssize_t parent, long long type_row) {
+    long long up = -1;
+    if (parent >= 0) {
+        if (parent >= cols->count) { PyErr_SetString(PyExc_IndexError, "TreeObjects.walk: a parent after its kid"); return -1; }
+        up = ((const long long *)cols->element[COL_PATH].data)[parent];
+    }
+    long long known = (long long)(cols->steps.len / (2 * sizeof(long long)));
+    if ((size_t)known * 2 >= cols->step_mask && tw_step_grow(cols) < 0) return -1; /* keep half the slots empty */
+    TStepSlot *slot = tw_step_slot(cols, up, type_row);
+    if (slot->step >= 0) return slot->step;
+    long long pair[2] = {up, type_row};
+    if (buf_append(&cols->steps, pair, sizeof pair) < 0) return -1;
+    *slot = (TStepSlot){up, type_row, known};
+    return known;
+}
+
 /* `value` at element `index` of a sparse column, unless it is None. */
 static int tw_sparse(PyObject *column, Py_ssize_t index, PyObject *value) {
     if (value == Py_None) return 0;
@@ -4967,10 +5015,11 @@ static int tw_element(TWalk *w, const TItem *item, TType *type, const TCtx *c, P
     Py_ssize_t index = w->cols.count;
     int lang_set = PyObject_IsTrue(texts[0]);
     Py_ssize_t type_row = lang_set < 0 ? -1 : tw_type_column(w, type);
-    if (type_row < 0) return -1;
+    long long step = type_row < 0 ? -1 : tw_path_step(&w->cols, c->index, type_row);
+    if (step < 0) return -1;
     long long row[COL_COUNT] = {
         c->index, type_row, type->h ? 1 + c->headed_excl : type->numbered, owner,
-        item->num > 0 ? item->num : 0, item->num > 0 ? item->gen : 0, page,
+        item->num > 0 ? item->num : 0, item->num > 0 ? item->gen : 0, page, step,
     };
     for (int i = 0; i < COL_COUNT; i++)
         if (buf_append(&w->cols.element[i], &row[i], sizeof row[i]) < 0) return -1;
@@ -5156,7 +5205,7 @@ static void tw_free(TWalk *w) {
         Py_XDECREF(tw_ctx(w, (Py_ssize_t)i)->lang);
     }
     for (int i = 0; i < COL_COUNT; i++) buf_free(&w->cols.element[i]);
-    buf_free(&w->cols.content);
+    buf_free(&w->cols.content); buf_free(&w->cols.steps); PyMem_Free(w->cols.step_slots);
     Py_XDECREF(w->cols.lang); Py_XDECREF(w->cols.actual_text); Py_XDECREF(w->cols.alt); Py_XDECREF(w->cols.cells); Py_XDECREF(w->cols.types);
     for (size_t i = 0; i < w->types.len / sizeof(TType); i++) Py_XDECREF(((TType *)w->types.data)[i].entry);
     for (size_t i = 0; i < w->ns_types.len / sizeof(TNsType); i++) Py_XDECREF(((TNsType *)w->ns_types.data)[i].type.entry);
@@ -5173,7 +5222,7 @@ static void tw_free(TWalk *w) {
 /* The walk's columns as walk() hands them over: (the element columns as
  * bytes of int64, COL_* order; the content rows as bytes of int64 quadruples;
  * /Lang per element; /ActualText, /Alt and cells by element; the type
- * table's (raw, standard) pairs). New reference. */
+ * table's (raw, standard) pairs; the path steps as bytes of int64 pairs). New reference. */
 static PyObject *tw_columns(TWalk *w) {
     PyObject *element = PyTuple_New(COL_COUNT);
     for (int i = 0; element && i < COL_COUNT; i++) {
@@ -5183,7 +5232,9 @@ static PyObject *tw_columns(TWalk *w) {
     }
     PyObject *content = element ? PyBytes_FromStringAndSize(w->cols.content.data, (Py_ssize_t)w->cols.content.len) : NULL;
     PyObject *types = content ? PyDict_Keys(w->cols.types) : NULL; /* in the order rows were given */
-    PyObject *out = types ? PyTuple_Pack(7, element, content, w->cols.lang, w->cols.actual_text, w->cols.alt, w->cols.cells, types) : NULL;
+    PyObject *steps = types ? PyBytes_FromStringAndSize(w->cols.steps.data, (Py_ssize_t)w->cols.steps.len) : NULL;
+    PyObject *out = steps ? PyTuple_Pack(8, element, content, w->cols.lang, w->cols.actual_text, w->cols.alt, w->cols.cells, types, steps) : NULL;
+    Py_XDECREF(steps);
     Py_XDECREF(element);
     Py_XDECREF(content);
     Py_XDECREF(types);

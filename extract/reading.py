@@ -17,6 +17,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable
 from dataclasses import dataclass
+from operator import itemgetter
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -301,17 +302,23 @@ def _add_figure_alt_rows(
 def _run_labels(tree: StructTree, owners: np.ndarray) -> dict[str, list[Any]]:
     """Per field of BlockLabel, the value of each run: its owning element's,
     or the tail's (owner -1) for content outside the structure."""
-    rows = owners.astype(np.int64)  # a copy: tail rows are overwritten
-    tail = np.flatnonzero(rows < 0).tolist()
-    if len(tail) == len(owners):
-        return {name: [getattr(_TAIL, attribute)] * len(owners) for name, attribute in _LABEL_FIELDS}
-    rows[tail] = rows.max()  # an element's fields read there, then the tail's put in
-    labels: dict[str, list[Any]] = {}
-    for name, attribute in _LABEL_FIELDS:
-        labels[name] = values = tree.values(attribute, rows)
-        for position in tail:
-            values[position] = getattr(_TAIL, attribute)
-    return labels
+    rows = owners.astype(np.int64)
+    owned = np.flatnonzero(rows >= 0)
+    names = [name for name, _ in _LABEL_FIELDS]
+    if len(owned) == len(rows):
+        return dict(zip(names, tree.labels(rows), strict=True))
+    if not len(owned):
+        return {name: [getattr(_TAIL, attribute)] * len(rows) for name, attribute in _LABEL_FIELDS}
+    # Owned and tail runs both (so two runs or more): each run picks its
+    # element's value or, past the owned runs' values, the tail's (no Python step per run).
+    source = np.full(len(rows), len(owned), dtype=np.int64)
+    source[owned] = np.arange(len(owned))
+    pick = itemgetter(*source.tolist())
+    values = tree.labels(rows[owned])
+    return {
+        name: list(pick([*owned_values, getattr(_TAIL, attribute)]))
+        for (name, attribute), owned_values in zip(_LABEL_FIELDS, values, strict=True)
+    }
 
 
 class _Tail(NamedTuple):
@@ -328,7 +335,7 @@ class _Tail(NamedTuple):
 
 _TAIL = _Tail()
 
-# BlockLabel's fields and the StructElement attribute each is read from.
+# BlockLabel's fields and the StructElement attribute each is read from, in StructTree.labels' order.
 _LABEL_FIELDS = (
     ("struct_type", "type"), ("struct_path", "path"), ("heading_level", "heading_level"),
     ("lang", "lang"), ("header_cell", "header_cell"), ("alt", "alt"),

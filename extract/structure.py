@@ -245,24 +245,7 @@ class StructTree:
 
     def path(self, index: int) -> tuple[str, ...]:
         """StructElement.path of element `index`: its parent's and its own standard type."""
-        paths = self._paths
-        found = paths.get(index)
-        if found is not None:
-            return found
-        # Up to the nearest element whose path is known, then down (no recursion: a tree is 128 deep).
-        chain, at = [], index
-        while at >= 0 and at not in paths:
-            chain.append(at)
-            at = int(self.columns.parent[at])
-        path = paths[at] if at >= 0 else ()
-        names = self.columns.type_names
-        for row in reversed(chain):
-            path = paths[row] = path + (names[self.columns.type[row]][1],)
-        return path
-
-    @cached_property
-    def _paths(self) -> dict[int, tuple[str, ...]]:
-        return {}
+        return self.columns.path_names[self.columns.path[index]]
 
     def values(self, attribute: str, indices: list[int] | np.ndarray) -> list[Any]:
         """StructElement.`attribute` of each element of `indices`, read from
@@ -273,13 +256,21 @@ class StructTree:
             return [getattr(self.element(i), attribute) for i in rows.tolist()]
         return read(self, rows)
 
-    def paths(self, rows: list[int]) -> list[tuple[str, ...]]:
-        """StructElement.path of each element of `rows`."""
-        found = list(map(self._paths.get, rows))
-        for k, row in enumerate(rows):
-            if found[k] is None:
-                found[k] = self.path(row)
-        return found  # type: ignore[return-value]
+    def labels(self, rows: np.ndarray) -> tuple[list[Any], ...]:
+        """StructElement's type, path, heading_level, lang, header_cell and
+        alt of each element of `rows` (a page's block labels): each column
+        read once for all rows, the type row taken once for both its fields."""
+        c, listed = self.columns, rows.tolist()
+        type_row = c.type[rows]
+        names, header_cell = self._type_fields
+        return (
+            names[type_row].tolist(),
+            list(map(c.path_names.__getitem__, c.path[rows].tolist())),
+            [level or None for level in c.heading_level[rows].tolist()],
+            list(map(c.lang.__getitem__, listed)),
+            header_cell[type_row].tolist(),
+            list(map(c.alt.get, listed)),
+        )
 
     @cached_property
     def page_content(self) -> Mapping[PageKey, tuple[MarkedContentRef, ...]]:
@@ -435,7 +426,7 @@ def _sparse(column: str) -> Callable[[StructTree, np.ndarray], list[Any]]:
 _COLUMN_READS: dict[str, Callable[[StructTree, np.ndarray], list[Any]]] = {
     "type": _by_type(0),
     "header_cell": _by_type(1),
-    "path": lambda tree, rows: tree.paths(rows.tolist()),
+    "path": lambda tree, rows: list(map(tree.columns.path_names.__getitem__, tree.columns.path[rows].tolist())),
     "heading_level": _levels,
     "lang": lambda tree, rows: list(map(tree.columns.lang.__getitem__, rows.tolist())),
     "alt": _sparse("alt"),

@@ -107,6 +107,7 @@ class ElementColumns(NamedTuple):
     ref_number: np.ndarray  # int64: 0 for a direct object (ref None)
     ref_generation: np.ndarray  # int64
     page: np.ndarray  # int64: the row of page_keys; -1 for None
+    path: np.ndarray  # int64: the row of path_names
     lang: Sequence[str | None]
     # Only the elements that have one, by row.
     actual_text: Mapping[int, str]
@@ -116,6 +117,8 @@ class ElementColumns(NamedTuple):
     type_names: tuple[tuple[str, str], ...]
     # The document's pages, then any other page key an element names, in first use.
     page_keys: tuple[PageKey, ...]
+    # StructElement.path of the elements, each once, in the order elements first have it.
+    path_names: tuple[tuple[str, ...], ...]
 
 
 class ContentColumns(NamedTuple):
@@ -174,6 +177,7 @@ def element_columns(elements: Sequence[StructElement], page_keys: tuple[PageKey,
         return np.fromiter(values, dtype=np.int64, count=count)
 
     cells = {e.index: cell for e in elements if (cell := (e.row_span, e.col_span, e.scope, e.headers, e.element_id)) != NO_CELL}
+    paths: dict[tuple[str, ...], int] = {}
     return ElementColumns(
         parent=column(e.parent for e in elements),
         type=column(types.setdefault((e.raw_type, e.type), len(types)) for e in elements),
@@ -182,12 +186,14 @@ def element_columns(elements: Sequence[StructElement], page_keys: tuple[PageKey,
         ref_number=column(e.ref[0] if e.ref else 0 for e in elements),
         ref_generation=column(e.ref[1] if e.ref else 0 for e in elements),
         page=column(rows[e.page] if e.page is not None else -1 for e in elements),
+        path=column(paths.setdefault(e.path, len(paths)) for e in elements),
         lang=[e.lang for e in elements],
         actual_text={e.index: e.actual_text for e in elements if e.actual_text is not None},
         alt={e.index: e.alt for e in elements if e.alt is not None},
         cells=cells,
         type_names=tuple(types),
         page_keys=page_keys,
+        path_names=tuple(paths),
     )
 
 
@@ -208,12 +214,28 @@ def content_columns(content: Mapping[PageKey, Sequence[MarkedContentRef]], page_
 
 def walked_columns(walked: tuple[object, ...], pages: tuple[PageKey, ...]) -> tuple[ElementColumns, ContentColumns]:
     """The columns _core.TreeObjects.walk hands back (its tw_columns), as arrays."""
-    element, content, lang, actual_text, alt, cells, type_names = walked
-    parent, type_, level, owner, number, generation, page = (np.frombuffer(b, dtype=np.int64) for b in element)  # type: ignore[attr-defined]
+    element, content, lang, actual_text, alt, cells, type_names, steps = walked
+    parent, type_, level, owner, number, generation, page, step = (np.frombuffer(b, dtype=np.int64) for b in element)  # type: ignore[attr-defined]
+    names: tuple[tuple[str, str], ...] = tuple(type_names)  # type: ignore[arg-type]
+    path_of_step, path_names = _step_paths(np.frombuffer(steps, dtype=np.int64).tolist(), names)  # type: ignore[call-overload]
     elements = ElementColumns(
-        parent, type_, level, owner, number, generation, page,
-        lang, actual_text, alt, cells, tuple(type_names), pages,  # type: ignore[arg-type]
+        parent, type_, level, owner, number, generation, page, path_of_step[step],
+        lang, actual_text, alt, cells, names, pages, path_names,  # type: ignore[arg-type]
     )  # fmt: skip
     rows = np.frombuffer(content, dtype=np.int64).reshape(-1, 4)  # type: ignore[call-overload]
     by_page = rows[np.argsort(rows[:, 0], kind="stable")]
     return elements, ContentColumns(*(np.ascontiguousarray(by_page[:, i]) for i in range(4)))
+
+
+def _step_paths(steps: list[int], type_names: Sequence[tuple[str, str]]) -> tuple[np.ndarray, tuple[tuple[str, ...], ...]]:
+    """The node walk's path steps (flat (parent step or -1, type row) pairs,
+    a parent step before its kids) as paths: each step's row of the paths,
+    and the paths in the order steps first reach them (element_columns'
+    order: a step's first element comes before those of later steps)."""
+    rows: dict[tuple[str, ...], int] = {}
+    path_of_step: list[tuple[str, ...]] = []
+    for up, type_row in zip(steps[::2], steps[1::2], strict=True):
+        path = (path_of_step[up] if up >= 0 else ()) + (type_names[type_row][1],)
+        path_of_step.append(path)
+        rows.setdefault(path, len(rows))
+    return np.array([rows[path] for path in path_of_step], dtype=np.int64), tuple(rows)

@@ -28,7 +28,9 @@ def _tree(parents: np.ndarray) -> StructTree:
     """A tree of these parents (-1: a kid of the root), all P; nearest reads no more."""
     parent = np.asarray(parents, dtype=np.int64)
     zeros, none = np.zeros(len(parent), dtype=np.int64), np.full(len(parent), -1, dtype=np.int64)
-    columns = ElementColumns(parent, zeros, zeros, none, zeros, zeros, none, [None] * len(parent), {}, {}, {}, (("P", "P"),), ())
+    columns = ElementColumns(
+        parent, zeros, zeros, none, zeros, zeros, none, zeros, [None] * len(parent), {}, {}, {}, (("P", "P"),), (), (("P",),)
+    )  # fmt: skip
     empty = np.zeros(0, dtype=np.int64)
     return StructTree(columns, ContentColumns(empty, empty, empty, empty), {}, ())
 

@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 from pikepdf import Array, Dictionary, Name, String
 from pdfbuilder import PdfBuilder
 
-from ragprep.extract import structure
+from ragprep.extract import reading, structure
 from ragprep.extract.native import compiled_core
 from ragprep.extract.structure_columns import ContentColumns, ElementColumns, StructElement
 from ragprep.extract.structure_objects import PlainObjects
@@ -148,6 +148,49 @@ def test_the_node_walk_writes_the_columns_the_walks_of_plain_values_make(monkeyp
     assert list(by_nodes.elements) == own and len(own) > 10
     assert by_nodes.columns.actual_text and by_nodes.columns.alt and by_nodes.columns.cells  # sparse columns exercised
     assert len(by_nodes.content.page) > 5 and dict(by_nodes.page_content) == dict(reference.page_content)
+
+
+@needs_core
+def test_block_labels_read_from_the_columns_are_the_walks_element_fields(monkeypatch: pytest.MonkeyPatch):
+    pdf = _in_streams(_rich_tree())
+    reference, own = _read_by_reference(pdf, monkeypatch)
+    rows = np.array([*range(len(own) - 1, -1, -1), 2, 0, 2], dtype=np.int64)  # any order, rows repeated
+    expected = [(e.type, e.path, e.heading_level, e.lang, e.header_cell, e.alt) for e in (own[i] for i in rows.tolist())]
+    for tree in (_read(pdf, monkeypatch, nodes=True), reference):
+        assert list(zip(*tree.labels(rows), strict=True)) == expected
+    # Runs outside the structure (owner -1) get the tail's label, the others their element's.
+    labels = reading._run_labels(reference, np.array([-1, 3, -1, 5], dtype=np.int64))
+    tail = (reading._TAIL.type, reading._TAIL.path, None, None, False, None)
+    owned = [(e.type, e.path, e.heading_level, e.lang, e.header_cell, e.alt) for e in (own[3], own[5])]
+    assert list(zip(*(labels[name] for name, _ in reading._LABEL_FIELDS), strict=True)) == [tail, owned[0], tail, owned[1]]
+
+
+def _nested_sections(depth: int) -> PdfBuilder:
+    """Sections nested `depth` deep, each with a P and a Para (role-mapped to
+    P) over one MCID each: every path but the deepest twice, once by each name."""
+    b = PdfBuilder()
+    font = b.add_standard_font("Helvetica")
+    b.add_page(" ".join(f"/P <</MCID {i}>> BDC BT /{font} 9 Tf 72 {760 - 8 * i} Td (m{i}) Tj ET EMC" for i in range(2 * depth)))
+    inner: list[Any] = []
+    for level in range(depth):
+        inner = [b.struct_element("Sect", [b.struct_element("P", [2 * level]), b.struct_element("Para", [2 * level + 1]), *inner])]
+    b.set_struct_tree([b.struct_element("Document", inner, page=b.pdf.pages[0])], role_map={"Para": "P"})
+    return b
+
+
+@needs_core
+def test_elements_of_one_path_share_its_row_whichever_walk_read_them(monkeypatch: pytest.MonkeyPatch):
+    depth = 40  # 121 elements, 81 paths: more than the node walk's first table of path steps holds
+    pdf = _in_streams(_nested_sections(depth))
+    assert _walked_by_nodes(pdf, monkeypatch)
+    reference, own = _read_by_reference(pdf, monkeypatch)
+    by_nodes = _read(pdf, monkeypatch, nodes=True)
+    _assert_same_columns(by_nodes, reference, "nested sections")
+    for tree in (by_nodes, reference, _read(pdf, monkeypatch, nodes=False)):
+        names = tree.columns.path_names
+        assert tree.size == 3 * depth + 1 and len(names) == 2 * depth + 1 and len(set(names)) == len(names)
+        assert [names[row] for row in tree.columns.path.tolist()] == [e.path for e in own]
+    assert own[2].path == own[3].path == ("Document", "Sect", "P") and own[3].raw_type == "Para"
 
 
 _TYPES = ("P", "H", "H2", "Sect", "Div", "Span", "Figure", "Table", "TR", "TD", "TH", "Para", "L", "LI")
