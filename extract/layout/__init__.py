@@ -61,6 +61,9 @@ a named function in the module that says why:
    side by side that no cut separated (a sidebar, a pull quote) keep paint
    order, and where the stream paints the leaf in pieces (no witness), its
    paragraphs are the blocks and read top first, then along the line.
+   A note boxed at the head of the page, smaller than the running text
+   under it and set in from its edge, reads after that text, before the
+   furniture at the foot (``leaves.head_note_last``).
 6. Blocks and labels (``labels``): block starts where geometry starts a
    paragraph and at every leaf change; H with a level where the glyphs are
    clearly larger than the body text.

@@ -55,11 +55,14 @@ from ragprep.extract.layout.params import (
     DESCENT,
     FACT_ROWS,
     FILLED_HOLES,
+    FURNITURE_ROWS,
     GRID_ROWS,
     MAX_CELL_LEAF,
     MAX_CELL_LINES,
     MAX_RUNS,
     NEXT_LINE,
+    NOTE_INSET,
+    NOTE_SIZE,
     PASS_EDGE,
     PROSE_LINES,
     ROW_OVERLAP,
@@ -78,7 +81,7 @@ from ragprep.extract.layout.kernels import (
     leaf_tail, nested_pairs, paint_order, paint_run_cuts, pass_cuts, row_groups, row_mates, row_returns, run_pairs, top_and_bottom, turning_pair,
 )  # fmt: skip
 from ragprep.extract.layout.kernels import run_boxes as kernel_run_boxes
-from ragprep.extract.layout.regions import baseline, blocks_wrapping, is_text_column, split_at
+from ragprep.extract.layout.regions import baseline, blocks_wrapping, is_text_column, rows_of, split_at
 from ragprep.extract.layout.units import Page
 
 
@@ -139,6 +142,104 @@ def leaf_order(page: Page, ids: np.ndarray) -> np.ndarray:
         runs = _floats_first(page, _top_first(page, runs), box)
     ordered = _order_runs(page, _merge_interleaved(page, runs), box)
     return _grid_rows(page, ids) if ordered is None else np.concatenate(ordered)
+
+
+def head_note_last(page: Page, leaves: list[np.ndarray]) -> list[np.ndarray]:
+    """`leaves` (the page's, each in reading order) with a note boxed at the
+    head of the page read after the running text under it, before the
+    furniture at the foot (_head_note). Page-layout tools float such a box
+    to the head of the page while the story runs on under it from the page
+    before; the note is outside that flow, which reads on first, whatever
+    order the stream paints the two in (a booklet's boxed asides, read
+    after the page's text by its tags). Lines that move keep their leaves:
+    a leaf split by the move reads as two. Fixture:
+    test_note_boxed_at_the_head_of_the_page_reads_after_the_text."""
+    order = np.concatenate(leaves)
+    found = _head_note(page, order)
+    if found is None:
+        return leaves
+    note, text = found
+    leaf = np.repeat(np.arange(len(leaves)), [len(part) for part in leaves])
+    moved = np.isin(order, note)
+    last = int(np.flatnonzero(np.isin(order, _in_the_measure(page, text)))[-1])
+    cut = int(np.count_nonzero(~moved[: last + 1]))
+    position = np.concatenate([np.flatnonzero(~moved)[:cut], np.flatnonzero(moved), np.flatnonzero(~moved)[cut:]])
+    order, leaf = order[position], leaf[position]
+    return split_at(order, np.flatnonzero(leaf[1:] != leaf[:-1]) + 1)
+
+
+def _head_note(page: Page, order: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+    """The note boxed at the head of the page whose lines in reading order
+    are `order`, and the running text under it (less the furniture at the
+    foot), or None: the lines above the page's first whitespace gap of
+    SECTION_GAP body heights or more, two or more, set smaller than the
+    text under them and inside its measure, in from its start edge by a
+    frame's padding (_boxed_note), over running text (is_text_column)."""
+    if len(order) < 4:
+        return None
+    down = order[np.argsort(-page.y1[order], kind="stable")]
+    floor = np.minimum.accumulate(page.y0[down])
+    gaps = np.flatnonzero(floor[:-1] - page.y1[down[1:]] >= SECTION_GAP * page.body)
+    if not len(gaps) or gaps[0] < 1:
+        return None
+    note, text = down[: gaps[0] + 1], _above_the_foot(page, down[gaps[0] + 1 :])
+    if len(text) < 2 or not is_text_column(page, np.sort(text)) or not _boxed_note(page, note, text):
+        return None
+    return note, text
+
+
+def _full_lines(page: Page, lines: np.ndarray) -> np.ndarray:
+    """Per line of `lines`, is it a full line of their running text: as
+    large as the text (NOTE_SIZE of the lines' median height) and filling
+    COLUMN_FILL of their width (a page number set in the text's size, a
+    footnote's mark, a margin note are none)."""
+    height, width = page.y1[lines] - page.y0[lines], page.x1[lines] - page.x0[lines]
+    measure = float(page.x1[lines].max() - page.x0[lines].min())
+    full: np.ndarray = (height >= NOTE_SIZE * float(np.median(height))) & (width >= COLUMN_FILL * measure)
+    return full
+
+
+def _in_the_measure(page: Page, text: np.ndarray) -> np.ndarray:
+    """The lines of `text` that lie along the line within the measure of
+    its full lines (_full_lines): the text and what is set in it (a
+    footnote's mark), not a margin note beside it, after which the note
+    would read."""
+    full = text[_full_lines(page, text)]
+    if not len(full):
+        return text
+    inside: np.ndarray = text[(page.x1[text] > page.x0[full].min()) & (page.x0[text] < page.x1[full].max())]
+    return inside
+
+
+def _above_the_foot(page: Page, down: np.ndarray) -> np.ndarray:
+    """Lines `down` (top to bottom) less the furniture at their foot: the
+    lines wholly SECTION_GAP body heights or more under the text's lowest
+    full line (_full_lines), where they are FURNITURE_ROWS rows or fewer (a
+    running footer and its page number)."""
+    full = _full_lines(page, down)
+    if not full.any():
+        return down
+    foot = page.y1[down] <= float(page.y0[down][full].min()) - SECTION_GAP * page.body
+    if foot.any() and len(rows_of(page, np.sort(down[foot]))[1]) <= FURNITURE_ROWS:
+        above: np.ndarray = down[~foot]
+        return above
+    return down
+
+
+def _boxed_note(page: Page, note: np.ndarray, text: np.ndarray) -> bool:
+    """Are lines `note` set smaller than running text `text` (NOTE_SIZE of
+    its median line height) and inside its measure, in from its start edge
+    (the left one, the right one on a right-to-left page) by NOTE_INSET
+    body heights or more?"""
+    size = float(np.median(page.y1[note] - page.y0[note]))
+    if size > NOTE_SIZE * float(np.median(page.y1[text] - page.y0[text])):
+        return False
+    left, right = float(page.x0[text].min()), float(page.x1[text].max())
+    low, high = float(page.x0[note].min()), float(page.x1[note].max())
+    inset = NOTE_INSET * page.body
+    if page.rtl:
+        return low >= left and high <= right - inset
+    return low >= left + inset and high <= right
 
 
 def _edges_and_stack(page: Page, order: np.ndarray) -> np.ndarray:

@@ -80,6 +80,17 @@ SIDE_CAPTION_LEADING = 1.5
 # a running head, a title line, a page number, a footer; the ends of two
 # columns under a gap are more rows.
 FURNITURE_ROWS = 2
+# A block at the head of the page whose lines' median height is at most this
+# share of the running text's under it, and whose start edge lies NOTE_INSET
+# body heights or more inside the text's measure, is a note boxed at the head
+# of the page (leaves.head_note_last): 8 pt notes over 11 pt text are 0.73, a
+# table's labels in 9 pt beside 8 pt cells 0.8; a caption in 9 pt over 10 pt
+# text (0.9) or a heading (larger) is no such note.
+NOTE_SIZE = 0.85
+# ... the box's padding: a frame sets its text in from the column's edge by
+# a few points (8 pt in 11 pt text: 0.75); a paragraph's first-line indent
+# indents one line, not the block.
+NOTE_INSET = 0.5
 # Bands at the foot of a region whose lines' median height is at most this
 # share of the other bands' are small print (footnotes across the page):
 # they stay under the text whatever the stream paints first

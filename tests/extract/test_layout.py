@@ -1400,6 +1400,49 @@ def test_floats_round_a_text_column_painted_after_it_keep_their_places_in_the_st
     assert layout(b).joined.text == "\n".join([*text, *note, *foot, *margin])
 
 
+@pytest.mark.parametrize("order", ["top_down", "reversed", "interleaved", "shuffled"])
+def test_note_boxed_at_the_head_of_the_page_reads_after_the_text(order: str):
+    # leaves.head_note_last: a note in 8 pt set in from the column's edge by
+    # a frame's padding at the head of the page, the running text in 10 pt
+    # under it, a page number at the foot. The text runs on from the page
+    # before; the note is outside its flow and reads after it, before the
+    # page number, whatever order the stream paints them in.
+    b = PdfBuilder()
+    f = b.add_standard_font("Helvetica", widths=True)
+    note, text = wrap(prose("n", 30), 380, size=8), wrap(prose("t", 90), 420)
+    assert len(note) >= 2 and len(text) >= 6
+    pieces = [(82.0, 720.0 - 10 * i, line, 8.0) for i, line in enumerate(note)]
+    top = 720 - 10 * len(note) - 30
+    pieces += [(72.0, top - LEADING * i, line, float(SIZE)) for i, line in enumerate(text)]
+    pieces.append((300.0, 40.0, "7", float(SIZE)))
+    if order == "top_down":
+        b.add_page(" ".join(show(f, x, y, line, size) for x, y, line, size in pieces))
+    else:
+        b.add_page(scrambled(f, pieces, order))
+    assert layout(b).joined.text == "\n".join([*text, *note, "7"])
+
+
+@pytest.mark.parametrize("order", ["top_down", "reversed", "shuffled"])
+def test_note_in_columns_boxed_at_the_head_of_the_page_reads_after_the_text(order: str):
+    # leaves.head_note_last across leaves: the boxed note at the head of the
+    # page is a heading over two columns of its own in 8 pt, which the cut
+    # reads as leaves; they move after the running text under them whole.
+    b = PdfBuilder()
+    f = b.add_standard_font("Helvetica", widths=True)
+    left, right = wrap(prose("l", 36), 170, size=8), wrap(prose("r", 36), 170, size=8)
+    text = wrap(prose("t", 90), 420)
+    pieces = [(82.0, 730.0, "Boxed heading", float(SIZE))]
+    pieces += [(x, 714.0 - 10 * i, line, 8.0) for x, column in ((82.0, left), (272.0, right)) for i, line in enumerate(column)]
+    top = 714 - 10 * max(len(left), len(right)) - 30
+    pieces += [(72.0, top - LEADING * i, line, float(SIZE)) for i, line in enumerate(text)]
+    pieces.append((300.0, 40.0, "7", float(SIZE)))
+    if order == "top_down":
+        b.add_page(" ".join(show(f, x, y, line, size) for x, y, line, size in pieces))
+    else:
+        b.add_page(scrambled(f, pieces, order))
+    assert layout(b).joined.text == "\n".join([*text, "Boxed heading", *left, *right, "7"])
+
+
 def test_footnote_painted_last_reads_at_the_foot_of_its_column():
     # cut._ragged_ends: a band of running text under one column joins it,
     # and that region reads by its columns whatever was painted last.
