@@ -2201,6 +2201,39 @@ done:
 }
 
 
+/* The box of the glyphs at O[start:end] (start < end; rows of the quads Q,
+ * 8 doubles each) as a tuple (x0, y0, x1, y1), rounded as np.round(v, 3)
+ * rounds (rint(v * 1000) / 1000); NULL with an exception set. */
+static PyObject *run_box(const double *Q, const int64_t *O, Py_ssize_t start, Py_ssize_t end) {
+    const double *first = Q + 8 * O[start];
+    double box[4] = {first[0], first[1], first[0], first[1]};
+    /* np.minimum / np.maximum over the corners (nan_min, nan_max): plain
+     * comparisons keep the earlier value on ties, as they do, and a NaN
+     * anywhere on an axis makes both of its bounds NaN, as it does. */
+    int nan_x = first[0] != first[0], nan_y = first[1] != first[1];
+    for (Py_ssize_t k = start; k < end; k++) {
+        const double *q = Q + 8 * O[k];
+        for (int c = k == start ? 1 : 0; c < 4; c++) {
+            double x = q[2 * c], y = q[2 * c + 1];
+            nan_x |= x != x;
+            nan_y |= y != y;
+            box[0] = x < box[0] ? x : box[0];
+            box[1] = y < box[1] ? y : box[1];
+            box[2] = x > box[2] ? x : box[2];
+            box[3] = y > box[3] ? y : box[3];
+        }
+    }
+    if (nan_x) box[0] = box[2] = NAN;
+    if (nan_y) box[1] = box[3] = NAN;
+    PyObject *item = PyTuple_New(4);
+    for (int c = 0; item && c < 4; c++) {
+        PyObject *v = PyFloat_FromDouble(rint(box[c] * 1000.0) / 1000.0);
+        if (!v) Py_CLEAR(item);
+        else PyTuple_SET_ITEM(item, c, v);
+    }
+    return item;
+}
+
 /* run_boxes(quad, order, starts) -> list of [x0, y0, x1, y1]: the bounding
  * box of each run of emitted glyphs (blocks._run_boxes), rounded as
  * np.round(v, 3) rounds (rint(v * 1000) / 1000). */
@@ -2222,33 +2255,7 @@ static PyObject *core_run_boxes(PyObject *mod, PyObject *args) {
     out = PyList_New(runs);
     if (!out) goto done;
     for (Py_ssize_t r = 0; r < runs; r++) {
-        Py_ssize_t end = r + 1 < runs ? (Py_ssize_t)S[r + 1] : n;
-        const double *first = Q + 8 * O[S[r]];
-        double box[4] = {first[0], first[1], first[0], first[1]};
-        /* np.minimum / np.maximum over the corners (nan_min, nan_max): plain
-         * comparisons keep the earlier value on ties, as they do, and a NaN
-         * anywhere on an axis makes both of its bounds NaN, as it does. */
-        int nan_x = first[0] != first[0], nan_y = first[1] != first[1];
-        for (Py_ssize_t k = (Py_ssize_t)S[r]; k < end; k++) {
-            const double *q = Q + 8 * O[k];
-            for (int c = k == S[r] ? 1 : 0; c < 4; c++) {
-                double x = q[2 * c], y = q[2 * c + 1];
-                nan_x |= x != x;
-                nan_y |= y != y;
-                box[0] = x < box[0] ? x : box[0];
-                box[1] = y < box[1] ? y : box[1];
-                box[2] = x > box[2] ? x : box[2];
-                box[3] = y > box[3] ? y : box[3];
-            }
-        }
-        if (nan_x) box[0] = box[2] = NAN;
-        if (nan_y) box[1] = box[3] = NAN;
-        PyObject *item = PyTuple_New(4);
-        for (int c = 0; item && c < 4; c++) {
-            PyObject *v = PyFloat_FromDouble(rint(box[c] * 1000.0) / 1000.0);
-            if (!v) Py_CLEAR(item);
-            else PyTuple_SET_ITEM(item, c, v);
-        }
+        PyObject *item = run_box(Q, O, (Py_ssize_t)S[r], r + 1 < runs ? (Py_ssize_t)S[r + 1] : n);
         if (!item) { Py_CLEAR(out); goto done; }
         PyList_SET_ITEM(out, r, item);
     }
@@ -2294,6 +2301,17 @@ static Py_ssize_t run_distinct(const int64_t *M, Py_ssize_t start, Py_ssize_t en
     return count;
 }
 
+/* found[0:count] as a tuple of ints; NULL with an exception set. */
+static PyObject *int_tuple(const int64_t *found, Py_ssize_t count) {
+    PyObject *item = PyTuple_New(count);
+    for (Py_ssize_t k = 0; item && k < count; k++) {
+        PyObject *v = PyLong_FromLongLong((long long)found[k]);
+        if (!v) Py_CLEAR(item);
+        else PyTuple_SET_ITEM(item, k, v);
+    }
+    return item;
+}
+
 static PyObject *core_run_mcids(PyObject *mod, PyObject *args) {
     (void)mod;
     PyObject *mcids_obj, *starts_obj;
@@ -2318,12 +2336,7 @@ static PyObject *core_run_mcids(PyObject *mod, PyObject *args) {
     if (!out) goto done;
     for (Py_ssize_t r = 0; r < runs; r++) {
         Py_ssize_t count = run_distinct(M, (Py_ssize_t)S[r], r + 1 < runs ? (Py_ssize_t)S[r + 1] : n, set, found);
-        PyObject *item = PyTuple_New(count);
-        for (Py_ssize_t k = 0; item && k < count; k++) {
-            PyObject *v = PyLong_FromLongLong((long long)found[k]);
-            if (!v) Py_CLEAR(item);
-            else PyTuple_SET_ITEM(item, k, v);
-        }
+        PyObject *item = int_tuple(found, count);
         if (!item) { Py_CLEAR(out); goto done; }
         PyList_SET_ITEM(out, r, item);
     }
@@ -5873,6 +5886,150 @@ static PyObject *core_object_stream_members(PyObject *mod, PyObject *table) {
 }
 /* ==== end of struct2's section ============================================ */
 
+/* ==== tables' section: a page's tagged cells (reading._cell_contents) =====
+ * Kernels over column arrays; each keeps its numpy reference in Python
+ * (RAGPREP_PURE=1) and a differential test (tests/extract/test_cell_contents.py).
+ * They read no PDF bytes. */
+
+typedef struct { int64_t cell, position; } CellPosition;
+
+static int cell_position_order(const void *a, const void *b) {
+    const CellPosition *x = a, *y = b;
+    if (x->cell != y->cell) return x->cell < y->cell ? -1 : 1;
+    return x->position < y->position ? -1 : x->position > y->position;
+}
+
+/* The cell of each emitted position that has one, as (cell, position) pairs
+ * sorted by cell then position (the reference's stable sort by cell); their
+ * count, 0 when none, -1 with an exception set. `pairs` holds n_order. */
+static Py_ssize_t cell_positions(const int64_t *cell_of, Py_ssize_t n_cells, const int64_t *element,
+                                 const int64_t *glyphs, Py_ssize_t placed, const int64_t *order, Py_ssize_t n_order,
+                                 int64_t *cell_of_row, Py_ssize_t rows, CellPosition *pairs) {
+    for (Py_ssize_t r = 0; r < rows; r++) cell_of_row[r] = -1;
+    for (Py_ssize_t i = 0; i < placed; i++) {
+        if (element[i] < 0 || element[i] >= n_cells || glyphs[i] < 0 || glyphs[i] >= rows) {
+            PyErr_SetString(PyExc_IndexError, "cell_contents: element or glyph out of range");
+            return -1;
+        }
+        cell_of_row[glyphs[i]] = cell_of[element[i]];
+    }
+    Py_ssize_t count = 0;
+    int sorted = 1;
+    for (Py_ssize_t p = 0; p < n_order; p++) {
+        if (order[p] < 0 || order[p] >= rows) {
+            PyErr_SetString(PyExc_IndexError, "cell_contents: order index out of range");
+            return -1;
+        }
+        int64_t cell = cell_of_row[order[p]];
+        if (cell < 0) continue;
+        sorted &= !count || pairs[count - 1].cell <= cell;
+        pairs[count].cell = cell;
+        pairs[count++].position = (int64_t)p;
+    }
+    if (!sorted) qsort(pairs, (size_t)count, sizeof(CellPosition), cell_position_order);
+    return count;
+}
+
+/* The five columns of CellContents from the sorted pairs: per cell its key,
+ * least char_start, greatest char_end, run_box and run_distinct MCIDs. */
+static PyObject *cell_columns(const CellPosition *pairs, Py_ssize_t count, const int64_t *order, const int64_t *CS,
+                              const int64_t *CE, const double *Q, const int64_t *mcid, int64_t *emitted,
+                              int64_t *marks) {
+    Py_ssize_t longest = 0, cells = 0;
+    for (Py_ssize_t k = 0, first = 0; k <= count; k++)
+        if (k == count || (k && pairs[k].cell != pairs[k - 1].cell)) {
+            longest = k - first > longest ? k - first : longest;
+            first = k;
+            cells++;
+        }
+    for (Py_ssize_t k = 0; k < count; k++) {
+        emitted[k] = order[pairs[k].position];
+        marks[k] = mcid[emitted[k]];
+    }
+    int bits;
+    int64_t *set = PyMem_Malloc(run_set_size(longest, &bits) * sizeof(int64_t));
+    int64_t *found = PyMem_Malloc(((size_t)longest + 1) * sizeof(int64_t));
+    PyObject *columns[5] = {NULL}, *result = NULL;
+    if (!set || !found) { PyErr_NoMemory(); goto done; }
+    for (int c = 0; c < 5; c++)
+        if (!(columns[c] = PyList_New(cells))) goto done;
+    for (Py_ssize_t k = 0, cell = 0; k < count; cell++) {
+        Py_ssize_t end = k + 1;
+        int64_t start = CS[pairs[k].position], stop = CE[pairs[k].position];
+        for (; end < count && pairs[end].cell == pairs[k].cell; end++) {
+            start = CS[pairs[end].position] < start ? CS[pairs[end].position] : start;
+            stop = CE[pairs[end].position] > stop ? CE[pairs[end].position] : stop;
+        }
+        for (int c = 0; c < 5; c++) { /* one at a time: no C-API call with an exception set */
+            PyObject *item = c == 0   ? PyLong_FromLongLong((long long)pairs[k].cell)
+                             : c == 1 ? PyLong_FromLongLong((long long)start)
+                             : c == 2 ? PyLong_FromLongLong((long long)stop)
+                             : c == 3 ? run_box(Q, emitted, k, end)
+                                      : int_tuple(found, run_distinct(marks, k, end, set, found));
+            if (!item) goto done;
+            PyList_SET_ITEM(columns[c], cell, item);
+        }
+        k = end;
+    }
+    result = PyTuple_Pack(5, columns[0], columns[1], columns[2], columns[3], columns[4]);
+done:
+    for (int c = 0; c < 5; c++) Py_XDECREF(columns[c]);
+    PyMem_Free(set);
+    PyMem_Free(found);
+    return result;
+}
+
+/* cell_contents(cell_of, element, glyphs, order, char_start, char_end, quad, mcid)
+ *   -> None or (keys, starts, ends, boxes, mcids): reading._reference_cell_contents
+ * in one call. glyphs[i], a row of the page's table (quad: 8 doubles a row,
+ * mcid), is placed and owned by element[i]; its cell is cell_of[element[i]]
+ * (-1: none). order holds the emitted rows (joined.order), char_start and
+ * char_end their spans in the page text. Per cell with an emitted glyph, by
+ * ascending cell: the cell, the least start and greatest end of its glyphs'
+ * spans, their box (run_box) and their distinct MCIDs in emitted order
+ * (run_distinct), each a list. None when no emitted glyph is in a cell. Every
+ * index read is checked against its array's length. */
+static PyObject *core_cell_contents(PyObject *mod, PyObject *args) {
+    (void)mod;
+    enum { CELL_OF, ELEMENT, GLYPHS, ORDER, START, END, QUAD, MCID, NV };
+    PyObject *o[NV];
+    if (!PyArg_ParseTuple(args, "OOOOOOOO", &o[0], &o[1], &o[2], &o[3], &o[4], &o[5], &o[6], &o[7])) return NULL;
+    View v[NV] = {{0}};
+    static const char *const names[NV] = {"cell_of", "element", "glyphs", "order", "char_start", "char_end", "quad", "mcid"};
+    int64_t *cell_of_row = NULL, *emitted = NULL, *marks = NULL;
+    CellPosition *pairs = NULL;
+    PyObject *result = NULL;
+    for (int i = 0; i < NV; i++)
+        if (get_view(o[i], &v[i], i == QUAD ? "d" : "l", 8, names[i]) < 0) goto done;
+    Py_ssize_t placed = v[ELEMENT].view.len / 8, n_order = v[ORDER].view.len / 8, rows = v[MCID].view.len / 8;
+    if (v[GLYPHS].view.len / 8 != placed || v[START].view.len / 8 != n_order || v[END].view.len / 8 != n_order ||
+        v[QUAD].view.len != rows * 64) {
+        PyErr_SetString(PyExc_ValueError, "cell_contents: arrays of different lengths");
+        goto done;
+    }
+    cell_of_row = PyMem_Malloc(sizeof(int64_t) * (size_t)(rows + 1));
+    pairs = PyMem_Malloc(sizeof(CellPosition) * (size_t)(n_order + 1));
+    emitted = PyMem_Malloc(sizeof(int64_t) * (size_t)(n_order + 1));
+    marks = PyMem_Malloc(sizeof(int64_t) * (size_t)(n_order + 1));
+    if (!cell_of_row || !pairs || !emitted || !marks) { PyErr_NoMemory(); goto done; }
+    const int64_t *order = v[ORDER].view.buf;
+    Py_ssize_t count = cell_positions(v[CELL_OF].view.buf, v[CELL_OF].view.len / 8, v[ELEMENT].view.buf,
+                                      v[GLYPHS].view.buf, placed, order, n_order, cell_of_row, rows, pairs);
+    if (count < 0) goto done;
+    if (!count) { result = Py_NewRef(Py_None); goto done; }
+    result = cell_columns(pairs, count, order, v[START].view.buf, v[END].view.buf, v[QUAD].view.buf,
+                          v[MCID].view.buf, emitted, marks);
+done:
+    PyMem_Free(cell_of_row);
+    PyMem_Free(pairs);
+    PyMem_Free(emitted);
+    PyMem_Free(marks);
+    for (int i = 0; i < NV; i++) release(&v[i]);
+    return result;
+}
+
+/* ==== end of tables' section ============================================== */
+
 static PyMethodDef module_methods[] = {
     {"text_edges", (PyCFunction)core_text_edges, METH_O,
      "Per text (a list or an object array of str): length, first and last code point (int64)."},
@@ -5890,6 +6047,7 @@ static PyMethodDef module_methods[] = {
     {"cmap_section", (PyCFunction)core_cmap_section, METH_VARARGS, "One CMap section body applied to a cmap.CMap."},
     {"nearest_marked", (PyCFunction)core_nearest_marked, METH_VARARGS, "StructTree.nearest in one pass (parents before kids)."},
     {"structure_order", (PyCFunction)core_structure_order, METH_VARARGS, "A page's placement by the structure tree (reading._placement)."},
+    {"cell_contents", (PyCFunction)core_cell_contents, METH_VARARGS, "A page's tagged cells as columns (reading._cell_contents)."},
     {NULL, NULL, 0, NULL},
 };
 

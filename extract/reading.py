@@ -236,7 +236,24 @@ def _cell_contents(
     """Per TH/TD the page shows: the span of its glyphs in the page text,
     their box and MCIDs, as columns (cells by element index). A cell's content
     is one run of the structure order (depth first), so its span holds its
-    text and nothing else."""
+    text and nothing else. One compiled call (_core.cell_contents) where the
+    core is built; else the reference."""
+    core = compiled_core()
+    if core is None:
+        return _reference_cell_contents(table, joined, glyphs, element, grids)
+    columns = core.cell_contents(
+        *(np.ascontiguousarray(c, dtype=np.int64) for c in (grids.cell_of, element, glyphs, joined.order)),
+        *(np.ascontiguousarray(c, dtype=np.int64) for c in (joined.char_start, joined.char_end)),
+        np.ascontiguousarray(table.quad, dtype=np.float64), np.ascontiguousarray(table.mcid, dtype=np.int64),
+    )  # fmt: skip
+    return NO_CELLS if columns is None else CellContents(*columns)
+
+
+def _reference_cell_contents(
+    table: GlyphTable, joined: JoinedText, glyphs: np.ndarray, element: np.ndarray, grids: TableGrids
+) -> CellContents:
+    """_cell_contents in numpy steps: each emitted glyph's cell, its positions
+    sorted by cell (stably), then per cell its extremes, box and MCIDs."""
     cell_of_element = grids.cell_of[element]
     if not len(cell_of_element) or cell_of_element.max() < 0:
         return NO_CELLS  # no glyph of the page in a cell: no per-glyph column to fill
