@@ -5686,8 +5686,8 @@ done:
 }
 
 /* structure_order(candidates, stream, mcid, artifact, keep_artifacts, no_mcid,
- *                 ref_keys, ref_element, block_owner, actual_owner,
- *                 order, element, owner_of_glyph, starts) -> (kept, tagged, untagged, actual):
+ *                 ref_keys, ref_element, block_owner, actual_owner, actual_text,
+ *                 order, element, owner_of_glyph, starts) -> (kept, tagged, untagged, replaced):
  * reading._placement's reference in one pass over the page's candidate glyphs
  * (rows of its table). A candidate is kept unless it is an artifact and
  * artifacts are not kept. A kept candidate c whose mcid[c] != no_mcid has the
@@ -5698,10 +5698,14 @@ done:
  * rank in their order; order[tagged:kept] the other kept candidates in their
  * order; element[0:tagged] the element of each ranked one's ref
  * (ref_element[rank]). untagged counts the non-artifacts among the others.
- * actual: some placed glyph's element has an /ActualText owner
- * (actual_owner[element] >= 0); then owner_of_glyph and starts are left as
- * they are (the caller replaces the text first). Otherwise owner_of_glyph[r]
- * is block_owner[element] for a placed glyph, -1 for every other row, and
+ * replaced: None unless some placed glyph's element has an /ActualText
+ * owner (actual_owner[element] >= 0, §14.9.4); then the first placed glyph of
+ * each owner carries the owner's text (actual_text.get(owner) or "") and
+ * stays placed if that text is not empty, the owner's other glyphs drop out
+ * of order and element (kept and tagged count what stays), and replaced is
+ * (rows, texts): each carrier's row and its text, for the caller to write
+ * (reading._apply_actual_text's steps). owner_of_glyph[r] is
+ * block_owner[element] for a placed glyph, -1 for every other row, and
  * starts[i] (i < kept) says whether order[i]'s owner differs from
  * order[i-1]'s (the tail's owner is -1; starts[0] is 0). Every index read is
  * checked against its array's length. */
@@ -5720,13 +5724,64 @@ static int64_t ref_rank(const RefSlot *slots, size_t mask, uint64_t key) {
     return -1;
 }
 
+/* /ActualText over the placed glyphs order[0:tagged] (element: their
+ * elements, whose owners AO holds, each -1 or below nel): each owner's first
+ * glyph carries actual_text.get(owner) or "" and stays if that is not empty;
+ * its other glyphs drop out. order[tagged:kept] (the tail) moves up behind
+ * what stays; tagged and kept are updated. (rows, texts) of the carriers, or
+ * NULL with an exception set. */
+static PyObject *actual_text_applied(const int64_t *AO, Py_ssize_t nel, PyObject *actual_text, int64_t *order,
+                                     int64_t *element, Py_ssize_t *tagged, Py_ssize_t *kept) {
+    if (!PyDict_Check(actual_text)) {
+        PyErr_SetString(PyExc_TypeError, "structure_order: actual_text must be a dict");
+        return NULL;
+    }
+    unsigned char *seen = PyMem_Calloc((size_t)nel + 1, 1);
+    PyObject *rows = PyList_New(0), *texts = PyList_New(0), *empty = PyUnicode_New(0, 0), *result = NULL;
+    if (!seen) { PyErr_NoMemory(); goto done; }
+    if (!rows || !texts || !empty) goto done;
+    Py_ssize_t stay = 0;
+    for (Py_ssize_t i = 0; i < *tagged; i++) {
+        int64_t owner = AO[element[i]];
+        if (owner < -1 || owner >= nel) {
+            PyErr_SetString(PyExc_IndexError, "structure_order: /ActualText owner out of range");
+            goto done;
+        }
+        int keep = owner < 0;
+        if (owner >= 0 && !seen[owner]) {
+            seen[owner] = 1;
+            PyObject *key = PyLong_FromLongLong((long long)owner);
+            PyObject *text = key ? PyDict_GetItemWithError(actual_text, key) : NULL; /* borrowed */
+            Py_XDECREF(key);
+            if (!text && PyErr_Occurred()) goto done;
+            keep = text ? PyObject_IsTrue(text) : 0;
+            if (keep < 0) goto done;
+            PyObject *row = PyLong_FromLongLong((long long)order[i]);
+            int failed = !row || PyList_Append(rows, row) < 0 || PyList_Append(texts, keep ? text : empty) < 0;
+            Py_XDECREF(row);
+            if (failed) goto done;
+        }
+        if (keep) { order[stay] = order[i]; element[stay] = element[i]; stay++; }
+    }
+    for (Py_ssize_t i = *tagged; i < *kept; i++) order[stay + i - *tagged] = order[i];
+    *kept = stay + (*kept - *tagged);
+    *tagged = stay;
+    result = PyTuple_Pack(2, rows, texts);
+done:
+    PyMem_Free(seen);
+    Py_XDECREF(rows);
+    Py_XDECREF(texts);
+    Py_XDECREF(empty);
+    return result;
+}
+
 static PyObject *core_structure_order(PyObject *mod, PyObject *args) {
     (void)mod;
-    PyObject *o[12];
+    PyObject *o[12], *actual_text;
     int keep_artifacts;
     long long no_mcid;
-    if (!PyArg_ParseTuple(args, "OOOOpLOOOOOOOO", &o[0], &o[1], &o[2], &o[3], &keep_artifacts, &no_mcid, &o[4],
-                          &o[5], &o[6], &o[7], &o[8], &o[9], &o[10], &o[11]))
+    if (!PyArg_ParseTuple(args, "OOOOpLOOOOOOOOO", &o[0], &o[1], &o[2], &o[3], &keep_artifacts, &no_mcid, &o[4],
+                          &o[5], &o[6], &o[7], &actual_text, &o[8], &o[9], &o[10], &o[11]))
         return NULL;
     enum { CAND, STREAM, MCID, ARTIFACT, REF_KEYS, REF_ELEMENT, BLOCK, ACTUAL, ORDER, ELEMENT, OWNER, STARTS, NV };
     View v[NV] = {{0}};
@@ -5814,17 +5869,18 @@ static PyObject *core_structure_order(PyObject *mod, PyObject *args) {
         for (; at < counts[j]; at++) element[at] = RE[j];
     int actual = 0;
     for (Py_ssize_t i = 0; i < tagged && !actual; i++) actual = AO[element[i]] >= 0; /* elements checked on entry */
-    if (!actual) {
-        for (Py_ssize_t r = 0; r < rows; r++) owner[r] = -1;
-        int64_t previous = -1;
-        for (Py_ssize_t i = 0; i < kept; i++) {
-            int64_t current = i < tagged ? BO[element[i]] : -1;
-            if (i < tagged) owner[order[i]] = current;
-            starts[i] = i > 0 && current != previous;
-            previous = current;
-        }
+    PyObject *replaced = actual ? actual_text_applied(AO, nel, actual_text, order, element, &tagged, &kept)
+                                : Py_NewRef(Py_None);
+    if (!replaced) goto done;
+    for (Py_ssize_t r = 0; r < rows; r++) owner[r] = -1;
+    int64_t previous = -1;
+    for (Py_ssize_t i = 0; i < kept; i++) {
+        int64_t current = i < tagged ? BO[element[i]] : -1;
+        if (i < tagged) owner[order[i]] = current;
+        starts[i] = i > 0 && current != previous;
+        previous = current;
     }
-    result = Py_BuildValue("nnni", kept, tagged, untagged, actual);
+    result = Py_BuildValue("nnnN", kept, tagged, untagged, replaced);
 done:
     PyMem_Free(slots);
     PyMem_Free(ranks);

@@ -15,7 +15,7 @@ Both produce a ``PageReading``; ``document.py`` picks between them (auto mode).
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from operator import itemgetter
 from typing import Any, NamedTuple
@@ -140,14 +140,13 @@ def _placement(
     order, element, starts = np.empty(rows, dtype=np.int64), np.empty(rows, dtype=np.int64), np.empty(rows, dtype=bool)
     owner_of_glyph = np.empty(len(table), dtype=np.int64)
     columns = [np.ascontiguousarray(c, dtype=np.int64) for c in (candidates, table.mcid_stream, table.mcid)]
-    kept, tagged, untagged, actual = core.structure_order(
+    kept, tagged, untagged, replaced = core.structure_order(
         *columns, np.ascontiguousarray(table.artifact, dtype=bool), config.include_artifacts, NO_MCID,
-        refs.key, refs.element, tree.block_owners, tree.actual_text_owners,
+        refs.key, refs.element, tree.block_owners, tree.actual_text_owners, tree.columns.actual_text,
         order, element, owner_of_glyph, starts,
     )  # fmt: skip
-    if actual:  # an /ActualText replaces text first (rare): the reference's steps from there
-        table, glyphs, element = _apply_actual_text(table, tree, order[:tagged], element[:tagged])
-        return _owners(table, tree, glyphs, element, order[tagged:kept], untagged)
+    if replaced is not None:  # an /ActualText replaced its elements' text (rare): its carriers' rows get it
+        table = _with_texts(table, *replaced)
     return _Placement(table, order[:kept], tagged, element[:tagged], owner_of_glyph, starts[:kept], untagged)
 
 
@@ -376,8 +375,13 @@ def _apply_actual_text(
     carriers = replaced[first]
     actual_text = tree.columns.actual_text
     replacements = [actual_text.get(owner) or "" for owner in owner_ids.tolist()]
-    text = table.text.copy()
-    text[glyphs[carriers]] = np.array(replacements, dtype=object)
     keep = owners < 0
     keep[carriers] = [bool(r) for r in replacements]
-    return dataclasses.replace(table, text=text), glyphs[keep], element[keep]
+    return _with_texts(table, glyphs[carriers], replacements), glyphs[keep], element[keep]
+
+
+def _with_texts(table: GlyphTable, rows: Sequence[int] | np.ndarray, texts: list[str]) -> GlyphTable:
+    """The table with the text of each of `rows` replaced by its `texts` entry."""
+    text = table.text.copy()
+    text[rows] = np.array(texts, dtype=object)
+    return dataclasses.replace(table, text=text)

@@ -10,7 +10,8 @@ MCIDs of 2**32 and more (their bits overlap the stream's, as numpy's shift
 and or make them), negative marked MCIDs, many glyphs of one sequence (kept
 in their order), NO_MCID glyphs whose key a ref holds (never placed),
 artifacts among placed and tail glyphs, and elements with /ActualText (the
-compiled pass hands those pages to the reference's later steps).
+first glyph of each owner carries its text, the others drop out; an owner
+with an empty or no text drops them all).
 """
 
 from __future__ import annotations
@@ -60,7 +61,7 @@ def _pages(draw: st.DrawFn) -> tuple[GlyphTable, SimpleNamespace, PageRefs, np.n
     candidates = sorted(draw(st.sets(st.integers(0, max(rows - 1, 0)), max_size=rows))) if rows else []
     refs = _refs(*((m, s, draw(st.integers(0, _ELEMENTS - 1))) for m, s in draw(st.lists(st.tuples(_MCIDS, _STREAMS), max_size=12))))
     owners = st.lists(st.integers(0, _ELEMENTS - 1), min_size=_ELEMENTS, max_size=_ELEMENTS)
-    actual = st.lists(st.sampled_from([-1, -1, -1, 0, 3]), min_size=_ELEMENTS, max_size=_ELEMENTS)
+    actual = st.lists(st.sampled_from([-1, -1, -1, 0, 1, 2, 3]), min_size=_ELEMENTS, max_size=_ELEMENTS)
     tree = SimpleNamespace(
         block_owners=np.array(draw(owners), dtype=np.int64),
         actual_text_owners=np.array(draw(actual), dtype=np.int64),
@@ -130,17 +131,37 @@ def test_an_actual_text_element_replaces_the_text_of_its_glyphs() -> None:
     assert got.table.text.tolist() == ["fi", "g1", "g2"] and got.order.tolist() == [0, 2]
 
 
+def test_an_empty_actual_text_drops_its_glyphs_and_the_tail_follows_what_stays() -> None:
+    # Element 1 owns MCIDs 0 and 1 with /ActualText "" (no text); element 2's
+    # /ActualText is "ff"; glyph 5 (MCID 7) is the tail.
+    table = _table([0, 1, 2, 2, 0, 7], [0] * 6, [False] * 6)
+    refs = _refs((0, 0, 1), (1, 0, 1), (2, 0, 2))
+    tree = SimpleNamespace(
+        block_owners=np.array([0, 1, 2], dtype=np.int64),
+        actual_text_owners=np.array([-1, 1, 2], dtype=np.int64),
+        columns=SimpleNamespace(actual_text={1: "", 2: "ff"}),
+    )
+    expected, got = _both((table, tree, refs, np.arange(6, dtype=np.int64), ExtractConfig()))
+    _same(expected, got)
+    assert got.order.tolist() == [2, 5] and got.tagged == 1 and got.element.tolist() == [2]
+    assert got.table.text.tolist() == ["", "g1", "ff", "g3", "g4", "g5"]
+    assert got.owner_of_glyph.tolist() == [-1, -1, 2, -1, -1, -1] and got.starts.tolist() == [False, True]
+
+
 def test_bad_indices_are_refused() -> None:
-    def call(candidates: list[int], ref_element: list[int]) -> None:
+    def call(candidates: list[int], ref_element: list[int], actual_owner: tuple[int, int] = (-1, -1)) -> None:
         n, rows = len(candidates), 3
         i64 = lambda values: np.array(values, dtype=np.int64)  # noqa: E731
         _core.structure_order(
             i64(candidates), i64([0] * rows), i64([0] * rows), np.zeros(rows, dtype=bool), False, -1,
-            i64([0] * len(ref_element)), i64(ref_element), i64([0, 0]), i64([-1, -1]),
+            i64([0] * len(ref_element)), i64(ref_element), i64([0, 0]), i64(actual_owner), {0: "x", 1: "y"},
             np.empty(n, dtype=np.int64), np.empty(n, dtype=np.int64), np.empty(rows, dtype=np.int64), np.empty(n, dtype=bool),
         )  # fmt: skip
 
     call([0, 2], [1])
+    call([0, 2], [1], (-1, 0))  # element 1's text is element 0's
     for candidates, ref_element in (([3], [0]), ([-1], [0]), ([0], [2]), ([0], [-1])):
         with pytest.raises(IndexError, match="out of range"):
             call(candidates, ref_element)
+    with pytest.raises(IndexError, match="out of range"):  # an /ActualText owner is an element
+        call([0, 2], [1], (-1, 2))
