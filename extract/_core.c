@@ -4205,6 +4205,53 @@ static PyObject *TreeObjects_is_dict(TreeObjects *t, PyObject *arg) {
 }
 /* ==== end of struct2's is_dict ============================================ */
 
+/* ==== /ParentTree owners placed from the nodes (struct2) ==================
+ * place_owners(number, page, out): object (number, 0) held as an array, a
+ * page's entry in /ParentTree (§14.7.4.4: its marked content's owners,
+ * indexed by MCID), read as structure.py's _read_parent_tree_pages reads its
+ * value: each item that is a reference to a held dictionary (is_dict's
+ * answer) sets out[(reference, MCID)] = page unless it is set. No plain
+ * value of the array nor a Python call per owner. NotImplemented, out
+ * untouched, when the object is not a held array or one of its references
+ * is not to a held dictionary (the caller then reads the value itself:
+ * such a reference may name a missing object, null in the value). */
+static PyObject *TreeObjects_place_owners(TreeObjects *t, PyObject *args) {
+    PyObject *number, *page, *out;
+    if (!PyArg_ParseTuple(args, "OOO!:place_owners", &number, &page, &PyDict_Type, &out)) return NULL;
+    int overflow = 0;
+    long long n = PyLong_AsLongLongAndOverflow(number, &overflow);
+    if (n == -1 && PyErr_Occurred()) return NULL;
+    if (overflow || n <= 0 || !t->streams || !t->root || n >= (long long)t->nnumbers) Py_RETURN_NOTIMPLEMENTED;
+    Py_ssize_t id = tree_held(t, (Py_ssize_t)n);
+    if (id == -2) return NULL;
+    if (id < 0 || tnode(t, id)->kind != NK_ARRAY) Py_RETURN_NOTIMPLEMENTED;
+    /* tree_held may parse more objects (the node and item arrays grow and
+     * move): the array's place is copied and every node fetched anew. */
+    Py_ssize_t first = (Py_ssize_t)tnode(t, id)->a, count = tnode(t, id)->count;
+    for (Py_ssize_t i = 0; i < count; i++) {
+        const TNode *item = tnode(t, ((const Py_ssize_t *)t->items.data)[first + i]);
+        if (item->kind != NK_REF) continue;
+        long long num = item->a, gen = item->b;
+        if (gen != 0 || num <= 0 || num >= (long long)t->nnumbers) Py_RETURN_NOTIMPLEMENTED;
+        Py_ssize_t target = tree_held(t, (Py_ssize_t)num);
+        if (target == -2) return NULL;
+        if (target < 0 || tnode(t, target)->kind != NK_DICT) Py_RETURN_NOTIMPLEMENTED;
+    }
+    for (Py_ssize_t i = 0; i < count; i++) {
+        const TNode *item = tnode(t, ((const Py_ssize_t *)t->items.data)[first + i]);
+        if (item->kind != NK_REF) continue;
+        PyObject *ref = cached_ref(t->refs, item->a, 0), *mcid = ref ? PyLong_FromSsize_t(i) : NULL;
+        PyObject *key = mcid ? PyTuple_Pack(2, ref, mcid) : NULL;
+        Py_XDECREF(ref);
+        Py_XDECREF(mcid);
+        PyObject *set = key ? PyDict_SetDefault(out, key, page) : NULL; /* borrowed */
+        Py_XDECREF(key);
+        if (!set) return NULL;
+    }
+    Py_RETURN_NONE;
+}
+/* ==== end of struct2's place_owners ======================================= */
+
 /* ---- walk(env): the walk over the nodes ----------------------------------- */
 
 /* env's items, in _Walker._tree_env's order. */
@@ -5312,6 +5359,8 @@ static PyMethodDef TreeObjects_methods[] = {
     {"value", (PyCFunction)TreeObjects_value, METH_O, "Object (number, 0) as parse_objects reads it; NotImplemented when not held."},
     {"walk", (PyCFunction)TreeObjects_walk, METH_O, "The structure tree walk over the nodes; NotImplemented when left to the walkers."},
     {"is_dict", (PyCFunction)TreeObjects_is_dict, METH_O, "True when held object (number, 0) is a dictionary; NotImplemented otherwise."},
+    {"place_owners", (PyCFunction)TreeObjects_place_owners, METH_VARARGS,
+     "place_owners(number, page, out): a held /ParentTree array's owners into out; NotImplemented when not all held dictionaries."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -1240,13 +1240,19 @@ class _Walker:
         out: dict[tuple[tuple[int, int], int], PageKey] = {}
         value = self._value
         is_dict = _dictionary_check(self._objects)
+        nodes = self._objects.nodes
+        place = nodes.place_owners if nodes is not None else None
         try:
             numbers = _number_tree(self._root_dict.get("/ParentTree"), value, self._max_depth, self._warnings)
             if not numbers:
                 return out
             for page in self._pdf.pages:
                 key = page_struct_parents(page)
-                owners = value(numbers.get(key)) if key is not None else None
+                entry = numbers.get(key) if key is not None else None
+                # An array the nodes hold, placed there (_core.TreeObjects.place_owners).
+                if place is not None and type(entry) is tuple and entry[1] == 0 and place(entry[0], page.obj.objgen, out) is None:
+                    continue
+                owners = value(entry)
                 if type(owners) is not list:
                     continue
                 page_key = page.obj.objgen

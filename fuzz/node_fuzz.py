@@ -14,7 +14,8 @@ from those bytes: by the node walk, and, from a fresh reader, by the walk of
 plain values (_core.walk_struct over parse_objects' values). A finding is an
 exception out of either, a node walk that answers where the two trees
 differ, or an object whose value() differs from parse_objects' value (or
-is no dictionary where is_dict() says it is); a
+is no dictionary where is_dict() says it is, or whose owners place_owners()
+places otherwise than the value reads); a
 sanitizer report aborts the process. The node walk may leave a tree to the
 other walk (it answers None): those runs are counted, not findings.
 """
@@ -129,7 +130,22 @@ def _values_agree(pdf: Any, data: bytes, spans: list[Any]) -> bool:
             return False
         if nodes.is_dict(number) is True and type(value) is not dict:  # structure.py's /ParentTree check
             return False
+        if not _owners_agree(nodes, number, value, parsed):
+            return False
     return True
+
+
+def _owners_agree(nodes: Any, number: int, value: Any, parsed: dict[Any, Any]) -> bool:
+    """place_owners(number) placed what structure.py's /ParentTree reading
+    places from the value (each reference to a dictionary, by index), or
+    declined, leaving its dict untouched."""
+    out: dict[Any, Any] = {}
+    if nodes.place_owners(number, (1, 0), out) is NotImplemented:
+        return not out
+    if type(value) is not list:
+        return False
+    expected = {(owner, mcid): (1, 0) for mcid, owner in enumerate(value) if type(owner) is tuple and type(parsed.get(owner)) is dict}
+    return out == expected
 
 
 def _cell_mutant(rng: random.Random, values: dict[Any, Any], root_ref: Any) -> dict[Any, Any]:

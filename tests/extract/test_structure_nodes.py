@@ -468,3 +468,31 @@ def test_the_node_walk_places_content_with_no_page_as_the_reference_does(monkeyp
     else:
         assert placed == [(False, 0), (False, 1), (True, 0)]
         assert counts == {structure._M.orphan_one_page: 3}
+
+
+@needs_core
+def test_place_owners_places_a_held_array_of_held_dictionaries_and_declines_the_rest():
+    """TreeObjects.place_owners, structure.py's /ParentTree owners read in the
+    nodes: an array of element references (and a number, not an owner) placed
+    by index, a key already set kept; an array naming a page (never held),
+    and what is no held array, declined with nothing placed."""
+    b = PdfBuilder()
+    page = b.add_page("")
+    elements = [b.struct_element("P", [0], page=page), b.struct_element("P", [1], page=page)]
+    b.set_struct_tree(elements)
+    b.pdf.Root.Good = b.pdf.make_indirect(Array([elements[0], 7, elements[1]]))
+    b.pdf.Root.Page = b.pdf.make_indirect(Array([elements[0], page.obj]))
+    pdf = _in_streams(b)
+    objects = PlainObjects(pdf)
+    objects.resolve(pdf.Root.objgen)  # reads the object streams
+    nodes = objects.nodes
+    assert nodes is not None
+    good, named_page = pdf.Root.Good.objgen, pdf.Root.Page.objgen
+    first, second = (e.objgen for e in pdf.Root.Good if isinstance(e, pikepdf.Dictionary))
+    out: dict[Any, Any] = {(second, 2): "earlier"}
+    assert nodes.place_owners(good[0], "here", out) is None
+    assert out == {(second, 2): "earlier", (first, 0): "here"}
+    assert [type(v) for v in objects.value(good)] == [tuple, int, tuple]  # what the value path reads
+    for number in (named_page[0], first[0], 0, -1, 10**30, max(n for n, _ in pdf.get_xref_table()) + 1):
+        untouched: dict[Any, Any] = {}
+        assert nodes.place_owners(number, "here", untouched) is NotImplemented and not untouched
