@@ -2849,6 +2849,23 @@ static Py_ssize_t cells_along(const int64_t *lines, Py_ssize_t m, const double *
     return largest;
 }
 
+/* kernels._cells_on_two_lines: some row of two lines or more, padded by
+ * `padding` from the row over it (or the first), with a row as full `leading`
+ * or less under it (not touching), lies under a row of fewer lines or none.
+ * Rows r in [0, rows) hold lines first_line[r] .. first_line[r + 1] (n). */
+static int cells_on_two_lines(const double *top, const double *bottom, const int64_t *first_line, Py_ssize_t rows,
+                              Py_ssize_t n, double leading, double padding) {
+    for (Py_ssize_t r = 0; r + 1 < rows; r++) {
+        Py_ssize_t count = first_line[r + 1] - first_line[r];
+        Py_ssize_t next = (r + 2 < rows ? first_line[r + 2] : n) - first_line[r + 1];
+        Py_ssize_t over = r ? first_line[r] - first_line[r - 1] : 0;
+        double below = bottom[r] - top[r + 1];
+        int padded = r == 0 || bottom[r - 1] - top[r] >= padding;
+        if (below > 0 && below <= leading && next == count && padded && count >= 2 && over < count) return 1;
+    }
+    return 0;
+}
+
 /* ---- grid_rows(x0, x1, y0, y1, ids, descent, same_row, padding, leading, max_cell_lines, rtl) -> ids, or None
  * kernels.grid_rows (leaves._grid_rows): lines `ids` by rows top to bottom
  * (baselines, `descent` of the height above the bottom, within `same_row` of
@@ -2917,14 +2934,16 @@ static PyObject *layout_grid_rows(PyObject *mod, PyObject *args) {
     }
     /* kernels._cell_lines_below: a row goes on the run above where its boxes
      * touch the row above, or lie `leading` or less under it with fewer lines
-     * than the run's first row. */
+     * than the run's first row, or as many where the table's cells are on two
+     * lines (kernels._cells_on_two_lines). */
     joins = malloc(cap);
     if (!joins) { PyErr_NoMemory(); goto done; }
+    int two_line = cells_on_two_lines(top, bottom, first_line, rows, n, leading, padding);
     for (Py_ssize_t r = 1, run = 0; r < rows; r++) {
         double gap = bottom[r - 1] - top[r];
         Py_ssize_t count = (r + 1 < rows ? first_line[r + 1] : n) - first_line[r];
         Py_ssize_t first_count = (run + 1 < rows ? first_line[run + 1] : n) - first_line[run];
-        joins[r] = gap <= 0 || (gap <= leading && count < first_count);
+        joins[r] = gap <= 0 || (gap <= leading && (count < first_count || (two_line && count == first_count)));
         if (!joins[r]) run = r;
         tight += joins[r];
     }

@@ -631,11 +631,6 @@ LIMITS: dict[tuple[str, str | int], str] = {
         "two tables side by side with no line as long as a text column's: regions.lines_side_by_side finds "
         "no lines to cut between, the region is one leaf and its cells read by rows across both tables"
     ) for order in ("reversed", "interleaved", "shuffled", *range(1, 9))},
-    **{("two_line_cells", order): (
-        "a stream painted out of reading order is no witness, and kernels.grid_rows reads the table: it "
-        "takes only lines that touch for one cell's, so cells of two lines set apart at the text's leading "
-        "read as rows of one line each (leaves._wrapped_cells keeps them only where the stream reads down)"
-    ) for order in ("reversed", "shuffled", "columns_first", *range(1, 9))},
     ("hanging_list", "columns_first"): (
         "a list painted by x position (the lead paragraph, the numbers and the tail paragraph in one pass, "
         "then the items' lines) keeps stream order: leaves._passes_in_turn finds no two passes taking turns"

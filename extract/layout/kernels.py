@@ -1628,7 +1628,8 @@ def grid_rows(
     (right to left where `rtl`); where four rows or more are parted by
     whitespace and runs of two to `max_cell_lines` rows touch, or lie
     `leading` or less apart where the rows under the first hold fewer lines
-    (_cell_lines_below: a cell's wrapped lines), padded by `padding` from
+    (_cell_lines_below: a cell's wrapped lines), or as many where its cells
+    are on two lines (_cells_on_two_lines), padded by `padding` from
     the rows around them, those rows are cells along the line, each cell's
     lines top to bottom; so is a longer run padded on one side whose cells
     hold at most `max_cell_lines` lines (a head of staggered labels:
@@ -1650,7 +1651,8 @@ def grid_rows(
     top = np.maximum.reduceat(y1[ordered], first_lines)
     bottom = np.minimum.reduceat(y0[ordered], first_lines)
     gap = bottom[:-1] - top[1:]  # whitespace under each row, over the next
-    tight = _cell_lines_below(gap, np.diff([*first_lines.tolist(), len(ordered)]), leading)
+    counts = np.diff([*first_lines.tolist(), len(ordered)])
+    tight = _cell_lines_below(gap, counts, leading, _cells_on_two_lines(gap, counts, leading, padding))
     if not tight.any():
         return ordered
     bounds = [0, *cuts.tolist(), len(ordered)]
@@ -1696,20 +1698,40 @@ def _staggered_labels(
     return cells if max(len(cell) for cell in cells) <= max_cell_lines else None
 
 
-def _cell_lines_below(gap: np.ndarray, counts: np.ndarray, leading: float) -> np.ndarray:
+def _cell_lines_below(gap: np.ndarray, counts: np.ndarray, leading: float, two_line_cells: bool) -> np.ndarray:
     """grid_rows' runs: per row after the first (`gap` of whitespace over
     it, `counts` lines per row), does it go on the cells of the row above:
     its boxes touch those above, or it lies `leading` or less under them
     with fewer lines than the run's first row (a cell wrapped at the text's
     leading under a row whose other cells took one line; rows of single
-    lines set as tight are a table's rows, each as full as the one above)."""
+    lines set as tight are a table's rows, each as full as the one above),
+    or as many where the table's cells are on two lines (`two_line_cells`,
+    _cells_on_two_lines)."""
     tight = np.zeros(len(gap), dtype=bool)
     first = 0
     for r in range(1, len(counts)):
-        tight[r - 1] = gap[r - 1] <= 0 or (gap[r - 1] <= leading and counts[r] < counts[first])
+        fewer = counts[r] < counts[first] or (two_line_cells and counts[r] == counts[first])
+        tight[r - 1] = gap[r - 1] <= 0 or (gap[r - 1] <= leading and fewer)
         if not tight[r - 1]:
             first = r
     return tight
+
+
+def _cells_on_two_lines(gap: np.ndarray, counts: np.ndarray, leading: float, padding: float) -> bool:
+    """Are a table's cells set on two lines `leading` or less apart (an
+    amount over its metric amount, "lb" over "(kg)"), though its rows are
+    as full as one another, as padded pairs of one-line rows are: some row
+    of two lines or more, padded by `padding` from the row over it, with a
+    row as full `leading` or less under it, lies under a row of fewer
+    lines or none (a table's first row of two-line cells under its title
+    row; the padded pairs of one-line rows lie under a header row as full
+    as they are). leaves._wrapped_cells' rule, for a table geometry reads
+    (grid_rows: a stream painted out of order is no witness).
+    Fixture: test_table_whose_first_row_is_two_line_cells_keeps_its_cells."""
+    over = np.concatenate([[0], counts[:-1]])
+    padded = np.concatenate([[True], gap >= padding])
+    pair = np.concatenate([(gap > 0) & (gap <= leading) & (counts[1:] == counts[:-1]), [False]])
+    return bool(np.any(pair & padded & (counts >= 2) & (over < counts)))
 
 
 def _row_major(box: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray], ids: np.ndarray, descent: float, same_row: float, rtl: bool) -> np.ndarray:

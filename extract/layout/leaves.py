@@ -640,7 +640,8 @@ def _wrapped_cells(page: Page, ids: np.ndarray, lines: np.ndarray, length: np.nd
     rows as rows too: its cells' lines under the first lie on rows of fewer
     lines). But where a cell's first row lies under a row of fewer lines or
     none (a table's first row: a header of two-line cells, "lb" over "(kg)"),
-    the table's cells are on two lines, and every cell stays.
+    the table's cells are on two lines, and every cell stays (and
+    kernels.grid_rows reads them as cells too: _cells_on_two_lines).
     Fixtures: test_one_line_rows_in_padded_pairs_read_as_rows,
     test_table_whose_first_row_is_two_line_cells_keeps_its_cells."""
     by, row_by = baseline_rows(baseline(page, ids), SAME_BASELINE * page.body)

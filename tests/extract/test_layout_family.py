@@ -104,15 +104,16 @@ def test_one_line_rows_in_padded_pairs_read_as_rows(order: str):
     assert layout_text(sheet.paint(order)) == "\n".join(sheet.truth)
 
 
-@pytest.mark.parametrize("order", ["plain", "interleaved", "furniture_first"])
-def test_table_whose_first_row_is_two_line_cells_keeps_its_cells(order: str):
-    # leaves._wrapped_cells' guard: cells of two lines set apart at the
-    # text's leading, their rows as full as one another, as padded pairs of
-    # one-line rows are; but the first row of two-line cells ("lb" over
-    # "(kg)") lies under a row of fewer lines (the title row), so the table's
-    # cells are on two lines and every row reads cell by cell (excavator-
-    # manual p3's lift capacities), not as two rows of one line each. The
-    # stream painting it row by row (interleaved) witnesses either reading.
+@pytest.mark.parametrize("order", ["plain", "interleaved", "furniture_first", "reversed", "shuffled", "columns_first", 3])
+def test_table_whose_first_row_is_two_line_cells_keeps_its_cells(order: str | int):
+    # leaves._wrapped_cells' guard, and kernels._cells_on_two_lines where
+    # geometry reads the table (a stream painted out of order is no
+    # witness): cells of two lines set apart at the text's leading, their
+    # rows as full as one another, as padded pairs of one-line rows are; but
+    # the first row of two-line cells ("lb" over "(kg)") lies under a row of
+    # fewer lines (the title row), so the table's cells are on two lines and
+    # every row reads cell by cell (excavator-manual p3's lift capacities),
+    # not as two rows of one line each, whatever the paint order.
     sheet = PAGES["two_line_cells"]()
     assert sheet.truth[-8:-6] == ["Quiet", "row 5"]
     assert layout_text(sheet.paint(order)) == "\n".join(sheet.truth)

@@ -265,6 +265,36 @@ def test_grid_rows_agree():
     assert cells > 0
 
 
+def test_grid_rows_agree_on_cells_on_two_lines():
+    # kernels._cells_on_two_lines: tables of one to five columns whose rows
+    # of two lines apart by less than the leading are as full as one another
+    # (no row of fewer lines under them), padded apart or not, under a title
+    # row of fewer lines, as many, or none: the cells read cell by cell on
+    # some, rows of one line on others.
+    cells = rows_only = 0
+    for rng, n, _ in _cases():
+        columns = int(rng.integers(1, 6))
+        pairs = int(rng.integers(2, 6))
+        pad = float(rng.choice([1.5, 3.0]))  # whitespace between the pairs
+        title = n % 3  # 0: none, 1: fewer lines than a row, 2: as many
+        x0 = np.tile(np.arange(columns) * 40.0, 2 * pairs)
+        pitch = np.repeat(np.arange(pairs) * (18.0 + pad), 2 * columns)
+        y1 = 700.0 - pitch - np.tile(np.repeat([0.0, 9.0 + float(rng.choice([0.5, 0.9]))], columns), pairs)
+        if title:
+            width = max(columns - 1, 1) if title == 1 else columns
+            x0 = np.concatenate([x0, np.arange(width) * 40.0])
+            y1 = np.concatenate([y1, np.full(width, 700.0 + 9.0 + pad)])
+        box = (x0, x0 + 30.0, y1 - 9.0, y1)
+        ids = rng.permutation(len(x0)).astype(np.int64)
+        for rtl in (False, True):
+            found = _both(kernels.grid_rows, box, ids, 0.22, 0.8, 2.0, 1.0, 3, rtl)
+            if np.array_equal(found, kernels._row_major(box, ids, 0.22, 0.8, rtl)):
+                rows_only += 1
+            else:
+                cells += 1
+    assert cells > 0 and rows_only > 0
+
+
 def test_grid_rows_agree_on_heads_of_staggered_labels():
     # kernels._staggered_labels: a table's head whose columns stack one to
     # four labels, each column's baselines offset so that the rows stagger
