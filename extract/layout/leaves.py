@@ -35,7 +35,9 @@ paints out of order or in turn with a block beside them, which read as one
 lines, and blocks it paints into holes it left in a column, which read in
 place (``_holes_filled_later``); where it goes back up from block to block
 in no order (callouts round a figure, each painted down), the blocks read
-top first (``_blocks_painted_back``). ``emit`` turns the leaves into glyph positions.
+top first (``_blocks_painted_back``); a block alone on its rows wholly above
+and before another reads first whatever the paint order (``_ahead_first``).
+``emit`` turns the leaves into glyph positions.
 """
 
 from __future__ import annotations
@@ -116,7 +118,8 @@ def leaf_order(page: Page, ids: np.ndarray) -> np.ndarray:
         side = _sidebar_lines(page, ids)
         box = [b for b in _sidebar_box(page, side) if _painted_in_turn_with(ids, b)]
         runs = _cells_together(page, ids, runs, box or _sidebars(page, side))
-        return _edges_and_stack(page, np.concatenate(_stacked_in_place(page, _floats_first(page, runs, box))))
+        stacked = _stacked_in_place(page, _floats_first(page, runs, box))
+        return _edges_and_stack(page, np.concatenate(_ahead_first(page, ids, stacked)))
     if not is_text_column(page, ids) and not _has_prose(page, ids) and len(_merge_grids(page, runs)) == len(runs):
         # No text flow and no grid (a figure's labels): nothing for geometry
         # to follow, and the stream's order is the author's; but lines
@@ -906,6 +909,42 @@ def _blocks_painted_back(page: Page, runs: list[np.ndarray], box: tuple[np.ndarr
     # A text column's stream is the witness of where its floats go (a margin
     # note, the journal's note over the title, painted after the text).
     return not is_text_column(page, np.sort(np.concatenate(runs)))
+
+
+def _ahead_first(page: Page, ids: np.ndarray, runs: list[np.ndarray]) -> list[np.ndarray]:
+    """`runs` (the leaf `ids`' runs in reading order so far) with every
+    block that geometry sets ahead of another (_blocks_ahead) read before
+    it, in a leaf that is no text column (a text column's stream places its
+    floats). Fixture:
+    test_callout_above_and_before_another_reads_first_whatever_the_paint_order."""
+    if len(runs) < 2:
+        return runs
+    ahead = _blocks_ahead(page, runs)
+    if ahead is None or is_text_column(page, ids):
+        return runs
+    order = kahn(page.lib, ahead)
+    return runs if order is None else [runs[k] for k in order]
+
+
+def _blocks_ahead(page: Page, runs: list[np.ndarray]) -> np.ndarray | None:
+    """Of `runs` in reading order so far, the blocks (runs of two lines or
+    more) with no other run level with them, each wholly above another such
+    block and wholly before it along the line (ahead[i, j]: run i first, for
+    kahn); None where every such pair already reads so. Every reading
+    order agrees on such a pair (by rows the one is higher, by columns
+    further back), so the stream breaks no tie there: breast-cancer guide
+    p38's callouts round a figure, "Resuming activities" at the foot
+    painted before "Rest up" above it and to its left. A block level with
+    another run (a list's numbers beside its items, a table's cells) takes
+    no such constraint: the row it shares is the order's."""
+    n = len(runs)
+    x0, y0, x1, y1 = run_boxes(page, runs)
+    level = (np.minimum(y1[:, None], y1[None, :]) > np.maximum(y0[:, None], y0[None, :])) & ~np.eye(n, dtype=bool)
+    alone = np.array([len(run) > 1 for run in runs]) & ~level.any(axis=1)
+    before = x0[:, None] >= x1[None, :] if page.rtl else x1[:, None] <= x0[None, :]
+    ahead: np.ndarray = (y0[:, None] >= y1[None, :]) & before & alone[:, None] & alone[None, :]
+    # Read against it: a later run ahead of an earlier one.
+    return ahead if np.tril(ahead, -1).any() else None
 
 
 def _holes_filled_later(

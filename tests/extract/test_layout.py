@@ -1382,6 +1382,24 @@ def test_callouts_round_a_figure_painted_in_no_order_read_top_first(painted: lis
     assert layout(b).joined.text == "\n".join(line for callout in callouts for line in callout)
 
 
+@pytest.mark.parametrize("foot_first", [True, False])
+def test_callout_above_and_before_another_reads_first_whatever_the_paint_order(foot_first: bool):
+    # leaves._blocks_ahead: two callouts round a figure (breast-cancer guide
+    # p38), one wholly above the other and before it along the line, neither
+    # level with any other line. By rows the upper one comes first, by
+    # columns the left one: geometry orders them, whatever the stream paints
+    # first (here the lower one, going back up once: a tie the stream would
+    # break).
+    b = PdfBuilder()
+    f = b.add_standard_font("Helvetica", widths=True)
+    upper = ["Rest up", *wrap(prose("r", 24), 130, size=9)[:5]]
+    lower = ["Resuming activities", *wrap(prose("s", 36), 170, size=9)[:7]]
+    parts = [" ".join(show(f, 53, 663 - 12 * i, line, 9) for i, line in enumerate(upper)),
+             " ".join(show(f, 269, 568 - 12 * i, line, 9) for i, line in enumerate(lower))]  # fmt: skip
+    b.add_page(" ".join(reversed(parts) if foot_first else parts))
+    assert layout(b).joined.text == "\n".join([*upper, *lower])
+
+
 def test_floats_round_a_text_column_painted_after_it_keep_their_places_in_the_stream():
     # leaves._blocks_painted_back: a text column, then a note over it, a
     # footnote and a margin note beside it, painted in that order (a
