@@ -4493,6 +4493,58 @@ done:
 
 /* ==== end of lpage's leaf tail ==== */
 
+/* ==== lpage: the page's reading direction (units.reads_rtl) ==== */
+
+/* ---- reads_rtl(texts, order, step, first_rtl, edges) -> bool
+ * kernels.reads_rtl: of the glyphs order[0], order[step], order[2 * step], ...
+ * (texts: the glyph table's contiguous object array of str, read in place
+ * through the buffer protocol), the first code point of each (-1 for an empty
+ * text, as text_edges gives it). False where none is sampled or none reaches
+ * first_rtl; else do more of them lie in an RTL range (after an odd number of
+ * the sorted range `edges`: bidi.is_rtl's searchsorted, side right) than are
+ * Latin letters or letters of another left-to-right script (U+00C0 up, not
+ * RTL, outside U+2000-U+303F)? The loop calls back into nothing, so the
+ * borrowed texts stay alive while it reads them. */
+static PyObject *layout_reads_rtl(PyObject *mod, PyObject *args) {
+    PyObject *texts_obj, *order_obj, *edges_obj;
+    Py_ssize_t step;
+    long long first_rtl;
+    if (!PyArg_ParseTuple(args, "OOnLO", &texts_obj, &order_obj, &step, &first_rtl, &edges_obj)) return NULL;
+    if (step < 1) { PyErr_SetString(PyExc_ValueError, "step must be positive"); return NULL; }
+    View vt = {0}, vo = {0}, ve = {0};
+    PyObject *result = NULL;
+    if (get_view(texts_obj, &vt, "O", (Py_ssize_t)sizeof(PyObject *), "texts") < 0 || get_view(order_obj, &vo, "l", 8, "order") < 0 ||
+        get_view(edges_obj, &ve, "l", 8, "edges") < 0)
+        goto done;
+    Py_ssize_t size = vt.view.len / (Py_ssize_t)sizeof(PyObject *), n = vo.view.len / 8, m = ve.view.len / 8;
+    PyObject *const *items = (PyObject *const *)vt.view.buf;
+    const int64_t *order = vo.view.buf, *edges = ve.view.buf;
+    long long top = 0;
+    Py_ssize_t sampled = 0, rtl = 0, ltr = 0;
+    for (Py_ssize_t k = 0; k < n; k = step > n - k ? n : k + step) {
+        int64_t g = order[k];
+        if (g < 0 || g >= size) { PyErr_SetString(PyExc_IndexError, "order: index out of range"); goto done; }
+        PyObject *text = items[g];
+        if (!text || !PyUnicode_Check(text)) { PyErr_SetString(PyExc_TypeError, "glyph texts must be str"); goto done; }
+        long long cp = PyUnicode_GET_LENGTH(text) ? (long long)PyUnicode_READ_CHAR(text, 0) : -1;
+        top = sampled++ ? (cp > top ? cp : top) : cp;
+        Py_ssize_t below = 0;  /* edges at or below cp */
+        while (below < m && edges[below] <= cp) below++;
+        int is_rtl = below % 2 == 1;
+        long long folded = cp | 0x20;
+        int latin = folded >= 'a' && folded <= 'z';
+        int other = cp >= 0xC0 && !is_rtl && !(cp >= 0x2000 && cp <= 0x303F);
+        rtl += is_rtl;
+        ltr += latin || other;
+    }
+    result = PyBool_FromLong(sampled && top >= first_rtl && rtl > ltr);
+done:
+    release(&vt); release(&vo); release(&ve);
+    return result;
+}
+
+/* ==== end of lpage's reading direction ==== */
+
 static PyMethodDef module_methods[] = {
     {"gutter_cuts", (PyCFunction)layout_gutter_cuts, METH_VARARGS, "Units by x0, and where a gutter parts them."},
     {"section_breaks", (PyCFunction)layout_section_breaks, METH_VARARGS, "Row starts a section gap under the rows above."},
@@ -4566,6 +4618,8 @@ static PyMethodDef module_methods[] = {
     {"first_words", (PyCFunction)layout_first_words, METH_VARARGS, "Per unit, its first word's extent and its word count."},
     /* lpage: a leaf's tail */
     {"leaf_tail", (PyCFunction)layout_leaf_tail, METH_VARARGS, "A leaf's edge rows, and the stack between them."},
+    /* lpage: the page's reading direction */
+    {"reads_rtl", (PyCFunction)layout_reads_rtl, METH_VARARGS, "Does a sample of the glyphs read right to left."},
     {NULL, NULL, 0, NULL},
 };
 

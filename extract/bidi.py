@@ -46,13 +46,13 @@ _STRONG_RTL_CLASSES = frozenset({"R", "AL"})
 
 # The ranges' edges in one sorted array (the ranges are sorted and disjoint):
 # a code point is RTL where it falls after an odd number of edges.
-_RTL_EDGES = np.stack([_RTL_RANGES[:, 0], _RTL_RANGES[:, 1] + 1], axis=1).ravel()
+RTL_EDGES = np.stack([_RTL_RANGES[:, 0], _RTL_RANGES[:, 1] + 1], axis=1).ravel()
 
 
 def is_rtl(codepoints: np.ndarray) -> np.ndarray:
     """Per code point: does it lie in an RTL range? One binary search each,
     not a comparison with every range."""
-    rtl: np.ndarray = np.searchsorted(_RTL_EDGES, codepoints, side="right") % 2 == 1
+    rtl: np.ndarray = np.searchsorted(RTL_EDGES, codepoints, side="right") % 2 == 1
     return rtl
 
 

@@ -22,9 +22,10 @@ from typing import NamedTuple
 
 import numpy as np
 
+from ragprep.extract.bidi import RTL_EDGES, is_rtl
 from ragprep.extract.blocks import block_break
 from ragprep.extract.config import ExtractConfig
-from ragprep.extract.geometric import MAX_VALUE, SAME_DIRECTION, line_break_rule, most_common, unit_breaks
+from ragprep.extract.geometric import MAX_VALUE, SAME_DIRECTION, edge_codepoints, line_break_rule, most_common, unit_breaks
 from ragprep.extract.glyphs import GlyphTable, rows_at
 
 
@@ -2159,3 +2160,26 @@ def hole_count(box: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray], slack
     first_over = np.where(nested.T & earlier, index[None, :], n).min(axis=1)
     last_under = np.where(nested & earlier, index[None, :], -1).max(axis=1)
     return int(np.count_nonzero(first_over < last_under))
+
+
+def reads_rtl(lib: ModuleType | None, texts: np.ndarray, order: np.ndarray, sample: int, first_rtl: int) -> bool:
+    """Does the text of the glyphs `order` (`texts`: the glyph table's)
+    read predominantly right to left? Decided on an even sample of about
+    `sample` of them (only the proportion matters), by each one's first
+    code point: more in an RTL range (bidi.is_rtl) than Latin letters or
+    letters of other left-to-right scripts, and none at all where no code
+    point reaches `first_rtl`. Every page (units.Page.rtl) asks it once:
+    compiled, one pass over the sample, no glyph texts gathered."""
+    step = max(1, len(order) // sample)
+    if lib is not None:
+        found: bool = lib.reads_rtl(np.ascontiguousarray(texts, dtype=object), _ids(order), step, first_rtl, RTL_EDGES)
+        return found
+    first = edge_codepoints(texts[order[::step]])[0]
+    if not len(first) or first.max() < first_rtl:
+        return False
+    rtl = is_rtl(first)
+    latin = ((first | 0x20) >= ord("a")) & ((first | 0x20) <= ord("z"))
+    # Letters of other left-to-right scripts; punctuation, symbols and CJK
+    # marks (U+2000-U+303F) have no direction of their own.
+    other = (first >= 0xC0) & ~rtl & ~((first >= 0x2000) & (first <= 0x303F))
+    return int(rtl.sum()) > int((latin | other).sum())

@@ -60,7 +60,7 @@ def with_blocks(
     block_start, indented = block_starts(lib, table, order, (moves.line_break, moves.across, moves.height), thresholds)
     # A first line's indent: in left-to-right text (right-to-left pages are
     # ragged on the left; the rule stays off there).
-    if indented is not None and not (reads_rtl(table, order) if rtl is None else rtl):
+    if indented is not None and not (reads_rtl(lib, table, order) if rtl is None else rtl):
         block_start = block_start | indented
     if forced is not None:
         # A leaf change is a line break in every layout the cut accepts (the

@@ -27,14 +27,15 @@ Per-glyph work is column-wise numpy, done once per page.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from types import ModuleType
 
 import numpy as np
 
-from ragprep.extract.bidi import is_rtl
 from ragprep.extract.config import ExtractConfig
-from ragprep.extract.geometric import SEGMENT_BACK, SEGMENT_GAP, edge_codepoints, reading_direction
+from ragprep.extract.geometric import SEGMENT_BACK, SEGMENT_GAP, reading_direction
 from ragprep.extract.glyphs import GlyphTable, rows_at
 from ragprep.extract.layout.kernels import GroupMeasures, first_words, nearest_under, pair_moves, stream_unit_starts, text_classes, unit_frame
+from ragprep.extract.layout.kernels import reads_rtl as kernels_reads_rtl
 from ragprep.extract.native import compiled_layout
 from ragprep.extract.layout.params import (
     BLANK_GAP,
@@ -265,7 +266,7 @@ class Page:
     @property
     def rtl(self) -> bool:
         if self._rtl is None:
-            self._rtl = reads_rtl(self.table, self.stream)
+            self._rtl = reads_rtl(self.lib, self.table, self.stream)
         return self._rtl
 
     def line_start(self, x0: np.ndarray, x1: np.ndarray) -> np.ndarray:
@@ -284,19 +285,10 @@ class Page:
         return end
 
 
-def reads_rtl(table: GlyphTable, order: np.ndarray) -> bool:
-    """Does the text read predominantly right to left? Decided on an even
-    sample of the glyphs: only the proportion matters."""
-    sample = order[:: max(1, len(order) // RTL_SAMPLE)]
-    first = edge_codepoints(table.text[sample])[0]
-    if not len(first) or first.max() < FIRST_RTL:
-        return False
-    rtl = is_rtl(first)
-    latin = ((first | 0x20) >= ord("a")) & ((first | 0x20) <= ord("z"))
-    # Letters of other left-to-right scripts; punctuation, symbols and CJK
-    # marks (U+2000-U+303F) have no direction of their own.
-    other = (first >= 0xC0) & ~rtl & ~((first >= 0x2000) & (first <= 0x303F))
-    return int(rtl.sum()) > int((latin | other).sum())
+def reads_rtl(lib: ModuleType | None, table: GlyphTable, order: np.ndarray) -> bool:
+    """Does the text of the glyphs `order` read predominantly right to left?
+    Decided on an even sample of RTL_SAMPLE glyphs (kernels.reads_rtl)."""
+    return kernels_reads_rtl(lib, table.text, order, RTL_SAMPLE, FIRST_RTL)
 
 
 def margin_text(page: Page) -> tuple[np.ndarray, np.ndarray]:

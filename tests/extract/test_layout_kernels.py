@@ -1217,3 +1217,49 @@ def test_first_words_unusual_units_go_to_the_reference():
     none = (np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64))
     assert LIB.first_words(empty[0], *none, *empty[1], 0.25) is None
     assert _words_outcome(LIB, empty[0], none, empty[1]) == _words_outcome(None, empty[0], none, empty[1])
+
+
+# First code points on both sides of every edge reads_rtl tests: Latin
+# letters (and the case-folded characters just outside a-z), U+00BF/U+00C0,
+# the RTL ranges' ends, U+1FFF/U+2000 and U+303F/U+3040, astral RTL scripts.
+_RTL_TEXTS = [
+    "a", "Zebra", "z", "@", "[", "`", "{", "1", " ", "\u00bf", "\u00c0x", "\u058f", "\u0590", "\u05d0\u05d1", "\u0627",
+    "\u08ff", "\u0900", "\ufb1c", "\ufb1d", "\ufdff", "\ufe70", "\ufeff", "\uff00", "\u1fff", "\u2000", "\u2014", "\u303f",
+    "\u3040", "\u4e2d", "\U00010800", "\U00010fff", "\U00011000", "\U0001e800", "\U0001efff", "\U0001f000", "\u0416",
+]
+
+
+def test_reads_rtl_agrees():
+    # Empty texts only where the reference reads them as the compiled path
+    # does (text_edges' -1): the compiled core's edge_codepoints.
+    pool = _RTL_TEXTS + ([""] if native.compiled_core() is not None else [])
+    verdicts = set()
+    for seed in range(300):
+        rng = np.random.default_rng(seed)
+        # Pages mostly of one script, some of another mixed in, so that
+        # both verdicts and near-ties occur.
+        weights = rng.dirichlet(np.full(len(pool), 0.3))
+        texts = np.array(list(rng.choice(np.array(pool, dtype=object), size=int(rng.integers(1, 400)), p=weights)), dtype=object)
+        order = rng.permutation(len(texts))[: int(rng.integers(0, len(texts) + 1))].astype(np.int64)
+        for sample in (1, 3, 100, 1000):
+            for first_rtl in (0x0590, 0, 0x10800):
+                verdicts.add(_both(kernels.reads_rtl, texts, order, sample, first_rtl))
+    assert verdicts == {True, False}
+
+
+def test_reads_rtl_counts_first_code_points():
+    hebrew, latin = "\u05e9\u05dc", "ab"
+    texts = np.array([hebrew, hebrew, latin, "\u2014", "1", hebrew + latin], dtype=object)
+    ids = np.arange(len(texts), dtype=np.int64)
+    for lib in (None, LIB):
+        assert kernels.reads_rtl(lib, texts, ids, 100, 0x0590)  # 3 RTL against 1 Latin; a dash and a digit have no direction
+        assert not kernels.reads_rtl(lib, texts, ids[2:], 100, 0x0590)  # 1 against 1
+        assert not kernels.reads_rtl(lib, texts, ids, 100, 0x10000)  # no code point reaches first_rtl
+        assert not kernels.reads_rtl(lib, texts, ids[:0], 100, 0x0590)
+        assert kernels.reads_rtl(lib, texts, ids[::-1], 3, 0x0590)  # the sample: ids 5, 3, 1
+    with pytest.raises(IndexError):
+        LIB.reads_rtl(texts, np.array([len(texts)], dtype=np.int64), 1, 0x0590, np.zeros(2, dtype=np.int64))
+    with pytest.raises(TypeError):
+        LIB.reads_rtl(np.array([1, 2], dtype=object), np.array([0], dtype=np.int64), 1, 0x0590, np.zeros(2, dtype=np.int64))
+    with pytest.raises(ValueError):
+        LIB.reads_rtl(texts, ids, 0, 0x0590, np.zeros(2, dtype=np.int64))
