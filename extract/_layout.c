@@ -4545,6 +4545,116 @@ done:
 
 /* ==== end of lpage's reading direction ==== */
 
+/* ==== lpage: a leaf's paragraphs (leaves._paragraphs) ==== */
+
+/* _on_baselines' count: of lines ids[0..n), how many lie within `tol` of one
+ * of the `m` baselines sorted in base (NaN last): the nearest one below or
+ * above each line's own baseline (np.searchsorted, side left, in numpy's
+ * order; np.minimum of the two distances, NaN propagating). */
+static Py_ssize_t on_baselines(const double *Y0, const double *Y1, const int64_t *ids, Py_ssize_t n, const double *base,
+                               Py_ssize_t m, double descent, double tol) {
+    Py_ssize_t on = 0;
+    for (Py_ssize_t k = 0; k < n; k++) {
+        double own = Y0[ids[k]] + descent * (Y1[ids[k]] - Y0[ids[k]]);
+        Py_ssize_t lo = 0, hi = m;
+        while (lo < hi) {
+            Py_ssize_t mid = lo + (hi - lo) / 2;
+            if (np_less(base[mid], own)) lo = mid + 1; else hi = mid;
+        }
+        double below = fabs(own - base[lo > 0 ? lo - 1 : 0]), above = fabs(base[lo < m - 1 ? lo : m - 1] - own);
+        on += np_min(below, above) <= tol;
+    }
+    return on;
+}
+
+/* ---- paragraph_blocks(x0, x1, y0, y1, words, first_word, ids, lengths, row_tol, descent, paragraph_step, space,
+ *                       min_pairs, wrap_words, wrap_pairs, wrapped_share, same_baseline) -> bools, one per block
+ * kernels.paragraph_blocks: of the blocks (ids cut by lengths, a leaf's
+ * stacked_blocks), those that wrap as a paragraph's lines do (blocks_wrap's
+ * measures, regions._wrapped's verdict: min_pairs pairs, a median line of
+ * wrap_words words, wrap_pairs lines, wrapped_share of them wrapped), but for
+ * those with a line of another block (none of the wrapping ones) beside them
+ * along the line whose baselines more than half their lines lie on (within
+ * same_baseline). */
+static PyObject *layout_paragraph_blocks(PyObject *mod, PyObject *args) {
+    PyObject *obj[4], *w_obj, *f_obj, *ids_obj, *len_obj;
+    double row_tol, descent, paragraph_step, space, wrap_words, wrapped_share, same_baseline;
+    Py_ssize_t min_pairs, wrap_pairs;
+    if (!PyArg_ParseTuple(args, "OOOOOOOOddddndndd", &obj[0], &obj[1], &obj[2], &obj[3], &w_obj, &f_obj, &ids_obj, &len_obj,
+                          &row_tol, &descent, &paragraph_step, &space, &min_pairs, &wrap_words, &wrap_pairs, &wrapped_share,
+                          &same_baseline))
+        return NULL;
+    View vbox[4], vi, vl, vw, vf;
+    memset(vbox, 0, sizeof vbox);
+    memset(&vi, 0, sizeof vi); memset(&vl, 0, sizeof vl); memset(&vw, 0, sizeof vw); memset(&vf, 0, sizeof vf);
+    PyObject *result = NULL;
+    int64_t *ints = NULL, *rest = NULL;
+    double *floats = NULL, *base = NULL;
+    char *keep = NULL, *other = NULL;
+    Py_ssize_t blocks = 0;
+    Py_ssize_t n = get_unit_runs(obj, vbox, ids_obj, &vi, len_obj, &vl, &blocks);
+    if (n < 0 || get_view(w_obj, &vw, "l", 8, "words") < 0 || get_view(f_obj, &vf, "d", 8, "first_word") < 0) goto done;
+    Py_ssize_t size = vbox[0].view.len / 8;
+    if (vw.view.len / 8 != size || vf.view.len / 8 != size) { PyErr_SetString(PyExc_ValueError, "unit columns differ in length"); goto done; }
+    const double *box[4] = {vbox[0].view.buf, vbox[1].view.buf, vbox[2].view.buf, vbox[3].view.buf};
+    const double *X0 = box[0], *X1 = box[1], *Y0 = box[2], *Y1 = box[3];
+    const int64_t *ids = vi.view.buf, *lengths = vl.view.buf;
+    size_t cap = n ? (size_t)n : 1;
+    ints = malloc(7 * (cap + 1) * sizeof(int64_t));
+    floats = calloc(3 * cap, sizeof(double));
+    rest = malloc(cap * sizeof(int64_t));
+    base = malloc(cap * sizeof(double));
+    keep = calloc(blocks ? (size_t)blocks : 1, 1);
+    other = calloc(size ? (size_t)size : 1, 1);
+    if (!ints || !floats || !rest || !base || !keep || !other) { PyErr_NoMemory(); goto done; }
+    int64_t *sorted = ints, *starts = sorted + cap + 1, *order = starts + cap + 1, *tmp = order + cap + 1,
+            *pairs = tmp + cap + 1, *counts = pairs + cap + 1;
+    double *key = floats, *step = floats + cap, *sorted_steps = floats + 2 * cap;
+    /* The wrapping blocks (blocks_wrapping: of two lines or more). */
+    Py_ssize_t wrapping = 0;
+    for (Py_ssize_t b = 0, at = 0; b < blocks; at += lengths[b], b++) {
+        Py_ssize_t m = lengths[b];
+        if (m < 2) continue;
+        Py_ssize_t rows = sort_rows(Y0, Y1, ids + at, m, row_tol, sorted, starts, order, tmp, key);
+        WrapCounts found = wrap_counts(box, vw.view.buf, vf.view.buf, sorted, m, starts, rows, descent, paragraph_step,
+                                       space, pairs, step, sorted_steps, counts);
+        keep[b] = found.pairs >= min_pairs && found.median_words >= wrap_words && found.lines >= wrap_pairs &&
+                  (double)found.wrapped >= wrapped_share * (double)found.lines;
+        wrapping += keep[b];
+    }
+    if (wrapping) {
+        /* The lines of the other blocks, ascending. */
+        for (Py_ssize_t k = 0; k < n; k++) other[ids[k]] = 1;
+        for (Py_ssize_t b = 0, at = 0; b < blocks; at += lengths[b], b++)
+            if (keep[b])
+                for (Py_ssize_t k = at; k < at + lengths[b]; k++) other[ids[k]] = 0;
+        Py_ssize_t n_rest = 0;
+        for (Py_ssize_t u = 0; u < size; u++)
+            if (other[u]) rest[n_rest++] = u;
+        for (Py_ssize_t b = 0, at = 0; b < blocks; at += lengths[b], b++) {
+            if (!keep[b]) continue;
+            const int64_t *block = ids + at;
+            Py_ssize_t m = lengths[b], n_beside = 0;
+            double left = X0[block[0]], right = X1[block[0]];
+            for (Py_ssize_t k = 1; k < m; k++) { left = np_min(left, X0[block[k]]); right = np_max(right, X1[block[k]]); }
+            for (Py_ssize_t k = 0; k < n_rest; k++) {
+                int64_t u = rest[k];
+                if (X1[u] <= left || X0[u] >= right) base[n_beside++] = Y0[u] + descent * (Y1[u] - Y0[u]);
+            }
+            if (!n_beside) continue;
+            qsort(base, (size_t)n_beside, sizeof(double), cmp_np_double);
+            if (on_baselines(Y0, Y1, block, m, base, n_beside, descent, same_baseline) * 2 > m) keep[b] = 0;
+        }
+    }
+    result = PyByteArray_FromStringAndSize(keep, blocks);
+done:
+    free(ints); free(floats); free(rest); free(base); free(keep); free(other);
+    release_boxes(vbox); release(&vi); release(&vl); release(&vw); release(&vf);
+    return result;
+}
+
+/* ==== end of lpage's paragraphs ==== */
+
 static PyMethodDef module_methods[] = {
     {"gutter_cuts", (PyCFunction)layout_gutter_cuts, METH_VARARGS, "Units by x0, and where a gutter parts them."},
     {"section_breaks", (PyCFunction)layout_section_breaks, METH_VARARGS, "Row starts a section gap under the rows above."},
@@ -4620,6 +4730,9 @@ static PyMethodDef module_methods[] = {
     {"leaf_tail", (PyCFunction)layout_leaf_tail, METH_VARARGS, "A leaf's edge rows, and the stack between them."},
     /* lpage: the page's reading direction */
     {"reads_rtl", (PyCFunction)layout_reads_rtl, METH_VARARGS, "Does a sample of the glyphs read right to left."},
+    /* lpage: a leaf's paragraphs */
+    {"paragraph_blocks", (PyCFunction)layout_paragraph_blocks, METH_VARARGS,
+     "Per block of a leaf, does it wrap as a paragraph, not on the baselines of lines beside it."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -2183,3 +2183,25 @@ def reads_rtl(lib: ModuleType | None, texts: np.ndarray, order: np.ndarray, samp
     # marks (U+2000-U+303F) have no direction of their own.
     other = (first >= 0xC0) & ~rtl & ~((first >= 0x2000) & (first <= 0x303F))
     return int(rtl.sum()) > int((latin | other).sum())
+
+
+def paragraph_blocks(
+    lib: ModuleType,
+    box: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray],
+    words: tuple[np.ndarray, np.ndarray],
+    runs: tuple[np.ndarray, np.ndarray],
+    limits: tuple[tuple[float, float, float, float], tuple[int, float, int, float], float],
+) -> np.ndarray:
+    """leaves._paragraphs compiled, as one flag per block: of the blocks
+    (`runs`: their lines joined and their lengths, joined_runs) those whose
+    lines wrap as a paragraph's (blocks_wrap's measures, `limits[0]`: row
+    tolerance, descent, paragraph step, word space; regions._wrapped's
+    verdict, `limits[1]`), but for those with lines of the other blocks
+    beside them along the line on whose baselines (within `limits[2]`) more
+    than half their lines lie. The rule in leaves.py is the reference."""
+    x0, x1, y0, y1 = box
+    count, first_word = words
+    ids, lengths = runs
+    measure, verdict, same_baseline = limits
+    found = lib.paragraph_blocks(x0, x1, y0, y1, count, first_word, _ids(ids), lengths, *measure, *verdict, same_baseline)
+    return np.frombuffer(found, dtype=bool)

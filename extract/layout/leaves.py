@@ -80,10 +80,10 @@ from ragprep.extract.layout.params import (
 )
 from ragprep.extract.layout.kernels import (
     RunStacking, back_up_moves, baseline_rows, block_chains, blocks_in_turn, cell_chains, emit_leaves, flush_visits, grid_groups, grid_links, grid_rows, gutter_cuts, interleaved_merges, kahn, leaf_stacking,
-    leaf_tail, nested_pairs, paint_order, paint_run_cuts, pass_cuts, row_groups, row_mates, row_returns, run_pairs, top_and_bottom, turning_pair,
+    joined_runs, leaf_tail, nested_pairs, paint_order, paint_run_cuts, paragraph_blocks, pass_cuts, row_groups, row_mates, row_returns, run_pairs, top_and_bottom, turning_pair,
 )  # fmt: skip
 from ragprep.extract.layout.kernels import run_boxes as kernel_run_boxes
-from ragprep.extract.layout.regions import baseline, blocks_wrapping, is_text_column, rows_of, split_at
+from ragprep.extract.layout.regions import WRAP_VERDICT, baseline, block_wrap_limits, blocks_wrapping, is_text_column, rows_of, split_at
 from ragprep.extract.layout.units import Page
 
 
@@ -686,7 +686,13 @@ def _paragraphs(page: Page, blocks: list[np.ndarray]) -> list[np.ndarray]:
     lie on the baselines of other lines beside them (SAME_BASELINE) that
     are no such block: a table's column of labels that happen to fill its
     width, beside its column of values. A sidebar's lines may share their
-    rows with the paragraph beside it."""
+    rows with the paragraph beside it. Compiled in one call
+    (kernels.paragraph_blocks); the rule below is the reference."""
+    if page.lib is not None and blocks:
+        box = (page.x0, page.x1, page.y0, page.y1)
+        limits = (block_wrap_limits(page), WRAP_VERDICT, SAME_BASELINE * page.body)
+        keep = paragraph_blocks(page.lib, box, (page.words, page.first_word), joined_runs(page.lib, blocks), limits)
+        return [block for block, kept in zip(blocks, keep.tolist(), strict=True) if kept]
     several = [block for block in blocks if len(block) > 1]
     wrapping = [block for block, wrap in zip(several, blocks_wrapping(page, several), strict=True) if wrap]
     if not wrapping:

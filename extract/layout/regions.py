@@ -224,17 +224,29 @@ def blocks_wrapping(page: Page, blocks: list[np.ndarray]) -> list[bool]:
         return []
     box = (page.x0, page.x1, page.y0, page.y1)
     words = (page.words, page.first_word)
-    measures = blocks_wrap(page.lib, box, words, blocks, ROW_OVERLAP * page.body, DESCENT, PARAGRAPH_STEP, WRAP_SPACE * page.body)
+    measures = blocks_wrap(page.lib, box, words, blocks, *block_wrap_limits(page))
     flags: list[bool] = _wrapped(*measures).tolist()
     return flags
+
+
+def block_wrap_limits(page: Page) -> tuple[float, float, float, float]:
+    """blocks_wrapping's measure (kernels.blocks_wrap): the row tolerance,
+    DESCENT, the paragraph step and the word space."""
+    return ROW_OVERLAP * page.body, DESCENT, PARAGRAPH_STEP, WRAP_SPACE * page.body
+
+
+# wraps' verdict (_wrapped): pairs, median words, lines judged, share wrapped.
+WRAP_VERDICT = (2, WRAP_WORDS, WRAP_PAIRS, WRAPPED)
 
 
 def _wrapped(pairs: Any, median_words: Any, lines: Any, wrapped: Any) -> Any:
     """wraps' verdict from wrap_measures' counts (scalars, or arrays of
     them per group): two pairs at least; a median line of WRAP_WORDS words
     or more (not short lines of a word or two: an address, a list of
-    names); WRAP_PAIRS lines or more to judge; and WRAPPED of them wrapped."""
-    return (pairs >= 2) & (median_words >= WRAP_WORDS) & (lines >= WRAP_PAIRS) & (wrapped >= WRAPPED * lines)
+    names); WRAP_PAIRS lines or more to judge; and WRAPPED of them wrapped
+    (WRAP_VERDICT, which kernels.paragraph_blocks applies too)."""
+    min_pairs, min_words, min_lines, share = WRAP_VERDICT
+    return (pairs >= min_pairs) & (median_words >= min_words) & (lines >= min_lines) & (wrapped >= share * lines)
 
 
 def holds_prose(page: Page, ids: np.ndarray) -> bool:

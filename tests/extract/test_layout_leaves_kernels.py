@@ -553,3 +553,134 @@ def test_leaf_tail_is_edge_rows_then_the_stack_candidate(monkeypatch: pytest.Mon
             order = np.array([2, 3, 4, 0, 1])
             found = kernels.leaf_tail(LIB, box, np.ones(6, dtype=bool), order, _tail_limits(_TailPage(box, np.ones(6, dtype=bool), False)), False)  # type: ignore[arg-type]
             assert found is not None and found.order.tolist() == ([0, 1, 2, 3, 4] if moves else order.tolist())
+
+
+class _ParagraphPage:
+    """What leaves._paragraphs reads of a page: unit boxes, word counts and
+    first words, the body height, and which path (`lib`) measures."""
+
+    def __init__(self, box: tuple[np.ndarray, ...], words: tuple[np.ndarray, np.ndarray], lib: object) -> None:
+        self.x0, self.x1, self.y0, self.y1 = box
+        self.words, self.first_word = words
+        self.body, self.lib = 1.0, lib
+
+
+def _paragraph_leaf(rng: np.random.Generator, special: bool) -> tuple[tuple[np.ndarray, ...], tuple[np.ndarray, np.ndarray], list[np.ndarray]]:
+    """A leaf's blocks: ragged columns of lines a leading apart (paragraphs,
+    or not: short lines, one-word lines, a paragraph gap), a column of labels
+    beside some of them on their baselines or SAME_BASELINE (dyadic: at the
+    tie) off them, single lines, and random boxes, some edges NaN or
+    infinite where `special`. Unit numbers are shuffled among the blocks."""
+    x0: list[float] = []
+    x1: list[float] = []
+    base: list[float] = []
+    words: list[int] = []
+    first: list[float] = []
+    blocks: list[list[int]] = []
+    for _ in range(int(rng.integers(1, 6))):
+        left, width, top = float(rng.integers(0, 8)) * 16.0, float(rng.integers(4, 16)) * 4.0, float(rng.integers(20, 60)) * 2.0
+        lines = int(rng.integers(1, 11))
+        steps = np.full(lines, 1.25)
+        steps[rng.random(lines) < 0.15] = 2.5  # a paragraph gap
+        level = top - np.cumsum(steps)
+        if rng.random() < 0.3:  # labels beside: on the column's baselines, or a quarter (SAME_BASELINE) or more off
+            offset = float(rng.choice([0.0, 0.25, 0.375, -0.25]))
+            # Left of the column, touching it or not, or right of its widest line's end.
+            start, end = [(left - 20.0, left - 4.0), (left - 16.0, left), (left + width, left + width + 12.0)][int(rng.integers(0, 3))]
+            block = []
+            for b in level[rng.random(lines) < 0.8]:
+                block.append(len(x0))
+                x0.append(start); x1.append(end); base.append(float(b) + offset)
+                words.append(int(rng.integers(1, 3))); first.append(4.0)
+            if block:
+                blocks.append(block)
+        block = []
+        for b in level:
+            block.append(len(x0))
+            x0.append(left); x1.append(left + width - float(rng.integers(0, 8)) * (0.25 if rng.random() < 0.8 else 4.0)); base.append(float(b))
+            words.append(int(rng.integers(1, 12))); first.append(float(rng.integers(2, 14)) * 0.5)
+        blocks.append(block)
+    for _ in range(int(rng.integers(0, 4))):  # stray lines and random boxes
+        blocks.append([len(x0)])
+        x0.append(float(rng.integers(0, 140))); x1.append(x0[-1] + float(rng.integers(1, 40))); base.append(float(rng.integers(0, 120)))
+        words.append(int(rng.integers(0, 6))); first.append(float(rng.integers(0, 8)))
+    n = len(x0)
+    height = np.where(rng.random(n) < 0.9, 1.0, 2.0)  # (a tall line shares a row with the next)
+    y0 = np.array(base) - 0.25 * height
+    box = (np.array(x0), np.array(x1), y0, y0 + height)
+    if special:
+        for column, value in zip(box, (np.nan, np.inf, np.nan, -np.inf), strict=True):
+            column[rng.choice(n, size=max(1, n // 8), replace=False)] = value if rng.random() < 0.7 else -value
+    # Unit u becomes unit shuffle[u].
+    shuffle = rng.permutation(n)
+    back = np.argsort(shuffle)
+    moved = (np.array(words, dtype=np.int64)[back], np.array(first)[back])
+    return tuple(column[back] for column in box), moved, [shuffle[block].astype(np.int64) for block in blocks]
+
+
+@pytest.mark.skipif(LIB is None, reason="the layout kernels are not built")
+@pytest.mark.parametrize("verdict", [None, (2, 3, 1, 0.5)])
+def test_paragraph_blocks_are_the_paragraph_rule(monkeypatch: pytest.MonkeyPatch, verdict: tuple[int, int, int, float] | None):
+    """kernels.paragraph_blocks against leaves._paragraphs' rule, with DESCENT
+    and SAME_BASELINE set to powers of two (boxes on their grid meet the
+    tolerance exactly): paragraphs kept, paragraphs dropped for the labels
+    on their baselines, blocks that do not wrap; with the wrap verdict's
+    limits, or with one that lets two pairs decide."""
+    from ragprep.extract.layout import leaves, regions
+
+    for module, name, value in ((leaves, "DESCENT", 0.25), (regions, "DESCENT", 0.25), (leaves, "SAME_BASELINE", 0.25)):
+        monkeypatch.setattr(module, name, value)
+    if verdict is not None:
+        monkeypatch.setattr(leaves, "WRAP_VERDICT", verdict)
+        monkeypatch.setattr(regions, "WRAP_VERDICT", verdict)
+    seen = {"kept": 0, "beside": 0, "no_wrap": 0}
+    for seed in range(500):
+        rng = np.random.default_rng(seed)
+        box, words, blocks = _paragraph_leaf(rng, seed % 4 == 0)
+        with np.errstate(invalid="ignore"):
+            reference = leaves._paragraphs(_ParagraphPage(box, words, None), blocks)  # type: ignore[arg-type]
+            compiled = leaves._paragraphs(_ParagraphPage(box, words, LIB), blocks)  # type: ignore[arg-type]
+            several = [block for block in blocks if len(block) > 1]
+            wrapping = sum(regions.blocks_wrapping(_ParagraphPage(box, words, None), several))  # type: ignore[arg-type]
+        assert [b.tolist() for b in compiled] == [b.tolist() for b in reference]
+        seen["kept"] += len(reference)
+        seen["beside"] += wrapping - len(reference)
+        seen["no_wrap"] += len(several) - wrapping
+    assert min(seen.values()) > 20, seen
+    assert leaves._paragraphs(_ParagraphPage(box, words, LIB), []) == []  # type: ignore[arg-type]
+
+
+@pytest.mark.skipif(LIB is None, reason="the layout kernels are not built")
+def test_paragraph_blocks_are_bounds_checked():
+    box = tuple(np.zeros(3) for _ in range(4))
+    words = (np.zeros(3, dtype=np.int64), np.zeros(3))
+    limits = ((0.2, 0.22, 1.5, 0.25), (2, 3, 3, 0.75), 0.25)
+    for ids, lengths in ((np.array([0, 3]), np.array([2])), (np.array([0, 1]), np.array([3])), (np.array([0, -1]), np.array([2]))):
+        with pytest.raises((IndexError, ValueError)):
+            kernels.paragraph_blocks(LIB, box, words, (ids.astype(np.int64), lengths.astype(np.int64)), limits)
+    with pytest.raises(ValueError):
+        kernels.paragraph_blocks(LIB, box, (words[0][:2], words[1]), (np.array([0, 1], dtype=np.int64), np.array([2], dtype=np.int64)), limits)
+
+
+@pytest.mark.skipif(LIB is None, reason="the layout kernels are not built")
+def test_paragraph_beside_a_label_of_no_baseline_is_measured_as_numpy_does(monkeypatch: pytest.MonkeyPatch):
+    """A paragraph of four lines that wrap, labels beside it: one on its
+    second line's baseline, one on its third's, one SAME_BASELINE under its
+    first line's, one with no baseline (NaN). The first line lies above
+    every label's baseline, so its nearest one above is the NaN, and
+    np.minimum of the two distances is NaN: not on it. Two of four lines on
+    the labels' baselines is no majority: the paragraph stands."""
+    from ragprep.extract.layout import leaves, regions
+
+    for module, name, value in ((leaves, "DESCENT", 0.25), (regions, "DESCENT", 0.25), (leaves, "SAME_BASELINE", 0.25)):
+        monkeypatch.setattr(module, name, value)
+    line = np.array([20.0, 18.75, 17.5, 16.25])
+    label = np.array([20.0 - 0.25, 18.75, 17.5, np.nan])
+    base = np.concatenate([line, label])
+    x0 = np.array([0.0] * 4 + [-20.0] * 4)
+    box = (x0, x0 + np.array([40.0] * 4 + [16.0] * 4), base - 0.25, base + 0.75)
+    words = (np.array([8] * 4 + [1] * 4, dtype=np.int64), np.array([5.0] * 4 + [4.0] * 4))
+    blocks = [np.arange(4, dtype=np.int64), np.arange(4, 8, dtype=np.int64)]
+    for lib in (None, LIB):
+        kept = leaves._paragraphs(_ParagraphPage(box, words, lib), blocks)  # type: ignore[arg-type]
+        assert [b.tolist() for b in kept] == [[0, 1, 2, 3]]
