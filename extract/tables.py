@@ -160,17 +160,22 @@ def table_grids(tree: StructTree) -> TableGrids:
     group = tree.nearest(tables | (part >= _TABLE_PARTS["THead"]))
     in_thead = np.zeros(len(part), dtype=bool)
     in_thead[group >= 0] = part[group[group >= 0]] == _TABLE_PARTS["THead"]
-    slots: dict[int, GridSlot] = {}
+    grids = list(_tables_by_rows(table_of, row_of, is_row & ~tables, is_cell & ~tables))
+    indices = [index for _, _, cells, _ in grids for index in cells]
+    placed = _place(tree, grids, indices, in_thead)
+    built = frozen_rows(GridSlot, placed)  # one per cell of every tagged table, all at once
+    ends = list(map(int.__add__, placed["col"], placed["col_span"]))
+    at = list(zip(placed["row"], placed["col"], strict=True))
     shapes: dict[int, tuple[int, int]] = {}
     by_position: dict[int, Mapping[tuple[int, int], GridSlot]] = {}
-    for table, n_rows, indices, cell_rows in _tables_by_rows(table_of, row_of, is_row & ~tables, is_cell & ~tables):
-        placed = _place(tree, table, indices, cell_rows, n_rows, in_thead)
-        built = frozen_rows(GridSlot, placed)  # one per cell of every tagged table
-        slots.update(zip(indices, built, strict=True))
-        ends = map(int.__add__, placed["col"], placed["col_span"])
-        shapes[table] = (n_rows, max(ends, default=0))
-        by_position[table] = MappingProxyType(dict(zip(zip(placed["row"], placed["col"], strict=True), built, strict=True)))
-    return TableGrids(MappingProxyType(slots), MappingProxyType(shapes), MappingProxyType(by_position), cell_of)
+    lo = 0
+    for table, n_rows, cells, _ in grids:
+        hi = lo + len(cells)
+        shapes[table] = (n_rows, max(ends[lo:hi], default=0))
+        by_position[table] = MappingProxyType(dict(zip(at[lo:hi], built[lo:hi], strict=True)))
+        lo = hi
+    slots = MappingProxyType(dict(zip(indices, built, strict=True)))
+    return TableGrids(slots, MappingProxyType(shapes), MappingProxyType(by_position), cell_of)
 
 
 def _tables_by_rows(
@@ -220,25 +225,35 @@ def _started_by(nearest: np.ndarray, tables: np.ndarray) -> np.ndarray:
 
 
 def _place(
-    tree: StructTree, table: int, indices: list[int], cell_rows: list[int], n_rows: int, in_thead: np.ndarray
+    tree: StructTree, grids: list[tuple[int, int, list[int], list[int]]], indices: list[int], in_thead: np.ndarray
 ) -> dict[str, list[Any]]:
-    """The GridSlots' columns of one table's cells (`indices`, row by row, in
-    rows `cell_rows` of `n_rows`): each cell takes the first free slot of its
-    row; spans occupy theirs; a row span is cut at the last row."""
-    columns: dict[str, list[Any]] = {"row": cell_rows}
-    columns["col_span"] = tree.values("col_span", indices)
-    row_spans = tree.values("row_span", indices)
-    if max(row_spans, default=1) == 1:
-        # Nothing spans down (most tables): a cell starts where the cell
-        # before it in its row ends.
-        columns["row_span"] = row_spans
-        columns["col"] = _row_starts(cell_rows, columns["col_span"])
-    else:
-        columns["row_span"], columns["col"] = _spanned_slots(cell_rows, n_rows, row_spans, columns["col_span"])
-    columns["table"] = [table] * len(indices)
-    columns["in_thead"] = in_thead[indices].tolist()
+    """The GridSlots' columns of the cells (`indices`) of every table of
+    `grids` (table, its rows, its cells row by row, their rows), the tables
+    one after another: each cell takes the first free slot of its row; spans
+    occupy theirs; a row span is cut at the last row."""
+    columns: dict[str, list[Any]] = {"row": [], "row_span": [], "col": [], "table": []}
+    elements = np.asarray(indices, dtype=np.int64)  # once: each column read below takes it as it is
+    col_spans, row_spans = tree.values("col_span", elements), tree.values("row_span", elements)
+    lo = 0
+    for table, n_rows, cells, cell_rows in grids:
+        hi = lo + len(cells)
+        spans, down = col_spans[lo:hi], row_spans[lo:hi]
+        if max(down, default=1) == 1:
+            # Nothing spans down (most tables): a cell starts where the cell
+            # before it in its row ends.
+            columns["row_span"] += down
+            columns["col"] += _row_starts(cell_rows, spans)
+        else:
+            cut, cols = _spanned_slots(cell_rows, n_rows, down, spans)
+            columns["row_span"] += cut
+            columns["col"] += cols
+        columns["row"] += cell_rows
+        columns["table"] += [table] * len(cells)
+        lo = hi
+    columns["col_span"] = col_spans
+    columns["in_thead"] = in_thead[elements].tolist()
     for name, attribute in _FROM_ELEMENT:
-        columns[name] = tree.values(attribute, indices)
+        columns[name] = tree.values(attribute, elements)
     return {name: columns[name] for name in _SLOT_FIELDS}  # in field order, as the slots are set
 
 

@@ -146,6 +146,13 @@ def test_a_page_read_alone_labels_its_piece_as_it_sees_it_and_pages_read_togethe
     assert [c.header_labels for c in together.pages[1].tables[0].cells] == [("Item",), ("Qty",)] * 2
 
 
+def test_a_row_span_past_the_last_row_is_cut_there():
+    rows = [[(TD, "a", {"O": Name.Table, "RowSpan": 5}), (TD, "b", None)], [(TD, "c", None)]]
+    (table,) = extract_document(build_table(rows), mode="structure").tables
+    assert grid(table) == {(0, 0): ("a", 2, 1, False), (0, 1): ("b", 1, 1, False), (1, 1): ("c", 1, 1, False)}
+    assert (table.n_rows, table.n_cols) == (2, 2)
+
+
 def test_invalid_span_is_one_and_warned():
     rows = [[(TD, "a", {"O": Name.Table, "ColSpan": 0}), (TD, "b", None)]]
     result = extract_document(build_table(rows), mode="structure")
