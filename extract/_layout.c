@@ -3373,6 +3373,198 @@ done:
     return result;
 }
 
+/* ---- line_blanks(origin, own_end, direction, height, stream, start, inked, aligned, x0, x1, y0, y1, ids, line,
+ *                  offset, descent, line_baseline, join_gap) -> (units, line, rank, host, centre) or None ----------
+ * lines.blanks_on_their_lines on a page read along (1, 0), in one pass: the
+ * units of blanks (Page.blank_units: no inked glyph, set in the page's
+ * direction), each one's box along the line and its mean baseline, kept where
+ * its glyphs lie together; the nearest placed unit `ids` on its baseline and
+ * within the join gap (_nearest_units: the least gap, then the nearest
+ * baseline, then the lowest baseline in numpy's stable order); its rank on
+ * that unit's line. The reference's expressions operation by operation:
+ * `origin @ along` as x * 1 + y * 0, add.reduceat as its first value plus
+ * numpy's pairwise sum of the rest, np.searchsorted over an array that need
+ * not be sorted with numpy's own search (binsearch_right). None (the
+ * reference decides) where a value it reads is not finite. */
+static Py_ssize_t binsearch_right_d(const double *arr, Py_ssize_t n, double key, double *last, Py_ssize_t *lo, Py_ssize_t *hi) {
+    /* numpy's binsearch<side right> for one key of a run of keys: the bounds
+     * carried from the key before (numpy narrows by the previous key). */
+    if (*last <= key) *hi = n;
+    else { *lo = 0; *hi = *hi < n ? *hi + 1 : n; }
+    *last = key;
+    while (*lo < *hi) {
+        Py_ssize_t mid = *lo + ((*hi - *lo) >> 1);
+        if (arr[mid] <= key) *lo = mid + 1; else *hi = mid;
+    }
+    return *lo;
+}
+
+static Py_ssize_t binsearch_right_l(const int64_t *arr, Py_ssize_t n, int64_t key, int64_t *last, Py_ssize_t *lo, Py_ssize_t *hi) {
+    if (*last <= key) *hi = n;
+    else { *lo = 0; *hi = *hi < n ? *hi + 1 : n; }
+    *last = key;
+    while (*lo < *hi) {
+        Py_ssize_t mid = *lo + ((*hi - *lo) >> 1);
+        if (arr[mid] <= key) *lo = mid + 1; else *hi = mid;
+    }
+    return *lo;
+}
+
+typedef struct {
+    const double *O, *E, *H, *X0, *X1, *Y0, *Y1, *offset;
+    const int64_t *S, *start, *inked, *ids, *line;
+    const unsigned char *aligned;
+    Py_ssize_t n, units, m;
+    double descent, baseline, join_gap;
+} BlankPage;
+
+/* Page.blank_units' box of unit u (low, high, base, height, width) and the
+ * test that keeps it (its glyphs together); 0 where a value is not finite. */
+static int blank_box(const BlankPage *p, Py_ssize_t u, double *box, double *sums) {
+    Py_ssize_t a = (Py_ssize_t)p->start[u], b = u + 1 < p->units ? (Py_ssize_t)p->start[u + 1] : p->n;
+    double low = 0, high = 0, height = 0;
+    for (Py_ssize_t k = a; k < b; k++) {
+        int64_t g = p->S[k];
+        double ox = p->O[2 * g], oy = p->O[2 * g + 1], ex = p->E[2 * g], ey = p->E[2 * g + 1], h = p->H[g];
+        if (!isfinite(ox) || !isfinite(oy) || !isfinite(ex) || !isfinite(ey) || !isfinite(h)) return 0;
+        double s = ox * 1.0 + oy * 0.0, e = ex * 1.0 + ey * 0.0;
+        double lo = s <= e ? s : e, hi = s >= e ? s : e;
+        low = k == a || lo < low ? lo : low;
+        high = k == a || hi > high ? hi : high;
+        height = k == a || h > height ? h : height;
+        sums[k - a] = oy * 1.0 - ox * 0.0;
+        sums[(b - a) + (k - a)] = fabs(e - s);
+    }
+    Py_ssize_t count = b - a;
+    box[0] = low; box[1] = high;
+    box[2] = (sums[0] + pairwise_sum(sums + 1, count - 1)) / (double)count;
+    box[3] = height;
+    box[4] = sums[count] + pairwise_sum(sums + count + 1, count - 1);
+    return 1;
+}
+
+/* The nearest unit (a position into ids, by_base sorted by baseline) to the
+ * blank `box`, -1 where none is near: _nearest_units' window and tests. */
+static Py_ssize_t nearest_unit(const BlankPage *p, const int64_t *by_base, const double *ubase, const double *box) {
+    double base = box[2], h = box[3];
+    double low_v = base - p->baseline * h, high_v = base + p->baseline * h;
+    Py_ssize_t lo = 0, hi = p->m;
+    while (lo < hi) { Py_ssize_t mid = lo + ((hi - lo) >> 1); if (ubase[by_base[mid]] < low_v) lo = mid + 1; else hi = mid; }
+    Py_ssize_t best = -1;
+    double best_gap = 0, best_step = 0;
+    for (Py_ssize_t k = lo; k < p->m && ubase[by_base[k]] <= high_v; k++) {
+        int64_t at = by_base[k], u = p->ids[at];
+        double uh = p->Y1[u] - p->Y0[u];
+        double smaller = np_min(uh, h);
+        double gap = np_max(np_max(p->X0[u] - box[1], box[0] - p->X1[u]), 0.0);
+        double step = fabs(ubase[at] - base);
+        if (!(step <= p->baseline * smaller && gap <= p->join_gap * smaller)) continue;
+        if (best < 0 || gap < best_gap || (gap == best_gap && step < best_step)) { best = at; best_gap = gap; best_step = step; }
+    }
+    return best;
+}
+
+static PyObject *line_blanks_result(const BlankPage *p, Py_ssize_t found, const int64_t *fu, const int64_t *fat, const double *fcentre) {
+    /* the rank of each found blank on its unit's line, and the five columns */
+    PyObject *cols[5] = {NULL};
+    int64_t *units = malloc((size_t)(found ? found : 1) * 3 * sizeof(int64_t));
+    double *rank = malloc((size_t)(found ? found : 1) * sizeof(double)), *keyarr = malloc((size_t)(p->m ? p->m : 1) * sizeof(double));
+    PyObject *result = NULL;
+    if (!units || !rank || !keyarr) { PyErr_NoMemory(); goto done; }
+    int64_t *line = units + found, *host = units + 2 * found;
+    for (Py_ssize_t k = 0; k < p->m; k++) keyarr[k] = p->X0[p->ids[k]] + p->offset[k];
+    Py_ssize_t lo_d = 0, hi_d = p->m, lo_l = 0, hi_l = p->m;
+    double last_d = found ? fcentre[0] + p->offset[fat[0]] : 0;
+    int64_t last_l = found ? p->line[fat[0]] : 0;
+    for (Py_ssize_t j = 0; j < found; j++) {
+        int64_t at = fat[j], u = p->ids[at];
+        double centre = fcentre[j];
+        int inside = p->X0[u] < centre && centre < p->X1[u];
+        Py_ssize_t before = binsearch_right_d(keyarr, p->m, centre + p->offset[at], &last_d, &lo_d, &hi_d) - 1;
+        Py_ssize_t last_of_line = binsearch_right_l(p->line, p->m, p->line[at], &last_l, &lo_l, &hi_l) - 1;
+        units[j] = fu[j];
+        line[j] = p->line[at];
+        rank[j] = inside ? (double)at + 0.25 : (double)(before < last_of_line ? before : last_of_line) + 0.5;
+        host[j] = inside ? u : -1;
+    }
+    cols[0] = int64_bytes(units, found); cols[1] = int64_bytes(line, found);
+    cols[2] = PyByteArray_FromStringAndSize((const char *)rank, found * (Py_ssize_t)sizeof(double));
+    cols[3] = int64_bytes(host, found);
+    cols[4] = PyByteArray_FromStringAndSize((const char *)fcentre, found * (Py_ssize_t)sizeof(double));
+    if (cols[0] && cols[1] && cols[2] && cols[3] && cols[4]) {
+        result = Py_BuildValue("(NNNNN)", cols[0], cols[1], cols[2], cols[3], cols[4]);
+        for (int c = 0; c < 5; c++) cols[c] = NULL;
+    }
+done:
+    for (int c = 0; c < 5; c++) Py_XDECREF(cols[c]);
+    free(units); free(rank); free(keyarr);
+    return result;
+}
+
+static PyObject *layout_line_blanks(PyObject *mod, PyObject *args) {
+    PyObject *objs[5], *st_obj, *ink_obj, *al_obj, *box_obj[4], *ids_obj, *line_obj, *off_obj;
+    BlankPage p;
+    if (!PyArg_ParseTuple(args, "OOOOOOOOOOOOOOOddd", &objs[0], &objs[1], &objs[2], &objs[3], &objs[4], &st_obj, &ink_obj,
+                          &al_obj, &box_obj[0], &box_obj[1], &box_obj[2], &box_obj[3], &ids_obj, &line_obj, &off_obj,
+                          &p.descent, &p.baseline, &p.join_gap))
+        return NULL;
+    View v[5], vbox[4], vst = {0}, vink = {0}, val = {0}, vi = {0}, vl = {0}, vo = {0};
+    memset(v, 0, sizeof v); memset(vbox, 0, sizeof vbox);
+    PyObject *result = NULL;
+    int64_t *by_base = NULL, *tmp = NULL, *fu = NULL, *fat = NULL;
+    double *ubase = NULL, *sums = NULL, *fcentre = NULL;
+    Py_ssize_t rows;
+    p.n = get_stream_columns((PyObject *const *)objs, v, &rows);
+    if (p.n < 0) goto done;
+    p.m = get_unit_boxes(box_obj, vbox, ids_obj, &vi);
+    if (p.m < 0 || get_view(st_obj, &vst, "l", 8, "start") < 0 || get_view(ink_obj, &vink, "l", 8, "inked") < 0 ||
+        get_view(al_obj, &val, "?", 1, "aligned") < 0 || get_view(line_obj, &vl, "l", 8, "line") < 0 ||
+        get_view(off_obj, &vo, "d", 8, "offset") < 0)
+        goto done;
+    p.units = vst.view.len / 8;
+    if (vink.view.len / 8 != p.units || val.view.len != p.units || vbox[0].view.len / 8 != p.units ||
+        vl.view.len / 8 != p.m || vo.view.len / 8 != p.m) {
+        PyErr_SetString(PyExc_ValueError, "line_blanks: columns differ in length");
+        goto done;
+    }
+    p.O = v[0].view.buf; p.E = v[1].view.buf; p.H = v[3].view.buf; p.S = v[4].view.buf;
+    p.start = vst.view.buf; p.inked = vink.view.buf; p.aligned = val.view.buf;
+    p.X0 = vbox[0].view.buf; p.X1 = vbox[1].view.buf; p.Y0 = vbox[2].view.buf; p.Y1 = vbox[3].view.buf;
+    p.ids = vi.view.buf; p.line = vl.view.buf; p.offset = vo.view.buf;
+    if (!units_cover(p.start, p.units, p.n)) { result = Py_NewRef(Py_None); goto done; }
+    size_t m1 = (size_t)(p.m ? p.m : 1), n1 = (size_t)(p.n ? p.n : 1), u1 = (size_t)(p.units ? p.units : 1);
+    by_base = malloc(m1 * sizeof(int64_t)); tmp = malloc(m1 * sizeof(int64_t)); ubase = malloc(m1 * sizeof(double));
+    sums = malloc(2 * n1 * sizeof(double)); fu = malloc(u1 * sizeof(int64_t)); fat = malloc(u1 * sizeof(int64_t));
+    fcentre = malloc(u1 * sizeof(double));
+    if (!by_base || !tmp || !ubase || !sums || !fu || !fat || !fcentre) { PyErr_NoMemory(); goto done; }
+    for (Py_ssize_t k = 0; k < p.m; k++) {
+        int64_t u = p.ids[k];
+        if (!isfinite(p.X0[u]) || !isfinite(p.X1[u]) || !isfinite(p.Y0[u]) || !isfinite(p.Y1[u]) || !isfinite(p.offset[k])) {
+            result = Py_NewRef(Py_None);
+            goto done;
+        }
+        ubase[k] = p.Y0[u] + p.descent * (p.Y1[u] - p.Y0[u]);
+    }
+    stable_argsort(ubase, by_base, tmp, p.m);
+    Py_ssize_t found = 0;
+    for (Py_ssize_t u = 0; u < p.units; u++) {
+        if (p.inked[u] != 0 || !p.aligned[u]) continue;
+        double box[5];
+        if (!blank_box(&p, u, box, sums)) { result = Py_NewRef(Py_None); goto done; }
+        if (!(box[1] - box[0] <= box[4] + p.join_gap * box[3])) continue;
+        Py_ssize_t at = p.m ? nearest_unit(&p, by_base, ubase, box) : -1;
+        if (at < 0) continue;
+        fu[found] = u; fat[found] = at; fcentre[found] = (box[0] + box[1]) / 2;
+        found++;
+    }
+    result = line_blanks_result(&p, found, fu, fat, fcentre);
+done:
+    free(by_base); free(tmp); free(ubase); free(sums); free(fu); free(fat); free(fcentre);
+    for (int c = 0; c < 5; c++) release(&v[c]);
+    release_boxes(vbox); release(&vst); release(&vink); release(&val); release(&vi); release(&vl); release(&vo);
+    return result;
+}
+
 /* ---- row_returns(x0, x1, y0, y1, ids, descent, same_baseline, piece_gap) -> (returns, rows)
  * kernels.row_returns (leaves._rows_in_pieces): lines `ids` (in paint
  * order) by baseline top down (stable), a new row where the baseline steps
@@ -4714,6 +4906,8 @@ static PyMethodDef module_methods[] = {
      "Lines next to one another on a row the stream does not paint in turn, and how many rows."},
     {"placed_lines", (PyCFunction)layout_placed_lines, METH_VARARGS,
      "Placed units by row and along it, their marks and lines, and which later line rules may apply."},
+    {"line_blanks", (PyCFunction)layout_line_blanks, METH_VARARGS,
+     "Units of blanks on their lines (upright frame): unit, line, rank, host, centre."},
     /* leaves kernels */
     {"flush_visits", (PyCFunction)layout_flush_visits, METH_VARARGS, "Runs joined while their edges span at most a slack."},
     {"pass_cuts", (PyCFunction)layout_pass_cuts, METH_VARARGS, "Where the stream's passes down a leaf end."},

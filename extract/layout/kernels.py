@@ -950,6 +950,41 @@ def placed_lines(
     )  # fmt: skip
 
 
+def line_blanks(
+    lib: ModuleType | None,
+    table: GlyphTable,
+    frame: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray],
+    box: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray],
+    placed: tuple[np.ndarray, np.ndarray, np.ndarray],
+    thresholds: tuple[float, float, float],
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None:
+    """lines.blanks_on_their_lines in one compiled pass on a page read along
+    (1, 0) (`frame`: along, the stream, its unit starts, per unit its inked
+    glyphs and whether it is set in the page's direction; `box`: unit boxes
+    x0, x1, y0, y1; `placed`: the placed units by row and along it, per unit
+    its line and its offset along the line; `thresholds`: DESCENT,
+    LINE_BASELINE, LINE_JOIN_GAP): the units of blanks that sit on a line,
+    and per such unit its line, rank, host and centre. None without the
+    compiled kernels, on another frame, or where the kernel declines (a
+    value not finite): the reference is blanks_on_their_lines itself, which
+    tests/extract/test_layout_kernels.py holds this to."""
+    along, stream, start, inked, aligned = frame
+    if lib is None or not _upright(along):
+        return None
+    ids, line, offset = placed
+    found = lib.line_blanks(
+        *_glyph_columns(table), _ids(stream), _ids(start), _ids(inked), np.ascontiguousarray(aligned, dtype=bool),
+        *box, _ids(ids), _ids(line), np.ascontiguousarray(offset, dtype=np.float64), *thresholds,
+    )  # fmt: skip
+    if found is None:
+        return None
+    units, on_line, rank, host, centre = found
+    return (
+        np.frombuffer(units, dtype=np.int64), np.frombuffer(on_line, dtype=np.int64), np.frombuffer(rank),
+        np.frombuffer(host, dtype=np.int64), np.frombuffer(centre),
+    )  # fmt: skip
+
+
 def blank_edges(lib: ModuleType | None, space: np.ndarray, start: np.ndarray, end: np.ndarray) -> np.ndarray:
     """Per glyph (`space`: is it a blank), does it lead or trail its unit
     start[u]:end[u]: a blank with only blanks between it and the unit's edge."""

@@ -22,6 +22,7 @@ from ragprep.extract.layout.kernels import (
     JUSTIFIED_RULE,
     NUMBERED_RULE,
     along_measures,
+    line_blanks,
     lines_along,
     marks_beside,
     placed_lines,
@@ -328,7 +329,14 @@ def blanks_on_their_lines(page: Page, ids: np.ndarray, line: np.ndarray, offset:
     units, so a row of trailing spaces across a narrow gutter joins no two
     columns' lines. A unit of blanks set apart from one another (the
     spaces of a heading painted a glyph at a time, on one visit) lies
-    nowhere in particular: it follows the unit painted before it."""
+    nowhere in particular: it follows the unit painted before it.
+    On a page read along (1, 0) one compiled pass (kernels.line_blanks)
+    does all of it; the steps below are its reference."""
+    frame = (page.along, page.stream, page.start, page.inked, page.aligned)
+    box = (page.x0, page.x1, page.y0, page.y1)
+    found = line_blanks(page.lib, page.table, frame, box, (ids, line, offset), (DESCENT, LINE_BASELINE, LINE_JOIN_GAP))
+    if found is not None:
+        return LineBlanks(*found)
     blanks, (x0, x1, base, height, width) = page.blank_units()
     if len(blanks):
         together = x1 - x0 <= width + LINE_JOIN_GAP * height

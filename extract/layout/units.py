@@ -225,6 +225,11 @@ class Page:
         width = np.add.reduceat(np.abs(end - start), first)
         return blanks, (low, high, base, np.maximum.reduceat(table.height[glyphs], first), width)
 
+    @property
+    def aligned(self) -> np.ndarray:
+        """Per unit, is it set in the page's direction (kernels.unit_frame)."""
+        return self._aligned
+
     def trails_blank(self, ids: np.ndarray) -> np.ndarray:
         """Per unit `ids`, whether its last glyph is a blank: a word space
         the stream painted at its end, where the line goes on."""

@@ -24,7 +24,7 @@ from corpusdir import corpus_paths
 from ragprep.extract import ExtractConfig, GlyphTable, PDFReadError, open_document
 from ragprep.extract.glyphs import rows_at
 from ragprep.extract import native
-from ragprep.extract.layout import kernels, lines, read_layout
+from ragprep.extract.layout import kernels, lines, read_layout, units
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # the repository root: bench/
 from bench.layout import SCORED_FILES  # noqa: E402
@@ -602,7 +602,15 @@ class _LinePage:
         low = self.x0[unit] + (self.stream - self.start[unit]) * step
         blank = np.array([c == " " for c in glyphs], dtype=bool)
         self._extents = (np.where(blank, np.inf, low), np.where(blank, -np.inf, low + step))
-        self.table = type("Table", (), {"text": np.array(glyphs, dtype=object), "height": (self.y1 - self.y0)[unit]})
+        # Upright, so that blanks_on_their_lines runs kernels.line_blanks (no unit of blanks here: none found).
+        self.along, self.aligned = np.array([1.0, 0.0]), np.ones(len(texts), dtype=bool)
+        base = (self.y0 + 0.22 * (self.y1 - self.y0))[unit]
+        origin, own_end = np.column_stack([low, base]), np.column_stack([low + step, base])
+        self.table = type(
+            "Table", (),
+            {"text": np.array(glyphs, dtype=object), "height": (self.y1 - self.y0)[unit], "origin": origin,
+             "own_end": own_end, "direction": np.tile([1.0, 0.0], (len(glyphs), 1))},
+        )  # fmt: skip
         self.classes = (np.array([c.isalpha() for c in glyphs], dtype=bool), blank)
         self.inked = np.array([len(t.strip()) for t in texts], dtype=np.int64)
         self.words = np.where(np.array(texts) == "Word ", 1, rng.choice([1, 1, 1, 2], len(texts)))
@@ -649,6 +657,83 @@ def test_placed_lines_agree_with_the_rules():
         joined += int(reference[2][-1] < found.line[-1])
         marks += int(found.mark.any())
     assert seen == 7 and joined > 0 and marks > 0
+
+
+class _BlankPage:
+    """The part of a units.Page that lines.blanks_on_their_lines reads, set
+    along (1, 0): units of glyphs on a half-point grid (so that gaps and
+    baselines tie with LINE_JOIN_GAP and LINE_BASELINE), some made only of
+    blanks (no inked glyph, infinite boxes, as on a page), some not set in
+    the page's direction; its blank_units is the Page's own."""
+
+    blank_units = units.Page.blank_units
+
+    def __init__(self, rng: np.random.Generator, lib: object, special: bool) -> None:
+        n_units = int(rng.integers(1, 40))
+        # Up to 20 glyphs: a unit's sums past 8 values are numpy's pairwise ones.
+        count = np.where(rng.random(n_units) < 0.8, rng.integers(1, 5, n_units), rng.integers(5, 21, n_units))
+        self.lib, self.along = lib, np.array([1.0, 0.0])
+        self.start = np.cumsum(count) - count
+        self.end = np.cumsum(count)
+        n = int(count.sum())
+        self.stream = rng.permutation(n + 3)[:n]  # table rows in any order, some never painted
+        rows = n + 3
+        x = rng.integers(0, 200, rows) * 0.5
+        y = 700.0 - rng.integers(0, 12, rows) * 6.0 + rng.choice([0.0, 0.0, 0.5, 1.5, 3.0], rows)
+        width = rng.integers(0, 12, rows) * 0.5
+        origin = np.column_stack([x, y])
+        own_end = np.column_stack([x + width, y + rng.choice([0.0, 0.0, 0.5], rows)])
+        if special:
+            origin[rng.integers(0, rows), rng.integers(0, 2)] = rng.choice([np.inf, np.nan])
+        height = rng.choice([4.0, 6.0, 7.5, 10.0], rows)
+        self.table = type(
+            "Table", (), {"origin": origin, "own_end": own_end, "height": height, "direction": np.tile([1.0, 0.0], (rows, 1))}
+        )
+        self.inked = np.where(rng.random(n_units) < 0.4, 0, count)
+        self._aligned = rng.random(n_units) < 0.9
+        self.aligned = self._aligned
+        self.x0 = rng.integers(0, 200, n_units) * 0.5
+        self.x1 = self.x0 + rng.integers(0, 40, n_units) * 0.5
+        # A unit 12.5 tall has its baseline 2.75 up, exactly: a blank of height
+        # 10 on y 3.0 away from it lies on the edge of LINE_BASELINE (3.0), a tie.
+        self.y0 = 700.0 - rng.integers(0, 12, n_units) * 6.0 - rng.choice([0.0, 0.5, 1.5, 2.75], n_units)
+        self.y1 = self.y0 + rng.choice([4.0, 6.0, 10.0, 12.5], n_units)
+        blank = self.inked == 0
+        self.x0[blank], self.x1[blank], self.y0[blank], self.y1[blank] = np.inf, -np.inf, np.inf, -np.inf
+
+
+def test_line_blanks_agree_with_the_reference():
+    """kernels.line_blanks gives what blanks_on_their_lines' own steps give
+    (bit for bit, signs of zeros too) on random upright pages: placed units
+    in any order, lines and offsets sorted or not (np.searchsorted over an
+    unsorted array is numpy's own search), ties of gap and baseline; it
+    declines only where a value is not finite. Blanks inside and beside
+    their unit are both seen."""
+    found, inside, declined = 0, 0, 0
+    for seed in range(1500):
+        rng = np.random.default_rng(seed)
+        special = seed % 11 == 0
+        compiled_page = _BlankPage(rng, LIB, special)
+        reference_page = _BlankPage(np.random.default_rng(seed), None, special)
+        placed = np.flatnonzero(compiled_page.inked > 0)
+        ids = placed if seed % 2 else rng.permutation(placed)
+        line = np.sort(rng.integers(0, 6, len(ids))) if seed % 3 else rng.integers(0, 6, len(ids))
+        offset = line * 150.0 if seed % 5 else rng.integers(0, 4, len(ids)) * 120.0
+        with np.errstate(invalid="ignore"):  # the reference's inf x 0 where `special` (the kernel declines)
+            got = lines.blanks_on_their_lines(compiled_page, ids, line, offset)  # type: ignore[arg-type]
+            want = lines.blanks_on_their_lines(reference_page, ids, line, offset)  # type: ignore[arg-type]
+        for field in ("units", "line", "rank", "host", "centre"):
+            a, b = getattr(got, field), getattr(want, field)
+            assert a.dtype == b.dtype and np.array_equal(a, b), (seed, field)
+            assert np.array_equal(np.signbit(a), np.signbit(b)), (seed, field)
+        frame = (compiled_page.along, compiled_page.stream, compiled_page.start, compiled_page.inked, compiled_page.aligned)
+        box = (compiled_page.x0, compiled_page.x1, compiled_page.y0, compiled_page.y1)
+        kernel = kernels.line_blanks(LIB, compiled_page.table, frame, box, (ids, line, offset), (0.22, 0.3, 0.6))  # type: ignore[arg-type]
+        declined += kernel is None
+        assert kernel is not None or special, seed
+        found += len(want.units)
+        inside += int((want.host >= 0).sum())
+    assert found > 200 and 0 < inside < found and declined > 0
 
 
 def test_blank_edges_and_emit_agree():
