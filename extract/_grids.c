@@ -28,7 +28,9 @@
  *   cell_mcids       gridfind._cell_mcids: each detected cell's MCIDs, each once;
  *   band_lines       running.band_lines up to its keys on a page of upright
  *                    glyphs, in one call: band glyphs, segments, their texts
- *                    and rows (the two kernels above are its steps).
+ *                    and rows (the two kernels above are its steps);
+ *   band_joins       whether running._pieces_joined joins any two segments
+ *                    (its test only: where one joins, the reference joins them).
  *   ruled_grids      gridfind.ruled_grids in one call: rules, merged, their
  *                    crossing sets, and of each its edges (means summed as
  *                    np.mean sums), slots, spans and _compress (rules,
@@ -1447,6 +1449,101 @@ done:
     return result;
 }
 
+/* ---- band_joins --------------------------------------------------------- */
+
+typedef struct { int64_t row; double key; Py_ssize_t index; } SegmentKey;
+
+static int cmp_segment_key(const void *a, const void *b) {
+    const SegmentKey *x = a, *y = b;
+    if (x->row != y->row) return x->row < y->row ? -1 : 1;
+    if (x->key != y->key) return x->key < y->key ? -1 : 1;
+    return (x->index > y->index) - (x->index < y->index);
+}
+
+/* band_joins(origin, own_end, direction, height, glyphs, line, row,
+ * segment_gap, segment_back) -> True, False or None.
+ * Does running._pieces_joined join any two segments? Its test up to
+ * joined.any(), no more: the segments (`line`: per band glyph of `glyphs`,
+ * its segment, numbered in order from 0; `row`: per segment, its row) by row
+ * and then along their first glyph's direction (np.lexsort, stable), and per
+ * two of one row next to each other whether the gap from the first's last
+ * glyph's own end to the second's origin, along the first's direction,
+ * makes no new unit (geometric.unit_breaks with no line break): the sums
+ * of products as numpy sums two columns, x then y. None (the reference
+ * decides) where a value it reads is not finite or the segments are not
+ * numbered in order. */
+static PyObject *grids_band_joins(PyObject *mod, PyObject *args) {
+    (void)mod;
+    PyObject *objs[7];
+    double segment_gap, segment_back;
+    if (!PyArg_ParseTuple(args, "OOOOOOOdd", &objs[0], &objs[1], &objs[2], &objs[3], &objs[4], &objs[5], &objs[6],
+                          &segment_gap, &segment_back))
+        return NULL;
+    static const char *fmts[7] = {"d", "d", "d", "d", "l", "l", "l"};
+    static const char *names[7] = {"origin", "own_end", "direction", "height", "glyphs", "line", "row"};
+    View v[7];
+    memset(v, 0, sizeof v);
+    PyObject *result = NULL;
+    int64_t *ends = NULL;
+    SegmentKey *keys = NULL;
+    for (int i = 0; i < 7; i++)
+        if (get_view(objs[i], &v[i], fmts[i], 8, 0, names[i]) < 0) goto done;
+    Py_ssize_t rows = v[3].view.len / 8, n = v[4].view.len / 8, m = v[6].view.len / 8;
+    if (v[0].view.len / 8 != 2 * rows || v[1].view.len / 8 != 2 * rows || v[2].view.len / 8 != 2 * rows ||
+        v[5].view.len / 8 != n) {
+        PyErr_SetString(PyExc_ValueError, "band_joins: columns differ in length");
+        goto done;
+    }
+    const double *origin = v[0].view.buf, *own_end = v[1].view.buf, *direction = v[2].view.buf, *height = v[3].view.buf;
+    const int64_t *glyphs = v[4].view.buf, *line = v[5].view.buf, *row = v[6].view.buf;
+    for (Py_ssize_t k = 0; k < n; k++)
+        if (glyphs[k] < 0 || glyphs[k] >= rows) { PyErr_SetString(PyExc_IndexError, "band_joins: glyph out of range"); goto done; }
+    size_t count = m ? (size_t)m : 1;
+    ends = PyMem_Malloc(2 * count * sizeof(int64_t));
+    keys = PyMem_Malloc(count * sizeof(SegmentKey));
+    if (!ends || !keys) { PyErr_NoMemory(); goto done; }
+    int64_t *first = ends, *last = ends + count;
+    /* Segments numbered 0, 1, ... in order, each at least one glyph: where
+     * np.searchsorted(line, arange(m + 1)) finds their first and last. */
+    if (n == 0 || m == 0 || line[0] != 0 || line[n - 1] != m - 1) goto decline;
+    for (Py_ssize_t k = 0; k < n; k++) {
+        if (k && line[k] != line[k - 1] && line[k] != line[k - 1] + 1) goto decline;
+        if (!k || line[k] != line[k - 1]) first[line[k]] = glyphs[k];
+        last[line[k]] = glyphs[k];
+    }
+    for (Py_ssize_t s = 0; s < m; s++) {
+        int64_t a = first[s], b = last[s];
+        const double values[8] = {origin[2 * a], origin[2 * a + 1], direction[2 * a], direction[2 * a + 1],
+                                  own_end[2 * b], own_end[2 * b + 1], height[a], height[b]};
+        for (int c = 0; c < 8; c++)
+            if (!isfinite(values[c])) goto decline;
+        keys[s].row = row[s];
+        keys[s].key = origin[2 * a] * direction[2 * a] + origin[2 * a + 1] * direction[2 * a + 1];
+        keys[s].index = s;
+    }
+    qsort(keys, (size_t)m, sizeof(SegmentKey), cmp_segment_key);
+    int joins = 0;
+    for (Py_ssize_t k = 0; k + 1 < m && !joins; k++) {
+        if (keys[k].row != keys[k + 1].row) continue;
+        Py_ssize_t p = keys[k].index, q = keys[k + 1].index;
+        int64_t a = first[p], b = last[p], c = first[q];
+        double gap = (origin[2 * c] - own_end[2 * b]) * direction[2 * a] + (origin[2 * c + 1] - own_end[2 * b + 1]) * direction[2 * a + 1];
+        double smaller = height[b] < height[c] ? height[b] : height[c], larger = height[b] > height[c] ? height[b] : height[c];
+        joins = !(gap > segment_gap * smaller || gap < -segment_back * larger);
+    }
+    result = joins ? Py_True : Py_False;
+    Py_INCREF(result);
+    goto done;
+decline:
+    result = Py_None;
+    Py_INCREF(result);
+done:
+    PyMem_Free(ends);
+    PyMem_Free(keys);
+    for (int i = 0; i < 7; i++) release(&v[i]);
+    return result;
+}
+
 /* ---- rules -------------------------------------------------------------- */
 
 /* np.minimum and np.maximum of two doubles: a NaN of either is the answer. */
@@ -2105,6 +2202,7 @@ static PyMethodDef module_methods[] = {
     {"cell_mcids", (PyCFunction)grids_cell_mcids, METH_VARARGS, "Each detected cell's MCIDs, each once."},
     {"cell_boxes", (PyCFunction)grids_cell_boxes, METH_VARARGS, "Each detected cell's rounded box and text span."},
     {"band_lines", (PyCFunction)grids_band_lines, METH_VARARGS, "Band glyphs to segment texts and rows, upright pages."},
+    {"band_joins", (PyCFunction)grids_band_joins, METH_VARARGS, "Does any band segment join the next one on its row?"},
     {NULL, NULL, 0, NULL},
 };
 

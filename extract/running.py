@@ -221,8 +221,8 @@ def _pieces_joined(table: GlyphTable, segments: _Segments, config: ExtractConfig
     the furniture of a page painted in another order is still its furniture).
     Python over the segments: a page has a handful."""
     rows = segments.row.tolist()
-    if len(set(rows)) == len(rows):
-        return segments  # no row holds two segments: nothing to join
+    if len(set(rows)) == len(rows) or _none_joined(table, segments):
+        return segments  # no row holds two segments, or none of them join: nothing to join
     line = segments.line
     starts = np.searchsorted(line, np.arange(len(rows) + 1))  # line numbers its segments in stream order
     first, last = segments.glyphs[starts[:-1]], segments.glyphs[starts[1:] - 1]
@@ -255,6 +255,22 @@ def _pieces_joined(table: GlyphTable, segments: _Segments, config: ExtractConfig
         else:  # a digit run cut in two masks to one "#", as it would whole
             keys[-1] += key[1:] if keys[-1].endswith("#") and key.startswith("#") else key
     return _Segments(segments.glyphs, group[line], keys, _first_of(group, segments.in_top), _first_of(group, segments.row))
+
+
+def _none_joined(table: GlyphTable, segments: _Segments) -> bool:
+    """Does _pieces_joined's test join no two segments? Answered in one
+    call of extract/_grids.c's band_joins where it is built (a head's left
+    and right parts share a row on most pages, and join on almost none);
+    False (the test runs) where it is not, or declines."""
+    grids = compiled_grids()
+    if grids is None:
+        return False
+    joins = grids.band_joins(
+        *(np.ascontiguousarray(c) for c in (table.origin, table.own_end, table.direction, table.height)),
+        *(np.ascontiguousarray(c, dtype=np.int64) for c in (segments.glyphs, segments.line, segments.row)),
+        SEGMENT_GAP, SEGMENT_BACK,
+    )  # fmt: skip
+    return joins is False
 
 
 def _first_of(group: np.ndarray, values: np.ndarray) -> np.ndarray:

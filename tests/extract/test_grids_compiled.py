@@ -496,6 +496,56 @@ def test_band_lines_equal_the_reference(monkeypatch, seed, odd):
                 assert all(np.array_equal(a, b) for a, b in zip(*starts, strict=True))
 
 
+def band_rows(rng: np.random.Generator) -> tuple[GlyphTable, running._Segments]:
+    """Segments of band lines on up to three rows, glyphs 5 wide in stream
+    order, on an x grid of 0.5: gaps between neighbours on a row tie with
+    SEGMENT_GAP (6.5 at height 10) and, after a long segment, SEGMENT_BACK
+    (-40 at height 10); some glyphs 8 tall, some segments at a slant."""
+    m = int(rng.integers(2, 7))
+    count = np.where(rng.random(m) < 0.8, rng.integers(1, 4, m), rng.integers(8, 13, m))
+    row = rng.integers(0, 3, m)
+    boxes = []
+    for s in range(m):
+        x, base = float(rng.choice([0.0, 5.0, 10.0, 11.5, 16.5, 21.5, 45.0, 51.5])), 700.0 - 20.0 * float(row[s])
+        for k in range(int(count[s])):
+            height = float(rng.choice([10.0, 10.0, 10.0, 8.0]))
+            boxes.append((x + 5.0 * k, base, x + 5.0 * (k + 1), base + height))
+    n = len(boxes)
+    table = GlyphTable.empty().with_text_rows(["a"] * n, boxes, [-1] * n, [0] * n)
+    line = np.repeat(np.arange(m), count)
+    # A segment written at a slant: gaps and order along its own direction.
+    slant = np.repeat(rng.random(m) < 0.1, count)
+    direction = np.where(slant[:, None], [0.8, 0.6], table.direction)
+    table = GlyphTable(**{**table.__dict__, "direction": direction})
+    return table, running._Segments(np.arange(n), line, ["a"] * m, np.zeros(m, dtype=bool), row)
+
+
+def test_band_joins_answer_as_the_pieces_joined_test(monkeypatch):
+    """band_joins (does running._pieces_joined join any two segments?)
+    gives the answer of the reference's own test on rows of segments whose
+    gaps tie with its thresholds, both answers seen; it declines a value
+    that is not finite, and the reference then runs."""
+    grids = compiled_grids()
+    config, seen = ExtractConfig(), set()
+    rng = np.random.default_rng(19)
+    monkeypatch.setattr(running, "_none_joined", lambda table, segments: False)  # the reference's test runs
+    for _ in range(3000):
+        table, segments = band_rows(rng)
+        columns = (table.origin, table.own_end, table.direction, table.height, segments.glyphs, segments.line, segments.row)
+        answer = grids.band_joins(*columns, running.SEGMENT_GAP, running.SEGMENT_BACK)
+        if len(set(segments.row.tolist())) < len(segments.row):
+            assert answer == (running._pieces_joined(table, segments, config) is not segments)
+            seen.add(answer)
+    assert seen == {True, False}
+    origin = table.origin.copy()
+    origin[np.flatnonzero(segments.line == segments.line[-1])[0], 0] = np.nan  # the last segment's first glyph
+    assert grids.band_joins(origin, *columns[1:], running.SEGMENT_GAP, running.SEGMENT_BACK) is None
+    with pytest.raises(ValueError):
+        grids.band_joins(*columns[:3], table.height[:-1], *columns[4:], 0.65, 4.0)
+    with pytest.raises(IndexError):
+        grids.band_joins(*columns[:4], segments.glyphs + 1, *columns[5:], 0.65, 4.0)
+
+
 def test_band_glyphs_and_segments_on_their_thresholds_equal_the_reference(monkeypatch):
     """Ties with every threshold: box centres exactly on the bands' inner
     edges (a page 800 high, bands of a quarter: 600 and 200), gaps exactly
