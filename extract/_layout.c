@@ -3386,29 +3386,23 @@ done:
  * numpy's pairwise sum of the rest, np.searchsorted over an array that need
  * not be sorted with numpy's own search (binsearch_right). None (the
  * reference decides) where a value it reads is not finite. */
-static Py_ssize_t binsearch_right_d(const double *arr, Py_ssize_t n, double key, double *last, Py_ssize_t *lo, Py_ssize_t *hi) {
-    /* numpy's binsearch<side right> for one key of a run of keys: the bounds
-     * carried from the key before (numpy narrows by the previous key). */
-    if (*last <= key) *hi = n;
-    else { *lo = 0; *hi = *hi < n ? *hi + 1 : n; }
-    *last = key;
-    while (*lo < *hi) {
-        Py_ssize_t mid = *lo + ((*hi - *lo) >> 1);
-        if (arr[mid] <= key) *lo = mid + 1; else *hi = mid;
+/* numpy's binsearch<side right> for one key of a run of keys, over an array
+ * of doubles or of int64: the bounds carried from the key before (numpy
+ * narrows the search by the previous key, which over an unsorted array
+ * decides the answer). */
+#define DEFINE_BINSEARCH_RIGHT(name, T)                                                             \
+    static Py_ssize_t name(const T *arr, Py_ssize_t n, T key, T *last, Py_ssize_t *lo, Py_ssize_t *hi) { \
+        if (*last <= key) *hi = n;                                                                  \
+        else { *lo = 0; *hi = *hi < n ? *hi + 1 : n; }                                              \
+        *last = key;                                                                                \
+        while (*lo < *hi) {                                                                         \
+            Py_ssize_t mid = *lo + ((*hi - *lo) >> 1);                                              \
+            if (arr[mid] <= key) *lo = mid + 1; else *hi = mid;                                     \
+        }                                                                                           \
+        return *lo;                                                                                 \
     }
-    return *lo;
-}
-
-static Py_ssize_t binsearch_right_l(const int64_t *arr, Py_ssize_t n, int64_t key, int64_t *last, Py_ssize_t *lo, Py_ssize_t *hi) {
-    if (*last <= key) *hi = n;
-    else { *lo = 0; *hi = *hi < n ? *hi + 1 : n; }
-    *last = key;
-    while (*lo < *hi) {
-        Py_ssize_t mid = *lo + ((*hi - *lo) >> 1);
-        if (arr[mid] <= key) *lo = mid + 1; else *hi = mid;
-    }
-    return *lo;
-}
+DEFINE_BINSEARCH_RIGHT(binsearch_right_d, double)
+DEFINE_BINSEARCH_RIGHT(binsearch_right_l, int64_t)
 
 typedef struct {
     const double *O, *E, *H, *X0, *X1, *Y0, *Y1, *offset;
