@@ -87,16 +87,20 @@ def _text_lengths(texts: np.ndarray | list[str]) -> np.ndarray:
 
 
 def edge_codepoints(texts: np.ndarray | list[str]) -> tuple[np.ndarray, np.ndarray]:
-    """First and last code point of every (non-empty) text, without a Python
-    loop per glyph: one UTF-32 buffer of all texts, indexed at the edges."""
+    """First and last code point of every text, -1 for an empty one, without
+    a Python loop per glyph: one UTF-32 buffer of all texts, indexed at the edges."""
     core = compiled_core()
     if core is not None:
         _, first, last = core.text_edges(_core_texts(texts))
         return np.frombuffer(first, dtype=np.int64), np.frombuffer(last, dtype=np.int64)
     lengths = _text_lengths(texts)
     codepoints = np.frombuffer("".join(texts).encode("utf-32-le", "surrogatepass"), dtype=np.uint32).astype(np.int64)
+    # The -1 after the buffer keeps every edge index in range; an empty text
+    # has no code point of its own and reads -1 as text_edges gives it.
+    padded = np.append(codepoints, -1)
     ends = np.cumsum(lengths)
-    return codepoints[ends - lengths], codepoints[ends - 1]
+    written = lengths > 0
+    return np.where(written, padded[ends - lengths], -1), np.where(written, padded[ends - 1], -1)
 
 
 @dataclass(frozen=True, eq=False)

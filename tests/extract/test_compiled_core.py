@@ -406,6 +406,21 @@ def test_a_trees_elements_are_columns_the_collector_does_not_walk(monkeypatch, o
     assert tracked(3) <= 12 and tracked(300) <= 12
 
 
+@pytest.mark.parametrize("pure", [True, False])
+def test_edge_codepoints_read_an_empty_text_as_minus_one_on_both_paths(monkeypatch: pytest.MonkeyPatch, pure: bool) -> None:
+    # An empty text has no edge of its own: it must not borrow its neighbour's
+    # first code point (nor index past the buffer when it comes last).
+    from ragprep.extract.geometric import edge_codepoints
+    texts = np.empty(6, dtype=object)
+    texts[:] = ["", "ab", "", "\U0001f600x", "", ""]
+    with on_path(monkeypatch, pure):
+        first, last = edge_codepoints(texts)
+        only_empty = edge_codepoints(np.array(["", ""], dtype=object))
+    assert first.tolist() == [-1, 0x61, -1, 0x1F600, -1, -1]
+    assert last.tolist() == [-1, 0x62, -1, 0x78, -1, -1]
+    assert [column.tolist() for column in only_empty] == [[-1, -1], [-1, -1]]
+
+
 def test_text_edges_reads_an_object_array_as_it_reads_its_list():
     # The glyph table's text column goes to the core as it is (no list made
     # of it per call); every kind of text reads as from the list.
