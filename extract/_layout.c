@@ -1924,6 +1924,23 @@ static Py_ssize_t get_unit_runs(PyObject *const objs[4], View views[4], PyObject
     return check_lengths(lengths->view.buf, *runs, n) < 0 ? -1 : n;
 }
 
+/* get_unit_runs and the per-unit word columns a wrap kernel takes (words per
+ * unit, the first word's width): blocks_wrap and paragraph_blocks read the
+ * same columns. The number of ids, or -1 with the error set. */
+static Py_ssize_t get_wrap_runs(PyObject *const objs[4], View views[4], PyObject *ids_obj, View *ids, PyObject *len_obj,
+                                View *lengths, PyObject *w_obj, View *words, PyObject *f_obj, View *first_word,
+                                Py_ssize_t *blocks) {
+    Py_ssize_t n = get_unit_runs(objs, views, ids_obj, ids, len_obj, lengths, blocks);
+    if (n < 0 || get_view(w_obj, words, "l", 8, "words") < 0 || get_view(f_obj, first_word, "d", 8, "first_word") < 0)
+        return -1;
+    Py_ssize_t size = views[0].view.len / 8;
+    if (words->view.len / 8 != size || first_word->view.len / 8 != size) {
+        PyErr_SetString(PyExc_ValueError, "unit columns differ in length");
+        return -1;
+    }
+    return n;
+}
+
 /* How many times the group changes down the page among the lines of run a
  * (ids[a0:a1]) that overlap run b's box along the line (bx0[b]..bx1[b]) and
  * those of run b that overlap run a's, read top to bottom (by baseline `base`
@@ -3048,10 +3065,8 @@ static PyObject *layout_blocks_wrap(PyObject *mod, PyObject *args) {
     int64_t *ints = NULL, *out = NULL;
     double *floats = NULL, *medians = NULL;
     Py_ssize_t blocks = 0;
-    Py_ssize_t n = get_unit_runs(obj, vbox, ids_obj, &vi, len_obj, &vl, &blocks);
-    if (n < 0 || get_view(w_obj, &vw, "l", 8, "words") < 0 || get_view(f_obj, &vf, "d", 8, "first_word") < 0) goto done;
-    Py_ssize_t size = vbox[0].view.len / 8;
-    if (vw.view.len / 8 != size || vf.view.len / 8 != size) { PyErr_SetString(PyExc_ValueError, "unit columns differ in length"); goto done; }
+    Py_ssize_t n = get_wrap_runs(obj, vbox, ids_obj, &vi, len_obj, &vl, w_obj, &vw, f_obj, &vf, &blocks);
+    if (n < 0) goto done;
     const double *box[4] = {vbox[0].view.buf, vbox[1].view.buf, vbox[2].view.buf, vbox[3].view.buf};
     const int64_t *ids = vi.view.buf, *lengths = vl.view.buf;
     size_t cap = n ? (size_t)n : 1, bcap = blocks ? (size_t)blocks : 1;
@@ -4778,10 +4793,9 @@ static PyObject *layout_paragraph_blocks(PyObject *mod, PyObject *args) {
     double *floats = NULL, *base = NULL;
     char *keep = NULL, *other = NULL;
     Py_ssize_t blocks = 0;
-    Py_ssize_t n = get_unit_runs(obj, vbox, ids_obj, &vi, len_obj, &vl, &blocks);
-    if (n < 0 || get_view(w_obj, &vw, "l", 8, "words") < 0 || get_view(f_obj, &vf, "d", 8, "first_word") < 0) goto done;
+    Py_ssize_t n = get_wrap_runs(obj, vbox, ids_obj, &vi, len_obj, &vl, w_obj, &vw, f_obj, &vf, &blocks);
+    if (n < 0) goto done;
     Py_ssize_t size = vbox[0].view.len / 8;
-    if (vw.view.len / 8 != size || vf.view.len / 8 != size) { PyErr_SetString(PyExc_ValueError, "unit columns differ in length"); goto done; }
     const double *box[4] = {vbox[0].view.buf, vbox[1].view.buf, vbox[2].view.buf, vbox[3].view.buf};
     const double *X0 = box[0], *X1 = box[1], *Y0 = box[2], *Y1 = box[3];
     const int64_t *ids = vi.view.buf, *lengths = vl.view.buf;

@@ -59,12 +59,15 @@ def paint(
 
 
 def scrambled(font: str, pieces: list[tuple[float, float, str, float]], order: str) -> str:
-    """Show each (x, y, text, size) of `pieces` painted reversed, interleaved
-    (top to bottom, each row left to right) or shuffled (seeded)."""
+    """Show each (x, y, text, size) of `pieces` painted as listed (top_down),
+    reversed, interleaved (top to bottom, each row left to right) or shuffled
+    (seeded)."""
     import random
 
     pieces = list(pieces)
-    if order == "reversed":
+    if order == "top_down":
+        pass
+    elif order == "reversed":
         pieces.reverse()
     elif order == "interleaved":
         pieces.sort(key=lambda p: (-p[1], p[0]))
@@ -1433,10 +1436,7 @@ def test_note_boxed_at_the_head_of_the_page_reads_after_the_text(order: str):
     top = 720 - 10 * len(note) - 30
     pieces += [(72.0, top - LEADING * i, line, float(SIZE)) for i, line in enumerate(text)]
     pieces.append((300.0, 40.0, "7", float(SIZE)))
-    if order == "top_down":
-        b.add_page(" ".join(show(f, x, y, line, size) for x, y, line, size in pieces))
-    else:
-        b.add_page(scrambled(f, pieces, order))
+    b.add_page(scrambled(f, pieces, order))
     assert layout(b).joined.text == "\n".join([*text, *note, "7"])
 
 
@@ -1454,10 +1454,7 @@ def test_note_in_columns_boxed_at_the_head_of_the_page_reads_after_the_text(orde
     top = 714 - 10 * max(len(left), len(right)) - 30
     pieces += [(72.0, top - LEADING * i, line, float(SIZE)) for i, line in enumerate(text)]
     pieces.append((300.0, 40.0, "7", float(SIZE)))
-    if order == "top_down":
-        b.add_page(" ".join(show(f, x, y, line, size) for x, y, line, size in pieces))
-    else:
-        b.add_page(scrambled(f, pieces, order))
+    b.add_page(scrambled(f, pieces, order))
     assert layout(b).joined.text == "\n".join([*text, "Boxed heading", *left, *right, "7"])
 
 

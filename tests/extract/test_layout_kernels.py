@@ -265,6 +265,15 @@ def test_grid_rows_agree():
     assert cells > 0
 
 
+def _grid_reads_by_rows(box: tuple[np.ndarray, ...], ids: np.ndarray) -> list[bool]:
+    """Both paths' grid_rows (they must agree) left to right and right to
+    left: whether each reads the table row by row rather than cell by cell."""
+    return [
+        bool(np.array_equal(_both(kernels.grid_rows, box, ids, 0.22, 0.8, 2.0, 1.0, 3, rtl), kernels._row_major(box, ids, 0.22, 0.8, rtl)))
+        for rtl in (False, True)
+    ]
+
+
 def test_grid_rows_agree_on_cells_on_two_lines():
     # kernels._cells_on_two_lines: tables of one to five columns whose rows
     # of two lines apart by less than the leading are as full as one another
@@ -286,12 +295,9 @@ def test_grid_rows_agree_on_cells_on_two_lines():
             y1 = np.concatenate([y1, np.full(width, 700.0 + 9.0 + pad)])
         box = (x0, x0 + 30.0, y1 - 9.0, y1)
         ids = rng.permutation(len(x0)).astype(np.int64)
-        for rtl in (False, True):
-            found = _both(kernels.grid_rows, box, ids, 0.22, 0.8, 2.0, 1.0, 3, rtl)
-            if np.array_equal(found, kernels._row_major(box, ids, 0.22, 0.8, rtl)):
-                rows_only += 1
-            else:
-                cells += 1
+        for by_rows in _grid_reads_by_rows(box, ids):
+            rows_only += by_rows
+            cells += not by_rows
     assert cells > 0 and rows_only > 0
 
 
@@ -319,12 +325,9 @@ def test_grid_rows_agree_on_heads_of_staggered_labels():
             y1 = np.concatenate([y1, np.full(columns, 700.0 + 9.0 + (1.5 if n % 3 == 1 else 3.0))])
         box = (x0, x0 + 30.0, y1 - 9.0, y1)
         ids = rng.permutation(len(x0)).astype(np.int64)
-        for rtl in (False, True):
-            found = _both(kernels.grid_rows, box, ids, 0.22, 0.8, 2.0, 1.0, 3, rtl)
-            if np.array_equal(found, kernels._row_major(box, ids, 0.22, 0.8, rtl)):
-                rows_only += 1
-            else:
-                staggered += 1
+        for by_rows in _grid_reads_by_rows(box, ids):
+            rows_only += by_rows
+            staggered += not by_rows
     assert staggered > 0 and rows_only > 0
 
 
