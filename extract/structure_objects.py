@@ -40,6 +40,7 @@ from __future__ import annotations
 
 import bisect
 import functools
+import mmap
 import os
 import re
 from collections.abc import Callable
@@ -237,14 +238,22 @@ class PlainObjects:
         read = (_ObjectStream.read(self._pdf, number, held) for number, held in members.items())
         streams = [stream for stream in read if stream is not None]
         exists = _exists_check(self._pdf, table)
-        refs = _reference_slots(top, len(table)) if streams else []
+        # A file without object streams: its objects as written in the file
+        # become the nodes instead (for the node walk; fill_cache leaves
+        # them to qpdf, as before).
+        written = None if members else _WrittenObjects.read(self._pdf, table)
+        refs = _reference_slots(top, len(table)) if streams or written else []
         # Objects that do not parse alone, and page tree nodes, are left to
         # qpdf; the others go into the cache as cache.setdefault((n, 0),
         # value) would put them: one by one from the nodes (their headers
         # read by the core), or all at once (fill_cache).
         self._unparsed = [functools.partial(_parse_streams, streams, exists, refs, parse_objects, self._cache)]
-        headers = [(stream.data, stream.first, stream.count, stream.members) for stream in streams]
-        nodes = _core_nodes(headers, b"", set(), exists, refs)
+        headers: list[tuple[Any, ...]] = [(stream.data, stream.first, stream.count, stream.members) for stream in streams]
+        present, known = b"", set()
+        if written is not None:
+            headers.append((written.data, written.spans))
+            present, known = _bitmap(written.present), _unmapped(written.present)
+        nodes = _core_nodes(headers, present, known, exists, refs)
         if nodes is not None:
             self._nodes = nodes
         else:
@@ -260,10 +269,7 @@ def _parse_streams(
     spanned = [(stream.data, spans) for stream in streams if (spans := stream.spans()) is not None]
     numbers = [span[0] for _, spans in spanned for span in spans if span[3]]
     present = _bitmap(numbers)
-    # The objects found present: those the bitmap marks need no tuple in
-    # the set (parse_objects looks there first), which saves a tuple per
-    # object of the tree; the set holds the rest and what `exists` confirms.
-    known: set[Ref] = {(n, 0) for n in numbers if not 0 <= n < _BITMAP_NUMBERS}
+    known = _unmapped(numbers)
     for data, spans in spanned:
         parse_objects(data, spans, known, exists, present, refs, cache)
 
@@ -386,6 +392,14 @@ def _members_of(table: dict[Ref, Any]) -> tuple[dict[int, set[int]], int | None]
     return members, (max(table)[0] if table else None)
 
 
+def _unmapped(numbers: list[int]) -> set[Ref]:
+    """The objects found present that _bitmap does not mark, as references:
+    the set parse_objects and the nodes look in after the bitmap (which
+    saves a tuple per object of the tree); it also gathers what `exists`
+    confirms."""
+    return {(n, 0) for n in numbers if not 0 <= n < _BITMAP_NUMBERS}
+
+
 def _bitmap(numbers: list[int]) -> bytes:
     """Bit n set (byte n // 8, least significant bit first) for each number
     below _BITMAP_NUMBERS: the objects parse_objects finds present without
@@ -396,6 +410,64 @@ def _bitmap(numbers: list[int]) -> bytes:
     marked = np.zeros(max(numbers) + 1, dtype=bool)
     marked[numbers] = True
     return np.packbits(marked, bitorder="little").tobytes()
+
+
+@dataclass(frozen=True)
+class _WrittenObjects:
+    """The objects of a file as it writes them (§7.3.10: "N 0 obj", the
+    object, "endobj"), for _core.TreeObjects as one more stream: the file's
+    bytes (mapped, not read) and each object's span in them. Only where
+    those bytes are what qpdf reads: an unencrypted file opened from a
+    path, each object of generation 0 at the offset the cross-reference
+    table gives (repaired or not, as qpdf has it), "N 0 obj" there naming
+    it; its span ends at the first "endobj" after it, before the next
+    object's offset (the next greater one: two entries may give one
+    offset). An object that does not parse alone there (a stream, or one
+    with "endobj" inside a string) is read through qpdf, as the core leaves
+    any object it cannot parse to it.
+
+    `present`: the objects known to exist without asking qpdf (references
+    to them stand): those written as a dictionary, "<<" to ">>", which qpdf
+    does not read as null. The others are asked of qpdf when a reference to
+    them is read (_exists_check), as before."""
+
+    data: Any  # mmap.mmap: the file's bytes
+    spans: list[tuple[int, int, int, bool]]
+    present: list[int]
+
+    @staticmethod
+    def read(pdf: pikepdf.Pdf, table: dict[Ref, Any]) -> _WrittenObjects | None:
+        """None for an encrypted file, one not opened from a path, or an empty one."""
+        try:
+            if pdf.is_encrypted or not os.path.isfile(pdf.filename):
+                return None
+            placed = sorted((entry.offset, ref[0]) for ref, entry in table.items() if ref[1] == 0 and entry.type == 1)
+            with open(pdf.filename, "rb") as handle:
+                data = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
+        except (OSError, ValueError, pikepdf.PdfError, RuntimeError):
+            return None
+        spans, present = [], []
+        starts = sorted({offset for offset, _ in placed if 0 <= offset < len(data)}) + [len(data)]
+        for offset, number in placed:
+            bound = starts[bisect.bisect_right(starts, offset)] if offset < len(data) else offset
+            header = _OBJECT_HEADER.match(data, offset, bound)
+            if header is None or int(header[1]) != number or int(header[2]) != 0:
+                continue
+            start, end = header.end(), data.find(b"endobj", header.end(), bound)
+            if end < 0:
+                continue
+            spans.append((number, start, end, True))
+            written_end = data[max(start, end - _TAIL) : end].rstrip()
+            if _DICTIONARY_START.match(data, start, end) and written_end.endswith(b">>"):
+                present.append(number)
+        return _WrittenObjects(data, spans, present)
+
+
+# White space, then "<<": an object written as a dictionary (§7.3.7).
+_DICTIONARY_START = re.compile(rb"[\0\t\n\f\r ]*<<")
+
+# The bytes before "endobj" looked at for a dictionary's ">>".
+_TAIL = 64
 
 
 @dataclass(frozen=True)

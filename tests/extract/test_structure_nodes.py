@@ -193,6 +193,32 @@ def test_elements_of_one_path_share_its_row_whichever_walk_read_them(monkeypatch
     assert own[2].path == own[3].path == ("Document", "Sect", "P") and own[3].raw_type == "Para"
 
 
+@needs_core
+def test_a_file_without_object_streams_is_walked_over_its_own_bytes(monkeypatch: pytest.MonkeyPatch, tmp_path: Path):
+    # Its objects, read from the file where qpdf reads them (_WrittenObjects),
+    # are the nodes: the node walk reads the tree itself, as the walks of
+    # plain values (each object through qpdf) read it. From memory, or
+    # encrypted, the file's bytes are not what qpdf reads: the walks of
+    # plain values read the tree, as before.
+    built = _rich_tree()
+    path = tmp_path / "written.pdf"
+    built.pdf.save(path, object_stream_mode=pikepdf.ObjectStreamMode.disable)
+    encrypted = tmp_path / "encrypted.pdf"
+    encrypted.write_bytes(built.encrypted_bytes(user_password=""))
+    with pikepdf.open(path) as pdf:
+        assert not any(entry.type == 2 for entry in pdf.get_xref_table().values())
+        assert _walked_by_nodes(pdf, monkeypatch)
+        by_nodes = _read(pdf, monkeypatch, nodes=True)
+        reference, own = _read_by_reference(pdf, monkeypatch)
+        assert by_nodes == _read(pdf, monkeypatch, nodes=False) == reference
+        _assert_same_columns(by_nodes, reference, "written objects")
+        assert list(by_nodes.elements) == own and len(own) > 10
+    for other in (pikepdf.open(io.BytesIO(path.read_bytes())), pikepdf.open(encrypted)):
+        with other as pdf:
+            assert not _walked_by_nodes(pdf, monkeypatch)
+            assert _read(pdf, monkeypatch, nodes=True) == by_nodes
+
+
 _TYPES = ("P", "H", "H2", "Sect", "Div", "Span", "Figure", "Table", "TR", "TD", "TH", "Para", "L", "LI")
 
 

@@ -681,8 +681,9 @@ def _tree_with_null_references(mode: pikepdf.ObjectStreamMode) -> tuple[bytes, i
     return re.sub(rb"<< /Placeholder \d+ >>", lambda m: b"null".ljust(len(m[0])), out.getvalue()), 12
 
 
-def _read_on(path: str, data: bytes, monkeypatch: pytest.MonkeyPatch) -> tuple[Any, ...]:
-    """The tree as read on `path`, its warnings rendered, and each page's structure-mode text."""
+def _read_on(path: str, data: bytes | Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Any, ...]:
+    """The tree as read on `path`, its warnings rendered, and each page's
+    structure-mode text; `data` the file's bytes, or the file."""
     from ragprep.extract import extract_document
     from ragprep.extract.structure import read_struct_tree
     from ragprep.extract.warning import render_all
@@ -691,7 +692,7 @@ def _read_on(path: str, data: bytes, monkeypatch: pytest.MonkeyPatch) -> tuple[A
         monkeypatch.setenv(PURE_ENV, "1")
     else:
         monkeypatch.delenv(PURE_ENV, raising=False)
-    with pikepdf.open(io.BytesIO(data)) as pdf:
+    with pikepdf.open(data if isinstance(data, Path) else io.BytesIO(data)) as pdf:
         tree = read_struct_tree(pdf)
         assert tree is not None
         read = (tree.elements, dict(tree.page_content), dict(tree.object_refs), tuple(render_all(tree.warnings)))
@@ -728,3 +729,79 @@ def test_references_to_null_objects_read_alike_on_both_paths(monkeypatch: pytest
         "structure tree: marked content with no /Pg; page found through /ParentTree",
     )
     assert list(object_refs.values()) == [1]
+
+
+@needs_core
+def test_references_to_null_objects_read_alike_from_a_file_without_object_streams(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+):
+    # Opened from a path, such a file's objects are the nodes, read from its
+    # bytes (_WrittenObjects): the null objects are written "null", so not
+    # known present, and asked of qpdf, as from memory.
+    from ragprep.extract.structure_objects import _WrittenObjects
+
+    data, _ = _tree_with_null_references(pikepdf.ObjectStreamMode.disable)
+    path = tmp_path / "nulls.pdf"
+    path.write_bytes(data)
+    with pikepdf.open(path) as pdf:
+        written = _WrittenObjects.read(pdf, pdf.get_xref_table())
+        assert written is not None and len(written.spans) == len(pdf.get_xref_table())
+        nulls = {n for n, start, end, _ in written.spans if written.data[start:end].strip() == b"null"}
+        assert len(nulls) == 12 and not nulls & set(written.present)
+        objects = PlainObjects(pdf)
+        objects.resolve(pdf.Root.objgen)
+        assert objects.nodes is not None  # the file's objects as the nodes
+    assert _read_on("compiled", path, monkeypatch) == _read_on("compiled", data, monkeypatch)
+
+
+def _written_file(bodies: dict[int, bytes], moved: dict[int, int]) -> bytes:
+    """A file of objects "N 0 obj <body> endobj" and a cross-reference
+    table (§7.5.4) giving each its offset, but object n of `moved` the
+    offset of object moved[n]."""
+    out, offsets = bytearray(b"%PDF-1.7\n"), {}
+    for number, body in bodies.items():
+        offsets[number] = len(out)
+        out += b"%d 0 obj\n%s\nendobj\n" % (number, body)
+    table = len(out)
+    top = max(bodies)
+    out += b"xref\n0 %d\n0000000000 65535 f \n" % (top + 1)
+    for number in range(1, top + 1):
+        offset = offsets[moved.get(number, number)] if number in bodies else 0
+        out += b"%010d 00000 %s \n" % (offset, b"n" if number in bodies else b"f")
+    out += b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (top + 1, table)
+    return bytes(out)
+
+
+@needs_core
+def test_the_files_objects_are_held_where_qpdf_reads_them(tmp_path: Path):
+    from ragprep.extract.structure_objects import _WrittenObjects
+
+    bodies = {
+        1: b"<< /Type /Catalog /Pages 2 0 R /StructTreeRoot 5 0 R >>",
+        2: b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+        3: b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] >>",
+        4: b"<< /A (x endobj y) /B [1 2 3] >>",  # "endobj" in a string cuts its span: qpdf reads it
+        5: b"<< /Type /StructTreeRoot /K [] >>",
+        6: b"null",
+        7: b"<< /Length 3 >>\nstream\nabc\nendstream",
+        8: b"<< /Never 1 >>",  # the table puts object 8 where object 4 is written
+        9: b"[ 4 0 R 6 0 R 8 0 R ]",
+    }
+    path = tmp_path / "written.pdf"
+    path.write_bytes(_written_file(bodies, {8: 4}))
+    with pikepdf.open(path) as pdf:
+        written = _WrittenObjects.read(pdf, pdf.get_xref_table())
+        assert written is not None
+        assert sorted(n for n, *_ in written.spans) == [1, 2, 3, 4, 5, 6, 7, 9]  # not 8: "4 0 obj" at its offset
+        # Known present: the dictionaries written whole; the others are asked of qpdf.
+        assert sorted(written.present) == [1, 2, 3, 5]
+        objects = PlainObjects(pdf)
+        objects.resolve((1, 0))
+        nodes = objects.nodes
+        assert nodes is not None
+        assert nodes.value(5) == {"/Type": "/StructTreeRoot", "/K": []}
+        # Cut, a page, a stream, not held: resolve asks qpdf.
+        assert all(nodes.value(n) is NotImplemented for n in (4, 3, 7, 8))
+        assert objects.resolve((4, 0)) == {"/A": b"x endobj y", "/B": [1, 2, 3]}
+        assert nodes.value(9) == [(4, 0), None, (8, 0)]  # object 6 is null (qpdf says), 4 and 8 exist
+        assert objects.resolve((9, 0)) == [(4, 0), None, (8, 0)]
