@@ -137,9 +137,26 @@ static int any_not_finite(const double *v, Py_ssize_t n) {
     return 0;
 }
 
-static int dbl_cmp(const void *p, const void *q) {
-    double a = *(const double *)p, b = *(const double *)q;
-    return (a > b) - (a < b);
+/* The k-th least of v[0..n) (Hoare's selection, as Wirth writes it), with
+ * v left partitioned around it: nothing before position k is greater,
+ * nothing after it less. The values are finite (the kernels decline others). */
+static double kth_least(double *v, Py_ssize_t n, Py_ssize_t k) {
+    Py_ssize_t lo = 0, hi = n - 1;
+    while (lo < hi) {
+        double pivot = v[k];
+        Py_ssize_t i = lo, j = hi;
+        do {
+            while (v[i] < pivot) i++;
+            while (pivot < v[j]) j--;
+            if (i <= j) {
+                double t = v[i]; v[i] = v[j]; v[j] = t;
+                i++; j--;
+            }
+        } while (i <= j);
+        if (j < k) lo = i;
+        if (k < i) hi = j;
+    }
+    return v[k];
 }
 
 /* groups.group_medians of one run: the middle value, or the mean of the two
@@ -150,20 +167,27 @@ static double median_of(const double *values, const int64_t *at, Py_ssize_t size
         scratch[k] = values[at[k]];
         alike &= scratch[k] == scratch[0];
     }
-    /* A line's glyphs mostly share one height: sorted already. Short runs by
-     * insertion, without qsort's call per comparison. Any sort gives the
-     * same middle values (the kernel declines values that are not finite). */
-    if (!alike && size <= 32) {
+    /* A line's glyphs mostly share one height: no order to find. Short runs
+     * sorted by insertion; longer ones by selection of the upper middle
+     * value, the lower one then the greatest before it (a whole sort, as
+     * qsort did, costs a call per comparison). Any of these gives the same
+     * middle values: the kernel declines values that are not finite. */
+    if (alike) return (scratch[(size - 1) / 2] + scratch[size / 2]) / 2;
+    if (size <= 32) {
         for (Py_ssize_t i = 1; i < size; i++) {
             double t = scratch[i];
             Py_ssize_t j = i;
             for (; j > 0 && t < scratch[j - 1]; j--) scratch[j] = scratch[j - 1];
             scratch[j] = t;
         }
-    } else if (!alike) {
-        qsort(scratch, (size_t)size, sizeof(double), dbl_cmp);
+        return (scratch[(size - 1) / 2] + scratch[size / 2]) / 2;
     }
-    return (scratch[(size - 1) / 2] + scratch[size / 2]) / 2;
+    double high = kth_least(scratch, size, size / 2), low = high;
+    if (size % 2 == 0) {
+        low = scratch[0];
+        for (Py_ssize_t k = 1; k < size / 2; k++) low = scratch[k] > low ? scratch[k] : low;
+    }
+    return (low + high) / 2;
 }
 
 /* ---- text_lines --------------------------------------------------------- */
@@ -272,7 +296,7 @@ static int lines_of(const double *origin, const double *height, const double *qu
     for (Py_ssize_t start = 0; start < n;) {
         Py_ssize_t end = start;
         while (end < n && line_of[end] == line_of[start]) end++;
-        double limit = gap * median_of(H, order + start, end - start, scratch);
+        double median = median_of(H, order + start, end - start, scratch), limit = gap * median;
         line_piece[n_lines] = pieces;
         line_y[n_lines] = Y[order[start]];
         double reach = 0.0;
@@ -291,7 +315,8 @@ static int lines_of(const double *origin, const double *height, const double *qu
             }
             reach = k == start || X1[g] > reach ? X1[g] : reach;
         }
-        line_h[n_lines] = median_of(H, order + start, first_end - start, scratch);
+        /* A line of one piece: its first piece's median is the line's. */
+        line_h[n_lines] = first_end == end ? median : median_of(H, order + start, first_end - start, scratch);
         n_lines++;
         start = end;
     }
@@ -939,17 +964,18 @@ static void run_free(Run *r, int64_t *work) {
 
 /* The workspace of runs of at most np pieces and ng glyphs (zeroed Run
  * first); `work`: 5 x np items (run_cells' column map, run_kept's totals).
- * 0 when out of memory. */
+ * Not zeroed: run_grid writes every item before it reads it. 0 when out of
+ * memory. */
 static int run_alloc(Run *r, size_t np, size_t ng, int64_t **work) {
     size_t big = (np > ng ? np : ng) + 1;
     np += 1;
-    r->piece_row = PyMem_Calloc(np, 8); r->piece_col = PyMem_Calloc(np, 8); r->piece_cell = PyMem_Calloc(np, 8);
-    r->cell_row = PyMem_Calloc(np, 8); r->cell_col = PyMem_Calloc(np, 8); r->cell_pieces = PyMem_Calloc(np, 8);
-    r->cell_start = PyMem_Calloc(np + 1, 8); r->cell_words = PyMem_Calloc(np, 8); r->grouped = PyMem_Calloc(np, 8);
-    r->cell_x0 = PyMem_Calloc(np, 8); r->cell_x1 = PyMem_Calloc(np, 8); r->starts = PyMem_Calloc(np, 8);
-    r->keys = PyMem_Calloc(big, sizeof(Key)); r->buf = PyMem_Calloc(big, sizeof(Key));
-    r->bounds = PyMem_Calloc(big + 1, sizeof(Py_ssize_t));
-    *work = PyMem_Calloc(np, 5 * 8);
+    r->piece_row = PyMem_Malloc(np * 8); r->piece_col = PyMem_Malloc(np * 8); r->piece_cell = PyMem_Malloc(np * 8);
+    r->cell_row = PyMem_Malloc(np * 8); r->cell_col = PyMem_Malloc(np * 8); r->cell_pieces = PyMem_Malloc(np * 8);
+    r->cell_start = PyMem_Malloc((np + 1) * 8); r->cell_words = PyMem_Malloc(np * 8); r->grouped = PyMem_Malloc(np * 8);
+    r->cell_x0 = PyMem_Malloc(np * 8); r->cell_x1 = PyMem_Malloc(np * 8); r->starts = PyMem_Malloc(np * 8);
+    r->keys = PyMem_Malloc(big * sizeof(Key)); r->buf = PyMem_Malloc(big * sizeof(Key));
+    r->bounds = PyMem_Malloc((big + 1) * sizeof(Py_ssize_t));
+    *work = PyMem_Malloc(np * 5 * 8);
     return r->piece_row && r->piece_col && r->piece_cell && r->cell_row && r->cell_col && r->cell_pieces &&
            r->cell_start && r->cell_words && r->grouped && r->cell_x0 && r->cell_x1 && r->starts && r->keys &&
            r->buf && r->bounds && *work;
@@ -1009,16 +1035,18 @@ static Py_ssize_t page_grids(const Page *page, Py_ssize_t min_rows, double max_r
     memset(&r, 0, sizeof r);
     int64_t *work = NULL;
     Py_ssize_t total = 0, grids = 0;
-    if (!run_alloc(&r, (size_t)page->pieces, (size_t)page->n, &work)) {
-        PyErr_NoMemory();
-        total = -1;
-    }
     for (Py_ssize_t l = 0; total >= 0 && !*declined && l < page->lines;) {
         if (page->line_piece[l + 1] - page->line_piece[l] < 2) { l++; continue; }
         Py_ssize_t first = l;
         while (l + 1 < page->lines && joined(page, l, max_row_gap)) l++;
         Py_ssize_t end = ++l;
         if (end - first < min_rows) continue;
+        /* The workspace at the first run judged: most pages have none. */
+        if (!work && !run_alloc(&r, (size_t)page->pieces, (size_t)page->n, &work)) {
+            PyErr_NoMemory();
+            total = -1;
+            break;
+        }
         Py_ssize_t kept = run_grid(&r, page, first, end, limits, work, grids, out_cells + 5 * total, out_glyphs, declined);
         total = kept < 0 ? -1 : total + kept;
         grids += kept > 0;
