@@ -771,14 +771,16 @@ def detect_tables(
     """The grids of one untagged page as Table pieces, ruled grids first."""
     candidates = text_glyphs(table)
     candidates = candidates[~table.artifact[candidates]]
-    found: list[tuple[str, list[_Cell]]] = []
-    taken = np.zeros(len(table), dtype=bool)
-    for cells in ruled_grids(table, paths, candidates):
-        found.append((RULES, cells))
-        for c in cells:
-            taken[c.glyphs] = True
-    for cells in aligned_grids(table, candidates[~taken[candidates]]):
-        found.append((ALIGNMENT, cells))
+    found: list[tuple[str, list[_Cell]]] = [(RULES, cells) for cells in ruled_grids(table, paths, candidates)]
+    if found:  # the glyphs of ruled grids are no candidates for aligned ones
+        taken = np.zeros(len(table), dtype=bool)
+        for _, cells in found:
+            for c in cells:
+                taken[c.glyphs] = True
+        candidates = candidates[~taken[candidates]]
+    found += [(ALIGNMENT, cells) for cells in aligned_grids(table, candidates)]
+    if not found:  # most pages: no per-glyph positions to lay out
+        return ()
     position = np.full(len(table), -1, dtype=np.int64)
     position[joined.order] = np.arange(len(joined.order))
     tables = [
