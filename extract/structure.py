@@ -88,6 +88,7 @@ from collections import Counter
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from functools import cached_property
+from itertools import repeat
 from types import MappingProxyType
 from typing import Any, NamedTuple, TypeGuard
 
@@ -393,10 +394,19 @@ class StructTree:
 _STANDARD_TYPES = PDF17_STANDARD_TYPES | PDF20_STANDARD_TYPES
 
 
+def cell_columns(tree: StructTree, rows: np.ndarray) -> tuple[list[Any], ...]:
+    """The /RowSpan, /ColSpan, /Scope, /Headers and /ID (StructElement's
+    row_span, col_span, scope, headers, element_id) of each element of
+    `rows`, all five read in one pass over the rows (a table's cells)."""
+    if not len(rows):
+        return ([], [], [], [], [])
+    looked_up = map(tree.columns.cells.get, rows.tolist(), repeat(NO_CELL))
+    return tuple(map(list, zip(*looked_up, strict=True)))
+
+
 def _cell_field(position: int) -> Callable[[StructTree, np.ndarray], list[Any]]:
     def read(tree: StructTree, rows: np.ndarray) -> list[Any]:
-        cells = tree.columns.cells
-        return [cells.get(i, NO_CELL)[position] for i in rows.tolist()]
+        return cell_columns(tree, rows)[position]
 
     return read
 

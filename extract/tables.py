@@ -28,19 +28,18 @@ header row (THead, or a leading row of TH cells only), else its row.
 
 from __future__ import annotations
 
-import re
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, fields, replace
-from itertools import pairwise, repeat
+from itertools import accumulate, pairwise, repeat
 from operator import attrgetter, itemgetter
 from types import MappingProxyType
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
 from ragprep.extract.rows import frozen_rows
-from ragprep.extract.structure import StructTree
+from ragprep.extract.structure import StructTree, cell_columns
 
 Box = tuple[float, float, float, float]
 
@@ -160,31 +159,35 @@ def table_grids(tree: StructTree) -> TableGrids:
     group = tree.nearest(tables | (part >= _TABLE_PARTS["THead"]))
     in_thead = np.zeros(len(part), dtype=bool)
     in_thead[group >= 0] = part[group[group >= 0]] == _TABLE_PARTS["THead"]
-    grids = list(_tables_by_rows(table_of, row_of, is_row & ~tables, is_cell & ~tables))
-    indices = [index for _, _, cells, _ in grids for index in cells]
-    placed = _place(tree, grids, indices, in_thead)
+    grids = _tables_by_rows(table_of, row_of, is_row & ~tables, is_cell & ~tables)
+    placed = _place(tree, grids, in_thead)
     built = frozen_rows(GridSlot, placed)  # one per cell of every tagged table, all at once
     ends = list(map(int.__add__, placed["col"], placed["col_span"]))
     at = list(zip(placed["row"], placed["col"], strict=True))
     shapes: dict[int, tuple[int, int]] = {}
     by_position: dict[int, Mapping[tuple[int, int], GridSlot]] = {}
-    lo = 0
-    for table, n_rows, cells, _ in grids:
-        hi = lo + len(cells)
+    for table, n_rows, (lo, hi) in zip(grids.tables, grids.n_rows, pairwise(grids.bounds), strict=True):
         shapes[table] = (n_rows, max(ends[lo:hi], default=0))
         by_position[table] = MappingProxyType(dict(zip(at[lo:hi], built[lo:hi], strict=True)))
-        lo = hi
-    slots = MappingProxyType(dict(zip(indices, built, strict=True)))
+    slots = MappingProxyType(dict(zip(grids.cells, built, strict=True)))
     return TableGrids(slots, MappingProxyType(shapes), MappingProxyType(by_position), cell_of)
 
 
-def _tables_by_rows(
-    table_of: np.ndarray, row_of: np.ndarray, rows: np.ndarray, cells: np.ndarray
-) -> Iterator[tuple[int, int, list[int], list[int]]]:
-    """Per table that has a row, in the order its first row comes: (table,
-    its number of rows, its cells row by row, each cell's row). Rows are the
-    `rows` elements of the table depth first; a row's cells are the `cells`
-    elements it starts, depth first. Grouped by sorting, not per element."""
+class _Grids(NamedTuple):
+    """The tagged tables that have a row, in the order their first row comes,
+    and their cells, table after table, row by row."""
+
+    tables: list[int]  # element index of each Table
+    n_rows: list[int]
+    bounds: list[int]  # where each table's cells start in `cells`, and the end
+    cells: list[int]  # element index of each TH/TD
+    cell_rows: np.ndarray  # each cell's row in its table (int64)
+
+
+def _tables_by_rows(table_of: np.ndarray, row_of: np.ndarray, rows: np.ndarray, cells: np.ndarray) -> _Grids:
+    """The tables that have a row and their cells: rows are the `rows`
+    elements of a table depth first; a row's cells are the `cells` elements
+    it starts, depth first. Grouped by sorting, not per element."""
     row_elements = np.flatnonzero(rows)  # depth first
     row_table = table_of[row_elements]
     keys, first = np.unique(row_table, return_index=True)
@@ -200,13 +203,11 @@ def _tables_by_rows(
     by_row = np.argsort(cell_position, kind="stable")
     cell_elements, cell_position = cell_elements[by_row], cell_position[by_row]
     row_starts = np.concatenate([[0], np.cumsum(row_counts)])
-    cell_bounds = np.searchsorted(cell_position, row_starts).tolist()
-    tables_in_order = keys[np.argsort(first, kind="stable")].tolist()
-    cell_rows = (cell_position - row_starts[np.searchsorted(row_starts, cell_position, side="right") - 1]).tolist()
-    elements = cell_elements.tolist()
-    for k, table in enumerate(tables_in_order):
-        lo, hi = cell_bounds[k], cell_bounds[k + 1]
-        yield table, int(row_counts[k]), elements[lo:hi], cell_rows[lo:hi]
+    cell_rows = cell_position - row_starts[np.searchsorted(row_starts, cell_position, side="right") - 1]
+    return _Grids(
+        keys[np.argsort(first, kind="stable")].tolist(), row_counts.tolist(),
+        np.searchsorted(cell_position, row_starts).tolist(), cell_elements.tolist(), cell_rows,
+    )  # fmt: skip
 
 
 # The table parts of §14.8.4.3.4 as numbers; the row groups last (THead first among them).
@@ -224,49 +225,45 @@ def _started_by(nearest: np.ndarray, tables: np.ndarray) -> np.ndarray:
     return started
 
 
-def _place(
-    tree: StructTree, grids: list[tuple[int, int, list[int], list[int]]], indices: list[int], in_thead: np.ndarray
-) -> dict[str, list[Any]]:
-    """The GridSlots' columns of the cells (`indices`) of every table of
-    `grids` (table, its rows, its cells row by row, their rows), the tables
-    one after another: each cell takes the first free slot of its row; spans
-    occupy theirs; a row span is cut at the last row."""
-    columns: dict[str, list[Any]] = {"row": [], "row_span": [], "col": [], "table": []}
-    elements = np.asarray(indices, dtype=np.int64)  # once: each column read below takes it as it is
-    col_spans, row_spans = tree.values("col_span", elements), tree.values("row_span", elements)
-    lo = 0
-    for table, n_rows, cells, cell_rows in grids:
-        hi = lo + len(cells)
-        spans, down = col_spans[lo:hi], row_spans[lo:hi]
-        if max(down, default=1) == 1:
-            # Nothing spans down (most tables): a cell starts where the cell
-            # before it in its row ends.
-            columns["row_span"] += down
-            columns["col"] += _row_starts(cell_rows, spans)
-        else:
-            cut, cols = _spanned_slots(cell_rows, n_rows, down, spans)
-            columns["row_span"] += cut
-            columns["col"] += cols
-        columns["row"] += cell_rows
-        columns["table"] += [table] * len(cells)
-        lo = hi
-    columns["col_span"] = col_spans
-    columns["in_thead"] = in_thead[elements].tolist()
-    for name, attribute in _FROM_ELEMENT:
-        columns[name] = tree.values(attribute, elements)
+def _place(tree: StructTree, grids: _Grids, in_thead: np.ndarray) -> dict[str, list[Any]]:
+    """The GridSlots' columns of the cells of every table of `grids`, the
+    tables one after another: each cell takes the first free slot of its
+    row; spans occupy theirs; a row span is cut at the last row."""
+    elements = np.asarray(grids.cells, dtype=np.int64)  # once: each column read below takes it as it is
+    row_spans, col_spans, scope, headers, element_id = cell_columns(tree, elements)
+    cell_rows = grids.cell_rows.tolist()
+    # Nothing spans down in most tables: a cell starts where the cell before it in its row ends.
+    cols = _row_starts(grids.cell_rows, col_spans, grids.bounds)
+    tables: list[int] = []
+    for table, n_rows, (lo, hi) in zip(grids.tables, grids.n_rows, pairwise(grids.bounds), strict=True):
+        down = row_spans[lo:hi]
+        if max(down, default=1) > 1:  # a cell looks past the slots rows above span into
+            row_spans[lo:hi], cols[lo:hi] = _spanned_slots(cell_rows[lo:hi], n_rows, down, col_spans[lo:hi])
+        tables += [table] * (hi - lo)
+    columns = {
+        "table": tables, "row": cell_rows, "col": cols, "row_span": row_spans, "col_span": col_spans,
+        "header": tree.values("header_cell", elements), "in_thead": in_thead[elements].tolist(),
+        "scope": scope, "headers": headers, "element_id": element_id,
+    }  # fmt: skip
     return {name: columns[name] for name in _SLOT_FIELDS}  # in field order, as the slots are set
 
 
-def _row_starts(cell_rows: list[int], col_spans: list[int]) -> list[int]:
-    """Each cell's column when no cell spans down: its row's spans before it, summed."""
-    starts: list[int] = []
-    col, row = 0, -1
-    for r, span in zip(cell_rows, col_spans, strict=True):
-        if r != row:
-            col, row = 0, r
-        starts.append(col)
-        col += span
-    return starts
+def _row_starts(cell_rows: np.ndarray, col_spans: list[int], bounds: list[int]) -> list[int]:
+    """Each cell's column when no cell spans down: the spans of its row's
+    cells before it, summed; the cells of all tables at once (`bounds`:
+    where each table's cells start). Sums of Python ints: a hostile span
+    does not overflow."""
+    if not len(cell_rows):
+        return []
+    count = len(cell_rows)
+    opens = np.zeros(count + 1, dtype=bool)  # a cell that opens its row (one past the last: a table of no cells)
+    opens[bounds] = True
+    opens[1:count] |= cell_rows[1:] != cell_rows[:-1]
+    opens[0] = True
+    # Per cell, the position of the cell that opens its row.
+    opener = np.maximum.accumulate(np.where(opens[:count], np.arange(count), 0)).tolist()
+    before = list(accumulate(col_spans, initial=0))  # the spans of all cells before each
+    return list(map(int.__sub__, before[:-1], map(before.__getitem__, opener)))
 
 
 def _spanned_slots(
@@ -292,9 +289,8 @@ def _spanned_slots(
     return cut, cols
 
 
-# GridSlot's fields, and those read straight from the cell's element.
+# GridSlot's fields.
 _SLOT_FIELDS = tuple(f.name for f in fields(GridSlot))
-_FROM_ELEMENT = (("header", "header_cell"), ("scope", "scope"), ("headers", "headers"), ("element_id", "element_id"))
 
 
 # --------------------------------------------------------------------------- one page's cells
@@ -320,19 +316,19 @@ class CellContents:
 NO_CELLS = CellContents((), (), (), (), ())
 
 
-_BLANK_RUN = re.compile(r"\s+")
-
-
 def cell_text(page_text: str, start: int, end: int) -> str:
     """A cell's text: its page text with its lines joined by one space."""
     text = page_text[start:end]
     # Most cells are one line with single spaces: nothing to rewrite. Only
-    # the space is both whitespace (what \s and strip() take) and printable,
-    # so a printable text with no double, leading or trailing space is its own
-    # result (tests/extract/test_tables_tagged.py checks every code point).
+    # the space is both whitespace (what \s, split() and strip() take) and
+    # printable, so a printable text with no double, leading or trailing space
+    # is its own result (tests/extract/test_tables_tagged.py checks every code
+    # point). Else its whitespace-free pieces joined by one space: what
+    # re.sub(r"\s+", " ", text).strip() gives (the same whitespace), at a
+    # quarter of the cost.
     if text.isprintable() and "  " not in text and text[:1] != " " and text[-1:] != " ":
         return text
-    return _BLANK_RUN.sub(" ", text).strip()
+    return " ".join(text.split())
 
 
 def structure_tables(
@@ -575,8 +571,10 @@ def merge_tables(
 def _merged_cells(parts: list[Table]) -> tuple[TableCell, ...]:
     """The cells of a table's pieces, one per slot: a cell shown on two pages
     keeps its first page and takes the text of both. A single piece that
-    holds each slot once (a tagged piece always does) keeps its cells."""
-    if len(parts) == 1 and len(set(map(_SLOT, parts[0].cells))) == len(parts[0].cells):
+    holds each slot once keeps its cells: a tagged piece always does (its
+    cells are distinct elements of one grid, _place), so only a detected
+    piece is looked at."""
+    if len(parts) == 1 and (parts[0].source == STRUCTURE or len(set(map(_SLOT, parts[0].cells))) == len(parts[0].cells)):
         return parts[0].cells
     cells: dict[tuple[int, int], TableCell] = {}
     for part in parts:

@@ -216,3 +216,34 @@ def test_a_page_showing_two_tables_gives_one_piece_each_in_the_order_their_text_
         [(0, "A0", (11,), 3), (1, "A1", (12,), 3)],
     ]
     assert structure_tables(grids, CellContents([30], [12], [13], [box], [(30,)]), 3, text) == ()
+
+
+def test_each_table_of_a_document_starts_its_columns_at_zero():
+    # Grids are placed for all tables of a tree at once: a table's first row
+    # starts at column 0 even where the table before it ends on a row of the
+    # same number (two one-row tables), and a table with a row but no cell
+    # (last in the tree) holds no slot. The first table spans a row down.
+    b = PdfBuilder()
+    f = b.add_standard_font("Helvetica", widths=True)
+    texts = ["a", "b", "c", "d", "e", "f", "g"]
+    page = b.add_page(" ".join(cell_line(f, 72 + 60 * k, 700, t, k) for k, t in enumerate(texts)))
+
+    def row(*mcids: int, span: int = 1):
+        attrs = {"O": Name.Table, "RowSpan": span} if span > 1 else None
+        cells = [b.struct_element("TD", [mcids[0]], page=page, attrs=attrs)]
+        return b.struct_element("TR", cells + [b.struct_element("TD", [m], page=page) for m in mcids[1:]], page=page)
+
+    tables = [
+        b.struct_element("Table", [row(0, 1, span=2), row(2)], page=page),
+        b.struct_element("Table", [row(3, 4)], page=page),
+        b.struct_element("Table", [row(5, 6)], page=page),
+        b.struct_element("Table", [b.struct_element("TR", [], page=page)], page=page),
+    ]
+    b.set_struct_tree([b.struct_element("Document", tables, page=page)])
+    found = extract_document(b.to_bytes(), mode="structure").tables
+    assert [grid(t) for t in found] == [
+        {(0, 0): ("a", 2, 1, False), (0, 1): ("b", 1, 1, False), (1, 1): ("c", 1, 1, False)},
+        {(0, 0): ("d", 1, 1, False), (0, 1): ("e", 1, 1, False)},
+        {(0, 0): ("f", 1, 1, False), (0, 1): ("g", 1, 1, False)},
+    ]
+    assert [(t.n_rows, t.n_cols) for t in found] == [(2, 2), (1, 2), (1, 2)]
