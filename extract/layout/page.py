@@ -16,7 +16,7 @@ from ragprep.extract.layout.labels import Ordering, block_labels, with_blocks
 from ragprep.extract.layout.leaves import emit, head_note_last, leaf_order
 from ragprep.extract.layout.lines import glyphs_along, line_order
 from ragprep.extract.layout.kernels import text_classes
-from ragprep.extract.layout.units import Moves, Page, line_moves, margin_text, reordered_moves, unit_starts
+from ragprep.extract.layout.units import Moves, Page, line_moves, margin_text, pieces_painted_back, reordered_moves, unit_starts
 from ragprep.extract.native import compiled_layout
 
 
@@ -97,7 +97,8 @@ def _leaves(
         return None
     moves = line_moves(table, stream, config)
     classes = text_classes(compiled_layout(), table.text[stream])
-    page = Page(table, stream, unit_starts(table, stream, moves, classes[1]), classes=classes)
+    starts = pieces_painted_back(table, stream, moves, unit_starts(table, stream, moves, classes[1]), classes)
+    page = Page(table, stream, starts, classes=classes)
     # A visit of the stream painted backwards along its line reads forwards.
     along = glyphs_along(page)
     if along is not None:

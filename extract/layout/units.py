@@ -38,10 +38,13 @@ from ragprep.extract.layout.kernels import GroupMeasures, first_words, nearest_u
 from ragprep.extract.layout.kernels import reads_rtl as kernels_reads_rtl
 from ragprep.extract.native import compiled_layout
 from ragprep.extract.layout.params import (
+    BACK_STEP,
     BLANK_GAP,
     DESCENT,
     FIRST_RTL,
     GUTTER,
+    LINE_BASELINE,
+    LINE_JOIN_GAP,
     MARGIN_CLEAR,
     NEXT_LINE,
     RTL_SAMPLE,
@@ -59,6 +62,66 @@ def unit_starts(table: GlyphTable, stream: np.ndarray, moves: Moves, space: np.n
     one em). kernels.stream_unit_starts measures it."""
     thresholds = (SEGMENT_GAP, SEGMENT_BACK, BLANK_GAP)
     return stream_unit_starts(compiled_layout(), table, stream, (moves.line_break, moves.gap), space, thresholds)
+
+
+def pieces_painted_back(
+    table: GlyphTable, stream: np.ndarray, moves: Moves, starts: np.ndarray, classes: tuple[np.ndarray, np.ndarray]
+) -> np.ndarray:
+    """`starts` (unit_starts) with a unit of its own for every letter a
+    visit paints back into a gap of the line it has painted (`classes`: per
+    position, is its glyph a letter, a blank; kernels.text_classes), so that lines._pieces_inside reads it
+    in that gap. LaTeX's logo lowers its E between the T and the X; a
+    stream that paints the E after the rest of its line (lualatex-tagpdf
+    p2's twins: "bibTX" then the E, at the line's end) steps back by about
+    a glyph height, less than SEGMENT_BACK, and the unit, which keeps its
+    glyphs in paint order, read "bibTX E". Such a letter steps back BACK_STEP
+    heights or more after a step that did not (a line painted backwards a
+    glyph at a time steps back at every glyph: glyphs_along reads it), on
+    the line it steps back on (within LINE_BASELINE), to the right of the
+    unit's first glyph, into a gap between glyphs of the unit no centre of
+    which lies inside the letter (a glyph painted twice, fake bold, lies on
+    itself; an accent is no letter) and no wider than the letter and a
+    word space (LINE_JOIN_GAP): where a word set into a wider gap, or a
+    text painted twice over itself, stays as painted.
+    Fixture: test_logo_letter_painted_back_at_the_line_end_reads_in_its_gap."""
+    back = moves.gap < -BACK_STEP * moves.height
+    candidate = np.flatnonzero(back[1:] & ~back[:-1]) + 2  # positions stepping back after a step that did not
+    if not len(candidate):
+        return starts  # most pages
+    is_start = np.zeros(len(stream), dtype=bool)
+    is_start[starts] = True
+    candidate = candidate[classes[0][candidate] & ~is_start[candidate] & ~is_start[candidate - 1]]
+    candidate = candidate[np.abs(moves.across[candidate - 1]) <= LINE_BASELINE * moves.height[candidate - 1]]
+    extra = [k for k in candidate.tolist() if _fills_its_gap(table, stream, (starts, classes[1]), k)]
+    if not extra:
+        return starts
+    after = [k + 1 for k in extra if k + 1 < len(stream)]
+    return np.union1d(starts, np.array(extra + after, dtype=starts.dtype))
+
+
+def _fills_its_gap(table: GlyphTable, stream: np.ndarray, units: tuple[np.ndarray, np.ndarray], at: int) -> bool:
+    """Does the letter at stream position `at` lie in a gap of the glyphs
+    its unit painted before it (pieces_painted_back; `units`: where units
+    start, and per position, is its glyph a blank)?"""
+    starts, space = units
+    first = int(starts[np.searchsorted(starts, at, side="right") - 1])
+    glyph = int(stream[at])
+    along = table.direction[glyph]
+    earlier = stream[first:at]
+    low = table.origin[earlier] @ along
+    high = table.own_end[earlier] @ along
+    x0, x1 = float(table.origin[glyph] @ along), float(table.own_end[glyph] @ along)
+    if x0 <= low[0]:
+        return False
+    centre = (low + high) / 2
+    inked = ~space[first:at]
+    if ((centre > x0) & (centre < x1) & inked).any():
+        return False
+    middle = (x0 + x1) / 2
+    before, after = high[inked & (centre < middle)], low[inked & (centre > middle)]
+    if not len(before) or not len(after):
+        return False
+    return float(after.min() - before.max()) <= x1 - x0 + LINE_JOIN_GAP * float(table.height[glyph])
 
 
 @dataclass(frozen=True)

@@ -2458,6 +2458,37 @@ def test_logo_piece_painted_apart_reads_inside_its_line(piece_first: bool):
     assert layout(latex_logo_line(piece_first)).joined.text == "of typical structures found in a LATEX document, in a line."
 
 
+def logo_at_the_line_end() -> PdfBuilder:
+    """A line ending in BibTeX's logo: a T, an E lowered by half an
+    x-height, an X, kerned into one another. The line is painted on one
+    visit that leaves the E's place empty, paints the X, then steps back
+    into the gap and paints the E, as lualatex-tagpdf p2's scrambled twins
+    paint "bibTEX" at a line's end: a step back of less than a glyph
+    height, far less than a unit break's."""
+    b = PdfBuilder()
+    f = b.add_standard_font("Helvetica", widths=True)
+    before = "sample file distributed with bibT"
+    t_end = 72 + text_width(before, "Helvetica", SIZE)
+    e_x = t_end - 1.2
+    x_x = e_x + text_width("E", "Helvetica", SIZE) - 0.8
+    end = x_x + text_width("X", "Helvetica", SIZE)
+    # TJ numbers move the pen back (positive) or on (negative), in
+    # thousandths of the font size; Ts lowers the E.
+    b.add_page(
+        f"BT /{f} {SIZE} Tf 72 700 Td ({before}) Tj [{-(x_x - t_end) * 100:.0f}] TJ (X) Tj "
+        f"[{(end - e_x) * 100:.0f}] TJ -2.2 Ts (E) Tj 0 Ts ET"
+    )
+    return b
+
+
+def test_logo_letter_painted_back_at_the_line_end_reads_in_its_gap():
+    # units.pieces_painted_back: the E steps back less than a unit break
+    # (SEGMENT_BACK) into the gap between the T and the X; without the rule
+    # the unit keeps paint order and reads "bibTXE" (lualatex-tagpdf p2's
+    # interleaved twin: "bibTX E").
+    assert layout(logo_at_the_line_end()).joined.text == "sample file distributed with bibTEX"
+
+
 
 def display_mathematics_painted_by_x() -> tuple[PdfBuilder, list[str]]:
     """A column of prose with displayed mathematics set between its lines
