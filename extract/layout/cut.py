@@ -369,7 +369,7 @@ def _placed_apart(
     where it reads after the columns (_last_part_below, else
     _trailing_visit_below), and its first part, moved to `ahead`, where it
     reads before them (_first_part_ahead)."""
-    moved = _last_part_below(page, columns, k, inner)
+    moved = _last_part_below(page, region, columns, k, inner)
     if moved is None:
         moved = _trailing_visit_below(page, region, columns, k, inner)
     else:
@@ -381,7 +381,9 @@ def _placed_apart(
     return inner
 
 
-def _last_part_below(page: Page, columns: list[np.ndarray], k: int, inner: list[np.ndarray]) -> np.ndarray | None:
+def _last_part_below(
+    page: Page, region: np.ndarray, columns: list[np.ndarray], k: int, inner: list[np.ndarray]
+) -> np.ndarray | None:
     """The last part of column k where it is no running text and the stream
     paints it after all the text above it (its column's and the other
     columns') and beside its upper rows (a form number under the first of
@@ -389,8 +391,9 @@ def _last_part_below(page: Page, columns: list[np.ndarray], k: int, inner: list[
     does not count): geometry has no order for it, the stream's is
     consistent with reading it after the columns. None otherwise: a stream
     painting the page row by row paints every part after the text above
-    it, and the lines beside the part after it begins (no evidence; it
-    reads in its column). Fixture:
+    it, and the lines beside the part after it begins, or walks down the
+    column into the part (_walked_into) where no line stands beside it (no
+    evidence; it reads in its column). Fixture:
     test_part_under_a_column_painted_row_by_row_with_the_text_beside_it_stays_in_its_column."""
     if len(inner) < 2 or is_text_column(page, inner[-1]):
         return None
@@ -406,7 +409,27 @@ def _last_part_below(page: Page, columns: list[np.ndarray], k: int, inner: list[
     # (reversed) paints the part after the other columns only because it
     # paints that whole column after them.
     others = max((int(a.max()) for a in [*above, *inner[:-1]] if len(a)), default=-1)
-    return inner[-1] if inner[-1].min() > others else None
+    return inner[-1] if inner[-1].min() > others and not _walked_into(page, region, inner) else None
+
+
+def _walked_into(page: Page, region: np.ndarray, inner: list[np.ndarray]) -> bool:
+    """Does the stream paint the last of a column's parts `inner` (two or
+    more) straight on from the part above it: is the unit of the region
+    (`region`, sorted) painted just before the part's first one the lowest
+    line of the part above? Then it walked down the column into the part,
+    and painting the part after the other columns says nothing
+    (_last_part_below): a stream that interleaves two columns line by line
+    paints the longer column's last lines, and a part under them, after
+    the shorter one has ended (lualatex-tagpdf p2's interleaved twin: "2.5
+    Verbatim" under the left column read after the right column). A part
+    placed after the columns is painted after another column's text, or
+    after something else of its own column (excavator-manual p4's form
+    number, painted after the columns and the logo at the column's head).
+    Fixture: test_part_under_the_longer_column_painted_row_by_row_stays_in_its_column."""
+    first = int(inner[-1].min())
+    at = int(np.searchsorted(region, first))
+    above = inner[-2]
+    return at > 0 and int(region[at - 1]) == int(above[np.argmin(page.y0[above])])
 
 
 def _last_row_top(page: Page, part: np.ndarray) -> float:

@@ -406,6 +406,31 @@ def test_part_under_a_column_painted_row_by_row_with_the_text_beside_it_stays_in
     assert layout(b).joined.text == "\n".join([*left, *(f"{label} {value}" for label, value in specs), *right])
 
 
+def test_part_under_the_longer_column_painted_row_by_row_stays_in_its_column():
+    # cut._walked_into: a code listing under its heading and a line of
+    # prose, under the left column's text, a paragraph gap below it; the
+    # right column ends far above. Painted row by row across both columns,
+    # the listing is painted after every line above it, the right column's
+    # too, as a part placed after the columns would be; but the stream
+    # walks down the left column into it (lualatex-tagpdf p2's interleaved
+    # twin: "2.5 Verbatim" read after the right column). It reads in its
+    # column.
+    b = PdfBuilder()
+    f = b.add_standard_font("Helvetica", widths=True)
+    left, right = wrap(prose("a", 110), 220), wrap(prose("b", 50), 220)
+    bottom = 700 - LEADING * (len(left) - 1)
+    listing = ["Verbatim", "Some documents require code.", "main( ) {", '    printf("hello");', "}"]
+    ops = []
+    for c, i in interleave(left + listing, right):
+        if c == 0 and i >= len(left):  # the listing, its code indented
+            j = i - len(left)
+            ops.append(show(f, 72 if j < 2 else 80, bottom - 30 - LEADING * j, listing[j]))
+        else:
+            ops.append(show(f, (72, 320)[c], 700 - LEADING * i, (left, right)[c][i]))
+    b.add_page(" ".join(ops))
+    assert layout(b).joined.text == "\n".join([*left, *listing, *right])
+
+
 def test_block_under_two_columns_painted_by_x_position_reads_after_them():
     # tiebreaks._foot_across: a block of text spanning both columns under
     # them (references under a glossary set in two columns), flush left with
