@@ -415,21 +415,26 @@ def _last_part_below(
 def _walked_into(page: Page, region: np.ndarray, inner: list[np.ndarray]) -> bool:
     """Does the stream paint the last of a column's parts `inner` (two or
     more) straight on from the part above it: is the unit of the region
-    (`region`, sorted) painted just before the part's first one the lowest
-    line of the part above? Then it walked down the column into the part,
+    (`region`, sorted) painted just before the part's first one on the
+    last row of the part above? Then it walked down the column into the part,
     and painting the part after the other columns says nothing
     (_last_part_below): a stream that interleaves two columns line by line
     paints the longer column's last lines, and a part under them, after
     the shorter one has ended (lualatex-tagpdf p2's interleaved twin: "2.5
-    Verbatim" under the left column read after the right column). A part
+    Verbatim" under the left column read after the right column); a stream
+    that paints its columns one after the other paints a part under a
+    column right after the column's last row (excavator-manual p1's
+    "ELECTRICAL" specifications under the left column). A part
     placed after the columns is painted after another column's text, or
     after something else of its own column (excavator-manual p4's form
     number, painted after the columns and the logo at the column's head).
     Fixture: test_part_under_the_longer_column_painted_row_by_row_stays_in_its_column."""
     first = int(inner[-1].min())
     at = int(np.searchsorted(region, first))
-    above = inner[-2]
-    return at > 0 and int(region[at - 1]) == int(above[np.argmin(page.y0[above])])
+    if at == 0:
+        return False
+    before, above = int(region[at - 1]), inner[-2]
+    return before in above and float(page.y1[before]) <= _last_row_top(page, above) + ROW_OVERLAP * page.body
 
 
 def _last_row_top(page: Page, part: np.ndarray) -> float:

@@ -431,6 +431,32 @@ def test_part_under_the_longer_column_painted_row_by_row_stays_in_its_column():
     assert layout(b).joined.text == "\n".join([*left, *listing, *right])
 
 
+def test_list_under_a_column_painted_on_from_its_last_row_stays_in_its_column():
+    # cut._walked_into: the left column's text in two blocks, a paragraph
+    # gap apart, the second ending in a row of a label and its value, and a
+    # list under it; the right column, shorter, is painted between the two
+    # blocks, the list right after the last row, value after label
+    # (excavator-manual p1's "ELECTRICAL" under the left column). Painted
+    # after all the text above it, the list was read after the right
+    # column; the stream goes on from its column's last row into it.
+    b = PdfBuilder()
+    f = b.add_standard_font("Helvetica", widths=True)
+    left, more, right = wrap(prose("a", 40), 220), wrap(prose("c", 30), 220), wrap(prose("b", 50), 220)
+    listing = [("ELECTRICAL", ""), ("Voltage", "12 Volts"), ("Alternator", "60 amp")]
+    y_more = 700 - LEADING * len(left) - 20
+    y_last = y_more - LEADING * len(more)
+    y_list = y_last - 20 - LEADING
+    ops = [show(f, 72, 700 - LEADING * i, line) for i, line in enumerate(left)]
+    ops += [show(f, 320, 700 - LEADING * i, line) for i, line in enumerate(right)]
+    ops += [show(f, 72, y_more - LEADING * i, line) for i, line in enumerate(more)]
+    ops += [show(f, 72, y_last, "Battery"), show(f, 250, y_last, "850 CCA")]
+    for i, (label, value) in enumerate(listing):
+        ops += [show(f, 72, y_list - LEADING * i, label)] + ([show(f, 250, y_list - LEADING * i, value)] if value else [])
+    b.add_page(" ".join(ops))
+    rows = [f"{label} {value}".strip() for label, value in listing]
+    assert layout(b).joined.text == "\n".join([*left, *more, "Battery 850 CCA", *rows, *right])
+
+
 def test_block_under_two_columns_painted_by_x_position_reads_after_them():
     # tiebreaks._foot_across: a block of text spanning both columns under
     # them (references under a glossary set in two columns), flush left with
