@@ -68,9 +68,9 @@ def pieces_painted_back(
     table: GlyphTable, stream: np.ndarray, moves: Moves, starts: np.ndarray, classes: tuple[np.ndarray, np.ndarray]
 ) -> np.ndarray:
     """`starts` (unit_starts) with a unit of its own for every letter a
-    visit paints back into a gap of the line it has painted (`classes`: per
-    position, is its glyph a letter, a blank; kernels.text_classes), so that lines._pieces_inside reads it
-    in that gap. LaTeX's logo lowers its E between the T and the X; a
+    visit paints back into a gap of the line it has painted (`classes`:
+    per position, is its glyph a letter, a blank; kernels.text_classes),
+    so that lines._pieces_inside reads it in that gap. LaTeX's logo lowers its E between the T and the X; a
     stream that paints the E after the rest of its line (lualatex-tagpdf
     p2's twins: "bibTX" then the E, at the line's end) steps back by about
     a glyph height, less than SEGMENT_BACK, and the unit, which keeps its
@@ -84,13 +84,14 @@ def pieces_painted_back(
     word space (LINE_JOIN_GAP): where a word set into a wider gap, or a
     text painted twice over itself, stays as painted.
     Fixture: test_logo_letter_painted_back_at_the_line_end_reads_in_its_gap."""
-    back = moves.gap < -BACK_STEP * moves.height
-    candidate = np.flatnonzero(back[1:] & ~back[:-1]) + 2  # positions stepping back after a step that did not
+    back = moves.gap < moves.height * -BACK_STEP
+    # Positions stepping back after a step that did not: one vectorised pass, then letters only.
+    candidate = np.flatnonzero(back[1:] > back[:-1]) + 2
+    candidate = candidate[classes[0][candidate]]
     if not len(candidate):
         return starts  # most pages
-    is_start = np.zeros(len(stream), dtype=bool)
-    is_start[starts] = True
-    candidate = candidate[classes[0][candidate] & ~is_start[candidate] & ~is_start[candidate - 1]]
+    # Two glyphs or more of its unit before it (starts is sorted), on its line.
+    candidate = candidate[candidate - starts[np.searchsorted(starts, candidate, side="right") - 1] >= 2]
     candidate = candidate[np.abs(moves.across[candidate - 1]) <= LINE_BASELINE * moves.height[candidate - 1]]
     extra = [k for k in candidate.tolist() if _fills_its_gap(table, stream, (starts, classes[1]), k)]
     if not extra:
