@@ -31,8 +31,8 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, fields, replace
-from itertools import accumulate, pairwise, repeat
-from operator import attrgetter, itemgetter
+from itertools import accumulate, chain, compress, count, pairwise, repeat
+from operator import attrgetter, itemgetter, ne
 from types import MappingProxyType
 from typing import Any, NamedTuple
 
@@ -422,7 +422,7 @@ def _finish(table: Table, grids: TableGrids | None = None, element: int = -1, re
     cells = sorted(table.cells, key=_SLOT)
     header_rows = _header_rows(cells)
     labelled = _labels(cells, header_rows, grids, element) if relabel else cells
-    pages = tuple(sorted({c.page for c in cells}))
+    pages = tuple(sorted(set(map(_PAGE, cells))))
     return replace(table, cells=tuple(labelled), header_rows=header_rows, pages=pages)
 
 
@@ -430,16 +430,22 @@ _SLOT = attrgetter("row", "col")
 
 
 def _header_rows(cells: Sequence[TableCell]) -> int:
-    """Leading rows whose every cell present is a header cell."""
-    if not any(c.is_header for c in cells):
+    """Leading rows whose every cell present is a header cell; `cells`
+    sorted by row (as _finish sorts them), so every row before the first
+    cell that is not a header is made of header cells only."""
+    heads = list(map(_IS_HEADER, cells))
+    if True not in heads:
         return 0  # a detected table's cells, mostly
-    by_row: dict[int, list[TableCell]] = defaultdict(list)
-    for c in cells:
-        by_row[c.row].append(c)
-    count = 0
-    while count in by_row and all(c.is_header for c in by_row[count]):
-        count += 1
-    return count
+    rows = list(map(_ROW, cells))
+    plain = heads.index(False) if False in heads else len(heads)
+    present, limit = set(rows[:plain]), rows[plain] if plain < len(rows) else len(rows)
+    leading = 0
+    while leading < limit and leading in present:
+        leading += 1
+    return leading
+
+
+_IS_HEADER = attrgetter("is_header")
 
 
 def _slot_info(grids: TableGrids | None, element: int) -> Mapping[tuple[int, int], GridSlot]:
@@ -455,8 +461,8 @@ def _labels(
     slots = _slot_info(grids, element)
     column_heads: list[TableCell] = []
     row_heads: list[TableCell] = []
-    for c in cells:
-        if not c.is_header or not c.text:
+    for c in compress(cells, map(_IS_HEADER, cells)):  # the header cells, not a Python step per cell
+        if not c.text:
             continue
         slot = slots.get((c.row, c.col))
         scope = slot.scope if slot is not None else None
@@ -492,7 +498,7 @@ _ALL_FIELDS, _HEADER_LABELS = attrgetter(*_CELL_FIELDS), attrgetter("header_labe
 def _relabelled(cells: Sequence[TableCell], labels: list[tuple[str, ...]]) -> list[TableCell]:
     """`cells` with these header labels: the cells whose labels change
     rebuilt at once, as rows the cyclic collector leaves alone."""
-    changed = [k for k, (old, new) in enumerate(zip(map(_HEADER_LABELS, cells), labels, strict=True)) if new != old]
+    changed = list(compress(count(), map(ne, map(_HEADER_LABELS, cells), labels)))
     out = list(cells)
     if changed:
         columns = dict(zip(_CELL_FIELDS, map(list, zip(*(_ALL_FIELDS(cells[k]) for k in changed), strict=True)), strict=True))
@@ -514,7 +520,9 @@ class _HeadLabels:
     the cells of a long table share a few spans."""
 
     def __init__(self, heads: list[TableCell], span: attrgetter[tuple[int, int]], position: attrgetter[int]) -> None:
-        self._heads, self._span, self._position = heads, span, position
+        self._span, self._position = span, position
+        # Each head's span along the axis (start, extent), its position across it and its text, read once.
+        self._heads = [(*span(h), position(h), h.text) for h in heads]
 
     def of_each(self, cells: Sequence[TableCell]) -> list[tuple[str, ...]]:
         """The labels of each of `cells`, in order."""
@@ -532,12 +540,9 @@ class _HeadLabels:
 
     def _overlapping(self, span: tuple[int, int]) -> tuple[list[tuple[int, str]], int, tuple[str, ...]]:
         at, extent = span
-        heads = [(self._position(h), h.text) for h in self._heads if _overlap(*self._span(h), at, extent)]
+        # The head's span and the cell's overlap.
+        heads = [(p, text) for a, a_span, p, text in self._heads if a < at + extent and at < a + a_span]
         return heads, max((p for p, _ in heads), default=-1), tuple(t for _, t in heads)
-
-
-def _overlap(a: int, a_span: int, b: int, b_span: int) -> bool:
-    return a < b + b_span and b < a + a_span
 
 
 # --------------------------------------------------------------------------- across pages
@@ -573,9 +578,14 @@ def _merged_cells(parts: list[Table]) -> tuple[TableCell, ...]:
     keeps its first page and takes the text of both. A single piece that
     holds each slot once keeps its cells: a tagged piece always does (its
     cells are distinct elements of one grid, _place), so only a detected
-    piece is looked at."""
-    if len(parts) == 1 and (parts[0].source == STRUCTURE or len(set(map(_SLOT, parts[0].cells))) == len(parts[0].cells)):
+    piece is looked at. Pieces none of whose slots repeat are their cells
+    one after another (most tables over pages: a cell split by a page break
+    is rare)."""
+    if len(parts) == 1 and parts[0].source == STRUCTURE:
         return parts[0].cells
+    every = tuple(chain.from_iterable(map(_CELLS, parts)))
+    if len(set(map(_SLOT, every))) == len(every):
+        return every
     cells: dict[tuple[int, int], TableCell] = {}
     for part in parts:
         for c in part.cells:
@@ -602,7 +612,7 @@ def pieces_by_page(tables: Sequence[Table]) -> dict[int, tuple[Table, ...]]:
     return {page: tuple(pieces) for page, pieces in out.items()}
 
 
-_PAGE = attrgetter("page")
+_PAGE, _CELLS = attrgetter("page"), attrgetter("cells")
 
 
 # --------------------------------------------------------------------------- detected tables over pages
