@@ -2202,29 +2202,36 @@ done:
 
 
 /* The box of the glyphs at O[start:end] (start < end; rows of the quads Q,
- * 8 doubles each) as a tuple (x0, y0, x1, y1), rounded as np.round(v, 3)
- * rounds (rint(v * 1000) / 1000); NULL with an exception set. */
-static PyObject *run_box(const double *Q, const int64_t *O, Py_ssize_t start, Py_ssize_t end) {
+ * 8 doubles each), unrounded, into box (x0, y0, x1, y1), and whether a NaN
+ * is on either axis. np.minimum / np.maximum over the corners (nan_min,
+ * nan_max): plain comparisons keep the earlier value on ties, as they do,
+ * and a NaN anywhere on an axis makes both of its bounds NaN (box_tuple), as
+ * it does. */
+static void runs_box(const double *Q, const int64_t *O, Py_ssize_t start, Py_ssize_t end, double box[4], int nan[2]) {
     const double *first = Q + 8 * O[start];
-    double box[4] = {first[0], first[1], first[0], first[1]};
-    /* np.minimum / np.maximum over the corners (nan_min, nan_max): plain
-     * comparisons keep the earlier value on ties, as they do, and a NaN
-     * anywhere on an axis makes both of its bounds NaN, as it does. */
-    int nan_x = first[0] != first[0], nan_y = first[1] != first[1];
+    box[0] = box[2] = first[0];
+    box[1] = box[3] = first[1];
+    nan[0] = first[0] != first[0];
+    nan[1] = first[1] != first[1];
     for (Py_ssize_t k = start; k < end; k++) {
         const double *q = Q + 8 * O[k];
         for (int c = k == start ? 1 : 0; c < 4; c++) {
             double x = q[2 * c], y = q[2 * c + 1];
-            nan_x |= x != x;
-            nan_y |= y != y;
+            nan[0] |= x != x;
+            nan[1] |= y != y;
             box[0] = x < box[0] ? x : box[0];
             box[1] = y < box[1] ? y : box[1];
             box[2] = x > box[2] ? x : box[2];
             box[3] = y > box[3] ? y : box[3];
         }
     }
-    if (nan_x) box[0] = box[2] = NAN;
-    if (nan_y) box[1] = box[3] = NAN;
+}
+
+/* An unrounded box (runs_box) as the tuple (x0, y0, x1, y1), rounded as
+ * np.round(v, 3) rounds (rint(v * 1000) / 1000); NULL with an exception set. */
+static PyObject *box_tuple(double box[4], const int nan[2]) {
+    if (nan[0]) box[0] = box[2] = NAN;
+    if (nan[1]) box[1] = box[3] = NAN;
     PyObject *item = PyTuple_New(4);
     for (int c = 0; item && c < 4; c++) {
         PyObject *v = PyFloat_FromDouble(rint(box[c] * 1000.0) / 1000.0);
@@ -2234,6 +2241,30 @@ static PyObject *run_box(const double *Q, const int64_t *O, Py_ssize_t start, Py
     return item;
 }
 
+/* The box of the glyphs at O[start:end] as a tuple (runs_box, box_tuple). */
+static PyObject *run_box(const double *Q, const int64_t *O, Py_ssize_t start, Py_ssize_t end) {
+    double box[4];
+    int nan[2];
+    runs_box(Q, O, start, end, box, nan);
+    return box_tuple(box, nan);
+}
+
+/* The views of run_boxes' arguments checked: every order index a row of the
+ * quads, the starts strictly increasing positions of order. 0, or -1 with an
+ * exception set. */
+static int run_views_check(const View *vq, const View *vo, const View *const *starts, int sets) {
+    Py_ssize_t rows = vq->view.len / 64, n = vo->view.len / 8;
+    const int64_t *O = vo->view.buf;
+    for (Py_ssize_t k = 0; k < n; k++)
+        if (O[k] < 0 || O[k] >= rows) { PyErr_SetString(PyExc_IndexError, "order index out of range"); return -1; }
+    for (int s = 0; s < sets; s++) {
+        const int64_t *S = starts[s]->view.buf;
+        for (Py_ssize_t r = 0, runs = starts[s]->view.len / 8; r < runs; r++)
+            if (S[r] < 0 || S[r] >= n || (r && S[r] <= S[r - 1])) { PyErr_SetString(PyExc_ValueError, "bad run starts"); return -1; }
+    }
+    return 0;
+}
+
 /* run_boxes(quad, order, starts) -> list of [x0, y0, x1, y1]: the bounding
  * box of each run of emitted glyphs (blocks._run_boxes), rounded as
  * np.round(v, 3) rounds (rint(v * 1000) / 1000). */
@@ -2241,17 +2272,14 @@ static PyObject *core_run_boxes(PyObject *mod, PyObject *args) {
     PyObject *quad_obj, *order_obj, *starts_obj;
     if (!PyArg_ParseTuple(args, "OOO", &quad_obj, &order_obj, &starts_obj)) return NULL;
     View vq = {0}, vo = {0}, vs = {0};
+    const View *sets[1] = {&vs};
     PyObject *out = NULL;
     if (get_view(quad_obj, &vq, "d", 8, "quad") < 0 || get_view(order_obj, &vo, "l", 8, "order") < 0 ||
-        get_view(starts_obj, &vs, "l", 8, "starts") < 0)
+        get_view(starts_obj, &vs, "l", 8, "starts") < 0 || run_views_check(&vq, &vo, sets, 1) < 0)
         goto done;
-    Py_ssize_t rows = vq.view.len / 64, n = vo.view.len / 8, runs = vs.view.len / 8;
+    Py_ssize_t n = vo.view.len / 8, runs = vs.view.len / 8;
     const double *Q = vq.view.buf;
     const int64_t *O = vo.view.buf, *S = vs.view.buf;
-    for (Py_ssize_t k = 0; k < n; k++)
-        if (O[k] < 0 || O[k] >= rows) { PyErr_SetString(PyExc_IndexError, "order index out of range"); goto done; }
-    for (Py_ssize_t r = 0; r < runs; r++)
-        if (S[r] < 0 || S[r] >= n || (r && S[r] <= S[r - 1])) { PyErr_SetString(PyExc_ValueError, "bad run starts"); goto done; }
     out = PyList_New(runs);
     if (!out) goto done;
     for (Py_ssize_t r = 0; r < runs; r++) {
@@ -2261,6 +2289,92 @@ static PyObject *core_run_boxes(PyObject *mod, PyObject *args) {
     }
 done:
     release(&vq); release(&vo); release(&vs);
+    return out;
+}
+
+/* The boxes of one set of runs (starts S, `runs` of them) from the pieces'
+ * unrounded boxes (piece p begins at P[p]; `pieces` of them, every start of S
+ * among P): a run's box is the least and greatest of its pieces' bounds in
+ * order, an earlier bound kept on ties (the glyphs' own order, as runs_box
+ * keeps it), a NaN on an axis of any piece a NaN on that axis of the run. */
+static PyObject *boxes_of_pieces(const int64_t *S, Py_ssize_t runs, const int64_t *P, Py_ssize_t pieces,
+                                 const double *box, const unsigned char *nan) {
+    PyObject *out = PyList_New(runs);
+    for (Py_ssize_t r = 0, p = 0; out && r < runs; r++) {
+        while (P[p] < S[r]) p++;
+        double b[4] = {box[4 * p], box[4 * p + 1], box[4 * p + 2], box[4 * p + 3]};
+        int flags[2] = {nan[2 * p], nan[2 * p + 1]};
+        for (p++; p < pieces && (r + 1 == runs || P[p] < S[r + 1]); p++) {
+            const double *q = box + 4 * p;
+            b[0] = q[0] < b[0] ? q[0] : b[0];
+            b[1] = q[1] < b[1] ? q[1] : b[1];
+            b[2] = q[2] > b[2] ? q[2] : b[2];
+            b[3] = q[3] > b[3] ? q[3] : b[3];
+            flags[0] |= nan[2 * p];
+            flags[1] |= nan[2 * p + 1];
+        }
+        PyObject *item = box_tuple(b, flags);
+        if (!item) Py_CLEAR(out);
+        else PyList_SET_ITEM(out, r, item);
+    }
+    return out;
+}
+
+/* run_boxes_two(quad, order, starts, other_starts) -> (boxes, other_boxes):
+ * run_boxes of both sets of runs over the same emitted glyphs (a page's
+ * blocks and its lines), each glyph's corners read once: the glyphs are cut
+ * at the starts of either set into pieces, each piece's box taken unrounded
+ * (runs_box), and each run's box made from its pieces' (boxes_of_pieces).
+ * Rounding is monotone, so the least of the rounded bounds is the rounding
+ * of the least: the boxes are run_boxes' own. Both sets begin at 0. */
+static PyObject *core_run_boxes_two(PyObject *mod, PyObject *args) {
+    (void)mod;
+    PyObject *quad_obj, *order_obj, *starts_obj, *other_obj;
+    if (!PyArg_ParseTuple(args, "OOOO", &quad_obj, &order_obj, &starts_obj, &other_obj)) return NULL;
+    View vq = {0}, vo = {0}, va = {0}, vb = {0};
+    const View *sets[2] = {&va, &vb};
+    PyObject *a = NULL, *b = NULL, *out = NULL;
+    int64_t *P = NULL;
+    double *box = NULL;
+    unsigned char *nan = NULL;
+    if (get_view(quad_obj, &vq, "d", 8, "quad") < 0 || get_view(order_obj, &vo, "l", 8, "order") < 0 ||
+        get_view(starts_obj, &va, "l", 8, "starts") < 0 || get_view(other_obj, &vb, "l", 8, "other_starts") < 0 ||
+        run_views_check(&vq, &vo, sets, 2) < 0)
+        goto done;
+    Py_ssize_t n = vo.view.len / 8, na = va.view.len / 8, nb = vb.view.len / 8;
+    const int64_t *SA = va.view.buf, *SB = vb.view.buf;
+    if ((na && SA[0] != 0) || (nb && SB[0] != 0) || (!na != !nb) || (!n && na)) {
+        PyErr_SetString(PyExc_ValueError, "bad run starts");
+        goto done;
+    }
+    P = PyMem_Malloc(sizeof(int64_t) * (size_t)(na + nb + 1));
+    box = PyMem_Malloc(sizeof(double) * 4 * (size_t)(na + nb + 1));
+    nan = PyMem_Malloc(2 * (size_t)(na + nb + 1));
+    if (!P || !box || !nan) { PyErr_NoMemory(); goto done; }
+    Py_ssize_t pieces = 0;
+    for (Py_ssize_t i = 0, j = 0; i < na || j < nb;) { /* the union of both sets' starts, ascending */
+        int64_t next = j >= nb || (i < na && SA[i] <= SB[j]) ? SA[i] : SB[j];
+        i += i < na && SA[i] == next;
+        j += j < nb && SB[j] == next;
+        P[pieces++] = next;
+    }
+    const double *Q = vq.view.buf;
+    const int64_t *O = vo.view.buf;
+    for (Py_ssize_t p = 0; p < pieces; p++) {
+        int flags[2];
+        runs_box(Q, O, (Py_ssize_t)P[p], p + 1 < pieces ? (Py_ssize_t)P[p + 1] : n, box + 4 * p, flags);
+        nan[2 * p] = (unsigned char)flags[0];
+        nan[2 * p + 1] = (unsigned char)flags[1];
+    }
+    if ((a = boxes_of_pieces(SA, na, P, pieces, box, nan)) && (b = boxes_of_pieces(SB, nb, P, pieces, box, nan)))
+        out = PyTuple_Pack(2, a, b);
+done:
+    Py_XDECREF(a);
+    Py_XDECREF(b);
+    PyMem_Free(P);
+    PyMem_Free(box);
+    PyMem_Free(nan);
+    release(&vq); release(&vo); release(&va); release(&vb);
     return out;
 }
 
@@ -6141,6 +6255,7 @@ static PyMethodDef module_methods[] = {
     {"pair_rules", (PyCFunction)core_pair_rules, METH_VARARGS, "geometric._pair_rules over an ordered glyph run."},
     {"join_text", (PyCFunction)core_join_text, METH_VARARGS, "Texts joined with their separators, and their spans."},
     {"run_boxes", (PyCFunction)core_run_boxes, METH_VARARGS, "Bounding boxes of runs of emitted glyphs."},
+    {"run_boxes_two", (PyCFunction)core_run_boxes_two, METH_VARARGS, "Bounding boxes of two sets of runs of the same emitted glyphs, in one pass."},
     {"run_mcids", (PyCFunction)core_run_mcids, METH_VARARGS, "Distinct MCIDs of runs of emitted glyphs (blocks.run_mcids)."},
     {"frozen_rows", (PyCFunction)core_frozen_rows, METH_VARARGS, "Frozen dataclass rows from columns (rows.frozen_rows)."},
     {"parse_object", (PyCFunction)core_parse_object, METH_VARARGS, "One PDF object's bytes as plain Python values."},

@@ -84,13 +84,19 @@ _LABEL_FIELDS = tuple((field.name, attrgetter(field.name)) for field in dataclas
 
 
 def labelled_blocks(
-    table: GlyphTable, joined: JoinedText, starts: np.ndarray, labels: Mapping[str, list[Any]]
+    table: GlyphTable,
+    joined: JoinedText,
+    starts: np.ndarray,
+    labels: Mapping[str, list[Any]],
+    boxes: list[tuple[float, ...]] | None = None,
 ) -> tuple[Block, ...]:
     """One block per run of emitted glyphs beginning at `starts` (run_starts);
-    `labels` holds, per field of BlockLabel, the value of each run."""
+    `labels` holds, per field of BlockLabel, the value of each run; `boxes`
+    the runs' boxes when already taken (blocks_and_lines)."""
     n = len(joined.order)
     ends = np.concatenate([starts[1:], [n]])
-    boxes = run_boxes(table, joined.order, starts)
+    if boxes is None:
+        boxes = run_boxes(table, joined.order, starts)
     mcid_runs = run_mcids(table.mcid[joined.order], starts)
     char_starts = joined.char_start[starts].tolist()
     char_ends = joined.char_end[ends - 1].tolist()
@@ -154,6 +160,22 @@ def run_boxes(table: GlyphTable, order: np.ndarray, starts: np.ndarray) -> list[
     return list(map(tuple, rounded))
 
 
+def run_boxes_two(
+    table: GlyphTable, order: np.ndarray, starts: np.ndarray, other: np.ndarray
+) -> tuple[list[tuple[float, ...]], list[tuple[float, ...]]]:
+    """run_boxes of two sets of runs of the same glyphs (a page's blocks and
+    its lines; both begin at 0), each glyph read once where the core is
+    built (_core.run_boxes_two: the boxes of the pieces between the starts of
+    either set, then each run's from its pieces)."""
+    core = compiled_core()
+    if core is None:
+        return run_boxes(table, order, starts), run_boxes(table, order, other)
+    boxes: tuple[list[tuple[float, ...]], list[tuple[float, ...]]] = core.run_boxes_two(
+        np.ascontiguousarray(table.quad), *(np.ascontiguousarray(c, dtype=np.int64) for c in (order, starts, other))
+    )
+    return boxes
+
+
 @dataclass(frozen=True)
 class TextLine:
     """One line of the page text as emitted: its span in the page text (line
@@ -167,17 +189,38 @@ class TextLine:
 
 def text_lines(table: GlyphTable, joined: JoinedText) -> tuple[TextLine, ...]:
     """The emitted lines: runs of glyphs between line-break separators."""
-    n = len(joined.order)
-    if n == 0:
+    if len(joined.order) == 0:
         return ()
+    starts = line_starts(joined)
+    return _lines(joined, starts, run_boxes(table, joined.order, starts))
+
+
+def line_starts(joined: JoinedText) -> np.ndarray:
+    """The positions where the emitted lines start: 0 and each line-break separator."""
     starts = np.flatnonzero(joined.separator == LINE_BREAK)
     if len(starts) == 0 or starts[0] != 0:
         starts = np.concatenate([[0], starts])
-    ends = np.concatenate([starts[1:], [n]])
-    boxes = run_boxes(table, joined.order, starts)
+    return starts
+
+
+def _lines(joined: JoinedText, starts: np.ndarray, boxes: list[tuple[float, ...]]) -> tuple[TextLine, ...]:
+    """The TextLines of the lines beginning at `starts` (line_starts), their `boxes` given."""
+    ends = np.concatenate([starts[1:], [len(joined.order)]])
     char_starts = joined.char_start[starts].tolist()
     char_ends = joined.char_end[ends - 1].tolist()
     return frozen_rows(TextLine, {"char_start": char_starts, "char_end": char_ends, "bbox": boxes})
+
+
+def blocks_and_lines(
+    table: GlyphTable, joined: JoinedText, starts: np.ndarray, labels: Mapping[str, list[Any]]
+) -> tuple[tuple[Block, ...], tuple[TextLine, ...]]:
+    """labelled_blocks and text_lines of one joined text, the boxes of both
+    runs from one pass over the glyphs (run_boxes_two)."""
+    if len(joined.order) == 0:
+        return (), ()
+    lines = line_starts(joined)
+    block_boxes, line_boxes = run_boxes_two(table, joined.order, starts, lines)
+    return labelled_blocks(table, joined, starts, labels, block_boxes), _lines(joined, lines, line_boxes)
 
 
 def block_break(
@@ -209,14 +252,14 @@ def geometric_block_starts(table: GlyphTable, joined: JoinedText) -> np.ndarray:
     return new_block
 
 
-def geometric_blocks(table: GlyphTable, joined: JoinedText) -> tuple[Block, ...]:
-    """Blocks from geometry alone; every one is a P (layout mode will tell
-    headings apart)."""
+def geometric_blocks(table: GlyphTable, joined: JoinedText) -> tuple[tuple[Block, ...], tuple[TextLine, ...]]:
+    """Blocks from geometry alone, every one a P (layout mode will tell
+    headings apart), and the lines (blocks_and_lines)."""
     if len(joined.order) == 0:
-        return ()
+        return (), ()
     starts = run_starts(geometric_block_starts(table, joined))
     count = len(starts)
-    return labelled_blocks(table, joined, starts, {name: [field(_PARAGRAPH)] * count for name, field in _LABEL_FIELDS})
+    return blocks_and_lines(table, joined, starts, {name: [field(_PARAGRAPH)] * count for name, field in _LABEL_FIELDS})
 
 
 _PARAGRAPH = BlockLabel()

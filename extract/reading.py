@@ -25,12 +25,11 @@ import numpy as np
 from ragprep.extract.blocks import (
     Block,
     TextLine,
+    blocks_and_lines,
     geometric_block_starts,
     geometric_blocks,
-    labelled_blocks,
     run_boxes,
     run_mcids,
-    text_lines,
 )
 from ragprep.extract.config import ExtractConfig
 from ragprep.extract.geometric import JoinedText, join, stream_order, text_glyphs
@@ -69,9 +68,8 @@ def unmarked_glyphs(table: GlyphTable) -> int:
 
 def read_stream(table: GlyphTable, config: ExtractConfig) -> PageReading:
     joined = join(table, stream_order(table, config), config)
-    return PageReading(
-        joined, geometric_blocks(table, joined), unmarked_glyphs(table), text_lines(table, joined)
-    )
+    blocks, lines = geometric_blocks(table, joined)
+    return PageReading(joined, blocks, unmarked_glyphs(table), lines)
 
 
 def read_structure(
@@ -94,10 +92,10 @@ def read_structure(
     placed = _placement(table, tree, refs, candidates, config, images)
     table = placed.table
     joined = join(table, placed.order, config, break_before=placed.starts)
-    blocks = _owned_blocks(table, tree, joined, placed.owner_of_glyph)
+    blocks, lines = _owned_blocks(table, tree, joined, placed.owner_of_glyph)
     glyphs, element = placed.order[: placed.tagged], placed.element
     cells = _cell_contents(table, joined, glyphs, element, grids) if grids and grids.slots else NO_CELLS
-    return PageReading(joined, blocks, placed.untagged, text_lines(table, joined), cells)
+    return PageReading(joined, blocks, placed.untagged, lines, cells)
 
 
 def _unreferenced(table: GlyphTable, candidates: np.ndarray, has_struct_parents: Callable[[], bool]) -> str | None:
@@ -212,11 +210,11 @@ def _tree_order(
 
 def _owned_blocks(
     table: GlyphTable, tree: StructTree, joined: JoinedText, owner_of_glyph: np.ndarray
-) -> tuple[Block, ...]:
+) -> tuple[tuple[Block, ...], tuple[TextLine, ...]]:
     """One block per run of glyphs of one owning element (the tail's split
-    by geometry), labelled by its element."""
+    by geometry), labelled by its element; and the lines (blocks_and_lines)."""
     if not len(joined.order):
-        return ()
+        return (), ()
     # join() may reorder glyphs inside right-to-left lines: read owners again.
     owner = owner_of_glyph[joined.order]
     new_block = np.ones(len(owner), dtype=bool)
@@ -226,7 +224,7 @@ def _owned_blocks(
         new_block |= tail & geometric_block_starts(table, joined)
     # A run's label is its owner's, read at the run's first glyph (the first glyph starts a run).
     starts = np.flatnonzero(new_block)
-    return labelled_blocks(table, joined, starts, _run_labels(tree, owner[starts]))
+    return blocks_and_lines(table, joined, starts, _run_labels(tree, owner[starts]))
 
 
 def _cell_contents(
