@@ -27,7 +27,7 @@ import numpy as np
 
 from ragprep.extract.bidi import RTL_FIRST, is_rtl, logical_order, mirror
 from ragprep.extract.config import ExtractConfig
-from ragprep.extract.glyphs import GlyphTable, rows_at
+from ragprep.extract.glyphs import GlyphTable, core_texts, rows_at, text_lengths
 from ragprep.extract.native import compiled_core
 
 NO_BREAK, SPACE, LINE_BREAK = 0, 1, 2
@@ -73,27 +73,14 @@ def _is_blank(codepoints: np.ndarray) -> np.ndarray:
     return np.isin(codepoints, _BLANKS)
 
 
-def _core_texts(texts: np.ndarray | list[str]) -> np.ndarray | list[str]:
-    """`texts` as the compiled core's text_edges reads them: a list, or an
-    object array it reads in place (no list of the glyphs made per call)."""
-    return texts if isinstance(texts, list) else np.ascontiguousarray(texts, dtype=object)
-
-
-def _text_lengths(texts: np.ndarray | list[str]) -> np.ndarray:
-    core = compiled_core()
-    if core is not None:
-        return np.frombuffer(core.text_edges(_core_texts(texts))[0], dtype=np.int64)
-    return np.fromiter(map(len, texts), dtype=np.int64, count=len(texts))
-
-
 def edge_codepoints(texts: np.ndarray | list[str]) -> tuple[np.ndarray, np.ndarray]:
     """First and last code point of every text, -1 for an empty one, without
     a Python loop per glyph: one UTF-32 buffer of all texts, indexed at the edges."""
     core = compiled_core()
     if core is not None:
-        _, first, last = core.text_edges(_core_texts(texts))
+        _, first, last = core.text_edges(core_texts(texts))
         return np.frombuffer(first, dtype=np.int64), np.frombuffer(last, dtype=np.int64)
-    lengths = _text_lengths(texts)
+    lengths = text_lengths(texts)
     codepoints = np.frombuffer("".join(texts).encode("utf-32-le", "surrogatepass"), dtype=np.uint32).astype(np.int64)
     # The -1 after the buffer keeps every edge index in range; an empty text
     # has no code point of its own and reads -1 as text_edges gives it.
@@ -257,9 +244,9 @@ def _interleave(texts: np.ndarray, separator: np.ndarray, text_list: list[str]) 
     pieces = np.empty(2 * len(texts), dtype=object)
     pieces[0::2] = _SEPARATORS[separator]
     pieces[1::2] = texts
-    text_lengths = _text_lengths(texts)
-    ends = np.cumsum(text_lengths + (separator != NO_BREAK))
-    return "".join(pieces.tolist()), ends - text_lengths, ends
+    lengths = text_lengths(texts)
+    ends = np.cumsum(lengths + (separator != NO_BREAK))
+    return "".join(pieces.tolist()), ends - lengths, ends
 
 
 def _visual_order_of_rtl_lines(
@@ -293,7 +280,7 @@ def _visual_order_of_rtl_lines(
 def text_glyphs(table: GlyphTable) -> np.ndarray:
     """Indices, in content-stream order, of the glyphs that can be page text:
     visible, and with text (glyphs an /ActualText replaced carry none)."""
-    return np.flatnonzero(table.visible & (_text_lengths(table.text) > 0))
+    return table.text_rows
 
 
 def stream_order(table: GlyphTable, config: ExtractConfig) -> np.ndarray:

@@ -9,14 +9,31 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
+
+from ragprep.extract.native import compiled_core
 
 # `stream` value of glyphs painted by the page's own content stream; form
 # XObjects are identified by their object number (always > 0).
 PAGE_STREAM = 0
 # `mcid` value of glyphs outside any marked-content sequence with an /MCID.
 NO_MCID = -1
+
+
+def core_texts(texts: np.ndarray | list[str]) -> np.ndarray | list[str]:
+    """`texts` as the compiled core's text_edges reads them: a list, or an
+    object array it reads in place (no list of the glyphs made per call)."""
+    return texts if isinstance(texts, list) else np.ascontiguousarray(texts, dtype=object)
+
+
+def text_lengths(texts: np.ndarray | list[str]) -> np.ndarray:
+    """The length of every text."""
+    core = compiled_core()
+    if core is not None:
+        return np.frombuffer(core.text_edges(core_texts(texts))[0], dtype=np.int64)
+    return np.fromiter(map(len, texts), dtype=np.int64, count=len(texts))
 
 
 def rows_at(column: np.ndarray, index: np.ndarray) -> np.ndarray:
@@ -77,6 +94,18 @@ class GlyphTable:
 
     def __len__(self) -> int:
         return len(self.text)
+
+    @cached_property
+    def text_rows(self) -> np.ndarray:
+        """Indices, in content-stream order, of the glyphs that can be page
+        text: visible, and with text (glyphs an /ActualText replaced carry
+        none). Found once per table (its columns are never written in place,
+        a table with other ones is another table): a layout page asks in its
+        reading and again in table detection, an auto page in structure and
+        again in layout. Read-only, as it is shared."""
+        rows = np.flatnonzero(self.visible & (text_lengths(self.text) > 0))
+        rows.flags.writeable = False
+        return rows
 
     def select(self, index: np.ndarray) -> "GlyphTable":
         """Rows at `index` (a boolean mask or integer indices), same fonts."""
