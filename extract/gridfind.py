@@ -75,6 +75,28 @@ class _Cell(NamedTuple):  # a tuple: grids of hundreds of cells are built per pa
     glyphs: np.ndarray  # glyph table indices
 
 
+class _Grid(NamedTuple):
+    """A grid's cells column-wise, as detect_tables reads them: per cell its
+    row, column and spans, and its glyphs, the next `sizes` of `glyphs`."""
+
+    row: list[int]
+    col: list[int]
+    row_span: list[int]
+    col_span: list[int]
+    glyphs: np.ndarray  # the cells' glyphs, cell after cell
+    sizes: np.ndarray  # per cell, how many
+
+
+def _grid_of(cells: list[_Cell]) -> _Grid:
+    """The cells (at least one) column-wise."""
+    row, col, row_span, col_span, runs = (list(column) for column in zip(*cells, strict=True))
+    sizes = np.fromiter(map(len, runs), dtype=np.int64, count=len(runs))
+    if not sizes.all():  # an empty cell's array may have another dtype: left out of the join
+        runs = [runs[k] for k in np.flatnonzero(sizes).tolist()]
+    glyphs = np.concatenate(runs) if runs else np.zeros(0, dtype=np.int64)
+    return _Grid(row, col, row_span, col_span, glyphs, sizes)
+
+
 # Ruled grids: cells averaging more words than this are boxes around prose.
 RULED_MAX_CELL_WORDS = 20.0
 # Ruled grids: when more than this share of the cells with text spans several
@@ -558,6 +580,12 @@ def aligned_grids(table: GlyphTable, glyphs: np.ndarray) -> list[list[_Cell]]:
         found = _compiled_page_aligned_grids(kernels, table, glyphs)
         if found is not None:
             return found
+    return _aligned_grids_of_lines(table, glyphs)
+
+
+def _aligned_grids_of_lines(table: GlyphTable, glyphs: np.ndarray) -> list[list[_Cell]]:
+    """``aligned_grids`` from the page's text lines (_lines): where
+    _grids.c's page_aligned_grids is not built or declines."""
     lines = _lines(table, glyphs)
     several = np.diff(lines.line_piece) >= 2
     if not len(several):
@@ -605,6 +633,13 @@ def _compiled_page_aligned_grids(grids: ModuleType, table: GlyphTable, glyphs: n
     """``aligned_grids`` of the candidate `glyphs` by extract/_grids.c's
     page_aligned_grids (text_lines' and aligned_grids' work in one call);
     None when it declines."""
+    found = _page_aligned_cells(grids, table, glyphs)
+    return None if found is None else _aligned_cells_of(*found)
+
+
+def _page_aligned_cells(grids: ModuleType, table: GlyphTable, glyphs: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+    """page_aligned_grids' answer: its cells (grid, row, column, start and
+    end in the glyphs, one row each) and the glyphs; None when it declines."""
     found = grids.page_aligned_grids(
         *(np.ascontiguousarray(c, dtype=np.float64) for c in (table.origin, table.own_end, table.height, table.quad, table.direction)),
         table.text, np.ascontiguousarray(glyphs, dtype=np.int64), TABLE_COLUMN_GAP, TABLE_MIN_ROWS, TABLE_MAX_ROW_GAP,
@@ -613,7 +648,7 @@ def _compiled_page_aligned_grids(grids: ModuleType, table: GlyphTable, glyphs: n
     if found is None:
         return None
     cells, held = (np.frombuffer(part, dtype=np.int64) for part in found)
-    return _aligned_cells_of(cells.reshape(-1, 5), held)
+    return cells.reshape(-1, 5), held
 
 
 def _aligned_cells_of(cells: np.ndarray, glyphs: np.ndarray) -> list[list[_Cell]]:
@@ -625,6 +660,31 @@ def _aligned_cells_of(cells: np.ndarray, glyphs: np.ndarray) -> list[list[_Cell]
             found.append([])
         found[grid].append(_Cell(row, col, 1, 1, glyphs[start:end]))
     return found
+
+
+def _aligned_grid_columns(table: GlyphTable, glyphs: np.ndarray) -> list[_Grid]:
+    """``aligned_grids`` column-wise: from page_aligned_grids' cells as they
+    come (thousands of cells on a page of tables, none made one by one),
+    else of the cells aligned_grids' other paths make."""
+    kernels = compiled_grids()
+    found = _page_aligned_cells(kernels, table, glyphs) if kernels is not None else None
+    if found is not None:
+        return _grid_columns_of(*found)
+    return [_grid_of(cells) for cells in _aligned_grids_of_lines(table, glyphs)]
+
+
+def _grid_columns_of(cells: np.ndarray, glyphs: np.ndarray) -> list[_Grid]:
+    """The grids of the aligned_grids kernels' cells (grid, row, column,
+    start and end in `glyphs`, grid after grid) column-wise."""
+    if not len(cells):
+        return []
+    grid, start, size = cells[:, 0], cells[:, 3], cells[:, 4] - cells[:, 3]
+    bounds = [0, *(np.flatnonzero(grid[1:] != grid[:-1]) + 1).tolist(), len(cells)]
+    row, col = cells[:, 1].tolist(), cells[:, 2].tolist()
+    return [
+        _Grid(row[a:b], col[a:b], [1] * (b - a), [1] * (b - a), glyphs[concat_ranges(start[a:b], size[a:b])], size[a:b])
+        for a, b in zip(bounds[:-1], bounds[1:], strict=True)
+    ]
 
 
 def _columns(x0: np.ndarray, x1: np.ndarray) -> np.ndarray:
@@ -771,21 +831,20 @@ def detect_tables(
     """The grids of one untagged page as Table pieces, ruled grids first."""
     candidates = text_glyphs(table)
     candidates = candidates[~table.artifact[candidates]]
-    found: list[tuple[str, list[_Cell]]] = [(RULES, cells) for cells in ruled_grids(table, paths, candidates)]
+    found = [(RULES, _grid_of(cells)) for cells in ruled_grids(table, paths, candidates)]
     if found:  # the glyphs of ruled grids are no candidates for aligned ones
         taken = np.zeros(len(table), dtype=bool)
-        for _, cells in found:
-            for c in cells:
-                taken[c.glyphs] = True
+        for _, grid in found:
+            taken[grid.glyphs] = True
         candidates = candidates[~taken[candidates]]
-    found += [(ALIGNMENT, cells) for cells in aligned_grids(table, candidates)]
+    found += [(ALIGNMENT, grid) for grid in _aligned_grid_columns(table, candidates)]
     if not found:  # most pages: no per-glyph positions to lay out
         return ()
     position = np.full(len(table), -1, dtype=np.int64)
     position[joined.order] = np.arange(len(joined.order))
     tables = [
-        _table(table, cells, method, position, joined, config, page, k)
-        for k, (method, cells) in enumerate(found, start=1)
+        _table(table, grid, method, position, joined, config, page, k)
+        for k, (method, grid) in enumerate(found, start=1)
     ]
     # A grid none of whose glyphs the page reading placed has no text on the
     # page to point into: no table of it (and no top to sort it by).
@@ -795,7 +854,7 @@ def detect_tables(
 
 def _table(
     table: GlyphTable,
-    cells: list[_Cell],
+    grid: _Grid,
     method: str,
     position: np.ndarray,
     joined: JoinedText,
@@ -806,17 +865,19 @@ def _table(
     """The grid's cells as TableCells; a cell none of whose glyphs the page
     reading placed is left out. Every per-cell measure is a reduction over
     the cells' glyphs at once."""
-    # _Cell's columns at once (a NamedTuple transposed): row, col, row_span, col_span.
-    every = tuple(zip(*cells, strict=True))
-    n_rows, n_cols = max(map(int.__add__, every[0], every[2])), max(map(int.__add__, every[1], every[3]))
-    placed, glyphs, starts = _placed_cells(cells, position)
-    if not placed:
+    n_rows, n_cols = max(map(int.__add__, grid.row, grid.row_span)), max(map(int.__add__, grid.col, grid.col_span))
+    placed, glyphs, starts = _placed_cells(grid, position)
+    if not len(placed):
         return Table(f"d{page}.{k}", method, n_rows, n_cols, 0, (page,), ())
     boxes, char_start, char_end = _cell_boxes(table, glyphs, starts, position, joined)
     mcids = _cell_mcids(table, glyphs, starts)
     texts = _cell_texts(table, glyphs, starts, config)
-    row, col, row_span, col_span = (list(column) for column in tuple(zip(*placed, strict=True))[:4])
     n = len(placed)
+    if n == len(grid.row):  # every cell placed (the usual case): the grid's own columns
+        row, col, row_span, col_span = grid.row, grid.col, grid.row_span, grid.col_span
+    else:
+        at = placed.tolist()
+        row, col, row_span, col_span = ([column[c] for c in at] for column in grid[:4])
     out = frozen_rows(  # thousands of cells on a page of tables: built as rows at once
         TableCell,
         {
@@ -828,20 +889,16 @@ def _table(
     return Table(f"d{page}.{k}", method, n_rows, n_cols, 0, (page,), out)
 
 
-def _placed_cells(cells: list[_Cell], position: np.ndarray) -> tuple[list[_Cell], np.ndarray, np.ndarray]:
-    """The cells with a glyph the page reading placed (`position` >= 0), their
-    glyphs cell after cell, each cell's in table order, and where each starts.
-    Both finders give each cell's glyphs in table order already, so they are
-    sorted only when some cell's are not; and kept whole when every cell has
-    a placed glyph (the usual case)."""
-    runs = [c.glyphs for c in cells]
-    sizes = np.fromiter(map(len, runs), dtype=np.int64, count=len(runs))
-    filled = np.flatnonzero(sizes)
+def _placed_cells(grid: _Grid, position: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The cells (their positions in `grid`) with a glyph the page reading
+    placed (`position` >= 0), their glyphs cell after cell, each cell's in
+    table order, and where each starts. Both finders give each cell's glyphs
+    in table order already, so they are sorted only when some cell's are
+    not; and kept whole when every cell has a placed glyph (the usual case)."""
+    filled = np.flatnonzero(grid.sizes)
     if not len(filled):
-        return [], np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
-    if len(filled) < len(runs):  # an empty cell's array may have another dtype: left out of the join
-        runs, sizes = [runs[k] for k in filled.tolist()], sizes[filled]
-    glyphs = np.concatenate(runs)
+        return filled, np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+    glyphs, sizes = grid.glyphs, grid.sizes[filled]
     ends = np.cumsum(sizes)
     starts = ends - sizes
     in_order = glyphs[1:] >= glyphs[:-1]
@@ -850,9 +907,9 @@ def _placed_cells(cells: list[_Cell], position: np.ndarray) -> tuple[list[_Cell]
         glyphs = glyphs[np.lexsort((glyphs, np.repeat(np.arange(len(sizes)), sizes)))]
     seen = np.logical_or.reduceat(position[glyphs] >= 0, starts)
     if seen.all():
-        return [cells[k] for k in filled.tolist()], glyphs, starts
+        return filled, glyphs, starts
     kept = sizes[seen]
-    return [cells[k] for k in filled[seen].tolist()], glyphs[np.repeat(seen, sizes)], np.cumsum(kept) - kept
+    return filled[seen], glyphs[np.repeat(seen, sizes)], np.cumsum(kept) - kept
 
 
 def _cell_boxes(

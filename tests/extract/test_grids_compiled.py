@@ -735,6 +735,28 @@ def test_aligned_grids_equal_the_reference(monkeypatch, painted, seed):
         assert_same_grids(compiled, pure, f"rows={n_rows}")
 
 
+@pytest.mark.parametrize("painted", ["reading order", "backwards", "shuffled"])
+@pytest.mark.parametrize("seed", range(6))
+def test_aligned_grid_columns_are_the_cells_of_aligned_grids(monkeypatch, painted, seed):
+    """detect_tables reads the aligned grids column-wise, on the compiled
+    path straight from page_aligned_grids' cells (_grid_columns_of): the
+    same rows, columns, spans and glyphs (cell after cell, in their dtype)
+    as aligned_grids' cells, and as the reference's."""
+    rng = np.random.default_rng(seed)
+    found = 0
+    # grid_page: at least one page of the test holds a grid.
+    for n_rows, table in [(n, table_page(rng, n, painted)) for n in (0, 3, 9, 30)] + [(6, grid_page(seed))]:
+        glyphs = np.arange(len(table), dtype=np.int64)
+        expected = [gridfind._grid_of(cells) for cells in gridfind.aligned_grids(table, glyphs)]
+        found += len(expected)
+        for columns in both(monkeypatch, lambda: gridfind._aligned_grid_columns(table, glyphs)):  # noqa: B023
+            assert [grid[:4] for grid in columns] == [grid[:4] for grid in expected], f"rows={n_rows}"
+            for a, b in zip(columns, expected, strict=True):
+                assert a.glyphs.dtype == b.glyphs.dtype and np.array_equal(a.glyphs, b.glyphs), f"rows={n_rows}"
+                assert a.sizes.tolist() == b.sizes.tolist(), f"rows={n_rows}"
+    assert found
+
+
 def test_aligned_grids_kernel_judges_the_runs_itself():
     """The kernel reads the pages above (it declines none of them to the
     reference): pages where a run makes a grid, and pages whose runs it rejects."""

@@ -16,6 +16,7 @@ from ragprep.extract import gridfind
 from ragprep.extract.gridfind import (
     TABLE_MAX_CELL_WORDS,
     _Cell,
+    _grid_of,
     _cell_glyphs,
     _column_totals,
     _kept_columns,
@@ -332,8 +333,8 @@ def test_placed_cells_are_the_cells_with_a_placed_glyph_each_in_table_order(seed
                 glyphs = rng.permutation(glyphs)
             cells.append(_Cell(k, 0, 1, 1, glyphs if len(glyphs) or k % 3 else np.zeros(0)))
         expected = [c for c in cells if (position[c.glyphs.astype(np.int64)] >= 0).any()]
-        placed, glyphs, starts = _placed_cells(cells, position)
-        assert [c.row for c in placed] == [c.row for c in expected]
+        placed, glyphs, starts = _placed_cells(_grid_of(cells), position)
+        assert [cells[k].row for k in placed.tolist()] == [c.row for c in expected]
         assert glyphs.tolist() == [g for c in expected for g in sorted(c.glyphs.tolist())]
         sizes = [len(c.glyphs) for c in expected]
         assert starts.tolist() == [sum(sizes[:k]) for k in range(len(sizes))]
