@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 
@@ -82,12 +83,32 @@ def layout_picture(table: GlyphTable, config: ExtractConfig, exclude: np.ndarray
     return LayoutPicture(page.along, box, leaf, line_text, split)
 
 
+class Measured(NamedTuple):
+    """The moves of the stream as first read, and the positions of that
+    stream the page's stream holds now (None: the same): the moves of
+    any later order are taken from these once (reordered_moves), not
+    reordered at every step, since each pair's measurement is that of its
+    two glyphs whatever order brought them together."""
+
+    stream: np.ndarray
+    moves: Moves
+    positions: np.ndarray | None
+
+    def of(self, table: GlyphTable, positions: np.ndarray | None, config: ExtractConfig) -> Moves:
+        """The moves of the page's stream at `positions` (None: all, in order)."""
+        if positions is None:
+            positions = self.positions
+        elif self.positions is not None:
+            positions = self.positions[positions]
+        return self.moves if positions is None else reordered_moves(table, self.stream, self.moves, positions, config)
+
+
 def _leaves(
     table: GlyphTable, config: ExtractConfig, exclude: np.ndarray | None
-) -> tuple[np.ndarray, Moves, Page, list[np.ndarray], bool] | None:
-    """Rules 1 to 5 of the package docstring: the stream in line order, its
-    moves, the page of lines, its leaves each in reading order, and whether
-    a cut was accepted. None where layout keeps stream order outright:
+) -> tuple[np.ndarray, Measured, Page, list[np.ndarray], bool] | None:
+    """Rules 1 to 5 of the package docstring: the stream in line order, the
+    moves measured on the way to it (Measured), the page of lines, its
+    leaves each in reading order, and whether a cut was accepted. None where layout keeps stream order outright:
     fewer than two glyphs, or vertical writing (stream_order already reads
     its columns, §9.7.4.3)."""
     stream = stream_order(table, config)
@@ -99,19 +120,18 @@ def _leaves(
     classes = text_classes(compiled_layout(), table.text[stream])
     starts = pieces_painted_back(table, stream, moves, unit_starts(table, stream, moves, classes[1]), classes)
     page = Page(table, stream, starts, classes=classes)
+    first, moved = stream, None
     # A visit of the stream painted backwards along its line reads forwards.
     along = glyphs_along(page)
     if along is not None:
-        moves = reordered_moves(table, stream, moves, along, config)
-        stream = stream[along]
+        moved, stream = along, stream[along]
         page = Page(table, stream, page.start, page.carried(along))
     # Pieces of one line, wherever the stream painted them, become one unit
     # read along the line; the page's units are its lines from here on.
     lines = line_order(page)
     if lines is not None:
         canonical, line_start = lines
-        moves = reordered_moves(table, stream, moves, canonical, config)
-        stream = stream[canonical]
+        moved, stream = (canonical if moved is None else moved[canonical]), stream[canonical]
         page = Page(table, stream, line_start, page.carried(canonical))
     leaves, split = read_region(page, np.flatnonzero(page.placed), 0)
     if not split:
@@ -121,7 +141,7 @@ def _leaves(
     if len(before) or len(after):
         ordered = [leaf for leaf in (before, *ordered, after) if len(leaf)]
         split = True
-    return stream, moves, page, ordered, split
+    return stream, Measured(first, moves, moved), page, ordered, split
 
 
 def _layout(table: GlyphTable, config: ExtractConfig, exclude: np.ndarray | None = None) -> Ordering:
@@ -133,9 +153,9 @@ def _layout(table: GlyphTable, config: ExtractConfig, exclude: np.ndarray | None
         if exclude is not None and exclude.any():
             stream = stream[~exclude[stream]]
         return with_blocks(table, config, stream, None, None)
-    stream, moves, page, leaves, split = found
+    stream, measured, page, leaves, split = found
     positions, new_leaf = emit(page, leaves)
     if not split and (positions == np.arange(len(positions))).all():
-        return with_blocks(table, config, stream, None, moves, page.rtl, page.along)
-    moves = reordered_moves(table, stream, moves, positions, config)
+        return with_blocks(table, config, stream, None, measured.of(table, None, config), page.rtl, page.along)
+    moves = measured.of(table, positions, config)
     return with_blocks(table, config, stream[positions], new_leaf if split else None, moves, page.rtl, page.along)

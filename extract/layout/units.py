@@ -189,6 +189,7 @@ class Carried:
 
     classes: tuple[np.ndarray, np.ndarray]  # per glyph, in the new order: str.isalpha, str.isspace
     body: float
+    along: np.ndarray  # the page's writing direction (a count per direction, the same in any order)
 
 
 class Page:
@@ -212,7 +213,7 @@ class Page:
         # glyph counted by its height: a thumbnail of a tilted poster may
         # hold more glyphs than the page's text beside it, at a tenth of
         # its size.
-        self.along = along = reading_direction(table, stream, None, table.height[stream])
+        self.along = along = carried.along if carried else reading_direction(table, stream, None, table.height[stream])
         self.lib = compiled_layout()  # the kernels' path, asked once per page
         # Per glyph in stream order, str.isalpha and str.isspace of its text.
         classes = carried.classes if carried else classes
@@ -247,10 +248,11 @@ class Page:
 
     def carried(self, positions: np.ndarray) -> Carried:
         """What the page of its glyphs in the order stream[positions] keeps
-        of this one: each glyph's text classes, and the body height (a
-        count per height, the same in any order)."""
+        of this one: each glyph's text classes, the body height and the
+        writing direction (counts per height and per direction, the same in
+        any order)."""
         alpha, space = self._classes
-        return Carried((alpha[positions], space[positions]), self.body)
+        return Carried((alpha[positions], space[positions]), self.body, self.along)
 
     @property
     def classes(self) -> tuple[np.ndarray, np.ndarray]:

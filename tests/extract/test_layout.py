@@ -1887,6 +1887,40 @@ def test_lines_painted_last_piece_first_read_along_the_line(piece: str):
     assert layout(b).joined.text == "\n".join(lines)
 
 
+def test_moves_of_the_reading_order_are_those_measured_on_it():
+    # page._leaves keeps the stream's moves as first measured and the
+    # positions its reorderings (glyphs_along, then line_order) took, and
+    # page.Measured.of takes the moves of the emitted order from them once:
+    # every pair is measured by its two glyphs alone, so the moves are
+    # those line_moves measures on that order afresh. Lines painted a word
+    # at a time from their end, in two columns painted line by line in
+    # turn: both reorderings and the cut move glyphs.
+    from ragprep.extract.layout.leaves import emit
+    from ragprep.extract.layout.page import _leaves
+    from ragprep.extract.layout.units import line_moves
+
+    b = PdfBuilder()
+    f = b.add_standard_font("Helvetica", widths=True)
+    ops = []
+    for i, (left, right) in enumerate(zip(wrap(prose("a", 30), 200), wrap(prose("b", 30), 200), strict=False)):
+        for x0, line in ((72, left), (320, right)):
+            words = line.split(" ")
+            starts = [x0 + text_width(" ".join(words[:k]) + (" " if k else ""), "Helvetica", SIZE) for k in range(len(words))]
+            ops += [show(f, x, 700 - LEADING * i, word) for x, word in reversed(list(zip(starts, words, strict=True)))]
+    b.add_page(" ".join(ops))
+    table = table_of(b)
+    found = _leaves(table, CONFIG, None)
+    assert found is not None
+    stream, measured, page, leaves, split = found
+    assert split and measured.positions is not None
+    assert (measured.stream[measured.positions] == stream).all()
+    positions, _ = emit(page, leaves)
+    for order, moves in ((stream, measured.of(table, None, CONFIG)), (stream[positions], measured.of(table, positions, CONFIG))):
+        fresh = line_moves(table, order, CONFIG)
+        for name in ("line_break", "across", "gap", "height"):
+            assert np.array_equal(getattr(moves, name), getattr(fresh, name)), name
+
+
 def test_word_painted_twice_in_place_keeps_its_paint_order():
     # lines.glyphs_along: fake bold paints a word, steps back and paints it
     # again 0.3 pt further; sorted along the line, its glyphs would land
