@@ -85,8 +85,9 @@ def pieces_painted_back(
     text painted twice over itself, stays as painted.
     Fixture: test_logo_letter_painted_back_at_the_line_end_reads_in_its_gap."""
     back = moves.gap < moves.height * -BACK_STEP
-    # Positions stepping back after a step that did not: one vectorised pass, then letters only.
-    candidate = np.flatnonzero(back[1:] > back[:-1]) + 2
+    # Positions stepping back (few: the full passes end here), after a step that did not, letters only.
+    step = np.flatnonzero(back[1:])
+    candidate = step[~back[step]] + 2
     candidate = candidate[classes[0][candidate]]
     if not len(candidate):
         return starts  # most pages
