@@ -14,7 +14,10 @@ a named function in the module that says why:
    their height). Vertical writing
    keeps ``stream_order``, which reads its columns right to left (§9.7.4.3).
    Units across the page's direction in a side margin (an arXiv stamp, a
-   spine title) read before or after the page (``units.margin_text``).
+   spine title) read before or after the page (``units.margin_text``); a
+   letter a visit paints back into a gap of its own line (a logo's lowered
+   E painted after the line) is a unit of its own, which rule 2 reads in
+   that gap (``units.pieces_painted_back``).
 2. Lines (``lines.line_order``): the units side by side on one baseline, with
    no gap wider than a word space's bound, are one line, read along the line,
    however the stream painted its pieces; a space painted apart reads inside
@@ -31,7 +34,10 @@ a named function in the module that says why:
    footnote at the foot of its column) joins its column; furniture across
    a gap at the top or bottom of a region (a running head, a title line, a
    page number) reads first or last, whatever gutter it leaves clear
-   (``cut._edge_bands``); full-width gaps
+   (``cut._edge_bands``); a part under one column that is no running
+   text reads after the columns where the stream paints it after them,
+   but not where it walks down its column into it (``cut._walked_into``);
+   full-width gaps
    over which every column ends rows apart are section breaks, read
    section after section by the region's columns
    (``cut._sections_in_columns``). The leaves are columns, parts of
@@ -63,7 +69,10 @@ a named function in the module that says why:
    paragraphs are the blocks and read top first, then along the line.
    A note boxed at the head of the page, smaller than the running text
    under it and set in from its edge, reads after that text, before the
-   furniture at the foot (``leaves.head_note_last``).
+   furniture at the foot (``leaves.head_note_last``); a note in the
+   margin, a narrow gutter from the text (LaTeX's marginpar), reads after
+   the block of text its first line stands beside
+   (``leaves.margin_note_after_its_block``).
 6. Blocks and labels (``labels``): block starts where geometry starts a
    paragraph and at every leaf change; H with a level where the glyphs are
    clearly larger than the body text.

@@ -52,6 +52,7 @@ from ragprep.extract.layout.params import (
     CELL_PADDING,
     COHERENT,
     COLUMN_FILL,
+    COLUMN_LETTERS,
     COLUMN_WIDTH,
     CONSISTENT,
     DESCENT,
@@ -61,6 +62,7 @@ from ragprep.extract.layout.params import (
     GRID_ROWS,
     MAX_CELL_LEAF,
     MAX_CELL_LINES,
+    MARGIN_NOTE_GAP,
     MAX_RUNS,
     NEXT_LINE,
     NOTE_INSET,
@@ -83,7 +85,7 @@ from ragprep.extract.layout.kernels import (
     joined_runs, leaf_tail, nested_pairs, paint_order, paint_run_cuts, paragraph_blocks, pass_cuts, row_groups, row_mates, row_returns, run_pairs, top_and_bottom, turning_pair,
 )  # fmt: skip
 from ragprep.extract.layout.kernels import run_boxes as kernel_run_boxes
-from ragprep.extract.layout.regions import WRAP_VERDICT, baseline, block_wrap_limits, blocks_wrapping, is_text_column, rows_of, split_at
+from ragprep.extract.layout.regions import WRAP_VERDICT, baseline, block_starts, block_wrap_limits, blocks_wrapping, is_text_column, rows_of, split_at
 from ragprep.extract.layout.units import Page
 
 
@@ -169,6 +171,77 @@ def head_note_last(page: Page, leaves: list[np.ndarray]) -> list[np.ndarray]:
     position = np.concatenate([np.flatnonzero(~moved)[:cut], np.flatnonzero(moved), np.flatnonzero(~moved)[cut:]])
     order, leaf = order[position], leaf[position]
     return split_at(order, np.flatnonzero(leaf[1:] != leaf[:-1]) + 1)
+
+
+def margin_note_after_its_block(page: Page, order: np.ndarray) -> np.ndarray:
+    """The lines `order` of one leaf (in reading order) with a note set in
+    the margin beside its text read after the block of text its first line
+    stands beside. LaTeX's \\marginpar sets a note of a word or two a line
+    in the outer margin, a gutter from the text, on the text's baselines;
+    its author reads it after the paragraph it is anchored in
+    (lualatex-tagpdf p2: "Marginal notes are usually placed in the outer
+    margin." beside "Larger figures ... page breaking."). No cut parts it
+    from the text (too narrow for a column), and read by rows, or as
+    painted, its lines land between the paragraph's. A margin note is two
+    lines or more, every one clear of the text's edge (the outer edge of its
+    long lines, a gutter away), mostly letters, one block, no further from
+    the text than MARGIN_NOTE_GAP; the text beside it is prose
+    (_has_prose) and crosses no gutter toward the note. A list's
+    numbers or a table's labels beside their items share that geometry but
+    are no letters, or the text beside them no prose.
+    Fixture: test_margin_note_reads_after_the_paragraph_beside_it."""
+    if len(order) < PROSE_LINES + 2:
+        return order
+    x0, x1 = page.x0[order], page.x1[order]
+    long = x1 - x0 >= COLUMN_FILL * COLUMN_WIDTH * page.body
+    if int(np.count_nonzero(long)) < PROSE_LINES:
+        return order
+    left, right = float(x0[long].min()), float(x1[long].max())
+    note = x1 <= left - page.gutter
+    if int(np.count_nonzero(note)) < 2:
+        note = x0 >= right + page.gutter
+        if int(np.count_nonzero(note)) < 2:
+            return order
+    if not _is_margin_note(page, order[note], order[~note]):
+        return order
+    return _after_its_block(page, order, note)
+
+
+def _is_margin_note(page: Page, note: np.ndarray, text: np.ndarray) -> bool:
+    """Are the lines `note`, clear of the text's edge, a margin note beside
+    the lines `text` (margin_note_after_its_block): one block, mostly
+    letters, beside prose, a gutter from its nearest line and no further
+    than MARGIN_NOTE_GAP (a sidebar set in the margin as a column of its
+    own stands further off, and reads before the text beside it)?"""
+    if len(block_starts(page, note)) != 1 or not _has_prose(page, text):
+        return False
+    near, far = (page.x1, page.x0) if page.x1[note].max() < page.x0[text].min() else (page.x0, page.x1)
+    gap = np.abs(near[note][:, None] - far[text][None, :]).min()
+    if not page.gutter <= gap <= MARGIN_NOTE_GAP * page.body:
+        return False
+    glyphs = [np.arange(page.start[u], page.end[u]) for u in note.tolist()]
+    inked = np.concatenate(glyphs)
+    return bool(np.count_nonzero(page.classes[0][inked]) >= COLUMN_LETTERS * len(inked))
+
+
+def _after_its_block(page: Page, order: np.ndarray, note: np.ndarray) -> np.ndarray:
+    """`order` with its lines `note` (a mask) read top to bottom after the
+    last line, in `order`, of the block of the other lines (block_starts)
+    that the note's first line stands beside, or the block under it."""
+    text = order[~note]
+    down = text[np.argsort(-page.y1[text], kind="stable")]
+    notes = order[note][np.argsort(-page.y1[order[note]], kind="stable")]
+    top = float(page.y1[notes[0]])
+    # The text line level with the note's first line, else the first under it.
+    level = np.flatnonzero(page.y0[down] < top - ROW_OVERLAP * page.body)
+    if not len(level):
+        return order
+    starts = np.flatnonzero(np.isin(down, block_starts(page, down)))
+    block = np.searchsorted(starts, level[0], side="right")
+    end = starts[block] if block < len(starts) else len(down)
+    first = int(starts[block - 1]) if block > 0 else 0
+    last = int(np.flatnonzero(np.isin(text, down[first:end]))[-1])
+    return np.concatenate([text[: last + 1], notes, text[last + 1 :]])
 
 
 def _head_note(page: Page, order: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:

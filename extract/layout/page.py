@@ -14,7 +14,7 @@ from ragprep.extract.glyphs import GlyphTable
 from ragprep.extract.reading import PageReading, unmarked_glyphs
 from ragprep.extract.layout.cut import read_region
 from ragprep.extract.layout.labels import Ordering, block_labels, with_blocks
-from ragprep.extract.layout.leaves import emit, head_note_last, leaf_order
+from ragprep.extract.layout.leaves import emit, head_note_last, leaf_order, margin_note_after_its_block
 from ragprep.extract.layout.lines import glyphs_along, line_order
 from ragprep.extract.layout.kernels import text_classes
 from ragprep.extract.layout.units import Moves, Page, line_moves, margin_text, pieces_painted_back, reordered_moves, unit_starts
@@ -136,7 +136,7 @@ def _leaves(
     leaves, split = read_region(page, np.flatnonzero(page.placed), 0)
     if not split:
         leaves = [np.flatnonzero(page.placed)]
-    ordered = head_note_last(page, [leaf_order(page, leaf) for leaf in leaves])
+    ordered = head_note_last(page, [margin_note_after_its_block(page, leaf_order(page, leaf)) for leaf in leaves])
     before, after = margin_text(page)
     if len(before) or len(after):
         ordered = [leaf for leaf in (before, *ordered, after) if len(leaf)]

@@ -59,6 +59,13 @@ PIECE_SHARE = 0.5
 MARK_SIZE = 0.85
 # A gutter is a strip of whitespace at least this many body heights wide.
 GUTTER = 0.6
+# A margin note stands at most this many body heights from its text
+# (leaves.margin_note_after_its_block): LaTeX's \marginparsep, 10 or 11pt,
+# is 0.78 of lualatex-tagpdf's body height; a sidebar set in the margin
+# as a column of its own, read before the text beside it
+# (pdfua-G4_04-sidebar: 5.9), or a cover's label beside its title
+# (breast-cancer-guide p1: 1.3) stands further off.
+MARGIN_NOTE_GAP = 1.0
 # Two rows of units may overlap by this many body heights (tall ascenders
 # over deep descenders) and still be separate rows.
 ROW_OVERLAP = 0.2

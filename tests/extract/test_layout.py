@@ -457,6 +457,31 @@ def test_list_under_a_column_painted_on_from_its_last_row_stays_in_its_column():
     assert layout(b).joined.text == "\n".join([*left, *more, "Battery 850 CCA", *rows, *right])
 
 
+@pytest.mark.parametrize("order", ["top_down", "interleaved", "reversed", "shuffled"])
+def test_margin_note_reads_after_the_paragraph_beside_it(order: str):
+    # leaves.margin_note_after_its_block: a note of a word or two a line in
+    # the left margin, on the text's baselines, a narrow gutter from it
+    # (LaTeX's \\marginparsep), beside a
+    # paragraph's last lines and the heading after it (LaTeX's \\marginpar,
+    # lualatex-tagpdf p2). Too narrow for a column of its own, it shared
+    # the text's leaf and read between its lines, by rows or as painted; it
+    # reads after the paragraph its first line stands beside.
+    b = PdfBuilder()
+    f = b.add_standard_font("Helvetica", widths=True)
+    first, second = wrap(prose("a", 45), 300), wrap(prose("c", 30), 300)
+    note = ["Marginal", "notes are", "usually", "placed in", "the outer", "margin."]
+    pieces = [(110.0, 700.0 - LEADING * i, line, float(SIZE)) for i, line in enumerate(first)]
+    heading_y = 700.0 - LEADING * len(first) - 10
+    pieces.append((110.0, heading_y, "Theorems", float(SIZE)))
+    pieces += [(110.0, heading_y - 20 - LEADING * i, line, float(SIZE)) for i, line in enumerate(second)]
+    top = 700.0 - LEADING * (len(first) - 3)
+    # Flush left, its longest line 8 points (under a body height) from the text.
+    left = 110.0 - 8.0 - max(text_width(line, "Helvetica", SIZE) for line in note)
+    pieces += [(left, top - LEADING * i, line, float(SIZE)) for i, line in enumerate(note)]
+    b.add_page(scrambled(f, pieces, order))
+    assert layout(b).joined.text == "\n".join([*first, *note, "Theorems", *second])
+
+
 def test_block_under_two_columns_painted_by_x_position_reads_after_them():
     # tiebreaks._foot_across: a block of text spanning both columns under
     # them (references under a glossary set in two columns), flush left with
