@@ -62,14 +62,15 @@ def build_blocks(
     new_block: np.ndarray,
     label_index: np.ndarray,
     labels: Sequence[BlockLabel],
-) -> tuple[Block, ...]:
+) -> tuple[tuple[Block, ...], tuple[TextLine, ...]]:
     """One block per run of emitted glyphs; `new_block` marks the glyphs that
-    start a run, `label_index` says (per glyph) which label a run carries."""
+    start a run, `label_index` says (per glyph) which label a run carries.
+    And the lines (blocks_and_lines)."""
     if len(joined.order) == 0:
-        return ()
+        return (), ()
     starts = run_starts(new_block)
     run_labels = [labels[at] for at in label_index[starts].tolist()]
-    return labelled_blocks(table, joined, starts, {name: list(map(field, run_labels)) for name, field in _LABEL_FIELDS})
+    return blocks_and_lines(table, joined, starts, {name: list(map(field, run_labels)) for name, field in _LABEL_FIELDS})
 
 
 def run_starts(new_block: np.ndarray) -> np.ndarray:
@@ -187,14 +188,6 @@ class TextLine:
     bbox: tuple[float, float, float, float]
 
 
-def text_lines(table: GlyphTable, joined: JoinedText) -> tuple[TextLine, ...]:
-    """The emitted lines: runs of glyphs between line-break separators."""
-    if len(joined.order) == 0:
-        return ()
-    starts = line_starts(joined)
-    return _lines(joined, starts, run_boxes(table, joined.order, starts))
-
-
 def line_starts(joined: JoinedText) -> np.ndarray:
     """The positions where the emitted lines start: 0 and each line-break separator."""
     starts = np.flatnonzero(joined.separator == LINE_BREAK)
@@ -214,7 +207,7 @@ def _lines(joined: JoinedText, starts: np.ndarray, boxes: list[tuple[float, ...]
 def blocks_and_lines(
     table: GlyphTable, joined: JoinedText, starts: np.ndarray, labels: Mapping[str, list[Any]]
 ) -> tuple[tuple[Block, ...], tuple[TextLine, ...]]:
-    """labelled_blocks and text_lines of one joined text, the boxes of both
+    """labelled_blocks and the TextLines of one joined text, the boxes of both
     runs from one pass over the glyphs (run_boxes_two)."""
     if len(joined.order) == 0:
         return (), ()

@@ -7,7 +7,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ragprep.extract.blocks import build_blocks, text_lines
+from ragprep.extract.blocks import build_blocks
 from ragprep.extract.config import ExtractConfig
 from ragprep.extract.geometric import join, stream_order
 from ragprep.extract.glyphs import GlyphTable
@@ -42,8 +42,8 @@ def read_layout(table: GlyphTable, config: ExtractConfig, exclude: np.ndarray | 
     # join() sorts glyphs only inside right-to-left lines and every block
     # starts a line, so block starts and labels keep their positions.
     label_index, labels = block_labels(table, ordering)
-    blocks = build_blocks(table, joined, ordering.block_start, label_index, labels)
-    return PageReading(joined, blocks, unmarked_glyphs(table), text_lines(table, joined))
+    blocks, lines = build_blocks(table, joined, ordering.block_start, label_index, labels)
+    return PageReading(joined, blocks, unmarked_glyphs(table), lines)
 
 
 @dataclass(frozen=True)
