@@ -45,6 +45,7 @@ from __future__ import annotations
 import numpy as np
 
 from ragprep.extract.blocks import FONT_SIZE_CHANGE, PARAGRAPH_GAP
+from ragprep.extract.groups import median_of
 from ragprep.extract.layout.params import (
     ALIGNED,
     BLOCKS_BACK,
@@ -258,7 +259,12 @@ def _head_note(page: Page, order: np.ndarray) -> tuple[np.ndarray, np.ndarray] |
     gaps = np.flatnonzero(floor[:-1] - page.y1[down[1:]] >= SECTION_GAP * page.body)
     if not len(gaps) or gaps[0] < 1:
         return None
-    note, text = down[: gaps[0] + 1], _above_the_foot(page, down[gaps[0] + 1 :])
+    note, rest = down[: gaps[0] + 1], down[gaps[0] + 1 :]
+    # Inside the measure of all the lines under it, or inside that of none
+    # of them: asked first, it spares most pages the foot and the text tests.
+    if not _inset_in(page, note, rest):
+        return None
+    text = _above_the_foot(page, rest)
     if len(text) < 2 or not is_text_column(page, np.sort(text)) or not _boxed_note(page, note, text):
         return None
     return note, text
@@ -271,7 +277,7 @@ def _full_lines(page: Page, lines: np.ndarray) -> np.ndarray:
     footnote's mark, a margin note are none)."""
     height, width = page.y1[lines] - page.y0[lines], page.x1[lines] - page.x0[lines]
     measure = float(page.x1[lines].max() - page.x0[lines].min())
-    full: np.ndarray = (height >= NOTE_SIZE * float(np.median(height))) & (width >= COLUMN_FILL * measure)
+    full: np.ndarray = (height >= NOTE_SIZE * median_of(height)) & (width >= COLUMN_FILL * measure)
     return full
 
 
@@ -307,9 +313,17 @@ def _boxed_note(page: Page, note: np.ndarray, text: np.ndarray) -> bool:
     its median line height) and inside its measure, in from its start edge
     (the left one, the right one on a right-to-left page) by NOTE_INSET
     body heights or more?"""
-    size = float(np.median(page.y1[note] - page.y0[note]))
-    if size > NOTE_SIZE * float(np.median(page.y1[text] - page.y0[text])):
+    size = median_of(page.y1[note] - page.y0[note])
+    if size > NOTE_SIZE * median_of(page.y1[text] - page.y0[text]):
         return False
+    return _inset_in(page, note, text)
+
+
+def _inset_in(page: Page, note: np.ndarray, text: np.ndarray) -> bool:
+    """Do lines `note` lie inside the measure of lines `text`, in from its
+    start edge (the left one, the right one on a right-to-left page) by
+    NOTE_INSET body heights or more? Inside no measure narrower than that
+    of `text` where not inside that one."""
     left, right = float(page.x0[text].min()), float(page.x1[text].max())
     low, high = float(page.x0[note].min()), float(page.x1[note].max())
     inset = NOTE_INSET * page.body
@@ -996,10 +1010,12 @@ def _ahead_first(page: Page, ids: np.ndarray, runs: list[np.ndarray]) -> list[np
     it, in a leaf that is no text column (a text column's stream places its
     floats). Fixture:
     test_callout_above_and_before_another_reads_first_whatever_the_paint_order."""
-    if len(runs) < 2:
+    # The text column test first: kept per leaf (the cut asked most leaves
+    # already), it spares most leaves _blocks_ahead's measures.
+    if len(runs) < 2 or is_text_column(page, ids):
         return runs
     ahead = _blocks_ahead(page, runs)
-    if ahead is None or is_text_column(page, ids):
+    if ahead is None:
         return runs
     order = kahn(page.lib, ahead)
     return runs if order is None else [runs[k] for k in order]
@@ -1016,14 +1032,26 @@ def _blocks_ahead(page: Page, runs: list[np.ndarray]) -> np.ndarray | None:
     painted before "Rest up" above it and to its left. A block level with
     another run (a list's numbers beside its items, a table's cells) takes
     no such constraint: the row it shares is the order's."""
-    n = len(runs)
+    # Only blocks can be alone: the measures run over the blocks (against
+    # every run for `level`), not over all pairs of runs; a leaf of a table's
+    # single lines has hundreds of runs and few blocks or none.
+    blocks = np.flatnonzero([len(run) > 1 for run in runs])
+    if len(blocks) < 2:
+        return None
     x0, y0, x1, y1 = run_boxes(page, runs)
-    level = (np.minimum(y1[:, None], y1[None, :]) > np.maximum(y0[:, None], y0[None, :])) & ~np.eye(n, dtype=bool)
-    alone = np.array([len(run) > 1 for run in runs]) & ~level.any(axis=1)
+    level = np.minimum(y1[blocks, None], y1[None, :]) > np.maximum(y0[blocks, None], y0[None, :])
+    level[np.arange(len(blocks)), blocks] = False  # a run is not level with itself
+    alone = blocks[~level.any(axis=1)]
+    x0, y0, x1, y1 = x0[alone], y0[alone], x1[alone], y1[alone]
     before = x0[:, None] >= x1[None, :] if page.rtl else x1[:, None] <= x0[None, :]
-    ahead: np.ndarray = (y0[:, None] >= y1[None, :]) & before & alone[:, None] & alone[None, :]
-    # Read against it: a later run ahead of an earlier one.
-    return ahead if np.tril(ahead, -1).any() else None
+    among: np.ndarray = (y0[:, None] >= y1[None, :]) & before
+    # Read against it: a later run ahead of an earlier one (`alone` ascends,
+    # so below the diagonal of `among` is below it in run order too).
+    if not np.tril(among, -1).any():
+        return None
+    ahead = np.zeros((len(runs), len(runs)), dtype=bool)
+    ahead[np.ix_(alone, alone)] = among
+    return ahead
 
 
 def _holes_filled_later(

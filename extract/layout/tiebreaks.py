@@ -16,6 +16,7 @@ from __future__ import annotations
 import numpy as np
 
 from ragprep.extract.blocks import PARAGRAPH_GAP
+from ragprep.extract.groups import median_of
 from ragprep.extract.layout.kernels import cell_disorder, stream_visit_cuts
 from ragprep.extract.layout.leaves import reads_down
 from ragprep.extract.layout.params import CONSISTENT, FURNITURE_ROWS, ROW_OVERLAP, SECTION_GAP, SMALL_PRINT, STRAYS
@@ -53,23 +54,36 @@ def column_gap_bands(
     candidates: set[int] = set()
     for column in columns:
         parts = gap_bands(page, *rows_of(page, column))
-        if parts is None:
-            continue
-        text = [is_text_column(page, part) for part in parts]
-        for k in range(1, len(parts)):
-            if not (text[k - 1] or text[k]):
-                continue
-            top = min(float(page.y0[part].min()) for part in parts[:k])
-            bottom = float(page.y1[parts[k]].max())
-            through = np.flatnonzero((low < top) & (high > bottom) & (high > low))
-            if len(through):
-                candidates.add(int(through[np.argmax((high - low)[through])]))
+        if parts is not None:
+            candidates.update(_widest_lines_through(page, parts, low, high))
     kept = [
         cut
         for cut in sorted(candidates)
         if stream_reads_bands(page, ids, split_at(ordered, breaks[cut : cut + 1]), columns)
     ]
     return split_at(ordered, breaks[kept]) if kept else None
+
+
+def _widest_lines_through(page: Page, parts: list[np.ndarray], low: np.ndarray, high: np.ndarray) -> list[int]:
+    """column_gap_bands' candidates of one column cut into `parts` (top to
+    bottom): per gap between two parts, one of them running text, the
+    widest whitespace line across the region (between `low` and `high`,
+    one per row break) that passes through the gap, if any. All gaps are
+    measured in one (gaps x lines) array, not one pass over the lines per
+    gap, nor a min over all the parts above per gap: a form's column has
+    hundreds of parts."""
+    text = [is_text_column(page, part) for part in parts]
+    gaps = np.array([k for k in range(1, len(parts)) if text[k - 1] or text[k]], dtype=np.int64)
+    if not len(gaps):
+        return []
+    # The lowest edge of the parts above each gap, the top of the part under it.
+    top = np.minimum.accumulate([page.y0[part].min() for part in parts])[gaps - 1]
+    bottom = np.array([page.y1[parts[k]].max() for k in gaps.tolist()])
+    through = (low[None, :] < top[:, None]) & (high[None, :] > bottom[:, None]) & (high > low)[None, :]
+    # The first widest line through each gap (argmax keeps the first of equals).
+    widest = np.argmax(np.where(through, (high - low)[None, :], -np.inf), axis=1)
+    found: list[int] = widest[through.any(axis=1)].tolist()
+    return found
 
 
 def stream_reads_columns(
@@ -254,7 +268,7 @@ def _small_print_at_foot(page: Page, bands: list[np.ndarray], first: int, last: 
     height = page.y1 - page.y0
     while last - first >= 2:
         others = np.concatenate(bands[first : last - 1])
-        if np.median(height[bands[last - 1]]) > SMALL_PRINT * np.median(height[others]):
+        if median_of(height[bands[last - 1]]) > SMALL_PRINT * median_of(height[others]):
             break
         last -= 1
     return last

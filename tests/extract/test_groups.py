@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from ragprep.extract.groups import concat_ranges, group_ids, group_medians, running_max
+from ragprep.extract.groups import concat_ranges, group_ids, group_medians, median_of, running_max
 
 # Runs of sizes 1, 2, 3, 4 and 5 with ties inside runs and across them.
 VALUES = np.array([7.0, 2.5, 2.5, 9.0, 1.0, 3.0, 1.0, 4.0, 4.0, 0.5, 8.0, 8.0, 6.0, 0.5, 9.5])
@@ -19,6 +19,15 @@ def test_group_ids_number_the_runs():
 
 def test_group_medians_are_numpy_medians_of_each_run_odd_and_even():
     assert group_medians(VALUES, STARTS).tolist() == [float(np.median(r)) for r in runs(VALUES)]
+
+
+def test_median_of_is_the_numpy_median_odd_and_even_unsorted():
+    # Every run of VALUES (sizes 1 to 5, ties inside), each reversed too:
+    # the middle value, or the mean of the two middle ones, of the sorted run.
+    for run in runs(VALUES):
+        for values in (run, run[::-1]):
+            assert median_of(values) == float(np.median(values))
+    assert median_of(np.array([4.0, 1.0, 3.0, 2.0])) == 2.5
 
 
 def test_running_max_restarts_at_every_run():
