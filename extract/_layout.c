@@ -786,9 +786,11 @@ static void run_stacking_row(Py_ssize_t lo, Py_ssize_t hi, double y0, double x1,
  * (n each); not_above is a zeroed work buffer of n. */
 typedef struct { Py_ssize_t pairs, upward, runs_up, tops, bottoms; } Stacking;
 
-static void stacking_counts(Py_ssize_t n, const double *Y0, const double *X1, const double *top, const double *start,
-                            const double *edge, double tol, int64_t *not_above, int64_t *top_ids, int64_t *bottom_ids,
-                            Stacking *out) {
+/* stacking_counts by every pair: the reference of the sorted path below,
+ * and the path where the flush tolerance is no finite number. */
+static void stacking_counts_pairwise(Py_ssize_t n, const double *Y0, const double *X1, const double *top,
+                                     const double *start, const double *edge, double tol, int64_t *not_above,
+                                     int64_t *top_ids, int64_t *bottom_ids, Stacking *out) {
     Stacking s = {0, 0, 0, 0, 0};
     for (Py_ssize_t i = 0; i < n; i++) {
         int64_t above = 0, before = 0, after = 0;  /* stacked pairs with j < i, with j > i */
@@ -802,6 +804,93 @@ static void stacking_counts(Py_ssize_t n, const double *Y0, const double *X1, co
     for (Py_ssize_t k = 0; k < n; k++)
         if (!not_above[k]) bottom_ids[s.bottoms++] = k;
     *out = s;
+}
+
+typedef struct { double key; Py_ssize_t at; } KeyAt;
+
+static int cmp_key_at(const void *a, const void *b) {
+    double x = ((const KeyAt *)a)->key, y = ((const KeyAt *)b)->key;
+    return (x > y) - (x < y);
+}
+
+/* The non-NaN values[0..n) ascending into keys (their runs in .at); their count. */
+static Py_ssize_t sorted_keys(const double *values, Py_ssize_t n, int finite_only, KeyAt *keys) {
+    Py_ssize_t m = 0;
+    for (Py_ssize_t k = 0; k < n; k++)
+        if (finite_only ? isfinite(values[k]) : !isnan(values[k])) keys[m++] = (KeyAt){values[k], k};
+    qsort(keys, (size_t)m, sizeof(KeyAt), cmp_key_at);
+    return m;
+}
+
+/* How many of keys[0..m) (ascending, no NaN) are <= y (none where y is NaN). */
+static Py_ssize_t count_at_most(const KeyAt *keys, Py_ssize_t m, double y) {
+    Py_ssize_t lo = 0, hi = m;
+    while (lo < hi) {
+        Py_ssize_t mid = lo + (hi - lo) / 2;
+        if (keys[mid].key <= y) lo = mid + 1; else hi = mid;
+    }
+    return lo;
+}
+
+/* How many of keys[0..m) (ascending, no NaN) are < y; m where y is NaN. */
+static Py_ssize_t count_below(const KeyAt *keys, Py_ssize_t m, double y) {
+    Py_ssize_t lo = 0, hi = m;
+    while (lo < hi) {
+        Py_ssize_t mid = lo + (hi - lo) / 2;
+        if (!(keys[mid].key >= y)) lo = mid + 1; else hi = mid;
+    }
+    return lo;
+}
+
+/* run_stacking's counts of the n runs (Y0, X1 and run_terms' top, start,
+ * edge): into *out, and the top and bottom runs into top_ids and bottom_ids
+ * (n each); not_above is a zeroed work buffer of n. The same comparisons as
+ * stacking_counts_pairwise, without the n x n pairs (a leaf of a table's
+ * single lines has a thousand runs): how many runs each lies above, and how
+ * many lie above it, are counted in the sorted tops and bottoms; a stacked
+ * pair is flush (edges within tol, both finite), so only runs whose edges
+ * lie within a window wider than tol (a superset: the exact test decides)
+ * are compared. -1 where the work buffers cannot be had (no error set). */
+static int stacking_counts(Py_ssize_t n, const double *Y0, const double *X1, const double *top, const double *start,
+                           const double *edge, double tol, int64_t *not_above, int64_t *top_ids, int64_t *bottom_ids,
+                           Stacking *out) {
+    if (!isfinite(tol) || n < 2) {
+        stacking_counts_pairwise(n, Y0, X1, top, start, edge, tol, not_above, top_ids, bottom_ids, out);
+        return 0;
+    }
+    KeyAt *keys = malloc(3 * (size_t)n * sizeof(KeyAt));
+    if (!keys) return -1;
+    KeyAt *tops = keys, *bottoms = keys + n, *edges = keys + 2 * n;
+    Py_ssize_t n_tops = sorted_keys(top, n, 0, tops), n_bottoms = sorted_keys(Y0, n, 0, bottoms);
+    Py_ssize_t n_edges = sorted_keys(edge, n, 1, edges);
+    Stacking s = {0, 0, 0, 0, 0};
+    for (Py_ssize_t i = 0; i < n; i++) {
+        int self = Y0[i] >= top[i];
+        /* Runs i lies above (Y0[i] >= top[j]), and runs lying above i (Y0[j] >= top[i]), i itself left out. */
+        Py_ssize_t above = count_at_most(tops, n_tops, Y0[i]) - self;
+        Py_ssize_t over_it = n_bottoms - count_below(bottoms, n_bottoms, top[i]) - self;
+        not_above[i] = (n - 1) - over_it;
+        if (above == n - 1) top_ids[s.tops++] = i;
+        if (!isfinite(edge[i])) continue;
+        double reach = 2.0 * fabs(tol) + 1.0 + 1e-9 * fabs(edge[i]);
+        Py_ssize_t lo = count_below(edges, n_edges, edge[i] - reach), hi = count_at_most(edges, n_edges, edge[i] + reach);
+        int64_t before = 0, after = 0;
+        for (Py_ssize_t k = lo; k < hi; k++) {
+            Py_ssize_t j = edges[k].at;
+            if (j == i) continue;
+            int64_t a = Y0[i] >= top[j];
+            int64_t st = a & !((X1[i] <= start[j]) | (X1[j] <= start[i])) & (fabs(edge[i] - edge[j]) <= tol);
+            if (j < i) before += st; else after += st;
+        }
+        s.pairs += before + after;
+        s.upward += before;
+        s.runs_up += before > 0;
+    }
+    for (Py_ssize_t k = 0; k < n; k++)
+        if (!not_above[k]) bottom_ids[s.bottoms++] = k;
+    free(keys);
+    *out = s;
+    return 0;
 }
 
 /* ---- run_stacking(x0, y0, x1, y1, stacked, tol, rtl) -> (pairs, upward, runs_up, top, bottom)
@@ -827,7 +916,10 @@ static PyObject *layout_run_stacking(PyObject *mod, PyObject *args) {
     ints = calloc(3 * cap, sizeof(int64_t));
     if (!ints) { PyErr_NoMemory(); goto done; }
     Stacking s;
-    stacking_counts(n, v[1].view.buf, v[2].view.buf, top, top + cap, top + 2 * cap, tol, ints, ints + cap, ints + 2 * cap, &s);
+    if (stacking_counts(n, v[1].view.buf, v[2].view.buf, top, top + cap, top + 2 * cap, tol, ints, ints + cap, ints + 2 * cap, &s) < 0) {
+        PyErr_NoMemory();
+        goto done;
+    }
     result = Py_BuildValue("(nnnNN)", s.pairs, s.upward, s.runs_up, int64_bytes(ints + cap, s.tops), int64_bytes(ints + 2 * cap, s.bottoms));
 done:
     free(top); free(ints);
@@ -4072,7 +4164,10 @@ static PyObject *layout_leaf_stacking(PyObject *mod, PyObject *args) {
     double *top = box + 4 * cap, *start = top + cap, *edge = start + cap;
     run_terms(bx0, bx1, by1, runs, stacked, tol, rtl, top, start, edge);
     Stacking s;
-    stacking_counts(runs, by0, bx1, top, start, edge, tol, ints, ints + cap, ints + 2 * cap, &s);
+    if (stacking_counts(runs, by0, bx1, top, start, edge, tol, ints, ints + cap, ints + 2 * cap, &s) < 0) {
+        PyErr_NoMemory();
+        goto done;
+    }
     Py_ssize_t holes = hole_count(runs, bx0, by0, bx1, by1, top, start, stacked, tol, filled_holes);
     result = Py_BuildValue("(NnnnNNn)", PyByteArray_FromStringAndSize((const char *)box, 4 * runs * (Py_ssize_t)sizeof(double)),
                            s.pairs, s.upward, s.runs_up, int64_bytes(ints + cap, s.tops), int64_bytes(ints + 2 * cap, s.bottoms), holes);

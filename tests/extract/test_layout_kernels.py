@@ -160,6 +160,36 @@ def test_run_stacking_agrees():
     assert seen.all()
 
 
+
+def test_run_stacking_of_many_runs_on_few_edges_agrees():
+    # Hundreds of runs flush on a few edges (a table's single lines), edges
+    # exactly tol apart, a rounding step either side of it and twice it: the
+    # compiled kernel compares only runs whose edges lie near each other, and
+    # must find every flush pair numpy's n x n matrices find; NaN and
+    # infinite boxes, a tolerance of -0.0 (edges equal) and an infinite one.
+    tol = 2.5
+    steps = np.array([0.0, tol, -tol, np.nextafter(tol, 0.0), np.nextafter(tol, 9.0), -np.nextafter(tol, 9.0), 2 * tol])
+    seen = np.zeros(3, dtype=bool)  # pairs stacked, some upward, some pair at exactly tol
+    for seed in range(12):
+        rng = np.random.default_rng(seed)
+        n = int(rng.integers(150, 400))
+        x0 = rng.choice([0.0, 100.0, 1e6], n) + rng.choice(steps, n)
+        x1 = x0 + rng.choice([20.0, 80.0, 150.0], n)
+        y1 = rng.integers(0, 60, n) * 12.0
+        y0 = y1 - 10.0
+        if seed % 3 == 0:
+            x0[rng.integers(0, n, 3)] = np.nan
+            x1[rng.integers(0, n, 3)] = np.inf
+            y0[rng.integers(0, n, 3)] = np.nan
+        box = (x0, y0, x1, y1)
+        for slack, rtl in (((1.5, tol), False), ((1.5, tol), True), ((0.0, -0.0), False), ((1.5, np.inf), False)):
+            with np.errstate(invalid="ignore"):
+                reference = kernels.run_stacking(None, box, *slack, rtl)
+            compiled = kernels.run_stacking(LIB, box, *slack, rtl)
+            _same(tuple(vars(reference).values()), tuple(vars(compiled).values()))
+            seen |= (compiled.pairs > 0, compiled.upward > 0, slack[1] == tol and bool(np.isin(np.abs(np.diff(np.sort(x0[np.isfinite(x0)]))), tol).any()))
+    assert seen.all()
+
 def test_interleaved_merges_agree():
     # Random run boxes (ties, NaN, infinite), and lines of a column dealt to
     # runs in turn (every pair tangled, merges chained): none, one and many
