@@ -4424,42 +4424,41 @@ done:
 
 /* ==== lpage: a leaf's runs passed as the list they are (kernels.joined_runs, kernels.paint_order), a page's words ==== */
 
-/* The lines of run `obj` (a 1-d int64 array, any stride) appended to `ids`
- * from position `at` when `ids` is not NULL; its length, -2 where it is no
- * 1-d int64 buffer (no error set: the caller's reference path takes it), or
- * -1 with an error set. */
-static Py_ssize_t run_lines(PyObject *obj, int64_t *ids, Py_ssize_t at, Py_ssize_t room) {
-    Py_buffer view;
-    if (PyObject_GetBuffer(obj, &view, PyBUF_STRIDES | PyBUF_FORMAT) < 0) { PyErr_Clear(); return -2; }
-    const char *f = view.format ? view.format : "B";
+/* The view of run `obj` into *view, held, where it is a 1-d int64 buffer
+ * (any stride): its length; -2 where it is no such buffer (no view held,
+ * no error set: the caller's reference path takes it). */
+static Py_ssize_t run_view(PyObject *obj, Py_buffer *view) {
+    if (PyObject_GetBuffer(obj, view, PyBUF_STRIDES | PyBUF_FORMAT) < 0) { PyErr_Clear(); return -2; }
+    const char *f = view->format ? view->format : "B";
     if (*f == '<' || *f == '=' || *f == '@') f++;
-    int int64 = view.itemsize == 8 && view.ndim == 1 && (strcmp(f, "l") == 0 || strcmp(f, "q") == 0);
-    Py_ssize_t n = int64 ? view.shape[0] : -2;
-    if (int64 && ids) {
-        if (n > room - at) { PyBuffer_Release(&view); PyErr_SetString(PyExc_RuntimeError, "a run changed length"); return -1; }
-        for (Py_ssize_t k = 0; k < n; k++) memcpy(&ids[at + k], (const char *)view.buf + k * view.strides[0], sizeof(int64_t));
-    }
-    PyBuffer_Release(&view);
-    return n;
+    if (view->itemsize == 8 && view->ndim == 1 && (strcmp(f, "l") == 0 || strcmp(f, "q") == 0)) return view->shape[0];
+    PyBuffer_Release(view);
+    return -2;
 }
 
 /* The runs of `list` (a sequence of 1-d int64 arrays, none empty): their
  * lines concatenated into *ids and their lengths into *lengths (malloc'd;
  * *count runs, *total lines). 1 done, 0 where there is no run, or some run
- * is empty or no 1-d int64 array (no error set), -1 with an error set. */
+ * is empty or no 1-d int64 array (no error set), -1 with an error set.
+ * Each run's view is taken once and held until its lines are copied (a
+ * leaf of single lines has a thousand runs). */
 static int join_run_list(PyObject *list, int64_t **ids, int64_t **lengths, Py_ssize_t *count, Py_ssize_t *total) {
     *ids = NULL; *lengths = NULL;
     PyObject *seq = PySequence_Fast(list, "runs: expected a sequence");
     if (!seq) return -1;
-    Py_ssize_t runs = PySequence_Fast_GET_SIZE(seq), lines = 0;
+    Py_ssize_t runs = PySequence_Fast_GET_SIZE(seq), lines = 0, held = 0;
     PyObject **items = PySequence_Fast_ITEMS(seq);
+    Py_buffer *views = NULL;
     int status = 0;
     if (!runs) goto done;  /* np.concatenate of no runs raises: the reference's */
-    *lengths = malloc((runs ? (size_t)runs : 1) * sizeof(int64_t));
-    if (!*lengths) { PyErr_NoMemory(); status = -1; goto done; }
+    *lengths = malloc((size_t)runs * sizeof(int64_t));
+    views = malloc((size_t)runs * sizeof(Py_buffer));
+    if (!*lengths || !views) { PyErr_NoMemory(); status = -1; goto done; }
     for (Py_ssize_t r = 0; r < runs; r++) {
-        Py_ssize_t n = run_lines(items[r], NULL, 0, 0);
-        if (n < 1) { status = n == -1 ? -1 : 0; goto done; }
+        Py_ssize_t n = run_view(items[r], &views[r]);
+        if (n == -2) goto done;
+        held++;
+        if (n < 1) goto done;
         if (n > PY_SSIZE_T_MAX / 8 - lines) { PyErr_NoMemory(); status = -1; goto done; }
         (*lengths)[r] = n;
         lines += n;
@@ -4467,18 +4466,16 @@ static int join_run_list(PyObject *list, int64_t **ids, int64_t **lengths, Py_ss
     *ids = malloc((lines ? (size_t)lines : 1) * sizeof(int64_t));
     if (!*ids) { PyErr_NoMemory(); status = -1; goto done; }
     for (Py_ssize_t r = 0, at = 0; r < runs; r++) {
-        Py_ssize_t n = run_lines(items[r], *ids, at, lines);
-        if (n != (*lengths)[r]) {
-            if (n >= 0) PyErr_SetString(PyExc_RuntimeError, "a run changed length");
-            else if (n == -2) PyErr_SetString(PyExc_RuntimeError, "a run changed type");
-            status = -1;
-            goto done;
-        }
-        at += n;
+        const char *buf = views[r].buf;
+        Py_ssize_t stride = views[r].strides[0];
+        for (Py_ssize_t k = 0; k < (*lengths)[r]; k++) memcpy(&(*ids)[at + k], buf + k * stride, sizeof(int64_t));
+        at += (*lengths)[r];
     }
     *count = runs; *total = lines;
     status = 1;
 done:
+    for (Py_ssize_t r = 0; r < held; r++) PyBuffer_Release(&views[r]);
+    free(views);
     Py_DECREF(seq);
     if (status != 1) { free(*ids); free(*lengths); *ids = NULL; *lengths = NULL; }
     return status;
