@@ -505,18 +505,45 @@ done:
     return result;
 }
 
-/* ---- text_classes(texts) -> (alpha, space) -------------------------------
- * Per glyph text (a list of str), str.isalpha() and str.isspace() as bool
- * bytes: every character a letter (a blank), and at least one. */
-static PyObject *layout_text_classes(PyObject *mod, PyObject *texts) {
-    if (!PyList_Check(texts)) { PyErr_SetString(PyExc_TypeError, "texts must be a list"); return NULL; }
-    Py_ssize_t n = PyList_GET_SIZE(texts);
-    PyObject *alpha = PyByteArray_FromStringAndSize(NULL, n), *space = PyByteArray_FromStringAndSize(NULL, n);
+/* ---- text_classes(texts, order) -> (alpha, space) ------------------------
+ * Per glyph text, str.isalpha() and str.isspace() as bool bytes: every
+ * character a letter (a blank), and at least one. `texts` is a list of str
+ * or the glyph table's text column (a contiguous object array, read in place
+ * through the buffer protocol, format "O"); `order` (int64, or None for all
+ * of them in turn) the texts to classify: a page's stream reads its column
+ * in place, with no copy of it gathered and listed first. The loop calls
+ * back into nothing, so the borrowed items stay alive while it reads them. */
+static PyObject *layout_text_classes(PyObject *mod, PyObject *args) {
+    PyObject *texts, *order_obj;
+    if (!PyArg_ParseTuple(args, "OO", &texts, &order_obj)) return NULL;
+    View vt = {0}, vo = {0};
+    PyObject *alpha = NULL, *space = NULL;
+    PyObject *const *items;
+    Py_ssize_t size;
+    if (PyList_Check(texts)) {
+        items = PySequence_Fast_ITEMS(texts);
+        size = PyList_GET_SIZE(texts);
+    } else {
+        if (get_view(texts, &vt, "O", (Py_ssize_t)sizeof(PyObject *), "texts") < 0) goto fail;
+        items = (PyObject *const *)vt.view.buf;
+        size = vt.view.len / (Py_ssize_t)sizeof(PyObject *);
+    }
+    const int64_t *order = NULL;
+    Py_ssize_t n = size;
+    if (order_obj != Py_None) {
+        if (get_view(order_obj, &vo, "l", 8, "order") < 0) goto fail;
+        order = vo.view.buf;
+        n = vo.view.len / 8;
+    }
+    alpha = PyByteArray_FromStringAndSize(NULL, n);
+    space = PyByteArray_FromStringAndSize(NULL, n);
     if (!alpha || !space) goto fail;
     char *A = PyByteArray_AS_STRING(alpha), *S = PyByteArray_AS_STRING(space);
     for (Py_ssize_t i = 0; i < n; i++) {
-        PyObject *text = PyList_GET_ITEM(texts, i);
-        if (!PyUnicode_Check(text)) { PyErr_SetString(PyExc_TypeError, "glyph texts must be str"); goto fail; }
+        Py_ssize_t at = order ? (Py_ssize_t)order[i] : i;
+        if (at < 0 || at >= size) { PyErr_SetString(PyExc_IndexError, "text index out of range"); goto fail; }
+        PyObject *text = items[at];
+        if (!text || !PyUnicode_Check(text)) { PyErr_SetString(PyExc_TypeError, "glyph texts must be str"); goto fail; }
         Py_ssize_t len = PyUnicode_GET_LENGTH(text);
         int kind = PyUnicode_KIND(text);
         const void *data = PyUnicode_DATA(text);
@@ -529,8 +556,10 @@ static PyObject *layout_text_classes(PyObject *mod, PyObject *texts) {
         A[i] = (char)is_alpha;
         S[i] = (char)is_space;
     }
+    release(&vt); release(&vo);
     return Py_BuildValue("(NN)", alpha, space);
 fail:
+    release(&vt); release(&vo);
     Py_XDECREF(alpha); Py_XDECREF(space);
     return NULL;
 }
@@ -4961,7 +4990,7 @@ static PyMethodDef module_methods[] = {
     {"paint_run_cuts", (PyCFunction)layout_paint_run_cuts, METH_VARARGS, "Where the stream leaves a block."},
     {"kahn", (PyCFunction)layout_kahn, METH_O, "A topological order, the smallest free node first."},
     {"disorder", (PyCFunction)layout_disorder, METH_VARARGS, "Units the stream paints out of a reading's order."},
-    {"text_classes", (PyCFunction)layout_text_classes, METH_O, "str.isalpha and str.isspace of each text."},
+    {"text_classes", (PyCFunction)layout_text_classes, METH_VARARGS, "str.isalpha and str.isspace of each text (of those at order)."},
     {"letter_counts", (PyCFunction)layout_letter_counts, METH_VARARGS, "Letters and inked glyphs on a sample of units."},
     {"stream_visits", (PyCFunction)layout_stream_visits, METH_VARARGS, "A part sorted, and where the stream leaves it."},
     {"run_boxes", (PyCFunction)layout_run_boxes, METH_VARARGS, "The box of each run of units."},

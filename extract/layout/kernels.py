@@ -250,12 +250,15 @@ def stream_disorder(lib: ModuleType | None, parts: list[np.ndarray]) -> int:
     return len(in_stream) - len(tails)
 
 
-def text_classes(lib: ModuleType | None, texts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Per glyph text, str.isalpha() and str.isspace()."""
-    listed = texts.tolist()
+def text_classes(lib: ModuleType | None, texts: np.ndarray, order: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """Per glyph text (of those at `order`, where given), str.isalpha()
+    and str.isspace(). Compiled, the text column is read in place: no copy
+    of the stream's texts is gathered and listed first."""
     if lib is not None:
-        alpha, space = lib.text_classes(listed)
+        column = texts if isinstance(texts, list) else np.ascontiguousarray(texts, dtype=object)
+        alpha, space = lib.text_classes(column, None if order is None else _ids(order))
         return np.frombuffer(alpha, dtype=bool), np.frombuffer(space, dtype=bool)
+    listed = (texts if order is None else texts[order]).tolist()
     count = len(listed)
     return (
         np.fromiter(map(str.isalpha, listed), dtype=bool, count=count),

@@ -117,7 +117,7 @@ def _leaves(
     if len(stream) < 2 or (table.wmode.any() and (table.wmode[stream] == 1).any()):
         return None
     moves = line_moves(table, stream, config)
-    classes = text_classes(compiled_layout(), table.text[stream])
+    classes = text_classes(compiled_layout(), table.text, stream)
     starts = pieces_painted_back(table, stream, moves, unit_starts(table, stream, moves, classes[1]), classes)
     page = Page(table, stream, starts, classes=classes)
     first, moved = stream, None

@@ -218,7 +218,7 @@ class Page:
         self.lib = compiled_layout()  # the kernels' path, asked once per page
         # Per glyph in stream order, str.isalpha and str.isspace of its text.
         classes = carried.classes if carried else classes
-        self._classes = classes if classes is not None else text_classes(self.lib, table.text[stream])
+        self._classes = classes if classes is not None else text_classes(self.lib, table.text, stream)
         # Glyph boxes in the frame: along the line from the origin to the own
         # end, across it the glyph height, split at the baseline in a typical
         # descent-to-ascent proportion (the quads would say exactly, at the

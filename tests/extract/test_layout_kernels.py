@@ -948,6 +948,14 @@ def test_text_classes_and_letter_counts_agree():
     texts = np.array(["a", " ", "fi", "", "\u00a0", "1", "\u05d0", "a b", "\t\n", "\u3000", "Ж"] * 9, dtype=object)
     classes = _both(kernels.text_classes, texts)
     rng = np.random.default_rng(7)
+    # The texts at an order (a page's stream: gathered, repeated, none),
+    # read in place from the column or from a list of it.
+    for order in (rng.permutation(len(texts)), rng.integers(0, len(texts), 40), np.zeros(0, dtype=np.int64)):
+        gathered = _both(kernels.text_classes, texts, order.astype(np.int64))
+        _same(gathered, kernels.text_classes(None, texts[order]))
+        _same(gathered, kernels.text_classes(LIB, texts.tolist(), order.astype(np.int64)))
+    with pytest.raises(IndexError):
+        kernels.text_classes(LIB, texts, np.array([len(texts)], dtype=np.int64))
     for sample in (1, 3, 100):
         start = np.sort(rng.integers(0, len(texts), 20)).astype(np.int64)
         end = np.minimum(start + rng.integers(0, 6, 20), len(texts)).astype(np.int64)
