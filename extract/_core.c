@@ -124,7 +124,8 @@ typedef struct {
 /* ---- growable buffers -------------------------------------------------- */
 typedef struct { char *data; size_t len, cap; } Buf;
 
-static int buf_reserve(Buf *b, size_t extra) {
+/* buf_reserve's growth, out of line: most reservations fit. */
+static __attribute__((noinline)) int buf_grow(Buf *b, size_t extra) {
     if (extra > SIZE_MAX - b->len) { PyErr_NoMemory(); return -1; }
     size_t need = b->len + extra;
     if (need <= b->cap) return 0;
@@ -140,7 +141,14 @@ static int buf_reserve(Buf *b, size_t extra) {
     return 0;
 }
 
-static int buf_append(Buf *b, const void *src, size_t n) {
+/* Room for `extra` more bytes; inline, as the parsers and the
+ * interpreter reserve a few bytes per token. */
+static inline int buf_reserve(Buf *b, size_t extra) {
+    if (b->len <= b->cap && extra <= b->cap - b->len) return 0;
+    return buf_grow(b, extra);
+}
+
+static inline int buf_append(Buf *b, const void *src, size_t n) {
     if (buf_reserve(b, n) < 0) return -1;
     if (n) memcpy(b->data + b->len, src, n);
     b->len += n;
@@ -4060,6 +4068,21 @@ static Py_ssize_t tree_parse(TreeObjects *t, const unsigned char *p, const unsig
     while (!status) {
         Token tok;
         skip_white_and_comments(&lx);
+        /* The delimiters that frame a tree's dictionaries and arrays, read
+         * here as next_token reads them ("[", "<<", "]", ">>"). */
+        unsigned char c = lx.p < lx.end ? *lx.p : 0;
+        int pair = c && lx.p + 1 < lx.end && lx.p[1] == c;
+        if (c == '[' || (c == '<' && pair)) {
+            lx.p += c == '[' ? 1 : 2;
+            TFrame f = {c == '<', 0, (Py_ssize_t)pending->len, 0};
+            status = buf_append(frames, &f, sizeof f);
+            continue;
+        }
+        if (c == ']' || (c == '>' && pair)) {
+            lx.p += c == ']' ? 1 : 2;
+            status = tree_close(t, frames, pending, &result, c == '>');
+            continue;
+        }
         Py_ssize_t fast = tree_fast_token(t, &lx);
         if (fast != -2) {
             status = fast < 0 ? -1 : tree_place(t, frames, pending, &result, fast);
@@ -4220,6 +4243,25 @@ static int tree_headers_present(TreeObjects *t, const Buf *presents) {
 }
 /* ==== end of struct2's header section ===================================== */
 
+/* Room in the arena for what the spans' objects make (the walk parses
+ * most of them): a node per 8 bytes of object, an entry per 16, an item
+ * per 32, as a tagged tree's elements are written. The arena then grows
+ * without copying itself at each doubling. Spans of more than 4 KiB (a
+ * file's streams, among its objects) are not counted. */
+static int tree_reserve(TreeObjects *t) {
+    size_t bytes = 0;
+    const TSpan *spans = (const TSpan *)t->spans.data;
+    for (size_t i = 0; i < t->spans.len / sizeof(TSpan); i++) {
+        size_t len = spans[i].end > spans[i].start ? (size_t)(spans[i].end - spans[i].start) : 0;
+        if (len <= 4096) bytes += len;
+    }
+    if (bytes > ((size_t)1 << 28)) bytes = (size_t)1 << 28;
+    return buf_reserve(&t->nodes, bytes / 8 * sizeof(TNode)) < 0 || buf_reserve(&t->entries, bytes / 16 * sizeof(TEntry)) < 0 ||
+                   buf_reserve(&t->items, bytes / 32 * sizeof(Py_ssize_t)) < 0
+               ? -1
+               : 0;
+}
+
 static int TreeObjects_init(TreeObjects *t, PyObject *args, PyObject *kwds) {
     (void)kwds;
     PyObject *streams, *known, *check, *refs;
@@ -4257,6 +4299,7 @@ static int TreeObjects_init(TreeObjects *t, PyObject *args, PyObject *kwds) {
     if (!failed && headers) failed = tree_headers_present(t, &presents) < 0;
     buf_free(&presents);
     if (failed || tree_number_tables(t, top) < 0) return -1;
+    if (tree_reserve(t) < 0) return -1;
     for (Py_ssize_t n = 0; n < t->nnumbers; n++) {
         Py_ssize_t i = t->first_span[n];
         /* listed twice: left to the walkers above */
