@@ -2500,6 +2500,8 @@ static void untrack_row(PyObject *row, PyObject *columns, Py_ssize_t k) {
         untrack_tuple(PyList_GET_ITEM(PyTuple_GET_ITEM(columns, i), k));
 }
 
+static void member_offsets(PyTypeObject *type, PyObject *const *names, Py_ssize_t n, Py_ssize_t *out);
+
 /* frozen_rows(cls, fields, columns): rows.frozen_instance for every row of
  * the columns (one list per field, all of one length), as a tuple: row k is
  * an instance of `cls` whose __dict__ is {fields[i]: columns[i][k]}, in field
@@ -2524,16 +2526,25 @@ static PyObject *core_frozen_rows(PyObject *mod, PyObject *args) {
         }
         n = PyList_GET_SIZE(column);
     }
+    Py_ssize_t *slots = PyMem_Malloc((size_t)(nfields ? nfields : 1) * sizeof(Py_ssize_t));
+    if (!slots) return PyErr_NoMemory();
+    slots[0] = -1;
+    if (nfields) member_offsets((PyTypeObject *)cls, &PyTuple_GET_ITEM(fields, 0), nfields, slots);
     PyObject *empty = PyTuple_New(0), *out = empty ? PyTuple_New(n) : NULL;
     for (Py_ssize_t k = 0; out && k < n; k++) {
         PyObject *row = PyBaseObject_Type.tp_new((PyTypeObject *)cls, empty, NULL);
         int failed = !row, acyclic = 1;
         /* object.__setattr__, as a frozen dataclass's own __init__ sets its
-         * fields: the instance keeps the class's shared keys, no dict per row. */
+         * fields: the instance keeps the class's shared keys, no dict per row;
+         * a class with slots has its fields stored in them (member_offsets). */
         for (Py_ssize_t i = 0; !failed && i < nfields; i++) {
             PyObject *value = PyList_GET_ITEM(PyTuple_GET_ITEM(columns, i), k);
             acyclic = acyclic && acyclic_value(value);
-            failed = PyObject_GenericSetAttr(row, PyTuple_GET_ITEM(fields, i), value) < 0;
+            if (slots[0] > 0) {
+                PyObject **slot = (PyObject **)((char *)row + slots[i]);
+                Py_XSETREF(*slot, Py_NewRef(value));
+            } else
+                failed = PyObject_GenericSetAttr(row, PyTuple_GET_ITEM(fields, i), value) < 0;
         }
         /* A frozen row of such values can never be part of a cycle: the
          * cyclic collector need not walk the page's lines and blocks again at
@@ -2546,6 +2557,7 @@ static PyObject *core_frozen_rows(PyObject *mod, PyObject *args) {
         }
         PyTuple_SET_ITEM(out, k, row);
     }
+    PyMem_Free(slots);
     Py_XDECREF(empty);
     return out;
 }
@@ -3309,14 +3321,15 @@ done:
     return obj;
 }
 
-/* The offsets of the slots that hold the fields names[first:first + n] of
- * `cls` (a dataclass with slots=True: one member descriptor per field, an
- * object slot inside the instance); out[0] = -1 when any field is held
- * otherwise (a class with a __dict__), and walk_instance sets it generically. */
-static void walk_slots(Walk *w, PyObject *cls, int first, int n, Py_ssize_t *out) {
-    PyTypeObject *type = (PyTypeObject *)cls;
-    for (int i = 0; i < n; i++) {
-        PyObject *descr = _PyType_Lookup(type, w->name[first + i]); /* borrowed */
+/* The offsets of the slots that hold the fields names[0:n] of `type` (a
+ * dataclass with slots=True: one member descriptor per field, an object slot
+ * inside the instance); out[0] = -1 when any field is held otherwise (a
+ * class with a __dict__), and the caller sets it generically. A new
+ * instance's slots are empty (NULL): a store is the member descriptor's own
+ * without looking it up per field. */
+static void member_offsets(PyTypeObject *type, PyObject *const *names, Py_ssize_t n, Py_ssize_t *out) {
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *descr = PyUnicode_Check(names[i]) ? _PyType_Lookup(type, names[i]) : NULL; /* borrowed */
         PyMemberDef *member = descr && Py_IS_TYPE(descr, &PyMemberDescr_Type) ? ((PyMemberDescrObject *)descr)->d_member : NULL;
         if (!member || member->type != MEMBER_OBJECT_EX || (member->flags & MEMBER_READONLY) || member->offset < (Py_ssize_t)sizeof(PyObject) ||
             member->offset > type->tp_basicsize - (Py_ssize_t)sizeof(PyObject *)) {
@@ -3325,6 +3338,11 @@ static void walk_slots(Walk *w, PyObject *cls, int first, int n, Py_ssize_t *out
         }
         out[i] = member->offset;
     }
+}
+
+/* member_offsets of StructElement's or MarkedContentRef's fields names[first:first + n]. */
+static void walk_slots(Walk *w, PyObject *cls, int first, int n, Py_ssize_t *out) {
+    member_offsets((PyTypeObject *)cls, w->name + first, n, out);
 }
 
 /* _Walker._text: a text string decoded once per document, else `fallback`. New reference. */

@@ -41,7 +41,9 @@ class BlockLabel:
     alt: str | None = None  # /Alt of a Figure (§14.9.3)
 
 
-@dataclass(frozen=True)
+# Slots: frozen_rows stores each field of a page's thousands of blocks straight
+# into its slot (rows.py); weakref_slot keeps blocks weakly referable.
+@dataclass(frozen=True, slots=True, weakref_slot=True)
 class Block:
     text: str
     struct_type: str
@@ -177,7 +179,8 @@ def run_boxes_two(
     return boxes
 
 
-@dataclass(frozen=True)
+# Slots, as Block's (rows.py).
+@dataclass(frozen=True, slots=True, weakref_slot=True)
 class TextLine:
     """One line of the page text as emitted: its span in the page text (line
     break excluded) and the box of its glyphs. Downstream checks of reading

@@ -46,7 +46,8 @@ Box = tuple[float, float, float, float]
 STRUCTURE, RULES, ALIGNMENT = "structure", "rules", "alignment"
 
 
-@dataclass(frozen=True)
+# Slots, as Block's: built by the thousand with frozen_rows (rows.py).
+@dataclass(frozen=True, slots=True, weakref_slot=True)
 class TableCell:
     """One cell of a table grid (§14.8.4.3.4 TH/TD)."""
 
@@ -90,7 +91,8 @@ class Table:
 # --------------------------------------------------------------------------- the tagged grid
 
 
-@dataclass(frozen=True)
+# Slots, as Block's: built by the thousand with frozen_rows (rows.py).
+@dataclass(frozen=True, slots=True, weakref_slot=True)
 class GridSlot:
     """Where a TH/TD element sits in its table (computed from the tree alone)."""
 

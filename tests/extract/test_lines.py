@@ -44,5 +44,5 @@ def test_lines_and_blocks_are_the_instances_their_constructors_give():
     for row in (*page.lines, *page.blocks):
         cls = type(row)
         built = cls(**{f.name: getattr(row, f.name) for f in dataclasses.fields(cls)})
-        assert vars(row) == vars(built)
+        assert dataclasses.asdict(row) == dataclasses.asdict(built)
         assert row == built and hash(row) == hash(built) and repr(row) == repr(built)

@@ -17,10 +17,30 @@ def test_rows_are_the_instances_the_dataclass_gives():
     assert rows == (TextLine(0, 4, (0.0, 1.0, 2.0, 3.0)), TextLine(5, 9, (1.0, 1.0, 2.0, 2.0)))
     assert rows[0] == frozen_instance(TextLine, {"char_start": 0, "char_end": 4, "bbox": (0.0, 1.0, 2.0, 3.0)})
     assert hash(rows[1]) == hash(TextLine(5, 9, (1.0, 1.0, 2.0, 2.0)))
-    assert vars(rows[0]) == {"char_start": 0, "char_end": 4, "bbox": (0.0, 1.0, 2.0, 3.0)}
+    assert dataclasses.asdict(rows[0]) == {"char_start": 0, "char_end": 4, "bbox": (0.0, 1.0, 2.0, 3.0)}
     assert pickle.loads(pickle.dumps(rows)) == rows
     assert dataclasses.replace(rows[0], char_end=3) == TextLine(0, 3, (0.0, 1.0, 2.0, 3.0))
     assert frozen_rows(TextLine, {"char_start": [], "char_end": [], "bbox": []}) == ()
+
+
+@dataclasses.dataclass(frozen=True)
+class _Keyed:
+    """A frozen dataclass with a __dict__ (no slots): its fields are set by name."""
+
+    name: str
+    size: int = 0
+
+
+def test_rows_of_a_class_with_or_without_slots_are_its_own_instances():
+    # Block keeps its fields in slots (stored there directly), _Keyed in its __dict__.
+    values = {f.name: [f"v{k}" for k in range(3)] for f in dataclasses.fields(Block)}
+    blocks = frozen_rows(Block, values)
+    assert blocks == tuple(Block(**{name: column[k] for name, column in values.items()}) for k in range(3))
+    assert [block.alt for block in blocks] == ["v0", "v1", "v2"]
+    keyed = frozen_rows(_Keyed, {"name": ["a", "b"], "size": [1, 2]})
+    assert keyed == (_Keyed("a", 1), _Keyed("b", 2))
+    assert vars(keyed[1]) == {"name": "b", "size": 2}
+    assert pickle.loads(pickle.dumps(blocks)) == blocks
 
 
 def test_a_row_holding_a_mutable_value_is_still_collected_in_a_cycle():
