@@ -4265,19 +4265,20 @@ static int tree_headers_present(TreeObjects *t, const Buf *presents) {
  * most of them): a node per 8 bytes of object, an entry per 16, an item
  * per 32, as a tagged tree's elements are written. The arena then grows
  * without copying itself at each doubling. Spans of more than 4 KiB (a
- * file's streams, among its objects) are not counted. */
-static int tree_reserve(TreeObjects *t) {
+ * file's streams, among its objects) are not counted, nor bytes past
+ * 4 MiB (21 MiB reserved at most). Only a hint: where the memory is not
+ * there, the arena grows as it is filled, as before. */
+static void tree_reserve(TreeObjects *t) {
     size_t bytes = 0;
     const TSpan *spans = (const TSpan *)t->spans.data;
     for (size_t i = 0; i < t->spans.len / sizeof(TSpan); i++) {
         size_t len = spans[i].end > spans[i].start ? (size_t)(spans[i].end - spans[i].start) : 0;
         if (len <= 4096) bytes += len;
     }
-    if (bytes > ((size_t)1 << 28)) bytes = (size_t)1 << 28;
-    return buf_reserve(&t->nodes, bytes / 8 * sizeof(TNode)) < 0 || buf_reserve(&t->entries, bytes / 16 * sizeof(TEntry)) < 0 ||
-                   buf_reserve(&t->items, bytes / 32 * sizeof(Py_ssize_t)) < 0
-               ? -1
-               : 0;
+    if (bytes > ((size_t)1 << 22)) bytes = (size_t)1 << 22;
+    if (buf_reserve(&t->nodes, bytes / 8 * sizeof(TNode)) < 0 || buf_reserve(&t->entries, bytes / 16 * sizeof(TEntry)) < 0 ||
+        buf_reserve(&t->items, bytes / 32 * sizeof(Py_ssize_t)) < 0)
+        PyErr_Clear();
 }
 
 static int TreeObjects_init(TreeObjects *t, PyObject *args, PyObject *kwds) {
@@ -4317,7 +4318,7 @@ static int TreeObjects_init(TreeObjects *t, PyObject *args, PyObject *kwds) {
     if (!failed && headers) failed = tree_headers_present(t, &presents) < 0;
     buf_free(&presents);
     if (failed || tree_number_tables(t, top) < 0) return -1;
-    if (tree_reserve(t) < 0) return -1;
+    tree_reserve(t);
     for (Py_ssize_t n = 0; n < t->nnumbers; n++) {
         Py_ssize_t i = t->first_span[n];
         /* listed twice: left to the walkers above */
