@@ -210,11 +210,16 @@ def margin_note_after_its_block(page: Page, order: np.ndarray) -> np.ndarray:
 
 def _is_margin_note(page: Page, note: np.ndarray, text: np.ndarray) -> bool:
     """Are the lines `note`, clear of the text's edge, a margin note beside
-    the lines `text` (margin_note_after_its_block): one block, mostly
-    letters, beside prose, a gutter from its nearest line and no further
+    the lines `text` (margin_note_after_its_block): one block on two rows
+    or more, mostly letters, beside prose, a gutter from its nearest line and no further
     than MARGIN_NOTE_GAP (a sidebar set in the margin as a column of its
     own stands further off, and reads before the text beside it)?"""
     if len(block_starts(page, note)) != 1 or not _has_prose(page, text):
+        return False
+    # A note is lines stacked down the margin; words on one row past the
+    # text's edge are the tail of a wide line (revtex p1's footnote line
+    # set with wide word spaces, its last words beyond the lines under it).
+    if _distinct_rows(page, note) < 2:
         return False
     near, far = (page.x1, page.x0) if page.x1[note].max() < page.x0[text].min() else (page.x0, page.x1)
     gap = np.abs(near[note][:, None] - far[text][None, :]).min()

@@ -482,6 +482,24 @@ def test_margin_note_reads_after_the_paragraph_beside_it(order: str):
     assert layout(b).joined.text == "\n".join([*first, *note, "Theorems", *second])
 
 
+@pytest.mark.parametrize("order", ["top_down", "reversed"])
+def test_words_of_a_wide_line_past_the_text_edge_are_no_margin_note(order: str):
+    # leaves._is_margin_note: a footnote's first line set with wide word
+    # spaces, each word a line of its own, its last words past the edge of
+    # the shorter lines under it (revtex-physics p1: "(IAC) collaboration").
+    # Clear of the text's edge, a gutter off, they passed for a margin note
+    # and read after the block; on one row, they are the line's tail.
+    b = PdfBuilder()
+    f = b.add_standard_font("Helvetica", widths=True)
+    words = ["Part", "of", "the", "Instituto", "Avanzado", "de", "Cosmologia", "(IAC)", "collaboration"]
+    starts = np.cumsum([110.0] + [text_width(word, "Helvetica", SIZE) + 8.5 for word in words[:-1]])
+    pieces = [(float(x), 700.0, word, float(SIZE)) for x, word in zip(starts, words, strict=True)]
+    rest = wrap(prose("a", 24), 200)
+    pieces += [(110.0, 700.0 - LEADING * (i + 1), line, float(SIZE)) for i, line in enumerate(rest)]
+    b.add_page(scrambled(f, pieces, order))
+    assert layout(b).joined.text == "\n".join([" ".join(words), *rest])
+
+
 def test_block_under_two_columns_painted_by_x_position_reads_after_them():
     # tiebreaks._foot_across: a block of text spanning both columns under
     # them (references under a glossary set in two columns), flush left with
