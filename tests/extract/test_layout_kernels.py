@@ -295,9 +295,12 @@ def test_grid_rows_agree():
     assert cells > 0
 
 
-def _grid_reads_by_rows(box: tuple[np.ndarray, ...], ids: np.ndarray) -> list[bool]:
-    """Both paths' grid_rows (they must agree) left to right and right to
-    left: whether each reads the table row by row rather than cell by cell."""
+def _grid_reads_by_rows(rng: np.random.Generator, x0: np.ndarray, y1: np.ndarray) -> list[bool]:
+    """Both paths' grid_rows (they must agree) over lines 30 wide and 9 high
+    at `x0` and `y1`, in an order drawn from `rng`, left to right and right
+    to left: whether each reads the table row by row rather than cell by cell."""
+    box = (x0, x0 + 30.0, y1 - 9.0, y1)
+    ids = rng.permutation(len(x0)).astype(np.int64)
     return [
         bool(np.array_equal(_both(kernels.grid_rows, box, ids, 0.22, 0.8, 2.0, 1.0, 3, rtl), kernels._row_major(box, ids, 0.22, 0.8, rtl)))
         for rtl in (False, True)
@@ -323,9 +326,7 @@ def test_grid_rows_agree_on_cells_on_two_lines():
             width = max(columns - 1, 1) if title == 1 else columns
             x0 = np.concatenate([x0, np.arange(width) * 40.0])
             y1 = np.concatenate([y1, np.full(width, 700.0 + 9.0 + pad)])
-        box = (x0, x0 + 30.0, y1 - 9.0, y1)
-        ids = rng.permutation(len(x0)).astype(np.int64)
-        for by_rows in _grid_reads_by_rows(box, ids):
+        for by_rows in _grid_reads_by_rows(rng, x0, y1):
             rows_only += by_rows
             cells += not by_rows
     assert cells > 0 and rows_only > 0
@@ -353,9 +354,7 @@ def test_grid_rows_agree_on_heads_of_staggered_labels():
         if n % 3:  # a row over the head, padded from it (3.0) or not (1.5)
             x0 = np.concatenate([x0, np.arange(columns) * 40.0])
             y1 = np.concatenate([y1, np.full(columns, 700.0 + 9.0 + (1.5 if n % 3 == 1 else 3.0))])
-        box = (x0, x0 + 30.0, y1 - 9.0, y1)
-        ids = rng.permutation(len(x0)).astype(np.int64)
-        for by_rows in _grid_reads_by_rows(box, ids):
+        for by_rows in _grid_reads_by_rows(rng, x0, y1):
             rows_only += by_rows
             staggered += not by_rows
     assert staggered > 0 and rows_only > 0
