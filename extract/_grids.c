@@ -31,6 +31,9 @@
  *                    and rows (the two kernels above are its steps);
  *   band_joins       whether running._pieces_joined joins any two segments
  *                    (its test only: where one joins, the reference joins them).
+ *   band_keys        running.band_lines whole where no pieces join: band_lines'
+ *                    segments, band_joins' test, each segment's masked key,
+ *                    the candidates and their BandLines, in one call;
  *   ruled_grids      gridfind.ruled_grids in one call: rules, merged, their
  *                    crossing sets, and of each its edges (means summed as
  *                    np.mean sums), slots, spans and _compress (rules,
@@ -1376,6 +1379,104 @@ static void segment_rows(const double *quad, const double *height, const int64_t
     }
 }
 
+/* A page's columns as the band kernels read them (band_page_columns). */
+typedef struct {
+    const char *visible;
+    const double *quad, *direction, *origin, *own_end, *height;
+    const signed char *wmode;
+    Py_ssize_t rows;
+} BandPage;
+
+/* The views of band_lines' seven columns (visible, quad, direction, wmode,
+ * origin, own_end, height: one row per glyph) and its texts (one per
+ * glyph), into `page`; -1 with an error set where one does not fit. */
+static int band_page_columns(PyObject **objs, PyObject *texts, View *v, BandPage *page, const char *kernel) {
+    static const char *fmts[7] = {"?", "d", "d", "b", "d", "d", "d"};
+    static const char *names[7] = {"visible", "quad", "direction", "wmode", "origin", "own_end", "height"};
+    static const Py_ssize_t widths[7] = {1, 8, 2, 1, 2, 2, 1};
+    for (int i = 0; i < 7; i++)
+        if (get_view(objs[i], &v[i], fmts[i], fmts[i][0] == 'd' ? 8 : 1, 0, names[i]) < 0) return -1;
+    Py_ssize_t rows = v[0].view.len;
+    for (int i = 1; i < 7; i++)
+        if (v[i].view.len / v[i].view.itemsize != widths[i] * rows) {
+            PyErr_Format(PyExc_ValueError, "%s: %s: one row per glyph", kernel, names[i]);
+            return -1;
+        }
+    Py_ssize_t n_texts = PySequence_Size(texts);
+    if (n_texts < 0) return -1;
+    if (n_texts != rows) { PyErr_Format(PyExc_ValueError, "%s: texts: one per glyph", kernel); return -1; }
+    *page = (BandPage){v[0].view.buf, v[1].view.buf, v[2].view.buf, v[4].view.buf, v[5].view.buf, v[6].view.buf,
+                       v[3].view.buf, rows};
+    return 0;
+}
+
+/* A page's band glyphs and their segments (band_collect): glyphs (in
+ * order), per glyph its segment (line) and start and space flags, per
+ * segment its first glyph, position across the lines (at) and row. */
+typedef struct {
+    int64_t *glyphs, *first, *line, *row;
+    double *at;
+    char *start, *space;
+    Py_ssize_t n, m;
+    int64_t *work;
+    Key *keys;
+    Py_ssize_t *bounds;
+} Bands;
+
+static void bands_free(Bands *b) {
+    PyMem_Free(b->work);
+    PyMem_Free(b->keys);
+    PyMem_Free(b->bounds);
+}
+
+/* band_lines' reading of the page into `b`: 1 read; 2 when a glyph's
+ * direction x is not above `upright`; 0 where the reference decides (a band
+ * glyph's text no str, a band glyph not written along exactly (1, 0) with
+ * finite measures, a position not finite); -1 on an error set. `limits`:
+ * top, bottom, same; `ratios`: line break, word space, segment gap, back. */
+static int band_collect(const BandPage *p, PyObject *texts, const double *limits, double upright, const double *ratios,
+                        Bands *b) {
+    for (Py_ssize_t g = 0; g < p->rows; g++)
+        if (!(p->direction[2 * g] > upright)) return 2;
+    size_t count = p->rows ? (size_t)p->rows : 1;
+    /* glyphs, first glyph of each segment, line, row: int64; positions; start and space flags. */
+    b->work = PyMem_Malloc(4 * count * sizeof(int64_t) + count * sizeof(double) + 2 * count);
+    b->keys = PyMem_Malloc(2 * count * sizeof(Key));
+    b->bounds = PyMem_Malloc((count + 1) * sizeof(Py_ssize_t));
+    if (!b->work || !b->keys || !b->bounds) { PyErr_NoMemory(); return -1; }
+    b->glyphs = b->work;
+    b->first = b->glyphs + count;
+    b->line = b->first + count;
+    b->row = b->line + count;
+    b->at = (double *)(b->row + count);
+    b->start = (char *)(b->at + count);
+    b->space = b->start + count;
+    Py_ssize_t n = 0;
+    for (Py_ssize_t g = 0; g < p->rows; g++) {
+        if (!p->visible[g] || !in_band(p->quad, p->direction, p->wmode, g, limits[0], limits[1], limits[2])) continue;
+        PyObject *text = PySequence_GetItem(texts, g);
+        if (!text) return -1;
+        int is_str = PyUnicode_Check(text), inked = is_str && PyUnicode_GET_LENGTH(text) > 0;
+        Py_DECREF(text);
+        if (!is_str) return 0;
+        if (inked) b->glyphs[n++] = g;
+    }
+    Py_ssize_t m = 0;
+    for (Py_ssize_t k = 0; k < n; k++) {
+        if (!segment_ready(p->origin, p->own_end, p->height, p->direction, b->glyphs[k])) return 0;
+        b->start[k] = k == 0;
+        b->space[k] = 0;
+        if (k) segment_flags(p->origin, p->own_end, p->height, b->glyphs[k - 1], b->glyphs[k], ratios, &b->start[k], &b->space[k]);
+        if (b->start[k]) b->first[m++] = b->glyphs[k];
+        b->line[k] = m - 1;
+    }
+    segment_rows(p->quad, p->height, b->first, m, b->at, b->row, b->keys, b->keys + count, b->bounds);
+    for (Py_ssize_t s = 0; s < m; s++)
+        if (!isfinite(b->at[s])) return 0;
+    b->n = n, b->m = m;
+    return 1;
+}
+
 /* band_lines(visible, quad, direction, wmode, origin, own_end, height, texts,
  * top, bottom, same, upright, line_ratio, space_ratio, segment_gap,
  * segment_back) -> (glyphs, line, position, row, segment texts); False when
@@ -1394,85 +1495,32 @@ static void segment_rows(const double *quad, const double *height, const int64_t
 static PyObject *grids_band_lines(PyObject *mod, PyObject *args) {
     (void)mod;
     PyObject *objs[7], *texts;
-    double top, bottom, same, upright, ratios[4];
+    double limits[3], upright, ratios[4];
     if (!PyArg_ParseTuple(args, "OOOOOOOOdddddddd", &objs[0], &objs[1], &objs[2], &objs[3], &objs[4], &objs[5],
-                          &objs[6], &texts, &top, &bottom, &same, &upright, &ratios[0], &ratios[1], &ratios[2],
-                          &ratios[3]))
+                          &objs[6], &texts, &limits[0], &limits[1], &limits[2], &upright, &ratios[0], &ratios[1],
+                          &ratios[2], &ratios[3]))
         return NULL;
-    static const char *fmts[7] = {"?", "d", "d", "b", "d", "d", "d"};
-    static const char *names[7] = {"visible", "quad", "direction", "wmode", "origin", "own_end", "height"};
-    static const Py_ssize_t widths[7] = {1, 8, 2, 1, 2, 2, 1};
     View v[7];
     memset(v, 0, sizeof v);
+    BandPage page;
+    Bands b;
+    memset(&b, 0, sizeof b);
     PyObject *result = NULL, *segments = NULL;
-    int64_t *work = NULL;
-    Key *keys = NULL;
-    Py_ssize_t *bounds = NULL;
-    for (int i = 0; i < 7; i++)
-        if (get_view(objs[i], &v[i], fmts[i], fmts[i][0] == 'd' ? 8 : 1, 0, names[i]) < 0) goto done;
-    Py_ssize_t rows = v[0].view.len;
-    for (int i = 1; i < 7; i++)
-        if (v[i].view.len / v[i].view.itemsize != widths[i] * rows) {
-            PyErr_Format(PyExc_ValueError, "band_lines: %s: one row per glyph", names[i]);
-            goto done;
-        }
-    Py_ssize_t n_texts = PySequence_Size(texts);
-    if (n_texts < 0) goto done;
-    if (n_texts != rows) { PyErr_SetString(PyExc_ValueError, "band_lines: texts: one per glyph"); goto done; }
-    const char *visible = v[0].view.buf;
-    const double *quad = v[1].view.buf, *direction = v[2].view.buf, *origin = v[4].view.buf;
-    const double *own_end = v[5].view.buf, *height = v[6].view.buf;
-    const signed char *wmode = v[3].view.buf;
-    for (Py_ssize_t g = 0; g < rows; g++)
-        if (!(direction[2 * g] > upright)) {
-            result = Py_False;
-            Py_INCREF(result);
-            goto done;
-        }
-    size_t count = rows ? (size_t)rows : 1;
-    /* glyphs, first glyph of each segment, line, row: int64; positions; start and space flags. */
-    work = PyMem_Malloc(4 * count * sizeof(int64_t) + count * sizeof(double) + 2 * count);
-    keys = PyMem_Malloc(2 * count * sizeof(Key));
-    bounds = PyMem_Malloc((count + 1) * sizeof(Py_ssize_t));
-    if (!work || !keys || !bounds) { PyErr_NoMemory(); goto done; }
-    int64_t *glyphs = work, *first = work + count, *line = first + count, *row = line + count;
-    double *at = (double *)(row + count);
-    char *start = (char *)(at + count), *space = start + count;
-    Py_ssize_t n = 0;
-    for (Py_ssize_t g = 0; g < rows; g++) {
-        if (!visible[g] || !in_band(quad, direction, wmode, g, top, bottom, same)) continue;
-        PyObject *text = PySequence_GetItem(texts, g);
-        if (!text) goto done;
-        int is_str = PyUnicode_Check(text), inked = is_str && PyUnicode_GET_LENGTH(text) > 0;
-        Py_DECREF(text);
-        if (!is_str) goto decline;
-        if (inked) glyphs[n++] = g;
+    if (band_page_columns(objs, texts, v, &page, "band_lines") < 0) goto done;
+    int read = band_collect(&page, texts, limits, upright, ratios, &b);
+    if (read < 0) goto done;
+    if (read != 1) {
+        result = read == 2 ? Py_False : Py_None;
+        Py_INCREF(result);
+        goto done;
     }
-    Py_ssize_t m = 0;
-    for (Py_ssize_t k = 0; k < n; k++) {
-        if (!segment_ready(origin, own_end, height, direction, glyphs[k])) goto decline;
-        start[k] = k == 0;
-        space[k] = 0;
-        if (k) segment_flags(origin, own_end, height, glyphs[k - 1], glyphs[k], ratios, &start[k], &space[k]);
-        if (start[k]) first[m++] = glyphs[k];
-        line[k] = m - 1;
-    }
-    segment_rows(quad, height, first, m, at, row, keys, keys + count, bounds);
-    for (Py_ssize_t s = 0; s < m; s++)
-        if (!isfinite(at[s])) goto decline;
-    if (!(segments = segment_texts(texts, glyphs, start, space, n))) goto done;
-    result = Py_BuildValue("(y#y#y#y#O)", (const char *)glyphs, (Py_ssize_t)(n * 8), (const char *)line,
-                           (Py_ssize_t)(n * 8), (const char *)at, (Py_ssize_t)(m * 8), (const char *)row,
-                           (Py_ssize_t)(m * 8), segments);
-    goto done;
-decline:
-    result = Py_None;
-    Py_INCREF(result);
+    if (!(segments = segment_texts(texts, b.glyphs, b.start, b.space, b.n))) goto done;
+    result = Py_BuildValue("(y#y#y#y#O)", (const char *)b.glyphs, (Py_ssize_t)(b.n * 8), (const char *)b.line,
+                           (Py_ssize_t)(b.n * 8), (const char *)b.at, (Py_ssize_t)(b.m * 8), (const char *)b.row,
+                           (Py_ssize_t)(b.m * 8), segments);
 done:
     Py_XDECREF(segments);
-    PyMem_Free(work);
-    PyMem_Free(keys);
-    PyMem_Free(bounds);
+    bands_free(&b);
     for (int i = 0; i < 7; i++) release(&v[i]);
     return result;
 }
@@ -1486,6 +1534,35 @@ static int cmp_segment_key(const void *a, const void *b) {
     if (x->row != y->row) return x->row < y->row ? -1 : 1;
     if (x->key != y->key) return x->key < y->key ? -1 : 1;
     return (x->index > y->index) - (x->index < y->index);
+}
+
+/* Does running._pieces_joined join any two of the m segments (first and
+ * last glyph of each, and its row)? band_joins' test below: 1 yes, 0 no,
+ * -1 where a value it reads is not finite (the reference decides). `keys`
+ * holds m items. */
+static int segments_join(const double *origin, const double *own_end, const double *direction, const double *height,
+                         const int64_t *first, const int64_t *last, const int64_t *row, Py_ssize_t m,
+                         double segment_gap, double segment_back, SegmentKey *keys) {
+    for (Py_ssize_t s = 0; s < m; s++) {
+        int64_t a = first[s], b = last[s];
+        const double values[8] = {origin[2 * a], origin[2 * a + 1], direction[2 * a], direction[2 * a + 1],
+                                  own_end[2 * b], own_end[2 * b + 1], height[a], height[b]};
+        for (int c = 0; c < 8; c++)
+            if (!isfinite(values[c])) return -1;
+        keys[s].row = row[s];
+        keys[s].key = origin[2 * a] * direction[2 * a] + origin[2 * a + 1] * direction[2 * a + 1];
+        keys[s].index = s;
+    }
+    qsort(keys, (size_t)m, sizeof(SegmentKey), cmp_segment_key);
+    for (Py_ssize_t k = 0; k + 1 < m; k++) {
+        if (keys[k].row != keys[k + 1].row) continue;
+        Py_ssize_t p = keys[k].index, q = keys[k + 1].index;
+        int64_t a = first[p], b = last[p], c = first[q];
+        double gap = (origin[2 * c] - own_end[2 * b]) * direction[2 * a] + (origin[2 * c + 1] - own_end[2 * b + 1]) * direction[2 * a + 1];
+        double smaller = height[b] < height[c] ? height[b] : height[c], larger = height[b] > height[c] ? height[b] : height[c];
+        if (!(gap > segment_gap * smaller || gap < -segment_back * larger)) return 1;
+    }
+    return 0;
 }
 
 /* band_joins(origin, own_end, direction, height, glyphs, line, row,
@@ -1539,26 +1616,8 @@ static PyObject *grids_band_joins(PyObject *mod, PyObject *args) {
         if (!k || line[k] != line[k - 1]) first[line[k]] = glyphs[k];
         last[line[k]] = glyphs[k];
     }
-    for (Py_ssize_t s = 0; s < m; s++) {
-        int64_t a = first[s], b = last[s];
-        const double values[8] = {origin[2 * a], origin[2 * a + 1], direction[2 * a], direction[2 * a + 1],
-                                  own_end[2 * b], own_end[2 * b + 1], height[a], height[b]};
-        for (int c = 0; c < 8; c++)
-            if (!isfinite(values[c])) goto decline;
-        keys[s].row = row[s];
-        keys[s].key = origin[2 * a] * direction[2 * a] + origin[2 * a + 1] * direction[2 * a + 1];
-        keys[s].index = s;
-    }
-    qsort(keys, (size_t)m, sizeof(SegmentKey), cmp_segment_key);
-    int joins = 0;
-    for (Py_ssize_t k = 0; k + 1 < m && !joins; k++) {
-        if (keys[k].row != keys[k + 1].row) continue;
-        Py_ssize_t p = keys[k].index, q = keys[k + 1].index;
-        int64_t a = first[p], b = last[p], c = first[q];
-        double gap = (origin[2 * c] - own_end[2 * b]) * direction[2 * a] + (origin[2 * c + 1] - own_end[2 * b + 1]) * direction[2 * a + 1];
-        double smaller = height[b] < height[c] ? height[b] : height[c], larger = height[b] > height[c] ? height[b] : height[c];
-        joins = !(gap > segment_gap * smaller || gap < -segment_back * larger);
-    }
+    int joins = segments_join(origin, own_end, direction, height, first, last, row, m, segment_gap, segment_back, keys);
+    if (joins < 0) goto decline;
     result = joins ? Py_True : Py_False;
     Py_INCREF(result);
     goto done;
@@ -1568,6 +1627,218 @@ decline:
 done:
     PyMem_Free(ends);
     PyMem_Free(keys);
+    for (int i = 0; i < 7; i++) release(&v[i]);
+    return result;
+}
+
+/* ---- band_keys ---------------------------------------------------------- */
+
+/* Code points of one key being written (segment_key), grown as needed. */
+typedef struct { Py_UCS4 *data; Py_ssize_t len, cap; } Chars;
+
+static int chars_put(Chars *c, Py_UCS4 ch) {
+    if (c->len == c->cap) {
+        Py_ssize_t cap = c->cap ? 2 * c->cap : 64;
+        Py_UCS4 *data = PyMem_Realloc(c->data, (size_t)cap * sizeof(Py_UCS4));
+        if (!data) { PyErr_NoMemory(); return -1; }
+        c->data = data;
+        c->cap = cap;
+    }
+    c->data[c->len++] = ch;
+    return 0;
+}
+
+/* running.masked_key of one segment's text, glyphs[lo..hi) of `texts` (each
+ * a str) with a space before each glyph flagged in `space`, written without
+ * the text itself: a run of digits (str.isdecimal, which is what the regex
+ * \d matches in a str) as one "#", a run of white space (str.isspace, where
+ * str.split() cuts) as one space and none at either end, and the whole
+ * casefolded last: A-Z lowered where the key is ASCII (all casefold does
+ * there), str.casefold called where it is not. A new str, or NULL on an
+ * error set. */
+static PyObject *segment_key(PyObject *texts, const int64_t *glyphs, const char *space, Py_ssize_t lo, Py_ssize_t hi,
+                             Chars *out) {
+    int gap = 0, digits = 0;
+    Py_UCS4 widest = 0;
+    out->len = 0;
+    for (Py_ssize_t k = lo; k < hi; k++) {
+        if (space[k]) {
+            gap = gap || out->len > 0;
+            digits = 0;
+        }
+        PyObject *text = PySequence_GetItem(texts, (Py_ssize_t)glyphs[k]);
+        if (!text) return NULL;
+        if (!PyUnicode_Check(text)) {
+            Py_DECREF(text);
+            PyErr_SetString(PyExc_TypeError, "band_keys: a text changed under the kernel");
+            return NULL;
+        }
+        int kind = PyUnicode_KIND(text);
+        const void *data = PyUnicode_DATA(text);
+        Py_ssize_t size = PyUnicode_GET_LENGTH(text);
+        for (Py_ssize_t i = 0; i < size; i++) {
+            Py_UCS4 ch = PyUnicode_READ(kind, data, i);
+            if (Py_UNICODE_ISSPACE(ch)) {
+                gap = gap || out->len > 0;
+                digits = 0;
+                continue;
+            }
+            int digit = Py_UNICODE_ISDECIMAL(ch);
+            if (digit && digits) continue;
+            if ((gap && chars_put(out, ' ') < 0) || chars_put(out, digit ? '#' : ch) < 0) { Py_DECREF(text); return NULL; }
+            gap = 0;
+            digits = digit;
+            if (!digit && ch > widest) widest = ch;
+        }
+        Py_DECREF(text);
+    }
+    if (widest < 128) {
+        for (Py_ssize_t i = 0; i < out->len; i++)
+            if (out->data[i] >= 'A' && out->data[i] <= 'Z') out->data[i] += 'a' - 'A';
+        return PyUnicode_FromKindAndData(PyUnicode_4BYTE_KIND, out->data, out->len);
+    }
+    PyObject *key = PyUnicode_FromKindAndData(PyUnicode_4BYTE_KIND, out->data, out->len);
+    if (!key) return NULL;
+    PyObject *folded = PyObject_CallMethod(key, "casefold", NULL);
+    Py_DECREF(key);
+    return folded;
+}
+
+/* Per segment, its key (segment_key) in `keys` (a list), and whether it is
+ * a candidate in `keep` (running._candidates): a key not empty and met once
+ * in its band (in the top band where its position `at` is above `middle`).
+ * The count of candidates, or -1 on an error set. */
+static Py_ssize_t band_candidates(PyObject *texts, const Bands *b, double middle, PyObject *keys, char *keep) {
+    PyObject *bands[2] = {PyDict_New(), PyDict_New()}; /* per band, key -> met twice */
+    Chars chars = {NULL, 0, 0};
+    Py_ssize_t kept = -1;
+    if (!bands[0] || !bands[1]) goto done;
+    for (Py_ssize_t s = 0, k = 0; s < b->m; s++) {
+        Py_ssize_t lo = k;
+        for (k++; k < b->n && b->line[k] == s; k++) {}
+        PyObject *key = segment_key(texts, b->glyphs, b->space, lo, k, &chars);
+        if (!key || PyList_Append(keys, key) < 0) { Py_XDECREF(key); goto done; }
+        Py_DECREF(key);
+        if (!PyUnicode_GET_LENGTH(key)) continue;
+        PyObject *band = bands[b->at[s] > middle], *met = PyDict_GetItemWithError(band, key);
+        if ((!met && PyErr_Occurred()) || PyDict_SetItem(band, key, met ? Py_True : Py_False) < 0) goto done;
+    }
+    kept = 0;
+    for (Py_ssize_t s = 0; s < b->m; s++) {
+        PyObject *key = PyList_GET_ITEM(keys, s);
+        keep[s] = PyUnicode_GET_LENGTH(key) > 0 && PyDict_GetItem(bands[b->at[s] > middle], key) == Py_False;
+        kept += keep[s];
+    }
+done:
+    Py_XDECREF(bands[0]);
+    Py_XDECREF(bands[1]);
+    PyMem_Free(chars.data);
+    return kept;
+}
+
+/* Does any segment of `b` join the next on its row (segments_join), where
+ * two share a row? 1 yes, 0 no, -1 where the reference decides, -2 on an
+ * error set. */
+static int band_pieces_join(const BandPage *p, const Bands *b, const double *ratios) {
+    int64_t rows = 0;
+    for (Py_ssize_t s = 0; s < b->m; s++)
+        if (b->row[s] + 1 > rows) rows = b->row[s] + 1;
+    if (rows == b->m) return 0; /* each segment a row of its own */
+    int64_t *last = PyMem_Malloc((size_t)b->m * sizeof(int64_t));
+    SegmentKey *keys = PyMem_Malloc((size_t)b->m * sizeof(SegmentKey));
+    int joins = -2;
+    if (!last || !keys) { PyErr_NoMemory(); goto done; }
+    for (Py_ssize_t k = 0; k < b->n; k++) last[b->line[k]] = b->glyphs[k];
+    joins = segments_join(p->origin, p->own_end, p->direction, p->height, b->first, last, b->row, b->m, ratios[2],
+                          ratios[3], keys);
+done:
+    PyMem_Free(last);
+    PyMem_Free(keys);
+    return joins;
+}
+
+/* The candidate lines of `b` as band_keys answers them: (keys, data, g),
+ * data the int64 bytes of BandLines' glyphs and line (g each), row (one per
+ * key) and row_size (one per row). NULL on an error set. */
+static PyObject *band_lines_kept(const Bands *b, PyObject *keys, const char *keep, Py_ssize_t kept) {
+    int64_t rows = 0;
+    for (Py_ssize_t s = 0; s < b->m; s++)
+        if (b->row[s] + 1 > rows) rows = b->row[s] + 1;
+    Py_ssize_t g = 0;
+    for (Py_ssize_t k = 0; k < b->n; k++) g += keep[b->line[k]];
+    PyObject *out_keys = PyTuple_New(kept);
+    PyObject *data = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)((2 * g + kept + rows) * 8));
+    if (!out_keys || !data) { Py_XDECREF(out_keys); Py_XDECREF(data); return NULL; }
+    int64_t *glyphs = (int64_t *)PyBytes_AS_STRING(data), *line = glyphs + g, *row = line + g, *row_size = row + kept;
+    memset(row_size, 0, (size_t)rows * sizeof(int64_t));
+    for (Py_ssize_t s = 0, c = 0; s < b->m; s++) {
+        PyObject *key = PyList_GET_ITEM(keys, s);
+        row_size[b->row[s]] += PyUnicode_GET_LENGTH(key) > 0; /* a row's inked segments, candidates or not */
+        if (!keep[s]) continue;
+        Py_INCREF(key);
+        PyTuple_SET_ITEM(out_keys, c, key);
+        row[c++] = b->row[s];
+    }
+    int64_t renumbered = -1, previous = -1;
+    for (Py_ssize_t k = 0, j = 0; k < b->n; k++) {
+        if (!keep[b->line[k]]) continue;
+        if (b->line[k] != previous) renumbered++, previous = b->line[k];
+        glyphs[j] = b->glyphs[k];
+        line[j++] = renumbered;
+    }
+    return Py_BuildValue("(NNn)", out_keys, data, g);
+}
+
+/* band_keys(visible, quad, direction, wmode, origin, own_end, height, texts,
+ * top, bottom, same, upright, line_ratio, space_ratio, segment_gap,
+ * segment_back, middle) -> (keys, data, g), () or False or None.
+ *
+ * running.band_lines whole on a page read along (1, 0), in one call: the
+ * band glyphs and their segments as band_lines reads them (band_collect),
+ * and where no two pieces of a row join (band_pieces_join) each segment's
+ * masked key (segment_key), the candidates (band_candidates) and the
+ * BandLines of them (band_lines_kept); () where there are none. False and
+ * None as band_lines answers them, and None too where pieces of a row join
+ * (running._pieces_joined joins them, from band_lines' segments). */
+static PyObject *grids_band_keys(PyObject *mod, PyObject *args) {
+    (void)mod;
+    PyObject *objs[7], *texts;
+    double limits[3], upright, ratios[4], middle;
+    if (!PyArg_ParseTuple(args, "OOOOOOOOddddddddd", &objs[0], &objs[1], &objs[2], &objs[3], &objs[4], &objs[5],
+                          &objs[6], &texts, &limits[0], &limits[1], &limits[2], &upright, &ratios[0], &ratios[1],
+                          &ratios[2], &ratios[3], &middle))
+        return NULL;
+    View v[7];
+    memset(v, 0, sizeof v);
+    BandPage page;
+    Bands b;
+    memset(&b, 0, sizeof b);
+    PyObject *result = NULL, *keys = NULL;
+    char *keep = NULL;
+    if (band_page_columns(objs, texts, v, &page, "band_keys") < 0) goto done;
+    int read = band_collect(&page, texts, limits, upright, ratios, &b);
+    if (read < 0) goto done;
+    if (read == 1 && b.n == 0) {
+        result = PyTuple_New(0);
+        goto done;
+    }
+    int joins = read == 1 ? band_pieces_join(&page, &b, ratios) : 0;
+    if (joins == -2) goto done;
+    if (read != 1 || joins) {
+        result = read == 2 ? Py_False : Py_None;
+        Py_INCREF(result);
+        goto done;
+    }
+    keys = PyList_New(0);
+    keep = PyMem_Malloc((size_t)b.m);
+    if (!keys || !keep) { PyErr_NoMemory(); goto done; }
+    Py_ssize_t kept = band_candidates(texts, &b, middle, keys, keep);
+    if (kept < 0) goto done;
+    result = kept ? band_lines_kept(&b, keys, keep, kept) : PyTuple_New(0);
+done:
+    Py_XDECREF(keys);
+    PyMem_Free(keep);
+    bands_free(&b);
     for (int i = 0; i < 7; i++) release(&v[i]);
     return result;
 }
@@ -2231,6 +2502,7 @@ static PyMethodDef module_methods[] = {
     {"cell_boxes", (PyCFunction)grids_cell_boxes, METH_VARARGS, "Each detected cell's rounded box and text span."},
     {"band_lines", (PyCFunction)grids_band_lines, METH_VARARGS, "Band glyphs to segment texts and rows, upright pages."},
     {"band_joins", (PyCFunction)grids_band_joins, METH_VARARGS, "Does any band segment join the next one on its row?"},
+    {"band_keys", (PyCFunction)grids_band_keys, METH_VARARGS, "running.band_lines whole: the candidate lines of the bands."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -61,7 +61,7 @@ import re
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -132,7 +132,11 @@ def band_lines(table: GlyphTable, box: Box, config: ExtractConfig) -> BandLines:
     band (``running_band`` of the visible box's height each), keyed: the
     band glyphs (_band_glyphs) cut into segments (_segments), the segments
     grouped into rows (_segment_rows), and the lines that are candidates on
-    this page kept (_candidates)."""
+    this page kept (_candidates). On most pages in one kernel call
+    (_compiled_band_lines); the steps below where it declines."""
+    whole = _compiled_band_lines(table, box, config)
+    if whole is not None:
+        return whole
     segments = _compiled_segments(table, box, config)
     if segments is None:
         segments = _reference_segments(table, box, config)
@@ -154,6 +158,27 @@ def band_lines(table: GlyphTable, box: Box, config: ExtractConfig) -> BandLines:
         line=renumber[line[glyph_keep]],
         row=segments.row[keep],
         row_size=np.bincount(segments.row, weights=inked).astype(np.int64),
+    )
+
+
+def _compiled_band_lines(table: GlyphTable, box: Box, config: ExtractConfig) -> BandLines | None:
+    """``band_lines`` in one call of extract/_grids.c's band_keys on a page
+    written along (1, 0) where no two pieces of a row join (a head's left
+    and right parts share a row on most pages, and join on almost none):
+    its segments as band_lines' kernel cuts them, their masked keys, the
+    candidates and their BandLines. None where the steps decide: another
+    direction, pieces that join (_pieces_joined), or the kernel declines."""
+    found = _band_kernel("band_keys", table, box, config)
+    if found is None:
+        return None
+    answer, _ = found
+    if not answer:
+        return NO_LINES
+    keys, data, glyphs = answer
+    values = np.frombuffer(data, dtype=np.int64)
+    lines = len(keys)
+    return BandLines(
+        keys, values[:glyphs], values[glyphs : 2 * glyphs], values[2 * glyphs : 2 * glyphs + lines], values[2 * glyphs + lines :]
     )
 
 
@@ -180,9 +205,27 @@ def _reference_segments(table: GlyphTable, box: Box, config: ExtractConfig) -> _
 
 def _compiled_segments(table: GlyphTable, box: Box, config: ExtractConfig) -> _Segments | None:
     """``_reference_segments`` in one call of extract/_grids.c's band_lines
-    on a page written along (1, 0) (across the lines is y, and the box's
-    corners across them are its y edges); None where the reference decides:
+    on a page written along (1, 0); None where the reference decides:
     another direction, or the kernel declines."""
+    found = _band_kernel("band_lines", table, box, config)
+    if found is None:
+        return None
+    (glyphs, line, position, row, texts), middle = found
+    return _Segments(
+        np.frombuffer(glyphs, dtype=np.int64),
+        np.frombuffer(line, dtype=np.int64),
+        [masked_key(text) for text in texts],
+        np.frombuffer(position, dtype=np.float64) > middle,
+        np.frombuffer(row, dtype=np.int64),
+    )
+
+
+def _band_kernel(name: str, table: GlyphTable, box: Box, config: ExtractConfig) -> tuple[Any, float] | None:
+    """The answer of extract/_grids.c's band kernel `name` (band_lines or
+    band_keys) on a page written along (1, 0) (across the lines is y, and
+    the box's corners across them are its y edges), with the middle of the
+    page across the lines; None where the kernel is not built, the box is
+    not finite, the page is written another way, or the kernel declines."""
     grids = compiled_grids()
     low, high = min(float(box[1]), float(box[3])), max(float(box[1]), float(box[3]))
     if grids is None or not (math.isfinite(low) and math.isfinite(high)):
@@ -194,21 +237,16 @@ def _compiled_segments(table: GlyphTable, box: Box, config: ExtractConfig) -> _S
         top, bottom, SAME_DIRECTION,
     )  # fmt: skip
     ratios = (config.line_break_ratio, config.word_space_ratio, SEGMENT_GAP, SEGMENT_BACK)
+    extra = (middle,) if name == "band_keys" else ()
+    kernel = getattr(grids, name)
     # Every glyph upright: reading_direction's shortcut. Else (False) it is
     # the page's dominant direction, which is (1, 0) on most pages still.
-    found = grids.band_lines(*columns, UPRIGHT, *ratios)
+    found = kernel(*columns, UPRIGHT, *ratios, *extra)
     if found is False and _along_x(table):
-        found = grids.band_lines(*columns, -math.inf, *ratios)
-    if not isinstance(found, tuple):
+        found = kernel(*columns, -math.inf, *ratios, *extra)
+    if found is None or found is False:
         return None
-    glyphs, line, position, row, texts = found
-    return _Segments(
-        np.frombuffer(glyphs, dtype=np.int64),
-        np.frombuffer(line, dtype=np.int64),
-        [masked_key(text) for text in texts],
-        np.frombuffer(position, dtype=np.float64) > middle,
-        np.frombuffer(row, dtype=np.int64),
-    )
+    return found, middle
 
 
 def _pieces_joined(table: GlyphTable, segments: _Segments, config: ExtractConfig) -> _Segments:

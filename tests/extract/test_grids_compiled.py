@@ -644,6 +644,64 @@ def test_band_segments_decline_other_directions_and_values_not_finite():
         assert segments(own_end=own_end) is None
 
 
+# Texts whose keys take every branch of masked_key: digits of other scripts
+# (str.isdecimal: what \d matches), figures that are no decimal digit (a
+# superscript two, a Roman numeral), white space beyond the ASCII space,
+# letters whose case folding is no lowering (the ligature fi, the sharp s), and
+# glyphs of several characters.
+_KEY_TEXTS = (
+    "a", "B", "7", "\u0663", "\u0661\u0662", "\U0001d7d8", "\u00b2", "\u216b", " ", "\u00a0", "\u3000", "\t",
+    "\u00df", "\u0130", "\u03a3", "\ufb01", "x y", "A1b", "Page", "", "\u00c9t\u00e9",
+)  # fmt: skip
+
+
+def key_page(rng: np.random.Generator) -> GlyphTable:
+    """Band lines of random texts (_KEY_TEXTS): rows in the top and bottom
+    bands of a 612 x 792 page, each of one to three segments of 1-8 glyphs
+    5 wide, at the left, centre and right slots or now and then right after
+    the segment before (a piece that joins it); segments painted in random
+    order."""
+    pieces: list[tuple[float, float, int]] = []  # (x, baseline, glyphs)
+    for base in rng.choice([760.0, 740.0, 720.0, 40.0, 20.0], size=int(rng.integers(1, 6)), replace=False):
+        for slot in rng.choice([50.0, 280.0, 500.0], size=int(rng.integers(1, 4)), replace=False):
+            count = int(rng.integers(1, 9))
+            pieces.append((float(slot), float(base), count))
+            if rng.random() < 0.1:
+                pieces.append((float(slot) + 5.0 * count, float(base), int(rng.integers(1, 4))))
+    boxes = [
+        (x + 5.0 * k, base, x + 5.0 * (k + 1), base + 10.0)
+        for p in rng.permutation(len(pieces)).tolist()
+        for x, base, count in [pieces[p]]
+        for k in range(count)
+    ]
+    n = len(boxes)
+    texts = [_KEY_TEXTS[k] for k in rng.integers(0, len(_KEY_TEXTS), n)]
+    return GlyphTable.empty().with_text_rows(texts, boxes, [-1] * n, [0] * n)
+
+
+def test_band_keys_kernel_keys_every_kind_of_text_as_the_reference(monkeypatch):
+    """band_lines whole in one call (_grids.c band_keys: segments, masked
+    keys, candidates) equals the reference on pages of band lines of random
+    texts: digit runs of any script as one "#", any white space collapsed,
+    case folded as str.casefold folds it; and where pieces of a row join,
+    the kernel leaves the page to the steps, which join them. Both answers
+    are seen, and keys with a "#", a space, a non-ASCII letter and a folded
+    ligature among the kernel's."""
+    rng = np.random.default_rng(21)
+    config, box = ExtractConfig(), (0.0, 0.0, 612.0, 792.0)
+    answers, keys = set(), set()
+    for _ in range(300):
+        table = key_page(rng)
+        whole = running._compiled_band_lines(table, box, config)
+        answers.add(whole is not None)
+        keys.update(whole.keys if whole is not None else ())
+        compiled, pure = both(monkeypatch, lambda: running.band_lines(table, box, config))  # noqa: B023
+        assert_same_band_lines(compiled, pure)
+    assert answers == {True, False}
+    assert any("#" in key for key in keys) and any(" " in key for key in keys)
+    assert any(not key.isascii() for key in keys) and "fi" in "".join(keys)  # the ligature folded, not lowered
+
+
 def test_band_kernels_check_their_buffers():
     grids = compiled_grids()
     table = random_page(np.random.default_rng(1), 10, "shuffled")
@@ -668,8 +726,12 @@ def test_band_kernels_check_their_buffers():
                                table.own_end[:9], table.height[:9], table.text[:9]]):  # fmt: skip
         with pytest.raises(ValueError):
             grids.band_lines(*columns[:k], short, *columns[k + 1 :], *numbers)
+        with pytest.raises(ValueError):
+            grids.band_keys(*columns[:k], short, *columns[k + 1 :], *numbers, 400.0)
     with pytest.raises(TypeError):
         grids.band_lines(table.visible.astype(np.int64), *columns[1:], *numbers)
+    with pytest.raises(TypeError):
+        grids.band_keys(table.visible.astype(np.int64), *columns[1:], *numbers, 400.0)
 
 
 @pytest.mark.slow
