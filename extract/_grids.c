@@ -34,6 +34,9 @@
  *   band_keys        running.band_lines whole where no pieces join: band_lines'
  *                    segments, band_joins' test, each segment's masked key,
  *                    the candidates and their BandLines, in one call;
+ *   band_mask        running.running_mask: a page's running lines' glyphs
+ *                    (BandLines.mask) and whether it keeps text elsewhere
+ *                    (leaves_text), in one call;
  *   ruled_grids      gridfind.ruled_grids in one call: rules, merged, their
  *                    crossing sets, and of each its edges (means summed as
  *                    np.mean sums), slots, spans and _compress (rules,
@@ -1843,6 +1846,99 @@ done:
     return result;
 }
 
+/* ---- band_mask ---------------------------------------------------------- */
+
+/* Is any glyph of `texts` (any sequence) visible, not flagged in `mask` and
+ * of a text not blank (running.leaves_text)? 1 yes, 0 no, -1 where a text
+ * is no str (the reference decides), -2 on an error set. */
+static int text_elsewhere(const char *visible, const char *mask, PyObject *texts, Py_ssize_t size) {
+    for (Py_ssize_t g = 0; g < size; g++) {
+        if (!visible[g] || mask[g]) continue;
+        PyObject *text = PySequence_GetItem(texts, g);
+        if (!text) return -2;
+        int blank = is_blank(text), inked = PyUnicode_Check(text) && PyUnicode_GET_LENGTH(text) > 0;
+        Py_DECREF(text);
+        if (blank < 0) return -1;
+        if (inked && !blank) return 1;
+    }
+    return 0;
+}
+
+/* band_mask(keys, running, glyphs, line, row, row_size, head_parts, visible,
+ * texts, out) -> True, False or None.
+ * running.running_mask in one call: per candidate line of a page's
+ * BandLines (keys; glyphs and line: per glyph, its line; row: per line;
+ * row_size: per row), is it running: its key in the set `running`, and its
+ * row a running head's (at most head_parts segments, or at least half of
+ * them running: BandLines.mask); its glyphs flagged in `out` (bool, one per
+ * glyph of the table, all False on entry). True when some are flagged and
+ * the page keeps text elsewhere; False, `out` all False again, when none
+ * are or they would be all of its text (leaves_text); None where a text is
+ * no str (the reference decides). */
+static PyObject *grids_band_mask(PyObject *mod, PyObject *args) {
+    (void)mod;
+    PyObject *keys, *running, *objs[4], *visible_obj, *texts, *out_obj;
+    Py_ssize_t head_parts;
+    if (!PyArg_ParseTuple(args, "O!OOOOOnOOO", &PyTuple_Type, &keys, &running, &objs[0], &objs[1], &objs[2], &objs[3],
+                          &head_parts, &visible_obj, &texts, &out_obj))
+        return NULL;
+    static const char *names[4] = {"glyphs", "line", "row", "row_size"};
+    View v[6];
+    memset(v, 0, sizeof v);
+    PyObject *result = NULL;
+    int64_t *running_in_row = NULL;
+    char *runs = NULL;
+    for (int i = 0; i < 4; i++)
+        if (get_view(objs[i], &v[i], "l", 8, 0, names[i]) < 0) goto done;
+    if (get_view(visible_obj, &v[4], "?", 1, 0, "visible") < 0 || get_view(out_obj, &v[5], "?", 1, 1, "out") < 0) goto done;
+    Py_ssize_t n = v[0].view.len / 8, lines = PyTuple_GET_SIZE(keys), rows = v[3].view.len / 8, size = v[4].view.len;
+    Py_ssize_t n_texts = PySequence_Size(texts);
+    if (n_texts < 0) goto done;
+    if (v[1].view.len / 8 != n || v[2].view.len / 8 != lines || v[5].view.len != size || n_texts != size) {
+        PyErr_SetString(PyExc_ValueError, "band_mask: mismatched lengths");
+        goto done;
+    }
+    const int64_t *glyphs = v[0].view.buf, *line = v[1].view.buf, *row = v[2].view.buf, *row_size = v[3].view.buf;
+    const char *visible = v[4].view.buf;
+    char *out = v[5].view.buf;
+    for (Py_ssize_t k = 0; k < n; k++)
+        if (glyphs[k] < 0 || glyphs[k] >= size || line[k] < 0 || line[k] >= lines) {
+            PyErr_SetString(PyExc_IndexError, "band_mask: glyph or line out of range");
+            goto done;
+        }
+    for (Py_ssize_t l = 0; l < lines; l++)
+        if (row[l] < 0 || row[l] >= rows) { PyErr_SetString(PyExc_IndexError, "band_mask: row out of range"); goto done; }
+    running_in_row = PyMem_Calloc(rows ? (size_t)rows : 1, sizeof(int64_t));
+    runs = PyMem_Malloc(lines ? (size_t)lines : 1);
+    if (!running_in_row || !runs) { PyErr_NoMemory(); goto done; }
+    for (Py_ssize_t l = 0; l < lines; l++) {
+        int in = PySequence_Contains(running, PyTuple_GET_ITEM(keys, l));
+        if (in < 0) goto done;
+        runs[l] = (char)in;
+        running_in_row[row[l]] += in;
+    }
+    for (Py_ssize_t l = 0; l < lines; l++) {
+        int64_t parts = row_size[row[l]];
+        runs[l] = runs[l] && (parts <= head_parts || 2 * running_in_row[row[l]] >= parts);
+    }
+    int marked = 0;
+    for (Py_ssize_t k = 0; k < n; k++)
+        if (runs[line[k]]) {
+            out[glyphs[k]] = 1;
+            marked = 1;
+        }
+    int elsewhere = marked ? text_elsewhere(visible, out, texts, size) : 0;
+    if (elsewhere == -2) goto done;
+    if (elsewhere <= 0 && marked) memset(out, 0, (size_t)size);
+    result = elsewhere < 0 ? Py_None : elsewhere ? Py_True : Py_False;
+    Py_INCREF(result);
+done:
+    PyMem_Free(running_in_row);
+    PyMem_Free(runs);
+    for (int i = 0; i < 6; i++) release(&v[i]);
+    return result;
+}
+
 /* ---- rules -------------------------------------------------------------- */
 
 /* np.minimum and np.maximum of two doubles: a NaN of either is the answer. */
@@ -2503,6 +2599,7 @@ static PyMethodDef module_methods[] = {
     {"band_lines", (PyCFunction)grids_band_lines, METH_VARARGS, "Band glyphs to segment texts and rows, upright pages."},
     {"band_joins", (PyCFunction)grids_band_joins, METH_VARARGS, "Does any band segment join the next one on its row?"},
     {"band_keys", (PyCFunction)grids_band_keys, METH_VARARGS, "running.band_lines whole: the candidate lines of the bands."},
+    {"band_mask", (PyCFunction)grids_band_mask, METH_VARARGS, "running.running_mask: the glyphs of a page's running lines."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -43,7 +43,7 @@ from ragprep.extract.recovery import adopt_pages, scan_pages, with_page_tree
 from ragprep.extract.rows import paused_collection
 from ragprep.extract.paths import PathTable
 from ragprep.extract.reading import PageReading, Unavailable, read_stream, read_structure, unmarked_glyphs
-from ragprep.extract.running import BandLines, Box, KeyTally, band_lines, leaves_text
+from ragprep.extract.running import BandLines, Box, KeyTally, band_lines, leaves_text, running_mask
 from ragprep.extract.structure import StructTree, page_struct_parents, read_struct_tree
 from ragprep.extract.tables import (
     STRUCTURE,
@@ -570,13 +570,10 @@ class Document:
 
 
 def _running_mask(table: GlyphTable, lines: BandLines, tally: KeyTally) -> np.ndarray:
-    """The glyphs of `table` in its running lines, the one rule both
-    ``running_glyphs`` and ``extract_pages`` apply: none when they would be all
-    of the page's text (a page whose only text is its running line keeps it)."""
-    mask = lines.mask(tally.running(lines.keys), len(table))
-    if mask.any() and not leaves_text(table, mask):
-        mask[:] = False
-    return mask
+    """The glyphs of `table` in its running lines when these pages are read
+    together (running.running_mask), the one rule both ``running_glyphs``
+    and ``extract_pages`` apply."""
+    return running_mask(table, lines, tally.running(lines.keys))
 
 
 @dataclass(frozen=True)

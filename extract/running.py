@@ -503,6 +503,25 @@ def leaves_text(table: GlyphTable, running: np.ndarray) -> bool:
     return False
 
 
+def running_mask(table: GlyphTable, lines: BandLines, running: frozenset[str]) -> np.ndarray:
+    """The glyphs of `table` in its running lines (BandLines.mask, the keys
+    `running` running), none when they would be all of the page's text
+    (leaves_text: a page whose only text is its running line keeps it). In
+    one call of extract/_grids.c's band_mask where it is built."""
+    if not lines.keys:
+        return np.zeros(len(table), dtype=bool)  # no candidate lines: nothing runs
+    grids = compiled_grids()
+    if grids is not None:
+        mask = np.zeros(len(table), dtype=bool)
+        columns = (lines.glyphs, lines.line, lines.row, lines.row_size)
+        if grids.band_mask(lines.keys, running, *columns, _HEAD_PARTS, table.visible, table.text, mask) is not None:
+            return mask
+    mask = lines.mask(running, len(table))
+    if mask.any() and not leaves_text(table, mask):
+        mask[:] = False
+    return mask
+
+
 def _threshold(pages: int, config: ExtractConfig) -> int:
     """Pages a key must appear on, of `pages`, to be running."""
     return max(config.running_min_pages, math.ceil(config.running_min_share * pages - 1e-9))

@@ -702,6 +702,36 @@ def test_band_keys_kernel_keys_every_kind_of_text_as_the_reference(monkeypatch):
     assert any(not key.isascii() for key in keys) and "fi" in "".join(keys)  # the ligature folded, not lowered
 
 
+def test_band_mask_flags_the_running_lines_as_the_reference(monkeypatch):
+    """running_mask in one call (_grids.c band_mask) equals BandLines.mask
+    and leaves_text: on band lines of random texts (key_page), with a random
+    share of their keys running, and some pages' text outside the bands
+    blank or gone. Seen: lines flagged, rows of more than three parts with
+    fewer than half running left alone, and flags cleared where the running
+    lines are all the page's text."""
+    rng = np.random.default_rng(23)
+    config, box = ExtractConfig(), (0.0, 0.0, 612.0, 792.0)
+    seen = set()
+    for _ in range(400):
+        band = key_page(rng)
+        body = ["a", " ", "\u3000", ""][int(rng.integers(0, 4))] if rng.random() < 0.3 else "a"
+        n_body = int(rng.integers(0, 4))
+        boxes = [(100.0 + 6.0 * k, 400.0, 105.0 + 6.0 * k, 410.0) for k in range(n_body)]
+        texts = [*band.text.tolist(), *[body] * n_body]
+        boxes = [tuple(q) for q in np.concatenate([band.quad[:, 0], band.quad[:, 2]], axis=1).tolist()] + boxes
+        table = GlyphTable.empty().with_text_rows(texts, boxes, [-1] * len(texts), [0] * len(texts))
+        lines = running.band_lines(table, box, config)
+        runs = frozenset(k for k in lines.keys if rng.random() < 0.7)
+        compiled, pure = both(monkeypatch, lambda: running.running_mask(table, lines, runs))  # noqa: B023
+        assert compiled.dtype == pure.dtype == bool and np.array_equal(compiled, pure)
+        flagged = lines.mask(runs, len(table))
+        seen.add("flagged" if compiled.any() else "cleared" if flagged.any() else "none")
+        hit = np.array([k in runs for k in lines.keys], dtype=bool)
+        if (hit & (lines.row_size[lines.row] > 3)).any() and not flagged[lines.glyphs[hit[lines.line]]].all():
+            seen.add("row of many parts")
+    assert seen == {"flagged", "cleared", "none", "row of many parts"}
+
+
 def test_band_kernels_check_their_buffers():
     grids = compiled_grids()
     table = random_page(np.random.default_rng(1), 10, "shuffled")
@@ -732,6 +762,17 @@ def test_band_kernels_check_their_buffers():
         grids.band_lines(table.visible.astype(np.int64), *columns[1:], *numbers)
     with pytest.raises(TypeError):
         grids.band_keys(table.visible.astype(np.int64), *columns[1:], *numbers, 400.0)
+    glyphs, line, row, row_size, out = np.array([0, 1]), np.array([0, 0]), np.array([0]), np.array([1]), np.zeros(10, dtype=bool)
+    mask_args = (("a",), frozenset("a"), glyphs, line, row, row_size, 3, table.visible, table.text)
+    assert grids.band_mask(*mask_args, out) is True and out.tolist() == [True, True] + [False] * 8
+    with pytest.raises(IndexError):
+        grids.band_mask(*mask_args[:2], np.array([0, 10]), *mask_args[3:], out)
+    with pytest.raises(IndexError):
+        grids.band_mask(*mask_args[:4], np.array([1]), *mask_args[5:], out)
+    with pytest.raises(ValueError):
+        grids.band_mask(*mask_args, np.zeros(9, dtype=bool))
+    with pytest.raises(TypeError):
+        grids.band_mask(["a"], *mask_args[1:], out)
 
 
 @pytest.mark.slow
