@@ -4213,7 +4213,7 @@ done:
 typedef struct { int64_t *sorted, *starts, *order, *tmp; double *key, *extent; int64_t *glyphs; } GroupWork;
 typedef struct { double width; Py_ssize_t rows; RowStats stats; Py_ssize_t letters, inked, long_rows; } GroupStats;
 
-/* The columns a group's measures read (kernels.group_measures, column_verdict):
+/* The columns a group's measures read (kernels.group_measures, column_verdicts):
  * the unit boxes of `ids`, each unit's inked count and glyph span, and the
  * glyphs' letter and space flags, checked to agree in length; the unit count
  * (one at least), or -1 with an exception set. Release with release_group. */
@@ -4224,21 +4224,31 @@ static void release_group(GroupViews *v) {
     release(&v->space); release(&v->ids);
 }
 
-static Py_ssize_t get_group(PyObject *const box[4], PyObject *inked, PyObject *start, PyObject *end, PyObject *alpha,
-                            PyObject *space, PyObject *ids, GroupViews *v) {
+/* The page's columns of get_group (no ids): the unit count, or -1 with an
+ * exception set. Release with release_group. */
+static Py_ssize_t get_group_columns(PyObject *const box[4], PyObject *inked, PyObject *start, PyObject *end, PyObject *alpha,
+                                    PyObject *space, GroupViews *v) {
     memset(v, 0, sizeof *v);
-    Py_ssize_t n = get_unit_boxes(box, v->box, ids, &v->ids);
-    if (n < 0 || get_view(inked, &v->inked, "l", 8, "inked") < 0 || get_view(start, &v->start, "l", 8, "start") < 0 ||
+    Py_ssize_t size = get_boxes(box, v->box);
+    if (size < 0 || get_view(inked, &v->inked, "l", 8, "inked") < 0 || get_view(start, &v->start, "l", 8, "start") < 0 ||
         get_view(end, &v->end, "l", 8, "end") < 0 || get_view(alpha, &v->alpha, "?", 1, "alpha") < 0 ||
         get_view(space, &v->space, "?", 1, "space") < 0)
         return -1;
-    Py_ssize_t size = v->box[0].view.len / 8;
     v->glyphs = v->alpha.view.len;
     if (v->inked.view.len / 8 != size || v->start.view.len / 8 != size || v->end.view.len / 8 != size ||
         v->space.view.len != v->glyphs) {
         PyErr_SetString(PyExc_ValueError, "columns differ in length");
         return -1;
     }
+    return size;
+}
+
+static Py_ssize_t get_group(PyObject *const box[4], PyObject *inked, PyObject *start, PyObject *end, PyObject *alpha,
+                            PyObject *space, PyObject *ids, GroupViews *v) {
+    Py_ssize_t size = get_group_columns(box, inked, start, end, alpha, space, v);
+    if (size < 0 || get_view(ids, &v->ids, "l", 8, "ids") < 0) return -1;
+    Py_ssize_t n = v->ids.view.len / 8;
+    if (check_ids(v->ids.view.buf, n, size, "ids") < 0) return -1;
     if (n < 1) { PyErr_SetString(PyExc_ValueError, "no units"); return -1; }
     return n;
 }
@@ -4389,7 +4399,7 @@ done:
 
 /* ==== lpage: region verdicts (regions.is_text_column, regions.holds_prose) ==== */
 
-/* Of a group measured by group_stats (n units), the code of column_verdict:
+/* Of a group measured by group_stats (n units), the code of column_verdicts:
  * regions._is_text_column's rules in its order, then regions._holds_prose's
  * (the reference: the why of each rule is there). The wrap test of a narrow
  * group is left to the caller (code 2): it measures words the page counts
@@ -4410,41 +4420,86 @@ static unsigned char column_code(const GroupStats *g, Py_ssize_t n, double fill,
     return (unsigned char)(text | prose << 2);
 }
 
-/* ---- column_verdict(x0, x1, y0, y1, inked, start, end, alpha, space, ids, (tol, fill, sample),
- *                     (narrow, column_width, split_rows, glyphs, letters, prose_lines, prose_share)) -> code
- * kernels.column_verdict: of the group of units `ids` (one at least),
- * group_measures' measures and the verdicts the text-column and prose
- * tests give on them, in one int: bits 0-1 is_text_column (0 no, 1 yes,
- * 2 yes if the group's lines wrap), bit 2 holds_prose. A page asks it of
- * thousands of groups: one call where a group took two tests, a kernel
- * call and a tuple of measures. */
-static PyObject *layout_column_verdict(PyObject *mod, PyObject *args) {
-    PyObject *obj[4], *inked_obj, *start_obj, *end_obj, *alpha_obj, *space_obj, *ids_obj;
+static Py_ssize_t run_view(PyObject *obj, Py_buffer *view);
+
+/* Work buffers of group_stats for groups of up to *cap units, grown to n
+ * where n is more: 0, or -1 with an exception set. */
+static int grow_group_work(int64_t **ints, double **floats, Py_ssize_t *cap, Py_ssize_t n) {
+    if (n <= *cap) return 0;
+    size_t room = (size_t)n + 1;
+    free(*ints); free(*floats);
+    *ints = malloc(6 * room * sizeof(int64_t));
+    *floats = calloc(2 * room, sizeof(double));
+    if (!*ints || !*floats) { *cap = 0; PyErr_NoMemory(); return -1; }
+    *cap = n;
+    return 0;
+}
+
+/* The code of column_verdicts of the group held by `view` (n units, any
+ * stride): its ids copied into the work buffers' first n, checked against
+ * `size` units; the code, or -1 with an exception set. */
+static int group_code(GroupViews *v, Py_ssize_t size, const Py_buffer *view, Py_ssize_t n, int64_t *ints, double *floats,
+                      double tol, double fill, Py_ssize_t sample, const ColumnLimits *lim) {
+    size_t cap = (size_t)n + 1;
+    int64_t *ids = ints + 5 * cap;
+    const char *buf = view->buf;
+    for (Py_ssize_t k = 0; k < n; k++) memcpy(&ids[k], buf + k * view->strides[0], sizeof(int64_t));
+    if (check_ids(ids, n, size, "ids") < 0) return -1;
+    GroupWork w = {ints, ints + cap, ints + 2 * cap, ints + 3 * cap, floats, floats + n, ints + 4 * cap};
+    GroupStats g;
+    if (group_stats(v->box, v->inked.view.buf, v->start.view.buf, v->end.view.buf, v->glyphs, v->alpha.view.buf,
+                    v->space.view.buf, ids, n, tol, fill, sample, w, &g) < 0)
+        return -1;
+    return column_code(&g, n, fill, lim);
+}
+
+/* ---- column_verdicts(x0, x1, y0, y1, inked, start, end, alpha, space, groups, (tol, fill, sample),
+ *                      (narrow, column_width, split_rows, glyphs, letters, prose_lines, prose_share)) -> codes
+ * kernels.column_verdicts: of each group of the list `groups` (1-d int64
+ * arrays of one unit at least, any stride), group_measures' measures and
+ * the verdicts the text-column and prose tests give on them, one byte
+ * each: bits 0-1 is_text_column (0 no, 1 yes, 2 yes if the group's lines
+ * wrap), bit 2 holds_prose. The cut judges a region's bands, a gutter's
+ * groups and a column's parts together: one call, the page's columns
+ * taken once, where each group took a call, two tests and a tuple of
+ * measures. */
+static PyObject *layout_column_verdicts(PyObject *mod, PyObject *args) {
+    PyObject *obj[4], *inked_obj, *start_obj, *end_obj, *alpha_obj, *space_obj, *groups_obj;
     double tol, fill;
     Py_ssize_t sample;
     ColumnLimits lim;
     if (!PyArg_ParseTuple(args, "OOOOOOOOOO(ddn)(dddddnd)", &obj[0], &obj[1], &obj[2], &obj[3], &inked_obj, &start_obj,
-                          &end_obj, &alpha_obj, &space_obj, &ids_obj, &tol, &fill, &sample, &lim.narrow, &lim.column_width,
+                          &end_obj, &alpha_obj, &space_obj, &groups_obj, &tol, &fill, &sample, &lim.narrow, &lim.column_width,
                           &lim.split_rows, &lim.min_glyphs, &lim.letter_share, &lim.prose_lines, &lim.prose_share))
         return NULL;
     GroupViews v;
-    PyObject *result = NULL;
+    PyObject *result = NULL, *seq = NULL;
     int64_t *ints = NULL;
     double *floats = NULL;
-    Py_ssize_t n = get_group(obj, inked_obj, start_obj, end_obj, alpha_obj, space_obj, ids_obj, &v);
-    if (n < 0) goto done;
-    size_t cap = (size_t)n + 1;
-    ints = malloc(5 * cap * sizeof(int64_t));
-    floats = calloc(2 * (size_t)n, sizeof(double));
-    if (!ints || !floats) { PyErr_NoMemory(); goto done; }
-    GroupWork w = {ints, ints + cap, ints + 2 * cap, ints + 3 * cap, floats, floats + n, ints + 4 * cap};
-    GroupStats g;
-    if (group_stats(v.box, v.inked.view.buf, v.start.view.buf, v.end.view.buf, v.glyphs, v.alpha.view.buf, v.space.view.buf,
-                    v.ids.view.buf, n, tol, fill, sample, w, &g) < 0)
-        goto done;
-    result = PyLong_FromLong(column_code(&g, n, fill, &lim));
+    Py_ssize_t cap = 0;
+    Py_ssize_t size = get_group_columns(obj, inked_obj, start_obj, end_obj, alpha_obj, space_obj, &v);
+    if (size < 0 || !(seq = PySequence_Fast(groups_obj, "groups: expected a sequence"))) goto done;
+    Py_ssize_t count = PySequence_Fast_GET_SIZE(seq);
+    PyObject **items = PySequence_Fast_ITEMS(seq);
+    unsigned char *codes = malloc(count ? (size_t)count : 1);
+    if (!codes) { PyErr_NoMemory(); goto done; }
+    for (Py_ssize_t k = 0; k < count; k++) {
+        Py_buffer view;
+        Py_ssize_t n = run_view(items[k], &view);
+        if (n == -2) { PyErr_SetString(PyExc_TypeError, "groups: expected 1-d int64 arrays"); break; }
+        int code = -1;
+        if (n < 1) PyErr_SetString(PyExc_ValueError, "no units");
+        else if (grow_group_work(&ints, &floats, &cap, n) == 0)
+            code = group_code(&v, size, &view, n, ints, floats, tol, fill, sample, &lim);
+        PyBuffer_Release(&view);
+        if (code < 0) break;
+        codes[k] = (unsigned char)code;
+    }
+    if (!PyErr_Occurred()) result = PyByteArray_FromStringAndSize((const char *)codes, count);
+    free(codes);
 done:
     free(ints); free(floats);
+    Py_XDECREF(seq);
     release_group(&v);
     return result;
 }
@@ -4979,8 +5034,8 @@ done:
 static PyMethodDef module_methods[] = {
     {"gutter_cuts", (PyCFunction)layout_gutter_cuts, METH_VARARGS, "Units by x0, and where a gutter parts them."},
     {"section_breaks", (PyCFunction)layout_section_breaks, METH_VARARGS, "Row starts a section gap under the rows above."},
-    {"column_verdict", (PyCFunction)layout_column_verdict, METH_VARARGS,
-     "The text-column and prose verdicts on a group of units' measures."},
+    {"column_verdicts", (PyCFunction)layout_column_verdicts, METH_VARARGS,
+     "The text-column and prose verdicts on each of a list of groups of units, one byte each."},
     {"group_measures", (PyCFunction)layout_group_measures, METH_VARARGS,
      "Width, rows, row measures, letters and long rows of a group of units."},
     {"rows", (PyCFunction)layout_rows, METH_VARARGS, "Units top to bottom and where each row starts."},

@@ -48,6 +48,7 @@ from ragprep.extract.layout.regions import (
     gap_bands,
     holds_prose,
     is_text_column,
+    judge,
     lines_side_by_side,
     merge_fragments,
     own_rows,
@@ -540,6 +541,7 @@ def _ragged_merge(page: Page, bands: list[np.ndarray]) -> list[np.ndarray]:
     neighbour has ended; merged back, the region reads it with its column,
     whatever the stream painted last (see _cut). Fixture:
     test_footnote_painted_last_reads_at_the_foot_of_its_column."""
+    judge(page, bands)
     merged = [bands[0]]
     for band in bands[1:]:
         if is_text_column(page, band) and _continues_a_column(page, merged[-1], band):
@@ -602,7 +604,10 @@ def text_columns(page: Page, ids: np.ndarray, depth: int = 0) -> list[np.ndarray
     ids, cuts = gutter_cuts(page.lib, page.x0, page.x1, ids, page.gutter)
     if not len(cuts):
         return None
-    groups = _tables_joined(page, split_at(ids, cuts))
+    groups = split_at(ids, cuts)
+    judge(page, groups)
+    groups = _tables_joined(page, groups)
+    judge(page, groups)
     text = [_running_text(page, group) for group in groups]
     compound: dict[int, bool] = {}
 

@@ -521,7 +521,7 @@ def group_measures(
 
 class ColumnLimits(NamedTuple):
     """The thresholds of regions' text-column and prose tests on a page
-    (column_verdict), widths in the page's units."""
+    (column_verdicts), widths in the page's units."""
 
     narrow: float  # NARROW_COLUMN body heights
     column_width: float  # COLUMN_WIDTH body heights
@@ -532,28 +532,30 @@ class ColumnLimits(NamedTuple):
     prose_share: float  # PROSE_SHARE
 
 
-def column_verdict(
+def column_verdicts(
     lib: ModuleType,
     box: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray],
     inked: np.ndarray,
     glyphs: tuple[np.ndarray, np.ndarray, tuple[np.ndarray, np.ndarray]],
-    ids: np.ndarray,
+    groups: list[np.ndarray],
     measure: tuple[float, float, int],
     limits: ColumnLimits,
-) -> int:
-    """Of the group of units `ids` (one at least; the arguments as
-    group_measures'), the verdicts of regions.is_text_column and
-    regions.holds_prose on group_measures' measures, in one int: bits 0-1
-    the text-column test (0 no, 1 yes, 2 yes where the group's lines wrap,
-    regions.wraps, which measures words the page counts only when asked),
-    bit 2 the prose test. Compiled only: its reference is the rules
-    themselves, regions._is_text_column and regions._holds_prose (on
+) -> bytearray:
+    """Of each group of `groups` (int64 arrays of one unit at least; the
+    other arguments as group_measures'), the verdicts of
+    regions.is_text_column and regions.holds_prose on group_measures'
+    measures, one byte each: bits 0-1 the text-column test (0 no, 1 yes, 2
+    yes where the group's lines wrap, regions.wraps, which measures words
+    the page counts only when asked), bit 2 the prose test. One call for a
+    list: the cut judges a region's bands, a gutter's groups and a column's
+    parts together (regions.judge). Compiled only: its reference is the
+    rules themselves, regions._is_text_column and regions._holds_prose (on
     group_measures' reference), which the kernel transliterates and
-    tests/extract/test_layout_region_verdicts.py holds it to."""
+    tests/extract/test_layout_region_verdicts.py holds it to, group by group."""
     x0, x1, y0, y1 = box
     start, end, (alpha, space) = glyphs
-    code: int = lib.column_verdict(x0, x1, y0, y1, inked, start, end, alpha, space, _ids(ids), measure, limits)
-    return code
+    codes: bytearray = lib.column_verdicts(x0, x1, y0, y1, inked, start, end, alpha, space, groups, measure, limits)
+    return codes
 
 
 def back_up_moves(

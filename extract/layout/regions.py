@@ -14,7 +14,6 @@ without an accepted cut is one leaf.
 
 from __future__ import annotations
 
-from types import ModuleType
 from typing import Any, overload
 
 import numpy as np
@@ -49,7 +48,7 @@ from ragprep.extract.layout.kernels import (
     baselines,
     block_firsts,
     blocks_wrap,
-    column_verdict,
+    column_verdicts,
     wrap_measures,
     group_measures,
     gutter_cells,
@@ -101,7 +100,7 @@ def is_text_column(page: Page, ids: np.ndarray) -> bool:
         if page.lib is None:
             found = page.text_columns[key] = _is_text_column(page, ids)
         else:
-            _judge(page, page.lib, ids)
+            judge(page, [ids])
             found = page.text_columns[key]
     return found
 
@@ -111,35 +110,46 @@ def is_text_column(page: Page, ids: np.ndarray) -> bool:
 _MEASURED = min(2, PROSE_LINES)
 
 
-def _judge(page: Page, lib: ModuleType, ids: np.ndarray) -> None:
-    """is_text_column and holds_prose of the group `ids`, kept: one kernel
-    call (kernels.column_verdict: the rules of _is_text_column and
-    _holds_prose, compiled, on _measures' measures)."""
-    code = column_verdict(lib, *_column_tests(page), ids, *_column_limits(page)) if len(ids) >= _MEASURED else 0
-    _keep_verdicts(page, ids, code)
+def judge(page: Page, groups: list[np.ndarray]) -> None:
+    """is_text_column and holds_prose of each group of `groups` (int64
+    arrays) not judged yet, kept: one kernel call for them all
+    (kernels.column_verdicts: the rules of _is_text_column and _holds_prose,
+    compiled, on _measures' measures). The cut asks both tests of every
+    group between a region's gutters, every band of it and every part of a
+    column: judged together, where each group took a call of its own. A
+    page without the kernels judges each group as it is asked (the rules)."""
+    lib = page.lib
+    if lib is None:
+        return
+    fresh = {key: group for group in groups if (key := group.tobytes()) not in page.text_columns}
+    if not fresh:
+        return
+    measured = [group for group in fresh.values() if len(group) >= _MEASURED]
+    codes = iter(column_verdicts(lib, *_column_tests(page), measured, *_column_limits(page)) if measured else b"")
+    for key, group in fresh.items():
+        _keep_verdicts(page, key, group, next(codes) if len(group) >= _MEASURED else 0)
 
 
 def _column_tests(
     page: Page,
 ) -> tuple[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray], np.ndarray, tuple[np.ndarray, np.ndarray, tuple[np.ndarray, np.ndarray]]]:
-    """What column_verdict measures of a page's units: their boxes, inked
+    """What column_verdicts measures of a page's units: their boxes, inked
     glyphs and glyphs with their text classes (as _measures passes them)."""
     return (page.x0, page.x1, page.y0, page.y1), page.inked, (page.start, page.end, page.classes)
 
 
 def _column_limits(page: Page) -> tuple[tuple[float, float, int], ColumnLimits]:
-    """The measures' parameters and the tests' thresholds of column_verdict
+    """The measures' parameters and the tests' thresholds of column_verdicts
     on this page: _measures' and _is_text_column's and _holds_prose's."""
     body = page.body
     measure = (ROW_OVERLAP * body, COLUMN_FILL, LETTER_SAMPLE)
     return measure, ColumnLimits(NARROW_COLUMN * body, COLUMN_WIDTH * body, COLUMN_SPLIT_ROWS, COLUMN_GLYPHS, COLUMN_LETTERS, PROSE_LINES, PROSE_SHARE)
 
 
-def _keep_verdicts(page: Page, ids: np.ndarray, code: int) -> None:
-    """Keep column_verdict's `code` of the group `ids`: bits 0-1 the text
-    column test, 2 where it holds if the lines wrap (asked here, wraps, on
-    the rows _is_text_column measures), bit 2 the prose test."""
-    key = ids.tobytes()
+def _keep_verdicts(page: Page, key: bytes, ids: np.ndarray, code: int) -> None:
+    """Keep column_verdicts' `code` of the group `ids` (its bytes `key`):
+    bits 0-1 the text column test, 2 where it holds if the lines wrap (asked
+    here, wraps, on the rows _is_text_column measures), bit 2 the prose test."""
     text = code & 3
     page.text_columns[key] = text == 1 or (text == 2 and wraps(page, *rows_of(page, ids)))
     page.kept.prose[key] = bool(code & 4)
@@ -263,7 +273,7 @@ def holds_prose(page: Page, ids: np.ndarray) -> bool:
         if page.lib is None:
             found = page.kept.prose[key] = _holds_prose(page, ids)
         else:
-            _judge(page, page.lib, ids)
+            judge(page, [ids])
             found = page.kept.prose[key]
     return found
 
@@ -376,6 +386,7 @@ def merge_fragments(page: Page, parts: list[np.ndarray] | None) -> list[np.ndarr
     reads the picture, not the text, and the stream's order is the author's."""
     if parts is None:
         return None
+    judge(page, parts)
     merged: list[np.ndarray] = []
     run = False  # is merged[-1] a run of non-text parts?
     for part in parts:

@@ -20,7 +20,7 @@ from ragprep.extract.groups import median_of
 from ragprep.extract.layout.kernels import cell_disorder, stream_visit_cuts
 from ragprep.extract.layout.leaves import reads_down
 from ragprep.extract.layout.params import CONSISTENT, FURNITURE_ROWS, ROW_OVERLAP, SECTION_GAP, SMALL_PRINT, STRAYS
-from ragprep.extract.layout.regions import gap_bands, gutter_core, is_text_column, rows_of, split_at
+from ragprep.extract.layout.regions import gap_bands, gutter_core, is_text_column, judge, rows_of, split_at
 from ragprep.extract.layout.units import Page
 
 
@@ -72,6 +72,7 @@ def _widest_lines_through(page: Page, parts: list[np.ndarray], low: np.ndarray, 
     measured in one (gaps x lines) array, not one pass over the lines per
     gap, nor a min over all the parts above per gap: a form's column has
     hundreds of parts."""
+    judge(page, parts)
     text = [is_text_column(page, part) for part in parts]
     gaps = np.array([k for k in range(1, len(parts)) if text[k - 1] or text[k]], dtype=np.int64)
     if not len(gaps):

@@ -1,4 +1,4 @@
-"""regions' text-column and prose tests compiled (kernels.column_verdict,
+"""regions' text-column and prose tests compiled (kernels.column_verdicts,
 extract/_layout.c's "region verdicts") against their reference: the rules
 themselves, regions._is_text_column and regions._holds_prose, which
 RAGPREP_PURE=1 runs (a page without the kernels).
@@ -156,30 +156,54 @@ def _reference(units: dict[str, Any], groups: list[np.ndarray], body: float) -> 
     return [(regions.is_text_column(page, group), regions.holds_prose(page, group)) for group in groups]
 
 
-def test_column_verdict_gives_the_rules_verdicts():
+def test_column_verdicts_give_the_rules_verdicts():
     seen = set()
     for units, groups, body in itertools.chain(_tied(), _cases()):
         expected = _reference(units, groups, body)
         page: Any = _Units(LIB, units, body)
         assert [(regions.is_text_column(page, g), regions.holds_prose(page, g)) for g in groups] == expected
+        # The groups judged together (regions.judge: one kernel call), in
+        # either order, a group listed twice: each keeps its own verdicts.
+        for listed in (groups, [*groups[::-1], groups[0]]):
+            together: Any = _Units(LIB, units, body)
+            regions.judge(together, listed)
+            assert [(together.text_columns[g.tobytes()], together.kept.prose[g.tobytes()]) for g in groups] == expected
         tests, limits = regions._column_tests(page), regions._column_limits(page)
-        seen.update((kernels.column_verdict(LIB, *tests, g, *limits) & 3, verdict) for g, verdict in zip(groups, expected, strict=True) if len(g))
+        judged = [g for g in groups if len(g)]
+        codes = kernels.column_verdicts(LIB, *tests, judged, *limits)
+        assert len(codes) == len(judged)
+        seen.update((code & 3, verdict) for code, verdict in zip(codes, [v for g, v in zip(groups, expected, strict=True) if len(g)], strict=True))
     # Every verdict met: text columns (wide, and narrow whose lines wrap),
     # narrow groups whose lines do not wrap, prose that is no text column.
     assert {(1, (True, True)), (1, (True, False)), (2, (True, False)), (2, (False, False)), (0, (False, True)), (0, (False, False))} <= seen
 
 
-def test_column_verdict_is_bounds_checked():
+def test_column_verdicts_read_groups_of_any_stride():
+    units = _lines(np.random.default_rng(3), 12)
+    page: Any = _Units(LIB, units, 10.0)
+    tests, limits = regions._column_tests(page), regions._column_limits(page)
+    ids = np.arange(len(units["inked"]), dtype=np.int64)
+    strided = [ids[::2], ids[::-1], ids[1::3]]
+    assert not any(g.flags.c_contiguous for g in strided[:1] + strided[2:])
+    assert kernels.column_verdicts(LIB, *tests, strided, *limits) == kernels.column_verdicts(LIB, *tests, [g.copy() for g in strided], *limits)
+    assert kernels.column_verdicts(LIB, *tests, [], *limits) == bytearray()
+
+
+def test_column_verdicts_are_bounds_checked():
     units = _scattered(np.random.default_rng(0), 6)
     page: Any = _Units(LIB, units, 10.0)
     tests, limits = regions._column_tests(page), regions._column_limits(page)
     ids = np.arange(6, dtype=np.int64)
     with pytest.raises(IndexError):
-        kernels.column_verdict(LIB, *tests, ids + 1, *limits)
+        kernels.column_verdicts(LIB, *tests, [ids, ids + 1], *limits)
     with pytest.raises(ValueError, match="no units"):
-        kernels.column_verdict(LIB, *tests, ids[:0], *limits)
+        kernels.column_verdicts(LIB, *tests, [ids, ids[:0]], *limits)
+    with pytest.raises(TypeError, match="int64"):
+        kernels.column_verdicts(LIB, *tests, [ids.astype(np.int32)], *limits)
+    with pytest.raises(TypeError, match="int64"):
+        kernels.column_verdicts(LIB, *tests, [[0, 1]], *limits)
     start, end, classes = tests[2]
     with pytest.raises(IndexError, match="unit out of range"):
-        kernels.column_verdict(LIB, tests[0], tests[1], (start, end + 1000, classes), ids, *limits)
+        kernels.column_verdicts(LIB, tests[0], tests[1], (start, end + 1000, classes), [ids], *limits)
     with pytest.raises(ValueError, match="differ in length"):
-        kernels.column_verdict(LIB, tests[0], tests[1][:3], tests[2], ids[:2], *limits)
+        kernels.column_verdicts(LIB, tests[0], tests[1][:3], tests[2], [ids[:2]], *limits)
