@@ -513,6 +513,24 @@ done:
  * of them in turn) the texts to classify: a page's stream reads its column
  * in place, with no copy of it gathered and listed first. The loop calls
  * back into nothing, so the borrowed items stay alive while it reads them. */
+/* str.isalpha() and str.isspace() of one glyph text into *alpha and *space;
+ * -1 with an exception set where it is no str. */
+static int text_class(PyObject *text, char *alpha, char *space) {
+    if (!text || !PyUnicode_Check(text)) { PyErr_SetString(PyExc_TypeError, "glyph texts must be str"); return -1; }
+    Py_ssize_t len = PyUnicode_GET_LENGTH(text);
+    int kind = PyUnicode_KIND(text);
+    const void *data = PyUnicode_DATA(text);
+    int is_alpha = len > 0, is_space = len > 0;
+    for (Py_ssize_t c = 0; c < len && (is_alpha || is_space); c++) {
+        Py_UCS4 ch = PyUnicode_READ(kind, data, c);
+        is_alpha = is_alpha && Py_UNICODE_ISALPHA(ch);
+        is_space = is_space && Py_UNICODE_ISSPACE(ch);
+    }
+    *alpha = (char)is_alpha;
+    *space = (char)is_space;
+    return 0;
+}
+
 static PyObject *layout_text_classes(PyObject *mod, PyObject *args) {
     PyObject *texts, *order_obj;
     if (!PyArg_ParseTuple(args, "OO", &texts, &order_obj)) return NULL;
@@ -542,19 +560,7 @@ static PyObject *layout_text_classes(PyObject *mod, PyObject *args) {
     for (Py_ssize_t i = 0; i < n; i++) {
         Py_ssize_t at = order ? (Py_ssize_t)order[i] : i;
         if (at < 0 || at >= size) { PyErr_SetString(PyExc_IndexError, "text index out of range"); goto fail; }
-        PyObject *text = items[at];
-        if (!text || !PyUnicode_Check(text)) { PyErr_SetString(PyExc_TypeError, "glyph texts must be str"); goto fail; }
-        Py_ssize_t len = PyUnicode_GET_LENGTH(text);
-        int kind = PyUnicode_KIND(text);
-        const void *data = PyUnicode_DATA(text);
-        int is_alpha = len > 0, is_space = len > 0;
-        for (Py_ssize_t c = 0; c < len && (is_alpha || is_space); c++) {
-            Py_UCS4 ch = PyUnicode_READ(kind, data, c);
-            is_alpha = is_alpha && Py_UNICODE_ISALPHA(ch);
-            is_space = is_space && Py_UNICODE_ISSPACE(ch);
-        }
-        A[i] = (char)is_alpha;
-        S[i] = (char)is_space;
+        if (text_class(items[at], &A[i], &S[i]) < 0) goto fail;
     }
     release(&vt); release(&vo);
     return Py_BuildValue("(NN)", alpha, space);
@@ -1810,6 +1816,26 @@ done:
  * turn), the gap along the previous direction from its own end, and the
  * larger height: the formulas of core_pair_rules (_core.c), operation by
  * operation, np.maximum's NaN included. */
+/* The glyph table's columns: origin and own end (x, y per row), direction
+ * (a unit vector per row), height. */
+typedef struct { const double *O, *E, *D, *H; } GlyphColumns;
+
+/* One pair's move, rows p -> c (pair_moves): the line rule's break and move
+ * across the first glyph's direction, the gap along it from its own end, the
+ * larger height. */
+static inline void pair_move(const GlyphColumns *g, int64_t p, int64_t c, double ratio, double same_direction, char *brk,
+                             double *across_out, double *gap_out, double *larger_out) {
+    const double *O = g->O, *E = g->E, *D = g->D, *H = g->H;
+    double dx = D[2 * p], dy = D[2 * p + 1];
+    double across = (O[2 * c] - O[2 * p]) * -dy + (O[2 * c + 1] - O[2 * p + 1]) * dx;
+    double larger = np_max(H[p], H[c]);
+    int turned = dx * D[2 * c] + dy * D[2 * c + 1] < same_direction;
+    *brk = (char)(fabs(across) > ratio * larger || turned);
+    *across_out = across;
+    *gap_out = (O[2 * c] - E[2 * p]) * dx + (O[2 * c + 1] - E[2 * p + 1]) * dy;
+    *larger_out = larger;
+}
+
 static PyObject *layout_pair_moves(PyObject *mod, PyObject *args) {
     PyObject *o_obj, *e_obj, *d_obj, *h_obj, *p_obj, *c_obj;
     double ratio, same_direction;
@@ -1839,17 +1865,8 @@ static PyObject *layout_pair_moves(PyObject *mod, PyObject *args) {
     char *B = PyByteArray_AS_STRING(brk);
     double *A = (double *)PyByteArray_AS_STRING(acr), *G = (double *)PyByteArray_AS_STRING(gap);
     double *M = (double *)PyByteArray_AS_STRING(hgt);
-    for (Py_ssize_t k = 0; k < n; k++) {
-        Py_ssize_t p = (Py_ssize_t)P[k], c = (Py_ssize_t)C[k];
-        double dx = D[2 * p], dy = D[2 * p + 1];
-        double across = (O[2 * c] - O[2 * p]) * -dy + (O[2 * c + 1] - O[2 * p + 1]) * dx;
-        double larger = np_max(H[p], H[c]);
-        int turned = dx * D[2 * c] + dy * D[2 * c + 1] < same_direction;
-        B[k] = (char)(fabs(across) > ratio * larger || turned);
-        A[k] = across;
-        G[k] = (O[2 * c] - E[2 * p]) * dx + (O[2 * c + 1] - E[2 * p + 1]) * dy;
-        M[k] = larger;
-    }
+    const GlyphColumns g = {O, E, D, H};
+    for (Py_ssize_t k = 0; k < n; k++) pair_move(&g, P[k], C[k], ratio, same_direction, &B[k], &A[k], &G[k], &M[k]);
     result = Py_BuildValue("(OOOO)", brk, acr, gap, hgt);
 done:
     Py_XDECREF(brk); Py_XDECREF(acr); Py_XDECREF(gap); Py_XDECREF(hgt);
@@ -2592,27 +2609,19 @@ static double common_height(const double *height, Py_ssize_t n, double max_value
  * the page's most common height. None where a value read is not finite, a
  * unit is set `skewed` (kernels.flattened lays it flat, in numpy) or the
  * starts do not cover the stream in turn. */
-static PyObject *layout_upright_frame(PyObject *mod, PyObject *args) {
-    PyObject *objs[5], *st_obj, *sp_obj;
-    double descent, skewed, same_direction, max_value;
-    if (!PyArg_ParseTuple(args, "OOOOOOOdddd", &objs[0], &objs[1], &objs[2], &objs[3], &objs[4], &st_obj, &sp_obj,
-                          &descent, &skewed, &same_direction, &max_value))
-        return NULL;
-    View v[5], vst = {0}, vsp = {0};
-    memset(v, 0, sizeof v);
+/* upright_frame's body on the stream S[0..n) of glyph columns g, cut into
+ * units start[0..units): the result tuple, None where the kernel declines,
+ * NULL with an exception set. */
+static PyObject *upright_frame_of(const GlyphColumns *g, const int64_t *S, Py_ssize_t n, const int64_t *start, Py_ssize_t units,
+                                  const unsigned char *space, double descent, double skewed, double same_direction,
+                                  double max_value) {
+    const double *O = g->O, *E = g->E, *D = g->D, *H = g->H;
     PyObject *result = NULL, *col[9] = {NULL};
     double *low_y = NULL;
-    Py_ssize_t rows, n = get_stream_columns((PyObject *const *)objs, v, &rows);
-    if (n < 0 || get_view(st_obj, &vst, "l", 8, "start") < 0 || get_view(sp_obj, &vsp, "?", 1, "space") < 0) goto done;
-    if (vsp.view.len != n) { PyErr_SetString(PyExc_ValueError, "space and stream differ in length"); goto done; }
-    const double *O = v[0].view.buf, *E = v[1].view.buf, *D = v[2].view.buf, *H = v[3].view.buf;
-    const int64_t *S = v[4].view.buf, *start = vst.view.buf;
-    const unsigned char *space = vsp.view.buf;
-    Py_ssize_t units = vst.view.len / 8;
-    if (!units_cover(start, units, n)) { result = Py_NewRef(Py_None); goto done; }
+    if (!units_cover(start, units, n)) return Py_NewRef(Py_None);
     for (Py_ssize_t u = 0; u < units; u++) {
         double dx = D[2 * S[start[u]]], dy = D[2 * S[start[u]] + 1];
-        if (!isfinite(dx) || !isfinite(dy) || dx < skewed) { result = Py_NewRef(Py_None); goto done; }
+        if (!isfinite(dx) || !isfinite(dy) || dx < skewed) return Py_NewRef(Py_None);
     }
     const Py_ssize_t sizes[9] = {8 * n, 8 * n, 8 * n, 8 * units, 8 * units, 8 * units, 8 * units, 8 * units, units};
     for (int c = 0; c < 9; c++)
@@ -2623,7 +2632,7 @@ static PyObject *layout_upright_frame(PyObject *mod, PyObject *args) {
     double *Y0 = (double *)PyByteArray_AS_STRING(col[5]), *Y1 = (double *)PyByteArray_AS_STRING(col[6]);
     int64_t *inked = (int64_t *)PyByteArray_AS_STRING(col[7]);
     char *aligned = PyByteArray_AS_STRING(col[8]);
-    low_y = malloc((size_t)n * sizeof(double));
+    low_y = malloc((size_t)(n ? n : 1) * sizeof(double));
     if (!low_y) { PyErr_NoMemory(); goto done; }
     int finite = 1;
     for (Py_ssize_t k = 0; k < n; k++) {
@@ -2661,6 +2670,25 @@ static PyObject *layout_upright_frame(PyObject *mod, PyObject *args) {
 done:
     for (int c = 0; c < 9; c++) Py_XDECREF(col[c]);
     free(low_y);
+    return result;
+}
+
+static PyObject *layout_upright_frame(PyObject *mod, PyObject *args) {
+    PyObject *objs[5], *st_obj, *sp_obj;
+    double descent, skewed, same_direction, max_value;
+    if (!PyArg_ParseTuple(args, "OOOOOOOdddd", &objs[0], &objs[1], &objs[2], &objs[3], &objs[4], &st_obj, &sp_obj,
+                          &descent, &skewed, &same_direction, &max_value))
+        return NULL;
+    View v[5], vst = {0}, vsp = {0};
+    memset(v, 0, sizeof v);
+    PyObject *result = NULL;
+    Py_ssize_t rows, n = get_stream_columns((PyObject *const *)objs, v, &rows);
+    if (n < 0 || get_view(st_obj, &vst, "l", 8, "start") < 0 || get_view(sp_obj, &vsp, "?", 1, "space") < 0) goto done;
+    if (vsp.view.len != n) { PyErr_SetString(PyExc_ValueError, "space and stream differ in length"); goto done; }
+    const GlyphColumns g = {v[0].view.buf, v[1].view.buf, v[2].view.buf, v[3].view.buf};
+    result = upright_frame_of(&g, v[4].view.buf, n, vst.view.buf, vst.view.len / 8, vsp.view.buf, descent, skewed,
+                              same_direction, max_value);
+done:
     for (int c = 0; c < 5; c++) release(&v[c]);
     release(&vst); release(&vsp);
     return result;
@@ -2672,26 +2700,15 @@ done:
  * kernels.backward_units of the stream's glyphs, their centres along the
  * line, heights and alignment with the page read off the glyph columns.
  * None where a value read is not finite. */
-static PyObject *layout_upright_backward_units(PyObject *mod, PyObject *args) {
-    PyObject *objs[5], *s_obj, *e_obj;
-    double back_step, same_direction;
-    if (!PyArg_ParseTuple(args, "OOOOOOOdd", &objs[0], &objs[1], &objs[2], &objs[3], &objs[4], &s_obj, &e_obj,
-                          &back_step, &same_direction))
-        return NULL;
-    View v[5], vs = {0}, ve = {0};
-    memset(v, 0, sizeof v);
+/* upright_backward_units' body on the stream S[0..n) of glyph columns g,
+ * units start[u]:end[u]: flags per unit, None where a value read is not
+ * finite, NULL with an exception set. */
+static PyObject *upright_backward_of(const GlyphColumns *g, const int64_t *S, Py_ssize_t n, const int64_t *start,
+                                     const int64_t *end, Py_ssize_t units, double back_step, double same_direction) {
+    const double *O = g->O, *E = g->E, *D = g->D, *H = g->H;
     PyObject *result = NULL;
-    double *X = NULL, *HT = NULL;
-    unsigned char *A = NULL;
-    Py_ssize_t rows, n = get_stream_columns((PyObject *const *)objs, v, &rows);
-    if (n < 0 || get_view(s_obj, &vs, "l", 8, "start") < 0 || get_view(e_obj, &ve, "l", 8, "end") < 0) goto done;
-    Py_ssize_t units = vs.view.len / 8;
-    if (ve.view.len / 8 != units) { PyErr_SetString(PyExc_ValueError, "start and end differ in length"); goto done; }
-    const double *O = v[0].view.buf, *E = v[1].view.buf, *D = v[2].view.buf, *H = v[3].view.buf;
-    const int64_t *S = v[4].view.buf, *start = vs.view.buf, *end = ve.view.buf;
-    X = malloc((size_t)(n ? n : 1) * sizeof(double));
-    HT = malloc((size_t)(n ? n : 1) * sizeof(double));
-    A = malloc((size_t)(n ? n : 1));
+    double *X = malloc((size_t)(n ? n : 1) * sizeof(double)), *HT = malloc((size_t)(n ? n : 1) * sizeof(double));
+    unsigned char *A = malloc((size_t)(n ? n : 1));
     if (!X || !HT || !A) { PyErr_NoMemory(); goto done; }
     for (Py_ssize_t k = 0; k < n; k++) {
         int64_t r = S[k];
@@ -2709,6 +2726,25 @@ static PyObject *layout_upright_backward_units(PyObject *mod, PyObject *args) {
     if (backward_flags(X, HT, A, start, end, units, n, back_step, PyByteArray_AS_STRING(result)) < 0) Py_CLEAR(result);
 done:
     free(X); free(HT); free(A);
+    return result;
+}
+
+static PyObject *layout_upright_backward_units(PyObject *mod, PyObject *args) {
+    PyObject *objs[5], *s_obj, *e_obj;
+    double back_step, same_direction;
+    if (!PyArg_ParseTuple(args, "OOOOOOOdd", &objs[0], &objs[1], &objs[2], &objs[3], &objs[4], &s_obj, &e_obj,
+                          &back_step, &same_direction))
+        return NULL;
+    View v[5], vs = {0}, ve = {0};
+    memset(v, 0, sizeof v);
+    PyObject *result = NULL;
+    Py_ssize_t rows, n = get_stream_columns((PyObject *const *)objs, v, &rows);
+    if (n < 0 || get_view(s_obj, &vs, "l", 8, "start") < 0 || get_view(e_obj, &ve, "l", 8, "end") < 0) goto done;
+    Py_ssize_t units = vs.view.len / 8;
+    if (ve.view.len / 8 != units) { PyErr_SetString(PyExc_ValueError, "start and end differ in length"); goto done; }
+    const GlyphColumns g = {v[0].view.buf, v[1].view.buf, v[2].view.buf, v[3].view.buf};
+    result = upright_backward_of(&g, v[4].view.buf, n, vs.view.buf, ve.view.buf, units, back_step, same_direction);
+done:
     for (int c = 0; c < 5; c++) release(&v[c]);
     release(&vs); release(&ve);
     return result;
@@ -3761,6 +3797,30 @@ done:
  * and gap along the line (gap, per pair), the gap after a blank (`space`,
  * per position) that lies past blank_gap x the smaller height measured from
  * where the blank starts (its own width along its direction added). */
+/* stream_unit_starts' body on the stream S[0..n) (n >= 1) of glyph columns g:
+ * the unit starts into starts[], how many. `cuts`: segment_gap, segment_back,
+ * blank_gap. */
+static Py_ssize_t unit_starts_of(const GlyphColumns *g, const int64_t *S, Py_ssize_t n, const unsigned char *LB, const double *G,
+                                 const unsigned char *space, const double cuts[3], int64_t *starts) {
+    const double *O = g->O, *E = g->E, *D = g->D, *H = g->H;
+    const double segment_gap = cuts[0], segment_back = cuts[1], blank_gap = cuts[2];
+    Py_ssize_t count = 0;
+    starts[count++] = 0;
+    for (Py_ssize_t k = 0; k + 1 < n; k++) {
+        int64_t r = S[k], q = S[k + 1];
+        double smaller = np_min(H[r], H[q]), larger = np_max(H[r], H[q]), gap = G[k];
+        int line_break = LB[k + 1];
+        int cut = line_break || gap > segment_gap * smaller || gap < -segment_back * larger;
+        if (!cut && gap > blank_gap * smaller && space[k]) {
+            double width = (E[2 * r] - O[2 * r]) * D[2 * r] + (E[2 * r + 1] - O[2 * r + 1]) * D[2 * r + 1];
+            double from_start = gap + width;
+            cut = line_break || from_start > segment_gap * smaller || from_start < -segment_back * larger;
+        }
+        if (cut) starts[count++] = k + 1;
+    }
+    return count;
+}
+
 static PyObject *layout_stream_unit_starts(PyObject *mod, PyObject *args) {
     PyObject *objs[5], *lb_obj, *g_obj, *sp_obj;
     double segment_gap, segment_back, blank_gap;
@@ -3780,30 +3840,111 @@ static PyObject *layout_stream_unit_starts(PyObject *mod, PyObject *args) {
         PyErr_SetString(PyExc_ValueError, "moves and stream differ in length");
         goto done;
     }
-    const double *O = v[0].view.buf, *E = v[1].view.buf, *D = v[2].view.buf, *H = v[3].view.buf, *G = vg.view.buf;
-    const int64_t *S = v[4].view.buf;
-    const unsigned char *LB = vlb.view.buf, *space = vsp.view.buf;
+    const GlyphColumns g = {v[0].view.buf, v[1].view.buf, v[2].view.buf, v[3].view.buf};
+    const double cuts[3] = {segment_gap, segment_back, blank_gap};
     starts = malloc((size_t)(n ? n : 1) * sizeof(int64_t));
     if (!starts) { PyErr_NoMemory(); goto done; }
-    Py_ssize_t count = 0;
-    starts[count++] = 0;
-    for (Py_ssize_t k = 0; k < pairs; k++) {
-        int64_t r = S[k], q = S[k + 1];
-        double smaller = np_min(H[r], H[q]), larger = np_max(H[r], H[q]), g = G[k];
-        int line_break = LB[k + 1];
-        int cut = line_break || g > segment_gap * smaller || g < -segment_back * larger;
-        if (!cut && g > blank_gap * smaller && space[k]) {
-            double width = (E[2 * r] - O[2 * r]) * D[2 * r] + (E[2 * r + 1] - O[2 * r + 1]) * D[2 * r + 1];
-            double from_start = g + width;
-            cut = line_break || from_start > segment_gap * smaller || from_start < -segment_back * larger;
-        }
-        if (cut) starts[count++] = k + 1;
-    }
-    result = int64_bytes(starts, count);
+    result = int64_bytes(starts, unit_starts_of(&g, v[4].view.buf, n, vlb.view.buf, vg.view.buf, vsp.view.buf, cuts, starts));
 done:
     free(starts);
     for (int c = 0; c < 5; c++) release(&v[c]);
     release(&vlb); release(&vg); release(&vsp);
+    return result;
+}
+
+/* ---- stream_units(origin, own_end, direction, height, stream, texts,
+ *      (line_break_ratio, same_direction, segment_gap, segment_back, blank_gap, back_step, line_baseline,
+ *       upright, descent, skewed, max_value))
+ *      -> (line_break, across, gap, height, alpha, space, starts, painted_back, frame or None, backwards or None)
+ * kernels.stream_units (units.page_units): a page's stream measured and cut
+ * into units in one pass. pair_moves of each pair of the stream (line_break
+ * per position, the first False), text_classes of its glyphs' texts (the
+ * glyph table's contiguous object array, read in place), stream_unit_starts
+ * on those, the positions units.pieces_painted_back tests
+ * (units.painted_back_candidates: a letter whose pair steps back back_step x
+ * the pair's height after a pair that did not, two glyphs or more into its
+ * unit, within line_baseline x the pair's height across); and, where every
+ * glyph of the table runs within `upright` of (1, 0) (the frame
+ * geometric.reading_direction gives such a page) and no position is to be
+ * tested, the units' upright_frame and upright_backward_units, each None
+ * where it declines. */
+static PyObject *stream_units_result(PyObject *col[6], const int64_t *starts, Py_ssize_t units, const int64_t *tested,
+                                     Py_ssize_t count, PyObject *frame, PyObject *backwards) {
+    PyObject *s = int64_bytes(starts, units), *t = int64_bytes(tested, count), *result = NULL;
+    if (s && t)
+        result = Py_BuildValue("(OOOOOOOOOO)", col[0], col[1], col[2], col[3], col[4], col[5], s, t, frame, backwards);
+    Py_XDECREF(s); Py_XDECREF(t);
+    return result;
+}
+
+/* units.painted_back_candidates on the stream's moves (n positions, units
+ * start[0..units)): the positions to test into tested[], how many. */
+static Py_ssize_t painted_back_of(const double *A, const double *G, const double *M, const char *alpha, Py_ssize_t n,
+                                  const int64_t *start, Py_ssize_t units, double back_step, double line_baseline, int64_t *tested) {
+    Py_ssize_t count = 0, u = 0;
+    for (Py_ssize_t j = 1; j + 1 < n; j++) {
+        if (!(G[j] < M[j] * -back_step) || G[j - 1] < M[j - 1] * -back_step) continue;
+        Py_ssize_t c = j + 1;
+        while (u + 1 < units && start[u + 1] <= c) u++;
+        if (alpha[c] && c - start[u] >= 2 && fabs(A[c - 1]) <= line_baseline * M[c - 1]) tested[count++] = c;
+    }
+    return count;
+}
+
+static PyObject *layout_stream_units(PyObject *mod, PyObject *args) {
+    PyObject *objs[5], *t_obj;
+    double ratio, same_direction, cuts[3], back_step, line_baseline, upright, descent, skewed, max_value;
+    if (!PyArg_ParseTuple(args, "OOOOOO(ddddddddddd)", &objs[0], &objs[1], &objs[2], &objs[3], &objs[4], &t_obj, &ratio,
+                          &same_direction, &cuts[0], &cuts[1], &cuts[2], &back_step, &line_baseline, &upright, &descent,
+                          &skewed, &max_value))
+        return NULL;
+    View v[5], vt = {0};
+    memset(v, 0, sizeof v);
+    PyObject *result = NULL, *col[6] = {NULL}, *frame = NULL, *backwards = NULL;
+    int64_t *starts = NULL, *ends = NULL, *tested = NULL;
+    Py_ssize_t rows, n = get_stream_columns((PyObject *const *)objs, v, &rows);
+    if (n < 0 || get_view(t_obj, &vt, "O", (Py_ssize_t)sizeof(PyObject *), "texts") < 0) goto done;
+    if (vt.view.len / (Py_ssize_t)sizeof(PyObject *) != rows) {
+        PyErr_SetString(PyExc_ValueError, "texts and glyph columns differ in length");
+        goto done;
+    }
+    const Py_ssize_t pairs = n ? n - 1 : 0, sizes[6] = {n, 8 * pairs, 8 * pairs, 8 * pairs, n, n};
+    for (int c = 0; c < 6; c++)
+        if (!(col[c] = PyByteArray_FromStringAndSize(NULL, sizes[c]))) goto done;
+    char *LB = PyByteArray_AS_STRING(col[0]), *alpha = PyByteArray_AS_STRING(col[4]), *space = PyByteArray_AS_STRING(col[5]);
+    double *A = (double *)PyByteArray_AS_STRING(col[1]), *G = (double *)PyByteArray_AS_STRING(col[2]);
+    double *M = (double *)PyByteArray_AS_STRING(col[3]);
+    const GlyphColumns g = {v[0].view.buf, v[1].view.buf, v[2].view.buf, v[3].view.buf};
+    const int64_t *S = v[4].view.buf;
+    PyObject *const *items = (PyObject *const *)vt.view.buf;
+    if (n) LB[0] = 0;
+    for (Py_ssize_t k = 0; k < pairs; k++) pair_move(&g, S[k], S[k + 1], ratio, same_direction, &LB[k + 1], &A[k], &G[k], &M[k]);
+    for (Py_ssize_t k = 0; k < n; k++)
+        if (text_class(items[S[k]], &alpha[k], &space[k]) < 0) goto done;
+    starts = malloc((size_t)(n ? n : 1) * sizeof(int64_t));
+    ends = malloc((size_t)(n ? n : 1) * sizeof(int64_t));
+    tested = malloc((size_t)(n ? n : 1) * sizeof(int64_t));
+    if (!starts || !ends || !tested) { PyErr_NoMemory(); goto done; }
+    const unsigned char *blank = (const unsigned char *)space;
+    Py_ssize_t units = unit_starts_of(&g, S, n, (const unsigned char *)LB, G, blank, cuts, starts);
+    Py_ssize_t count = painted_back_of(A, G, M, alpha, n, starts, units, back_step, line_baseline, tested);
+    int framed = count == 0;
+    for (Py_ssize_t r = 0; r < rows && framed; r++) framed = g.D[2 * r] > upright;
+    if (framed) {
+        if (!(frame = upright_frame_of(&g, S, n, starts, units, blank, descent, skewed, same_direction, max_value))) goto done;
+        for (Py_ssize_t u = 0; u < units; u++) ends[u] = u + 1 < units ? starts[u + 1] : n;
+        if (!(backwards = upright_backward_of(&g, S, n, starts, ends, units, back_step, same_direction))) goto done;
+    } else {
+        frame = Py_NewRef(Py_None);
+        backwards = Py_NewRef(Py_None);
+    }
+    result = stream_units_result(col, starts, units, tested, count, frame, backwards);
+done:
+    for (int c = 0; c < 6; c++) Py_XDECREF(col[c]);
+    Py_XDECREF(frame); Py_XDECREF(backwards);
+    free(starts); free(ends); free(tested);
+    for (int c = 0; c < 5; c++) release(&v[c]);
+    release(&vt);
     return result;
 }
 
@@ -5079,6 +5220,8 @@ static PyMethodDef module_methods[] = {
     {"block_starts", (PyCFunction)layout_block_starts, METH_VARARGS, "Block starts of a reading, and its indented first lines."},
     {"heading_blocks", (PyCFunction)layout_heading_blocks, METH_VARARGS, "Per block: start, length, heading size, is it a heading."},
     {"stream_unit_starts", (PyCFunction)layout_stream_unit_starts, METH_VARARGS, "Where the units of a stream start."},
+    {"stream_units", (PyCFunction)layout_stream_units, METH_VARARGS,
+     "A page's stream measured and cut into units: moves, text classes, unit starts, their frame."},
     /* lrules: the rule engine's decisions */
     {"interleaved_merges", (PyCFunction)layout_interleaved_merges, METH_VARARGS,
      "The merges of interleaved runs, in order, as (i, j) pairs."},

@@ -1430,11 +1430,15 @@ def unit_frame(
             descent, skewed, SAME_DIRECTION, float(MAX_VALUE),
         )  # fmt: skip
         if found is not None:
-            *columns, inked, aligned, body = found
-            low_x, high_x, height, x0, x1, y0, y1 = (np.frombuffer(c) for c in columns)
-            inked, aligned = np.frombuffer(inked, dtype=np.int64), np.frombuffer(aligned, dtype=bool)
-            return UnitFrame(low_x, high_x, height, x0, x1, y0, y1, inked, aligned, body)
+            return _upright_frame(found)
     return _unit_frame(lib, table, stream, along, start, space, thresholds)
+
+
+def _upright_frame(found: tuple[bytearray, ...]) -> UnitFrame:
+    """The UnitFrame of what lib.upright_frame gives."""
+    *columns, inked, aligned, body = found
+    low_x, high_x, height, x0, x1, y0, y1 = (np.frombuffer(c) for c in columns)
+    return UnitFrame(low_x, high_x, height, x0, x1, y0, y1, np.frombuffer(inked, dtype=np.int64), np.frombuffer(aligned, dtype=bool), float(body))  # type: ignore[arg-type]
 
 
 def _unit_frame(
@@ -1904,6 +1908,52 @@ def stream_unit_starts(
         )
         cut[near] = unit_breaks(line_break[1:][near], gap[near] + width, height[near], next_height[near])
     return np.concatenate([[0], np.flatnonzero(cut) + 1])
+class StreamUnits(NamedTuple):
+    """What stream_units gives: a page's stream measured and cut into units."""
+
+    moves: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]  # units.Moves' columns (pair_moves)
+    classes: tuple[np.ndarray, np.ndarray]  # per position, str.isalpha and str.isspace (text_classes)
+    starts: np.ndarray  # where units start (stream_unit_starts)
+    painted_back: np.ndarray  # the positions units.pieces_painted_back tests (units.painted_back_candidates)
+    frame: UnitFrame | None  # the units' frame, (1, 0), where every glyph is upright and no position is tested
+    backwards: np.ndarray | None  # there, per unit, stream_backward_units' flag (None: not measured)
+
+
+def stream_units(
+    lib: ModuleType | None,
+    table: GlyphTable,
+    stream: np.ndarray,
+    ratios: tuple[float, float],
+    thresholds: tuple[float, ...],
+) -> StreamUnits | None:
+    """units.page_units' measures of `stream` in one compiled pass: the
+    moves between its glyphs (pair_moves; `ratios`: the line break ratio and
+    UPRIGHT), their text classes (text_classes), the unit starts
+    (stream_unit_starts), the positions pieces painted back may start a
+    unit at (units.painted_back_candidates); and where every glyph of the
+    table is upright (geometric.reading_direction's (1, 0)) and no position
+    is to be tested, the units' frame (unit_frame) and backward flags
+    (stream_backward_units). `thresholds`: SEGMENT_GAP, SEGMENT_BACK,
+    BLANK_GAP, BACK_STEP, LINE_BASELINE, DESCENT, SKEWED. None without the
+    compiled kernels: the reference is the steps themselves, in
+    units.page_units, which tests/extract/test_layout_kernels.py holds this to."""
+    if lib is None:
+        return None
+    ratio, upright = ratios
+    segment_gap, segment_back, blank_gap, back_step, line_baseline, descent, skewed = thresholds
+    found = lib.stream_units(
+        *_glyph_columns(table), _ids(stream), np.ascontiguousarray(table.text, dtype=object),
+        (ratio, SAME_DIRECTION, segment_gap, segment_back, blank_gap, back_step, line_baseline, upright, descent, skewed, float(MAX_VALUE)),
+    )  # fmt: skip
+    line_break, across, gap, height, alpha, space, starts, painted_back, frame, backwards = found
+    return StreamUnits(
+        (np.frombuffer(line_break, dtype=bool), np.frombuffer(across), np.frombuffer(gap), np.frombuffer(height)),
+        (np.frombuffer(alpha, dtype=bool), np.frombuffer(space, dtype=bool)),
+        np.frombuffer(starts, dtype=np.int64), np.frombuffer(painted_back, dtype=np.int64),
+        None if frame is None else _upright_frame(frame), None if backwards is None else np.frombuffer(backwards, dtype=bool),
+    )  # fmt: skip
+
+
 def row_groups(lib: ModuleType | None, top: np.ndarray, bottom: np.ndarray, one_row: np.ndarray, shared: float) -> np.ndarray:
     """Items in reading order (their boxes from `bottom` to `top` across the
     line) cut into groups, as the end of each group: an item joins the

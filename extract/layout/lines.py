@@ -471,10 +471,11 @@ def _marks_beside_marks(page: Page, ids: np.ndarray, beside: np.ndarray, mark: n
         mark = mark | found
 
 
-def glyphs_along(page: Page) -> np.ndarray | None:
+def glyphs_along(page: Page, backwards: np.ndarray | None = None) -> np.ndarray | None:
     """Stream positions with the glyphs of every unit that the stream paints
     backwards along the line sorted along the line by their centres; None
-    when no unit does. A unit is one visit of the stream to a line; where
+    when no unit does (`backwards`: per unit, is it painted backwards,
+    where already measured: units.page_units). A unit is one visit of the stream to a line; where
     it steps back by more than a glyph height (the pieces of a line painted
     last to first, a glyph or a word at a time), its glyphs still read along
     the line. Steps back by less (an accent over its letter, a kern) and
@@ -489,7 +490,8 @@ def glyphs_along(page: Page) -> np.ndarray | None:
     # among upright ones) steps back as it goes forward. A glyph at a time,
     # backwards: each step back narrower than a glyph height (a title's
     # letters painted last to first), BACK_STEP heights or more.
-    backwards = stream_backward_units(page.lib, table, stream, page.along, (page.start, page.end), BACK_STEP)
+    if backwards is None:
+        backwards = stream_backward_units(page.lib, table, stream, page.along, (page.start, page.end), BACK_STEP)
     if not backwards.any():
         return None
     x, height, _ = along_measures(table, stream, page.along)

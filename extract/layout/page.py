@@ -16,9 +16,7 @@ from ragprep.extract.layout.cut import read_region
 from ragprep.extract.layout.labels import Ordering, block_labels, with_blocks
 from ragprep.extract.layout.leaves import emit, head_note_last, leaf_order, margin_note_after_its_block
 from ragprep.extract.layout.lines import glyphs_along, line_order
-from ragprep.extract.layout.kernels import text_classes
-from ragprep.extract.layout.units import Moves, Page, line_moves, margin_text, pieces_painted_back, reordered_moves, unit_starts
-from ragprep.extract.native import compiled_layout
+from ragprep.extract.layout.units import Moves, Page, margin_text, page_units, reordered_moves
 
 
 def layout_order(
@@ -116,13 +114,10 @@ def _leaves(
         stream = stream[~exclude[stream]]
     if len(stream) < 2 or (table.wmode.any() and (table.wmode[stream] == 1).any()):
         return None
-    moves = line_moves(table, stream, config)
-    classes = text_classes(compiled_layout(), table.text, stream)
-    starts = pieces_painted_back(table, stream, moves, unit_starts(table, stream, moves, classes[1]), classes)
-    page = Page(table, stream, starts, classes=classes)
+    moves, page, backwards = page_units(table, stream, config)
     first, moved = stream, None
     # A visit of the stream painted backwards along its line reads forwards.
-    along = glyphs_along(page)
+    along = glyphs_along(page, backwards)
     if along is not None:
         moved, stream = along, stream[along]
         page = Page(table, stream, page.start, page.carried(along))

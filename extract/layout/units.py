@@ -32,9 +32,19 @@ from types import ModuleType
 import numpy as np
 
 from ragprep.extract.config import ExtractConfig
-from ragprep.extract.geometric import SEGMENT_BACK, SEGMENT_GAP, reading_direction
+from ragprep.extract.geometric import SEGMENT_BACK, SEGMENT_GAP, UPRIGHT, reading_direction
 from ragprep.extract.glyphs import GlyphTable, rows_at
-from ragprep.extract.layout.kernels import GroupMeasures, first_words, nearest_under, pair_moves, stream_unit_starts, text_classes, unit_frame
+from ragprep.extract.layout.kernels import (
+    GroupMeasures,
+    UnitFrame,
+    first_words,
+    nearest_under,
+    pair_moves,
+    stream_unit_starts,
+    stream_units,
+    text_classes,
+    unit_frame,
+)
 from ragprep.extract.layout.kernels import reads_rtl as kernels_reads_rtl
 from ragprep.extract.native import compiled_layout
 from ragprep.extract.layout.params import (
@@ -78,23 +88,38 @@ def pieces_painted_back(
     heights or more after a step that did not (a line painted backwards a
     glyph at a time steps back at every glyph: glyphs_along reads it), on
     the line it steps back on (within LINE_BASELINE), to the right of the
-    unit's first glyph, into a gap between glyphs of the unit no centre of
-    which lies inside the letter (a glyph painted twice, fake bold, lies on
-    itself; an accent is no letter) and no wider than the letter and a
-    word space (LINE_JOIN_GAP): where a word set into a wider gap, or a
-    text painted twice over itself, stays as painted.
+    unit's first glyph (painted_back_candidates), into a gap between glyphs
+    of the unit no centre of which lies inside the letter (a glyph painted
+    twice, fake bold, lies on itself; an accent is no letter) and no wider
+    than the letter and a word space (LINE_JOIN_GAP): where a word set into
+    a wider gap, or a text painted twice over itself, stays as painted.
     Fixture: test_logo_letter_painted_back_at_the_line_end_reads_in_its_gap."""
+    candidate = painted_back_candidates(moves, starts, classes[0])
+    return painted_back(table, stream, starts, classes[1], candidate) if len(candidate) else starts
+
+
+def painted_back_candidates(moves: Moves, starts: np.ndarray, alpha: np.ndarray) -> np.ndarray:
+    """The positions pieces_painted_back tests (`alpha`: per position, is
+    its glyph a letter): letters whose pair steps back BACK_STEP heights or
+    more after a pair that did not, two glyphs or more into their unit
+    (`starts` is sorted), within LINE_BASELINE heights across."""
     back = moves.gap < moves.height * -BACK_STEP
     # Positions stepping back (few: the full passes end here), after a step that did not, letters only.
     step = np.flatnonzero(back[1:])
     candidate = step[~back[step]] + 2
-    candidate = candidate[classes[0][candidate]]
+    candidate = candidate[alpha[candidate]]
     if not len(candidate):
-        return starts  # most pages
-    # Two glyphs or more of its unit before it (starts is sorted), on its line.
+        return candidate  # most pages
     candidate = candidate[candidate - starts[np.searchsorted(starts, candidate, side="right") - 1] >= 2]
-    candidate = candidate[np.abs(moves.across[candidate - 1]) <= LINE_BASELINE * moves.height[candidate - 1]]
-    extra = [k for k in candidate.tolist() if _fills_its_gap(table, stream, (starts, classes[1]), k)]
+    found: np.ndarray = candidate[np.abs(moves.across[candidate - 1]) <= LINE_BASELINE * moves.height[candidate - 1]]
+    return found
+
+
+def painted_back(table: GlyphTable, stream: np.ndarray, starts: np.ndarray, space: np.ndarray, candidate: np.ndarray) -> np.ndarray:
+    """`starts` with a unit of its own for each letter at a position of
+    `candidate` that fills a gap of its unit (_fills_its_gap; `space`: per
+    position, is its glyph a blank), and for the glyph after it."""
+    extra = [k for k in candidate.tolist() if _fills_its_gap(table, stream, (starts, space), k)]
     if not extra:
         return starts
     after = [k + 1 for k in extra if k + 1 < len(stream)]
@@ -171,6 +196,30 @@ def reordered_moves(
     return Moves(line_break, across, gap, height)
 
 
+def page_units(table: GlyphTable, stream: np.ndarray, config: ExtractConfig) -> tuple[Moves, Page, np.ndarray | None]:
+    """The moves between the glyphs of `stream` (line_moves), its units
+    (unit_starts, pieces_painted_back), the page of them in its reading
+    frame, and per unit whether the stream paints it backwards where that
+    was measured on the way (kernels.stream_backward_units, for
+    lines.glyphs_along; None: not measured). One compiled pass
+    (kernels.stream_units) where the kernels are built; the steps below
+    are its reference."""
+    lib = compiled_layout()
+    found = stream_units(
+        lib, table, stream, (config.line_break_ratio, UPRIGHT),
+        (SEGMENT_GAP, SEGMENT_BACK, BLANK_GAP, BACK_STEP, LINE_BASELINE, DESCENT, SKEWED),
+    )  # fmt: skip
+    if found is None:
+        moves = line_moves(table, stream, config)
+        classes = text_classes(lib, table.text, stream)
+        starts = pieces_painted_back(table, stream, moves, unit_starts(table, stream, moves, classes[1]), classes)
+        return moves, Page(table, stream, starts, classes=classes), None
+    moves, starts = Moves(*found.moves), found.starts
+    if len(found.painted_back):
+        starts = painted_back(table, stream, starts, found.classes[1], found.painted_back)
+    return moves, Page(table, stream, starts, classes=found.classes, frame=found.frame), found.backwards
+
+
 @dataclass(frozen=True)
 class Kept:
     """What regions.py measures of a group, kept per page as Page.rows and
@@ -203,9 +252,12 @@ class Page:
         unit_start: np.ndarray,
         carried: Carried | None = None,
         classes: tuple[np.ndarray, np.ndarray] | None = None,
+        frame: UnitFrame | None = None,
     ) -> None:
         """`carried`: what the page of these glyphs in another order knew
-        (Page.carried); `classes`: their text classes, where known."""
+        (Page.carried); `classes`: their text classes, where known;
+        `frame`: their frame, where known (kernels.stream_units: a page
+        whose glyphs are all upright, read along (1, 0))."""
         self.table = table
         self.stream = stream
         self.start = unit_start
@@ -214,7 +266,11 @@ class Page:
         # glyph counted by its height: a thumbnail of a tilted poster may
         # hold more glyphs than the page's text beside it, at a tenth of
         # its size.
-        self.along = along = carried.along if carried else reading_direction(table, stream, None, table.height[stream])
+        if frame is not None:
+            along = np.array([1.0, 0.0])
+        else:
+            along = carried.along if carried else reading_direction(table, stream, None, table.height[stream])
+        self.along = along
         self.lib = compiled_layout()  # the kernels' path, asked once per page
         # Per glyph in stream order, str.isalpha and str.isspace of its text.
         classes = carried.classes if carried else classes
@@ -225,7 +281,8 @@ class Page:
         # price of gathering them; rows and gutters do not need it). Blanks
         # have no ink: a run of trailing spaces must not make a table cell
         # as wide as a line of text, nor a lone tab span a gutter.
-        frame = unit_frame(self.lib, table, stream, along, unit_start, self._classes[1], (DESCENT, SKEWED))
+        if frame is None:
+            frame = unit_frame(self.lib, table, stream, along, unit_start, self._classes[1], (DESCENT, SKEWED))
         self._glyph_x = (frame.low_x, frame.high_x, frame.height)
         self._first_word: tuple[np.ndarray, np.ndarray] | None = None
         self.x0, self.x1, self.y0, self.y1 = frame.x0, frame.x1, frame.y0, frame.y1

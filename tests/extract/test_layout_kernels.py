@@ -22,9 +22,10 @@ from codepath import on_path
 from corpusdir import corpus_paths
 
 from ragprep.extract import ExtractConfig, GlyphTable, PDFReadError, open_document
+from ragprep.extract.geometric import SAME_DIRECTION, SEGMENT_BACK, SEGMENT_GAP, UPRIGHT, stream_order
 from ragprep.extract.glyphs import rows_at
 from ragprep.extract import native
-from ragprep.extract.layout import kernels, lines, read_layout, units
+from ragprep.extract.layout import kernels, lines, params, read_layout, units
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # the repository root: bench/
 from bench.layout import SCORED_FILES  # noqa: E402
@@ -1265,6 +1266,81 @@ def test_stream_unit_starts_agree():
     with pytest.raises(ValueError, match="differ in length"):
         LIB.stream_unit_starts(*columns, np.array([0, 1], dtype=np.int64), np.zeros(2, dtype=bool), np.zeros(2), np.zeros(2, dtype=bool), 0.65, 4.0, 0.3)
 
+
+_UNIT_CUTS = (SEGMENT_GAP, SEGMENT_BACK, params.BLANK_GAP, params.BACK_STEP, params.LINE_BASELINE, params.DESCENT, params.SKEWED)
+
+
+def _stream_units_by_the_steps(table: GlyphTable, stream: np.ndarray) -> kernels.StreamUnits:
+    """kernels.stream_units' measures taken one reference step at a time (units.page_units' steps)."""
+    line_break = np.zeros(len(stream), dtype=bool)
+    line_break[1:], across, gap, height = kernels.pair_moves(None, table, stream[:-1], stream[1:], CONFIG)
+    moves = units.Moves(line_break, across, gap, height)
+    classes = kernels.text_classes(None, table.text, stream)
+    starts = kernels.stream_unit_starts(None, table, stream, (line_break, gap), classes[1], _UNIT_CUTS[:3])
+    tested = units.painted_back_candidates(moves, starts, classes[0])
+    frame = backwards = None
+    if not len(tested) and (table.direction[:, 0] > UPRIGHT).all():
+        along, end = np.array([1.0, 0.0]), np.concatenate([starts[1:], [len(stream)]])
+        frame = kernels.unit_frame(None, table, stream, along, starts, classes[1], (params.DESCENT, params.SKEWED))
+        backwards = kernels.stream_backward_units(None, table, stream, along, (starts, end), params.BACK_STEP)
+    return kernels.StreamUnits((line_break, across, gap, height), classes, starts, tested, frame, backwards)
+
+
+def _assert_stream_units_agree(table: GlyphTable, stream: np.ndarray, seen: dict[str, int]) -> None:
+    reference = _stream_units_by_the_steps(table, stream)
+    compiled = kernels.stream_units(LIB, table, stream, (CONFIG.line_break_ratio, UPRIGHT), _UNIT_CUTS)
+    assert compiled is not None and kernels.stream_units(None, table, stream, (CONFIG.line_break_ratio, UPRIGHT), _UNIT_CUTS) is None
+    for name in ("moves", "classes", "starts", "painted_back"):
+        _same(getattr(reference, name), getattr(compiled, name))
+    seen["tested"] += len(reference.painted_back) > 0
+    if reference.frame is None:
+        assert compiled.frame is None and compiled.backwards is None
+        return
+    columns = kernels._glyph_columns(table)
+    if compiled.frame is None:  # the kernel declines (a value not finite, a skewed unit): Page takes the reference
+        assert LIB.upright_frame(*columns, stream, reference.starts, reference.classes[1], params.DESCENT, params.SKEWED, SAME_DIRECTION, 2000.0) is None
+    else:
+        seen["framed"] += 1
+        for name in reference.frame.__dataclass_fields__:
+            _same(getattr(reference.frame, name), getattr(compiled.frame, name))
+    if compiled.backwards is None:  # declined (a value not finite): glyphs_along takes the reference
+        end = np.concatenate([reference.starts[1:], [len(stream)]])
+        assert LIB.upright_backward_units(*columns, stream, reference.starts, end, params.BACK_STEP, SAME_DIRECTION) is None
+    else:
+        seen["backwards"] += int(compiled.backwards.any())
+        _same(reference.backwards, compiled.backwards)
+
+
+def test_stream_units_agree():
+    # One compiled pass (kernels.stream_units) against units.page_units'
+    # steps on their references: the samples' pages in stream order, and a
+    # real page with odd geometry (_odd_glyphs: upright, turned and skewed
+    # glyphs, steps back of every size, NaN heights) through random streams.
+    seen = {"tested": 0, "framed": 0, "backwards": 0}
+    for sample in SAMPLES:
+        for table in _tables(sample):
+            stream = stream_order(table, CONFIG)
+            if len(stream) >= 2:
+                _assert_stream_units_agree(table, stream, seen)
+    table = _tables(SAMPLES[0])[0]
+    for seed in range(40):
+        rng = np.random.default_rng(seed)
+        angles = [0.0] if seed % 2 else [0.0, 0.0, 0.0, 180.0, 90.0, 0.3]
+        odd = _odd_glyphs(rng, table, angles, seed % 5 == 0)
+        stream = rng.permutation(len(table))[: int(rng.integers(2, len(table)))].astype(np.int64)
+        if seed % 3 == 0:  # runs along a line, stepping back now and then: units of many glyphs
+            stream = stream[np.argsort(odd.origin[stream, 1] * 1000 + odd.origin[stream, 0], kind="stable")]
+        _assert_stream_units_agree(odd, stream, seen)
+    assert seen["tested"] >= 5 and seen["framed"] >= 10 and seen["backwards"] >= 1, seen
+    columns = kernels._glyph_columns(table)
+    texts = np.ascontiguousarray(table.text, dtype=object)
+    cuts = (0.5, 0.95, 0.65, 4.0, 0.3, 0.25, 0.3, 0.99, 0.22, 0.9994, 2000.0)
+    with pytest.raises(IndexError):
+        LIB.stream_units(*columns, np.array([0, len(table)], dtype=np.int64), texts, cuts)
+    with pytest.raises(ValueError, match="differ in length"):
+        LIB.stream_units(*columns, np.array([0, 1], dtype=np.int64), texts[:-1], cuts)
+    with pytest.raises(TypeError, match="str"):
+        LIB.stream_units(*columns, np.array([0, 1], dtype=np.int64), np.array([None] * len(table), dtype=object), cuts)
 
 def _glyph_units(rng: np.random.Generator, n: int, gaps: bool) -> tuple[np.ndarray, np.ndarray]:
     """Units start:end tiling n glyphs in stream order, or, where `gaps`,
