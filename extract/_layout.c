@@ -3460,42 +3460,36 @@ static int placed_rules(const double *X0, const double *X1, const double *Y0, co
     return rules;
 }
 
-static PyObject *layout_placed_lines(PyObject *mod, PyObject *args) {
-    PyObject *x0_obj, *x1_obj, *y0_obj, *y1_obj, *ids_obj, *space_obj, *end_obj, *inked_obj;
-    LineParams p;
-    long long number_glyphs;
-    if (!PyArg_ParseTuple(args, "OOOOOOOOddddddLdd", &x0_obj, &x1_obj, &y0_obj, &y1_obj, &ids_obj, &space_obj, &end_obj,
-                          &inked_obj, &p.descent, &p.line_baseline, &p.mark_height, &p.join_gap, &p.justified_space,
-                          &p.number_gap, &number_glyphs, &p.piece_share, &p.row_overlap))
-        return NULL;
-    p.number_glyphs = (int64_t)number_glyphs;
-    View vbox[4], vi = {0}, vs = {0}, ve = {0}, vk = {0};
-    memset(vbox, 0, sizeof vbox);
-    PyObject *result = NULL, *out[4] = {NULL, NULL, NULL, NULL};
-    int64_t *ibuf = NULL;
-    double *dbuf = NULL;
-    unsigned char *mark = NULL;
-    PyObject *const objs[4] = {x0_obj, x1_obj, y0_obj, y1_obj};
-    Py_ssize_t n = get_unit_boxes(objs, vbox, ids_obj, &vi);
-    if (n < 0 || get_view(space_obj, &vs, "?", 1, "space") < 0 || get_view(end_obj, &ve, "l", 8, "end") < 0 ||
-        get_view(inked_obj, &vk, "l", 8, "inked") < 0)
-        goto done;
-    Py_ssize_t size = vbox[0].view.len / 8, glyphs = vs.view.len;
-    if (ve.view.len / 8 != size || vk.view.len / 8 != size) {
-        PyErr_SetString(PyExc_ValueError, "end and inked differ in length from the units");
-        goto done;
-    }
-    const double *X0 = vbox[0].view.buf, *X1 = vbox[1].view.buf, *Y0 = vbox[2].view.buf, *Y1 = vbox[3].view.buf;
-    const int64_t *ids = vi.view.buf, *end = ve.view.buf, *inked = vk.view.buf;
-    for (Py_ssize_t k = 0; k < n; k++)
-        if (end[ids[k]] < 1 || end[ids[k]] > glyphs) { PyErr_SetString(PyExc_IndexError, "end: unit out of range"); goto done; }
+/* What placed_lines gives, in buffers placed_free releases: the units by
+ * row and along it, per unit its row, whether it is a mark, its line; the
+ * rows' span and the rules bits. */
+typedef struct {
+    int64_t *ibuf, *ids, *row, *line;
+    double *dbuf;
+    unsigned char *mark, *mark_along;
+    double span;
+    int rules;
+} Placed;
+
+static void placed_free(Placed *r) { free(r->ibuf); free(r->dbuf); free(r->mark); }
+
+/* placed_lines' body on units ids[0..n) (checked: in range, their ends too)
+ * of the unit boxes X0, X1, Y0, Y1 (`size` units): 0, or -1 with an exception
+ * set; r is placed_free'd by the caller either way. */
+static int placed_lines_of(const double *X0, const double *X1, const double *Y0, const double *Y1, Py_ssize_t size,
+                           const int64_t *ids, Py_ssize_t n, const unsigned char *space, const int64_t *end,
+                           const int64_t *inked, const LineParams *lp, Placed *r) {
+    const LineParams p = *lp;
     size_t cells = (size_t)(n ? n : 1);
     /* int64 work: sid order tmp beside again row row2 along line by_x key host out_ids out_row (13 x n) */
-    ibuf = calloc(13 * cells, sizeof(int64_t));
+    r->ibuf = calloc(13 * cells, sizeof(int64_t));
     /* doubles: key sh sb h2 x ax0 ax1 reach (8 x n) */
-    dbuf = calloc(8 * cells, sizeof(double));
-    mark = calloc(cells, 1);
-    if (!ibuf || !dbuf || !mark) { PyErr_NoMemory(); goto done; }
+    r->dbuf = calloc(8 * cells, sizeof(double));
+    r->mark = calloc(cells, 1);
+    if (!r->ibuf || !r->dbuf || !r->mark) { PyErr_NoMemory(); return -1; }
+    int64_t *ibuf = r->ibuf;
+    double *dbuf = r->dbuf;
+    unsigned char *mark = r->mark;
     int64_t *sid = ibuf, *order = ibuf + cells, *tmp = ibuf + 2 * cells, *beside = ibuf + 3 * cells, *again = ibuf + 4 * cells;
     int64_t *row = ibuf + 5 * cells, *row2 = ibuf + 6 * cells, *along = ibuf + 7 * cells, *line = ibuf + 8 * cells;
     int64_t *by_x = ibuf + 9 * cells, *key_i = ibuf + 10 * cells, *host = ibuf + 11 * cells, *out_ids = ibuf + 12 * cells;
@@ -3514,7 +3508,7 @@ static PyObject *layout_placed_lines(PyObject *mod, PyObject *args) {
         sb[k] = Y0[u] + p.descent * sh[k];
         row[k] = k ? row[k - 1] + (sb[k - 1] - sb[k] > p.line_baseline * np_min(sh[k - 1], sh[k])) : 0;
     }
-    if (placed_marks(X0, X1, Y0, Y1, size, sid, sh, n, &p, beside, again) < 0) goto done;
+    if (placed_marks(X0, X1, Y0, Y1, size, sid, sh, n, &p, beside, again) < 0) return -1;
     double high = 0.0, low = 0.0;
     for (Py_ssize_t k = 0; k < n; k++) {
         int placed = beside[k] >= 0;
@@ -3532,15 +3526,48 @@ static PyObject *layout_placed_lines(PyObject *mod, PyObject *args) {
         row[k] = row2[along[k]];
         mark_along[k] = mark[along[k]];
     }
-    int rules = placed_rules(X0, X1, Y0, Y1, out_ids, row, line, n, span, vs.view.buf, end, inked, &p, ax0, ax1, reach, host);
-    out[0] = int64_bytes(out_ids, n);
-    out[1] = out[0] ? int64_bytes(row, n) : NULL;
-    out[2] = out[1] ? PyByteArray_FromStringAndSize((const char *)mark_along, n) : NULL;
-    out[3] = out[2] ? int64_bytes(line, n) : NULL;
-    if (out[3]) result = Py_BuildValue("(OOOOdi)", out[0], out[1], out[2], out[3], span, rules);
+    r->ids = out_ids; r->row = row; r->line = line; r->mark_along = mark_along; r->span = span;
+    r->rules = placed_rules(X0, X1, Y0, Y1, out_ids, row, line, n, span, space, end, inked, &p, ax0, ax1, reach, host);
+    return 0;
+}
+
+static PyObject *layout_placed_lines(PyObject *mod, PyObject *args) {
+    PyObject *x0_obj, *x1_obj, *y0_obj, *y1_obj, *ids_obj, *space_obj, *end_obj, *inked_obj;
+    LineParams p;
+    long long number_glyphs;
+    if (!PyArg_ParseTuple(args, "OOOOOOOOddddddLdd", &x0_obj, &x1_obj, &y0_obj, &y1_obj, &ids_obj, &space_obj, &end_obj,
+                          &inked_obj, &p.descent, &p.line_baseline, &p.mark_height, &p.join_gap, &p.justified_space,
+                          &p.number_gap, &number_glyphs, &p.piece_share, &p.row_overlap))
+        return NULL;
+    p.number_glyphs = (int64_t)number_glyphs;
+    View vbox[4], vi = {0}, vs = {0}, ve = {0}, vk = {0};
+    memset(vbox, 0, sizeof vbox);
+    PyObject *result = NULL, *out[4] = {NULL, NULL, NULL, NULL};
+    Placed r = {0};
+    PyObject *const objs[4] = {x0_obj, x1_obj, y0_obj, y1_obj};
+    Py_ssize_t n = get_unit_boxes(objs, vbox, ids_obj, &vi);
+    if (n < 0 || get_view(space_obj, &vs, "?", 1, "space") < 0 || get_view(end_obj, &ve, "l", 8, "end") < 0 ||
+        get_view(inked_obj, &vk, "l", 8, "inked") < 0)
+        goto done;
+    Py_ssize_t size = vbox[0].view.len / 8, glyphs = vs.view.len;
+    if (ve.view.len / 8 != size || vk.view.len / 8 != size) {
+        PyErr_SetString(PyExc_ValueError, "end and inked differ in length from the units");
+        goto done;
+    }
+    const int64_t *ids = vi.view.buf, *end = ve.view.buf;
+    for (Py_ssize_t k = 0; k < n; k++)
+        if (end[ids[k]] < 1 || end[ids[k]] > glyphs) { PyErr_SetString(PyExc_IndexError, "end: unit out of range"); goto done; }
+    if (placed_lines_of(vbox[0].view.buf, vbox[1].view.buf, vbox[2].view.buf, vbox[3].view.buf, size, ids, n, vs.view.buf, end,
+                        vk.view.buf, &p, &r) < 0)
+        goto done;
+    out[0] = int64_bytes(r.ids, n);
+    out[1] = out[0] ? int64_bytes(r.row, n) : NULL;
+    out[2] = out[1] ? PyByteArray_FromStringAndSize((const char *)r.mark_along, n) : NULL;
+    out[3] = out[2] ? int64_bytes(r.line, n) : NULL;
+    if (out[3]) result = Py_BuildValue("(OOOOdi)", out[0], out[1], out[2], out[3], r.span, r.rules);
 done:
     for (int c = 0; c < 4; c++) Py_XDECREF(out[c]);
-    free(ibuf); free(dbuf); free(mark);
+    placed_free(&r);
     release_boxes(vbox); release(&vi); release(&vs); release(&ve); release(&vk);
     return result;
 }
@@ -3667,6 +3694,42 @@ done:
     return result;
 }
 
+/* line_blanks' body on the page p (its units covering the stream): the
+ * units of blanks on a line into fu, the position in ids of the unit each
+ * lies nearest into fat, its centre into fcentre (each of p->units); how
+ * many, -2 where a value read is not finite (the reference decides), -1
+ * with an exception set. */
+static Py_ssize_t blanks_found(const BlankPage *p, int64_t *fu, int64_t *fat, double *fcentre) {
+    size_t m1 = (size_t)(p->m ? p->m : 1), n1 = (size_t)(p->n ? p->n : 1);
+    int64_t *by_base = malloc(m1 * sizeof(int64_t)), *tmp = malloc(m1 * sizeof(int64_t));
+    double *ubase = malloc(m1 * sizeof(double)), *sums = malloc(2 * n1 * sizeof(double));
+    Py_ssize_t found = -1;
+    if (!by_base || !tmp || !ubase || !sums) { PyErr_NoMemory(); goto done; }
+    for (Py_ssize_t k = 0; k < p->m; k++) {
+        int64_t u = p->ids[k];
+        if (!isfinite(p->X0[u]) || !isfinite(p->X1[u]) || !isfinite(p->Y0[u]) || !isfinite(p->Y1[u]) || !isfinite(p->offset[k])) {
+            found = -2;
+            goto done;
+        }
+        ubase[k] = p->Y0[u] + p->descent * (p->Y1[u] - p->Y0[u]);
+    }
+    stable_argsort(ubase, by_base, tmp, p->m);
+    found = 0;
+    for (Py_ssize_t u = 0; u < p->units; u++) {
+        if (p->inked[u] != 0 || !p->aligned[u]) continue;
+        double box[5];
+        if (!blank_box(p, u, box, sums)) { found = -2; goto done; }
+        if (!(box[1] - box[0] <= box[4] + p->join_gap * box[3])) continue;
+        Py_ssize_t at = p->m ? nearest_unit(p, by_base, ubase, box) : -1;
+        if (at < 0) continue;
+        fu[found] = u; fat[found] = at; fcentre[found] = (box[0] + box[1]) / 2;
+        found++;
+    }
+done:
+    free(by_base); free(tmp); free(ubase); free(sums);
+    return found;
+}
+
 static PyObject *layout_line_blanks(PyObject *mod, PyObject *args) {
     PyObject *objs[5], *st_obj, *ink_obj, *al_obj, *box_obj[4], *ids_obj, *line_obj, *off_obj;
     BlankPage p;
@@ -3677,8 +3740,8 @@ static PyObject *layout_line_blanks(PyObject *mod, PyObject *args) {
     View v[5], vbox[4], vst = {0}, vink = {0}, val = {0}, vi = {0}, vl = {0}, vo = {0};
     memset(v, 0, sizeof v); memset(vbox, 0, sizeof vbox);
     PyObject *result = NULL;
-    int64_t *by_base = NULL, *tmp = NULL, *fu = NULL, *fat = NULL;
-    double *ubase = NULL, *sums = NULL, *fcentre = NULL;
+    int64_t *fu = NULL, *fat = NULL;
+    double *fcentre = NULL;
     Py_ssize_t rows;
     p.n = get_stream_columns((PyObject *const *)objs, v, &rows);
     if (p.n < 0) goto done;
@@ -3698,34 +3761,14 @@ static PyObject *layout_line_blanks(PyObject *mod, PyObject *args) {
     p.X0 = vbox[0].view.buf; p.X1 = vbox[1].view.buf; p.Y0 = vbox[2].view.buf; p.Y1 = vbox[3].view.buf;
     p.ids = vi.view.buf; p.line = vl.view.buf; p.offset = vo.view.buf;
     if (!units_cover(p.start, p.units, p.n)) { result = Py_NewRef(Py_None); goto done; }
-    size_t m1 = (size_t)(p.m ? p.m : 1), n1 = (size_t)(p.n ? p.n : 1), u1 = (size_t)(p.units ? p.units : 1);
-    by_base = malloc(m1 * sizeof(int64_t)); tmp = malloc(m1 * sizeof(int64_t)); ubase = malloc(m1 * sizeof(double));
-    sums = malloc(2 * n1 * sizeof(double)); fu = malloc(u1 * sizeof(int64_t)); fat = malloc(u1 * sizeof(int64_t));
-    fcentre = malloc(u1 * sizeof(double));
-    if (!by_base || !tmp || !ubase || !sums || !fu || !fat || !fcentre) { PyErr_NoMemory(); goto done; }
-    for (Py_ssize_t k = 0; k < p.m; k++) {
-        int64_t u = p.ids[k];
-        if (!isfinite(p.X0[u]) || !isfinite(p.X1[u]) || !isfinite(p.Y0[u]) || !isfinite(p.Y1[u]) || !isfinite(p.offset[k])) {
-            result = Py_NewRef(Py_None);
-            goto done;
-        }
-        ubase[k] = p.Y0[u] + p.descent * (p.Y1[u] - p.Y0[u]);
-    }
-    stable_argsort(ubase, by_base, tmp, p.m);
-    Py_ssize_t found = 0;
-    for (Py_ssize_t u = 0; u < p.units; u++) {
-        if (p.inked[u] != 0 || !p.aligned[u]) continue;
-        double box[5];
-        if (!blank_box(&p, u, box, sums)) { result = Py_NewRef(Py_None); goto done; }
-        if (!(box[1] - box[0] <= box[4] + p.join_gap * box[3])) continue;
-        Py_ssize_t at = p.m ? nearest_unit(&p, by_base, ubase, box) : -1;
-        if (at < 0) continue;
-        fu[found] = u; fat[found] = at; fcentre[found] = (box[0] + box[1]) / 2;
-        found++;
-    }
-    result = line_blanks_result(&p, found, fu, fat, fcentre);
+    size_t u1 = (size_t)(p.units ? p.units : 1);
+    fu = malloc(u1 * sizeof(int64_t)); fat = malloc(u1 * sizeof(int64_t)); fcentre = malloc(u1 * sizeof(double));
+    if (!fu || !fat || !fcentre) { PyErr_NoMemory(); goto done; }
+    Py_ssize_t found = blanks_found(&p, fu, fat, fcentre);
+    if (found == -2) result = Py_NewRef(Py_None);
+    else if (found >= 0) result = line_blanks_result(&p, found, fu, fat, fcentre);
 done:
-    free(by_base); free(tmp); free(ubase); free(sums); free(fu); free(fat); free(fcentre);
+    free(fu); free(fat); free(fcentre);
     for (int c = 0; c < 5; c++) release(&v[c]);
     release_boxes(vbox); release(&vst); release(&vink); release(&val); release(&vi); release(&vl); release(&vo);
     return result;
@@ -3855,7 +3898,9 @@ done:
 /* ---- stream_units(origin, own_end, direction, height, stream, texts,
  *      (line_break_ratio, same_direction, segment_gap, segment_back, blank_gap, back_step, line_baseline,
  *       upright, descent, skewed, max_value))
- *      -> (line_break, across, gap, height, alpha, space, starts, painted_back, frame or None, backwards or None)
+ *      (mark_size, join_gap, justified_space, number_gap, piece_share, row_overlap, number_glyphs))
+ *      -> (line_break, across, gap, height, alpha, space, starts, painted_back, frame or None, backwards or None,
+ *          lines_apart)
  * kernels.stream_units (units.page_units): a page's stream measured and cut
  * into units in one pass. pair_moves of each pair of the stream (line_break
  * per position, the first False), text_classes of its glyphs' texts (the
@@ -3867,12 +3912,15 @@ done:
  * glyph of the table runs within `upright` of (1, 0) (the frame
  * geometric.reading_direction gives such a page) and no position is to be
  * tested, the units' upright_frame and upright_backward_units, each None
- * where it declines. */
+ * where it declines; and where both answer and no unit is painted
+ * backwards, whether lines.line_order leaves the units as they are
+ * (lines_apart_of; False where not measured). */
 static PyObject *stream_units_result(PyObject *col[6], const int64_t *starts, Py_ssize_t units, const int64_t *tested,
-                                     Py_ssize_t count, PyObject *frame, PyObject *backwards) {
+                                     Py_ssize_t count, PyObject *frame, PyObject *backwards, int apart) {
     PyObject *s = int64_bytes(starts, units), *t = int64_bytes(tested, count), *result = NULL;
     if (s && t)
-        result = Py_BuildValue("(OOOOOOOOOO)", col[0], col[1], col[2], col[3], col[4], col[5], s, t, frame, backwards);
+        result = Py_BuildValue("(OOOOOOOOOON)", col[0], col[1], col[2], col[3], col[4], col[5], s, t, frame, backwards,
+                               PyBool_FromLong(apart));
     Py_XDECREF(s); Py_XDECREF(t);
     return result;
 }
@@ -3891,13 +3939,65 @@ static Py_ssize_t painted_back_of(const double *A, const double *G, const double
     return count;
 }
 
+/* Does lines.line_order leave the page of units start[0..units) of the
+ * stream S[0..n) as it is (None), the frame being upright_frame's tuple
+ * `frame`: fewer than two placed units (set in the page's direction, some
+ * glyph inked), or placed_lines' lines one unit each with no rule after it
+ * to apply and line_blanks finding no unit of blanks on a line? 1 where it
+ * does, 0 where the rules are to decide (line_blanks declines too), -1 with
+ * an exception set. `lp`: placed_lines' thresholds, the heights in body
+ * heights (mark_height, justified_space, row_overlap); ends: per unit, where
+ * it ends. */
+static int lines_apart_of(const GlyphColumns *g, const int64_t *S, Py_ssize_t n, const int64_t *start, const int64_t *ends,
+                          Py_ssize_t units, const unsigned char *space, PyObject *frame, const LineParams *lp) {
+    const double *X0 = (const double *)PyByteArray_AS_STRING(PyTuple_GET_ITEM(frame, 3));
+    const double *X1 = (const double *)PyByteArray_AS_STRING(PyTuple_GET_ITEM(frame, 4));
+    const double *Y0 = (const double *)PyByteArray_AS_STRING(PyTuple_GET_ITEM(frame, 5));
+    const double *Y1 = (const double *)PyByteArray_AS_STRING(PyTuple_GET_ITEM(frame, 6));
+    const int64_t *inked = (const int64_t *)PyByteArray_AS_STRING(PyTuple_GET_ITEM(frame, 7));
+    const unsigned char *aligned = (const unsigned char *)PyByteArray_AS_STRING(PyTuple_GET_ITEM(frame, 8));
+    double body = PyFloat_AS_DOUBLE(PyTuple_GET_ITEM(frame, 9));
+    body = body != 0.0 ? body : 1.0;  /* Page.body: the frame's, or 1.0 */
+    LineParams p = *lp;
+    p.mark_height = lp->mark_height * body;
+    p.justified_space = lp->justified_space * body;
+    p.row_overlap = lp->row_overlap * body;
+    size_t u1 = (size_t)(units ? units : 1);
+    int64_t *ids = malloc(3 * u1 * sizeof(int64_t));
+    double *offset = malloc(2 * u1 * sizeof(double));
+    Placed r = {0};
+    int apart = -1;
+    if (!ids || !offset) { PyErr_NoMemory(); goto done; }
+    Py_ssize_t m = 0;
+    for (Py_ssize_t u = 0; u < units; u++)
+        if (aligned[u] && inked[u] > 0) ids[m++] = u;
+    if (m < 2) { apart = 1; goto done; }
+    if (placed_lines_of(X0, X1, Y0, Y1, units, ids, m, space, ends, inked, &p, &r) < 0) goto done;
+    apart = 0;
+    if (r.rules || r.line[m - 1] != m - 1) goto done;
+    for (Py_ssize_t k = 0; k < m; k++) offset[k] = (double)r.row[k] * r.span;
+    const BlankPage bp = {g->O, g->E, g->H, X0, X1, Y0, Y1, offset, S, start, inked, r.ids, r.line, aligned, n, units, m,
+                          p.descent, p.line_baseline, p.join_gap};
+    Py_ssize_t found = blanks_found(&bp, ids + u1, ids + 2 * u1, offset + u1);
+    apart = found == -1 ? -1 : found == 0;
+done:
+    placed_free(&r);
+    free(ids); free(offset);
+    return apart;
+}
+
 static PyObject *layout_stream_units(PyObject *mod, PyObject *args) {
     PyObject *objs[5], *t_obj;
-    double ratio, same_direction, cuts[3], back_step, line_baseline, upright, descent, skewed, max_value;
-    if (!PyArg_ParseTuple(args, "OOOOOO(ddddddddddd)", &objs[0], &objs[1], &objs[2], &objs[3], &objs[4], &t_obj, &ratio,
-                          &same_direction, &cuts[0], &cuts[1], &cuts[2], &back_step, &line_baseline, &upright, &descent,
-                          &skewed, &max_value))
+    double ratio, same_direction, cuts[3], back_step, upright, skewed, max_value;
+    LineParams lp;
+    long long number_glyphs;
+    if (!PyArg_ParseTuple(args, "OOOOOO(ddddddddddd)(ddddddL)", &objs[0], &objs[1], &objs[2], &objs[3], &objs[4], &t_obj,
+                          &ratio, &same_direction, &cuts[0], &cuts[1], &cuts[2], &back_step, &lp.line_baseline, &upright,
+                          &lp.descent, &skewed, &max_value, &lp.mark_height, &lp.join_gap, &lp.justified_space,
+                          &lp.number_gap, &lp.piece_share, &lp.row_overlap, &number_glyphs))
         return NULL;
+    lp.number_glyphs = (int64_t)number_glyphs;
+    const double line_baseline = lp.line_baseline, descent = lp.descent;
     View v[5], vt = {0};
     memset(v, 0, sizeof v);
     PyObject *result = NULL, *col[6] = {NULL}, *frame = NULL, *backwards = NULL;
@@ -3928,17 +4028,21 @@ static PyObject *layout_stream_units(PyObject *mod, PyObject *args) {
     const unsigned char *blank = (const unsigned char *)space;
     Py_ssize_t units = unit_starts_of(&g, S, n, (const unsigned char *)LB, G, blank, cuts, starts);
     Py_ssize_t count = painted_back_of(A, G, M, alpha, n, starts, units, back_step, line_baseline, tested);
-    int framed = count == 0;
+    int framed = count == 0, apart = 0;
     for (Py_ssize_t r = 0; r < rows && framed; r++) framed = g.D[2 * r] > upright;
     if (framed) {
         if (!(frame = upright_frame_of(&g, S, n, starts, units, blank, descent, skewed, same_direction, max_value))) goto done;
         for (Py_ssize_t u = 0; u < units; u++) ends[u] = u + 1 < units ? starts[u + 1] : n;
         if (!(backwards = upright_backward_of(&g, S, n, starts, ends, units, back_step, same_direction))) goto done;
+        /* No unit painted backwards: lines.glyphs_along leaves the page as it is, and line_order reads it next. */
+        int forwards = frame != Py_None && backwards != Py_None;
+        for (Py_ssize_t u = 0; u < units && forwards; u++) forwards = !PyByteArray_AS_STRING(backwards)[u];
+        if (forwards && (apart = lines_apart_of(&g, S, n, starts, ends, units, blank, frame, &lp)) < 0) goto done;
     } else {
         frame = Py_NewRef(Py_None);
         backwards = Py_NewRef(Py_None);
     }
-    result = stream_units_result(col, starts, units, tested, count, frame, backwards);
+    result = stream_units_result(col, starts, units, tested, count, frame, backwards, apart);
 done:
     for (int c = 0; c < 6; c++) Py_XDECREF(col[c]);
     Py_XDECREF(frame); Py_XDECREF(backwards);

@@ -1917,6 +1917,7 @@ class StreamUnits(NamedTuple):
     painted_back: np.ndarray  # the positions units.pieces_painted_back tests (units.painted_back_candidates)
     frame: UnitFrame | None  # the units' frame, (1, 0), where every glyph is upright and no position is tested
     backwards: np.ndarray | None  # there, per unit, stream_backward_units' flag (None: not measured)
+    lines_apart: bool  # there, with no unit painted backwards: does lines.line_order leave the units as they are
 
 
 def stream_units(
@@ -1925,6 +1926,7 @@ def stream_units(
     stream: np.ndarray,
     ratios: tuple[float, float],
     thresholds: tuple[float, ...],
+    line_rules: tuple[float, float, float, float, float, float, int],
 ) -> StreamUnits | None:
     """units.page_units' measures of `stream` in one compiled pass: the
     moves between its glyphs (pair_moves; `ratios`: the line break ratio and
@@ -1933,10 +1935,18 @@ def stream_units(
     unit at (units.painted_back_candidates); and where every glyph of the
     table is upright (geometric.reading_direction's (1, 0)) and no position
     is to be tested, the units' frame (unit_frame) and backward flags
-    (stream_backward_units). `thresholds`: SEGMENT_GAP, SEGMENT_BACK,
-    BLANK_GAP, BACK_STEP, LINE_BASELINE, DESCENT, SKEWED. None without the
-    compiled kernels: the reference is the steps themselves, in
-    units.page_units, which tests/extract/test_layout_kernels.py holds this to."""
+    (stream_backward_units); and where neither declines and no unit is
+    painted backwards (lines.glyphs_along leaves the page as it is),
+    whether lines.line_order leaves its units as they are: fewer than two
+    placed units, or placed_lines' lines one unit each, no later rule to
+    apply and no unit of blanks on a line (line_blanks); False where not
+    measured. `thresholds`: SEGMENT_GAP, SEGMENT_BACK, BLANK_GAP,
+    BACK_STEP, LINE_BASELINE, DESCENT, SKEWED; `line_rules`: placed_lines'
+    MARK_SIZE, LINE_JOIN_GAP, JUSTIFIED_SPACE (in body heights),
+    NUMBER_GAP, PIECE_SHARE, ROW_OVERLAP (in body heights), NUMBER_GLYPHS.
+    None without the compiled kernels: the reference is the steps
+    themselves, in units.page_units and lines.line_order, which
+    tests/extract/test_layout_kernels.py holds this to."""
     if lib is None:
         return None
     ratio, upright = ratios
@@ -1944,13 +1954,15 @@ def stream_units(
     found = lib.stream_units(
         *_glyph_columns(table), _ids(stream), np.ascontiguousarray(table.text, dtype=object),
         (ratio, SAME_DIRECTION, segment_gap, segment_back, blank_gap, back_step, line_baseline, upright, descent, skewed, float(MAX_VALUE)),
+        line_rules,
     )  # fmt: skip
-    line_break, across, gap, height, alpha, space, starts, painted_back, frame, backwards = found
+    line_break, across, gap, height, alpha, space, starts, painted_back, frame, backwards, lines_apart = found
     return StreamUnits(
         (np.frombuffer(line_break, dtype=bool), np.frombuffer(across), np.frombuffer(gap), np.frombuffer(height)),
         (np.frombuffer(alpha, dtype=bool), np.frombuffer(space, dtype=bool)),
         np.frombuffer(starts, dtype=np.int64), np.frombuffer(painted_back, dtype=np.int64),
         None if frame is None else _upright_frame(frame), None if backwards is None else np.frombuffer(backwards, dtype=bool),
+        lines_apart,
     )  # fmt: skip
 
 

@@ -114,7 +114,7 @@ def _leaves(
         stream = stream[~exclude[stream]]
     if len(stream) < 2 or (table.wmode.any() and (table.wmode[stream] == 1).any()):
         return None
-    moves, page, backwards = page_units(table, stream, config)
+    moves, page, backwards, lines_apart = page_units(table, stream, config)
     first, moved = stream, None
     # A visit of the stream painted backwards along its line reads forwards.
     along = glyphs_along(page, backwards)
@@ -122,8 +122,9 @@ def _leaves(
         moved, stream = along, stream[along]
         page = Page(table, stream, page.start, page.carried(along))
     # Pieces of one line, wherever the stream painted them, become one unit
-    # read along the line; the page's units are its lines from here on.
-    lines = line_order(page)
+    # read along the line; the page's units are its lines from here on
+    # (measured already where no unit was painted backwards: page_units).
+    lines = None if lines_apart else line_order(page)
     if lines is not None:
         canonical, line_start = lines
         moved, stream = (canonical if moved is None else moved[canonical]), stream[canonical]

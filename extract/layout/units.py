@@ -28,6 +28,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from types import ModuleType
+from typing import NamedTuple
 
 import numpy as np
 
@@ -53,10 +54,16 @@ from ragprep.extract.layout.params import (
     DESCENT,
     FIRST_RTL,
     GUTTER,
+    JUSTIFIED_SPACE,
     LINE_BASELINE,
     LINE_JOIN_GAP,
     MARGIN_CLEAR,
+    MARK_SIZE,
     NEXT_LINE,
+    NUMBER_GAP,
+    NUMBER_GLYPHS,
+    PIECE_SHARE,
+    ROW_OVERLAP,
     RTL_SAMPLE,
     SKEWED,
     WORD_GAP,
@@ -196,28 +203,36 @@ def reordered_moves(
     return Moves(line_break, across, gap, height)
 
 
-def page_units(table: GlyphTable, stream: np.ndarray, config: ExtractConfig) -> tuple[Moves, Page, np.ndarray | None]:
-    """The moves between the glyphs of `stream` (line_moves), its units
-    (unit_starts, pieces_painted_back), the page of them in its reading
-    frame, and per unit whether the stream paints it backwards where that
-    was measured on the way (kernels.stream_backward_units, for
-    lines.glyphs_along; None: not measured). One compiled pass
-    (kernels.stream_units) where the kernels are built; the steps below
-    are its reference."""
+class PageUnits(NamedTuple):
+    """What page_units gives."""
+
+    moves: Moves  # between the stream's glyphs (line_moves)
+    page: Page  # its units (unit_starts, pieces_painted_back) in the reading frame
+    backwards: np.ndarray | None  # per unit, does the stream paint it backwards (lines.glyphs_along); None: not measured
+    lines_apart: bool  # measured: no unit painted backwards, and lines.line_order leaves the units as they are
+
+
+def page_units(table: GlyphTable, stream: np.ndarray, config: ExtractConfig) -> PageUnits:
+    """The moves between the glyphs of `stream`, its units, the page of
+    them in its reading frame, and what was measured of the steps after
+    them on the way (PageUnits). One compiled pass (kernels.stream_units)
+    where the kernels are built; the steps below are its reference."""
     lib = compiled_layout()
     found = stream_units(
         lib, table, stream, (config.line_break_ratio, UPRIGHT),
         (SEGMENT_GAP, SEGMENT_BACK, BLANK_GAP, BACK_STEP, LINE_BASELINE, DESCENT, SKEWED),
+        (MARK_SIZE, LINE_JOIN_GAP, JUSTIFIED_SPACE, NUMBER_GAP, PIECE_SHARE, ROW_OVERLAP, NUMBER_GLYPHS),
     )  # fmt: skip
     if found is None:
         moves = line_moves(table, stream, config)
         classes = text_classes(lib, table.text, stream)
         starts = pieces_painted_back(table, stream, moves, unit_starts(table, stream, moves, classes[1]), classes)
-        return moves, Page(table, stream, starts, classes=classes), None
+        return PageUnits(moves, Page(table, stream, starts, classes=classes), None, False)
     moves, starts = Moves(*found.moves), found.starts
     if len(found.painted_back):
         starts = painted_back(table, stream, starts, found.classes[1], found.painted_back)
-    return moves, Page(table, stream, starts, classes=found.classes, frame=found.frame), found.backwards
+    page = Page(table, stream, starts, classes=found.classes, frame=found.frame)
+    return PageUnits(moves, page, found.backwards, found.lines_apart)
 
 
 @dataclass(frozen=True)

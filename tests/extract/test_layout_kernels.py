@@ -1268,6 +1268,10 @@ def test_stream_unit_starts_agree():
 
 
 _UNIT_CUTS = (SEGMENT_GAP, SEGMENT_BACK, params.BLANK_GAP, params.BACK_STEP, params.LINE_BASELINE, params.DESCENT, params.SKEWED)
+_LINE_RULES = (
+    params.MARK_SIZE, params.LINE_JOIN_GAP, params.JUSTIFIED_SPACE, params.NUMBER_GAP,
+    params.PIECE_SHARE, params.ROW_OVERLAP, params.NUMBER_GLYPHS,
+)  # fmt: skip
 
 
 def _stream_units_by_the_steps(table: GlyphTable, stream: np.ndarray) -> kernels.StreamUnits:
@@ -1283,13 +1287,22 @@ def _stream_units_by_the_steps(table: GlyphTable, stream: np.ndarray) -> kernels
         along, end = np.array([1.0, 0.0]), np.concatenate([starts[1:], [len(stream)]])
         frame = kernels.unit_frame(None, table, stream, along, starts, classes[1], (params.DESCENT, params.SKEWED))
         backwards = kernels.stream_backward_units(None, table, stream, along, (starts, end), params.BACK_STEP)
-    return kernels.StreamUnits((line_break, across, gap, height), classes, starts, tested, frame, backwards)
+    return kernels.StreamUnits((line_break, across, gap, height), classes, starts, tested, frame, backwards, False)
 
 
-def _assert_stream_units_agree(table: GlyphTable, stream: np.ndarray, seen: dict[str, int]) -> None:
+def _assert_stream_units_agree(monkeypatch: pytest.MonkeyPatch, table: GlyphTable, stream: np.ndarray, seen: dict[str, int]) -> None:
     reference = _stream_units_by_the_steps(table, stream)
-    compiled = kernels.stream_units(LIB, table, stream, (CONFIG.line_break_ratio, UPRIGHT), _UNIT_CUTS)
-    assert compiled is not None and kernels.stream_units(None, table, stream, (CONFIG.line_break_ratio, UPRIGHT), _UNIT_CUTS) is None
+    ratios = (CONFIG.line_break_ratio, UPRIGHT)
+    compiled = kernels.stream_units(LIB, table, stream, ratios, _UNIT_CUTS, _LINE_RULES)
+    assert compiled is not None and kernels.stream_units(None, table, stream, ratios, _UNIT_CUTS, _LINE_RULES) is None
+    if compiled.lines_apart:
+        # Measured only where no unit is painted backwards; then line_order's
+        # reference leaves the units as they are.
+        assert reference.backwards is not None and not reference.backwards.any()
+        with on_path(monkeypatch, pure=True):
+            page = units.Page(table, stream, reference.starts, classes=reference.classes)
+            assert lines.line_order(page) is None
+        seen["apart"] += 1
     for name in ("moves", "classes", "starts", "painted_back"):
         _same(getattr(reference, name), getattr(compiled, name))
     seen["tested"] += len(reference.painted_back) > 0
@@ -1311,17 +1324,20 @@ def _assert_stream_units_agree(table: GlyphTable, stream: np.ndarray, seen: dict
         _same(reference.backwards, compiled.backwards)
 
 
-def test_stream_units_agree():
+def test_stream_units_agree(monkeypatch: pytest.MonkeyPatch):
     # One compiled pass (kernels.stream_units) against units.page_units'
     # steps on their references: the samples' pages in stream order, and a
     # real page with odd geometry (_odd_glyphs: upright, turned and skewed
     # glyphs, steps back of every size, NaN heights) through random streams.
-    seen = {"tested": 0, "framed": 0, "backwards": 0}
+    # Where it finds the lines apart, line_order's reference does too; on
+    # the samples' pages line_order joins nothing on, it finds them so.
+    seen = {"tested": 0, "framed": 0, "backwards": 0, "apart": 0}
     for sample in SAMPLES:
         for table in _tables(sample):
             stream = stream_order(table, CONFIG)
             if len(stream) >= 2:
-                _assert_stream_units_agree(table, stream, seen)
+                _assert_stream_units_agree(monkeypatch, table, stream, seen)
+    assert seen["apart"] >= 3, seen
     table = _tables(SAMPLES[0])[0]
     for seed in range(40):
         rng = np.random.default_rng(seed)
@@ -1330,17 +1346,17 @@ def test_stream_units_agree():
         stream = rng.permutation(len(table))[: int(rng.integers(2, len(table)))].astype(np.int64)
         if seed % 3 == 0:  # runs along a line, stepping back now and then: units of many glyphs
             stream = stream[np.argsort(odd.origin[stream, 1] * 1000 + odd.origin[stream, 0], kind="stable")]
-        _assert_stream_units_agree(odd, stream, seen)
+        _assert_stream_units_agree(monkeypatch, odd, stream, seen)
     assert seen["tested"] >= 5 and seen["framed"] >= 10 and seen["backwards"] >= 1, seen
     columns = kernels._glyph_columns(table)
     texts = np.ascontiguousarray(table.text, dtype=object)
-    cuts = (0.5, 0.95, 0.65, 4.0, 0.3, 0.25, 0.3, 0.99, 0.22, 0.9994, 2000.0)
+    cuts = ((0.5, 0.95, 0.65, 4.0, 0.3, 0.25, 0.3, 0.99, 0.22, 0.9994, 2000.0), _LINE_RULES)
     with pytest.raises(IndexError):
-        LIB.stream_units(*columns, np.array([0, len(table)], dtype=np.int64), texts, cuts)
+        LIB.stream_units(*columns, np.array([0, len(table)], dtype=np.int64), texts, *cuts)
     with pytest.raises(ValueError, match="differ in length"):
-        LIB.stream_units(*columns, np.array([0, 1], dtype=np.int64), texts[:-1], cuts)
+        LIB.stream_units(*columns, np.array([0, 1], dtype=np.int64), texts[:-1], *cuts)
     with pytest.raises(TypeError, match="str"):
-        LIB.stream_units(*columns, np.array([0, 1], dtype=np.int64), np.array([None] * len(table), dtype=object), cuts)
+        LIB.stream_units(*columns, np.array([0, 1], dtype=np.int64), np.array([None] * len(table), dtype=object), *cuts)
 
 def _glyph_units(rng: np.random.Generator, n: int, gaps: bool) -> tuple[np.ndarray, np.ndarray]:
     """Units start:end tiling n glyphs in stream order, or, where `gaps`,
