@@ -3895,6 +3895,62 @@ done:
     return result;
 }
 
+/* ---- reordered_moves(origin, own_end, direction, height, stream, line_break, across, gap, larger, positions,
+ *      line_break_ratio, same_direction) -> (line_break, across, gap, height)
+ * kernels.reordered_moves (units.reordered_moves): the moves of the order
+ * stream[positions] from those of the stream (line_break per position,
+ * across, gap and larger per pair): a pair of positions one after the other
+ * in the stream keeps its measurements, any other pair is measured anew
+ * (pair_move). */
+static PyObject *layout_reordered_moves(PyObject *mod, PyObject *args) {
+    PyObject *objs[5], *in_obj[4], *pos_obj;
+    double ratio, same_direction;
+    if (!PyArg_ParseTuple(args, "OOOOOOOOOOdd", &objs[0], &objs[1], &objs[2], &objs[3], &objs[4], &in_obj[0], &in_obj[1],
+                          &in_obj[2], &in_obj[3], &pos_obj, &ratio, &same_direction))
+        return NULL;
+    View v[5], vin[4], vp = {0};
+    memset(v, 0, sizeof v); memset(vin, 0, sizeof vin);
+    PyObject *result = NULL, *out[4] = {NULL};
+    Py_ssize_t rows, n = get_stream_columns((PyObject *const *)objs, v, &rows);
+    if (n < 0 || get_view(in_obj[0], &vin[0], "?", 1, "line_break") < 0 || get_view(in_obj[1], &vin[1], "d", 8, "across") < 0 ||
+        get_view(in_obj[2], &vin[2], "d", 8, "gap") < 0 || get_view(in_obj[3], &vin[3], "d", 8, "height") < 0 ||
+        get_view(pos_obj, &vp, "l", 8, "positions") < 0)
+        goto done;
+    Py_ssize_t pairs = n ? n - 1 : 0, q = vp.view.len / 8, fresh_pairs = q ? q - 1 : 0;
+    if (vin[0].view.len != n || vin[1].view.len != 8 * pairs || vin[2].view.len != 8 * pairs || vin[3].view.len != 8 * pairs) {
+        PyErr_SetString(PyExc_ValueError, "moves and stream differ in length");
+        goto done;
+    }
+    const int64_t *pos = vp.view.buf, *S = v[4].view.buf;
+    if (check_ids(pos, q, n, "positions") < 0) goto done;
+    const Py_ssize_t sizes[4] = {q, 8 * fresh_pairs, 8 * fresh_pairs, 8 * fresh_pairs};
+    for (int c = 0; c < 4; c++)
+        if (!(out[c] = PyByteArray_FromStringAndSize(NULL, sizes[c]))) goto done;
+    const char *LB = vin[0].view.buf;
+    const double *A = vin[1].view.buf, *G = vin[2].view.buf, *M = vin[3].view.buf;
+    char *brk = PyByteArray_AS_STRING(out[0]);
+    double *acr = (double *)PyByteArray_AS_STRING(out[1]), *gap = (double *)PyByteArray_AS_STRING(out[2]);
+    double *hgt = (double *)PyByteArray_AS_STRING(out[3]);
+    const GlyphColumns g = {v[0].view.buf, v[1].view.buf, v[2].view.buf, v[3].view.buf};
+    if (q) brk[0] = 0;
+    for (Py_ssize_t k = 0; k < fresh_pairs; k++) {
+        int64_t a = pos[k], b = pos[k + 1];
+        if (b == a + 1) {
+            brk[k + 1] = LB[b] ? 1 : 0;
+            acr[k] = A[b - 1]; gap[k] = G[b - 1]; hgt[k] = M[b - 1];
+        } else {
+            pair_move(&g, S[a], S[b], ratio, same_direction, &brk[k + 1], &acr[k], &gap[k], &hgt[k]);
+        }
+    }
+    result = Py_BuildValue("(OOOO)", out[0], out[1], out[2], out[3]);
+done:
+    for (int c = 0; c < 4; c++) Py_XDECREF(out[c]);
+    for (int c = 0; c < 5; c++) release(&v[c]);
+    for (int c = 0; c < 4; c++) release(&vin[c]);
+    release(&vp);
+    return result;
+}
+
 /* ---- stream_units(origin, own_end, direction, height, stream, texts,
  *      (line_break_ratio, same_direction, segment_gap, segment_back, blank_gap, back_step, line_baseline,
  *       upright, descent, skewed, max_value))
@@ -5310,6 +5366,8 @@ static PyMethodDef module_methods[] = {
     {"lines_along", (PyCFunction)layout_lines_along, METH_VARARGS, "Units by row, then along it, and per unit its line."},
     {"blank_edges", (PyCFunction)layout_blank_edges, METH_VARARGS, "Blanks leading or trailing each unit."},
     {"pair_moves", (PyCFunction)layout_pair_moves, METH_VARARGS, "The line rule, gap and larger height of glyph pairs."},
+    {"reordered_moves", (PyCFunction)layout_reordered_moves, METH_VARARGS,
+     "The moves of a reordering of a stream, from the stream's own and the pairs it brings together."},
     {"emit", (PyCFunction)layout_emit, METH_VARARGS, "Leaves of units as stream positions, and where each leaf starts."},
     {"wrap_measures", (PyCFunction)layout_wrap_measures, METH_VARARGS, "What the wrap test of a group of lines counts."},
     {"out_of_turn", (PyCFunction)layout_out_of_turn, METH_VARARGS, "Per block, is it painted out of order or in turn with another beside it."},

@@ -104,6 +104,45 @@ def pair_moves(
     return line_break, across, gap, np.maximum(height, next_height)
 
 
+def reordered_moves(
+    lib: ModuleType | None,
+    table: GlyphTable,
+    stream: np.ndarray,
+    moves: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray],
+    positions: np.ndarray,
+    config: ExtractConfig,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The moves (units.Moves' columns: line break per position, across,
+    gap and larger height per pair) of stream[positions] from `moves`, the
+    stream's own: a pair that were neighbours in the stream keeps its
+    measurements, a pair the reordering brings together is measured anew
+    (pair_moves). Compiled, one pass over the positions."""
+    line_break, across, gap, height = moves
+    if lib is not None:
+        columns = (table.origin, table.own_end, table.direction, table.height)
+        found = lib.reordered_moves(
+            *map(np.ascontiguousarray, columns), _ids(stream), np.ascontiguousarray(line_break, dtype=bool),
+            *(np.ascontiguousarray(v, dtype=np.float64) for v in (across, gap, height)), _ids(positions),
+            config.line_break_ratio, SAME_DIRECTION,
+        )  # fmt: skip
+        return np.frombuffer(found[0], dtype=bool), *(np.frombuffer(v) for v in found[1:])  # type: ignore[return-value]
+    n = len(positions)
+    new_break = np.zeros(n, dtype=bool)
+    if n < 2:
+        return new_break, np.zeros(0), np.zeros(0), np.zeros(0)
+    pair = positions[1:] - 1  # index of the stream pair ending at each position
+    fresh = np.flatnonzero(positions[1:] != positions[:-1] + 1)
+    pair = np.maximum(pair, 0)
+    breaks, across, gap, height = line_break[1:][pair], across[pair], gap[pair], height[pair]
+    if len(fresh):
+        prev, cur = stream[positions[fresh]], stream[positions[fresh + 1]]
+        measured = pair_moves(lib, table, prev, cur, config)
+        for column, values in zip((breaks, across, gap, height), measured, strict=True):
+            column[fresh] = values
+    new_break[1:] = breaks
+    return new_break, across, gap, height
+
+
 def rows_top_down(
     lib: ModuleType | None, y0: np.ndarray, y1: np.ndarray, ids: np.ndarray, tol: float
 ) -> tuple[np.ndarray, np.ndarray]:
@@ -1438,7 +1477,7 @@ def _upright_frame(found: tuple[bytearray, ...]) -> UnitFrame:
     """The UnitFrame of what lib.upright_frame gives."""
     *columns, inked, aligned, body = found
     low_x, high_x, height, x0, x1, y0, y1 = (np.frombuffer(c) for c in columns)
-    return UnitFrame(low_x, high_x, height, x0, x1, y0, y1, np.frombuffer(inked, dtype=np.int64), np.frombuffer(aligned, dtype=bool), float(body))  # type: ignore[arg-type]
+    return UnitFrame(low_x, high_x, height, x0, x1, y0, y1, np.frombuffer(inked, dtype=np.int64), np.frombuffer(aligned, dtype=bool), float(body))
 
 
 def _unit_frame(

@@ -47,6 +47,7 @@ from ragprep.extract.layout.kernels import (
     unit_frame,
 )
 from ragprep.extract.layout.kernels import reads_rtl as kernels_reads_rtl
+from ragprep.extract.layout.kernels import reordered_moves as kernels_reordered_moves
 from ragprep.extract.native import compiled_layout
 from ragprep.extract.layout.params import (
     BACK_STEP,
@@ -113,7 +114,7 @@ def painted_back_candidates(moves: Moves, starts: np.ndarray, alpha: np.ndarray)
     back = moves.gap < moves.height * -BACK_STEP
     # Positions stepping back (few: the full passes end here), after a step that did not, letters only.
     step = np.flatnonzero(back[1:])
-    candidate = step[~back[step]] + 2
+    candidate: np.ndarray = step[~back[step]] + 2
     candidate = candidate[alpha[candidate]]
     if not len(candidate):
         return candidate  # most pages
@@ -180,27 +181,9 @@ def reordered_moves(
 ) -> Moves:
     """The moves of stream[positions], reusing those of the stream: pairs
     that were neighbours in the stream keep their measurements, only the
-    pairs at unit boundaries are measured anew."""
-    n = len(positions)
-    line_break = np.zeros(n, dtype=bool)
-    if n < 2:
-        return Moves(line_break, np.zeros(0), np.zeros(0), np.zeros(0))
-    pair = positions[1:] - 1  # index of the stream pair ending at each position
-    fresh = np.flatnonzero(positions[1:] != positions[:-1] + 1)
-    pair = np.maximum(pair, 0)
-    breaks, across, gap, height = (
-        moves.line_break[1:][pair],
-        moves.across[pair],
-        moves.gap[pair],
-        moves.height[pair],
-    )
-    if len(fresh):
-        prev, cur = stream[positions[fresh]], stream[positions[fresh + 1]]
-        measured = pair_moves(compiled_layout(), table, prev, cur, config)
-        for column, values in zip((breaks, across, gap, height), measured, strict=True):
-            column[fresh] = values
-    line_break[1:] = breaks
-    return Moves(line_break, across, gap, height)
+    pairs at unit boundaries are measured anew (kernels.reordered_moves)."""
+    columns = (moves.line_break, moves.across, moves.gap, moves.height)
+    return Moves(*kernels_reordered_moves(compiled_layout(), table, stream, columns, positions, config))
 
 
 class PageUnits(NamedTuple):

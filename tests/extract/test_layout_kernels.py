@@ -993,6 +993,41 @@ def test_pair_moves_agree():
 
 
 
+
+def test_reordered_moves_agree():
+    # The moves of a reordering (units.reordered_moves) of streams over a
+    # real page's glyph table with odd geometry (_odd_glyphs): reversals,
+    # runs kept in place, random subsets and positions repeated; the pairs
+    # kept and the pairs measured anew both taken.
+    table = _tables(SAMPLES[0])[0]
+    kept = fresh = 0
+    for seed in range(30):
+        rng = np.random.default_rng(seed)
+        odd = _odd_glyphs(rng, table, [0.0, 0.0, 180.0, 90.0, 3.0], seed % 4 == 0)
+        stream = rng.permutation(len(table))[: int(rng.integers(0, len(table)))].astype(np.int64)
+        moves = units.line_moves(odd, stream, CONFIG)
+        columns = (moves.line_break, moves.across, moves.gap, moves.height)
+        n = len(stream)
+        cuts = np.sort(rng.integers(0, n + 1, 4)) if n else np.zeros(4, dtype=np.int64)
+        orders = [
+            np.arange(n)[::-1], np.concatenate([np.arange(cuts[2], n), np.arange(cuts[2])]),
+            rng.permutation(n)[: n // 2], rng.integers(0, max(n, 1), n // 3) if n else np.zeros(0, dtype=np.int64),
+            np.concatenate([np.arange(cuts[1], cuts[3]), np.arange(cuts[1]), np.arange(cuts[3], n)]),
+        ]  # fmt: skip
+        for positions in orders:
+            positions = positions.astype(np.int64)
+            _both(kernels.reordered_moves, odd, stream, columns, positions, CONFIG)
+            steps = np.diff(positions) == 1
+            kept, fresh = kept + int(steps.sum()), fresh + int((~steps).sum())
+    assert kept > 100 and fresh > 100
+    columns = kernels._glyph_columns(table)
+    two = np.array([0, 1], dtype=np.int64)
+    moves = (np.zeros(2, dtype=bool), np.zeros(1), np.zeros(1), np.zeros(1))
+    with pytest.raises(IndexError):
+        LIB.reordered_moves(*columns, two, *moves, np.array([0, 2], dtype=np.int64), 0.5, 0.9)
+    with pytest.raises(ValueError, match="differ in length"):
+        LIB.reordered_moves(*columns, two, moves[0], np.zeros(2), *moves[2:], two, 0.5, 0.9)
+
 def _odd_glyphs(rng: np.random.Generator, table: GlyphTable, angles: list[float], odd_heights: bool) -> GlyphTable:
     """`table` with its geometry replaced: origins and ends on a coarse grid
     (ties, glyphs that run backwards), directions at `angles` (degrees),
