@@ -2838,6 +2838,64 @@ static inline int64_t clipped_rint(double v, int64_t top) {
     return r < 0 ? 0 : r > top ? top : r;
 }
 
+/* heading_blocks' work: its rule's thresholds, and its answer per block. */
+typedef struct {
+    double heading_size, heading_share, page_share, max_value;
+    long heading_lines;
+} HeadingRule;
+
+typedef struct {
+    int64_t *starts, *length, *block_size;
+    char *heading;
+    Py_ssize_t blocks;
+} HeadingBlocks;
+
+static void heading_blocks_free(HeadingBlocks *h) {
+    free(h->starts); free(h->length); free(h->block_size); free(h->heading);
+}
+
+/* heading_blocks' rule over the n positions into `h`: 0, or -1 on an error set. */
+static int heading_runs(const double *size, const unsigned char *B, const unsigned char *LB, Py_ssize_t n,
+                        const HeadingRule *rule, HeadingBlocks *h) {
+    int64_t top = (int64_t)(2 * rule->max_value);
+    size_t cells = (size_t)(n ? n : 1);
+    int64_t *half = malloc(cells * sizeof(int64_t)), *count = calloc((size_t)top + 1, sizeof(int64_t));
+    h->starts = malloc(cells * sizeof(int64_t));
+    h->length = malloc(cells * sizeof(int64_t));
+    h->block_size = malloc(cells * sizeof(int64_t));
+    h->heading = malloc(cells);
+    int status = -1;
+    if (!half || !count || !h->starts || !h->length || !h->block_size || !h->heading) { PyErr_NoMemory(); goto done; }
+    for (Py_ssize_t k = 0; k < n; k++) count[half[k] = clipped_rint(size[k] * 2, top)]++;
+    int64_t body = 0;
+    for (int64_t s = 1; s <= top; s++)
+        if (count[s] > count[body]) body = s;
+    Py_ssize_t blocks = 0;
+    for (Py_ssize_t k = 0; k < n; k++)
+        if (B[k]) h->starts[blocks++] = k;
+    double large_from = rule->heading_size * (double)body;
+    for (Py_ssize_t b = 0; b < blocks; b++) {
+        Py_ssize_t lo = (Py_ssize_t)h->starts[b], hi = b + 1 < blocks ? (Py_ssize_t)h->starts[b + 1] : n;
+        int64_t large = 0, breaks = 0, biggest = 0;
+        for (Py_ssize_t k = lo; k < hi; k++) {
+            int is_large = (double)half[k] >= large_from;
+            large += is_large;
+            breaks += LB[k];
+            if (is_large && half[k] > biggest) biggest = half[k];
+        }
+        int64_t lines = breaks + !LB[lo], length = (int64_t)(hi - lo);
+        h->length[b] = length;
+        h->block_size[b] = biggest;
+        h->heading[b] = (char)((double)large / (double)length >= rule->heading_share && lines <= rule->heading_lines &&
+                               length >= 2 && body > 0 && (double)count[biggest] <= rule->page_share * (double)n);
+    }
+    h->blocks = blocks;
+    status = 0;
+done:
+    free(half); free(count);
+    return status;
+}
+
 /* ---- heading_blocks(size, block_start, line_break, heading_size, heading_share, heading_lines,
  *      page_share, max_value) -> (starts, length, heading, block_size)
  * kernels.heading_blocks (labels.block_labels): sizes in half points
@@ -2850,59 +2908,105 @@ static inline int64_t clipped_rint(double v, int64_t top) {
  * page_share of the page's glyphs. */
 static PyObject *layout_heading_blocks(PyObject *mod, PyObject *args) {
     PyObject *s_obj, *b_obj, *lb_obj;
-    double heading_size, heading_share, page_share, max_value;
-    long heading_lines;
-    if (!PyArg_ParseTuple(args, "OOOddldd", &s_obj, &b_obj, &lb_obj, &heading_size, &heading_share, &heading_lines,
-                          &page_share, &max_value))
+    HeadingRule rule;
+    if (!PyArg_ParseTuple(args, "OOOddldd", &s_obj, &b_obj, &lb_obj, &rule.heading_size, &rule.heading_share,
+                          &rule.heading_lines, &rule.page_share, &rule.max_value))
         return NULL;
     View vs = {0}, vb = {0}, vlb = {0};
     PyObject *result = NULL;
-    int64_t *half = NULL, *count = NULL, *starts = NULL, *length = NULL, *block_size = NULL;
-    char *heading = NULL;
+    HeadingBlocks h = {0};
     if (get_view(s_obj, &vs, "d", 8, "size") < 0 || get_view(b_obj, &vb, "?", 1, "block_start") < 0 ||
         get_view(lb_obj, &vlb, "?", 1, "line_break") < 0)
         goto done;
     Py_ssize_t n = vs.view.len / 8;
     if (vb.view.len != n || vlb.view.len != n) { PyErr_SetString(PyExc_ValueError, "columns differ in length"); goto done; }
-    const double *size = vs.view.buf;
-    const unsigned char *B = vb.view.buf, *LB = vlb.view.buf;
-    int64_t top = (int64_t)(2 * max_value);
-    size_t cells = (size_t)(n ? n : 1);
-    half = malloc(cells * sizeof(int64_t));
-    count = calloc((size_t)top + 1, sizeof(int64_t));
-    starts = malloc(cells * sizeof(int64_t));
-    length = malloc(cells * sizeof(int64_t));
-    block_size = malloc(cells * sizeof(int64_t));
-    heading = malloc(cells);
-    if (!half || !count || !starts || !length || !block_size || !heading) { PyErr_NoMemory(); goto done; }
-    for (Py_ssize_t k = 0; k < n; k++) count[half[k] = clipped_rint(size[k] * 2, top)]++;
-    int64_t body = 0;
-    for (int64_t s = 1; s <= top; s++)
-        if (count[s] > count[body]) body = s;
-    Py_ssize_t blocks = 0;
-    for (Py_ssize_t k = 0; k < n; k++)
-        if (B[k]) starts[blocks++] = k;
-    double large_from = heading_size * (double)body;
-    for (Py_ssize_t b = 0; b < blocks; b++) {
-        Py_ssize_t lo = (Py_ssize_t)starts[b], hi = b + 1 < blocks ? (Py_ssize_t)starts[b + 1] : n;
-        int64_t large = 0, breaks = 0, biggest = 0;
-        for (Py_ssize_t k = lo; k < hi; k++) {
-            int is_large = (double)half[k] >= large_from;
-            large += is_large;
-            breaks += LB[k];
-            if (is_large && half[k] > biggest) biggest = half[k];
-        }
-        int64_t lines = breaks + !LB[lo];
-        length[b] = (int64_t)(hi - lo);
-        block_size[b] = biggest;
-        heading[b] = (char)((double)large / (double)length[b] >= heading_share && lines <= heading_lines &&
-                            length[b] >= 2 && body > 0 && (double)count[biggest] <= page_share * (double)n);
-    }
-    result = Py_BuildValue("(NNNN)", int64_bytes(starts, blocks), int64_bytes(length, blocks),
-                           PyByteArray_FromStringAndSize(heading, blocks), int64_bytes(block_size, blocks));
+    if (heading_runs(vs.view.buf, vb.view.buf, vlb.view.buf, n, &rule, &h) < 0) goto done;
+    result = Py_BuildValue("(NNNN)", int64_bytes(h.starts, h.blocks), int64_bytes(h.length, h.blocks),
+                           PyByteArray_FromStringAndSize(h.heading, h.blocks), int64_bytes(h.block_size, h.blocks));
 done:
-    free(half); free(count); free(starts); free(length); free(block_size); free(heading);
+    heading_blocks_free(&h);
     release(&vs); release(&vb); release(&vlb);
+    return result;
+}
+
+/* ---- block_labels(size, block_start, line_break, heading_size, heading_share, heading_lines,
+ *      page_share, max_value, direction, order, along_x, along_y, same_direction)
+ *      -> (label_index, levels), 0 or None
+ * labels.block_labels in one call on a page read along (1, 0): its
+ * blocks (heading_blocks' rule), of the headings those written along the
+ * page (direction . along at least same_direction: along (1, 0) the
+ * product is the direction's x plus its y x 0, exact, so computed as the
+ * reference's matmul computes it), and per position the index of its
+ * block's label: 0 for P, else the rank of the block's size among the
+ * headings' sizes, largest first (1-based). 0 where no block is a heading;
+ * None where a heading's direction is to be tested along another direction
+ * (or none known: along NaN) and the reference decides. label_index is
+ * bytes of int64 items; levels the count of heading sizes. */
+static PyObject *layout_block_labels(PyObject *mod, PyObject *args) {
+    PyObject *s_obj, *b_obj, *lb_obj, *d_obj, *o_obj;
+    HeadingRule rule;
+    double along_x, along_y, same;
+    if (!PyArg_ParseTuple(args, "OOOddlddOOddd", &s_obj, &b_obj, &lb_obj, &rule.heading_size, &rule.heading_share,
+                          &rule.heading_lines, &rule.page_share, &rule.max_value, &d_obj, &o_obj, &along_x, &along_y,
+                          &same))
+        return NULL;
+    View vs = {0}, vb = {0}, vlb = {0}, vd = {0}, vo = {0};
+    PyObject *result = NULL, *index = NULL;
+    HeadingBlocks h = {0};
+    int64_t *sizes = NULL;
+    if (get_view(s_obj, &vs, "d", 8, "size") < 0 || get_view(b_obj, &vb, "?", 1, "block_start") < 0 ||
+        get_view(lb_obj, &vlb, "?", 1, "line_break") < 0 || get_view(d_obj, &vd, "d", 8, "direction") < 0 ||
+        get_view(o_obj, &vo, "l", 8, "order") < 0)
+        goto done;
+    Py_ssize_t n = vs.view.len / 8, rows = vd.view.len / 16;
+    if (vb.view.len != n || vlb.view.len != n || vo.view.len != 8 * n) {
+        PyErr_SetString(PyExc_ValueError, "columns differ in length");
+        goto done;
+    }
+    const int64_t *order = vo.view.buf;
+    const double *D = vd.view.buf;
+    if (check_ids(order, n, rows, "order") < 0) goto done;
+    if (heading_runs(vs.view.buf, vb.view.buf, vlb.view.buf, n, &rule, &h) < 0) goto done;
+    Py_ssize_t headings = 0;
+    for (Py_ssize_t b = 0; b < h.blocks; b++) headings += h.heading[b];
+    if (headings && !(along_x == 1.0 && along_y == 0.0)) {
+        result = Py_NewRef(Py_None);
+        goto done;
+    }
+    /* The heading sizes, distinct, largest first (few: insertion). */
+    if (!(sizes = malloc((size_t)(headings ? headings : 1) * sizeof(int64_t)))) { PyErr_NoMemory(); goto done; }
+    Py_ssize_t levels = 0;
+    for (Py_ssize_t b = 0; b < h.blocks; b++) {
+        if (!h.heading[b]) continue;
+        int64_t g = order[h.starts[b]];
+        h.heading[b] = D[2 * g] * along_x + D[2 * g + 1] * along_y >= same;
+        if (!h.heading[b]) continue;
+        Py_ssize_t j = 0;
+        while (j < levels && sizes[j] > h.block_size[b]) j++;
+        if (j < levels && sizes[j] == h.block_size[b]) continue;
+        memmove(sizes + j + 1, sizes + j, (size_t)(levels - j) * sizeof(int64_t));
+        sizes[j] = h.block_size[b];
+        levels++;
+    }
+    if (!levels) {
+        result = PyLong_FromLong(0);
+        goto done;
+    }
+    if (!(index = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)(n * 8)))) goto done;
+    int64_t *label = (int64_t *)PyBytes_AS_STRING(index);
+    for (Py_ssize_t b = 0; b < h.blocks; b++) {
+        int64_t value = 0;
+        if (h.heading[b])
+            while (sizes[value] != h.block_size[b]) value++;
+        value += h.heading[b];
+        for (int64_t k = h.starts[b]; k < h.starts[b] + h.length[b]; k++) label[k] = h.heading[b] ? value : 0;
+    }
+    result = Py_BuildValue("(On)", index, levels);
+done:
+    Py_XDECREF(index);
+    free(sizes);
+    heading_blocks_free(&h);
+    release(&vs); release(&vb); release(&vlb); release(&vd); release(&vo);
     return result;
 }
 
@@ -5381,6 +5485,7 @@ static PyMethodDef module_methods[] = {
      "Per unit of the stream, is it painted backwards along its line (upright frame)."},
     {"block_starts", (PyCFunction)layout_block_starts, METH_VARARGS, "Block starts of a reading, and its indented first lines."},
     {"heading_blocks", (PyCFunction)layout_heading_blocks, METH_VARARGS, "Per block: start, length, heading size, is it a heading."},
+    {"block_labels", (PyCFunction)layout_block_labels, METH_VARARGS, "labels.block_labels: per position its block's label index."},
     {"stream_unit_starts", (PyCFunction)layout_stream_unit_starts, METH_VARARGS, "Where the units of a stream start."},
     {"stream_units", (PyCFunction)layout_stream_units, METH_VARARGS,
      "A page's stream measured and cut into units: moves, text classes, unit starts, their frame."},

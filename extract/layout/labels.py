@@ -10,13 +10,15 @@ page.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
+from types import ModuleType
 
 import numpy as np
 
 from ragprep.extract.blocks import FONT_SIZE_CHANGE, PARAGRAPH_GAP, BlockLabel
 from ragprep.extract.config import ExtractConfig
-from ragprep.extract.geometric import SAME_DIRECTION, reading_direction
+from ragprep.extract.geometric import MAX_VALUE, SAME_DIRECTION, reading_direction
 from ragprep.extract.glyphs import GlyphTable, rows_at
 from ragprep.extract.layout.params import FLUSH, HEADING_LINES, HEADING_PAGE_SHARE, HEADING_SHARE, HEADING_SIZE, INDENT_MAX, INDENT_MIN, MAX_HEADING_LEVEL
 from ragprep.extract.layout.kernels import block_starts, heading_blocks
@@ -80,7 +82,15 @@ def block_labels(table: GlyphTable, ordering: Ordering) -> tuple[np.ndarray, lis
     if n == 0:
         return paragraphs
     thresholds = (HEADING_SIZE, HEADING_SHARE, HEADING_LINES, HEADING_PAGE_SHARE)
-    starts, length, heading, block_size = heading_blocks(compiled_layout(), ordering.font_size, block_start, ordering.line_break, thresholds)
+    lib = compiled_layout()
+    if lib is not None:
+        found = _compiled_block_labels(lib, table, ordering, thresholds)
+        if found == 0:
+            return paragraphs
+        if found is not None:
+            index, levels = found
+            return np.frombuffer(index, dtype=np.int64), _labels(levels)
+    starts, length, heading, block_size = heading_blocks(lib, ordering.font_size, block_start, ordering.line_break, thresholds)
     if heading.any():
         # Text across the page's direction (an arXiv stamp up the margin) is
         # no heading, however large.
@@ -90,7 +100,30 @@ def block_labels(table: GlyphTable, ordering: Ordering) -> tuple[np.ndarray, lis
     if not heading.any():
         return paragraphs
     sizes = np.unique(block_size[heading])[::-1]  # largest first
-    levels = np.minimum(np.arange(1, len(sizes) + 1), MAX_HEADING_LEVEL)
-    labels = [_PARAGRAPH] + [_HEADINGS[level - 1] for level in levels.tolist()]
     block_label = np.where(heading, np.searchsorted(-sizes, -block_size) + 1, 0)
-    return np.repeat(block_label, length), labels
+    return np.repeat(block_label, length), _labels(len(sizes))
+
+
+def _labels(sizes: int) -> list[BlockLabel]:
+    """The labels of a page with `sizes` heading sizes: P, then per size,
+    largest first, H of its level (1 to MAX_HEADING_LEVEL, the smaller
+    sizes past it all at the last level)."""
+    return [_PARAGRAPH] + [_HEADINGS[min(level, MAX_HEADING_LEVEL) - 1] for level in range(1, sizes + 1)]
+
+
+def _compiled_block_labels(
+    lib: ModuleType, table: GlyphTable, ordering: Ordering, thresholds: tuple[float, float, int, float]
+) -> tuple[bytes, int] | int | None:
+    """block_labels in one call of extract/_layout.c's block_labels on a
+    page read along (1, 0) (heading_blocks' rule, the headings' direction,
+    their sizes' ranks, per position its label's index): (label indices as
+    int64 bytes, heading sizes), 0 where no block is a heading; None where
+    the reference decides (headings on a page read another way, or whose
+    direction is not known yet)."""
+    along = (math.nan, math.nan) if ordering.along is None else (float(ordering.along[0]), float(ordering.along[1]))
+    found: tuple[bytes, int] | int | None = lib.block_labels(
+        np.ascontiguousarray(ordering.font_size, dtype=np.float64), np.ascontiguousarray(ordering.block_start),
+        np.ascontiguousarray(ordering.line_break), *thresholds, float(MAX_VALUE),
+        np.ascontiguousarray(table.direction), np.ascontiguousarray(ordering.order, dtype=np.int64), *along, SAME_DIRECTION,
+    )  # fmt: skip
+    return found
