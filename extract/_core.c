@@ -6035,16 +6035,6 @@ static PyObject *core_structure_order(PyObject *mod, PyObject *args) {
     const unsigned char *artifact = v[ARTIFACT].view.buf;
     int64_t *order = v[ORDER].view.buf, *element = v[ELEMENT].view.buf, *owner = v[OWNER].view.buf;
     unsigned char *starts = v[STARTS].view.buf;
-    for (Py_ssize_t i = 0; i < n; i++)
-        if (C[i] < 0 || C[i] >= rows) {
-            PyErr_SetString(PyExc_IndexError, "structure_order: candidate out of range");
-            goto done;
-        }
-    for (Py_ssize_t j = 0; j < nrefs; j++)
-        if (RE[j] < 0 || RE[j] >= nel) {
-            PyErr_SetString(PyExc_IndexError, "structure_order: ref element out of range");
-            goto done;
-        }
     size_t capacity = 16; /* a power of two, at least twice the refs: probes stay short */
     while (capacity < 2 * (size_t)nrefs) capacity <<= 1;
     slots = PyMem_Malloc(sizeof(RefSlot) * capacity);
@@ -6065,6 +6055,10 @@ static PyObject *core_structure_order(PyObject *mod, PyObject *args) {
     int64_t last_rank = -2; /* no key searched yet */
     for (Py_ssize_t i = 0; i < n; i++) {
         int64_t c = C[i];
+        if (c < 0 || c >= rows) { /* checked as read: the outputs are scratch until the end */
+            PyErr_SetString(PyExc_IndexError, "structure_order: candidate out of range");
+            goto done;
+        }
         if (!keep_artifacts && artifact[c]) continue;
         int64_t rank = -1;
         if (M[c] != (int64_t)no_mcid) {
@@ -6078,6 +6072,11 @@ static PyObject *core_structure_order(PyObject *mod, PyObject *args) {
         if (rank >= 0) { counts[rank + 1]++; tagged++; }
         kept++;
     }
+    for (Py_ssize_t j = 0; j < nrefs; j++)
+        if (RE[j] < 0 || RE[j] >= nel) {
+            PyErr_SetString(PyExc_IndexError, "structure_order: ref element out of range");
+            goto done;
+        }
     for (Py_ssize_t j = 0; j < nrefs; j++) counts[j + 1] += counts[j];
     Py_ssize_t rest = tagged, untagged = 0;
     for (Py_ssize_t i = 0; i < kept; i++) {
@@ -6089,21 +6088,28 @@ static PyObject *core_structure_order(PyObject *mod, PyObject *args) {
             order[counts[ranks[i]]++] = c;
         }
     }
-    /* The ranks in placed order: a rank's glyphs fill counts[rank-1]..counts[rank] (shifted by the pass above). */
-    for (Py_ssize_t j = 0, at = 0; j < nrefs; j++)
-        for (; at < counts[j]; at++) element[at] = RE[j];
+    /* The ranks in placed order: a rank's glyphs fill counts[rank-1]..counts[rank] (shifted by the pass above).
+     * An /ActualText owner among the elements of placed glyphs: checked once per ref that placed some. */
     int actual = 0;
-    for (Py_ssize_t i = 0; i < tagged && !actual; i++) actual = AO[element[i]] >= 0; /* elements checked on entry */
+    for (Py_ssize_t j = 0, at = 0; j < nrefs; j++) {
+        actual |= at < counts[j] && AO[RE[j]] >= 0;
+        for (; at < counts[j]; at++) element[at] = RE[j];
+    }
     PyObject *replaced = actual ? actual_text_applied(AO, nel, actual_text, order, element, &tagged, &kept)
                                 : Py_NewRef(Py_None);
     if (!replaced) goto done;
     for (Py_ssize_t r = 0; r < rows; r++) owner[r] = -1;
     int64_t previous = -1;
-    for (Py_ssize_t i = 0; i < kept; i++) {
-        int64_t current = i < tagged ? BO[element[i]] : -1;
-        if (i < tagged) owner[order[i]] = current;
+    for (Py_ssize_t i = 0; i < tagged; i++) {
+        int64_t current = BO[element[i]];
+        owner[order[i]] = current;
         starts[i] = i > 0 && current != previous;
         previous = current;
+    }
+    /* The tail's owner is -1: its first glyph starts a run after an owned one, the others none. */
+    if (kept > tagged) {
+        starts[tagged] = tagged > 0 && previous != -1;
+        memset(starts + tagged + 1, 0, (size_t)(kept - tagged - 1));
     }
     result = Py_BuildValue("nnnN", kept, tagged, untagged, replaced);
 done:
