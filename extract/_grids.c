@@ -241,70 +241,70 @@ static int lines_of(const double *origin, const double *height, const double *qu
     up = PyMem_Malloc(2 * count * sizeof(int64_t)); /* the upright glyphs, then their order */
     if (!X || !up) { PyErr_NoMemory(); goto done; }
     Y = X + count; H = Y + count; X0 = H + count; X1 = X0 + count;
-    /* The upright glyphs (gridfind._lines's filter), in their order. */
+    /* The upright glyphs (gridfind._lines's filter), in their order, and
+     * their measures, in one pass: every index is checked before a value
+     * that is not finite makes the kernel decline. */
     Py_ssize_t n = 0;
+    int finite = 1;
     for (Py_ssize_t k = 0; k < total; k++) {
         int64_t g = candidates[k];
         if (g < 0 || g >= rows) { PyErr_SetString(PyExc_IndexError, "glyph index out of range"); goto done; }
-        if (fabs(direction[2 * g] - 1.0) < 0.05) up[n++] = g;
-    }
-    const int64_t *glyphs = up;
-    for (Py_ssize_t k = 0; k < n; k++) {
-        int64_t g = glyphs[k];
+        if (!(fabs(direction[2 * g] - 1.0) < 0.05)) continue;
         const double *q = quad + 8 * g;
-        X[k] = origin[2 * g];
-        Y[k] = origin[2 * g + 1];
-        H[k] = height[g];
         double a = q[0] < q[2] ? q[0] : q[2], b = q[4] < q[6] ? q[4] : q[6];
         double c = q[0] > q[2] ? q[0] : q[2], d = q[4] > q[6] ? q[4] : q[6];
-        X0[k] = a < b ? a : b;
-        X1[k] = c > d ? c : d;
+        up[n] = g;
+        X[n] = origin[2 * g];
+        Y[n] = origin[2 * g + 1];
+        H[n] = height[g];
+        X0[n] = a < b ? a : b;
+        X1[n] = c > d ? c : d;
+        if (!(isfinite(X[n]) && isfinite(Y[n]) && isfinite(H[n]) && isfinite(X0[n]) && isfinite(X1[n]))) finite = 0;
+        n++;
     }
-    if (any_not_finite(X, n) || any_not_finite(Y, n) || any_not_finite(H, n) || any_not_finite(X0, n) ||
-        any_not_finite(X1, n)) {
+    const int64_t *glyphs = up;
+    if (!finite) {
         status = 0;
         goto done;
     }
     keys = PyMem_Malloc(count * sizeof(Key));
     buf = PyMem_Malloc(count * sizeof(Key));
     bounds = PyMem_Malloc((count + 1) * sizeof(Py_ssize_t));
-    line_of = PyMem_Malloc(count * sizeof(int64_t));
+    line_of = PyMem_Malloc((count + 1) * sizeof(int64_t)); /* per line its first position, and n after the last */
     scratch = PyMem_Malloc(count * sizeof(double));
     if (!keys || !buf || !bounds || !line_of || !scratch) { PyErr_NoMemory(); goto done; }
     /* Top to bottom: -y, then x, then position (with finite values, x's
      * rank orders as x does). */
     for (Py_ssize_t k = 0; k < n; k++) keys[k] = (Key){-Y[k], X[k], k};
     sort_keys(keys, n, buf, bounds);
-    Py_ssize_t line = 0;
+    /* The lines, each then along x with ties by the order above: its keys
+     * made anew as the line breaks are found. */
+    Py_ssize_t n_lines = 0;
+    int64_t previous = -1;
     for (Py_ssize_t k = 0; k < n; k++) {
         int64_t g = keys[k].at;
         if (k) {
-            int64_t p = keys[k - 1].at;
-            double hg = H[g] > 1e-6 ? H[g] : 1e-6, hp = H[p] > 1e-6 ? H[p] : 1e-6;
-            if (fabs(Y[g] - Y[p]) > 0.3 * (hg < hp ? hg : hp)) line++;
+            double hg = H[g] > 1e-6 ? H[g] : 1e-6, hp = H[previous] > 1e-6 ? H[previous] : 1e-6;
+            if (fabs(Y[g] - Y[previous]) > 0.3 * (hg < hp ? hg : hp)) line_of[n_lines++] = k;
+        } else {
+            line_of[n_lines++] = 0;
         }
-        line_of[k] = line;
+        previous = g;
+        keys[k] = (Key){X[g], (double)k, g};
     }
-    /* Each line along x, ties by the order above. */
-    for (Py_ssize_t k = 0; k < n; k++) keys[k] = (Key){X[keys[k].at], (double)k, keys[k].at};
-    for (Py_ssize_t start = 0; start < n;) {
-        Py_ssize_t end = start;
-        while (end < n && line_of[end] == line_of[start]) end++;
-        sort_keys(keys + start, end - start, buf, bounds);
-        start = end;
-    }
+    line_of[n_lines] = n;
     int64_t *order = up + n; /* positions in `glyphs`, after the n upright glyphs in `up` */
-    for (Py_ssize_t k = 0; k < n; k++) {
-        order[k] = keys[k].at;
-        out_glyphs[k] = glyphs[keys[k].at];
-    }
-    Py_ssize_t pieces = 0, n_lines = 0;
-    for (Py_ssize_t start = 0; start < n;) {
-        Py_ssize_t end = start;
-        while (end < n && line_of[end] == line_of[start]) end++;
+    Py_ssize_t pieces = 0;
+    for (Py_ssize_t line = 0; line < n_lines; line++) {
+        Py_ssize_t start = line_of[line], end = line_of[line + 1];
+        sort_keys(keys + start, end - start, buf, bounds);
+        for (Py_ssize_t k = start; k < end; k++) {
+            order[k] = keys[k].at;
+            out_glyphs[k] = glyphs[keys[k].at];
+        }
         double median = median_of(H, order + start, end - start, scratch), limit = gap * median;
-        line_piece[n_lines] = pieces;
-        line_y[n_lines] = Y[order[start]];
+        line_piece[line] = pieces;
+        line_y[line] = Y[order[start]];
         double reach = 0.0;
         Py_ssize_t first_end = end;
         for (Py_ssize_t k = start; k < end; k++) {
@@ -322,9 +322,7 @@ static int lines_of(const double *origin, const double *height, const double *qu
             reach = k == start || X1[g] > reach ? X1[g] : reach;
         }
         /* A line of one piece: its first piece's median is the line's. */
-        line_h[n_lines] = first_end == end ? median : median_of(H, order + start, first_end - start, scratch);
-        n_lines++;
-        start = end;
+        line_h[line] = first_end == end ? median : median_of(H, order + start, first_end - start, scratch);
     }
     line_piece[n_lines] = pieces;
     out->pieces = pieces;
