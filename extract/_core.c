@@ -6315,6 +6315,220 @@ done:
     return result;
 }
 
+/* A cell's text (tables.cell_text): the page text's slice [start:end] (Python's
+ * slice bounds), kept as it is when every code point is printable and no space
+ * is doubled or at an end (str.isprintable's table: only the space is both
+ * printable and whitespace); else its whitespace-free pieces joined by one
+ * space (str.split(), " ".join). */
+static PyObject *table_cell_text(PyObject *page_text, Py_ssize_t start, Py_ssize_t end, PyObject *space) {
+    PySlice_AdjustIndices(PyUnicode_GET_LENGTH(page_text), &start, &end, 1);
+    PyObject *text = PyUnicode_Substring(page_text, start, end);
+    if (!text) return NULL;
+    Py_ssize_t n = PyUnicode_GET_LENGTH(text);
+    int kind = PyUnicode_KIND(text);
+    const void *data = PyUnicode_DATA(text);
+    int plain = !n || (PyUnicode_READ(kind, data, 0) != ' ' && PyUnicode_READ(kind, data, n - 1) != ' ');
+    for (Py_ssize_t i = 0; plain && i < n; i++) {
+        Py_UCS4 c = PyUnicode_READ(kind, data, i);
+        plain = Py_UNICODE_ISPRINTABLE(c) && !(c == ' ' && i && PyUnicode_READ(kind, data, i - 1) == ' ');
+    }
+    if (plain) return text;
+    PyObject *pieces = PyUnicode_Split(text, NULL, -1);
+    Py_DECREF(text);
+    if (!pieces) return NULL;
+    PyObject *joined = PyUnicode_Join(space, pieces);
+    Py_DECREF(pieces);
+    return joined;
+}
+
+/* A table's cells among a page's shown cells: `start`..`end` of the shown
+ * cells sorted by (table, position), its first position and least char_start. */
+typedef struct { Py_ssize_t start, end; int64_t first, least; } CellGroup;
+
+static int cell_group_order(const void *a, const void *b) {
+    const CellGroup *x = a, *y = b;
+    return x->first < y->first ? -1 : x->first > y->first;
+}
+
+/* The shown cells (position k of the page's columns, table t) grouped by
+ * table, the tables in the order each first comes, a cell's order kept in its
+ * table: `pairs` (t, k) sorted so, `groups` their bounds. The count of groups. */
+static Py_ssize_t group_cells(CellPosition *pairs, Py_ssize_t shown, const int64_t *starts, CellGroup *groups) {
+    int one_table = 1;
+    for (Py_ssize_t i = 1; i < shown; i++) one_table &= pairs[i].cell == pairs[0].cell;
+    if (!one_table) qsort(pairs, (size_t)shown, sizeof(CellPosition), cell_position_order);
+    Py_ssize_t count = 0;
+    for (Py_ssize_t i = 0; i < shown; i++) {
+        if (!i || pairs[i].cell != pairs[i - 1].cell) {
+            groups[count].start = i;
+            groups[count].first = pairs[i].position;
+            groups[count++].least = starts[pairs[i].position];
+        }
+        CellGroup *g = &groups[count - 1];
+        g->end = i + 1;
+        g->least = starts[pairs[i].position] < g->least ? starts[pairs[i].position] : g->least;
+    }
+    if (count > 1) qsort(groups, (size_t)count, sizeof(CellGroup), cell_group_order);
+    return count;
+}
+
+enum { CELL_FIELDS = 12, PLACES = 5 };
+
+/* The TableCells' columns (TableCell's field order) of the grouped cells:
+ * places (row, col, row_span, col_span, header) from their slots, no header
+ * labels, the text of their span, `page`, and the page's box, MCIDs and span. */
+static int table_cell_columns(PyObject **columns, const CellPosition *pairs, const CellGroup *groups,
+                              Py_ssize_t n_groups, const int64_t *slot, const int64_t *starts, const int64_t *ends,
+                              PyObject *const *page_columns, PyObject *const *places, PyObject *page_text,
+                              PyObject *page) {
+    PyObject *empty = PyTuple_New(0), *space = PyUnicode_FromString(" ");
+    int failed = !empty || !space;
+    Py_ssize_t at = 0;
+    for (Py_ssize_t g = 0; !failed && g < n_groups; g++)
+        for (Py_ssize_t i = groups[g].start; !failed && i < groups[g].end; i++, at++) {
+            Py_ssize_t k = (Py_ssize_t)pairs[i].position, s = (Py_ssize_t)slot[k];
+            PyObject *text = table_cell_text(page_text, (Py_ssize_t)starts[k], (Py_ssize_t)ends[k], space);
+            if (!text) { failed = 1; break; }
+            for (int c = 0; c < PLACES; c++) PyList_SET_ITEM(columns[c], at, Py_NewRef(PyList_GET_ITEM(places[c], s)));
+            PyList_SET_ITEM(columns[5], at, Py_NewRef(empty));
+            PyList_SET_ITEM(columns[6], at, text);
+            PyList_SET_ITEM(columns[7], at, Py_NewRef(page));
+            PyList_SET_ITEM(columns[8], at, Py_NewRef(PySequence_Fast_GET_ITEM(page_columns[3], k)));
+            PyList_SET_ITEM(columns[9], at, Py_NewRef(PySequence_Fast_GET_ITEM(page_columns[4], k)));
+            PyList_SET_ITEM(columns[10], at, Py_NewRef(PySequence_Fast_GET_ITEM(page_columns[1], k)));
+            PyList_SET_ITEM(columns[11], at, Py_NewRef(PySequence_Fast_GET_ITEM(page_columns[2], k)));
+        }
+    Py_XDECREF(empty);
+    Py_XDECREF(space);
+    return failed ? -1 : 0;
+}
+
+/* The page's shown cells as (table position, position k) pairs, each k's
+ * slot, start and end read: their count, -1 with an exception set. */
+static Py_ssize_t shown_cells(PyObject *const *page_columns, Py_ssize_t n, const int64_t *slot_of,
+                              Py_ssize_t elements, const int64_t *slot_table, Py_ssize_t slots, Py_ssize_t tables,
+                              CellPosition *pairs, int64_t *slot, int64_t *starts, int64_t *ends) {
+    Py_ssize_t shown = 0;
+    for (Py_ssize_t k = 0; k < n; k++) {
+        long long key = PyLong_AsLongLong(PySequence_Fast_GET_ITEM(page_columns[0], k));
+        starts[k] = PyLong_AsLongLong(PySequence_Fast_GET_ITEM(page_columns[1], k));
+        ends[k] = PyLong_AsLongLong(PySequence_Fast_GET_ITEM(page_columns[2], k));
+        if (PyErr_Occurred()) return -1;
+        slot[k] = key >= 0 && key < elements ? slot_of[key] : -1;
+        if (slot[k] < 0) continue; /* not a cell of a grid: the reference's missing slot */
+        if (slot[k] >= slots || slot_table[slot[k]] < 0 || slot_table[slot[k]] >= tables) {
+            PyErr_SetString(PyExc_IndexError, "page_cells: slot or table out of range");
+            return -1;
+        }
+        pairs[shown].cell = slot_table[slot[k]];
+        pairs[shown++].position = k;
+    }
+    return shown;
+}
+
+/* page_cells(cls, fields, contents, slot_of, slot_table, tables, places, page_text, page)
+ *   -> None or (tables, firsts, bounds, cells): tables._reference_page_cells
+ * in one call. contents: the page's CellContents columns (key, char_start,
+ * char_end, bbox, mcids; one item per cell). slot_of: per element, its slot
+ * in the document's grids (-1: none); slot_table: per slot, its table's
+ * position in `tables` (the Tables' elements); places: per slot its row,
+ * col, row_span, col_span and header flag (five lists). The cells whose key
+ * has a slot, grouped by table in the order each table first comes (a cell's
+ * order kept in its table): per group its table element, the least
+ * char_start of its cells and where it starts in `cells` (then the end);
+ * cells: frozen rows of `cls` (TableCell, `fields` its twelve fields in
+ * order), unlabelled, their text cell_text of their span. None when no cell
+ * has a slot. Every index read is checked against its array's length. */
+static PyObject *core_page_cells(PyObject *mod, PyObject *args) {
+    PyObject *cls, *fields, *contents, *slot_of_obj, *slot_table_obj, *tables, *places_obj, *page_text, *page;
+    if (!PyArg_ParseTuple(args, "O!O!O!OOO!O!UO", &PyType_Type, &cls, &PyTuple_Type, &fields, &PyTuple_Type,
+                          &contents, &slot_of_obj, &slot_table_obj, &PyList_Type, &tables, &PyTuple_Type,
+                          &places_obj, &page_text, &page))
+        return NULL;
+    if (PyTuple_GET_SIZE(fields) != CELL_FIELDS || PyTuple_GET_SIZE(contents) != 5 ||
+        PyTuple_GET_SIZE(places_obj) != PLACES) {
+        PyErr_SetString(PyExc_ValueError, "page_cells: twelve fields, five content and five place columns");
+        return NULL;
+    }
+    View v[2] = {{0}};
+    PyObject *page_columns[5] = {NULL}, *places[PLACES], *columns[CELL_FIELDS] = {NULL}, *result = NULL;
+    CellPosition *pairs = NULL;
+    CellGroup *groups = NULL;
+    int64_t *slot = NULL, *starts = NULL, *ends = NULL;
+    if (get_view(slot_of_obj, &v[0], "l", 8, "slot_of") < 0 || get_view(slot_table_obj, &v[1], "l", 8, "slot_table") < 0)
+        goto done;
+    Py_ssize_t n = -1, slots = v[1].view.len / 8;
+    for (int c = 0; c < 5; c++) {
+        if (!(page_columns[c] = PySequence_Fast(PyTuple_GET_ITEM(contents, c), "page_cells: contents are columns")))
+            goto done;
+        if (n >= 0 && PySequence_Fast_GET_SIZE(page_columns[c]) != n) {
+            PyErr_SetString(PyExc_ValueError, "page_cells: content columns of different lengths");
+            goto done;
+        }
+        n = PySequence_Fast_GET_SIZE(page_columns[c]);
+    }
+    for (int c = 0; c < PLACES; c++) {
+        places[c] = PyTuple_GET_ITEM(places_obj, c);
+        if (!PyList_Check(places[c]) || PyList_GET_SIZE(places[c]) != slots) {
+            PyErr_SetString(PyExc_ValueError, "page_cells: a place per slot");
+            goto done;
+        }
+    }
+    pairs = PyMem_Malloc(sizeof(CellPosition) * (size_t)(n + 1));
+    groups = PyMem_Malloc(sizeof(CellGroup) * (size_t)(n + 1));
+    slot = PyMem_Malloc(sizeof(int64_t) * (size_t)(n + 1));
+    starts = PyMem_Malloc(sizeof(int64_t) * (size_t)(n + 1));
+    ends = PyMem_Malloc(sizeof(int64_t) * (size_t)(n + 1));
+    if (!pairs || !groups || !slot || !starts || !ends) { PyErr_NoMemory(); goto done; }
+    Py_ssize_t shown = shown_cells(page_columns, n, v[0].view.buf, v[0].view.len / 8, v[1].view.buf, slots,
+                                   PyList_GET_SIZE(tables), pairs, slot, starts, ends);
+    if (shown < 0) goto done;
+    if (!shown) { result = Py_NewRef(Py_None); goto done; }
+    Py_ssize_t n_groups = group_cells(pairs, shown, starts, groups);
+    for (int c = 0; c < CELL_FIELDS; c++)
+        if (!(columns[c] = PyList_New(shown))) goto done;
+    if (table_cell_columns(columns, pairs, groups, n_groups, slot, starts, ends, page_columns, places, page_text,
+                           page) < 0)
+        goto done;
+    PyObject *column_tuple = PyTuple_New(CELL_FIELDS);
+    if (!column_tuple) goto done;
+    for (int c = 0; c < CELL_FIELDS; c++) PyTuple_SET_ITEM(column_tuple, c, Py_NewRef(columns[c]));
+    PyObject *row_args = Py_BuildValue("(OON)", cls, fields, column_tuple);
+    PyObject *cells = row_args ? core_frozen_rows(mod, row_args) : NULL;
+    Py_XDECREF(row_args);
+    PyObject *table_list = cells ? PyList_New(n_groups) : NULL, *firsts = table_list ? PyList_New(n_groups) : NULL;
+    PyObject *bounds = firsts ? PyList_New(n_groups + 1) : NULL;
+    int failed = !bounds;
+    for (Py_ssize_t g = 0, at = 0; !failed && g <= n_groups; g++) {
+        PyObject *bound = PyLong_FromSsize_t(at);
+        if (!bound) { failed = 1; break; }
+        PyList_SET_ITEM(bounds, g, bound);
+        if (g == n_groups) break;
+        PyObject *least = PyLong_FromLongLong((long long)groups[g].least);
+        if (!least) { failed = 1; break; }
+        PyList_SET_ITEM(firsts, g, least);
+        int64_t table = pairs[groups[g].start].cell;
+        PyList_SET_ITEM(table_list, g, Py_NewRef(PyList_GET_ITEM(tables, table)));
+        at += groups[g].end - groups[g].start;
+    }
+    result = failed ? NULL : PyTuple_Pack(4, table_list, firsts, bounds, cells);
+    Py_XDECREF(cells);
+    Py_XDECREF(table_list);
+    Py_XDECREF(firsts);
+    Py_XDECREF(bounds);
+done:
+    for (int c = 0; c < 5; c++) Py_XDECREF(page_columns[c]);
+    for (int c = 0; c < CELL_FIELDS; c++) Py_XDECREF(columns[c]);
+    PyMem_Free(pairs);
+    PyMem_Free(groups);
+    PyMem_Free(slot);
+    PyMem_Free(starts);
+    PyMem_Free(ends);
+    release(&v[0]);
+    release(&v[1]);
+    return result;
+}
+
 /* ==== end of tables' section ============================================== */
 
 static PyMethodDef module_methods[] = {
@@ -6336,6 +6550,7 @@ static PyMethodDef module_methods[] = {
     {"nearest_marked", (PyCFunction)core_nearest_marked, METH_VARARGS, "StructTree.nearest in one pass (parents before kids)."},
     {"structure_order", (PyCFunction)core_structure_order, METH_VARARGS, "A page's placement by the structure tree (reading._placement)."},
     {"cell_contents", (PyCFunction)core_cell_contents, METH_VARARGS, "A page's tagged cells as columns (reading._cell_contents)."},
+    {"page_cells", (PyCFunction)core_page_cells, METH_VARARGS, "A page's tagged table cells, grouped by table (tables._page_cells)."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -38,6 +38,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from ragprep.extract.native import compiled_core
 from ragprep.extract.rows import frozen_rows
 from ragprep.extract.structure import StructTree, cell_columns
 
@@ -108,6 +109,28 @@ class GridSlot:
     element_id: str | None
 
 
+class SlotColumns(NamedTuple):
+    """TableGrids' slots as columns, one row per slot (the compiled page
+    cells read them so: no GridSlot looked at per cell of a page)."""
+
+    slot_of: np.ndarray  # per element, its slot (-1: not a TH/TD of a grid), int64
+    table: np.ndarray  # per slot, its table's position in `tables`, int64
+    tables: list[int]  # the element index of each Table
+    places: tuple[list[Any], ...]  # per slot: row, col, row_span, col_span, header (_GRID_PLACE's order)
+
+
+def slot_columns(elements: int, cells: list[int], places: Mapping[str, list[Any]]) -> SlotColumns:
+    """The slots of a tree of `elements` elements as columns: `cells` holds
+    each slot's TH/TD element, `places` GridSlot's columns (table, row, col,
+    row_span, col_span, header: one item per slot). A table's position is
+    among the tables sorted (the compiled page cells only group by it)."""
+    tables, table = np.unique(np.asarray(places["table"], dtype=np.int64), return_inverse=True)
+    slot_of = np.full(elements, -1, dtype=np.int64)
+    slot_of[np.asarray(cells, dtype=np.int64)] = np.arange(len(cells))
+    places_in_order = tuple(places[name] for name in _PLACE_FIELDS)
+    return SlotColumns(slot_of, table.astype(np.int64).ravel(), tables.tolist(), places_in_order)
+
+
 @dataclass(frozen=True)
 class TableGrids:
     """Every tagged table of a document, laid out once."""
@@ -123,6 +146,8 @@ class TableGrids:
     named_headers: dict[int, Mapping[tuple[int, int], tuple[str, ...]]] = field(
         default_factory=dict, compare=False, repr=False
     )
+    # The slots as columns, for the compiled page cells (_core.page_cells); None: the reference reads `slots`.
+    columns: SlotColumns | None = field(default=None, compare=False, repr=False)
 
     def ids_of(self, table: int) -> Mapping[str, tuple[int, int]]:
         """The /ID of each cell of `table` (§14.7.2) and its slot, built on first use."""
@@ -172,7 +197,8 @@ def table_grids(tree: StructTree) -> TableGrids:
         shapes[table] = (n_rows, max(ends[lo:hi], default=0))
         by_position[table] = MappingProxyType(dict(zip(at[lo:hi], built[lo:hi], strict=True)))
     slots = MappingProxyType(dict(zip(grids.cells, built, strict=True)))
-    return TableGrids(slots, MappingProxyType(shapes), MappingProxyType(by_position), cell_of)
+    columns = slot_columns(len(part), grids.cells, placed)
+    return TableGrids(slots, MappingProxyType(shapes), MappingProxyType(by_position), cell_of, columns=columns)
 
 
 class _Grids(NamedTuple):
@@ -341,10 +367,53 @@ def structure_tables(
     the pages that do; labels are those this page can see (``merge_tables``
     labels across pages), none without `labels` (for pages that
     ``merge_tables`` labels anyway)."""
+    found = _page_cells(grids, contents, page, page_text)
+    if found is None:
+        return ()
+    tables, firsts, bounds, cells = found
+    placed = []
+    for table, first, (lo, hi) in zip(tables, firsts, pairwise(bounds), strict=True):
+        n_rows, n_cols = grids.shapes[table]
+        piece = Table(f"s{table}", STRUCTURE, n_rows, n_cols, 0, (page,), cells[lo:hi])
+        # Unlabelled pieces go to merge_tables, which sorts, counts and labels
+        # the whole table: not done twice.
+        placed.append((first, _finish(piece, grids, table) if labels else piece))
+    placed.sort(key=itemgetter(0))  # stable: pieces starting at one offset keep their order
+    return tuple(piece for _, piece in placed)
+
+
+class PageCells(NamedTuple):
+    """A page's tagged cells grouped by table, the tables in the order each
+    first comes (a cell's order kept in its table)."""
+
+    tables: list[int]  # each table's element
+    firsts: list[int]  # the least char_start of its cells here
+    bounds: list[int]  # where its cells start in `cells`, and the end
+    cells: tuple[TableCell, ...]  # unlabelled
+
+
+def _page_cells(grids: TableGrids, contents: CellContents, page: int, page_text: str) -> PageCells | None:
+    """The cells of `contents` that have a grid slot, as TableCells grouped
+    by table; None when none has. One compiled call (_core.page_cells) where
+    the core is built and the grids have their columns; else the reference."""
+    core = compiled_core()
+    if core is None or grids.columns is None:
+        return _reference_page_cells(grids, contents, page, page_text)
+    columns = grids.columns
+    found = core.page_cells(
+        TableCell, _CELL_FIELDS, (contents.key, contents.char_start, contents.char_end, contents.bbox, contents.mcids),
+        columns.slot_of, columns.table, columns.tables, columns.places, page_text, page,
+    )  # fmt: skip
+    return None if found is None else PageCells(*found)
+
+
+def _reference_page_cells(grids: TableGrids, contents: CellContents, page: int, page_text: str) -> PageCells | None:
+    """_page_cells in Python steps: each cell's slot looked up, the cells
+    grouped by table, their texts cut, the rows built at once."""
     slots = list(map(grids.slots.get, contents.key))
     shown = list(filter(None, slots))  # a slot is an object, never false: only the missing go
     if not shown:
-        return ()
+        return None
     columns = _content_columns(contents, None if len(shown) == len(slots) else _present(slots))
     places = list(map(_GRID_PLACE, shown))
     tables = list(map(_TABLE, shown))
@@ -352,17 +421,9 @@ def structure_tables(
     if order is not None:
         places, tables = [places[k] for k in order], [tables[k] for k in order]
         columns = {name: [values[k] for k in order] for name, values in columns.items()}
-    cells = _page_cells(places, columns, page, page_text)
-    placed = []
-    for lo, hi in pairwise(bounds):
-        table = tables[lo]
-        n_rows, n_cols = grids.shapes[table]
-        piece = Table(f"s{table}", STRUCTURE, n_rows, n_cols, 0, (page,), cells[lo:hi])
-        # Unlabelled pieces go to merge_tables, which sorts, counts and labels
-        # the whole table: not done twice.
-        placed.append((min(columns["char_start"][lo:hi]), _finish(piece, grids, table) if labels else piece))
-    placed.sort(key=itemgetter(0))  # stable: pieces starting at one offset keep their order
-    return tuple(piece for _, piece in placed)
+    cells = _cell_rows(places, columns, page, page_text)
+    firsts = [min(columns["char_start"][lo:hi]) for lo, hi in pairwise(bounds)]
+    return PageCells([tables[lo] for lo in bounds[:-1]], firsts, bounds, cells)
 
 
 def _present(slots: list[GridSlot | None]) -> list[int]:
@@ -393,7 +454,7 @@ def _by_table(tables: list[int]) -> tuple[list[int] | None, list[int]]:
     return order, bounds
 
 
-def _page_cells(
+def _cell_rows(
     places: list[tuple[int, int, int, int, bool]], columns: dict[str, list[Any]], page: int, page_text: str
 ) -> tuple[TableCell, ...]:
     """The cells page `page` shows, unlabelled: every cell of every tagged
@@ -415,7 +476,8 @@ def _page_cells(
 
 
 # A slot's place in its grid (TableCell's order), and its table.
-_GRID_PLACE = attrgetter("row", "col", "row_span", "col_span", "header")
+_PLACE_FIELDS = ("row", "col", "row_span", "col_span", "header")
+_GRID_PLACE = attrgetter(*_PLACE_FIELDS)
 _TABLE = attrgetter("table")
 
 

@@ -1,0 +1,165 @@
+"""tables._page_cells, compiled (_core.page_cells) against its Python
+reference (tables._reference_page_cells).
+
+A page's cells (CellContents: cell element, span, box, MCIDs) that have a
+grid slot become TableCells, grouped by table in the order each table first
+comes, a cell's order kept inside its table; each group knows its table and
+the least start of its cells. A cell's text is its span of the page text,
+lines and blank runs joined by one space. The inputs below reach what the
+compiled path can get wrong: keys with no slot (outside the tree, negative,
+an element that is no cell), tables interleaved on the page, spans cut past
+the text or backwards (Python's slice bounds), texts of every string width
+with whitespace and unprintable code points, and places no int64 holds (a
+hostile span's column).
+"""
+
+from __future__ import annotations
+
+import csv
+from pathlib import Path
+
+import numpy as np
+import pytest
+from codepath import on_path
+from corpusdir import CORPUS
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from ragprep.extract import _core, extract_document, tables
+from ragprep.extract.compiled import compiled_available
+from ragprep.extract.tables import (
+    CellContents,
+    GridSlot,
+    PageCells,
+    SlotColumns,
+    TableCell,
+    TableGrids,
+    slot_columns,
+    structure_tables,
+)
+
+pytestmark = pytest.mark.skipif(not compiled_available(), reason="the compiled core is not built")
+
+# Whitespace of each kind str.split knows, unprintable code points, and one
+# of each string width (Latin-1, UCS-2, UCS-4).
+_CHARACTERS = st.sampled_from(list("ab é\n\t\x00\u00a0\u2028\u3000\u0301😀 "))
+_ELEMENTS = 24
+_HUGE = 2**70  # a column past int64: the places are passed as they are
+
+
+def _columns(elements: int, slots: dict[int, GridSlot]) -> SlotColumns:
+    """slot_columns of these slots, as table_grids passes them (GridSlot's columns)."""
+    names = ("table", "row", "col", "row_span", "col_span", "header")
+    return slot_columns(elements, list(slots), {name: [getattr(s, name) for s in slots.values()] for name in names})
+
+
+@st.composite
+def _grids(draw: st.DrawFn) -> TableGrids:
+    cells = draw(st.lists(st.integers(0, _ELEMENTS - 1), unique=True, max_size=_ELEMENTS))
+    slots = {}
+    for cell in cells:
+        table = draw(st.sampled_from([3, 7, 11]))
+        row, col = draw(st.integers(0, 4)), draw(st.sampled_from([0, 1, 2, _HUGE]))
+        spans = draw(st.tuples(st.integers(1, 3), st.integers(1, 3)))
+        slots[cell] = GridSlot(table, row, col, *spans, draw(st.booleans()), False, None, (), None)
+    shapes = {table: (5, 3) for table in (3, 7, 11)}
+    return TableGrids(slots, shapes, {}, np.full(_ELEMENTS, -1, dtype=np.int64), columns=_columns(_ELEMENTS, slots))
+
+
+@st.composite
+def _pages(draw: st.DrawFn) -> tuple[TableGrids, CellContents, str]:
+    grids = draw(_grids())
+    text = "".join(draw(st.lists(_CHARACTERS, max_size=40)))
+    keys = draw(st.lists(st.integers(-2, _ELEMENTS + 3), max_size=12))
+    spans = [draw(st.tuples(st.integers(-3, len(text) + 3), st.integers(-3, len(text) + 3))) for _ in keys]
+    boxes = [(float(k), 0.0, 1.0, 2.0) for k in range(len(keys))]
+    contents = CellContents(keys, [s for s, _ in spans], [e for _, e in spans], boxes, [(k,) for k in keys])
+    return grids, contents, text
+
+
+def _both(grids: TableGrids, contents: CellContents, text: str) -> tuple[PageCells | None, PageCells | None]:
+    return tables._reference_page_cells(grids, contents, 4, text), tables._page_cells(grids, contents, 4, text)
+
+
+@settings(max_examples=500, deadline=None)
+@given(_pages())
+def test_the_compiled_page_cells_are_the_reference(page: tuple[TableGrids, CellContents, str]) -> None:
+    expected, got = _both(*page)
+    assert repr(got) == repr(expected)
+    if got is not None:
+        assert all(type(cell) is TableCell for cell in got.cells)
+
+
+def test_interleaved_tables_group_in_the_order_they_first_come() -> None:
+    # Elements 5, 6 are table 3's cells, 8, 9 table 7's; element 2 is no cell.
+    # The page shows 8 first: table 7's group comes first, each keeping its order.
+    slots = {e: GridSlot(t, r, 0, 1, 1, r == 0, False, None, (), None) for e, t, r in ((5, 3, 0), (6, 3, 1), (8, 7, 0), (9, 7, 1))}
+    grids = TableGrids(slots, {}, {}, np.full(10, -1, dtype=np.int64), columns=_columns(10, slots))
+    text = "b0 a0  a1\nb1 x"
+    keys, spans = [8, 5, 2, 9, 6], [(0, 2), (3, 5), (13, 14), (10, 12), (5, 9)]
+    contents = CellContents(keys, [s for s, _ in spans], [e for _, e in spans], [(0.0,) * 4] * 5, [(k,) for k in keys])
+    expected, got = _both(grids, contents, text)
+    assert repr(got) == repr(expected)
+    assert got is not None
+    assert (got.tables, got.firsts, got.bounds) == ([7, 3], [0, 3], [0, 2, 4])
+    assert [(c.row, c.text) for c in got.cells] == [(0, "b0"), (1, "b1"), (0, "a0"), (1, "a1")]
+
+
+def test_a_page_with_no_cell_of_a_grid_has_none() -> None:
+    slots = {5: GridSlot(3, 0, 0, 1, 1, False, False, None, (), None)}
+    grids = TableGrids(slots, {3: (1, 1)}, {}, np.full(10, -1, dtype=np.int64), columns=_columns(10, slots))
+    contents = CellContents([2, 12, -1], [0, 0, 0], [1, 1, 1], [(0.0,) * 4] * 3, [(), (), ()])
+    assert _both(grids, contents, "xy") == (None, None)
+
+
+def test_bad_slots_and_columns_are_refused() -> None:
+    slots = {1: GridSlot(3, 0, 0, 1, 1, False, False, None, (), None)}
+    columns = _columns(2, slots)
+    fields = tuple(TableCell.__dataclass_fields__)
+
+    def call(slot_of: list[int], slot_table: list[int], contents: tuple = ([1], [0], [1], [(0.0,) * 4], [()])) -> None:
+        i64 = lambda values: np.array(values, dtype=np.int64)  # noqa: E731
+        _core.page_cells(TableCell, fields, contents, i64(slot_of), i64(slot_table), columns.tables, columns.places, "x", 1)
+
+    call([-1, 0], [0])  # in range: accepted
+    for slot_of, slot_table in (([-1, 1], [0]), ([-1, 0], [1]), ([-1, 0], [-1])):
+        with pytest.raises(IndexError):
+            call(slot_of, slot_table)
+    with pytest.raises(ValueError):  # a column per field of CellContents, of one length
+        call([-1, 0], [0], ([1], [0, 0], [1], [(0.0,) * 4], [()]))
+    with pytest.raises(ValueError):  # a place per slot
+        call([-1, 0, 1], [0, 0])
+
+
+def test_structure_tables_read_the_same_pieces_on_both_paths(monkeypatch: pytest.MonkeyPatch) -> None:
+    slots = {e: GridSlot(t, r, 0, 1, 1, r == 0, False, None, (), None) for e, t, r in ((5, 3, 0), (6, 3, 1), (8, 7, 0))}
+    grids = TableGrids(slots, {3: (2, 1), 7: (1, 1)}, {}, np.full(10, -1, dtype=np.int64), columns=_columns(10, slots))
+    contents = CellContents([5, 6, 8], [4, 7, 0], [6, 9, 3], [(0.0,) * 4] * 3, [(5,), (6,), (8,)])
+    pieces = []
+    for pure in (True, False):
+        with on_path(monkeypatch, pure=pure):
+            pieces.append(structure_tables(grids, contents, 2, "c 0 h1 v1", labels=True))
+    assert pieces[0] == pieces[1]
+    assert [p.table_id for p in pieces[1]] == ["s7", "s3"]  # table 7's text comes first on the page
+    assert [c.header_labels for c in pieces[1][1].cells] == [(), ("h1",)]
+
+
+@pytest.mark.slow
+def test_the_compiled_page_cells_are_the_reference_on_the_tagged_corpus(monkeypatch: pytest.MonkeyPatch, corpus: Path):
+    """Every page of every tagged corpus file read in structure mode: the
+    compiled page cells equal the reference's on the page's own inputs."""
+    with open(CORPUS / "MANIFEST.tsv", encoding="utf-8") as handle:
+        tagged = [row["path"] for row in csv.DictReader(handle, delimiter="\t") if row["tagged"] == "yes"]
+    compiled, seen = tables._page_cells, []
+
+    def both(*page: object) -> PageCells | None:
+        got, expected = compiled(*page), tables._reference_page_cells(*page)  # type: ignore[arg-type]
+        assert repr(got) == repr(expected)
+        seen.append(len(got.cells) if got else 0)
+        return got
+
+    monkeypatch.setattr(tables, "_page_cells", both)
+    for relpath in tagged:
+        if not relpath.startswith("broken/"):
+            extract_document(corpus / relpath, mode="structure")
+    assert len(seen) > 50 and sum(seen) > 5_000  # the pages that show cells, and their cells
