@@ -4214,6 +4214,27 @@ done:
 
 /* leaves kernels */
 
+/* flush_visits' groups of the runs (ids in run order, `lengths` per run; the
+ * edges sign * edge[u], the sign 1 or -1: exact) into ends (one per run at
+ * most): their count. */
+static Py_ssize_t flush_groups(const double *edge, double sign, const int64_t *ids, const int64_t *lengths, Py_ssize_t runs,
+                               double slack, int64_t *ends) {
+    Py_ssize_t groups = 0;
+    double low = 0.0, high = 0.0;
+    for (Py_ssize_t r = 0, k = 0; r < runs; r++) {
+        Py_ssize_t end = k + (Py_ssize_t)lengths[r];
+        double a = sign * edge[ids[k]], b = a;
+        for (k++; k < end; k++) { a = np_min(a, sign * edge[ids[k]]); b = np_max(b, sign * edge[ids[k]]); }
+        if (r > 0) {
+            double lo = np_min(low, a), hi = np_max(high, b);
+            if (hi - lo <= slack) { low = lo; high = hi; ends[groups - 1] = r + 1; continue; }
+        }
+        low = a; high = b;
+        ends[groups++] = r + 1;
+    }
+    return groups;
+}
+
 /* ---- flush_visits(edge, ids, lengths, slack) -> ends
  * kernels.flush_visits (leaves._flush_right_visits): runs of units (ids in
  * run order, `lengths` per run) joined while the edges `edge` of the group
@@ -4234,23 +4255,9 @@ static PyObject *layout_flush_visits(PyObject *mod, PyObject *args) {
     Py_ssize_t size = ve.view.len / 8, n = vi.view.len / 8, runs = vl.view.len / 8;
     const int64_t *ids = vi.view.buf, *lengths = vl.view.buf;
     if (check_ids(ids, n, size, "ids") < 0 || check_lengths(lengths, runs, n) < 0) goto done;
-    const double *edge = ve.view.buf;
     ends = malloc((runs ? (size_t)runs : 1) * sizeof(int64_t));
     if (!ends) { PyErr_NoMemory(); goto done; }
-    Py_ssize_t groups = 0;
-    double low = 0.0, high = 0.0;
-    for (Py_ssize_t r = 0, k = 0; r < runs; r++) {
-        Py_ssize_t end = k + (Py_ssize_t)lengths[r];
-        double a = edge[ids[k]], b = a;
-        for (k++; k < end; k++) { a = np_min(a, edge[ids[k]]); b = np_max(b, edge[ids[k]]); }
-        if (r > 0) {
-            double lo = np_min(low, a), hi = np_max(high, b);
-            if (hi - lo <= slack) { low = lo; high = hi; ends[groups - 1] = r + 1; continue; }
-        }
-        low = a; high = b;
-        ends[groups++] = r + 1;
-    }
-    result = int64_bytes(ends, groups);
+    result = int64_bytes(ends, flush_groups(ve.view.buf, 1.0, ids, lengths, runs, slack, ends));
 done:
     free(ends);
     release(&ve); release(&vi); release(&vl);
@@ -5436,6 +5443,319 @@ done:
 
 /* ==== end of lpage's paragraphs ==== */
 
+/* ==== lpage: the page's notes (leaves._margin_note, leaves._note_over_the_text) ==== */
+
+/* _is_margin_note's block test of lines note[0..n) (n >= 1): does
+ * regions.block_starts find one block (kernels.block_firsts: by their tops,
+ * -y1 in numpy's stable order, none `padding` or more below every line
+ * above it, np.minimum.accumulate propagating NaN)? */
+static int one_block(const double *Y0, const double *Y1, const int64_t *note, Py_ssize_t n, double padding, double *key,
+                     int64_t *idx, int64_t *tmp) {
+    for (Py_ssize_t k = 0; k < n; k++) key[k] = -Y1[note[k]];
+    stable_argsort(key, idx, tmp, n);
+    double floor = Y0[note[idx[0]]];
+    for (Py_ssize_t k = 1; k < n; k++) {
+        if (floor - Y1[note[idx[k]]] >= padding) return 0;
+        floor = np_min(floor, Y0[note[idx[k]]]);
+    }
+    return 1;
+}
+
+/* _distinct_rows(note) >= 2: of the baselines of lines note[0..n) sorted
+ * (NaN last), does one step up from the one before by more than `same_row`? */
+static int two_rows(const double *Y0, const double *Y1, const int64_t *note, Py_ssize_t n, double descent, double same_row,
+                    double *base) {
+    for (Py_ssize_t k = 0; k < n; k++) base[k] = unit_baseline(Y0, Y1, note[k], descent);
+    qsort(base, (size_t)n, sizeof(double), cmp_np_double);
+    for (Py_ssize_t k = 1; k < n; k++)
+        if (base[k] - base[k - 1] > same_row) return 1;
+    return 0;
+}
+
+/* The limits of the margin-note rules (leaves._margin_note's constants, in points). */
+typedef struct { double descent, long_width, gutter, padding, same_row, max_gap, letter_share; Py_ssize_t prose_lines; } NoteLimits;
+
+/* leaves._is_margin_note of the lines note[0..n) beside text[0..t) (t >= 1):
+ * one block, two rows or more, beside prose, a gutter to MARGIN_NOTE_GAP
+ * from the text (np.min over every pair: NaN propagates and fails the test),
+ * mostly letters (alpha over the glyphs start[u]..end[u] of its units,
+ * bounds-checked: -1 with IndexError set). */
+static int is_margin_note(const double *const box[4], const int64_t *const glyphs[2], const char *alpha, Py_ssize_t size,
+                          const int64_t *note, Py_ssize_t n, const int64_t *text, Py_ssize_t t, const NoteLimits *lim,
+                          double *key, int64_t *idx, int64_t *tmp) {
+    const double *X0 = box[0], *X1 = box[1], *Y0 = box[2], *Y1 = box[3];
+    if (!one_block(Y0, Y1, note, n, lim->padding, key, idx, tmp)) return 0;
+    Py_ssize_t prose = 0;
+    for (Py_ssize_t k = 0; k < t; k++) prose += X1[text[k]] - X0[text[k]] >= lim->long_width;
+    if (prose < lim->prose_lines || !two_rows(Y0, Y1, note, n, lim->descent, lim->same_row, key)) return 0;
+    double note_right = X1[note[0]], text_left = X0[text[0]];
+    for (Py_ssize_t k = 1; k < n; k++) note_right = np_max(note_right, X1[note[k]]);
+    for (Py_ssize_t k = 1; k < t; k++) text_left = np_min(text_left, X0[text[k]]);
+    /* The note's near edge against the text's far one: left of the text, its right edge against their left ones. */
+    const double *near = note_right < text_left ? X1 : X0, *far = note_right < text_left ? X0 : X1;
+    double gap = fabs(near[note[0]] - far[text[0]]);
+    for (Py_ssize_t a = 0; a < n; a++)
+        for (Py_ssize_t b = 0; b < t; b++) gap = np_min(gap, fabs(near[note[a]] - far[text[b]]));
+    if (!(lim->gutter <= gap && gap <= lim->max_gap)) return 0;
+    Py_ssize_t letters = 0, inked = 0;
+    for (Py_ssize_t k = 0; k < n; k++) {
+        int64_t from = glyphs[0][note[k]], to = glyphs[1][note[k]];
+        for (int64_t g = from; g < to; g++) {
+            if (g < 0 || g >= size) { PyErr_SetString(PyExc_IndexError, "glyph index out of range"); return -1; }
+            letters += alpha[g] != 0;
+        }
+        inked += to > from ? (Py_ssize_t)(to - from) : 0;
+    }
+    return (double)letters >= lim->letter_share * (double)inked;
+}
+
+/* ---- margin_note(x0, x1, y0, y1, start, end, alpha, order, descent, long_width, gutter, padding, same_row, max_gap,
+ *                  letter_share, prose_lines) -> bools, one per line of order | None
+ * kernels.margin_note (leaves._margin_note): of a leaf's lines `order`, the
+ * lines clear of the text's edge (the outer edge of its long lines, a gutter
+ * away: left of it, else right of it), two or more, where they are a margin
+ * note (_is_margin_note); None where they are not. */
+static PyObject *layout_margin_note(PyObject *mod, PyObject *args) {
+    PyObject *obj[4], *start_obj, *end_obj, *alpha_obj, *ids_obj;
+    NoteLimits lim;
+    if (!PyArg_ParseTuple(args, "OOOOOOOOdddddddn", &obj[0], &obj[1], &obj[2], &obj[3], &start_obj, &end_obj, &alpha_obj,
+                          &ids_obj, &lim.descent, &lim.long_width, &lim.gutter, &lim.padding, &lim.same_row, &lim.max_gap,
+                          &lim.letter_share, &lim.prose_lines))
+        return NULL;
+    View vbox[4] = {0}, vi = {0}, vs = {0}, ve = {0}, va = {0};
+    PyObject *result = NULL;
+    char *mask = NULL;
+    int64_t *lines = NULL, *idx = NULL;
+    double *key = NULL;
+    Py_ssize_t m = get_unit_boxes(obj, vbox, ids_obj, &vi);
+    if (m < 0 || get_view(start_obj, &vs, "l", 8, "start") < 0 || get_view(end_obj, &ve, "l", 8, "end") < 0 ||
+        get_view(alpha_obj, &va, "?", 1, "alpha") < 0)
+        goto done;
+    Py_ssize_t units = vbox[0].view.len / 8;
+    if (vs.view.len / 8 != units || ve.view.len / 8 != units) { PyErr_SetString(PyExc_ValueError, "start, end: one per unit"); goto done; }
+    const double *box[4] = {vbox[0].view.buf, vbox[1].view.buf, vbox[2].view.buf, vbox[3].view.buf};
+    const double *X0 = box[0], *X1 = box[1];
+    const int64_t *order = vi.view.buf;
+    if (m < lim.prose_lines + 2) { result = Py_NewRef(Py_None); goto done; }
+    double left = 0.0, right = 0.0;
+    Py_ssize_t long_lines = 0, count = 0;
+    for (Py_ssize_t k = 0; k < m; k++) {
+        int64_t u = order[k];
+        if (!(X1[u] - X0[u] >= lim.long_width)) continue;
+        left = long_lines ? np_min(left, X0[u]) : X0[u];
+        right = long_lines ? np_max(right, X1[u]) : X1[u];
+        long_lines++;
+    }
+    if (long_lines < lim.prose_lines) { result = Py_NewRef(Py_None); goto done; }
+    size_t items = (size_t)m;
+    mask = calloc(items, 1); lines = calloc(2 * items, sizeof(int64_t)); idx = calloc(2 * items, sizeof(int64_t));
+    key = calloc(items, sizeof(double));
+    if (!mask || !lines || !idx || !key) { PyErr_NoMemory(); goto done; }
+    for (Py_ssize_t k = 0; k < m; k++) count += mask[k] = (char)(X1[order[k]] <= left - lim.gutter);
+    if (count < 2) {
+        count = 0;
+        for (Py_ssize_t k = 0; k < m; k++) count += mask[k] = (char)(X0[order[k]] >= right + lim.gutter);
+        if (count < 2) { result = Py_NewRef(Py_None); goto done; }
+    }
+    /* The note's lines, then the text's, each in `order`'s order. */
+    Py_ssize_t n = 0, t = count;
+    for (Py_ssize_t k = 0; k < m; k++) {
+        if (mask[k]) lines[n++] = order[k];
+        else lines[t++] = order[k];
+    }
+    const int64_t *glyphs[2] = {vs.view.buf, ve.view.buf};
+    int found = is_margin_note(box, glyphs, va.view.buf, va.view.len, lines, n, lines + n, m - n, &lim, key, idx, idx + m);
+    if (found >= 0) result = found ? PyByteArray_FromStringAndSize(mask, m) : Py_NewRef(Py_None);
+done:
+    free(mask); free(lines); free(idx); free(key);
+    release_boxes(vbox); release(&vi); release(&vs); release(&ve); release(&va);
+    return result;
+}
+
+/* ---- note_over_the_text(x0, x1, y0, y1, order, section_gap, inset, rtl) -> (down, cut) | None
+ * kernels.note_over_the_text (leaves._note_over_the_text): a page's lines
+ * `order` top to bottom (by -y1, numpy's stable order: int64 bytes) and
+ * where the first whitespace gap of `section_gap` or more under all the lines
+ * above it lies (np.minimum.accumulate of their bottoms, NaN propagating),
+ * where two lines or more lie above it and inside the measure of the lines
+ * under it, in from its start edge by `inset` (leaves._inset_in); None
+ * otherwise (fewer than four lines, no such gap, or not so inset). */
+static PyObject *layout_note_over_the_text(PyObject *mod, PyObject *args) {
+    PyObject *obj[4], *ids_obj;
+    double section, inset;
+    int rtl;
+    if (!PyArg_ParseTuple(args, "OOOOOddp", &obj[0], &obj[1], &obj[2], &obj[3], &ids_obj, &section, &inset, &rtl)) return NULL;
+    View vbox[4] = {0}, vi = {0};
+    PyObject *result = NULL;
+    int64_t *down = NULL, *idx = NULL;
+    double *key = NULL;
+    Py_ssize_t m = get_unit_boxes(obj, vbox, ids_obj, &vi);
+    if (m < 0) goto done;
+    if (m < 4) { result = Py_NewRef(Py_None); goto done; }
+    const double *X0 = vbox[0].view.buf, *X1 = vbox[1].view.buf, *Y0 = vbox[2].view.buf, *Y1 = vbox[3].view.buf;
+    const int64_t *order = vi.view.buf;
+    size_t items = (size_t)m;
+    down = calloc(items, sizeof(int64_t)); idx = calloc(2 * items, sizeof(int64_t)); key = calloc(items, sizeof(double));
+    if (!down || !idx || !key) { PyErr_NoMemory(); goto done; }
+    for (Py_ssize_t k = 0; k < m; k++) key[k] = -Y1[order[k]];
+    stable_argsort(key, idx, idx + m, m);
+    for (Py_ssize_t k = 0; k < m; k++) down[k] = order[idx[k]];
+    /* The first gap: under position k, k + 1 the first line under it. */
+    Py_ssize_t cut = 0;
+    double floor = Y0[down[0]];
+    for (Py_ssize_t k = 0; k + 1 < m && !cut; k++) {
+        if (floor - Y1[down[k + 1]] >= section) cut = k + 1;
+        floor = np_min(floor, Y0[down[k + 1]]);
+    }
+    if (cut < 2) { result = Py_NewRef(Py_None); goto done; }
+    double low = X0[down[0]], high = X1[down[0]], left = X0[down[cut]], right = X1[down[cut]];
+    for (Py_ssize_t k = 1; k < cut; k++) { low = np_min(low, X0[down[k]]); high = np_max(high, X1[down[k]]); }
+    for (Py_ssize_t k = cut + 1; k < m; k++) { left = np_min(left, X0[down[k]]); right = np_max(right, X1[down[k]]); }
+    int inside = rtl ? low >= left && high <= right - inset : low >= left + inset && high <= right;
+    result = inside ? Py_BuildValue("(Nn)", int64_bytes(down, m), cut) : Py_NewRef(Py_None);
+done:
+    free(down); free(idx); free(key);
+    release_boxes(vbox); release(&vi);
+    return result;
+}
+
+/* ==== end of lpage's page notes ==== */
+
+/* ==== lpage: a table painted column by column (leaves._column_grid's visits) ==== */
+
+/* _values_up_and_down of one visit v[0..m) (m >= 1; edge = sign * src, the
+ * line ends; the leaf's greatest line end `leaf_end`, np.max: NaN
+ * propagates): narrower than a column (x1's max less x0's min under
+ * column_width), flush with the leaf's end of the line (within slack), each
+ * value starting no further back along the line than the one before
+ * (line_start: x0, or -x1 on an rtl page; within slack), one at least a
+ * line or more (next_line) above the one before. NaN fails each test as numpy's comparisons do. */
+static int values_up_and_down(const double *const box[4], const double *edge, double sign, const int64_t *v, Py_ssize_t m,
+                              double leaf_end, double slack, double column_width, double next_line, int rtl) {
+    const double *X0 = box[0], *X1 = box[1], *Y0 = box[2];
+    double left = X0[v[0]], right = X1[v[0]], end = sign * edge[v[0]];
+    for (Py_ssize_t k = 1; k < m; k++) {
+        left = np_min(left, X0[v[k]]); right = np_max(right, X1[v[k]]); end = np_max(end, sign * edge[v[k]]);
+    }
+    if (right - left >= column_width || leaf_end - end > slack) return 0;
+    int up = 0;
+    for (Py_ssize_t k = 1; k < m; k++) {
+        double before = rtl ? -X1[v[k - 1]] : X0[v[k - 1]], start = rtl ? -X1[v[k]] : X0[v[k]];
+        if (!(start - before >= -slack)) return 0;
+        up |= Y0[v[k]] - Y0[v[k - 1]] >= next_line;
+    }
+    return up;
+}
+
+/* ---- column_visits(x0, x1, y0, y1, ids, lengths, slack, grid_rows, column_width, next_line, rtl) -> (up, bounds)
+ * kernels.column_visits (leaves._column_grid): the leaf's runs (ids in run
+ * order, `lengths` per run) joined into visits to a column set flush with
+ * the line's end (flush_groups of the line ends x1, -x0 on an rtl page,
+ * within slack); of those of grid_rows lines or more, the first and end run
+ * of each (int64 bytes, in pairs), and whether the stream paints one of them
+ * up and down by where each value starts (values_up_and_down). */
+static PyObject *layout_column_visits(PyObject *mod, PyObject *args) {
+    PyObject *obj[4], *ids_obj, *len_obj;
+    double slack, column_width, next_line;
+    Py_ssize_t grid_rows;
+    int rtl;
+    if (!PyArg_ParseTuple(args, "OOOOOOdnddp", &obj[0], &obj[1], &obj[2], &obj[3], &ids_obj, &len_obj, &slack, &grid_rows,
+                          &column_width, &next_line, &rtl))
+        return NULL;
+    View vbox[4] = {0}, vi = {0}, vl = {0};
+    PyObject *result = NULL;
+    int64_t *ends = NULL, *bounds = NULL;
+    Py_ssize_t runs = 0, n = get_unit_runs(obj, vbox, ids_obj, &vi, len_obj, &vl, &runs);
+    if (n < 0) goto done;
+    const double *box[4] = {vbox[0].view.buf, vbox[1].view.buf, vbox[2].view.buf, vbox[3].view.buf};
+    const int64_t *ids = vi.view.buf, *lengths = vl.view.buf;
+    const double *edge = rtl ? box[0] : box[1];
+    double sign = rtl ? -1.0 : 1.0;
+    ends = malloc((runs ? (size_t)runs : 1) * sizeof(int64_t));
+    bounds = malloc((runs ? 2 * (size_t)runs : 1) * sizeof(int64_t));
+    if (!ends || !bounds) { PyErr_NoMemory(); goto done; }
+    Py_ssize_t groups = flush_groups(edge, sign, ids, lengths, runs, slack, ends), big = 0;
+    double leaf_end = n ? sign * edge[ids[0]] : 0.0;
+    for (Py_ssize_t k = 1; k < n; k++) leaf_end = np_max(leaf_end, sign * edge[ids[k]]);
+    int up = 0;
+    for (Py_ssize_t g = 0, r = 0, at = 0; g < groups; g++) {
+        Py_ssize_t first = r, from = at;
+        for (; r < ends[g]; r++) at += (Py_ssize_t)lengths[r];
+        if (at - from < grid_rows) continue;
+        bounds[2 * big] = first; bounds[2 * big + 1] = r; big++;
+        up = up || values_up_and_down(box, edge, sign, ids + from, at - from, leaf_end, slack, column_width, next_line, rtl);
+    }
+    PyObject *pairs = int64_bytes(bounds, 2 * big);
+    if (pairs) result = Py_BuildValue("(NN)", PyBool_FromLong(up), pairs);
+done:
+    free(ends); free(bounds);
+    release_boxes(vbox); release(&vi); release(&vl);
+    return result;
+}
+
+/* ==== end of lpage's column visits ==== */
+
+/* ==== lpage: blocks wholly above and before one another (leaves._blocks_ahead) ==== */
+
+/* ---- blocks_ahead(x0, x1, y0, y1, ids, lengths, rtl) -> (alone, among) | None
+ * kernels.blocks_ahead (leaves._blocks_ahead): of a leaf's runs (ids in run
+ * order, `lengths` per run; their boxes unit_run_boxes'), the blocks (runs
+ * of two lines or more) level with no other run (no two boxes overlap
+ * across the line: np.minimum of their tops over np.maximum of their
+ * bottoms, NaN level with nothing), as int64 bytes of runs, ascending, and
+ * among them, row-major bytes, [i, j]: block i wholly above block j (its
+ * bottom at or over j's top) and wholly before it along the line (its right
+ * edge at or before j's left one; its left edge at or after j's right one
+ * on an rtl page). None where fewer than two runs are blocks, or no later
+ * block is so ahead of an earlier one (every such pair reads so already). */
+static PyObject *layout_blocks_ahead(PyObject *mod, PyObject *args) {
+    PyObject *obj[4], *ids_obj, *len_obj;
+    int rtl;
+    if (!PyArg_ParseTuple(args, "OOOOOOp", &obj[0], &obj[1], &obj[2], &obj[3], &ids_obj, &len_obj, &rtl)) return NULL;
+    View vbox[4] = {0}, vi = {0}, vl = {0};
+    PyObject *result = NULL;
+    double *box = NULL;
+    int64_t *alone = NULL;
+    char *among = NULL;
+    Py_ssize_t runs = 0, n = get_unit_runs(obj, vbox, ids_obj, &vi, len_obj, &vl, &runs);
+    if (n < 0) goto done;
+    const int64_t *lengths = vl.view.buf;
+    Py_ssize_t blocks = 0;
+    for (Py_ssize_t r = 0; r < runs; r++) blocks += lengths[r] > 1;
+    if (blocks < 2) { result = Py_NewRef(Py_None); goto done; }
+    box = malloc(4 * (size_t)runs * sizeof(double));
+    alone = malloc((size_t)blocks * sizeof(int64_t));
+    among = malloc((size_t)blocks * (size_t)blocks);
+    if (!box || !alone || !among) { PyErr_NoMemory(); goto done; }
+    unit_run_boxes(vbox[0].view.buf, vbox[1].view.buf, vbox[2].view.buf, vbox[3].view.buf, vi.view.buf, lengths, runs, box, NULL);
+    const double *X0 = box, *Y0 = box + runs, *X1 = box + 2 * runs, *Y1 = box + 3 * runs;
+    Py_ssize_t m = 0;
+    for (Py_ssize_t b = 0; b < runs; b++) {
+        if (lengths[b] < 2) continue;
+        int level = 0;
+        for (Py_ssize_t r = 0; r < runs && !level; r++) level = r != b && np_min(Y1[b], Y1[r]) > np_max(Y0[b], Y0[r]);
+        if (!level) alone[m++] = b;
+    }
+    int against = 0;  /* a later block ahead of an earlier one */
+    for (Py_ssize_t i = 0; i < m; i++)
+        for (Py_ssize_t j = 0; j < m; j++) {
+            int64_t a = alone[i], b = alone[j];
+            int before = rtl ? X0[a] >= X1[b] : X1[a] <= X0[b];
+            among[i * m + j] = (char)(Y0[a] >= Y1[b] && before);
+            against |= j < i && among[i * m + j];
+        }
+    if (!against) { result = Py_NewRef(Py_None); goto done; }
+    PyObject *lines = int64_bytes(alone, m), *pairs = lines ? PyByteArray_FromStringAndSize(among, m * m) : NULL;
+    if (pairs) result = Py_BuildValue("(NN)", lines, pairs);
+    else Py_XDECREF(lines);
+done:
+    free(box); free(alone); free(among);
+    release_boxes(vbox); release(&vi); release(&vl);
+    return result;
+}
+
+/* ==== end of lpage's blocks ahead ==== */
+
 static PyMethodDef module_methods[] = {
     {"gutter_cuts", (PyCFunction)layout_gutter_cuts, METH_VARARGS, "Units by x0, and where a gutter parts them."},
     {"section_breaks", (PyCFunction)layout_section_breaks, METH_VARARGS, "Row starts a section gap under the rows above."},
@@ -5521,6 +5841,12 @@ static PyMethodDef module_methods[] = {
     /* lpage: a leaf's paragraphs */
     {"paragraph_blocks", (PyCFunction)layout_paragraph_blocks, METH_VARARGS,
      "Per block of a leaf, does it wrap as a paragraph, not on the baselines of lines beside it."},
+    {"margin_note", (PyCFunction)layout_margin_note, METH_VARARGS, "A leaf's lines clear of its text's edge, where they are a margin note."},
+    {"note_over_the_text", (PyCFunction)layout_note_over_the_text, METH_VARARGS,
+     "A page's lines top down, and where a note inset over the text beneath it ends."},
+    {"column_visits", (PyCFunction)layout_column_visits, METH_VARARGS,
+     "A leaf's runs joined into visits to a column set flush, and is one painted up and down."},
+    {"blocks_ahead", (PyCFunction)layout_blocks_ahead, METH_VARARGS, "Blocks alone on their rows, and which lie wholly above and before which."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -2345,3 +2345,74 @@ def paragraph_blocks(
     measure, verdict, same_baseline = limits
     found = lib.paragraph_blocks(x0, x1, y0, y1, count, first_word, _ids(ids), lengths, *measure, *verdict, same_baseline)
     return np.frombuffer(found, dtype=bool)
+
+
+def margin_note(
+    lib: ModuleType,
+    box: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray],
+    glyphs: tuple[np.ndarray, np.ndarray, np.ndarray],
+    order: np.ndarray,
+    limits: tuple[tuple[float, float, float, float, float, float, float], int],
+) -> np.ndarray | None:
+    """leaves._margin_note compiled: of a leaf's lines `order` (unit boxes
+    x0, x1, y0, y1 of `box`; `glyphs`: each unit's first and end glyph and
+    per glyph str.isalpha), one flag per line, the lines of its margin note,
+    or None where it has none. `limits`: DESCENT, the long line's width, the
+    gutter, CELL_PADDING, SAME_BASELINE and MARGIN_NOTE_GAP in points,
+    COLUMN_LETTERS; PROSE_LINES. The rule in leaves.py is the reference."""
+    measures, prose_lines = limits
+    found = lib.margin_note(*box, *glyphs, _ids(order), *measures, prose_lines)
+    return None if found is None else np.frombuffer(found, dtype=bool)
+
+
+def note_over_the_text(
+    lib: ModuleType, box: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray], order: np.ndarray, limits: tuple[float, float], rtl: bool
+) -> tuple[np.ndarray, np.ndarray] | None:
+    """leaves._note_over_the_text compiled: a page's lines `order` (unit
+    boxes x0, x1, y0, y1 of `box`) top to bottom, cut at the first gap of
+    `limits[0]` (SECTION_GAP in points) under every line above it into the
+    note over it and the lines under it, where the note is two lines or more
+    inset in their measure by `limits[1]` (NOTE_INSET in points; leaves._inset_in);
+    None otherwise. The rule in leaves.py is the reference."""
+    found = lib.note_over_the_text(*box, _ids(order), *limits, rtl)
+    if found is None:
+        return None
+    down, cut = found
+    lines = np.frombuffer(down, dtype=np.int64)
+    return lines[:cut], lines[cut:]
+
+
+def column_visits(
+    lib: ModuleType,
+    box: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray],
+    runs: list[np.ndarray],
+    limits: tuple[float, int, float, float],
+    rtl: bool,
+) -> tuple[bool, list[tuple[int, int]]]:
+    """leaves._column_grid's visits compiled: a leaf's runs (unit boxes x0,
+    x1, y0, y1 of `box`; none empty) joined into visits to a column set
+    flush with the line's end (flush_visits of the line ends, within
+    `limits[0]`), and of those of `limits[1]` lines or more (GRID_ROWS) the
+    first and end run of each, and whether the stream paints one of them up
+    and down (leaves._values_up_and_down: narrower than `limits[2]`,
+    COLUMN_WIDTH in points, some value `limits[3]` or more, NEXT_LINE in
+    points, above the one before). The rules in leaves.py are the reference."""
+    slack, grid_rows, column_width, next_line = limits
+    up, bounds = lib.column_visits(*box, *joined_runs(lib, runs), slack, grid_rows, column_width, next_line, rtl)
+    pairs = np.frombuffer(bounds, dtype=np.int64).tolist()
+    return up, list(zip(pairs[::2], pairs[1::2], strict=True))
+
+
+def blocks_ahead(
+    lib: ModuleType, box: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray], runs: list[np.ndarray], rtl: bool
+) -> tuple[np.ndarray, np.ndarray] | None:
+    """leaves._blocks_ahead compiled: of a leaf's runs in reading order so
+    far (unit boxes x0, x1, y0, y1 of `box`; none empty), the blocks level
+    with no other run, ascending, and among them [i, j]: is block i wholly
+    above and wholly before block j; None where fewer than two runs are
+    blocks or every such pair reads so already. The rule in leaves.py is the reference."""
+    found = lib.blocks_ahead(*box, *joined_runs(lib, runs), rtl)
+    if found is None:
+        return None
+    alone = np.frombuffer(found[0], dtype=np.int64)
+    return alone, np.frombuffer(found[1], dtype=bool).reshape(len(alone), len(alone))

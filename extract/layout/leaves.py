@@ -82,8 +82,8 @@ from ragprep.extract.layout.params import (
     TURNS,
 )
 from ragprep.extract.layout.kernels import (
-    RunStacking, back_up_moves, baseline_rows, block_chains, blocks_in_turn, cell_chains, emit_leaves, flush_visits, grid_groups, grid_links, grid_rows, gutter_cuts, interleaved_merges, kahn, leaf_stacking,
-    joined_runs, leaf_tail, nested_pairs, paint_order, paint_run_cuts, paragraph_blocks, pass_cuts, row_groups, row_mates, row_returns, run_pairs, top_and_bottom, turning_pair,
+    RunStacking, back_up_moves, baseline_rows, block_chains, blocks_ahead, blocks_in_turn, cell_chains, column_visits, emit_leaves, flush_visits, grid_groups, grid_links, grid_rows, gutter_cuts, interleaved_merges, kahn, leaf_stacking,
+    joined_runs, leaf_tail, margin_note, nested_pairs, note_over_the_text, paint_order, paint_run_cuts, paragraph_blocks, pass_cuts, row_groups, row_mates, row_returns, run_pairs, top_and_bottom, turning_pair,
 )  # fmt: skip
 from ragprep.extract.layout.kernels import run_boxes as kernel_run_boxes
 from ragprep.extract.layout.regions import WRAP_VERDICT, baseline, block_starts, block_wrap_limits, blocks_wrapping, is_text_column, rows_of, split_at
@@ -191,21 +191,34 @@ def margin_note_after_its_block(page: Page, order: np.ndarray) -> np.ndarray:
     numbers or a table's labels beside their items share that geometry but
     are no letters, or the text beside them no prose.
     Fixture: test_margin_note_reads_after_the_paragraph_beside_it."""
+    note = _margin_note(page, order)
+    return order if note is None else _after_its_block(page, order, note)
+
+
+def _margin_note(page: Page, order: np.ndarray) -> np.ndarray | None:
+    """Per line of `order` (a leaf's lines), is it a line of the leaf's
+    margin note (margin_note_after_its_block), None where it has none: the
+    lines clear of the edge of its long lines by a gutter, on the left or
+    else on the right, two or more, that _is_margin_note holds a note.
+    Compiled in one call (kernels.margin_note); the rule below is the reference."""
+    long_width = COLUMN_FILL * COLUMN_WIDTH * page.body
+    if page.lib is not None:
+        glyphs = (page.start, page.end, page.classes[0])
+        measures = (DESCENT, long_width, page.gutter, CELL_PADDING * page.body, SAME_BASELINE * page.body, MARGIN_NOTE_GAP * page.body, COLUMN_LETTERS)
+        return margin_note(page.lib, (page.x0, page.x1, page.y0, page.y1), glyphs, order, (measures, PROSE_LINES))
     if len(order) < PROSE_LINES + 2:
-        return order
+        return None
     x0, x1 = page.x0[order], page.x1[order]
-    long = x1 - x0 >= COLUMN_FILL * COLUMN_WIDTH * page.body
+    long = x1 - x0 >= long_width
     if int(np.count_nonzero(long)) < PROSE_LINES:
-        return order
+        return None
     left, right = float(x0[long].min()), float(x1[long].max())
-    note = x1 <= left - page.gutter
+    note: np.ndarray = x1 <= left - page.gutter
     if int(np.count_nonzero(note)) < 2:
         note = x0 >= right + page.gutter
         if int(np.count_nonzero(note)) < 2:
-            return order
-    if not _is_margin_note(page, order[note], order[~note]):
-        return order
-    return _after_its_block(page, order, note)
+            return None
+    return note if _is_margin_note(page, order[note], order[~note]) else None
 
 
 def _is_margin_note(page: Page, note: np.ndarray, text: np.ndarray) -> bool:
@@ -257,6 +270,27 @@ def _head_note(page: Page, order: np.ndarray) -> tuple[np.ndarray, np.ndarray] |
     SECTION_GAP body heights or more, two or more, set smaller than the
     text under them and inside its measure, in from its start edge by a
     frame's padding (_boxed_note), over running text (is_text_column)."""
+    found = _note_over_the_text(page, order)
+    if found is None:
+        return None
+    note, rest = found
+    text = _above_the_foot(page, rest)
+    if len(text) < 2 or not is_text_column(page, np.sort(text)) or not _boxed_note(page, note, text):
+        return None
+    return note, text
+
+
+def _note_over_the_text(page: Page, order: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+    """_head_note's first measures of the page's lines `order`: the lines
+    above its first whitespace gap of SECTION_GAP body heights or more, two
+    or more, and the lines under it, each top to bottom, where the lines
+    above lie inside the measure of those under them (_inset_in: asked
+    first, it spares most pages the foot and the text tests); None
+    otherwise. Compiled in one call (kernels.note_over_the_text); the rule
+    below is the reference."""
+    if page.lib is not None:
+        box = (page.x0, page.x1, page.y0, page.y1)
+        return note_over_the_text(page.lib, box, order, (SECTION_GAP * page.body, NOTE_INSET * page.body), page.rtl)
     if len(order) < 4:
         return None
     down = order[np.argsort(-page.y1[order], kind="stable")]
@@ -265,14 +299,8 @@ def _head_note(page: Page, order: np.ndarray) -> tuple[np.ndarray, np.ndarray] |
     if not len(gaps) or gaps[0] < 1:
         return None
     note, rest = down[: gaps[0] + 1], down[gaps[0] + 1 :]
-    # Inside the measure of all the lines under it, or inside that of none
-    # of them: asked first, it spares most pages the foot and the text tests.
-    if not _inset_in(page, note, rest):
-        return None
-    text = _above_the_foot(page, rest)
-    if len(text) < 2 or not is_text_column(page, np.sort(text)) or not _boxed_note(page, note, text):
-        return None
-    return note, text
+    # Inside the measure of all the lines under it, or inside that of none of them.
+    return (note, rest) if _inset_in(page, note, rest) else None
 
 
 def _full_lines(page: Page, lines: np.ndarray) -> np.ndarray:
@@ -1037,6 +1065,23 @@ def _blocks_ahead(page: Page, runs: list[np.ndarray]) -> np.ndarray | None:
     painted before "Rest up" above it and to its left. A block level with
     another run (a list's numbers beside its items, a table's cells) takes
     no such constraint: the row it shares is the order's."""
+    found = _alone_ahead(page, runs)
+    if found is None:
+        return None
+    alone, among = found
+    ahead = np.zeros((len(runs), len(runs)), dtype=bool)
+    ahead[np.ix_(alone, alone)] = among
+    return ahead
+
+
+def _alone_ahead(page: Page, runs: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray] | None:
+    """_blocks_ahead's blocks with no other run level with them (run
+    numbers, ascending) and among them [i, j]: is block i wholly above and
+    wholly before block j; None where fewer than two runs are blocks, or
+    every such pair already reads so. Compiled in one call
+    (kernels.blocks_ahead); the rule below is the reference."""
+    if page.lib is not None:
+        return blocks_ahead(page.lib, (page.x0, page.x1, page.y0, page.y1), runs, page.rtl)
     # Only blocks can be alone: the measures run over the blocks (against
     # every run for `level`), not over all pairs of runs; a leaf of a table's
     # single lines has hundreds of runs and few blocks or none.
@@ -1052,11 +1097,7 @@ def _blocks_ahead(page: Page, runs: list[np.ndarray]) -> np.ndarray | None:
     among: np.ndarray = (y0[:, None] >= y1[None, :]) & before
     # Read against it: a later run ahead of an earlier one (`alone` ascends,
     # so below the diagonal of `among` is below it in run order too).
-    if not np.tril(among, -1).any():
-        return None
-    ahead = np.zeros((len(runs), len(runs)), dtype=bool)
-    ahead[np.ix_(alone, alone)] = among
-    return ahead
+    return (alone, among) if np.tril(among, -1).any() else None
 
 
 def _holes_filled_later(
@@ -1184,12 +1225,25 @@ def _column_grid(page: Page, runs: list[np.ndarray]) -> bool:
     (_values_up_and_down)?"""
     if sum(map(len, runs)) < GRID_ROWS:  # too few lines for a visit of GRID_ROWS
         return False
+    up, big = _big_visits(page, runs)
+    return up or (len(big) >= 2 and len(_merge_grids(page, big)) < len(big))
+
+
+def _big_visits(page: Page, runs: list[np.ndarray]) -> tuple[bool, list[np.ndarray]]:
+    """_column_grid's visits to a column (_flush_right_visits) of GRID_ROWS
+    lines or more, and does the stream paint one of them up and down
+    (_values_up_and_down)? Where it does, the visits are not asked for (none
+    listed). Compiled in one call (kernels.column_visits); the rules are the reference."""
+    if page.lib is not None:
+        limits = (ROW_OVERLAP * page.body, GRID_ROWS, COLUMN_WIDTH * page.body, NEXT_LINE * page.body)
+        up, bounds = column_visits(page.lib, (page.x0, page.x1, page.y0, page.y1), runs, limits, page.rtl)
+        return up, [] if up else [runs[a] if b - a == 1 else np.concatenate(runs[a:b]) for a, b in bounds]
     big = [r for r in _flush_right_visits(page, runs) if len(r) >= GRID_ROWS]
     if big:  # (the leaf's lines joined once, not once a visit)
         ids = np.concatenate(runs)
         if any(_values_up_and_down(page, ids, visit) for visit in big):
-            return True
-    return len(big) >= 2 and len(_merge_grids(page, big)) < len(big)
+            return True, []
+    return False, big
 
 
 def _values_up_and_down(page: Page, ids: np.ndarray, visit: np.ndarray) -> bool:

@@ -11,6 +11,7 @@ definition (np.ptp over the concatenated runs, kahn over _with_bands).
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from functools import partial
 
 import numpy as np
 import pytest
@@ -684,3 +685,277 @@ def test_paragraph_beside_a_label_of_no_baseline_is_measured_as_numpy_does(monke
     for lib in (None, LIB):
         kept = leaves._paragraphs(_ParagraphPage(box, words, lib), blocks)  # type: ignore[arg-type]
         assert [b.tolist() for b in kept] == [[0, 1, 2, 3]]
+
+
+class _NotePage:
+    """What leaves._margin_note and leaves._note_over_the_text read of a
+    page: unit boxes, glyph spans and classes, the body height, the gutter,
+    the reading direction, the kept block tops, and which path (`lib`) measures."""
+
+    def __init__(self, box: tuple[np.ndarray, ...], glyphs: tuple[np.ndarray, np.ndarray, np.ndarray], lib: object, rtl: bool = False) -> None:
+        from types import SimpleNamespace
+
+        self.x0, self.x1, self.y0, self.y1 = box
+        self.start, self.end, alpha = glyphs
+        self.classes = (alpha, ~alpha)
+        self.body, self.gutter, self.lib, self.rtl = 1.0, 0.5, lib, rtl
+        self.kept = SimpleNamespace(block_tops={})
+
+
+def _special(rng: np.random.Generator, box: tuple[np.ndarray, ...]) -> None:
+    """One edge of one unit set NaN or infinite (either sign), in place."""
+    column = box[int(rng.integers(0, 4))]
+    column[int(rng.integers(0, len(column)))] = float(rng.choice([np.nan, np.inf, -np.inf]))
+
+
+def _both_paths(rule: Callable[..., object], page_of: Callable[[object], object], *args: object) -> tuple[object, object]:
+    """rule(page, *args) on the page measured by the reference (page_of(None))
+    and on the one measured by the compiled kernels (page_of(LIB))."""
+    with np.errstate(invalid="ignore"):
+        reference = rule(page_of(None), *args)
+    return reference, rule(page_of(LIB), *args)
+
+
+def _margin_leaf(rng: np.random.Generator, special: bool) -> tuple[tuple[np.ndarray, ...], tuple[np.ndarray, np.ndarray, np.ndarray], np.ndarray]:
+    """A text column of lines long and short against the long width (6 with
+    COLUMN_FILL 0.5), and beside it, left or right, lines of a note: their
+    gap from the text straddling the gutter (0.5) and MARGIN_NOTE_GAP (1),
+    their steps down the column straddling SAME_BASELINE (0.25) and
+    CELL_PADDING (1), some on the text's rows; each unit a few glyphs,
+    about half letters. The leaf's lines in a random order or top down."""
+    x0: list[float] = []
+    x1: list[float] = []
+    base: list[float] = []
+    rows = int(rng.integers(2, 9))
+    level = 30.0 - np.cumsum(rng.choice([1.0, 1.25, 2.5], rows))
+    for b in level:
+        x0.append(float(rng.choice([0.0, 0.0, 0.5, 2.0])))
+        x1.append(x0[-1] + float(rng.choice([4.0, 5.5, 6.0, 6.5, 10.0, 12.0])))
+        base.append(float(b))
+    side = int(rng.integers(0, 2))
+    edge = 12.0 if side else 0.0
+    if side:
+        edge = max(x1)
+    gap = float(rng.choice([0.25, 0.5, 0.75, 1.0, 1.25]))
+    top = float(rng.choice(level))
+    for k in range(int(rng.integers(1, 5))):
+        width = float(rng.integers(2, 6))
+        start = edge + gap + float(rng.choice([0.0, 0.0, 0.5])) if side else edge - gap - width - float(rng.choice([0.0, 0.0, 0.5]))
+        x0.append(start)
+        x1.append(start + width)
+        top -= 0.0 if k == 0 else float(rng.choice([0.125, 0.25, 0.375, 1.0, 1.25, 2.0, 2.5]))
+        base.append(top)
+    n = len(x0)
+    height = rng.choice([1.0, 1.0, 2.0], n)
+    y0 = np.array(base) - 0.25 * height
+    box = (np.array(x0), np.array(x1), y0, y0 + height)
+    if special:
+        _special(rng, box)
+    count = rng.integers(0, 7, n)
+    end = np.cumsum(count).astype(np.int64)
+    glyphs = (end - count, end, rng.random(int(end[-1])) < float(rng.choice([0.3, 0.5, 0.9])))
+    order = rng.permutation(n).astype(np.int64) if rng.random() < 0.5 else np.arange(n, dtype=np.int64)
+    return box, glyphs, order
+
+
+@pytest.mark.skipif(LIB is None, reason="the layout kernels are not built")
+@pytest.mark.parametrize("dyadic", [False, True])
+def test_margin_note_is_the_margin_note_rule(monkeypatch: pytest.MonkeyPatch, dyadic: bool):
+    """kernels.margin_note against leaves._margin_note's reference (its
+    rules: the note's lines clear of the long lines' edge, _is_margin_note's
+    block, prose, rows, gap and letter tests). Where `dyadic`, the rules'
+    constants are powers of two and the boxes lie on their grid: gaps, steps
+    and letter shares meet every limit exactly."""
+    from ragprep.extract.layout import leaves, regions
+
+    monkeypatch.setattr(leaves, "COLUMN_FILL", 0.5)
+    if dyadic:  # (regions.baseline and regions.block_starts read their own)
+        for module, name, value in ((leaves, "DESCENT", 0.25), (regions, "DESCENT", 0.25), (leaves, "CELL_PADDING", 1.0), (regions, "CELL_PADDING", 1.0)):
+            monkeypatch.setattr(module, name, value)
+    found = 0
+    for seed in range(800):
+        rng = np.random.default_rng(seed)
+        box, glyphs, order = _margin_leaf(rng, seed % 4 == 0)
+        reference, compiled = _both_paths(leaves._margin_note, partial(_NotePage, box, glyphs), order)
+        assert (reference is None) == (compiled is None), seed
+        if isinstance(reference, np.ndarray) and isinstance(compiled, np.ndarray):
+            assert compiled.tolist() == reference.tolist(), seed
+            found += 1
+    assert 40 < found < 700, found
+
+
+def test_margin_note_is_bounds_checked():
+    # Five lines of text, a note of two lines a gutter (MARGIN_NOTE_GAP) left of them.
+    x0 = np.array([0.0] * 5 + [-3.0] * 2)
+    box = (x0, x0 + np.array([8.0] * 5 + [2.0] * 2), np.array([10.0, 9, 8, 7, 6, 10, 9]), np.array([11.0, 10, 9, 8, 7, 11, 10]))
+    start, end = np.zeros(7, dtype=np.int64), np.full(7, 3, dtype=np.int64)
+    limits = ((0.25, 6.0, 0.5, 1.0, 0.25, 1.0, 0.5), 3)
+    order = np.arange(7, dtype=np.int64)
+    found = kernels.margin_note(LIB, box, (start, end, np.ones(3, dtype=bool)), order, limits)  # type: ignore[arg-type]
+    assert found is not None and found.tolist() == [False] * 5 + [True] * 2
+    with pytest.raises(IndexError):  # a glyph past the classes
+        kernels.margin_note(LIB, box, (start, end + 1, np.ones(3, dtype=bool)), order, limits)  # type: ignore[arg-type]
+    with pytest.raises(IndexError):
+        kernels.margin_note(LIB, box, (start, end, np.ones(3, dtype=bool)), np.array([0, 1, 2, 3, 4, 5, 7]), limits)  # type: ignore[arg-type]
+    with pytest.raises(ValueError):
+        kernels.margin_note(LIB, box, (start[:6], end, np.ones(3, dtype=bool)), order, limits)  # type: ignore[arg-type]
+
+
+def _head_page(rng: np.random.Generator, special: bool) -> tuple[tuple[np.ndarray, ...], np.ndarray]:
+    """A page's lines: a note of one to four lines over the text, a gap
+    under it straddling SECTION_GAP (1 with the constants dyadic), the text
+    under it, the note's edges inset in the text's measure by amounts
+    straddling NOTE_INSET (0.5), on either side; a few stray lines. The
+    lines in a random order."""
+    x0: list[float] = []
+    x1: list[float] = []
+    base: list[float] = []
+    top = 40.0
+    left, right = float(rng.choice([0.0, 1.0])), float(rng.choice([20.0, 24.0]))
+    for _ in range(int(rng.integers(1, 5))):
+        x0.append(left + float(rng.choice([-0.25, 0.0, 0.25, 0.5, 0.75, 2.0])))
+        x1.append(right - float(rng.choice([-0.25, 0.0, 0.25, 0.5, 0.75, 2.0])))
+        base.append(top)
+        top -= float(rng.choice([1.0, 1.25]))
+    top -= float(rng.choice([0.0, 0.5, 1.0, 1.25, 2.0]))
+    for _ in range(int(rng.integers(0, 7))):
+        x0.append(left + float(rng.choice([0.0, 0.0, 1.0])))
+        x1.append(right - float(rng.choice([0.0, 0.0, 3.0])))
+        base.append(top)
+        top -= float(rng.choice([1.0, 1.25, 2.5]))
+    for _ in range(int(rng.integers(0, 3))):
+        x0.append(float(rng.integers(-4, 20)))
+        x1.append(x0[-1] + float(rng.integers(1, 10)))
+        base.append(float(rng.integers(10, 44)))
+    n = len(x0)
+    y0 = np.array(base) - 0.25
+    box = (np.array(x0), np.array(x1), y0, y0 + 1.0)
+    if special:
+        _special(rng, box)
+    return box, rng.permutation(n).astype(np.int64)
+
+
+@pytest.mark.skipif(LIB is None, reason="the layout kernels are not built")
+def test_note_over_the_text_is_the_head_note_rule(monkeypatch: pytest.MonkeyPatch):
+    """kernels.note_over_the_text against leaves._note_over_the_text's
+    reference (the first gap of SECTION_GAP under every line above it, two
+    lines over it or more, inset in the measure of the lines under it:
+    _inset_in), on pages in both directions, with SECTION_GAP a power of
+    two so that gaps meet it exactly."""
+    from ragprep.extract.layout import leaves
+
+    monkeypatch.setattr(leaves, "SECTION_GAP", 1.0)
+    found = 0
+    for seed in range(800):
+        rng = np.random.default_rng(seed)
+        box, order = _head_page(rng, seed % 4 == 0)
+        glyphs = (np.zeros(len(order), dtype=np.int64),) * 2 + (np.zeros(0, dtype=bool),)
+        for rtl in (False, True):
+            reference, compiled = _both_paths(leaves._note_over_the_text, partial(_NotePage, box, glyphs, rtl=rtl), order)
+            assert (reference is None) == (compiled is None), (seed, rtl)
+            if isinstance(reference, tuple) and isinstance(compiled, tuple):
+                assert [part.tolist() for part in compiled] == [part.tolist() for part in reference], (seed, rtl)
+                found += 1
+    assert 60 < found < 1400, found
+    with pytest.raises(IndexError):
+        kernels.note_over_the_text(LIB, box, np.array([0, 1, 2, 99]), (1.0, 0.5), False)  # type: ignore[arg-type]
+
+
+class _VisitPage(_TailPage):
+    """What leaves._big_visits reads of a page, measured on the path `lib`."""
+
+    def __init__(self, box: tuple[np.ndarray, ...], rtl: bool, lib: object) -> None:
+        super().__init__(box, np.ones(len(box[0]), dtype=bool), rtl)
+        self.lib = lib
+
+    def line_end(self, x0: np.ndarray, x1: np.ndarray) -> np.ndarray:
+        end: np.ndarray = -x0 if self.rtl else x1
+        return end
+
+
+def _value_leaf(rng: np.random.Generator, special: bool) -> tuple[tuple[np.ndarray, ...], list[np.ndarray]]:
+    """A leaf of labels and values: lines on rows half a body height apart
+    (NEXT_LINE), their ends at one edge or a slack (ROW_OVERLAP, 0.25 with
+    the constants dyadic) or more off it, narrower or wider than COLUMN_WIDTH
+    (12), painted top down, by where each starts (up and down the column), or
+    shuffled, in runs of a line or a few."""
+    n = int(rng.integers(2, 30))
+    base = rng.integers(0, 40, n) * 0.5
+    x1 = 30.0 + rng.choice([0.0, 0.0, 0.0, 0.125, 0.25, -0.25, 0.375, -3.0], n)
+    x0 = x1 - rng.choice([2.0, 4.0, 11.75, 12.0, 20.0], n)
+    box = (x0, x1, base - 0.25, base + 0.75)
+    if special:
+        _special(rng, box)
+    kind = int(rng.integers(0, 3))
+    order = np.argsort(-base, kind="stable") if kind == 0 else np.lexsort((rng.random(n), x0)) if kind == 1 else rng.permutation(n)
+    if rng.random() < 0.5:  # right to left: the same lines mirrored
+        box = (-box[1], -box[0], box[2], box[3])
+    cuts = np.flatnonzero(rng.random(n - 1) < 0.8) + 1
+    return box, np.split(order.astype(np.int64), cuts)
+
+
+@pytest.mark.skipif(LIB is None, reason="the layout kernels are not built")
+def test_column_visits_are_the_visit_rules(monkeypatch: pytest.MonkeyPatch):
+    """kernels.column_visits against leaves._big_visits' reference
+    (_flush_right_visits, then _values_up_and_down of each visit of
+    GRID_ROWS lines or more), in both directions, with ROW_OVERLAP a power
+    of two so that line ends meet the slack exactly."""
+    from ragprep.extract.layout import leaves
+
+    monkeypatch.setattr(leaves, "ROW_OVERLAP", 0.25)
+    seen = {"up": 0, "visits": 0}
+    for seed in range(1500):
+        rng = np.random.default_rng(seed)
+        box, runs = _value_leaf(rng, seed % 4 == 0)
+        for rtl in (False, True):
+            (up, big), found = _both_paths(leaves._big_visits, partial(_VisitPage, box, rtl), runs)  # type: ignore[misc]
+            assert (found[0], [v.tolist() for v in found[1]]) == (up, [v.tolist() for v in big]), (seed, rtl)  # type: ignore[index]
+            seen["up"] += up
+            seen["visits"] += len(big) >= 2
+    assert seen["up"] > 100 and seen["visits"] > 100, seen
+    with pytest.raises(ValueError):
+        LIB.column_visits(*box, np.arange(3, dtype=np.int64), np.array([2], dtype=np.int64), 0.25, 4, 12.0, 0.5, False)
+
+
+def _callout_leaf(rng: np.random.Generator, special: bool) -> tuple[tuple[np.ndarray, ...], list[np.ndarray]]:
+    """A leaf's runs: blocks of two to four lines and single lines, boxes on
+    a grid of whole units (one block's bottom at another's top, its right
+    edge at another's left: every comparison meets its tie), in a random order."""
+    x0: list[float] = []
+    x1: list[float] = []
+    y0: list[float] = []
+    runs: list[np.ndarray] = []
+    for _ in range(int(rng.integers(1, 9))):
+        size = int(rng.choice([1, 1, 2, 3, 4]))
+        left, width, top = float(rng.integers(0, 12)), float(rng.integers(1, 6)), float(rng.integers(4, 30))
+        runs.append(np.arange(len(x0), len(x0) + size, dtype=np.int64))
+        for k in range(size):
+            x0.append(left)
+            x1.append(left + width - float(rng.integers(0, 2)))
+            y0.append(top - k - 1.0)
+    box = (np.array(x0), np.array(x1), np.array(y0), np.array(y0) + 1.0)
+    if special:
+        _special(rng, box)
+    return box, [runs[k] for k in rng.permutation(len(runs)).tolist()]
+
+
+@pytest.mark.skipif(LIB is None, reason="the layout kernels are not built")
+def test_blocks_ahead_are_the_block_rule():
+    """kernels.blocks_ahead against leaves._alone_ahead's reference (blocks
+    level with no other run; among them, wholly above and wholly before),
+    in both directions."""
+    from ragprep.extract.layout import leaves
+
+    seen = 0
+    for seed in range(1500):
+        rng = np.random.default_rng(seed)
+        box, runs = _callout_leaf(rng, seed % 4 == 0)
+        for rtl in (False, True):
+            reference, found = _both_paths(leaves._alone_ahead, partial(_VisitPage, box, rtl), runs)
+            assert (found is None) == (reference is None), (seed, rtl)
+            if isinstance(found, tuple) and isinstance(reference, tuple):
+                assert [found[0].tolist(), found[1].tolist()] == [reference[0].tolist(), reference[1].tolist()], (seed, rtl)
+                seen += 1
+    assert 100 < seen < 2500, seen
+    with pytest.raises(ValueError):
+        LIB.blocks_ahead(*box, np.arange(3, dtype=np.int64), np.array([2], dtype=np.int64), False)
