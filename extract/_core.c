@@ -6531,6 +6531,554 @@ done:
 
 /* ==== end of tables' section ============================================== */
 
+/* ==== struct's section: the cross-reference table read from the file =====
+ *
+ * xref_table(data) -> None | (kinds, second, third, members, top, count):
+ * the cross-reference table (§7.5.4 classic sections, §7.5.8 cross-reference
+ * streams, hybrid files' /XRefStm, the /Prev chain newest first) read from
+ * the file's bytes by qpdf's rules (qpdf 12, QPDF_objects.cc: read_xref,
+ * read_xrefTable, read_xrefEntry, processXRefStream, insertXrefEntry,
+ * insertFreeXrefEntry), as pikepdf's get_xref_table() gives it:
+ *   kinds: bytes, per object number 0 (no entry), 1 (in the file) or 2 (in
+ *     an object stream); second, third: int64 columns (native order) of the
+ *     offset and generation (type 1) or the stream's number and the index in
+ *     it (type 2);
+ *   members: {stream number: {object number, ...}} for the entries of type
+ *     2, streams in order of their first member (the table's key order);
+ *   top: the largest object number listed (None when none); count: entries.
+ * None wherever qpdf's reading may differ from this one: anything qpdf warns
+ * about or repairs (a damaged or cut section, a stream whose /Length is not
+ * where "endstream" is, a filter other than FlateDecode with a PNG
+ * predictor, an object listed under two generations, a header not at offset
+ * 0, ...), and any entry of type 1 whose offset does not hold "N G obj" of
+ * its own number (qpdf rebuilds the whole table when it resolves one). Only
+ * bytes that surely read alike are accepted: the reference is
+ * extract/xref.py's _reference_table; tests/extract/test_xref.py holds both
+ * equal to qpdf's table on every corpus file and fixture. */
+#include <zlib.h>
+
+#define XR_INT_MAX 2147483647LL
+#define XR_SECTIONS 64 /* longer /Prev chains are left to qpdf */
+#define XR_TAIL 1054   /* qpdf looks for "startxref" in the last 1,054 bytes */
+
+typedef struct {
+    const unsigned char *d;
+    Py_ssize_t n;
+    long long max_id;     /* qpdf's xref_table_max_id: larger numbers are skipped */
+    unsigned char *kind, *deleted;
+    int64_t *second, *third;
+    Py_ssize_t cap;       /* slots allocated (numbers 0 .. cap-1) */
+    PyObject *trailer;    /* the newest section's dictionary (qpdf's trailer) */
+} XrefRead;
+
+/* White space both qpdf's is_space and §7.2.2 call so: NUL and VT are
+ * declined where they would matter. */
+static inline int xr_ws(unsigned char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t' || c == '\f'; }
+
+/* Whether a token ends at i (end of data, white space or a delimiter). */
+static int xr_token_end(const XrefRead *x, Py_ssize_t i) {
+    return i >= x->n || xr_ws(x->d[i]) || (CHAR_CLASS[x->d[i]] & C_DELIM);
+}
+
+static Py_ssize_t xr_skip_ws(const XrefRead *x, Py_ssize_t i) {
+    while (i < x->n && xr_ws(x->d[i])) i++;
+    return i;
+}
+
+/* Digits at *i (at most 18) into *v; 0 when there are none or too many. */
+static int xr_digits(const XrefRead *x, Py_ssize_t *i, long long *v) {
+    Py_ssize_t j = *i;
+    long long value = 0;
+    while (j < x->n && x->d[j] >= '0' && x->d[j] <= '9') {
+        if (j - *i >= 18) return 0;
+        value = value * 10 + (x->d[j++] - '0');
+    }
+    if (j == *i) return 0;
+    *i = j;
+    *v = value;
+    return 1;
+}
+
+static int xr_word(const XrefRead *x, Py_ssize_t i, const char *word) {
+    size_t len = strlen(word);
+    return i >= 0 && (size_t)(x->n - i) >= len && memcmp(x->d + i, word, len) == 0 && xr_token_end(x, i + (Py_ssize_t)len);
+}
+
+/* "N G obj" at `at` exactly (§7.3.10): 1 with the numbers and the offset
+ * after "obj", else 0. */
+static int xr_object_header(const XrefRead *x, Py_ssize_t at, long long *num, long long *gen, Py_ssize_t *after) {
+    Py_ssize_t i = at, j;
+    if (at < 0 || !xr_digits(x, &i, num)) return 0;
+    j = xr_skip_ws(x, i);
+    if (j == i || !xr_digits(x, &j, gen)) return 0;
+    i = xr_skip_ws(x, j);
+    if (i == j || !xr_word(x, i, "obj")) return 0;
+    *after = i + 3;
+    return 1;
+}
+
+/* Slots for numbers up to `number`; -1 with MemoryError. */
+static int xr_grow(XrefRead *x, long long number) {
+    if (number < x->cap) return 0;
+    Py_ssize_t cap = x->cap ? x->cap : 1024;
+    while (cap <= number) cap *= 2;
+    unsigned char *kind = PyMem_Realloc(x->kind, (size_t)cap), *deleted = kind ? PyMem_Realloc(x->deleted, (size_t)cap) : NULL;
+    if (kind) x->kind = kind;
+    if (deleted) x->deleted = deleted;
+    int64_t *second = deleted ? PyMem_Realloc(x->second, (size_t)cap * sizeof(int64_t)) : NULL;
+    if (second) x->second = second;
+    int64_t *third = second ? PyMem_Realloc(x->third, (size_t)cap * sizeof(int64_t)) : NULL;
+    if (!third) { PyErr_NoMemory(); return -1; }
+    x->third = third;
+    size_t old = (size_t)x->cap, more = (size_t)(cap - x->cap);
+    memset(x->kind + old, 0, more);
+    memset(x->deleted + old, 0, more);
+    memset(x->second + old, 0, more * sizeof(int64_t));
+    memset(x->third + old, 0, more * sizeof(int64_t));
+    x->cap = cap;
+    return 0;
+}
+
+/* qpdf's insertXrefEntry: the first entry read for an object wins (newest
+ * section first). 0, 1 declined (an object under two generations: qpdf
+ * keeps the higher by rules not read here), -1 error. */
+static int xr_insert(XrefRead *x, long long obj, long long f0, long long f1, long long f2) {
+    long long gen = f0 == 2 ? 0 : f2;
+    if (!(f0 == 1 || f0 == 2)) return 0;
+    if (!(obj > 0 && obj <= x->max_id && f2 >= 0 && gen < 65535)) return 0;
+    if (obj < x->cap && x->deleted[obj]) return 0;
+    if (f0 == 2 && (f1 == obj || f1 > x->max_id)) return 0; /* qpdf warns and skips it */
+    if (xr_grow(x, obj) < 0) return -1;
+    if (x->kind[obj]) {
+        long long held = x->kind[obj] == 2 ? 0 : x->third[obj];
+        return held == gen ? 0 : 1;
+    }
+    x->kind[obj] = (unsigned char)f0;
+    x->second[obj] = f1;
+    x->third[obj] = f2;
+    return 0;
+}
+
+/* qpdf's insertFreeXrefEntry: an object freed here is not read from older sections. */
+static int xr_free(XrefRead *x, long long obj, long long gen) {
+    if (obj > x->max_id) return 0;
+    if (obj < x->cap && x->kind[obj] && (x->kind[obj] == 2 ? 0 : x->third[obj]) == gen) return 0;
+    if (xr_grow(x, obj) < 0) return -1;
+    x->deleted[obj] = 1;
+    return 0;
+}
+
+/* The dictionary at `at` ("<<" there), parsed by parse_span, and the offset
+ * after it; NULL without an exception when it is not one well-formed
+ * dictionary of direct objects and references. */
+static PyObject *xr_dict(const XrefRead *x, Py_ssize_t at, Py_ssize_t *after) {
+    if (at + 1 >= x->n || x->d[at] != '<' || x->d[at + 1] != '<') return NULL;
+    Lexer lx;
+    lx.p = x->d + at;
+    lx.end = x->d + x->n;
+    lx.nops = lx.non_numbers = 0;
+    long long depth = 0;
+    do {
+        Token t;
+        int kind = next_token(&lx, &t, NULL);
+        if (kind == K_DICT_OPEN || kind == K_ARRAY_OPEN) depth++;
+        else if (kind == K_DICT_CLOSE || kind == K_ARRAY_CLOSE) depth--;
+        else if (kind == K_EOF || kind == K_ERROR) return NULL;
+        else if (kind == K_KEYWORD && !(t.word_len == 1 && t.word[0] == 'R')) return NULL;
+    } while (depth > 0);
+    Existing refs = {NULL, NULL, 0, NULL, 0};
+    ParseBufs bufs = {{0}, {0}, NULL};
+    PyObject *dict = parse_span(x->d + at, lx.p, &refs, &bufs);
+    parse_bufs_free(&bufs);
+    if (!dict) {
+        if (!PyErr_ExceptionMatches(PyExc_ValueError)) return NULL;
+        PyErr_Clear();
+        return NULL;
+    }
+    if (!PyDict_CheckExact(dict)) { Py_DECREF(dict); return NULL; }
+    *after = lx.p - x->d;
+    return dict;
+}
+
+/* dict[key] as an integer: 1 with *v, 0 when absent, -1 when anything else. */
+static int xr_int(PyObject *dict, const char *key, long long *v) {
+    PyObject *value = PyDict_GetItemString(dict, key);
+    if (!value) return 0;
+    if (!PyLong_CheckExact(value)) return -1;
+    int overflow = 0;
+    *v = PyLong_AsLongLongAndOverflow(value, &overflow);
+    return overflow ? -1 : 1;
+}
+
+static int xr_name_is(PyObject *value, const char *name) {
+    return value && PyUnicode_CheckExact(value) && PyUnicode_CompareWithASCIIString(value, name) == 0;
+}
+
+/* A section's /Prev (0 when none) into *prev; 0 ok, 1 declined. */
+static int xr_prev(const XrefRead *x, PyObject *dict, long long *prev) {
+    *prev = 0;
+    int has = xr_int(dict, "/Prev", prev);
+    return has < 0 || *prev < 0 || *prev >= x->n;
+}
+
+/* The first `want` bytes inflated (§7.4.4, zlib) from data..data+len into
+ * out, exactly `want` and then the stream's end: 0, 1 declined, -1 error. */
+static int xr_inflate(const unsigned char *data, Py_ssize_t len, unsigned char *out, size_t want) {
+    z_stream z;
+    memset(&z, 0, sizeof z);
+    if (inflateInit(&z) != Z_OK) return 1;
+    unsigned char spare;
+    z.next_in = (unsigned char *)data;
+    z.avail_in = (uInt)(len > (Py_ssize_t)0x7fffffff ? 0x7fffffff : len);
+    z.next_out = want ? out : &spare;
+    z.avail_out = want ? (uInt)want : 1;
+    int r = inflate(&z, Z_FINISH);
+    int ok = r == Z_STREAM_END && z.total_out == want;
+    inflateEnd(&z);
+    return ok ? 0 : 1;
+}
+
+/* PNG row filters (§7.4.4.4) over rows of `columns` bytes each led by its
+ * filter byte, one byte per pixel, in place into `out` as qpdf's
+ * Pl_PNGFilter undoes them (an unknown filter leaves the row as written). */
+static void xr_unpredict(const unsigned char *rows, size_t count, size_t columns, unsigned char *out) {
+    const unsigned char *above = NULL;
+    for (size_t r = 0; r < count; r++) {
+        const unsigned char *in = rows + r * (columns + 1) + 1;
+        unsigned char *row = out + r * columns, filter = in[-1];
+        for (size_t i = 0; i < columns; i++) {
+            int left = i ? row[i - 1] : 0, up = above ? above[i] : 0, corner = i && above ? above[i - 1] : 0, add = 0;
+            if (filter == 1) add = left;
+            else if (filter == 2) add = up;
+            else if (filter == 3) add = (left + up) / 2;
+            else if (filter == 4) {
+                int p = left + up - corner, pa = abs(p - left), pb = abs(p - up), pc = abs(p - corner);
+                add = pa <= pb && pa <= pc ? left : pb <= pc ? up : corner;
+            }
+            row[i] = (unsigned char)(in[i] + add);
+        }
+        above = row;
+    }
+}
+
+/* /W's three widths (qpdf's processXRefW): 0, 1 declined. */
+static int xr_widths(PyObject *dict, int w[3]) {
+    PyObject *widths = PyDict_GetItemString(dict, "/W");
+    if (!widths || !PyList_CheckExact(widths) || PyList_GET_SIZE(widths) < 3) return 1;
+    int total = 0;
+    for (int k = 0; k < 3; k++) {
+        PyObject *item = PyList_GET_ITEM(widths, k);
+        if (!PyLong_CheckExact(item)) return 1;
+        long v = PyLong_AsLong(item);
+        if (v < 0 || v > 8) { PyErr_Clear(); return 1; }
+        w[k] = (int)v;
+        total += w[k];
+    }
+    return total == 0;
+}
+
+/* /Index as (first, count) pairs, [0, /Size] when absent (processXRefSize,
+ * processXRefIndex); their count, -2 declined, -1 error. */
+static Py_ssize_t xr_index(PyObject *dict, int entry_size, long long **pairs, long long *entries) {
+    long long size, max_entries = XR_INT_MAX;
+    if (max_entries > INT64_MAX / entry_size) max_entries = INT64_MAX / entry_size;
+    if (xr_int(dict, "/Size", &size) != 1 || size < 0 || size >= max_entries) return -2;
+    PyObject *index = PyDict_GetItemString(dict, "/Index");
+    Py_ssize_t n = index ? (PyList_CheckExact(index) ? PyList_GET_SIZE(index) : -1) : 2;
+    if (n < 2 || n % 2) return -2;
+    long long *out = PyMem_Malloc((size_t)n * sizeof(long long));
+    if (!out) { PyErr_NoMemory(); return -1; }
+    long long total = 0;
+    for (Py_ssize_t k = 0; k < n; k += 2) {
+        long long first = 0, count = size;
+        if (index) {
+            PyObject *a = PyList_GET_ITEM(index, k), *b = PyList_GET_ITEM(index, k + 1);
+            int of1 = 0, of2 = 0;
+            if (!PyLong_CheckExact(a) || !PyLong_CheckExact(b)) { PyMem_Free(out); return -2; }
+            first = PyLong_AsLongLongAndOverflow(a, &of1);
+            count = PyLong_AsLongLongAndOverflow(b, &of2);
+            if (of1 || of2 || first < 0 || first > max_entries || count <= 0 || first > max_entries - count ||
+                count > max_entries - total) { PyMem_Free(out); return -2; }
+        }
+        out[k] = first;
+        out[k + 1] = count;
+        total += count;
+    }
+    *pairs = out;
+    *entries = total;
+    return n / 2;
+}
+
+/* The data of the stream whose dictionary ended at `after`: "stream", an
+ * end of line, /Length bytes, "endstream" (qpdf's readStream where it reads
+ * without warning). 0 with the span, 1 declined. */
+static int xr_stream_span(const XrefRead *x, PyObject *dict, Py_ssize_t after, Py_ssize_t *start, Py_ssize_t *len) {
+    long long length;
+    Py_ssize_t i = xr_skip_ws(x, after);
+    if (!xr_word(x, i, "stream") || xr_int(dict, "/Length", &length) != 1 || length < 0) return 1;
+    i += 6;
+    if (i < x->n && x->d[i] == '\r') i++;
+    if (i >= x->n || x->d[i] != '\n') return 1;
+    i++;
+    if (length > x->n - i) return 1;
+    Py_ssize_t end = xr_skip_ws(x, i + (Py_ssize_t)length);
+    if (!xr_word(x, end, "endstream")) return 1;
+    *start = i;
+    *len = (Py_ssize_t)length;
+    return 0;
+}
+
+/* The stream's data decoded into `out` (`want` bytes): no filter, or
+ * FlateDecode with no predictor or a PNG predictor over `columns` bytes of
+ * one 8-bit colour. 0, 1 declined, -1 error. */
+static int xr_decode(const XrefRead *x, PyObject *dict, Py_ssize_t start, Py_ssize_t len, unsigned char *out, size_t want) {
+    PyObject *filter = PyDict_GetItemString(dict, "/Filter"), *parms = PyDict_GetItemString(dict, "/DecodeParms");
+    if (filter && PyList_CheckExact(filter) && PyList_GET_SIZE(filter) == 1) filter = PyList_GET_ITEM(filter, 0);
+    if (parms && PyList_CheckExact(parms) && PyList_GET_SIZE(parms) == 1) parms = PyList_GET_ITEM(parms, 0);
+    if (!filter) {
+        if (parms || (size_t)len != want) return 1;
+        memcpy(out, x->d + start, want);
+        return 0;
+    }
+    if (!xr_name_is(filter, "/FlateDecode")) return 1;
+    long long predictor = 1, columns = 0, colors = 1, bits = 8;
+    if (parms && parms != Py_None) {
+        if (!PyDict_CheckExact(parms) || xr_int(parms, "/Predictor", &predictor) < 0 || xr_int(parms, "/Columns", &columns) < 0 ||
+            xr_int(parms, "/Colors", &colors) < 0 || xr_int(parms, "/BitsPerComponent", &bits) < 0) return 1;
+    }
+    if (predictor == 1) return xr_inflate(x->d + start, len, out, want);
+    if (predictor < 10 || predictor > 15 || colors != 1 || bits != 8 || columns < 1 || want % (size_t)columns) return 1;
+    size_t rows = want / (size_t)columns, raw_len = rows * ((size_t)columns + 1);
+    unsigned char *raw = PyMem_Malloc(raw_len ? raw_len : 1);
+    if (!raw) { PyErr_NoMemory(); return -1; }
+    int r = xr_inflate(x->d + start, len, raw, raw_len);
+    if (!r) xr_unpredict(raw, rows, (size_t)columns, out);
+    PyMem_Free(raw);
+    return r;
+}
+
+/* The entries of a cross-reference stream's data into the table
+ * (processXRefStream): 0, 1 declined, -1 error. */
+static int xr_stream_entries(XrefRead *x, const unsigned char *data, const int w[3], const long long *pairs, Py_ssize_t npairs) {
+    const unsigned char *p = data;
+    for (Py_ssize_t k = 0; k < npairs; k++) {
+        long long obj = pairs[2 * k];
+        for (long long e = 0; e < pairs[2 * k + 1]; e++, obj++) {
+            uint64_t f[3] = {w[0] ? 0 : 1, 0, 0};
+            for (int j = 0; j < 3; j++)
+                for (int b = 0; b < w[j]; b++) f[j] = f[j] << 8 | *p++;
+            if (obj == 0) continue;
+            if (f[0] == 0) {
+                if (xr_free(x, obj, 0) < 0) return -1;
+                continue;
+            }
+            /* qpdf's toI of the type and third field, and its offsets: signed */
+            if (f[0] > XR_INT_MAX || f[2] > XR_INT_MAX || f[1] > INT64_MAX) return 1;
+            int r = xr_insert(x, obj, (long long)f[0], (long long)f[1], (long long)f[2]);
+            if (r) return r;
+        }
+    }
+    return 0;
+}
+
+/* The cross-reference stream at `at` (qpdf's read_xrefStream): 0 with its
+ * /Prev, 1 declined, -1 error. */
+static int xr_stream_section(XrefRead *x, Py_ssize_t at, long long *prev) {
+    long long num, gen;
+    Py_ssize_t after, start, len;
+    if (!xr_object_header(x, at, &num, &gen, &after) || num == 0) return 1;
+    PyObject *dict = xr_dict(x, xr_skip_ws(x, after), &after);
+    if (!dict) return PyErr_Occurred() ? -1 : 1;
+    int w[3], result = 1;
+    long long *pairs = NULL, entries = 0;
+    Py_ssize_t npairs = -2;
+    unsigned char *data = NULL;
+    if (!xr_name_is(PyDict_GetItemString(dict, "/Type"), "/XRef") || xr_widths(dict, w) ||
+        xr_stream_span(x, dict, after, &start, &len) || xr_prev(x, dict, prev)) goto done;
+    npairs = xr_index(dict, w[0] + w[1] + w[2], &pairs, &entries);
+    if (npairs < 0) { result = npairs == -1 ? -1 : 1; goto done; }
+    size_t want = (size_t)(w[0] + w[1] + w[2]) * (size_t)entries;
+    /* No more than deflate can give of the stream's bytes (1,032 to 1). */
+    if (want > (size_t)len * 1032 + 1024 || want > ((size_t)1 << 30)) goto done;
+    if (!(data = PyMem_Malloc(want ? want : 1))) { PyErr_NoMemory(); result = -1; goto done; }
+    result = xr_decode(x, dict, start, len, data, want);
+    if (!result) result = xr_stream_entries(x, data, w, pairs, npairs);
+    if (!result && !x->trailer) x->trailer = Py_NewRef(dict);
+done:
+    PyMem_Free(pairs);
+    PyMem_Free(data);
+    Py_DECREF(dict);
+    return result;
+}
+
+/* One classic entry (read_xrefEntry's well-formed case): "oooooooooo ggggg
+ * n" and a two-byte end of line, 20 bytes. 1 with its fields, else 0. */
+static int xr_classic_entry(const XrefRead *x, Py_ssize_t at, long long *f1, long long *f2, unsigned char *type) {
+    if (x->n - at < 20) return 0;
+    const unsigned char *p = x->d + at;
+    long long a = 0, b = 0;
+    for (int k = 0; k < 10; k++) {
+        if (p[k] < '0' || p[k] > '9') return 0;
+        a = a * 10 + (p[k] - '0');
+    }
+    for (int k = 11; k < 16; k++) {
+        if (p[k] < '0' || p[k] > '9') return 0;
+        b = b * 10 + (p[k] - '0');
+    }
+    if (p[10] != ' ' || p[16] != ' ' || (p[17] != 'n' && p[17] != 'f')) return 0;
+    if (!(p[18] == ' ' || p[18] == '\r' || p[18] == '\n') || !(p[19] == '\r' || p[19] == '\n')) return 0;
+    *f1 = a;
+    *f2 = b;
+    *type = p[17];
+    return 1;
+}
+
+/* A classic section from `at` (just after "xref" and its white space;
+ * read_xrefTable): subsections, "trailer", its dictionary, a hybrid file's
+ * /XRefStm. 0 with /Prev, 1 declined, -1 error. */
+static int xr_classic_section(XrefRead *x, Py_ssize_t at, long long *prev) {
+    Py_ssize_t i = at;
+    for (;;) {
+        long long first, count;
+        Py_ssize_t j = i;
+        if (!xr_digits(x, &j, &first) || j >= x->n || !xr_ws(x->d[j])) return 1;
+        j = xr_skip_ws(x, j);
+        if (!xr_digits(x, &j, &count)) return 1;
+        j = xr_skip_ws(x, j);
+        if (j - i > 40 || first > XR_INT_MAX || count > XR_INT_MAX || first + count > XR_INT_MAX) return 1;
+        for (long long k = 0; k < count; k++, j += 20) {
+            long long f1, f2;
+            unsigned char type;
+            if (!xr_classic_entry(x, j, &f1, &f2, &type)) return 1;
+            int r = type == 'f' ? xr_free(x, first + k, f2) : xr_insert(x, first + k, 1, f1, f2);
+            if (r) return r;
+        }
+        i = xr_skip_ws(x, j);
+        if (xr_word(x, i, "trailer")) break;
+        if (i >= x->n || x->d[i] < '0' || x->d[i] > '9') return 1;
+    }
+    Py_ssize_t after;
+    PyObject *dict = xr_dict(x, xr_skip_ws(x, i + 7), &after);
+    if (!dict) return PyErr_Occurred() ? -1 : 1;
+    long long size, stream_at;
+    int result = 1;
+    if (!x->trailer) {
+        if (xr_int(dict, "/Size", &size) != 1) goto done;
+        x->trailer = Py_NewRef(dict);
+    }
+    int hybrid = xr_int(dict, "/XRefStm", &stream_at);
+    if (hybrid < 0 || xr_prev(x, dict, prev)) goto done;
+    if (hybrid) {
+        long long ignored;
+        result = stream_at >= 0 && stream_at < x->n ? xr_stream_section(x, (Py_ssize_t)stream_at, &ignored) : 1;
+    } else {
+        result = 0;
+    }
+done:
+    Py_DECREF(dict);
+    return result;
+}
+
+/* Where the newest section starts: the offset after the file's last
+ * "startxref" (qpdf's findLast in the last 1,054 bytes); 0 when not read. */
+static long long xr_startxref(const XrefRead *x) {
+    Py_ssize_t from = x->n > XR_TAIL ? x->n - XR_TAIL : 0;
+    for (Py_ssize_t at = x->n - 9; at >= from; at--) {
+        if (memcmp(x->d + at, "startxref", 9) != 0) continue;
+        Py_ssize_t i = xr_skip_ws(x, at + 9);
+        long long offset;
+        if (i == at + 9 || !xr_digits(x, &i, &offset) || !xr_token_end(x, i)) return 0;
+        return offset;
+    }
+    return 0;
+}
+
+/* Every section along /Prev (read_xref): 0, 1 declined, -1 error. */
+static int xr_sections(XrefRead *x) {
+    long long offset = xr_startxref(x), visited[XR_SECTIONS];
+    int sections = 0;
+    if (offset <= 0 || offset >= x->n) return 1;
+    while (offset) {
+        for (int k = 0; k < sections; k++)
+            if (visited[k] == offset) return 1; /* a loop qpdf reports */
+        if (sections == XR_SECTIONS) return 1;
+        visited[sections++] = offset;
+        Py_ssize_t at = (Py_ssize_t)offset;
+        int r;
+        if (xr_word(x, at, "xref")) r = xr_classic_section(x, xr_skip_ws(x, at + 4), &offset);
+        else r = xr_stream_section(x, at, &offset);
+        if (r) return r;
+    }
+    return x->trailer ? 0 : 1;
+}
+
+/* Whether every object of type 1 is where its entry puts it ("N G obj" of
+ * its number and generation at the offset; offset 0 is read as null by
+ * qpdf, without repair). */
+static int xr_objects_in_place(const XrefRead *x) {
+    for (Py_ssize_t k = 0; k < x->cap; k++) {
+        if (x->kind[k] != 1 || x->second[k] == 0) continue;
+        long long num, gen;
+        Py_ssize_t after;
+        if (x->second[k] >= x->n || !xr_object_header(x, (Py_ssize_t)x->second[k], &num, &gen, &after) || num != k ||
+            gen != x->third[k]) return 0;
+    }
+    return 1;
+}
+
+/* The result tuple from a table read whole. */
+static PyObject *xr_result(const XrefRead *x) {
+    Py_ssize_t used = x->cap;
+    while (used > 0 && !x->kind[used - 1]) used--;
+    if (!used) return Py_NewRef(Py_None); /* an empty table: qpdf's answer costs nothing */
+    PyObject *members = PyDict_New(), *top = used ? PyLong_FromSsize_t(used - 1) : Py_NewRef(Py_None);
+    Py_ssize_t count = 0;
+    int failed = !members || !top;
+    for (Py_ssize_t k = 0; k < used && !failed; k++) {
+        if (!x->kind[k]) continue;
+        count++;
+        if (x->kind[k] != 2) continue;
+        PyObject *stream = PyLong_FromLongLong(x->second[k]), *number = stream ? PyLong_FromSsize_t(k) : NULL;
+        PyObject *held = number ? members_of(members, stream) : NULL;
+        failed = !held || PySet_Add(held, number) < 0;
+        Py_XDECREF(held);
+        Py_XDECREF(stream);
+        Py_XDECREF(number);
+    }
+    if (failed) {
+        Py_XDECREF(members);
+        Py_XDECREF(top);
+        return NULL;
+    }
+    return Py_BuildValue("(y#y#y#NNn)", (const char *)x->kind, used, (const char *)x->second, used * 8, (const char *)x->third,
+                         used * 8, members, top, count);
+}
+
+static PyObject *core_xref_table(PyObject *mod, PyObject *arg) {
+    (void)mod;
+    Py_buffer view;
+    if (PyObject_GetBuffer(arg, &view, PyBUF_SIMPLE) < 0) return NULL;
+    XrefRead x = {view.buf, view.len, XR_INT_MAX - 1, NULL, NULL, NULL, NULL, 0, NULL};
+    if (x.max_id > x.n / 3) x.max_id = x.n / 3;
+    PyObject *result = NULL;
+    /* The header at offset 0 (qpdf counts offsets from where it finds it). */
+    Py_ssize_t i = 5;
+    long long ignored;
+    int r = x.n >= 8 && memcmp(x.d, "%PDF-", 5) == 0 && xr_digits(&x, &i, &ignored) && i + 1 < x.n && x.d[i] == '.' &&
+            x.d[i + 1] >= '0' && x.d[i + 1] <= '9' ? xr_sections(&x) : 1;
+    if (r == 0 && !xr_objects_in_place(&x)) r = 1;
+    if (r == 0) result = xr_result(&x);
+    else if (r == 1) result = Py_NewRef(Py_None);
+    Py_XDECREF(x.trailer);
+    PyMem_Free(x.kind);
+    PyMem_Free(x.deleted);
+    PyMem_Free(x.second);
+    PyMem_Free(x.third);
+    PyBuffer_Release(&view);
+    return result;
+}
+/* ==== end of struct's section ============================================= */
+
 static PyMethodDef module_methods[] = {
     {"text_edges", (PyCFunction)core_text_edges, METH_O,
      "Per text (a list or an object array of str): length, first and last code point (int64)."},
@@ -6545,6 +7093,8 @@ static PyMethodDef module_methods[] = {
     {"object_stream_spans", (PyCFunction)core_object_stream_spans, METH_VARARGS, "An object stream header's spans."},
     {"object_stream_members", (PyCFunction)core_object_stream_members, METH_O,
      "The objects each object stream holds by the cross-reference table, and its top number."},
+    {"xref_table", (PyCFunction)core_xref_table, METH_O,
+     "The cross-reference table read from the file's bytes as qpdf reads it, as columns; None where unsure."},
     {"walk_struct", (PyCFunction)core_walk_struct, METH_VARARGS, "The structure tree walk over its stack."},
     {"cmap_section", (PyCFunction)core_cmap_section, METH_VARARGS, "One CMap section body applied to a cmap.CMap."},
     {"nearest_marked", (PyCFunction)core_nearest_marked, METH_VARARGS, "StructTree.nearest in one pass (parents before kids)."},

@@ -54,10 +54,15 @@ import pikepdf
 from pikepdf import ObjectType
 
 from ragprep.extract.native import compiled_core
+from ragprep.extract.xref import XrefColumns, read_xref
 
 __all__ = ["PlainObjects", "Ref", "Stream", "kind_of", "plain", "text_string"]
 
 Ref = tuple[int, int]
+
+# The cross-reference table: read from the file's bytes by the compiled
+# core (xref.read_xref), else qpdf's (pikepdf's get_xref_table()).
+Table = dict[Ref, Any] | XrefColumns
 
 
 @dataclass(frozen=True)
@@ -124,7 +129,7 @@ class PlainObjects:
         self._parse_objects = core.parse_objects if core is not None else None
         self._cache: dict[Ref, Any] = {}
         self._streams_read = self._parse is None  # the object streams, read on the first miss
-        self._table: dict[Ref, Any] | None = None  # the cross-reference table, asked of qpdf once
+        self._table: Table | None = None  # the cross-reference table, read once
         # The object streams parsed into the compiled core's nodes
         # (_core.TreeObjects): their objects become plain values one by one,
         # as asked, and the tree walk reads the nodes themselves.
@@ -206,7 +211,7 @@ class PlainObjects:
             entry = self._xref_table().get(ref)
             if entry is not None and entry.type == 2:
                 catalog = self.resolve(ref)  # parsed with its object stream
-            elif entry is not None and entry.type == 1 and not pdf.is_encrypted and os.path.isfile(pdf.filename):
+            elif entry is not None and entry.type == 1 and entry.offset is not None and not pdf.is_encrypted and os.path.isfile(pdf.filename):
                 with open(pdf.filename, "rb") as handle:
                     handle.seek(entry.offset)
                     catalog = _indirect_object(handle.read(_CATALOG_BYTES), ref, self._parse)
@@ -216,10 +221,12 @@ class PlainObjects:
             return NotImplemented
         return catalog.get(key) if type(catalog) is dict else NotImplemented
 
-    def _xref_table(self) -> dict[Ref, Any]:
-        """qpdf's cross-reference table (§7.5.4, §7.5.8), read once."""
+    def _xref_table(self) -> Table:
+        """The cross-reference table (§7.5.4, §7.5.8), read once: from the
+        file's bytes where the compiled core is sure to read it as qpdf
+        did (xref.read_xref), else qpdf's."""
         if self._table is None:
-            self._table = self._pdf.get_xref_table()
+            self._table = read_xref(self._pdf) or self._pdf.get_xref_table()
         return self._table
 
     def _read_object_streams(self) -> None:
@@ -274,7 +281,7 @@ def _parse_streams(
         parse_objects(data, spans, known, exists, present, refs, cache)
 
 
-def _exists_check(pdf: pikepdf.Pdf, table: dict[Ref, Any]) -> Callable[[Ref], bool]:
+def _exists_check(pdf: pikepdf.Pdf, table: Table) -> Callable[[Ref], bool]:
     """parse_objects' `exists`: whether an object outside the streams (an
     entry of type 1) exists, which it does unless qpdf reads it as null.
     parse_objects puts what exists into `known`; what does not is asked
@@ -367,10 +374,13 @@ def _reference_slots(top: int | None, count: int) -> list[Any]:
     return [None] * max(0, min(last + 1, 2 * count + 1024, _REF_NUMBERS))
 
 
-def _stream_members(table: dict[Ref, Any]) -> tuple[dict[int, set[int]], int | None]:
+def _stream_members(table: Table) -> tuple[dict[int, set[int]], int | None]:
     """The objects each object stream holds by the cross-reference table
-    (entries of type 2), and its largest object number: by the compiled
-    core (_core.object_stream_members) where it runs, else by _members_of."""
+    (entries of type 2), and its largest object number: read with the
+    columns (xref.XrefColumns), or by the compiled core
+    (_core.object_stream_members) where it runs, else by _members_of."""
+    if isinstance(table, XrefColumns):
+        return table.members, table.top
     core = compiled_core()
     if core is not None:
         found: tuple[dict[int, set[int]], int | None] = core.object_stream_members(table)
@@ -436,8 +446,10 @@ class _WrittenObjects:
     present: list[int]
 
     @staticmethod
-    def read(pdf: pikepdf.Pdf, table: dict[Ref, Any]) -> _WrittenObjects | None:
+    def read(pdf: pikepdf.Pdf, table: Table) -> _WrittenObjects | None:
         """None for an encrypted file, one not opened from a path, or an empty one."""
+        if isinstance(table, XrefColumns):  # the table read from these bytes
+            return _WrittenObjects._spans(table.data, table.written())
         try:
             if pdf.is_encrypted or not os.path.isfile(pdf.filename):
                 return None
@@ -446,6 +458,11 @@ class _WrittenObjects:
                 data = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
         except (OSError, ValueError, pikepdf.PdfError, RuntimeError):
             return None
+        return _WrittenObjects._spans(data, placed)
+
+    @staticmethod
+    def _spans(data: Any, placed: list[tuple[int, int]]) -> _WrittenObjects:
+        """The objects at their offsets (`placed`: (offset, number) by offset)."""
         spans, present = [], []
         starts = sorted({offset for offset, _ in placed if 0 <= offset < len(data)}) + [len(data)]
         for offset, number in placed:

@@ -29,11 +29,12 @@ _PATHS = ("compiled", "pure") if compiled_available() else ("pure",)
 # core's fuzz smoke (which runs the compiled core only) and the plain-object
 # parser's test (the parser against its pikepdf reference), the node walk's
 # (against the walks of plain values), and the layout and table kernels' and
-# the CMap section parser's differential tests.
+# the CMap section parser's and the cross-reference reader's differential tests.
 _ONE_PATH_MODULES = frozenset(
     {
         "test_compiled_core.py", "test_core_fuzz_smoke.py", "test_structure_objects.py", "test_layout_kernels.py",
         "test_grids_compiled.py", "test_cmap_compiled.py", "test_structure_nodes.py", "test_layout_region_verdicts.py",
+        "test_xref.py",
     }
 )
 

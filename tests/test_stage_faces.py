@@ -71,7 +71,7 @@ def test_the_check_sees_an_internal_import(tmp_path, monkeypatch):
 INTERPRETER_SIDE = {"interpreter", "compiled", "operators", "streams", "decoded_size", "recovery", "fonts"}
 TEXT_SIDE = {
     "geometric", "bidi", "blocks", "reading", "running", "structure", "structure_columns", "structure_objects", "tables", "gridfind",
-    "tabletext", "groups", "layout",
+    "tabletext", "groups", "layout", "xref",
 }  # fmt: skip
 MODEL = {"errors", "settings", "config", "warning", "geometry", "glyphs", "pagebox", "paths", "rows", "modes", "native", "lazy"}
 COMPOSERS = {"__init__", "document", "docinfo", "diagnostics"}

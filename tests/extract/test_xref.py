@@ -1,0 +1,387 @@
+"""The cross-reference table read from the file's bytes (extract/xref.py,
+_core.xref_table): the compiled reader against its Python reference
+(_reference_table), and both against qpdf's own table (pikepdf's
+get_xref_table) on built files, hand-made sections (classic, incremental
+updates, hybrid files, cross-reference streams with each PNG row filter)
+and every corpus file; and what qpdf repairs or warns about is left to it.
+"""
+
+from __future__ import annotations
+
+import array
+import io
+import zlib
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pikepdf
+import pytest
+from pdfbuilder import PdfBuilder
+
+from ragprep.extract.native import PURE_ENV, compiled_available
+from ragprep.extract.structure_objects import _members_of
+from ragprep.extract.xref import XrefColumns, _reference_table, read_xref
+
+needs_core = pytest.mark.skipif(not compiled_available(), reason="the compiled core is not built")
+
+
+def _core_table(data: bytes) -> Any:
+    from ragprep.extract import _core
+
+    return _core.xref_table(data)
+
+
+def _entries(found: Any) -> tuple[dict[tuple[int, int], tuple[int, ...]], dict[int, set[int]], int | None, int]:
+    """A reader's answer as qpdf's table: {(number, generation): entry}, the members, top, count."""
+    kinds, second, third, members, top, count = found
+    offsets, thirds = array.array("q", second), array.array("q", third)
+    entries = {}
+    for number, kind in enumerate(kinds):
+        if kind == 1:
+            entries[(number, thirds[number])] = (1, offsets[number])
+        elif kind == 2:
+            entries[(number, 0)] = (2, offsets[number], thirds[number])
+    return entries, members, top, count
+
+
+def _qpdf_entries(
+    pdf: pikepdf.Pdf,
+) -> tuple[dict[tuple[int, int], tuple[int, ...]], dict[int, set[int]], int | None, int]:
+    table = pdf.get_xref_table()
+    entries = {
+        ref: (1, entry.offset) if entry.type == 1 else (2, entry.obj_stream_number, entry.obj_stream_index)
+        for ref, entry in table.items()
+    }
+    members, top = _members_of(table)
+    return entries, members, top, len(table)
+
+
+def _assert_read_as_qpdf_reads(path: Path) -> bool:
+    """The compiled reader answers as its reference; where it reads the table,
+    as qpdf does (the members' streams in qpdf's order too). Whether it read it."""
+    data = path.read_bytes()
+    found = _core_table(data)
+    assert found == _reference_table(data), path
+    if found is None:
+        return False
+    with pikepdf.open(path) as pdf:
+        ours, theirs = _entries(found), _qpdf_entries(pdf)
+        assert ours == theirs and list(ours[1]) == list(theirs[1]), path
+    return True
+
+
+# ---- hand-made files ----------------------------------------------------------------
+
+
+def _object(number: int, body: bytes, generation: int = 0) -> bytes:
+    return b"%d %d obj\n%s\nendobj\n" % (number, generation, body)
+
+
+_CATALOG = {1: b"<< /Type /Catalog /Pages 2 0 R >>", 2: b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+            3: b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << >> >>"}  # fmt: skip
+
+
+def _classic_section(entries: dict[int, tuple[int, int, bytes]], trailer: bytes) -> bytes:
+    """ "xref", one subsection per run of numbers (entries: number -> (offset, generation, b"n" or b"f")), the trailer."""
+    out, numbers = b"xref\n", sorted(entries)
+    runs: list[list[int]] = []
+    for number in numbers:
+        if runs and runs[-1][-1] == number - 1:
+            runs[-1].append(number)
+        else:
+            runs.append([number])
+    for run in runs:
+        out += b"%d %d\n" % (run[0], len(run))
+        for number in run:
+            offset, generation, kind = entries[number]
+            out += b"%010d %05d %s\r\n" % (offset, generation, kind)
+    return out + b"trailer\n" + trailer + b"\n"
+
+
+def _classic_file(objects: dict[int, bytes]) -> tuple[bytearray, dict[int, tuple[int, int, bytes]]]:
+    data = bytearray(b"%PDF-1.7\n%\xe2\xe3\xcf\xd3\n")
+    entries = {0: (0, 65535, b"f")}
+    for number, body in sorted(objects.items()):
+        entries[number] = (len(data), 0, b"n")
+        data += _object(number, body)
+    return data, entries
+
+
+def _finish(data: bytearray, section_at: int, section: bytes) -> bytes:
+    return bytes(data + section + b"startxref\n%d\n%%%%EOF\n" % section_at)
+
+
+def classic() -> bytes:
+    data, entries = _classic_file({**_CATALOG, 4: b"(four)"})
+    return _finish(data, len(data), _classic_section(entries, b"<< /Size 5 /Root 1 0 R >>"))
+
+
+def incremental_update() -> bytes:
+    """A second section (/Prev) that rewrites object 4, frees object 5 and adds object 6."""
+    data, entries = _classic_file({**_CATALOG, 4: b"(four)", 5: b"(five)"})
+    first = len(data)
+    data += _classic_section(entries, b"<< /Size 6 /Root 1 0 R >>") + b"startxref\n%d\n%%%%EOF\n" % first
+    update = {4: (len(data), 0, b"n")}
+    data += _object(4, b"(four, again)")
+    update[6] = (len(data), 0, b"n")
+    data += _object(6, b"(six)")
+    update[5] = (0, 1, b"f")
+    return _finish(data, len(data), _classic_section(update, b"<< /Size 7 /Root 1 0 R /Prev %d >>" % first))
+
+
+def _png_rows(rows: list[bytes]) -> bytes:
+    """PNG-filtered rows (§7.4.4.4), each row's filter its index mod 5 (None, Sub, Up, Average, Paeth)."""
+    out, above = b"", bytes(len(rows[0]))
+    for index, row in enumerate(rows):
+        kind, encoded = index % 5, bytearray()
+        for i, byte in enumerate(row):
+            left, up, corner = (row[i - 1] if i else 0), above[i], (above[i - 1] if i else 0)
+            p = left + up - corner
+            paeth = (
+                left
+                if abs(p - left) <= abs(p - up) and abs(p - left) <= abs(p - corner)
+                else up
+                if abs(p - up) <= abs(p - corner)
+                else corner
+            )
+            predicted = (0, left, up, (left + up) // 2, paeth)[kind]
+            encoded.append((byte - predicted) & 255)
+        out += bytes([kind]) + bytes(encoded)
+        above = row
+    return out
+
+
+def _xref_stream(number: int, rows: dict[int, tuple[int, int, int]], extra: bytes, predictor: bool = True) -> bytes:
+    """Cross-reference stream `number` (§7.5.8): /W [1 3 2], an /Index run per
+    run of numbers, its rows PNG-filtered and deflated (or written raw)."""
+    numbers = sorted(rows)
+    index = b" ".join(b"%d 1" % n for n in numbers)
+    raw = [
+        rows[n][0].to_bytes(1, "big") + rows[n][1].to_bytes(3, "big") + rows[n][2].to_bytes(2, "big") for n in numbers
+    ]
+    if predictor:
+        data = zlib.compress(_png_rows(raw))
+        filters = b"/Filter /FlateDecode /DecodeParms << /Predictor 12 /Columns 6 >>"
+    else:
+        data, filters = b"".join(raw), b""
+    head = b"<< /Type /XRef /W [1 3 2] /Index [%s] /Size %d /Length %d %s %s >>" % (
+        index,
+        max(numbers) + 1,
+        len(data),
+        filters,
+        extra,
+    )
+    return b"%d 0 obj\n%s\nstream\r\n%s\r\nendstream\nendobj\n" % (number, head, data)
+
+
+def _object_stream(number: int, held: dict[int, bytes]) -> bytes:
+    header = b""
+    body = b""
+    for n, value in held.items():
+        header += b"%d %d " % (n, len(body))
+        body += value + b" "
+    data = zlib.compress(header + body)
+    return _object(number, b"<< /Type /ObjStm /N %d /First %d /Filter /FlateDecode /Length %d >>\nstream\n%s\nendstream" % (
+        len(held), len(header), len(data), data))  # fmt: skip
+
+
+def xref_stream(predictor: bool = True) -> bytes:
+    """Objects 1-3 in the file, 5 and 6 in object stream 4, the table a cross-reference stream (7)."""
+    data, _ = _classic_file(_CATALOG)
+    offsets = {n: data.find(b"\n%d 0 obj" % n) + 1 for n in _CATALOG}
+    offsets[4] = len(data)
+    data += _object_stream(4, {5: b"(five)", 6: b"<< /A 1 >>"})
+    rows = {n: (1, offsets[n], 0) for n in offsets} | {
+        5: (2, 4, 0),
+        6: (2, 4, 1),
+        0: (0, 0, 65535),
+        7: (1, len(data), 0),
+    }
+    at = len(data)
+    return bytes(data + _xref_stream(7, rows, b"/Root 1 0 R", predictor) + b"startxref\n%d\n%%%%EOF\n" % at)
+
+
+def hybrid(freed: bool) -> bytes:
+    """A classic table whose trailer's /XRefStm lists objects 5 and 6 in
+    object stream 4 (§7.5.8.4); with `freed` the classic table also lists 5
+    as free, which hides it from the stream's entries in qpdf's reading."""
+    data, entries = _classic_file(_CATALOG)
+    entries[4] = (len(data), 0, b"n")
+    data += _object_stream(4, {5: b"(five)", 6: b"<< /A 1 >>"})
+    stream_at = len(data)
+    data += _xref_stream(7, {5: (2, 4, 0), 6: (2, 4, 1)}, b"")
+    entries[7] = (stream_at, 0, b"n")
+    if freed:
+        entries[5] = (0, 0, b"f")
+    trailer = b"<< /Size 8 /Root 1 0 R /XRefStm %d >>" % stream_at
+    return _finish(data, len(data), _classic_section(entries, trailer))
+
+
+BUILT: dict[str, Callable[[], bytes]] = {
+    "classic": classic,
+    "incremental update": incremental_update,
+    "xref stream, each PNG filter": xref_stream,
+    "xref stream, unfiltered": lambda: xref_stream(predictor=False),
+    "hybrid": lambda: hybrid(freed=False),
+    "hybrid, freed in the classic table": lambda: hybrid(freed=True),
+}
+
+
+@needs_core
+@pytest.mark.parametrize("name", sorted(BUILT))
+def test_hand_made_sections_read_as_qpdf_reads_them(tmp_path: Path, name: str):
+    path = tmp_path / "made.pdf"
+    path.write_bytes(BUILT[name]())
+    with pikepdf.open(path) as pdf:
+        assert not pdf.get_warnings(), "the hand-made file reads without a repair"
+    assert _assert_read_as_qpdf_reads(path), "read, not left to qpdf"
+
+
+@needs_core
+def test_a_hybrid_files_free_entry_hides_the_streams_entry(tmp_path: Path):
+    # qpdf reads the classic entries first: the free entry for 5 wins over the /XRefStm's.
+    listed = {}
+    for freed in (False, True):
+        path = tmp_path / f"hybrid-{freed}.pdf"
+        path.write_bytes(hybrid(freed))
+        entries = _entries(_core_table(path.read_bytes()))[0]
+        listed[freed] = (5, 0) in entries
+    assert listed == {False: True, True: False}
+
+
+def _builder_document() -> PdfBuilder:
+    b = PdfBuilder()
+    font = b.add_standard_font("Helvetica")
+    pages = [b.add_page(f"/P <</MCID 0>> BDC BT /{font} 12 Tf 72 700 Td (Page {n}) Tj ET EMC") for n in range(3)]
+    b.set_struct_tree([b.struct_element("P", [b.mcr(0, page=page)], page=page) for page in pages])
+    return b
+
+
+@needs_core
+@pytest.mark.parametrize(
+    "save",
+    [
+        {"object_stream_mode": pikepdf.ObjectStreamMode.generate},
+        {"object_stream_mode": pikepdf.ObjectStreamMode.disable},
+        {"object_stream_mode": pikepdf.ObjectStreamMode.generate, "linearize": True},
+        {"object_stream_mode": pikepdf.ObjectStreamMode.disable, "linearize": True},
+    ],
+    ids=["object streams", "classic", "linearized, object streams", "linearized, classic"],
+)
+def test_files_qpdf_writes_read_as_qpdf_reads_them(tmp_path: Path, save: dict[str, Any]):
+    path = tmp_path / "saved.pdf"
+    _builder_document().pdf.save(path, **save)
+    assert _assert_read_as_qpdf_reads(path)
+
+
+# ---- what is left to qpdf -----------------------------------------------------------
+
+
+def _moved_object() -> bytes:
+    # Object 4's entry points one byte late: qpdf rebuilds its table when it resolves 4.
+    data = classic()
+    at = data.find(b"4 0 obj")
+    return data.replace(b"%010d 00000 n" % at, b"%010d 00000 n" % (at + 1))
+
+
+def _wrong_length() -> bytes:
+    data = xref_stream(predictor=False)
+    at = data.rfind(b"/Length ")
+    end = data.index(b" ", at + 8)
+    return data[: at + 8] + b"%d" % (int(data[at + 8 : end]) - 1) + data[end:]
+
+
+def _prev_loop() -> bytes:
+    data = incremental_update()
+    first = data.find(b"\nxref\n") + 1
+    return data.replace(b"/Prev %d" % first, b"/Prev %d" % (data.rfind(b"\nxref\n") + 1))
+
+
+def _two_generations() -> bytes:
+    # An update lists object 4 under generation 1: qpdf keeps the higher by rules not read here.
+    data, entries = _classic_file({**_CATALOG, 4: b"(four)"})
+    first = len(data)
+    data += _classic_section(entries, b"<< /Size 5 /Root 1 0 R >>") + b"startxref\n%d\n%%%%EOF\n" % first
+    update = {4: (len(data), 1, b"n")}
+    data += _object(4, b"(four, again)", generation=1)
+    return _finish(data, len(data), _classic_section(update, b"<< /Size 5 /Root 1 0 R /Prev %d >>" % first))
+
+
+DAMAGED: dict[str, Callable[[], bytes]] = {
+    "junk before the header": lambda: b"junk\n" + classic(),
+    "an entry off its object": _moved_object,
+    "a stream's /Length short of endstream": _wrong_length,
+    "a /Prev loop": _prev_loop,
+    "startxref at white space": lambda: classic().replace(b"\nxref\n", b"\n xref\n"),
+    "an entry of a bad form": lambda: classic().replace(b" 00000 n\r\n", b" 0000 n \r\n", 1),
+    "a cut table": lambda: classic()[: classic().find(b"trailer")],
+    "a stream's data short of its entries": lambda: xref_stream().replace(b"/Index [", b"/Index [9 1 "),
+    "an object under two generations": _two_generations,
+}
+
+
+@needs_core
+@pytest.mark.parametrize("name", sorted(DAMAGED))
+def test_what_qpdf_repairs_or_warns_about_is_left_to_it(tmp_path: Path, name: str):
+    data = DAMAGED[name]()
+    assert _core_table(data) is None and _reference_table(data) is None
+    path = tmp_path / "damaged.pdf"
+    path.write_bytes(data)
+    with pikepdf.open(path) as pdf:
+        assert read_xref(pdf) is None
+
+
+@needs_core
+def test_the_table_is_read_only_from_an_unencrypted_file_opened_from_a_path(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    path = tmp_path / "plain.pdf"
+    path.write_bytes(classic())
+    with pikepdf.open(path) as pdf:
+        assert isinstance(read_xref(pdf), XrefColumns)
+        monkeypatch.setenv(PURE_ENV, "1")
+        assert read_xref(pdf) is None  # the reference path asks qpdf
+    monkeypatch.delenv(PURE_ENV)
+    with pikepdf.open(io.BytesIO(path.read_bytes())) as pdf:
+        assert read_xref(pdf) is None
+    secret = tmp_path / "secret.pdf"
+    _builder_document().pdf.save(secret, encryption=pikepdf.Encryption(owner="o", user=""))
+    with pikepdf.open(secret) as pdf:
+        assert pdf.is_encrypted and read_xref(pdf) is None
+
+
+@needs_core
+def test_the_columns_answer_as_qpdfs_entries(tmp_path: Path):
+    path = tmp_path / "made.pdf"
+    path.write_bytes(xref_stream())
+    with pikepdf.open(path) as pdf:
+        columns = read_xref(pdf)
+        table = pdf.get_xref_table()
+        assert columns is not None and len(columns) == len(table)
+        for ref, entry in table.items():
+            assert tuple(columns.get(ref)) == (
+                entry.type,
+                entry.offset,
+                entry.obj_stream_number,
+                entry.obj_stream_index,
+            )
+        assert columns.get((5, 1)) is None and columns.get((99, 0)) is None and columns.get((1, 3)) is None
+        assert columns.written() == sorted(
+            (e.offset, ref[0]) for ref, e in table.items() if e.type == 1 and ref[1] == 0
+        )
+
+
+@needs_core
+@pytest.mark.slow
+def test_every_corpus_file_reads_as_qpdf_reads_it(corpus: Path):
+    read = 0
+    for path in sorted(corpus.rglob("*.pdf")):
+        try:
+            pikepdf.open(path).close()
+        except (pikepdf.PdfError, pikepdf.PasswordError):
+            data = path.read_bytes()
+            assert _core_table(data) == _reference_table(data), path
+            continue
+        read += _assert_read_as_qpdf_reads(path)
+    assert read > 150
