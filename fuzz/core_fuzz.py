@@ -1,7 +1,7 @@
 """Fuzz the compiled content-stream core under AddressSanitizer + UndefinedBehaviorSanitizer.
 
     python fuzz/core_fuzz.py --seconds 1800 [--corpus DIR] [--seed N] [--sanitize auto|yes|no]
-                             [--target both|pages|objects|trees|nodes|cmaps|ostreams]
+                             [--target both|pages|objects|trees|nodes|cmaps|ostreams|xref]
 
 The script compiles extract/_core.c with gcc's -fsanitize=address,undefined
 into a temporary folder, then runs itself again with the sanitizer runtime
@@ -18,10 +18,12 @@ in --crash-file. Python exceptions out of the page interpreter are findings
 too (the core must turn bad input into warnings). --target objects fuzzes
 parse_object alone (its own campaign: many more executions per CPU second),
 --target pages the page interpreter alone; both (the default) alternates.
---target trees, --target cmaps and --target ostreams are differential
-campaigns of their own (fuzz/tree_fuzz.py: the structure walk;
+--target trees, --target cmaps, --target ostreams and --target xref are
+differential campaigns of their own (fuzz/tree_fuzz.py: the structure walk;
 fuzz/cmap_fuzz.py: CMap section bodies, compiled against cmap.py's builder;
-fuzz/ostream_fuzz.py: object stream headers, against _header_spans).
+fuzz/ostream_fuzz.py: object stream headers, against _header_spans;
+fuzz/xref_fuzz.py: cross-reference tables, against xref._reference_table and
+qpdf's own table).
 A progress line every --report CPU seconds keeps the figures of a campaign
 that is stopped from outside.
 
@@ -193,6 +195,11 @@ def _fuzz(args: argparse.Namespace) -> int:
         import cmap_fuzz
 
         return cmap_fuzz.run(args, _mutate)
+    if args.target == "xref":  # the cross-reference table, compiled against the reference and qpdf
+        sys.path.insert(0, str(ROOT / "fuzz"))
+        import xref_fuzz
+
+        return xref_fuzz.run(args, _mutate)
 
     from ragprep.extract.compiled import CompiledPageInterpreter
     from ragprep.extract.config import ExtractConfig
@@ -295,7 +302,7 @@ def _build(folder: Path, sanitize: bool) -> Path:
     flags = [SANITIZE, "-fno-sanitize-recover=all"] if sanitize else []
     subprocess.run(
         ["gcc", "-O1", "-g", "-fno-omit-frame-pointer", *flags,
-         "-ffp-contract=off", "-shared", "-fPIC", f"-I{include}", str(SOURCE), "-o", str(target)],
+         "-ffp-contract=off", "-shared", "-fPIC", f"-I{include}", str(SOURCE), "-o", str(target), "-lz"],
         check=True,
     )  # fmt: skip
     return target
@@ -314,10 +321,11 @@ def main() -> int:
     parser.add_argument("--seed", type=int, default=0, help="random seed (runs are reproducible)")
     parser.add_argument("--max-seed-bytes", type=int, default=200_000)
     parser.add_argument(
-        "--target", choices=("both", "pages", "objects", "trees", "nodes", "cmaps", "ostreams"), default="both",
+        "--target", choices=("both", "pages", "objects", "trees", "nodes", "cmaps", "ostreams", "xref"), default="both",
         help="what to fuzz: the page interpreter, parse_object, both alternately, the structure walk "
         "(fuzz/tree_fuzz.py), the node walk over object stream bytes (fuzz/node_fuzz.py), CMap section "
-        "bodies (fuzz/cmap_fuzz.py) or object stream headers (fuzz/ostream_fuzz.py)",
+        "bodies (fuzz/cmap_fuzz.py), object stream headers (fuzz/ostream_fuzz.py) or cross-reference "
+        "tables (fuzz/xref_fuzz.py)",
     )
     parser.add_argument("--report", type=float, default=60.0, help="CPU seconds between progress lines")
     parser.add_argument(

@@ -4,7 +4,7 @@ gcc has their runtimes, mutants of the seeds interpreted for 25 CPU seconds.
 A sanitizer report, a crash, a hang or a Python exception out of the page
 interpreter fails it (issue 13: CI runs a <= 60 s smoke: 25 CPU s of pages
 and objects, 10 of structure trees, 8 of CMap section bodies, 5 of object
-stream headers)."""
+stream headers, 5 of cross-reference tables)."""
 
 from __future__ import annotations
 
@@ -64,3 +64,10 @@ def test_cmap_section_fuzz_smoke_has_no_findings(tmp_path: Path):
 def test_object_stream_header_fuzz_smoke_has_no_findings(tmp_path: Path):
     # The compiled object stream header reader against _header_spans on mutants of fixed streams (fuzz/ostream_fuzz.py).
     run_campaign(tmp_path, "--target", "ostreams", "--seconds", "5")
+
+
+@needs_sanitizer_build
+def test_xref_table_fuzz_smoke_has_no_findings(tmp_path: Path):
+    # The compiled cross-reference reader against xref._reference_table and qpdf's table
+    # on random tables and mutants of them (fuzz/xref_fuzz.py).
+    run_campaign(tmp_path, "--target", "xref", "--seconds", "5")
