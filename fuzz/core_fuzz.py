@@ -172,34 +172,23 @@ def _mutate(rng: random.Random, data: bytes, seeds: list[bytes], edits: int = 8,
     return bytes(out)
 
 
+# The differential campaigns of their own, by --target: their modules in
+# fuzz/ (tree_fuzz: the structure walk, compiled against the reference;
+# ostream_fuzz: object stream headers; node_fuzz: the node walk over object
+# stream bytes, against the walk of plain values; cmap_fuzz: CMap section
+# bodies; xref_fuzz: the cross-reference table, against its reference and
+# qpdf's). Each has run(args, mutate), tree_fuzz run(args).
+CAMPAIGNS = {"trees": "tree_fuzz", "ostreams": "ostream_fuzz", "nodes": "node_fuzz", "cmaps": "cmap_fuzz", "xref": "xref_fuzz"}
+
+
 def _fuzz(args: argparse.Namespace) -> int:
     import pikepdf
 
-    if args.target == "trees":  # the structure walk, compiled against the reference
+    campaign_module = CAMPAIGNS.get(args.target)
+    if campaign_module is not None:  # a differential campaign of its own
         sys.path.insert(0, str(ROOT / "fuzz"))
-        import tree_fuzz
-
-        return tree_fuzz.run(args)
-    if args.target == "ostreams":  # object stream headers, compiled against the reference
-        sys.path.insert(0, str(ROOT / "fuzz"))
-        import ostream_fuzz
-
-        return ostream_fuzz.run(args, _mutate)
-    if args.target == "nodes":  # the node walk over object stream bytes, against the walk of plain values
-        sys.path.insert(0, str(ROOT / "fuzz"))
-        import node_fuzz
-
-        return node_fuzz.run(args, _mutate)
-    if args.target == "cmaps":  # CMap section bodies, compiled against the reference
-        sys.path.insert(0, str(ROOT / "fuzz"))
-        import cmap_fuzz
-
-        return cmap_fuzz.run(args, _mutate)
-    if args.target == "xref":  # the cross-reference table, compiled against the reference and qpdf
-        sys.path.insert(0, str(ROOT / "fuzz"))
-        import xref_fuzz
-
-        return xref_fuzz.run(args, _mutate)
+        module = importlib.import_module(campaign_module)
+        return module.run(args) if args.target == "trees" else module.run(args, _mutate)
 
     from ragprep.extract.compiled import CompiledPageInterpreter
     from ragprep.extract.config import ExtractConfig
