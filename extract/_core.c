@@ -6668,6 +6668,21 @@ static int xr_free(XrefRead *x, long long obj, long long gen) {
     return 0;
 }
 
+/* Whether the token at p is one qpdf reads without a warning where
+ * next_token reads it too: not a stray delimiter (a lone '>', ')', '{',
+ * '}', which both read as null, qpdf warning), and a hexadecimal string
+ * holds only hexadecimal digits and white space (next_token stops at a bad
+ * character and reads on from there). */
+static int xr_token_clean(const unsigned char *p, const unsigned char *end) {
+    if (p >= end) return 1;
+    if (*p == ')' || *p == '{' || *p == '}') return 0;
+    if (*p == '>') return end - p >= 2 && p[1] == '>';
+    if (*p != '<' || (end - p >= 2 && p[1] == '<')) return 1;
+    for (p++; p < end && *p != '>'; p++)
+        if (!is_white(*p) && hexval(*p) < 0) return 0;
+    return 1;
+}
+
 /* The dictionary at `at` ("<<" there), parsed by parse_span, and the offset
  * after it; NULL without an exception when it is not one well-formed
  * dictionary of direct objects and references. */
@@ -6680,6 +6695,8 @@ static PyObject *xr_dict(const XrefRead *x, Py_ssize_t at, Py_ssize_t *after) {
     long long depth = 0;
     do {
         Token t;
+        skip_white_and_comments(&lx);
+        if (!xr_token_clean(lx.p, lx.end)) return NULL;
         int kind = next_token(&lx, &t, NULL);
         if (kind == K_DICT_OPEN || kind == K_ARRAY_OPEN) depth++;
         else if (kind == K_DICT_CLOSE || kind == K_ARRAY_CLOSE) depth--;

@@ -139,7 +139,7 @@ _SUBSECTION = re.compile(rb"(\d{1,18})[ \t\n\r\f]+(\d{1,18})[ \t\n\r\f]*")
 # One token of a dictionary (a literal string is read by _literal_end):
 # white space and comments (group 1 None), or the token.
 _TOKEN = re.compile(
-    rb"[\0\t\n\f\r ]+|%[^\r\n]*|(<<|>>|\[|\]|/[^\0\t\n\f\r ()<>\[\]{}/%]*|<[^<>]*>"
+    rb"[\0\t\n\f\r ]+|%[^\r\n]*|(<<|>>|\[|\]|/[^\0\t\n\f\r ()<>\[\]{}/%]*|<[0-9A-Fa-f\0\t\n\f\r ]*>"
     rb"|[^\0\t\n\f\r ()<>\[\]{}/%]+)"
 )
 
