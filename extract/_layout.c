@@ -515,9 +515,16 @@ done:
  * back into nothing, so the borrowed items stay alive while it reads them. */
 /* str.isalpha() and str.isspace() of one glyph text into *alpha and *space;
  * -1 with an exception set where it is no str. */
-static int text_class(PyObject *text, char *alpha, char *space) {
+static inline int text_class(PyObject *text, char *alpha, char *space) {
     if (!text || !PyUnicode_Check(text)) { PyErr_SetString(PyExc_TypeError, "glyph texts must be str"); return -1; }
     Py_ssize_t len = PyUnicode_GET_LENGTH(text);
+    if (len == 1 && PyUnicode_IS_ASCII(text)) {
+        /* Most glyphs: one ASCII character, whose letters are exactly A-Z and a-z. */
+        Py_UCS1 ch = PyUnicode_1BYTE_DATA(text)[0], folded = ch | 0x20;
+        *alpha = (char)(folded >= 'a' && folded <= 'z');
+        *space = (char)Py_UNICODE_ISSPACE(ch);
+        return 0;
+    }
     int kind = PyUnicode_KIND(text);
     const void *data = PyUnicode_DATA(text);
     int is_alpha = len > 0, is_space = len > 0;
@@ -2572,28 +2579,29 @@ static inline double small_rint(double x) {
  * equal counts), 0.0 where none is kept; -1.0 when out of memory. */
 static double common_height(const double *height, Py_ssize_t n, double max_value) {
     double top = small_rint(max_value * 10);
-    int64_t last = -1;
+    int64_t last = -1, *bin = malloc((size_t)(n ? n : 1) * sizeof(int64_t));
+    if (!bin) return -1.0;
+    /* Each height's tenth (-1: not kept), then a count per tenth up to the largest. */
     for (Py_ssize_t k = 0; k < n; k++) {
         double s = height[k] * 10;
+        bin[k] = -1;
         if (s >= -0.5 && s <= top + 0.5) {
             s = small_rint(s);
-            if (s >= 0 && s <= top && (int64_t)s > last) last = (int64_t)s;
+            if (s >= 0 && s <= top) {
+                bin[k] = (int64_t)s;
+                last = bin[k] > last ? bin[k] : last;
+            }
         }
     }
-    if (last < 0) return 0.0;
+    if (last < 0) { free(bin); return 0.0; }
     int64_t *count = calloc((size_t)last + 1, sizeof(int64_t));
-    if (!count) return -1.0;
-    for (Py_ssize_t k = 0; k < n; k++) {
-        double s = height[k] * 10;
-        if (s >= -0.5 && s <= top + 0.5) {
-            s = small_rint(s);
-            if (s >= 0 && s <= top) count[(int64_t)s]++;
-        }
-    }
+    if (!count) { free(bin); return -1.0; }
+    for (Py_ssize_t k = 0; k < n; k++)
+        if (bin[k] >= 0) count[bin[k]]++;
     int64_t best = 0;
     for (int64_t s = 1; s <= last; s++)
         if (count[s] > count[best]) best = s;
-    free(count);
+    free(count); free(bin);
     return (double)best / 10;
 }
 
@@ -2634,18 +2642,18 @@ static PyObject *upright_frame_of(const GlyphColumns *g, const int64_t *S, Py_ss
     char *aligned = PyByteArray_AS_STRING(col[8]);
     low_y = malloc((size_t)(n ? n : 1) * sizeof(double));
     if (!low_y) { PyErr_NoMemory(); goto done; }
-    int finite = 1;
+    double nonfinite = 0.0;  /* x - x is 0 for every finite x, NaN for an infinite or NaN one */
     for (Py_ssize_t k = 0; k < n; k++) {
         int64_t r = S[k];
-        double ax = O[2 * r], bx = E[2 * r], h = H[r];
+        double ax = O[2 * r], bx = E[2 * r], h = H[r], ay = O[2 * r + 1];
         /* every value finite (checked below): np.minimum and np.maximum are plain comparisons */
         LX[k] = ax <= bx ? ax : bx;
         HX[k] = ax >= bx ? ax : bx;
         HT[k] = h;
-        low_y[k] = O[2 * r + 1] - descent * h;
-        finite &= isfinite(ax) & isfinite(bx) & isfinite(h) & isfinite(O[2 * r + 1]);
+        low_y[k] = ay - descent * h;
+        nonfinite += ((ax - ax) + (bx - bx)) + ((h - h) + (ay - ay));
     }
-    if (!finite) { result = Py_NewRef(Py_None); goto done; }
+    if (nonfinite != 0.0) { result = Py_NewRef(Py_None); goto done; }
     for (Py_ssize_t u = 0; u < units; u++) {
         Py_ssize_t lo = (Py_ssize_t)start[u], hi = u + 1 < units ? (Py_ssize_t)start[u + 1] : n, blanks = 0;
         /* kernels.blank_edges: blanks with only blanks between them and the unit's edge */
@@ -2710,17 +2718,16 @@ static PyObject *upright_backward_of(const GlyphColumns *g, const int64_t *S, Py
     double *X = malloc((size_t)(n ? n : 1) * sizeof(double)), *HT = malloc((size_t)(n ? n : 1) * sizeof(double));
     unsigned char *A = malloc((size_t)(n ? n : 1));
     if (!X || !HT || !A) { PyErr_NoMemory(); goto done; }
+    double nonfinite = 0.0;  /* x - x is 0 for every finite x, NaN for an infinite or NaN one */
     for (Py_ssize_t k = 0; k < n; k++) {
         int64_t r = S[k];
-        if (!isfinite(O[2 * r]) || !isfinite(O[2 * r + 1]) || !isfinite(E[2 * r]) || !isfinite(E[2 * r + 1]) ||
-            !isfinite(D[2 * r]) || !isfinite(D[2 * r + 1]) || !isfinite(H[r])) {
-            result = Py_NewRef(Py_None);
-            goto done;
-        }
-        X[k] = (O[2 * r] + E[2 * r]) / 2;
+        double ox = O[2 * r], oy = O[2 * r + 1], ex = E[2 * r], ey = E[2 * r + 1], dx = D[2 * r], dy = D[2 * r + 1];
+        nonfinite += (((ox - ox) + (oy - oy)) + ((ex - ex) + (ey - ey))) + (((dx - dx) + (dy - dy)) + (H[r] - H[r]));
+        X[k] = (ox + ex) / 2;
         HT[k] = H[r];
-        A[k] = D[2 * r] >= same_direction;
+        A[k] = dx >= same_direction;
     }
+    if (nonfinite != 0.0) { result = Py_NewRef(Py_None); goto done; }
     result = PyByteArray_FromStringAndSize(NULL, units);
     if (!result) goto done;
     if (backward_flags(X, HT, A, start, end, units, n, back_step, PyByteArray_AS_STRING(result)) < 0) Py_CLEAR(result);

@@ -947,6 +947,13 @@ def test_stream_disorder_and_visits_agree():
 def test_text_classes_and_letter_counts_agree():
     texts = np.array(["a", " ", "fi", "", "\u00a0", "1", "\u05d0", "a b", "\t\n", "\u3000", "Ж"] * 9, dtype=object)
     classes = _both(kernels.text_classes, texts)
+    # Every one-character ASCII text (the compiled path's fast path): the
+    # letters are A-Z and a-z only, not "@[`{" beside them; the blanks are
+    # the tab to the carriage return, the separators 0x1c-0x1f and the space.
+    ascii_texts = np.array([chr(c) for c in range(128)], dtype=object)
+    alpha, space = _both(kernels.text_classes, ascii_texts)
+    assert "".join(ascii_texts[alpha]) == "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+    assert "".join(ascii_texts[space]) == "\t\n\x0b\x0c\r\x1c\x1d\x1e\x1f "
     rng = np.random.default_rng(7)
     # The texts at an order (a page's stream: gathered, repeated, none),
     # read in place from the column or from a list of it.
