@@ -2798,9 +2798,14 @@ static PyObject *layout_block_starts(PyObject *mod, PyObject *args) {
     char *S = PyByteArray_AS_STRING(starts);
     if (n) S[0] = 1;
     for (Py_ssize_t k = 1; k < n; k++) {
-        double size = F[order[k - 1]], next = F[order[k]], across = A[k - 1];
-        double ratio = np_max(size, next) / np_max(np_min(size, next), 1e-9);
-        S[k] = (char)(LB[k] && (-across > paragraph_gap * M[k - 1] || across > 0 || ratio > font_change));
+        /* Off a line break no block starts: the sizes' ratio is asked only at one. */
+        double across = A[k - 1];
+        if (!LB[k] || -across > paragraph_gap * M[k - 1] || across > 0) {
+            S[k] = (char)LB[k];
+            continue;
+        }
+        double size = F[order[k - 1]], next = F[order[k]];
+        S[k] = np_max(size, next) / np_max(np_min(size, next), 1e-9) > font_change;
     }
     /* the line starts: position 0, then every line break */
     line = malloc((size_t)(n ? n : 1) * sizeof(int64_t));
@@ -2873,10 +2878,16 @@ static int heading_runs(const double *size, const unsigned char *B, const unsign
     h->heading = malloc(cells);
     int status = -1;
     if (!half || !count || !h->starts || !h->length || !h->block_size || !h->heading) { PyErr_NoMemory(); goto done; }
-    for (Py_ssize_t k = 0; k < n; k++) count[half[k] = clipped_rint(size[k] * 2, top)]++;
-    int64_t body = 0;
-    for (int64_t s = 1; s <= top; s++)
-        if (count[s] > count[body]) body = s;
+    /* The body: the most common half size, the smallest of equals (as
+     * np.argmax of the counts), kept as they are counted; a size repeats
+     * from glyph to glyph along a line, and is halved and rounded once. */
+    int64_t body = 0, last = 0;
+    for (Py_ssize_t k = 0; k < n; k++) {
+        int64_t s = k && size[k] == size[k - 1] ? last : clipped_rint(size[k] * 2, top);
+        int64_t c = ++count[s];
+        if (c > count[body] || (c == count[body] && s < body)) body = s;
+        half[k] = last = s;
+    }
     Py_ssize_t blocks = 0;
     for (Py_ssize_t k = 0; k < n; k++)
         if (B[k]) h->starts[blocks++] = k;
