@@ -1422,6 +1422,7 @@ typedef struct {
     int64_t *work;
     Key *keys;
     Py_ssize_t *bounds;
+    double ratios[4]; /* line break, word space, segment gap, segment back */
 } Bands;
 
 static void bands_free(Bands *b) {
@@ -1478,6 +1479,24 @@ static int band_collect(const BandPage *p, PyObject *texts, const double *limits
     return 1;
 }
 
+/* The arguments band_lines and band_keys share (band_keys one more, the
+ * page's middle, where `middle` is given), the page's columns and its band
+ * segments (band_collect) read into `v`, `page`, `texts` and `b`: as
+ * band_collect answers, -1 on an error set. */
+static int band_read(PyObject *args, const char *kernel, double *middle, View *v, BandPage *page, PyObject **texts,
+                     Bands *b) {
+    PyObject *objs[7];
+    double limits[3], upright, ratios[4];
+    const char *format = middle ? "OOOOOOOOddddddddd" : "OOOOOOOOdddddddd";
+    if (!PyArg_ParseTuple(args, format, &objs[0], &objs[1], &objs[2], &objs[3], &objs[4], &objs[5], &objs[6], texts,
+                          &limits[0], &limits[1], &limits[2], &upright, &ratios[0], &ratios[1], &ratios[2], &ratios[3],
+                          middle))
+        return -1;
+    if (band_page_columns(objs, *texts, v, page, kernel) < 0) return -1;
+    memcpy(b->ratios, ratios, sizeof ratios);
+    return band_collect(page, *texts, limits, upright, ratios, b);
+}
+
 /* band_lines(visible, quad, direction, wmode, origin, own_end, height, texts,
  * top, bottom, same, upright, line_ratio, space_ratio, segment_gap,
  * segment_back) -> (glyphs, line, position, row, segment texts); False when
@@ -1495,20 +1514,14 @@ static int band_collect(const BandPage *p, PyObject *texts, const double *limits
  * segment), position and row are bytes of int64 / float64 items. */
 static PyObject *grids_band_lines(PyObject *mod, PyObject *args) {
     (void)mod;
-    PyObject *objs[7], *texts;
-    double limits[3], upright, ratios[4];
-    if (!PyArg_ParseTuple(args, "OOOOOOOOdddddddd", &objs[0], &objs[1], &objs[2], &objs[3], &objs[4], &objs[5],
-                          &objs[6], &texts, &limits[0], &limits[1], &limits[2], &upright, &ratios[0], &ratios[1],
-                          &ratios[2], &ratios[3]))
-        return NULL;
+    PyObject *texts = NULL;
     View v[7];
     memset(v, 0, sizeof v);
     BandPage page;
     Bands b;
     memset(&b, 0, sizeof b);
     PyObject *result = NULL, *segments = NULL;
-    if (band_page_columns(objs, texts, v, &page, "band_lines") < 0) goto done;
-    int read = band_collect(&page, texts, limits, upright, ratios, &b);
+    int read = band_read(args, "band_lines", NULL, v, &page, &texts, &b);
     if (read < 0) goto done;
     if (read != 1) {
         result = read == 2 ? Py_False : Py_None;
@@ -1803,12 +1816,8 @@ static PyObject *band_lines_kept(const Bands *b, PyObject *keys, const char *kee
  * (running._pieces_joined joins them, from band_lines' segments). */
 static PyObject *grids_band_keys(PyObject *mod, PyObject *args) {
     (void)mod;
-    PyObject *objs[7], *texts;
-    double limits[3], upright, ratios[4], middle;
-    if (!PyArg_ParseTuple(args, "OOOOOOOOddddddddd", &objs[0], &objs[1], &objs[2], &objs[3], &objs[4], &objs[5],
-                          &objs[6], &texts, &limits[0], &limits[1], &limits[2], &upright, &ratios[0], &ratios[1],
-                          &ratios[2], &ratios[3], &middle))
-        return NULL;
+    PyObject *texts = NULL;
+    double middle;
     View v[7];
     memset(v, 0, sizeof v);
     BandPage page;
@@ -1816,14 +1825,13 @@ static PyObject *grids_band_keys(PyObject *mod, PyObject *args) {
     memset(&b, 0, sizeof b);
     PyObject *result = NULL, *keys = NULL;
     char *keep = NULL;
-    if (band_page_columns(objs, texts, v, &page, "band_keys") < 0) goto done;
-    int read = band_collect(&page, texts, limits, upright, ratios, &b);
+    int read = band_read(args, "band_keys", &middle, v, &page, &texts, &b);
     if (read < 0) goto done;
     if (read == 1 && b.n == 0) {
         result = PyTuple_New(0);
         goto done;
     }
-    int joins = read == 1 ? band_pieces_join(&page, &b, ratios) : 0;
+    int joins = read == 1 ? band_pieces_join(&page, &b, b.ratios) : 0;
     if (joins == -2) goto done;
     if (read != 1 || joins) {
         result = read == 2 ? Py_False : Py_None;
