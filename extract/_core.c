@@ -6827,8 +6827,8 @@ static Py_ssize_t xr_index(PyObject *dict, int entry_size, long long **pairs, lo
 }
 
 /* The data of the stream whose dictionary ended at `after`: "stream", an
- * end of line, /Length bytes, "endstream" (qpdf's readStream where it reads
- * without warning). 0 with the span, 1 declined. */
+ * end of line, /Length bytes, "endstream", "endobj" (qpdf's readStream and
+ * readObject where they read without warning). 0 with the span, 1 declined. */
 static int xr_stream_span(const XrefRead *x, PyObject *dict, Py_ssize_t after, Py_ssize_t *start, Py_ssize_t *len) {
     long long length;
     Py_ssize_t i = xr_skip_ws(x, after);
@@ -6840,6 +6840,8 @@ static int xr_stream_span(const XrefRead *x, PyObject *dict, Py_ssize_t after, P
     if (length > x->n - i) return 1;
     Py_ssize_t end = xr_skip_ws(x, i + (Py_ssize_t)length);
     if (!xr_word(x, end, "endstream")) return 1;
+    /* qpdf gives up on a cross-reference stream not followed by "endobj" (and rebuilds the table) */
+    if (!xr_word(x, xr_skip_ws(x, end + 9), "endobj")) return 1;
     *start = i;
     *len = (Py_ssize_t)length;
     return 0;

@@ -342,7 +342,7 @@ def _index(info: dict[str, Any], entry_size: int) -> list[tuple[int, int]]:
 
 
 def _stream_data(data: bytes, info: dict[str, Any], after: int) -> bytes:
-    """ "stream", an end of line, /Length bytes, "endstream" (readStream without a warning)."""
+    """ "stream", an end of line, /Length bytes, "endstream", "endobj" (readStream and readObject without a warning)."""
     at = _skip_ws(data, after)
     length = info.get("/Length")
     if not re.match(rb"stream" + _END, data[at : at + 7]) or type(length) is not int or length < 0:
@@ -353,6 +353,9 @@ def _stream_data(data: bytes, info: dict[str, Any], after: int) -> bytes:
     at += 1
     end = _skip_ws(data, at + length)
     if not re.match(rb"endstream" + _END, data[end : end + 10]):
+        raise _Declined
+    close = _skip_ws(data, end + 9)  # qpdf gives up on a cross-reference stream not followed by "endobj"
+    if not re.match(rb"endobj" + _END, data[close : close + 7]):
         raise _Declined
     return data[at : at + length]
 

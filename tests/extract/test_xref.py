@@ -318,6 +318,9 @@ DAMAGED: dict[str, Callable[[], bytes]] = {
     "a cut table": lambda: classic()[: classic().find(b"trailer")],
     "a stream's data short of its entries": lambda: xref_stream().replace(b"/Index [", b"/Index [9 1 "),
     "an object under two generations": _two_generations,
+    "a cross-reference stream without endobj": lambda: xref_stream().replace(
+        b"endstream\nendobj\nstartxref", b"endstream\nstartxref"
+    ),
     # qpdf warns and reads null where the core's tokenizer would read on past them
     "a bad hexadecimal string in the trailer": lambda: classic().replace(b"/Size 5", b"/Size 5 /ID [<AB/P> <CD>]"),
     "a stray delimiter in the trailer": lambda: classic().replace(b"/Size 5", b"/Size 5 /Odd }"),
