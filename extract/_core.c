@@ -7096,6 +7096,127 @@ static PyObject *core_xref_table(PyObject *mod, PyObject *arg) {
     PyBuffer_Release(&view);
     return result;
 }
+/* written_spans(data, kinds, second, third) -> (spans, present): the
+ * objects of generation 0 the table (xref_table's columns) puts in the file
+ * (type 1), as structure_objects._WrittenObjects._spans reads them (its
+ * reference): in order of offset (then number), each where "N 0 obj" of
+ * its own number starts at its offset, before the next greater offset (or
+ * the end), and runs to the first "endobj" after it there; spans
+ * (number, start, end, True), and present, the numbers of those written
+ * as a dictionary ("<<" first, ">>" last before "endobj"). */
+typedef struct { int64_t offset, number; } Placed;
+
+static int placed_order(const void *a, const void *b) {
+    const Placed *x = a, *y = b;
+    if (x->offset != y->offset) return x->offset < y->offset ? -1 : 1;
+    return x->number < y->number ? -1 : x->number > y->number;
+}
+
+/* Digits at *i before `bound` as a number (saturating past 2^62: no object
+ * number that large); 0 when there are none. */
+static int ws_digits(const unsigned char *d, Py_ssize_t bound, Py_ssize_t *i, long long *v) {
+    Py_ssize_t j = *i;
+    long long value = 0;
+    while (j < bound && d[j] >= '0' && d[j] <= '9') {
+        value = value > (1LL << 62) / 10 ? (1LL << 62) : value * 10 + (d[j] - '0');
+        j++;
+    }
+    if (j == *i) return 0;
+    *i = j;
+    *v = value;
+    return 1;
+}
+
+/* "N G obj" at `at` within [at, bound) (_OBJECT_HEADER's match): the offset after it, or -1. */
+static Py_ssize_t written_header(const unsigned char *d, Py_ssize_t at, Py_ssize_t bound, long long *num, long long *gen) {
+    Py_ssize_t i = at, j;
+    if (!ws_digits(d, bound, &i, num)) return -1;
+    for (j = i; j < bound && is_white(d[j]); j++) {}
+    if (j == i || !ws_digits(d, bound, &j, gen)) return -1;
+    for (i = j; i < bound && is_white(d[i]); i++) {}
+    if (i == j || bound - i < 3 || memcmp(d + i, "obj", 3) != 0) return -1;
+    i += 3;
+    if (i < bound && !CHAR_CLASS[d[i]]) return -1; /* a regular character goes on the keyword */
+    return i;
+}
+
+/* Whether the object's bytes start with "<<" (after white space) and end
+ * with ">>" (before the white space Python's bytes.rstrip() strips, within
+ * the last 64 bytes). */
+static int written_dictionary(const unsigned char *d, Py_ssize_t start, Py_ssize_t end) {
+    Py_ssize_t i = start;
+    while (i < end && is_white(d[i])) i++;
+    if (end - i < 2 || d[i] != '<' || d[i + 1] != '<') return 0;
+    Py_ssize_t low = end - 64 > start ? end - 64 : start, k = end;
+    while (k > low && (d[k - 1] == ' ' || (d[k - 1] >= '\t' && d[k - 1] <= '\r'))) k--;
+    return k - low >= 2 && d[k - 1] == '>' && d[k - 2] == '>';
+}
+
+static Py_ssize_t find_endobj(const unsigned char *d, Py_ssize_t from, Py_ssize_t bound) {
+    if (bound - from < 6) return -1;
+    const unsigned char *found = memmem(d + from, (size_t)(bound - from), "endobj", 6);
+    return found ? found - d : -1;
+}
+
+/* One placed object's span into the lists: 0, -1 on error. */
+static int written_one(const unsigned char *d, const Placed *p, Py_ssize_t bound, PyObject *spans, PyObject *present) {
+    long long num, gen;
+    Py_ssize_t start = written_header(d, (Py_ssize_t)p->offset, bound, &num, &gen);
+    if (start < 0 || num != p->number || gen != 0) return 0;
+    Py_ssize_t end = find_endobj(d, start, bound);
+    if (end < 0) return 0;
+    PyObject *span = Py_BuildValue("(LnnO)", (long long)p->number, start, end, Py_True);
+    int failed = !span || PyList_Append(spans, span) < 0;
+    Py_XDECREF(span);
+    if (!failed && written_dictionary(d, start, end)) {
+        PyObject *number = PyLong_FromLongLong(p->number);
+        failed = !number || PyList_Append(present, number) < 0;
+        Py_XDECREF(number);
+    }
+    return failed ? -1 : 0;
+}
+
+static PyObject *core_written_spans(PyObject *mod, PyObject *args) {
+    (void)mod;
+    PyObject *data_obj, *kinds_obj, *second_obj, *third_obj;
+    if (!PyArg_ParseTuple(args, "OOOO", &data_obj, &kinds_obj, &second_obj, &third_obj)) return NULL;
+    Py_buffer data, kinds, second, third;
+    if (PyObject_GetBuffer(data_obj, &data, PyBUF_SIMPLE) < 0) return NULL;
+    int got = 1;
+    if (PyObject_GetBuffer(kinds_obj, &kinds, PyBUF_SIMPLE) < 0) got = 0;
+    else if (PyObject_GetBuffer(second_obj, &second, PyBUF_SIMPLE) < 0) { PyBuffer_Release(&kinds); got = 0; }
+    else if (PyObject_GetBuffer(third_obj, &third, PyBUF_SIMPLE) < 0) { PyBuffer_Release(&kinds); PyBuffer_Release(&second); got = 0; }
+    if (!got) { PyBuffer_Release(&data); return NULL; }
+    PyObject *result = NULL, *spans = NULL, *present = NULL;
+    Py_ssize_t n = kinds.len, count = 0;
+    Placed *placed = NULL;
+    if (second.len < n * 8 || third.len < n * 8) { PyErr_SetString(PyExc_ValueError, "written_spans: short columns"); goto done; }
+    if (!(placed = PyMem_Malloc((size_t)(n ? n : 1) * sizeof(Placed)))) { PyErr_NoMemory(); goto done; }
+    const unsigned char *k = kinds.buf;
+    const int64_t *offsets = second.buf, *generations = third.buf;
+    for (Py_ssize_t i = 0; i < n; i++)
+        if (k[i] == 1 && generations[i] == 0) placed[count++] = (Placed){offsets[i], i};
+    qsort(placed, (size_t)count, sizeof(Placed), placed_order);
+    if (!(spans = PyList_New(0)) || !(present = PyList_New(0))) goto done;
+    const unsigned char *d = data.buf;
+    Py_ssize_t len = data.len, next = 0;
+    for (Py_ssize_t i = 0; i < count; i++) {
+        if (placed[i].offset < 0 || placed[i].offset >= len) continue;
+        if (next <= i) for (next = i + 1; next < count && placed[next].offset == placed[i].offset; next++) {}
+        Py_ssize_t bound = next < count && placed[next].offset < len ? (Py_ssize_t)placed[next].offset : len;
+        if (written_one(d, &placed[i], bound, spans, present) < 0) goto done;
+    }
+    result = Py_BuildValue("(OO)", spans, present);
+done:
+    Py_XDECREF(spans);
+    Py_XDECREF(present);
+    PyMem_Free(placed);
+    PyBuffer_Release(&data);
+    PyBuffer_Release(&kinds);
+    PyBuffer_Release(&second);
+    PyBuffer_Release(&third);
+    return result;
+}
 /* ==== end of struct's section ============================================= */
 
 static PyMethodDef module_methods[] = {
@@ -7114,6 +7235,8 @@ static PyMethodDef module_methods[] = {
      "The objects each object stream holds by the cross-reference table, and its top number."},
     {"xref_table", (PyCFunction)core_xref_table, METH_O,
      "The cross-reference table read from the file's bytes as qpdf reads it, as columns; None where unsure."},
+    {"written_spans", (PyCFunction)core_written_spans, METH_VARARGS,
+     "The spans of the objects written in the file where xref_table's columns put them (_WrittenObjects._spans)."},
     {"walk_struct", (PyCFunction)core_walk_struct, METH_VARARGS, "The structure tree walk over its stack."},
     {"cmap_section", (PyCFunction)core_cmap_section, METH_VARARGS, "One CMap section body applied to a cmap.CMap."},
     {"nearest_marked", (PyCFunction)core_nearest_marked, METH_VARARGS, "StructTree.nearest in one pass (parents before kids)."},

@@ -448,8 +448,12 @@ class _WrittenObjects:
     @staticmethod
     def read(pdf: pikepdf.Pdf, table: Table) -> _WrittenObjects | None:
         """None for an encrypted file, one not opened from a path, or an empty one."""
-        if isinstance(table, XrefColumns):  # the table read from these bytes
-            return _WrittenObjects._spans(table.data, table.written())
+        if isinstance(table, XrefColumns):  # the table read from these bytes, by the core that read it
+            core = compiled_core()
+            if core is None:
+                return _WrittenObjects._spans(table.data, table.written())
+            spans, present = core.written_spans(table.data, table.kinds, table.second, table.third)
+            return _WrittenObjects(table.data, spans, present)
         try:
             if pdf.is_encrypted or not os.path.isfile(pdf.filename):
                 return None
@@ -462,7 +466,9 @@ class _WrittenObjects:
 
     @staticmethod
     def _spans(data: Any, placed: list[tuple[int, int]]) -> _WrittenObjects:
-        """The objects at their offsets (`placed`: (offset, number) by offset)."""
+        """The objects at their offsets (`placed`: (offset, number) by
+        offset): the reference of _core.written_spans, which reads them off
+        the columns of xref.read_xref's table."""
         spans, present = [], []
         starts = sorted({offset for offset, _ in placed if 0 <= offset < len(data)}) + [len(data)]
         for offset, number in placed:

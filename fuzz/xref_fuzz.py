@@ -13,9 +13,11 @@ the tail of a corpus file's bytes (--corpus: its files up to 2 MB).
 It reads the table twice: with the compiled reader and with
 xref._reference_table, its reference; where both read it, qpdf opens the
 bytes and its table (pikepdf's get_xref_table) must be the same, entry for
-entry, with each object stream's members. A finding is an exception out of
-either reader, answers that differ, or a table that differs from qpdf's; a
-sanitizer report aborts the process.
+entry, with each object stream's members; and the spans of the objects
+written in the file (_core.written_spans over the table's columns) must be
+those of _WrittenObjects._spans, their reference. A finding is an exception
+out of either reader, answers that differ, or a table that differs from
+qpdf's; a sanitizer report aborts the process.
 """
 
 from __future__ import annotations
@@ -233,7 +235,22 @@ def _one(data: bytes) -> str:
     if theirs is not None and _as_qpdf(compiled) != theirs:
         print("the table differs from qpdf's", file=sys.stderr)
         return "finding"
+    if not _written_alike(data, compiled):
+        print("the written objects' spans differ from the reference's", file=sys.stderr)
+        return "finding"
     return "read"
+
+
+def _written_alike(data: bytes, found: tuple) -> bool:
+    """_core.written_spans over the table's columns against _WrittenObjects._spans, its reference."""
+    from ragprep.extract import _core
+    from ragprep.extract.structure_objects import _WrittenObjects
+
+    kinds, second, third = found[:3]
+    offsets, generations = array.array("q", second), array.array("q", third)
+    placed = sorted((offsets[n], n) for n, kind in enumerate(kinds) if kind == 1 and generations[n] == 0)
+    reference = _WrittenObjects._spans(data, placed)
+    return _core.written_spans(data, kinds, second, third) == (reference.spans, reference.present)
 
 
 def run(args: argparse.Namespace, mutate: Callable[..., bytes]) -> int:

@@ -391,3 +391,90 @@ def test_every_corpus_file_reads_as_qpdf_reads_it(corpus: Path):
             continue
         read += _assert_read_as_qpdf_reads(path)
     assert read > 150
+
+
+# ---- the objects written in the file (_core.written_spans) ---------------------------
+
+
+def _columns(entries: dict[int, tuple[int, int]]) -> tuple[bytes, bytes, bytes]:
+    """Columns as xref_table gives them, every entry of type 1: number -> (offset, generation)."""
+    size = max(entries) + 1
+    kinds, offsets, generations = bytearray(size), array.array("q", [0] * size), array.array("q", [0] * size)
+    for number, (offset, generation) in entries.items():
+        kinds[number], offsets[number], generations[number] = 1, offset, generation
+    return bytes(kinds), offsets.tobytes(), generations.tobytes()
+
+
+def _written_both_ways(data: bytes, entries: dict[int, tuple[int, int]]) -> tuple[Any, Any]:
+    from ragprep.extract import _core
+    from ragprep.extract.structure_objects import _WrittenObjects
+
+    kinds, second, third = _columns(entries)
+    placed = sorted((offset, number) for number, (offset, generation) in entries.items() if generation == 0)
+    reference = _WrittenObjects._spans(data, placed)
+    return _core.written_spans(data, kinds, second, third), (reference.spans, reference.present)
+
+
+WRITTEN = [
+    # (bytes, number -> (offset, generation)): each a case _spans reads its own way
+    (b"1 0 obj\n<< /A 1 >>\nendobj\n2 0 obj [1] endobj", {1: (0, 0), 2: (27, 0)}),
+    (b"0001 0 obj<</A 1>>endobj", {1: (0, 0)}),  # leading zeros name object 1
+    (b"1 0 obj\x00<< /A 1 >>\x0b\x0cendobj", {1: (0, 0)}),  # NUL white space; VT and FF stripped before endobj
+    (b"1 0 objx << >> endobj", {1: (0, 0)}),  # "objx" is no keyword
+    (b"1 0 obj << >> endob", {1: (0, 0)}),  # no endobj
+    (b"1 0 obj << >> 2 0 obj [] endobj", {1: (0, 0), 2: (14, 0)}),  # 1's endobj lies past 2's offset
+    (b"1 0 obj << >> endobj", {1: (0, 0), 2: (0, 0)}),  # two entries at one offset: only 1 is there
+    (b"1 1 obj << >> endobj 2 0 obj [] endobj", {1: (0, 1), 2: (21, 0)}),  # generation 1 is left out
+    (b"1 0 obj << >> endobj", {1: (0, 0), 3: (500, 0)}),  # an offset past the end
+    (b"3 0 obj (a >>) endobj", {3: (0, 0)}),  # ends with ">>" but does not start with "<<"
+    (b"99999999999999999999999 0 obj [] endobj", {5: (0, 0)}),  # a number too large for any object
+]
+
+
+@needs_core
+@pytest.mark.parametrize("case", range(len(WRITTEN)))
+def test_written_objects_read_as_the_reference_reads_them(case: int):
+    data, entries = WRITTEN[case]
+    compiled, reference = _written_both_ways(data, entries)
+    assert compiled == reference
+
+
+@needs_core
+def test_written_objects_of_random_bytes_read_as_the_reference_reads_them():
+    import random
+
+    rng = random.Random(13)
+    pieces = [b"1", b"2", b"0", b" ", b"\n", b"\x00", b"obj", b"endobj", b"<<", b">>", b"[", b"]", b"\x0b", b"x"]
+    for _ in range(2000):
+        data = b"".join(rng.choice(pieces) for _ in range(rng.randint(0, 40)))
+        entries = {
+            n: (rng.randint(0, len(data) + 2), rng.choice([0, 0, 1]))
+            for n in rng.sample(range(1, 4), rng.randint(1, 3))
+        }
+        compiled, reference = _written_both_ways(data, entries)
+        assert compiled == reference, (data, entries)
+
+
+@needs_core
+@pytest.mark.slow
+def test_written_objects_of_the_corpus_read_as_the_reference_reads_them(corpus: Path):
+    from ragprep.extract import _core
+    from ragprep.extract.structure_objects import _WrittenObjects
+
+    spans = 0
+    for path in sorted(corpus.rglob("*.pdf")):
+        try:
+            pdf = pikepdf.open(path)
+        except (pikepdf.PdfError, pikepdf.PasswordError):
+            continue
+        with pdf:
+            table = read_xref(pdf)
+            if table is None:
+                continue
+            reference = _WrittenObjects._spans(table.data, table.written())
+            assert _core.written_spans(table.data, table.kinds, table.second, table.third) == (
+                reference.spans,
+                reference.present,
+            ), path
+            spans += len(reference.spans)
+    assert spans > 20_000
