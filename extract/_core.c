@@ -7219,6 +7219,78 @@ done:
 }
 /* ==== end of struct's section ============================================= */
 
+/* ==== struct2's section: run_labels, a page's block labels from the element columns =====
+ * run_labels(rows, type, std_names, header, path, path_names, level, lang,
+ * alt, tail) -> six lists, reading._run_labels' (its reference) fields per
+ * run: for each row r of `rows` (a run's owning element; below 0 for the
+ * tail's runs) its standard type std_names[type[r]], path
+ * path_names[path[r]], heading level (level[r], None for 0), /Lang lang[r],
+ * header_cell[type[r]] and /Alt alt.get(r); a tail run takes tail's six
+ * values. One call per page in place of a numpy gather and a list per field.
+ * No PDF bytes are read here: the walk's columns only. */
+static int run_label_item(PyObject *list, Py_ssize_t i, PyObject *value /* borrowed */) {
+    PyList_SET_ITEM(list, i, Py_NewRef(value));
+    return 0;
+}
+
+static PyObject *core_run_labels(PyObject *mod, PyObject *args) {
+    (void)mod;
+    PyObject *o[4], *std_names, *header, *path_names, *lang, *alt, *tail, *result = NULL, *lists[6] = {NULL};
+    if (!PyArg_ParseTuple(args, "OOO!O!OO!OO!O!O!", &o[0], &o[1], &PyTuple_Type, &std_names, &PyTuple_Type, &header, &o[2],
+                          &PyTuple_Type, &path_names, &o[3], &PyList_Type, &lang, &PyDict_Type, &alt, &PyTuple_Type, &tail))
+        return NULL;
+    enum { ROWS, TYPE, PATH, LEVEL, NV };
+    static const char *const names[NV] = {"rows", "type", "path", "level"};
+    View v[NV] = {{0}};
+    for (int i = 0; i < NV; i++)
+        if (get_view(o[i], &v[i], "l", 8, names[i]) < 0) goto done;
+    Py_ssize_t n = v[ROWS].view.len / 8, nel = v[TYPE].view.len / 8;
+    if (v[PATH].view.len / 8 != nel || v[LEVEL].view.len / 8 != nel || PyList_GET_SIZE(lang) != nel ||
+        PyTuple_GET_SIZE(header) != PyTuple_GET_SIZE(std_names) || PyTuple_GET_SIZE(tail) != 6) {
+        PyErr_SetString(PyExc_ValueError, "run_labels: columns of different lengths");
+        goto done;
+    }
+    const int64_t *R = v[ROWS].view.buf, *T = v[TYPE].view.buf, *P = v[PATH].view.buf, *L = v[LEVEL].view.buf;
+    Py_ssize_t ntypes = PyTuple_GET_SIZE(std_names), npaths = PyTuple_GET_SIZE(path_names);
+    for (int f = 0; f < 6; f++)
+        if (!(lists[f] = PyList_New(n))) goto done;
+    int alts = PyDict_GET_SIZE(alt) > 0;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        int64_t r = R[i];
+        if (r < 0) {
+            for (int f = 0; f < 6; f++) run_label_item(lists[f], i, PyTuple_GET_ITEM(tail, f));
+            continue;
+        }
+        if (r >= nel || T[r] < 0 || T[r] >= ntypes || P[r] < 0 || P[r] >= npaths) {
+            PyErr_SetString(PyExc_IndexError, "run_labels: a row, type or path out of range");
+            goto done;
+        }
+        run_label_item(lists[0], i, PyTuple_GET_ITEM(std_names, T[r]));
+        run_label_item(lists[1], i, PyTuple_GET_ITEM(path_names, P[r]));
+        PyObject *level = L[r] ? PyLong_FromLongLong((long long)L[r]) : Py_NewRef(Py_None);
+        if (!level) goto done;
+        PyList_SET_ITEM(lists[2], i, level);
+        run_label_item(lists[3], i, PyList_GET_ITEM(lang, r));
+        run_label_item(lists[4], i, PyTuple_GET_ITEM(header, T[r]));
+        PyObject *text = Py_None;
+        if (alts) {
+            PyObject *key = PyLong_FromLongLong((long long)r);
+            text = key ? PyDict_GetItemWithError(alt, key) : NULL; /* borrowed */
+            Py_XDECREF(key);
+            if (!text && PyErr_Occurred()) goto done;
+            if (!text) text = Py_None;
+        }
+        run_label_item(lists[5], i, text);
+    }
+    result = PyTuple_Pack(6, lists[0], lists[1], lists[2], lists[3], lists[4], lists[5]);
+done:
+    /* Lists left with empty items on an error are freed unread (PyList_New's NULL items are allowed in dealloc). */
+    for (int f = 0; f < 6; f++) Py_XDECREF(lists[f]);
+    for (int i = 0; i < NV; i++) release(&v[i]);
+    return result;
+}
+/* ==== end of struct2's section ========================================== */
+
 static PyMethodDef module_methods[] = {
     {"text_edges", (PyCFunction)core_text_edges, METH_O,
      "Per text (a list or an object array of str): length, first and last code point (int64)."},
@@ -7243,6 +7315,7 @@ static PyMethodDef module_methods[] = {
     {"structure_order", (PyCFunction)core_structure_order, METH_VARARGS, "A page's placement by the structure tree (reading._placement)."},
     {"cell_contents", (PyCFunction)core_cell_contents, METH_VARARGS, "A page's tagged cells as columns (reading._cell_contents)."},
     {"page_cells", (PyCFunction)core_page_cells, METH_VARARGS, "A page's tagged table cells, grouped by table (tables._page_cells)."},
+    {"run_labels", (PyCFunction)core_run_labels, METH_VARARGS, "A page's block labels from the element columns (reading._run_labels)."},
     {NULL, NULL, 0, NULL},
 };
 

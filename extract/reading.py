@@ -315,10 +315,22 @@ def _add_figure_alt_rows(
 
 def _run_labels(tree: StructTree, owners: np.ndarray) -> dict[str, list[Any]]:
     """Per field of BlockLabel, the value of each run: its owning element's,
-    or the tail's (owner -1) for content outside the structure."""
+    or the tail's (owner -1) for content outside the structure. One compiled
+    call (_core.run_labels) where the core is built; else the reference."""
+    core = compiled_core()
+    if core is None:
+        return _reference_run_labels(tree, owners)
+    rows = np.ascontiguousarray(owners, dtype=np.int64)
+    values = core.run_labels(rows, *tree.label_columns, _TAIL_VALUES)
+    return dict(zip(_LABEL_NAMES, values, strict=True))
+
+
+def _reference_run_labels(tree: StructTree, owners: np.ndarray) -> dict[str, list[Any]]:
+    """_run_labels in numpy steps: the columns read once for the owned runs
+    (StructTree.labels), the tail's value picked for the others."""
     rows = owners.astype(np.int64)
     owned = np.flatnonzero(rows >= 0)
-    names = [name for name, _ in _LABEL_FIELDS]
+    names = _LABEL_NAMES
     if len(owned) == len(rows):
         return dict(zip(names, tree.labels(rows), strict=True))
     if not len(owned):
@@ -354,6 +366,9 @@ _LABEL_FIELDS = (
     ("struct_type", "type"), ("struct_path", "path"), ("heading_level", "heading_level"),
     ("lang", "lang"), ("header_cell", "header_cell"), ("alt", "alt"),
 )  # fmt: skip
+_LABEL_NAMES = tuple(name for name, _ in _LABEL_FIELDS)
+# The tail's label, field by field in _LABEL_FIELDS' order (_core.run_labels' `tail`).
+_TAIL_VALUES = tuple(getattr(_TAIL, attribute) for _, attribute in _LABEL_FIELDS)
 
 
 def _apply_actual_text(

@@ -274,6 +274,20 @@ class StructTree:
         )
 
     @cached_property
+    def label_columns(self) -> tuple[Any, ...]:
+        """What _core.run_labels reads labels from (the compiled labels):
+        per element its type row, path row and heading level (int64), per
+        type row its standard type and whether it is TH, the path names,
+        /Lang per element and /Alt by element."""
+        c = self.columns
+        names, header_cell = self._type_fields
+        return (
+            np.ascontiguousarray(c.type, dtype=np.int64), tuple(names.tolist()), tuple(header_cell.tolist()),
+            np.ascontiguousarray(c.path, dtype=np.int64), tuple(c.path_names),
+            np.ascontiguousarray(c.heading_level, dtype=np.int64), list(c.lang), dict(c.alt),
+        )  # fmt: skip
+
+    @cached_property
     def page_content(self) -> Mapping[PageKey, tuple[MarkedContentRef, ...]]:
         """Per page with content, its MarkedContentRefs (made at first use: tests, debugging)."""
         keys = self.columns.page_keys

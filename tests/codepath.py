@@ -4,12 +4,15 @@ interpreter, the layout kernels and the table kernels compare the two."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from typing import TypeVar
 
 import pytest
 
 from ragprep.extract.native import PURE_ENV
+
+T = TypeVar("T")
 
 
 @contextmanager
@@ -21,3 +24,16 @@ def on_path(monkeypatch: pytest.MonkeyPatch, pure: bool) -> Iterator[None]:
         else:
             m.delenv(PURE_ENV, raising=False)
         yield
+
+
+def on_both_paths(call: Callable[[], T]) -> tuple[T, T]:
+    """`call`'s answer on the reference path, then on the compiled path."""
+    mp = pytest.MonkeyPatch()
+    try:
+        with on_path(mp, pure=True):
+            expected = call()
+        with on_path(mp, pure=False):
+            got = call()
+    finally:
+        mp.undo()
+    return expected, got

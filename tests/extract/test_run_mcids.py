@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from codepath import on_path
+from codepath import on_both_paths
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -31,15 +31,7 @@ def _runs(draw: st.DrawFn) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _both(mcids: np.ndarray, starts: np.ndarray) -> tuple[list[tuple[int, ...]], list[tuple[int, ...]]]:
-    mp = pytest.MonkeyPatch()
-    try:
-        with on_path(mp, pure=True):
-            expected = run_mcids(mcids, starts)
-        with on_path(mp, pure=False):
-            got = run_mcids(mcids, starts)
-    finally:
-        mp.undo()
-    return expected, got
+    return on_both_paths(lambda: run_mcids(mcids, starts))
 
 
 @settings(max_examples=400, deadline=None)
