@@ -115,20 +115,19 @@ class SlotColumns(NamedTuple):
 
     slot_of: np.ndarray  # per element, its slot (-1: not a TH/TD of a grid), int64
     table: np.ndarray  # per slot, its table's position in `tables`, int64
-    tables: list[int]  # the element index of each Table
+    tables: list[int]  # the element index of each Table with a slot
     places: tuple[list[Any], ...]  # per slot: row, col, row_span, col_span, header (_GRID_PLACE's order)
 
 
-def slot_columns(elements: int, cells: list[int], places: Mapping[str, list[Any]]) -> SlotColumns:
+def slot_columns(elements: int, cells: list[int], tables: list[int], bounds: list[int], places: Mapping[str, list[Any]]) -> SlotColumns:
     """The slots of a tree of `elements` elements as columns: `cells` holds
-    each slot's TH/TD element, `places` GridSlot's columns (table, row, col,
-    row_span, col_span, header: one item per slot). A table's position is
-    among the tables sorted (the compiled page cells only group by it)."""
-    tables, table = np.unique(np.asarray(places["table"], dtype=np.int64), return_inverse=True)
+    each slot's TH/TD element, the cells of table `tables[k]` from
+    `bounds[k]` to `bounds[k + 1]`; `places` GridSlot's columns (one item per
+    slot, in `cells`' order)."""
     slot_of = np.full(elements, -1, dtype=np.int64)
     slot_of[np.asarray(cells, dtype=np.int64)] = np.arange(len(cells))
-    places_in_order = tuple(places[name] for name in _PLACE_FIELDS)
-    return SlotColumns(slot_of, table.astype(np.int64).ravel(), tables.tolist(), places_in_order)
+    table = np.repeat(np.arange(len(tables), dtype=np.int64), [hi - lo for lo, hi in pairwise(bounds)])
+    return SlotColumns(slot_of, table, tables, tuple(places[name] for name in _PLACE_FIELDS))
 
 
 @dataclass(frozen=True)
@@ -197,7 +196,7 @@ def table_grids(tree: StructTree) -> TableGrids:
         shapes[table] = (n_rows, max(ends[lo:hi], default=0))
         by_position[table] = MappingProxyType(dict(zip(at[lo:hi], built[lo:hi], strict=True)))
     slots = MappingProxyType(dict(zip(grids.cells, built, strict=True)))
-    columns = slot_columns(len(part), grids.cells, placed)
+    columns = slot_columns(len(part), grids.cells, grids.tables, grids.bounds, placed)
     return TableGrids(slots, MappingProxyType(shapes), MappingProxyType(by_position), cell_of, columns=columns)
 
 

@@ -48,9 +48,15 @@ _HUGE = 2**70  # a column past int64: the places are passed as they are
 
 
 def _columns(elements: int, slots: dict[int, GridSlot]) -> SlotColumns:
-    """slot_columns of these slots, as table_grids passes them (GridSlot's columns)."""
+    """slot_columns of these slots, as table_grids passes them: the cells
+    table after table, GridSlot's columns in that order."""
+    ordered = sorted(slots.items(), key=lambda item: item[1].table)  # stable: a table's cells keep their order
+    tables = list(dict.fromkeys(slot.table for _, slot in ordered))
+    sizes = [sum(1 for _, slot in ordered if slot.table == table) for table in tables]
+    bounds = [sum(sizes[:k]) for k in range(len(sizes) + 1)]
     names = ("table", "row", "col", "row_span", "col_span", "header")
-    return slot_columns(elements, list(slots), {name: [getattr(s, name) for s in slots.values()] for name in names})
+    places = {name: [getattr(slot, name) for _, slot in ordered] for name in names}
+    return slot_columns(elements, [cell for cell, _ in ordered], tables, bounds, places)
 
 
 @st.composite
