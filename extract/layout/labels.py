@@ -85,11 +85,11 @@ def block_labels(table: GlyphTable, ordering: Ordering) -> tuple[np.ndarray, lis
     lib = compiled_layout()
     if lib is not None:
         found = _compiled_block_labels(lib, table, ordering, thresholds)
-        if found == 0:
-            return paragraphs
-        if found is not None:
+        if isinstance(found, tuple):
             index, levels = found
             return np.frombuffer(index, dtype=np.int64), _labels(levels)
+        if found == 0:
+            return paragraphs
     starts, length, heading, block_size = heading_blocks(lib, ordering.font_size, block_start, ordering.line_break, thresholds)
     if heading.any():
         # Text across the page's direction (an arXiv stamp up the margin) is
