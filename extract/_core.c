@@ -6692,16 +6692,49 @@ static PyObject *xr_dict(const XrefRead *x, Py_ssize_t at, Py_ssize_t *after) {
     lx.p = x->d + at;
     lx.end = x->d + x->n;
     lx.nops = lx.non_numbers = 0;
-    long long depth = 0;
+    /* Each open container's items so far and its identity, for the keys:
+     * qpdf warns of a key given twice (and gives up on a cross-reference
+     * stream), parse_span keeps the last. */
+    enum { XR_DEPTH = 32, XR_KEYS = 128 };
+    long long items[XR_DEPTH];
+    int frame[XR_DEPTH], frames = 0, depth = 0, nkeys = 0;
+    struct { const unsigned char *p; size_t len; int frame; } keys[XR_KEYS];
     do {
         Token t;
         skip_white_and_comments(&lx);
         if (!xr_token_clean(lx.p, lx.end)) return NULL;
+        const unsigned char *start = lx.p;
         int kind = next_token(&lx, &t, NULL);
-        if (kind == K_DICT_OPEN || kind == K_ARRAY_OPEN) depth++;
-        else if (kind == K_DICT_CLOSE || kind == K_ARRAY_CLOSE) depth--;
-        else if (kind == K_EOF || kind == K_ERROR) return NULL;
-        else if (kind == K_KEYWORD && !(t.word_len == 1 && t.word[0] == 'R')) return NULL;
+        if (kind == K_EOF || kind == K_ERROR) return NULL;
+        if (kind == K_KEYWORD && !(t.word_len == 1 && t.word[0] == 'R')) return NULL;
+        if (kind == K_KEYWORD) { /* "N G R": the two integers were one item */
+            if (depth) items[depth - 1]--;
+            continue;
+        }
+        if (kind == K_DICT_CLOSE || kind == K_ARRAY_CLOSE) {
+            depth--;
+            if (depth) items[depth - 1]++;
+            continue;
+        }
+        if (kind == K_OBJECT && t.obj.type == T_NAME) {
+            size_t len = (size_t)(lx.p - start);
+            if (memchr(start, '#', len)) return NULL; /* escapes: keys compared as written */
+            if (depth && (frame[depth - 1] & 1) && items[depth - 1] % 2 == 0) { /* a dictionary's key */
+                for (int k = 0; k < nkeys; k++)
+                    if (keys[k].frame == frame[depth - 1] && keys[k].len == len && !memcmp(keys[k].p, start, len)) return NULL;
+                if (nkeys == XR_KEYS) return NULL;
+                keys[nkeys].p = start;
+                keys[nkeys].len = len;
+                keys[nkeys++].frame = frame[depth - 1];
+            }
+        }
+        if (kind == K_DICT_OPEN || kind == K_ARRAY_OPEN) {
+            if (depth == XR_DEPTH) return NULL;
+            items[depth] = 0;
+            frame[depth++] = 2 * frames++ + (kind == K_DICT_OPEN); /* odd: a dictionary */
+            continue;
+        }
+        if (depth) items[depth - 1]++;
     } while (depth > 0);
     Existing refs = {NULL, NULL, 0, NULL, 0};
     ParseBufs bufs = {{0}, {0}, NULL};

@@ -498,6 +498,8 @@ def _place(stack: list[tuple[bytes, list[Any]]], token: bytes) -> dict[str, Any]
 
 def _token_value(token: bytes) -> Any:
     if token.startswith(b"/"):
+        if b"#" in token:
+            raise _Declined  # escapes: keys are compared as written
         return "/" + re.sub(rb"#([0-9A-Fa-f]{2})", lambda m: bytes([int(m[1], 16)]), token[1:]).decode("latin-1")
     if token[:1] in (b"(", b"<"):
         return token
@@ -514,6 +516,7 @@ def _closed(kind: bytes, items: list[Any]) -> Any:
     """A closed container: a list, or a dictionary (null values left out, §7.3.7)."""
     if kind == b"[":
         return items
-    if len(items) % 2 or not all(type(key) is str for key in items[0::2]):
-        raise _Declined
+    keys = items[0::2]
+    if len(items) % 2 or not all(type(key) is str for key in keys) or len(set(keys)) != len(keys):
+        raise _Declined  # qpdf warns of a key given twice (and gives up on a cross-reference stream)
     return {key: value for key, value in zip(items[0::2], items[1::2], strict=True) if value is not None}

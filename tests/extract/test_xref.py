@@ -323,6 +323,10 @@ DAMAGED: dict[str, Callable[[], bytes]] = {
     ),
     # qpdf warns and reads null where the core's tokenizer would read on past them
     "a bad hexadecimal string in the trailer": lambda: classic().replace(b"/Size 5", b"/Size 5 /ID [<AB/P> <CD>]"),
+    "a key given twice in a cross-reference stream": lambda: xref_stream().replace(
+        b"/Type /XRef", b"/Type /XRef /Size 8"
+    ),
+    "a name with an escape in a trailer": lambda: classic().replace(b"/Size 5", b"/Size 5 /I#44 1"),
     "a stray delimiter in the trailer": lambda: classic().replace(b"/Size 5", b"/Size 5 /Odd }"),
 }
 
