@@ -190,34 +190,23 @@ def _mutant(rng: random.Random, files: list[bytes], mutate: Callable[..., bytes]
 
 
 def _qpdf_table(data: bytes) -> object:
-    """qpdf's table as _core.xref_table's answer would give it, None when qpdf cannot open the bytes."""
+    """qpdf's table as test_xref._qpdf_entries gives it, None when qpdf cannot open the bytes."""
     import pikepdf
-
-    from ragprep.extract.structure_objects import _members_of
+    from test_xref import _qpdf_entries  # on the path: see run
 
     try:
         with pikepdf.open(io.BytesIO(data)) as pdf:
-            table = pdf.get_xref_table()
-            members, top = _members_of(table)
-            entries = {
-                ref: (e.type, e.offset if e.type == 1 else (e.obj_stream_number, e.obj_stream_index))
-                for ref, e in table.items()
-            }
-            return entries, list(members.items()), top, len(table)
+            return _qpdf_entries(pdf)
     except (pikepdf.PdfError, pikepdf.PasswordError, RuntimeError, ValueError):
         return None
 
 
-def _as_qpdf(found: tuple) -> object:
-    kinds, second, third, members, top, count = found
-    offsets, thirds = array.array("q", second), array.array("q", third)
-    entries = {}
-    for number, kind in enumerate(kinds):
-        if kind == 1:
-            entries[(number, thirds[number])] = (1, offsets[number])
-        elif kind == 2:
-            entries[(number, 0)] = (2, (offsets[number], thirds[number]))
-    return entries, list(members.items()), top, count
+def _same_table(found: tuple, theirs: tuple) -> bool:
+    """The reader's answer is qpdf's table (test_xref._entries), each stream's members in qpdf's order too."""
+    from test_xref import _entries
+
+    ours = _entries(found)
+    return ours == theirs and list(ours[1]) == list(theirs[1])
 
 
 def _one(data: bytes) -> str:
@@ -232,7 +221,7 @@ def _one(data: bytes) -> str:
     if compiled is None:
         return "left"
     theirs = _qpdf_table(data)
-    if theirs is not None and _as_qpdf(compiled) != theirs:
+    if theirs is not None and not _same_table(compiled, theirs):
         print("the table differs from qpdf's", file=sys.stderr)
         return "finding"
     if not _written_alike(data, compiled):
@@ -255,6 +244,8 @@ def _written_alike(data: bytes, found: tuple) -> bool:
 
 def run(args: argparse.Namespace, mutate: Callable[..., bytes]) -> int:
     rng = random.Random(args.seed)
+    tests = Path(__file__).resolve().parents[1] / "tests"
+    sys.path[:0] = [str(tests), str(tests / "extract")]  # the builder, and test_xref's readings of tables
     files = _corpus_files(args.corpus)
     campaign = Campaign(args.seconds, args.report)
     runs = findings = read = 0
