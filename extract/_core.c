@@ -2615,7 +2615,7 @@ static PyObject *plain_name(const Buf *b, const Operand *o) {
 
 /* An integer token's exact value: parse_number has checked that it is
  * [+-]digits within 64 bits (it only keeps the double). */
-static long long token_int(const unsigned char *s, const unsigned char *end) {
+static inline __attribute__((always_inline)) long long token_int(const unsigned char *s, const unsigned char *end) {
     int neg = 0;
     if (s < end && (*s == '+' || *s == '-')) neg = *s++ == '-';
     unsigned long long v = 0;
@@ -3871,12 +3871,19 @@ static PyObject *core_walk_struct(PyObject *mod, PyObject *args) {
 enum { NK_NULL, NK_BOOL, NK_INT, NK_REAL, NK_NAME, NK_STRING, NK_ARRAY, NK_DICT, NK_REF, NK_OTHER };
 
 /* ARRAY: items[a, a + count); DICT: entries[a, a + count); STRING:
- * strs[a, a + count); NAME: a, its id; BOOL, INT: a; REF: a number, b generation. */
-typedef struct { int kind; Py_ssize_t count; long long a, b; } TNode;
+ * strs[a, a + count); NAME: a, its id; BOOL, INT: a; REF: a number, b generation.
+ * keys (a DICT's): bit k set when a key of name id k < 32 may be among its
+ * entries (the walk's names, TREE_KEYS, are ids 0 to TK_COUNT - 1): a clear
+ * bit answers "absent" without a look at the entries. All set where unknown. */
+typedef struct { int kind; unsigned keys; Py_ssize_t count; long long a, b; } TNode;
 typedef struct { Py_ssize_t key, value; } TEntry;
 typedef struct { size_t off, len; } TName;
 typedef struct { Py_ssize_t stream, start, end, next; } TSpan;
-typedef struct { int is_dict, has_key; Py_ssize_t start, key; } TFrame;
+typedef struct { int is_dict, has_key; unsigned keys; Py_ssize_t start, key; } TFrame;
+#define TREE_ALL_KEYS 0xFFFFFFFFu
+static inline unsigned tree_key_bit(Py_ssize_t name) { return name >= 0 && name < 32 ? 1u << name : 0u; }
+/* May dictionary node `d` have an entry of key `name`? (0: it has none.) */
+#define TREE_MAY_HAVE(d, name) (!tree_key_bit(name) || ((d)->keys & tree_key_bit(name)))
 
 #define TREE_MAX_NUMBERS (1 << 24)
 enum { EXIST_UNKNOWN, EXIST_YES, EXIST_NO };
@@ -3930,22 +3937,44 @@ static void TreeObjects_dealloc(TreeObjects *t) {
 static TNode *tnode(const TreeObjects *t, Py_ssize_t id) { return (TNode *)t->nodes.data + id; }
 static Py_ssize_t tnode_count(const TreeObjects *t) { return (Py_ssize_t)(t->nodes.len / sizeof(TNode)); }
 
-static Py_ssize_t tree_add_node(TreeObjects *t, int kind, Py_ssize_t count, long long a, long long b) {
-    TNode n = {kind, count, a, b};
-    Py_ssize_t id = tnode_count(t);
-    return buf_append(&t->nodes, &n, sizeof n) < 0 ? -1 : id;
+/* Inline: the parse makes a node for nearly every token it reads. */
+static inline __attribute__((always_inline)) Py_ssize_t tree_add_node(TreeObjects *t, int kind, Py_ssize_t count, long long a,
+                                                                     long long b) {
+    if (buf_reserve(&t->nodes, sizeof(TNode)) < 0) return -1;
+    TNode *n = (TNode *)(t->nodes.data + t->nodes.len);
+    n->kind = kind;
+    n->keys = TREE_ALL_KEYS;
+    n->count = count;
+    n->a = a;
+    n->b = b;
+    t->nodes.len += sizeof(TNode);
+    return tnode_count(t) - 1;
 }
 
-/* The id of a name (its bytes with the slash), interned in the arena. */
-static Py_ssize_t tree_name(TreeObjects *t, const unsigned char *p, size_t len) {
+/* FNV-1a over a name's bytes, one step at a time (the parse hashes a
+ * name as it scans it); the name table's slot is its low bits. */
+#define TREE_HASH_SEED 2166136261u
+static inline uint32_t tree_hash_step(uint32_t h, unsigned char c) { return (h ^ c) * 16777619u; }
+static uint32_t tree_hash(const unsigned char *p, size_t len) {
+    uint32_t h = TREE_HASH_SEED;
+    for (size_t i = 0; i < len; i++) h = tree_hash_step(h, p[i]);
+    return h;
+}
+
+static inline int tree_same_bytes(const char *a, const unsigned char *b, size_t len) {
+    for (size_t i = 0; i < len; i++) if ((unsigned char)a[i] != b[i]) return 0;
+    return 1;
+}
+
+/* The id of a name (its bytes with the slash, hashed to `hash` by tree_hash), interned in the arena. */
+static Py_ssize_t tree_name_hashed(TreeObjects *t, const unsigned char *p, size_t len, uint32_t hash) {
     if (2 * (t->nnames + 1) > t->name_slots) {
         Py_ssize_t slots = t->name_slots ? 2 * t->name_slots : 64;
         Py_ssize_t *table = PyMem_Calloc((size_t)slots, sizeof(Py_ssize_t));
         if (!table) { PyErr_NoMemory(); return -1; }
         const TName *names = (const TName *)t->names.data;
         for (Py_ssize_t id = 0; id < t->nnames; id++) {
-            size_t h = name_slot((const unsigned char *)t->name_bytes.data + names[id].off, (Py_ssize_t)names[id].len);
-            size_t s = h & (size_t)(slots - 1);
+            size_t s = tree_hash((const unsigned char *)t->name_bytes.data + names[id].off, names[id].len) & (size_t)(slots - 1);
             while (table[s]) s = (s + 1) & (size_t)(slots - 1);
             table[s] = id + 1;
         }
@@ -3953,10 +3982,10 @@ static Py_ssize_t tree_name(TreeObjects *t, const unsigned char *p, size_t len) 
         t->name_table = table;
         t->name_slots = slots;
     }
-    size_t s = name_slot(p, (Py_ssize_t)len) & (size_t)(t->name_slots - 1);
+    size_t s = hash & (size_t)(t->name_slots - 1);
     for (; t->name_table[s]; s = (s + 1) & (size_t)(t->name_slots - 1)) {
         const TName *n = (const TName *)t->names.data + (t->name_table[s] - 1);
-        if (n->len == len && memcmp(t->name_bytes.data + n->off, p, len) == 0) return t->name_table[s] - 1;
+        if (n->len == len && tree_same_bytes(t->name_bytes.data + n->off, p, len)) return t->name_table[s] - 1;
     }
     TName n = {t->name_bytes.len, len};
     if (buf_append(&t->name_bytes, p, len) < 0 || buf_append(&t->names, &n, sizeof n) < 0) return -1;
@@ -3964,11 +3993,16 @@ static Py_ssize_t tree_name(TreeObjects *t, const unsigned char *p, size_t len) 
     return t->nnames++;
 }
 
+static Py_ssize_t tree_name(TreeObjects *t, const unsigned char *p, size_t len) {
+    return tree_name_hashed(t, p, len, tree_hash(p, len));
+}
+
 static int tree_malformed(void) { return 1; } /* not one well-formed object: not held */
 
 /* Put node `id` where the innermost open container wants it (parse_span's
  * place_value). 0, 1 when malformed, -1 on error. */
-static int tree_place(TreeObjects *t, Buf *frames, Buf *pending, Py_ssize_t *result, Py_ssize_t id) {
+static inline __attribute__((always_inline)) int tree_place(TreeObjects *t, Buf *frames, Buf *pending, Py_ssize_t *result,
+                                                            Py_ssize_t id) {
     size_t depth = frames->len / sizeof(TFrame);
     if (!depth) {
         if (*result >= 0) return tree_malformed();
@@ -3980,6 +4014,7 @@ static int tree_place(TreeObjects *t, Buf *frames, Buf *pending, Py_ssize_t *res
         if (tnode(t, id)->kind != NK_NAME) return tree_malformed();
         top->has_key = 1;
         top->key = (Py_ssize_t)tnode(t, id)->a;
+        top->keys |= tree_key_bit(top->key);
         return 0;
     }
     if (top->is_dict) {
@@ -4003,7 +4038,9 @@ static int tree_close(TreeObjects *t, Buf *frames, Buf *pending, Py_ssize_t *res
     pending->len = (size_t)top.start;
     frames->len -= sizeof(TFrame);
     Py_ssize_t id = tree_add_node(t, is_dict ? NK_DICT : NK_ARRAY, (Py_ssize_t)count, first, 0);
-    return id < 0 ? -1 : tree_place(t, frames, pending, result, id);
+    if (id < 0) return -1;
+    if (is_dict) tnode(t, id)->keys = top.keys;
+    return tree_place(t, frames, pending, result, id);
 }
 
 /* A value token (parse_span's plain_value) as a node. -1 on error. */
@@ -4038,17 +4075,37 @@ static inline int tree_digit(unsigned char c) { return c >= '0' && c <= '9'; }
  * between its tokens (what reference_follows reads then); also an integer
  * that no generation can follow. The node, or -2 where next_token reads
  * the token (a sign, a comment, an escape, a number of 19 digits), or -1. */
+/* A plain name (no '#' escape) at lx->p: its id, the lexer after it; -2
+ * where next_token reads it, -1 on error. */
+static inline __attribute__((always_inline)) Py_ssize_t tree_fast_name(TreeObjects *t, Lexer *lx) {
+    const unsigned char *p = lx->p, *end = lx->end, *q = p + 1;
+    uint32_t h = tree_hash_step(TREE_HASH_SEED, '/');
+    while (q < end && !CHAR_CLASS[*q] && *q != '#') h = tree_hash_step(h, *q++);
+    if (q < end && *q == '#') return -2;
+    Py_ssize_t name = tree_name_hashed(t, p, (size_t)(q - p), h);
+    if (name >= 0) lx->p = q;
+    return name;
+}
+
+/* "null", "true" or "false" whole at p (next_token's keywords that are objects): the node, else -2. */
+static inline Py_ssize_t tree_fast_word(TreeObjects *t, Lexer *lx) {
+    const unsigned char *p = lx->p, *end = lx->end;
+    size_t room = (size_t)(end - p), n = *p == 'f' ? 5 : 4;
+    if (room < n || (room > n && !CHAR_CLASS[p[n]])) return -2;
+    if (n == 4 && !memcmp(p, "null", 4)) { lx->p = p + 4; return tree_add_node(t, NK_NULL, 0, 0, 0); }
+    if (n == 4 && !memcmp(p, "true", 4)) { lx->p = p + 4; return tree_add_node(t, NK_BOOL, 0, 1, 0); }
+    if (n == 5 && !memcmp(p, "false", 5)) { lx->p = p + 5; return tree_add_node(t, NK_BOOL, 0, 0, 0); }
+    return -2;
+}
+
 static Py_ssize_t tree_fast_token(TreeObjects *t, Lexer *lx) {
     const unsigned char *p = lx->p, *end = lx->end, *q = p + 1;
     if (p >= end) return -2;
     if (*p == '/') {
-        while (q < end && !CHAR_CLASS[*q] && *q != '#') q++;
-        if (q < end && *q == '#') return -2;
-        Py_ssize_t name = tree_name(t, p, (size_t)(q - p));
-        if (name < 0) return -1;
-        lx->p = q;
-        return tree_add_node(t, NK_NAME, 0, name, 0);
+        Py_ssize_t name = tree_fast_name(t, lx);
+        return name < 0 ? name : tree_add_node(t, NK_NAME, 0, name, 0);
     }
+    if (*p == 'n' || *p == 't' || *p == 'f') return tree_fast_word(t, lx);
     if (!tree_digit(*p)) return -2;
     while (q < end && tree_digit(*q)) q++;
     if (q - p > 18 || (q < end && !CHAR_CLASS[*q])) return -2;
@@ -4085,16 +4142,29 @@ static Py_ssize_t tree_parse(TreeObjects *t, const unsigned char *p, const unsig
     int status = 0;
     while (!status) {
         Token tok;
-        skip_white_and_comments(&lx);
+        while (lx.p < lx.end && is_white(*lx.p)) lx.p++;
+        if (lx.p < lx.end && *lx.p == '%') skip_white_and_comments(&lx);
         /* The delimiters that frame a tree's dictionaries and arrays, read
          * here as next_token reads them ("[", "<<", "]", ">>"). */
         unsigned char c = lx.p < lx.end ? *lx.p : 0;
         int pair = c && lx.p + 1 < lx.end && lx.p[1] == c;
         if (c == '[' || (c == '<' && pair)) {
             lx.p += c == '[' ? 1 : 2;
-            TFrame f = {c == '<', 0, (Py_ssize_t)pending->len, 0};
+            TFrame f = {c == '<', 0, 0, (Py_ssize_t)pending->len, 0};
             status = buf_append(frames, &f, sizeof f);
             continue;
+        }
+        /* A dictionary's key, a plain name: its id straight into the frame, no node. */
+        TFrame *top = frames->len ? (TFrame *)(frames->data + frames->len) - 1 : NULL;
+        if (c == '/' && top && top->is_dict && !top->has_key) {
+            Py_ssize_t name = tree_fast_name(t, &lx);
+            if (name != -2) {
+                if (name < 0) return -1;
+                top->has_key = 1;
+                top->key = name;
+                top->keys |= tree_key_bit(name);
+                continue;
+            }
         }
         if (c == ']' || (c == '>' && pair)) {
             lx.p += c == ']' ? 1 : 2;
@@ -4118,7 +4188,7 @@ static Py_ssize_t tree_parse(TreeObjects *t, const unsigned char *p, const unsig
         switch (kind) {
         case K_ERROR: case K_KEYWORD: status = 1; break;
         case K_ARRAY_OPEN: case K_DICT_OPEN: {
-            TFrame f = {kind == K_DICT_OPEN, 0, (Py_ssize_t)pending->len, 0};
+            TFrame f = {kind == K_DICT_OPEN, 0, 0, (Py_ssize_t)pending->len, 0};
             status = buf_append(frames, &f, sizeof f);
             break;
         }
@@ -4135,6 +4205,7 @@ static Py_ssize_t tree_parse(TreeObjects *t, const unsigned char *p, const unsig
 
 /* Does dictionary node `d` have an entry of key `key` at all (whatever its value)? */
 static int tree_has_entry(const TreeObjects *t, const TNode *d, Py_ssize_t key) {
+    if (!TREE_MAY_HAVE(d, key)) return 0;
     const TEntry *e = (const TEntry *)t->entries.data + d->a;
     for (Py_ssize_t i = 0; i < d->count; i++) if (e[i].key == key) return 1;
     return 0;
@@ -4147,6 +4218,7 @@ static int tree_maybe_page_node(const TreeObjects *t, Py_ssize_t id) {
     const TNode *d = tnode(t, id);
     if (d->kind != NK_DICT) return 0;
     if (tree_has_entry(t, d, t->key[TK_PARENT]) || tree_has_entry(t, d, t->key[TK_KIDS])) return 1;
+    if (!TREE_MAY_HAVE(d, t->key[TK_TYPE])) return 0;
     const TEntry *e = (const TEntry *)t->entries.data + d->a;
     for (Py_ssize_t i = 0; i < d->count; i++) {
         if (e[i].key != t->key[TK_TYPE]) continue;
@@ -4534,6 +4606,7 @@ static int tw_exists(TWalk *w, long long num, long long gen) {
  * null nor a reference to a missing object; LOOK_ABSENT when none is. */
 static Py_ssize_t tw_get_name(TWalk *w, Py_ssize_t d, Py_ssize_t name) {
     const TNode *dict = tnode(w->t, d);
+    if (!TREE_MAY_HAVE(dict, name)) return LOOK_ABSENT; /* no entry of that key at all */
     const TEntry *e = (const TEntry *)w->t->entries.data + dict->a;
     for (Py_ssize_t i = dict->count - 1; i >= 0; i--) {
         if (e[i].key != name) continue;

@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 import pikepdf
 import pytest
+from corpusdir import CORPUS
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from pikepdf import Array, Dictionary, Name, String
@@ -23,8 +24,6 @@ from ragprep.extract import reading, structure
 from ragprep.extract.native import compiled_core
 from ragprep.extract.structure_columns import ContentColumns, ElementColumns, StructElement
 from ragprep.extract.structure_objects import PlainObjects
-
-CORPUS = Path(__file__).resolve().parents[2] / ".." / "shared" / "corpus"
 
 needs_core = pytest.mark.skipif(
     compiled_core() is None or not hasattr(compiled_core(), "TreeObjects"), reason="the compiled core is not built"
