@@ -11,7 +11,7 @@ from __future__ import annotations
 import array
 import io
 import zlib
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -382,14 +382,24 @@ def test_the_columns_answer_as_qpdfs_entries(tmp_path: Path):
         )
 
 
+def _corpus_pdfs(corpus: Path) -> Iterator[tuple[Path, pikepdf.Pdf | None]]:
+    """Every corpus file, opened by qpdf (closed after the step), or None where qpdf cannot open it."""
+    for path in sorted(corpus.rglob("*.pdf")):
+        try:
+            pdf = pikepdf.open(path)
+        except (pikepdf.PdfError, pikepdf.PasswordError):
+            yield path, None
+            continue
+        with pdf:
+            yield path, pdf
+
+
 @needs_core
 @pytest.mark.slow
 def test_every_corpus_file_reads_as_qpdf_reads_it(corpus: Path):
     read = 0
-    for path in sorted(corpus.rglob("*.pdf")):
-        try:
-            pikepdf.open(path).close()
-        except (pikepdf.PdfError, pikepdf.PasswordError):
+    for path, pdf in _corpus_pdfs(corpus):
+        if pdf is None:
             data = path.read_bytes()
             assert _core_table(data) == _reference_table(data), path
             continue
@@ -466,19 +476,14 @@ def test_written_objects_of_the_corpus_read_as_the_reference_reads_them(corpus: 
     from ragprep.extract.structure_objects import _WrittenObjects
 
     spans = 0
-    for path in sorted(corpus.rglob("*.pdf")):
-        try:
-            pdf = pikepdf.open(path)
-        except (pikepdf.PdfError, pikepdf.PasswordError):
+    for path, pdf in _corpus_pdfs(corpus):
+        table = None if pdf is None else read_xref(pdf)
+        if table is None:
             continue
-        with pdf:
-            table = read_xref(pdf)
-            if table is None:
-                continue
-            reference = _WrittenObjects._spans(table.data, table.written())
-            assert _core.written_spans(table.data, table.kinds, table.second, table.third) == (
-                reference.spans,
-                reference.present,
-            ), path
-            spans += len(reference.spans)
+        reference = _WrittenObjects._spans(table.data, table.written())
+        assert _core.written_spans(table.data, table.kinds, table.second, table.third) == (
+            reference.spans,
+            reference.present,
+        ), path
+        spans += len(reference.spans)
     assert spans > 20_000
