@@ -40,7 +40,6 @@ from __future__ import annotations
 
 import bisect
 import functools
-import mmap
 import os
 import re
 from collections.abc import Callable
@@ -54,7 +53,7 @@ import pikepdf
 from pikepdf import ObjectType
 
 from ragprep.extract.native import compiled_core
-from ragprep.extract.xref import XrefColumns, read_xref
+from ragprep.extract.xref import XrefColumns, file_bytes, read_xref
 
 __all__ = ["PlainObjects", "Ref", "Stream", "kind_of", "plain", "text_string"]
 
@@ -441,7 +440,7 @@ class _WrittenObjects:
     does not read as null. The others are asked of qpdf when a reference to
     them is read (_exists_check), as before."""
 
-    data: Any  # mmap.mmap: the file's bytes
+    data: bytes  # the file's bytes (xref.file_bytes)
     spans: list[tuple[int, int, int, bool]]
     present: list[int]
 
@@ -454,14 +453,10 @@ class _WrittenObjects:
                 return _WrittenObjects._spans(table.data, table.written())
             spans, present = core.written_spans(table.data, table.kinds, table.second, table.third)
             return _WrittenObjects(table.data, spans, present)
-        try:
-            if pdf.is_encrypted or not os.path.isfile(pdf.filename):
-                return None
-            placed = sorted((entry.offset, ref[0]) for ref, entry in table.items() if ref[1] == 0 and entry.type == 1)
-            with open(pdf.filename, "rb") as handle:
-                data = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
-        except (OSError, ValueError, pikepdf.PdfError, RuntimeError):
+        data = file_bytes(pdf)
+        if data is None:
             return None
+        placed = sorted((entry.offset, ref[0]) for ref, entry in table.items() if ref[1] == 0 and entry.type == 1)
         return _WrittenObjects._spans(data, placed)
 
     @staticmethod

@@ -35,7 +35,6 @@ and hand-made sections, and both equal to qpdf's table.
 
 from __future__ import annotations
 
-import mmap
 import os
 import re
 import zlib
@@ -47,7 +46,7 @@ import pikepdf
 
 from ragprep.extract.native import compiled_core
 
-__all__ = ["XrefColumns", "XrefEntry", "read_xref"]
+__all__ = ["XrefColumns", "XrefEntry", "file_bytes", "read_xref"]
 
 Ref = tuple[int, int]
 
@@ -69,7 +68,7 @@ class XrefColumns:
     object stream number and index for type 2); the objects each object
     stream holds, streams in order of their first member (as qpdf's table
     orders them); the largest number listed; the entries' count. `data` is
-    the file's bytes the table was read from."""
+    the file's bytes the table was read from (file_bytes)."""
 
     kinds: bytes
     second: memoryview  # int64
@@ -104,6 +103,28 @@ class XrefColumns:
         return list(zip(offsets[numbers[order]].tolist(), numbers[order].tolist(), strict=True))
 
 
+# Files larger than this are left to qpdf's table: the bytes are read whole,
+# and what the tree read saves is not worth that much memory.
+_MAX_FILE_BYTES = 64 * 1024 * 1024
+
+
+def file_bytes(pdf: pikepdf.Pdf) -> bytes | None:
+    """The bytes of an unencrypted file qpdf opened from a path, read once;
+    None for another file, an empty one or one over _MAX_FILE_BYTES. Read,
+    not mapped: a file truncated while mapped kills the process with SIGBUS
+    at the first page past its new end, where a read just comes back short."""
+    try:
+        if pdf.is_encrypted or not os.path.isfile(pdf.filename):
+            return None
+        with open(pdf.filename, "rb") as handle:
+            if not 0 < os.fstat(handle.fileno()).st_size <= _MAX_FILE_BYTES:
+                return None
+            data = handle.read(_MAX_FILE_BYTES + 1)
+    except (OSError, ValueError, pikepdf.PdfError, RuntimeError):
+        return None
+    return data if 0 < len(data) <= _MAX_FILE_BYTES else None
+
+
 def read_xref(pdf: pikepdf.Pdf) -> XrefColumns | None:
     """The table of an unencrypted file qpdf opened from a path, read by the
     compiled core; None where it cannot be sure to read it as qpdf did, or
@@ -111,13 +132,9 @@ def read_xref(pdf: pikepdf.Pdf) -> XrefColumns | None:
     core = compiled_core()
     if core is None:
         return None
-    try:
-        if pdf.is_encrypted or not os.path.isfile(pdf.filename):
-            return None
-        with open(pdf.filename, "rb") as handle:
-            data = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
-    except (OSError, ValueError, pikepdf.PdfError, RuntimeError):
-        return None  # an empty file cannot be mapped
+    data = file_bytes(pdf)
+    if data is None:
+        return None
     found = core.xref_table(data)
     if found is None:
         return None

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import array
 import io
+import subprocess
+import sys
 import zlib
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -21,7 +23,8 @@ from pdfbuilder import PdfBuilder
 
 from ragprep.extract.native import PURE_ENV, compiled_available
 from ragprep.extract.structure_objects import _members_of
-from ragprep.extract.xref import XrefColumns, _reference_table, read_xref
+from ragprep.extract import xref
+from ragprep.extract.xref import XrefColumns, _reference_table, file_bytes, read_xref
 
 needs_core = pytest.mark.skipif(not compiled_available(), reason="the compiled core is not built")
 
@@ -359,6 +362,44 @@ def test_the_table_is_read_only_from_an_unencrypted_file_opened_from_a_path(
     _builder_document().pdf.save(secret, encryption=pikepdf.Encryption(owner="o", user=""))
     with pikepdf.open(secret) as pdf:
         assert pdf.is_encrypted and read_xref(pdf) is None
+
+
+_READ_AFTER_A_CUT = """
+import os, sys
+import pikepdf
+from ragprep.extract.xref import read_xref
+path = sys.argv[1]
+with open(path, "rb") as handle:
+    written = handle.read()
+with pikepdf.open(path) as pdf:
+    columns = read_xref(pdf)
+    os.truncate(path, 16)
+    assert columns is not None and bytes(columns.data) == written
+"""
+
+
+@needs_core
+def test_the_tables_bytes_stay_readable_when_the_file_is_cut_short(tmp_path: Path):
+    # A file rewritten in place while a run reads it: mapped, the bytes past its
+    # new end would kill the worker (SIGBUS) at the first read; read, they stay
+    # the file the table was read from. In a child, so that a crash fails only this test.
+    path = tmp_path / "cut.pdf"
+    path.write_bytes(classic())
+    done = subprocess.run([sys.executable, "-c", _READ_AFTER_A_CUT, str(path)], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+
+
+@needs_core
+def test_a_file_over_the_size_read_whole_is_left_to_qpdf(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    path = tmp_path / "plain.pdf"
+    data = classic()
+    path.write_bytes(data)
+    monkeypatch.setattr(xref, "_MAX_FILE_BYTES", len(data) - 1)
+    with pikepdf.open(path) as pdf:
+        assert file_bytes(pdf) is None and read_xref(pdf) is None
+    monkeypatch.setattr(xref, "_MAX_FILE_BYTES", len(data))
+    with pikepdf.open(path) as pdf:
+        assert file_bytes(pdf) == data and isinstance(read_xref(pdf), XrefColumns)
 
 
 @needs_core
