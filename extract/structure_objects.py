@@ -210,15 +210,30 @@ class PlainObjects:
             entry = self._xref_table().get(ref)
             if entry is not None and entry.type == 2:
                 catalog = self.resolve(ref)  # parsed with its object stream
-            elif entry is not None and entry.type == 1 and entry.offset is not None and not pdf.is_encrypted and os.path.isfile(pdf.filename):
-                with open(pdf.filename, "rb") as handle:
-                    handle.seek(entry.offset)
-                    catalog = _indirect_object(handle.read(_CATALOG_BYTES), ref, self._parse)
+            elif entry is not None and entry.type == 1 and entry.offset is not None:
+                written = self._written_at(entry.offset, _CATALOG_BYTES)
+                if written is None:
+                    return NotImplemented
+                catalog = _indirect_object(written, ref, self._parse)
             else:
                 return NotImplemented
         except (pikepdf.PdfError, RuntimeError, ValueError, TypeError, OSError):
             return NotImplemented
         return catalog.get(key) if type(catalog) is dict else NotImplemented
+
+    def _written_at(self, offset: int, count: int) -> bytes | None:
+        """Up to `count` of the file's bytes from `offset`: out of those the
+        table was read from (xref.read_xref holds them), else read from an
+        unencrypted file qpdf opened from a path; None for another file."""
+        table = self._table
+        if isinstance(table, XrefColumns):
+            return table.data[offset : offset + count]
+        pdf = self._pdf
+        if pdf.is_encrypted or not os.path.isfile(pdf.filename):
+            return None
+        with open(pdf.filename, "rb") as handle:
+            handle.seek(offset)
+            return handle.read(count)
 
     def _xref_table(self) -> Table:
         """The cross-reference table (§7.5.4, §7.5.8), read once: from the

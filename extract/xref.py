@@ -76,7 +76,7 @@ class XrefColumns:
     members: dict[int, set[int]]
     top: int | None
     count: int
-    data: Any
+    data: bytes
 
     def get(self, ref: Ref) -> XrefEntry | None:
         """The entry of object `ref`, None when the table has none."""
