@@ -40,7 +40,6 @@ from __future__ import annotations
 
 import bisect
 import functools
-import os
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -53,7 +52,7 @@ import pikepdf
 from pikepdf import ObjectType
 
 from ragprep.extract.native import compiled_core
-from ragprep.extract.xref import XrefColumns, file_bytes, read_xref
+from ragprep.extract.xref import XrefColumns, file_bytes, read_xref, written_file
 
 __all__ = ["PlainObjects", "Ref", "Stream", "kind_of", "plain", "text_string"]
 
@@ -229,7 +228,7 @@ class PlainObjects:
         if isinstance(table, XrefColumns):
             return table.data[offset : offset + count]
         pdf = self._pdf
-        if pdf.is_encrypted or not os.path.isfile(pdf.filename):
+        if not written_file(pdf):
             return None
         with open(pdf.filename, "rb") as handle:
             handle.seek(offset)

@@ -46,7 +46,7 @@ import pikepdf
 
 from ragprep.extract.native import compiled_core
 
-__all__ = ["XrefColumns", "XrefEntry", "file_bytes", "read_xref"]
+__all__ = ["XrefColumns", "XrefEntry", "file_bytes", "read_xref", "written_file"]
 
 Ref = tuple[int, int]
 
@@ -108,13 +108,19 @@ class XrefColumns:
 _MAX_FILE_BYTES = 64 * 1024 * 1024
 
 
+def written_file(pdf: pikepdf.Pdf) -> bool:
+    """Whether the file's own bytes are what qpdf read: an unencrypted file
+    it opened from a path."""
+    return not pdf.is_encrypted and os.path.isfile(pdf.filename)
+
+
 def file_bytes(pdf: pikepdf.Pdf) -> bytes | None:
     """The bytes of an unencrypted file qpdf opened from a path, read once;
     None for another file, an empty one or one over _MAX_FILE_BYTES. Read,
     not mapped: a file truncated while mapped kills the process with SIGBUS
     at the first page past its new end, where a read just comes back short."""
     try:
-        if pdf.is_encrypted or not os.path.isfile(pdf.filename):
+        if not written_file(pdf):
             return None
         with open(pdf.filename, "rb") as handle:
             if not 0 < os.fstat(handle.fileno()).st_size <= _MAX_FILE_BYTES:
