@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import array
 import io
+import os
 import subprocess
 import sys
 import zlib
@@ -400,6 +401,22 @@ def test_a_file_over_the_size_read_whole_is_left_to_qpdf(tmp_path: Path, monkeyp
     monkeypatch.setattr(xref, "_MAX_FILE_BYTES", len(data))
     with pikepdf.open(path) as pdf:
         assert file_bytes(pdf) == data and isinstance(read_xref(pdf), XrefColumns)
+
+
+@needs_core
+@pytest.mark.parametrize("change", [-1, 1], ids=["grew", "shrank"])
+def test_a_file_whose_size_changes_while_read_is_left_to_qpdf(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, change: int
+):
+    # The size fstat gives is the size read: a file rewritten between the
+    # two (a nightly run beside a sync) is not the file qpdf opened.
+    path = tmp_path / "plain.pdf"
+    data = classic()
+    path.write_bytes(data)
+    with pikepdf.open(path) as pdf:
+        assert file_bytes(pdf) == data
+        monkeypatch.setattr(xref.os, "fstat", lambda fd: os.stat_result((0,) * 6 + (len(data) + change,) + (0,) * 3))
+        assert file_bytes(pdf) is None and read_xref(pdf) is None
 
 
 @needs_core
