@@ -641,19 +641,10 @@ done:
 /* ---- stream_visits(region, part) -> (part sorted, cuts) -------------------
  * kernels.stream_visit_cuts: `part` sorted, and where a unit of the sorted
  * `region` that is not in `part` comes between two of its units. */
-static PyObject *layout_stream_visits(PyObject *mod, PyObject *args) {
-    PyObject *region_obj, *part_obj;
-    if (!PyArg_ParseTuple(args, "OO", &region_obj, &part_obj)) return NULL;
-    View vr = {0}, vp = {0};
-    PyObject *result = NULL;
-    int64_t *sorted = NULL, *cuts = NULL;
-    if (get_view(region_obj, &vr, "l", 8, "region") < 0 || get_view(part_obj, &vp, "l", 8, "part") < 0) goto done;
-    Py_ssize_t m = vr.view.len / 8, n = vp.view.len / 8;
-    const int64_t *region = vr.view.buf;
-    sorted = malloc((n ? n : 1) * sizeof(int64_t)); cuts = malloc((n ? n : 1) * sizeof(int64_t));
-    if (!sorted || !cuts) { PyErr_NoMemory(); goto done; }
-    memcpy(sorted, vp.view.buf, (size_t)n * sizeof(int64_t));
-    qsort(sorted, (size_t)n, sizeof(int64_t), cmp_int64);
+/* Where a unit of the sorted region[0..m) not in the sorted part[0..n) comes
+ * between two of the part's units (np.searchsorted(region, part) steps by
+ * more than one): those positions into cuts (n long), their count returned. */
+static Py_ssize_t visit_cuts(const int64_t *region, Py_ssize_t m, const int64_t *sorted, Py_ssize_t n, int64_t *cuts) {
     Py_ssize_t n_cuts = 0, previous = 0;
     for (Py_ssize_t k = 0; k < n; k++) {
         /* np.searchsorted(region, part, "left") */
@@ -665,6 +656,22 @@ static PyObject *layout_stream_visits(PyObject *mod, PyObject *args) {
         if (k && lo - previous > 1) cuts[n_cuts++] = k;
         previous = lo;
     }
+    return n_cuts;
+}
+
+static PyObject *layout_stream_visits(PyObject *mod, PyObject *args) {
+    PyObject *region_obj, *part_obj;
+    if (!PyArg_ParseTuple(args, "OO", &region_obj, &part_obj)) return NULL;
+    View vr = {0}, vp = {0};
+    PyObject *result = NULL;
+    int64_t *sorted = NULL, *cuts = NULL;
+    if (get_view(region_obj, &vr, "l", 8, "region") < 0 || get_view(part_obj, &vp, "l", 8, "part") < 0) goto done;
+    Py_ssize_t m = vr.view.len / 8, n = vp.view.len / 8;
+    sorted = malloc((n ? n : 1) * sizeof(int64_t)); cuts = malloc((n ? n : 1) * sizeof(int64_t));
+    if (!sorted || !cuts) { PyErr_NoMemory(); goto done; }
+    memcpy(sorted, vp.view.buf, (size_t)n * sizeof(int64_t));
+    qsort(sorted, (size_t)n, sizeof(int64_t), cmp_int64);
+    Py_ssize_t n_cuts = visit_cuts(vr.view.buf, m, sorted, n, cuts);
     result = Py_BuildValue("(NN)", int64_bytes(sorted, n), int64_bytes(cuts, n_cuts));
 done:
     free(sorted); free(cuts);
@@ -1084,6 +1091,22 @@ done:
  * kernels.back_up_moves (leaves.reads_down): of the moves from line to line
  * of `ids`, how many go back up to a line above that overlaps the last
  * along the line or lies before it, or back along the row. */
+/* back_up_moves' count over the moves between ids[0..n) in turn. */
+static Py_ssize_t back_up_count(const double *X0, const double *X1, const double *Y0, const double *Y1, const int64_t *ids,
+                                Py_ssize_t n, double descent, double half_body, double same_row, int rtl) {
+    Py_ssize_t count = 0;
+    for (Py_ssize_t k = 0; k + 1 < n; k++) {
+        int64_t a = ids[k], b = ids[k + 1];
+        double base_a = unit_baseline(Y0, Y1, a, descent), base_b = unit_baseline(Y0, Y1, b, descent);
+        int up = base_b >= base_a + half_body;
+        int over = np_min(X1[a], X1[b]) > np_max(X0[a], X0[b]);
+        int row = fabs(base_b - base_a) <= same_row;
+        int back = rtl ? X0[b] >= X1[a] : X1[b] <= X0[a];
+        count += (up && (over || back)) || (row && back);
+    }
+    return count;
+}
+
 static PyObject *layout_back_up_moves(PyObject *mod, PyObject *args) {
     PyObject *x0_obj, *x1_obj, *y0_obj, *y1_obj, *ids_obj;
     double descent, half_body, same_row;
@@ -1098,18 +1121,7 @@ static PyObject *layout_back_up_moves(PyObject *mod, PyObject *args) {
     Py_ssize_t n = get_unit_boxes(objs, vbox, ids_obj, &vi);
     if (n < 0) goto done;
     const double *X0 = vbox[0].view.buf, *X1 = vbox[1].view.buf, *Y0 = vbox[2].view.buf, *Y1 = vbox[3].view.buf;
-    const int64_t *ids = vi.view.buf;
-    Py_ssize_t count = 0;
-    for (Py_ssize_t k = 0; k + 1 < n; k++) {
-        int64_t a = ids[k], b = ids[k + 1];
-        double base_a = unit_baseline(Y0, Y1, a, descent), base_b = unit_baseline(Y0, Y1, b, descent);
-        int up = base_b >= base_a + half_body;
-        int over = np_min(X1[a], X1[b]) > np_max(X0[a], X0[b]);
-        int row = fabs(base_b - base_a) <= same_row;
-        int back = rtl ? X0[b] >= X1[a] : X1[b] <= X0[a];
-        count += (up && (over || back)) || (row && back);
-    }
-    result = PyLong_FromSsize_t(count);
+    result = PyLong_FromSsize_t(back_up_count(X0, X1, Y0, Y1, vi.view.buf, n, descent, half_body, same_row, rtl));
 done:
     release_boxes(vbox); release(&vi);
     return result;
@@ -1134,6 +1146,36 @@ static int part_of(const int64_t *ids, const int64_t *lengths, Py_ssize_t parts,
     return k == n ? 0 : -1;
 }
 
+/* cell_disorder's count: the bands (ids `bands`, runs `band_len`, n_bands of
+ * them, nb units) and the columns (ids `cols`, runs `col_len`, n_columns of
+ * them, n units), of `units` on the page; -1 with an exception set. */
+static int cell_disorder_of(const int64_t *bands, const int64_t *band_len, Py_ssize_t n_bands, Py_ssize_t nb,
+                            const int64_t *cols, const int64_t *col_len, Py_ssize_t n_columns, Py_ssize_t n,
+                            Py_ssize_t units, int band_first, Py_ssize_t *out) {
+    int status = -1;
+    Py_ssize_t cap = units > 0 ? units : 1, ncap = n ? n : 1;
+    int64_t *band_of = malloc(cap * sizeof(int64_t)), *column_of = malloc(cap * sizeof(int64_t));
+    int64_t *order = malloc(ncap * sizeof(int64_t)), *tmp = malloc(ncap * sizeof(int64_t)), *tails = malloc(ncap * sizeof(int64_t));
+    if (!band_of || !column_of || !order || !tmp || !tails) { PyErr_NoMemory(); goto done; }
+    for (Py_ssize_t u = 0; u < units; u++) band_of[u] = column_of[u] = -1;
+    if (part_of(bands, band_len, n_bands, nb, band_of, units) < 0 || part_of(cols, col_len, n_columns, n, column_of, units) < 0) {
+        PyErr_SetString(PyExc_ValueError, "bad parts");
+        goto done;
+    }
+    for (Py_ssize_t k = 0; k < n; k++)
+        if (band_of[cols[k]] < 0) { PyErr_SetString(PyExc_ValueError, "a column's unit is in no band"); goto done; }
+    stable_argsort_int(cols, order, tmp, n);
+    for (Py_ssize_t k = 0; k < n; k++) {
+        int64_t u = cols[order[k]];
+        tmp[k] = band_first ? band_of[u] * (int64_t)n_columns + column_of[u] : column_of[u] * (int64_t)n_bands + band_of[u];
+    }
+    *out = n - non_decreasing_run(tmp, n, tails);
+    status = 0;
+done:
+    free(band_of); free(column_of); free(order); free(tmp); free(tails);
+    return status;
+}
+
 static PyObject *layout_cell_disorder(PyObject *mod, PyObject *args) {
     PyObject *b_obj, *bl_obj, *c_obj, *cl_obj;
     Py_ssize_t units;
@@ -1141,32 +1183,14 @@ static PyObject *layout_cell_disorder(PyObject *mod, PyObject *args) {
     if (!PyArg_ParseTuple(args, "OOOOnp", &b_obj, &bl_obj, &c_obj, &cl_obj, &units, &band_first)) return NULL;
     View vb = {0}, vbl = {0}, vc = {0}, vcl = {0};
     PyObject *result = NULL;
-    int64_t *band_of = NULL, *column_of = NULL, *order = NULL, *tmp = NULL, *tails = NULL;
     if (get_view(b_obj, &vb, "l", 8, "bands") < 0 || get_view(bl_obj, &vbl, "l", 8, "band lengths") < 0 ||
         get_view(c_obj, &vc, "l", 8, "columns") < 0 || get_view(cl_obj, &vcl, "l", 8, "column lengths") < 0)
         goto done;
-    Py_ssize_t nb = vb.view.len / 8, n = vc.view.len / 8, n_bands = vbl.view.len / 8, n_columns = vcl.view.len / 8;
-    const int64_t *ids = vc.view.buf;
-    Py_ssize_t cap = units > 0 ? units : 1, ncap = n ? n : 1;
-    band_of = malloc(cap * sizeof(int64_t)); column_of = malloc(cap * sizeof(int64_t));
-    order = malloc(ncap * sizeof(int64_t)); tmp = malloc(ncap * sizeof(int64_t)); tails = malloc(ncap * sizeof(int64_t));
-    if (!band_of || !column_of || !order || !tmp || !tails) { PyErr_NoMemory(); goto done; }
-    for (Py_ssize_t u = 0; u < units; u++) band_of[u] = column_of[u] = -1;
-    if (part_of(vb.view.buf, vbl.view.buf, n_bands, nb, band_of, units) < 0 ||
-        part_of(ids, vcl.view.buf, n_columns, n, column_of, units) < 0) {
-        PyErr_SetString(PyExc_ValueError, "bad parts");
-        goto done;
-    }
-    for (Py_ssize_t k = 0; k < n; k++)
-        if (band_of[ids[k]] < 0) { PyErr_SetString(PyExc_ValueError, "a column's unit is in no band"); goto done; }
-    stable_argsort_int(ids, order, tmp, n);
-    for (Py_ssize_t k = 0; k < n; k++) {
-        int64_t u = ids[order[k]];
-        tmp[k] = band_first ? band_of[u] * (int64_t)n_columns + column_of[u] : column_of[u] * (int64_t)n_bands + band_of[u];
-    }
-    result = PyLong_FromSsize_t(n - non_decreasing_run(tmp, n, tails));
+    Py_ssize_t disorder;
+    if (cell_disorder_of(vb.view.buf, vbl.view.buf, vbl.view.len / 8, vb.view.len / 8, vc.view.buf, vcl.view.buf,
+                         vcl.view.len / 8, vc.view.len / 8, units, band_first, &disorder) == 0)
+        result = PyLong_FromSsize_t(disorder);
 done:
-    free(band_of); free(column_of); free(order); free(tmp); free(tails);
     release(&vb); release(&vbl); release(&vc); release(&vcl);
     return result;
 }
@@ -1430,6 +1454,41 @@ done:
     return found;
 }
 
+/* gutter_cells' core over units ids[0..n) in `rows` rows starting at S
+ * (checked): into *left and *right the core's edges and into X (rows long)
+ * per row whether it crosses the core; 1 found, 0 none, -1 on error. */
+static int gutter_of(const double *X0, const double *X1, const double *Y0, const double *Y1, const int64_t *ids,
+                     Py_ssize_t n, const int64_t *S, Py_ssize_t rows, double share, double gutter, double *left,
+                     double *right, char *X) {
+    if (!rows) return 0;
+    int found = -1;
+    double *edges = malloc(2 * n * sizeof(double)), *width = NULL;
+    double *H = calloc(rows, sizeof(double)), *several = calloc(rows, sizeof(double));
+    int64_t *first = malloc(n * sizeof(int64_t)), *end = malloc(n * sizeof(int64_t));
+    if (!H || !several || !edges || !first || !end) { PyErr_NoMemory(); goto done; }
+    double need;
+    Py_ssize_t cells = 0, lo = 0, hi = 0;
+    if (gutter_rows(Y0, Y1, ids, n, S, rows, share, H, several, &need))
+        cells = unit_cells(X0, X1, ids, n, edges, first, end) - 1;
+    if (cells < 1) { found = 0; goto done; }
+    width = malloc(cells * sizeof(double));
+    if (!width) { PyErr_NoMemory(); goto done; }
+    for (Py_ssize_t e = 0; e < cells; e++) width[e] = edges[e + 1] - edges[e];
+    found = gutter_found(first, end, n, S, rows, H, width, cells, need, gutter, &lo, &hi, X);
+    if (found > 0) { *left = edges[lo]; *right = edges[hi]; }
+done:
+    free(edges); free(width); free(H); free(several); free(first); free(end);
+    return found;
+}
+
+/* Row starts S[0..rows) of n units, checked: 0, or -1 with a ValueError. */
+static int check_row_starts(const int64_t *S, Py_ssize_t rows, Py_ssize_t n) {
+    for (Py_ssize_t r = 0; r < rows; r++)
+        if (S[r] < 0 || S[r] >= n || (r && S[r] <= S[r - 1])) { PyErr_SetString(PyExc_ValueError, "bad row starts"); return -1; }
+    if (rows && S[0] != 0) { PyErr_SetString(PyExc_ValueError, "rows must start at 0"); return -1; }
+    return 0;
+}
+
 static PyObject *layout_gutter_cells(PyObject *mod, PyObject *args) {
     PyObject *objs[4], *ids_obj, *starts_obj;
     double share, gutter;
@@ -1438,36 +1497,21 @@ static PyObject *layout_gutter_cells(PyObject *mod, PyObject *args) {
     View vbox[4], vi = {0}, vs = {0};
     memset(vbox, 0, sizeof vbox);
     PyObject *result = NULL, *crossing_obj = NULL;
-    double *edges = NULL, *width = NULL, *H = NULL, *several = NULL;
-    int64_t *first = NULL, *end = NULL;
     Py_ssize_t n = get_unit_boxes((PyObject *const *)objs, vbox, ids_obj, &vi);
     if (n < 0 || get_view(starts_obj, &vs, "l", 8, "starts") < 0) goto done;
     Py_ssize_t rows = vs.view.len / 8;
     const double *X0 = vbox[0].view.buf, *X1 = vbox[1].view.buf, *Y0 = vbox[2].view.buf, *Y1 = vbox[3].view.buf;
-    const int64_t *ids = vi.view.buf, *S = vs.view.buf;
-    for (Py_ssize_t r = 0; r < rows; r++)
-        if (S[r] < 0 || S[r] >= n || (r && S[r] <= S[r - 1])) { PyErr_SetString(PyExc_ValueError, "bad row starts"); goto done; }
-    if (rows && S[0] != 0) { PyErr_SetString(PyExc_ValueError, "rows must start at 0"); goto done; }
-    if (!rows) { result = Py_None; Py_INCREF(result); goto done; }
-    H = calloc(rows, sizeof(double)); several = calloc(rows, sizeof(double)); edges = malloc(2 * n * sizeof(double));
-    first = malloc(n * sizeof(int64_t)); end = malloc(n * sizeof(int64_t));
-    if (!H || !several || !edges || !first || !end) { PyErr_NoMemory(); goto done; }
-    double need;
-    Py_ssize_t cells = 0, lo = 0, hi = 0;
-    if (gutter_rows(Y0, Y1, ids, n, S, rows, share, H, several, &need))
-        cells = unit_cells(X0, X1, ids, n, edges, first, end) - 1;
-    if (cells < 1) { result = Py_None; Py_INCREF(result); goto done; }
-    width = malloc(cells * sizeof(double));
+    if (check_row_starts(vs.view.buf, rows, n) < 0) goto done;
     crossing_obj = PyByteArray_FromStringAndSize(NULL, rows);
-    if (!width || !crossing_obj) { if (!width) PyErr_NoMemory(); goto done; }
-    for (Py_ssize_t e = 0; e < cells; e++) width[e] = edges[e + 1] - edges[e];
-    int found = gutter_found(first, end, n, S, rows, H, width, cells, need, gutter, &lo, &hi, PyByteArray_AS_STRING(crossing_obj));
+    if (!crossing_obj) goto done;
+    double left = 0.0, right = 0.0;
+    int found = gutter_of(X0, X1, Y0, Y1, vi.view.buf, n, vs.view.buf, rows, share, gutter, &left, &right,
+                          PyByteArray_AS_STRING(crossing_obj));
     if (found < 0) goto done;
-    if (found) result = Py_BuildValue("(ddO)", edges[lo], edges[hi], crossing_obj);
+    if (found) result = Py_BuildValue("(ddO)", left, right, crossing_obj);
     else { result = Py_None; Py_INCREF(result); }
 done:
     Py_XDECREF(crossing_obj);
-    free(edges); free(width); free(H); free(several); free(first); free(end);
     release_boxes(vbox); release(&vi); release(&vs);
     return result;
 }
@@ -5774,6 +5818,315 @@ done:
 
 /* ==== end of lpage's blocks ahead ==== */
 
+/* ---- the stream's witness of a region's cut (tiebreaks) ---------------------
+ * tiebreaks.stream_band_order and tiebreaks.stream_reads_columns, each whole
+ * in one call: the rules as the reference states them, on the measures of
+ * the kernels above (stream_visits' cuts, back_up_moves, gutter_cells,
+ * cell_disorder). The cut asks them of every region it cuts into bands, or
+ * into bands with a gutter candidate; each was a chain of a dozen kernel and
+ * numpy calls per band. */
+
+/* leaves.reads_down's measure and threshold: DESCENT, NEXT_LINE and
+ * SAME_BASELINE body heights, 1 - COHERENT, the page's direction. */
+typedef struct { double descent, line_step, same_row, back_share; int rtl; } ReadsDown;
+
+/* leaves.reads_down of the units ids[0..n) sorted (np.sort) into `sorted`. */
+static int reads_down_sorted(const double *const box[4], const int64_t *ids, Py_ssize_t n, const ReadsDown *r, int64_t *sorted) {
+    memcpy(sorted, ids, (size_t)n * sizeof(int64_t));
+    qsort(sorted, (size_t)n, sizeof(int64_t), cmp_int64);
+    Py_ssize_t back = back_up_count(box[0], box[1], box[2], box[3], sorted, n, r->descent, r->line_step, r->same_row, r->rtl);
+    return (double)back <= r->back_share * (double)(n - 1);
+}
+
+/* np.max / np.min of values[ids[0..n)] (n >= 1), NaN propagating. */
+static double np_max_at(const double *values, const int64_t *ids, Py_ssize_t n) {
+    double v = values[ids[0]];
+    for (Py_ssize_t k = 1; k < n; k++) v = np_max(v, values[ids[k]]);
+    return v;
+}
+static double np_min_at(const double *values, const int64_t *ids, Py_ssize_t n) {
+    double v = values[ids[0]];
+    for (Py_ssize_t k = 1; k < n; k++) v = np_min(v, values[ids[k]]);
+    return v;
+}
+
+/* groups.median_of of the heights (y1 - y0) of units ids[0..n) (n >= 1):
+ * sorted as np.sort sorts (NaN last), the middle or the mean of the two. */
+static double median_height(const double *Y0, const double *Y1, const int64_t *ids, Py_ssize_t n, double *work) {
+    for (Py_ssize_t k = 0; k < n; k++) work[k] = Y1[ids[k]] - Y0[ids[k]];
+    qsort(work, (size_t)n, sizeof(double), cmp_np_double);
+    return (work[(n - 1) / 2] + work[n / 2]) / 2;
+}
+
+static int64_t least_of(const int64_t *ids, Py_ssize_t n) {
+    int64_t v = ids[0];
+    for (Py_ssize_t k = 1; k < n; k++) if (ids[k] < v) v = ids[k];
+    return v;
+}
+
+/* A region's bands as the stream paints them: band k is ids[at[k]..at[k+1])
+ * of the joined bands; painted[k] and painted_n[k] the band as the witness
+ * (the last one less a foot painted first). */
+typedef struct {
+    const int64_t *ids; const int64_t *len; const int64_t *at; Py_ssize_t count;
+    const int64_t **painted; Py_ssize_t *painted_n;
+} Bands;
+
+/* tiebreaks._foot_painted_first of the last band into b->painted[last]
+ * (region[0..m) sorted; `sorted` and `cuts` work buffers of the band's
+ * length, `sorted` holding the rest where it is painted apart). */
+static void foot_painted_first(const Bands *b, const int64_t *region, Py_ssize_t m, const double *Y0, const double *Y1,
+                               double slack, int64_t *sorted, int64_t *cuts) {
+    Py_ssize_t last = b->count - 1, lo = b->at[last], n = b->at[last + 1] - lo;
+    b->painted[last] = b->ids + lo; b->painted_n[last] = n;
+    memcpy(sorted, b->ids + lo, (size_t)n * sizeof(int64_t));
+    qsort(sorted, (size_t)n, sizeof(int64_t), cmp_int64);
+    if (visit_cuts(region, m, sorted, n, cuts) != 1) return;
+    Py_ssize_t c = cuts[0];
+    if (c > m || memcmp(sorted, region, (size_t)c * sizeof(int64_t)) != 0) return;
+    if (np_max_at(Y1, sorted, c) > np_min_at(Y0, sorted + c, n - c) + slack) return;
+    b->painted[last] = sorted + c; b->painted_n[last] = n - c;
+}
+
+/* Is every painted band one visit of the stream, read down the page? */
+static int bands_witnessed(const Bands *b, const double *const box[4], const int64_t *region, Py_ssize_t m, const ReadsDown *r,
+                           int64_t *sorted, int64_t *cuts) {
+    for (Py_ssize_t k = 0; k < b->count; k++) {
+        Py_ssize_t n = b->painted_n[k];
+        memcpy(sorted, b->painted[k], (size_t)n * sizeof(int64_t));
+        qsort(sorted, (size_t)n, sizeof(int64_t), cmp_int64);
+        if (visit_cuts(region, m, sorted, n, cuts)) return 0;
+        if (!reads_down_sorted(box, sorted, n, r, cuts)) return 0;
+    }
+    return 1;
+}
+
+/* tiebreaks._small_print_at_foot: where the bands the stream may order end. */
+static Py_ssize_t small_print_at_foot(const Bands *b, const double *Y0, const double *Y1, Py_ssize_t first, Py_ssize_t last,
+                                      double small_print, double *work) {
+    while (last - first >= 2) {
+        const int64_t *foot = b->ids + b->at[last - 1], *others = b->ids + b->at[first];
+        double own = median_height(Y0, Y1, foot, b->at[last] - b->at[last - 1], work);
+        if (own > small_print * median_height(Y0, Y1, others, b->at[last - 1] - b->at[first], work)) break;
+        last--;
+    }
+    return last;
+}
+
+/* tiebreaks._bands_painted_up of the painted bands first..last by their least units `at`. */
+static int bands_painted_up(const int64_t *at, Py_ssize_t first, Py_ssize_t last, double consistent) {
+    Py_ssize_t columns = 0, upward = 0, count = last - first;
+    for (Py_ssize_t j = first; j < last; j++) {
+        Py_ssize_t over = 0;
+        for (Py_ssize_t i = first; i < j; i++) over += at[i] > at[j];
+        columns += over > 0; upward += over;
+    }
+    Py_ssize_t pairs = count * (count - 1) / 2;
+    return columns > 1 && (double)upward > consistent * (double)pairs;
+}
+
+/* The order of the bands (into order, count long) stream_band_order reads
+ * them in, from the witnessed bands' least units `at`, first..last the
+ * bands it may move; 0 where a heading between them is painted out of turn
+ * (the bands then keep their order, as where it is no witness). */
+static int band_turns(const int64_t *at, const char *furniture, Py_ssize_t count, Py_ssize_t first, Py_ssize_t last,
+                      int64_t *order, int64_t *rank, int64_t *tmp) {
+    stable_argsort_int(at, order, tmp, count);
+    for (Py_ssize_t k = 0; k < count; k++) rank[order[k]] = k;
+    for (Py_ssize_t k = first; k + 1 < last; k++)
+        if (furniture[k] && rank[k + 1] != rank[k] + 1) return 0;
+    for (Py_ssize_t k = 0; k < count; k++) order[k] = k;
+    stable_argsort_int(at + first, tmp, rank, last - first);
+    for (Py_ssize_t k = 0; k < last - first; k++) order[first + k] = first + tmp[k];
+    return 1;
+}
+
+/* ---- band_order(x0, x1, y0, y1, ids, bands, furniture, slack, small_print, consistent,
+ *                 descent, line_step, same_row, back_share, rtl) -> order | None
+ * tiebreaks.stream_band_order: the region's bands (a list of int64 arrays,
+ * top to bottom, two or more) in the order the stream paints them where it
+ * is a witness, as int64 band numbers (the bands' own order where it is
+ * none); None where a band is empty or no int64 array (the reference then
+ * decides). `furniture` holds a byte per band. */
+static PyObject *band_order_of(const double *const box[4], const int64_t *region, Py_ssize_t m, Bands *b, const char *furniture,
+                               const double limits[3], const ReadsDown *r) {
+    Py_ssize_t count = b->count, longest = 0;
+    for (Py_ssize_t k = 0; k < count; k++) if (b->at[k + 1] - b->at[k] > longest) longest = b->at[k + 1] - b->at[k];
+    Py_ssize_t total = b->at[count];
+    int64_t *sorted = malloc((longest + 1) * sizeof(int64_t)), *cuts = malloc((longest + 1) * sizeof(int64_t));
+    int64_t *rest = malloc((longest + 1) * sizeof(int64_t)), *at = malloc(count * sizeof(int64_t));
+    int64_t *order = malloc(count * sizeof(int64_t)), *rank = malloc(count * sizeof(int64_t)), *tmp = malloc(count * sizeof(int64_t));
+    double *work = malloc((total + 1) * sizeof(double));
+    PyObject *result = NULL;
+    if (!sorted || !cuts || !rest || !at || !order || !rank || !tmp || !work) { PyErr_NoMemory(); goto done; }
+    for (Py_ssize_t k = 0; k < count; k++) { b->painted[k] = b->ids + b->at[k]; b->painted_n[k] = b->at[k + 1] - b->at[k]; order[k] = k; }
+    foot_painted_first(b, region, m, box[2], box[3], limits[0], rest, cuts);
+    Py_ssize_t first = furniture[0] ? 1 : 0, last = furniture[count - 1] ? count - 1 : count;
+    if (bands_witnessed(b, box, region, m, r, sorted, cuts)) {
+        last = small_print_at_foot(b, box[2], box[3], first, last, limits[1], work);
+        for (Py_ssize_t k = 0; k < count; k++) at[k] = least_of(b->painted[k], b->painted_n[k]);
+        if (last - first >= 2 && !bands_painted_up(at, first, last, limits[2]) && !band_turns(at, furniture, count, first, last, order, rank, tmp))
+            for (Py_ssize_t k = 0; k < count; k++) order[k] = k;
+    }
+    result = int64_bytes(order, count);
+done:
+    free(sorted); free(cuts); free(rest); free(at); free(order); free(rank); free(tmp); free(work);
+    return result;
+}
+
+/* The region's units (bounds-checked into `size` units, sorted into *region)
+ * and its bands joined (join_run_list, their ids bounds-checked, starts into
+ * b->at): 1 done, 0 where a band is empty or no int64 array, -1 on error. */
+static int region_bands(PyObject *ids_obj, PyObject *bands_obj, Py_ssize_t size, View *vi, int64_t **region, Bands *b,
+                        int64_t **ids, int64_t **lengths) {
+    Py_ssize_t count = 0, total = 0;
+    if (get_view(ids_obj, vi, "l", 8, "ids") < 0) return -1;
+    Py_ssize_t m = vi->view.len / 8;
+    if (check_ids(vi->view.buf, m, size, "ids") < 0) return -1;
+    int status = join_run_list(bands_obj, ids, lengths, &count, &total);
+    if (status <= 0) return status;
+    if (check_ids(*ids, total, size, "bands") < 0) return -1;
+    *region = malloc((m + 1) * sizeof(int64_t));
+    int64_t *at = malloc((count + 1) * sizeof(int64_t));
+    b->painted = malloc(count * sizeof(int64_t *)); b->painted_n = malloc(count * sizeof(Py_ssize_t));
+    if (!*region || !at || !b->painted || !b->painted_n) { free(at); PyErr_NoMemory(); return -1; }
+    memcpy(*region, vi->view.buf, (size_t)m * sizeof(int64_t));
+    qsort(*region, (size_t)m, sizeof(int64_t), cmp_int64);
+    at[0] = 0;
+    for (Py_ssize_t k = 0; k < count; k++) at[k + 1] = at[k] + (*lengths)[k];
+    b->ids = *ids; b->len = *lengths; b->at = at; b->count = count;
+    return 1;
+}
+
+static PyObject *layout_band_order(PyObject *mod, PyObject *args) {
+    PyObject *objs[4], *ids_obj, *bands_obj;
+    const char *furniture;
+    Py_ssize_t n_furniture;
+    double limits[3];
+    ReadsDown r;
+    if (!PyArg_ParseTuple(args, "OOOOOOy#dddddddp", &objs[0], &objs[1], &objs[2], &objs[3], &ids_obj, &bands_obj, &furniture,
+                          &n_furniture, &limits[0], &limits[1], &limits[2], &r.descent, &r.line_step, &r.same_row,
+                          &r.back_share, &r.rtl))
+        return NULL;
+    View vbox[4], vi = {0};
+    memset(vbox, 0, sizeof vbox);
+    Bands b = {0};
+    int64_t *region = NULL, *ids = NULL, *lengths = NULL;
+    PyObject *result = NULL;
+    Py_ssize_t size = get_boxes(objs, vbox);
+    int status = size < 0 ? -1 : region_bands(ids_obj, bands_obj, size, &vi, &region, &b, &ids, &lengths);
+    if (status == 0) result = Py_NewRef(Py_None);
+    if (status <= 0) goto done;
+    if (n_furniture != b.count || b.count < 2) { PyErr_SetString(PyExc_ValueError, "two bands or more, a furniture byte each"); goto done; }
+    const double *const box[4] = {vbox[0].view.buf, vbox[1].view.buf, vbox[2].view.buf, vbox[3].view.buf};
+    result = band_order_of(box, region, vi.view.len / 8, &b, furniture, limits, &r);
+done:
+    free(region); free(ids); free(lengths); free((void *)b.at); free(b.painted); free(b.painted_n);
+    release_boxes(vbox); release(&vi);
+    return result;
+}
+
+/* tiebreaks._foot_across of the sides first[0..nf) and second[0..ns) of a
+ * gutter at x `middle`: into cols the sides in reading order (the first
+ * less its foot, the second, the foot), into lengths their lengths; how
+ * many sides. */
+static Py_ssize_t foot_across(const double *const box[4], const int64_t *first, Py_ssize_t nf, const int64_t *second, Py_ssize_t ns,
+                              double middle, double slack, int64_t *cols, int64_t *lengths) {
+    double under = np_max_at(box[2], second, ns) + slack;
+    Py_ssize_t kept = 0, foot = 0;
+    for (Py_ssize_t k = 0; k < nf; k++) {
+        int64_t u = first[k];
+        foot += box[0][u] < middle && box[1][u] > middle && box[3][u] <= under;
+    }
+    if (!foot || foot == nf) {
+        memcpy(cols, first, (size_t)nf * sizeof(int64_t)); memcpy(cols + nf, second, (size_t)ns * sizeof(int64_t));
+        lengths[0] = nf; lengths[1] = ns;
+        return 2;
+    }
+    Py_ssize_t at_foot = nf - foot + ns;
+    for (Py_ssize_t k = 0; k < nf; k++) {
+        int64_t u = first[k];
+        if (box[0][u] < middle && box[1][u] > middle && box[3][u] <= under) cols[at_foot++] = u;
+        else cols[kept++] = u;
+    }
+    memcpy(cols + kept, second, (size_t)ns * sizeof(int64_t));
+    lengths[0] = kept; lengths[1] = ns; lengths[2] = foot;
+    return 3;
+}
+
+/* The sides of the gutter at x `middle` of the region ids[0..n) (a unit
+ * whose left edge is at `middle` or right of it on the right side, each in
+ * the region's order; the right side first on an rtl page) through
+ * foot_across into cols and lengths; 0 sides where one side is empty. */
+static Py_ssize_t gutter_sides(const double *const box[4], const int64_t *ids, Py_ssize_t n, double middle, double slack, int rtl,
+                               int64_t *work, int64_t *cols, int64_t *lengths) {
+    Py_ssize_t left = 0, right = n;
+    for (Py_ssize_t k = 0; k < n; k++) if (!(box[0][ids[k]] >= middle)) work[left++] = ids[k];
+    if (!left || left == n) return 0;
+    for (Py_ssize_t k = n - 1; k >= 0; k--) if (box[0][ids[k]] >= middle) work[--right] = ids[k];
+    if (rtl) return foot_across(box, work + left, n - left, work, left, middle, slack, cols, lengths);
+    return foot_across(box, work, left, work + left, n - left, middle, slack, cols, lengths);
+}
+
+/* stream_reads_columns over the region's sides (cols, `sides` runs of
+ * `lengths`, n units) and its bands b: 1, 0, or -1 on error; `work` holds
+ * n units. */
+static int sides_read_first(const double *const box[4], const int64_t *cols, const int64_t *lengths, Py_ssize_t sides, Py_ssize_t n,
+                            const Bands *b, Py_ssize_t units, double consistent, const ReadsDown *r, int64_t *work) {
+    Py_ssize_t column_first, band_first;
+    if (cell_disorder_of(b->ids, b->len, b->count, b->at[b->count], cols, lengths, sides, n, units, 0, &column_first) < 0) return -1;
+    if ((double)column_first > consistent * (double)n) return 0;
+    for (Py_ssize_t k = 0, at = 0; k < sides; at += lengths[k], k++)
+        if (!reads_down_sorted(box, cols + at, lengths[k], r, work)) return 0;
+    if (cell_disorder_of(b->ids, b->len, b->count, b->at[b->count], cols, lengths, sides, n, units, 1, &band_first) < 0) return -1;
+    return column_first < band_first;
+}
+
+/* ---- reads_columns(x0, x1, y0, y1, ids, ordered, starts, bands, units, share, gutter, slack,
+ *                    consistent, descent, line_step, same_row, back_share, rtl) -> bool | None
+ * tiebreaks.stream_reads_columns: does the stream read the two sides of the
+ * region's best gutter candidate (gutter_cells of its rows: `ordered` in
+ * rows from `starts`) one after the other, across its `bands`, closer than
+ * band after band, each side down the page? None where a band is empty or
+ * no int64 array (the reference then decides). */
+static PyObject *layout_reads_columns(PyObject *mod, PyObject *args) {
+    PyObject *objs[4], *ids_obj, *ordered_obj, *starts_obj, *bands_obj;
+    Py_ssize_t units;
+    double share, gutter, slack, consistent;
+    ReadsDown r;
+    if (!PyArg_ParseTuple(args, "OOOOOOOOnddddddddp", &objs[0], &objs[1], &objs[2], &objs[3], &ids_obj, &ordered_obj, &starts_obj,
+                          &bands_obj, &units, &share, &gutter, &slack, &consistent, &r.descent, &r.line_step, &r.same_row,
+                          &r.back_share, &r.rtl))
+        return NULL;
+    View vbox[4], vi = {0}, vo = {0}, vs = {0};
+    memset(vbox, 0, sizeof vbox);
+    Bands b = {0};
+    int64_t *region = NULL, *ids = NULL, *lengths = NULL, *work = NULL, *cols = NULL;
+    char *crossing = NULL;
+    PyObject *result = NULL;
+    Py_ssize_t size = get_boxes(objs, vbox);
+    int status = size < 0 ? -1 : region_bands(ids_obj, bands_obj, size, &vi, &region, &b, &ids, &lengths);
+    if (status == 0) result = Py_NewRef(Py_None);
+    if (status <= 0) goto done;
+    if (get_view(ordered_obj, &vo, "l", 8, "ordered") < 0 || get_view(starts_obj, &vs, "l", 8, "starts") < 0) goto done;
+    Py_ssize_t n = vi.view.len / 8, m = vo.view.len / 8, rows = vs.view.len / 8;
+    if (check_ids(vo.view.buf, m, size, "ordered") < 0 || check_row_starts(vs.view.buf, rows, m) < 0) goto done;
+    const double *const box[4] = {vbox[0].view.buf, vbox[1].view.buf, vbox[2].view.buf, vbox[3].view.buf};
+    double left = 0.0, right = 0.0;
+    int64_t side_lengths[3];
+    work = malloc((n + m + 1) * sizeof(int64_t)); cols = malloc((n + 1) * sizeof(int64_t)); crossing = malloc(rows + 1);
+    if (!work || !cols || !crossing) { PyErr_NoMemory(); goto done; }
+    int found = rows < 2 ? 0 : gutter_of(box[0], box[1], box[2], box[3], vo.view.buf, m, vs.view.buf, rows, share, gutter, &left, &right, crossing);
+    if (found < 0) goto done;
+    Py_ssize_t sides = found ? gutter_sides(box, vi.view.buf, n, (left + right) / 2, slack, r.rtl, work, cols, side_lengths) : 0;
+    int reads = sides ? sides_read_first(box, cols, side_lengths, sides, n, &b, units, consistent, &r, work) : 0;
+    if (reads >= 0) result = PyBool_FromLong(reads);
+done:
+    free(region); free(ids); free(lengths); free((void *)b.at); free(b.painted); free(b.painted_n); free(work); free(cols); free(crossing);
+    release_boxes(vbox); release(&vi); release(&vo); release(&vs);
+    return result;
+}
+
 static PyMethodDef module_methods[] = {
     {"gutter_cuts", (PyCFunction)layout_gutter_cuts, METH_VARARGS, "Units by x0, and where a gutter parts them."},
     {"section_breaks", (PyCFunction)layout_section_breaks, METH_VARARGS, "Row starts a section gap under the rows above."},
@@ -5865,6 +6218,10 @@ static PyMethodDef module_methods[] = {
     {"column_visits", (PyCFunction)layout_column_visits, METH_VARARGS,
      "A leaf's runs joined into visits to a column set flush, and is one painted up and down."},
     {"blocks_ahead", (PyCFunction)layout_blocks_ahead, METH_VARARGS, "Blocks alone on their rows, and which lie wholly above and before which."},
+    /* lcut: the stream's witness of a region's cut */
+    {"band_order", (PyCFunction)layout_band_order, METH_VARARGS, "A region's bands in the order the stream paints them, where it is a witness."},
+    {"reads_columns", (PyCFunction)layout_reads_columns, METH_VARARGS,
+     "Does the stream read the sides of a region's gutter candidate one after the other."},
     {NULL, NULL, 0, NULL},
 };
 

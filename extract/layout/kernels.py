@@ -639,6 +639,57 @@ def cell_disorder(
     return stream_disorder(None, _cells(units, bands, columns, band_first))
 
 
+class ReadsDown(NamedTuple):
+    """leaves.reads_down's measure (back_up_moves' DESCENT, NEXT_LINE and
+    SAME_BASELINE body heights, the page's direction) and its share of
+    moves back up, 1 - COHERENT: what the witness kernels ask of each side
+    or band."""
+
+    descent: float
+    line_step: float
+    same_row: float
+    back_share: float
+    rtl: bool
+
+
+def band_order(
+    lib: ModuleType,
+    box: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray],
+    ids: np.ndarray,
+    bands: list[np.ndarray],
+    furniture: list[bool],
+    limits: tuple[float, float, float],
+    down: ReadsDown,
+) -> list[int] | None:
+    """tiebreaks.stream_band_order compiled whole (the rule is its own
+    reference, RAGPREP_PURE=1 runs it): the numbers of the region's `bands`
+    (two or more) in the order it reads them; `limits` are ROW_OVERLAP body
+    heights, SMALL_PRINT and CONSISTENT. None where a band is empty (the
+    rule then decides)."""
+    found = lib.band_order(*box, _ids(ids), bands, bytes(furniture), *limits, *down)
+    if found is None:
+        return None
+    order: list[int] = np.frombuffer(found, dtype=np.int64).tolist()
+    return order
+
+
+def reads_columns(
+    lib: ModuleType,
+    box: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray],
+    ids: np.ndarray,
+    rows: tuple[np.ndarray, np.ndarray],
+    bands: list[np.ndarray],
+    limits: tuple[int, float, float, float, float],
+    down: ReadsDown,
+) -> bool | None:
+    """tiebreaks.stream_reads_columns compiled whole (the rule is its own
+    reference): `rows` the region's (rows_of), `limits` the page's unit
+    count, GUTTER_SUPPORT, the gutter, ROW_OVERLAP body heights and
+    CONSISTENT. None where a band is empty (the rule then decides)."""
+    found: bool | None = lib.reads_columns(*box, _ids(ids), _ids(rows[0]), _ids(rows[1]), bands, *limits, *down)
+    return found
+
+
 def _cells(units: int, bands: list[np.ndarray], columns: list[np.ndarray], band_first: bool) -> list[np.ndarray]:
     """The units of a region cut both into `bands` and into `columns`,
     grouped by cell in reading order (see cell_disorder); empty cells are

@@ -85,6 +85,7 @@ from ragprep.extract.layout.kernels import (
     RunStacking, back_up_moves, baseline_rows, block_chains, blocks_ahead, blocks_in_turn, cell_chains, column_visits, emit_leaves, flush_visits, grid_groups, grid_links, grid_rows, gutter_cuts, interleaved_merges, kahn, leaf_stacking,
     joined_runs, leaf_tail, margin_note, nested_pairs, note_over_the_text, paint_order, paint_run_cuts, paragraph_blocks, pass_cuts, row_groups, row_mates, row_returns, run_pairs, top_and_bottom, turning_pair,
 )  # fmt: skip
+from ragprep.extract.layout.kernels import ReadsDown
 from ragprep.extract.layout.kernels import run_boxes as kernel_run_boxes
 from ragprep.extract.layout.regions import WRAP_VERDICT, baseline, block_starts, block_wrap_limits, blocks_wrapping, is_text_column, rows_of, split_at
 from ragprep.extract.layout.units import Page
@@ -1153,8 +1154,16 @@ def reads_down(page: Page, ids: np.ndarray) -> bool:
     up from every line, a shuffled one from about half of them, to lines
     before as often as after."""
     box = (page.x0, page.x1, page.y0, page.y1)
-    back = back_up_moves(page.lib, box, ids, DESCENT, NEXT_LINE * page.body, SAME_BASELINE * page.body, page.rtl)
-    return back <= (1 - COHERENT) * (len(ids) - 1)
+    down = reads_down_limits(page)
+    back = back_up_moves(page.lib, box, ids, down.descent, down.line_step, down.same_row, down.rtl)
+    return back <= down.back_share * (len(ids) - 1)
+
+
+def reads_down_limits(page: Page) -> ReadsDown:
+    """reads_down's measure on this page and the share of moves back up it
+    lets go (the witness kernels, kernels.band_order and reads_columns, ask
+    it of each band and side)."""
+    return ReadsDown(DESCENT, NEXT_LINE * page.body, SAME_BASELINE * page.body, 1 - COHERENT, page.rtl)
 
 
 def _rows_in_pieces(page: Page, ids: np.ndarray) -> bool:

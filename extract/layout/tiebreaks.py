@@ -17,9 +17,9 @@ import numpy as np
 
 from ragprep.extract.blocks import PARAGRAPH_GAP
 from ragprep.extract.groups import median_of
-from ragprep.extract.layout.kernels import cell_disorder, stream_visit_cuts
-from ragprep.extract.layout.leaves import reads_down
-from ragprep.extract.layout.params import CONSISTENT, FURNITURE_ROWS, ROW_OVERLAP, SECTION_GAP, SMALL_PRINT, STRAYS
+from ragprep.extract.layout.kernels import band_order, cell_disorder, reads_columns, stream_visit_cuts
+from ragprep.extract.layout.leaves import reads_down, reads_down_limits
+from ragprep.extract.layout.params import CONSISTENT, FURNITURE_ROWS, GUTTER_SUPPORT, ROW_OVERLAP, SECTION_GAP, SMALL_PRINT, STRAYS
 from ragprep.extract.layout.regions import gap_bands, gutter_core, is_text_column, judge, rows_of, split_at
 from ragprep.extract.layout.units import Page
 
@@ -103,7 +103,21 @@ def stream_reads_columns(
     its leaf, where the bands' own cuts (the author grid's columns) are
     not seen. Fixtures:
     test_aligned_gaps_without_a_full_height_gutter_keep_a_column_by_column_stream,
-    test_author_grid_under_a_title_painted_side_by_side_in_no_order_reads_by_its_bands."""
+    test_author_grid_under_a_title_painted_side_by_side_in_no_order_reads_by_its_bands.
+    Compiled whole (kernels.reads_columns); this is its reference."""
+    if page.lib is not None:
+        box = (page.x0, page.x1, page.y0, page.y1)
+        limits = (len(page.start), GUTTER_SUPPORT, page.gutter, ROW_OVERLAP * page.body, CONSISTENT)
+        found = reads_columns(page.lib, box, ids, rows, bands, limits, reads_down_limits(page))
+        if found is not None:
+            return found
+    return _stream_reads_columns(page, ids, rows, bands)
+
+
+def _stream_reads_columns(
+    page: Page, ids: np.ndarray, rows: tuple[np.ndarray, np.ndarray], bands: list[np.ndarray]
+) -> bool:
+    """stream_reads_columns, by the rule (RAGPREP_PURE=1, or a band empty)."""
     core = gutter_core(page, *rows)
     if core is None:
         return False
@@ -215,9 +229,21 @@ def stream_band_order(
     before) them is no place geometry can tell, and the stream's order is
     the author's. A stream painted out of order (reversed, interleaved,
     shuffled) fails the test, and the bands read top to bottom. Fixture:
-    test_box_between_bands_painted_after_them_keeps_its_place_in_the_stream."""
+    test_box_between_bands_painted_after_them_keeps_its_place_in_the_stream.
+    Compiled whole (kernels.band_order); this is its reference."""
     if len(bands) < 2:
         return bands
+    if page.lib is not None:
+        box = (page.x0, page.x1, page.y0, page.y1)
+        limits = (ROW_OVERLAP * page.body, SMALL_PRINT, CONSISTENT)
+        order = band_order(page.lib, box, ids, bands, furniture, limits, reads_down_limits(page))
+        if order is not None:
+            return [bands[k] for k in order]
+    return _stream_band_order(page, ids, bands, furniture)
+
+
+def _stream_band_order(page: Page, ids: np.ndarray, bands: list[np.ndarray], furniture: list[bool]) -> list[np.ndarray]:
+    """stream_band_order, by the rule (RAGPREP_PURE=1, or a band empty)."""
     region = np.sort(ids)
     # The bands as the stream's witness: the last one less a foot painted first.
     painted = [*bands[:-1], _foot_painted_first(page, region, bands[-1])]
