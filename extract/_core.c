@@ -7323,6 +7323,127 @@ done:
     PyBuffer_Release(&third);
     return result;
 }
+/* object_streams(data, kinds, second, third, numbers) -> [None | (decoded,
+ * first, count), ...]: each object stream of `numbers` (§7.5.7) read from the
+ * file's bytes where xref_table's columns put it (type 1, generation 0), as
+ * qpdf reads it without warning: "N 0 obj", a dictionary of direct objects
+ * (/Type /ObjStm, /N, /First and /Length integers), "stream", an end of
+ * line, /Length bytes, "endstream", "endobj"; its data as written or
+ * FlateDecode'd whole (no /DecodeParms), the zlib stream ending with the
+ * data. None wherever the reading may differ from qpdf's (anything else: an
+ * indirect /Length, another filter, a damaged or cut zlib stream, bytes
+ * after its end): qpdf reads that one, as before. One call for every stream
+ * in place of a pikepdf object and a pipeline each. The reference is
+ * xref._reference_object_stream; tests/extract/test_xref.py holds both equal
+ * to qpdf's read_bytes on the corpus. */
+#define OS_MAX_DECODED ((size_t)1 << 28) /* more is left to qpdf */
+
+/* The zlib stream data..data+len inflated whole into a new bytes object;
+ * Py_None (a new reference) when it is not exactly one complete zlib stream,
+ * NULL on error. */
+static PyObject *os_inflate(const unsigned char *data, Py_ssize_t len) {
+    if (len > (Py_ssize_t)0x7fffffff) return Py_NewRef(Py_None);
+    size_t cap = (size_t)len * 4 + 1024, limit = OS_MAX_DECODED + 1; /* one byte over the limit tells it is passed */
+    if (cap > limit) cap = limit;
+    PyObject *out = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)cap);
+    if (!out) return NULL;
+    z_stream z;
+    memset(&z, 0, sizeof z);
+    if (inflateInit(&z) != Z_OK) { Py_DECREF(out); return Py_NewRef(Py_None); }
+    z.next_in = (unsigned char *)data;
+    z.avail_in = (uInt)len;
+    int r = Z_OK;
+    for (;;) {
+        z.next_out = (unsigned char *)PyBytes_AS_STRING(out) + z.total_out;
+        z.avail_out = (uInt)(cap - z.total_out);
+        r = inflate(&z, Z_NO_FLUSH);
+        if (r != Z_OK || z.avail_out) break;
+        if (cap >= limit) break;
+        cap = cap * 2 > limit ? limit : cap * 2;
+        if (_PyBytes_Resize(&out, (Py_ssize_t)cap) < 0) { inflateEnd(&z); return NULL; }
+    }
+    size_t total = z.total_out;
+    int whole = r == Z_STREAM_END && z.avail_in == 0 && total <= OS_MAX_DECODED;
+    inflateEnd(&z);
+    if (!whole) { Py_DECREF(out); return Py_NewRef(Py_None); }
+    if (_PyBytes_Resize(&out, (Py_ssize_t)total) < 0) return NULL;
+    return out;
+}
+
+/* The stream's data decoded: as written (no filter) or inflated
+ * (FlateDecode alone); Py_None when anything else, NULL on error. */
+static PyObject *os_decoded(const XrefRead *x, PyObject *dict, Py_ssize_t start, Py_ssize_t len) {
+    PyObject *filter = PyDict_GetItemString(dict, "/Filter");
+    if (PyDict_GetItemString(dict, "/DecodeParms")) return Py_NewRef(Py_None);
+    if (filter && PyList_CheckExact(filter) && PyList_GET_SIZE(filter) == 1) filter = PyList_GET_ITEM(filter, 0);
+    if (!filter) return PyBytes_FromStringAndSize((const char *)x->d + start, len);
+    if (!xr_name_is(filter, "/FlateDecode")) return Py_NewRef(Py_None);
+    return os_inflate(x->d + start, len);
+}
+
+/* The object stream `number` at `offset`: (decoded, first, count), Py_None
+ * where declined, NULL on error. */
+static PyObject *os_read(const XrefRead *x, long long number, long long offset) {
+    long long num, gen, first, count;
+    Py_ssize_t after, start, len;
+    if (offset <= 0 || offset >= x->n || !xr_object_header(x, (Py_ssize_t)offset, &num, &gen, &after) || num != number || gen != 0)
+        return Py_NewRef(Py_None);
+    PyObject *dict = xr_dict(x, xr_skip_ws(x, after), &after);
+    if (!dict) return PyErr_Occurred() ? NULL : Py_NewRef(Py_None);
+    PyObject *result = NULL, *decoded = NULL;
+    if (!xr_name_is(PyDict_GetItemString(dict, "/Type"), "/ObjStm") || xr_int(dict, "/N", &count) != 1 ||
+        xr_int(dict, "/First", &first) != 1 || xr_stream_span(x, dict, after, &start, &len)) {
+        result = Py_NewRef(Py_None);
+        goto done;
+    }
+    if (!(decoded = os_decoded(x, dict, start, len))) goto done;
+    result = decoded == Py_None ? Py_NewRef(Py_None) : Py_BuildValue("(OLL)", decoded, first, count);
+done:
+    Py_XDECREF(decoded);
+    Py_DECREF(dict);
+    return result;
+}
+
+static PyObject *core_object_streams(PyObject *mod, PyObject *args) {
+    (void)mod;
+    PyObject *data_obj, *kinds_obj, *second_obj, *third_obj, *numbers;
+    if (!PyArg_ParseTuple(args, "OOOOO", &data_obj, &kinds_obj, &second_obj, &third_obj, &numbers)) return NULL;
+    Py_buffer data, kinds, second, third;
+    if (PyObject_GetBuffer(data_obj, &data, PyBUF_SIMPLE) < 0) return NULL;
+    int got = 1;
+    if (PyObject_GetBuffer(kinds_obj, &kinds, PyBUF_SIMPLE) < 0) got = 0;
+    else if (PyObject_GetBuffer(second_obj, &second, PyBUF_SIMPLE) < 0) { PyBuffer_Release(&kinds); got = 0; }
+    else if (PyObject_GetBuffer(third_obj, &third, PyBUF_SIMPLE) < 0) { PyBuffer_Release(&kinds); PyBuffer_Release(&second); got = 0; }
+    if (!got) { PyBuffer_Release(&data); return NULL; }
+    PyObject *result = NULL, *iter = NULL, *item;
+    Py_ssize_t n = kinds.len;
+    XrefRead x = {data.buf, data.len, 0, NULL, NULL, NULL, NULL, 0, NULL};
+    if (second.len < n * 8 || third.len < n * 8) { PyErr_SetString(PyExc_ValueError, "object_streams: short columns"); goto done; }
+    if (!(result = PyList_New(0)) || !(iter = PyObject_GetIter(numbers))) goto failed;
+    const unsigned char *k = kinds.buf;
+    const int64_t *offsets = second.buf, *generations = third.buf;
+    while ((item = PyIter_Next(iter))) {
+        int overflow = 0;
+        long long number = PyLong_Check(item) ? PyLong_AsLongLongAndOverflow(item, &overflow) : -1;
+        Py_DECREF(item);
+        if (number == -1 && PyErr_Occurred()) goto failed;
+        PyObject *read = number >= 0 && !overflow && number < n && k[number] == 1 && generations[number] == 0
+                             ? os_read(&x, number, offsets[number]) : Py_NewRef(Py_None);
+        int failed = !read || PyList_Append(result, read) < 0;
+        Py_XDECREF(read);
+        if (failed) goto failed;
+    }
+    if (!PyErr_Occurred()) goto done;
+failed:
+    Py_CLEAR(result);
+done:
+    Py_XDECREF(iter);
+    PyBuffer_Release(&data);
+    PyBuffer_Release(&kinds);
+    PyBuffer_Release(&second);
+    PyBuffer_Release(&third);
+    return result;
+}
 /* ==== end of struct's section ============================================= */
 
 /* ==== struct2's section: run_labels, a page's block labels from the element columns =====
@@ -7415,6 +7536,8 @@ static PyMethodDef module_methods[] = {
      "The cross-reference table read from the file's bytes as qpdf reads it, as columns; None where unsure."},
     {"written_spans", (PyCFunction)core_written_spans, METH_VARARGS,
      "The spans of the objects written in the file where xref_table's columns put them (_WrittenObjects._spans)."},
+    {"object_streams", (PyCFunction)core_object_streams, METH_VARARGS,
+     "Object streams read from the file's bytes where xref_table's columns put them, as qpdf reads them; None where unsure."},
     {"walk_struct", (PyCFunction)core_walk_struct, METH_VARARGS, "The structure tree walk over its stack."},
     {"cmap_section", (PyCFunction)core_cmap_section, METH_VARARGS, "One CMap section body applied to a cmap.CMap."},
     {"nearest_marked", (PyCFunction)core_nearest_marked, METH_VARARGS, "StructTree.nearest in one pass (parents before kids)."},

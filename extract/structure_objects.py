@@ -255,8 +255,7 @@ class PlainObjects:
         if parse_objects is None:
             return
         members, top = _stream_members(table)
-        read = (_ObjectStream.read(self._pdf, number, held) for number, held in members.items())
-        streams = [stream for stream in read if stream is not None]
+        streams = _object_streams(self._pdf, table, members)
         exists = _exists_check(self._pdf, table)
         # A file without object streams: its objects as written in the file
         # become the nodes instead (for the node walk; fill_cache leaves
@@ -278,6 +277,20 @@ class PlainObjects:
             self._nodes = nodes
         else:
             self.fill_cache()
+
+
+def _object_streams(pdf: pikepdf.Pdf, table: Table, members: dict[int, set[int]]) -> list[_ObjectStream]:
+    """The object streams of `members` that can be read, in its order: from
+    the file's bytes where the table was read from them and qpdf would read
+    them alike (XrefColumns.object_streams: one compiled call, no pikepdf
+    object and qpdf pipeline per stream), else through qpdf."""
+    written = table.object_streams(members) if isinstance(table, XrefColumns) else [None] * len(members)
+    streams = []
+    for (number, held), found in zip(members.items(), written, strict=True):
+        stream = _ObjectStream.read(pdf, number, held) if found is None else _ObjectStream.checked(*found, held)
+        if stream is not None:
+            streams.append(stream)
+    return streams
 
 
 def _parse_streams(
@@ -525,9 +538,14 @@ class _ObjectStream:
             data = stream.read_bytes()
         except (pikepdf.PdfError, RuntimeError, ValueError, TypeError):
             return None
-        if type(count) is not int or type(first) is not int or not 0 <= first <= len(data):
+        if type(count) is not int or type(first) is not int:
             return None
-        return _ObjectStream(data, first, count, members)
+        return _ObjectStream.checked(data, first, count, members)
+
+    @staticmethod
+    def checked(data: bytes, first: int, count: int, members: set[int]) -> _ObjectStream | None:
+        """None when the header (/First) lies outside the data."""
+        return _ObjectStream(data, first, count, members) if 0 <= first <= len(data) else None
 
     def spans(self) -> list[tuple[int, int, int, bool]] | None:
         """(number, start, end, present) of each object of `members` its

@@ -39,6 +39,7 @@ import os
 import re
 import zlib
 from dataclasses import dataclass
+from collections.abc import Iterable
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -93,6 +94,22 @@ class XrefColumns:
     def __len__(self) -> int:
         return self.count
 
+    def object_streams(self, numbers: Iterable[int]) -> list[ObjectStreamData | None]:
+        """Each object stream of `numbers` read from `data` where the table
+        puts it (_core.object_streams, else _reference_object_stream): its
+        decoded data, /First and /N; None where qpdf must read it."""
+        core = compiled_core()
+        if core is not None:
+            found: list[ObjectStreamData | None] = core.object_streams(self.data, self.kinds, self.second, self.third, numbers)
+            return found
+        return [self._reference_object_stream(number) for number in numbers]
+
+    def _reference_object_stream(self, number: int) -> ObjectStreamData | None:
+        entry = self.get((number, 0))
+        if entry is None or entry.type != 1 or entry.offset is None:
+            return None
+        return _reference_object_stream(self.data, entry.offset, number)
+
     def written(self) -> list[tuple[int, int]]:
         """(offset, number) of each object of generation 0 in the file
         (type 1), by offset: what _WrittenObjects reads off qpdf's table."""
@@ -102,6 +119,9 @@ class XrefColumns:
         order = np.lexsort((numbers, offsets[numbers]))
         return list(zip(offsets[numbers[order]].tolist(), numbers[order].tolist(), strict=True))
 
+
+# An object stream (§7.5.7) as read from the file: its decoded data, /First and /N.
+ObjectStreamData = tuple[bytes, int, int]
 
 # Files larger than this are left to qpdf's table: the bytes are read whole,
 # and what the tree read saves is not worth that much memory.
@@ -443,6 +463,46 @@ def _unpredicted(rows: bytes, columns: int) -> bytes:
         out += row
         above = bytes(row)
     return bytes(out)
+
+
+# Object streams decoded to more than this are left to qpdf (_core.object_streams' OS_MAX_DECODED).
+_MAX_DECODED = 1 << 28
+
+
+def _reference_object_stream(data: bytes, offset: int, number: int) -> ObjectStreamData | None:
+    """What _core.object_streams answers for object stream `number` at
+    `offset`: "N 0 obj", a dictionary of direct objects (/Type /ObjStm,
+    integers /N, /First, /Length), its data by _stream_data, as written or
+    inflated whole (FlateDecode alone, no /DecodeParms); None where qpdf's
+    reading may differ."""
+    try:
+        header = _OBJECT_HEADER.match(data, offset) if 0 < offset < len(data) else None
+        if header is None or (int(header[1]), int(header[2])) != (number, 0):
+            return None
+        info, after = _dictionary(data, _skip_ws(data, header.end()))
+        count, first = info.get("/N"), info.get("/First")
+        if info.get("/Type") != "/ObjStm" or type(count) is not int or type(first) is not int:
+            return None
+        raw = _stream_data(data, info, after)
+    except _Declined:
+        return None
+    filters = info.get("/Filter")
+    filters = filters[0] if type(filters) is list and len(filters) == 1 else filters
+    if "/DecodeParms" in info or filters not in (None, "/FlateDecode"):
+        return None
+    decoded = raw if filters is None else _inflated_whole(raw)
+    return None if decoded is None else (decoded, first, count)
+
+
+def _inflated_whole(raw: bytes) -> bytes | None:
+    """`raw` inflated: one complete zlib stream ending with the bytes, at most _MAX_DECODED; else None."""
+    inflater = zlib.decompressobj()
+    try:
+        out = inflater.decompress(raw, _MAX_DECODED + 1)
+    except zlib.error:
+        return None
+    whole = inflater.eof and not inflater.unused_data and not inflater.unconsumed_tail
+    return out if whole and len(out) <= _MAX_DECODED else None
 
 
 def _in_place(data: bytes, table: _Table) -> bool:

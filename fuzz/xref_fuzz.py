@@ -15,7 +15,9 @@ xref._reference_table, its reference; where both read it, qpdf opens the
 bytes and its table (pikepdf's get_xref_table) must be the same, entry for
 entry, with each object stream's members; and the spans of the objects
 written in the file (_core.written_spans over the table's columns) must be
-those of _WrittenObjects._spans, their reference. A finding is an exception
+those of _WrittenObjects._spans, their reference; and the object streams
+read from the bytes (_core.object_streams) those of
+xref._reference_object_stream, and qpdf's where qpdf opens the file. A finding is an exception
 out of either reader, answers that differ, or a table that differs from
 qpdf's; a sanitizer report aborts the process.
 """
@@ -87,10 +89,18 @@ class _File:
             header += b"%d %d " % (number + 1 + k, len(body))
             body += b"[%d] " % k
             self.where[number + 1 + k] = (2, number, k)
-        packed = zlib.compress(header + body)
+        # Deflated (most), as written, or with what only qpdf reads: a predictor, bytes after the zlib stream.
+        packed, filters = zlib.compress(header + body), b"/Filter /FlateDecode"
+        form = self.rng.randrange(6)
+        if form == 1:
+            packed, filters = header + body, b""
+        elif form == 2:
+            filters += b" /DecodeParms << /Predictor 1 >>"
+        elif form == 3:
+            packed += b"\r\n"
         self.where[number] = (1, len(self.data), 0)
-        self.data += b"%d 0 obj\n<< /Type /ObjStm /N %d /First %d /Filter /FlateDecode /Length %d >>\nstream\n%s\nendstream\nendobj\n" % (
-            number, held, len(header), len(packed), packed)  # fmt: skip
+        self.data += b"%d 0 obj\n<< /Type /ObjStm /N %d /First %d %s /Length %d >>\nstream\n%s\nendstream\nendobj\n" % (
+            number, held, len(header), filters, len(packed), packed)  # fmt: skip
 
     def entry(self, number: int) -> tuple[int, int, int]:
         """(type, second, third) of `number`: mostly the truth, sometimes not."""
@@ -227,7 +237,37 @@ def _one(data: bytes) -> str:
     if not _written_alike(data, compiled):
         print("the written objects' spans differ from the reference's", file=sys.stderr)
         return "finding"
+    if not _object_streams_alike(data, compiled, theirs is not None):
+        return "finding"
     return "read"
+
+
+def _object_streams_alike(data: bytes, found: tuple, qpdf_reads: bool) -> bool:
+    """_core.object_streams over the table's streams (and a number of every
+    other kind) against xref._reference_object_stream, its reference; where
+    qpdf opens the bytes, each stream read as qpdf reads it (read_bytes,
+    /First, /N)."""
+    import pikepdf
+    from ragprep.extract import _core
+    from ragprep.extract.xref import XrefColumns
+
+    kinds, second, third, members, top, count = found
+    table = XrefColumns(kinds, memoryview(second).cast("q"), memoryview(third).cast("q"), members, top, count, data)
+    numbers = [*members, *range(len(kinds) + 1)]
+    compiled = _core.object_streams(data, kinds, second, third, numbers)
+    if compiled != [table._reference_object_stream(number) for number in numbers]:
+        print("the object streams differ from the reference's", file=sys.stderr)
+        return False
+    if not qpdf_reads or not any(compiled):
+        return True
+    with pikepdf.open(io.BytesIO(data)) as pdf:
+        for number, read in zip(numbers, compiled, strict=True):
+            if read is not None:
+                stream = pdf.get_object((number, 0))
+                if read != (stream.read_bytes(), stream.stream_dict.get("/First"), stream.stream_dict.get("/N")):
+                    print(f"object stream {number} differs from qpdf's", file=sys.stderr)
+                    return False
+    return True
 
 
 def _written_alike(data: bytes, found: tuple) -> bool:

@@ -805,3 +805,36 @@ def test_the_files_objects_are_held_where_qpdf_reads_them(tmp_path: Path):
         assert objects.resolve((4, 0)) == {"/A": b"x endobj y", "/B": [1, 2, 3]}
         assert nodes.value(9) == [(4, 0), None, (8, 0)]  # object 6 is null (qpdf says), 4 and 8 exist
         assert objects.resolve((9, 0)) == [(4, 0), None, (8, 0)]
+
+
+@needs_core
+def test_the_object_streams_are_read_from_the_files_bytes_not_through_qpdf(monkeypatch: pytest.MonkeyPatch, tmp_path: Path):
+    # A tagged file whose tree lies in deflated object streams, opened from a
+    # path: each stream is decoded from the file's bytes in one compiled call
+    # (XrefColumns.object_streams), none through qpdf (_ObjectStream.read);
+    # the tree and text are those read with every stream through qpdf.
+    from ragprep.extract import structure_objects
+    from ragprep.extract.xref import XrefColumns
+
+    b = PdfBuilder()
+    f = b.add_standard_font("Helvetica")
+    page = b.add_page(" ".join(f"/P <</MCID {m}>> BDC BT /{f} 12 Tf 72 {700 - 20 * m} Td (Line {m}) Tj ET EMC" for m in range(4)))
+    b.set_struct_tree([b.struct_element("Document", [b.struct_element("P", [b.mcr(m, page=page)], page=page) for m in range(4)])])
+    path = tmp_path / "tagged.pdf"
+    b.pdf.save(path, object_stream_mode=pikepdf.ObjectStreamMode.generate)
+    with pikepdf.open(path) as pdf:
+        table = structure_objects.read_xref(pdf)
+        assert table is not None and table.members
+        for number in table.members:
+            assert pdf.get_object((number, 0)).stream_dict.get("/Filter") == Name.FlateDecode
+
+    def through_qpdf(*args: Any) -> None:
+        raise AssertionError("an object stream read through qpdf")
+
+    monkeypatch.setattr(structure_objects._ObjectStream, "read", staticmethod(through_qpdf))
+    from_bytes = _read_on("compiled", path, monkeypatch)
+    monkeypatch.undo()
+    monkeypatch.setattr(XrefColumns, "object_streams", lambda self, numbers: [None] * len(numbers))
+    assert from_bytes == _read_on("compiled", path, monkeypatch)
+    (elements, content, _, _), texts = from_bytes
+    assert [e.type for e in elements] == ["Document", "P", "P", "P", "P"] and texts == [("structure", "Line 0\nLine 1\nLine 2\nLine 3")]

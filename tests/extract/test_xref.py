@@ -545,3 +545,94 @@ def test_written_objects_of_the_corpus_read_as_the_reference_reads_them(corpus: 
         ), path
         spans += len(reference.spans)
     assert spans > 20_000
+
+
+# ---- object streams read from the file's bytes (_core.object_streams) ---------------------
+
+
+def _object_stream_file(dictionary: bytes, data: bytes, tail: bytes = b"\nendstream") -> bytes:
+    """Objects 1-3 and object stream 4 (`dictionary`, its stream data `data`, then `tail`) holding object 5, a
+    classic table listing 5 in the stream through a cross-reference stream (a hybrid file)."""
+    body, entries = _classic_file(_CATALOG)
+    entries[4] = (len(body), 0, b"n")
+    body += _object(4, dictionary + b"\nstream\n" + data + tail)
+    stream_at = len(body)
+    body += _xref_stream(7, {5: (2, 4, 0)}, b"")
+    entries[7] = (stream_at, 0, b"n")
+    return _finish(body, len(body), _classic_section(entries, b"<< /Size 8 /Root 1 0 R /XRefStm %d >>" % stream_at))
+
+
+_HELD = b"5 0 << /A 1 >>"  # object 5 in an object stream: header "5 0", /First 4
+_DEFLATED = zlib.compress(_HELD)
+
+OBJECT_STREAMS: dict[str, tuple[bytes, bool]] = {
+    # name: (the file, whether it is read from the bytes)
+    "deflated": (_object_stream_file(b"<< /Type /ObjStm /N 1 /First 4 /Filter /FlateDecode /Length %d >>" % len(_DEFLATED), _DEFLATED), True),
+    "deflated, filter array": (_object_stream_file(b"<< /Type /ObjStm /N 1 /First 4 /Filter [/FlateDecode] /Length %d >>" % len(_DEFLATED), _DEFLATED), True),
+    "as written": (_object_stream_file(b"<< /Type /ObjStm /N 1 /First 4 /Length %d >>" % len(_HELD), _HELD), True),
+    "indirect /Length": (_object_stream_file(b"<< /Type /ObjStm /N 1 /First 4 /Filter /FlateDecode /Length 3 0 R >>", _DEFLATED), False),
+    "/DecodeParms": (_object_stream_file(b"<< /Type /ObjStm /N 1 /First 4 /Filter /FlateDecode /DecodeParms << /Predictor 1 >> /Length %d >>" % len(_DEFLATED), _DEFLATED), False),
+    "another filter": (_object_stream_file(b"<< /Type /ObjStm /N 1 /First 4 /Filter /ASCIIHexDecode /Length %d >>" % (2 * len(_HELD) + 1), _HELD.hex().encode() + b">"), False),
+    "bytes after the zlib stream": (_object_stream_file(b"<< /Type /ObjStm /N 1 /First 4 /Filter /FlateDecode /Length %d >>" % (len(_DEFLATED) + 2), _DEFLATED + b"\r\n"), False),
+    "zlib stream cut short": (_object_stream_file(b"<< /Type /ObjStm /N 1 /First 4 /Filter /FlateDecode /Length %d >>" % (len(_DEFLATED) - 3), _DEFLATED[:-3]), False),
+    "no /Type": (_object_stream_file(b"<< /N 1 /First 4 /Filter /FlateDecode /Length %d >>" % len(_DEFLATED), _DEFLATED), False),
+    "/Length short of endstream": (_object_stream_file(b"<< /Type /ObjStm /N 1 /First 4 /Length %d >>" % (len(_HELD) - 2), _HELD), False),
+}  # fmt: skip
+
+
+def _object_streams_both_ways(table: XrefColumns, numbers: list[int]) -> list[Any]:
+    """The compiled reader's answer, asserted equal to its reference's."""
+    from ragprep.extract import _core
+
+    compiled = _core.object_streams(table.data, table.kinds, table.second, table.third, numbers)
+    assert compiled == [table._reference_object_stream(number) for number in numbers]
+    return compiled
+
+
+@needs_core
+@pytest.mark.parametrize("name", sorted(OBJECT_STREAMS))
+def test_object_streams_are_read_from_the_bytes_as_qpdf_reads_them_or_left_to_it(tmp_path: Path, name: str):
+    data, read = OBJECT_STREAMS[name]
+    path = tmp_path / "made.pdf"
+    path.write_bytes(data)
+    with pikepdf.open(path) as pdf:
+        table = read_xref(pdf)
+        assert table is not None and table.members == {4: {5}}
+        # the stream, a number listed in the file but not a stream, one of no entry, one past the columns
+        found = _object_streams_both_ways(table, [4, 1, 6, 10**6])
+        assert found[1:] == [None, None, None]
+        if not read:
+            assert found[0] is None
+            return
+        stream = pdf.get_object((4, 0))
+        assert found[0] == (stream.read_bytes(), 4, 1) == (_HELD, 4, 1)
+        assert not pdf.get_warnings()
+
+
+@needs_core
+def test_an_object_stream_past_the_decoded_limit_is_left_to_qpdf(monkeypatch: pytest.MonkeyPatch):
+    # The limit moved down to the data's size: read at it, left to qpdf one byte past it (both readers alike).
+    data, _ = OBJECT_STREAMS["deflated"]
+    with pikepdf.open(io.BytesIO(data)) as pdf:
+        offset = next(e.offset for ref, e in pdf.get_xref_table().items() if ref == (4, 0))
+    assert xref._reference_object_stream(data, offset, 4) == (_HELD, 4, 1)
+    monkeypatch.setattr(xref, "_MAX_DECODED", len(_HELD) - 1)
+    assert xref._reference_object_stream(data, offset, 4) is None
+    assert xref._reference_object_stream(data, offset, 3) is None  # another number's offset
+
+
+@needs_core
+@pytest.mark.slow
+def test_the_corpus_object_streams_are_read_from_the_bytes_as_qpdf_reads_them(corpus: Path):
+    read = 0
+    for path, pdf in _corpus_pdfs(corpus):
+        table = None if pdf is None else read_xref(pdf)
+        if table is None:
+            continue
+        numbers = list(table.members)
+        for number, found in zip(numbers, _object_streams_both_ways(table, numbers), strict=True):
+            if found is not None:
+                stream = pdf.get_object((number, 0))
+                assert found == (stream.read_bytes(), stream.stream_dict.get("/First"), stream.stream_dict.get("/N")), path
+                read += 1
+    assert read > 900
