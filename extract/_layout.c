@@ -2810,77 +2810,112 @@ done:
  * apart by more than font_change) with the first position a start; and the
  * line starts indented against both neighbouring lines, which are flush
  * with each other (labels.with_blocks' first-line rule), None when none is. */
-static PyObject *layout_block_starts(PyObject *mod, PyObject *args) {
-    PyObject *o_obj, *d_obj, *h_obj, *f_obj, *ord_obj, *lb_obj, *a_obj, *m_obj;
+/* block_starts' thresholds, in glyph heights but for the size ratio. */
+typedef struct {
     double paragraph_gap, font_change, indent_min, indent_max, flush;
-    if (!PyArg_ParseTuple(args, "OOOOOOOOddddd", &o_obj, &d_obj, &h_obj, &f_obj, &ord_obj, &lb_obj, &a_obj, &m_obj,
-                          &paragraph_gap, &font_change, &indent_min, &indent_max, &flush))
-        return NULL;
-    View vo = {0}, vd = {0}, vh = {0}, vf = {0}, vord = {0}, vlb = {0}, va = {0}, vm = {0};
-    PyObject *starts = NULL, *indented = NULL, *result = NULL;
-    int64_t *line = NULL;
-    if (get_view(o_obj, &vo, "d", 8, "origin") < 0 || get_view(d_obj, &vd, "d", 8, "direction") < 0 ||
-        get_view(h_obj, &vh, "d", 8, "height") < 0 || get_view(f_obj, &vf, "d", 8, "font_size") < 0 ||
-        get_view(ord_obj, &vord, "l", 8, "order") < 0 || get_view(lb_obj, &vlb, "?", 1, "line_break") < 0 ||
-        get_view(a_obj, &va, "d", 8, "across") < 0 || get_view(m_obj, &vm, "d", 8, "height of moves") < 0)
-        goto done;
-    Py_ssize_t rows = vh.view.len / 8, n = vord.view.len / 8, pairs = n ? n - 1 : 0;
-    if (vo.view.len != 16 * rows || vd.view.len != 16 * rows || vf.view.len != 8 * rows) {
-        PyErr_SetString(PyExc_ValueError, "glyph columns differ in length");
-        goto done;
-    }
-    if (vlb.view.len != n || va.view.len != 8 * pairs || vm.view.len != 8 * pairs) {
-        PyErr_SetString(PyExc_ValueError, "moves and order differ in length");
-        goto done;
-    }
-    const double *O = vo.view.buf, *D = vd.view.buf, *H = vh.view.buf, *F = vf.view.buf;
-    const double *A = va.view.buf, *M = vm.view.buf;
-    const int64_t *order = vord.view.buf;
-    const unsigned char *LB = vlb.view.buf;
-    if (check_ids(order, n, rows, "order") < 0) goto done;
-    if (!(starts = PyByteArray_FromStringAndSize(NULL, n))) goto done;
-    char *S = PyByteArray_AS_STRING(starts);
+} BlockRule;
+
+/* The reading's glyph columns and moves block_starts reads: O, D (rows x
+ * 2), H, F (rows); order (n positions), LB per position, A and M per pair. */
+typedef struct {
+    const double *O, *D, *H, *F;
+    const int64_t *order;
+    const unsigned char *LB;
+    const double *A, *M;
+    Py_ssize_t n;
+} BlockReading;
+
+/* block_starts' two rules on reading r: block_break's starts into S (n
+ * flags, the first set) and the positions of the line starts indented
+ * against both neighbouring lines, flush with each other, into indent_at
+ * (n slots, ascending): their count, or -1 out of memory (no exception). */
+static Py_ssize_t block_starts_of(const BlockReading *r, const BlockRule *rule, char *S, int64_t *indent_at) {
+    const double *O = r->O, *D = r->D, *H = r->H, *F = r->F, *A = r->A, *M = r->M;
+    const int64_t *order = r->order;
+    const unsigned char *LB = r->LB;
+    Py_ssize_t n = r->n;
     if (n) S[0] = 1;
     for (Py_ssize_t k = 1; k < n; k++) {
         /* Off a line break no block starts: the sizes' ratio is asked only at one. */
         double across = A[k - 1];
-        if (!LB[k] || -across > paragraph_gap * M[k - 1] || across > 0) {
+        if (!LB[k] || -across > rule->paragraph_gap * M[k - 1] || across > 0) {
             S[k] = (char)LB[k];
             continue;
         }
         double size = F[order[k - 1]], next = F[order[k]];
-        S[k] = np_max(size, next) / np_max(np_min(size, next), 1e-9) > font_change;
+        S[k] = np_max(size, next) / np_max(np_min(size, next), 1e-9) > rule->font_change;
     }
     /* the line starts: position 0, then every line break */
-    line = malloc((size_t)(n ? n : 1) * sizeof(int64_t));
-    if (!line) { PyErr_NoMemory(); goto done; }
-    Py_ssize_t lines = 0;
+    int64_t *line = malloc((size_t)(n ? n : 1) * sizeof(int64_t));
+    if (!line) return -1;
+    Py_ssize_t lines = 0, found = 0;
     if (n) line[lines++] = 0;
     for (Py_ssize_t k = 1; k < n; k++)
         if (LB[k]) line[lines++] = k;
-    Py_ssize_t found = 0;
-    char *I = NULL;
     for (Py_ssize_t i = 1; i + 1 < lines; i++) {
         int64_t before = order[line[i - 1]], first = order[line[i]], after = order[line[i + 1]];
         double left_before = O[2 * before] * D[2 * before] + O[2 * before + 1] * D[2 * before + 1];
         double left = O[2 * first] * D[2 * first] + O[2 * first + 1] * D[2 * first + 1];
         double left_after = O[2 * after] * D[2 * after] + O[2 * after + 1] * D[2 * after + 1];
         double indent = left - left_before, h = H[first];
-        if (indent > indent_min * h && indent < indent_max * h && fabs(left_after - left_before) < flush * h) {
-            if (!indented) {
-                if (!(indented = PyByteArray_FromStringAndSize(NULL, n))) goto done;
-                I = PyByteArray_AS_STRING(indented);
-                memset(I, 0, (size_t)n);
-            }
-            I[line[i]] = 1;
-            found++;
-        }
+        if (indent > rule->indent_min * h && indent < rule->indent_max * h && fabs(left_after - left_before) < rule->flush * h)
+            indent_at[found++] = line[i];
+    }
+    free(line);
+    return found;
+}
+
+/* The views of a reading's columns (origin, direction, height, font_size,
+ * order, line_break, across, move_height) into v[8] and r, checked: 0, or
+ * -1 with an exception set. */
+static int get_block_reading(PyObject *const objs[8], View v[8], BlockReading *r) {
+    static const char *names[8] = {"origin", "direction", "height", "font_size", "order", "line_break", "across", "height of moves"};
+    static const char *formats[8] = {"d", "d", "d", "d", "l", "?", "d", "d"};
+    static const Py_ssize_t sizes[8] = {8, 8, 8, 8, 8, 1, 8, 8};
+    for (int c = 0; c < 8; c++)
+        if (get_view(objs[c], &v[c], formats[c], sizes[c], names[c]) < 0) return -1;
+    Py_ssize_t rows = v[2].view.len / 8, n = v[4].view.len / 8, pairs = n ? n - 1 : 0;
+    if (v[0].view.len != 16 * rows || v[1].view.len != 16 * rows || v[3].view.len != 8 * rows) {
+        PyErr_SetString(PyExc_ValueError, "glyph columns differ in length");
+        return -1;
+    }
+    if (v[5].view.len != n || v[6].view.len != 8 * pairs || v[7].view.len != 8 * pairs) {
+        PyErr_SetString(PyExc_ValueError, "moves and order differ in length");
+        return -1;
+    }
+    *r = (BlockReading){v[0].view.buf, v[1].view.buf, v[2].view.buf, v[3].view.buf, v[4].view.buf, v[5].view.buf,
+                        v[6].view.buf, v[7].view.buf, n};
+    return check_ids(r->order, n, rows, "order");
+}
+
+static PyObject *layout_block_starts(PyObject *mod, PyObject *args) {
+    PyObject *objs[8];
+    BlockRule rule;
+    if (!PyArg_ParseTuple(args, "OOOOOOOOddddd", &objs[0], &objs[1], &objs[2], &objs[3], &objs[4], &objs[5], &objs[6],
+                          &objs[7], &rule.paragraph_gap, &rule.font_change, &rule.indent_min, &rule.indent_max, &rule.flush))
+        return NULL;
+    View v[8];
+    memset(v, 0, sizeof v);
+    BlockReading r;
+    PyObject *starts = NULL, *indented = NULL, *result = NULL;
+    int64_t *indent_at = NULL;
+    if (get_block_reading(objs, v, &r) < 0) goto done;
+    Py_ssize_t n = r.n;
+    if (!(starts = PyByteArray_FromStringAndSize(NULL, n))) goto done;
+    if (!(indent_at = malloc((size_t)(n ? n : 1) * sizeof(int64_t)))) { PyErr_NoMemory(); goto done; }
+    Py_ssize_t found = block_starts_of(&r, &rule, PyByteArray_AS_STRING(starts), indent_at);
+    if (found < 0) { PyErr_NoMemory(); goto done; }
+    if (found) {
+        if (!(indented = PyByteArray_FromStringAndSize(NULL, n))) goto done;
+        char *I = PyByteArray_AS_STRING(indented);
+        memset(I, 0, (size_t)n);
+        for (Py_ssize_t i = 0; i < found; i++) I[indent_at[i]] = 1;
     }
     result = Py_BuildValue("(OO)", starts, found ? indented : Py_None);
 done:
     Py_XDECREF(starts); Py_XDECREF(indented);
-    free(line);
-    release(&vo); release(&vd); release(&vh); release(&vf); release(&vord); release(&vlb); release(&va); release(&vm);
+    free(indent_at);
+    for (int c = 0; c < 8; c++) release(&v[c]);
     return result;
 }
 
@@ -2915,23 +2950,28 @@ static int heading_runs(const double *size, const unsigned char *B, const unsign
                         const HeadingRule *rule, HeadingBlocks *h) {
     int64_t top = (int64_t)(2 * rule->max_value);
     size_t cells = (size_t)(n ? n : 1);
-    int64_t *half = malloc(cells * sizeof(int64_t)), *count = calloc((size_t)top + 1, sizeof(int64_t));
+    int64_t *half = malloc(cells * sizeof(int64_t)), *count = NULL;
     h->starts = malloc(cells * sizeof(int64_t));
     h->length = malloc(cells * sizeof(int64_t));
     h->block_size = malloc(cells * sizeof(int64_t));
     h->heading = malloc(cells);
     int status = -1;
-    if (!half || !count || !h->starts || !h->length || !h->block_size || !h->heading) { PyErr_NoMemory(); goto done; }
-    /* The body: the most common half size, the smallest of equals (as
-     * np.argmax of the counts), kept as they are counted; a size repeats
-     * from glyph to glyph along a line, and is halved and rounded once. */
-    int64_t body = 0, last = 0;
+    if (!half || !h->starts || !h->length || !h->block_size || !h->heading) { PyErr_NoMemory(); goto done; }
+    /* Half sizes: a size repeats from glyph to glyph along a line, and is
+     * halved and rounded once. Counted up to the largest only (a page's
+     * sizes lie far below 2 x max_value). */
+    int64_t last = 0, most = 0;
     for (Py_ssize_t k = 0; k < n; k++) {
         int64_t s = k && size[k] == size[k - 1] ? last : clipped_rint(size[k] * 2, top);
-        int64_t c = ++count[s];
-        if (c > count[body] || (c == count[body] && s < body)) body = s;
+        most = s > most ? s : most;
         half[k] = last = s;
     }
+    if (!(count = calloc((size_t)most + 1, sizeof(int64_t)))) { PyErr_NoMemory(); goto done; }
+    for (Py_ssize_t k = 0; k < n; k++) count[half[k]]++;
+    /* The body: the most common half size, the smallest of equals (np.argmax of the counts). */
+    int64_t body = 0;
+    for (int64_t s = 1; s <= most; s++)
+        if (count[s] > count[body]) body = s;
     Py_ssize_t blocks = 0;
     for (Py_ssize_t k = 0; k < n; k++)
         if (B[k]) h->starts[blocks++] = k;
@@ -2956,6 +2996,48 @@ static int heading_runs(const double *size, const unsigned char *B, const unsign
 done:
     free(half); free(count);
     return status;
+}
+
+/* The heading levels of the blocks `h` (heading_runs) read along (along_x,
+ * along_y): of its headings, those written along the page (direction . along
+ * at least `same` at the block's first glyph of `order`; along (1, 0) the
+ * product is the direction's x plus its y x 0, exact, so computed as the
+ * reference's matmul computes it) stay headings (h->heading updated), and
+ * their sizes, distinct, largest first, go to *sizes (malloc'ed, the
+ * caller frees it): how many; -1 where a heading is to be tested along
+ * another direction than (1, 0) (or none known: along NaN) and the
+ * reference decides, -2 out of memory (an exception set). */
+static Py_ssize_t heading_levels(HeadingBlocks *h, const int64_t *order, const double *D, double along_x, double along_y,
+                                 double same, int64_t **sizes) {
+    Py_ssize_t headings = 0;
+    for (Py_ssize_t b = 0; b < h->blocks; b++) headings += h->heading[b];
+    if (headings && !(along_x == 1.0 && along_y == 0.0)) return -1;
+    /* The heading sizes, distinct, largest first (few: insertion). */
+    int64_t *size = *sizes = malloc((size_t)(headings ? headings : 1) * sizeof(int64_t));
+    if (!size) { PyErr_NoMemory(); return -2; }
+    Py_ssize_t levels = 0;
+    for (Py_ssize_t b = 0; b < h->blocks; b++) {
+        if (!h->heading[b]) continue;
+        int64_t g = order[h->starts[b]];
+        h->heading[b] = D[2 * g] * along_x + D[2 * g + 1] * along_y >= same;
+        if (!h->heading[b]) continue;
+        Py_ssize_t j = 0;
+        while (j < levels && size[j] > h->block_size[b]) j++;
+        if (j < levels && size[j] == h->block_size[b]) continue;
+        memmove(size + j + 1, size + j, (size_t)(levels - j) * sizeof(int64_t));
+        size[j] = h->block_size[b];
+        levels++;
+    }
+    return levels;
+}
+
+/* Block b's label index: 0 for a P, else its size's rank among the heading
+ * sizes `sizes` (heading_levels), 1 for the largest. */
+static int64_t heading_label(const HeadingBlocks *h, Py_ssize_t b, const int64_t *sizes) {
+    if (!h->heading[b]) return 0;
+    int64_t value = 0;
+    while (sizes[value] != h->block_size[b]) value++;
+    return value + 1;
 }
 
 /* ---- heading_blocks(size, block_start, line_break, heading_size, heading_share, heading_lines,
@@ -3029,26 +3111,11 @@ static PyObject *layout_block_labels(PyObject *mod, PyObject *args) {
     const double *D = vd.view.buf;
     if (check_ids(order, n, rows, "order") < 0) goto done;
     if (heading_runs(vs.view.buf, vb.view.buf, vlb.view.buf, n, &rule, &h) < 0) goto done;
-    Py_ssize_t headings = 0;
-    for (Py_ssize_t b = 0; b < h.blocks; b++) headings += h.heading[b];
-    if (headings && !(along_x == 1.0 && along_y == 0.0)) {
+    Py_ssize_t levels = heading_levels(&h, order, D, along_x, along_y, same, &sizes);
+    if (levels == -2) goto done;
+    if (levels == -1) {
         result = Py_NewRef(Py_None);
         goto done;
-    }
-    /* The heading sizes, distinct, largest first (few: insertion). */
-    if (!(sizes = malloc((size_t)(headings ? headings : 1) * sizeof(int64_t)))) { PyErr_NoMemory(); goto done; }
-    Py_ssize_t levels = 0;
-    for (Py_ssize_t b = 0; b < h.blocks; b++) {
-        if (!h.heading[b]) continue;
-        int64_t g = order[h.starts[b]];
-        h.heading[b] = D[2 * g] * along_x + D[2 * g + 1] * along_y >= same;
-        if (!h.heading[b]) continue;
-        Py_ssize_t j = 0;
-        while (j < levels && sizes[j] > h.block_size[b]) j++;
-        if (j < levels && sizes[j] == h.block_size[b]) continue;
-        memmove(sizes + j + 1, sizes + j, (size_t)(levels - j) * sizeof(int64_t));
-        sizes[j] = h.block_size[b];
-        levels++;
     }
     if (!levels) {
         result = PyLong_FromLong(0);
@@ -3057,11 +3124,8 @@ static PyObject *layout_block_labels(PyObject *mod, PyObject *args) {
     if (!(index = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)(n * 8)))) goto done;
     int64_t *label = (int64_t *)PyBytes_AS_STRING(index);
     for (Py_ssize_t b = 0; b < h.blocks; b++) {
-        int64_t value = 0;
-        if (h.heading[b])
-            while (sizes[value] != h.block_size[b]) value++;
-        value += h.heading[b];
-        for (int64_t k = h.starts[b]; k < h.starts[b] + h.length[b]; k++) label[k] = h.heading[b] ? value : 0;
+        int64_t value = heading_label(&h, b, sizes);
+        for (int64_t k = h.starts[b]; k < h.starts[b] + h.length[b]; k++) label[k] = value;
     }
     result = Py_BuildValue("(On)", index, levels);
 done:
@@ -3069,6 +3133,73 @@ done:
     free(sizes);
     heading_blocks_free(&h);
     release(&vs); release(&vb); release(&vlb); release(&vd); release(&vo);
+    return result;
+}
+
+/* ---- block_reading(origin, direction, height, font_size, order, line_break, across, move_height, forced, rtl,
+ *      (paragraph_gap, font_change, indent_min, indent_max, flush),
+ *      (heading_size, heading_share, heading_lines, page_share, max_value), along_x, along_y, same_direction)
+ *      -> (block_start, block_label or None, levels)
+ * labels.labelled_reading in one call: labels.with_blocks' block starts of
+ * the reading (block_starts' rules; the indented line starts but on an
+ * `rtl` page; every `forced` position, bools per position, or None) and
+ * labels.block_labels of the blocks they start, per block (the run from
+ * each start) rather than per position: their label indices as int64
+ * bytes, None where every block is a P, and the count of heading sizes;
+ * levels -1 (block_label None) where block_labels' kernel declines, and
+ * the reference labels the blocks. */
+static PyObject *layout_block_reading(PyObject *mod, PyObject *args) {
+    PyObject *objs[8], *forced_obj;
+    int rtl;
+    BlockRule rule;
+    HeadingRule hr;
+    double along_x, along_y, same;
+    if (!PyArg_ParseTuple(args, "OOOOOOOOOp(ddddd)(ddldd)ddd", &objs[0], &objs[1], &objs[2], &objs[3], &objs[4], &objs[5],
+                          &objs[6], &objs[7], &forced_obj, &rtl, &rule.paragraph_gap, &rule.font_change, &rule.indent_min,
+                          &rule.indent_max, &rule.flush, &hr.heading_size, &hr.heading_share, &hr.heading_lines,
+                          &hr.page_share, &hr.max_value, &along_x, &along_y, &same))
+        return NULL;
+    View v[8], vf = {0};
+    memset(v, 0, sizeof v);
+    BlockReading r;
+    PyObject *starts = NULL, *labels = NULL, *result = NULL;
+    int64_t *indent_at = NULL, *sizes = NULL;
+    double *size = NULL;
+    HeadingBlocks h = {0};
+    if (get_block_reading(objs, v, &r) < 0) goto done;
+    Py_ssize_t n = r.n;
+    const unsigned char *forced = NULL;
+    if (forced_obj != Py_None) {
+        if (get_view(forced_obj, &vf, "?", 1, "forced") < 0) goto done;
+        if (vf.view.len != n) { PyErr_SetString(PyExc_ValueError, "forced and order differ in length"); goto done; }
+        forced = vf.view.buf;
+    }
+    if (!(starts = PyByteArray_FromStringAndSize(NULL, n))) goto done;
+    char *S = PyByteArray_AS_STRING(starts);
+    indent_at = malloc((size_t)(n ? n : 1) * sizeof(int64_t));
+    size = malloc((size_t)(n ? n : 1) * sizeof(double));
+    if (!indent_at || !size) { PyErr_NoMemory(); goto done; }
+    Py_ssize_t found = block_starts_of(&r, &rule, S, indent_at);
+    if (found < 0) { PyErr_NoMemory(); goto done; }
+    /* A first line's indent only in left-to-right text; a forced start always. */
+    for (Py_ssize_t i = 0; i < found && !rtl; i++) S[indent_at[i]] = 1;
+    for (Py_ssize_t k = 0; k < n && forced; k++) S[k] = (char)(S[k] | (forced[k] != 0));
+    for (Py_ssize_t k = 0; k < n; k++) size[k] = r.F[r.order[k]];
+    if (heading_runs(size, (const unsigned char *)S, r.LB, n, &hr, &h) < 0) goto done;
+    Py_ssize_t levels = heading_levels(&h, r.order, r.D, along_x, along_y, same, &sizes);
+    if (levels == -2) goto done;
+    if (levels > 0) {
+        if (!(labels = PyByteArray_FromStringAndSize(NULL, h.blocks * (Py_ssize_t)sizeof(int64_t)))) goto done;
+        int64_t *label = (int64_t *)PyByteArray_AS_STRING(labels);
+        for (Py_ssize_t b = 0; b < h.blocks; b++) label[b] = heading_label(&h, b, sizes);
+    }
+    result = Py_BuildValue("(OOn)", starts, labels ? labels : Py_None, levels);
+done:
+    Py_XDECREF(starts); Py_XDECREF(labels);
+    free(indent_at); free(size); free(sizes);
+    heading_blocks_free(&h);
+    for (int c = 0; c < 8; c++) release(&v[c]);
+    release(&vf);
     return result;
 }
 
@@ -6177,6 +6308,8 @@ static PyMethodDef module_methods[] = {
     {"block_starts", (PyCFunction)layout_block_starts, METH_VARARGS, "Block starts of a reading, and its indented first lines."},
     {"heading_blocks", (PyCFunction)layout_heading_blocks, METH_VARARGS, "Per block: start, length, heading size, is it a heading."},
     {"block_labels", (PyCFunction)layout_block_labels, METH_VARARGS, "labels.block_labels: per position its block's label index."},
+    {"block_reading", (PyCFunction)layout_block_reading, METH_VARARGS,
+     "labels.labelled_reading: a reading's block starts, and per block its label's index."},
     {"stream_unit_starts", (PyCFunction)layout_stream_unit_starts, METH_VARARGS, "Where the units of a stream start."},
     {"stream_units", (PyCFunction)layout_stream_units, METH_VARARGS,
      "A page's stream measured and cut into units: moves, text classes, unit starts, their frame."},

@@ -62,17 +62,25 @@ def build_blocks(
     table: GlyphTable,
     joined: JoinedText,
     new_block: np.ndarray,
-    label_index: np.ndarray,
+    block_label: np.ndarray,
     labels: Sequence[BlockLabel],
 ) -> tuple[tuple[Block, ...], tuple[TextLine, ...]]:
     """One block per run of emitted glyphs; `new_block` marks the glyphs that
-    start a run, `label_index` says (per glyph) which label a run carries.
+    start a run, `block_label` says (per run) which of `labels` it carries.
     And the lines (blocks_and_lines)."""
     if len(joined.order) == 0:
         return (), ()
-    starts = run_starts(new_block)
-    run_labels = [labels[at] for at in label_index[starts].tolist()]
-    return blocks_and_lines(table, joined, starts, {name: list(map(field, run_labels)) for name, field in _LABEL_FIELDS})
+    return blocks_and_lines(table, joined, run_starts(new_block), label_fields(block_label, labels))
+
+
+def label_fields(block_label: np.ndarray, labels: Sequence[BlockLabel]) -> dict[str, list[Any]]:
+    """Per field of BlockLabel, its value for each run, run k labelled
+    labels[block_label[k]]: each field read once per label, not per run."""
+    if len(labels) == 1:
+        count = len(block_label)
+        return {name: [field(labels[0])] * count for name, field in _LABEL_FIELDS}
+    at = block_label.tolist()
+    return {name: list(map([field(label) for label in labels].__getitem__, at)) for name, field in _LABEL_FIELDS}
 
 
 def run_starts(new_block: np.ndarray) -> np.ndarray:
@@ -254,8 +262,7 @@ def geometric_blocks(table: GlyphTable, joined: JoinedText) -> tuple[tuple[Block
     if len(joined.order) == 0:
         return (), ()
     starts = run_starts(geometric_block_starts(table, joined))
-    count = len(starts)
-    return blocks_and_lines(table, joined, starts, {name: [field(_PARAGRAPH)] * count for name, field in _LABEL_FIELDS})
+    return blocks_and_lines(table, joined, starts, label_fields(np.zeros(len(starts), dtype=np.int64), (_PARAGRAPH,)))
 
 
 _PARAGRAPH = BlockLabel()

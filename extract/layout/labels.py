@@ -13,10 +13,11 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from types import ModuleType
+from typing import NamedTuple
 
 import numpy as np
 
-from ragprep.extract.blocks import FONT_SIZE_CHANGE, PARAGRAPH_GAP, BlockLabel
+from ragprep.extract.blocks import FONT_SIZE_CHANGE, PARAGRAPH_GAP, BlockLabel, run_starts
 from ragprep.extract.config import ExtractConfig
 from ragprep.extract.geometric import MAX_VALUE, SAME_DIRECTION, reading_direction
 from ragprep.extract.glyphs import GlyphTable, rows_at
@@ -31,6 +32,14 @@ _PARAGRAPH = BlockLabel(struct_type="P", struct_path=("P",))
 _HEADINGS = tuple(BlockLabel(struct_type="H", struct_path=("H",), heading_level=level) for level in range(1, MAX_HEADING_LEVEL + 1))
 
 
+class BlockLabels(NamedTuple):
+    """The labels of a reading's blocks: per block (the run from each block
+    start, blocks.run_starts) the index of its label in `labels`."""
+
+    of_block: np.ndarray  # int64, one per block
+    labels: list[BlockLabel]
+
+
 @dataclass(frozen=True)
 class Ordering:
     """A page's reading order and what labelling its blocks needs."""
@@ -42,7 +51,7 @@ class Ordering:
     along: np.ndarray | None  # the page's writing direction, when known
 
 
-def with_blocks(
+def labelled_reading(
     table: GlyphTable,
     config: ExtractConfig,
     order: np.ndarray,
@@ -50,13 +59,59 @@ def with_blocks(
     moves: Moves | None,
     rtl: bool | None = None,
     along: np.ndarray | None = None,
-) -> Ordering:
-    """Block starts of `order` (`moves` are its line moves, `rtl` whether the
-    page reads right to left, `along` its writing direction, when known): every
-    forced start, and where geometry starts a block (blocks.block_break, the
-    rule every mode applies: a paragraph gap, a move back up, a font-size
-    change, all at a line break) or indents a paragraph's first line."""
+) -> tuple[Ordering, BlockLabels]:
+    """with_blocks of `order` and its `forced` starts (`moves`, its line
+    moves, measured where None), and the labels of the blocks it starts
+    (block_labels, per block). One call of extract/_layout.c's block_reading
+    where the kernels are built; the reference is those two in turn."""
     moves = moves or line_moves(table, order, config)
+    lib = compiled_layout()
+    if lib is None:
+        ordering = with_blocks(table, (order, forced), moves, rtl, along)
+    else:
+        rtl = reads_rtl(lib, table, order) if rtl is None else rtl
+        ordering, labelled = _compiled_reading(lib, table, (order, forced), moves, rtl, along)
+        if labelled is not None:
+            return ordering, labelled
+    # The reference, or headings the kernel leaves to it.
+    index, labels = block_labels(table, ordering)
+    return ordering, BlockLabels(index[run_starts(ordering.block_start)] if len(index) else index, labels)
+
+
+def _compiled_reading(
+    lib: ModuleType, table: GlyphTable, reading: tuple[np.ndarray, np.ndarray | None], moves: Moves, rtl: bool, along: np.ndarray | None
+) -> tuple[Ordering, BlockLabels | None]:
+    """labelled_reading of `reading` (its order and forced starts) in one
+    call of _layout.c's block_reading: the Ordering and its blocks' labels,
+    None where the kernel leaves them to the reference."""
+    order, forced = reading
+    columns = (table.origin, table.direction, table.height, table.font_size)
+    block_start, label, levels = lib.block_reading(
+        *map(np.ascontiguousarray, columns), np.ascontiguousarray(order, dtype=np.int64),
+        np.ascontiguousarray(moves.line_break), np.ascontiguousarray(moves.across, dtype=np.float64),
+        np.ascontiguousarray(moves.height, dtype=np.float64), None if forced is None else np.ascontiguousarray(forced, dtype=bool),
+        rtl, (PARAGRAPH_GAP, FONT_SIZE_CHANGE, INDENT_MIN, INDENT_MAX, FLUSH),
+        (HEADING_SIZE, HEADING_SHARE, HEADING_LINES, HEADING_PAGE_SHARE, float(MAX_VALUE)),
+        *((math.nan, math.nan) if along is None else (float(along[0]), float(along[1]))), SAME_DIRECTION,
+    )  # fmt: skip
+    starts = np.frombuffer(block_start, dtype=bool)
+    labelled = None
+    if levels >= 0:
+        index = np.zeros(np.count_nonzero(starts), dtype=np.int64) if label is None else np.frombuffer(label, dtype=np.int64)
+        labelled = BlockLabels(index, _labels(levels))
+    return Ordering(order, starts, moves.line_break, table.font_size[order], along), labelled
+
+
+def with_blocks(
+    table: GlyphTable, reading: tuple[np.ndarray, np.ndarray | None], moves: Moves, rtl: bool | None, along: np.ndarray | None
+) -> Ordering:
+    """Block starts of `reading`'s order (`moves` are its line moves, `rtl`
+    whether the page reads right to left, `along` its writing direction,
+    when known): every start `reading` forces, and where geometry starts a
+    block (blocks.block_break, the rule every mode applies: a paragraph gap,
+    a move back up, a font-size change, all at a line break) or indents a
+    paragraph's first line."""
+    order, forced = reading
     lib = compiled_layout()
     thresholds = (PARAGRAPH_GAP, FONT_SIZE_CHANGE, INDENT_MIN, INDENT_MAX, FLUSH)
     block_start, indented = block_starts(lib, table, order, (moves.line_break, moves.across, moves.height), thresholds)

@@ -13,7 +13,7 @@ from ragprep.extract.geometric import join, stream_order
 from ragprep.extract.glyphs import GlyphTable
 from ragprep.extract.reading import PageReading, unmarked_glyphs
 from ragprep.extract.layout.cut import read_region
-from ragprep.extract.layout.labels import Ordering, block_labels, with_blocks
+from ragprep.extract.layout.labels import BlockLabels, Ordering, labelled_reading
 from ragprep.extract.layout.leaves import emit, head_note_last, leaf_order, margin_note_after_its_block
 from ragprep.extract.layout.lines import glyphs_along, line_order
 from ragprep.extract.layout.units import Moves, Page, margin_text, page_units, reordered_moves
@@ -25,7 +25,7 @@ def layout_order(
     """Glyph indices in column-aware reading order (a permutation of
     ``text_glyphs(table)``, less the glyphs `exclude` flags) and, per
     position, whether a new block starts there."""
-    ordering = _layout(table, config, exclude)
+    ordering, _ = _layout(table, config, exclude)
     return ordering.order, ordering.block_start
 
 
@@ -35,12 +35,11 @@ def read_layout(table: GlyphTable, config: ExtractConfig, exclude: np.ndarray | 
     in `exclude` (one flag per table row: the running headers and footers
     the document pass marked, see running.py) take no part at all, as if the
     page had not painted them."""
-    ordering = _layout(table, config, exclude)
+    ordering, labelled = _layout(table, config, exclude)
     joined = join(table, ordering.order, config, break_before=ordering.block_start)
     # join() sorts glyphs only inside right-to-left lines and every block
     # starts a line, so block starts and labels keep their positions.
-    label_index, labels = block_labels(table, ordering)
-    blocks, lines = build_blocks(table, joined, ordering.block_start, label_index, labels)
+    blocks, lines = build_blocks(table, joined, ordering.block_start, *labelled)
     return PageReading(joined, blocks, unmarked_glyphs(table), lines)
 
 
@@ -140,18 +139,18 @@ def _leaves(
     return stream, Measured(first, moves, moved), page, ordered, split
 
 
-def _layout(table: GlyphTable, config: ExtractConfig, exclude: np.ndarray | None = None) -> Ordering:
-    """The page's leaves emitted in reading order, with its blocks; stream
-    order itself where nothing moved."""
+def _layout(table: GlyphTable, config: ExtractConfig, exclude: np.ndarray | None = None) -> tuple[Ordering, BlockLabels]:
+    """The page's leaves emitted in reading order, with its blocks and their
+    labels; stream order itself where nothing moved."""
     found = _leaves(table, config, exclude)
     if found is None:
         stream = stream_order(table, config)
         if exclude is not None and exclude.any():
             stream = stream[~exclude[stream]]
-        return with_blocks(table, config, stream, None, None)
+        return labelled_reading(table, config, stream, None, None)
     stream, measured, page, leaves, split = found
     positions, new_leaf = emit(page, leaves)
     if not split and (positions == np.arange(len(positions))).all():
-        return with_blocks(table, config, stream, None, measured.of(table, None, config), page.rtl, page.along)
+        return labelled_reading(table, config, stream, None, measured.of(table, None, config), page.rtl, page.along)
     moves = measured.of(table, positions, config)
-    return with_blocks(table, config, stream[positions], new_leaf if split else None, moves, page.rtl, page.along)
+    return labelled_reading(table, config, stream[positions], new_leaf if split else None, moves, page.rtl, page.along)

@@ -12,9 +12,12 @@ import pytest
 from codepath import on_path
 
 from ragprep.extract import native
+from ragprep.extract.config import ExtractConfig
 from ragprep.extract.glyphs import GlyphTable
 from ragprep.extract.layout import labels
+from ragprep.extract.layout.kernels import block_starts
 from ragprep.extract.layout.labels import Ordering, block_labels
+from ragprep.extract.layout.units import Moves
 
 # The kernels whether or not this run's path (conftest) is the reference:
 # each test takes both paths itself.
@@ -84,3 +87,71 @@ def test_block_labels_kernel_checks_its_columns():
         lib.block_labels(*args, ordering.order + len(table), 1.0, 0.0, 0.95)
     with pytest.raises(ValueError, match="differ in length"):
         lib.block_labels(*args, ordering.order[:-1], 1.0, 0.0, 0.95)
+
+
+def _moves_of(rng: np.random.Generator, table: GlyphTable, ordering: Ordering) -> tuple[GlyphTable, Moves]:
+    """`table` with line starts on a few left edges (flush, indented by 0.8
+    to 6 heights or past them), and moves between the reading's glyphs at
+    random: gaps across of up to three heights, now and then a move back up,
+    heights exactly on the paragraph gap's threshold."""
+    n = len(table)
+    origin = np.column_stack([rng.choice([0.0, 0.0, 0.0, 8.0, 12.0, 30.0, 70.0, np.nan], n), rng.random(n) * 500])
+    table = GlyphTable(**{**table.__dict__, "origin": origin, "height": rng.choice([10.0, 10.0, 9.0, 0.0], n)})
+    pairs = max(n - 1, 0)
+    across = -rng.choice([12.0, 12.0, 16.0, 30.0, -5.0, 0.0], pairs)
+    height = rng.choice([10.0, 10.0, 7.5, 0.0], pairs)
+    return table, Moves(ordering.line_break, across, rng.random(pairs), height)
+
+
+def test_labelled_reading_in_one_call_equals_the_reference(monkeypatch):
+    """labelled_reading's block starts and per-block labels equal on both
+    paths (the kernel's block_reading against with_blocks then block_labels),
+    on readings with forced starts or none, read left to right or right to
+    left (indented first lines start blocks on the first only), along (1, 0),
+    up the page or in a direction not known (headings there: the reference
+    labels them); and the labels per block are those of block_labels per
+    position at each block's start."""
+    rng = np.random.default_rng(22)
+    seen: set[str] = set()
+    for case in range(500):
+        table, ordering = _reading(rng)
+        table, moves = _moves_of(rng, table, ordering)
+        forced = rng.random(len(table)) < 0.05 if case % 3 else None
+        rtl = bool(case % 4 == 1)
+        args = (table, ExtractConfig(), ordering.order, forced, moves, rtl, ordering.along)
+        with on_path(monkeypatch, pure=False):
+            ordered, labelled = labels.labelled_reading(*args)
+        with on_path(monkeypatch, pure=True), np.errstate(invalid="ignore"):  # NaN and inf sizes cast to int64
+            pure_ordered, pure_labelled = labels.labelled_reading(*args)
+            starts, indented = block_starts_reference(table, ordering.order, moves)
+            per_position, _ = block_labels(table, pure_ordered)
+        assert np.array_equal(ordered.block_start, pure_ordered.block_start)
+        assert ordered.block_start.dtype == bool and labelled.of_block.dtype == np.int64
+        assert np.array_equal(labelled.of_block, pure_labelled.of_block) and labelled.labels == pure_labelled.labels
+        assert np.array_equal(labelled.of_block, per_position[np.flatnonzero(pure_ordered.block_start)])
+        assert len(labelled.of_block) == np.count_nonzero(ordered.block_start)
+        if indented is not None:
+            seen.add("indent kept" if not rtl and not starts[indented].all() else "indent off" if rtl else "")
+        seen.add("headings" if len(labelled.labels) > 1 else "paragraphs")
+        seen.add("forced" if forced is not None and (forced & ~starts).any() else "")
+    assert {"indent kept", "indent off", "headings", "paragraphs", "forced"} <= seen
+
+
+def block_starts_reference(table: GlyphTable, order: np.ndarray, moves: Moves) -> tuple[np.ndarray, np.ndarray | None]:
+    """kernels.block_starts' reference with labels.with_blocks' thresholds."""
+    thresholds = (labels.PARAGRAPH_GAP, labels.FONT_SIZE_CHANGE, labels.INDENT_MIN, labels.INDENT_MAX, labels.FLUSH)
+    return block_starts(None, table, order, (moves.line_break, moves.across, moves.height), thresholds)
+
+
+def test_block_reading_kernel_checks_its_columns():
+    table, ordering = _reading(np.random.default_rng(5))
+    n = len(table)
+    columns = (table.origin, table.direction, table.height, table.font_size)
+    moves = (ordering.line_break, np.zeros(max(n - 1, 0)), np.ones(max(n - 1, 0)))
+    rules = ((1.6, 1.15, 0.8, 6.0, 0.3), (1.2, 0.75, 4, 0.2, 2000.0), 1.0, 0.0, 0.95)
+    with pytest.raises(IndexError):
+        LIB.block_reading(*columns, ordering.order + n, *moves, None, False, *rules)
+    with pytest.raises(ValueError, match="differ in length"):
+        LIB.block_reading(*columns, ordering.order, *moves, np.zeros(n + 1, dtype=bool), False, *rules)
+    with pytest.raises(ValueError, match="differ in length"):
+        LIB.block_reading(*columns, ordering.order[:-1], *moves, None, False, *rules)
