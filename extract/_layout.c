@@ -3604,6 +3604,26 @@ done:
  * more below the lowest bottom of those before it (np.minimum.accumulate:
  * NaN propagates). `from_foot`: the page turned over (bottom -y1, top
  * -y0; negation is exact), so the lines that end a block, from the foot up. */
+/* kernels.block_firsts of ids[0..n) (n >= 1) into firsts: their count;
+ * order, tmp and key work buffers of n. */
+static Py_ssize_t block_firsts_of(const double *Y0, const double *Y1, const int64_t *ids, Py_ssize_t n, double padding,
+                                  int from_foot, int64_t *firsts, int64_t *order, int64_t *tmp, double *key) {
+#define BOTTOM(u) (from_foot ? -Y1[(u)] : Y0[(u)])
+#define TOP(u) (from_foot ? -Y0[(u)] : Y1[(u)])
+    for (Py_ssize_t k = 0; k < n; k++) key[k] = -TOP(ids[k]);
+    stable_argsort(key, order, tmp, n);
+    Py_ssize_t count = 0;
+    double floor = BOTTOM(ids[order[0]]);
+    firsts[count++] = ids[order[0]];
+    for (Py_ssize_t k = 0; k + 1 < n; k++) {
+        if (k) floor = np_min(floor, BOTTOM(ids[order[k]]));
+        if (floor - TOP(ids[order[k + 1]]) >= padding) firsts[count++] = ids[order[k + 1]];
+    }
+#undef BOTTOM
+#undef TOP
+    return count;
+}
+
 static PyObject *layout_block_firsts(PyObject *mod, PyObject *args) {
     PyObject *y0_obj, *y1_obj, *ids_obj;
     double padding;
@@ -3624,21 +3644,7 @@ static PyObject *layout_block_firsts(PyObject *mod, PyObject *args) {
     order = malloc(cap * sizeof(int64_t)); tmp = malloc(cap * sizeof(int64_t)); firsts = malloc(cap * sizeof(int64_t));
     key = calloc(cap, sizeof(double));
     if (!order || !tmp || !firsts || !key) { PyErr_NoMemory(); goto done; }
-#define BOTTOM(u) (from_foot ? -Y1[(u)] : Y0[(u)])
-#define TOP(u) (from_foot ? -Y0[(u)] : Y1[(u)])
-    for (Py_ssize_t k = 0; k < n; k++) key[k] = -TOP(ids[k]);
-    stable_argsort(key, order, tmp, n);
-    Py_ssize_t count = 0;
-    if (n) {
-        double floor = BOTTOM(ids[order[0]]);
-        firsts[count++] = ids[order[0]];
-        for (Py_ssize_t k = 0; k + 1 < n; k++) {
-            if (k) floor = np_min(floor, BOTTOM(ids[order[k]]));
-            if (floor - TOP(ids[order[k + 1]]) >= padding) firsts[count++] = ids[order[k + 1]];
-        }
-    }
-#undef BOTTOM
-#undef TOP
+    Py_ssize_t count = n ? block_firsts_of(Y0, Y1, ids, n, padding, from_foot, firsts, order, tmp, key) : 0;
     result = int64_bytes(firsts, count);
 done:
     free(order); free(tmp); free(firsts); free(key);
@@ -4926,6 +4932,24 @@ done:
  * kernels.gutter_cuts (cut.text_columns): the units `ids` sorted by x0
  * (stable, NaN last), and the positions in that order where a unit starts
  * a gutter or more right of the running largest x1 of those before it. */
+/* gutter_cuts' body: ids[0..n) by x0 (stable, NaN last) into sorted, and
+ * where a unit starts `gutter` or more right of the running largest x1 of
+ * those before it into cuts; their count. order, tmp, key: work of n. */
+static Py_ssize_t gutter_cuts_of(const double *X0, const double *X1, const int64_t *ids, Py_ssize_t n, double gutter,
+                                 int64_t *sorted, int64_t *cuts, int64_t *order, int64_t *tmp, double *key) {
+    for (Py_ssize_t k = 0; k < n; k++) key[k] = X0[ids[k]];
+    stable_argsort(key, order, tmp, n);
+    for (Py_ssize_t k = 0; k < n; k++) sorted[k] = ids[order[k]];
+    Py_ssize_t n_cuts = 0;
+    double reach = n ? X1[sorted[0]] : 0.0;
+    for (Py_ssize_t k = 1; k < n; k++) {
+        /* np.maximum.accumulate: NaN propagates. */
+        if (X0[sorted[k]] - reach >= gutter) cuts[n_cuts++] = k;
+        reach = np_max(reach, X1[sorted[k]]);
+    }
+    return n_cuts;
+}
+
 static PyObject *layout_gutter_cuts(PyObject *mod, PyObject *args) {
     PyObject *x0_obj, *x1_obj, *ids_obj;
     double gutter;
@@ -4939,23 +4963,12 @@ static PyObject *layout_gutter_cuts(PyObject *mod, PyObject *args) {
     static const char *const names[2] = {"x0", "x1"};
     Py_ssize_t n = get_column_pair(objs, v, names, ids_obj, &vi);
     if (n < 0) goto done;
-    const double *X0 = v[0].view.buf, *X1 = v[1].view.buf;
-    const int64_t *ids = vi.view.buf;
     Py_ssize_t cap = n ? n : 1;
     order = malloc(cap * sizeof(int64_t)); tmp = malloc(cap * sizeof(int64_t));
     sorted = malloc(cap * sizeof(int64_t)); cuts = malloc(cap * sizeof(int64_t));
     key = calloc(cap, sizeof(double));
     if (!order || !tmp || !sorted || !cuts || !key) { PyErr_NoMemory(); goto done; }
-    for (Py_ssize_t k = 0; k < n; k++) key[k] = X0[ids[k]];
-    stable_argsort(key, order, tmp, n);
-    for (Py_ssize_t k = 0; k < n; k++) sorted[k] = ids[order[k]];
-    Py_ssize_t n_cuts = 0;
-    double reach = n ? X1[sorted[0]] : 0.0;
-    for (Py_ssize_t k = 1; k < n; k++) {
-        /* np.maximum.accumulate: NaN propagates. */
-        if (X0[sorted[k]] - reach >= gutter) cuts[n_cuts++] = k;
-        reach = np_max(reach, X1[sorted[k]]);
-    }
+    Py_ssize_t n_cuts = gutter_cuts_of(v[0].view.buf, v[1].view.buf, vi.view.buf, n, gutter, sorted, cuts, order, tmp, key);
     result = Py_BuildValue("(NN)", int64_bytes(sorted, n), int64_bytes(cuts, n_cuts));
 done:
     free(order); free(tmp); free(sorted); free(cuts); free(key);
@@ -6258,6 +6271,278 @@ done:
     return result;
 }
 
+/* ---- a region's text columns (cut.text_columns) ----------------------------
+ * cut.text_columns whole but for the recursion: the region's groups between
+ * full-height gutters (gutter_cuts), those next to one another that share
+ * their rows joined (_tables_joined), and per gutter left between two
+ * groups whether it stands: between two groups of running text, or two
+ * columns set on their own (own_rows); or which group's own cut is asked
+ * (beside_text: read_region, in Python). The text-column and prose tests of
+ * each group are regions.judge's (column_code, and wraps' measure on the
+ * group's rows where a narrow group's lines must wrap). */
+
+typedef struct {
+    GroupViews v;
+    const int64_t *words; const double *first_word;
+    double tol, fill; Py_ssize_t sample; ColumnLimits lim;
+    double descent, paragraph_step, wrap_space; Py_ssize_t min_pairs; double min_words; Py_ssize_t min_lines; double wrapped_share;
+    double same_baseline, padding, aligned, cover; Py_ssize_t grid_rows;
+    int64_t *ints; double *floats; Py_ssize_t cap;
+} ColumnPage;
+
+/* regions.is_text_column and regions.holds_prose of units ids[0..n) into
+ * *text and *prose (judge: a group of fewer than two units is neither):
+ * 0, or -1 with an exception set. */
+static int group_verdicts(ColumnPage *p, const int64_t *ids, Py_ssize_t n, int *text, int *prose) {
+    *text = *prose = 0;
+    if (n < 2) return 0;
+    if (grow_group_work(&p->ints, &p->floats, &p->cap, n) < 0) return -1;
+    size_t cap = (size_t)n + 1;
+    GroupWork w = {p->ints, p->ints + cap, p->ints + 2 * cap, p->ints + 3 * cap, p->floats, p->floats + n, p->ints + 4 * cap};
+    GroupStats g;
+    if (group_stats(p->v.box, p->v.inked.view.buf, p->v.start.view.buf, p->v.end.view.buf, p->v.glyphs, p->v.alpha.view.buf,
+                    p->v.space.view.buf, ids, n, p->tol, p->fill, p->sample, w, &g) < 0)
+        return -1;
+    int code = column_code(&g, n, p->fill, &p->lim);
+    *prose = (code & 4) != 0;
+    *text = (code & 3) == 1;
+    if ((code & 3) == 2) {
+        /* regions.wraps on the group's rows (rows_of's: group_stats sorted them so) */
+        int64_t *pairs = malloc(cap * sizeof(int64_t)), *counts = malloc(cap * sizeof(int64_t));
+        double *step = malloc(cap * sizeof(double)), *sorted = malloc(cap * sizeof(double));
+        if (!pairs || !counts || !step || !sorted) { free(pairs); free(counts); free(step); free(sorted); PyErr_NoMemory(); return -1; }
+        const double *box[4] = {p->v.box[0].view.buf, p->v.box[1].view.buf, p->v.box[2].view.buf, p->v.box[3].view.buf};
+        WrapCounts c = wrap_counts(box, p->words, p->first_word, w.sorted, n, w.starts, g.rows, p->descent, p->paragraph_step,
+                                   p->wrap_space, pairs, step, sorted, counts);
+        free(pairs); free(counts); free(step); free(sorted);
+        *text = c.pairs >= p->min_pairs && c.median_words >= p->min_words && c.lines >= p->min_lines &&
+                (double)c.wrapped >= p->wrapped_share * (double)c.lines;
+    }
+    return 0;
+}
+
+/* regions.shared_rows of a[0..na) and b[0..nb) (kernels.shared_pair): -1 on error. */
+static int64_t pair_shared_count(const double *Y0, const double *Y1, const int64_t *a, Py_ssize_t na, const int64_t *b,
+                                 Py_ssize_t nb, double descent, double tol) {
+    int64_t *ids = malloc((na + nb + 1) * sizeof(int64_t)), *owner = malloc((na + nb + 1) * sizeof(int64_t));
+    int64_t *keys = NULL, *counts = NULL, count = -1;
+    if (!ids || !owner) { PyErr_NoMemory(); goto done; }
+    memcpy(ids, a, (size_t)na * sizeof(int64_t));
+    memcpy(ids + na, b, (size_t)nb * sizeof(int64_t));
+    for (Py_ssize_t k = 0; k < na + nb; k++) owner[k] = k < na ? 0 : 1;
+    Py_ssize_t distinct = shared_keys(Y0, Y1, ids, owner, na + nb, 2, descent, tol, &keys, &counts);
+    if (distinct < 0) goto done;
+    int64_t key = na <= nb ? 1 : 2;
+    count = 0;
+    for (Py_ssize_t k = 0; k < distinct; k++)
+        if (keys[k] == key) count = counts[k];
+done:
+    free(ids); free(owner); free(keys); free(counts);
+    return count;
+}
+
+/* regions._unaligned of a[0..na) and b[0..nb): 1, 0, or -1 on error. */
+static int unaligned(const ColumnPage *p, const int64_t *a, Py_ssize_t na, const int64_t *b, Py_ssize_t nb) {
+    Py_ssize_t least = na < nb ? na : nb;
+    if (least < 2) return 0;
+    int64_t shared = pair_shared_count(p->v.box[2].view.buf, p->v.box[3].view.buf, a, na, b, nb, p->descent, p->same_baseline);
+    if (shared < 0) return -1;
+    return (double)shared <= p->aligned * (double)least;
+}
+
+/* regions._on_rows_of: do more than ALIGNED of the lines starts[0..ns) lie on
+ * the baseline of a line of other[0..no) (no >= 1)? */
+static int on_rows_of(const ColumnPage *p, const int64_t *starts, Py_ssize_t ns, const int64_t *other, Py_ssize_t no) {
+    const double *Y0 = p->v.box[2].view.buf, *Y1 = p->v.box[3].view.buf;
+    Py_ssize_t near = 0;
+    for (Py_ssize_t i = 0; i < ns; i++) {
+        double base = unit_baseline(Y0, Y1, starts[i], p->descent), least = fabs(base - unit_baseline(Y0, Y1, other[0], p->descent));
+        for (Py_ssize_t j = 1; j < no; j++) least = np_min(least, fabs(base - unit_baseline(Y0, Y1, other[j], p->descent)));
+        near += least <= p->same_baseline;
+    }
+    return (double)near > p->aligned * (double)ns;
+}
+
+/* regions.staggered of a[0..na) and b[0..nb) (both one line or more): 1, 0,
+ * or -1 on error. */
+static int staggered_of(const ColumnPage *p, const int64_t *a, Py_ssize_t na, const int64_t *b, Py_ssize_t nb) {
+    const double *Y0 = p->v.box[2].view.buf, *Y1 = p->v.box[3].view.buf;
+    Py_ssize_t n = na > nb ? na : nb;
+    int64_t *fa = malloc((na + 1) * sizeof(int64_t)), *fb = malloc((nb + 1) * sizeof(int64_t));
+    int64_t *order = malloc((n + 1) * sizeof(int64_t)), *tmp = malloc((n + 1) * sizeof(int64_t));
+    double *key = calloc(n + 1, sizeof(double));
+    int found = -1;
+    if (!fa || !fb || !order || !tmp || !key) { PyErr_NoMemory(); goto done; }
+    Py_ssize_t sa = block_firsts_of(Y0, Y1, a, na, p->padding, 0, fa, order, tmp, key);
+    Py_ssize_t sb = block_firsts_of(Y0, Y1, b, nb, p->padding, 0, fb, order, tmp, key);
+    found = unaligned(p, fa, sa, fb, sb);
+    if (found <= 0) goto done;
+    if (!on_rows_of(p, fa, sa, b, nb) && !on_rows_of(p, fb, sb, a, na)) { found = 1; goto done; }
+    sa = block_firsts_of(Y0, Y1, a, na, p->padding, 1, fa, order, tmp, key);
+    sb = block_firsts_of(Y0, Y1, b, nb, p->padding, 1, fb, order, tmp, key);
+    found = unaligned(p, fa, sa, fb, sb);
+done:
+    free(fa); free(fb); free(order); free(tmp); free(key);
+    return found;
+}
+
+static double width_of(const ColumnPage *p, const int64_t *ids, Py_ssize_t n) {
+    return np_max_at(p->v.box[1].view.buf, ids, n) - np_min_at(p->v.box[0].view.buf, ids, n);
+}
+
+/* regions.own_rows of left[0..nl) and right[0..nr) (both one unit or more):
+ * 1, 0, or -1 on error. */
+static int own_rows_of(const ColumnPage *p, const int64_t *left, Py_ssize_t nl, const int64_t *right, Py_ssize_t nr) {
+    double narrow = py_min(width_of(p, left, nl), width_of(p, right, nr));
+    Py_ssize_t least = nl < nr ? nl : nr;
+    if (least < p->grid_rows || narrow < p->lim.narrow) return 0;
+    int64_t shared = pair_shared_count(p->v.box[2].view.buf, p->v.box[3].view.buf, left, nl, right, nr, p->descent, p->same_baseline);
+    if (shared < 0) return -1;
+    if ((double)shared <= p->aligned * (double)least) return narrow >= p->lim.column_width;
+    return staggered_of(p, left, nl, right, nr);
+}
+
+/* A region's groups: group g is sorted[at[g]..at[g + 1]), with its verdicts. */
+typedef struct { const int64_t *sorted; int64_t *at; int *text, *running; Py_ssize_t count; } Groups;
+
+/* cut._tables_joined of the groups g (their verdicts held) into j (at, the
+ * verdicts of the groups joined): 0, or -1 on error. */
+static int tables_joined(ColumnPage *p, const Groups *g, Groups *j) {
+    const double *Y0 = p->v.box[2].view.buf, *Y1 = p->v.box[3].view.buf;
+    j->count = 1; j->at[0] = 0; j->text[0] = g->text[0]; j->running[0] = g->running[0];
+    for (Py_ssize_t i = 1; i < g->count; i++) {
+        Py_ssize_t last = j->count - 1, lo = j->at[last], mid = g->at[i], hi = g->at[i + 1];
+        const int64_t *a = g->sorted + lo, *b = g->sorted + mid;
+        Py_ssize_t na = mid - lo, nb = hi - mid, least = na < nb ? na : nb;
+        int join = 0;
+        if (!(j->running[last] || g->running[i])) {
+            int64_t shared = pair_shared_count(Y0, Y1, a, na, b, nb, p->descent, p->same_baseline);
+            if (shared < 0) return -1;
+            if ((double)shared > p->aligned * (double)least) {
+                int apart = staggered_of(p, a, na, b, nb);
+                if (apart < 0) return -1;
+                join = !apart;
+            }
+        }
+        if (join) {
+            int text, prose;
+            if (group_verdicts(p, a, na + nb, &text, &prose) < 0) return -1;
+            j->text[last] = text; j->running[last] = text || prose;
+        } else {
+            j->at[j->count] = mid; j->text[j->count] = g->text[i]; j->running[j->count] = g->running[i];
+            j->count++;
+        }
+    }
+    j->at[j->count] = g->at[g->count];
+    return 0;
+}
+
+/* cut.text_columns' beside_text less its question to read_region: is group
+ * k, not running text, beside the running text of group j along
+ * COMPOUND_COVER of its height? */
+static int beside_cover(const ColumnPage *p, const Groups *g, Py_ssize_t k, Py_ssize_t j) {
+    if (g->running[k] || !g->running[j]) return 0;
+    const double *Y0 = p->v.box[2].view.buf, *Y1 = p->v.box[3].view.buf;
+    const int64_t *a = g->sorted + g->at[k], *b = g->sorted + g->at[j];
+    Py_ssize_t na = g->at[k + 1] - g->at[k], nb = g->at[j + 1] - g->at[j];
+    double top = np_max_at(Y1, a, na), bottom = np_min_at(Y0, a, na);
+    double beside = py_min(top, np_max_at(Y1, b, nb)) - py_max(bottom, np_min_at(Y0, b, nb));
+    return !(beside < p->cover * (top - bottom));
+}
+
+/* Per gutter between groups i - 1 and i of g: code (bit 0 it stands between
+ * running text, bit 1 between columns set on their own, beside_table) and
+ * the group whose own cut decides (beside_text), or -1: 0, or -1 on error. */
+static int gutter_codes(ColumnPage *p, const Groups *g, char *codes, int64_t *asks) {
+    for (Py_ssize_t i = 1; i < g->count; i++) {
+        codes[i - 1] = 0; asks[i - 1] = -1;
+        if (g->running[i - 1] && g->running[i]) { codes[i - 1] = 1; continue; }
+        if (beside_cover(p, g, i - 1, i)) asks[i - 1] = i - 1;
+        else if (beside_cover(p, g, i, i - 1)) asks[i - 1] = i;
+        if (g->text[i - 1] || g->text[i]) continue;
+        const int64_t *a = g->sorted + g->at[i - 1], *b = g->sorted + g->at[i];
+        int own = own_rows_of(p, a, g->at[i] - g->at[i - 1], b, g->at[i + 1] - g->at[i]);
+        if (own < 0) return -1;
+        codes[i - 1] = (char)(own << 1);
+    }
+    return 0;
+}
+
+/* The groups of sorted[0..n) between cuts[0..n_cuts) with their verdicts
+ * into g (buffers of n_cuts + 2): 0, or -1 on error. */
+static int judged_groups(ColumnPage *p, const int64_t *sorted, Py_ssize_t n, const int64_t *cuts, Py_ssize_t n_cuts, Groups *g) {
+    g->sorted = sorted; g->count = n_cuts + 1; g->at[0] = 0; g->at[g->count] = n;
+    for (Py_ssize_t k = 0; k < n_cuts; k++) g->at[k + 1] = cuts[k];
+    for (Py_ssize_t k = 0; k < g->count; k++) {
+        int text, prose;
+        if (group_verdicts(p, sorted + g->at[k], g->at[k + 1] - g->at[k], &text, &prose) < 0) return -1;
+        g->text[k] = text; g->running[k] = text || prose;
+    }
+    return 0;
+}
+
+/* The page's columns of a ColumnPage (its units' boxes, glyphs and words):
+ * the unit count, or -1 with an exception set. */
+static Py_ssize_t get_column_page(PyObject *const box[4], PyObject *const glyphs[5], PyObject *words, PyObject *first_word,
+                                  ColumnPage *p, View *vw, View *vf) {
+    Py_ssize_t size = get_group_columns(box, glyphs[0], glyphs[1], glyphs[2], glyphs[3], glyphs[4], &p->v);
+    if (size < 0 || get_view(words, vw, "l", 8, "words") < 0 || get_view(first_word, vf, "d", 8, "first_word") < 0) return -1;
+    if (vw->view.len / 8 != size || vf->view.len / 8 != size) { PyErr_SetString(PyExc_ValueError, "unit columns differ in length"); return -1; }
+    p->words = vw->view.buf; p->first_word = vf->view.buf;
+    return size;
+}
+
+/* ---- column_groups(x0, x1, y0, y1, inked, start, end, alpha, space, words, first_word, ids, gutter,
+ *                    (tol, fill, sample), (narrow, column_width, split_rows, glyphs, letters, prose_lines, prose_share),
+ *                    (descent, paragraph_step, wrap_space, min_pairs, min_words, min_lines, wrapped),
+ *                    (same_baseline, padding, aligned, cover, grid_rows))
+ *      -> None | (ids by x0, group starts, codes, asks)
+ * cut.text_columns but for beside_text's read_region: None where no
+ * full-height gutter parts the region; else its units by x0, where each
+ * group (tables joined) starts after the first, and per gutter between two
+ * groups its code (gutter_codes) and the group whose own cut decides it. */
+static PyObject *layout_column_groups(PyObject *mod, PyObject *args) {
+    PyObject *box[4], *glyphs[5], *words_obj, *first_obj, *ids_obj;
+    double gutter, min_words;
+    ColumnPage p;
+    memset(&p, 0, sizeof p);
+    if (!PyArg_ParseTuple(args, "OOOOOOOOOOOOd(ddn)(dddddnd)(dddndnd)(ddddn)", &box[0], &box[1], &box[2], &box[3], &glyphs[0],
+                          &glyphs[1], &glyphs[2], &glyphs[3], &glyphs[4], &words_obj, &first_obj, &ids_obj, &gutter, &p.tol, &p.fill,
+                          &p.sample, &p.lim.narrow, &p.lim.column_width, &p.lim.split_rows, &p.lim.min_glyphs, &p.lim.letter_share,
+                          &p.lim.prose_lines, &p.lim.prose_share, &p.descent, &p.paragraph_step, &p.wrap_space, &p.min_pairs,
+                          &min_words, &p.min_lines, &p.wrapped_share, &p.same_baseline, &p.padding, &p.aligned, &p.cover, &p.grid_rows))
+        return NULL;
+    p.min_words = min_words;
+    View vw = {0}, vf = {0}, vi = {0};
+    PyObject *result = NULL;
+    int64_t *work = NULL;
+    double *key = NULL;
+    int *flags = NULL;
+    char *codes = NULL;
+    Py_ssize_t size = get_column_page(box, glyphs, words_obj, first_obj, &p, &vw, &vf);
+    if (size < 0 || get_view(ids_obj, &vi, "l", 8, "ids") < 0) goto done;
+    Py_ssize_t n = vi.view.len / 8;
+    if (check_ids(vi.view.buf, n, size, "ids") < 0) goto done;
+    size_t room = (size_t)n + 2;
+    work = malloc(8 * room * sizeof(int64_t)); key = calloc(room, sizeof(double)); flags = malloc(4 * room * sizeof(int));
+    codes = malloc(room);
+    if (!work || !key || !flags || !codes) { PyErr_NoMemory(); goto done; }
+    int64_t *sorted = work, *cuts = work + room;
+    Py_ssize_t n_cuts = gutter_cuts_of(p.v.box[0].view.buf, p.v.box[1].view.buf, vi.view.buf, n, gutter, sorted, cuts,
+                                       work + 2 * room, work + 3 * room, key);
+    if (!n_cuts) { result = Py_NewRef(Py_None); goto done; }
+    Groups g = {0, work + 2 * room, flags, flags + room, 0}, j = {sorted, work + 3 * room, flags + 2 * room, flags + 3 * room, 0};
+    int64_t *asks = work + 4 * room;
+    if (judged_groups(&p, sorted, n, cuts, n_cuts, &g) < 0 || tables_joined(&p, &g, &j) < 0 || gutter_codes(&p, &j, codes, asks) < 0)
+        goto done;
+    result = Py_BuildValue("(NNNN)", int64_bytes(sorted, n), int64_bytes(j.at + 1, j.count - 1),
+                           PyByteArray_FromStringAndSize(codes, j.count - 1), int64_bytes(asks, j.count - 1));
+done:
+    free(work); free(key); free(flags); free(codes); free(p.ints); free(p.floats);
+    release_group(&p.v); release(&vw); release(&vf); release(&vi);
+    return result;
+}
+
 static PyMethodDef module_methods[] = {
     {"gutter_cuts", (PyCFunction)layout_gutter_cuts, METH_VARARGS, "Units by x0, and where a gutter parts them."},
     {"section_breaks", (PyCFunction)layout_section_breaks, METH_VARARGS, "Row starts a section gap under the rows above."},
@@ -6355,6 +6640,8 @@ static PyMethodDef module_methods[] = {
     {"band_order", (PyCFunction)layout_band_order, METH_VARARGS, "A region's bands in the order the stream paints them, where it is a witness."},
     {"reads_columns", (PyCFunction)layout_reads_columns, METH_VARARGS,
      "Does the stream read the sides of a region's gutter candidate one after the other."},
+    {"column_groups", (PyCFunction)layout_column_groups, METH_VARARGS,
+     "A region's groups between full-height gutters, tables joined, and which gutters stand."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -34,7 +34,7 @@ _ONE_PATH_MODULES = frozenset(
     {
         "test_compiled_core.py", "test_core_fuzz_smoke.py", "test_structure_objects.py", "test_layout_kernels.py",
         "test_grids_compiled.py", "test_cmap_compiled.py", "test_structure_nodes.py", "test_layout_region_verdicts.py",
-        "test_xref.py", "test_layout_witness.py",
+        "test_xref.py", "test_layout_witness.py", "test_layout_column_groups.py",
     }
 )
 

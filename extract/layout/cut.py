@@ -35,8 +35,10 @@ import numpy as np
 from ragprep.extract.blocks import PARAGRAPH_GAP
 from ragprep.extract.layout.params import (
     ALIGNED,
+    CELL_PADDING,
     COMPOUND_COVER,
     FURNITURE_ROWS,
+    GRID_ROWS,
     MAX_DEPTH,
     NEXT_LINE,
     ROW_OVERLAP,
@@ -57,8 +59,9 @@ from ragprep.extract.layout.regions import (
     spanning_bands,
     split_at,
     staggered,
+    verdict_limits,
 )
-from ragprep.extract.layout.kernels import gutter_cuts
+from ragprep.extract.layout.kernels import column_groups, gutter_cuts
 from ragprep.extract.layout.tiebreaks import column_gap_bands, foot_apart, stream_band_order, stream_reads_bands, stream_reads_columns, trailing_visit, visits_top_down
 from ragprep.extract.layout.units import Page
 
@@ -600,7 +603,45 @@ def _tables_joined(page: Page, groups: list[np.ndarray]) -> list[np.ndarray]:
 def text_columns(page: Page, ids: np.ndarray, depth: int = 0) -> list[np.ndarray] | None:
     """The region cut at its full-height gutters into text columns (or a
     region of columns beside one, see beside_text), in reading order; None
-    when it has no gutter between two text columns."""
+    when it has no gutter between two text columns. Compiled but for
+    beside_text's question to read_region (kernels.column_groups: the
+    gutters, the groups judged, the tables joined, beside_table), which is
+    asked here in the same turn; _text_columns is its reference."""
+    if page.lib is None:
+        return _text_columns(page, ids, depth)
+    glyphs = (page.inked, page.start, page.end, page.classes)
+    shared = (SAME_BASELINE * page.body, CELL_PADDING * page.body, ALIGNED, COMPOUND_COVER, GRID_ROWS)
+    found = column_groups(page.lib, (page.x0, page.x1, page.y0, page.y1), glyphs, (page.words, page.first_word), ids, page.gutter, (*verdict_limits(page), shared))
+    if found is None:
+        return None
+    groups, codes, asks = found
+    compound: dict[int, bool] = {}
+
+    def beside_text(k: int) -> bool:
+        """Is group k, beside a text column (column_groups measured that),
+        a region of columns of its own?"""
+        if k not in compound:
+            compound[k] = read_region(page, groups[k], depth + 1)[1]
+        return compound[k]
+
+    columns = [groups[0]]
+    for i in range(1, len(groups)):
+        if codes[i - 1] & 1 or (asks[i - 1] >= 0 and beside_text(asks[i - 1])) or codes[i - 1] & 2:
+            columns.append(groups[i])
+        else:
+            columns[-1] = np.concatenate([columns[-1], groups[i]])
+    return _in_reading_order(page, columns)
+
+
+def _in_reading_order(page: Page, columns: list[np.ndarray]) -> list[np.ndarray] | None:
+    """`columns` (left to right) in reading order; None where there is one."""
+    if len(columns) < 2:
+        return None
+    return columns[::-1] if page.rtl else columns
+
+
+def _text_columns(page: Page, ids: np.ndarray, depth: int = 0) -> list[np.ndarray] | None:
+    """text_columns by the rules (RAGPREP_PURE=1)."""
     ids, cuts = gutter_cuts(page.lib, page.x0, page.x1, ids, page.gutter)
     if not len(cuts):
         return None
@@ -645,6 +686,4 @@ def text_columns(page: Page, ids: np.ndarray, depth: int = 0) -> list[np.ndarray
             columns.append(groups[i])
         else:
             columns[-1] = np.concatenate([columns[-1], groups[i]])
-    if len(columns) < 2:
-        return None
-    return columns[::-1] if page.rtl else columns
+    return _in_reading_order(page, columns)

@@ -597,6 +597,36 @@ def column_verdicts(
     return codes
 
 
+def column_groups(
+    lib: ModuleType,
+    box: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray],
+    glyphs: tuple[np.ndarray, np.ndarray, np.ndarray, tuple[np.ndarray, np.ndarray]],
+    words: tuple[np.ndarray, np.ndarray],
+    ids: np.ndarray,
+    gutter: float,
+    limits: tuple[tuple[float, float, int], ColumnLimits, tuple[float, ...], tuple[float, float, float, float, int]],
+) -> tuple[list[np.ndarray], bytearray, list[int]] | None:
+    """cut.text_columns compiled but for beside_text's question to
+    read_region (its reference is the rule itself, cut._text_columns): None
+    where no full-height gutter parts the region `ids`; else its groups
+    (tables joined, cut._tables_joined), and per gutter between two of them
+    its code (bit 0: between running text; bit 1: between columns set on
+    their own, beside_table) and the group whose own cut decides it
+    (beside_text), or -1. `glyphs`: inked, start, end and the text classes;
+    `words`: the words and first word per unit; `limits`: judge's measure
+    and thresholds, wraps' (regions.verdict_limits), and SAME_BASELINE and
+    CELL_PADDING body heights, ALIGNED, COMPOUND_COVER and GRID_ROWS."""
+    inked, start, end, (alpha, space) = glyphs
+    found = lib.column_groups(*box, inked, start, end, alpha, space, *words, _ids(ids), gutter, *limits)
+    if found is None:
+        return None
+    ordered, cuts, codes, asks = found
+    bounds = [0, *np.frombuffer(cuts, dtype=np.int64).tolist(), len(ordered) // 8]
+    ids = np.frombuffer(ordered, dtype=np.int64)
+    groups = [ids[a:b] for a, b in zip(bounds[:-1], bounds[1:], strict=True)]
+    return groups, codes, np.frombuffer(asks, dtype=np.int64).tolist()
+
+
 def back_up_moves(
     lib: ModuleType | None,
     box: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray],

@@ -146,6 +146,16 @@ def _column_limits(page: Page) -> tuple[tuple[float, float, int], ColumnLimits]:
     return measure, ColumnLimits(NARROW_COLUMN * body, COLUMN_WIDTH * body, COLUMN_SPLIT_ROWS, COLUMN_GLYPHS, COLUMN_LETTERS, PROSE_LINES, PROSE_SHARE)
 
 
+def verdict_limits(
+    page: Page,
+) -> tuple[tuple[float, float, int], ColumnLimits, tuple[float, float, float, int, float, int, float]]:
+    """What the text-column and prose tests (judge's) measure and decide
+    by on this page, and wraps' measure and verdict (WRAP_VERDICT): what
+    kernels.column_groups asks of each group it judges."""
+    measure, limits = _column_limits(page)
+    return measure, limits, (DESCENT, PARAGRAPH_STEP, WRAP_SPACE * page.body, *WRAP_VERDICT)
+
+
 def _keep_verdicts(page: Page, key: bytes, ids: np.ndarray, code: int) -> None:
     """Keep column_verdicts' `code` of the group `ids` (its bytes `key`):
     bits 0-1 the text column test, 2 where it holds if the lines wrap (asked
