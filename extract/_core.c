@@ -3046,6 +3046,65 @@ static long long next_bound(const long long *bounds, Py_ssize_t n, long long sta
 /* A header's span of an object of `members`: its number, where it runs, and whether it is other than null. */
 typedef struct { long long number, start, end; int present; } HeaderSpan;
 
+/* `members` (a set) as bits over [lo, lo + 8 * len(bits)): a header's
+ * number is looked up without a Python int made and hashed for it (a
+ * tree's streams hold tens of thousands of objects). Only where every
+ * member is an int from 0 to 2^62 and they lie close enough together;
+ * else bits is NULL and the set is asked, as before (a bool or a float in
+ * it equals an int: the set decides then). */
+typedef struct { unsigned char *bits; long long lo, hi; PyObject *set; } Members;
+
+/* Members' span of numbers, where the bits are worth it: a few bits per member. */
+#define MEMBERS_SPREAD(n) (64 * (long long)(n) + 65536)
+
+static void members_free(Members *m) { PyMem_Free(m->bits); m->bits = NULL; }
+
+/* The bits of set `members` (none for an odd one: see Members). -1 on error. */
+static int members_read(PyObject *members, Members *m) {
+    m->bits = NULL;
+    m->set = members;
+    m->lo = m->hi = 0;
+    Py_ssize_t size = PySet_GET_SIZE(members), pos = 0;
+    PyObject *key;
+    Py_hash_t hash;
+    long long lo = 0, hi = -1;
+    while (_PySet_NextEntry(members, &pos, &key, &hash)) {
+        if (!PyLong_CheckExact(key)) return 0;
+        int overflow = 0;
+        long long n = PyLong_AsLongLongAndOverflow(key, &overflow);
+        if (overflow || n < 0 || n > (1LL << 62)) return 0;
+        if (hi < lo) lo = hi = n;
+        else if (n < lo) lo = n;
+        else if (n > hi) hi = n;
+    }
+    if (hi < lo || hi - lo >= MEMBERS_SPREAD(size)) return 0; /* empty, or spread out: the set */
+    m->bits = PyMem_Calloc((size_t)((hi - lo) / 8 + 1), 1);
+    if (!m->bits) { PyErr_NoMemory(); return -1; }
+    for (pos = 0; _PySet_NextEntry(members, &pos, &key, &hash);) {
+        long long n = PyLong_AsLongLong(key) - lo;
+        m->bits[n / 8] |= (unsigned char)(1u << (n % 8));
+    }
+    m->lo = lo;
+    m->hi = hi;
+    return 0;
+}
+
+/* Is `number` a member? 1, 0, -1 on error. */
+static int members_has(const Members *m, long long number) {
+    if (m->bits) return number >= m->lo && number <= m->hi && (m->bits[(number - m->lo) / 8] >> ((number - m->lo) % 8) & 1);
+    PyObject *n = PyLong_FromLongLong(number);
+    int member = n ? PySet_Contains(m->set, n) : -1;
+    Py_XDECREF(n);
+    return member;
+}
+
+/* a[0:n] in ascending order; a header written in order (as writers write
+ * them) is only checked. */
+static void sort_ll(long long *a, Py_ssize_t n) {
+    for (Py_ssize_t i = 1; i < n; i++)
+        if (a[i] < a[i - 1]) { qsort(a, (size_t)n, sizeof(long long), cmp_ll); return; }
+}
+
 enum { HEADER_DAMAGED = 2 };
 
 /* The spans of the header's pairs, in header order (see above), into
@@ -3059,24 +3118,25 @@ static int stream_spans(const unsigned char *data, Py_ssize_t len, long long fir
     int status = HEADER_INTS;
     *n = 0;
     for (Py_ssize_t i = 0; i < pairs; i++) sorted[i] = ints[2 * i];
-    qsort(sorted, (size_t)pairs, sizeof(long long), cmp_ll);
+    sort_ll(sorted, pairs);
     for (Py_ssize_t i = 1; i < pairs; i++)
         if (sorted[i] == sorted[i - 1]) { PyMem_Free(sorted); return HEADER_DAMAGED; }
     for (Py_ssize_t i = 0; i < pairs; i++) bounds[i] = first + ints[2 * i + 1];
     bounds[pairs] = (long long)len;
-    qsort(bounds, (size_t)pairs + 1, sizeof(long long), cmp_ll);
+    sort_ll(bounds, pairs + 1);
+    Members m;
+    if (members_read(members, &m) < 0) { PyMem_Free(sorted); return -1; }
     for (Py_ssize_t i = 0; status == HEADER_INTS && i < pairs; i++) {
         long long start = first + ints[2 * i + 1];
         if (start < first || start >= (long long)len) continue;
-        PyObject *number = PyLong_FromLongLong(ints[2 * i]);
-        int member = number ? PySet_Contains(members, number) : -1;
-        Py_XDECREF(number);
+        int member = members_has(&m, ints[2 * i]);
         if (member < 0) status = -1;
         else if (member) {
             long long end = next_bound(bounds, pairs + 1, start);
             out[(*n)++] = (HeaderSpan){ints[2 * i], start, end, not_null(data, (Py_ssize_t)start, (Py_ssize_t)end)};
         }
     }
+    members_free(&m);
     PyMem_Free(sorted);
     return status;
 }

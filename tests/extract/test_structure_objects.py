@@ -366,6 +366,13 @@ _HEADERS = [
     (b"5 0 6 0 7 3\n[1][2]", 12, 3, {5, 6, 7}, True),  # two objects at one offset
     (b"\xff 0\n[]", 5, 1, {1}, False),
     (b"", 0, 4, {1}, True),
+    # Members the core looks up in bits, and those it leaves to the set: a
+    # bool or a float equals an int there; members far apart; a negative one.
+    (b"3 0 1 2 2 4\n[][][]", 12, 3, {1, 2, 3, 9}, True),  # a header out of order
+    (b"1 0 2 2 3 4\n[][][]", 12, 3, {True, 2.0, 7}, True),
+    (b"1 0 2 2 3 4\n[][][]", 12, 3, {1, 3, 10**9}, True),
+    (b"1 0 2 2 3 4\n[][][]", 12, 3, {-1, 1, 2**70, 3}, True),
+    (b"1 0 2 2 3 4\n[][][]", 12, 3, set(), True),
 ]
 
 
@@ -460,7 +467,8 @@ _NODE_HEADERS = [
 def test_nodes_read_their_headers_as_the_spans_of_the_reference_give_them(header: tuple[bytes, int, int, set[int]]):
     data, first, count, members = header
     by_header, by_spans = _nodes_by_header_and_by_spans(data, first, count, members)
-    numbers = {int(token) for token in re.findall(rb"\d+", data) if len(token) < 12} | members
+    numbers = {int(token) for token in re.findall(rb"\d+", data) if len(token) < 12}
+    numbers |= {n for n in members if type(n) is int and 0 <= n < 2**62}  # value() takes object numbers
     if _core_reads_header(header):
         _assert_nodes_alike(by_header, by_spans, numbers)
     else:
