@@ -3953,12 +3953,12 @@ enum { EXIST_UNKNOWN, EXIST_YES, EXIST_NO };
 static const char *const TREE_KEYS[] = {
     "/K", "/Pg", "/Lang", "/ActualText", "/Alt", "/S", "/NS", "/Type", "/MCID", "/Obj", "/Stm", "/A", "/C", "/ID",
     "/Parent", "/Kids", "/MCR", "/OBJR", "/StructElem", "/Page", "/Pages",
-    "/O", "/RowSpan", "/ColSpan", "/Scope", "/Headers", "/Table", "/Row", "/Column", "/Both",
+    "/O", "/RowSpan", "/ColSpan", "/Scope", "/Headers", "/Table", "/Row", "/Column", "/Both", "/Nums",
 };
 enum {
     TK_K, TK_PG, TK_LANG, TK_ACTUAL_TEXT, TK_ALT, TK_S, TK_NS, TK_TYPE, TK_MCID, TK_OBJ, TK_STM, TK_A, TK_C, TK_ID,
     TK_PARENT, TK_KIDS, TK_MCR, TK_OBJR, TK_STRUCT_ELEM, TK_PAGE, TK_PAGES,
-    TK_O, TK_ROW_SPAN, TK_COL_SPAN, TK_SCOPE, TK_HEADERS, TK_TABLE, TK_ROW, TK_COLUMN, TK_BOTH, TK_COUNT
+    TK_O, TK_ROW_SPAN, TK_COL_SPAN, TK_SCOPE, TK_HEADERS, TK_TABLE, TK_ROW, TK_COLUMN, TK_BOTH, TK_NUMS, TK_COUNT
 };
 
 typedef struct {
@@ -4566,7 +4566,7 @@ static PyObject *TreeObjects_place_owners(TreeObjects *t, PyObject *args) {
 enum {
     W_OBJECT_REFS, W_PAGES, W_ROOT, W_ROOT_K, W_LANG, W_TYPE_OF, W_NONSTRUCT, W_TEXTS, W_TEXT_STRING, W_CELL,
     W_NO_CELL, W_RESOLVE, W_PARENT_TREE, W_WARN, W_MESSAGES, W_MAX_DEPTH, W_TYPE_IN, W_STREAM_CLS, W_CLASS_MAP,
-    W_SPAN_COMPLAINTS, W_CELL_NODES, W_COUNT
+    W_SPAN_COMPLAINTS, W_CELL_NODES, W_PARENT_TREE_ROOT, W_STRUCT_PARENTS, W_COUNT
 };
 #define TW_BAIL 1
 enum { LOOK_ABSENT = -1, LOOK_UNSURE = -2, LOOK_ERROR = -3, LOOK_NULL = -4 };
@@ -4586,6 +4586,54 @@ typedef struct { PyObject *entry; PyObject *raw, *std, *block, *level, *problem;
 typedef struct { int tag; Py_ssize_t node, type, ctx, element, page; long long num, gen, mcid, stream; } TItem;
 typedef struct { Py_ssize_t name; long long num, gen; TType type; } TNsType;
 typedef struct { Py_ssize_t first, count, pos, single, standing; } TIter;
+
+/* A map of int64 pairs to indices, as a dict with (a, b) keys: open
+ * addressing over mask + 1 slots (a power of two), half full at most. */
+typedef struct { long long *a, *b; Py_ssize_t *v; unsigned char *used; size_t mask; Py_ssize_t count; } TPairs;
+
+static void tpairs_free(TPairs *m) {
+    PyMem_Free(m->a); PyMem_Free(m->b); PyMem_Free(m->v); PyMem_Free(m->used);
+    memset(m, 0, sizeof *m);
+}
+
+static size_t tpairs_slot(const TPairs *m, long long a, long long b) {
+    size_t s = (((size_t)a * 0x9E3779B97F4A7C15u) ^ ((size_t)b * 0xC2B2AE3D27D4EB4Fu)) >> 7 & m->mask;
+    while (m->used[s] && (m->a[s] != a || m->b[s] != b)) s = (s + 1) & m->mask;
+    return s;
+}
+
+/* m[(a, b)]; -1 when it is not set. */
+static Py_ssize_t tpairs_get(const TPairs *m, long long a, long long b) {
+    if (!m->used) return -1;
+    size_t s = tpairs_slot(m, a, b);
+    return m->used[s] ? m->v[s] : -1;
+}
+
+/* m.setdefault((a, b), v). 0, -1 on error. */
+static int tpairs_setdefault(TPairs *m, long long a, long long b, Py_ssize_t v) {
+    if (!m->used || 2 * (size_t)(m->count + 1) > m->mask + 1) {
+        size_t slots = m->used ? 2 * (m->mask + 1) : 64;
+        TPairs bigger = {PyMem_Malloc(slots * sizeof(long long)), PyMem_Malloc(slots * sizeof(long long)),
+                         PyMem_Malloc(slots * sizeof(Py_ssize_t)), PyMem_Calloc(slots, 1), slots - 1, m->count};
+        if (!bigger.a || !bigger.b || !bigger.v || !bigger.used) { tpairs_free(&bigger); PyErr_NoMemory(); return -1; }
+        for (size_t i = 0; m->used && i <= m->mask; i++) {
+            if (!m->used[i]) continue;
+            size_t s = tpairs_slot(&bigger, m->a[i], m->b[i]);
+            bigger.used[s] = 1; bigger.a[s] = m->a[i]; bigger.b[s] = m->b[i]; bigger.v[s] = m->v[i];
+        }
+        tpairs_free(m);
+        *m = bigger;
+    }
+    size_t s = tpairs_slot(m, a, b);
+    if (m->used[s]) return 0;
+    m->used[s] = 1; m->a[s] = a; m->b[s] = b; m->v[s] = v;
+    m->count++;
+    return 0;
+}
+
+/* How the walk places content with no /Pg (tw_orphan_page): not decided
+ * yet, through the owners read from the nodes, or through Python's dict. */
+enum { PT_UNREAD, PT_NODES, PT_DICT };
 
 /* The walk's output, structure.py's ElementColumns and ContentColumns: one
  * int64 per element in each of `element`'s columns (COL_* order), one
@@ -4624,7 +4672,9 @@ typedef struct {
     Py_ssize_t class_map; /* the role map's /ClassMap as a node: -1 not yet converted, LOOK_NULL none, LOOK_UNSURE none readable */
     PyObject *scopes[3];  /* "Row", "Column", "Both" (owned) */
     TColumns cols;        /* what the walk hands back (StructTree's columns) */
-    PyObject *parent_tree; /* _Walker._parent_tree()'s dict, asked for at the first content with no /Pg (owned) */
+    PyObject *parent_tree; /* _Walker._parent_tree()'s dict, where the nodes leave /ParentTree to it (owned) */
+    int parent_state;      /* PT_*: how content with no /Pg is placed, decided at the first of it */
+    TPairs owners;         /* PT_NODES: (owner's object number, MCID) -> page index, from /ParentTree */
 } TWalk;
 
 static TCtx *tw_ctx(TWalk *w, Py_ssize_t id) { return (TCtx *)w->ctxs.data + id; }
@@ -5051,12 +5101,174 @@ static int tw_page_key(TWalk *w, PyObject *key, Py_ssize_t *page) {
     return 0;
 }
 
+/* ==== /ParentTree read over the nodes (struct2) ===========================
+ * structure.py's _read_parent_tree_pages (the reference, which the walks of
+ * plain values use) inside the walk: the number tree (§7.9.7) under
+ * /ParentTree read from the nodes, then each page's entry (§14.7.4.4: an
+ * array, by MCID, of the elements owning its marked content) placed into
+ * TWalk.owners, (owner's object number, MCID) -> the page's index, the
+ * first placement kept: no Python dict, tuple or int per owner. Where the
+ * reference would warn (a node of the number tree reached twice, or nested
+ * too deep), or cannot be matched here (a reference of another generation,
+ * an exception out of Python), the reading is left to _Walker._parent_tree
+ * as before: TW_BAIL, and no trace of this reading is kept. */
+
+/* Value node `v` with a reference resolved (PlainObjects.value): LOOK_NULL
+ * for null or a missing object, below 0 as tw_resolve else. */
+static Py_ssize_t tw_deref(TWalk *w, Py_ssize_t v) {
+    const TNode *n = tnode(w->t, v);
+    return n->kind == NK_REF ? tw_resolve(w, n->a, n->b) : v;
+}
+
+/* Dictionary node `d`'s entry `key` resolved, when it is an array: its first
+ * item and count (the item list may move as objects are parsed: the caller
+ * reads it anew). 1 when it is an array, 0 when not, below 0 as tw_resolve. */
+static int tw_array_entry(TWalk *w, Py_ssize_t d, int key, Py_ssize_t *first, Py_ssize_t *count) {
+    Py_ssize_t v = tw_get(w, d, key);
+    if (v == LOOK_ABSENT) return 0;
+    if (v >= 0) v = tw_deref(w, v);
+    if (v == LOOK_NULL) return 0;
+    if (v < 0) return (int)v;
+    const TNode *a = tnode(w->t, v);
+    if (a->kind != NK_ARRAY) return 0;
+    *first = (Py_ssize_t)a->a;
+    *count = a->count;
+    return 1;
+}
+
+static Py_ssize_t tw_item(const TWalk *w, Py_ssize_t first, Py_ssize_t i) {
+    return ((const Py_ssize_t *)w->t->items.data)[first + i];
+}
+
+/* One node of the number tree (_number_tree's loop body): its /Nums pairs
+ * into `numbers` (key -> the entry's node, unresolved; the first kept), its
+ * /Kids onto `stack`. 0, TW_BAIL, -1 on error. */
+static int tw_number_node(TWalk *w, Py_ssize_t d, long depth, TPairs *numbers, Buf *stack) {
+    Py_ssize_t first = 0, count = 0;
+    int found = tw_array_entry(w, d, TK_NUMS, &first, &count);
+    if (found < 0) return tw_status(found);
+    for (Py_ssize_t i = 0; found && i + 1 < count; i += 2) { /* an odd last item pairs with nothing */
+        Py_ssize_t key = tw_deref(w, tw_item(w, first, i));
+        if (key == LOOK_NULL) continue;
+        if (key < 0) return tw_status(key);
+        if (tnode(w->t, key)->kind == NK_INT && tpairs_setdefault(numbers, tnode(w->t, key)->a, 0, tw_item(w, first, i + 1)) < 0)
+            return -1;
+    }
+    found = tw_array_entry(w, d, TK_KIDS, &first, &count);
+    if (found < 0) return tw_status(found);
+    for (Py_ssize_t i = count; found && i-- > 0;) { /* the first kid on top */
+        Py_ssize_t frame[2] = {tw_item(w, first, i), (Py_ssize_t)depth + 1};
+        if (buf_append(stack, frame, sizeof frame) < 0) return -1;
+    }
+    return 0;
+}
+
+/* _number_tree: every entry of the number tree at value node `top`. */
+static int tw_number_tree(TWalk *w, Py_ssize_t top, TPairs *numbers) {
+    Buf stack = {0};
+    unsigned char *seen = PyMem_Calloc((size_t)w->t->nnumbers, 1);
+    Py_ssize_t frame[2] = {top, 0};
+    int status = seen ? buf_append(&stack, frame, sizeof frame) : (PyErr_NoMemory(), -1);
+    while (!status && stack.len) {
+        stack.len -= sizeof frame;
+        memcpy(frame, stack.data + stack.len, sizeof frame);
+        const TNode *n = tnode(w->t, frame[0]);
+        long long num = n->kind == NK_REF ? n->a : 0;
+        Py_ssize_t d = tw_deref(w, frame[0]);
+        if (d == LOOK_NULL) continue;
+        if (d < 0) { status = tw_status(d); break; }
+        if (tnode(w->t, d)->kind != NK_DICT) continue;
+        if (num > 0 && seen[num]) status = TW_BAIL; /* "reached twice": the reference says it */
+        else if (frame[1] > w->max_depth) status = TW_BAIL; /* "nested too deep": likewise */
+        else {
+            if (num > 0) seen[num] = 1; /* tw_deref held it: 0 < num < nnumbers */
+            status = tw_number_node(w, d, (long)frame[1], numbers, &stack);
+        }
+    }
+    PyMem_Free(seen);
+    buf_free(&stack);
+    return status;
+}
+
+/* Page `page`'s entry of the number tree (node `entry`): each item that is
+ * a reference to a dictionary placed as its owner at its index. */
+static int tw_place_page(TWalk *w, Py_ssize_t entry, Py_ssize_t page) {
+    Py_ssize_t owners = tw_deref(w, entry);
+    if (owners == LOOK_NULL) return 0;
+    if (owners < 0) return tw_status(owners);
+    if (tnode(w->t, owners)->kind != NK_ARRAY) return 0;
+    Py_ssize_t first = (Py_ssize_t)tnode(w->t, owners)->a, count = tnode(w->t, owners)->count;
+    for (Py_ssize_t mcid = 0; mcid < count; mcid++) {
+        const TNode *item = tnode(w->t, tw_item(w, first, mcid));
+        if (item->kind != NK_REF) continue;
+        long long num = item->a;
+        Py_ssize_t target = tw_resolve(w, num, item->b); /* a missing object is null: not placed */
+        if (target == LOOK_NULL) continue;
+        if (target < 0) return tw_status(target);
+        if (tnode(w->t, target)->kind == NK_DICT && tpairs_setdefault(&w->owners, num, mcid, page) < 0) return -1;
+    }
+    return 0;
+}
+
+/* _read_parent_tree_pages into w->owners: the number tree, then each page's
+ * entry, pages in order (their /StructParents from Python, as the reference
+ * reads them). 0, TW_BAIL, -1 on error. */
+static int tw_read_parent_tree(TWalk *w) {
+    Py_ssize_t top = tw_node_of(w, w->env[W_PARENT_TREE_ROOT], 0);
+    if (top < 0) return PyErr_Occurred() ? -1 : TW_BAIL;
+    TPairs numbers = {0};
+    int status = tw_number_tree(w, top, &numbers);
+    PyObject *keys = !status && numbers.count ? PyObject_CallNoArgs(w->env[W_STRUCT_PARENTS]) : NULL;
+    if (!status && numbers.count && !keys) status = -1;
+    if (keys && (!PyTuple_CheckExact(keys) || PyTuple_GET_SIZE(keys) != w->npages)) status = TW_BAIL;
+    for (Py_ssize_t i = 0; keys && !status && i < w->npages; i++) {
+        PyObject *key = PyTuple_GET_ITEM(keys, i);
+        if (key == Py_None) continue;
+        long long k = PyLong_AsLongLong(key);
+        if (k == -1 && PyErr_Occurred()) { status = -1; break; }
+        Py_ssize_t entry = tpairs_get(&numbers, k, 0);
+        if (entry >= 0) status = tw_place_page(w, entry, i);
+    }
+    Py_XDECREF(keys);
+    tpairs_free(&numbers);
+    return status;
+}
+
+/* How content with no /Pg is placed: decided at the first of it (w->parent_state). */
+static int tw_parent_state(TWalk *w) {
+    if (w->parent_state != PT_UNREAD) return 0;
+    int status = tw_read_parent_tree(w);
+    if (!status) {
+        w->parent_state = PT_NODES;
+        return 0;
+    }
+    PyErr_Clear(); /* _Walker._parent_tree meets the same and says it */
+    tpairs_free(&w->owners);
+    if (!(w->parent_tree = PyObject_CallNoArgs(w->env[W_PARENT_TREE]))) return -1;
+    w->parent_state = PT_DICT;
+    return 0;
+}
+/* ==== end of struct2's /ParentTree ======================================== */
+
 /* _Walker._orphan_page_of_ref of content with no /Pg whose element is object
- * (num, gen) (num 0: a direct one): through /ParentTree (read once, by
- * _Walker._parent_tree), else the only page of the document. 0 with *page
- * set, 2 when the content is dropped, TW_BAIL, -1 on error. */
+ * (num, gen) (num 0: a direct one): through /ParentTree (read once, over
+ * the nodes or by _Walker._parent_tree), else the only page of the
+ * document. 0 with *page set, 2 when the content is dropped, TW_BAIL, -1 on error. */
 static int tw_orphan_page(TWalk *w, long long num, long long gen, long long mcid, long long stream, Py_ssize_t *page) {
-    if (!w->parent_tree && !(w->parent_tree = PyObject_CallNoArgs(w->env[W_PARENT_TREE]))) return -1;
+    if (tw_parent_state(w) < 0) return -1;
+    if (w->parent_state == PT_NODES) {
+        Py_ssize_t placed = stream == 0 && num > 0 && gen == 0 ? tpairs_get(&w->owners, num, mcid) : -1;
+        if (placed >= 0) {
+            int status = tw_page_key(w, PyTuple_GET_ITEM(w->env[W_PAGES], placed), page);
+            return status ? status : tw_warn(w, M_ORPHAN_PARENT_TREE);
+        }
+        if (!w->owners.count && w->npages == 1) {
+            int status = tw_page_key(w, PyTuple_GET_ITEM(w->env[W_PAGES], 0), page);
+            return status ? status : tw_warn(w, M_ORPHAN_ONE_PAGE);
+        }
+        int status = tw_warn(w, M_ORPHAN_DROPPED);
+        return status ? status : 2;
+    }
     if (!PyDict_CheckExact(w->parent_tree)) return TW_BAIL;
     if (PyDict_GET_SIZE(w->parent_tree)) {
         if (stream == 0 && num > 0) { /* PAGE_STREAM content of an indirect element */
@@ -5584,6 +5796,7 @@ static void tw_free(TWalk *w) {
     PyMem_Free(w->seen); PyMem_Free(w->on_path); PyMem_Free(w->page_of_number); PyMem_Free(w->objr_counts);
     PyMem_Free(w->claimed_page); PyMem_Free(w->claimed_mcid);
     Py_XDECREF(w->parent_tree);
+    tpairs_free(&w->owners);
     for (int i = 0; i < 3; i++) Py_XDECREF(w->scopes[i]);
     walk_free(&w->base);
 }

@@ -854,6 +854,7 @@ class _Walker:
             ("", "NonStruct", self._info("NonStruct"), None), self._texts, text_string, self._cell_attributes, _NO_CELL,
             self._resolve, self._parent_tree, self._warnings.add, self._messages, self._max_depth,
             self._type_in, Stream, self._class_map, _SPAN_COMPLAINTS, self._cell_nodes,
+            self._root_dict.get("/ParentTree"), self._struct_parents,
         )  # fmt: skip
         walked = nodes.walk(env)
         if walked is NotImplemented:
@@ -1254,10 +1255,17 @@ class _Walker:
 
     def _parent_tree(self) -> dict[tuple[tuple[int, int], int], PageKey]:
         """(element objgen, MCID) -> page from /ParentTree, read on first use
-        (the compiled walks ask for it at the first content with no /Pg)."""
+        (the compiled walks ask for it at the first content with no /Pg; the
+        node walk reads /ParentTree itself, _core's tw_read_parent_tree, and
+        asks only where that reading declines)."""
         if self._parent_tree_pages is None:
             self._parent_tree_pages = self._read_parent_tree_pages()
         return self._parent_tree_pages
+
+    def _struct_parents(self) -> tuple[int | None, ...]:
+        """Each page's /StructParents key (page_struct_parents), pages in
+        order: what the node walk finds the pages' entries of /ParentTree by."""
+        return tuple(map(page_struct_parents, self._pdf.pages))
 
     def _read_parent_tree_pages(self) -> dict[tuple[tuple[int, int], int], PageKey]:
         """(element objgen, MCID) -> page for the page content listed in /ParentTree."""

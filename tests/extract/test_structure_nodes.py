@@ -521,3 +521,74 @@ def test_place_owners_places_a_held_array_of_held_dictionaries_and_declines_the_
     for number in (named_page[0], first[0], 0, -1, 10**30, max(n for n, _ in pdf.get_xref_table()) + 1):
         untouched: dict[Any, Any] = {}
         assert nodes.place_owners(number, "here", untouched) is NotImplemented and not untouched
+
+
+@st.composite
+def _drawn_parent_tree(draw: st.DrawFn) -> tuple[PdfBuilder, bool]:
+    """Elements whose content has no /Pg over one to three pages, and a
+    drawn /ParentTree (§14.7.4.4, a number tree §7.9.7) to place it: entries
+    in /Nums or in /Kids nodes, direct or indirect; owners that are
+    elements, numbers, null, arrays; keys given twice, keys that are no
+    integer, an odd last item, pages without /StructParents or with a key
+    the tree lacks, a node listed twice. And whether the tree is one the
+    node walk reads itself (a node listed twice: the reference warns, and
+    reads it)."""
+    b = PdfBuilder()
+    pages = [b.add_page("") for _ in range(draw(st.integers(1, 3)))]
+    count = draw(st.integers(1, 5))
+    elements = [b.struct_element("P", [j, *draw(st.lists(st.integers(0, 4), max_size=2))]) for j in range(count)]
+    b.set_struct_tree(elements, parent_tree=False)
+    pdf = b.pdf
+    others = st.one_of(
+        st.sampled_from(elements), st.integers(0, 3), st.none(),
+        st.just(Array([1])).map(pdf.make_indirect), st.just(Dictionary(Type=Name.Span)),
+    )  # fmt: skip
+    nums: list[Any] = []
+    for _ in range(draw(st.integers(1, 4))):
+        key = draw(st.one_of(st.integers(0, 2), st.integers(0, 2), st.just(Name.Key), st.just(2).map(pdf.make_indirect)))
+        # Element j at index j mostly: it owns MCID j.
+        entry: Any = Array([draw(st.one_of(st.just(elements[j % count]), others)) for j in range(draw(st.integers(0, 6)))])
+        entry = pdf.make_indirect(entry) if draw(st.booleans()) else entry
+        nums += [key, draw(st.one_of(st.just(entry), st.just(entry), st.none(), st.just(elements[0])))]
+    if draw(st.booleans()):
+        nums.append(0)  # pairs with nothing
+    split = draw(st.integers(0, len(nums) // 2)) * 2
+    kids = [pdf.make_indirect(Dictionary(Nums=Array(nums[:split]))), Dictionary(Nums=Array(nums[split:]))]
+    twice = draw(st.booleans()) and draw(st.booleans())
+    if twice:
+        kids.append(kids[0])
+    root: Any = Dictionary(Kids=Array(kids)) if draw(st.booleans()) else Dictionary(Nums=Array(nums))
+    if draw(st.booleans()):
+        root.Nums = pdf.make_indirect(Array([0, Array(elements)]))  # /Kids and /Nums both read
+    pdf.Root.StructTreeRoot.ParentTree = pdf.make_indirect(root) if draw(st.booleans()) else root
+    for page in pages:
+        key = draw(st.one_of(st.none(), st.integers(0, 2), st.integers(0, 2), st.integers(0, 2)))
+        if key is not None:
+            page.obj.StructParents = key
+    return b, not (twice and "/Kids" in root)
+
+
+@needs_core
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@given(_drawn_parent_tree())
+def test_the_node_walk_reads_drawn_parent_trees_as_the_reference(monkeypatch: pytest.MonkeyPatch, drawn: tuple[PdfBuilder, bool]):
+    """The node walk's own /ParentTree reading (_core's tw_read_parent_tree)
+    places content as _read_parent_tree_pages does, with the same warnings;
+    it asks _Walker._parent_tree only where it declines."""
+    built, read_by_nodes = drawn
+    pdf = _in_streams(built)
+    asked: list[bool] = []
+    real = structure._Walker._parent_tree
+
+    def spy(self: Any) -> Any:
+        asked.append(True)
+        return real(self)
+
+    with monkeypatch.context() as m:
+        m.setattr(structure._Walker, "_parent_tree", spy)
+        by_nodes = _read(pdf, monkeypatch, nodes=True)
+    assert _walked_by_nodes(pdf, monkeypatch)
+    reference, own = _read_by_reference(pdf, monkeypatch)
+    _assert_same_columns(by_nodes, reference, "drawn parent tree")
+    assert list(by_nodes.elements) == own and by_nodes == reference
+    assert asked == ([] if read_by_nodes else [True])
