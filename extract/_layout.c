@@ -514,8 +514,9 @@ done:
  * in place, with no copy of it gathered and listed first. The loop calls
  * back into nothing, so the borrowed items stay alive while it reads them. */
 /* str.isalpha() and str.isspace() of one glyph text into *alpha and *space;
- * -1 with an exception set where it is no str. */
-static inline int text_class(PyObject *text, char *alpha, char *space) {
+ * -1 with an exception set where it is no str. Inlined into the loops that
+ * ask it per glyph: as a call, its entry and exit were a third of its cost. */
+static inline __attribute__((always_inline)) int text_class(PyObject *text, char *alpha, char *space) {
     if (!text || !PyUnicode_Check(text)) { PyErr_SetString(PyExc_TypeError, "glyph texts must be str"); return -1; }
     Py_ssize_t len = PyUnicode_GET_LENGTH(text);
     if (len == 1 && PyUnicode_IS_ASCII(text)) {
@@ -2618,36 +2619,49 @@ static inline double small_rint(double x) {
     return x >= 0 ? (x + two52) - two52 : (x < -0.5 ? -1.0 : 0.0);
 }
 
-/* geometric.most_common(height, 10): the most common height to a tenth of a
- * point (np.rint of height x 10, kept in [0, max_value x 10]; the first of
- * equal counts), 0.0 where none is kept; -1.0 when out of memory. */
-static double common_height(const double *height, Py_ssize_t n, double max_value) {
-    double top = small_rint(max_value * 10);
-    int64_t last = -1, *bin = malloc((size_t)(n ? n : 1) * sizeof(int64_t));
-    if (!bin) return -1.0;
-    /* Each height's tenth (-1: not kept), then a count per tenth up to the largest. */
-    for (Py_ssize_t k = 0; k < n; k++) {
-        double s = height[k] * 10;
-        bin[k] = -1;
-        if (s >= -0.5 && s <= top + 0.5) {
-            s = small_rint(s);
-            if (s >= 0 && s <= top) {
-                bin[k] = (int64_t)s;
-                last = bin[k] > last ? bin[k] : last;
-            }
-        }
+/* geometric.most_common(height, 10)'s bin of one height: np.rint of height
+ * x 10 where it lies in [0, top] (top: max_value x 10, rounded), else -1
+ * (not kept). */
+static inline int64_t height_tenth(double height, double top) {
+    double s = height * 10;
+    if (s >= -0.5 && s <= top + 0.5) {
+        s = small_rint(s);
+        if (s >= 0 && s <= top) return (int64_t)s;
     }
-    if (last < 0) { free(bin); return 0.0; }
+    return -1;
+}
+
+/* geometric.most_common(height, 10) of n heights binned by height_tenth
+ * (`last`: the largest bin, -1 where none is kept): the most common height
+ * to a tenth of a point (the first of equal counts), 0.0 where none is
+ * kept; -1.0 when out of memory. */
+static double common_tenth(const int64_t *tenth, Py_ssize_t n, int64_t last) {
+    if (last < 0) return 0.0;
     int64_t *count = calloc((size_t)last + 1, sizeof(int64_t));
-    if (!count) { free(bin); return -1.0; }
+    if (!count) return -1.0;
     for (Py_ssize_t k = 0; k < n; k++)
-        if (bin[k] >= 0) count[bin[k]]++;
+        if (tenth[k] >= 0) count[tenth[k]]++;
     int64_t best = 0;
     for (int64_t s = 1; s <= last; s++)
         if (count[s] > count[best]) best = s;
-    free(count); free(bin);
+    free(count);
     return (double)best / 10;
 }
+
+/* What upright_frame_of measures on the way for upright_backward_units
+ * (stream_units asks both of one stream): per glyph its centre along the
+ * line (X) and whether it is set in the page's direction (A), arrays of n
+ * the caller gives; then the heights (the frame's own column) and whether
+ * every value the backward test reads is finite (nonfinite 0.0; the frame's
+ * four and the own end's y and the direction). `measured`: whether the
+ * frame read the glyphs at all (it declines skewed units first). */
+typedef struct {
+    double *X;
+    unsigned char *A;
+    const double *HT;
+    double nonfinite;
+    int measured;
+} BackwardPrep;
 
 /* ---- upright_frame(origin, own_end, direction, height, stream, start, space,
  *      descent, skewed, same_direction, max_value)
@@ -2663,13 +2677,15 @@ static double common_height(const double *height, Py_ssize_t n, double max_value
  * starts do not cover the stream in turn. */
 /* upright_frame's body on the stream S[0..n) of glyph columns g, cut into
  * units start[0..units): the result tuple, None where the kernel declines,
- * NULL with an exception set. */
+ * NULL with an exception set. One pass over the glyphs, unit by unit: each
+ * glyph's values read once for its extent, its unit's box and its height's
+ * bin, and for `bp` where not NULL. */
 static PyObject *upright_frame_of(const GlyphColumns *g, const int64_t *S, Py_ssize_t n, const int64_t *start, Py_ssize_t units,
-                                  const unsigned char *space, double descent, double skewed, double same_direction,
-                                  double max_value) {
+                                  const unsigned char *space, const double frame_rules[4], BackwardPrep *bp) {
     const double *O = g->O, *E = g->E, *D = g->D, *H = g->H;
+    const double descent = frame_rules[0], skewed = frame_rules[1], same_direction = frame_rules[2];
     PyObject *result = NULL, *col[9] = {NULL};
-    double *low_y = NULL;
+    int64_t *tenth = NULL;
     if (!units_cover(start, units, n)) return Py_NewRef(Py_None);
     for (Py_ssize_t u = 0; u < units; u++) {
         double dx = D[2 * S[start[u]]], dy = D[2 * S[start[u]] + 1];
@@ -2684,44 +2700,52 @@ static PyObject *upright_frame_of(const GlyphColumns *g, const int64_t *S, Py_ss
     double *Y0 = (double *)PyByteArray_AS_STRING(col[5]), *Y1 = (double *)PyByteArray_AS_STRING(col[6]);
     int64_t *inked = (int64_t *)PyByteArray_AS_STRING(col[7]);
     char *aligned = PyByteArray_AS_STRING(col[8]);
-    low_y = malloc((size_t)(n ? n : 1) * sizeof(double));
-    if (!low_y) { PyErr_NoMemory(); goto done; }
-    double nonfinite = 0.0;  /* x - x is 0 for every finite x, NaN for an infinite or NaN one */
-    for (Py_ssize_t k = 0; k < n; k++) {
-        int64_t r = S[k];
-        double ax = O[2 * r], bx = E[2 * r], h = H[r], ay = O[2 * r + 1];
-        /* every value finite (checked below): np.minimum and np.maximum are plain comparisons */
-        LX[k] = ax <= bx ? ax : bx;
-        HX[k] = ax >= bx ? ax : bx;
-        HT[k] = h;
-        low_y[k] = ay - descent * h;
-        nonfinite += ((ax - ax) + (bx - bx)) + ((h - h) + (ay - ay));
-    }
-    if (nonfinite != 0.0) { result = Py_NewRef(Py_None); goto done; }
+    tenth = malloc((size_t)(n ? n : 1) * sizeof(int64_t));
+    if (!tenth) { PyErr_NoMemory(); goto done; }
+    double nonfinite = 0.0, extra = 0.0;  /* x - x is 0 for every finite x, NaN for an infinite or NaN one */
+    double top = small_rint(frame_rules[3] * 10);
+    int64_t last = -1;
     for (Py_ssize_t u = 0; u < units; u++) {
-        Py_ssize_t lo = (Py_ssize_t)start[u], hi = u + 1 < units ? (Py_ssize_t)start[u + 1] : n, blanks = 0;
+        Py_ssize_t lo = (Py_ssize_t)start[u], hi = u + 1 < units ? (Py_ssize_t)start[u + 1] : n, first = lo, end = hi;
         /* kernels.blank_edges: blanks with only blanks between them and the unit's edge */
-        for (Py_ssize_t k = lo; k < hi && space[k]; k++) { LX[k] = INFINITY; HX[k] = -INFINITY; blanks++; }
-        for (Py_ssize_t k = hi - 1; k >= lo && space[k] && LX[k] != INFINITY; k--) { LX[k] = INFINITY; HX[k] = -INFINITY; blanks++; }
+        while (first < hi && space[first]) first++;
+        while (end > first && space[end - 1]) end--;
         double x0 = INFINITY, x1 = -INFINITY, y0 = INFINITY, y1 = -INFINITY;
         for (Py_ssize_t k = lo; k < hi; k++) {
-            if (LX[k] == INFINITY) continue; /* an edge blank (every other value is finite): no extent */
+            int64_t r = S[k];
+            double ax = O[2 * r], bx = E[2 * r], h = H[r], ay = O[2 * r + 1];
+            nonfinite += ((ax - ax) + (bx - bx)) + ((h - h) + (ay - ay));
+            HT[k] = h;
+            tenth[k] = height_tenth(h, top);
+            last = tenth[k] > last ? tenth[k] : last;
+            if (bp) {
+                double ey = E[2 * r + 1], dx = D[2 * r], dy = D[2 * r + 1];
+                extra += (ey - ey) + ((dx - dx) + (dy - dy));
+                bp->X[k] = (ax + bx) / 2;
+                bp->A[k] = dx >= same_direction;
+            }
+            if (k < first || k >= end) { LX[k] = INFINITY; HX[k] = -INFINITY; continue; } /* an edge blank: no extent */
+            /* every value finite (checked below): np.minimum and np.maximum are plain comparisons */
+            LX[k] = ax <= bx ? ax : bx;
+            HX[k] = ax >= bx ? ax : bx;
             x0 = LX[k] < x0 ? LX[k] : x0;
             x1 = HX[k] > x1 ? HX[k] : x1;
-            double low = low_y[k], high = low + HT[k];
+            double low = ay - descent * h, high = low + h;
             y0 = low < y0 ? low : y0;
             y1 = high > y1 ? high : y1;
         }
         X0[u] = x0; X1[u] = x1; Y0[u] = y0; Y1[u] = y1;
-        inked[u] = (int64_t)(hi - lo - blanks);
+        inked[u] = (int64_t)(end - first);
         aligned[u] = (char)(D[2 * S[lo]] >= same_direction);
     }
-    double body = common_height(HT, n, max_value);
+    if (bp) *bp = (BackwardPrep){bp->X, bp->A, HT, nonfinite + extra, 1};
+    if (nonfinite != 0.0) { result = Py_NewRef(Py_None); goto done; }
+    double body = common_tenth(tenth, n, last);
     if (body < 0) { PyErr_NoMemory(); goto done; }
     result = Py_BuildValue("(OOOOOOOOOd)", col[0], col[1], col[2], col[3], col[4], col[5], col[6], col[7], col[8], body);
 done:
     for (int c = 0; c < 9; c++) Py_XDECREF(col[c]);
-    free(low_y);
+    free(tenth);
     return result;
 }
 
@@ -2738,8 +2762,8 @@ static PyObject *layout_upright_frame(PyObject *mod, PyObject *args) {
     if (n < 0 || get_view(st_obj, &vst, "l", 8, "start") < 0 || get_view(sp_obj, &vsp, "?", 1, "space") < 0) goto done;
     if (vsp.view.len != n) { PyErr_SetString(PyExc_ValueError, "space and stream differ in length"); goto done; }
     const GlyphColumns g = {v[0].view.buf, v[1].view.buf, v[2].view.buf, v[3].view.buf};
-    result = upright_frame_of(&g, v[4].view.buf, n, vst.view.buf, vst.view.len / 8, vsp.view.buf, descent, skewed,
-                              same_direction, max_value);
+    const double frame_rules[4] = {descent, skewed, same_direction, max_value};
+    result = upright_frame_of(&g, v[4].view.buf, n, vst.view.buf, vst.view.len / 8, vsp.view.buf, frame_rules, NULL);
 done:
     for (int c = 0; c < 5; c++) release(&v[c]);
     release(&vst); release(&vsp);
@@ -2777,6 +2801,21 @@ static PyObject *upright_backward_of(const GlyphColumns *g, const int64_t *S, Py
     if (backward_flags(X, HT, A, start, end, units, n, back_step, PyByteArray_AS_STRING(result)) < 0) Py_CLEAR(result);
 done:
     free(X); free(HT); free(A);
+    return result;
+}
+
+/* upright_backward_of where upright_frame_of measured the glyphs already
+ * (`bp`): flags per unit from its centres, heights and alignment, None
+ * where a value read is not finite; read afresh where the frame declined
+ * before reading them. */
+static PyObject *upright_backward_from(const GlyphColumns *g, const int64_t *S, Py_ssize_t n, const int64_t *start,
+                                       const int64_t *end, Py_ssize_t units, double back_step, double same_direction,
+                                       const BackwardPrep *bp) {
+    if (!bp->measured) return upright_backward_of(g, S, n, start, end, units, back_step, same_direction);
+    if (bp->nonfinite != 0.0) return Py_NewRef(Py_None);
+    PyObject *result = PyByteArray_FromStringAndSize(NULL, units);
+    if (result && backward_flags(bp->X, bp->HT, bp->A, start, end, units, n, back_step, PyByteArray_AS_STRING(result)) < 0)
+        Py_CLEAR(result);
     return result;
 }
 
@@ -4361,6 +4400,8 @@ static PyObject *layout_stream_units(PyObject *mod, PyObject *args) {
     memset(v, 0, sizeof v);
     PyObject *result = NULL, *col[6] = {NULL}, *frame = NULL, *backwards = NULL;
     int64_t *starts = NULL, *ends = NULL, *tested = NULL;
+    double *centre = NULL;
+    unsigned char *aligned = NULL;
     Py_ssize_t rows, n = get_stream_columns((PyObject *const *)objs, v, &rows);
     if (n < 0 || get_view(t_obj, &vt, "O", (Py_ssize_t)sizeof(PyObject *), "texts") < 0) goto done;
     if (vt.view.len / (Py_ssize_t)sizeof(PyObject *) != rows) {
@@ -4383,16 +4424,20 @@ static PyObject *layout_stream_units(PyObject *mod, PyObject *args) {
     starts = malloc((size_t)(n ? n : 1) * sizeof(int64_t));
     ends = malloc((size_t)(n ? n : 1) * sizeof(int64_t));
     tested = malloc((size_t)(n ? n : 1) * sizeof(int64_t));
-    if (!starts || !ends || !tested) { PyErr_NoMemory(); goto done; }
+    centre = malloc((size_t)(n ? n : 1) * sizeof(double));
+    aligned = malloc((size_t)(n ? n : 1));
+    if (!starts || !ends || !tested || !centre || !aligned) { PyErr_NoMemory(); goto done; }
     const unsigned char *blank = (const unsigned char *)space;
     Py_ssize_t units = unit_starts_of(&g, S, n, (const unsigned char *)LB, G, blank, cuts, starts);
     Py_ssize_t count = painted_back_of(A, G, M, alpha, n, starts, units, back_step, line_baseline, tested);
     int framed = count == 0, apart = 0;
     for (Py_ssize_t r = 0; r < rows && framed; r++) framed = g.D[2 * r] > upright;
     if (framed) {
-        if (!(frame = upright_frame_of(&g, S, n, starts, units, blank, descent, skewed, same_direction, max_value))) goto done;
+        const double frame_rules[4] = {descent, skewed, same_direction, max_value};
+        BackwardPrep bp = {centre, aligned, NULL, 0.0, 0};
+        if (!(frame = upright_frame_of(&g, S, n, starts, units, blank, frame_rules, &bp))) goto done;
         for (Py_ssize_t u = 0; u < units; u++) ends[u] = u + 1 < units ? starts[u + 1] : n;
-        if (!(backwards = upright_backward_of(&g, S, n, starts, ends, units, back_step, same_direction))) goto done;
+        if (!(backwards = upright_backward_from(&g, S, n, starts, ends, units, back_step, same_direction, &bp))) goto done;
         /* No unit painted backwards: lines.glyphs_along leaves the page as it is, and line_order reads it next. */
         int forwards = frame != Py_None && backwards != Py_None;
         for (Py_ssize_t u = 0; u < units && forwards; u++) forwards = !PyByteArray_AS_STRING(backwards)[u];
@@ -4405,7 +4450,7 @@ static PyObject *layout_stream_units(PyObject *mod, PyObject *args) {
 done:
     for (int c = 0; c < 6; c++) Py_XDECREF(col[c]);
     Py_XDECREF(frame); Py_XDECREF(backwards);
-    free(starts); free(ends); free(tested);
+    free(starts); free(ends); free(tested); free(centre); free(aligned);
     for (int c = 0; c < 5; c++) release(&v[c]);
     release(&vt);
     return result;
