@@ -225,118 +225,204 @@ typedef struct {
     Py_ssize_t pieces, lines, upright;
 } Lines;
 
-/* grids_text_lines' work over the `total` candidates into `out`: 1 done, 0
- * when a value is not finite, -1 on an error set. */
-static int lines_of(const double *origin, const double *height, const double *quad, const double *direction,
-                    Py_ssize_t rows, const int64_t *candidates, Py_ssize_t total, double gap, Lines *out) {
-    int status = -1;
-    Key *keys = NULL, *buf = NULL;
-    Py_ssize_t *bounds = NULL;
-    int64_t *line_of = NULL, *up = NULL;
-    double *scratch = NULL, *X = NULL, *Y = NULL, *H = NULL, *X0 = NULL, *X1 = NULL;
-    int64_t *out_glyphs = out->glyphs, *piece_start = out->piece_start, *line_piece = out->line_piece;
-    double *px0 = out->x0, *px1 = out->x1, *line_y = out->y, *line_h = out->height;
-    size_t count = total ? (size_t)total : 1;
-    X = PyMem_Malloc(5 * count * sizeof(double));
-    up = PyMem_Malloc(2 * count * sizeof(int64_t)); /* the upright glyphs, then their order */
-    if (!X || !up) { PyErr_NoMemory(); goto done; }
-    Y = X + count; H = Y + count; X0 = H + count; X1 = X0 + count;
-    /* The upright glyphs (gridfind._lines's filter), in their order, and
-     * their measures, in one pass: every index is checked before a value
-     * that is not finite makes the kernel decline. */
+/* The upright candidates' measures (lines_of): per upright glyph its table
+ * row, origin x and y, height and box x extent; where each stretch of
+ * consecutive ones on one baseline (equal y) starts; and per stretch the
+ * first of its least x and the last of its greatest x. */
+typedef struct {
+    int64_t *up, *run_start, *run_least, *run_most;
+    double *X, *Y, *H, *X0, *X1;
+    Py_ssize_t n, runs;
+} Upright;
+
+/* Top to bottom (text_lines' first sort: -y, then x, then position) the
+ * glyphs on one baseline are consecutive, and a line breaks only where the
+ * baseline changes: between the greatest (x, position) of one baseline and
+ * the least of the next. So the stretches of consecutive glyphs on one
+ * baseline are sorted (by -y, then first position: equal baselines become
+ * one), not the glyphs; each line's glyphs then in x order, ties by -y and
+ * position, which is the order of x then rank in the first sort. Out: per
+ * line its first position in `order` and n after the last; `order` the
+ * positions (in u->up) line after line, each line in x order. The lines. */
+static Py_ssize_t lines_in_order(const Upright *u, Key *keys, Key *buf, Py_ssize_t *bounds, int64_t *line_of,
+                                 int64_t *order) {
+    const double *X = u->X, *Y = u->Y, *H = u->H;
+    for (Py_ssize_t r = 0; r < u->runs; r++) keys[r] = (Key){-Y[u->run_start[r]], (double)u->run_start[r], r};
+    sort_keys(keys, u->runs, buf, bounds);
+    /* The runs' order, saved before `keys` holds each line's glyphs. */
+    int64_t *by_run = (int64_t *)buf;
+    for (Py_ssize_t r = 0; r < u->runs; r++) by_run[r] = keys[r].at;
+    Py_ssize_t n_lines = 0, filled = 0;
+    int64_t last = -1; /* the greatest (x, position) of the baseline before */
+    for (Py_ssize_t i = 0; i < u->runs;) {
+        /* One baseline: the runs i..j-1 (equal -y), its least and greatest (x, position). */
+        Py_ssize_t j = i + 1;
+        double y = Y[u->run_start[by_run[i]]];
+        while (j < u->runs && Y[u->run_start[by_run[j]]] == y) j++;
+        int64_t least = -1, most = -1;
+        for (Py_ssize_t k = i; k < j; k++) {
+            int64_t a = u->run_least[by_run[k]], b = u->run_most[by_run[k]];
+            if (least < 0 || X[a] < X[least] || (X[a] == X[least] && a < least)) least = a;
+            if (most < 0 || X[b] > X[most] || (X[b] == X[most] && b > most)) most = b;
+        }
+        int breaks = last < 0;
+        if (!breaks) {
+            double hg = H[least] > 1e-6 ? H[least] : 1e-6, hp = H[last] > 1e-6 ? H[last] : 1e-6;
+            breaks = fabs(Y[least] - Y[last]) > 0.3 * (hg < hp ? hg : hp);
+        }
+        if (breaks) line_of[n_lines++] = filled;
+        last = most;
+        for (Py_ssize_t k = i; k < j; k++) {
+            int64_t r = by_run[k], stop = r + 1 < u->runs ? u->run_start[r + 1] : u->n;
+            for (int64_t p = u->run_start[r]; p < stop; p++) order[filled++] = p;
+        }
+        i = j;
+    }
+    line_of[n_lines] = filled;
+    for (Py_ssize_t line = 0; line < n_lines; line++) {
+        Py_ssize_t start = line_of[line], end = line_of[line + 1], k = start + 1;
+        /* Most lines are one baseline painted left to right: in order already. */
+        for (; k < end; k++) {
+            int64_t a = order[k - 1], b = order[k];
+            if (!(X[a] < X[b] || (X[a] == X[b] && (Y[a] > Y[b] || (Y[a] == Y[b] && a < b))))) break;
+        }
+        if (k >= end) continue;
+        for (k = start; k < end; k++) keys[k] = (Key){X[order[k]], -Y[order[k]], order[k]};
+        sort_keys(keys + start, end - start, buf, bounds);
+        for (Py_ssize_t k = start; k < end; k++) order[k] = keys[k].at;
+    }
+    return n_lines;
+}
+
+/* The pieces of one line (positions start..end-1 of `order`, in x order)
+ * into `out` from piece `pieces`: a piece starts at the line's start and
+ * where a glyph box's least x lies more than `gap` x the line's median
+ * height past the greatest box x so far. The line's height is the median
+ * of its first piece; it is found only where asked (`every_height`) or
+ * where the line has several pieces (page_grids reads no other): a line
+ * whose widest step past the reach is at most `gap` x its least height has
+ * one piece whatever its median (gap >= 0, and the median is no less). The
+ * pieces after. */
+static Py_ssize_t line_pieces(const Upright *u, const int64_t *order, Py_ssize_t start, Py_ssize_t end, double gap,
+                              int every_height, double *scratch, Lines *out, Py_ssize_t line, Py_ssize_t pieces) {
+    const double *X0 = u->X0, *X1 = u->X1;
+    int64_t g = order[start];
+    double reach = X1[g], least = X0[g], widest = -INFINITY, least_h = u->H[g];
+    for (Py_ssize_t k = start + 1; k < end; k++) {
+        g = order[k];
+        double step = X0[g] - reach;
+        widest = step > widest ? step : widest;
+        least = X0[g] < least ? X0[g] : least;
+        reach = X1[g] > reach ? X1[g] : reach;
+        least_h = u->H[g] < least_h ? u->H[g] : least_h;
+    }
+    out->line_piece[line] = pieces;
+    out->y[line] = u->Y[order[start]];
+    if (!every_height && gap >= 0 && !(widest > gap * least_h)) {
+        out->piece_start[pieces] = start;
+        out->x0[pieces] = least;
+        out->x1[pieces] = reach;
+        out->height[line] = NAN; /* not asked: one piece */
+        return pieces + 1;
+    }
+    double median = median_of(u->H, order + start, end - start, scratch), limit = gap * median;
+    Py_ssize_t first_end = end;
+    for (Py_ssize_t k = start; k < end; k++) {
+        g = order[k];
+        if (k == start || X0[g] - reach > limit) {
+            if (k != start && first_end == end) first_end = k;
+            out->piece_start[pieces] = k;
+            out->x0[pieces] = X0[g];
+            out->x1[pieces] = X1[g];
+            pieces++;
+        } else {
+            if (X0[g] < out->x0[pieces - 1]) out->x0[pieces - 1] = X0[g];
+            if (X1[g] > out->x1[pieces - 1]) out->x1[pieces - 1] = X1[g];
+        }
+        reach = k == start || X1[g] > reach ? X1[g] : reach;
+    }
+    /* A line of one piece: its first piece's median is the line's. */
+    out->height[line] = first_end == end ? median : median_of(u->H, order + start, first_end - start, scratch);
+    return pieces;
+}
+
+/* The upright ones among the `total` candidates into `u` (arrays of
+ * `count` items), with their stretches on one baseline: 1 read, 0 when a
+ * value is not finite, -1 on an error set. Every index is checked before a
+ * value that is not finite makes the kernel decline. */
+static int upright_of(const double *origin, const double *height, const double *quad, const double *direction,
+                      Py_ssize_t rows, const int64_t *candidates, Py_ssize_t total, Upright *u) {
     Py_ssize_t n = 0;
-    int finite = 1;
+    double nan_if_not_finite = 0.0; /* v - v is 0 for a finite v, NaN for an infinity or NaN */
     for (Py_ssize_t k = 0; k < total; k++) {
         int64_t g = candidates[k];
-        if (g < 0 || g >= rows) { PyErr_SetString(PyExc_IndexError, "glyph index out of range"); goto done; }
+        if (g < 0 || g >= rows) { PyErr_SetString(PyExc_IndexError, "glyph index out of range"); return -1; }
         if (!(fabs(direction[2 * g] - 1.0) < 0.05)) continue;
         const double *q = quad + 8 * g;
         double a = q[0] < q[2] ? q[0] : q[2], b = q[4] < q[6] ? q[4] : q[6];
         double c = q[0] > q[2] ? q[0] : q[2], d = q[4] > q[6] ? q[4] : q[6];
-        up[n] = g;
-        X[n] = origin[2 * g];
-        Y[n] = origin[2 * g + 1];
-        H[n] = height[g];
-        X0[n] = a < b ? a : b;
-        X1[n] = c > d ? c : d;
-        if (!(isfinite(X[n]) && isfinite(Y[n]) && isfinite(H[n]) && isfinite(X0[n]) && isfinite(X1[n]))) finite = 0;
+        double x = origin[2 * g], y = origin[2 * g + 1], h = height[g], x0 = a < b ? a : b, x1 = c > d ? c : d;
+        u->up[n] = g;
+        u->X[n] = x; u->Y[n] = y; u->H[n] = h; u->X0[n] = x0; u->X1[n] = x1;
+        nan_if_not_finite += ((x - x) + (y - y)) + ((h - h) + (x0 - x0)) + (x1 - x1);
         n++;
     }
-    const int64_t *glyphs = up;
-    if (!finite) {
-        status = 0;
-        goto done;
-    }
-    keys = PyMem_Malloc(count * sizeof(Key));
-    buf = PyMem_Malloc(count * sizeof(Key));
-    bounds = PyMem_Malloc((count + 1) * sizeof(Py_ssize_t));
-    line_of = PyMem_Malloc((count + 1) * sizeof(int64_t)); /* per line its first position, and n after the last */
-    scratch = PyMem_Malloc(count * sizeof(double));
-    if (!keys || !buf || !bounds || !line_of || !scratch) { PyErr_NoMemory(); goto done; }
-    /* Top to bottom: -y, then x, then position (with finite values, x's
-     * rank orders as x does). */
-    for (Py_ssize_t k = 0; k < n; k++) keys[k] = (Key){-Y[k], X[k], k};
-    sort_keys(keys, n, buf, bounds);
-    /* The lines, each then along x with ties by the order above: its keys
-     * made anew as the line breaks are found. */
-    Py_ssize_t n_lines = 0;
-    int64_t previous = -1;
-    for (Py_ssize_t k = 0; k < n; k++) {
-        int64_t g = keys[k].at;
-        if (k) {
-            double hg = H[g] > 1e-6 ? H[g] : 1e-6, hp = H[previous] > 1e-6 ? H[previous] : 1e-6;
-            if (fabs(Y[g] - Y[previous]) > 0.3 * (hg < hp ? hg : hp)) line_of[n_lines++] = k;
-        } else {
-            line_of[n_lines++] = 0;
+    u->n = n;
+    if (nan_if_not_finite != 0.0) return 0;
+    Py_ssize_t runs = 0;
+    for (Py_ssize_t p = 0; p < n; p++) {
+        if (!p || u->Y[p] != u->Y[p - 1]) {
+            u->run_start[runs] = p;
+            u->run_least[runs] = u->run_most[runs] = p;
+            runs++;
+            continue;
         }
-        previous = g;
-        keys[k] = (Key){X[g], (double)k, g};
+        /* Positions grow along the run: the first least x, the last greatest. */
+        if (u->X[p] < u->X[u->run_least[runs - 1]]) u->run_least[runs - 1] = p;
+        if (u->X[p] >= u->X[u->run_most[runs - 1]]) u->run_most[runs - 1] = p;
     }
-    line_of[n_lines] = n;
-    int64_t *order = up + n; /* positions in `glyphs`, after the n upright glyphs in `up` */
+    u->runs = runs;
+    return 1;
+}
+
+/* grids_text_lines' work over the `total` candidates into `out`: 1 done, 0
+ * when a value is not finite, -1 on an error set. `every_height`: each
+ * line's height (text_lines), else only those of lines of several pieces
+ * (line_pieces). */
+static int lines_of(const double *origin, const double *height, const double *quad, const double *direction,
+                    Py_ssize_t rows, const int64_t *candidates, Py_ssize_t total, double gap, int every_height,
+                    Lines *out) {
+    int status = -1;
+    size_t count = total ? (size_t)total : 1;
+    Upright u = {0};
+    double *measures = PyMem_Malloc(5 * count * sizeof(double));
+    int64_t *positions = PyMem_Malloc(6 * (count + 1) * sizeof(int64_t));
+    Key *keys = PyMem_Malloc(count * sizeof(Key)), *buf = PyMem_Malloc(count * sizeof(Key));
+    Py_ssize_t *bounds = PyMem_Malloc((count + 1) * sizeof(Py_ssize_t));
+    if (!measures || !positions || !keys || !buf || !bounds) { PyErr_NoMemory(); goto done; }
+    u.X = measures; u.Y = u.X + count; u.H = u.Y + count; u.X0 = u.H + count; u.X1 = u.X0 + count;
+    u.up = positions; u.run_start = u.up + count + 1; u.run_least = u.run_start + count + 1;
+    u.run_most = u.run_least + count + 1;
+    int64_t *line_of = u.run_most + count + 1, *order = line_of + count + 1;
+    status = upright_of(origin, height, quad, direction, rows, candidates, total, &u);
+    if (status <= 0) goto done;
+    Py_ssize_t n_lines = lines_in_order(&u, keys, buf, bounds, line_of, order);
+    double *scratch = (double *)buf; /* free again: the lines are sorted */
     Py_ssize_t pieces = 0;
     for (Py_ssize_t line = 0; line < n_lines; line++) {
-        Py_ssize_t start = line_of[line], end = line_of[line + 1];
-        sort_keys(keys + start, end - start, buf, bounds);
-        for (Py_ssize_t k = start; k < end; k++) {
-            order[k] = keys[k].at;
-            out_glyphs[k] = glyphs[keys[k].at];
-        }
-        double median = median_of(H, order + start, end - start, scratch), limit = gap * median;
-        line_piece[line] = pieces;
-        line_y[line] = Y[order[start]];
-        double reach = 0.0;
-        Py_ssize_t first_end = end;
-        for (Py_ssize_t k = start; k < end; k++) {
-            int64_t g = order[k];
-            if (k == start || X0[g] - reach > limit) {
-                if (k != start && first_end == end) first_end = k;
-                piece_start[pieces] = k;
-                px0[pieces] = X0[g];
-                px1[pieces] = X1[g];
-                pieces++;
-            } else {
-                if (X0[g] < px0[pieces - 1]) px0[pieces - 1] = X0[g];
-                if (X1[g] > px1[pieces - 1]) px1[pieces - 1] = X1[g];
-            }
-            reach = k == start || X1[g] > reach ? X1[g] : reach;
-        }
-        /* A line of one piece: its first piece's median is the line's. */
-        line_h[line] = first_end == end ? median : median_of(H, order + start, first_end - start, scratch);
+        for (Py_ssize_t k = line_of[line]; k < line_of[line + 1]; k++) out->glyphs[k] = u.up[order[k]];
+        pieces = line_pieces(&u, order, line_of[line], line_of[line + 1], gap, every_height, scratch, out, line, pieces);
     }
-    line_piece[n_lines] = pieces;
+    out->line_piece[n_lines] = pieces;
     out->pieces = pieces;
     out->lines = n_lines;
-    out->upright = n;
-    status = 1;
+    out->upright = u.n;
 done:
-    PyMem_Free(up);
+    PyMem_Free(measures);
+    PyMem_Free(positions);
     PyMem_Free(keys);
     PyMem_Free(buf);
     PyMem_Free(bounds);
-    PyMem_Free(line_of);
-    PyMem_Free(scratch);
-    PyMem_Free(X);
     return status;
 }
 
@@ -366,7 +452,8 @@ static PyObject *grids_text_lines(PyObject *mod, PyObject *args) {
     }
     Lines out = {v[5].view.buf, v[6].view.buf, v[9].view.buf, v[7].view.buf, v[8].view.buf, v[10].view.buf,
                  v[11].view.buf, 0, 0, 0};
-    int status = lines_of(v[0].view.buf, v[1].view.buf, v[2].view.buf, v[3].view.buf, rows, v[4].view.buf, total, gap, &out);
+    int status = lines_of(v[0].view.buf, v[1].view.buf, v[2].view.buf, v[3].view.buf, rows, v[4].view.buf, total, gap, 1,
+                          &out);
     if (status > 0) result = Py_BuildValue("(nnn)", out.pieces, out.lines, out.upright);
     if (status == 0) { result = Py_None; Py_INCREF(result); }
 done:
@@ -1161,7 +1248,7 @@ static PyObject *grids_page_aligned_grids(PyObject *mod, PyObject *args) {
         PyErr_NoMemory();
         goto done;
     }
-    int status = lines_of(v[0].view.buf, v[2].view.buf, v[3].view.buf, v[4].view.buf, rows, v[5].view.buf, total, gap,
+    int status = lines_of(v[0].view.buf, v[2].view.buf, v[3].view.buf, v[4].view.buf, rows, v[5].view.buf, total, gap, 0,
                           &lines);
     if (status < 0) goto done;
     int declined = status == 0;

@@ -1171,6 +1171,51 @@ def test_page_aligned_grids_answer_what_lines_then_grids_answer(monkeypatch, pai
         assert_same_grids(compiled, pure, f"rows={n_rows}")
 
 
+def two_cell_rows(step: float, heights: tuple[float, ...], apart: bool) -> GlyphTable:
+    """Three rows 12 pt apart from y = 0, each of two glyphs (x 20 to 30) and,
+    `step` past their end, two more; glyph heights `heights` along each row.
+    `apart`: every row's right pair painted before all the left pairs (a
+    baseline in runs that are not consecutive), the first row's right pair
+    on y = -0.0, its left pair on y = 0.0 (one baseline)."""
+    left, right = [], []
+    for row in range(3):
+        y = -12.0 * row
+        xs = (20.0, 25.0, 30.0 + step, 35.0 + step)
+        glyphs = [(x, y, x + 5.0, y + h) for x, h in zip(xs, heights, strict=True)]
+        left += glyphs[:2]
+        right += [(x0, -0.0 if apart and row == 0 else y0, x1, y1) for x0, y0, x1, y1 in glyphs[2:]]
+    boxes = right + left if apart else [b for row in range(3) for b in left[2 * row : 2 * row + 2] + right[2 * row : 2 * row + 2]]
+    return GlyphTable.empty().with_text_rows(["a"] * 12, boxes, [-1] * 12, [0] * 12)
+
+
+# A line is cut where a glyph box starts more than TABLE_COLUMN_GAP (1.2) x the
+# line's median height past the reach: the kernel finds the median only on a
+# line whose widest step passes 1.2 x its least height. Three rows cut in two
+# make a grid; rows left whole make none.
+@pytest.mark.parametrize(
+    ("step", "heights", "grids"),
+    [
+        (12.0, (10.0, 10.0, 10.0, 10.0), 0),  # exactly 1.2 x 10: not past it
+        (12.5, (10.0, 10.0, 10.0, 10.0), 1),
+        (11.0, (8.0, 10.0, 10.0, 10.0), 0),  # past 1.2 x the least (9.6), not the median's 12
+        (12.5, (8.0, 10.0, 10.0, 10.0), 1),
+        (9.7, (8.0, 8.0, 8.0, 10.0), 1),  # the median is 8: 9.6 is passed
+    ],
+)
+@pytest.mark.parametrize("apart", [False, True])
+def test_page_aligned_grids_cut_lines_on_their_thresholds(monkeypatch, step, heights, grids, apart):
+    table = two_cell_rows(step, heights, apart)
+    glyphs = np.arange(len(table), dtype=np.int64)
+    one_call = page_aligned(table, glyphs)
+    compiled, pure = both(monkeypatch, lambda: gridfind.aligned_grids(table, glyphs))
+    assert_same_grids(one_call, pure)
+    assert_same_grids(compiled, pure)
+    assert len(pure) == grids
+    lines = gridfind._lines(table, glyphs)
+    assert len(lines.y) == 3  # the -0.0 and 0.0 runs are one baseline
+    assert_same_lines(lines, both(monkeypatch, lambda: gridfind._lines(table, glyphs))[1])
+
+
 def test_page_aligned_grids_decline_what_either_step_declines(monkeypatch):
     table = grid_page(5)
     glyphs = np.arange(len(table), dtype=np.int64)
