@@ -5021,6 +5021,21 @@ done:
     return result;
 }
 
+/* section_breaks' body: of the rows of ids[0..n) starting at S[0..rows)
+ * (checked), the row starts `gap` or more under the lowest bottom so far,
+ * into breaks (rows long); their count. */
+static Py_ssize_t section_breaks_of(const double *Y0, const double *Y1, const int64_t *ids, Py_ssize_t n, const int64_t *S,
+                                    Py_ssize_t rows, double gap, int64_t *breaks) {
+    Py_ssize_t n_breaks = 0, last = 0;  /* floor: the least y0 of ids[0..last] */
+    double floor = n ? Y0[ids[0]] : 0.0;
+    for (Py_ssize_t r = 1; r < rows; r++) {
+        /* np.minimum.accumulate to the unit before the row: NaN propagates. */
+        while (last < S[r] - 1) floor = np_min(floor, Y0[ids[++last]]);
+        if (floor - Y1[ids[S[r]]] >= gap) breaks[n_breaks++] = S[r];
+    }
+    return n_breaks;
+}
+
 /* ---- section_breaks(y0, y1, ids, starts, gap) -> positions ---------------
  * kernels.section_breaks (regions.gap_bands): of the rows of `ids`
  * (top to bottom, rows starting at `starts`), the row starts under the
@@ -5044,14 +5059,7 @@ static PyObject *layout_section_breaks(PyObject *mod, PyObject *args) {
         if (S[r] < 0 || S[r] >= n || (r && S[r] <= S[r - 1])) { PyErr_SetString(PyExc_ValueError, "bad row starts"); goto done; }
     breaks = malloc((rows ? rows : 1) * sizeof(int64_t));
     if (!breaks) { PyErr_NoMemory(); goto done; }
-    Py_ssize_t n_breaks = 0, last = 0;  /* floor: the least y0 of ids[0..last] */
-    double floor = n ? Y0[ids[0]] : 0.0;
-    for (Py_ssize_t r = 1; r < rows; r++) {
-        /* np.minimum.accumulate to the unit before the row: NaN propagates. */
-        while (last < S[r] - 1) floor = np_min(floor, Y0[ids[++last]]);
-        if (floor - Y1[ids[S[r]]] >= gap) breaks[n_breaks++] = S[r];
-    }
-    result = int64_bytes(breaks, n_breaks);
+    result = int64_bytes(breaks, section_breaks_of(Y0, Y1, ids, n, S, rows, gap, breaks));
 done:
     free(breaks);
     release(&v[0]); release(&v[1]); release(&vi); release(&vs);
@@ -6588,6 +6596,124 @@ done:
     return result;
 }
 
+
+/* ---- a region's bands at its columns' gaps (tiebreaks.column_gap_bands) ---- */
+
+/* tiebreaks._widest_lines_through of one column (units col[0..n)) cut into
+ * parts at its section gaps (gap_bands of its rows): per gap between two
+ * parts, one of them a text column, the first widest of the region's
+ * whitespace lines (low[l] to high[l], `lines` of them) through it marked
+ * in `candidate`: 0, or -1 on error. */
+static int widest_lines_through(ColumnPage *p, const int64_t *col, Py_ssize_t n, const double *low, const double *high,
+                                Py_ssize_t lines, double section_gap, char *candidate) {
+    const double *Y0 = p->v.box[2].view.buf, *Y1 = p->v.box[3].view.buf;
+    int status = -1;
+    size_t room = (size_t)n + 1;
+    int64_t *sorted = malloc(room * sizeof(int64_t)), *S = malloc((room + 1) * sizeof(int64_t)), *order = malloc(room * sizeof(int64_t));
+    int64_t *tmp = malloc(room * sizeof(int64_t)), *at = malloc((room + 1) * sizeof(int64_t));
+    double *key = calloc(room, sizeof(double));
+    int *text = malloc(room * sizeof(int));
+    if (!sorted || !S || !order || !tmp || !at || !key || !text) { PyErr_NoMemory(); goto done; }
+    Py_ssize_t rows = sort_rows(Y0, Y1, col, n, p->tol, sorted, S, order, tmp, key);
+    Py_ssize_t parts = rows < 2 ? 0 : section_breaks_of(Y0, Y1, sorted, n, S, rows, section_gap, at + 1);
+    status = 0;
+    if (!parts) goto done;
+    at[0] = 0; parts++; at[parts] = n;
+    for (Py_ssize_t k = 0; k < parts; k++) {
+        int prose;
+        if (group_verdicts(p, sorted + at[k], at[k + 1] - at[k], &text[k], &prose) < 0) { status = -1; goto done; }
+    }
+    double top = np_min_at(Y0, sorted, at[1]);  /* np.minimum.accumulate of the parts' lowest edges */
+    for (Py_ssize_t k = 1; k < parts; k++) {
+        if (text[k - 1] || text[k]) {
+            double bottom = np_max_at(Y1, sorted + at[k], at[k + 1] - at[k]);
+            Py_ssize_t widest = -1;
+            for (Py_ssize_t l = 0; l < lines; l++) {
+                if (!(low[l] < top && high[l] > bottom && high[l] > low[l])) continue;
+                if (widest < 0 || high[l] - low[l] > high[widest] - low[widest]) widest = l;
+            }
+            if (widest >= 0) candidate[widest] = 1;
+        }
+        top = np_min(top, np_min_at(Y0, sorted + at[k], at[k + 1] - at[k]));
+    }
+done:
+    free(sorted); free(S); free(order); free(tmp); free(at); free(key); free(text);
+    return status;
+}
+
+/* tiebreaks.stream_reads_bands of the region ordered[0..m) (n_ids units) cut
+ * before position `cut` against its columns c: 1, 0, or -1 on error. */
+static int reads_bands_at(const int64_t *ordered, Py_ssize_t m, Py_ssize_t cut, const Bands *c, Py_ssize_t units, double strays,
+                          Py_ssize_t n_ids) {
+    int64_t lengths[2] = {cut, m - cut};
+    Py_ssize_t band_first, column_first;
+    Py_ssize_t total = c->at[c->count];
+    if (cell_disorder_of(ordered, lengths, 2, m, c->ids, c->len, c->count, total, units, 1, &band_first) < 0) return -1;
+    if (!((double)band_first <= strays * (double)n_ids)) return 0;
+    if (cell_disorder_of(ordered, lengths, 2, m, c->ids, c->len, c->count, total, units, 0, &column_first) < 0) return -1;
+    return band_first < column_first;
+}
+
+/* ---- gap_cuts(x0, x1, y0, y1, inked, start, end, alpha, space, words, first_word, ids, ordered, starts, columns,
+ *               units, section_gap, strays, (tol, fill, sample), (narrow, ...), (descent, ...)) -> kept | None
+ * tiebreaks.column_gap_bands whole: of the region (`ids`; its rows
+ * `ordered` from `starts`, two or more) and its `columns`, the row breaks
+ * (numbers into starts[1:]) it is cut at, ascending; None where a column
+ * is empty or no int64 array (the rule then decides). */
+static PyObject *layout_gap_cuts(PyObject *mod, PyObject *args) {
+    PyObject *box[4], *glyphs[5], *words_obj, *first_obj, *ids_obj, *ordered_obj, *starts_obj, *columns_obj;
+    Py_ssize_t units;
+    double section_gap, strays, min_words;
+    ColumnPage p;
+    memset(&p, 0, sizeof p);
+    if (!PyArg_ParseTuple(args, "OOOOOOOOOOOOOOOndd(ddn)(dddddnd)(dddndnd)", &box[0], &box[1], &box[2], &box[3], &glyphs[0],
+                          &glyphs[1], &glyphs[2], &glyphs[3], &glyphs[4], &words_obj, &first_obj, &ids_obj, &ordered_obj, &starts_obj,
+                          &columns_obj, &units, &section_gap, &strays, &p.tol, &p.fill, &p.sample, &p.lim.narrow, &p.lim.column_width,
+                          &p.lim.split_rows, &p.lim.min_glyphs, &p.lim.letter_share, &p.lim.prose_lines, &p.lim.prose_share,
+                          &p.descent, &p.paragraph_step, &p.wrap_space, &p.min_pairs, &min_words, &p.min_lines, &p.wrapped_share))
+        return NULL;
+    p.min_words = min_words;
+    View vw = {0}, vf = {0}, vi = {0}, vo = {0}, vs = {0};
+    PyObject *result = NULL;
+    Bands c = {0};
+    int64_t *region = NULL, *cids = NULL, *clen = NULL, *kept = NULL;
+    double *low = NULL, *high = NULL;
+    char *candidate = NULL;
+    Py_ssize_t size = get_column_page(box, glyphs, words_obj, first_obj, &p, &vw, &vf);
+    int status = size < 0 ? -1 : region_bands(ids_obj, columns_obj, size, &vi, &region, &c, &cids, &clen);
+    if (status == 0) result = Py_NewRef(Py_None);
+    if (status <= 0) goto done;
+    if (get_view(ordered_obj, &vo, "l", 8, "ordered") < 0 || get_view(starts_obj, &vs, "l", 8, "starts") < 0) goto done;
+    Py_ssize_t m = vo.view.len / 8, rows = vs.view.len / 8, lines = rows - 1;
+    const int64_t *ordered = vo.view.buf, *S = vs.view.buf;
+    if (check_ids(ordered, m, size, "ordered") < 0 || check_row_starts(S, rows, m) < 0) goto done;
+    if (rows < 2) { PyErr_SetString(PyExc_ValueError, "two rows or more"); goto done; }
+    const double *Y0 = p.v.box[2].view.buf, *Y1 = p.v.box[3].view.buf;
+    low = malloc(rows * sizeof(double)); high = malloc(rows * sizeof(double)); candidate = calloc(rows, 1);
+    kept = malloc(rows * sizeof(int64_t));
+    if (!low || !high || !candidate || !kept) { PyErr_NoMemory(); goto done; }
+    double floor = Y0[ordered[0]];  /* np.minimum.accumulate: NaN propagates */
+    for (Py_ssize_t r = 1, k = 0; r < rows; r++) {
+        while (k < S[r] - 1) floor = np_min(floor, Y0[ordered[++k]]);
+        low[r - 1] = Y1[ordered[S[r]]]; high[r - 1] = floor;
+    }
+    for (Py_ssize_t k = 0; k < c.count; k++)
+        if (widest_lines_through(&p, c.ids + c.at[k], c.at[k + 1] - c.at[k], low, high, lines, section_gap, candidate) < 0) goto done;
+    Py_ssize_t n_kept = 0;
+    for (Py_ssize_t l = 0; l < lines; l++) {
+        if (!candidate[l]) continue;
+        int reads = reads_bands_at(ordered, m, S[l + 1], &c, units, strays, vi.view.len / 8);
+        if (reads < 0) goto done;
+        if (reads) kept[n_kept++] = l;
+    }
+    result = int64_bytes(kept, n_kept);
+done:
+    free(region); free(cids); free(clen); free((void *)c.at); free(c.painted); free(c.painted_n);
+    free(low); free(high); free(candidate); free(kept); free(p.ints); free(p.floats);
+    release_group(&p.v); release(&vw); release(&vf); release(&vi); release(&vo); release(&vs);
+    return result;
+}
+
 static PyMethodDef module_methods[] = {
     {"gutter_cuts", (PyCFunction)layout_gutter_cuts, METH_VARARGS, "Units by x0, and where a gutter parts them."},
     {"section_breaks", (PyCFunction)layout_section_breaks, METH_VARARGS, "Row starts a section gap under the rows above."},
@@ -6687,6 +6813,7 @@ static PyMethodDef module_methods[] = {
      "Does the stream read the sides of a region's gutter candidate one after the other."},
     {"column_groups", (PyCFunction)layout_column_groups, METH_VARARGS,
      "A region's groups between full-height gutters, tables joined, and which gutters stand."},
+    {"gap_cuts", (PyCFunction)layout_gap_cuts, METH_VARARGS, "Where a region is cut into bands at its columns' gaps the stream reads apart."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -627,6 +627,27 @@ def column_groups(
     return groups, codes, np.frombuffer(asks, dtype=np.int64).tolist()
 
 
+def gap_cuts(
+    lib: ModuleType,
+    box: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray],
+    glyphs: tuple[np.ndarray, np.ndarray, np.ndarray, tuple[np.ndarray, np.ndarray]],
+    words: tuple[np.ndarray, np.ndarray],
+    region: tuple[np.ndarray, tuple[np.ndarray, np.ndarray], list[np.ndarray]],
+    limits: tuple[int, float, float, tuple[float, float, int], ColumnLimits, tuple[float, ...]],
+) -> np.ndarray | None:
+    """tiebreaks.column_gap_bands compiled whole (its reference is the rule
+    itself, tiebreaks._column_gap_bands): of the region (its units, its rows,
+    two or more, and its columns), the numbers of the row breaks
+    (rows_of's starts[1:]) it is cut at. `limits`: the page's unit count,
+    SECTION_GAP body heights, STRAYS and judge's and wraps' measure
+    (regions.verdict_limits). None where a column is empty (the rule then
+    decides)."""
+    inked, start, end, (alpha, space) = glyphs
+    ids, (ordered, starts), columns = region
+    found = lib.gap_cuts(*box, inked, start, end, alpha, space, *words, _ids(ids), _ids(ordered), _ids(starts), columns, *limits)
+    return None if found is None else np.frombuffer(found, dtype=np.int64)
+
+
 def back_up_moves(
     lib: ModuleType | None,
     box: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray],

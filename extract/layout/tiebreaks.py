@@ -17,10 +17,10 @@ import numpy as np
 
 from ragprep.extract.blocks import PARAGRAPH_GAP
 from ragprep.extract.groups import median_of
-from ragprep.extract.layout.kernels import band_order, cell_disorder, reads_columns, stream_visit_cuts
+from ragprep.extract.layout.kernels import band_order, cell_disorder, gap_cuts, reads_columns, stream_visit_cuts
 from ragprep.extract.layout.leaves import reads_down, reads_down_limits
 from ragprep.extract.layout.params import CONSISTENT, FURNITURE_ROWS, GUTTER_SUPPORT, ROW_OVERLAP, SECTION_GAP, SMALL_PRINT, STRAYS
-from ragprep.extract.layout.regions import gap_bands, gutter_core, is_text_column, judge, rows_of, split_at
+from ragprep.extract.layout.regions import gap_bands, gutter_core, is_text_column, judge, rows_of, split_at, verdict_limits
 from ragprep.extract.layout.units import Page
 
 
@@ -43,10 +43,25 @@ def column_gap_bands(
     next to running text: a gap between two form labels says nothing about
     sections), the widest such line per gap; each cut is kept only where
     the stream reads the two bands it makes one after the other
-    (stream_reads_bands). None when no cut is kept."""
+    (stream_reads_bands). None when no cut is kept. Compiled whole
+    (kernels.gap_cuts); _column_gap_bands is its reference."""
     ordered, starts = rows
     if len(starts) < 2:
         return None
+    if page.lib is not None:
+        glyphs = (page.inked, page.start, page.end, page.classes)
+        limits = (len(page.start), SECTION_GAP * page.body, STRAYS, *verdict_limits(page))
+        kept = gap_cuts(page.lib, (page.x0, page.x1, page.y0, page.y1), glyphs, (page.words, page.first_word), (ids, rows, columns), limits)
+        if kept is not None:
+            return split_at(ordered, starts[1:][kept]) if len(kept) else None
+    return _column_gap_bands(page, ids, rows, columns)
+
+
+def _column_gap_bands(
+    page: Page, ids: np.ndarray, rows: tuple[np.ndarray, np.ndarray], columns: list[np.ndarray]
+) -> list[np.ndarray] | None:
+    """column_gap_bands by the rule (RAGPREP_PURE=1, or a column empty)."""
+    ordered, starts = rows
     breaks = starts[1:]
     floor = np.minimum.accumulate(page.y0[ordered])
     # The whitespace between each row and the rows above it.

@@ -1,6 +1,9 @@
 """cut.text_columns compiled but for its recursion (kernels.column_groups,
 extract/_layout.c) against its reference, the rule itself: cut._text_columns,
-which RAGPREP_PURE=1 runs (a page without the kernels).
+which RAGPREP_PURE=1 runs (a page without the kernels); and
+tiebreaks.column_gap_bands compiled whole (kernels.gap_cuts) against
+tiebreaks._column_gap_bands, on the same regions with gaps cut into their
+columns and repainted band after band.
 
 Regions of two to four groups side by side, a gutter or less apart (some a
 few points, some none): paragraphs, narrow columns whose lines wrap or do
@@ -20,8 +23,8 @@ import numpy as np
 import pytest
 
 from ragprep.extract import native
-from ragprep.extract.layout import cut
-from ragprep.extract.layout.params import COLUMN_WIDTH, NARROW_COLUMN
+from ragprep.extract.layout import cut, kernels, tiebreaks
+from ragprep.extract.layout.params import COLUMN_WIDTH, NARROW_COLUMN, ROW_OVERLAP
 from test_layout_region_verdicts import _lines, _scattered, _Units
 
 LIB = native._layout
@@ -112,3 +115,40 @@ def test_column_groups_are_bounds_checked():
     ids = np.arange(len(page.inked) + 1, dtype=np.int64)
     with pytest.raises(IndexError):
         cut.column_groups(LIB, (page.x0, page.x1, page.y0, page.y1), glyphs, (page.words, page.first_word), ids, 10.0, limits)
+
+
+def _with_gaps(rng: np.random.Generator, units: dict[str, Any]) -> dict[str, Any]:
+    """`units` with the lines under a random height lowered by a gap (none,
+    a paragraph's or a section's), and repainted band after band, each
+    column by column, or left as drawn (column after column)."""
+    x0, x1, y0, y1 = units["box"]
+    finite = y1[np.isfinite(y1)]
+    cut_at = float(np.median(finite)) if len(finite) else 0.0
+    drop = np.where(y1 < cut_at, float(rng.choice([0.0, 12.0, 40.0, 80.0])), 0.0)
+    below, left = (y1 < cut_at).astype(int), np.nan_to_num(x0, nan=0.0, posinf=0.0, neginf=0.0) // 100.0
+    order = np.lexsort((-np.nan_to_num(y1, nan=0.0), left, below)) if rng.random() < 0.7 else np.arange(len(x0))
+    per_unit = {"inked": units["inked"][order], "start": units["start"][order], "end": units["end"][order]}
+    words = (units["words"][0][order], units["words"][1][order])
+    box = (x0[order], x1[order], (y0 - drop)[order], (y1 - drop)[order])
+    return {**units, **per_unit, "box": box, "words": words}
+
+
+def test_gap_cuts_agree_with_the_rule(monkeypatch: pytest.MonkeyPatch):
+    seen: Counter[str] = Counter()
+    monkeypatch.setattr(cut, "read_region", lambda page, ids, depth: ([ids], bool(int(ids.sum()) % 2)))
+    for seed in range(500):
+        rng = np.random.default_rng(seed)
+        units = _with_gaps(rng, _side_by_side(rng))
+        n = len(units["inked"])
+        body = 200.0 / [COLUMN_WIDTH, NARROW_COLUMN, COLUMN_WIDTH * 1.3][seed % 3]
+        reference, compiled = _Region(None, units, body, False), _Region(LIB, units, body, False)
+        ids = np.arange(n, dtype=np.int64)
+        columns = cut._text_columns(reference, ids, 0) or [ids[: n // 2], ids[n // 2 :]]
+        if not all(len(column) for column in columns):
+            continue
+        rows = kernels.rows_top_down(None, reference.y0, reference.y1, ids, ROW_OVERLAP * body)
+        expected = _outcome(tiebreaks._column_gap_bands(reference, ids, rows, columns) if len(rows[1]) > 1 else None)
+        assert _outcome(tiebreaks.column_gap_bands(compiled, ids, rows, columns)) == expected, seed
+        seen["none" if expected is None else "cut"] += 1
+    # Regions cut at a gap the stream reads apart, and regions left whole.
+    assert seen["none"] >= 50 and seen["cut"] >= 15, seen
