@@ -7555,30 +7555,51 @@ static int written_one(const unsigned char *d, const Placed *p, Py_ssize_t bound
     return failed ? -1 : 0;
 }
 
+/* The file's bytes and xref_table's columns (the first four arguments of
+ * written_spans and object_streams) as buffers. */
+typedef struct { Py_buffer data, kinds, second, third; } XrColumns;
+
+/* args' first four objects into *c, the columns checked to be as long as
+ * kinds: 0, or -1 with an exception and nothing held. */
+static int xr_columns_get(PyObject *const objs[4], const char *who, XrColumns *c) {
+    Py_buffer *views[4] = {&c->data, &c->kinds, &c->second, &c->third};
+    for (int k = 0; k < 4; k++) {
+        if (PyObject_GetBuffer(objs[k], views[k], PyBUF_SIMPLE) == 0) continue;
+        while (k--) PyBuffer_Release(views[k]);
+        return -1;
+    }
+    Py_ssize_t n = c->kinds.len;
+    if (c->second.len >= n * 8 && c->third.len >= n * 8) return 0;
+    PyErr_Format(PyExc_ValueError, "%s: short columns", who);
+    for (int k = 0; k < 4; k++) PyBuffer_Release(views[k]);
+    return -1;
+}
+
+static void xr_columns_release(XrColumns *c) {
+    PyBuffer_Release(&c->data);
+    PyBuffer_Release(&c->kinds);
+    PyBuffer_Release(&c->second);
+    PyBuffer_Release(&c->third);
+}
+
 static PyObject *core_written_spans(PyObject *mod, PyObject *args) {
     (void)mod;
-    PyObject *data_obj, *kinds_obj, *second_obj, *third_obj;
-    if (!PyArg_ParseTuple(args, "OOOO", &data_obj, &kinds_obj, &second_obj, &third_obj)) return NULL;
-    Py_buffer data, kinds, second, third;
-    if (PyObject_GetBuffer(data_obj, &data, PyBUF_SIMPLE) < 0) return NULL;
-    int got = 1;
-    if (PyObject_GetBuffer(kinds_obj, &kinds, PyBUF_SIMPLE) < 0) got = 0;
-    else if (PyObject_GetBuffer(second_obj, &second, PyBUF_SIMPLE) < 0) { PyBuffer_Release(&kinds); got = 0; }
-    else if (PyObject_GetBuffer(third_obj, &third, PyBUF_SIMPLE) < 0) { PyBuffer_Release(&kinds); PyBuffer_Release(&second); got = 0; }
-    if (!got) { PyBuffer_Release(&data); return NULL; }
+    PyObject *objs[4];
+    if (!PyArg_ParseTuple(args, "OOOO", &objs[0], &objs[1], &objs[2], &objs[3])) return NULL;
+    XrColumns c;
+    if (xr_columns_get(objs, "written_spans", &c) < 0) return NULL;
     PyObject *result = NULL, *spans = NULL, *present = NULL;
-    Py_ssize_t n = kinds.len, count = 0;
+    Py_ssize_t n = c.kinds.len, count = 0;
     Placed *placed = NULL;
-    if (second.len < n * 8 || third.len < n * 8) { PyErr_SetString(PyExc_ValueError, "written_spans: short columns"); goto done; }
     if (!(placed = PyMem_Malloc((size_t)(n ? n : 1) * sizeof(Placed)))) { PyErr_NoMemory(); goto done; }
-    const unsigned char *k = kinds.buf;
-    const int64_t *offsets = second.buf, *generations = third.buf;
+    const unsigned char *k = c.kinds.buf;
+    const int64_t *offsets = c.second.buf, *generations = c.third.buf;
     for (Py_ssize_t i = 0; i < n; i++)
         if (k[i] == 1 && generations[i] == 0) placed[count++] = (Placed){offsets[i], i};
     qsort(placed, (size_t)count, sizeof(Placed), placed_order);
     if (!(spans = PyList_New(0)) || !(present = PyList_New(0))) goto done;
-    const unsigned char *d = data.buf;
-    Py_ssize_t len = data.len, next = 0;
+    const unsigned char *d = c.data.buf;
+    Py_ssize_t len = c.data.len, next = 0;
     for (Py_ssize_t i = 0; i < count; i++) {
         if (placed[i].offset < 0 || placed[i].offset >= len) continue;
         if (next <= i) for (next = i + 1; next < count && placed[next].offset == placed[i].offset; next++) {}
@@ -7590,10 +7611,7 @@ done:
     Py_XDECREF(spans);
     Py_XDECREF(present);
     PyMem_Free(placed);
-    PyBuffer_Release(&data);
-    PyBuffer_Release(&kinds);
-    PyBuffer_Release(&second);
-    PyBuffer_Release(&third);
+    xr_columns_release(&c);
     return result;
 }
 /* object_streams(data, kinds, second, third, numbers) -> [None | (decoded,
@@ -7679,22 +7697,16 @@ done:
 
 static PyObject *core_object_streams(PyObject *mod, PyObject *args) {
     (void)mod;
-    PyObject *data_obj, *kinds_obj, *second_obj, *third_obj, *numbers;
-    if (!PyArg_ParseTuple(args, "OOOOO", &data_obj, &kinds_obj, &second_obj, &third_obj, &numbers)) return NULL;
-    Py_buffer data, kinds, second, third;
-    if (PyObject_GetBuffer(data_obj, &data, PyBUF_SIMPLE) < 0) return NULL;
-    int got = 1;
-    if (PyObject_GetBuffer(kinds_obj, &kinds, PyBUF_SIMPLE) < 0) got = 0;
-    else if (PyObject_GetBuffer(second_obj, &second, PyBUF_SIMPLE) < 0) { PyBuffer_Release(&kinds); got = 0; }
-    else if (PyObject_GetBuffer(third_obj, &third, PyBUF_SIMPLE) < 0) { PyBuffer_Release(&kinds); PyBuffer_Release(&second); got = 0; }
-    if (!got) { PyBuffer_Release(&data); return NULL; }
+    PyObject *objs[4], *numbers;
+    if (!PyArg_ParseTuple(args, "OOOOO", &objs[0], &objs[1], &objs[2], &objs[3], &numbers)) return NULL;
+    XrColumns c;
+    if (xr_columns_get(objs, "object_streams", &c) < 0) return NULL;
     PyObject *result = NULL, *iter = NULL, *item;
-    Py_ssize_t n = kinds.len;
-    XrefRead x = {data.buf, data.len, 0, NULL, NULL, NULL, NULL, 0, NULL};
-    if (second.len < n * 8 || third.len < n * 8) { PyErr_SetString(PyExc_ValueError, "object_streams: short columns"); goto done; }
+    Py_ssize_t n = c.kinds.len;
+    XrefRead x = {c.data.buf, c.data.len, 0, NULL, NULL, NULL, NULL, 0, NULL};
     if (!(result = PyList_New(0)) || !(iter = PyObject_GetIter(numbers))) goto failed;
-    const unsigned char *k = kinds.buf;
-    const int64_t *offsets = second.buf, *generations = third.buf;
+    const unsigned char *k = c.kinds.buf;
+    const int64_t *offsets = c.second.buf, *generations = c.third.buf;
     while ((item = PyIter_Next(iter))) {
         int overflow = 0;
         long long number = PyLong_Check(item) ? PyLong_AsLongLongAndOverflow(item, &overflow) : -1;
@@ -7711,10 +7723,7 @@ failed:
     Py_CLEAR(result);
 done:
     Py_XDECREF(iter);
-    PyBuffer_Release(&data);
-    PyBuffer_Release(&kinds);
-    PyBuffer_Release(&second);
-    PyBuffer_Release(&third);
+    xr_columns_release(&c);
     return result;
 }
 /* ==== end of struct's section ============================================= */

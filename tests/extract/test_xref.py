@@ -452,6 +452,14 @@ def _corpus_pdfs(corpus: Path) -> Iterator[tuple[Path, pikepdf.Pdf | None]]:
             yield path, pdf
 
 
+def _corpus_tables(corpus: Path) -> Iterator[tuple[Path, pikepdf.Pdf, XrefColumns]]:
+    """Every corpus file whose table the compiled reader reads, opened by qpdf, with that table."""
+    for path, pdf in _corpus_pdfs(corpus):
+        table = None if pdf is None else read_xref(pdf)
+        if pdf is not None and table is not None:
+            yield path, pdf, table
+
+
 @needs_core
 @pytest.mark.slow
 def test_every_corpus_file_reads_as_qpdf_reads_it(corpus: Path):
@@ -534,10 +542,7 @@ def test_written_objects_of_the_corpus_read_as_the_reference_reads_them(corpus: 
     from ragprep.extract.structure_objects import _WrittenObjects
 
     spans = 0
-    for path, pdf in _corpus_pdfs(corpus):
-        table = None if pdf is None else read_xref(pdf)
-        if table is None:
-            continue
+    for path, _, table in _corpus_tables(corpus):
         reference = _WrittenObjects._spans(table.data, table.written())
         assert _core.written_spans(table.data, table.kinds, table.second, table.third) == (
             reference.spans,
@@ -625,10 +630,7 @@ def test_an_object_stream_past_the_decoded_limit_is_left_to_qpdf(monkeypatch: py
 @pytest.mark.slow
 def test_the_corpus_object_streams_are_read_from_the_bytes_as_qpdf_reads_them(corpus: Path):
     read = 0
-    for path, pdf in _corpus_pdfs(corpus):
-        table = None if pdf is None else read_xref(pdf)
-        if table is None:
-            continue
+    for path, pdf, table in _corpus_tables(corpus):
         numbers = list(table.members)
         for number, found in zip(numbers, _object_streams_both_ways(table, numbers), strict=True):
             if found is not None:
@@ -636,3 +638,18 @@ def test_the_corpus_object_streams_are_read_from_the_bytes_as_qpdf_reads_them(co
                 assert found == (stream.read_bytes(), stream.stream_dict.get("/First"), stream.stream_dict.get("/N")), path
                 read += 1
     assert read > 900
+
+
+@needs_core
+@pytest.mark.parametrize("name", ["written_spans", "object_streams"])
+def test_columns_shorter_than_their_kinds_are_refused(name: str):
+    # Each column holds an int64 per entry of `kinds`: shorter ones would be read past their end.
+    from ragprep.extract import _core
+
+    kinds, whole, short = b"\x01\x01", bytes(16), bytes(8)
+    call = getattr(_core, name)
+    extra = ([1],) if name == "object_streams" else ()
+    for second, third in ((short, whole), (whole, short)):
+        with pytest.raises(ValueError, match="short columns"):
+            call(b"%PDF-1.7", kinds, second, third, *extra)
+    assert call(b"%PDF-1.7", kinds, whole, whole, *extra) is not None
