@@ -351,6 +351,33 @@ done:
 /* ---- paint_run_cuts(x0, x1, y0, y1, ids, descent, tol, half_body, run_gap, gutter, rtl) -> cuts
  * kernels.paint_run_cuts: where the stream (lines `ids` in stream order)
  * leaves a block (leaves._paint_runs). */
+/* paint_run_cuts' cuts of the lines ids[0..n) into cuts (n at most): their count. */
+static Py_ssize_t paint_cuts_of(const double *X0, const double *X1, const double *Y0, const double *Y1, const int64_t *ids,
+                                Py_ssize_t n, double descent, double tol, double half_body, double run_gap, double gutter,
+                                int rtl, int64_t *cuts) {
+    Py_ssize_t n_cuts = 0;
+    if (!n) return 0;
+    double left = X0[ids[0]], right = X1[ids[0]];
+    for (Py_ssize_t k = 1; k < n; k++) {
+        int64_t a = ids[k - 1], b = ids[k];
+        double base_a = unit_baseline(Y0, Y1, a, descent), base_b = unit_baseline(Y0, Y1, b, descent);
+        int below = base_b <= base_a - half_body && Y0[a] - Y1[b] <= run_gap;
+        below = below && py_min(right, X1[b]) > py_max(left, X0[b]);
+        double step = rtl ? X0[a] - X1[b] : X0[b] - X1[a];
+        int forward = -tol <= step && step < gutter;
+        int same_row = py_min(Y1[b], Y1[a]) - py_max(Y0[b], Y0[a]) > tol && forward;
+        if (below || same_row) {
+            left = py_min(left, X0[b]);
+            right = py_max(right, X1[b]);
+        } else {
+            cuts[n_cuts++] = k;
+            left = X0[b];
+            right = X1[b];
+        }
+    }
+    return n_cuts;
+}
+
 static PyObject *layout_paint_run_cuts(PyObject *mod, PyObject *args) {
     PyObject *x0_obj, *x1_obj, *y0_obj, *y1_obj, *ids_obj;
     double descent, tol, half_body, run_gap, gutter;
@@ -369,27 +396,7 @@ static PyObject *layout_paint_run_cuts(PyObject *mod, PyObject *args) {
     const int64_t *ids = vi.view.buf;
     cuts = malloc((n ? n : 1) * sizeof(int64_t));
     if (!cuts) { PyErr_NoMemory(); goto done; }
-    Py_ssize_t n_cuts = 0;
-    if (n) {
-        double left = X0[ids[0]], right = X1[ids[0]];
-        for (Py_ssize_t k = 1; k < n; k++) {
-            int64_t a = ids[k - 1], b = ids[k];
-            double base_a = unit_baseline(Y0, Y1, a, descent), base_b = unit_baseline(Y0, Y1, b, descent);
-            int below = base_b <= base_a - half_body && Y0[a] - Y1[b] <= run_gap;
-            below = below && py_min(right, X1[b]) > py_max(left, X0[b]);
-            double step = rtl ? X0[a] - X1[b] : X0[b] - X1[a];
-            int forward = -tol <= step && step < gutter;
-            int same_row = py_min(Y1[b], Y1[a]) - py_max(Y0[b], Y0[a]) > tol && forward;
-            if (below || same_row) {
-                left = py_min(left, X0[b]);
-                right = py_max(right, X1[b]);
-            } else {
-                cuts[n_cuts++] = k;
-                left = X0[b];
-                right = X1[b];
-            }
-        }
-    }
+    Py_ssize_t n_cuts = paint_cuts_of(X0, X1, Y0, Y1, ids, n, descent, tol, half_body, run_gap, gutter, rtl, cuts);
     result = int64_bytes(cuts, n_cuts);
 done:
     free(cuts);
@@ -2161,28 +2168,18 @@ static Py_ssize_t turns_of(Py_ssize_t a0, Py_ssize_t a1, Py_ssize_t b0, Py_ssize
  * of those that overlap the other run's box along the line, two or more of
  * each, the group changes `turns` times or more read top to bottom
  * (baselines `descent` of the height above the bottom). */
-static PyObject *layout_turning_pair(PyObject *mod, PyObject *args) {
-    PyObject *obj[4], *ids_obj, *len_obj;
-    double descent, stacked, tol;
-    Py_ssize_t turns;
-    if (!PyArg_ParseTuple(args, "OOOOOOdddn", &obj[0], &obj[1], &obj[2], &obj[3], &ids_obj, &len_obj, &descent, &stacked,
-                          &tol, &turns))
-        return NULL;
-    View vbox[4], vi = {0}, vl = {0};
-    memset(vbox, 0, sizeof vbox);
-    PyObject *result = NULL;
-    double *box = NULL, *base = NULL, *key = NULL;
-    int64_t *first = NULL, *pos = NULL;
-    char *group = NULL;
-    Py_ssize_t runs = 0, n = get_unit_runs(obj, vbox, ids_obj, &vi, len_obj, &vl, &runs);
-    if (n < 0) goto done;
-    const int64_t *ids = vi.view.buf, *lengths = vl.view.buf;
-    const double *X0 = vbox[0].view.buf, *X1 = vbox[1].view.buf, *Y0 = vbox[2].view.buf, *Y1 = vbox[3].view.buf;
+/* turning_pair's pair of the runs of lines ids[0..n) (cut by `lengths`, `runs` of them) into pair[0], pair[1]:
+ * 1 where found, 0 where none is, -1 out of memory (no exception set). */
+static int turning_pair_of(const double *X0, const double *X1, const double *Y0, const double *Y1, const int64_t *ids,
+                           const int64_t *lengths, Py_ssize_t runs, Py_ssize_t n, double descent, double stacked, double tol,
+                           Py_ssize_t turns, Py_ssize_t pair[2]) {
+    int found = -1;
     Py_ssize_t cap = n ? n : 1, rcap = runs ? runs : 1;
-    box = malloc(4 * rcap * sizeof(double));   /* per run: x0, x1, y0, y1 */
-    base = malloc(cap * sizeof(double)); key = malloc(cap * sizeof(double));
-    first = malloc((rcap + 1) * sizeof(int64_t)); pos = malloc(2 * cap * sizeof(int64_t)); group = malloc(cap);
-    if (!box || !base || !key || !first || !pos || !group) { PyErr_NoMemory(); goto done; }
+    double *box = malloc(4 * rcap * sizeof(double));   /* per run: x0, x1, y0, y1 */
+    double *base = malloc(cap * sizeof(double)), *key = malloc(cap * sizeof(double));
+    int64_t *first = malloc((rcap + 1) * sizeof(int64_t)), *pos = malloc(2 * cap * sizeof(int64_t));
+    char *group = malloc(cap);
+    if (!box || !base || !key || !first || !pos || !group) goto done;
     for (Py_ssize_t r = 0, k = 0; r < runs; r++) {
         double *b = box + 4 * r;
         first[r] = k;
@@ -2195,7 +2192,8 @@ static PyObject *layout_turning_pair(PyObject *mod, PyObject *args) {
         }
     }
     first[runs] = n;
-    for (Py_ssize_t i = 0; i < runs; i++) {
+    found = 0;
+    for (Py_ssize_t i = 0; i < runs && !found; i++) {
         const double *a = box + 4 * i;
         for (Py_ssize_t j = i + 1; j < runs; j++) {
             const double *b = box + 4 * j;
@@ -2205,13 +2203,32 @@ static PyObject *layout_turning_pair(PyObject *mod, PyObject *args) {
             const double ax[2] = {a[0], a[1]}, bx[2] = {b[0], b[1]};
             Py_ssize_t changes = turns_of(first[i], first[i + 1], first[j], first[j + 1], ax, bx, ids, X0, X1, base, key, pos,
                                           pos + cap, group);
-            if (changes >= turns) { result = Py_BuildValue("(nn)", i, j); goto done; }
+            if (changes >= turns) { pair[0] = i; pair[1] = j; found = 1; break; }
         }
     }
-    Py_INCREF(Py_None);
-    result = Py_None;
 done:
     free(box); free(base); free(key); free(first); free(pos); free(group);
+    return found;
+}
+
+static PyObject *layout_turning_pair(PyObject *mod, PyObject *args) {
+    PyObject *obj[4], *ids_obj, *len_obj;
+    double descent, stacked, tol;
+    Py_ssize_t turns;
+    if (!PyArg_ParseTuple(args, "OOOOOOdddn", &obj[0], &obj[1], &obj[2], &obj[3], &ids_obj, &len_obj, &descent, &stacked,
+                          &tol, &turns))
+        return NULL;
+    View vbox[4], vi = {0}, vl = {0};
+    memset(vbox, 0, sizeof vbox);
+    PyObject *result = NULL;
+    Py_ssize_t runs = 0, n = get_unit_runs(obj, vbox, ids_obj, &vi, len_obj, &vl, &runs), pair[2];
+    if (n < 0) goto done;
+    int found = turning_pair_of(vbox[0].view.buf, vbox[1].view.buf, vbox[2].view.buf, vbox[3].view.buf, vi.view.buf,
+                                vl.view.buf, runs, n, descent, stacked, tol, turns, pair);
+    if (found < 0) PyErr_NoMemory();
+    else if (found) result = Py_BuildValue("(nn)", pair[0], pair[1]);
+    else { Py_INCREF(Py_None); result = Py_None; }
+done:
     release_boxes(vbox); release(&vi); release(&vl);
     return result;
 }
@@ -4123,25 +4140,13 @@ done:
  * how many lines next to the one before them on its row, at most
  * piece_gap after its end, the stream does not paint right after or
  * before it, and how many rows. */
-static PyObject *layout_row_returns(PyObject *mod, PyObject *args) {
-    PyObject *x0_obj, *x1_obj, *y0_obj, *y1_obj, *ids_obj;
-    double descent, same_baseline, piece_gap;
-    if (!PyArg_ParseTuple(args, "OOOOOddd", &x0_obj, &x1_obj, &y0_obj, &y1_obj, &ids_obj, &descent, &same_baseline, &piece_gap))
-        return NULL;
-    View vbox[4], vi = {0};
-    memset(vbox, 0, sizeof vbox);
-    PyObject *result = NULL;
-    int64_t *ibuf = NULL;
-    double *dbuf = NULL;
-    PyObject *const objs[4] = {x0_obj, x1_obj, y0_obj, y1_obj};
-    Py_ssize_t n = get_unit_boxes(objs, vbox, ids_obj, &vi);
-    if (n < 0) goto done;
-    const double *X0 = vbox[0].view.buf, *X1 = vbox[1].view.buf, *Y0 = vbox[2].view.buf, *Y1 = vbox[3].view.buf;
-    const int64_t *ids = vi.view.buf;
+/* row_returns' (returns, rows) of the lines ids[0..n) into out: 0, or -1 out of memory (no exception set). */
+static int row_returns_of(const double *X0, const double *X1, const double *Y0, const double *Y1, const int64_t *ids,
+                          Py_ssize_t n, double descent, double same_baseline, double piece_gap, Py_ssize_t out[2]) {
     size_t cells = (size_t)(n ? n : 1);
-    ibuf = calloc(6 * cells, sizeof(int64_t));  /* by_base tmp row by_x row_key order */
-    dbuf = calloc(2 * cells, sizeof(double));   /* base key, x0 key */
-    if (!ibuf || !dbuf) { PyErr_NoMemory(); goto done; }
+    int64_t *ibuf = calloc(6 * cells, sizeof(int64_t));  /* by_base tmp row by_x row_key order */
+    double *dbuf = calloc(2 * cells, sizeof(double));   /* base key, x0 key */
+    if (!ibuf || !dbuf) { free(ibuf); free(dbuf); return -1; }
     int64_t *by_base = ibuf, *tmp = ibuf + cells, *row = ibuf + 2 * cells, *by_x = ibuf + 3 * cells;
     int64_t *row_key = ibuf + 4 * cells, *order = ibuf + 5 * cells;
     double *key = dbuf, *x = dbuf + cells;
@@ -4164,10 +4169,29 @@ static PyObject *layout_row_returns(PyObject *mod, PyObject *args) {
         int64_t apart = a > b ? a - b : b - a;
         returns += row[q] == row[p] && gap <= piece_gap && apart > 1;
     }
-    Py_ssize_t rows = n ? (Py_ssize_t)row[by_x[order[n - 1]]] + 1 : 0;
-    result = Py_BuildValue("(nn)", returns, rows);
-done:
+    out[0] = returns;
+    out[1] = n ? (Py_ssize_t)row[by_x[order[n - 1]]] + 1 : 0;
     free(ibuf); free(dbuf);
+    return 0;
+}
+
+static PyObject *layout_row_returns(PyObject *mod, PyObject *args) {
+    PyObject *x0_obj, *x1_obj, *y0_obj, *y1_obj, *ids_obj;
+    double descent, same_baseline, piece_gap;
+    if (!PyArg_ParseTuple(args, "OOOOOddd", &x0_obj, &x1_obj, &y0_obj, &y1_obj, &ids_obj, &descent, &same_baseline, &piece_gap))
+        return NULL;
+    View vbox[4], vi = {0};
+    memset(vbox, 0, sizeof vbox);
+    PyObject *result = NULL;
+    PyObject *const objs[4] = {x0_obj, x1_obj, y0_obj, y1_obj};
+    Py_ssize_t n = get_unit_boxes(objs, vbox, ids_obj, &vi), out[2];
+    if (n < 0) goto done;
+    if (row_returns_of(vbox[0].view.buf, vbox[1].view.buf, vbox[2].view.buf, vbox[3].view.buf, vi.view.buf, n, descent,
+                       same_baseline, piece_gap, out) < 0)
+        PyErr_NoMemory();
+    else
+        result = Py_BuildValue("(nn)", out[0], out[1]);
+done:
     release_boxes(vbox); release(&vi);
     return result;
 }
@@ -4516,6 +4540,23 @@ done:
  * (baselines more than `same_row` apart, no overlap along the line), or
  * down across more than `run_gap` of whitespace to a line whose edge (x0,
  * x1 on an `rtl` page) lies more than `pass_edge` from the last one's. */
+/* pass_cuts' positions of the lines ids[0..n) into cuts (n at most): their count. */
+static Py_ssize_t pass_cuts_of(const double *X0, const double *X1, const double *Y0, const double *Y1, const int64_t *ids,
+                               Py_ssize_t n, double descent, double same_row, double line_step, double run_gap,
+                               double pass_edge, int rtl, int64_t *cuts) {
+    const double *edge = rtl ? X1 : X0;
+    Py_ssize_t n_cuts = 0;
+    for (Py_ssize_t k = 1; k < n; k++) {
+        int64_t a = ids[k - 1], b = ids[k];
+        double base_a = unit_baseline(Y0, Y1, a, descent), base_b = unit_baseline(Y0, Y1, b, descent);
+        int off_row = fabs(base_b - base_a) > same_row;
+        int beside = np_min(X1[a], X1[b]) <= np_max(X0[a], X0[b]) && off_row;
+        int jump = Y0[a] - Y1[b] > run_gap && fabs(edge[a] - edge[b]) > pass_edge;
+        if (base_b >= base_a + line_step || beside || jump) cuts[n_cuts++] = k;
+    }
+    return n_cuts;
+}
+
 static PyObject *layout_pass_cuts(PyObject *mod, PyObject *args) {
     PyObject *x0_obj, *x1_obj, *y0_obj, *y1_obj, *ids_obj;
     double descent, same_row, line_step, run_gap, pass_edge;
@@ -4531,19 +4572,9 @@ static PyObject *layout_pass_cuts(PyObject *mod, PyObject *args) {
     Py_ssize_t n = get_unit_boxes(objs, vbox, ids_obj, &vi);
     if (n < 0) goto done;
     const double *X0 = vbox[0].view.buf, *X1 = vbox[1].view.buf, *Y0 = vbox[2].view.buf, *Y1 = vbox[3].view.buf;
-    const double *edge = rtl ? X1 : X0;
-    const int64_t *ids = vi.view.buf;
     cuts = malloc((n ? n : 1) * sizeof(int64_t));
     if (!cuts) { PyErr_NoMemory(); goto done; }
-    Py_ssize_t n_cuts = 0;
-    for (Py_ssize_t k = 1; k < n; k++) {
-        int64_t a = ids[k - 1], b = ids[k];
-        double base_a = unit_baseline(Y0, Y1, a, descent), base_b = unit_baseline(Y0, Y1, b, descent);
-        int off_row = fabs(base_b - base_a) > same_row;
-        int beside = np_min(X1[a], X1[b]) <= np_max(X0[a], X0[b]) && off_row;
-        int jump = Y0[a] - Y1[b] > run_gap && fabs(edge[a] - edge[b]) > pass_edge;
-        if (base_b >= base_a + line_step || beside || jump) cuts[n_cuts++] = k;
-    }
+    Py_ssize_t n_cuts = pass_cuts_of(X0, X1, Y0, Y1, vi.view.buf, n, descent, same_row, line_step, run_gap, pass_edge, rtl, cuts);
     result = int64_bytes(cuts, n_cuts);
 done:
     free(cuts);
@@ -4682,6 +4713,30 @@ static int grid_link_pairs(const double *X0, const double *X1, const char *narro
  * the shorter run's lines (run i where they tie) lie within `same_row` of
  * a baseline of the other (shared_baselines' count). The baselines are
  * counted only where two narrow runs lie apart. */
+/* grid_links' run boxes (into box, 4 x runs: x0, y0, x1, y1 rows) and links (into *links) of the runs of the
+ * lines ids[0..n) cut by `lengths`: 0, or -1 with an exception set. */
+static int grid_links_of(const double *X0, const double *X1, const double *Y0, const double *Y1, const int64_t *ids,
+                         const int64_t *lengths, Py_ssize_t runs, Py_ssize_t n, double descent, double same_row, double narrow,
+                         double tol, double *box, Triples *links) {
+    int ok = -1;
+    int64_t *owner = malloc((n ? (size_t)n : 1) * sizeof(int64_t)), *keys = NULL, *counts = NULL;
+    char *narrow_run = malloc(runs ? (size_t)runs : 1);
+    if (!owner || !narrow_run) { PyErr_NoMemory(); goto done; }
+    const double *bx0 = box, *bx1 = box + 2 * runs;
+    unit_run_boxes(X0, X1, Y0, Y1, ids, lengths, runs, box, owner);
+    Py_ssize_t narrow_runs = 0;
+    for (Py_ssize_t r = 0; r < runs; r++) narrow_runs += narrow_run[r] = bx1[r] - bx0[r] < narrow;
+    if (narrow_runs >= 2) {
+        Py_ssize_t distinct = shared_keys(Y0, Y1, ids, owner, n, runs, descent, same_row, &keys, &counts);
+        if (distinct < 0 || grid_link_pairs(bx0, bx1, narrow_run, lengths, runs, tol, keys, counts, distinct, links) < 0)
+            goto done;
+    }
+    ok = 0;
+done:
+    free(owner); free(keys); free(counts); free(narrow_run);
+    return ok;
+}
+
 static PyObject *layout_grid_links(PyObject *mod, PyObject *args) {
     PyObject *obj[4], *ids_obj, *len_obj;
     double descent, same_row, narrow, tol;
@@ -4692,31 +4747,18 @@ static PyObject *layout_grid_links(PyObject *mod, PyObject *args) {
     memset(v, 0, sizeof v);
     PyObject *result = NULL;
     double *box = NULL;
-    int64_t *owner = NULL, *keys = NULL, *counts = NULL;
-    char *narrow_run = NULL;
     Triples links = {NULL, 0, 0};
     Py_ssize_t runs = 0, n = get_unit_runs(obj, v, ids_obj, &vi, len_obj, &vl, &runs);
     if (n < 0) goto done;
-    const double *X0 = v[0].view.buf, *X1 = v[1].view.buf, *Y0 = v[2].view.buf, *Y1 = v[3].view.buf;
-    const int64_t *ids = vi.view.buf, *lengths = vl.view.buf;
-    size_t cap = runs ? (size_t)runs : 1;
-    box = malloc(4 * cap * sizeof(double));
-    owner = malloc((n ? (size_t)n : 1) * sizeof(int64_t));
-    narrow_run = malloc(cap);
-    if (!box || !owner || !narrow_run) { PyErr_NoMemory(); goto done; }
-    const double *bx0 = box, *bx1 = box + 2 * runs;
-    unit_run_boxes(X0, X1, Y0, Y1, ids, lengths, runs, box, owner);
-    Py_ssize_t narrow_runs = 0;
-    for (Py_ssize_t r = 0; r < runs; r++) narrow_runs += narrow_run[r] = bx1[r] - bx0[r] < narrow;
-    if (narrow_runs >= 2) {
-        Py_ssize_t distinct = shared_keys(Y0, Y1, ids, owner, n, runs, descent, same_row, &keys, &counts);
-        if (distinct < 0 || grid_link_pairs(bx0, bx1, narrow_run, lengths, runs, tol, keys, counts, distinct, &links) < 0)
-            goto done;
-    }
+    box = malloc(4 * (runs ? (size_t)runs : 1) * sizeof(double));
+    if (!box) { PyErr_NoMemory(); goto done; }
+    if (grid_links_of(v[0].view.buf, v[1].view.buf, v[2].view.buf, v[3].view.buf, vi.view.buf, vl.view.buf, runs, n, descent,
+                      same_row, narrow, tol, box, &links) < 0)
+        goto done;
     result = Py_BuildValue("(NN)", PyByteArray_FromStringAndSize((const char *)box, 4 * runs * (Py_ssize_t)sizeof(double)),
                            int64_bytes(links.items, links.len));
 done:
-    free(box); free(owner); free(keys); free(counts); free(narrow_run); free(links.items);
+    free(box); free(links.items);
     release_boxes(v); release(&vi); release(&vl);
     return result;
 }
@@ -5913,6 +5955,28 @@ static int values_up_and_down(const double *const box[4], const double *edge, do
  * within slack); of those of grid_rows lines or more, the first and end run
  * of each (int64 bytes, in pairs), and whether the stream paints one of them
  * up and down by where each value starts (values_up_and_down). */
+/* column_visits' visits of the runs (ids[0..n) cut by `lengths`) into bounds (pairs, *big of them; `ends`
+ * scratch of one per run): whether the stream paints one of them up and down. */
+static int visits_of(const double *const box[4], const int64_t *ids, const int64_t *lengths, Py_ssize_t runs, Py_ssize_t n,
+                     double slack, Py_ssize_t grid_rows, double column_width, double next_line, int rtl, int64_t *ends,
+                     int64_t *bounds, Py_ssize_t *big) {
+    const double *edge = rtl ? box[0] : box[1];
+    double sign = rtl ? -1.0 : 1.0;
+    Py_ssize_t groups = flush_groups(edge, sign, ids, lengths, runs, slack, ends);
+    double leaf_end = n ? sign * edge[ids[0]] : 0.0;
+    for (Py_ssize_t k = 1; k < n; k++) leaf_end = np_max(leaf_end, sign * edge[ids[k]]);
+    int up = 0;
+    *big = 0;
+    for (Py_ssize_t g = 0, r = 0, at = 0; g < groups; g++) {
+        Py_ssize_t first = r, from = at;
+        for (; r < ends[g]; r++) at += (Py_ssize_t)lengths[r];
+        if (at - from < grid_rows) continue;
+        bounds[2 * *big] = first; bounds[2 * *big + 1] = r; (*big)++;
+        up = up || values_up_and_down(box, edge, sign, ids + from, at - from, leaf_end, slack, column_width, next_line, rtl);
+    }
+    return up;
+}
+
 static PyObject *layout_column_visits(PyObject *mod, PyObject *args) {
     PyObject *obj[4], *ids_obj, *len_obj;
     double slack, column_width, next_line;
@@ -5928,22 +5992,11 @@ static PyObject *layout_column_visits(PyObject *mod, PyObject *args) {
     if (n < 0) goto done;
     const double *box[4] = {vbox[0].view.buf, vbox[1].view.buf, vbox[2].view.buf, vbox[3].view.buf};
     const int64_t *ids = vi.view.buf, *lengths = vl.view.buf;
-    const double *edge = rtl ? box[0] : box[1];
-    double sign = rtl ? -1.0 : 1.0;
     ends = malloc((runs ? (size_t)runs : 1) * sizeof(int64_t));
     bounds = malloc((runs ? 2 * (size_t)runs : 1) * sizeof(int64_t));
     if (!ends || !bounds) { PyErr_NoMemory(); goto done; }
-    Py_ssize_t groups = flush_groups(edge, sign, ids, lengths, runs, slack, ends), big = 0;
-    double leaf_end = n ? sign * edge[ids[0]] : 0.0;
-    for (Py_ssize_t k = 1; k < n; k++) leaf_end = np_max(leaf_end, sign * edge[ids[k]]);
-    int up = 0;
-    for (Py_ssize_t g = 0, r = 0, at = 0; g < groups; g++) {
-        Py_ssize_t first = r, from = at;
-        for (; r < ends[g]; r++) at += (Py_ssize_t)lengths[r];
-        if (at - from < grid_rows) continue;
-        bounds[2 * big] = first; bounds[2 * big + 1] = r; big++;
-        up = up || values_up_and_down(box, edge, sign, ids + from, at - from, leaf_end, slack, column_width, next_line, rtl);
-    }
+    Py_ssize_t big = 0;
+    int up = visits_of(box, ids, lengths, runs, n, slack, grid_rows, column_width, next_line, rtl, ends, bounds, &big);
     PyObject *pairs = int64_bytes(bounds, 2 * big);
     if (pairs) result = Py_BuildValue("(NN)", PyBool_FromLong(up), pairs);
 done:
@@ -5953,6 +6006,7 @@ done:
 }
 
 /* ==== end of lpage's column visits ==== */
+
 
 /* ==== lpage: blocks wholly above and before one another (leaves._blocks_ahead) ==== */
 
@@ -6714,6 +6768,172 @@ done:
     return result;
 }
 
+/* ==== lpage: the front of a leaf's order, one call (leaves._front) ==== */
+
+/* What leaves._front measures with besides reads_down's measure (ReadsDown:
+ * DESCENT, NEXT_LINE and SAME_BASELINE in points, 1 - COHERENT, the
+ * direction), in points (body heights scaled) but for the counts. */
+typedef struct {
+    double descent, tol, half_body, run_gap, gutter, same_baseline, column_width, piece_gap, pass_edge, stacked, back_share;
+    Py_ssize_t grid_rows, row_returns, turns;
+    int rtl;
+} FrontLimits;
+
+/* leaf_front's verdicts: the leaf is one paint run (it reads as painted);
+ * the stream is no witness (geometry orders the runs); it is, and its runs
+ * stand; the rules in Python decide (a grid test or a merge the kernel
+ * leaves to them). */
+enum { FRONT_ONE_RUN = 0, FRONT_OTHER = 1, FRONT_WITNESS = 2, FRONT_ASK = 3 };
+
+/* leaves._rows_in_pieces: 1, 0, or -1 out of memory. */
+static int front_rows_in_pieces(const double *const b[4], const int64_t *ids, Py_ssize_t n, const FrontLimits *f) {
+    Py_ssize_t out[2];
+    if (n < 2 * f->row_returns) return 0;
+    if (row_returns_of(b[0], b[1], b[2], b[3], ids, n, f->descent, f->same_baseline, f->piece_gap, out) < 0) return -1;
+    return out[0] >= f->row_returns && (double)out[0] >= f->back_share * (double)out[1];
+}
+
+/* _merge_grids' first test on the big visits (`bounds`: first and end run of
+ * each, `big` of them, of the runs ids[0..) cut by `lengths`): 0 where no two
+ * link (grid_links_of: then no grid merges them), FRONT_ASK where some do
+ * (the rules judge the pair's text columns), -1 out of memory. */
+static int front_visits_link(const double *const b[4], const int64_t *ids, const int64_t *lengths, const int64_t *bounds,
+                             Py_ssize_t big, const FrontLimits *f) {
+    Py_ssize_t m = 0, at = 0, r = 0;
+    for (Py_ssize_t v = 0; v < big; v++)
+        for (Py_ssize_t k = bounds[2 * v]; k < bounds[2 * v + 1]; k++) m += (Py_ssize_t)lengths[k];
+    int64_t *visit = malloc((size_t)m * sizeof(int64_t)), *length = malloc((size_t)big * sizeof(int64_t));
+    double *box = malloc(4 * (size_t)big * sizeof(double));
+    Triples links = {NULL, 0, 0};
+    int found = -1;
+    if (!visit || !length || !box) goto done;
+    m = 0;
+    for (Py_ssize_t v = 0; v < big; v++) {  /* the visit's lines: its runs' positions, one contiguous stretch of ids */
+        for (; r < bounds[2 * v]; r++) at += (Py_ssize_t)lengths[r];
+        Py_ssize_t from = at;
+        for (; r < bounds[2 * v + 1]; r++) at += (Py_ssize_t)lengths[r];
+        memcpy(visit + m, ids + from, (size_t)(at - from) * sizeof(int64_t));
+        length[v] = at - from;
+        m += at - from;
+    }
+    if (grid_links_of(b[0], b[1], b[2], b[3], visit, length, big, m, f->descent, f->same_baseline, f->column_width, f->tol, box,
+                      &links) == 0)
+        found = links.len ? FRONT_ASK : 0;
+done:
+    free(visit); free(length); free(box); free(links.items);
+    return found;
+}
+
+/* leaves._column_grid short of _merge_grids: 1 a grid (a visit painted up
+ * and down), 0 none (no visit so, and no two big visits that link:
+ * front_visits_link), FRONT_ASK where two link (_merge_grids judges them),
+ * -1 out of memory. */
+static int front_column_grid(const double *const b[4], const int64_t *ids, const int64_t *lengths, Py_ssize_t runs,
+                             Py_ssize_t n, const FrontLimits *f) {
+    if (n < f->grid_rows) return 0;
+    int64_t *ends = malloc((size_t)runs * sizeof(int64_t)), *bounds = malloc(2 * (size_t)runs * sizeof(int64_t));
+    int found = -1;
+    Py_ssize_t big = 0;
+    if (ends && bounds) {
+        found = visits_of(b, ids, lengths, runs, n, f->tol, f->grid_rows, f->column_width, f->half_body, f->rtl, ends, bounds, &big);
+        if (!found && big >= 2) found = front_visits_link(b, ids, lengths, bounds, big, f);
+    }
+    free(ends); free(bounds);
+    return found;
+}
+
+/* Run lengths from cut positions (n_cuts of them) of n lines into lengths. */
+static void lengths_of_cuts(const int64_t *cuts, Py_ssize_t n_cuts, Py_ssize_t n, int64_t *lengths) {
+    for (Py_ssize_t r = 0; r <= n_cuts; r++) lengths[r] = (r < n_cuts ? cuts[r] : n) - (r ? cuts[r - 1] : 0);
+}
+
+/* leaves._passes_in_turn and _lines_in_turn short of their merges: 0 where
+ * neither two passes (where there are fewer than runs, two or more) nor two
+ * runs (`lengths`) take turns, FRONT_ASK where some do, -1 out of memory. */
+static int front_turns(const double *const b[4], const int64_t *ids, const int64_t *lengths, Py_ssize_t runs, Py_ssize_t n,
+                       const FrontLimits *f) {
+    int64_t *cuts = malloc((size_t)n * sizeof(int64_t)), *passes = malloc((size_t)n * sizeof(int64_t));
+    Py_ssize_t pair[2];
+    int found = -1;
+    if (cuts && passes) {
+        Py_ssize_t n_cuts = pass_cuts_of(b[0], b[1], b[2], b[3], ids, n, f->descent, f->same_baseline, f->half_body, f->run_gap,
+                                         f->pass_edge, f->rtl, cuts);
+        found = 0;
+        if (n_cuts >= 1 && n_cuts + 1 < runs) {
+            lengths_of_cuts(cuts, n_cuts, n, passes);
+            found = turning_pair_of(b[0], b[1], b[2], b[3], ids, passes, n_cuts + 1, n, f->descent, f->stacked, f->tol, f->turns, pair);
+        }
+        if (!found) found = turning_pair_of(b[0], b[1], b[2], b[3], ids, lengths, runs, n, f->descent, f->stacked, f->tol, f->turns, pair);
+    }
+    free(cuts); free(passes);
+    return found > 0 ? FRONT_ASK : found;
+}
+
+/* leaf_front's verdict on the leaf of lines ids[0..n) (n >= 2, ascending)
+ * cut into its paint runs (`cuts`, n_cuts of them): FRONT_*, or -1 out of
+ * memory. `work` holds n. */
+static int front_verdict(const double *const b[4], const int64_t *ids, Py_ssize_t n, const int64_t *cuts, Py_ssize_t n_cuts,
+                         const ReadsDown *r, const FrontLimits *f, int64_t *work) {
+    if (!n_cuts) return FRONT_ONE_RUN;
+    if (!reads_down_sorted(b, ids, n, r, work)) return FRONT_OTHER;
+    int64_t *lengths = malloc(((size_t)n_cuts + 1) * sizeof(int64_t));
+    if (!lengths) return -1;
+    lengths_of_cuts(cuts, n_cuts, n, lengths);
+    int verdict = front_column_grid(b, ids, lengths, n_cuts + 1, n, f);
+    if (verdict == 0) {
+        verdict = front_rows_in_pieces(b, ids, n, f);
+        if (verdict == 0) {
+            verdict = front_turns(b, ids, lengths, n_cuts + 1, n, f);
+            if (verdict == 0) verdict = FRONT_WITNESS;
+        } else if (verdict == 1) verdict = FRONT_OTHER;
+    } else if (verdict == 1) verdict = FRONT_OTHER;
+    free(lengths);
+    return verdict;
+}
+
+/* ---- leaf_front(x0, x1, y0, y1, ids, (descent, line_step, same_row, back_share, rtl), (tol, run_gap, gutter,
+ *      column_width, piece_gap, pass_edge, stacked), (grid_rows, row_returns, turns)) -> (verdict, cuts)
+ * kernels.leaf_front (leaves._front): of a leaf's lines `ids` (ascending,
+ * two or more), its paint runs (paint_cuts_of: int64 bytes of the cut
+ * positions) and the verdict of leaf_order's first tests on them, in one
+ * call: one run; the stream no witness (reads_down fails, or _column_grid
+ * or _rows_in_pieces holds); a witness whose runs stand (no passes nor runs
+ * take turns); or FRONT_ASK, where the rules in Python go on (two big
+ * visits for _merge_grids, runs or passes to merge by rows). Each test is
+ * its own kernel's body (reads_down_sorted, visits_of, grid_links_of,
+ * row_returns_of, pass_cuts_of, turning_pair_of); reads_down's measure
+ * (descent, line_step, same_row) is theirs too. */
+static PyObject *layout_leaf_front(PyObject *mod, PyObject *args) {
+    PyObject *obj[4], *ids_obj;
+    ReadsDown r;
+    FrontLimits f;
+    if (!PyArg_ParseTuple(args, "OOOOO(ddddp)(ddddddd)(nnn)", &obj[0], &obj[1], &obj[2], &obj[3], &ids_obj, &r.descent,
+                          &r.line_step, &r.same_row, &r.back_share, &r.rtl, &f.tol, &f.run_gap, &f.gutter, &f.column_width,
+                          &f.piece_gap, &f.pass_edge, &f.stacked, &f.grid_rows, &f.row_returns, &f.turns))
+        return NULL;
+    f.descent = r.descent; f.half_body = r.line_step; f.same_baseline = r.same_row; f.back_share = r.back_share; f.rtl = r.rtl;
+    View vbox[4] = {0}, vi = {0};
+    PyObject *result = NULL;
+    int64_t *cuts = NULL;
+    Py_ssize_t n = get_unit_boxes(obj, vbox, ids_obj, &vi);
+    if (n < 0) goto done;
+    if (n < 2) { PyErr_SetString(PyExc_ValueError, "leaf_front: fewer than two lines"); goto done; }
+    const double *b[4] = {vbox[0].view.buf, vbox[1].view.buf, vbox[2].view.buf, vbox[3].view.buf};
+    const int64_t *ids = vi.view.buf;
+    cuts = malloc(2 * (size_t)n * sizeof(int64_t));
+    if (!cuts) { PyErr_NoMemory(); goto done; }
+    Py_ssize_t n_cuts = paint_cuts_of(b[0], b[1], b[2], b[3], ids, n, f.descent, f.tol, f.half_body, f.run_gap, f.gutter, f.rtl, cuts);
+    int verdict = front_verdict(b, ids, n, cuts, n_cuts, &r, &f, cuts + n);
+    if (verdict < 0) { PyErr_NoMemory(); goto done; }
+    result = Py_BuildValue("(iN)", verdict, int64_bytes(cuts, n_cuts));
+done:
+    free(cuts);
+    release_boxes(vbox); release(&vi);
+    return result;
+}
+
+/* ==== end of lpage's leaf front ==== */
+
 static PyMethodDef module_methods[] = {
     {"gutter_cuts", (PyCFunction)layout_gutter_cuts, METH_VARARGS, "Units by x0, and where a gutter parts them."},
     {"section_breaks", (PyCFunction)layout_section_breaks, METH_VARARGS, "Row starts a section gap under the rows above."},
@@ -6804,6 +7024,8 @@ static PyMethodDef module_methods[] = {
     {"margin_note", (PyCFunction)layout_margin_note, METH_VARARGS, "A leaf's lines clear of its text's edge, where they are a margin note."},
     {"note_over_the_text", (PyCFunction)layout_note_over_the_text, METH_VARARGS,
      "A page's lines top down, and where a note inset over the text beneath it ends."},
+    {"leaf_front", (PyCFunction)layout_leaf_front, METH_VARARGS,
+     "A leaf's paint runs and the verdict of leaf_order's first tests on them."},
     {"column_visits", (PyCFunction)layout_column_visits, METH_VARARGS,
      "A leaf's runs joined into visits to a column set flush, and is one painted up and down."},
     {"blocks_ahead", (PyCFunction)layout_blocks_ahead, METH_VARARGS, "Blocks alone on their rows, and which lie wholly above and before which."},

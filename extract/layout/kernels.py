@@ -2518,3 +2518,42 @@ def blocks_ahead(
         return None
     alone = np.frombuffer(found[0], dtype=np.int64)
     return alone, np.frombuffer(found[1], dtype=bool).reshape(len(alone), len(alone))
+
+
+# leaf_front's verdicts (extract/_layout.c FRONT_*): the leaf is one paint
+# run; the stream is no witness of its order; it is, and its runs stand;
+# the rules decide (a grid or a merge of runs taking turns the kernel leaves to them).
+FRONT_ONE_RUN, FRONT_OTHER, FRONT_WITNESS, FRONT_ASK = range(4)
+
+
+class FrontLimits(NamedTuple):
+    """leaf_front's measures besides reads_down's (ReadsDown), in points
+    (body heights scaled), and its counts."""
+
+    tol: float
+    run_gap: float
+    gutter: float
+    column_width: float
+    piece_gap: float
+    pass_edge: float
+    stacked: float
+    grid_rows: int
+    row_returns: int
+    turns: int
+
+
+def leaf_front(
+    lib: ModuleType,
+    box: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray],
+    ids: np.ndarray,
+    limits: tuple[ReadsDown, FrontLimits],
+) -> tuple[int, np.ndarray]:
+    """leaves._front compiled, one call per leaf: the leaf's paint runs
+    (cut positions in `ids`, ascending lines, two or more: paint_run_cuts)
+    and the verdict (FRONT_*) of leaf_order's first tests on them,
+    reads_down, _column_grid, _rows_in_pieces, _passes_in_turn and
+    _lines_in_turn, each the body of its own kernel. The rules in leaves.py
+    are the reference (leaves._front_rules)."""
+    down, front = limits
+    verdict, cuts = lib.leaf_front(*box, _ids(ids), tuple(down), tuple(front[:7]), tuple(front[7:]))
+    return verdict, np.frombuffer(cuts, dtype=np.int64)

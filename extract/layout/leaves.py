@@ -86,6 +86,7 @@ from ragprep.extract.layout.kernels import (
     joined_runs, leaf_tail, margin_note, nested_pairs, note_over_the_text, paint_order, paint_run_cuts, paragraph_blocks, pass_cuts, row_groups, row_mates, row_returns, run_pairs, top_and_bottom, turning_pair,
 )  # fmt: skip
 from ragprep.extract.layout.kernels import ReadsDown
+from ragprep.extract.layout.kernels import FRONT_ASK, FRONT_ONE_RUN, FRONT_WITNESS, FrontLimits, leaf_front
 from ragprep.extract.layout.kernels import run_boxes as kernel_run_boxes
 from ragprep.extract.layout.regions import WRAP_VERDICT, baseline, block_starts, block_wrap_limits, blocks_wrapping, is_text_column, rows_of, split_at
 from ragprep.extract.layout.units import Page
@@ -112,11 +113,11 @@ def leaf_order(page: Page, ids: np.ndarray) -> np.ndarray:
     ids = np.sort(ids)
     if len(ids) < 2:
         return ids
-    runs = _paint_runs(page, ids)
-    if len(runs) == 1:
+    front = _front(page, ids)
+    if front is None:
         return ids
-    if reads_down(page, ids) and not _column_grid(page, runs) and not _rows_in_pieces(page, ids):
-        runs = _lines_in_turn(page, _passes_in_turn(page, ids, runs))
+    runs, witness = front
+    if witness:
         # A box the stream paints in turn with the text beside it: the
         # stream is no witness of where the box goes, geometry places it.
         side = _sidebar_lines(page, ids)
@@ -149,6 +150,43 @@ def leaf_order(page: Page, ids: np.ndarray) -> np.ndarray:
         runs = _floats_first(page, _top_first(page, runs), box)
     ordered = _order_runs(page, _merge_interleaved(page, runs), box)
     return _grid_rows(page, ids) if ordered is None else np.concatenate(ordered)
+
+
+def _front(page: Page, ids: np.ndarray) -> tuple[list[np.ndarray], bool] | None:
+    """leaf_order's first steps on its lines `ids` (ascending, two or
+    more): None where the stream paints the leaf in one run (it reads as
+    painted), else its runs and whether the stream is the witness of their
+    order (reads_down, and no table painted column by column nor rows left
+    in pieces), the runs then those whose lines take turns merged
+    (_passes_in_turn, _lines_in_turn). Compiled in one call
+    (kernels.leaf_front), which leaves the rare grid and merge to the rules
+    (_front_rules, the reference)."""
+    if page.lib is not None:
+        verdict, cuts = leaf_front(page.lib, (page.x0, page.x1, page.y0, page.y1), ids, (reads_down_limits(page), _front_limits(page)))
+        if verdict == FRONT_ONE_RUN:
+            return None
+        if verdict != FRONT_ASK:
+            return split_at(ids, cuts), verdict == FRONT_WITNESS
+    return _front_rules(page, ids)
+
+
+def _front_limits(page: Page) -> FrontLimits:
+    """leaf_front's measures on this page besides reads_down's (reads_down_limits): those of the rules _front_rules calls."""
+    body = page.body
+    return FrontLimits(
+        ROW_OVERLAP * body, RUN_GAP * body, page.gutter, COLUMN_WIDTH * body, ROW_PIECE_GAP * body, PASS_EDGE * body, STACKED * body,
+        GRID_ROWS, ROW_RETURNS, TURNS,
+    )  # fmt: skip
+
+
+def _front_rules(page: Page, ids: np.ndarray) -> tuple[list[np.ndarray], bool] | None:
+    """_front by the rules themselves."""
+    runs = _paint_runs(page, ids)
+    if len(runs) == 1:
+        return None
+    if reads_down(page, ids) and not _column_grid(page, runs) and not _rows_in_pieces(page, ids):
+        return _lines_in_turn(page, _passes_in_turn(page, ids, runs)), True
+    return runs, False
 
 
 def head_note_last(page: Page, leaves: list[np.ndarray]) -> list[np.ndarray]:

@@ -959,3 +959,84 @@ def test_blocks_ahead_are_the_block_rule():
     assert 100 < seen < 2500, seen
     with pytest.raises(ValueError):
         LIB.blocks_ahead(*box, np.arange(3, dtype=np.int64), np.array([2], dtype=np.int64), False)
+
+
+class _FrontPage(_VisitPage):
+    """What leaves._front reads of a page (a gutter too), measured on the path `lib`."""
+
+    def __init__(self, box: tuple[np.ndarray, ...], rtl: bool, lib: object) -> None:
+        super().__init__(box, rtl, lib)
+        self.gutter = 0.75
+
+
+def _front_leaf(rng: np.random.Generator, special: bool) -> tuple[tuple[np.ndarray, ...], np.ndarray]:
+    """A leaf's lines numbered in paint order (unit numbers follow stream
+    order), and a few lines of other leaves among them: rows half a body
+    height apart (NEXT_LINE) on two or three edges, some a gutter or a
+    column's width apart, painted top down, by where each line starts (a
+    table painted column by column, a list's labels then its lines), up
+    and down by its edges, or shuffled; _value_leaf's labels and values
+    for a third of them (visits to a column, their values painted up and down)."""
+    if rng.random() < 1 / 3:
+        box, runs = _value_leaf(rng, special)
+        order = np.concatenate(runs)
+    else:
+        n = int(rng.integers(2, 40))
+        base = rng.integers(0, 30, n) * 0.5 + rng.choice([0.0, 0.0, 0.125], n)
+        x0 = rng.choice([0.0, 0.0, 1.0, 6.0, 14.0], n) + rng.choice([0.0, 0.25], n)
+        x1 = x0 + rng.choice([0.5, 2.0, 5.0, 12.0, 13.0], n)
+        box = (x0, x1, base - 0.25, base + 0.75)
+        if special:
+            _special(rng, box)
+        kind = int(rng.integers(0, 4))
+        keys = (-base, x0, rng.random(n), x0 * 40 - base)
+        order = np.lexsort((rng.random(n), keys[kind])) if kind else np.argsort(-base, kind="stable")
+    box = tuple(side[order] for side in box)
+    ids = np.flatnonzero(rng.random(len(order)) < 0.9).astype(np.int64)
+    return box, ids if len(ids) >= 2 else np.arange(len(order), dtype=np.int64)
+
+
+def _runs_equal(a: list[np.ndarray], b: list[np.ndarray]) -> bool:
+    return [run.tolist() for run in a] == [run.tolist() for run in b]
+
+
+@pytest.mark.skipif(LIB is None, reason="the layout kernels are not built")
+def test_leaf_front_is_the_front_rules(monkeypatch: pytest.MonkeyPatch):
+    """kernels.leaf_front (leaves._front compiled) against _front_rules'
+    reference (_paint_runs, reads_down, _column_grid, _rows_in_pieces,
+    _passes_in_turn, _lines_in_turn), in both directions: its paint runs
+    are the reference's, and so is its verdict where it gives one (one run;
+    no witness; a witness whose runs stand), every verdict met; where it
+    asks the rules, leaves._front is _front_rules on the compiled kernels
+    (a grid's visits judged by a stand-in text column test, the same on
+    both paths)."""
+    from ragprep.extract.layout import leaves
+
+    monkeypatch.setattr(leaves, "is_text_column", lambda page, ids: len(ids) % 3 == 0)
+    seen = {verdict: 0 for verdict in range(4)}
+    for seed in range(2000):
+        rng = np.random.default_rng(seed)
+        box, ids = _front_leaf(rng, seed % 4 == 0)
+        for rtl in (False, True):
+            page = _FrontPage(box, rtl, LIB)
+            limits = (leaves.reads_down_limits(page), leaves._front_limits(page))  # type: ignore[arg-type]
+            verdict, cuts = kernels.leaf_front(LIB, box, ids, limits)
+            seen[verdict] += 1
+            with np.errstate(invalid="ignore"):
+                pure = _FrontPage(box, rtl, None)
+                reference, paint_runs = leaves._front_rules(pure, ids), leaves._paint_runs(pure, ids)  # type: ignore[arg-type]
+            assert _runs_equal(np.split(ids, cuts), paint_runs), (seed, rtl)
+            if verdict == kernels.FRONT_ONE_RUN:
+                assert reference is None, (seed, rtl)
+            elif verdict != kernels.FRONT_ASK:
+                assert reference is not None and reference[1] == (verdict == kernels.FRONT_WITNESS), (seed, rtl)
+                assert _runs_equal(reference[0], paint_runs), (seed, rtl)
+            else:
+                found, rules = leaves._front(page, ids), leaves._front_rules(page, ids)  # type: ignore[arg-type]
+                assert found is not None and rules is not None and found[1] == rules[1] and _runs_equal(found[0], rules[0])
+    assert min(seen.values()) >= 10, seen
+    down, front = (tuple(part) for part in limits)
+    with pytest.raises(ValueError):
+        LIB.leaf_front(*box, np.arange(1, dtype=np.int64), down, front[:7], front[7:])
+    with pytest.raises(IndexError):
+        LIB.leaf_front(*box, np.array([0, len(box[0])], dtype=np.int64), down, front[:7], front[7:])
