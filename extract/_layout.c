@@ -1609,6 +1609,39 @@ static int nearest_sweep(Py_ssize_t n, const int64_t *ids, const double *X0, con
     return 0;
 }
 
+/* nearest_under's four columns of the lines ids[0..n) into below, above,
+ * gap_below, gap_above (n each); `base` (n) is work. 0, or -1 out of memory
+ * (no exception set). */
+static int nearest_of(const double *X0, const double *X1, const double *Y0, const double *Y1, const int64_t *ids, Py_ssize_t n,
+                      double descent, double half_body, int64_t *below, int64_t *above, double *gap_below, double *gap_above,
+                      double *base) {
+    for (Py_ssize_t k = 0; k < n; k++) {
+        base[k] = unit_baseline(Y0, Y1, ids[k], descent);
+        below[k] = above[k] = 0;
+        gap_below[k] = gap_above[k] = INFINITY;
+    }
+    int finite = isfinite(half_body);
+    for (Py_ssize_t k = 0; k < n && finite; k++)
+        finite = isfinite(X0[ids[k]]) && isfinite(X1[ids[k]]) && isfinite(Y0[ids[k]]) && isfinite(Y1[ids[k]]) &&
+                 isfinite(base[k]);
+    if (finite) return nearest_sweep(n, ids, X0, X1, Y0, Y1, base, half_body, below, above, gap_below, gap_above);
+    /* gap[i][j] in row-major order: row minima for `below`, column minima
+     * (the first i, scanning i upwards) for `above`. */
+    for (Py_ssize_t i = 0; i < n; i++) {
+        int64_t a = ids[i];
+        for (Py_ssize_t j = 0; j < n; j++) {
+            int64_t b = ids[j];
+            int along = np_min(X1[a], X1[b]) > np_max(X0[a], X0[b]);
+            double gap = along && base[j] <= base[i] - half_body ? Y0[a] - Y1[b] : INFINITY;
+            if (j == 0) gap_below[i] = gap;
+            else if (argmin_takes(gap_below[i], gap)) { gap_below[i] = gap; below[i] = j; }
+            if (i == 0) gap_above[j] = gap;
+            else if (argmin_takes(gap_above[j], gap)) { gap_above[j] = gap; above[j] = i; }
+        }
+    }
+    return 0;
+}
+
 static PyObject *layout_nearest_under(PyObject *mod, PyObject *args) {
     PyObject *x0_obj, *x1_obj, *y0_obj, *y1_obj, *ids_obj;
     double descent, half_body;
@@ -1627,34 +1660,9 @@ static PyObject *layout_nearest_under(PyObject *mod, PyObject *args) {
     below = calloc(cap, sizeof(int64_t)); above = calloc(cap, sizeof(int64_t));
     gap_below = malloc(cap * sizeof(double)); gap_above = malloc(cap * sizeof(double)); base = calloc(cap, sizeof(double));
     if (!below || !above || !gap_below || !gap_above || !base) { PyErr_NoMemory(); goto done; }
-    for (Py_ssize_t k = 0; k < n; k++) {
-        base[k] = unit_baseline(Y0, Y1, ids[k], descent);
-        gap_below[k] = gap_above[k] = INFINITY;
-    }
-    int finite = isfinite(half_body);
-    for (Py_ssize_t k = 0; k < n && finite; k++)
-        finite = isfinite(X0[ids[k]]) && isfinite(X1[ids[k]]) && isfinite(Y0[ids[k]]) && isfinite(Y1[ids[k]]) &&
-                 isfinite(base[k]);
-    if (finite) {
-        if (nearest_sweep(n, ids, X0, X1, Y0, Y1, base, half_body, below, above, gap_below, gap_above) < 0) {
-            PyErr_NoMemory();
-            goto done;
-        }
-    } else {
-        /* gap[i][j] in row-major order: row minima for `below`, column minima
-         * (the first i, scanning i upwards) for `above`. */
-        for (Py_ssize_t i = 0; i < n; i++) {
-            int64_t a = ids[i];
-            for (Py_ssize_t j = 0; j < n; j++) {
-                int64_t b = ids[j];
-                int along = np_min(X1[a], X1[b]) > np_max(X0[a], X0[b]);
-                double gap = along && base[j] <= base[i] - half_body ? Y0[a] - Y1[b] : INFINITY;
-                if (j == 0) gap_below[i] = gap;
-                else if (argmin_takes(gap_below[i], gap)) { gap_below[i] = gap; below[i] = j; }
-                if (i == 0) gap_above[j] = gap;
-                else if (argmin_takes(gap_above[j], gap)) { gap_above[j] = gap; above[j] = i; }
-            }
-        }
+    if (nearest_of(X0, X1, Y0, Y1, ids, n, descent, half_body, below, above, gap_below, gap_above, base) < 0) {
+        PyErr_NoMemory();
+        goto done;
     }
     result = Py_BuildValue("(NNNN)", int64_bytes(below, n), int64_bytes(above, n),
                            PyByteArray_FromStringAndSize((const char *)gap_below, n * (Py_ssize_t)sizeof(double)),
@@ -2371,44 +2379,18 @@ static int chain_is_cell(Py_ssize_t n, const int64_t *ids, const double *X0, con
     return any && ((column[0] >= 0 && in_cell[column[0]]) || (column[1] >= 0 && in_cell[column[1]]));
 }
 
-/* ---- cell_chains(x0, x1, y0, y1, ids, below, above, gap_below, gap_above, leading, padding, max_lines)
- *      -> (the cells' lines, lines per cell)
- * kernels.cell_chains (leaves.stacked_cells): chains down below[] of lines
- * linked (gap_below <= leading, each the nearest line above the next),
- * from each position that no linked line leads to, kept where they hold at
- * most max_lines lines and are padded (gap_above of the first, gap_below of
- * the last >= padding); of those, the cells: a line beside the chain's box
- * on its row, every such line in a chain or padded on its own, and so the
- * nearest line above or below it (where its gap is finite). Positions
- * (below, above) are bounds-checked against ids. */
-static PyObject *layout_cell_chains(PyObject *mod, PyObject *args) {
-    PyObject *x0_obj, *x1_obj, *y0_obj, *y1_obj, *ids_obj, *b_obj, *a_obj, *gb_obj, *ga_obj;
-    double leading, padding;
-    Py_ssize_t max_lines;
-    if (!PyArg_ParseTuple(args, "OOOOOOOOOddn", &x0_obj, &x1_obj, &y0_obj, &y1_obj, &ids_obj, &b_obj, &a_obj, &gb_obj,
-                          &ga_obj, &leading, &padding, &max_lines))
-        return NULL;
-    View vbox[4], vi = {0}, vb = {0}, va = {0}, vgb = {0}, vga = {0};
-    memset(vbox, 0, sizeof vbox);
-    PyObject *result = NULL;
+/* cell_chains' cells of the lines ids[0..n) (below, above, gap_below,
+ * gap_above: their nearest_under; positions checked) into *cells_out (their
+ * lines, *lines_out of them) and *lengths_out (lines per cell), both
+ * malloc'd for the caller to free: the cell count, or -1 with an exception
+ * set. */
+static Py_ssize_t cell_chains_of(const double *X0, const double *X1, const double *Y0, const double *Y1, const int64_t *ids,
+                                 Py_ssize_t n, const int64_t *below, const int64_t *above, const double *gap_below,
+                                 const double *gap_above, double leading, double padding, Py_ssize_t max_lines,
+                                 int64_t **cells_out, int64_t **lengths_out, Py_ssize_t *lines_out) {
+    Py_ssize_t found = -1;
     char *flags = NULL;
     int64_t *chain = NULL, *kept = NULL, *cells = NULL, *lengths = NULL;
-    PyObject *const objs[4] = {x0_obj, x1_obj, y0_obj, y1_obj};
-    Py_ssize_t n = get_unit_boxes(objs, vbox, ids_obj, &vi);
-    if (n < 0) goto done;
-    if (get_view(b_obj, &vb, "l", 8, "below") < 0 || get_view(a_obj, &va, "l", 8, "above") < 0 ||
-        get_view(gb_obj, &vgb, "d", 8, "gap_below") < 0 || get_view(ga_obj, &vga, "d", 8, "gap_above") < 0)
-        goto done;
-    if (vb.view.len != vi.view.len || va.view.len != vi.view.len || vgb.view.len != vi.view.len ||
-        vga.view.len != vi.view.len) {
-        PyErr_SetString(PyExc_ValueError, "nearest lines differ in length from ids");
-        goto done;
-    }
-    if (max_lines < 0) { PyErr_SetString(PyExc_ValueError, "negative chain limit"); goto done; }
-    const double *X0 = vbox[0].view.buf, *X1 = vbox[1].view.buf, *Y0 = vbox[2].view.buf, *Y1 = vbox[3].view.buf;
-    const int64_t *ids = vi.view.buf, *below = vb.view.buf, *above = va.view.buf;
-    const double *gap_below = vgb.view.buf, *gap_above = vga.view.buf;
-    if (check_ids(below, n, n, "below") < 0 || check_ids(above, n, n, "above") < 0) goto done;
     /* A chain holds at most bound + 1 positions (follow_chains' bound). */
     Py_ssize_t bound = max_lines < n ? max_lines : n, cap = n ? n : 1;
     if (bound + 1 > PY_SSIZE_T_MAX / 8 / cap) { PyErr_NoMemory(); goto done; }
@@ -2453,9 +2435,59 @@ static PyObject *layout_cell_chains(PyObject *mod, PyObject *args) {
         for (Py_ssize_t k = 0; k < length; k++) cells[out++] = ids[lines[k]];
         lengths[n_cells++] = length;
     }
+    *lines_out = out;
+    found = n_cells;
+done:
+    free(flags); free(chain); free(kept);
+    if (found < 0) { free(cells); free(lengths); cells = lengths = NULL; }
+    *cells_out = cells;
+    *lengths_out = lengths;
+    return found;
+}
+
+/* ---- cell_chains(x0, x1, y0, y1, ids, below, above, gap_below, gap_above, leading, padding, max_lines)
+ *      -> (the cells' lines, lines per cell)
+ * kernels.cell_chains (leaves.stacked_cells): chains down below[] of lines
+ * linked (gap_below <= leading, each the nearest line above the next),
+ * from each position that no linked line leads to, kept where they hold at
+ * most max_lines lines and are padded (gap_above of the first, gap_below of
+ * the last >= padding); of those, the cells: a line beside the chain's box
+ * on its row, every such line in a chain or padded on its own, and so the
+ * nearest line above or below it (where its gap is finite). Positions
+ * (below, above) are bounds-checked against ids. */
+static PyObject *layout_cell_chains(PyObject *mod, PyObject *args) {
+    PyObject *x0_obj, *x1_obj, *y0_obj, *y1_obj, *ids_obj, *b_obj, *a_obj, *gb_obj, *ga_obj;
+    double leading, padding;
+    Py_ssize_t max_lines;
+    if (!PyArg_ParseTuple(args, "OOOOOOOOOddn", &x0_obj, &x1_obj, &y0_obj, &y1_obj, &ids_obj, &b_obj, &a_obj, &gb_obj,
+                          &ga_obj, &leading, &padding, &max_lines))
+        return NULL;
+    View vbox[4], vi = {0}, vb = {0}, va = {0}, vgb = {0}, vga = {0};
+    memset(vbox, 0, sizeof vbox);
+    PyObject *result = NULL;
+    int64_t *cells = NULL, *lengths = NULL;
+    PyObject *const objs[4] = {x0_obj, x1_obj, y0_obj, y1_obj};
+    Py_ssize_t n = get_unit_boxes(objs, vbox, ids_obj, &vi);
+    if (n < 0) goto done;
+    if (get_view(b_obj, &vb, "l", 8, "below") < 0 || get_view(a_obj, &va, "l", 8, "above") < 0 ||
+        get_view(gb_obj, &vgb, "d", 8, "gap_below") < 0 || get_view(ga_obj, &vga, "d", 8, "gap_above") < 0)
+        goto done;
+    if (vb.view.len != vi.view.len || va.view.len != vi.view.len || vgb.view.len != vi.view.len ||
+        vga.view.len != vi.view.len) {
+        PyErr_SetString(PyExc_ValueError, "nearest lines differ in length from ids");
+        goto done;
+    }
+    if (max_lines < 0) { PyErr_SetString(PyExc_ValueError, "negative chain limit"); goto done; }
+    const double *X0 = vbox[0].view.buf, *X1 = vbox[1].view.buf, *Y0 = vbox[2].view.buf, *Y1 = vbox[3].view.buf;
+    const int64_t *ids = vi.view.buf, *below = vb.view.buf, *above = va.view.buf;
+    const double *gap_below = vgb.view.buf, *gap_above = vga.view.buf;
+    if (check_ids(below, n, n, "below") < 0 || check_ids(above, n, n, "above") < 0) goto done;
+    Py_ssize_t out = 0, n_cells = cell_chains_of(X0, X1, Y0, Y1, ids, n, below, above, gap_below, gap_above, leading, padding,
+                                                 max_lines, &cells, &lengths, &out);
+    if (n_cells < 0) goto done;
     result = Py_BuildValue("(NN)", int64_bytes(cells, out), int64_bytes(lengths, n_cells));
 done:
-    free(flags); free(chain); free(kept); free(cells); free(lengths);
+    free(cells); free(lengths);
     release_boxes(vbox); release(&vi); release(&vb); release(&va); release(&vgb); release(&vga);
     return result;
 }
@@ -2592,6 +2624,69 @@ done:
     release_boxes(vbox); release(&vi); release(&vb); release(&va); release(&vgb);
     return result;
 }
+
+/* ==== lpage: a leaf's cells and blocks painted in turn, one call (leaves._cells_and_turns) ==== */
+
+/* ---- leaf_cells(x0, x1, y0, y1, ids, (descent, line_step, leading, padding, paragraph_gap, size_change), max_lines)
+ *      -> (cell lines, lines per cell, block lines, lines per block, per block out of turn)
+ * kernels.leaf_cells (leaves._cells_and_turns): of a leaf's lines `ids`,
+ * their nearest_under once (nearest_of: `descent`, `line_step`), the cells
+ * of cell_chains_of on it (`leading`, `padding`, `max_lines`; none where
+ * max_lines < 0: a leaf stacked_cells does not look at), and the blocks of
+ * block_walk on it with blocks_out_of_turn's flags (`descent`,
+ * `paragraph_gap`, `size_change`): stacked_cells' and _painted_in_turn's
+ * measures, each the body of its own kernel, where they were three calls
+ * and a cache. */
+static PyObject *layout_leaf_cells(PyObject *mod, PyObject *args) {
+    PyObject *obj[4], *ids_obj;
+    double descent, line_step, leading, padding, paragraph_gap, size_change;
+    Py_ssize_t max_lines;
+    if (!PyArg_ParseTuple(args, "OOOOO(dddddd)n", &obj[0], &obj[1], &obj[2], &obj[3], &ids_obj, &descent, &line_step, &leading,
+                          &padding, &paragraph_gap, &size_change, &max_lines))
+        return NULL;
+    View vbox[4] = {0}, vi = {0};
+    PyObject *result = NULL, *in_turn = NULL;
+    int64_t *near = NULL, *cells = NULL, *cell_lengths = NULL, *lines = NULL;
+    double *gaps = NULL;
+    char *flags = NULL;
+    Py_ssize_t n = get_unit_boxes(obj, vbox, ids_obj, &vi);
+    if (n < 0) goto done;
+    const double *X0 = vbox[0].view.buf, *X1 = vbox[1].view.buf, *Y0 = vbox[2].view.buf, *Y1 = vbox[3].view.buf;
+    const int64_t *ids = vi.view.buf;
+    size_t cap = n ? (size_t)n : 1;
+    near = malloc(5 * cap * sizeof(int64_t));  /* below, above; the blocks' lines (2n), their lengths */
+    gaps = malloc(3 * cap * sizeof(double));   /* gap_below, gap_above; base, then block_walk's measures (2n) */
+    flags = calloc(2 * cap, 1);
+    double *measures = malloc(2 * cap * sizeof(double));
+    if (!near || !gaps || !flags || !measures) { free(measures); PyErr_NoMemory(); goto done; }
+    int64_t *below = near, *above = near + cap, *block_lines = near + 2 * cap, *block_lengths = near + 4 * cap;
+    double *gap_below = gaps, *gap_above = gaps + cap;
+    if (nearest_of(X0, X1, Y0, Y1, ids, n, descent, line_step, below, above, gap_below, gap_above, gaps + 2 * cap) < 0) {
+        free(measures); PyErr_NoMemory(); goto done;
+    }
+    Py_ssize_t cell_lines = 0, n_cells = 0;
+    if (max_lines >= 0) {
+        n_cells = cell_chains_of(X0, X1, Y0, Y1, ids, n, below, above, gap_below, gap_above, leading, padding, max_lines, &cells,
+                                 &cell_lengths, &cell_lines);
+        if (n_cells < 0) { free(measures); goto done; }
+    }
+    Py_ssize_t out = 0, n_blocks = block_walk(Y0, Y1, ids, n, below, above, gap_below, descent, paragraph_gap, size_change, flags,
+                                              measures, block_lines, block_lengths, &out);
+    free(measures);
+    if (n_blocks < 0) goto done;
+    in_turn = PyByteArray_FromStringAndSize(NULL, n_blocks);
+    if (!in_turn || blocks_out_of_turn(vbox, block_lines, block_lengths, n_blocks, descent, PyByteArray_AS_STRING(in_turn)) < 0)
+        goto done;
+    result = Py_BuildValue("(NNNNO)", int64_bytes(cells, cell_lines), int64_bytes(cell_lengths, n_cells),
+                           int64_bytes(block_lines, out), int64_bytes(block_lengths, n_blocks), in_turn);
+done:
+    Py_XDECREF(in_turn);
+    free(near); free(gaps); free(flags); free(cells); free(cell_lengths); free(lines);
+    release_boxes(vbox); release(&vi);
+    return result;
+}
+
+/* ==== end of lpage's leaf cells ==== */
 
 /* ==== the fixed per-page pipeline: units.Page's frame, lines.glyphs_along ====
  * Kernels that read the glyph table's columns themselves through a page's
@@ -7024,6 +7119,8 @@ static PyMethodDef module_methods[] = {
     {"margin_note", (PyCFunction)layout_margin_note, METH_VARARGS, "A leaf's lines clear of its text's edge, where they are a margin note."},
     {"note_over_the_text", (PyCFunction)layout_note_over_the_text, METH_VARARGS,
      "A page's lines top down, and where a note inset over the text beneath it ends."},
+    {"leaf_cells", (PyCFunction)layout_leaf_cells, METH_VARARGS,
+     "A leaf's cells and its blocks with their out-of-turn flags, from one nearest_under."},
     {"leaf_front", (PyCFunction)layout_leaf_front, METH_VARARGS,
      "A leaf's paint runs and the verdict of leaf_order's first tests on them."},
     {"column_visits", (PyCFunction)layout_column_visits, METH_VARARGS,

@@ -2520,6 +2520,36 @@ def blocks_ahead(
     return alone, np.frombuffer(found[1], dtype=bool).reshape(len(alone), len(alone))
 
 
+class LeafCells(NamedTuple):
+    """leaf_cells' measures of a leaf: its cells' lines (cell_chains) and
+    lines per cell, its blocks' lines (block_chains) and lines per block,
+    and per block blocks_in_turn's flag."""
+
+    cells: np.ndarray
+    cell_length: np.ndarray
+    blocks: np.ndarray
+    block_length: np.ndarray
+    flagged: np.ndarray
+
+
+def leaf_cells(
+    lib: ModuleType,
+    box: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray],
+    ids: np.ndarray,
+    limits: tuple[float, float, float, float, float, float],
+    max_lines: int,
+) -> LeafCells:
+    """leaves._cells_and_turns' measures compiled, one call per leaf: the
+    nearest_under of lines `ids` once (`limits`: descent, line step), on it
+    cell_chains' cells (leading, padding, `max_lines`; none where it is
+    negative) and blocks_in_turn's blocks and flags (descent, paragraph
+    gap, size change). Those three kernels over nearest_under are the
+    reference (leaves.stacked_cells, leaves._painted_in_turn)."""
+    found = lib.leaf_cells(*box, _ids(ids), limits, max_lines)
+    cells, cell_length, blocks, block_length = (np.frombuffer(v, dtype=np.int64) for v in found[:4])
+    return LeafCells(cells, cell_length, blocks, block_length, np.frombuffer(found[4], dtype=bool))
+
+
 # leaf_front's verdicts (extract/_layout.c FRONT_*): the leaf is one paint
 # run; the stream is no witness of its order; it is, and its runs stand;
 # the rules decide (a grid or a merge of runs taking turns the kernel leaves to them).

@@ -86,7 +86,7 @@ from ragprep.extract.layout.kernels import (
     joined_runs, leaf_tail, margin_note, nested_pairs, note_over_the_text, paint_order, paint_run_cuts, paragraph_blocks, pass_cuts, row_groups, row_mates, row_returns, run_pairs, top_and_bottom, turning_pair,
 )  # fmt: skip
 from ragprep.extract.layout.kernels import ReadsDown
-from ragprep.extract.layout.kernels import FRONT_ASK, FRONT_ONE_RUN, FRONT_WITNESS, FrontLimits, leaf_front
+from ragprep.extract.layout.kernels import FRONT_ASK, FRONT_ONE_RUN, FRONT_WITNESS, FrontLimits, leaf_cells, leaf_front
 from ragprep.extract.layout.kernels import run_boxes as kernel_run_boxes
 from ragprep.extract.layout.regions import WRAP_VERDICT, baseline, block_starts, block_wrap_limits, blocks_wrapping, is_text_column, rows_of, split_at
 from ragprep.extract.layout.units import Page
@@ -546,9 +546,10 @@ def _cells_together(page: Page, ids: np.ndarray, runs: list[np.ndarray], sidebar
     # A sidebar's block the stream paints in one visit reads whole already.
     sidebars = [block for block in sidebars if _painted_in_turn_with(ids, block)]
     in_sidebar = {line for block in sidebars for line in block.tolist()}
-    cells = [cell for cell in stacked_cells(page, ids) if in_sidebar.isdisjoint(cell.tolist())]
+    stacked, turned = _cells_and_turns(page, ids)
+    cells = [cell for cell in stacked if in_sidebar.isdisjoint(cell.tolist())]
     taken = in_sidebar | {line for cell in cells for line in cell.tolist()}
-    paragraphs = [p for p in _painted_in_turn(page, ids) if taken.isdisjoint(p.tolist())]
+    paragraphs = [p for p in turned if taken.isdisjoint(p.tolist())]
     if not cells and not paragraphs and not sidebars:
         return runs
     cells = [*cells, *sidebars]
@@ -580,6 +581,19 @@ def _cells_together(page: Page, ids: np.ndarray, runs: list[np.ndarray], sidebar
         later = np.flatnonzero((key[1:, 0] > key[0, 0]) | ((key[1:, 0] == key[0, 0]) & (key[1:, 1] > key[0, 1])))
         out.insert(int(later[0]) if len(later) else len(out), paragraph)
     return out
+
+
+def _cells_and_turns(page: Page, ids: np.ndarray) -> tuple[list[np.ndarray], list[np.ndarray]]:
+    """stacked_cells and _painted_in_turn of the leaf of lines `ids`,
+    measured in one call (kernels.leaf_cells: nearest_under once,
+    cell_chains and blocks_in_turn on it), where each measured it apart;
+    the two rules are the reference."""
+    if page.lib is None:
+        return stacked_cells(page, ids), _painted_in_turn(page, ids)
+    body = page.body
+    limits = (DESCENT, NEXT_LINE * body, CELL_LEADING * body, CELL_PADDING * body, PARAGRAPH_GAP, FONT_SIZE_CHANGE)
+    found = leaf_cells(page.lib, (page.x0, page.x1, page.y0, page.y1), ids, limits, MAX_CELL_LINES if _cell_leaf(ids) else -1)
+    return _cells_of(page, ids, found.cells, found.cell_length), _turned_paragraphs(page, found.blocks, found.block_length, found.flagged)
 
 
 def _cells_along_rows(page: Page, out: list[np.ndarray], cells: list[np.ndarray]) -> list[np.ndarray]:
@@ -781,12 +795,22 @@ def stacked_cells(page: Page, ids: np.ndarray) -> list[np.ndarray]:
     one under another at the list's leading, are not padded. At most
     MAX_CELL_LEAF lines are looked at (a bound on the pairwise work, not a
     layout limit)."""
-    n = len(ids)
-    if n < 3 or n > MAX_CELL_LEAF:
+    if not _cell_leaf(ids):
         return []
     box = (page.x0, page.x1, page.y0, page.y1)
     nearest = page.nearest_under(ids)
     lines, length = cell_chains(page.lib, box, ids, nearest, CELL_LEADING * page.body, CELL_PADDING * page.body, MAX_CELL_LINES)
+    return _cells_of(page, ids, lines, length)
+
+
+def _cell_leaf(ids: np.ndarray) -> bool:
+    """Does stacked_cells look at the leaf of lines `ids` (three to MAX_CELL_LEAF)?"""
+    return 3 <= len(ids) <= MAX_CELL_LEAF
+
+
+def _cells_of(page: Page, ids: np.ndarray, lines: np.ndarray, length: np.ndarray) -> list[np.ndarray]:
+    """stacked_cells' cells of lines `ids` from cell_chains' chains (`lines`,
+    `length` lines a chain): those _wrapped_cells keeps."""
     if not len(length):
         return []
     cells = split_at(lines, np.cumsum(length)[:-1])
@@ -900,6 +924,13 @@ def _painted_in_turn(page: Page, ids: np.ndarray) -> list[np.ndarray]:
     # first: on most leaves none, and no block then needs the paragraph test.
     box = (page.x0, page.x1, page.y0, page.y1)
     lines, length, flagged = blocks_in_turn(page.lib, box, ids, page.nearest_under(ids), DESCENT, PARAGRAPH_GAP, FONT_SIZE_CHANGE)
+    return _turned_paragraphs(page, lines, length, flagged)
+
+
+def _turned_paragraphs(page: Page, lines: np.ndarray, length: np.ndarray, flagged: np.ndarray) -> list[np.ndarray]:
+    """_painted_in_turn's paragraphs from blocks_in_turn's blocks (`lines`,
+    `length` lines a block) and their flags `flagged`: the flagged blocks
+    that are paragraphs (_paragraphs)."""
     if not flagged.any():
         return []
     blocks = split_at(lines, np.cumsum(length)[:-1])

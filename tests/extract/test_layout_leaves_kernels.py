@@ -1040,3 +1040,43 @@ def test_leaf_front_is_the_front_rules(monkeypatch: pytest.MonkeyPatch):
         LIB.leaf_front(*box, np.arange(1, dtype=np.int64), down, front[:7], front[7:])
     with pytest.raises(IndexError):
         LIB.leaf_front(*box, np.array([0, len(box[0])], dtype=np.int64), down, front[:7], front[7:])
+
+
+@pytest.mark.skipif(LIB is None, reason="the layout kernels are not built")
+def test_leaf_cells_are_cell_chains_and_blocks_in_turn_over_nearest_under():
+    """kernels.leaf_cells against the kernels it joins, numpy's path:
+    nearest_under of the leaf, then cell_chains (none where max_lines is
+    negative) and blocks_in_turn on it, to the bit; on tables of cells of
+    one to three lines, on paragraphs in two columns painted in random
+    order, and with NaN and infinite edges: cells found, blocks flagged."""
+    empty = np.zeros(0, dtype=np.int64)
+    seen = {"cells": 0, "flagged": 0}
+    for seed in range(1500):
+        rng = np.random.default_rng(seed)
+        n = int(rng.integers(1, 40))
+        k = np.arange(n)
+        if seed % 2:  # a table: cells of one to three lines, rows 30 apart
+            columns, rows = int(rng.integers(1, 4)), int(rng.integers(1, 6))
+            bottom = (k // columns % rows) * 30.0 - (k // (columns * rows)) % 3 * rng.choice([2.0, 3.0, 9.0], n)
+            left = (k % columns) * 80.0 + rng.integers(0, 3, n) * 5.0
+            box = (left, left + 50.0 + rng.integers(0, 3, n) * 10.0, bottom, bottom + 1.5 * rng.integers(1, 4, n) + 1.0)
+        else:  # paragraphs in two columns
+            column = rng.integers(0, 2, n) * 100.0
+            bottom = -np.cumsum(rng.choice([1.2, 1.5, 2.0, 5.0], n)) * 2.0
+            box = (column, column + 60.0, bottom, bottom + rng.choice([1.0, 1.1, 1.5, 3.0], n))
+        box = tuple(np.array(side, dtype=np.float64) for side in box)
+        if seed % 5 == 0:
+            _special(rng, box)
+        ids = np.sort(rng.permutation(n)[: max(1, n - 1)]).astype(np.int64)
+        max_lines = int(rng.choice([-1, 0, 1, 3, 3]))
+        found = kernels.leaf_cells(LIB, box, ids, (0.22, 1.0, 2.0, 4.0, 1.6, 1.15), max_lines)  # type: ignore[arg-type]
+        with np.errstate(invalid="ignore"):
+            nearest = kernels.nearest_under(None, box, ids, 0.22, 1.0)
+            cells = kernels.cell_chains(None, box, ids, nearest, 2.0, 4.0, max_lines) if max_lines >= 0 else (empty, empty)
+            blocks = kernels.blocks_in_turn(None, box, ids, nearest, 0.22, 1.6, 1.15)
+        assert all(_bitwise(c, r) for c, r in zip(found, (*cells, *blocks), strict=True)), seed
+        seen["cells"] += len(found.cell_length) > 0
+        seen["flagged"] += bool(found.flagged.any())
+    assert min(seen.values()) > 20, seen
+    with pytest.raises(IndexError):
+        LIB.leaf_cells(*box, np.array([0, len(box[0])], dtype=np.int64), (0.22, 1.0, 2.0, 4.0, 1.6, 1.15), 3)
