@@ -6875,6 +6875,296 @@ done:
     return result;
 }
 
+/* ---- the tagged tables' grids, laid out once per document (tables.table_grids)
+ *
+ * The table parts of §14.8.4.3.4 as numbers: tables._TABLE_PARTS (the row
+ * groups last, THead first among them). */
+enum { GL_TABLE = 1, GL_TR = 2, GL_TH = 3, GL_TD = 4, GL_THEAD = 5 };
+
+/* Per element, one pass down the tree (a parent comes before its kids): the
+ * nearest Table at or above (table_of), the TR that starts its row and the
+ * TH/TD that starts its cell (-1 when a Table comes first: a table begins
+ * with no row or cell open), and whether the nearest Table or row group at
+ * or above is a THead. -1 when a parent does not come before its kid or a
+ * type has no part (the caller runs the reference), else the Tables seen. */
+static Py_ssize_t grid_parts(Py_ssize_t n, const int64_t *parent, const int64_t *type, const unsigned char *parts,
+                             Py_ssize_t n_types, int64_t *table_of, int64_t *row_of, int64_t *cell_of,
+                             unsigned char *in_thead, unsigned char *part) {
+    Py_ssize_t tables = 0;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        int64_t q = parent[i], t = type[i];
+        if (q < -1 || q >= (int64_t)i || t < 0 || t >= (int64_t)n_types) return -1;
+        int p = part[i] = parts[t];
+        int64_t up_table = q >= 0 ? table_of[q] : -1, up_row = q >= 0 ? row_of[q] : -1;
+        int64_t up_cell = q >= 0 ? cell_of[q] : -1;
+        if (p == GL_TABLE) {
+            tables++;
+            table_of[i] = (int64_t)i;
+            row_of[i] = cell_of[i] = -1;
+            in_thead[i] = 0;
+            continue;
+        }
+        table_of[i] = up_table;
+        row_of[i] = p == GL_TR && up_table >= 0 ? (int64_t)i : up_row;
+        cell_of[i] = (p == GL_TH || p == GL_TD) && row_of[i] >= 0 ? (int64_t)i : up_cell;
+        in_thead[i] = p >= GL_THEAD ? p == GL_THEAD : (q >= 0 ? in_thead[q] : 0);
+    }
+    return tables;
+}
+
+/* The grids' order (tables._tables_by_rows): the tables that have a row, in
+ * the order their first row comes (rank, per Table element; table_el, per
+ * rank), each row's index in its table (row_index, per TR), and the cells
+ * (TH/TD elements that start a cell) sorted stably by their row's place
+ * among all rows grouped by table: cells[], cell_row[] (their row in their
+ * table), bounds[] (per table where its cells start, then the end). The
+ * count of tables; -1 out of memory. */
+typedef struct {
+    Py_ssize_t n_tables, n_cells;
+    int64_t *table_el, *n_rows, *bounds, *cells, *cell_row;
+} GridOrder;
+
+static int grid_order(Py_ssize_t n, const unsigned char *part, const int64_t *table_of, const int64_t *row_of,
+                      const int64_t *cell_of, int64_t *rank, int64_t *row_index, GridOrder *g) {
+    Py_ssize_t rows = 0, cells = 0;
+    g->n_tables = 0;
+    for (Py_ssize_t i = 0; i < n; i++) rank[i] = -1;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        if (part[i] == GL_TR && row_of[i] == (int64_t)i) {
+            int64_t t = table_of[i];
+            if (rank[t] < 0) { g->table_el[g->n_tables] = t; g->n_rows[g->n_tables] = 0; rank[t] = g->n_tables++; }
+            row_index[i] = g->n_rows[rank[t]]++;
+            rows++;
+        } else if (cell_of[i] == (int64_t)i) cells++;
+    }
+    /* Counting sort of the cells by (table rank, row index): a row's place among all rows. */
+    int64_t *start = PyMem_Calloc((size_t)rows + 2, sizeof(int64_t)), *table_start = PyMem_Malloc(((size_t)g->n_tables + 1) * sizeof(int64_t));
+    if (!start || !table_start) { PyMem_Free(start); PyMem_Free(table_start); PyErr_NoMemory(); return -1; }
+    table_start[0] = 0;
+    for (Py_ssize_t k = 0; k < g->n_tables; k++) table_start[k + 1] = table_start[k] + g->n_rows[k];
+    for (Py_ssize_t i = 0; i < n; i++)
+        if (cell_of[i] == (int64_t)i) start[table_start[rank[table_of[i]]] + row_index[row_of[i]] + 1]++;
+    for (Py_ssize_t r = 0; r < rows; r++) start[r + 1] += start[r];
+    for (Py_ssize_t k = 0; k <= g->n_tables; k++) g->bounds[k] = start[table_start[k]];
+    for (Py_ssize_t i = 0; i < n; i++)
+        if (cell_of[i] == (int64_t)i) {
+            int64_t at = start[table_start[rank[table_of[i]]] + row_index[row_of[i]]]++;
+            g->cells[at] = (int64_t)i;
+            g->cell_row[at] = row_index[row_of[i]];
+        }
+    g->n_cells = cells;
+    PyMem_Free(start);
+    PyMem_Free(table_start);
+    return 0;
+}
+
+/* A cell's /RowSpan, /ColSpan, /Scope, /Headers, /ID: its entry of the
+ * tree's cells mapping, else (1, 1, None, (), None). 1 when read, 0 when a
+ * span is no int64 (the caller runs the reference), -1 on an error. */
+static int grid_attributes(PyObject *attributes, int64_t element, PyObject *no_cell, int64_t *row_span,
+                           int64_t *col_span, PyObject **rest) {
+    PyObject *key = PyLong_FromLongLong((long long)element);
+    if (!key) return -1;
+    PyObject *cell = PyDict_GetItemWithError(attributes, key);
+    Py_DECREF(key);
+    if (!cell && PyErr_Occurred()) return -1;
+    cell = cell ? cell : no_cell;
+    if (!PyTuple_Check(cell) || PyTuple_GET_SIZE(cell) != 5) {
+        PyErr_SetString(PyExc_TypeError, "grid_layout: a cell's attributes are five items");
+        return -1;
+    }
+    int overflow[2] = {0, 0};
+    *row_span = PyLong_AsLongLongAndOverflow(PyTuple_GET_ITEM(cell, 0), &overflow[0]);
+    if (PyErr_Occurred()) return -1;
+    *col_span = PyLong_AsLongLongAndOverflow(PyTuple_GET_ITEM(cell, 1), &overflow[1]);
+    if (PyErr_Occurred()) return -1;
+    for (int c = 0; c < 3; c++) rest[c] = PyTuple_GET_ITEM(cell, 2 + c);
+    /* Spans the reader gives (positive) that the placement adds without
+     * overflow; the reference's Python ints take any other. */
+    int64_t limit = (int64_t)1 << 40;
+    return !overflow[0] && !overflow[1] && *row_span >= 1 && *row_span < limit && *col_span >= 1 && *col_span < limit;
+}
+
+/* Slots spanned down into from rows above, in one table: rows [from, to),
+ * columns [left, right). */
+typedef struct { int64_t from, to, left, right; } GridSpan;
+
+/* The cells of one table, row by row (tables._spanned_slots): each takes
+ * the first column of its row no cell above spans down into; its row span
+ * is cut at the table's last row. cols[]/row_spans[] receive them; *width
+ * the greatest col + col_span (0 for no cell). 1 when placed, 0 when a
+ * column passes int64 (the caller runs the reference), -1 out of memory. */
+static int grid_place(Py_ssize_t lo, Py_ssize_t hi, int64_t n_rows, const int64_t *cell_row, const int64_t *spans_down,
+                      const int64_t *spans_across, int64_t *cols, int64_t *row_spans, int64_t *width) {
+    GridSpan *open = NULL;
+    Py_ssize_t n_open = 0, cap = 0;
+    int64_t col = 0, row = -1;
+    *width = 0;
+    for (Py_ssize_t k = lo; k < hi; k++) {
+        int64_t r = cell_row[k], across = spans_across[k];
+        if (r != row) {
+            col = 0, row = r;
+            Py_ssize_t kept = 0; /* spans that end above this row go */
+            for (Py_ssize_t s = 0; s < n_open; s++)
+                if (open[s].to > r) open[kept++] = open[s];
+            n_open = kept;
+        }
+        for (int moved = 1; moved;) {
+            moved = 0;
+            for (Py_ssize_t s = 0; s < n_open; s++)
+                if (open[s].from <= r && open[s].left <= col && col < open[s].right) { col = open[s].right; moved = 1; }
+        }
+        int64_t down = spans_down[k] < n_rows - r ? spans_down[k] : n_rows - r, right;
+        if (__builtin_add_overflow(col, across, &right)) { PyMem_Free(open); return 0; }
+        if (down > 1) {
+            if (n_open == cap) {
+                cap = cap ? 2 * cap : 8;
+                GridSpan *grown = PyMem_Realloc(open, (size_t)cap * sizeof(GridSpan));
+                if (!grown) { PyMem_Free(open); PyErr_NoMemory(); return -1; }
+                open = grown;
+            }
+            open[n_open++] = (GridSpan){r + 1, r + down, col, right};
+        }
+        cols[k] = col, row_spans[k] = down;
+        *width = right > *width ? right : *width;
+        col = right;
+    }
+    PyMem_Free(open);
+    return 1;
+}
+
+/* Python ints of values[0:count] as a list; NULL on an error. */
+static PyObject *int64_list(const int64_t *values, Py_ssize_t count) {
+    PyObject *list = PyList_New(count);
+    for (Py_ssize_t k = 0; list && k < count; k++) {
+        PyObject *item = PyLong_FromLongLong((long long)values[k]);
+        if (!item) { Py_CLEAR(list); break; }
+        PyList_SET_ITEM(list, k, item);
+    }
+    return list;
+}
+
+enum { GL_FIELDS = 9 }; /* row, col, row_span, col_span, header, in_thead, scope, headers, element_id */
+
+/* The slots' columns (GridSlot's fields after `table`) of the placed cells:
+ * NULL on an error. */
+static PyObject *grid_slot_columns(const GridOrder *g, const int64_t *cols, const int64_t *row_spans,
+                                   const int64_t *spans_across, const unsigned char *part,
+                                   const unsigned char *in_thead, PyObject *const *rest) {
+    Py_ssize_t n = g->n_cells;
+    PyObject *columns = PyTuple_New(GL_FIELDS);
+    if (!columns) return NULL;
+    const int64_t *numbers[4] = {g->cell_row, cols, row_spans, spans_across};
+    for (int c = 0; c < 4; c++) {
+        PyObject *list = int64_list(numbers[c], n);
+        if (!list) { Py_DECREF(columns); return NULL; }
+        PyTuple_SET_ITEM(columns, c, list);
+    }
+    for (int c = 4; c < GL_FIELDS; c++) {
+        PyObject *list = PyList_New(n);
+        if (!list) { Py_DECREF(columns); return NULL; }
+        PyTuple_SET_ITEM(columns, c, list);
+        for (Py_ssize_t k = 0; k < n; k++) {
+            int64_t e = g->cells[k];
+            PyObject *item = c == 4 ? (part[e] == GL_TH ? Py_True : Py_False)
+                             : c == 5 ? (in_thead[e] ? Py_True : Py_False)
+                                      : rest[3 * k + (c - 6)];
+            PyList_SET_ITEM(list, k, Py_NewRef(item));
+        }
+    }
+    return columns;
+}
+
+/* Every table's cells placed: per cell its spans read (grid_attributes) and
+ * its slot (grid_place), cols[]/row_spans[]/spans_across[] filled, rest[]
+ * the /Scope, /Headers and /ID of each; widths[] per table. 1 when placed, 0
+ * when the reference must (a span or column past int64), -1 on an error. */
+static int grid_cells(const GridOrder *g, PyObject *attributes, PyObject *no_cell, int64_t *spans_down,
+                      int64_t *spans_across, int64_t *cols, int64_t *row_spans, int64_t *widths, PyObject **rest) {
+    for (Py_ssize_t k = 0; k < g->n_cells; k++) {
+        int64_t down, across;
+        int read = grid_attributes(attributes, g->cells[k], no_cell, &down, &across, &rest[3 * k]);
+        if (read <= 0) return read;
+        spans_down[k] = down, spans_across[k] = across;
+    }
+    for (Py_ssize_t t = 0; t < g->n_tables; t++) {
+        int placed = grid_place(g->bounds[t], g->bounds[t + 1], g->n_rows[t], g->cell_row, spans_down, spans_across,
+                                cols, row_spans, &widths[t]);
+        if (placed <= 0) return placed;
+    }
+    return 1;
+}
+
+/* grid_layout(parent, type, parts, attributes, no_cell, cell_of, slot_of, slot_table)
+ *   -> None or (tables, n_rows, n_cols, bounds, cells, columns): the
+ * reference tables._reference_grid_layout in one pass down the tree and one
+ * over the cells. parent/type: the tree's element columns (depth first);
+ * parts: per type row its table part (tables._TABLE_PARTS, 0: none);
+ * attributes: ElementColumns.cells ({element: (row_span, col_span, scope,
+ * headers, id)}), no_cell the entry of an element it lacks. Fills cell_of
+ * (per element, the TH/TD starting the cell at or above it, -1: none),
+ * slot_of (per element, its slot, -1: none) and slot_table[0:len(cells)]
+ * (per slot, its table's position in `tables`). Returns the tables that have
+ * a row, in the order their first row comes, their row and column counts,
+ * where each one's slots start (then the end), each slot's TH/TD element,
+ * and the slots' columns: row, col, row_span (cut at the last row),
+ * col_span, header (TH), in_thead, scope, headers, element_id (lists). None
+ * when a parent does not come before its kid or a span or column passes what
+ * int64 holds safely: the reference lays those out. */
+static PyObject *core_grid_layout(PyObject *mod, PyObject *args) {
+    (void)mod;
+    PyObject *o[3], *parts, *attributes, *no_cell, *out[3];
+    if (!PyArg_ParseTuple(args, "OOO!O!O!OOO", &o[0], &o[1], &PyBytes_Type, &parts, &PyDict_Type, &attributes,
+                          &PyTuple_Type, &no_cell, &out[0], &out[1], &out[2]))
+        return NULL;
+    enum { PARENT, TYPE, CELL_OF, SLOT_OF, SLOT_TABLE, NV };
+    View v[NV] = {{0}};
+    static const char *const names[NV] = {"parent", "type", "cell_of", "slot_of", "slot_table"};
+    PyObject *objects[NV] = {o[0], o[1], out[0], out[1], out[2]}, *result = NULL, **rest = NULL;
+    enum { TABLE_OF, ROW_OF, RANK, ROW_INDEX, TABLE_EL, N_ROWS, BOUNDS, CELLS, CELL_ROW, DOWN, ACROSS, COLS, SPANS,
+           WIDTHS, NT };
+    int64_t *t[NT] = {NULL};
+    unsigned char *flags = NULL;
+    for (int i = 0; i < NV; i++)
+        if (get_view(objects[i], &v[i], "l", 8, names[i]) < 0) goto done;
+    Py_ssize_t n = v[PARENT].view.len / 8;
+    for (int i = TYPE; i < NV; i++)
+        if (v[i].view.len / 8 != n || (i >= CELL_OF && v[i].view.readonly)) {
+            PyErr_SetString(PyExc_ValueError, "grid_layout: writable columns of one length per element");
+            goto done;
+        }
+    for (int i = 0; i < NT; i++)
+        if (!(t[i] = PyMem_Malloc(((size_t)n + 1) * sizeof(int64_t)))) { PyErr_NoMemory(); goto done; }
+    if (!(flags = PyMem_Malloc(2 * ((size_t)n + 1)))) { PyErr_NoMemory(); goto done; }
+    int64_t *cell_of = v[CELL_OF].view.buf, *slot_of = v[SLOT_OF].view.buf, *slot_table = v[SLOT_TABLE].view.buf;
+    Py_ssize_t tables = grid_parts(n, v[PARENT].view.buf, v[TYPE].view.buf, (const unsigned char *)PyBytes_AS_STRING(parts),
+                                   PyBytes_GET_SIZE(parts), t[TABLE_OF], t[ROW_OF], cell_of, flags, flags + n + 1);
+    if (tables < 0) { result = Py_NewRef(Py_None); goto done; }
+    GridOrder g = {0, 0, t[TABLE_EL], t[N_ROWS], t[BOUNDS], t[CELLS], t[CELL_ROW]};
+    if (tables && grid_order(n, flags + n + 1, t[TABLE_OF], t[ROW_OF], cell_of, t[RANK], t[ROW_INDEX], &g) < 0) goto done;
+    if (!tables) g.bounds[0] = 0;
+    if (!(rest = PyMem_Malloc((3 * (size_t)g.n_cells + 1) * sizeof(PyObject *)))) { PyErr_NoMemory(); goto done; }
+    int placed = grid_cells(&g, attributes, no_cell, t[DOWN], t[ACROSS], t[COLS], t[SPANS], t[WIDTHS], rest);
+    if (placed <= 0) { result = placed ? NULL : Py_NewRef(Py_None); goto done; }
+    for (Py_ssize_t i = 0; i < n; i++) slot_of[i] = -1;
+    for (Py_ssize_t k = 0; k < g.n_tables; k++)
+        for (int64_t s = g.bounds[k]; s < g.bounds[k + 1]; s++) slot_table[s] = (int64_t)k, slot_of[g.cells[s]] = s;
+    PyObject *parts_out[5] = {int64_list(g.table_el, g.n_tables), int64_list(g.n_rows, g.n_tables),
+                              int64_list(t[WIDTHS], g.n_tables), int64_list(g.bounds, g.n_tables + 1),
+                              int64_list(g.cells, g.n_cells)};
+    PyObject *columns = grid_slot_columns(&g, t[COLS], t[SPANS], t[ACROSS], flags + n + 1, flags, rest);
+    if (columns && parts_out[0] && parts_out[1] && parts_out[2] && parts_out[3] && parts_out[4])
+        result = PyTuple_Pack(6, parts_out[0], parts_out[1], parts_out[2], parts_out[3], parts_out[4], columns);
+    for (int i = 0; i < 5; i++) Py_XDECREF(parts_out[i]);
+    Py_XDECREF(columns);
+done:
+    for (int i = 0; i < NV; i++) release(&v[i]);
+    for (int i = 0; i < NT; i++) PyMem_Free(t[i]);
+    PyMem_Free(flags);
+    PyMem_Free(rest);
+    return result;
+}
+
 /* ==== end of tables' section ============================================== */
 
 /* ==== struct's section: the cross-reference table read from the file =====
@@ -7826,6 +8116,7 @@ static PyMethodDef module_methods[] = {
     {"structure_order", (PyCFunction)core_structure_order, METH_VARARGS, "A page's placement by the structure tree (reading._placement)."},
     {"cell_contents", (PyCFunction)core_cell_contents, METH_VARARGS, "A page's tagged cells as columns (reading._cell_contents)."},
     {"page_cells", (PyCFunction)core_page_cells, METH_VARARGS, "A page's tagged table cells, grouped by table (tables._page_cells)."},
+    {"grid_layout", (PyCFunction)core_grid_layout, METH_VARARGS, "The tagged tables' grids of a tree (tables.table_grids)."},
     {"run_labels", (PyCFunction)core_run_labels, METH_VARARGS, "A page's block labels from the element columns (reading._run_labels)."},
     {NULL, NULL, 0, NULL},
 };

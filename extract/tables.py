@@ -29,8 +29,9 @@ header row (THead, or a leading row of TH cells only), else its row.
 from __future__ import annotations
 
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, fields, replace
+from functools import cached_property
 from itertools import accumulate, chain, compress, count, pairwise, repeat
 from operator import attrgetter, itemgetter, ne
 from types import MappingProxyType
@@ -41,6 +42,7 @@ import numpy as np
 from ragprep.extract.native import compiled_core
 from ragprep.extract.rows import frozen_rows
 from ragprep.extract.structure import StructTree, cell_columns
+from ragprep.extract.structure_columns import NO_CELL
 
 Box = tuple[float, float, float, float]
 
@@ -109,71 +111,180 @@ class GridSlot:
     element_id: str | None
 
 
+# GridSlot's fields but `table`: SlotColumns.fields' names, in _core.grid_layout's order.
+_SLOT_COLUMNS = tuple(f.name for f in fields(GridSlot))[1:]
+
+
 class SlotColumns(NamedTuple):
-    """TableGrids' slots as columns, one row per slot (the compiled page
-    cells read them so: no GridSlot looked at per cell of a page)."""
+    """TableGrids' slots as columns, one row per slot, the slots of each
+    table together (in `tables`' order), row by row: no object per slot
+    (the compiled page cells, the labels and the lookups read them so)."""
 
     slot_of: np.ndarray  # per element, its slot (-1: not a TH/TD of a grid), int64
     table: np.ndarray  # per slot, its table's position in `tables`, int64
-    tables: list[int]  # the element index of each Table with a slot
-    places: tuple[list[Any], ...]  # per slot: row, col, row_span, col_span, header (_GRID_PLACE's order)
+    tables: list[int]  # the element index of each Table with a row
+    bounds: list[int]  # where each table's slots start, and the end
+    cells: list[int]  # per slot, its TH/TD element
+    fields: Mapping[str, list[Any]]  # GridSlot's fields but `table` (_SLOT_COLUMNS), one item per slot
 
-
-def slot_columns(elements: int, cells: list[int], tables: list[int], bounds: list[int], places: Mapping[str, list[Any]]) -> SlotColumns:
-    """The slots of a tree of `elements` elements as columns: `cells` holds
-    each slot's TH/TD element, the cells of table `tables[k]` from
-    `bounds[k]` to `bounds[k + 1]`; `places` GridSlot's columns (one item per
-    slot, in `cells`' order)."""
-    slot_of = np.full(elements, -1, dtype=np.int64)
-    slot_of[np.asarray(cells, dtype=np.int64)] = np.arange(len(cells))
-    table = np.repeat(np.arange(len(tables), dtype=np.int64), [hi - lo for lo, hi in pairwise(bounds)])
-    return SlotColumns(slot_of, table, tables, tuple(places[name] for name in _PLACE_FIELDS))
+    @property
+    def places(self) -> tuple[list[Any], ...]:
+        """Per slot: row, col, row_span, col_span, header (TableCell's order)."""
+        return tuple(self.fields[name] for name in _PLACE_FIELDS)
 
 
 @dataclass(frozen=True)
 class TableGrids:
-    """Every tagged table of a document, laid out once."""
+    """Every tagged table of a document, laid out once, as columns."""
 
-    slots: Mapping[int, GridSlot]  # cell element index -> slot
     shapes: Mapping[int, tuple[int, int]]  # table element index -> (rows, cols)
-    by_position: Mapping[int, Mapping[tuple[int, int], GridSlot]]  # table -> (row, col) -> slot
     # Per element, the TH/TD at or above it (-1 when none): which cell owns content.
-    cell_of: np.ndarray
-    # Per table, its cells' /ID -> (row, col): what /Headers names, once per document.
-    element_ids: dict[int, Mapping[str, tuple[int, int]]] = field(default_factory=dict, compare=False, repr=False)
-    # Per table, the cells whose /Headers names their heads, once per document.
-    named_headers: dict[int, Mapping[tuple[int, int], tuple[str, ...]]] = field(
-        default_factory=dict, compare=False, repr=False
-    )
-    # The slots as columns, for the compiled page cells (_core.page_cells); None: the reference reads `slots`.
-    columns: SlotColumns | None = field(default=None, compare=False, repr=False)
+    cell_of: np.ndarray = field(compare=False)
+    columns: SlotColumns = field(compare=False)
+    # Per table, what its labels read (heads_of, ids_of, named_of): built on first use, once per document.
+    _cache: dict[tuple[str, int], Any] = field(default_factory=dict, compare=False, repr=False)
+
+    @property
+    def has_cells(self) -> bool:
+        """Whether some table has a cell (a page reading looks for cells only then)."""
+        return bool(self.columns.cells)
+
+    @cached_property
+    def _ranges(self) -> dict[int, tuple[int, int]]:
+        """Per table element, its slots' range in the columns."""
+        bounds = self.columns.bounds
+        return dict(zip(self.columns.tables, pairwise(bounds), strict=True))
+
+    def has_slots(self, table: int) -> bool:
+        """Whether `table` has a cell slot."""
+        lo, hi = self._ranges.get(table, (0, 0))
+        return hi > lo
+
+    def _per_table(self, what: str, table: int, build: Callable[[range], Any]) -> Any:
+        found = self._cache.get((what, table))
+        if found is None:
+            found = self._cache[what, table] = build(range(*self._ranges.get(table, (0, 0))))
+        return found
+
+    def heads_of(self, table: int) -> Mapping[tuple[int, int], tuple[str | None, bool]]:
+        """The header (TH) slots of `table`: (row, col) -> (/Scope, in a THead).
+        A slot's (row, col) is its own in its table: a row's cells take
+        columns left to right, each past the one before (spans are >= 1)."""
+
+        def build(slots: range) -> dict[tuple[int, int], tuple[str | None, bool]]:
+            f = self.columns.fields
+            heads = compress(slots, f["header"][slots.start : slots.stop])
+            return {(f["row"][k], f["col"][k]): (f["scope"][k], f["in_thead"][k]) for k in heads}
+
+        found: Mapping[tuple[int, int], tuple[str | None, bool]] = self._per_table("heads", table, build)
+        return found
 
     def ids_of(self, table: int) -> Mapping[str, tuple[int, int]]:
-        """The /ID of each cell of `table` (§14.7.2) and its slot, built on first use."""
-        ids = self.element_ids.get(table)
-        if ids is None:
-            slots = self.by_position.get(table, {})
-            ids = self.element_ids[table] = {s.element_id: (s.row, s.col) for s in slots.values() if s.element_id}
-        return ids
+        """The /ID of each cell of `table` (§14.7.2) and its slot."""
+
+        def build(slots: range) -> dict[str, tuple[int, int]]:
+            f = self.columns.fields
+            return {f["element_id"][k]: (f["row"][k], f["col"][k]) for k in slots if f["element_id"][k]}
+
+        found: Mapping[str, tuple[int, int]] = self._per_table("ids", table, build)
+        return found
 
     def named_of(self, table: int) -> Mapping[tuple[int, int], tuple[str, ...]]:
         """The cells of `table` whose /Headers names their heads: (row, col) -> the /IDs named."""
-        named = self.named_headers.get(table)
-        if named is None:
-            slots = self.by_position.get(table, {})
-            named = self.named_headers[table] = {at: s.headers for at, s in slots.items() if s.headers}
-        return named
+
+        def build(slots: range) -> dict[tuple[int, int], tuple[str, ...]]:
+            f = self.columns.fields
+            return {(f["row"][k], f["col"][k]): f["headers"][k] for k in slots if f["headers"][k]}
+
+        found: Mapping[tuple[int, int], tuple[str, ...]] = self._per_table("named", table, build)
+        return found
+
+    def slot(self, element: int) -> GridSlot | None:
+        """The slot of TH/TD `element`, None when it has none (tests, debugging)."""
+        c = self.columns
+        k = int(c.slot_of[element]) if 0 <= element < len(c.slot_of) else -1
+        if k < 0:
+            return None
+        return GridSlot(c.tables[int(c.table[k])], *(c.fields[name][k] for name in _SLOT_COLUMNS))
+
+
+def grids_of_slots(elements: int, slots: Mapping[int, GridSlot], shapes: Mapping[int, tuple[int, int]]) -> TableGrids:
+    """TableGrids holding these slots (cell element -> slot) of a tree of
+    `elements` elements, the tables in the order each first comes, a
+    table's slots in their order: grids made by hand (tests)."""
+    ordered = sorted(slots.items(), key=lambda item: item[1].table)  # stable: a table's slots keep their order
+    tables = list(dict.fromkeys(slot.table for _, slot in ordered))
+    sizes = Counter(slot.table for _, slot in ordered)
+    bounds = [0, *accumulate(sizes[table] for table in tables)]
+    fields = {name: [getattr(slot, name) for _, slot in ordered] for name in _SLOT_COLUMNS}
+    cell_of = np.full(elements, -1, dtype=np.int64)
+    return TableGrids(shapes, cell_of, slot_columns(elements, [cell for cell, _ in ordered], tables, bounds, fields))
+
+
+def slot_columns(elements: int, cells: list[int], tables: list[int], bounds: list[int], fields: Mapping[str, list[Any]]) -> SlotColumns:
+    """The slots of a tree of `elements` elements as columns: `cells` holds
+    each slot's TH/TD element, the cells of table `tables[k]` from
+    `bounds[k]` to `bounds[k + 1]`; `fields` GridSlot's columns but `table`
+    (one item per slot, in `cells`' order)."""
+    slot_of = np.full(elements, -1, dtype=np.int64)
+    slot_of[np.asarray(cells, dtype=np.int64)] = np.arange(len(cells))
+    table = np.repeat(np.arange(len(tables), dtype=np.int64), [hi - lo for lo, hi in pairwise(bounds)])
+    return SlotColumns(slot_of, table, tables, bounds, cells, {name: fields[name] for name in _SLOT_COLUMNS})
 
 
 def table_grids(tree: StructTree) -> TableGrids:
-    """Lay out all tables of the tree (whole-tree columns, then a pass over the table cells)."""
+    """Lay out all tables of the tree: one compiled call (_core.grid_layout)
+    where the core is built; else the reference (_reference_grid_layout)."""
+    layout = _compiled_grid_layout(tree) or _reference_grid_layout(tree)
+    shapes = MappingProxyType(dict(zip(layout.slots.tables, zip(layout.n_rows, layout.n_cols, strict=True), strict=True)))
+    return TableGrids(shapes, layout.cell_of, layout.slots)
+
+
+class GridLayout(NamedTuple):
+    """The tagged tables of a tree laid out (table_grids' columns): per
+    table (SlotColumns.tables' order) its rows and columns; per element
+    the TH/TD at or above it; the slots."""
+
+    cell_of: np.ndarray
+    n_rows: list[int]
+    n_cols: list[int]
+    slots: SlotColumns
+
+
+def _table_parts(tree: StructTree) -> list[int]:
+    """Per row of the tree's type table, its table part (0: none)."""
+    return [_TABLE_PARTS.get(std, 0) for _, std in tree.columns.type_names]
+
+
+def _compiled_grid_layout(tree: StructTree) -> GridLayout | None:
+    """_core.grid_layout's layout; None without the core, or where the
+    reference must lay out (a parent after its kid, a span past int64)."""
+    core = compiled_core()
+    if core is None:
+        return None
+    size, c = tree.size, tree.columns
+    cell_of, slot_of, slot_table = (np.empty(size, dtype=np.int64) for _ in range(3))
+    attributes = c.cells if type(c.cells) is dict else dict(c.cells)
+    found = core.grid_layout(
+        np.ascontiguousarray(c.parent, dtype=np.int64), np.ascontiguousarray(c.type, dtype=np.int64),
+        bytes(_table_parts(tree)), attributes, NO_CELL, cell_of, slot_of, slot_table,
+    )  # fmt: skip
+    if found is None:
+        return None
+    tables, n_rows, n_cols, bounds, cells, columns = found
+    slots = SlotColumns(slot_of, slot_table[: len(cells)], tables, bounds, cells, dict(zip(_SLOT_COLUMNS, columns, strict=True)))
+    return GridLayout(cell_of, n_rows, n_cols, slots)
+
+
+def _reference_grid_layout(tree: StructTree) -> GridLayout:
+    """table_grids' layout in numpy steps (whole-tree columns, then a pass over the table cells)."""
     # Each element's table part (0: none), one pass: numbers compare at
     # once where an object column compares name by name.
-    part_of_type = [_TABLE_PARTS.get(std, 0) for _, std in tree.columns.type_names]
-    part = np.array(part_of_type, dtype=np.int8)[tree.columns.type]
+    part = np.array(_table_parts(tree), dtype=np.int8)[tree.columns.type]
     tables = part == _TABLE_PARTS["Table"]
     if not tables.any():  # most trees: no row, cell or slot anywhere, no pass over the tree
-        return TableGrids(_NO_SLOTS, _NO_SLOTS, _NO_SLOTS, np.full(len(part), -1, dtype=np.int64))
+        no_slots = slot_columns(len(part), [], [], [0], {name: [] for name in _SLOT_COLUMNS})
+        return GridLayout(np.full(len(part), -1, dtype=np.int64), [], [], no_slots)
     # Nearest Table at or above each element; a TR inside one starts a row,
     # a TH/TD inside a row a cell; a Table starts neither (it resets both).
     table_of = tree.nearest(tables)
@@ -187,17 +298,10 @@ def table_grids(tree: StructTree) -> TableGrids:
     in_thead[group >= 0] = part[group[group >= 0]] == _TABLE_PARTS["THead"]
     grids = _tables_by_rows(table_of, row_of, is_row & ~tables, is_cell & ~tables)
     placed = _place(tree, grids, in_thead)
-    built = frozen_rows(GridSlot, placed)  # one per cell of every tagged table, all at once
     ends = list(map(int.__add__, placed["col"], placed["col_span"]))
-    at = list(zip(placed["row"], placed["col"], strict=True))
-    shapes: dict[int, tuple[int, int]] = {}
-    by_position: dict[int, Mapping[tuple[int, int], GridSlot]] = {}
-    for table, n_rows, (lo, hi) in zip(grids.tables, grids.n_rows, pairwise(grids.bounds), strict=True):
-        shapes[table] = (n_rows, max(ends[lo:hi], default=0))
-        by_position[table] = MappingProxyType(dict(zip(at[lo:hi], built[lo:hi], strict=True)))
-    slots = MappingProxyType(dict(zip(grids.cells, built, strict=True)))
-    columns = slot_columns(len(part), grids.cells, grids.tables, grids.bounds, placed)
-    return TableGrids(slots, MappingProxyType(shapes), MappingProxyType(by_position), cell_of, columns=columns)
+    n_cols = [max(ends[lo:hi], default=0) for lo, hi in pairwise(grids.bounds)]
+    slots = slot_columns(len(part), grids.cells, grids.tables, grids.bounds, placed)
+    return GridLayout(cell_of, grids.n_rows, n_cols, slots)
 
 
 class _Grids(NamedTuple):
@@ -240,9 +344,6 @@ def _tables_by_rows(table_of: np.ndarray, row_of: np.ndarray, rows: np.ndarray, 
 # The table parts of §14.8.4.3.4 as numbers; the row groups last (THead first among them).
 _TABLE_PARTS = {"Table": 1, "TR": 2, "TH": 3, "TD": 4, "THead": 5, "TBody": 6, "TFoot": 7}
 
-# The empty mappings of a tree with no Table (read-only: shared by every such tree).
-_NO_SLOTS: Mapping[Any, Any] = MappingProxyType({})
-
 
 def _started_by(nearest: np.ndarray, tables: np.ndarray) -> np.ndarray:
     """`nearest` (the nearest row or cell start at or above each element),
@@ -261,18 +362,16 @@ def _place(tree: StructTree, grids: _Grids, in_thead: np.ndarray) -> dict[str, l
     cell_rows = grids.cell_rows.tolist()
     # Nothing spans down in most tables: a cell starts where the cell before it in its row ends.
     cols = _row_starts(grids.cell_rows, col_spans, grids.bounds)
-    tables: list[int] = []
-    for table, n_rows, (lo, hi) in zip(grids.tables, grids.n_rows, pairwise(grids.bounds), strict=True):
+    for n_rows, (lo, hi) in zip(grids.n_rows, pairwise(grids.bounds), strict=True):
         down = row_spans[lo:hi]
         if max(down, default=1) > 1:  # a cell looks past the slots rows above span into
             row_spans[lo:hi], cols[lo:hi] = _spanned_slots(cell_rows[lo:hi], n_rows, down, col_spans[lo:hi])
-        tables += [table] * (hi - lo)
     columns = {
-        "table": tables, "row": cell_rows, "col": cols, "row_span": row_spans, "col_span": col_spans,
+        "row": cell_rows, "col": cols, "row_span": row_spans, "col_span": col_spans,
         "header": tree.values("header_cell", elements), "in_thead": in_thead[elements].tolist(),
         "scope": scope, "headers": headers, "element_id": element_id,
     }  # fmt: skip
-    return {name: columns[name] for name in _SLOT_FIELDS}  # in field order, as the slots are set
+    return columns
 
 
 def _row_starts(cell_rows: np.ndarray, col_spans: list[int], bounds: list[int]) -> list[int]:
@@ -316,8 +415,6 @@ def _spanned_slots(
     return cut, cols
 
 
-# GridSlot's fields.
-_SLOT_FIELDS = tuple(f.name for f in fields(GridSlot))
 
 
 # --------------------------------------------------------------------------- one page's cells
@@ -394,9 +491,9 @@ class PageCells(NamedTuple):
 def _page_cells(grids: TableGrids, contents: CellContents, page: int, page_text: str) -> PageCells | None:
     """The cells of `contents` that have a grid slot, as TableCells grouped
     by table; None when none has. One compiled call (_core.page_cells) where
-    the core is built and the grids have their columns; else the reference."""
+    the core is built; else the reference."""
     core = compiled_core()
-    if core is None or grids.columns is None:
+    if core is None:
         return _reference_page_cells(grids, contents, page, page_text)
     columns = grids.columns
     found = core.page_cells(
@@ -409,24 +506,27 @@ def _page_cells(grids: TableGrids, contents: CellContents, page: int, page_text:
 def _reference_page_cells(grids: TableGrids, contents: CellContents, page: int, page_text: str) -> PageCells | None:
     """_page_cells in Python steps: each cell's slot looked up, the cells
     grouped by table, their texts cut, the rows built at once."""
-    slots = list(map(grids.slots.get, contents.key))
-    shown = list(filter(None, slots))  # a slot is an object, never false: only the missing go
+    columns = grids.columns
+    slot_of = columns.slot_of.tolist()
+    slots = [slot_of[key] if 0 <= key < len(slot_of) else -1 for key in contents.key]
+    shown = [slot for slot in slots if slot >= 0]
     if not shown:
         return None
-    columns = _content_columns(contents, None if len(shown) == len(slots) else _present(slots))
-    places = list(map(_GRID_PLACE, shown))
-    tables = list(map(_TABLE, shown))
+    content = _content_columns(contents, None if len(shown) == len(slots) else _present(slots))
+    place_columns = columns.places
+    places = [tuple(column[slot] for column in place_columns) for slot in shown]
+    tables = [columns.tables[columns.table[slot]] for slot in shown]
     order, bounds = _by_table(tables)
     if order is not None:
         places, tables = [places[k] for k in order], [tables[k] for k in order]
-        columns = {name: [values[k] for k in order] for name, values in columns.items()}
-    cells = _cell_rows(places, columns, page, page_text)
-    firsts = [min(columns["char_start"][lo:hi]) for lo, hi in pairwise(bounds)]
+        content = {name: [values[k] for k in order] for name, values in content.items()}
+    cells = _cell_rows(places, content, page, page_text)
+    firsts = [min(content["char_start"][lo:hi]) for lo, hi in pairwise(bounds)]
     return PageCells([tables[lo] for lo in bounds[:-1]], firsts, bounds, cells)
 
 
-def _present(slots: list[GridSlot | None]) -> list[int]:
-    return [k for k, slot in enumerate(slots) if slot is not None]
+def _present(slots: list[int]) -> list[int]:
+    return [k for k, slot in enumerate(slots) if slot >= 0]
 
 
 def _content_columns(contents: CellContents, rows: list[int] | None) -> dict[str, list[Any]]:
@@ -474,10 +574,8 @@ def _cell_rows(
     )  # fmt: skip
 
 
-# A slot's place in its grid (TableCell's order), and its table.
+# A slot's place in its grid (TableCell's order).
 _PLACE_FIELDS = ("row", "col", "row_span", "col_span", "header")
-_GRID_PLACE = attrgetter(*_PLACE_FIELDS)
-_TABLE = attrgetter("table")
 
 
 def _finish(table: Table, grids: TableGrids | None = None, element: int = -1, relabel: bool = True) -> Table:
@@ -511,34 +609,27 @@ def _header_rows(cells: Sequence[TableCell]) -> int:
 _IS_HEADER = attrgetter("is_header")
 
 
-def _slot_info(grids: TableGrids | None, element: int) -> Mapping[tuple[int, int], GridSlot]:
-    if grids is None:
-        return {}
-    return grids.by_position.get(element, {})
-
-
 def _labels(
     cells: Sequence[TableCell], header_rows: int, grids: TableGrids | None, element: int
 ) -> list[TableCell]:
     """Attach header labels (module docstring: /Headers, else /Scope, else position)."""
-    slots = _slot_info(grids, element)
+    heads = grids.heads_of(element) if grids is not None else {}
     column_heads: list[TableCell] = []
     row_heads: list[TableCell] = []
     for c in compress(cells, map(_IS_HEADER, cells)):  # the header cells, not a Python step per cell
         if not c.text:
             continue
-        slot = slots.get((c.row, c.col))
-        scope = slot.scope if slot is not None else None
+        scope, in_thead = heads.get((c.row, c.col), (None, False))
         if scope is None:
             # No /Scope: a header row's cells (THead, leading TH rows, the
             # first row) label columns; other header cells label their row.
-            in_head = c.row < header_rows or c.row == 0 or (slot is not None and slot.in_thead)
+            in_head = c.row < header_rows or c.row == 0 or in_thead
             scope = "Column" if in_head and not (c.col == 0 and c.row >= header_rows) else "Row"
         if scope in ("Column", "Both"):
             column_heads.append(c)
         if scope in ("Row", "Both"):
             row_heads.append(c)
-    if not column_heads and not row_heads and not slots:
+    if not column_heads and not row_heads and not (grids is not None and grids.has_slots(element)):
         return _relabelled(cells, [()] * len(cells))  # no head and no /Headers: no labels (a detected table)
     above = _HeadLabels(column_heads, _COLUMNS, _ROW).of_each(cells)
     before = _HeadLabels(row_heads, _ROWS, _COL).of_each(cells)

@@ -31,10 +31,9 @@ from ragprep.extract.tables import (
     CellContents,
     GridSlot,
     PageCells,
-    SlotColumns,
     TableCell,
     TableGrids,
-    slot_columns,
+    grids_of_slots,
     structure_tables,
 )
 
@@ -47,18 +46,6 @@ _ELEMENTS = 24
 _HUGE = 2**70  # a column past int64: the places are passed as they are
 
 
-def _columns(elements: int, slots: dict[int, GridSlot]) -> SlotColumns:
-    """slot_columns of these slots, as table_grids passes them: the cells
-    table after table, GridSlot's columns in that order."""
-    ordered = sorted(slots.items(), key=lambda item: item[1].table)  # stable: a table's cells keep their order
-    tables = list(dict.fromkeys(slot.table for _, slot in ordered))
-    sizes = [sum(1 for _, slot in ordered if slot.table == table) for table in tables]
-    bounds = [sum(sizes[:k]) for k in range(len(sizes) + 1)]
-    names = ("table", "row", "col", "row_span", "col_span", "header")
-    places = {name: [getattr(slot, name) for _, slot in ordered] for name in names}
-    return slot_columns(elements, [cell for cell, _ in ordered], tables, bounds, places)
-
-
 @st.composite
 def _grids(draw: st.DrawFn) -> TableGrids:
     cells = draw(st.lists(st.integers(0, _ELEMENTS - 1), unique=True, max_size=_ELEMENTS))
@@ -68,8 +55,7 @@ def _grids(draw: st.DrawFn) -> TableGrids:
         row, col = draw(st.integers(0, 4)), draw(st.sampled_from([0, 1, 2, _HUGE]))
         spans = draw(st.tuples(st.integers(1, 3), st.integers(1, 3)))
         slots[cell] = GridSlot(table, row, col, *spans, draw(st.booleans()), False, None, (), None)
-    shapes = {table: (5, 3) for table in (3, 7, 11)}
-    return TableGrids(slots, shapes, {}, np.full(_ELEMENTS, -1, dtype=np.int64), columns=_columns(_ELEMENTS, slots))
+    return grids_of_slots(_ELEMENTS, slots, {table: (5, 3) for table in (3, 7, 11)})
 
 
 @st.composite
@@ -100,7 +86,7 @@ def test_interleaved_tables_group_in_the_order_they_first_come() -> None:
     # Elements 5, 6 are table 3's cells, 8, 9 table 7's; element 2 is no cell.
     # The page shows 8 first: table 7's group comes first, each keeping its order.
     slots = {e: GridSlot(t, r, 0, 1, 1, r == 0, False, None, (), None) for e, t, r in ((5, 3, 0), (6, 3, 1), (8, 7, 0), (9, 7, 1))}
-    grids = TableGrids(slots, {}, {}, np.full(10, -1, dtype=np.int64), columns=_columns(10, slots))
+    grids = grids_of_slots(10, slots, {})
     text = "b0 a0  a1\nb1 x"
     keys, spans = [8, 5, 2, 9, 6], [(0, 2), (3, 5), (13, 14), (10, 12), (5, 9)]
     contents = CellContents(keys, [s for s, _ in spans], [e for _, e in spans], [(0.0,) * 4] * 5, [(k,) for k in keys])
@@ -113,14 +99,14 @@ def test_interleaved_tables_group_in_the_order_they_first_come() -> None:
 
 def test_a_page_with_no_cell_of_a_grid_has_none() -> None:
     slots = {5: GridSlot(3, 0, 0, 1, 1, False, False, None, (), None)}
-    grids = TableGrids(slots, {3: (1, 1)}, {}, np.full(10, -1, dtype=np.int64), columns=_columns(10, slots))
+    grids = grids_of_slots(10, slots, {3: (1, 1)})
     contents = CellContents([2, 12, -1], [0, 0, 0], [1, 1, 1], [(0.0,) * 4] * 3, [(), (), ()])
     assert _both(grids, contents, "xy") == (None, None)
 
 
 def test_bad_slots_and_columns_are_refused() -> None:
     slots = {1: GridSlot(3, 0, 0, 1, 1, False, False, None, (), None)}
-    columns = _columns(2, slots)
+    columns = grids_of_slots(2, slots, {}).columns
     fields = tuple(TableCell.__dataclass_fields__)
 
     def call(slot_of: list[int], slot_table: list[int], contents: tuple = ([1], [0], [1], [(0.0,) * 4], [()])) -> None:
@@ -139,7 +125,7 @@ def test_bad_slots_and_columns_are_refused() -> None:
 
 def test_structure_tables_read_the_same_pieces_on_both_paths(monkeypatch: pytest.MonkeyPatch) -> None:
     slots = {e: GridSlot(t, r, 0, 1, 1, r == 0, False, None, (), None) for e, t, r in ((5, 3, 0), (6, 3, 1), (8, 7, 0))}
-    grids = TableGrids(slots, {3: (2, 1), 7: (1, 1)}, {}, np.full(10, -1, dtype=np.int64), columns=_columns(10, slots))
+    grids = grids_of_slots(10, slots, {3: (2, 1), 7: (1, 1)})
     contents = CellContents([5, 6, 8], [4, 7, 0], [6, 9, 3], [(0.0,) * 4] * 3, [(5,), (6,), (8,)])
     pieces = []
     for pure in (True, False):

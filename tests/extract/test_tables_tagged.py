@@ -11,7 +11,7 @@ from tabledocs import build_table, cell_line
 
 from ragprep.extract import document as document_module
 from ragprep.extract import extract_document, open_document
-from ragprep.extract.tables import CellContents, GridSlot, TableGrids, structure_tables
+from ragprep.extract.tables import CellContents, GridSlot, grids_of_slots, structure_tables
 
 
 def grid(table) -> dict[tuple[int, int], tuple[str, int, int, bool]]:
@@ -201,7 +201,7 @@ def test_a_page_showing_two_tables_gives_one_piece_each_in_the_order_their_text_
         key: GridSlot(table, row, 0, 1, 1, row == 0, False, None, (), None)
         for key, table, row in ((11, 10, 0), (12, 10, 1), (21, 20, 0), (22, 20, 1))
     }
-    grids = TableGrids(slot, {10: (2, 1), 20: (2, 1)}, {}, np.full(40, -1, dtype=np.int64))
+    grids = grids_of_slots(40, slot, {10: (2, 1), 20: (2, 1)})
     text = "B0 B1 A0 A1 X"
     spans = {21: (0, 2), 22: (3, 5), 11: (6, 8), 12: (9, 11), 30: (12, 13)}
     keys = [11, 21, 12, 30, 22]
