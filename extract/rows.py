@@ -13,7 +13,7 @@ runs, so it is only for classes without one).
 
 ``frozen_rows`` builds a whole column-wise table of them at once (in the
 compiled core where it runs: no Python call per row). The classes built by
-the ten thousand per document (Block, TextLine, TableCell, GridSlot) keep
+the ten thousand per document (Block, TextLine, TableCell) keep
 their fields in slots: the core stores each value straight into its slot,
 where setting a field of a class with a __dict__ costs an attribute lookup
 and a keyed insert into values it allocates per row (``weakref_slot``
