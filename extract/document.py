@@ -19,7 +19,7 @@ import contextvars
 import dataclasses
 import io
 import re
-from collections import deque
+from collections import Counter, deque
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -55,6 +55,7 @@ from ragprep.extract.tables import (
     pieces_by_page,
     structure_tables,
     table_grids,
+    whole_on_page,
 )
 from ragprep.extract.warning import PageWarning, WarningKind
 from ragprep.extract.docinfo import DocumentInfo, document_info
@@ -474,17 +475,32 @@ class Document:
     def _with_whole_tables(self, results: tuple[PageResult, ...]) -> tuple[PageResult, ...]:
         """Pages read together see whole tables: a table's pieces are joined
         across pages and labelled as one grid (a header row on one page labels
-        the cells on the next), then handed back page by page."""
+        the cells on the next), then handed back page by page. A tagged table
+        only one page shows was labelled whole there (structure_tables): it
+        stays as it is."""
         if not any(len(r.tables) for r in results):
             return results
+        # Only tagged tables are labelled from the tree's grids: pages read by
+        # layout alone (a tagged file in layout mode) need not read the tree.
+        tagged = any(t.source == STRUCTURE for r in results for t in r.tables)
+        grids = self.table_grids if tagged else None
+        kept = _whole_pieces(results, grids)
+        if len(kept) == sum(len(r.tables) for r in results):
+            return results  # every table whole on its page
         # Line boxes only where there are detected tables: join_continued looks at no other page's lines.
         joined = join_continued([PageTables(r.page, r.tables, _line_boxes(r)) for r in results])
         pieces = [t for tables in joined for t in tables]
-        # Only tagged tables are labelled from the tree's grids: pages read by
-        # layout alone (a tagged file in layout mode) need not read the tree.
-        tagged = any(t.source == STRUCTURE for t in pieces)
-        whole = pieces_by_page(merge_tables(pieces, self.table_grids if tagged else None))
-        return tuple(dataclasses.replace(r, tables=whole.get(r.page, ())) if r.tables else r for r in results)
+        rank = {table_id: k for k, table_id in enumerate(dict.fromkeys(t.table_id for t in pieces))}
+        whole = pieces_by_page(merge_tables([t for t in pieces if t.table_id not in kept], grids))
+        out = []
+        for r, tables in zip(results, joined, strict=True):
+            if all(t.table_id in kept for t in tables):
+                out.append(r)
+                continue
+            # In the order each table first comes in the document, as merge_tables orders them.
+            page_tables = [t for t in tables if t.table_id in kept] + list(whole.get(r.page, ()))
+            out.append(dataclasses.replace(r, tables=tuple(sorted(page_tables, key=lambda t: rank[t.table_id]))))
+        return tuple(out)
 
     @paused_collection()
     def _classify(self, glyphs: PageGlyphs, mode: Mode, alone: bool) -> PageResult | _Geometric:
@@ -593,6 +609,13 @@ class _Counts:
             artifact_glyphs=int(np.count_nonzero(visible & table.artifact)),
             undecodable_glyphs=int(np.count_nonzero(visible & table.undecodable)),
         )
+
+
+def _whole_pieces(results: Sequence[PageResult], grids: TableGrids | None) -> set[str]:
+    """The table_ids of the pieces that are whole tables labelled by their
+    page (tables.whole_on_page) and shown once in `results`."""
+    shown = Counter(t.table_id for r in results for t in r.tables)
+    return {t.table_id for r in results for t in r.tables if shown[t.table_id] == 1 and whole_on_page(t, grids)}
 
 
 def _line_boxes(result: PageResult) -> tuple[Box, ...]:

@@ -94,7 +94,10 @@ def read_structure(
     joined = join(table, placed.order, config, break_before=placed.starts)
     blocks, lines = _owned_blocks(table, tree, joined, placed.owner_of_glyph)
     glyphs, element = placed.order[: placed.tagged], placed.element
-    cells = _cell_contents(table, joined, glyphs, element, grids) if grids is not None and grids.has_cells else NO_CELLS
+    cells = NO_CELLS
+    # Placed glyphs' elements are the page's refs': a page whose refs lie in no cell shows none.
+    if grids is not None and grids.any_in_cell(refs.element):
+        cells = _cell_contents(table, joined, glyphs, element, grids)
     return PageReading(joined, blocks, placed.untagged, lines, cells)
 
 

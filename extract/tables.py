@@ -94,10 +94,11 @@ class Table:
 # --------------------------------------------------------------------------- the tagged grid
 
 
-# Slots, as Block's: built by the thousand with frozen_rows (rows.py).
-@dataclass(frozen=True, slots=True, weakref_slot=True)
+@dataclass(frozen=True, slots=True)
 class GridSlot:
-    """Where a TH/TD element sits in its table (computed from the tree alone)."""
+    """Where a TH/TD element sits in its table (computed from the tree alone).
+    TableGrids holds its fields as columns (SlotColumns); one is made only
+    where asked for (TableGrids.slot, grids made by hand: grids_of_slots)."""
 
     table: int  # element index of the Table
     row: int
@@ -141,6 +142,9 @@ class TableGrids:
     # Per element, the TH/TD at or above it (-1 when none): which cell owns content.
     cell_of: np.ndarray = field(compare=False)
     columns: SlotColumns = field(compare=False)
+    # The tables whose cells only one page can show (_on_one_page): a page
+    # reading labels them whole, merge_tables need not see them.
+    on_one_page: frozenset[int] = frozenset()
     # Per table, what its labels read (heads_of, ids_of, named_of): built on first use, once per document.
     _cache: dict[tuple[str, int], Any] = field(default_factory=dict, compare=False, repr=False)
 
@@ -148,6 +152,11 @@ class TableGrids:
     def has_cells(self) -> bool:
         """Whether some table has a cell (a page reading looks for cells only then)."""
         return bool(self.columns.cells)
+
+    def any_in_cell(self, elements: np.ndarray) -> bool:
+        """Whether some of `elements` lies in a cell: a page none of whose
+        marked content's elements does shows no cell (and is not looked at)."""
+        return self.has_cells and bool(len(elements)) and bool((self.cell_of[elements] >= 0).any())
 
     @cached_property
     def _ranges(self) -> dict[int, tuple[int, int]]:
@@ -218,7 +227,7 @@ def grids_of_slots(elements: int, slots: Mapping[int, GridSlot], shapes: Mapping
     bounds = [0, *accumulate(sizes[table] for table in tables)]
     fields = {name: [getattr(slot, name) for _, slot in ordered] for name in _SLOT_COLUMNS}
     cell_of = np.full(elements, -1, dtype=np.int64)
-    return TableGrids(shapes, cell_of, slot_columns(elements, [cell for cell, _ in ordered], tables, bounds, fields))
+    return TableGrids(shapes, cell_of, slot_columns(elements, [cell for cell, _ in ordered], tables, bounds, fields), frozenset())
 
 
 def slot_columns(elements: int, cells: list[int], tables: list[int], bounds: list[int], fields: Mapping[str, list[Any]]) -> SlotColumns:
@@ -235,9 +244,32 @@ def slot_columns(elements: int, cells: list[int], tables: list[int], bounds: lis
 def table_grids(tree: StructTree) -> TableGrids:
     """Lay out all tables of the tree: one compiled call (_core.grid_layout)
     where the core is built; else the reference (_reference_grid_layout)."""
-    layout = _compiled_grid_layout(tree) or _reference_grid_layout(tree)
+    parts = _table_parts(tree)
+    if _TABLE_PARTS["Table"] not in parts:  # most trees: no Table, no pass over the tree
+        return TableGrids(_NO_SHAPES, np.full(tree.size, -1, dtype=np.int64), _no_slots(tree.size))
+    layout = _compiled_grid_layout(tree, parts) or _reference_grid_layout(tree, parts)
     shapes = MappingProxyType(dict(zip(layout.slots.tables, zip(layout.n_rows, layout.n_cols, strict=True), strict=True)))
-    return TableGrids(shapes, layout.cell_of, layout.slots)
+    return TableGrids(shapes, layout.cell_of, layout.slots, _on_one_page(tree, layout))
+
+
+def _on_one_page(tree: StructTree, layout: GridLayout) -> frozenset[int]:
+    """The tables all of whose cells' marked content the tree puts on one
+    page (one row of its page keys): no other page's reading can show a
+    cell of theirs (it places only the content the tree gives that page)."""
+    slots = layout.slots
+    if not slots.cells:
+        return frozenset()
+    content = tree.content
+    cell = layout.cell_of[content.element]
+    shown = cell >= 0  # content inside a cell: its cell starts a row's cell, so it has a slot
+    table, page = slots.table[slots.slot_of[cell[shown]]], content.page[shown]
+    # Each table's first page (of the last write to a place, numpy keeps the
+    # last: written backwards, the first); a table with content elsewhere is mixed.
+    first = np.full(len(slots.tables), -1, dtype=np.int64)
+    first[table[::-1]] = page[::-1]
+    mixed = np.zeros(len(slots.tables), dtype=bool)
+    mixed[table[page != first[table]]] = True
+    return frozenset(np.asarray(slots.tables, dtype=np.int64)[(first >= 0) & ~mixed].tolist())
 
 
 class GridLayout(NamedTuple):
@@ -251,12 +283,21 @@ class GridLayout(NamedTuple):
     slots: SlotColumns
 
 
+def _no_slots(elements: int) -> SlotColumns:
+    """The slots of a tree of `elements` elements with no table."""
+    return slot_columns(elements, [], [], [0], {name: [] for name in _SLOT_COLUMNS})
+
+
+# The shapes of a tree with no table (read-only: shared by every such tree).
+_NO_SHAPES: Mapping[int, tuple[int, int]] = MappingProxyType({})
+
+
 def _table_parts(tree: StructTree) -> list[int]:
     """Per row of the tree's type table, its table part (0: none)."""
     return [_TABLE_PARTS.get(std, 0) for _, std in tree.columns.type_names]
 
 
-def _compiled_grid_layout(tree: StructTree) -> GridLayout | None:
+def _compiled_grid_layout(tree: StructTree, parts: list[int]) -> GridLayout | None:
     """_core.grid_layout's layout; None without the core, or where the
     reference must lay out (a parent after its kid, a span past int64)."""
     core = compiled_core()
@@ -267,7 +308,7 @@ def _compiled_grid_layout(tree: StructTree) -> GridLayout | None:
     attributes = c.cells if type(c.cells) is dict else dict(c.cells)
     found = core.grid_layout(
         np.ascontiguousarray(c.parent, dtype=np.int64), np.ascontiguousarray(c.type, dtype=np.int64),
-        bytes(_table_parts(tree)), attributes, NO_CELL, cell_of, slot_of, slot_table,
+        bytes(parts), attributes, NO_CELL, cell_of, slot_of, slot_table,
     )  # fmt: skip
     if found is None:
         return None
@@ -276,15 +317,15 @@ def _compiled_grid_layout(tree: StructTree) -> GridLayout | None:
     return GridLayout(cell_of, n_rows, n_cols, slots)
 
 
-def _reference_grid_layout(tree: StructTree) -> GridLayout:
-    """table_grids' layout in numpy steps (whole-tree columns, then a pass over the table cells)."""
-    # Each element's table part (0: none), one pass: numbers compare at
-    # once where an object column compares name by name.
-    part = np.array(_table_parts(tree), dtype=np.int8)[tree.columns.type]
+def _reference_grid_layout(tree: StructTree, parts: list[int]) -> GridLayout:
+    """table_grids' layout in numpy steps (whole-tree columns, then a pass
+    over the table cells); `parts`: per type row its table part (0: none)."""
+    # Each element's table part, one pass: numbers compare at once where an
+    # object column compares name by name.
+    part = np.array(parts, dtype=np.int8)[tree.columns.type]
     tables = part == _TABLE_PARTS["Table"]
-    if not tables.any():  # most trees: no row, cell or slot anywhere, no pass over the tree
-        no_slots = slot_columns(len(part), [], [], [0], {name: [] for name in _SLOT_COLUMNS})
-        return GridLayout(np.full(len(part), -1, dtype=np.int64), [], [], no_slots)
+    if not tables.any():  # a Table type no element has
+        return GridLayout(np.full(len(part), -1, dtype=np.int64), [], [], _no_slots(len(part)))
     # Nearest Table at or above each element; a TR inside one starts a row,
     # a TH/TD inside a row a cell; a Table starts neither (it resets both).
     table_of = tree.nearest(tables)
@@ -462,7 +503,9 @@ def structure_tables(
     their first text comes. Cells the page shows no content of are left to
     the pages that do; labels are those this page can see (``merge_tables``
     labels across pages), none without `labels` (for pages that
-    ``merge_tables`` labels anyway)."""
+    ``merge_tables`` labels anyway) but on a table only this page can show
+    (``TableGrids.on_one_page``): its piece is the whole table, labelled once,
+    here (``whole_on_page`` tells merge_tables' callers to leave it)."""
     found = _page_cells(grids, contents, page, page_text)
     if found is None:
         return ()
@@ -473,7 +516,8 @@ def structure_tables(
         piece = Table(f"s{table}", STRUCTURE, n_rows, n_cols, 0, (page,), cells[lo:hi])
         # Unlabelled pieces go to merge_tables, which sorts, counts and labels
         # the whole table: not done twice.
-        placed.append((first, _finish(piece, grids, table) if labels else piece))
+        whole = labels or table in grids.on_one_page
+        placed.append((first, _finish(piece, grids, table) if whole else piece))
     placed.sort(key=itemgetter(0))  # stable: pieces starting at one offset keep their order
     return tuple(piece for _, piece in placed)
 
@@ -700,6 +744,13 @@ class _HeadLabels:
 
 
 # --------------------------------------------------------------------------- across pages
+
+
+def whole_on_page(piece: Table, grids: TableGrids | None) -> bool:
+    """Whether `piece` is a whole tagged table labelled by its page
+    (structure_tables, TableGrids.on_one_page): merging the document's pieces
+    gives it back as it is."""
+    return grids is not None and piece.source == STRUCTURE and int(piece.table_id[1:]) in grids.on_one_page
 
 
 def merge_tables(

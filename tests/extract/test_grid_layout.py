@@ -119,7 +119,7 @@ def test_a_cell_spanning_down_pushes_the_cells_below_right_and_is_cut_at_the_las
 def test_spans_past_int64_are_laid_out_by_the_reference() -> None:
     # The kernel declines (None); the grids are the reference's Python ints.
     tree = _tree([-1, 0, 1, 1], [1, 2, 4, 4], {2: (1, _HUGE, None, (), None)})
-    parts = bytes(tables._table_parts(tree))
+    parts = bytes(tables._table_parts(tree))  # a Table: the kernel is asked
     out = [np.empty(4, dtype=np.int64) for _ in range(3)]
     assert _core.grid_layout(tree.columns.parent, tree.columns.type, parts, dict(tree.columns.cells), (1, 1, None, (), None), *out) is None
     expected, got = _both(tree)

@@ -146,6 +146,55 @@ def test_a_page_read_alone_labels_its_piece_as_it_sees_it_and_pages_read_togethe
     assert [c.header_labels for c in together.pages[1].tables[0].cells] == [("Item",), ("Qty",)] * 2
 
 
+def test_a_table_only_one_page_shows_is_labelled_whole_by_that_page_and_not_merged_again(
+    monkeypatch: pytest.MonkeyPatch,
+):
+    # Two tables: the first on pages 1 and 2, the second all on page 2. Read
+    # together, the second is labelled by page 2 (the tree puts all its cells
+    # there: TableGrids.on_one_page) and merge_tables sees only the first.
+    b = PdfBuilder()
+    f = b.add_standard_font("Helvetica", widths=True)
+    first = [["Item", "Qty"], ["item 0", "0"], ["item 1", "1"], ["item 2", "2"]]
+    second = [["Name", "Age"], ["Ann", "41"]]
+    # (page, table, row) of each row; MCIDs r * 10 + c on the page, second table's rows from 50.
+    placed = [(0, first, 0), (0, first, 1), (1, first, 2), (1, first, 3), (1, second, 0), (1, second, 1)]
+    lines: list[list[str]] = [[], []]
+    for k, (page, rows, r) in enumerate(placed):
+        mcid = (50 if rows is second else 0) + r * 10
+        lines[page] += [cell_line(f, 72 + 120 * c, 700 - 20 * k, rows[r][c], mcid + c) for c in range(2)]
+    pages = [b.add_page(" ".join(page_lines)) for page_lines in lines]
+
+    def row(page: int, mcid: int, kind: str):
+        return b.struct_element("TR", [b.struct_element(kind, [mcid + c], page=pages[page]) for c in range(2)], page=pages[page])
+
+    head = b.struct_element("THead", [row(0, 0, TH)], page=pages[0])
+    body = b.struct_element("TBody", [row(0, 10, TD), row(1, 20, TD), row(1, 30, TD)], page=pages[0])
+    tables = [
+        b.struct_element("Table", [head, body], page=pages[0]),
+        b.struct_element("Table", [row(1, 50, TH), row(1, 60, TD)], page=pages[1]),
+    ]
+    b.set_struct_tree([b.struct_element("Document", tables, page=pages[0])])
+    pdf = b.to_bytes()
+    handed: list[str] = []
+    merge = document_module.merge_tables
+
+    def watched(pieces, grids=None, **options):
+        pieces = list(pieces)
+        handed.extend(piece.table_id for piece in pieces)
+        return merge(pieces, grids, **options)
+
+    monkeypatch.setattr(document_module, "merge_tables", watched)
+    with open_document(pdf) as doc:
+        result = doc.read("structure")
+        assert len(doc.table_grids.on_one_page) == 1
+    whole, split = result.pages[1].tables[1], result.pages[1].tables[0]
+    assert [int(whole.table_id[1:])] == list(doc.table_grids.on_one_page)
+    assert handed == [split.table_id] * 2  # the first table's two pieces, no piece of the second
+    assert [c.header_labels for c in whole.cells] == [(), (), ("Name",), ("Age",)]
+    assert (whole.n_rows, whole.header_rows, whole.pages) == (2, 1, (2,))
+    assert [c.header_labels for c in split.cells] == [("Item",), ("Qty",)] * 2  # labelled by page 1's head
+
+
 def test_a_row_span_past_the_last_row_is_cut_there():
     rows = [[(TD, "a", {"O": Name.Table, "RowSpan": 5}), (TD, "b", None)], [(TD, "c", None)]]
     (table,) = extract_document(build_table(rows), mode="structure").tables
