@@ -155,4 +155,5 @@ def test_the_compiled_cell_contents_are_the_reference_on_the_tagged_corpus(monke
     for relpath in tagged:
         if not relpath.startswith("broken/"):
             extract_document(corpus / relpath, mode="structure")
-    assert len(seen) > 100 and sum(seen) > 5_000
+    # Only pages whose marked content lies in a cell are read (TableGrids.any_in_cell): ~50 of them.
+    assert len(seen) > 40 and sum(seen) > 5_000
