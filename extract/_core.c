@@ -5801,27 +5801,113 @@ static void tw_free(TWalk *w) {
     walk_free(&w->base);
 }
 
+/* ==== the walk's columns finished in C (struct2) =========================
+ * What structure_columns.walked_columns did in Python over the walk's
+ * output: the path steps made paths, and the content rows grouped by page. */
+
+/* The paths of the path steps (see TColumns): each step's row of the
+ * paths (written over the steps in the element column COL_PATH) and the
+ * paths as tuples of standard types, in the order steps first reach them
+ * (element_columns' order: a step's first element comes before those of
+ * later steps). Two steps share a path when their parents' paths and their
+ * standard types are the same. New reference, NULL on error. */
+static PyObject *tw_paths(TWalk *w, PyObject *types) {
+    const long long *steps = (const long long *)w->cols.steps.data;
+    Py_ssize_t nsteps = (Py_ssize_t)(w->cols.steps.len / (2 * sizeof(long long))), ntypes = PyList_GET_SIZE(types);
+    Py_ssize_t *path_of = PyMem_Malloc(sizeof(Py_ssize_t) * (size_t)(nsteps + 1)), *std_id = PyMem_Malloc(sizeof(Py_ssize_t) * (size_t)(ntypes + 1));
+    PyObject *ids = PyDict_New(), *paths = PyList_New(0);
+    TPairs rows = {0};
+    int failed = !path_of || !std_id || !ids || !paths;
+    if (!path_of || !std_id) PyErr_NoMemory();
+    for (Py_ssize_t i = 0; !failed && i < ntypes; i++) { /* one id per standard type, whichever raw type gave it */
+        PyObject *std = PyTuple_GET_ITEM(PyList_GET_ITEM(types, i), 1), *n = PyLong_FromSsize_t(PyDict_GET_SIZE(ids));
+        PyObject *id = n ? PyDict_SetDefault(ids, std, n) : NULL; /* borrowed */
+        std_id[i] = id ? PyLong_AsSsize_t(id) : -1;
+        Py_XDECREF(n);
+        failed = !id;
+    }
+    for (Py_ssize_t s = 0; !failed && s < nsteps; s++) {
+        long long up = steps[2 * s], type = steps[2 * s + 1];
+        if (up >= s || type < 0 || type >= ntypes) { PyErr_SetString(PyExc_IndexError, "TreeObjects.walk: a step out of order"); failed = 1; break; }
+        Py_ssize_t parent = up >= 0 ? path_of[up] : -1, known = tpairs_get(&rows, parent, std_id[type]);
+        if (known >= 0) { path_of[s] = known; continue; }
+        path_of[s] = PyList_GET_SIZE(paths);
+        PyObject *above = parent >= 0 ? PyList_GET_ITEM(paths, parent) : NULL;
+        Py_ssize_t depth = above ? PyTuple_GET_SIZE(above) : 0;
+        PyObject *path = PyTuple_New(depth + 1);
+        failed = !path || tpairs_setdefault(&rows, parent, std_id[type], path_of[s]) < 0;
+        for (Py_ssize_t k = 0; path && k < depth; k++) PyTuple_SET_ITEM(path, k, Py_NewRef(PyTuple_GET_ITEM(above, k)));
+        if (path) PyTuple_SET_ITEM(path, depth, Py_NewRef(PyTuple_GET_ITEM(PyList_GET_ITEM(types, type), 1)));
+        if (path && !failed) failed = PyList_Append(paths, path) < 0;
+        Py_XDECREF(path);
+    }
+    long long *column = (long long *)w->cols.element[COL_PATH].data;
+    for (Py_ssize_t i = 0; !failed && i < w->cols.count; i++) {
+        if (column[i] < 0 || column[i] >= nsteps) { PyErr_SetString(PyExc_IndexError, "TreeObjects.walk: no such step"); failed = 1; }
+        else column[i] = path_of[column[i]];
+    }
+    PyObject *out = failed ? NULL : PyList_AsTuple(paths);
+    PyMem_Free(path_of);
+    PyMem_Free(std_id);
+    tpairs_free(&rows);
+    Py_XDECREF(ids);
+    Py_XDECREF(paths);
+    return out;
+}
+
+/* The content rows (page, stream, MCID, element) grouped by page, in
+ * author order within a page (a stable sort by page: a count per page,
+ * then each row to its place), as four columns of int64 bytes. New reference. */
+static PyObject *tw_content_columns(TWalk *w) {
+    const long long *rows = (const long long *)w->cols.content.data;
+    Py_ssize_t n = (Py_ssize_t)(w->cols.content.len / (4 * sizeof(long long))), pages = w->npages;
+    Py_ssize_t *start = PyMem_Calloc((size_t)pages + 1, sizeof(Py_ssize_t));
+    PyObject *out = start ? PyTuple_New(4) : PyErr_NoMemory();
+    long long *column[4] = {NULL, NULL, NULL, NULL};
+    for (int c = 0; out && c < 4; c++) {
+        PyObject *b = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)(n * (Py_ssize_t)sizeof(long long)));
+        if (!b) { Py_CLEAR(out); break; }
+        PyTuple_SET_ITEM(out, c, b);
+        column[c] = (long long *)PyBytes_AS_STRING(b);
+    }
+    for (Py_ssize_t i = 0; out && i < n; i++) {
+        if (rows[4 * i] < 0 || rows[4 * i] >= pages) { PyErr_SetString(PyExc_IndexError, "TreeObjects.walk: no such page"); Py_CLEAR(out); }
+        else start[rows[4 * i] + 1]++;
+    }
+    for (Py_ssize_t p = 0; out && p < pages; p++) start[p + 1] += start[p];
+    for (Py_ssize_t i = 0; out && i < n; i++) {
+        Py_ssize_t at = start[rows[4 * i]]++;
+        for (int c = 0; c < 4; c++) column[c][at] = rows[4 * i + c];
+    }
+    PyMem_Free(start);
+    return out;
+}
+
 /* The walk's columns as walk() hands them over: (the element columns as
- * bytes of int64, COL_* order; the content rows as bytes of int64 quadruples;
- * /Lang per element; /ActualText, /Alt and cells by element; the type
- * table's (raw, standard) pairs; the path steps as bytes of int64 pairs). New reference. */
+ * bytes of int64, COL_* order, COL_PATH a row of the paths; the content
+ * columns (page, stream, MCID, element) as bytes of int64, grouped by
+ * page; /Lang per element; /ActualText, /Alt and cells by element; the
+ * type table's (raw, standard) pairs; the paths). New reference. */
 static PyObject *tw_columns(TWalk *w) {
-    PyObject *element = PyTuple_New(COL_COUNT);
+    PyObject *types = PyDict_Keys(w->cols.types); /* in the order rows were given */
+    PyObject *paths = types ? tw_paths(w, types) : NULL;
+    PyObject *element = paths ? PyTuple_New(COL_COUNT) : NULL;
     for (int i = 0; element && i < COL_COUNT; i++) {
         PyObject *b = PyBytes_FromStringAndSize(w->cols.element[i].data, (Py_ssize_t)w->cols.element[i].len);
         if (!b) Py_CLEAR(element);
         else PyTuple_SET_ITEM(element, i, b);
     }
-    PyObject *content = element ? PyBytes_FromStringAndSize(w->cols.content.data, (Py_ssize_t)w->cols.content.len) : NULL;
-    PyObject *types = content ? PyDict_Keys(w->cols.types) : NULL; /* in the order rows were given */
-    PyObject *steps = types ? PyBytes_FromStringAndSize(w->cols.steps.data, (Py_ssize_t)w->cols.steps.len) : NULL;
-    PyObject *out = steps ? PyTuple_Pack(8, element, content, w->cols.lang, w->cols.actual_text, w->cols.alt, w->cols.cells, types, steps) : NULL;
-    Py_XDECREF(steps);
+    PyObject *content = element ? tw_content_columns(w) : NULL;
+    PyObject *names = content ? PyList_AsTuple(types) : NULL;
+    PyObject *out = names ? PyTuple_Pack(8, element, content, w->cols.lang, w->cols.actual_text, w->cols.alt, w->cols.cells, names, paths) : NULL;
+    Py_XDECREF(names);
     Py_XDECREF(element);
     Py_XDECREF(content);
+    Py_XDECREF(paths);
     Py_XDECREF(types);
     return out;
 }
+/* ==== end of struct2's columns ============================================ */
 
 /* walk(env) -> the tree's columns (tw_columns), or NotImplemented when the tree is left to the walkers above. */
 static PyObject *TreeObjects_walk(TreeObjects *t, PyObject *env) {

@@ -213,29 +213,17 @@ def content_columns(content: Mapping[PageKey, Sequence[MarkedContentRef]], page_
 
 
 def walked_columns(walked: tuple[object, ...], pages: tuple[PageKey, ...]) -> tuple[ElementColumns, ContentColumns]:
-    """The columns _core.TreeObjects.walk hands back (its tw_columns), as arrays."""
-    element, content, lang, actual_text, alt, cells, type_names, steps = walked
-    parent, type_, level, owner, number, generation, page, step = (np.frombuffer(b, dtype=np.int64) for b in element)  # type: ignore[attr-defined]
-    names: tuple[tuple[str, str], ...] = tuple(type_names)  # type: ignore[arg-type]
-    path_of_step, path_names = _step_paths(np.frombuffer(steps, dtype=np.int64).tolist(), names)  # type: ignore[call-overload]
+    """The columns _core.TreeObjects.walk hands back (its tw_columns), as
+    arrays: the paths made and the content grouped by page in C already."""
+    element, content, lang, actual_text, alt, cells, type_names, path_names = walked
+    parent, type_, level, owner, number, generation, page, path = _int64_columns(element)
     elements = ElementColumns(
-        parent, type_, level, owner, number, generation, page, path_of_step[step],
-        lang, actual_text, alt, cells, names, pages, path_names,  # type: ignore[arg-type]
+        parent, type_, level, owner, number, generation, page, path,
+        lang, actual_text, alt, cells, type_names, pages, path_names,  # type: ignore[arg-type]
     )  # fmt: skip
-    rows = np.frombuffer(content, dtype=np.int64).reshape(-1, 4)  # type: ignore[call-overload]
-    by_page = rows[np.argsort(rows[:, 0], kind="stable")]
-    return elements, ContentColumns(*(np.ascontiguousarray(by_page[:, i]) for i in range(4)))
+    return elements, ContentColumns(*_int64_columns(content))
 
 
-def _step_paths(steps: list[int], type_names: Sequence[tuple[str, str]]) -> tuple[np.ndarray, tuple[tuple[str, ...], ...]]:
-    """The node walk's path steps (flat (parent step or -1, type row) pairs,
-    a parent step before its kids) as paths: each step's row of the paths,
-    and the paths in the order steps first reach them (element_columns'
-    order: a step's first element comes before those of later steps)."""
-    rows: dict[tuple[str, ...], int] = {}
-    path_of_step: list[tuple[str, ...]] = []
-    for up, type_row in zip(steps[::2], steps[1::2], strict=True):
-        path = (path_of_step[up] if up >= 0 else ()) + (type_names[type_row][1],)
-        path_of_step.append(path)
-        rows.setdefault(path, len(rows))
-    return np.array([rows[path] for path in path_of_step], dtype=np.int64), tuple(rows)
+def _int64_columns(columns: object) -> list[np.ndarray]:
+    """Bytes of int64 (the walk's columns) as arrays, without a copy."""
+    return [np.frombuffer(b, dtype=np.int64) for b in columns]  # type: ignore[attr-defined]
