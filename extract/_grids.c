@@ -1288,9 +1288,10 @@ done:
 static inline int in_band(const double *quad, const double *direction, const signed char *wmode, int64_t g,
                           double top, double bottom, double same) {
     const double *q = quad + 8 * g;
-    if (!isfinite(q[0] + q[4])) return 0;
+    /* The centre first: it rejects most of a page (the tests have no side effects). */
     double centre = (q[1] + q[5]) * 0.5;
     if (!(centre >= top || centre <= bottom)) return 0;
+    if (!isfinite(q[0] + q[4])) return 0;
     return direction[2 * g] >= same && isfinite(direction[2 * g + 1]) && wmode[g] == 0;
 }
 
@@ -1525,8 +1526,6 @@ static void bands_free(Bands *b) {
  * top, bottom, same; `ratios`: line break, word space, segment gap, back. */
 static int band_collect(const BandPage *p, PyObject *texts, const double *limits, double upright, const double *ratios,
                         Bands *b) {
-    for (Py_ssize_t g = 0; g < p->rows; g++)
-        if (!(p->direction[2 * g] > upright)) return 2;
     size_t count = p->rows ? (size_t)p->rows : 1;
     /* glyphs, first glyph of each segment, line, row: int64; positions; start and space flags. */
     b->work = PyMem_Malloc(4 * count * sizeof(int64_t) + count * sizeof(double) + 2 * count);
@@ -1540,9 +1539,17 @@ static int band_collect(const BandPage *p, PyObject *texts, const double *limits
     b->at = (double *)(b->row + count);
     b->start = (char *)(b->at + count);
     b->space = b->start + count;
-    Py_ssize_t n = 0;
+    /* One pass over the rows: every direction checked (2 at the first one
+     * not upright, before any text is read), the band glyphs kept. */
+    Py_ssize_t in_bands = 0;
     for (Py_ssize_t g = 0; g < p->rows; g++) {
-        if (!p->visible[g] || !in_band(p->quad, p->direction, p->wmode, g, limits[0], limits[1], limits[2])) continue;
+        if (!(p->direction[2 * g] > upright)) return 2;
+        if (p->visible[g] && in_band(p->quad, p->direction, p->wmode, g, limits[0], limits[1], limits[2]))
+            b->glyphs[in_bands++] = g;
+    }
+    Py_ssize_t n = 0;
+    for (Py_ssize_t k = 0; k < in_bands; k++) {
+        int64_t g = b->glyphs[k];
         PyObject *text = PySequence_GetItem(texts, g);
         if (!text) return -1;
         int is_str = PyUnicode_Check(text), inked = is_str && PyUnicode_GET_LENGTH(text) > 0;

@@ -236,12 +236,12 @@ def ruled_grids(table: GlyphTable, paths: PathTable, glyphs: np.ndarray) -> list
     return grids
 
 
-def _compiled_ruled_grids(
+def _ruled_cells(
     grids: ModuleType, table: GlyphTable, paths: PathTable, glyphs: np.ndarray
-) -> list[list[_Cell]] | None:
-    """``ruled_grids`` by extract/_grids.c's ruled_grids: the same rules, sets,
-    edges, slots, spans and _compress; None when it declines (a value not
-    finite, a text that is no str)."""
+) -> tuple[np.ndarray, np.ndarray] | None:
+    """extract/_grids.c ruled_grids' answer: its cells (grid, row, column,
+    row span, column span, start and end in the glyphs, one row each, grid
+    after grid) and the glyphs; None when it declines."""
     found = grids.ruled_grids(
         *(np.ascontiguousarray(c, dtype=np.float64) for c in (paths.x0, paths.y0, paths.x1, paths.y1)),
         np.ascontiguousarray(paths.kind, dtype=np.uint8), LINE, RECT, RULE_THICKNESS, RULE_MIN_LENGTH, EDGE_TOLERANCE,
@@ -252,12 +252,36 @@ def _compiled_ruled_grids(
     if found is None:
         return None
     cells, held = (np.frombuffer(part, dtype=np.int64) for part in found)
+    return cells.reshape(-1, 7), held
+
+
+def _compiled_ruled_grids(
+    grids: ModuleType, table: GlyphTable, paths: PathTable, glyphs: np.ndarray
+) -> list[list[_Cell]] | None:
+    """``ruled_grids`` by extract/_grids.c's ruled_grids (_ruled_cells): the
+    same rules, sets, edges, slots, spans and _compress; None when it
+    declines (a value not finite, a text that is no str)."""
+    found = _ruled_cells(grids, table, paths, glyphs)
+    if found is None:
+        return None
+    cells, held = found
     grids_found: list[list[_Cell]] = []
-    for grid, row, col, row_span, col_span, start, end in cells.reshape(-1, 7).tolist():
+    for grid, row, col, row_span, col_span, start, end in cells.tolist():
         if grid == len(grids_found):
             grids_found.append([])
         grids_found[grid].append(_Cell(row, col, row_span, col_span, held[start:end]))
     return grids_found
+
+
+def _ruled_grid_columns(table: GlyphTable, paths: PathTable, glyphs: np.ndarray) -> list[_Grid]:
+    """``ruled_grids`` column-wise: from the ruled_grids kernel's cells as
+    they come (hundreds of cells on a ruled page, none made one by one),
+    else of the cells ruled_grids' reference makes."""
+    kernels = compiled_grids()
+    found = _ruled_cells(kernels, table, paths, glyphs) if kernels is not None and len(paths) else None
+    if found is not None:
+        return _grid_columns_of(*found)
+    return [_grid_of(cells) for cells in ruled_grids(table, paths, glyphs)]
 
 
 def _rule_components(horizontal: np.ndarray, vertical: np.ndarray) -> np.ndarray:
@@ -674,15 +698,19 @@ def _aligned_grid_columns(table: GlyphTable, glyphs: np.ndarray) -> list[_Grid]:
 
 
 def _grid_columns_of(cells: np.ndarray, glyphs: np.ndarray) -> list[_Grid]:
-    """The grids of the aligned_grids kernels' cells (grid, row, column,
-    start and end in `glyphs`, grid after grid) column-wise."""
+    """The grids of the grid kernels' cells, grid after grid, column-wise:
+    aligned_grids' (grid, row, column, start and end in `glyphs`: spans of
+    one) or ruled_grids' (grid, row, column, row span, column span, start
+    and end)."""
     if not len(cells):
         return []
-    grid, start, size = cells[:, 0], cells[:, 3], cells[:, 4] - cells[:, 3]
+    grid, start, size = cells[:, 0], cells[:, -2], cells[:, -1] - cells[:, -2]
     bounds = [0, *(np.flatnonzero(grid[1:] != grid[:-1]) + 1).tolist(), len(cells)]
     row, col = cells[:, 1].tolist(), cells[:, 2].tolist()
+    spans = cells.shape[1] == 7
+    row_span, col_span = (cells[:, 3].tolist(), cells[:, 4].tolist()) if spans else ([1] * len(cells), [1] * len(cells))
     return [
-        _Grid(row[a:b], col[a:b], [1] * (b - a), [1] * (b - a), glyphs[concat_ranges(start[a:b], size[a:b])], size[a:b])
+        _Grid(row[a:b], col[a:b], row_span[a:b], col_span[a:b], glyphs[concat_ranges(start[a:b], size[a:b])], size[a:b])
         for a, b in zip(bounds[:-1], bounds[1:], strict=True)
     ]
 
@@ -831,7 +859,7 @@ def detect_tables(
     """The grids of one untagged page as Table pieces, ruled grids first."""
     candidates = text_glyphs(table)
     candidates = candidates[~table.artifact[candidates]]
-    found = [(RULES, _grid_of(cells)) for cells in ruled_grids(table, paths, candidates)]
+    found = [(RULES, grid) for grid in _ruled_grid_columns(table, paths, candidates)]
     if found:  # the glyphs of ruled grids are no candidates for aligned ones
         taken = np.zeros(len(table), dtype=bool)
         for _, grid in found:

@@ -1012,6 +1012,25 @@ def test_ruled_grids_equal_the_reference(monkeypatch, seed):
     assert_same_grids(compiled, pure, f"seed {seed}")
 
 
+@pytest.mark.parametrize("seed", range(12))
+def test_ruled_grid_columns_are_the_cells_of_ruled_grids(monkeypatch, seed):
+    """detect_tables reads the ruled grids column-wise, on the compiled path
+    straight from the ruled_grids kernel's cells (_grid_columns_of): the
+    same rows, columns, spans and glyphs (cell after cell, empty cells too,
+    in their dtype) as ruled_grids' cells, and as the reference's."""
+    rng = np.random.default_rng(seed)
+    table, paths = ruled_page(rng)
+    glyphs = np.sort(rng.permutation(len(table))[: len(table) - int(rng.integers(0, 4))]).astype(np.int64)
+    expected = [gridfind._grid_of(cells) for cells in gridfind.ruled_grids(table, paths, glyphs)]
+    assert expected or seed not in (0, 1)  # the first pages hold a grid
+    for columns in both(monkeypatch, lambda: gridfind._ruled_grid_columns(table, paths, glyphs)):
+        assert [grid[:4] for grid in columns] == [grid[:4] for grid in expected]
+        for a, b in zip(columns, expected, strict=True):
+            assert a.glyphs.dtype == b.glyphs.dtype and np.array_equal(a.glyphs, b.glyphs)
+            assert a.sizes.tolist() == b.sizes.tolist()
+    assert gridfind._ruled_grid_columns(table, PathTable.empty(), glyphs) == []
+
+
 def test_ruled_grids_kernel_finds_and_rejects_grids():
     """The pages above hold grids the kernel keeps and sets of rules it
     rejects (no text in two rows and columns, prose, spans)."""
