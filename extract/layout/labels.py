@@ -47,7 +47,6 @@ class Ordering:
     order: np.ndarray  # glyph indices in reading order
     block_start: np.ndarray  # per position: a new block starts here
     line_break: np.ndarray  # per position: a new line starts here (the join rule)
-    font_size: np.ndarray  # per position
     along: np.ndarray | None  # the page's writing direction, when known
 
 
@@ -99,7 +98,7 @@ def _compiled_reading(
     if levels >= 0:
         index = np.zeros(np.count_nonzero(starts), dtype=np.int64) if label is None else np.frombuffer(label, dtype=np.int64)
         labelled = BlockLabels(index, _labels(levels))
-    return Ordering(order, starts, moves.line_break, table.font_size[order], along), labelled
+    return Ordering(order, starts, moves.line_break, along), labelled
 
 
 def with_blocks(
@@ -123,7 +122,7 @@ def with_blocks(
         # A leaf change is a line break in every layout the cut accepts (the
         # next column starts higher up); forcing it costs nothing elsewhere.
         block_start = block_start | forced
-    return Ordering(order, block_start, moves.line_break, table.font_size[order], along)
+    return Ordering(order, block_start, moves.line_break, along)
 
 
 def block_labels(table: GlyphTable, ordering: Ordering) -> tuple[np.ndarray, list[BlockLabel]]:
@@ -145,7 +144,7 @@ def block_labels(table: GlyphTable, ordering: Ordering) -> tuple[np.ndarray, lis
             return np.frombuffer(index, dtype=np.int64), _labels(levels)
         if found == 0:
             return paragraphs
-    starts, length, heading, block_size = heading_blocks(lib, ordering.font_size, block_start, ordering.line_break, thresholds)
+    starts, length, heading, block_size = heading_blocks(lib, table.font_size[order], block_start, ordering.line_break, thresholds)
     if heading.any():
         # Text across the page's direction (an arXiv stamp up the margin) is
         # no heading, however large.
@@ -177,7 +176,7 @@ def _compiled_block_labels(
     direction is not known yet)."""
     along = (math.nan, math.nan) if ordering.along is None else (float(ordering.along[0]), float(ordering.along[1]))
     found: tuple[bytes, int] | int | None = lib.block_labels(
-        np.ascontiguousarray(ordering.font_size, dtype=np.float64), np.ascontiguousarray(ordering.block_start),
+        np.ascontiguousarray(table.font_size[ordering.order], dtype=np.float64), np.ascontiguousarray(ordering.block_start),
         np.ascontiguousarray(ordering.line_break), *thresholds, float(MAX_VALUE),
         np.ascontiguousarray(table.direction), np.ascontiguousarray(ordering.order, dtype=np.int64), *along, SAME_DIRECTION,
     )  # fmt: skip
