@@ -7907,10 +7907,19 @@ static int written_dictionary(const unsigned char *d, Py_ssize_t start, Py_ssize
     return k - low >= 2 && d[k - 1] == '>' && d[k - 2] == '>';
 }
 
+/* The first "endobj" in [from, bound), or -1. memchr for its 'e', then the
+ * rest compared: several times glibc's memmem over a stream's binary data
+ * (the span of a stream written in the file runs over all of it). */
 static Py_ssize_t find_endobj(const unsigned char *d, Py_ssize_t from, Py_ssize_t bound) {
-    if (bound - from < 6) return -1;
-    const unsigned char *found = memmem(d + from, (size_t)(bound - from), "endobj", 6);
-    return found ? found - d : -1;
+    Py_ssize_t i = from;
+    while (bound - i >= 6) { /* "endobj" may start at i .. bound - 6 */
+        const unsigned char *p = memchr(d + i, 'e', (size_t)(bound - 6 - i) + 1);
+        if (!p) return -1;
+        i = p - d;
+        if (memcmp(p + 1, "ndobj", 5) == 0) return i;
+        i++;
+    }
+    return -1;
 }
 
 /* One placed object's span into the lists: 0, -1 on error. */

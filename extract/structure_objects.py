@@ -257,10 +257,14 @@ class PlainObjects:
         members, top = _stream_members(table)
         streams = _object_streams(self._pdf, table, members)
         exists = _exists_check(self._pdf, table)
-        # A file without object streams: its objects as written in the file
-        # become the nodes instead (for the node walk; fill_cache leaves
-        # them to qpdf, as before).
-        written = None if members else _WrittenObjects.read(self._pdf, table)
+        # The objects written in the file (not in a stream) become nodes too,
+        # for the node walk (fill_cache leaves them to qpdf, as before): a
+        # reference to one known present (a dictionary: pages, annotations,
+        # class map entries) stands without asking qpdf (`exists`), and its
+        # value is read from its bytes. Where the table was read from the
+        # bytes (its columns give the spans in one compiled call), or the
+        # file has no object streams.
+        written = _WrittenObjects.read(self._pdf, table) if not members or isinstance(table, XrefColumns) else None
         refs = _reference_slots(top, len(table)) if streams or written else []
         # Objects that do not parse alone, and page tree nodes, are left to
         # qpdf; the others go into the cache as cache.setdefault((n, 0),

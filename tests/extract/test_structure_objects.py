@@ -846,3 +846,70 @@ def test_the_object_streams_are_read_from_the_files_bytes_not_through_qpdf(monke
     assert from_bytes == _read_on("compiled", path, monkeypatch)
     (elements, content, _, _), texts = from_bytes
     assert [e.type for e in elements] == ["Document", "P", "P", "P", "P"] and texts == [("structure", "Line 0\nLine 1\nLine 2\nLine 3")]
+
+
+def _with_page_rewritten(data: bytes) -> tuple[bytes, int]:
+    """`data` (a file of object streams and a cross-reference stream) with an
+    update (§7.5.6) that writes its first page again in the file, a
+    dictionary outside the streams: a classic section listing it, its
+    /Prev the stream. Returns the bytes and the page's number."""
+    with pikepdf.open(io.BytesIO(data)) as pdf:
+        page = pdf.pages[0].obj
+        number, body, size = page.objgen[0], page.unparse(resolved=True), int(pdf.trailer.Size)
+        root = pdf.Root.objgen[0]
+        last = int(re.findall(rb"startxref\s+(\d+)", data)[-1])
+    offset = len(data) + 1
+    update = b"\n%d 0 obj\n%s\nendobj\n" % (number, body)
+    section = len(data) + len(update)
+    update += b"xref\n%d 1\n%010d 00000 n\r\ntrailer\n<< /Size %d /Root %d 0 R /Prev %d >>\n" % (number, offset, size, root, last)
+    return data + update + b"startxref\n%d\n%%%%EOF\n" % section, number
+
+
+@needs_core
+def test_the_files_dictionaries_outside_the_object_streams_stand_without_asking_qpdf(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+):
+    # A tree in object streams whose page is written in the file (type 1):
+    # the objects written in the file become nodes beside the streams'
+    # (_WrittenObjects), and the page, a dictionary, is known present, so
+    # no reference to it is asked of qpdf (`exists`); the tree and text are
+    # those read with only the streams as nodes (every /Pg asked of qpdf).
+    from ragprep.extract import structure_objects
+    from ragprep.extract.xref import XrefColumns
+
+    b = PdfBuilder()
+    f = b.add_standard_font("Helvetica")
+    page = b.add_page(" ".join(f"/P <</MCID {m}>> BDC BT /{f} 12 Tf 72 {700 - 20 * m} Td (Line {m}) Tj ET EMC" for m in range(3)))
+    b.set_struct_tree([b.struct_element("Document", [b.struct_element("P", [b.mcr(m, page=page)], page=page) for m in range(3)])])
+    saved = io.BytesIO()
+    b.pdf.save(saved, object_stream_mode=pikepdf.ObjectStreamMode.generate)
+    data, number = _with_page_rewritten(saved.getvalue())
+    path = tmp_path / "updated.pdf"
+    path.write_bytes(data)
+    with pikepdf.open(path) as pdf:
+        assert not pdf.get_warnings()
+        table = structure_objects.read_xref(pdf)
+        assert isinstance(table, XrefColumns) and table.members and table.get((number, 0)).type == 1
+
+    asked: list[tuple[int, int]] = []
+    checked = structure_objects._exists_check
+
+    def exists_check(pdf: pikepdf.Pdf, table: Any) -> Any:
+        exists = checked(pdf, table)
+
+        def counted(ref: tuple[int, int]) -> bool:
+            asked.append(ref)
+            return exists(ref)
+
+        return counted
+
+    monkeypatch.setattr(structure_objects, "_exists_check", exists_check)
+    with_written = _read_on("compiled", path, monkeypatch)
+    assert (number, 0) not in asked
+    written = structure_objects._WrittenObjects.read
+    monkeypatch.setattr(structure_objects._WrittenObjects, "read", staticmethod(lambda pdf, table: None))
+    assert _read_on("compiled", path, monkeypatch) == with_written
+    assert (number, 0) in asked  # the page, asked of qpdf without the written objects
+    monkeypatch.setattr(structure_objects._WrittenObjects, "read", written)
+    (elements, content, _, _), texts = with_written
+    assert [e.type for e in elements] == ["Document", "P", "P", "P"] and texts == [("structure", "Line 0\nLine 1\nLine 2")]
