@@ -6432,6 +6432,118 @@ done:
     return result;
 }
 
+/* A run of kept candidates of one rank, consecutive in their order: where it
+ * starts among the kept rows, and its rank (-1: the tail's). */
+typedef struct { Py_ssize_t start; int64_t rank; } RankRun;
+
+/* structure_order's pass over the candidates: the kept ones' rows packed into
+ * `kept_rows`, cut into runs of one rank (`runs`, their count in *n_runs; a
+ * marked-content sequence is one run, its key searched once). The count of
+ * kept rows, -1 with an exception set. */
+static Py_ssize_t ranked_runs(const int64_t *restrict C, Py_ssize_t n, Py_ssize_t rows, const int64_t *restrict S,
+                              const int64_t *restrict M, const unsigned char *restrict artifact, int keep_artifacts,
+                              int64_t no_mcid, const RefSlot *slots, size_t mask, int64_t *restrict kept_rows,
+                              RankRun *restrict runs, Py_ssize_t *n_runs) {
+    Py_ssize_t kept = 0, count = 0;
+    const unsigned char skip = !keep_artifacts;
+    uint64_t last_key = 0;
+    int64_t last_rank = -2, run_rank = -3; /* no key searched yet, no run yet */
+    for (Py_ssize_t i = 0; i < n; i++) {
+        int64_t c = C[i];
+        if ((uint64_t)c >= (uint64_t)rows) { /* checked as read: the outputs are scratch until the end */
+            PyErr_SetString(PyExc_IndexError, "structure_order: candidate out of range");
+            return -1;
+        }
+        if (skip & artifact[c]) continue;
+        int64_t mcid = M[c], rank = -1;
+        if (mcid != no_mcid) {
+            uint64_t key = ((uint64_t)S[c] << 32) | (uint64_t)mcid;
+            if (key != last_key || last_rank == -2) { last_key = key; last_rank = ref_rank(slots, mask, key); }
+            rank = last_rank;
+        }
+        if (rank != run_rank) { runs[count].start = kept; runs[count++].rank = rank; run_rank = rank; }
+        kept_rows[kept++] = c;
+    }
+    *n_runs = count;
+    return kept;
+}
+
+/* The runs' rows into `order`: ranked runs by rank (counts[r]: where rank r
+ * starts, left where it ends), runs of one rank in their order; then from
+ * `tagged` on the tail's runs in their order. The tail's non-artifacts. */
+static Py_ssize_t runs_placed(const RankRun *runs, Py_ssize_t n_runs, Py_ssize_t kept, const int64_t *kept_rows,
+                              int64_t *counts, Py_ssize_t tagged, const unsigned char *artifact, int keep_artifacts,
+                              int64_t *order) {
+    Py_ssize_t rest = tagged, untagged = 0;
+    for (Py_ssize_t k = 0; k < n_runs; k++) {
+        Py_ssize_t start = runs[k].start, length = (k + 1 < n_runs ? runs[k + 1].start : kept) - start;
+        const int64_t *from = kept_rows + start;
+        if (runs[k].rank >= 0) {
+            memcpy(order + counts[runs[k].rank], from, (size_t)length * sizeof(int64_t));
+            counts[runs[k].rank] += length;
+            continue;
+        }
+        memcpy(order + rest, from, (size_t)length * sizeof(int64_t));
+        rest += length;
+        if (!keep_artifacts) { untagged += length; continue; } /* no artifact was kept */
+        for (Py_ssize_t i = 0; i < length; i++) untagged += !artifact[from[i]];
+    }
+    return untagged;
+}
+
+/* owner_of_glyph and starts of the placed glyphs order[0:tagged] (elements
+ * `element`), a stretch of one element at a time; every other row's owner -1. */
+static void placed_owners(const int64_t *restrict order, const int64_t *restrict element, Py_ssize_t tagged,
+                          Py_ssize_t kept, const int64_t *BO, int64_t *restrict owner, Py_ssize_t rows,
+                          unsigned char *restrict starts) {
+    for (Py_ssize_t r = 0; r < rows; r++) owner[r] = -1;
+    int64_t previous = -1;
+    for (Py_ssize_t i = 0; i < tagged;) {
+        Py_ssize_t end = i + 1;
+        while (end < tagged && element[end] == element[i]) end++;
+        int64_t current = BO[element[i]];
+        for (Py_ssize_t k = i; k < end; k++) owner[order[k]] = current;
+        starts[i] = i > 0 && current != previous;
+        if (end - i > 1) memset(starts + i + 1, 0, (size_t)(end - i - 1));
+        previous = current;
+        i = end;
+    }
+    /* The tail's owner is -1: its first glyph starts a run after an owned one, the others none. */
+    if (kept > tagged) {
+        starts[tagged] = tagged > 0 && previous != -1;
+        memset(starts + tagged + 1, 0, (size_t)(kept - tagged - 1));
+    }
+}
+
+/* values[0:count] = value. */
+static void fill(int64_t *restrict values, Py_ssize_t count, int64_t value) {
+    for (Py_ssize_t i = 0; i < count; i++) values[i] = value;
+}
+
+/* placed_owners where no /ActualText dropped a glyph: ref j's glyphs are
+ * order[counts[j-1]:counts[j]] (counts[-1] = 0), all owned by element RE[j],
+ * so element, owner_of_glyph and starts are filled a ref at a time. */
+static void ref_owners(const int64_t *RE, Py_ssize_t nrefs, const int64_t *counts, const int64_t *BO,
+                       const int64_t *restrict order, Py_ssize_t tagged, Py_ssize_t kept, int64_t *restrict element,
+                       int64_t *restrict owner, Py_ssize_t rows, unsigned char *restrict starts) {
+    for (Py_ssize_t r = 0; r < rows; r++) owner[r] = -1;
+    int64_t previous = -1;
+    for (Py_ssize_t j = 0, at = 0; j < nrefs; at = counts[j++]) {
+        Py_ssize_t end = counts[j];
+        if (end == at) continue;
+        int64_t current = BO[RE[j]];
+        fill(element + at, end - at, RE[j]);
+        for (Py_ssize_t k = at; k < end; k++) owner[order[k]] = current;
+        starts[at] = at > 0 && current != previous;
+        memset(starts + at + 1, 0, (size_t)(end - at - 1));
+        previous = current;
+    }
+    if (kept > tagged) { /* the tail's owner is -1: its first glyph starts a run after an owned one */
+        starts[tagged] = tagged > 0 && previous != -1;
+        memset(starts + tagged + 1, 0, (size_t)(kept - tagged - 1));
+    }
+}
+
 static PyObject *core_structure_order(PyObject *mod, PyObject *args) {
     (void)mod;
     PyObject *o[12], *actual_text;
@@ -6446,7 +6558,8 @@ static PyObject *core_structure_order(PyObject *mod, PyObject *args) {
     static const char *const names[NV] = {"candidates", "stream", "mcid", "artifact", "ref_keys", "ref_element",
                                           "block_owner", "actual_owner", "order", "element", "owner_of_glyph", "starts"};
     RefSlot *slots = NULL;
-    int64_t *ranks = NULL, *counts = NULL;
+    RankRun *runs = NULL;
+    int64_t *counts = NULL;
     PyObject *result = NULL;
     for (int i = 0; i < NV; i++)
         if (get_view(o[i], &v[i], formats[i], formats[i][0] == '?' ? 1 : 8, names[i]) < 0) goto done;
@@ -6462,17 +6575,15 @@ static PyObject *core_structure_order(PyObject *mod, PyObject *args) {
         PyErr_SetString(PyExc_ValueError, "structure_order: the outputs must be writable");
         goto done;
     }
-    const int64_t *C = v[CAND].view.buf, *S = v[STREAM].view.buf, *M = v[MCID].view.buf, *K = v[REF_KEYS].view.buf;
-    const int64_t *RE = v[REF_ELEMENT].view.buf, *BO = v[BLOCK].view.buf, *AO = v[ACTUAL].view.buf;
+    const int64_t *K = v[REF_KEYS].view.buf, *RE = v[REF_ELEMENT].view.buf, *AO = v[ACTUAL].view.buf;
     const unsigned char *artifact = v[ARTIFACT].view.buf;
-    int64_t *order = v[ORDER].view.buf, *element = v[ELEMENT].view.buf, *owner = v[OWNER].view.buf;
-    unsigned char *starts = v[STARTS].view.buf;
+    int64_t *order = v[ORDER].view.buf, *element = v[ELEMENT].view.buf;
     size_t capacity = 16; /* a power of two, at least twice the refs: probes stay short */
     while (capacity < 2 * (size_t)nrefs) capacity <<= 1;
     slots = PyMem_Malloc(sizeof(RefSlot) * capacity);
-    ranks = PyMem_Malloc(sizeof(int64_t) * (size_t)(n + 1));
+    runs = PyMem_Malloc(sizeof(RankRun) * (size_t)(n + 1));
     counts = PyMem_Calloc((size_t)nrefs + 2, sizeof(int64_t));
-    if (!slots || !ranks || !counts) { PyErr_NoMemory(); goto done; }
+    if (!slots || !runs || !counts) { PyErr_NoMemory(); goto done; }
     size_t mask = capacity - 1;
     for (size_t h = 0; h < capacity; h++) slots[h].index = -1;
     for (Py_ssize_t j = 0; j < nrefs; j++) { /* in order: the first ref of a key keeps it */
@@ -6481,72 +6592,43 @@ static PyObject *core_structure_order(PyObject *mod, PyObject *args) {
         while (slots[h].index >= 0 && slots[h].key != key) h = (h + 1) & mask;
         if (slots[h].index < 0) { slots[h].key = key; slots[h].index = (int64_t)j; }
     }
-    /* Kept candidates packed to the front of `ranks` (their rank) and of `order` (scratch: the row). */
-    Py_ssize_t kept = 0, tagged = 0;
-    uint64_t last_key = 0;
-    int64_t last_rank = -2; /* no key searched yet */
-    for (Py_ssize_t i = 0; i < n; i++) {
-        int64_t c = C[i];
-        if (c < 0 || c >= rows) { /* checked as read: the outputs are scratch until the end */
-            PyErr_SetString(PyExc_IndexError, "structure_order: candidate out of range");
-            goto done;
-        }
-        if (!keep_artifacts && artifact[c]) continue;
-        int64_t rank = -1;
-        if (M[c] != (int64_t)no_mcid) {
-            uint64_t key = ((uint64_t)S[c] << 32) | (uint64_t)M[c];
-            /* A marked-content sequence's glyphs come one after another: one search each. */
-            if (last_rank == -2 || key != last_key) { last_key = key; last_rank = ref_rank(slots, mask, key); }
-            rank = last_rank;
-        }
-        ranks[kept] = rank;
-        element[kept] = c; /* scratch until the rows are placed */
-        if (rank >= 0) { counts[rank + 1]++; tagged++; }
-        kept++;
-    }
+    /* Kept rows packed to the front of `element` (scratch until the rows are placed). */
+    Py_ssize_t n_runs = 0, tagged = 0;
+    Py_ssize_t kept = ranked_runs(v[CAND].view.buf, n, rows, v[STREAM].view.buf, v[MCID].view.buf, artifact,
+                                  keep_artifacts, (int64_t)no_mcid, slots, mask, element, runs, &n_runs);
+    if (kept < 0) goto done;
     for (Py_ssize_t j = 0; j < nrefs; j++)
         if (RE[j] < 0 || RE[j] >= nel) {
             PyErr_SetString(PyExc_IndexError, "structure_order: ref element out of range");
             goto done;
         }
-    for (Py_ssize_t j = 0; j < nrefs; j++) counts[j + 1] += counts[j];
-    Py_ssize_t rest = tagged, untagged = 0;
-    for (Py_ssize_t i = 0; i < kept; i++) {
-        int64_t c = element[i];
-        if (ranks[i] < 0) {
-            order[rest++] = c;
-            untagged += !artifact[c];
-        } else {
-            order[counts[ranks[i]]++] = c;
+    for (Py_ssize_t k = 0; k < n_runs; k++) /* per rank its glyphs' count; then where each rank starts */
+        if (runs[k].rank >= 0) {
+            Py_ssize_t length = (k + 1 < n_runs ? runs[k + 1].start : kept) - runs[k].start;
+            counts[runs[k].rank + 1] += length;
+            tagged += length;
         }
-    }
+    for (Py_ssize_t j = 0; j < nrefs; j++) counts[j + 1] += counts[j];
+    Py_ssize_t untagged = runs_placed(runs, n_runs, kept, element, counts, tagged, artifact, keep_artifacts, order);
     /* The ranks in placed order: a rank's glyphs fill counts[rank-1]..counts[rank] (shifted by the pass above).
      * An /ActualText owner among the elements of placed glyphs: checked once per ref that placed some. */
     int actual = 0;
-    for (Py_ssize_t j = 0, at = 0; j < nrefs; j++) {
-        actual |= at < counts[j] && AO[RE[j]] >= 0;
-        for (; at < counts[j]; at++) element[at] = RE[j];
-    }
-    PyObject *replaced = actual ? actual_text_applied(AO, nel, actual_text, order, element, &tagged, &kept)
-                                : Py_NewRef(Py_None);
-    if (!replaced) goto done;
-    for (Py_ssize_t r = 0; r < rows; r++) owner[r] = -1;
-    int64_t previous = -1;
-    for (Py_ssize_t i = 0; i < tagged; i++) {
-        int64_t current = BO[element[i]];
-        owner[order[i]] = current;
-        starts[i] = i > 0 && current != previous;
-        previous = current;
-    }
-    /* The tail's owner is -1: its first glyph starts a run after an owned one, the others none. */
-    if (kept > tagged) {
-        starts[tagged] = tagged > 0 && previous != -1;
-        memset(starts + tagged + 1, 0, (size_t)(kept - tagged - 1));
+    for (Py_ssize_t j = 0, at = 0; j < nrefs && !actual; at = counts[j++])
+        actual = at < counts[j] && AO[RE[j]] >= 0;
+    PyObject *replaced = Py_NewRef(Py_None);
+    if (actual) {
+        for (Py_ssize_t j = 0, at = 0; j < nrefs; at = counts[j++]) fill(element + at, counts[j] - at, RE[j]);
+        Py_SETREF(replaced, actual_text_applied(AO, nel, actual_text, order, element, &tagged, &kept));
+        if (!replaced) goto done;
+        placed_owners(order, element, tagged, kept, v[BLOCK].view.buf, v[OWNER].view.buf, rows, v[STARTS].view.buf);
+    } else {
+        ref_owners(RE, nrefs, counts, v[BLOCK].view.buf, order, tagged, kept, element, v[OWNER].view.buf, rows,
+                   v[STARTS].view.buf);
     }
     result = Py_BuildValue("nnnN", kept, tagged, untagged, replaced);
 done:
     PyMem_Free(slots);
-    PyMem_Free(ranks);
+    PyMem_Free(runs);
     PyMem_Free(counts);
     for (int i = 0; i < NV; i++) release(&v[i]);
     return result;
