@@ -6432,52 +6432,59 @@ done:
     return result;
 }
 
-/* A run of kept candidates of one rank, consecutive in their order: where it
- * starts among the kept rows, and its rank (-1: the tail's). */
-typedef struct { Py_ssize_t start; int64_t rank; } RankRun;
+/* A run of kept candidates of one rank: candidates[start:end], all kept,
+ * and its rank (-1: the tail's). */
+typedef struct { Py_ssize_t start, end; int64_t rank; } RankRun;
 
-/* structure_order's pass over the candidates: the kept ones' rows packed into
- * `kept_rows`, cut into runs of one rank (`runs`, their count in *n_runs; a
- * marked-content sequence is one run, its key searched once). The count of
- * kept rows, -1 with an exception set. */
+/* structure_order's pass over the candidates: the kept ones cut into runs of
+ * one rank (`runs`, their count in *n_runs); a run ends at a left-out
+ * artifact. A marked-content sequence's glyphs come one after another: its
+ * key is searched once, at its first glyph. The count of kept candidates, -1
+ * with an exception set. */
 static Py_ssize_t ranked_runs(const int64_t *restrict C, Py_ssize_t n, Py_ssize_t rows, const int64_t *restrict S,
                               const int64_t *restrict M, const unsigned char *restrict artifact, int keep_artifacts,
-                              int64_t no_mcid, const RefSlot *slots, size_t mask, int64_t *restrict kept_rows,
-                              RankRun *restrict runs, Py_ssize_t *n_runs) {
+                              int64_t no_mcid, const RefSlot *slots, size_t mask, RankRun *restrict runs,
+                              Py_ssize_t *n_runs) {
     Py_ssize_t kept = 0, count = 0;
     const unsigned char skip = !keep_artifacts;
-    uint64_t last_key = 0;
-    int64_t last_rank = -2, run_rank = -3; /* no key searched yet, no run yet */
+    int64_t last_mcid = no_mcid, last_stream = 0, rank = -1; /* an unmarked glyph's rank is -1 */
+    int open = 0;                                             /* runs[count - 1] takes the next kept candidate */
     for (Py_ssize_t i = 0; i < n; i++) {
         int64_t c = C[i];
         if ((uint64_t)c >= (uint64_t)rows) { /* checked as read: the outputs are scratch until the end */
             PyErr_SetString(PyExc_IndexError, "structure_order: candidate out of range");
             return -1;
         }
-        if (skip & artifact[c]) continue;
-        int64_t mcid = M[c], rank = -1;
-        if (mcid != no_mcid) {
-            uint64_t key = ((uint64_t)S[c] << 32) | (uint64_t)mcid;
-            if (key != last_key || last_rank == -2) { last_key = key; last_rank = ref_rank(slots, mask, key); }
-            rank = last_rank;
+        if (skip & artifact[c]) {
+            if (open) runs[count - 1].end = i;
+            open = 0;
+            continue;
         }
-        if (rank != run_rank) { runs[count].start = kept; runs[count++].rank = rank; run_rank = rank; }
-        kept_rows[kept++] = c;
+        int64_t mcid = M[c], stream = S[c];
+        if (mcid != last_mcid || stream != last_stream) {
+            last_mcid = mcid, last_stream = stream;
+            int64_t found = mcid == no_mcid ? -1 : ref_rank(slots, mask, ((uint64_t)stream << 32) | (uint64_t)mcid);
+            if (found != rank && open) runs[count - 1].end = i;
+            open &= found == rank;
+            rank = found;
+        }
+        if (!open) { runs[count].start = i; runs[count++].rank = rank; open = 1; }
+        kept++;
     }
+    if (open) runs[count - 1].end = n;
     *n_runs = count;
     return kept;
 }
 
-/* The runs' rows into `order`: ranked runs by rank (counts[r]: where rank r
- * starts, left where it ends), runs of one rank in their order; then from
- * `tagged` on the tail's runs in their order. The tail's non-artifacts. */
-static Py_ssize_t runs_placed(const RankRun *runs, Py_ssize_t n_runs, Py_ssize_t kept, const int64_t *kept_rows,
-                              int64_t *counts, Py_ssize_t tagged, const unsigned char *artifact, int keep_artifacts,
-                              int64_t *order) {
+/* The runs' candidates into `order`: ranked runs by rank (counts[r]: where
+ * rank r starts, left where it ends), runs of one rank in their order; then
+ * from `tagged` on the tail's runs in their order. The tail's non-artifacts. */
+static Py_ssize_t runs_placed(const RankRun *runs, Py_ssize_t n_runs, const int64_t *C, int64_t *counts,
+                              Py_ssize_t tagged, const unsigned char *artifact, int keep_artifacts, int64_t *order) {
     Py_ssize_t rest = tagged, untagged = 0;
     for (Py_ssize_t k = 0; k < n_runs; k++) {
-        Py_ssize_t start = runs[k].start, length = (k + 1 < n_runs ? runs[k + 1].start : kept) - start;
-        const int64_t *from = kept_rows + start;
+        Py_ssize_t length = runs[k].end - runs[k].start;
+        const int64_t *from = C + runs[k].start;
         if (runs[k].rank >= 0) {
             memcpy(order + counts[runs[k].rank], from, (size_t)length * sizeof(int64_t));
             counts[runs[k].rank] += length;
@@ -6592,10 +6599,9 @@ static PyObject *core_structure_order(PyObject *mod, PyObject *args) {
         while (slots[h].index >= 0 && slots[h].key != key) h = (h + 1) & mask;
         if (slots[h].index < 0) { slots[h].key = key; slots[h].index = (int64_t)j; }
     }
-    /* Kept rows packed to the front of `element` (scratch until the rows are placed). */
     Py_ssize_t n_runs = 0, tagged = 0;
     Py_ssize_t kept = ranked_runs(v[CAND].view.buf, n, rows, v[STREAM].view.buf, v[MCID].view.buf, artifact,
-                                  keep_artifacts, (int64_t)no_mcid, slots, mask, element, runs, &n_runs);
+                                  keep_artifacts, (int64_t)no_mcid, slots, mask, runs, &n_runs);
     if (kept < 0) goto done;
     for (Py_ssize_t j = 0; j < nrefs; j++)
         if (RE[j] < 0 || RE[j] >= nel) {
@@ -6604,12 +6610,11 @@ static PyObject *core_structure_order(PyObject *mod, PyObject *args) {
         }
     for (Py_ssize_t k = 0; k < n_runs; k++) /* per rank its glyphs' count; then where each rank starts */
         if (runs[k].rank >= 0) {
-            Py_ssize_t length = (k + 1 < n_runs ? runs[k + 1].start : kept) - runs[k].start;
-            counts[runs[k].rank + 1] += length;
-            tagged += length;
+            counts[runs[k].rank + 1] += runs[k].end - runs[k].start;
+            tagged += runs[k].end - runs[k].start;
         }
     for (Py_ssize_t j = 0; j < nrefs; j++) counts[j + 1] += counts[j];
-    Py_ssize_t untagged = runs_placed(runs, n_runs, kept, element, counts, tagged, artifact, keep_artifacts, order);
+    Py_ssize_t untagged = runs_placed(runs, n_runs, v[CAND].view.buf, counts, tagged, artifact, keep_artifacts, order);
     /* The ranks in placed order: a rank's glyphs fill counts[rank-1]..counts[rank] (shifted by the pass above).
      * An /ActualText owner among the elements of placed glyphs: checked once per ref that placed some. */
     int actual = 0;
