@@ -16,16 +16,18 @@ with an empty or no text drops them all).
 
 from __future__ import annotations
 
+import csv
 import dataclasses
 from types import SimpleNamespace
 
 import numpy as np
 import pytest
 from codepath import on_path
+from corpusdir import CORPUS
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ragprep.extract import _core
+from ragprep.extract import PDFReadError, _core, open_document
 from ragprep.extract.compiled import compiled_available
 from ragprep.extract.config import ExtractConfig
 from ragprep.extract.glyphs import GlyphTable
@@ -165,3 +167,36 @@ def test_bad_indices_are_refused() -> None:
             call(candidates, ref_element)
     with pytest.raises(IndexError, match="out of range"):  # an /ActualText owner is an element
         call([0, 2], [1], (-1, 2))
+
+
+def _tagged_files() -> list[str]:
+    manifest = CORPUS / "MANIFEST.tsv"
+    if not manifest.is_file():
+        return []
+    with open(manifest, encoding="utf-8") as handle:
+        return [row["path"] for row in csv.DictReader(handle, delimiter="\t") if row["tagged"] == "yes"]
+
+
+@pytest.mark.slow
+def test_the_compiled_placement_is_the_reference_on_every_tagged_corpus_page(corpus) -> None:
+    """Every page of every tagged corpus file, placed by its own tree: the
+    kernel's runs meet real sequences (thousands of glyphs, artifacts between
+    them, forms' streams, /ActualText)."""
+    placed = 0
+    for relpath in _tagged_files():
+        try:
+            document = open_document(corpus / relpath)
+        except PDFReadError:
+            continue  # encrypted or damaged past opening: no page is read
+        with document:
+            tree = document.struct_tree
+            if tree is None:
+                continue
+            for number in range(1, document.page_count + 1):
+                table = document.page_glyphs(number).table
+                refs = tree.page_columns(document.pdf.pages[number - 1].obj.objgen)
+                for config in (ExtractConfig(), ExtractConfig(include_artifacts=True)):
+                    expected, got = _both((table, tree, refs, table.text_rows, config))
+                    _same(expected, got)
+                    placed += got.tagged
+    assert placed > 100_000
