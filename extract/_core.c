@@ -6639,6 +6639,54 @@ done:
     return result;
 }
 
+/* owner_runs(owner_of_glyph, order, starts, owners) -> (runs, tail):
+ * reading._owned_blocks' runs of one block owner over the emitted glyphs
+ * (reading._reference_owner_runs, its reference). The owner at position p is
+ * owner_of_glyph[order[p]]; a run starts at 0 and wherever the owner changes.
+ * starts[0:runs] receive the runs' first positions, owners[0:runs] their
+ * owners; tail says whether some owner is -1 (content outside the structure,
+ * whose runs the caller splits by geometry as well). Every order index is
+ * checked against owner_of_glyph's length. */
+static PyObject *core_owner_runs(PyObject *mod, PyObject *args) {
+    (void)mod;
+    enum { OWNER, ORDER, STARTS, OWNERS, NV };
+    PyObject *o[NV];
+    if (!PyArg_ParseTuple(args, "OOOO", &o[0], &o[1], &o[2], &o[3])) return NULL;
+    View v[NV] = {{0}};
+    static const char *const names[NV] = {"owner_of_glyph", "order", "starts", "owners"};
+    PyObject *result = NULL;
+    for (int i = 0; i < NV; i++)
+        if (get_view(o[i], &v[i], "l", 8, names[i]) < 0) goto done;
+    Py_ssize_t rows = v[OWNER].view.len / 8, n = v[ORDER].view.len / 8;
+    if (v[STARTS].view.len / 8 != n || v[OWNERS].view.len / 8 != n) {
+        PyErr_SetString(PyExc_ValueError, "owner_runs: arrays of different lengths");
+        goto done;
+    }
+    if (v[STARTS].view.readonly || v[OWNERS].view.readonly) {
+        PyErr_SetString(PyExc_ValueError, "owner_runs: the outputs must be writable");
+        goto done;
+    }
+    const int64_t *restrict owner = v[OWNER].view.buf, *restrict order = v[ORDER].view.buf;
+    int64_t *restrict starts = v[STARTS].view.buf, *restrict owners = v[OWNERS].view.buf;
+    Py_ssize_t runs = 0;
+    int tail = 0;
+    for (Py_ssize_t p = 0; p < n; p++) {
+        if ((uint64_t)order[p] >= (uint64_t)rows) {
+            PyErr_SetString(PyExc_IndexError, "owner_runs: order index out of range");
+            goto done;
+        }
+        int64_t current = owner[order[p]];
+        if (runs && current == owners[runs - 1]) continue;
+        tail |= current == -1;
+        starts[runs] = p;
+        owners[runs++] = current;
+    }
+    result = Py_BuildValue("nO", runs, tail ? Py_True : Py_False);
+done:
+    for (int i = 0; i < NV; i++) release(&v[i]);
+    return result;
+}
+
 /* ==== the cross-reference table's object streams (struct2) ================
  *
  * object_stream_members(table) -> (members, top): qpdf's cross-reference
@@ -8296,6 +8344,7 @@ static PyMethodDef module_methods[] = {
     {"cmap_section", (PyCFunction)core_cmap_section, METH_VARARGS, "One CMap section body applied to a cmap.CMap."},
     {"nearest_marked", (PyCFunction)core_nearest_marked, METH_VARARGS, "StructTree.nearest in one pass (parents before kids)."},
     {"structure_order", (PyCFunction)core_structure_order, METH_VARARGS, "A page's placement by the structure tree (reading._placement)."},
+    {"owner_runs", (PyCFunction)core_owner_runs, METH_VARARGS, "A page's runs of one block owner over its emitted glyphs (reading._owned_blocks)."},
     {"cell_contents", (PyCFunction)core_cell_contents, METH_VARARGS, "A page's tagged cells as columns (reading._cell_contents)."},
     {"page_cells", (PyCFunction)core_page_cells, METH_VARARGS, "A page's tagged table cells, grouped by table (tables._page_cells)."},
     {"grid_layout", (PyCFunction)core_grid_layout, METH_VARARGS, "The tagged tables' grids of a tree (tables.table_grids)."},

@@ -219,15 +219,46 @@ def _owned_blocks(
     if not len(joined.order):
         return (), ()
     # join() may reorder glyphs inside right-to-left lines: read owners again.
+    runs = _owner_runs(owner_of_glyph, joined.order)
+    if runs is not None:  # a page the tree covers whole needs no geometric block starts
+        starts, owners = runs
+        return blocks_and_lines(table, joined, starts, _run_labels(tree, owners))
     owner = owner_of_glyph[joined.order]
-    new_block = np.ones(len(owner), dtype=bool)
-    new_block[1:] = owner[1:] != owner[:-1]
-    tail = owner == -1
-    if tail.any():  # geometry splits only the tail: a page the tree covers whole needs no block starts
-        new_block |= tail & geometric_block_starts(table, joined)
+    tail = owner == -1  # geometry splits only the tail's runs
+    new_block = _owner_changes(owner) | (tail & geometric_block_starts(table, joined))
     # A run's label is its owner's, read at the run's first glyph (the first glyph starts a run).
     starts = np.flatnonzero(new_block)
     return blocks_and_lines(table, joined, starts, _run_labels(tree, owner[starts]))
+
+
+def _owner_runs(owner_of_glyph: np.ndarray, order: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+    """The runs of one block owner over the emitted glyphs at `order`: their
+    first positions and owners; None when some glyph is the tail's (owner -1).
+    One compiled call (_core.owner_runs) where the core is built; else the reference."""
+    core = compiled_core()
+    if core is None:
+        return _reference_owner_runs(owner_of_glyph, order)
+    starts, owners = np.empty(len(order), dtype=np.int64), np.empty(len(order), dtype=np.int64)
+    runs, tail = core.owner_runs(
+        np.ascontiguousarray(owner_of_glyph, dtype=np.int64), np.ascontiguousarray(order, dtype=np.int64), starts, owners
+    )
+    return None if tail else (starts[:runs], owners[:runs])
+
+
+def _reference_owner_runs(owner_of_glyph: np.ndarray, order: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+    """_owner_runs in numpy steps: the owners in order, where they change."""
+    owner = owner_of_glyph[order]
+    if (owner == -1).any():
+        return None
+    starts = np.flatnonzero(_owner_changes(owner))
+    return starts, owner[starts]
+
+
+def _owner_changes(owner: np.ndarray) -> np.ndarray:
+    """Per emitted glyph: is its owner not the previous glyph's (the first glyph's is not)?"""
+    changes = np.ones(len(owner), dtype=bool)
+    changes[1:] = owner[1:] != owner[:-1]
+    return changes
 
 
 def _cell_contents(

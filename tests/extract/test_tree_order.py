@@ -12,6 +12,10 @@ in their order), NO_MCID glyphs whose key a ref holds (never placed),
 artifacts among placed and tail glyphs, and elements with /ActualText (the
 first glyph of each owner carries its text, the others drop out; an owner
 with an empty or no text drops them all).
+
+And reading._owner_runs, compiled (_core.owner_runs) against its numpy
+reference: the runs of one block owner over the emitted glyphs, None where
+some glyph is the tail's. Both are compared on every tagged corpus page too.
 """
 
 from __future__ import annotations
@@ -22,7 +26,7 @@ from types import SimpleNamespace
 
 import numpy as np
 import pytest
-from codepath import on_path
+from codepath import on_both_paths, on_path
 from corpusdir import CORPUS
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -31,7 +35,7 @@ from ragprep.extract import PDFReadError, _core, open_document
 from ragprep.extract.compiled import compiled_available
 from ragprep.extract.config import ExtractConfig
 from ragprep.extract.glyphs import GlyphTable
-from ragprep.extract.reading import _placement, _Placement
+from ragprep.extract.reading import _owner_runs, _placement, _Placement
 from ragprep.extract.structure_columns import PageRefs
 
 pytestmark = pytest.mark.skipif(not compiled_available(), reason="the compiled core is not built")
@@ -198,5 +202,44 @@ def test_the_compiled_placement_is_the_reference_on_every_tagged_corpus_page(cor
                 for config in (ExtractConfig(), ExtractConfig(include_artifacts=True)):
                     expected, got = _both((table, tree, refs, table.text_rows, config))
                     _same(expected, got)
+                    _same_runs(*on_both_paths(lambda: _owner_runs(got.owner_of_glyph, got.order)))
                     placed += got.tagged
     assert placed > 100_000
+
+
+# -- the runs of one block owner over the emitted glyphs (reading._owner_runs) --
+
+
+def _same_runs(expected: tuple[np.ndarray, np.ndarray] | None, got: tuple[np.ndarray, np.ndarray] | None) -> None:
+    assert (got is None) == (expected is None)
+    if got is not None and expected is not None:
+        for want, have in zip(expected, got, strict=True):
+            assert have.dtype == want.dtype and have.tolist() == want.tolist()
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.integers(-1, 3), max_size=30).flatmap(
+    lambda owners: st.tuples(st.just(owners), st.lists(st.integers(0, max(len(owners) - 1, 0)), max_size=40 if owners else 0))
+))  # fmt: skip
+def test_the_compiled_owner_runs_are_the_reference(case) -> None:
+    owners, order = case
+    owner_of_glyph, positions = np.array(owners, dtype=np.int64), np.array(order, dtype=np.int64)
+    _same_runs(*on_both_paths(lambda: _owner_runs(owner_of_glyph, positions)))
+
+
+def test_a_run_starts_where_the_owner_changes_and_the_tail_gives_none() -> None:
+    owner_of_glyph = np.array([4, 4, 7, -1, 7], dtype=np.int64)
+    expected, got = on_both_paths(lambda: _owner_runs(owner_of_glyph, np.array([1, 0, 2, 4, 0, 2], dtype=np.int64)))
+    _same_runs(expected, got)
+    assert got is not None
+    assert got[0].tolist() == [0, 2, 4, 5] and got[1].tolist() == [4, 7, 4, 7]
+    # Row 3 is the tail's (owner -1): its runs are split by geometry too, elsewhere.
+    _same_runs(*on_both_paths(lambda: _owner_runs(owner_of_glyph, np.array([0, 3], dtype=np.int64))))
+    assert _owner_runs(owner_of_glyph, np.array([0, 3], dtype=np.int64)) is None
+
+
+def test_owner_runs_refuses_an_order_index_out_of_range() -> None:
+    owner_of_glyph, out = np.zeros(3, dtype=np.int64), np.empty(1, dtype=np.int64)
+    for row in (3, -1):
+        with pytest.raises(IndexError, match="out of range"):
+            _core.owner_runs(owner_of_glyph, np.array([row], dtype=np.int64), out, out.copy())
