@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import csv
 import dataclasses
+from functools import partial
 from types import SimpleNamespace
 
 import numpy as np
@@ -202,7 +203,7 @@ def test_the_compiled_placement_is_the_reference_on_every_tagged_corpus_page(cor
                 for config in (ExtractConfig(), ExtractConfig(include_artifacts=True)):
                     expected, got = _both((table, tree, refs, table.text_rows, config))
                     _same(expected, got)
-                    _same_runs(*on_both_paths(lambda: _owner_runs(got.owner_of_glyph, got.order)))
+                    _same_runs(*on_both_paths(partial(_owner_runs, got.owner_of_glyph, got.order)))
                     placed += got.tagged
     assert placed > 100_000
 
