@@ -20,3 +20,12 @@ def corpus_paths() -> list[str]:
         return []
     with open(manifest, newline="", encoding="utf-8") as fh:
         return [row["path"] for row in csv.DictReader(fh, delimiter="\t")]
+
+
+def tagged_paths() -> list[str]:
+    """The manifest's tagged files (its `tagged` column says yes); none where the corpus is absent."""
+    manifest = CORPUS / "MANIFEST.tsv"
+    if not manifest.is_file():
+        return []
+    with open(manifest, newline="", encoding="utf-8") as fh:
+        return [row["path"] for row in csv.DictReader(fh, delimiter="\t") if row["tagged"] == "yes"]

@@ -8,7 +8,6 @@ operator family, the bundled samples, and (slow) every page of the corpus.
 
 from __future__ import annotations
 
-import csv
 import gc
 import io
 import struct
@@ -20,7 +19,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from codepath import on_path
-from corpusdir import CORPUS, corpus_paths
+from corpusdir import corpus_paths, tagged_paths
 from pdfbuilder import PdfBuilder
 
 from ragprep.extract import ExtractConfig, GlyphTable, PDFReadError, extract_document, open_document
@@ -343,14 +342,6 @@ def _refusal(monkeypatch: pytest.MonkeyPatch, source: Path, pure: bool) -> PDFRe
     return None
 
 
-def _struct_tree_files() -> list[str]:
-    manifest = CORPUS / "MANIFEST.tsv"
-    if not manifest.is_file():
-        return []
-    with open(manifest, encoding="utf-8") as handle:
-        return [row["path"] for row in csv.DictReader(handle, delimiter="\t") if row["tagged"] == "yes"]
-
-
 @pytest.mark.slow
 def test_compiled_tree_walk_equals_the_python_walk_on_the_tagged_corpus(monkeypatch: pytest.MonkeyPatch, corpus: Path):
     """_core.walk_struct against _Walker's own steps over the same plain
@@ -360,7 +351,7 @@ def test_compiled_tree_walk_equals_the_python_walk_on_the_tagged_corpus(monkeypa
     from ragprep.extract import structure
 
     compared = 0
-    for relpath in _struct_tree_files():
+    for relpath in tagged_paths():
         try:
             with pikepdf.open(corpus / relpath) as pdf:
                 compiled = structure.read_struct_tree(pdf)

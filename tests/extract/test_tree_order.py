@@ -20,7 +20,6 @@ some glyph is the tail's. Both are compared on every tagged corpus page too.
 
 from __future__ import annotations
 
-import csv
 import dataclasses
 from functools import partial
 from types import SimpleNamespace
@@ -28,7 +27,7 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 from codepath import on_both_paths, on_path
-from corpusdir import CORPUS
+from corpusdir import tagged_paths
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -174,21 +173,13 @@ def test_bad_indices_are_refused() -> None:
         call([0, 2], [1], (-1, 2))
 
 
-def _tagged_files() -> list[str]:
-    manifest = CORPUS / "MANIFEST.tsv"
-    if not manifest.is_file():
-        return []
-    with open(manifest, encoding="utf-8") as handle:
-        return [row["path"] for row in csv.DictReader(handle, delimiter="\t") if row["tagged"] == "yes"]
-
-
 @pytest.mark.slow
 def test_the_compiled_placement_is_the_reference_on_every_tagged_corpus_page(corpus) -> None:
     """Every page of every tagged corpus file, placed by its own tree: the
     kernel's runs meet real sequences (thousands of glyphs, artifacts between
     them, forms' streams, /ActualText)."""
     placed = 0
-    for relpath in _tagged_files():
+    for relpath in tagged_paths():
         try:
             document = open_document(corpus / relpath)
         except PDFReadError:
