@@ -3937,7 +3937,7 @@ enum { NK_NULL, NK_BOOL, NK_INT, NK_REAL, NK_NAME, NK_STRING, NK_ARRAY, NK_DICT,
  * bit answers "absent" without a look at the entries. All set where unknown. */
 typedef struct { int kind; unsigned keys; Py_ssize_t count; long long a, b; } TNode;
 typedef struct { Py_ssize_t key, value; } TEntry;
-typedef struct { size_t off, len; } TName;
+typedef struct { size_t off, len; uint64_t w0, w1; uint32_t hash; } TName; /* w0, w1, hash: tree_intern's key */
 typedef struct { Py_ssize_t stream, start, end, next; } TSpan;
 typedef struct { int is_dict, has_key; unsigned keys; Py_ssize_t start, key; } TFrame;
 #define TREE_ALL_KEYS 0xFFFFFFFFu
@@ -3961,6 +3961,11 @@ enum {
     TK_O, TK_ROW_SPAN, TK_COL_SPAN, TK_SCOPE, TK_HEADERS, TK_TABLE, TK_ROW, TK_COLUMN, TK_BOTH, TK_NUMS, TK_COUNT
 };
 
+/* A name the parse met lately, by its key words (tree_name_words): its id
+ * without a look in the name table. A slot of length 0 is empty. */
+typedef struct { uint64_t w0, w1; size_t len; Py_ssize_t id; } TNameSeen;
+#define TREE_SEEN_NAMES 256
+
 typedef struct {
     PyObject_HEAD
     Buf nodes, items, entries, strs, names, name_bytes, spans, views;
@@ -3975,6 +3980,7 @@ typedef struct {
     Py_buffer present;
     Py_ssize_t key[TK_COUNT];
     int complete; /* every span's number is held (value() answers for each) */
+    TNameSeen seen_names[TREE_SEEN_NAMES]; /* the parse's names, by their key words (tree_seen_name) */
 } TreeObjects;
 
 static void tree_views_release(TreeObjects *t) {
@@ -3997,44 +4003,58 @@ static void TreeObjects_dealloc(TreeObjects *t) {
 static TNode *tnode(const TreeObjects *t, Py_ssize_t id) { return (TNode *)t->nodes.data + id; }
 static Py_ssize_t tnode_count(const TreeObjects *t) { return (Py_ssize_t)(t->nodes.len / sizeof(TNode)); }
 
-/* Inline: the parse makes a node for nearly every token it reads. */
-static inline __attribute__((always_inline)) Py_ssize_t tree_add_node(TreeObjects *t, int kind, Py_ssize_t count, long long a,
-                                                                     long long b) {
-    if (buf_reserve(&t->nodes, sizeof(TNode)) < 0) return -1;
-    TNode *n = (TNode *)(t->nodes.data + t->nodes.len);
-    n->kind = kind;
-    n->keys = TREE_ALL_KEYS;
-    n->count = count;
-    n->a = a;
-    n->b = b;
-    t->nodes.len += sizeof(TNode);
-    return tnode_count(t) - 1;
-}
 
-/* FNV-1a over a name's bytes, one step at a time (the parse hashes a
- * name as it scans it); the name table's slot is its low bits. */
+/* ---- names interned by their first 16 bytes ------------------------------
+ * A name's key is its length and its first 16 bytes as two little-endian
+ * words (zero past its end); longer names also compare their tail. The
+ * parse loads the words straight from the bytes where 16 of them are
+ * there, the hash is a few multiplications of them, and the probe compares
+ * words, not bytes: interning costs the same whatever the name's length up
+ * to 16 (most are shorter: /K, /Pg, /StructElem). */
 #define TREE_HASH_SEED 2166136261u
-static inline uint32_t tree_hash_step(uint32_t h, unsigned char c) { return (h ^ c) * 16777619u; }
-static uint32_t tree_hash(const unsigned char *p, size_t len) {
-    uint32_t h = TREE_HASH_SEED;
-    for (size_t i = 0; i < len; i++) h = tree_hash_step(h, p[i]);
-    return h;
+
+static inline uint64_t tree_low_bytes(uint64_t w, size_t n) { return n >= 8 ? w : n ? w & (~0ull >> (64 - 8 * n)) : 0; }
+
+/* The key words of name p[0, len); `limit`: how far p may be read (16 bytes loaded at once when it allows). */
+static inline void tree_name_words(const unsigned char *p, size_t len, const unsigned char *limit, uint64_t *w0, uint64_t *w1) {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    if (limit - p >= 16) {
+        uint64_t a, b;
+        memcpy(&a, p, 8);
+        memcpy(&b, p + 8, 8);
+        *w0 = tree_low_bytes(a, len);
+        *w1 = len > 8 ? tree_low_bytes(b, len - 8) : 0;
+        return;
+    }
+#else
+    (void)limit;
+#endif
+    uint64_t a = 0, b = 0;
+    for (size_t i = 0; i < len && i < 8; i++) a |= (uint64_t)p[i] << (8 * i);
+    for (size_t i = 8; i < len && i < 16; i++) b |= (uint64_t)p[i] << (8 * (i - 8));
+    *w0 = a;
+    *w1 = b;
 }
 
-static inline int tree_same_bytes(const char *a, const unsigned char *b, size_t len) {
-    for (size_t i = 0; i < len; i++) if ((unsigned char)a[i] != b[i]) return 0;
-    return 1;
+/* The hash of a name of key words w0, w1 and length len (its tail past 16 bytes hashed too: long names differ there). */
+static inline uint32_t tree_name_hash(uint64_t w0, uint64_t w1, const unsigned char *p, size_t len) {
+    uint64_t h = (w0 ^ ((uint64_t)len * 0x9E3779B97F4A7C15ull)) * 0xC2B2AE3D27D4EB4Full;
+    h ^= (w1 + (h >> 31)) * 0x165667B19E3779F9ull;
+    uint32_t out = (uint32_t)(h ^ (h >> 32));
+    for (size_t i = 16; i < len; i++) out = (out ^ p[i]) * 16777619u; /* FNV-1a over the tail */
+    return out;
 }
 
-/* The id of a name (its bytes with the slash, hashed to `hash` by tree_hash), interned in the arena. */
-static Py_ssize_t tree_name_hashed(TreeObjects *t, const unsigned char *p, size_t len, uint32_t hash) {
+/* The id of name p[0, len) (with its slash) of key words w0, w1, interned in the arena. */
+static Py_ssize_t tree_intern_words(TreeObjects *t, const unsigned char *p, size_t len, uint64_t w0, uint64_t w1) {
+    uint32_t hash = tree_name_hash(w0, w1, p, len);
     if (2 * (t->nnames + 1) > t->name_slots) {
         Py_ssize_t slots = t->name_slots ? 2 * t->name_slots : 64;
         Py_ssize_t *table = PyMem_Calloc((size_t)slots, sizeof(Py_ssize_t));
         if (!table) { PyErr_NoMemory(); return -1; }
         const TName *names = (const TName *)t->names.data;
         for (Py_ssize_t id = 0; id < t->nnames; id++) {
-            size_t s = tree_hash((const unsigned char *)t->name_bytes.data + names[id].off, names[id].len) & (size_t)(slots - 1);
+            size_t s = names[id].hash & (size_t)(slots - 1);
             while (table[s]) s = (s + 1) & (size_t)(slots - 1);
             table[s] = id + 1;
         }
@@ -4045,44 +4065,116 @@ static Py_ssize_t tree_name_hashed(TreeObjects *t, const unsigned char *p, size_
     size_t s = hash & (size_t)(t->name_slots - 1);
     for (; t->name_table[s]; s = (s + 1) & (size_t)(t->name_slots - 1)) {
         const TName *n = (const TName *)t->names.data + (t->name_table[s] - 1);
-        if (n->len == len && tree_same_bytes(t->name_bytes.data + n->off, p, len)) return t->name_table[s] - 1;
+        if (n->w0 == w0 && n->w1 == w1 && n->len == len &&
+            (len <= 16 || !memcmp(t->name_bytes.data + n->off + 16, p + 16, len - 16)))
+            return t->name_table[s] - 1;
     }
-    TName n = {t->name_bytes.len, len};
+    TName n = {t->name_bytes.len, len, w0, w1, hash};
     if (buf_append(&t->name_bytes, p, len) < 0 || buf_append(&t->names, &n, sizeof n) < 0) return -1;
     t->name_table[s] = t->nnames + 1;
     return t->nnames++;
 }
 
-static Py_ssize_t tree_name(TreeObjects *t, const unsigned char *p, size_t len) {
-    return tree_name_hashed(t, p, len, tree_hash(p, len));
+/* The id of name p[0, len) (with its slash), interned in the arena; `limit` as tree_name_words. */
+static Py_ssize_t tree_intern(TreeObjects *t, const unsigned char *p, size_t len, const unsigned char *limit) {
+    uint64_t w0, w1;
+    tree_name_words(p, len, limit, &w0, &w1);
+    return tree_intern_words(t, p, len, w0, w1);
+}
+
+static Py_ssize_t tree_name(TreeObjects *t, const unsigned char *p, size_t len) { return tree_intern(t, p, len, p + len); }
+
+/* tree_intern through the names met lately: a document writes the same few
+ * names over and over (/K, /P, /Pg, /S, /StructElem), and one of at most 16
+ * bytes is found by its words in one slot, with no hash of its bytes. */
+static inline __attribute__((always_inline)) Py_ssize_t tree_seen_name(TreeObjects *t, const unsigned char *p, size_t len,
+                                                                      const unsigned char *limit) {
+    if (len > 16) return tree_intern(t, p, len, limit);
+    uint64_t w0, w1;
+    tree_name_words(p, len, limit, &w0, &w1);
+    TNameSeen *slot = &t->seen_names[((w0 ^ (w1 << 1) ^ len) * 0x9E3779B97F4A7C15ull) >> 56];
+    if (slot->w0 == w0 && slot->w1 == w1 && slot->len == len) return slot->id;
+    Py_ssize_t id = tree_intern_words(t, p, len, w0, w1);
+    if (id >= 0) *slot = (TNameSeen){w0, w1, len, id};
+    return id;
 }
 
 static int tree_malformed(void) { return 1; } /* not one well-formed object: not held */
 
-/* Put node `id` where the innermost open container wants it (parse_span's
- * place_value). 0, 1 when malformed, -1 on error. */
-static inline __attribute__((always_inline)) int tree_place(TreeObjects *t, Buf *frames, Buf *pending, Py_ssize_t *result,
-                                                            Py_ssize_t id) {
-    size_t depth = frames->len / sizeof(TFrame);
-    if (!depth) {
+/* ---- the parse: one object's bytes into nodes ----------------------------
+ * tree_parse reads parse_span's grammar with next_token's tokens, through
+ * an explicit stack. The tokens a tree is mostly made of are read here
+ * straight from the bytes: the delimiters of dictionaries and arrays, a
+ * name without '#' escapes (lex_name would copy it unchanged), an integer
+ * or a reference "N G R" written with white space only between its tokens,
+ * null, true and false; anything else (a string, a real, a sign, a
+ * comment inside a reference, an escape) is read by next_token, as before.
+ * The arena, the open containers and the pending items are reserved a
+ * batch of steps at a time (each step makes at most one node, one frame
+ * and one pending item), so a step writes them without a check. */
+#define TREE_BATCH 256
+
+static int tree_batch(TreeObjects *t, Buf *frames, Buf *pending) {
+    return buf_reserve(&t->nodes, TREE_BATCH * sizeof(TNode)) < 0 || buf_reserve(frames, TREE_BATCH * sizeof(TFrame)) < 0 ||
+                   buf_reserve(pending, TREE_BATCH * sizeof(TEntry)) < 0
+               ? -1 : 0;
+}
+
+/* A node where the batch reserved room. */
+static inline __attribute__((always_inline)) Py_ssize_t tree_push_node(TreeObjects *t, int kind, Py_ssize_t count, long long a,
+                                                                      long long b) {
+    TNode *n = (TNode *)(t->nodes.data + t->nodes.len);
+    n->kind = kind;
+    n->keys = TREE_ALL_KEYS;
+    n->count = count;
+    n->a = a;
+    n->b = b;
+    t->nodes.len += sizeof(TNode);
+    return (Py_ssize_t)(t->nodes.len / sizeof(TNode)) - 1;
+}
+
+/* Inline: the few node makers below the parse (tree_value, tw_node_of) check for room. */
+static inline __attribute__((always_inline)) Py_ssize_t tree_add_node(TreeObjects *t, int kind, Py_ssize_t count, long long a,
+                                                                     long long b) {
+    if (buf_reserve(&t->nodes, sizeof(TNode)) < 0) return -1;
+    return tree_push_node(t, kind, count, a, b);
+}
+
+/* Put node `id` (of kind `kind`; a name's id `name`) where the innermost
+ * open container wants it (parse_span's place_value), in room the batch
+ * reserved. 0, 1 when malformed. */
+static inline __attribute__((always_inline)) int tree_place(Buf *frames, Buf *pending, Py_ssize_t *result, Py_ssize_t id, int kind,
+                                                            Py_ssize_t name) {
+    if (!frames->len) {
         if (*result >= 0) return tree_malformed();
         *result = id;
         return 0;
     }
-    TFrame *top = (TFrame *)frames->data + depth - 1;
+    TFrame *top = (TFrame *)(frames->data + frames->len) - 1;
     if (top->is_dict && !top->has_key) {
-        if (tnode(t, id)->kind != NK_NAME) return tree_malformed();
+        if (kind != NK_NAME) return tree_malformed();
         top->has_key = 1;
-        top->key = (Py_ssize_t)tnode(t, id)->a;
-        top->keys |= tree_key_bit(top->key);
+        top->key = name;
+        top->keys |= tree_key_bit(name);
         return 0;
     }
     if (top->is_dict) {
-        TEntry e = {top->key, id};
+        TEntry *e = (TEntry *)(pending->data + pending->len);
+        e->key = top->key;
+        e->value = id;
         top->has_key = 0;
-        return buf_append(pending, &e, sizeof e);
+        pending->len += sizeof(TEntry);
+        return 0;
     }
-    return buf_append(pending, &id, sizeof id);
+    *(Py_ssize_t *)(pending->data + pending->len) = id;
+    pending->len += sizeof(Py_ssize_t);
+    return 0;
+}
+
+static inline void tree_open(Buf *frames, const Buf *pending, int is_dict) {
+    TFrame *f = (TFrame *)(frames->data + frames->len);
+    *f = (TFrame){is_dict, 0, 0, (Py_ssize_t)pending->len, 0};
+    frames->len += sizeof(TFrame);
 }
 
 static int tree_close(TreeObjects *t, Buf *frames, Buf *pending, Py_ssize_t *result, int is_dict) {
@@ -4097,10 +4189,9 @@ static int tree_close(TreeObjects *t, Buf *frames, Buf *pending, Py_ssize_t *res
     if (buf_append(into, pending->data + top.start, pending->len - (size_t)top.start) < 0) return -1;
     pending->len = (size_t)top.start;
     frames->len -= sizeof(TFrame);
-    Py_ssize_t id = tree_add_node(t, is_dict ? NK_DICT : NK_ARRAY, (Py_ssize_t)count, first, 0);
-    if (id < 0) return -1;
+    Py_ssize_t id = tree_push_node(t, is_dict ? NK_DICT : NK_ARRAY, (Py_ssize_t)count, first, 0);
     if (is_dict) tnode(t, id)->keys = top.keys;
-    return tree_place(t, frames, pending, result, id);
+    return tree_place(frames, pending, result, id, is_dict ? NK_DICT : NK_ARRAY, 0);
 }
 
 /* A value token (parse_span's plain_value) as a node. -1 on error. */
@@ -4129,135 +4220,164 @@ static Py_ssize_t tree_value(TreeObjects *t, Lexer *lx, const Token *tok, const 
 
 static inline int tree_digit(unsigned char c) { return c >= '0' && c <= '9'; }
 
-/* The two tokens a tree is mostly made of, read straight from the bytes
- * where they are plain: a name without '#' escapes (lex_name then copies it
- * unchanged), and a reference "N G R" written with white space only
- * between its tokens (what reference_follows reads then); also an integer
- * that no generation can follow. The node, or -2 where next_token reads
- * the token (a sign, a comment, an escape, a number of 19 digits), or -1. */
-/* A plain name (no '#' escape) at lx->p: its id, the lexer after it; -2
- * where next_token reads it, -1 on error. */
-static inline __attribute__((always_inline)) Py_ssize_t tree_fast_name(TreeObjects *t, Lexer *lx) {
-    const unsigned char *p = lx->p, *end = lx->end, *q = p + 1;
-    uint32_t h = tree_hash_step(TREE_HASH_SEED, '/');
-    while (q < end && !CHAR_CLASS[*q] && *q != '#') h = tree_hash_step(h, *q++);
+/* What ends a name's plain bytes: white space, a delimiter (CHAR_CLASS), or a '#' escape. */
+static const unsigned char NAME_STOP[256] = {
+    [0] = 1, [9] = 1, [10] = 1, [12] = 1, [13] = 1, [32] = 1, ['('] = 1, [')'] = 1, ['<'] = 1, ['>'] = 1,
+    ['['] = 1, [']'] = 1, ['{'] = 1, ['}'] = 1, ['/'] = 1, ['%'] = 1, ['#'] = 1,
+};
+
+/* A plain name at p (no '#' escape): its id and *after past it; -2 where
+ * next_token reads it, -1 on error. The bytes may be read up to `limit`
+ * (the stream's end, past the object's: tree_name_words loads 16 at once). */
+static inline __attribute__((always_inline)) Py_ssize_t tree_fast_name(TreeObjects *t, const unsigned char *p,
+                                                                      const unsigned char *end, const unsigned char *limit,
+                                                                      const unsigned char **after) {
+    const unsigned char *q = p + 1;
+    while (q < end && !NAME_STOP[*q]) q++;
     if (q < end && *q == '#') return -2;
-    Py_ssize_t name = tree_name_hashed(t, p, (size_t)(q - p), h);
-    if (name >= 0) lx->p = q;
-    return name;
+    *after = q;
+    return tree_seen_name(t, p, (size_t)(q - p), limit);
 }
 
-/* "null", "true" or "false" whole at p (next_token's keywords that are objects): the node, else -2. */
-static inline Py_ssize_t tree_fast_word(TreeObjects *t, Lexer *lx) {
-    const unsigned char *p = lx->p, *end = lx->end;
-    size_t room = (size_t)(end - p), n = *p == 'f' ? 5 : 4;
-    if (room < n || (room > n && !CHAR_CLASS[p[n]])) return -2;
-    if (n == 4 && !memcmp(p, "null", 4)) { lx->p = p + 4; return tree_add_node(t, NK_NULL, 0, 0, 0); }
-    if (n == 4 && !memcmp(p, "true", 4)) { lx->p = p + 4; return tree_add_node(t, NK_BOOL, 0, 1, 0); }
-    if (n == 5 && !memcmp(p, "false", 5)) { lx->p = p + 5; return tree_add_node(t, NK_BOOL, 0, 0, 0); }
-    return -2;
-}
-
-static Py_ssize_t tree_fast_token(TreeObjects *t, Lexer *lx) {
-    const unsigned char *p = lx->p, *end = lx->end, *q = p + 1;
-    if (p >= end) return -2;
-    if (*p == '/') {
-        Py_ssize_t name = tree_fast_name(t, lx);
-        return name < 0 ? name : tree_add_node(t, NK_NAME, 0, name, 0);
-    }
-    if (*p == 'n' || *p == 't' || *p == 'f') return tree_fast_word(t, lx);
-    if (!tree_digit(*p)) return -2;
-    while (q < end && tree_digit(*q)) q++;
+/* An integer or a reference at p (a digit), as next_token and
+ * reference_follows read it: the node, p moved past it; -2 where next_token
+ * reads it (19 digits or more, a sign, a real, a comment between the
+ * reference's tokens, a generation of more than 5 digits). */
+static inline __attribute__((always_inline)) Py_ssize_t tree_fast_number(TreeObjects *t, const unsigned char **at,
+                                                                        const unsigned char *end) {
+    const unsigned char *p = *at, *q = p;
+    unsigned long long number = 0;
+    while (q < end && tree_digit(*q)) number = number * 10 + (unsigned)(*q++ - '0');
     if (q - p > 18 || (q < end && !CHAR_CLASS[*q])) return -2;
-    long long number = token_int(p, q);
     const unsigned char *r = q;
     while (r < end && is_white(*r)) r++;
     if (r < end && (tree_digit(*r) || *r == '%' || *r == '+' || *r == '-' || *r == '.')) {
-        /* "N G R"? G: 1 to 5 digits (at most 65535), then white space, "R", and a token's end */
+        /* "N G R"? G: 1 to 5 digits (at most 65535) ending a token, then "R" ending one */
         const unsigned char *g = r;
-        while (r < end && tree_digit(*r)) r++;
-        long long gen = r - g >= 1 && r - g <= 5 ? token_int(g, r) : -1;
+        unsigned long long gen = 0; /* unsigned: a long run of digits wraps (it is refused below), no overflow */
+        while (r < end && tree_digit(*r)) gen = gen * 10 + (unsigned)(*r++ - '0');
+        if (r - g < 1 || r - g > 5 || gen > 65535 || (r < end && !CHAR_CLASS[*r])) return -2;
         const unsigned char *rr = r;
         while (rr < end && is_white(*rr)) rr++;
-        if (gen < 0 || gen > 65535 || r == rr || rr >= end || *rr != 'R' || (rr + 1 < end && !CHAR_CLASS[rr[1]]))
-            return -2;
-        lx->p = rr + 1;
-        return tree_add_node(t, NK_REF, 0, number, gen);
+        if (rr < end && *rr == 'R' && (rr + 1 == end || CHAR_CLASS[rr[1]])) {
+            *at = rr + 1; /* rr > r: the R is not the generation's own byte */
+            return tree_push_node(t, NK_REF, 0, (long long)number, (long long)gen);
+        }
+        if (rr < end && (*rr == 'R' || *rr == '%')) return -2; /* "RG", a comment: next_token's to read */
+        /* N G and no R: N is an integer (reference_follows reads G and finds no R) */
     }
-    lx->p = q;
-    return tree_add_node(t, NK_INT, 0, number, 0);
+    *at = q;
+    return tree_push_node(t, NK_INT, 0, (long long)number, 0);
+}
+
+/* "null", "true" or "false" whole at p (next_token's keywords that are objects): the node, p past it; else -2. */
+static inline Py_ssize_t tree_fast_word(TreeObjects *t, const unsigned char **at, const unsigned char *end, int *kind) {
+    const unsigned char *p = *at;
+    size_t room = (size_t)(end - p), n = *p == 'f' ? 5 : 4;
+    if (room < n || (room > n && !CHAR_CLASS[p[n]])) return -2;
+    *at = p + n;
+    if (n == 4 && !memcmp(p, "null", 4)) { *kind = NK_NULL; return tree_push_node(t, NK_NULL, 0, 0, 0); }
+    if (n == 4 && !memcmp(p, "true", 4)) { *kind = NK_BOOL; return tree_push_node(t, NK_BOOL, 0, 1, 0); }
+    if (n == 5 && !memcmp(p, "false", 5)) { *kind = NK_BOOL; return tree_push_node(t, NK_BOOL, 0, 0, 0); }
+    *at = p;
+    return -2;
+}
+
+/* One token next_token reads (the parse's slow path): 0 to go on, 1 when
+ * malformed or at the end (*done), -1 on error. */
+static int tree_slow_token(TreeObjects *t, Lexer *lx, Buf *bytes, Buf *frames, Buf *pending, Py_ssize_t *result, int *done) {
+    Token tok;
+    bytes->len = 0;
+    if (buf_append(bytes, "/", 1) < 0) return -1;
+    const unsigned char *start = lx->p;
+    int kind = next_token(lx, &tok, bytes);
+    const unsigned char *stop = lx->p;
+    switch (kind) {
+    case K_EOF:
+        *done = 1;
+        return frames->len || *result < 0 || start < lx->end;
+    case K_ERROR: case K_KEYWORD: return 1;
+    case K_ARRAY_OPEN: case K_DICT_OPEN: tree_open(frames, pending, kind == K_DICT_OPEN); return 0;
+    case K_ARRAY_CLOSE: case K_DICT_CLOSE: return tree_close(t, frames, pending, result, kind == K_DICT_CLOSE);
+    default: {
+        Py_ssize_t id = tree_value(t, lx, &tok, bytes, start, stop);
+        if (id < 0) return -1;
+        const TNode *n = tnode(t, id);
+        return tree_place(frames, pending, result, id, n->kind, (Py_ssize_t)n->a);
+    }
+    }
 }
 
 /* One object from p..end as nodes (parse_span's grammar): its node, -2 when
  * it is not one well-formed object, -1 on error. What a malformed object
  * left in the arena stays there, unreferenced. */
-static Py_ssize_t tree_parse(TreeObjects *t, const unsigned char *p, const unsigned char *end, Buf *bytes, Buf *frames,
-                             Buf *pending) {
-    Lexer lx;
-    lx.p = p;
-    lx.end = end;
-    lx.nops = lx.non_numbers = 0;
+static Py_ssize_t tree_parse(TreeObjects *t, const unsigned char *p, const unsigned char *end, const unsigned char *limit,
+                             Buf *bytes, Buf *frames, Buf *pending) {
     frames->len = pending->len = 0;
     Py_ssize_t result = -1;
-    int status = 0;
-    while (!status) {
-        Token tok;
-        while (lx.p < lx.end && is_white(*lx.p)) lx.p++;
-        if (lx.p < lx.end && *lx.p == '%') skip_white_and_comments(&lx);
-        /* The delimiters that frame a tree's dictionaries and arrays, read
-         * here as next_token reads them ("[", "<<", "]", ">>"). */
-        unsigned char c = lx.p < lx.end ? *lx.p : 0;
-        int pair = c && lx.p + 1 < lx.end && lx.p[1] == c;
-        if (c == '[' || (c == '<' && pair)) {
-            lx.p += c == '[' ? 1 : 2;
-            TFrame f = {c == '<', 0, 0, (Py_ssize_t)pending->len, 0};
-            status = buf_append(frames, &f, sizeof f);
+    int status = 0, done = 0, budget = 0;
+    while (!status && !done) {
+        if (!budget--) {
+            if (tree_batch(t, frames, pending) < 0) return -1;
+            budget = TREE_BATCH - 1;
+        }
+        while (p < end && is_white(*p)) p++;
+        if (p >= end) {
+            status = frames->len || result < 0;
+            break;
+        }
+        unsigned char c = *p;
+        Py_ssize_t id = -2, name = 0;
+        int kind = NK_NULL;
+        switch (c) {
+        case '[': p++; tree_open(frames, pending, 0); continue;
+        case ']': p++; status = tree_close(t, frames, pending, &result, 0); continue;
+        case '<':
+            if (p + 1 < end && p[1] == '<') { p += 2; tree_open(frames, pending, 1); continue; }
+            break;
+        case '>':
+            if (p + 1 < end && p[1] == '>') { p += 2; status = tree_close(t, frames, pending, &result, 1); continue; }
+            break;
+        case '%': {
+            Lexer lx = {.p = p, .end = end};
+            skip_white_and_comments(&lx);
+            p = lx.p;
             continue;
         }
-        /* A dictionary's key, a plain name: its id straight into the frame, no node. */
-        TFrame *top = frames->len ? (TFrame *)(frames->data + frames->len) - 1 : NULL;
-        if (c == '/' && top && top->is_dict && !top->has_key) {
-            Py_ssize_t name = tree_fast_name(t, &lx);
-            if (name != -2) {
-                if (name < 0) return -1;
+        case '/': {
+            const unsigned char *after = p;
+            name = tree_fast_name(t, p, end, limit, &after);
+            if (name == -1) return -1;
+            if (name == -2) break;
+            p = after;
+            TFrame *top = frames->len ? (TFrame *)(frames->data + frames->len) - 1 : NULL;
+            if (top && top->is_dict && !top->has_key) { /* a dictionary's key: its id straight into the frame, no node */
                 top->has_key = 1;
                 top->key = name;
                 top->keys |= tree_key_bit(name);
                 continue;
             }
-        }
-        if (c == ']' || (c == '>' && pair)) {
-            lx.p += c == ']' ? 1 : 2;
-            status = tree_close(t, frames, pending, &result, c == '>');
-            continue;
-        }
-        Py_ssize_t fast = tree_fast_token(t, &lx);
-        if (fast != -2) {
-            status = fast < 0 ? -1 : tree_place(t, frames, pending, &result, fast);
-            continue;
-        }
-        bytes->len = 0;
-        if (buf_append(bytes, "/", 1) < 0) return -1;
-        const unsigned char *start = lx.p;
-        int kind = next_token(&lx, &tok, bytes);
-        const unsigned char *stop = lx.p;
-        if (kind == K_EOF) {
-            if (frames->len || result < 0 || start < lx.end) status = 1;
+            kind = NK_NAME;
+            id = tree_push_node(t, NK_NAME, 0, name, 0);
             break;
         }
-        switch (kind) {
-        case K_ERROR: case K_KEYWORD: status = 1; break;
-        case K_ARRAY_OPEN: case K_DICT_OPEN: {
-            TFrame f = {kind == K_DICT_OPEN, 0, 0, (Py_ssize_t)pending->len, 0};
-            status = buf_append(frames, &f, sizeof f);
-            break;
+        case 'n': case 't': case 'f': id = tree_fast_word(t, &p, end, &kind); break;
+        default:
+            if (tree_digit(c)) {
+                id = tree_fast_number(t, &p, end);
+                if (id >= 0) kind = tnode(t, id)->kind;
+            }
         }
-        case K_ARRAY_CLOSE: case K_DICT_CLOSE: status = tree_close(t, frames, pending, &result, kind == K_DICT_CLOSE); break;
-        default: {
-            Py_ssize_t id = tree_value(t, &lx, &tok, bytes, start, stop);
-            status = id < 0 ? -1 : tree_place(t, frames, pending, &result, id);
+        if (id >= 0) {
+            status = tree_place(frames, pending, &result, id, kind, name);
+            continue;
         }
-        }
+        Lexer lx;
+        lx.p = p;
+        lx.end = end;
+        lx.nops = lx.non_numbers = 0;
+        status = tree_slow_token(t, &lx, bytes, frames, pending, &result, &done);
+        p = lx.p;
     }
     if (status < 0) return -1;
     return status ? -2 : result;
@@ -4463,8 +4583,9 @@ static int TreeObjects_init(TreeObjects *t, PyObject *args, PyObject *kwds) {
 static Py_ssize_t tree_held(TreeObjects *t, Py_ssize_t n) {
     if (t->root[n] != TREE_UNPARSED) return t->root[n];
     const TSpan *s = (const TSpan *)t->spans.data + t->first_span[n];
-    const unsigned char *base = ((const Py_buffer *)t->views.data)[s->stream].buf;
-    Py_ssize_t id = tree_parse(t, base + s->start, base + s->end, &t->scratch[0], &t->scratch[1], &t->scratch[2]);
+    const Py_buffer *view = (const Py_buffer *)t->views.data + s->stream;
+    const unsigned char *base = view->buf;
+    Py_ssize_t id = tree_parse(t, base + s->start, base + s->end, base + view->len, &t->scratch[0], &t->scratch[1], &t->scratch[2]);
     if (id == -1) return -2;
     t->root[n] = id >= 0 && !tree_maybe_page_node(t, id) ? id : -1;
     return t->root[n];
@@ -5719,6 +5840,19 @@ static Py_ssize_t tw_node_of(TWalk *w, PyObject *v, int depth) {
     return tw_container(t, NK_DICT, &ids, sizeof(TEntry));
 }
 
+/* Room in the columns for a row per object of the streams (a tagged
+ * tree's objects are mostly its elements), up to TW_RESERVE_ROWS: the
+ * columns then grow without copying themselves at each doubling. Only a
+ * hint: where the memory is not there, they grow as they are filled. */
+#define TW_RESERVE_ROWS ((size_t)1 << 18)
+static void tw_reserve(TWalk *w) {
+    size_t rows = w->t->spans.len / sizeof(TSpan);
+    if (rows > TW_RESERVE_ROWS) rows = TW_RESERVE_ROWS;
+    int failed = buf_reserve(&w->cols.content, rows * 4 * sizeof(long long)) < 0 || buf_reserve(&w->ctxs, rows * sizeof(TCtx)) < 0;
+    for (int i = 0; i < COL_COUNT && !failed; i++) failed = buf_reserve(&w->cols.element[i], rows * sizeof(long long)) < 0;
+    if (failed) PyErr_Clear();
+}
+
 /* The walker's tables and its first context; 0, TW_BAIL or -1. */
 static int tw_open(TWalk *w) {
     Py_ssize_t n = w->t->nnumbers, pages = PyTuple_GET_SIZE(w->env[W_PAGES]);
@@ -5748,6 +5882,7 @@ static int tw_open(TWalk *w) {
     w->nonstruct.block = PyTuple_GET_ITEM(PyTuple_GET_ITEM(ns, 2), 0);
     w->nonstruct.level = PyTuple_GET_ITEM(PyTuple_GET_ITEM(ns, 2), 2);
     w->nonstruct.problem = Py_None;
+    tw_reserve(w);
     TCtx root_ctx = {-1, -1, Py_NewRef(w->env[W_LANG]), 0, 0, 0, -1};
     return tw_new_ctx(w, root_ctx) < 0 ? -1 : 0;
 }

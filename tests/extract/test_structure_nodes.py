@@ -8,6 +8,9 @@ from __future__ import annotations
 
 import csv
 import io
+import re
+import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +27,12 @@ from ragprep.extract import reading, structure
 from ragprep.extract.native import compiled_core
 from ragprep.extract.structure_columns import ContentColumns, ElementColumns, StructElement
 from ragprep.extract.structure_objects import PlainObjects
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "fuzz"))
+from node_fuzz import _read as _read_stream  # noqa: E402  (fuzz/ is no package)
+from node_fuzz import _objects as _stream_objects  # noqa: E402
+from node_fuzz import _stream, _values_agree  # noqa: E402
+from tree_fuzz import _values  # noqa: E402
 
 needs_core = pytest.mark.skipif(
     compiled_core() is None or not hasattr(compiled_core(), "TreeObjects"), reason="the compiled core is not built"
@@ -592,3 +601,59 @@ def test_the_node_walk_reads_drawn_parent_trees_as_the_reference(monkeypatch: py
     _assert_same_columns(by_nodes, reference, "drawn parent tree")
     assert list(by_nodes.elements) == own and by_nodes == reference
     assert asked == ([] if read_by_nodes else [True])
+
+
+def _respelled(data: bytes, spans: list[Any], respell: Callable[[bytes], bytes]) -> tuple[bytes, list[Any]]:
+    """The stream with each object's bytes respelled, in reverse order (an
+    element last: the stream's data ends a few bytes past its last name)."""
+    out, placed = bytearray(), []
+    for number, start, end, held in reversed(spans):
+        piece = respell(data[start:end].strip())
+        placed.append((number, len(out), len(out) + len(piece), held))
+        out += piece + b"\n"
+    return bytes(out).rstrip(), placed
+
+
+# The same objects written as a writer may write them (§7.2.3, §7.3.10): the
+# node parse reads names, integers and references straight from the bytes
+# where they are plain, and leaves the rest to next_token.
+_SPELLINGS: dict[str, Callable[[bytes], bytes]] = {
+    "as written": lambda b: b,
+    "every kind of white space": lambda b: b.replace(b" ", b"\r\n\t\x0c\x00 "),
+    "no white space before a delimiter": lambda b: re.sub(rb" (?=[/\[\]<>(])", b"", b),
+    "a comment inside each reference": lambda b: re.sub(rb"(\d+) (\d+) R", rb"\1 \2%R\n R", b),
+    "a comment before each generation": lambda b: re.sub(rb"(\d+) (\d+) R", rb"\1%0 R\r\2 R", b),
+}
+
+
+@needs_core
+@pytest.mark.parametrize("spelling", list(_SPELLINGS))
+def test_the_node_parse_reads_each_spelling_of_its_tokens_as_parse_objects(monkeypatch: pytest.MonkeyPatch, spelling: str):
+    # Types alike but for their last byte, of up to 16 bytes and of more (the
+    # parse knows a name by its first 16 bytes and its length, and compares
+    # the rest of a longer one), mapped to types of their own; a name with a
+    # '#' escape; and /K arrays of MCIDs ("N G" and no R).
+    built = _rich_tree()
+    page = built.pdf.pages[0]
+    root = built.pdf.Root.StructTreeRoot
+    # Hundreds of each: some share a slot of the names met lately, or a run of the name table.
+    standard = ("P", "H1", "Note", "Span")
+    types = {f"Head-Level-{i:03}": standard[i % 4] for i in range(300)} | {"Odd Name": "Span"}
+    types |= {f"ParagraphOfTheDocument-{i:03}": standard[i % 3] for i in range(300)}
+    for raw, standard in types.items():
+        root.RoleMap[Name("/" + raw)] = Name("/" + standard)
+    root.K[0].K.extend(built.struct_element(raw, [i % 4, 4 + i % 4] if i < 5 else [], page=page) for i, raw in enumerate(types))
+    pdf = built.pdf  # no object streams: every object of the tree is read as a plain value, then written in the stream
+    values = _values(pdf)
+    data, spans = _respelled(*_stream(values), _SPELLINGS[spelling])
+    elements = {number for (number, _), value in values.items() if type(value) is dict and "/S" in value}
+    assert len(elements) > 600
+    objects = _stream_objects(pdf, data, spans)
+    objects._read_object_streams()
+    assert {number for number in elements if objects.nodes.is_dict(number) is True} == elements  # each parsed in the nodes
+    by_nodes = _read_stream(pdf, data, spans, True)
+    assert by_nodes is not None  # walked by the nodes, not left to the plain walk
+    assert by_nodes == _read_stream(pdf, data, spans, False)
+    read = {e.raw_type: e.path[-1] for e in by_nodes.elements}
+    assert {raw: read[raw] for raw in types} == types
+    assert _values_agree(pdf, data, spans)
