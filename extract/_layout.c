@@ -6863,6 +6863,455 @@ done:
     return result;
 }
 
+/* ==== lcut: a region read by its columns, one call (cut._read_columns) ==== */
+
+/* A list of parts (leaves, a column's parts, visits): part k is
+ * ids[at[k]..at[k + 1]), count parts, at[0] = 0. Only the last part grows
+ * (merge_fragments' run) or shrinks (_trailing_visit_below's cut). */
+typedef struct { int64_t *ids; Py_ssize_t cap; int64_t *at; Py_ssize_t count, at_cap; } Parts;
+
+#define PART(p, k) ((p)->ids + (p)->at[k])
+#define PART_N(p, k) ((Py_ssize_t)((p)->at[(k) + 1] - (p)->at[k]))
+
+static void parts_free(Parts *p) { free(p->ids); free(p->at); memset(p, 0, sizeof *p); }
+
+/* Room for `more` ids and one part more: 0, or -1 with an exception set. */
+static int parts_room(Parts *p, Py_ssize_t more) {
+    if (!p->at) {
+        p->at_cap = 8;
+        if (!(p->at = malloc(p->at_cap * sizeof(int64_t)))) { PyErr_NoMemory(); return -1; }
+        p->at[0] = 0; p->count = 0;
+    }
+    if (p->count + 2 > p->at_cap) {
+        int64_t *at = realloc(p->at, 2 * p->at_cap * sizeof(int64_t));
+        if (!at) { PyErr_NoMemory(); return -1; }
+        p->at = at; p->at_cap *= 2;
+    }
+    Py_ssize_t need = p->at[p->count] + more;
+    if (need > p->cap) {
+        Py_ssize_t cap = p->cap ? p->cap : 64;
+        while (cap < need) cap *= 2;
+        int64_t *ids = realloc(p->ids, cap * sizeof(int64_t));
+        if (!ids) { PyErr_NoMemory(); return -1; }
+        p->ids = ids; p->cap = cap;
+    }
+    return 0;
+}
+
+/* A new part of ids[0..n) (not in p itself): 0, or -1 on error. */
+static int parts_push(Parts *p, const int64_t *ids, Py_ssize_t n) {
+    if (parts_room(p, n) < 0) return -1;
+    memcpy(p->ids + p->at[p->count], ids, (size_t)n * sizeof(int64_t));
+    p->at[p->count + 1] = p->at[p->count] + n;
+    p->count++;
+    return 0;
+}
+
+/* ids[0..n) (not in p itself) appended to the last part (np.concatenate): 0, or -1 on error. */
+static int parts_extend(Parts *p, const int64_t *ids, Py_ssize_t n) {
+    if (parts_room(p, n) < 0) return -1;
+    memcpy(p->ids + p->at[p->count], ids, (size_t)n * sizeof(int64_t));
+    p->at[p->count] += n;
+    return 0;
+}
+
+static int64_t largest_of(const int64_t *ids, Py_ssize_t n) {
+    int64_t v = ids[0];
+    for (Py_ssize_t k = 1; k < n; k++) if (ids[k] > v) v = ids[k];
+    return v;
+}
+
+/* What the column rules measure with besides ColumnPage's: SECTION_GAP and
+ * PARAGRAPH_GAP - 1 body heights (regions.gap_bands, the parts set apart). */
+typedef struct { ColumnPage *p; double section_gap, paragraph_gap; const int64_t *region; Py_ssize_t m; const Parts *columns; } ColumnRead;
+
+/* regions.is_text_column of ids[0..n) (judge's, wraps asked of a narrow
+ * group), and in *running whether it or holds_prose holds: 1, 0, or -1 on error. */
+static int text_column(ColumnPage *p, const int64_t *ids, Py_ssize_t n, int *running) {
+    int text, prose;
+    if (group_verdicts(p, ids, n, &text, &prose) < 0) return -1;
+    if (running) *running = text || prose;
+    return text;
+}
+
+/* regions.merge_fragments of `in` (parts none empty) into `out` (empty):
+ * each run of consecutive parts that are not running text merged into one,
+ * but for a part whose rows are its own beside the run's (own_rows): 0, or -1 on error. */
+static int merged_fragments(ColumnPage *p, const Parts *in, Parts *out) {
+    int run = 0;
+    for (Py_ssize_t k = 0; k < in->count; k++) {
+        const int64_t *part = PART(in, k);
+        Py_ssize_t n = PART_N(in, k);
+        int running;
+        if (text_column(p, part, n, &running) < 0) return -1;
+        int fragment = !running, join = 0;
+        if (fragment && run) {
+            int own = own_rows_of(p, PART(out, out->count - 1), PART_N(out, out->count - 1), part, n);
+            if (own < 0) return -1;
+            join = !own;
+        }
+        if ((join ? parts_extend(out, part, n) : parts_push(out, part, n)) < 0) return -1;
+        run = fragment;
+    }
+    return 0;
+}
+
+/* Sorted copy of ids[0..n) into `sorted`, and where a unit of the region
+ * outside them comes between two of them into `cuts` (kernels.stream_visit_cuts): the cuts' count. */
+static Py_ssize_t stream_visits_of(const ColumnRead *r, const int64_t *ids, Py_ssize_t n, int64_t *sorted, int64_t *cuts) {
+    memcpy(sorted, ids, (size_t)n * sizeof(int64_t));
+    qsort(sorted, (size_t)n, sizeof(int64_t), cmp_int64);
+    return visit_cuts(r->region, r->m, sorted, n, cuts);
+}
+
+/* tiebreaks.visits_top_down of part[0..n) (n >= 1) pushed onto `out`: the
+ * stream's visits to it top to bottom where they lie one above the other
+ * in another order, else the part sorted: 0, or -1 on error. */
+static int visits_top_down_of(const ColumnRead *r, const int64_t *part, Py_ssize_t n, Parts *out) {
+    const double *Y0 = r->p->v.box[2].view.buf, *Y1 = r->p->v.box[3].view.buf;
+    int status = -1;
+    int64_t *sorted = malloc((n + 1) * sizeof(int64_t)), *cuts = malloc((n + 2) * sizeof(int64_t));
+    int64_t *order = malloc((n + 1) * sizeof(int64_t)), *tmp = malloc((n + 1) * sizeof(int64_t));
+    double *top = malloc((n + 1) * sizeof(double)), *bottom = malloc((n + 1) * sizeof(double)), *key = calloc(n + 1, sizeof(double));
+    if (!sorted || !cuts || !order || !tmp || !top || !bottom || !key) { PyErr_NoMemory(); goto done; }
+    Py_ssize_t n_cuts = stream_visits_of(r, part, n, sorted, cuts + 1), visits = n_cuts + 1;
+    int whole = n_cuts == 0;
+    if (!whole) {
+        cuts[0] = 0; cuts[visits] = n;
+        for (Py_ssize_t v = 0; v < visits; v++) {  /* np.maximum.reduceat / np.minimum.reduceat: NaN propagates */
+            top[v] = np_max_at(Y1, sorted + cuts[v], cuts[v + 1] - cuts[v]);
+            bottom[v] = np_min_at(Y0, sorted + cuts[v], cuts[v + 1] - cuts[v]);
+            key[v] = -top[v];
+        }
+        stable_argsort(key, order, tmp, visits);
+        whole = 1;
+        for (Py_ssize_t v = 0; v < visits; v++) if (order[v] != v) whole = 0;
+        /* visits side by side or overlapping: no top-to-bottom order to restore */
+        for (Py_ssize_t v = 0; !whole && v + 1 < visits; v++)
+            if (!(bottom[order[v]] >= top[order[v + 1]] - r->p->tol)) whole = 1;
+    }
+    if (whole) status = parts_push(out, sorted, n);
+    else {
+        status = 0;
+        for (Py_ssize_t v = 0; v < visits && status == 0; v++)
+            status = parts_push(out, sorted + cuts[order[v]], cuts[order[v] + 1] - cuts[order[v]]);
+    }
+done:
+    free(sorted); free(cuts); free(order); free(tmp); free(top); free(bottom); free(key);
+    return status;
+}
+
+/* cut._column_parts of column[0..n) (unsplit) into `inner` (empty): its
+ * parts at its section gaps (gap_bands of its rows), each as the stream's
+ * visits top to bottom, fragments merged, where that makes more than one;
+ * else the column itself: 0, or -1 on error. */
+static int column_parts_of(const ColumnRead *r, const int64_t *column, Py_ssize_t n, Parts *inner) {
+    ColumnPage *p = r->p;
+    const double *Y0 = p->v.box[2].view.buf, *Y1 = p->v.box[3].view.buf;
+    int status = -1;
+    Parts visited = {0};
+    int64_t *work = malloc(5 * (n + 1) * sizeof(int64_t));
+    double *key = calloc(n + 1, sizeof(double));
+    if (!work || !key) { PyErr_NoMemory(); goto done; }
+    int64_t *sorted = work, *starts = work + (n + 1), *breaks = work + 4 * (n + 1);
+    Py_ssize_t rows = sort_rows(Y0, Y1, column, n, p->tol, sorted, starts, work + 2 * (n + 1), work + 3 * (n + 1), key);
+    Py_ssize_t n_breaks = rows >= 2 ? section_breaks_of(Y0, Y1, sorted, n, starts, rows, r->section_gap, breaks) : 0;
+    if (!n_breaks) { if (visits_top_down_of(r, column, n, &visited) < 0) goto done; }
+    for (Py_ssize_t b = 0, from = 0; n_breaks && b <= n_breaks; b++) {
+        Py_ssize_t to = b < n_breaks ? breaks[b] : n;
+        if (visits_top_down_of(r, sorted + from, to - from, &visited) < 0) goto done;
+        from = to;
+    }
+    status = visited.count > 1 ? merged_fragments(p, &visited, inner) : parts_push(inner, column, n);
+done:
+    free(work); free(key); parts_free(&visited);
+    return status;
+}
+
+/* cut._last_row_top of part[0..n) (n >= 1): the top of its last row; NAN
+ * with an exception set where memory runs out. */
+static double last_row_top(const ColumnPage *p, const int64_t *part, Py_ssize_t n, int *failed) {
+    const double *Y0 = p->v.box[2].view.buf, *Y1 = p->v.box[3].view.buf;
+    int64_t *work = malloc(4 * (n + 1) * sizeof(int64_t));
+    double *key = calloc(n + 1, sizeof(double)), top = NAN;
+    if (!work || !key) { PyErr_NoMemory(); *failed = 1; }
+    else {
+        int64_t *sorted = work, *starts = work + (n + 1);
+        Py_ssize_t rows = sort_rows(Y0, Y1, part, n, p->tol, sorted, starts, work + 2 * (n + 1), work + 3 * (n + 1), key);
+        top = np_max_at(Y1, sorted + starts[rows - 1], n - starts[rows - 1]);
+    }
+    free(work); free(key);
+    return top;
+}
+
+/* cut._walked_into: is the region's unit painted just before the last part's
+ * first one on the last row of the part above it? 1, 0, or -1 on error. */
+static int walked_into(const ColumnRead *r, const Parts *inner) {
+    const int64_t *last = PART(inner, inner->count - 1), *above = PART(inner, inner->count - 2);
+    Py_ssize_t n_above = PART_N(inner, inner->count - 2);
+    int64_t first = least_of(last, PART_N(inner, inner->count - 1));
+    Py_ssize_t lo = 0, hi = r->m;  /* np.searchsorted(region, first) */
+    while (lo < hi) { Py_ssize_t mid = (lo + hi) / 2; if (r->region[mid] < first) lo = mid + 1; else hi = mid; }
+    if (lo == 0) return 0;
+    int64_t before = r->region[lo - 1];
+    int in_above = 0;
+    for (Py_ssize_t k = 0; k < n_above && !in_above; k++) in_above = above[k] == before;
+    if (!in_above) return 0;
+    int failed = 0;
+    double top = last_row_top(r->p, above, n_above, &failed);
+    if (failed) return -1;
+    return ((const double *)r->p->v.box[3].view.buf)[before] <= top + r->p->tol;
+}
+
+/* cut._last_part_below: does the last part of column k's parts `inner` read
+ * after the columns? 1, 0, or -1 on error. */
+static int last_part_below(const ColumnRead *r, Py_ssize_t k, const Parts *inner) {
+    ColumnPage *p = r->p;
+    const double *Y0 = p->v.box[2].view.buf, *Y1 = p->v.box[3].view.buf;
+    if (inner->count < 2) return 0;
+    const int64_t *last = PART(inner, inner->count - 1);
+    Py_ssize_t n_last = PART_N(inner, inner->count - 1);
+    int text = text_column(p, last, n_last, NULL);
+    if (text != 0) return text < 0 ? -1 : 0;
+    /* A part at the column's leading under the line over it is the column going on. */
+    double lowest = np_min_at(Y0, inner->ids, inner->at[inner->count - 1]);
+    if (lowest - np_max_at(Y1, last, n_last) < r->paragraph_gap) return 0;
+    int failed = 0;
+    double top = last_row_top(p, last, n_last, &failed) - p->tol;
+    if (failed) return -1;
+    int64_t others = inner->at[inner->count - 1] ? largest_of(inner->ids, inner->at[inner->count - 1]) : -1;
+    for (Py_ssize_t j = 0; j < r->columns->count; j++) {
+        if (j == k) continue;
+        const int64_t *c = PART(r->columns, j);
+        for (Py_ssize_t u = 0; u < PART_N(r->columns, j); u++)
+            if (Y0[c[u]] >= top && c[u] > others) others = c[u];
+    }
+    if (!(least_of(last, n_last) > others)) return 0;
+    int walked = walked_into(r, inner);
+    return walked < 0 ? -1 : !walked;
+}
+
+/* tiebreaks.trailing_visit of column k: the stream's second and last visit
+ * to it, set apart below the rest and under every other column, into
+ * visit[0..*n_visit) (buffers of the column's length): 1 found, 0 none, -1 on error. */
+static int trailing_visit_of(const ColumnRead *r, Py_ssize_t k, int64_t *sorted, int64_t *cuts, const int64_t **visit,
+                             Py_ssize_t *n_visit) {
+    ColumnPage *p = r->p;
+    const double *Y0 = p->v.box[2].view.buf, *Y1 = p->v.box[3].view.buf;
+    Py_ssize_t n = PART_N(r->columns, k);
+    if (stream_visits_of(r, PART(r->columns, k), n, sorted, cuts) != 1) return 0;
+    const int64_t *rest = sorted, *v = sorted + cuts[0];
+    Py_ssize_t n_rest = cuts[0], nv = n - cuts[0];
+    int text = text_column(p, v, nv, NULL);
+    if (text != 0) return text < 0 ? -1 : 0;
+    double top = np_max_at(Y1, v, nv);
+    if (np_min_at(Y0, rest, n_rest) - top < r->paragraph_gap) return 0;
+    int64_t first = least_of(v, nv);
+    for (Py_ssize_t j = 0; j < r->columns->count; j++) {
+        if (j == k) continue;
+        const int64_t *c = PART(r->columns, j);
+        Py_ssize_t nc = PART_N(r->columns, j);
+        if (!(np_min_at(Y0, c, nc) >= top - p->tol && largest_of(c, nc) < first)) return 0;
+    }
+    *visit = v; *n_visit = nv;
+    return 1;
+}
+
+static int int64_in_sorted(const int64_t *sorted, Py_ssize_t n, int64_t v) {
+    Py_ssize_t lo = 0, hi = n;
+    while (lo < hi) { Py_ssize_t mid = (lo + hi) / 2; if (sorted[mid] < v) lo = mid + 1; else hi = mid; }
+    return lo < n && sorted[lo] == v;
+}
+
+/* cut._trailing_visit_below: column k's trailing visit, where it lies in the
+ * last of its parts `inner` (running text, or its only part), taken out of
+ * that part and pushed onto `below`: 1 moved, 0 not, -1 on error. */
+static int trailing_visit_below(const ColumnRead *r, Py_ssize_t k, Parts *inner, Parts *below) {
+    Py_ssize_t last = inner->count - 1, n_last = PART_N(inner, last), n = PART_N(r->columns, k);
+    if (inner->count > 1) {
+        int text = text_column(r->p, PART(inner, last), n_last, NULL);
+        if (text <= 0) return text;
+    }
+    int status = -1;
+    int64_t *sorted = malloc((n + 1) * sizeof(int64_t)), *cuts = malloc((n + 1) * sizeof(int64_t));
+    const int64_t *visit = NULL;
+    Py_ssize_t n_visit = 0;
+    if (!sorted || !cuts) { PyErr_NoMemory(); goto done; }
+    status = trailing_visit_of(r, k, sorted, cuts, &visit, &n_visit);
+    if (status <= 0) goto done;
+    /* Under the rest of its column, it lies in the last part (np.isin). */
+    int64_t *part = PART(inner, last);
+    Py_ssize_t kept = 0;
+    for (Py_ssize_t u = 0; u < n_last; u++) kept += !int64_in_sorted(visit, n_visit, part[u]);
+    if (!kept || n_last - kept != n_visit) { status = 0; goto done; }
+    if (parts_push(below, visit, n_visit) < 0) { status = -1; goto done; }
+    Py_ssize_t at = 0;
+    for (Py_ssize_t u = 0; u < n_last; u++)
+        if (!int64_in_sorted(visit, n_visit, part[u])) part[at++] = part[u];
+    inner->at[inner->count] = inner->at[last] + at;
+    status = 1;
+done:
+    free(sorted); free(cuts);
+    return status;
+}
+
+/* cut._first_part_ahead: is the first part of column k's `inner` no running
+ * text, above every other column and painted before all of them? 1, 0, or -1 on error. */
+static int first_part_ahead(const ColumnRead *r, Py_ssize_t k, const Parts *inner) {
+    const double *Y0 = r->p->v.box[2].view.buf, *Y1 = r->p->v.box[3].view.buf;
+    if (inner->count < 2) return 0;
+    const int64_t *first = PART(inner, 0);
+    Py_ssize_t n = PART_N(inner, 0);
+    int text = text_column(r->p, first, n, NULL);
+    if (text != 0) return text < 0 ? -1 : 0;
+    double bottom = np_min_at(Y0, first, n) + r->p->tol;
+    int64_t last = largest_of(first, n);
+    for (Py_ssize_t j = 0; j < r->columns->count; j++) {
+        if (j == k) continue;
+        const int64_t *c = PART(r->columns, j);
+        Py_ssize_t nc = PART_N(r->columns, j);
+        if (!(np_max_at(Y1, c, nc) <= bottom && last < least_of(c, nc))) return 0;
+    }
+    return 1;
+}
+
+/* cut._column_parts and cut._placed_apart of column k (unsplit): its parts
+ * pushed onto `leaves`, less its last part or trailing visit (onto `below`)
+ * and its first part (onto `ahead`) where they read apart: 0, or -1 on error. */
+static int column_placed(const ColumnRead *r, Py_ssize_t k, Parts *leaves, Parts *ahead, Parts *below) {
+    Parts inner = {0};
+    int status = -1;
+    if (column_parts_of(r, PART(r->columns, k), PART_N(r->columns, k), &inner) < 0) goto done;
+    int moved = last_part_below(r, k, &inner);
+    if (moved < 0) goto done;
+    if (moved) {
+        if (parts_push(below, PART(&inner, inner.count - 1), PART_N(&inner, inner.count - 1)) < 0) goto done;
+        inner.count--;
+    } else if (trailing_visit_below(r, k, &inner, below) < 0) goto done;
+    int first = first_part_ahead(r, k, &inner);
+    if (first < 0 || (first && parts_push(ahead, PART(&inner, 0), PART_N(&inner, 0)) < 0)) goto done;
+    status = 0;
+    for (Py_ssize_t j = first; j < inner.count && status == 0; j++) status = parts_push(leaves, PART(&inner, j), PART_N(&inner, j));
+done:
+    parts_free(&inner);
+    return status;
+}
+
+/* `from`'s parts pushed onto `to` by their least unit (sorted's key, stable): 0, or -1 on error. */
+static int push_by_least(const Parts *from, Parts *to) {
+    Py_ssize_t n = from->count;
+    if (!n) return 0;
+    int64_t *key = malloc(n * sizeof(int64_t)), *order = malloc(n * sizeof(int64_t)), *tmp = malloc(n * sizeof(int64_t));
+    int status = -1;
+    if (!key || !order || !tmp) { PyErr_NoMemory(); goto done; }
+    for (Py_ssize_t k = 0; k < n; k++) key[k] = least_of(PART(from, k), PART_N(from, k));
+    stable_argsort_int(key, order, tmp, n);
+    status = 0;
+    for (Py_ssize_t k = 0; k < n && status == 0; k++) status = parts_push(to, PART(from, order[k]), PART_N(from, order[k]));
+done:
+    free(key); free(order); free(tmp);
+    return status;
+}
+
+/* The parts of the sequence `obj` (1-d int64 arrays, any stride, none
+ * empty, each unit under `size`) pushed onto `to`: 1, 0 where one is empty
+ * or no such array (the rule then decides; no error set), -1 on error. */
+static int push_arrays(PyObject *obj, Py_ssize_t size, Parts *to) {
+    PyObject *seq = PySequence_Fast(obj, "expected a sequence of arrays");
+    if (!seq) return -1;
+    int status = 1;
+    for (Py_ssize_t k = 0; k < PySequence_Fast_GET_SIZE(seq) && status == 1; k++) {
+        Py_buffer view;
+        Py_ssize_t n = run_view(PySequence_Fast_GET_ITEM(seq, k), &view);
+        if (n < 1) { if (n == 0) PyBuffer_Release(&view); status = 0; break; }
+        if (parts_room(to, n) < 0) status = -1;
+        else {
+            int64_t *ids = to->ids + to->at[to->count];
+            for (Py_ssize_t u = 0; u < n; u++) memcpy(&ids[u], (const char *)view.buf + u * view.strides[0], sizeof(int64_t));
+            if (check_ids(ids, n, size, "parts") < 0) status = -1;
+            else { to->at[to->count + 1] = to->at[to->count] + n; to->count++; }
+        }
+        PyBuffer_Release(&view);
+    }
+    Py_DECREF(seq);
+    return status;
+}
+
+/* cut._read_columns less its recursion: the leaves of the region cut into
+ * `columns`, `reads[k]` column k's leaves where its own cut split it, else
+ * None: 1 into `out`, 0 where the rule decides, -1 on error. */
+static int column_leaves_of(ColumnRead *r, PyObject *reads_obj, Py_ssize_t size, Parts *out) {
+    Parts leaves = {0}, ahead = {0}, below = {0}, all = {0};
+    int status = -1;
+    PyObject *reads = PySequence_Fast(reads_obj, "reads: expected a sequence");
+    if (!reads) return -1;
+    if (PySequence_Fast_GET_SIZE(reads) != r->columns->count) { PyErr_SetString(PyExc_ValueError, "a read per column"); goto done; }
+    for (Py_ssize_t k = 0; k < r->columns->count; k++) {
+        PyObject *read = PySequence_Fast_GET_ITEM(reads, k);
+        status = read == Py_None ? (column_placed(r, k, &leaves, &ahead, &below) < 0 ? -1 : 1) : push_arrays(read, size, &leaves);
+        if (status <= 0) goto done;
+    }
+    /* Unit numbers follow stream order: several parts set apart keep it. */
+    status = -1;
+    if (push_by_least(&ahead, &all) < 0) goto done;
+    for (Py_ssize_t k = 0; k < leaves.count; k++) if (parts_push(&all, PART(&leaves, k), PART_N(&leaves, k)) < 0) goto done;
+    if (push_by_least(&below, &all) < 0) goto done;
+    status = merged_fragments(r->p, &all, out) < 0 ? -1 : 1;
+done:
+    Py_DECREF(reads);
+    parts_free(&leaves); parts_free(&ahead); parts_free(&below); parts_free(&all);
+    return status;
+}
+
+/* ---- column_leaves(x0, x1, y0, y1, inked, start, end, alpha, space, words, first_word, ids, columns, reads,
+ *                    section_gap, paragraph_gap, (tol, fill, sample), (narrow, ...), (descent, ...),
+ *                    (same_baseline, padding, aligned, cover, grid_rows)) -> None | (leaves' units, leaf starts)
+ * cut._read_columns whole but for its recursion (read_region of each
+ * column, whose leaves `reads` hold, None where unsplit): each unsplit
+ * column's parts (_column_parts), less those read before or after every
+ * column (_placed_apart), the leaves in order, fragments merged
+ * (merge_fragments). None where a column or a leaf is empty (the rule
+ * then decides). */
+static PyObject *layout_column_leaves(PyObject *mod, PyObject *args) {
+    PyObject *box[4], *glyphs[5], *words_obj, *first_obj, *ids_obj, *columns_obj, *reads_obj;
+    double min_words;
+    ColumnPage p;
+    ColumnRead r = {&p, 0, 0, NULL, 0, NULL};
+    memset(&p, 0, sizeof p);
+    if (!PyArg_ParseTuple(args, "OOOOOOOOOOOOOOdd(ddn)(dddddnd)(dddndnd)(ddddn)", &box[0], &box[1], &box[2], &box[3], &glyphs[0],
+                          &glyphs[1], &glyphs[2], &glyphs[3], &glyphs[4], &words_obj, &first_obj, &ids_obj, &columns_obj, &reads_obj,
+                          &r.section_gap, &r.paragraph_gap, &p.tol, &p.fill, &p.sample, &p.lim.narrow, &p.lim.column_width,
+                          &p.lim.split_rows, &p.lim.min_glyphs, &p.lim.letter_share, &p.lim.prose_lines, &p.lim.prose_share,
+                          &p.descent, &p.paragraph_step, &p.wrap_space, &p.min_pairs, &min_words, &p.min_lines, &p.wrapped_share,
+                          &p.same_baseline, &p.padding, &p.aligned, &p.cover, &p.grid_rows))
+        return NULL;
+    p.min_words = min_words;
+    View vw = {0}, vf = {0}, vi = {0};
+    PyObject *result = NULL;
+    Parts columns = {0}, out = {0};
+    int64_t *region = NULL;
+    Py_ssize_t size = get_column_page(box, glyphs, words_obj, first_obj, &p, &vw, &vf);
+    if (size < 0 || get_view(ids_obj, &vi, "l", 8, "ids") < 0) goto done;
+    Py_ssize_t m = vi.view.len / 8;
+    if (check_ids(vi.view.buf, m, size, "ids") < 0) goto done;
+    if (!(region = malloc((m + 1) * sizeof(int64_t)))) { PyErr_NoMemory(); goto done; }
+    memcpy(region, vi.view.buf, (size_t)m * sizeof(int64_t));
+    qsort(region, (size_t)m, sizeof(int64_t), cmp_int64);
+    r.region = region; r.m = m; r.columns = &columns;
+    int status = push_arrays(columns_obj, size, &columns);
+    if (status == 1) status = column_leaves_of(&r, reads_obj, size, &out);
+    if (status == 0) result = Py_NewRef(Py_None);
+    if (status == 1 && !out.count) result = Py_BuildValue("(NN)", int64_bytes(NULL, 0), int64_bytes(NULL, 0));
+    else if (status == 1) result = Py_BuildValue("(NN)", int64_bytes(out.ids, out.at[out.count]), int64_bytes(out.at + 1, out.count));
+done:
+    free(region); free(p.ints); free(p.floats);
+    parts_free(&columns); parts_free(&out);
+    release_group(&p.v); release(&vw); release(&vf); release(&vi);
+    return result;
+}
+
+/* ==== end of lcut's columns read ==== */
+
 /* ==== lpage: the front of a leaf's order, one call (leaves._front) ==== */
 
 /* What leaves._front measures with besides reads_down's measure (ReadsDown:
@@ -7133,6 +7582,8 @@ static PyMethodDef module_methods[] = {
     {"column_groups", (PyCFunction)layout_column_groups, METH_VARARGS,
      "A region's groups between full-height gutters, tables joined, and which gutters stand."},
     {"gap_cuts", (PyCFunction)layout_gap_cuts, METH_VARARGS, "Where a region is cut into bands at its columns' gaps the stream reads apart."},
+    {"column_leaves", (PyCFunction)layout_column_leaves, METH_VARARGS,
+     "A region's leaves read by its columns, their parts set apart and fragments merged, but for the columns' own cuts."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -43,6 +43,7 @@ from ragprep.extract.layout.params import (
     NEXT_LINE,
     ROW_OVERLAP,
     SAME_BASELINE,
+    SECTION_GAP,
     SECTION_RAGGED,
     SIDE_CAPTION_LEADING,
 )
@@ -61,7 +62,7 @@ from ragprep.extract.layout.regions import (
     staggered,
     verdict_limits,
 )
-from ragprep.extract.layout.kernels import column_groups, gutter_cuts
+from ragprep.extract.layout.kernels import column_groups, column_leaves, gutter_cuts
 from ragprep.extract.layout.tiebreaks import column_gap_bands, foot_apart, stream_band_order, stream_reads_bands, stream_reads_columns, trailing_visit, visits_top_down
 from ragprep.extract.layout.units import Page
 
@@ -329,13 +330,30 @@ def _read_columns(page: Page, ids: np.ndarray, columns: list[np.ndarray], depth:
     """The leaves of a region cut into `columns`: each column's leaves in
     turn (its own cut's, else its parts, _column_parts), less the parts
     with no text flow that the stream places before or after every column
-    (_placed_apart)."""
+    (_placed_apart). Compiled but for the columns' own cuts
+    (kernels.column_leaves, asked once the columns are read: the rest asks
+    nothing of read_region); _column_leaves is its reference."""
+    reads = [read_region(page, column, depth + 1) for column in columns]
+    if page.lib is not None:
+        glyphs = (page.inked, page.start, page.end, page.classes)
+        shared = (SAME_BASELINE * page.body, CELL_PADDING * page.body, ALIGNED, COMPOUND_COVER, GRID_ROWS)
+        limits = (SECTION_GAP * page.body, (PARAGRAPH_GAP - 1.0) * page.body, *verdict_limits(page), shared)
+        split = [inner if inner_split else None for inner, inner_split in reads]
+        found = column_leaves(page.lib, (page.x0, page.x1, page.y0, page.y1), glyphs, (page.words, page.first_word), (ids, columns, split), limits)
+        if found is not None:
+            return found
+    return _column_leaves(page, ids, columns, reads)
+
+
+def _column_leaves(page: Page, ids: np.ndarray, columns: list[np.ndarray], reads: list[tuple[list[np.ndarray], bool]]) -> list[np.ndarray]:
+    """_read_columns by the rules (RAGPREP_PURE=1, or a column empty), each
+    column read (`reads`: read_region's answer)."""
     region = np.sort(ids)
     leaves: list[np.ndarray] = []
     ahead: list[np.ndarray] = []  # parts read before every column
     below: list[np.ndarray] = []  # parts read after every column
     for k, column in enumerate(columns):
-        inner, inner_split = read_region(page, column, depth + 1)
+        inner, inner_split = reads[k]
         if not inner_split:
             inner = _placed_apart(page, region, columns, k, _column_parts(page, region, column, inner), ahead, below)
         leaves.extend(inner)

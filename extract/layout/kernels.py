@@ -648,6 +648,31 @@ def gap_cuts(
     return None if found is None else np.frombuffer(found, dtype=np.int64)
 
 
+def column_leaves(
+    lib: ModuleType,
+    box: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray],
+    glyphs: tuple[np.ndarray, np.ndarray, np.ndarray, tuple[np.ndarray, np.ndarray]],
+    words: tuple[np.ndarray, np.ndarray],
+    region: tuple[np.ndarray, list[np.ndarray], list[list[np.ndarray] | None]],
+    limits: tuple[float, float, tuple[float, float, int], ColumnLimits, tuple[float, ...], tuple[float, float, float, float, int]],
+) -> list[np.ndarray] | None:
+    """cut._read_columns compiled but for its recursion (its reference is
+    the rule itself, cut._column_leaves): of the region (its units, its
+    columns in reading order and per column its own cut's leaves, None where
+    that left it whole), the region's leaves in reading order. `limits`:
+    SECTION_GAP and PARAGRAPH_GAP - 1 body heights and column_groups'
+    limits. None where a column or a leaf is empty (the rule then decides)."""
+    inked, start, end, (alpha, space) = glyphs
+    ids, columns, reads = region
+    found = lib.column_leaves(*box, inked, start, end, alpha, space, *words, _ids(ids), columns, reads, *limits)
+    if found is None:
+        return None
+    units, cuts = found
+    bounds = [0, *np.frombuffer(cuts, dtype=np.int64).tolist()]
+    ordered = np.frombuffer(units, dtype=np.int64)
+    return [ordered[a:b] for a, b in zip(bounds[:-1], bounds[1:], strict=True)]
+
+
 def back_up_moves(
     lib: ModuleType | None,
     box: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray],
