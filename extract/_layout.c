@@ -3495,8 +3495,10 @@ static int cells_on_two_lines(const double *top, const double *bottom, const int
  * parted by whitespace and runs of up to `max_cell_lines` rows lie `leading`
  * or less apart (padded by `padding` from the rows around them), those rows are cells
  * along the line, each cell's lines top to bottom; so are longer runs padded on
- * one side whose cells hold `max_cell_lines` lines or fewer (staggered labels). None where a box is NaN:
- * the reference's Python sort orders NaN keys its own way, and runs there. */
+ * one side whose cells hold `max_cell_lines` lines or fewer (staggered labels). None where a box's x is
+ * NaN or its baseline is (a NaN edge, or infinite edges: -inf + inf): the
+ * reference's sorts order NaN keys their own way (np.sort(base)[::-1] puts
+ * a NaN baseline first, argsort(-base) last), and it runs there. */
 static PyObject *layout_grid_rows(PyObject *mod, PyObject *args) {
     PyObject *obj[4], *ids_obj;
     double descent, same_row, padding, leading;
@@ -3518,7 +3520,8 @@ static PyObject *layout_grid_rows(PyObject *mod, PyObject *args) {
     const int64_t *ids = vi.view.buf;
     for (Py_ssize_t k = 0; k < n; k++) {
         int64_t u = ids[k];
-        if (X0[u] != X0[u] || X1[u] != X1[u] || Y0[u] != Y0[u] || Y1[u] != Y1[u]) { result = Py_None; Py_INCREF(result); goto done; }
+        double base = unit_baseline(Y0, Y1, u, descent);
+        if (X0[u] != X0[u] || X1[u] != X1[u] || base != base) { result = Py_None; Py_INCREF(result); goto done; }
     }
     size_t cap = n ? (size_t)n : 1;
     ints = malloc(6 * cap * sizeof(int64_t));

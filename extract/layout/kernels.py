@@ -1844,8 +1844,8 @@ def grid_rows(
     lines top to bottom; so is a longer run padded on one side whose cells
     hold at most `max_cell_lines` lines (a head of staggered labels:
     _staggered_labels). Every merge of a leaf's runs
-    reads its lines so. The compiled path declines (None) where a box is
-    NaN: Python's sort orders NaN keys its own way, and the reference runs."""
+    reads its lines so. None from the kernel where an x edge or a baseline is NaN (-inf + inf too):
+    numpy's sorts place NaN apart (np.sort(base)[::-1] first, argsort(-base) last); the reference runs."""
     if lib is not None:
         found = lib.grid_rows(*box, _ids(ids), descent, same_row, padding, leading, max_cell_lines, rtl)
         if found is not None:

@@ -280,6 +280,16 @@ def test_grid_rows_agree():
         ids = rng.permutation(len(x0)).astype(np.int64)
         for rtl, leading in itertools.product((False, True), (0.0, 1.0)):
             _both(kernels.grid_rows, (x0, x1, y0, y1), ids, 0.22, 1.5, 2.0, leading, 3, rtl)
+        # One edge across the line infinite, the other finite (x finite): the
+        # baseline is -inf + inf, NaN, which numpy's sorts place apart (first
+        # in np.sort(base)[::-1], last in argsort(-base)); the compiled path
+        # read such lines its own way until it declined them too.
+        edge = (y0.copy(), y1.copy())
+        edge[n % 2][rng.random(len(x0)) < 0.2] = -np.inf if n % 4 < 2 else np.inf
+        finite = np.where(np.isfinite(x0), x0, 0.0)
+        for rtl in (False, True):
+            with np.errstate(invalid="ignore"):
+                _both(kernels.grid_rows, (finite, finite + 5.0, *edge), ids, 0.22, 1.5, 2.0, 1.0, 3, rtl)
         rows = max(n // 3, 4)
         lines = rng.integers(1, 4, rows)  # per row, lines per cell
         pad = rng.choice([0.5, 3.0], rows)  # whitespace over the row
