@@ -5764,36 +5764,25 @@ static Py_ssize_t on_baselines(const double *Y0, const double *Y1, const int64_t
  * those with a line of another block (none of the wrapping ones) beside them
  * along the line whose baselines more than half their lines lie on (within
  * same_baseline). */
-static PyObject *layout_paragraph_blocks(PyObject *mod, PyObject *args) {
-    PyObject *obj[4], *w_obj, *f_obj, *ids_obj, *len_obj;
-    double row_tol, descent, paragraph_step, space, wrap_words, wrapped_share, same_baseline;
-    Py_ssize_t min_pairs, wrap_pairs;
-    if (!PyArg_ParseTuple(args, "OOOOOOOOddddndndd", &obj[0], &obj[1], &obj[2], &obj[3], &w_obj, &f_obj, &ids_obj, &len_obj,
-                          &row_tol, &descent, &paragraph_step, &space, &min_pairs, &wrap_words, &wrap_pairs, &wrapped_share,
-                          &same_baseline))
-        return NULL;
-    View vbox[4], vi, vl, vw, vf;
-    memset(vbox, 0, sizeof vbox);
-    memset(&vi, 0, sizeof vi); memset(&vl, 0, sizeof vl); memset(&vw, 0, sizeof vw); memset(&vf, 0, sizeof vf);
-    PyObject *result = NULL;
-    int64_t *ints = NULL, *rest = NULL;
-    double *floats = NULL, *base = NULL;
-    char *keep = NULL, *other = NULL;
-    Py_ssize_t blocks = 0;
-    Py_ssize_t n = get_wrap_runs(obj, vbox, ids_obj, &vi, len_obj, &vl, w_obj, &vw, f_obj, &vf, &blocks);
-    if (n < 0) goto done;
-    Py_ssize_t size = vbox[0].view.len / 8;
-    const double *box[4] = {vbox[0].view.buf, vbox[1].view.buf, vbox[2].view.buf, vbox[3].view.buf};
+/* paragraph_blocks' body: of the blocks (ids[0..n) cut by lengths, `blocks`
+ * of them; units 0..size of the page) into keep (one byte each), whether
+ * each wraps as a paragraph (blocks_wrap's measures with `row_tol`,
+ * `descent`, `paragraph_step`, `space`; the verdict `wrap`: min_pairs,
+ * wrap_words, wrap_pairs, wrapped_share) and has no other block's lines
+ * beside it on its baselines (`same_baseline`). 0, or -1 out of memory
+ * (MemoryError set). */
+typedef struct { double row_tol, descent, paragraph_step, space; Py_ssize_t min_pairs; double wrap_words; Py_ssize_t wrap_pairs; double wrapped_share, same_baseline; } ParagraphLimits;
+
+static int paragraph_keep(const double *const box[4], const int64_t *words, const double *first_word, Py_ssize_t size,
+                          const int64_t *ids, const int64_t *lengths, Py_ssize_t blocks, Py_ssize_t n, const ParagraphLimits *l,
+                          char *keep) {
     const double *X0 = box[0], *X1 = box[1], *Y0 = box[2], *Y1 = box[3];
-    const int64_t *ids = vi.view.buf, *lengths = vl.view.buf;
     size_t cap = n ? (size_t)n : 1;
-    ints = malloc(7 * (cap + 1) * sizeof(int64_t));
-    floats = calloc(3 * cap, sizeof(double));
-    rest = malloc(cap * sizeof(int64_t));
-    base = malloc(cap * sizeof(double));
-    keep = calloc(blocks ? (size_t)blocks : 1, 1);
-    other = calloc(size ? (size_t)size : 1, 1);
-    if (!ints || !floats || !rest || !base || !keep || !other) { PyErr_NoMemory(); goto done; }
+    int64_t *ints = malloc(7 * (cap + 1) * sizeof(int64_t)), *rest = malloc(cap * sizeof(int64_t));
+    double *floats = calloc(3 * cap, sizeof(double)), *base = malloc(cap * sizeof(double));
+    char *other = calloc(size ? (size_t)size : 1, 1);
+    int status = -1;
+    if (!ints || !floats || !rest || !base || !other) { PyErr_NoMemory(); goto done; }
     int64_t *sorted = ints, *starts = sorted + cap + 1, *order = starts + cap + 1, *tmp = order + cap + 1,
             *pairs = tmp + cap + 1, *counts = pairs + cap + 1;
     double *key = floats, *step = floats + cap, *sorted_steps = floats + 2 * cap;
@@ -5801,12 +5790,13 @@ static PyObject *layout_paragraph_blocks(PyObject *mod, PyObject *args) {
     Py_ssize_t wrapping = 0;
     for (Py_ssize_t b = 0, at = 0; b < blocks; at += lengths[b], b++) {
         Py_ssize_t m = lengths[b];
+        keep[b] = 0;
         if (m < 2) continue;
-        Py_ssize_t rows = sort_rows(Y0, Y1, ids + at, m, row_tol, sorted, starts, order, tmp, key);
-        WrapCounts found = wrap_counts(box, vw.view.buf, vf.view.buf, sorted, m, starts, rows, descent, paragraph_step,
-                                       space, pairs, step, sorted_steps, counts);
-        keep[b] = found.pairs >= min_pairs && found.median_words >= wrap_words && found.lines >= wrap_pairs &&
-                  (double)found.wrapped >= wrapped_share * (double)found.lines;
+        Py_ssize_t rows = sort_rows(Y0, Y1, ids + at, m, l->row_tol, sorted, starts, order, tmp, key);
+        WrapCounts found = wrap_counts(box, words, first_word, sorted, m, starts, rows, l->descent, l->paragraph_step,
+                                       l->space, pairs, step, sorted_steps, counts);
+        keep[b] = found.pairs >= l->min_pairs && found.median_words >= l->wrap_words && found.lines >= l->wrap_pairs &&
+                  (double)found.wrapped >= l->wrapped_share * (double)found.lines;
         wrapping += keep[b];
     }
     if (wrapping) {
@@ -5826,16 +5816,42 @@ static PyObject *layout_paragraph_blocks(PyObject *mod, PyObject *args) {
             for (Py_ssize_t k = 1; k < m; k++) { left = np_min(left, X0[block[k]]); right = np_max(right, X1[block[k]]); }
             for (Py_ssize_t k = 0; k < n_rest; k++) {
                 int64_t u = rest[k];
-                if (X1[u] <= left || X0[u] >= right) base[n_beside++] = Y0[u] + descent * (Y1[u] - Y0[u]);
+                if (X1[u] <= left || X0[u] >= right) base[n_beside++] = Y0[u] + l->descent * (Y1[u] - Y0[u]);
             }
             if (!n_beside) continue;
             qsort(base, (size_t)n_beside, sizeof(double), cmp_np_double);
-            if (on_baselines(Y0, Y1, block, m, base, n_beside, descent, same_baseline) * 2 > m) keep[b] = 0;
+            if (on_baselines(Y0, Y1, block, m, base, n_beside, l->descent, l->same_baseline) * 2 > m) keep[b] = 0;
         }
     }
+    status = 0;
+done:
+    free(ints); free(floats); free(rest); free(base); free(other);
+    return status;
+}
+
+static PyObject *layout_paragraph_blocks(PyObject *mod, PyObject *args) {
+    PyObject *obj[4], *w_obj, *f_obj, *ids_obj, *len_obj;
+    ParagraphLimits l;
+    if (!PyArg_ParseTuple(args, "OOOOOOOOddddndndd", &obj[0], &obj[1], &obj[2], &obj[3], &w_obj, &f_obj, &ids_obj, &len_obj,
+                          &l.row_tol, &l.descent, &l.paragraph_step, &l.space, &l.min_pairs, &l.wrap_words, &l.wrap_pairs,
+                          &l.wrapped_share, &l.same_baseline))
+        return NULL;
+    View vbox[4], vi, vl, vw, vf;
+    memset(vbox, 0, sizeof vbox);
+    memset(&vi, 0, sizeof vi); memset(&vl, 0, sizeof vl); memset(&vw, 0, sizeof vw); memset(&vf, 0, sizeof vf);
+    PyObject *result = NULL;
+    char *keep = NULL;
+    Py_ssize_t blocks = 0;
+    Py_ssize_t n = get_wrap_runs(obj, vbox, ids_obj, &vi, len_obj, &vl, w_obj, &vw, f_obj, &vf, &blocks);
+    if (n < 0) goto done;
+    const double *box[4] = {vbox[0].view.buf, vbox[1].view.buf, vbox[2].view.buf, vbox[3].view.buf};
+    keep = calloc(blocks ? (size_t)blocks : 1, 1);
+    if (!keep) { PyErr_NoMemory(); goto done; }
+    if (paragraph_keep(box, vw.view.buf, vf.view.buf, vbox[0].view.len / 8, vi.view.buf, vl.view.buf, blocks, n, &l, keep) < 0)
+        goto done;
     result = PyByteArray_FromStringAndSize(keep, blocks);
 done:
-    free(ints); free(floats); free(rest); free(base); free(keep); free(other);
+    free(keep);
     release_boxes(vbox); release(&vi); release(&vl); release(&vw); release(&vf);
     return result;
 }
@@ -6119,26 +6135,12 @@ done:
  * edge at or before j's left one; its left edge at or after j's right one
  * on an rtl page). None where fewer than two runs are blocks, or no later
  * block is so ahead of an earlier one (every such pair reads so already). */
-static PyObject *layout_blocks_ahead(PyObject *mod, PyObject *args) {
-    PyObject *obj[4], *ids_obj, *len_obj;
-    int rtl;
-    if (!PyArg_ParseTuple(args, "OOOOOOp", &obj[0], &obj[1], &obj[2], &obj[3], &ids_obj, &len_obj, &rtl)) return NULL;
-    View vbox[4] = {0}, vi = {0}, vl = {0};
-    PyObject *result = NULL;
-    double *box = NULL;
-    int64_t *alone = NULL;
-    char *among = NULL;
-    Py_ssize_t runs = 0, n = get_unit_runs(obj, vbox, ids_obj, &vi, len_obj, &vl, &runs);
-    if (n < 0) goto done;
-    const int64_t *lengths = vl.view.buf;
-    Py_ssize_t blocks = 0;
-    for (Py_ssize_t r = 0; r < runs; r++) blocks += lengths[r] > 1;
-    if (blocks < 2) { result = Py_NewRef(Py_None); goto done; }
-    box = malloc(4 * (size_t)runs * sizeof(double));
-    alone = malloc((size_t)blocks * sizeof(int64_t));
-    among = malloc((size_t)blocks * (size_t)blocks);
-    if (!box || !alone || !among) { PyErr_NoMemory(); goto done; }
-    unit_run_boxes(vbox[0].view.buf, vbox[1].view.buf, vbox[2].view.buf, vbox[3].view.buf, vi.view.buf, lengths, runs, box, NULL);
+/* blocks_ahead's body over the runs' boxes (`box`: 4 x runs, unit_run_boxes'
+ * rows; `lengths` lines per run): the blocks level with no other run into
+ * alone (*m of them, ascending) and among them into among (m x m,
+ * row-major); whether a later block lies ahead of an earlier one. */
+static int blocks_ahead_of(const double *box, const int64_t *lengths, Py_ssize_t runs, int rtl, int64_t *alone, char *among,
+                           Py_ssize_t *m_out) {
     const double *X0 = box, *Y0 = box + runs, *X1 = box + 2 * runs, *Y1 = box + 3 * runs;
     Py_ssize_t m = 0;
     for (Py_ssize_t b = 0; b < runs; b++) {
@@ -6155,7 +6157,31 @@ static PyObject *layout_blocks_ahead(PyObject *mod, PyObject *args) {
             among[i * m + j] = (char)(Y0[a] >= Y1[b] && before);
             against |= j < i && among[i * m + j];
         }
-    if (!against) { result = Py_NewRef(Py_None); goto done; }
+    *m_out = m;
+    return against;
+}
+
+static PyObject *layout_blocks_ahead(PyObject *mod, PyObject *args) {
+    PyObject *obj[4], *ids_obj, *len_obj;
+    int rtl;
+    if (!PyArg_ParseTuple(args, "OOOOOOp", &obj[0], &obj[1], &obj[2], &obj[3], &ids_obj, &len_obj, &rtl)) return NULL;
+    View vbox[4] = {0}, vi = {0}, vl = {0};
+    PyObject *result = NULL;
+    double *box = NULL;
+    int64_t *alone = NULL;
+    char *among = NULL;
+    Py_ssize_t runs = 0, n = get_unit_runs(obj, vbox, ids_obj, &vi, len_obj, &vl, &runs);
+    if (n < 0) goto done;
+    const int64_t *lengths = vl.view.buf;
+    Py_ssize_t blocks = 0, m = 0;
+    for (Py_ssize_t r = 0; r < runs; r++) blocks += lengths[r] > 1;
+    if (blocks < 2) { result = Py_NewRef(Py_None); goto done; }
+    box = malloc(4 * (size_t)runs * sizeof(double));
+    alone = malloc((size_t)blocks * sizeof(int64_t));
+    among = malloc((size_t)blocks * (size_t)blocks);
+    if (!box || !alone || !among) { PyErr_NoMemory(); goto done; }
+    unit_run_boxes(vbox[0].view.buf, vbox[1].view.buf, vbox[2].view.buf, vbox[3].view.buf, vi.view.buf, lengths, runs, box, NULL);
+    if (!blocks_ahead_of(box, lengths, runs, rtl, alone, among, &m)) { result = Py_NewRef(Py_None); goto done; }
     PyObject *lines = int64_bytes(alone, m), *pairs = lines ? PyByteArray_FromStringAndSize(among, m * m) : NULL;
     if (pairs) result = Py_BuildValue("(NN)", lines, pairs);
     else Py_XDECREF(lines);
@@ -7481,6 +7507,388 @@ done:
 
 /* ==== end of lpage's leaf front ==== */
 
+/* ==== lpage: a witnessed leaf's order, one call (leaves._witnessed) ==== */
+
+/* What leaves._witness_rules measures with besides a ColumnPage's (its
+ * text-column test's measures and thresholds, wraps', SAME_BASELINE,
+ * CELL_PADDING and ALIGNED), in points (body heights scaled) but for the
+ * counts and shares. */
+typedef struct {
+    double gutter, line_step, leading, paragraph_gap, size_change, stacked, consistent, section;
+    Py_ssize_t max_cell_lines, filled_holes, blocks_back;
+    int rtl;
+} WitnessLimits;
+
+/* leaf_witness' verdicts: its order stands (WITNESS_READ), or the rules
+ * decide, for the first reason met: a box not finite, a sidebar
+ * (_sidebar_lines), cells (stacked_cells' chains), a paragraph painted in
+ * turn (_painted_in_turn), blocks painted back (_blocks_painted_back), runs
+ * painted up (_stream_paints_runs_up), holes filled later
+ * (_holes_filled_later), a block ahead of another (_blocks_ahead), a tail
+ * the reference raises on (leaf_tail's None), a run empty or no int64 array. */
+enum { WITNESS_READ = 0, WITNESS_NOT_FINITE, WITNESS_SIDEBAR, WITNESS_CELLS, WITNESS_TURNED, WITNESS_BACK, WITNESS_UP,
+       WITNESS_HOLES, WITNESS_AHEAD, WITNESS_TAIL, WITNESS_RUNS };
+
+/* is_text_column of units ids[0..n) (group_verdicts'): 1, 0, or -1 on error. */
+static int text_column_of(ColumnPage *p, const int64_t *ids, Py_ssize_t n) {
+    int text, prose;
+    return group_verdicts(p, ids, n, &text, &prose) < 0 ? -1 : text;
+}
+
+/* leaves._sidebar_lines of the leaf's lines ids[0..n) (ascending, finite
+ * boxes) is not None: 1 (a sidebar), 0, or -1 on error. */
+static int witness_sidebar(ColumnPage *p, const int64_t *ids, Py_ssize_t n, const WitnessLimits *w) {
+    if (n < 4) return 0;
+    const double *X0 = p->v.box[0].view.buf, *X1 = p->v.box[1].view.buf, *Y0 = p->v.box[2].view.buf, *Y1 = p->v.box[3].view.buf;
+    size_t cap = (size_t)n + 1;
+    int64_t *ints = malloc(4 * cap * sizeof(int64_t));
+    double *floats = calloc(4 * cap, sizeof(double));
+    int found = -1;
+    if (!ints || !floats) { PyErr_NoMemory(); goto done; }
+    int64_t *sorted = ints, *cuts = ints + cap;
+    double *before = floats + cap, *after = floats + 2 * cap, *base = floats + 3 * cap;
+    Py_ssize_t n_cuts = gutter_cuts_of(X0, X1, ids, n, w->gutter, sorted, cuts, ints + 2 * cap, ints + 3 * cap, floats);
+    /* The width of the lines on each side of every cut, from running extremes. */
+    double high = X1[sorted[0]], low = X0[sorted[0]];
+    for (Py_ssize_t k = 0; k < n; k++) {
+        high = np_max(high, X1[sorted[k]]); low = np_min(low, X0[sorted[k]]);
+        before[k] = high - low;
+    }
+    high = X1[sorted[n - 1]]; low = X0[sorted[n - 1]];
+    for (Py_ssize_t k = n - 1; k >= 0; k--) {
+        high = np_max(high, X1[sorted[k]]); low = np_min(low, X0[sorted[k]]);
+        after[k] = high - low;
+    }
+    found = 0;
+    for (Py_ssize_t c = 0; c < n_cuts && !found; c++) {
+        Py_ssize_t cut = (Py_ssize_t)cuts[c];
+        for (int s = 0; s < 2 && !found; s++) {
+            const int64_t *text = s == 0 ? sorted : sorted + cut, *side = s == 0 ? sorted + cut : sorted;
+            Py_ssize_t nt = s == 0 ? cut : n - cut, ns = n - nt;
+            double width = s == 0 ? before[cut - 1] : after[cut];
+            if (ns < 2 || !(width >= p->lim.column_width)) continue;
+            int t = text_column_of(p, text, nt);
+            if (t < 0) { found = -1; break; }
+            if (!t) continue;
+            t = text_column_of(p, side, ns);
+            if (t < 0) { found = -1; break; }
+            if (t) continue;
+            /* _on_baselines(text, side): the side's lines on the text's baselines. */
+            for (Py_ssize_t k = 0; k < nt; k++) base[k] = unit_baseline(Y0, Y1, text[k], p->descent);
+            qsort(base, (size_t)nt, sizeof(double), cmp_np_double);
+            found = (double)on_baselines(Y0, Y1, side, ns, base, nt, p->descent, p->same_baseline) <= p->aligned * (double)ns;
+        }
+    }
+done:
+    free(ints); free(floats);
+    return found;
+}
+
+/* leaves._cells_and_turns of the leaf's lines ids[0..n) (ascending) finds
+ * nothing to read together: 0; WITNESS_CELLS where stacked_cells' chains
+ * find cells (before _wrapped_cells' test: the rules judge them),
+ * WITNESS_TURNED where a block painted in turn is a paragraph (_paragraphs);
+ * -1 on error. */
+static int witness_cells(ColumnPage *p, const int64_t *ids, Py_ssize_t n, const WitnessLimits *w) {
+    const double *X0 = p->v.box[0].view.buf, *X1 = p->v.box[1].view.buf, *Y0 = p->v.box[2].view.buf, *Y1 = p->v.box[3].view.buf;
+    size_t cap = n ? (size_t)n : 1;
+    int64_t *near = malloc(5 * cap * sizeof(int64_t)), *cells = NULL, *cell_lengths = NULL;
+    double *gaps = malloc(3 * cap * sizeof(double)), *measures = malloc(2 * cap * sizeof(double));
+    char *flags = calloc(2 * cap, 1), *in_turn = calloc(cap, 1), *keep = calloc(cap, 1);
+    int found = -1;
+    if (!near || !gaps || !measures || !flags || !in_turn || !keep) { PyErr_NoMemory(); goto done; }
+    int64_t *below = near, *above = near + cap, *lines = near + 2 * cap, *lengths = near + 4 * cap;
+    if (nearest_of(X0, X1, Y0, Y1, ids, n, p->descent, w->line_step, below, above, gaps, gaps + cap, gaps + 2 * cap) < 0) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    if (w->max_cell_lines >= 0) {
+        Py_ssize_t cell_lines = 0;
+        Py_ssize_t n_cells = cell_chains_of(X0, X1, Y0, Y1, ids, n, below, above, gaps, gaps + cap, w->leading, p->padding,
+                                            w->max_cell_lines, &cells, &cell_lengths, &cell_lines);
+        if (n_cells < 0) goto done;
+        if (n_cells) { found = WITNESS_CELLS; goto done; }
+    }
+    Py_ssize_t out = 0, n_blocks = block_walk(Y0, Y1, ids, n, below, above, gaps, p->descent, w->paragraph_gap, w->size_change,
+                                              flags, measures, lines, lengths, &out);
+    if (n_blocks < 0 || blocks_out_of_turn(p->v.box, lines, lengths, n_blocks, p->descent, in_turn) < 0) goto done;
+    found = 0;
+    int flagged = 0;
+    for (Py_ssize_t b = 0; b < n_blocks; b++) flagged |= in_turn[b];
+    if (!flagged) goto done;
+    const double *box[4] = {X0, X1, Y0, Y1};
+    ParagraphLimits l = {p->tol, p->descent, p->paragraph_step, p->wrap_space, p->min_pairs, p->min_words, p->min_lines,
+                         p->wrapped_share, p->same_baseline};
+    if (paragraph_keep(box, p->words, p->first_word, p->v.box[0].view.len / 8, lines, lengths, n_blocks, out, &l, keep) < 0) {
+        found = -1;
+        goto done;
+    }
+    for (Py_ssize_t b = 0; b < n_blocks; b++)
+        if (in_turn[b] && keep[b]) found = WITNESS_TURNED;
+done:
+    free(near); free(cells); free(cell_lengths); free(gaps); free(measures); free(flags); free(in_turn); free(keep);
+    return found;
+}
+
+/* A leaf's runs: run r is ids[at[r]..at[r] + lengths[r]), `count` of them. */
+typedef struct { const int64_t *ids, *lengths; int64_t *at; Py_ssize_t count; } WitnessRuns;
+
+/* leaves._band_furniture and _band_order of the runs (their tops and
+ * bottoms, stacking's) into order: 0, or -1 on error. */
+static int band_furniture_order(ColumnPage *p, const WitnessRuns *r, const int64_t *tops, Py_ssize_t n_tops, const int64_t *bottoms,
+                                Py_ssize_t n_bottoms, int64_t *order) {
+    Py_ssize_t count = r->count;
+    char *mark = calloc((size_t)count + 1, 1);  /* 1 top furniture, 2 bottom furniture */
+    if (!mark) { PyErr_NoMemory(); return -1; }
+    for (int band = 0; band < 2; band++) {
+        const int64_t *runs = band ? bottoms : tops;
+        for (Py_ssize_t k = 0, n = band ? n_bottoms : n_tops; k < n; k++) {
+            int64_t run = runs[k];
+            int text = text_column_of(p, r->ids + r->at[run], (Py_ssize_t)r->lengths[run]);
+            if (text < 0) { free(mark); return -1; }
+            if (!text) mark[run] = (char)(band ? 2 : mark[run] | 1);
+        }
+    }
+    /* _band_order: the top furniture last listed first (a run in both bands
+     * is a bottom run), then the others in paint order, then the bottom
+     * furniture in its listed order. */
+    Py_ssize_t m = 0;
+    for (Py_ssize_t k = n_tops - 1; k >= 0; k--)
+        if (mark[tops[k]] == 1) order[m++] = tops[k];
+    for (Py_ssize_t k = 0; k < count; k++)
+        if (!mark[k]) order[m++] = k;
+    for (Py_ssize_t k = 0; k < n_bottoms; k++)
+        if (mark[bottoms[k]] == 2) order[m++] = bottoms[k];
+    free(mark);
+    return 0;
+}
+
+/* leaves._stacked_in_place of the runs (paint order) into order (count
+ * run numbers): 0, a WITNESS_* reason where the rules decide (blocks
+ * painted back, runs painted up, holes filled later), or -1 on error.
+ * `ids` holds the leaf's lines ascending (n), for _blocks_painted_back's
+ * text-column test. */
+static int witness_stacking(ColumnPage *p, const WitnessRuns *r, const int64_t *ids, Py_ssize_t n, const WitnessLimits *w,
+                            int64_t *order) {
+    const double *X0 = p->v.box[0].view.buf, *X1 = p->v.box[1].view.buf, *Y0 = p->v.box[2].view.buf, *Y1 = p->v.box[3].view.buf;
+    Py_ssize_t runs = r->count;
+    size_t cap = (size_t)runs + 1;
+    double *box = malloc(10 * cap * sizeof(double));
+    int64_t *ints = calloc(4 * cap, sizeof(int64_t));
+    int found = -1;
+    if (!box || !ints) { PyErr_NoMemory(); goto done; }
+    unit_run_boxes(X0, X1, Y0, Y1, r->ids, r->lengths, runs, box, NULL);
+    const double *bx0 = box, *by0 = box + runs, *bx1 = box + 2 * runs, *by1 = box + 3 * runs;
+    double *top = box + 4 * cap, *start = top + cap, *edge = start + cap;
+    /* _blocks_painted_back: the stream goes back up from block to block
+     * (the blocks' tops standing for their baselines) BLOCKS_BACK times or
+     * more, and in more than CONSISTENT of its moves, in no text column. */
+    double *tx0 = edge + cap, *tx1 = tx0 + cap, *ty = tx1 + cap;
+    int64_t *blocks = ints + 3 * cap;
+    Py_ssize_t nb = 0;
+    for (Py_ssize_t k = 0; k < runs; k++)
+        if (r->lengths[k] > 1) { tx0[nb] = bx0[k]; tx1[nb] = bx1[k]; ty[nb] = by1[k]; blocks[nb] = nb; nb++; }
+    if (nb > w->blocks_back) {
+        Py_ssize_t back = back_up_count(tx0, tx1, ty, ty, blocks, nb, 0.0, w->line_step, p->same_baseline, w->rtl);
+        if (back >= w->blocks_back && (double)back > w->consistent * (double)(nb - 1)) {
+            int text = text_column_of(p, ids, n);
+            if (text < 0) goto done;
+            if (!text) { found = WITNESS_BACK; goto done; }
+        }
+    }
+    run_terms(bx0, bx1, by1, runs, w->stacked, p->tol, w->rtl, top, start, edge);
+    Stacking s;
+    if (stacking_counts(runs, by0, bx1, top, start, edge, p->tol, ints, ints + cap, ints + 2 * cap, &s) < 0) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    if (s.runs_up > 1 && (double)s.upward > w->consistent * (double)s.pairs) { found = WITNESS_UP; goto done; }
+    if (hole_count(runs, bx0, by0, bx1, by1, top, start, w->stacked, p->tol, w->filled_holes) >= w->filled_holes) {
+        found = WITNESS_HOLES;
+        goto done;
+    }
+    found = band_furniture_order(p, r, ints + cap, s.tops, ints + 2 * cap, s.bottoms, order);
+done:
+    free(box); free(ints);
+    return found;
+}
+
+/* leaves._stacked_down's test of the stack order[lo..hi) (m lines): does
+ * the stream paint some block of it (stacked_blocks) other than top to
+ * bottom? 1, 0, or -1 on error. */
+static int stack_painted_otherwise(const ColumnPage *p, const int64_t *stack, Py_ssize_t m, const WitnessLimits *w) {
+    const double *X0 = p->v.box[0].view.buf, *X1 = p->v.box[1].view.buf, *Y0 = p->v.box[2].view.buf, *Y1 = p->v.box[3].view.buf;
+    size_t cap = m ? (size_t)m : 1;
+    int64_t *ints = malloc(6 * cap * sizeof(int64_t));
+    double *floats = malloc(5 * cap * sizeof(double));
+    char *flags = calloc(2 * cap, 1);
+    int found = -1;
+    if (!ints || !floats || !flags) { PyErr_NoMemory(); goto done; }
+    int64_t *sorted = ints, *below = ints + cap, *above = ints + 2 * cap, *lines = ints + 3 * cap, *lengths = ints + 5 * cap;
+    memcpy(sorted, stack, (size_t)m * sizeof(int64_t));
+    qsort(sorted, (size_t)m, sizeof(int64_t), cmp_int64);
+    if (nearest_of(X0, X1, Y0, Y1, sorted, m, p->descent, w->line_step, below, above, floats, floats + cap, floats + 2 * cap) < 0) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    Py_ssize_t out = 0, n_blocks = block_walk(Y0, Y1, sorted, m, below, above, floats, p->descent, w->paragraph_gap,
+                                              w->size_change, flags, floats + 3 * cap, lines, lengths, &out);
+    if (n_blocks < 0) goto done;
+    found = 0;
+    for (Py_ssize_t b = 0, at = 0; b < n_blocks && !found; at += lengths[b], b++)
+        for (Py_ssize_t k = at + 1; k < at + lengths[b]; k++)
+            if (lines[k] < lines[k - 1]) found = 1;
+done:
+    free(ints); free(floats); free(flags);
+    return found;
+}
+
+/* leaves._edges_and_stack of `order` (m lines) into out (m): 0, WITNESS_TAIL
+ * where leaf_tail declines (the reference raises), or -1 on error. */
+static int witness_tail(const ColumnPage *p, const char *placed, const int64_t *order, Py_ssize_t m, const WitnessLimits *w,
+                        int64_t *out) {
+    TailPage t = {p->v.box[0].view.buf, p->v.box[1].view.buf, p->v.box[2].view.buf, p->v.box[3].view.buf, placed,
+                  p->v.box[0].view.len / 8, p->descent, p->same_baseline, w->section, w->rtl};
+    size_t items = m ? (size_t)m : 1;
+    TailWork tw = {0};
+    tw.base = calloc(items, sizeof(double)); tw.key = calloc(2 * items, sizeof(double)); tw.tmp_d = calloc(2 * items, sizeof(double));
+    tw.idx = calloc(2 * items, sizeof(int64_t)); tw.tmp = calloc(2 * items, sizeof(int64_t)); tw.row = calloc(items, sizeof(int64_t));
+    tw.parts[0] = calloc(items, sizeof(int64_t)); tw.parts[1] = calloc(items, sizeof(int64_t));
+    tw.on = calloc(items, 1); tw.keep = calloc(items, 1);
+    int64_t *edged = calloc(2 * items, sizeof(int64_t)), *down = calloc(2 * items, sizeof(int64_t));
+    int found = -1;
+    if (!tw.base || !tw.key || !tw.tmp_d || !tw.idx || !tw.tmp || !tw.row || !tw.parts[0] || !tw.parts[1] || !tw.on || !tw.keep ||
+        !edged || !down) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    Py_ssize_t n = edge_rows(&t, order, m, &tw, edged), lo = 0, hi = 0;
+    if (n < 0) { found = WITNESS_TAIL; goto done; }
+    memcpy(out, edged, (size_t)n * sizeof(int64_t));
+    found = 0;
+    if (stack_of(&t, edged, n, &tw, &lo, &hi, down)) {
+        int otherwise = stack_painted_otherwise(p, edged + lo, hi - lo, w);
+        if (otherwise < 0) found = -1;
+        else if (otherwise) memcpy(out + lo, down, (size_t)(hi - lo) * sizeof(int64_t));
+    }
+done:
+    free(tw.base); free(tw.key); free(tw.tmp_d); free(tw.idx); free(tw.tmp); free(tw.row); free(tw.parts[0]); free(tw.parts[1]);
+    free(tw.on); free(tw.keep); free(edged); free(down);
+    return found;
+}
+
+/* leaf_witness' verdict on the leaf ids[0..n) (ascending) and its runs r,
+ * its order into out (n) where WITNESS_READ; -1 on error. */
+static int witness_order(ColumnPage *p, const char *placed, const int64_t *ids, Py_ssize_t n, WitnessRuns *r,
+                         const WitnessLimits *w, int64_t *out) {
+    const double *X0 = p->v.box[0].view.buf, *X1 = p->v.box[1].view.buf, *Y0 = p->v.box[2].view.buf, *Y1 = p->v.box[3].view.buf;
+    for (Py_ssize_t k = 0; k < n; k++)
+        if (!isfinite(X0[ids[k]]) || !isfinite(X1[ids[k]]) || !isfinite(Y0[ids[k]]) || !isfinite(Y1[ids[k]])) return WITNESS_NOT_FINITE;
+    int found = witness_sidebar(p, ids, n, w);
+    if (found) return found < 0 ? -1 : WITNESS_SIDEBAR;
+    found = witness_cells(p, ids, n, w);
+    if (found) return found;
+    size_t cap = (size_t)r->count + 1;
+    int64_t *order = malloc(cap * sizeof(int64_t)), *lines = malloc(((size_t)n + 1) * sizeof(int64_t));
+    int64_t *lengths = malloc(cap * sizeof(int64_t));
+    double *box = malloc(4 * cap * sizeof(double));
+    char *among = NULL;
+    int64_t *alone = NULL;
+    if (!order || !lines || !lengths || !box) { PyErr_NoMemory(); found = -1; goto done; }
+    found = witness_stacking(p, r, ids, n, w, order);
+    if (found) goto done;
+    /* The runs in that order. */
+    for (Py_ssize_t k = 0, m = 0; k < r->count; k++) {
+        int64_t run = order[k];
+        lengths[k] = r->lengths[run];
+        memcpy(lines + m, r->ids + r->at[run], (size_t)lengths[k] * sizeof(int64_t));
+        m += (Py_ssize_t)lengths[k];
+    }
+    /* _ahead_first: a block ahead of another, in a leaf that is no text column. */
+    if (r->count >= 2) {
+        int text = text_column_of(p, ids, n);
+        if (text < 0) { found = -1; goto done; }
+        if (!text) {
+            Py_ssize_t m = 0;
+            alone = malloc(cap * sizeof(int64_t)); among = malloc(cap * cap);
+            if (!alone || !among) { PyErr_NoMemory(); found = -1; goto done; }
+            unit_run_boxes(X0, X1, Y0, Y1, lines, lengths, r->count, box, NULL);
+            if (blocks_ahead_of(box, lengths, r->count, w->rtl, alone, among, &m) && m >= 2) { found = WITNESS_AHEAD; goto done; }
+        }
+    }
+    found = witness_tail(p, placed, lines, n, w, out);
+done:
+    free(order); free(lines); free(lengths); free(box); free(alone); free(among);
+    return found;
+}
+
+/* ---- leaf_witness(x0, x1, y0, y1, inked, start, end, alpha, space, words, first_word, placed, ids, runs,
+ *                   (tol, fill, sample), (narrow, column_width, split_rows, glyphs, letters, prose_lines, prose_share),
+ *                   (descent, paragraph_step, wrap_space, min_pairs, min_words, min_lines, wrapped),
+ *                   (same_baseline, padding, aligned),
+ *                   (gutter, line_step, leading, paragraph_gap, size_change, stacked, consistent, section_gap),
+ *                   (max_cell_lines, filled_holes, blocks_back), rtl) -> (verdict, order | None)
+ * kernels.leaf_witness (leaves._witnessed): of a leaf's lines `ids`
+ * (ascending) whose stream is the witness of their order, and its runs (a
+ * list of int64 arrays, together `ids`), leaf_order's reading of them in
+ * one call where the rules move nothing but by the bands and the edges: no
+ * sidebar, no cells nor paragraph painted in turn to read together, no
+ * blocks painted back nor runs painted up nor holes filled later, no block
+ * ahead of another; the runs then read in _band_order, and their lines
+ * through _edge_rows and _stack_down (int64 bytes, WITNESS_READ). Else the
+ * reason the rules decide (WITNESS_*) and None. Each step is its own
+ * kernel's body (gutter_cuts_of, group_verdicts, on_baselines, nearest_of,
+ * cell_chains_of, block_walk, blocks_out_of_turn, paragraph_keep,
+ * unit_run_boxes, back_up_count, stacking_counts, hole_count,
+ * blocks_ahead_of, edge_rows, stack_of); the text-column test is
+ * group_verdicts' (regions.is_text_column compiled, the wraps case too). */
+static PyObject *layout_leaf_witness(PyObject *mod, PyObject *args) {
+    PyObject *box[4], *glyphs[5], *words_obj, *first_obj, *placed_obj, *ids_obj, *runs_obj;
+    ColumnPage p;
+    WitnessLimits w;
+    memset(&p, 0, sizeof p);
+    if (!PyArg_ParseTuple(args, "OOOOOOOOOOOOOO(ddn)(dddddnd)(dddndnd)(ddd)(dddddddd)(nnn)p", &box[0], &box[1], &box[2], &box[3],
+                          &glyphs[0], &glyphs[1], &glyphs[2], &glyphs[3], &glyphs[4], &words_obj, &first_obj, &placed_obj, &ids_obj,
+                          &runs_obj, &p.tol, &p.fill, &p.sample, &p.lim.narrow, &p.lim.column_width, &p.lim.split_rows,
+                          &p.lim.min_glyphs, &p.lim.letter_share, &p.lim.prose_lines, &p.lim.prose_share, &p.descent,
+                          &p.paragraph_step, &p.wrap_space, &p.min_pairs, &p.min_words, &p.min_lines, &p.wrapped_share,
+                          &p.same_baseline, &p.padding, &p.aligned, &w.gutter, &w.line_step, &w.leading, &w.paragraph_gap,
+                          &w.size_change, &w.stacked, &w.consistent, &w.section, &w.max_cell_lines, &w.filled_holes,
+                          &w.blocks_back, &w.rtl))
+        return NULL;
+    View vw = {0}, vf = {0}, vi = {0}, vp = {0};
+    PyObject *result = NULL;
+    int64_t *run_ids = NULL, *run_lengths = NULL, *at = NULL, *out = NULL;
+    Py_ssize_t size = get_column_page(box, glyphs, words_obj, first_obj, &p, &vw, &vf);
+    if (size < 0 || get_view(ids_obj, &vi, "l", 8, "ids") < 0 || get_view(placed_obj, &vp, "?", 1, "placed") < 0) goto done;
+    Py_ssize_t n = vi.view.len / 8, count = 0, total = 0;
+    if (check_ids(vi.view.buf, n, size, "ids") < 0) goto done;
+    if (vp.view.len != size) { PyErr_SetString(PyExc_ValueError, "placed: one flag per unit"); goto done; }
+    const int64_t *ids = vi.view.buf;
+    for (Py_ssize_t k = 1; k < n; k++)
+        if (ids[k] <= ids[k - 1]) { PyErr_SetString(PyExc_ValueError, "ids: ascending, each once"); goto done; }
+    int status = join_run_list(runs_obj, &run_ids, &run_lengths, &count, &total);
+    if (status < 0) goto done;
+    if (status == 0) { result = Py_BuildValue("(iO)", WITNESS_RUNS, Py_None); goto done; }
+    if (total != n) { PyErr_SetString(PyExc_ValueError, "runs: the leaf's lines together"); goto done; }
+    if (check_ids(run_ids, total, size, "runs") < 0) goto done;
+    at = malloc(((size_t)count + 1) * sizeof(int64_t));
+    out = malloc(((size_t)n + 1) * sizeof(int64_t));
+    if (!at || !out) { PyErr_NoMemory(); goto done; }
+    at[0] = 0;
+    for (Py_ssize_t k = 0; k < count; k++) at[k + 1] = at[k] + run_lengths[k];
+    WitnessRuns r = {run_ids, run_lengths, at, count};
+    int verdict = witness_order(&p, vp.view.buf, ids, n, &r, &w, out);
+    if (verdict < 0) goto done;
+    result = verdict == WITNESS_READ ? Py_BuildValue("(iN)", verdict, int64_bytes(out, n)) : Py_BuildValue("(iO)", verdict, Py_None);
+done:
+    free(run_ids); free(run_lengths); free(at); free(out); free(p.ints); free(p.floats);
+    release_group(&p.v); release(&vw); release(&vf); release(&vi); release(&vp);
+    return result;
+}
+
+/* ==== end of lpage's witnessed leaf ==== */
+
 static PyMethodDef module_methods[] = {
     {"gutter_cuts", (PyCFunction)layout_gutter_cuts, METH_VARARGS, "Units by x0, and where a gutter parts them."},
     {"section_breaks", (PyCFunction)layout_section_breaks, METH_VARARGS, "Row starts a section gap under the rows above."},
@@ -7577,6 +7985,7 @@ static PyMethodDef module_methods[] = {
      "A leaf's paint runs and the verdict of leaf_order's first tests on them."},
     {"column_visits", (PyCFunction)layout_column_visits, METH_VARARGS,
      "A leaf's runs joined into visits to a column set flush, and is one painted up and down."},
+    {"leaf_witness", (PyCFunction)layout_leaf_witness, METH_VARARGS, "A witnessed leaf's order where the rules move nothing but by the bands and the edges, else why not."},
     {"blocks_ahead", (PyCFunction)layout_blocks_ahead, METH_VARARGS, "Blocks alone on their rows, and which lie wholly above and before which."},
     /* lcut: the stream's witness of a region's cut */
     {"band_order", (PyCFunction)layout_band_order, METH_VARARGS, "A region's bands in the order the stream paints them, where it is a witness."},

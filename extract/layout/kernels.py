@@ -2612,3 +2612,58 @@ def leaf_front(
     down, front = limits
     verdict, cuts = lib.leaf_front(*box, _ids(ids), tuple(down), tuple(front[:7]), tuple(front[7:]))
     return verdict, np.frombuffer(cuts, dtype=np.int64)
+
+
+# leaf_witness' verdicts (extract/_layout.c WITNESS_*): its order stands;
+# else the reason the rules decide, the first met (a box not finite, a
+# sidebar, cells, a paragraph painted in turn, blocks painted back, runs
+# painted up, holes filled later, a block ahead of another, a tail the
+# reference raises on, a run empty or no int64 array).
+WITNESS_READ, WITNESS_NOT_FINITE, WITNESS_SIDEBAR, WITNESS_CELLS, WITNESS_TURNED, WITNESS_BACK = range(6)
+WITNESS_UP, WITNESS_HOLES, WITNESS_AHEAD, WITNESS_TAIL, WITNESS_RUNS = range(6, 11)
+
+
+class WitnessLimits(NamedTuple):
+    """leaf_witness' measures besides the text-column test's
+    (regions.verdict_limits) and SAME_BASELINE, CELL_PADDING and ALIGNED,
+    in points (body heights scaled) but for the shares and counts."""
+
+    gutter: float
+    line_step: float  # NEXT_LINE
+    leading: float  # CELL_LEADING
+    paragraph_gap: float  # blocks.PARAGRAPH_GAP (of the taller line)
+    size_change: float  # blocks.FONT_SIZE_CHANGE
+    stacked: float
+    consistent: float
+    section_gap: float
+    max_cell_lines: int  # -1: a leaf stacked_cells does not look at
+    filled_holes: int
+    blocks_back: int
+
+
+def leaf_witness(
+    lib: ModuleType,
+    box: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray],
+    glyphs: tuple[np.ndarray, np.ndarray, np.ndarray, tuple[np.ndarray, np.ndarray], np.ndarray],
+    words: tuple[np.ndarray, np.ndarray],
+    leaf: tuple[np.ndarray, list[np.ndarray]],
+    limits: tuple[tuple[tuple[float, float, int], ColumnLimits, tuple[float, ...]], tuple[float, float, float], WitnessLimits],
+    rtl: bool,
+) -> tuple[int, np.ndarray | None]:
+    """leaves._witnessed compiled, one call per leaf: of a leaf's lines
+    (`leaf`: ascending, and its runs, together those lines) whose stream
+    is the witness of their order, the verdict (WITNESS_*) and, where the
+    rules move nothing but by the bands and the edges (WITNESS_READ), its
+    order: the runs in _band_order, through _edge_rows and _stack_down.
+    `glyphs`: inked, start, end, the text classes and placed per unit;
+    `words`: the words and first word per unit; `limits`: the text-column
+    test's (regions.verdict_limits), SAME_BASELINE and CELL_PADDING body
+    heights and ALIGNED, and WitnessLimits. The rules in leaves.py are the
+    reference (leaves._witness_rules)."""
+    inked, start, end, (alpha, space), placed = glyphs
+    ids, runs = leaf
+    column, shared, own = limits
+    verdict, order = lib.leaf_witness(
+        *box, inked, start, end, alpha, space, *words, placed, _ids(ids), runs, *column, shared, tuple(own[:8]), tuple(own[8:]), rtl
+    )
+    return verdict, None if order is None else np.frombuffer(order, dtype=np.int64)

@@ -86,9 +86,11 @@ from ragprep.extract.layout.kernels import (
     joined_runs, leaf_tail, margin_note, nested_pairs, note_over_the_text, paint_order, paint_run_cuts, paragraph_blocks, pass_cuts, row_groups, row_mates, row_returns, run_pairs, top_and_bottom, turning_pair,
 )  # fmt: skip
 from ragprep.extract.layout.kernels import ReadsDown
-from ragprep.extract.layout.kernels import FRONT_ASK, FRONT_ONE_RUN, FRONT_WITNESS, FrontLimits, leaf_cells, leaf_front
+from ragprep.extract.layout.kernels import FRONT_ASK, FRONT_ONE_RUN, FRONT_WITNESS, FrontLimits, WitnessLimits, leaf_cells, leaf_front, leaf_witness
 from ragprep.extract.layout.kernels import run_boxes as kernel_run_boxes
-from ragprep.extract.layout.regions import WRAP_VERDICT, baseline, block_starts, block_wrap_limits, blocks_wrapping, is_text_column, rows_of, split_at
+from ragprep.extract.layout.regions import (
+    WRAP_VERDICT, baseline, block_starts, block_wrap_limits, blocks_wrapping, is_text_column, rows_of, split_at, verdict_limits,
+)  # fmt: skip
 from ragprep.extract.layout.units import Page
 
 
@@ -118,13 +120,7 @@ def leaf_order(page: Page, ids: np.ndarray) -> np.ndarray:
         return ids
     runs, witness = front
     if witness:
-        # A box the stream paints in turn with the text beside it: the
-        # stream is no witness of where the box goes, geometry places it.
-        side = _sidebar_lines(page, ids)
-        box = [b for b in _sidebar_box(page, side) if _painted_in_turn_with(ids, b)]
-        runs = _cells_together(page, ids, runs, box or _sidebars(page, side))
-        stacked = _stacked_in_place(page, _floats_first(page, runs, box))
-        return _edges_and_stack(page, np.concatenate(_ahead_first(page, ids, stacked)))
+        return _witnessed(page, ids, runs)
     if not is_text_column(page, ids) and not _has_prose(page, ids) and len(_merge_grids(page, runs)) == len(runs):
         # No text flow and no grid (a figure's labels): nothing for geometry
         # to follow, and the stream's order is the author's; but lines
@@ -168,6 +164,41 @@ def _front(page: Page, ids: np.ndarray) -> tuple[list[np.ndarray], bool] | None:
         if verdict != FRONT_ASK:
             return split_at(ids, cuts), verdict == FRONT_WITNESS
     return _front_rules(page, ids)
+
+
+def _witnessed(page: Page, ids: np.ndarray, runs: list[np.ndarray]) -> np.ndarray:
+    """leaf_order of the lines `ids` (ascending) whose stream is the
+    witness of their order, cut into its `runs` (_front's): compiled in one
+    call (kernels.leaf_witness) where the rules move nothing but by the
+    bands and the edges, the common leaf; the rules (_witness_rules, the
+    reference) read the others."""
+    if page.lib is not None:
+        glyphs = (page.inked, page.start, page.end, page.classes, page.placed)
+        limits = (verdict_limits(page), (SAME_BASELINE * page.body, CELL_PADDING * page.body, ALIGNED), _witness_limits(page, ids))
+        _, order = leaf_witness(page.lib, (page.x0, page.x1, page.y0, page.y1), glyphs, (page.words, page.first_word), (ids, runs), limits, page.rtl)
+        if order is not None:
+            return order
+    return _witness_rules(page, ids, runs)
+
+
+def _witness_limits(page: Page, ids: np.ndarray) -> WitnessLimits:
+    """leaf_witness' measures on this page for the leaf `ids` (stacked_cells looks at some leaves only: _cell_leaf)."""
+    body = page.body
+    return WitnessLimits(
+        page.gutter, NEXT_LINE * body, CELL_LEADING * body, PARAGRAPH_GAP, FONT_SIZE_CHANGE, STACKED * body, CONSISTENT, SECTION_GAP * body,
+        MAX_CELL_LINES if _cell_leaf(ids) else -1, FILLED_HOLES, BLOCKS_BACK,
+    )  # fmt: skip
+
+
+def _witness_rules(page: Page, ids: np.ndarray, runs: list[np.ndarray]) -> np.ndarray:
+    """_witnessed by the rules themselves."""
+    # A box the stream paints in turn with the text beside it: the
+    # stream is no witness of where the box goes, geometry places it.
+    side = _sidebar_lines(page, ids)
+    box = [b for b in _sidebar_box(page, side) if _painted_in_turn_with(ids, b)]
+    runs = _cells_together(page, ids, runs, box or _sidebars(page, side))
+    stacked = _stacked_in_place(page, _floats_first(page, runs, box))
+    return _edges_and_stack(page, np.concatenate(_ahead_first(page, ids, stacked)))
 
 
 def _front_limits(page: Page) -> FrontLimits:

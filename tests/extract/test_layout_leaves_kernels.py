@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from functools import partial
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -19,6 +20,7 @@ import pytest
 from ragprep.extract import native
 from ragprep.extract.layout import kernels
 from ragprep.extract.layout.leaves import _band_order, _with_bands
+from corpusdir import corpus_paths
 from test_layout_kernels import _boxes as unit_boxes
 
 LIB = native._layout
@@ -1080,3 +1082,67 @@ def test_leaf_cells_are_cell_chains_and_blocks_in_turn_over_nearest_under():
     assert min(seen.values()) > 20, seen
     with pytest.raises(IndexError):
         LIB.leaf_cells(*box, np.array([0, len(box[0])], dtype=np.int64), (0.22, 1.0, 2.0, 4.0, 1.6, 1.15), 3)
+
+
+# Corpus files whose witnessed leaves meet leaf_witness' reading (bands and
+# edge rows moved, stacks read down among them) and most of its reasons to
+# ask the rules: sidebars, cells, blocks painted back, runs painted up, holes.
+_WITNESS_FILES = (
+    "pdfmaker11-word-fr-agenda-watermark-5p.pdf", "chemistry-paper-5p.pdf", "reliance-annual-report-3p.pdf",
+    "journal-feline-medicine-front-matter-7p-cropbox.pdf", "revtex-physics-4p.pdf", "ibm-redbook-sampled-18p.pdf",
+)  # fmt: skip
+
+
+@pytest.mark.skipif(LIB is None, reason="the layout kernels are not built")
+def test_leaf_witness_is_the_witness_rules(monkeypatch: pytest.MonkeyPatch, corpus: Path):
+    """kernels.leaf_witness (leaves._witnessed compiled) against
+    _witness_rules, the reference, on every witnessed leaf of real pages:
+    where it reads a leaf its order is the rules' (runs moved by the bands,
+    edge rows and stacks read down among them), and it asks the rules for
+    each reason these pages give (a sidebar, cells, blocks painted back,
+    runs painted up, holes filled later)."""
+    from ragprep.extract import extract_document
+    from ragprep.extract.layout import leaves
+
+    seen: dict[object, int] = {}
+
+    def both(page, ids: np.ndarray, runs: list[np.ndarray]) -> np.ndarray:  # type: ignore[no-untyped-def]
+        glyphs = (page.inked, page.start, page.end, page.classes, page.placed)
+        limits = (leaves.verdict_limits(page), (leaves.SAME_BASELINE * page.body, leaves.CELL_PADDING * page.body, leaves.ALIGNED), leaves._witness_limits(page, ids))
+        verdict, order = kernels.leaf_witness(LIB, (page.x0, page.x1, page.y0, page.y1), glyphs, (page.words, page.first_word), (ids, runs), limits, page.rtl)
+        rules = leaves._witness_rules(page, ids, runs)
+        seen[verdict] = seen.get(verdict, 0) + 1
+        if verdict == kernels.WITNESS_READ:
+            assert order is not None and order.tolist() == rules.tolist()
+            moved = order.tolist() != np.concatenate(runs).tolist()
+            seen["moved"] = seen.get("moved", 0) + moved
+        else:
+            assert order is None
+        return rules
+
+    monkeypatch.setattr(leaves, "_witnessed", both)
+    paths = {Path(path).name: path for path in corpus_paths()}
+    for name in _WITNESS_FILES:
+        extract_document(corpus / paths[name], mode="layout")
+    assert seen.get(kernels.WITNESS_READ, 0) > 30 and seen.get("moved", 0) >= 5, seen
+    for reason in (kernels.WITNESS_SIDEBAR, kernels.WITNESS_CELLS, kernels.WITNESS_BACK, kernels.WITNESS_UP, kernels.WITNESS_HOLES):
+        assert seen.get(reason, 0) > 0, (reason, seen)
+
+
+@pytest.mark.skipif(LIB is None, reason="the layout kernels are not built")
+def test_leaf_witness_is_bounds_checked():
+    box = tuple(np.zeros(3) for _ in range(4))
+    glyphs = (np.zeros(3, dtype=np.int64), np.zeros(3, dtype=np.int64), np.zeros(3, dtype=np.int64), (np.zeros(0, dtype=bool), np.zeros(0, dtype=bool)), np.ones(3, dtype=bool))
+    words = (np.zeros(3, dtype=np.int64), np.zeros(3))
+    column = ((0.3, 0.6, 8), kernels.ColumnLimits(5.0, 10.0, 0.3, 3.0, 0.5, 3, 0.5), (0.22, 1.6, 1.5, 2, 3.0, 3, 0.75))
+    limits = (column, (0.25, 0.75, 0.25), kernels.WitnessLimits(0.75, 0.5, 0.5, 1.6, 1.15, 0.4, 0.75, 2.0, -1, 2, 2))
+    for ids, runs in (
+        (np.array([0, 3]), [np.array([0, 3])]),  # a line out of range
+        (np.array([1, 0]), [np.array([1]), np.array([0])]),  # not ascending
+        (np.array([0, 1]), [np.array([0])]),  # runs short of the leaf
+    ):
+        with pytest.raises((IndexError, ValueError)):
+            kernels.leaf_witness(LIB, box, glyphs, words, (ids.astype(np.int64), [run.astype(np.int64) for run in runs]), limits, False)  # type: ignore[arg-type]
+    # A run no int64 array: the rules read the leaf.
+    found = kernels.leaf_witness(LIB, box, glyphs, words, (np.arange(2, dtype=np.int64), [np.arange(2, dtype=np.int32)]), limits, False)  # type: ignore[arg-type]
+    assert found == (kernels.WITNESS_RUNS, None)
