@@ -1903,6 +1903,26 @@ static inline void pair_move(const GlyphColumns *g, int64_t p, int64_t c, double
     *larger_out = larger;
 }
 
+/* units.reordered_moves' rule: the moves of the order S[pos[0..q)] (pos
+ * checked against the stream S) from those of the stream (LB per position,
+ * A, G, M per pair): a pair of positions one after the other in the stream
+ * keeps its measurements, any other pair is measured anew (pair_move); into
+ * brk (q, the first 0) and acr, gap, hgt (q - 1 each). */
+static void reordered_moves_of(const GlyphColumns *g, const int64_t *S, const char *LB, const double *A, const double *G,
+                               const double *M, const int64_t *pos, Py_ssize_t q, double ratio, double same_direction,
+                               char *brk, double *acr, double *gap, double *hgt) {
+    if (q) brk[0] = 0;
+    for (Py_ssize_t k = 0; k + 1 < q; k++) {
+        int64_t a = pos[k], b = pos[k + 1];
+        if (b == a + 1) {
+            brk[k + 1] = LB[b] ? 1 : 0;
+            acr[k] = A[b - 1]; gap[k] = G[b - 1]; hgt[k] = M[b - 1];
+        } else {
+            pair_move(g, S[a], S[b], ratio, same_direction, &brk[k + 1], &acr[k], &gap[k], &hgt[k]);
+        }
+    }
+}
+
 static PyObject *layout_pair_moves(PyObject *mod, PyObject *args) {
     PyObject *o_obj, *e_obj, *d_obj, *h_obj, *p_obj, *c_obj;
     double ratio, same_direction;
@@ -2777,14 +2797,16 @@ typedef struct {
 
 /* ---- upright_frame(origin, own_end, direction, height, stream, start, space,
  *      descent, skewed, same_direction, max_value)
- *      -> None or (low_x, high_x, height, x0, x1, y0, y1, inked, aligned, body)
+ *      -> None or (low_x, high_x, height, x0, x1, y0, y1, inked, aligned, end, placed, body)
  * kernels.unit_frame on an upright frame (units.Page): per glyph of the stream
  * its extent along the line (origin to own end) and its height, blanks that
  * lead or trail a unit (`space`, per stream position) with no extent
  * (infinite); per unit start[u]:start[u + 1] its box (across the line, the
  * baseline less `descent` of the height to the height above it), its glyphs
- * less those blanks, whether its first glyph runs in the page's direction;
- * the page's most common height. None where a value read is not finite, a
+ * less those blanks, whether its first glyph runs in the page's direction,
+ * where it ends (start[u + 1], n for the last) and whether it is placed
+ * (aligned, and some glyph inked: units.Page.placed); the page's most
+ * common height. None where a value read is not finite, a
  * unit is set `skewed` (kernels.flattened lays it flat, in numpy) or the
  * starts do not cover the stream in turn. */
 /* upright_frame's body on the stream S[0..n) of glyph columns g, cut into
@@ -2796,22 +2818,24 @@ static PyObject *upright_frame_of(const GlyphColumns *g, const int64_t *S, Py_ss
                                   const unsigned char *space, const double frame_rules[4], BackwardPrep *bp) {
     const double *O = g->O, *E = g->E, *D = g->D, *H = g->H;
     const double descent = frame_rules[0], skewed = frame_rules[1], same_direction = frame_rules[2];
-    PyObject *result = NULL, *col[9] = {NULL};
+    PyObject *result = NULL, *col[11] = {NULL};
     int64_t *tenth = NULL;
     if (!units_cover(start, units, n)) return Py_NewRef(Py_None);
     for (Py_ssize_t u = 0; u < units; u++) {
         double dx = D[2 * S[start[u]]], dy = D[2 * S[start[u]] + 1];
         if (!isfinite(dx) || !isfinite(dy) || dx < skewed) return Py_NewRef(Py_None);
     }
-    const Py_ssize_t sizes[9] = {8 * n, 8 * n, 8 * n, 8 * units, 8 * units, 8 * units, 8 * units, 8 * units, units};
-    for (int c = 0; c < 9; c++)
+    const Py_ssize_t sizes[11] = {8 * n, 8 * n, 8 * n, 8 * units, 8 * units, 8 * units, 8 * units, 8 * units, units,
+                                  8 * units, units};
+    for (int c = 0; c < 11; c++)
         if (!(col[c] = PyByteArray_FromStringAndSize(NULL, sizes[c] ? sizes[c] : 0))) goto done;
     double *LX = (double *)PyByteArray_AS_STRING(col[0]), *HX = (double *)PyByteArray_AS_STRING(col[1]);
     double *HT = (double *)PyByteArray_AS_STRING(col[2]);
     double *X0 = (double *)PyByteArray_AS_STRING(col[3]), *X1 = (double *)PyByteArray_AS_STRING(col[4]);
     double *Y0 = (double *)PyByteArray_AS_STRING(col[5]), *Y1 = (double *)PyByteArray_AS_STRING(col[6]);
     int64_t *inked = (int64_t *)PyByteArray_AS_STRING(col[7]);
-    char *aligned = PyByteArray_AS_STRING(col[8]);
+    char *aligned = PyByteArray_AS_STRING(col[8]), *placed = PyByteArray_AS_STRING(col[10]);
+    int64_t *ends = (int64_t *)PyByteArray_AS_STRING(col[9]);
     tenth = malloc((size_t)(n ? n : 1) * sizeof(int64_t));
     if (!tenth) { PyErr_NoMemory(); goto done; }
     double nonfinite = 0.0, extra = 0.0;  /* x - x is 0 for every finite x, NaN for an infinite or NaN one */
@@ -2849,14 +2873,17 @@ static PyObject *upright_frame_of(const GlyphColumns *g, const int64_t *S, Py_ss
         X0[u] = x0; X1[u] = x1; Y0[u] = y0; Y1[u] = y1;
         inked[u] = (int64_t)(end - first);
         aligned[u] = (char)(D[2 * S[lo]] >= same_direction);
+        ends[u] = (int64_t)hi;
+        placed[u] = (char)(aligned[u] && end > first);
     }
     if (bp) *bp = (BackwardPrep){bp->X, bp->A, HT, nonfinite + extra, 1};
     if (nonfinite != 0.0) { result = Py_NewRef(Py_None); goto done; }
     double body = common_tenth(tenth, n, last);
     if (body < 0) { PyErr_NoMemory(); goto done; }
-    result = Py_BuildValue("(OOOOOOOOOd)", col[0], col[1], col[2], col[3], col[4], col[5], col[6], col[7], col[8], body);
+    result = Py_BuildValue("(OOOOOOOOOOOd)", col[0], col[1], col[2], col[3], col[4], col[5], col[6], col[7], col[8], col[9],
+                           col[10], body);
 done:
-    for (int c = 0; c < 9; c++) Py_XDECREF(col[c]);
+    for (int c = 0; c < 11; c++) Py_XDECREF(col[c]);
     free(tenth);
     return result;
 }
@@ -3287,70 +3314,145 @@ done:
     return result;
 }
 
-/* ---- block_reading(origin, direction, height, font_size, order, line_break, across, move_height, forced, rtl,
- *      (paragraph_gap, font_change, indent_min, indent_max, flush),
- *      (heading_size, heading_share, heading_lines, page_share, max_value), along_x, along_y, same_direction)
- *      -> (block_start, block_label or None, levels)
- * labels.labelled_reading in one call: labels.with_blocks' block starts of
- * the reading (block_starts' rules; the indented line starts but on an
- * `rtl` page; every `forced` position, bools per position, or None) and
- * labels.block_labels of the blocks they start, per block (the run from
- * each start) rather than per position: their label indices as int64
+/* ---- block_reading(origin, own_end, direction, height, font_size, stream, line_break, across, gap, move_height,
+ *      positions, forced, rtl, (paragraph_gap, font_change, indent_min, indent_max, flush),
+ *      (heading_size, heading_share, heading_lines, page_share, max_value), along_x, along_y, same_direction,
+ *      line_break_ratio)
+ *      -> (order or None, line_break or None, block_start, block_label or None, levels)
+ * labels.reordered_reading in one call: the reading stream[positions]
+ * (positions None: the stream itself) and its moves, those of the stream
+ * (line_break per position, across, gap and move_height per pair)
+ * reordered as units.reordered_moves reorders them (reordered_moves_of;
+ * the order as int64 bytes and its line breaks, both None where the
+ * reading is the stream in its own order: positions None or 0..n-1); then labels.with_blocks' block starts of the reading
+ * (block_starts' rules; the indented line starts but on an `rtl` page;
+ * every `forced` position, bools per position of the reading, or None)
+ * and labels.block_labels of the blocks they start, per block (the run
+ * from each start) rather than per position: their label indices as int64
  * bytes, None where every block is a P, and the count of heading sizes;
  * levels -1 (block_label None) where block_labels' kernel declines, and
  * the reference labels the blocks. */
-static PyObject *layout_block_reading(PyObject *mod, PyObject *args) {
-    PyObject *objs[8], *forced_obj;
-    int rtl;
-    BlockRule rule;
-    HeadingRule hr;
-    double along_x, along_y, same;
-    if (!PyArg_ParseTuple(args, "OOOOOOOOOp(ddddd)(ddldd)ddd", &objs[0], &objs[1], &objs[2], &objs[3], &objs[4], &objs[5],
-                          &objs[6], &objs[7], &forced_obj, &rtl, &rule.paragraph_gap, &rule.font_change, &rule.indent_min,
-                          &rule.indent_max, &rule.flush, &hr.heading_size, &hr.heading_share, &hr.heading_lines,
-                          &hr.page_share, &hr.max_value, &along_x, &along_y, &same))
-        return NULL;
-    View v[8], vf = {0};
-    memset(v, 0, sizeof v);
-    BlockReading r;
-    PyObject *starts = NULL, *labels = NULL, *result = NULL;
+typedef struct {
+    PyObject *order, *line_break;  /* the reading's, where positions reorder the stream */
+    double *across, *gap, *height; /* its moves per pair (malloc'ed) */
+} Reordered;
+
+/* The reading stream[pos[0..q)] and its moves into `out`, `r` set to read
+ * it: 0, or -1 with an exception set. */
+static int reordered_reading(const GlyphColumns *g, const int64_t *S, const char *LB, const double *A, const double *G,
+                             const double *M, const int64_t *pos, Py_ssize_t q, const double rules[2], Reordered *out,
+                             BlockReading *r) {
+    size_t pairs = (size_t)(q > 1 ? q - 1 : 1);
+    out->order = PyByteArray_FromStringAndSize(NULL, 8 * q);
+    out->line_break = PyByteArray_FromStringAndSize(NULL, q);
+    out->across = malloc(pairs * sizeof(double));
+    out->gap = malloc(pairs * sizeof(double));
+    out->height = malloc(pairs * sizeof(double));
+    if (!out->order || !out->line_break) return -1;
+    if (!out->across || !out->gap || !out->height) { PyErr_NoMemory(); return -1; }
+    int64_t *order = (int64_t *)PyByteArray_AS_STRING(out->order);
+    char *brk = PyByteArray_AS_STRING(out->line_break);
+    for (Py_ssize_t k = 0; k < q; k++) order[k] = S[pos[k]];
+    reordered_moves_of(g, S, LB, A, G, M, pos, q, rules[0], rules[1], brk, out->across, out->gap, out->height);
+    r->order = order; r->LB = (const unsigned char *)brk; r->A = out->across; r->M = out->height; r->n = q;
+    return 0;
+}
+
+/* block_reading's rules on reading r (block starts, then labels): the
+ * starts, the labels or None and the levels into out[0..2]: 0, or -1 with
+ * an exception set. */
+static int block_reading_of(const BlockReading *r, const unsigned char *forced, int rtl, const BlockRule *rule,
+                            const HeadingRule *hr, const double along[3], PyObject *out[2], Py_ssize_t *levels_out) {
+    Py_ssize_t n = r->n;
     int64_t *indent_at = NULL, *sizes = NULL;
     double *size = NULL;
     HeadingBlocks h = {0};
-    if (get_block_reading(objs, v, &r) < 0) goto done;
-    Py_ssize_t n = r.n;
-    const unsigned char *forced = NULL;
-    if (forced_obj != Py_None) {
-        if (get_view(forced_obj, &vf, "?", 1, "forced") < 0) goto done;
-        if (vf.view.len != n) { PyErr_SetString(PyExc_ValueError, "forced and order differ in length"); goto done; }
-        forced = vf.view.buf;
-    }
-    if (!(starts = PyByteArray_FromStringAndSize(NULL, n))) goto done;
-    char *S = PyByteArray_AS_STRING(starts);
+    int status = -1;
+    if (!(out[0] = PyByteArray_FromStringAndSize(NULL, n))) goto done;
+    char *S = PyByteArray_AS_STRING(out[0]);
     indent_at = malloc((size_t)(n ? n : 1) * sizeof(int64_t));
     size = malloc((size_t)(n ? n : 1) * sizeof(double));
     if (!indent_at || !size) { PyErr_NoMemory(); goto done; }
-    Py_ssize_t found = block_starts_of(&r, &rule, S, indent_at);
+    Py_ssize_t found = block_starts_of(r, rule, S, indent_at);
     if (found < 0) { PyErr_NoMemory(); goto done; }
     /* A first line's indent only in left-to-right text; a forced start always. */
     for (Py_ssize_t i = 0; i < found && !rtl; i++) S[indent_at[i]] = 1;
     for (Py_ssize_t k = 0; k < n && forced; k++) S[k] = (char)(S[k] | (forced[k] != 0));
-    for (Py_ssize_t k = 0; k < n; k++) size[k] = r.F[r.order[k]];
-    if (heading_runs(size, (const unsigned char *)S, r.LB, n, &hr, &h) < 0) goto done;
-    Py_ssize_t levels = heading_levels(&h, r.order, r.D, along_x, along_y, same, &sizes);
+    for (Py_ssize_t k = 0; k < n; k++) size[k] = r->F[r->order[k]];
+    if (heading_runs(size, (const unsigned char *)S, r->LB, n, hr, &h) < 0) goto done;
+    Py_ssize_t levels = heading_levels(&h, r->order, r->D, along[0], along[1], along[2], &sizes);
     if (levels == -2) goto done;
     if (levels > 0) {
-        if (!(labels = PyByteArray_FromStringAndSize(NULL, h.blocks * (Py_ssize_t)sizeof(int64_t)))) goto done;
-        int64_t *label = (int64_t *)PyByteArray_AS_STRING(labels);
+        if (!(out[1] = PyByteArray_FromStringAndSize(NULL, h.blocks * (Py_ssize_t)sizeof(int64_t)))) goto done;
+        int64_t *label = (int64_t *)PyByteArray_AS_STRING(out[1]);
         for (Py_ssize_t b = 0; b < h.blocks; b++) label[b] = heading_label(&h, b, sizes);
     }
-    result = Py_BuildValue("(OOn)", starts, labels ? labels : Py_None, levels);
+    *levels_out = levels;
+    status = 0;
 done:
-    Py_XDECREF(starts); Py_XDECREF(labels);
     free(indent_at); free(size); free(sizes);
     heading_blocks_free(&h);
-    for (int c = 0; c < 8; c++) release(&v[c]);
-    release(&vf);
+    return status;
+}
+
+static PyObject *layout_block_reading(PyObject *mod, PyObject *args) {
+    PyObject *objs[5], *f_obj, *m_obj[4], *pos_obj, *forced_obj;
+    int rtl;
+    BlockRule rule;
+    HeadingRule hr;
+    double along[3], rules[2];
+    if (!PyArg_ParseTuple(args, "OOOOOOOOOOOOp(ddddd)(ddldd)dddd", &objs[0], &objs[1], &objs[2], &objs[3], &f_obj, &objs[4],
+                          &m_obj[0], &m_obj[1], &m_obj[2], &m_obj[3], &pos_obj, &forced_obj, &rtl, &rule.paragraph_gap,
+                          &rule.font_change, &rule.indent_min, &rule.indent_max, &rule.flush, &hr.heading_size,
+                          &hr.heading_share, &hr.heading_lines, &hr.page_share, &hr.max_value, &along[0], &along[1],
+                          &along[2], &rules[0]))
+        return NULL;
+    rules[1] = along[2];  /* the line rule's turn: the same direction as the headings' */
+    View v[5], vf = {0}, vm[4], vp = {0}, vforced = {0};
+    memset(v, 0, sizeof v); memset(vm, 0, sizeof vm);
+    PyObject *result = NULL, *out[2] = {NULL};
+    Reordered re = {0};
+    Py_ssize_t rows, n = get_stream_columns((PyObject *const *)objs, v, &rows), levels = -1;
+    if (n < 0 || get_view(f_obj, &vf, "d", 8, "font_size") < 0 || get_view(m_obj[0], &vm[0], "?", 1, "line_break") < 0 ||
+        get_view(m_obj[1], &vm[1], "d", 8, "across") < 0 || get_view(m_obj[2], &vm[2], "d", 8, "gap") < 0 ||
+        get_view(m_obj[3], &vm[3], "d", 8, "height of moves") < 0)
+        goto done;
+    Py_ssize_t pairs = n ? n - 1 : 0;
+    if (vf.view.len != 8 * rows) { PyErr_SetString(PyExc_ValueError, "glyph columns differ in length"); goto done; }
+    if (vm[0].view.len != n || vm[1].view.len != 8 * pairs || vm[2].view.len != 8 * pairs || vm[3].view.len != 8 * pairs) {
+        PyErr_SetString(PyExc_ValueError, "moves and stream differ in length");
+        goto done;
+    }
+    const GlyphColumns g = {v[0].view.buf, v[1].view.buf, v[2].view.buf, v[3].view.buf};
+    const int64_t *S = v[4].view.buf;
+    BlockReading r = {g.O, g.D, g.H, vf.view.buf, S, vm[0].view.buf, vm[1].view.buf, vm[3].view.buf, n};
+    if (pos_obj != Py_None) {
+        if (get_view(pos_obj, &vp, "l", 8, "positions") < 0) goto done;
+        Py_ssize_t q = vp.view.len / 8, k = 0;
+        const int64_t *pos = vp.view.buf;
+        if (check_ids(pos, q, n, "positions") < 0) goto done;
+        /* The stream in its own order (most pages: nothing moved) is read as it is. */
+        while (k < q && pos[k] == k) k++;
+        if ((k < q || q != n) &&
+            reordered_reading(&g, S, vm[0].view.buf, vm[1].view.buf, vm[2].view.buf, vm[3].view.buf, pos, q, rules, &re, &r) < 0)
+            goto done;
+    }
+    const unsigned char *forced = NULL;
+    if (forced_obj != Py_None) {
+        if (get_view(forced_obj, &vforced, "?", 1, "forced") < 0) goto done;
+        if (vforced.view.len != r.n) { PyErr_SetString(PyExc_ValueError, "forced and order differ in length"); goto done; }
+        forced = vforced.view.buf;
+    }
+    if (block_reading_of(&r, forced, rtl, &rule, &hr, along, out, &levels) < 0) goto done;
+    result = Py_BuildValue("(OOOOn)", re.order ? re.order : Py_None, re.line_break ? re.line_break : Py_None, out[0],
+                           out[1] ? out[1] : Py_None, levels);
+done:
+    Py_XDECREF(out[0]); Py_XDECREF(out[1]);
+    Py_XDECREF(re.order); Py_XDECREF(re.line_break);
+    free(re.across); free(re.gap); free(re.height);
+    for (int c = 0; c < 5; c++) release(&v[c]);
+    for (int c = 0; c < 4; c++) release(&vm[c]);
+    release(&vf); release(&vp); release(&vforced);
     return result;
 }
 
@@ -4396,16 +4498,7 @@ static PyObject *layout_reordered_moves(PyObject *mod, PyObject *args) {
     double *acr = (double *)PyByteArray_AS_STRING(out[1]), *gap = (double *)PyByteArray_AS_STRING(out[2]);
     double *hgt = (double *)PyByteArray_AS_STRING(out[3]);
     const GlyphColumns g = {v[0].view.buf, v[1].view.buf, v[2].view.buf, v[3].view.buf};
-    if (q) brk[0] = 0;
-    for (Py_ssize_t k = 0; k < fresh_pairs; k++) {
-        int64_t a = pos[k], b = pos[k + 1];
-        if (b == a + 1) {
-            brk[k + 1] = LB[b] ? 1 : 0;
-            acr[k] = A[b - 1]; gap[k] = G[b - 1]; hgt[k] = M[b - 1];
-        } else {
-            pair_move(&g, S[a], S[b], ratio, same_direction, &brk[k + 1], &acr[k], &gap[k], &hgt[k]);
-        }
-    }
+    reordered_moves_of(&g, S, LB, A, G, M, pos, q, ratio, same_direction, brk, acr, gap, hgt);
     result = Py_BuildValue("(OOOO)", out[0], out[1], out[2], out[3]);
 done:
     for (int c = 0; c < 4; c++) Py_XDECREF(out[c]);
@@ -4476,7 +4569,7 @@ static int lines_apart_of(const GlyphColumns *g, const int64_t *S, Py_ssize_t n,
     const double *Y1 = (const double *)PyByteArray_AS_STRING(PyTuple_GET_ITEM(frame, 6));
     const int64_t *inked = (const int64_t *)PyByteArray_AS_STRING(PyTuple_GET_ITEM(frame, 7));
     const unsigned char *aligned = (const unsigned char *)PyByteArray_AS_STRING(PyTuple_GET_ITEM(frame, 8));
-    double body = PyFloat_AS_DOUBLE(PyTuple_GET_ITEM(frame, 9));
+    double body = PyFloat_AS_DOUBLE(PyTuple_GET_ITEM(frame, 11));
     body = body != 0.0 ? body : 1.0;  /* Page.body: the frame's, or 1.0 */
     LineParams p = *lp;
     p.mark_height = lp->mark_height * body;
@@ -7940,7 +8033,7 @@ static PyMethodDef module_methods[] = {
     {"heading_blocks", (PyCFunction)layout_heading_blocks, METH_VARARGS, "Per block: start, length, heading size, is it a heading."},
     {"block_labels", (PyCFunction)layout_block_labels, METH_VARARGS, "labels.block_labels: per position its block's label index."},
     {"block_reading", (PyCFunction)layout_block_reading, METH_VARARGS,
-     "labels.labelled_reading: a reading's block starts, and per block its label's index."},
+     "labels.reordered_reading: a reading of the stream reordered, its block starts, and per block its label's index."},
     {"stream_unit_starts", (PyCFunction)layout_stream_unit_starts, METH_VARARGS, "Where the units of a stream start."},
     {"stream_units", (PyCFunction)layout_stream_units, METH_VARARGS,
      "A page's stream measured and cut into units: moves, text classes, unit starts, their frame."},

@@ -1556,9 +1556,10 @@ def _glyph_columns(table: GlyphTable) -> tuple[np.ndarray, ...]:
     return tuple(np.ascontiguousarray(c) for c in (table.origin, table.own_end, table.direction, table.height))
 
 
-@dataclass(frozen=True)
-class UnitFrame:
-    """A page's glyphs and units in its reading frame (units.Page)."""
+class UnitFrame(NamedTuple):
+    """A page's glyphs and units in its reading frame (units.Page): what
+    the page keeps as it is, made once per page (a tuple: no field set one
+    at a time)."""
 
     low_x: np.ndarray  # per glyph, its extent along the line (infinite for a unit's edge blanks)
     high_x: np.ndarray
@@ -1569,6 +1570,8 @@ class UnitFrame:
     y1: np.ndarray
     inked: np.ndarray  # per unit, its glyphs less the blanks at its edges
     aligned: np.ndarray  # per unit, its first glyph runs in the page's direction
+    end: np.ndarray  # per unit, where it ends: the next one's start, the stream's length for the last
+    placed: np.ndarray  # per unit, does it take part in the cut: aligned, and some glyph inked (units.Page.placed)
     body: float  # the most common glyph height, to a tenth of a point (0.0: none)
 
 
@@ -1602,9 +1605,12 @@ def unit_frame(
 
 def _upright_frame(found: tuple[bytearray, ...]) -> UnitFrame:
     """The UnitFrame of what lib.upright_frame gives."""
-    *columns, inked, aligned, body = found
-    low_x, high_x, height, x0, x1, y0, y1 = (np.frombuffer(c) for c in columns)
-    return UnitFrame(low_x, high_x, height, x0, x1, y0, y1, np.frombuffer(inked, dtype=np.int64), np.frombuffer(aligned, dtype=bool), float(body))
+    low_x, high_x, height, x0, x1, y0, y1, inked, aligned, end, placed, body = found
+    fb = np.frombuffer
+    return UnitFrame(
+        fb(low_x), fb(high_x), fb(height), fb(x0), fb(x1), fb(y0), fb(y1), fb(inked, np.int64), fb(aligned, np.bool_),
+        fb(end, np.int64), fb(placed, np.bool_), float(body),
+    )  # fmt: skip
 
 
 def _unit_frame(
@@ -1637,11 +1643,12 @@ def _unit_frame(
         high_x[blank], high_y[blank] = -np.inf, -np.inf
     is_blank = np.zeros(len(stream), dtype=bool)
     is_blank[blank] = True
+    inked, aligned = end - start - np.add.reduceat(is_blank, start), first >= SAME_DIRECTION
     return UnitFrame(
         low_x, high_x, height,
         np.minimum.reduceat(low_x, start), np.maximum.reduceat(high_x, start),
         np.minimum.reduceat(low_y, start), np.maximum.reduceat(high_y, start),
-        end - start - np.add.reduceat(is_blank, start), first >= SAME_DIRECTION, most_common(height, 10),
+        inked, aligned, end, aligned & (inked > 0), most_common(height, 10),
     )  # fmt: skip
 
 

@@ -23,7 +23,7 @@ from ragprep.extract.geometric import MAX_VALUE, SAME_DIRECTION, reading_directi
 from ragprep.extract.glyphs import GlyphTable, rows_at
 from ragprep.extract.layout.params import FLUSH, HEADING_LINES, HEADING_PAGE_SHARE, HEADING_SHARE, HEADING_SIZE, INDENT_MAX, INDENT_MIN, MAX_HEADING_LEVEL
 from ragprep.extract.layout.kernels import block_starts, heading_blocks
-from ragprep.extract.layout.units import Moves, line_moves, reads_rtl
+from ragprep.extract.layout.units import Moves, line_moves, reads_rtl, reordered_moves
 from ragprep.extract.native import compiled_layout
 
 
@@ -61,15 +61,34 @@ def labelled_reading(
 ) -> tuple[Ordering, BlockLabels]:
     """with_blocks of `order` and its `forced` starts (`moves`, its line
     moves, measured where None), and the labels of the blocks it starts
-    (block_labels, per block). One call of extract/_layout.c's block_reading
-    where the kernels are built; the reference is those two in turn."""
-    moves = moves or line_moves(table, order, config)
+    (block_labels, per block): reordered_reading of `order` as it is."""
+    return reordered_reading(table, config, (order, moves or line_moves(table, order, config), None), forced, rtl, along)
+
+
+def reordered_reading(
+    table: GlyphTable,
+    config: ExtractConfig,
+    reading: tuple[np.ndarray, Moves, np.ndarray | None],
+    forced: np.ndarray | None,
+    rtl: bool | None = None,
+    along: np.ndarray | None = None,
+) -> tuple[Ordering, BlockLabels]:
+    """labelled_reading of stream[positions] (`reading`: a stream, its line
+    moves and the positions, None for the stream as it is), its moves those
+    of the stream reordered (units.reordered_moves: only the pairs the
+    positions bring together measured anew). One call of
+    extract/_layout.c's block_reading where the kernels are built; the
+    reference is those steps in turn (reordered_moves, with_blocks,
+    block_labels)."""
+    stream, moves, positions = reading
     lib = compiled_layout()
     if lib is None:
-        ordering = with_blocks(table, (order, forced), moves, rtl, along)
+        if positions is not None:
+            stream, moves = stream[positions], reordered_moves(table, stream, moves, positions, config)
+        ordering = with_blocks(table, (stream, forced), moves, rtl, along)
     else:
-        rtl = reads_rtl(lib, table, order) if rtl is None else rtl
-        ordering, labelled = _compiled_reading(lib, table, (order, forced), moves, rtl, along)
+        rtl = reads_rtl(lib, table, stream if positions is None else stream[positions]) if rtl is None else rtl
+        ordering, labelled = _compiled_reading(lib, table, reading, (forced, rtl, along), config)
         if labelled is not None:
             return ordering, labelled
     # The reference, or headings the kernel leaves to it.
@@ -78,27 +97,37 @@ def labelled_reading(
 
 
 def _compiled_reading(
-    lib: ModuleType, table: GlyphTable, reading: tuple[np.ndarray, np.ndarray | None], moves: Moves, rtl: bool, along: np.ndarray | None
+    lib: ModuleType,
+    table: GlyphTable,
+    reading: tuple[np.ndarray, Moves, np.ndarray | None],
+    page: tuple[np.ndarray | None, bool, np.ndarray | None],
+    config: ExtractConfig,
 ) -> tuple[Ordering, BlockLabels | None]:
-    """labelled_reading of `reading` (its order and forced starts) in one
-    call of _layout.c's block_reading: the Ordering and its blocks' labels,
-    None where the kernel leaves them to the reference."""
-    order, forced = reading
-    columns = (table.origin, table.direction, table.height, table.font_size)
-    block_start, label, levels = lib.block_reading(
-        *map(np.ascontiguousarray, columns), np.ascontiguousarray(order, dtype=np.int64),
-        np.ascontiguousarray(moves.line_break), np.ascontiguousarray(moves.across, dtype=np.float64),
-        np.ascontiguousarray(moves.height, dtype=np.float64), None if forced is None else np.ascontiguousarray(forced, dtype=bool),
+    """reordered_reading of `reading` (a stream, its moves, the positions)
+    in one call of _layout.c's block_reading (`page`: the forced starts,
+    whether the page reads right to left, its writing direction): the
+    Ordering and its blocks' labels, None where the kernel leaves them to
+    the reference."""
+    stream, moves, positions = reading
+    forced, rtl, along = page
+    columns = (table.origin, table.own_end, table.direction, table.height, table.font_size)
+    order, line_break, block_start, label, levels = lib.block_reading(
+        *map(np.ascontiguousarray, columns), np.ascontiguousarray(stream, dtype=np.int64), np.ascontiguousarray(moves.line_break),
+        *(np.ascontiguousarray(c, dtype=np.float64) for c in (moves.across, moves.gap, moves.height)),
+        None if positions is None else np.ascontiguousarray(positions, dtype=np.int64),
+        None if forced is None else np.ascontiguousarray(forced, dtype=bool),
         rtl, (PARAGRAPH_GAP, FONT_SIZE_CHANGE, INDENT_MIN, INDENT_MAX, FLUSH),
         (HEADING_SIZE, HEADING_SHARE, HEADING_LINES, HEADING_PAGE_SHARE, float(MAX_VALUE)),
-        *((math.nan, math.nan) if along is None else (float(along[0]), float(along[1]))), SAME_DIRECTION,
+        *((math.nan, math.nan) if along is None else (float(along[0]), float(along[1]))), SAME_DIRECTION, config.line_break_ratio,
     )  # fmt: skip
-    starts = np.frombuffer(block_start, dtype=bool)
+    starts = np.frombuffer(block_start, np.bool_)
     labelled = None
     if levels >= 0:
-        index = np.zeros(np.count_nonzero(starts), dtype=np.int64) if label is None else np.frombuffer(label, dtype=np.int64)
+        index = np.zeros(np.count_nonzero(starts), dtype=np.int64) if label is None else np.frombuffer(label, np.int64)
         labelled = BlockLabels(index, _labels(levels))
-    return Ordering(order, starts, moves.line_break, along), labelled
+    if order is None:
+        return Ordering(stream, starts, moves.line_break, along), labelled
+    return Ordering(np.frombuffer(order, np.int64), starts, np.frombuffer(line_break, np.bool_), along), labelled
 
 
 def with_blocks(

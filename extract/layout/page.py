@@ -13,10 +13,10 @@ from ragprep.extract.geometric import join, stream_order
 from ragprep.extract.glyphs import GlyphTable
 from ragprep.extract.reading import PageReading, unmarked_glyphs
 from ragprep.extract.layout.cut import read_region
-from ragprep.extract.layout.labels import BlockLabels, Ordering, labelled_reading
+from ragprep.extract.layout.labels import BlockLabels, Ordering, labelled_reading, reordered_reading
 from ragprep.extract.layout.leaves import emit, head_note_last, leaf_order, margin_note_after_its_block
 from ragprep.extract.layout.lines import glyphs_along, line_order
-from ragprep.extract.layout.units import Moves, Page, margin_text, page_units, reordered_moves
+from ragprep.extract.layout.units import Moves, Page, margin_text, page_units
 
 
 def layout_order(
@@ -83,21 +83,19 @@ def layout_picture(table: GlyphTable, config: ExtractConfig, exclude: np.ndarray
 class Measured(NamedTuple):
     """The moves of the stream as first read, and the positions of that
     stream the page's stream holds now (None: the same): the moves of
-    any later order are taken from these once (reordered_moves), not
-    reordered at every step, since each pair's measurement is that of its
-    two glyphs whatever order brought them together."""
+    any later order are taken from these once (labels.reordered_reading),
+    not reordered at every step, since each pair's measurement is that of
+    its two glyphs whatever order brought them together."""
 
     stream: np.ndarray
     moves: Moves
     positions: np.ndarray | None
 
-    def of(self, table: GlyphTable, positions: np.ndarray | None, config: ExtractConfig) -> Moves:
-        """The moves of the page's stream at `positions` (None: all, in order)."""
-        if positions is None:
-            positions = self.positions
-        elif self.positions is not None:
-            positions = self.positions[positions]
-        return self.moves if positions is None else reordered_moves(table, self.stream, self.moves, positions, config)
+    def reading(self, positions: np.ndarray) -> tuple[np.ndarray, Moves, np.ndarray]:
+        """The page's stream at `positions` as labels.reordered_reading
+        takes it: the stream as first read, its moves, and the positions
+        of that stream."""
+        return self.stream, self.moves, positions if self.positions is None else self.positions[positions]
 
 
 def _leaves(
@@ -148,9 +146,9 @@ def _layout(table: GlyphTable, config: ExtractConfig, exclude: np.ndarray | None
         if exclude is not None and exclude.any():
             stream = stream[~exclude[stream]]
         return labelled_reading(table, config, stream, None, None)
-    stream, measured, page, leaves, split = found
+    _, measured, page, leaves, split = found
+    # The emitted order and its moves, taken from the stream's as first
+    # read in the call that finds its blocks (stream order itself where
+    # nothing moved: every pair is the stream's own).
     positions, new_leaf = emit(page, leaves)
-    if not split and (positions == np.arange(len(positions))).all():
-        return labelled_reading(table, config, stream, None, measured.of(table, None, config), page.rtl, page.along)
-    moves = measured.of(table, positions, config)
-    return labelled_reading(table, config, stream[positions], new_leaf if split else None, moves, page.rtl, page.along)
+    return reordered_reading(table, config, measured.reading(positions), new_leaf if split else None, page.rtl, page.along)

@@ -26,7 +26,7 @@ Per-glyph work is column-wise numpy, done once per page.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from types import ModuleType
 from typing import NamedTuple
 
@@ -218,17 +218,21 @@ def page_units(table: GlyphTable, stream: np.ndarray, config: ExtractConfig) -> 
     return PageUnits(moves, page, found.backwards, found.lines_apart)
 
 
-@dataclass(frozen=True)
 class Kept:
     """What regions.py measures of a group, kept per page as Page.rows and
     Page.text_columns are: the cut, the leaves and the tie-breaks ask it
-    of the same groups."""
+    of the same groups. Slots set in __init__: made with every page, it
+    costs five empty dicts (a frozen dataclass's default factories cost
+    several times that)."""
 
-    prose: dict[bytes, bool] = field(default_factory=dict)  # see regions.holds_prose
-    gaps: dict[tuple[bytes, bytes], list[np.ndarray] | None] = field(default_factory=dict)  # regions.gap_bands
-    block_tops: dict[bytes, np.ndarray] = field(default_factory=dict)  # see regions.block_starts
-    measures: dict[bytes, GroupMeasures] = field(default_factory=dict)  # see regions._measures
-    shared: dict[tuple[bytes, bytes], int] = field(default_factory=dict)  # see regions.shared_rows
+    __slots__ = ("prose", "gaps", "block_tops", "measures", "shared")
+
+    def __init__(self) -> None:
+        self.prose: dict[bytes, bool] = {}  # see regions.holds_prose
+        self.gaps: dict[tuple[bytes, bytes], list[np.ndarray] | None] = {}  # regions.gap_bands
+        self.block_tops: dict[bytes, np.ndarray] = {}  # see regions.block_starts
+        self.measures: dict[bytes, GroupMeasures] = {}  # see regions._measures
+        self.shared: dict[tuple[bytes, bytes], int] = {}  # see regions.shared_rows
 
 
 @dataclass(frozen=True)
@@ -259,7 +263,6 @@ class Page:
         self.table = table
         self.stream = stream
         self.start = unit_start
-        self.end = np.concatenate([unit_start[1:], [len(stream)]])
         # The frame is the direction most of the page's text runs in, each
         # glyph counted by its height: a thumbnail of a tilted poster may
         # hold more glyphs than the page's text beside it, at a tenth of
@@ -283,15 +286,17 @@ class Page:
             frame = unit_frame(self.lib, table, stream, along, unit_start, self._classes[1], (DESCENT, SKEWED))
         self._glyph_x = (frame.low_x, frame.high_x, frame.height)
         self._first_word: tuple[np.ndarray, np.ndarray] | None = None
+        self.end = frame.end
         self.x0, self.x1, self.y0, self.y1 = frame.x0, frame.x1, frame.y0, frame.y1
         # Glyphs per unit, leading and trailing blanks not counted.
         self.inked = frame.inked
-        # Units that take part in the cut. A unit written in another direction
+        # Units that take part in the cut (frame.placed: set in the page's
+        # direction, some glyph inked). A unit written in another direction
         # than the page (a rotated stamp, axis labels) would span rows and
         # gutters in this frame; a unit of blanks has no place at all. Both
         # follow the unit painted before them instead (see emit).
         self._aligned = frame.aligned
-        self.placed = self._aligned & (self.inked > 0)
+        self.placed = frame.placed
         self.body = carried.body if carried else frame.body or 1.0
         self.gutter = GUTTER * self.body
         self._rtl: bool | None = None

@@ -1933,14 +1933,16 @@ def test_lines_painted_last_piece_first_read_along_the_line(piece: str):
 def test_moves_of_the_reading_order_are_those_measured_on_it():
     # page._leaves keeps the stream's moves as first measured and the
     # positions its reorderings (glyphs_along, then line_order) took, and
-    # page.Measured.of takes the moves of the emitted order from them once:
-    # every pair is measured by its two glyphs alone, so the moves are
-    # those line_moves measures on that order afresh. Lines painted a word
-    # at a time from their end, in two columns painted line by line in
-    # turn: both reorderings and the cut move glyphs.
+    # the emitted order's moves are taken from them once (Measured.reading,
+    # units.reordered_moves; labels.reordered_reading in one call): every
+    # pair is measured by its two glyphs alone, so the moves are those
+    # line_moves measures on that order afresh. Lines painted a word at a
+    # time from their end, in two columns painted line by line in turn:
+    # both reorderings and the cut move glyphs.
+    from ragprep.extract.layout.labels import reordered_reading
     from ragprep.extract.layout.leaves import emit
     from ragprep.extract.layout.page import _leaves
-    from ragprep.extract.layout.units import line_moves
+    from ragprep.extract.layout.units import line_moves, reordered_moves
 
     b = PdfBuilder()
     f = b.add_standard_font("Helvetica", widths=True)
@@ -1958,10 +1960,15 @@ def test_moves_of_the_reading_order_are_those_measured_on_it():
     assert split and measured.positions is not None
     assert (measured.stream[measured.positions] == stream).all()
     positions, _ = emit(page, leaves)
-    for order, moves in ((stream, measured.of(table, None, CONFIG)), (stream[positions], measured.of(table, positions, CONFIG))):
+    for order, at in ((stream, np.arange(len(stream))), (stream[positions], positions)):
+        first, first_moves, composed = measured.reading(at)
+        assert (first[composed] == order).all()
+        moves = reordered_moves(table, first, first_moves, composed, CONFIG)
         fresh = line_moves(table, order, CONFIG)
         for name in ("line_break", "across", "gap", "height"):
             assert np.array_equal(getattr(moves, name), getattr(fresh, name)), name
+        ordering, _ = reordered_reading(table, CONFIG, (first, first_moves, composed), None)
+        assert (ordering.order == order).all() and np.array_equal(ordering.line_break, fresh.line_break)
 
 
 def test_word_painted_twice_in_place_keeps_its_paint_order():

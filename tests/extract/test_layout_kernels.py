@@ -1079,7 +1079,7 @@ def test_unit_frame_and_stream_backward_units_agree():
         for along in (np.array([1.0, 0.0]), np.array([0.0, 1.0])):
             reference = kernels.unit_frame(None, odd, stream, along, start, space, (0.22, 0.9994))
             compiled = kernels.unit_frame(LIB, odd, stream, along, start, space, (0.22, 0.9994))
-            for name in reference.__dataclass_fields__:
+            for name in reference._fields:
                 _same(getattr(reference, name), getattr(compiled, name))
             _both(kernels.stream_backward_units, odd, stream, along, (start, end), 0.25)
         columns = kernels._glyph_columns(odd)
@@ -1367,7 +1367,7 @@ def _assert_stream_units_agree(monkeypatch: pytest.MonkeyPatch, table: GlyphTabl
         assert LIB.upright_frame(*columns, stream, reference.starts, reference.classes[1], params.DESCENT, params.SKEWED, SAME_DIRECTION, 2000.0) is None
     else:
         seen["framed"] += 1
-        for name in reference.frame.__dataclass_fields__:
+        for name in reference.frame._fields:
             _same(getattr(reference.frame, name), getattr(compiled.frame, name))
     if compiled.backwards is None:  # declined (a value not finite): glyphs_along takes the reference
         seen["frame only"] += compiled.frame is not None

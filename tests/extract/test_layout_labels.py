@@ -17,11 +17,12 @@ from ragprep.extract.glyphs import GlyphTable
 from ragprep.extract.layout import labels
 from ragprep.extract.layout.kernels import block_starts
 from ragprep.extract.layout.labels import Ordering, block_labels
-from ragprep.extract.layout.units import Moves
+from ragprep.extract.layout.units import Moves, line_moves
 
 # The kernels whether or not this run's path (conftest) is the reference:
 # each test takes both paths itself.
 LIB = native._layout
+CONFIG = ExtractConfig()
 pytestmark = pytest.mark.skipif(LIB is None, reason="the layout kernels are not built")
 
 # Body text at 10 pt; headings from 12 to 36 pt (more sizes than heading
@@ -143,15 +144,59 @@ def block_starts_reference(table: GlyphTable, order: np.ndarray, moves: Moves) -
     return block_starts(None, table, order, (moves.line_break, moves.across, moves.height), thresholds)
 
 
+def test_reordered_reading_in_one_call_equals_the_reference(monkeypatch):
+    """reordered_reading of a stream at positions (a permutation of the
+    stream, runs of it kept in turn, the stream's own order 0..n-1, or
+    none: the stream as it is) equals
+    the reference's steps: the order, its line breaks (the reordered moves'),
+    block starts and labels; and those equal labelled_reading's on the order
+    with its moves measured afresh (line_moves): a pair's moves are those of
+    its two glyphs whatever order brought them together."""
+    rng = np.random.default_rng(23)
+    seen: set[str] = set()
+    for case in range(300):
+        table, ordering = _reading(rng)
+        table, _ = _moves_of(rng, table, ordering)
+        stream, n = ordering.order, len(ordering.order)
+        moves = line_moves(table, stream, CONFIG)
+        if case % 4 == 0:
+            positions = None
+        else:  # runs of the stream, shuffled: most pairs the stream's own, some brought together
+            cuts = np.sort(rng.choice(np.arange(1, n), size=min(n - 1, int(rng.integers(0, 6))), replace=False)) if n > 1 else []
+            runs = np.split(np.arange(n), cuts)
+            positions = np.concatenate([runs[k] for k in rng.permutation(len(runs))]).astype(np.int64)
+        forced = rng.random(n) < 0.05 if case % 3 else None
+        args = (table, CONFIG, (stream, moves, positions), forced, bool(case % 5 == 1), ordering.along)
+        with on_path(monkeypatch, pure=False):
+            ordered, labelled = labels.reordered_reading(*args)
+        with on_path(monkeypatch, pure=True), np.errstate(invalid="ignore"):  # NaN and inf sizes cast to int64
+            pure_ordered, pure_labelled = labels.reordered_reading(*args)
+            order = stream if positions is None else stream[positions]
+            fresh = labels.labelled_reading(table, CONFIG, order, forced, None, bool(case % 5 == 1), ordering.along)
+        for other, other_labelled in ((pure_ordered, pure_labelled), fresh):
+            assert np.array_equal(ordered.order, other.order) and ordered.order.dtype == np.int64
+            assert np.array_equal(ordered.line_break, other.line_break) and ordered.line_break.dtype == bool
+            assert np.array_equal(ordered.block_start, other.block_start)
+            assert np.array_equal(labelled.of_block, other_labelled.of_block) and labelled.labels == other_labelled.labels
+        brought = 0 if positions is None else int(np.count_nonzero(np.diff(positions) != 1))
+        seen.add("as it is" if positions is None else "reordered" if brought else "in its own order")
+        seen.add("headings" if len(labelled.labels) > 1 else "paragraphs")
+    assert {"as it is", "reordered", "in its own order", "headings", "paragraphs"} <= seen
+
+
 def test_block_reading_kernel_checks_its_columns():
     table, ordering = _reading(np.random.default_rng(5))
     n = len(table)
-    columns = (table.origin, table.direction, table.height, table.font_size)
-    moves = (ordering.line_break, np.zeros(max(n - 1, 0)), np.ones(max(n - 1, 0)))
-    rules = ((1.6, 1.15, 0.8, 6.0, 0.3), (1.2, 0.75, 4, 0.2, 2000.0), 1.0, 0.0, 0.95)
+    columns = (table.origin, table.own_end, table.direction, table.height, table.font_size)
+    moves = (ordering.line_break, np.zeros(max(n - 1, 0)), np.zeros(max(n - 1, 0)), np.ones(max(n - 1, 0)))
+    rules = ((1.6, 1.15, 0.8, 6.0, 0.3), (1.2, 0.75, 4, 0.2, 2000.0), 1.0, 0.0, 0.95, 0.5)
     with pytest.raises(IndexError):
-        LIB.block_reading(*columns, ordering.order + n, *moves, None, False, *rules)
+        LIB.block_reading(*columns, ordering.order + n, *moves, None, None, False, *rules)
+    with pytest.raises(IndexError):
+        LIB.block_reading(*columns, ordering.order, *moves, np.array([0, n], dtype=np.int64), None, False, *rules)
     with pytest.raises(ValueError, match="differ in length"):
-        LIB.block_reading(*columns, ordering.order, *moves, np.zeros(n + 1, dtype=bool), False, *rules)
+        LIB.block_reading(*columns, ordering.order, *moves, None, np.zeros(n + 1, dtype=bool), False, *rules)
     with pytest.raises(ValueError, match="differ in length"):
-        LIB.block_reading(*columns, ordering.order[:-1], *moves, None, False, *rules)
+        LIB.block_reading(*columns, ordering.order, *moves, np.arange(n - 1, dtype=np.int64), np.zeros(n, dtype=bool), False, *rules)
+    with pytest.raises(ValueError, match="differ in length"):
+        LIB.block_reading(*columns, ordering.order[:-1], *moves, None, None, False, *rules)
