@@ -7231,6 +7231,347 @@ done:
     return result;
 }
 
+/* ---- a table's cells finished: sorted, repeats joined, header rows counted,
+ * header labels attached (tables._finished_cells) */
+
+/* One cell of a table being finished: its place read once, its position in
+ * the cells handed in (the sort is stable on it), the cell, its text (a new
+ * reference where repeats were joined) and its new header labels. */
+typedef struct {
+    long long row, col, row_span, col_span;
+    Py_ssize_t at;
+    int header, named;
+    PyObject *cell, *text, *labels;
+} FinishCell;
+
+static int finish_cell_order(const void *a, const void *b) {
+    const FinishCell *x = a, *y = b;
+    if (x->row != y->row) return x->row < y->row ? -1 : 1;
+    if (x->col != y->col) return x->col < y->col ? -1 : 1;
+    return x->at < y->at ? -1 : x->at > y->at;
+}
+
+/* A TableCell's field (member_offsets' offsets; offsets[i] of field i). */
+#define CELL_FIELD(cell, offsets, i) (*(PyObject **)((char *)(cell) + (offsets)[i]))
+
+enum { FC_ROW, FC_COL, FC_ROW_SPAN, FC_COL_SPAN, FC_HEADER, FC_LABELS, FC_TEXT, FC_PAGE };
+
+/* Places past this magnitude are left to the reference (its sums of Python
+ * ints never overflow; these sums in C stay far inside int64). */
+static const long long FINISH_LIMIT = 1LL << 40;
+
+/* The place of each cell read (1: every field an int within FINISH_LIMIT and
+ * every cell exactly `cls`; 0: the reference must finish; -1: error). */
+static int finish_read(PyObject *cells, PyTypeObject *cls, const Py_ssize_t *offsets, FinishCell *out) {
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(cells);
+    for (Py_ssize_t k = 0; k < n; k++) {
+        PyObject *cell = PySequence_Fast_GET_ITEM(cells, k);
+        if (!Py_IS_TYPE(cell, cls)) return 0;
+        long long v[4];
+        for (int i = 0; i < 4; i++) {
+            PyObject *value = CELL_FIELD(cell, offsets, i);
+            int overflow = 0;
+            if (!value || !PyLong_CheckExact(value)) return 0;
+            v[i] = PyLong_AsLongLongAndOverflow(value, &overflow);
+            if (v[i] == -1 && PyErr_Occurred()) return -1;
+            if (overflow || v[i] > FINISH_LIMIT || v[i] < -FINISH_LIMIT) return 0;
+        }
+        PyObject *header = CELL_FIELD(cell, offsets, FC_HEADER), *text = CELL_FIELD(cell, offsets, FC_TEXT);
+        if (!header || !text || !CELL_FIELD(cell, offsets, FC_LABELS) || !CELL_FIELD(cell, offsets, FC_PAGE)) return 0;
+        int is_header = PyObject_IsTrue(header);
+        if (is_header < 0) return -1;
+        out[k] = (FinishCell){v[0], v[1], v[2], v[3], k, is_header, 0, cell, Py_NewRef(text), NULL};
+    }
+    return 1;
+}
+
+/* Cells of one slot shown on two pages joined (tables._joined_cells): the
+ * first kept, its text that of both, one space between, stripped. The count
+ * of cells left; -1 with an exception set. */
+static Py_ssize_t finish_join(FinishCell *cells, Py_ssize_t n) {
+    Py_ssize_t out = 0;
+    for (Py_ssize_t k = 0; k < n; k++) {
+        FinishCell *last = out ? &cells[out - 1] : NULL;
+        if (!last || last->row != cells[k].row || last->col != cells[k].col) {
+            /* [out, k) hold no text (moved or joined): the move leaves k none either */
+            cells[out] = cells[k];
+            if (out++ != k) cells[k].text = NULL;
+            continue;
+        }
+        PyObject *both = PyUnicode_FromFormat("%S %S", last->text, cells[k].text);
+        PyObject *stripped = both ? PyObject_CallMethod(both, "strip", NULL) : NULL;
+        Py_XDECREF(both);
+        Py_CLEAR(cells[k].text);
+        if (!stripped) return -1;
+        Py_SETREF(last->text, stripped);
+    }
+    return out;
+}
+
+/* tables._header_rows of the sorted cells. */
+static long long finish_header_rows(const FinishCell *cells, Py_ssize_t n) {
+    Py_ssize_t plain = 0;
+    int any = 0;
+    for (Py_ssize_t k = 0; k < n; k++) any |= cells[k].header;
+    if (!any) return 0;
+    while (plain < n && cells[plain].header) plain++;
+    long long limit = plain < n ? cells[plain].row : (long long)n, leading = 0;
+    Py_ssize_t j = 0;
+    while (leading < limit) {
+        while (j < plain && cells[j].row < leading) j++;
+        if (j == plain || cells[j].row != leading) break;
+        leading++;
+    }
+    return leading;
+}
+
+/* A header cell's scope: `heads`' (/Scope, in a THead) for its place, else
+ * by position (tables._labels' rule). 1 Column, 2 Row, 3 Both, 0 neither;
+ * -1 with an exception set. */
+static int finish_scope(const FinishCell *c, PyObject *heads, long long header_rows, const Py_ssize_t *offsets) {
+    PyObject *scope = Py_None, *in_thead = Py_False, *found = NULL;
+    if (PyDict_GET_SIZE(heads)) {
+        PyObject *key = PyTuple_Pack(2, CELL_FIELD(c->cell, offsets, FC_ROW), CELL_FIELD(c->cell, offsets, FC_COL));
+        if (!key) return -1;
+        found = PyDict_GetItemWithError(heads, key); /* borrowed */
+        Py_DECREF(key);
+        if (!found && PyErr_Occurred()) return -1;
+        if (found) {
+            if (!PyTuple_Check(found) || PyTuple_GET_SIZE(found) != 2) {
+                PyErr_SetString(PyExc_ValueError, "table_finish: heads hold (scope, in_thead)");
+                return -1;
+            }
+            scope = PyTuple_GET_ITEM(found, 0);
+            in_thead = PyTuple_GET_ITEM(found, 1);
+        }
+    }
+    if (scope == Py_None) {
+        int thead = PyObject_IsTrue(in_thead);
+        if (thead < 0) return -1;
+        int in_head = c->row < header_rows || c->row == 0 || thead;
+        return in_head && !(c->col == 0 && c->row >= header_rows) ? 1 : 2;
+    }
+    if (!PyUnicode_Check(scope)) return 0;
+    if (!PyUnicode_CompareWithASCIIString(scope, "Column")) return 1;
+    if (!PyUnicode_CompareWithASCIIString(scope, "Row")) return 2;
+    if (!PyUnicode_CompareWithASCIIString(scope, "Both")) return 3;
+    return 0;
+}
+
+/* The text of the cell at (row, col) among the sorted cells (the last of
+ * equal places, as a dict of them keeps), or NULL. */
+static PyObject *finish_text_at(const FinishCell *cells, Py_ssize_t n, long long row, long long col) {
+    Py_ssize_t lo = 0, hi = n;
+    while (lo < hi) { /* the first cell past (row, col) */
+        Py_ssize_t mid = lo + (hi - lo) / 2;
+        if (cells[mid].row < row || (cells[mid].row == row && cells[mid].col <= col)) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo && cells[lo - 1].row == row && cells[lo - 1].col == col ? cells[lo - 1].text : NULL;
+}
+
+/* The labels of a cell whose place /Headers names its heads (`named` the
+ * /IDs): the non-empty texts of the cells `ids` places them at. */
+static PyObject *finish_named(const FinishCell *cells, Py_ssize_t n, PyObject *named, PyObject *ids) {
+    PyObject *list = PyList_New(0), *seq = list ? PySequence_Fast(named, "table_finish: /Headers") : NULL;
+    int failed = !seq;
+    for (Py_ssize_t i = 0; !failed && i < PySequence_Fast_GET_SIZE(seq); i++) {
+        PyObject *at = PyDict_GetItemWithError(ids, PySequence_Fast_GET_ITEM(seq, i)); /* borrowed */
+        if (!at) { failed = PyErr_Occurred() != NULL; continue; }
+        long long place[2];
+        if (!PyTuple_Check(at) || PyTuple_GET_SIZE(at) != 2) { failed = 1; PyErr_SetString(PyExc_ValueError, "table_finish: ids hold places"); break; }
+        for (int j = 0; j < 2; j++) {
+            int overflow = 0;
+            place[j] = PyLong_AsLongLongAndOverflow(PyTuple_GET_ITEM(at, j), &overflow);
+            if (overflow) place[j] = LLONG_MAX;
+        }
+        if (PyErr_Occurred()) { failed = 1; break; }
+        PyObject *text = finish_text_at(cells, n, place[0], place[1]);
+        int keep = text ? PyObject_IsTrue(text) : 0;
+        if (keep < 0 || (keep && PyList_Append(list, text) < 0)) failed = 1;
+    }
+    Py_XDECREF(seq);
+    PyObject *labels = failed ? NULL : PyList_AsTuple(list);
+    Py_XDECREF(list);
+    return labels;
+}
+
+/* Each cell's labels (tables._labels): the column heads whose columns
+ * overlap its own above it, then the row heads whose rows overlap its own
+ * before it, each in the heads' order; /Headers in their place. `heads`
+ * holds the positions of the heads in `cells`, column heads from 0,
+ * row heads from `n_column` to `n_heads`. 0, or -1 with an exception set. */
+static int finish_labels(FinishCell *cells, Py_ssize_t n, const Py_ssize_t *heads, Py_ssize_t n_column,
+                         Py_ssize_t n_heads, PyObject *named, PyObject *ids, const Py_ssize_t *offsets) {
+    for (Py_ssize_t k = 0; k < n; k++) {
+        FinishCell *c = &cells[k];
+        PyObject *named_ids = NULL;
+        if (PyDict_GET_SIZE(named)) {
+            PyObject *key = PyTuple_Pack(2, CELL_FIELD(c->cell, offsets, FC_ROW), CELL_FIELD(c->cell, offsets, FC_COL));
+            if (!key) return -1;
+            named_ids = PyDict_GetItemWithError(named, key); /* borrowed */
+            Py_DECREF(key);
+            if (!named_ids && PyErr_Occurred()) return -1;
+        }
+        if (named_ids) {
+            if (!(c->labels = finish_named(cells, n, named_ids, ids))) return -1;
+            continue;
+        }
+        Py_ssize_t count = 0, h;
+        for (int pass = 0; pass < 2; pass++) {
+            for (h = 0; h < n_heads; h++) {
+                const FinishCell *head = &cells[heads[h]];
+                int over = h < n_column
+                    ? head->col < c->col + c->col_span && c->col < head->col + head->col_span && head->row < c->row
+                    : head->row < c->row + c->row_span && c->row < head->row + head->row_span && head->col < c->col;
+                if (!over) continue;
+                if (pass) PyTuple_SET_ITEM(c->labels, count, Py_NewRef(head->text));
+                count++;
+            }
+            if (!pass && !(c->labels = PyTuple_New(count))) return -1;
+            count = 0;
+        }
+    }
+    return 0;
+}
+
+/* The header cells with text that label others, column heads first (their
+ * positions in `heads`, the count of column heads in *n_column): the
+ * count, -1 with an exception set. */
+static Py_ssize_t finish_heads(const FinishCell *cells, Py_ssize_t n, PyObject *scopes, long long header_rows,
+                               const Py_ssize_t *offsets, Py_ssize_t *heads, Py_ssize_t *n_column) {
+    Py_ssize_t count = 0;
+    unsigned char *scope = PyMem_Malloc((size_t)n + 1);
+    if (!scope) { PyErr_NoMemory(); return -1; }
+    for (Py_ssize_t k = 0; k < n; k++) {
+        scope[k] = 0;
+        if (!cells[k].header) continue;
+        int text = PyObject_IsTrue(cells[k].text), s = text > 0 ? finish_scope(&cells[k], scopes, header_rows, offsets) : text;
+        if (s < 0) { PyMem_Free(scope); return -1; }
+        scope[k] = (unsigned char)s;
+    }
+    for (int axis = 1; axis <= 2; axis++) {
+        for (Py_ssize_t k = 0; k < n; k++)
+            if (scope[k] & axis) heads[count++] = k;
+        if (axis == 1) *n_column = count;
+    }
+    PyMem_Free(scope);
+    return count;
+}
+
+/* The finished cells: each rebuilt (a frozen row of `cls`) where its text
+ * was joined or its labels change, else itself. A new tuple or NULL. */
+static PyObject *finish_rows(PyObject *mod, PyObject *cls, PyObject *fields, const FinishCell *cells, Py_ssize_t n,
+                             const Py_ssize_t *offsets) {
+    PyObject *out = PyTuple_New(n), *columns[CELL_FIELDS] = {NULL};
+    Py_ssize_t *changed = PyMem_Malloc(sizeof(Py_ssize_t) * (size_t)(n + 1)), count = 0;
+    int failed = !out || !changed;
+    if (!changed && out) PyErr_NoMemory();
+    for (Py_ssize_t k = 0; !failed && k < n; k++) {
+        int differs = cells[k].text != CELL_FIELD(cells[k].cell, offsets, FC_TEXT);
+        if (!differs && cells[k].labels) {
+            differs = PyObject_RichCompareBool(CELL_FIELD(cells[k].cell, offsets, FC_LABELS), cells[k].labels, Py_NE);
+            if (differs < 0) failed = 1;
+        }
+        if (differs > 0) changed[count++] = k;
+        else if (!failed) PyTuple_SET_ITEM(out, k, Py_NewRef(cells[k].cell));
+    }
+    for (int c = 0; !failed && c < CELL_FIELDS; c++)
+        if (!(columns[c] = PyList_New(count))) failed = 1;
+    for (Py_ssize_t i = 0; !failed && i < count; i++) {
+        const FinishCell *f = &cells[changed[i]];
+        for (int c = 0; c < CELL_FIELDS; c++) {
+            PyObject *value = c == FC_TEXT ? f->text : c == FC_LABELS && f->labels ? f->labels : CELL_FIELD(f->cell, offsets, c);
+            if (!value) { failed = 1; PyErr_SetString(PyExc_AttributeError, "table_finish: a cell field unset"); break; }
+            PyList_SET_ITEM(columns[c], i, Py_NewRef(value));
+        }
+    }
+    PyObject *column_tuple = failed ? NULL : PyTuple_New(CELL_FIELDS);
+    for (int c = 0; column_tuple && c < CELL_FIELDS; c++) PyTuple_SET_ITEM(column_tuple, c, Py_NewRef(columns[c]));
+    PyObject *row_args = column_tuple ? Py_BuildValue("(OON)", cls, fields, column_tuple) : NULL;
+    PyObject *rows = row_args ? core_frozen_rows(mod, row_args) : NULL;
+    Py_XDECREF(row_args);
+    for (Py_ssize_t i = 0; rows && i < count; i++) PyTuple_SET_ITEM(out, changed[i], Py_NewRef(PyTuple_GET_ITEM(rows, i)));
+    if (!rows) Py_CLEAR(out);
+    Py_XDECREF(rows);
+    for (int c = 0; c < CELL_FIELDS; c++) Py_XDECREF(columns[c]);
+    PyMem_Free(changed);
+    return out;
+}
+
+/* The distinct pages of the cells, ascending, as a tuple. */
+static PyObject *finish_pages(const FinishCell *cells, Py_ssize_t n, const Py_ssize_t *offsets) {
+    PyObject *set = PySet_New(NULL);
+    for (Py_ssize_t k = 0; set && k < n; k++)
+        if (PySet_Add(set, CELL_FIELD(cells[k].cell, offsets, FC_PAGE)) < 0) Py_CLEAR(set);
+    PyObject *list = set ? PySequence_List(set) : NULL;
+    Py_XDECREF(set);
+    if (!list || PyList_Sort(list) < 0) { Py_XDECREF(list); return NULL; }
+    PyObject *pages = PyList_AsTuple(list);
+    Py_DECREF(list);
+    return pages;
+}
+
+/* table_finish(cls, fields, cells, join, heads, named, ids, has_slots, relabel)
+ *   -> None or (cells, header_rows, pages): tables._reference_finished_cells
+ * in one call. cells: TableCells (`cls`, `fields` its twelve fields in order);
+ * join: cells of one place joined (tables._joined_cells); heads, named, ids:
+ * TableGrids.heads_of, named_of and ids_of of the table (empty dicts without
+ * grids); has_slots: TableGrids.has_slots; relabel: labels attached. The
+ * cells sorted by (row, col) (stable), header rows counted, labels attached
+ * (a cell rebuilt only where its text or labels change), and the distinct
+ * pages ascending. None where the reference must finish: a cell not exactly
+ * `cls` with its fields in slots, or a place not an int within 2**40. */
+static PyObject *core_table_finish(PyObject *mod, PyObject *args) {
+    PyObject *cls, *fields, *cells_obj, *heads, *named, *ids;
+    int join, has_slots, relabel;
+    if (!PyArg_ParseTuple(args, "O!O!OpO!O!O!pp", &PyType_Type, &cls, &PyTuple_Type, &fields, &cells_obj, &join,
+                          &PyDict_Type, &heads, &PyDict_Type, &named, &PyDict_Type, &ids, &has_slots, &relabel))
+        return NULL;
+    if (PyTuple_GET_SIZE(fields) != CELL_FIELDS) {
+        PyErr_SetString(PyExc_ValueError, "table_finish: twelve fields");
+        return NULL;
+    }
+    Py_ssize_t offsets[CELL_FIELDS];
+    member_offsets((PyTypeObject *)cls, &PyTuple_GET_ITEM(fields, 0), CELL_FIELDS, offsets);
+    if (offsets[0] <= 0) Py_RETURN_NONE;
+    PyObject *cells = PySequence_Fast(cells_obj, "table_finish: cells are a sequence"), *result = NULL;
+    if (!cells) return NULL;
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(cells), *head_at = NULL;
+    FinishCell *f = PyMem_Calloc((size_t)n + 1, sizeof(FinishCell));
+    head_at = PyMem_Malloc(sizeof(Py_ssize_t) * (size_t)(n + 1));
+    if (!f || !head_at) { PyErr_NoMemory(); goto done; }
+    int ok = finish_read(cells, (PyTypeObject *)cls, offsets, f);
+    if (ok <= 0) { result = ok < 0 ? NULL : Py_NewRef(Py_None); goto done; }
+    qsort(f, (size_t)n, sizeof(FinishCell), finish_cell_order);
+    Py_ssize_t kept = join ? finish_join(f, n) : n;
+    if (kept < 0) goto done;
+    long long header_rows = finish_header_rows(f, kept);
+    if (relabel) {
+        Py_ssize_t n_column = 0, n_heads = finish_heads(f, kept, heads, header_rows, offsets, head_at, &n_column);
+        if (n_heads < 0) goto done;
+        if ((n_heads || has_slots) && finish_labels(f, kept, head_at, n_column, n_heads, named, ids, offsets) < 0) goto done;
+        if (!n_heads && !has_slots) {
+            PyObject *none = PyTuple_New(0);
+            if (!none) goto done;
+            for (Py_ssize_t k = 0; k < kept; k++) f[k].labels = Py_NewRef(none);
+            Py_DECREF(none);
+        }
+    }
+    PyObject *rows = finish_rows(mod, cls, fields, f, kept, offsets), *pages = rows ? finish_pages(f, kept, offsets) : NULL;
+    result = pages ? Py_BuildValue("(NLN)", rows, header_rows, pages) : NULL;
+    if (!pages) Py_XDECREF(rows);
+done:
+    for (Py_ssize_t k = 0; f && k < n; k++) {
+        Py_XDECREF(f[k].text);
+        Py_XDECREF(f[k].labels);
+    }
+    PyMem_Free(f);
+    PyMem_Free(head_at);
+    Py_DECREF(cells);
+    return result;
+}
+
 /* ---- the tagged tables' grids, laid out once per document (tables.table_grids)
  *
  * The table parts of §14.8.4.3.4 as numbers: tables._TABLE_PARTS (the row
@@ -8482,6 +8823,7 @@ static PyMethodDef module_methods[] = {
     {"owner_runs", (PyCFunction)core_owner_runs, METH_VARARGS, "A page's runs of one block owner over its emitted glyphs (reading._owned_blocks)."},
     {"cell_contents", (PyCFunction)core_cell_contents, METH_VARARGS, "A page's tagged cells as columns (reading._cell_contents)."},
     {"page_cells", (PyCFunction)core_page_cells, METH_VARARGS, "A page's tagged table cells, grouped by table (tables._page_cells)."},
+    {"table_finish", (PyCFunction)core_table_finish, METH_VARARGS, "A table's cells sorted, joined and labelled (tables._finished_cells)."},
     {"grid_layout", (PyCFunction)core_grid_layout, METH_VARARGS, "The tagged tables' grids of a tree (tables.table_grids)."},
     {"run_labels", (PyCFunction)core_run_labels, METH_VARARGS, "A page's block labels from the element columns (reading._run_labels)."},
     {NULL, NULL, 0, NULL},

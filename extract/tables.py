@@ -622,13 +622,54 @@ def _cell_rows(
 _PLACE_FIELDS = ("row", "col", "row_span", "col_span", "header")
 
 
-def _finish(table: Table, grids: TableGrids | None = None, element: int = -1, relabel: bool = True) -> Table:
-    """Cells sorted row by row, header rows counted, labels attached."""
-    cells = sorted(table.cells, key=_SLOT)
-    header_rows = _header_rows(cells)
-    labelled = _labels(cells, header_rows, grids, element) if relabel else cells
-    pages = tuple(sorted(set(map(_PAGE, cells))))
-    return replace(table, cells=tuple(labelled), header_rows=header_rows, pages=pages)
+def _finish(
+    table: Table, grids: TableGrids | None = None, element: int = -1, relabel: bool = True, *, join: bool = False
+) -> Table:
+    """Cells sorted row by row (`join`: a slot's cells joined, _joined_cells),
+    header rows counted, labels attached."""
+    cells, header_rows, pages = _finished_cells(table.cells, grids, element, relabel, join)
+    return replace(table, cells=cells, header_rows=header_rows, pages=pages)
+
+
+class _Finished(NamedTuple):
+    """A table's cells finished (_finish): sorted and labelled, its header rows and pages."""
+
+    cells: tuple[TableCell, ...]
+    header_rows: int
+    pages: tuple[int, ...]
+
+
+def _finished_cells(
+    cells: Sequence[TableCell], grids: TableGrids | None, element: int, relabel: bool, join: bool
+) -> _Finished:
+    """_finish's cells: one compiled call (_core.table_finish) where the core
+    is built and takes them; else the reference."""
+    core = compiled_core()
+    if core is not None:
+        heads, named, ids = (_head_maps(grids, element) if relabel else ({}, {}, {}))
+        has_slots = grids is not None and grids.has_slots(element)
+        found = core.table_finish(TableCell, _CELL_FIELDS, cells, join, heads, named, ids, has_slots, relabel)
+        if found is not None:
+            return _Finished(*found)
+    return _reference_finished_cells(cells, grids, element, relabel, join)
+
+
+def _head_maps(grids: TableGrids | None, element: int) -> tuple[dict[Any, Any], dict[Any, Any], dict[Any, Any]]:
+    """What labels the cells of table `element` read: its heads, the cells
+    whose /Headers names them and the cells' /IDs, as dicts (none without grids)."""
+    if grids is None:
+        return {}, {}, {}
+    return dict(grids.heads_of(element)), dict(grids.named_of(element)), dict(grids.ids_of(element))
+
+
+def _reference_finished_cells(
+    cells: Sequence[TableCell], grids: TableGrids | None, element: int, relabel: bool, join: bool
+) -> _Finished:
+    """_finished_cells in Python steps."""
+    ordered = sorted(_joined_cells(cells) if join else cells, key=_SLOT)
+    header_rows = _header_rows(ordered)
+    labelled = _labels(ordered, header_rows, grids, element) if relabel else ordered
+    return _Finished(tuple(labelled), header_rows, tuple(sorted(set(map(_PAGE, ordered)))))
 
 
 _SLOT = attrgetter("row", "col")
@@ -767,36 +808,32 @@ def merge_tables(
     for table_id, parts in grouped.items():
         first = parts[0]
         element = int(table_id[1:]) if first.source == STRUCTURE else -1
+        # A single tagged piece holds each slot once (its cells are distinct
+        # elements of one grid, _place): nothing to join.
+        join = len(parts) > 1 or first.source != STRUCTURE
         table = replace(
             first,
             n_rows=max(p.n_rows for p in parts),
             n_cols=max(p.n_cols for p in parts),
-            cells=_merged_cells(parts),
+            cells=first.cells if len(parts) == 1 else tuple(chain.from_iterable(map(_CELLS, parts))),
             repeats=tuple(c for p in parts for c in p.repeats),
         )
-        merged.append(_finish(table, grids if first.source == STRUCTURE else None, element, relabel))
+        merged.append(_finish(table, grids if first.source == STRUCTURE else None, element, relabel, join=join))
     return tuple(merged)
 
 
-def _merged_cells(parts: list[Table]) -> tuple[TableCell, ...]:
-    """The cells of a table's pieces, one per slot: a cell shown on two pages
-    keeps its first page and takes the text of both. A single piece that
-    holds each slot once keeps its cells: a tagged piece always does (its
-    cells are distinct elements of one grid, _place), so only a detected
-    piece is looked at. Pieces none of whose slots repeat are their cells
-    one after another (most tables over pages: a cell split by a page break
-    is rare)."""
-    if len(parts) == 1 and parts[0].source == STRUCTURE:
-        return parts[0].cells
-    every = tuple(chain.from_iterable(map(_CELLS, parts)))
-    if len(set(map(_SLOT, every))) == len(every):
-        return every
-    cells: dict[tuple[int, int], TableCell] = {}
-    for part in parts:
-        for c in part.cells:
-            seen = cells.get((c.row, c.col))
-            cells[(c.row, c.col)] = c if seen is None else replace(seen, text=f"{seen.text} {c.text}".strip())
-    return tuple(cells.values())
+def _joined_cells(cells: Sequence[TableCell]) -> Sequence[TableCell]:
+    """The cells of a table's pieces (one after another), one per slot: a
+    cell shown on two pages keeps its first page and takes the text of both.
+    Cells none of whose slots repeat are kept as they are (most tables over
+    pages: a cell split by a page break is rare)."""
+    if len(set(map(_SLOT, cells))) == len(cells):
+        return cells
+    joined: dict[tuple[int, int], TableCell] = {}
+    for c in cells:
+        seen = joined.get((c.row, c.col))
+        joined[(c.row, c.col)] = c if seen is None else replace(seen, text=f"{seen.text} {c.text}".strip())
+    return tuple(joined.values())
 
 
 def pieces_by_page(tables: Sequence[Table]) -> dict[int, tuple[Table, ...]]:
