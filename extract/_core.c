@@ -7572,6 +7572,145 @@ done:
     return result;
 }
 
+/* cells_by_page(cls, cells) -> None or {page: cells}: tables._reference_by_page
+ * in one call. cells: TableCells (`cls`, its fields in slots); per page, in
+ * the order each first comes, its cells in their order (a tuple; `cells`
+ * itself when all lie on one page and it is a tuple). None when a cell is
+ * not exactly `cls` (the reference groups them). */
+static PyObject *core_cells_by_page(PyObject *mod, PyObject *args) {
+    (void)mod;
+    PyObject *cls, *cells_obj;
+    if (!PyArg_ParseTuple(args, "O!O", &PyType_Type, &cls, &cells_obj)) return NULL;
+    PyObject *name = PyUnicode_InternFromString("page");
+    if (!name) return NULL;
+    Py_ssize_t offset[1];
+    member_offsets((PyTypeObject *)cls, &name, 1, offset);
+    Py_DECREF(name);
+    if (offset[0] <= 0) Py_RETURN_NONE;
+    PyObject *cells = PySequence_Fast(cells_obj, "cells_by_page: cells are a sequence");
+    if (!cells) return NULL;
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(cells);
+    PyObject *groups = PyDict_New(), *result = NULL;
+    int same = 1;
+    for (Py_ssize_t k = 0; groups && k < n; k++) {
+        PyObject *cell = PySequence_Fast_GET_ITEM(cells, k), *page = NULL;
+        if (!Py_IS_TYPE(cell, (PyTypeObject *)cls) || !(page = CELL_FIELD(cell, offset, 0))) {
+            result = Py_NewRef(Py_None);
+            goto done;
+        }
+        if (same && k) {
+            int equal = PyObject_RichCompareBool(page, CELL_FIELD(PySequence_Fast_GET_ITEM(cells, 0), offset, 0), Py_EQ);
+            if (equal < 0) goto done;
+            same = equal;
+            if (same) continue;
+            /* the first page's cells so far, as one list */
+            PyObject *first = PyList_New(k);
+            for (Py_ssize_t i = 0; first && i < k; i++) PyList_SET_ITEM(first, i, Py_NewRef(PySequence_Fast_GET_ITEM(cells, i)));
+            int stored = first ? PyDict_SetItem(groups, CELL_FIELD(PySequence_Fast_GET_ITEM(cells, 0), offset, 0), first) : -1;
+            Py_XDECREF(first);
+            if (stored < 0) goto done;
+        }
+        if (same) continue;
+        PyObject *list = PyDict_GetItemWithError(groups, page); /* borrowed */
+        if (!list) {
+            if (PyErr_Occurred() || !(list = PyList_New(0))) goto done;
+            int stored = PyDict_SetItem(groups, page, list);
+            Py_DECREF(list);
+            if (stored < 0) goto done;
+        }
+        if (PyList_Append(list, cell) < 0) goto done;
+    }
+    if (!groups) goto done;
+    if (same && n) {
+        PyObject *all = PyTuple_Check(cells_obj) ? Py_NewRef(cells_obj) : PyList_AsTuple(cells);
+        int stored = all ? PyDict_SetItem(groups, CELL_FIELD(PySequence_Fast_GET_ITEM(cells, 0), offset, 0), all) : -1;
+        Py_XDECREF(all);
+        if (stored < 0) goto done;
+    } else {
+        PyObject *page, *list;
+        Py_ssize_t at = 0;
+        while (PyDict_Next(groups, &at, &page, &list)) {
+            PyObject *tuple = PyList_AsTuple(list);
+            if (!tuple || PyDict_SetItem(groups, page, tuple) < 0) { Py_XDECREF(tuple); goto done; }
+            Py_DECREF(tuple);
+        }
+    }
+    result = Py_NewRef(groups);
+done:
+    Py_XDECREF(groups);
+    Py_DECREF(cells);
+    return result;
+}
+
+/* An index into an array of n items as numpy takes it (a negative one counts
+ * from the end); -1 with IndexError set past either end. */
+static Py_ssize_t numpy_index(int64_t k, Py_ssize_t n, const char *what) {
+    if (k < 0) k += n;
+    if (k < 0 || k >= (int64_t)n) {
+        PyErr_Format(PyExc_IndexError, "on_one_page: %s index out of range", what);
+        return -1;
+    }
+    return (Py_ssize_t)k;
+}
+
+/* on_one_page(cell_of, slot_of, slot_table, element, page, n_tables) -> list:
+ * tables._reference_on_one_page in one pass. Per piece of the tree's marked
+ * content (element, page: its element and its row of the page keys), the
+ * cell at or above its element (cell_of), that cell's slot (slot_of) and the
+ * slot's table (slot_table, a position below n_tables). The positions,
+ * ascending, of the tables all of whose content in a cell lies on one page
+ * (a page >= 0). Indices are taken as numpy takes them (negative from the
+ * end), IndexError past either end. */
+static PyObject *core_on_one_page(PyObject *mod, PyObject *args) {
+    (void)mod;
+    enum { CELL_OF, SLOT_OF, SLOT_TABLE, ELEMENT, PAGE, NV };
+    PyObject *o[NV];
+    Py_ssize_t n_tables;
+    if (!PyArg_ParseTuple(args, "OOOOOn", &o[0], &o[1], &o[2], &o[3], &o[4], &n_tables)) return NULL;
+    static const char *const names[NV] = {"cell_of", "slot_of", "slot_table", "element", "page"};
+    View v[NV] = {{0}};
+    int64_t *first = NULL;
+    unsigned char *mixed = NULL;
+    PyObject *result = NULL;
+    for (int i = 0; i < NV; i++)
+        if (get_view(o[i], &v[i], "l", 8, names[i]) < 0) goto done;
+    Py_ssize_t n = v[ELEMENT].view.len / 8;
+    if (v[PAGE].view.len / 8 != n || n_tables < 0) {
+        PyErr_SetString(PyExc_ValueError, "on_one_page: an element and a page per piece of content");
+        goto done;
+    }
+    first = PyMem_Malloc(sizeof(int64_t) * (size_t)(n_tables + 1));
+    mixed = PyMem_Calloc((size_t)n_tables + 1, 1);
+    if (!first || !mixed) { PyErr_NoMemory(); goto done; }
+    for (Py_ssize_t t = 0; t < n_tables; t++) first[t] = -1;
+    const int64_t *cell_of = v[CELL_OF].view.buf, *slot_of = v[SLOT_OF].view.buf, *slot_table = v[SLOT_TABLE].view.buf;
+    const int64_t *element = v[ELEMENT].view.buf, *page = v[PAGE].view.buf;
+    unsigned char *seen = mixed; /* bit 1: a first page taken; bit 2: mixed */
+    for (Py_ssize_t k = 0; k < n; k++) {
+        Py_ssize_t e = numpy_index(element[k], v[CELL_OF].view.len / 8, "element");
+        if (e < 0) goto done;
+        if (cell_of[e] < 0) continue; /* content outside every cell */
+        Py_ssize_t c = numpy_index(cell_of[e], v[SLOT_OF].view.len / 8, "cell");
+        Py_ssize_t s = c < 0 ? -1 : numpy_index(slot_of[c], v[SLOT_TABLE].view.len / 8, "slot");
+        Py_ssize_t t = s < 0 ? -1 : numpy_index(slot_table[s], n_tables, "table");
+        if (t < 0) goto done;
+        if (!(seen[t] & 1)) { seen[t] |= 1; first[t] = page[k]; }
+        else if (page[k] != first[t]) seen[t] |= 2;
+    }
+    result = PyList_New(0);
+    for (Py_ssize_t t = 0; result && t < n_tables; t++) {
+        if ((seen[t] & 2) || !(seen[t] & 1) || first[t] < 0) continue;
+        PyObject *position = PyLong_FromSsize_t(t);
+        if (!position || PyList_Append(result, position) < 0) Py_CLEAR(result);
+        Py_XDECREF(position);
+    }
+done:
+    PyMem_Free(first);
+    PyMem_Free(mixed);
+    for (int i = 0; i < NV; i++) release(&v[i]);
+    return result;
+}
+
 /* ---- the tagged tables' grids, laid out once per document (tables.table_grids)
  *
  * The table parts of §14.8.4.3.4 as numbers: tables._TABLE_PARTS (the row
@@ -8824,6 +8963,8 @@ static PyMethodDef module_methods[] = {
     {"cell_contents", (PyCFunction)core_cell_contents, METH_VARARGS, "A page's tagged cells as columns (reading._cell_contents)."},
     {"page_cells", (PyCFunction)core_page_cells, METH_VARARGS, "A page's tagged table cells, grouped by table (tables._page_cells)."},
     {"table_finish", (PyCFunction)core_table_finish, METH_VARARGS, "A table's cells sorted, joined and labelled (tables._finished_cells)."},
+    {"cells_by_page", (PyCFunction)core_cells_by_page, METH_VARARGS, "Table cells grouped by page (tables.pieces_by_page)."},
+    {"on_one_page", (PyCFunction)core_on_one_page, METH_VARARGS, "The tables whose cells' content lies on one page (tables._on_one_page)."},
     {"grid_layout", (PyCFunction)core_grid_layout, METH_VARARGS, "The tagged tables' grids of a tree (tables.table_grids)."},
     {"run_labels", (PyCFunction)core_run_labels, METH_VARARGS, "A page's block labels from the element columns (reading._run_labels)."},
     {NULL, NULL, 0, NULL},

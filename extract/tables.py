@@ -255,10 +255,22 @@ def table_grids(tree: StructTree) -> TableGrids:
 def _on_one_page(tree: StructTree, layout: GridLayout) -> frozenset[int]:
     """The tables all of whose cells' marked content the tree puts on one
     page (one row of its page keys): no other page's reading can show a
-    cell of theirs (it places only the content the tree gives that page)."""
+    cell of theirs (it places only the content the tree gives that page).
+    One compiled pass (_core.on_one_page) where the core is built."""
     slots = layout.slots
     if not slots.cells:
         return frozenset()
+    core = compiled_core()
+    if core is None:
+        return _reference_on_one_page(tree, layout)
+    content = tree.content
+    found = core.on_one_page(layout.cell_of, slots.slot_of, slots.table, content.element, content.page, len(slots.tables))
+    return frozenset(map(slots.tables.__getitem__, found))
+
+
+def _reference_on_one_page(tree: StructTree, layout: GridLayout) -> frozenset[int]:
+    """_on_one_page in numpy steps."""
+    slots = layout.slots
     content = tree.content
     cell = layout.cell_of[content.element]
     shown = cell >= 0  # content inside a cell: its cell starts a row's cell, so it has a slot
@@ -646,7 +658,7 @@ def _finished_cells(
     is built and takes them; else the reference."""
     core = compiled_core()
     if core is not None:
-        heads, named, ids = (_head_maps(grids, element) if relabel else ({}, {}, {}))
+        heads, named, ids = _head_maps(grids, element) if relabel else ({}, {}, {})
         has_slots = grids is not None and grids.has_slots(element)
         found = core.table_finish(TableCell, _CELL_FIELDS, cells, join, heads, named, ids, has_slots, relabel)
         if found is not None:
@@ -659,7 +671,10 @@ def _head_maps(grids: TableGrids | None, element: int) -> tuple[dict[Any, Any], 
     whose /Headers names them and the cells' /IDs, as dicts (none without grids)."""
     if grids is None:
         return {}, {}, {}
-    return dict(grids.heads_of(element)), dict(grids.named_of(element)), dict(grids.ids_of(element))
+    # TableGrids builds them as dicts (read-only to their readers): no copy.
+    found = (grids.heads_of(element), grids.named_of(element), grids.ids_of(element))
+    heads, named, ids = (m if type(m) is dict else dict(m) for m in found)
+    return heads, named, ids
 
 
 def _reference_finished_cells(
@@ -840,18 +855,24 @@ def pieces_by_page(tables: Sequence[Table]) -> dict[int, tuple[Table, ...]]:
     """Per page, the pieces of whole tables it shows (labels kept), in table
     order: each table's cells looked at once, not once per page."""
     out: dict[int, list[Table]] = defaultdict(list)
+    core = compiled_core()
     for t in tables:
-        pages = list(map(_PAGE, t.cells))
-        if pages and pages.count(pages[0]) == len(pages):  # most tables lie on one page
-            by_page = {pages[0]: t.cells}
-        else:  # the cells of each page in one pass, pages in the order they first occur
-            grouped: dict[int, list[TableCell]] = {}
-            for cell, page in zip(t.cells, pages, strict=True):
-                grouped.setdefault(page, []).append(cell)
-            by_page = {page: tuple(cells) for page, cells in grouped.items()}
-        for page, cells in by_page.items():
+        by_page = core.cells_by_page(TableCell, t.cells) if core is not None else None
+        for page, cells in (_reference_by_page(t.cells) if by_page is None else by_page).items():
             out[page].append(replace(t, cells=cells, repeats=tuple(c for c in t.repeats if c.page == page)))
     return {page: tuple(pieces) for page, pieces in out.items()}
+
+
+def _reference_by_page(cells: tuple[TableCell, ...]) -> dict[int, tuple[TableCell, ...]]:
+    """Per page, in the order each first comes, its cells in their order
+    (_core.cells_by_page in Python steps)."""
+    pages = list(map(_PAGE, cells))
+    if pages and pages.count(pages[0]) == len(pages):  # most tables lie on one page
+        return {pages[0]: cells}
+    grouped: dict[int, list[TableCell]] = {}  # the cells of each page in one pass
+    for cell, page in zip(cells, pages, strict=True):
+        grouped.setdefault(page, []).append(cell)
+    return {page: tuple(found) for page, found in grouped.items()}
 
 
 _PAGE, _CELLS = attrgetter("page"), attrgetter("cells")

@@ -1,5 +1,7 @@
 """tables._finished_cells, compiled (_core.table_finish) against its Python
-reference (tables._reference_finished_cells).
+reference (tables._reference_finished_cells); with it the other compiled
+steps of a document's tables: pieces_by_page's grouping (_core.cells_by_page)
+and the tables only one page shows (_core.on_one_page).
 
 A table's cells are sorted row by row (stable), a slot shown on two pages
 joined (`join`: the first cell kept, the texts of both), its leading header
@@ -16,7 +18,9 @@ from __future__ import annotations
 
 import csv
 from pathlib import Path
+from typing import NamedTuple
 
+import numpy as np
 import pytest
 from corpusdir import CORPUS
 from hypothesis import given, settings
@@ -24,6 +28,7 @@ from hypothesis import strategies as st
 
 from ragprep.extract import _core, extract_document, open_document, tables
 from ragprep.extract.compiled import compiled_available
+from ragprep.extract.structure_columns import ContentColumns
 from ragprep.extract.tables import GridSlot, TableCell, TableGrids, grids_of_slots
 
 pytestmark = pytest.mark.skipif(not compiled_available(), reason="the compiled core is not built")
@@ -105,6 +110,66 @@ def test_a_cell_whose_labels_stay_is_kept_and_places_past_int64_go_to_the_refere
     assert tables._finished_cells(huge, None, -1, True, False).cells == tuple(huge)
 
 
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.integers(1, 4), max_size=12), st.booleans())
+def test_cells_group_by_page_in_the_order_each_page_first_comes(pages: list[int], as_list: bool) -> None:
+    cells = tuple(_cell(k, 0, (1, 1), False, str(k), page, ()) for k, page in enumerate(pages))
+    given_cells = list(cells) if as_list else cells
+    got, expected = _core.cells_by_page(TableCell, given_cells), tables._reference_by_page(cells)
+    assert got == expected and list(got) == list(expected)  # the same pages, in the same order
+    assert all(type(group) is tuple for group in got.values())
+    if len(set(pages)) == 1 and not as_list:
+        assert got[pages[0]] is cells  # all on one page: the table's own cells
+
+
+def test_pieces_by_page_split_a_table_as_its_cells_lie() -> None:
+    cells = tuple(_cell(k, 0, (1, 1), False, str(k), page, ()) for k, page in enumerate([2, 2, 3, 2, 5]))
+    table = tables.Table("s3", tables.STRUCTURE, 5, 1, 0, (2, 3, 5), cells)
+    found = tables.pieces_by_page([table])
+    assert {page: [c.text for c in pieces[0].cells] for page, pieces in found.items()} == {2: ["0", "1", "3"], 3: ["2"], 5: ["4"]}
+    assert list(found) == [2, 3, 5]
+
+
+class _Tree(NamedTuple):
+    content: ContentColumns
+
+
+@st.composite
+def _layouts(draw: st.DrawFn) -> tuple[_Tree, tables.GridLayout]:
+    elements, n_tables = draw(st.integers(1, 12)), draw(st.integers(1, 4))
+    cells = draw(st.lists(st.integers(0, elements - 1), unique=True, max_size=elements))
+    table_of = [draw(st.integers(0, n_tables - 1)) for _ in cells]
+    order = sorted(range(len(cells)), key=table_of.__getitem__)  # a table's slots together
+    bounds = [sum(1 for t in table_of if t < k) for k in range(n_tables + 1)]
+    fields = {name: [0] * len(cells) for name in tables._SLOT_COLUMNS}
+    slots = tables.slot_columns(elements, [cells[k] for k in order], [100 + t for t in range(n_tables)], bounds, fields)
+    cell_of = np.array([draw(st.sampled_from([-1, *cells])) if cells else -1 for _ in range(elements)], dtype=np.int64)
+    pieces = draw(st.lists(st.tuples(st.integers(-elements, elements - 1), st.integers(0, 2)), max_size=10))
+    i64 = lambda values: np.array(values, dtype=np.int64)  # noqa: E731
+    content = ContentColumns(i64([p for _, p in pieces]), i64([0] * len(pieces)), i64([0] * len(pieces)), i64([e for e, _ in pieces]))
+    return _Tree(content), tables.GridLayout(cell_of, [1] * n_tables, [1] * n_tables, slots)
+
+
+@settings(max_examples=300, deadline=None)
+@given(_layouts())
+def test_the_compiled_tables_on_one_page_are_the_reference(layout: tuple[_Tree, tables.GridLayout]) -> None:
+    tree, grid = layout
+    expected = tables._reference_on_one_page(tree, grid)  # type: ignore[arg-type]
+    assert tables._on_one_page(tree, grid) == expected  # type: ignore[arg-type]
+
+
+def test_a_table_with_content_on_two_pages_is_not_on_one_page() -> None:
+    # Elements 1, 2 are table 100's cells, 4 table 101's; element 3 lies in cell 2, element 0 in none.
+    slots = tables.slot_columns(5, [1, 2, 4], [100, 101], [0, 2, 3], {name: [0] * 3 for name in tables._SLOT_COLUMNS})
+    grid = tables.GridLayout(np.array([-1, 1, 2, 2, 4], dtype=np.int64), [1, 1], [1, 1], slots)
+    i64 = lambda values: np.array(values, dtype=np.int64)  # noqa: E731
+    tree = _Tree(ContentColumns(i64([0, 0, 1, 1]), i64([0] * 4), i64([0] * 4), i64([1, 4, 3, 0])))
+    assert tables._on_one_page(tree, grid) == {101} == tables._reference_on_one_page(tree, grid)  # type: ignore[arg-type]
+    far = _Tree(ContentColumns(i64([0]), i64([0]), i64([0]), i64([5])))
+    with pytest.raises(IndexError):
+        tables._on_one_page(far, grid)  # type: ignore[arg-type]
+
+
 @pytest.mark.slow
 def test_the_compiled_finish_is_the_reference_on_the_corpus(monkeypatch: pytest.MonkeyPatch, corpus: Path) -> None:
     """Every table the corpus's tagged files give (structure mode, pages read
@@ -121,6 +186,15 @@ def test_the_compiled_finish_is_the_reference_on_the_corpus(monkeypatch: pytest.
         return got
 
     monkeypatch.setattr(tables, "_finished_cells", both)
+    on_one_page, trees = tables._on_one_page, []
+
+    def one_page_both(tree: object, layout: tables.GridLayout) -> frozenset[int]:
+        got = on_one_page(tree, layout)  # type: ignore[arg-type]
+        assert got == tables._reference_on_one_page(tree, layout)  # type: ignore[arg-type]
+        trees.append(len(got))
+        return got
+
+    monkeypatch.setattr(tables, "_on_one_page", one_page_both)
     for row in rows:
         if row["tagged"] == "yes":
             extract_document(corpus / row["path"], mode="structure")
@@ -129,3 +203,4 @@ def test_the_compiled_finish_is_the_reference_on_the_corpus(monkeypatch: pytest.
                     document.extract_page(number, "structure")
         extract_document(corpus / row["path"], mode="layout")
     assert len(seen) > 200 and sum(seen) > 20_000  # the tables finished, and their cells
+    assert len(trees) > 20 and sum(trees) > 50  # the trees with a table, and the tables on one page
