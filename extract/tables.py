@@ -193,7 +193,8 @@ class TableGrids:
 
         def build(slots: range) -> dict[str, tuple[int, int]]:
             f = self.columns.fields
-            return {f["element_id"][k]: (f["row"][k], f["col"][k]) for k in slots if f["element_id"][k]}
+            ids = compress(slots, f["element_id"][slots.start : slots.stop])  # the cells with an /ID, not a step per cell
+            return {f["element_id"][k]: (f["row"][k], f["col"][k]) for k in ids}
 
         found: Mapping[str, tuple[int, int]] = self._per_table("ids", table, build)
         return found
@@ -203,7 +204,8 @@ class TableGrids:
 
         def build(slots: range) -> dict[tuple[int, int], tuple[str, ...]]:
             f = self.columns.fields
-            return {(f["row"][k], f["col"][k]): f["headers"][k] for k in slots if f["headers"][k]}
+            named = compress(slots, f["headers"][slots.start : slots.stop])  # the cells with /Headers
+            return {(f["row"][k], f["col"][k]): f["headers"][k] for k in named}
 
         found: Mapping[tuple[int, int], tuple[str, ...]] = self._per_table("named", table, build)
         return found
@@ -672,9 +674,14 @@ def _head_maps(grids: TableGrids | None, element: int) -> tuple[dict[Any, Any], 
     if grids is None:
         return {}, {}, {}
     # TableGrids builds them as dicts (read-only to their readers): no copy.
-    found = (grids.heads_of(element), grids.named_of(element), grids.ids_of(element))
-    heads, named, ids = (m if type(m) is dict else dict(m) for m in found)
-    return heads, named, ids
+    # The /IDs are read only where some cell names its heads by them.
+    named = grids.named_of(element)
+    return _as_dict(grids.heads_of(element)), _as_dict(named), _as_dict(grids.ids_of(element)) if named else {}
+
+
+def _as_dict(mapping: Mapping[Any, Any]) -> dict[Any, Any]:
+    """`mapping` itself when it is a dict (what the compiled core reads), else a copy as one."""
+    return mapping if type(mapping) is dict else dict(mapping)
 
 
 def _reference_finished_cells(
