@@ -41,7 +41,12 @@
  *                    crossing sets, and of each its edges (means summed as
  *                    np.mean sums), slots, spans and _compress (rules,
  *                    merge_collinear, rule_components, grid_spans, grid_slots
- *                    and word_counts are its steps, kernels of their own).
+ *                    and word_counts are its steps, kernels of their own);
+ *   find_grids       gridfind._grids_found in one call: the page's candidate
+ *                    glyphs (text rows less artifacts), ruled_grids' work on
+ *                    them, the glyphs its grids take left out, and
+ *                    page_aligned_grids' work on the rest (both kernels are
+ *                    its steps); a page without a grid answers ().
  *
  * Nothing here reads PDF bytes: the inputs are float columns of the glyph and
  * path tables. Every index is bounds-checked; a coordinate that is not finite
@@ -279,19 +284,45 @@ static Py_ssize_t lines_in_order(const Upright *u, Key *keys, Key *buf, Py_ssize
         i = j;
     }
     line_of[n_lines] = filled;
-    for (Py_ssize_t line = 0; line < n_lines; line++) {
-        Py_ssize_t start = line_of[line], end = line_of[line + 1], k = start + 1;
-        /* Most lines are one baseline painted left to right: in order already. */
-        for (; k < end; k++) {
-            int64_t a = order[k - 1], b = order[k];
-            if (!(X[a] < X[b] || (X[a] == X[b] && (Y[a] > Y[b] || (Y[a] == Y[b] && a < b))))) break;
-        }
-        if (k >= end) continue;
-        for (k = start; k < end; k++) keys[k] = (Key){X[order[k]], -Y[order[k]], order[k]};
-        sort_keys(keys + start, end - start, buf, bounds);
-        for (Py_ssize_t k = start; k < end; k++) order[k] = keys[k].at;
-    }
     return n_lines;
+}
+
+/* One line's measures along `order` (positions start..end-1): its least
+ * box x, the greatest box x (the reach), the widest step of a box's least x
+ * past the reach before it, and its least height. */
+typedef struct { double least, reach, widest, least_h; } LineMeasures;
+
+/* The measures of the line start..end-1 of `order` (LineMeasures) when it
+ * is in x order (ties by -y, then position: lines_in_order's sort), as
+ * most lines are, one baseline painted left to right: 1, and 0 (nothing
+ * measured) where it is not. One pass for both. */
+static int measured_in_order(const Upright *u, const int64_t *order, Py_ssize_t start, Py_ssize_t end, LineMeasures *m) {
+    const double *X = u->X, *Y = u->Y, *X0 = u->X0, *X1 = u->X1, *H = u->H;
+    int64_t a = order[start];
+    double reach = X1[a], least = X0[a], widest = -INFINITY, least_h = H[a];
+    for (Py_ssize_t k = start + 1; k < end; k++) {
+        int64_t b = order[k];
+        if (!(X[a] < X[b] || (X[a] == X[b] && (Y[a] > Y[b] || (Y[a] == Y[b] && a < b))))) return 0;
+        double step = X0[b] - reach;
+        widest = step > widest ? step : widest;
+        least = X0[b] < least ? X0[b] : least;
+        reach = X1[b] > reach ? X1[b] : reach;
+        least_h = H[b] < least_h ? H[b] : least_h;
+        a = b;
+    }
+    *m = (LineMeasures){least, reach, widest, least_h};
+    return 1;
+}
+
+/* The line start..end-1 of `order` put in x order (ties by -y, then
+ * position) and measured (LineMeasures). `keys` holds the line's keys, `buf`
+ * and `bounds` sort_keys' room. */
+static void line_sorted(const Upright *u, int64_t *order, Py_ssize_t start, Py_ssize_t end, Key *keys, Key *buf,
+                        Py_ssize_t *bounds, LineMeasures *m) {
+    for (Py_ssize_t k = start; k < end; k++) keys[k - start] = (Key){u->X[order[k]], -u->Y[order[k]], order[k]};
+    sort_keys(keys, end - start, buf, bounds);
+    for (Py_ssize_t k = start; k < end; k++) order[k] = keys[k - start].at;
+    measured_in_order(u, order, start, end, m);
 }
 
 /* The pieces of one line (positions start..end-1 of `order`, in x order)
@@ -304,29 +335,23 @@ static Py_ssize_t lines_in_order(const Upright *u, Key *keys, Key *buf, Py_ssize
  * one piece whatever its median (gap >= 0, and the median is no less). The
  * pieces after. */
 static Py_ssize_t line_pieces(const Upright *u, const int64_t *order, Py_ssize_t start, Py_ssize_t end, double gap,
-                              int every_height, double *scratch, Lines *out, Py_ssize_t line, Py_ssize_t pieces) {
+                              int every_height, const LineMeasures *m, double *scratch, Lines *out, Py_ssize_t line,
+                              Py_ssize_t pieces) {
     const double *X0 = u->X0, *X1 = u->X1;
-    int64_t g = order[start];
-    double reach = X1[g], least = X0[g], widest = -INFINITY, least_h = u->H[g];
-    for (Py_ssize_t k = start + 1; k < end; k++) {
-        g = order[k];
-        double step = X0[g] - reach;
-        widest = step > widest ? step : widest;
-        least = X0[g] < least ? X0[g] : least;
-        reach = X1[g] > reach ? X1[g] : reach;
-        least_h = u->H[g] < least_h ? u->H[g] : least_h;
-    }
+    int64_t g;
+    double reach;
     out->line_piece[line] = pieces;
     out->y[line] = u->Y[order[start]];
-    if (!every_height && gap >= 0 && !(widest > gap * least_h)) {
+    if (!every_height && gap >= 0 && !(m->widest > gap * m->least_h)) {
         out->piece_start[pieces] = start;
-        out->x0[pieces] = least;
-        out->x1[pieces] = reach;
+        out->x0[pieces] = m->least;
+        out->x1[pieces] = m->reach;
         out->height[line] = NAN; /* not asked: one piece */
         return pieces + 1;
     }
     double median = median_of(u->H, order + start, end - start, scratch), limit = gap * median;
     Py_ssize_t first_end = end;
+    reach = 0.0; /* set at the line's first glyph */
     for (Py_ssize_t k = start; k < end; k++) {
         g = order[k];
         if (k == start || X0[g] - reach > limit) {
@@ -348,15 +373,17 @@ static Py_ssize_t line_pieces(const Upright *u, const int64_t *order, Py_ssize_t
 
 /* The upright ones among the `total` candidates into `u` (arrays of
  * `count` items), with their stretches on one baseline: 1 read, 0 when a
- * value is not finite, -1 on an error set. Every index is checked before a
+ * value is not finite (or a sum of finite ones overflows: the reference
+ * reads that page too), -1 on an error set. Every index is checked before a
  * value that is not finite makes the kernel decline. */
 static int upright_of(const double *origin, const double *height, const double *quad, const double *direction,
                       Py_ssize_t rows, const int64_t *candidates, Py_ssize_t total, Upright *u) {
-    Py_ssize_t n = 0;
-    double nan_if_not_finite = 0.0; /* v - v is 0 for a finite v, NaN for an infinity or NaN */
+    Py_ssize_t n = 0, runs = 0;
+    double sum = 0.0; /* of every value read: NaN or infinite where one is */
+    double least_x = 0.0, most_x = 0.0; /* the x of the stretch's run_least and run_most */
     for (Py_ssize_t k = 0; k < total; k++) {
         int64_t g = candidates[k];
-        if (g < 0 || g >= rows) { PyErr_SetString(PyExc_IndexError, "glyph index out of range"); return -1; }
+        if ((uint64_t)g >= (uint64_t)rows) { PyErr_SetString(PyExc_IndexError, "glyph index out of range"); return -1; }
         if (!(fabs(direction[2 * g] - 1.0) < 0.05)) continue;
         const double *q = quad + 8 * g;
         double a = q[0] < q[2] ? q[0] : q[2], b = q[4] < q[6] ? q[4] : q[6];
@@ -364,25 +391,23 @@ static int upright_of(const double *origin, const double *height, const double *
         double x = origin[2 * g], y = origin[2 * g + 1], h = height[g], x0 = a < b ? a : b, x1 = c > d ? c : d;
         u->up[n] = g;
         u->X[n] = x; u->Y[n] = y; u->H[n] = h; u->X0[n] = x0; u->X1[n] = x1;
-        nan_if_not_finite += ((x - x) + (y - y)) + ((h - h) + (x0 - x0)) + (x1 - x1);
+        /* Not finite once a value is not (a finite sum that overflows declines too: the reference reads it). */
+        sum += ((x + y) + (h + x0)) + x1;
+        if (!n || y != u->Y[n - 1]) {
+            u->run_start[runs] = n;
+            u->run_least[runs] = u->run_most[runs] = n;
+            least_x = most_x = x;
+            runs++;
+        } else {
+            /* Positions grow along the run: the first least x, the last greatest. */
+            if (x < least_x) { u->run_least[runs - 1] = n; least_x = x; }
+            if (x >= most_x) { u->run_most[runs - 1] = n; most_x = x; }
+        }
         n++;
     }
     u->n = n;
-    if (nan_if_not_finite != 0.0) return 0;
-    Py_ssize_t runs = 0;
-    for (Py_ssize_t p = 0; p < n; p++) {
-        if (!p || u->Y[p] != u->Y[p - 1]) {
-            u->run_start[runs] = p;
-            u->run_least[runs] = u->run_most[runs] = p;
-            runs++;
-            continue;
-        }
-        /* Positions grow along the run: the first least x, the last greatest. */
-        if (u->X[p] < u->X[u->run_least[runs - 1]]) u->run_least[runs - 1] = p;
-        if (u->X[p] >= u->X[u->run_most[runs - 1]]) u->run_most[runs - 1] = p;
-    }
     u->runs = runs;
-    return 1;
+    return isfinite(sum);
 }
 
 /* grids_text_lines' work over the `total` candidates into `out`: 1 done, 0
@@ -407,11 +432,16 @@ static int lines_of(const double *origin, const double *height, const double *qu
     status = upright_of(origin, height, quad, direction, rows, candidates, total, &u);
     if (status <= 0) goto done;
     Py_ssize_t n_lines = lines_in_order(&u, keys, buf, bounds, line_of, order);
-    double *scratch = (double *)buf; /* free again: the lines are sorted */
+    double *scratch = (double *)buf; /* free again between the lines' sorts */
     Py_ssize_t pieces = 0;
     for (Py_ssize_t line = 0; line < n_lines; line++) {
-        for (Py_ssize_t k = line_of[line]; k < line_of[line + 1]; k++) out->glyphs[k] = u.up[order[k]];
-        pieces = line_pieces(&u, order, line_of[line], line_of[line + 1], gap, every_height, scratch, out, line, pieces);
+        Py_ssize_t start = line_of[line], end = line_of[line + 1], before = pieces;
+        LineMeasures m;
+        if (!measured_in_order(&u, order, start, end, &m)) line_sorted(&u, order, start, end, keys, buf, bounds, &m);
+        pieces = line_pieces(&u, order, start, end, gap, every_height, &m, scratch, out, line, pieces);
+        /* page_grids reads the glyphs of lines of several pieces only. */
+        if (every_height || pieces - before > 1)
+            for (Py_ssize_t k = start; k < end; k++) out->glyphs[k] = u.up[order[k]];
     }
     out->line_piece[n_lines] = pieces;
     out->pieces = pieces;
@@ -1215,21 +1245,61 @@ done:
  * two bytearrays of int64, the cells (5 each, as aligned_grids writes them)
  * and the glyphs they point into. None when either step declines (a value
  * not finite, a text no str): the reference reads the page. */
+/* grids_page_aligned_grids' work over the `total` candidates: the cells
+ * (5 each, as aligned_grids writes them) into `cells` (5 x (total + 1)
+ * items) and the glyphs they point into into `held` (total + 1 items,
+ * zeroed: a glyph in no grid stays 0), *upright the glyphs held. The cells
+ * written; -2 when a step declines (a value not finite, a text no str: the
+ * reference reads the page); -1 on an error set. */
+static Py_ssize_t aligned_found(const double *origin, const double *own_end, const double *height, const double *quad,
+                                const double *direction, PyObject *texts, Py_ssize_t rows, const int64_t *candidates,
+                                Py_ssize_t total, double gap, Py_ssize_t min_rows, double max_row_gap,
+                                const double *limits, int64_t *cells, int64_t *held, Py_ssize_t *upright) {
+    Lines lines = {0};
+    int64_t *piece_end = NULL;
+    Py_ssize_t found = -1;
+    size_t count = (size_t)total + 1;
+    lines.glyphs = PyMem_Malloc(count * 8); lines.piece_start = PyMem_Malloc(count * 8);
+    lines.line_piece = PyMem_Malloc((count + 1) * 8); lines.x0 = PyMem_Malloc(count * 8);
+    lines.x1 = PyMem_Malloc(count * 8); lines.y = PyMem_Malloc(count * 8); lines.height = PyMem_Malloc(count * 8);
+    piece_end = PyMem_Malloc(count * 8);
+    if (!lines.glyphs || !lines.piece_start || !lines.line_piece || !lines.x0 || !lines.x1 || !lines.y ||
+        !lines.height || !piece_end) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    int status = lines_of(origin, height, quad, direction, rows, candidates, total, gap, 0, &lines);
+    if (status < 0) goto done;
+    int declined = status == 0;
+    found = 0;
+    if (!declined && lines.lines) {
+        for (Py_ssize_t p = 0; p < lines.pieces; p++)
+            piece_end[p] = p + 1 < lines.pieces ? lines.piece_start[p + 1] : lines.upright;
+        Page page = {origin, own_end, height, texts, rows, lines.upright, lines.pieces, lines.lines, lines.glyphs,
+                     lines.piece_start, piece_end, lines.line_piece, lines.x0, lines.x1, lines.y, lines.height};
+        found = page_grids(&page, min_rows, max_row_gap, limits, cells, held, &declined);
+    }
+    if (found >= 0 && declined) found = -2;
+    *upright = lines.upright;
+done:
+    PyMem_Free(lines.glyphs); PyMem_Free(lines.piece_start); PyMem_Free(lines.line_piece); PyMem_Free(lines.x0);
+    PyMem_Free(lines.x1); PyMem_Free(lines.y); PyMem_Free(lines.height); PyMem_Free(piece_end);
+    return found;
+}
+
 static PyObject *grids_page_aligned_grids(PyObject *mod, PyObject *args) {
     (void)mod;
-    PyObject *objs[6];
-    Page page;
+    PyObject *objs[6], *texts;
     Py_ssize_t min_rows;
     double gap, max_row_gap, limits[2];
-    if (!PyArg_ParseTuple(args, "OOOOOOOdnddd", &objs[0], &objs[1], &objs[2], &objs[3], &objs[4], &page.texts, &objs[5],
+    if (!PyArg_ParseTuple(args, "OOOOOOOdnddd", &objs[0], &objs[1], &objs[2], &objs[3], &objs[4], &texts, &objs[5],
                           &gap, &min_rows, &max_row_gap, &limits[0], &limits[1]))
         return NULL;
     static const char *names[6] = {"origin", "own_end", "height", "quad", "direction", "glyphs"};
     View v[6];
     memset(v, 0, sizeof v);
     PyObject *result = NULL;
-    Lines lines = {0};
-    int64_t *piece_end = NULL, *cells = NULL, *held = NULL;
+    int64_t *cells = NULL, *held = NULL;
     for (int i = 0; i < 6; i++)
         if (get_view(objs[i], &v[i], i == 5 ? "l" : "d", 8, 0, names[i]) < 0) goto done;
     Py_ssize_t rows = v[2].view.len / 8, total = v[5].view.len / 8;
@@ -1239,45 +1309,24 @@ static PyObject *grids_page_aligned_grids(PyObject *mod, PyObject *args) {
         goto done;
     }
     size_t count = (size_t)total + 1;
-    lines.glyphs = PyMem_Malloc(count * 8); lines.piece_start = PyMem_Malloc(count * 8);
-    lines.line_piece = PyMem_Malloc((count + 1) * 8); lines.x0 = PyMem_Malloc(count * 8);
-    lines.x1 = PyMem_Malloc(count * 8); lines.y = PyMem_Malloc(count * 8); lines.height = PyMem_Malloc(count * 8);
-    piece_end = PyMem_Malloc(count * 8); cells = PyMem_Malloc(5 * count * 8); held = PyMem_Calloc(count, 8);
-    if (!lines.glyphs || !lines.piece_start || !lines.line_piece || !lines.x0 || !lines.x1 || !lines.y ||
-        !lines.height || !piece_end || !cells || !held) {
-        PyErr_NoMemory();
-        goto done;
-    }
-    int status = lines_of(v[0].view.buf, v[2].view.buf, v[3].view.buf, v[4].view.buf, rows, v[5].view.buf, total, gap, 0,
-                          &lines);
-    if (status < 0) goto done;
-    int declined = status == 0;
-    Py_ssize_t found = 0;
-    if (!declined && lines.lines) {
-        for (Py_ssize_t p = 0; p < lines.pieces; p++)
-            piece_end[p] = p + 1 < lines.pieces ? lines.piece_start[p + 1] : lines.upright;
-        page.origin = v[0].view.buf; page.own_end = v[1].view.buf; page.height = v[2].view.buf;
-        page.rows = rows; page.n = lines.upright; page.pieces = lines.pieces; page.lines = lines.lines;
-        page.glyphs = lines.glyphs; page.piece_start = lines.piece_start; page.piece_end = piece_end;
-        page.line_piece = lines.line_piece; page.x0 = lines.x0; page.x1 = lines.x1; page.y = lines.y;
-        page.line_height = lines.height;
-        found = page_grids(&page, min_rows, max_row_gap, limits, cells, held, &declined);
-        if (found < 0) goto done;
-    }
-    if (declined) {
+    cells = PyMem_Malloc(5 * count * 8); held = PyMem_Calloc(count, 8);
+    if (!cells || !held) { PyErr_NoMemory(); goto done; }
+    Py_ssize_t upright = 0;
+    Py_ssize_t found = aligned_found(v[0].view.buf, v[1].view.buf, v[2].view.buf, v[3].view.buf, v[4].view.buf, texts,
+                                     rows, v[5].view.buf, total, gap, min_rows, max_row_gap, limits, cells, held, &upright);
+    if (found == -1) goto done;
+    if (found == -2) {
         result = Py_None;
         Py_INCREF(result);
         goto done;
     }
     PyObject *out_cells = PyByteArray_FromStringAndSize((const char *)cells, 5 * found * 8);
-    PyObject *out_glyphs = out_cells ? PyByteArray_FromStringAndSize((const char *)held, lines.upright * 8) : NULL;
+    PyObject *out_glyphs = out_cells ? PyByteArray_FromStringAndSize((const char *)held, upright * 8) : NULL;
     if (out_glyphs) result = PyTuple_Pack(2, out_cells, out_glyphs);
     Py_XDECREF(out_cells);
     Py_XDECREF(out_glyphs);
 done:
-    PyMem_Free(lines.glyphs); PyMem_Free(lines.piece_start); PyMem_Free(lines.line_piece); PyMem_Free(lines.x0);
-    PyMem_Free(lines.x1); PyMem_Free(lines.y); PyMem_Free(lines.height);
-    PyMem_Free(piece_end); PyMem_Free(cells); PyMem_Free(held);
+    PyMem_Free(cells); PyMem_Free(held);
     for (int i = 0; i < 6; i++) release(&v[i]);
     return result;
 }
@@ -2438,6 +2487,39 @@ done:
     return status;
 }
 
+/* What ruled_found reads of the path table (its columns x0, y0, x1, y1 and
+ * kind, n pieces) and the rules' parameters. */
+typedef struct {
+    const double **cols;
+    const unsigned char *kind;
+    Py_ssize_t n;
+    int line, rect;
+    double thickness, min_length;
+    Py_ssize_t max_pairs;
+} RulesAsked;
+
+/* grids_ruled_grids' work past its checks: the page's rules, merged, and
+ * the grids of their crossing sets into `cells` and `glyphs`. 1 done, 0 or
+ * -2 declined (a rule or a counted glyph's value not finite, a text no
+ * str), -1 on an error set. */
+static int ruled_found(const Ruled *page, const RulesAsked *asked, Vec *cells, Vec *glyphs) {
+    Py_ssize_t n = asked->n, nh = 0, nv = 0;
+    if (n > PY_SSIZE_T_MAX / 256) { PyErr_NoMemory(); return -1; }
+    double *merged = NULL;
+    int status = 1;
+    if (n) {
+        if (!(merged = PyMem_Malloc(2 * 9 * (size_t)n * 8))) { PyErr_NoMemory(); return -1; }
+        status = page_rules(asked->cols, asked->kind, n, asked->line, asked->rect, asked->thickness, asked->min_length,
+                            page->t, merged, &nh, &nv);
+        if (status < 0) { PyErr_NoMemory(); goto done; }
+    }
+    if (status > 0 && nh && nv && nh <= asked->max_pairs / nv)
+        status = page_grids_of_rules(page, merged, nh, merged + 9 * n, nv, cells, glyphs);
+done:
+    PyMem_Free(merged);
+    return status;
+}
+
 /* ruled_grids(x0, y0, x1, y1, kind, line, rect, thickness, min_length,
  * tolerance, max_pairs, max_words, max_spanning, quad, origin, own_end,
  * height, texts, glyphs) -> (cells, glyphs), or None.
@@ -2469,7 +2551,6 @@ static PyObject *grids_ruled_grids(PyObject *mod, PyObject *args) {
     View v[10];
     memset(v, 0, sizeof v);
     PyObject *result = NULL;
-    double *merged = NULL;
     Vec cells = {0}, glyphs = {0};
     for (int i = 0; i < 10; i++)
         if (get_view(objs[i], &v[i], fmts[i], i == 4 ? 1 : 8, 0, names[i]) < 0) goto done;
@@ -2485,17 +2566,9 @@ static PyObject *grids_ruled_grids(PyObject *mod, PyObject *args) {
     page.n = v[9].view.len / 8;
     for (Py_ssize_t k = 0; k < page.n; k++)
         if (page.glyphs[k] < 0 || page.glyphs[k] >= rows) { PyErr_SetString(PyExc_IndexError, "glyph index out of range"); goto done; }
-    if (n > PY_SSIZE_T_MAX / 256) { PyErr_NoMemory(); goto done; }
     const double *cols[4] = {v[0].view.buf, v[1].view.buf, v[2].view.buf, v[3].view.buf};
-    Py_ssize_t nh = 0, nv = 0;
-    int status = 1;
-    if (n) {
-        if (!(merged = PyMem_Malloc(2 * 9 * (size_t)n * 8))) { PyErr_NoMemory(); goto done; }
-        status = page_rules(cols, v[4].view.buf, n, line, rect, thickness, min_length, page.t, merged, &nh, &nv);
-        if (status < 0) { PyErr_NoMemory(); goto done; }
-    }
-    if (status > 0 && nh && nv && nh <= max_pairs / nv)
-        status = page_grids_of_rules(&page, merged, nh, merged + 9 * n, nv, &cells, &glyphs);
+    RulesAsked asked = {cols, v[4].view.buf, n, line, rect, thickness, min_length, max_pairs};
+    int status = ruled_found(&page, &asked, &cells, &glyphs);
     if (status == -1) goto done;
     if (status <= 0) {
         result = Py_None;
@@ -2508,10 +2581,126 @@ static PyObject *grids_ruled_grids(PyObject *mod, PyObject *args) {
     Py_XDECREF(out_cells);
     Py_XDECREF(out_glyphs);
 done:
-    PyMem_Free(merged);
     PyMem_Free(cells.data);
     PyMem_Free(glyphs.data);
     for (int i = 0; i < 10; i++) release(&v[i]);
+    return result;
+}
+
+/* ---- find_grids --------------------------------------------------------- */
+
+/* find_grids(x0, y0, x1, y1, kind, line, rect, thickness, min_length,
+ * tolerance, max_pairs, ruled_max_words, max_spanning, quad, origin,
+ * own_end, height, direction, texts, text_rows, artifact, gap, min_rows,
+ * max_row_gap, max_words, two_column_max_words) -> (ruled cells, ruled
+ * glyphs, aligned cells, aligned glyphs), () or None.
+ *
+ * gridfind._grids_found in one call: the page's candidate glyphs (its text
+ * rows, `text_rows`, less those flagged in `artifact`), their ruled grids
+ * (ruled_grids' work; the path table's columns first, its parameters as
+ * ruled_grids takes them), and the aligned grids (page_aligned_grids'
+ * work, its parameters as it takes them) of the candidates no ruled grid
+ * holds. Out: the two kernels' bytearrays, ruled first; () when neither
+ * finds a grid (most pages: nothing goes back to Python to be read); None
+ * when either declines (a value not finite, a text no str): the reference
+ * reads the page. */
+static PyObject *grids_find_grids(PyObject *mod, PyObject *args) {
+    (void)mod;
+    PyObject *objs[12];
+    Ruled page;
+    int line, rect;
+    double thickness, min_length, gap, max_row_gap, limits[2];
+    Py_ssize_t max_pairs, min_rows;
+    if (!PyArg_ParseTuple(args, "OOOOOiidddnddOOOOOOOOdnddd", &objs[0], &objs[1], &objs[2], &objs[3], &objs[4], &line,
+                          &rect, &thickness, &min_length, &page.t, &max_pairs, &page.max_words, &page.max_spanning,
+                          &objs[5], &objs[6], &objs[7], &objs[8], &objs[9], &page.texts, &objs[10], &objs[11], &gap,
+                          &min_rows, &max_row_gap, &limits[0], &limits[1]))
+        return NULL;
+    static const char *fmts[12] = {"d", "d", "d", "d", "B", "d", "d", "d", "d", "d", "l", "?"};
+    static const char *names[12] = {"x0", "y0", "x1", "y1", "kind", "quad", "origin", "own_end", "height",
+                                    "direction", "text_rows", "artifact"};
+    View v[12];
+    memset(v, 0, sizeof v);
+    PyObject *result = NULL;
+    Vec cells = {0}, glyphs = {0};
+    int64_t *candidates = NULL, *aligned = NULL, *held = NULL;
+    char *taken = NULL;
+    for (int i = 0; i < 12; i++)
+        if (get_view(objs[i], &v[i], fmts[i], i == 4 || i == 11 ? 1 : 8, 0, names[i]) < 0) goto done;
+    Py_ssize_t n = v[4].view.len, rows = v[8].view.len / 8, total = v[10].view.len / 8;
+    for (int i = 0; i < 4; i++)
+        if (v[i].view.len != 8 * n) { PyErr_Format(PyExc_ValueError, "%s: one per path piece", names[i]); goto done; }
+    if (v[5].view.len != 64 * rows || v[6].view.len != 16 * rows || v[7].view.len != 16 * rows ||
+        v[9].view.len != 16 * rows || v[11].view.len != rows) {
+        PyErr_SetString(PyExc_ValueError, "quad, origin, own_end, height, direction and artifact: one row per glyph");
+        goto done;
+    }
+    const int64_t *text_rows = v[10].view.buf;
+    const char *artifact = v[11].view.buf;
+    if (!(candidates = PyMem_Malloc(((size_t)total + 1) * 8))) { PyErr_NoMemory(); goto done; }
+    Py_ssize_t m = 0;
+    for (Py_ssize_t k = 0; k < total; k++) {
+        int64_t g = text_rows[k];
+        if (g < 0 || g >= rows) { PyErr_SetString(PyExc_IndexError, "glyph index out of range"); goto done; }
+        if (!artifact[g]) candidates[m++] = g;
+    }
+    page.quad = v[5].view.buf; page.origin = v[6].view.buf; page.own_end = v[7].view.buf; page.height = v[8].view.buf;
+    page.glyphs = candidates;
+    page.n = m;
+    int status = 1;
+    if (n) {  /* gridfind._ruled_grid_columns: no paths, no ruled grid */
+        const double *cols[4] = {v[0].view.buf, v[1].view.buf, v[2].view.buf, v[3].view.buf};
+        RulesAsked asked = {cols, v[4].view.buf, n, line, rect, thickness, min_length, max_pairs};
+        status = ruled_found(&page, &asked, &cells, &glyphs);
+    }
+    if (status == -1) goto done;
+    if (status <= 0) goto declined;
+    if (glyphs.len) {  /* the glyphs of ruled grids are no candidates for aligned ones */
+        if (!(taken = PyMem_Calloc((size_t)rows + 1, 1))) { PyErr_NoMemory(); goto done; }
+        for (Py_ssize_t k = 0; k < glyphs.len; k++) taken[glyphs.data[k]] = 1;
+        Py_ssize_t kept = 0;
+        for (Py_ssize_t k = 0; k < m; k++)
+            if (!taken[candidates[k]]) candidates[kept++] = candidates[k];
+        m = kept;
+    }
+    /* `held`: only the kept cells' glyphs are read back (compacted below), not zeroed. */
+    aligned = PyMem_Malloc(5 * ((size_t)m + 1) * 8);
+    held = PyMem_Malloc(2 * ((size_t)m + 1) * 8);
+    if (!aligned || !held) { PyErr_NoMemory(); goto done; }
+    Py_ssize_t upright = 0; /* unused: the kept glyphs go back */
+    Py_ssize_t found = aligned_found(page.origin, page.own_end, page.height, page.quad, v[9].view.buf, page.texts, rows,
+                                     candidates, m, gap, min_rows, max_row_gap, limits, aligned, held, &upright);
+    if (found == -1) goto done;
+    if (found == -2) goto declined;
+    if (!found && !cells.len) {
+        result = PyTuple_New(0);
+        goto done;
+    }
+    int64_t *kept = held + m + 1; /* the kept cells' glyphs, cell after cell */
+    Py_ssize_t kept_glyphs = 0;
+    for (Py_ssize_t c = 0; c < found; c++) {
+        int64_t *cell = aligned + 5 * c, size = cell[4] - cell[3];
+        memcpy(kept + kept_glyphs, held + cell[3], (size_t)size * 8);
+        cell[3] = kept_glyphs;
+        kept_glyphs += size;
+        cell[4] = kept_glyphs;
+    }
+    PyObject *parts[4] = {
+        PyByteArray_FromStringAndSize((const char *)cells.data, cells.len * 8),
+        PyByteArray_FromStringAndSize((const char *)glyphs.data, glyphs.len * 8),
+        PyByteArray_FromStringAndSize((const char *)aligned, 5 * found * 8),
+        PyByteArray_FromStringAndSize((const char *)kept, kept_glyphs * 8),
+    };
+    if (parts[0] && parts[1] && parts[2] && parts[3]) result = PyTuple_Pack(4, parts[0], parts[1], parts[2], parts[3]);
+    for (int i = 0; i < 4; i++) Py_XDECREF(parts[i]);
+    goto done;
+declined:
+    result = Py_None;
+    Py_INCREF(result);
+done:
+    PyMem_Free(cells.data); PyMem_Free(glyphs.data);
+    PyMem_Free(candidates); PyMem_Free(taken); PyMem_Free(aligned); PyMem_Free(held);
+    for (int i = 0; i < 12; i++) release(&v[i]);
     return result;
 }
 
@@ -2694,6 +2883,7 @@ static PyMethodDef module_methods[] = {
     {"band_glyphs", (PyCFunction)grids_band_glyphs, METH_VARARGS, "Glyphs in the top or bottom band of an upright page."},
     {"band_segments", (PyCFunction)grids_band_segments, METH_VARARGS, "Segment starts and spaces of band lines."},
     {"ruled_grids", (PyCFunction)grids_ruled_grids, METH_VARARGS, "Grids of crossing rules with their cells, in one call."},
+    {"find_grids", (PyCFunction)grids_find_grids, METH_VARARGS, "A page's ruled and aligned grids, in one call."},
     {"cell_mcids", (PyCFunction)grids_cell_mcids, METH_VARARGS, "Each detected cell's MCIDs, each once."},
     {"cell_boxes", (PyCFunction)grids_cell_boxes, METH_VARARGS, "Each detected cell's rounded box and text span."},
     {"band_lines", (PyCFunction)grids_band_lines, METH_VARARGS, "Band glyphs to segment texts and rows, upright pages."},

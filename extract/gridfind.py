@@ -857,15 +857,7 @@ def detect_tables(
     table: GlyphTable, paths: PathTable, joined: JoinedText, config: ExtractConfig, page: int
 ) -> tuple[Table, ...]:
     """The grids of one untagged page as Table pieces, ruled grids first."""
-    candidates = text_glyphs(table)
-    candidates = candidates[~table.artifact[candidates]]
-    found = [(RULES, grid) for grid in _ruled_grid_columns(table, paths, candidates)]
-    if found:  # the glyphs of ruled grids are no candidates for aligned ones
-        taken = np.zeros(len(table), dtype=bool)
-        for _, grid in found:
-            taken[grid.glyphs] = True
-        candidates = candidates[~taken[candidates]]
-    found += [(ALIGNMENT, grid) for grid in _aligned_grid_columns(table, candidates)]
+    found = _grids_found(table, paths)
     if not found:  # most pages: no per-glyph positions to lay out
         return ()
     position = np.full(len(table), -1, dtype=np.int64)
@@ -878,6 +870,49 @@ def detect_tables(
     # page to point into: no table of it (and no top to sort it by).
     tables = [t for t in tables if t.cells]
     return tuple(sorted(tables, key=lambda t: -max((c.bbox or (0, 0, 0, 0))[3] for c in t.cells)))
+
+
+def _grids_found(table: GlyphTable, paths: PathTable) -> list[tuple[str, _Grid]]:
+    """The page's grids column-wise with their method, ruled grids first: those
+    of its candidate glyphs (its text glyphs less artifacts), then the aligned
+    grids of the candidates no ruled grid holds. In one call of
+    extract/_grids.c's find_grids where it is built (the candidates, both
+    finders and the glyphs taken, in C: a page without a grid, most pages,
+    sends nothing back); these steps where it declines."""
+    kernels = compiled_grids()
+    if kernels is not None:
+        found = _compiled_grids_found(kernels, table, paths)
+        if found is not None:
+            return found
+    candidates = text_glyphs(table)
+    candidates = candidates[~table.artifact[candidates]]
+    found = [(RULES, grid) for grid in _ruled_grid_columns(table, paths, candidates)]
+    if found:  # the glyphs of ruled grids are no candidates for aligned ones
+        taken = np.zeros(len(table), dtype=bool)
+        for _, grid in found:
+            taken[grid.glyphs] = True
+        candidates = candidates[~taken[candidates]]
+    return found + [(ALIGNMENT, grid) for grid in _aligned_grid_columns(table, candidates)]
+
+
+def _compiled_grids_found(grids: ModuleType, table: GlyphTable, paths: PathTable) -> list[tuple[str, _Grid]] | None:
+    """``_grids_found`` by extract/_grids.c's find_grids (ruled_grids' and
+    page_aligned_grids' work on the page's candidates, in one call); None
+    when it declines (a value not finite, a text that is no str)."""
+    found = grids.find_grids(
+        *(np.ascontiguousarray(c, dtype=np.float64) for c in (paths.x0, paths.y0, paths.x1, paths.y1)),
+        np.ascontiguousarray(paths.kind, dtype=np.uint8), LINE, RECT, RULE_THICKNESS, RULE_MIN_LENGTH, EDGE_TOLERANCE,
+        MAX_RULE_PAIRS, RULED_MAX_CELL_WORDS, RULED_MAX_SPANNING_SHARE,
+        *(np.ascontiguousarray(c, dtype=np.float64) for c in (table.quad, table.origin, table.own_end, table.height, table.direction)),
+        table.text, np.ascontiguousarray(table.text_rows, dtype=np.int64), np.ascontiguousarray(table.artifact, dtype=bool),
+        TABLE_COLUMN_GAP, TABLE_MIN_ROWS, TABLE_MAX_ROW_GAP, TABLE_MAX_CELL_WORDS, TWO_COLUMN_MAX_CELL_WORDS,
+    )  # fmt: skip
+    if not found:
+        return None if found is None else []
+    ruled, ruled_glyphs, aligned, aligned_glyphs = (np.frombuffer(part, dtype=np.int64) for part in found)
+    return [(RULES, grid) for grid in _grid_columns_of(ruled.reshape(-1, 7), ruled_glyphs)] + [
+        (ALIGNMENT, grid) for grid in _grid_columns_of(aligned.reshape(-1, 5), aligned_glyphs)
+    ]
 
 
 def _table(

@@ -7,7 +7,8 @@ their pieces (``_lines``), the grids of runs of aligned lines
 the sets of crossing rules (``_rule_components``), the whole ruled rule in
 one call (``ruled_grids``: pages of ruled grids drawn whole, piece by piece
 or as boxes, rules missing, edges of many jittered rules), the text lines and
-their aligned grids in one call (``page_aligned_grids``), each cell's MCIDs
+their aligned grids in one call (``page_aligned_grids``), both finders and
+the candidates between them in one call (``find_grids``), each cell's MCIDs
 (``_cell_mcids``), and so every table
 ``detect_tables`` finds; and the running heads' band lines
 (``running.band_lines``: its glyphs, segments and keys). Inputs: pages of random glyphs and rules with many
@@ -19,6 +20,7 @@ finite (the kernels decline them and the reference reads the page), and
 from __future__ import annotations
 
 import csv
+import dataclasses
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from types import SimpleNamespace
@@ -1304,3 +1306,109 @@ def test_cell_mcids_check_their_buffers():
             grids.cell_mcids(mcid, glyphs, np.array(starts))
     with pytest.raises(TypeError):
         grids.cell_mcids(mcid.astype(np.int32), glyphs, np.array([0]))
+
+
+# --------------------------------------------------------------------------- both finders in one call
+
+
+def mixed_page(seed: int) -> tuple[GlyphTable, PathTable]:
+    """ruled_page's grids beside table_page's aligned rows (painted shuffled),
+    one glyph in eight flagged an artifact."""
+    rng = np.random.default_rng(seed)
+    ruled, paths = ruled_page(rng)
+    rows = table_page(rng, int(rng.choice([0, 3, 9, 30])), "shuffled")
+    table = ruled._columnwise(rows, lambda mine, theirs: np.concatenate([mine, theirs]))
+    artifact = rng.random(len(table)) < 0.125
+    return dataclasses.replace(table, artifact=artifact), paths
+
+
+def assert_same_found(compiled: list, pure: list, where: str = "") -> None:
+    assert [(method, grid[:4]) for method, grid in compiled] == [(method, grid[:4]) for method, grid in pure], where
+    for (_, a), (_, b) in zip(compiled, pure, strict=True):
+        assert a.glyphs.dtype == b.glyphs.dtype and np.array_equal(a.glyphs, b.glyphs), where
+        assert a.sizes.tolist() == b.sizes.tolist(), where
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_find_grids_finds_what_the_steps_find(monkeypatch, seed):
+    """find_grids (the candidates, ruled_grids, the glyphs they take and
+    page_aligned_grids in one call) finds what _grids_found's steps find,
+    and what the reference finds: the same grids of each method, in order,
+    their cells and glyphs; on pages it answers itself."""
+    table, paths = mixed_page(seed)
+    assert gridfind._compiled_grids_found(compiled_grids(), table, paths) is not None
+    compiled, pure = both(monkeypatch, lambda: gridfind._grids_found(table, paths))
+    assert_same_found(compiled, pure, f"seed {seed}")
+    candidates = table.text_rows[~table.artifact[table.text_rows]]
+    ruled = gridfind._ruled_grid_columns(table, paths, candidates)
+    taken = np.zeros(len(table), dtype=bool)
+    for grid in ruled:
+        taken[grid.glyphs] = True
+    aligned = gridfind._aligned_grid_columns(table, candidates[~taken[candidates]])
+    steps = [(gridfind.RULES, grid) for grid in ruled] + [(gridfind.ALIGNMENT, grid) for grid in aligned]
+    assert_same_found(compiled, steps, f"seed {seed}")
+
+
+def test_find_grids_finds_both_kinds_and_none():
+    """The pages above hold ruled grids, aligned grids, both, and pages where
+    it finds none answer () (nothing to read back)."""
+    kinds = set()
+    for seed in range(30):
+        table, paths = mixed_page(seed)
+        found = gridfind._compiled_grids_found(compiled_grids(), table, paths)
+        kinds.add(tuple(sorted({method for method, _ in found})))
+    assert {(gridfind.RULES,), (gridfind.ALIGNMENT, gridfind.RULES)} <= kinds
+    assert gridfind._compiled_grids_found(compiled_grids(), GlyphTable.empty(), PathTable.empty()) == []
+    table, _ = mixed_page(0)
+    quiet = dataclasses.replace(table, artifact=np.ones(len(table), dtype=bool))
+    assert find_grids(quiet, PathTable.empty()) == ()
+
+
+def find_grids(table: GlyphTable, paths: PathTable, **changed: Any) -> Any:
+    """find_grids' answer, with some arguments `changed` (text_rows, artifact)."""
+    # text_rows of a table whose texts are not all str is not found: given, and only then read.
+    columns = {"artifact": table.artifact, **changed}
+    if "text_rows" not in columns:
+        columns["text_rows"] = table.text_rows
+    return compiled_grids().find_grids(
+        paths.x0, paths.y0, paths.x1, paths.y1, paths.kind, gridfind.LINE, gridfind.RECT, gridfind.RULE_THICKNESS,
+        gridfind.RULE_MIN_LENGTH, gridfind.EDGE_TOLERANCE, gridfind.MAX_RULE_PAIRS, gridfind.RULED_MAX_CELL_WORDS,
+        gridfind.RULED_MAX_SPANNING_SHARE, table.quad, table.origin, table.own_end, table.height, table.direction,
+        table.text, columns["text_rows"], columns["artifact"], gridfind.TABLE_COLUMN_GAP, gridfind.TABLE_MIN_ROWS,
+        gridfind.TABLE_MAX_ROW_GAP, gridfind.TABLE_MAX_CELL_WORDS, gridfind.TWO_COLUMN_MAX_CELL_WORDS,
+    )  # fmt: skip
+
+
+def test_find_grids_declines_what_either_finder_declines(monkeypatch):
+    """A rule or a glyph value not finite, or a text of a grid's glyph that
+    is no str (either finder's): None, and the steps (then the references)
+    read the page alike."""
+    table, paths = next(page for page in map(mixed_page, range(30)) if len(gridfind._grids_found(*page)) > 2)
+    found = gridfind._grids_found(table, paths)
+    for method in (gridfind.RULES, gridfind.ALIGNMENT):
+        texts = table.text.copy()
+        texts[next(grid for m, grid in found if m == method).glyphs] = 7  # text_rows holds no such text: given
+        assert find_grids(dataclasses.replace(table, text=texts), paths, text_rows=table.text_rows) is None
+    odd_pages = []
+    for bad in (np.nan, np.inf):
+        origin = table.origin.copy()
+        origin[table.text_rows[~table.artifact[table.text_rows]][-2], 1] = bad
+        odd_pages.append((dataclasses.replace(table, origin=origin), paths))
+    x1 = paths.x1.copy()
+    x1[np.flatnonzero(paths.kind == gridfind.RECT)[0]] = np.inf
+    odd_pages.append((table, dataclasses.replace(paths, x1=x1)))
+    for odd_table, odd_paths in odd_pages:
+        assert find_grids(odd_table, odd_paths) is None
+        compiled, pure = both(monkeypatch, lambda: gridfind._grids_found(odd_table, odd_paths))  # noqa: B023
+        assert_same_found(compiled, pure)
+
+
+def test_find_grids_checks_its_buffers():
+    table, paths = mixed_page(1)
+    assert find_grids(table, paths) is not None
+    with pytest.raises(IndexError):
+        find_grids(table, paths, text_rows=np.array([len(table)], dtype=np.int64))
+    with pytest.raises(ValueError):
+        find_grids(table, paths, artifact=table.artifact[:-1])
+    with pytest.raises(TypeError):
+        find_grids(table, paths, artifact=table.artifact.astype(np.int64))
