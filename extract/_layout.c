@@ -6616,7 +6616,9 @@ typedef struct {
 
 /* regions.is_text_column and regions.holds_prose of units ids[0..n) into
  * *text and *prose (judge: a group of fewer than two units is neither):
- * 0, or -1 with an exception set. */
+ * 0, or -1 with an exception set; 1 (not judged) where the lines must wrap
+ * and the page's words are not given (p->words NULL: leaf_witness asks for
+ * them only then). */
 static int group_verdicts(ColumnPage *p, const int64_t *ids, Py_ssize_t n, int *text, int *prose) {
     *text = *prose = 0;
     if (n < 2) return 0;
@@ -6631,6 +6633,7 @@ static int group_verdicts(ColumnPage *p, const int64_t *ids, Py_ssize_t n, int *
     *prose = (code & 4) != 0;
     *text = (code & 3) == 1;
     if ((code & 3) == 2) {
+        if (!p->words) return 1;  /* the page's words not given: not judged */
         /* regions.wraps on the group's rows (rows_of's: group_stats sorted them so) */
         int64_t *pairs = malloc(cap * sizeof(int64_t)), *counts = malloc(cap * sizeof(int64_t));
         double *step = malloc(cap * sizeof(double)), *sorted = malloc(cap * sizeof(double));
@@ -7618,18 +7621,22 @@ typedef struct {
  * turn (_painted_in_turn), blocks painted back (_blocks_painted_back), runs
  * painted up (_stream_paints_runs_up), holes filled later
  * (_holes_filled_later), a block ahead of another (_blocks_ahead), a tail
- * the reference raises on (leaf_tail's None), a run empty or no int64 array. */
+ * the reference raises on (leaf_tail's None), a run empty or no int64 array;
+ * or WITNESS_WORDS: the page's words are needed, and not given (the caller
+ * measures them and asks again). */
 enum { WITNESS_READ = 0, WITNESS_NOT_FINITE, WITNESS_SIDEBAR, WITNESS_CELLS, WITNESS_TURNED, WITNESS_BACK, WITNESS_UP,
-       WITNESS_HOLES, WITNESS_AHEAD, WITNESS_TAIL, WITNESS_RUNS };
+       WITNESS_HOLES, WITNESS_AHEAD, WITNESS_TAIL, WITNESS_RUNS, WITNESS_WORDS };
 
-/* is_text_column of units ids[0..n) (group_verdicts'): 1, 0, or -1 on error. */
+/* is_text_column of units ids[0..n) (group_verdicts'): 1, 0, -1 on error,
+ * or WITNESS_WORDS where the test needs the page's words, not given. */
 static int text_column_of(ColumnPage *p, const int64_t *ids, Py_ssize_t n) {
-    int text, prose;
-    return group_verdicts(p, ids, n, &text, &prose) < 0 ? -1 : text;
+    int text, prose, found = group_verdicts(p, ids, n, &text, &prose);
+    return found < 0 ? -1 : found ? WITNESS_WORDS : text;
 }
 
 /* leaves._sidebar_lines of the leaf's lines ids[0..n) (ascending, finite
- * boxes) is not None: 1 (a sidebar), 0, or -1 on error. */
+ * boxes) is not None: 1 (a sidebar), 0, WITNESS_WORDS (text_column_of's),
+ * or -1 on error. */
 static int witness_sidebar(ColumnPage *p, const int64_t *ids, Py_ssize_t n, const WitnessLimits *w) {
     if (n < 4) return 0;
     const double *X0 = p->v.box[0].view.buf, *X1 = p->v.box[1].view.buf, *Y0 = p->v.box[2].view.buf, *Y1 = p->v.box[3].view.buf;
@@ -7661,10 +7668,10 @@ static int witness_sidebar(ColumnPage *p, const int64_t *ids, Py_ssize_t n, cons
             double width = s == 0 ? before[cut - 1] : after[cut];
             if (ns < 2 || !(width >= p->lim.column_width)) continue;
             int t = text_column_of(p, text, nt);
-            if (t < 0) { found = -1; break; }
+            if (t < 0 || t == WITNESS_WORDS) { found = t; break; }
             if (!t) continue;
             t = text_column_of(p, side, ns);
-            if (t < 0) { found = -1; break; }
+            if (t < 0 || t == WITNESS_WORDS) { found = t; break; }
             if (t) continue;
             /* _on_baselines(text, side): the side's lines on the text's baselines. */
             for (Py_ssize_t k = 0; k < nt; k++) base[k] = unit_baseline(Y0, Y1, text[k], p->descent);
@@ -7680,8 +7687,8 @@ done:
 /* leaves._cells_and_turns of the leaf's lines ids[0..n) (ascending) finds
  * nothing to read together: 0; WITNESS_CELLS where stacked_cells' chains
  * find cells (before _wrapped_cells' test: the rules judge them),
- * WITNESS_TURNED where a block painted in turn is a paragraph (_paragraphs);
- * -1 on error. */
+ * WITNESS_TURNED where a block painted in turn is a paragraph (_paragraphs),
+ * WITNESS_WORDS where that asks for the page's words, not given; -1 on error. */
 static int witness_cells(ColumnPage *p, const int64_t *ids, Py_ssize_t n, const WitnessLimits *w) {
     const double *X0 = p->v.box[0].view.buf, *X1 = p->v.box[1].view.buf, *Y0 = p->v.box[2].view.buf, *Y1 = p->v.box[3].view.buf;
     size_t cap = n ? (size_t)n : 1;
@@ -7709,6 +7716,7 @@ static int witness_cells(ColumnPage *p, const int64_t *ids, Py_ssize_t n, const 
     int flagged = 0;
     for (Py_ssize_t b = 0; b < n_blocks; b++) flagged |= in_turn[b];
     if (!flagged) goto done;
+    if (!p->words) { found = WITNESS_WORDS; goto done; }
     const double *box[4] = {X0, X1, Y0, Y1};
     ParagraphLimits l = {p->tol, p->descent, p->paragraph_step, p->wrap_space, p->min_pairs, p->min_words, p->min_lines,
                          p->wrapped_share, p->same_baseline};
@@ -7727,7 +7735,7 @@ done:
 typedef struct { const int64_t *ids, *lengths; int64_t *at; Py_ssize_t count; } WitnessRuns;
 
 /* leaves._band_furniture and _band_order of the runs (their tops and
- * bottoms, stacking's) into order: 0, or -1 on error. */
+ * bottoms, stacking's) into order: 0, WITNESS_WORDS, or -1 on error. */
 static int band_furniture_order(ColumnPage *p, const WitnessRuns *r, const int64_t *tops, Py_ssize_t n_tops, const int64_t *bottoms,
                                 Py_ssize_t n_bottoms, int64_t *order) {
     Py_ssize_t count = r->count;
@@ -7738,7 +7746,7 @@ static int band_furniture_order(ColumnPage *p, const WitnessRuns *r, const int64
         for (Py_ssize_t k = 0, n = band ? n_bottoms : n_tops; k < n; k++) {
             int64_t run = runs[k];
             int text = text_column_of(p, r->ids + r->at[run], (Py_ssize_t)r->lengths[run]);
-            if (text < 0) { free(mark); return -1; }
+            if (text < 0 || text == WITNESS_WORDS) { free(mark); return text; }
             if (!text) mark[run] = (char)(band ? 2 : mark[run] | 1);
         }
     }
@@ -7785,7 +7793,7 @@ static int witness_stacking(ColumnPage *p, const WitnessRuns *r, const int64_t *
         Py_ssize_t back = back_up_count(tx0, tx1, ty, ty, blocks, nb, 0.0, w->line_step, p->same_baseline, w->rtl);
         if (back >= w->blocks_back && (double)back > w->consistent * (double)(nb - 1)) {
             int text = text_column_of(p, ids, n);
-            if (text < 0) goto done;
+            if (text < 0 || text == WITNESS_WORDS) { found = text; goto done; }
             if (!text) { found = WITNESS_BACK; goto done; }
         }
     }
@@ -7878,7 +7886,7 @@ static int witness_order(ColumnPage *p, const char *placed, const int64_t *ids, 
     for (Py_ssize_t k = 0; k < n; k++)
         if (!isfinite(X0[ids[k]]) || !isfinite(X1[ids[k]]) || !isfinite(Y0[ids[k]]) || !isfinite(Y1[ids[k]])) return WITNESS_NOT_FINITE;
     int found = witness_sidebar(p, ids, n, w);
-    if (found) return found < 0 ? -1 : WITNESS_SIDEBAR;
+    if (found) return found == 1 ? WITNESS_SIDEBAR : found;
     found = witness_cells(p, ids, n, w);
     if (found) return found;
     size_t cap = (size_t)r->count + 1;
@@ -7900,7 +7908,7 @@ static int witness_order(ColumnPage *p, const char *placed, const int64_t *ids, 
     /* _ahead_first: a block ahead of another, in a leaf that is no text column. */
     if (r->count >= 2) {
         int text = text_column_of(p, ids, n);
-        if (text < 0) { found = -1; goto done; }
+        if (text < 0 || text == WITNESS_WORDS) { found = text; goto done; }
         if (!text) {
             Py_ssize_t m = 0;
             alone = malloc(cap * sizeof(int64_t)); among = malloc(cap * cap);
@@ -7929,7 +7937,9 @@ done:
  * blocks painted back nor runs painted up nor holes filled later, no block
  * ahead of another; the runs then read in _band_order, and their lines
  * through _edge_rows and _stack_down (int64 bytes, WITNESS_READ). Else the
- * reason the rules decide (WITNESS_*) and None. Each step is its own
+ * reason the rules decide (WITNESS_*) and None; `words` and `first_word`
+ * may be None where the page has not counted them, and WITNESS_WORDS then
+ * says a test needs them. Each step is its own
  * kernel's body (gutter_cuts_of, group_verdicts, on_baselines, nearest_of,
  * cell_chains_of, block_walk, blocks_out_of_turn, paragraph_keep,
  * unit_run_boxes, back_up_count, stacking_counts, hole_count,
@@ -7952,7 +7962,9 @@ static PyObject *layout_leaf_witness(PyObject *mod, PyObject *args) {
     View vw = {0}, vf = {0}, vi = {0}, vp = {0};
     PyObject *result = NULL;
     int64_t *run_ids = NULL, *run_lengths = NULL, *at = NULL, *out = NULL;
-    Py_ssize_t size = get_column_page(box, glyphs, words_obj, first_obj, &p, &vw, &vf);
+    /* words None: not measured yet (the page counts them when asked; WITNESS_WORDS asks). */
+    Py_ssize_t size = words_obj == Py_None ? get_group_columns(box, glyphs[0], glyphs[1], glyphs[2], glyphs[3], glyphs[4], &p.v)
+                                           : get_column_page(box, glyphs, words_obj, first_obj, &p, &vw, &vf);
     if (size < 0 || get_view(ids_obj, &vi, "l", 8, "ids") < 0 || get_view(placed_obj, &vp, "?", 1, "placed") < 0) goto done;
     Py_ssize_t n = vi.view.len / 8, count = 0, total = 0;
     if (check_ids(vi.view.buf, n, size, "ids") < 0) goto done;

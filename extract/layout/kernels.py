@@ -2628,6 +2628,8 @@ def leaf_front(
 # reference raises on, a run empty or no int64 array).
 WITNESS_READ, WITNESS_NOT_FINITE, WITNESS_SIDEBAR, WITNESS_CELLS, WITNESS_TURNED, WITNESS_BACK = range(6)
 WITNESS_UP, WITNESS_HOLES, WITNESS_AHEAD, WITNESS_TAIL, WITNESS_RUNS = range(6, 11)
+# ... or the page's words are needed and were not given (None): count them and ask again.
+WITNESS_WORDS = 11
 
 
 class WitnessLimits(NamedTuple):
@@ -2652,7 +2654,7 @@ def leaf_witness(
     lib: ModuleType,
     box: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray],
     glyphs: tuple[np.ndarray, np.ndarray, np.ndarray, tuple[np.ndarray, np.ndarray], np.ndarray],
-    words: tuple[np.ndarray, np.ndarray],
+    words: tuple[np.ndarray, np.ndarray] | None,
     leaf: tuple[np.ndarray, list[np.ndarray]],
     limits: tuple[tuple[tuple[float, float, int], ColumnLimits, tuple[float, ...]], tuple[float, float, float], WitnessLimits],
     rtl: bool,
@@ -2663,7 +2665,8 @@ def leaf_witness(
     rules move nothing but by the bands and the edges (WITNESS_READ), its
     order: the runs in _band_order, through _edge_rows and _stack_down.
     `glyphs`: inked, start, end, the text classes and placed per unit;
-    `words`: the words and first word per unit; `limits`: the text-column
+    `words`: the words and first word per unit, None where the page has not
+    counted them (WITNESS_WORDS where a test needs them); `limits`: the text-column
     test's (regions.verdict_limits), SAME_BASELINE and CELL_PADDING body
     heights and ALIGNED, and WitnessLimits. The rules in leaves.py are the
     reference (leaves._witness_rules)."""
@@ -2671,6 +2674,6 @@ def leaf_witness(
     ids, runs = leaf
     column, shared, own = limits
     verdict, order = lib.leaf_witness(
-        *box, inked, start, end, alpha, space, *words, placed, _ids(ids), runs, *column, shared, tuple(own[:8]), tuple(own[8:]), rtl
+        *box, inked, start, end, alpha, space, *(words or (None, None)), placed, _ids(ids), runs, *column, shared, tuple(own[:8]), tuple(own[8:]), rtl
     )
     return verdict, None if order is None else np.frombuffer(order, dtype=np.int64)

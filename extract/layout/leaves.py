@@ -86,7 +86,7 @@ from ragprep.extract.layout.kernels import (
     joined_runs, leaf_tail, margin_note, nested_pairs, note_over_the_text, paint_order, paint_run_cuts, paragraph_blocks, pass_cuts, row_groups, row_mates, row_returns, run_pairs, top_and_bottom, turning_pair,
 )  # fmt: skip
 from ragprep.extract.layout.kernels import ReadsDown
-from ragprep.extract.layout.kernels import FRONT_ASK, FRONT_ONE_RUN, FRONT_WITNESS, FrontLimits, WitnessLimits, leaf_cells, leaf_front, leaf_witness
+from ragprep.extract.layout.kernels import FRONT_ASK, FRONT_ONE_RUN, FRONT_WITNESS, WITNESS_WORDS, FrontLimits, WitnessLimits, leaf_cells, leaf_front, leaf_witness
 from ragprep.extract.layout.kernels import run_boxes as kernel_run_boxes
 from ragprep.extract.layout.regions import (
     WRAP_VERDICT, baseline, block_starts, block_wrap_limits, blocks_wrapping, is_text_column, rows_of, split_at, verdict_limits,
@@ -171,11 +171,15 @@ def _witnessed(page: Page, ids: np.ndarray, runs: list[np.ndarray]) -> np.ndarra
     witness of their order, cut into its `runs` (_front's): compiled in one
     call (kernels.leaf_witness) where the rules move nothing but by the
     bands and the edges, the common leaf; the rules (_witness_rules, the
-    reference) read the others."""
+    reference) read the others. The page's words are counted only where a
+    test needs them (WITNESS_WORDS): most pages never count them."""
     if page.lib is not None:
         glyphs = (page.inked, page.start, page.end, page.classes, page.placed)
         limits = (verdict_limits(page), (SAME_BASELINE * page.body, CELL_PADDING * page.body, ALIGNED), _witness_limits(page, ids))
-        _, order = leaf_witness(page.lib, (page.x0, page.x1, page.y0, page.y1), glyphs, (page.words, page.first_word), (ids, runs), limits, page.rtl)
+        box = (page.x0, page.x1, page.y0, page.y1)
+        verdict, order = leaf_witness(page.lib, box, glyphs, page.counted_words(), (ids, runs), limits, page.rtl)
+        if verdict == WITNESS_WORDS:
+            verdict, order = leaf_witness(page.lib, box, glyphs, (page.words, page.first_word), (ids, runs), limits, page.rtl)
         if order is not None:
             return order
     return _witness_rules(page, ids, runs)

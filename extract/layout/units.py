@@ -390,6 +390,12 @@ class Page:
         """Per unit, how many words it holds (see first_word)."""
         return self._words()[1]
 
+    def counted_words(self) -> tuple[np.ndarray, np.ndarray] | None:
+        """(words, first_word) where the page has counted them already, else
+        None: a kernel that needs them only now and then asks for them then
+        (kernels.leaf_witness), sparing the count on pages that never do."""
+        return None if self._first_word is None else (self._first_word[1], self._first_word[0])
+
     def _words(self) -> tuple[np.ndarray, np.ndarray]:
         if self._first_word is None:
             self._first_word = first_words(self.lib, self._classes[1], (self.start, self.end), self._glyph_x, WORD_GAP)

@@ -1100,7 +1100,8 @@ def test_leaf_witness_is_the_witness_rules(monkeypatch: pytest.MonkeyPatch, corp
     where it reads a leaf its order is the rules' (runs moved by the bands,
     edge rows and stacks read down among them), and it asks the rules for
     each reason these pages give (a sidebar, cells, blocks painted back,
-    runs painted up, holes filled later)."""
+    runs painted up, holes filled later); without the page's words it
+    reads alike, or asks for them (WITNESS_WORDS)."""
     from ragprep.extract import extract_document
     from ragprep.extract.layout import leaves
 
@@ -1109,7 +1110,12 @@ def test_leaf_witness_is_the_witness_rules(monkeypatch: pytest.MonkeyPatch, corp
     def both(page, ids: np.ndarray, runs: list[np.ndarray]) -> np.ndarray:  # type: ignore[no-untyped-def]
         glyphs = (page.inked, page.start, page.end, page.classes, page.placed)
         limits = (leaves.verdict_limits(page), (leaves.SAME_BASELINE * page.body, leaves.CELL_PADDING * page.body, leaves.ALIGNED), leaves._witness_limits(page, ids))
-        verdict, order = kernels.leaf_witness(LIB, (page.x0, page.x1, page.y0, page.y1), glyphs, (page.words, page.first_word), (ids, runs), limits, page.rtl)
+        box = (page.x0, page.x1, page.y0, page.y1)
+        # Without the page's words: the same verdict, or a call for them.
+        lazy, lazy_order = kernels.leaf_witness(LIB, box, glyphs, None, (ids, runs), limits, page.rtl)
+        verdict, order = kernels.leaf_witness(LIB, box, glyphs, (page.words, page.first_word), (ids, runs), limits, page.rtl)
+        assert lazy == kernels.WITNESS_WORDS or (lazy, lazy_order is None or lazy_order.tolist()) == (verdict, order is None or order.tolist())
+        seen["words"] = seen.get("words", 0) + (lazy == kernels.WITNESS_WORDS)
         rules = leaves._witness_rules(page, ids, runs)
         seen[verdict] = seen.get(verdict, 0) + 1
         if verdict == kernels.WITNESS_READ:
@@ -1124,7 +1130,7 @@ def test_leaf_witness_is_the_witness_rules(monkeypatch: pytest.MonkeyPatch, corp
     paths = {Path(path).name: path for path in corpus_paths()}
     for name in _WITNESS_FILES:
         extract_document(corpus / paths[name], mode="layout")
-    assert seen.get(kernels.WITNESS_READ, 0) > 30 and seen.get("moved", 0) >= 5, seen
+    assert seen.get(kernels.WITNESS_READ, 0) > 30 and seen.get("moved", 0) >= 5 and seen["words"] > 0, seen
     for reason in (kernels.WITNESS_SIDEBAR, kernels.WITNESS_CELLS, kernels.WITNESS_BACK, kernels.WITNESS_UP, kernels.WITNESS_HOLES):
         assert seen.get(reason, 0) > 0, (reason, seen)
 
