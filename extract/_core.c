@@ -4810,8 +4810,8 @@ static Py_ssize_t tw_new_ctx(TWalk *w, TCtx c) {
     return id;
 }
 
-/* Does object (num, gen) exist (parse_object's dangling, remembered per number)? 1, 0, or LOOK_UNSURE / LOOK_ERROR. */
-static int tw_exists(TWalk *w, long long num, long long gen) {
+/* tw_exists where the answer is not at hand: asked of Python once per number. */
+static __attribute__((noinline)) int tw_exists_asked(TWalk *w, long long num, long long gen) {
     TreeObjects *t = w->t;
     if (gen != 0 || num <= 0 || num >= t->nnumbers) return LOOK_UNSURE;
     if (t->present.buf && num / 8 < (long long)t->present.len && ((const unsigned char *)t->present.buf)[num / 8] >> (num % 8) & 1)
@@ -4833,9 +4833,23 @@ static int tw_exists(TWalk *w, long long num, long long gen) {
     return found;
 }
 
+/* Does object (num, gen) exist (parse_object's dangling, remembered per
+ * number)? 1, 0, or LOOK_UNSURE / LOOK_ERROR. Inline where the answer is at
+ * hand (an object of the streams, or one asked before): the walk asks it of
+ * nearly every reference it reads. */
+static inline __attribute__((always_inline)) int tw_exists(TWalk *w, long long num, long long gen) {
+    const TreeObjects *t = w->t;
+    if (gen == 0 && num > 0 && num < t->nnumbers) {
+        if (t->present.buf && num / 8 < (long long)t->present.len && ((const unsigned char *)t->present.buf)[num / 8] >> (num % 8) & 1)
+            return 1;
+        if (t->exist[num] != EXIST_UNKNOWN) return t->exist[num] == EXIST_YES;
+    }
+    return tw_exists_asked(w, num, gen);
+}
+
 /* The value of key `key` of dictionary node `d`: the last entry that is not
  * null nor a reference to a missing object; LOOK_ABSENT when none is. */
-static Py_ssize_t tw_get_name(TWalk *w, Py_ssize_t d, Py_ssize_t name) {
+static inline __attribute__((always_inline)) Py_ssize_t tw_get_name(TWalk *w, Py_ssize_t d, Py_ssize_t name) {
     const TNode *dict = tnode(w->t, d);
     if (!TREE_MAY_HAVE(dict, name)) return LOOK_ABSENT; /* no entry of that key at all */
     const TEntry *e = (const TEntry *)w->t->entries.data + dict->a;
@@ -4853,7 +4867,10 @@ static Py_ssize_t tw_get_name(TWalk *w, Py_ssize_t d, Py_ssize_t name) {
     return LOOK_ABSENT;
 }
 
-static Py_ssize_t tw_get(TWalk *w, Py_ssize_t d, int key) { return tw_get_name(w, d, w->t->key[key]); }
+/* Inline, as tw_get_name: the walk reads a handful of keys of each element. */
+static inline __attribute__((always_inline)) Py_ssize_t tw_get(TWalk *w, Py_ssize_t d, int key) {
+    return tw_get_name(w, d, w->t->key[key]);
+}
 
 static Py_ssize_t tw_node_of(TWalk *w, PyObject *v, int depth);
 
