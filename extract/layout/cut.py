@@ -30,6 +30,8 @@ to the order inside one leaf (leaves.py).
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from ragprep.extract.blocks import PARAGRAPH_GAP
@@ -336,8 +338,7 @@ def _read_columns(page: Page, ids: np.ndarray, columns: list[np.ndarray], depth:
     reads = [read_region(page, column, depth + 1) for column in columns]
     if page.lib is not None:
         glyphs = (page.inked, page.start, page.end, page.classes)
-        shared = (SAME_BASELINE * page.body, CELL_PADDING * page.body, ALIGNED, COMPOUND_COVER, GRID_ROWS)
-        limits = (SECTION_GAP * page.body, (PARAGRAPH_GAP - 1.0) * page.body, *verdict_limits(page), shared)
+        limits = (SECTION_GAP * page.body, (PARAGRAPH_GAP - 1.0) * page.body, *_group_limits(page))
         split = [inner if inner_split else None for inner, inner_split in reads]
         found = column_leaves(page.lib, (page.x0, page.x1, page.y0, page.y1), glyphs, (page.words, page.first_word), (ids, columns, split), limits)
         if found is not None:
@@ -628,8 +629,7 @@ def text_columns(page: Page, ids: np.ndarray, depth: int = 0) -> list[np.ndarray
     if page.lib is None:
         return _text_columns(page, ids, depth)
     glyphs = (page.inked, page.start, page.end, page.classes)
-    shared = (SAME_BASELINE * page.body, CELL_PADDING * page.body, ALIGNED, COMPOUND_COVER, GRID_ROWS)
-    found = column_groups(page.lib, (page.x0, page.x1, page.y0, page.y1), glyphs, (page.words, page.first_word), ids, page.gutter, (*verdict_limits(page), shared))
+    found = column_groups(page.lib, (page.x0, page.x1, page.y0, page.y1), glyphs, (page.words, page.first_word), ids, page.gutter, _group_limits(page))
     if found is None:
         return None
     groups, codes, asks = found
@@ -649,6 +649,19 @@ def text_columns(page: Page, ids: np.ndarray, depth: int = 0) -> list[np.ndarray
         else:
             columns[-1] = np.concatenate([columns[-1], groups[i]])
     return _in_reading_order(page, columns)
+
+
+def _group_limits(page: Page) -> tuple[Any, ...]:
+    """What kernels.column_groups and kernels.column_leaves judge a group
+    and weigh two groups by on this page: judge's and wraps' measures and
+    verdicts (regions.verdict_limits), and SAME_BASELINE and CELL_PADDING
+    body heights, ALIGNED, COMPOUND_COVER and GRID_ROWS (own_rows, the
+    tables joined, beside_text). Built once per page, as verdict_limits."""
+    found: tuple[Any, ...] | None = page.kept.limits.get("groups")
+    if found is None:
+        shared = (SAME_BASELINE * page.body, CELL_PADDING * page.body, ALIGNED, COMPOUND_COVER, GRID_ROWS)
+        found = page.kept.limits["groups"] = (*verdict_limits(page), shared)
+    return found
 
 
 def _in_reading_order(page: Page, columns: list[np.ndarray]) -> list[np.ndarray] | None:

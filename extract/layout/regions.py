@@ -141,9 +141,8 @@ def _column_tests(
 def _column_limits(page: Page) -> tuple[tuple[float, float, int], ColumnLimits]:
     """The measures' parameters and the tests' thresholds of column_verdicts
     on this page: _measures' and _is_text_column's and _holds_prose's."""
-    body = page.body
-    measure = (ROW_OVERLAP * body, COLUMN_FILL, LETTER_SAMPLE)
-    return measure, ColumnLimits(NARROW_COLUMN * body, COLUMN_WIDTH * body, COLUMN_SPLIT_ROWS, COLUMN_GLYPHS, COLUMN_LETTERS, PROSE_LINES, PROSE_SHARE)
+    measure, limits, _ = verdict_limits(page)
+    return measure, limits
 
 
 def verdict_limits(
@@ -151,9 +150,17 @@ def verdict_limits(
 ) -> tuple[tuple[float, float, int], ColumnLimits, tuple[float, float, float, int, float, int, float]]:
     """What the text-column and prose tests (judge's) measure and decide
     by on this page, and wraps' measure and verdict (WRAP_VERDICT): what
-    kernels.column_groups asks of each group it judges."""
-    measure, limits = _column_limits(page)
-    return measure, limits, (DESCENT, PARAGRAPH_STEP, WRAP_SPACE * page.body, *WRAP_VERDICT)
+    kernels.column_groups asks of each group it judges. Built once per
+    page (Kept.limits): the cut and the leaves ask them of hundreds of
+    groups, and a ColumnLimits costs more to build than a kernel's answer."""
+    found: tuple[tuple[float, float, int], ColumnLimits, tuple[float, float, float, int, float, int, float]] | None
+    found = page.kept.limits.get("verdicts")
+    if found is None:
+        body = page.body
+        measure = (ROW_OVERLAP * body, COLUMN_FILL, LETTER_SAMPLE)
+        limits = ColumnLimits(NARROW_COLUMN * body, COLUMN_WIDTH * body, COLUMN_SPLIT_ROWS, COLUMN_GLYPHS, COLUMN_LETTERS, PROSE_LINES, PROSE_SHARE)
+        found = page.kept.limits["verdicts"] = (measure, limits, (DESCENT, PARAGRAPH_STEP, WRAP_SPACE * body, *WRAP_VERDICT))
+    return found
 
 
 def _keep_verdicts(page: Page, key: bytes, ids: np.ndarray, code: int) -> None:

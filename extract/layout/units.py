@@ -28,7 +28,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from types import ModuleType
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -222,10 +222,10 @@ class Kept:
     """What regions.py measures of a group, kept per page as Page.rows and
     Page.text_columns are: the cut, the leaves and the tie-breaks ask it
     of the same groups. Slots set in __init__: made with every page, it
-    costs five empty dicts (a frozen dataclass's default factories cost
+    costs six empty dicts (a frozen dataclass's default factories cost
     several times that)."""
 
-    __slots__ = ("prose", "gaps", "block_tops", "measures", "shared")
+    __slots__ = ("prose", "gaps", "block_tops", "measures", "shared", "limits")
 
     def __init__(self) -> None:
         self.prose: dict[bytes, bool] = {}  # see regions.holds_prose
@@ -233,6 +233,7 @@ class Kept:
         self.block_tops: dict[bytes, np.ndarray] = {}  # see regions.block_starts
         self.measures: dict[bytes, GroupMeasures] = {}  # see regions._measures
         self.shared: dict[tuple[bytes, bytes], int] = {}  # see regions.shared_rows
+        self.limits: dict[str, Any] = {}  # see regions.verdict_limits: the page's thresholds, built once
 
 
 @dataclass(frozen=True)
