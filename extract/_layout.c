@@ -433,18 +433,13 @@ static int64_t heap_pop(int64_t *heap, Py_ssize_t *size) {
     return top;
 }
 
-static PyObject *layout_kahn(PyObject *mod, PyObject *arg) {
-    View vb = {0};
-    PyObject *result = NULL;
-    int64_t *indegree = NULL, *heap = NULL, *out = NULL;
-    if (get_view(arg, &vb, "?", 1, "before") < 0) goto done;
-    Py_ssize_t cells = vb.view.len, n = 0;
-    while (n * n < cells) n++;
-    if (n * n != cells) { PyErr_SetString(PyExc_ValueError, "before must be square"); goto done; }
-    const unsigned char *B = vb.view.buf;
+/* kahn's body over the n x n relation B (row-major): the order into out
+ * (n), the free node of least number first; how many nodes it ordered (n
+ * but on a cycle), or -1 out of memory (no exception set). */
+static Py_ssize_t kahn_of(const unsigned char *B, Py_ssize_t n, int64_t *out) {
     Py_ssize_t cap = n ? n : 1;
-    indegree = calloc(cap, sizeof(int64_t)); heap = malloc(cap * sizeof(int64_t)); out = malloc(cap * sizeof(int64_t));
-    if (!indegree || !heap || !out) { PyErr_NoMemory(); goto done; }
+    int64_t *indegree = calloc(cap, sizeof(int64_t)), *heap = malloc(cap * sizeof(int64_t));
+    if (!indegree || !heap) { free(indegree); free(heap); return -1; }
     for (Py_ssize_t i = 0; i < n; i++)
         for (Py_ssize_t j = 0; j < n; j++) indegree[j] += B[i * n + j] != 0;
     Py_ssize_t size = 0, done_count = 0;
@@ -456,10 +451,25 @@ static PyObject *layout_kahn(PyObject *mod, PyObject *arg) {
         for (Py_ssize_t j = 0; j < n; j++)
             if (B[k * n + j] && --indegree[j] == 0) heap_push(heap, &size, j);
     }
+    free(indegree); free(heap);
+    return done_count;
+}
+
+static PyObject *layout_kahn(PyObject *mod, PyObject *arg) {
+    View vb = {0};
+    PyObject *result = NULL;
+    int64_t *out = NULL;
+    if (get_view(arg, &vb, "?", 1, "before") < 0) goto done;
+    Py_ssize_t cells = vb.view.len, n = 0;
+    while (n * n < cells) n++;
+    if (n * n != cells) { PyErr_SetString(PyExc_ValueError, "before must be square"); goto done; }
+    out = malloc((n ? (size_t)n : 1) * sizeof(int64_t));
+    Py_ssize_t done_count = out ? kahn_of(vb.view.buf, n, out) : -1;
+    if (done_count < 0) { PyErr_NoMemory(); goto done; }
     if (done_count == n) result = int64_bytes(out, n);
     else { result = Py_None; Py_INCREF(result); }
 done:
-    free(indegree); free(heap); free(out);
+    free(out);
     release(&vb);
     return result;
 }
@@ -7619,8 +7629,8 @@ typedef struct {
  * decide, for the first reason met: a box not finite, a sidebar
  * (_sidebar_lines), cells (stacked_cells' chains), a paragraph painted in
  * turn (_painted_in_turn), blocks painted back (_blocks_painted_back), runs
- * painted up (_stream_paints_runs_up), holes filled later
- * (_holes_filled_later), a block ahead of another (_blocks_ahead), a tail
+ * painted up (_stream_paints_runs_up), (WITNESS_HOLES: no longer asked,
+ * holes filled later are read: holes_kahn), a block ahead of another (_blocks_ahead), a tail
  * the reference raises on (leaf_tail's None), a run empty or no int64 array;
  * or WITNESS_WORDS: the page's words are needed, and not given (the caller
  * measures them and asks again). */
@@ -7734,12 +7744,36 @@ done:
 /* A leaf's runs: run r is ids[at[r]..at[r] + lengths[r]), `count` of them. */
 typedef struct { const int64_t *ids, *lengths; int64_t *at; Py_ssize_t count; } WitnessRuns;
 
+/* _holes_filled_later's order (kahn over `holes`, the n x n constraints,
+ * under _with_bands of the furniture: the runs `mark`ed 1 or 3 listed in
+ * tops, those marked 2 or 3 in bottoms) into order: 1, 0 on a cycle. */
+static int holes_kahn(unsigned char *holes, Py_ssize_t n, const char *mark, const int64_t *tops, Py_ssize_t n_tops,
+                      const int64_t *bottoms, Py_ssize_t n_bottoms, int64_t *order) {
+    for (Py_ssize_t t = 0; t < n_tops; t++) {  /* a top run first: before every other, after none */
+        int64_t k = tops[t];
+        if (!(mark[k] & 1)) continue;
+        for (Py_ssize_t j = 0; j < n; j++) holes[k * n + j] = (unsigned char)(j != k);
+        for (Py_ssize_t i = 0; i < n; i++) holes[i * n + k] = 0;
+    }
+    for (Py_ssize_t b = 0; b < n_bottoms; b++) {  /* a bottom run last: after every other, before none */
+        int64_t k = bottoms[b];
+        if (!(mark[k] & 2)) continue;
+        for (Py_ssize_t i = 0; i < n; i++) holes[i * n + k] = (unsigned char)(i != k);
+        for (Py_ssize_t j = 0; j < n; j++) holes[k * n + j] = 0;
+    }
+    Py_ssize_t done_count = kahn_of(holes, n, order);
+    if (done_count < 0) { PyErr_NoMemory(); return -1; }
+    return done_count == n;
+}
+
 /* leaves._band_furniture and _band_order of the runs (their tops and
- * bottoms, stacking's) into order: 0, WITNESS_WORDS, or -1 on error. */
+ * bottoms, stacking's) into order, or where `holes` (n x n, or NULL) holds
+ * _holes_filled_later's constraints, kahn's order under them and the bands
+ * (holes_kahn; _band_order on a cycle): 0, WITNESS_WORDS, or -1 on error. */
 static int band_furniture_order(ColumnPage *p, const WitnessRuns *r, const int64_t *tops, Py_ssize_t n_tops, const int64_t *bottoms,
-                                Py_ssize_t n_bottoms, int64_t *order) {
+                                Py_ssize_t n_bottoms, unsigned char *holes, int64_t *order) {
     Py_ssize_t count = r->count;
-    char *mark = calloc((size_t)count + 1, 1);  /* 1 top furniture, 2 bottom furniture */
+    char *mark = calloc((size_t)count + 1, 1);  /* bit 0 top furniture, bit 1 bottom furniture */
     if (!mark) { PyErr_NoMemory(); return -1; }
     for (int band = 0; band < 2; band++) {
         const int64_t *runs = band ? bottoms : tops;
@@ -7747,26 +7781,30 @@ static int band_furniture_order(ColumnPage *p, const WitnessRuns *r, const int64
             int64_t run = runs[k];
             int text = text_column_of(p, r->ids + r->at[run], (Py_ssize_t)r->lengths[run]);
             if (text < 0 || text == WITNESS_WORDS) { free(mark); return text; }
-            if (!text) mark[run] = (char)(band ? 2 : mark[run] | 1);
+            if (!text) mark[run] = (char)(mark[run] | (band ? 2 : 1));
         }
     }
-    /* _band_order: the top furniture last listed first (a run in both bands
-     * is a bottom run), then the others in paint order, then the bottom
-     * furniture in its listed order. */
-    Py_ssize_t m = 0;
-    for (Py_ssize_t k = n_tops - 1; k >= 0; k--)
-        if (mark[tops[k]] == 1) order[m++] = tops[k];
-    for (Py_ssize_t k = 0; k < count; k++)
-        if (!mark[k]) order[m++] = k;
-    for (Py_ssize_t k = 0; k < n_bottoms; k++)
-        if (mark[bottoms[k]] == 2) order[m++] = bottoms[k];
+    int found = holes ? holes_kahn(holes, count, mark, tops, n_tops, bottoms, n_bottoms, order) : 0;
+    if (found == 0) {
+        /* _band_order: the top furniture last listed first (a run in both
+         * bands is a bottom run), then the others in paint order, then the
+         * bottom furniture in its listed order. */
+        Py_ssize_t m = 0;
+        for (Py_ssize_t k = n_tops - 1; k >= 0; k--)
+            if (mark[tops[k]] == 1) order[m++] = tops[k];
+        for (Py_ssize_t k = 0; k < count; k++)
+            if (!mark[k]) order[m++] = k;
+        for (Py_ssize_t k = 0; k < n_bottoms; k++)
+            if (mark[bottoms[k]] & 2) order[m++] = bottoms[k];
+    }
     free(mark);
-    return 0;
+    return found < 0 ? -1 : 0;
 }
 
 /* leaves._stacked_in_place of the runs (paint order) into order (count
- * run numbers): 0, a WITNESS_* reason where the rules decide (blocks
- * painted back, runs painted up, holes filled later), or -1 on error.
+ * run numbers; holes filled later read in kahn's order under their
+ * constraints): 0, a WITNESS_* reason where the rules decide (blocks
+ * painted back, runs painted up), or -1 on error.
  * `ids` holds the leaf's lines ascending (n), for _blocks_painted_back's
  * text-column test. */
 static int witness_stacking(ColumnPage *p, const WitnessRuns *r, const int64_t *ids, Py_ssize_t n, const WitnessLimits *w,
@@ -7776,6 +7814,7 @@ static int witness_stacking(ColumnPage *p, const WitnessRuns *r, const int64_t *
     size_t cap = (size_t)runs + 1;
     double *box = malloc(10 * cap * sizeof(double));
     int64_t *ints = calloc(4 * cap, sizeof(int64_t));
+    unsigned char *holes = NULL;
     int found = -1;
     if (!box || !ints) { PyErr_NoMemory(); goto done; }
     unit_run_boxes(X0, X1, Y0, Y1, r->ids, r->lengths, runs, box, NULL);
@@ -7805,12 +7844,17 @@ static int witness_stacking(ColumnPage *p, const WitnessRuns *r, const int64_t *
     }
     if (s.runs_up > 1 && (double)s.upward > w->consistent * (double)s.pairs) { found = WITNESS_UP; goto done; }
     if (hole_count(runs, bx0, by0, bx1, by1, top, start, w->stacked, p->tol, w->filled_holes) >= w->filled_holes) {
-        found = WITNESS_HOLES;
-        goto done;
+        /* _holes_filled_later's constraints: blocks nested one over the other (nested_pairs). */
+        holes = malloc((size_t)runs * (size_t)runs);
+        if (!holes) { PyErr_NoMemory(); goto done; }
+        for (Py_ssize_t i = 0; i < runs; i++)
+            for (Py_ssize_t j = 0; j < runs; j++)
+                holes[i * runs + j] = (unsigned char)(i != j && r->lengths[i] > 1 && r->lengths[j] > 1 &&
+                                                      nested_over(bx0, by0, bx1, top, start, i, j, p->tol));
     }
-    found = band_furniture_order(p, r, ints + cap, s.tops, ints + 2 * cap, s.bottoms, order);
+    found = band_furniture_order(p, r, ints + cap, s.tops, ints + 2 * cap, s.bottoms, holes, order);
 done:
-    free(box); free(ints);
+    free(box); free(ints); free(holes);
     return found;
 }
 

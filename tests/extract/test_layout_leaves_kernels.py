@@ -1086,7 +1086,8 @@ def test_leaf_cells_are_cell_chains_and_blocks_in_turn_over_nearest_under():
 
 # Corpus files whose witnessed leaves meet leaf_witness' reading (bands and
 # edge rows moved, stacks read down among them) and most of its reasons to
-# ask the rules: sidebars, cells, blocks painted back, runs painted up, holes.
+# ask the rules: sidebars, cells, blocks painted back, runs painted up; and
+# holes filled later, read in kahn's order under their constraints.
 _WITNESS_FILES = (
     "pdfmaker11-word-fr-agenda-watermark-5p.pdf", "chemistry-paper-5p.pdf", "reliance-annual-report-3p.pdf",
     "journal-feline-medicine-front-matter-7p-cropbox.pdf", "revtex-physics-4p.pdf", "ibm-redbook-sampled-18p.pdf",
@@ -1097,10 +1098,10 @@ _WITNESS_FILES = (
 def test_leaf_witness_is_the_witness_rules(monkeypatch: pytest.MonkeyPatch, corpus: Path):
     """kernels.leaf_witness (leaves._witnessed compiled) against
     _witness_rules, the reference, on every witnessed leaf of real pages:
-    where it reads a leaf its order is the rules' (runs moved by the bands,
-    edge rows and stacks read down among them), and it asks the rules for
-    each reason these pages give (a sidebar, cells, blocks painted back,
-    runs painted up, holes filled later); without the page's words it
+    where it reads a leaf its order is the rules' (runs moved by the bands
+    and by holes filled later, edge rows and stacks read down among them),
+    and it asks the rules for each reason these pages give (a sidebar,
+    cells, blocks painted back, runs painted up); without the page's words it
     reads alike, or asks for them (WITNESS_WORDS)."""
     from ragprep.extract import extract_document
     from ragprep.extract.layout import leaves
@@ -1122,6 +1123,9 @@ def test_leaf_witness_is_the_witness_rules(monkeypatch: pytest.MonkeyPatch, corp
             assert order is not None and order.tolist() == rules.tolist()
             moved = order.tolist() != np.concatenate(runs).tolist()
             seen["moved"] = seen.get("moved", 0) + moved
+            slack = (leaves.STACKED * page.body, leaves.ROW_OVERLAP * page.body)
+            holes = kernels.leaf_stacking(LIB, box, runs, slack, page.rtl, leaves.FILLED_HOLES).holes >= leaves.FILLED_HOLES
+            seen["holes"] = seen.get("holes", 0) + holes
         else:
             assert order is None
         return rules
@@ -1131,7 +1135,8 @@ def test_leaf_witness_is_the_witness_rules(monkeypatch: pytest.MonkeyPatch, corp
     for name in _WITNESS_FILES:
         extract_document(corpus / paths[name], mode="layout")
     assert seen.get(kernels.WITNESS_READ, 0) > 30 and seen.get("moved", 0) >= 5 and seen["words"] > 0, seen
-    for reason in (kernels.WITNESS_SIDEBAR, kernels.WITNESS_CELLS, kernels.WITNESS_BACK, kernels.WITNESS_UP, kernels.WITNESS_HOLES):
+    assert seen.get("holes", 0) > 0, seen
+    for reason in (kernels.WITNESS_SIDEBAR, kernels.WITNESS_CELLS, kernels.WITNESS_BACK, kernels.WITNESS_UP):
         assert seen.get(reason, 0) > 0, (reason, seen)
 
 
