@@ -30,6 +30,7 @@ from ragprep.extract.blocks import (
     geometric_blocks,
     run_boxes,
     run_mcids,
+    run_starts,
 )
 from ragprep.extract.config import ExtractConfig
 from ragprep.extract.geometric import JoinedText, join, stream_order, text_glyphs
@@ -92,7 +93,7 @@ def read_structure(
     placed = _placement(table, tree, refs, candidates, config, images)
     table = placed.table
     joined = join(table, placed.order, config, break_before=placed.starts)
-    blocks, lines = _owned_blocks(table, tree, joined, placed.owner_of_glyph)
+    blocks, lines = _owned_blocks(table, tree, joined, placed)
     glyphs, element = placed.order[: placed.tagged], placed.element
     cells = NO_CELLS
     # Placed glyphs' elements are the page's refs': a page whose refs lie in no cell shows none.
@@ -212,14 +213,15 @@ def _tree_order(
 
 
 def _owned_blocks(
-    table: GlyphTable, tree: StructTree, joined: JoinedText, owner_of_glyph: np.ndarray
+    table: GlyphTable, tree: StructTree, joined: JoinedText, placed: _Placement
 ) -> tuple[tuple[Block, ...], tuple[TextLine, ...]]:
     """One block per run of glyphs of one owning element (the tail's split
     by geometry), labelled by its element; and the lines (blocks_and_lines)."""
     if not len(joined.order):
         return (), ()
-    # join() may reorder glyphs inside right-to-left lines: read owners again.
-    runs = _owner_runs(owner_of_glyph, joined.order)
+    owner_of_glyph = placed.owner_of_glyph
+    # join() may reorder glyphs inside right-to-left lines (a new order): then read owners again.
+    runs = _placed_runs(placed) if joined.order is placed.order else _owner_runs(owner_of_glyph, joined.order)
     if runs is not None:  # a page the tree covers whole needs no geometric block starts
         starts, owners = runs
         return blocks_and_lines(table, joined, starts, _run_labels(tree, owners))
@@ -229,6 +231,15 @@ def _owned_blocks(
     # A run's label is its owner's, read at the run's first glyph (the first glyph starts a run).
     starts = np.flatnonzero(new_block)
     return blocks_and_lines(table, joined, starts, _run_labels(tree, owner[starts]))
+
+
+def _placed_runs(placed: _Placement) -> tuple[np.ndarray, np.ndarray] | None:
+    """_owner_runs of the placement's own order, read off its starts (where
+    the owner changes): no pass over the glyphs' owners."""
+    if placed.tagged < len(placed.order):
+        return None  # the tail's glyphs follow the placed ones
+    starts = run_starts(placed.starts) if len(placed.order) else np.zeros(0, dtype=np.int64)
+    return starts, placed.owner_of_glyph[placed.order[starts]]
 
 
 def _owner_runs(owner_of_glyph: np.ndarray, order: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:

@@ -15,7 +15,9 @@ with an empty or no text drops them all).
 
 And reading._owner_runs, compiled (_core.owner_runs) against its numpy
 reference: the runs of one block owner over the emitted glyphs, None where
-some glyph is the tail's. Both are compared on every tagged corpus page too.
+some glyph is the tail's; and reading._placed_runs, the same runs read off
+a placement's starts (where join kept its order). All are compared on every
+tagged corpus page too.
 """
 
 from __future__ import annotations
@@ -35,7 +37,7 @@ from ragprep.extract import PDFReadError, _core, open_document
 from ragprep.extract.compiled import compiled_available
 from ragprep.extract.config import ExtractConfig
 from ragprep.extract.glyphs import GlyphTable
-from ragprep.extract.reading import _owner_runs, _placement, _Placement
+from ragprep.extract.reading import _owner_runs, _placed_runs, _placement, _Placement
 from ragprep.extract.structure_columns import PageRefs
 
 pytestmark = pytest.mark.skipif(not compiled_available(), reason="the compiled core is not built")
@@ -195,6 +197,7 @@ def test_the_compiled_placement_is_the_reference_on_every_tagged_corpus_page(cor
                     expected, got = _both((table, tree, refs, table.text_rows, config))
                     _same(expected, got)
                     _same_runs(*on_both_paths(partial(_owner_runs, got.owner_of_glyph, got.order)))
+                    _same_runs(_owner_runs(got.owner_of_glyph, got.order), _placed_runs(got))
                     placed += got.tagged
     assert placed > 100_000
 
@@ -235,3 +238,12 @@ def test_owner_runs_refuses_an_order_index_out_of_range() -> None:
     for row in (3, -1):
         with pytest.raises(IndexError, match="out of range"):
             _core.owner_runs(owner_of_glyph, np.array([row], dtype=np.int64), out, out.copy())
+
+
+@settings(max_examples=300, deadline=None)
+@given(_pages())
+def test_the_runs_read_off_a_placement_are_its_owner_runs(page) -> None:
+    """_placed_runs (the placement's starts) against _owner_runs over its
+    order: the tail, /ActualText drops and owners repeated across refs included."""
+    placed = _placement(*page, ())
+    _same_runs(_owner_runs(placed.owner_of_glyph, placed.order), _placed_runs(placed))
