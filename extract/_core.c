@@ -6496,7 +6496,7 @@ done:
 
 /* structure_order(candidates, stream, mcid, artifact, keep_artifacts, no_mcid,
  *                 ref_keys, ref_element, block_owner, actual_owner, actual_text,
- *                 order, element, owner_of_glyph, starts) -> (kept, tagged, untagged, replaced):
+ *                 order, element, starts) -> (kept, tagged, untagged, replaced):
  * reading._placement's reference in one pass over the page's candidate glyphs
  * (rows of its table). A candidate is kept unless it is an artifact and
  * artifacts are not kept. A kept candidate c whose mcid[c] != no_mcid has the
@@ -6513,10 +6513,9 @@ done:
  * stays placed if that text is not empty, the owner's other glyphs drop out
  * of order and element (kept and tagged count what stays), and replaced is
  * (rows, texts): each carrier's row and its text, for the caller to write
- * (reading._apply_actual_text's steps). owner_of_glyph[r] is
- * block_owner[element] for a placed glyph, -1 for every other row, and
- * starts[i] (i < kept) says whether order[i]'s owner differs from
- * order[i-1]'s (the tail's owner is -1; starts[0] is 0). Every index read is
+ * (reading._apply_actual_text's steps). starts[i] (i < kept) says whether
+ * order[i]'s owner (block_owner[element] for a placed glyph, -1 for the
+ * tail's) differs from order[i-1]'s (starts[0] is 0). Every index read is
  * checked against its array's length. */
 
 /* The page's refs by key: an open-addressing table of (key, first index);
@@ -6650,28 +6649,30 @@ static Py_ssize_t runs_placed(const RankRun *runs, Py_ssize_t n_runs, const int6
     return untagged;
 }
 
-/* owner_of_glyph and starts of the placed glyphs order[0:tagged] (elements
- * `element`), a stretch of one element at a time; every other row's owner -1. */
-static void placed_owners(const int64_t *restrict order, const int64_t *restrict element, Py_ssize_t tagged,
-                          Py_ssize_t kept, const int64_t *BO, int64_t *restrict owner, Py_ssize_t rows,
+/* The tail's starts (its owner is -1): its first glyph starts a run after an
+ * owned one (`previous`: the last placed glyph's owner), the others none. */
+static void tail_starts(Py_ssize_t tagged, Py_ssize_t kept, int64_t previous, unsigned char *starts) {
+    if (kept > tagged) {
+        starts[tagged] = tagged > 0 && previous != -1;
+        memset(starts + tagged + 1, 0, (size_t)(kept - tagged - 1));
+    }
+}
+
+/* starts of the placed glyphs (elements element[0:tagged]; a glyph's owner is
+ * BO[its element]) and of the tail, a stretch of one element at a time. */
+static void placed_starts(const int64_t *restrict element, Py_ssize_t tagged, Py_ssize_t kept, const int64_t *BO,
                           unsigned char *restrict starts) {
-    for (Py_ssize_t r = 0; r < rows; r++) owner[r] = -1;
     int64_t previous = -1;
     for (Py_ssize_t i = 0; i < tagged;) {
         Py_ssize_t end = i + 1;
         while (end < tagged && element[end] == element[i]) end++;
         int64_t current = BO[element[i]];
-        for (Py_ssize_t k = i; k < end; k++) owner[order[k]] = current;
         starts[i] = i > 0 && current != previous;
         if (end - i > 1) memset(starts + i + 1, 0, (size_t)(end - i - 1));
         previous = current;
         i = end;
     }
-    /* The tail's owner is -1: its first glyph starts a run after an owned one, the others none. */
-    if (kept > tagged) {
-        starts[tagged] = tagged > 0 && previous != -1;
-        memset(starts + tagged + 1, 0, (size_t)(kept - tagged - 1));
-    }
+    tail_starts(tagged, kept, previous, starts);
 }
 
 /* values[0:count] = value. */
@@ -6679,43 +6680,37 @@ static void fill(int64_t *restrict values, Py_ssize_t count, int64_t value) {
     for (Py_ssize_t i = 0; i < count; i++) values[i] = value;
 }
 
-/* placed_owners where no /ActualText dropped a glyph: ref j's glyphs are
- * order[counts[j-1]:counts[j]] (counts[-1] = 0), all owned by element RE[j],
- * so element, owner_of_glyph and starts are filled a ref at a time. */
-static void ref_owners(const int64_t *RE, Py_ssize_t nrefs, const int64_t *counts, const int64_t *BO,
-                       const int64_t *restrict order, Py_ssize_t tagged, Py_ssize_t kept, int64_t *restrict element,
-                       int64_t *restrict owner, Py_ssize_t rows, unsigned char *restrict starts) {
-    for (Py_ssize_t r = 0; r < rows; r++) owner[r] = -1;
+/* element and placed_starts where no /ActualText dropped a glyph: ref j's
+ * glyphs are order[counts[j-1]:counts[j]] (counts[-1] = 0), all owned by
+ * element RE[j], so both are filled a ref at a time. */
+static void ref_starts(const int64_t *RE, Py_ssize_t nrefs, const int64_t *counts, const int64_t *BO,
+                       Py_ssize_t tagged, Py_ssize_t kept, int64_t *restrict element, unsigned char *restrict starts) {
     int64_t previous = -1;
     for (Py_ssize_t j = 0, at = 0; j < nrefs; at = counts[j++]) {
         Py_ssize_t end = counts[j];
         if (end == at) continue;
         int64_t current = BO[RE[j]];
         fill(element + at, end - at, RE[j]);
-        for (Py_ssize_t k = at; k < end; k++) owner[order[k]] = current;
         starts[at] = at > 0 && current != previous;
         memset(starts + at + 1, 0, (size_t)(end - at - 1));
         previous = current;
     }
-    if (kept > tagged) { /* the tail's owner is -1: its first glyph starts a run after an owned one */
-        starts[tagged] = tagged > 0 && previous != -1;
-        memset(starts + tagged + 1, 0, (size_t)(kept - tagged - 1));
-    }
+    tail_starts(tagged, kept, previous, starts);
 }
 
 static PyObject *core_structure_order(PyObject *mod, PyObject *args) {
     (void)mod;
-    PyObject *o[12], *actual_text;
+    PyObject *o[11], *actual_text;
     int keep_artifacts;
     long long no_mcid;
-    if (!PyArg_ParseTuple(args, "OOOOpLOOOOOOOOO", &o[0], &o[1], &o[2], &o[3], &keep_artifacts, &no_mcid, &o[4],
-                          &o[5], &o[6], &o[7], &actual_text, &o[8], &o[9], &o[10], &o[11]))
+    if (!PyArg_ParseTuple(args, "OOOOpLOOOOOOOO", &o[0], &o[1], &o[2], &o[3], &keep_artifacts, &no_mcid, &o[4],
+                          &o[5], &o[6], &o[7], &actual_text, &o[8], &o[9], &o[10]))
         return NULL;
-    enum { CAND, STREAM, MCID, ARTIFACT, REF_KEYS, REF_ELEMENT, BLOCK, ACTUAL, ORDER, ELEMENT, OWNER, STARTS, NV };
+    enum { CAND, STREAM, MCID, ARTIFACT, REF_KEYS, REF_ELEMENT, BLOCK, ACTUAL, ORDER, ELEMENT, STARTS, NV };
     View v[NV] = {{0}};
-    static const char *const formats[NV] = {"l", "l", "l", "?", "l", "l", "l", "l", "l", "l", "l", "?"};
+    static const char *const formats[NV] = {"l", "l", "l", "?", "l", "l", "l", "l", "l", "l", "?"};
     static const char *const names[NV] = {"candidates", "stream", "mcid", "artifact", "ref_keys", "ref_element",
-                                          "block_owner", "actual_owner", "order", "element", "owner_of_glyph", "starts"};
+                                          "block_owner", "actual_owner", "order", "element", "starts"};
     RefSlot *slots = NULL;
     RankRun *runs = NULL;
     int64_t *counts = NULL;
@@ -6726,11 +6721,11 @@ static PyObject *core_structure_order(PyObject *mod, PyObject *args) {
     Py_ssize_t nel = v[BLOCK].view.len / 8;
     if (v[MCID].view.len / 8 != rows || v[ARTIFACT].view.len != rows || v[REF_ELEMENT].view.len / 8 != nrefs ||
         v[ACTUAL].view.len / 8 != nel || v[ORDER].view.len / 8 != n || v[ELEMENT].view.len / 8 != n ||
-        v[OWNER].view.len / 8 != rows || v[STARTS].view.len != n) {
+        v[STARTS].view.len != n) {
         PyErr_SetString(PyExc_ValueError, "structure_order: arrays of different lengths");
         goto done;
     }
-    if (v[ORDER].view.readonly || v[ELEMENT].view.readonly || v[OWNER].view.readonly || v[STARTS].view.readonly) {
+    if (v[ORDER].view.readonly || v[ELEMENT].view.readonly || v[STARTS].view.readonly) {
         PyErr_SetString(PyExc_ValueError, "structure_order: the outputs must be writable");
         goto done;
     }
@@ -6777,10 +6772,9 @@ static PyObject *core_structure_order(PyObject *mod, PyObject *args) {
         for (Py_ssize_t j = 0, at = 0; j < nrefs; at = counts[j++]) fill(element + at, counts[j] - at, RE[j]);
         Py_SETREF(replaced, actual_text_applied(AO, nel, actual_text, order, element, &tagged, &kept));
         if (!replaced) goto done;
-        placed_owners(order, element, tagged, kept, v[BLOCK].view.buf, v[OWNER].view.buf, rows, v[STARTS].view.buf);
+        placed_starts(element, tagged, kept, v[BLOCK].view.buf, v[STARTS].view.buf);
     } else {
-        ref_owners(RE, nrefs, counts, v[BLOCK].view.buf, order, tagged, kept, element, v[OWNER].view.buf, rows,
-                   v[STARTS].view.buf);
+        ref_starts(RE, nrefs, counts, v[BLOCK].view.buf, tagged, kept, element, v[STARTS].view.buf);
     }
     result = Py_BuildValue("nnnN", kept, tagged, untagged, replaced);
 done:

@@ -120,9 +120,17 @@ class _Placement(NamedTuple):
     order: np.ndarray  # the glyphs the tree places, in its order; then the tail, in stream order
     tagged: int  # how many of `order` the tree places
     element: np.ndarray  # per placed glyph, the element that owns it directly
-    owner_of_glyph: np.ndarray  # per table row, its block owner (the nearest block element); -1 off the tree
-    starts: np.ndarray  # per position of `order`: a new owner starts there, on a new line
+    starts: np.ndarray  # per position of `order`: a new block owner starts there, on a new line
     untagged: int  # non-artifact glyphs of the tail
+
+    def owner_of_glyph(self, block_owners: np.ndarray) -> np.ndarray:
+        """Per table row, its block owner (the nearest block element,
+        `block_owners` per element: StructTree.block_owners); -1 off the tree.
+        Made where asked for: a page join kept in the tree's order reads its
+        blocks off `starts`."""
+        owner = np.full(len(self.table), -1, dtype=np.int64)
+        owner[self.order[: self.tagged]] = block_owners[self.element]
+        return owner
 
 
 def _placement(
@@ -140,16 +148,15 @@ def _placement(
         return _reference_placement(table, tree, refs, candidates, config, images)
     rows = len(candidates)
     order, element, starts = np.empty(rows, dtype=np.int64), np.empty(rows, dtype=np.int64), np.empty(rows, dtype=bool)
-    owner_of_glyph = np.empty(len(table), dtype=np.int64)
     columns = [np.ascontiguousarray(c, dtype=np.int64) for c in (candidates, table.mcid_stream, table.mcid)]
     kept, tagged, untagged, replaced = core.structure_order(
         *columns, np.ascontiguousarray(table.artifact, dtype=bool), config.include_artifacts, NO_MCID,
         refs.key, refs.element, tree.block_owners, tree.actual_text_owners, tree.columns.actual_text,
-        order, element, owner_of_glyph, starts,
+        order, element, starts,
     )  # fmt: skip
     if replaced is not None:  # an /ActualText replaced its elements' text (rare): its carriers' rows get it
         table = _with_texts(table, *replaced)
-    return _Placement(table, order[:kept], tagged, element[:tagged], owner_of_glyph, starts[:kept], untagged)
+    return _Placement(table, order[:kept], tagged, element[:tagged], starts[:kept], untagged)
 
 
 def _reference_placement(
@@ -182,13 +189,11 @@ def _owners(
 ) -> _Placement:
     """The placement of `glyphs` (owned by `element`) then `tail`: each placed
     glyph's owner is the nearest block-level element; the tail's is -1."""
-    owner_of_glyph = np.full(len(table), -1, dtype=np.int64)
-    owner_of_glyph[glyphs] = tree.block_owners[element]
     order = np.concatenate([glyphs, tail])
-    owner = owner_of_glyph[order]
-    starts = np.zeros(len(order), dtype=bool)
-    starts[1:] = owner[1:] != owner[:-1]
-    return _Placement(table, order, len(glyphs), element, owner_of_glyph, starts, untagged)
+    owner = np.concatenate([tree.block_owners[element], np.full(len(tail), -1, dtype=np.int64)])
+    starts = _owner_changes(owner)
+    starts[:1] = False  # the first glyph starts the page, not a new line
+    return _Placement(table, order, len(glyphs), element, starts, untagged)
 
 
 def _tree_order(
@@ -219,13 +224,16 @@ def _owned_blocks(
     by geometry), labelled by its element; and the lines (blocks_and_lines)."""
     if not len(joined.order):
         return (), ()
-    owner_of_glyph = placed.owner_of_glyph
+    block_owners = tree.block_owners
     # join() may reorder glyphs inside right-to-left lines (a new order): then read owners again.
-    runs = _placed_runs(placed) if joined.order is placed.order else _owner_runs(owner_of_glyph, joined.order)
+    if joined.order is placed.order:
+        runs = _placed_runs(placed, block_owners)
+    else:
+        runs = _owner_runs(placed.owner_of_glyph(block_owners), joined.order)
     if runs is not None:  # a page the tree covers whole needs no geometric block starts
         starts, owners = runs
         return blocks_and_lines(table, joined, starts, _run_labels(tree, owners))
-    owner = owner_of_glyph[joined.order]
+    owner = placed.owner_of_glyph(block_owners)[joined.order]
     tail = owner == -1  # geometry splits only the tail's runs
     new_block = _owner_changes(owner) | (tail & geometric_block_starts(table, joined))
     # A run's label is its owner's, read at the run's first glyph (the first glyph starts a run).
@@ -233,13 +241,13 @@ def _owned_blocks(
     return blocks_and_lines(table, joined, starts, _run_labels(tree, owner[starts]))
 
 
-def _placed_runs(placed: _Placement) -> tuple[np.ndarray, np.ndarray] | None:
+def _placed_runs(placed: _Placement, block_owners: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
     """_owner_runs of the placement's own order, read off its starts (where
     the owner changes): no pass over the glyphs' owners."""
     if placed.tagged < len(placed.order):
         return None  # the tail's glyphs follow the placed ones
     starts = run_starts(placed.starts) if len(placed.order) else np.zeros(0, dtype=np.int64)
-    return starts, placed.owner_of_glyph[placed.order[starts]]
+    return starts, block_owners[placed.element[starts]]
 
 
 def _owner_runs(owner_of_glyph: np.ndarray, order: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:

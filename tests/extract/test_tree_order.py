@@ -93,7 +93,7 @@ def _both(page: tuple) -> tuple[_Placement, _Placement]:
 
 def _same(expected: _Placement, got: _Placement) -> None:
     assert got.table.text.tolist() == expected.table.text.tolist()
-    for name in ("order", "element", "owner_of_glyph", "starts"):
+    for name in ("order", "element", "starts"):
         want, have = getattr(expected, name), getattr(got, name)
         assert have.dtype == want.dtype, name
         assert have.tolist() == want.tolist(), name
@@ -122,7 +122,7 @@ def test_the_first_of_two_refs_with_one_key_ranks_and_one_sequence_keeps_its_ord
     _same(expected, got)
     # Glyph 4 is an artifact (left out); 3 (MCID 9) and 5 (no MCID) are the tail, two untagged.
     assert got.order.tolist() == [1, 0, 2, 3, 5] and got.tagged == 3 and got.untagged == 2
-    assert got.element.tolist() == [0, 1, 1] and got.owner_of_glyph.tolist() == [0, 0, 0, -1, -1, -1]
+    assert got.element.tolist() == [0, 1, 1] and got.owner_of_glyph(tree.block_owners).tolist() == [0, 0, 0, -1, -1, -1]
     assert got.starts.tolist() == [False, False, False, True, False]
 
 
@@ -153,7 +153,7 @@ def test_an_empty_actual_text_drops_its_glyphs_and_the_tail_follows_what_stays()
     _same(expected, got)
     assert got.order.tolist() == [2, 5] and got.tagged == 1 and got.element.tolist() == [2]
     assert got.table.text.tolist() == ["", "g1", "ff", "g3", "g4", "g5"]
-    assert got.owner_of_glyph.tolist() == [-1, -1, 2, -1, -1, -1] and got.starts.tolist() == [False, True]
+    assert got.owner_of_glyph(tree.block_owners).tolist() == [-1, -1, 2, -1, -1, -1] and got.starts.tolist() == [False, True]
 
 
 def test_bad_indices_are_refused() -> None:
@@ -163,7 +163,7 @@ def test_bad_indices_are_refused() -> None:
         _core.structure_order(
             i64(candidates), i64([0] * rows), i64([0] * rows), np.zeros(rows, dtype=bool), False, -1,
             i64([0] * len(ref_element)), i64(ref_element), i64([0, 0]), i64(actual_owner), {0: "x", 1: "y"},
-            np.empty(n, dtype=np.int64), np.empty(n, dtype=np.int64), np.empty(rows, dtype=np.int64), np.empty(n, dtype=bool),
+            np.empty(n, dtype=np.int64), np.empty(n, dtype=np.int64), np.empty(n, dtype=bool),
         )  # fmt: skip
 
     call([0, 2], [1])
@@ -196,8 +196,9 @@ def test_the_compiled_placement_is_the_reference_on_every_tagged_corpus_page(cor
                 for config in (ExtractConfig(), ExtractConfig(include_artifacts=True)):
                     expected, got = _both((table, tree, refs, table.text_rows, config))
                     _same(expected, got)
-                    _same_runs(*on_both_paths(partial(_owner_runs, got.owner_of_glyph, got.order)))
-                    _same_runs(_owner_runs(got.owner_of_glyph, got.order), _placed_runs(got))
+                    owner_of_glyph = got.owner_of_glyph(tree.block_owners)
+                    _same_runs(*on_both_paths(partial(_owner_runs, owner_of_glyph, got.order)))
+                    _same_runs(_owner_runs(owner_of_glyph, got.order), _placed_runs(got, tree.block_owners))
                     placed += got.tagged
     assert placed > 100_000
 
@@ -246,4 +247,5 @@ def test_the_runs_read_off_a_placement_are_its_owner_runs(page) -> None:
     """_placed_runs (the placement's starts) against _owner_runs over its
     order: the tail, /ActualText drops and owners repeated across refs included."""
     placed = _placement(*page, ())
-    _same_runs(_owner_runs(placed.owner_of_glyph, placed.order), _placed_runs(placed))
+    block_owners = page[1].block_owners
+    _same_runs(_owner_runs(placed.owner_of_glyph(block_owners), placed.order), _placed_runs(placed, block_owners))
