@@ -2849,8 +2849,8 @@ static PyObject *upright_frame_of(const GlyphColumns *g, const int64_t *S, Py_ss
     tenth = malloc((size_t)(n ? n : 1) * sizeof(int64_t));
     if (!tenth) { PyErr_NoMemory(); goto done; }
     double nonfinite = 0.0, extra = 0.0;  /* x - x is 0 for every finite x, NaN for an infinite or NaN one */
-    double top = small_rint(frame_rules[3] * 10);
-    int64_t last = -1;
+    double top = small_rint(frame_rules[3] * 10), h_before = NAN;
+    int64_t last = -1, tenth_before = -1;
     for (Py_ssize_t u = 0; u < units; u++) {
         Py_ssize_t lo = (Py_ssize_t)start[u], hi = u + 1 < units ? (Py_ssize_t)start[u + 1] : n, first = lo, end = hi;
         /* kernels.blank_edges: blanks with only blanks between them and the unit's edge */
@@ -2862,7 +2862,9 @@ static PyObject *upright_frame_of(const GlyphColumns *g, const int64_t *S, Py_ss
             double ax = O[2 * r], bx = E[2 * r], h = H[r], ay = O[2 * r + 1];
             nonfinite += ((ax - ax) + (bx - bx)) + ((h - h) + (ay - ay));
             HT[k] = h;
-            tenth[k] = height_tenth(h, top);
+            /* A height repeats from glyph to glyph along a line: its bin is found once. */
+            tenth[k] = h == h_before ? tenth_before : height_tenth(h, top);
+            h_before = h; tenth_before = tenth[k];
             last = tenth[k] > last ? tenth[k] : last;
             if (bp) {
                 double ey = E[2 * r + 1], dx = D[2 * r], dy = D[2 * r + 1];

@@ -28,6 +28,12 @@ from ragprep.extract.config import ExtractConfig
 from ragprep.extract.geometric import MAX_VALUE, SAME_DIRECTION, edge_codepoints, line_break_rule, most_common, unit_breaks
 from ragprep.extract.glyphs import GlyphTable, rows_at
 
+# The dtypes the kernels' bytes are read as, made once: np.frombuffer given a
+# dtype keyword, or a type to convert, costs two to five times its call
+# with a dtype object passed as it is.
+_INT64 = np.dtype(np.int64)
+_BOOL = np.dtype(np.bool_)
+
 
 def _ids(ids: np.ndarray) -> np.ndarray:
     return np.ascontiguousarray(ids, dtype=np.int64)
@@ -1115,8 +1121,8 @@ def placed_lines(
     )  # fmt: skip
     order, row, mark, line, span, rules = found
     return PlacedLines(
-        np.frombuffer(order, dtype=np.int64), np.frombuffer(row, dtype=np.int64),
-        np.frombuffer(mark, dtype=bool), np.frombuffer(line, dtype=np.int64), span, rules,
+        np.frombuffer(order, _INT64), np.frombuffer(row, _INT64),
+        np.frombuffer(mark, _BOOL), np.frombuffer(line, _INT64), span, rules,
     )  # fmt: skip
 
 
@@ -1143,15 +1149,15 @@ def line_blanks(
         return None
     ids, line, offset = placed
     found = lib.line_blanks(
-        *_glyph_columns(table), _ids(stream), _ids(start), _ids(inked), np.ascontiguousarray(aligned, dtype=bool),
+        *_glyph_columns(table), _ids(stream), _ids(start), _ids(inked), np.ascontiguousarray(aligned, _BOOL),
         *box, _ids(ids), _ids(line), np.ascontiguousarray(offset, dtype=np.float64), *thresholds,
     )  # fmt: skip
     if found is None:
         return None
     units, on_line, rank, host, centre = found
     return (
-        np.frombuffer(units, dtype=np.int64), np.frombuffer(on_line, dtype=np.int64), np.frombuffer(rank),
-        np.frombuffer(host, dtype=np.int64), np.frombuffer(centre),
+        np.frombuffer(units, _INT64), np.frombuffer(on_line, _INT64), np.frombuffer(rank),
+        np.frombuffer(host, _INT64), np.frombuffer(centre),
     )  # fmt: skip
 
 
@@ -1528,13 +1534,13 @@ def first_words(
     low_x, high_x, height = glyph_x
     if lib is not None:
         columns = (np.ascontiguousarray(v, dtype=np.float64) for v in glyph_x)
-        found = lib.first_words(np.ascontiguousarray(blank, dtype=bool), _ids(start), _ids(end), *columns, word_gap)
+        found = lib.first_words(np.ascontiguousarray(blank, _BOOL), _ids(start), _ids(end), *columns, word_gap)
         if found is not None:
-            return np.frombuffer(found[0], dtype=np.float64), np.frombuffer(found[1], dtype=np.int64)
+            return np.frombuffer(found[0]), np.frombuffer(found[1], _INT64)
     inked = np.isfinite(low_x)
     # A word ends at glyph k where the next is blank or lies a word space away.
     gap = np.maximum(low_x[1:] - high_x[:-1], low_x[:-1] - high_x[1:])
-    ends = np.zeros(len(blank), dtype=bool)
+    ends = np.zeros(len(blank), _BOOL)
     ends[:-1] = blank[1:] | (gap > word_gap * height[:-1])
     ends[end - 1] = True
     ink = np.flatnonzero(inked & ~blank)
@@ -1608,8 +1614,8 @@ def _upright_frame(found: tuple[bytearray, ...]) -> UnitFrame:
     low_x, high_x, height, x0, x1, y0, y1, inked, aligned, end, placed, body = found
     fb = np.frombuffer
     return UnitFrame(
-        fb(low_x), fb(high_x), fb(height), fb(x0), fb(x1), fb(y0), fb(y1), fb(inked, np.int64), fb(aligned, np.bool_),
-        fb(end, np.int64), fb(placed, np.bool_), float(body),
+        fb(low_x), fb(high_x), fb(height), fb(x0), fb(x1), fb(y0), fb(y1), fb(inked, _INT64), fb(aligned, _BOOL),
+        fb(end, _INT64), fb(placed, _BOOL), float(body),
     )  # fmt: skip
 
 
@@ -2131,10 +2137,10 @@ def stream_units(
     )  # fmt: skip
     line_break, across, gap, height, alpha, space, starts, painted_back, frame, backwards, lines_apart = found
     return StreamUnits(
-        (np.frombuffer(line_break, dtype=bool), np.frombuffer(across), np.frombuffer(gap), np.frombuffer(height)),
-        (np.frombuffer(alpha, dtype=bool), np.frombuffer(space, dtype=bool)),
-        np.frombuffer(starts, dtype=np.int64), np.frombuffer(painted_back, dtype=np.int64),
-        None if frame is None else _upright_frame(frame), None if backwards is None else np.frombuffer(backwards, dtype=bool),
+        (np.frombuffer(line_break, _BOOL), np.frombuffer(across), np.frombuffer(gap), np.frombuffer(height)),
+        (np.frombuffer(alpha, _BOOL), np.frombuffer(space, _BOOL)),
+        np.frombuffer(starts, _INT64), np.frombuffer(painted_back, _INT64),
+        None if frame is None else _upright_frame(frame), None if backwards is None else np.frombuffer(backwards, _BOOL),
         lines_apart,
     )  # fmt: skip
 

@@ -441,6 +441,8 @@ def margin_text(page: Page) -> tuple[np.ndarray, np.ndarray]:
     order. Units across the page inside its text (axis labels, a turned table
     head) keep following their neighbours."""
     none = np.zeros(0, dtype=np.int64)
+    if page._aligned.all():  # most pages: no unit across the page's direction
+        return none, none
     across = np.flatnonzero(~page._aligned & (page.inked > 0))
     placed = np.flatnonzero(page.placed)
     if not len(across) or not len(placed):
