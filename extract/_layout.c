@@ -7631,8 +7631,8 @@ typedef struct {
  * decide, for the first reason met: a box not finite, a sidebar
  * (_sidebar_lines), cells (stacked_cells' chains), a paragraph painted in
  * turn (_painted_in_turn), blocks painted back (_blocks_painted_back), runs
- * painted up (_stream_paints_runs_up), (WITNESS_HOLES: no longer asked,
- * holes filled later are read: holes_kahn), a block ahead of another (_blocks_ahead), a tail
+ * painted up and holes filled later (WITNESS_UP, WITNESS_HOLES: no longer
+ * asked, both read: holes_kahn), a block ahead of another (_blocks_ahead), a tail
  * the reference raises on (leaf_tail's None), a run empty or no int64 array;
  * or WITNESS_WORDS: the page's words are needed, and not given (the caller
  * measures them and asks again). */
@@ -7746,7 +7746,8 @@ done:
 /* A leaf's runs: run r is ids[at[r]..at[r] + lengths[r]), `count` of them. */
 typedef struct { const int64_t *ids, *lengths; int64_t *at; Py_ssize_t count; } WitnessRuns;
 
-/* _holes_filled_later's order (kahn over `holes`, the n x n constraints,
+/* _stacked_in_place's kahn order (over `holes`, the n x n constraints of
+ * runs painted up or of holes filled later,
  * under _with_bands of the furniture: the runs `mark`ed 1 or 3 listed in
  * tops, those marked 2 or 3 in bottoms) into order: 1, 0 on a cycle. */
 static int holes_kahn(unsigned char *holes, Py_ssize_t n, const char *mark, const int64_t *tops, Py_ssize_t n_tops,
@@ -7804,9 +7805,9 @@ static int band_furniture_order(ColumnPage *p, const WitnessRuns *r, const int64
 }
 
 /* leaves._stacked_in_place of the runs (paint order) into order (count
- * run numbers; holes filled later read in kahn's order under their
- * constraints): 0, a WITNESS_* reason where the rules decide (blocks
- * painted back, runs painted up), or -1 on error.
+ * run numbers; runs painted up, or holes filled later, read in kahn's
+ * order under their constraints): 0, a WITNESS_* reason where the rules
+ * decide (blocks painted back), or -1 on error.
  * `ids` holds the leaf's lines ascending (n), for _blocks_painted_back's
  * text-column test. */
 static int witness_stacking(ColumnPage *p, const WitnessRuns *r, const int64_t *ids, Py_ssize_t n, const WitnessLimits *w,
@@ -7844,8 +7845,16 @@ static int witness_stacking(ColumnPage *p, const WitnessRuns *r, const int64_t *
         PyErr_NoMemory();
         goto done;
     }
-    if (s.runs_up > 1 && (double)s.upward > w->consistent * (double)s.pairs) { found = WITNESS_UP; goto done; }
-    if (hole_count(runs, bx0, by0, bx1, by1, top, start, w->stacked, p->tol, w->filled_holes) >= w->filled_holes) {
+    if (s.runs_up > 1 && (double)s.upward > w->consistent * (double)s.pairs) {
+        /* _stream_paints_runs_up: runs above one another, not apart, flush
+         * (run_pairs' above & ~apart & flush, run_stacking's pairs) read top first. */
+        holes = malloc((size_t)runs * (size_t)runs);
+        if (!holes) { PyErr_NoMemory(); goto done; }
+        for (Py_ssize_t i = 0; i < runs; i++)
+            for (Py_ssize_t j = 0; j < runs; j++)
+                holes[i * runs + j] = (unsigned char)(i != j && by0[i] >= top[j] && !((bx1[i] <= start[j]) | (bx1[j] <= start[i])) &&
+                                                      fabs(edge[i] - edge[j]) <= p->tol);
+    } else if (hole_count(runs, bx0, by0, bx1, by1, top, start, w->stacked, p->tol, w->filled_holes) >= w->filled_holes) {
         /* _holes_filled_later's constraints: blocks nested one over the other (nested_pairs). */
         holes = malloc((size_t)runs * (size_t)runs);
         if (!holes) { PyErr_NoMemory(); goto done; }

@@ -2630,8 +2630,8 @@ def leaf_front(
 # leaf_witness' verdicts (extract/_layout.c WITNESS_*): its order stands;
 # else the reason the rules decide, the first met (a box not finite, a
 # sidebar, cells, a paragraph painted in turn, blocks painted back, runs
-# painted up, (WITNESS_HOLES: no longer asked, holes filled later are read
-# in kahn's order), a block ahead of another, a tail the
+# painted up and holes filled later (WITNESS_UP, WITNESS_HOLES: no longer
+# asked, both read in kahn's order), a block ahead of another, a tail the
 # reference raises on, a run empty or no int64 array).
 WITNESS_READ, WITNESS_NOT_FINITE, WITNESS_SIDEBAR, WITNESS_CELLS, WITNESS_TURNED, WITNESS_BACK = range(6)
 WITNESS_UP, WITNESS_HOLES, WITNESS_AHEAD, WITNESS_TAIL, WITNESS_RUNS = range(6, 11)
