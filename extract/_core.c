@@ -3004,18 +3004,15 @@ static int header_ints(const unsigned char *p, const unsigned char *end, Py_ssiz
     while (*n < limit) {
         while (p < end && ascii_space(*p)) p++;
         if (p >= end) break;
-        const unsigned char *token = p;
-        while (p < end && !ascii_space(*p)) p++;
-        const unsigned char *digits = token + (*token == '+' || *token == '-');
-        Py_ssize_t len = p - digits;
-        int plain = len >= 1 && len <= 18;
-        for (const unsigned char *d = digits; plain && d < p; d++) plain = *d >= '0' && *d <= '9';
-        /* int() takes more ("1_0", 40 digits) and refuses the rest: the
-         * reference decides any other token. */
-        if (!plain) return HEADER_REFERENCE;
+        int negative = *p == '-';
+        if (*p == '+' || *p == '-') p++;
+        const unsigned char *digits = p;
         long long v = 0;
-        for (const unsigned char *d = digits; d < p; d++) v = v * 10 + (*d - '0');
-        out[(*n)++] = *token == '-' ? -v : v;
+        while (p < end && *p >= '0' && *p <= '9' && p - digits < 18) v = v * 10 + (*p++ - '0');
+        /* A token of other than [+-] and 1 to 18 digits: int() takes more
+         * ("1_0", 40 digits) and refuses the rest, so the reference decides. */
+        if (p == digits || (p < end && !ascii_space(*p))) return HEADER_REFERENCE;
+        out[(*n)++] = negative ? -v : v;
     }
     return HEADER_INTS;
 }
@@ -3032,15 +3029,21 @@ static int not_null(const unsigned char *data, Py_ssize_t start, Py_ssize_t end)
     return !(end - start == 4 && memcmp(data + start, "null", 4) == 0);
 }
 
-/* The smallest of the sorted bounds[0:n] above `start` (one always is: the data's length). */
-static long long next_bound(const long long *bounds, Py_ssize_t n, long long start) {
+/* The index of the smallest of the sorted bounds[0:n] above `start` (one
+ * always is: the data's length). `at`, the last start's, is tried first and
+ * the few after it: in a header written in order each object's bound is
+ * the next one, and a search per object was most of the header's read. */
+static Py_ssize_t bound_after(const long long *bounds, Py_ssize_t n, long long start, Py_ssize_t at) {
+    if (at >= 0 && at < n && (at == 0 || bounds[at - 1] <= start))
+        for (Py_ssize_t last = at + 4 < n ? at + 4 : n; at < last; at++)
+            if (bounds[at] > start) return at;
     Py_ssize_t lo = 0, hi = n;
     while (lo < hi) {
         Py_ssize_t mid = lo + (hi - lo) / 2;
         if (bounds[mid] <= start) lo = mid + 1;
         else hi = mid;
     }
-    return bounds[lo < n ? lo : n - 1];
+    return lo < n ? lo : n - 1;
 }
 
 /* A header's span of an object of `members`: its number, where it runs, and whether it is other than null. */
@@ -3052,18 +3055,40 @@ typedef struct { long long number, start, end; int present; } HeaderSpan;
  * member is an int from 0 to 2^62 and they lie close enough together;
  * else bits is NULL and the set is asked, as before (a bool or a float in
  * it equals an int: the set decides then). */
-typedef struct { unsigned char *bits; long long lo, hi; PyObject *set; } Members;
+typedef struct {
+    unsigned char *bits;
+    long long lo, hi;
+    PyObject *set;
+    /* Or the cross-reference table's columns (xref_table's): the members of
+     * object stream `stream` are the entries of type 2 naming it, so no set
+     * is made for them (kinds NULL when a set or bits decide). */
+    const unsigned char *kinds;
+    const int64_t *second;
+    Py_ssize_t columns;
+    long long stream;
+} Members;
+
+/* The members of object stream `stream` by the table's columns (kinds,
+ * second: xref_table's, `columns` entries long). */
+static Members members_by_columns(const unsigned char *kinds, const int64_t *second, Py_ssize_t columns, long long stream) {
+    Members m = {NULL, 0, 0, NULL, kinds, second, columns, stream};
+    return m;
+}
 
 /* Members' span of numbers, where the bits are worth it: a few bits per member. */
 #define MEMBERS_SPREAD(n) (64 * (long long)(n) + 65536)
 
 static void members_free(Members *m) { PyMem_Free(m->bits); m->bits = NULL; }
 
+/* The objects written in the file where the columns put them (written_spans, below). */
+typedef struct { long long number; Py_ssize_t start, end; int dictionary; } WrittenSpan;
+static int written_spans_of(const unsigned char *d, Py_ssize_t len, const unsigned char *kinds, const int64_t *offsets,
+                            const int64_t *generations, Py_ssize_t columns, WrittenSpan **out, Py_ssize_t *n);
+
 /* The bits of set `members` (none for an odd one: see Members). -1 on error. */
 static int members_read(PyObject *members, Members *m) {
-    m->bits = NULL;
+    *m = members_by_columns(NULL, NULL, 0, 0);
     m->set = members;
-    m->lo = m->hi = 0;
     Py_ssize_t size = PySet_GET_SIZE(members), pos = 0;
     PyObject *key;
     Py_hash_t hash;
@@ -3091,6 +3116,7 @@ static int members_read(PyObject *members, Members *m) {
 
 /* Is `number` a member? 1, 0, -1 on error. */
 static int members_has(const Members *m, long long number) {
+    if (m->kinds) return number >= 0 && number < m->columns && m->kinds[number] == 2 && m->second[number] == m->stream;
     if (m->bits) return number >= m->lo && number <= m->hi && (m->bits[(number - m->lo) / 8] >> ((number - m->lo) % 8) & 1);
     PyObject *n = PyLong_FromLongLong(number);
     int member = n ? PySet_Contains(m->set, n) : -1;
@@ -3111,7 +3137,7 @@ enum { HEADER_DAMAGED = 2 };
  * out[0:*n] (out has room for every pair). HEADER_INTS, HEADER_DAMAGED (a
  * number listed twice), -1 on error. */
 static int stream_spans(const unsigned char *data, Py_ssize_t len, long long first, const long long *ints,
-                        Py_ssize_t pairs, PyObject *members, HeaderSpan *out, Py_ssize_t *n) {
+                        Py_ssize_t pairs, const Members *m, HeaderSpan *out, Py_ssize_t *n) {
     long long *sorted = PyMem_Malloc(sizeof(long long) * (size_t)(2 * pairs + 1));
     if (!sorted) { PyErr_NoMemory(); return -1; }
     long long *bounds = sorted + pairs;
@@ -3124,19 +3150,18 @@ static int stream_spans(const unsigned char *data, Py_ssize_t len, long long fir
     for (Py_ssize_t i = 0; i < pairs; i++) bounds[i] = first + ints[2 * i + 1];
     bounds[pairs] = (long long)len;
     sort_ll(bounds, pairs + 1);
-    Members m;
-    if (members_read(members, &m) < 0) { PyMem_Free(sorted); return -1; }
+    Py_ssize_t at = 0; /* the last start's bound */
     for (Py_ssize_t i = 0; status == HEADER_INTS && i < pairs; i++) {
         long long start = first + ints[2 * i + 1];
         if (start < first || start >= (long long)len) continue;
-        int member = members_has(&m, ints[2 * i]);
+        int member = members_has(m, ints[2 * i]);
         if (member < 0) status = -1;
         else if (member) {
-            long long end = next_bound(bounds, pairs + 1, start);
+            at = bound_after(bounds, pairs + 1, start, at);
+            long long end = bounds[at];
             out[(*n)++] = (HeaderSpan){ints[2 * i], start, end, not_null(data, (Py_ssize_t)start, (Py_ssize_t)end)};
         }
     }
-    members_free(&m);
     PyMem_Free(sorted);
     return status;
 }
@@ -3145,7 +3170,7 @@ static int stream_spans(const unsigned char *data, Py_ssize_t len, long long fir
  * the caller frees it; NULL when there are none) and *n: HEADER_INTS,
  * HEADER_DAMAGED, HEADER_REFERENCE, or -1 with an exception set (ValueError
  * when `first` lies outside the data). */
-static int header_spans(const unsigned char *data, Py_ssize_t len, long long first, long long count, PyObject *members,
+static int header_spans(const unsigned char *data, Py_ssize_t len, long long first, long long count, const Members *members,
                         HeaderSpan **out, Py_ssize_t *n) {
     *out = NULL;
     *n = 0;
@@ -3195,9 +3220,11 @@ static PyObject *core_object_stream_spans(PyObject *mod, PyObject *args) {
     if (!PyArg_ParseTuple(args, "OLLO!", &data, &first, &count, &PySet_Type, &members)) return NULL;
     Py_buffer view;
     if (PyObject_GetBuffer(data, &view, PyBUF_SIMPLE) < 0) return NULL;
-    HeaderSpan *spans;
-    Py_ssize_t n;
-    int status = header_spans(view.buf, view.len, first, count, members, &spans, &n);
+    HeaderSpan *spans = NULL;
+    Py_ssize_t n = 0;
+    Members m;
+    int status = members_read(members, &m) < 0 ? -1 : header_spans(view.buf, view.len, first, count, &m, &spans, &n);
+    members_free(&m);
     PyObject *out = status < 0 ? NULL
                     : status == HEADER_REFERENCE ? Py_NewRef(Py_NotImplemented)
                     : status == HEADER_DAMAGED ? Py_NewRef(Py_None) : PyList_New(n);
@@ -4459,18 +4486,90 @@ static int tree_number_tables(TreeObjects *t, long long top) {
  * stream is left out, as PlainObjects leaves it), one that only the
  * reference reads makes the nodes incomplete (PlainObjects then reads every
  * stream as before). The objects found not null join `present`
- * (tree_headers_present), as PlainObjects marks them. */
-static int tree_read_header(TreeObjects *t, PyObject *item, Py_ssize_t stream, const Py_buffer *view, long long *top,
-                            Buf *presents) {
+ * (tree_headers_present), as PlainObjects marks them.
+ *
+ * With the cross-reference table's columns (TreeObjects' `columns`,
+ * xref_table's kinds, second, third), `members` may be the stream's number
+ * instead of a set: its members are the entries of type 2 naming it
+ * (members_by_columns), and a stream given as (data,) alone is the file's
+ * bytes: its objects are those the columns put there (type 1, generation
+ * 0), spans as written_spans reads them, present those written as a
+ * dictionary (as PlainObjects' _WrittenObjects marks them). No Python
+ * object per stream member or written object. */
+typedef struct { Py_buffer kinds, second, third; int given; } TreeColumns;
+
+/* TreeObjects' optional `columns` (None, or xref_table's three columns) into *c: 0, -1 with an exception. */
+static int tree_columns_get(PyObject *columns, TreeColumns *c) {
+    c->given = 0;
+    if (columns == Py_None) return 0;
+    if (!PyTuple_Check(columns) || PyTuple_GET_SIZE(columns) != 3) {
+        PyErr_SetString(PyExc_TypeError, "TreeObjects: columns are None or (kinds, second, third)");
+        return -1;
+    }
+    Py_buffer *views[3] = {&c->kinds, &c->second, &c->third};
+    for (int k = 0; k < 3; k++) {
+        if (PyObject_GetBuffer(PyTuple_GET_ITEM(columns, k), views[k], PyBUF_SIMPLE) == 0) continue;
+        while (k--) PyBuffer_Release(views[k]);
+        return -1;
+    }
+    c->given = 1;
+    if (c->second.len >= c->kinds.len * 8 && c->third.len >= c->kinds.len * 8) return 0;
+    PyErr_SetString(PyExc_ValueError, "TreeObjects: short columns");
+    return -1;
+}
+
+static void tree_columns_release(TreeColumns *c) {
+    if (!c->given) return;
+    PyBuffer_Release(&c->kinds);
+    PyBuffer_Release(&c->second);
+    PyBuffer_Release(&c->third);
+    c->given = 0;
+}
+
+/* The objects written in the file (a stream given as (data,)) as spans of stream `stream`. */
+static int tree_read_written(TreeObjects *t, const TreeColumns *c, Py_ssize_t stream, const Py_buffer *view, long long *top,
+                             Buf *presents) {
+    if (!c->given) { PyErr_SetString(PyExc_TypeError, "TreeObjects: a stream (data,) needs the columns"); return -1; }
+    WrittenSpan *spans;
+    Py_ssize_t n;
+    if (written_spans_of(view->buf, view->len, c->kinds.buf, c->second.buf, c->third.buf, c->kinds.len, &spans, &n) < 0)
+        return -1;
+    int status = 0;
+    for (Py_ssize_t i = 0; !status && i < n; i++) {
+        TSpan span = {stream, spans[i].start, spans[i].end, (Py_ssize_t)spans[i].number};
+        if (buf_append(&t->spans, &span, sizeof span) < 0) status = -1;
+        else if (spans[i].dictionary && buf_append(presents, &spans[i].number, sizeof(long long)) < 0) status = -1;
+        if (spans[i].number > *top) *top = spans[i].number;
+    }
+    PyMem_Free(spans);
+    return status;
+}
+
+/* A stream's members: its set, or its number read over the columns. -1 with an exception. */
+static int tree_members(PyObject *members, const TreeColumns *c, Members *m) {
+    if (PySet_Check(members)) return members_read(members, m);
+    if (!c->given || !PyLong_Check(members)) {
+        PyErr_SetString(PyExc_TypeError, "TreeObjects: members are a set, or a stream's number with the columns");
+        return -1;
+    }
+    long long stream = PyLong_AsLongLong(members);
+    if (stream == -1 && PyErr_Occurred()) return -1;
+    *m = members_by_columns(c->kinds.buf, c->second.buf, c->kinds.len, stream);
+    return 0;
+}
+
+static int tree_read_header(TreeObjects *t, PyObject *item, const TreeColumns *c, Py_ssize_t stream, const Py_buffer *view,
+                            long long *top, Buf *presents) {
     long long first = PyLong_AsLongLong(PyTuple_GET_ITEM(item, 1));
     if (first == -1 && PyErr_Occurred()) return -1;
     long long count = PyLong_AsLongLong(PyTuple_GET_ITEM(item, 2));
     if (count == -1 && PyErr_Occurred()) return -1;
-    PyObject *members = PyTuple_GET_ITEM(item, 3);
-    if (!PySet_Check(members)) { PyErr_SetString(PyExc_TypeError, "TreeObjects: members are a set"); return -1; }
+    Members members;
+    if (tree_members(PyTuple_GET_ITEM(item, 3), c, &members) < 0) return -1;
     HeaderSpan *spans;
     Py_ssize_t n;
-    int status = header_spans(view->buf, view->len, first, count, members, &spans, &n);
+    int status = header_spans(view->buf, view->len, first, count, &members, &spans, &n);
+    members_free(&members);
     if (status == HEADER_REFERENCE) t->complete = 0;
     for (Py_ssize_t i = 0; status == HEADER_INTS && i < n; i++) {
         TSpan span = {stream, (Py_ssize_t)spans[i].start, (Py_ssize_t)spans[i].end, (Py_ssize_t)spans[i].number};
@@ -4535,10 +4634,10 @@ static void tree_reserve(TreeObjects *t) {
 
 static int TreeObjects_init(TreeObjects *t, PyObject *args, PyObject *kwds) {
     (void)kwds;
-    PyObject *streams, *known, *check, *refs;
+    PyObject *streams, *known, *check, *refs, *columns = Py_None;
     Py_buffer present = {0};
-    if (!PyArg_ParseTuple(args, "O!y*O!OO!", &PyList_Type, &streams, &present, &PySet_Type, &known, &check,
-                          &PyList_Type, &refs))
+    if (!PyArg_ParseTuple(args, "O!y*O!OO!|O", &PyList_Type, &streams, &present, &PySet_Type, &known, &check,
+                          &PyList_Type, &refs, &columns))
         return -1;
     if (t->streams) { PyBuffer_Release(&present); PyErr_SetString(PyExc_TypeError, "TreeObjects: built once"); return -1; }
     t->present = present;
@@ -4551,22 +4650,25 @@ static int TreeObjects_init(TreeObjects *t, PyObject *args, PyObject *kwds) {
         if ((t->key[k] = tree_name(t, (const unsigned char *)TREE_KEYS[k], strlen(TREE_KEYS[k]))) < 0) return -1;
     long long top = 0;
     Buf presents = {0}; /* the numbers of the objects the headers read here hold, null ones left out */
-    int headers = 0, failed = 0;
+    TreeColumns c;
+    int headers = 0, failed = tree_columns_get(columns, &c) < 0;
     for (Py_ssize_t s = 0; !failed && s < PyList_GET_SIZE(streams); s++) {
         PyObject *pair = PyList_GET_ITEM(streams, s);
         Py_ssize_t size = PyTuple_Check(pair) ? PyTuple_GET_SIZE(pair) : 0;
-        if (size != 2 && size != 4) {
-            PyErr_SetString(PyExc_TypeError, "TreeObjects: a stream is (data, spans) or (data, first, count, members)");
+        if (size != 1 && size != 2 && size != 4) {
+            PyErr_SetString(PyExc_TypeError, "TreeObjects: a stream is (data, spans), (data, first, count, members) or (data,)");
             failed = 1;
             break;
         }
         Py_buffer view;
         if (PyObject_GetBuffer(PyTuple_GET_ITEM(pair, 0), &view, PyBUF_SIMPLE) < 0) { failed = 1; break; }
         if (buf_append(&t->views, &view, sizeof view) < 0) { PyBuffer_Release(&view); failed = 1; break; }
-        headers |= size == 4;
-        failed = (size == 2 ? tree_read_spans(t, PyTuple_GET_ITEM(pair, 1), s, view.len, &top)
-                            : tree_read_header(t, pair, s, &view, &top, &presents)) < 0;
+        headers |= size != 2;
+        failed = (size == 2   ? tree_read_spans(t, PyTuple_GET_ITEM(pair, 1), s, view.len, &top)
+                  : size == 4 ? tree_read_header(t, pair, &c, s, &view, &top, &presents)
+                              : tree_read_written(t, &c, s, &view, &top, &presents)) < 0;
     }
+    tree_columns_release(&c);
     if (!failed && headers) failed = tree_headers_present(t, &presents) < 0;
     buf_free(&presents);
     if (failed || tree_number_tables(t, top) < 0) return -1;
@@ -8016,7 +8118,7 @@ done:
 
 /* ==== struct's section: the cross-reference table read from the file =====
  *
- * xref_table(data) -> None | (kinds, second, third, members, top, count):
+ * xref_table(data) -> None | (kinds, second, third, streams, top, count):
  * the cross-reference table (§7.5.4 classic sections, §7.5.8 cross-reference
  * streams, hybrid files' /XRefStm, the /Prev chain newest first) read from
  * the file's bytes by qpdf's rules (qpdf 12, QPDF_objects.cc: read_xref,
@@ -8026,8 +8128,9 @@ done:
  *     an object stream); second, third: int64 columns (native order) of the
  *     offset and generation (type 1) or the stream's number and the index in
  *     it (type 2);
- *   members: {stream number: {object number, ...}} for the entries of type
- *     2, streams in order of their first member (the table's key order);
+ *   streams: the object streams the entries of type 2 name, a tuple of
+ *     their numbers in order of their first member (the table's key order;
+ *     a stream's members are those entries: xref.XrefColumns.members);
  *   top: the largest object number listed (None when none); count: entries.
  * None wherever qpdf's reading may differ from this one: anything qpdf warns
  * about or repairs (a damaged or cut section, a stream whose /Length is not
@@ -8561,32 +8664,46 @@ static int xr_objects_in_place(const XrefRead *x) {
     return 1;
 }
 
+/* The object streams the entries of type 2 name, in order of their first
+ * member (the table's key order), as a tuple of ints; NULL on error. Each
+ * stream's members are not gathered here: whoever needs them reads the
+ * columns (a header's members, TreeObjects; XrefColumns.members, else). */
+static PyObject *xr_streams(const XrefRead *x, Py_ssize_t used) {
+    long long top = -1;
+    Py_ssize_t count = 0;
+    for (Py_ssize_t k = 0; k < used; k++)
+        if (x->kind[k] == 2 && x->second[k] > top) top = x->second[k];
+    unsigned char *seen = top >= 0 ? PyMem_Calloc((size_t)(top / 8 + 1), 1) : NULL;
+    if (top >= 0 && !seen) return PyErr_NoMemory();
+    for (Py_ssize_t k = 0; k < used; k++) { /* first the count, then the tuple */
+        if (x->kind[k] != 2) continue;
+        long long s = x->second[k];
+        if (!(seen[s / 8] >> (s % 8) & 1)) { seen[s / 8] |= (unsigned char)(1u << (s % 8)); count++; }
+    }
+    PyObject *streams = PyTuple_New(count);
+    if (streams && top >= 0) memset(seen, 0, (size_t)(top / 8 + 1));
+    for (Py_ssize_t k = 0, i = 0; streams && k < used && i < count; k++) {
+        long long s = x->second[k];
+        if (x->kind[k] != 2 || seen[s / 8] >> (s % 8) & 1) continue;
+        seen[s / 8] |= (unsigned char)(1u << (s % 8));
+        PyObject *number = PyLong_FromLongLong(s);
+        if (!number) Py_CLEAR(streams);
+        else PyTuple_SET_ITEM(streams, i++, number);
+    }
+    PyMem_Free(seen);
+    return streams;
+}
+
 /* The result tuple from a table read whole. */
 static PyObject *xr_result(const XrefRead *x) {
-    Py_ssize_t used = x->cap;
+    Py_ssize_t used = x->cap, count = 0;
     while (used > 0 && !x->kind[used - 1]) used--;
     if (!used) return Py_NewRef(Py_None); /* an empty table: qpdf's answer costs nothing */
-    PyObject *members = PyDict_New(), *top = used ? PyLong_FromSsize_t(used - 1) : Py_NewRef(Py_None);
-    Py_ssize_t count = 0;
-    int failed = !members || !top;
-    for (Py_ssize_t k = 0; k < used && !failed; k++) {
-        if (!x->kind[k]) continue;
-        count++;
-        if (x->kind[k] != 2) continue;
-        PyObject *stream = PyLong_FromLongLong(x->second[k]), *number = stream ? PyLong_FromSsize_t(k) : NULL;
-        PyObject *held = number ? members_of(members, stream) : NULL;
-        failed = !held || PySet_Add(held, number) < 0;
-        Py_XDECREF(held);
-        Py_XDECREF(stream);
-        Py_XDECREF(number);
-    }
-    if (failed) {
-        Py_XDECREF(members);
-        Py_XDECREF(top);
-        return NULL;
-    }
-    return Py_BuildValue("(y#y#y#NNn)", (const char *)x->kind, used, (const char *)x->second, used * 8, (const char *)x->third,
-                         used * 8, members, top, count);
+    for (Py_ssize_t k = 0; k < used; k++) count += x->kind[k] != 0;
+    PyObject *streams = xr_streams(x, used);
+    if (!streams) return NULL;
+    return Py_BuildValue("(y#y#y#Nnn)", (const char *)x->kind, used, (const char *)x->second, used * 8, (const char *)x->third,
+                         used * 8, streams, used - 1, count);
 }
 
 static PyObject *core_xref_table(PyObject *mod, PyObject *arg) {
@@ -8683,22 +8800,53 @@ static Py_ssize_t find_endobj(const unsigned char *d, Py_ssize_t from, Py_ssize_
     return -1;
 }
 
-/* One placed object's span into the lists: 0, -1 on error. */
-static int written_one(const unsigned char *d, const Placed *p, Py_ssize_t bound, PyObject *spans, PyObject *present) {
+/* One placed object's span into *out: 1, or 0 when it is not there. */
+static int written_one(const unsigned char *d, const Placed *p, Py_ssize_t bound, WrittenSpan *out) {
     long long num, gen;
     Py_ssize_t start = written_header(d, (Py_ssize_t)p->offset, bound, &num, &gen);
     if (start < 0 || num != p->number || gen != 0) return 0;
     Py_ssize_t end = find_endobj(d, start, bound);
     if (end < 0) return 0;
-    PyObject *span = Py_BuildValue("(LnnO)", (long long)p->number, start, end, Py_True);
-    int failed = !span || PyList_Append(spans, span) < 0;
-    Py_XDECREF(span);
-    if (!failed && written_dictionary(d, start, end)) {
-        PyObject *number = PyLong_FromLongLong(p->number);
-        failed = !number || PyList_Append(present, number) < 0;
-        Py_XDECREF(number);
+    *out = (WrittenSpan){p->number, start, end, written_dictionary(d, start, end)};
+    return 1;
+}
+
+/* The spans of the objects written in d[0:len] where the columns (kinds,
+ * offsets, generations: xref_table's, `columns` entries long) put them, in
+ * order of offset (then number), into *out (PyMem, the caller frees it;
+ * NULL when there are none) and *n: 0, -1 with an exception set. */
+static int written_spans_of(const unsigned char *d, Py_ssize_t len, const unsigned char *kinds, const int64_t *offsets,
+                            const int64_t *generations, Py_ssize_t columns, WrittenSpan **out, Py_ssize_t *n) {
+    *out = NULL;
+    *n = 0;
+    Py_ssize_t count = 0;
+    for (Py_ssize_t i = 0; i < columns; i++) count += kinds[i] == 1 && generations[i] == 0;
+    if (!count) return 0;
+    Placed *placed = PyMem_Malloc((size_t)count * sizeof(Placed));
+    *out = PyMem_Malloc((size_t)count * sizeof(WrittenSpan));
+    if (!placed || !*out) {
+        PyMem_Free(placed);
+        PyMem_Free(*out);
+        *out = NULL;
+        PyErr_NoMemory();
+        return -1;
     }
-    return failed ? -1 : 0;
+    count = 0;
+    for (Py_ssize_t i = 0; i < columns; i++)
+        if (kinds[i] == 1 && generations[i] == 0) placed[count++] = (Placed){offsets[i], i};
+    /* Offsets as xref_table reads them rise with the numbers in most files: sorted already, only checked. */
+    Py_ssize_t k = 1;
+    while (k < count && placed_order(&placed[k - 1], &placed[k]) <= 0) k++;
+    if (k < count) qsort(placed, (size_t)count, sizeof(Placed), placed_order);
+    Py_ssize_t next = 0;
+    for (Py_ssize_t i = 0; i < count; i++) {
+        if (placed[i].offset < 0 || placed[i].offset >= len) continue;
+        if (next <= i) for (next = i + 1; next < count && placed[next].offset == placed[i].offset; next++) {}
+        Py_ssize_t bound = next < count && placed[next].offset < len ? (Py_ssize_t)placed[next].offset : len;
+        *n += written_one(d, &placed[i], bound, *out + *n);
+    }
+    PyMem_Free(placed);
+    return 0;
 }
 
 /* The file's bytes and xref_table's columns (the first four arguments of
@@ -8735,28 +8883,25 @@ static PyObject *core_written_spans(PyObject *mod, PyObject *args) {
     XrColumns c;
     if (xr_columns_get(objs, "written_spans", &c) < 0) return NULL;
     PyObject *result = NULL, *spans = NULL, *present = NULL;
-    Py_ssize_t n = c.kinds.len, count = 0;
-    Placed *placed = NULL;
-    if (!(placed = PyMem_Malloc((size_t)(n ? n : 1) * sizeof(Placed)))) { PyErr_NoMemory(); goto done; }
-    const unsigned char *k = c.kinds.buf;
-    const int64_t *offsets = c.second.buf, *generations = c.third.buf;
-    for (Py_ssize_t i = 0; i < n; i++)
-        if (k[i] == 1 && generations[i] == 0) placed[count++] = (Placed){offsets[i], i};
-    qsort(placed, (size_t)count, sizeof(Placed), placed_order);
-    if (!(spans = PyList_New(0)) || !(present = PyList_New(0))) goto done;
-    const unsigned char *d = c.data.buf;
-    Py_ssize_t len = c.data.len, next = 0;
-    for (Py_ssize_t i = 0; i < count; i++) {
-        if (placed[i].offset < 0 || placed[i].offset >= len) continue;
-        if (next <= i) for (next = i + 1; next < count && placed[next].offset == placed[i].offset; next++) {}
-        Py_ssize_t bound = next < count && placed[next].offset < len ? (Py_ssize_t)placed[next].offset : len;
-        if (written_one(d, &placed[i], bound, spans, present) < 0) goto done;
+    WrittenSpan *found;
+    Py_ssize_t n;
+    if (written_spans_of(c.data.buf, c.data.len, c.kinds.buf, c.second.buf, c.third.buf, c.kinds.len, &found, &n) < 0) goto done;
+    if (!(spans = PyList_New(n)) || !(present = PyList_New(0))) goto done;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *span = Py_BuildValue("(LnnO)", found[i].number, found[i].start, found[i].end, Py_True);
+        if (!span) goto done;
+        PyList_SET_ITEM(spans, i, span);
+        if (!found[i].dictionary) continue;
+        PyObject *number = PyLong_FromLongLong(found[i].number);
+        int failed = !number || PyList_Append(present, number) < 0;
+        Py_XDECREF(number);
+        if (failed) goto done;
     }
     result = Py_BuildValue("(OO)", spans, present);
 done:
     Py_XDECREF(spans);
     Py_XDECREF(present);
-    PyMem_Free(placed);
+    PyMem_Free(found);
     xr_columns_release(&c);
     return result;
 }

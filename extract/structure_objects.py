@@ -23,11 +23,14 @@ leaves a tree to the walkers of plain values, ``fill_cache`` parses every
 object at once, as before.
 The cross-reference table (§7.5.8) says which objects a stream holds and
 which objects exist: a reference to a missing one is null (an absent key,
-an array item None), as in qpdf's unparse. The core groups the table's
-entries by stream (``_core.object_stream_members``) and reads each stream's
-header into its nodes itself, with no Python object per object; the
-header's spans as Python tuples are built only where every object is
-parsed at once (``fill_cache``). Objects qpdf changes in memory (the
+an array item None), as in qpdf's unparse. Where the table was read from
+the file's bytes (xref.XrefColumns) the core reads each stream's members
+off its columns, and the spans of the objects written in the file (not in
+a stream), when it reads the headers into its nodes: no Python object per
+object; else it takes each stream's members grouped by
+``_core.object_stream_members``. The header's spans as Python tuples, and
+the members as sets, are built only where every object is parsed at once
+(``fill_cache``). Objects qpdf changes in memory (the
 page tree, whose inherited attributes it pushes down to the pages) and any
 object that does not parse alone are read through qpdf as before.
 
@@ -41,7 +44,7 @@ from __future__ import annotations
 import bisect
 import functools
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 from operator import attrgetter
@@ -61,6 +64,9 @@ Ref = tuple[int, int]
 # The cross-reference table: read from the file's bytes by the compiled
 # core (xref.read_xref), else qpdf's (pikepdf's get_xref_table()).
 Table = dict[Ref, Any] | XrefColumns
+
+# {object stream number: the object numbers the table puts in it}.
+Members = dict[int, set[int]]
 
 
 @dataclass(frozen=True)
@@ -254,56 +260,81 @@ class PlainObjects:
         parse_objects = self._parse_objects
         if parse_objects is None:
             return
-        members, top = _stream_members(table)
-        streams = _object_streams(self._pdf, table, members)
+        numbers, top, members = _stream_members(table)
+        streams = _object_streams(self._pdf, table, numbers, members)
+        held = functools.partial(_members_in, table, members)
         exists = _exists_check(self._pdf, table)
-        # The objects written in the file (not in a stream) become nodes too,
-        # for the node walk (fill_cache leaves them to qpdf, as before): a
-        # reference to one known present (a dictionary: pages, annotations,
-        # class map entries) stands without asking qpdf (`exists`), and its
-        # value is read from its bytes. Where the table was read from the
-        # bytes (its columns give the spans in one compiled call), or the
-        # file has no object streams.
-        written = _WrittenObjects.read(self._pdf, table) if not members or isinstance(table, XrefColumns) else None
-        refs = _reference_slots(top, len(table)) if streams or written else []
+        written = _written_stream(self._pdf, table, bool(numbers))
+        refs = _reference_slots(top, len(table)) if streams or written is not None else []
         # Objects that do not parse alone, and page tree nodes, are left to
         # qpdf; the others go into the cache as cache.setdefault((n, 0),
         # value) would put them: one by one from the nodes (their headers
         # read by the core), or all at once (fill_cache).
-        self._unparsed = [functools.partial(_parse_streams, streams, exists, refs, parse_objects, self._cache)]
-        headers: list[tuple[Any, ...]] = [(stream.data, stream.first, stream.count, stream.members) for stream in streams]
+        self._unparsed = [functools.partial(_parse_streams, streams, held, exists, refs, parse_objects, self._cache)]
+        # A stream's members for the core: its number where the table's
+        # columns say them (the core reads them there), else their set.
+        headers: list[tuple[Any, ...]] = [
+            (stream.data, stream.first, stream.count, stream.number if members is None else members[stream.number])
+            for stream in streams
+        ]
         present, known = b"", set()
         if written is not None:
-            headers.append((written.data, written.spans))
-            present, known = _bitmap(written.present), _unmapped(written.present)
-        nodes = _core_nodes(headers, present, known, exists, refs)
+            headers.append(written[0])
+            present, known = _bitmap(written[1]), _unmapped(written[1])
+        columns = (table.kinds, table.second, table.third) if isinstance(table, XrefColumns) else None
+        nodes = _core_nodes(headers, present, known, exists, refs, columns)
         if nodes is not None:
             self._nodes = nodes
         else:
             self.fill_cache()
 
 
-def _object_streams(pdf: pikepdf.Pdf, table: Table, members: dict[int, set[int]]) -> list[_ObjectStream]:
-    """The object streams of `members` that can be read, in its order: from
-    the file's bytes where the table was read from them and qpdf would read
-    them alike (XrefColumns.object_streams: one compiled call, no pikepdf
-    object and qpdf pipeline per stream), else through qpdf."""
-    written = table.object_streams(members) if isinstance(table, XrefColumns) else [None] * len(members)
+def _object_streams(pdf: pikepdf.Pdf, table: Table, numbers: Sequence[int], members: Members | None) -> list[_ObjectStream]:
+    """The object streams `numbers` that can be read, in order: from the
+    file's bytes where the table was read from them and qpdf would read them
+    alike (XrefColumns.object_streams: one compiled call, no pikepdf object
+    and qpdf pipeline per stream), else through qpdf."""
+    written = table.object_streams(numbers) if isinstance(table, XrefColumns) else [None] * len(numbers)
     streams = []
-    for (number, held), found in zip(members.items(), written, strict=True):
-        stream = _ObjectStream.read(pdf, number, held) if found is None else _ObjectStream.checked(*found, held)
+    for number, found in zip(numbers, written, strict=True):
+        stream = _ObjectStream.read(pdf, number) if found is None else _ObjectStream.checked(*found, number)
         if stream is not None:
             streams.append(stream)
     return streams
 
 
+def _members_in(table: Table, members: Members | None, number: int) -> set[int]:
+    """The objects the table puts in object stream `number`: from `members`
+    (_stream_members), else off the table's columns (XrefColumns.members,
+    made on first use: only where every object is parsed at once)."""
+    if members is not None:
+        return members[number]
+    return table.members[number] if isinstance(table, XrefColumns) else set()
+
+
+def _written_stream(pdf: pikepdf.Pdf, table: Table, streams: bool) -> tuple[tuple[Any, ...], list[int]] | None:
+    """The objects written in the file (not in a stream) as one more stream
+    of the nodes, for the node walk (fill_cache leaves them to qpdf, as
+    before), and those known present: a reference to one (a dictionary:
+    pages, annotations, class map entries) stands without asking qpdf
+    (`exists`), and its value is read from its bytes. Where the table was
+    read from the file's bytes, (data,): the core reads their spans off the
+    table's columns and marks the dictionaries present itself; where the
+    file has no object streams, (data, spans) as _WrittenObjects reads them;
+    else None."""
+    if isinstance(table, XrefColumns):
+        return (table.data,), []
+    written = None if streams else _WrittenObjects.read(pdf, table)
+    return None if written is None else ((written.data, written.spans), written.present)
+
+
 def _parse_streams(
-    streams: list[_ObjectStream], exists: Callable[[Ref], bool], refs: list[Any], parse_objects: Callable[..., None],
-    cache: dict[Ref, Any],
+    streams: list[_ObjectStream], members: Callable[[int], set[int]], exists: Callable[[Ref], bool], refs: list[Any],
+    parse_objects: Callable[..., None], cache: dict[Ref, Any],
 ) -> None:
     """Every object of the streams into `cache` by parse_objects, their
     headers read by _read_header (a damaged one leaves its stream out)."""
-    spanned = [(stream.data, spans) for stream in streams if (spans := stream.spans()) is not None]
+    spanned = [(stream.data, spans) for stream in streams if (spans := stream.spans(members(stream.number))) is not None]
     numbers = [span[0] for _, spans in spanned for span in spans if span[3]]
     present = _bitmap(numbers)
     known = _unmapped(numbers)
@@ -339,18 +370,20 @@ def _exists_check(pdf: pikepdf.Pdf, table: Table) -> Callable[[Ref], bool]:
 
 
 def _core_nodes(
-    streams: list[tuple[Any, ...]], present: bytes, known: set[Ref], exists: Callable[[Ref], bool], refs: list[Any]
+    streams: list[tuple[Any, ...]], present: bytes, known: set[Ref], exists: Callable[[Ref], bool], refs: list[Any],
+    columns: tuple[bytes, memoryview, memoryview] | None = None,
 ) -> Any:
     """The streams as _core.TreeObjects (each (data, spans), or (data,
-    first, count, members) for the core to read its header); None where the
-    core has none, where there are none, or where they number an object it
-    does not hold or hold a header only the reference reads (value() must
-    answer for each)."""
+    first, count, members) for the core to read its header, or with the
+    table's `columns` (data, first, count, stream number) and the file's
+    (data,)); None where the core has none, where there are none, or where
+    they number an object it does not hold or hold a header only the
+    reference reads (value() must answer for each)."""
     core = compiled_core()
     make = getattr(core, "TreeObjects", None)
     if make is None or not streams:  # no streams: every object is qpdf's, the walkers of plain values read them
         return None
-    nodes = make(streams, present, known, exists, refs)
+    nodes = make(streams, present, known, exists, refs, columns)
     return nodes if nodes.complete else None
 
 
@@ -404,18 +437,17 @@ def _reference_slots(top: int | None, count: int) -> list[Any]:
     return [None] * max(0, min(last + 1, 2 * count + 1024, _REF_NUMBERS))
 
 
-def _stream_members(table: Table) -> tuple[dict[int, set[int]], int | None]:
-    """The objects each object stream holds by the cross-reference table
-    (entries of type 2), and its largest object number: read with the
-    columns (xref.XrefColumns), or by the compiled core
+def _stream_members(table: Table) -> tuple[Sequence[int], int | None, Members | None]:
+    """The object streams the cross-reference table names (entries of type
+    2), in its order, its largest object number, and the objects each
+    stream holds: None for those with the columns (xref.XrefColumns: the
+    core reads a stream's members there), else by the compiled core
     (_core.object_stream_members) where it runs, else by _members_of."""
     if isinstance(table, XrefColumns):
-        return table.members, table.top
+        return table.streams, table.top, None
     core = compiled_core()
-    if core is not None:
-        found: tuple[dict[int, set[int]], int | None] = core.object_stream_members(table)
-        return found
-    return _members_of(table)
+    found: tuple[Members, int | None] = core.object_stream_members(table) if core is not None else _members_of(table)
+    return list(found[0]), found[1], found[0]
 
 
 def _members_of(table: dict[Ref, Any]) -> tuple[dict[int, set[int]], int | None]:
@@ -522,15 +554,15 @@ _TAIL = 64
 @dataclass(frozen=True)
 class _ObjectStream:
     """An object stream's decoded bytes (§7.5.7), its header's place and
-    size, and the objects the cross-reference table puts in it."""
+    size, and its object number (the cross-reference table says its members)."""
 
     data: bytes
     first: int  # /First: where the first object starts, after the header
     count: int  # /N: the header's pairs
-    members: set[int]
+    number: int
 
     @staticmethod
-    def read(pdf: pikepdf.Pdf, number: int, members: set[int]) -> _ObjectStream | None:
+    def read(pdf: pikepdf.Pdf, number: int) -> _ObjectStream | None:
         """None when the stream is unreadable (qpdf's reading decides) or its header lies outside its data."""
         try:
             stream = pdf.get_object((number, 0))
@@ -544,18 +576,19 @@ class _ObjectStream:
             return None
         if type(count) is not int or type(first) is not int:
             return None
-        return _ObjectStream.checked(data, first, count, members)
+        return _ObjectStream.checked(data, first, count, number)
 
     @staticmethod
-    def checked(data: bytes, first: int, count: int, members: set[int]) -> _ObjectStream | None:
+    def checked(data: bytes, first: int, count: int, number: int) -> _ObjectStream | None:
         """None when the header (/First) lies outside the data."""
-        return _ObjectStream(data, first, count, members) if 0 <= first <= len(data) else None
+        return _ObjectStream(data, first, count, number) if 0 <= first <= len(data) else None
 
-    def spans(self) -> list[tuple[int, int, int, bool]] | None:
-        """(number, start, end, present) of each object of `members` its
-        header holds (_read_header); None when the header is damaged."""
+    def spans(self, members: set[int]) -> list[tuple[int, int, int, bool]] | None:
+        """(number, start, end, present) of each object of `members` (the
+        table's for this stream) its header holds (_read_header); None when
+        the header is damaged."""
         try:
-            return _read_header(self.data, self.first, self.count, self.members)
+            return _read_header(self.data, self.first, self.count, members)
         except (ValueError, TypeError):
             return None
 

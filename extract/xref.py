@@ -35,6 +35,7 @@ and hand-made sections, and both equal to qpdf's table.
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 import zlib
@@ -66,18 +67,31 @@ class XrefEntry(NamedTuple):
 class XrefColumns:
     """The table as _core.xref_table gives it: per object number its entry
     type (0 where none) and two fields (offset and generation for type 1,
-    object stream number and index for type 2); the objects each object
-    stream holds, streams in order of their first member (as qpdf's table
+    object stream number and index for type 2); the object streams the
+    entries of type 2 name, in order of their first member (as qpdf's table
     orders them); the largest number listed; the entries' count. `data` is
     the file's bytes the table was read from (file_bytes)."""
 
     kinds: bytes
     second: memoryview  # int64
     third: memoryview  # int64
-    members: dict[int, set[int]]
+    streams: tuple[int, ...]
     top: int | None
     count: int
     data: bytes
+
+    @functools.cached_property
+    def members(self) -> dict[int, set[int]]:
+        """The objects each object stream holds (the entries of type 2 naming
+        it), streams in order: made only where a stream is read through qpdf
+        or every object is parsed at once (the nodes read the columns)."""
+        numbers = np.flatnonzero(np.frombuffer(self.kinds, dtype=np.uint8) == 2)
+        streams = np.frombuffer(self.second, dtype=np.int64)[numbers]
+        order = np.argsort(streams, kind="stable")
+        held: dict[int, set[int]] = {number: set() for number in self.streams}
+        for stream, number in zip(streams[order].tolist(), numbers[order].tolist(), strict=True):
+            held[stream].add(number)
+        return held
 
     def get(self, ref: Ref) -> XrefEntry | None:
         """The entry of object `ref`, None when the table has none."""
@@ -168,8 +182,8 @@ def read_xref(pdf: pikepdf.Pdf) -> XrefColumns | None:
     found = core.xref_table(data)
     if found is None:
         return None
-    kinds, second, third, members, top, count = found
-    return XrefColumns(kinds, memoryview(second).cast("q"), memoryview(third).cast("q"), members, top, count, data)
+    kinds, second, third, streams, top, count = found
+    return XrefColumns(kinds, memoryview(second).cast("q"), memoryview(third).cast("q"), streams, top, count, data)
 
 
 # ---- the reference: the same reading in Python --------------------------
@@ -195,7 +209,7 @@ class _Declined(Exception):
     """qpdf's reading may differ here: the caller asks qpdf."""
 
 
-def _reference_table(data: bytes) -> tuple[bytes, bytes, bytes, dict[int, set[int]], int | None, int] | None:
+def _reference_table(data: bytes) -> tuple[bytes, bytes, bytes, tuple[int, ...], int | None, int] | None:
     """What _core.xref_table(data) answers, read in Python."""
     table = _Table(min(_INT_MAX - 1, len(data) // 3))
     try:
@@ -237,15 +251,15 @@ class _Table:
         if number <= self.max_id and not (held is not None and (0 if held[0] == 2 else held[2]) == generation):
             self.deleted.add(number)
 
-    def result(self) -> tuple[bytes, bytes, bytes, dict[int, set[int]], int | None, int]:
+    def result(self) -> tuple[bytes, bytes, bytes, tuple[int, ...], int | None, int]:
         size = max(self.entries) + 1
         kinds, second, third = bytearray(size), np.zeros(size, dtype=np.int64), np.zeros(size, dtype=np.int64)
-        members: dict[int, set[int]] = {}
+        streams: dict[int, None] = {}  # in order of their first member
         for number in sorted(self.entries):
             kinds[number], second[number], third[number] = self.entries[number]
             if kinds[number] == 2:
-                members.setdefault(int(second[number]), set()).add(number)
-        return bytes(kinds), second.tobytes(), third.tobytes(), members, size - 1, len(self.entries)
+                streams.setdefault(int(second[number]))
+        return bytes(kinds), second.tobytes(), third.tobytes(), tuple(streams), size - 1, len(self.entries)
 
 
 def _read_sections(data: bytes, table: _Table) -> None:

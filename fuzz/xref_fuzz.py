@@ -17,7 +17,9 @@ entry, with each object stream's members; and the spans of the objects
 written in the file (_core.written_spans over the table's columns) must be
 those of _WrittenObjects._spans, their reference; and the object streams
 read from the bytes (_core.object_streams) those of
-xref._reference_object_stream, and qpdf's where qpdf opens the file. A finding is an exception
+xref._reference_object_stream, and qpdf's where qpdf opens the file; and
+the nodes (_core.TreeObjects) read off the table's columns those read off
+its members' sets and the reference's spans. A finding is an exception
 out of either reader, answers that differ, or a table that differs from
 qpdf's; a sanitizer report aborts the process.
 """
@@ -239,7 +241,30 @@ def _one(data: bytes) -> str:
         return "finding"
     if not _object_streams_alike(data, compiled, theirs is not None):
         return "finding"
+    if not _nodes_alike(data, compiled):
+        print("the nodes read off the columns differ from those off the members and spans", file=sys.stderr)
+        return "finding"
     return "read"
+
+
+def _nodes_alike(data: bytes, found: tuple) -> bool:
+    """_core.TreeObjects off the table's columns (each stream's members by
+    its number, the written objects as (data,)) against the same off the
+    members' sets and _WrittenObjects._spans (test_xref._nodes_both_ways):
+    each number's value, and whether complete."""
+    from test_xref import _nodes_both_ways
+    from ragprep.extract.xref import XrefColumns
+
+    kinds, second, third, streams, top, count = found
+    table = XrefColumns(kinds, memoryview(second).cast("q"), memoryview(third).cast("q"), streams, top, count, data)
+    by_columns, by_sets, numbers = _nodes_both_ways(table)
+    if by_columns.complete != by_sets.complete:
+        return False
+    for number in range(numbers):
+        one, two = by_columns.value(number), by_sets.value(number)
+        if not (one == two or one is two is NotImplemented):
+            return False
+    return True
 
 
 def _object_streams_alike(data: bytes, found: tuple, qpdf_reads: bool) -> bool:
@@ -251,9 +276,9 @@ def _object_streams_alike(data: bytes, found: tuple, qpdf_reads: bool) -> bool:
     from ragprep.extract import _core
     from ragprep.extract.xref import XrefColumns
 
-    kinds, second, third, members, top, count = found
-    table = XrefColumns(kinds, memoryview(second).cast("q"), memoryview(third).cast("q"), members, top, count, data)
-    numbers = [*members, *range(len(kinds) + 1)]
+    kinds, second, third, streams, top, count = found
+    table = XrefColumns(kinds, memoryview(second).cast("q"), memoryview(third).cast("q"), streams, top, count, data)
+    numbers = [*streams, *range(len(kinds) + 1)]
     compiled = _core.object_streams(data, kinds, second, third, numbers)
     if compiled != [table._reference_object_stream(number) for number in numbers]:
         print("the object streams differ from the reference's", file=sys.stderr)

@@ -888,7 +888,8 @@ def test_the_files_dictionaries_outside_the_object_streams_stand_without_asking_
 ):
     # A tree in object streams whose page is written in the file (type 1):
     # the objects written in the file become nodes beside the streams'
-    # (_WrittenObjects), and the page, a dictionary, is known present, so
+    # (_written_stream: their spans read by the core off the table's
+    # columns), and the page, a dictionary, is known present, so
     # no reference to it is asked of qpdf (`exists`); the tree and text are
     # those read with only the streams as nodes (every /Pg asked of qpdf).
     from ragprep.extract import structure_objects
@@ -923,10 +924,10 @@ def test_the_files_dictionaries_outside_the_object_streams_stand_without_asking_
     monkeypatch.setattr(structure_objects, "_exists_check", exists_check)
     with_written = _read_on("compiled", path, monkeypatch)
     assert (number, 0) not in asked
-    written = structure_objects._WrittenObjects.read
-    monkeypatch.setattr(structure_objects._WrittenObjects, "read", staticmethod(lambda pdf, table: None))
+    written = structure_objects._written_stream
+    monkeypatch.setattr(structure_objects, "_written_stream", lambda pdf, table, streams: None)
     assert _read_on("compiled", path, monkeypatch) == with_written
     assert (number, 0) in asked  # the page, asked of qpdf without the written objects
-    monkeypatch.setattr(structure_objects._WrittenObjects, "read", written)
+    monkeypatch.setattr(structure_objects, "_written_stream", written)
     (elements, content, _, _), texts = with_written
     assert [e.type for e in elements] == ["Document", "P", "P", "P"] and texts == [("structure", "Line 0\nLine 1\nLine 2")]

@@ -11,6 +11,7 @@ from __future__ import annotations
 import array
 import io
 import os
+import re
 import subprocess
 import sys
 import zlib
@@ -20,6 +21,7 @@ from typing import Any
 
 import pikepdf
 import pytest
+from pikepdf import Array, Dictionary
 from pdfbuilder import PdfBuilder
 
 from ragprep.extract.native import PURE_ENV, compiled_available
@@ -37,8 +39,11 @@ def _core_table(data: bytes) -> Any:
 
 
 def _entries(found: Any) -> tuple[dict[tuple[int, int], tuple[int, ...]], dict[int, set[int]], int | None, int]:
-    """A reader's answer as qpdf's table: {(number, generation): entry}, the members, top, count."""
-    kinds, second, third, members, top, count = found
+    """A reader's answer as qpdf's table: {(number, generation): entry}, the
+    members (XrefColumns.members, off the columns, streams in the answer's
+    order), top, count."""
+    kinds, second, third, streams, top, count = found
+    members = XrefColumns(kinds, memoryview(second).cast("q"), memoryview(third).cast("q"), streams, top, count, b"").members
     offsets, thirds = array.array("q", second), array.array("q", third)
     entries = {}
     for number, kind in enumerate(kinds):
@@ -653,3 +658,75 @@ def test_columns_shorter_than_their_kinds_are_refused(name: str):
         with pytest.raises(ValueError, match="short columns"):
             call(b"%PDF-1.7", kinds, second, third, *extra)
     assert call(b"%PDF-1.7", kinds, whole, whole, *extra) is not None
+
+
+# ---- the nodes read off the columns (TreeObjects' `columns`) ------------------------------
+
+
+def _nodes_both_ways(table: XrefColumns) -> tuple[Any, Any, int]:
+    """_core.TreeObjects of the table's object streams and written objects
+    twice: off the columns (each stream's members by its number, the
+    written objects as (data,), as PlainObjects builds them), and as before
+    them: each stream's members as a set (XrefColumns.members) and the
+    written objects' spans and dictionaries by _WrittenObjects._spans (the
+    reference of _core.written_spans) in the present bitmap. And the numbers
+    to ask value() of."""
+    from ragprep.extract import _core
+    from ragprep.extract.structure_objects import _WrittenObjects, _bitmap, _unmapped
+
+    def exists(ref: tuple[int, int]) -> bool:  # what is not known present: some numbers, never another generation
+        return ref[1] == 0 and ref[0] % 3 != 0
+
+    read = [(number, found) for number, found in zip(table.streams, table.object_streams(table.streams), strict=True) if found]
+    written = _WrittenObjects._spans(table.data, table.written())
+    refs = [None] * (len(table.kinds) + 8)
+    by_columns = _core.TreeObjects(
+        [(*found, number) for number, found in read] + [(table.data,)], b"", set(), exists, refs,
+        (table.kinds, table.second, table.third),
+    )  # fmt: skip
+    by_sets = _core.TreeObjects(
+        [(*found, table.members[number]) for number, found in read] + [(table.data, written.spans)],
+        _bitmap(written.present), _unmapped(written.present), exists, list(refs),
+    )  # fmt: skip
+    return by_columns, by_sets, len(table.kinds) + 2
+
+
+def _assert_nodes_alike(table: XrefColumns) -> int:
+    by_columns, by_sets, numbers = _nodes_both_ways(table)
+    assert by_columns.complete == by_sets.complete
+    for number in range(numbers):
+        one, two = by_columns.value(number), by_sets.value(number)
+        assert one == two or one is two is NotImplemented, number
+    return numbers
+
+
+@needs_core
+def test_the_nodes_read_off_the_columns_as_off_the_members_and_spans(tmp_path: Path):
+    # A file of object streams whose objects refer to a missing one and to
+    # the pages written in the file; the same without object streams. (The
+    # corpus test meets objects written "null".)
+    document = _builder_document().pdf
+    target = document.make_indirect(Dictionary(X=1))
+    document.Root.Dangling = document.make_indirect(Dictionary(Gone=target, Kept=1))
+    document.Root.Items = document.make_indirect(Array([target, document.Root.Pages, 2]))
+    for mode in (pikepdf.ObjectStreamMode.generate, pikepdf.ObjectStreamMode.disable):
+        path = tmp_path / f"{mode}.pdf"
+        document.save(path, object_stream_mode=mode, compress_streams=False)
+        data = re.sub(rb"(/Gone \d+) 0 R", rb"\1 7 R", path.read_bytes())  # a reference to no object
+        path.write_bytes(data)
+        with pikepdf.open(path) as pdf:
+            table = read_xref(pdf)
+            assert table is not None and bool(table.streams) == (mode == pikepdf.ObjectStreamMode.generate)
+            _assert_nodes_alike(table)
+            by_columns, _, _ = _nodes_both_ways(table)
+            dangling = by_columns.value(pdf.Root.Dangling.objgen[0])
+            assert dangling == {"/Kept": 1}  # a reference to no object: an absent key
+
+
+@needs_core
+@pytest.mark.slow
+def test_the_corpus_nodes_read_off_the_columns_as_off_the_members_and_spans(corpus: Path):
+    compared = 0
+    for _, _, table in _corpus_tables(corpus):
+        compared += _assert_nodes_alike(table)
+    assert compared > 50_000
