@@ -49,7 +49,7 @@ def joined_runs(lib: ModuleType | None, runs: list[np.ndarray]) -> tuple[np.ndar
     if lib is not None:
         found = lib.joined_runs(runs)
         if found is not None:
-            return np.frombuffer(found[0], dtype=np.int64), np.frombuffer(found[1], dtype=np.int64)
+            return np.frombuffer(found[0], _INT64), np.frombuffer(found[1], _INT64)
     return _ids(np.concatenate(runs)), np.array([len(r) for r in runs], dtype=np.int64)
 
 
@@ -157,7 +157,7 @@ def rows_top_down(
     lies at or above the next unit's top less `tol`."""
     if lib is not None:
         ordered, starts = lib.rows(y0, y1, _ids(ids), tol)
-        return np.frombuffer(ordered, dtype=np.int64), np.frombuffer(starts, dtype=np.int64)
+        return np.frombuffer(ordered, _INT64), np.frombuffer(starts, _INT64)
     ids = ids[np.argsort(-y1[ids], kind="stable")]
     floor = np.minimum.accumulate(y0[ids])
     breaks = np.flatnonzero(floor[:-1] >= y1[ids][1:] - tol) + 1
@@ -494,7 +494,7 @@ def section_breaks(
     under the lowest bottom (`y0`) of every unit above (regions.gap_bands)."""
     ids, starts = rows
     if lib is not None:
-        return np.frombuffer(lib.section_breaks(y0, y1, _ids(ids), _ids(starts), gap), dtype=np.int64)
+        return np.frombuffer(lib.section_breaks(y0, y1, _ids(ids), _ids(starts), gap), _INT64)
     floor = np.minimum.accumulate(y0[ids])
     breaks = starts[1:]
     found: np.ndarray = breaks[floor[breaks - 1] - y1[ids][breaks] >= gap]
