@@ -7550,7 +7550,8 @@ static int finish_labels(FinishCell *cells, Py_ssize_t n, const Py_ssize_t *head
 
 /* The header cells with text that label others, column heads first (their
  * positions in `heads`, the count of column heads in *n_column): the
- * count, -1 with an exception set. */
+ * count, -1 with an exception set. A cell scoped Both heads its column and
+ * its row: `heads` holds room for 2n. */
 static Py_ssize_t finish_heads(const FinishCell *cells, Py_ssize_t n, PyObject *scopes, long long header_rows,
                                const Py_ssize_t *offsets, Py_ssize_t *heads, Py_ssize_t *n_column) {
     Py_ssize_t count = 0;
@@ -7652,7 +7653,7 @@ static PyObject *core_table_finish(PyObject *mod, PyObject *args) {
     if (!cells) return NULL;
     Py_ssize_t n = PySequence_Fast_GET_SIZE(cells), *head_at = NULL;
     FinishCell *f = PyMem_Calloc((size_t)n + 1, sizeof(FinishCell));
-    head_at = PyMem_Malloc(sizeof(Py_ssize_t) * (size_t)(n + 1));
+    head_at = PyMem_Malloc(sizeof(Py_ssize_t) * (2 * (size_t)n + 1)); /* a Both head is listed twice */
     if (!f || !head_at) { PyErr_NoMemory(); goto done; }
     int ok = finish_read(cells, (PyTypeObject *)cls, offsets, f);
     if (ok <= 0) { result = ok < 0 ? NULL : Py_NewRef(Py_None); goto done; }

@@ -77,6 +77,20 @@ def test_the_compiled_finish_is_the_reference(table: tuple[TableGrids, list[Tabl
     assert got == expected
 
 
+def test_heads_scoped_both_label_their_columns_and_rows() -> None:
+    # A head scoped Both is a column head and a row head: the compiled finish
+    # lists it twice, so a table of such heads holds twice as many heads as
+    # cells (it wrote past its list where every cell was one).
+    places = [(row, col) for row in range(6) for col in range(5)]
+    slots = {e: GridSlot(_TABLE, row, col, 1, 1, True, False, "Both", (), None) for e, (row, col) in enumerate(places)}
+    grids = grids_of_slots(len(places) + 1, slots, {_TABLE: (6, 5)})
+    cells = [_cell(row, col, (1, 1), True, f"H{row}{col}", 1, ()) for row, col in places]
+    got, expected = _both(cells, grids, True, False)
+    assert got == expected
+    finished = {(c.row, c.col): c.header_labels for c in tables._finished_cells(cells, grids, _TABLE, True, False)[0]}
+    assert finished[(2, 3)] == ("H03", "H13", "H20", "H21", "H22")
+
+
 def test_a_slot_on_two_pages_keeps_its_first_page_and_takes_both_texts() -> None:
     slots = {0: GridSlot(_TABLE, 0, 0, 1, 1, True, True, None, (), None), 1: GridSlot(_TABLE, 1, 0, 1, 1, False, False, None, (), None)}
     grids = grids_of_slots(2, slots, {_TABLE: (2, 1)})
