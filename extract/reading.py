@@ -226,14 +226,18 @@ def _owned_blocks(
         return (), ()
     block_owners = tree.block_owners
     # join() may reorder glyphs inside right-to-left lines (a new order): then read owners again.
+    owner_of_glyph = None
     if joined.order is placed.order:
         runs = _placed_runs(placed, block_owners)
     else:
-        runs = _owner_runs(placed.owner_of_glyph(block_owners), joined.order)
+        owner_of_glyph = placed.owner_of_glyph(block_owners)
+        runs = _owner_runs(owner_of_glyph, joined.order)
     if runs is not None:  # a page the tree covers whole needs no geometric block starts
         starts, owners = runs
         return blocks_and_lines(table, joined, starts, _run_labels(tree, owners))
-    owner = placed.owner_of_glyph(block_owners)[joined.order]
+    if owner_of_glyph is None:  # the placement's own order, with a tail
+        owner_of_glyph = placed.owner_of_glyph(block_owners)
+    owner = owner_of_glyph[joined.order]
     tail = owner == -1  # geometry splits only the tail's runs
     new_block = _owner_changes(owner) | (tail & geometric_block_starts(table, joined))
     # A run's label is its owner's, read at the run's first glyph (the first glyph starts a run).
