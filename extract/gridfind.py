@@ -243,9 +243,7 @@ def _ruled_cells(
     row span, column span, start and end in the glyphs, one row each, grid
     after grid) and the glyphs; None when it declines."""
     found = grids.ruled_grids(
-        *(np.ascontiguousarray(c, dtype=np.float64) for c in (paths.x0, paths.y0, paths.x1, paths.y1)),
-        np.ascontiguousarray(paths.kind, dtype=np.uint8), LINE, RECT, RULE_THICKNESS, RULE_MIN_LENGTH, EDGE_TOLERANCE,
-        MAX_RULE_PAIRS, RULED_MAX_CELL_WORDS, RULED_MAX_SPANNING_SHARE,
+        *_ruled_arguments(paths),
         *(np.ascontiguousarray(c, dtype=np.float64) for c in (table.quad, table.origin, table.own_end, table.height)),
         table.text, np.ascontiguousarray(glyphs, dtype=np.int64),
     )  # fmt: skip
@@ -253,6 +251,16 @@ def _ruled_cells(
         return None
     cells, held = (np.frombuffer(part, dtype=np.int64) for part in found)
     return cells.reshape(-1, 7), held
+
+
+def _ruled_arguments(paths: PathTable) -> tuple[object, ...]:
+    """The ruled rule's inputs as _grids.c's ruled_grids and find_grids take
+    them first: the page's path columns and the rule's thresholds."""
+    return (
+        *(np.ascontiguousarray(c, dtype=np.float64) for c in (paths.x0, paths.y0, paths.x1, paths.y1)),
+        np.ascontiguousarray(paths.kind, dtype=np.uint8), LINE, RECT, RULE_THICKNESS, RULE_MIN_LENGTH, EDGE_TOLERANCE,
+        MAX_RULE_PAIRS, RULED_MAX_CELL_WORDS, RULED_MAX_SPANNING_SHARE,
+    )  # fmt: skip
 
 
 def _compiled_ruled_grids(
@@ -900,9 +908,7 @@ def _compiled_grids_found(grids: ModuleType, table: GlyphTable, paths: PathTable
     page_aligned_grids' work on the page's candidates, in one call); None
     when it declines (a value not finite, a text that is no str)."""
     found = grids.find_grids(
-        *(np.ascontiguousarray(c, dtype=np.float64) for c in (paths.x0, paths.y0, paths.x1, paths.y1)),
-        np.ascontiguousarray(paths.kind, dtype=np.uint8), LINE, RECT, RULE_THICKNESS, RULE_MIN_LENGTH, EDGE_TOLERANCE,
-        MAX_RULE_PAIRS, RULED_MAX_CELL_WORDS, RULED_MAX_SPANNING_SHARE,
+        *_ruled_arguments(paths),
         *(np.ascontiguousarray(c, dtype=np.float64) for c in (table.quad, table.origin, table.own_end, table.height, table.direction)),
         table.text, np.ascontiguousarray(table.text_rows, dtype=np.int64), np.ascontiguousarray(table.artifact, dtype=bool),
         TABLE_COLUMN_GAP, TABLE_MIN_ROWS, TABLE_MAX_ROW_GAP, TABLE_MAX_CELL_WORDS, TWO_COLUMN_MAX_CELL_WORDS,
