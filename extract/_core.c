@@ -7001,131 +7001,189 @@ static int cell_position_order(const void *a, const void *b) {
     return x->position < y->position ? -1 : x->position > y->position;
 }
 
-/* The cell of each emitted position that has one, as (cell, position) pairs
- * sorted by cell then position (the reference's stable sort by cell); their
- * count, 0 when none, -1 with an exception set. `pairs` holds n_order. */
-static Py_ssize_t cell_positions(const int64_t *cell_of, Py_ssize_t n_cells, const int64_t *element,
-                                 const int64_t *glyphs, Py_ssize_t placed, const int64_t *order, Py_ssize_t n_order,
-                                 int64_t *cell_of_row, Py_ssize_t rows, CellPosition *pairs) {
-    for (Py_ssize_t r = 0; r < rows; r++) cell_of_row[r] = -1;
-    for (Py_ssize_t i = 0; i < placed; i++) {
-        if (element[i] < 0 || element[i] >= n_cells || glyphs[i] < 0 || glyphs[i] >= rows) {
-            PyErr_SetString(PyExc_IndexError, "cell_contents: element or glyph out of range");
-            return -1;
-        }
-        cell_of_row[glyphs[i]] = cell_of[element[i]];
+/* A block's member `name` (bbox, mcids), new reference: its slot read at
+ * `offset` where the block is of `type` and `type` holds it so
+ * (member_offsets; -1: it does not), else by attribute. */
+static PyObject *block_member(PyObject *block, PyTypeObject *type, Py_ssize_t offset, PyObject *name) {
+    if (offset >= 0 && Py_IS_TYPE(block, type)) {
+        PyObject *value = *(PyObject **)((char *)block + offset);
+        if (value) return Py_NewRef(value);
     }
+    return PyObject_GetAttr(block, name);
+}
+
+/* The blocks that lie in a cell as (cell, block) pairs sorted by cell then
+ * block: a block's cell is its owner's, cell_of[owner] (the tail's owner -1
+ * has none). Their count, -1 with an exception set. */
+static Py_ssize_t block_cell_pairs(const int64_t *cell_of, Py_ssize_t n_cells, const int64_t *owners, Py_ssize_t blocks,
+                                   CellPosition *pairs) {
     Py_ssize_t count = 0;
     int sorted = 1;
-    for (Py_ssize_t p = 0; p < n_order; p++) {
-        if (order[p] < 0 || order[p] >= rows) {
-            PyErr_SetString(PyExc_IndexError, "cell_contents: order index out of range");
+    for (Py_ssize_t b = 0; b < blocks; b++) {
+        if (owners[b] < 0) continue;
+        if (owners[b] >= n_cells) {
+            PyErr_SetString(PyExc_IndexError, "block_cells: owner out of range");
             return -1;
         }
-        int64_t cell = cell_of_row[order[p]];
+        int64_t cell = cell_of[owners[b]];
         if (cell < 0) continue;
         sorted &= !count || pairs[count - 1].cell <= cell;
         pairs[count].cell = cell;
-        pairs[count++].position = (int64_t)p;
+        pairs[count++].position = (int64_t)b;
     }
     if (!sorted) qsort(pairs, (size_t)count, sizeof(CellPosition), cell_position_order);
     return count;
 }
 
-/* The five columns of CellContents from the sorted pairs: per cell its key,
- * least char_start, greatest char_end, run_box and run_distinct MCIDs. */
-static PyObject *cell_columns(const CellPosition *pairs, Py_ssize_t count, const int64_t *order, const int64_t *CS,
-                              const int64_t *CE, const double *Q, const int64_t *mcid, int64_t *emitted,
-                              int64_t *marks) {
-    Py_ssize_t longest = 0, cells = 0;
-    for (Py_ssize_t k = 0, first = 0; k <= count; k++)
-        if (k == count || (k && pairs[k].cell != pairs[k - 1].cell)) {
-            longest = k - first > longest ? k - first : longest;
-            first = k;
-            cells++;
+/* What block_cells reads of a page: the blocks' starts S (positions of
+ * order, strictly increasing), the emitted rows, their spans, the quads and
+ * MCIDs of the rows; scratch room for a cell's glyphs. */
+typedef struct {
+    const int64_t *S, *order, *CS, *CE, *mcid;
+    const double *Q;
+    Py_ssize_t blocks, n_order, rows;
+    int64_t *emitted, *marks, *set, *found;
+} BlockPage;
+
+static Py_ssize_t block_end(const BlockPage *p, Py_ssize_t b) { return b + 1 < p->blocks ? (Py_ssize_t)p->S[b + 1] : p->n_order; }
+
+/* The box and distinct MCIDs of a cell of several blocks (pairs[k:end]),
+ * from their glyphs in emitted order: the one-run definition (runs_box,
+ * run_distinct) over the cell's positions, as one run. 0, or -1 with an
+ * exception set (an emitted row out of range). */
+static int blocks_box_and_mcids(const BlockPage *p, const CellPosition *pairs, Py_ssize_t k, Py_ssize_t end,
+                                PyObject **box, PyObject **mcids) {
+    Py_ssize_t m = 0;
+    for (Py_ssize_t i = k; i < end; i++)
+        for (Py_ssize_t q = (Py_ssize_t)p->S[pairs[i].position], stop = block_end(p, (Py_ssize_t)pairs[i].position); q < stop; q++) {
+            if (p->order[q] < 0 || p->order[q] >= p->rows) {
+                PyErr_SetString(PyExc_IndexError, "block_cells: order index out of range");
+                return -1;
+            }
+            p->emitted[m] = p->order[q];
+            p->marks[m++] = p->mcid[p->order[q]];
         }
-    for (Py_ssize_t k = 0; k < count; k++) {
-        emitted[k] = order[pairs[k].position];
-        marks[k] = mcid[emitted[k]];
+    if (!(*box = run_box(p->Q, p->emitted, 0, m))) return -1;
+    *mcids = int_tuple(p->found, run_distinct(p->marks, 0, m, p->set, p->found));
+    return *mcids ? 0 : -1;
+}
+
+/* One cell's five items (key, start, end, box, MCIDs) from its blocks
+ * pairs[k:end] into the columns at `cell`: a cell of one block takes that
+ * block's box and MCIDs (the same glyphs), else blocks_box_and_mcids. The
+ * spans of the emitted glyphs increase (join_text), so a block's least start
+ * is its first glyph's and its greatest end its last's. 0, or -1. */
+static int block_cell_items(const BlockPage *p, const CellPosition *pairs, Py_ssize_t k, Py_ssize_t end,
+                            PyObject *blocks, PyTypeObject *type, const Py_ssize_t *offsets, PyObject *names,
+                            PyObject **columns, Py_ssize_t cell) {
+    int64_t start = INT64_MAX, stop = INT64_MIN;
+    for (Py_ssize_t i = k; i < end; i++) {
+        Py_ssize_t b = (Py_ssize_t)pairs[i].position;
+        start = p->CS[p->S[b]] < start ? p->CS[p->S[b]] : start;
+        stop = p->CE[block_end(p, b) - 1] > stop ? p->CE[block_end(p, b) - 1] : stop;
     }
-    int bits;
-    int64_t *set = PyMem_Malloc(run_set_size(longest, &bits) * sizeof(int64_t));
-    int64_t *found = PyMem_Malloc(((size_t)longest + 1) * sizeof(int64_t));
+    PyObject *items[5] = {PyLong_FromLongLong((long long)pairs[k].cell), NULL, NULL, NULL, NULL};
+    int failed = !items[0] || !(items[1] = PyLong_FromLongLong((long long)start)) ||
+                 !(items[2] = PyLong_FromLongLong((long long)stop));
+    if (!failed && end == k + 1) {
+        PyObject *block = PySequence_Fast_GET_ITEM(blocks, (Py_ssize_t)pairs[k].position);
+        failed = !(items[3] = block_member(block, type, offsets[0], PyTuple_GET_ITEM(names, 0))) ||
+                 !(items[4] = block_member(block, type, offsets[1], PyTuple_GET_ITEM(names, 1)));
+    } else if (!failed)
+        failed = blocks_box_and_mcids(p, pairs, k, end, &items[3], &items[4]) < 0;
+    for (int c = 0; c < 5; c++) {
+        if (failed) Py_XDECREF(items[c]);
+        else PyList_SET_ITEM(columns[c], cell, items[c]);
+    }
+    return failed ? -1 : 0;
+}
+
+/* The five CellContents columns of the sorted pairs (count of them): per cell, block_cell_items. */
+static PyObject *block_cell_columns(const BlockPage *p, const CellPosition *pairs, Py_ssize_t count, PyObject *blocks,
+                                    PyObject *names) {
+    Py_ssize_t cells = 0;
+    for (Py_ssize_t k = 0; k < count; k++) cells += !k || pairs[k].cell != pairs[k - 1].cell;
+    PyTypeObject *type = Py_TYPE(PySequence_Fast_GET_ITEM(blocks, (Py_ssize_t)pairs[0].position));
+    Py_ssize_t offsets[2] = {-1, -1};
+    member_offsets(type, &PyTuple_GET_ITEM(names, 0), 2, offsets);
+    if (offsets[0] < 0) offsets[1] = -1;
     PyObject *columns[5] = {NULL}, *result = NULL;
-    if (!set || !found) { PyErr_NoMemory(); goto done; }
     for (int c = 0; c < 5; c++)
         if (!(columns[c] = PyList_New(cells))) goto done;
     for (Py_ssize_t k = 0, cell = 0; k < count; cell++) {
         Py_ssize_t end = k + 1;
-        int64_t start = CS[pairs[k].position], stop = CE[pairs[k].position];
-        for (; end < count && pairs[end].cell == pairs[k].cell; end++) {
-            start = CS[pairs[end].position] < start ? CS[pairs[end].position] : start;
-            stop = CE[pairs[end].position] > stop ? CE[pairs[end].position] : stop;
-        }
-        for (int c = 0; c < 5; c++) { /* one at a time: no C-API call with an exception set */
-            PyObject *item = c == 0   ? PyLong_FromLongLong((long long)pairs[k].cell)
-                             : c == 1 ? PyLong_FromLongLong((long long)start)
-                             : c == 2 ? PyLong_FromLongLong((long long)stop)
-                             : c == 3 ? run_box(Q, emitted, k, end)
-                                      : int_tuple(found, run_distinct(marks, k, end, set, found));
-            if (!item) goto done;
-            PyList_SET_ITEM(columns[c], cell, item);
-        }
+        while (end < count && pairs[end].cell == pairs[k].cell) end++;
+        if (block_cell_items(p, pairs, k, end, blocks, type, offsets, names, columns, cell) < 0) goto done;
         k = end;
     }
     result = PyTuple_Pack(5, columns[0], columns[1], columns[2], columns[3], columns[4]);
 done:
     for (int c = 0; c < 5; c++) Py_XDECREF(columns[c]);
-    PyMem_Free(set);
-    PyMem_Free(found);
     return result;
 }
 
-/* cell_contents(cell_of, element, glyphs, order, char_start, char_end, quad, mcid)
+/* block_cells(cell_of, owners, starts, order, char_start, char_end, quad, mcid, blocks, names)
  *   -> None or (keys, starts, ends, boxes, mcids): reading._reference_cell_contents
- * in one call. glyphs[i], a row of the page's table (quad: 8 doubles a row,
- * mcid), is placed and owned by element[i]; its cell is cell_of[element[i]]
- * (-1: none). order holds the emitted rows (joined.order), char_start and
- * char_end their spans in the page text. Per cell with an emitted glyph, by
- * ascending cell: the cell, the least start and greatest end of its glyphs'
- * spans, their box (run_box) and their distinct MCIDs in emitted order
- * (run_distinct), each a list. None when no emitted glyph is in a cell. Every
- * index read is checked against its array's length. */
-static PyObject *core_cell_contents(PyObject *mod, PyObject *args) {
+ * read off the page's blocks, in one call. Block b (blocks[b]; `names`: the
+ * names of its box and MCIDs, ("bbox", "mcids")) holds the emitted positions
+ * starts[b] up to the next start (the last: to the end of order), all owned
+ * by owners[b] (-1: the tail). Every TH/TD and Table is a block type, so a
+ * block's glyphs lie in one cell, its owner's (cell_of[owner], -1: none), and
+ * a cell's glyphs are its blocks'. Per cell with a block, by ascending cell:
+ * the cell, the least start and greatest end of its glyphs' spans
+ * (char_start, char_end per position), their box and distinct MCIDs (a cell
+ * of one block: that block's own; else from the quads, 8 doubles a row, and
+ * the MCIDs of the rows, as the one-run definition takes them). None when no
+ * block is in a cell. Every index read is checked against its array's length. */
+static PyObject *core_block_cells(PyObject *mod, PyObject *args) {
     (void)mod;
-    enum { CELL_OF, ELEMENT, GLYPHS, ORDER, START, END, QUAD, MCID, NV };
-    PyObject *o[NV];
-    if (!PyArg_ParseTuple(args, "OOOOOOOO", &o[0], &o[1], &o[2], &o[3], &o[4], &o[5], &o[6], &o[7])) return NULL;
+    enum { CELL_OF, OWNERS, STARTS, ORDER, START, END, QUAD, MCID, NV };
+    PyObject *o[NV], *blocks_obj, *names, *blocks = NULL, *result = NULL;
+    if (!PyArg_ParseTuple(args, "OOOOOOOOOO!", &o[0], &o[1], &o[2], &o[3], &o[4], &o[5], &o[6], &o[7], &blocks_obj,
+                          &PyTuple_Type, &names))
+        return NULL;
     View v[NV] = {{0}};
-    static const char *const names[NV] = {"cell_of", "element", "glyphs", "order", "char_start", "char_end", "quad", "mcid"};
-    int64_t *cell_of_row = NULL, *emitted = NULL, *marks = NULL;
+    static const char *const view_names[NV] = {"cell_of", "owners", "starts", "order", "char_start", "char_end", "quad", "mcid"};
     CellPosition *pairs = NULL;
-    PyObject *result = NULL;
+    BlockPage p = {0};
     for (int i = 0; i < NV; i++)
-        if (get_view(o[i], &v[i], i == QUAD ? "d" : "l", 8, names[i]) < 0) goto done;
-    Py_ssize_t placed = v[ELEMENT].view.len / 8, n_order = v[ORDER].view.len / 8, rows = v[MCID].view.len / 8;
-    if (v[GLYPHS].view.len / 8 != placed || v[START].view.len / 8 != n_order || v[END].view.len / 8 != n_order ||
-        v[QUAD].view.len != rows * 64) {
-        PyErr_SetString(PyExc_ValueError, "cell_contents: arrays of different lengths");
+        if (get_view(o[i], &v[i], i == QUAD ? "d" : "l", 8, view_names[i]) < 0) goto done;
+    if (PyTuple_GET_SIZE(names) != 2 || !(blocks = PySequence_Fast(blocks_obj, "block_cells: blocks are a sequence"))) {
+        if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "block_cells: two member names");
         goto done;
     }
-    cell_of_row = PyMem_Malloc(sizeof(int64_t) * (size_t)(rows + 1));
-    pairs = PyMem_Malloc(sizeof(CellPosition) * (size_t)(n_order + 1));
-    emitted = PyMem_Malloc(sizeof(int64_t) * (size_t)(n_order + 1));
-    marks = PyMem_Malloc(sizeof(int64_t) * (size_t)(n_order + 1));
-    if (!cell_of_row || !pairs || !emitted || !marks) { PyErr_NoMemory(); goto done; }
-    const int64_t *order = v[ORDER].view.buf;
-    Py_ssize_t count = cell_positions(v[CELL_OF].view.buf, v[CELL_OF].view.len / 8, v[ELEMENT].view.buf,
-                                      v[GLYPHS].view.buf, placed, order, n_order, cell_of_row, rows, pairs);
+    p.blocks = v[OWNERS].view.len / 8, p.n_order = v[ORDER].view.len / 8, p.rows = v[MCID].view.len / 8;
+    if (v[STARTS].view.len / 8 != p.blocks || PySequence_Fast_GET_SIZE(blocks) != p.blocks ||
+        v[START].view.len / 8 != p.n_order || v[END].view.len / 8 != p.n_order || v[QUAD].view.len != p.rows * 64) {
+        PyErr_SetString(PyExc_ValueError, "block_cells: arrays of different lengths");
+        goto done;
+    }
+    p.S = v[STARTS].view.buf, p.order = v[ORDER].view.buf, p.CS = v[START].view.buf, p.CE = v[END].view.buf;
+    p.mcid = v[MCID].view.buf, p.Q = v[QUAD].view.buf;
+    for (Py_ssize_t b = 0; b < p.blocks; b++)
+        if (p.S[b] < 0 || p.S[b] >= p.n_order || (b && p.S[b] <= p.S[b - 1])) {
+            PyErr_SetString(PyExc_ValueError, "block_cells: bad block starts");
+            goto done;
+        }
+    pairs = PyMem_Malloc(sizeof(CellPosition) * (size_t)(p.blocks + 1));
+    if (!pairs) { PyErr_NoMemory(); goto done; }
+    Py_ssize_t count = block_cell_pairs(v[CELL_OF].view.buf, v[CELL_OF].view.len / 8, v[OWNERS].view.buf, p.blocks, pairs);
     if (count < 0) goto done;
     if (!count) { result = Py_NewRef(Py_None); goto done; }
-    result = cell_columns(pairs, count, order, v[START].view.buf, v[END].view.buf, v[QUAD].view.buf,
-                          v[MCID].view.buf, emitted, marks);
+    int bits;
+    p.emitted = PyMem_Malloc(sizeof(int64_t) * (size_t)(p.n_order + 1));
+    p.marks = PyMem_Malloc(sizeof(int64_t) * (size_t)(p.n_order + 1));
+    p.found = PyMem_Malloc(sizeof(int64_t) * (size_t)(p.n_order + 1));
+    p.set = PyMem_Malloc(sizeof(int64_t) * run_set_size(p.n_order, &bits));
+    if (!p.emitted || !p.marks || !p.found || !p.set) { PyErr_NoMemory(); goto done; }
+    result = block_cell_columns(&p, pairs, count, blocks, names);
 done:
-    PyMem_Free(cell_of_row);
+    Py_XDECREF(blocks);
     PyMem_Free(pairs);
-    PyMem_Free(emitted);
-    PyMem_Free(marks);
+    PyMem_Free(p.emitted);
+    PyMem_Free(p.marks);
+    PyMem_Free(p.found);
+    PyMem_Free(p.set);
     for (int i = 0; i < NV; i++) release(&v[i]);
     return result;
 }
@@ -9117,7 +9175,7 @@ static PyMethodDef module_methods[] = {
     {"nearest_marked", (PyCFunction)core_nearest_marked, METH_VARARGS, "StructTree.nearest in one pass (parents before kids)."},
     {"structure_order", (PyCFunction)core_structure_order, METH_VARARGS, "A page's placement by the structure tree (reading._placement)."},
     {"owner_runs", (PyCFunction)core_owner_runs, METH_VARARGS, "A page's runs of one block owner over its emitted glyphs (reading._owned_blocks)."},
-    {"cell_contents", (PyCFunction)core_cell_contents, METH_VARARGS, "A page's tagged cells as columns (reading._cell_contents)."},
+    {"block_cells", (PyCFunction)core_block_cells, METH_VARARGS, "A page's tagged cells as columns, read off its blocks (reading._cell_contents)."},
     {"page_cells", (PyCFunction)core_page_cells, METH_VARARGS, "A page's tagged table cells, grouped by table (tables._page_cells)."},
     {"table_finish", (PyCFunction)core_table_finish, METH_VARARGS, "A table's cells sorted, joined and labelled (tables._finished_cells)."},
     {"cells_by_page", (PyCFunction)core_cells_by_page, METH_VARARGS, "Table cells grouped by page (tables.pieces_by_page)."},

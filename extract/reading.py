@@ -93,12 +93,10 @@ def read_structure(
     placed = _placement(table, tree, refs, candidates, config, images)
     table = placed.table
     joined = join(table, placed.order, config, break_before=placed.starts)
-    blocks, lines = _owned_blocks(table, tree, joined, placed)
-    glyphs, element = placed.order[: placed.tagged], placed.element
+    blocks, lines, runs = _owned_blocks(table, tree, joined, placed)
     cells = NO_CELLS
-    # Placed glyphs' elements are the page's refs': a page whose refs lie in no cell shows none.
-    if grids is not None and grids.any_in_cell(refs.element):
-        cells = _cell_contents(table, joined, glyphs, element, grids)
+    if grids is not None and grids.has_cells:
+        cells = _cell_contents(table, joined, placed, _BlockRuns(*runs, blocks), grids)
     return PageReading(joined, blocks, placed.untagged, lines, cells)
 
 
@@ -219,11 +217,12 @@ def _tree_order(
 
 def _owned_blocks(
     table: GlyphTable, tree: StructTree, joined: JoinedText, placed: _Placement
-) -> tuple[tuple[Block, ...], tuple[TextLine, ...]]:
+) -> tuple[tuple[Block, ...], tuple[TextLine, ...], tuple[np.ndarray, np.ndarray]]:
     """One block per run of glyphs of one owning element (the tail's split
-    by geometry), labelled by its element; and the lines (blocks_and_lines)."""
+    by geometry), labelled by its element; the lines (blocks_and_lines); and
+    the runs: each block's first position and owner (-1: the tail)."""
     if not len(joined.order):
-        return (), ()
+        return (), (), (_NO_ROWS, _NO_ROWS)
     block_owners = tree.block_owners
     # join() may reorder glyphs inside right-to-left lines (a new order): then read owners again.
     owner_of_glyph = None
@@ -234,7 +233,7 @@ def _owned_blocks(
         runs = _owner_runs(owner_of_glyph, joined.order)
     if runs is not None:  # a page the tree covers whole needs no geometric block starts
         starts, owners = runs
-        return blocks_and_lines(table, joined, starts, _run_labels(tree, owners))
+        return (*blocks_and_lines(table, joined, starts, _run_labels(tree, owners)), runs)
     if owner_of_glyph is None:  # the placement's own order, with a tail
         owner_of_glyph = placed.owner_of_glyph(block_owners)
     owner = owner_of_glyph[joined.order]
@@ -242,7 +241,11 @@ def _owned_blocks(
     new_block = _owner_changes(owner) | (tail & geometric_block_starts(table, joined))
     # A run's label is its owner's, read at the run's first glyph (the first glyph starts a run).
     starts = np.flatnonzero(new_block)
-    return blocks_and_lines(table, joined, starts, _run_labels(tree, owner[starts]))
+    owners = owner[starts]
+    return (*blocks_and_lines(table, joined, starts, _run_labels(tree, owners)), (starts, owners))
+
+
+_NO_ROWS = np.zeros(0, dtype=np.int64)
 
 
 def _placed_runs(placed: _Placement, block_owners: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
@@ -284,21 +287,35 @@ def _owner_changes(owner: np.ndarray) -> np.ndarray:
     return changes
 
 
-def _cell_contents(
-    table: GlyphTable, joined: JoinedText, glyphs: np.ndarray, element: np.ndarray, grids: TableGrids
-) -> CellContents:
+class _BlockRuns(NamedTuple):
+    """A page's blocks and their runs over the emitted glyphs (_owned_blocks)."""
+
+    starts: np.ndarray  # each block's first position in the joined order
+    owners: np.ndarray  # each block's owning element (-1: the tail)
+    blocks: tuple[Block, ...]
+
+
+# The Block fields a cell of one block takes as they are (_core.block_cells).
+_BLOCK_BOX_AND_MCIDS = ("bbox", "mcids")
+
+
+def _cell_contents(table: GlyphTable, joined: JoinedText, placed: _Placement, runs: _BlockRuns, grids: TableGrids) -> CellContents:
     """Per TH/TD the page shows: the span of its glyphs in the page text,
     their box and MCIDs, as columns (cells by element index). A cell's content
     is one run of the structure order (depth first), so its span holds its
-    text and nothing else. One compiled call (_core.cell_contents) where the
-    core is built; else the reference."""
+    text and nothing else. Where the core is built, one compiled call reads
+    them off the page's blocks (_core.block_cells): TH, TD and Table are block
+    types, so a block lies in one cell, its owner's, and most cells are one
+    block, whose box and MCIDs the cell takes. Else the reference, over the
+    placed glyphs."""
     core = compiled_core()
     if core is None:
-        return _reference_cell_contents(table, joined, glyphs, element, grids)
-    columns = core.cell_contents(
-        *(np.ascontiguousarray(c, dtype=np.int64) for c in (grids.cell_of, element, glyphs, joined.order)),
+        return _reference_cell_contents(table, joined, placed.order[: placed.tagged], placed.element, grids)
+    columns = core.block_cells(
+        grids.cell_of, *(np.ascontiguousarray(c, dtype=np.int64) for c in (runs.owners, runs.starts, joined.order)),
         *(np.ascontiguousarray(c, dtype=np.int64) for c in (joined.char_start, joined.char_end)),
         np.ascontiguousarray(table.quad, dtype=np.float64), np.ascontiguousarray(table.mcid, dtype=np.int64),
+        runs.blocks, _BLOCK_BOX_AND_MCIDS,
     )  # fmt: skip
     return NO_CELLS if columns is None else CellContents(*columns)
 

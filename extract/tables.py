@@ -153,11 +153,6 @@ class TableGrids:
         """Whether some table has a cell (a page reading looks for cells only then)."""
         return bool(self.columns.cells)
 
-    def any_in_cell(self, elements: np.ndarray) -> bool:
-        """Whether some of `elements` lies in a cell: a page none of whose
-        marked content's elements does shows no cell (and is not looked at)."""
-        return self.has_cells and bool(len(elements)) and bool((self.cell_of[elements] >= 0).any())
-
     @cached_property
     def _ranges(self) -> dict[int, tuple[int, int]]:
         """Per table element, its slots' range in the columns."""
