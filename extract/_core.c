@@ -3975,6 +3975,9 @@ static inline unsigned tree_key_bit(Py_ssize_t name) { return name >= 0 && name 
 #define TREE_MAX_NUMBERS (1 << 24)
 enum { EXIST_UNKNOWN, EXIST_YES, EXIST_NO };
 #define TREE_UNPARSED (-3) /* root[]: held by one span, parsed when the walk first reads it */
+/* root[]: TREE_KIDS_BASE - node: a dictionary not held for its /Kids alone
+ * (tree_maybe_page_node's PAGE_KIDS), kept for the walk (tree_kids_node). */
+#define TREE_KIDS_BASE (-4)
 
 /* The names the walk reads. */
 static const char *const TREE_KEYS[] = {
@@ -4420,19 +4423,24 @@ static int tree_has_entry(const TreeObjects *t, const TNode *d, Py_ssize_t key) 
 
 /* A page tree node (§7.7.3) is read through qpdf (page_tree_node): an
  * object that has, or may have, /Parent, /Kids or /Type /Page(s) is not
- * held, and the walk leaves any tree reaching it to the walkers above. */
+ * held, and the walk leaves any tree reaching it to the walkers above.
+ * PAGE_KIDS: only its /Kids say so, as a number tree's node (§7.9.7, a
+ * /ParentTree's) has them too: the walk reads such a one from its node when
+ * it is no node of the document's page tree (tw_kids_node). */
+enum { PAGE_NOT, PAGE_MAYBE, PAGE_KIDS };
 static int tree_maybe_page_node(const TreeObjects *t, Py_ssize_t id) {
     const TNode *d = tnode(t, id);
-    if (d->kind != NK_DICT) return 0;
-    if (tree_has_entry(t, d, t->key[TK_PARENT]) || tree_has_entry(t, d, t->key[TK_KIDS])) return 1;
-    if (!TREE_MAY_HAVE(d, t->key[TK_TYPE])) return 0;
+    if (d->kind != NK_DICT) return PAGE_NOT;
+    if (tree_has_entry(t, d, t->key[TK_PARENT])) return PAGE_MAYBE;
+    int kids = tree_has_entry(t, d, t->key[TK_KIDS]) ? PAGE_KIDS : PAGE_NOT;
+    if (!TREE_MAY_HAVE(d, t->key[TK_TYPE])) return kids;
     const TEntry *e = (const TEntry *)t->entries.data + d->a;
     for (Py_ssize_t i = 0; i < d->count; i++) {
         if (e[i].key != t->key[TK_TYPE]) continue;
         const TNode *v = tnode(t, e[i].value);
-        if (v->kind == NK_REF || (v->kind == NK_NAME && (v->a == t->key[TK_PAGE] || v->a == t->key[TK_PAGES]))) return 1;
+        if (v->kind == NK_REF || (v->kind == NK_NAME && (v->a == t->key[TK_PAGE] || v->a == t->key[TK_PAGES]))) return PAGE_MAYBE;
     }
-    return 0;
+    return kids;
 }
 
 /* Spans of one stream: (number, start, end[, present]) each, checked. */
@@ -4683,14 +4691,20 @@ static int TreeObjects_init(TreeObjects *t, PyObject *args, PyObject *kwds) {
 
 /* The node of held object `n` (0 < n < nnumbers), parsed on first use; -1 when it is not held, -2 on error. */
 static Py_ssize_t tree_held(TreeObjects *t, Py_ssize_t n) {
-    if (t->root[n] != TREE_UNPARSED) return t->root[n];
+    if (t->root[n] != TREE_UNPARSED) return t->root[n] <= TREE_KIDS_BASE ? -1 : t->root[n];
     const TSpan *s = (const TSpan *)t->spans.data + t->first_span[n];
     const Py_buffer *view = (const Py_buffer *)t->views.data + s->stream;
     const unsigned char *base = view->buf;
     Py_ssize_t id = tree_parse(t, base + s->start, base + s->end, base + view->len, &t->scratch[0], &t->scratch[1], &t->scratch[2]);
     if (id == -1) return -2;
-    t->root[n] = id >= 0 && !tree_maybe_page_node(t, id) ? id : -1;
-    return t->root[n];
+    int page = id >= 0 ? tree_maybe_page_node(t, id) : PAGE_MAYBE;
+    t->root[n] = page == PAGE_NOT ? id : page == PAGE_KIDS ? TREE_KIDS_BASE - id : -1;
+    return page == PAGE_NOT ? id : -1;
+}
+
+/* The node of object `n` that tree_held (called first) declined for its /Kids alone (PAGE_KIDS); -1 for any other. */
+static Py_ssize_t tree_kids_node(const TreeObjects *t, Py_ssize_t n) {
+    return t->root[n] <= TREE_KIDS_BASE ? TREE_KIDS_BASE - t->root[n] : -1;
 }
 
 /* value(number): parse_objects' value of object (number, 0), NotImplemented when no span of it parses. */
@@ -4789,7 +4803,7 @@ static PyObject *TreeObjects_place_owners(TreeObjects *t, PyObject *args) {
 enum {
     W_OBJECT_REFS, W_PAGES, W_ROOT, W_ROOT_K, W_LANG, W_TYPE_OF, W_NONSTRUCT, W_TEXTS, W_TEXT_STRING, W_CELL,
     W_NO_CELL, W_RESOLVE, W_PARENT_TREE, W_WARN, W_MESSAGES, W_MAX_DEPTH, W_TYPE_IN, W_STREAM_CLS, W_CLASS_MAP,
-    W_SPAN_COMPLAINTS, W_CELL_NODES, W_PARENT_TREE_ROOT, W_STRUCT_PARENTS, W_COUNT
+    W_SPAN_COMPLAINTS, W_CELL_NODES, W_PARENT_TREE_ROOT, W_STRUCT_PARENTS, W_PAGE_TREE, W_COUNT
 };
 #define TW_BAIL 1
 enum { LOOK_ABSENT = -1, LOOK_UNSURE = -2, LOOK_ERROR = -3, LOOK_NULL = -4 };
@@ -4898,6 +4912,7 @@ typedef struct {
     PyObject *parent_tree; /* _Walker._parent_tree()'s dict, where the nodes leave /ParentTree to it (owned) */
     int parent_state;      /* PT_*: how content with no /Pg is placed, decided at the first of it */
     TPairs owners;         /* PT_NODES: (owner's object number, MCID) -> page index, from /ParentTree */
+    PyObject *page_tree;   /* W_PAGE_TREE's answer, asked at the first object held back for its /Kids (owned) */
 } TWalk;
 
 static TCtx *tw_ctx(TWalk *w, Py_ssize_t id) { return (TCtx *)w->ctxs.data + id; }
@@ -4976,6 +4991,23 @@ static inline __attribute__((always_inline)) Py_ssize_t tw_get(TWalk *w, Py_ssiz
 
 static Py_ssize_t tw_node_of(TWalk *w, PyObject *v, int depth);
 
+/* The node of object `num` (held back by tree_held for its /Kids alone)
+ * when it is no node of the document's page tree: qpdf changes those in
+ * memory, not the others, so its own parse is its value (resolving it
+ * would make qpdf parse the whole object stream that holds it). The page
+ * tree's object numbers are asked of Python once (_Walker._page_tree_numbers:
+ * a frozenset, None when it cannot say). -1 when not so, -2 on error. */
+static Py_ssize_t tw_kids_node(TWalk *w, long long num) {
+    Py_ssize_t kids = tree_kids_node(w->t, (Py_ssize_t)num);
+    if (kids < 0) return -1;
+    if (!w->page_tree && !(w->page_tree = PyObject_CallNoArgs(w->env[W_PAGE_TREE]))) return -2;
+    if (!PyFrozenSet_CheckExact(w->page_tree)) return -1;
+    PyObject *key = PyLong_FromLongLong(num);
+    int paged = key ? PySet_Contains(w->page_tree, key) : -1;
+    Py_XDECREF(key);
+    return paged < 0 ? -2 : paged ? -1 : kids;
+}
+
 /* The node of object (num, gen): the streams' own, else its plain value
  * (PlainObjects.resolve: qpdf's, or a span that parses only later)
  * converted; LOOK_NULL when it is null, LOOK_UNSURE when the walk leaves it
@@ -4985,6 +5017,8 @@ static Py_ssize_t tw_resolve(TWalk *w, long long num, long long gen) {
     Py_ssize_t held = tree_held(w->t, (Py_ssize_t)num);
     if (held >= 0 || held == -2) return held >= 0 ? held : LOOK_ERROR;
     if (w->resolved[num] != -1) return w->resolved[num];
+    Py_ssize_t kids = tw_kids_node(w, num);
+    if (kids != -1) return kids == -2 ? LOOK_ERROR : (w->resolved[num] = kids);
     PyObject *ref = cached_ref(w->t->refs, num, gen);
     PyObject *value = ref ? PyObject_CallOneArg(w->env[W_RESOLVE], ref) : NULL;
     Py_XDECREF(ref);
@@ -6050,6 +6084,7 @@ static void tw_free(TWalk *w) {
     PyMem_Free(w->seen); PyMem_Free(w->on_path); PyMem_Free(w->page_of_number); PyMem_Free(w->objr_counts);
     PyMem_Free(w->claimed_page); PyMem_Free(w->claimed_mcid);
     Py_XDECREF(w->parent_tree);
+    Py_XDECREF(w->page_tree);
     tpairs_free(&w->owners);
     for (int i = 0; i < 3; i++) Py_XDECREF(w->scopes[i]);
     walk_free(&w->base);

@@ -182,6 +182,8 @@ BLOCK_TYPES = frozenset(
 _SECTIONING_TYPES = frozenset({"Part", "Art", "Sect", "Div"})
 
 _NUMBERED_HEADING = re.compile(r"H([1-9][0-9]*)")
+# A reference (§7.3.10) as qpdf unparses one: "N G R".
+_KID_REFERENCE = re.compile(rb"(\d+) (\d+) R")
 
 # ISO 32000-2 §14.8.6: namespace URIs with a fixed meaning.
 _NS_PDF17 = "http://iso.org/pdf/ssn"
@@ -854,7 +856,7 @@ class _Walker:
             ("", "NonStruct", self._info("NonStruct"), None), self._texts, text_string, self._cell_attributes, _NO_CELL,
             self._resolve, self._parent_tree, self._warnings.add, self._messages, self._max_depth,
             self._type_in, Stream, self._class_map, _SPAN_COMPLAINTS, self._cell_nodes,
-            self._root_dict.get("/ParentTree"), self._struct_parents,
+            self._root_dict.get("/ParentTree"), self._struct_parents, self._page_tree_numbers,
         )  # fmt: skip
         walked = nodes.walk(env)
         if walked is NotImplemented:
@@ -1261,6 +1263,39 @@ class _Walker:
         if self._parent_tree_pages is None:
             self._parent_tree_pages = self._read_parent_tree_pages()
         return self._parent_tree_pages
+
+    def _page_tree_numbers(self) -> frozenset[int] | None:
+        """The object numbers of the page tree's nodes (§7.7.3), the pages
+        and every node /Kids reach from the catalog's /Pages down to them,
+        as qpdf holds the tree; None when it cannot be read. qpdf may change
+        these in memory: the node walk reads any other object with /Kids (a
+        number tree's node, §7.9.7) from its own bytes (_core's tw_kids_node).
+        A /Kids array is read as written (unparse), no pikepdf object per page."""
+        pdf = self._pdf
+        numbers = {number for number, _ in self._pages or ()}  # the pages: qpdf reads no deeper
+        try:
+            nodes = [pdf.Root.get("/Pages")]
+            while nodes:
+                node = nodes.pop()
+                if not _is(node, ObjectType.dictionary):
+                    continue
+                if node.is_indirect:
+                    if node.objgen[0] in numbers:
+                        continue
+                    numbers.add(node.objgen[0])
+                kids = node.get("/Kids")
+                if not _is(kids, ObjectType.array):
+                    continue
+                written = kids.unparse()
+                if b"<<" in written:  # a direct kid: read item by item
+                    nodes.extend(kids)
+                    continue
+                for number, generation in _KID_REFERENCE.findall(written):
+                    if int(number) not in numbers:
+                        nodes.append(pdf.get_object(int(number), int(generation)))
+        except (pikepdf.PdfError, RecursionError, ValueError, TypeError):
+            return None
+        return frozenset(numbers)
 
     def _struct_parents(self) -> tuple[int | None, ...]:
         """Each page's /StructParents key (page_struct_parents), pages in

@@ -532,6 +532,70 @@ def test_place_owners_places_a_held_array_of_held_dictionaries_and_declines_the_
         assert nodes.place_owners(number, "here", untouched) is NotImplemented and not untouched
 
 
+def _kids_parent_tree(root: Callable[[pikepdf.Pdf, Any], Any]) -> tuple[pikepdf.Pdf, tuple[int, int]]:
+    """Two pages whose elements' content has no /Pg, and a /ParentTree made
+    by `root` (the pdf, the /Nums array the builder wrote): an indirect
+    dictionary with /Kids. Saved with object streams; the tree's reference."""
+    b = PdfBuilder()
+    pages = [b.add_page(""), b.add_page("")]
+    elements = [b.struct_element("P", [0], page=pages[0]), b.struct_element("P", [0, 1], page=pages[1])]
+    b.set_struct_tree(elements)
+    for element in elements:
+        del element["/Pg"]
+    tree = b.pdf.Root.StructTreeRoot
+    tree.ParentTree = root(b.pdf, tree.ParentTree.Nums)
+    pdf = _in_streams(b)
+    return pdf, pdf.Root.StructTreeRoot.ParentTree.objgen
+
+
+def _walk_resolving(pdf: pikepdf.Pdf, monkeypatch: pytest.MonkeyPatch) -> tuple[Any, list[tuple[int, int]]]:
+    """The node walk's tree, and the references it resolved through PlainObjects (Python, qpdf)."""
+    resolved: list[tuple[int, int]] = []
+    real = PlainObjects.resolve
+
+    def spy(self: PlainObjects, ref: tuple[int, int]) -> Any:
+        resolved.append(ref)
+        return real(self, ref)
+
+    objects = PlainObjects(pdf)
+    root = structure._tree_root(pdf, objects)
+    assert root is not None
+    with monkeypatch.context() as m:
+        m.setattr(PlainObjects, "resolve", spy)
+        return structure._Walker(pdf, objects, root, 128).run_over_nodes(), resolved
+
+
+@needs_core
+def test_a_number_tree_node_with_kids_is_read_from_its_node(monkeypatch: pytest.MonkeyPatch):
+    """A /ParentTree whose root has /Kids (§7.9.7) is no page tree node: the
+    walk reads it from its own bytes (tw_kids_node) rather than resolve it
+    (qpdf would parse the whole object stream holding it), and places the
+    content as the reference does."""
+    pdf, ref = _kids_parent_tree(lambda doc, nums: doc.make_indirect(Dictionary(Kids=Array([doc.make_indirect(Dictionary(Nums=nums))]))))
+    by_nodes, resolved = _walk_resolving(pdf, monkeypatch)
+    assert by_nodes is not None and ref not in resolved
+    assert by_nodes == _read(pdf, monkeypatch, nodes=False, compiled=False)
+    assert sorted(len(refs) for refs in by_nodes.page_content.values()) == [1, 2]
+
+
+@needs_core
+def test_a_page_tree_node_with_kids_alone_is_resolved_as_qpdf_holds_it(monkeypatch: pytest.MonkeyPatch):
+    """An object with /Kids and neither /Type nor /Parent that is a node of
+    the page tree (here the /Pages root, its /Type removed, made /ParentTree
+    too) is never read from its own bytes: qpdf may change it in memory. The
+    walk resolves it, and the tree is the reference's."""
+
+    def pages_root(doc: pikepdf.Pdf, nums: Any) -> Any:
+        del doc.Root.Pages["/Type"]
+        return doc.Root.Pages
+
+    pdf, ref = _kids_parent_tree(pages_root)
+    assert ref == pdf.Root.Pages.objgen
+    by_nodes, resolved = _walk_resolving(pdf, monkeypatch)
+    assert ref in resolved
+    assert by_nodes == _read(pdf, monkeypatch, nodes=False, compiled=False)
+
+
 @st.composite
 def _drawn_parent_tree(draw: st.DrawFn) -> tuple[PdfBuilder, bool]:
     """Elements whose content has no /Pg over one to three pages, and a
