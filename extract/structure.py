@@ -628,6 +628,12 @@ class _Roles:
             self._namespaces[objgen] = ns
         return ns
 
+    def unmapped_standard(self, s: str) -> tuple[str, str, _TypeInfo, None] | None:
+        """The entry of /S name `s` (slash and all) in no namespace when it
+        is a standard type no /RoleMap entry names (resolve keeps it as it
+        is); None for any other."""
+        return None if s[1:] in self._role_map else _UNMAPPED_STANDARD.get(s)
+
     def resolve(self, raw: str, ns: _Namespace | None) -> tuple[str, str | None]:
         """(standard type, warning or None) for ``raw`` in namespace ``ns``.
 
@@ -716,6 +722,15 @@ def _type_info(std: str) -> _TypeInfo:
     level = int(numbered.group(1)) if numbered else None
     heading = std == "H" or level is not None
     return _TypeInfo(std in BLOCK_TYPES or heading, heading, level, std in _SECTIONING_TYPES)
+
+
+# _Walker._plain_type's entry (raw, standard, info, no warning) of each
+# standard type's /S name where no namespace is given and no /RoleMap entry
+# names it: _Roles.resolve's first step keeps it as it is. Made once, not
+# per document (the walk asks each /S name of each document).
+_UNMAPPED_STANDARD: Mapping[str, tuple[str, str, _TypeInfo, None]] = MappingProxyType(
+    {f"/{std}": (std, std, _type_info(std), None) for std in sorted(_STANDARD_TYPES)}
+)
 
 
 # Stack items: (_ELEMENT, objgen, dictionary, raw type, standard type, _TypeInfo, ctx),
@@ -1141,9 +1156,12 @@ class _Walker:
         key = (s, ns.key if ns is not None else None)
         resolved = self._resolved.get(key)
         if resolved is None:
-            raw = s[1:]
-            std, problem = self._roles.resolve(raw, ns)
-            resolved = self._resolved[key] = (raw, std, self._info(std), problem)
+            resolved = self._roles.unmapped_standard(s) if ns is None else None
+            if resolved is None:
+                raw = s[1:]
+                std, problem = self._roles.resolve(raw, ns)
+                resolved = (raw, std, self._info(std), problem)
+            self._resolved[key] = resolved
         return resolved
 
     def _type_in(self, s: str, ns: Ref) -> tuple[str, str, _TypeInfo, str | None]:

@@ -797,3 +797,24 @@ def test_corpus_tagged_files_read_without_exceptions(corpus):
             for refs_ in tree.page_content.values():
                 assert len({(r.stream, r.mcid) for r in refs_}) == len(refs_)
                 assert all(0 <= r.element < len(tree.elements) for r in refs_)
+
+
+def test_plain_type_answers_standard_names_as_the_role_map_resolves_them():
+    """_Walker._plain_type answers a standard type's /S name in no namespace
+    from a table made once (_UNMAPPED_STANDARD) unless /RoleMap names it:
+    each answer is the one _Roles.resolve and _type_info give, a remapped
+    standard type included (P -> Span, with its warning)."""
+    from ragprep.extract import structure
+    from ragprep.extract.structure_objects import PlainObjects
+
+    b = PdfBuilder()
+    page = b.add_page("")
+    b.set_struct_tree([b.struct_element("P", [0], page=page)], role_map={"P": "Span", "Custom": "H2", "Sect": "Sect"})
+    objects = PlainObjects(b.pdf)
+    root = structure._tree_root(b.pdf, objects)
+    assert root is not None
+    walker = structure._Walker(b.pdf, objects, root, 128)
+    for raw in sorted(structure._STANDARD_TYPES | {"Custom", "H7", "Unknown"}):
+        std, problem = walker._roles.resolve(raw, None)
+        assert walker._plain_type("/" + raw) == (raw, std, structure._type_info(std), problem), raw
+    assert walker._plain_type("/P")[1:4:2] == ("Span", "/RoleMap remaps standard type /P to /Span; followed (§14.7.3)")
