@@ -7750,7 +7750,11 @@ static PyObject *core_table_finish(PyObject *mod, PyObject *args) {
     if (!f || !head_at) { PyErr_NoMemory(); goto done; }
     int ok = finish_read(cells, (PyTypeObject *)cls, offsets, f);
     if (ok <= 0) { result = ok < 0 ? NULL : Py_NewRef(Py_None); goto done; }
-    qsort(f, (size_t)n, sizeof(FinishCell), finish_cell_order);
+    /* Cells come row by row (a tagged piece in tree order, a merged table
+     * page by page): sorted already, they are not sorted again. */
+    int sorted = 1;
+    for (Py_ssize_t k = 1; sorted && k < n; k++) sorted = finish_cell_order(&f[k - 1], &f[k]) < 0;
+    if (!sorted) qsort(f, (size_t)n, sizeof(FinishCell), finish_cell_order);
     Py_ssize_t kept = join ? finish_join(f, n) : n;
     if (kept < 0) goto done;
     long long header_rows = finish_header_rows(f, kept);
