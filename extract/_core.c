@@ -8122,6 +8122,15 @@ static PyObject *grid_slot_columns(const GridOrder *g, const int64_t *cols, cons
     return columns;
 }
 
+/* The layout's lists (ints, bools, None, str and tuples of str: no cycle
+ * through them) are left alone by the cyclic collector: a document's grids
+ * live while its pages are read, and every collection would walk their
+ * thousands of items again. TableGrids never changes them. */
+static void grid_untrack(PyObject *const *parts, int n_parts, PyObject *columns) {
+    for (int i = 0; i < n_parts; i++) PyObject_GC_UnTrack(parts[i]);
+    for (int c = 0; c < GL_FIELDS; c++) PyObject_GC_UnTrack(PyTuple_GET_ITEM(columns, c));
+}
+
 /* Every table's cells placed: per cell its spans read (grid_attributes) and
  * its slot (grid_place), cols[]/row_spans[]/spans_across[] filled, rest[]
  * the /Scope, /Headers and /ID of each; widths[] per table. 1 when placed, 0
@@ -8200,8 +8209,10 @@ static PyObject *core_grid_layout(PyObject *mod, PyObject *args) {
                               int64_list(t[WIDTHS], g.n_tables), int64_list(g.bounds, g.n_tables + 1),
                               int64_list(g.cells, g.n_cells)};
     PyObject *columns = grid_slot_columns(&g, t[COLS], t[SPANS], t[ACROSS], flags + n + 1, flags, rest);
-    if (columns && parts_out[0] && parts_out[1] && parts_out[2] && parts_out[3] && parts_out[4])
+    if (columns && parts_out[0] && parts_out[1] && parts_out[2] && parts_out[3] && parts_out[4]) {
+        grid_untrack(parts_out, 5, columns);
         result = PyTuple_Pack(6, parts_out[0], parts_out[1], parts_out[2], parts_out[3], parts_out[4], columns);
+    }
     for (int i = 0; i < 5; i++) Py_XDECREF(parts_out[i]);
     Py_XDECREF(columns);
 done:

@@ -15,6 +15,7 @@ parent numbered after its kid, and spans past what it adds safely.
 from __future__ import annotations
 
 import csv
+import gc
 
 import numpy as np
 import pytest
@@ -114,6 +115,18 @@ def test_a_cell_spanning_down_pushes_the_cells_below_right_and_is_cut_at_the_las
     assert (fields["row"], fields["col"], fields["row_span"]) == ([0, 0, 1, 1], [0, 2, 2, 3], [2, 1, 1, 1])
     assert dict(got.shapes) == {0: (2, 4)}
     assert got.slot(2) is not None and got.slot(2).scope == "Column" and got.slot(1) is None
+
+
+def test_the_compiled_grids_lists_are_left_alone_by_the_cyclic_collector() -> None:
+    # A document's grids live while its pages are read: the kernel's lists
+    # (of ints, bools, None, str) are untracked, so no collection walks them.
+    tree = _tree([-1, 0, 1, 1, 0, 4], [1, 2, 3, 4, 2, 4], {2: (1, 1, "Row", ("h",), "x")})
+    expected, got = _both(tree)
+    _same(expected, got)
+    columns = got.columns
+    made = [columns.tables, columns.bounds, columns.cells, *columns.fields.values()]
+    assert all(isinstance(values, list) for values in made) and not any(map(gc.is_tracked, made))
+    assert all(map(gc.is_tracked, [expected.columns.cells, *expected.columns.fields.values()]))  # the reference's are
 
 
 def test_spans_past_int64_are_laid_out_by_the_reference() -> None:
