@@ -6631,6 +6631,73 @@ done:
     return result;
 }
 
+/* tree_tables(parents, type, owns, page, stream, mcid, block_owners, keys, offsets) -> bool:
+ * StructTree's whole-tree columns (structure._tree_tables) in one pass over
+ * the elements and one over the content. Per element i (parents before
+ * kids, as in nearest_marked): block_owners[i] = the nearest element at or
+ * above i whose type row owns a block (owns[type[j]]), i itself when none
+ * does. Per content row j: keys[j] = stream[j] << 32 | mcid[j] (two's
+ * complement bits, as numpy's shift and or make them). offsets (as long as
+ * the page rows, plus one): offsets[r] = the first content row whose page row
+ * is r or more (len(page) when none); content is grouped by page row,
+ * ascending. False, the outputs unspecified, where the input breaks these
+ * (a parent out of order, a type or page row out of range, pages not
+ * ascending): the caller runs the reference. */
+static PyObject *core_tree_tables(PyObject *mod, PyObject *args) {
+    (void)mod;
+    enum { PARENT, TYPE, OWNS, PAGE, STREAM, MCID, OWNERS, KEYS, OFFSETS, NV };
+    PyObject *o[NV];
+    if (!PyArg_ParseTuple(args, "OOOOOOOOO", &o[0], &o[1], &o[2], &o[3], &o[4], &o[5], &o[6], &o[7], &o[8]))
+        return NULL;
+    View v[NV] = {{0}};
+    static const char *const formats[NV] = {"l", "l", "?", "l", "l", "l", "l", "l", "l"};
+    static const char *const names[NV] = {"parents", "type", "owns", "page", "stream", "mcid", "block_owners", "keys",
+                                          "offsets"};
+    PyObject *result = NULL;
+    for (int i = 0; i < NV; i++)
+        if (get_view(o[i], &v[i], formats[i], formats[i][0] == '?' ? 1 : 8, names[i]) < 0) goto done;
+    Py_ssize_t n = v[PARENT].view.len / 8, types = v[OWNS].view.len, rows = v[PAGE].view.len / 8;
+    Py_ssize_t pages = v[OFFSETS].view.len / 8 - 1;
+    if (v[TYPE].view.len / 8 != n || v[OWNERS].view.len / 8 != n || v[STREAM].view.len / 8 != rows ||
+        v[MCID].view.len / 8 != rows || v[KEYS].view.len / 8 != rows || pages < 0) {
+        PyErr_SetString(PyExc_ValueError, "tree_tables: arrays of different lengths");
+        goto done;
+    }
+    if (v[OWNERS].view.readonly || v[KEYS].view.readonly || v[OFFSETS].view.readonly) {
+        PyErr_SetString(PyExc_ValueError, "tree_tables: the outputs must be writable");
+        goto done;
+    }
+    const int64_t *parent = v[PARENT].view.buf, *type = v[TYPE].view.buf, *page = v[PAGE].view.buf;
+    const int64_t *stream = v[STREAM].view.buf, *mcid = v[MCID].view.buf;
+    const unsigned char *owns = v[OWNS].view.buf;
+    int64_t *owner = v[OWNERS].view.buf, *keys = v[KEYS].view.buf, *offsets = v[OFFSETS].view.buf;
+    int ok = 1;
+    /* owner[i] is -1 while no element at or above i owns a block; made i at the end. */
+    for (Py_ssize_t i = 0; i < n && ok; i++) {
+        int64_t p = parent[i], t = type[i];
+        if (t < 0 || t >= types) ok = 0;
+        else if (owns[t]) owner[i] = (int64_t)i;
+        else if (p == -1) owner[i] = -1;
+        else if (p >= 0 && p < (int64_t)i) owner[i] = owner[p];
+        else ok = 0;
+    }
+    for (Py_ssize_t i = 0; i < n && ok; i++)
+        if (owner[i] < 0) owner[i] = (int64_t)i;
+    Py_ssize_t r = 0; /* offsets[0:r] are written: the page rows below page[j] */
+    for (Py_ssize_t j = 0; j < rows && ok; j++) {
+        keys[j] = (int64_t)(((uint64_t)stream[j] << 32) | (uint64_t)mcid[j]);
+        int64_t at = page[j];
+        if (at < (j ? page[j - 1] : 0) || at >= pages) ok = 0;
+        else
+            while (r <= at) offsets[r++] = (int64_t)j;
+    }
+    while (ok && r <= pages) offsets[r++] = (int64_t)rows;
+    result = PyBool_FromLong(ok);
+done:
+    for (int i = 0; i < NV; i++) release(&v[i]);
+    return result;
+}
+
 /* structure_order(candidates, stream, mcid, artifact, keep_artifacts, no_mcid,
  *                 ref_keys, ref_element, block_owner, actual_owner, actual_text,
  *                 order, element, starts) -> (kept, tagged, untagged, replaced):
@@ -6653,7 +6720,12 @@ done:
  * (reading._apply_actual_text's steps). starts[i] (i < kept) says whether
  * order[i]'s owner (block_owner[element] for a placed glyph, -1 for the
  * tail's) differs from order[i-1]'s (starts[0] is 0). Every index read is
- * checked against its array's length. */
+ * checked against its array's length. With run_starts and run_owners (int64,
+ * as long as ref_keys: a ref's placed glyphs are one stretch of order, of one
+ * element, so no more runs begin than there are refs) the result has a
+ * fifth item, runs: the block runs of the placed glyphs order[0:tagged]
+ * (reading._placed_runs), where each begins (0, then each i < tagged with
+ * starts[i]) into run_starts[0:runs] and its owner into run_owners[0:runs]. */
 
 /* The page's refs by key: an open-addressing table of (key, first index);
  * index -1 marks an empty slot. A page has tens to thousands of refs in any
@@ -6733,11 +6805,11 @@ static Py_ssize_t ranked_runs(const int64_t *restrict C, Py_ssize_t n, Py_ssize_
                               const int64_t *restrict M, const unsigned char *restrict artifact, int keep_artifacts,
                               int64_t no_mcid, const RefSlot *slots, size_t mask, RankRun *restrict runs,
                               Py_ssize_t *n_runs) {
-    Py_ssize_t kept = 0, count = 0;
+    Py_ssize_t left_out = 0, count = 0;
     const unsigned char skip = !keep_artifacts;
     int64_t last_mcid = no_mcid, last_stream = 0, rank = -1; /* an unmarked glyph's rank is -1 */
     int open = 0;                                             /* runs[count - 1] takes the next kept candidate */
-    for (Py_ssize_t i = 0; i < n; i++) {
+    for (Py_ssize_t i = 0; i < n;) {
         int64_t c = C[i];
         if ((uint64_t)c >= (uint64_t)rows) { /* checked as read: the outputs are scratch until the end */
             PyErr_SetString(PyExc_IndexError, "structure_order: candidate out of range");
@@ -6746,6 +6818,8 @@ static Py_ssize_t ranked_runs(const int64_t *restrict C, Py_ssize_t n, Py_ssize_
         if (skip & artifact[c]) {
             if (open) runs[count - 1].end = i;
             open = 0;
+            left_out++;
+            i++;
             continue;
         }
         int64_t mcid = M[c], stream = S[c];
@@ -6757,11 +6831,15 @@ static Py_ssize_t ranked_runs(const int64_t *restrict C, Py_ssize_t n, Py_ssize_
             rank = found;
         }
         if (!open) { runs[count].start = i; runs[count++].rank = rank; open = 1; }
-        kept++;
+        /* The rest of the sequence: kept glyphs of the same key stay in the open run. */
+        for (i++; i < n; i++) {
+            c = C[i];
+            if ((uint64_t)c >= (uint64_t)rows || (skip & artifact[c]) || M[c] != mcid || S[c] != stream) break;
+        }
     }
     if (open) runs[count - 1].end = n;
     *n_runs = count;
-    return kept;
+    return n - left_out;
 }
 
 /* The runs' candidates into `order`: ranked runs by rank (counts[r]: where
@@ -6795,16 +6873,29 @@ static void tail_starts(Py_ssize_t tagged, Py_ssize_t kept, int64_t previous, un
     }
 }
 
+/* The block runs of the placed glyphs (RunsOut): where each begins in order
+ * (starts[0:count]) and its block owner; NULL arrays when not asked for. */
+typedef struct { int64_t *starts, *owners; Py_ssize_t count; } RunsOut;
+
+/* A block run begins at position `at` with owner `owner`. */
+static void run_begins(RunsOut *out, Py_ssize_t at, int64_t owner) {
+    if (!out->starts) return;
+    out->starts[out->count] = at;
+    out->owners[out->count++] = owner;
+}
+
 /* starts of the placed glyphs (elements element[0:tagged]; a glyph's owner is
- * BO[its element]) and of the tail, a stretch of one element at a time. */
+ * BO[its element]) and of the tail, a stretch of one element at a time; the
+ * placed glyphs' block runs into `out`. */
 static void placed_starts(const int64_t *restrict element, Py_ssize_t tagged, Py_ssize_t kept, const int64_t *BO,
-                          unsigned char *restrict starts) {
+                          unsigned char *restrict starts, RunsOut *out) {
     int64_t previous = -1;
     for (Py_ssize_t i = 0; i < tagged;) {
         Py_ssize_t end = i + 1;
         while (end < tagged && element[end] == element[i]) end++;
         int64_t current = BO[element[i]];
         starts[i] = i > 0 && current != previous;
+        if (i == 0 || current != previous) run_begins(out, i, current);
         if (end - i > 1) memset(starts + i + 1, 0, (size_t)(end - i - 1));
         previous = current;
         i = end;
@@ -6821,7 +6912,8 @@ static void fill(int64_t *restrict values, Py_ssize_t count, int64_t value) {
  * glyphs are order[counts[j-1]:counts[j]] (counts[-1] = 0), all owned by
  * element RE[j], so both are filled a ref at a time. */
 static void ref_starts(const int64_t *RE, Py_ssize_t nrefs, const int64_t *counts, const int64_t *BO,
-                       Py_ssize_t tagged, Py_ssize_t kept, int64_t *restrict element, unsigned char *restrict starts) {
+                       Py_ssize_t tagged, Py_ssize_t kept, int64_t *restrict element, unsigned char *restrict starts,
+                       RunsOut *out) {
     int64_t previous = -1;
     for (Py_ssize_t j = 0, at = 0; j < nrefs; at = counts[j++]) {
         Py_ssize_t end = counts[j];
@@ -6829,6 +6921,7 @@ static void ref_starts(const int64_t *RE, Py_ssize_t nrefs, const int64_t *count
         int64_t current = BO[RE[j]];
         fill(element + at, end - at, RE[j]);
         starts[at] = at > 0 && current != previous;
+        if (at == 0 || current != previous) run_begins(out, at, current);
         memset(starts + at + 1, 0, (size_t)(end - at - 1));
         previous = current;
     }
@@ -6837,35 +6930,44 @@ static void ref_starts(const int64_t *RE, Py_ssize_t nrefs, const int64_t *count
 
 static PyObject *core_structure_order(PyObject *mod, PyObject *args) {
     (void)mod;
-    PyObject *o[11], *actual_text;
+    PyObject *o[13] = {NULL}, *actual_text;
     int keep_artifacts;
     long long no_mcid;
-    if (!PyArg_ParseTuple(args, "OOOOpLOOOOOOOO", &o[0], &o[1], &o[2], &o[3], &keep_artifacts, &no_mcid, &o[4],
-                          &o[5], &o[6], &o[7], &actual_text, &o[8], &o[9], &o[10]))
+    if (!PyArg_ParseTuple(args, "OOOOpLOOOOOOOO|OO", &o[0], &o[1], &o[2], &o[3], &keep_artifacts, &no_mcid, &o[4],
+                          &o[5], &o[6], &o[7], &actual_text, &o[8], &o[9], &o[10], &o[11], &o[12]))
         return NULL;
-    enum { CAND, STREAM, MCID, ARTIFACT, REF_KEYS, REF_ELEMENT, BLOCK, ACTUAL, ORDER, ELEMENT, STARTS, NV };
+    enum { CAND, STREAM, MCID, ARTIFACT, REF_KEYS, REF_ELEMENT, BLOCK, ACTUAL, ORDER, ELEMENT, STARTS, RUN_STARTS,
+           RUN_OWNERS, NV };
     View v[NV] = {{0}};
-    static const char *const formats[NV] = {"l", "l", "l", "?", "l", "l", "l", "l", "l", "l", "?"};
+    static const char *const formats[NV] = {"l", "l", "l", "?", "l", "l", "l", "l", "l", "l", "?", "l", "l"};
     static const char *const names[NV] = {"candidates", "stream", "mcid", "artifact", "ref_keys", "ref_element",
-                                          "block_owner", "actual_owner", "order", "element", "starts"};
+                                          "block_owner", "actual_owner", "order", "element", "starts",
+                                          "run_starts", "run_owners"};
     RefSlot *slots = NULL;
     RankRun *runs = NULL;
     int64_t *counts = NULL;
     PyObject *result = NULL;
-    for (int i = 0; i < NV; i++)
+    int with_runs = o[RUN_STARTS] != NULL;
+    if (with_runs != (o[RUN_OWNERS] != NULL)) {
+        PyErr_SetString(PyExc_TypeError, "structure_order: run_starts and run_owners go together");
+        return NULL;
+    }
+    for (int i = 0; i < (with_runs ? NV : RUN_STARTS); i++)
         if (get_view(o[i], &v[i], formats[i], formats[i][0] == '?' ? 1 : 8, names[i]) < 0) goto done;
     Py_ssize_t n = v[CAND].view.len / 8, rows = v[STREAM].view.len / 8, nrefs = v[REF_KEYS].view.len / 8;
     Py_ssize_t nel = v[BLOCK].view.len / 8;
     if (v[MCID].view.len / 8 != rows || v[ARTIFACT].view.len != rows || v[REF_ELEMENT].view.len / 8 != nrefs ||
         v[ACTUAL].view.len / 8 != nel || v[ORDER].view.len / 8 != n || v[ELEMENT].view.len / 8 != n ||
-        v[STARTS].view.len != n) {
+        v[STARTS].view.len != n || (with_runs && (v[RUN_STARTS].view.len / 8 != nrefs || v[RUN_OWNERS].view.len / 8 != nrefs))) {
         PyErr_SetString(PyExc_ValueError, "structure_order: arrays of different lengths");
         goto done;
     }
-    if (v[ORDER].view.readonly || v[ELEMENT].view.readonly || v[STARTS].view.readonly) {
+    if (v[ORDER].view.readonly || v[ELEMENT].view.readonly || v[STARTS].view.readonly ||
+        (with_runs && (v[RUN_STARTS].view.readonly || v[RUN_OWNERS].view.readonly))) {
         PyErr_SetString(PyExc_ValueError, "structure_order: the outputs must be writable");
         goto done;
     }
+    RunsOut runs_out = {with_runs ? v[RUN_STARTS].view.buf : NULL, with_runs ? v[RUN_OWNERS].view.buf : NULL, 0};
     const int64_t *K = v[REF_KEYS].view.buf, *RE = v[REF_ELEMENT].view.buf, *AO = v[ACTUAL].view.buf;
     const unsigned char *artifact = v[ARTIFACT].view.buf;
     int64_t *order = v[ORDER].view.buf, *element = v[ELEMENT].view.buf;
@@ -6909,11 +7011,12 @@ static PyObject *core_structure_order(PyObject *mod, PyObject *args) {
         for (Py_ssize_t j = 0, at = 0; j < nrefs; at = counts[j++]) fill(element + at, counts[j] - at, RE[j]);
         Py_SETREF(replaced, actual_text_applied(AO, nel, actual_text, order, element, &tagged, &kept));
         if (!replaced) goto done;
-        placed_starts(element, tagged, kept, v[BLOCK].view.buf, v[STARTS].view.buf);
+        placed_starts(element, tagged, kept, v[BLOCK].view.buf, v[STARTS].view.buf, &runs_out);
     } else {
-        ref_starts(RE, nrefs, counts, v[BLOCK].view.buf, tagged, kept, element, v[STARTS].view.buf);
+        ref_starts(RE, nrefs, counts, v[BLOCK].view.buf, tagged, kept, element, v[STARTS].view.buf, &runs_out);
     }
-    result = Py_BuildValue("nnnN", kept, tagged, untagged, replaced);
+    result = with_runs ? Py_BuildValue("nnnNn", kept, tagged, untagged, replaced, runs_out.count)
+                       : Py_BuildValue("nnnN", kept, tagged, untagged, replaced);
 done:
     PyMem_Free(slots);
     PyMem_Free(runs);
@@ -9223,6 +9326,7 @@ static PyMethodDef module_methods[] = {
     {"walk_struct", (PyCFunction)core_walk_struct, METH_VARARGS, "The structure tree walk over its stack."},
     {"cmap_section", (PyCFunction)core_cmap_section, METH_VARARGS, "One CMap section body applied to a cmap.CMap."},
     {"nearest_marked", (PyCFunction)core_nearest_marked, METH_VARARGS, "StructTree.nearest in one pass (parents before kids)."},
+    {"tree_tables", (PyCFunction)core_tree_tables, METH_VARARGS, "StructTree's block owners, content keys and page offsets in one pass (structure._tree_tables)."},
     {"structure_order", (PyCFunction)core_structure_order, METH_VARARGS, "A page's placement by the structure tree (reading._placement)."},
     {"owner_runs", (PyCFunction)core_owner_runs, METH_VARARGS, "A page's runs of one block owner over its emitted glyphs (reading._owned_blocks)."},
     {"block_cells", (PyCFunction)core_block_cells, METH_VARARGS, "A page's tagged cells as columns, read off its blocks (reading._cell_contents)."},

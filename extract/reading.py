@@ -30,7 +30,6 @@ from ragprep.extract.blocks import (
     geometric_blocks,
     run_boxes,
     run_mcids,
-    run_starts,
 )
 from ragprep.extract.config import ExtractConfig
 from ragprep.extract.geometric import JoinedText, join, stream_order, text_glyphs
@@ -120,6 +119,9 @@ class _Placement(NamedTuple):
     element: np.ndarray  # per placed glyph, the element that owns it directly
     starts: np.ndarray  # per position of `order`: a new block owner starts there, on a new line
     untagged: int  # non-artifact glyphs of the tail
+    # The placed glyphs' runs of one block owner: where each begins in `order` (0, then
+    # where `starts` says, before `tagged`) and its owner (int64 both).
+    runs: tuple[np.ndarray, np.ndarray]
 
     def owner_of_glyph(self, block_owners: np.ndarray) -> np.ndarray:
         """Per table row, its block owner (the nearest block element,
@@ -146,15 +148,17 @@ def _placement(
         return _reference_placement(table, tree, refs, candidates, config, images)
     rows = len(candidates)
     order, element, starts = np.empty(rows, dtype=np.int64), np.empty(rows, dtype=np.int64), np.empty(rows, dtype=bool)
+    # The placed glyphs' block runs: a ref's glyphs are one stretch of one element, so at most one run a ref.
+    run_at, run_owner = np.empty(len(refs.key), dtype=np.int64), np.empty(len(refs.key), dtype=np.int64)
     columns = [np.ascontiguousarray(c, dtype=np.int64) for c in (candidates, table.mcid_stream, table.mcid)]
-    kept, tagged, untagged, replaced = core.structure_order(
+    kept, tagged, untagged, replaced, runs = core.structure_order(
         *columns, np.ascontiguousarray(table.artifact, dtype=bool), config.include_artifacts, NO_MCID,
         refs.key, refs.element, tree.block_owners, tree.actual_text_owners, tree.columns.actual_text,
-        order, element, starts,
+        order, element, starts, run_at, run_owner,
     )  # fmt: skip
     if replaced is not None:  # an /ActualText replaced its elements' text (rare): its carriers' rows get it
         table = _with_texts(table, *replaced)
-    return _Placement(table, order[:kept], tagged, element[:tagged], starts[:kept], untagged)
+    return _Placement(table, order[:kept], tagged, element[:tagged], starts[:kept], untagged, (run_at[:runs], run_owner[:runs]))
 
 
 def _reference_placement(
@@ -188,10 +192,12 @@ def _owners(
     """The placement of `glyphs` (owned by `element`) then `tail`: each placed
     glyph's owner is the nearest block-level element; the tail's is -1."""
     order = np.concatenate([glyphs, tail])
-    owner = np.concatenate([tree.block_owners[element], np.full(len(tail), -1, dtype=np.int64)])
+    placed_owner = tree.block_owners[element]
+    owner = np.concatenate([placed_owner, np.full(len(tail), -1, dtype=np.int64)])
     starts = _owner_changes(owner)
     starts[:1] = False  # the first glyph starts the page, not a new line
-    return _Placement(table, order, len(glyphs), element, starts, untagged)
+    run_at = np.flatnonzero(_owner_changes(placed_owner))
+    return _Placement(table, order, len(glyphs), element, starts, untagged, (run_at, placed_owner[run_at]))
 
 
 def _tree_order(
@@ -227,7 +233,7 @@ def _owned_blocks(
     # join() may reorder glyphs inside right-to-left lines (a new order): then read owners again.
     owner_of_glyph = None
     if joined.order is placed.order:
-        runs = _placed_runs(placed, block_owners)
+        runs = _placed_runs(placed)
     else:
         owner_of_glyph = placed.owner_of_glyph(block_owners)
         runs = _owner_runs(owner_of_glyph, joined.order)
@@ -248,13 +254,10 @@ def _owned_blocks(
 _NO_ROWS = np.zeros(0, dtype=np.int64)
 
 
-def _placed_runs(placed: _Placement, block_owners: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
-    """_owner_runs of the placement's own order, read off its starts (where
-    the owner changes): no pass over the glyphs' owners."""
-    if placed.tagged < len(placed.order):
-        return None  # the tail's glyphs follow the placed ones
-    starts = run_starts(placed.starts) if len(placed.order) else np.zeros(0, dtype=np.int64)
-    return starts, block_owners[placed.element[starts]]
+def _placed_runs(placed: _Placement) -> tuple[np.ndarray, np.ndarray] | None:
+    """_owner_runs of the placement's own order: its placed glyphs' runs
+    (made with the placement); None where the tail's glyphs follow them."""
+    return None if placed.tagged < len(placed.order) else placed.runs
 
 
 def _owner_runs(owner_of_glyph: np.ndarray, order: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:

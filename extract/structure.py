@@ -88,7 +88,7 @@ from collections import Counter
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from functools import cached_property
-from itertools import repeat
+from itertools import pairwise, repeat
 from types import MappingProxyType
 from typing import Any, NamedTuple, TypeGuard
 
@@ -237,7 +237,7 @@ class StructTree:
             StructElement,
             {
                 "index": index, "type": std, "raw_type": raw, "parent": int(c.parent[index]), "path": self.path(index),
-                "heading_level": int(c.heading_level[index]) or None, "block": self._type_table[0][c.type[index]],
+                "heading_level": int(c.heading_level[index]) or None, "block": bool(self._type_table[c.type[index]]),
                 "actual_text": c.actual_text.get(index), "alt": c.alt.get(index), "lang": c.lang[index],
                 "header_cell": std == "TH", "ref": (number, int(c.ref_generation[index])) if number else None,
                 "page": c.page_keys[page] if page >= 0 else None,
@@ -275,25 +275,21 @@ class StructTree:
             list(map(c.alt.get, listed)),
         )
 
-    @cached_property
+    @property
     def label_columns(self) -> tuple[Any, ...]:
         """What _core.run_labels reads labels from (the compiled labels):
         per element its type row, path row and heading level (int64), per
         type row its standard type and whether it is TH, the path names,
         /Lang per element and /Alt by element."""
-        c = self.columns
-        names, header_cell = self._type_fields
-        return (
-            np.ascontiguousarray(c.type, dtype=np.int64), tuple(names.tolist()), tuple(header_cell.tolist()),
-            np.ascontiguousarray(c.path, dtype=np.int64), tuple(c.path_names),
-            np.ascontiguousarray(c.heading_level, dtype=np.int64), list(c.lang), dict(c.alt),
-        )  # fmt: skip
+        return self._tables.label_columns
 
     @cached_property
     def page_content(self) -> Mapping[PageKey, tuple[MarkedContentRef, ...]]:
         """Per page with content, its MarkedContentRefs (made at first use: tests, debugging)."""
-        keys = self.columns.page_keys
-        return MappingProxyType({keys[row]: self._refs(lo, hi) for row, (lo, hi) in self._page_bounds.items()})
+        keys, offsets = self.columns.page_keys, self._tables.page_offsets
+        return MappingProxyType(
+            {keys[row]: self._refs(lo, hi) for row, (lo, hi) in enumerate(pairwise(offsets)) if lo < hi}
+        )
 
     def page_refs(self, page: PageKey | pikepdf.Page | pikepdf.Object) -> tuple[MarkedContentRef, ...]:
         """The page's marked content in author order; () when the tree has none."""
@@ -304,7 +300,7 @@ class StructTree:
         """The page's marked content in author order, as columns."""
         lo, hi = self._bounds(page)
         c = self.content
-        return PageRefs(self._content_keys[lo:hi], c.element[lo:hi], c.stream[lo:hi], c.mcid[lo:hi])
+        return PageRefs(self._tables.content_keys[lo:hi], c.element[lo:hi], c.stream[lo:hi], c.mcid[lo:hi])
 
     def _refs(self, lo: int, hi: int) -> tuple[MarkedContentRef, ...]:
         c = self.content
@@ -312,56 +308,35 @@ class StructTree:
         return tuple(MarkedContentRef(mcid, stream, element) for mcid, stream, element in rows)
 
     def _bounds(self, page: PageKey | pikepdf.Page | pikepdf.Object) -> tuple[int, int]:
-        row = self._page_row.get(_page_key(page))
-        return self._page_bounds.get(row, (0, 0)) if row is not None else (0, 0)
+        """The page's rows of the content columns (grouped by page); (0, 0) for a page not in page_keys."""
+        tables = self._tables
+        row = tables.page_row.get(_page_key(page))
+        if row is None:
+            return 0, 0
+        return tables.page_offsets[row], tables.page_offsets[row + 1]
 
     @cached_property
-    def _page_row(self) -> dict[PageKey, int]:
-        return page_rows(self.columns.page_keys)
+    def _tables(self) -> _TreeTables:
+        """What a page reading looks things up in, made once per tree (a tree
+        of a 5,000-page document has hundreds of thousands of elements)."""
+        return _tree_tables(self.columns, self.content)
 
     @cached_property
-    def _page_bounds(self) -> dict[int, tuple[int, int]]:
-        """Per page row with content, its rows of the content columns (grouped by page)."""
-        page = self.content.page
-        starts = np.flatnonzero(np.diff(page)) + 1
-        lo = [0, *starts.tolist()] if len(page) else []
-        hi = [*starts.tolist(), len(page)] if len(page) else []
-        return dict(zip(page[lo].tolist(), zip(lo, hi, strict=True), strict=True))
+    def _type_table(self) -> np.ndarray:
+        """Per row of the type table: does it make a block (StructElement.block)."""
+        return np.array([_type_info(std).block for _, std in self.columns.type_names], dtype=bool)
 
-    @cached_property
-    def _content_keys(self) -> np.ndarray:
-        return content_keys(self.content.stream, self.content.mcid)
-
-    # Whole-tree tables, built once per tree (not per page: a tree of a
-    # 5,000-page document has hundreds of thousands of elements).
-
-    @cached_property
-    def _type_table(self) -> tuple[np.ndarray, np.ndarray]:
-        """Per row of the type table: (makes a block, is a standard type)."""
-        names = self.columns.type_names
-        block = np.array([_type_info(std).block for _, std in names], dtype=bool)
-        standard = np.array([std in _STANDARD_TYPES for _, std in names], dtype=bool)
-        return block, standard
-
-    @cached_property
+    @property
     def _type_fields(self) -> tuple[np.ndarray, np.ndarray]:
         """Per row of the type table: (the standard type, an object array; is a header cell, TH)."""
-        names = np.empty(len(self.columns.type_names), dtype=object)
-        names[:] = [std for _, std in self.columns.type_names]
-        return names, names == "TH"
+        tables = self._tables
+        return tables.type_names, tables.header_cell
 
-    @cached_property
+    @property
     def block_owners(self) -> np.ndarray:
         """Per element, the nearest element at or above it that makes a block
-        of its own; itself when none does. A block type does; so does a type
-        no role map resolved: it means nothing standard, so its text is kept
-        apart rather than melted into whatever encloses it."""
-        block, standard = self._type_table
-        if not len(block):
-            return np.zeros(0, dtype=np.int64)
-        own = (block | ~standard)[self.columns.type]
-        nearest = self.nearest(own)
-        return np.where(nearest >= 0, nearest, np.arange(self.size, dtype=np.int64))
+        of its own (_owns_block); itself when none does."""
+        return self._tables.block_owners
 
     @property
     def actual_text_owners(self) -> np.ndarray:
@@ -388,23 +363,97 @@ class StructTree:
 
     def nearest(self, marked: np.ndarray) -> np.ndarray:
         """Per element, the nearest element at or above it that is `marked`;
-        -1 when none is. Compiled: one pass down the elements (a parent comes
-        before its kids). The reference, pointer jumping: each pass doubles
-        how far up every element has looked, so a tree of depth d takes
-        log2(d) passes."""
-        core = compiled_core()
-        if core is not None:
-            up = np.empty(len(marked), dtype=np.int64)
-            if core.nearest_marked(self._parents, np.ascontiguousarray(marked, dtype=bool), up):
-                return up
-        up = np.where(marked, np.arange(len(marked), dtype=np.int64), self._parents)
-        while True:
-            open_ = up >= 0
-            open_[open_] = ~marked[up[open_]]
-            if not open_.any():
-                return up
-            up[open_] = up[up[open_]]
+        -1 when none is (nearest_marked)."""
+        return nearest_marked(self._parents, marked)
 
+
+def nearest_marked(parents: np.ndarray, marked: np.ndarray) -> np.ndarray:
+    """Per element of a tree (`parents`: -1 for a root, a parent before its
+    kids), the nearest element at or above it that is `marked`; -1 when none
+    is. Compiled: one pass down the elements. The reference, pointer
+    jumping: each pass doubles how far up every element has looked, so a
+    tree of depth d takes log2(d) passes."""
+    core = compiled_core()
+    if core is not None:
+        up = np.empty(len(marked), dtype=np.int64)
+        if core.nearest_marked(parents, np.ascontiguousarray(marked, dtype=bool), up):
+            return up
+    up = np.where(marked, np.arange(len(marked), dtype=np.int64), parents)
+    while True:
+        open_ = up >= 0
+        open_[open_] = ~marked[up[open_]]
+        if not open_.any():
+            return up
+        up[open_] = up[up[open_]]
+
+
+class _TreeTables(NamedTuple):
+    """StructTree's per-document tables (_tree_tables)."""
+
+    page_row: dict[PageKey, int]  # per page key, its row of page_keys (page_rows)
+    page_offsets: list[int]  # page row r's content rows: page_offsets[r]:page_offsets[r + 1]
+    content_keys: np.ndarray  # int64 per content row: content_keys(stream, mcid)
+    block_owners: np.ndarray  # int64 per element: StructTree.block_owners
+    type_names: np.ndarray  # object per type row: its standard type
+    header_cell: np.ndarray  # bool per type row: TH
+    label_columns: tuple[Any, ...]  # StructTree.label_columns
+
+
+def _owns_block(std: str) -> bool:
+    """Whether an element of standard type `std` makes a block of its own: a
+    block type does; so does a type no role map resolved: it means nothing
+    standard, so its text is kept apart rather than melted into whatever
+    encloses it."""
+    return _type_info(std).block or std not in _STANDARD_TYPES
+
+
+def _tree_tables(c: ElementColumns, content: ContentColumns) -> _TreeTables:
+    """StructTree's tables, made in one pass over the type rows and one
+    compiled call over the elements and the content (_whole_tree_columns)."""
+    stds = [std for _, std in c.type_names]
+    type_names = np.empty(len(stds), dtype=object)
+    type_names[:] = stds
+    header_cell = type_names == "TH"
+    owns = np.fromiter(map(_owns_block, stds), dtype=bool, count=len(stds))
+    block_owners, keys, offsets = _whole_tree_columns(c.parent, c.type, owns, content, len(c.page_keys))
+    labels = (
+        np.ascontiguousarray(c.type, dtype=np.int64), tuple(stds), tuple(header_cell.tolist()),
+        np.ascontiguousarray(c.path, dtype=np.int64), tuple(c.path_names),
+        np.ascontiguousarray(c.heading_level, dtype=np.int64),
+        c.lang if type(c.lang) is list else list(c.lang), c.alt if type(c.alt) is dict else dict(c.alt),
+    )  # fmt: skip
+    return _TreeTables(page_rows(c.page_keys), offsets.tolist(), keys, block_owners, type_names, header_cell, labels)
+
+
+def _whole_tree_columns(
+    parents: np.ndarray, types: np.ndarray, owns: np.ndarray, content: ContentColumns, pages: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(block owners per element, content keys, page offsets: _TreeTables')
+    in one compiled call (_core.tree_tables) where the core is built and the
+    columns are as the walks make them; else the reference."""
+    core = compiled_core()
+    if core is not None:
+        out = np.empty(len(parents), dtype=np.int64), np.empty(len(content.page), dtype=np.int64)
+        offsets = np.empty(pages + 1, dtype=np.int64)
+        columns = (parents, types, content.page, content.stream, content.mcid)
+        parents, types, page, stream, mcid = (np.ascontiguousarray(column, dtype=np.int64) for column in columns)
+        if core.tree_tables(parents, types, owns, page, stream, mcid, *out, offsets):
+            return out[0], out[1], offsets
+    return _reference_whole_tree_columns(parents, types, owns, content, pages)
+
+
+def _reference_whole_tree_columns(
+    parents: np.ndarray, types: np.ndarray, owns: np.ndarray, content: ContentColumns, pages: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """_whole_tree_columns in numpy steps: nearest_marked over the owning
+    elements (itself where none is), the keys, and per page row the first
+    of its content rows (content grouped by page row, ascending)."""
+    block_owners = np.zeros(0, dtype=np.int64)
+    if len(parents):
+        nearest = nearest_marked(parents, owns[types])
+        block_owners = np.where(nearest >= 0, nearest, np.arange(len(parents), dtype=np.int64))
+    offsets = np.searchsorted(content.page, np.arange(pages + 1, dtype=np.int64))
+    return block_owners, content_keys(content.stream, content.mcid), offsets
 
 
 _STANDARD_TYPES = PDF17_STANDARD_TYPES | PDF20_STANDARD_TYPES
@@ -717,6 +766,7 @@ class _TypeInfo(NamedTuple):
     sectioning: bool
 
 
+@functools.lru_cache(maxsize=256)  # a few dozen types, met in every document
 def _type_info(std: str) -> _TypeInfo:
     numbered = _NUMBERED_HEADING.fullmatch(std)
     level = int(numbered.group(1)) if numbered else None

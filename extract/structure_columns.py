@@ -148,10 +148,8 @@ class PageRefs(NamedTuple):
 
 def page_rows(pages: Sequence[PageKey]) -> dict[PageKey, int]:
     """Each page's row in page_keys: its first, for a page listed twice."""
-    rows: dict[PageKey, int] = {}
-    for row, key in enumerate(pages):
-        rows.setdefault(key, row)
-    return rows
+    # Last to first: a page listed twice is left at its first row.
+    return dict(zip(reversed(pages), range(len(pages) - 1, -1, -1), strict=True))
 
 
 def page_keys_of(

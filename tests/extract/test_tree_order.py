@@ -15,8 +15,8 @@ with an empty or no text drops them all).
 
 And reading._owner_runs, compiled (_core.owner_runs) against its numpy
 reference: the runs of one block owner over the emitted glyphs, None where
-some glyph is the tail's; and reading._placed_runs, the same runs read off
-a placement's starts (where join kept its order). All are compared on every
+some glyph is the tail's; and reading._placed_runs, the same runs as the
+placement made them (where join kept its order). All are compared on every
 tagged corpus page too.
 """
 
@@ -98,6 +98,9 @@ def _same(expected: _Placement, got: _Placement) -> None:
         assert have.dtype == want.dtype, name
         assert have.tolist() == want.tolist(), name
     assert (got.tagged, got.untagged) == (expected.tagged, expected.untagged)
+    for want, have in zip(expected.runs, got.runs, strict=True):
+        assert have.dtype == want.dtype == np.int64
+        assert have.tolist() == want.tolist(), "runs"
 
 
 @settings(max_examples=500, deadline=None)
@@ -198,7 +201,7 @@ def test_the_compiled_placement_is_the_reference_on_every_tagged_corpus_page(cor
                     _same(expected, got)
                     owner_of_glyph = got.owner_of_glyph(tree.block_owners)
                     _same_runs(*on_both_paths(partial(_owner_runs, owner_of_glyph, got.order)))
-                    _same_runs(_owner_runs(owner_of_glyph, got.order), _placed_runs(got, tree.block_owners))
+                    _same_runs(_owner_runs(owner_of_glyph, got.order), _placed_runs(got))
                     placed += got.tagged
     assert placed > 100_000
 
@@ -244,8 +247,12 @@ def test_owner_runs_refuses_an_order_index_out_of_range() -> None:
 @settings(max_examples=300, deadline=None)
 @given(_pages())
 def test_the_runs_read_off_a_placement_are_its_owner_runs(page) -> None:
-    """_placed_runs (the placement's starts) against _owner_runs over its
-    order: the tail, /ActualText drops and owners repeated across refs included."""
-    placed = _placement(*page, ())
+    """_placed_runs (the runs the placement made, on either path) against
+    _owner_runs over its order: the tail, /ActualText drops and owners
+    repeated across refs included."""
     block_owners = page[1].block_owners
-    _same_runs(_owner_runs(placed.owner_of_glyph(block_owners), placed.order), _placed_runs(placed, block_owners))
+    for placed in _both(page):
+        _same_runs(_owner_runs(placed.owner_of_glyph(block_owners), placed.order), _placed_runs(placed))
+        # Where a tail follows, the runs still cover the placed glyphs: they begin at 0 and where `starts` says.
+        assert placed.runs[0].tolist() == [p for p in range(placed.tagged) if p == 0 or placed.starts[p]]
+        assert placed.runs[1].tolist() == block_owners[placed.element[placed.runs[0]]].tolist()
