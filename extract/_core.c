@@ -9132,52 +9132,80 @@ done:
  * to qpdf's read_bytes on the corpus. */
 #define OS_MAX_DECODED ((size_t)1 << 28) /* more is left to qpdf */
 
+/* One inflater and one output buffer for all the streams of a call
+ * (core_object_streams): zlib's state and window are made once, not per
+ * stream, and the output grows to the largest stream once, not through a
+ * doubling bytes object per stream. */
+typedef struct {
+    z_stream z;
+    int ready;        /* z initialised (inflateInit) */
+    unsigned char *out;
+    size_t cap;
+} OsInflater;
+
+static void os_inflater_free(OsInflater *f) {
+    if (f->ready) inflateEnd(&f->z);
+    PyMem_Free(f->out);
+}
+
+/* The output buffer grown to at least `want` bytes: 0, -1 with MemoryError. */
+static int os_room(OsInflater *f, size_t want) {
+    if (f->cap >= want) return 0;
+    unsigned char *out = PyMem_Realloc(f->out, want);
+    if (!out) { PyErr_NoMemory(); return -1; }
+    f->out = out;
+    f->cap = want;
+    return 0;
+}
+
 /* The zlib stream data..data+len inflated whole into a new bytes object;
  * Py_None (a new reference) when it is not exactly one complete zlib stream,
  * NULL on error. */
-static PyObject *os_inflate(const unsigned char *data, Py_ssize_t len) {
+static PyObject *os_inflate(OsInflater *f, const unsigned char *data, Py_ssize_t len) {
     if (len > (Py_ssize_t)0x7fffffff) return Py_NewRef(Py_None);
-    size_t cap = (size_t)len * 4 + 1024, limit = OS_MAX_DECODED + 1; /* one byte over the limit tells it is passed */
-    if (cap > limit) cap = limit;
-    PyObject *out = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)cap);
-    if (!out) return NULL;
-    z_stream z;
-    memset(&z, 0, sizeof z);
-    if (inflateInit(&z) != Z_OK) { Py_DECREF(out); return Py_NewRef(Py_None); }
-    z.next_in = (unsigned char *)data;
-    z.avail_in = (uInt)len;
-    int r = Z_OK;
+    size_t limit = OS_MAX_DECODED + 1, size = (size_t)len * 4 + 1024; /* one byte over the limit tells it is passed */
+    if (size > limit) size = limit;
+    if (os_room(f, size) < 0) return NULL;
+    size = f->cap < limit ? f->cap : limit;
+    z_stream *z = &f->z;
+    if (f->ready ? inflateReset(z) != Z_OK : inflateInit(z) != Z_OK) return Py_NewRef(Py_None);
+    f->ready = 1;
+    /* The check value (Adler-32 of the data, RFC 1950) is read, not compared:
+     * qpdf reads a stream whose check value is wrong as its data, without a
+     * warning (test_xref's "check value wrong"); computing it was a fifth of
+     * the inflate. The header's check (a multiple of 31) is still compared. */
+    inflateValidate(z, 0);
+    z->next_in = (unsigned char *)data;
+    z->avail_in = (uInt)len;
+    int r;
     for (;;) {
-        z.next_out = (unsigned char *)PyBytes_AS_STRING(out) + z.total_out;
-        z.avail_out = (uInt)(cap - z.total_out);
-        r = inflate(&z, Z_NO_FLUSH);
-        if (r != Z_OK || z.avail_out) break;
-        if (cap >= limit) break;
-        cap = cap * 2 > limit ? limit : cap * 2;
-        if (_PyBytes_Resize(&out, (Py_ssize_t)cap) < 0) { inflateEnd(&z); return NULL; }
+        /* Z_FINISH: the output is the whole stream, zlib keeps no window of it */
+        z->next_out = f->out + z->total_out;
+        z->avail_out = (uInt)(size - z->total_out);
+        r = inflate(z, Z_FINISH);
+        if (r != Z_BUF_ERROR || z->avail_out || size >= limit) break;
+        if (os_room(f, size * 2 > limit ? limit : size * 2) < 0) return NULL;
+        size = f->cap < limit ? f->cap : limit;
     }
-    size_t total = z.total_out;
-    int whole = r == Z_STREAM_END && z.avail_in == 0 && total <= OS_MAX_DECODED;
-    inflateEnd(&z);
-    if (!whole) { Py_DECREF(out); return Py_NewRef(Py_None); }
-    if (_PyBytes_Resize(&out, (Py_ssize_t)total) < 0) return NULL;
-    return out;
+    size_t total = z->total_out;
+    if (r != Z_STREAM_END || z->avail_in != 0 || total > OS_MAX_DECODED) return Py_NewRef(Py_None);
+    return PyBytes_FromStringAndSize((const char *)f->out, (Py_ssize_t)total);
 }
 
 /* The stream's data decoded: as written (no filter) or inflated
  * (FlateDecode alone); Py_None when anything else, NULL on error. */
-static PyObject *os_decoded(const XrefRead *x, PyObject *dict, Py_ssize_t start, Py_ssize_t len) {
+static PyObject *os_decoded(const XrefRead *x, OsInflater *f, PyObject *dict, Py_ssize_t start, Py_ssize_t len) {
     PyObject *filter = PyDict_GetItemString(dict, "/Filter");
     if (PyDict_GetItemString(dict, "/DecodeParms")) return Py_NewRef(Py_None);
     if (filter && PyList_CheckExact(filter) && PyList_GET_SIZE(filter) == 1) filter = PyList_GET_ITEM(filter, 0);
     if (!filter) return PyBytes_FromStringAndSize((const char *)x->d + start, len);
     if (!xr_name_is(filter, "/FlateDecode")) return Py_NewRef(Py_None);
-    return os_inflate(x->d + start, len);
+    return os_inflate(f, x->d + start, len);
 }
 
 /* The object stream `number` at `offset`: (decoded, first, count), Py_None
  * where declined, NULL on error. */
-static PyObject *os_read(const XrefRead *x, long long number, long long offset) {
+static PyObject *os_read(const XrefRead *x, OsInflater *f, long long number, long long offset) {
     long long num, gen, first, count;
     Py_ssize_t after, start, len;
     if (offset <= 0 || offset >= x->n || !xr_object_header(x, (Py_ssize_t)offset, &num, &gen, &after) || num != number || gen != 0)
@@ -9190,7 +9218,7 @@ static PyObject *os_read(const XrefRead *x, long long number, long long offset) 
         result = Py_NewRef(Py_None);
         goto done;
     }
-    if (!(decoded = os_decoded(x, dict, start, len))) goto done;
+    if (!(decoded = os_decoded(x, f, dict, start, len))) goto done;
     result = decoded == Py_None ? Py_NewRef(Py_None) : Py_BuildValue("(OLL)", decoded, first, count);
 done:
     Py_XDECREF(decoded);
@@ -9207,6 +9235,8 @@ static PyObject *core_object_streams(PyObject *mod, PyObject *args) {
     PyObject *result = NULL, *iter = NULL, *item;
     Py_ssize_t n = c.kinds.len;
     XrefRead x = {c.data.buf, c.data.len, 0, NULL, NULL, NULL, NULL, 0, NULL};
+    OsInflater inflater;
+    memset(&inflater, 0, sizeof inflater);
     if (!(result = PyList_New(0)) || !(iter = PyObject_GetIter(numbers))) goto failed;
     const unsigned char *k = c.kinds.buf;
     const int64_t *offsets = c.second.buf, *generations = c.third.buf;
@@ -9216,7 +9246,7 @@ static PyObject *core_object_streams(PyObject *mod, PyObject *args) {
         Py_DECREF(item);
         if (number == -1 && PyErr_Occurred()) goto failed;
         PyObject *read = number >= 0 && !overflow && number < n && k[number] == 1 && generations[number] == 0
-                             ? os_read(&x, number, offsets[number]) : Py_NewRef(Py_None);
+                             ? os_read(&x, &inflater, number, offsets[number]) : Py_NewRef(Py_None);
         int failed = !read || PyList_Append(result, read) < 0;
         Py_XDECREF(read);
         if (failed) goto failed;
@@ -9226,6 +9256,7 @@ failed:
     Py_CLEAR(result);
 done:
     Py_XDECREF(iter);
+    os_inflater_free(&inflater);
     xr_columns_release(&c);
     return result;
 }

@@ -509,13 +509,20 @@ def _reference_object_stream(data: bytes, offset: int, number: int) -> ObjectStr
 
 
 def _inflated_whole(raw: bytes) -> bytes | None:
-    """`raw` inflated: one complete zlib stream ending with the bytes, at most _MAX_DECODED; else None."""
-    inflater = zlib.decompressobj()
+    """`raw` inflated: one complete zlib stream (RFC 1950) ending with the
+    bytes, at most _MAX_DECODED; else None. Its check value (the last four
+    bytes, Adler-32 of the data) is not compared: qpdf reads a stream whose
+    check value is wrong as its data. The header is checked as zlib checks
+    it (method 8, a window of at most 32 KiB, no preset dictionary, a
+    multiple of 31); the deflate data is inflated raw."""
+    if len(raw) < 2 or raw[0] & 0x0F != 8 or raw[0] >> 4 > 7 or raw[1] & 0x20 or (raw[0] << 8 | raw[1]) % 31:
+        return None
+    inflater = zlib.decompressobj(-15)
     try:
-        out = inflater.decompress(raw, _MAX_DECODED + 1)
+        out = inflater.decompress(raw[2:], _MAX_DECODED + 1)
     except zlib.error:
         return None
-    whole = inflater.eof and not inflater.unused_data and not inflater.unconsumed_tail
+    whole = inflater.eof and len(inflater.unused_data) == 4 and not inflater.unconsumed_tail
     return out if whole and len(out) <= _MAX_DECODED else None
 
 

@@ -584,6 +584,9 @@ OBJECT_STREAMS: dict[str, tuple[bytes, bool]] = {
     "/DecodeParms": (_object_stream_file(b"<< /Type /ObjStm /N 1 /First 4 /Filter /FlateDecode /DecodeParms << /Predictor 1 >> /Length %d >>" % len(_DEFLATED), _DEFLATED), False),
     "another filter": (_object_stream_file(b"<< /Type /ObjStm /N 1 /First 4 /Filter /ASCIIHexDecode /Length %d >>" % (2 * len(_HELD) + 1), _HELD.hex().encode() + b">"), False),
     "bytes after the zlib stream": (_object_stream_file(b"<< /Type /ObjStm /N 1 /First 4 /Filter /FlateDecode /Length %d >>" % (len(_DEFLATED) + 2), _DEFLATED + b"\r\n"), False),
+    # qpdf reads a zlib stream whose check value (its last four bytes) is wrong as its data, without a warning
+    "deflated, check value wrong": (_object_stream_file(b"<< /Type /ObjStm /N 1 /First 4 /Filter /FlateDecode /Length %d >>" % len(_DEFLATED), _DEFLATED[:-4] + bytes(b ^ 0x5A for b in _DEFLATED[-4:])), True),
+    "zlib header check wrong": (_object_stream_file(b"<< /Type /ObjStm /N 1 /First 4 /Filter /FlateDecode /Length %d >>" % len(_DEFLATED), _DEFLATED[:1] + bytes([_DEFLATED[1] ^ 1]) + _DEFLATED[2:]), False),
     "zlib stream cut short": (_object_stream_file(b"<< /Type /ObjStm /N 1 /First 4 /Filter /FlateDecode /Length %d >>" % (len(_DEFLATED) - 3), _DEFLATED[:-3]), False),
     "no /Type": (_object_stream_file(b"<< /N 1 /First 4 /Filter /FlateDecode /Length %d >>" % len(_DEFLATED), _DEFLATED), False),
     "/Length short of endstream": (_object_stream_file(b"<< /Type /ObjStm /N 1 /First 4 /Length %d >>" % (len(_HELD) - 2), _HELD), False),
