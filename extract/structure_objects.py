@@ -48,7 +48,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 from operator import attrgetter
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 import pikepdf
@@ -219,26 +219,29 @@ class PlainObjects:
                 written = self._written_at(entry.offset, _CATALOG_BYTES)
                 if written is None:
                     return NotImplemented
-                catalog = _indirect_object(written, ref, self._parse)
+                catalog = _indirect_object(written[0], ref, self._parse, *written[1:])
             else:
                 return NotImplemented
         except (pikepdf.PdfError, RuntimeError, ValueError, TypeError, OSError):
             return NotImplemented
         return catalog.get(key) if type(catalog) is dict else NotImplemented
 
-    def _written_at(self, offset: int, count: int) -> bytes | None:
-        """Up to `count` of the file's bytes from `offset`: out of those the
-        table was read from (xref.read_xref holds them), else read from an
-        unencrypted file qpdf opened from a path; None for another file."""
+    def _written_at(self, offset: int, count: int) -> tuple[bytes, int, int] | None:
+        """Up to `count` of the file's bytes from `offset`, as (data, start,
+        end): those the table was read from (xref.read_xref holds them; not
+        copied), else those read from an unencrypted file qpdf opened from a
+        path; None for another file."""
         table = self._table
         if isinstance(table, XrefColumns):
-            return table.data[offset : offset + count]
+            size = len(table.data)
+            return table.data, min(offset, size), min(offset + count, size)
         pdf = self._pdf
         if not written_file(pdf):
             return None
         with open(pdf.filename, "rb") as handle:
             handle.seek(offset)
-            return handle.read(count)
+            data = handle.read(count)
+        return data, 0, len(data)
 
     def _xref_table(self) -> Table:
         """The cross-reference table (§7.5.4, §7.5.8), read once: from the
@@ -272,11 +275,11 @@ class PlainObjects:
         # read by the core), or all at once (fill_cache).
         self._unparsed = [functools.partial(_parse_streams, streams, held, exists, refs, parse_objects, self._cache)]
         # A stream's members for the core: its number where the table's
-        # columns say them (the core reads them there), else their set.
-        headers: list[tuple[Any, ...]] = [
-            (stream.data, stream.first, stream.count, stream.number if members is None else members[stream.number])
-            for stream in streams
-        ]
+        # columns say them (the core reads them there: the streams are the
+        # headers as they are), else their set.
+        headers: list[tuple[Any, ...]] = (
+            list(streams) if members is None else [(*stream[:3], members[stream.number]) for stream in streams]
+        )
         present, known = b"", set()
         if written is not None:
             headers.append(written[0])
@@ -395,19 +398,21 @@ _CATALOG_BYTES = 1 << 16
 _OBJECT_HEADER = re.compile(rb"(\d+)[\0\t\n\f\r ]+(\d+)[\0\t\n\f\r ]+obj(?![^\0\t\n\f\r ()<>\[\]{}/%])")
 
 
-def _indirect_object(written: bytes, ref: Ref, parse: Callable[[bytes], Any]) -> Any:
+def _indirect_object(written: bytes, ref: Ref, parse: Callable[[bytes], Any], start: int = 0, end: int | None = None) -> Any:
     """The value of indirect object `ref` (§7.3.10) from the bytes at its
-    offset: "N G obj", one object, "endobj". NotImplemented when those bytes
-    are anything else (another object, a stream, a damaged or cut object)."""
-    header = _OBJECT_HEADER.match(written)
+    offset (written[start:end], read in place): "N G obj", one object,
+    "endobj". NotImplemented when those bytes are anything else (another
+    object, a stream, a damaged or cut object)."""
+    bound = len(written) if end is None else end
+    header = _OBJECT_HEADER.match(written, start, bound)
     if header is None or (int(header[1]), int(header[2])) != ref:
         return NotImplemented
-    end = written.find(b"endobj", header.end())
-    if end < 0:
+    close = written.find(b"endobj", header.end(), bound)
+    if close < 0:
         return NotImplemented
     try:
         # References stand unchecked: only the catalog's own entries are read.
-        return parse(written[header.end() : end])
+        return parse(written[header.end() : close])
     except ValueError:
         return NotImplemented  # an "endobj" inside a string cuts the object: not one object
 
@@ -551,10 +556,11 @@ _DICTIONARY_START = re.compile(rb"[\0\t\n\f\r ]*<<")
 _TAIL = 64
 
 
-@dataclass(frozen=True)
-class _ObjectStream:
+class _ObjectStream(NamedTuple):
     """An object stream's decoded bytes (§7.5.7), its header's place and
-    size, and its object number (the cross-reference table says its members)."""
+    size, and its object number (the cross-reference table says its
+    members): a tuple, as _core.TreeObjects takes a stream whose members
+    its columns say (one object per stream, not a dataclass and a tuple)."""
 
     data: bytes
     first: int  # /First: where the first object starts, after the header

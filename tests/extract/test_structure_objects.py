@@ -660,6 +660,9 @@ def test_an_indirect_object_is_read_from_its_offset_or_not_at_all(written: bytes
     from ragprep.extract.structure_objects import _indirect_object
 
     assert _indirect_object(written, (4, 0), parse) == value
+    # read in place out of the file's bytes: the same answer from `start` to `end`, nothing read past them
+    around = b"3 0 obj << /B 2 >> endobj\n" + written + b" endobj 9 0 obj"
+    assert _indirect_object(around, (4, 0), parse, 26, 26 + len(written)) == value
 
 
 # --------------------------------------------------------------------------- references to null objects
