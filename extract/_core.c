@@ -36,6 +36,9 @@ enum { MEMBER_OBJECT_EX = T_OBJECT_EX, MEMBER_READONLY = READONLY };
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 /* ---- frames: the same columns as interpreter._record ------------------- */
 enum {
@@ -8997,11 +9000,25 @@ static int written_dictionary(const unsigned char *d, Py_ssize_t start, Py_ssize
     return k - low >= 2 && d[k - 1] == '>' && d[k - 2] == '>';
 }
 
-/* The first "endobj" in [from, bound), or -1. memchr for its 'e', then the
- * rest compared: several times glibc's memmem over a stream's binary data
- * (the span of a stream written in the file runs over all of it). */
+/* The first "endobj" in [from, bound), or -1. The span of a stream written
+ * in the file runs over all its binary data, where an 'e' is one byte in
+ * 256: 16 starts at a time are tested for an 'e' there and a 'j' five bytes
+ * on (one start in 65,536 of such data passes both), the rest compared at
+ * those only; memchr for the 'e' then the rest over the last starts (and
+ * without SSE2). Several times glibc's memmem, and memchr alone. */
 static Py_ssize_t find_endobj(const unsigned char *d, Py_ssize_t from, Py_ssize_t bound) {
     Py_ssize_t i = from;
+#ifdef __SSE2__
+    const __m128i e = _mm_set1_epi8('e'), j = _mm_set1_epi8('j');
+    for (; bound - i >= 21; i += 16) { /* starts i .. i + 15, their 'j' at most at i + 20 < bound */
+        __m128i first = _mm_loadu_si128((const __m128i *)(d + i)), last = _mm_loadu_si128((const __m128i *)(d + i + 5));
+        unsigned mask = (unsigned)_mm_movemask_epi8(_mm_and_si128(_mm_cmpeq_epi8(first, e), _mm_cmpeq_epi8(last, j)));
+        for (; mask; mask &= mask - 1) {
+            Py_ssize_t at = i + __builtin_ctz(mask);
+            if (memcmp(d + at + 1, "ndob", 4) == 0) return at;
+        }
+    }
+#endif
     while (bound - i >= 6) { /* "endobj" may start at i .. bound - 6 */
         const unsigned char *p = memchr(d + i, 'e', (size_t)(bound - 6 - i) + 1);
         if (!p) return -1;

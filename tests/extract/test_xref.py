@@ -541,6 +541,24 @@ def test_written_objects_of_random_bytes_read_as_the_reference_reads_them():
 
 
 @needs_core
+@pytest.mark.parametrize("at", range(40))
+def test_a_written_objects_end_is_the_first_endobj_over_binary_data(at: int):
+    # A stream's span runs over its data to the first "endobj": found 16 starts at a time ('e' and 'j' five
+    # bytes on), the last starts one by one. Decoys ('e' and 'j' five apart, "endob" without its "j", "ndobj"
+    # without its "e") lie before it at every alignment; the end is where the first "endobj" starts.
+    decoys = b"eabcdj endob\x00j xndobj ee\xffej\xe5ndobj"
+    head = b"1 0 obj\n<< /Length 9 >>\nstream\n"
+    body = (decoys * 3)[:at] + b"endobj" + decoys + b"endobj"
+    data = head + body
+    compiled, reference = _written_both_ways(data, {1: (0, 0)})
+    assert compiled == reference
+    assert compiled[0] == [(1, 7, len(head) + at, True)]
+    short = data[: len(head) + at + 6]  # the first "endobj" ends where the data (the bound) ends
+    assert _written_both_ways(short, {1: (0, 0)})[0][0] == [(1, 7, len(head) + at, True)]
+    assert _written_both_ways(short[:-1], {1: (0, 0)})[0][0] == []  # cut by one byte: no endobj
+
+
+@needs_core
 @pytest.mark.slow
 def test_written_objects_of_the_corpus_read_as_the_reference_reads_them(corpus: Path):
     from ragprep.extract import _core
