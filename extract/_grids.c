@@ -2222,6 +2222,7 @@ typedef struct {
     int64_t *used_rows, *used_cols, *inside, *slot;
     Key *keys, *buf;
     Py_ssize_t *bounds;
+    size_t key_room; /* keys and buf hold key_room + 1 items, bounds key_room + 2 */
 } Grid;
 
 static void grid_free(Grid *g) {
@@ -2372,6 +2373,7 @@ static int grid_alloc(Grid *g, Py_ssize_t nh, Py_ssize_t nv, Py_ssize_t n) {
     g->xs = PyMem_Malloc(e * 8); g->ys = PyMem_Malloc(e * 8); g->mid = PyMem_Malloc(e * 8);
     g->keys = PyMem_Malloc((big + 1) * sizeof(Key)); g->buf = PyMem_Malloc((big + 1) * sizeof(Key));
     g->bounds = PyMem_Malloc((big + 2) * sizeof(Py_ssize_t));
+    g->key_room = big;
     g->inside = PyMem_Malloc(((size_t)n + 1) * 8); g->slot = PyMem_Malloc(((size_t)n + 1) * 8);
     g->held = PyMem_Malloc(((size_t)n + 1) * 8);
     return g->xs && g->ys && g->mid && g->keys && g->buf && g->bounds && g->inside && g->slot && g->held;
@@ -2386,6 +2388,19 @@ static int grid_alloc_slots(Grid *g) {
     g->spans = PyMem_Malloc(4 * slots * 8); g->count = PyMem_Malloc(slots * 8);
     g->start = PyMem_Malloc((slots + 1) * 8); g->new_cell = PyMem_Malloc(slots * 8);
     g->used_rows = PyMem_Malloc(n_rows * 8); g->used_cols = PyMem_Malloc(n_cols * 8);
+    /* ruled_grid sorts the kept cells in keys: up to one per slot, more than
+     * the edges and glyphs grid_alloc made room for (k glyphs on a diagonal
+     * keep k * k cells). */
+    if (slots > g->key_room) {
+        Key *keys = PyMem_Realloc(g->keys, (slots + 1) * sizeof(Key)), *buf;
+        if (keys) g->keys = keys;
+        buf = keys ? PyMem_Realloc(g->buf, (slots + 1) * sizeof(Key)) : NULL;
+        if (buf) g->buf = buf;
+        Py_ssize_t *bounds = buf ? PyMem_Realloc(g->bounds, (slots + 2) * sizeof(Py_ssize_t)) : NULL;
+        if (!bounds) return 0;
+        g->bounds = bounds;
+        g->key_room = slots;
+    }
     return g->right && g->below && g->parent && g->cell_of_slot && g->spans && g->count && g->start && g->new_cell &&
            g->used_rows && g->used_cols;
 }

@@ -1364,6 +1364,29 @@ def test_find_grids_finds_both_kinds_and_none():
     assert find_grids(quiet, PathTable.empty()) == ()
 
 
+def diagonal_grid(k: int) -> tuple[GlyphTable, PathTable]:
+    """A ruled grid of k x k cells, one glyph in each cell of its diagonal."""
+    xs, ys = [100.0 + 20.0 * i for i in range(k + 1)], [700.0 - 20.0 * i for i in range(k + 1)]
+    rules = [(xs[0], y, xs[-1], y) for y in ys] + [(x, ys[-1], x, ys[0]) for x in xs]
+    boxes = [(xs[i] + 5.0, ys[i + 1] + 5.0, xs[i] + 10.0, ys[i + 1] + 13.0) for i in range(k)]
+    table = GlyphTable.empty().with_text_rows(["a"] * k, boxes, [-1] * k, [0] * k)
+    x0, y0, x1, y1 = (np.array(column, dtype=np.float64) for column in zip(*rules, strict=True))
+    kind = np.full(len(rules), gridfind.LINE, dtype=np.uint8)
+    return table, PathTable(x0, y0, x1, y1, kind, np.zeros(len(rules), dtype=np.uint8))
+
+
+@pytest.mark.parametrize("k", [3, 6, 20])
+def test_a_ruled_grid_keeps_more_cells_than_it_has_edges_and_glyphs(monkeypatch, k):
+    # k glyphs on the diagonal of a k x k grid: every cell meets a row and a
+    # column that hold text, so all k * k cells are kept, more than the
+    # 2k + 2 rules and k glyphs the kernel sized its sort of the kept cells
+    # by (a heap overflow: found by fuzz/kernel_fuzz.py under AddressSanitizer).
+    table, paths = diagonal_grid(k)
+    compiled, pure = both(monkeypatch, lambda: gridfind._grids_found(table, paths))
+    assert_same_found(compiled, pure, f"k {k}")
+    assert [(method, len(grid.row)) for method, grid in compiled] == [(gridfind.RULES, k * k)]
+
+
 def find_grids(table: GlyphTable, paths: PathTable, **changed: Any) -> Any:
     """find_grids' answer, with some arguments `changed` (text_rows, artifact)."""
     # text_rows of a table whose texts are not all str is not found: given, and only then read.
