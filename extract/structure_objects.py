@@ -68,6 +68,19 @@ Table = dict[Ref, Any] | XrefColumns
 # {object stream number: the object numbers the table puts in it}.
 Members = dict[int, set[int]]
 
+# qpdf holds object numbers and generations as C ints (pikepdf's get_object
+# takes no other: a TypeError). A reference past them, which the parser of
+# the file's bytes reads as written, names no object qpdf can hold.
+_QPDF_INT = range(-(2**31), 2**31)
+
+
+def _qpdf_object(pdf: pikepdf.Pdf, ref: Ref) -> Any:
+    """qpdf's object `ref`: None for a missing object (§7.3.10), as qpdf
+    answers, and so for a number or generation qpdf cannot hold."""
+    if ref[0] not in _QPDF_INT or ref[1] not in _QPDF_INT:
+        return None
+    return pdf.get_object(ref)
+
 
 @dataclass(frozen=True)
 class Stream:
@@ -156,7 +169,7 @@ class PlainObjects:
             if value is not NotImplemented:
                 cache[ref] = value
                 return value
-        value = cache[ref] = self._read(self._pdf.get_object(ref))
+        value = cache[ref] = self._read(_qpdf_object(self._pdf, ref))
         return value
 
     @property
@@ -362,7 +375,7 @@ def _exists_check(pdf: pikepdf.Pdf, table: Table) -> Callable[[Ref], bool]:
             return False
         entry = table.get(ref)
         try:
-            found = entry is not None and entry.type == 1 and pdf.get_object(ref) is not None
+            found = entry is not None and entry.type == 1 and _qpdf_object(pdf, ref) is not None
         except (pikepdf.PdfError, RuntimeError, ValueError):
             return True  # unreadable: resolving it decides, as without the streams
         if not found:

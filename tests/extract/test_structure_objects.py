@@ -18,6 +18,7 @@ import weakref
 from collections.abc import Iterator
 from decimal import Decimal
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import pikepdf
@@ -324,6 +325,26 @@ def test_references_resolve_once_to_plain_values(monkeypatch: pytest.MonkeyPatch
     assert [kind_of(v) for v in (1, 1.5, True, None, "/N", b"s", [], {}, Stream((1, 0)))] == [
         "integer", "real", "boolean", "null", "name", "string", "array", "dictionary", "stream",
     ]  # fmt: skip
+
+
+@pytest.mark.parametrize("interpreter", PATHS)
+def test_references_past_qpdfs_object_numbers_are_missing_objects(monkeypatch: pytest.MonkeyPatch, interpreter: str):
+    # The parser of the file's bytes reads "1099511627799 0 R" as written;
+    # qpdf numbers objects with C ints, and pikepdf's get_object raised a
+    # TypeError at such a reference (out of the tree's reading: node fuzz,
+    # seed 37). It names no object qpdf can hold: a missing object, null.
+    from ragprep.extract.structure_objects import _exists_check
+
+    if interpreter == "pure":
+        monkeypatch.setenv(PURE_ENV, "1")
+    pdf = _objects_pdf()
+    objects = PlainObjects(pdf)
+    for ref in ((2**40 + 23, 0), (2**31, 0), (5, 2**31), (-(2**31) - 1, 0), (2**31 - 1, 0)):
+        assert objects.resolve(ref) is None, ref
+    # A table listing such an object (a damaged cross-reference stream): it does not exist.
+    listed = {(2**31, 0): SimpleNamespace(type=1), (2**40, 0): SimpleNamespace(type=1), pdf.Root.Pages.objgen: SimpleNamespace(type=1)}
+    exists = _exists_check(pdf, listed)
+    assert [exists(ref) for ref in listed] == [False, False, True]
 
 
 @needs_core
