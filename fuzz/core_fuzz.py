@@ -1,7 +1,7 @@
 """Fuzz the compiled content-stream core under AddressSanitizer + UndefinedBehaviorSanitizer.
 
     python fuzz/core_fuzz.py --seconds 1800 [--corpus DIR] [--seed N] [--sanitize auto|yes|no]
-                             [--target both|pages|objects|trees|nodes|cmaps|ostreams|xref]
+                             [--target both|pages|objects|trees|nodes|cmaps|ostreams|xref|kernels]
 
 The script compiles extract/_core.c with gcc's -fsanitize=address,undefined
 into a temporary folder, then runs itself again with the sanitizer runtime
@@ -23,7 +23,9 @@ differential campaigns of their own (fuzz/tree_fuzz.py: the structure walk;
 fuzz/cmap_fuzz.py: CMap section bodies, compiled against cmap.py's builder;
 fuzz/ostream_fuzz.py: object stream headers, against _header_spans;
 fuzz/xref_fuzz.py: cross-reference tables, against xref._reference_table and
-qpdf's own table).
+qpdf's own table; fuzz/kernel_fuzz.py: the kernels that take Python objects
+and numpy columns, not bytes, against their references, for which
+extract/_layout.c and _grids.c are built with the sanitizers too).
 A progress line every --report CPU seconds keeps the figures of a campaign
 that is stopped from outside.
 
@@ -55,6 +57,8 @@ from campaign import Campaign
 ROOT = Path(__file__).resolve().parents[1]
 SOURCE = ROOT / "extract" / "_core.c"
 SANITIZE = "-fsanitize=address,undefined,float-cast-overflow"
+# The compiled extensions (extract/NAME.c): --target kernels builds all three, the others _core alone.
+EXTENSIONS = ("_core", "_layout", "_grids")
 
 TOKENS = [
     b"BT", b"ET", b"Tf", b"Tj", b"TJ", b"'", b'"', b"Td", b"TD", b"Tm", b"T*", b"cm", b"q", b"Q", b"Do",
@@ -177,8 +181,15 @@ def _mutate(rng: random.Random, data: bytes, seeds: list[bytes], edits: int = 8,
 # ostream_fuzz: object stream headers; node_fuzz: the node walk over object
 # stream bytes, against the walk of plain values; cmap_fuzz: CMap section
 # bodies; xref_fuzz: the cross-reference table, against its reference and
-# qpdf's). Each has run(args, mutate), tree_fuzz run(args).
-CAMPAIGNS = {"trees": "tree_fuzz", "ostreams": "ostream_fuzz", "nodes": "node_fuzz", "cmaps": "cmap_fuzz", "xref": "xref_fuzz"}
+# qpdf's; kernel_fuzz: the kernels that take Python objects and numpy
+# columns, all three extensions). Each has run(args, mutate), those of
+# OWN_INPUTS run(args).
+CAMPAIGNS = {
+    "trees": "tree_fuzz", "ostreams": "ostream_fuzz", "nodes": "node_fuzz", "cmaps": "cmap_fuzz", "xref": "xref_fuzz",
+    "kernels": "kernel_fuzz",
+}  # fmt: skip
+# The campaigns whose run takes no mutator (no PDF bytes to mutate).
+OWN_INPUTS = ("trees", "kernels")
 
 
 def _fuzz(args: argparse.Namespace) -> int:
@@ -188,7 +199,7 @@ def _fuzz(args: argparse.Namespace) -> int:
     if campaign_module is not None:  # a differential campaign of its own
         sys.path.insert(0, str(ROOT / "fuzz"))
         module = importlib.import_module(campaign_module)
-        return module.run(args) if args.target == "trees" else module.run(args, _mutate)
+        return module.run(args) if args.target in OWN_INPUTS else module.run(args, _mutate)
 
     from ragprep.extract.compiled import CompiledPageInterpreter
     from ragprep.extract.config import ExtractConfig
@@ -284,17 +295,36 @@ def _exists(ref: tuple[int, int]) -> bool:
     return ref[0] % 2 == 0
 
 
-def _build(folder: Path, sanitize: bool) -> Path:
+def _build(folder: Path, sanitize: bool, names: tuple[str, ...] = ("_core",)) -> Path:
+    """Each extension of `names` (extract/NAME.c) built into `folder`, the
+    compilers run side by side; the path of _core's build."""
     suffix = sysconfig.get_config_var("EXT_SUFFIX")
-    target = folder / f"_core{suffix}"
     include = sysconfig.get_paths()["include"]
     flags = [SANITIZE, "-fno-sanitize-recover=all"] if sanitize else []
-    subprocess.run(
-        ["gcc", "-O1", "-g", "-fno-omit-frame-pointer", *flags,
-         "-ffp-contract=off", "-shared", "-fPIC", f"-I{include}", str(SOURCE), "-o", str(target), "-lz"],
-        check=True,
-    )  # fmt: skip
-    return target
+    compilers = [
+        subprocess.Popen(
+            ["gcc", "-O1", "-g", "-fno-omit-frame-pointer", *flags, "-ffp-contract=off", "-fno-strict-aliasing",
+             "-shared", "-fPIC", f"-I{include}", f"-I{SOURCE.parent}", str(SOURCE.parent / f"{name}.c"),
+             "-o", str(folder / f"{name}{suffix}"), "-lz"],
+        )
+        for name in names
+    ]  # fmt: skip
+    for name, compiler in zip(names, compilers, strict=True):
+        if compiler.wait() != 0:
+            raise subprocess.CalledProcessError(compiler.returncode, f"gcc {name}.c")
+    return folder / f"_core{suffix}"
+
+
+def _load_builds(core: Path) -> None:
+    """The extensions built beside `core` imported in place of the installed ones."""
+    suffix = sysconfig.get_config_var("EXT_SUFFIX")
+    for name in EXTENSIONS:
+        path = core.with_name(f"{name}{suffix}")
+        if path.exists():
+            spec = importlib.util.spec_from_file_location(f"ragprep.extract.{name}", path)
+            module = importlib.util.module_from_spec(spec)
+            sys.modules[f"ragprep.extract.{name}"] = module
+            spec.loader.exec_module(module)
 
 
 def _runtime(name: str) -> str | None:
@@ -310,11 +340,11 @@ def main() -> int:
     parser.add_argument("--seed", type=int, default=0, help="random seed (runs are reproducible)")
     parser.add_argument("--max-seed-bytes", type=int, default=200_000)
     parser.add_argument(
-        "--target", choices=("both", "pages", "objects", "trees", "nodes", "cmaps", "ostreams", "xref"), default="both",
+        "--target", choices=("both", "pages", "objects", "trees", "nodes", "cmaps", "ostreams", "xref", "kernels"), default="both",
         help="what to fuzz: the page interpreter, parse_object, both alternately, the structure walk "
         "(fuzz/tree_fuzz.py), the node walk over object stream bytes (fuzz/node_fuzz.py), CMap section "
-        "bodies (fuzz/cmap_fuzz.py), object stream headers (fuzz/ostream_fuzz.py) or cross-reference "
-        "tables (fuzz/xref_fuzz.py)",
+        "bodies (fuzz/cmap_fuzz.py), object stream headers (fuzz/ostream_fuzz.py), cross-reference "
+        "tables (fuzz/xref_fuzz.py) or the kernels that take Python objects and numpy columns (fuzz/kernel_fuzz.py)",
     )
     parser.add_argument("--report", type=float, default=60.0, help="CPU seconds between progress lines")
     parser.add_argument(
@@ -325,10 +355,7 @@ def main() -> int:
     parser.add_argument("--_child", metavar="CORE", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args._child:
-        spec = importlib.util.spec_from_file_location("ragprep.extract._core", args._child)
-        module = importlib.util.module_from_spec(spec)
-        sys.modules["ragprep.extract._core"] = module
-        spec.loader.exec_module(module)
+        _load_builds(Path(args._child))
         return _fuzz(args)
     runtimes = [_runtime("libasan.so"), _runtime("libubsan.so")]
     sanitize = args.sanitize == "yes" or (args.sanitize == "auto" and all(runtimes))
@@ -338,7 +365,7 @@ def main() -> int:
     why_not = "--sanitize no" if args.sanitize == "no" else "gcc has no runtime for them"
     print(f"sanitizers: {'address,undefined' if sanitize else f'none ({why_not})'}", flush=True)
     with tempfile.TemporaryDirectory() as folder:
-        core = _build(Path(folder), sanitize)
+        core = _build(Path(folder), sanitize, EXTENSIONS if args.target == "kernels" else ("_core",))
         env = dict(os.environ)
         if sanitize:
             env.update(

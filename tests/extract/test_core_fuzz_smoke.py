@@ -71,3 +71,11 @@ def test_xref_table_fuzz_smoke_has_no_findings(tmp_path: Path):
     # The compiled cross-reference reader against xref._reference_table and qpdf's table
     # on random tables and mutants of them (fuzz/xref_fuzz.py).
     run_campaign(tmp_path, "--target", "xref", "--seconds", "5")
+
+
+@needs_sanitizer_build
+def test_kernel_fuzz_smoke_has_no_findings(tmp_path: Path):
+    # The kernels that take Python objects and numpy columns (_core's tables,
+    # reading and text kernels, _layout's and _grids'), all three extensions
+    # built with the sanitizers, against their references (fuzz/kernel_fuzz.py).
+    run_campaign(tmp_path, "--target", "kernels", "--seconds", "20")

@@ -1,0 +1,637 @@
+"""Differential fuzzing of the compiled kernels that take Python objects and
+numpy columns, not PDF bytes (issue 13): _core.c's table, reading and text
+kernels, and _layout.c's and _grids.c's kernels.
+
+core_fuzz.py --target kernels runs this inside its sanitizer build of all
+three extensions. Each iteration picks a drawer of KERNELS, which draws one
+input at random (well formed, as the reader upstream hands it, with the
+edges each kernel must survive: empty, one, many rows, NaN, infinite and
+signed-zero coordinates, duplicate keys and IDs, every /Scope and span
+combination, numbers past int64) and names the calls to compare. Each call
+runs twice through the function that dispatches to the kernel: on the
+reference (RAGPREP_PURE=1; a layout kernel's `lib` None) and compiled. A
+finding is an exception out of the compiled path where the reference
+answers, or two answers that differ (compared as plain data: arrays as
+lists, floats by repr with -0.0 as 0.0, dataclasses field by field); a
+sanitizer report aborts the process (--crash-file then names the seed, the
+run and the drawer: the same seed draws the same inputs again). An input
+the reference refuses (an exception) is counted, not a finding: the
+compiled path may refuse it too. REGRESSIONS, inputs that found a fault,
+are drawn first in every campaign, then each drawer once, then drawers at
+random.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import os
+import random
+import sys
+import warnings
+from collections.abc import Callable
+from types import SimpleNamespace
+from typing import Any
+
+import numpy as np
+
+from campaign import Campaign
+
+Call = Callable[[Any], Any]  # takes the layout kernels' `lib` (None: the reference); the others ignore it
+Drawn = list[tuple[str, Call]]
+
+_TYPES = ("P", "Table", "TR", "TH", "TD", "THead", "TBody", "TFoot", "Div")
+_SCOPES = (None, "Row", "Column", "Both")
+_IDS = ("h0", "h1", "h2", "x", "")
+_SPANS = (4, 0, -1, 2**31, 2**41, 2**62, 2**63 - 1, 2**70)  # the odd spans (a tenth of them)
+_FLOATS = (0.0, -0.0, 1.0, -2.5, 3.0004, 7.12349, 1e6, -1e300, 1e308, float("nan"), float("inf"), float("-inf"))
+_CHARS = list("ab é\n\t\x00\u00a0\u2028\u3000\u0301😀 \u05d0\u0627")
+
+
+def _size(rng: random.Random, small: int = 12, many: int = 3000) -> int:
+    """A row count: empty, one, a few, or many (one in twenty: up to `many`)."""
+    pick = rng.random()
+    if pick < 0.1:
+        return 0
+    if pick < 0.2:
+        return 1
+    return rng.randint(2, many) if pick > 0.95 else rng.randint(2, small)
+
+
+def _coord(rng: random.Random) -> float:
+    """A coordinate on a coarse grid (edges tie), or one of the odd floats."""
+    return rng.choice(_FLOATS) if rng.random() < 0.08 else rng.randint(0, 40) * 2.5
+
+
+def _i64(values: Any) -> np.ndarray:
+    return np.asarray(values, dtype=np.int64).reshape(len(values))
+
+
+def _f64(rng: random.Random, n: int) -> np.ndarray:
+    return np.array([_coord(rng) for _ in range(n)], dtype=np.float64)
+
+
+def _text(rng: random.Random, n: int) -> str:
+    return "".join(rng.choice(_CHARS) for _ in range(n))
+
+
+# ---------------------------------------------------------------- structure trees and tables
+
+
+def _tree(rng: random.Random, n: int, pages: int = 3) -> Any:
+    """A tree of n elements in _TYPES (tables, rows and cells most often), each
+    kid of a recent element or of the root, renumbered at times (a parent
+    after its kid); TH/TD attributes of every span, /Scope, /Headers and /ID."""
+    from ragprep.extract.structure import StructTree
+    from ragprep.extract.structure_columns import ContentColumns, ElementColumns
+
+    if rng.random() < 0.5:
+        parents = [rng.randint(max(-1, i - 4), i - 1) if rng.random() < 0.85 else -1 for i in range(n)]
+        types = [rng.choice((1, 2, 2, 3, 4, 4, 4, 5, 6, 7, 0, 8)) for _ in range(n)]
+    else:
+        parents, types = _tables_of(rng, n)
+        n = len(parents)
+    cells = {i: _cell_attributes(rng) for i in range(n) if _TYPES[types[i]] in ("TH", "TD") and rng.random() < 0.6}
+    if n and rng.random() < 0.1:
+        new_of = rng.sample(range(n), n)
+        renumbered, retyped = [0] * n, [0] * n
+        for old, parent in enumerate(parents):
+            renumbered[new_of[old]] = -1 if parent < 0 else new_of[parent]
+            retyped[new_of[old]] = types[old]
+        parents, types, cells = renumbered, retyped, {new_of[old]: cell for old, cell in cells.items()}
+    zeros, none = np.zeros(n, dtype=np.int64), np.full(n, -1, dtype=np.int64)
+    columns = ElementColumns(
+        _i64(parents), _i64(types), zeros, none, zeros, zeros, none, zeros, [None] * n, {}, {}, cells,
+        tuple((name, name) for name in _TYPES), (), (("P",),),
+    )  # fmt: skip
+    shown = sorted((rng.randrange(pages), rng.randrange(n)) for _ in range(_size(rng, 40) if n else 0))
+    content = ContentColumns(_i64([p for p, _ in shown]), _i64([0] * len(shown)), _i64(range(len(shown))), _i64([e for _, e in shown]))
+    return StructTree(columns, content, {}, ())
+
+
+def _tables_of(rng: random.Random, size: int) -> tuple[list[int], list[int]]:
+    """(parents, types) of tables as authors tag them, in depth-first order,
+    until about `size` elements: a Table, row groups (THead, TBody, TFoot)
+    or not, rows of TH and TD; now and then a table in a cell, a paragraph
+    in a cell, a row with no table or a cell with no row."""
+    parents: list[int] = []
+    types: list[int] = []
+
+    def add(parent: int, kind: str) -> int:
+        parents.append(parent)
+        types.append(_TYPES.index(kind))
+        return len(parents) - 1
+
+    def table(parent: int, depth: int) -> None:
+        top = add(parent, "Table")
+        for _ in range(rng.randint(0, 2)):
+            group = add(top, rng.choice(("THead", "TBody", "TFoot"))) if rng.random() < 0.5 else top
+            for _ in range(rng.randint(0, 5)):
+                row = add(group, "TR")
+                for _ in range(rng.randint(0, 5)):
+                    cell = add(row, rng.choice(("TH", "TD", "TD")))
+                    if depth < 2 and rng.random() < 0.05:
+                        table(cell, depth + 1)
+                    elif rng.random() < 0.2:
+                        add(cell, "P")
+
+    while len(parents) < size:
+        odd = rng.random()
+        if odd < 0.1:
+            add(-1, rng.choice(("TR", "TH", "TD", "P")))
+        else:
+            table(-1 if odd < 0.7 else add(-1, "Div"), 0)
+    return parents, types
+
+
+def _cell_attributes(rng: random.Random) -> tuple[Any, ...]:
+    """(row span, col span, scope, headers, id): a wide cell spans no row down
+    (the reference sets each slot it covers below: 2**70 of them would not end)."""
+    span = lambda: rng.choice(_SPANS) if rng.random() < 0.1 else rng.randint(1, 3)  # noqa: E731
+    down = span()
+    across = span() if down == 1 else rng.randint(1, 3)
+    headers = tuple(rng.choice(_IDS) for _ in range(rng.choice((0, 0, 1, 2, 3))))
+    return down, across, rng.choice(_SCOPES), headers, rng.choice((None, *_IDS))
+
+
+def _grid_tree(rng: random.Random) -> Any:
+    """A tree whose spans the layout takes in memory (the table drawers' grids)."""
+    tree = _tree(rng, _size(rng, 40))
+    return _with_cells(tree, {k: (min(d, 3), min(a, 3), *rest) for k, (d, a, *rest) in tree.columns.cells.items()})
+
+
+def _with_cells(tree: Any, cells: dict[int, Any]) -> Any:
+    from ragprep.extract.structure import StructTree
+
+    return StructTree(tree.columns._replace(cells=cells), tree.content, {}, ())
+
+
+def _draw_grid_layout(rng: random.Random) -> Drawn:
+    from ragprep.extract import tables
+
+    tree = _tree(rng, _size(rng, 40))
+    return [("grid_layout+on_one_page", lambda lib: _grids_data(tables.table_grids(tree)))]
+
+
+def _grids_data(grids: Any) -> tuple[Any, ...]:
+    c = grids.columns
+    return dict(grids.shapes), grids.cell_of, c.slot_of, c.table, c.tables, c.bounds, c.cells, dict(c.fields), sorted(grids.on_one_page)
+
+
+def _contents(rng: random.Random, grids: Any, text: str) -> Any:
+    """A page's cell contents: keys the grids' cells (repeated at times) and
+    others (negative, past the tree, no cell); spans cut past the text or backwards."""
+    from ragprep.extract.tables import CellContents
+
+    pool = list(grids.columns.cells) or [0]
+    elements = len(grids.cell_of)
+    keys = [rng.choice(pool) if rng.random() < 0.8 else rng.randint(-2, elements + 3) for _ in range(_size(rng, 16))]
+    ends = [(rng.randint(-3, len(text) + 3), rng.randint(-3, len(text) + 3)) for _ in keys]
+    if keys and rng.random() < 0.05:
+        ends[0] = (2**63 - 1, -(2**63))  # the int64 extremes
+    boxes = [(_coord(rng), _coord(rng), _coord(rng), _coord(rng)) for _ in keys]
+    return CellContents(keys, [s for s, _ in ends], [e for _, e in ends], boxes, [tuple(rng.sample(range(9), rng.randint(0, 3))) for _ in keys])
+
+
+def _draw_tables(rng: random.Random) -> Drawn:
+    """One page's cells of the grids of a tree (page_cells), each table's
+    cells over pages finished (table_finish) and cut by page (cells_by_page)."""
+    from ragprep.extract import tables
+
+    tree = _with_cells(_grid_tree(rng), {}) if rng.random() < 0.1 else _grid_tree(rng)
+    grids = tables.table_grids(tree)
+    text = _text(rng, rng.randint(0, 40))
+    contents = [_contents(rng, grids, text) for _ in range(rng.randint(1, 3))]
+    drawn: Drawn = [("page_cells", lambda lib, c=c, p=p: tables._page_cells(grids, c, p + 1, text)) for p, c in enumerate(contents)]
+    pieces = [tables._reference_page_cells(grids, c, p + 1, text) for p, c in enumerate(contents)]
+    by_table: dict[int, list[Any]] = {}
+    for piece in filter(None, pieces):
+        for table, lo, hi in zip(piece.tables, piece.bounds, piece.bounds[1:], strict=False):
+            by_table.setdefault(table, []).extend(piece.cells[lo:hi])
+    for table, cells in by_table.items():
+        cells = _odd_cells(rng, cells)
+        relabel, join, with_grids = rng.random() < 0.8, rng.random() < 0.5, rng.random() < 0.9
+        finish = lambda lib, t=table, c=cells, r=relabel, j=join, g=with_grids: tables._finished_cells(c, grids if g else None, t, r, j)  # noqa: E731
+        whole = tables.Table(f"s{table}", tables.STRUCTURE, 3, 3, 0, (1,), tuple(cells))
+        drawn += [("table_finish", finish), ("cells_by_page", lambda lib, w=whole: tables.pieces_by_page([w, w]))]
+    return drawn
+
+
+def _odd_cells(rng: random.Random, cells: list[Any]) -> list[Any]:
+    """A table's cells shuffled, some repeated on another page, some labelled
+    already, some with no slot (a place the grids do not hold)."""
+    out = list(cells)
+    for cell in rng.sample(cells, min(len(cells), rng.randint(0, 3))):
+        out.append(dataclasses.replace(cell, page=cell.page + 1, text=_text(rng, 3)))
+    for _ in range(rng.randint(0, 2) if out else 0):
+        out.append(dataclasses.replace(out[0], row=rng.randint(0, 6), col=rng.randint(0, 6), header_labels=("old",)))
+    rng.shuffle(out)
+    return out
+
+
+def _draw_finish_slots(rng: random.Random) -> Drawn:
+    """table_finish on grids made by hand (grids_of_slots): every /Scope,
+    one no rule knows, heads named by /ID (missing, repeated, present),
+    whole tables of heads (each listed as column and row head)."""
+    from ragprep.extract import tables
+    from ragprep.extract.tables import GridSlot, TableCell, grids_of_slots
+
+    rows, cols = rng.randint(1, 8), rng.randint(1, 8)
+    places = rng.sample([(r, c) for r in range(rows) for c in range(cols)], rng.randint(0, rows * cols))
+    heads = rng.random() < 0.2  # every cell a head
+    slots = {
+        e: GridSlot(3, r, c, rng.randint(1, 3), rng.randint(1, 3), heads or rng.random() < 0.4, rng.random() < 0.2,
+                    rng.choice((*_SCOPES, "Both", "Neither")), tuple(rng.choice(_IDS) for _ in range(rng.choice((0, 0, 2)))),
+                    rng.choice((None, *_IDS)))
+        for e, (r, c) in enumerate(places)
+    }  # fmt: skip
+    grids = grids_of_slots(len(places) + 1, slots, {3: (rows, cols)})
+    cells = [
+        TableCell(s.row, s.col, s.row_span, s.col_span, s.header, rng.choice(((), ("old",))), _text(rng, rng.randint(0, 3)),
+                  page + 1, (0.0, 1.0, 2.0, 3.0), (page,), 0, 1)
+        for s in slots.values() for page in range(rng.choice((0, 1, 1, 1, 2)))
+    ]  # fmt: skip
+    rng.shuffle(cells)
+    relabel, join = rng.random() < 0.8, rng.random() < 0.5
+    return [("table_finish", lambda lib: tables._finished_cells(cells, grids, 3, relabel, join))]
+
+
+# ---------------------------------------------------------------- a page's reading
+
+
+def _glyphs(rng: random.Random, rows: int, mcids: tuple[int, ...] = (-1, 0, 1, 2, 5)) -> Any:
+    """A glyph table of `rows` rows: texts of every width, MCIDs and streams
+    that collide, artifacts, quads and pen geometry with odd floats."""
+    from ragprep.extract.glyphs import GlyphTable
+
+    table = GlyphTable.empty().with_text_rows(
+        [_text(rng, rng.choice((0, 1, 1, 2))) for _ in range(rows)], [(0.0, 0.0, 1.0, 1.0)] * rows,
+        [rng.choice(mcids) for _ in range(rows)], [rng.choice((0, 1, 7, -1)) for _ in range(rows)],
+    )  # fmt: skip
+    pairs = lambda: _f64(rng, 2 * rows).reshape(rows, 2)  # noqa: E731
+    direction = np.array([rng.choice(((1.0, 0.0), (0.0, 1.0), (-1.0, 0.0), (0.7, 0.7), (float("nan"), 0.0))) for _ in range(rows)])
+    return dataclasses.replace(
+        table, quad=_f64(rng, 8 * rows).reshape(rows, 4, 2), origin=pairs(), own_end=pairs(), height=_f64(rng, rows),
+        direction=direction.reshape(rows, 2), artifact=np.array([rng.random() < 0.2 for _ in range(rows)], dtype=bool),
+    )  # fmt: skip
+
+
+def _draw_placement(rng: random.Random) -> Drawn:
+    """structure_order (reading._placement): refs whose keys collide (MCIDs
+    of 2**32 and more), negative MCIDs, /ActualText owners; then owner_runs
+    over the placement's order, reversed at times (as join reorders it)."""
+    from ragprep.extract import reading
+    from ragprep.extract.config import ExtractConfig
+    from ragprep.extract.structure_columns import PageRefs
+
+    mcids = (-1, -2, 0, 1, 2, 3, 2**32, 2**32 + 1, 2**40)
+    rows, elements = _size(rng, 40), rng.randint(1, 8)
+    table = _glyphs(rng, rows, mcids)
+    candidates = _i64(sorted(rng.sample(range(rows), rng.randint(0, rows))))
+    refs = [(rng.choice(mcids), rng.choice((0, 1, 7, -1)), rng.randrange(elements)) for _ in range(_size(rng, 12))]
+    mcid, stream, element = (_i64([r[k] for r in refs]) for k in range(3))
+    texts = {k: t for k, t in enumerate(("A", None, "", "BB", "C", "", "😀", "é")) if t is not None}
+    tree = SimpleNamespace(
+        block_owners=_i64([rng.randrange(elements) for _ in range(elements)]),
+        actual_text_owners=_i64([rng.choice((-1, -1, -1, *range(elements))) for _ in range(elements)]),
+        columns=SimpleNamespace(actual_text=texts),
+    )
+    config = ExtractConfig(include_artifacts=rng.random() < 0.5)
+    page = (table, tree, PageRefs(stream << 32 | mcid, element, stream, mcid), candidates, config, ())
+    owner = _i64([rng.choice((-1, *range(elements))) if rng.random() < 0.2 else rng.randrange(elements) for _ in range(rows)])
+    order = _i64(rng.sample(range(rows), rng.randint(0, rows)))
+    return [("structure_order", lambda lib: _placement_data(reading._placement(*page))), ("owner_runs", lambda lib: reading._owner_runs(owner, order))]
+
+
+def _placement_data(placed: Any) -> tuple[Any, ...]:
+    return placed.table.text, placed.order, placed.tagged, placed.element, placed.starts, placed.untagged
+
+
+def _draw_cell_contents(rng: random.Random) -> Drawn:
+    """cell_contents: glyphs placed twice, cells emitted out of order, NaN quads, spans of any order."""
+    from ragprep.extract import reading
+
+    rows, elements = _size(rng, 30), rng.randint(1, 8)
+    table = _glyphs(rng, rows)
+    glyphs = [rng.randrange(rows) for _ in range(rng.randint(0, rows + 3))] if rows else []
+    element = _i64([rng.randrange(elements) for _ in glyphs])
+    order = rng.sample(range(rows), rng.randint(0, rows))
+    joined = SimpleNamespace(order=_i64(order), char_start=_i64([rng.randint(0, 60) for _ in order]), char_end=_i64([rng.randint(0, 60) for _ in order]))
+    grids = SimpleNamespace(cell_of=_i64([rng.randint(-1, elements - 1) for _ in range(elements)]))
+    return [("cell_contents", lambda lib: reading._cell_contents(table, joined, _i64(glyphs), element, grids))]
+
+
+def _draw_run_labels(rng: random.Random) -> Drawn:
+    """run_labels: two raw types of one standard type, TH, levels 0-6, /Lang None and shared, /Alt on some."""
+    from ragprep.extract import reading
+    from ragprep.extract.structure import StructTree
+    from ragprep.extract.structure_columns import ContentColumns, ElementColumns
+
+    types = (("P", "P"), ("TH", "TH"), ("Heading", "H1"), ("Body", "P"), ("TD", "TD"), ("Span", "Span"))
+    paths = (("Document",), ("Document", "P"), ("Document", "Table", "TR", "TH"), ())
+    n = rng.randint(1, 12) if rng.random() < 0.95 else rng.randint(1, 2000)
+    pick = lambda k: _i64([rng.randrange(k) for _ in range(n)])  # noqa: E731
+    alts = {k: rng.choice(("a photo", "", "chart")) for k in range(n) if rng.random() < 0.3}
+    columns = ElementColumns(
+        parent=_i64([-1] * n), type=pick(len(types)), heading_level=pick(7), actual_text_owner=_i64([-1] * n),
+        ref_number=_i64([0] * n), ref_generation=_i64([0] * n), page=_i64([-1] * n), path=pick(len(paths)),
+        lang=[rng.choice((None, "en-US", "fr", "")) for _ in range(n)], actual_text={}, alt=alts, cells={},
+        type_names=types, page_keys=(), path_names=paths,
+    )  # fmt: skip
+    tree = StructTree(columns, ContentColumns(*(_i64([]) for _ in range(4))), {}, ())
+    owners = _i64([rng.randint(-1, n - 1) for _ in range(_size(rng, 20))])
+    return [("run_labels", lambda lib: reading._run_labels(tree, owners))]
+
+
+def _draw_nearest(rng: random.Random) -> Drawn:
+    """nearest_marked: parents before kids, or renumbered (the kernel hands over), deep chains."""
+    n = _size(rng, 60)
+    parents = list(range(-1, n - 1)) if rng.random() < 0.1 else [rng.randint(-1, i - 1) for i in range(n)]
+    if n and rng.random() < 0.3:
+        new_of = rng.sample(range(n), n)
+        renumbered = [0] * n
+        for old, parent in enumerate(parents):
+            renumbered[new_of[old]] = -1 if parent < 0 else new_of[parent]
+        parents = renumbered
+    tree = _tree(rng, n)
+    tree = type(tree)(tree.columns._replace(parent=_i64(parents)), tree.content, {}, ())
+    marked = np.array([rng.random() < 0.2 for _ in range(n)], dtype=bool)
+    return [("nearest_marked", lambda lib: tree.nearest(marked))]
+
+
+# ---------------------------------------------------------------- text, blocks and rows
+
+
+def _draw_text(rng: random.Random) -> Drawn:
+    """geometric.join (pair_rules, text_edges, join_text; RTL lines reordered),
+    blocks.run_mcids, run_boxes and run_boxes_two over runs of its order."""
+    from ragprep.extract import blocks, geometric
+    from ragprep.extract.config import ExtractConfig
+    from ragprep.extract.glyphs import text_lengths
+
+    rows = _size(rng, 30)
+    table = _glyphs(rng, rows)
+    table = dataclasses.replace(table, text=np.array([t or "x" for t in table.text.tolist()] + [None], dtype=object)[:rows])
+    order = _i64([rng.randrange(rows) for _ in range(rng.randint(0, 2 * rows))] if rows else [])
+    breaks = np.array([rng.random() < 0.2 for _ in range(len(order))], dtype=bool) if rng.random() < 0.5 else None
+    config = ExtractConfig()
+    starts = _i64([0, *sorted(rng.sample(range(1, len(order)), rng.randint(0, len(order) - 1)))] if len(order) > 1 else [0] * len(order))
+    other = _i64([0, *sorted(rng.sample(range(1, len(order)), rng.randint(0, len(order) - 1)))] if len(order) > 1 else [0] * len(order))
+    mcids = _i64([rng.choice((-1, 0, 1, 2, 2**40)) for _ in order])
+    texts = [rng.choice(_CHARS) * rng.randint(0, 3) for _ in range(_size(rng, 10))]
+    return [
+        ("pair_rules+join_text", lambda lib: vars(geometric.join(table, order, config, breaks))),
+        ("text_edges", lambda lib: (text_lengths(texts), geometric.edge_codepoints(texts), geometric.edge_codepoints(np.array(texts, dtype=object)))),
+        ("run_mcids", lambda lib: blocks.run_mcids(mcids, starts)),
+        ("run_boxes", lambda lib: blocks.run_boxes(table, order, starts)),
+        ("run_boxes_two", lambda lib: blocks.run_boxes_two(table, order, starts, other)),
+    ]
+
+
+def _draw_frozen_rows(rng: random.Random) -> Drawn:
+    """frozen_rows: a slots dataclass (TableCell) and one with a __dict__ (Table), 0 to many rows."""
+    from ragprep.extract import rows as rows_module
+    from ragprep.extract.tables import Table, TableCell
+
+    cls = rng.choice((TableCell, Table))
+    n = _size(rng, 8)
+    names = [f.name for f in dataclasses.fields(cls)]
+    columns = {name: [rng.choice((0, "t", None, (), 2**70, float("nan"))) for _ in range(n)] for name in rng.sample(names, len(names))}
+    return [("frozen_rows", lambda lib: [_plain(r) for r in rows_module.frozen_rows(cls, columns)])]
+
+
+def _plain(row: Any) -> tuple[Any, ...]:
+    return type(row).__name__, tuple(getattr(row, f.name) for f in dataclasses.fields(row))
+
+
+# ---------------------------------------------------------------- layout's and table detection's kernels
+
+
+def _draw_layout(rng: random.Random) -> Drawn:
+    """_layout.c's kernels of unit geometry (layout/kernels.py, `lib` None the
+    reference): boxes on a coarse grid (edges and baselines tie), NaN,
+    infinite and -0.0 edges; units in part, permuted, cut into runs."""
+    from ragprep.extract.layout import kernels as k
+
+    n = max(1, _size(rng, 40, 300))  # the references of pairs of runs take n squared: a page's hundreds, not thousands
+    x0, y0 = _f64(rng, n), _f64(rng, n)
+    x1, y1 = x0 + _i64([rng.randint(0, 12) for _ in range(n)]) * 2.5, y0 + _i64([rng.randint(1, 6) for _ in range(n)]) * 1.5
+    box = (x0, x1, y0, y1)
+    perm = _i64(rng.sample(range(n), n))
+    ids = perm[: rng.randint(1, n)]
+    cuts = sorted(rng.sample(range(1, n), min(n - 1, rng.randint(0, 8))))
+    runs = [r for r in np.split(perm, cuts) if len(r)]
+    rtl, flush, leading = rng.random() < 0.3, rng.random() < 0.5, rng.choice((1.0, 3.0))
+    src, dst = _i64([rng.randrange(n) for _ in range(2 * n)]), _i64([rng.randrange(n) for _ in range(2 * n)])
+    before = np.triu(np.array([[rng.random() < 0.2 for _ in range(min(n, 60))] for _ in range(min(n, 60))]), 1)
+    if rng.random() < 0.2 and len(before) > 1:
+        before[-1, 0] = True  # a cycle at times
+    return [
+        ("rows_top_down", lambda lib: k.rows_top_down(lib, y0, y1, ids, 0.3)),
+        ("shared_baseline_counts", lambda lib: k.shared_baseline_counts(lib, y0, y1, runs, 0.22, 1.5)),
+        ("run_boxes", lambda lib: k.run_boxes(lib, (x0, y0, x1, y1), runs)),
+        ("run_pairs", lambda lib: k.run_pairs(lib, (x0, y0, x1, y1), 1.5, 2.5, rtl, flush)),
+        ("interleaved_merges", lambda lib: k.interleaved_merges(lib, (x0, y0, x1, y1), 1.5, 2.5)),
+        ("row_mates", lambda lib: k.row_mates(lib, box, runs, 0.22, 1.5)),
+        ("grid_rows", lambda lib: k.grid_rows(lib, box, ids, 0.22, 1.5, 2.0, leading, 3, rtl)),
+        ("paint_run_cuts", lambda lib: k.paint_run_cuts(lib, box, np.sort(ids), 0.22, 2.0, 5.0, 20.0, 6.0, rtl)),
+        ("side_by_side_pairs", lambda lib: k.side_by_side_pairs(lib, box, np.sort(ids), 12.0, 6.0)),
+        ("gutter_cuts", lambda lib: k.gutter_cuts(lib, x0, x1, ids, 5.0)),
+        ("section_breaks", lambda lib: k.section_breaks(lib, y0, y1, k.rows_top_down(None, y0, y1, ids, 0.3), 3.0)),
+        ("back_up_moves", lambda lib: k.back_up_moves(lib, box, perm, 0.22, 5.0, 2.5, rtl)),
+        ("nearest_under", lambda lib: k.nearest_under(lib, box, ids, 0.22, 2.0)),
+        ("marks_beside", lambda lib: k.marks_beside(lib, box, ids, 4.5, 0.6)),
+        ("out_of_turn", lambda lib: k.out_of_turn(lib, box, runs, 0.22)),
+        ("stream_disorder", lambda lib: k.stream_disorder(lib, runs)),
+        ("kahn", lambda lib: k.kahn(lib, before)),
+        ("components", lambda lib: k.components(lib, n, src, dst)),
+    ]
+
+
+def _draw_grids(rng: random.Random) -> Drawn:
+    """_grids.c's kernels through gridfind._grids_found (the ruled and the
+    aligned finders): a page of ruled grids (whole rules, pieces or cell
+    boxes, some missing, ends jittered), words in their cells, rows of
+    aligned words beside them, artifacts, and now and then a coordinate
+    that is not finite (the kernels decline it, the reference reads it)."""
+    from ragprep.extract import gridfind
+    from ragprep.extract.glyphs import GlyphTable
+    from ragprep.extract.paths import PathTable
+
+    rules: list[tuple[float, float, float, float, int]] = []
+    glyphs: list[tuple[float, float, float, float]] = []
+    for _ in range(rng.randint(0, 3)):
+        left, top = float(rng.randint(0, 300)), float(rng.randint(300, 800))
+        xs = [left]
+        for _ in range(rng.randint(1, 6)):
+            xs.append(xs[-1] + rng.choice((30.0, 55.0, 90.0)))
+        ys = [top]
+        for _ in range(rng.randint(1, 8)):
+            ys.append(ys[-1] - rng.choice((14.0, 20.0, 33.0)))
+        rules += _grid_rules(rng, xs, ys)
+        glyphs += [(xs[c] + 2.0 + 2.0 * w, ys[r + 1] + 3.0, xs[c] + 4.0 + 2.0 * w, ys[r + 1] + 11.0)
+                   for r in range(len(ys) - 1) for c in range(len(xs) - 1) for w in range(rng.randint(0, 3))]  # fmt: skip
+    for row in range(rng.choice((0, 3, 9))):  # aligned rows of words, no rules
+        glyphs += [(x + 2.0 * w, 100.0 - 12.0 * row, x + 2.0 * w + 2.0, 108.0 - 12.0 * row) for x in (40.0, 160.0, 300.0) for w in range(rng.randint(1, 3))]
+    if glyphs and rng.random() < 0.1:
+        glyphs[rng.randrange(len(glyphs))] = (rng.choice(_FLOATS), 0.0, 1.0, 1.0)
+    if rules and rng.random() < 0.1:
+        rules[rng.randrange(len(rules))] = (rng.choice(_FLOATS), 0.0, 1.0, 1.0, gridfind.LINE)
+    rng.shuffle(glyphs)
+    texts = [rng.choice(("a", "a", "b", " ", "1")) for _ in glyphs]
+    table = GlyphTable.empty().with_text_rows(texts, glyphs, [rng.choice((-1, 0, 3)) for _ in glyphs], [0] * len(glyphs))
+    table = dataclasses.replace(table, artifact=np.array([rng.random() < 0.1 for _ in glyphs], dtype=bool))
+    x0, y0, x1, y1, kind = (np.array(c, dtype=np.float64) for c in zip(*rules, strict=True)) if rules else (np.zeros(0),) * 5
+    paths = PathTable(x0, y0, x1, y1, kind.astype(np.uint8), np.zeros(len(kind), dtype=np.uint8))
+    return [("grids_found", lambda lib: gridfind._grids_found(table, paths))]
+
+
+def _diagonal_grid(rng: random.Random) -> Drawn:
+    """A ruled grid of 20 x 20 cells with one glyph on each cell of its
+    diagonal: it keeps all 400 cells (every cell meets a used row and a used
+    column), far more than its 42 edges and 20 glyphs (_grids.c's ruled_grid
+    sorted them in room for the larger of those: a heap overflow, the first
+    finding of this campaign)."""
+    from ragprep.extract import gridfind
+    from ragprep.extract.glyphs import GlyphTable
+    from ragprep.extract.paths import PathTable
+
+    k = 20
+    xs, ys = [100.0 + 20.0 * i for i in range(k + 1)], [700.0 - 20.0 * i for i in range(k + 1)]
+    rules = [(xs[0], y, xs[-1], y) for y in ys] + [(x, ys[-1], x, ys[0]) for x in xs]
+    boxes = [(xs[i] + 5.0, ys[i + 1] + 5.0, xs[i] + 10.0, ys[i + 1] + 13.0) for i in range(k)]
+    table = GlyphTable.empty().with_text_rows(["a"] * k, boxes, [-1] * k, [0] * k)
+    x0, y0, x1, y1 = (np.array(c, dtype=np.float64) for c in zip(*rules, strict=True))
+    paths = PathTable(x0, y0, x1, y1, np.full(len(rules), gridfind.LINE, dtype=np.uint8), np.zeros(len(rules), dtype=np.uint8))
+    return [("grids_found", lambda lib: gridfind._grids_found(table, paths))]
+
+
+def _heads_scoped_both(rng: random.Random) -> Drawn:
+    """A table all of whose 30 cells are heads scoped Both: each a column and
+    a row head, twice as many heads as cells (_core.table_finish wrote past
+    its list of heads where it made room for one per cell: a61e1a8)."""
+    from ragprep.extract import tables
+    from ragprep.extract.tables import GridSlot, TableCell, grids_of_slots
+
+    places = [(row, col) for row in range(6) for col in range(5)]
+    slots = {e: GridSlot(3, row, col, 1, 1, True, False, "Both", (), None) for e, (row, col) in enumerate(places)}
+    grids = grids_of_slots(len(places) + 1, slots, {3: (6, 5)})
+    cells = [TableCell(r, c, 1, 1, True, (), f"H{r}{c}", 1, (0.0, 1.0, 2.0, 3.0), (), 0, 3) for r, c in places]
+    return [("table_finish", lambda lib: tables._finished_cells(cells, grids, 3, True, False))]
+
+
+def _grid_rules(rng: random.Random, xs: list[float], ys: list[float]) -> list[tuple[float, float, float, float, int]]:
+    """A grid's rules: whole, in pieces or as cell boxes, some missing, ends jittered."""
+    from ragprep.extract import gridfind
+
+    style, missing = rng.choice(("whole", "pieces", "boxes")), rng.choice((0.0, 0.1, 0.4))
+    jitter = lambda: rng.choice((0.0, 0.0, 0.3, -0.7, 1.9, 1e-9, 1 / 3))  # noqa: E731
+    if style == "boxes":
+        return [(xs[c] + jitter(), ys[r + 1] + jitter(), xs[c + 1] + jitter(), ys[r] + jitter(), gridfind.RECT)
+                for r in range(len(ys) - 1) for c in range(len(xs) - 1) if rng.random() >= missing]  # fmt: skip
+    rules = []
+    for y in ys:
+        spans = [(xs[0], xs[-1])] if style == "whole" else list(zip(xs[:-1], xs[1:], strict=True))
+        rules += [(a + jitter(), y + jitter(), b + jitter(), y, gridfind.LINE) for a, b in spans if rng.random() >= missing]
+    for x in xs:
+        spans = [(ys[-1], ys[0])] if style == "whole" else list(zip(ys[1:], ys[:-1], strict=True))
+        rules += [(x + jitter(), a + jitter(), x, b + jitter(), gridfind.LINE) for a, b in spans if rng.random() >= missing]
+    return rules
+
+
+# ---------------------------------------------------------------- the campaign
+
+KERNELS: dict[str, Callable[[random.Random], Drawn]] = {
+    "grid_layout": _draw_grid_layout, "tables": _draw_tables, "finish_slots": _draw_finish_slots,
+    "placement": _draw_placement, "cell_contents": _draw_cell_contents, "run_labels": _draw_run_labels,
+    "nearest": _draw_nearest, "text": _draw_text, "frozen_rows": _draw_frozen_rows, "layout": _draw_layout, "grids": _draw_grids,
+}  # fmt: skip
+# Inputs that found a fault (now mended), drawn first in every campaign: the smoke's fixed seeds keep them found.
+REGRESSIONS: dict[str, Callable[[random.Random], Drawn]] = {"diagonal_grid": _diagonal_grid, "heads_scoped_both": _heads_scoped_both}
+
+
+def _canonical(value: Any) -> Any:
+    """`value` as plain data two paths' answers compare by: arrays as (dtype
+    kind, shape, items), floats by repr with -0.0 as 0.0 (the sign of a tied
+    min is either path's choice), dataclasses and namespaces field by field."""
+    if isinstance(value, np.ndarray):
+        return "array", value.dtype.kind, value.shape, _canonical(value.tolist())
+    if isinstance(value, float | np.floating):
+        return repr(float(value) + 0.0)
+    if isinstance(value, bool | int | str | bytes | type(None) | np.integer | np.bool_):
+        return value.item() if isinstance(value, np.generic) else value
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return type(value).__name__, tuple(_canonical(getattr(value, f.name)) for f in dataclasses.fields(value))
+    if isinstance(value, dict):
+        return "dict", [(_canonical(k), _canonical(v)) for k, v in value.items()]
+    if isinstance(value, frozenset | set):
+        return "set", sorted(map(repr, value))
+    if isinstance(value, tuple | list):
+        return type(value).__name__ if not hasattr(value, "_fields") else "tuple", [_canonical(v) for v in value]
+    if isinstance(value, SimpleNamespace):
+        return _canonical(vars(value))
+    return repr(value)
+
+
+def _on_path(call: Call, pure: bool, layout: Any) -> tuple[bool, Any]:
+    """(answered, its answer or the exception) of `call` on one path."""
+    from ragprep.extract.native import PURE_ENV
+
+    if pure:
+        os.environ[PURE_ENV] = "1"
+    else:
+        os.environ.pop(PURE_ENV, None)
+    try:
+        return True, _canonical(call(None if pure else layout))
+    except Exception as exc:  # judged by the caller: the reference's refusal, or a finding
+        return False, exc
+    finally:
+        os.environ.pop(PURE_ENV, None)
+
+
+def _compare(name: str, call: Call, layout: Any) -> str:
+    """'same', 'refused' (the reference raised) or 'finding' (printed)."""
+    answered, expected = _on_path(call, True, layout)
+    if not answered:
+        return "refused"
+    answered, got = _on_path(call, False, layout)
+    if not answered:
+        print(f"{name}: compiled raised {type(got).__name__}: {got}", file=sys.stderr)
+        return "finding"
+    if got != expected:
+        print(f"{name}: compiled differs from the reference\n  compiled  {str(got)[:1500]}\n  reference {str(expected)[:1500]}", file=sys.stderr)
+        return "finding"
+    return "same"
+
+
+def run(args: argparse.Namespace) -> int:
+    from ragprep.extract import native
+
+    if native._core is None or native._layout is None or native._grids is None:
+        print("the compiled extensions are not all built", file=sys.stderr)
+        return 2
+    warnings.simplefilter("ignore", RuntimeWarning)  # numpy's over NaN and infinite coordinates: drawn on purpose
+    rng = random.Random(args.seed)
+    names = sorted(KERNELS)
+    first = [*REGRESSIONS, *names]  # then each drawer once: every kernel is reached in the shortest campaign
+    drawers = {**KERNELS, **REGRESSIONS}
+    campaign = Campaign(args.seconds, args.report)
+    runs = calls = refused = findings = 0
+    counts = dict.fromkeys(drawers, 0)
+    while campaign.running(runs=runs, calls=calls, refused=refused, findings=findings):
+        name = first[runs] if runs < len(first) else rng.choice(names)
+        with open(args.crash_file, "w", encoding="utf-8") as out:  # a sanitizer abort leaves where it was
+            out.write(f"--seed {args.seed}: run {runs}, drawer {name}\n")
+        for label, call in drawers[name](rng):
+            outcome = _compare(label, call, native._layout)
+            calls += 1
+            refused += outcome == "refused"
+            if outcome == "finding":
+                findings += 1
+                print(f"  --seed {args.seed}: run {runs}, drawer {name}", file=sys.stderr)
+        counts[name] += 1
+        runs += 1
+    print("drawn: " + "  ".join(f"{name} {count}" for name, count in counts.items()))
+    print(f"runs: {runs}  calls: {calls}  refused by the reference: {refused}  cpu seconds: {campaign.cpu:.0f}  findings: {findings}")
+    return 1 if findings else 0
+
