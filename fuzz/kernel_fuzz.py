@@ -30,12 +30,15 @@ import random
 import sys
 import warnings
 from collections.abc import Callable
+from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
 import numpy as np
 
 from campaign import Campaign
+
+_ROOT = Path(__file__).resolve().parents[1]
 
 Call = Callable[[Any], Any]  # takes the layout kernels' `lib` (None: the reference); the others ignore it
 Drawn = list[tuple[str, Call]]
@@ -105,7 +108,9 @@ def _tree(rng: random.Random, n: int, pages: int = 3) -> Any:
         tuple((name, name) for name in _TYPES), (), (("P",),),
     )  # fmt: skip
     shown = sorted((rng.randrange(pages), rng.randrange(n)) for _ in range(_size(rng, 40) if n else 0))
-    content = ContentColumns(_i64([p for p, _ in shown]), _i64([0] * len(shown)), _i64(range(len(shown))), _i64([e for _, e in shown]))
+    content = ContentColumns(
+        _i64([p for p, _ in shown]), _i64([0] * len(shown)), _i64(range(len(shown))), _i64([e for _, e in shown])
+    )
     return StructTree(columns, content, {}, ())
 
 
@@ -175,7 +180,17 @@ def _draw_grid_layout(rng: random.Random) -> Drawn:
 
 def _grids_data(grids: Any) -> tuple[Any, ...]:
     c = grids.columns
-    return dict(grids.shapes), grids.cell_of, c.slot_of, c.table, c.tables, c.bounds, c.cells, dict(c.fields), sorted(grids.on_one_page)
+    return (
+        dict(grids.shapes),
+        grids.cell_of,
+        c.slot_of,
+        c.table,
+        c.tables,
+        c.bounds,
+        c.cells,
+        dict(c.fields),
+        sorted(grids.on_one_page),
+    )
 
 
 def _contents(rng: random.Random, grids: Any, text: str) -> Any:
@@ -190,7 +205,13 @@ def _contents(rng: random.Random, grids: Any, text: str) -> Any:
     if keys and rng.random() < 0.05:
         ends[0] = (2**63 - 1, -(2**63))  # the int64 extremes
     boxes = [(_coord(rng), _coord(rng), _coord(rng), _coord(rng)) for _ in keys]
-    return CellContents(keys, [s for s, _ in ends], [e for _, e in ends], boxes, [tuple(rng.sample(range(9), rng.randint(0, 3))) for _ in keys])
+    return CellContents(
+        keys,
+        [s for s, _ in ends],
+        [e for _, e in ends],
+        boxes,
+        [tuple(rng.sample(range(9), rng.randint(0, 3))) for _ in keys],
+    )
 
 
 def _draw_tables(rng: random.Random) -> Drawn:
@@ -202,7 +223,9 @@ def _draw_tables(rng: random.Random) -> Drawn:
     grids = tables.table_grids(tree)
     text = _text(rng, rng.randint(0, 40))
     contents = [_contents(rng, grids, text) for _ in range(rng.randint(1, 3))]
-    drawn: Drawn = [("page_cells", lambda lib, c=c, p=p: tables._page_cells(grids, c, p + 1, text)) for p, c in enumerate(contents)]
+    drawn: Drawn = [
+        ("page_cells", lambda lib, c=c, p=p: tables._page_cells(grids, c, p + 1, text)) for p, c in enumerate(contents)
+    ]
     pieces = [tables._reference_page_cells(grids, c, p + 1, text) for p, c in enumerate(contents)]
     by_table: dict[int, list[Any]] = {}
     for piece in filter(None, pieces):
@@ -211,7 +234,9 @@ def _draw_tables(rng: random.Random) -> Drawn:
     for table, cells in by_table.items():
         cells = _odd_cells(rng, cells)
         relabel, join, with_grids = rng.random() < 0.8, rng.random() < 0.5, rng.random() < 0.9
-        finish = lambda lib, t=table, c=cells, r=relabel, j=join, g=with_grids: tables._finished_cells(c, grids if g else None, t, r, j)  # noqa: E731
+        finish = lambda lib, t=table, c=cells, r=relabel, j=join, g=with_grids: tables._finished_cells(
+            c, grids if g else None, t, r, j
+        )  # noqa: E731
         whole = tables.Table(f"s{table}", tables.STRUCTURE, 3, 3, 0, (1,), tuple(cells))
         drawn += [("table_finish", finish), ("cells_by_page", lambda lib, w=whole: tables.pieces_by_page([w, w]))]
     return drawn
@@ -269,7 +294,9 @@ def _glyphs(rng: random.Random, rows: int, mcids: tuple[int, ...] = (-1, 0, 1, 2
         [rng.choice(mcids) for _ in range(rows)], [rng.choice((0, 1, 7, -1)) for _ in range(rows)],
     )  # fmt: skip
     pairs = lambda: _f64(rng, 2 * rows).reshape(rows, 2)  # noqa: E731
-    direction = np.array([rng.choice(((1.0, 0.0), (0.0, 1.0), (-1.0, 0.0), (0.7, 0.7), (float("nan"), 0.0))) for _ in range(rows)])
+    direction = np.array(
+        [rng.choice(((1.0, 0.0), (0.0, 1.0), (-1.0, 0.0), (0.7, 0.7), (float("nan"), 0.0))) for _ in range(rows)]
+    )
     return dataclasses.replace(
         table, quad=_f64(rng, 8 * rows).reshape(rows, 4, 2), origin=pairs(), own_end=pairs(), height=_f64(rng, rows),
         direction=direction.reshape(rows, 2), artifact=np.array([rng.random() < 0.2 for _ in range(rows)], dtype=bool),
@@ -298,9 +325,14 @@ def _draw_placement(rng: random.Random) -> Drawn:
     )
     config = ExtractConfig(include_artifacts=rng.random() < 0.5)
     page = (table, tree, PageRefs(stream << 32 | mcid, element, stream, mcid), candidates, config, ())
-    owner = _i64([rng.choice((-1, *range(elements))) if rng.random() < 0.2 else rng.randrange(elements) for _ in range(rows)])
+    owner = _i64(
+        [rng.choice((-1, *range(elements))) if rng.random() < 0.2 else rng.randrange(elements) for _ in range(rows)]
+    )
     order = _i64(rng.sample(range(rows), rng.randint(0, rows)))
-    return [("structure_order", lambda lib: _placement_data(reading._placement(*page))), ("owner_runs", lambda lib: reading._owner_runs(owner, order))]
+    return [
+        ("structure_order", lambda lib: _placement_data(reading._placement(*page))),
+        ("owner_runs", lambda lib: reading._owner_runs(owner, order)),
+    ]
 
 
 def _placement_data(placed: Any) -> tuple[Any, ...]:
@@ -316,7 +348,11 @@ def _draw_cell_contents(rng: random.Random) -> Drawn:
     glyphs = [rng.randrange(rows) for _ in range(rng.randint(0, rows + 3))] if rows else []
     element = _i64([rng.randrange(elements) for _ in glyphs])
     order = rng.sample(range(rows), rng.randint(0, rows))
-    joined = SimpleNamespace(order=_i64(order), char_start=_i64([rng.randint(0, 60) for _ in order]), char_end=_i64([rng.randint(0, 60) for _ in order]))
+    joined = SimpleNamespace(
+        order=_i64(order),
+        char_start=_i64([rng.randint(0, 60) for _ in order]),
+        char_end=_i64([rng.randint(0, 60) for _ in order]),
+    )
     grids = SimpleNamespace(cell_of=_i64([rng.randint(-1, elements - 1) for _ in range(elements)]))
     return [("cell_contents", lambda lib: reading._cell_contents(table, joined, _i64(glyphs), element, grids))]
 
@@ -371,17 +407,34 @@ def _draw_text(rng: random.Random) -> Drawn:
 
     rows = _size(rng, 30)
     table = _glyphs(rng, rows)
-    table = dataclasses.replace(table, text=np.array([t or "x" for t in table.text.tolist()] + [None], dtype=object)[:rows])
+    table = dataclasses.replace(
+        table, text=np.array([t or "x" for t in table.text.tolist()] + [None], dtype=object)[:rows]
+    )
     order = _i64([rng.randrange(rows) for _ in range(rng.randint(0, 2 * rows))] if rows else [])
     breaks = np.array([rng.random() < 0.2 for _ in range(len(order))], dtype=bool) if rng.random() < 0.5 else None
     config = ExtractConfig()
-    starts = _i64([0, *sorted(rng.sample(range(1, len(order)), rng.randint(0, len(order) - 1)))] if len(order) > 1 else [0] * len(order))
-    other = _i64([0, *sorted(rng.sample(range(1, len(order)), rng.randint(0, len(order) - 1)))] if len(order) > 1 else [0] * len(order))
+    starts = _i64(
+        [0, *sorted(rng.sample(range(1, len(order)), rng.randint(0, len(order) - 1)))]
+        if len(order) > 1
+        else [0] * len(order)
+    )
+    other = _i64(
+        [0, *sorted(rng.sample(range(1, len(order)), rng.randint(0, len(order) - 1)))]
+        if len(order) > 1
+        else [0] * len(order)
+    )
     mcids = _i64([rng.choice((-1, 0, 1, 2, 2**40)) for _ in order])
     texts = [rng.choice(_CHARS) * rng.randint(0, 3) for _ in range(_size(rng, 10))]
     return [
         ("pair_rules+join_text", lambda lib: vars(geometric.join(table, order, config, breaks))),
-        ("text_edges", lambda lib: (text_lengths(texts), geometric.edge_codepoints(texts), geometric.edge_codepoints(np.array(texts, dtype=object)))),
+        (
+            "text_edges",
+            lambda lib: (
+                text_lengths(texts),
+                geometric.edge_codepoints(texts),
+                geometric.edge_codepoints(np.array(texts, dtype=object)),
+            ),
+        ),
         ("run_mcids", lambda lib: blocks.run_mcids(mcids, starts)),
         ("run_boxes", lambda lib: blocks.run_boxes(table, order, starts)),
         ("run_boxes_two", lambda lib: blocks.run_boxes_two(table, order, starts, other)),
@@ -396,7 +449,10 @@ def _draw_frozen_rows(rng: random.Random) -> Drawn:
     cls = rng.choice((TableCell, Table))
     n = _size(rng, 8)
     names = [f.name for f in dataclasses.fields(cls)]
-    columns = {name: [rng.choice((0, "t", None, (), 2**70, float("nan"))) for _ in range(n)] for name in rng.sample(names, len(names))}
+    columns = {
+        name: [rng.choice((0, "t", None, (), 2**70, float("nan"))) for _ in range(n)]
+        for name in rng.sample(names, len(names))
+    }
     return [("frozen_rows", lambda lib: [_plain(r) for r in rows_module.frozen_rows(cls, columns)])]
 
 
@@ -415,7 +471,10 @@ def _draw_layout(rng: random.Random) -> Drawn:
 
     n = max(1, _size(rng, 40, 300))  # the references of pairs of runs take n squared: a page's hundreds, not thousands
     x0, y0 = _f64(rng, n), _f64(rng, n)
-    x1, y1 = x0 + _i64([rng.randint(0, 12) for _ in range(n)]) * 2.5, y0 + _i64([rng.randint(1, 6) for _ in range(n)]) * 1.5
+    x1, y1 = (
+        x0 + _i64([rng.randint(0, 12) for _ in range(n)]) * 2.5,
+        y0 + _i64([rng.randint(1, 6) for _ in range(n)]) * 1.5,
+    )
     box = (x0, x1, y0, y1)
     perm = _i64(rng.sample(range(n), n))
     ids = perm[: rng.randint(1, n)]
@@ -472,16 +531,24 @@ def _draw_grids(rng: random.Random) -> Drawn:
         glyphs += [(xs[c] + 2.0 + 2.0 * w, ys[r + 1] + 3.0, xs[c] + 4.0 + 2.0 * w, ys[r + 1] + 11.0)
                    for r in range(len(ys) - 1) for c in range(len(xs) - 1) for w in range(rng.randint(0, 3))]  # fmt: skip
     for row in range(rng.choice((0, 3, 9))):  # aligned rows of words, no rules
-        glyphs += [(x + 2.0 * w, 100.0 - 12.0 * row, x + 2.0 * w + 2.0, 108.0 - 12.0 * row) for x in (40.0, 160.0, 300.0) for w in range(rng.randint(1, 3))]
+        glyphs += [
+            (x + 2.0 * w, 100.0 - 12.0 * row, x + 2.0 * w + 2.0, 108.0 - 12.0 * row)
+            for x in (40.0, 160.0, 300.0)
+            for w in range(rng.randint(1, 3))
+        ]
     if glyphs and rng.random() < 0.1:
         glyphs[rng.randrange(len(glyphs))] = (rng.choice(_FLOATS), 0.0, 1.0, 1.0)
     if rules and rng.random() < 0.1:
         rules[rng.randrange(len(rules))] = (rng.choice(_FLOATS), 0.0, 1.0, 1.0, gridfind.LINE)
     rng.shuffle(glyphs)
     texts = [rng.choice(("a", "a", "b", " ", "1")) for _ in glyphs]
-    table = GlyphTable.empty().with_text_rows(texts, glyphs, [rng.choice((-1, 0, 3)) for _ in glyphs], [0] * len(glyphs))
+    table = GlyphTable.empty().with_text_rows(
+        texts, glyphs, [rng.choice((-1, 0, 3)) for _ in glyphs], [0] * len(glyphs)
+    )
     table = dataclasses.replace(table, artifact=np.array([rng.random() < 0.1 for _ in glyphs], dtype=bool))
-    x0, y0, x1, y1, kind = (np.array(c, dtype=np.float64) for c in zip(*rules, strict=True)) if rules else (np.zeros(0),) * 5
+    x0, y0, x1, y1, kind = (
+        (np.array(c, dtype=np.float64) for c in zip(*rules, strict=True)) if rules else (np.zeros(0),) * 5
+    )
     paths = PathTable(x0, y0, x1, y1, kind.astype(np.uint8), np.zeros(len(kind), dtype=np.uint8))
     return [("grids_found", lambda lib: gridfind._grids_found(table, paths))]
 
@@ -502,7 +569,9 @@ def _diagonal_grid(rng: random.Random) -> Drawn:
     boxes = [(xs[i] + 5.0, ys[i + 1] + 5.0, xs[i] + 10.0, ys[i + 1] + 13.0) for i in range(k)]
     table = GlyphTable.empty().with_text_rows(["a"] * k, boxes, [-1] * k, [0] * k)
     x0, y0, x1, y1 = (np.array(c, dtype=np.float64) for c in zip(*rules, strict=True))
-    paths = PathTable(x0, y0, x1, y1, np.full(len(rules), gridfind.LINE, dtype=np.uint8), np.zeros(len(rules), dtype=np.uint8))
+    paths = PathTable(
+        x0, y0, x1, y1, np.full(len(rules), gridfind.LINE, dtype=np.uint8), np.zeros(len(rules), dtype=np.uint8)
+    )
     return [("grids_found", lambda lib: gridfind._grids_found(table, paths))]
 
 
@@ -532,11 +601,85 @@ def _grid_rules(rng: random.Random, xs: list[float], ys: list[float]) -> list[tu
     rules = []
     for y in ys:
         spans = [(xs[0], xs[-1])] if style == "whole" else list(zip(xs[:-1], xs[1:], strict=True))
-        rules += [(a + jitter(), y + jitter(), b + jitter(), y, gridfind.LINE) for a, b in spans if rng.random() >= missing]
+        rules += [
+            (a + jitter(), y + jitter(), b + jitter(), y, gridfind.LINE) for a, b in spans if rng.random() >= missing
+        ]
     for x in xs:
         spans = [(ys[-1], ys[0])] if style == "whole" else list(zip(ys[1:], ys[:-1], strict=True))
-        rules += [(x + jitter(), a + jitter(), x, b + jitter(), gridfind.LINE) for a, b in spans if rng.random() >= missing]
+        rules += [
+            (x + jitter(), a + jitter(), x, b + jitter(), gridfind.LINE) for a, b in spans if rng.random() >= missing
+        ]
     return rules
+
+
+# ---------------------------------------------------------------- whole documents
+
+
+def _draw_document(rng: random.Random) -> Drawn:
+    """Whole pages through extract_document, on both paths: every kernel a
+    page reaches, on the inputs the readers upstream make of them. One to
+    four pages, each of a table of text (ruled or not, its cells' text
+    marked content), paragraphs and a running head; tagged at times (the
+    table's TH/TD with /Scope, spans, /Headers and /ID, its rows going on
+    over the next page), read in one or two of the four modes."""
+    from ragprep.extract import extract_document
+
+    sys.path.insert(0, str(_ROOT / "tests"))
+    from pdfbuilder import PdfBuilder
+
+    b = PdfBuilder()
+    font = b.add_standard_font("Helvetica", widths=rng.random() < 0.7)
+    tagged, table_kids, other_kids, ids = rng.random() < 0.6, [], [], [f"h{k}" for k in range(4)]
+    for number in range(rng.randint(1, 4)):
+        content, cells, mcid = [f"BT /{font} 9 Tf 250 770 Td (Running head {number % 2}) Tj ET"], [], 0
+        left, top, rows, cols = rng.randint(20, 200), rng.randint(400, 740), rng.randint(1, 6), rng.randint(1, 5)
+        for r in range(rows):
+            row = []
+            for c in range(cols):
+                x, y, text = left + 70 * c, top - 18 * r, _cell_text(rng)
+                content.append(f"/TD <</MCID {mcid}>> BDC BT /{font} 10 Tf {x + 3} {y - 13} Td ({text}) Tj ET EMC")
+                row.append(mcid)
+                mcid += 1
+            cells.append(row)
+        if rng.random() < 0.5:  # ruled: every row and column edge
+            content += [f"{left} {top - 18 * r} m {left + 70 * cols} {top - 18 * r} l S" for r in range(rows + 1)]
+            content += [f"{left + 70 * c} {top} m {left + 70 * c} {top - 18 * rows} l S" for c in range(cols + 1)]
+        paragraphs = range(mcid, mcid + rng.randint(0, 3))
+        content += [
+            f"/P <</MCID {k}>> BDC BT /{font} 11 Tf 40 {300 - 40 * (k - mcid)} Td (Paragraph {k} here.) Tj ET EMC"
+            for k in paragraphs
+        ]
+        page = b.add_page(" ".join(content))
+        table_kids += [_row_element(b, rng, page, row, ids) for row in cells]
+        other_kids += [b.struct_element("P", [k], page=page) for k in paragraphs]
+    if tagged:
+        b.set_struct_tree([b.struct_element("Table", table_kids), *other_kids])
+    data = b.to_bytes()
+    modes = rng.sample(("structure", "stream", "layout", "auto"), rng.randint(1, 2))
+    return [(f"document {mode}", lambda lib, m=mode: extract_document(data, mode=m).pages) for mode in modes]
+
+
+def _cell_text(rng: random.Random) -> str:
+    return rng.choice(("Name", "12.5", "", "x", "Total cost", "(a)", "\\(b\\)", "Ab cd ef"))
+
+
+def _row_element(b: Any, rng: random.Random, page: Any, mcids: list[int], ids: list[str]) -> Any:
+    """A TR of TH/TD elements, one per MCID, each with attributes of every kind now and then."""
+    cells = []
+    for mcid in mcids:
+        attrs: dict[str, Any] = {"O": "/Table"}
+        if rng.random() < 0.3:
+            attrs["Scope"] = rng.choice(("/Row", "/Column", "/Both", "/None"))
+        if rng.random() < 0.2:
+            attrs[rng.choice(("RowSpan", "ColSpan"))] = rng.choice((2, 3, 0, -1, 99))
+        if rng.random() < 0.2:
+            attrs["Headers"] = [rng.choice(ids) for _ in range(rng.randint(0, 3))]
+        kind = "TH" if rng.random() < 0.3 else "TD"
+        cell = b.struct_element(kind, [mcid], page=page, attrs=attrs if len(attrs) > 1 else None)
+        if rng.random() < 0.2:
+            cell.ID = __import__("pikepdf").String(rng.choice(ids))
+        cells.append(cell)
+    return b.struct_element("TR", cells, page=page)
 
 
 # ---------------------------------------------------------------- the campaign
@@ -545,9 +688,13 @@ KERNELS: dict[str, Callable[[random.Random], Drawn]] = {
     "grid_layout": _draw_grid_layout, "tables": _draw_tables, "finish_slots": _draw_finish_slots,
     "placement": _draw_placement, "cell_contents": _draw_cell_contents, "run_labels": _draw_run_labels,
     "nearest": _draw_nearest, "text": _draw_text, "frozen_rows": _draw_frozen_rows, "layout": _draw_layout, "grids": _draw_grids,
+    "document": _draw_document,
 }  # fmt: skip
 # Inputs that found a fault (now mended), drawn first in every campaign: the smoke's fixed seeds keep them found.
-REGRESSIONS: dict[str, Callable[[random.Random], Drawn]] = {"diagonal_grid": _diagonal_grid, "heads_scoped_both": _heads_scoped_both}
+REGRESSIONS: dict[str, Callable[[random.Random], Drawn]] = {
+    "diagonal_grid": _diagonal_grid,
+    "heads_scoped_both": _heads_scoped_both,
+}
 
 
 def _canonical(value: Any) -> Any:
@@ -599,7 +746,10 @@ def _compare(name: str, call: Call, layout: Any) -> str:
         print(f"{name}: compiled raised {type(got).__name__}: {got}", file=sys.stderr)
         return "finding"
     if got != expected:
-        print(f"{name}: compiled differs from the reference\n  compiled  {str(got)[:1500]}\n  reference {str(expected)[:1500]}", file=sys.stderr)
+        print(
+            f"{name}: compiled differs from the reference\n  compiled  {str(got)[:1500]}\n  reference {str(expected)[:1500]}",
+            file=sys.stderr,
+        )
         return "finding"
     return "same"
 
@@ -632,6 +782,7 @@ def run(args: argparse.Namespace) -> int:
         counts[name] += 1
         runs += 1
     print("drawn: " + "  ".join(f"{name} {count}" for name, count in counts.items()))
-    print(f"runs: {runs}  calls: {calls}  refused by the reference: {refused}  cpu seconds: {campaign.cpu:.0f}  findings: {findings}")
+    print(
+        f"runs: {runs}  calls: {calls}  refused by the reference: {refused}  cpu seconds: {campaign.cpu:.0f}  findings: {findings}"
+    )
     return 1 if findings else 0
-
