@@ -340,21 +340,37 @@ def _placement_data(placed: Any) -> tuple[Any, ...]:
 
 
 def _draw_cell_contents(rng: random.Random) -> Drawn:
-    """cell_contents: glyphs placed twice, cells emitted out of order, NaN quads, spans of any order."""
-    from ragprep.extract import reading
+    """block_cells (reading._cell_contents) on a page read as read_structure
+    reads it: a tree of tables, glyphs marked with MCIDs its refs give to
+    cells, to paragraphs in cells and to other elements (refs repeated, some
+    glyphs in no ref: the tail), placed, joined (right-to-left texts reorder
+    lines) and cut into blocks; NaN quads at times."""
+    from ragprep.extract import reading, tables
+    from ragprep.extract.config import ExtractConfig
+    from ragprep.extract.geometric import join
+    from ragprep.extract.structure_columns import PageRefs
 
-    rows, elements = _size(rng, 30), rng.randint(1, 8)
-    table = _glyphs(rng, rows)
-    glyphs = [rng.randrange(rows) for _ in range(rng.randint(0, rows + 3))] if rows else []
-    element = _i64([rng.randrange(elements) for _ in glyphs])
-    order = rng.sample(range(rows), rng.randint(0, rows))
-    joined = SimpleNamespace(
-        order=_i64(order),
-        char_start=_i64([rng.randint(0, 60) for _ in order]),
-        char_end=_i64([rng.randint(0, 60) for _ in order]),
+    tree = _grid_tree(rng)
+    grids = tables.table_grids(tree)
+    if not tree.size or not grids.has_cells:
+        return []
+    rows, mcids = _size(rng, 40), rng.randint(1, 12)
+    table = _glyphs(rng, rows, tuple(range(-1, mcids)))
+    texts = [rng.choice(("x", "ab", "א", "1", "اb")) for _ in range(rows)]
+    table = dataclasses.replace(
+        table, text=np.array(texts, dtype=object).reshape(rows), mcid_stream=np.zeros(rows, dtype=np.int64)
     )
-    grids = SimpleNamespace(cell_of=_i64([rng.randint(-1, elements - 1) for _ in range(elements)]))
-    return [("cell_contents", lambda lib: reading._cell_contents(table, joined, _i64(glyphs), element, grids))]
+    cells = list(grids.columns.cells) or [0]
+    owners = [rng.choice(cells) if rng.random() < 0.7 else rng.randrange(tree.size) for _ in range(mcids)]
+    refs = [(m, owners[m]) for m in rng.sample(range(mcids), rng.randint(0, mcids))]
+    mcid, element = _i64([m for m, _ in refs]), _i64([e for _, e in refs])
+    page_refs = PageRefs(mcid, element, np.zeros(len(refs), dtype=np.int64), mcid)
+    config = ExtractConfig(include_artifacts=rng.random() < 0.5)
+    placed = reading._placement(table, tree, page_refs, _i64(range(rows)), config, ())
+    joined = join(placed.table, placed.order, config, break_before=placed.starts)
+    blocks, _, runs = reading._owned_blocks(placed.table, tree, joined, placed)
+    block_runs = reading._BlockRuns(*runs, blocks)
+    return [("block_cells", lambda lib: reading._cell_contents(placed.table, joined, placed, block_runs, grids))]
 
 
 def _draw_run_labels(rng: random.Random) -> Drawn:
