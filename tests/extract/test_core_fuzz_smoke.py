@@ -81,4 +81,4 @@ def test_kernel_fuzz_smoke_has_no_findings(tmp_path: Path):
     # reading and text kernels, _layout's and _grids'), all three extensions
     # built with the sanitizers, against their references (fuzz/kernel_fuzz.py).
     # Three sanitizer builds (~22 CPU s, side by side) and 20 CPU s of fuzzing: ~35 s on two cores.
-    run_campaign(tmp_path, "--target", "kernels", "--seconds", "20", timeout=300)
+    run_campaign(tmp_path, "--target", "kernels", "--seconds", "20", timeout=600)
