@@ -336,7 +336,8 @@ def _draw_placement(rng: random.Random) -> Drawn:
 
 
 def _placement_data(placed: Any) -> tuple[Any, ...]:
-    return placed.table.text, placed.order, placed.tagged, placed.element, placed.starts, placed.untagged
+    """Every field of a placement (its runs included), the table's texts for the table."""
+    return placed.table.text, *placed[1:]
 
 
 def _draw_cell_contents(rng: random.Random) -> Drawn:
