@@ -263,7 +263,9 @@ class Document:
         self.name = name
         self.config = config
         self._fonts = FontLoader(max_stream_bytes=config.max_stream_bytes)
-        self._pages: list[pikepdf.Page] | None = None  # read on first use (_page)
+        self._pages: list[pikepdf.Page] | None = None  # read on first use (_listed_pages)
+        # The pages' (object number, generation) when the tree is read (_listed_page_keys).
+        self._page_keys: tuple[tuple[int, int], ...] | None = None
         self._struct_tree: StructTree | None = None
         self._struct_tree_read = False
         self._table_grids: TableGrids | None = None
@@ -301,16 +303,33 @@ class Document:
     def _page(self, number: int) -> pikepdf.Page:
         if not 1 <= number <= self.page_count:
             raise PageRangeError(f"page {number} does not exist: the document has {self.page_count} pages")
+        pages = self._listed_pages()
+        if len(pages) != self.page_count:
+            return self._pdf.pages[number - 1]
+        return pages[number - 1]
+
+    def _listed_pages(self) -> list[pikepdf.Page]:
+        """The pages, listed once: pikepdf's pages[i] copies qpdf's whole
+        page vector on every access (O(pages) each, 90 µs at 400 pages).
+        [] when they cannot be listed (a page then fails alone, in _page)."""
         if self._pages is None:
-            # pikepdf's pages[i] copies qpdf's whole page vector on every
-            # access (O(pages) each, 90 µs at 400 pages); the list is taken once.
             try:
                 self._pages = list(self._pdf.pages)
             except (pikepdf.PdfError, RecursionError, ValueError, TypeError):
-                self._pages = []  # a page that cannot be listed fails alone, below
-        if len(self._pages) != self.page_count:
-            return self._pdf.pages[number - 1]
-        return self._pages[number - 1]
+                self._pages = []
+        return self._pages
+
+    def _listed_page_keys(self) -> tuple[tuple[int, int], ...] | None:
+        """Each page's (object number, generation), pages in order, off the
+        listed pages (what read_struct_tree would list again); None when
+        they are not all listed."""
+        pages = self._listed_pages()
+        if len(pages) != self.page_count:
+            return None
+        try:
+            return tuple(page.obj.objgen for page in pages)
+        except (pikepdf.PdfError, RecursionError, ValueError, TypeError):
+            return None
 
     # A page's reading allocates its lines, blocks and font tables by the
     # thousand and leaves no cycles worth collecting mid-page: the cyclic
@@ -347,7 +366,10 @@ class Document:
         if not self._struct_tree_read:
             self._struct_tree_read = True
             try:
-                self._struct_tree = read_struct_tree(self._pdf, max_depth=self.config.max_struct_depth)
+                self._page_keys = self._listed_page_keys()
+                self._struct_tree = read_struct_tree(
+                    self._pdf, max_depth=self.config.max_struct_depth, pages=self._page_keys
+                )
             except (pikepdf.PdfError, RecursionError, ValueError, TypeError) as exc:
                 self._struct_warnings = (PageWarning(WarningKind.STRUCTURE, f"unreadable: {_first_line(exc)}"),)
             else:
@@ -538,12 +560,12 @@ class Document:
         tree = self.struct_tree
         if tree is None:
             return read_structure(glyphs.table, None, (0, 0), lambda: False, self.config)
-        page = self._page(glyphs.page)
+        number, keys = glyphs.page, self._page_keys
         return read_structure(
             glyphs.table,
             tree,
-            page.obj.objgen,
-            lambda: page_struct_parents(page) is not None,  # asked only of a page the tree references nothing on
+            keys[number - 1] if keys is not None else self._page(number).obj.objgen,
+            lambda: page_struct_parents(self._page(number)) is not None,  # asked only of a page the tree references nothing on
             self.config,
             glyphs.images,
             grids=self.table_grids,

@@ -35,6 +35,7 @@ from ragprep.extract.config import ExtractConfig
 from ragprep.extract.geometric import JoinedText, join, stream_order, text_glyphs
 from ragprep.extract.glyphs import NO_MCID, GlyphTable, ImagePlacement
 from ragprep.extract.native import compiled_core
+from ragprep.extract.rows import frozen_instance
 from ragprep.extract.structure import StructTree
 from ragprep.extract.structure_columns import PageRefs, content_keys
 from ragprep.extract.tables import NO_CELLS, CellContents, TableGrids
@@ -471,7 +472,13 @@ def _apply_actual_text(
 
 
 def _with_texts(table: GlyphTable, rows: Sequence[int] | np.ndarray, texts: list[str]) -> GlyphTable:
-    """The table with the text of each of `rows` replaced by its `texts` entry."""
+    """The table with the text of each of `rows` replaced by its `texts`
+    entry: its other columns the same arrays, set at once (frozen_instance:
+    dataclasses.replace reads and sets them one by one); nothing the old
+    table found from its text (text_rows) carried over."""
     text = table.text.copy()
     text[rows] = np.array(texts, dtype=object)
-    return dataclasses.replace(table, text=text)
+    return frozen_instance(GlyphTable, {**{name: getattr(table, name) for name in _TABLE_FIELDS}, "text": text})
+
+
+_TABLE_FIELDS = tuple(field.name for field in dataclasses.fields(GlyphTable))

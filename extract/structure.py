@@ -527,18 +527,22 @@ def page_struct_parents(page: pikepdf.Page | pikepdf.Object) -> int | None:
     return None
 
 
-def read_struct_tree(pdf: pikepdf.Pdf, *, max_depth: int = 128) -> StructTree | None:
+def read_struct_tree(
+    pdf: pikepdf.Pdf, *, max_depth: int = 128, pages: tuple[PageKey, ...] | None = None
+) -> StructTree | None:
     """Read the document's structure tree in one pass.
 
     None when the catalog has no /StructTreeRoot, or it is not a dictionary.
     Broken objects inside the tree become warnings, never exceptions.
+    `pages`: the document's pages' keys in order, where the caller has
+    listed them already (else they are listed here).
     """
     # Tens of thousands of objects and elements, none of them garbage.
     with paused_collection():
-        return _read_tree(pdf, max_depth)
+        return _read_tree(pdf, max_depth, pages)
 
 
-def _read_tree(pdf: pikepdf.Pdf, max_depth: int) -> StructTree | None:
+def _read_tree(pdf: pikepdf.Pdf, max_depth: int, pages: tuple[PageKey, ...] | None) -> StructTree | None:
     """read_struct_tree inside its pause. The parsed objects (and the
     walker's tables) are freed as this returns, inside the pause too: once
     collection is back on, its first pass would walk every one of them."""
@@ -546,12 +550,14 @@ def _read_tree(pdf: pikepdf.Pdf, max_depth: int) -> StructTree | None:
     root = _tree_root(pdf, objects)
     if root is None:
         return None
-    tree = _Walker(pdf, objects, root, max_depth).run_over_nodes()
+    if pages is None:
+        pages = _page_list(pdf)
+    tree = _Walker(pdf, objects, root, max_depth, pages).run_over_nodes()
     if tree is None:
         # Left to the walkers of plain values: every object parsed, and a
         # fresh walker (the node walk's elements and warnings are dropped).
         objects.fill_cache()
-        tree = _Walker(pdf, objects, root, max_depth).run()
+        tree = _Walker(pdf, objects, root, max_depth, pages).run()
     return tree
 
 
@@ -833,7 +839,11 @@ _M = _Messages()
 
 
 class _Walker:
-    def __init__(self, pdf: pikepdf.Pdf, objects: PlainObjects, root: tuple[Ref, dict[str, Any]], max_depth: int) -> None:
+    def __init__(
+        self, pdf: pikepdf.Pdf, objects: PlainObjects, root: tuple[Ref, dict[str, Any]], max_depth: int,
+        pages: tuple[PageKey, ...] | None = None,
+    ) -> None:  # fmt: skip
+        """`pages`: the document's pages in order (_page_list), listed here when not given."""
         self._pdf = pdf
         self._objects = objects
         self._resolve = objects.resolve
@@ -841,7 +851,7 @@ class _Walker:
         self._root_objgen, self._root_dict = root
         root_objgen = self._root_objgen
         self._max_depth = max_depth
-        self._messages = _M._replace(deep=_deep(max_depth))
+        self._messages = _Messages(deep=_deep(max_depth))  # the defaults but `deep`, made at once
         self._warnings = _Warnings()
         self._roles = _Roles(self._root_dict, objects, self._warnings)
         self._type_infos: dict[str, _TypeInfo] = {}
@@ -857,7 +867,8 @@ class _Walker:
         self._seen: set[tuple[int, int]] = set()
         self._on_path: set[tuple[int, int]] = {root_objgen}
         self._stack: list[tuple[Any, ...]] = []
-        self._pages = _page_list(pdf)
+        # None when the page tree cannot be read.
+        self._pages = pages if pages is not None else _page_list(pdf)
         self._page_set = frozenset(self._pages) if self._pages is not None else frozenset()
         # (element objgen, MCID) -> page, from /ParentTree; built only when
         # some content has no /Pg (see _page_of_orphan).

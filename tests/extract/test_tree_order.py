@@ -37,7 +37,7 @@ from ragprep.extract import PDFReadError, _core, open_document
 from ragprep.extract.compiled import compiled_available
 from ragprep.extract.config import ExtractConfig
 from ragprep.extract.glyphs import GlyphTable
-from ragprep.extract.reading import _owner_runs, _placed_runs, _placement, _Placement
+from ragprep.extract.reading import _owner_runs, _placed_runs, _placement, _Placement, _with_texts
 from ragprep.extract.structure_columns import PageRefs
 
 pytestmark = pytest.mark.skipif(not compiled_available(), reason="the compiled core is not built")
@@ -256,3 +256,18 @@ def test_the_runs_read_off_a_placement_are_its_owner_runs(page) -> None:
         # Where a tail follows, the runs still cover the placed glyphs: they begin at 0 and where `starts` says.
         assert placed.runs[0].tolist() == [p for p in range(placed.tagged) if p == 0 or placed.starts[p]]
         assert placed.runs[1].tolist() == block_owners[placed.element[placed.runs[0]]].tolist()
+
+
+def test_with_texts_is_the_table_with_those_rows_texts_replaced() -> None:
+    """reading._with_texts (how /ActualText reaches its carriers' rows):
+    every column the table's own but the text, and the rows with text found
+    from the new text, not carried over from the old table's."""
+    table = _table([0, 0, 1], [0, 0, 0], [False, False, False])
+    assert table.text_rows.tolist() == [0, 1, 2]  # found, and cached on the old table
+    got = _with_texts(table, np.array([0, 2]), ["", "Z"])
+    assert got.text.tolist() == ["", "g1", "Z"] and table.text.tolist() == ["g0", "g1", "g2"]
+    assert got.text_rows.tolist() == [1, 2]  # row 0 carries no text now
+    for field in dataclasses.fields(GlyphTable):
+        if field.name != "text":
+            assert getattr(got, field.name) is getattr(table, field.name), field.name
+    assert repr(got) == repr(dataclasses.replace(table, text=got.text))
