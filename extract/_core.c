@@ -4341,6 +4341,58 @@ static int tree_slow_token(TreeObjects *t, Lexer *lx, Buf *bytes, Buf *frames, B
     }
 }
 
+/* The value after a dictionary's key at p (frame `top` holds the key), in
+ * the same step, where it is what the next steps would read fast (white
+ * space, then a plain name, an integer or a reference): its node and the
+ * entry, as tree_place puts them; the bytes past it. Else p, untouched, for
+ * the next step to read. A step makes one node and one pending item at most,
+ * as the batch reserved: the key made none. *status -1 on error. */
+static inline __attribute__((always_inline)) const unsigned char *tree_entry_value(TreeObjects *t, TFrame *top, Buf *pending,
+                                                                                  const unsigned char *p, const unsigned char *end,
+                                                                                  const unsigned char *limit, Py_ssize_t *status) {
+    const unsigned char *v = p, *after = p;
+    while (v < end && is_white(*v)) v++;
+    Py_ssize_t id = -2;
+    *status = 0;
+    if (v >= end) return p;
+    if (*v == '/') {
+        Py_ssize_t name = tree_fast_name(t, v, end, limit, &after);
+        if (name == -1) { *status = -1; return p; }
+        if (name >= 0) id = tree_push_node(t, NK_NAME, 0, name, 0);
+    } else if (tree_digit(*v)) {
+        after = v;
+        id = tree_fast_number(t, &after, end);
+    }
+    if (id < 0) return p;
+    TEntry *e = (TEntry *)(pending->data + pending->len);
+    e->key = top->key;
+    e->value = id;
+    top->has_key = 0;
+    pending->len += sizeof(TEntry);
+    return after;
+}
+
+/* An array's items after its '[' at p, each in a step of its own while
+ * they are integers or references (a /K array's kids, a /ParentTree
+ * entry's owners) and the batch has steps left (*budget): each a node and a
+ * pending item, as tree_place puts them; the bytes past the last. */
+static inline __attribute__((always_inline)) const unsigned char *tree_array_numbers(TreeObjects *t, Buf *pending,
+                                                                                    const unsigned char *p,
+                                                                                    const unsigned char *end, int *budget) {
+    while (*budget > 0) {
+        const unsigned char *v = p;
+        while (v < end && is_white(*v)) v++;
+        if (v >= end || !tree_digit(*v)) break;
+        Py_ssize_t id = tree_fast_number(t, &v, end);
+        if (id < 0) break;
+        *(Py_ssize_t *)(pending->data + pending->len) = id;
+        pending->len += sizeof(Py_ssize_t);
+        (*budget)--;
+        p = v;
+    }
+    return p;
+}
+
 /* One object from p..end as nodes (parse_span's grammar): its node, -2 when
  * it is not one well-formed object, -1 on error. What a malformed object
  * left in the arena stays there, unreferenced. */
@@ -4363,7 +4415,10 @@ static Py_ssize_t tree_parse(TreeObjects *t, const unsigned char *p, const unsig
         Py_ssize_t id = -2, name = 0;
         int kind = NK_NULL;
         switch (c) {
-        case '[': p++; tree_open(frames, pending, 0); continue;
+        case '[':
+            tree_open(frames, pending, 0);
+            p = tree_array_numbers(t, pending, p + 1, end, &budget);
+            continue;
         case ']': p++; status = tree_close(t, frames, pending, &result, 0); continue;
         case '<':
             if (p + 1 < end && p[1] == '<') { p += 2; tree_open(frames, pending, 1); continue; }
@@ -4388,6 +4443,8 @@ static Py_ssize_t tree_parse(TreeObjects *t, const unsigned char *p, const unsig
                 top->has_key = 1;
                 top->key = name;
                 top->keys |= tree_key_bit(name);
+                p = tree_entry_value(t, top, pending, p, end, limit, &name);
+                if (name == -1) return -1;
                 continue;
             }
             kind = NK_NAME;

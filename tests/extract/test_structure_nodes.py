@@ -687,6 +687,9 @@ _SPELLINGS: dict[str, Callable[[bytes], bytes]] = {
     "no white space before a delimiter": lambda b: re.sub(rb" (?=[/\[\]<>(])", b"", b),
     "a comment inside each reference": lambda b: re.sub(rb"(\d+) (\d+) R", rb"\1 \2%R\n R", b),
     "a comment before each generation": lambda b: re.sub(rb"(\d+) (\d+) R", rb"\1%0 R\r\2 R", b),
+    # A key's value read in the key's step, an array's numbers in a run of steps (tree_entry_value,
+    # tree_array_numbers): a comment between them leaves each to a step of its own.
+    "a comment after each name and bracket": lambda b: re.sub(rb"(/[^\0\t\n\x0c\r /\[\]<>(){}%]*|\[)", rb"\1%c\n", b),
 }
 
 
@@ -696,7 +699,8 @@ def test_the_node_parse_reads_each_spelling_of_its_tokens_as_parse_objects(monke
     # Types alike but for their last byte, of up to 16 bytes and of more (the
     # parse knows a name by its first 16 bytes and its length, and compares
     # the rest of a longer one), mapped to types of their own; a name with a
-    # '#' escape; and /K arrays of MCIDs ("N G" and no R).
+    # '#' escape; and /K arrays of MCIDs ("N G" and no R); the tree's first
+    # kid has hundreds of kids (an array longer than a batch of steps, TREE_BATCH).
     built = _rich_tree()
     page = built.pdf.pages[0]
     root = built.pdf.Root.StructTreeRoot
