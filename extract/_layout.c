@@ -4819,6 +4819,8 @@ static PyObject *layout_components(PyObject *mod, PyObject *args) {
     PyObject *result = NULL;
     int64_t *parent = NULL, *least = NULL;
     if (n < 0) { PyErr_SetString(PyExc_ValueError, "negative node count"); return NULL; }
+    /* n * 8 bytes must not wrap (n = 2**62 made room for nothing and wrote n items). */
+    if ((size_t)n > PY_SSIZE_T_MAX / sizeof(int64_t)) return PyErr_NoMemory();
     if (get_view(s_obj, &vs, "l", 8, "src") < 0 || get_view(d_obj, &vd, "l", 8, "dst") < 0) goto done;
     Py_ssize_t edges = vs.view.len / 8;
     if (vd.view.len / 8 != edges) { PyErr_SetString(PyExc_ValueError, "src and dst differ in length"); goto done; }

@@ -171,6 +171,10 @@ def test_pass_cuts_and_components_are_bounds_checked():
         LIB.components(3, np.array([0, 1], dtype=np.int64), np.array([1], dtype=np.int64))
     with pytest.raises(ValueError, match="negative"):
         LIB.components(-1, np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64))
+    # A node count whose bytes no size holds (n * 8 wrapped: room for none, n
+    # written; found by fuzz/kernel_fuzz.py's hostile arguments under ASan).
+    with pytest.raises(MemoryError):
+        LIB.components(2**62, np.array([0], dtype=np.int64), np.array([1], dtype=np.int64))
 
 
 def _bitwise(a: np.ndarray, b: np.ndarray) -> bool:
