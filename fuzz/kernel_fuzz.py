@@ -24,6 +24,7 @@ random.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import dataclasses
 import os
 import random
@@ -699,13 +700,119 @@ def _row_element(b: Any, rng: random.Random, page: Any, mcids: list[int], ids: l
     return b.struct_element("TR", cells, page=page)
 
 
+# ---------------------------------------------------------------- hostile arguments
+
+
+class _Recorder:
+    """An extension module's stand-in that records each call of its
+    functions (function, arguments) and makes it."""
+
+    def __init__(self, module: Any, calls: list[tuple[Callable[..., Any], tuple[Any, ...]]]) -> None:
+        self._module, self._calls = module, calls
+
+    def __getattr__(self, name: str) -> Any:
+        found = getattr(self._module, name)
+        if not callable(found) or isinstance(found, type):
+            return found
+
+        def record(*args: Any) -> Any:
+            self._calls.append((found, args))
+            return found(*args)
+
+        return record
+
+
+def _draw_hostile(rng: random.Random) -> Drawn:
+    """Another drawer's compiled calls made again straight to the extension,
+    one argument changed as no caller passes it: an array cut short, made
+    longer, of another dtype or not contiguous, an index out of range, a
+    list item of another type, a count of -1 or 2**62. The kernel must
+    answer or raise; a sanitizer report is the finding (no comparison)."""
+    from ragprep.extract import native
+
+    inner = KERNELS[rng.choice([n for n in KERNELS if n not in ("document", "hostile")])]
+    drawn = inner(rng)
+    seed = rng.getrandbits(32)
+
+    def hostile(lib: Any) -> None:
+        if lib is None:
+            return
+        calls: list[tuple[Callable[..., Any], tuple[Any, ...]]] = []
+        saved = native._core, native._grids
+        native._core, native._grids = _Recorder(native._core, calls), _Recorder(native._grids, calls)
+        try:
+            for _, call in drawn:
+                call(_Recorder(lib, calls))
+        finally:
+            native._core, native._grids = saved
+        local = random.Random(seed)
+        for function, args in local.sample(calls, min(len(calls), 3)):
+            if args:
+                at = local.randrange(len(args))
+                changed = (*args[:at], _hostile(local, args[at]), *args[at + 1 :])
+                with contextlib.suppress(Exception):  # an answer: the kernel refused the argument
+                    function(*changed)
+
+    return [("hostile", hostile)]
+
+
+def _hostile(rng: random.Random, value: Any) -> Any:
+    """`value` changed as no caller passes it (its kind kept at times)."""
+    if isinstance(value, np.ndarray):
+        return _hostile_array(rng, value)
+    if isinstance(value, bool):
+        return rng.choice((None, 2, "x"))
+    if isinstance(value, int):
+        return rng.choice((-1, 0, value + 1, value - 1, 2**62, -(2**63), 2**70, 1.5, None))
+    if isinstance(value, float):
+        return rng.choice((float("nan"), float("inf"), -1.0, 0, None))
+    if isinstance(value, list | tuple):
+        items = list(value)
+        pick = rng.randrange(4)
+        if pick == 0 or not items:
+            items = items[: len(items) // 2] if items else [None]
+        elif pick == 1:
+            items.append(items[-1])
+        else:
+            items[rng.randrange(len(items))] = rng.choice((None, "x", 2**70, -1, (), b"", float("nan"), np.zeros(2)))
+        return type(value)(items) if type(value) in (list, tuple) else items
+    if isinstance(value, bytes | str):
+        return value[: len(value) // 2] if value and rng.random() < 0.5 else value * 3
+    if isinstance(value, dict):
+        return {} if rng.random() < 0.3 else {**value, rng.choice((0, "x", (1, 2))): rng.choice((None, -1, "x", (1,)))}
+    return rng.choice((None, 0, "x", ()))
+
+
+def _hostile_array(rng: random.Random, value: np.ndarray) -> Any:
+    """An array cut, longer, of another dtype, strided, or with an index out of range."""
+    pick = rng.randrange(6)
+    if pick == 0:
+        return value[: len(value) // 2]
+    if pick == 1:
+        return np.concatenate([value, value[:1]]) if len(value) else np.zeros(3, dtype=value.dtype)
+    if pick == 2:
+        kind = rng.choice((np.int32, np.float32, np.int8, np.float64, np.int64, object))
+        return value.astype(kind) if value.dtype.kind != "O" else np.zeros(len(value), dtype=kind)
+    if pick == 3 and value.ndim == 1 and len(value) > 1:
+        return np.repeat(value, 2)[::2]  # the same items, not contiguous
+    out = value.copy()
+    if len(out) and out.dtype.kind in "iu":
+        held = np.iinfo(out.dtype)
+        out.reshape(-1)[rng.randrange(out.size)] = max(
+            held.min, min(held.max, rng.choice((-1, -(2**40), len(out), 2**40, 2**62)))
+        )
+    elif len(out) and out.dtype.kind == "f":
+        out.reshape(-1)[rng.randrange(out.size)] = rng.choice((np.nan, np.inf, -np.inf, 1e308))
+    return out
+
+
 # ---------------------------------------------------------------- the campaign
 
 KERNELS: dict[str, Callable[[random.Random], Drawn]] = {
     "grid_layout": _draw_grid_layout, "tables": _draw_tables, "finish_slots": _draw_finish_slots,
     "placement": _draw_placement, "cell_contents": _draw_cell_contents, "run_labels": _draw_run_labels,
     "nearest": _draw_nearest, "text": _draw_text, "frozen_rows": _draw_frozen_rows, "layout": _draw_layout, "grids": _draw_grids,
-    "document": _draw_document,
+    "document": _draw_document, "hostile": _draw_hostile,
 }  # fmt: skip
 # Inputs that found a fault (now mended), drawn first in every campaign: the smoke's fixed seeds keep them found.
 REGRESSIONS: dict[str, Callable[[random.Random], Drawn]] = {
