@@ -607,6 +607,19 @@ def _heads_scoped_both(rng: random.Random) -> Drawn:
     return [("table_finish", lambda lib: tables._finished_cells(cells, grids, 3, True, False))]
 
 
+def _huge_node_count(rng: random.Random) -> Drawn:
+    """_layout.components of 2**62 nodes: their bytes wrapped to none, and
+    it wrote past them (found by _draw_hostile). Compiled only: the answer
+    is a MemoryError."""
+
+    def call(lib: Any) -> None:
+        if lib is not None:
+            with contextlib.suppress(MemoryError):
+                lib.components(2**62, np.array([0], dtype=np.int64), np.array([1], dtype=np.int64))
+
+    return [("components", call)]
+
+
 def _grid_rules(rng: random.Random, xs: list[float], ys: list[float]) -> list[tuple[float, float, float, float, int]]:
     """A grid's rules: whole, in pieces or as cell boxes, some missing, ends jittered."""
     from ragprep.extract import gridfind
@@ -818,6 +831,7 @@ KERNELS: dict[str, Callable[[random.Random], Drawn]] = {
 REGRESSIONS: dict[str, Callable[[random.Random], Drawn]] = {
     "diagonal_grid": _diagonal_grid,
     "heads_scoped_both": _heads_scoped_both,
+    "huge_node_count": _huge_node_count,
 }
 
 
