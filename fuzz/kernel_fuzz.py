@@ -906,6 +906,7 @@ def run(args: argparse.Namespace) -> int:
     campaign = Campaign(args.seconds, args.report)
     runs = calls = refused = findings = 0
     counts = dict.fromkeys(drawers, 0)
+    answered: dict[str, int] = {}  # per call's label, the reference's answers
     while campaign.running(runs=runs, calls=calls, refused=refused, findings=findings):
         name = first[runs] if runs < len(first) else rng.choice(names)
         with open(args.crash_file, "w", encoding="utf-8") as out:  # a sanitizer abort leaves where it was
@@ -914,11 +915,18 @@ def run(args: argparse.Namespace) -> int:
             outcome = _compare(label, call, native._layout)
             calls += 1
             refused += outcome == "refused"
+            answered[label] = answered.get(label, 0) + (outcome != "refused")
             if outcome == "finding":
                 findings += 1
                 print(f"  --seed {args.seed}: run {runs}, drawer {name}", file=sys.stderr)
         counts[name] += 1
         runs += 1
+    # A kernel whose reference refused every input drawn is not fuzzed (a
+    # changed signature, say): a finding, or the campaign would pass blind.
+    blind = sorted(label for label, count in answered.items() if not count)
+    if blind:
+        findings += len(blind)
+        print(f"the reference refused every input of: {', '.join(blind)}", file=sys.stderr)
     print("drawn: " + "  ".join(f"{name} {count}" for name, count in counts.items()))
     print(
         f"runs: {runs}  calls: {calls}  refused by the reference: {refused}  cpu seconds: {campaign.cpu:.0f}  findings: {findings}"
