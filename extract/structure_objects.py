@@ -577,7 +577,7 @@ class _ObjectStream(NamedTuple):
 
     data: bytes
     first: int  # /First: where the first object starts, after the header
-    count: int  # /N: the header's pairs
+    pairs: int  # /N: the header's pairs (not `count`: a tuple's count method)
     number: int
 
     @staticmethod
@@ -607,7 +607,7 @@ class _ObjectStream(NamedTuple):
         table's for this stream) its header holds (_read_header); None when
         the header is damaged."""
         try:
-            return _read_header(self.data, self.first, self.count, members)
+            return _read_header(self.data, self.first, self.pairs, members)
         except (ValueError, TypeError):
             return None
 
