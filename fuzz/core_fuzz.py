@@ -297,10 +297,12 @@ def _exists(ref: tuple[int, int]) -> bool:
 
 def _build(folder: Path, sanitize: bool, names: tuple[str, ...] = ("_core",)) -> Path:
     """Each extension of `names` (extract/NAME.c) built into `folder`, the
-    compilers run side by side; the path of _core's build."""
+    compilers run side by side, but those `folder` holds already (--builds:
+    one build for a session's campaigns); the path of _core's build."""
     suffix = sysconfig.get_config_var("EXT_SUFFIX")
     include = sysconfig.get_paths()["include"]
     flags = [SANITIZE, "-fno-sanitize-recover=all"] if sanitize else []
+    names = tuple(name for name in names if not (folder / f"{name}{suffix}").exists())
     compilers = [
         subprocess.Popen(
             ["gcc", "-O1", "-g", "-fno-omit-frame-pointer", *flags, "-ffp-contract=off", "-fno-strict-aliasing",
@@ -351,6 +353,9 @@ def main() -> int:
         "--sanitize", choices=("auto", "yes", "no"), default="auto",
         help="build with ASan+UBSan: yes, no, or auto (where gcc has the runtimes)",
     )
+    parser.add_argument(
+        "--builds", help="a folder to keep the builds in and take them from (the same sources: a test session's campaigns)"
+    )
     parser.add_argument("--crash-file", default=str(Path(tempfile.gettempdir()) / "ragprep-core-fuzz-input.bin"))
     parser.add_argument("--_child", metavar="CORE", help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -364,8 +369,11 @@ def main() -> int:
         return 2
     why_not = "--sanitize no" if args.sanitize == "no" else "gcc has no runtime for them"
     print(f"sanitizers: {'address,undefined' if sanitize else f'none ({why_not})'}", flush=True)
-    with tempfile.TemporaryDirectory() as folder:
-        core = _build(Path(folder), sanitize, EXTENSIONS if args.target == "kernels" else ("_core",))
+    with tempfile.TemporaryDirectory() as made:
+        # --builds: a folder kept between campaigns, one subfolder per kind of build.
+        folder = Path(args.builds) / ("sanitized" if sanitize else "plain") if args.builds else Path(made)
+        folder.mkdir(parents=True, exist_ok=True)
+        core = _build(folder, sanitize, EXTENSIONS if args.target == "kernels" else ("_core",))
         env = dict(os.environ)
         if sanitize:
             env.update(

@@ -27,11 +27,17 @@ needs_sanitizer_build = pytest.mark.skipif(
 )
 
 
-def run_campaign(tmp_path: Path, *options: str, timeout: int = 180) -> None:
+@pytest.fixture(scope="module")
+def builds(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One folder of sanitizer builds for every campaign here: each extension compiled once (~10 CPU s each)."""
+    return tmp_path_factory.mktemp("builds")
+
+
+def run_campaign(tmp_path: Path, builds: Path, *options: str, timeout: int = 180) -> None:
     """One campaign of fuzz/core_fuzz.py over its fixed seeds (seed 13): no finding, more than 100 runs."""
     crash = tmp_path / "input.bin"
     done = subprocess.run(
-        [sys.executable, str(FUZZ), *options, "--seed", "13", "--crash-file", str(crash)],
+        [sys.executable, str(FUZZ), *options, "--seed", "13", "--crash-file", str(crash), "--builds", str(builds)],
         capture_output=True, text=True, timeout=timeout,
     )  # fmt: skip
     assert done.returncode == 0, (done.stdout[-2000:], done.stderr[-4000:], crash.read_bytes()[:2000] if crash.exists() else None)
@@ -40,45 +46,45 @@ def run_campaign(tmp_path: Path, *options: str, timeout: int = 180) -> None:
 
 
 @needs_sanitizer_build
-def test_core_fuzz_smoke_has_no_findings(tmp_path: Path):
-    run_campaign(tmp_path, "--seconds", "25", timeout=240)
+def test_core_fuzz_smoke_has_no_findings(tmp_path: Path, builds: Path):
+    run_campaign(tmp_path, builds, "--seconds", "25", timeout=240)
 
 
 @needs_sanitizer_build
-def test_structure_walk_fuzz_smoke_has_no_findings(tmp_path: Path):
+def test_structure_walk_fuzz_smoke_has_no_findings(tmp_path: Path, builds: Path):
     # The compiled tree walk against the reference on mutants of the builder's tree (fuzz/tree_fuzz.py).
-    run_campaign(tmp_path, "--target", "trees", "--seconds", "10")
+    run_campaign(tmp_path, builds, "--target", "trees", "--seconds", "10")
 
 
 @needs_sanitizer_build
-def test_node_walk_fuzz_smoke_has_no_findings(tmp_path: Path):
+def test_node_walk_fuzz_smoke_has_no_findings(tmp_path: Path, builds: Path):
     # The node walk over object stream bytes against the walk of plain values (fuzz/node_fuzz.py).
-    run_campaign(tmp_path, "--target", "nodes", "--seconds", "8")
+    run_campaign(tmp_path, builds, "--target", "nodes", "--seconds", "8")
 
 
 @needs_sanitizer_build
-def test_cmap_section_fuzz_smoke_has_no_findings(tmp_path: Path):
+def test_cmap_section_fuzz_smoke_has_no_findings(tmp_path: Path, builds: Path):
     # The compiled CMap section parser against cmap.py's builder on mutants of fixed CMaps (fuzz/cmap_fuzz.py).
-    run_campaign(tmp_path, "--target", "cmaps", "--seconds", "8")
+    run_campaign(tmp_path, builds, "--target", "cmaps", "--seconds", "8")
 
 
 @needs_sanitizer_build
-def test_object_stream_header_fuzz_smoke_has_no_findings(tmp_path: Path):
+def test_object_stream_header_fuzz_smoke_has_no_findings(tmp_path: Path, builds: Path):
     # The compiled object stream header reader against _header_spans on mutants of fixed streams (fuzz/ostream_fuzz.py).
-    run_campaign(tmp_path, "--target", "ostreams", "--seconds", "5")
+    run_campaign(tmp_path, builds, "--target", "ostreams", "--seconds", "5")
 
 
 @needs_sanitizer_build
-def test_xref_table_fuzz_smoke_has_no_findings(tmp_path: Path):
+def test_xref_table_fuzz_smoke_has_no_findings(tmp_path: Path, builds: Path):
     # The compiled cross-reference reader against xref._reference_table and qpdf's table
     # on random tables and mutants of them (fuzz/xref_fuzz.py).
-    run_campaign(tmp_path, "--target", "xref", "--seconds", "5")
+    run_campaign(tmp_path, builds, "--target", "xref", "--seconds", "5")
 
 
 @needs_sanitizer_build
-def test_kernel_fuzz_smoke_has_no_findings(tmp_path: Path):
+def test_kernel_fuzz_smoke_has_no_findings(tmp_path: Path, builds: Path):
     # The kernels that take Python objects and numpy columns (_core's tables,
     # reading and text kernels, _layout's and _grids'), all three extensions
     # built with the sanitizers, against their references (fuzz/kernel_fuzz.py).
-    # Three sanitizer builds (~22 CPU s, side by side) and 20 CPU s of fuzzing: ~35 s on two cores.
-    run_campaign(tmp_path, "--target", "kernels", "--seconds", "20", timeout=600)
+    # The builds of _layout.c and _grids.c (~12 CPU s, side by side; _core's is the module's one) and 20 CPU s of fuzzing.
+    run_campaign(tmp_path, builds, "--target", "kernels", "--seconds", "20", timeout=600)
