@@ -7694,25 +7694,32 @@ static long long finish_header_rows(const FinishCell *cells, Py_ssize_t n) {
     return leading;
 }
 
+/* `by_place`'s entry for the cell's (row, col) (heads and named are keyed
+ * so), borrowed, in *found: NULL when it has none. 0, or -1 with an
+ * exception set. */
+static int finish_at_place(const FinishCell *c, PyObject *by_place, const Py_ssize_t *offsets, PyObject **found) {
+    *found = NULL;
+    if (!PyDict_GET_SIZE(by_place)) return 0;
+    PyObject *key = PyTuple_Pack(2, CELL_FIELD(c->cell, offsets, FC_ROW), CELL_FIELD(c->cell, offsets, FC_COL));
+    if (!key) return -1;
+    *found = PyDict_GetItemWithError(by_place, key); /* borrowed */
+    Py_DECREF(key);
+    return !*found && PyErr_Occurred() ? -1 : 0;
+}
+
 /* A header cell's scope: `heads`' (/Scope, in a THead) for its place, else
  * by position (tables._labels' rule). 1 Column, 2 Row, 3 Both, 0 neither;
  * -1 with an exception set. */
 static int finish_scope(const FinishCell *c, PyObject *heads, long long header_rows, const Py_ssize_t *offsets) {
-    PyObject *scope = Py_None, *in_thead = Py_False, *found = NULL;
-    if (PyDict_GET_SIZE(heads)) {
-        PyObject *key = PyTuple_Pack(2, CELL_FIELD(c->cell, offsets, FC_ROW), CELL_FIELD(c->cell, offsets, FC_COL));
-        if (!key) return -1;
-        found = PyDict_GetItemWithError(heads, key); /* borrowed */
-        Py_DECREF(key);
-        if (!found && PyErr_Occurred()) return -1;
-        if (found) {
-            if (!PyTuple_Check(found) || PyTuple_GET_SIZE(found) != 2) {
-                PyErr_SetString(PyExc_ValueError, "table_finish: heads hold (scope, in_thead)");
-                return -1;
-            }
-            scope = PyTuple_GET_ITEM(found, 0);
-            in_thead = PyTuple_GET_ITEM(found, 1);
+    PyObject *scope = Py_None, *in_thead = Py_False, *found;
+    if (finish_at_place(c, heads, offsets, &found) < 0) return -1;
+    if (found) {
+        if (!PyTuple_Check(found) || PyTuple_GET_SIZE(found) != 2) {
+            PyErr_SetString(PyExc_ValueError, "table_finish: heads hold (scope, in_thead)");
+            return -1;
         }
+        scope = PyTuple_GET_ITEM(found, 0);
+        in_thead = PyTuple_GET_ITEM(found, 1);
     }
     if (scope == Py_None) {
         int thead = PyObject_IsTrue(in_thead);
@@ -7774,14 +7781,8 @@ static int finish_labels(FinishCell *cells, Py_ssize_t n, const Py_ssize_t *head
                          Py_ssize_t n_heads, PyObject *named, PyObject *ids, const Py_ssize_t *offsets) {
     for (Py_ssize_t k = 0; k < n; k++) {
         FinishCell *c = &cells[k];
-        PyObject *named_ids = NULL;
-        if (PyDict_GET_SIZE(named)) {
-            PyObject *key = PyTuple_Pack(2, CELL_FIELD(c->cell, offsets, FC_ROW), CELL_FIELD(c->cell, offsets, FC_COL));
-            if (!key) return -1;
-            named_ids = PyDict_GetItemWithError(named, key); /* borrowed */
-            Py_DECREF(key);
-            if (!named_ids && PyErr_Occurred()) return -1;
-        }
+        PyObject *named_ids;
+        if (finish_at_place(c, named, offsets, &named_ids) < 0) return -1;
         if (named_ids) {
             if (!(c->labels = finish_named(cells, n, named_ids, ids))) return -1;
             continue;
