@@ -854,7 +854,6 @@ class _Walker:
         self._messages = _Messages(deep=_deep(max_depth))  # the defaults but `deep`, made at once
         self._warnings = _Warnings()
         self._roles = _Roles(self._root_dict, objects, self._warnings)
-        self._type_infos: dict[str, _TypeInfo] = {}
         self._texts: dict[bytes, str] = {}  # text strings decoded (§7.9.2.2)
         # (/S as written, namespace key) -> (raw, standard, info, role-map warning)
         self._resolved: dict[tuple[str, object], tuple[str, str, _TypeInfo, str | None]] = {}
@@ -929,7 +928,7 @@ class _Walker:
         root_k = (self._root_dict["/K"],) if "/K" in self._root_dict else ()
         env = (
             self._object_refs, self._pages, self._root_objgen, root_k, self._document_lang(), self._plain_type,
-            ("", "NonStruct", self._info("NonStruct"), None), self._texts, text_string, self._cell_attributes, _NO_CELL,
+            ("", "NonStruct", _type_info("NonStruct"), None), self._texts, text_string, self._cell_attributes, _NO_CELL,
             self._resolve, self._parent_tree, self._warnings.add, self._messages, self._max_depth,
             self._type_in, Stream, self._class_map, _SPAN_COMPLAINTS, self._cell_nodes,
             self._root_dict.get("/ParentTree"), self._struct_parents, self._page_tree_numbers,
@@ -968,7 +967,7 @@ class _Walker:
             self._pages is not None, self._objects.cache, self._resolve, self._warnings.add, self._resolved,
             self._element_type, self._texts, text_string, self._cell_attributes, _NO_CELL, self._mcr, self._objr,
             self._parent_tree, self._unexpected_kid, _Ctx, StructElement, MarkedContentRef,
-            self._info("NonStruct"), PAGE_STREAM, _NO_OBJGEN, self._messages, self._max_depth, self._pages,
+            _type_info("NonStruct"), PAGE_STREAM, _NO_OBJGEN, self._messages, self._max_depth, self._pages,
         )  # fmt: skip
         return functools.partial(core.walk_struct, self._stack, env)
 
@@ -1059,12 +1058,6 @@ class _Walker:
 
     def _cell_attributes(self, obj: dict[str, Any]) -> _CellAttributes:
         return _table_cell_attributes(obj, self._class_map, self._value, self._warnings)
-
-    def _info(self, std: str) -> _TypeInfo:
-        info = self._type_infos.get(std)
-        if info is None:
-            info = self._type_infos[std] = _type_info(std)
-        return info
 
     def _text(self, value: Any, key: str, default: str | None) -> str | None:
         """A PDF text string (§7.9.2.2) decoded by pikepdf (PDFDocEncoding, UTF-16BE, UTF-8)."""
@@ -1177,7 +1170,7 @@ class _Walker:
             self._objr(objgen, kid, ctx)
         elif kid_type == "StructElem":
             warn(_M.no_s)
-            info = self._info("NonStruct")
+            info = _type_info("NonStruct")
             items.append((_ELEMENT, objgen, kid, "", "NonStruct", info, ctx))
             return info
         elif objgen in self._on_path:  # e.g. the /StructTreeRoot itself
@@ -1204,7 +1197,7 @@ class _Walker:
         s = self._value(kid["/S"])
         if type(s) is not str:
             self._warnings.add("element /S is not a name; treated as NonStruct")
-            return "", "NonStruct", self._info("NonStruct")
+            return "", "NonStruct", _type_info("NonStruct")
         ns = self._roles.namespace(kid["/NS"]) if "/NS" in kid else None
         resolved = self._plain_type(s, ns)
         if resolved[3] is not None:
@@ -1221,7 +1214,7 @@ class _Walker:
             if resolved is None:
                 raw = s[1:]
                 std, problem = self._roles.resolve(raw, ns)
-                resolved = (raw, std, self._info(std), problem)
+                resolved = (raw, std, _type_info(std), problem)
             self._resolved[key] = resolved
         return resolved
 
