@@ -3,7 +3,7 @@
 One call measures every system: ragprep in each mode (stream, structure, layout, auto), ragprep's
 pure-Python reference interpreter in stream mode (RAGPREP_PURE=1), and the peers. Each system
 runs in its own long-lived child process; systems are alternated file by file, so a change of
-machine load hits all alike. Per file the child measures CPU time (time.process_time) next to
+machine load hits all alike. Per file the child measures CPU time (getrusage: see cpu_seconds) next to
 wall time (with --repeat N: the read of least CPU time of N, as timeit keeps), and stops a file
 at --timeout CPU seconds (a profiling timer, so a busy machine does not cut files short). Every result is appended to --out as one JSON line as soon as it is
 measured: a long run that is stopped keeps what it measured, and --summarize reads such a file
@@ -42,6 +42,7 @@ from bench._corpus import (  # noqa: E402  (needs the path fix above)
     DEFAULT_CORPUS,
     BenchError,
     CorpusFile,
+    cpu_seconds,
     make_extractor,
     parse_peer_list,
     peak_rss_mb,
@@ -138,7 +139,7 @@ def worker(library: str, mode: str) -> int:
 def _timed_read(extractor: Callable[[Path], list[str]], request: dict[str, Any]) -> tuple[list[str], str, float, float]:
     """(texts, error, CPU seconds, wall seconds) of one read of the request's file."""
     gc.collect()  # outside the timed region: nobody pays for earlier garbage
-    wall, cpu = time.perf_counter(), time.process_time()
+    wall, cpu = time.perf_counter(), cpu_seconds()
     texts: list[str] = []
     error = ""
     try:
@@ -150,7 +151,7 @@ def _timed_read(extractor: Callable[[Path], list[str]], request: dict[str, Any])
         error = short_error(exc)
     finally:
         signal.setitimer(signal.ITIMER_PROF, 0)
-    return texts, error, time.process_time() - cpu, time.perf_counter() - wall
+    return texts, error, cpu_seconds() - cpu, time.perf_counter() - wall
 
 
 def _least_of(extractor: Callable[[Path], list[str]], request: dict[str, Any]) -> tuple[list[str], str, float, float]:
