@@ -6758,34 +6758,127 @@ done:
     return result;
 }
 
+/* run_labels' pieces (struct2's section below), which structure_order shares. */
+static int run_label_item(PyObject *list, Py_ssize_t i, PyObject *value /* borrowed */) {
+    PyList_SET_ITEM(list, i, Py_NewRef(value));
+    return 0;
+}
+
+/* What run_labels reads labels from (StructTree.label_columns, and the
+ * tail's six values): the per-element columns as views, the rest borrowed. */
+typedef struct {
+    View v[3]; /* type, path, level */
+    PyObject *std_names, *header, *path_names, *lang, *alt, *tail;
+    Py_ssize_t nel;
+} LabelColumns;
+
+static void label_columns_release(LabelColumns *c) {
+    for (int i = 0; i < 3; i++) release(&c->v[i]);
+}
+
+/* The label columns `columns` = (type, std_names, header, path, path_names,
+ * level, lang, alt, tail) read into `c`. 0, or -1 with an exception set (the
+ * caller releases `c` either way). */
+static int label_columns_get(PyObject *columns, LabelColumns *c) {
+    PyObject *o[3];
+    memset(c, 0, sizeof *c);
+    if (!PyTuple_Check(columns)) {
+        PyErr_SetString(PyExc_TypeError, "run_labels: the label columns are a tuple");
+        return -1;
+    }
+    if (!PyArg_ParseTuple(columns, "OO!O!OO!OO!O!O!", &o[0], &PyTuple_Type, &c->std_names, &PyTuple_Type, &c->header,
+                          &o[1], &PyTuple_Type, &c->path_names, &o[2], &PyList_Type, &c->lang, &PyDict_Type, &c->alt,
+                          &PyTuple_Type, &c->tail))
+        return -1;
+    static const char *const names[3] = {"type", "path", "level"};
+    for (int i = 0; i < 3; i++)
+        if (get_view(o[i], &c->v[i], "l", 8, names[i]) < 0) return -1;
+    c->nel = c->v[0].view.len / 8;
+    if (c->v[1].view.len / 8 != c->nel || c->v[2].view.len / 8 != c->nel || PyList_GET_SIZE(c->lang) != c->nel ||
+        PyTuple_GET_SIZE(c->header) != PyTuple_GET_SIZE(c->std_names) || PyTuple_GET_SIZE(c->tail) != 6) {
+        PyErr_SetString(PyExc_ValueError, "run_labels: columns of different lengths");
+        return -1;
+    }
+    return 0;
+}
+
+/* The six label lists of the runs owned by R[0:n] (below 0: the tail's). NULL with an exception set. */
+static PyObject *run_label_lists(const int64_t *R, Py_ssize_t n, const LabelColumns *c) {
+    const int64_t *T = c->v[0].view.buf, *P = c->v[1].view.buf, *L = c->v[2].view.buf;
+    Py_ssize_t ntypes = PyTuple_GET_SIZE(c->std_names), npaths = PyTuple_GET_SIZE(c->path_names);
+    PyObject *result = NULL, *lists[6] = {NULL};
+    for (int f = 0; f < 6; f++)
+        if (!(lists[f] = PyList_New(n))) goto done;
+    int alts = PyDict_GET_SIZE(c->alt) > 0;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        int64_t r = R[i];
+        if (r < 0) {
+            for (int f = 0; f < 6; f++) run_label_item(lists[f], i, PyTuple_GET_ITEM(c->tail, f));
+            continue;
+        }
+        if (r >= c->nel || T[r] < 0 || T[r] >= ntypes || P[r] < 0 || P[r] >= npaths) {
+            PyErr_SetString(PyExc_IndexError, "run_labels: a row, type or path out of range");
+            goto done;
+        }
+        run_label_item(lists[0], i, PyTuple_GET_ITEM(c->std_names, T[r]));
+        run_label_item(lists[1], i, PyTuple_GET_ITEM(c->path_names, P[r]));
+        PyObject *level = L[r] ? PyLong_FromLongLong((long long)L[r]) : Py_NewRef(Py_None);
+        if (!level) goto done;
+        PyList_SET_ITEM(lists[2], i, level);
+        run_label_item(lists[3], i, PyList_GET_ITEM(c->lang, r));
+        run_label_item(lists[4], i, PyTuple_GET_ITEM(c->header, T[r]));
+        PyObject *text = Py_None;
+        if (alts) {
+            PyObject *key = PyLong_FromLongLong((long long)r);
+            text = key ? PyDict_GetItemWithError(c->alt, key) : NULL; /* borrowed */
+            Py_XDECREF(key);
+            if (!text && PyErr_Occurred()) goto done;
+            if (!text) text = Py_None;
+        }
+        run_label_item(lists[5], i, text);
+    }
+    result = PyTuple_Pack(6, lists[0], lists[1], lists[2], lists[3], lists[4], lists[5]);
+done:
+    /* Lists left with empty items on an error are freed unread (PyList_New's NULL items are allowed in dealloc). */
+    for (int f = 0; f < 6; f++) Py_XDECREF(lists[f]);
+    return result;
+}
+
 /* structure_order(candidates, stream, mcid, artifact, keep_artifacts, no_mcid,
- *                 ref_keys, ref_element, block_owner, actual_owner, actual_text,
- *                 order, element, starts) -> (kept, tagged, untagged, replaced):
- * reading._placement's reference in one pass over the page's candidate glyphs
- * (rows of its table). A candidate is kept unless it is an artifact and
+ *                 content_keys, content_element, lo, hi, block_owner, actual_owner,
+ *                 actual_text, order, starts, run_starts, run_owners[, labels])
+ *   -> (kept, tagged, untagged, replaced, runs, run_labels):
+ * a page's structure reading up to the join (reading._placement; its
+ * reference, reading._reference_placement, then _run_labels), in one pass
+ * over the page's candidate glyphs (rows of its table). The page's refs are
+ * the document's content rows lo:hi (StructTree's content, grouped by page):
+ * ref j has the key content_keys[lo + j] and the element content_element[lo + j].
+ * A candidate is kept unless it is an artifact and
  * artifacts are not kept. A kept candidate c whose mcid[c] != no_mcid has the
  * key (stream[c] << 32) | mcid[c] (two's complement bits, as numpy's int64
- * shift and or make them); its rank is the smallest j with ref_keys[j] equal
+ * shift and or make them); its rank is the smallest j with ref j's key equal
  * to it (the first of equal keys in a stable argsort), -1 when none.
  * order[0:tagged] receives the ranked candidates by rank, candidates of one
- * rank in their order; order[tagged:kept] the other kept candidates in their
- * order; element[0:tagged] the element of each ranked one's ref
- * (ref_element[rank]). untagged counts the non-artifacts among the others.
+ * rank in their order (each owned by its ref's element); order[tagged:kept]
+ * the other kept candidates in their order. untagged counts the
+ * non-artifacts among the others.
  * replaced: None unless some placed glyph's element has an /ActualText
  * owner (actual_owner[element] >= 0, §14.9.4); then the first placed glyph of
  * each owner carries the owner's text (actual_text.get(owner) or "") and
  * stays placed if that text is not empty, the owner's other glyphs drop out
- * of order and element (kept and tagged count what stays), and replaced is
+ * of order (kept and tagged count what stays), and replaced is
  * (rows, texts): each carrier's row and its text, for the caller to write
  * (reading._apply_actual_text's steps). starts[i] (i < kept) says whether
  * order[i]'s owner (block_owner[element] for a placed glyph, -1 for the
- * tail's) differs from order[i-1]'s (starts[0] is 0). Every index read is
- * checked against its array's length. With run_starts and run_owners (int64,
- * as long as ref_keys: a ref's placed glyphs are one stretch of order, of one
- * element, so no more runs begin than there are refs) the result has a
- * fifth item, runs: the block runs of the placed glyphs order[0:tagged]
- * (reading._placed_runs), where each begins (0, then each i < tagged with
- * starts[i]) into run_starts[0:runs] and its owner into run_owners[0:runs]. */
+ * tail's) differs from order[i-1]'s (starts[0] is 0). runs: the block runs
+ * of the placed glyphs order[0:tagged] (reading._placed_runs), where each
+ * begins (0, then each i < tagged with starts[i]) into run_starts[0:runs]
+ * and its owner into run_owners[0:runs] (int64, hi - lo long: a ref's placed
+ * glyphs are one stretch of order, of one element, so no more runs begin
+ * than there are refs). run_labels: None, or with `labels` (run_labels'
+ * columns and tail, StructTree.label_columns + the tail's values) and no
+ * tail on the page (kept == tagged), the runs' six label lists as run_labels
+ * gives them. Every index read is checked against its array's length. */
 
 /* The page's refs by key: an open-addressing table of (key, first index);
  * index -1 marks an empty slot. A page has tens to thousands of refs in any
@@ -6968,18 +7061,16 @@ static void fill(int64_t *restrict values, Py_ssize_t count, int64_t value) {
     for (Py_ssize_t i = 0; i < count; i++) values[i] = value;
 }
 
-/* element and placed_starts where no /ActualText dropped a glyph: ref j's
- * glyphs are order[counts[j-1]:counts[j]] (counts[-1] = 0), all owned by
- * element RE[j], so both are filled a ref at a time. */
+/* placed_starts where no /ActualText dropped a glyph: ref j's glyphs are
+ * order[counts[j-1]:counts[j]] (counts[-1] = 0), all owned by element RE[j],
+ * so the starts are filled a ref at a time. */
 static void ref_starts(const int64_t *RE, Py_ssize_t nrefs, const int64_t *counts, const int64_t *BO,
-                       Py_ssize_t tagged, Py_ssize_t kept, int64_t *restrict element, unsigned char *restrict starts,
-                       RunsOut *out) {
+                       Py_ssize_t tagged, Py_ssize_t kept, unsigned char *restrict starts, RunsOut *out) {
     int64_t previous = -1;
     for (Py_ssize_t j = 0, at = 0; j < nrefs; at = counts[j++]) {
         Py_ssize_t end = counts[j];
         if (end == at) continue;
         int64_t current = BO[RE[j]];
-        fill(element + at, end - at, RE[j]);
         starts[at] = at > 0 && current != previous;
         if (at == 0 || current != previous) run_begins(out, at, current);
         memset(starts + at + 1, 0, (size_t)(end - at - 1));
@@ -6988,63 +7079,103 @@ static void ref_starts(const int64_t *RE, Py_ssize_t nrefs, const int64_t *count
     tail_starts(tagged, kept, previous, starts);
 }
 
-static PyObject *core_structure_order(PyObject *mod, PyObject *args) {
-    (void)mod;
-    PyObject *o[13] = {NULL}, *actual_text;
-    int keep_artifacts;
-    long long no_mcid;
-    if (!PyArg_ParseTuple(args, "OOOOpLOOOOOOOO|OO", &o[0], &o[1], &o[2], &o[3], &keep_artifacts, &no_mcid, &o[4],
-                          &o[5], &o[6], &o[7], &actual_text, &o[8], &o[9], &o[10], &o[11], &o[12]))
-        return NULL;
-    enum { CAND, STREAM, MCID, ARTIFACT, REF_KEYS, REF_ELEMENT, BLOCK, ACTUAL, ORDER, ELEMENT, STARTS, RUN_STARTS,
-           RUN_OWNERS, NV };
-    View v[NV] = {{0}};
-    static const char *const formats[NV] = {"l", "l", "l", "?", "l", "l", "l", "l", "l", "l", "?", "l", "l"};
-    static const char *const names[NV] = {"candidates", "stream", "mcid", "artifact", "ref_keys", "ref_element",
-                                          "block_owner", "actual_owner", "order", "element", "starts",
-                                          "run_starts", "run_owners"};
-    RefSlot *slots = NULL;
-    RankRun *runs = NULL;
-    int64_t *counts = NULL;
-    PyObject *result = NULL;
-    int with_runs = o[RUN_STARTS] != NULL;
-    if (with_runs != (o[RUN_OWNERS] != NULL)) {
-        PyErr_SetString(PyExc_TypeError, "structure_order: run_starts and run_owners go together");
-        return NULL;
-    }
-    for (int i = 0; i < (with_runs ? NV : RUN_STARTS); i++)
-        if (get_view(o[i], &v[i], formats[i], formats[i][0] == '?' ? 1 : 8, names[i]) < 0) goto done;
-    Py_ssize_t n = v[CAND].view.len / 8, rows = v[STREAM].view.len / 8, nrefs = v[REF_KEYS].view.len / 8;
-    Py_ssize_t nel = v[BLOCK].view.len / 8;
-    if (v[MCID].view.len / 8 != rows || v[ARTIFACT].view.len != rows || v[REF_ELEMENT].view.len / 8 != nrefs ||
-        v[ACTUAL].view.len / 8 != nel || v[ORDER].view.len / 8 != n || v[ELEMENT].view.len / 8 != n ||
-        v[STARTS].view.len != n || (with_runs && (v[RUN_STARTS].view.len / 8 != nrefs || v[RUN_OWNERS].view.len / 8 != nrefs))) {
-        PyErr_SetString(PyExc_ValueError, "structure_order: arrays of different lengths");
-        goto done;
-    }
-    if (v[ORDER].view.readonly || v[ELEMENT].view.readonly || v[STARTS].view.readonly ||
-        (with_runs && (v[RUN_STARTS].view.readonly || v[RUN_OWNERS].view.readonly))) {
-        PyErr_SetString(PyExc_ValueError, "structure_order: the outputs must be writable");
-        goto done;
-    }
-    RunsOut runs_out = {with_runs ? v[RUN_STARTS].view.buf : NULL, with_runs ? v[RUN_OWNERS].view.buf : NULL, 0};
-    const int64_t *K = v[REF_KEYS].view.buf, *RE = v[REF_ELEMENT].view.buf, *AO = v[ACTUAL].view.buf;
-    const unsigned char *artifact = v[ARTIFACT].view.buf;
-    int64_t *order = v[ORDER].view.buf, *element = v[ELEMENT].view.buf;
-    size_t capacity = 16; /* a power of two, at least twice the refs: probes stay short */
+/* The refs by key (RefSlot): `capacity` slots, a power of two at least
+ * twice the refs; the first ref of a key keeps it. NULL when out of memory. */
+static RefSlot *ref_slots(const int64_t *K, Py_ssize_t nrefs, size_t *mask) {
+    size_t capacity = 16; /* probes stay short */
     while (capacity < 2 * (size_t)nrefs) capacity <<= 1;
-    slots = PyMem_Malloc(sizeof(RefSlot) * capacity);
-    runs = PyMem_Malloc(sizeof(RankRun) * (size_t)(n + 1));
-    counts = PyMem_Calloc((size_t)nrefs + 2, sizeof(int64_t));
-    if (!slots || !runs || !counts) { PyErr_NoMemory(); goto done; }
-    size_t mask = capacity - 1;
+    RefSlot *slots = PyMem_Malloc(sizeof(RefSlot) * capacity);
+    if (!slots) return NULL;
+    *mask = capacity - 1;
     for (size_t h = 0; h < capacity; h++) slots[h].index = -1;
     for (Py_ssize_t j = 0; j < nrefs; j++) { /* in order: the first ref of a key keeps it */
         uint64_t key = (uint64_t)K[j];
-        size_t h = ref_slot(key, mask);
-        while (slots[h].index >= 0 && slots[h].key != key) h = (h + 1) & mask;
+        size_t h = ref_slot(key, *mask);
+        while (slots[h].index >= 0 && slots[h].key != key) h = (h + 1) & *mask;
         if (slots[h].index < 0) { slots[h].key = key; slots[h].index = (int64_t)j; }
     }
+    return slots;
+}
+
+/* The placed glyphs' starts and block runs where some placed glyph's element
+ * has an /ActualText owner: each placed glyph's element (ref j's glyphs are
+ * order[counts[j-1]:counts[j]]) into scratch, /ActualText applied (its
+ * glyphs dropped: tagged and kept updated), then placed_starts. The
+ * replacements (actual_text_applied), NULL with an exception set. */
+static PyObject *actual_starts(const int64_t *RE, Py_ssize_t nrefs, const int64_t *counts, const int64_t *BO,
+                               const int64_t *AO, Py_ssize_t nel, PyObject *actual_text, int64_t *order,
+                               Py_ssize_t *tagged, Py_ssize_t *kept, unsigned char *starts, RunsOut *out) {
+    int64_t *element = PyMem_Malloc(sizeof(int64_t) * (size_t)(*tagged + 1));
+    if (!element) return PyErr_NoMemory();
+    for (Py_ssize_t j = 0, at = 0; j < nrefs; at = counts[j++]) fill(element + at, counts[j] - at, RE[j]);
+    PyObject *replaced = actual_text_applied(AO, nel, actual_text, order, element, tagged, kept);
+    if (replaced) placed_starts(element, *tagged, *kept, BO, starts, out);
+    PyMem_Free(element);
+    return replaced;
+}
+
+/* The placement's items after the pass (the run labels with `labels`, a
+ * page with no tail): structure_order's result tuple, NULL on error. */
+static PyObject *placement_result(Py_ssize_t kept, Py_ssize_t tagged, Py_ssize_t untagged, PyObject *replaced,
+                                  const RunsOut *out, PyObject *labels) {
+    PyObject *lists = Py_NewRef(Py_None);
+    if (labels != Py_None && kept == tagged) {
+        LabelColumns c;
+        Py_SETREF(lists, label_columns_get(labels, &c) < 0 ? NULL : run_label_lists(out->owners, out->count, &c));
+        label_columns_release(&c);
+        if (!lists) return NULL;
+    }
+    return Py_BuildValue("nnnOnN", kept, tagged, untagged, replaced, out->count, lists);
+}
+
+static PyObject *core_structure_order(PyObject *mod, PyObject *args) {
+    (void)mod;
+    enum { CAND, STREAM, MCID, ARTIFACT, KEYS, CONTENT_ELEMENT, BLOCK, ACTUAL, ORDER, STARTS, RUN_STARTS, RUN_OWNERS,
+           NV };
+    PyObject *o[NV] = {NULL}, *actual_text, *labels = Py_None;
+    int keep_artifacts;
+    long long no_mcid;
+    Py_ssize_t lo, hi;
+    if (!PyArg_ParseTuple(args, "OOOOpLOOnnOOOOOOO|O", &o[CAND], &o[STREAM], &o[MCID], &o[ARTIFACT], &keep_artifacts,
+                          &no_mcid, &o[KEYS], &o[CONTENT_ELEMENT], &lo, &hi, &o[BLOCK], &o[ACTUAL], &actual_text,
+                          &o[ORDER], &o[STARTS], &o[RUN_STARTS], &o[RUN_OWNERS], &labels))
+        return NULL;
+    View v[NV] = {{0}};
+    static const char *const formats[NV] = {"l", "l", "l", "?", "l", "l", "l", "l", "l", "?", "l", "l"};
+    static const char *const names[NV] = {"candidates", "stream", "mcid", "artifact", "content_keys", "content_element",
+                                          "block_owner", "actual_owner", "order", "starts", "run_starts", "run_owners"};
+    RefSlot *slots = NULL;
+    RankRun *runs = NULL;
+    int64_t *counts = NULL;
+    PyObject *result = NULL, *replaced = NULL;
+    for (int i = 0; i < NV; i++)
+        if (get_view(o[i], &v[i], formats[i], formats[i][0] == '?' ? 1 : 8, names[i]) < 0) goto done;
+    Py_ssize_t n = v[CAND].view.len / 8, rows = v[STREAM].view.len / 8, nrefs = hi - lo;
+    Py_ssize_t nel = v[BLOCK].view.len / 8;
+    if (lo < 0 || hi < lo || hi > v[KEYS].view.len / 8) {
+        PyErr_SetString(PyExc_IndexError, "structure_order: the page's content rows out of range");
+        goto done;
+    }
+    if (v[MCID].view.len / 8 != rows || v[ARTIFACT].view.len != rows || v[CONTENT_ELEMENT].view.len != v[KEYS].view.len ||
+        v[ACTUAL].view.len / 8 != nel || v[ORDER].view.len / 8 != n || v[STARTS].view.len != n ||
+        v[RUN_STARTS].view.len / 8 != nrefs || v[RUN_OWNERS].view.len / 8 != nrefs) {
+        PyErr_SetString(PyExc_ValueError, "structure_order: arrays of different lengths");
+        goto done;
+    }
+    if (v[ORDER].view.readonly || v[STARTS].view.readonly || v[RUN_STARTS].view.readonly || v[RUN_OWNERS].view.readonly) {
+        PyErr_SetString(PyExc_ValueError, "structure_order: the outputs must be writable");
+        goto done;
+    }
+    RunsOut runs_out = {v[RUN_STARTS].view.buf, v[RUN_OWNERS].view.buf, 0};
+    const int64_t *K = (const int64_t *)v[KEYS].view.buf + lo, *RE = (const int64_t *)v[CONTENT_ELEMENT].view.buf + lo;
+    const int64_t *AO = v[ACTUAL].view.buf, *BO = v[BLOCK].view.buf;
+    const unsigned char *artifact = v[ARTIFACT].view.buf;
+    int64_t *order = v[ORDER].view.buf;
+    size_t mask = 0;
+    slots = ref_slots(K, nrefs, &mask);
+    runs = PyMem_Malloc(sizeof(RankRun) * (size_t)(n + 1));
+    counts = PyMem_Calloc((size_t)nrefs + 2, sizeof(int64_t));
+    if (!slots || !runs || !counts) { PyErr_NoMemory(); goto done; }
     Py_ssize_t n_runs = 0, tagged = 0;
     Py_ssize_t kept = ranked_runs(v[CAND].view.buf, n, rows, v[STREAM].view.buf, v[MCID].view.buf, artifact,
                                   keep_artifacts, (int64_t)no_mcid, slots, mask, runs, &n_runs);
@@ -7066,18 +7197,17 @@ static PyObject *core_structure_order(PyObject *mod, PyObject *args) {
     int actual = 0;
     for (Py_ssize_t j = 0, at = 0; j < nrefs && !actual; at = counts[j++])
         actual = at < counts[j] && AO[RE[j]] >= 0;
-    PyObject *replaced = Py_NewRef(Py_None);
     if (actual) {
-        for (Py_ssize_t j = 0, at = 0; j < nrefs; at = counts[j++]) fill(element + at, counts[j] - at, RE[j]);
-        Py_SETREF(replaced, actual_text_applied(AO, nel, actual_text, order, element, &tagged, &kept));
+        replaced = actual_starts(RE, nrefs, counts, BO, AO, nel, actual_text, order, &tagged, &kept, v[STARTS].view.buf,
+                                 &runs_out);
         if (!replaced) goto done;
-        placed_starts(element, tagged, kept, v[BLOCK].view.buf, v[STARTS].view.buf, &runs_out);
     } else {
-        ref_starts(RE, nrefs, counts, v[BLOCK].view.buf, tagged, kept, element, v[STARTS].view.buf, &runs_out);
+        replaced = Py_NewRef(Py_None);
+        ref_starts(RE, nrefs, counts, BO, tagged, kept, v[STARTS].view.buf, &runs_out);
     }
-    result = with_runs ? Py_BuildValue("nnnNn", kept, tagged, untagged, replaced, runs_out.count)
-                       : Py_BuildValue("nnnN", kept, tagged, untagged, replaced);
+    result = placement_result(kept, tagged, untagged, replaced, &runs_out, labels);
 done:
+    Py_XDECREF(replaced);
     PyMem_Free(slots);
     PyMem_Free(runs);
     PyMem_Free(counts);
@@ -9346,65 +9476,22 @@ done:
  * header_cell[type[r]] and /Alt alt.get(r); a tail run takes tail's six
  * values. One call per page in place of a numpy gather and a list per field.
  * No PDF bytes are read here: the walk's columns only. */
-static int run_label_item(PyObject *list, Py_ssize_t i, PyObject *value /* borrowed */) {
-    PyList_SET_ITEM(list, i, Py_NewRef(value));
-    return 0;
-}
-
 static PyObject *core_run_labels(PyObject *mod, PyObject *args) {
     (void)mod;
-    PyObject *o[4], *std_names, *header, *path_names, *lang, *alt, *tail, *result = NULL, *lists[6] = {NULL};
-    if (!PyArg_ParseTuple(args, "OOO!O!OO!OO!O!O!", &o[0], &o[1], &PyTuple_Type, &std_names, &PyTuple_Type, &header, &o[2],
-                          &PyTuple_Type, &path_names, &o[3], &PyList_Type, &lang, &PyDict_Type, &alt, &PyTuple_Type, &tail))
+    Py_ssize_t size = PyTuple_GET_SIZE(args);
+    if (size != 10) {
+        PyErr_Format(PyExc_TypeError, "run_labels takes 10 arguments (%zd given)", size);
         return NULL;
-    enum { ROWS, TYPE, PATH, LEVEL, NV };
-    static const char *const names[NV] = {"rows", "type", "path", "level"};
-    View v[NV] = {{0}};
-    for (int i = 0; i < NV; i++)
-        if (get_view(o[i], &v[i], "l", 8, names[i]) < 0) goto done;
-    Py_ssize_t n = v[ROWS].view.len / 8, nel = v[TYPE].view.len / 8;
-    if (v[PATH].view.len / 8 != nel || v[LEVEL].view.len / 8 != nel || PyList_GET_SIZE(lang) != nel ||
-        PyTuple_GET_SIZE(header) != PyTuple_GET_SIZE(std_names) || PyTuple_GET_SIZE(tail) != 6) {
-        PyErr_SetString(PyExc_ValueError, "run_labels: columns of different lengths");
-        goto done;
     }
-    const int64_t *R = v[ROWS].view.buf, *T = v[TYPE].view.buf, *P = v[PATH].view.buf, *L = v[LEVEL].view.buf;
-    Py_ssize_t ntypes = PyTuple_GET_SIZE(std_names), npaths = PyTuple_GET_SIZE(path_names);
-    for (int f = 0; f < 6; f++)
-        if (!(lists[f] = PyList_New(n))) goto done;
-    int alts = PyDict_GET_SIZE(alt) > 0;
-    for (Py_ssize_t i = 0; i < n; i++) {
-        int64_t r = R[i];
-        if (r < 0) {
-            for (int f = 0; f < 6; f++) run_label_item(lists[f], i, PyTuple_GET_ITEM(tail, f));
-            continue;
-        }
-        if (r >= nel || T[r] < 0 || T[r] >= ntypes || P[r] < 0 || P[r] >= npaths) {
-            PyErr_SetString(PyExc_IndexError, "run_labels: a row, type or path out of range");
-            goto done;
-        }
-        run_label_item(lists[0], i, PyTuple_GET_ITEM(std_names, T[r]));
-        run_label_item(lists[1], i, PyTuple_GET_ITEM(path_names, P[r]));
-        PyObject *level = L[r] ? PyLong_FromLongLong((long long)L[r]) : Py_NewRef(Py_None);
-        if (!level) goto done;
-        PyList_SET_ITEM(lists[2], i, level);
-        run_label_item(lists[3], i, PyList_GET_ITEM(lang, r));
-        run_label_item(lists[4], i, PyTuple_GET_ITEM(header, T[r]));
-        PyObject *text = Py_None;
-        if (alts) {
-            PyObject *key = PyLong_FromLongLong((long long)r);
-            text = key ? PyDict_GetItemWithError(alt, key) : NULL; /* borrowed */
-            Py_XDECREF(key);
-            if (!text && PyErr_Occurred()) goto done;
-            if (!text) text = Py_None;
-        }
-        run_label_item(lists[5], i, text);
-    }
-    result = PyTuple_Pack(6, lists[0], lists[1], lists[2], lists[3], lists[4], lists[5]);
-done:
-    /* Lists left with empty items on an error are freed unread (PyList_New's NULL items are allowed in dealloc). */
-    for (int f = 0; f < 6; f++) Py_XDECREF(lists[f]);
-    for (int i = 0; i < NV; i++) release(&v[i]);
+    PyObject *columns = PyTuple_GetSlice(args, 1, size), *result = NULL;
+    if (!columns) return NULL;
+    View rows = {0};
+    LabelColumns c;
+    if (label_columns_get(columns, &c) == 0 && get_view(PyTuple_GET_ITEM(args, 0), &rows, "l", 8, "rows") == 0)
+        result = run_label_lists(rows.view.buf, rows.view.len / 8, &c);
+    release(&rows);
+    label_columns_release(&c);
+    Py_DECREF(columns);
     return result;
 }
 /* ==== end of struct2's section ========================================== */

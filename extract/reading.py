@@ -37,7 +37,7 @@ from ragprep.extract.glyphs import NO_MCID, GlyphTable, ImagePlacement
 from ragprep.extract.native import compiled_core
 from ragprep.extract.rows import frozen_instance
 from ragprep.extract.structure import StructTree
-from ragprep.extract.structure_columns import PageRefs, content_keys
+from ragprep.extract.structure_columns import PageContent, PageRefs, content_keys
 from ragprep.extract.tables import NO_CELLS, CellContents, TableGrids
 
 
@@ -85,12 +85,12 @@ def read_structure(
     if tree is None:
         return Unavailable("the document has no structure tree (/StructTreeRoot)")
     candidates = text_glyphs(table)
-    refs = tree.page_columns(page_key)
-    if not len(refs.key):
+    content = tree.page_content_rows(page_key)
+    if content.lo == content.hi:
         reason = _unreferenced(table, candidates, has_struct_parents)
         if reason is not None:
             return Unavailable(reason)
-    placed = _placement(table, tree, refs, candidates, config, images)
+    placed = _placement(table, tree, content, candidates, config, images)
     table = placed.table
     joined = join(table, placed.order, config, break_before=placed.starts)
     blocks, lines, runs = _owned_blocks(table, tree, joined, placed)
@@ -117,49 +117,58 @@ class _Placement(NamedTuple):
     table: GlyphTable  # the page's, with /ActualText applied and /Alt rows added
     order: np.ndarray  # the glyphs the tree places, in its order; then the tail, in stream order
     tagged: int  # how many of `order` the tree places
-    element: np.ndarray  # per placed glyph, the element that owns it directly
     starts: np.ndarray  # per position of `order`: a new block owner starts there, on a new line
     untagged: int  # non-artifact glyphs of the tail
     # The placed glyphs' runs of one block owner: where each begins in `order` (0, then
     # where `starts` says, before `tagged`) and its owner (int64 both).
     runs: tuple[np.ndarray, np.ndarray]
+    # The runs' labels (_run_labels) where the compiled placement read them
+    # with the runs: a page with no tail; else None.
+    labels: dict[str, list[Any]] | None = None
 
-    def owner_of_glyph(self, block_owners: np.ndarray) -> np.ndarray:
-        """Per table row, its block owner (the nearest block element,
-        `block_owners` per element: StructTree.block_owners); -1 off the tree.
-        Made where asked for: a page join kept in the tree's order reads its
-        blocks off `starts`."""
+    def placed_owners(self) -> np.ndarray:
+        """Per placed glyph (order[:tagged]), its block owner (the nearest
+        block element, StructTree.block_owners): its run's."""
+        starts, owners = self.runs
+        return np.repeat(owners, np.diff(starts, append=self.tagged))
+
+    def owner_of_glyph(self) -> np.ndarray:
+        """Per table row, its block owner; -1 off the tree. Made where asked
+        for: a page join kept in the tree's order reads its blocks off `starts`."""
         owner = np.full(len(self.table), -1, dtype=np.int64)
-        owner[self.order[: self.tagged]] = block_owners[self.element]
+        owner[self.order[: self.tagged]] = self.placed_owners()
         return owner
 
 
 def _placement(
     table: GlyphTable,
     tree: StructTree,
-    refs: PageRefs,
+    content: PageContent,
     candidates: np.ndarray,
     config: ExtractConfig,
     images: tuple[ImagePlacement, ...],
 ) -> _Placement:
-    """The compiled placement (one pass over the page's glyphs, _core.structure_order)
-    where the core is built and no Figure adds /Alt rows; else the reference."""
+    """The compiled placement where the core is built and no Figure adds
+    /Alt rows: one call (_core.structure_order) looks the page's glyphs up
+    among its content rows, places them, cuts the placed ones into block runs
+    and, on a page with no tail, labels the runs. Else the reference."""
     core = compiled_core()
     if core is None or (config.figure_alt_in_text and images):
-        return _reference_placement(table, tree, refs, candidates, config, images)
+        return _reference_placement(table, tree, content.refs(), candidates, config, images)
     rows = len(candidates)
-    order, element, starts = np.empty(rows, dtype=np.int64), np.empty(rows, dtype=np.int64), np.empty(rows, dtype=bool)
+    order, starts = np.empty(rows, dtype=np.int64), np.empty(rows, dtype=bool)
     # The placed glyphs' block runs: a ref's glyphs are one stretch of one element, so at most one run a ref.
-    run_at, run_owner = np.empty(len(refs.key), dtype=np.int64), np.empty(len(refs.key), dtype=np.int64)
+    runs = np.empty((2, content.hi - content.lo), dtype=np.int64)
     columns = [np.ascontiguousarray(c, dtype=np.int64) for c in (candidates, table.mcid_stream, table.mcid)]
-    kept, tagged, untagged, replaced, runs = core.structure_order(
+    kept, tagged, untagged, replaced, count, labels = core.structure_order(
         *columns, np.ascontiguousarray(table.artifact, dtype=bool), config.include_artifacts, NO_MCID,
-        refs.key, refs.element, tree.block_owners, tree.actual_text_owners, tree.columns.actual_text,
-        order, element, starts, run_at, run_owner,
+        content.key, content.element, content.lo, content.hi, tree.block_owners, tree.actual_text_owners,
+        tree.columns.actual_text, order, starts, runs[0], runs[1], (*tree.label_columns, _TAIL_VALUES),
     )  # fmt: skip
     if replaced is not None:  # an /ActualText replaced its elements' text (rare): its carriers' rows get it
         table = _with_texts(table, *replaced)
-    return _Placement(table, order[:kept], tagged, element[:tagged], starts[:kept], untagged, (run_at[:runs], run_owner[:runs]))
+    run_labels = None if labels is None else dict(zip(_LABEL_NAMES, labels, strict=True))
+    return _Placement(table, order[:kept], tagged, starts[:kept], untagged, (runs[0, :count], runs[1, :count]), run_labels)
 
 
 def _reference_placement(
@@ -198,7 +207,7 @@ def _owners(
     starts = _owner_changes(owner)
     starts[:1] = False  # the first glyph starts the page, not a new line
     run_at = np.flatnonzero(_owner_changes(placed_owner))
-    return _Placement(table, order, len(glyphs), element, starts, untagged, (run_at, placed_owner[run_at]))
+    return _Placement(table, order, len(glyphs), starts, untagged, (run_at, placed_owner[run_at]))
 
 
 def _tree_order(
@@ -230,19 +239,22 @@ def _owned_blocks(
     the runs: each block's first position and owner (-1: the tail)."""
     if not len(joined.order):
         return (), (), (_NO_ROWS, _NO_ROWS)
-    block_owners = tree.block_owners
     # join() may reorder glyphs inside right-to-left lines (a new order): then read owners again.
     owner_of_glyph = None
     if joined.order is placed.order:
         runs = _placed_runs(placed)
+        labels = placed.labels
     else:
-        owner_of_glyph = placed.owner_of_glyph(block_owners)
+        owner_of_glyph = placed.owner_of_glyph()
         runs = _owner_runs(owner_of_glyph, joined.order)
+        labels = None
     if runs is not None:  # a page the tree covers whole needs no geometric block starts
         starts, owners = runs
-        return (*blocks_and_lines(table, joined, starts, _run_labels(tree, owners)), runs)
+        if labels is None:
+            labels = _run_labels(tree, owners)
+        return (*blocks_and_lines(table, joined, starts, labels), runs)
     if owner_of_glyph is None:  # the placement's own order, with a tail
-        owner_of_glyph = placed.owner_of_glyph(block_owners)
+        owner_of_glyph = placed.owner_of_glyph()
     owner = owner_of_glyph[joined.order]
     tail = owner == -1  # geometry splits only the tail's runs
     new_block = _owner_changes(owner) | (tail & geometric_block_starts(table, joined))
@@ -314,7 +326,7 @@ def _cell_contents(table: GlyphTable, joined: JoinedText, placed: _Placement, ru
     placed glyphs."""
     core = compiled_core()
     if core is None:
-        return _reference_cell_contents(table, joined, placed.order[: placed.tagged], placed.element, grids)
+        return _reference_cell_contents(table, joined, placed.order[: placed.tagged], placed.placed_owners(), grids)
     columns = core.block_cells(
         grids.cell_of, *(np.ascontiguousarray(c, dtype=np.int64) for c in (runs.owners, runs.starts, joined.order)),
         *(np.ascontiguousarray(c, dtype=np.int64) for c in (joined.char_start, joined.char_end)),
@@ -325,15 +337,17 @@ def _cell_contents(table: GlyphTable, joined: JoinedText, placed: _Placement, ru
 
 
 def _reference_cell_contents(
-    table: GlyphTable, joined: JoinedText, glyphs: np.ndarray, element: np.ndarray, grids: TableGrids
+    table: GlyphTable, joined: JoinedText, glyphs: np.ndarray, owners: np.ndarray, grids: TableGrids
 ) -> CellContents:
-    """_cell_contents in numpy steps: each emitted glyph's cell, its positions
+    """_cell_contents in numpy steps: each emitted glyph's cell (its block
+    owner's, `owners` per placed glyph of `glyphs`: TH, TD and Table are
+    block types, so an element's cell is its block owner's), its positions
     sorted by cell (stably), then per cell its extremes, box and MCIDs."""
-    cell_of_element = grids.cell_of[element]
-    if not len(cell_of_element) or cell_of_element.max() < 0:
+    cell_of_placed = grids.cell_of[owners]
+    if not len(cell_of_placed) or cell_of_placed.max() < 0:
         return NO_CELLS  # no glyph of the page in a cell: no per-glyph column to fill
     cell_of_glyph = np.full(len(table), -1, dtype=np.int64)
-    cell_of_glyph[glyphs] = cell_of_element
+    cell_of_glyph[glyphs] = cell_of_placed
     cell = cell_of_glyph[joined.order]
     positions = np.flatnonzero(cell >= 0)
     if not len(positions):

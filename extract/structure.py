@@ -105,6 +105,7 @@ from ragprep.extract.structure_columns import (
     ContentColumns,
     ElementColumns,
     MarkedContentRef,
+    PageContent,
     PageKey,
     PageRefs,
     StructElement,
@@ -298,9 +299,14 @@ class StructTree:
 
     def page_columns(self, page: PageKey | pikepdf.Page | pikepdf.Object) -> PageRefs:
         """The page's marked content in author order, as columns."""
+        return self.page_content_rows(page).refs()
+
+    def page_content_rows(self, page: PageKey | pikepdf.Page | pikepdf.Object) -> PageContent:
+        """The page's marked content in author order: its rows of the
+        document's content columns (no copy; lo == hi when it has none)."""
+        tables = self._tables
         lo, hi = self._bounds(page)
-        c = self.content
-        return PageRefs(self._tables.content_keys[lo:hi], c.element[lo:hi], c.stream[lo:hi], c.mcid[lo:hi])
+        return PageContent(tables.content_keys, tables.content_element, self.content.stream, self.content.mcid, lo, hi)
 
     def _refs(self, lo: int, hi: int) -> tuple[MarkedContentRef, ...]:
         c = self.content
@@ -393,6 +399,7 @@ class _TreeTables(NamedTuple):
     page_row: dict[PageKey, int]  # per page key, its row of page_keys (page_rows)
     page_offsets: list[int]  # page row r's content rows: page_offsets[r]:page_offsets[r + 1]
     content_keys: np.ndarray  # int64 per content row: content_keys(stream, mcid)
+    content_element: np.ndarray  # int64 per content row, contiguous: its element (ContentColumns.element)
     block_owners: np.ndarray  # int64 per element: StructTree.block_owners
     type_names: np.ndarray  # object per type row: its standard type
     header_cell: np.ndarray  # bool per type row: TH
@@ -422,7 +429,8 @@ def _tree_tables(c: ElementColumns, content: ContentColumns) -> _TreeTables:
         np.ascontiguousarray(c.heading_level, dtype=np.int64),
         c.lang if type(c.lang) is list else list(c.lang), c.alt if type(c.alt) is dict else dict(c.alt),
     )  # fmt: skip
-    return _TreeTables(page_rows(c.page_keys), offsets.tolist(), keys, block_owners, type_names, header_cell, labels)
+    element = np.ascontiguousarray(content.element, dtype=np.int64)
+    return _TreeTables(page_rows(c.page_keys), offsets.tolist(), keys, element, block_owners, type_names, header_cell, labels)
 
 
 def _whole_tree_columns(

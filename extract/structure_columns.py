@@ -21,7 +21,8 @@ from typing import NamedTuple
 import numpy as np
 
 __all__ = [
-    "CellTuple", "ContentColumns", "ElementColumns", "MarkedContentRef", "PageKey", "PageRefs", "StructElement",
+    "CellTuple", "ContentColumns", "ElementColumns", "MarkedContentRef", "PageContent", "PageKey", "PageRefs",
+    "StructElement",
     "content_keys", "page_rows",
 ]
 
@@ -144,6 +145,24 @@ class PageRefs(NamedTuple):
     element: np.ndarray  # int64: the owning element
     stream: np.ndarray  # int64
     mcid: np.ndarray  # int64
+
+
+class PageContent(NamedTuple):
+    """One page's marked content as rows lo:hi of the document's content
+    columns (StructTree.page_content_rows): what the compiled placement reads
+    (_core.structure_order), with no per-page copy; `refs` slices them."""
+
+    key: np.ndarray  # int64 per content row of the document: content_keys(stream, mcid)
+    element: np.ndarray  # int64 per content row: the owning element
+    stream: np.ndarray  # int64 per content row
+    mcid: np.ndarray  # int64 per content row
+    lo: int
+    hi: int
+
+    def refs(self) -> PageRefs:
+        """The page's rows, as columns of their own."""
+        lo, hi = self.lo, self.hi
+        return PageRefs(self.key[lo:hi], self.element[lo:hi], self.stream[lo:hi], self.mcid[lo:hi])
 
 
 def page_rows(pages: Sequence[PageKey]) -> dict[PageKey, int]:

@@ -314,39 +314,71 @@ def _glyphs(rng: random.Random, rows: int, mcids: tuple[int, ...] = (-1, 0, 1, 2
 
 def _draw_placement(rng: random.Random) -> Drawn:
     """structure_order (reading._placement): refs whose keys collide (MCIDs
-    of 2**32 and more), negative MCIDs, /ActualText owners; then owner_runs
-    over the placement's order, reversed at times (as join reorders it)."""
+    of 2**32 and more), negative MCIDs, /ActualText owners, the page's rows
+    among other pages' rows of the content, the runs' labels; then
+    owner_runs over the placement's order, reversed at times (as join reorders it)."""
     from ragprep.extract import reading
     from ragprep.extract.config import ExtractConfig
-    from ragprep.extract.structure_columns import PageRefs
+    from ragprep.extract.structure_columns import PageContent
 
     mcids = (-1, -2, 0, 1, 2, 3, 2**32, 2**32 + 1, 2**40)
     rows, elements = _size(rng, 40), rng.randint(1, 8)
     table = _glyphs(rng, rows, mcids)
     candidates = _i64(sorted(rng.sample(range(rows), rng.randint(0, rows))))
     refs = [(rng.choice(mcids), rng.choice((0, 1, 7, -1)), rng.randrange(elements)) for _ in range(_size(rng, 12))]
-    mcid, stream, element = (_i64([r[k] for r in refs]) for k in range(3))
+    before, after = rng.randint(0, 3), rng.randint(0, 3)
+    others = [(rng.choice(mcids), rng.choice((0, 1, 7, -1)), rng.randrange(elements)) for _ in range(before + after)]
+    rows_ = [*others[:before], *refs, *others[before:]]
+    mcid, stream, element = (_i64([r[k] for r in rows_]) for k in range(3))
     texts = {k: t for k, t in enumerate(("A", None, "", "BB", "C", "", "😀", "é")) if t is not None}
+    labels = _label_tree(rng, elements)
     tree = SimpleNamespace(
         block_owners=_i64([rng.randrange(elements) for _ in range(elements)]),
         actual_text_owners=_i64([rng.choice((-1, -1, -1, *range(elements))) for _ in range(elements)]),
-        columns=SimpleNamespace(actual_text=texts),
+        columns=SimpleNamespace(actual_text=texts), label_columns=labels.label_columns, labels=labels.labels,
     )
     config = ExtractConfig(include_artifacts=rng.random() < 0.5)
-    page = (table, tree, PageRefs(stream << 32 | mcid, element, stream, mcid), candidates, config, ())
+    content = PageContent(stream << 32 | mcid, element, stream, mcid, before, before + len(refs))
+    page = (table, tree, content, candidates, config, ())
     owner = _i64(
         [rng.choice((-1, *range(elements))) if rng.random() < 0.2 else rng.randrange(elements) for _ in range(rows)]
     )
     order = _i64(rng.sample(range(rows), rng.randint(0, rows)))
     return [
-        ("structure_order", lambda lib: _placement_data(reading._placement(*page))),
+        ("structure_order", lambda lib: _placement_data(reading._placement(*page), tree)),
         ("owner_runs", lambda lib: reading._owner_runs(owner, order)),
     ]
 
 
-def _placement_data(placed: Any) -> tuple[Any, ...]:
-    """Every field of a placement (its runs included), the table's texts for the table."""
-    return placed.table.text, *placed[1:]
+def _placement_data(placed: Any, tree: Any) -> tuple[Any, ...]:
+    """Every field of a placement (its runs included), the table's texts for
+    the table; for its labels, on a page with no tail, the runs' labels: the
+    compiled placement's own, the reference's by _run_labels (as _owned_blocks reads them)."""
+    from ragprep.extract import reading
+
+    labels = placed.labels
+    if labels is None and placed.tagged == len(placed.order):
+        labels = reading._run_labels(tree, placed.runs[1])
+    return placed.table.text, *placed[1:-1], labels
+
+
+def _label_tree(rng: random.Random, n: int) -> Any:
+    """A StructTree of `n` elements, for their labels: two raw types of one
+    standard type, TH, levels 0-6, /Lang None and shared, /Alt on some."""
+    from ragprep.extract.structure import StructTree
+    from ragprep.extract.structure_columns import ContentColumns, ElementColumns
+
+    types = (("P", "P"), ("TH", "TH"), ("Heading", "H1"), ("Body", "P"), ("TD", "TD"), ("Span", "Span"))
+    paths = (("Document",), ("Document", "P"), ("Document", "Table", "TR", "TH"), ())
+    pick = lambda k: _i64([rng.randrange(k) for _ in range(n)])  # noqa: E731
+    alts = {k: rng.choice(("a photo", "", "chart")) for k in range(n) if rng.random() < 0.3}
+    columns = ElementColumns(
+        parent=_i64([-1] * n), type=pick(len(types)), heading_level=pick(7), actual_text_owner=_i64([-1] * n),
+        ref_number=_i64([0] * n), ref_generation=_i64([0] * n), page=_i64([-1] * n), path=pick(len(paths)),
+        lang=[rng.choice((None, "en-US", "fr", "")) for _ in range(n)], actual_text={}, alt=alts, cells={},
+        type_names=types, page_keys=(), path_names=paths,
+    )  # fmt: skip
+    return StructTree(columns, ContentColumns(*(_i64([]) for _ in range(4))), {}, ())
 
 
 def _draw_cell_contents(rng: random.Random) -> Drawn:
@@ -358,7 +390,7 @@ def _draw_cell_contents(rng: random.Random) -> Drawn:
     from ragprep.extract import reading, tables
     from ragprep.extract.config import ExtractConfig
     from ragprep.extract.geometric import join
-    from ragprep.extract.structure_columns import PageRefs
+    from ragprep.extract.structure_columns import PageContent
 
     tree = _grid_tree(rng)
     grids = tables.table_grids(tree)
@@ -374,7 +406,7 @@ def _draw_cell_contents(rng: random.Random) -> Drawn:
     owners = [rng.choice(cells) if rng.random() < 0.7 else rng.randrange(tree.size) for _ in range(mcids)]
     refs = [(m, owners[m]) for m in rng.sample(range(mcids), rng.randint(0, mcids))]
     mcid, element = _i64([m for m, _ in refs]), _i64([e for _, e in refs])
-    page_refs = PageRefs(mcid, element, np.zeros(len(refs), dtype=np.int64), mcid)
+    page_refs = PageContent(mcid, element, np.zeros(len(refs), dtype=np.int64), mcid, 0, len(refs))
     config = ExtractConfig(include_artifacts=rng.random() < 0.5)
     placed = reading._placement(table, tree, page_refs, _i64(range(rows)), config, ())
     joined = join(placed.table, placed.order, config, break_before=placed.starts)
@@ -384,23 +416,11 @@ def _draw_cell_contents(rng: random.Random) -> Drawn:
 
 
 def _draw_run_labels(rng: random.Random) -> Drawn:
-    """run_labels: two raw types of one standard type, TH, levels 0-6, /Lang None and shared, /Alt on some."""
+    """run_labels over _label_tree's elements, owned and tail runs mixed."""
     from ragprep.extract import reading
-    from ragprep.extract.structure import StructTree
-    from ragprep.extract.structure_columns import ContentColumns, ElementColumns
 
-    types = (("P", "P"), ("TH", "TH"), ("Heading", "H1"), ("Body", "P"), ("TD", "TD"), ("Span", "Span"))
-    paths = (("Document",), ("Document", "P"), ("Document", "Table", "TR", "TH"), ())
     n = rng.randint(1, 12) if rng.random() < 0.95 else rng.randint(1, 2000)
-    pick = lambda k: _i64([rng.randrange(k) for _ in range(n)])  # noqa: E731
-    alts = {k: rng.choice(("a photo", "", "chart")) for k in range(n) if rng.random() < 0.3}
-    columns = ElementColumns(
-        parent=_i64([-1] * n), type=pick(len(types)), heading_level=pick(7), actual_text_owner=_i64([-1] * n),
-        ref_number=_i64([0] * n), ref_generation=_i64([0] * n), page=_i64([-1] * n), path=pick(len(paths)),
-        lang=[rng.choice((None, "en-US", "fr", "")) for _ in range(n)], actual_text={}, alt=alts, cells={},
-        type_names=types, page_keys=(), path_names=paths,
-    )  # fmt: skip
-    tree = StructTree(columns, ContentColumns(*(_i64([]) for _ in range(4))), {}, ())
+    tree = _label_tree(rng, n)
     owners = _i64([rng.randint(-1, n - 1) for _ in range(_size(rng, 20))])
     return [("run_labels", lambda lib: reading._run_labels(tree, owners))]
 

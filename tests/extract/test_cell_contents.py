@@ -67,7 +67,12 @@ def _page(table: GlyphTable, placed: list[tuple[int, int]], order: list[int], le
     labels = label_fields(np.zeros(len(starts), dtype=np.int64), (BlockLabel(),))
     blocks = labelled_blocks(table, joined, starts, labels) if len(order) else ()
     rows = [row for row, _ in placed]
-    placement = SimpleNamespace(order=_i64(rows + [r for r in order if r not in rows]), tagged=len(rows), element=_i64([e for _, e in placed]))
+    placed_owners = [owner_of[e] for _, e in placed]  # the placed glyphs' runs of one block owner
+    run_at = [p for p in range(len(placed_owners)) if not p or placed_owners[p] != placed_owners[p - 1]]
+    placement = reading._Placement(
+        table, _i64(rows + [r for r in order if r not in rows]), len(rows), np.zeros(0, dtype=bool), 0,
+        (_i64(run_at), _i64([placed_owners[p] for p in run_at])),
+    )  # fmt: skip
     runs = reading._BlockRuns(starts, _i64([owners[p] for p in starts.tolist()]), blocks)
     return table, joined, placement, runs, SimpleNamespace(cell_of=_i64(cell_of))
 
@@ -177,7 +182,7 @@ def test_the_compiled_cell_contents_are_the_reference_on_the_tagged_corpus(monke
 
     def both(table: GlyphTable, joined: object, placed: Any, runs: object, grids: object) -> CellContents:
         got = compiled(table, joined, placed, runs, grids)  # type: ignore[arg-type]
-        expected = reading._reference_cell_contents(table, joined, placed.order[: placed.tagged], placed.element, grids)  # type: ignore[arg-type]
+        expected = reading._reference_cell_contents(table, joined, placed.order[: placed.tagged], placed.placed_owners(), grids)  # type: ignore[arg-type]
         _same(expected, got)
         seen.append(len(got))
         return got

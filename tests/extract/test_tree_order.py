@@ -1,10 +1,13 @@
 """reading._placement, compiled (_core.structure_order) against its numpy
-reference (reading._reference_placement).
+reference (reading._reference_placement, then reading._run_labels).
 
 The page's glyphs that the structure tree references, in the tree's order,
-each with the element that owns it and its block owner; the rest (the tail)
+each with its block owner (the runs of one owner); the rest (the tail)
 in stream order; artifacts left out unless configured; the tail's
-non-artifacts counted. The inputs below reach what the keys' arithmetic and
+non-artifacts counted; on a page with no tail, the runs' labels. The page's
+refs are its rows of the document's content columns: the compiled placement
+looks them up there, among other pages' rows (drawn around them below). The
+inputs below reach what the keys' arithmetic and
 the ordering can get wrong: two refs with one key (the first ref wins),
 MCIDs of 2**32 and more (their bits overlap the stream's, as numpy's shift
 and or make them), negative marked MCIDs, many glyphs of one sequence (kept
@@ -37,8 +40,9 @@ from ragprep.extract import PDFReadError, _core, open_document
 from ragprep.extract.compiled import compiled_available
 from ragprep.extract.config import ExtractConfig
 from ragprep.extract.glyphs import GlyphTable
-from ragprep.extract.reading import _owner_runs, _placed_runs, _placement, _Placement, _with_texts
-from ragprep.extract.structure_columns import PageRefs
+from ragprep.extract.reading import _owner_runs, _placed_runs, _placement, _Placement, _run_labels, _with_texts
+from ragprep.extract.structure import StructTree
+from ragprep.extract.structure_columns import ContentColumns, ElementColumns, PageContent
 
 pytestmark = pytest.mark.skipif(not compiled_available(), reason="the compiled core is not built")
 
@@ -48,10 +52,38 @@ _STREAMS = st.sampled_from([0, 1, 7, -1])
 _ELEMENTS = 6
 
 
-def _refs(*refs: tuple[int, int, int]) -> PageRefs:
-    """A page's refs, each (mcid, stream, element), as StructTree.page_columns hands them."""
-    mcid, stream, element = map(np.ascontiguousarray, np.array(refs, dtype=np.int64).reshape(len(refs), 3).T)
-    return PageRefs(stream << 32 | mcid, element, stream, mcid)
+def _refs(*refs: tuple[int, int, int], before: int = 0, after: int = 0) -> PageContent:
+    """A page's refs, each (mcid, stream, element), as StructTree.page_content_rows
+    hands them: rows of the document's content, `before` and `after` other
+    pages' rows around them (each a key of a page ref, or (stream 9, MCID k), of element 0)."""
+    others = [(refs[k % len(refs)][0] if refs and k % 2 else k, refs[k % len(refs)][1] if refs and k % 2 else 9, 0)
+              for k in range(before + after)]  # fmt: skip
+    rows = [*others[:before], *refs, *others[before:]]
+    mcid, stream, element = map(np.ascontiguousarray, np.array(rows, dtype=np.int64).reshape(len(rows), 3).T)
+    return PageContent(stream << 32 | mcid, element, stream, mcid, before, before + len(refs))
+
+
+# The label columns of _ELEMENTS elements (a page's run labels): types, paths, levels, /Lang and /Alt varied.
+_LABELS = StructTree(
+    ElementColumns(
+        parent=np.full(_ELEMENTS, -1, dtype=np.int64), type=np.array([0, 1, 2, 0, 3, 1], dtype=np.int64),
+        heading_level=np.array([0, 0, 2, 0, 0, 0], dtype=np.int64), actual_text_owner=np.full(_ELEMENTS, -1, dtype=np.int64),
+        ref_number=np.zeros(_ELEMENTS, dtype=np.int64), ref_generation=np.zeros(_ELEMENTS, dtype=np.int64),
+        page=np.full(_ELEMENTS, -1, dtype=np.int64), path=np.array([0, 1, 1, 2, 0, 1], dtype=np.int64),
+        lang=[None, "en", "fr", None, "", "en"], actual_text={}, alt={1: "a photo", 3: ""}, cells={},
+        type_names=(("P", "P"), ("TH", "TH"), ("Heading", "H2"), ("Span", "Span")), page_keys=(),
+        path_names=(("Document",), ("Document", "P"), ("Document", "Table", "TR", "TH")),
+    ),
+    ContentColumns(*(np.zeros(0, dtype=np.int64) for _ in range(4))), {}, (),
+)  # fmt: skip
+
+
+def _tree(block_owners: list[int], actual_text_owners: list[int], actual_text: dict[int, str]) -> SimpleNamespace:
+    """What _placement reads of a tree: block owners and /ActualText as given, the labels _LABELS'."""
+    return SimpleNamespace(
+        block_owners=np.array(block_owners, dtype=np.int64), actual_text_owners=np.array(actual_text_owners, dtype=np.int64),
+        columns=SimpleNamespace(actual_text=actual_text), label_columns=_LABELS.label_columns, labels=_LABELS.labels,
+    )  # fmt: skip
 
 
 def _table(mcid: list[int], stream: list[int], artifact: list[bool]) -> GlyphTable:
@@ -61,20 +93,21 @@ def _table(mcid: list[int], stream: list[int], artifact: list[bool]) -> GlyphTab
 
 
 @st.composite
-def _pages(draw: st.DrawFn) -> tuple[GlyphTable, SimpleNamespace, PageRefs, np.ndarray, ExtractConfig]:
+def _pages(draw: st.DrawFn) -> tuple[GlyphTable, SimpleNamespace, PageContent, np.ndarray, ExtractConfig]:
     rows = draw(st.integers(0, 40))
     mcid = draw(st.lists(_MCIDS, min_size=rows, max_size=rows))
     stream = draw(st.lists(_STREAMS, min_size=rows, max_size=rows))
     artifact = draw(st.lists(st.booleans(), min_size=rows, max_size=rows))
     candidates = sorted(draw(st.sets(st.integers(0, max(rows - 1, 0)), max_size=rows))) if rows else []
-    refs = _refs(*((m, s, draw(st.integers(0, _ELEMENTS - 1))) for m, s in draw(st.lists(st.tuples(_MCIDS, _STREAMS), max_size=12))))
+    page_refs = draw(st.lists(st.tuples(_MCIDS, _STREAMS), max_size=12))
+    refs = _refs(
+        *((m, s, draw(st.integers(0, _ELEMENTS - 1))) for m, s in page_refs),
+        before=draw(st.integers(0, 3)), after=draw(st.integers(0, 3)),
+    )  # fmt: skip
     owners = st.lists(st.integers(0, _ELEMENTS - 1), min_size=_ELEMENTS, max_size=_ELEMENTS)
     actual = st.lists(st.sampled_from([-1, -1, -1, 0, 1, 2, 3]), min_size=_ELEMENTS, max_size=_ELEMENTS)
-    tree = SimpleNamespace(
-        block_owners=np.array(draw(owners), dtype=np.int64),
-        actual_text_owners=np.array(draw(actual), dtype=np.int64),
-        columns=SimpleNamespace(actual_text={k: text for k, text in enumerate(("A", None, "", "BB", "C", "")) if text is not None}),
-    )
+    texts = {k: text for k, text in enumerate(("A", None, "", "BB", "C", "")) if text is not None}
+    tree = _tree(draw(owners), draw(actual), texts)
     config = ExtractConfig(include_artifacts=draw(st.booleans()))
     return _table(mcid, stream, artifact), tree, refs, np.array(candidates, dtype=np.int64), config
 
@@ -91,9 +124,9 @@ def _both(page: tuple) -> tuple[_Placement, _Placement]:
     return expected, got
 
 
-def _same(expected: _Placement, got: _Placement) -> None:
+def _same(expected: _Placement, got: _Placement, tree: object) -> None:
     assert got.table.text.tolist() == expected.table.text.tolist()
-    for name in ("order", "element", "starts"):
+    for name in ("order", "starts"):
         want, have = getattr(expected, name), getattr(got, name)
         assert have.dtype == want.dtype, name
         assert have.tolist() == want.tolist(), name
@@ -101,12 +134,19 @@ def _same(expected: _Placement, got: _Placement) -> None:
     for want, have in zip(expected.runs, got.runs, strict=True):
         assert have.dtype == want.dtype == np.int64
         assert have.tolist() == want.tolist(), "runs"
+    # The reference labels the runs after the join (_owned_blocks); the compiled placement with them, with no tail.
+    assert expected.labels is None and (got.labels is None) == (got.tagged < len(got.order))
+    if got.labels is not None:
+        with pytest.MonkeyPatch.context() as mp, on_path(mp, pure=True):
+            want_labels = _run_labels(tree, expected.runs[1])  # type: ignore[arg-type]
+        assert got.labels == want_labels
+        assert [[type(v) for v in values] for values in got.labels.values()] == [[type(v) for v in values] for values in want_labels.values()]
 
 
 @settings(max_examples=500, deadline=None)
 @given(_pages())
 def test_the_compiled_placement_is_the_reference(page) -> None:
-    _same(*_both(page))
+    _same(*_both(page), page[1])
 
 
 def test_the_first_of_two_refs_with_one_key_ranks_and_one_sequence_keeps_its_order() -> None:
@@ -115,31 +155,28 @@ def test_the_first_of_two_refs_with_one_key_ranks_and_one_sequence_keeps_its_ord
         (0, 1, 0),  # key 1 << 32: glyph 1's, whose MCID is 2**32
         (5, 0, 1),
         (5, 0, 2),  # the same key again: ref 1 wins
+        before=2,  # another page's rows: (stream 9, MCID 0) and MCID 5 of stream 0 again, never looked up
     )
-    tree = SimpleNamespace(
-        block_owners=np.array([0, 0, 2], dtype=np.int64),
-        actual_text_owners=np.full(3, -1, dtype=np.int64),
-        columns=SimpleNamespace(actual_text={}),
-    )
+    tree = _tree([0, 3, 2, 3, 4, 5], [-1] * _ELEMENTS, {})
     expected, got = _both((table, tree, refs, np.arange(6, dtype=np.int64), ExtractConfig()))
-    _same(expected, got)
+    _same(expected, got, tree)
     # Glyph 4 is an artifact (left out); 3 (MCID 9) and 5 (no MCID) are the tail, two untagged.
     assert got.order.tolist() == [1, 0, 2, 3, 5] and got.tagged == 3 and got.untagged == 2
-    assert got.element.tolist() == [0, 1, 1] and got.owner_of_glyph(tree.block_owners).tolist() == [0, 0, 0, -1, -1, -1]
-    assert got.starts.tolist() == [False, False, False, True, False]
+    # Glyph 1 is element 0's (block owner 0), 0 and 2 element 1's (owner 3): two runs, the tail after.
+    assert got.runs[0].tolist() == [0, 1] and got.runs[1].tolist() == [0, 3]
+    assert got.owner_of_glyph().tolist() == [3, 0, 3, -1, -1, -1] and got.labels is None
+    assert got.starts.tolist() == [False, True, False, True, False]
 
 
 def test_an_actual_text_element_replaces_the_text_of_its_glyphs() -> None:
     table = _table([0, 0, 1], [0, 0, 0], [False, False, False])
-    refs = _refs((0, 0, 1), (1, 0, 2))
-    tree = SimpleNamespace(
-        block_owners=np.array([0, 1, 2], dtype=np.int64),
-        actual_text_owners=np.array([-1, 1, -1], dtype=np.int64),
-        columns=SimpleNamespace(actual_text={1: "fi"}),
-    )
+    refs = _refs((0, 0, 1), (1, 0, 2), after=2)
+    tree = _tree([0, 1, 2, 3, 4, 5], [-1, 1, -1, -1, -1, -1], {1: "fi"})
     expected, got = _both((table, tree, refs, np.arange(3, dtype=np.int64), ExtractConfig()))
-    _same(expected, got)
+    _same(expected, got, tree)
     assert got.table.text.tolist() == ["fi", "g1", "g2"] and got.order.tolist() == [0, 2]
+    # No tail: the runs (elements 1 and 2, each its own block owner) are labelled with the placement.
+    assert got.labels is not None and got.labels["struct_type"] == ["TH", "H2"] and got.labels["alt"] == ["a photo", None]
 
 
 def test_an_empty_actual_text_drops_its_glyphs_and_the_tail_follows_what_stays() -> None:
@@ -147,35 +184,39 @@ def test_an_empty_actual_text_drops_its_glyphs_and_the_tail_follows_what_stays()
     # /ActualText is "ff"; glyph 5 (MCID 7) is the tail.
     table = _table([0, 1, 2, 2, 0, 7], [0] * 6, [False] * 6)
     refs = _refs((0, 0, 1), (1, 0, 1), (2, 0, 2))
-    tree = SimpleNamespace(
-        block_owners=np.array([0, 1, 2], dtype=np.int64),
-        actual_text_owners=np.array([-1, 1, 2], dtype=np.int64),
-        columns=SimpleNamespace(actual_text={1: "", 2: "ff"}),
-    )
+    tree = _tree([0, 1, 2, 3, 4, 5], [-1, 1, 2, -1, -1, -1], {1: "", 2: "ff"})
     expected, got = _both((table, tree, refs, np.arange(6, dtype=np.int64), ExtractConfig()))
-    _same(expected, got)
-    assert got.order.tolist() == [2, 5] and got.tagged == 1 and got.element.tolist() == [2]
+    _same(expected, got, tree)
+    assert got.order.tolist() == [2, 5] and got.tagged == 1 and got.runs[1].tolist() == [2]
     assert got.table.text.tolist() == ["", "g1", "ff", "g3", "g4", "g5"]
-    assert got.owner_of_glyph(tree.block_owners).tolist() == [-1, -1, 2, -1, -1, -1] and got.starts.tolist() == [False, True]
+    assert got.owner_of_glyph().tolist() == [-1, -1, 2, -1, -1, -1] and got.starts.tolist() == [False, True]
 
 
 def test_bad_indices_are_refused() -> None:
-    def call(candidates: list[int], ref_element: list[int], actual_owner: tuple[int, int] = (-1, -1)) -> None:
-        n, rows = len(candidates), 3
+    def call(
+        candidates: list[int], ref_element: list[int], actual_owner: tuple[int, int] = (-1, -1), rows: tuple[int, int] | None = None
+    ) -> None:
+        n = len(candidates)
+        lo, hi = rows if rows is not None else (0, len(ref_element))
         i64 = lambda values: np.array(values, dtype=np.int64)  # noqa: E731
         _core.structure_order(
-            i64(candidates), i64([0] * rows), i64([0] * rows), np.zeros(rows, dtype=bool), False, -1,
-            i64([0] * len(ref_element)), i64(ref_element), i64([0, 0]), i64(actual_owner), {0: "x", 1: "y"},
-            np.empty(n, dtype=np.int64), np.empty(n, dtype=np.int64), np.empty(n, dtype=bool),
+            i64(candidates), i64([0] * 3), i64([0] * 3), np.zeros(3, dtype=bool), False, -1,
+            i64([0] * len(ref_element)), i64(ref_element), lo, hi, i64([0, 0]), i64(actual_owner), {0: "x", 1: "y"},
+            np.empty(n, dtype=np.int64), np.empty(n, dtype=bool), np.empty(max(hi - lo, 0), dtype=np.int64),
+            np.empty(max(hi - lo, 0), dtype=np.int64),
         )  # fmt: skip
 
     call([0, 2], [1])
     call([0, 2], [1], (-1, 0))  # element 1's text is element 0's
+    call([0, 2], [2, 1, 5], rows=(1, 2))  # only the page's rows are read: elements 2 and 5 are another page's
     for candidates, ref_element in (([3], [0]), ([-1], [0]), ([0], [2]), ([0], [-1])):
         with pytest.raises(IndexError, match="out of range"):
             call(candidates, ref_element)
     with pytest.raises(IndexError, match="out of range"):  # an /ActualText owner is an element
         call([0, 2], [1], (-1, 2))
+    for rows in ((-1, 0), (1, 0), (0, 2)):  # the page's rows are rows of the content
+        with pytest.raises(IndexError, match="out of range"):
+            call([0], [0], rows=rows)
 
 
 @pytest.mark.slow
@@ -195,11 +236,11 @@ def test_the_compiled_placement_is_the_reference_on_every_tagged_corpus_page(cor
                 continue
             for number in range(1, document.page_count + 1):
                 table = document.page_glyphs(number).table
-                refs = tree.page_columns(document.pdf.pages[number - 1].obj.objgen)
+                refs = tree.page_content_rows(document.pdf.pages[number - 1].obj.objgen)
                 for config in (ExtractConfig(), ExtractConfig(include_artifacts=True)):
                     expected, got = _both((table, tree, refs, table.text_rows, config))
-                    _same(expected, got)
-                    owner_of_glyph = got.owner_of_glyph(tree.block_owners)
+                    _same(expected, got, tree)
+                    owner_of_glyph = got.owner_of_glyph()
                     _same_runs(*on_both_paths(partial(_owner_runs, owner_of_glyph, got.order)))
                     _same_runs(_owner_runs(owner_of_glyph, got.order), _placed_runs(got))
                     placed += got.tagged
@@ -250,12 +291,19 @@ def test_the_runs_read_off_a_placement_are_its_owner_runs(page) -> None:
     """_placed_runs (the runs the placement made, on either path) against
     _owner_runs over its order: the tail, /ActualText drops and owners
     repeated across refs included."""
-    block_owners = page[1].block_owners
+    table, tree, refs, _, config = page
     for placed in _both(page):
-        _same_runs(_owner_runs(placed.owner_of_glyph(block_owners), placed.order), _placed_runs(placed))
+        _same_runs(_owner_runs(placed.owner_of_glyph(), placed.order), _placed_runs(placed))
         # Where a tail follows, the runs still cover the placed glyphs: they begin at 0 and where `starts` says.
         assert placed.runs[0].tolist() == [p for p in range(placed.tagged) if p == 0 or placed.starts[p]]
-        assert placed.runs[1].tolist() == block_owners[placed.element[placed.runs[0]]].tolist()
+        # Each placed glyph's owner is the block owner of its ref's element (the first ref of its key on the page).
+        page_refs = refs.refs()
+        element_of_key = {}
+        for key, element in zip(page_refs.key.tolist(), page_refs.element.tolist(), strict=True):
+            element_of_key.setdefault(key, element)
+        rows = placed.order[: placed.tagged]
+        keys = (table.mcid_stream[rows] << 32 | table.mcid[rows]).tolist()
+        assert placed.placed_owners().tolist() == [int(tree.block_owners[element_of_key[k]]) for k in keys]
 
 
 def test_with_texts_is_the_table_with_those_rows_texts_replaced() -> None:
