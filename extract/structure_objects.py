@@ -43,6 +43,7 @@ from __future__ import annotations
 
 import bisect
 import functools
+import os
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -55,7 +56,7 @@ import pikepdf
 from pikepdf import ObjectType
 
 from ragprep.extract.native import compiled_core
-from ragprep.extract.xref import XrefColumns, file_bytes, read_xref, written_file
+from ragprep.extract.xref import XrefColumns, file_bytes, opened_file, read_xref
 
 __all__ = ["PlainObjects", "Ref", "Stream", "kind_of", "plain", "text_string"]
 
@@ -248,12 +249,10 @@ class PlainObjects:
         if isinstance(table, XrefColumns):
             size = len(table.data)
             return table.data, min(offset, size), min(offset + count, size)
-        pdf = self._pdf
-        if not written_file(pdf):
+        opened = opened_file(self._pdf)
+        if opened is None:
             return None
-        with open(pdf.filename, "rb") as handle:
-            handle.seek(offset)
-            data = handle.read(count)
+        data = os.pread(opened[0], count, offset)
         return data, 0, len(data)
 
     def _xref_table(self) -> Table:

@@ -38,6 +38,7 @@ from __future__ import annotations
 import functools
 import os
 import re
+import stat
 import zlib
 from dataclasses import dataclass
 from collections.abc import Iterable
@@ -48,7 +49,7 @@ import pikepdf
 
 from ragprep.extract.native import compiled_core
 
-__all__ = ["XrefColumns", "XrefEntry", "file_bytes", "read_xref", "written_file"]
+__all__ = ["XrefColumns", "XrefEntry", "file_bytes", "opened_file", "read_xref"]
 
 Ref = tuple[int, int]
 
@@ -142,28 +143,40 @@ ObjectStreamData = tuple[bytes, int, int]
 _MAX_FILE_BYTES = 64 * 1024 * 1024
 
 
-def written_file(pdf: pikepdf.Pdf) -> bool:
-    """Whether the file's own bytes are what qpdf read: an unencrypted file
-    it opened from a path."""
-    return not pdf.is_encrypted and os.path.isfile(pdf.filename)
+def opened_file(pdf: pikepdf.Pdf) -> tuple[int, int] | None:
+    """The descriptor and size of the file qpdf reads, where pikepdf opened
+    an unencrypted regular file from a path: pikepdf.open keeps the file it
+    opened as `_input_stream`, and its path as `_original_filename` (None
+    for a stream handed to it). The file qpdf holds open, not its path
+    opened again: no second open and stat per document, and the bytes are
+    those qpdf reads even where the path now names another file. None for
+    any other file, and where pikepdf keeps no such attributes (qpdf is
+    asked then). Read it with os.pread: the descriptor's offset, which
+    qpdf's reads go through, is left alone. OSError or ValueError where the
+    file is closed."""
+    stream = getattr(pdf, "_input_stream", None)
+    if stream is None or getattr(pdf, "_original_filename", None) is None or pdf.is_encrypted:
+        return None
+    fd = stream.fileno()
+    status = os.fstat(fd)
+    return (fd, status.st_size) if stat.S_ISREG(status.st_mode) else None
 
 
 def file_bytes(pdf: pikepdf.Pdf) -> bytes | None:
-    """The bytes of an unencrypted file qpdf opened from a path, read once;
-    None for another file, an empty one or one over _MAX_FILE_BYTES. Read,
-    not mapped: a file truncated while mapped kills the process with SIGBUS
-    at the first page past its new end, where a read just comes back short."""
+    """The bytes of an unencrypted file qpdf opened from a path, read once
+    (opened_file); None for another file, an empty one or one over
+    _MAX_FILE_BYTES. Read, not mapped: a file truncated while mapped kills
+    the process with SIGBUS at the first page past its new end, where a read
+    just comes back short."""
     try:
-        if not written_file(pdf):
+        opened = opened_file(pdf)
+        if opened is None or not 0 < opened[1] <= _MAX_FILE_BYTES:
             return None
-        with open(pdf.filename, "rb") as handle:
-            size = os.fstat(handle.fileno()).st_size
-            if not 0 < size <= _MAX_FILE_BYTES:
-                return None
-            # One byte past the size, not the limit: read(n) allocates n bytes
-            # before it reads (a 64 MiB buffer per file was 80 % of this call);
-            # the extra byte tells a file that grew since fstat from one that did not.
-            data = handle.read(size + 1)
+        fd, size = opened
+        # One byte past the size, not the limit: read(n) allocates n bytes
+        # before it reads (a 64 MiB buffer per file was 80 % of this call);
+        # the extra byte tells a file that grew since fstat from one that did not.
+        data = os.pread(fd, size + 1, 0)
     except (OSError, ValueError, pikepdf.PdfError, RuntimeError):
         return None
     return data if len(data) == size else None

@@ -12,6 +12,7 @@ import array
 import io
 import os
 import re
+import stat
 import subprocess
 import sys
 import zlib
@@ -370,6 +371,31 @@ def test_the_table_is_read_only_from_an_unencrypted_file_opened_from_a_path(
         assert pdf.is_encrypted and read_xref(pdf) is None
 
 
+@needs_core
+def test_a_file_object_handed_to_pikepdf_is_left_to_qpdf(tmp_path: Path):
+    # A file with a descriptor, but handed over as a stream: qpdf's reading
+    # of it (a position not at 0, a wrapper) is not known to be the file's.
+    path = tmp_path / "plain.pdf"
+    path.write_bytes(classic())
+    with path.open("rb") as handle, pikepdf.open(handle) as pdf:
+        assert file_bytes(pdf) is None and read_xref(pdf) is None
+
+
+@needs_core
+def test_the_bytes_are_those_of_the_file_qpdf_opened_not_of_its_path_now(tmp_path: Path):
+    # Read from the file qpdf holds open: a file moved over the path since
+    # (a sync replacing it) is not the one whose table qpdf read.
+    path, other = tmp_path / "plain.pdf", tmp_path / "other.pdf"
+    data = classic()
+    path.write_bytes(data)
+    other.write_bytes(xref_stream())
+    with pikepdf.open(path) as pdf:
+        os.replace(other, path)
+        assert file_bytes(pdf) == data
+        columns = read_xref(pdf)
+        assert columns is not None and bytes(columns.data) == data
+
+
 _READ_AFTER_A_CUT = """
 import os, sys
 import pikepdf
@@ -420,7 +446,8 @@ def test_a_file_whose_size_changes_while_read_is_left_to_qpdf(
     path.write_bytes(data)
     with pikepdf.open(path) as pdf:
         assert file_bytes(pdf) == data
-        monkeypatch.setattr(xref.os, "fstat", lambda fd: os.stat_result((0,) * 6 + (len(data) + change,) + (0,) * 3))
+        fake = os.stat_result((stat.S_IFREG | 0o644,) + (0,) * 5 + (len(data) + change,) + (0,) * 3)
+        monkeypatch.setattr(xref.os, "fstat", lambda fd: fake)
         assert file_bytes(pdf) is None and read_xref(pdf) is None
 
 
