@@ -244,13 +244,14 @@ class PlainObjects:
         """Up to `count` of the file's bytes from `offset`, as (data, start,
         end): those the table was read from (xref.read_xref holds them; not
         copied), else those read from an unencrypted file qpdf opened from a
-        path; None for another file."""
+        path; None for another file (an encrypted one: its strings are
+        encrypted in its bytes)."""
         table = self._table
-        if isinstance(table, XrefColumns):
+        if isinstance(table, XrefColumns) and not table.encrypted:
             size = len(table.data)
             return table.data, min(offset, size), min(offset + count, size)
         opened = opened_file(self._pdf)
-        if opened is None:
+        if opened is None or self._pdf.is_encrypted:
             return None
         data = os.pread(opened[0], count, offset)
         return data, 0, len(data)
@@ -336,9 +337,9 @@ def _written_stream(pdf: pikepdf.Pdf, table: Table, streams: bool) -> tuple[tupl
     read from the file's bytes, (data,): the core reads their spans off the
     table's columns and marks the dictionaries present itself; where the
     file has no object streams, (data, spans) as _WrittenObjects reads them;
-    else None."""
+    else None (an encrypted file: qpdf reads its objects)."""
     if isinstance(table, XrefColumns):
-        return (table.data,), []
+        return None if table.encrypted else ((table.data,), [])
     written = None if streams else _WrittenObjects.read(pdf, table)
     return None if written is None else ((written.data, written.spans), written.present)
 
@@ -528,6 +529,8 @@ class _WrittenObjects:
     def read(pdf: pikepdf.Pdf, table: Table) -> _WrittenObjects | None:
         """None for an encrypted file, one not opened from a path, or an empty one."""
         if isinstance(table, XrefColumns):  # the table read from these bytes, by the core that read it
+            if table.encrypted:
+                return None
             core = compiled_core()
             if core is None:
                 return _WrittenObjects._spans(table.data, table.written())

@@ -71,7 +71,10 @@ class XrefColumns:
     object stream number and index for type 2); the object streams the
     entries of type 2 name, in order of their first member (as qpdf's table
     orders them); the largest number listed; the entries' count. `data` is
-    the file's bytes the table was read from (file_bytes)."""
+    the file's bytes the table was read from (read_xref). `encrypted`: the
+    file's strings and streams are encrypted in `data` (§7.6), its
+    cross-reference sections are not (§7.5.8.2, §7.6.2): only the table is
+    read from the bytes then; its objects and object streams are qpdf's."""
 
     kinds: bytes
     second: memoryview  # int64
@@ -80,6 +83,7 @@ class XrefColumns:
     top: int | None
     count: int
     data: bytes
+    encrypted: bool = False
 
     @functools.cached_property
     def members(self) -> dict[int, set[int]]:
@@ -112,7 +116,10 @@ class XrefColumns:
     def object_streams(self, numbers: Iterable[int]) -> list[ObjectStreamData | None]:
         """Each object stream of `numbers` read from `data` where the table
         puts it (_core.object_streams, else _reference_object_stream): its
-        decoded data, /First and /N; None where qpdf must read it."""
+        decoded data, /First and /N; None where qpdf must read it (each of an
+        encrypted file's)."""
+        if self.encrypted:
+            return [None for _ in numbers]
         core = compiled_core()
         if core is not None:
             found: list[ObjectStreamData | None] = core.object_streams(self.data, self.kinds, self.second, self.third, numbers)
@@ -145,7 +152,7 @@ _MAX_FILE_BYTES = 64 * 1024 * 1024
 
 def opened_file(pdf: pikepdf.Pdf) -> tuple[int, int] | None:
     """The descriptor and size of the file qpdf reads, where pikepdf opened
-    an unencrypted regular file from a path: pikepdf.open keeps the file it
+    a regular file from a path (encrypted or not): pikepdf.open keeps the file it
     opened as `_input_stream`, and its path as `_original_filename` (None
     for a stream handed to it). The file qpdf holds open, not its path
     opened again: no second open and stat per document, and the bytes are
@@ -155,7 +162,7 @@ def opened_file(pdf: pikepdf.Pdf) -> tuple[int, int] | None:
     qpdf's reads go through, is left alone. OSError or ValueError where the
     file is closed."""
     stream = getattr(pdf, "_input_stream", None)
-    if stream is None or getattr(pdf, "_original_filename", None) is None or pdf.is_encrypted:
+    if stream is None or getattr(pdf, "_original_filename", None) is None:
         return None
     fd = stream.fileno()
     status = os.fstat(fd)
@@ -164,10 +171,20 @@ def opened_file(pdf: pikepdf.Pdf) -> tuple[int, int] | None:
 
 def file_bytes(pdf: pikepdf.Pdf) -> bytes | None:
     """The bytes of an unencrypted file qpdf opened from a path, read once
-    (opened_file); None for another file, an empty one or one over
-    _MAX_FILE_BYTES. Read, not mapped: a file truncated while mapped kills
-    the process with SIGBUS at the first page past its new end, where a read
-    just comes back short."""
+    (_whole_file); None for another file, an empty one or one over
+    _MAX_FILE_BYTES."""
+    try:
+        return None if pdf.is_encrypted else _whole_file(pdf)
+    except (pikepdf.PdfError, RuntimeError):
+        return None
+
+
+def _whole_file(pdf: pikepdf.Pdf) -> bytes | None:
+    """The bytes of the file qpdf opened from a path (opened_file), encrypted
+    or not; None for another file, an empty one or one over _MAX_FILE_BYTES.
+    Read, not mapped: a file truncated while mapped kills the process with
+    SIGBUS at the first page past its new end, where a read just comes back
+    short."""
     try:
         opened = opened_file(pdf)
         if opened is None or not 0 < opened[1] <= _MAX_FILE_BYTES:
@@ -183,20 +200,23 @@ def file_bytes(pdf: pikepdf.Pdf) -> bytes | None:
 
 
 def read_xref(pdf: pikepdf.Pdf) -> XrefColumns | None:
-    """The table of an unencrypted file qpdf opened from a path, read by the
-    compiled core; None where it cannot be sure to read it as qpdf did, or
-    runs without the core."""
+    """The table of a file qpdf opened from a path, read by the compiled
+    core; None where it cannot be sure to read it as qpdf did, or runs
+    without the core. An encrypted file's too: its sections are written in
+    the clear, and qpdf's table (a Python object per entry) cost such a
+    document more than the rest of its tree's objects."""
     core = compiled_core()
     if core is None:
         return None
-    data = file_bytes(pdf)
+    data = _whole_file(pdf)
     if data is None:
         return None
     found = core.xref_table(data)
     if found is None:
         return None
     kinds, second, third, streams, top, count = found
-    return XrefColumns(kinds, memoryview(second).cast("q"), memoryview(third).cast("q"), streams, top, count, data)
+    columns = memoryview(second).cast("q"), memoryview(third).cast("q")
+    return XrefColumns(kinds, *columns, streams, top, count, data, encrypted=pdf.is_encrypted)
 
 
 # ---- the reference: the same reading in Python --------------------------

@@ -169,6 +169,24 @@ def test_objects_in_object_streams_are_read_from_their_bytes_as_qpdf_reads_them(
 
 
 @needs_core
+def test_an_encrypted_files_objects_are_qpdfs_its_table_read_from_its_bytes(tmp_path: Path):
+    # The table from the file's bytes (its sections are in the clear), every
+    # object stream and object through qpdf (their strings are encrypted).
+    from ragprep.extract.xref import XrefColumns
+
+    path = tmp_path / "secret.pdf"
+    encryption = pikepdf.Encryption(owner="o", user="", R=6, aes=True)
+    _objects_pdf().save(path, encryption=encryption, object_stream_mode=pikepdf.ObjectStreamMode.generate)
+    with pikepdf.open(path) as pdf:
+        assert sum(entry.type == 2 for entry in pdf.get_xref_table().values()) > 5
+        objects = PlainObjects(pdf)
+        assert _assert_object_streams_read_as_qpdf_reads_them(pdf, "encrypted") > 5
+        assert isinstance(objects._xref_table(), XrefColumns) and objects._xref_table().encrypted
+        assert objects.catalog_entry("/Extra") is NotImplemented  # the catalog's strings are not in the clear
+        assert objects.of(pdf.Root.Extra)["/Name"] == "/A B"
+
+
+@needs_core
 def test_the_objects_are_freed_when_dropped_not_left_to_the_cyclic_collector():
     # The object streams' parse and nodes keep the `exists` callback: had it
     # held the PlainObjects, every parsed object, the cross-reference table

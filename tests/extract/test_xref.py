@@ -365,10 +365,23 @@ def test_the_table_is_read_only_from_an_unencrypted_file_opened_from_a_path(
     monkeypatch.delenv(PURE_ENV)
     with pikepdf.open(io.BytesIO(path.read_bytes())) as pdf:
         assert read_xref(pdf) is None
+
+
+@needs_core
+@pytest.mark.parametrize("streams", [False, True], ids=["classic", "object streams"])
+def test_an_encrypted_files_table_is_read_from_its_bytes_but_not_its_objects(tmp_path: Path, streams: bool):
+    # Its sections are written in the clear (§7.6.2), its strings and
+    # streams are not: the table is qpdf's, every object stream is left to it.
     secret = tmp_path / "secret.pdf"
-    _builder_document().pdf.save(secret, encryption=pikepdf.Encryption(owner="o", user=""))
+    mode = pikepdf.ObjectStreamMode.generate if streams else pikepdf.ObjectStreamMode.disable
+    _builder_document().pdf.save(secret, encryption=pikepdf.Encryption(owner="o", user=""), object_stream_mode=mode)
     with pikepdf.open(secret) as pdf:
-        assert pdf.is_encrypted and read_xref(pdf) is None
+        columns = read_xref(pdf)
+        assert pdf.is_encrypted and columns is not None and columns.encrypted and file_bytes(pdf) is None
+        found = bytes(columns.kinds), bytes(columns.second), bytes(columns.third), columns.streams, columns.top, len(columns)
+        assert _entries(found) == _qpdf_entries(pdf)
+        assert bool(columns.streams) == streams
+        assert columns.object_streams(columns.streams) == [None] * len(columns.streams)
 
 
 @needs_core
