@@ -34,6 +34,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import dataclasses
+import itertools
 import os
 import random
 import sys
@@ -425,20 +426,54 @@ def _draw_run_labels(rng: random.Random) -> Drawn:
     return [("run_labels", lambda lib: reading._run_labels(tree, owners))]
 
 
+def _renumbered(rng: random.Random, parents: list[int]) -> list[int]:
+    """The same tree's parents, its elements numbered at random (a parent after its kid at times)."""
+    new_of = rng.sample(range(len(parents)), len(parents))
+    renumbered = [0] * len(parents)
+    for old, parent in enumerate(parents):
+        renumbered[new_of[old]] = -1 if parent < 0 else new_of[parent]
+    return renumbered
+
+
 def _draw_nearest(rng: random.Random) -> Drawn:
     """nearest_marked: parents before kids, or renumbered (the kernel hands over), deep chains."""
     n = _size(rng, 60)
     parents = list(range(-1, n - 1)) if rng.random() < 0.1 else [rng.randint(-1, i - 1) for i in range(n)]
     if n and rng.random() < 0.3:
-        new_of = rng.sample(range(n), n)
-        renumbered = [0] * n
-        for old, parent in enumerate(parents):
-            renumbered[new_of[old]] = -1 if parent < 0 else new_of[parent]
-        parents = renumbered
+        parents = _renumbered(rng, parents)
     tree = _tree(rng, n)
     tree = type(tree)(tree.columns._replace(parent=_i64(parents)), tree.content, {}, ())
     marked = np.array([rng.random() < 0.2 for _ in range(n)], dtype=bool)
     return [("nearest_marked", lambda lib: tree.nearest(marked))]
+
+
+def _draw_tree_tables(rng: random.Random) -> Drawn:
+    """_whole_tree_columns (_core.tree_tables): per element its block owner,
+    per piece of content its key, per page row its first content row; parents
+    before kids or after them, type rows in and out of range, content pages
+    ascending or not, in range or not, streams and MCIDs past 32 bits."""
+    from ragprep.extract.structure import _whole_tree_columns
+    from ragprep.extract.structure_columns import ContentColumns
+
+    n, kinds, pages = _size(rng, 60), rng.randint(1, 9), rng.randint(0, 5)
+    parents = [rng.randint(-1, i - 1) for i in range(n)]
+    if n and rng.random() < 0.3:  # a parent after its kid (no cycle: the reference would not end)
+        parents = _renumbered(rng, parents)
+    types = [rng.randrange(kinds) for _ in range(n)]
+    for column, odd in ((parents, (-2, -(2**40), n, 2**40)), (types, (-1, kinds, 2**40))):
+        if n and rng.random() < 0.05:
+            column[rng.randrange(n)] = rng.choice(odd)
+    owns = np.array([rng.random() < 0.4 for _ in range(kinds)], dtype=bool)
+    rows = _size(rng, 40)
+    page = sorted(rng.randrange(pages) for _ in range(rows)) if pages else [0] * rows
+    if rows and rng.random() < 0.15:
+        page[rng.randrange(rows)] = rng.choice((-1, pages, 2**40, page[0] - 1))
+    odd = (-1, 0, 1, 7, 2**31 - 1, 2**31, 2**32, 2**40)
+    stream, mcid = (
+        [rng.choice(odd) if rng.random() < 0.2 else rng.randint(0, 9) for _ in range(rows)] for _ in range(2)
+    )
+    content = ContentColumns(_i64(page), _i64(stream), _i64(mcid), _i64(range(rows)))
+    return [("tree_tables", lambda lib: _whole_tree_columns(_i64(parents), _i64(types), owns, content, pages))]
 
 
 # ---------------------------------------------------------------- text, blocks and rows
@@ -671,6 +706,164 @@ def _grid_rules(rng: random.Random, xs: list[float], ys: list[float]) -> list[tu
     return rules
 
 
+# ---------------------------------------------------------------- whole pages of layout mode
+
+
+Glyph = tuple[str, float, float, float, float]  # text, x0, y0, x1, y1 (a box on its baseline)
+
+
+def _line(rng: random.Random, left: float, width: float, y: float, size: float, ragged: bool) -> list[Glyph]:
+    """Words along one baseline from `left` (a word space apart, a space
+    glyph between them at times), filling `width` or, `ragged`, part of it;
+    one word in three of right-to-left letters, painted right to left."""
+    glyphs: list[Glyph] = []
+    x, end, advance = left, left + width * (rng.uniform(0.2, 0.9) if ragged else 1.0), size * rng.choice((0.5, 0.55))
+    while x < end:
+        letters = rng.choice(("abcdefg", "0123456789", "\u05d0\u05d1\u05d2", "ABC.,;")) if rng.random() < 0.9 else "•–"
+        word = [
+            (rng.choice(letters), x + advance * k, y, x + advance * (k + 1), y + size) for k in range(rng.randint(1, 9))
+        ]
+        glyphs += word[::-1] if letters[0] == "\u05d0" else word
+        x += advance * len(word)
+        if rng.random() < 0.3:
+            glyphs.append((" ", x, y, x + size * 0.25, y + size))
+        x += size * rng.choice((0.25, 0.3, 0.9))
+    return glyphs
+
+
+def _block(rng: random.Random, left: float, width: float, top: float) -> tuple[list[list[Glyph]], float]:
+    """A block of a column from `top` down (its lines, the y under it): a
+    paragraph, a heading of larger type, a list of indented items, a table
+    of short cells on shared baselines, or a footnote of small type."""
+    kind = rng.choice(("paragraph", "paragraph", "heading", "list", "table", "note"))
+    size = {"heading": rng.choice((14.0, 18.0)), "note": 7.0, "table": 9.0}.get(kind, 10.0)
+    leading, lines, y = size * rng.choice((1.2, 1.2, 1.5, 1.0)), [], top - size
+    for k in range(1 if kind == "heading" else rng.randint(1, 8)):
+        baseline = y - k * leading + (rng.choice((0.0, 0.3, -0.4)) if rng.random() < 0.1 else 0.0)
+        if kind == "table":
+            cols = rng.randint(2, 4)
+            lines += [
+                _line(rng, left + c * width / cols, width / cols - size, baseline, size, True) for c in range(cols)
+            ]
+        elif kind == "list":
+            lines.append(
+                [
+                    ("•", left, baseline, left + 4, baseline + size),
+                    *_line(rng, left + 12, width - 12, baseline, size, True),
+                ]
+            )
+        else:
+            lines.append(_line(rng, left, width, baseline, size, kind == "heading" or rng.random() < 0.3))
+    return lines, y - len(lines) * leading - leading * rng.choice((0.5, 1.0, 2.0))
+
+
+def _page_lines(rng: random.Random) -> list[list[list[Glyph]]]:
+    """A page's columns of lines (one to three columns of blocks), then a
+    running head and a page number, a note in the margin, a stamp up the
+    margin (its glyphs turned a quarter: their boxes are rotated later)."""
+    cols = rng.choice((1, 1, 2, 2, 3))
+    gutter = rng.choice((4.0, 12.0, 18.0, 30.0))
+    width = (512.0 - gutter * (cols - 1)) / cols
+    columns = []
+    for c in range(cols):
+        left, y, lines = 50.0 + c * (width + gutter), rng.choice((720.0, 690.0)), []
+        while y > 80 and len(lines) < 60:
+            block, y = _block(rng, left, width, y)
+            lines += block
+        columns.append(lines)
+    furniture = [
+        _line(rng, 50.0, 512.0, 760.0, 8.0, True),
+        [("1", 300.0, 40.0, 305.0, 48.0), ("2", 305.0, 40.0, 310.0, 48.0)],
+    ]
+    if rng.random() < 0.3:
+        furniture.append(_line(rng, 8.0, 38.0, 400.0, 6.0, True))
+    return [*columns, furniture]
+
+
+def _painted(rng: random.Random, columns: list[list[list[Glyph]]]) -> list[Glyph]:
+    """The page's glyphs in one paint order: column after column, columns'
+    lines interleaved, each line's glyphs back to front, lines shuffled, or
+    the furniture first; some glyphs painted twice a hair apart (faux bold)."""
+    order = rng.choice(("columns", "columns", "interleaved", "backwards", "shuffled", "furniture first"))
+    if order == "interleaved":
+        lines = [line for row in itertools.zip_longest(*columns) for line in row if line]
+    else:
+        lines = [
+            line
+            for column in (columns[-1:] + columns[:-1] if order == "furniture first" else columns)
+            for line in column
+        ]
+    if order == "shuffled":
+        rng.shuffle(lines)
+    glyphs = [g for line in lines for g in (line[::-1] if order == "backwards" else line)]
+    for at in rng.sample(range(len(glyphs)), min(len(glyphs), rng.choice((0, 0, 3)))):
+        t, x0, y0, x1, y1 = glyphs[at]
+        glyphs.insert(at, (t, x0 + 0.3, y0, x1 + 0.3, y1))
+    return glyphs
+
+
+def _layout_page(rng: random.Random) -> Any:
+    """_page_lines painted (_painted) as a glyph table: font size the
+    glyph's height, a stamp of glyphs turned a quarter (writing up the
+    page) at times, and now and then a coordinate that is not finite."""
+    from ragprep.extract.glyphs import GlyphTable
+
+    glyphs = _painted(rng, _page_lines(rng))
+    stamp = [(rng.choice("XYZ"), 20.0, 200.0 + 6.0 * k, 26.0, 206.0 + 6.0 * k) for k in range(rng.choice((0, 0, 8)))]
+    glyphs += stamp
+    if glyphs and rng.random() < 0.05:
+        t, x0, y0, x1, y1 = glyphs[rng.randrange(len(glyphs))]
+        glyphs[rng.randrange(len(glyphs))] = (t, rng.choice(_FLOATS), y0, x1, y1)
+    n = len(glyphs)
+    table = GlyphTable.empty().with_text_rows(
+        [g[0] for g in glyphs], [g[1:] for g in glyphs], [rng.choice((-1, 0, 1)) for _ in glyphs], [0] * n
+    )
+    turned = np.arange(n - len(stamp), n)
+    direction, quad, origin, own_end = (
+        table.direction.copy(),
+        table.quad.copy(),
+        table.origin.copy(),
+        table.own_end.copy(),
+    )
+    direction[turned] = (0.0, 1.0)
+    x, y0, y1 = quad[turned, 1, 0], quad[turned, 0, 1], quad[turned, 2, 1]
+    origin[turned] = np.stack([x, y0], axis=1)
+    own_end[turned] = np.stack([x, y1], axis=1)
+    quad[turned] = np.stack(
+        [origin[turned], own_end[turned], own_end[turned] - (6.0, 0.0), origin[turned] - (6.0, 0.0)], axis=1
+    )
+    return dataclasses.replace(
+        table, direction=direction, quad=quad, origin=origin, own_end=own_end, pen_end=own_end,
+        font_size=table.height.copy(), artifact=np.array([rng.random() < 0.03 for _ in range(n)], dtype=bool),
+    )  # fmt: skip
+
+
+def _draw_layout_page(rng: random.Random) -> Drawn:
+    """Layout mode's reading of a whole page (read_layout: every _layout.c
+    kernel a page reaches, with join's and blocks' _core kernels), the
+    running head band's lines of it (band_lines: _grids.c's band kernels),
+    and its grids (find_grids), on _layout_page's pages; the running head
+    and page number excluded at times, as the document pass marks them."""
+    from ragprep.extract import gridfind, running
+    from ragprep.extract.config import ExtractConfig
+    from ragprep.extract.layout import read_layout
+    from ragprep.extract.paths import PathTable
+
+    table = _layout_page(rng)
+    config = ExtractConfig()
+    exclude = (table.origin[:, 1] >= 755) | (table.origin[:, 1] <= 45) if rng.random() < 0.3 else None
+    box = rng.choice(
+        ((0.0, 0.0, 612.0, 792.0), (0.0, 0.0, 612.0, 792.0), (30.0, 30.0, 580.0, 770.0), (0.0, 0.0, 0.0, 0.0))
+    )
+    empty = np.zeros(0)
+    paths = PathTable(empty, empty, empty, empty, np.zeros(0, dtype=np.uint8), np.zeros(0, dtype=np.uint8))
+    return [
+        ("read_layout", lambda lib: read_layout(table, config, exclude)),
+        ("band_lines", lambda lib: vars(running.band_lines(table, box, config))),
+        ("grids_found", lambda lib: gridfind._grids_found(table, paths)),
+    ]
+
+
 # ---------------------------------------------------------------- whole documents
 
 
@@ -779,13 +972,13 @@ def _draw_hostile(rng: random.Random) -> Drawn:
         if lib is None:
             return
         calls: list[tuple[Callable[..., Any], tuple[Any, ...]]] = []
-        saved = native._core, native._grids
-        native._core, native._grids = _Recorder(native._core, calls), _Recorder(native._grids, calls)
+        saved = native._core, native._grids, native._layout
+        native._core, native._grids, native._layout = (_Recorder(module, calls) for module in saved)
         try:
             for _, call in drawn:
                 call(_Recorder(lib, calls))
         finally:
-            native._core, native._grids = saved
+            native._core, native._grids, native._layout = saved
         local = random.Random(seed)
         for function, args in local.sample(calls, min(len(calls), 3)):
             if args:
@@ -852,8 +1045,8 @@ def _hostile_array(rng: random.Random, value: np.ndarray) -> Any:
 KERNELS: dict[str, Callable[[random.Random], Drawn]] = {
     "grid_layout": _draw_grid_layout, "tables": _draw_tables, "finish_slots": _draw_finish_slots,
     "placement": _draw_placement, "cell_contents": _draw_cell_contents, "run_labels": _draw_run_labels,
-    "nearest": _draw_nearest, "text": _draw_text, "frozen_rows": _draw_frozen_rows, "layout": _draw_layout, "grids": _draw_grids,
-    "document": _draw_document, "hostile": _draw_hostile,
+    "nearest": _draw_nearest, "tree_tables": _draw_tree_tables, "text": _draw_text, "frozen_rows": _draw_frozen_rows, "layout": _draw_layout, "grids": _draw_grids,
+    "layout_page": _draw_layout_page, "document": _draw_document, "hostile": _draw_hostile,
 }  # fmt: skip
 # Inputs that found a fault (now mended), drawn first in every campaign: the smoke's fixed seeds keep them found.
 REGRESSIONS: dict[str, Callable[[random.Random], Drawn]] = {
