@@ -336,7 +336,9 @@ def _draw_placement(rng: random.Random) -> Drawn:
     tree = SimpleNamespace(
         block_owners=_i64([rng.randrange(elements) for _ in range(elements)]),
         actual_text_owners=_i64([rng.choice((-1, -1, -1, *range(elements))) for _ in range(elements)]),
-        columns=SimpleNamespace(actual_text=texts), label_columns=labels.label_columns, labels=labels.labels,
+        columns=SimpleNamespace(actual_text=texts),
+        label_columns=labels.label_columns,
+        labels=labels.labels,
     )
     config = ExtractConfig(include_artifacts=rng.random() < 0.5)
     content = PageContent(stream << 32 | mcid, element, stream, mcid, before, before + len(refs))
@@ -494,16 +496,7 @@ def _draw_text(rng: random.Random) -> Drawn:
     order = _i64([rng.randrange(rows) for _ in range(rng.randint(0, 2 * rows))] if rows else [])
     breaks = np.array([rng.random() < 0.2 for _ in range(len(order))], dtype=bool) if rng.random() < 0.5 else None
     config = ExtractConfig()
-    starts = _i64(
-        [0, *sorted(rng.sample(range(1, len(order)), rng.randint(0, len(order) - 1)))]
-        if len(order) > 1
-        else [0] * len(order)
-    )
-    other = _i64(
-        [0, *sorted(rng.sample(range(1, len(order)), rng.randint(0, len(order) - 1)))]
-        if len(order) > 1
-        else [0] * len(order)
-    )
+    starts, other = _starts(rng, len(order)), _starts(rng, len(order))
     mcids = _i64([rng.choice((-1, 0, 1, 2, 2**40)) for _ in order])
     texts = [rng.choice(_CHARS) * rng.randint(0, 3) for _ in range(_size(rng, 10))]
     return [
@@ -520,6 +513,11 @@ def _draw_text(rng: random.Random) -> Drawn:
         ("run_boxes", lambda lib: blocks.run_boxes(table, order, starts)),
         ("run_boxes_two", lambda lib: blocks.run_boxes_two(table, order, starts, other)),
     ]
+
+
+def _starts(rng: random.Random, n: int) -> np.ndarray:
+    """Where runs of n items start: 0 and a sorted sample of the others ([0] for one item, [] for none)."""
+    return _i64([0, *sorted(rng.sample(range(1, n), rng.randint(0, n - 1)))] if n > 1 else [0] * n)
 
 
 def _draw_frozen_rows(rng: random.Random) -> Drawn:
@@ -590,7 +588,15 @@ def _draw_layout(rng: random.Random) -> Drawn:
 
 def _draw_grids(rng: random.Random) -> Drawn:
     """_grids.c's kernels through gridfind._grids_found (the ruled and the
-    aligned finders): a page of ruled grids (whole rules, pieces or cell
+    aligned finders) on a page of _grid_page."""
+    from ragprep.extract import gridfind
+
+    table, paths = _grid_page(rng)
+    return [("grids_found", lambda lib: gridfind._grids_found(table, paths))]
+
+
+def _grid_page(rng: random.Random) -> tuple[Any, Any]:
+    """(glyphs, paths) of a page of ruled grids (whole rules, pieces or cell
     boxes, some missing, ends jittered), words in their cells, rows of
     aligned words beside them, artifacts, and now and then a coordinate
     that is not finite (the kernels decline it, the reference reads it)."""
@@ -630,8 +636,41 @@ def _draw_grids(rng: random.Random) -> Drawn:
     x0, y0, x1, y1, kind = (
         (np.array(c, dtype=np.float64) for c in zip(*rules, strict=True)) if rules else (np.zeros(0),) * 5
     )
-    paths = PathTable(x0, y0, x1, y1, kind.astype(np.uint8), np.zeros(len(kind), dtype=np.uint8))
-    return [("grids_found", lambda lib: gridfind._grids_found(table, paths))]
+    return table, PathTable(x0, y0, x1, y1, kind.astype(np.uint8), np.zeros(len(kind), dtype=np.uint8))
+
+
+def _draw_grid_steps(rng: random.Random) -> Drawn:
+    """_grids.c's step kernels, which run where a whole-page kernel declines
+    (a value not finite), called straight on a page of _grid_page: the
+    rules of its paths, collinear rules merged, the sets of crossing rules,
+    glyphs placed in the slots of edges (NaN and infinite at times), slots
+    joined into cells by random partings, and word counts of runs of glyphs."""
+    from ragprep.extract import gridfind
+
+    table, paths = _grid_page(rng)
+    horizontal, vertical = gridfind._rules(paths)
+    rows, cols = rng.randint(1, 7), rng.randint(1, 7)
+    xs, ys = (np.array(sorted(_coord(rng) for _ in range(k + 1)), dtype=np.float64) for k in (cols, rows))
+    ys = ys[::-1].copy()
+    parted_right = np.array([[rng.random() < 0.6 for _ in range(cols - 1)] for _ in range(rows)], dtype=bool)
+    parted_below = np.array([[rng.random() < 0.6 for _ in range(cols)] for _ in range(rows - 1)], dtype=bool)
+    glyphs = _i64(rng.sample(range(len(table)), rng.randint(0, len(table))))
+    starts = _starts(rng, len(glyphs))
+    drawn: Drawn = [
+        ("rules", lambda lib: gridfind._rules(paths)),
+        ("merge_collinear", lambda lib: (gridfind._merge_collinear(horizontal), gridfind._merge_collinear(vertical))),
+        ("grid_slots", lambda lib: gridfind._glyph_slots(table, glyphs, xs, ys)),
+        (
+            "grid_spans",
+            lambda lib: gridfind._spans(
+                parted_right.reshape(rows, cols - 1), parted_below.reshape(rows - 1, cols), rows, cols
+            ),
+        ),
+        ("word_counts", lambda lib: gridfind._word_counts(table, glyphs, starts[: len(glyphs)])),
+    ]
+    if len(horizontal) and len(vertical) and len(horizontal) * len(vertical) <= gridfind.MAX_RULE_PAIRS:
+        drawn.append(("rule_components", lambda lib: gridfind._rule_components(horizontal, vertical)))
+    return drawn
 
 
 def _diagonal_grid(rng: random.Random) -> Drawn:
@@ -861,7 +900,17 @@ def _draw_layout_page(rng: random.Random) -> Drawn:
         ("read_layout", lambda lib: read_layout(table, config, exclude)),
         ("band_lines", lambda lib: vars(running.band_lines(table, box, config))),
         ("grids_found", lambda lib: gridfind._grids_found(table, paths)),
+        ("band_glyphs+band_segments", lambda lib: _band_steps(table, box, config)),
     ]
+
+
+def _band_steps(table: Any, box: Any, config: Any) -> Any:
+    """running.py's steps where band_lines' whole kernel declines: the band's
+    glyphs (_grids.c band_glyphs), then their segments (band_segments)."""
+    from ragprep.extract import running
+
+    found = running._band_glyphs(table, box, config)
+    return found and (found, running._starts_and_spaces(table, found[0], config))
 
 
 # ---------------------------------------------------------------- whole documents
@@ -1046,7 +1095,7 @@ KERNELS: dict[str, Callable[[random.Random], Drawn]] = {
     "grid_layout": _draw_grid_layout, "tables": _draw_tables, "finish_slots": _draw_finish_slots,
     "placement": _draw_placement, "cell_contents": _draw_cell_contents, "run_labels": _draw_run_labels,
     "nearest": _draw_nearest, "tree_tables": _draw_tree_tables, "text": _draw_text, "frozen_rows": _draw_frozen_rows, "layout": _draw_layout, "grids": _draw_grids,
-    "layout_page": _draw_layout_page, "document": _draw_document, "hostile": _draw_hostile,
+    "grid_steps": _draw_grid_steps, "layout_page": _draw_layout_page, "document": _draw_document, "hostile": _draw_hostile,
 }  # fmt: skip
 # Inputs that found a fault (now mended), drawn first in every campaign: the smoke's fixed seeds keep them found.
 REGRESSIONS: dict[str, Callable[[random.Random], Drawn]] = {
