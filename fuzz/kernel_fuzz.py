@@ -27,6 +27,26 @@ _layout.c components' node count wrapping its buffer's size. Campaigns run
 then, none finding more: ``core_fuzz.py --target kernels --seconds 640``,
 seeds 2401 and 2402 (1280 CPU s) and 2403 (400 CPU s, with the hostile
 drawer), at nice 10 in the ASan+UBSan builds.
+
+What reaches each export (session 25: every call of the three extensions
+recorded on the compiled path, 40 draws of each drawer). _core's 29: all
+but six by these drawers (tree_tables by its own drawer since session 25;
+TreeObjects, walk_struct, parse_object and Core here through the document
+drawer only: the trees, nodes, objects and pages campaigns fuzz them); those six by the campaigns of their own: cmap_section (cmaps),
+object_stream_spans and parse_objects (objects, ostreams), object_streams,
+written_spans and xref_table (xref). _grids' 19: all (the step kernels
+rules, merge_collinear, rule_components, grid_slots, grid_spans,
+word_counts, band_glyphs and band_segments, which a page reaches only where
+a whole-page kernel declines a value not finite, drawn straight since
+session 25). _layout's 76: 55 (33 before the layout page drawer); the 21
+others (text_classes, pair_moves, stream_unit_starts, reordered_moves,
+heading_blocks, block_starts, block_firsts, blocks_wrap, group_measures,
+wrap_measures, lines_along, cell_chains, flush_visits, follow_chains,
+letter_counts, row_measures, run_stacking, backward_units, pair_shared,
+stream_visits, block_labels) are no page's calls on these pages: steps of
+the whole kernels a page calls instead (stream_units, column_verdicts,
+block_reading, ...), reached where one declines, or kernels other
+kernels' references call with `lib` None.
 """
 
 from __future__ import annotations
