@@ -8158,14 +8158,15 @@ static Py_ssize_t numpy_index(int64_t k, Py_ssize_t n, const char *what) {
     return (Py_ssize_t)k;
 }
 
-/* on_one_page(cell_of, slot_of, slot_table, element, page, n_tables) -> list:
- * tables._reference_on_one_page in one pass. Per piece of the tree's marked
+/* on_one_page(cell_of, slot_of, slot_table, element, page, n_tables) -> (list, list):
+ * tables._reference_cell_placement in one pass. Per piece of the tree's marked
  * content (element, page: its element and its row of the page keys), the
  * cell at or above its element (cell_of), that cell's slot (slot_of) and the
  * slot's table (slot_table, a position below n_tables). The positions,
  * ascending, of the tables all of whose content in a cell lies on one page
- * (a page >= 0). Indices are taken as numpy takes them (negative from the
- * end), IndexError past either end. */
+ * (a page >= 0); and the pages of the content in a cell (each at least once,
+ * a page not repeated next to itself). Indices are taken as numpy takes them
+ * (negative from the end), IndexError past either end. */
 static PyObject *core_on_one_page(PyObject *mod, PyObject *args) {
     (void)mod;
     enum { CELL_OF, SLOT_OF, SLOT_TABLE, ELEMENT, PAGE, NV };
@@ -8176,7 +8177,7 @@ static PyObject *core_on_one_page(PyObject *mod, PyObject *args) {
     View v[NV] = {{0}};
     int64_t *first = NULL;
     unsigned char *mixed = NULL;
-    PyObject *result = NULL;
+    PyObject *result = NULL, *pages = NULL, *tables = NULL;
     for (int i = 0; i < NV; i++)
         if (get_view(o[i], &v[i], "l", 8, names[i]) < 0) goto done;
     Py_ssize_t n = v[ELEMENT].view.len / 8;
@@ -8191,6 +8192,8 @@ static PyObject *core_on_one_page(PyObject *mod, PyObject *args) {
     const int64_t *cell_of = v[CELL_OF].view.buf, *slot_of = v[SLOT_OF].view.buf, *slot_table = v[SLOT_TABLE].view.buf;
     const int64_t *element = v[ELEMENT].view.buf, *page = v[PAGE].view.buf;
     unsigned char *seen = mixed; /* bit 1: a first page taken; bit 2: mixed */
+    if (!(pages = PyList_New(0))) goto done;
+    int64_t last_page = 0; /* the page last listed (pages not empty) */
     for (Py_ssize_t k = 0; k < n; k++) {
         Py_ssize_t e = numpy_index(element[k], v[CELL_OF].view.len / 8, "element");
         if (e < 0) goto done;
@@ -8201,15 +8204,25 @@ static PyObject *core_on_one_page(PyObject *mod, PyObject *args) {
         if (t < 0) goto done;
         if (!(seen[t] & 1)) { seen[t] |= 1; first[t] = page[k]; }
         else if (page[k] != first[t]) seen[t] |= 2;
+        if (!PyList_GET_SIZE(pages) || page[k] != last_page) {
+            PyObject *row = PyLong_FromLongLong((long long)page[k]);
+            int failed = !row || PyList_Append(pages, row) < 0;
+            Py_XDECREF(row);
+            if (failed) goto done;
+            last_page = page[k];
+        }
     }
-    result = PyList_New(0);
-    for (Py_ssize_t t = 0; result && t < n_tables; t++) {
+    tables = PyList_New(0);
+    for (Py_ssize_t t = 0; tables && t < n_tables; t++) {
         if ((seen[t] & 2) || !(seen[t] & 1) || first[t] < 0) continue;
         PyObject *position = PyLong_FromSsize_t(t);
-        if (!position || PyList_Append(result, position) < 0) Py_CLEAR(result);
+        if (!position || PyList_Append(tables, position) < 0) Py_CLEAR(tables);
         Py_XDECREF(position);
     }
+    if (tables) result = PyTuple_Pack(2, tables, pages);
 done:
+    Py_XDECREF(tables);
+    Py_XDECREF(pages);
     PyMem_Free(first);
     PyMem_Free(mixed);
     for (int i = 0; i < NV; i++) release(&v[i]);
