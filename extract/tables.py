@@ -213,6 +213,19 @@ class TableGrids:
         found: Mapping[tuple[int, int], tuple[str, ...]] = self._per_table("named", table, build)
         return found
 
+    @cached_property
+    def page_tables(self) -> list[tuple[Any, ...] | None]:
+        """Per table (the columns' order), what a page's piece of it reads
+        (_core.page_tables), made once per document: its table_id, rows,
+        columns, whether only one page shows it, and its heads, named and
+        /ID maps (_head_maps); None for a table with no shape (the reference
+        reads shapes, and raises, itself)."""
+        out: list[tuple[Any, ...] | None] = []
+        for table in self.columns.tables:
+            shape = self.shapes.get(table)
+            out.append(None if shape is None else (f"s{table}", *shape, table in self.on_one_page, *_head_maps(self, table)))
+        return out
+
     def slot(self, element: int) -> GridSlot | None:
         """The slot of TH/TD `element`, None when it has none (tests, debugging)."""
         c = self.columns
@@ -544,7 +557,27 @@ def structure_tables(
     labels across pages), none without `labels` (for pages that
     ``merge_tables`` labels anyway) but on a table only this page can show
     (``TableGrids.on_one_page``): its piece is the whole table, labelled once,
-    here (``whole_on_page`` tells merge_tables' callers to leave it)."""
+    here (``whole_on_page`` tells merge_tables' callers to leave it). One
+    compiled call (_core.page_tables) where the core is built: the cells
+    built once, finished where the page labels them; else the reference."""
+    core = compiled_core()
+    if core is not None:
+        c = grids.columns
+        found = core.page_tables(
+            TableCell, _CELL_FIELDS, Table, _TABLE_FIELDS, STRUCTURE,
+            (contents.key, contents.char_start, contents.char_end, contents.bbox, contents.mcids),
+            c.slot_of, c.table, grids.page_tables, c.places, page_text, page, labels,
+        )  # fmt: skip
+        if found is not None:
+            return found  # type: ignore[no-any-return]
+    return _reference_structure_tables(grids, contents, page, page_text, labels)
+
+
+def _reference_structure_tables(
+    grids: TableGrids, contents: CellContents, page: int, page_text: str, labels: bool
+) -> tuple[Table, ...]:
+    """structure_tables in steps: the page's cells (_page_cells), then each
+    table's piece, finished (_finish) where the page labels it."""
     found = _page_cells(grids, contents, page, page_text)
     if found is None:
         return ()
@@ -778,6 +811,7 @@ def _labels(
 
 
 _CELL_FIELDS = tuple(f.name for f in fields(TableCell))
+_TABLE_FIELDS = tuple(f.name for f in fields(Table))
 _ALL_FIELDS, _HEADER_LABELS = attrgetter(*_CELL_FIELDS), attrgetter("header_labels")
 
 
