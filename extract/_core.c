@@ -7517,29 +7517,50 @@ done:
 }
 
 /* A cell's text (tables.cell_text): the page text's slice [start:end] (Python's
- * slice bounds), kept as it is when every code point is printable and no space
- * is doubled or at an end (str.isprintable's table: only the space is both
- * printable and whitespace); else its whitespace-free pieces joined by one
- * space (str.split(), " ".join). */
+ * slice bounds) with its whitespace-free pieces joined by one space
+ * (str.split(), " ".join; Py_UNICODE_ISSPACE is str.split's whitespace).
+ * One pass over the slice counts what that keeps: where it keeps the slice
+ * as it is (no whitespace but single spaces inside), the slice itself;
+ * else the pieces are written out, in the narrowest kind that holds them
+ * (a str is stored so), in a second pass. No list of pieces, no str per
+ * piece. `space` is unused (kept for the callers' signature). */
 static PyObject *table_cell_text(PyObject *page_text, Py_ssize_t start, Py_ssize_t end, PyObject *space) {
+    (void)space;
     PySlice_AdjustIndices(PyUnicode_GET_LENGTH(page_text), &start, &end, 1);
-    PyObject *text = PyUnicode_Substring(page_text, start, end);
-    if (!text) return NULL;
-    Py_ssize_t n = PyUnicode_GET_LENGTH(text);
-    int kind = PyUnicode_KIND(text);
-    const void *data = PyUnicode_DATA(text);
-    int plain = !n || (PyUnicode_READ(kind, data, 0) != ' ' && PyUnicode_READ(kind, data, n - 1) != ' ');
-    for (Py_ssize_t i = 0; plain && i < n; i++) {
+    if (end < start) end = start;
+    int kind = PyUnicode_KIND(page_text);
+    const void *data = PyUnicode_DATA(page_text);
+    Py_ssize_t length = 0, pieces = 0;
+    Py_UCS4 widest = 0;
+    int as_is = 1, in_piece = 0;
+    for (Py_ssize_t i = start; i < end; i++) {
         Py_UCS4 c = PyUnicode_READ(kind, data, i);
-        plain = Py_UNICODE_ISPRINTABLE(c) && !(c == ' ' && i && PyUnicode_READ(kind, data, i - 1) == ' ');
+        if (Py_UNICODE_ISSPACE(c)) {
+            /* kept only as one ' ' between two pieces */
+            as_is &= c == ' ' && in_piece && i + 1 < end && !Py_UNICODE_ISSPACE(PyUnicode_READ(kind, data, i + 1));
+            in_piece = 0;
+            continue;
+        }
+        pieces += !in_piece;
+        in_piece = 1;
+        length++;
+        widest = c > widest ? c : widest;
     }
-    if (plain) return text;
-    PyObject *pieces = PyUnicode_Split(text, NULL, -1);
-    Py_DECREF(text);
-    if (!pieces) return NULL;
-    PyObject *joined = PyUnicode_Join(space, pieces);
-    Py_DECREF(pieces);
-    return joined;
+    if (as_is) return PyUnicode_Substring(page_text, start, end);
+    PyObject *text = PyUnicode_New(length + (pieces ? pieces - 1 : 0), widest > ' ' || !pieces ? widest : ' ');
+    if (!text) return NULL;
+    int out_kind = PyUnicode_KIND(text);
+    void *out = PyUnicode_DATA(text);
+    Py_ssize_t at = 0;
+    in_piece = 0;
+    for (Py_ssize_t i = start; i < end; i++) {
+        Py_UCS4 c = PyUnicode_READ(kind, data, i);
+        if (Py_UNICODE_ISSPACE(c)) { in_piece = 0; continue; }
+        if (!in_piece && at) PyUnicode_WRITE(out_kind, out, at++, ' ');
+        in_piece = 1;
+        PyUnicode_WRITE(out_kind, out, at++, c);
+    }
+    return text;
 }
 
 /* A table's cells among a page's shown cells: `start`..`end` of the shown

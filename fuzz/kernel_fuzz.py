@@ -258,9 +258,10 @@ def _draw_tables(rng: random.Random) -> Drawn:
     drawn: Drawn = [
         ("page_cells", lambda lib, c=c, p=p: tables._page_cells(grids, c, p + 1, text)) for p, c in enumerate(contents)
     ]
+    labelled = [rng.random() < 0.5 for _ in contents]
     drawn += [
-        ("page_tables", lambda lib, c=c, p=p, a=rng.random() < 0.5: tables.structure_tables(grids, c, p + 1, text, labels=a))
-        for p, c in enumerate(contents)
+        ("page_tables", lambda lib, c=c, p=p, a=a: tables.structure_tables(grids, c, p + 1, text, labels=a))
+        for p, (c, a) in enumerate(zip(contents, labelled, strict=True))
     ]
     pieces = [tables._reference_page_cells(grids, c, p + 1, text) for p, c in enumerate(contents)]
     by_table: dict[int, list[Any]] = {}

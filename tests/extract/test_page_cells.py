@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import csv
 from dataclasses import replace
+from itertools import accumulate, repeat
 from pathlib import Path
 from typing import Any
 
@@ -204,3 +205,19 @@ def test_the_compiled_page_tables_are_the_reference_on_the_tagged_corpus(
                 for number in range(1, min(doc.page_count, 3) + 1):
                     doc.extract_page(number, "structure")
     assert len(seen) > 50 and sum(seen) > 5_000  # the pages that show cells, and their cells
+
+
+def test_the_compiled_cell_text_is_cell_text_on_every_kind_of_code_point() -> None:
+    # Every whitespace code point, every one below U+3000 and a stride past it
+    # (each string width): alone, between spaces, doubled inside and before a space.
+    points = sorted({*range(0x3000), *range(0x3000, 0x110000, 97), *(p for p in range(0x110000) if chr(p).isspace())})
+    cells = 4 * 1024
+    slots = {e: GridSlot(1, e, 0, 1, 1, False, False, None, (), None) for e in range(cells)}
+    columns = grids_of_slots(cells, slots, {1: (cells, 1)}).columns
+    for lo in range(0, len(points), 1024):
+        windows = [w for p in points[lo : lo + 1024] for w in (chr(p), f" {chr(p)} ", f"x{chr(p) * 2}y", f"x{chr(p)} y")]
+        text, ends = "".join(windows), list(accumulate(map(len, windows)))
+        starts = [0, *ends[:-1]]
+        contents = (list(range(len(windows))), starts, ends, [(0.0,) * 4] * len(windows), [()] * len(windows))
+        found = _core.page_cells(TableCell, tables._CELL_FIELDS, contents, columns.slot_of, columns.table, columns.tables, columns.places, text, 1)
+        assert [c.text for c in found[3]] == list(map(tables.cell_text, repeat(text), starts, ends))
