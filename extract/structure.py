@@ -332,11 +332,16 @@ class StructTree:
         """Per row of the type table: does it make a block (StructElement.block)."""
         return np.array([_type_info(std).block for _, std in self.columns.type_names], dtype=bool)
 
-    @property
+    @cached_property
     def _type_fields(self) -> tuple[np.ndarray, np.ndarray]:
-        """Per row of the type table: (the standard type, an object array; is a header cell, TH)."""
-        tables = self._tables
-        return tables.type_names, tables.header_cell
+        """Per row of the type table: (the standard type, an object array; is
+        a header cell, TH). Made where asked for (the reference labels, a
+        table's header cells, Figures): the compiled page reading reads the
+        label columns."""
+        stds = [std for _, std in self.columns.type_names]
+        type_names = np.empty(len(stds), dtype=object)
+        type_names[:] = stds
+        return type_names, type_names == "TH"
 
     @property
     def block_owners(self) -> np.ndarray:
@@ -401,8 +406,6 @@ class _TreeTables(NamedTuple):
     content_keys: np.ndarray  # int64 per content row: content_keys(stream, mcid)
     content_element: np.ndarray  # int64 per content row, contiguous: its element (ContentColumns.element)
     block_owners: np.ndarray  # int64 per element: StructTree.block_owners
-    type_names: np.ndarray  # object per type row: its standard type
-    header_cell: np.ndarray  # bool per type row: TH
     label_columns: tuple[Any, ...]  # StructTree.label_columns
 
 
@@ -414,23 +417,28 @@ def _owns_block(std: str) -> bool:
     return _type_info(std).block or std not in _STANDARD_TYPES
 
 
+@functools.lru_cache(maxsize=256)  # a few dozen types, met in every document
+def _type_row(std: str) -> tuple[bool, bool]:
+    """(_owns_block, is TH) of standard type `std`: a type row's flags, found once per type."""
+    return _owns_block(std), std == "TH"
+
+
 def _tree_tables(c: ElementColumns, content: ContentColumns) -> _TreeTables:
     """StructTree's tables, made in one pass over the type rows and one
     compiled call over the elements and the content (_whole_tree_columns)."""
-    stds = [std for _, std in c.type_names]
-    type_names = np.empty(len(stds), dtype=object)
-    type_names[:] = stds
-    header_cell = type_names == "TH"
-    owns = np.fromiter(map(_owns_block, stds), dtype=bool, count=len(stds))
-    block_owners, keys, offsets = _whole_tree_columns(c.parent, c.type, owns, content, len(c.page_keys))
+    stds = tuple(std for _, std in c.type_names)
+    owns, header = zip(*map(_type_row, stds), strict=True) if stds else ((), ())
+    block_owners, keys, offsets = _whole_tree_columns(
+        c.parent, c.type, np.array(owns, dtype=bool), content, len(c.page_keys)
+    )
     labels = (
-        np.ascontiguousarray(c.type, dtype=np.int64), tuple(stds), tuple(header_cell.tolist()),
+        np.ascontiguousarray(c.type, dtype=np.int64), stds, header,
         np.ascontiguousarray(c.path, dtype=np.int64), tuple(c.path_names),
         np.ascontiguousarray(c.heading_level, dtype=np.int64),
         c.lang if type(c.lang) is list else list(c.lang), c.alt if type(c.alt) is dict else dict(c.alt),
     )  # fmt: skip
     element = np.ascontiguousarray(content.element, dtype=np.int64)
-    return _TreeTables(page_rows(c.page_keys), offsets.tolist(), keys, element, block_owners, type_names, header_cell, labels)
+    return _TreeTables(page_rows(c.page_keys), offsets.tolist(), keys, element, block_owners, labels)
 
 
 def _whole_tree_columns(
@@ -880,8 +888,15 @@ class _Walker:
         # (element objgen, MCID) -> page, from /ParentTree; built only when
         # some content has no /Pg (see _page_of_orphan).
         self._parent_tree_pages: dict[tuple[tuple[int, int], int], PageKey] | None = None
-        class_map = self._value(self._root_dict.get("/ClassMap"))
-        self._class_map = class_map if type(class_map) is dict else None
+        # The role map's /ClassMap as the root writes it: read where a cell's /C asks (_class_map, the node walk).
+        self._class_map_entry: Any = self._root_dict.get("/ClassMap")
+
+    @functools.cached_property
+    def _class_map(self) -> dict[str, Any] | None:
+        """The role map's /ClassMap (§14.7.5.2), None when it is no dictionary:
+        read at first use (most trees name no class)."""
+        class_map = self._value(self._class_map_entry)
+        return class_map if type(class_map) is dict else None
 
     # ---------------------------------------------------------------- driver
 
@@ -938,7 +953,7 @@ class _Walker:
             self._object_refs, self._pages, self._root_objgen, root_k, self._document_lang(), self._plain_type,
             ("", "NonStruct", _type_info("NonStruct"), None), self._texts, text_string, self._cell_attributes, _NO_CELL,
             self._resolve, self._parent_tree, self._warnings.add, self._messages, self._max_depth,
-            self._type_in, Stream, self._class_map, _SPAN_COMPLAINTS, self._cell_nodes,
+            self._type_in, Stream, self._class_map_entry, _SPAN_COMPLAINTS, self._cell_nodes,
             self._root_dict.get("/ParentTree"), self._struct_parents, self._page_tree_numbers,
         )  # fmt: skip
         walked = nodes.walk(env)
@@ -1065,7 +1080,9 @@ class _Walker:
         )
 
     def _cell_attributes(self, obj: dict[str, Any]) -> _CellAttributes:
-        return _table_cell_attributes(obj, self._class_map, self._value, self._warnings)
+        # The class map is read for a cell that names a class, the only one that reads it (_attribute_objects).
+        class_map = self._class_map if "/C" in obj else None
+        return _table_cell_attributes(obj, class_map, self._value, self._warnings)
 
     def _text(self, value: Any, key: str, default: str | None) -> str | None:
         """A PDF text string (§7.9.2.2) decoded by pikepdf (PDFDocEncoding, UTF-16BE, UTF-8)."""

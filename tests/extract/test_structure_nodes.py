@@ -424,6 +424,53 @@ def test_the_node_walk_reads_cell_attributes_itself_as_python_does(monkeypatch: 
     ]
 
 
+def _class_mapped(written: str, classes: bool) -> pikepdf.Pdf:
+    """_table_of_attributed_cells with its /ClassMap `written` indirect or
+    direct, a dictionary or not (an array of it), saved with object
+    streams; its cells' /C kept or (`classes` False) taken out."""
+    b = _table_of_attributed_cells()
+    root = b.pdf.Root.StructTreeRoot
+    entries = root.ClassMap if "not" not in written else Array([root.ClassMap])
+    root.ClassMap = b.pdf.make_indirect(entries) if written.startswith("indirect") else entries
+    if not classes:
+        for number in range(1, len(b.pdf.objects) + 1):
+            obj = b.pdf.get_object(number, 0)
+            if isinstance(obj, Dictionary) and "/C" in obj:
+                del obj["/C"]
+    return _in_streams(b)
+
+
+@needs_core
+@pytest.mark.parametrize("written", ["indirect", "direct, not a dictionary", "indirect, not a dictionary"])
+def test_the_class_map_is_read_where_a_cell_names_a_class(monkeypatch: pytest.MonkeyPatch, written: str):
+    """/ClassMap read as the root writes it, at the first cell with /C: an
+    indirect one (in the object streams) gives the node walk the classes
+    Python's walkers read through it; one that is no dictionary is no class map."""
+    pdf = _class_mapped(written, classes=True)
+    assert _walked_by_nodes(pdf, monkeypatch)
+    by_nodes = _read(pdf, monkeypatch, nodes=True)
+    assert by_nodes == _read(pdf, monkeypatch, nodes=False) == _read(pdf, monkeypatch, nodes=False, compiled=False)
+    wide = [e for e in by_nodes.elements if e.type in ("TH", "TD")][6]  # /C Wide: /ColSpan 3 through the class map
+    assert wide.col_span == (3 if written == "indirect" else 1)
+
+
+@needs_core
+def test_a_tree_whose_cells_name_no_class_never_reads_the_class_map(monkeypatch: pytest.MonkeyPatch):
+    """The /ClassMap object is not resolved where no cell has /C (it was, as
+    the walker began: a class map of hundreds of entries parsed for nothing)."""
+    for classes in (False, True):
+        pdf = _class_mapped("indirect", classes)
+        ref = pdf.Root.StructTreeRoot.ClassMap.objgen
+        asked: list[Any] = []
+        real = PlainObjects.resolve
+        with monkeypatch.context() as m:
+            m.setattr(PlainObjects, "resolve", lambda self, r, real=real: asked.append(r) or real(self, r))
+            by_nodes, by_python = _read(pdf, monkeypatch, nodes=True), _read(pdf, monkeypatch, nodes=False, compiled=False)
+        assert by_nodes == by_python
+        # The Python walker resolves it where a cell names a class; no walk does where none does.
+        assert (ref in asked) == classes
+
+
 def _orphans_in_streams() -> tuple[pikepdf.Pdf, set[tuple[int, int]]]:
     """Two pages whose elements' content has no /Pg (placed through
     /ParentTree), saved with object streams; and the elements /ParentTree lists."""
