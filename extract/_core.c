@@ -7526,29 +7526,50 @@ done:
 }
 
 /* A cell's text (tables.cell_text): the page text's slice [start:end] (Python's
- * slice bounds), kept as it is when every code point is printable and no space
- * is doubled or at an end (str.isprintable's table: only the space is both
- * printable and whitespace); else its whitespace-free pieces joined by one
- * space (str.split(), " ".join). */
+ * slice bounds) with its whitespace-free pieces joined by one space
+ * (str.split(), " ".join; Py_UNICODE_ISSPACE is str.split's whitespace).
+ * One pass over the slice counts what that keeps: where it keeps the slice
+ * as it is (no whitespace but single spaces inside), the slice itself;
+ * else the pieces are written out, in the narrowest kind that holds them
+ * (a str is stored so), in a second pass. No list of pieces, no str per
+ * piece. `space` is unused (kept for the callers' signature). */
 static PyObject *table_cell_text(PyObject *page_text, Py_ssize_t start, Py_ssize_t end, PyObject *space) {
+    (void)space;
     PySlice_AdjustIndices(PyUnicode_GET_LENGTH(page_text), &start, &end, 1);
-    PyObject *text = PyUnicode_Substring(page_text, start, end);
-    if (!text) return NULL;
-    Py_ssize_t n = PyUnicode_GET_LENGTH(text);
-    int kind = PyUnicode_KIND(text);
-    const void *data = PyUnicode_DATA(text);
-    int plain = !n || (PyUnicode_READ(kind, data, 0) != ' ' && PyUnicode_READ(kind, data, n - 1) != ' ');
-    for (Py_ssize_t i = 0; plain && i < n; i++) {
+    if (end < start) end = start;
+    int kind = PyUnicode_KIND(page_text);
+    const void *data = PyUnicode_DATA(page_text);
+    Py_ssize_t length = 0, pieces = 0;
+    Py_UCS4 widest = 0;
+    int as_is = 1, in_piece = 0;
+    for (Py_ssize_t i = start; i < end; i++) {
         Py_UCS4 c = PyUnicode_READ(kind, data, i);
-        plain = Py_UNICODE_ISPRINTABLE(c) && !(c == ' ' && i && PyUnicode_READ(kind, data, i - 1) == ' ');
+        if (Py_UNICODE_ISSPACE(c)) {
+            /* kept only as one ' ' between two pieces */
+            as_is &= c == ' ' && in_piece && i + 1 < end && !Py_UNICODE_ISSPACE(PyUnicode_READ(kind, data, i + 1));
+            in_piece = 0;
+            continue;
+        }
+        pieces += !in_piece;
+        in_piece = 1;
+        length++;
+        widest = c > widest ? c : widest;
     }
-    if (plain) return text;
-    PyObject *pieces = PyUnicode_Split(text, NULL, -1);
-    Py_DECREF(text);
-    if (!pieces) return NULL;
-    PyObject *joined = PyUnicode_Join(space, pieces);
-    Py_DECREF(pieces);
-    return joined;
+    if (as_is) return PyUnicode_Substring(page_text, start, end);
+    PyObject *text = PyUnicode_New(length + (pieces ? pieces - 1 : 0), widest > ' ' || !pieces ? widest : ' ');
+    if (!text) return NULL;
+    int out_kind = PyUnicode_KIND(text);
+    void *out = PyUnicode_DATA(text);
+    Py_ssize_t at = 0;
+    in_piece = 0;
+    for (Py_ssize_t i = start; i < end; i++) {
+        Py_UCS4 c = PyUnicode_READ(kind, data, i);
+        if (Py_UNICODE_ISSPACE(c)) { in_piece = 0; continue; }
+        if (!in_piece && at) PyUnicode_WRITE(out_kind, out, at++, ' ');
+        in_piece = 1;
+        PyUnicode_WRITE(out_kind, out, at++, c);
+    }
+    return text;
 }
 
 /* A table's cells among a page's shown cells: `start`..`end` of the shown
@@ -7583,6 +7604,18 @@ static Py_ssize_t group_cells(CellPosition *pairs, Py_ssize_t shown, const int64
 }
 
 enum { CELL_FIELDS = 12, PLACES = 5 };
+
+/* Frozen rows of `cls` (TableCell, `fields` its twelve fields) from the
+ * twelve columns (lists of one length): core_frozen_rows. NULL with an
+ * exception set. */
+static PyObject *cell_rows(PyObject *mod, PyObject *cls, PyObject *fields, PyObject *const *columns) {
+    PyObject *column_tuple = PyTuple_New(CELL_FIELDS);
+    for (int c = 0; column_tuple && c < CELL_FIELDS; c++) PyTuple_SET_ITEM(column_tuple, c, Py_NewRef(columns[c]));
+    PyObject *row_args = column_tuple ? Py_BuildValue("(OON)", cls, fields, column_tuple) : NULL;
+    PyObject *rows = row_args ? core_frozen_rows(mod, row_args) : NULL;
+    Py_XDECREF(row_args);
+    return rows;
+}
 
 /* The TableCells' columns (TableCell's field order) of the grouped cells:
  * places (row, col, row_span, col_span, header) from their slots, no header
@@ -7636,6 +7669,74 @@ static Py_ssize_t shown_cells(PyObject *const *page_columns, Py_ssize_t n, const
     return shown;
 }
 
+/* A page's shown cells grouped by table (page_cells, page_tables): the
+ * page's five content columns, the five place columns (one item per slot),
+ * the shown cells as (table position, position) pairs grouped so, the
+ * groups, and per position its slot, start and end. */
+typedef struct {
+    View v[2];
+    PyObject *columns[5], *places[PLACES];
+    Py_ssize_t n, shown, n_groups;
+    CellPosition *pairs;
+    CellGroup *groups;
+    int64_t *slot, *starts, *ends;
+} PageGroups;
+
+static void page_groups_free(PageGroups *g) {
+    for (int c = 0; c < 5; c++) Py_CLEAR(g->columns[c]);
+    PyMem_Free(g->pairs);
+    PyMem_Free(g->groups);
+    PyMem_Free(g->slot);
+    PyMem_Free(g->starts);
+    PyMem_Free(g->ends);
+    release(&g->v[0]);
+    release(&g->v[1]);
+}
+
+/* The page's shown cells grouped (PageGroups; `g` zeroed, freed by the
+ * caller either way): contents, slot_of, slot_table and places as
+ * page_cells takes them, n_tables the tables' count. 0, or -1 with an
+ * exception set; g->shown 0 when no cell has a slot. */
+static int page_groups(PageGroups *g, PyObject *contents, PyObject *slot_of_obj, PyObject *slot_table_obj,
+                       PyObject *places_obj, Py_ssize_t n_tables) {
+    if (PyTuple_GET_SIZE(contents) != 5 || PyTuple_GET_SIZE(places_obj) != PLACES) {
+        PyErr_SetString(PyExc_ValueError, "page_cells: five content and five place columns");
+        return -1;
+    }
+    if (get_view(slot_of_obj, &g->v[0], "l", 8, "slot_of") < 0 || get_view(slot_table_obj, &g->v[1], "l", 8, "slot_table") < 0)
+        return -1;
+    Py_ssize_t slots = g->v[1].view.len / 8;
+    g->n = -1;
+    for (int c = 0; c < 5; c++) {
+        if (!(g->columns[c] = PySequence_Fast(PyTuple_GET_ITEM(contents, c), "page_cells: contents are columns")))
+            return -1;
+        if (g->n >= 0 && PySequence_Fast_GET_SIZE(g->columns[c]) != g->n) {
+            PyErr_SetString(PyExc_ValueError, "page_cells: content columns of different lengths");
+            return -1;
+        }
+        g->n = PySequence_Fast_GET_SIZE(g->columns[c]);
+    }
+    for (int c = 0; c < PLACES; c++) {
+        g->places[c] = PyTuple_GET_ITEM(places_obj, c);
+        if (!PyList_Check(g->places[c]) || PyList_GET_SIZE(g->places[c]) != slots) {
+            PyErr_SetString(PyExc_ValueError, "page_cells: a place per slot");
+            return -1;
+        }
+    }
+    size_t room = (size_t)(g->n + 1);
+    g->pairs = PyMem_Malloc(sizeof(CellPosition) * room);
+    g->groups = PyMem_Malloc(sizeof(CellGroup) * room);
+    g->slot = PyMem_Malloc(sizeof(int64_t) * room);
+    g->starts = PyMem_Malloc(sizeof(int64_t) * room);
+    g->ends = PyMem_Malloc(sizeof(int64_t) * room);
+    if (!g->pairs || !g->groups || !g->slot || !g->starts || !g->ends) { PyErr_NoMemory(); return -1; }
+    g->shown = shown_cells(g->columns, g->n, g->v[0].view.buf, g->v[0].view.len / 8, g->v[1].view.buf, slots, n_tables,
+                           g->pairs, g->slot, g->starts, g->ends);
+    if (g->shown < 0) return -1;
+    g->n_groups = g->shown ? group_cells(g->pairs, g->shown, g->starts, g->groups) : 0;
+    return 0;
+}
+
 /* page_cells(cls, fields, contents, slot_of, slot_table, tables, places, page_text, page)
  *   -> None or (tables, firsts, bounds, cells): tables._reference_page_cells
  * in one call. contents: the page's CellContents columns (key, char_start,
@@ -7655,71 +7756,35 @@ static PyObject *core_page_cells(PyObject *mod, PyObject *args) {
                           &contents, &slot_of_obj, &slot_table_obj, &PyList_Type, &tables, &PyTuple_Type,
                           &places_obj, &page_text, &page))
         return NULL;
-    if (PyTuple_GET_SIZE(fields) != CELL_FIELDS || PyTuple_GET_SIZE(contents) != 5 ||
-        PyTuple_GET_SIZE(places_obj) != PLACES) {
+    if (PyTuple_GET_SIZE(fields) != CELL_FIELDS) {
         PyErr_SetString(PyExc_ValueError, "page_cells: twelve fields, five content and five place columns");
         return NULL;
     }
-    View v[2] = {{0}};
-    PyObject *page_columns[5] = {NULL}, *places[PLACES], *columns[CELL_FIELDS] = {NULL}, *result = NULL;
-    CellPosition *pairs = NULL;
-    CellGroup *groups = NULL;
-    int64_t *slot = NULL, *starts = NULL, *ends = NULL;
-    if (get_view(slot_of_obj, &v[0], "l", 8, "slot_of") < 0 || get_view(slot_table_obj, &v[1], "l", 8, "slot_table") < 0)
-        goto done;
-    Py_ssize_t n = -1, slots = v[1].view.len / 8;
-    for (int c = 0; c < 5; c++) {
-        if (!(page_columns[c] = PySequence_Fast(PyTuple_GET_ITEM(contents, c), "page_cells: contents are columns")))
-            goto done;
-        if (n >= 0 && PySequence_Fast_GET_SIZE(page_columns[c]) != n) {
-            PyErr_SetString(PyExc_ValueError, "page_cells: content columns of different lengths");
-            goto done;
-        }
-        n = PySequence_Fast_GET_SIZE(page_columns[c]);
-    }
-    for (int c = 0; c < PLACES; c++) {
-        places[c] = PyTuple_GET_ITEM(places_obj, c);
-        if (!PyList_Check(places[c]) || PyList_GET_SIZE(places[c]) != slots) {
-            PyErr_SetString(PyExc_ValueError, "page_cells: a place per slot");
-            goto done;
-        }
-    }
-    pairs = PyMem_Malloc(sizeof(CellPosition) * (size_t)(n + 1));
-    groups = PyMem_Malloc(sizeof(CellGroup) * (size_t)(n + 1));
-    slot = PyMem_Malloc(sizeof(int64_t) * (size_t)(n + 1));
-    starts = PyMem_Malloc(sizeof(int64_t) * (size_t)(n + 1));
-    ends = PyMem_Malloc(sizeof(int64_t) * (size_t)(n + 1));
-    if (!pairs || !groups || !slot || !starts || !ends) { PyErr_NoMemory(); goto done; }
-    Py_ssize_t shown = shown_cells(page_columns, n, v[0].view.buf, v[0].view.len / 8, v[1].view.buf, slots,
-                                   PyList_GET_SIZE(tables), pairs, slot, starts, ends);
-    if (shown < 0) goto done;
-    if (!shown) { result = Py_NewRef(Py_None); goto done; }
-    Py_ssize_t n_groups = group_cells(pairs, shown, starts, groups);
+    PageGroups g = {0};
+    PyObject *columns[CELL_FIELDS] = {NULL}, *result = NULL;
+    if (page_groups(&g, contents, slot_of_obj, slot_table_obj, places_obj, PyList_GET_SIZE(tables)) < 0) goto done;
+    if (!g.shown) { result = Py_NewRef(Py_None); goto done; }
+    Py_ssize_t n_groups = g.n_groups;
     for (int c = 0; c < CELL_FIELDS; c++)
-        if (!(columns[c] = PyList_New(shown))) goto done;
-    if (table_cell_columns(columns, pairs, groups, n_groups, slot, starts, ends, page_columns, places, page_text,
-                           page) < 0)
+        if (!(columns[c] = PyList_New(g.shown))) goto done;
+    if (table_cell_columns(columns, g.pairs, g.groups, n_groups, g.slot, g.starts, g.ends, g.columns, g.places,
+                           page_text, page) < 0)
         goto done;
-    PyObject *column_tuple = PyTuple_New(CELL_FIELDS);
-    if (!column_tuple) goto done;
-    for (int c = 0; c < CELL_FIELDS; c++) PyTuple_SET_ITEM(column_tuple, c, Py_NewRef(columns[c]));
-    PyObject *row_args = Py_BuildValue("(OON)", cls, fields, column_tuple);
-    PyObject *cells = row_args ? core_frozen_rows(mod, row_args) : NULL;
-    Py_XDECREF(row_args);
+    PyObject *cells = cell_rows(mod, cls, fields, columns);
     PyObject *table_list = cells ? PyList_New(n_groups) : NULL, *firsts = table_list ? PyList_New(n_groups) : NULL;
     PyObject *bounds = firsts ? PyList_New(n_groups + 1) : NULL;
     int failed = !bounds;
-    for (Py_ssize_t g = 0, at = 0; !failed && g <= n_groups; g++) {
+    for (Py_ssize_t k = 0, at = 0; !failed && k <= n_groups; k++) {
         PyObject *bound = PyLong_FromSsize_t(at);
         if (!bound) { failed = 1; break; }
-        PyList_SET_ITEM(bounds, g, bound);
-        if (g == n_groups) break;
-        PyObject *least = PyLong_FromLongLong((long long)groups[g].least);
+        PyList_SET_ITEM(bounds, k, bound);
+        if (k == n_groups) break;
+        PyObject *least = PyLong_FromLongLong((long long)g.groups[k].least);
         if (!least) { failed = 1; break; }
-        PyList_SET_ITEM(firsts, g, least);
-        int64_t table = pairs[groups[g].start].cell;
-        PyList_SET_ITEM(table_list, g, Py_NewRef(PyList_GET_ITEM(tables, table)));
-        at += groups[g].end - groups[g].start;
+        PyList_SET_ITEM(firsts, k, least);
+        int64_t table = g.pairs[g.groups[k].start].cell;
+        PyList_SET_ITEM(table_list, k, Py_NewRef(PyList_GET_ITEM(tables, table)));
+        at += g.groups[k].end - g.groups[k].start;
     }
     result = failed ? NULL : PyTuple_Pack(4, table_list, firsts, bounds, cells);
     Py_XDECREF(cells);
@@ -7727,15 +7792,8 @@ static PyObject *core_page_cells(PyObject *mod, PyObject *args) {
     Py_XDECREF(firsts);
     Py_XDECREF(bounds);
 done:
-    for (int c = 0; c < 5; c++) Py_XDECREF(page_columns[c]);
     for (int c = 0; c < CELL_FIELDS; c++) Py_XDECREF(columns[c]);
-    PyMem_Free(pairs);
-    PyMem_Free(groups);
-    PyMem_Free(slot);
-    PyMem_Free(starts);
-    PyMem_Free(ends);
-    release(&v[0]);
-    release(&v[1]);
+    page_groups_free(&g);
     return result;
 }
 
@@ -7743,13 +7801,15 @@ done:
  * header labels attached (tables._finished_cells) */
 
 /* One cell of a table being finished: its place read once, its position in
- * the cells handed in (the sort is stable on it), the cell, its text (a new
- * reference where repeats were joined) and its new header labels. */
+ * the cells handed in (the sort is stable on it), the cell (NULL where it is
+ * yet to be built: page_tables), its text (a new reference), its new header
+ * labels and its row and col as the ints they are (borrowed: the keys of the
+ * heads and named maps). */
 typedef struct {
     long long row, col, row_span, col_span;
     Py_ssize_t at;
     int header, named;
-    PyObject *cell, *text, *labels;
+    PyObject *cell, *text, *labels, *place[2];
 } FinishCell;
 
 static int finish_cell_order(const void *a, const void *b) {
@@ -7788,7 +7848,8 @@ static int finish_read(PyObject *cells, PyTypeObject *cls, const Py_ssize_t *off
         if (!header || !text || !CELL_FIELD(cell, offsets, FC_LABELS) || !CELL_FIELD(cell, offsets, FC_PAGE)) return 0;
         int is_header = PyObject_IsTrue(header);
         if (is_header < 0) return -1;
-        out[k] = (FinishCell){v[0], v[1], v[2], v[3], k, is_header, 0, cell, Py_NewRef(text), NULL};
+        out[k] = (FinishCell){v[0], v[1], v[2], v[3], k, is_header, 0, cell, Py_NewRef(text), NULL,
+                              {CELL_FIELD(cell, offsets, FC_ROW), CELL_FIELD(cell, offsets, FC_COL)}};
     }
     return 1;
 }
@@ -7836,10 +7897,10 @@ static long long finish_header_rows(const FinishCell *cells, Py_ssize_t n) {
 /* `by_place`'s entry for the cell's (row, col) (heads and named are keyed
  * so), borrowed, in *found: NULL when it has none. 0, or -1 with an
  * exception set. */
-static int finish_at_place(const FinishCell *c, PyObject *by_place, const Py_ssize_t *offsets, PyObject **found) {
+static int finish_at_place(const FinishCell *c, PyObject *by_place, PyObject **found) {
     *found = NULL;
     if (!PyDict_GET_SIZE(by_place)) return 0;
-    PyObject *key = PyTuple_Pack(2, CELL_FIELD(c->cell, offsets, FC_ROW), CELL_FIELD(c->cell, offsets, FC_COL));
+    PyObject *key = PyTuple_Pack(2, c->place[0], c->place[1]);
     if (!key) return -1;
     *found = PyDict_GetItemWithError(by_place, key); /* borrowed */
     Py_DECREF(key);
@@ -7849,9 +7910,9 @@ static int finish_at_place(const FinishCell *c, PyObject *by_place, const Py_ssi
 /* A header cell's scope: `heads`' (/Scope, in a THead) for its place, else
  * by position (tables._labels' rule). 1 Column, 2 Row, 3 Both, 0 neither;
  * -1 with an exception set. */
-static int finish_scope(const FinishCell *c, PyObject *heads, long long header_rows, const Py_ssize_t *offsets) {
+static int finish_scope(const FinishCell *c, PyObject *heads, long long header_rows) {
     PyObject *scope = Py_None, *in_thead = Py_False, *found;
-    if (finish_at_place(c, heads, offsets, &found) < 0) return -1;
+    if (finish_at_place(c, heads, &found) < 0) return -1;
     if (found) {
         if (!PyTuple_Check(found) || PyTuple_GET_SIZE(found) != 2) {
             PyErr_SetString(PyExc_ValueError, "table_finish: heads hold (scope, in_thead)");
@@ -7917,11 +7978,11 @@ static PyObject *finish_named(const FinishCell *cells, Py_ssize_t n, PyObject *n
  * holds the positions of the heads in `cells`, column heads from 0,
  * row heads from `n_column` to `n_heads`. 0, or -1 with an exception set. */
 static int finish_labels(FinishCell *cells, Py_ssize_t n, const Py_ssize_t *heads, Py_ssize_t n_column,
-                         Py_ssize_t n_heads, PyObject *named, PyObject *ids, const Py_ssize_t *offsets) {
+                         Py_ssize_t n_heads, PyObject *named, PyObject *ids) {
     for (Py_ssize_t k = 0; k < n; k++) {
         FinishCell *c = &cells[k];
         PyObject *named_ids;
-        if (finish_at_place(c, named, offsets, &named_ids) < 0) return -1;
+        if (finish_at_place(c, named, &named_ids) < 0) return -1;
         if (named_ids) {
             if (!(c->labels = finish_named(cells, n, named_ids, ids))) return -1;
             continue;
@@ -7949,14 +8010,14 @@ static int finish_labels(FinishCell *cells, Py_ssize_t n, const Py_ssize_t *head
  * count, -1 with an exception set. A cell scoped Both heads its column and
  * its row: `heads` holds room for 2n. */
 static Py_ssize_t finish_heads(const FinishCell *cells, Py_ssize_t n, PyObject *scopes, long long header_rows,
-                               const Py_ssize_t *offsets, Py_ssize_t *heads, Py_ssize_t *n_column) {
+                               Py_ssize_t *heads, Py_ssize_t *n_column) {
     Py_ssize_t count = 0;
     unsigned char *scope = PyMem_Malloc((size_t)n + 1);
     if (!scope) { PyErr_NoMemory(); return -1; }
     for (Py_ssize_t k = 0; k < n; k++) {
         scope[k] = 0;
         if (!cells[k].header) continue;
-        int text = PyObject_IsTrue(cells[k].text), s = text > 0 ? finish_scope(&cells[k], scopes, header_rows, offsets) : text;
+        int text = PyObject_IsTrue(cells[k].text), s = text > 0 ? finish_scope(&cells[k], scopes, header_rows) : text;
         if (s < 0) { PyMem_Free(scope); return -1; }
         scope[k] = (unsigned char)s;
     }
@@ -7996,11 +8057,7 @@ static PyObject *finish_rows(PyObject *mod, PyObject *cls, PyObject *fields, con
             PyList_SET_ITEM(columns[c], i, Py_NewRef(value));
         }
     }
-    PyObject *column_tuple = failed ? NULL : PyTuple_New(CELL_FIELDS);
-    for (int c = 0; column_tuple && c < CELL_FIELDS; c++) PyTuple_SET_ITEM(column_tuple, c, Py_NewRef(columns[c]));
-    PyObject *row_args = column_tuple ? Py_BuildValue("(OON)", cls, fields, column_tuple) : NULL;
-    PyObject *rows = row_args ? core_frozen_rows(mod, row_args) : NULL;
-    Py_XDECREF(row_args);
+    PyObject *rows = failed ? NULL : cell_rows(mod, cls, fields, columns);
     for (Py_ssize_t i = 0; rows && i < count; i++) PyTuple_SET_ITEM(out, changed[i], Py_NewRef(PyTuple_GET_ITEM(rows, i)));
     if (!rows) Py_CLEAR(out);
     Py_XDECREF(rows);
@@ -8062,9 +8119,9 @@ static PyObject *core_table_finish(PyObject *mod, PyObject *args) {
     if (kept < 0) goto done;
     long long header_rows = finish_header_rows(f, kept);
     if (relabel) {
-        Py_ssize_t n_column = 0, n_heads = finish_heads(f, kept, heads, header_rows, offsets, head_at, &n_column);
+        Py_ssize_t n_column = 0, n_heads = finish_heads(f, kept, heads, header_rows, head_at, &n_column);
         if (n_heads < 0) goto done;
-        if ((n_heads || has_slots) && finish_labels(f, kept, head_at, n_column, n_heads, named, ids, offsets) < 0) goto done;
+        if ((n_heads || has_slots) && finish_labels(f, kept, head_at, n_column, n_heads, named, ids) < 0) goto done;
         if (!n_heads && !has_slots) {
             PyObject *none = PyTuple_New(0);
             if (!none) goto done;
@@ -8083,6 +8140,215 @@ done:
     PyMem_Free(f);
     PyMem_Free(head_at);
     Py_DECREF(cells);
+    return result;
+}
+
+/* ---- a page's tagged tables in one call (tables.structure_tables) */
+
+enum { TABLE_FIELDS = 8, TABLE_INFO = 7 };
+
+/* A table of a page (page_tables): its group, where its cells start in the
+ * page's cell columns, and its header rows. */
+typedef struct { Py_ssize_t group, lo; long long header_rows; int64_t least, first; } PageTable;
+
+static int page_table_order(const void *a, const void *b) {
+    const PageTable *x = a, *y = b;
+    if (x->least != y->least) return x->least < y->least ? -1 : 1;
+    return x->first < y->first ? -1 : x->first > y->first;
+}
+
+/* The cells of one group finished as tables._finish finishes a piece (no
+ * join: a page's piece holds each slot once): read as FinishCells (`texts`
+ * theirs, borrowed), sorted by place (stable), header rows counted and
+ * labels attached by `info`'s heads, named and /ID maps (the table has
+ * slots). 1; 0 when a place is no int within FINISH_LIMIT (the reference
+ * finishes); -1 with an exception set. */
+static int page_finish(const PageGroups *g, const CellGroup *group, PyObject *const *texts, PyObject *info,
+                       FinishCell *f, Py_ssize_t *head_at, long long *header_rows) {
+    Py_ssize_t n = group->end - group->start;
+    for (Py_ssize_t j = 0; j < n; j++) {
+        Py_ssize_t s = (Py_ssize_t)g->slot[g->pairs[group->start + j].position];
+        long long v[4];
+        for (int c = 0; c < 4; c++) {
+            PyObject *value = PyList_GET_ITEM(g->places[c], s);
+            int overflow = 0;
+            if (!PyLong_CheckExact(value)) return 0;
+            v[c] = PyLong_AsLongLongAndOverflow(value, &overflow);
+            if (v[c] == -1 && PyErr_Occurred()) return -1;
+            if (overflow || v[c] > FINISH_LIMIT || v[c] < -FINISH_LIMIT) return 0;
+        }
+        int header = PyObject_IsTrue(PyList_GET_ITEM(g->places[4], s));
+        if (header < 0) return -1;
+        f[j] = (FinishCell){v[0], v[1], v[2], v[3], j, header, 0, NULL, texts[group->start + j], NULL,
+                            {PyList_GET_ITEM(g->places[0], s), PyList_GET_ITEM(g->places[1], s)}};
+    }
+    int sorted = 1;
+    for (Py_ssize_t k = 1; sorted && k < n; k++) sorted = finish_cell_order(&f[k - 1], &f[k]) < 0;
+    if (!sorted) qsort(f, (size_t)n, sizeof(FinishCell), finish_cell_order);
+    *header_rows = finish_header_rows(f, n);
+    PyObject *heads = PyTuple_GET_ITEM(info, 4), *named = PyTuple_GET_ITEM(info, 5), *ids = PyTuple_GET_ITEM(info, 6);
+    if (!PyDict_Check(heads) || !PyDict_Check(named) || !PyDict_Check(ids)) {
+        PyErr_SetString(PyExc_TypeError, "page_tables: heads, named and ids are dicts");
+        return -1;
+    }
+    Py_ssize_t n_column = 0, n_heads = finish_heads(f, n, heads, *header_rows, head_at, &n_column);
+    if (n_heads < 0 || finish_labels(f, n, head_at, n_column, n_heads, named, ids) < 0) return -1;
+    return 1;
+}
+
+/* Cell `at` of the page's cell columns (TableCell's field order): position
+ * k's place (slot s), `labels` (stolen), `text`, `page`, and its box, MCIDs
+ * and span. */
+static void page_table_cell(PyObject **columns, Py_ssize_t at, const PageGroups *g, Py_ssize_t k, PyObject *labels,
+                            PyObject *text, PyObject *page) {
+    Py_ssize_t s = (Py_ssize_t)g->slot[k];
+    for (int c = 0; c < PLACES; c++) PyList_SET_ITEM(columns[c], at, Py_NewRef(PyList_GET_ITEM(g->places[c], s)));
+    PyList_SET_ITEM(columns[5], at, labels);
+    PyList_SET_ITEM(columns[6], at, Py_NewRef(text));
+    PyList_SET_ITEM(columns[7], at, Py_NewRef(page));
+    PyList_SET_ITEM(columns[8], at, Py_NewRef(PySequence_Fast_GET_ITEM(g->columns[3], k)));
+    PyList_SET_ITEM(columns[9], at, Py_NewRef(PySequence_Fast_GET_ITEM(g->columns[4], k)));
+    PyList_SET_ITEM(columns[10], at, Py_NewRef(PySequence_Fast_GET_ITEM(g->columns[1], k)));
+    PyList_SET_ITEM(columns[11], at, Py_NewRef(PySequence_Fast_GET_ITEM(g->columns[2], k)));
+}
+
+/* The page's cell columns, table after table (`order`'s tables, in group
+ * order): a table finished here (`labels`, or only one page shows it: its
+ * info's flag) in page_finish's order with its labels, else its cells in
+ * page order, unlabelled. 1, 0 (the reference finishes), or -1. */
+static int page_table_columns(PyObject **columns, const PageGroups *g, PyObject *const *texts, PyObject *info,
+                              int labels, PyObject *page, PageTable *order, FinishCell *f, Py_ssize_t *head_at) {
+    Py_ssize_t at = 0;
+    for (Py_ssize_t k = 0; k < g->n_groups; k++) {
+        const CellGroup *group = &g->groups[k];
+        PyObject *table = PyList_GET_ITEM(info, (Py_ssize_t)g->pairs[group->start].cell);
+        if (!PyTuple_Check(table) || PyTuple_GET_SIZE(table) != TABLE_INFO) return table == Py_None ? 0 : -1;
+        int whole = labels ? 1 : PyObject_IsTrue(PyTuple_GET_ITEM(table, 3));
+        if (whole < 0) return -1;
+        order[k] = (PageTable){k, at, 0, group->least, group->first};
+        Py_ssize_t n = group->end - group->start;
+        if (whole) {
+            int ok = page_finish(g, group, texts, table, f, head_at, &order[k].header_rows);
+            for (Py_ssize_t j = 0; ok > 0 && j < n; j++, at++) {
+                Py_ssize_t i = group->start + f[j].at;
+                page_table_cell(columns, at, g, (Py_ssize_t)g->pairs[i].position, f[j].labels, texts[i], page);
+                f[j].labels = NULL;
+            }
+            for (Py_ssize_t j = 0; ok <= 0 && j < n; j++) Py_CLEAR(f[j].labels);
+            if (ok <= 0) return ok;
+        } else {
+            PyObject *empty = PyTuple_New(0);
+            if (!empty) return -1;
+            for (Py_ssize_t i = group->start; i < group->end; i++, at++)
+                page_table_cell(columns, at, g, (Py_ssize_t)g->pairs[i].position, Py_NewRef(empty), texts[i], page);
+            Py_DECREF(empty);
+        }
+    }
+    return 1;
+}
+
+/* The page's Tables in `order` (sorted): frozen rows of `table_cls`
+ * (`table_fields` its eight fields): each its info's table_id, `source`,
+ * its info's rows and columns, its header rows, (page,), its cells (a slice
+ * of `cells`) and no repeats. A new tuple or NULL. */
+static PyObject *page_table_rows(PyObject *mod, PyObject *table_cls, PyObject *table_fields, PyObject *source,
+                                 PyObject *info, const PageGroups *g, const PageTable *order, PyObject *cells,
+                                 PyObject *page) {
+    Py_ssize_t count = g->n_groups;
+    PyObject *columns = PyTuple_New(TABLE_FIELDS), *pages = PyTuple_Pack(1, page), *empty = PyTuple_New(0);
+    int failed = !columns || !pages || !empty;
+    for (int c = 0; !failed && c < TABLE_FIELDS; c++) {
+        PyObject *column = PyList_New(count);
+        if (!column) { failed = 1; break; }
+        PyTuple_SET_ITEM(columns, c, column);
+    }
+    for (Py_ssize_t k = 0; !failed && k < count; k++) {
+        const PageTable *t = &order[k];
+        const CellGroup *group = &g->groups[t->group];
+        PyObject *table = PyList_GET_ITEM(info, (Py_ssize_t)g->pairs[group->start].cell);
+        PyObject *rows = PyLong_FromLongLong(t->header_rows);
+        PyObject *mine = rows ? PyTuple_GetSlice(cells, t->lo, t->lo + group->end - group->start) : NULL;
+        if (!mine) { Py_XDECREF(rows); failed = 1; break; }
+        PyObject *values[TABLE_FIELDS] = {Py_NewRef(PyTuple_GET_ITEM(table, 0)), Py_NewRef(source),
+                                          Py_NewRef(PyTuple_GET_ITEM(table, 1)), Py_NewRef(PyTuple_GET_ITEM(table, 2)),
+                                          rows, Py_NewRef(pages), mine, Py_NewRef(empty)};
+        for (int c = 0; c < TABLE_FIELDS; c++) PyList_SET_ITEM(PyTuple_GET_ITEM(columns, c), k, values[c]);
+    }
+    Py_XDECREF(pages);
+    Py_XDECREF(empty);
+    PyObject *row_args = failed ? NULL : Py_BuildValue("(OOO)", table_cls, table_fields, columns);
+    Py_XDECREF(columns);
+    PyObject *tables = row_args ? core_frozen_rows(mod, row_args) : NULL;
+    Py_XDECREF(row_args);
+    return tables;
+}
+
+/* page_tables(cell_cls, cell_fields, table_cls, table_fields, source, contents, slot_of, slot_table, info,
+ *             places, page_text, page, labels) -> None or a tuple of Tables:
+ * tables._reference_structure_tables in one call. contents, slot_of,
+ * slot_table and places as page_cells takes them; info: per table position
+ * (TableGrids.page_tables), None or (table_id, rows, columns, only one page
+ * shows it, heads, named, ids: TableGrids' maps of the table, dicts). The
+ * pieces of the tables the page shows, in the order their cells' least
+ * char_start comes (then the order each first comes): Tables (`table_cls`,
+ * `table_fields` its eight fields) of `source` whose cells are TableCells
+ * (`cell_cls`, `cell_fields`) with the text of their span; a table finished
+ * here (`labels`, or only one page shows it) has its cells sorted by place,
+ * its header rows counted and its cells labelled, else its cells come in
+ * page order, unlabelled. () when no cell has a slot; None where the
+ * reference must build them (a shown table's info None, a place no int
+ * within 2**40). Every index read is checked against its array's length. */
+static PyObject *core_page_tables(PyObject *mod, PyObject *args) {
+    PyObject *cell_cls, *cell_fields, *table_cls, *table_fields, *source, *contents, *slot_of_obj, *slot_table_obj;
+    PyObject *info, *places_obj, *page_text, *page;
+    int labels;
+    if (!PyArg_ParseTuple(args, "O!O!O!O!UO!OOO!O!UOp", &PyType_Type, &cell_cls, &PyTuple_Type, &cell_fields,
+                          &PyType_Type, &table_cls, &PyTuple_Type, &table_fields, &source, &PyTuple_Type, &contents,
+                          &slot_of_obj, &slot_table_obj, &PyList_Type, &info, &PyTuple_Type, &places_obj, &page_text,
+                          &page, &labels))
+        return NULL;
+    if (PyTuple_GET_SIZE(cell_fields) != CELL_FIELDS || PyTuple_GET_SIZE(table_fields) != TABLE_FIELDS) {
+        PyErr_SetString(PyExc_ValueError, "page_tables: twelve cell fields and eight table fields");
+        return NULL;
+    }
+    PageGroups g = {0};
+    PyObject *columns[CELL_FIELDS] = {NULL}, **texts = NULL, *result = NULL, *space = NULL;
+    PageTable *order = NULL;
+    FinishCell *f = NULL;
+    Py_ssize_t *head_at = NULL;
+    if (page_groups(&g, contents, slot_of_obj, slot_table_obj, places_obj, PyList_GET_SIZE(info)) < 0) goto done;
+    if (!g.shown) { result = PyTuple_New(0); goto done; }
+    texts = PyMem_Calloc((size_t)g.shown, sizeof(PyObject *));
+    order = PyMem_Malloc(sizeof(PageTable) * (size_t)g.n_groups);
+    f = PyMem_Calloc((size_t)g.shown, sizeof(FinishCell));
+    head_at = PyMem_Malloc(sizeof(Py_ssize_t) * (2 * (size_t)g.shown + 1)); /* a Both head is listed twice */
+    if (!texts || !order || !f || !head_at) { PyErr_NoMemory(); goto done; }
+    if (!(space = PyUnicode_FromString(" "))) goto done;
+    for (Py_ssize_t i = 0; i < g.shown; i++) {
+        Py_ssize_t k = (Py_ssize_t)g.pairs[i].position;
+        if (!(texts[i] = table_cell_text(page_text, (Py_ssize_t)g.starts[k], (Py_ssize_t)g.ends[k], space))) goto done;
+    }
+    for (int c = 0; c < CELL_FIELDS; c++)
+        if (!(columns[c] = PyList_New(g.shown))) goto done;
+    int ok = page_table_columns(columns, &g, texts, info, labels, page, order, f, head_at);
+    if (ok <= 0) {
+        if (!ok) result = Py_NewRef(Py_None);
+        else if (!PyErr_Occurred()) PyErr_SetString(PyExc_TypeError, "page_tables: a table's info is None or a 7-tuple");
+        goto done;
+    }
+    qsort(order, (size_t)g.n_groups, sizeof(PageTable), page_table_order);
+    PyObject *cells = cell_rows(mod, cell_cls, cell_fields, columns);
+    if (cells) result = page_table_rows(mod, table_cls, table_fields, source, info, &g, order, cells, page);
+    Py_XDECREF(cells);
+done:
+    for (int c = 0; c < CELL_FIELDS; c++) Py_XDECREF(columns[c]);
+    for (Py_ssize_t i = 0; texts && i < g.shown; i++) Py_XDECREF(texts[i]);
+    Py_XDECREF(space);
+    PyMem_Free(texts);
+    PyMem_Free(order);
+    PyMem_Free(f);
+    PyMem_Free(head_at);
+    page_groups_free(&g);
     return result;
 }
 
@@ -8167,14 +8433,15 @@ static Py_ssize_t numpy_index(int64_t k, Py_ssize_t n, const char *what) {
     return (Py_ssize_t)k;
 }
 
-/* on_one_page(cell_of, slot_of, slot_table, element, page, n_tables) -> list:
- * tables._reference_on_one_page in one pass. Per piece of the tree's marked
+/* on_one_page(cell_of, slot_of, slot_table, element, page, n_tables) -> (list, list):
+ * tables._reference_cell_placement in one pass. Per piece of the tree's marked
  * content (element, page: its element and its row of the page keys), the
  * cell at or above its element (cell_of), that cell's slot (slot_of) and the
  * slot's table (slot_table, a position below n_tables). The positions,
  * ascending, of the tables all of whose content in a cell lies on one page
- * (a page >= 0). Indices are taken as numpy takes them (negative from the
- * end), IndexError past either end. */
+ * (a page >= 0); and the pages of the content in a cell (each at least once,
+ * a page not repeated next to itself). Indices are taken as numpy takes them
+ * (negative from the end), IndexError past either end. */
 static PyObject *core_on_one_page(PyObject *mod, PyObject *args) {
     (void)mod;
     enum { CELL_OF, SLOT_OF, SLOT_TABLE, ELEMENT, PAGE, NV };
@@ -8185,7 +8452,7 @@ static PyObject *core_on_one_page(PyObject *mod, PyObject *args) {
     View v[NV] = {{0}};
     int64_t *first = NULL;
     unsigned char *mixed = NULL;
-    PyObject *result = NULL;
+    PyObject *result = NULL, *pages = NULL, *tables = NULL;
     for (int i = 0; i < NV; i++)
         if (get_view(o[i], &v[i], "l", 8, names[i]) < 0) goto done;
     Py_ssize_t n = v[ELEMENT].view.len / 8;
@@ -8200,6 +8467,8 @@ static PyObject *core_on_one_page(PyObject *mod, PyObject *args) {
     const int64_t *cell_of = v[CELL_OF].view.buf, *slot_of = v[SLOT_OF].view.buf, *slot_table = v[SLOT_TABLE].view.buf;
     const int64_t *element = v[ELEMENT].view.buf, *page = v[PAGE].view.buf;
     unsigned char *seen = mixed; /* bit 1: a first page taken; bit 2: mixed */
+    if (!(pages = PyList_New(0))) goto done;
+    int64_t last_page = 0; /* the page last listed (pages not empty) */
     for (Py_ssize_t k = 0; k < n; k++) {
         Py_ssize_t e = numpy_index(element[k], v[CELL_OF].view.len / 8, "element");
         if (e < 0) goto done;
@@ -8210,15 +8479,25 @@ static PyObject *core_on_one_page(PyObject *mod, PyObject *args) {
         if (t < 0) goto done;
         if (!(seen[t] & 1)) { seen[t] |= 1; first[t] = page[k]; }
         else if (page[k] != first[t]) seen[t] |= 2;
+        if (!PyList_GET_SIZE(pages) || page[k] != last_page) {
+            PyObject *row = PyLong_FromLongLong((long long)page[k]);
+            int failed = !row || PyList_Append(pages, row) < 0;
+            Py_XDECREF(row);
+            if (failed) goto done;
+            last_page = page[k];
+        }
     }
-    result = PyList_New(0);
-    for (Py_ssize_t t = 0; result && t < n_tables; t++) {
+    tables = PyList_New(0);
+    for (Py_ssize_t t = 0; tables && t < n_tables; t++) {
         if ((seen[t] & 2) || !(seen[t] & 1) || first[t] < 0) continue;
         PyObject *position = PyLong_FromSsize_t(t);
-        if (!position || PyList_Append(result, position) < 0) Py_CLEAR(result);
+        if (!position || PyList_Append(tables, position) < 0) Py_CLEAR(tables);
         Py_XDECREF(position);
     }
+    if (tables) result = PyTuple_Pack(2, tables, pages);
 done:
+    Py_XDECREF(tables);
+    Py_XDECREF(pages);
     PyMem_Free(first);
     PyMem_Free(mixed);
     for (int i = 0; i < NV; i++) release(&v[i]);
@@ -9534,8 +9813,9 @@ static PyMethodDef module_methods[] = {
     {"block_cells", (PyCFunction)core_block_cells, METH_VARARGS, "A page's tagged cells as columns, read off its blocks (reading._cell_contents)."},
     {"page_cells", (PyCFunction)core_page_cells, METH_VARARGS, "A page's tagged table cells, grouped by table (tables._page_cells)."},
     {"table_finish", (PyCFunction)core_table_finish, METH_VARARGS, "A table's cells sorted, joined and labelled (tables._finished_cells)."},
+    {"page_tables", (PyCFunction)core_page_tables, METH_VARARGS, "A page's tagged tables, finished where the page labels them (tables.structure_tables)."},
     {"cells_by_page", (PyCFunction)core_cells_by_page, METH_VARARGS, "Table cells grouped by page (tables.pieces_by_page)."},
-    {"on_one_page", (PyCFunction)core_on_one_page, METH_VARARGS, "The tables whose cells' content lies on one page (tables._on_one_page)."},
+    {"on_one_page", (PyCFunction)core_on_one_page, METH_VARARGS, "The tables whose cells' content lies on one page, and the pages with content in a cell (tables._cell_placement)."},
     {"grid_layout", (PyCFunction)core_grid_layout, METH_VARARGS, "The tagged tables' grids of a tree (tables.table_grids)."},
     {"run_labels", (PyCFunction)core_run_labels, METH_VARARGS, "A page's block labels from the element columns (reading._run_labels)."},
     {NULL, NULL, 0, NULL},

@@ -95,7 +95,7 @@ def read_structure(
     joined = join(table, placed.order, config, break_before=placed.starts)
     blocks, lines, runs = _owned_blocks(table, tree, joined, placed)
     cells = NO_CELLS
-    if grids is not None and grids.has_cells:
+    if grids is not None and grids.shows_cells(page_key):  # a page whose content lies in no cell shows none
         cells = _cell_contents(table, joined, placed, _BlockRuns(*runs, blocks), grids)
     return PageReading(joined, blocks, placed.untagged, lines, cells)
 

@@ -139,12 +139,16 @@ class TableGrids:
     """Every tagged table of a document, laid out once, as columns."""
 
     shapes: Mapping[int, tuple[int, int]]  # table element index -> (rows, cols)
-    # Per element, the TH/TD at or above it (-1 when none): which cell owns content.
+    # Per element, the TH/TD at or above it (-1 when none): which cell owns
+    # content. Empty for a tree with no table (nothing reads it then: no cells).
     cell_of: np.ndarray = field(compare=False)
     columns: SlotColumns = field(compare=False)
-    # The tables whose cells only one page can show (_on_one_page): a page
+    # The tables whose cells only one page can show (_cell_placement): a page
     # reading labels them whole, merge_tables need not see them.
     on_one_page: frozenset[int] = frozenset()
+    # The pages (keys) whose marked content the tree puts in a cell (_cell_placement):
+    # no other page shows a cell. None: not known (grids made by hand), any page may.
+    cell_pages: frozenset[tuple[int, int]] | None = None
     # Per table, what its labels read (heads_of, ids_of, named_of): built on first use, once per document.
     _cache: dict[tuple[str, int], Any] = field(default_factory=dict, compare=False, repr=False)
 
@@ -152,6 +156,10 @@ class TableGrids:
     def has_cells(self) -> bool:
         """Whether some table has a cell (a page reading looks for cells only then)."""
         return bool(self.columns.cells)
+
+    def shows_cells(self, page: tuple[int, int]) -> bool:
+        """Whether the page of key `page` can show a cell (a page reading looks for cells only then)."""
+        return self.has_cells and (self.cell_pages is None or page in self.cell_pages)
 
     @cached_property
     def _ranges(self) -> dict[int, tuple[int, int]]:
@@ -205,6 +213,19 @@ class TableGrids:
         found: Mapping[tuple[int, int], tuple[str, ...]] = self._per_table("named", table, build)
         return found
 
+    @cached_property
+    def page_tables(self) -> list[tuple[Any, ...] | None]:
+        """Per table (the columns' order), what a page's piece of it reads
+        (_core.page_tables), made once per document: its table_id, rows,
+        columns, whether only one page shows it, and its heads, named and
+        /ID maps (_head_maps); None for a table with no shape (the reference
+        reads shapes, and raises, itself)."""
+        out: list[tuple[Any, ...] | None] = []
+        for table in self.columns.tables:
+            shape = self.shapes.get(table)
+            out.append(None if shape is None else (f"s{table}", *shape, table in self.on_one_page, *_head_maps(self, table)))
+        return out
+
     def slot(self, element: int) -> GridSlot | None:
         """The slot of TH/TD `element`, None when it has none (tests, debugging)."""
         c = self.columns
@@ -242,31 +263,43 @@ def table_grids(tree: StructTree) -> TableGrids:
     """Lay out all tables of the tree: one compiled call (_core.grid_layout)
     where the core is built; else the reference (_reference_grid_layout)."""
     parts = _table_parts(tree)
-    if _TABLE_PARTS["Table"] not in parts:  # most trees: no Table, no pass over the tree
-        return TableGrids(_NO_SHAPES, np.full(tree.size, -1, dtype=np.int64), _no_slots(tree.size))
+    if _TABLE_PARTS["Table"] not in parts:  # most trees: no Table, no pass over the tree, no array per element
+        return TableGrids(_NO_SHAPES, _NO_ELEMENTS, _no_table_slots(), frozenset(), frozenset())
     layout = _compiled_grid_layout(tree, parts) or _reference_grid_layout(tree, parts)
     shapes = MappingProxyType(dict(zip(layout.slots.tables, zip(layout.n_rows, layout.n_cols, strict=True), strict=True)))
-    return TableGrids(shapes, layout.cell_of, layout.slots, _on_one_page(tree, layout))
+    placement = _cell_placement(tree, layout)
+    keys = tree.columns.page_keys  # a row past them names no page a reading reads
+    cell_pages = frozenset(keys[row] for row in placement.pages if 0 <= row < len(keys))
+    return TableGrids(shapes, layout.cell_of, layout.slots, placement.on_one_page, cell_pages)
 
 
-def _on_one_page(tree: StructTree, layout: GridLayout) -> frozenset[int]:
+class CellPlacement(NamedTuple):
+    """Where the tree puts its cells' marked content (_cell_placement)."""
+
+    on_one_page: frozenset[int]  # the Tables all of whose cells' content lies on one page
+    pages: frozenset[int]  # the pages (rows of the page keys) with content in a cell
+
+
+def _cell_placement(tree: StructTree, layout: GridLayout) -> CellPlacement:
     """The tables all of whose cells' marked content the tree puts on one
     page (one row of its page keys): no other page's reading can show a
-    cell of theirs (it places only the content the tree gives that page).
-    One compiled pass (_core.on_one_page) where the core is built."""
+    cell of theirs (it places only the content the tree gives that page);
+    and the pages some of whose content lies in a cell: no other page shows
+    a cell (read_structure looks for none there). One compiled pass
+    (_core.on_one_page) where the core is built."""
     slots = layout.slots
     if not slots.cells:
-        return frozenset()
+        return CellPlacement(frozenset(), frozenset())
     core = compiled_core()
     if core is None:
-        return _reference_on_one_page(tree, layout)
+        return _reference_cell_placement(tree, layout)
     content = tree.content
-    found = core.on_one_page(layout.cell_of, slots.slot_of, slots.table, content.element, content.page, len(slots.tables))
-    return frozenset(map(slots.tables.__getitem__, found))
+    found, pages = core.on_one_page(layout.cell_of, slots.slot_of, slots.table, content.element, content.page, len(slots.tables))
+    return CellPlacement(frozenset(map(slots.tables.__getitem__, found)), frozenset(pages))
 
 
-def _reference_on_one_page(tree: StructTree, layout: GridLayout) -> frozenset[int]:
-    """_on_one_page in numpy steps."""
+def _reference_cell_placement(tree: StructTree, layout: GridLayout) -> CellPlacement:
+    """_cell_placement in numpy steps."""
     slots = layout.slots
     content = tree.content
     cell = layout.cell_of[content.element]
@@ -278,7 +311,8 @@ def _reference_on_one_page(tree: StructTree, layout: GridLayout) -> frozenset[in
     first[table[::-1]] = page[::-1]
     mixed = np.zeros(len(slots.tables), dtype=bool)
     mixed[table[page != first[table]]] = True
-    return frozenset(np.asarray(slots.tables, dtype=np.int64)[(first >= 0) & ~mixed].tolist())
+    tables = np.asarray(slots.tables, dtype=np.int64)[(first >= 0) & ~mixed]
+    return CellPlacement(frozenset(tables.tolist()), frozenset(page.tolist()))
 
 
 class GridLayout(NamedTuple):
@@ -299,6 +333,17 @@ def _no_slots(elements: int) -> SlotColumns:
 
 # The shapes of a tree with no table (read-only: shared by every such tree).
 _NO_SHAPES: Mapping[int, tuple[int, int]] = MappingProxyType({})
+
+
+# An empty int64 array, read-only: shared by every tree with no table as its
+# cell_of, slot_of and slot tables (nothing reads them there: it has no cells).
+_NO_ELEMENTS = np.zeros(0, dtype=np.int64)
+_NO_ELEMENTS.flags.writeable = False
+
+
+def _no_table_slots() -> SlotColumns:
+    """The slots of a tree with no table: no array per element (_NO_ELEMENTS)."""
+    return SlotColumns(_NO_ELEMENTS, _NO_ELEMENTS, [], [0], [], {name: [] for name in _SLOT_COLUMNS})
 
 
 def _table_parts(tree: StructTree) -> list[int]:
@@ -512,7 +557,27 @@ def structure_tables(
     labels across pages), none without `labels` (for pages that
     ``merge_tables`` labels anyway) but on a table only this page can show
     (``TableGrids.on_one_page``): its piece is the whole table, labelled once,
-    here (``whole_on_page`` tells merge_tables' callers to leave it)."""
+    here (``whole_on_page`` tells merge_tables' callers to leave it). One
+    compiled call (_core.page_tables) where the core is built: the cells
+    built once, finished where the page labels them; else the reference."""
+    core = compiled_core()
+    if core is not None:
+        c = grids.columns
+        found = core.page_tables(
+            TableCell, _CELL_FIELDS, Table, _TABLE_FIELDS, STRUCTURE,
+            (contents.key, contents.char_start, contents.char_end, contents.bbox, contents.mcids),
+            c.slot_of, c.table, grids.page_tables, c.places, page_text, page, labels,
+        )  # fmt: skip
+        if found is not None:
+            return found  # type: ignore[no-any-return]
+    return _reference_structure_tables(grids, contents, page, page_text, labels)
+
+
+def _reference_structure_tables(
+    grids: TableGrids, contents: CellContents, page: int, page_text: str, labels: bool
+) -> tuple[Table, ...]:
+    """structure_tables in steps: the page's cells (_page_cells), then each
+    table's piece, finished (_finish) where the page labels it."""
     found = _page_cells(grids, contents, page, page_text)
     if found is None:
         return ()
@@ -746,6 +811,7 @@ def _labels(
 
 
 _CELL_FIELDS = tuple(f.name for f in fields(TableCell))
+_TABLE_FIELDS = tuple(f.name for f in fields(Table))
 _ALL_FIELDS, _HEADER_LABELS = attrgetter(*_CELL_FIELDS), attrgetter("header_labels")
 
 

@@ -205,7 +205,7 @@ def _draw_grid_layout(rng: random.Random) -> Drawn:
     from ragprep.extract import tables
 
     tree = _tree(rng, _size(rng, 40))
-    return [("grid_layout+on_one_page", lambda lib: _grids_data(tables.table_grids(tree)))]
+    return [("grid_layout+cell_placement", lambda lib: _grids_data(tables.table_grids(tree)))]
 
 
 def _grids_data(grids: Any) -> tuple[Any, ...]:
@@ -220,6 +220,7 @@ def _grids_data(grids: Any) -> tuple[Any, ...]:
         c.cells,
         dict(c.fields),
         sorted(grids.on_one_page),
+        sorted(grids.cell_pages or ()),
     )
 
 
@@ -245,8 +246,9 @@ def _contents(rng: random.Random, grids: Any, text: str) -> Any:
 
 
 def _draw_tables(rng: random.Random) -> Drawn:
-    """One page's cells of the grids of a tree (page_cells), each table's
-    cells over pages finished (table_finish) and cut by page (cells_by_page)."""
+    """One page's cells of the grids of a tree (page_cells) and its tables
+    (page_tables, labelled or not), each table's cells over pages finished
+    (table_finish) and cut by page (cells_by_page)."""
     from ragprep.extract import tables
 
     tree = _with_cells(_grid_tree(rng), {}) if rng.random() < 0.1 else _grid_tree(rng)
@@ -255,6 +257,11 @@ def _draw_tables(rng: random.Random) -> Drawn:
     contents = [_contents(rng, grids, text) for _ in range(rng.randint(1, 3))]
     drawn: Drawn = [
         ("page_cells", lambda lib, c=c, p=p: tables._page_cells(grids, c, p + 1, text)) for p, c in enumerate(contents)
+    ]
+    labelled = [rng.random() < 0.5 for _ in contents]
+    drawn += [
+        ("page_tables", lambda lib, c=c, p=p, a=a: tables.structure_tables(grids, c, p + 1, text, labels=a))
+        for p, (c, a) in enumerate(zip(contents, labelled, strict=True))
     ]
     pieces = [tables._reference_page_cells(grids, c, p + 1, text) for p, c in enumerate(contents)]
     by_table: dict[int, list[Any]] = {}

@@ -16,16 +16,19 @@ hostile span's column).
 from __future__ import annotations
 
 import csv
+from dataclasses import replace
+from itertools import accumulate, repeat
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
-from codepath import on_path
+from codepath import on_both_paths, on_path
 from corpusdir import CORPUS
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ragprep.extract import _core, extract_document, tables
+from ragprep.extract import _core, document, extract_document, open_document, tables
 from ragprep.extract.compiled import compiled_available
 from ragprep.extract.tables import (
     CellContents,
@@ -136,22 +139,85 @@ def test_structure_tables_read_the_same_pieces_on_both_paths(monkeypatch: pytest
     assert [c.header_labels for c in pieces[1][1].cells] == [(), ("h1",)]
 
 
+@st.composite
+def _labelled_pages(draw: st.DrawFn) -> tuple[TableGrids, CellContents, str]:
+    """_pages whose slots carry every /Scope, THead flag, /Headers and /ID
+    (the labels a page finishing a table attaches), some tables only one
+    page shows."""
+    grids, contents, text = draw(_pages())
+    fields = grids.columns.fields
+    for k in range(len(grids.columns.cells)):
+        fields["scope"][k] = draw(st.sampled_from([None, "Row", "Column", "Both", "Bogus"]))
+        fields["in_thead"][k] = draw(st.booleans())
+        fields["element_id"][k] = draw(st.sampled_from([None, "a", "b"]))
+        fields["headers"][k] = tuple(draw(st.lists(st.sampled_from(["a", "b", "c"]), max_size=2)))
+    return replace(grids, on_one_page=frozenset(draw(st.sets(st.sampled_from([3, 7, 11]))))), contents, text
+
+
+@settings(max_examples=300, deadline=None)
+@given(_labelled_pages(), st.booleans())
+def test_the_compiled_page_tables_are_the_reference(page: tuple[TableGrids, CellContents, str], labels: bool) -> None:
+    grids, contents, text = page
+    expected, got = on_both_paths(lambda: structure_tables(grids, contents, 4, text, labels=labels))
+    assert repr(got) == repr(expected) and got == expected
+
+
+def test_a_page_finishes_the_tables_only_it_shows_and_leaves_the_others() -> None:
+    # Table 3: a head (row 0) and a cell below it, shown in reverse order; table 7 a lone cell.
+    slots = {e: GridSlot(t, r, 0, 1, 1, r == 0, False, None, (), None) for e, t, r in ((5, 3, 0), (6, 3, 1), (8, 7, 0))}
+    grids = replace(grids_of_slots(10, slots, {3: (2, 1), 7: (1, 1)}), on_one_page=frozenset({3}))
+    contents = CellContents([6, 5, 8], [5, 0, 8], [7, 4, 9], [(0.0,) * 4] * 3, [(6,), (5,), (8,)])
+    pieces = _core.page_tables(
+        TableCell, tables._CELL_FIELDS, tables.Table, tables._TABLE_FIELDS, tables.STRUCTURE,
+        (contents.key, contents.char_start, contents.char_end, contents.bbox, contents.mcids),
+        grids.columns.slot_of, grids.columns.table, grids.page_tables, grids.columns.places, "head v1 x", 2, False,
+    )  # fmt: skip
+    assert [p.table_id for p in pieces] == ["s3", "s7"]
+    whole, alone = pieces
+    assert [(c.row, c.text, c.header_labels) for c in whole.cells] == [(0, "head", ()), (1, "v1", ("head",))]
+    assert (whole.header_rows, whole.pages, whole.n_rows) == (1, (2,), 2)
+    assert [(c.row, c.text, c.header_labels) for c in alone.cells] == [(0, "x", ())] and alone.header_rows == 0
+
+
 @pytest.mark.slow
-def test_the_compiled_page_cells_are_the_reference_on_the_tagged_corpus(monkeypatch: pytest.MonkeyPatch, corpus: Path):
-    """Every page of every tagged corpus file read in structure mode: the
-    compiled page cells equal the reference's on the page's own inputs."""
+def test_the_compiled_page_tables_are_the_reference_on_the_tagged_corpus(
+    monkeypatch: pytest.MonkeyPatch, corpus: Path
+) -> None:
+    """Every page of every tagged corpus file read in structure mode, pages
+    read together and alone: the compiled page tables, and the page cells of
+    the steps, equal the reference's on the page's own inputs."""
     with open(CORPUS / "MANIFEST.tsv", encoding="utf-8") as handle:
         tagged = [row["path"] for row in csv.DictReader(handle, delimiter="\t") if row["tagged"] == "yes"]
-    compiled, seen = tables._page_cells, []
+    compiled, seen = document.structure_tables, []
 
-    def both(*page: object) -> PageCells | None:
-        got, expected = compiled(*page), tables._reference_page_cells(*page)  # type: ignore[arg-type]
-        assert repr(got) == repr(expected)
-        seen.append(len(got.cells) if got else 0)
+    def both(*page: Any, **options: Any) -> tuple[tables.Table, ...]:
+        expected, got = on_both_paths(lambda: compiled(*page, **options))
+        steps = tables._page_cells(*page[:4]), tables._reference_page_cells(*page[:4])
+        assert repr(got) == repr(expected) and repr(steps[0]) == repr(steps[1])
+        seen.append(sum(len(t.cells) for t in got))
         return got
 
-    monkeypatch.setattr(tables, "_page_cells", both)
+    monkeypatch.setattr(document, "structure_tables", both)
     for relpath in tagged:
         if not relpath.startswith("broken/"):
             extract_document(corpus / relpath, mode="structure")
+            with open_document(corpus / relpath) as doc:
+                for number in range(1, min(doc.page_count, 3) + 1):
+                    doc.extract_page(number, "structure")
     assert len(seen) > 50 and sum(seen) > 5_000  # the pages that show cells, and their cells
+
+
+def test_the_compiled_cell_text_is_cell_text_on_every_kind_of_code_point() -> None:
+    # Every whitespace code point, every one below U+3000 and a stride past it
+    # (each string width): alone, between spaces, doubled inside and before a space.
+    points = sorted({*range(0x3000), *range(0x3000, 0x110000, 97), *(p for p in range(0x110000) if chr(p).isspace())})
+    cells = 4 * 1024
+    slots = {e: GridSlot(1, e, 0, 1, 1, False, False, None, (), None) for e in range(cells)}
+    columns = grids_of_slots(cells, slots, {1: (cells, 1)}).columns
+    for lo in range(0, len(points), 1024):
+        windows = [w for p in points[lo : lo + 1024] for w in (chr(p), f" {chr(p)} ", f"x{chr(p) * 2}y", f"x{chr(p)} y")]
+        text, ends = "".join(windows), list(accumulate(map(len, windows)))
+        starts = [0, *ends[:-1]]
+        contents = (list(range(len(windows))), starts, ends, [(0.0,) * 4] * len(windows), [()] * len(windows))
+        found = _core.page_cells(TableCell, tables._CELL_FIELDS, contents, columns.slot_of, columns.table, columns.tables, columns.places, text, 1)
+        assert [c.text for c in found[3]] == list(map(tables.cell_text, repeat(text), starts, ends))

@@ -464,7 +464,7 @@ def test_a_tree_whose_cells_name_no_class_never_reads_the_class_map(monkeypatch:
         asked: list[Any] = []
         real = PlainObjects.resolve
         with monkeypatch.context() as m:
-            m.setattr(PlainObjects, "resolve", lambda self, r, real=real: asked.append(r) or real(self, r))
+            m.setattr(PlainObjects, "resolve", lambda self, r, real=real, asked=asked: asked.append(r) or real(self, r))
             by_nodes, by_python = _read(pdf, monkeypatch, nodes=True), _read(pdf, monkeypatch, nodes=False, compiled=False)
         assert by_nodes == by_python
         # The Python walker resolves it where a cell names a class; no walk does where none does.

@@ -166,10 +166,10 @@ def _layouts(draw: st.DrawFn) -> tuple[_Tree, tables.GridLayout]:
 
 @settings(max_examples=300, deadline=None)
 @given(_layouts())
-def test_the_compiled_tables_on_one_page_are_the_reference(layout: tuple[_Tree, tables.GridLayout]) -> None:
+def test_the_compiled_cell_placement_is_the_reference(layout: tuple[_Tree, tables.GridLayout]) -> None:
     tree, grid = layout
-    expected = tables._reference_on_one_page(tree, grid)  # type: ignore[arg-type]
-    assert tables._on_one_page(tree, grid) == expected  # type: ignore[arg-type]
+    expected = tables._reference_cell_placement(tree, grid)  # type: ignore[arg-type]
+    assert tables._cell_placement(tree, grid) == expected  # type: ignore[arg-type]
 
 
 def test_a_table_with_content_on_two_pages_is_not_on_one_page() -> None:
@@ -178,10 +178,21 @@ def test_a_table_with_content_on_two_pages_is_not_on_one_page() -> None:
     grid = tables.GridLayout(np.array([-1, 1, 2, 2, 4], dtype=np.int64), [1, 1], [1, 1], slots)
     i64 = lambda values: np.array(values, dtype=np.int64)  # noqa: E731
     tree = _Tree(ContentColumns(i64([0, 0, 1, 1]), i64([0] * 4), i64([0] * 4), i64([1, 4, 3, 0])))
-    assert tables._on_one_page(tree, grid) == {101} == tables._reference_on_one_page(tree, grid)  # type: ignore[arg-type]
+    expected = tables.CellPlacement(frozenset({101}), frozenset({0, 1}))
+    assert tables._cell_placement(tree, grid) == expected == tables._reference_cell_placement(tree, grid)  # type: ignore[arg-type]
     far = _Tree(ContentColumns(i64([0]), i64([0]), i64([0]), i64([5])))
     with pytest.raises(IndexError):
-        tables._on_one_page(far, grid)  # type: ignore[arg-type]
+        tables._cell_placement(far, grid)  # type: ignore[arg-type]
+
+
+def test_a_page_whose_content_lies_in_no_cell_is_not_a_cell_page() -> None:
+    # Elements 1, 2 are table 100's cells; pages 0 and 2 hold content in no cell (elements 0, 3), page 1 in cell 2.
+    slots = tables.slot_columns(4, [1, 2], [100], [0, 2], {name: [0] * 2 for name in tables._SLOT_COLUMNS})
+    grid = tables.GridLayout(np.array([-1, 1, 2, -1], dtype=np.int64), [1], [2], slots)
+    i64 = lambda values: np.array(values, dtype=np.int64)  # noqa: E731
+    tree = _Tree(ContentColumns(i64([0, 1, 1, 2]), i64([0] * 4), i64([0] * 4), i64([0, 2, 3, 3])))
+    for placement in (tables._cell_placement(tree, grid), tables._reference_cell_placement(tree, grid)):  # type: ignore[arg-type]
+        assert placement.pages == {1} and placement.on_one_page == {100}
 
 
 @pytest.mark.slow
@@ -200,15 +211,15 @@ def test_the_compiled_finish_is_the_reference_on_the_corpus(monkeypatch: pytest.
         return got
 
     monkeypatch.setattr(tables, "_finished_cells", both)
-    on_one_page, trees = tables._on_one_page, []
+    placement, trees = tables._cell_placement, []
 
-    def one_page_both(tree: object, layout: tables.GridLayout) -> frozenset[int]:
-        got = on_one_page(tree, layout)  # type: ignore[arg-type]
-        assert got == tables._reference_on_one_page(tree, layout)  # type: ignore[arg-type]
-        trees.append(len(got))
+    def placement_both(tree: object, layout: tables.GridLayout) -> tables.CellPlacement:
+        got = placement(tree, layout)  # type: ignore[arg-type]
+        assert got == tables._reference_cell_placement(tree, layout)  # type: ignore[arg-type]
+        trees.append(len(got.on_one_page))
         return got
 
-    monkeypatch.setattr(tables, "_on_one_page", one_page_both)
+    monkeypatch.setattr(tables, "_cell_placement", placement_both)
     for row in rows:
         if row["tagged"] == "yes":
             extract_document(corpus / row["path"], mode="structure")
@@ -218,3 +229,14 @@ def test_the_compiled_finish_is_the_reference_on_the_corpus(monkeypatch: pytest.
         extract_document(corpus / row["path"], mode="layout")
     assert len(seen) > 200 and sum(seen) > 20_000  # the tables finished, and their cells
     assert len(trees) > 20 and sum(trees) > 50  # the trees with a table, and the tables on one page
+
+
+def test_a_page_reading_looks_for_cells_only_on_the_cell_pages() -> None:
+    slots = tables.slot_columns(3, [1], [0], [0, 1], {name: [0] for name in tables._SLOT_COLUMNS})
+    cell_of = np.array([-1, 1, 1], dtype=np.int64)
+    known = tables.TableGrids({0: (1, 1)}, cell_of, slots, frozenset(), frozenset({(7, 0)}))
+    assert known.shows_cells((7, 0)) and not known.shows_cells((8, 0))
+    by_hand = tables.TableGrids({0: (1, 1)}, cell_of, slots)  # pages not known: any page may show a cell
+    assert by_hand.shows_cells((8, 0))
+    none = tables.TableGrids({}, cell_of, tables.slot_columns(3, [], [], [0], {name: [] for name in tables._SLOT_COLUMNS}))
+    assert not none.shows_cells((7, 0))
