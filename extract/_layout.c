@@ -718,7 +718,7 @@ static PyObject *layout_run_boxes(PyObject *mod, PyObject *args) {
     if (check_ids(ids, n, size, "ids") < 0) goto done;
     Py_ssize_t total = 0;
     for (Py_ssize_t r = 0; r < runs; r++) {
-        if (lengths[r] < 1 || total + lengths[r] > n) { PyErr_SetString(PyExc_ValueError, "bad run lengths"); goto done; }
+        if (lengths[r] < 1 || lengths[r] > n - total) { PyErr_SetString(PyExc_ValueError, "bad run lengths"); goto done; }
         total += (Py_ssize_t)lengths[r];
     }
     if (total != n) { PyErr_SetString(PyExc_ValueError, "run lengths do not add up to the units"); goto done; }
@@ -1994,6 +1994,8 @@ static PyObject *layout_emit(PyObject *mod, PyObject *args) {
     Py_ssize_t glyphs = 0;
     for (Py_ssize_t u = 0; u < units; u++) {
         if (start[u] < 0 || end[u] < start[u]) { PyErr_SetString(PyExc_IndexError, "unit out of range"); goto done; }
+        /* Glyphs whose positions no buffer holds: their count x 8 would wrap. */
+        if (end[u] - start[u] > PY_SSIZE_T_MAX / 8 - glyphs) { PyErr_NoMemory(); goto done; }
         glyphs += (Py_ssize_t)(end[u] - start[u]);
     }
     Py_ssize_t cap = units ? units : 1;
@@ -3138,7 +3140,8 @@ static void heading_blocks_free(HeadingBlocks *h) {
 /* heading_blocks' rule over the n positions into `h`: 0, or -1 on an error set. */
 static int heading_runs(const double *size, const unsigned char *B, const unsigned char *LB, Py_ssize_t n,
                         const HeadingRule *rule, HeadingBlocks *h) {
-    int64_t top = (int64_t)(2 * rule->max_value);
+    /* The half sizes' top, an int64: max_value NaN or past 2**61 has none. */
+    int64_t top = rule->max_value >= 0 && rule->max_value < 0x1p61 ? (int64_t)(2 * rule->max_value) : -1;
     size_t cells = (size_t)(n ? n : 1);
     int64_t *half = malloc(cells * sizeof(int64_t)), *count = NULL;
     h->starts = malloc(cells * sizeof(int64_t));
@@ -3147,6 +3150,7 @@ static int heading_runs(const double *size, const unsigned char *B, const unsign
     h->heading = malloc(cells);
     int status = -1;
     if (!half || !h->starts || !h->length || !h->block_size || !h->heading) { PyErr_NoMemory(); goto done; }
+    if (top < 0) { PyErr_SetString(PyExc_ValueError, "heading rule: max_value must lie in [0, 2**61)"); goto done; }
     /* Half sizes: a size repeats from glyph to glyph along a line, and is
      * halved and rounded once. Counted up to the largest only (a page's
      * sizes lie far below 2 x max_value). */
@@ -7471,7 +7475,7 @@ enum { FRONT_ONE_RUN = 0, FRONT_OTHER = 1, FRONT_WITNESS = 2, FRONT_ASK = 3 };
 /* leaves._rows_in_pieces: 1, 0, or -1 out of memory. */
 static int front_rows_in_pieces(const double *const b[4], const int64_t *ids, Py_ssize_t n, const FrontLimits *f) {
     Py_ssize_t out[2];
-    if (n < 2 * f->row_returns) return 0;
+    if (f->row_returns > n / 2) return 0; /* n < 2 x row_returns, which no Py_ssize_t need hold */
     if (row_returns_of(b[0], b[1], b[2], b[3], ids, n, f->descent, f->same_baseline, f->piece_gap, out) < 0) return -1;
     return out[0] >= f->row_returns && (double)out[0] >= f->back_share * (double)out[1];
 }

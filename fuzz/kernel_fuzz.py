@@ -749,6 +749,56 @@ def _huge_node_count(rng: random.Random) -> Drawn:
     return [("components", call)]
 
 
+def _huge_table_count(rng: random.Random) -> Drawn:
+    """_core.on_one_page of 2**63 - 1 tables: n_tables + 1 overflowed, and
+    from 2**61 the bytes of its first pages wrapped to a few (found by a
+    sweep of hostile arguments, session 25; UBSan reports the overflow on
+    the unfixed build). Compiled only: the answer is a MemoryError."""
+    from ragprep.extract import _core
+
+    def call(lib: Any) -> None:
+        if lib is not None:
+            empty = np.zeros(0, dtype=np.int64)
+            for count in (2**63 - 1, 2**61):
+                with contextlib.suppress(MemoryError):
+                    _core.on_one_page(empty, empty, empty, empty, empty, count)
+
+    return [("on_one_page", call)]
+
+
+def _nan_heading_rule(rng: random.Random) -> Drawn:
+    """_layout.heading_blocks with a heading rule's max_value NaN, infinite
+    or past 2**61: its top of half sizes was cast to int64 from a value none
+    holds (found by the sweep of hostile arguments, session 25, through
+    block_reading; UBSan reports the cast on the unfixed build). Compiled
+    only: the answer is a ValueError."""
+
+    def call(lib: Any) -> None:
+        if lib is not None:
+            size, flags = np.array([10.0, 12.0, 10.0]), np.array([True, False, True])
+            for top in (float("nan"), float("inf"), 2.0**62, -1.0):
+                with contextlib.suppress(ValueError):
+                    lib.heading_blocks(size, flags, flags, 1.2, 0.5, 2, 0.5, top)
+
+    return [("heading_blocks", call)]
+
+
+def _huge_unit_glyphs(rng: random.Random) -> Drawn:
+    """_layout.emit of units of 2**62 glyphs and more: their positions' bytes
+    (count x 8) wrapped to a few and every position was written there (found
+    by the sweep of hostile arguments, session 25; UBSan reports the
+    overflow on the unfixed build). Compiled only: a MemoryError."""
+
+    def call(lib: Any) -> None:
+        if lib is not None:
+            one = np.array([0], dtype=np.int64)
+            for end in (2**62, 2**63 - 1):
+                with contextlib.suppress(MemoryError):
+                    lib.emit(one, one + 1, one, np.array([end], dtype=np.int64))
+
+    return [("emit", call)]
+
+
 def _grid_rules(rng: random.Random, xs: list[float], ys: list[float]) -> list[tuple[float, float, float, float, int]]:
     """A grid's rules: whole, in pieces or as cell boxes, some missing, ends jittered."""
     from ragprep.extract import gridfind
@@ -1132,6 +1182,9 @@ REGRESSIONS: dict[str, Callable[[random.Random], Drawn]] = {
     "diagonal_grid": _diagonal_grid,
     "heads_scoped_both": _heads_scoped_both,
     "huge_node_count": _huge_node_count,
+    "huge_table_count": _huge_table_count,
+    "nan_heading_rule": _nan_heading_rule,
+    "huge_unit_glyphs": _huge_unit_glyphs,
 }
 
 

@@ -791,6 +791,16 @@ def test_blank_edges_and_emit_agree():
         placed = rng.permutation(len(start))[: int(rng.integers(0, len(start) + 1))].astype(np.int64)
         leaves = _runs(rng, placed) if len(placed) > 1 else [placed] if len(placed) else []
         _both(kernels.emit_leaves, leaves, start, end)
+    # Units whose glyphs no buffer of positions holds: their count x 8 wrapped
+    # to a few bytes and 2**62 positions were written there (fuzz/kernel_fuzz.py's
+    # huge_unit_glyphs, found by a sweep of hostile arguments under UBSan).
+    one = np.array([0], dtype=np.int64)
+    for end in ([2**62], [2**63 - 1]):
+        with pytest.raises(MemoryError):
+            LIB.emit(one, one + 1, one, np.array(end, dtype=np.int64))
+    start, end = np.array([0, 2], dtype=np.int64), np.array([2**62, 2**62 + 2], dtype=np.int64)
+    with pytest.raises(MemoryError):
+        LIB.emit(np.array([1, 0], dtype=np.int64), np.array([2], dtype=np.int64), start, end)
 
 
 def test_wrap_measures_agree():
@@ -1255,6 +1265,11 @@ def test_block_starts_and_heading_blocks_agree():
                          np.array([0, len(table)], dtype=np.int64), np.zeros(2, dtype=bool), np.zeros(1), np.zeros(1), 1.6, 1.15, 0.8, 6.0, 0.3)
     with pytest.raises(ValueError, match="differ in length"):
         LIB.heading_blocks(np.zeros(3), np.ones(3, dtype=bool), np.zeros(2, dtype=bool), 1.2, 0.75, 4, 0.2, 2000.0)
+    # A top of half sizes no int64 holds: NaN, infinite, past 2**61 or below
+    # 0 (cast undefined before; fuzz/kernel_fuzz.py's nan_heading_rule).
+    for top in (np.nan, np.inf, 2.0**62, -1.0):
+        with pytest.raises(ValueError, match="max_value"):
+            LIB.heading_blocks(np.zeros(3), np.ones(3, dtype=bool), np.zeros(3, dtype=bool), 1.2, 0.75, 4, 0.2, top)
 
 
 def _block_rules_on_their_edges(table: GlyphTable) -> None:
