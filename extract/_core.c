@@ -8460,6 +8460,8 @@ static PyObject *core_on_one_page(PyObject *mod, PyObject *args) {
         PyErr_SetString(PyExc_ValueError, "on_one_page: an element and a page per piece of content");
         goto done;
     }
+    /* A count no buffer holds: n_tables + 1 would overflow, or its bytes wrap to a few. */
+    if ((size_t)n_tables >= PY_SSIZE_T_MAX / sizeof(int64_t)) { PyErr_NoMemory(); goto done; }
     first = PyMem_Malloc(sizeof(int64_t) * (size_t)(n_tables + 1));
     mixed = PyMem_Calloc((size_t)n_tables + 1, 1);
     if (!first || !mixed) { PyErr_NoMemory(); goto done; }

@@ -195,6 +195,17 @@ def test_a_page_whose_content_lies_in_no_cell_is_not_a_cell_page() -> None:
         assert placement.pages == {1} and placement.on_one_page == {100}
 
 
+
+def test_a_table_count_no_buffer_holds_is_refused() -> None:
+    # n_tables + 1 overflowed at 2**63 - 1, and from 2**61 its bytes wrapped to
+    # a few (UBSan's report under fuzz/kernel_fuzz.py's regression huge_table_count).
+    empty = np.zeros(0, dtype=np.int64)
+    for count in (2**63 - 1, 2**61):
+        with pytest.raises(MemoryError):
+            _core.on_one_page(empty, empty, empty, empty, empty, count)
+    assert _core.on_one_page(empty, empty, empty, empty, empty, 3) == ([], [])  # no table, no page with a cell
+
+
 @pytest.mark.slow
 def test_the_compiled_finish_is_the_reference_on_the_corpus(monkeypatch: pytest.MonkeyPatch, corpus: Path) -> None:
     """Every table the corpus's tagged files give (structure mode, pages read
