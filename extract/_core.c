@@ -4933,7 +4933,9 @@ static int tpairs_setdefault(TPairs *m, long long a, long long b, Py_ssize_t v) 
 enum { PT_UNREAD, PT_NODES, PT_DICT };
 
 /* The walk's output, structure.py's ElementColumns and ContentColumns: one
- * int64 per element in each of `element`'s columns (COL_* order), one
+ * row of COL_COUNT int64 per element in `rows` (COL_* order: an element's
+ * values written at once, one buffer to grow; tw_columns hands them over
+ * as columns), one
  * (page, stream, MCID, element) row per piece of content recorded; the
  * element's /Lang in effect per element; /ActualText, /Alt and a cell's
  * attributes only where an element has them (index -> value); the
@@ -4944,13 +4946,17 @@ enum { PT_UNREAD, PT_NODES, PT_DICT };
  * them paths); `step_slots` finds a pair's number (open addressing). */
 enum { COL_PARENT, COL_TYPE, COL_LEVEL, COL_OWNER, COL_NUM, COL_GEN, COL_PAGE, COL_PATH, COL_COUNT };
 typedef struct { long long parent, type, step; } TStepSlot; /* step -1: empty */
+typedef long long TRow[COL_COUNT]; /* an element's row of the columns */
 typedef struct {
-    Buf element[COL_COUNT], content, steps;
+    Buf rows, content, steps;
     Py_ssize_t count;
     TStepSlot *step_slots;
     size_t step_mask; /* slots - 1, a power of two minus one; 0 before the first step */
     PyObject *lang, *actual_text, *alt, *cells, *types; /* list, dict, dict, dict, dict (owned) */
 } TColumns;
+
+/* Element `i`'s row (0 <= i < count). */
+static inline long long *tw_row(const TColumns *cols, Py_ssize_t i) { return ((TRow *)cols->rows.data)[i]; }
 
 typedef struct {
     TreeObjects *t;
@@ -5631,10 +5637,10 @@ static int tw_orphan_page(TWalk *w, long long num, long long gen, long long mcid
 static int tw_record(TWalk *w, const TItem *item) {
     Py_ssize_t page = item->page;
     if (page < 0) { /* no /Pg: through /ParentTree, or the only page (_page_of_orphan) */
-        const long long *num = (const long long *)w->cols.element[COL_NUM].data, *gen = (const long long *)w->cols.element[COL_GEN].data;
         if (item->element < 0 || item->element >= w->cols.count) return TW_BAIL;
-        long long n = num[item->element] > 0 ? num[item->element] : 0;
-        int status = tw_orphan_page(w, n, gen[item->element], item->mcid, item->stream, &page);
+        const long long *row = tw_row(&w->cols, item->element);
+        long long n = row[COL_NUM] > 0 ? row[COL_NUM] : 0;
+        int status = tw_orphan_page(w, n, row[COL_GEN], item->mcid, item->stream, &page);
         if (status) return status == 2 ? 0 : status;
     }
     /* page and stream in one key: a page index below 2^31, a stream number below 2^24 */
@@ -5666,12 +5672,21 @@ static PyObject *tw_text(TWalk *w, Py_ssize_t v, int complaint, PyObject *fallba
     return text;
 }
 
-/* The element's text (/Lang, /ActualText, /Alt) in effect. New reference; NULL with *status set. */
-static PyObject *tw_text_key(TWalk *w, Py_ssize_t obj, int key, int complaint, PyObject *fallback, int *status) {
+/* tw_text_key where dictionary `obj` may have the key. */
+static PyObject *tw_text_entry(TWalk *w, Py_ssize_t obj, int key, int complaint, PyObject *fallback, int *status) {
     Py_ssize_t v = tw_get(w, obj, key);
     if (v == LOOK_ABSENT) return Py_NewRef(fallback);
     if (v < 0) { *status = tw_status(v); return NULL; }
     return tw_text(w, v, complaint, fallback, status);
+}
+
+/* The element's text (/Lang, /ActualText, /Alt) in effect; inline where
+ * the dictionary has no entry of the key (most elements have none of the
+ * three). New reference; NULL with *status set. */
+static inline __attribute__((always_inline)) PyObject *tw_text_key(TWalk *w, Py_ssize_t obj, int key, int complaint,
+                                                                  PyObject *fallback, int *status) {
+    if (!TREE_MAY_HAVE(tnode(w->t, obj), w->t->key[key])) return Py_NewRef(fallback);
+    return tw_text_entry(w, obj, key, complaint, fallback, status);
 }
 
 /* ---- a TH/TD's attributes over the nodes (_table_cell_attributes) ----
@@ -5913,7 +5928,7 @@ static long long tw_path_step(TColumns *cols, Py_ssize_t parent, long long type_
     long long up = -1;
     if (parent >= 0) {
         if (parent >= cols->count) { PyErr_SetString(PyExc_IndexError, "TreeObjects.walk: a parent after its kid"); return -1; }
-        up = ((const long long *)cols->element[COL_PATH].data)[parent];
+        up = tw_row(cols, parent)[COL_PATH];
     }
     long long known = (long long)(cols->steps.len / (2 * sizeof(long long)));
     if ((size_t)known * 2 >= cols->step_mask && tw_step_grow(cols) < 0) return -1; /* keep half the slots empty */
@@ -5938,16 +5953,22 @@ static int tw_sparse(PyObject *column, Py_ssize_t index, PyObject *value) {
 static int tw_element(TWalk *w, const TItem *item, TType *type, const TCtx *c, PyObject *texts[3], Py_ssize_t page,
                       long owner, PyObject *cell) {
     Py_ssize_t index = w->cols.count;
-    int lang_set = PyObject_IsTrue(texts[0]);
+    PyObject *lang = texts[0]; /* None or a str (text_string's), mostly: their truth without a call */
+    int lang_set = lang == Py_None ? 0 : PyUnicode_CheckExact(lang) ? PyUnicode_GET_LENGTH(lang) != 0 : PyObject_IsTrue(lang);
     Py_ssize_t type_row = lang_set < 0 ? -1 : tw_type_column(w, type);
     long long step = type_row < 0 ? -1 : tw_path_step(&w->cols, c->index, type_row);
     if (step < 0) return -1;
-    long long row[COL_COUNT] = {
-        c->index, type_row, type->h ? 1 + c->headed_excl : type->numbered, owner,
-        item->num > 0 ? item->num : 0, item->num > 0 ? item->gen : 0, page, step,
-    };
-    for (int i = 0; i < COL_COUNT; i++)
-        if (buf_append(&w->cols.element[i], &row[i], sizeof row[i]) < 0) return -1;
+    if (buf_reserve(&w->cols.rows, sizeof(TRow)) < 0) return -1;
+    long long *row = tw_row(&w->cols, index);
+    row[COL_PARENT] = c->index;
+    row[COL_TYPE] = type_row;
+    row[COL_LEVEL] = type->h ? 1 + c->headed_excl : type->numbered;
+    row[COL_OWNER] = owner;
+    row[COL_NUM] = item->num > 0 ? item->num : 0;
+    row[COL_GEN] = item->num > 0 ? item->gen : 0;
+    row[COL_PAGE] = page;
+    row[COL_PATH] = step;
+    w->cols.rows.len += sizeof(TRow);
     w->cols.count++;
     if (PyList_Append(w->cols.lang, lang_set ? texts[0] : Py_None) < 0 || tw_sparse(w->cols.actual_text, index, texts[1]) < 0 ||
         tw_sparse(w->cols.alt, index, texts[2]) < 0)
@@ -6072,7 +6093,7 @@ static void tw_reserve(TWalk *w) {
     size_t rows = w->t->spans.len / sizeof(TSpan);
     if (rows > TW_RESERVE_ROWS) rows = TW_RESERVE_ROWS;
     int failed = buf_reserve(&w->cols.content, rows * 4 * sizeof(long long)) < 0 || buf_reserve(&w->ctxs, rows * sizeof(TCtx)) < 0;
-    for (int i = 0; i < COL_COUNT && !failed; i++) failed = buf_reserve(&w->cols.element[i], rows * sizeof(long long)) < 0;
+    if (!failed) failed = buf_reserve(&w->cols.rows, rows * sizeof(TRow)) < 0;
     if (failed) PyErr_Clear();
 }
 
@@ -6143,7 +6164,7 @@ static void tw_free(TWalk *w) {
     for (size_t i = 0; i < w->ctxs.len / sizeof(TCtx); i++) {
         Py_XDECREF(tw_ctx(w, (Py_ssize_t)i)->lang);
     }
-    for (int i = 0; i < COL_COUNT; i++) buf_free(&w->cols.element[i]);
+    buf_free(&w->cols.rows);
     buf_free(&w->cols.content); buf_free(&w->cols.steps); PyMem_Free(w->cols.step_slots);
     Py_XDECREF(w->cols.lang); Py_XDECREF(w->cols.actual_text); Py_XDECREF(w->cols.alt); Py_XDECREF(w->cols.cells); Py_XDECREF(w->cols.types);
     for (size_t i = 0; i < w->types.len / sizeof(TType); i++) Py_XDECREF(((TType *)w->types.data)[i].entry);
@@ -6200,10 +6221,10 @@ static PyObject *tw_paths(TWalk *w, PyObject *types) {
         if (path && !failed) failed = PyList_Append(paths, path) < 0;
         Py_XDECREF(path);
     }
-    long long *column = (long long *)w->cols.element[COL_PATH].data;
     for (Py_ssize_t i = 0; !failed && i < w->cols.count; i++) {
-        if (column[i] < 0 || column[i] >= nsteps) { PyErr_SetString(PyExc_IndexError, "TreeObjects.walk: no such step"); failed = 1; }
-        else column[i] = path_of[column[i]];
+        long long *step = &tw_row(&w->cols, i)[COL_PATH];
+        if (*step < 0 || *step >= nsteps) { PyErr_SetString(PyExc_IndexError, "TreeObjects.walk: no such step"); failed = 1; }
+        else *step = path_of[*step];
     }
     PyObject *out = failed ? NULL : PyList_AsTuple(paths);
     PyMem_Free(path_of);
@@ -6251,10 +6272,12 @@ static PyObject *tw_columns(TWalk *w) {
     PyObject *types = PyDict_Keys(w->cols.types); /* in the order rows were given */
     PyObject *paths = types ? tw_paths(w, types) : NULL;
     PyObject *element = paths ? PyTuple_New(COL_COUNT) : NULL;
-    for (int i = 0; element && i < COL_COUNT; i++) {
-        PyObject *b = PyBytes_FromStringAndSize(w->cols.element[i].data, (Py_ssize_t)w->cols.element[i].len);
-        if (!b) Py_CLEAR(element);
-        else PyTuple_SET_ITEM(element, i, b);
+    for (int i = 0; element && i < COL_COUNT; i++) { /* the rows' column i */
+        PyObject *b = PyBytes_FromStringAndSize(NULL, w->cols.count * (Py_ssize_t)sizeof(long long));
+        if (!b) { Py_CLEAR(element); break; }
+        long long *column = (long long *)PyBytes_AS_STRING(b);
+        for (Py_ssize_t e = 0; e < w->cols.count; e++) column[e] = tw_row(&w->cols, e)[i];
+        PyTuple_SET_ITEM(element, i, b);
     }
     PyObject *content = element ? tw_content_columns(w) : NULL;
     PyObject *names = content ? PyList_AsTuple(types) : NULL;
@@ -6290,10 +6313,8 @@ static PyObject *TreeObjects_walk(TreeObjects *t, PyObject *env) {
     }
     w.base.e[E_WARN] = w.env[W_WARN];
     for (int i = 0; i < M_COUNT; i++) w.base.msg[i] = PyTuple_GET_ITEM(msgs, i);
-    int status = 0;
-    for (int i = 0; i < N_COUNT && !status; i++)
-        if (!(w.base.name[i] = PyUnicode_InternFromString(WALK_NAMES[i]))) status = -1;
-    if (!status && !(w.base.empty = PyTuple_New(0))) status = -1;
+    int status = 0; /* w.base.name, walk_struct's field names, are not used here: left NULL */
+    if (!(w.base.empty = PyTuple_New(0))) status = -1;
     static const char *const scopes[3] = {"Row", "Column", "Both"}; /* _SCOPES, as TK_ROW.. name them */
     for (int i = 0; i < 3 && !status; i++)
         if (!(w.scopes[i] = PyUnicode_InternFromString(scopes[i]))) status = -1;
