@@ -4282,6 +4282,10 @@ static inline __attribute__((always_inline)) Py_ssize_t tree_fast_number(TreeObj
     unsigned long long number = 0;
     while (q < end && tree_digit(*q)) number = number * 10 + (unsigned)(*q++ - '0');
     if (q - p > 18 || (q < end && !CHAR_CLASS[*q])) return -2;
+    if (end - q >= 4 && q[0] == ' ' && q[1] == '0' && q[2] == ' ' && q[3] == 'R' && (end - q == 4 || CHAR_CLASS[q[4]])) {
+        *at = q + 4; /* "N 0 R", as most references are written: what the reading below gives, without its loops */
+        return tree_push_node(t, NK_REF, 0, (long long)number, 0);
+    }
     const unsigned char *r = q;
     while (r < end && is_white(*r)) r++;
     if (r < end && (tree_digit(*r) || *r == '%' || *r == '+' || *r == '-' || *r == '.')) {
@@ -6272,12 +6276,16 @@ static PyObject *tw_columns(TWalk *w) {
     PyObject *types = PyDict_Keys(w->cols.types); /* in the order rows were given */
     PyObject *paths = types ? tw_paths(w, types) : NULL;
     PyObject *element = paths ? PyTuple_New(COL_COUNT) : NULL;
-    for (int i = 0; element && i < COL_COUNT; i++) { /* the rows' column i */
+    long long *column[COL_COUNT];
+    for (int i = 0; element && i < COL_COUNT; i++) {
         PyObject *b = PyBytes_FromStringAndSize(NULL, w->cols.count * (Py_ssize_t)sizeof(long long));
         if (!b) { Py_CLEAR(element); break; }
-        long long *column = (long long *)PyBytes_AS_STRING(b);
-        for (Py_ssize_t e = 0; e < w->cols.count; e++) column[e] = tw_row(&w->cols, e)[i];
+        column[i] = (long long *)PyBytes_AS_STRING(b);
         PyTuple_SET_ITEM(element, i, b);
+    }
+    for (Py_ssize_t e = 0; element && e < w->cols.count; e++) { /* the rows made columns, a row at a time */
+        const long long *row = tw_row(&w->cols, e);
+        for (int i = 0; i < COL_COUNT; i++) column[i][e] = row[i];
     }
     PyObject *content = element ? tw_content_columns(w) : NULL;
     PyObject *names = content ? PyList_AsTuple(types) : NULL;
