@@ -4884,7 +4884,16 @@ typedef struct {
 /* column: its row in the tree's type table plus one (0: not used by an element yet); numbered: n of Hn, 0 else. */
 typedef struct { PyObject *entry; PyObject *raw, *std, *block, *level, *problem; int ready, heading, sectioning, th, td, h; Py_ssize_t column; long numbered; } TType;
 
-typedef struct { int tag; Py_ssize_t node, type, ctx, element, page; long long num, gen, mcid, stream; } TItem;
+/* A stack item: an element to visit (TAG_ELEMENT; TAG_EXIT reads num alone)
+ * or content to record (TAG_CONTENT), the one's fields over the other's:
+ * 48 bytes, copied in a few moves as items are pushed and popped. */
+typedef struct {
+    int tag;
+    union {
+        struct { Py_ssize_t node, type, ctx; long long num, gen; };  /* TAG_ELEMENT, TAG_EXIT */
+        struct { Py_ssize_t element, page; long long mcid, stream; }; /* TAG_CONTENT */
+    };
+} TItem;
 typedef struct { Py_ssize_t name; long long num, gen; TType type; } TNsType;
 typedef struct { Py_ssize_t first, count, pos, single, standing; } TIter;
 
@@ -5209,7 +5218,21 @@ static TType *tw_type_entry(TType *type, PyObject *entry) {
     return type;
 }
 
-static int tw_push_item(Buf *b, TItem item) { return buf_append(b, &item, sizeof item); }
+/* *dst = *src word by word: a struct copy or memcpy of it is compiled
+ * here to `rep movs`, whose start costs more than the copy. */
+static inline void tw_item_copy(TItem *dst, const TItem *src) {
+    _Static_assert(sizeof(TItem) == 6 * sizeof(uint64_t), "TItem is six words");
+    const uint64_t *s = (const uint64_t *)src;
+    uint64_t *d = (uint64_t *)dst;
+    d[0] = s[0]; d[1] = s[1]; d[2] = s[2]; d[3] = s[3]; d[4] = s[4]; d[5] = s[5];
+}
+
+static int tw_push_item(Buf *b, TItem item) {
+    if (buf_reserve(b, sizeof item) < 0) return -1;
+    tw_item_copy((TItem *)(b->data + b->len), &item);
+    b->len += sizeof item;
+    return 0;
+}
 
 /* An MCR's /Stm (a reference found present): the number of the form XObject
  * it names; null reads as absent (§7.3.9); anything else is left above. */
@@ -5256,7 +5279,7 @@ static int tw_mcr(TWalk *w, Py_ssize_t kid, long long num, Py_ssize_t ctx) {
         int status = tw_stream(w, tnode(w->t, stm), &stream);
         if (status) return status;
     }
-    TItem item = {TAG_CONTENT, -1, -1, -1, c.index, page, 0, 0, mcid, stream};
+    TItem item = {.tag = TAG_CONTENT, .element = c.index, .page = page, .mcid = mcid, .stream = stream};
     return tw_push_item(&w->items, item);
 }
 
@@ -5288,7 +5311,7 @@ static int tw_kid_dict(TWalk *w, Py_ssize_t kid, long long num, long long gen, P
     if (kind >= 0 && kind == w->t->key[TK_STRUCT_ELEM]) {
         if (tw_warn(w, M_NO_S) < 0) return -1;
         *elements = 1;
-        TItem item = {TAG_ELEMENT, kid, -1, ctx, 0, 0, num, gen, 0, 0};
+        TItem item = {.tag = TAG_ELEMENT, .node = kid, .type = -1, .ctx = ctx, .num = num, .gen = gen};
         return tw_push_item(&w->items, item);
     }
     return tw_warn(w, tw_on_path(w, num, gen) ? M_CYCLE : M_NEITHER); /* a direct kid and root: (0, 0) both */
@@ -5301,7 +5324,7 @@ static int tw_kid(TWalk *w, Py_ssize_t kid, long long num, long long gen, Py_ssi
         TCtx c = *tw_ctx(w, ctx);
         if (c.index < 0) return tw_warn(w, M_UNDER_ROOT);
         if (k->a < 0) return tw_warn(w, M_NEGATIVE);
-        TItem item = {TAG_CONTENT, -1, -1, -1, c.index, c.page, 0, 0, k->a, 0};
+        TItem item = {.tag = TAG_CONTENT, .element = c.index, .page = c.page, .mcid = k->a, .stream = 0};
         return tw_push_item(&w->items, item);
     }
     if (k->kind == NK_NULL) return tw_warn(w, M_NULL_KID);
@@ -5322,7 +5345,7 @@ static int tw_kid(TWalk *w, Py_ssize_t kid, long long num, long long gen, Py_ssi
     }
     *elements = 1;
     *headed |= type->heading;
-    TItem item = {TAG_ELEMENT, kid, type_id, ctx, 0, 0, num, gen, 0, 0};
+    TItem item = {.tag = TAG_ELEMENT, .node = kid, .type = type_id, .ctx = ctx, .num = num, .gen = gen};
     return tw_push_item(&w->items, item);
 }
 
@@ -6007,7 +6030,7 @@ static int tw_visit(TWalk *w, const TItem *item) {
     Py_ssize_t k = status ? LOOK_ABSENT : tw_get(w, item->node, TK_K);
     if (k < LOOK_ABSENT) status = tw_status(k);
     if (!status && k >= 0) {
-        TItem exit = {TAG_EXIT, -1, -1, -1, 0, 0, item->num, item->gen, 0, 0};
+        TItem exit = {.tag = TAG_EXIT, .node = -1, .type = -1, .ctx = -1, .num = item->num, .gen = item->gen};
         if (item->num > 0) {
             if (item->gen != 0 || item->num >= w->t->nnumbers) status = TW_BAIL;
             else w->on_path[item->num] = 1;
@@ -6144,7 +6167,8 @@ static int tw_run(TWalk *w) {
     status = tw_expand(w, k, 0, 0);
     while (!status && w->stack.len) {
         w->stack.len -= sizeof(TItem);
-        TItem item = *(const TItem *)(w->stack.data + w->stack.len);
+        TItem item;
+        tw_item_copy(&item, (const TItem *)(w->stack.data + w->stack.len));
         if (item.tag == TAG_ELEMENT) status = tw_visit(w, &item);
         else if (item.tag == TAG_CONTENT) status = tw_record(w, &item);
         else if (item.num > 0 && item.num < w->t->nnumbers) w->on_path[item.num] = 0;
