@@ -9480,9 +9480,10 @@ static PyObject *core_xref_table(PyObject *mod, PyObject *arg) {
  * (type 1), as structure_objects._WrittenObjects._spans reads them (its
  * reference): in order of offset (then number), each where "N 0 obj" of
  * its own number starts at its offset, before the next greater offset (or
- * the end), and runs to the first "endobj" after it there; spans
- * (number, start, end, True), and present, the numbers of those written
- * as a dictionary ("<<" first, ">>" last before "endobj"). */
+ * the end), and runs to the first "endobj" after it there, unless the
+ * keyword "stream" comes first: a stream is left out (find_object_end);
+ * spans (number, start, end, True), and present, the numbers of those
+ * written as a dictionary ("<<" first, ">>" last before "endobj"). */
 typedef struct { int64_t offset, number; } Placed;
 
 static int placed_order(const void *a, const void *b) {
@@ -9531,31 +9532,43 @@ static int written_dictionary(const unsigned char *d, Py_ssize_t start, Py_ssize
     return k - low >= 2 && d[k - 1] == '>' && d[k - 2] == '>';
 }
 
-/* The first "endobj" in [from, bound), or -1. The span of a stream written
- * in the file runs over all its binary data, where an 'e' is one byte in
- * 256: 16 starts at a time are tested for an 'e' there and a 'j' five bytes
- * on (one start in 65,536 of such data passes both), the rest compared at
- * those only; memchr for the 'e' then the rest over the last starts (and
- * without SSE2). Several times glibc's memmem, and memchr alone. */
-static Py_ssize_t find_endobj(const unsigned char *d, Py_ssize_t from, Py_ssize_t bound) {
+/* Whether the keyword "stream" (§7.3.8.1) starts at d[at]: after a white
+ * space or delimiter byte, before an end of line inside [.., bound). */
+static inline int stream_keyword_at(const unsigned char *d, Py_ssize_t at, Py_ssize_t bound) {
+    return at > 0 && bound - at > 6 && CHAR_CLASS[d[at - 1]] && memcmp(d + at, "stream", 6) == 0 &&
+           (d[at + 6] == '\r' || d[at + 6] == '\n');
+}
+
+/* Where the object from d[from] ends, in [from, bound): the first "endobj",
+ * or the keyword "stream" where it comes first (*stream set): a stream,
+ * whose span never parsed alone (the keyword ends the object the parsers
+ * read), is left to qpdf, and its data (nineteen twentieths of a tagged
+ * file's written objects' bytes: images, fonts, pages' contents, the
+ * object streams) is not scanned to its "endobj". -1 when neither is
+ * there. 16 starts at a time are tested for an 'e' there and a 'j' five
+ * bytes on, or an 's' and an 'm' (in binary data one start in 32,768
+ * passes), the rest compared at those only; the last starts (and all
+ * without SSE2) one by one. */
+static Py_ssize_t find_object_end(const unsigned char *d, Py_ssize_t from, Py_ssize_t bound, int *stream) {
     Py_ssize_t i = from;
+    *stream = 0;
 #ifdef __SSE2__
-    const __m128i e = _mm_set1_epi8('e'), j = _mm_set1_epi8('j');
-    for (; bound - i >= 21; i += 16) { /* starts i .. i + 15, their 'j' at most at i + 20 < bound */
+    const __m128i e = _mm_set1_epi8('e'), j = _mm_set1_epi8('j'), s = _mm_set1_epi8('s'), m = _mm_set1_epi8('m');
+    for (; bound - i >= 21; i += 16) { /* starts i .. i + 15, their 'j' or 'm' at most at i + 20 < bound */
         __m128i first = _mm_loadu_si128((const __m128i *)(d + i)), last = _mm_loadu_si128((const __m128i *)(d + i + 5));
-        unsigned mask = (unsigned)_mm_movemask_epi8(_mm_and_si128(_mm_cmpeq_epi8(first, e), _mm_cmpeq_epi8(last, j)));
+        __m128i ends = _mm_and_si128(_mm_cmpeq_epi8(first, e), _mm_cmpeq_epi8(last, j));
+        __m128i streams = _mm_and_si128(_mm_cmpeq_epi8(first, s), _mm_cmpeq_epi8(last, m));
+        unsigned mask = (unsigned)_mm_movemask_epi8(_mm_or_si128(ends, streams));
         for (; mask; mask &= mask - 1) {
             Py_ssize_t at = i + __builtin_ctz(mask);
-            if (memcmp(d + at + 1, "ndob", 4) == 0) return at;
+            if (d[at] == 'e' && memcmp(d + at + 1, "ndob", 4) == 0) return at;
+            if (stream_keyword_at(d, at, bound)) { *stream = 1; return at; }
         }
     }
 #endif
-    while (bound - i >= 6) { /* "endobj" may start at i .. bound - 6 */
-        const unsigned char *p = memchr(d + i, 'e', (size_t)(bound - 6 - i) + 1);
-        if (!p) return -1;
-        i = p - d;
-        if (memcmp(p + 1, "ndobj", 5) == 0) return i;
-        i++;
+    for (; bound - i >= 6; i++) { /* "endobj" may start at i .. bound - 6 */
+        if (d[i] == 'e' && memcmp(d + i + 1, "ndobj", 5) == 0) return i;
+        if (d[i] == 's' && stream_keyword_at(d, i, bound)) { *stream = 1; return i; }
     }
     return -1;
 }
@@ -9565,8 +9578,9 @@ static int written_one(const unsigned char *d, const Placed *p, Py_ssize_t bound
     long long num, gen;
     Py_ssize_t start = written_header(d, (Py_ssize_t)p->offset, bound, &num, &gen);
     if (start < 0 || num != p->number || gen != 0) return 0;
-    Py_ssize_t end = find_endobj(d, start, bound);
-    if (end < 0) return 0;
+    int stream;
+    Py_ssize_t end = find_object_end(d, start, bound, &stream);
+    if (end < 0 || stream) return 0;
     *out = (WrittenSpan){p->number, start, end, written_dictionary(d, start, end)};
     return 1;
 }

@@ -512,9 +512,10 @@ class _WrittenObjects:
     table gives (repaired or not, as qpdf has it), "N 0 obj" there naming
     it; its span ends at the first "endobj" after it, before the next
     object's offset (the next greater one: two entries may give one
-    offset). An object that does not parse alone there (a stream, or one
-    with "endobj" inside a string) is read through qpdf, as the core leaves
-    any object it cannot parse to it.
+    offset). A stream (the keyword "stream" before any "endobj") has no
+    span: it never parsed alone, and its data is not scanned. An object
+    that does not parse alone (one with "endobj" inside a string) is read
+    through qpdf, as the core leaves any object it cannot parse to it.
 
     `present`: the objects known to exist without asking qpdf (references
     to them stand): those written as a dictionary, "<<" to ">>", which qpdf
@@ -554,15 +555,23 @@ class _WrittenObjects:
             header = _OBJECT_HEADER.match(data, offset, bound)
             if header is None or int(header[1]) != number or int(header[2]) != 0:
                 continue
-            start, end = header.end(), data.find(b"endobj", header.end(), bound)
-            if end < 0:
-                continue
+            start = header.end()
+            found = _OBJECT_END.search(data, start, bound)
+            if found is None or found[0] != b"endobj":
+                continue  # no "endobj", or a stream (its keyword first): qpdf reads it
+            end = found.start()
             spans.append((number, start, end, True))
             written_end = data[max(start, end - _TAIL) : end].rstrip()
             if _DICTIONARY_START.match(data, start, end) and written_end.endswith(b">>"):
                 present.append(number)
         return _WrittenObjects(data, spans, present)
 
+
+# Where a written object ends: the first "endobj", or the keyword "stream"
+# (§7.3.8.1: after white space or a delimiter, before an end of line) where
+# it comes first. A stream's span never parsed alone (the parsers stop at
+# the keyword): it is left out, its data not scanned (most of a file's bytes).
+_OBJECT_END = re.compile(rb"endobj|(?<=[\0\t\n\f\r ()<>\[\]{}/%])stream[\r\n]")
 
 # White space, then "<<": an object written as a dictionary (§7.3.7).
 _DICTIONARY_START = re.compile(rb"[\0\t\n\f\r ]*<<")

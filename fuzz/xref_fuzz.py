@@ -40,7 +40,8 @@ from pathlib import Path
 from campaign import Campaign
 
 TOKENS = [
-    b"xref", b"trailer", b"startxref", b"obj", b"endobj", b"stream\r\n", b"endstream", b"/Prev 0", b"/XRefStm 9",
+    b"xref", b"trailer", b"startxref", b"obj", b"endobj", b"stream\r\n", b"stream\n", b">stream\r", b"endstream",
+    b"/Prev 0", b"/XRefStm 9",
     b"/W [1 2 1]", b"/Index [0 3]", b"/Size 4", b"/Type /XRef", b"/Length 5", b"0000000000 65535 f\r\n",
     b"0000000009 00000 n\r\n", b"0 1\n", b"<<", b">>", b"[", b"]", b"(", b")", b"%", b"\x00", b"\x0b", b"\r",
     b"\n", b" ", b"-1", b"999999999999999999999", b"/FlateDecode", b"/DecodeParms << /Predictor 12 /Columns 4 >>",

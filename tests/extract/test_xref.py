@@ -580,22 +580,44 @@ def test_written_objects_of_random_bytes_read_as_the_reference_reads_them():
         assert compiled == reference, (data, entries)
 
 
+# Binary data with decoys of both ends: 'e' and 'j' five bytes apart, "endob" without its "j", "ndobj"
+# without its "e"; "stream" after a regular byte ("endstream", "xstream"), or not before an end of line,
+# 's' and 'm' five bytes apart.
+_DECOYS = b"eabcdj endob\x00j xndobj ee\xffej\xe5ndobj endstream\nxstream\r stream  sabcdm"
+
+
 @needs_core
 @pytest.mark.parametrize("at", range(40))
 def test_a_written_objects_end_is_the_first_endobj_over_binary_data(at: int):
-    # A stream's span runs over its data to the first "endobj": found 16 starts at a time ('e' and 'j' five
-    # bytes on), the last starts one by one. Decoys ('e' and 'j' five apart, "endob" without its "j", "ndobj"
-    # without its "e") lie before it at every alignment; the end is where the first "endobj" starts.
-    decoys = b"eabcdj endob\x00j xndobj ee\xffej\xe5ndobj"
-    head = b"1 0 obj\n<< /Length 9 >>\nstream\n"
-    body = (decoys * 3)[:at] + b"endobj" + decoys + b"endobj"
-    data = head + body
+    # An object's span runs to the first "endobj": found 16 starts at a time ('e' and 'j' five bytes
+    # on, or 's' and 'm'), the last starts one by one, decoys before it at every alignment.
+    head = b"1 0 obj\n<< /Length 9 >>\n"
+    data = head + (_DECOYS * 3)[:at] + b"endobj" + _DECOYS + b"endobj"
     compiled, reference = _written_both_ways(data, {1: (0, 0)})
     assert compiled == reference
     assert compiled[0] == [(1, 7, len(head) + at, True)]
     short = data[: len(head) + at + 6]  # the first "endobj" ends where the data (the bound) ends
     assert _written_both_ways(short, {1: (0, 0)})[0][0] == [(1, 7, len(head) + at, True)]
     assert _written_both_ways(short[:-1], {1: (0, 0)})[0][0] == []  # cut by one byte: no endobj
+
+
+@needs_core
+@pytest.mark.parametrize("at", range(40))
+@pytest.mark.parametrize("keyword", [b">stream\n", b" stream\r\n", b"\x00stream\r"])
+def test_a_stream_written_in_the_file_is_left_out_its_data_not_scanned(at: int, keyword: bytes):
+    # The keyword "stream" (after white space or a delimiter, before an end of line) before any
+    # "endobj": a stream, whose span never parsed alone; no span (qpdf reads it), at every alignment.
+    head = b"1 0 obj\n<< /Length 9 >"
+    data = head + (_DECOYS * 3)[:at] + keyword + b"endobj" + _DECOYS + b"endstream\nendobj 2 0 obj [1] endobj"
+    compiled, reference = _written_both_ways(data, {1: (0, 0), 2: (data.index(b"2 0 obj"), 0)})
+    assert compiled == reference
+    assert [span[0] for span in compiled[0]] == [2]
+    # Cut before the end of line: no keyword, and no "endobj" in the bound either.
+    short = data[: len(head) + at + len(keyword) - 1]
+    assert _written_both_ways(short, {1: (0, 0)}) == (([], []), ([], []))
+    # An "endobj" before the keyword ends the object there, as before.
+    ended = head + (_DECOYS * 3)[:at] + b"endobj" + keyword + b"endstream endobj"
+    assert _written_both_ways(ended, {1: (0, 0)}) == (([(1, 7, len(head) + at, True)], []),) * 2
 
 
 @needs_core
