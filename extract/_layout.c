@@ -1172,6 +1172,8 @@ static int cell_disorder_of(const int64_t *bands, const int64_t *band_len, Py_ss
                             Py_ssize_t units, int band_first, Py_ssize_t *out) {
     int status = -1;
     Py_ssize_t cap = units > 0 ? units : 1, ncap = n ? n : 1;
+    /* A unit count whose bytes no size holds (cap x 8 would wrap to a few: every unit then written past them). */
+    if (cap > PY_SSIZE_T_MAX / (Py_ssize_t)sizeof(int64_t)) { PyErr_NoMemory(); return -1; }
     int64_t *band_of = malloc(cap * sizeof(int64_t)), *column_of = malloc(cap * sizeof(int64_t));
     int64_t *order = malloc(ncap * sizeof(int64_t)), *tmp = malloc(ncap * sizeof(int64_t)), *tails = malloc(ncap * sizeof(int64_t));
     if (!band_of || !column_of || !order || !tmp || !tails) { PyErr_NoMemory(); goto done; }
@@ -6062,7 +6064,7 @@ static PyObject *layout_margin_note(PyObject *mod, PyObject *args) {
     const double *box[4] = {vbox[0].view.buf, vbox[1].view.buf, vbox[2].view.buf, vbox[3].view.buf};
     const double *X0 = box[0], *X1 = box[1];
     const int64_t *order = vi.view.buf;
-    if (m < lim.prose_lines + 2) { result = Py_NewRef(Py_None); goto done; }
+    if (m - 2 < lim.prose_lines) { result = Py_NewRef(Py_None); goto done; } /* m < prose_lines + 2, which need not fit */
     double left = 0.0, right = 0.0;
     Py_ssize_t long_lines = 0, count = 0;
     for (Py_ssize_t k = 0; k < m; k++) {

@@ -799,6 +799,39 @@ def _huge_unit_glyphs(rng: random.Random) -> Drawn:
     return [("emit", call)]
 
 
+def _huge_prose_lines(rng: random.Random) -> Drawn:
+    """_layout.margin_note with a prose_lines limit of 2**63 - 1: the test
+    of too few lines added two to it (found by the sweep of hostile
+    arguments, session 25; UBSan reports the overflow on the unfixed
+    build). Compiled only: too few lines, None."""
+
+    def call(lib: Any) -> None:
+        if lib is not None:
+            box = (np.zeros(3), np.full(3, 100.0), np.arange(3.0) * 12, np.arange(3.0) * 12 + 10)
+            glyphs = (np.arange(3, dtype=np.int64), np.arange(1, 4, dtype=np.int64), np.ones(3, dtype=bool))
+            order = np.arange(3, dtype=np.int64)
+            lib.margin_note(*box, *glyphs, order, 2.0, 50.0, 12.0, 2.0, 3.0, 20.0, 0.5, 2**63 - 1)
+
+    return [("margin_note", call)]
+
+
+def _huge_unit_count(rng: random.Random) -> Drawn:
+    """_layout.cell_disorder of 2**62 units on the page (reads_columns and
+    the column reads pass theirs on to it): its per-unit buffers' bytes
+    wrapped to none and every unit was written past them (a heap overflow,
+    found by the sweep of hostile arguments, session 25, through
+    reads_columns). Compiled only: a MemoryError."""
+
+    def call(lib: Any) -> None:
+        if lib is not None:
+            one, ids = np.array([1], dtype=np.int64), np.array([0], dtype=np.int64)
+            for units in (2**62, 2**61 + 1):
+                with contextlib.suppress(MemoryError):
+                    lib.cell_disorder(ids, one, ids, one, units, True)
+
+    return [("cell_disorder", call)]
+
+
 def _grid_rules(rng: random.Random, xs: list[float], ys: list[float]) -> list[tuple[float, float, float, float, int]]:
     """A grid's rules: whole, in pieces or as cell boxes, some missing, ends jittered."""
     from ragprep.extract import gridfind
@@ -1185,6 +1218,8 @@ REGRESSIONS: dict[str, Callable[[random.Random], Drawn]] = {
     "huge_table_count": _huge_table_count,
     "nan_heading_rule": _nan_heading_rule,
     "huge_unit_glyphs": _huge_unit_glyphs,
+    "huge_prose_lines": _huge_prose_lines,
+    "huge_unit_count": _huge_unit_count,
 }
 
 

@@ -803,6 +803,18 @@ def test_blank_edges_and_emit_agree():
         LIB.emit(np.array([1, 0], dtype=np.int64), np.array([2], dtype=np.int64), start, end)
 
 
+
+def test_a_unit_count_no_buffer_holds_is_refused():
+    # cell_disorder's per-unit buffers: 2**62 units x 8 bytes wrapped to none
+    # and every unit was written past them (a heap overflow; fuzz/kernel_fuzz.py's
+    # huge_unit_count, found through reads_columns by a sweep of hostile arguments).
+    one, ids = np.array([1], dtype=np.int64), np.array([0], dtype=np.int64)
+    for units in (2**62, 2**61 + 1):
+        with pytest.raises(MemoryError):
+            LIB.cell_disorder(ids, one, ids, one, units, True)
+    assert LIB.cell_disorder(ids, one, ids, one, 1, True) == 0
+
+
 def test_wrap_measures_agree():
     wrapping = 0
     for rng, n, special in _cases():
