@@ -1,7 +1,7 @@
 """Fuzz the compiled content-stream core under AddressSanitizer + UndefinedBehaviorSanitizer.
 
     python fuzz/core_fuzz.py --seconds 1800 [--corpus DIR] [--seed N] [--sanitize auto|yes|no]
-                             [--target both|pages|objects|trees|nodes|cmaps|ostreams|xref|kernels]
+                             [--target both|pages|objects|trees|nodes|cmaps|ostreams|xref|kernels|sweep]
 
 The script compiles extract/_core.c with gcc's -fsanitize=address,undefined
 into a temporary folder, then runs itself again with the sanitizer runtime
@@ -25,7 +25,9 @@ fuzz/ostream_fuzz.py: object stream headers, against _header_spans;
 fuzz/xref_fuzz.py: cross-reference tables, against xref._reference_table and
 qpdf's own table; fuzz/kernel_fuzz.py: the kernels that take Python objects
 and numpy columns, not bytes, against their references, for which
-extract/_layout.c and _grids.c are built with the sanitizers too).
+extract/_layout.c and _grids.c are built with the sanitizers too;
+fuzz/kernel_sweep.py, --target sweep: every argument of the kernels' calls
+changed in turn to values no caller passes).
 A progress line every --report CPU seconds keeps the figures of a campaign
 that is stopped from outside.
 
@@ -186,10 +188,10 @@ def _mutate(rng: random.Random, data: bytes, seeds: list[bytes], edits: int = 8,
 # OWN_INPUTS run(args).
 CAMPAIGNS = {
     "trees": "tree_fuzz", "ostreams": "ostream_fuzz", "nodes": "node_fuzz", "cmaps": "cmap_fuzz", "xref": "xref_fuzz",
-    "kernels": "kernel_fuzz",
+    "kernels": "kernel_fuzz", "sweep": "kernel_sweep",
 }  # fmt: skip
 # The campaigns whose run takes no mutator (no PDF bytes to mutate).
-OWN_INPUTS = ("trees", "kernels")
+OWN_INPUTS = ("trees", "kernels", "sweep")
 
 
 def _fuzz(args: argparse.Namespace) -> int:
@@ -342,13 +344,15 @@ def main() -> int:
     parser.add_argument("--seed", type=int, default=0, help="random seed (runs are reproducible)")
     parser.add_argument("--max-seed-bytes", type=int, default=200_000)
     parser.add_argument(
-        "--target", choices=("both", "pages", "objects", "trees", "nodes", "cmaps", "ostreams", "xref", "kernels"), default="both",
+        "--target", choices=("both", "pages", "objects", "trees", "nodes", "cmaps", "ostreams", "xref", "kernels", "sweep"), default="both",
         help="what to fuzz: the page interpreter, parse_object, both alternately, the structure walk "
         "(fuzz/tree_fuzz.py), the node walk over object stream bytes (fuzz/node_fuzz.py), CMap section "
         "bodies (fuzz/cmap_fuzz.py), object stream headers (fuzz/ostream_fuzz.py), cross-reference "
-        "tables (fuzz/xref_fuzz.py) or the kernels that take Python objects and numpy columns (fuzz/kernel_fuzz.py)",
+        "tables (fuzz/xref_fuzz.py), the kernels that take Python objects and numpy columns (fuzz/kernel_fuzz.py) "
+        "or those kernels' every argument changed in turn (fuzz/kernel_sweep.py)",
     )
     parser.add_argument("--report", type=float, default=60.0, help="CPU seconds between progress lines")
+    parser.add_argument("--draws", type=int, default=3, help="--target sweep: draws of each drawer whose calls are swept")
     parser.add_argument(
         "--sanitize", choices=("auto", "yes", "no"), default="auto",
         help="build with ASan+UBSan: yes, no, or auto (where gcc has the runtimes)",
@@ -373,12 +377,14 @@ def main() -> int:
         # --builds: a folder kept between campaigns, one subfolder per kind of build.
         folder = Path(args.builds) / ("sanitized" if sanitize else "plain") if args.builds else Path(made)
         folder.mkdir(parents=True, exist_ok=True)
-        core = _build(folder, sanitize, EXTENSIONS if args.target == "kernels" else ("_core",))
+        core = _build(folder, sanitize, EXTENSIONS if args.target in ("kernels", "sweep") else ("_core",))
         env = dict(os.environ)
         if sanitize:
             env.update(
                 LD_PRELOAD=":".join(r for r in runtimes if r),
-                ASAN_OPTIONS="detect_leaks=0:abort_on_error=1:allocator_may_return_null=1",
+                # One allocation past 2 GB is refused (a MemoryError), a process past 4 GB resident
+                # stopped: a hostile count of 2**31 must not write 16 GB on a shared machine.
+                ASAN_OPTIONS="detect_leaks=0:abort_on_error=1:allocator_may_return_null=1:max_allocation_size_mb=2048:hard_rss_limit_mb=4096",
                 UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1",
                 PYTHONMALLOC="malloc",
             )

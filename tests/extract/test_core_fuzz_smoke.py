@@ -5,8 +5,8 @@ A sanitizer report, a crash, a hang or a Python exception out of the page
 interpreter fails it (issue 13: CI runs a <= 60 s smoke: 25 CPU s of pages
 and objects, 10 of structure trees, 8 of CMap section bodies, 5 of object
 stream headers, 5 of cross-reference tables; and, <= 45 s with the builds of
-_layout.c and _grids.c, 20 of the kernels that take Python objects and
-numpy columns)."""
+_layout.c and _grids.c, 12 of the kernels that take Python objects and
+numpy columns and 8 of the sweep of hostile arguments over their calls)."""
 
 from __future__ import annotations
 
@@ -86,5 +86,13 @@ def test_kernel_fuzz_smoke_has_no_findings(tmp_path: Path, builds: Path):
     # The kernels that take Python objects and numpy columns (_core's tables,
     # reading and text kernels, _layout's and _grids'), all three extensions
     # built with the sanitizers, against their references (fuzz/kernel_fuzz.py).
-    # The builds of _layout.c and _grids.c (~12 CPU s, side by side; _core's is the module's one) and 20 CPU s of fuzzing.
-    run_campaign(tmp_path, builds, "--target", "kernels", "--seconds", "20", timeout=600)
+    # The builds of _layout.c and _grids.c (~12 CPU s, side by side; _core's is the module's one) and 12 CPU s of fuzzing.
+    run_campaign(tmp_path, builds, "--target", "kernels", "--seconds", "12", timeout=600)
+
+
+@needs_sanitizer_build
+def test_kernel_sweep_smoke_has_no_findings(tmp_path: Path, builds: Path):
+    # Those kernels' recorded calls, every argument changed in turn to values no
+    # caller passes (fuzz/kernel_sweep.py; the kernels smoke's builds): 8 CPU s,
+    # the whole sweep of one draw per drawer (~13,000 calls).
+    run_campaign(tmp_path, builds, "--target", "sweep", "--draws", "1", "--seconds", "8", timeout=600)
