@@ -851,6 +851,13 @@ def _deep(max_depth: int) -> str:
     return f"tree deeper than {max_depth} levels; deeper elements and their content dropped"
 
 
+@functools.lru_cache(maxsize=4)  # one depth in practice (read_struct_tree's default)
+def _walk_messages(max_depth: int) -> _Messages:
+    """The walk's messages for `max_depth`: the defaults but `deep`, made once
+    per depth and shared by every walker (a NamedTuple of strings: immutable)."""
+    return _Messages(deep=_deep(max_depth))
+
+
 _M = _Messages()
 
 
@@ -867,7 +874,7 @@ class _Walker:
         self._root_objgen, self._root_dict = root
         root_objgen = self._root_objgen
         self._max_depth = max_depth
-        self._messages = _Messages(deep=_deep(max_depth))  # the defaults but `deep`, made at once
+        self._messages = _walk_messages(max_depth)
         self._warnings = _Warnings()
         self._roles = _Roles(self._root_dict, objects, self._warnings)
         self._texts: dict[bytes, str] = {}  # text strings decoded (§7.9.2.2)

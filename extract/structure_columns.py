@@ -33,6 +33,10 @@ PageKey = tuple[int, int]
 CellTuple = tuple[int, int, "str | None", tuple[str, ...], "str | None"]
 NO_CELL: CellTuple = (1, 1, None, (), None)
 
+# The walk's columns' dtype (_int64_columns), made once: np.frombuffer given
+# the type np.int64 makes a dtype of it on every call (half of the call's cost).
+_INT64 = np.dtype(np.int64)
+
 
 @dataclass(frozen=True, slots=True)
 class StructElement:
@@ -243,4 +247,4 @@ def walked_columns(walked: tuple[object, ...], pages: tuple[PageKey, ...]) -> tu
 
 def _int64_columns(columns: object) -> list[np.ndarray]:
     """Bytes of int64 (the walk's columns) as arrays, without a copy."""
-    return [np.frombuffer(b, dtype=np.int64) for b in columns]  # type: ignore[attr-defined]
+    return [np.frombuffer(b, _INT64) for b in columns]  # type: ignore[attr-defined]
