@@ -107,7 +107,6 @@ from ragprep.extract.structure_columns import (
     MarkedContentRef,
     PageContent,
     PageKey,
-    PageRefs,
     StructElement,
     content_columns,
     content_keys,
@@ -296,10 +295,6 @@ class StructTree:
         """The page's marked content in author order; () when the tree has none."""
         lo, hi = self._bounds(page)
         return self._refs(lo, hi)
-
-    def page_columns(self, page: PageKey | pikepdf.Page | pikepdf.Object) -> PageRefs:
-        """The page's marked content in author order, as columns."""
-        return self.page_content_rows(page).refs()
 
     def page_content_rows(self, page: PageKey | pikepdf.Page | pikepdf.Object) -> PageContent:
         """The page's marked content in author order: its rows of the

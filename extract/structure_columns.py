@@ -143,7 +143,7 @@ def content_keys(stream: np.ndarray, mcid: np.ndarray) -> np.ndarray:
 
 
 class PageRefs(NamedTuple):
-    """One page's marked content in author order (StructTree.page_columns)."""
+    """One page's marked content in author order, as columns of its own (PageContent.refs)."""
 
     key: np.ndarray  # int64: content_keys(stream, mcid), what a glyph's (mcid_stream, mcid) is matched on
     element: np.ndarray  # int64: the owning element
