@@ -3136,20 +3136,52 @@ static void sort_ll(long long *a, Py_ssize_t n) {
 
 enum { HEADER_DAMAGED = 2 };
 
+/* Whether the header's object numbers (ints[0], ints[2], ... : `pairs` of
+ * them) name one object twice: 1, 0, -1 on error. Marked in a bitmap over
+ * their range where it is a few bits a number (writers number a stream's
+ * objects closely, though not always in order: a sort of them was a
+ * quarter of reading a header), else sorted. */
+static int numbers_twice(const long long *ints, Py_ssize_t pairs) {
+    if (pairs < 2) return 0;
+    long long lo = ints[0], hi = ints[0];
+    for (Py_ssize_t i = 1; i < pairs; i++) {
+        if (ints[2 * i] < lo) lo = ints[2 * i];
+        if (ints[2 * i] > hi) hi = ints[2 * i];
+    }
+    int twice = 0;
+    /* header_ints' numbers have at most 18 digits: hi - lo does not overflow. */
+    if (hi - lo < MEMBERS_SPREAD(pairs)) {
+        unsigned char *bits = PyMem_Calloc((size_t)((hi - lo) / 8 + 1), 1);
+        if (!bits) { PyErr_NoMemory(); return -1; }
+        for (Py_ssize_t i = 0; i < pairs && !twice; i++) {
+            long long k = ints[2 * i] - lo;
+            unsigned char bit = (unsigned char)(1u << (k % 8));
+            twice = (bits[k / 8] & bit) != 0;
+            bits[k / 8] |= bit;
+        }
+        PyMem_Free(bits);
+        return twice;
+    }
+    long long *sorted = PyMem_Malloc(sizeof(long long) * (size_t)pairs);
+    if (!sorted) { PyErr_NoMemory(); return -1; }
+    for (Py_ssize_t i = 0; i < pairs; i++) sorted[i] = ints[2 * i];
+    sort_ll(sorted, pairs);
+    for (Py_ssize_t i = 1; i < pairs && !twice; i++) twice = sorted[i] == sorted[i - 1];
+    PyMem_Free(sorted);
+    return twice;
+}
+
 /* The spans of the header's pairs, in header order (see above), into
  * out[0:*n] (out has room for every pair). HEADER_INTS, HEADER_DAMAGED (a
  * number listed twice), -1 on error. */
 static int stream_spans(const unsigned char *data, Py_ssize_t len, long long first, const long long *ints,
                         Py_ssize_t pairs, const Members *m, HeaderSpan *out, Py_ssize_t *n) {
-    long long *sorted = PyMem_Malloc(sizeof(long long) * (size_t)(2 * pairs + 1));
-    if (!sorted) { PyErr_NoMemory(); return -1; }
-    long long *bounds = sorted + pairs;
+    int twice = numbers_twice(ints, pairs);
+    if (twice) return twice < 0 ? -1 : HEADER_DAMAGED;
+    long long *bounds = PyMem_Malloc(sizeof(long long) * (size_t)(pairs + 1));
+    if (!bounds) { PyErr_NoMemory(); return -1; }
     int status = HEADER_INTS;
     *n = 0;
-    for (Py_ssize_t i = 0; i < pairs; i++) sorted[i] = ints[2 * i];
-    sort_ll(sorted, pairs);
-    for (Py_ssize_t i = 1; i < pairs; i++)
-        if (sorted[i] == sorted[i - 1]) { PyMem_Free(sorted); return HEADER_DAMAGED; }
     for (Py_ssize_t i = 0; i < pairs; i++) bounds[i] = first + ints[2 * i + 1];
     bounds[pairs] = (long long)len;
     sort_ll(bounds, pairs + 1);
@@ -3165,7 +3197,7 @@ static int stream_spans(const unsigned char *data, Py_ssize_t len, long long fir
             out[(*n)++] = (HeaderSpan){ints[2 * i], start, end, not_null(data, (Py_ssize_t)start, (Py_ssize_t)end)};
         }
     }
-    PyMem_Free(sorted);
+    PyMem_Free(bounds);
     return status;
 }
 
@@ -8949,10 +8981,12 @@ static int xr_object_header(const XrefRead *x, Py_ssize_t at, long long *num, lo
     return 1;
 }
 
-/* Slots for numbers up to `number`; -1 with MemoryError. */
+/* Slots for numbers up to `number`; -1 with MemoryError. From 64 slots,
+ * not more: a small file's table is a few dozen objects, and each slot costs
+ * 18 bytes cleared (four columns), per document. */
 static int xr_grow(XrefRead *x, long long number) {
     if (number < x->cap) return 0;
-    Py_ssize_t cap = x->cap ? x->cap : 1024;
+    Py_ssize_t cap = x->cap ? x->cap : 64;
     while (cap <= number) cap *= 2;
     unsigned char *kind = PyMem_Realloc(x->kind, (size_t)cap), *deleted = kind ? PyMem_Realloc(x->deleted, (size_t)cap) : NULL;
     if (kind) x->kind = kind;
@@ -8980,7 +9014,7 @@ static int xr_insert(XrefRead *x, long long obj, long long f0, long long f1, lon
     if (!(obj > 0 && obj <= x->max_id && f2 >= 0 && gen < 65535)) return 0;
     if (obj < x->cap && x->deleted[obj]) return 0;
     if (f0 == 2 && (f1 == obj || f1 > x->max_id)) return 0; /* qpdf warns and skips it */
-    if (xr_grow(x, obj) < 0) return -1;
+    if (obj >= x->cap && xr_grow(x, obj) < 0) return -1;
     if (x->kind[obj]) {
         long long held = x->kind[obj] == 2 ? 0 : x->third[obj];
         return held == gen ? 0 : 1;
@@ -8995,7 +9029,7 @@ static int xr_insert(XrefRead *x, long long obj, long long f0, long long f1, lon
 static int xr_free(XrefRead *x, long long obj, long long gen) {
     if (obj > x->max_id) return 0;
     if (obj < x->cap && x->kind[obj] && (x->kind[obj] == 2 ? 0 : x->third[obj]) == gen) return 0;
-    if (xr_grow(x, obj) < 0) return -1;
+    if (obj >= x->cap && xr_grow(x, obj) < 0) return -1;
     x->deleted[obj] = 1;
     return 0;
 }
@@ -9128,6 +9162,14 @@ static void xr_unpredict(const unsigned char *rows, size_t count, size_t columns
     for (size_t r = 0; r < count; r++) {
         const unsigned char *in = rows + r * (columns + 1) + 1;
         unsigned char *row = out + r * columns, filter = in[-1];
+        if (filter == 0 || filter == 2) { /* None and Up (what writers use): the sums below, made alone */
+            if (filter == 2 && above)
+                for (size_t i = 0; i < columns; i++) row[i] = (unsigned char)(in[i] + above[i]);
+            else
+                memcpy(row, in, columns);
+            above = row;
+            continue;
+        }
         for (size_t i = 0; i < columns; i++) {
             int left = i ? row[i - 1] : 0, up = above ? above[i] : 0, corner = i && above ? above[i - 1] : 0, add = 0;
             if (filter == 1) add = left;
@@ -9241,16 +9283,23 @@ static int xr_decode(const XrefRead *x, PyObject *dict, Py_ssize_t start, Py_ssi
     return r;
 }
 
+/* A field of `width` bytes (0 to 8), most significant first (§7.5.8.2). */
+static inline uint64_t xr_field(const unsigned char *p, int width) {
+    uint64_t v = 0;
+    for (int b = 0; b < width; b++) v = v << 8 | p[b];
+    return v;
+}
+
 /* The entries of a cross-reference stream's data into the table
  * (processXRefStream): 0, 1 declined, -1 error. */
 static int xr_stream_entries(XrefRead *x, const unsigned char *data, const int w[3], const long long *pairs, Py_ssize_t npairs) {
     const unsigned char *p = data;
+    const int w0 = w[0], w1 = w[1], w2 = w[2];
     for (Py_ssize_t k = 0; k < npairs; k++) {
         long long obj = pairs[2 * k];
         for (long long e = 0; e < pairs[2 * k + 1]; e++, obj++) {
-            uint64_t f[3] = {w[0] ? 0 : 1, 0, 0};
-            for (int j = 0; j < 3; j++)
-                for (int b = 0; b < w[j]; b++) f[j] = f[j] << 8 | *p++;
+            uint64_t f[3] = {w0 ? xr_field(p, w0) : 1, xr_field(p + w0, w1), xr_field(p + w0 + w1, w2)};
+            p += w0 + w1 + w2;
             if (obj == 0) continue;
             if (f[0] == 0) {
                 if (xr_free(x, obj, 0) < 0) return -1;
@@ -9295,16 +9344,41 @@ done:
     return result;
 }
 
+/* Whether p[0, 8) are eight ASCII digits: 1 with their value, else 0. On a
+ * little-endian machine the eight are checked and summed as one word (a
+ * classic table is 20 bytes an entry, and a hybrid file's lists every
+ * object freed: most of reading it went to these digits one by one). */
+static inline int xr_eight_digits(const unsigned char *p, uint64_t *value) {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    uint64_t v;
+    memcpy(&v, p, 8);
+    /* Each byte 0x30-0x39: high nibble 3, and adding 6 does not carry into it. */
+    if (((v & 0xF0F0F0F0F0F0F0F0ull) | (((v + 0x0606060606060606ull) & 0xF0F0F0F0F0F0F0F0ull) >> 4)) != 0x3333333333333333ull)
+        return 0;
+    v = (v & 0x0F0F0F0F0F0F0F0Full) * 2561 >> 8;             /* pairs of digits */
+    v = (v & 0x00FF00FF00FF00FFull) * 6553601 >> 16;         /* fours */
+    *value = (v & 0x0000FFFF0000FFFFull) * 42949672960001ull >> 32; /* the eight */
+    return 1;
+#else
+    uint64_t v = 0;
+    for (int k = 0; k < 8; k++) {
+        if (p[k] < '0' || p[k] > '9') return 0;
+        v = v * 10 + (uint64_t)(p[k] - '0');
+    }
+    *value = v;
+    return 1;
+#endif
+}
+
 /* One classic entry (read_xrefEntry's well-formed case): "oooooooooo ggggg
  * n" and a two-byte end of line, 20 bytes. 1 with its fields, else 0. */
 static int xr_classic_entry(const XrefRead *x, Py_ssize_t at, long long *f1, long long *f2, unsigned char *type) {
     if (x->n - at < 20) return 0;
     const unsigned char *p = x->d + at;
     long long a = 0, b = 0;
-    for (int k = 0; k < 10; k++) {
-        if (p[k] < '0' || p[k] > '9') return 0;
-        a = a * 10 + (p[k] - '0');
-    }
+    uint64_t head;
+    if (!xr_eight_digits(p, &head) || p[8] < '0' || p[8] > '9' || p[9] < '0' || p[9] > '9') return 0;
+    a = (long long)head * 100 + (p[8] - '0') * 10 + (p[9] - '0');
     for (int k = 11; k < 16; k++) {
         if (p[k] < '0' || p[k] > '9') return 0;
         b = b * 10 + (p[k] - '0');

@@ -411,6 +411,10 @@ _HEADERS = [
     (b"10 0 11 6\n<<>>[]", 10, 5, {10, 11}, True),  # /N larger than the header
     (b"10 0 11 6 12\n<<>>[]", 12, 3, {10, 11}, True),  # an odd number of integers: damaged
     (b"10 0 10 2\n<<>>[]", 10, 2, {10}, True),  # a number listed twice: damaged
+    (b"12 0 10 2 11 4 10 6\n[][][][]", 20, 4, {10, 11, 12}, True),  # twice, out of order
+    (b"5 0 -5 2 5 4\n[][][]", 13, 3, {5}, True),  # twice, after a negative number
+    (b"5 0 900000000 2 5 4\n[][][]", 20, 3, {5}, True),  # twice, the numbers far apart (sorted, not marked)
+    (b"900000000 0 5 2 -7 4\n[][][]", 21, 3, {5}, True),  # far apart, none twice
     (b"10 0 11 x\n<<>>[]", 10, 2, {10}, False),  # a token that is no integer
     (b"10 0 11 1_0\n<<>>[]", 12, 2, {10, 11}, False),  # int() reads 1_0
     (b"10 0 11 99999999999999999999\n<<>>", 30, 2, {10, 11}, False),  # past 18 digits

@@ -140,11 +140,12 @@ def incremental_update() -> bytes:
     return _finish(data, len(data), _classic_section(update, b"<< /Size 7 /Root 1 0 R /Prev %d >>" % first))
 
 
-def _png_rows(rows: list[bytes]) -> bytes:
-    """PNG-filtered rows (§7.4.4.4), each row's filter its index mod 5 (None, Sub, Up, Average, Paeth)."""
+def _png_rows(rows: list[bytes], up_only: bool = False) -> bytes:
+    """PNG-filtered rows (§7.4.4.4), each row's filter its index mod 5 (None,
+    Sub, Up, Average, Paeth), or Up for every row (the first with none above)."""
     out, above = b"", bytes(len(rows[0]))
     for index, row in enumerate(rows):
-        kind, encoded = index % 5, bytearray()
+        kind, encoded = 2 if up_only else index % 5, bytearray()
         for i, byte in enumerate(row):
             left, up, corner = (row[i - 1] if i else 0), above[i], (above[i - 1] if i else 0)
             p = left + up - corner
@@ -162,16 +163,18 @@ def _png_rows(rows: list[bytes]) -> bytes:
     return out
 
 
-def _xref_stream(number: int, rows: dict[int, tuple[int, int, int]], extra: bytes, predictor: bool = True) -> bytes:
+def _xref_stream(
+    number: int, rows: dict[int, tuple[int, int, int]], extra: bytes, predictor: bool = True, up_only: bool = False
+) -> bytes:
     """Cross-reference stream `number` (§7.5.8): /W [1 3 2], an /Index run per
-    run of numbers, its rows PNG-filtered and deflated (or written raw)."""
+    run of numbers, its rows PNG-filtered (_png_rows) and deflated (or written raw)."""
     numbers = sorted(rows)
     index = b" ".join(b"%d 1" % n for n in numbers)
     raw = [
         rows[n][0].to_bytes(1, "big") + rows[n][1].to_bytes(3, "big") + rows[n][2].to_bytes(2, "big") for n in numbers
     ]
     if predictor:
-        data = zlib.compress(_png_rows(raw))
+        data = zlib.compress(_png_rows(raw, up_only))
         filters = b"/Filter /FlateDecode /DecodeParms << /Predictor 12 /Columns 6 >>"
     else:
         data, filters = b"".join(raw), b""
@@ -196,7 +199,7 @@ def _object_stream(number: int, held: dict[int, bytes]) -> bytes:
         len(held), len(header), len(data), data))  # fmt: skip
 
 
-def xref_stream(predictor: bool = True) -> bytes:
+def xref_stream(predictor: bool = True, up_only: bool = False) -> bytes:
     """Objects 1-3 in the file, 5 and 6 in object stream 4, the table a cross-reference stream (7)."""
     data, _ = _classic_file(_CATALOG)
     offsets = {n: data.find(b"\n%d 0 obj" % n) + 1 for n in _CATALOG}
@@ -209,7 +212,7 @@ def xref_stream(predictor: bool = True) -> bytes:
         7: (1, len(data), 0),
     }
     at = len(data)
-    return bytes(data + _xref_stream(7, rows, b"/Root 1 0 R", predictor) + b"startxref\n%d\n%%%%EOF\n" % at)
+    return bytes(data + _xref_stream(7, rows, b"/Root 1 0 R", predictor, up_only) + b"startxref\n%d\n%%%%EOF\n" % at)
 
 
 def hybrid(freed: bool) -> bytes:
@@ -233,6 +236,7 @@ BUILT: dict[str, Callable[[], bytes]] = {
     "incremental update": incremental_update,
     "xref stream, each PNG filter": xref_stream,
     "xref stream, unfiltered": lambda: xref_stream(predictor=False),
+    "xref stream, every row Up": lambda: xref_stream(up_only=True),
     "hybrid": lambda: hybrid(freed=False),
     "hybrid, freed in the classic table": lambda: hybrid(freed=True),
 }
@@ -258,6 +262,18 @@ def test_a_hybrid_files_free_entry_hides_the_streams_entry(tmp_path: Path):
         entries = _entries(_core_table(path.read_bytes()))[0]
         listed[freed] = (5, 0) in entries
     assert listed == {False: True, True: False}
+
+
+@needs_core
+@pytest.mark.parametrize("at", range(20))
+@pytest.mark.parametrize("byte", [b"/", b":", b" ", b"\xb0", b"\x00", b"9"])
+def test_a_classic_entry_with_any_byte_changed_reads_as_the_reference_reads_it(at: int, byte: bytes):
+    # The core reads an entry's offset eight digits at once: a non-digit in
+    # any place of it (or of the rest of the entry) declines as the reference does.
+    data = classic()
+    entry = data.index(b" 00000 n", data.index(b"\nxref\n")) - 10
+    changed = data[: entry + at] + byte + data[entry + at + 1 :]
+    assert _core_table(changed) == _reference_table(changed)
 
 
 def _builder_document() -> PdfBuilder:
