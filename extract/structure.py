@@ -903,7 +903,17 @@ class _Walker:
     # ---------------------------------------------------------------- driver
 
     def _document_lang(self) -> str | None:
-        """The catalog's /Lang, the document default (§14.9.2.1)."""
+        """The catalog's /Lang, the document default (§14.9.2.1): read from
+        the catalog as the file writes it where _tree_root read it so
+        (PlainObjects.catalog_entry), else through qpdf."""
+        written = self._objects.catalog_entry("/Lang")
+        if written is not NotImplemented:
+            try:
+                lang = self._value(written)
+            except (pikepdf.PdfError, ValueError, TypeError):
+                pass  # qpdf says (below)
+            else:
+                return text_string(lang) if type(lang) is bytes else None
         try:
             lang_obj = self._pdf.Root.get("/Lang")
             return str(lang_obj) if _is(lang_obj, ObjectType.string) else None

@@ -121,8 +121,19 @@ def _held(obj: Any) -> Any:
 
 
 def text_string(raw: bytes) -> str:
-    """A PDF text string (§7.9.2.2) as pikepdf decodes it (PDFDocEncoding, UTF-16BE, UTF-8)."""
+    """A PDF text string (§7.9.2.2) as pikepdf decodes it (PDFDocEncoding, UTF-16BE, UTF-8).
+
+    Bytes below 0x80 but those PDFDocEncoding gives other characters than
+    ASCII (Annex D.2: 0x18-0x1F, 0x7F) are the same in both, and no byte
+    order mark starts them: decoded as ASCII, without the two pikepdf calls
+    (most /Lang, /Alt and /ActualText values)."""
+    if raw.isascii() and _PDFDOC_NOT_ASCII.search(raw) is None:
+        return raw.decode("ascii")
     return str(pikepdf.String(raw))
+
+
+# The bytes below 0x80 PDFDocEncoding does not read as ASCII (Annex D.2).
+_PDFDOC_NOT_ASCII = re.compile(rb"[\x18-\x1f\x7f]")
 
 
 # §7.3's names of the object types, for messages.
@@ -148,6 +159,7 @@ class PlainObjects:
         self._cache: dict[Ref, Any] = {}
         self._streams_read = self._parse is None  # the object streams, read on the first miss
         self._table: Table | None = None  # the cross-reference table, read once
+        self._catalog: Any = None  # the catalog as the file writes it, read once (catalog_entry)
         # The object streams parsed into the compiled core's nodes
         # (_core.TreeObjects): their objects become plain values one by one,
         # as asked, and the tree walk reads the nodes themselves.
@@ -220,7 +232,17 @@ class PlainObjects:
         a path, its catalog at the offset qpdf's cross-reference table gives
         (repaired or not), "N G obj" there naming it; or from its object
         stream, parsed as the tree's objects are. As
-        _read_object_streams, this reads the document as the file holds it."""
+        _read_object_streams, this reads the document as the file holds it.
+        The catalog is read once (the tree's reader asks for /StructTreeRoot
+        and /Lang)."""
+        catalog = self._catalog
+        if catalog is None:
+            catalog = self._catalog = self._written_catalog()
+        return catalog.get(key) if type(catalog) is dict else NotImplemented
+
+    def _written_catalog(self) -> Any:
+        """The catalog as catalog_entry reads it: a dict, or NotImplemented
+        (or any other value: what is no dictionary) where qpdf must say."""
         pdf = self._pdf
         if self._parse is None:
             return NotImplemented
@@ -228,17 +250,15 @@ class PlainObjects:
             ref = pdf.Root.objgen
             entry = self._xref_table().get(ref)
             if entry is not None and entry.type == 2:
-                catalog = self.resolve(ref)  # parsed with its object stream
-            elif entry is not None and entry.type == 1 and entry.offset is not None:
+                return self.resolve(ref)  # parsed with its object stream
+            if entry is not None and entry.type == 1 and entry.offset is not None:
                 written = self._written_at(entry.offset, _CATALOG_BYTES)
                 if written is None:
                     return NotImplemented
-                catalog = _indirect_object(written[0], ref, self._parse, *written[1:])
-            else:
-                return NotImplemented
+                return _indirect_object(written[0], ref, self._parse, *written[1:])
         except (pikepdf.PdfError, RuntimeError, ValueError, TypeError, OSError):
-            return NotImplemented
-        return catalog.get(key) if type(catalog) is dict else NotImplemented
+            pass
+        return NotImplemented
 
     def _written_at(self, offset: int, count: int) -> tuple[bytes, int, int] | None:
         """Up to `count` of the file's bytes from `offset`, as (data, start,

@@ -48,6 +48,7 @@ import numpy as np
 import pikepdf
 
 from ragprep.extract.native import compiled_core
+from ragprep.extract.rows import frozen_instance
 
 __all__ = ["XrefColumns", "XrefEntry", "file_bytes", "opened_file", "read_xref"]
 
@@ -215,8 +216,15 @@ def read_xref(pdf: pikepdf.Pdf) -> XrefColumns | None:
     if found is None:
         return None
     kinds, second, third, streams, top, count = found
-    columns = memoryview(second).cast("q"), memoryview(third).cast("q")
-    return XrefColumns(kinds, *columns, streams, top, count, data, encrypted=pdf.is_encrypted)
+    # Built as its __init__ would (rows.frozen_instance): a frozen dataclass's
+    # sets each of its eight fields through object.__setattr__, per document.
+    return frozen_instance(
+        XrefColumns,
+        {
+            "kinds": kinds, "second": memoryview(second).cast("q"), "third": memoryview(third).cast("q"),
+            "streams": streams, "top": top, "count": count, "data": data, "encrypted": pdf.is_encrypted,
+        },
+    )  # fmt: skip
 
 
 # ---- the reference: the same reading in Python --------------------------
