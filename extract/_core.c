@@ -4899,7 +4899,7 @@ static PyObject *TreeObjects_place_owners(TreeObjects *t, PyObject *args) {
 enum {
     W_OBJECT_REFS, W_PAGES, W_ROOT, W_ROOT_K, W_LANG, W_TYPE_OF, W_NONSTRUCT, W_TEXTS, W_TEXT_STRING, W_CELL,
     W_NO_CELL, W_RESOLVE, W_PARENT_TREE, W_WARN, W_MESSAGES, W_MAX_DEPTH, W_TYPE_IN, W_STREAM_CLS, W_CLASS_MAP,
-    W_SPAN_COMPLAINTS, W_CELL_NODES, W_PARENT_TREE_ROOT, W_STRUCT_PARENTS, W_PAGE_TREE, W_COUNT
+    W_SPAN_COMPLAINTS, W_CELL_NODES, W_PARENT_TREE_ROOT, W_STRUCT_PARENTS, W_PAGE_TREE, W_STANDARD_TYPES, W_COUNT
 };
 #define TW_BAIL 1
 enum { LOOK_ABSENT = -1, LOOK_UNSURE = -2, LOOK_ERROR = -3, LOOK_NULL = -4 };
@@ -4994,6 +4994,7 @@ typedef struct { long long parent, type, step; } TStepSlot; /* step -1: empty */
 typedef long long TRow[COL_COUNT]; /* an element's row of the columns */
 typedef struct {
     Buf rows, content, steps;
+    Buf owns; /* per type row: 1 when its elements make a block of their own (structure._owns_block) */
     Py_ssize_t count;
     TStepSlot *step_slots;
     size_t step_mask; /* slots - 1, a power of two minus one; 0 before the first step */
@@ -5952,6 +5953,11 @@ static Py_ssize_t tw_type_column(TWalk *w, TType *type) {
         PyObject *value = PyLong_FromSsize_t(row);
         if (!value || PyDict_SetItem(w->cols.types, key, value) < 0) row = -1;
         Py_XDECREF(value);
+        /* structure._owns_block: a block type, or a type that is no standard one */
+        int block = row >= 0 ? PyObject_IsTrue(type->block) : -1;
+        int standard = block == 0 ? PySet_Contains(w->env[W_STANDARD_TYPES], type->std) : 1;
+        unsigned char owns = block > 0 || standard == 0;
+        if (block < 0 || standard < 0 || buf_append(&w->cols.owns, &owns, 1) < 0) row = -1;
     }
     Py_DECREF(key);
     if (row >= 0) type->column = row + 1;
@@ -6225,7 +6231,7 @@ static void tw_free(TWalk *w) {
         Py_XDECREF(tw_ctx(w, (Py_ssize_t)i)->lang);
     }
     buf_free(&w->cols.rows);
-    buf_free(&w->cols.content); buf_free(&w->cols.steps); PyMem_Free(w->cols.step_slots);
+    buf_free(&w->cols.content); buf_free(&w->cols.steps); buf_free(&w->cols.owns); PyMem_Free(w->cols.step_slots);
     Py_XDECREF(w->cols.lang); Py_XDECREF(w->cols.actual_text); Py_XDECREF(w->cols.alt); Py_XDECREF(w->cols.cells); Py_XDECREF(w->cols.types);
     for (size_t i = 0; i < w->types.len / sizeof(TType); i++) Py_XDECREF(((TType *)w->types.data)[i].entry);
     for (size_t i = 0; i < w->ns_types.len / sizeof(TNsType); i++) Py_XDECREF(((TNsType *)w->ns_types.data)[i].type.entry);
@@ -6323,11 +6329,64 @@ static PyObject *tw_content_columns(TWalk *w) {
     return out;
 }
 
+/* StructTree's whole-tree tables (structure._TreeTables; core_tree_tables
+ * reads them from the columns where another walk made them): per element
+ * its block owner, the nearest element at or above it whose type row owns
+ * a block, itself when none does (parents come before their kids); per
+ * content row its key, stream << 32 | MCID; per page row the first of its
+ * content rows, and the count of them last (`content`: tw_content_columns',
+ * grouped by page). (owners as int64 bytes, keys as int64 bytes, offsets as
+ * a list.) New reference. */
+static PyObject *tw_whole_tables(TWalk *w, PyObject *content) {
+    Py_ssize_t n = w->cols.count, rows = PyBytes_GET_SIZE(PyTuple_GET_ITEM(content, 0)) / (Py_ssize_t)sizeof(long long);
+    const long long *page = (const long long *)PyBytes_AS_STRING(PyTuple_GET_ITEM(content, 0));
+    const long long *stream = (const long long *)PyBytes_AS_STRING(PyTuple_GET_ITEM(content, 1));
+    const long long *mcid = (const long long *)PyBytes_AS_STRING(PyTuple_GET_ITEM(content, 2));
+    const unsigned char *owns = (const unsigned char *)w->cols.owns.data;
+    Py_ssize_t types = (Py_ssize_t)w->cols.owns.len;
+    PyObject *owners = PyBytes_FromStringAndSize(NULL, n * (Py_ssize_t)sizeof(long long));
+    PyObject *keys = owners ? PyBytes_FromStringAndSize(NULL, rows * (Py_ssize_t)sizeof(long long)) : NULL;
+    PyObject *offsets = keys ? PyList_New(w->npages + 1) : NULL;
+    PyObject *out = offsets ? PyTuple_New(3) : NULL;
+    if (!out) {
+        Py_XDECREF(owners); Py_XDECREF(keys); Py_XDECREF(offsets);
+        return NULL;
+    }
+    PyTuple_SET_ITEM(out, 0, owners);
+    PyTuple_SET_ITEM(out, 1, keys);
+    PyTuple_SET_ITEM(out, 2, offsets);
+    long long *owner = (long long *)PyBytes_AS_STRING(owners), *key = (long long *)PyBytes_AS_STRING(keys);
+    for (Py_ssize_t i = 0; i < n; i++) { /* -1 while no element at or above i owns a block: i at the end */
+        const long long *row = tw_row(&w->cols, i);
+        long long p = row[COL_PARENT], t = row[COL_TYPE];
+        if (t < 0 || t >= types || p < -1 || p >= i) {
+            PyErr_SetString(PyExc_IndexError, "TreeObjects.walk: a type row or parent out of order");
+            Py_DECREF(out);
+            return NULL;
+        }
+        owner[i] = owns[t] ? (long long)i : p == -1 ? -1 : owner[p];
+    }
+    for (Py_ssize_t i = 0; i < n; i++)
+        if (owner[i] < 0) owner[i] = (long long)i;
+    for (Py_ssize_t j = 0; j < rows; j++) key[j] = (long long)(((uint64_t)stream[j] << 32) | (uint64_t)mcid[j]);
+    Py_ssize_t r = 0; /* offsets[0:r] are set: the page rows up to page[j - 1] */
+    for (Py_ssize_t j = 0; j <= rows; j++) {
+        Py_ssize_t upto = j < rows ? (Py_ssize_t)page[j] : w->npages; /* tw_content_columns checked 0 <= page < npages */
+        for (; r <= upto; r++) {
+            PyObject *at = PyLong_FromSsize_t(j);
+            if (!at) { Py_DECREF(out); return NULL; }
+            PyList_SET_ITEM(offsets, r, at);
+        }
+    }
+    return out;
+}
+
 /* The walk's columns as walk() hands them over: (the element columns as
  * bytes of int64, COL_* order, COL_PATH a row of the paths; the content
  * columns (page, stream, MCID, element) as bytes of int64, grouped by
  * page; /Lang per element; /ActualText, /Alt and cells by element; the
- * type table's (raw, standard) pairs; the paths). New reference. */
+ * type table's (raw, standard) pairs; the paths; the whole-tree tables,
+ * tw_whole_tables'). New reference. */
 static PyObject *tw_columns(TWalk *w) {
     PyObject *types = PyDict_Keys(w->cols.types); /* in the order rows were given */
     PyObject *paths = types ? tw_paths(w, types) : NULL;
@@ -6344,9 +6403,12 @@ static PyObject *tw_columns(TWalk *w) {
         for (int i = 0; i < COL_COUNT; i++) column[i][e] = row[i];
     }
     PyObject *content = element ? tw_content_columns(w) : NULL;
-    PyObject *names = content ? PyList_AsTuple(types) : NULL;
-    PyObject *out = names ? PyTuple_Pack(8, element, content, w->cols.lang, w->cols.actual_text, w->cols.alt, w->cols.cells, names, paths) : NULL;
+    PyObject *whole = content ? tw_whole_tables(w, content) : NULL;
+    PyObject *names = whole ? PyList_AsTuple(types) : NULL;
+    PyObject *out = names ? PyTuple_Pack(9, element, content, w->cols.lang, w->cols.actual_text, w->cols.alt, w->cols.cells, names, paths, whole)
+                          : NULL;
     Py_XDECREF(names);
+    Py_XDECREF(whole);
     Py_XDECREF(element);
     Py_XDECREF(content);
     Py_XDECREF(paths);
@@ -6371,7 +6433,8 @@ static PyObject *TreeObjects_walk(TreeObjects *t, PyObject *env) {
         !PyTuple_Check(ns) || PyTuple_GET_SIZE(ns) != 4 || !PyTuple_Check(PyTuple_GET_ITEM(ns, 2)) ||
         PyTuple_GET_SIZE(PyTuple_GET_ITEM(ns, 2)) != 4 || !PyDict_Check(w.env[W_TEXTS]) || !PyTuple_Check(w.env[W_NO_CELL]) ||
         PyTuple_GET_SIZE(w.env[W_NO_CELL]) != 5 || !PyTuple_Check(msgs) || PyTuple_GET_SIZE(msgs) != M_COUNT ||
-        !PyTuple_Check(w.env[W_SPAN_COMPLAINTS]) || PyTuple_GET_SIZE(w.env[W_SPAN_COMPLAINTS]) != 2) {
+        !PyTuple_Check(w.env[W_SPAN_COMPLAINTS]) || PyTuple_GET_SIZE(w.env[W_SPAN_COMPLAINTS]) != 2 ||
+        !PyAnySet_Check(w.env[W_STANDARD_TYPES])) {
         PyErr_SetString(PyExc_TypeError, "TreeObjects.walk: env is not the walker's");
         return NULL;
     }

@@ -86,7 +86,7 @@ import functools
 import re
 from collections import Counter
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
 from itertools import pairwise, repeat
 from types import MappingProxyType
@@ -108,6 +108,7 @@ from ragprep.extract.structure_columns import (
     PageContent,
     PageKey,
     StructElement,
+    WholeColumns,
     content_columns,
     content_keys,
     element_columns,
@@ -207,6 +208,8 @@ class StructTree:
     object_refs: Mapping[PageKey, int]
     # What was wrong with the tree, deduplicated, with counts.
     warnings: tuple[PageWarning, ...]
+    # _whole_tree_columns' answer where the walk made it with the columns (the node walk), else None.
+    whole_columns: WholeColumns | None = field(default=None, repr=False)
 
     def __eq__(self, other: object) -> bool:
         """Equal as plain data: the same elements, content, object references and warnings."""
@@ -320,7 +323,7 @@ class StructTree:
     def _tables(self) -> _TreeTables:
         """What a page reading looks things up in, made once per tree (a tree
         of a 5,000-page document has hundreds of thousands of elements)."""
-        return _tree_tables(self.columns, self.content)
+        return _tree_tables(self.columns, self.content, self.whole_columns)
 
     @cached_property
     def _type_table(self) -> np.ndarray:
@@ -418,14 +421,18 @@ def _type_row(std: str) -> tuple[bool, bool]:
     return _owns_block(std), std == "TH"
 
 
-def _tree_tables(c: ElementColumns, content: ContentColumns) -> _TreeTables:
+def _tree_tables(c: ElementColumns, content: ContentColumns, whole: WholeColumns | None) -> _TreeTables:
     """StructTree's tables, made in one pass over the type rows and one
-    compiled call over the elements and the content (_whole_tree_columns)."""
+    compiled call over the elements and the content (_whole_tree_columns),
+    unless the walk made that call's answer (`whole`) already."""
     stds = tuple(std for _, std in c.type_names)
     owns, header = zip(*map(_type_row, stds), strict=True) if stds else ((), ())
-    block_owners, keys, offsets = _whole_tree_columns(
-        c.parent, c.type, np.array(owns, dtype=bool), content, len(c.page_keys)
-    )
+    if whole is None:
+        block_owners, keys, offset_column = _whole_tree_columns(
+            c.parent, c.type, np.array(owns, dtype=bool), content, len(c.page_keys)
+        )
+        whole = block_owners, keys, offset_column.tolist()
+    block_owners, keys, offsets = whole
     labels = (
         np.ascontiguousarray(c.type, dtype=np.int64), stds, header,
         np.ascontiguousarray(c.path, dtype=np.int64), tuple(c.path_names),
@@ -433,7 +440,7 @@ def _tree_tables(c: ElementColumns, content: ContentColumns) -> _TreeTables:
         c.lang if type(c.lang) is list else list(c.lang), c.alt if type(c.alt) is dict else dict(c.alt),
     )  # fmt: skip
     element = np.ascontiguousarray(content.element, dtype=np.int64)
-    return _TreeTables(page_rows(c.page_keys), offsets.tolist(), keys, element, block_owners, labels)
+    return _TreeTables(page_rows(c.page_keys), offsets, keys, element, block_owners, labels)
 
 
 def _whole_tree_columns(
@@ -944,12 +951,15 @@ class _Walker:
         columns = element_columns(self._elements, page_keys)
         return self._tree_of(columns, content_columns(self._content, page_keys))
 
-    def _tree_of(self, columns: ElementColumns, content: ContentColumns) -> StructTree:
+    def _tree_of(
+        self, columns: ElementColumns, content: ContentColumns, whole: WholeColumns | None = None
+    ) -> StructTree:
         return StructTree(
             columns=columns,
             content=content,
             object_refs=MappingProxyType(dict(self._object_refs)),
             warnings=self._warnings.warnings(),
+            whole_columns=whole,
         )
 
     def run_over_nodes(self) -> StructTree | None:
@@ -966,7 +976,7 @@ class _Walker:
             ("", "NonStruct", _type_info("NonStruct"), None), self._texts, text_string, self._cell_attributes, _NO_CELL,
             self._resolve, self._parent_tree, self._warnings.add, self._messages, self._max_depth,
             self._type_in, Stream, self._class_map_entry, _SPAN_COMPLAINTS, self._cell_nodes,
-            self._root_dict.get("/ParentTree"), self._struct_parents, self._page_tree_numbers,
+            self._root_dict.get("/ParentTree"), self._struct_parents, self._page_tree_numbers, _STANDARD_TYPES,
         )  # fmt: skip
         walked = nodes.walk(env)
         if walked is NotImplemented:

@@ -16,13 +16,13 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import NamedTuple
+from typing import NamedTuple, cast
 
 import numpy as np
 
 __all__ = [
     "CellTuple", "ContentColumns", "ElementColumns", "MarkedContentRef", "PageContent", "PageKey", "PageRefs",
-    "StructElement",
+    "StructElement", "WholeColumns",
     "content_keys", "page_rows",
 ]
 
@@ -233,16 +233,26 @@ def content_columns(content: Mapping[PageKey, Sequence[MarkedContentRef]], page_
     )
 
 
-def walked_columns(walked: tuple[object, ...], pages: tuple[PageKey, ...]) -> tuple[ElementColumns, ContentColumns]:
+# A tree's block owner per element, content key per content row and first
+# content row per page row (then their count): structure._whole_tree_columns'.
+WholeColumns = tuple[np.ndarray, np.ndarray, list[int]]
+
+
+def walked_columns(
+    walked: tuple[object, ...], pages: tuple[PageKey, ...]
+) -> tuple[ElementColumns, ContentColumns, WholeColumns]:
     """The columns _core.TreeObjects.walk hands back (its tw_columns), as
-    arrays: the paths made and the content grouped by page in C already."""
-    element, content, lang, actual_text, alt, cells, type_names, path_names = walked
+    arrays: the paths made, the content grouped by page and the whole-tree
+    columns made in C already."""
+    element, content, lang, actual_text, alt, cells, type_names, path_names, whole = walked
     parent, type_, level, owner, number, generation, page, path = _int64_columns(element)
     elements = ElementColumns(
         parent, type_, level, owner, number, generation, page, path,
         lang, actual_text, alt, cells, type_names, pages, path_names,  # type: ignore[arg-type]
     )  # fmt: skip
-    return elements, ContentColumns(*_int64_columns(content))
+    owners, keys, offsets = cast("tuple[bytes, bytes, list[int]]", whole)
+    whole_columns = np.frombuffer(owners, _INT64), np.frombuffer(keys, _INT64), offsets
+    return elements, ContentColumns(*_int64_columns(content)), whole_columns
 
 
 def _int64_columns(columns: object) -> list[np.ndarray]:
