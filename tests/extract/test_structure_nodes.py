@@ -70,6 +70,11 @@ def _assert_same_columns(a: Any, b: Any, where: object) -> None:
             assert (list(x) == list(y)) if name == "lang" else (x == y), (where, name)
     for name, x, y in zip(ContentColumns._fields, a.content, b.content, strict=True):
         assert x.dtype == y.dtype == np.int64 and np.array_equal(x, y), (where, name)
+    # The whole-tree columns, which the node walk makes itself (StructTree.whole_columns).
+    for name in ("block_owners", "content_keys"):
+        x, y = getattr(a._tables, name), getattr(b._tables, name)
+        assert x.dtype == y.dtype == np.int64 and np.array_equal(x, y), (where, name)
+    assert a._tables.page_offsets == b._tables.page_offsets, (where, "page_offsets")
 
 
 def _walked_by_nodes(pdf: pikepdf.Pdf, monkeypatch: pytest.MonkeyPatch) -> bool:
@@ -156,6 +161,24 @@ def test_the_node_walk_writes_the_columns_the_walks_of_plain_values_make(monkeyp
     assert list(by_nodes.elements) == own and len(own) > 10
     assert by_nodes.columns.actual_text and by_nodes.columns.alt and by_nodes.columns.cells  # sparse columns exercised
     assert len(by_nodes.content.page) > 5 and dict(by_nodes.page_content) == dict(reference.page_content)
+
+
+@needs_core
+def test_the_node_walk_makes_the_whole_tree_columns_tree_tables_makes(monkeypatch: pytest.MonkeyPatch):
+    # Block owners of a block type, of a role-mapped one and of one in a
+    # namespace; content on a page and in a form; pages with and without content.
+    pdf = _in_streams(_rich_tree())
+    by_nodes = _read(pdf, monkeypatch, nodes=True)
+    assert by_nodes.whole_columns is not None and _read(pdf, monkeypatch, nodes=False).whole_columns is None
+    c = by_nodes.columns
+    owns = np.array([structure._owns_block(std) for _, std in c.type_names], dtype=bool)
+    reference = structure._reference_whole_tree_columns(c.parent, c.type, owns, by_nodes.content, len(c.page_keys))
+    owners, keys, offsets = reference
+    made_owners, made_keys, made_offsets = by_nodes.whole_columns
+    assert made_owners.dtype == made_keys.dtype == np.int64
+    assert np.array_equal(made_owners, owners) and np.array_equal(made_keys, keys)
+    assert made_offsets == offsets.tolist() and made_offsets[-1] == len(by_nodes.content.page) > 5
+    assert not np.array_equal(made_owners, np.arange(len(made_owners)))  # some element's owner is above it
 
 
 @needs_core
