@@ -13,7 +13,9 @@ refuse or read exactly as parse_objects does). The tree is then read twice
 from those bytes: by the node walk, and, from a fresh reader, by the walk of
 plain values (_core.walk_struct over parse_objects' values). A finding is an
 exception out of either, a node walk that answers where the two trees
-differ, or an object whose value() differs from parse_objects' value (or
+differ (their elements and content, and the whole-tree tables a page
+reading looks things up in: block owners, content keys, page offsets,
+_tables_agree), or an object whose value() differs from parse_objects' value (or
 is no dictionary where is_dict() says it is, or whose owners place_owners()
 places otherwise than the value reads); a
 sanitizer report aborts the process. The node walk may leave a tree to the
@@ -112,6 +114,27 @@ def _read(pdf: Any, data: bytes, spans: list[Any], nodes: bool) -> Any:
         return structure._Walker(pdf, objects, (root_ref, root), 128).run_over_nodes()
     objects.fill_cache()
     return structure._Walker(pdf, objects, (root_ref, root), 128).run()
+
+
+def _tables_agree(by_nodes: Any, plain: Any) -> bool:
+    """The whole-tree tables a page reading looks things up in (StructTree._tables:
+    block owners, content keys, page offsets) the same off both walks' trees.
+    StructTree's == compares the elements and the content, not these: the node
+    walk makes them in C with its columns, the walk of plain values leaves them
+    to _tree_tables."""
+    import numpy as np
+
+    from ragprep.extract.structure import StructTree
+
+    if type(by_nodes) is not StructTree or type(plain) is not StructTree:
+        return True
+    a, b = by_nodes._tables, plain._tables
+    arrays = ("content_keys", "content_element", "block_owners")
+    return (
+        a.page_row == b.page_row
+        and a.page_offsets == b.page_offsets
+        and all(getattr(a, n).dtype == getattr(b, n).dtype == np.int64 and np.array_equal(getattr(a, n), getattr(b, n)) for n in arrays)
+    )
 
 
 def _values_agree(pdf: Any, data: bytes, spans: list[Any]) -> bool:
@@ -226,7 +249,8 @@ def run(args: argparse.Namespace, mutate: Callable[..., bytes]) -> int:
         by_nodes = None
         try:
             by_nodes = _read(pdf, data, spans, True)
-            same = by_nodes is None or by_nodes == _read(pdf, data, spans, False)
+            plain = None if by_nodes is None else _read(pdf, data, spans, False)
+            same = by_nodes is None or (by_nodes == plain and _tables_agree(by_nodes, plain))
             same = same and _values_agree(pdf, data, spans)
         except Exception as exc:  # a finding: broken objects are warnings, never exceptions
             print(f"exception {type(exc).__name__}: {exc}", file=sys.stderr)
