@@ -66,7 +66,13 @@ def _sources(corpus: str | None, limit: int) -> list[Any]:
 
 
 def _values(pdf: Any) -> dict[Any, Any]:
-    """Every object read while the tree is read, as plain values."""
+    """Every object read while the tree is read, as plain values: read by
+    the walk of plain values, each object asked of qpdf as it is met (the
+    object streams left unread). The node walk would read the tree's
+    elements off the streams' nodes, leaving in the cache only the few
+    objects it asks for (the root and a role map): a corpus tree's mutants
+    would then change those alone, and the node walk would find none of the
+    elements in the stream node_fuzz writes."""
     from ragprep.extract import structure
 
     captured: dict[Any, Any] = {}
@@ -74,6 +80,7 @@ def _values(pdf: Any) -> dict[Any, Any]:
     class Capturing(structure.PlainObjects):
         def __init__(self, pdf: Any) -> None:
             super().__init__(pdf)
+            self._streams_read = True  # no nodes: the walk of plain values, resolve() on each miss
             captured["cache"] = self.cache
 
     structure.PlainObjects, original = Capturing, structure.PlainObjects
