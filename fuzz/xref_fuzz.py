@@ -298,12 +298,12 @@ def _object_streams_alike(data: bytes, found: tuple, qpdf_reads: bool) -> bool:
     /First, /N)."""
     import pikepdf
     from ragprep.extract import _core
-    from ragprep.extract.xref import XrefColumns
+    from ragprep.extract.xref import XrefColumns, _inflated_whole
 
     kinds, second, third, streams, top, count = found
     table = XrefColumns(kinds, memoryview(second).cast("q"), memoryview(third).cast("q"), streams, top, count, data)
     numbers = [*streams, *range(len(kinds) + 1)]
-    compiled = _core.object_streams(data, kinds, second, third, numbers)
+    compiled = _core.object_streams(data, kinds, second, third, numbers, _inflated_whole)
     if compiled != [table._reference_object_stream(number) for number in numbers]:
         print("the object streams differ from the reference's", file=sys.stderr)
         return False

@@ -11,6 +11,7 @@ from __future__ import annotations
 import array
 import io
 import os
+import random
 import re
 import stat
 import subprocess
@@ -693,7 +694,7 @@ def _object_streams_both_ways(table: XrefColumns, numbers: list[int]) -> list[An
     """The compiled reader's answer, asserted equal to its reference's."""
     from ragprep.extract import _core
 
-    compiled = _core.object_streams(table.data, table.kinds, table.second, table.third, numbers)
+    compiled = _core.object_streams(table.data, table.kinds, table.second, table.third, numbers, xref._inflated_whole)
     assert compiled == [table._reference_object_stream(number) for number in numbers]
     return compiled
 
@@ -719,7 +720,7 @@ def test_object_streams_are_read_from_the_bytes_as_qpdf_reads_them_or_left_to_it
 
 
 @needs_core
-def test_an_object_stream_past_the_decoded_limit_is_left_to_qpdf(monkeypatch: pytest.MonkeyPatch):
+def test_an_object_stream_past_the_decoded_limit_is_left_to_qpdf(monkeypatch: pytest.MonkeyPatch, tmp_path: Path):
     # The limit moved down to the data's size: read at it, left to qpdf one byte past it (both readers alike).
     data, _ = OBJECT_STREAMS["deflated"]
     with pikepdf.open(io.BytesIO(data)) as pdf:
@@ -728,6 +729,54 @@ def test_an_object_stream_past_the_decoded_limit_is_left_to_qpdf(monkeypatch: py
     monkeypatch.setattr(xref, "_MAX_DECODED", len(_HELD) - 1)
     assert xref._reference_object_stream(data, offset, 4) is None
     assert xref._reference_object_stream(data, offset, 3) is None  # another number's offset
+    # The compiled reader inflates with the same function (_inflated_whole), under the same limit.
+    path = tmp_path / "made.pdf"
+    path.write_bytes(data)
+    with pikepdf.open(path) as pdf:
+        table = read_xref(pdf)
+        assert table is not None and _object_streams_both_ways(table, [4]) == [None]
+
+
+def _deflated_streams() -> list[bytes]:
+    """zlib streams of every kind of deflate block (§7.4.4, RFC 1951): stored, fixed and dynamic codes, several blocks."""
+    text = b"".join(b"%d 0 obj << /S /P /K [%d 0 R] /Pg 3 0 R >> " % (n, n + 1) for n in range(400))
+    streams = [zlib.compress(text, level) for level in (0, 1, 6, 9)]
+    for strategy in (zlib.Z_FIXED, zlib.Z_HUFFMAN_ONLY, zlib.Z_RLE):
+        packer = zlib.compressobj(6, zlib.DEFLATED, 15, 8, strategy)
+        streams.append(packer.compress(text) + packer.flush())
+    packer = zlib.compressobj(6)
+    head = packer.compress(text[:5000]) + packer.flush(zlib.Z_FULL_FLUSH)
+    streams.append(head + packer.compress(text[5000:]) + packer.flush())
+    return streams
+
+
+def test_object_streams_inflate_as_zlib_inflates_them_damaged_or_not(monkeypatch: pytest.MonkeyPatch):
+    # _inflated_whole inflates with zlib-ng (a fork of zlib's inflater, faster), where installed: it must take and
+    # refuse what zlib does, as qpdf (which inflates with zlib) reads it. Bits flipped, bytes changed, inserted,
+    # cut, in the block headers and codes and anywhere.
+    assert xref._object_stream_zlib is pytest.importorskip("zlib_ng.zlib_ng")
+    rng = random.Random(13)
+    damaged: list[bytes] = []
+    for stream in _deflated_streams():
+        damaged += [stream, stream[:-1], stream + b"\n", stream[:-4] + b"\0\0\0\0"]
+        for _ in range(300):
+            raw = bytearray(stream)
+            at = rng.randrange(2, min(len(raw), 80)) if rng.random() < 0.5 else rng.randrange(2, len(raw))
+            kind = rng.randrange(4)
+            if kind == 0:
+                raw[at] ^= 1 << rng.randrange(8)
+            elif kind == 1:
+                raw[at] = rng.randrange(256)
+            elif kind == 2:
+                raw[at:at] = bytes([rng.randrange(256)])
+            else:
+                del raw[at:]
+            damaged.append(bytes(raw))
+    installed = [xref._inflated_whole(raw) for raw in damaged]
+    monkeypatch.setattr(xref, "_object_stream_zlib", zlib)
+    assert installed == [xref._inflated_whole(raw) for raw in damaged]
+    refused = sum(found is None for found in installed)
+    assert 300 < refused < len(damaged) - 300  # damage both refused and read through
 
 
 @needs_core
@@ -752,7 +801,7 @@ def test_columns_shorter_than_their_kinds_are_refused(name: str):
 
     kinds, whole, short = b"\x01\x01", bytes(16), bytes(8)
     call = getattr(_core, name)
-    extra = ([1],) if name == "object_streams" else ()
+    extra = ([1], xref._inflated_whole) if name == "object_streams" else ()
     for second, third in ((short, whole), (whole, short)):
         with pytest.raises(ValueError, match="short columns"):
             call(b"%PDF-1.7", kinds, second, third, *extra)
