@@ -44,6 +44,18 @@ CPU s, 104,638 runs; ``--target nodes --corpus`` seed 2532 (d323ddc:
 struct's node walk) 600 CPU s, 356,766 runs; ``--target trees`` seed 2522
 (4337cb5: the lazy /ClassMap) 60 CPU s, 44,908 runs: none.
 
+Session 26 (core_fuzz.py, nice 10, ASan+UBSan, no finding): on main
+110c61a ``--target nodes --corpus`` seed 2601 240 CPU s, 103,727 runs;
+``xref --corpus`` 2602 181 s, 28,855 runs; ``ostreams --corpus`` 2603 90 s,
+50,344 runs; ``sweep`` 2604 (15,415 calls, 7 s); ``kernels`` 2605 120 s,
+2,177 runs, 6,981 calls. On 535f118 (objects' xref_table and header
+changes) ``xref --corpus`` 2611 246 s, 35,072 runs. On f80dd8a (walk's
+tw_whole_tables) ``nodes --corpus`` 2621 300 s, 8,350 runs (2,983 walked):
+its first campaign with the corpus trees whole (tree_fuzz._values had
+given the mutants only the objects the node walk caches, 1 to 6 a
+source) and the whole-tree tables compared (node_fuzz._tables_agree).
+The exports each drawer reaches, below, were recounted on fc3f4e6: as listed.
+
 What reaches each export (session 25: every call of the three extensions
 recorded on the compiled path, 40 draws of each drawer). _core's 30: all
 but six by these drawers (tree_tables by its own drawer since session 25,
