@@ -40,7 +40,7 @@ from ragprep.extract.interpreter import interpret_page
 from ragprep.extract.pagebox import visible_box
 from ragprep.extract.layout import read_layout
 from ragprep.extract.recovery import adopt_pages, scan_pages, with_page_tree
-from ragprep.extract.rows import paused_collection
+from ragprep.extract.rows import frozen_replace, paused_collection
 from ragprep.extract.paths import PathTable
 from ragprep.extract.reading import PageReading, Unavailable, read_stream, read_structure, unmarked_glyphs
 from ragprep.extract.running import BandLines, Box, KeyTally, band_lines, leaves_text, running_mask
@@ -521,7 +521,7 @@ class Document:
                 continue
             # In the order each table first comes in the document, as merge_tables orders them.
             page_tables = [t for t in tables if t.table_id in kept] + list(whole.get(r.page, ()))
-            out.append(dataclasses.replace(r, tables=tuple(sorted(page_tables, key=lambda t: rank[t.table_id]))))
+            out.append(frozen_replace(r, tables=tuple(sorted(page_tables, key=lambda t: rank[t.table_id]))))
         return tuple(out)
 
     @paused_collection()

@@ -40,7 +40,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from ragprep.extract.native import compiled_core
-from ragprep.extract.rows import frozen_rows
+from ragprep.extract.rows import frozen_replace, frozen_rows
 from ragprep.extract.structure import StructTree, cell_columns
 from ragprep.extract.structure_columns import NO_CELL
 
@@ -700,7 +700,7 @@ def _finish(
     """Cells sorted row by row (`join`: a slot's cells joined, _joined_cells),
     header rows counted, labels attached."""
     cells, header_rows, pages = _finished_cells(table.cells, grids, element, relabel, join)
-    return replace(table, cells=cells, header_rows=header_rows, pages=pages)
+    return frozen_replace(table, cells=cells, header_rows=header_rows, pages=pages)
 
 
 class _Finished(NamedTuple):
@@ -892,7 +892,7 @@ def merge_tables(
         # A single tagged piece holds each slot once (its cells are distinct
         # elements of one grid, _place): nothing to join.
         join = len(parts) > 1 or first.source != STRUCTURE
-        table = replace(
+        table = frozen_replace(
             first,
             n_rows=max(p.n_rows for p in parts),
             n_cols=max(p.n_cols for p in parts),
@@ -925,7 +925,7 @@ def pieces_by_page(tables: Sequence[Table]) -> dict[int, tuple[Table, ...]]:
     for t in tables:
         by_page = core.cells_by_page(TableCell, t.cells) if core is not None else None
         for page, cells in (_reference_by_page(t.cells) if by_page is None else by_page).items():
-            out[page].append(replace(t, cells=cells, repeats=tuple(c for c in t.repeats if c.page == page)))
+            out[page].append(frozen_replace(t, cells=cells, repeats=tuple(c for c in t.repeats if c.page == page)))
     return {page: tuple(pieces) for page, pieces in out.items()}
 
 

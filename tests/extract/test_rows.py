@@ -8,8 +8,10 @@ import gc
 import pickle
 import weakref
 
+import pytest
+
 from ragprep.extract.blocks import Block, TextLine
-from ragprep.extract.rows import frozen_instance, frozen_rows
+from ragprep.extract.rows import frozen_instance, frozen_replace, frozen_rows
 
 
 def test_rows_are_the_instances_the_dataclass_gives():
@@ -54,3 +56,13 @@ def test_a_row_holding_a_mutable_value_is_still_collected_in_a_cycle():
     del row, mcids
     gc.collect()
     assert gone() is None
+
+
+def test_frozen_replace_is_dataclasses_replace():
+    keyed = _Keyed("a", 1)
+    replaced = frozen_replace(keyed, size=5)
+    assert replaced == dataclasses.replace(keyed, size=5) == _Keyed("a", 5)
+    assert repr(replaced) == "_Keyed(name='a', size=5)" and keyed == _Keyed("a", 1)
+    assert hash(replaced) == hash(_Keyed("a", 5)) and pickle.loads(pickle.dumps(replaced)) == replaced
+    with pytest.raises(TypeError, match="colour"):
+        frozen_replace(keyed, colour="red")
