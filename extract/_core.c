@@ -2505,6 +2505,31 @@ static void untrack_row(PyObject *row, PyObject *columns, Py_ssize_t k) {
 
 static void member_offsets(PyTypeObject *type, PyObject *const *names, Py_ssize_t n, Py_ssize_t *out);
 
+/* A frozen row of `cls`, a class whose n fields are slots (their offsets
+ * `slots`, member_offsets), holding `values` (borrowed), made as the
+ * dataclass's own __init__ would set them (object.__setattr__ stores each in
+ * its slot); a row of acyclic values, and the tuples among them, untracked
+ * (untrack_tuple). `empty`: the empty tuple tp_new takes. New reference or NULL. */
+static PyObject *slotted_row(PyTypeObject *cls, PyObject *empty, const Py_ssize_t *slots, PyObject *const *values,
+                             Py_ssize_t n) {
+    PyObject *row = PyBaseObject_Type.tp_new(cls, empty, NULL);
+    if (!row) return NULL;
+    int acyclic = 1;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        acyclic = acyclic && acyclic_value(values[i]);
+        PyObject **slot = (PyObject **)((char *)row + slots[i]);
+        Py_XSETREF(*slot, Py_NewRef(values[i]));
+    }
+    /* A frozen row of such values can never be part of a cycle: the cyclic
+     * collector need not walk a page's lines, blocks and cells again at
+     * every collection while the document's results are held. */
+    if (acyclic) {
+        PyObject_GC_UnTrack(row);
+        for (Py_ssize_t i = 0; i < n; i++) untrack_tuple(values[i]);
+    }
+    return row;
+}
+
 /* frozen_rows(cls, fields, columns): rows.frozen_instance for every row of
  * the columns (one list per field, all of one length), as a tuple: row k is
  * an instance of `cls` whose __dict__ is {fields[i]: columns[i][k]}, in field
@@ -2530,37 +2555,42 @@ static PyObject *core_frozen_rows(PyObject *mod, PyObject *args) {
         n = PyList_GET_SIZE(column);
     }
     Py_ssize_t *slots = PyMem_Malloc((size_t)(nfields ? nfields : 1) * sizeof(Py_ssize_t));
-    if (!slots) return PyErr_NoMemory();
+    PyObject **values = PyMem_Malloc((size_t)(nfields ? nfields : 1) * sizeof(PyObject *));
+    if (!slots || !values) {
+        PyMem_Free(slots);
+        PyMem_Free(values);
+        return PyErr_NoMemory();
+    }
     slots[0] = -1;
     if (nfields) member_offsets((PyTypeObject *)cls, &PyTuple_GET_ITEM(fields, 0), nfields, slots);
     PyObject *empty = PyTuple_New(0), *out = empty ? PyTuple_New(n) : NULL;
     for (Py_ssize_t k = 0; out && k < n; k++) {
-        PyObject *row = PyBaseObject_Type.tp_new((PyTypeObject *)cls, empty, NULL);
-        int failed = !row, acyclic = 1;
-        /* object.__setattr__, as a frozen dataclass's own __init__ sets its
-         * fields: the instance keeps the class's shared keys, no dict per row;
-         * a class with slots has its fields stored in them (member_offsets). */
-        for (Py_ssize_t i = 0; !failed && i < nfields; i++) {
-            PyObject *value = PyList_GET_ITEM(PyTuple_GET_ITEM(columns, i), k);
-            acyclic = acyclic && acyclic_value(value);
-            if (slots[0] > 0) {
-                PyObject **slot = (PyObject **)((char *)row + slots[i]);
-                Py_XSETREF(*slot, Py_NewRef(value));
-            } else
+        PyObject *row;
+        if (slots[0] > 0) { /* a class with slots: each field stored in its slot (slotted_row) */
+            for (Py_ssize_t i = 0; i < nfields; i++) values[i] = PyList_GET_ITEM(PyTuple_GET_ITEM(columns, i), k);
+            row = slotted_row((PyTypeObject *)cls, empty, slots, values, nfields);
+        } else {
+            row = PyBaseObject_Type.tp_new((PyTypeObject *)cls, empty, NULL);
+            int failed = !row, acyclic = 1;
+            /* object.__setattr__, as a frozen dataclass's own __init__ sets its
+             * fields: the instance keeps the class's shared keys, no dict per row. */
+            for (Py_ssize_t i = 0; !failed && i < nfields; i++) {
+                PyObject *value = PyList_GET_ITEM(PyTuple_GET_ITEM(columns, i), k);
+                acyclic = acyclic && acyclic_value(value);
                 failed = PyObject_GenericSetAttr(row, PyTuple_GET_ITEM(fields, i), value) < 0;
+            }
+            /* as slotted_row: a row of acyclic values left alone by the collector */
+            if (!failed && acyclic) untrack_row(row, columns, k);
+            if (failed) Py_CLEAR(row);
         }
-        /* A frozen row of such values can never be part of a cycle: the
-         * cyclic collector need not walk the page's lines and blocks again at
-         * every collection while the document's results are held. */
-        if (!failed && acyclic) untrack_row(row, columns, k);
-        if (failed) {
-            Py_XDECREF(row);
+        if (!row) {
             Py_CLEAR(out);
             break;
         }
         PyTuple_SET_ITEM(out, k, row);
     }
     PyMem_Free(slots);
+    PyMem_Free(values);
     Py_XDECREF(empty);
     return out;
 }
@@ -7486,9 +7516,9 @@ static int cell_position_order(const void *a, const void *b) {
     return x->position < y->position ? -1 : x->position > y->position;
 }
 
-/* A block's member `name` (bbox, mcids), new reference: its slot read at
- * `offset` where the block is of `type` and `type` holds it so
- * (member_offsets; -1: it does not), else by attribute. */
+/* A block's member `name` (bbox, mcids, char_start, char_end), new
+ * reference: its slot read at `offset` where the block is of `type` and
+ * `type` holds it so (member_offsets; -1: it does not), else by attribute. */
 static PyObject *block_member(PyObject *block, PyTypeObject *type, Py_ssize_t offset, PyObject *name) {
     if (offset >= 0 && Py_IS_TYPE(block, type)) {
         PyObject *value = *(PyObject **)((char *)block + offset);
@@ -7553,11 +7583,28 @@ static int blocks_box_and_mcids(const BlockPage *p, const CellPosition *pairs, P
     return *mcids ? 0 : -1;
 }
 
+/* A cell's span end `value` (its start or end) as an int: the block's own
+ * member at `offset` (char_start, char_end; -1: not a slot of `type`) where
+ * it holds that int, so a cell of one block holds its block's ints rather
+ * than copies (no int made per cell, none freed with the page's tables);
+ * else a new one. New reference. */
+static PyObject *block_span_int(PyObject *block, PyTypeObject *type, Py_ssize_t offset, int64_t value) {
+    PyObject *member = block && offset >= 0 && Py_IS_TYPE(block, type) ? *(PyObject **)((char *)block + offset) : NULL;
+    if (member && PyLong_CheckExact(member)) {
+        int overflow = 0;
+        long long held = PyLong_AsLongLongAndOverflow(member, &overflow);
+        if (!overflow && held == (long long)value) return Py_NewRef(member);
+        if (PyErr_Occurred()) return NULL;
+    }
+    return PyLong_FromLongLong((long long)value);
+}
+
 /* One cell's five items (key, start, end, box, MCIDs) from its blocks
  * pairs[k:end] into the columns at `cell`: a cell of one block takes that
- * block's box and MCIDs (the same glyphs), else blocks_box_and_mcids. The
- * spans of the emitted glyphs increase (join_text), so a block's least start
- * is its first glyph's and its greatest end its last's. 0, or -1. */
+ * block's box and MCIDs (the same glyphs) and its span's ints where they
+ * are its (block_span_int), else blocks_box_and_mcids. The spans of the
+ * emitted glyphs increase (join_text), so a block's least start is its
+ * first glyph's and its greatest end its last's. 0, or -1. */
 static int block_cell_items(const BlockPage *p, const CellPosition *pairs, Py_ssize_t k, Py_ssize_t end,
                             PyObject *blocks, PyTypeObject *type, const Py_ssize_t *offsets, PyObject *names,
                             PyObject **columns, Py_ssize_t cell) {
@@ -7567,11 +7614,11 @@ static int block_cell_items(const BlockPage *p, const CellPosition *pairs, Py_ss
         start = p->CS[p->S[b]] < start ? p->CS[p->S[b]] : start;
         stop = p->CE[block_end(p, b) - 1] > stop ? p->CE[block_end(p, b) - 1] : stop;
     }
+    PyObject *block = end == k + 1 ? PySequence_Fast_GET_ITEM(blocks, (Py_ssize_t)pairs[k].position) : NULL;
     PyObject *items[5] = {PyLong_FromLongLong((long long)pairs[k].cell), NULL, NULL, NULL, NULL};
-    int failed = !items[0] || !(items[1] = PyLong_FromLongLong((long long)start)) ||
-                 !(items[2] = PyLong_FromLongLong((long long)stop));
-    if (!failed && end == k + 1) {
-        PyObject *block = PySequence_Fast_GET_ITEM(blocks, (Py_ssize_t)pairs[k].position);
+    int failed = !items[0] || !(items[1] = block_span_int(block, type, offsets[2], start)) ||
+                 !(items[2] = block_span_int(block, type, offsets[3], stop));
+    if (!failed && block) {
         failed = !(items[3] = block_member(block, type, offsets[0], PyTuple_GET_ITEM(names, 0))) ||
                  !(items[4] = block_member(block, type, offsets[1], PyTuple_GET_ITEM(names, 1)));
     } else if (!failed)
@@ -7589,9 +7636,9 @@ static PyObject *block_cell_columns(const BlockPage *p, const CellPosition *pair
     Py_ssize_t cells = 0;
     for (Py_ssize_t k = 0; k < count; k++) cells += !k || pairs[k].cell != pairs[k - 1].cell;
     PyTypeObject *type = Py_TYPE(PySequence_Fast_GET_ITEM(blocks, (Py_ssize_t)pairs[0].position));
-    Py_ssize_t offsets[2] = {-1, -1};
-    member_offsets(type, &PyTuple_GET_ITEM(names, 0), 2, offsets);
-    if (offsets[0] < 0) offsets[1] = -1;
+    Py_ssize_t offsets[4] = {-1, -1, -1, -1};
+    member_offsets(type, &PyTuple_GET_ITEM(names, 0), 4, offsets);
+    if (offsets[0] < 0) offsets[1] = offsets[2] = offsets[3] = -1;
     PyObject *columns[5] = {NULL}, *result = NULL;
     for (int c = 0; c < 5; c++)
         if (!(columns[c] = PyList_New(cells))) goto done;
@@ -7610,15 +7657,17 @@ done:
 /* block_cells(cell_of, owners, starts, order, char_start, char_end, quad, mcid, blocks, names)
  *   -> None or (keys, starts, ends, boxes, mcids): reading._reference_cell_contents
  * read off the page's blocks, in one call. Block b (blocks[b]; `names`: the
- * names of its box and MCIDs, ("bbox", "mcids")) holds the emitted positions
+ * names of its box, MCIDs and span, ("bbox", "mcids", "char_start",
+ * "char_end")) holds the emitted positions
  * starts[b] up to the next start (the last: to the end of order), all owned
  * by owners[b] (-1: the tail). Every TH/TD and Table is a block type, so a
  * block's glyphs lie in one cell, its owner's (cell_of[owner], -1: none), and
  * a cell's glyphs are its blocks'. Per cell with a block, by ascending cell:
  * the cell, the least start and greatest end of its glyphs' spans
  * (char_start, char_end per position), their box and distinct MCIDs (a cell
- * of one block: that block's own; else from the quads, 8 doubles a row, and
- * the MCIDs of the rows, as the one-run definition takes them). None when no
+ * of one block: that block's own, and its span's ints where they hold the
+ * span; else from the quads, 8 doubles a row, and the MCIDs of the rows, as
+ * the one-run definition takes them). None when no
  * block is in a cell. Every index read is checked against its array's length. */
 static PyObject *core_block_cells(PyObject *mod, PyObject *args) {
     (void)mod;
@@ -7633,8 +7682,8 @@ static PyObject *core_block_cells(PyObject *mod, PyObject *args) {
     BlockPage p = {0};
     for (int i = 0; i < NV; i++)
         if (get_view(o[i], &v[i], i == QUAD ? "d" : "l", 8, view_names[i]) < 0) goto done;
-    if (PyTuple_GET_SIZE(names) != 2 || !(blocks = PySequence_Fast(blocks_obj, "block_cells: blocks are a sequence"))) {
-        if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "block_cells: two member names");
+    if (PyTuple_GET_SIZE(names) != 4 || !(blocks = PySequence_Fast(blocks_obj, "block_cells: blocks are a sequence"))) {
+        if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "block_cells: four member names");
         goto done;
     }
     p.blocks = v[OWNERS].view.len / 8, p.n_order = v[ORDER].view.len / 8, p.rows = v[MCID].view.len / 8;
@@ -7673,43 +7722,69 @@ done:
     return result;
 }
 
+/* What one pass over a cell's slice finds (cell_text_scan): its
+ * non-whitespace characters, its whitespace-free pieces, the widest
+ * character, and whether the slice is its own cell text (no whitespace but
+ * single spaces between pieces). */
+typedef struct { Py_ssize_t length, pieces; Py_UCS4 widest; int as_is; } CellTextScan;
+
+/* cell_text_scan for one kind of str (a constant where it is inlined: the
+ * loop reads each character with no switch on the kind). The slice keeps
+ * itself when each whitespace character is one ' ' with a piece either side:
+ * after a piece, and followed by one (a space before a space, or last, is not). */
+static inline __attribute__((always_inline)) CellTextScan cell_text_scan_kind(int kind, const void *data, Py_ssize_t start,
+                                                                              Py_ssize_t end) {
+    CellTextScan s = {0, 0, 0, 1};
+    int in_piece = 0, spaced = 0; /* spaced: the character before is a kept ' ' */
+    for (Py_ssize_t i = start; i < end; i++) {
+        Py_UCS4 c = PyUnicode_READ(kind, data, i);
+        if (Py_UNICODE_ISSPACE(c)) {
+            s.as_is &= c == ' ' && in_piece;
+            spaced = 1;
+            in_piece = 0;
+            continue;
+        }
+        s.pieces += !in_piece;
+        in_piece = 1;
+        spaced = 0;
+        s.length++;
+        s.widest = c > s.widest ? c : s.widest;
+    }
+    s.as_is &= !spaced; /* no whitespace last */
+    return s;
+}
+
+static CellTextScan cell_text_scan(int kind, const void *data, Py_ssize_t start, Py_ssize_t end) {
+    switch (kind) {
+    case PyUnicode_1BYTE_KIND: return cell_text_scan_kind(PyUnicode_1BYTE_KIND, data, start, end);
+    case PyUnicode_2BYTE_KIND: return cell_text_scan_kind(PyUnicode_2BYTE_KIND, data, start, end);
+    default: return cell_text_scan_kind(PyUnicode_4BYTE_KIND, data, start, end);
+    }
+}
+
 /* A cell's text (tables.cell_text): the page text's slice [start:end] (Python's
  * slice bounds) with its whitespace-free pieces joined by one space
  * (str.split(), " ".join; Py_UNICODE_ISSPACE is str.split's whitespace).
- * One pass over the slice counts what that keeps: where it keeps the slice
- * as it is (no whitespace but single spaces inside), the slice itself;
- * else the pieces are written out, in the narrowest kind that holds them
- * (a str is stored so), in a second pass. No list of pieces, no str per
- * piece. `space` is unused (kept for the callers' signature). */
+ * One pass over the slice counts what that keeps (cell_text_scan): where it
+ * keeps the slice as it is (no whitespace but single spaces inside), the
+ * slice itself; else the pieces are written out, in the narrowest kind that
+ * holds them (a str is stored so), in a second pass. No list of pieces, no
+ * str per piece. `space` is unused (kept for the callers' signature). */
 static PyObject *table_cell_text(PyObject *page_text, Py_ssize_t start, Py_ssize_t end, PyObject *space) {
     (void)space;
     PySlice_AdjustIndices(PyUnicode_GET_LENGTH(page_text), &start, &end, 1);
     if (end < start) end = start;
     int kind = PyUnicode_KIND(page_text);
     const void *data = PyUnicode_DATA(page_text);
-    Py_ssize_t length = 0, pieces = 0;
-    Py_UCS4 widest = 0;
-    int as_is = 1, in_piece = 0;
-    for (Py_ssize_t i = start; i < end; i++) {
-        Py_UCS4 c = PyUnicode_READ(kind, data, i);
-        if (Py_UNICODE_ISSPACE(c)) {
-            /* kept only as one ' ' between two pieces */
-            as_is &= c == ' ' && in_piece && i + 1 < end && !Py_UNICODE_ISSPACE(PyUnicode_READ(kind, data, i + 1));
-            in_piece = 0;
-            continue;
-        }
-        pieces += !in_piece;
-        in_piece = 1;
-        length++;
-        widest = c > widest ? c : widest;
-    }
-    if (as_is) return PyUnicode_Substring(page_text, start, end);
-    PyObject *text = PyUnicode_New(length + (pieces ? pieces - 1 : 0), widest > ' ' || !pieces ? widest : ' ');
+    CellTextScan s = cell_text_scan(kind, data, start, end);
+    if (s.as_is) return PyUnicode_Substring(page_text, start, end);
+    Py_UCS4 widest = s.widest;
+    PyObject *text = PyUnicode_New(s.length + (s.pieces ? s.pieces - 1 : 0), widest > ' ' || !s.pieces ? widest : ' ');
     if (!text) return NULL;
     int out_kind = PyUnicode_KIND(text);
     void *out = PyUnicode_DATA(text);
     Py_ssize_t at = 0;
-    in_piece = 0;
+    int in_piece = 0;
     for (Py_ssize_t i = start; i < end; i++) {
         Py_UCS4 c = PyUnicode_READ(kind, data, i);
         if (Py_UNICODE_ISSPACE(c)) { in_piece = 0; continue; }
@@ -8344,28 +8419,37 @@ static int page_finish(const PageGroups *g, const CellGroup *group, PyObject *co
     return 1;
 }
 
-/* Cell `at` of the page's cell columns (TableCell's field order): position
- * k's place (slot s), `labels` (stolen), `text`, `page`, and its box, MCIDs
- * and span. */
-static void page_table_cell(PyObject **columns, Py_ssize_t at, const PageGroups *g, Py_ssize_t k, PyObject *labels,
-                            PyObject *text, PyObject *page) {
+/* What a page's TableCells are made with: their class, its twelve fields'
+ * slots (member_offsets) and the empty tuple tp_new takes. */
+typedef struct { PyTypeObject *cls; Py_ssize_t slots[CELL_FIELDS]; PyObject *empty; } CellMaker;
+
+/* Cell `at` of the page's cells (a tuple): a frozen row (slotted_row) of
+ * position k's place (slot s), `labels` (stolen), `text`, `page`, and its
+ * box, MCIDs and span, in TableCell's field order. 0, or -1 with an
+ * exception set. */
+static int page_table_cell(PyObject *cells, Py_ssize_t at, const CellMaker *m, const PageGroups *g, Py_ssize_t k,
+                           PyObject *labels, PyObject *text, PyObject *page) {
     Py_ssize_t s = (Py_ssize_t)g->slot[k];
-    for (int c = 0; c < PLACES; c++) PyList_SET_ITEM(columns[c], at, Py_NewRef(PyList_GET_ITEM(g->places[c], s)));
-    PyList_SET_ITEM(columns[5], at, labels);
-    PyList_SET_ITEM(columns[6], at, Py_NewRef(text));
-    PyList_SET_ITEM(columns[7], at, Py_NewRef(page));
-    PyList_SET_ITEM(columns[8], at, Py_NewRef(PySequence_Fast_GET_ITEM(g->columns[3], k)));
-    PyList_SET_ITEM(columns[9], at, Py_NewRef(PySequence_Fast_GET_ITEM(g->columns[4], k)));
-    PyList_SET_ITEM(columns[10], at, Py_NewRef(PySequence_Fast_GET_ITEM(g->columns[1], k)));
-    PyList_SET_ITEM(columns[11], at, Py_NewRef(PySequence_Fast_GET_ITEM(g->columns[2], k)));
+    PyObject *values[CELL_FIELDS] = {
+        PyList_GET_ITEM(g->places[0], s), PyList_GET_ITEM(g->places[1], s), PyList_GET_ITEM(g->places[2], s),
+        PyList_GET_ITEM(g->places[3], s), PyList_GET_ITEM(g->places[4], s), labels, text, page,
+        PySequence_Fast_GET_ITEM(g->columns[3], k), PySequence_Fast_GET_ITEM(g->columns[4], k),
+        PySequence_Fast_GET_ITEM(g->columns[1], k), PySequence_Fast_GET_ITEM(g->columns[2], k),
+    };
+    PyObject *row = slotted_row(m->cls, m->empty, m->slots, values, CELL_FIELDS);
+    Py_DECREF(labels);
+    if (!row) return -1;
+    PyTuple_SET_ITEM(cells, at, row);
+    return 0;
 }
 
-/* The page's cell columns, table after table (`order`'s tables, in group
+/* The page's cells (a tuple), table after table (`order`'s tables, in group
  * order): a table finished here (`labels`, or only one page shows it: its
  * info's flag) in page_finish's order with its labels, else its cells in
  * page order, unlabelled. 1, 0 (the reference finishes), or -1. */
-static int page_table_columns(PyObject **columns, const PageGroups *g, PyObject *const *texts, PyObject *info,
-                              int labels, PyObject *page, PageTable *order, FinishCell *f, Py_ssize_t *head_at) {
+static int page_table_cells(PyObject *cells, const CellMaker *m, const PageGroups *g, PyObject *const *texts,
+                            PyObject *info, int labels, PyObject *page, PageTable *order, FinishCell *f,
+                            Py_ssize_t *head_at) {
     Py_ssize_t at = 0;
     for (Py_ssize_t k = 0; k < g->n_groups; k++) {
         const CellGroup *group = &g->groups[k];
@@ -8379,17 +8463,18 @@ static int page_table_columns(PyObject **columns, const PageGroups *g, PyObject 
             int ok = page_finish(g, group, texts, table, f, head_at, &order[k].header_rows);
             for (Py_ssize_t j = 0; ok > 0 && j < n; j++, at++) {
                 Py_ssize_t i = group->start + f[j].at;
-                page_table_cell(columns, at, g, (Py_ssize_t)g->pairs[i].position, f[j].labels, texts[i], page);
+                PyObject *cell_labels = f[j].labels;
                 f[j].labels = NULL;
+                if (page_table_cell(cells, at, m, g, (Py_ssize_t)g->pairs[i].position, cell_labels, texts[i], page) < 0)
+                    ok = -1;
             }
             for (Py_ssize_t j = 0; ok <= 0 && j < n; j++) Py_CLEAR(f[j].labels);
             if (ok <= 0) return ok;
         } else {
-            PyObject *empty = PyTuple_New(0);
-            if (!empty) return -1;
             for (Py_ssize_t i = group->start; i < group->end; i++, at++)
-                page_table_cell(columns, at, g, (Py_ssize_t)g->pairs[i].position, Py_NewRef(empty), texts[i], page);
-            Py_DECREF(empty);
+                if (page_table_cell(cells, at, m, g, (Py_ssize_t)g->pairs[i].position, Py_NewRef(m->empty), texts[i],
+                                    page) < 0)
+                    return -1;
         }
     }
     return 1;
@@ -8443,9 +8528,11 @@ static PyObject *page_table_rows(PyObject *mod, PyObject *table_cls, PyObject *t
  * (`cell_cls`, `cell_fields`) with the text of their span; a table finished
  * here (`labels`, or only one page shows it) has its cells sorted by place,
  * its header rows counted and its cells labelled, else its cells come in
- * page order, unlabelled. () when no cell has a slot; None where the
- * reference must build them (a shown table's info None, a place no int
- * within 2**40). Every index read is checked against its array's length. */
+ * page order, unlabelled. The cells are made one by one as frozen rows
+ * (slotted_row), no column of each field first. () when no cell has a
+ * slot; None where the reference must build them (`cell_cls` without its
+ * fields in slots, a shown table's info None, a place no int within
+ * 2**40). Every index read is checked against its array's length. */
 static PyObject *core_page_tables(PyObject *mod, PyObject *args) {
     PyObject *cell_cls, *cell_fields, *table_cls, *table_fields, *source, *contents, *slot_of_obj, *slot_table_obj;
     PyObject *info, *places_obj, *page_text, *page;
@@ -8459,8 +8546,11 @@ static PyObject *core_page_tables(PyObject *mod, PyObject *args) {
         PyErr_SetString(PyExc_ValueError, "page_tables: twelve cell fields and eight table fields");
         return NULL;
     }
+    CellMaker m = {(PyTypeObject *)cell_cls, {-1}, NULL};
+    member_offsets(m.cls, &PyTuple_GET_ITEM(cell_fields, 0), CELL_FIELDS, m.slots);
+    if (m.slots[0] <= 0) Py_RETURN_NONE;
     PageGroups g = {0};
-    PyObject *columns[CELL_FIELDS] = {NULL}, **texts = NULL, *result = NULL, *space = NULL;
+    PyObject **texts = NULL, *result = NULL, *space = NULL, *cells = NULL;
     PageTable *order = NULL;
     FinishCell *f = NULL;
     Py_ssize_t *head_at = NULL;
@@ -8476,20 +8566,18 @@ static PyObject *core_page_tables(PyObject *mod, PyObject *args) {
         Py_ssize_t k = (Py_ssize_t)g.pairs[i].position;
         if (!(texts[i] = table_cell_text(page_text, (Py_ssize_t)g.starts[k], (Py_ssize_t)g.ends[k], space))) goto done;
     }
-    for (int c = 0; c < CELL_FIELDS; c++)
-        if (!(columns[c] = PyList_New(g.shown))) goto done;
-    int ok = page_table_columns(columns, &g, texts, info, labels, page, order, f, head_at);
+    if (!(m.empty = PyTuple_New(0)) || !(cells = PyTuple_New(g.shown))) goto done;
+    int ok = page_table_cells(cells, &m, &g, texts, info, labels, page, order, f, head_at);
     if (ok <= 0) {
         if (!ok) result = Py_NewRef(Py_None);
         else if (!PyErr_Occurred()) PyErr_SetString(PyExc_TypeError, "page_tables: a table's info is None or a 7-tuple");
         goto done;
     }
     qsort(order, (size_t)g.n_groups, sizeof(PageTable), page_table_order);
-    PyObject *cells = cell_rows(mod, cell_cls, cell_fields, columns);
-    if (cells) result = page_table_rows(mod, table_cls, table_fields, source, info, &g, order, cells, page);
-    Py_XDECREF(cells);
+    result = page_table_rows(mod, table_cls, table_fields, source, info, &g, order, cells, page);
 done:
-    for (int c = 0; c < CELL_FIELDS; c++) Py_XDECREF(columns[c]);
+    Py_XDECREF(cells);
+    Py_XDECREF(m.empty);
     for (Py_ssize_t i = 0; texts && i < g.shown; i++) Py_XDECREF(texts[i]);
     Py_XDECREF(space);
     PyMem_Free(texts);
@@ -8660,33 +8748,58 @@ done:
  * groups last, THead first among them). */
 enum { GL_TABLE = 1, GL_TR = 2, GL_TH = 3, GL_TD = 4, GL_THEAD = 5 };
 
-/* Per element, one pass down the tree (a parent comes before its kids): the
- * nearest Table at or above (table_of), the TR that starts its row and the
- * TH/TD that starts its cell (-1 when a Table comes first: a table begins
- * with no row or cell open), and whether the nearest Table or row group at
- * or above is a THead. -1 when a parent does not come before its kid or a
- * type has no part (the caller runs the reference), else the Tables seen. */
+/* Where grid_parts puts what it finds: per element its nearest Table at or
+ * above (table_of), the TR that starts its row and the TH/TD that starts its
+ * cell (-1 when a Table comes first: a table begins with no row or cell
+ * open), whether the nearest Table or row group at or above is a THead, and
+ * its table part; rank[] -1 at each Table; the row starts (a TR inside a
+ * table) and cell starts (a TH/TD inside a row), each in tree order. */
+typedef struct {
+    int64_t *table_of, *row_of, *cell_of, *rank, *rows, *cells;
+    unsigned char *in_thead, *part;
+    Py_ssize_t n_rows, n_cells;
+} GridParts;
+
+/* Element i, a Table or under one (its parent `q` seen): its GridParts
+ * entries, from its parent's. */
+static inline __attribute__((always_inline)) void grid_part(GridParts *gp, Py_ssize_t i, int64_t q) {
+    int p = gp->part[i];
+    if (p == GL_TABLE) {
+        gp->table_of[i] = (int64_t)i;
+        gp->row_of[i] = gp->cell_of[i] = -1;
+        gp->in_thead[i] = 0;
+        gp->rank[i] = -1;
+        return;
+    }
+    int64_t up_table = gp->table_of[q], up_row = gp->row_of[q], up_cell = gp->cell_of[q];
+    gp->table_of[i] = up_table;
+    gp->row_of[i] = p == GL_TR && up_table >= 0 ? (int64_t)i : up_row;
+    gp->cell_of[i] = (p == GL_TH || p == GL_TD) && gp->row_of[i] >= 0 ? (int64_t)i : up_cell;
+    gp->in_thead[i] = p >= GL_THEAD ? p == GL_THEAD : gp->in_thead[q];
+    if (p == GL_TR && gp->row_of[i] == (int64_t)i) gp->rows[gp->n_rows++] = (int64_t)i;
+    else if (gp->cell_of[i] == (int64_t)i) gp->cells[gp->n_cells++] = (int64_t)i;
+}
+
+/* GridParts of every element, one pass down the tree (a parent comes
+ * before its kids). An element under no Table (its parent under none, and
+ * itself no Table) has none above it: -1 in table_of, row_of and cell_of (a
+ * row or cell starts only inside a table), nothing more to read. -1 when a
+ * parent does not come before its kid or a type has no part (the caller
+ * runs the reference), else the Tables seen. */
 static Py_ssize_t grid_parts(Py_ssize_t n, const int64_t *parent, const int64_t *type, const unsigned char *parts,
-                             Py_ssize_t n_types, int64_t *table_of, int64_t *row_of, int64_t *cell_of,
-                             unsigned char *in_thead, unsigned char *part) {
+                             Py_ssize_t n_types, GridParts *gp) {
     Py_ssize_t tables = 0;
+    gp->n_rows = gp->n_cells = 0;
     for (Py_ssize_t i = 0; i < n; i++) {
         int64_t q = parent[i], t = type[i];
         if (q < -1 || q >= (int64_t)i || t < 0 || t >= (int64_t)n_types) return -1;
-        int p = part[i] = parts[t];
-        int64_t up_table = q >= 0 ? table_of[q] : -1, up_row = q >= 0 ? row_of[q] : -1;
-        int64_t up_cell = q >= 0 ? cell_of[q] : -1;
-        if (p == GL_TABLE) {
-            tables++;
-            table_of[i] = (int64_t)i;
-            row_of[i] = cell_of[i] = -1;
-            in_thead[i] = 0;
+        int p = gp->part[i] = parts[t];
+        if (p != GL_TABLE && (q < 0 || gp->table_of[q] < 0)) {
+            gp->table_of[i] = gp->row_of[i] = gp->cell_of[i] = -1;
             continue;
         }
-        table_of[i] = up_table;
-        row_of[i] = p == GL_TR && up_table >= 0 ? (int64_t)i : up_row;
-        cell_of[i] = (p == GL_TH || p == GL_TD) && row_of[i] >= 0 ? (int64_t)i : up_cell;
-        in_thead[i] = p >= GL_THEAD ? p == GL_THEAD : (q >= 0 ? in_thead[q] : 0);
+        tables += p == GL_TABLE;
+        grid_part(gp, i, q);
     }
     return tables;
 }
@@ -8696,41 +8809,40 @@ static Py_ssize_t grid_parts(Py_ssize_t n, const int64_t *parent, const int64_t 
  * rank), each row's index in its table (row_index, per TR), and the cells
  * (TH/TD elements that start a cell) sorted stably by their row's place
  * among all rows grouped by table: cells[], cell_row[] (their row in their
- * table), bounds[] (per table where its cells start, then the end). The
- * count of tables; -1 out of memory. */
+ * table), bounds[] (per table where its cells start, then the end). Read
+ * off grid_parts' row and cell starts (no pass over the other elements).
+ * 0; -1 out of memory. */
 typedef struct {
     Py_ssize_t n_tables, n_cells;
     int64_t *table_el, *n_rows, *bounds, *cells, *cell_row;
 } GridOrder;
 
-static int grid_order(Py_ssize_t n, const unsigned char *part, const int64_t *table_of, const int64_t *row_of,
-                      const int64_t *cell_of, int64_t *rank, int64_t *row_index, GridOrder *g) {
-    Py_ssize_t rows = 0, cells = 0;
+static int grid_order(const GridParts *gp, int64_t *row_index, GridOrder *g) {
+    const int64_t *table_of = gp->table_of, *row_of = gp->row_of;
+    int64_t *rank = gp->rank;
+    Py_ssize_t rows = gp->n_rows, cells = gp->n_cells;
     g->n_tables = 0;
-    for (Py_ssize_t i = 0; i < n; i++) rank[i] = -1;
-    for (Py_ssize_t i = 0; i < n; i++) {
-        if (part[i] == GL_TR && row_of[i] == (int64_t)i) {
-            int64_t t = table_of[i];
-            if (rank[t] < 0) { g->table_el[g->n_tables] = t; g->n_rows[g->n_tables] = 0; rank[t] = g->n_tables++; }
-            row_index[i] = g->n_rows[rank[t]]++;
-            rows++;
-        } else if (cell_of[i] == (int64_t)i) cells++;
+    for (Py_ssize_t r = 0; r < rows; r++) {
+        int64_t i = gp->rows[r], t = table_of[i];
+        if (rank[t] < 0) { g->table_el[g->n_tables] = t; g->n_rows[g->n_tables] = 0; rank[t] = g->n_tables++; }
+        row_index[i] = g->n_rows[rank[t]]++;
     }
     /* Counting sort of the cells by (table rank, row index): a row's place among all rows. */
     int64_t *start = PyMem_Calloc((size_t)rows + 2, sizeof(int64_t)), *table_start = PyMem_Malloc(((size_t)g->n_tables + 1) * sizeof(int64_t));
     if (!start || !table_start) { PyMem_Free(start); PyMem_Free(table_start); PyErr_NoMemory(); return -1; }
     table_start[0] = 0;
     for (Py_ssize_t k = 0; k < g->n_tables; k++) table_start[k + 1] = table_start[k] + g->n_rows[k];
-    for (Py_ssize_t i = 0; i < n; i++)
-        if (cell_of[i] == (int64_t)i) start[table_start[rank[table_of[i]]] + row_index[row_of[i]] + 1]++;
+    for (Py_ssize_t c = 0; c < cells; c++) {
+        int64_t i = gp->cells[c];
+        start[table_start[rank[table_of[i]]] + row_index[row_of[i]] + 1]++;
+    }
     for (Py_ssize_t r = 0; r < rows; r++) start[r + 1] += start[r];
     for (Py_ssize_t k = 0; k <= g->n_tables; k++) g->bounds[k] = start[table_start[k]];
-    for (Py_ssize_t i = 0; i < n; i++)
-        if (cell_of[i] == (int64_t)i) {
-            int64_t at = start[table_start[rank[table_of[i]]] + row_index[row_of[i]]]++;
-            g->cells[at] = (int64_t)i;
-            g->cell_row[at] = row_index[row_of[i]];
-        }
+    for (Py_ssize_t c = 0; c < cells; c++) {
+        int64_t i = gp->cells[c], at = start[table_start[rank[table_of[i]]] + row_index[row_of[i]]]++;
+        g->cells[at] = i;
+        g->cell_row[at] = row_index[row_of[i]];
+    }
     g->n_cells = cells;
     PyMem_Free(start);
     PyMem_Free(table_start);
@@ -8742,11 +8854,14 @@ static int grid_order(Py_ssize_t n, const unsigned char *part, const int64_t *ta
  * span is no int64 (the caller runs the reference), -1 on an error. */
 static int grid_attributes(PyObject *attributes, int64_t element, PyObject *no_cell, int64_t *row_span,
                            int64_t *col_span, PyObject **rest) {
-    PyObject *key = PyLong_FromLongLong((long long)element);
-    if (!key) return -1;
-    PyObject *cell = PyDict_GetItemWithError(attributes, key);
-    Py_DECREF(key);
-    if (!cell && PyErr_Occurred()) return -1;
+    PyObject *cell = NULL;
+    if (PyDict_GET_SIZE(attributes)) { /* most trees give no cell an attribute: no key made per cell */
+        PyObject *key = PyLong_FromLongLong((long long)element);
+        if (!key) return -1;
+        cell = PyDict_GetItemWithError(attributes, key);
+        Py_DECREF(key);
+        if (!cell && PyErr_Occurred()) return -1;
+    }
     cell = cell ? cell : no_cell;
     if (!PyTuple_Check(cell) || PyTuple_GET_SIZE(cell) != 5) {
         PyErr_SetString(PyExc_TypeError, "grid_layout: a cell's attributes are five items");
@@ -8909,8 +9024,8 @@ static PyObject *core_grid_layout(PyObject *mod, PyObject *args) {
     View v[NV] = {{0}};
     static const char *const names[NV] = {"parent", "type", "cell_of", "slot_of", "slot_table"};
     PyObject *objects[NV] = {o[0], o[1], out[0], out[1], out[2]}, *result = NULL, **rest = NULL;
-    enum { TABLE_OF, ROW_OF, RANK, ROW_INDEX, TABLE_EL, N_ROWS, BOUNDS, CELLS, CELL_ROW, DOWN, ACROSS, COLS, SPANS,
-           WIDTHS, NT };
+    enum { TABLE_OF, ROW_OF, RANK, ROW_INDEX, ROW_STARTS, CELL_STARTS, TABLE_EL, N_ROWS, BOUNDS, CELLS, CELL_ROW, DOWN,
+           ACROSS, COLS, SPANS, WIDTHS, NT };
     int64_t *t[NT] = {NULL};
     unsigned char *flags = NULL;
     for (int i = 0; i < NV; i++)
@@ -8925,11 +9040,12 @@ static PyObject *core_grid_layout(PyObject *mod, PyObject *args) {
         if (!(t[i] = PyMem_Malloc(((size_t)n + 1) * sizeof(int64_t)))) { PyErr_NoMemory(); goto done; }
     if (!(flags = PyMem_Malloc(2 * ((size_t)n + 1)))) { PyErr_NoMemory(); goto done; }
     int64_t *cell_of = v[CELL_OF].view.buf, *slot_of = v[SLOT_OF].view.buf, *slot_table = v[SLOT_TABLE].view.buf;
+    GridParts gp = {t[TABLE_OF], t[ROW_OF], cell_of, t[RANK], t[ROW_STARTS], t[CELL_STARTS], flags, flags + n + 1, 0, 0};
     Py_ssize_t tables = grid_parts(n, v[PARENT].view.buf, v[TYPE].view.buf, (const unsigned char *)PyBytes_AS_STRING(parts),
-                                   PyBytes_GET_SIZE(parts), t[TABLE_OF], t[ROW_OF], cell_of, flags, flags + n + 1);
+                                   PyBytes_GET_SIZE(parts), &gp);
     if (tables < 0) { result = Py_NewRef(Py_None); goto done; }
     GridOrder g = {0, 0, t[TABLE_EL], t[N_ROWS], t[BOUNDS], t[CELLS], t[CELL_ROW]};
-    if (tables && grid_order(n, flags + n + 1, t[TABLE_OF], t[ROW_OF], cell_of, t[RANK], t[ROW_INDEX], &g) < 0) goto done;
+    if (tables && grid_order(&gp, t[ROW_INDEX], &g) < 0) goto done;
     if (!tables) g.bounds[0] = 0;
     if (!(rest = PyMem_Malloc((3 * (size_t)g.n_cells + 1) * sizeof(PyObject *)))) { PyErr_NoMemory(); goto done; }
     int placed = grid_cells(&g, attributes, no_cell, t[DOWN], t[ACROSS], t[COLS], t[SPANS], t[WIDTHS], rest);

@@ -311,8 +311,9 @@ class _BlockRuns(NamedTuple):
     blocks: tuple[Block, ...]
 
 
-# The Block fields a cell of one block takes as they are (_core.block_cells).
-_BLOCK_BOX_AND_MCIDS = ("bbox", "mcids")
+# The Block fields a cell of one block takes as they are (_core.block_cells):
+# its box and MCIDs, and its span's ints (the cell's span is the block's).
+_BLOCK_MEMBERS = ("bbox", "mcids", "char_start", "char_end")
 
 
 def _cell_contents(table: GlyphTable, joined: JoinedText, placed: _Placement, runs: _BlockRuns, grids: TableGrids) -> CellContents:
@@ -331,7 +332,7 @@ def _cell_contents(table: GlyphTable, joined: JoinedText, placed: _Placement, ru
         grids.cell_of, *(np.ascontiguousarray(c, dtype=np.int64) for c in (runs.owners, runs.starts, joined.order)),
         *(np.ascontiguousarray(c, dtype=np.int64) for c in (joined.char_start, joined.char_end)),
         np.ascontiguousarray(table.quad, dtype=np.float64), np.ascontiguousarray(table.mcid, dtype=np.int64),
-        runs.blocks, _BLOCK_BOX_AND_MCIDS,
+        runs.blocks, _BLOCK_MEMBERS,
     )  # fmt: skip
     return NO_CELLS if columns is None else CellContents(*columns)
 
