@@ -7599,10 +7599,12 @@ static PyObject *block_span_int(PyObject *block, PyTypeObject *type, Py_ssize_t 
     return PyLong_FromLongLong((long long)value);
 }
 
-/* One cell's five items (key, start, end, box, MCIDs) from its blocks
+/* One cell's six items (key, start, end, box, MCIDs, text) from its blocks
  * pairs[k:end] into the columns at `cell`: a cell of one block takes that
- * block's box and MCIDs (the same glyphs) and its span's ints where they
- * are its (block_span_int), else blocks_box_and_mcids. The spans of the
+ * block's box and MCIDs (the same glyphs), its span's ints where they are
+ * its (block_span_int) and its text (the same slice of the page text, which
+ * page_tables takes as the cell's where cell_text keeps the slice), else
+ * blocks_box_and_mcids and no text (None). The spans of the
  * emitted glyphs increase (join_text), so a block's least start is its
  * first glyph's and its greatest end its last's. 0, or -1. */
 static int block_cell_items(const BlockPage *p, const CellPosition *pairs, Py_ssize_t k, Py_ssize_t end,
@@ -7615,32 +7617,35 @@ static int block_cell_items(const BlockPage *p, const CellPosition *pairs, Py_ss
         stop = p->CE[block_end(p, b) - 1] > stop ? p->CE[block_end(p, b) - 1] : stop;
     }
     PyObject *block = end == k + 1 ? PySequence_Fast_GET_ITEM(blocks, (Py_ssize_t)pairs[k].position) : NULL;
-    PyObject *items[5] = {PyLong_FromLongLong((long long)pairs[k].cell), NULL, NULL, NULL, NULL};
+    PyObject *items[6] = {PyLong_FromLongLong((long long)pairs[k].cell), NULL, NULL, NULL, NULL, NULL};
     int failed = !items[0] || !(items[1] = block_span_int(block, type, offsets[2], start)) ||
                  !(items[2] = block_span_int(block, type, offsets[3], stop));
     if (!failed && block) {
         failed = !(items[3] = block_member(block, type, offsets[0], PyTuple_GET_ITEM(names, 0))) ||
-                 !(items[4] = block_member(block, type, offsets[1], PyTuple_GET_ITEM(names, 1)));
-    } else if (!failed)
+                 !(items[4] = block_member(block, type, offsets[1], PyTuple_GET_ITEM(names, 1))) ||
+                 !(items[5] = block_member(block, type, offsets[4], PyTuple_GET_ITEM(names, 4)));
+    } else if (!failed) {
         failed = blocks_box_and_mcids(p, pairs, k, end, &items[3], &items[4]) < 0;
-    for (int c = 0; c < 5; c++) {
+        items[5] = Py_NewRef(Py_None);
+    }
+    for (int c = 0; c < 6; c++) {
         if (failed) Py_XDECREF(items[c]);
         else PyList_SET_ITEM(columns[c], cell, items[c]);
     }
     return failed ? -1 : 0;
 }
 
-/* The five CellContents columns of the sorted pairs (count of them): per cell, block_cell_items. */
+/* The six CellContents columns of the sorted pairs (count of them): per cell, block_cell_items. */
 static PyObject *block_cell_columns(const BlockPage *p, const CellPosition *pairs, Py_ssize_t count, PyObject *blocks,
                                     PyObject *names) {
     Py_ssize_t cells = 0;
     for (Py_ssize_t k = 0; k < count; k++) cells += !k || pairs[k].cell != pairs[k - 1].cell;
     PyTypeObject *type = Py_TYPE(PySequence_Fast_GET_ITEM(blocks, (Py_ssize_t)pairs[0].position));
-    Py_ssize_t offsets[4] = {-1, -1, -1, -1};
-    member_offsets(type, &PyTuple_GET_ITEM(names, 0), 4, offsets);
-    if (offsets[0] < 0) offsets[1] = offsets[2] = offsets[3] = -1;
-    PyObject *columns[5] = {NULL}, *result = NULL;
-    for (int c = 0; c < 5; c++)
+    Py_ssize_t offsets[5] = {-1, -1, -1, -1, -1};
+    member_offsets(type, &PyTuple_GET_ITEM(names, 0), 5, offsets);
+    if (offsets[0] < 0) offsets[1] = offsets[2] = offsets[3] = offsets[4] = -1;
+    PyObject *columns[6] = {NULL}, *result = NULL;
+    for (int c = 0; c < 6; c++)
         if (!(columns[c] = PyList_New(cells))) goto done;
     for (Py_ssize_t k = 0, cell = 0; k < count; cell++) {
         Py_ssize_t end = k + 1;
@@ -7648,26 +7653,27 @@ static PyObject *block_cell_columns(const BlockPage *p, const CellPosition *pair
         if (block_cell_items(p, pairs, k, end, blocks, type, offsets, names, columns, cell) < 0) goto done;
         k = end;
     }
-    result = PyTuple_Pack(5, columns[0], columns[1], columns[2], columns[3], columns[4]);
+    result = PyTuple_Pack(6, columns[0], columns[1], columns[2], columns[3], columns[4], columns[5]);
 done:
-    for (int c = 0; c < 5; c++) Py_XDECREF(columns[c]);
+    for (int c = 0; c < 6; c++) Py_XDECREF(columns[c]);
     return result;
 }
 
 /* block_cells(cell_of, owners, starts, order, char_start, char_end, quad, mcid, blocks, names)
- *   -> None or (keys, starts, ends, boxes, mcids): reading._reference_cell_contents
+ *   -> None or (keys, starts, ends, boxes, mcids, texts): reading._reference_cell_contents
  * read off the page's blocks, in one call. Block b (blocks[b]; `names`: the
- * names of its box, MCIDs and span, ("bbox", "mcids", "char_start",
- * "char_end")) holds the emitted positions
+ * names of its box, MCIDs, span and text, ("bbox", "mcids", "char_start",
+ * "char_end", "text")) holds the emitted positions
  * starts[b] up to the next start (the last: to the end of order), all owned
  * by owners[b] (-1: the tail). Every TH/TD and Table is a block type, so a
  * block's glyphs lie in one cell, its owner's (cell_of[owner], -1: none), and
  * a cell's glyphs are its blocks'. Per cell with a block, by ascending cell:
  * the cell, the least start and greatest end of its glyphs' spans
  * (char_start, char_end per position), their box and distinct MCIDs (a cell
- * of one block: that block's own, and its span's ints where they hold the
- * span; else from the quads, 8 doubles a row, and the MCIDs of the rows, as
- * the one-run definition takes them). None when no
+ * of one block: that block's own, its span's ints where they hold the span
+ * and its text (texts: None for a cell of several blocks; the reference
+ * reads none); else from the quads, 8 doubles a row, and the MCIDs of the
+ * rows, as the one-run definition takes them). None when no
  * block is in a cell. Every index read is checked against its array's length. */
 static PyObject *core_block_cells(PyObject *mod, PyObject *args) {
     (void)mod;
@@ -7682,8 +7688,8 @@ static PyObject *core_block_cells(PyObject *mod, PyObject *args) {
     BlockPage p = {0};
     for (int i = 0; i < NV; i++)
         if (get_view(o[i], &v[i], i == QUAD ? "d" : "l", 8, view_names[i]) < 0) goto done;
-    if (PyTuple_GET_SIZE(names) != 4 || !(blocks = PySequence_Fast(blocks_obj, "block_cells: blocks are a sequence"))) {
-        if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "block_cells: four member names");
+    if (PyTuple_GET_SIZE(names) != 5 || !(blocks = PySequence_Fast(blocks_obj, "block_cells: blocks are a sequence"))) {
+        if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "block_cells: five member names");
         goto done;
     }
     p.blocks = v[OWNERS].view.len / 8, p.n_order = v[ORDER].view.len / 8, p.rows = v[MCID].view.len / 8;
@@ -7769,14 +7775,20 @@ static CellTextScan cell_text_scan(int kind, const void *data, Py_ssize_t start,
  * keeps the slice as it is (no whitespace but single spaces inside), the
  * slice itself; else the pieces are written out, in the narrowest kind that
  * holds them (a str is stored so), in a second pass. No list of pieces, no
- * str per piece. `space` is unused (kept for the callers' signature). */
-static PyObject *table_cell_text(PyObject *page_text, Py_ssize_t start, Py_ssize_t end, PyObject *space) {
-    (void)space;
+ * str per piece. `known`: a str that may be the slice already (the text of
+ * the cell's one block, block_cells), or NULL: where it equals the slice it
+ * is the result, no second str of the same text made (and freed). */
+static PyObject *table_cell_text(PyObject *page_text, Py_ssize_t start, Py_ssize_t end, PyObject *known) {
     PySlice_AdjustIndices(PyUnicode_GET_LENGTH(page_text), &start, &end, 1);
     if (end < start) end = start;
     int kind = PyUnicode_KIND(page_text);
     const void *data = PyUnicode_DATA(page_text);
     CellTextScan s = cell_text_scan(kind, data, start, end);
+    if (s.as_is && known && PyUnicode_CheckExact(known) && PyUnicode_GET_LENGTH(known) == end - start) {
+        Py_ssize_t same = PyUnicode_Tailmatch(page_text, known, start, end, -1); /* known == the slice */
+        if (same < 0) return NULL;
+        if (same) return Py_NewRef(known);
+    }
     if (s.as_is) return PyUnicode_Substring(page_text, start, end);
     Py_UCS4 widest = s.widest;
     PyObject *text = PyUnicode_New(s.length + (s.pieces ? s.pieces - 1 : 0), widest > ' ' || !s.pieces ? widest : ' ');
@@ -7847,13 +7859,13 @@ static int table_cell_columns(PyObject **columns, const CellPosition *pairs, con
                               Py_ssize_t n_groups, const int64_t *slot, const int64_t *starts, const int64_t *ends,
                               PyObject *const *page_columns, PyObject *const *places, PyObject *page_text,
                               PyObject *page) {
-    PyObject *empty = PyTuple_New(0), *space = PyUnicode_FromString(" ");
-    int failed = !empty || !space;
+    PyObject *empty = PyTuple_New(0);
+    int failed = !empty;
     Py_ssize_t at = 0;
     for (Py_ssize_t g = 0; !failed && g < n_groups; g++)
         for (Py_ssize_t i = groups[g].start; !failed && i < groups[g].end; i++, at++) {
             Py_ssize_t k = (Py_ssize_t)pairs[i].position, s = (Py_ssize_t)slot[k];
-            PyObject *text = table_cell_text(page_text, (Py_ssize_t)starts[k], (Py_ssize_t)ends[k], space);
+            PyObject *text = table_cell_text(page_text, (Py_ssize_t)starts[k], (Py_ssize_t)ends[k], NULL);
             if (!text) { failed = 1; break; }
             for (int c = 0; c < PLACES; c++) PyList_SET_ITEM(columns[c], at, Py_NewRef(PyList_GET_ITEM(places[c], s)));
             PyList_SET_ITEM(columns[5], at, Py_NewRef(empty));
@@ -7865,7 +7877,6 @@ static int table_cell_columns(PyObject **columns, const CellPosition *pairs, con
             PyList_SET_ITEM(columns[11], at, Py_NewRef(PySequence_Fast_GET_ITEM(page_columns[2], k)));
         }
     Py_XDECREF(empty);
-    Py_XDECREF(space);
     return failed ? -1 : 0;
 }
 
@@ -7893,12 +7904,12 @@ static Py_ssize_t shown_cells(PyObject *const *page_columns, Py_ssize_t n, const
 }
 
 /* A page's shown cells grouped by table (page_cells, page_tables): the
- * page's five content columns, the five place columns (one item per slot),
+ * page's five content columns and its cells' known texts (NULL: none), the five place columns (one item per slot),
  * the shown cells as (table position, position) pairs grouped so, the
  * groups, and per position its slot, start and end. */
 typedef struct {
     View v[2];
-    PyObject *columns[5], *places[PLACES];
+    PyObject *columns[6], *places[PLACES];
     Py_ssize_t n, shown, n_groups;
     CellPosition *pairs;
     CellGroup *groups;
@@ -7906,7 +7917,7 @@ typedef struct {
 } PageGroups;
 
 static void page_groups_free(PageGroups *g) {
-    for (int c = 0; c < 5; c++) Py_CLEAR(g->columns[c]);
+    for (int c = 0; c < 6; c++) Py_CLEAR(g->columns[c]);
     PyMem_Free(g->pairs);
     PyMem_Free(g->groups);
     PyMem_Free(g->slot);
@@ -7922,8 +7933,9 @@ static void page_groups_free(PageGroups *g) {
  * exception set; g->shown 0 when no cell has a slot. */
 static int page_groups(PageGroups *g, PyObject *contents, PyObject *slot_of_obj, PyObject *slot_table_obj,
                        PyObject *places_obj, Py_ssize_t n_tables) {
-    if (PyTuple_GET_SIZE(contents) != 5 || PyTuple_GET_SIZE(places_obj) != PLACES) {
-        PyErr_SetString(PyExc_ValueError, "page_cells: five content and five place columns");
+    Py_ssize_t n_columns = PyTuple_GET_SIZE(contents);
+    if ((n_columns != 5 && n_columns != 6) || PyTuple_GET_SIZE(places_obj) != PLACES) {
+        PyErr_SetString(PyExc_ValueError, "page_cells: five content columns (and the known texts) and five place columns");
         return -1;
     }
     if (get_view(slot_of_obj, &g->v[0], "l", 8, "slot_of") < 0 || get_view(slot_table_obj, &g->v[1], "l", 8, "slot_table") < 0)
@@ -7938,6 +7950,16 @@ static int page_groups(PageGroups *g, PyObject *contents, PyObject *slot_of_obj,
             return -1;
         }
         g->n = PySequence_Fast_GET_SIZE(g->columns[c]);
+    }
+    /* The known texts: one per cell, or none (empty) */
+    if (n_columns == 6 && !(g->columns[5] = PySequence_Fast(PyTuple_GET_ITEM(contents, 5), "page_cells: texts are a column")))
+        return -1;
+    if (g->columns[5] && PySequence_Fast_GET_SIZE(g->columns[5]) != g->n) {
+        if (PySequence_Fast_GET_SIZE(g->columns[5])) {
+            PyErr_SetString(PyExc_ValueError, "page_cells: a known text per cell, or none");
+            return -1;
+        }
+        Py_CLEAR(g->columns[5]);
     }
     for (int c = 0; c < PLACES; c++) {
         g->places[c] = PyTuple_GET_ITEM(places_obj, c);
@@ -8550,7 +8572,7 @@ static PyObject *core_page_tables(PyObject *mod, PyObject *args) {
     member_offsets(m.cls, &PyTuple_GET_ITEM(cell_fields, 0), CELL_FIELDS, m.slots);
     if (m.slots[0] <= 0) Py_RETURN_NONE;
     PageGroups g = {0};
-    PyObject **texts = NULL, *result = NULL, *space = NULL, *cells = NULL;
+    PyObject **texts = NULL, *result = NULL, *cells = NULL;
     PageTable *order = NULL;
     FinishCell *f = NULL;
     Py_ssize_t *head_at = NULL;
@@ -8561,10 +8583,10 @@ static PyObject *core_page_tables(PyObject *mod, PyObject *args) {
     f = PyMem_Calloc((size_t)g.shown, sizeof(FinishCell));
     head_at = PyMem_Malloc(sizeof(Py_ssize_t) * (2 * (size_t)g.shown + 1)); /* a Both head is listed twice */
     if (!texts || !order || !f || !head_at) { PyErr_NoMemory(); goto done; }
-    if (!(space = PyUnicode_FromString(" "))) goto done;
     for (Py_ssize_t i = 0; i < g.shown; i++) {
         Py_ssize_t k = (Py_ssize_t)g.pairs[i].position;
-        if (!(texts[i] = table_cell_text(page_text, (Py_ssize_t)g.starts[k], (Py_ssize_t)g.ends[k], space))) goto done;
+        PyObject *known = g.columns[5] ? PySequence_Fast_GET_ITEM(g.columns[5], k) : NULL;
+        if (!(texts[i] = table_cell_text(page_text, (Py_ssize_t)g.starts[k], (Py_ssize_t)g.ends[k], known))) goto done;
     }
     if (!(m.empty = PyTuple_New(0)) || !(cells = PyTuple_New(g.shown))) goto done;
     int ok = page_table_cells(cells, &m, &g, texts, info, labels, page, order, f, head_at);
@@ -8579,7 +8601,6 @@ done:
     Py_XDECREF(cells);
     Py_XDECREF(m.empty);
     for (Py_ssize_t i = 0; texts && i < g.shown; i++) Py_XDECREF(texts[i]);
-    Py_XDECREF(space);
     PyMem_Free(texts);
     PyMem_Free(order);
     PyMem_Free(f);

@@ -312,8 +312,9 @@ class _BlockRuns(NamedTuple):
 
 
 # The Block fields a cell of one block takes as they are (_core.block_cells):
-# its box and MCIDs, and its span's ints (the cell's span is the block's).
-_BLOCK_MEMBERS = ("bbox", "mcids", "char_start", "char_end")
+# its box and MCIDs, its span's ints (the cell's span is the block's) and
+# its text (the cell's text where cell_text keeps the slice).
+_BLOCK_MEMBERS = ("bbox", "mcids", "char_start", "char_end", "text")
 
 
 def _cell_contents(table: GlyphTable, joined: JoinedText, placed: _Placement, runs: _BlockRuns, grids: TableGrids) -> CellContents:

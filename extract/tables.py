@@ -525,6 +525,12 @@ class CellContents:
     char_end: Sequence[int]
     bbox: Sequence[tuple[float, ...]]  # (x0, y0, x1, y1), as run_boxes gives them
     mcids: Sequence[tuple[int, ...]]
+    # Per cell, a str already made that may be its span's slice of the page
+    # text (a cell of one block: that block's text; None: none), or () for
+    # no cell: where cell_text keeps the slice, a cell takes it rather than
+    # a copy (_core.page_tables). What the compiled reading has at hand; the
+    # reference makes none, and no result differs by it.
+    texts: Sequence[str | None] = field(default=(), compare=False, repr=False)
 
     def __len__(self) -> int:
         return len(self.key)
@@ -565,7 +571,7 @@ def structure_tables(
         c = grids.columns
         found = core.page_tables(
             TableCell, _CELL_FIELDS, Table, _TABLE_FIELDS, STRUCTURE,
-            (contents.key, contents.char_start, contents.char_end, contents.bbox, contents.mcids),
+            (contents.key, contents.char_start, contents.char_end, contents.bbox, contents.mcids, contents.texts),
             c.slot_of, c.table, grids.page_tables, c.places, page_text, page, labels,
         )  # fmt: skip
         if found is not None:

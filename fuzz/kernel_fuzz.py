@@ -1255,7 +1255,9 @@ REGRESSIONS: dict[str, Callable[[random.Random], Drawn]] = {
 def _canonical(value: Any) -> Any:
     """`value` as plain data two paths' answers compare by: arrays as (dtype
     kind, shape, items), floats by repr with -0.0 as 0.0 (the sign of a tied
-    min is either path's choice), dataclasses and namespaces field by field."""
+    min is either path's choice), dataclasses and namespaces field by field
+    (but a field neither compared nor shown: a cache or a hint such as
+    CellContents.texts, no part of the value either path answers)."""
     if isinstance(value, np.ndarray):
         return "array", value.dtype.kind, value.shape, _canonical(value.tolist())
     if isinstance(value, float | np.floating):
@@ -1263,7 +1265,8 @@ def _canonical(value: Any) -> Any:
     if isinstance(value, bool | int | str | bytes | type(None) | np.integer | np.bool_):
         return value.item() if isinstance(value, np.generic) else value
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return type(value).__name__, tuple(_canonical(getattr(value, f.name)) for f in dataclasses.fields(value))
+        shown = [f for f in dataclasses.fields(value) if f.compare or f.repr]
+        return type(value).__name__, tuple(_canonical(getattr(value, f.name)) for f in shown)
     if isinstance(value, dict):
         return "dict", [(_canonical(k), _canonical(v)) for k, v in value.items()]
     if isinstance(value, frozenset | set):

@@ -151,12 +151,13 @@ def test_a_cell_of_one_block_holds_its_blocks_span_ints() -> None:
     starts, ends = _i64([1000, 1001]), _i64([1001, 1002])
     for block_start, shared in ((int("1000"), True), (int("999"), False)):
         block = Block("ab", "TD", (), None, (), (0.0, 0.0, 1.0, 1.0), block_start, int("1002"))
-        keys, cell_starts, cell_ends, _, _ = _core.block_cells(
+        keys, cell_starts, cell_ends, _, _, texts = _core.block_cells(
             _i64([0]), _i64([0]), _i64([0]), _i64([0, 1]), starts, ends, np.zeros((2, 4, 2)), _i64([-1, -1]),
-            [block], ("bbox", "mcids", "char_start", "char_end"),
+            [block], ("bbox", "mcids", "char_start", "char_end", "text"),
         )  # fmt: skip
         assert (keys, cell_starts, cell_ends) == ([0], [1000], [1002])
         assert (cell_starts[0] is block.char_start) == shared and cell_ends[0] is block.char_end
+        assert texts == [block.text] and texts[0] is block.text  # its text, for page_tables to take
 
 
 def test_a_page_without_blocks_in_cells_has_no_cells() -> None:
@@ -171,7 +172,7 @@ def test_bad_indices_are_refused() -> None:
         blocks = [Block("", "P", (), None, (), (0.0, 0.0, 1.0, 1.0), 0, 0) for _ in owners]
         _core.block_cells(
             _i64(cell_of), _i64(owners), _i64(starts), _i64(order), _i64([0] * len(order)), _i64([1] * len(order)),
-            np.zeros((rows, 4, 2)), _i64([0] * rows), blocks, ("bbox", "mcids", "char_start", "char_end"),
+            np.zeros((rows, 4, 2)), _i64([0] * rows), blocks, ("bbox", "mcids", "char_start", "char_end", "text"),
         )  # fmt: skip
 
     call([0], [0, 0], [0, 1], [2, 0])  # in range: accepted (a cell of two blocks reads rows 2 and 0)
@@ -184,7 +185,7 @@ def test_bad_indices_are_refused() -> None:
             call(*bad)
     zero = np.zeros(1, dtype=np.int64)
     with pytest.raises(ValueError):  # a quad per row
-        _core.block_cells(zero, zero, zero, zero, zero, zero, np.zeros((2, 4, 2)), np.zeros(3, dtype=np.int64), [None], ("bbox", "mcids", "char_start", "char_end"))
+        _core.block_cells(zero, zero, zero, zero, zero, zero, np.zeros((2, 4, 2)), np.zeros(3, dtype=np.int64), [None], ("bbox", "mcids", "char_start", "char_end", "text"))
 
 
 @pytest.mark.slow

@@ -179,6 +179,19 @@ def test_a_page_finishes_the_tables_only_it_shows_and_leaves_the_others() -> Non
     assert [(c.row, c.text, c.header_labels) for c in alone.cells] == [(0, "x", ())] and alone.header_rows == 0
 
 
+def test_a_cell_takes_a_known_text_of_its_span_and_no_other() -> None:
+    # Cells 5, 6, 7 of one row: "alpha" known as an equal str (taken, not
+    # copied); "beta" known as "BETA" (not its slice: not taken); "  gamma",
+    # whose cell text "gamma" is no slice (the known slice is not it).
+    slots = {e: GridSlot(3, 0, col, 1, 1, False, False, None, (), None) for col, e in enumerate((5, 6, 7))}
+    grids = replace(grids_of_slots(10, slots, {3: (1, 3)}), on_one_page=frozenset({3}))
+    known = ["".join(["alp", "ha"]), "BETA", "  gamma"]
+    contents = CellContents([5, 6, 7], [0, 6, 10], [5, 10, 17], [(0.0,) * 4] * 3, [(5,), (6,), (7,)], known)
+    expected, got = on_both_paths(lambda: structure_tables(grids, contents, 1, "alpha beta  gamma"))
+    assert repr(got) == repr(expected) and [c.text for c in got[0].cells] == ["alpha", "beta", "gamma"]
+    assert got[0].cells[0].text is known[0] and got[0].cells[1].text is not known[1]
+
+
 @pytest.mark.slow
 def test_the_compiled_page_tables_are_the_reference_on_the_tagged_corpus(
     monkeypatch: pytest.MonkeyPatch, corpus: Path
