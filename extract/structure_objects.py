@@ -160,6 +160,7 @@ class PlainObjects:
         self._streams_read = self._parse is None  # the object streams, read on the first miss
         self._table: Table | None = None  # the cross-reference table, read once
         self._catalog: Any = None  # the catalog as the file writes it, read once (catalog_entry)
+        self._catalog_encrypted = False  # ... from an encrypted file's bytes: its strings are not the document's
         # The object streams parsed into the compiled core's nodes
         # (_core.TreeObjects): their objects become plain values one by one,
         # as asked, and the tree walk reads the nodes themselves.
@@ -234,11 +235,20 @@ class PlainObjects:
         stream, parsed as the tree's objects are. As
         _read_object_streams, this reads the document as the file holds it.
         The catalog is read once (the tree's reader asks for /StructTreeRoot
-        and /Lang)."""
+        and /Lang). An encrypted file encrypts its strings (§7.6.2), not its
+        references and names: from its bytes, a reference and an absent key
+        are answered, any other entry is qpdf's to read (qpdf would parse the
+        whole object stream holding /StructTreeRoot, and keep it, to hand it
+        over)."""
         catalog = self._catalog
         if catalog is None:
             catalog = self._catalog = self._written_catalog()
-        return catalog.get(key) if type(catalog) is dict else NotImplemented
+        if type(catalog) is not dict:
+            return NotImplemented
+        value = catalog.get(key)
+        if self._catalog_encrypted and value is not None and type(value) is not tuple:
+            return NotImplemented
+        return value
 
     def _written_catalog(self) -> Any:
         """The catalog as catalog_entry reads it: a dict, or NotImplemented
@@ -255,26 +265,27 @@ class PlainObjects:
                 written = self._written_at(entry.offset, _CATALOG_BYTES)
                 if written is None:
                     return NotImplemented
-                return _indirect_object(written[0], ref, self._parse, *written[1:])
+                self._catalog_encrypted = written[3]
+                return _indirect_object(written[0], ref, self._parse, written[1], written[2])
         except (pikepdf.PdfError, RuntimeError, ValueError, TypeError, OSError):
             pass
         return NotImplemented
 
-    def _written_at(self, offset: int, count: int) -> tuple[bytes, int, int] | None:
+    def _written_at(self, offset: int, count: int) -> tuple[bytes, int, int, bool] | None:
         """Up to `count` of the file's bytes from `offset`, as (data, start,
-        end): those the table was read from (xref.read_xref holds them; not
-        copied), else those read from an unencrypted file qpdf opened from a
-        path; None for another file (an encrypted one: its strings are
-        encrypted in its bytes)."""
+        end, encrypted): those the table was read from (xref.read_xref holds
+        them, an encrypted file's too; not copied), else those read from an
+        unencrypted file qpdf opened from a path; None for another file.
+        `encrypted`: the file's strings are encrypted in these bytes."""
         table = self._table
-        if isinstance(table, XrefColumns) and not table.encrypted:
+        if isinstance(table, XrefColumns):
             size = len(table.data)
-            return table.data, min(offset, size), min(offset + count, size)
+            return table.data, min(offset, size), min(offset + count, size), table.encrypted
         opened = opened_file(self._pdf)
         if opened is None or self._pdf.is_encrypted:
             return None
         data = os.pread(opened[0], count, offset)
-        return data, 0, len(data)
+        return data, 0, len(data), False
 
     def _xref_table(self) -> Table:
         """The cross-reference table (§7.5.4, §7.5.8), read once: from the

@@ -182,7 +182,8 @@ def test_an_encrypted_files_objects_are_qpdfs_its_table_read_from_its_bytes(tmp_
         objects = PlainObjects(pdf)
         assert _assert_object_streams_read_as_qpdf_reads_them(pdf, "encrypted") > 5
         assert isinstance(objects._xref_table(), XrefColumns) and objects._xref_table().encrypted
-        assert objects.catalog_entry("/Extra") is NotImplemented  # the catalog's strings are not in the clear
+        # The catalog's strings are not in the clear, its references are (§7.6.2).
+        assert objects.catalog_entry("/Extra") == pdf.Root.Extra.objgen
         assert objects.of(pdf.Root.Extra)["/Name"] == "/A B"
 
 
@@ -674,10 +675,14 @@ def test_the_catalog_entry_is_read_from_the_file_unresolved(tmp_path: Path):
 def test_a_catalog_the_file_cannot_give_is_left_to_qpdf(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
     b = PdfBuilder()
     b.add_page("")
+    b.pdf.Root.Lang = String("en-GB")
     path = tmp_path / "encrypted.pdf"
     path.write_bytes(b.encrypted_bytes(user_password=""))
-    with pikepdf.open(path) as pdf:  # its strings are encrypted in the file
-        assert PlainObjects(pdf).catalog_entry("/Pages") is NotImplemented
+    with pikepdf.open(path) as pdf:
+        # Its strings are encrypted in the file, its references are not (§7.6.2).
+        assert PlainObjects(pdf).catalog_entry("/Lang") is NotImplemented
+        assert PlainObjects(pdf).catalog_entry("/Pages") == pdf.Root.Pages.objgen
+        assert PlainObjects(pdf).catalog_entry("/Nothing") is None
     monkeypatch.setenv(PURE_ENV, "1")
     with _saved(b, tmp_path / "plain.pdf") as pdf:
         assert PlainObjects(pdf).catalog_entry("/Pages") is NotImplemented  # no parser but qpdf's
