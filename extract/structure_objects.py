@@ -572,7 +572,18 @@ class _WrittenObjects:
         if data is None:
             return None
         placed = sorted((entry.offset, ref[0]) for ref, entry in table.items() if ref[1] == 0 and entry.type == 1)
-        return _WrittenObjects._spans(data, placed)
+        core = compiled_core()
+        top = max((number for _, number in placed), default=-1)
+        if core is None or top < 0 or top >= 2 * len(placed) + 1024:  # no core, none, or numbers too sparse for columns
+            return _WrittenObjects._spans(data, placed)
+        # qpdf's table (a repaired file's) as the columns the core reads spans
+        # off (its regular expressions per object were a repaired file's tree read).
+        numbers = np.array([number for _, number in placed], dtype=np.int64)
+        kinds, offsets = np.zeros(top + 1, dtype=np.uint8), np.zeros(top + 1, dtype=np.int64)
+        kinds[numbers] = 1
+        offsets[numbers] = [offset for offset, _ in placed]
+        spans, present = core.written_spans(data, kinds, offsets, np.zeros(top + 1, dtype=np.int64))
+        return _WrittenObjects(data, spans, present)
 
     @staticmethod
     def _spans(data: Any, placed: list[tuple[int, int]]) -> _WrittenObjects:

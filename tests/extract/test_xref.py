@@ -370,6 +370,23 @@ def test_what_qpdf_repairs_or_warns_about_is_left_to_it(tmp_path: Path, name: st
 
 
 @needs_core
+@pytest.mark.parametrize("name", sorted(DAMAGED))
+def test_written_objects_off_qpdfs_table_read_as_the_reference_reads_them(tmp_path: Path, name: str):
+    # A file left to qpdf's table: the core reads its objects' spans off
+    # columns made of that table, as _WrittenObjects._spans reads them.
+    from ragprep.extract.structure_objects import _WrittenObjects
+
+    path = tmp_path / "damaged.pdf"
+    path.write_bytes(DAMAGED[name]())
+    with pikepdf.open(path) as pdf:
+        table = pdf.get_xref_table()
+        placed = sorted((entry.offset, ref[0]) for ref, entry in table.items() if ref[1] == 0 and entry.type == 1)
+        data = file_bytes(pdf)
+        assert data is not None and placed
+        assert _WrittenObjects.read(pdf, table) == _WrittenObjects._spans(data, placed)
+
+
+@needs_core
 def test_the_table_is_read_only_from_an_unencrypted_file_opened_from_a_path(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ):
