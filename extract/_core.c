@@ -3031,6 +3031,34 @@ static int ascii_space(unsigned char c) { return c == ' ' || (c >= '\t' && c <= 
 
 enum { HEADER_INTS, HEADER_REFERENCE };
 
+/* The digits of a token of at most 7 read as one word where 8 bytes are
+ * there (a header is most of a stream's pairs, and reading it digit by
+ * digit was half of building the nodes): their count (0 to 7) with their
+ * value, or 8 where the word holds digits only (or, without the 8 bytes or
+ * on a big-endian machine, -1): the caller reads those digit by digit. */
+static inline int header_word_digits(const unsigned char *p, const unsigned char *end, long long *value) {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    if (end - p < 8) return -1;
+    uint64_t w;
+    memcpy(&w, p, 8);
+    uint64_t t = w ^ 0x3030303030303030ull; /* a digit's byte is 0 to 9 now */
+    /* A byte is no digit where its high nibble is set or adding 6 carries into it.
+     * A carry out of one byte reaches only the bytes after it: the first flagged byte is the first non-digit. */
+    uint64_t other = (t | (t + 0x0606060606060606ull)) & 0xF0F0F0F0F0F0F0F0ull;
+    if (!other) return 8;
+    int count = __builtin_ctzll(other) / 8;
+    if (!count) { *value = 0; return 0; }
+    t <<= 8 * (8 - count); /* the digits at the top, zeros (leading zero digits) below: */
+    t = (t & 0x0F0F0F0F0F0F0F0Full) * 2561 >> 8;                   /* pairs of digits */
+    t = (t & 0x00FF00FF00FF00FFull) * 6553601 >> 16;               /* fours */
+    *value = (long long)((t & 0x0000FFFF0000FFFFull) * 42949672960001ull >> 32); /* the eight */
+    return count;
+#else
+    (void)p; (void)end; (void)value;
+    return -1;
+#endif
+}
+
 /* The header's first `limit` integers into out[] (*n of them). */
 static int header_ints(const unsigned char *p, const unsigned char *end, Py_ssize_t limit, long long *out, Py_ssize_t *n) {
     *n = 0;
@@ -3041,7 +3069,13 @@ static int header_ints(const unsigned char *p, const unsigned char *end, Py_ssiz
         if (*p == '+' || *p == '-') p++;
         const unsigned char *digits = p;
         long long v = 0;
-        while (p < end && *p >= '0' && *p <= '9' && p - digits < 18) v = v * 10 + (*p++ - '0');
+        int word = header_word_digits(p, end, &v);
+        if (word >= 0 && word < 8) {
+            p += word;
+        } else {
+            v = 0;
+            while (p < end && *p >= '0' && *p <= '9' && p - digits < 18) v = v * 10 + (*p++ - '0');
+        }
         /* A token of other than [+-] and 1 to 18 digits: int() takes more
          * ("1_0", 40 digits) and refuses the rest, so the reference decides. */
         if (p == digits || (p < end && !ascii_space(*p))) return HEADER_REFERENCE;
@@ -9436,10 +9470,20 @@ static Py_ssize_t xr_index(PyObject *dict, int entry_size, long long **pairs, lo
 /* The data of the stream whose dictionary ended at `after`: "stream", an
  * end of line, /Length bytes, "endstream", "endobj" (qpdf's readStream and
  * readObject where they read without warning). 0 with the span, 1 declined. */
+static int xr_stream_span_of(const XrefRead *x, int has_length, long long length, Py_ssize_t after, Py_ssize_t *start,
+                             Py_ssize_t *len);
+
 static int xr_stream_span(const XrefRead *x, PyObject *dict, Py_ssize_t after, Py_ssize_t *start, Py_ssize_t *len) {
-    long long length;
+    long long length = 0;
+    int has_length = xr_int(dict, "/Length", &length);
+    return xr_stream_span_of(x, has_length, length, after, start, len);
+}
+
+/* xr_stream_span with /Length read already (`has_length` as xr_int answers). */
+static int xr_stream_span_of(const XrefRead *x, int has_length, long long length, Py_ssize_t after, Py_ssize_t *start,
+                             Py_ssize_t *len) {
     Py_ssize_t i = xr_skip_ws(x, after);
-    if (!xr_word(x, i, "stream") || xr_int(dict, "/Length", &length) != 1 || length < 0) return 1;
+    if (!xr_word(x, i, "stream") || has_length != 1 || length < 0) return 1;
     i += 6;
     if (i < x->n && x->d[i] == '\r') i++;
     if (i >= x->n || x->d[i] != '\n') return 1;
@@ -9485,9 +9529,24 @@ static int xr_decode(const XrefRead *x, PyObject *dict, Py_ssize_t start, Py_ssi
 
 /* A field of `width` bytes (0 to 8), most significant first (§7.5.8.2). */
 static inline uint64_t xr_field(const unsigned char *p, int width) {
-    uint64_t v = 0;
-    for (int b = 0; b < width; b++) v = v << 8 | p[b];
-    return v;
+    if (!width) return 0;
+    /* One word read (the data is padded with XR_FIELD_PAD bytes), its first `width` bytes kept. */
+    uint64_t v;
+    memcpy(&v, p, 8);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    v = __builtin_bswap64(v);
+#endif
+    return v >> (64 - 8 * width);
+}
+
+/* A stream's decoded entries are followed by this many zero bytes: xr_field reads a word at each field. */
+#define XR_FIELD_PAD 8
+
+/* Slots for the numbers up to `top` (clamped to max_id) at once, where a
+ * section lists them: one allocation, not a doubling per power of two. */
+static int xr_reserve(XrefRead *x, long long top) {
+    if (top > x->max_id) top = x->max_id;
+    return top < x->cap ? 0 : xr_grow(x, top);
 }
 
 /* The entries of a cross-reference stream's data into the table
@@ -9533,8 +9592,13 @@ static int xr_stream_section(XrefRead *x, Py_ssize_t at, long long *prev) {
     size_t want = (size_t)(w[0] + w[1] + w[2]) * (size_t)entries;
     /* No more than deflate can give of the stream's bytes (1,032 to 1). */
     if (want > (size_t)len * 1032 + 1024 || want > ((size_t)1 << 30)) goto done;
-    if (!(data = PyMem_Malloc(want ? want : 1))) { PyErr_NoMemory(); result = -1; goto done; }
+    if (!(data = PyMem_Malloc(want + XR_FIELD_PAD))) { PyErr_NoMemory(); result = -1; goto done; }
+    memset(data + want, 0, XR_FIELD_PAD);
     result = xr_decode(x, dict, start, len, data, want);
+    long long top = 0;
+    for (Py_ssize_t k = 0; k < npairs; k++)
+        if (pairs[2 * k] + pairs[2 * k + 1] - 1 > top) top = pairs[2 * k] + pairs[2 * k + 1] - 1;
+    if (!result && xr_reserve(x, top) < 0) result = -1;
     if (!result) result = xr_stream_entries(x, data, w, pairs, npairs);
     if (!result && !x->trailer) x->trailer = Py_NewRef(dict);
 done:
@@ -9604,6 +9668,7 @@ static int xr_classic_section(XrefRead *x, Py_ssize_t at, long long *prev) {
         if (!xr_digits(x, &j, &count)) return 1;
         j = xr_skip_ws(x, j);
         if (j - i > 40 || first > XR_INT_MAX || count > XR_INT_MAX || first + count > XR_INT_MAX) return 1;
+        if (count && count <= (x->n - j) / 20 && xr_reserve(x, first + count - 1) < 0) return -1;
         for (long long k = 0; k < count; k++, j += 20) {
             long long f1, f2;
             unsigned char type;
@@ -9979,14 +10044,102 @@ done:
  * memoryview whose slices it is handed (each holds the bytes it views). */
 typedef struct { PyObject *inflate, *view; } OsInflater;
 
-/* The stream's data decoded: as written (no filter) or inflated
- * (FlateDecode alone); Py_None when anything else, NULL on error. */
-static PyObject *os_decoded(const XrefRead *x, const OsInflater *f, PyObject *dict, Py_ssize_t start, Py_ssize_t len) {
-    PyObject *filter = PyDict_GetItemString(dict, "/Filter");
-    if (PyDict_GetItemString(dict, "/DecodeParms")) return Py_NewRef(Py_None);
-    if (filter && PyList_CheckExact(filter) && PyList_GET_SIZE(filter) == 1) filter = PyList_GET_ITEM(filter, 0);
-    if (!filter) return PyBytes_FromStringAndSize((const char *)x->d + start, len);
-    if (!xr_name_is(filter, "/FlateDecode")) return Py_NewRef(Py_None);
+/* An object stream's dictionary written plainly: names for keys, each
+ * value a name or an unsigned integer, as most writers write it ("<<
+ * /Type /ObjStm /N 100 /First 812 /Length 4406 /Filter /FlateDecode >>").
+ * Read here without a Python object (xr_dict, its lexing twice and a dict
+ * of Python values, was most of reading a stream but inflating it); any
+ * other byte, and a key given twice, leaves the dictionary to xr_dict. The
+ * entries read are exactly what xr_dict's dict holds then: a name (no
+ * escape) and an integer of at most 18 digits end at white space or a
+ * delimiter both read alike. */
+enum { OS_PLAIN_KEYS = 16 };
+typedef struct {
+    struct { const unsigned char *key, *name; int key_len, name_len; long long value; } e[OS_PLAIN_KEYS];
+    int n;
+} OsPlain;
+
+static inline int os_plain_space(unsigned char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
+static inline int os_plain_letter(unsigned char c) {
+    return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9');
+}
+/* Where a name or an integer may end: white space, a name, the dictionary's end. */
+static inline int os_plain_end(const unsigned char *p, const unsigned char *end) {
+    return p < end && (os_plain_space(*p) || *p == '/' || *p == '>');
+}
+
+/* The name whose '/' is at *p (letters and digits only): its length, *p past it; 0 where not one. */
+static int os_plain_name(const unsigned char **p, const unsigned char *end) {
+    const unsigned char *q = *p + 1;
+    while (q < end && os_plain_letter(*q)) q++;
+    int len = (int)(q - *p - 1);
+    if (!len || len > 64 || !os_plain_end(q, end)) return 0;
+    *p = q;
+    return len;
+}
+
+/* The dictionary at `at` as OsPlain: 1 with *after set past ">>", 0 where it is not written plainly. */
+static int os_plain_dict(const XrefRead *x, Py_ssize_t at, OsPlain *d, Py_ssize_t *after) {
+    const unsigned char *p = x->d + at, *end = x->d + x->n;
+    if (end - p < 2 || p[0] != '<' || p[1] != '<') return 0;
+    p += 2;
+    d->n = 0;
+    for (;;) {
+        while (p < end && os_plain_space(*p)) p++;
+        if (end - p >= 2 && p[0] == '>' && p[1] == '>') {
+            *after = p + 2 - x->d;
+            return 1;
+        }
+        if (p >= end || *p != '/' || d->n == OS_PLAIN_KEYS) return 0;
+        const unsigned char *key = p + 1;
+        int key_len = os_plain_name(&p, end);
+        if (!key_len) return 0;
+        for (int k = 0; k < d->n; k++)
+            if (d->e[k].key_len == key_len && !memcmp(d->e[k].key, key, (size_t)key_len)) return 0; /* xr_dict declines it */
+        while (p < end && os_plain_space(*p)) p++;
+        int n = d->n;
+        d->e[n].key = key;
+        d->e[n].key_len = key_len;
+        d->e[n].name = NULL;
+        d->e[n].name_len = 0;
+        d->e[n].value = 0;
+        if (p < end && *p == '/') {
+            d->e[n].name = p + 1;
+            if (!(d->e[n].name_len = os_plain_name(&p, end))) return 0;
+        } else {
+            const unsigned char *digits = p;
+            while (p < end && *p >= '0' && *p <= '9' && p - digits < 18) d->e[n].value = d->e[n].value * 10 + (*p++ - '0');
+            if (p == digits || !os_plain_end(p, end)) return 0; /* no integer, or more (a reference, a real, 19 digits) */
+        }
+        d->n++;
+    }
+}
+
+/* The entry `key` (no slash) of d, NULL when absent. */
+static const void *os_plain_get(const OsPlain *d, const char *key, int *index) {
+    int len = (int)strlen(key);
+    for (int k = 0; k < d->n; k++)
+        if (d->e[k].key_len == len && !memcmp(d->e[k].key, key, (size_t)len)) { *index = k; return d; }
+    return NULL;
+}
+
+/* As xr_int reads the entry: 1 with *v, 0 when absent, -1 when a name. */
+static int os_plain_int(const OsPlain *d, const char *key, long long *v) {
+    int k;
+    if (!os_plain_get(d, key, &k)) return 0;
+    if (d->e[k].name) return -1;
+    *v = d->e[k].value;
+    return 1;
+}
+
+/* Whether the entry is the name `name` (no slash). */
+static int os_plain_name_is(const OsPlain *d, const char *key, const char *name) {
+    int k, len = (int)strlen(name);
+    return os_plain_get(d, key, &k) && d->e[k].name && d->e[k].name_len == len && !memcmp(d->e[k].name, name, (size_t)len);
+}
+
+/* The data inflated by `inflate`, a slice of the file's bytes: Py_None, bytes, NULL on error. */
+static PyObject *os_inflated(const OsInflater *f, Py_ssize_t start, Py_ssize_t len) {
     PyObject *raw = PySequence_GetSlice(f->view, start, start + len);
     if (!raw) return NULL;
     PyObject *decoded = PyObject_CallOneArg(f->inflate, raw);
@@ -9998,6 +10151,36 @@ static PyObject *os_decoded(const XrefRead *x, const OsInflater *f, PyObject *di
     return decoded;
 }
 
+/* The stream's data decoded: as written (no filter) or inflated
+ * (FlateDecode alone); Py_None when anything else, NULL on error. */
+static PyObject *os_decoded(const XrefRead *x, const OsInflater *f, PyObject *dict, Py_ssize_t start, Py_ssize_t len) {
+    PyObject *filter = PyDict_GetItemString(dict, "/Filter");
+    if (PyDict_GetItemString(dict, "/DecodeParms")) return Py_NewRef(Py_None);
+    if (filter && PyList_CheckExact(filter) && PyList_GET_SIZE(filter) == 1) filter = PyList_GET_ITEM(filter, 0);
+    if (!filter) return PyBytes_FromStringAndSize((const char *)x->d + start, len);
+    if (!xr_name_is(filter, "/FlateDecode")) return Py_NewRef(Py_None);
+    return os_inflated(f, start, len);
+}
+
+/* os_read's answer for a stream whose dictionary is written plainly
+ * (os_plain_dict; `after` past it): the same tests as on xr_dict's dict. */
+static PyObject *os_read_plain(const XrefRead *x, const OsInflater *f, const OsPlain *d, Py_ssize_t after) {
+    long long first, count, length = 0;
+    Py_ssize_t start, len;
+    int k, has_length = os_plain_int(d, "Length", &length);
+    if (!os_plain_name_is(d, "Type", "ObjStm") || os_plain_int(d, "N", &count) != 1 || os_plain_int(d, "First", &first) != 1 ||
+        xr_stream_span_of(x, has_length, length, after, &start, &len) || os_plain_get(d, "DecodeParms", &k))
+        return Py_NewRef(Py_None);
+    PyObject *decoded;
+    if (!os_plain_get(d, "Filter", &k)) decoded = PyBytes_FromStringAndSize((const char *)x->d + start, len);
+    else if (!os_plain_name_is(d, "Filter", "FlateDecode")) return Py_NewRef(Py_None);
+    else decoded = os_inflated(f, start, len);
+    if (!decoded || decoded == Py_None) return decoded;
+    PyObject *result = Py_BuildValue("(OLL)", decoded, first, count);
+    Py_DECREF(decoded);
+    return result;
+}
+
 /* The object stream `number` at `offset`: (decoded, first, count), Py_None
  * where declined, NULL on error. */
 static PyObject *os_read(const XrefRead *x, const OsInflater *f, long long number, long long offset) {
@@ -10005,7 +10188,10 @@ static PyObject *os_read(const XrefRead *x, const OsInflater *f, long long numbe
     Py_ssize_t after, start, len;
     if (offset <= 0 || offset >= x->n || !xr_object_header(x, (Py_ssize_t)offset, &num, &gen, &after) || num != number || gen != 0)
         return Py_NewRef(Py_None);
-    PyObject *dict = xr_dict(x, xr_skip_ws(x, after), &after);
+    OsPlain plain;
+    Py_ssize_t at = xr_skip_ws(x, after);
+    if (os_plain_dict(x, at, &plain, &after)) return os_read_plain(x, f, &plain, after);
+    PyObject *dict = xr_dict(x, at, &after);
     if (!dict) return PyErr_Occurred() ? NULL : Py_NewRef(Py_None);
     PyObject *result = NULL, *decoded = NULL;
     if (!xr_name_is(PyDict_GetItemString(dict, "/Type"), "/ObjStm") || xr_int(dict, "/N", &count) != 1 ||

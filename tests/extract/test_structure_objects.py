@@ -427,6 +427,17 @@ _HEADERS = [
     (b"5 0 6 0 7 3\n[1][2]", 12, 3, {5, 6, 7}, True),  # two objects at one offset
     (b"\xff 0\n[]", 5, 1, {1}, False),
     (b"", 0, 4, {1}, True),
+    # Tokens the core reads a word (8 bytes) at a time: 1 to 7 digits, 8 and
+    # more (digit by digit), a token ending at /First or the data's end, the
+    # byte after the digits any byte (0xfa and up carry out of their byte).
+    (b"1 0 22 3 333 6 4444 9 55555 12 666666 15 7777777 18\n" + b"[] " * 7, 53, 7, {1, 22, 333, 4444, 55555, 666666, 7777777}, True),
+    (b"12345678 0 123456789 3 1234567890123 6 123456789012345678 9\n" + b"[] " * 4, 61, 4, {12345678, 123456789}, True),
+    (b"1234567 0 7654321 3", 19, 2, {1234567, 7654321}, True),
+    (b"+1234567 0\t-0000007 3\r\n0000001 6 1 9", 36, 4, {1234567, 7, 1}, True),
+    (b"1 0 7 3 1234567\xfa 9 2 12\n" + b"[] " * 4, 24, 4, {1, 7}, False),
+    (b"1 0 7 3 12345\xff\xff 9 2 12\n" + b"[] " * 4, 24, 4, {1, 7}, False),
+    (b"1 0 7 3 12345/6 9 2 12\n" + b"[] " * 4, 23, 4, {1, 7}, False),
+    (b"1 0 7 3 123456789012345678901 9 2 12\n" + b"[] " * 4, 37, 4, {1, 7}, False),
     # Members the core looks up in bits, and those it leaves to the set: a
     # bool or a float equals an int there; members far apart; a negative one.
     (b"3 0 1 2 2 4\n[][][]", 12, 3, {1, 2, 3, 9}, True),  # a header out of order

@@ -704,6 +704,21 @@ OBJECT_STREAMS: dict[str, tuple[bytes, bool]] = {
     "zlib stream cut short": (_object_stream_file(b"<< /Type /ObjStm /N 1 /First 4 /Filter /FlateDecode /Length %d >>" % (len(_DEFLATED) - 3), _DEFLATED[:-3]), False),
     "no /Type": (_object_stream_file(b"<< /N 1 /First 4 /Filter /FlateDecode /Length %d >>" % len(_DEFLATED), _DEFLATED), False),
     "/Length short of endstream": (_object_stream_file(b"<< /Type /ObjStm /N 1 /First 4 /Length %d >>" % (len(_HELD) - 2), _HELD), False),
+    # Dictionaries the core reads plainly (names, unsigned integers: os_plain_dict) and those it leaves to
+    # its dictionary reader (xr_dict): both read as the reference reads them.
+    "plain, no white space": (_object_stream_file(b"<</Type/ObjStm/N 1/First 004/Filter/FlateDecode/Length %d>>" % len(_DEFLATED), _DEFLATED), True),
+    "plain, tabs and ends of line": (_object_stream_file(b"<<\t/Type\r\n/ObjStm\n/N\t1 /First 4/Extends 9/Filter /FlateDecode /Length %d\n>>" % len(_DEFLATED), _DEFLATED), True),
+    "a key twice": (_object_stream_file(b"<< /Type /ObjStm /N 1 /N 1 /First 4 /Filter /FlateDecode /Length %d >>" % len(_DEFLATED), _DEFLATED), False),
+    "/N a name": (_object_stream_file(b"<< /Type /ObjStm /N /One /First 4 /Filter /FlateDecode /Length %d >>" % len(_DEFLATED), _DEFLATED), False),
+    "/N a real": (_object_stream_file(b"<< /Type /ObjStm /N 1.0 /First 4 /Filter /FlateDecode /Length %d >>" % len(_DEFLATED), _DEFLATED), False),
+    "/N signed": (_object_stream_file(b"<< /Type /ObjStm /N +1 /First 4 /Filter /FlateDecode /Length %d >>" % len(_DEFLATED), _DEFLATED), True),
+    "/Filter an integer": (_object_stream_file(b"<< /Type /ObjStm /N 1 /First 4 /Filter 7 /Length %d >>" % len(_DEFLATED), _DEFLATED), False),
+    "/DecodeParms null": (_object_stream_file(b"<< /Type /ObjStm /N 1 /First 4 /Filter /FlateDecode /DecodeParms null /Length %d >>" % len(_DEFLATED), _DEFLATED), True),
+    "/Type /ObjStm2": (_object_stream_file(b"<< /Type /ObjStm2 /N 1 /First 4 /Filter /FlateDecode /Length %d >>" % len(_DEFLATED), _DEFLATED), False),
+    "a name escaped": (_object_stream_file(b"<< /Type /Obj#53tm /N 1 /First 4 /Filter /FlateDecode /Length %d >>" % len(_DEFLATED), _DEFLATED), False),
+    "a comment": (_object_stream_file(b"<< /Type /ObjStm %% a note\n/N 1 /First 4 /Filter /FlateDecode /Length %d >>" % len(_DEFLATED), _DEFLATED), True),
+    "a form feed": (_object_stream_file(b"<< /Type /ObjStm\f/N 1 /First 4 /Filter /FlateDecode /Length %d >>" % len(_DEFLATED), _DEFLATED), True),
+    "19 digits": (_object_stream_file(b"<< /Type /ObjStm /N 1 /First 4 /Filter /FlateDecode /Length 0000000000000000%03d >>" % len(_DEFLATED), _DEFLATED), True),
 }  # fmt: skip
 
 
