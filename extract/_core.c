@@ -2303,16 +2303,39 @@ done:
     return out;
 }
 
+/* Boxes made already (boxes_of_pieces), of the runs starting at S (`runs`
+ * of them over n glyphs): a run of another set that is one of them (the same
+ * first and last glyph: the same pieces, the same box) takes its tuple, not
+ * an equal one of its own. A page's one-line blocks and their lines: a
+ * structure reading's blocks are mostly one line each. */
+typedef struct { const int64_t *S; Py_ssize_t runs, n; PyObject *boxes; } SameRuns;
+
+/* The position of run [start, end) among `same`'s runs (from *at on, the
+ * runs asked for in ascending order), -1 when none is it. */
+static Py_ssize_t same_run(const SameRuns *same, Py_ssize_t *at, int64_t start, int64_t end) {
+    while (*at < same->runs && same->S[*at] < start) (*at)++;
+    if (*at >= same->runs || same->S[*at] != start) return -1;
+    int64_t its_end = *at + 1 < same->runs ? same->S[*at + 1] : (int64_t)same->n;
+    return its_end == end ? *at : -1;
+}
+
 /* The boxes of one set of runs (starts S, `runs` of them) from the pieces'
  * unrounded boxes (piece p begins at P[p]; `pieces` of them, every start of S
  * among P): a run's box is the least and greatest of its pieces' bounds in
  * order, an earlier bound kept on ties (the glyphs' own order, as runs_box
- * keeps it), a NaN on an axis of any piece a NaN on that axis of the run. */
+ * keeps it), a NaN on an axis of any piece a NaN on that axis of the run.
+ * A run that is one of `same`'s (NULL: none) takes its tuple. */
 static PyObject *boxes_of_pieces(const int64_t *S, Py_ssize_t runs, const int64_t *P, Py_ssize_t pieces,
-                                 const double *box, const unsigned char *nan) {
+                                 const double *box, const unsigned char *nan, const SameRuns *same) {
     PyObject *out = PyList_New(runs);
+    Py_ssize_t at = 0;
     for (Py_ssize_t r = 0, p = 0; out && r < runs; r++) {
         while (P[p] < S[r]) p++;
+        Py_ssize_t k = same ? same_run(same, &at, S[r], r + 1 < runs ? S[r + 1] : (int64_t)same->n) : -1;
+        if (k >= 0) {
+            PyList_SET_ITEM(out, r, Py_NewRef(PyList_GET_ITEM(same->boxes, k)));
+            continue;
+        }
         double b[4] = {box[4 * p], box[4 * p + 1], box[4 * p + 2], box[4 * p + 3]};
         int flags[2] = {nan[2 * p], nan[2 * p + 1]};
         for (p++; p < pieces && (r + 1 == runs || P[p] < S[r + 1]); p++) {
@@ -2377,8 +2400,10 @@ static PyObject *core_run_boxes_two(PyObject *mod, PyObject *args) {
         nan[2 * p] = (unsigned char)flags[0];
         nan[2 * p + 1] = (unsigned char)flags[1];
     }
-    if ((a = boxes_of_pieces(SA, na, P, pieces, box, nan)) && (b = boxes_of_pieces(SB, nb, P, pieces, box, nan)))
-        out = PyTuple_Pack(2, a, b);
+    if ((a = boxes_of_pieces(SA, na, P, pieces, box, nan, NULL))) {
+        SameRuns same = {SA, na, n, a};
+        if ((b = boxes_of_pieces(SB, nb, P, pieces, box, nan, &same))) out = PyTuple_Pack(2, a, b);
+    }
 done:
     Py_XDECREF(a);
     Py_XDECREF(b);
@@ -2389,6 +2414,103 @@ done:
     return out;
 }
 
+
+/* text[start:end] for a str, by the slice's own rules (bounds clamped, an
+ * end before the start empty, a negative bound from the end). New reference
+ * or NULL. */
+static PyObject *str_slice(PyObject *text, int64_t start, int64_t end) {
+    if (start >= 0 && end >= 0) /* PyUnicode_Substring clamps as a slice does */
+        return PyUnicode_Substring(text, (Py_ssize_t)Py_MIN(start, PY_SSIZE_T_MAX), (Py_ssize_t)Py_MIN(end, PY_SSIZE_T_MAX));
+    PyObject *a = PyLong_FromLongLong(start), *b = a ? PyLong_FromLongLong(end) : NULL;
+    PyObject *slice = b ? PySlice_New(a, b, NULL) : NULL, *out = slice ? PyObject_GetItem(text, slice) : NULL;
+    Py_XDECREF(a);
+    Py_XDECREF(b);
+    Py_XDECREF(slice);
+    return out;
+}
+
+/* The end (one past the last position) of run r of the `runs` starting at S over n positions. */
+static int64_t run_end(const int64_t *S, Py_ssize_t runs, Py_ssize_t n, Py_ssize_t r) {
+    return r + 1 < runs ? S[r + 1] : (int64_t)n;
+}
+
+/* run_spans_two's runs of `starts` (A): per run its text, text[CS[first]:CE[last]], and those two ints. */
+static int spans_of_runs(PyObject *text, const int64_t *CS, const int64_t *CE, Py_ssize_t n, const int64_t *S,
+                         Py_ssize_t runs, PyObject *texts, PyObject *firsts, PyObject *lasts) {
+    for (Py_ssize_t r = 0; r < runs; r++) {
+        int64_t first = CS[S[r]], last = CE[run_end(S, runs, n, r) - 1];
+        PyObject *t = str_slice(text, first, last), *a = PyLong_FromLongLong(first), *b = PyLong_FromLongLong(last);
+        if (t) PyList_SET_ITEM(texts, r, t);
+        if (a) PyList_SET_ITEM(firsts, r, a);
+        if (b) PyList_SET_ITEM(lasts, r, b);
+        if (!t || !a || !b) return -1;
+    }
+    return 0;
+}
+
+/* run_spans_two's runs of `other_starts` (B): per run its two ints, those
+ * of a run of A that starts (ends) at the same position taken: the same value. */
+static int spans_sharing(const int64_t *CS, const int64_t *CE, Py_ssize_t n, const int64_t *SA, Py_ssize_t na,
+                         PyObject *a_firsts, PyObject *a_lasts, const int64_t *SB, Py_ssize_t nb, PyObject *firsts,
+                         PyObject *lasts) {
+    for (Py_ssize_t r = 0, i = 0, j = 0; r < nb; r++) {
+        int64_t start = SB[r], end = run_end(SB, nb, n, r);
+        while (i < na && SA[i] < start) i++;
+        while (j < na && run_end(SA, na, n, j) < end) j++;
+        PyObject *a = i < na && SA[i] == start ? Py_NewRef(PyList_GET_ITEM(a_firsts, i)) : PyLong_FromLongLong(CS[start]);
+        PyObject *b = j < na && run_end(SA, na, n, j) == end ? Py_NewRef(PyList_GET_ITEM(a_lasts, j))
+                                                              : PyLong_FromLongLong(CE[end - 1]);
+        if (a) PyList_SET_ITEM(firsts, r, a);
+        if (b) PyList_SET_ITEM(lasts, r, b);
+        if (!a || !b) return -1;
+    }
+    return 0;
+}
+
+/* run_spans_two(text, char_start, char_end, starts, other_starts) ->
+ * (texts, firsts, lasts, other_firsts, other_lasts): blocks.run_spans_two,
+ * the spans of two sets of runs of one joined text (a page's blocks and its
+ * lines). Run r of a set covers positions S[r] up to the next start (the
+ * last up to n, the arrays' length); its span is char_start at its first
+ * position to char_end at its last. Per run of `starts` its text (the slice)
+ * and span; per run of `other_starts` its span, the ints of a run of
+ * `starts` that begins (ends) at its position taken rather than equal ones
+ * made again: a page's one-line blocks and their lines share them. Each set
+ * strictly increasing positions of the arrays. */
+static PyObject *core_run_spans_two(PyObject *mod, PyObject *args) {
+    (void)mod;
+    PyObject *text, *o[4];
+    if (!PyArg_ParseTuple(args, "UOOOO", &text, &o[0], &o[1], &o[2], &o[3])) return NULL;
+    View v[4] = {{0}};
+    static const char *const names[4] = {"char_start", "char_end", "starts", "other_starts"};
+    PyObject *lists[5] = {NULL}, *out = NULL;
+    for (int i = 0; i < 4; i++)
+        if (get_view(o[i], &v[i], "l", 8, names[i]) < 0) goto done;
+    Py_ssize_t n = v[0].view.len / 8, na = v[2].view.len / 8, nb = v[3].view.len / 8;
+    if (v[1].view.len / 8 != n) {
+        PyErr_SetString(PyExc_ValueError, "run_spans_two: char_start and char_end of different lengths");
+        goto done;
+    }
+    const int64_t *CS = v[0].view.buf, *CE = v[1].view.buf, *SA = v[2].view.buf, *SB = v[3].view.buf;
+    for (int set = 2; set < 4; set++) {
+        const int64_t *S = v[set].view.buf;
+        for (Py_ssize_t r = 0, runs = v[set].view.len / 8; r < runs; r++)
+            if (S[r] < 0 || S[r] >= n || (r && S[r] <= S[r - 1])) {
+                PyErr_SetString(PyExc_ValueError, "bad run starts");
+                goto done;
+            }
+    }
+    for (int i = 0; i < 5; i++)
+        if (!(lists[i] = PyList_New(i < 3 ? na : nb))) goto done;
+    if (spans_of_runs(text, CS, CE, n, SA, na, lists[0], lists[1], lists[2]) < 0 ||
+        spans_sharing(CS, CE, n, SA, na, lists[1], lists[2], SB, nb, lists[3], lists[4]) < 0)
+        goto done;
+    out = PyTuple_Pack(5, lists[0], lists[1], lists[2], lists[3], lists[4]);
+done:
+    for (int i = 0; i < 5; i++) Py_XDECREF(lists[i]);
+    for (int i = 0; i < 4; i++) release(&v[i]);
+    return out;
+}
 
 /* run_mcids(mcids, starts) -> list of tuples: blocks.run_mcids in one pass.
  * `mcids` are the emitted glyphs' MCIDs in order, `starts` the strictly
@@ -10283,6 +10405,7 @@ static PyMethodDef module_methods[] = {
     {"join_text", (PyCFunction)core_join_text, METH_VARARGS, "Texts joined with their separators, and their spans."},
     {"run_boxes", (PyCFunction)core_run_boxes, METH_VARARGS, "Bounding boxes of runs of emitted glyphs."},
     {"run_boxes_two", (PyCFunction)core_run_boxes_two, METH_VARARGS, "Bounding boxes of two sets of runs of the same emitted glyphs, in one pass."},
+    {"run_spans_two", (PyCFunction)core_run_spans_two, METH_VARARGS, "Texts and spans of two sets of runs of one joined text (blocks.run_spans_two)."},
     {"run_mcids", (PyCFunction)core_run_mcids, METH_VARARGS, "Distinct MCIDs of runs of emitted glyphs (blocks.run_mcids)."},
     {"frozen_rows", (PyCFunction)core_frozen_rows, METH_VARARGS, "Frozen dataclass rows from columns (rows.frozen_rows)."},
     {"parse_object", (PyCFunction)core_parse_object, METH_VARARGS, "One PDF object's bytes as plain Python values."},

@@ -12,7 +12,7 @@ import dataclasses
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from operator import attrgetter
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -100,25 +100,23 @@ def labelled_blocks(
     starts: np.ndarray,
     labels: Mapping[str, list[Any]],
     boxes: list[tuple[float, ...]] | None = None,
+    spans: RunSpans | None = None,
 ) -> tuple[Block, ...]:
     """One block per run of emitted glyphs beginning at `starts` (run_starts);
     `labels` holds, per field of BlockLabel, the value of each run; `boxes`
-    the runs' boxes when already taken (blocks_and_lines)."""
-    n = len(joined.order)
-    ends = np.concatenate([starts[1:], [n]])
+    and `spans` the runs' boxes and spans when already taken (blocks_and_lines)."""
     if boxes is None:
         boxes = run_boxes(table, joined.order, starts)
+    if spans is None:
+        spans = run_spans_two(joined, starts, starts[:0])
     mcid_runs = run_mcids(table.mcid[joined.order], starts)
-    char_starts = joined.char_start[starts].tolist()
-    char_ends = joined.char_end[ends - 1].tolist()
-    text = joined.text
     return frozen_rows(
         Block,
         {
-            "text": [text[start:end] for start, end in zip(char_starts, char_ends, strict=True)],
+            "text": spans.texts,
             "struct_type": labels["struct_type"], "struct_path": labels["struct_path"],
             "heading_level": labels["heading_level"],
-            "mcids": mcid_runs, "bbox": boxes, "char_start": char_starts, "char_end": char_ends,
+            "mcids": mcid_runs, "bbox": boxes, "char_start": spans.firsts, "char_end": spans.lasts,
             "lang": labels["lang"], "header_cell": labels["header_cell"], "alt": labels["alt"],
         },
     )  # fmt: skip
@@ -207,24 +205,56 @@ def line_starts(joined: JoinedText) -> np.ndarray:
     return starts
 
 
-def _lines(joined: JoinedText, starts: np.ndarray, boxes: list[tuple[float, ...]]) -> tuple[TextLine, ...]:
-    """The TextLines of the lines beginning at `starts` (line_starts), their `boxes` given."""
-    ends = np.concatenate([starts[1:], [len(joined.order)]])
-    char_starts = joined.char_start[starts].tolist()
-    char_ends = joined.char_end[ends - 1].tolist()
+def _lines(char_starts: list[int], char_ends: list[int], boxes: list[tuple[float, ...]]) -> tuple[TextLine, ...]:
+    """The TextLines of these spans (run_spans_two's) and boxes."""
     return frozen_rows(TextLine, {"char_start": char_starts, "char_end": char_ends, "bbox": boxes})
+
+
+class RunSpans(NamedTuple):
+    """run_spans_two's answer: per run of its first set (a page's blocks) its
+    text and span in the joined text, per run of the other (its lines) its span."""
+
+    texts: list[str]
+    firsts: list[int]  # char_start
+    lasts: list[int]  # char_end
+    other_firsts: list[int]
+    other_lasts: list[int]
+
+
+def run_spans_two(joined: JoinedText, starts: np.ndarray, other: np.ndarray) -> RunSpans:
+    """The spans of two sets of runs of the emitted glyphs (each run from its
+    start to the next; strictly increasing positions): a run's span is the
+    char_start of its first glyph to the char_end of its last, its text that
+    slice of the joined text (the first set's only). One compiled call where
+    the core is built (_core.run_spans_two), whose runs of `other` that begin
+    (end) where one of `starts` does hold that run's int, not an equal one:
+    a page's one-line blocks and their lines share them."""
+    core = compiled_core()
+    char_start, char_end = (np.ascontiguousarray(c, dtype=np.int64) for c in (joined.char_start, joined.char_end))
+    if core is not None:
+        positions = (np.ascontiguousarray(s, dtype=np.int64) for s in (starts, other))
+        return RunSpans(*core.run_spans_two(joined.text, char_start, char_end, *positions))
+    spans: list[list[int]] = []
+    for runs in (starts, other):
+        ends = np.concatenate([runs[1:], [len(char_start)]]).astype(np.int64)
+        spans += [char_start[runs].tolist(), char_end[ends - 1].tolist()]
+    text = joined.text
+    return RunSpans([text[start:end] for start, end in zip(spans[0], spans[1], strict=True)], *spans)
 
 
 def blocks_and_lines(
     table: GlyphTable, joined: JoinedText, starts: np.ndarray, labels: Mapping[str, list[Any]]
 ) -> tuple[tuple[Block, ...], tuple[TextLine, ...]]:
     """labelled_blocks and the TextLines of one joined text, the boxes of both
-    runs from one pass over the glyphs (run_boxes_two)."""
+    runs from one pass over the glyphs (run_boxes_two), their spans from one
+    more (run_spans_two)."""
     if len(joined.order) == 0:
         return (), ()
     lines = line_starts(joined)
     block_boxes, line_boxes = run_boxes_two(table, joined.order, starts, lines)
-    return labelled_blocks(table, joined, starts, labels, block_boxes), _lines(joined, lines, line_boxes)
+    spans = run_spans_two(joined, starts, lines)
+    blocks = labelled_blocks(table, joined, starts, labels, block_boxes, spans)
+    return blocks, _lines(spans.other_firsts, spans.other_lasts, line_boxes)
 
 
 def block_break(

@@ -539,7 +539,8 @@ def _draw_tree_tables(rng: random.Random) -> Drawn:
 
 def _draw_text(rng: random.Random) -> Drawn:
     """geometric.join (pair_rules, text_edges, join_text; RTL lines reordered),
-    blocks.run_mcids, run_boxes and run_boxes_two over runs of its order."""
+    blocks.run_mcids, run_boxes, run_boxes_two and run_spans_two over runs of
+    its order (run_spans_two's offsets past the text or negative at times)."""
     from ragprep.extract import blocks, geometric
     from ragprep.extract.config import ExtractConfig
     from ragprep.extract.glyphs import text_lengths
@@ -555,6 +556,7 @@ def _draw_text(rng: random.Random) -> Drawn:
     starts, other = _starts(rng, len(order)), _starts(rng, len(order))
     mcids = _i64([rng.choice((-1, 0, 1, 2, 2**40)) for _ in order])
     texts = [rng.choice(_CHARS) * rng.randint(0, 3) for _ in range(_size(rng, 10))]
+    spans = _joined_spans(rng, len(order))
     return [
         ("pair_rules+join_text", lambda lib: vars(geometric.join(table, order, config, breaks))),
         (
@@ -568,7 +570,20 @@ def _draw_text(rng: random.Random) -> Drawn:
         ("run_mcids", lambda lib: blocks.run_mcids(mcids, starts)),
         ("run_boxes", lambda lib: blocks.run_boxes(table, order, starts)),
         ("run_boxes_two", lambda lib: blocks.run_boxes_two(table, order, starts, other)),
+        ("run_spans_two", lambda lib: blocks.run_spans_two(spans, starts, other)),
     ]
+
+
+def _joined_spans(rng: random.Random, n: int) -> Any:
+    """What run_spans_two reads of a JoinedText (text, char_start, char_end)
+    for n emitted glyphs: offsets mostly in the text, at times out of it."""
+    text = "".join(rng.choice(_CHARS) for _ in range(rng.randint(0, 12)))
+    odd = (-(2**40), -3, -1, len(text) + 1, 2**40)
+
+    def offsets() -> np.ndarray:
+        return _i64([rng.choice(odd) if rng.random() < 0.1 else rng.randint(0, len(text)) for _ in range(n)])
+
+    return SimpleNamespace(text=text, char_start=offsets(), char_end=offsets())
 
 
 def _starts(rng: random.Random, n: int) -> np.ndarray:
