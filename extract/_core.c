@@ -9289,6 +9289,10 @@ typedef struct {
     int64_t *second, *third;
     Py_ssize_t cap;       /* slots allocated (numbers 0 .. cap-1) */
     PyObject *trailer;    /* the newest section's dictionary (qpdf's trailer) */
+    /* The cross-reference streams qpdf holds as objects of their own
+     * (xr_stream_cached): number, generation and offset of each. */
+    long long streams[2 * XR_SECTIONS][3];
+    int nstreams;
 } XrefRead;
 
 /* White space both qpdf's is_space and §7.2.2 call so: NUL and VT are
@@ -9697,10 +9701,45 @@ static int xr_stream_entries(XrefRead *x, const unsigned char *data, const int w
 
 /* The cross-reference stream at `at` (qpdf's read_xrefStream): 0 with its
  * /Prev, 1 declined, -1 error. */
+/* qpdf reads a cross-reference stream into its object cache as object
+ * (num, gen) of its "N G obj", unless a newer section listed (num, gen)
+ * already or a newer cross-reference stream was it (QPDF::readObjectAtOffset,
+ * skip_cache_if_in_xref): that object is then this stream, whatever an
+ * older section lists for it. Recorded here, checked against the table
+ * once read (xr_streams_in_place). 0, 1 declined (too many). */
+static int xr_stream_cached(XrefRead *x, long long num, long long gen, Py_ssize_t at) {
+    if (num < x->cap && x->kind[num] && (x->kind[num] == 2 ? 0 : x->third[num]) == gen) return 0;
+    for (int k = 0; k < x->nstreams; k++)
+        if (x->streams[k][0] == num && x->streams[k][1] == gen) return 0;
+    if (x->nstreams == 2 * XR_SECTIONS) return 1;
+    x->streams[x->nstreams][0] = num;
+    x->streams[x->nstreams][1] = gen;
+    x->streams[x->nstreams++][2] = at;
+    return 0;
+}
+
+/* Whether no cross-reference stream qpdf holds as an object is listed in
+ * the file at another offset under its number and generation: qpdf answers
+ * the stream for that object (get_object), where a reader of the bytes
+ * would read what lies at the offset (an object stream, say), and the
+ * tree read asks qpdf for some objects the table lists in the file. One
+ * the table does not list, lists in an object stream or at offset 0 (read
+ * as null from the bytes, left to qpdf) reads alike from this table and
+ * from qpdf's, which lists the same. */
+static int xr_streams_in_place(const XrefRead *x) {
+    for (int k = 0; k < x->nstreams; k++) {
+        long long num = x->streams[k][0];
+        if (num < x->cap && x->kind[num] == 1 && x->third[num] == x->streams[k][1] && x->second[num] != 0 &&
+            x->second[num] != x->streams[k][2])
+            return 0;
+    }
+    return 1;
+}
+
 static int xr_stream_section(XrefRead *x, Py_ssize_t at, long long *prev) {
     long long num, gen;
     Py_ssize_t after, start, len;
-    if (!xr_object_header(x, at, &num, &gen, &after) || num == 0) return 1;
+    if (!xr_object_header(x, at, &num, &gen, &after) || num == 0 || xr_stream_cached(x, num, gen, at)) return 1;
     PyObject *dict = xr_dict(x, xr_skip_ws(x, after), &after);
     if (!dict) return PyErr_Occurred() ? -1 : 1;
     int w[3], result = 1;
@@ -9925,7 +9964,7 @@ static PyObject *core_xref_table(PyObject *mod, PyObject *arg) {
     long long ignored;
     int r = x.n >= 8 && memcmp(x.d, "%PDF-", 5) == 0 && xr_digits(&x, &i, &ignored) && i + 1 < x.n && x.d[i] == '.' &&
             x.d[i + 1] >= '0' && x.d[i + 1] <= '9' ? xr_sections(&x) : 1;
-    if (r == 0 && !xr_objects_in_place(&x)) r = 1;
+    if (r == 0 && (!xr_objects_in_place(&x) || !xr_streams_in_place(&x))) r = 1;
     if (r == 0) result = xr_result(&x);
     else if (r == 1) result = Py_NewRef(Py_None);
     Py_XDECREF(x.trailer);

@@ -23,7 +23,10 @@ offset 0, white space where qpdf skips it with a warning, a /Length not
 ending at "endstream", a filter other than FlateDecode, a short or long
 stream, an object listed under two generations, a loop, ...), and wherever
 an entry of type 1 does not hold "N G obj" of its own number at its offset
-(qpdf rebuilds its whole table when it meets one), the reader answers None
+(qpdf rebuilds its whole table when it meets one), and wherever a
+cross-reference stream qpdf holds as an object of its own (readObjectAtOffset's
+skip_cache_if_in_xref) is listed under its number at another offset, the
+reader answers None
 and the caller asks qpdf. So does an encrypted file, one not opened from a
 path, and any run without the compiled core (RAGPREP_PURE=1).
 
@@ -267,7 +270,7 @@ def _reference_table(data: bytes) -> tuple[bytes, bytes, bytes, tuple[int, ...],
         if not re.match(rb"%PDF-\d+\.\d", data):
             raise _Declined
         _read_sections(data, table)
-        if not table.entries or not _in_place(data, table):
+        if not table.entries or not _in_place(data, table) or not table.streams_in_place():
             return None
     except _Declined:
         return None
@@ -282,6 +285,8 @@ class _Table:
         self.entries: dict[int, tuple[int, int, int]] = {}
         self.deleted: set[int] = set()
         self.trailer: dict[str, Any] | None = None
+        # The cross-reference streams qpdf holds as objects: (number, generation) -> offset.
+        self.held_streams: dict[tuple[int, int], int] = {}
 
     def insert(self, number: int, kind: int, second: int, third: int) -> None:
         """qpdf's insertXrefEntry."""
@@ -301,6 +306,26 @@ class _Table:
         held = self.entries.get(number)
         if number <= self.max_id and not (held is not None and (0 if held[0] == 2 else held[2]) == generation):
             self.deleted.add(number)
+
+    def stream_held(self, number: int, generation: int, at: int) -> None:
+        """qpdf's readObjectAtOffset(skip_cache_if_in_xref) for the
+        cross-reference stream "number generation obj" at `at`: qpdf holds it
+        as that object unless a newer section listed it or a newer stream was it."""
+        held = self.entries.get(number)
+        if (held is not None and (0 if held[0] == 2 else held[2]) == generation) or (number, generation) in self.held_streams:
+            return
+        if len(self.held_streams) == 2 * _SECTIONS:
+            raise _Declined
+        self.held_streams[number, generation] = at
+
+    def streams_in_place(self) -> bool:
+        """No stream qpdf holds is listed under its number and generation in
+        the file at another offset but 0 (qpdf would answer the stream there)."""
+        for (number, generation), at in self.held_streams.items():
+            held = self.entries.get(number)
+            if held is not None and held[0] == 1 and held[2] == generation and held[1] not in (0, at):
+                return False
+        return True
 
     def result(self) -> tuple[bytes, bytes, bytes, tuple[int, ...], int | None, int]:
         size = max(self.entries) + 1
@@ -396,6 +421,7 @@ def _stream_section(data: bytes, at: int, table: _Table) -> int:
     header = _OBJECT_HEADER.match(data, at)
     if header is None or int(header[1]) == 0:
         raise _Declined
+    table.stream_held(int(header[1]), int(header[2]), at)
     info, after = _dictionary(data, _skip_ws(data, header.end()))
     widths = info.get("/W")
     if info.get("/Type") != "/XRef" or type(widths) is not list or len(widths) < 3:

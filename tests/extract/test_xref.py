@@ -910,3 +910,41 @@ def test_the_corpus_nodes_read_off_the_columns_as_off_the_members_and_spans(corp
     for _, _, table in _corpus_tables(corpus):
         compared += _assert_nodes_alike(table)
     assert compared > 50_000
+
+
+def _xref_stream_numbered(number: int, listed_at: int | None) -> bytes:
+    """xref_stream()'s file with its cross-reference stream numbered `number`
+    and listing `number` at offset `listed_at` (its own offset where None):
+    objects 1-3, 5 and 6 in object stream 4."""
+    data, _ = _classic_file(_CATALOG)
+    offsets = {n: data.find(b"\n%d 0 obj" % n) + 1 for n in _CATALOG}
+    offsets[4] = len(data)
+    data += _object_stream(4, {5: b"(five)", 6: b"<< /A 1 >>"})
+    at = len(data)
+    rows = {n: (1, offsets[n], 0) for n in offsets} | {5: (2, 4, 0), 6: (2, 4, 1), 0: (0, 0, 65535)}
+    rows[number] = (1, at if listed_at is None else listed_at, 0)
+    return bytes(data + _xref_stream(number, rows, b"/Root 1 0 R") + b"startxref\n%d\n%%%%EOF\n" % at)
+
+
+@needs_core
+def test_a_cross_reference_stream_numbered_as_an_object_listed_elsewhere_is_left_to_qpdf():
+    # fuzz/xref_fuzz.py --seed 2711 found it: a cross-reference stream whose "N 0 obj" names an object its own
+    # table lists at another offset (here object stream 4's). qpdf holds the stream as object N from reading the
+    # table (readObjectAtOffset's skip_cache_if_in_xref: N was not listed yet), so get_object(N) is the stream,
+    # where the reader would read the object stream at the listed offset: both readers leave the table to qpdf.
+    from ragprep.extract import _core
+
+    data, _ = _classic_file(_CATALOG)
+    stream_at = len(data)  # where _xref_stream_numbered writes object stream 4
+    clash = _xref_stream_numbered(4, stream_at)
+    with pikepdf.open(io.BytesIO(clash)) as pdf:
+        assert pdf.get_object((4, 0)).stream_dict.get("/Type") == "/XRef"  # qpdf's object 4: the table's stream
+        assert {ref: entry.offset for ref, entry in pdf.get_xref_table().items()}[(4, 0)] == stream_at
+    assert _core.xref_table(clash) is None and _reference_table(clash) is None
+    # Listed at its own offset, at offset 0 (read as null, as qpdf does), or another number: read.
+    for number, listed_at in ((8, None), (8, 0)):
+        data = _xref_stream_numbered(number, listed_at)
+        found = _core.xref_table(data)
+        assert found is not None and found == _reference_table(data)
+        with pikepdf.open(io.BytesIO(data)) as pdf:
+            assert _entries(found) == _qpdf_entries(pdf)
