@@ -2652,6 +2652,68 @@ static PyObject *slotted_row(PyTypeObject *cls, PyObject *empty, const Py_ssize_
     return row;
 }
 
+/* What a column of frozen_rows holds (column_kind): every value acyclic
+ * (acyclic_value), and some a tuple. */
+enum { COLUMN_ACYCLIC = 1, COLUMN_TUPLES = 2 };
+
+/* None, int, float or str: what acyclic_value takes inside a tuple. */
+static inline int plain_atom(PyObject *v) {
+    PyTypeObject *type = Py_TYPE(v);
+    return type == &PyUnicode_Type || type == &PyLong_Type || type == &PyFloat_Type || v == Py_None;
+}
+
+/* column_kind's flags of a list of values: acyclic_value of each, in one
+ * tight loop (a value repeated from the one before checked once: a label
+ * column holds a few values many times), not a call per field of every row. */
+static int column_kind(PyObject *column) {
+    PyObject *const *items = ((PyListObject *)column)->ob_item, *previous = NULL;
+    int kind = COLUMN_ACYCLIC;
+    for (Py_ssize_t k = 0, n = PyList_GET_SIZE(column); k < n; k++) {
+        PyObject *v = items[k];
+        if (v == previous || plain_atom(v)) continue;
+        previous = v;
+        if (PyTuple_CheckExact(v)) {
+            for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(v); i++)
+                if (!plain_atom(PyTuple_GET_ITEM(v, i))) return 0;
+            kind |= COLUMN_TUPLES;
+        } else if (!PyBool_Check(v)) {
+            return 0;
+        }
+    }
+    return kind;
+}
+
+/* The columns of a frozen_rows call all acyclic (column_kind): the tuples
+ * among their values untracked, column by column, and 1; else 0 (each row is
+ * then checked as slotted_row checks it). */
+static int untracked_columns(PyObject *columns) {
+    Py_ssize_t nfields = PyTuple_GET_SIZE(columns);
+    int kinds[64];
+    if (nfields > 64) return 0;
+    for (Py_ssize_t i = 0; i < nfields; i++)
+        if (!((kinds[i] = column_kind(PyTuple_GET_ITEM(columns, i))) & COLUMN_ACYCLIC)) return 0;
+    for (Py_ssize_t i = 0; i < nfields; i++) {
+        PyObject *column = PyTuple_GET_ITEM(columns, i);
+        if (kinds[i] & COLUMN_TUPLES)
+            for (Py_ssize_t k = 0; k < PyList_GET_SIZE(column); k++) untrack_tuple(PyList_GET_ITEM(column, k));
+    }
+    return 1;
+}
+
+/* A frozen row of `cls` (slots at `slots`) holding `values`, known acyclic
+ * with its tuples untracked (untracked_columns): slotted_row with no check. */
+static PyObject *plain_slotted_row(PyTypeObject *cls, PyObject *empty, const Py_ssize_t *slots,
+                                   PyObject *const *values, Py_ssize_t n) {
+    PyObject *row = PyBaseObject_Type.tp_new(cls, empty, NULL);
+    if (!row) return NULL;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject **slot = (PyObject **)((char *)row + slots[i]);
+        Py_XSETREF(*slot, Py_NewRef(values[i]));
+    }
+    PyObject_GC_UnTrack(row);
+    return row;
+}
+
 /* frozen_rows(cls, fields, columns): rows.frozen_instance for every row of
  * the columns (one list per field, all of one length), as a tuple: row k is
  * an instance of `cls` whose __dict__ is {fields[i]: columns[i][k]}, in field
@@ -2686,11 +2748,13 @@ static PyObject *core_frozen_rows(PyObject *mod, PyObject *args) {
     slots[0] = -1;
     if (nfields) member_offsets((PyTypeObject *)cls, &PyTuple_GET_ITEM(fields, 0), nfields, slots);
     PyObject *empty = PyTuple_New(0), *out = empty ? PyTuple_New(n) : NULL;
+    /* A class with slots whose columns are all acyclic: checked column by column, not row by row. */
+    int plain = slots[0] > 0 && untracked_columns(columns);
     for (Py_ssize_t k = 0; out && k < n; k++) {
         PyObject *row;
         if (slots[0] > 0) { /* a class with slots: each field stored in its slot (slotted_row) */
             for (Py_ssize_t i = 0; i < nfields; i++) values[i] = PyList_GET_ITEM(PyTuple_GET_ITEM(columns, i), k);
-            row = slotted_row((PyTypeObject *)cls, empty, slots, values, nfields);
+            row = (plain ? plain_slotted_row : slotted_row)((PyTypeObject *)cls, empty, slots, values, nfields);
         } else {
             row = PyBaseObject_Type.tp_new((PyTypeObject *)cls, empty, NULL);
             int failed = !row, acyclic = 1;

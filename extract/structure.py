@@ -416,9 +416,9 @@ def _owns_block(std: str) -> bool:
 
 
 @functools.lru_cache(maxsize=256)  # a few dozen types, met in every document
-def _type_row(std: str) -> tuple[bool, bool]:
-    """(_owns_block, is TH) of standard type `std`: a type row's flags, found once per type."""
-    return _owns_block(std), std == "TH"
+def _owns(std: str) -> bool:
+    """_owns_block of standard type `std`, found once per type."""
+    return _owns_block(std)
 
 
 def _tree_tables(c: ElementColumns, content: ContentColumns, whole: WholeColumns | None) -> _TreeTables:
@@ -426,11 +426,10 @@ def _tree_tables(c: ElementColumns, content: ContentColumns, whole: WholeColumns
     compiled call over the elements and the content (_whole_tree_columns),
     unless the walk made that call's answer (`whole`) already."""
     stds = tuple(std for _, std in c.type_names)
-    owns, header = zip(*map(_type_row, stds), strict=True) if stds else ((), ())
-    if whole is None:
-        block_owners, keys, offset_column = _whole_tree_columns(
-            c.parent, c.type, np.array(owns, dtype=bool), content, len(c.page_keys)
-        )
+    header = tuple(std == "TH" for std in stds)
+    if whole is None:  # which types own a block: asked only here (the node walk made `whole` with them)
+        owns = np.array(list(map(_owns, stds)), dtype=bool)
+        block_owners, keys, offset_column = _whole_tree_columns(c.parent, c.type, owns, content, len(c.page_keys))
         whole = block_owners, keys, offset_column.tolist()
     block_owners, keys, offsets = whole
     labels = (
