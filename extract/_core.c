@@ -4294,6 +4294,7 @@ typedef struct {
     PyObject *streams, *known, *check, *refs;
     Py_buffer present;
     Py_ssize_t key[TK_COUNT];
+    Py_ssize_t null_node;   /* tree_flat's one node for every null it reads (-1: none yet) */
     int complete; /* every span's number is held (value() answers for each) */
     TNameSeen seen_names[TREE_SEEN_NAMES]; /* the parse's names, by their key words (tree_seen_name) */
 } TreeObjects;
@@ -4590,7 +4591,7 @@ static inline __attribute__((always_inline)) Py_ssize_t tree_fast_number(TreeObj
 }
 
 /* "null", "true" or "false" whole at p (next_token's keywords that are objects): the node, p past it; else -2. */
-static inline Py_ssize_t tree_fast_word(TreeObjects *t, const unsigned char **at, const unsigned char *end, int *kind) {
+static inline __attribute__((always_inline)) Py_ssize_t tree_fast_word(TreeObjects *t, const unsigned char **at, const unsigned char *end, int *kind) {
     const unsigned char *p = *at;
     size_t room = (size_t)(end - p), n = *p == 'f' ? 5 : 4;
     if (room < n || (room > n && !CHAR_CLASS[p[n]])) return -2;
@@ -4757,6 +4758,160 @@ static Py_ssize_t tree_parse(TreeObjects *t, const unsigned char *p, const unsig
     }
     if (status < 0) return -1;
     return status ? -2 : result;
+}
+
+/* ---- the flat parse: most objects, straight into the arena ---------------
+ * Most objects of a tagged tree are nearly flat: a dictionary whose values
+ * are names, numbers, references, strings, null, true, false, arrays of
+ * those, or dictionaries of those (an element: /S, /P, /Pg, /K [...], an
+ * MCR or OBJR dictionary among its kids, an /A attribute dictionary), or
+ * one such array (a /ParentTree entry). tree_flat reads those with no stack
+ * of open containers: the outer dictionary's entries wait in a local array
+ * (at most TREE_FLAT_ENTRIES), an inner dictionary's and an array's go
+ * straight to their places in the arena (no container of the same kind is
+ * open inside them), so no pending items are copied at each close.
+ * Anything else (an array in an array, an array in an inner dictionary, a
+ * comment, a '#' escape, a sign or a real, bytes after the object, an
+ * object over TREE_FLAT_MAX bytes) gives the object back to tree_parse
+ * with the arena as it was: the tokens are read as tree_parse reads them
+ * (tree_fast_name, tree_fast_number, tree_fast_word, next_token), so where
+ * tree_flat answers, its nodes say what tree_parse's would. */
+#define TREE_FLAT_MAX 65536
+#define TREE_FLAT_ENTRIES 48
+#define TREE_FLAT_BACK (-2)
+
+static inline __attribute__((always_inline)) const unsigned char *tree_skip_white(const unsigned char *p, const unsigned char *end) {
+    while (p < end && is_white(*p)) p++;
+    return p;
+}
+
+/* A string token at p ('(' or '<' not followed by '<') as next_token reads it: its node, *at past it; TREE_FLAT_BACK else. */
+static Py_ssize_t tree_flat_string(TreeObjects *t, const unsigned char **at, const unsigned char *end, Buf *bytes) {
+    Token tok;
+    Lexer lx;
+    lx.p = *at;
+    lx.end = end;
+    lx.nops = lx.non_numbers = 0;
+    bytes->len = 0;
+    if (buf_append(bytes, "/", 1) < 0) return -1;
+    if (next_token(&lx, &tok, bytes) != K_OBJECT || tok.obj.type != T_STR) return TREE_FLAT_BACK;
+    long long off = (long long)t->strs.len;
+    if (buf_append(&t->strs, bytes->data + tok.obj.off, tok.obj.len) < 0) return -1;
+    *at = lx.p;
+    return tree_push_node(t, NK_STRING, (Py_ssize_t)tok.obj.len, off, 0);
+}
+
+/* One value at p that is no container: its node, *at past it; TREE_FLAT_BACK where tree_parse reads it, -1 on error. */
+static inline __attribute__((always_inline)) Py_ssize_t tree_flat_scalar(TreeObjects *t, const unsigned char **at,
+                                                                        const unsigned char *end, const unsigned char *limit,
+                                                                        Buf *bytes) {
+    const unsigned char *p = *at;
+    unsigned char c = *p;
+    if (c == '/') {
+        Py_ssize_t name = tree_fast_name(t, p, end, limit, at);
+        return name < 0 ? (name == -1 ? -1 : TREE_FLAT_BACK) : tree_push_node(t, NK_NAME, 0, name, 0);
+    }
+    if (tree_digit(c)) return tree_fast_number(t, at, end); /* -2: TREE_FLAT_BACK */
+    if (c == 'n' && end - p >= 4 && !memcmp(p, "null", 4) && (end - p == 4 || CHAR_CLASS[p[4]])) {
+        *at = p + 4; /* tree_fast_word's null (a /ParentTree entry holds thousands): one node for all, never changed */
+        return t->null_node;
+    }
+    if (c == 'n' || c == 't' || c == 'f') {
+        int kind;
+        return tree_fast_word(t, at, end, &kind);
+    }
+    if (c == '(' || (c == '<' && (p + 1 >= end || p[1] != '<'))) return tree_flat_string(t, at, end, bytes);
+    return TREE_FLAT_BACK;
+}
+
+/* A dictionary at p (its "<<"): its node, *at past its ">>". Inner (a
+ * value or an item of the outer container): its values scalars, its entries
+ * straight into the arena's. Outer: its values scalars, arrays (tree_flat_array)
+ * or inner dictionaries, its entries in `local` until its end. */
+static Py_ssize_t tree_flat_array(TreeObjects *t, const unsigned char **at, const unsigned char *end, const unsigned char *limit,
+                                  Buf *bytes);
+static Py_ssize_t tree_flat_dict(TreeObjects *t, const unsigned char **at, const unsigned char *end, const unsigned char *limit,
+                                 Buf *bytes, int inner) {
+    TEntry local[TREE_FLAT_ENTRIES];
+    const unsigned char *p = *at + 2;
+    TEntry *out = inner ? (TEntry *)(t->entries.data + t->entries.len) : local; /* tree_flat reserved an entry per two bytes */
+    Py_ssize_t count = 0;
+    unsigned keys = 0;
+    for (;;) {
+        p = tree_skip_white(p, end);
+        if (p >= end) return TREE_FLAT_BACK;
+        if (*p == '>') {
+            if (p + 1 < end && p[1] == '>') break;
+            return TREE_FLAT_BACK;
+        }
+        if (*p != '/' || (!inner && count == TREE_FLAT_ENTRIES)) return TREE_FLAT_BACK;
+        Py_ssize_t key = tree_fast_name(t, p, end, limit, &p);
+        if (key < 0) return key == -1 ? -1 : TREE_FLAT_BACK;
+        p = tree_skip_white(p, end);
+        if (p >= end) return TREE_FLAT_BACK;
+        Py_ssize_t value;
+        if (*p == '[') value = inner ? TREE_FLAT_BACK : tree_flat_array(t, &p, end, limit, bytes);
+        else if (*p == '<' && p + 1 < end && p[1] == '<') value = inner ? TREE_FLAT_BACK : tree_flat_dict(t, &p, end, limit, bytes, 1);
+        else value = tree_flat_scalar(t, &p, end, limit, bytes);
+        if (value < 0) return value;
+        out[count].key = key;
+        out[count].value = value;
+        count++;
+        keys |= tree_key_bit(key);
+    }
+    *at = p + 2;
+    Py_ssize_t first = (Py_ssize_t)(t->entries.len / sizeof(TEntry)); /* an inner one's: where it wrote them */
+    TEntry *into = (TEntry *)(t->entries.data + t->entries.len);
+    for (Py_ssize_t i = 0; !inner && i < count; i++) { /* a few entries: a loop, not a call of memcpy */
+        into[i] = local[i];
+        __asm__ volatile("" ::: "memory");
+    }
+    t->entries.len += (size_t)count * sizeof(TEntry);
+    Py_ssize_t id = tree_push_node(t, NK_DICT, count, first, 0);
+    tnode(t, id)->keys = keys;
+    return id;
+}
+
+/* An array at p (its '['), its items scalars or inner dictionaries, straight into the arena's: its node, *at past its ']'. */
+static Py_ssize_t tree_flat_array(TreeObjects *t, const unsigned char **at, const unsigned char *end, const unsigned char *limit,
+                                  Buf *bytes) {
+    const unsigned char *p = *at + 1;
+    Py_ssize_t first = (Py_ssize_t)(t->items.len / sizeof(Py_ssize_t)), count = 0;
+    for (;;) {
+        p = tree_skip_white(p, end);
+        if (p >= end) return TREE_FLAT_BACK;
+        if (*p == ']') break;
+        Py_ssize_t id = *p == '<' && p + 1 < end && p[1] == '<' ? tree_flat_dict(t, &p, end, limit, bytes, 1)
+                                                                 : tree_flat_scalar(t, &p, end, limit, bytes);
+        if (id < 0) return id;
+        ((Py_ssize_t *)t->items.data)[first + count++] = id; /* tree_flat reserved an item per byte */
+        t->items.len += sizeof(Py_ssize_t);
+    }
+    *at = p + 1;
+    return tree_push_node(t, NK_ARRAY, count, first, 0);
+}
+
+/* Object p..end read flat (see above): its node; TREE_FLAT_BACK, the arena as it was, where tree_parse reads it; -1 on error. */
+static Py_ssize_t tree_flat(TreeObjects *t, const unsigned char *p, const unsigned char *end, const unsigned char *limit, Buf *bytes) {
+    size_t len = (size_t)(end - p);
+    if (len > TREE_FLAT_MAX) return TREE_FLAT_BACK;
+    /* Room for the most a flat object makes: a node and an item per byte (each token takes one at least), an entry per two. */
+    if (buf_reserve(&t->nodes, (len + 1) * sizeof(TNode)) < 0 || buf_reserve(&t->items, (len + 1) * sizeof(Py_ssize_t)) < 0 ||
+        buf_reserve(&t->entries, (len / 2 + 1) * sizeof(TEntry)) < 0)
+        return -1;
+    if (t->null_node < 0) t->null_node = tree_push_node(t, NK_NULL, 0, 0, 0); /* before the arena's marks: kept */
+    size_t nodes = t->nodes.len, items = t->items.len, entries = t->entries.len, strs = t->strs.len;
+    p = tree_skip_white(p, end);
+    Py_ssize_t id = TREE_FLAT_BACK;
+    if (end - p >= 2 && p[0] == '<' && p[1] == '<') id = tree_flat_dict(t, &p, end, limit, bytes, 0);
+    else if (p < end && p[0] == '[') id = tree_flat_array(t, &p, end, limit, bytes);
+    if (id >= 0 && tree_skip_white(p, end) == end) return id;
+    if (id == -1) return -1;
+    t->nodes.len = nodes;
+    t->items.len = items;
+    t->entries.len = entries;
+    t->strs.len = strs;
+    return TREE_FLAT_BACK;
 }
 
 /* Does dictionary node `d` have an entry of key `key` at all (whatever its value)? */
@@ -5000,6 +5155,7 @@ static int TreeObjects_init(TreeObjects *t, PyObject *args, PyObject *kwds) {
     t->check = check == Py_None ? NULL : Py_NewRef(check);
     t->refs = Py_NewRef(refs);
     t->complete = 1;
+    t->null_node = -1;
     for (int k = 0; k < TK_COUNT; k++)
         if ((t->key[k] = tree_name(t, (const unsigned char *)TREE_KEYS[k], strlen(TREE_KEYS[k]))) < 0) return -1;
     long long top = 0;
@@ -5041,7 +5197,9 @@ static Py_ssize_t tree_held(TreeObjects *t, Py_ssize_t n) {
     const TSpan *s = (const TSpan *)t->spans.data + t->first_span[n];
     const Py_buffer *view = (const Py_buffer *)t->views.data + s->stream;
     const unsigned char *base = view->buf;
-    Py_ssize_t id = tree_parse(t, base + s->start, base + s->end, base + view->len, &t->scratch[0], &t->scratch[1], &t->scratch[2]);
+    Py_ssize_t id = tree_flat(t, base + s->start, base + s->end, base + view->len, &t->scratch[0]);
+    if (id == TREE_FLAT_BACK)
+        id = tree_parse(t, base + s->start, base + s->end, base + view->len, &t->scratch[0], &t->scratch[1], &t->scratch[2]);
     if (id == -1) return -2;
     int page = id >= 0 ? tree_maybe_page_node(t, id) : PAGE_MAYBE;
     t->root[n] = page == PAGE_NOT ? id : page == PAGE_KIDS ? TREE_KIDS_BASE - id : -1;

@@ -760,6 +760,12 @@ _SPELLINGS: dict[str, Callable[[bytes], bytes]] = {
     # A key's value read in the key's step, an array's numbers in a run of steps (tree_entry_value,
     # tree_array_numbers): a comment between them leaves each to a step of its own.
     "a comment after each name and bracket": lambda b: re.sub(rb"(/[^\0\t\n\x0c\r /\[\]<>(){}%]*|\[)", rb"\1%c\n", b),
+    # Most objects are read flat (tree_flat: one dictionary, its arrays and inner dictionaries, or one
+    # array); these give each object that would be to tree_parse (an array in an array, a dictionary
+    # in an inner one, more entries than tree_flat holds), after tree_flat has read part of it.
+    "an empty array first in each /K array": lambda b: b.replace(b"/K[", b"/K[[]").replace(b"/K [", b"/K [[]"),
+    "an inner dictionary holding an array in each dictionary": lambda b: b.replace(b"<<", b"<</ZzInner<</ZzArray[0]>>"),
+    "fifty more entries in each dictionary": lambda b: b.replace(b"<<", b"<<" + b"".join(b"/Zz%d %d" % (i, i) for i in range(50))),
 }
 
 
