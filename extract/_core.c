@@ -4255,7 +4255,7 @@ typedef struct { int is_dict, has_key; unsigned keys; Py_ssize_t start, key; } T
 #define TREE_ALL_KEYS 0xFFFFFFFFu
 static inline unsigned tree_key_bit(Py_ssize_t name) { return name >= 0 && name < 32 ? 1u << name : 0u; }
 /* May dictionary node `d` have an entry of key `name`? (0: it has none.) */
-#define TREE_MAY_HAVE(d, name) (!tree_key_bit(name) || ((d)->keys & tree_key_bit(name)))
+#define TREE_MAY_HAVE(d, name) ((size_t)(name) >= 32 || ((d)->keys >> (name) & 1u)) /* tree_key_bit's test, in one shift */
 
 #define TREE_MAX_NUMBERS (1 << 24)
 enum { EXIST_UNKNOWN, EXIST_YES, EXIST_NO };
@@ -4407,7 +4407,16 @@ static inline __attribute__((always_inline)) Py_ssize_t tree_seen_name(TreeObjec
                                                                       const unsigned char *limit) {
     if (len > 16) return tree_intern(t, p, len, limit);
     uint64_t w0, w1;
-    tree_name_words(p, len, limit, &w0, &w1);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    if (len <= 8 && limit - p >= 8) { /* most names: one word, w1 0 (tree_name_words' words, fewer branches) */
+        memcpy(&w0, p, 8);
+        w0 &= ~0ull >> (64 - 8 * len); /* len >= 1: the slash */
+        TNameSeen *slot = &t->seen_names[((w0 ^ len) * 0x9E3779B97F4A7C15ull) >> 56];
+        if (slot->w0 == w0 && slot->len == len) return slot->id; /* a name of len <= 8 bytes: its w1 is 0 */
+        w1 = 0;
+    } else
+#endif
+        tree_name_words(p, len, limit, &w0, &w1);
     TNameSeen *slot = &t->seen_names[((w0 ^ (w1 << 1) ^ len) * 0x9E3779B97F4A7C15ull) >> 56];
     if (slot->w0 == w0 && slot->w1 == w1 && slot->len == len) return slot->id;
     Py_ssize_t id = tree_intern_words(t, p, len, w0, w1);
@@ -4879,6 +4888,14 @@ static Py_ssize_t tree_flat_array(TreeObjects *t, const unsigned char **at, cons
     Py_ssize_t first = (Py_ssize_t)(t->items.len / sizeof(Py_ssize_t)), count = 0;
     for (;;) {
         p = tree_skip_white(p, end);
+        if (end - p > 4 && !memcmp(p, "null ", 5)) { /* a /ParentTree entry's runs of nulls: tree_flat_scalar's null each */
+            do {
+                ((Py_ssize_t *)t->items.data)[first + count++] = t->null_node;
+                t->items.len += sizeof(Py_ssize_t);
+                p += 5;
+            } while (end - p > 4 && !memcmp(p, "null ", 5));
+            continue;
+        }
         if (p >= end) return TREE_FLAT_BACK;
         if (*p == ']') break;
         Py_ssize_t id = *p == '<' && p + 1 < end && p[1] == '<' ? tree_flat_dict(t, &p, end, limit, bytes, 1)
@@ -6808,7 +6825,10 @@ static PyObject *tw_columns(TWalk *w) {
     }
     for (Py_ssize_t e = 0; element && e < w->cols.count; e++) { /* the rows made columns, a row at a time */
         const long long *row = tw_row(&w->cols, e);
-        for (int i = 0; i < COL_COUNT; i++) column[i][e] = row[i];
+        _Static_assert(COL_COUNT == 8, "a row is eight columns");
+        long long a0 = row[0], a1 = row[1], a2 = row[2], a3 = row[3], a4 = row[4], a5 = row[5], a6 = row[6], a7 = row[7];
+        column[0][e] = a0; column[1][e] = a1; column[2][e] = a2; column[3][e] = a3; /* loaded first: no reload of row */
+        column[4][e] = a4; column[5][e] = a5; column[6][e] = a6; column[7][e] = a7;
     }
     PyObject *content = element ? tw_content_columns(w) : NULL;
     PyObject *whole = content ? tw_whole_tables(w, content) : NULL;
