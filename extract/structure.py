@@ -407,18 +407,13 @@ class _TreeTables(NamedTuple):
     label_columns: tuple[Any, ...]  # StructTree.label_columns
 
 
+@functools.lru_cache(maxsize=256)  # a few dozen types, met in every document
 def _owns_block(std: str) -> bool:
     """Whether an element of standard type `std` makes a block of its own: a
     block type does; so does a type no role map resolved: it means nothing
     standard, so its text is kept apart rather than melted into whatever
     encloses it."""
     return _type_info(std).block or std not in _STANDARD_TYPES
-
-
-@functools.lru_cache(maxsize=256)  # a few dozen types, met in every document
-def _owns(std: str) -> bool:
-    """_owns_block of standard type `std`, found once per type."""
-    return _owns_block(std)
 
 
 def _tree_tables(c: ElementColumns, content: ContentColumns, whole: WholeColumns | None) -> _TreeTables:
@@ -428,7 +423,7 @@ def _tree_tables(c: ElementColumns, content: ContentColumns, whole: WholeColumns
     stds = tuple(std for _, std in c.type_names)
     header = tuple(std == "TH" for std in stds)
     if whole is None:  # which types own a block: asked only here (the node walk made `whole` with them)
-        owns = np.array(list(map(_owns, stds)), dtype=bool)
+        owns = np.array(list(map(_owns_block, stds)), dtype=bool)
         block_owners, keys, offset_column = _whole_tree_columns(c.parent, c.type, owns, content, len(c.page_keys))
         whole = block_owners, keys, offset_column.tolist()
     block_owners, keys, offsets = whole
