@@ -3217,6 +3217,16 @@ static int ascii_space(unsigned char c) { return c == ' ' || (c >= '\t' && c <= 
 
 enum { HEADER_INTS, HEADER_REFERENCE };
 
+/* The value of the eight decimal digits a little-endian word holds, one per
+ * byte, the first at its lowest byte (the low nibble of each byte is taken:
+ * ASCII digits or 0 to 9 alike): pairs, fours, then the eight, each step one
+ * multiplication (a header's and a classic table's digits read as words). */
+static inline uint64_t word_digits_value(uint64_t w) {
+    w = (w & 0x0F0F0F0F0F0F0F0Full) * 2561 >> 8;          /* pairs of digits */
+    w = (w & 0x00FF00FF00FF00FFull) * 6553601 >> 16;      /* fours */
+    return (w & 0x0000FFFF0000FFFFull) * 42949672960001ull >> 32; /* the eight */
+}
+
 /* The digits of a token of at most 7 read as one word where 8 bytes are
  * there (a header is most of a stream's pairs, and reading it digit by
  * digit was half of building the nodes): their count (0 to 7) with their
@@ -3234,10 +3244,8 @@ static inline int header_word_digits(const unsigned char *p, const unsigned char
     if (!other) return 8;
     int count = __builtin_ctzll(other) / 8;
     if (!count) { *value = 0; return 0; }
-    t <<= 8 * (8 - count); /* the digits at the top, zeros (leading zero digits) below: */
-    t = (t & 0x0F0F0F0F0F0F0F0Full) * 2561 >> 8;                   /* pairs of digits */
-    t = (t & 0x00FF00FF00FF00FFull) * 6553601 >> 16;               /* fours */
-    *value = (long long)((t & 0x0000FFFF0000FFFFull) * 42949672960001ull >> 32); /* the eight */
+    t <<= 8 * (8 - count); /* the digits at the top, zeros (leading zero digits) below */
+    *value = (long long)word_digits_value(t);
     return count;
 #else
     (void)p; (void)end; (void)value;
@@ -10022,9 +10030,7 @@ static inline int xr_eight_digits(const unsigned char *p, uint64_t *value) {
     /* Each byte 0x30-0x39: high nibble 3, and adding 6 does not carry into it. */
     if (((v & 0xF0F0F0F0F0F0F0F0ull) | (((v + 0x0606060606060606ull) & 0xF0F0F0F0F0F0F0F0ull) >> 4)) != 0x3333333333333333ull)
         return 0;
-    v = (v & 0x0F0F0F0F0F0F0F0Full) * 2561 >> 8;             /* pairs of digits */
-    v = (v & 0x00FF00FF00FF00FFull) * 6553601 >> 16;         /* fours */
-    *value = (v & 0x0000FFFF0000FFFFull) * 42949672960001ull >> 32; /* the eight */
+    *value = word_digits_value(v);
     return 1;
 #else
     uint64_t v = 0;
